@@ -1,0 +1,1 @@
+"""Baton's domain: conversations, transcripts, token budgets and compaction (no LSP here)."""

@@ -1,0 +1,96 @@
+"""The boundary record: what one compaction replaced, and how undoing it expands the view."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from baton.core.messages import Message, WireModel, new_id, now_iso
+
+Direction = Literal["all", "up_to", "from", "range", "microcompact"]
+Trigger = Literal["manual", "auto"]
+
+
+class RestoredFile(WireModel):
+    uri: str
+    tokens: int
+    truncated: bool = False
+
+
+class AdjustedPivot(WireModel):
+    requested: str
+    used: str
+    why: str
+
+
+class RetentionFigure(WireModel):
+    kept: int
+    total: int
+
+
+class Retention(WireModel):
+    prompts: RetentionFigure
+    paths: RetentionFigure
+    errors: RetentionFigure
+
+
+class Boundary(WireModel):
+    """One committed compaction. Written to the transcript as a single line.
+
+    `new_messages` are the messages the compaction introduced (the summary, restored-file
+    attachments, microcompacted copies); `stands_for` maps each of them to the ids it
+    replaced (an attachment replaces nothing). `view_before` is the snapshot the plan was
+    made from and `view_after` the view it produced.
+    """
+
+    id: str = Field(default_factory=lambda: new_id("cmp"))
+    trigger: Trigger = "manual"
+    direction: Direction = "all"
+    created_at: str = Field(default_factory=now_iso)
+    summarizer: str = "extractive"
+    pre_tokens: int = 0
+    post_tokens: int = 0
+    summary_id: str | None = None
+    new_messages: list[Message] = Field(default_factory=list)
+    stands_for: dict[str, list[str]] = Field(default_factory=dict)
+    summarized_ids: list[str] = Field(default_factory=list)
+    kept_ids: list[str] = Field(default_factory=list)
+    view_before: list[str] = Field(default_factory=list)
+    view_after: list[str] = Field(default_factory=list)
+    restored_files: list[RestoredFile] = Field(default_factory=list)
+    retention: Retention | None = None
+    adjusted_pivot: AdjustedPivot | None = None
+    instructions: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def summary(self) -> Message | None:
+        for message in self.new_messages:
+            if message.id == self.summary_id:
+                return message
+        return None
+
+    @property
+    def summary_text(self) -> str | None:
+        summary = self.summary
+        return summary.text() if summary is not None else None
+
+
+def view_after_commit(boundary: Boundary, current_view: list[str]) -> list[str]:
+    """The view once `boundary` commits: its new view, then every id that joined since the
+    snapshot (messages appended while the compaction ran are not lost)."""
+    before = set(boundary.view_before)
+    late = [mid for mid in current_view if mid not in before]
+    return [*boundary.view_after, *late]
+
+
+def expand(ids: list[str], stands_for: dict[str, list[str]]) -> list[str]:
+    """Replace each id that `stands_for` names by the ids it stood for, in place."""
+    out: list[str] = []
+    for mid in ids:
+        if mid in stands_for:
+            out.extend(stands_for[mid])
+        else:
+            out.append(mid)
+    return out

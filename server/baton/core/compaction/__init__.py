@@ -1,0 +1,1 @@
+"""Compaction: plan what to summarize, summarize it, restore context, commit a boundary."""

@@ -1,0 +1,251 @@
+"""Conversation messages: Anthropic content blocks, Baton's Message, and API-invariant checks."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+
+def now_iso() -> str:
+    """The current time as an ISO-8601 UTC string (the wire's time format)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_id(prefix: str = "msg") -> str:
+    """A fresh, sortable-enough, URL-safe id."""
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+class WireModel(BaseModel):
+    """Base for payloads that travel camelCase on the wire and snake_case in Python."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class _Block(BaseModel):
+    """Content blocks keep the API's own field names and any extra field the API adds."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(_Block):
+    type: Literal["image"] = "image"
+    source: dict[str, Any]
+
+
+class DocumentBlock(_Block):
+    type: Literal["document"] = "document"
+    source: dict[str, Any]
+
+
+class ToolUseBlock(_Block):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: Any = Field(default_factory=dict)
+
+
+class ToolResultBlock(_Block):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str | list[dict[str, Any]] | None = None
+    is_error: bool | None = None
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+ContentBlock = Annotated[
+    TextBlock
+    | ImageBlock
+    | DocumentBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock,
+    Field(discriminator="type"),
+]
+CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+
+Role = Literal["user", "assistant"]
+Kind = Literal["message", "summary", "attachment"]
+
+
+class ApiUsage(WireModel):
+    """The usage an API response reported (one response, not a running total)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def context_tokens(self) -> int:
+        """Everything that was in the context when the response ended."""
+        return (
+            self.input_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+            + self.output_tokens
+        )
+
+    @property
+    def is_real(self) -> bool:
+        """All-zero usage comes from synthetic records and never anchors a count."""
+        return self.context_tokens > 0
+
+
+class Message(WireModel):
+    """One message of a conversation as Baton stores it."""
+
+    id: str = Field(default_factory=new_id)
+    role: Role
+    kind: Kind = "message"
+    content: list[ContentBlock]
+    created_at: str = Field(default_factory=now_iso)
+    tokens: int = 0
+    api_message_id: str | None = None
+    usage: ApiUsage | None = None
+    model: str | None = None
+    pinned: bool = False
+    stop_reason: str | None = None
+
+    @property
+    def is_synthetic(self) -> bool:
+        return self.model == "<synthetic>"
+
+    @property
+    def anchors_usage(self) -> bool:
+        """True when this record's usage may anchor the context count."""
+        return (
+            self.role == "assistant"
+            and self.usage is not None
+            and self.usage.is_real
+            and not self.is_synthetic
+        )
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    def text(self) -> str:
+        """The message's plain text blocks, joined."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def has_text(self) -> bool:
+        return any(isinstance(b, TextBlock) and b.text.strip() for b in self.content)
+
+    @property
+    def is_tool_result_only(self) -> bool:
+        """A user record that only carries tool results (not a prompt the user typed)."""
+        return (
+            self.role == "user"
+            and bool(self.content)
+            and all(isinstance(b, ToolResultBlock) for b in self.content)
+        )
+
+    @property
+    def is_user_prompt(self) -> bool:
+        return self.role == "user" and self.kind == "message" and not self.is_tool_result_only
+
+
+class MessageInput(WireModel):
+    """What a client may append: content as a string or API blocks."""
+
+    role: Role
+    content: str | list[ContentBlock]
+    id: str | None = None
+    api_message_id: str | None = None
+    usage: ApiUsage | None = None
+
+    def blocks(self) -> list[ContentBlock]:
+        if isinstance(self.content, str):
+            return [TextBlock(text=self.content)]
+        return list(self.content)
+
+
+def text_message(role: Role, text: str, kind: Kind = "message", **fields: Any) -> Message:
+    return Message(role=role, kind=kind, content=[TextBlock(text=text)], **fields)
+
+
+def invariant_violations(messages: Sequence[Message]) -> list[str]:
+    """Every way this message list breaks the Messages API's rules, in order found.
+
+    Rules: the first message is the user's; each tool_result answers a tool_use of the
+    preceding assistant turn (the assistant records since the previous user prompt);
+    no tool_use is left unanswered when a later user prompt arrives; records sharing an
+    API message id are contiguous except for tool results interleaved between them.
+    """
+    problems: list[str] = []
+    if messages and messages[0].role != "user":
+        problems.append(f"{messages[0].id}: the conversation must start with a user message")
+    pending: dict[str, str] = {}  # tool_use id -> assistant message id, current turn only
+    answered: set[str] = set()
+    seen_api_ids: set[str] = set()
+    last_api_id: str | None = None
+    for message in messages:
+        if message.role == "assistant":
+            api_id = message.api_message_id
+            if api_id is not None and api_id != last_api_id and api_id in seen_api_ids:
+                problems.append(f"{message.id}: records of API message {api_id} are not contiguous")
+            if api_id is not None:
+                seen_api_ids.add(api_id)
+            last_api_id = api_id
+            for use in message.tool_uses():
+                if use.id in pending or use.id in answered:
+                    problems.append(f"{message.id}: duplicate tool_use id {use.id}")
+                pending[use.id] = message.id
+            continue
+        for result in message.tool_results():
+            if result.tool_use_id not in pending:
+                problems.append(
+                    f"{message.id}: tool_result {result.tool_use_id} answers no tool_use "
+                    "of the preceding assistant turn"
+                )
+            else:
+                del pending[result.tool_use_id]
+                answered.add(result.tool_use_id)
+        if not message.is_tool_result_only:
+            for use_id, owner in pending.items():
+                problems.append(
+                    f"{owner}: tool_use {use_id} is unanswered before the next user prompt"
+                )
+            pending.clear()
+            last_api_id = None
+    return problems
+
+
+def unanswered_tool_uses(messages: Sequence[Message]) -> list[ToolUseBlock]:
+    """tool_use blocks of the trailing assistant turn that no tool_result answers yet."""
+    answered = {r.tool_use_id for m in messages for r in m.tool_results()}
+    open_uses: list[ToolUseBlock] = []
+    for message in reversed(messages):
+        if message.role == "user" and not message.is_tool_result_only:
+            break
+        if message.role == "assistant":
+            open_uses[:0] = [u for u in message.tool_uses() if u.id not in answered]
+    return open_uses

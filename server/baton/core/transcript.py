@@ -1,0 +1,181 @@
+"""The append-only JSONL transcript: durable appends, one writer per file, torn-line recovery."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from baton.core.errors import SessionLocked, TranscriptError
+
+log = logging.getLogger(__name__)
+
+Event = dict[str, Any]
+
+
+@dataclass
+class LoadReport:
+    """What loading a transcript found besides its events."""
+
+    torn_line: str | None = None  # a partial last line, skipped
+    bad_lines: list[int] = field(default_factory=list)  # 1-based numbers of skipped lines
+
+    @property
+    def problems(self) -> list[str]:
+        out: list[str] = []
+        if self.torn_line is not None:
+            out.append(f"skipped a torn last line ({len(self.torn_line)} bytes)")
+        out.extend(f"skipped unreadable line {n}" for n in self.bad_lines)
+        return out
+
+
+def _ensure_private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+
+
+class Transcript:
+    """One session's event log. Appends are acknowledged only after flush + fsync.
+
+    The writer holds an exclusive, non-blocking `flock` on the file for as long as it is
+    open; a second process that opens the same file gets a read-only transcript.
+    """
+
+    def __init__(self, path: Path, fd: int | None, events: list[Event], report: LoadReport):
+        self.path = path
+        self._fd = fd
+        self.events = events
+        self.report = report
+
+    @property
+    def read_only(self) -> bool:
+        return self._fd is None
+
+    @classmethod
+    def create(cls, path: Path, header: Event) -> Transcript:
+        """A new transcript whose first line is `header`; fails if the file exists."""
+        _ensure_private_dir(path.parent)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise
+        transcript = cls(path, fd, [], LoadReport())
+        transcript.append(header)
+        return transcript
+
+    @classmethod
+    def open(cls, path: Path, *, writable: bool = True) -> Transcript:
+        """Load every event; take the writer's lock when `writable` and it is free."""
+        if not path.exists():
+            raise TranscriptError(f"no transcript at {path}")
+        fd: int | None = None
+        if writable:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                fd = None
+                log.info("%s is locked by another process; opening read-only", path.name)
+        try:
+            events, report = read_events(path)
+            if fd is not None:
+                _repair_tail(fd, path)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        return cls(path, fd, events, report)
+
+    def append(self, event: Event) -> None:
+        self.append_many([event])
+
+    def append_many(self, events: Iterable[Event]) -> None:
+        """Write the events in one `write` call, then fsync, before returning."""
+        if self._fd is None:
+            raise SessionLocked(
+                f"{self.path.name} is open for writing in another Baton process; "
+                "this view is read-only",
+            )
+        batch = list(events)
+        payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
+        data = payload.encode("utf-8")
+        written = 0
+        while written < len(data):
+            written += os.write(self._fd, data[written:])
+        os.fsync(self._fd)
+        self.events.extend(batch)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_events(path: Path) -> tuple[list[Event], LoadReport]:
+    """Parse a transcript. A partial last line is skipped and reported, never fatal."""
+    report = LoadReport()
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    ends_clean = raw.endswith(b"\n") or not raw
+    events: list[Event] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        is_last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
+        try:
+            event = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if is_last and not ends_clean:
+                report.torn_line = line.decode("utf-8", "replace")
+            else:
+                report.bad_lines.append(number)
+            continue
+        if not isinstance(event, dict):
+            report.bad_lines.append(number)
+            continue
+        events.append(event)
+    for problem in report.problems:
+        log.warning("%s: %s", path.name, problem)
+    return events, report
+
+
+def _repair_tail(fd: int, path: Path) -> None:
+    """Make the file end on a newline so the next append starts a fresh line.
+
+    A torn last line is moved beside the transcript (`.torn`), so nothing is lost; a
+    complete last object that only lacks its newline gets one.
+    """
+    raw = path.read_bytes()
+    if not raw or raw.endswith(b"\n"):
+        return
+    keep = raw.rfind(b"\n") + 1
+    tail = raw[keep:]
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        torn_fd = os.open(
+            path.with_suffix(path.suffix + ".torn"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600
+        )
+        try:
+            os.write(torn_fd, tail + b"\n")
+        finally:
+            os.close(torn_fd)
+        os.ftruncate(fd, keep)
+    else:
+        os.write(fd, b"\n")
+    os.fsync(fd)

@@ -1,0 +1,1 @@
+"""The language-server edge: protocol glue between JSON-RPC and the core."""

@@ -1,0 +1,131 @@
+"""Import of Claude Code session files (JSONL, or the JSON-array variant) into a session."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from baton.core.claude_code_records import CONTINUED_PREFIX, ImportReport, Record, RecordConverter
+from baton.core.errors import InvalidParams
+from baton.core.messages import now_iso
+from baton.core.session import Session
+from baton.core.store import SessionStore, new_session_id
+from baton.core.transcript import Transcript
+
+__all__ = ["MAX_IMPORT_BYTES", "ImportReport", "import_claude_code", "import_with_report"]
+
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+
+
+def import_claude_code(path: Path, store: SessionStore, *, title: str | None = None) -> Session:
+    """A new session holding the conversation of a Claude Code session file."""
+    return import_with_report(path, store, title=title)[0]
+
+
+def import_with_report(
+    path: Path, store: SessionStore, *, title: str | None = None
+) -> tuple[Session, ImportReport]:
+    """Read and convert the whole file first; write only when all of it made sense."""
+    report = ImportReport(source=str(path))
+    records = read_records(path, report)
+    builder = RecordConverter(report, store.count)
+    for record in records:
+        builder.add(record)
+    if report.messages == 0:
+        raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
+    events = builder.finish()
+    sid = new_session_id()
+    target = store.path_for(sid)
+    header = {
+        "type": "session",
+        "format": 1,
+        "sessionId": sid,
+        "title": title or _title(records) or "Imported Claude Code session",
+        "model": _model(records),
+        "systemPrompt": None,
+        "createdAt": now_iso(),
+        "importedFrom": str(path),
+    }
+    transcript = Transcript.create(target, header)
+    try:
+        transcript.append_many(events)  # the whole conversation in one write + fsync
+    except BaseException:
+        transcript.close()
+        target.unlink(missing_ok=True)
+        raise
+    transcript.close()
+    return store.get(sid), report
+
+
+def read_records(path: Path, report: ImportReport) -> list[Record]:
+    """Every JSON object in the file; broken JSONL lines are counted and skipped."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            raise InvalidParams(
+                f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
+    if b"\0" in data[:65536]:
+        raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
+    numbered: Iterable[tuple[int, Any]]
+    if data.lstrip()[:1] == b"[":
+        try:
+            numbered = enumerate(json.loads(data), start=1)
+        except ValueError as exc:
+            raise InvalidParams(f"{path.name} is not valid JSON: {exc}") from None
+    else:
+        lines = enumerate(data.split(b"\n"), start=1)
+        numbered = ((n, _loads(line)) for n, line in lines if line.strip())
+    records: list[Record] = []
+    for number, item in numbered:
+        if isinstance(item, dict):
+            records.append(item)
+        else:
+            report.broken_lines.append(number)
+    if not records:
+        raise InvalidParams(f"{path.name} holds no JSON records")
+    report.records = len(records)
+    return records
+
+
+def _loads(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _model(records: list[Record]) -> str:
+    for record in reversed(records):
+        message = record.get("message")
+        if record.get("type") == "assistant" and isinstance(message, dict):
+            model = message.get("model")
+            if isinstance(model, str) and model and model != "<synthetic>":
+                return model
+    return ""
+
+
+def _title(records: list[Record]) -> str | None:
+    """Claude Code's own title (a `summary` record about this file), else the first prompt."""
+    uuids = {r.get("uuid") for r in records}
+    titles = [r for r in records if r.get("type") == "summary" and r.get("summary")]
+    if titles:
+        about_this = [r for r in titles if r.get("leafUuid") in uuids]
+        return str((about_this[-1] if about_this else titles[0])["summary"])
+    for record in records:
+        if record.get("type") != "user" or record.get("isSidechain") or record.get("isMeta"):
+            continue
+        content = (record.get("message") or {}).get("content")
+        texts = [content] if isinstance(content, str) else []
+        if isinstance(content, list):
+            texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+        for text in (t.strip() for t in texts):
+            # skip IDE context, command markup, interruption notes and summaries
+            if text and not text.startswith(("<", "[", "Caveat:", CONTINUED_PREFIX)):
+                return text.splitlines()[0][:80]
+    return None

@@ -1,0 +1,298 @@
+"""Context budget: model windows, thresholds, and the Usage a client's meter shows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import Field
+
+from baton.core.messages import Message, WireModel
+from baton.core.session import Session
+from baton.core.settings import Settings
+from baton.core.tokens import Estimator
+
+DEFAULT_WINDOW = 200_000
+LONG_WINDOW = 1_000_000
+SUMMARY_OUTPUT_CAP = 20_000  # the most a summary may write, so the most to hold back
+AUTO_COMPACT_MARGIN = 13_000
+WARNING_MARGIN = 20_000
+BLOCKING_MARGIN = 3_000
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    context_window: int
+    max_output: int
+
+
+# Prefixes of current model ids; the longest matching prefix wins, so dated ids such as
+# "claude-sonnet-4-5-20250929" find their family.
+MODELS: dict[str, ModelSpec] = {
+    "claude-opus-4-5": ModelSpec(200_000, 64_000),
+    "claude-opus-4-1": ModelSpec(200_000, 32_000),
+    "claude-opus-4": ModelSpec(200_000, 32_000),
+    "claude-sonnet-4-5": ModelSpec(200_000, 64_000),
+    "claude-sonnet-4": ModelSpec(200_000, 64_000),
+    "claude-haiku-4-5": ModelSpec(200_000, 64_000),
+    "claude-3-7-sonnet": ModelSpec(200_000, 64_000),
+    "claude-3-5-sonnet": ModelSpec(200_000, 8_192),
+    "claude-3-5-haiku": ModelSpec(200_000, 8_192),
+    "claude-3-opus": ModelSpec(200_000, 4_096),
+    "claude-3-haiku": ModelSpec(200_000, 4_096),
+}
+LONG_SUFFIXES = ("[1m]", "-1m")
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """What the Models API says about a model (either figure may be missing)."""
+
+    max_input_tokens: int | None = None
+    max_tokens: int | None = None
+
+    @classmethod
+    def from_api(cls, info: object) -> ModelLimits:
+        """From an SDK `ModelInfo` or its JSON; anything not a positive int is dropped."""
+
+        def pick(name: str) -> int | None:
+            value = info.get(name) if isinstance(info, Mapping) else getattr(info, name, None)
+            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+            return value if ok else None
+
+        return cls(pick("max_input_tokens"), pick("max_tokens"))
+
+
+def lookup_model(model: str) -> tuple[ModelSpec | None, bool]:
+    """(the table's entry for `model` or None, whether it names the 1M-token variant).
+
+    Accepts provider spellings too ("us.anthropic.claude-...-v1:0", "claude-...@date").
+    """
+    name = model.strip().lower()
+    long = False
+    for suffix in LONG_SUFFIXES:
+        if name.endswith(suffix):
+            name, long = name[: -len(suffix)], True
+    start = name.find("claude-")
+    name = name[start:] if start >= 0 else name
+    best: str | None = None
+    for prefix in MODELS:
+        rest = name[len(prefix) :]
+        fits = name.startswith(prefix) and (not rest or rest[0] in "-@:")
+        if fits and (best is None or len(prefix) > len(best)):
+            best = prefix
+    return (MODELS[best] if best else None), long
+
+
+@dataclass(frozen=True)
+class Budget:
+    context_window: int
+    max_output: int
+    reserved: int
+    effective_window: int
+    auto_compact_threshold: int
+    warning_threshold: int
+    error_threshold: int
+    blocking_limit: int
+
+
+def budget_for(
+    model: str, settings: Settings, api_limits: ModelLimits | None = None
+) -> tuple[Budget, str | None]:
+    """The budget for `model`, and a warning when its window had to be guessed."""
+    spec, long = lookup_model(model)
+    limits = api_limits or ModelLimits()
+    warning: str | None = None
+    if settings.context_window:
+        window = settings.context_window
+    elif long:
+        window = LONG_WINDOW
+    elif limits.max_input_tokens:
+        window = limits.max_input_tokens
+    elif spec is not None:
+        window = spec.context_window
+    else:
+        window = DEFAULT_WINDOW
+        warning = f"unknown model {model!r}: assuming a {DEFAULT_WINDOW:,}-token window"
+    max_output = limits.max_tokens or (spec.max_output if spec else SUMMARY_OUTPUT_CAP)
+    # Small windows (a low contextWindow setting) shrink every fixed margin in proportion,
+    # so the tiers keep their order and nothing goes negative.
+    reserved = min(max_output, SUMMARY_OUTPUT_CAP, window // 4)
+    effective = window - reserved
+    blocking = effective - min(BLOCKING_MARGIN, effective // 20)
+    threshold = effective - min(AUTO_COMPACT_MARGIN, effective // 4)
+    percent = settings.auto_compact.threshold_percent
+    if percent is not None:
+        threshold = min(round(effective * percent / 100), blocking)
+    warning_at = threshold - min(WARNING_MARGIN, threshold // 4)
+    budget = Budget(
+        context_window=window,
+        max_output=max_output,
+        reserved=reserved,
+        effective_window=effective,
+        auto_compact_threshold=threshold,
+        warning_threshold=warning_at,
+        error_threshold=threshold,
+        blocking_limit=blocking,
+    )
+    return budget, warning
+
+
+UsageState = Literal["ok", "warning", "error", "blocking"]
+
+
+class Breakdown(WireModel):
+    system: int = 0
+    tools: int = 0
+    messages: int = 0
+    summary: int = 0
+    attachments: int = 0
+    free: int = 0
+
+
+class Usage(WireModel):
+    session_id: str
+    model: str
+    context_window: int
+    effective_window: int
+    auto_compact_threshold: int
+    warning_threshold: int
+    error_threshold: int
+    blocking_limit: int
+    used_tokens: int
+    percent_used: float
+    percent_left: int
+    state: UsageState
+    estimated: bool
+    auto_compact_enabled: bool
+    auto_compact_paused: bool
+    breakdown: Breakdown
+    estimator_exact: bool = True
+    warnings: list[str] = Field(default_factory=list)
+
+
+def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
+    if used >= budget.blocking_limit:
+        return "blocking"
+    if auto_paused or used >= budget.error_threshold:
+        return "error"  # a paused auto-compact cannot save the user: say so loudly
+    if used >= budget.warning_threshold:
+        return "warning"
+    return "ok"
+
+
+def percent_left(used: int, budget: Budget, auto_enabled: bool) -> int:
+    limit = budget.auto_compact_threshold if auto_enabled else budget.effective_window
+    if limit <= 0:
+        return 0
+    return min(100, max(0, round((limit - used) / limit * 100)))
+
+
+def _message_tokens(message: Message, estimator: Estimator) -> int:
+    return message.tokens or estimator.count_message(message)
+
+
+def _split(total: int, parts: Sequence[int]) -> list[int]:
+    """`total` divided in proportion to `parts`, as integers that add up to `total`."""
+    weight = sum(parts)
+    if weight <= 0:
+        return [0] * len(parts)
+    exact = [total * p / weight for p in parts]
+    out = [int(x) for x in exact]
+    by_remainder = sorted(range(len(parts)), key=lambda i: exact[i] - out[i], reverse=True)
+    for i in by_remainder[: total - sum(out)]:
+        out[i] += 1
+    return out
+
+
+def compute_usage(
+    session: Session,
+    settings: Settings,
+    estimator: Estimator,
+    *,
+    tools_tokens: int = 0,
+    auto_paused: bool = False,
+    api_limits: ModelLimits | None = None,
+) -> Usage:
+    """Used tokens = the last valid API usage + estimates of what came after it.
+
+    With no valid usage (a new session, most compactions) everything is estimated. Usages
+    are never added across turns: only the one anchor counts.
+    """
+    model = session.model or settings.model
+    budget, budget_warning = budget_for(model, settings, api_limits)
+    view = session.view_messages()
+    raw = [_message_tokens(m, estimator) for m in view]
+    system_raw = estimator.count_text(session.system_prompt or "")
+    by_kind = {"message": 0, "summary": 0, "attachment": 0}
+    for message, tokens in zip(view, raw, strict=True):
+        by_kind[message.kind] += tokens
+    parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
+    parts.append(by_kind["attachment"])
+    anchor = session.anchor()
+    if anchor is None:
+        used = estimator.calibrated(sum(parts))
+    else:
+        index, api_usage = anchor
+        used = api_usage.context_tokens + estimator.calibrated(sum(raw[index + 1 :]))
+    system, tools, messages, summary, attachments = _split(used, parts)
+    warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
+    return Usage(
+        session_id=session.session_id,
+        model=model,
+        context_window=budget.context_window,
+        effective_window=budget.effective_window,
+        auto_compact_threshold=budget.auto_compact_threshold,
+        warning_threshold=budget.warning_threshold,
+        error_threshold=budget.error_threshold,
+        blocking_limit=budget.blocking_limit,
+        used_tokens=used,
+        percent_used=round(min(100.0, max(0.0, 100 * used / budget.context_window)), 1),
+        percent_left=percent_left(used, budget, settings.auto_compact.enabled),
+        state=usage_state(used, budget, auto_paused),
+        estimated=anchor is None,
+        auto_compact_enabled=settings.auto_compact.enabled,
+        auto_compact_paused=auto_paused,
+        breakdown=Breakdown(
+            system=system,
+            tools=tools,
+            messages=messages,
+            summary=summary,
+            attachments=attachments,
+            free=max(0, budget.context_window - used),
+        ),
+        estimator_exact=estimator.exact,
+        warnings=warnings,
+    )
+
+
+# Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);
+# learning a factor from them would skew every larger count.
+MIN_CALIBRATION_SAMPLE = 256
+
+
+def observe_response(
+    session: Session, message_id: str, estimator: Estimator, *, tools_tokens: int = 0
+) -> None:
+    """Teach the estimator from a reply's real usage: its prompt side vs our estimate."""
+    message = session.get(message_id)
+    if not message.anchors_usage or message.usage is None:
+        return
+    view = session.view_messages()
+    first = session.index_in_view(message_id)
+    # the prompt is what preceded the response's first record (parallel tool calls split
+    # one response into several records with results between them)
+    api_id = message.api_message_id
+    for j in range(first - 1, -1, -1) if api_id is not None else ():
+        other = view[j]
+        if other.role == "assistant" and other.api_message_id == api_id:
+            first = j
+        elif other.role == "assistant" or not other.is_tool_result_only:
+            break
+    estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
+    estimate += sum(_message_tokens(m, estimator) for m in view[:first])
+    usage = message.usage
+    actual = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    if estimate >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(estimate, actual)

@@ -1,0 +1,42 @@
+"""Shared fixtures for the core unit tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baton.core.settings import Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Encoder, Estimator, load_cl100k
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """Real Claude Code transcripts, kept beside the repository (never copied into it)."""
+    return Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def cl100k() -> Encoder:
+    """The offline cl100k_base encoding, loaded once for the whole run."""
+    return load_cl100k()
+
+
+@pytest.fixture
+def estimator(cl100k: Encoder) -> Estimator:
+    """A fresh estimator (its own cache and calibration) over the shared encoding."""
+    return Estimator(encoder=cl100k)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def store(tmp_path: Path, estimator: Estimator) -> Iterator[SessionStore]:
+    sessions = SessionStore(tmp_path, estimator.count_message)
+    yield sessions
+    sessions.close()

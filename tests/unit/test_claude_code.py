@@ -1,0 +1,450 @@
+"""Import of Claude Code session files: every corpus file, compaction records, bad input."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core import claude_code
+from baton.core.claude_code import import_claude_code, import_with_report
+from baton.core.errors import InvalidParams
+from baton.core.messages import Message, TextBlock, ToolResultBlock, invariant_violations
+from baton.core.store import SESSION_ID, SessionStore
+
+CORPUS_FILES = [
+    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
+    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
+    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
+    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+    "kesslerio__attio-mcp-server__chat.json",
+]
+CHAT_JSON = CORPUS_FILES[-1]
+
+
+def char_count(message: Message) -> int:
+    """A cheap stand-in counter: these tests are about structure, not token figures."""
+    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
+
+
+@pytest.fixture
+def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
+    store = SessionStore(tmp_path / "data", char_count)
+    yield store
+    store.close()
+
+
+# ---- an independent reading of a Claude Code file -------------------------------------------
+
+
+def read_plainly(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        return list(json.loads(text))
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def is_conversation(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    return (
+        record.get("type") in ("user", "assistant")
+        and not record.get("isSidechain")
+        and isinstance(message, dict)
+        and bool(message.get("content"))
+    )
+
+
+def expected_figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a correct import must produce, counted straight from the records."""
+    conversation = [r for r in records if is_conversation(r)]
+    first_ids: list[str] = []  # the uuid of the first record of each message
+    previous_api_id = None
+    for record in conversation:
+        api_id = record["message"].get("id") if record["type"] == "assistant" else None
+        if api_id is None or api_id != previous_api_id:
+            first_ids.append(record["uuid"])
+        previous_api_id = api_id
+    uses, results = set(), set()
+    for record in conversation:
+        content = record["message"]["content"]
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                uses.add(block["id"])
+            if block.get("type") == "tool_result":
+                results.add(block["tool_use_id"])
+    return {
+        "records": len(records),
+        "messages": len(first_ids),
+        "first_ids": first_ids,
+        "tool_pairs": len(uses & results),
+        "opaque": [r for r in records if not is_conversation(r)],
+    }
+
+
+# ---- the corpus ----------------------------------------------------------------------------
+
+
+def test_the_corpus_holds_the_files_these_tests_name(corpus_dir: Path) -> None:
+    found = sorted(p.name for p in corpus_dir.iterdir() if p.suffix in (".jsonl", ".json"))
+    assert found == sorted(CORPUS_FILES)
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_imports_with_the_counts_the_file_itself_gives(
+    corpus_dir: Path, plain_store: SessionStore, name: str
+) -> None:
+    path = corpus_dir / name
+    want = expected_figures(read_plainly(path))
+
+    session, report = import_with_report(path, plain_store)
+
+    assert report.records == want["records"]
+    assert report.messages == want["messages"]
+    assert report.tool_pairs == want["tool_pairs"]
+    assert report.broken_lines == []
+    assert [m.id for m in session.view_messages()] == want["first_ids"]
+    # every record without a conversation role is kept, in order, as an opaque event
+    assert session.opaque == want["opaque"]
+    assert report.opaque == len(want["opaque"])
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_imports_into_a_view_the_api_would_accept(
+    corpus_dir: Path, plain_store: SessionStore, name: str
+) -> None:
+    session, report = import_with_report(corpus_dir / name, plain_store)
+
+    assert invariant_violations(session.view_messages()) == []
+    assert report.problems == []
+    for message in session.view_messages():
+        assert SESSION_ID.match(message.id)
+        assert message.tokens == char_count(message)
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_survives_a_reload_unchanged(
+    corpus_dir: Path, tmp_path: Path, plain_store: SessionStore, name: str
+) -> None:
+    session = import_claude_code(corpus_dir / name, plain_store)
+    view = [m.wire() for m in session.view_messages()]
+    plain_store.close()
+
+    reopened = SessionStore(tmp_path / "data", char_count).get(session.session_id)
+
+    assert [m.wire() for m in reopened.view_messages()] == view
+    assert reopened.load_problems == []
+    reopened.transcript.close()
+
+
+def test_records_of_one_response_become_one_message_with_its_api_fields(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    path = corpus_dir / CORPUS_FILES[1]
+    records = read_plainly(path)
+    session = import_claude_code(path, plain_store)
+
+    assistant = [m for m in session.view_messages() if m.role == "assistant"]
+    merged = next(m for m in assistant if len(m.content) > 1)
+    parts = [r for r in records if r.get("message", {}).get("id") == merged.api_message_id]
+    assert len(parts) == len(merged.content)
+    assert merged.id == parts[0]["uuid"]
+    assert merged.model == parts[0]["message"]["model"]
+    assert merged.usage is not None
+    assert merged.usage.input_tokens == parts[-1]["message"]["usage"]["input_tokens"]
+    assert merged.stop_reason == parts[-1]["message"]["stop_reason"]
+    assert merged.created_at == parts[0]["timestamp"]
+
+
+def test_chat_json_view_starts_with_its_summary_and_notes_two_session_ids(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    session, report = import_with_report(corpus_dir / CHAT_JSON, plain_store)
+
+    first = session.view_messages()[0]
+    assert first.kind == "summary"
+    assert first.role == "user"
+    assert first.text().startswith("This session is being continued from a previous conversation")
+    assert len(report.session_ids) == 2
+    assert any("2 Claude Code session ids" in note for note in report.notes())
+
+
+def test_import_of_the_largest_file_is_quick(corpus_dir: Path, plain_store: SessionStore) -> None:
+    # guards against accidental quadratic work; the real figure is well under 0.2 s
+    started = time.perf_counter()
+    import_claude_code(corpus_dir / CHAT_JSON, plain_store)
+    assert time.perf_counter() - started < 2.0
+
+
+# ---- synthetic files -------------------------------------------------------------------------
+
+
+def record(kind: str, uid: str, content: Any, **extra: Any) -> dict[str, Any]:
+    role = kind if kind in ("user", "assistant") else None
+    message: dict[str, Any] = {"role": role, "content": content}
+    message.update(extra.pop("message_fields", {}))
+    return {"type": kind, "uuid": uid, "sessionId": "s1", "message": message, **extra}
+
+
+def tool_use(use_id: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": use_id, "name": "Read", "input": {"file_path": "a.py"}}
+
+
+def tool_result(use_id: str, text: str = "ok") -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": use_id, "content": text}
+
+
+def write_jsonl(path: Path, records: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def assistant(uid: str, content: Any, api_id: str) -> dict[str, Any]:
+    usage = {"input_tokens": 100, "output_tokens": 20}
+    fields = {"id": api_id, "model": "claude-sonnet-4-5", "usage": usage}
+    return record("assistant", uid, content, message_fields=fields)
+
+
+def compacted_conversation() -> list[dict[str, Any]]:
+    return [
+        record("user", "u1", "read a.py please"),
+        assistant("a1", [tool_use("t1")], "api1"),
+        record("user", "u2", [tool_result("t1", "print('hi')")]),
+        assistant("a2", [{"type": "text", "text": "a.py prints hi"}], "api2"),
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "b1",
+            "parentUuid": None,
+            "logicalParentUuid": "a2",
+            "compactMetadata": {"trigger": "auto", "preTokens": 12345},
+            "timestamp": "2025-01-01T00:00:00.000Z",
+        },
+        record("user", "s1", "Summary: the user asked about a.py", isCompactSummary=True),
+        record("user", "u3", "now edit it"),
+        assistant("a3", [{"type": "text", "text": "done"}], "api3"),
+    ]
+
+
+def test_compact_boundary_becomes_a_boundary_whose_summary_starts_the_view(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(tmp_path / "c.jsonl", compacted_conversation())
+
+    session, report = import_with_report(path, plain_store)
+
+    assert session.view == ["s1", "u3", "a3"]
+    summary = session.view_messages()[0]
+    assert summary.kind == "summary" and summary.role == "user"
+    assert summary.text() == "Summary: the user asked about a.py"
+    boundary = session.boundaries[session.active[0]]
+    assert boundary.trigger == "auto"
+    assert boundary.pre_tokens == 12345
+    assert boundary.summarizer == "claude-code"
+    assert boundary.stands_for == {"s1": ["u1", "a1", "u2", "a2"]}
+    assert boundary.summarized_ids == ["u1", "a1", "u2", "a2"]
+    assert boundary.view_before == ["u1", "a1", "u2", "a2"]
+    assert boundary.view_after == ["s1"]
+    assert report.boundaries == 1
+    assert session.compactions == 1
+
+
+def test_imported_compaction_can_be_undone_and_the_undo_survives_a_reload(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(tmp_path / "c.jsonl", compacted_conversation())
+    session = import_claude_code(path, plain_store)
+
+    session.uncompact()
+
+    assert session.view == ["u1", "a1", "u2", "a2", "u3", "a3"]
+    assert invariant_violations(session.view_messages()) == []
+    plain_store.close()
+    reopened = SessionStore(tmp_path / "data", char_count).get(session.session_id)
+    assert reopened.view == ["u1", "a1", "u2", "a2", "u3", "a3"]
+    reopened.transcript.close()
+
+
+def test_tool_results_between_records_of_one_response_stay_separate_and_valid(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            record("user", "u1", "read two files"),
+            assistant("a1", [tool_use("t1")], "api1"),
+            record("user", "r1", [tool_result("t1")]),
+            assistant("a2", [tool_use("t2")], "api1"),
+            record("user", "r2", [tool_result("t2")]),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    assert session.view == ["u1", "a1", "r1", "a2", "r2"]
+    assert [session.get(i).api_message_id for i in ("a1", "a2")] == ["api1", "api1"]
+    assert invariant_violations(session.view_messages()) == []
+    assert report.tool_pairs == 2 and report.merged_records == 0
+
+
+def test_unanswered_tool_call_before_a_prompt_is_answered_and_reported(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "i.jsonl",
+        [
+            record("user", "u1", "run it"),
+            assistant("a1", [tool_use("t1")], "api1"),
+            record("user", "u2", "stop, do something else"),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    repair = session.view_messages()[2]
+    assert session.view[3] == "u2"
+    assert repair.tool_results()[0].tool_use_id == "t1"
+    assert repair.tool_results()[0].is_error is True
+    assert len(report.repairs) == 1 and "t1" in report.repairs[0]
+    assert invariant_violations(session.view_messages()) == []
+    assert report.messages == 3  # the repair is reported, not counted as a source message
+
+
+def test_blocks_strings_empties_unknowns_sidechains_and_unsafe_ids(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "b.jsonl",
+        [
+            {"type": "summary", "summary": "A title", "leafUuid": "x"},
+            record("user", "../etc", "a typed prompt"),
+            record("assistant", "e1", []),
+            record("assistant", "a1", [{"type": "server_magic", "x": 1}, {"type": "text"}]),
+            record("user", "side", "subagent prompt", isSidechain=True),
+            record("user", "a1", "same uuid again"),
+            {"type": "brand-new-kind", "payload": [1, 2]},
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    prompt, reply, again = session.view_messages()
+    assert prompt.content == [TextBlock(text="a typed prompt")]
+    assert prompt.id != "../etc" and SESSION_ID.match(prompt.id)
+    assert [b.text for b in reply.content if isinstance(b, TextBlock)] == [
+        "[unsupported block: server_magic]",
+        "[unsupported block: text]",
+    ]
+    assert again.id != reply.id and SESSION_ID.match(again.id)
+    assert report.empty == 1 and report.sidechain == 1 and report.unsupported_blocks == 2
+    assert [r.get("type") for r in session.opaque] == [
+        "summary",
+        "assistant",
+        "user",
+        "brand-new-kind",
+    ]
+    assert session.title == "A title"
+
+
+def test_a_first_message_that_continues_an_earlier_session_is_its_summary(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    text = "This session is being continued from a previous conversation that ran out."
+    path = write_jsonl(
+        tmp_path / "o.jsonl", [record("user", "u1", [{"type": "text", "text": text}])]
+    )
+
+    session = import_claude_code(path, plain_store, title="Mine")
+
+    assert session.view_messages()[0].kind == "summary"
+    assert session.title == "Mine"
+
+
+def test_broken_lines_are_skipped_and_counted(tmp_path: Path, plain_store: SessionStore) -> None:
+    path = tmp_path / "broken.jsonl"
+    lines = [
+        json.dumps(record("user", "u1", "hello")),
+        "{not json",
+        json.dumps(assistant("a1", [{"type": "text", "text": "hi"}], "api1")),
+        '"a string, not an object"',
+        '{"type": "user", "uuid": "u2", "mess',
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+    session, report = import_with_report(path, plain_store)
+
+    assert session.view == ["u1", "a1"]
+    assert report.broken_lines == [2, 4, 5]
+    assert report.records == 2
+
+
+def no_sessions_written(store: SessionStore) -> bool:
+    return not store.sessions_dir.exists() or not any(store.sessions_dir.iterdir())
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"this is not json\n{{{\n",
+        b'[{"type": "user", ',  # a JSON array cut short
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        b"",
+        b'{"type": "summary", "summary": "only a title"}\n',
+    ],
+    ids=["garbage", "truncated-array", "binary", "empty", "no-conversation"],
+)
+def test_a_file_with_no_conversation_is_rejected_and_nothing_is_created(
+    tmp_path: Path, plain_store: SessionStore, content: bytes
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+
+    with pytest.raises(InvalidParams):
+        import_claude_code(path, plain_store)
+
+    assert no_sessions_written(plain_store)
+
+
+def test_other_agents_trajectories_are_rejected(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    for path in sorted((corpus_dir / "other").iterdir()):
+        with pytest.raises(InvalidParams):
+            import_claude_code(path, plain_store)
+    assert no_sessions_written(plain_store)
+
+
+def test_a_missing_or_huge_file_is_rejected(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(InvalidParams, match="cannot read"):
+        import_claude_code(tmp_path / "nope.jsonl", plain_store)
+    path = write_jsonl(tmp_path / "big.jsonl", [record("user", "u1", "x" * 2000)])
+    monkeypatch.setattr(claude_code, "MAX_IMPORT_BYTES", 1000)
+    with pytest.raises(InvalidParams, match="limited"):
+        import_claude_code(path, plain_store)
+    assert no_sessions_written(plain_store)
+
+
+def test_imported_tool_results_keep_their_api_fields(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    blocks = [{**tool_result("t1", "boom"), "is_error": True}]
+    path = write_jsonl(
+        tmp_path / "e.jsonl",
+        [
+            record("user", "u1", "go"),
+            assistant("a1", [tool_use("t1")], "api1"),
+            record("user", "r1", blocks, toolUseResult={"stderr": "boom"}),
+        ],
+    )
+
+    session = import_claude_code(path, plain_store)
+
+    (result,) = session.get("r1").content
+    assert isinstance(result, ToolResultBlock)
+    assert (result.tool_use_id, result.content, result.is_error) == ("t1", "boom", True)

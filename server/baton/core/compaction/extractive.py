@@ -1,0 +1,257 @@
+"""The extractive summary's sections, each built from the conversation's structure and bounded."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from baton.core.compaction.facts import (
+    CountText,
+    ErrorFact,
+    PathTouch,
+    cut_to_tokens,
+    cut_with_marker,
+    error_facts,
+    split_summary_prompts,
+    touched_paths,
+)
+from baton.core.compaction.prompts import extract_summary
+from baton.core.messages import Message
+
+# Share of the summary each section may use; the user-messages section gets the rest.
+SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
+_CHANGED = {"edited", "written"}
+_TERM = re.compile(
+    r"`([^`\n]{2,60})`"
+    r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
+)
+
+
+@dataclass
+class Facts:
+    """What the extractive summary is built from, gathered in one pass."""
+
+    prompts: list[str] = field(default_factory=list)  # earlier summaries' then the span's
+    span_prompts: list[str] = field(default_factory=list)
+    carried: list[str] = field(default_factory=list)  # earlier summaries minus their prompts
+    paths: list[PathTouch] = field(default_factory=list)
+    errors: list[ErrorFact] = field(default_factory=list)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    failed_calls: int = 0
+    replies: int = 0
+    todos: list[dict[str, Any]] | None = None
+    trailing_prompts: list[str] = field(default_factory=list)
+    last_reply: str = ""
+    terms: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def gather(cls, messages: Sequence[Message]) -> Facts:
+        facts = cls(paths=touched_paths(messages), errors=error_facts(messages))
+        for message in messages:
+            if message.kind == "summary":
+                text = message.text()
+                prompts, rest = split_summary_prompts(extract_summary(text))
+                facts.prompts.extend(prompts)
+                if rest.strip():
+                    facts.carried.append(rest.strip())
+            elif message.is_user_prompt:
+                text = message.text().strip()
+                if text:
+                    facts.prompts.append(text)
+                    facts.span_prompts.append(text)
+                    facts.trailing_prompts.append(text)
+                    facts.terms.update(_terms(text))
+            elif message.role == "assistant":
+                facts._note_assistant(message)
+            facts.failed_calls += sum(1 for r in message.tool_results() if r.is_error)
+        return facts
+
+    def _note_assistant(self, message: Message) -> None:
+        for use in message.tool_uses():
+            self.tool_calls[use.name] += 1
+            todos = use.input.get("todos") if isinstance(use.input, dict) else None
+            if isinstance(todos, list):
+                self.todos = [t for t in todos if isinstance(t, dict)]
+        if message.has_text:
+            self.replies += 1
+            self.last_reply = message.text().strip()
+            self.trailing_prompts.clear()
+            self.terms.update(_terms(self.last_reply))
+
+
+def _terms(text: str) -> list[str]:
+    return [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
+
+
+def _indent(text: str) -> str:
+    return text.replace("\n", "\n  ")
+
+
+def _item(text: str) -> str:
+    return "- " + _indent(text)
+
+
+def fit_lines(lines: Sequence[str], cap: int, count: CountText, more: str) -> str:
+    """As many lines as fit in `cap` tokens, then one line saying how many were left out."""
+    kept: list[str] = []
+    reserve = count(f"- ... and {len(lines)} more {more}") + 1
+    for index, line in enumerate(lines):
+        room = cap if index == len(lines) - 1 else cap - reserve
+        if count("\n".join([*kept, line])) > room:
+            return "\n".join([*kept, f"- ... and {len(lines) - index} more {more}"])
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def section_builders(
+    facts: Facts, limit: int, count: CountText
+) -> list[tuple[int, Callable[[], str]]]:
+    """One builder per section except the user messages (6), in section order."""
+
+    def cap(number: int) -> int:
+        return int(limit * SHARES[number])
+
+    return [
+        (1, lambda: _primary(facts, cap(1), count)),
+        (2, lambda: _concepts(facts, cap(2), count)),
+        (3, lambda: _files(facts, cap(3), count)),
+        (4, lambda: _errors(facts, cap(4), count)),
+        (5, lambda: _problem_solving(facts, cap(5), count)),
+        (7, lambda: _pending(facts, cap(7), count)),
+        (8, lambda: _current(facts, cap(8), count)),
+        (9, lambda: _next_step(facts, cap(9), count)),
+    ]
+
+
+def _primary(facts: Facts, cap: int, count: CountText) -> str:
+    parts: list[str] = []
+    if facts.carried:
+        earlier = cut_with_marker("\n\n".join(facts.carried), cap // 2, count)
+        parts.append("Carried from an earlier summary (condensed):\n  " + _indent(earlier))
+    if facts.span_prompts:
+        room = cap - count("\n\n".join(parts)) - 20
+        first = cut_with_marker(facts.span_prompts[0], max(room, 0), count)
+        parts.append("The first request in this part, verbatim:\n  " + _indent(first))
+        parts.append("Every user message follows in section 6; the latest is quoted in section 9.")
+    elif not parts:
+        parts.append("No user request in this part.")
+    return "\n".join(parts)
+
+
+def _concepts(facts: Facts, cap: int, count: CountText) -> str:
+    lines: list[str] = []
+    suffixes = Counter(
+        PurePath(t.path).suffix.lower() for t in facts.paths if PurePath(t.path).suffix
+    )
+    if suffixes:
+        ranked = sorted(suffixes.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append("- File types: " + ", ".join(f"{s} ({n})" for s, n in ranked[:8]))
+    terms = sorted(facts.terms.items(), key=lambda kv: (-kv[1], kv[0]))
+    frequent = [kv for kv in terms if kv[1] >= 2] or terms[:5]
+    if frequent:
+        lines.append("- Terms used most: " + ", ".join(f"`{t}` ({n})" for t, n in frequent[:12]))
+    if facts.tool_calls:
+        lines.append("- Tools: " + ", ".join(sorted(facts.tool_calls)))
+    return fit_lines(lines, cap, count, "concepts") if lines else "- None stood out."
+
+
+def _files(facts: Facts, cap: int, count: CountText) -> str:
+    if not facts.paths:
+        return "- No files were touched."
+    lines = [f"- {t.path} ({', '.join(t.ops)})" for t in facts.paths]
+    if count("\n".join(lines)) <= cap:
+        return "\n".join(lines)
+    # Short of space, changed files win over files only read or searched; order is kept.
+    order = sorted(range(len(lines)), key=lambda i: (not _CHANGED & set(facts.paths[i].ops), i))
+    room = cap - count(f"- ... and {len(lines)} more paths") - 1
+    chosen: list[int] = []
+    for index in order:
+        size = count(lines[index]) + 1
+        if size <= room:
+            chosen.append(index)
+            room -= size
+    listed = [lines[i] for i in sorted(chosen)]
+    return "\n".join([*listed, f"- ... and {len(lines) - len(chosen)} more paths"])
+
+
+def _errors(facts: Facts, cap: int, count: CountText) -> str:
+    if not facts.errors:
+        return "- No errors were seen."
+    lines = [f"- {e.line}" + (f" (at {e.location})" if e.location else "") for e in facts.errors]
+    return fit_lines(lines, cap, count, "errors")
+
+
+def _problem_solving(facts: Facts, cap: int, count: CountText) -> str:
+    total = sum(facts.tool_calls.values())
+    lines = [
+        f"- {facts.replies} assistant replies, {total} tool calls ({facts.failed_calls} failed)."
+    ]
+    if facts.tool_calls:
+        ranked = sorted(facts.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append("- Tool calls by tool: " + ", ".join(f"{n} {c}" for n, c in ranked))
+    changed = sum(1 for t in facts.paths if _CHANGED.intersection(t.ops))
+    lines.append(f"- Files changed: {changed}; other paths touched: {len(facts.paths) - changed}.")
+    return fit_lines(lines, cap, count, "notes")
+
+
+def _pending(facts: Facts, cap: int, count: CountText) -> str:
+    if facts.todos is not None:
+        open_items = [t for t in facts.todos if t.get("status") != "completed"]
+        done = len(facts.todos) - len(open_items)
+        lines = [f"- Task list: {done} of {len(facts.todos)} done."]
+        lines += [f"- [{t.get('status', '?')}] {t.get('content', '')}" for t in open_items]
+        return fit_lines(lines, cap, count, "tasks")
+    if facts.trailing_prompts:
+        share = max(cap // len(facts.trailing_prompts) - 4, 0)
+        lines = ["- Not answered yet:"]
+        lines += [_item(cut_with_marker(p, share, count)) for p in facts.trailing_prompts]
+        return fit_lines(lines, cap, count, "requests")
+    return "- None recorded."
+
+
+def _current(facts: Facts, cap: int, count: CountText) -> str:
+    if not facts.last_reply:
+        return "No assistant reply in this part."
+    return "The last assistant reply:\n  " + _indent(cut_with_marker(facts.last_reply, cap, count))
+
+
+def _next_step(facts: Facts, cap: int, count: CountText) -> str:
+    candidates = facts.span_prompts or facts.prompts
+    if not candidates:
+        return "No user request to continue from."
+    latest = candidates[-1]
+    quoted = cut_with_marker(latest, max(cap - 12, 0), count)
+    return 'Continue from the latest user request, verbatim:\n  "' + _indent(quoted) + '"'
+
+
+def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> str:
+    """Every prompt in order, verbatim; when they do not fit, the longest are cut to a
+    common length (the largest one that fits), so short prompts stay whole."""
+    if not prompts:
+        return "- None."
+    if budget <= 0:
+        return f"- [... {len(prompts)} user messages cut: no room left in the summary ...]"
+    sizes = [count(_item(p)) + 1 for p in prompts]
+    if sum(sizes) <= budget:
+        return "\n".join(_item(p) for p in prompts)
+    low, high = 0, max(sizes)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(s, middle) for s in sizes) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    items = [
+        _item(p) if size <= low else _item(cut_with_marker(p, max(low - 2, 0), count))
+        for p, size in zip(prompts, sizes, strict=True)
+    ]
+    return "\n".join(items)
+
+
+def hard_cut(text: str, limit: int, count: CountText) -> str:
+    """Last resort for absurdly small limits: the summary's head within `limit`."""
+    return cut_to_tokens(text, limit, count)

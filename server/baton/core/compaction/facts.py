@@ -1,0 +1,298 @@
+"""Facts a compaction must not lose (user prompts, paths touched, errors) and token-bounded cuts."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from baton.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+CountText = Callable[[str], int]
+
+# The first line of a restored-file attachment; the ledger and the summarizers read it back.
+ATTACHMENT_PREFIX = "Restored file: "
+INSTRUCTIONS_PREFIX = "Project instructions: "
+ERROR_LINE_CHARS = 200
+
+_PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
+_PATH_LIST_KEYS = ("paths", "files", "file_paths")
+_TRACEBACK = "Traceback (most recent call last):"
+_LOCATION = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*")
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")
+_HEADING = re.compile(r"^(#{1,6}\s|\*{0,2}\d{1,2}\.\s)")
+_BULLET = re.compile(r"^( *)[-*] (.*)$")
+
+
+def approx_tokens(text: str) -> int:
+    """The estimator's own fallback: about four characters per token."""
+    return math.ceil(len(text) / 4)
+
+
+def normalize(text: str) -> str:
+    """Whitespace-insensitive form used to decide whether a fact survived."""
+    return " ".join(text.split())
+
+
+def result_text(block: ToolResultBlock) -> str:
+    """The text a tool_result carries (string content or its text parts)."""
+    if isinstance(block.content, str):
+        return block.content
+    if not block.content:
+        return ""
+    return "\n".join(
+        str(part.get("text", "")) for part in block.content if part.get("type") == "text"
+    )
+
+
+def prompt_texts(messages: Iterable[Message]) -> list[str]:
+    """What the user typed, in order: user prompts, never tool results, summaries or attachments."""
+    prompts: list[str] = []
+    for message in messages:
+        if message.is_user_prompt:
+            text = message.text().strip()
+            if text:
+                prompts.append(text)
+    return prompts
+
+
+@dataclass
+class PathTouch:
+    path: str
+    ops: list[str] = field(default_factory=list)
+
+
+def _operation(tool: str, tool_input: dict[str, Any]) -> str:
+    name = tool.lower()
+    command = str(tool_input.get("command", "")).lower()
+    if command in {"view"}:
+        return "read"
+    if command in {"create"}:
+        return "written"
+    if command in {"str_replace", "insert", "undo_edit"}:
+        return "edited"
+    for needle, op in (
+        ("edit", "edited"),
+        ("replace", "edited"),
+        ("write", "written"),
+        ("create", "written"),
+        ("read", "read"),
+        ("view", "read"),
+        ("glob", "searched"),
+        ("grep", "searched"),
+        ("search", "searched"),
+        ("find", "searched"),
+    ):
+        if needle in name:
+            return op
+    if name in {"ls", "list", "list_dir", "list_directory"}:
+        return "listed"
+    return "used"
+
+
+def tool_paths(use: ToolUseBlock) -> list[tuple[str, str]]:
+    """(path, operation) pairs named by one tool call's input."""
+    if not isinstance(use.input, dict):
+        return []
+    found: list[tuple[str, str]] = []
+    op = _operation(use.name, use.input)
+    for key in _PATH_KEYS:
+        value = use.input.get(key)
+        if isinstance(value, str) and value.strip():
+            found.append((value.strip(), op))
+    for key in _PATH_LIST_KEYS:
+        values = use.input.get(key)
+        if isinstance(values, list):
+            found.extend((v.strip(), op) for v in values if isinstance(v, str) and v.strip())
+    # A glob pattern names files; a grep pattern is a regular expression, not a path.
+    pattern = use.input.get("pattern")
+    if "glob" in use.name.lower() and isinstance(pattern, str) and pattern.strip():
+        found.append((pattern.strip(), op))
+    return found
+
+
+def attachment_path(message: Message) -> str | None:
+    """The file an attachment message restored, read from its first line."""
+    if message.kind != "attachment":
+        return None
+    first = message.text().lstrip().split("\n", 1)[0]
+    for prefix in (ATTACHMENT_PREFIX, INSTRUCTIONS_PREFIX):
+        if first.startswith(prefix):
+            rest = first[len(prefix) :]
+            # The path runs to the end of the line or to a trailing " (note)".
+            return rest.split(" (", 1)[0].strip() or None
+    return None
+
+
+def touched_paths(messages: Iterable[Message]) -> list[PathTouch]:
+    """Every path a tool call or attachment touched, in first-seen order, with its operations."""
+    touches: dict[str, PathTouch] = {}
+
+    def note(path: str, op: str) -> None:
+        touch = touches.setdefault(path, PathTouch(path))
+        if op not in touch.ops:
+            touch.ops.append(op)
+
+    for message in messages:
+        restored = attachment_path(message)
+        if restored is not None:
+            note(restored, "restored")
+        for use in message.tool_uses():
+            for path, op in tool_paths(use):
+                note(path, op)
+    return list(touches.values())
+
+
+@dataclass(frozen=True)
+class ErrorFact:
+    line: str
+    location: str | None = None
+
+
+def _clip_line(text: str) -> str:
+    line = normalize(_TAG.sub(" ", text))
+    return line[:ERROR_LINE_CHARS]
+
+
+def _traceback_facts(text: str) -> list[ErrorFact]:
+    facts: list[ErrorFact] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        if _TRACEBACK not in lines[index]:
+            index += 1
+            continue
+        location: str | None = None
+        index += 1
+        while index < len(lines):
+            match = _LOCATION.match(lines[index])
+            if match:
+                location = f"{match.group(1)}, line {match.group(2)}"
+            elif _EXCEPTION_LINE.match(lines[index].strip()):
+                facts.append(ErrorFact(_clip_line(lines[index]), location))
+                break
+            index += 1
+        index += 1
+    return facts
+
+
+def error_facts(messages: Iterable[Message]) -> list[ErrorFact]:
+    """Errors seen in tool results: each traceback's exception line and innermost location,
+    and the first line of every `is_error` result; duplicates dropped, order kept."""
+    found: dict[str, ErrorFact] = {}
+    for message in messages:
+        for block in message.tool_results():
+            text = result_text(block)
+            facts = _traceback_facts(text)
+            if not facts and block.is_error:
+                first = next((ln for ln in text.splitlines() if _clip_line(ln)), "")
+                facts = [ErrorFact(_clip_line(first))] if first else []
+            for fact in facts:
+                found.setdefault(fact.line, fact)
+    return list(found.values())
+
+
+def message_haystack(messages: Iterable[Message]) -> str:
+    """Everything a model would read in these messages, normalized, for survival checks."""
+    parts: list[str] = []
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ToolUseBlock):
+                parts.extend(_strings(block.input))
+            elif isinstance(block, ToolResultBlock):
+                parts.append(result_text(block))
+    return normalize("\n".join(parts))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def split_summary_prompts(summary_text: str) -> tuple[list[str], str]:
+    """The user prompts an earlier summary carried, and the rest of its text.
+
+    Prompts are the bullet items under every heading that names "user messages" (the
+    summary's own section and any fact ledger appended to it).
+    """
+    lines = summary_text.splitlines()
+    items: list[str] = []
+    rest: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not (_HEADING.match(line) and "user messages" in line.lower()):
+            rest.append(line)
+            continue
+        block: list[str] = []
+        while index < len(lines) and not _HEADING.match(lines[index]):
+            block.append(lines[index])
+            index += 1
+        items.extend(_bullet_items(block))
+    return items, "\n".join(rest)
+
+
+def summary_prompts(summary_text: str) -> list[str]:
+    return split_summary_prompts(summary_text)[0]
+
+
+def _bullet_items(block: Sequence[str]) -> list[str]:
+    """Bullets at the indentation of the first one; deeper or unbulleted lines continue
+    the current item (continuation lines are indented when Baton writes them)."""
+    items: list[list[str]] = []
+    indent: int | None = None
+    for line in block:
+        match = _BULLET.match(line)
+        if match and (indent is None or len(match.group(1)) == indent):
+            indent = len(match.group(1))
+            items.append([match.group(2)])
+        elif items and indent is not None:
+            items[-1].append(_dedent(line, indent + 2))
+    return ["\n".join(parts).strip() for parts in items if "".join(parts).strip()]
+
+
+def _dedent(line: str, width: int) -> str:
+    stripped = line.lstrip(" ")
+    return line[min(width, len(line) - len(stripped)) :]
+
+
+def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
+    """The longest prefix of `text` within `max_tokens`, ending at a line break when one is
+    near the end; the whole text when it fits."""
+    if max_tokens <= 0:
+        return ""
+    if count_text(text) <= max_tokens:
+        return text
+    # No token covers more than a few dozen characters, so this bounds the search cheaply.
+    low, high = 0, min(len(text), max_tokens * 24)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_text(text[:middle]) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    head = text[:low]
+    newline = head.rfind("\n")
+    if newline >= low * 0.8:
+        head = head[:newline]
+    return head
+
+
+def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
+    """`text` within `max_tokens`, its head kept and a visible marker saying how much was cut."""
+    if count_text(text) <= max_tokens:
+        return text
+    marker_room = count_text(f" [... {len(text)} characters cut ...]") + 1
+    head = cut_to_tokens(text, max(max_tokens - marker_room, 0), count_text).rstrip()
+    return f"{head} [... {len(text) - len(head)} characters cut ...]"

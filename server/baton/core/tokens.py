@@ -136,8 +136,6 @@ class Estimator:
     def exact(self) -> bool:
         return self._encoder is not None
 
-    # ---- raw counts ----------------------------------------------------------------------
-
     def count_text(self, text: str) -> int:
         if not text:
             return 0
@@ -164,11 +162,6 @@ class Estimator:
         self._cache[message.id] = (message.content, shape, tokens)
         return tokens
 
-    def forget(self, message_id: str) -> None:
-        self._cache.pop(message_id, None)
-
-    # ---- calibration ---------------------------------------------------------------------
-
     def calibrated(self, raw: int) -> int:
         return round(raw * self.factor)
 
@@ -176,13 +169,9 @@ class Estimator:
         """Move the factor toward actual / estimate (an exponential moving average)."""
         if estimated_raw <= 0 or actual <= 0:
             return
-        ratio = min(FACTOR_MAX, max(FACTOR_MIN, actual / estimated_raw))
-        self.factor = min(
-            FACTOR_MAX, max(FACTOR_MIN, self.factor + FACTOR_ALPHA * (ratio - self.factor))
-        )
+        ratio = _clamp(actual / estimated_raw)
+        self.factor = _clamp(self.factor + FACTOR_ALPHA * (ratio - self.factor))
         self.observations += 1
-
-    # ---- blocks --------------------------------------------------------------------------
 
     def _count_block(self, block: object) -> int:
         if isinstance(block, str):
@@ -222,10 +211,12 @@ class Estimator:
         return MEDIA_FLAT
 
 
+def _clamp(factor: float) -> float:
+    return min(FACTOR_MAX, max(FACTOR_MIN, factor))
+
+
 def _field(block: object, name: str) -> Any:
-    if isinstance(block, Mapping):
-        return block.get(name)
-    return getattr(block, name, None)
+    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
 
 
 def _shape(message: Message) -> tuple[int, ...]:

@@ -1,0 +1,103 @@
+"""Builders for conversations in compaction tests: prompts, replies, streamed tool calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.core.messages import (
+    ContentBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+PNG_1PX = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg=="
+)
+
+
+class Convo:
+    """Appends messages with readable, predictable ids (m1, m2, ...; api ids r1, r2, ...)."""
+
+    def __init__(self, tokens: int = 100) -> None:
+        self.messages: list[Message] = []
+        self.tokens = tokens
+        self._ids = 0
+        self._apis = 0
+        self._tools = 0
+
+    def _add(self, role: str, content: list[ContentBlock], **fields: Any) -> Message:
+        self._ids += 1
+        fields.setdefault("tokens", self.tokens)
+        message = Message(id=f"m{self._ids}", role=role, content=content, **fields)  # type: ignore[arg-type]
+        self.messages.append(message)
+        return message
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.messages]
+
+    def user(self, text: str = "please do it", *, image: bool = False, **fields: Any) -> Message:
+        content: list[ContentBlock] = [TextBlock(text=text)]
+        if image:
+            content.append(
+                ImageBlock(source={"type": "base64", "media_type": "image/png", "data": PNG_1PX})
+            )
+        return self._add("user", content, **fields)
+
+    def reply(self, text: str = "done", *, thinking: str | None = None, **fields: Any) -> Message:
+        self._apis += 1
+        content: list[ContentBlock] = []
+        if thinking is not None:
+            content.append(ThinkingBlock(thinking=thinking, signature="sig"))
+        content.append(TextBlock(text=text))
+        fields.setdefault("api_message_id", f"r{self._apis}")
+        return self._add("assistant", content, **fields)
+
+    def tools(
+        self,
+        *names: str,
+        interleaved: bool = True,
+        errors: tuple[int, ...] = (),
+        text: str | None = None,
+        results: bool = True,
+        inputs: list[dict[str, Any]] | None = None,
+        output: str = "output",
+    ) -> list[Message]:
+        """One streamed response calling `names` in parallel: a record per tool_use sharing
+        one API id, with each result right after its call (`interleaved`) or all at the end."""
+        self._apis += 1
+        api = f"r{self._apis}"
+        made: list[Message] = []
+        pending: list[Message] = []
+        if text is not None:
+            made.append(self._add("assistant", [TextBlock(text=text)], api_message_id=api))
+        for index, name in enumerate(names):
+            self._tools += 1
+            use_id = f"t{self._tools}"
+            tool_input = (inputs or [{}] * len(names))[index]
+            made.append(
+                self._add(
+                    "assistant",
+                    [ToolUseBlock(id=use_id, name=name, input=tool_input)],
+                    api_message_id=api,
+                )
+            )
+            block = ToolResultBlock(
+                tool_use_id=use_id,
+                content=f"{name} {output} {use_id}",
+                is_error=True if index in errors else None,
+            )
+            if not results:
+                continue
+            if interleaved:
+                made.append(self._add("user", [block]))
+            else:
+                pending.append(Message(id="", role="user", content=[block]))
+        for waiting in pending:
+            made.append(self._add("user", waiting.content))
+        return made

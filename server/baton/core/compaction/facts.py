@@ -121,9 +121,7 @@ def attachment_path(message: Message) -> str | None:
     first = message.text().lstrip().split("\n", 1)[0]
     for prefix in (ATTACHMENT_PREFIX, INSTRUCTIONS_PREFIX):
         if first.startswith(prefix):
-            rest = first[len(prefix) :]
-            # The path runs to the end of the line or to a trailing " (note)".
-            return rest.split(" (", 1)[0].strip() or None
+            return first[len(prefix) :].strip() or None  # the whole line: notes go below it
     return None
 
 

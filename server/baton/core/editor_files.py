@@ -1,0 +1,129 @@
+"""Recently touched editor files: which files, when, and the live text of open documents."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+MAX_TRACKED = 256
+_DRIVE = re.compile(r"^/[A-Za-z]:")
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The local path of a `file:` URI (percent-decoded); None for any other scheme."""
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        return None
+    path = unquote(parts.path)
+    if parts.netloc and parts.netloc.lower() != "localhost":
+        path = f"//{parts.netloc}{path}"  # a UNC share
+    elif _DRIVE.match(path):
+        path = path[1:]  # file:///c:/x names the Windows path c:/x
+    return Path(path) if path else None
+
+
+def path_to_uri(path: Path | str) -> str:
+    """The `file:` URI of a path (made absolute, percent-encoded)."""
+    return Path(path).absolute().as_uri()
+
+
+@dataclass
+class TrackedFile:
+    uri: str
+    path: Path
+    text: str | None = None  # the editor's current text while the document is open
+    version: int | None = None
+    is_open: bool = False
+    seq: int = 0  # orders touches; wall time can go backwards
+    touched_at: float = 0.0
+
+
+class EditorFiles:
+    """Files the editor opened, changed, saved or focused, most recent first.
+
+    Only `file:` URIs are tracked. Open documents keep their current text (which may be
+    unsaved); closed ones are read from disk when they are restored. Closing a document
+    is not a touch: it keeps its place in the order.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time, max_tracked: int = MAX_TRACKED):
+        self._clock = clock
+        self._max = max_tracked
+        self._seq = 0
+        self._files: dict[str, TrackedFile] = {}
+        self.active: str | None = None
+
+    def _touch(self, uri: str) -> TrackedFile | None:
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        key = str(path)
+        tracked = self._files.get(key)
+        if tracked is None:
+            tracked = self._files[key] = TrackedFile(uri=uri, path=path)
+        self._seq += 1
+        tracked.seq = self._seq
+        tracked.touched_at = self._clock()
+        self._forget_oldest()
+        return tracked
+
+    def _find(self, uri: str) -> TrackedFile | None:
+        path = uri_to_path(uri)
+        return self._files.get(str(path)) if path is not None else None
+
+    def _forget_oldest(self) -> None:
+        if len(self._files) <= self._max:
+            return
+        # Closed files go first; an open document is dropped only when all are open.
+        victims = sorted(self._files.values(), key=lambda f: (f.is_open, f.seq))
+        for victim in victims[: len(self._files) - self._max]:
+            del self._files[str(victim.path)]
+
+    def opened(self, uri: str, text: str, version: int | None = None) -> None:
+        tracked = self._touch(uri)
+        if tracked is not None:
+            tracked.uri, tracked.text, tracked.version, tracked.is_open = uri, text, version, True
+
+    def changed(self, uri: str, text: str, version: int | None = None) -> None:
+        current = self._find(uri)
+        if (
+            current is not None
+            and version is not None
+            and current.version is not None
+            and version < current.version
+        ):
+            return  # a late, stale change must not overwrite newer text
+        tracked = self._touch(uri)
+        if tracked is not None:
+            tracked.text, tracked.version, tracked.is_open = text, version, True
+
+    def saved(self, uri: str, text: str | None = None) -> None:
+        tracked = self._touch(uri)
+        if tracked is not None and text is not None and tracked.is_open:
+            tracked.text = text
+
+    def closed(self, uri: str) -> None:
+        tracked = self._find(uri)
+        if tracked is not None:
+            tracked.is_open, tracked.text, tracked.version = False, None, None
+
+    def focused(self, uri: str | None) -> None:
+        if uri is None or uri_to_path(uri) is None:
+            self.active = None
+            return
+        self.active = uri
+        self._touch(uri)
+
+    def get(self, uri: str) -> TrackedFile | None:
+        return self._find(uri)
+
+    def recent(self) -> list[TrackedFile]:
+        """Tracked files, most recently touched first."""
+        return sorted(self._files.values(), key=lambda f: f.seq, reverse=True)
+
+    def __len__(self) -> int:
+        return len(self._files)

@@ -1,0 +1,434 @@
+"""A fake Anthropic Messages API on 127.0.0.1: scripted replies, real SSE, every request recorded.
+
+Usage (the `fake_anthropic` fixture in conftest.py does the first two lines):
+
+    fake = FakeAnthropic().start()          # real HTTP server on an ephemeral port
+    os.environ["ANTHROPIC_BASE_URL"] = fake.base_url
+    fake.reply("Hello", usage={"input_tokens": 1200, "output_tokens": 5})
+    fake.reply(tool_use_block("Read", {"file_path": "a.py"}), stop_reason="tool_use")
+    fake.error(529, "overloaded_error", "Overloaded", retry_after="0.01")
+    fake.prompt_too_long(actual=210_000, limit=200_000)
+    ...
+    fake.requests[0].body["messages"]       # what the client sent
+    fake.close()
+
+Scripted responses are served in order to POST /v1/messages (streaming or not, as the
+request asks); when the queue is empty the fake answers with `default_text`. A script can
+cut the stream after N events (`cut_after`), hold it after N events until a
+`threading.Event` is set (`hold_after` + `gate`), or send an SSE `error` event mid-stream.
+The server runs in a daemon thread, so it serves sync tests, async tests and server
+subprocesses (through `base_url`) alike.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODELS: dict[str, dict[str, int]] = {
+    "claude-sonnet-4-5": {"max_input_tokens": 200_000, "max_tokens": 64_000},
+    "claude-opus-4-1": {"max_input_tokens": 200_000, "max_tokens": 32_000},
+    "claude-haiku-4-5": {"max_input_tokens": 200_000, "max_tokens": 64_000},
+}
+GATE_TIMEOUT = 30.0  # a held stream never outlives a forgotten gate by more than this
+
+
+# ---- content blocks as the API returns them ----------------------------------------------
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def tool_use_block(name: str, input: dict[str, Any], id: str | None = None) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": id or f"toolu_{secrets.token_hex(8)}",
+        "name": name,
+        "input": input,
+    }
+
+
+def thinking_block(thinking: str, signature: str = "sig-fake") -> dict[str, Any]:
+    return {"type": "thinking", "thinking": thinking, "signature": signature}
+
+
+# ---- scripts -----------------------------------------------------------------------------
+
+
+@dataclass
+class ScriptedReply:
+    """One successful Messages API response."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str = "end_turn"
+    usage: dict[str, int] = field(default_factory=dict)
+    model: str | None = None
+    message_id: str | None = None
+    chunk_chars: int = 8  # text / JSON is streamed in pieces of this size
+    cut_after: int | None = None  # drop the connection after this many SSE events
+    cut_clean: bool = False  # end the body properly instead (a stream that just stops)
+    stream_error: tuple[str, str] | None = None  # (type, message) sent at cut_after instead
+    hold_after: int | None = None  # wait for `gate` before every event past this many
+    gate: threading.Event | None = None
+    held: threading.Event = field(default_factory=threading.Event)  # set once it waits
+
+
+@dataclass
+class ScriptedError:
+    """An HTTP error in the API's JSON error shape."""
+
+    status: int
+    type: str
+    message: str
+    retry_after: str | None = None
+    retry_after_ms: str | None = None
+
+
+Script = ScriptedReply | ScriptedError
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-case names
+    body: Any
+    at: float  # time.monotonic() when it arrived
+
+    @property
+    def api_key(self) -> str | None:
+        """The credential the client sent, whichever header carried it."""
+        if "x-api-key" in self.headers:
+            return self.headers["x-api-key"]
+        auth = self.headers.get("authorization", "")
+        return auth.removeprefix("Bearer ") if auth else None
+
+
+class FakeAnthropic:
+    """The fake server. Thread-safe; use as a context manager or call start()/close()."""
+
+    def __init__(self, default_text: str = "OK") -> None:
+        self.default_text = default_text
+        self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
+        self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
+        self.requests: list[RecordedRequest] = []
+        self._queue: deque[Script] = deque()
+        self._lock = threading.Lock()
+        self._gates: list[threading.Event] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> FakeAnthropic:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        for gate in self._gates:
+            gate.set()  # let held streams finish so their threads end
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeAnthropic:
+        return self.start() if self._server is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start() the fake first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    # ---- scripting -----------------------------------------------------------------------
+
+    def add(self, *scripts: Script) -> None:
+        with self._lock:
+            for script in scripts:
+                if isinstance(script, ScriptedReply) and script.gate is not None:
+                    self._gates.append(script.gate)
+                self._queue.append(script)
+
+    def reply(self, *content: str | dict[str, Any], **options: Any) -> ScriptedReply:
+        """Queue a reply; strings become text blocks. Options are ScriptedReply's fields."""
+        blocks = [text_block(c) if isinstance(c, str) else c for c in content]
+        if "stop_reason" not in options and any(b["type"] == "tool_use" for b in blocks):
+            options["stop_reason"] = "tool_use"
+        script = ScriptedReply(content=blocks, **options)
+        self.add(script)
+        return script
+
+    def error(
+        self,
+        status: int,
+        type: str,
+        message: str,
+        *,
+        retry_after: str | None = None,
+        retry_after_ms: str | None = None,
+        times: int = 1,
+    ) -> None:
+        for _ in range(times):
+            self.add(ScriptedError(status, type, message, retry_after, retry_after_ms))
+
+    def prompt_too_long(self, actual: int, limit: int, *, status: int = 400) -> None:
+        self.error(
+            status,
+            "invalid_request_error",
+            f"prompt is too long: {actual} tokens > {limit} maximum",
+        )
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    def message_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.split("?")[0] == "/v1/messages"]
+
+    # ---- serving (called from handler threads) -------------------------------------------
+
+    def _next(self) -> Script:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return ScriptedReply(content=[text_block(self.default_text)])
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+def stream_events(reply: ScriptedReply, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The SSE events the real API sends for `reply`, in the real order."""
+    usage = _full_usage(reply)
+    start_usage = {**usage, "output_tokens": min(usage["output_tokens"], 1)}
+    yield (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": reply.message_id or _message_id(),
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": start_usage,
+            },
+        },
+    )
+    yield "ping", {"type": "ping"}
+    size = max(1, reply.chunk_chars)
+    for index, block in enumerate(reply.content):
+        kind = block["type"]
+        if kind == "text":
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], size)]
+        elif kind == "tool_use":
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            raw = json.dumps(block["input"])
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw, size)]
+        elif kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"], size)
+            ]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:  # redacted_thinking and anything else arrive whole
+            start, deltas = block, []
+        yield (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+        for delta in deltas:
+            yield (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
+    yield "message_stop", {"type": "message_stop"}
+
+
+def _full_usage(reply: ScriptedReply) -> dict[str, int]:
+    base = {
+        "input_tokens": 10,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    return {**base, **reply.usage}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _message_id() -> str:
+    return f"msg_fake_{secrets.token_hex(8)}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeAnthropic
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read records
+        pass
+
+    def _read_body(self) -> Any:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw) if raw else None
+        except ValueError:
+            return raw.decode("utf-8", "replace")
+
+    def _record(self, body: Any) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.fake._record(RecordedRequest(self.command, self.path, headers, body, time.monotonic()))
+
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", f"req_fake_{secrets.token_hex(6)}")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(
+        self, status: int, type: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self._json(status, {"type": "error", "error": {"type": type, "message": message}}, headers)
+
+    def do_GET(self) -> None:
+        self._record(None)
+        path = self.path.split("?")[0]
+        if path.startswith("/v1/models/"):
+            model_id = path.removeprefix("/v1/models/")
+            limits = self.fake.models.get(model_id)
+            if limits is None:
+                self._error(404, "not_found_error", f"model: {model_id}")
+                return
+            self._json(
+                200,
+                {
+                    "type": "model",
+                    "id": model_id,
+                    "display_name": model_id,
+                    "created_at": "2025-01-01T00:00:00Z",
+                    **limits,
+                },
+            )
+            return
+        self._error(404, "not_found_error", f"no route {path}")
+
+    def do_POST(self) -> None:
+        body = self._read_body()
+        self._record(body)
+        path = self.path.split("?")[0]
+        if path == "/v1/messages/count_tokens":
+            tokens = self.fake.count_tokens_result
+            if tokens is None:
+                tokens = max(1, len(json.dumps(body)) // 4)
+            self._json(200, {"input_tokens": tokens})
+            return
+        if path != "/v1/messages":
+            self._error(404, "not_found_error", f"no route {path}")
+            return
+        script = self.fake._next()
+        if isinstance(script, ScriptedError):
+            headers = {}
+            if script.retry_after is not None:
+                headers["retry-after"] = script.retry_after
+            if script.retry_after_ms is not None:
+                headers["retry-after-ms"] = script.retry_after_ms
+            self._error(script.status, script.type, script.message, headers)
+            return
+        model = script.model or (body or {}).get("model") or DEFAULT_MODEL
+        if isinstance(body, dict) and body.get("stream"):
+            self._stream(script, model)
+        else:
+            self._whole(script, model)
+
+    def _whole(self, reply: ScriptedReply, model: str) -> None:
+        usage = _full_usage(reply)
+        self._json(
+            200,
+            {
+                "id": reply.message_id or _message_id(),
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": reply.content,
+                "stop_reason": reply.stop_reason,
+                "stop_sequence": None,
+                "usage": usage,
+            },
+        )
+
+    def _stream(self, reply: ScriptedReply, model: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", f"req_fake_{secrets.token_hex(6)}")
+        self.end_headers()
+        try:
+            for count, (name, data) in enumerate(stream_events(reply, model)):
+                if reply.cut_after is not None and count >= reply.cut_after:
+                    if reply.stream_error is not None:
+                        kind, message = reply.stream_error
+                        self._chunk(
+                            "error", {"type": "error", "error": {"type": kind, "message": message}}
+                        )
+                        self._end()
+                    elif reply.cut_clean:
+                        self._end()
+                    self.close_connection = True
+                    return
+                if reply.hold_after is not None and count >= reply.hold_after:
+                    reply.held.set()
+                    if reply.gate is not None:
+                        reply.gate.wait(GATE_TIMEOUT)
+                self._chunk(name, data)
+            self._end()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away (cancelled): fine
+
+    def _chunk(self, name: str, data: dict[str, Any]) -> None:
+        payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
+
+    def _end(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()

@@ -1,0 +1,263 @@
+"""The compaction pipeline: plan, summarize, check, then commit one boundary atomically."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baton.core.boundary import Boundary, RestoredFile
+from baton.core.budget import compute_usage
+from baton.core.compaction.ledger import retention
+from baton.core.compaction.plan import Plan, plan_compaction
+from baton.core.compaction.prompts import (
+    merge_instructions,
+    project_instructions,
+    summary_message_text,
+)
+from baton.core.compaction.restore import restore_files
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summarizers import Progress, Summarizer, SummaryRequest, strip_media
+from baton.core.editor_files import EditorFiles
+from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
+from baton.core.messages import Message, TextBlock, invariant_violations
+from baton.core.session import Session
+from baton.core.settings import Settings
+from baton.core.tokens import Estimator
+
+log = logging.getLogger(__name__)
+
+SUMMARY_MAX_TOKENS = 20_000
+SUMMARY_START, SUMMARY_SHARE = 0.05, 0.75  # of the progress bar
+
+
+@dataclass
+class CompactContext:
+    """Everything a compaction needs besides the session and the request."""
+
+    settings: Settings
+    estimator: Estimator
+    summarizer: Summarizer
+    editor_files: EditorFiles | None = None
+    workspace_folders: list[Path] = field(default_factory=list)
+    progress: Progress | None = None
+    tools_tokens: int = 0  # tool definitions sent with every request count too
+
+
+async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
+    """Compact the session's view; on any failure before the commit nothing changes.
+
+    Only one compaction runs per session at a time; messages appended while it runs
+    follow the new view once it commits.
+    """
+    if session.compacting:
+        raise CompactionInProgress(f"session {session.session_id} is already being compacted")
+    if session.read_only:
+        raise SessionLocked(
+            f"session {session.session_id} is open for writing in another Baton process"
+        )
+    session.compacting = True
+    try:
+        return await _compact(session, request, ctx)
+    finally:
+        session.compacting = False
+
+
+def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
+    """Undo one compaction (default: the latest), keeping every turn made after it."""
+    if session.compacting:
+        raise CompactionInProgress(f"session {session.session_id} is being compacted")
+    return session.uncompact(boundary_id)
+
+
+def _report(ctx: CompactContext, text: str, fraction: float | None) -> None:
+    if ctx.progress is not None:
+        ctx.progress(text, fraction)
+
+
+def _summary_progress(ctx: CompactContext) -> Progress | None:
+    """The summarizer's own steps, mapped into the part of the pipeline it takes."""
+    outer = ctx.progress
+    if outer is None:
+        return None
+
+    def inner(text: str, fraction: float | None) -> None:
+        outer(text, None if fraction is None else SUMMARY_START + SUMMARY_SHARE * fraction)
+
+    return inner
+
+
+async def _compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
+    _report(ctx, "Planning the compaction", 0.0)
+    snapshot = list(session.view)
+    view = session.view_messages()
+    plan = plan_compaction(
+        view,
+        request.direction,
+        request.pivot_message_id,
+        request.end_message_id,
+        keep_window=ctx.settings.keep_window,
+        count=lambda m: m.tokens or ctx.estimator.count_message(m),
+    )
+    by_id = {m.id: m for m in view}
+    summarized = [by_id[mid] for mid in plan.summarize]
+    kept = [by_id[mid] for mid in plan.kept]
+    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+    if request.dry_run:
+        return CompactResult(
+            boundary_id="",
+            direction=plan.direction,
+            summary=None,
+            summarized_message_ids=plan.summarize,
+            kept_message_ids=plan.kept,
+            pre_tokens=usage.used_tokens,
+            post_tokens=_estimate(session, ctx, kept),  # the summary is not written yet
+            trigger=request.trigger,
+            summarizer=ctx.summarizer.name,
+            adjusted_pivot=plan.adjusted_pivot,
+            dry_run=True,
+        )
+
+    _report(ctx, f"Summarizing {len(summarized)} messages", SUMMARY_START)
+    instructions = merge_instructions(
+        request.instructions,
+        ctx.settings.compact_instructions,
+        project_instructions(ctx.workspace_folders),
+    )
+    transcript_path = str(session.transcript.path)
+    summary_request = SummaryRequest(
+        direction=plan.direction,
+        messages=strip_media(summarized),
+        context_before=strip_media([by_id[mid] for mid in plan.keep_before]),
+        instructions=instructions,
+        trigger=request.trigger,
+        transcript_path=transcript_path,
+        max_tokens=SUMMARY_MAX_TOKENS,
+    )
+    body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
+
+    _report(ctx, "Checking what the summary kept", 0.8)
+    kept_figures, ledger_text = retention(summarized, body, kept)
+    if ledger_text:
+        body = f"{body.rstrip()}\n\n{ledger_text}"
+    summary = Message(
+        role="user",
+        kind="summary",
+        content=[
+            TextBlock(
+                text=summary_message_text(
+                    body,
+                    transcript_path=transcript_path,
+                    auto=request.trigger == "auto",
+                    direction=plan.direction,
+                )
+            )
+        ],
+    )
+    _report(ctx, "Restoring editor files", 0.85)
+    restored = _restore(ctx, kept)
+    attachments = [message for message, _ in restored]
+    new_view = layout_view(plan, summary, attachments, by_id)
+
+    _report(ctx, "Checking the new conversation", 0.9)
+    _check(session, snapshot, new_view)
+    boundary = Boundary(
+        trigger=request.trigger,
+        direction=plan.direction,
+        summarizer=ctx.summarizer.name,
+        pre_tokens=usage.used_tokens,
+        post_tokens=_estimate(session, ctx, new_view),
+        summary_id=summary.id,
+        new_messages=[summary, *attachments],
+        stands_for={summary.id: list(plan.summarize), **{m.id: [] for m in attachments}},
+        summarized_ids=list(plan.summarize),
+        kept_ids=plan.kept,
+        view_before=snapshot,
+        view_after=[m.id for m in new_view],
+        restored_files=[file for _, file in restored],
+        retention=kept_figures,
+        adjusted_pivot=plan.adjusted_pivot,
+        instructions=instructions,
+    )
+    _report(ctx, "Committing", 0.95)
+    session.commit_boundary(boundary)
+    _report(ctx, "Compacted", 1.0)
+    return CompactResult.from_boundary(boundary, body)
+
+
+async def _summarize(
+    summarizer: Summarizer, request: SummaryRequest, progress: Progress | None
+) -> str:
+    try:
+        body = await summarizer.summarize(request, progress)
+    except BatonError:
+        raise
+    except Exception as exc:  # any summarizer failure: report it, change nothing
+        log.warning("summarizer %s failed: %s", summarizer.name, type(exc).__name__)
+        raise SummarizerFailed(f"the {summarizer.name} summarizer failed: {exc}") from exc
+    if not body or not body.strip():
+        raise SummarizerFailed(f"the {summarizer.name} summarizer returned an empty summary")
+    return body
+
+
+def _restore(ctx: CompactContext, kept: list[Message]) -> list[tuple[Message, RestoredFile]]:
+    if ctx.editor_files is None:
+        return []
+    return restore_files(
+        ctx.editor_files,
+        kept=kept,
+        settings=ctx.settings.restore,
+        workspace_folders=ctx.workspace_folders,
+        count_text=ctx.estimator.count_text,
+    )
+
+
+def layout_view(
+    plan: Plan, summary: Message, attachments: list[Message], by_id: dict[str, Message]
+) -> list[Message]:
+    """The new view (BEHAVIOR 4.6): `all`/`up_to`: summary, kept, attachments; `from`: kept
+    prefix, summary, attachments; `range`: before, summary, attachments, after. Pinned
+    messages of the span follow the summary."""
+    head = [by_id[mid] for mid in plan.keep_before]
+    pinned = [by_id[mid] for mid in plan.pinned]
+    tail = [by_id[mid] for mid in plan.keep_after]
+    if plan.direction in ("all", "up_to") and not _waits_for_results(tail):
+        return [summary, *pinned, *tail, *attachments]
+    # A trailing tool call still waiting for its result must stay last, so attachments
+    # (user messages) go before the kept messages there.
+    return [*head, summary, *pinned, *attachments, *tail]
+
+
+def _waits_for_results(messages: Sequence[Message]) -> bool:
+    """True when the messages end in an assistant turn with tool calls not answered yet."""
+    answered = {r.tool_use_id for m in messages for r in m.tool_results()}
+    for message in reversed(messages):
+        if message.role == "user" and not message.is_tool_result_only:
+            return False
+        if any(use.id not in answered for use in message.tool_uses()):
+            return True
+    return False
+
+
+def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> None:
+    """Refuse to commit a view that breaks the API's rules in a new way, or one planned from
+    a view that has since changed other than by appends."""
+    current = session.view_messages()
+    if session.view[: len(snapshot)] != snapshot:
+        raise CompactionInProgress(
+            "the conversation changed while it was being compacted; nothing was changed"
+        )
+    late = current[len(snapshot) :]
+    before = set(invariant_violations(current))
+    problems = [p for p in invariant_violations([*new_view, *late]) if p not in before]
+    if problems:
+        raise BatonError("compaction would break the conversation: " + "; ".join(problems[:3]))
+
+
+def _estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """Estimated context tokens of a view: right after a compaction there is no API usage
+    that still describes it."""
+    raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
+    raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
+    return ctx.estimator.calibrated(raw)

@@ -1,0 +1,398 @@
+"""The one facade the server calls: settings, sessions, usage, replies and compaction."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from baton.core import chat
+from baton.core.budget import ModelLimits, Usage, compute_usage
+from baton.core.chat import ChatContext
+from baton.core.claude_code import import_claude_code
+from baton.core.compaction import engine
+from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, Summarizer
+from baton.core.editor_files import EditorFiles
+from baton.core.errors import ApiKeyMissing, InvalidParams, NothingToCompact
+from baton.core.llm import AnthropicClient
+from baton.core.messages import ContentBlock, Message, MessageInput
+from baton.core.session import Session
+from baton.core.settings import Settings, parse_settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator, default_estimator
+
+log = logging.getLogger(__name__)
+
+UsageListener = Callable[[str, Usage], None]
+SessionListener = Callable[[str, str], None]
+DeltaListener = Callable[[str, str, str], None]
+Warn = Callable[[str], None]
+
+
+def _ignore(*_: Any) -> None:
+    return None
+
+
+@dataclass
+class Appended:
+    message_ids: list[str]
+    repairs: list[str]
+    usage: Usage
+
+
+@dataclass
+class Reply:
+    message: Message
+    usage: Usage
+
+
+@dataclass
+class RenderData:
+    """Everything a session document shows, read at one moment."""
+
+    session: Session
+    messages: list[Message]
+    usage: Usage
+    last_boundary_id: str | None
+
+
+class BatonService:
+    """Owns the store, estimator, editor files, model client and auto-compactor.
+
+    Every change to a session goes through here, so that every change is followed by
+    `on_session_changed(session_id, reason)` and `on_usage_changed(session_id, usage)`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        api_key: str | None = None,
+        estimator: Estimator | None = None,
+        on_usage_changed: UsageListener | None = None,
+        on_session_changed: SessionListener | None = None,
+        on_delta: DeltaListener | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        self.estimator = estimator or default_estimator()
+        self.on_usage_changed: UsageListener = on_usage_changed or _ignore
+        self.on_session_changed: SessionListener = on_session_changed or _ignore
+        self.on_delta: DeltaListener = on_delta or _ignore
+        self.editor_files = EditorFiles()
+        self.workspace_folders: list[Path] = []
+        self._store: SessionStore | None = None
+        self._tools_tokens: dict[str, int] = {}
+        self._api_limits: dict[str, ModelLimits] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._auto: AutoCompactor | None = None
+        self._client: AnthropicClient | None = None
+        self._client_config: tuple[str | None, str | None] | None = None
+        self._limits_pending: set[str] = set()
+
+    # ---- configuration -------------------------------------------------------------------
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            self._store = SessionStore(self.settings.resolved_data_dir(), self._count)
+        return self._store
+
+    def configure(self, raw: Mapping[str, Any] | None, warn: Warn | None = None) -> None:
+        """Apply a client's `baton` settings on top of the current ones; usage follows."""
+        before = self.settings.resolved_data_dir()
+        self.settings = parse_settings(raw, warn, base=self.settings)
+        if self._store is not None and self.settings.resolved_data_dir() != before:
+            self._store.close()  # release the old directory's locks
+            self._store = None
+        for session_id in self.open_session_ids():
+            self._publish_usage(session_id)
+
+    def set_api_key(self, key: str | None) -> None:
+        if key:
+            self.api_key = key
+
+    def set_workspace_folders(self, uris: Sequence[str]) -> None:
+        self.workspace_folders = [p for p in (_uri_path(u) for u in uris) if p is not None]
+
+    def open_session_ids(self) -> list[str]:
+        if self._store is None:
+            return []
+        return [sid for sid, s in self._store._open.items() if not s.deleted]
+
+    # ---- sessions --------------------------------------------------------------------
+
+    def create(
+        self, title: str | None = None, system_prompt: str | None = None, model: str | None = None
+    ) -> Session:
+        return self.store.create(title, model or self.settings.model, system_prompt)
+
+    def list_sessions(self) -> list[Session]:
+        return self.store.list()
+
+    def session(self, session_id: str) -> Session:
+        return self.store.get(session_id)
+
+    def view(self, session_id: str) -> list[Message]:
+        return self.session(session_id).view_messages()
+
+    def delete(self, session_id: str) -> None:
+        self.store.delete(session_id)
+        self._tools_tokens.pop(session_id, None)
+        self.on_session_changed(session_id, "delete")
+
+    def import_file(self, path: str, title: str | None = None) -> Session:
+        file = Path(path).expanduser()
+        if not file.is_file():
+            raise InvalidParams(f"no file at {path}")
+        return import_claude_code(file, self.store, title=title)
+
+    def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
+        message = self.session(session_id).set_pinned(message_id, pinned)
+        self.on_session_changed(session_id, "pin")  # the document shows pins
+        return message
+
+    def append(self, session_id: str, inputs: Sequence[MessageInput]) -> Appended:
+        session = self.session(session_id)
+        result = session.append(inputs)
+        usage = self._changed(session_id, "append")
+        self.spawn(self._auto_check(session_id, "append"), "auto-compact after append")
+        return Appended(result.message_ids, result.repairs, usage)
+
+    # ---- usage ---------------------------------------------------------------------------
+
+    def usage(self, session_id: str) -> Usage:
+        session = self.session(session_id)
+        model = session.model or self.settings.model
+        return compute_usage(
+            session,
+            self.settings,
+            self.estimator,
+            tools_tokens=self._tools_tokens.get(session_id, 0),
+            auto_paused=self._auto_paused(session_id),
+            api_limits=self._limits_for(model),
+        )
+
+    def render_data(self, session_id: str) -> RenderData:
+        session = self.session(session_id)
+        last = session.active[-1] if session.active else None
+        return RenderData(session, session.view_messages(), self.usage(session_id), last)
+
+    # ---- replies -------------------------------------------------------------------------
+
+    async def send(
+        self,
+        session_id: str,
+        content: str | list[ContentBlock] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        progress: Progress | None = None,
+    ) -> Reply:
+        """One turn; auto-compact runs inside it. Events follow each visible step: the
+        prompt (and any compaction) when the first text arrives, the reply at the end."""
+        session = self.session(session_id)
+        client = self.model_client()
+        seen = [_mark(session)]
+
+        def catch_up() -> None:
+            now = _mark(session)
+            if now[0] != seen[0][0]:
+                self._changed(session_id, "compact")
+            elif now != seen[0]:
+                view = session.view_messages()
+                last_role = view[-1].role if view else "user"
+                self._changed(session_id, "reply" if last_role == "assistant" else "append")
+            seen[0] = now
+
+        def delta(message_id: str, text: str) -> None:
+            catch_up()
+            self.on_delta(session_id, message_id, text)
+
+        self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
+        context = ChatContext(
+            settings=self.settings,
+            estimator=self.estimator,
+            client=client,
+            on_delta=delta,
+            auto=self.auto(),
+            compact_context=lambda: self.compact_context(session_id=session_id),
+            progress=progress,
+        )
+        try:
+            result = await chat.send(session, content=content, tools=tools, ctx=context)
+        finally:
+            catch_up()  # a failed or cancelled turn may still have kept the prompt
+        return Reply(result.message, self.usage(session_id))
+
+    # ---- compaction ----------------------------------------------------------------------
+
+    async def compact(
+        self, session_id: str, request: CompactRequest, progress: Progress | None = None
+    ) -> CompactResult:
+        session = self.session(session_id)
+        context = self.compact_context(progress, session_id)
+        result = await engine.compact(session, request, context)
+        if not request.dry_run:
+            self.auto().reset(session_id)  # a manual success closes the circuit breaker
+            self._changed(session_id, "compact")
+        return result
+
+    async def preview_auto(self, session_id: str) -> CompactResult | None:
+        """What auto-compact would summarize and keep right now (None: nothing to do)."""
+        request = CompactRequest(direction="all", dry_run=True, trigger="auto")
+        try:
+            return await self.compact(session_id, request)
+        except NothingToCompact:
+            return None
+
+    def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
+        engine.uncompact(self.session(session_id), boundary_id)
+        return self._changed(session_id, "uncompact")
+
+    def summarizer(self) -> Summarizer:
+        """The summarizer the settings ask for (`auto`: anthropic with a key, else offline)."""
+        name = self.settings.summarizer
+        if name == "auto":
+            name = "anthropic" if self.api_key else "extractive"
+        if name == "anthropic":
+            from baton.core.compaction.anthropic import AnthropicSummarizer
+
+            return AnthropicSummarizer(self.model_client(), self.settings.resolved_summary_model())
+        if name == "memory":
+            from baton.core.compaction.memory import MemorySummarizer
+
+            return MemorySummarizer(self.store.data_dir)
+        return ExtractiveSummarizer(self.estimator.count_text)
+
+    def compact_context(
+        self, progress: Progress | None = None, session_id: str | None = None
+    ) -> CompactContext:
+        return CompactContext(
+            settings=self.settings,
+            estimator=self.estimator,
+            summarizer=self.summarizer(),
+            editor_files=self.editor_files,
+            workspace_folders=list(self.workspace_folders),
+            progress=progress,
+            tools_tokens=self._tools_tokens.get(session_id or "", 0),
+        )
+
+    # ---- background work -----------------------------------------------------------------
+
+    def spawn(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any] | None:
+        """Run `work` in the background, keeping a reference and logging its failure."""
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:  # no loop (a synchronous caller): nothing runs in the background
+            work.close()
+            return None
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("%s failed: %r", what, t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    # ---- internals -----------------------------------------------------------------------
+
+    def _count(self, message: Message) -> int:
+        return self.estimator.count_message(message)
+
+    def _changed(self, session_id: str, reason: str) -> Usage:
+        self.on_session_changed(session_id, reason)
+        return self._publish_usage(session_id)
+
+    def _publish_usage(self, session_id: str) -> Usage:
+        usage = self.usage(session_id)
+        self.on_usage_changed(session_id, usage)
+        return usage
+
+    def auto(self) -> AutoCompactor:
+        if self._auto is None:
+            self._auto = AutoCompactor(self)
+        return self._auto
+
+    def _auto_paused(self, session_id: str) -> bool:
+        return self._auto is not None and self._auto.paused(session_id)
+
+    async def _auto_check(self, session_id: str, reason: str) -> None:
+        session = self.session(session_id)
+        was_paused = self._auto_paused(session_id)
+        context = self.compact_context(session_id=session_id)
+        outcome = await self.auto().check(session, reason=reason, context=context)
+        if outcome is not None:
+            self._changed(session_id, "compact")
+        elif self._auto_paused(session_id) != was_paused:
+            self._publish_usage(session_id)  # the breaker opened: the meter says so
+
+    def model_client(self) -> AnthropicClient:
+        """One client per key and endpoint, so connections are reused across requests."""
+        if not self.api_key:
+            raise ApiKeyMissing(
+                "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions."
+                "anthropicApiKey"
+            )
+        config = (self.api_key, self.settings.resolved_base_url())
+        if self._client is None or self._client_config != config:
+            if self._client is not None:
+                self.spawn(self._client.aclose(), "closing the previous model client")
+            self._client = AnthropicClient(self.api_key, base_url=config[1])
+            self._client_config = config
+        return self._client
+
+    def _limits_for(self, model: str) -> ModelLimits | None:
+        """The Models API's figures for `model`; fetched once in the background with a key,
+        after which usage is published again."""
+        if model in self._api_limits:
+            return self._api_limits[model]
+        if self.api_key and model not in self._limits_pending:
+            self._limits_pending.add(model)
+            self.spawn(self._fetch_limits(model), f"model limits for {model}")
+        return None
+
+    async def _fetch_limits(self, model: str) -> None:
+        try:
+            found = await self.model_client().model_limits(model)
+        finally:
+            self._limits_pending.discard(model)
+        self._api_limits[model] = ModelLimits.from_api(found or {})
+        if found:
+            for session_id in self.open_session_ids():
+                if (self.session(session_id).model or self.settings.model) == model:
+                    self._publish_usage(session_id)
+
+
+def _mark(session: Session) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a client can see of a session: its compactions and its view."""
+    return tuple(session.active), tuple(session.view)
+
+
+def _uri_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        return Path(unquote(parsed.path))
+    if not parsed.scheme and uri:
+        return Path(uri)
+    return None

@@ -1,0 +1,126 @@
+"""Diagnostics on a session document: context usage and conversation health (BEHAVIOR 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+from baton.core.budget import Usage
+from baton.core.messages import Message, unanswered_tool_uses
+from baton.lsp.render import USAGE_LINE, RenderedSession, Section, code_units
+
+SOURCE = "baton"
+USAGE_CODE = "context-usage"
+LARGE_CODE = "large-message"
+UNPAIRED_CODE = "unpaired-tool-call"
+LARGE_SHARE = 0.05  # a message over 5% of the window gets a hint
+
+
+def usage_message(usage: Usage) -> str:
+    head = (
+        f"Context {usage.percent_used:.0f}% used ({usage.used_tokens:,} / {usage.context_window:,})"
+    )
+    if usage.state == "blocking":
+        tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
+    elif usage.auto_compact_paused:
+        tail = "auto-compact paused after repeated failures: compact manually"
+    elif not usage.auto_compact_enabled:
+        tail = "auto-compact off"
+    elif usage.used_tokens >= usage.auto_compact_threshold:
+        tail = f"auto-compact at {usage.auto_compact_threshold:,}"
+    else:
+        tail = f"{usage.percent_left}% left until auto-compact"
+    return f"{head} - {tail}"
+
+
+def usage_severity(usage: Usage) -> types.DiagnosticSeverity:
+    if usage.state in ("error", "blocking") or usage.auto_compact_paused:
+        return types.DiagnosticSeverity.Error
+    if usage.state == "warning":
+        return types.DiagnosticSeverity.Warning
+    return types.DiagnosticSeverity.Information
+
+
+def build_diagnostics(
+    rendered: RenderedSession,
+    messages: Sequence[Message],
+    usage: Usage,
+    encoding: str = "utf-16",
+) -> list[types.Diagnostic]:
+    first_line = rendered.lines[USAGE_LINE]
+    out = [
+        types.Diagnostic(
+            range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+            message=usage_message(usage),
+            severity=usage_severity(usage),
+            code=USAGE_CODE,
+            source=SOURCE,
+        )
+    ]
+    sections = {s.message_id: s for s in rendered.sections}
+    limit = usage.context_window * LARGE_SHARE
+    for message in messages:
+        section = sections.get(message.id)
+        if section is None or message.tokens <= limit:
+            continue
+        share = 100 * message.tokens / usage.context_window
+        out.append(
+            types.Diagnostic(
+                range=_heading_range(rendered, section, encoding),
+                message=f"Large message: {message.tokens:,} tokens ({share:.1f}% of the window)",
+                severity=types.DiagnosticSeverity.Hint,
+                code=LARGE_CODE,
+                source=SOURCE,
+            )
+        )
+    for message_id, text in unpaired_tool_calls(messages):
+        section = sections.get(message_id)
+        if section is not None:
+            out.append(
+                types.Diagnostic(
+                    range=_heading_range(rendered, section, encoding),
+                    message=text,
+                    severity=types.DiagnosticSeverity.Warning,
+                    code=UNPAIRED_CODE,
+                    source=SOURCE,
+                )
+            )
+    return out
+
+
+def unpaired_tool_calls(messages: Sequence[Message]) -> list[tuple[str, str]]:
+    """(message id, problem) for each tool_use nobody answered and each orphaned result.
+
+    The trailing assistant turn's open calls are not problems: the client is about to
+    append their results.
+    """
+    awaiting = {u.id for u in unanswered_tool_uses(messages)}
+    uses: dict[str, str] = {}
+    answered: set[str] = set()
+    problems: list[tuple[str, str]] = []
+    for message in messages:
+        for use in message.tool_uses():
+            uses[use.id] = message.id
+        for result in message.tool_results():
+            if result.tool_use_id not in uses:
+                problems.append(
+                    (message.id, f"tool_result {result.tool_use_id} answers no tool_use in view")
+                )
+            answered.add(result.tool_use_id)
+    for use_id, message_id in uses.items():
+        if use_id not in answered and use_id not in awaiting:
+            problems.append((message_id, f"tool_use {use_id} has no tool_result"))
+    return problems
+
+
+def _line_range(line: int, width: int) -> types.Range:
+    return types.Range(
+        start=types.Position(line=line, character=0),
+        end=types.Position(line=line, character=width),
+    )
+
+
+def _heading_range(rendered: RenderedSession, section: Section, encoding: str) -> types.Range:
+    heading = rendered.lines[section.start_line]
+    return _line_range(section.start_line, code_units(heading, encoding))

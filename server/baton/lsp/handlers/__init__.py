@@ -1,0 +1,1 @@
+"""Feature handlers, one module per area; each validates, calls the service, dumps."""

@@ -1,0 +1,52 @@
+"""Small helpers the handlers share: params, session payloads, the one-argument rule."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from baton.core.errors import InvalidParams
+from baton.core.session import Session
+from baton.protocol import SessionInfo, session_uri
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A wire payload: camelCase, JSON types."""
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def parse(model: type[M], params: Any) -> M:
+    """Params as `model`; absent params mean `{}`, and anything but an object is invalid."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidParams(f"params must be an object, got {type(params).__name__}")
+    return model.model_validate(params)
+
+
+def one_argument(model: type[M], args: tuple[Any, ...]) -> M:
+    """Commands take exactly one argument object."""
+    if len(args) != 1:
+        raise InvalidParams(f"this command takes one argument object, got {len(args)}")
+    return parse(model, args[0])
+
+
+def session_info(session: Session) -> SessionInfo:
+    return SessionInfo(
+        session_id=session.session_id,
+        title=session.title,
+        model=session.model,
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+        uri=session_uri(session.session_id),
+        compactions=session.compactions,
+        read_only=session.read_only,
+    )
+
+
+def work_done_token(params: Any) -> Any:
+    """A client-initiated progress token, when the request carries one."""
+    return params.get("workDoneToken") if isinstance(params, dict) else None

@@ -1,0 +1,106 @@
+"""Documents: editor files feed the restore rules; session documents get actions and hovers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from baton import protocol as p
+from baton.core.errors import BatonError
+from baton.lsp.code_actions import KINDS, compact_actions
+from baton.lsp.errors import guarded
+from baton.lsp.handlers.common import parse
+from baton.lsp.hover import message_hover, usage_hover
+from baton.lsp.render import USAGE_LINE, Section, code_units
+
+if TYPE_CHECKING:
+    from baton.lsp.server import BatonServer
+
+
+def _is_file(uri: str) -> bool:
+    return uri.startswith("file:")
+
+
+def register(ls: BatonServer) -> None:
+    files = ls.service.editor_files
+
+    def text_of(uri: str) -> str | None:
+        document = ls.workspace.text_documents.get(uri)
+        return document.source if document is not None else None
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        document = params.text_document
+        if _is_file(document.uri):
+            files.opened(document.uri, document.text, document.version)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        # pygls has already applied the (full or incremental) change to its copy
+        uri = params.text_document.uri
+        text = text_of(uri)
+        if _is_file(uri) and text is not None:
+            files.changed(uri, text, params.text_document.version)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if _is_file(uri):
+            files.saved(uri, params.text if params.text is not None else text_of(uri))
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        if _is_file(params.text_document.uri):
+            files.closed(params.text_document.uri)
+
+    @ls.feature(p.ACTIVE_EDITOR)
+    def active_editor(params: Any) -> None:
+        try:
+            uri = parse(p.ActiveEditorParams, params).uri
+        except (BatonError, ValueError):
+            return  # a notification has nobody to answer; a bad one changes nothing
+        files.focused(uri if uri and _is_file(uri) else None)
+
+    @ls.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
+    @guarded
+    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        session_id = p.session_id_from_uri(params.text_document.uri)
+        if session_id is None:
+            return None
+        rendered, data, _ = ls.documents.render(session_id)
+        only = [str(k) for k in params.context.only] if params.context.only else None
+        return compact_actions(session_id, rendered, params.range, data.last_boundary_id, only)
+
+    @ls.feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded
+    async def hover(params: types.HoverParams) -> types.Hover | None:
+        session_id = p.session_id_from_uri(params.text_document.uri)
+        if session_id is None:
+            return None
+        rendered, data, _ = ls.documents.render(session_id)
+        line = params.position.line
+        if line == USAGE_LINE:
+            preview = await ls.service.preview_auto(session_id)
+            plan = None
+            if preview is not None:
+                plan = (preview.summarized_message_ids, preview.kept_message_ids)
+            by_id = {m.id: m for m in data.messages}
+            text = usage_hover(data.usage, plan, by_id)
+            width = code_units(rendered.lines[USAGE_LINE], ls.position_encoding)
+            return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
+        section = rendered.section_at(line)
+        if section is None:
+            return None
+        message = next(m for m in data.messages if m.id == section.message_id)
+        return _hover(message_hover(message, data.usage), section)
+
+
+def _hover(text: str, section: Section) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=types.Range(
+            start=types.Position(line=section.start_line, character=0),
+            end=types.Position(line=section.end_line, character=section.end_character),
+        ),
+    )

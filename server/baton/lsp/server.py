@@ -1,0 +1,212 @@
+"""The Baton language server: pygls wiring, service events, transports (stdio, TCP, WebSocket)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from lsprotocol import types
+from pydantic import BaseModel
+from pygls.exceptions import FeatureRequestError
+from pygls.io_ import run_async, run_websocket
+from pygls.lsp.server import LanguageServer
+
+from baton import __version__, protocol
+from baton.core.budget import Usage
+from baton.core.service import BatonService
+from baton.lsp.documents import SessionDocuments
+from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
+
+log = logging.getLogger(__name__)
+
+
+class BatonServer(LanguageServer):
+    """A LanguageServer whose every feature calls one `BatonService`."""
+
+    protocol: BatonProtocol
+
+    def __init__(self, service: BatonService | None = None) -> None:
+        super().__init__(
+            "baton",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=BatonProtocol,
+            converter_factory=make_converter,
+        )
+        self.service = service or BatonService()
+        self.service.on_usage_changed = self._usage_changed
+        self.service.on_session_changed = self._session_changed
+        self.service.on_delta = self._delta
+        self.documents = SessionDocuments(self)
+        self._warned: set[str] = set()
+
+    # ---- helpers for handlers ------------------------------------------------------------
+
+    @property
+    def position_encoding(self) -> str:
+        try:
+            encoding = self.workspace.position_encoding
+        except RuntimeError:  # before initialize
+            return "utf-16"
+        return str(getattr(encoding, "value", encoding) or "utf-16")
+
+    def notify(self, method: str, payload: BaseModel) -> None:
+        self.protocol.notify(method, payload.model_dump(mode="json", by_alias=True))
+
+    def warn_once(self, message: str) -> None:
+        """A settings problem, said once per distinct message (never a secret)."""
+        if message in self._warned:
+            return
+        self._warned.add(message)
+        log.warning("%s", message)
+        self.window_log_message(
+            types.LogMessageParams(type=types.MessageType.Warning, message=message)
+        )
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        if is_parse_error(error):
+            self.protocol.report_parse_error(error)
+            return
+        if source is FeatureRequestError:
+            return  # the request's own error response already told the client
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        self.window_log_message(
+            types.LogMessageParams(type=types.MessageType.Error, message=f"Baton: {error}")
+        )
+
+    # ---- service events ------------------------------------------------------------------
+
+    def _usage_changed(self, session_id: str, usage: Usage) -> None:
+        self.notify(
+            protocol.USAGE_CHANGED, protocol.UsageChanged(session_id=session_id, usage=usage)
+        )
+        self.documents.schedule(session_id)
+
+    def _session_changed(self, session_id: str, reason: str) -> None:
+        self.documents.bump(session_id)
+        self.notify(
+            protocol.SESSION_CHANGED,
+            protocol.SessionChanged.model_validate({"sessionId": session_id, "reason": reason}),
+        )
+        if reason == "delete":
+            self.documents.clear(session_id)
+        else:
+            self.documents.schedule(session_id)
+
+    def _delta(self, session_id: str, message_id: str, text: str) -> None:
+        self.notify(
+            protocol.SESSION_DELTA,
+            protocol.SessionDelta(session_id=session_id, message_id=message_id, text=text),
+        )
+
+    # ---- transports ----------------------------------------------------------------------
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client over TCP; says on stderr which port it bound (port 0 = any)."""
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await run_async(
+                stop_event=stop_event,
+                reader=reader,
+                protocol=self.protocol,
+                logger=log,
+                error_handler=self.report_server_error,
+            )
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+        async def listen() -> Any:
+            return await asyncio.start_server(connection, host, port)
+
+        self._serve(listen, "tcp")
+
+    def start_ws(self, host: str, port: int) -> None:
+        """Serve one client over a WebSocket; says on stderr which port it bound."""
+        from websockets.asyncio.server import ServerConnection, serve
+
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(websocket: ServerConnection) -> None:
+            await run_websocket(
+                websocket=websocket,
+                stop_event=stop_event,
+                protocol=self.protocol,
+                logger=log,
+                error_handler=self.report_server_error,
+            )
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+        async def listen() -> Any:
+            return await serve(connection, host, port)
+
+        self._serve(listen, "ws")
+
+    def _serve(self, listen: Callable[[], Awaitable[Any]], scheme: str) -> None:
+        async def main() -> None:
+            server = await listen()
+            self._server = server
+            bound = server.sockets[0].getsockname()
+            # the port matters to whoever started us with port 0, and stdout is not ours
+            print(f"baton: listening on {scheme}://{bound[0]}:{bound[1]}", file=sys.stderr)
+            sys.stderr.flush()
+            async with server:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await server.serve_forever()
+
+        asyncio.run(main())
+
+
+def create_server(service: BatonService | None = None) -> BatonServer:
+    from baton.lsp.handlers import compaction, documents, sessions, settings
+
+    server = BatonServer(service)
+    for area in (settings, sessions, compaction, documents):
+        area.register(server)
+    return server
+
+
+def parse_address(value: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    """`HOST:PORT`, `[v6]:PORT` or a bare `PORT` (loopback) -> (host, port)."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "", value
+    host = host.strip("[]") or default_host
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"invalid address {value!r}: expected HOST:PORT") from None
+    if not 0 <= number <= 65535:
+        raise ValueError(f"invalid port {number} in {value!r}")
+    return host, number
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Logs go to stderr (stdout is the wire); pygls's own chatter stays at WARNING."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+
+
+def serve(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO") -> int:
+    """Run the server on stdio, or on one TCP / WebSocket address; returns an exit code."""
+    configure_logging(log_level)
+    server = create_server()
+    if tcp:
+        server.start_tcp(*parse_address(tcp))
+    elif ws:
+        server.start_ws(*parse_address(ws))
+    else:
+        wire = sys.stdout.buffer
+        sys.stdout = sys.stderr  # a stray print must never corrupt the wire
+        server.start_io(sys.stdin.buffer, wire)
+    return 0

@@ -25,6 +25,7 @@ from baton.core.messages import Message
 # Share of the summary each section may use; the user-messages section gets the rest.
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
+_PLAIN_SUMMARY = re.compile(r"^Summary:[ \t]*$", re.MULTILINE)
 _TERM = re.compile(
     r"`([^`\n]{2,60})`"
     r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
@@ -54,7 +55,7 @@ class Facts:
         for message in messages:
             if message.kind == "summary":
                 text = message.text()
-                prompts, rest = split_summary_prompts(extract_summary(text))
+                prompts, rest = split_summary_prompts(_summary_body(text))
                 facts.prompts.extend(prompts)
                 if rest.strip():
                     facts.carried.append(rest.strip())
@@ -83,6 +84,14 @@ class Facts:
             self.terms.update(_terms(self.last_reply))
 
 
+def _summary_body(text: str) -> str:
+    """An earlier summary without its analysis draft (tagged, or Claude Code's plain
+    "Analysis:" ... "Summary:" layout)."""
+    body = extract_summary(text)
+    match = _PLAIN_SUMMARY.search(body)
+    return body[match.end() :] if match and "Analysis:" in body[: match.start()] else body
+
+
 def _terms(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
 
@@ -95,16 +104,20 @@ def _item(text: str) -> str:
     return "- " + _indent(text)
 
 
-def fit_lines(lines: Sequence[str], cap: int, count: CountText, more: str) -> str:
-    """As many lines as fit in `cap` tokens, then one line saying how many were left out."""
+def fit_lines(lines: Sequence[str], cap: int, count: CountText) -> str:
+    """As many lines as fit in `cap` tokens, then one line saying how many were left out.
+    Line counts are added up (splitting at newlines barely changes a token count)."""
+    sizes = [count(line) + 1 for line in lines]
+    if sum(sizes) <= cap:
+        return "\n".join(lines)
+    room = cap - count(f"- ... and {len(lines)} more") - 1
     kept: list[str] = []
-    reserve = count(f"- ... and {len(lines)} more {more}") + 1
-    for index, line in enumerate(lines):
-        room = cap if index == len(lines) - 1 else cap - reserve
-        if count("\n".join([*kept, line])) > room:
-            return "\n".join([*kept, f"- ... and {len(lines) - index} more {more}"])
+    for line, size in zip(lines, sizes, strict=True):
+        if size > room:
+            break
         kept.append(line)
-    return "\n".join(kept)
+        room -= size
+    return "\n".join([*kept, f"- ... and {len(lines) - len(kept)} more"])
 
 
 def section_builders(
@@ -156,7 +169,7 @@ def _concepts(facts: Facts, cap: int, count: CountText) -> str:
         lines.append("- Terms used most: " + ", ".join(f"`{t}` ({n})" for t, n in frequent[:12]))
     if facts.tool_calls:
         lines.append("- Tools: " + ", ".join(sorted(facts.tool_calls)))
-    return fit_lines(lines, cap, count, "concepts") if lines else "- None stood out."
+    return fit_lines(lines, cap, count) if lines else "- None stood out."
 
 
 def _files(facts: Facts, cap: int, count: CountText) -> str:
@@ -167,7 +180,7 @@ def _files(facts: Facts, cap: int, count: CountText) -> str:
         return "\n".join(lines)
     # Short of space, changed files win over files only read or searched; order is kept.
     order = sorted(range(len(lines)), key=lambda i: (not _CHANGED & set(facts.paths[i].ops), i))
-    room = cap - count(f"- ... and {len(lines)} more paths") - 1
+    room = cap - count(f"- ... and {len(lines)} more") - 1
     chosen: list[int] = []
     for index in order:
         size = count(lines[index]) + 1
@@ -175,14 +188,14 @@ def _files(facts: Facts, cap: int, count: CountText) -> str:
             chosen.append(index)
             room -= size
     listed = [lines[i] for i in sorted(chosen)]
-    return "\n".join([*listed, f"- ... and {len(lines) - len(chosen)} more paths"])
+    return "\n".join([*listed, f"- ... and {len(lines) - len(chosen)} more"])
 
 
 def _errors(facts: Facts, cap: int, count: CountText) -> str:
     if not facts.errors:
         return "- No errors were seen."
     lines = [f"- {e.line}" + (f" (at {e.location})" if e.location else "") for e in facts.errors]
-    return fit_lines(lines, cap, count, "errors")
+    return fit_lines(lines, cap, count)
 
 
 def _problem_solving(facts: Facts, cap: int, count: CountText) -> str:
@@ -195,7 +208,7 @@ def _problem_solving(facts: Facts, cap: int, count: CountText) -> str:
         lines.append("- Tool calls by tool: " + ", ".join(f"{n} {c}" for n, c in ranked))
     changed = sum(1 for t in facts.paths if _CHANGED.intersection(t.ops))
     lines.append(f"- Files changed: {changed}; other paths touched: {len(facts.paths) - changed}.")
-    return fit_lines(lines, cap, count, "notes")
+    return fit_lines(lines, cap, count)
 
 
 def _pending(facts: Facts, cap: int, count: CountText) -> str:
@@ -204,12 +217,12 @@ def _pending(facts: Facts, cap: int, count: CountText) -> str:
         done = len(facts.todos) - len(open_items)
         lines = [f"- Task list: {done} of {len(facts.todos)} done."]
         lines += [f"- [{t.get('status', '?')}] {t.get('content', '')}" for t in open_items]
-        return fit_lines(lines, cap, count, "tasks")
+        return fit_lines(lines, cap, count)
     if facts.trailing_prompts:
         share = max(cap // len(facts.trailing_prompts) - 4, 0)
         lines = ["- Not answered yet:"]
         lines += [_item(cut_with_marker(p, share, count)) for p in facts.trailing_prompts]
-        return fit_lines(lines, cap, count, "requests")
+        return fit_lines(lines, cap, count)
     return "- None recorded."
 
 

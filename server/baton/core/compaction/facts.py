@@ -266,8 +266,8 @@ def _dedent(line: str, width: int) -> str:
 
 
 def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
-    """The longest prefix of `text` within `max_tokens`, ending at a line break when one is
-    near the end; the whole text when it fits."""
+    """The longest prefix of `text` within `max_tokens`, ending at a line break or a space
+    when one is near the end; the whole text when it fits."""
     if max_tokens <= 0:
         return ""
     if count_text(text) <= max_tokens:
@@ -281,9 +281,11 @@ def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
         else:
             high = middle - 1
     head = text[:low]
-    newline = head.rfind("\n")
-    if newline >= low * 0.8:
-        head = head[:newline]
+    # Prefer ending at a line break, else between words, when one is near the end.
+    for separator, share in (("\n", 0.8), (" ", 0.9)):
+        position = head.rfind(separator)
+        if position >= low * share and position > 0:
+            return head[:position]
     return head
 
 

@@ -88,7 +88,10 @@ def read_records(path: Path, report: ImportReport) -> list[Record]:
         else:
             report.broken_lines.append(number)
     if not records:
-        raise InvalidParams(f"{path.name} holds no JSON records")
+        raise InvalidParams(
+            f"{path.name} is not a Claude Code session file "
+            "(expected one JSON record per line, or a JSON array of records)"
+        )
     report.records = len(records)
     return records
 

@@ -1,0 +1,316 @@
+"""One turn of a conversation: append the prompt, make room, stream the reply, record it.
+
+Failure rules (PROTOCOL.md `baton/session/send`):
+- Bad input (empty content, nothing to continue, a reply already streaming, no API key)
+  changes nothing.
+- Once the user's prompt is appended it stays: it is the user's words, and the client can
+  retry with `send` and no content. Errors raised after that point carry its id in
+  `data.promptMessageId`.
+- A reply that fails before any content arrives appends nothing. A reply cut short by
+  cancellation or a broken stream is appended with what arrived, `stop_reason`
+  "interrupted" and no usage (its usage would not describe what was kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from baton.core.budget import (
+    MIN_CALIBRATION_SAMPLE,
+    ModelLimits,
+    Usage,
+    budget_for,
+    compute_usage,
+    observe_response,
+)
+from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.summarizers import Progress
+from baton.core.errors import (
+    ApiKeyMissing,
+    BatonError,
+    InvalidParams,
+    PromptTooLong,
+    SessionLocked,
+)
+from baton.core.llm import ModelClient, ModelReply, partial_reply, to_api_messages
+from baton.core.messages import (
+    ContentBlock,
+    Message,
+    MessageInput,
+    TextBlock,
+    new_id,
+    unanswered_tool_uses,
+)
+from baton.core.session import INTERRUPTED, Session
+from baton.core.settings import Settings
+from baton.core.tokens import Estimator
+
+log = logging.getLogger(__name__)
+
+OnDelta = Callable[[str, str], Awaitable[None] | None]
+REPLY_MAX_TOKENS = 32_000  # per reply, further capped by the model and the room left
+ADVICE = (
+    "Compact the conversation (baton/compact, or the 'Compact conversation' action) or "
+    "start a new session, then send again with no content to continue."
+)
+
+_replying: weakref.WeakSet[Session] = weakref.WeakSet()
+
+
+@dataclass
+class ChatContext:
+    """What a turn needs besides the session. `auto` and `compact_context` are optional:
+    without them the caller is responsible for auto-compacting before the turn."""
+
+    settings: Settings
+    estimator: Estimator
+    client: ModelClient | None
+    on_delta: OnDelta | None = None
+    auto: AutoCompactor | None = None
+    compact_context: Callable[[], CompactContext] | None = None
+    progress: Progress | None = None
+    max_tokens: int | None = None  # None: REPLY_MAX_TOKENS within the model's limits
+
+
+@dataclass
+class SendResult:
+    message: Message
+    usage: Usage
+
+
+async def send(
+    session: Session,
+    *,
+    content: str | list[ContentBlock] | list[dict[str, Any]] | None,
+    tools: list[dict[str, Any]] | None,
+    ctx: ChatContext,
+) -> SendResult:
+    """Append `content` as the user's prompt (None: continue after tool results) and get
+    the model's reply. A tool_use reply is returned as it is; the client runs the tools,
+    appends their results and calls `send` again with no content."""
+    if session.read_only:
+        raise SessionLocked(f"session {session.session_id} is open in another Baton process")
+    if ctx.client is None:
+        raise ApiKeyMissing(
+            "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+        )
+    if session in _replying:
+        raise InvalidParams(f"a reply is already streaming in session {session.session_id}")
+    checked_tools = _check_tools(tools)
+    prompt = _prompt(content)
+    if prompt is None:
+        _check_continuable(session)
+    _replying.add(session)
+    try:
+        return await _turn(session, ctx.client, prompt, checked_tools, ctx)
+    finally:
+        _replying.discard(session)
+
+
+async def _turn(
+    session: Session,
+    client: ModelClient,
+    prompt: MessageInput | None,
+    tools: list[dict[str, Any]] | None,
+    ctx: ChatContext,
+) -> SendResult:
+    prompt_id = session.append([prompt]).message_ids[0] if prompt is not None else None
+    try:
+        return await _reply(session, client, tools, ctx)
+    except BatonError as exc:
+        if prompt_id is not None:
+            exc.data.setdefault("promptMessageId", prompt_id)
+        raise
+
+
+async def _reply(
+    session: Session, client: ModelClient, tools: list[dict[str, Any]] | None, ctx: ChatContext
+) -> SendResult:
+    tools_tokens = ctx.estimator.count_json(tools) if tools else 0
+    model = session.model or ctx.settings.model
+    limits = await _limits(client, model)
+    await _auto_compact(session, ctx, tools_tokens)
+    usage = _usage(session, ctx, tools_tokens, limits)
+    if usage.used_tokens >= usage.blocking_limit:
+        raise PromptTooLong(
+            f"the conversation is too long to send ({usage.used_tokens:,} tokens, limit "
+            f"{usage.blocking_limit:,}). {ADVICE}",
+            actual=usage.used_tokens,
+            limit=usage.blocking_limit,
+        )
+    budget, _ = budget_for(model, ctx.settings, limits)
+    room = usage.context_window - usage.used_tokens
+    max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
+
+    message_id = new_id()
+    streamed: list[str] = []
+
+    async def on_text(text: str) -> None:
+        if not streamed:
+            _report(ctx, "Replying", None)
+        streamed.append(text)
+        if ctx.on_delta is not None:
+            result = ctx.on_delta(message_id, text)
+            if inspect.isawaitable(result):
+                await result
+
+    _report(ctx, "Waiting for the model", None)
+    view = session.view_messages()
+    try:
+        reply = await client.stream_reply(
+            model=model,
+            system=session.system_prompt,
+            messages=to_api_messages(view),
+            tools=tools,
+            max_tokens=max_tokens,
+            on_text=on_text,
+        )
+    except asyncio.CancelledError as exc:
+        _keep_partial(session, message_id, exc, streamed, model)
+        raise
+    except PromptTooLong as exc:
+        _learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
+        raise PromptTooLong(
+            f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
+        ) from None
+    except Exception as exc:
+        _keep_partial(session, message_id, exc, streamed, model)
+        raise
+
+    message = Message(
+        id=message_id,
+        role="assistant",
+        content=reply.content,
+        api_message_id=reply.api_message_id,
+        usage=reply.usage,
+        model=reply.model or model,
+        stop_reason=reply.stop_reason,
+    )
+    session.append([message])
+    observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
+    _report(ctx, "Reply complete", 1.0)
+    return SendResult(message, _usage(session, ctx, tools_tokens, limits))
+
+
+# ---- steps -------------------------------------------------------------------------------
+
+
+def _prompt(content: str | list[Any] | None) -> MessageInput | None:
+    if content is None:
+        return None
+    if isinstance(content, str) and not content.strip():
+        raise InvalidParams("content must not be empty (omit it to continue the conversation)")
+    if isinstance(content, list) and not content:
+        raise InvalidParams("content must have at least one block")
+    try:
+        return MessageInput.model_validate({"role": "user", "content": content})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidParams(f"invalid content: {first['msg']} at {where}") from None
+
+
+def _check_tools(tools: object) -> list[dict[str, Any]] | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise InvalidParams("tools must be a list of tool definition objects")
+    return tools or None
+
+
+def _check_continuable(session: Session) -> None:
+    """Continuing needs the view to end with the user's turn, every tool call answered."""
+    view = session.view_messages()
+    if not view or view[-1].role != "user":
+        raise InvalidParams(
+            "nothing to continue: the conversation does not end with a user message "
+            "(send content, or append tool results first)"
+        )
+    waiting = unanswered_tool_uses(view)
+    if waiting:
+        raise InvalidParams("tool calls still need results: " + ", ".join(u.id for u in waiting))
+
+
+async def _limits(client: ModelClient, model: str) -> ModelLimits | None:
+    try:
+        found = await client.model_limits(model)
+    except Exception as exc:  # the table is a fine fallback
+        log.debug("model limits unavailable: %s", type(exc).__name__)
+        return None
+    return ModelLimits.from_api(found) if found else None
+
+
+async def _auto_compact(session: Session, ctx: ChatContext, tools_tokens: int) -> None:
+    if ctx.auto is None:
+        return
+    context = ctx.compact_context() if ctx.compact_context is not None else None
+    if context is not None:
+        context = replace(context, tools_tokens=tools_tokens)
+    await ctx.auto.check(session, reason="send", context=context)
+
+
+def _usage(
+    session: Session, ctx: ChatContext, tools_tokens: int, limits: ModelLimits | None
+) -> Usage:
+    paused = ctx.auto is not None and ctx.auto.paused(session.session_id)
+    return compute_usage(
+        session,
+        ctx.settings,
+        ctx.estimator,
+        tools_tokens=tools_tokens,
+        auto_paused=paused,
+        api_limits=limits,
+    )
+
+
+def _keep_partial(
+    session: Session, message_id: str, exc: BaseException, streamed: list[str], model: str
+) -> None:
+    """Append what arrived before the reply stopped, marked interrupted."""
+    partial = partial_reply(exc)
+    if partial is None and streamed:
+        partial = ModelReply(content=[TextBlock(text="".join(streamed))])
+    if partial is None or not partial.content:
+        return
+    message = Message(
+        id=message_id,
+        role="assistant",
+        content=partial.content,
+        api_message_id=partial.api_message_id,
+        model=partial.model or model,
+        stop_reason=INTERRUPTED,
+    )
+    try:
+        session.append([message])
+    except BatonError as error:  # never hide the original failure behind this one
+        log.warning("could not keep the interrupted reply: %s", error.message)
+
+
+def _learn_from_overflow(
+    session: Session,
+    estimator: Estimator,
+    view: list[Message],
+    tools_tokens: int,
+    exc: PromptTooLong,
+) -> None:
+    """A prompt-too-long error states the prompt's real size: calibrate on it."""
+    if exc.actual is None:
+        return
+    raw = estimator.count_text(session.system_prompt or "") + tools_tokens
+    raw += sum(m.tokens or estimator.count_message(m) for m in view)
+    if raw >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(raw, exc.actual)
+
+
+def _report(ctx: ChatContext, text: str, fraction: float | None) -> None:
+    if ctx.progress is not None:
+        ctx.progress(text, fraction)

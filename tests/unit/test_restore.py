@@ -1,0 +1,297 @@
+"""Restoring editor files and the project instructions after a compaction."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.compaction import restore
+from baton.core.compaction.facts import approx_tokens, attachment_path
+from baton.core.compaction.restore import restore_files
+from baton.core.editor_files import EditorFiles, path_to_uri
+from baton.core.messages import Message, ToolUseBlock, text_message
+from baton.core.settings import RestoreSettings
+from baton.core.tokens import Estimator
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def focus_all(*paths: Path) -> EditorFiles:
+    """Touch `paths` in order (the last one is the most recent)."""
+    files = EditorFiles(clock=Clock())
+    for path in paths:
+        files.focused(path_to_uri(path))
+    return files
+
+
+def run(
+    files: EditorFiles,
+    ws: Path | None,
+    *,
+    kept: list[Message] | None = None,
+    count: Any = approx_tokens,
+    **budget: Any,
+) -> list[tuple[Message, Any]]:
+    return restore_files(
+        files,
+        kept=kept or [],
+        settings=RestoreSettings(**budget),
+        workspace_folders=[ws] if ws is not None else [],
+        count_text=count,
+    )
+
+
+def restored_paths(result: list[tuple[Message, Any]]) -> list[str]:
+    return [str(attachment_path(message)) for message, _ in result]
+
+
+def test_attachment_names_the_file_and_fences_its_content(ws: Path) -> None:
+    path = write(ws / "src" / "app.py", "print('hello')\n")
+    [(message, restored)] = run(focus_all(path), ws)
+    text = message.text()
+    assert message.role == "user" and message.kind == "attachment"
+    assert text.splitlines()[0] == f"Restored file: {path}"
+    assert "```\nprint('hello')\n\n```" in text
+    assert restored.uri == path_to_uri(path)
+    assert restored.tokens == approx_tokens(text) == message.tokens
+    assert not restored.truncated
+
+
+def test_content_with_backtick_fences_gets_a_longer_fence(ws: Path) -> None:
+    path = write(ws / "README.md", "```python\nx = 1\n```\n")
+    [(message, _)] = run(focus_all(path), ws)
+    assert "````\n```python" in message.text()
+
+
+def test_most_recent_first_and_at_most_max_files(ws: Path) -> None:
+    paths = [write(ws / f"f{i}.py", f"x{i} = {i}\n") for i in range(7)]
+    result = run(focus_all(*paths), ws, max_files=5)
+    assert restored_paths(result) == [str(p) for p in reversed(paths[2:])]
+
+
+def test_each_file_is_cut_to_its_budget_and_marked(ws: Path, estimator: Estimator) -> None:
+    path = write(ws / "big.py", "".join(f"value_{i} = compute({i})\n" for i in range(800)))
+    [(message, restored)] = run(
+        focus_all(path), ws, count=estimator.count_text, max_tokens_per_file=1_000
+    )
+    assert restored.truncated
+    assert restored.tokens <= 1_000
+    assert "(cut at " in message.text() and " tokens)" in message.text()
+    assert "value_0 = compute(0)" in message.text()
+    assert "value_799" not in message.text()
+
+
+def test_a_file_ten_times_over_its_budget_is_only_referenced(ws: Path) -> None:
+    path = write(ws / "data.csv", "a,b,c\n" * 8_000)  # 48 kB, about 12,000 tokens
+    [(message, restored)] = run(focus_all(path), ws, max_tokens_per_file=1_000)
+    assert restored.truncated
+    assert "Reference only: the file is 48.0 kB" in message.text()
+    [(message, _)] = run(focus_all(path), ws, max_tokens_per_file=2_000)
+    assert "(cut at " in message.text()
+
+
+def test_total_budget_is_shared_across_files(ws: Path, estimator: Estimator) -> None:
+    paths = [write(ws / f"m{i}.py", f"item_{i} = 1\n" * 600) for i in range(4)]
+    result = run(
+        focus_all(*paths),
+        ws,
+        count=estimator.count_text,
+        max_tokens_per_file=1_500,
+        total_tokens=2_500,
+    )
+    assert sum(r.tokens for _, r in result) <= 2_500
+    assert restored_paths(result)[0] == str(paths[-1])
+    assert len(result) == 2  # the second is cut to what is left
+
+
+def test_excluded_files_are_never_restored(ws: Path) -> None:
+    secrets = [
+        write(ws / ".env", "TOKEN=1"),
+        write(ws / ".env.local", "TOKEN=2"),
+        write(ws / "deploy" / "id_rsa", "KEY"),
+        write(ws / "certs" / "x.pem", "PEM"),
+        write(ws / "secrets" / "db.txt", "pw"),
+        write(ws / "config" / "secrets" / "api.json", "{}"),
+    ]
+    normal = write(ws / "main.py", "pass\n")
+    result = run(focus_all(normal, *secrets), ws, max_files=10)
+    assert restored_paths(result) == [str(normal)]
+
+
+def test_custom_exclude_globs_match_relative_paths_and_names(ws: Path) -> None:
+    generated = write(ws / "build" / "out.js", "x")
+    lock = write(ws / "pkg" / "yarn.lock", "x")
+    kept = write(ws / "src" / "in.js", "x")
+    result = run(focus_all(generated, lock, kept), ws, exclude=["build/**", "*.lock"])
+    assert restored_paths(result) == [str(kept)]
+
+
+def test_files_outside_the_workspace_are_skipped(tmp_path: Path, ws: Path) -> None:
+    outside = write(tmp_path / "elsewhere" / "notes.py", "secret notes")
+    link = ws / "linked.py"
+    link.symlink_to(outside)
+    inside = write(ws / "ok.py", "fine")
+    result = run(focus_all(inside, outside, link), ws)
+    assert restored_paths(result) == [str(inside)]
+
+
+def test_without_workspace_folders_nothing_is_restored(ws: Path) -> None:
+    path = write(ws / "a.py", "x")
+    write(ws / "CLAUDE.md", "# rules")
+    assert run(focus_all(path), None) == []
+
+
+def test_binary_and_undecodable_files_are_skipped(ws: Path) -> None:
+    binary = ws / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    latin = ws / "legacy.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    text = write(ws / "ok.txt", "plain")
+    assert restored_paths(run(focus_all(text, binary, latin), ws)) == [str(text)]
+
+
+def test_deleted_and_unreadable_files_are_skipped(ws: Path) -> None:
+    gone = write(ws / "gone.py", "x")
+    folder = ws / "a_directory"
+    folder.mkdir()
+    text = write(ws / "ok.py", "x")
+    files = focus_all(text, gone, folder)
+    gone.unlink()
+    assert restored_paths(run(files, ws)) == [str(text)]
+
+
+def test_a_huge_file_is_only_referenced_without_being_read(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = ws / "dump.sql"
+    with huge.open("wb") as handle:
+        handle.write(b"INSERT INTO t VALUES (1);\n" * 200_000)  # about 5 MB
+    read_sizes: list[int] = []
+    real_open = Path.open
+
+    def spying_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(self, *args, **kwargs)
+        real_read = handle.read
+
+        def read(size: int = -1) -> Any:
+            read_sizes.append(size)
+            return real_read(size)
+
+        handle.read = read
+        return handle
+
+    monkeypatch.setattr(restore.Path, "open", spying_open)
+    [(message, restored)] = run(focus_all(huge), ws)
+    assert restored.truncated
+    assert "Reference only: the file is 5.2 MB" in message.text()
+    assert "INSERT INTO" not in message.text()
+    assert read_sizes and all(0 < size <= restore.SNIFF_BYTES for size in read_sizes)
+
+
+def test_a_large_file_is_read_only_as_far_as_its_budget_needs(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = ws / "medium.log"
+    path.write_text("line of log output\n" * 5_000, encoding="utf-8")  # 95 kB
+    read_sizes: list[int] = []
+    real_open = Path.open
+
+    def spying_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(self, *args, **kwargs)
+        real_read = handle.read
+        handle.read = lambda size=-1: (read_sizes.append(size), real_read(size))[1]
+        return handle
+
+    monkeypatch.setattr(restore.Path, "open", spying_open)
+    [(_, restored)] = run(focus_all(path), ws, max_tokens_per_file=2_000)
+    assert restored.truncated
+    assert read_sizes and max(read_sizes) <= 2_000 * 8 + restore.SNIFF_BYTES + 1
+
+
+def test_open_documents_restore_their_unsaved_text(ws: Path) -> None:
+    path = write(ws / "draft.py", "on disk\n")
+    files = EditorFiles(clock=Clock())
+    files.opened(path_to_uri(path), "unsaved editor text\n", 3)
+    [(message, _)] = run(files, ws)
+    assert "unsaved editor text" in message.text()
+    assert "on disk" not in message.text()
+    files.closed(path_to_uri(path))
+    [(message, _)] = run(files, ws)
+    assert "on disk" in message.text()
+
+
+def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
+    read_abs = write(ws / "read_abs.py", "a")
+    read_rel = write(ws / "src" / "read_rel.py", "b")
+    mentioned = write(ws / "mentioned.py", "c")
+    attached = write(ws / "attached.py", "d")
+    fresh = write(ws / "fresh.py", "e")
+    kept = [
+        text_message("user", f"have a look at {mentioned}"),
+        Message(
+            role="assistant",
+            content=[
+                ToolUseBlock(id="t1", name="Read", input={"file_path": str(read_abs)}),
+                ToolUseBlock(id="t2", name="Read", input={"file_path": "src/read_rel.py"}),
+            ],
+        ),
+        text_message("user", f"Restored file: {attached}\nd", kind="attachment"),
+    ]
+    files = focus_all(fresh, read_abs, read_rel, mentioned, attached)
+    assert restored_paths(run(files, ws, kept=kept)) == [str(fresh)]
+
+
+def test_the_instructions_file_is_restored_outside_the_file_count(ws: Path) -> None:
+    claude = write(ws / "CLAUDE.md", "# Project rules\nUse tabs.\n")
+    first = write(ws / "one.py", "1")
+    second = write(ws / "two.py", "2")
+    result = run(focus_all(first, second, claude), ws, max_files=1)
+    texts = [message.text() for message, _ in result]
+    assert texts[0].startswith(f"Project instructions: {claude}")
+    assert "Use tabs." in texts[0]
+    assert restored_paths(result) == [str(claude), str(second)]  # CLAUDE.md not twice
+
+
+def test_baton_instructions_file_is_restored_and_counts_towards_the_total(ws: Path) -> None:
+    write(ws / ".baton" / "instructions.md", "word " * 400)
+    other = write(ws / "a.py", "x = 1\n" * 200)
+    result = run(focus_all(other), ws, total_tokens=450, max_tokens_per_file=5_000)
+    assert attachment_path(result[0][0]) == str(ws / ".baton" / "instructions.md")
+    assert sum(r.tokens for _, r in result) <= 450
+
+
+@pytest.mark.parametrize("budget", [{"max_files": 0}, {"total_tokens": 0}])
+def test_zero_budgets_restore_no_editor_files(ws: Path, budget: dict[str, int]) -> None:
+    path = write(ws / "a.py", "x")
+    assert run(focus_all(path), ws, **budget) == []
+
+
+def test_symlinked_workspace_folder_still_accepts_its_files(tmp_path: Path, ws: Path) -> None:
+    alias = tmp_path / "alias"
+    os.symlink(ws, alias)
+    path = write(ws / "a.py", "x")
+    assert restored_paths(run(focus_all(alias / "a.py"), alias)) == [str(alias / "a.py")]
+    assert path.exists()

@@ -19,6 +19,8 @@ PNG_1PX = (
     "AAAABJRU5ErkJggg=="
 )
 
+IMAGE: dict[str, Any] = {"type": "base64", "media_type": "image/png", "data": PNG_1PX}
+
 
 class Convo:
     """Appends messages with readable, predictable ids (m1, m2, ...; api ids r1, r2, ...)."""
@@ -44,9 +46,7 @@ class Convo:
     def user(self, text: str = "please do it", *, image: bool = False, **fields: Any) -> Message:
         content: list[ContentBlock] = [TextBlock(text=text)]
         if image:
-            content.append(
-                ImageBlock(source={"type": "base64", "media_type": "image/png", "data": PNG_1PX})
-            )
+            content.append(ImageBlock(source=dict(IMAGE)))
         return self._add("user", content, **fields)
 
     def reply(self, text: str = "done", *, thinking: str | None = None, **fields: Any) -> Message:
@@ -67,6 +67,8 @@ class Convo:
         results: bool = True,
         inputs: list[dict[str, Any]] | None = None,
         output: str = "output",
+        thinking: str | None = None,
+        image_results: bool = False,
     ) -> list[Message]:
         """One streamed response calling `names` in parallel: a record per tool_use sharing
         one API id, with each result right after its call (`interleaved`) or all at the end."""
@@ -74,6 +76,9 @@ class Convo:
         api = f"r{self._apis}"
         made: list[Message] = []
         pending: list[Message] = []
+        if thinking is not None:
+            block = ThinkingBlock(thinking=thinking, signature="sig")
+            made.append(self._add("assistant", [block], api_message_id=api))
         if text is not None:
             made.append(self._add("assistant", [TextBlock(text=text)], api_message_id=api))
         for index, name in enumerate(names):
@@ -87,17 +92,18 @@ class Convo:
                     api_message_id=api,
                 )
             )
-            block = ToolResultBlock(
-                tool_use_id=use_id,
-                content=f"{name} {output} {use_id}",
-                is_error=True if index in errors else None,
+            content: str | list[dict[str, Any]] = f"{name} {output} {use_id}"
+            if image_results:
+                content = [{"type": "text", "text": content}, {"type": "image", "source": IMAGE}]
+            result = ToolResultBlock(
+                tool_use_id=use_id, content=content, is_error=True if index in errors else None
             )
             if not results:
                 continue
             if interleaved:
-                made.append(self._add("user", [block]))
+                made.append(self._add("user", [result]))
             else:
-                pending.append(Message(id="", role="user", content=[block]))
+                pending.append(Message(id="", role="user", content=[result]))
         for waiting in pending:
             made.append(self._add("user", waiting.content))
         return made

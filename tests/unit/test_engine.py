@@ -513,3 +513,21 @@ async def test_the_result_reports_tokens_and_progress_runs_to_the_end(
         "summarizer",
         "retention",
     }
+
+
+async def test_a_pinned_message_stays_verbatim_and_returns_to_its_place_on_undo(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    c = chat()
+    c.messages[2].pinned = True  # "question number 1", inside the span
+    session = new_session(store, c)
+    original = dumps(session.view_messages())
+    request = CompactRequest(direction="up_to", pivot_message_id=c.ids[7])
+    result = await compact(session, request, context(estimator))
+    assert session.view[1:] == [c.ids[2], *c.ids[8:]]
+    assert c.ids[2] in result.kept_message_ids
+    assert c.ids[2] not in result.summarized_message_ids
+    assert session.boundaries[result.boundary_id].stands_for[session.view[0]] == c.ids[:8]
+    uncompact(session, result.boundary_id)
+    assert dumps(session.view_messages()) == original
+    assert dumps(reload(session).view_messages()) == original

@@ -86,11 +86,16 @@ def view_after_commit(boundary: Boundary, current_view: list[str]) -> list[str]:
 
 
 def expand(ids: list[str], stands_for: dict[str, list[str]]) -> list[str]:
-    """Replace each id that `stands_for` names by the ids it stood for, in place."""
+    """Replace each id that `stands_for` names by the ids it stood for, in place.
+
+    An id is placed once, where it first comes: a pinned message that stayed verbatim
+    beside the summary standing for its span goes back to its old place on undo.
+    """
     out: list[str] = []
+    placed: set[str] = set()
     for mid in ids:
-        if mid in stands_for:
-            out.extend(stands_for[mid])
-        else:
-            out.append(mid)
+        for one in stands_for.get(mid, [mid]):
+            if one not in placed:
+                placed.add(one)
+                out.append(one)
     return out

@@ -170,7 +170,7 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
         post_tokens=_estimate(session, ctx, new_view),
         summary_id=summary.id,
         new_messages=[summary, *attachments],
-        stands_for={summary.id: list(plan.summarize), **{m.id: [] for m in attachments}},
+        stands_for={summary.id: list(plan.span), **{m.id: [] for m in attachments}},
         summarized_ids=list(plan.summarize),
         kept_ids=plan.kept,
         view_before=snapshot,

@@ -22,10 +22,13 @@ class Plan:
     The summary takes the place of the span's first message: `keep_before`, then the
     summary, then `pinned` (messages inside the span that stay verbatim), then
     `keep_after`. For `all` and `up_to` `keep_before` is empty, so the summary comes first.
+    The summary stands for the whole `span`, pinned messages included, so that undoing it
+    puts every message back in its old order.
     """
 
     direction: PlanDirection
     summarize: list[str]
+    span: list[str] = field(default_factory=list)  # summarized + pinned: what the summary replaces
     keep_before: list[str] = field(default_factory=list)
     keep_after: list[str] = field(default_factory=list)
     pinned: list[str] = field(default_factory=list)
@@ -192,6 +195,7 @@ def plan_compaction(
     return Plan(
         direction=direction,
         summarize=summarize,
+        span=[m.id for m in view[start:end]],
         keep_before=[m.id for m in view[:start]],
         keep_after=[m.id for m in view[end:]],
         pinned=[view[i].id for i in sorted(pinned)],

@@ -1,0 +1,320 @@
+"""Sessions and the store: validated appends, repairs, boundaries and undo, ids, deletion."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baton.core.boundary import Boundary
+from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
+from baton.core.messages import (
+    ApiUsage,
+    ContentBlock,
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    invariant_violations,
+)
+from baton.core.session import INTERRUPTED, Session
+from baton.core.store import SessionStore
+
+
+def count(message: Message) -> int:
+    return 10 * len(message.content)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    sessions = SessionStore(tmp_path, count)
+    yield sessions
+    sessions.close()
+
+
+def reopen(store: SessionStore, session_id: str) -> Session:
+    store.close()
+    return store.get(session_id)
+
+
+def say(mid: str, text: str = "hello") -> MessageInput:
+    return MessageInput(id=mid, role="user", content=text)
+
+
+def answer(mid: str, *blocks: ContentBlock, api: str | None = None, usage: int = 0) -> Message:
+    content: list[ContentBlock] = list(blocks) or [TextBlock(text="sure")]
+    return Message(
+        id=mid,
+        role="assistant",
+        content=content,
+        api_message_id=api,
+        usage=ApiUsage(input_tokens=usage) if usage else None,
+    )
+
+
+def use(use_id: str) -> ToolUseBlock:
+    return ToolUseBlock(id=use_id, name="Bash", input={"command": "ls"})
+
+
+def result(mid: str, use_id: str) -> MessageInput:
+    return MessageInput(
+        id=mid, role="user", content=[ToolResultBlock(tool_use_id=use_id, content="a.py")]
+    )
+
+
+# ---- append ------------------------------------------------------------------------------------
+
+
+def test_append_writes_messages_with_their_token_counts(store: SessionStore) -> None:
+    session = store.create(title="t")
+    outcome = session.append([say("p1"), answer("a1")])
+
+    assert outcome.message_ids == ["p1", "a1"]
+    assert outcome.repairs == []
+    reopened = reopen(store, session.session_id)
+    assert reopened.view == ["p1", "a1"]
+    assert [m.tokens for m in reopened.view_messages()] == [10, 10]
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        [result("u1", "no-such-call")],
+        [say("p1")],  # p1 exists already
+        [say("p9"), say("p9")],  # the same id twice in one batch
+        [MessageInput(id="e1", role="user", content=[])],
+        [],
+        [say("ok1"), result("u2", "no-such-call")],  # a valid message before a bad one
+    ],
+    ids=["orphan-result", "duplicate-id", "duplicate-in-batch", "no-blocks", "empty", "partial"],
+)
+def test_an_invalid_append_is_rejected_and_the_file_is_byte_identical(
+    store: SessionStore, batch: list[MessageInput]
+) -> None:
+    session = store.create()
+    session.append([say("p1"), answer("a1")])
+    before = session.transcript.path.read_bytes()
+
+    with pytest.raises(InvalidParams):
+        session.append(batch)
+
+    assert session.transcript.path.read_bytes() == before
+    assert session.view == ["p1", "a1"]
+    assert reopen(store, session.session_id).view == ["p1", "a1"]
+
+
+def test_a_tool_result_must_answer_the_preceding_assistant_turn(store: SessionStore) -> None:
+    session = store.create()
+    session.append([say("p1"), answer("a1", use("t1")), result("u1", "t1"), say("p2")])
+    before = session.transcript.path.read_bytes()
+
+    with pytest.raises(InvalidParams, match="t1"):
+        session.append([result("u2", "t1")])  # t1 belongs to an earlier turn
+
+    assert session.transcript.path.read_bytes() == before
+
+
+def test_a_prompt_after_unanswered_tool_calls_answers_them_first(store: SessionStore) -> None:
+    session = store.create()
+    session.append([say("p1"), answer("a1", use("t1"), use("t2")), result("u1", "t1")])
+
+    outcome = session.append([say("p2", "never mind")])
+
+    assert outcome.message_ids == ["p2"]
+    assert len(outcome.repairs) == 1 and "t2" in outcome.repairs[0]
+    repair = session.view_messages()[-2]
+    assert session.view[-1] == "p2"
+    assert [(r.tool_use_id, r.content, r.is_error) for r in repair.tool_results()] == [
+        ("t2", INTERRUPTED, True)
+    ]
+    assert invariant_violations(session.view_messages()) == []
+    assert reopen(store, session.session_id).view == session.view
+
+
+def test_a_prompt_that_answers_the_calls_itself_needs_no_repair(store: SessionStore) -> None:
+    session = store.create()
+    session.append([say("p1"), answer("a1", use("t1"))])
+    both = MessageInput(
+        id="p2",
+        role="user",
+        content=[ToolResultBlock(tool_use_id="t1", content="done"), TextBlock(text="and now?")],
+    )
+
+    outcome = session.append([both])
+
+    assert outcome.repairs == []
+    assert session.view == ["p1", "a1", "p2"]
+
+
+# ---- boundaries ------------------------------------------------------------------------------
+
+
+def summary_boundary(session: Session, summarized: list[str], text: str = "summary") -> Boundary:
+    summary = Message(role="user", kind="summary", content=[TextBlock(text=text)])
+    kept = [mid for mid in session.view if mid not in summarized]
+    return Boundary(
+        summary_id=summary.id,
+        new_messages=[summary],
+        stands_for={summary.id: summarized},
+        summarized_ids=summarized,
+        kept_ids=kept,
+        view_before=list(session.view),
+        view_after=[summary.id, *kept],
+    )
+
+
+def conversation(session: Session) -> None:
+    session.append(
+        [say("p1"), answer("a1", api="r1", usage=500), say("p2"), answer("a2", api="r2", usage=900)]
+    )
+
+
+def test_a_boundary_replaces_what_it_summarized_and_survives_a_reload(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    boundary = summary_boundary(session, ["p1", "a1"])
+
+    session.commit_boundary(boundary)
+
+    assert session.view == [boundary.summary_id, "p2", "a2"]
+    assert session.compactions == 1
+    assert session.get(str(boundary.summary_id)).tokens == 10
+    reopened = reopen(store, session.session_id)
+    assert reopened.view == [boundary.summary_id, "p2", "a2"]
+    assert reopened.active == [boundary.id]
+
+
+def test_messages_appended_during_a_compaction_follow_the_new_view(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    boundary = summary_boundary(session, ["p1", "a1", "p2", "a2"])  # planned now
+    session.append([say("p3")])  # arrives while the summary is being written
+
+    session.commit_boundary(boundary)
+
+    assert session.view == [boundary.summary_id, "p3"]
+
+
+def test_uncompact_restores_the_messages_and_keeps_later_turns(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    session.commit_boundary(summary_boundary(session, ["p1", "a1"]))
+    session.append([say("p3"), answer("a3")])
+
+    undone = session.uncompact()
+
+    assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3"]
+    assert session.active == [] and session.compactions == 0
+    reopened = reopen(store, session.session_id)
+    assert reopened.view == ["p1", "a1", "p2", "a2", "p3", "a3"]
+    assert undone.id in reopened.boundaries and reopened.active == []
+
+
+def test_nested_compactions_undo_in_any_order(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    first = summary_boundary(session, ["p1", "a1"], "first")
+    session.commit_boundary(first)
+    second = summary_boundary(session, [str(first.summary_id), "p2"], "second")
+    session.commit_boundary(second)
+    assert session.view == [second.summary_id, "a2"]
+
+    session.uncompact(first.id)  # the older one, now hidden inside the second summary
+
+    assert session.view == [second.summary_id, "a2"]
+    session.uncompact(second.id)
+    assert session.view == ["p1", "a1", "p2", "a2"]
+    assert reopen(store, session.session_id).view == ["p1", "a1", "p2", "a2"]
+
+
+def test_uncompact_without_a_compaction_is_an_error_and_writes_nothing(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    conversation(session)
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(NothingToCompact):
+        session.uncompact()
+    assert session.transcript.path.read_bytes() == before
+    session.commit_boundary(summary_boundary(session, ["p1", "a1"]))
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams):
+        session.uncompact("cmp_unknown")
+    assert session.transcript.path.read_bytes() == before
+
+
+def test_usage_anchors_only_while_the_view_before_it_is_unchanged(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    anchor = session.anchor()
+    assert anchor is not None and anchor[0] == 3 and anchor[1].input_tokens == 900
+
+    session.commit_boundary(summary_boundary(session, ["p1", "a1"]))
+    assert session.anchor() is None  # a2's usage counted p1/a1, which are gone
+
+    session.uncompact()
+    restored = session.anchor()
+    assert restored is not None and restored[1].input_tokens == 900
+
+
+def test_the_anchor_starts_at_the_first_record_of_its_response(store: SessionStore) -> None:
+    session = store.create()
+    session.append(
+        [
+            say("p1"),
+            answer("a1", use("t1"), api="r1", usage=700),
+            result("u1", "t1"),
+            answer("a2", use("t2"), api="r1", usage=700),
+        ]
+    )
+    anchor = session.anchor()
+    assert anchor is not None and anchor[0] == 1
+
+
+def test_pins_survive_a_reload(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    session.set_pinned("p2", True)
+    assert reopen(store, session.session_id).get("p2").pinned
+
+
+# ---- the store -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "x" * 200, "a b", "a\\b"])
+def test_invalid_session_ids_are_rejected(store: SessionStore, bad: str) -> None:
+    with pytest.raises(InvalidParams):
+        store.get(bad)
+    with pytest.raises(InvalidParams):
+        store.path_for(bad)
+    if bad:  # an empty id given to create means "choose one"
+        with pytest.raises(InvalidParams):
+            store.create(session_id=bad)
+    assert not store.sessions_dir.exists() or list(store.sessions_dir.iterdir()) == []
+
+
+def test_an_unknown_session_is_not_found(store: SessionStore) -> None:
+    with pytest.raises(SessionNotFound):
+        store.get("s_missing")
+
+
+def test_delete_hides_the_session_but_keeps_its_file(store: SessionStore) -> None:
+    kept = store.create(title="kept")
+    gone = store.create(title="gone")
+    conversation(gone)
+    path = gone.transcript.path
+    before = path.read_bytes()
+
+    store.delete(gone.session_id)
+
+    assert path.read_bytes().startswith(before)  # appended to, never rewritten
+    with pytest.raises(SessionNotFound):
+        store.get(gone.session_id)
+    assert [s.session_id for s in store.list()] == [kept.session_id]
+    store.close()
+    assert [s.session_id for s in store.list()] == [kept.session_id]
+    with pytest.raises(SessionNotFound):
+        store.get(gone.session_id)
+    assert path.exists()

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from conversations import Convo
 
+from baton.core.claude_code import import_with_report
 from baton.core.compaction.engine import CompactContext, compact, uncompact
+from baton.core.compaction.facts import normalize, prompt_texts
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import Progress, SummaryRequest
+from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
 from baton.core.editor_files import EditorFiles, path_to_uri
 from baton.core.errors import (
     CompactionInProgress,
@@ -531,3 +533,42 @@ async def test_a_pinned_message_stays_verbatim_and_returns_to_its_place_on_undo(
     uncompact(session, result.boundary_id)
     assert dumps(session.view_messages()) == original
     assert dumps(reload(session).view_messages()) == original
+
+
+# ---- real sessions ---------------------------------------------------------------------------
+
+
+async def test_compacting_real_sessions_keeps_every_user_prompt(
+    corpus_dir: Path, estimator: Estimator, tmp_path: Path
+) -> None:
+    files = sorted([*corpus_dir.glob("*.jsonl"), *corpus_dir.glob("*.json")])
+    assert len(files) >= 6
+    # a smaller window than the default, so that even the shortest session has a past
+    settings = Settings()
+    settings.keep_window = KeepWindowSettings(
+        min_tokens=2_000, min_text_messages=3, max_tokens=8_000
+    )
+    for number, path in enumerate(files):
+        store = SessionStore(tmp_path / str(number), estimator.count_message)
+        try:
+            session, _ = import_with_report(path, store)
+            before = session.view_messages()
+            ctx = CompactContext(
+                settings=settings,
+                estimator=estimator,
+                summarizer=ExtractiveSummarizer(estimator.count_text),
+            )
+            result = await compact(session, CompactRequest(direction="all"), ctx)
+            after = session.view_messages()
+            assert invariant_violations(after) == [], path.name
+            assert result.summarized_message_ids and result.post_tokens < result.pre_tokens
+            visible = normalize("\n".join(m.text() for m in after))
+            prompts = prompt_texts(before)
+            gone = set(result.summarized_message_ids)
+            assert prompt_texts([m for m in before if m.id in gone]), path.name
+            for prompt in prompts:
+                assert normalize(prompt)[:80] in visible, (path.name, prompt[:80])
+            uncompact(session, result.boundary_id)
+            assert dumps(session.view_messages()) == dumps(before), path.name
+        finally:
+            store.close()

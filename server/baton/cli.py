@@ -131,6 +131,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from baton.compact_report import compact_file, compact_request
+
+    request = compact_request(
+        up_to=args.up_to,
+        from_id=args.from_id,
+        span=args.range,
+        dry_run=args.dry_run,
+        instructions=args.instructions,
+    )
+    workspace = Path(args.workspace).expanduser() if args.workspace else None
+    compact_file(
+        existing_file(args.file),
+        request,
+        as_json=args.json,
+        out=sys.stdout,
+        err=sys.stderr,
+        workspace=workspace,
+    )
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from baton.lsp.server import parse_address, serve
 
@@ -163,6 +185,24 @@ def add_import(subparsers: Subparsers) -> None:
     parser.set_defaults(func=cmd_import)
 
 
+def add_compact(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compact",
+        help="compact a temporary copy of a session file with the offline summarizer; report it",
+    )
+    parser.add_argument("file", help="a Claude Code session file or a Baton transcript")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--all", action="store_true", help="the whole conversation (default)")
+    where.add_argument("--up-to", metavar="ID", help="summarize up to and including message ID")
+    where.add_argument("--from", dest="from_id", metavar="ID", help="summarize from message ID")
+    where.add_argument("--range", nargs=2, metavar=("ID", "END_ID"), help="summarize a span")
+    parser.add_argument("--dry-run", action="store_true", help="plan only; summarize nothing")
+    parser.add_argument("--instructions", help="custom instructions for the summary")
+    parser.add_argument("--workspace", help="a project folder: its compact instructions apply")
+    parser.add_argument("--json", action="store_true", help="print the CompactResult wire object")
+    parser.set_defaults(func=cmd_compact)
+
+
 def add_serve(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the language server (stdio unless --tcp or --ws is given)"
@@ -183,7 +223,7 @@ def add_serve(subparsers: Subparsers) -> None:
     parser.set_defaults(func=cmd_serve)
 
 
-COMMANDS: list[Callable[[Subparsers], None]] = [add_serve, add_usage, add_import]
+COMMANDS: list[Callable[[Subparsers], None]] = [add_serve, add_usage, add_import, add_compact]
 
 
 def build_parser() -> argparse.ArgumentParser:

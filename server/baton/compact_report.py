@@ -1,0 +1,208 @@
+"""`baton compact FILE`: compact a session file's temporary copy and report what happened."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from baton.core.claude_code import ImportReport, import_with_report
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.ledger import LEDGER_HEADING
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.editor_files import EditorFiles
+from baton.core.errors import InvalidParams
+from baton.core.session import Session
+from baton.core.settings import Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import default_estimator
+from baton.core.transcript import Transcript
+
+SUMMARY_HEAD_LINES = 24
+BAR_CELLS = 24
+LINE_CHARS = 78
+
+
+class ProgressDisplay:
+    """Compaction progress on a stream: a redrawn bar on a terminal, else one line per step."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last = ""
+        self._drawn = False
+
+    def __call__(self, text: str, fraction: float | None) -> None:
+        if not self.tty:
+            if text != self._last:
+                self.stream.write(f"  {text}\n")
+                self.stream.flush()
+            self._last = text
+            return
+        done = 0.0 if fraction is None else min(1.0, max(0.0, fraction))
+        cells = round(done * BAR_CELLS)
+        line = f"[{'#' * cells}{'.' * (BAR_CELLS - cells)}] {done * 100:3.0f}% {text}"
+        self.stream.write("\r\x1b[K" + line[:LINE_CHARS])
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        """Clear the bar so the report starts on a clean line."""
+        if self._drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._drawn = False
+
+
+@dataclass
+class Source:
+    session: Session
+    kind: str  # "baton" or "claude-code"
+    imported: ImportReport | None = None
+
+
+def is_baton_transcript(path: Path) -> bool:
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 20)
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
+
+
+@contextmanager
+def scratch_session(path: Path, store: SessionStore) -> Iterator[Source]:
+    """A writable session from `path` inside `store`'s scratch directory; `path` itself is
+    only read (a Baton transcript is copied, a Claude Code file imported)."""
+    if not is_baton_transcript(path):
+        session, report = import_with_report(path, store)
+        yield Source(session, "claude-code", report)
+        return
+    copy = store.sessions_dir / "copy.jsonl"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, copy)
+    transcript = Transcript.open(copy)
+    try:
+        yield Source(Session(transcript, store.count), "baton")
+    finally:
+        transcript.close()
+
+
+def compact_request(
+    *,
+    up_to: str | None = None,
+    from_id: str | None = None,
+    span: list[str] | None = None,
+    dry_run: bool = False,
+    instructions: str | None = None,
+) -> CompactRequest:
+    """The request the command line's flags describe (default: the whole conversation)."""
+    if up_to:
+        return CompactRequest("up_to", up_to, None, instructions, dry_run)
+    if from_id:
+        return CompactRequest("from", from_id, None, instructions, dry_run)
+    if span:
+        return CompactRequest("range", span[0], span[1], instructions, dry_run)
+    return CompactRequest("all", None, None, instructions, dry_run)
+
+
+def compact_file(
+    path: Path,
+    request: CompactRequest,
+    *,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+    workspace: Path | None = None,
+) -> None:
+    """Compact a temporary copy of `path` with the offline summarizer and print the result
+    (BatonError on bad input; `path` is never changed)."""
+    if workspace is not None and not workspace.is_dir():
+        raise InvalidParams(f"no such workspace folder: {workspace}")
+    estimator = default_estimator()
+    with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
+        store = SessionStore(Path(scratch), estimator.count_message)
+        try:
+            with scratch_session(path, store) as source:
+                display = ProgressDisplay(err)
+                ctx = CompactContext(
+                    settings=Settings(),
+                    estimator=estimator,
+                    summarizer=ExtractiveSummarizer(estimator.count_text),
+                    editor_files=EditorFiles() if workspace else None,
+                    workspace_folders=[workspace] if workspace else [],
+                    progress=display,
+                )
+                try:
+                    result = asyncio.run(compact(source.session, request, ctx))
+                finally:
+                    display.close()
+                if as_json:
+                    out.write(json.dumps(result.wire(), indent=2, ensure_ascii=False) + "\n")
+                else:
+                    out.write(format_report(result, path=path, kind=source.kind) + "\n")
+        finally:
+            store.close()
+
+
+def _tokens_line(result: CompactResult) -> str:
+    pre, post = result.pre_tokens, result.post_tokens
+    change = f" ({(post - pre) / pre * 100:+.0f}%)" if pre else ""
+    after = "in the kept messages (no summary yet)" if result.dry_run else "after"
+    return f"Tokens      {pre:,} before -> {post:,} {after}{change}"
+
+
+def _retention_line(result: CompactResult) -> str | None:
+    figures = result.retention
+    if figures is None:
+        return None
+    parts = [
+        f"{name} {figure.kept}/{figure.total}"
+        for name, figure in (
+            ("user prompts", figures.prompts),
+            ("paths", figures.paths),
+            ("errors", figures.errors),
+        )
+    ]
+    ledger = result.summary is not None and LEDGER_HEADING in result.summary
+    note = "; the rest are appended as a fact ledger" if ledger else ""
+    return f"Retention   in the summary: {', '.join(parts)}{note}"
+
+
+def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
+    """The human-readable report of one compaction (or dry run)."""
+    what = "Baton transcript" if kind == "baton" else "Claude Code session file"
+    lines = [
+        f"{'Dry run of' if result.dry_run else 'Compacted'} {path} ({what}; a temporary copy, "
+        "the file is unchanged)",
+        f"Direction   {result.direction} ({result.trigger}), summarizer {result.summarizer}",
+        _tokens_line(result),
+        f"Messages    {len(result.summarized_message_ids):,} summarized, "
+        f"{len(result.kept_message_ids):,} kept, {len(result.restored_files)} files restored",
+    ]
+    pivot = result.adjusted_pivot
+    if pivot is not None:
+        lines.append(f"Pivot       {pivot.requested} -> {pivot.used}: {pivot.why}")
+    retention = _retention_line(result)
+    if retention:
+        lines.append(retention)
+    for restored in result.restored_files:
+        cut = " (cut)" if restored.truncated else ""
+        lines.append(f"Restored    {restored.uri}, {restored.tokens:,} tokens{cut}")
+    if result.summary is None:
+        lines.append("Summary     none (dry run: nothing was summarized or written)")
+        return "\n".join(lines)
+    summary_lines = result.summary.splitlines()
+    lines.append(f"Summary     {len(summary_lines)} lines; the first {SUMMARY_HEAD_LINES}:")
+    lines.extend("  " + line for line in summary_lines[:SUMMARY_HEAD_LINES])
+    if len(summary_lines) > SUMMARY_HEAD_LINES:
+        lines.append(f"  ... ({len(summary_lines) - SUMMARY_HEAD_LINES} more lines)")
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""`baton compact FILE`: the command, its report, its JSON, and its progress display."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conversations import Convo
+
+from baton.cli import main
+from baton.compact_report import ProgressDisplay, format_report
+from baton.core.boundary import AdjustedPivot, Retention, RetentionFigure
+from baton.core.compaction.ledger import LEDGER_HEADING
+from baton.core.compaction.result import CompactResult
+from baton.core.store import SessionStore
+
+CLAUDE_FILE = "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"
+
+
+def baton_transcript(store: SessionStore) -> tuple[Path, list[str]]:
+    c = Convo(tokens=0)
+    for n in range(5):
+        c.user(f"question {n}")
+        c.tools("Read", inputs=[{"file_path": f"/src/f{n}.py"}])
+        c.reply(f"answer {n}")
+    session = store.create(title="cli")
+    session.append(c.messages)
+    return session.transcript.path, c.ids
+
+
+def test_compacting_a_claude_code_file_reports_tokens_counts_retention_and_summary(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = corpus_dir / CLAUDE_FILE
+    before = path.read_bytes()
+    assert main(["compact", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert path.read_bytes() == before
+    assert out.startswith(f"Compacted {path} (Claude Code session file")
+    tokens = next(line for line in out.splitlines() if line.startswith("Tokens"))
+    pre, post = (int(x.replace(",", "")) for x in tokens.split()[1:5:3])
+    assert 0 < post < pre
+    assert "summarized," in out and "kept," in out and "files restored" in out
+    assert "Retention   in the summary: user prompts " in out
+    assert "  ## 1. Primary request and intent" in out
+
+
+def test_json_output_is_the_compact_result(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compact", str(corpus_dir / CLAUDE_FILE), "--all", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["direction"] == "all" and result["summarizer"] == "extractive"
+    assert result["summary"] and result["boundaryId"]
+    assert result["summarizedMessageIds"] and result["keptMessageIds"]
+    assert result["preTokens"] > result["postTokens"] > 0
+    assert set(result["retention"]) == {"prompts", "paths", "errors"}
+
+
+def test_a_range_of_a_baton_transcript_compacts_a_copy(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, ids = baton_transcript(store)
+    store.close()  # as if no server held it
+    before = path.read_bytes()
+    assert main(["compact", str(path), "--range", ids[4], ids[7], "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["summarizedMessageIds"] == ids[4:8]
+    assert result["keptMessageIds"] == ids[:4] + ids[8:]
+    assert path.read_bytes() == before
+
+
+def test_a_dry_run_prints_a_plan_without_a_summary(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, ids = baton_transcript(store)
+    assert main(["compact", str(path), "--up-to", ids[3], "--dry-run", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["summary"] is None and result["dryRun"] is True
+    assert result["summarizedMessageIds"] == ids[:4]
+    assert main(["compact", str(path), "--from", ids[5], "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Dry run of") and "Summary     none" in out
+
+
+def test_bad_input_is_one_error_line_and_exit_code_2(
+    store: SessionStore, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path, _ = baton_transcript(store)
+    assert main(["compact", str(path), "--up-to", "nope"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("message 'nope' is not in the conversation's current view")
+    )
+    assert main(["compact", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["compact", str(path), "--up-to", "a", "--from", "b"]) == 2  # exclusive flags
+
+
+def test_steps_are_plain_lines_when_stderr_is_not_a_terminal(
+    store: SessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, ids = baton_transcript(store)
+    assert main(["compact", str(path), "--up-to", ids[3]]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "  Planning the compaction"
+    assert "  Committing" in err and "\r" not in "".join(err)
+    assert len(err) == len(set(err))
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_progress_is_one_redrawn_bar_cleared_at_the_end() -> None:
+    stream = Terminal()
+    display = ProgressDisplay(stream)
+    display("Planning", 0.0)
+    display("Summarizing", 0.5)
+    display("Waiting", None)
+    display.close()
+    frames = stream.getvalue().split("\r\x1b[K")
+    assert frames[1].startswith("[........................]   0% Planning")
+    assert frames[2].startswith("[############............]  50% Summarizing")
+    assert frames[3].startswith("[........................]   0% Waiting")
+    assert frames[-1] == "" and "\n" not in stream.getvalue()
+
+
+def test_the_report_names_a_moved_pivot_and_the_fact_ledger() -> None:
+    figure = RetentionFigure(kept=1, total=3)
+    result = CompactResult(
+        boundary_id="cmp_1",
+        direction="up_to",
+        summary="## 1. Primary\nline\n\n" + LEDGER_HEADING + "\n- missing prompt",
+        summarized_message_ids=["a", "b"],
+        kept_message_ids=["c"],
+        pre_tokens=1_000,
+        post_tokens=250,
+        summarizer="extractive",
+        adjusted_pivot=AdjustedPivot(requested="a", used="b", why="kept a tool call whole"),
+        retention=Retention(prompts=figure, paths=figure, errors=figure),
+    )
+    text = format_report(result, path=Path("s.jsonl"), kind="baton")
+    assert "Tokens      1,000 before -> 250 after (-75%)" in text
+    assert "Messages    2 summarized, 1 kept, 0 files restored" in text
+    assert "Pivot       a -> b: kept a tool call whole" in text
+    assert "user prompts 1/3" in text and "appended as a fact ledger" in text
+    assert "  - missing prompt" in text

@@ -144,6 +144,10 @@ class Harness:
     opened: list[str] = field(default_factory=list)
 
     async def request(self, method: str, params: Any = None) -> Any:
+        """Send a request; a standard LSP method's dict params become lsprotocol's type."""
+        known = types.METHOD_TO_TYPES.get(method)
+        if known is not None and isinstance(params, dict):
+            params = self.client.protocol._converter.structure(params, known[2])
         try:
             return await self.client.protocol.send_request_async(method, params)
         except JsonRpcException as exc:
@@ -173,9 +177,7 @@ class Harness:
         return result
 
     async def get(self, session_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self.request(
-            protocol.SESSION_GET, {"sessionId": session_id}
-        )
+        result: dict[str, Any] = await self.request(protocol.SESSION_GET, {"sessionId": session_id})
         return result
 
     async def render(self, session_id: str) -> dict[str, Any]:
@@ -185,7 +187,9 @@ class Harness:
         return result
 
     async def diagnostics(
-        self, session_id: str, match: Callable[[types.PublishDiagnosticsParams], bool] = lambda _: True
+        self,
+        session_id: str,
+        match: Callable[[types.PublishDiagnosticsParams], bool] = lambda _: True,
     ) -> types.PublishDiagnosticsParams:
         """The first diagnostics published for the session document that match."""
         uri = protocol.session_uri(session_id)

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from baton.core import chat
-from baton.core.budget import ModelLimits, Usage, compute_usage
-from baton.core.chat import ChatContext
+from baton.core.background import Background
+from baton.core.budget import Usage, compute_usage
 from baton.core.claude_code import import_claude_code
 from baton.core.compaction import engine
 from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, Summarizer
+from baton.core.compaction.summarizers import Progress
 from baton.core.editor_files import EditorFiles
-from baton.core.errors import ApiKeyMissing, InvalidParams, NothingToCompact
-from baton.core.llm import AnthropicClient
+from baton.core.errors import InvalidParams, NothingToCompact
 from baton.core.messages import ContentBlock, Message, MessageInput
+from baton.core.model_access import ModelAccess
 from baton.core.session import Session
 from baton.core.settings import Settings, parse_settings
 from baton.core.store import SessionStore
@@ -82,7 +79,8 @@ class BatonService:
         on_delta: DeltaListener | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self.api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
+        self.background = Background()
+        self.models = ModelAccess(self.background, api_key)
         self.estimator = estimator or default_estimator()
         self.on_usage_changed: UsageListener = on_usage_changed or _ignore
         self.on_session_changed: SessionListener = on_session_changed or _ignore
@@ -91,12 +89,7 @@ class BatonService:
         self.workspace_folders: list[Path] = []
         self._store: SessionStore | None = None
         self._tools_tokens: dict[str, int] = {}
-        self._api_limits: dict[str, ModelLimits] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._auto: AutoCompactor | None = None
-        self._client: AnthropicClient | None = None
-        self._client_config: tuple[str | None, str | None] | None = None
-        self._limits_pending: set[str] = set()
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -117,8 +110,7 @@ class BatonService:
             self._publish_usage(session_id)
 
     def set_api_key(self, key: str | None) -> None:
-        if key:
-            self.api_key = key
+        self.models.set_key(key)
 
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
         self.workspace_folders = [p for p in (_uri_path(u) for u in uris) if p is not None]
@@ -164,7 +156,7 @@ class BatonService:
         session = self.session(session_id)
         result = session.append(inputs)
         usage = self._changed(session_id, "append")
-        self.spawn(self._auto_check(session_id, "append"), "auto-compact after append")
+        self.background.spawn(self._auto_check(session_id, "append"), "auto-compact")
         return Appended(result.message_ids, result.repairs, usage)
 
     # ---- usage ---------------------------------------------------------------------------
@@ -178,7 +170,7 @@ class BatonService:
             self.estimator,
             tools_tokens=self._tools_tokens.get(session_id, 0),
             auto_paused=self._auto_paused(session_id),
-            api_limits=self._limits_for(model),
+            api_limits=self.models.limits(model, self.settings, self._limits_arrived),
         )
 
     def render_data(self, session_id: str) -> RenderData:
@@ -197,8 +189,10 @@ class BatonService:
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt (and any compaction) when the first text arrives, the reply at the end."""
+        from baton.core import chat
+
         session = self.session(session_id)
-        client = self.model_client()
+        client = self.models.client(self.settings)
         seen = [_mark(session)]
 
         def catch_up() -> None:
@@ -216,7 +210,7 @@ class BatonService:
             self.on_delta(session_id, message_id, text)
 
         self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
-        context = ChatContext(
+        context = chat.ChatContext(
             settings=self.settings,
             estimator=self.estimator,
             client=client,
@@ -256,61 +250,22 @@ class BatonService:
         engine.uncompact(self.session(session_id), boundary_id)
         return self._changed(session_id, "uncompact")
 
-    def summarizer(self) -> Summarizer:
-        """The summarizer the settings ask for (`auto`: anthropic with a key, else offline)."""
-        name = self.settings.summarizer
-        if name == "auto":
-            name = "anthropic" if self.api_key else "extractive"
-        if name == "anthropic":
-            from baton.core.compaction.anthropic import AnthropicSummarizer
-
-            return AnthropicSummarizer(self.model_client(), self.settings.resolved_summary_model())
-        if name == "memory":
-            from baton.core.compaction.memory import MemorySummarizer
-
-            return MemorySummarizer(self.store.data_dir)
-        return ExtractiveSummarizer(self.estimator.count_text)
-
     def compact_context(
         self, progress: Progress | None = None, session_id: str | None = None
     ) -> CompactContext:
         return CompactContext(
             settings=self.settings,
             estimator=self.estimator,
-            summarizer=self.summarizer(),
+            summarizer=self.models.summarizer(self.settings, self.estimator),
             editor_files=self.editor_files,
             workspace_folders=list(self.workspace_folders),
             progress=progress,
             tools_tokens=self._tools_tokens.get(session_id or "", 0),
         )
 
-    # ---- background work -----------------------------------------------------------------
-
-    def spawn(self, work: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any] | None:
-        """Run `work` in the background, keeping a reference and logging its failure."""
-        try:
-            task = asyncio.get_running_loop().create_task(work)
-        except RuntimeError:  # no loop (a synchronous caller): nothing runs in the background
-            work.close()
-            return None
-        self._tasks.add(task)
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self._tasks.discard(t)
-            if not t.cancelled() and t.exception() is not None:
-                log.error("%s failed: %r", what, t.exception())
-
-        task.add_done_callback(done)
-        return task
-
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self.background.close()
+        await self.models.close()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -322,6 +277,10 @@ class BatonService:
 
     def _changed(self, session_id: str, reason: str) -> Usage:
         self.on_session_changed(session_id, reason)
+        if reason in ("append", "reply") and self.settings.summarizer == "memory":
+            updater = self.models.notes_updater(self.settings, self.estimator)
+            session = self.session(session_id)
+            self.background.spawn(updater.maybe_update(session), "session notes")
         return self._publish_usage(session_id)
 
     def _publish_usage(self, session_id: str) -> Usage:
@@ -347,41 +306,10 @@ class BatonService:
         elif self._auto_paused(session_id) != was_paused:
             self._publish_usage(session_id)  # the breaker opened: the meter says so
 
-    def model_client(self) -> AnthropicClient:
-        """One client per key and endpoint, so connections are reused across requests."""
-        if not self.api_key:
-            raise ApiKeyMissing(
-                "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions."
-                "anthropicApiKey"
-            )
-        config = (self.api_key, self.settings.resolved_base_url())
-        if self._client is None or self._client_config != config:
-            if self._client is not None:
-                self.spawn(self._client.aclose(), "closing the previous model client")
-            self._client = AnthropicClient(self.api_key, base_url=config[1])
-            self._client_config = config
-        return self._client
-
-    def _limits_for(self, model: str) -> ModelLimits | None:
-        """The Models API's figures for `model`; fetched once in the background with a key,
-        after which usage is published again."""
-        if model in self._api_limits:
-            return self._api_limits[model]
-        if self.api_key and model not in self._limits_pending:
-            self._limits_pending.add(model)
-            self.spawn(self._fetch_limits(model), f"model limits for {model}")
-        return None
-
-    async def _fetch_limits(self, model: str) -> None:
-        try:
-            found = await self.model_client().model_limits(model)
-        finally:
-            self._limits_pending.discard(model)
-        self._api_limits[model] = ModelLimits.from_api(found or {})
-        if found:
-            for session_id in self.open_session_ids():
-                if (self.session(session_id).model or self.settings.model) == model:
-                    self._publish_usage(session_id)
+    def _limits_arrived(self, model: str) -> None:
+        for session_id in self.open_session_ids():
+            if (self.session(session_id).model or self.settings.model) == model:
+                self._publish_usage(session_id)
 
 
 def _mark(session: Session) -> tuple[tuple[str, ...], tuple[str, ...]]:

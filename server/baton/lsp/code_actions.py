@@ -63,8 +63,13 @@ def compact_actions(
         undo = {"sessionId": session_id, "boundaryId": last_boundary_id}
         actions.append(_action("Undo last compaction", WHOLE_KIND, protocol.CMD_UNCOMPACT, undo))
     if only:
-        actions = [a for a in actions if _kind_matches(str(a.kind), only)]
+        actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]
     return actions
+
+
+def kind_name(kind: object) -> str:
+    """A kind as the wire spells it (lsprotocol's kinds are enums, a client's may be str)."""
+    return str(getattr(kind, "value", kind))
 
 
 def _kind_matches(kind: str, only: Sequence[str]) -> bool:

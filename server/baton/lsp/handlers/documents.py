@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from baton import protocol as p
 from baton.core.errors import BatonError
-from baton.lsp.code_actions import KINDS, compact_actions
+from baton.lsp.code_actions import KINDS, compact_actions, kind_name
 from baton.lsp.errors import guarded
 from baton.lsp.handlers.common import parse
 from baton.lsp.hover import message_hover, usage_hover
@@ -69,7 +69,7 @@ def register(ls: BatonServer) -> None:
         if session_id is None:
             return None
         rendered, data, _ = ls.documents.render(session_id)
-        only = [str(k) for k in params.context.only] if params.context.only else None
+        only = [kind_name(k) for k in params.context.only] if params.context.only else None
         return compact_actions(session_id, rendered, params.range, data.last_boundary_id, only)
 
     @ls.feature(types.TEXT_DOCUMENT_HOVER)

@@ -1,0 +1,218 @@
+"""The session document: rendering, versions, code actions and hovers on its ranges."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsp_harness import NEOVIM, Harness, assistant, conversation, user
+from lsprotocol import types
+
+from baton import protocol
+
+
+def _range(start_line: int, end_line: int, end_char: int = 0) -> dict[str, Any]:
+    return {
+        "start": {"line": start_line, "character": 0},
+        "end": {"line": end_line, "character": end_char},
+    }
+
+
+async def _actions(lsp: Harness, sid: str, rng: dict[str, Any], only: list[str] | None = None):
+    context: dict[str, Any] = {"diagnostics": []}
+    if only is not None:
+        context["only"] = only
+    return await lsp.request(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        {"textDocument": {"uri": protocol.session_uri(sid)}, "range": rng, "context": context},
+    )
+
+
+async def test_render_gives_one_section_per_message_with_ranges(any_lsp: Harness) -> None:
+    sid = (await any_lsp.create(title="Render me"))["sessionId"]
+    tool = {"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {"file_path": "a.py"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_9", "content": "print('hi')"}
+    ids = (
+        await any_lsp.append(
+            sid,
+            user("Look at a.py please"),
+            {"role": "assistant", "content": [tool]},
+            {"role": "user", "content": [result]},
+            assistant("It prints hi.\nSecond line."),
+        )
+    )["messageIds"]
+    doc = await any_lsp.render(sid)
+    assert doc["uri"] == protocol.session_uri(sid)
+    lines = doc["text"].split("\n")
+    assert lines[0] == "# Render me"
+    assert [m["messageId"] for m in doc["messages"]] == ids
+    for entry in doc["messages"]:
+        start, end = entry["range"]["start"], entry["range"]["end"]
+        heading = lines[start["line"]]
+        assert heading.startswith("## ") and entry["messageId"] in heading
+        assert start["character"] == 0
+        assert end["character"] == len(lines[end["line"]])  # ASCII: units == characters
+    section = lines[
+        doc["messages"][1]["range"]["start"]["line"] : doc["messages"][1]["range"]["end"]["line"]
+        + 1
+    ]
+    assert any("Read" in line and "toolu_9" in line for line in section)
+    assert "It prints hi." in doc["text"] and "Second line." in doc["text"]
+
+
+async def test_ranges_count_utf16_code_units(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, user("smile 😀 and é"))
+    doc = await lsp.render(sid)
+    end = doc["messages"][0]["range"]["end"]
+    last_line = doc["text"].split("\n")[end["line"]]
+    assert last_line == "smile 😀 and é"
+    assert end["character"] == len(last_line) + 1  # the emoji is two UTF-16 units
+
+
+async def test_version_increments_on_every_change(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    versions = [(await lsp.render(sid))["version"]]
+    await lsp.append(sid, user("one"))
+    versions.append((await lsp.render(sid))["version"])
+    await lsp.append(sid, assistant("two"))
+    versions.append((await lsp.render(sid))["version"])
+    await lsp.request(
+        protocol.COMPACT,
+        {
+            "sessionId": sid,
+            "direction": "up_to",
+            "pivotMessageId": (await lsp.get(sid))["messages"][0]["id"],
+        },
+    )
+    versions.append((await lsp.render(sid))["version"])
+    assert versions == sorted(set(versions))
+    assert (await lsp.render(sid))["version"] == versions[-1]  # reading changes nothing
+
+
+async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
+    any_lsp: Harness,
+) -> None:
+    sid = (await any_lsp.create())["sessionId"]
+    ids = (await any_lsp.append(sid, *conversation(3)))["messageIds"]
+    doc = await any_lsp.render(sid)
+    second = doc["messages"][1]["range"]
+    inside = _range(second["start"]["line"] + 1, second["start"]["line"] + 2, 3)
+    actions = await _actions(any_lsp, sid, inside)
+    by_title = {a.title: a for a in actions}
+    assert set(by_title) == {"Compact conversation", "Compact up to here", "Compact from here"}
+    assert by_title["Compact conversation"].kind == types.CodeActionKind.Source
+    up_to = by_title["Compact up to here"]
+    assert up_to.kind == types.CodeActionKind.RefactorRewrite
+    assert up_to.command.command == protocol.CMD_COMPACT_UP_TO
+    assert list(up_to.command.arguments) == [{"sessionId": sid, "messageId": ids[1]}]
+    assert list(by_title["Compact from here"].command.arguments) == [
+        {"sessionId": sid, "messageId": ids[1]}
+    ]
+
+    span = _range(
+        doc["messages"][1]["range"]["start"]["line"], doc["messages"][3]["range"]["end"]["line"], 2
+    )
+    titles = {a.title: a for a in await _actions(any_lsp, sid, span)}
+    assert set(titles) == {"Compact conversation", "Compact selected messages"}
+    assert list(titles["Compact selected messages"].command.arguments) == [
+        {"sessionId": sid, "messageId": ids[1], "endMessageId": ids[3]}
+    ]
+
+    # a whole-line selection ending at column 0 of the next section covers one message
+    whole = _range(second["start"]["line"], doc["messages"][2]["range"]["start"]["line"])
+    assert {a.title for a in await _actions(any_lsp, sid, whole)} >= {"Compact up to here"}
+
+    only = await _actions(any_lsp, sid, inside, only=["refactor"])
+    assert {a.title for a in only} == {"Compact up to here", "Compact from here"}
+
+    result = await any_lsp.command(up_to.command.command, *up_to.command.arguments)
+    after = await _actions(any_lsp, sid, _range(0, 0))
+    undo = next(a for a in after if a.title == "Undo last compaction")
+    assert list(undo.command.arguments) == [{"sessionId": sid, "boundaryId": result["boundaryId"]}]
+
+
+async def test_code_actions_work_on_a_document_the_client_never_opened(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(2)))["messageIds"]
+    doc = await lsp.render(sid)
+    first = doc["messages"][0]["range"]
+    actions = await _actions(lsp, sid, _range(first["start"]["line"], first["start"]["line"], 1))
+    up_to = next(a for a in actions if a.title == "Compact up to here")
+    result = await lsp.command(up_to.command.command, *up_to.command.arguments)
+    assert result["summarizedMessageIds"] == ids[:1]
+
+
+async def test_code_actions_on_other_documents_are_none(lsp: Harness) -> None:
+    path = lsp.workspace / "a.py"
+    path.write_text("x = 1\n")
+    result = await lsp.request(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        {
+            "textDocument": {"uri": path.as_uri()},
+            "range": _range(0, 0),
+            "context": {"diagnostics": []},
+        },
+    )
+    assert not result
+
+
+async def test_hover_on_a_message_shows_its_tokens_and_share(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, *conversation(2))
+    view = await lsp.get(sid)
+    doc = await lsp.render(sid)
+    entry = doc["messages"][2]
+    hover = await lsp.request(
+        types.TEXT_DOCUMENT_HOVER,
+        {
+            "textDocument": {"uri": protocol.session_uri(sid)},
+            "position": {"line": entry["range"]["start"]["line"] + 1, "character": 0},
+        },
+    )
+    tokens = view["messages"][2]["tokens"]
+    assert f"{tokens:,} tokens" in hover.contents.value
+    assert "200,000-token window" in hover.contents.value
+    assert hover.range.start.line == entry["range"]["start"]["line"]
+
+
+async def test_hover_on_the_usage_line_previews_auto_compact(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, *conversation(40))
+    before = await lsp.render(sid)
+    plan = await lsp.request(protocol.COMPACT, {"sessionId": sid, "dryRun": True})
+    hover = await lsp.request(
+        types.TEXT_DOCUMENT_HOVER,
+        {
+            "textDocument": {"uri": protocol.session_uri(sid)},
+            "position": {"line": 0, "character": 2},
+        },
+    )
+    text = hover.contents.value
+    assert "Context" in text
+    assert f"summarize {len(plan['summarizedMessageIds'])} messages" in text
+    assert f"latest {len(plan['keptMessageIds'])} messages" in text
+    assert (await lsp.render(sid)) == before  # a hover never compacts
+
+
+async def test_hover_on_the_usage_line_of_a_short_conversation(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, user("hi"))
+    hover = await lsp.request(
+        types.TEXT_DOCUMENT_HOVER,
+        {
+            "textDocument": {"uri": protocol.session_uri(sid)},
+            "position": {"line": 0, "character": 0},
+        },
+    )
+    assert "nothing to summarize" in hover.contents.value
+
+
+async def test_ranges_follow_the_negotiated_position_encoding(start_server) -> None:
+    nvim = await start_server(NEOVIM)  # Neovim offers utf-8 first
+    assert nvim.initialize_result.capabilities.position_encoding == "utf-8"
+    sid = (await nvim.create())["sessionId"]
+    await nvim.append(sid, user("smile 😀 and é"))
+    doc = await nvim.render(sid)
+    end = doc["messages"][0]["range"]["end"]
+    last_line = doc["text"].split("\n")[end["line"]]
+    assert end["character"] == len(last_line.encode("utf-8"))

@@ -1,0 +1,217 @@
+"""Session requests over stdio: create, list, get, delete, append, pin, import, usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_harness import Harness, assistant, conversation, user
+
+from baton import protocol
+
+SESSION_KEYS = {"sessionId", "title", "model", "createdAt", "updatedAt", "uri", "compactions"}
+USAGE_KEYS = {
+    "sessionId",
+    "model",
+    "contextWindow",
+    "effectiveWindow",
+    "autoCompactThreshold",
+    "warningThreshold",
+    "errorThreshold",
+    "blockingLimit",
+    "usedTokens",
+    "percentUsed",
+    "percentLeft",
+    "state",
+    "estimated",
+    "autoCompactEnabled",
+    "autoCompactPaused",
+    "breakdown",
+}
+
+
+async def test_create_list_get_delete_round_trip(any_lsp: Harness) -> None:
+    created = await any_lsp.create(
+        title="Refactor", systemPrompt="Be brief.", model="claude-opus-4-1"
+    )
+    assert SESSION_KEYS <= created.keys()
+    sid = created["sessionId"]
+    assert created["title"] == "Refactor"
+    assert created["model"] == "claude-opus-4-1"
+    assert created["uri"] == f"baton:/sessions/{sid}.md"
+    assert created["compactions"] == 0
+
+    listed = await any_lsp.request(protocol.SESSION_LIST, {})
+    assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+
+    got = await any_lsp.get(sid)
+    assert got["session"]["sessionId"] == sid
+    assert got["messages"] == []
+    assert USAGE_KEYS <= got["usage"].keys()
+    assert got["usage"]["breakdown"]["system"] > 0  # the system prompt counts
+
+    mark = any_lsp.recorder.mark()
+    assert await any_lsp.request(protocol.SESSION_DELETE, {"sessionId": sid}) == {}
+    changed = await any_lsp.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid, after=mark
+    )
+    assert changed["reason"] == "delete"
+    error = await any_lsp.error(protocol.SESSION_GET, {"sessionId": sid})
+    assert error.baton_code == "session_not_found"
+    assert (await any_lsp.request(protocol.SESSION_LIST))["sessions"] == []
+
+
+async def test_append_returns_ids_and_usage_and_notifies(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    mark = lsp.recorder.mark()
+    result = await lsp.append(sid, user("hello", id="u1"), assistant("hi there"))
+    assert result["messageIds"][0] == "u1"
+    assert len(result["messageIds"]) == 2
+    assert result["repairs"] == []
+    assert result["usage"]["usedTokens"] > 0
+    assert result["usage"]["estimated"] is True
+
+    changed = await lsp.recorder.notification(protocol.SESSION_CHANGED, after=mark)
+    assert changed == {"sessionId": sid, "reason": "append"}
+    usage = await lsp.recorder.notification(protocol.USAGE_CHANGED, after=mark)
+    assert usage["sessionId"] == sid
+    assert usage["usage"]["usedTokens"] == result["usage"]["usedTokens"]
+
+    view = await lsp.get(sid)
+    assert [m["id"] for m in view["messages"]] == result["messageIds"]
+    assert view["messages"][1]["content"] == [{"type": "text", "text": "hi there"}]
+    assert all(m["tokens"] > 0 for m in view["messages"])
+
+
+async def test_append_repairs_unanswered_tool_calls_before_a_new_prompt(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a.py"}}
+    await lsp.append(sid, user("read a.py"), {"role": "assistant", "content": [call]})
+    result = await lsp.append(sid, user("never mind"))
+    assert len(result["repairs"]) == 1
+    assert "toolu_1" in result["repairs"][0]
+    messages = (await lsp.get(sid))["messages"]
+    repair = messages[2]["content"][0]
+    assert repair["type"] == "tool_result"
+    assert repair["tool_use_id"] == "toolu_1"
+    assert repair["is_error"] is True
+
+
+async def test_invalid_append_is_refused_and_writes_nothing(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, user("first", id="m1"))
+    orphan = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope"}]}
+    cases = [
+        [user("ok"), orphan],  # a tool_result answering nothing (the valid one is not kept)
+        [user("again", id="m1")],  # an id that exists
+        [{"role": "system", "content": "x"}],  # an unknown role
+        [{"role": "user", "content": [{"type": "text"}]}],  # a malformed block
+        [],  # nothing
+    ]
+    for messages in cases:
+        error = await lsp.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": messages})
+        assert error.baton_code == "invalid_params", messages
+        assert error.code == -32602
+    assert [m["id"] for m in (await lsp.get(sid))["messages"]] == ["m1"]
+
+
+async def test_pin_marks_the_message_and_changes_the_document(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, user("keep this", id="p1"), assistant("ok"))
+    before = await lsp.render(sid)
+    pinned = await lsp.request(
+        protocol.SESSION_PIN, {"sessionId": sid, "messageId": "p1", "pinned": True}
+    )
+    assert pinned["id"] == "p1"
+    assert pinned["pinned"] is True
+    after = await lsp.render(sid)
+    assert after["version"] > before["version"]
+    heading = after["text"].splitlines()[after["messages"][0]["range"]["start"]["line"]]
+    assert "pinned" in heading
+    error = await lsp.error(
+        protocol.SESSION_PIN, {"sessionId": sid, "messageId": "missing", "pinned": True}
+    )
+    assert error.baton_code == "message_not_found"
+
+
+async def test_usage_reports_thresholds_of_the_default_model(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, *conversation(2))
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert USAGE_KEYS <= usage.keys()
+    assert usage["contextWindow"] == 200_000
+    assert usage["autoCompactThreshold"] == 167_000
+    assert usage["state"] == "ok"
+    assert 0 < usage["percentUsed"] < 5
+    assert usage["percentLeft"] == round(
+        (usage["autoCompactThreshold"] - usage["usedTokens"]) / usage["autoCompactThreshold"] * 100
+    )
+
+
+async def test_import_of_a_claude_code_file_creates_a_session(
+    lsp: Harness, corpus_dir: Path
+) -> None:
+    source = sorted(corpus_dir.glob("*.jsonl"))[0]
+    imported = await lsp.request(
+        protocol.SESSION_IMPORT, {"path": str(source), "format": "claude-code"}
+    )
+    assert SESSION_KEYS <= imported.keys()
+    view = await lsp.get(imported["sessionId"])
+    assert view["messages"], "an imported conversation has messages"
+    assert view["messages"][0]["role"] == "user"
+
+
+async def test_import_refuses_missing_files_and_unknown_formats(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    missing = await lsp.error(protocol.SESSION_IMPORT, {"path": str(tmp_path / "nope.jsonl")})
+    assert missing.baton_code == "invalid_params"
+    wrong = await lsp.error(protocol.SESSION_IMPORT, {"path": str(tmp_path), "format": "chatgpt"})
+    assert wrong.baton_code == "invalid_params"
+    assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
+
+
+async def test_unknown_and_malformed_session_ids_are_told_apart(lsp: Harness) -> None:
+    for method in (
+        protocol.SESSION_GET,
+        protocol.SESSION_RENDER,
+        protocol.USAGE,
+        protocol.SESSION_DELETE,
+    ):
+        unknown = await lsp.error(method, {"sessionId": "s_doesnotexist"})
+        assert unknown.baton_code == "session_not_found", method
+        bad = await lsp.error(method, {"sessionId": "../../etc/passwd"})
+        assert bad.baton_code == "invalid_params", method
+    unknown = await lsp.error(
+        protocol.SESSION_APPEND, {"sessionId": "s_doesnotexist", "messages": [user("x")]}
+    )
+    assert unknown.baton_code == "session_not_found"
+
+
+async def test_wrong_param_types_are_invalid_params(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    cases = [
+        (protocol.SESSION_GET, {"sessionId": 42}),
+        (protocol.SESSION_GET, {}),
+        (protocol.SESSION_GET, [sid]),
+        (protocol.SESSION_APPEND, {"sessionId": sid, "messages": "hello"}),
+        (protocol.SESSION_PIN, {"sessionId": sid, "messageId": "m", "pinned": "yes please"}),
+        (protocol.COMPACT, {"sessionId": sid, "direction": "sideways"}),
+        (protocol.SESSION_CREATE, {"title": ["not", "a", "string"]}),
+    ]
+    for method, params in cases:
+        error = await lsp.error(method, params)
+        assert error.baton_code == "invalid_params", (method, params)
+    assert (await lsp.get(sid))["messages"] == []
+
+
+async def test_a_second_server_on_the_same_data_sees_the_session_read_only(
+    lsp: Harness, start_server
+) -> None:
+    sid = (await lsp.create(title="shared"))["sessionId"]
+    await lsp.append(sid, user("hello"))
+    second = await start_server()
+    view = await second.get(sid)
+    assert view["session"]["readOnly"] is True
+    assert [m["role"] for m in view["messages"]] == ["user"]
+    error = await second.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]})
+    assert error.baton_code == "session_locked"

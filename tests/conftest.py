@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from fake_anthropic import FakeAnthropic
+
+if TYPE_CHECKING:
+    from baton.core.llm import AnthropicClient
+
+FAKE_KEY = "sk-ant-test-SECRET-123"  # distinctive, so tests can prove it leaks nowhere
 
 # Nothing listens on the discard port: a test that forgets the fake fails fast instead of
 # reaching api.anthropic.com.
@@ -27,3 +33,26 @@ def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
     with FakeAnthropic() as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         yield fake
+
+
+@pytest.fixture
+async def anthropic_client(
+    fake_anthropic: FakeAnthropic,
+) -> AsyncIterator[Callable[..., AnthropicClient]]:
+    """Makes AnthropicClients on the fake (key FAKE_KEY, few retries) and closes them after
+    the test, while its event loop still runs."""
+    from baton.core.llm import AnthropicClient
+
+    made: list[AnthropicClient] = []
+
+    def make(**options: Any) -> AnthropicClient:
+        options.setdefault("max_retries", 2)
+        client = AnthropicClient(
+            options.pop("api_key", FAKE_KEY), base_url=fake_anthropic.base_url, **options
+        )
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        await client.aclose()

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,9 @@ from baton.core.store import SessionStore
 from baton.core.tokens import Estimator
 from fake_anthropic import FakeAnthropic, tool_use_block
 
-KEY = "sk-ant-test-SECRET-123"
+KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"
+MakeClient = Callable[..., AnthropicClient]
 
 
 @pytest.fixture
@@ -34,14 +36,12 @@ def session(store: SessionStore) -> Session:
 
 
 def context(
-    fake: FakeAnthropic | None,
+    client: AnthropicClient | None,
     estimator: Estimator,
     settings: Settings | None = None,
     deltas: list[tuple[str, str]] | None = None,
     **fields: Any,
 ) -> ChatContext:
-    client = AnthropicClient(KEY, base_url=fake.base_url, max_retries=2) if fake else None
-
     def on_delta(message_id: str, text: str) -> None:
         if deltas is not None:
             deltas.append((message_id, text))
@@ -64,7 +64,10 @@ def transcript_lines(session: Session) -> list[str]:
 
 
 async def test_a_turn_appends_prompt_and_reply_and_streams_deltas_under_the_reply_id(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.reply(
         "Hello! How can I help today?",
@@ -76,7 +79,7 @@ async def test_a_turn_appends_prompt_and_reply_and_streams_deltas_under_the_repl
         session,
         content="Hi there",
         tools=None,
-        ctx=context(fake_anthropic, estimator, None, deltas),
+        ctx=context(anthropic_client(), estimator, None, deltas),
     )
     reply = result.message
     assert [m.role for m in session.view_messages()] == ["user", "assistant"]
@@ -103,18 +106,24 @@ async def test_a_turn_appends_prompt_and_reply_and_streams_deltas_under_the_repl
 
 
 async def test_real_usage_calibrates_the_estimator(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     prompt = words(2_000)
     estimate = estimator.count_text(prompt)
     fake_anthropic.reply("ok", usage={"input_tokens": estimate * 2, "output_tokens": 1})
-    await send(session, content=prompt, tools=None, ctx=context(fake_anthropic, estimator))
+    await send(session, content=prompt, tools=None, ctx=context(anthropic_client(), estimator))
     assert estimator.observations == 1
     assert estimator.factor > 1.0
 
 
 async def test_tool_use_reply_is_returned_and_tool_results_continue_the_turn(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     tools = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
     call = tool_use_block("Read", {"file_path": "src/app.py"}, id="toolu_1")
@@ -122,7 +131,7 @@ async def test_tool_use_reply_is_returned_and_tool_results_continue_the_turn(
     fake_anthropic.reply(
         "The file defines main().", usage={"input_tokens": 990, "output_tokens": 9}
     )
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
 
     first = await send(session, content="What is in app.py?", tools=tools, ctx=ctx)
     assert first.message.stop_reason == "tool_use"
@@ -142,11 +151,14 @@ async def test_tool_use_reply_is_returned_and_tool_results_continue_the_turn(
 
 
 async def test_a_new_prompt_after_an_unanswered_tool_call_sends_a_repaired_conversation(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.reply(tool_use_block("Bash", {"command": "ls"}, id="toolu_7"))
     fake_anthropic.reply("Sure, something else then.")
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     await send(session, content="list files", tools=None, ctx=ctx)
     await send(session, content="never mind", tools=None, ctx=ctx)
     last_user = fake_anthropic.message_requests()[1].body["messages"][-1]["content"]
@@ -160,9 +172,12 @@ async def test_a_new_prompt_after_an_unanswered_tool_call_sends_a_repaired_conve
 
 
 async def test_continuing_needs_a_user_message_at_the_end(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     with pytest.raises(InvalidParams, match="nothing to continue"):
         await send(session, content=None, tools=None, ctx=ctx)
     await send(session, content="hello", tools=None, ctx=ctx)
@@ -175,11 +190,15 @@ async def test_continuing_needs_a_user_message_at_the_end(
 
 @pytest.mark.parametrize("content", ["", "   ", []])
 async def test_empty_content_is_refused_and_changes_nothing(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator, content: Any
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+    content: Any,
 ) -> None:
     before = transcript_lines(session)
     with pytest.raises(InvalidParams):
-        await send(session, content=content, tools=None, ctx=context(fake_anthropic, estimator))
+        await send(session, content=content, tools=None, ctx=context(anthropic_client(), estimator))
     assert transcript_lines(session) == before and fake_anthropic.requests == []
 
 
@@ -193,10 +212,13 @@ async def test_without_a_client_send_is_api_key_missing_and_changes_nothing(
 
 
 async def test_an_api_failure_keeps_the_prompt_but_appends_no_reply(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.error(500, "api_error", "Internal server error", retry_after="0.01", times=3)
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     with pytest.raises(ApiError) as caught:
         await send(session, content="please help", tools=None, ctx=ctx)
     view = session.view_messages()
@@ -210,7 +232,10 @@ async def test_an_api_failure_keeps_the_prompt_but_appends_no_reply(
 
 
 async def test_a_stream_cut_mid_reply_keeps_the_partial_reply_as_interrupted(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.reply("Here is the first half and then", cut_after=5)
     deltas: list[tuple[str, str]] = []
@@ -219,7 +244,7 @@ async def test_a_stream_cut_mid_reply_keeps_the_partial_reply_as_interrupted(
             session,
             content="explain",
             tools=None,
-            ctx=context(fake_anthropic, estimator, None, deltas),
+            ctx=context(anthropic_client(), estimator, None, deltas),
         )
     kept = session.view_messages()[-1]
     assert kept.role == "assistant" and kept.stop_reason == "interrupted"
@@ -229,7 +254,10 @@ async def test_a_stream_cut_mid_reply_keeps_the_partial_reply_as_interrupted(
 
 
 async def test_cancelling_a_slow_reply_keeps_what_arrived_as_interrupted(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.reply("Slow words, one piece at a time.", hold_after=4, gate=threading.Event())
     arrived = asyncio.Event()
@@ -239,7 +267,7 @@ async def test_cancelling_a_slow_reply_keeps_what_arrived_as_interrupted(
         ids.append(message_id)
         arrived.set()
 
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     ctx.on_delta = on_delta
     task = asyncio.create_task(send(session, content="go slowly", tools=None, ctx=ctx))
     await asyncio.wait_for(arrived.wait(), 10)
@@ -251,16 +279,19 @@ async def test_cancelling_a_slow_reply_keeps_what_arrived_as_interrupted(
     # the session is free again: a new prompt goes through
     fake_anthropic.reply("Back again.")
     result = await send(
-        session, content="again", tools=None, ctx=context(fake_anthropic, estimator)
+        session, content="again", tools=None, ctx=context(anthropic_client(), estimator)
     )
     assert result.message.text() == "Back again."
 
 
 async def test_a_second_send_while_a_reply_streams_is_refused(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.reply("Slow.", hold_after=3, gate=threading.Event())
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     task = asyncio.create_task(send(session, content="first", tools=None, ctx=ctx))
     while not fake_anthropic.message_requests():
         await asyncio.sleep(0)  # yield until the first request is on the wire
@@ -274,7 +305,10 @@ async def test_a_second_send_while_a_reply_streams_is_refused(
 
 
 async def test_over_the_blocking_limit_send_refuses_without_calling_the_model(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     settings = Settings(context_window=4_000)  # blocking limit 2,850
     with pytest.raises(PromptTooLong) as caught:
@@ -282,7 +316,7 @@ async def test_over_the_blocking_limit_send_refuses_without_calling_the_model(
             session,
             content=words(3_000),
             tools=None,
-            ctx=context(fake_anthropic, estimator, settings),
+            ctx=context(anthropic_client(), estimator, settings),
         )
     assert "Compact the conversation" in caught.value.message
     assert caught.value.limit == 2_850 and caught.value.actual is not None
@@ -292,7 +326,10 @@ async def test_over_the_blocking_limit_send_refuses_without_calling_the_model(
 
 
 async def test_auto_compact_gets_its_chance_before_the_blocking_check(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     settings = Settings(
         context_window=20_000,  # threshold 11,250, blocking 14,250
@@ -310,7 +347,9 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
         return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
 
     auto = AutoCompactor(compact_context)
-    ctx = context(fake_anthropic, estimator, settings, auto=auto, compact_context=compact_context)
+    ctx = context(
+        anthropic_client(), estimator, settings, auto=auto, compact_context=compact_context
+    )
     result = await send(session, content="and the next step?", tools=None, ctx=ctx)
 
     assert result.message.text() == "OK"
@@ -323,12 +362,15 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
 
 
 async def test_prompt_too_long_from_the_api_gives_advice_and_calibrates(
-    fake_anthropic: FakeAnthropic, session: Session, estimator: Estimator
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
 ) -> None:
     fake_anthropic.prompt_too_long(actual=250_000, limit=200_000)
     with pytest.raises(PromptTooLong) as caught:
         await send(
-            session, content=words(3_000), tools=None, ctx=context(fake_anthropic, estimator)
+            session, content=words(3_000), tools=None, ctx=context(anthropic_client(), estimator)
         )
     assert (caught.value.actual, caught.value.limit) == (250_000, 200_000)
     assert "Compact the conversation" in caught.value.message
@@ -338,6 +380,7 @@ async def test_prompt_too_long_from_the_api_gives_advice_and_calibrates(
 
 async def test_the_api_key_is_in_no_transcript_log_or_error(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
     session: Session,
     estimator: Estimator,
     caplog: pytest.LogCaptureFixture,
@@ -347,7 +390,7 @@ async def test_the_api_key_is_in_no_transcript_log_or_error(
     fake_anthropic.reply("fine", usage={"input_tokens": 400, "output_tokens": 2})
     fake_anthropic.error(401, "authentication_error", f"invalid x-api-key: {KEY}")
     fake_anthropic.reply("cut short", cut_after=4)
-    ctx = context(fake_anthropic, estimator)
+    ctx = context(anthropic_client(), estimator)
     await send(session, content="one", tools=None, ctx=ctx)
     errors: list[str] = []
     for prompt in ("two", "three"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,14 +24,10 @@ from baton.core.messages import (
 from baton.core.settings import Settings
 from fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 
-KEY = "sk-ant-test-SECRET-123"
+KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"
+MakeClient = Callable[..., AnthropicClient]
 HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-
-
-def client_for(fake: FakeAnthropic, **options: Any) -> AnthropicClient:
-    options.setdefault("max_retries", 2)
-    return AnthropicClient(KEY, base_url=fake.base_url, **options)
 
 
 async def ask(client: AnthropicClient, sink: list[str] | None = None) -> Any:
@@ -144,6 +141,7 @@ def test_unknown_extra_block_fields_do_not_reach_the_api() -> None:
 
 async def test_streamed_reply_returns_blocks_usage_and_forwards_text_deltas(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
 ) -> None:
     fake_anthropic.reply(
         "Hello there, this arrives in pieces.",
@@ -151,7 +149,7 @@ async def test_streamed_reply_returns_blocks_usage_and_forwards_text_deltas(
         message_id="msg_fixed_1",
     )
     deltas: list[str] = []
-    reply = await ask(client_for(fake_anthropic), deltas)
+    reply = await ask(anthropic_client(), deltas)
     assert reply.content == [TextBlock(text="Hello there, this arrives in pieces.")]
     assert len(deltas) > 1 and "".join(deltas) == "Hello there, this arrives in pieces."
     assert reply.usage == ApiUsage(input_tokens=1200, output_tokens=9, cache_read_input_tokens=300)
@@ -168,10 +166,12 @@ async def test_streamed_reply_returns_blocks_usage_and_forwards_text_deltas(
     assert request.api_key == KEY
 
 
-async def test_tool_use_and_thinking_blocks_arrive_whole(fake_anthropic: FakeAnthropic) -> None:
+async def test_tool_use_and_thinking_blocks_arrive_whole(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     call = tool_use_block("Read", {"file_path": "src/app.py", "limit": 40}, id="toolu_1")
     fake_anthropic.reply(thinking_block("I should read it", "sig-xyz"), "Reading.", call)
-    reply = await ask(client_for(fake_anthropic))
+    reply = await ask(anthropic_client())
     assert reply.stop_reason == "tool_use"
     assert reply.content == [
         ThinkingBlock(thinking="I should read it", signature="sig-xyz"),
@@ -180,20 +180,23 @@ async def test_tool_use_and_thinking_blocks_arrive_whole(fake_anthropic: FakeAnt
     ]
 
 
-async def test_overloaded_529_is_retried_then_succeeds(fake_anthropic: FakeAnthropic) -> None:
+async def test_overloaded_529_is_retried_then_succeeds(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.error(529, "overloaded_error", "Overloaded", retry_after="0.01")
     fake_anthropic.reply("after the retry")
-    reply = await ask(client_for(fake_anthropic))
+    reply = await ask(anthropic_client())
     assert reply.content == [TextBlock(text="after the retry")]
     assert len(fake_anthropic.message_requests()) == 2
 
 
 async def test_rate_limit_429_waits_for_retry_after_then_retries(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
 ) -> None:
     fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="0.05")
     fake_anthropic.reply("ok now")
-    reply = await ask(client_for(fake_anthropic))
+    reply = await ask(anthropic_client())
     assert reply.content == [TextBlock(text="ok now")]
     first, second = fake_anthropic.message_requests()
     # retry-after, not the SDK's own backoff (which starts at 0.375 s)
@@ -201,10 +204,12 @@ async def test_rate_limit_429_waits_for_retry_after_then_retries(
     assert second.headers["x-stainless-retry-count"] == "1"
 
 
-async def test_server_errors_until_give_up_raise_api_error(fake_anthropic: FakeAnthropic) -> None:
+async def test_server_errors_until_give_up_raise_api_error(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.error(500, "api_error", "Internal server error", retry_after="0.01", times=3)
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic, max_retries=2))
+        await ask(anthropic_client(max_retries=2))
     assert caught.value.data["status"] == 500
     assert caught.value.data["type"] == "api_error"
     assert "Internal server error" in caught.value.message
@@ -214,50 +219,57 @@ async def test_server_errors_until_give_up_raise_api_error(fake_anthropic: FakeA
 
 @pytest.mark.parametrize("status", [400, 413])
 async def test_prompt_too_long_maps_to_prompt_too_long_with_figures(
-    fake_anthropic: FakeAnthropic, status: int
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient, status: int
 ) -> None:
     fake_anthropic.prompt_too_long(actual=215_432, limit=200_000, status=status)
     with pytest.raises(PromptTooLong) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     assert (caught.value.actual, caught.value.limit) == (215_432, 200_000)
     assert caught.value.code == "prompt_too_long"
 
 
-async def test_other_bad_requests_are_api_errors(fake_anthropic: FakeAnthropic) -> None:
+async def test_other_bad_requests_are_api_errors(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.error(400, "invalid_request_error", "messages: roles must alternate")
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     assert caught.value.data == {"status": 400, "type": "invalid_request_error"}
     assert "roles must alternate" in caught.value.message
 
 
 async def test_a_stream_cut_mid_reply_raises_with_the_partial_text(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
 ) -> None:
     # events: message_start, ping, block start, then 8-char text deltas
     fake_anthropic.reply("The first part arrives, the rest never does.", cut_after=5)
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     partial = partial_reply(caught.value)
     assert partial is not None
     assert partial.content == [TextBlock(text="The first part a")]
     assert caught.value.data["type"] == "stream_error"
 
 
-async def test_a_stream_that_just_stops_is_a_broken_stream(fake_anthropic: FakeAnthropic) -> None:
+async def test_a_stream_that_just_stops_is_a_broken_stream(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.reply("Complete sentence here.", cut_after=4, cut_clean=True)
     with pytest.raises(ApiError, match="ended before the response was complete") as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     partial = partial_reply(caught.value)
     assert partial is not None and partial.content == [TextBlock(text="Complete")]
 
 
-async def test_an_error_event_mid_stream_keeps_the_partial(fake_anthropic: FakeAnthropic) -> None:
+async def test_an_error_event_mid_stream_keeps_the_partial(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.reply(
         "Some words first.", cut_after=4, stream_error=("overloaded_error", "Overloaded")
     )
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     assert caught.value.data == {"status": None, "type": "overloaded_error"}
     partial = partial_reply(caught.value)
     assert partial is not None and partial.content == [TextBlock(text="Some wor")]
@@ -265,18 +277,20 @@ async def test_an_error_event_mid_stream_keeps_the_partial(fake_anthropic: FakeA
 
 async def test_an_unfinished_tool_call_is_not_part_of_a_partial_reply(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
 ) -> None:
     call = tool_use_block("Bash", {"command": "pytest -q tests/unit"}, id="toolu_9")
     # message_start, ping, text start/delta/stop, tool start, one JSON delta, then cut
     fake_anthropic.reply("Running.", call, cut_after=7)
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     partial = partial_reply(caught.value)
     assert partial is not None and partial.content == [TextBlock(text="Running.")]
 
 
 async def test_cancelling_a_slow_stream_stops_it_and_keeps_the_partial(
     fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
 ) -> None:
     gate = threading.Event()  # never set: the stream stays held until the client leaves
     # events: message_start, ping, block start, one text delta; then it waits
@@ -286,7 +300,7 @@ async def test_cancelling_a_slow_stream_stops_it_and_keeps_the_partial(
     def on_text(text: str) -> None:
         first_text.set()
 
-    client = client_for(fake_anthropic)
+    client = anthropic_client()
     task = asyncio.create_task(
         client.stream_reply(
             model=MODEL, system=None, messages=HELLO, tools=None, max_tokens=64, on_text=on_text
@@ -317,26 +331,29 @@ async def test_the_key_comes_from_the_environment_and_the_url_from_settings(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # the setting must win
     client = AnthropicClient.from_settings(Settings(anthropic_base_url=fake_anthropic.base_url))
     await ask(client)
+    await client.aclose()
     assert fake_anthropic.message_requests()[0].api_key == KEY
 
 
 async def test_the_key_never_appears_in_errors_or_logs(
-    fake_anthropic: FakeAnthropic, caplog: pytest.LogCaptureFixture
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     fake_anthropic.error(401, "authentication_error", f"invalid x-api-key {KEY}")
     with pytest.raises(ApiError) as caught:
-        await ask(client_for(fake_anthropic))
+        await ask(anthropic_client())
     assert KEY not in str(caught.value) and KEY not in repr(caught.value.data)
     assert "[redacted]" in caught.value.message
-    assert KEY not in repr(client_for(fake_anthropic))
+    assert KEY not in repr(anthropic_client())
     assert caplog.records, "the SDK logs requests at DEBUG"
     assert all(KEY not in record.getMessage() for record in caplog.records)
 
 
-async def test_model_limits_are_fetched_once_per_model(fake_anthropic: FakeAnthropic) -> None:
+async def test_model_limits_are_fetched_once_per_model(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.models["claude-test-1"] = {"max_input_tokens": 1_000_000, "max_tokens": 8_000}
-    client = client_for(fake_anthropic)
+    client = anthropic_client()
     first = await client.model_limits("claude-test-1")
     again = await client.model_limits("claude-test-1")
     assert first == again == {"max_input_tokens": 1_000_000, "max_tokens": 8_000}
@@ -346,8 +363,10 @@ async def test_model_limits_are_fetched_once_per_model(fake_anthropic: FakeAnthr
     assert paths == ["/v1/models/claude-test-1", "/v1/models/no-such-model"]
 
 
-async def test_count_tokens_uses_the_api(fake_anthropic: FakeAnthropic) -> None:
+async def test_count_tokens_uses_the_api(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
     fake_anthropic.count_tokens_result = 4321
-    total = await client_for(fake_anthropic).count_tokens(model=MODEL, system="s", messages=HELLO)
+    total = await anthropic_client().count_tokens(model=MODEL, system="s", messages=HELLO)
     assert total == 4321
     assert fake_anthropic.requests[0].path == "/v1/messages/count_tokens"

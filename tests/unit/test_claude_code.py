@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,11 @@ def test_chat_json_view_starts_with_its_summary_and_notes_two_session_ids(
     assert first.text().startswith("This session is being continued from a previous conversation")
     assert len(report.session_ids) == 2
     assert any("2 Claude Code session ids" in note for note in report.notes())
+    wire = json.loads(json.dumps(report.wire()))
+    assert wire["sessionIds"] == report.session_ids
+    records = read_plainly(corpus_dir / CHAT_JSON)
+    assert wire["kinds"] == dict(Counter(r["type"] for r in records))
+    assert wire["toolPairs"] == report.tool_pairs
 
 
 def test_import_of_the_largest_file_is_quick(corpus_dir: Path, plain_store: SessionStore) -> None:

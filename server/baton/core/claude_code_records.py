@@ -65,7 +65,10 @@ class ImportReport:
         return out + self.repairs + self.problems
 
     def wire(self) -> dict[str, Any]:
-        return {to_camel(k): v for k, v in asdict(self).items()}
+        """JSON-ready, camelCase keys (as the rest of the wire)."""
+        out = {to_camel(k): v for k, v in asdict(self).items()}
+        out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
+        return out
 
 
 class RecordConverter:

@@ -257,6 +257,8 @@ def test_compact_boundary_becomes_a_boundary_whose_summary_starts_the_view(
     assert boundary.view_after == ["s1"]
     assert report.boundaries == 1
     assert session.compactions == 1
+    anchor = session.anchor()  # usage recorded after the compaction still anchors the count
+    assert anchor is not None and session.view[anchor[0]] == "a3"
 
 
 def test_imported_compaction_can_be_undone_and_the_undo_survives_a_reload(

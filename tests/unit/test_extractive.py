@@ -162,6 +162,14 @@ async def test_files_touched_are_listed_with_their_operations() -> None:
     assert "_user" not in files  # a grep pattern is a regular expression, not a path
 
 
+async def test_attachments_in_the_input_are_listed_as_restored_files() -> None:
+    messages = sample_chat().messages
+    messages.insert(1, text_message("user", "Restored file: /repo/conf.toml\nx", kind="attachment"))
+    body = await summarize(messages)
+    assert "/repo/conf.toml (restored)" in section(body, 3)
+    assert "Restored file" not in section(body, 6)
+
+
 async def test_errors_give_the_first_line_and_the_traceback_location() -> None:
     errors = section(await summarize(sample_chat().messages), 4)
     assert "sqlite3.OperationalError: no such table: users" in errors

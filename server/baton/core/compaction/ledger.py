@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from baton.core.boundary import Retention, RetentionFigure
@@ -34,6 +33,10 @@ def _unique(values: Sequence[str]) -> list[str]:
     return out
 
 
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 def _found(haystack: str, fact: str, prefix: int | None = None) -> bool:
     """Whether `fact` (or its first `prefix` characters) occurs in the normalized haystack as
     whole words: a short prompt like "yes" must not be found inside "eyes"."""
@@ -43,8 +46,16 @@ def _found(haystack: str, fact: str, prefix: int | None = None) -> bool:
         needle = needle[:prefix].rstrip()
     if not needle:
         return True
-    pattern = r"(?<!\w)" + re.escape(needle) + (r"(?!\w)" if whole else "")
-    return re.search(pattern, haystack) is not None
+    # str.find is far faster than a regular expression with look-arounds on a long haystack.
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        clear_before = start == 0 or not _is_word(haystack[start - 1])
+        clear_after = not whole or end == len(haystack) or not _is_word(haystack[end])
+        if clear_before and clear_after:
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
 
 
 def _ledger_prompt(prompt: str) -> str:

@@ -106,7 +106,8 @@ class ExtractiveSummarizer:
         limit = self.limit(request)
         report = progress or _no_progress
         report("Reading the conversation", 0.0)
-        facts = extractive.Facts.gather(strip_media(request.messages))
+        # The input is prepared already (strip_media); attachments still in it name files.
+        facts = extractive.Facts.gather(request.messages)
         await asyncio.sleep(0)
         sections: dict[int, str] = {}
         builders = extractive.section_builders(facts, limit, self.count_text)

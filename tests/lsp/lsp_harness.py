@@ -87,6 +87,7 @@ def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None)
     default_publish = DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
     default_progress = DEFAULT_CLIENT_FEATURES[types.PROGRESS]
     default_log = DEFAULT_CLIENT_FEATURES[types.WINDOW_LOG_MESSAGE]
+    default_configuration = DEFAULT_CLIENT_FEATURES[types.WORKSPACE_CONFIGURATION]
 
     def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         default_publish(ls, params)
@@ -100,11 +101,17 @@ def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None)
         default_log(ls, params)
         recorder.record(types.WINDOW_LOG_MESSAGE, params)
 
+    def configuration(ls: LanguageClient, params: types.ConfigurationParams) -> Any:
+        answer = default_configuration(ls, params)
+        recorder.record(types.WORKSPACE_CONFIGURATION, params)
+        return answer
+
     features = {
         **DEFAULT_CLIENT_FEATURES,
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
         types.PROGRESS: progress,
         types.WINDOW_LOG_MESSAGE: log_message,
+        types.WORKSPACE_CONFIGURATION: configuration,
     }
     register_lsp_features(client, features)
     for method in (protocol.USAGE_CHANGED, protocol.SESSION_CHANGED, protocol.SESSION_DELTA):

@@ -264,6 +264,12 @@ def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
     assert restored_paths(run(files, ws, kept=kept)) == [str(fresh)]
 
 
+def test_a_path_named_only_by_a_kept_summary_is_still_restored(ws: Path) -> None:
+    path = write(ws / "named.py", "body")
+    kept = [text_message("user", f"## 3. Files\n- {path} (edited)", kind="summary")]
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+
+
 def test_the_instructions_file_is_restored_outside_the_file_count(ws: Path) -> None:
     claude = write(ws / "CLAUDE.md", "# Project rules\nUse tabs.\n")
     first = write(ws / "one.py", "1")

@@ -64,7 +64,7 @@ def _excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
 
 class _Visible:
     """Paths the kept messages already show: named by a tool call or an attachment, or
-    written out in a text."""
+    written out in a message's text (not a summary's)."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
@@ -76,7 +76,8 @@ class _Visible:
             for use in message.tool_uses():
                 for path, _ in tool_paths(use):
                     self._add(path, folders)
-            texts.extend(b.text for b in message.content if isinstance(b, TextBlock))
+            if message.kind != "summary":  # a summary names files without showing them
+                texts.extend(b.text for b in message.content if isinstance(b, TextBlock))
         self.text = "\n".join(texts)
 
     def _add(self, raw: str, folders: Sequence[Path]) -> None:
@@ -103,9 +104,11 @@ def _decode(data: bytes, partial: bool) -> str | None:
         return None
 
 
-def _read(path: Path, live_text: str | None, budget: int) -> _Content | None:
-    """The file's text (its head when large), a reference, or None (binary, gone, unreadable)."""
-    too_big = min(LARGE_FILE_BYTES, budget * BYTES_PER_TOKEN * REFERENCE_FACTOR)
+def _read(path: Path, live_text: str | None, per_file: int, room: int) -> _Content | None:
+    """The file's text (its head when large), a reference, or None (binary, gone, unreadable).
+    Too big means over 1 MB or ten times the per-file budget; at most what `room` tokens
+    can use is read."""
+    too_big = min(LARGE_FILE_BYTES, per_file * BYTES_PER_TOKEN * REFERENCE_FACTOR)
     if live_text is not None:
         if "\x00" in live_text:
             return None
@@ -125,7 +128,7 @@ def _read(path: Path, live_text: str | None, budget: int) -> _Content | None:
                     if _decode(handle.read(SNIFF_BYTES), True) is not None
                     else None
                 )
-            limit = budget * READ_BYTES_PER_TOKEN + SNIFF_BYTES
+            limit = room * READ_BYTES_PER_TOKEN + SNIFF_BYTES
             data = handle.read(limit + 1)
     except OSError:
         return None
@@ -177,11 +180,12 @@ def _restore_one(
     prefix: str,
     path: Path,
     tracked: TrackedFile | None,
+    per_file: int,
     room: int,
     count: CountText,
 ) -> tuple[Message, RestoredFile] | None:
     live = tracked.text if tracked is not None and tracked.is_open else None
-    content = _read(path, live, room)
+    content = _read(path, live, per_file, room)
     if content is None:
         return None
     source = "the editor (unsaved changes included)" if live is not None else "disk"
@@ -229,9 +233,8 @@ def restore_files(
             or _excluded(path, unresolved_folder, settings.exclude)
         ):
             return False
-        made = _restore_one(
-            prefix, path, tracked, min(settings.max_tokens_per_file, left), count_text
-        )
+        per_file = settings.max_tokens_per_file
+        made = _restore_one(prefix, path, tracked, per_file, min(per_file, left), count_text)
         if made is None:
             return False
         done.add(resolved)

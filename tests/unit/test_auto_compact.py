@@ -1,0 +1,214 @@
+"""Auto-compact: threshold, recursion guard, microcompact first, and the circuit breaker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from baton.core.budget import compute_usage
+from baton.core.compaction import engine
+from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
+from baton.core.errors import CompactionInProgress
+from baton.core.messages import MessageInput, ToolResultBlock, ToolUseBlock
+from baton.core.session import Session
+from baton.core.settings import AutoCompactSettings, KeepWindowSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator
+
+# threshold 11,250 tokens, blocking limit 14,250
+SMALL = Settings(
+    context_window=20_000,
+    keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
+)
+
+
+class BrokenSummarizer:
+    name = "broken"
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        raise RuntimeError("the summary service is down")
+
+
+class SpyCompact:
+    """The real engine, counting its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[CompactRequest] = []
+
+    async def __call__(
+        self, session: Session, request: CompactRequest, ctx: CompactContext
+    ) -> CompactResult:
+        self.calls.append(request)
+        return await engine.compact(session, request, ctx)
+
+
+@pytest.fixture
+def session(store: SessionStore) -> Session:
+    return store.create("auto", "claude-haiku-4-5")
+
+
+def words(count: int) -> str:
+    return " ".join(f"word{i % 10}" for i in range(count))
+
+
+def fill(session: Session, turns: int, size: int = 1_200) -> None:
+    for turn in range(turns):
+        session.append(
+            [
+                MessageInput(role="user", content=f"request {turn}: {words(size)}"),
+                MessageInput(role="assistant", content=f"answer {turn}: {words(size)}"),
+            ]
+        )
+
+
+def factory(
+    estimator: Estimator, settings: Settings = SMALL, broken: bool = False
+) -> Callable[[], CompactContext]:
+    def make() -> CompactContext:
+        summarizer = BrokenSummarizer() if broken else ExtractiveSummarizer(estimator.count_text)
+        return CompactContext(settings, estimator, summarizer)
+
+    return make
+
+
+def used(session: Session, estimator: Estimator, settings: Settings = SMALL) -> int:
+    return compute_usage(session, settings, estimator).used_tokens
+
+
+async def test_below_the_threshold_nothing_happens(session: Session, estimator: Estimator) -> None:
+    fill(session, 2)
+    spy = SpyCompact()
+    auto = AutoCompactor(factory(estimator), compact=spy)
+    assert await auto.check(session, reason="append") is None
+    assert spy.calls == [] and session.compactions == 0
+
+
+async def test_at_the_threshold_it_compacts_all_with_trigger_auto(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 6)
+    assert used(session, estimator) >= 11_250
+    result = await AutoCompactor(factory(estimator)).check(session, reason="send")
+    assert result is not None
+    assert (result.direction, result.trigger, result.summarizer) == ("all", "auto", "extractive")
+    assert session.compactions == 1
+    assert used(session, estimator) < 11_250
+
+
+async def test_a_single_huge_message_that_jumps_past_the_threshold_triggers_it(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 1, size=200)
+    assert used(session, estimator) < 11_250
+    session.append([MessageInput(role="user", content=words(12_000))])
+    result = await AutoCompactor(factory(estimator)).check(session, reason="append")
+    assert result is not None and result.trigger == "auto"
+    assert session.view_messages()[0].kind == "summary"
+
+
+async def test_no_compaction_while_one_runs(session: Session, estimator: Estimator) -> None:
+    fill(session, 6)
+    spy = SpyCompact()
+    auto = AutoCompactor(factory(estimator), compact=spy)
+    session.compacting = True  # a summary request is in flight
+    assert await auto.check(session, reason="append") is None
+    assert spy.calls == []
+
+
+async def test_disabled_auto_compact_does_nothing(session: Session, estimator: Estimator) -> None:
+    fill(session, 6)
+    settings = SMALL.model_copy(update={"auto_compact": AutoCompactSettings(enabled=False)})
+    spy = SpyCompact()
+    auto = AutoCompactor(factory(estimator, settings), compact=spy)
+    assert await auto.check(session, reason="send") is None
+    assert spy.calls == [] and session.compactions == 0
+
+
+async def test_three_failures_open_the_breaker_and_a_manual_compact_closes_it(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 5, size=600)
+    assert 11_250 <= used(session, estimator) < 14_250  # over the threshold, not blocked
+    spy = SpyCompact()
+    use = [factory(estimator, broken=True)]
+    auto = AutoCompactor(lambda: use[0](), compact=spy)
+    for attempt in range(1, 4):
+        assert await auto.check(session, reason="send") is None  # the turn goes on
+        assert auto.failures(session.session_id) == attempt
+    assert auto.paused(session.session_id)
+    assert "summary service is down" in (auto.last_error(session.session_id) or "")
+    paused_usage = compute_usage(session, SMALL, estimator, auto_paused=True)
+    assert paused_usage.auto_compact_paused and paused_usage.state == "error"
+
+    assert await auto.check(session, reason="send") is None
+    assert len(spy.calls) == 3  # paused: no fourth attempt
+
+    manual = CompactContext(SMALL, estimator, ExtractiveSummarizer(estimator.count_text))
+    await engine.compact(session, CompactRequest(), manual)
+    auto.reset(session.session_id)  # what the server does after a manual compaction
+    assert not auto.paused(session.session_id)
+    fill(session, 6)
+    use[0] = factory(estimator)  # the summary service is back
+    assert await auto.check(session, reason="send") is not None
+    assert len(spy.calls) == 4 and auto.failures(session.session_id) == 0
+
+
+async def test_a_success_clears_earlier_failures(session: Session, estimator: Estimator) -> None:
+    fill(session, 6)
+    broken = factory(estimator, broken=True)
+    working = factory(estimator)
+    use = [broken]
+    auto = AutoCompactor(lambda: use[0]())
+    await auto.check(session, reason="send")
+    await auto.check(session, reason="send")
+    assert auto.failures(session.session_id) == 2
+    use[0] = working
+    assert await auto.check(session, reason="send") is not None
+    assert auto.failures(session.session_id) == 0 and not auto.paused(session.session_id)
+
+
+async def test_a_compaction_already_running_elsewhere_is_not_a_failure(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 6)
+
+    async def busy(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
+        raise CompactionInProgress("busy")
+
+    auto = AutoCompactor(factory(estimator), compact=busy)
+    for _ in range(4):
+        assert await auto.check(session, reason="send") is None
+    assert auto.failures(session.session_id) == 0
+
+
+async def test_microcompact_runs_first_and_can_make_compaction_unnecessary(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="read all the modules")])
+    for n in range(10):
+        call = ToolUseBlock(id=f"toolu_{n}", name="Read", input={"file_path": f"m{n}.py"})
+        result = ToolResultBlock(tool_use_id=f"toolu_{n}", content=words(600))
+        session.append(
+            [
+                MessageInput(role="assistant", content=[call], api_message_id=f"r{n}"),
+                MessageInput(role="user", content=[result]),
+            ]
+        )
+    assert used(session, estimator) >= 11_250
+    later = datetime.now(UTC) + timedelta(hours=2)  # the prompt cache is surely cold
+    spy = SpyCompact()
+
+    class Host:
+        def compact_context(self) -> CompactContext:
+            return factory(estimator)()
+
+    auto = AutoCompactor(Host(), compact=spy, clock=lambda: later)
+    result = await auto.check(session, reason="send")
+    assert result is not None and result.direction == "microcompact"
+    assert spy.calls == []
+    assert used(session, estimator) < 11_250

@@ -1,0 +1,308 @@
+"""Session notes beside the transcript, their background updater, and the `memory` summarizer."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton.core.compaction.anthropic import approx_count, ask_model
+from baton.core.compaction.facts import CountText, approx_tokens, cut_to_tokens
+from baton.core.compaction.summarizers import (
+    ExtractiveSummarizer,
+    Progress,
+    Summarizer,
+    SummaryRequest,
+)
+from baton.core.llm import ModelClient
+from baton.core.messages import Message, now_iso
+from baton.core.session import Session
+
+log = logging.getLogger(__name__)
+
+SECTIONS: tuple[str, ...] = (
+    "Session title",
+    "Current state",
+    "Task specification",
+    "Files and functions",
+    "Workflow",
+    "Errors and corrections",
+    "Codebase documentation",
+    "Learnings",
+    "Key results",
+    "Worklog",
+)
+SECTION_TOKENS = 2_000
+TOTAL_TOKENS = 12_000
+FIRST_UPDATE_TOKENS = 10_000  # of conversation before the first notes
+MORE_TOKENS = 5_000  # of new conversation before each later update
+TOOL_CALLS = 3  # ... together with this many tool calls, or a turn with none
+NOTES_OUTPUT = 16_000
+EMPTY = "_Nothing recorded yet._"
+# notes section <- extractive summary sections (by number) when built offline
+OFFLINE_SOURCES: dict[str, tuple[int, ...]] = {
+    "Current state": (8, 7, 9),
+    "Task specification": (1,),
+    "Files and functions": (3,),
+    "Errors and corrections": (4,),
+    "Codebase documentation": (2,),
+    "Learnings": (5,),
+    "Worklog": (6,),
+}
+NOTES_SYSTEM = (
+    "You keep the working notes of a coding session up to date, so that the session can "
+    "continue from the notes alone if its conversation is cleared."
+)
+_META = re.compile(r"^<!-- baton-notes (.*?) -->\n?", re.DOTALL)
+_HEADING = re.compile(r"^#{1,3}\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
+_SUMMARY_SECTION = re.compile(r"^## (\d+)\. .*?\n(.*?)(?=^## \d+\. |\Z)", re.M | re.S)
+_NOTES_TAG = re.compile(r"<notes>(.*?)(?:</notes>|$)", re.DOTALL | re.IGNORECASE)
+
+
+def notes_path(transcript_path: Path | str) -> Path:
+    """`<sessionId>.notes.md` beside `<sessionId>.jsonl`."""
+    path = Path(transcript_path)
+    return path.with_name(f"{path.stem}.notes.md")
+
+
+@dataclass
+class NotesMark:
+    """How far the notes reach: the last message they cover."""
+
+    covered: str | None = None
+    updated: str | None = None
+
+
+class MemoryNotes:
+    """One session's notes file (0600): ten sections, each near 2,000 tokens, 12,000 in all."""
+
+    def __init__(self, path: Path, count_text: CountText | None = None) -> None:
+        self.path = path
+        self.count_text: CountText = count_text or approx_tokens
+
+    @classmethod
+    def for_session(cls, session: Session, count_text: CountText | None = None) -> MemoryNotes:
+        return cls(notes_path(session.transcript.path), count_text)
+
+    def read(self) -> tuple[str | None, NotesMark]:
+        """(the notes body, or None when there are none yet; how far they reach)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None, NotesMark()
+        mark = NotesMark()
+        meta = _META.match(text)
+        if meta:
+            fields = dict(p.split("=", 1) for p in meta[1].split() if "=" in p)
+            mark = NotesMark(fields.get("covered"), fields.get("updated"))
+            text = text[meta.end() :]
+        return (text.strip() or None), mark
+
+    def write(self, body: str, mark: NotesMark) -> str:
+        """Normalize `body` into the ten capped sections and replace the file atomically."""
+        notes = self.normalize(body)
+        header = f"<!-- baton-notes covered={mark.covered or ''} updated={mark.updated or ''} -->"
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{header}\n{notes}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path)
+        return notes
+
+    def normalize(self, text: str) -> str:
+        sections = parse_sections(text)
+        capped = {name: self._cap(name, body, SECTION_TOKENS) for name, body in sections.items()}
+        sizes = {name: self.count_text(body) for name, body in capped.items()}
+        excess = sum(sizes.values()) - TOTAL_TOKENS
+        for name in sorted(sizes, key=lambda n: sizes[n], reverse=True):
+            if excess <= 0:
+                break  # over the total: shrink the largest sections first
+            target = max(sizes[name] - excess, SECTION_TOKENS // 10)
+            capped[name] = self._cap(name, capped[name], target)
+            excess -= sizes[name] - self.count_text(capped[name])
+        return "\n\n".join(f"# {name}\n{capped[name] or EMPTY}" for name in SECTIONS)
+
+    def _cap(self, name: str, body: str, limit: int) -> str:
+        if self.count_text(body) <= limit:
+            return body
+        if name == "Worklog":  # the newest entries matter most
+            lines = body.split("\n")
+            kept = cut_to_tokens("\n".join(reversed(lines)), limit - 12, self.count_text)
+            return "[... older entries cut ...]\n" + "\n".join(reversed(kept.split("\n")))
+        return cut_to_tokens(body, limit - 12, self.count_text) + "\n[... cut ...]"
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """The ten sections' bodies from notes-like markdown; unknown headings stay with the
+    section before them, missing sections come back empty."""
+    found = {name: "" for name in SECTIONS}
+    by_key = {_key(name): name for name in SECTIONS}
+    current: str | None = None
+    position = 0
+    for heading in _HEADING.finditer(text):
+        name = by_key.get(_key(heading[1]))
+        if name is None:
+            continue
+        _add(found, current, text[position : heading.start()])
+        current, position = name, heading.end()
+    _add(found, current, text[position:])
+    return found
+
+
+def _key(title: str) -> str:
+    return re.sub(r"[^a-z]", "", title.lower())
+
+
+def _add(found: dict[str, str], name: str | None, chunk: str) -> None:
+    chunk = chunk.strip()
+    if name is None or not chunk or chunk == EMPTY:
+        return
+    found[name] = f"{found[name]}\n\n{chunk}".strip()
+
+
+# ---- when to update, and how ---------------------------------------------------------------
+
+
+def _conversation(session: Session) -> list[Message]:
+    """Every conversation message ever appended, in order (not what compactions made)."""
+    made = {m.id for b in session.boundaries.values() for m in b.new_messages}
+    return [m for m in session.messages.values() if m.id not in made and m.kind == "message"]
+
+
+def _since(messages: list[Message], covered: str | None) -> list[Message]:
+    ids = [m.id for m in messages]
+    if covered in ids:
+        return messages[ids.index(covered) + 1 :]
+    return messages
+
+
+def due(session: Session, mark: NotesMark, has_notes: bool) -> bool:
+    """First after 10,000 tokens of conversation; then after 5,000 more and either three
+    tool calls or a reply that called no tool."""
+    new = _since(_conversation(session), mark.covered if has_notes else None)
+    grown = sum(m.tokens for m in new)
+    if not has_notes:
+        return grown >= FIRST_UPDATE_TOKENS
+    if grown < MORE_TOKENS:
+        return False
+    calls = sum(len(m.tool_uses()) for m in new)
+    view = session.view_messages()
+    quiet_turn = bool(view) and view[-1].role == "assistant" and not view[-1].tool_uses()
+    return calls >= TOOL_CALLS or quiet_turn
+
+
+class NotesUpdater:
+    """Rewrites a session's notes when they are due. The server runs `maybe_update` in the
+    background after replies and appends; one update per session runs at a time."""
+
+    def __init__(
+        self,
+        client: ModelClient | None = None,
+        model: str = "",
+        *,
+        count_text: CountText | None = None,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.count_text: CountText = count_text or approx_tokens
+        self._running: set[str] = set()
+
+    async def maybe_update(self, session: Session) -> bool:
+        """Update the notes if due; True when they were rewritten."""
+        notes = MemoryNotes.for_session(session, self.count_text)
+        body, mark = notes.read()
+        if session.session_id in self._running or not due(session, mark, body is not None):
+            return False
+        await self.update(session)
+        return True
+
+    async def update(self, session: Session) -> str:
+        """Rewrite the notes now (a model request, or offline without a client)."""
+        sid = session.session_id
+        self._running.add(sid)
+        try:
+            notes = MemoryNotes.for_session(session, self.count_text)
+            current, mark = notes.read()
+            conversation = _conversation(session)
+            covered = conversation[-1].id if conversation else None
+            if self.client is None:
+                text = await self._offline(session)
+            else:
+                text = await self._ask(session, current, mark)
+            return notes.write(text, NotesMark(covered, now_iso()))
+        finally:
+            self._running.discard(sid)
+
+    async def _offline(self, session: Session) -> str:
+        request = SummaryRequest(direction="all", messages=session.view_messages())
+        summary = await ExtractiveSummarizer(self.count_text).summarize(request)
+        numbered = dict(_SUMMARY_SECTION.findall(summary))
+        parts = [f"# Session title\n{session.title or EMPTY}"]
+        for name, sources in OFFLINE_SOURCES.items():
+            bodies = [numbered.get(str(n), "").strip() for n in sources]
+            parts.append(f"# {name}\n" + "\n\n".join(b for b in bodies if b))
+        return "\n\n".join(parts)
+
+    async def _ask(self, session: Session, current: str | None, mark: NotesMark) -> str:
+        assert self.client is not None
+        view = session.view_messages()
+        new = _since(view, mark.covered) if current else view
+        template = "\n".join(f"# {name}\n..." for name in SECTIONS)
+        prompt = (
+            "Update the session notes with what the conversation above adds. "
+            + (f"The current notes:\n<notes>\n{current}\n</notes>\n" if current else "")
+            + "Answer with the complete new notes inside <notes> tags, using exactly these "
+            "ten headings in this order:\n"
+            + template
+            + "\nKeep each section under about 2,000 tokens. Be specific: file paths, "
+            "function names, commands, error messages, decisions and their reasons. "
+            "Current state says what is being worked on right now and what comes next. "
+            "The worklog is a terse chronological list of steps; add to its end. "
+            "Do not call tools."
+        )
+        text = await ask_model(
+            self.client,
+            model=self.model,
+            system=NOTES_SYSTEM,
+            context=[],
+            messages=new or view[-1:],
+            prompt=prompt,
+            max_tokens=NOTES_OUTPUT,
+            count=approx_count,
+        )
+        match = _NOTES_TAG.search(text)
+        return match[1] if match else text
+
+
+# ---- the summarizer ------------------------------------------------------------------------
+
+
+class MemorySummarizer:
+    """Uses the session notes as the summary: no model call at compaction time. With no
+    notes yet it falls back to the extractive summarizer, and says so."""
+
+    name = "memory"
+
+    def __init__(
+        self, *, fallback: Summarizer | None = None, count_text: CountText | None = None
+    ) -> None:
+        self.count_text: CountText = count_text or approx_tokens
+        self.fallback: Summarizer = fallback or ExtractiveSummarizer(self.count_text)
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        body: str | None = None
+        # The notes describe the whole session: they can stand for "everything but the
+        # recent window", not for a pivot's part or a middle span.
+        if request.transcript_path and request.direction == "all":
+            body, _ = MemoryNotes(notes_path(request.transcript_path), self.count_text).read()
+        if body:
+            if progress is not None:
+                progress("Using the session notes as the summary", 1.0)
+            return body
+        if progress is not None:
+            progress("No session notes yet: using the extractive summarizer instead", None)
+        return await self.fallback.summarize(request, progress)

@@ -1,0 +1,258 @@
+"""Session notes: format and caps, when they update, how, and the `memory` summarizer."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Callable
+
+import pytest
+
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.memory import (
+    EMPTY,
+    NOTES_SYSTEM,
+    SECTIONS,
+    MemoryNotes,
+    MemorySummarizer,
+    NotesMark,
+    NotesUpdater,
+    due,
+    notes_path,
+    parse_sections,
+)
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summarizers import SummaryRequest
+from baton.core.llm import AnthropicClient
+from baton.core.messages import MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
+from baton.core.session import Session
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator
+from fake_anthropic import FakeAnthropic
+
+MakeClient = Callable[..., AnthropicClient]
+MODEL = "claude-haiku-4-5"
+
+
+@pytest.fixture
+def session(store: SessionStore) -> Session:
+    return store.create("Parser rewrite", MODEL)
+
+
+def words(count: int) -> str:
+    """About `2 * count` tokens."""
+    return " ".join(f"word{i % 10}" for i in range(count))
+
+
+def talk(session: Session, tokens: int, *, tool_calls: int = 0, quiet_end: bool = True) -> None:
+    """About `tokens` of conversation; `tool_calls` calls; a last reply with or without one."""
+    session.append([MessageInput(role="user", content=words(tokens // 4))])
+    for n in range(tool_calls):
+        call_id = f"toolu_{len(session.messages)}_{n}"
+        call = ToolUseBlock(id=call_id, name="Read", input={"file_path": f"src/mod{n}.py"})
+        session.append(
+            [
+                MessageInput(role="assistant", content=[call]),
+                MessageInput(role="user", content=[ToolResultBlock(tool_use_id=call_id)]),
+            ]
+        )
+    if quiet_end:
+        session.append([MessageInput(role="assistant", content=words(tokens // 4))])
+    else:
+        last = ToolUseBlock(id=f"toolu_end_{len(session.messages)}", name="Bash", input={})
+        session.append(
+            [MessageInput(role="assistant", content=[TextBlock(text=words(tokens // 4)), last])]
+        )
+
+
+def total_tokens(session: Session) -> int:
+    return sum(m.tokens for m in session.messages.values())
+
+
+def covered_now(session: Session) -> NotesMark:
+    return NotesMark(covered=list(session.messages)[-1], updated="2025-01-01T00:00:00Z")
+
+
+# ---- the notes file ------------------------------------------------------------------------
+
+
+def test_notes_come_back_as_the_ten_sections_in_order() -> None:
+    text = (
+        "# Current state\nFixing the tokenizer.\n"
+        "## 3. Task specification\nRewrite the parser.\n"
+        "### A heading of its own\nstays with the task\n"
+        "# Worklog\n- read parser.py\n"
+    )
+    sections = parse_sections(text)
+    assert list(sections) == list(SECTIONS)
+    assert sections["Current state"] == "Fixing the tokenizer."
+    assert "Rewrite the parser." in sections["Task specification"]
+    assert "stays with the task" in sections["Task specification"]
+    assert sections["Learnings"] == ""
+    normalized = MemoryNotes(notes_path("/x/s.jsonl")).normalize(text)
+    headings = [line[2:] for line in normalized.splitlines() if line.startswith("# ")]
+    assert headings == list(SECTIONS)
+    assert f"# Learnings\n{EMPTY}" in normalized
+
+
+def test_each_section_is_capped_and_the_notes_stay_within_the_total(
+    estimator: Estimator,
+) -> None:
+    notes = MemoryNotes(notes_path("/x/s.jsonl"), estimator.count_text)
+    worklog = "\n".join(f"- step {n}: edited module {n}" for n in range(3_000))
+    big = "\n".join(f"# {name}\n{words(3_000)}" for name in SECTIONS[:-1])
+    normalized = notes.normalize(f"{big}\n# Worklog\n{worklog}")
+    sections = parse_sections(normalized)
+    sizes = {name: estimator.count_text(body) for name, body in sections.items()}
+    assert all(size <= 2_000 for size in sizes.values())
+    assert sum(sizes.values()) <= 12_000
+    assert "- step 2999:" in sections["Worklog"] and "- step 0:" not in sections["Worklog"]
+    assert "older entries cut" in sections["Worklog"]
+
+
+def test_notes_live_beside_the_transcript_privately(session: Session) -> None:
+    notes = MemoryNotes.for_session(session)
+    assert notes.path == session.transcript.path.with_name(f"{session.session_id}.notes.md")
+    assert notes.read() == (None, NotesMark())
+    notes.write("# Current state\nworking", NotesMark("m1", "2025-01-01T00:00:00Z"))
+    assert stat.S_IMODE(notes.path.stat().st_mode) == 0o600
+    body, mark = notes.read()
+    assert body is not None and "# Current state\nworking" in body
+    assert mark == NotesMark("m1", "2025-01-01T00:00:00Z")
+
+
+# ---- when they update ----------------------------------------------------------------------
+
+
+def test_the_first_notes_wait_for_ten_thousand_tokens(session: Session) -> None:
+    talk(session, 8_000)
+    assert total_tokens(session) < 10_000
+    assert not due(session, NotesMark(), has_notes=False)
+    talk(session, 3_000)
+    assert due(session, NotesMark(), has_notes=False)
+
+
+def test_later_updates_need_five_thousand_tokens_and_tool_calls_or_a_quiet_turn(
+    session: Session,
+) -> None:
+    talk(session, 11_000)
+    mark = covered_now(session)
+    talk(session, 3_000)
+    assert not due(session, mark, has_notes=True)  # not enough new conversation
+    talk(session, 3_000, tool_calls=1, quiet_end=False)
+    assert not due(session, mark, has_notes=True)  # one call, and the model is mid-task
+    talk(session, 200, tool_calls=2, quiet_end=False)
+    assert due(session, mark, has_notes=True)  # three calls now
+
+    mark = covered_now(session)
+    talk(session, 5_600, quiet_end=True)
+    assert due(session, mark, has_notes=True)  # a turn that called no tool
+
+
+# ---- how they update -----------------------------------------------------------------------
+
+
+async def test_without_a_client_the_notes_are_built_offline(session: Session) -> None:
+    talk(session, 11_000)
+    session.append([MessageInput(role="user", content="Please rewrite the parser in parser.py")])
+    call = ToolUseBlock(id="toolu_1", name="Read", input={"file_path": "src/parser.py"})
+    session.append(
+        [
+            MessageInput(role="assistant", content=[call]),
+            MessageInput(role="user", content=[ToolResultBlock(tool_use_id="toolu_1")]),
+        ]
+    )
+    updater = NotesUpdater()
+    assert await updater.maybe_update(session)
+    body, mark = MemoryNotes.for_session(session).read()
+    assert body is not None and mark.covered == list(session.messages)[-1]
+    sections = parse_sections(body)
+    assert sections["Session title"] == "Parser rewrite"
+    assert "src/parser.py" in sections["Files and functions"]
+    assert "Please rewrite the parser" in sections["Worklog"]
+    assert not await updater.maybe_update(session)  # nothing new since
+
+
+async def test_with_a_client_one_request_rewrites_the_notes_from_what_is_new(
+    session: Session, fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
+    session.append([MessageInput(role="user", content="first request about the lexer")])
+    talk(session, 400)
+    fake_anthropic.reply("<notes>\n# Session title\nLexer work\n# Current state\nstarted\n</notes>")
+    updater = NotesUpdater(anthropic_client(), MODEL)
+    await updater.update(session)
+    body, _ = MemoryNotes.for_session(session).read()
+    assert body is not None
+    assert parse_sections(body)["Current state"] == "started"
+    assert parse_sections(body)["Learnings"] == ""
+
+    session.append([MessageInput(role="user", content="second request about the parser")])
+    session.append([MessageInput(role="assistant", content="on it")])
+    fake_anthropic.reply("<notes># Current state\nparser next</notes>")
+    await updater.update(session)
+
+    first, second = (r.body for r in fake_anthropic.message_requests())
+    assert first["system"] == NOTES_SYSTEM and "tools" not in first
+    prompt = second["messages"][-1]["content"][-1]["text"]
+    assert "# Current state\nstarted" in prompt  # the current notes are in the request
+    assert all(f"# {name}" in prompt for name in SECTIONS)
+    sent = " ".join(b["text"] for turn in second["messages"] for b in turn["content"])
+    assert "second request about the parser" in sent
+    assert "first request about the lexer" not in sent  # the notes already hold it
+
+
+# ---- the summarizer ------------------------------------------------------------------------
+
+
+async def test_the_memory_summarizer_returns_the_notes_without_a_model_call(
+    session: Session,
+) -> None:
+    notes = MemoryNotes.for_session(session)
+    notes.write("# Current state\nhalfway through the parser", NotesMark("x", "t"))
+    seen: list[str] = []
+    request = SummaryRequest("all", [], transcript_path=str(session.transcript.path))
+    summary = await MemorySummarizer().summarize(request, lambda text, f: seen.append(text))
+    assert "# Current state\nhalfway through the parser" in summary
+    assert "baton-notes" not in summary
+    assert seen == ["Using the session notes as the summary"]
+
+
+async def test_without_notes_the_memory_summarizer_falls_back_and_says_so(
+    session: Session,
+) -> None:
+    talk(session, 400)
+    seen: list[str] = []
+    view = session.view_messages()
+    request = SummaryRequest("all", view, transcript_path=str(session.transcript.path))
+    summary = await MemorySummarizer().summarize(request, lambda text, f: seen.append(text))
+    assert summary.startswith("## 1. Primary request")
+    assert seen[0] == "No session notes yet: using the extractive summarizer instead"
+
+
+async def test_notes_stand_only_for_a_whole_conversation_compaction(session: Session) -> None:
+    MemoryNotes.for_session(session).write("# Current state\nnotes", NotesMark("x", "t"))
+    talk(session, 400)
+    request = SummaryRequest(
+        "from", session.view_messages(), transcript_path=str(session.transcript.path)
+    )
+    summary = await MemorySummarizer().summarize(request)
+    assert "notes" not in summary and summary.startswith("## 1.")
+
+
+async def test_compaction_with_the_memory_summarizer_puts_the_notes_in_the_view(
+    session: Session, estimator: Estimator
+) -> None:
+    for _ in range(4):
+        talk(session, 2_000)
+    MemoryNotes.for_session(session).write(
+        "# Current state\nreplacing the recursive descent parser", NotesMark("x", "t")
+    )
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, MemorySummarizer())
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "memory"
+    summary = session.view_messages()[0]
+    assert summary.kind == "summary"
+    assert "replacing the recursive descent parser" in summary.text()

@@ -211,6 +211,8 @@ class Harness:
         return await self.diagnostics(session_id, lambda p: p.version == version)
 
     async def close(self) -> None:
+        if self.client.stopped:
+            return
         await self.client.shutdown_session()
         await self.client.stop()
         if self.process is not None and self.process.returncode is None:

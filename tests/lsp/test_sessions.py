@@ -33,7 +33,7 @@ async def test_create_list_get_delete_round_trip(any_lsp: Harness) -> None:
     created = await any_lsp.create(
         title="Refactor", systemPrompt="Be brief.", model="claude-opus-4-1"
     )
-    assert SESSION_KEYS <= created.keys()
+    assert created.keys() >= SESSION_KEYS
     sid = created["sessionId"]
     assert created["title"] == "Refactor"
     assert created["model"] == "claude-opus-4-1"
@@ -46,7 +46,7 @@ async def test_create_list_get_delete_round_trip(any_lsp: Harness) -> None:
     got = await any_lsp.get(sid)
     assert got["session"]["sessionId"] == sid
     assert got["messages"] == []
-    assert USAGE_KEYS <= got["usage"].keys()
+    assert got["usage"].keys() >= USAGE_KEYS
     assert got["usage"]["breakdown"]["system"] > 0  # the system prompt counts
 
     mark = any_lsp.recorder.mark()
@@ -137,7 +137,7 @@ async def test_usage_reports_thresholds_of_the_default_model(lsp: Harness) -> No
     sid = (await lsp.create())["sessionId"]
     await lsp.append(sid, *conversation(2))
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
-    assert USAGE_KEYS <= usage.keys()
+    assert usage.keys() >= USAGE_KEYS
     assert usage["contextWindow"] == 200_000
     assert usage["autoCompactThreshold"] == 167_000
     assert usage["state"] == "ok"
@@ -154,7 +154,7 @@ async def test_import_of_a_claude_code_file_creates_a_session(
     imported = await lsp.request(
         protocol.SESSION_IMPORT, {"path": str(source), "format": "claude-code"}
     )
-    assert SESSION_KEYS <= imported.keys()
+    assert imported.keys() >= SESSION_KEYS
     view = await lsp.get(imported["sessionId"])
     assert view["messages"], "an imported conversation has messages"
     assert view["messages"][0]["role"] == "user"

@@ -82,6 +82,18 @@ class BatonProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # A domain error is an answer, not a server fault: no traceback in the log (pygls
+        # logs one per failed request), and only its stable code, never its text.
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            error: JsonRpcException = future.exception()
+            code = error.data.get("code") if isinstance(error.data, dict) else error.code
+            log.info("request %s failed: %s", msg_id, code)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
         """An error response; `msg_id` None answers a message whose id is unknown."""
         if msg_id is not None:

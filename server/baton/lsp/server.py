@@ -193,8 +193,8 @@ def configure_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    logging.getLogger("pygls").setLevel(logging.WARNING)
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    for noisy in ("pygls", "websockets", "httpx", "httpx2", "httpcore", "anthropic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def serve(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO") -> int:

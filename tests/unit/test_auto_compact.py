@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -211,4 +212,51 @@ async def test_microcompact_runs_first_and_can_make_compaction_unnecessary(
     result = await auto.check(session, reason="send")
     assert result is not None and result.direction == "microcompact"
     assert spy.calls == []
+    assert used(session, estimator) < 11_250
+
+
+class GatedSummarizer:
+    """The extractive summarizer, held until the test opens the gate."""
+
+    name = "gated"
+
+    def __init__(self, estimator: Estimator) -> None:
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+        self.inner = ExtractiveSummarizer(estimator.count_text)
+        self.nested: list[CompactResult | None] = []
+        self.auto: AutoCompactor | None = None
+        self.session: Session | None = None
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        self.entered.set()
+        if self.auto is not None and self.session is not None:
+            # a check from inside the summary request must return at once, not deadlock
+            self.nested.append(await self.auto.check(self.session, reason="append"))
+        await self.gate.wait()
+        return await self.inner.summarize(request, progress)
+
+
+async def test_a_check_during_a_running_auto_compaction_waits_for_it(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 6)
+    gated = GatedSummarizer(estimator)
+    spy = SpyCompact()
+    auto = AutoCompactor(lambda: CompactContext(SMALL, estimator, gated), compact=spy)
+    gated.auto, gated.session = auto, session
+
+    after_append = asyncio.create_task(auto.check(session, reason="append"))
+    await asyncio.wait_for(gated.entered.wait(), 10)
+    before_send = asyncio.create_task(auto.check(session, reason="send"))
+    for _ in range(20):
+        await asyncio.sleep(0)  # give the second check every chance to run ahead
+    assert not before_send.done()  # it waits instead of letting the send find a full context
+    assert gated.nested == [None]
+
+    gated.gate.set()
+    first = await after_append
+    second = await before_send
+    assert first is not None and second is None
+    assert len(spy.calls) == 1 and session.compactions == 1
     assert used(session, estimator) < 11_250

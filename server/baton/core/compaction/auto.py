@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
@@ -65,7 +66,8 @@ class AutoCompactor:
         self._microcompact: MicrocompactFn = microcompact or micro.microcompact
         self._clock = clock
         self._states: dict[str, _State] = {}
-        self._running: set[str] = set()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._holders: dict[str, asyncio.Task[Any] | None] = {}
 
     # ---- the breaker ---------------------------------------------------------------------
 
@@ -95,21 +97,28 @@ class AutoCompactor:
         self, session: Session, *, reason: str, context: CompactContext | None = None
     ) -> CompactResult | None:
         """Compact `session` if it needs it. Returns what changed the view, if anything:
-        the compaction's result, or the microcompact's when that alone ran."""
+        the compaction's result, or the microcompact's when that alone ran.
+
+        A check that arrives while another auto-compaction of the session runs waits for
+        it (a send right after an append must not find the context still full), then
+        looks again."""
         sid = session.session_id
-        # A summary request must never trigger another compaction, nor may two overlap.
-        if session.compacting or sid in self._running or session.read_only:
-            return None
-        if self.paused(sid):
-            return None
-        ctx = context or self._contexts()
-        if not ctx.settings.auto_compact.enabled:
-            return None
-        self._running.add(sid)
-        try:
-            return await self._run(session, ctx, reason)
-        finally:
-            self._running.discard(sid)
+        holder = self._holders.get(sid)
+        if holder is not None and holder is asyncio.current_task():
+            return None  # called from inside a compaction (a summary request): never recurse
+        lock = self._locks.setdefault(sid, asyncio.Lock())
+        async with lock:
+            # a compaction someone asked for (or a summary request) is already running
+            if session.compacting or session.read_only or self.paused(sid):
+                return None
+            ctx = context or self._contexts()
+            if not ctx.settings.auto_compact.enabled:
+                return None
+            self._holders[sid] = asyncio.current_task()
+            try:
+                return await self._run(session, ctx, reason)
+            finally:
+                self._holders.pop(sid, None)
 
     async def _run(
         self, session: Session, ctx: CompactContext, reason: str

@@ -572,3 +572,15 @@ async def test_compacting_real_sessions_keeps_every_user_prompt(
             assert dumps(session.view_messages()) == dumps(before), path.name
         finally:
             store.close()
+
+
+async def test_a_failing_progress_callback_does_not_fail_the_compaction(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    session = new_session(store, chat())
+
+    def broken(text: str, fraction: float | None) -> None:
+        raise RuntimeError("the progress display went away")
+
+    result = await compact(session, CompactRequest(), context(estimator, progress=broken))
+    assert session.active == [result.boundary_id]

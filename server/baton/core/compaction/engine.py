@@ -72,18 +72,24 @@ def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
 
 
 def _report(ctx: CompactContext, text: str, fraction: float | None) -> None:
-    if ctx.progress is not None:
+    """Progress is for show: a callback that fails must not fail (or, after the commit,
+    seem to fail) the compaction."""
+    if ctx.progress is None:
+        return
+    try:
         ctx.progress(text, fraction)
+    except Exception as exc:
+        log.debug("progress callback failed: %s", type(exc).__name__)
 
 
 def _summary_progress(ctx: CompactContext) -> Progress | None:
     """The summarizer's own steps, mapped into the part of the pipeline it takes."""
-    outer = ctx.progress
-    if outer is None:
+    if ctx.progress is None:
         return None
 
     def inner(text: str, fraction: float | None) -> None:
-        outer(text, None if fraction is None else SUMMARY_START + SUMMARY_SHARE * fraction)
+        scaled = None if fraction is None else SUMMARY_START + SUMMARY_SHARE * fraction
+        _report(ctx, text, scaled)
 
     return inner
 

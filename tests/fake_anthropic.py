@@ -15,7 +15,8 @@ Usage (the `fake_anthropic` fixture in conftest.py does the first two lines):
 Scripted responses are served in order to POST /v1/messages (streaming or not, as the
 request asks); when the queue is empty the fake answers with `default_text`. A script can
 cut the stream after N events (`cut_after`), hold it after N events until a
-`threading.Event` is set (`hold_after` + `gate`), or send an SSE `error` event mid-stream.
+`threading.Event` is set (`hold_after` + `gate`; `held` tells the test it got there), pace
+its events (`event_delay`, for demos), or send an SSE `error` event mid-stream.
 The server runs in a daemon thread, so it serves sync tests, async tests and server
 subprocesses (through `base_url`) alike.
 """
@@ -80,6 +81,7 @@ class ScriptedReply:
     hold_after: int | None = None  # wait for `gate` before every event past this many
     gate: threading.Event | None = None
     held: threading.Event = field(default_factory=threading.Event)  # set once it waits
+    event_delay: float = 0.0  # seconds between events, for demos (tests use `gate`)
 
 
 @dataclass
@@ -421,6 +423,8 @@ class _Handler(BaseHTTPRequestHandler):
                     reply.held.set()
                     if reply.gate is not None:
                         reply.gate.wait(GATE_TIMEOUT)
+                if reply.event_delay and count:
+                    time.sleep(reply.event_delay)
                 self._chunk(name, data)
             self._end()
         except (BrokenPipeError, ConnectionResetError):

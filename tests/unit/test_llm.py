@@ -370,3 +370,29 @@ async def test_count_tokens_uses_the_api(
     total = await anthropic_client().count_tokens(model=MODEL, system="s", messages=HELLO)
     assert total == 4321
     assert fake_anthropic.requests[0].path == "/v1/messages/count_tokens"
+
+
+# ---- the fake itself, from synchronous code --------------------------------------------
+
+
+def test_the_fake_serves_plain_json_replies_and_api_errors_to_sync_clients(
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    import anthropic
+
+    fake_anthropic.reply("whole reply", usage={"input_tokens": 7, "output_tokens": 2})
+    fake_anthropic.error(404, "not_found_error", "model: nope")
+    sdk = anthropic.Anthropic(api_key=KEY, base_url=fake_anthropic.base_url, max_retries=0)
+    try:
+        message = sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO)  # type: ignore[arg-type]
+        assert message.content[0].type == "text" and message.content[0].text == "whole reply"
+        assert (message.usage.input_tokens, message.usage.output_tokens) == (7, 2)
+        with pytest.raises(anthropic.NotFoundError) as caught:
+            sdk.messages.create(model="nope", max_tokens=10, messages=HELLO)  # type: ignore[arg-type]
+        assert caught.value.body == {
+            "type": "error",
+            "error": {"type": "not_found_error", "message": "model: nope"},
+        }
+    finally:
+        sdk.close()
+    assert [r.body.get("stream") for r in fake_anthropic.message_requests()] == [None, None]

@@ -384,11 +384,11 @@ def test_the_fake_serves_plain_json_replies_and_api_errors_to_sync_clients(
     fake_anthropic.error(404, "not_found_error", "model: nope")
     sdk = anthropic.Anthropic(api_key=KEY, base_url=fake_anthropic.base_url, max_retries=0)
     try:
-        message = sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO)  # type: ignore[arg-type]
+        message = sdk.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
         assert message.content[0].type == "text" and message.content[0].text == "whole reply"
         assert (message.usage.input_tokens, message.usage.output_tokens) == (7, 2)
         with pytest.raises(anthropic.NotFoundError) as caught:
-            sdk.messages.create(model="nope", max_tokens=10, messages=HELLO)  # type: ignore[arg-type]
+            sdk.messages.create(model="nope", max_tokens=10, messages=HELLO)
         assert caught.value.body == {
             "type": "error",
             "error": {"type": "not_found_error", "message": "model: nope"},

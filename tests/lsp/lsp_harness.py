@@ -228,10 +228,13 @@ def server_env(data_dir: Path, extra: dict[str, str] | None = None) -> dict[str,
 
 
 def initialize_params(
-    workspace: Path, client_name: str, options: dict[str, Any] | None
+    workspace: Path,
+    client_name: str,
+    options: dict[str, Any] | None,
+    capabilities: types.ClientCapabilities | None = None,
 ) -> types.InitializeParams:
     return types.InitializeParams(
-        capabilities=client_capabilities(client_name),
+        capabilities=capabilities or client_capabilities(client_name),
         root_uri=workspace.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="workspace")],
         initialization_options=options,
@@ -245,6 +248,7 @@ async def start(
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
 ) -> Harness:
     """A server over stdio, initialized by a client with recorded capabilities."""
     workspace = tmp_path / "workspace"
@@ -253,7 +257,7 @@ async def start(
     recorder = Recorder()
     client = make_client(recorder, configuration)
     await client.start_io(*SERVER_COMMAND, env=server_env(data_dir, env))
-    params = initialize_params(workspace, client_name, options)
+    params = initialize_params(workspace, client_name, options, capabilities)
     harness = Harness(client, recorder, workspace, data_dir, params.capabilities)
     harness.initialize_result = await client.initialize_session(params)
     return harness

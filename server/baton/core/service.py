@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from baton.core.background import Background
 from baton.core.budget import Usage, compute_usage
@@ -17,7 +16,7 @@ from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress
-from baton.core.editor_files import EditorFiles
+from baton.core.editor_files import EditorFiles, uri_to_path
 from baton.core.errors import InvalidParams, NothingToCompact
 from baton.core.messages import ContentBlock, Message, MessageInput
 from baton.core.model_access import ModelAccess
@@ -35,7 +34,7 @@ Warn = Callable[[str], None]
 
 
 def _ignore(*_: Any) -> None:
-    return None
+    """The default listener: events nobody listens to go nowhere."""
 
 
 @dataclass
@@ -113,7 +112,7 @@ class BatonService:
         self.models.set_key(key)
 
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
-        self.workspace_folders = [p for p in (_uri_path(u) for u in uris) if p is not None]
+        self.workspace_folders = [p for p in map(uri_to_path, uris) if p is not None]
 
     def open_session_ids(self) -> list[str]:
         if self._store is None:
@@ -132,9 +131,6 @@ class BatonService:
 
     def session(self, session_id: str) -> Session:
         return self.store.get(session_id)
-
-    def view(self, session_id: str) -> list[Message]:
-        return self.session(session_id).view_messages()
 
     def delete(self, session_id: str) -> None:
         self.store.delete(session_id)
@@ -315,12 +311,3 @@ class BatonService:
 def _mark(session: Session) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What a client can see of a session: its compactions and its view."""
     return tuple(session.active), tuple(session.view)
-
-
-def _uri_path(uri: str) -> Path | None:
-    parsed = urlparse(uri)
-    if parsed.scheme == "file":
-        return Path(unquote(parsed.path))
-    if not parsed.scheme and uri:
-        return Path(uri)
-    return None

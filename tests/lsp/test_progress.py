@@ -1,0 +1,109 @@
+"""workDoneProgress during compaction: begin/report/end, client tokens, cancel, no support."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import attrs
+from lsp_harness import Harness, conversation
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import client_capabilities
+
+from baton import protocol
+from fake_anthropic import FakeAnthropic
+
+REQUEST_CANCELLED = -32800
+
+
+def progress_of(lsp: Harness, token: Any = None, after: int = 0) -> list[dict[str, Any]]:
+    return [
+        p.value
+        for m, p in lsp.recorder.received[after:]
+        if m == types.PROGRESS and (token is None or p.token == token)
+    ]
+
+
+async def test_compaction_reports_begin_reports_and_end(any_lsp: Harness) -> None:
+    sid = (await any_lsp.create())["sessionId"]
+    ids = (await any_lsp.append(sid, *conversation(4)))["messageIds"]
+    mark = any_lsp.recorder.mark()
+    await any_lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[3]})
+    values = progress_of(any_lsp, after=mark)
+    assert values[0]["kind"] == "begin"
+    assert values[0]["cancellable"] is True
+    assert values[-1]["kind"] == "end"
+    assert values[-1]["message"] == "4 messages"
+    tokens = {p.token for m, p in any_lsp.recorder.received[mark:] if m == types.PROGRESS}
+    assert len(tokens) == 1
+    assert tokens <= set(any_lsp.client.progress_reports)  # created by the server first
+
+
+async def test_a_client_token_carries_the_progress(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp.client.progress_reports.setdefault("mine", [])  # the client made this token
+    mark = lsp.recorder.mark()
+    await lsp.request(
+        protocol.COMPACT,
+        {
+            "sessionId": sid,
+            "direction": "up_to",
+            "pivotMessageId": ids[1],
+            "workDoneToken": "mine",
+        },
+    )
+    values = progress_of(lsp, "mine", after=mark)
+    assert values[0]["kind"] == "begin" and values[-1]["kind"] == "end"
+    assert progress_of(lsp, after=mark) == values  # no other token was used
+
+
+async def test_a_client_without_progress_support_gets_none(start_server) -> None:
+    capabilities = client_capabilities("visual_studio_code")
+    capabilities = attrs.evolve(
+        capabilities, window=attrs.evolve(capabilities.window, work_done_progress=False)
+    )
+    lsp = await start_server(capabilities=capabilities)
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    result = await lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[1]})
+    assert result["summarizedMessageIds"] == ids[:2]
+    assert progress_of(lsp) == []
+
+
+async def test_the_progress_cancel_button_cancels_the_compaction(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options={"anthropicApiKey": "sk-ant-test-progress-cancel"})
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    before = await lsp.render(sid)
+    gate = threading.Event()
+    script = fake_anthropic.reply("<summary>never</summary>", hold_after=3, gate=gate)
+    mark = lsp.recorder.mark()
+    params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
+    request = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(protocol.COMPACT, params)
+    )
+    try:
+        begin = await lsp.recorder.notification(
+            types.PROGRESS, lambda p: p.value.get("kind") == "begin", after=mark
+        )
+        assert await asyncio.to_thread(script.held.wait, 20)
+        lsp.client.window_work_done_progress_cancel(
+            types.WorkDoneProgressCancelParams(token=begin.token)
+        )
+        try:
+            await request
+            raise AssertionError("the compaction finished despite the cancel")
+        except JsonRpcException as exc:
+            assert exc.code == REQUEST_CANCELLED
+    finally:
+        gate.set()
+    end = await lsp.recorder.notification(
+        types.PROGRESS, lambda p: p.token == begin.token and p.value.get("kind") == "end"
+    )
+    assert end.token == begin.token  # the progress ends even when cancelled
+    assert await lsp.render(sid) == before

@@ -225,3 +225,13 @@ async def test_the_engine_commits_the_models_summary(
     summary = session.view_messages()[0]
     assert summary.kind == "summary" and "Ship it." in summary.text()
     assert "request 0" in all_text(fake_anthropic.message_requests()[0].body)
+
+
+async def test_the_output_cap_respects_a_model_that_writes_less(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
+    fake_anthropic.models["claude-small-out"] = {"max_input_tokens": 200_000, "max_tokens": 8_192}
+    fake_anthropic.reply(ANSWER)
+    small = AnthropicSummarizer(anthropic_client(), "claude-small-out")
+    await small.summarize(SummaryRequest("all", rounds(1)))
+    assert fake_anthropic.message_requests()[0].body["max_tokens"] == 8_192

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from baton.core.budget import lookup_model
 from baton.core.compaction.prompts import extract_summary, summary_prompt
 from baton.core.compaction.rounds import TRUNCATION_MARKER, truncate_head
 from baton.core.compaction.summarizers import Progress, SummaryRequest, strip_media
@@ -64,7 +65,9 @@ class AnthropicSummarizer:
         self.max_retries = max_retries
 
     async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
-        limit = min(self.max_output, request.max_tokens) if request.max_tokens > 0 else None
+        limit = self.max_output
+        if request.max_tokens > 0:
+            limit = min(limit, request.max_tokens)
         text = await ask_model(
             self.client,
             model=self.model,
@@ -72,7 +75,7 @@ class AnthropicSummarizer:
             context=request.context_before,
             messages=request.messages,
             prompt=summary_prompt(request.direction, request.instructions),
-            max_tokens=limit or self.max_output,
+            max_tokens=min(limit, await self._model_output_cap()),
             count=self.count,
             progress=progress,
             max_retries=self.max_retries,
@@ -81,6 +84,17 @@ class AnthropicSummarizer:
         if not summary:
             raise SummarizerFailed("the model's answer held no summary")
         return summary
+
+    async def _model_output_cap(self) -> int:
+        """The most the model may write (older models allow less than a summary's cap)."""
+        try:
+            found = await self.client.model_limits(self.model)
+        except Exception:  # limits are a nicety; the table below still applies
+            found = None
+        if found and found.get("max_tokens"):
+            return int(found["max_tokens"])
+        spec, _ = lookup_model(self.model)
+        return spec.max_output if spec is not None else self.max_output
 
 
 async def ask_model(

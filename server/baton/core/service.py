@@ -17,7 +17,7 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress
 from baton.core.editor_files import EditorFiles, uri_to_path
-from baton.core.errors import InvalidParams, NothingToCompact
+from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.messages import ContentBlock, Message, MessageInput
 from baton.core.model_access import ModelAccess
 from baton.core.session import Session
@@ -190,6 +190,7 @@ class BatonService:
         session = self.session(session_id)
         client = self.models.client(self.settings)
         seen = [_mark(session)]
+        streaming: set[str] = set()
 
         def catch_up() -> None:
             now = _mark(session)
@@ -202,7 +203,9 @@ class BatonService:
             seen[0] = now
 
         def delta(message_id: str, text: str) -> None:
-            catch_up()
+            if message_id not in streaming:  # the prompt (and any compaction) came first
+                streaming.add(message_id)
+                catch_up()
             self.on_delta(session_id, message_id, text)
 
         self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
@@ -234,13 +237,16 @@ class BatonService:
             self._changed(session_id, "compact")
         return result
 
-    async def preview_auto(self, session_id: str) -> CompactResult | None:
-        """What auto-compact would summarize and keep right now (None: nothing to do)."""
+    async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
+        """What auto-compact would summarize and keep right now, or None and why not."""
+        self.session(session_id)
         request = CompactRequest(direction="all", dry_run=True, trigger="auto")
         try:
-            return await self.compact(session_id, request)
+            return await self.compact(session_id, request), None
         except NothingToCompact:
-            return None
+            return None, None
+        except BatonError as exc:  # busy, read-only, no key for the summarizer...
+            return None, exc.message
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         engine.uncompact(self.session(session_id), boundary_id)
@@ -295,7 +301,11 @@ class BatonService:
     async def _auto_check(self, session_id: str, reason: str) -> None:
         session = self.session(session_id)
         was_paused = self._auto_paused(session_id)
-        context = self.compact_context(session_id=session_id)
+        try:
+            context = self.compact_context(session_id=session_id)
+        except BatonError as exc:  # e.g. the anthropic summarizer chosen without a key
+            log.warning("auto-compact of %s cannot run: %s", session_id, exc.message)
+            return
         outcome = await self.auto().check(session, reason=reason, context=context)
         if outcome is not None:
             self._changed(session_id, "compact")

@@ -28,7 +28,8 @@ def usage_hover(
     messages: Mapping[str, Message],
     reason: str | None = None,
 ) -> str:
-    """`plan` is (summarized ids, kept ids) of an auto-compact dry run, None if none fits."""
+    """`plan` is (summarized ids, kept ids) of an auto-compact dry run; None when there is
+    nothing to summarize, or when no plan could be made (`reason` says why)."""
     lines = [f"**{usage_message(usage)}**", ""]
     estimated = " (estimated)" if usage.estimated else ""
     lines.append(
@@ -37,8 +38,11 @@ def usage_hover(
         f"{usage.auto_compact_threshold:,}, blocked at {usage.blocking_limit:,}."
     )
     lines.append("")
+    if plan is None and reason:
+        lines.append(f"Auto-compact cannot plan right now: {reason}.")
+        return "\n".join(lines)
     if plan is None:
-        lines.append(f"Auto-compact would have nothing to summarize now{_why(reason)}.")
+        lines.append("Auto-compact would have nothing to summarize now.")
         return "\n".join(lines)
     summarized, kept = plan
     summarized_tokens = sum(messages[m].tokens for m in summarized if m in messages)
@@ -53,7 +57,3 @@ def usage_hover(
 
 def _count(n: int) -> str:
     return f"{n} message{'s' if n != 1 else ''}"
-
-
-def _why(reason: str | None) -> str:
-    return f" ({reason})" if reason else ""

@@ -81,12 +81,12 @@ def register(ls: BatonServer) -> None:
         rendered, data, _ = ls.documents.render(session_id)
         line = params.position.line
         if line == USAGE_LINE:
-            preview = await ls.service.preview_auto(session_id)
+            preview, reason = await ls.service.preview_auto(session_id)
             plan = None
             if preview is not None:
                 plan = (preview.summarized_message_ids, preview.kept_message_ids)
             by_id = {m.id: m for m in data.messages}
-            text = usage_hover(data.usage, plan, by_id)
+            text = usage_hover(data.usage, plan, by_id, reason)
             width = code_units(rendered.lines[USAGE_LINE], ls.position_encoding)
             return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
         section = rendered.section_at(line)

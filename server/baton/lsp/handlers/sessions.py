@@ -60,7 +60,8 @@ def register(ls: BatonServer) -> None:
     @guarded
     async def send(params: Any) -> Json:
         args = parse(p.SendParams, params)
-        service.session(args.session_id)  # unknown ids fail before any progress shows
+        service.session(args.session_id)  # unknown ids and a missing key fail before any
+        service.models.client(service.settings)  # progress shows
         ls.documents.streaming.add(args.session_id)
         try:
             async with work_done(ls, "Baton: reply", work_done_token(params)) as reporter:

@@ -207,6 +207,14 @@ async def test_a_second_compaction_while_one_runs_is_refused(
         await held(script)
         second = await lsp.error(protocol.COMPACT, params)
         assert second.baton_code == "compaction_in_progress"
+        hover = await lsp.request(
+            types.TEXT_DOCUMENT_HOVER,
+            {
+                "textDocument": {"uri": protocol.session_uri(sid)},
+                "position": {"line": 0, "character": 0},
+            },
+        )
+        assert "cannot plan right now" in hover.contents.value
         undo = await lsp.error(protocol.UNCOMPACT, {"sessionId": sid})
         assert undo.baton_code in ("compaction_in_progress", "nothing_to_compact")
     finally:

@@ -8,7 +8,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import attrs
 from cattrs import Converter
 from lsprotocol import types
 from pygls.exceptions import (
@@ -43,15 +42,6 @@ def make_converter() -> Converter:
     return converter
 
 
-@attrs.define
-class UnreadableRequest:
-    """A request whose envelope was readable but whose params were not."""
-
-    id: Any
-    method: str
-    error: JsonRpcException
-
-
 class BatonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
@@ -60,27 +50,29 @@ class BatonProtocol(LanguageServerProtocol):
     """
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if "id" in data and "method" in data:
-                return UnreadableRequest(data["id"], str(data["method"]), exc)
-            raise
+        # json.loads calls this for every object, innermost first; structuring there would
+        # turn a nested object that merely has a "jsonrpc" key (a tool input, say) into a
+        # message. Only the whole message is structured, in handle_message.
+        return data
 
     def handle_message(self, message: Any) -> None:
-        if isinstance(message, UnreadableRequest):
-            log.warning("invalid params for %s (request %r)", message.method, message.id)
-            error = JsonRpcInvalidParams(f"invalid params for {message.method}")
-            error.data = {"code": "invalid_params"}
-            self._send_response(message.id, error=error.to_response_error())
-            return
-        if not hasattr(message, "jsonrpc"):
-            # valid JSON that is no JSON-RPC message at all (an array, a number, a dict
-            # without "jsonrpc")
+        if not isinstance(message, dict) or "jsonrpc" not in message:
+            # valid JSON that is no JSON-RPC message (an array, a number, a bare object)
             msg_id = message.get("id") if isinstance(message, dict) else None
             self.send_error(msg_id, JsonRpcInvalidRequest("not a JSON-RPC 2.0 message"))
             return
-        super().handle_message(message)
+        try:
+            structured = super().structure_message(message)
+        except JsonRpcException:
+            if "id" not in message or "method" not in message:
+                raise  # a notification or a response: nobody to answer
+            method = str(message["method"])
+            log.warning("invalid params for %s (request %r)", method, message["id"])
+            error = JsonRpcInvalidParams(f"invalid params for {method}")
+            error.data = {"code": "invalid_params"}
+            self.send_error(message["id"], error)
+            return
+        super().handle_message(structured)
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         # A domain error is an answer, not a server fault: no traceback in the log (pygls

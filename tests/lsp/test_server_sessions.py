@@ -215,3 +215,13 @@ async def test_a_second_server_on_the_same_data_sees_the_session_read_only(
     assert [m["role"] for m in view["messages"]] == ["user"]
     error = await second.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]})
     assert error.baton_code == "session_locked"
+
+
+async def test_message_content_that_looks_like_json_rpc_stays_content(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    odd_input = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"x": [1]}}
+    call = {"type": "tool_use", "id": "toolu_rpc", "name": "send_rpc", "input": odd_input}
+    await lsp.append(sid, user("send it"), {"role": "assistant", "content": [call]})
+    stored = (await lsp.get(sid))["messages"][1]["content"][0]
+    assert stored["input"] == odd_input
+    assert stored["name"] == "send_rpc"

@@ -99,3 +99,12 @@ def test_truncation_never_leaves_a_tool_result_without_its_call() -> None:
         assert rest is not None
         calls = {u.id for m in rest for u in m.tool_uses()}
         assert all(r.tool_use_id in calls for m in rest for r in m.tool_results())
+
+
+def test_a_second_truncation_drops_real_rounds_not_the_previous_marker() -> None:
+    c = conversation(5)
+    first = truncate_head(c.messages, 250, tokens)
+    assert first is not None
+    second = truncate_head(first, None, tokens)  # rounds: [a1 q2] [a2 q3] [a3 q4] [a4]
+    assert second is not None
+    assert [m.text() for m in second] == [TRUNCATION_MARKER, "a2", "q3", "a3", "q4", "a4"]

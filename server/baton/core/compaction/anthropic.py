@@ -202,8 +202,6 @@ def _shorten(
         if overflow is None or freed >= overflow:
             return [], body
         overflow -= freed
-    if body and body[0].role == "user" and body[0].text() == TRUNCATION_MARKER:
-        body = body[1:]  # the previous retry's marker is not a round worth dropping
     shorter = truncate_head(body, overflow, count)
     return None if shorter is None else ([], shorter)
 

@@ -41,8 +41,11 @@ def truncate_head(
     Drops rounds until their tokens cover `overflow_tokens` (by how much the prompt was
     too long), or a fifth of the rounds when that is unknown; always keeps the newest
     round. The API needs a user message first, so a marker prompt is put in front when
-    what is left starts with the assistant.
+    what is left starts with the assistant; a marker left by an earlier retry is not a
+    round of its own.
     """
+    if messages and messages[0].role == "user" and messages[0].text() == TRUNCATION_MARKER:
+        messages = messages[1:]
     rounds = api_rounds(messages)
     if len(rounds) < 2:
         return None

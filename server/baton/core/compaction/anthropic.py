@@ -9,7 +9,7 @@ from typing import Any
 
 from baton.core.budget import lookup_model
 from baton.core.compaction.prompts import extract_summary, summary_prompt
-from baton.core.compaction.rounds import TRUNCATION_MARKER, truncate_head
+from baton.core.compaction.rounds import truncate_head
 from baton.core.compaction.summarizers import Progress, SummaryRequest, strip_media
 from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.llm import ModelClient, to_api_messages

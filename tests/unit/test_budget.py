@@ -32,6 +32,12 @@ from baton.core.tokens import Encoder, Estimator
 # ---- windows and thresholds ------------------------------------------------------------
 
 
+def test_the_default_model_is_a_current_one_with_a_1m_window(settings: Settings) -> None:
+    budget, warning = budget_for(settings.model, settings)
+    assert warning is None
+    assert budget.context_window == 1_000_000
+
+
 def test_a_200k_model_gets_the_reference_thresholds(settings: Settings) -> None:
     budget, warning = budget_for("claude-sonnet-4-5-20250929", settings)
     assert warning is None
@@ -45,7 +51,14 @@ def test_a_200k_model_gets_the_reference_thresholds(settings: Settings) -> None:
 
 
 @pytest.mark.parametrize(
-    "model", ["claude-sonnet-4-5[1m]", "claude-sonnet-4-1m", "claude-sonnet-4-5-20250929[1m]"]
+    "model",
+    [
+        "claude-sonnet-4-5[1m]",
+        "claude-sonnet-4-1m",
+        "claude-sonnet-4-5-20250929[1m]",
+        "claude-sonnet-5-5",
+        "claude-opus-4-6",
+    ],
 )
 def test_a_1m_window_uses_the_same_rules_not_a_fraction_of_200k(
     model: str, settings: Settings

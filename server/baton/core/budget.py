@@ -30,6 +30,14 @@ class ModelSpec:
 # Prefixes of current model ids; the longest matching prefix wins, so dated ids such as
 # "claude-sonnet-4-5-20250929" find their family.
 MODELS: dict[str, ModelSpec] = {
+    "claude-fable-5": ModelSpec(1_000_000, 128_000),
+    "claude-mythos": ModelSpec(1_000_000, 128_000),
+    "claude-opus-5": ModelSpec(1_000_000, 128_000),
+    "claude-sonnet-5": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-8": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-7": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-6": ModelSpec(1_000_000, 128_000),
+    "claude-sonnet-4-6": ModelSpec(1_000_000, 128_000),
     "claude-opus-4-5": ModelSpec(200_000, 64_000),
     "claude-opus-4-1": ModelSpec(200_000, 32_000),
     "claude-opus-4": ModelSpec(200_000, 32_000),

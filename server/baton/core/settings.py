@@ -12,7 +12,7 @@ from pydantic import Field, ValidationError
 
 from baton.core.messages import WireModel
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_EXCLUDES = [
     ".env",
     ".env.*",

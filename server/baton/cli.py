@@ -165,6 +165,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from baton.demo import main as demo
+
+    return demo(sys.stdout)
+
+
 # ---- the parser ----------------------------------------------------------------------------
 
 
@@ -223,7 +229,21 @@ def add_serve(subparsers: Subparsers) -> None:
     parser.set_defaults(func=cmd_serve)
 
 
-COMMANDS: list[Callable[[Subparsers], None]] = [add_serve, add_usage, add_import, add_compact]
+def add_demo(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="start the server and drive it like an editor: usage, code actions, compact, undo",
+    )
+    parser.set_defaults(func=cmd_demo)
+
+
+COMMANDS: list[Callable[[Subparsers], None]] = [
+    add_serve,
+    add_demo,
+    add_usage,
+    add_import,
+    add_compact,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

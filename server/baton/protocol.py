@@ -242,7 +242,7 @@ class RenderResult(WireModel):
 
 # ---- notification payloads ---------------------------------------------------------------
 
-ChangeReason = Literal["append", "reply", "compact", "uncompact", "delete", "pin"]
+ChangeReason = Literal["append", "reply", "compact", "uncompact", "delete", "pin", "create"]
 
 
 class UsageChanged(WireModel):

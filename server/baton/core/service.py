@@ -124,7 +124,9 @@ class BatonService:
     def create(
         self, title: str | None = None, system_prompt: str | None = None, model: str | None = None
     ) -> Session:
-        return self.store.create(title, model or self.settings.model, system_prompt)
+        session = self.store.create(title, model or self.settings.model, system_prompt)
+        self._changed(session.session_id, "create")
+        return session
 
     def list_sessions(self) -> list[Session]:
         return self.store.list()
@@ -141,7 +143,9 @@ class BatonService:
         file = Path(path).expanduser()
         if not file.is_file():
             raise InvalidParams(f"no file at {path}")
-        return import_claude_code(file, self.store, title=title)
+        session = import_claude_code(file, self.store, title=title)
+        self._changed(session.session_id, "create")
+        return session
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         message = self.session(session_id).set_pinned(message_id, pinned)

@@ -1,0 +1,134 @@
+"""A minimal LSP client over a child process's stdio, for `baton demo` and scripts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+WAIT_SECONDS = 30.0
+
+
+class RpcError(Exception):
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message", "error"))
+        self.error = error
+
+    @property
+    def code(self) -> str | None:
+        data = self.error.get("data")
+        return data.get("code") if isinstance(data, dict) else None
+
+
+class StdioClient:
+    """Starts `python -m baton serve` and speaks JSON-RPC with LSP framing to it."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self._env = env
+        self._proc: asyncio.subprocess.Process | None = None
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self.notifications: list[tuple[str, Any]] = []
+        self._changed = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "baton",
+            "serve",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=self._env,
+        )
+        self._reader = asyncio.create_task(self._read_loop())
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        self._next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[self._next_id] = future
+        await self._send(
+            {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        )
+        return await asyncio.wait_for(future, WAIT_SECONDS)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        await self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def mark(self) -> int:
+        return len(self.notifications)
+
+    async def wait_for(
+        self, method: str, match: Callable[[Any], bool] = lambda _: True, after: int = 0
+    ) -> Any:
+        """The first `method` notification since index `after` that matches."""
+
+        async def poll() -> Any:
+            while True:
+                self._changed.clear()
+                for name, params in self.notifications[after:]:
+                    if name == method and match(params):
+                        return params
+                await self._changed.wait()
+
+        return await asyncio.wait_for(poll(), WAIT_SECONDS)
+
+    async def close(self) -> None:
+        if self._proc is None:
+            return
+        with contextlib.suppress(Exception):
+            await self.request("shutdown")
+            await self.notify("exit")
+            await asyncio.wait_for(self._proc.wait(), 5)
+        if self._proc.returncode is None:
+            self._proc.kill()
+            await self._proc.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        body = json.dumps(message).encode("utf-8")
+        self._proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        await self._proc.stdin.drain()
+
+    async def _read_loop(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        stdout = self._proc.stdout
+        while True:
+            length = 0
+            while True:
+                line = await stdout.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            message = json.loads(await stdout.readexactly(length))
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        if "method" in message and "id" in message:  # a request from the server
+            result: Any = None
+            if message["method"] == "workspace/configuration":
+                result = [{} for _ in message.get("params", {}).get("items", [])]
+            await self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            return
+        if "method" in message:
+            self.notifications.append((message["method"], message.get("params")))
+            self._changed.set()
+            return
+        future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        if "error" in message:
+            future.set_exception(RpcError(message["error"]))
+        else:
+            future.set_result(message.get("result"))

@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from pytest_lsp.protocol import LanguageClientProtocol
 
 from baton import protocol
 from baton.lsp.rpc import make_converter
@@ -81,8 +82,21 @@ def _structure_command_or_action(converter: Any) -> None:
     converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
 
 
+class ClientProtocol(LanguageClientProtocol):
+    """pytest-lsp's protocol, structuring only whole messages: pygls structures every JSON
+    object that has a "jsonrpc" key, even one nested in a message's content."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        return data
+
+    def handle_message(self, message: Any) -> None:
+        super().handle_message(super().structure_message(message))
+
+
 def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None) -> LanguageClient:
-    client = LanguageClient(converter_factory=make_converter, configuration=configuration)
+    client = LanguageClient(
+        converter_factory=make_converter, configuration=configuration, protocol_cls=ClientProtocol
+    )
     _structure_command_or_action(client.protocol._converter)
     default_publish = DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
     default_progress = DEFAULT_CLIENT_FEATURES[types.PROGRESS]

@@ -11,6 +11,8 @@ from lsp_harness import Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
+from baton.core.budget import budget_for
+from baton.core.settings import Settings
 
 Severity = types.DiagnosticSeverity
 SMALL_WINDOW = {"contextWindow": 20_000, "autoCompact": {"enabled": False}}
@@ -35,11 +37,11 @@ async def test_usage_diagnostic_sits_on_the_first_line(any_lsp: Harness) -> None
     assert diagnostic.range.start.line == 0 and diagnostic.range.end.line == 0
     assert diagnostic.severity == Severity.Information
     assert diagnostic.source == "baton"
-    used = result["usage"]["usedTokens"]
-    left = result["usage"]["percentLeft"]
+    usage = result["usage"]
     assert diagnostic.message == (
-        f"Context {result['usage']['percentUsed']:.0f}% used ({used:,} / 200,000) - "
-        f"{left}% left until auto-compact"
+        f"Context {usage['percentUsed']:.0f}% used "
+        f"({usage['usedTokens']:,} / {usage['contextWindow']:,}) - "
+        f"{usage['percentLeft']}% left until auto-compact"
     )
 
 
@@ -174,7 +176,8 @@ async def test_a_bad_setting_warns_once_and_keeps_the_default(start_server) -> N
     assert len(warnings) == 1
     sid = (await lsp.create())["sessionId"]
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
-    assert usage["contextWindow"] == 200_000
+    default_window = budget_for(Settings().model, Settings())[0].context_window
+    assert usage["contextWindow"] == default_window
     assert usage["autoCompactEnabled"] is True
     # the same bad value again says nothing new
     lsp.client.workspace_did_change_configuration(

@@ -171,7 +171,8 @@ async def test_hover_on_a_message_shows_its_tokens_and_share(lsp: Harness) -> No
     )
     tokens = view["messages"][2]["tokens"]
     assert f"{tokens:,} tokens" in hover.contents.value
-    assert "200,000-token window" in hover.contents.value
+    window = view["usage"]["contextWindow"]
+    assert f"{window:,}-token window" in hover.contents.value
     assert hover.range.start.line == entry["range"]["start"]["line"]
 
 

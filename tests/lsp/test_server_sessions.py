@@ -133,13 +133,17 @@ async def test_pin_marks_the_message_and_changes_the_document(lsp: Harness) -> N
     assert error.baton_code == "message_not_found"
 
 
-async def test_usage_reports_thresholds_of_the_default_model(lsp: Harness) -> None:
+async def test_usage_reports_the_thresholds_of_a_200k_window(start_server) -> None:
+    lsp = await start_server(options={"contextWindow": 200_000})
     sid = (await lsp.create())["sessionId"]
     await lsp.append(sid, *conversation(2))
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
     assert usage.keys() >= USAGE_KEYS
     assert usage["contextWindow"] == 200_000
+    assert usage["effectiveWindow"] == 180_000
     assert usage["autoCompactThreshold"] == 167_000
+    assert usage["warningThreshold"] == 147_000
+    assert usage["blockingLimit"] == 177_000
     assert usage["state"] == "ok"
     assert 0 < usage["percentUsed"] < 5
     assert usage["percentLeft"] == round(

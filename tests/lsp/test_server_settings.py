@@ -10,6 +10,7 @@ from lsp_harness import WAIT_SECONDS, Harness, conversation, server_env
 from lsprotocol import types
 
 from baton import protocol
+from baton.core.budget import DEFAULT_WINDOW
 from fake_anthropic import FakeAnthropic
 
 
@@ -51,7 +52,7 @@ async def test_model_limits_from_the_models_api_reach_the_usage(
     sid = (await lsp.create(model="claude-test-wide"))["sessionId"]
     mark = lsp.recorder.mark()
     first = await lsp.request(protocol.USAGE, {"sessionId": sid})
-    assert first["contextWindow"] == 200_000  # unknown until the Models API answers
+    assert first["contextWindow"] == DEFAULT_WINDOW  # unknown until the Models API answers
     # the figures arrive in the background and are published as they do
     await lsp.append(sid, {"role": "user", "content": "hello"})
     update = await lsp.recorder.notification(

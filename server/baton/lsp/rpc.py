@@ -62,10 +62,12 @@ class BatonProtocol(LanguageServerProtocol):
             self.send_error(msg_id, JsonRpcInvalidRequest("not a JSON-RPC 2.0 message"))
             return
         try:
-            structured = super().structure_message(message)
-        except JsonRpcException:
+            structured = self._structure(message)
+        except Exception:
+            # no details in the log: they would quote the message's content
             if "id" not in message or "method" not in message:
-                raise  # a notification or a response: nobody to answer
+                log.warning("dropped an unreadable %s message", message.get("method", "?"))
+                return  # a notification or a response: nobody to answer
             method = str(message["method"])
             log.warning("invalid params for %s (request %r)", method, message["id"])
             error = JsonRpcInvalidParams(f"invalid params for {method}")
@@ -73,6 +75,20 @@ class BatonProtocol(LanguageServerProtocol):
             self.send_error(message["id"], error)
             return
         super().handle_message(structured)
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """The message as pygls's typed objects (what pygls's structure_message does,
+        without its logging of the payload)."""
+        if "id" in data:
+            if "error" in data:
+                return self._converter.structure(data, types.ResponseErrorMessage)
+            if "method" in data:
+                kind = self.get_message_type(data["method"]) or JsonRPCRequestMessage
+            else:
+                kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        else:
+            kind = self.get_message_type(data.get("method", "")) or JsonRPCNotification
+        return self._converter.structure(data, kind)
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         # A domain error is an answer, not a server fault: no traceback in the log (pygls

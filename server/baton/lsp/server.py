@@ -112,14 +112,18 @@ class BatonServer(LanguageServer):
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
-            await run_async(
-                stop_event=stop_event,
-                reader=reader,
-                protocol=self.protocol,
-                logger=log,
-                error_handler=self.report_server_error,
-            )
-            self.shutdown()  # type: ignore[no-untyped-call]
+            try:
+                await run_async(
+                    stop_event=stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=log,
+                    error_handler=self.report_server_error,
+                )
+            except ConnectionError as exc:  # a client that vanished (reset) ends the session
+                log.info("client connection lost: %s", exc)
+            finally:
+                self.shutdown()  # type: ignore[no-untyped-call]
 
         async def listen() -> Any:
             return await asyncio.start_server(connection, host, port)
@@ -133,14 +137,16 @@ class BatonServer(LanguageServer):
         self._stop_event = stop_event = threading.Event()
 
         async def connection(websocket: ServerConnection) -> None:
-            await run_websocket(
-                websocket=websocket,
-                stop_event=stop_event,
-                protocol=self.protocol,
-                logger=log,
-                error_handler=self.report_server_error,
-            )
-            self.shutdown()  # type: ignore[no-untyped-call]
+            try:
+                await run_websocket(
+                    websocket=websocket,
+                    stop_event=stop_event,
+                    protocol=self.protocol,
+                    logger=log,
+                    error_handler=self.report_server_error,
+                )
+            finally:
+                self.shutdown()  # type: ignore[no-untyped-call]
 
         async def listen() -> Any:
             return await serve(connection, host, port)

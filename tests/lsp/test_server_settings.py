@@ -49,15 +49,16 @@ async def test_model_limits_from_the_models_api_reach_the_usage(
 ) -> None:
     fake_anthropic.models["claude-test-wide"] = {"max_input_tokens": 400_000, "max_tokens": 8_000}
     lsp = await start_server(options={"anthropicApiKey": "sk-ant-test-limits-000000"})
-    sid = (await lsp.create(model="claude-test-wide"))["sessionId"]
     mark = lsp.recorder.mark()
-    first = await lsp.request(protocol.USAGE, {"sessionId": sid})
-    assert first["contextWindow"] == DEFAULT_WINDOW  # unknown until the Models API answers
-    # the figures arrive in the background and are published as they do
-    await lsp.append(sid, {"role": "user", "content": "hello"})
+    sid = (await lsp.create(model="claude-test-wide"))["sessionId"]
+    # the first figures come from the table (an unknown model: the default window); the
+    # Models API's arrive in the background and are published as they do
+    first = await lsp.recorder.notification(protocol.USAGE_CHANGED, after=mark)
+    assert first["usage"]["contextWindow"] == DEFAULT_WINDOW
     update = await lsp.recorder.notification(
         protocol.USAGE_CHANGED, lambda p: p["usage"]["contextWindow"] == 400_000, after=mark
     )
+    assert (await lsp.request(protocol.USAGE, {"sessionId": sid}))["contextWindow"] == 400_000
     assert update["sessionId"] == sid
 
 

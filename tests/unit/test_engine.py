@@ -584,3 +584,14 @@ async def test_a_failing_progress_callback_does_not_fail_the_compaction(
 
     result = await compact(session, CompactRequest(), context(estimator, progress=broken))
     assert session.active == [result.boundary_id]
+
+
+def test_the_keep_window_is_bounded_by_a_quarter_of_the_threshold() -> None:
+    from baton.core.compaction.engine import bounded_keep_window
+    from baton.core.settings import KeepWindowSettings
+
+    default = KeepWindowSettings()
+    assert bounded_keep_window(default, 167_000) == default  # 200K window: unchanged
+    small = bounded_keep_window(default, 16_875)  # a 30K window
+    assert small.max_tokens == 4_218 and small.min_tokens == 4_218
+    assert small.min_text_messages == default.min_text_messages

@@ -66,7 +66,19 @@ def test_all_stops_at_max_tokens_even_without_enough_text() -> None:
     c = chat(6)
     window = KeepWindowSettings(min_tokens=100_000, min_text_messages=50, max_tokens=250)
     plan = plan_compaction(c.messages, "all", keep_window=window)
-    assert plan.keep_after == c.ids[-3:]  # 300 tokens is the first total >= 250
+    assert plan.keep_after == c.ids[-2:]  # a third message would take it to 300 > 250
+
+
+def test_all_summarizes_a_single_message_larger_than_the_whole_window() -> None:
+    c = chat(3)
+    c.user("read this")
+    c.tools("Read")
+    c.messages[-1].tokens = 50_000  # a giant tool result, over max_tokens on its own
+    window = KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=10_000)
+    plan = plan_compaction(c.messages, "all", keep_window=window)
+    assert plan.keep_after == []
+    assert plan.summarize == c.ids
+    check_partition(plan, c.messages)
 
 
 def test_all_counts_tokens_with_the_given_counter() -> None:

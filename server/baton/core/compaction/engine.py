@@ -23,13 +23,14 @@ from baton.core.editor_files import EditorFiles
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
 from baton.core.messages import Message, TextBlock, invariant_violations
 from baton.core.session import Session
-from baton.core.settings import Settings
+from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.tokens import Estimator
 
 log = logging.getLogger(__name__)
 
 SUMMARY_MAX_TOKENS = 20_000
 SUMMARY_START, SUMMARY_SHARE = 0.05, 0.75  # of the progress bar
+KEEP_WINDOW_SHARE = 4  # the keep window is at most 1/4 of the auto-compact threshold
 
 
 @dataclass
@@ -98,18 +99,18 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
     _report(ctx, "Planning the compaction", 0.0)
     snapshot = list(session.view)
     view = session.view_messages()
+    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     plan = plan_compaction(
         view,
         request.direction,
         request.pivot_message_id,
         request.end_message_id,
-        keep_window=ctx.settings.keep_window,
+        keep_window=bounded_keep_window(ctx.settings.keep_window, usage.auto_compact_threshold),
         count=lambda m: m.tokens or ctx.estimator.count_message(m),
     )
     by_id = {m.id: m for m in view}
     summarized = [by_id[mid] for mid in plan.summarize]
     kept = [by_id[mid] for mid in plan.kept]
-    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     if request.dry_run:
         return CompactResult(
             boundary_id="",
@@ -190,6 +191,16 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
     session.commit_boundary(boundary)
     _report(ctx, "Compacted", 1.0)
     return CompactResult.from_boundary(boundary, body)
+
+
+def bounded_keep_window(window: KeepWindowSettings, threshold: int) -> KeepWindowSettings:
+    """The keep window, never more than a quarter of the auto-compact threshold: on a small
+    context window the default 10,000-40,000 tokens kept verbatim would leave the view over
+    the threshold, and auto-compact would run again on every append."""
+    cap = max(0, threshold // KEEP_WINDOW_SHARE)
+    if window.max_tokens <= cap:
+        return window
+    return window.model_copy(update={"max_tokens": cap, "min_tokens": min(window.min_tokens, cap)})
 
 
 async def _summarize(

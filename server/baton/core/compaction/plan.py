@@ -121,17 +121,22 @@ def _why(message_id: str, edge: str, word: str) -> str:
 def _keep_window_start(
     view: Sequence[Message], window: KeepWindowSettings, count: Callable[[Message], int]
 ) -> int:
-    """Index of the first message of the recent window `all` keeps verbatim."""
+    """Index of the first message of the recent window `all` keeps verbatim.
+
+    The window never grows past `max_tokens`: a message that would take it over stays out,
+    so a single huge message (a giant tool result) is summarized rather than kept.
+    """
     tokens = 0
     texts = 0
     start = len(view)
     for index in range(len(view) - 1, -1, -1):
         message = view[index]
-        tokens += count(message)
+        size = count(message)
+        if tokens + size > window.max_tokens:
+            break
+        tokens += size
         texts += 1 if message.has_text else 0
         start = index
-        if tokens >= window.max_tokens:
-            break
         if tokens >= window.min_tokens and texts >= window.min_text_messages:
             break
     return start

@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fake_anthropic import FakeAnthropic, tool_use_block
-
 from baton import protocol
 from baton.rpc_client import StdioClient
+from fake_anthropic import FakeAnthropic, tool_use_block
 
 FAKE_KEY = "sk-ant-test-SECRET-123"
 WINDOW = 30_000  # small, so one file read crosses the auto-compact threshold
@@ -112,9 +111,7 @@ async def exchange(client: StdioClient, fake: FakeAnthropic, log: Log) -> None:
             "messages": [
                 {
                     "role": "user",
-                    "content": [
-                        {"type": "tool_result", "tool_use_id": use["id"], "content": big}
-                    ],
+                    "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": big}],
                 }
             ],
         },

@@ -229,3 +229,10 @@ async def test_message_content_that_looks_like_json_rpc_stays_content(lsp: Harne
     stored = (await lsp.get(sid))["messages"][1]["content"][0]
     assert stored["input"] == odd_input
     assert stored["name"] == "send_rpc"
+
+
+async def test_an_empty_array_as_params_reads_as_an_empty_object(lsp: Harness) -> None:
+    # Lua clients encode an empty table as [], so `list` with [] must work like {}
+    created = await lsp.create(title="from lua")
+    listed = await lsp.request(protocol.SESSION_LIST, [])
+    assert created["sessionId"] in [s["sessionId"] for s in listed["sessions"]]

@@ -19,8 +19,11 @@ def dump(model: BaseModel) -> dict[str, Any]:
 
 
 def parse(model: type[M], params: Any) -> M:
-    """Params as `model`; absent params mean `{}`, and anything but an object is invalid."""
-    if params is None:
+    """Params as `model`; absent params mean `{}`, and anything but an object is invalid.
+
+    An empty array counts as `{}` too: Lua clients (Neovim's among them) encode an empty
+    table as `[]`."""
+    if params is None or params == []:
         params = {}
     if not isinstance(params, dict):
         raise InvalidParams(f"params must be an object, got {type(params).__name__}")

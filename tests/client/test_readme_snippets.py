@@ -1,0 +1,56 @@
+"""The README's client snippets work as written, in the real editors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from test_neovim import nvim_binary
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVER = Path(__file__).with_name("readme_neovim_driver.lua")
+
+
+def readme_block(heading: str, language: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1]
+    found = re.search(rf"```{language}\n(.*?)```", section, re.S)
+    assert found, f"no {language} block under {heading}"
+    return found.group(1)
+
+
+def test_the_readme_neovim_config_attaches_shows_the_meter_and_compacts(tmp_path: Path) -> None:
+    init = tmp_path / "init.lua"
+    init.write_text(readme_block("### Neovim (0.11+)", "lua"), encoding="utf-8")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / ".git").mkdir()  # the snippet's root marker
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # `baton`
+        "BATON_INIT": str(init),
+        "BATON_RESULT": str(tmp_path / "result.json"),
+        "BATON_WORKSPACE": str(workspace),
+        "BATON_DATA_DIR": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    done = subprocess.run(
+        [nvim_binary(), "--headless", "--clean", "-l", str(DRIVER)],
+        env=env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), done.stderr[-2000:]
+    result = json.loads(result_file.read_text())
+    assert result["ok"], (result, done.stderr[-2000:])
+    assert re.fullmatch(r"ctx \d+% \(\d+ left\)", result["meter"]), result["meter"]
+    assert re.fullmatch(r"compacted: \d+ -> \d+ tokens", result["notice"]), result["notice"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from test_neovim import nvim_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("readme_neovim_driver.lua")
+EMACS_DRIVER = Path(__file__).with_name("readme_emacs_driver.el")
 
 
 def readme_block(heading: str, language: str) -> str:
@@ -54,3 +56,35 @@ def test_the_readme_neovim_config_attaches_shows_the_meter_and_compacts(tmp_path
     assert result["ok"], (result, done.stderr[-2000:])
     assert re.fullmatch(r"ctx \d+% \(\d+ left\)", result["meter"]), result["meter"]
     assert re.fullmatch(r"compacted: \d+ -> \d+ tokens", result["notice"]), result["notice"]
+
+
+def test_the_readme_eglot_config_attaches_and_compacts(tmp_path: Path) -> None:
+    emacs = shutil.which("emacs")
+    assert emacs, "Emacs is missing: scripts/test installs emacs-nox and elpa-eglot"
+    snippet = tmp_path / "baton.el"
+    snippet.write_text(readme_block("### Emacs (eglot)", "elisp"), encoding="utf-8")
+    workspace = tmp_path / "workspace"
+    (workspace / ".git").mkdir(parents=True)  # a project root for eglot
+    result = tmp_path / "messages.txt"
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # `baton`
+        "BATON_SNIPPET": str(snippet),
+        "BATON_WORKSPACE": str(workspace),
+        "BATON_RESULT": str(result),
+        "BATON_DATA_DIR": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [emacs, "--batch", "-l", str(EMACS_DRIVER)],
+        env=env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and result.exists(), done.stderr[-2000:]
+    messages = result.read_text(encoding="utf-8")
+    assert "[eglot] Connected!" in messages
+    assert re.search(r"^compacted: \d+ -> \d+ tokens$", messages, re.M), messages

@@ -9,44 +9,25 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from baton import __version__
 from baton.core.budget import compute_usage
-from baton.core.claude_code import ImportReport, import_with_report
+from baton.core.claude_code import import_with_report
 from baton.core.errors import BatonError, InvalidParams
-from baton.core.session import Session, TokenCounter
+from baton.core.session import TokenCounter
 from baton.core.settings import Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import default_estimator
-from baton.core.transcript import Transcript
 from baton.report import plain_text, usage_report
+from baton.session_files import LoadedFile, session_from_file
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
 EXIT_OK, EXIT_ERROR = 0, 2
 
 Subparsers = Any  # argparse's _SubParsersAction is private
-
-
-@dataclass
-class LoadedFile:
-    session: Session
-    kind: str  # "baton" or "claude-code"
-    imported: ImportReport | None = None
-
-
-def is_baton_transcript(path: Path) -> bool:
-    """A Baton transcript's first line is its `{"type": "session", "format": 1}` header."""
-    with path.open("rb") as handle:
-        first = handle.readline(1 << 20)
-    try:
-        header = json.loads(first)
-    except ValueError:
-        return False
-    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
 
 
 def existing_file(name: str) -> Path:
@@ -60,18 +41,11 @@ def existing_file(name: str) -> Path:
 def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
     """A session read from a Baton transcript (read-only) or imported from a Claude Code
     file into a temporary data directory that is deleted afterwards."""
-    if is_baton_transcript(path):
-        transcript = Transcript.open(path, writable=False)
-        try:
-            yield LoadedFile(Session(transcript, count), "baton")
-        finally:
-            transcript.close()
-        return
     with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
         store = SessionStore(Path(scratch), count)
         try:
-            session, report = import_with_report(path, store)
-            yield LoadedFile(session, "claude-code", report)
+            with session_from_file(path, store, writable=False) as loaded:
+                yield loaded
         finally:
             store.close()
 

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from baton.core.claude_code import ImportReport, import_with_report
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.ledger import LEDGER_HEADING
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import ExtractiveSummarizer
 from baton.core.editor_files import EditorFiles
 from baton.core.errors import InvalidParams
-from baton.core.session import Session
 from baton.core.settings import Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import default_estimator
-from baton.core.transcript import Transcript
+from baton.session_files import session_from_file
 
 SUMMARY_HEAD_LINES = 24
 BAR_CELLS = 24
@@ -61,41 +55,6 @@ class ProgressDisplay:
             self._drawn = False
 
 
-@dataclass
-class Source:
-    session: Session
-    kind: str  # "baton" or "claude-code"
-    imported: ImportReport | None = None
-
-
-def is_baton_transcript(path: Path) -> bool:
-    with path.open("rb") as handle:
-        first = handle.readline(1 << 20)
-    try:
-        header = json.loads(first)
-    except ValueError:
-        return False
-    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
-
-
-@contextmanager
-def scratch_session(path: Path, store: SessionStore) -> Iterator[Source]:
-    """A writable session from `path` inside `store`'s scratch directory; `path` itself is
-    only read (a Baton transcript is copied, a Claude Code file imported)."""
-    if not is_baton_transcript(path):
-        session, report = import_with_report(path, store)
-        yield Source(session, "claude-code", report)
-        return
-    copy = store.sessions_dir / "copy.jsonl"
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, copy)
-    transcript = Transcript.open(copy)
-    try:
-        yield Source(Session(transcript, store.count), "baton")
-    finally:
-        transcript.close()
-
-
 def compact_request(
     *,
     up_to: str | None = None,
@@ -131,7 +90,7 @@ def compact_file(
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
         store = SessionStore(Path(scratch), estimator.count_message)
         try:
-            with scratch_session(path, store) as source:
+            with session_from_file(path, store, writable=True) as source:
                 display = ProgressDisplay(err)
                 ctx = CompactContext(
                     settings=Settings(),

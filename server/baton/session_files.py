@@ -1,0 +1,54 @@
+"""Session files the command line reads: Baton transcripts and Claude Code session files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton.core.claude_code import ImportReport, import_with_report
+from baton.core.session import Session
+from baton.core.store import SessionStore
+from baton.core.transcript import Transcript
+
+
+@dataclass
+class LoadedFile:
+    session: Session
+    kind: str  # "baton" or "claude-code"
+    imported: ImportReport | None = None
+
+
+def is_baton_transcript(path: Path) -> bool:
+    """A Baton transcript's first line is its `{"type": "session", "format": 1}` header."""
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 20)
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
+
+
+@contextmanager
+def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Iterator[LoadedFile]:
+    """A session read from `path`, which is never changed: a Claude Code file is imported
+    into `store` (a scratch data directory); a Baton transcript is opened read-only in
+    place, or, when `writable`, copied into `store` first."""
+    if not is_baton_transcript(path):
+        session, report = import_with_report(path, store)
+        yield LoadedFile(session, "claude-code", report)
+        return
+    if writable:
+        copy = store.sessions_dir / "copy.jsonl"
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        path = copy
+    transcript = Transcript.open(path, writable=writable)
+    try:
+        yield LoadedFile(Session(transcript, store.count), "baton")
+    finally:
+        transcript.close()

@@ -283,7 +283,9 @@ def test_pins_survive_a_reload(store: SessionStore) -> None:
 # ---- the store -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "x" * 200, "a b", "a\\b"])
+@pytest.mark.parametrize(
+    "bad", ["../x", "a/b", "", ".hidden", "x" * 200, "a b", "a\\b", "evil\n", "x\n\n"]
+)
 def test_invalid_session_ids_are_rejected(store: SessionStore, bad: str) -> None:
     with pytest.raises(InvalidParams):
         store.get(bad)
@@ -318,3 +320,25 @@ def test_delete_hides_the_session_but_keeps_its_file(store: SessionStore) -> Non
     with pytest.raises(SessionNotFound):
         store.get(gone.session_id)
     assert path.exists()
+
+
+def test_a_read_only_view_follows_the_writer_and_becomes_writable_when_it_lets_go(
+    tmp_path: Path,
+) -> None:
+    count = len
+    writer = SessionStore(tmp_path, lambda m: count(m.text()))
+    reader = SessionStore(tmp_path, lambda m: count(m.text()))
+    session = writer.create(title="shared")
+    session.append([MessageInput(role="user", content="first")])
+
+    seen = reader.get(session.session_id)
+    assert seen.read_only and len(seen.view) == 1
+    session.append([MessageInput(role="assistant", content="second")])
+    assert len(reader.get(session.session_id).view) == 2  # the writer's new turn shows
+
+    writer.close()
+    again = reader.get(session.session_id)
+    assert not again.read_only
+    again.append([MessageInput(role="user", content="third")])
+    assert len(again.view) == 3
+    reader.close()

@@ -202,3 +202,28 @@ def test_the_lock_is_free_once_the_writer_closes(path: Path) -> None:
 
     assert outcome == {"read_only": False, "events": 1, "appended": True}
     assert len(read_events(path)[0]) == 2
+
+
+def test_a_failed_write_leaves_no_half_line_for_the_next_append(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = Transcript.create(path, HEADER)
+    real_write = os.write
+    calls = {"n": 0}
+
+    def half_then_fail(fd: int, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return real_write(fd, data[: len(data) // 2])  # a short write ...
+        raise OSError(28, "No space left on device")  # ... then the disk is full
+
+    monkeypatch.setattr(os, "write", half_then_fail)
+    with pytest.raises(OSError):
+        transcript.append(event(1))
+    monkeypatch.setattr(os, "write", real_write)
+    transcript.append(event(2))  # acknowledged: it must survive a reload
+    transcript.close()
+
+    events, report = read_events(path)
+    assert events == [HEADER, event(2)]
+    assert report.problems == []

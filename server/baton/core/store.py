@@ -11,12 +11,12 @@ from baton.core.messages import now_iso
 from baton.core.session import Session, TokenCounter
 from baton.core.transcript import Transcript
 
-SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
 
 def check_session_id(session_id: object) -> str:
     """A session id names a file: letters, digits, `_` and `-` only (no path tricks)."""
-    if not isinstance(session_id, str) or not SESSION_ID.match(session_id):
+    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
         raise InvalidParams(f"invalid session id {session_id!r}")
     return session_id
 
@@ -68,10 +68,14 @@ class SessionStore:
     def get(self, session_id: str) -> Session:
         sid = check_session_id(session_id)
         session = self._open.get(sid)
-        if session is None:
+        if session is None or session.read_only:
+            # A read-only view is another process's session: read it again each time, so
+            # it shows that process's latest turns and becomes writable once it lets go.
             path = self.path_for(sid)
             if not path.exists():
                 raise SessionNotFound(f"no session {sid}")
+            if session is not None:
+                session.transcript.close()
             session = Session(Transcript.open(path), self.count)
             self._open[sid] = session
         if session.deleted:
@@ -83,7 +87,7 @@ class SessionStore:
         out: list[Session] = []
         if self.sessions_dir.is_dir():
             for path in sorted(self.sessions_dir.glob("*.jsonl")):
-                if not SESSION_ID.match(path.stem):
+                if not SESSION_ID.fullmatch(path.stem):
                     continue
                 try:
                     session = self.get(path.stem)

@@ -107,10 +107,21 @@ class Transcript:
         batch = list(events)
         payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
         data = payload.encode("utf-8")
-        written = 0
-        while written < len(data):
-            written += os.write(self._fd, data[written:])
-        os.fsync(self._fd)
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except BaseException:
+            # A failed or partial write must not leave half a line for the next append to
+            # land on: cut the file back to where this batch began.
+            try:
+                os.ftruncate(self._fd, start)
+                os.fsync(self._fd)
+            except OSError:
+                log.error("%s: could not undo a failed append", self.path.name)
+            raise
         self.events.extend(batch)
 
     def close(self) -> None:

@@ -107,15 +107,19 @@ class Settings(WireModel):
         return self.summary_model or self.model
 
 
+DEFAULTS = Settings()
+
+
 def parse_settings(
     raw: Mapping[str, Any] | None,
     warn: Callable[[str], None] | None = None,
     base: Settings | None = None,
 ) -> Settings:
-    """Settings from a client's `baton` section; each bad value warns and keeps its default.
+    """Settings from a client's `baton` section; each bad value warns and takes its default.
 
     `base` supplies the values to keep for keys the client did not send (so a partial
-    `didChangeConfiguration` changes only what it names).
+    `didChangeConfiguration` changes only what it names); a key it sends with a bad value
+    goes back to the default, as PROTOCOL.md says, not to whatever was set before.
     """
     result = (base or Settings()).model_copy(deep=True)
     if not raw:
@@ -138,7 +142,10 @@ def parse_settings(
             checked = Settings.model_validate({**result.model_dump(), name: value})
         except ValidationError as exc:
             if warn:
-                warn(f"baton.{key}: invalid value {value!r} ({_first_error(exc)}); keeping default")
+                warn(
+                    f"baton.{key}: invalid value {value!r} ({_first_error(exc)}); using the default"
+                )
+            setattr(result, name, getattr(DEFAULTS, name))
             continue
         setattr(result, name, getattr(checked, name))
     return result
@@ -160,8 +167,9 @@ def _merge_nested(
             if warn:
                 warn(
                     f"baton.{prefix}.{key}: invalid value {value!r} ({_first_error(exc)}); "
-                    "keeping default"
+                    "using the default"
                 )
+            values[name] = getattr(model_cls(), name)
             continue
         values[name] = getattr(checked, name)
     return model_cls.model_validate(values)

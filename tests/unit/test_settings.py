@@ -1,0 +1,92 @@
+"""Settings: defaults, camelCase keys, per-key fallback on bad values, data dir precedence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from baton.core.settings import Settings, parse_settings
+
+
+def test_nested_camel_case_keys_set_their_fields() -> None:
+    settings = parse_settings(
+        {
+            "model": "claude-opus-4-6",
+            "contextWindow": 500_000,
+            "autoCompact": {"enabled": False, "thresholdPercent": 80},
+            "keepWindow": {"minTokens": 2_000},
+            "restore": {"maxFiles": 2, "exclude": ["*.log"]},
+        }
+    )
+    assert settings.model == "claude-opus-4-6"
+    assert settings.context_window == 500_000
+    assert settings.auto_compact.enabled is False
+    assert settings.auto_compact.threshold_percent == 80
+    assert settings.keep_window.min_tokens == 2_000
+    assert settings.keep_window.max_tokens == Settings().keep_window.max_tokens
+    assert settings.restore.max_files == 2 and settings.restore.exclude == ["*.log"]
+
+
+def test_each_bad_value_warns_once_and_takes_its_default() -> None:
+    warnings: list[str] = []
+    settings = parse_settings(
+        {
+            "contextWindow": "huge",
+            "summarizer": "magic",
+            "autoCompact": {"thresholdPercent": 500, "enabled": False},
+            "model": "claude-opus-4-6",
+        },
+        warnings.append,
+    )
+    defaults = Settings()
+    assert settings.context_window == defaults.context_window
+    assert settings.summarizer == defaults.summarizer
+    assert settings.auto_compact.threshold_percent == defaults.auto_compact.threshold_percent
+    assert settings.auto_compact.enabled is False  # its good neighbour still applies
+    assert settings.model == "claude-opus-4-6"
+    assert len(warnings) == 3
+    assert all("using the default" in w for w in warnings)
+
+
+def test_unknown_keys_are_ignored_without_a_warning() -> None:
+    warnings: list[str] = []
+    settings = parse_settings({"colour": "blue", "autoCompact": {"speed": 3}}, warnings.append)
+    assert settings == Settings()
+    assert warnings == []
+
+
+def test_a_partial_change_keeps_what_it_does_not_name() -> None:
+    first = parse_settings({"contextWindow": 50_000, "model": "claude-opus-4-6"})
+    second = parse_settings({"model": "claude-sonnet-5-5"}, base=first)
+    assert second.context_window == 50_000
+    assert second.model == "claude-sonnet-5-5"
+
+
+def test_a_bad_value_after_a_good_one_goes_back_to_the_default_not_the_previous() -> None:
+    first = parse_settings({"contextWindow": 50_000, "keepWindow": {"minTokens": 1_000}})
+    warnings: list[str] = []
+    second = parse_settings(
+        {"contextWindow": "junk", "keepWindow": {"minTokens": -1}}, warnings.append, base=first
+    )
+    assert second.context_window is None
+    assert second.keep_window.min_tokens == Settings().keep_window.min_tokens
+    assert len(warnings) == 2
+
+
+def test_settings_that_are_not_an_object_warn_and_keep_the_defaults() -> None:
+    warnings: list[str] = []
+    assert parse_settings(["not", "an", "object"], warnings.append) == Settings()  # type: ignore[arg-type]
+    assert len(warnings) == 1
+
+
+def test_the_data_dir_setting_wins_over_the_environment_which_wins_over_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BATON_DATA_DIR", raising=False)
+    platform_default = Settings().resolved_data_dir()
+    assert platform_default.name == "baton"
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "env"))
+    assert Settings().resolved_data_dir() == tmp_path / "env"
+    chosen = parse_settings({"dataDir": str(tmp_path / "setting")})
+    assert chosen.resolved_data_dir() == tmp_path / "setting"

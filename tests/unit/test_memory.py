@@ -12,6 +12,7 @@ from baton.core.compaction.memory import (
     EMPTY,
     NOTES_SYSTEM,
     SECTIONS,
+    UNCOVERED_HEADING,
     MemoryNotes,
     MemorySummarizer,
     NotesMark,
@@ -19,11 +20,12 @@ from baton.core.compaction.memory import (
     due,
     notes_path,
     parse_sections,
+    uncovered,
 )
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import SummaryRequest
+from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest
 from baton.core.llm import AnthropicClient
-from baton.core.messages import MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
+from baton.core.messages import Message, MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
 from baton.core.session import Session
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.store import SessionStore
@@ -256,3 +258,171 @@ async def test_compaction_with_the_memory_summarizer_puts_the_notes_in_the_view(
     summary = session.view_messages()[0]
     assert summary.kind == "summary"
     assert "replacing the recursive descent parser" in summary.text()
+
+
+NOTES = "# Current state\nhalfway through the parser rewrite"
+
+
+def later_work(session: Session) -> None:
+    """A prompt, a tool call that fails, and a reply, after the notes were written."""
+    session.append([MessageInput(role="user", content="Now port the lexer to src/lexer2.py")])
+    call = ToolUseBlock(id="toolu_lex", name="Edit", input={"file_path": "src/lexer2.py"})
+    result = ToolResultBlock(
+        tool_use_id="toolu_lex", content="TokenError: unterminated string", is_error=True
+    )
+    session.append(
+        [
+            MessageInput(role="assistant", content=[call]),
+            MessageInput(role="user", content=[result]),
+            MessageInput(role="assistant", content="Fixed the string scanning in the lexer."),
+        ]
+    )
+
+
+def last_id(session: Session) -> str:
+    return list(session.messages)[-1]
+
+
+async def summarize_all(
+    session: Session, count_text: Callable[[str], int], *, max_tokens: int = 20_000
+) -> tuple[str, list[str]]:
+    seen: list[str] = []
+    request = SummaryRequest(
+        "all",
+        session.view_messages(),
+        transcript_path=str(session.transcript.path),
+        max_tokens=max_tokens,
+    )
+    summarizer = MemorySummarizer(count_text=count_text)
+    summary = await summarizer.summarize(request, lambda text, f: seen.append(text))
+    return summary, seen
+
+
+async def test_messages_after_the_notes_are_summarized_after_them(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    talk(session, 400)
+    MemoryNotes.for_session(session).write(NOTES, NotesMark(last_id(session), "t"))
+    later_work(session)
+    summary, seen = await summarize_all(session, estimator.count_text)
+    notes_at = summary.index("# Current state\nhalfway through the parser rewrite")
+    rest = summary[summary.index(UNCOVERED_HEADING) :]
+    assert notes_at < summary.index(UNCOVERED_HEADING)
+    assert "Now port the lexer to src/lexer2.py" in rest
+    assert "src/lexer2.py" in rest.split("## 3.")[1]  # files section of the later part
+    assert "TokenError: unterminated string" in rest
+    assert "Rewrite the parser in parser.py" not in rest  # the notes hold that part
+    assert "do not cover yet" in seen[0]
+
+
+async def test_notes_that_cover_the_whole_span_are_the_summary_unchanged(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    later_work(session)
+    notes = MemoryNotes.for_session(session)
+    notes.write(NOTES, NotesMark(last_id(session), "t"))
+    summary, seen = await summarize_all(session, estimator.count_text)
+    assert summary == notes.read()[0]
+    assert seen == ["Using the session notes as the summary"]
+
+
+async def test_notes_and_the_later_part_together_stay_within_the_bound(
+    session: Session, estimator: Estimator
+) -> None:
+    big = "\n".join(f"# {name}\n{words(1_500)}" for name in SECTIONS)
+    talk(session, 400)
+    notes = MemoryNotes.for_session(session, estimator.count_text)
+    notes.write(big, NotesMark(last_id(session), "t"))  # the full 12,000 tokens
+    for n in range(30):
+        session.append([MessageInput(role="user", content=f"request {n}: {words(300)}")])
+        session.append([MessageInput(role="assistant", content=words(300))])
+    later_work(session)
+    for bound in (3_000, 20_000):
+        summary, _ = await summarize_all(session, estimator.count_text, max_tokens=bound)
+        assert estimator.count_text(summary) <= bound
+        assert UNCOVERED_HEADING in summary and "# Session title" in summary
+        assert "Now port the lexer to src/lexer2.py" in summary  # the latest request stays
+    whole = notes.read()[0] or ""
+    assert estimator.count_text(whole) > 11_000
+    summary, _ = await summarize_all(session, estimator.count_text, max_tokens=20_000)
+    assert summary.startswith(whole)  # at the default bound the notes fit whole
+
+
+async def test_a_summary_that_folded_in_the_covered_message_and_later_ones_is_not_covered(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    talk(session, 4_000)
+    covered = last_id(session)
+    MemoryNotes.for_session(session).write(NOTES, NotesMark(covered, "t"))
+    later_work(session)
+    talk(session, 4_000)
+    session.append([MessageInput(role="user", content="And keep going with tests")])
+    pivot = last_id(session)
+    session.append([MessageInput(role="assistant", content="Writing the tests now.")])
+    ctx = CompactContext(Settings(), estimator, ExtractiveSummarizer(estimator.count_text))
+    result = await compact(session, CompactRequest("up_to", pivot_message_id=pivot), ctx)
+    assert covered in result.summarized_message_ids  # the covered id is gone from the view
+    assert covered not in {m.id for m in session.view_messages()}
+
+    summary, _ = await summarize_all(session, estimator.count_text)
+    rest = summary[summary.index(UNCOVERED_HEADING) :]
+    assert "Now port the lexer to src/lexer2.py" in rest  # carried from the earlier summary
+    assert "And keep going with tests" in rest
+
+
+async def test_a_summary_of_covered_messages_only_stays_covered(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    talk(session, 4_000)
+    session.append([MessageInput(role="user", content="Then the lexer")])
+    pivot = last_id(session)
+    talk(session, 4_000)
+    MemoryNotes.for_session(session).write(NOTES, NotesMark(last_id(session), "t"))
+    ctx = CompactContext(Settings(), estimator, ExtractiveSummarizer(estimator.count_text))
+    await compact(session, CompactRequest("up_to", pivot_message_id=pivot), ctx)
+    assert session.view_messages()[0].kind == "summary"
+    summary, seen = await summarize_all(session, estimator.count_text)
+    assert UNCOVERED_HEADING not in summary
+    assert seen == ["Using the session notes as the summary"]
+
+
+async def test_a_mark_the_transcript_does_not_know_vouches_for_nothing(
+    session: Session, estimator: Estimator
+) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    talk(session, 400)
+    MemoryNotes.for_session(session).write(NOTES, NotesMark("msg_from_elsewhere", "t"))
+    summary, _ = await summarize_all(session, estimator.count_text)
+    assert "halfway through the parser rewrite" in summary
+    assert "Rewrite the parser in parser.py" in summary[summary.index(UNCOVERED_HEADING) :]
+
+
+def test_a_tool_result_after_the_notes_comes_with_its_call(session: Session) -> None:
+    session.append([MessageInput(role="user", content="Rewrite the parser in parser.py")])
+    later_work(session)
+    view = session.view_messages()
+    call_message = next(m for m in view if m.tool_uses())
+    rest = uncovered(view, call_message.id, str(session.transcript.path))
+    assert [m.id for m in rest] == [m.id for m in view[view.index(call_message) :]]
+    assert all(isinstance(m, Message) for m in rest)
+
+
+async def test_compaction_with_notes_that_reach_into_the_kept_window_uses_the_notes_alone(
+    session: Session, estimator: Estimator
+) -> None:
+    for _ in range(4):
+        talk(session, 2_000)
+    MemoryNotes.for_session(session).write(NOTES, NotesMark(last_id(session), "t"))
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, MemorySummarizer())
+    result = await compact(session, CompactRequest(), ctx)
+    assert last_id(session) not in result.summarized_message_ids
+    assert result.summary is not None
+    assert "halfway through the parser rewrite" in result.summary
+    assert UNCOVERED_HEADING not in result.summary

@@ -5,12 +5,21 @@ from __future__ import annotations
 import logging
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from baton.core.boundary import Boundary
 from baton.core.compaction.anthropic import approx_count, ask_model
-from baton.core.compaction.facts import CountText, approx_tokens, cut_to_tokens
+from baton.core.compaction.facts import (
+    CountText,
+    approx_tokens,
+    cut_to_tokens,
+    cut_with_marker,
+)
 from baton.core.compaction.summarizers import (
+    EXTRACTIVE_MAX_TOKENS,
     ExtractiveSummarizer,
     Progress,
     Summarizer,
@@ -19,6 +28,7 @@ from baton.core.compaction.summarizers import (
 from baton.core.llm import ModelClient
 from baton.core.messages import Message, now_iso
 from baton.core.session import Session
+from baton.core.transcript import read_events
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +51,7 @@ MORE_TOKENS = 5_000  # of new conversation before each later update
 TOOL_CALLS = 3  # ... together with this many tool calls, or a turn with none
 NOTES_OUTPUT = 16_000
 EMPTY = "_Nothing recorded yet._"
+UNCOVERED_HEADING = "# Since the notes were last updated"
 # notes section <- extractive summary sections (by number) when built offline
 OFFLINE_SOURCES: dict[str, tuple[int, ...]] = {
     "Current state": (8, 7, 9),
@@ -278,12 +289,63 @@ class NotesUpdater:
         return match[1] if match else text
 
 
+# ---- what the notes cover -----------------------------------------------------------------
+
+
+def _history(transcript_path: str) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """From the transcript: where each appended message came, and what each message a
+    compaction made stands for (a summary, a microcompacted copy, an attachment)."""
+    try:
+        events, _ = read_events(Path(transcript_path))
+    except OSError:
+        return {}, {}
+    order: dict[str, int] = {}
+    stands_for: dict[str, list[str]] = {}
+    for event in events:
+        raw = event.get("message")
+        if event.get("type") == "message" and isinstance(raw, dict):
+            order.setdefault(str(raw.get("id")), len(order))
+        elif event.get("type") == "boundary":
+            try:
+                stands_for.update(Boundary.model_validate(event.get("boundary")).stands_for)
+            except ValidationError:
+                continue
+    return order, stands_for
+
+
+def uncovered(messages: list[Message], covered: str | None, transcript_path: str) -> list[Message]:
+    """The messages the notes do not cover, in order. Decided by where each message came in
+    the transcript, so a compaction since the last update changes nothing: a message made
+    by a compaction is covered when everything it stands for is, so a summary that folded
+    the covered message in together with later ones is not. A mark the transcript does
+    not know (none, or a stale file) vouches for nothing, and neither does a message it
+    does not know. A tool result goes with its call."""
+    order, stands_for = _history(transcript_path)
+    reach = order.get(covered or "")
+    if reach is None:
+        return list(messages)
+
+    def known(mid: str, seen: frozenset[str]) -> bool:
+        if mid in stands_for and mid not in seen:
+            return all(known(part, seen | {mid}) for part in stands_for[mid])
+        return order.get(mid, reach + 1) <= reach
+
+    missing = {i for i, m in enumerate(messages) if not known(m.id, frozenset())}
+    missing |= {
+        i - 1
+        for i in missing
+        if i > 0 and messages[i].tool_results() and messages[i - 1].tool_uses()
+    }
+    return [m for i, m in enumerate(messages) if i in missing]
+
+
 # ---- the summarizer ------------------------------------------------------------------------
 
 
 class MemorySummarizer:
-    """Uses the session notes as the summary: no model call at compaction time. With no
-    notes yet it falls back to the extractive summarizer, and says so."""
+    """Uses the session notes as the summary: no model call at compaction time. Messages of
+    the span the notes do not cover yet follow them, summarized by the extractive
+    summarizer. With no notes yet it falls back to the extractive summarizer, and says so."""
 
     name = "memory"
 
@@ -294,15 +356,41 @@ class MemorySummarizer:
         self.fallback: Summarizer = fallback or ExtractiveSummarizer(self.count_text)
 
     async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
-        body: str | None = None
+        report = progress or _quiet
+        body, mark = None, NotesMark()
         # The notes describe the whole session: they can stand for "everything but the
         # recent window", not for a pivot's part or a middle span.
         if request.transcript_path and request.direction == "all":
-            body, _ = MemoryNotes(notes_path(request.transcript_path), self.count_text).read()
-        if body:
-            if progress is not None:
-                progress("Using the session notes as the summary", 1.0)
+            body, mark = MemoryNotes(notes_path(request.transcript_path), self.count_text).read()
+        if not body or not request.transcript_path:
+            report("No session notes yet: using the extractive summarizer instead", None)
+            return await self.fallback.summarize(request, progress)
+        rest = uncovered(request.messages, mark.covered, request.transcript_path)
+        if not rest:
+            report("Using the session notes as the summary", 1.0)
             return body
-        if progress is not None:
-            progress("No session notes yet: using the extractive summarizer instead", None)
-        return await self.fallback.summarize(request, progress)
+        report(
+            f"Using the session notes as the summary, and summarizing offline the {len(rest)} "
+            "messages they do not cover yet",
+            0.0,
+        )
+        count = self.count_text
+        heading = (
+            f"{UNCOVERED_HEADING}\nThe notes above do not cover {len(rest)} of the messages "
+            "this summary stands for; an offline summary of those follows."
+        )
+        tail_limit = 0  # no overall bound: the extractive summarizer's own cap
+        if request.max_tokens > 0:
+            # The tail gets what the notes leave, yet at least a third of the room: the
+            # notes are cut before the newest part of the conversation is.
+            room = request.max_tokens - count(heading) - 8
+            tail_limit = max(1, min(max(room - count(body), room // 3), EXTRACTIVE_MAX_TOKENS))
+            body = cut_with_marker(body, max(room - tail_limit, 0), count)
+        part = replace(request, messages=rest, context_before=[], max_tokens=tail_limit)
+        tail = await ExtractiveSummarizer(count).summarize(part, progress)
+        text = f"{body}\n\n{heading}\n\n{tail}"
+        return cut_to_tokens(text, request.max_tokens, count) if request.max_tokens > 0 else text
+
+
+def _quiet(message: str, fraction: float | None) -> None:
+    del message, fraction

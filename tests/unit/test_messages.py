@@ -78,6 +78,18 @@ def test_a_tool_use_left_unanswered_before_the_next_prompt_is_a_violation() -> N
     assert problems == ["a1: tool_use t1 is unanswered before the next user prompt"]
 
 
+def test_a_tool_use_left_unanswered_before_another_response_is_a_violation() -> None:
+    messages = [
+        prompt("p1"),
+        reply("a1", use("t1"), use("t2"), api="r1"),
+        results("u1", "t1"),
+        reply("a2", api="r2"),  # t2 never got its result
+        results("u2", "t2"),
+    ]
+    problems = invariant_violations(messages)
+    assert "a1: tool_use t2 is unanswered before the next response" in problems
+
+
 def test_a_trailing_unanswered_tool_use_is_not_yet_a_violation() -> None:
     messages = [prompt("p1"), reply("a1", use("t1"))]
     assert invariant_violations(messages) == []

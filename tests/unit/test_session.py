@@ -6,12 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from baton.core.boundary import Boundary
 from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 from baton.core.messages import (
     ApiUsage,
     ContentBlock,
+    ImageBlock,
     Message,
     MessageInput,
     TextBlock,
@@ -78,6 +80,9 @@ def test_append_writes_messages_with_their_token_counts(store: SessionStore) -> 
     assert [m.tokens for m in reopened.view_messages()] == [10, 10]
 
 
+bad_input = ToolUseBlock(id="t8", name="Read", input=[1])
+
+
 @pytest.mark.parametrize(
     "batch",
     [
@@ -87,8 +92,31 @@ def test_append_writes_messages_with_their_token_counts(store: SessionStore) -> 
         [MessageInput(id="e1", role="user", content=[])],
         [],
         [say("ok1"), result("u2", "no-such-call")],  # a valid message before a bad one
+        [MessageInput(id="e2", role="user", content="")],
+        [MessageInput(id="e3", role="user", content="   ")],
+        [MessageInput(id="e4", role="user", content=[ToolUseBlock(id="t9", name="R")])],
+        [MessageInput(id="e5", role="assistant", content=[ToolResultBlock(tool_use_id="t1")])],
+        [
+            MessageInput(
+                id="e6", role="assistant", content=[ToolUseBlock(id="t8", name="R", input=[1])]
+            )
+        ],
+        [MessageInput(id="e7", role="user", content=[ImageBlock(source={})])],
     ],
-    ids=["orphan-result", "duplicate-id", "duplicate-in-batch", "no-blocks", "empty", "partial"],
+    ids=[
+        "orphan-result",
+        "duplicate-id",
+        "duplicate-in-batch",
+        "no-blocks",
+        "empty",
+        "partial",
+        "empty-text",
+        "blank-text",
+        "tool-use-from-user",
+        "tool-result-from-assistant",
+        "tool-input-not-object",
+        "image-without-source",
+    ],
 )
 def test_an_invalid_append_is_rejected_and_the_file_is_byte_identical(
     store: SessionStore, batch: list[MessageInput]
@@ -103,6 +131,13 @@ def test_an_invalid_append_is_rejected_and_the_file_is_byte_identical(
     assert session.transcript.path.read_bytes() == before
     assert session.view == ["p1", "a1"]
     assert reopen(store, session.session_id).view == ["p1", "a1"]
+
+
+def test_negative_usage_figures_are_rejected() -> None:
+    with pytest.raises(ValidationError):
+        MessageInput.model_validate(
+            {"role": "assistant", "content": "ok", "usage": {"inputTokens": -5}}
+        )
 
 
 def test_a_tool_result_must_answer_the_preceding_assistant_turn(store: SessionStore) -> None:

@@ -95,10 +95,10 @@ Kind = Literal["message", "summary", "attachment"]
 class ApiUsage(WireModel):
     """The usage an API response reported (one response, not a running total)."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cache_creation_input_tokens: int = Field(default=0, ge=0)
+    cache_read_input_tokens: int = Field(default=0, ge=0)
 
     @property
     def context_tokens(self) -> int:
@@ -188,6 +188,30 @@ class MessageInput(WireModel):
         return list(self.content)
 
 
+ROLE_BLOCKS: dict[str, tuple[type[_Block], ...]] = {
+    "user": (TextBlock, ImageBlock, DocumentBlock, ToolResultBlock),
+    "assistant": (TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock),
+}
+
+
+def block_problems(role: Role, blocks: Sequence[ContentBlock]) -> list[str]:
+    """Why these blocks cannot be sent as a `role` message (the API would refuse them)."""
+    problems: list[str] = []
+    if not blocks:
+        problems.append("a message needs at least one content block")
+    for n, block in enumerate(blocks):
+        where = f"block {n} ({block.type})"
+        if not isinstance(block, ROLE_BLOCKS[role]):
+            problems.append(f"{where} cannot appear in a {role} message")
+        elif isinstance(block, TextBlock) and not block.text.strip():
+            problems.append(f"{where} has no text")
+        elif isinstance(block, ToolUseBlock) and not isinstance(block.input, dict):
+            problems.append(f"{where} input must be an object")
+        elif isinstance(block, ImageBlock | DocumentBlock) and not block.source.get("type"):
+            problems.append(f"{where} needs a source with a type")
+    return problems
+
+
 def text_message(role: Role, text: str, kind: Kind = "message", **fields: Any) -> Message:
     return Message(role=role, kind=kind, content=[TextBlock(text=text)], **fields)
 
@@ -197,8 +221,9 @@ def invariant_violations(messages: Sequence[Message]) -> list[str]:
 
     Rules: the first message is the user's; each tool_result answers a tool_use of the
     preceding assistant turn (the assistant records since the previous user prompt);
-    no tool_use is left unanswered when a later user prompt arrives; records sharing an
-    API message id are contiguous except for tool results interleaved between them.
+    no tool_use is left unanswered when a later user prompt or another response arrives;
+    records sharing an API message id are contiguous except for tool results interleaved
+    between them.
     """
     problems: list[str] = []
     if messages and messages[0].role != "user":
@@ -212,6 +237,13 @@ def invariant_violations(messages: Sequence[Message]) -> list[str]:
             api_id = message.api_message_id
             if api_id is not None and api_id != last_api_id and api_id in seen_api_ids:
                 problems.append(f"{message.id}: records of API message {api_id} are not contiguous")
+            if pending and (api_id is None or api_id != last_api_id):
+                # a new response while calls of the previous one still wait for results
+                for use_id, owner in pending.items():
+                    problems.append(
+                        f"{owner}: tool_use {use_id} is unanswered before the next response"
+                    )
+                pending.clear()
             if api_id is not None:
                 seen_api_ids.add(api_id)
             last_api_id = api_id

@@ -16,6 +16,7 @@ from baton.core.messages import (
     Message,
     MessageInput,
     ToolResultBlock,
+    block_problems,
     invariant_violations,
     new_id,
     now_iso,
@@ -296,8 +297,9 @@ class Session:
         if isinstance(item, Message):
             return item
         blocks = item.blocks()
-        if not blocks:
-            raise InvalidParams("a message needs at least one content block")
+        problems = block_problems(item.role, blocks)
+        if problems:
+            raise InvalidParams(f"invalid {item.role} message: " + "; ".join(problems[:5]))
         return Message(
             id=item.id or new_id(),
             role=item.role,

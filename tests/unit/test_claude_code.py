@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -10,11 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from baton.core import claude_code
 from baton.core.claude_code import import_claude_code, import_with_report
 from baton.core.errors import InvalidParams
 from baton.core.messages import Message, TextBlock, ToolResultBlock, invariant_violations
+from baton.core.session import Session
 from baton.core.store import SESSION_ID, SessionStore
 
 CORPUS_FILES = [
@@ -456,3 +460,247 @@ def test_imported_tool_results_keep_their_api_fields(
     (result,) = session.get("r1").content
     assert isinstance(result, ToolResultBlock)
     assert (result.tool_use_id, result.content, result.is_error) == ("t1", "boom", True)
+
+
+# ---- files that break the API's rules: repaired in the imported copy, and reported -------
+
+
+def text_of(session: Session) -> str:
+    """Every text block of the view, joined: where repaired content must still be found."""
+    return "\n".join(m.text() for m in session.view_messages())
+
+
+@pytest.mark.parametrize("lost_call", ["missing", "in a sidechain"])
+def test_a_tool_result_whose_call_is_not_in_the_conversation_becomes_text(
+    tmp_path: Path, plain_store: SessionStore, lost_call: str
+) -> None:
+    records = [
+        record("user", "u1", "look around"),
+        assistant("a1", [tool_use("t1")], "api1"),
+        record("user", "r1", [tool_result("t1", "a.py holds main()")]),
+        record("user", "r9", [tool_result("t9", "secret output of the lost call")]),
+        assistant("a2", [{"type": "text", "text": "done"}], "api2"),
+        record("user", "u2", "thanks"),
+    ]
+    if lost_call == "in a sidechain":
+        side_call = assistant("side", [tool_use("t9")], "api-side")
+        records.insert(3, {**side_call, "isSidechain": True})
+    path = write_jsonl(tmp_path / "orphan.jsonl", records)
+    before = path.read_bytes()
+
+    session, report = import_with_report(path, plain_store)
+
+    view = session.view_messages()
+    assert invariant_violations(view) == []
+    assert report.problems == []
+    assert "secret output of the lost call" in text_of(session)
+    assert all(r.tool_use_id != "t9" for m in view for r in m.tool_results())
+    assert session.get("r1").tool_results()[0].content == "a.py holds main()"
+    assert any("r9" in r and "t9" in r for r in report.repairs)
+    assert path.read_bytes() == before
+
+
+def test_an_orphan_result_among_parallel_calls_waits_until_the_calls_are_answered(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "parallel.jsonl",
+        [
+            record("user", "u1", "read both"),
+            assistant("a1", [tool_use("t1")], "api1"),
+            assistant("a1b", [tool_use("t2")], "api1"),
+            record("user", "r1", [tool_result("t1", "first file")]),
+            record("user", "rx", [tool_result("tx", "stray result")]),
+            record("user", "r2", [tool_result("t2", "second file")]),
+            assistant("a2", [{"type": "text", "text": "both read"}], "api2"),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    view = session.view_messages()
+    assert invariant_violations(view) == []
+    # both calls keep their real results: the stray one does not cut the turn short
+    results = {r.tool_use_id: r.content for m in view for r in m.tool_results()}
+    assert results == {"t1": "first file", "t2": "second file"}
+    assert "stray result" in text_of(session)
+    assert session.view[-1] == "a2"
+    assert any("rx" in r and "dropped" in r for r in report.repairs)
+
+
+def test_an_orphan_result_next_to_a_prompt_stays_in_that_message_as_text(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
+    stray = {
+        "type": "tool_result",
+        "tool_use_id": "gone",
+        "is_error": True,
+        "content": [{"type": "text", "text": "screenshot failed halfway"}, image],
+    }
+    path = write_jsonl(
+        tmp_path / "prompt.jsonl",
+        [record("user", "u1", [stray, {"type": "text", "text": "what happened?"}])],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    (message,) = session.view_messages()
+    assert message.id == "u1"
+    assert message.tool_results() == []
+    assert "screenshot failed halfway" in message.text()
+    assert "what happened?" in message.text()
+    assert [b.type for b in message.content] == ["text", "image", "text"]
+    assert invariant_violations(session.view_messages()) == []
+    assert len(report.repairs) == 1
+
+
+def test_a_result_after_a_compaction_answering_a_call_before_it_becomes_text(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    records = compacted_conversation()
+    records[1] = assistant("a1", [tool_use("t1"), tool_use("t2")], "api1")
+    records.insert(6, record("user", "late", [tool_result("t2", "late output")]))
+    path = write_jsonl(tmp_path / "late.jsonl", records)
+
+    session, report = import_with_report(path, plain_store)
+
+    assert invariant_violations(session.view_messages()) == []
+    assert "late output" in text_of(session)
+    assert report.problems == []
+    session.uncompact()
+    assert invariant_violations(session.view_messages()) == []
+
+
+def test_a_response_resumed_after_a_prompt_loses_its_shared_api_id(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "split.jsonl",
+        [
+            record("user", "u1", "go"),
+            assistant("a1", [{"type": "text", "text": "part one"}], "api1"),
+            record("user", "u2", "and?"),
+            assistant("a2", [{"type": "text", "text": "part two"}], "api1"),
+            assistant("a3", [{"type": "text", "text": "part three"}], "api1"),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    assert invariant_violations(session.view_messages()) == []
+    assert session.view == ["u1", "a1", "u2", "a2"]  # a3 still joins the record before it
+    assert session.get("a1").api_message_id == "api1"
+    assert session.get("a2").api_message_id is None
+    assert session.get("a2").text() == "part two\npart three"
+    assert len(report.repairs) == 1 and "a2" in report.repairs[0] and "api1" in report.repairs[0]
+
+
+def test_a_repeated_tool_call_id_becomes_text_and_so_does_its_result(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "repeat.jsonl",
+        [
+            record("user", "u1", "read it twice"),
+            assistant("a1", [tool_use("t1")], "api1"),
+            record("user", "r1", [tool_result("t1", "first read")]),
+            assistant("a2", [tool_use("t1")], "api2"),
+            record("user", "r2", [tool_result("t1", "second read")]),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    assert invariant_violations(session.view_messages()) == []
+    assert session.get("a2").tool_uses() == []
+    assert "a.py" in session.get("a2").text()
+    assert "second read" in text_of(session)
+    assert any("a2" in r and "t1" in r for r in report.repairs)
+    assert any("r2" in r and "t1" in r for r in report.repairs)
+
+
+def test_a_file_that_starts_with_an_assistant_record_gets_a_user_message_before_it(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path = write_jsonl(
+        tmp_path / "headless.jsonl",
+        [
+            assistant("a1", [{"type": "text", "text": "as I was saying"}], "api1"),
+            record("user", "u1", "go on"),
+        ],
+    )
+
+    session, report = import_with_report(path, plain_store)
+
+    first = session.view_messages()[0]
+    assert first.role == "user" and first.text()
+    assert session.view[1:] == ["a1", "u1"]
+    assert invariant_violations(session.view_messages()) == []
+    assert len(report.repairs) == 1 and "a1" in report.repairs[0]
+    assert report.messages == 2
+
+
+# Generated files: records in any order, with lost, stray, repeated and sidechain parts.
+USE_IDS = ["t1", "t2", "t3", "t4"]
+API_IDS = ["api1", "api2", "api3"]
+record_kinds = st.one_of(
+    st.tuples(st.just("prompt"), st.sampled_from(USE_IDS)),
+    st.tuples(st.just("call"), st.sampled_from(USE_IDS), st.sampled_from(API_IDS)),
+    st.tuples(st.just("text"), st.sampled_from(API_IDS)),
+    st.tuples(st.just("result"), st.sampled_from(USE_IDS)),
+    st.tuples(st.just("side-call"), st.sampled_from(USE_IDS)),
+    st.just(("boundary",)),
+)
+
+
+def generated_records(index: int, kind: tuple[Any, ...]) -> list[dict[str, Any]]:
+    uid = f"r{index}"
+    output = f"<output of {uid}>"  # unique, and no prefix of another record's output
+    if kind[0] == "prompt":
+        blocks = [tool_result(kind[1], output), {"type": "text", "text": f"prompt {uid}"}]
+        return [record("user", uid, blocks)]
+    if kind[0] == "call":
+        return [assistant(uid, [tool_use(kind[1])], kind[2])]
+    if kind[0] == "text":
+        return [assistant(uid, [{"type": "text", "text": f"reply {uid}"}], kind[1])]
+    if kind[0] == "result":
+        return [record("user", uid, [tool_result(kind[1], output)])]
+    if kind[0] == "side-call":
+        return [{**assistant(uid, [tool_use(kind[1])], "api-side"), "isSidechain": True}]
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": f"b{index}"}
+    return [boundary, record("user", uid, f"summary {uid}", isCompactSummary=True)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(record_kinds, min_size=1, max_size=14))
+def test_any_mix_of_records_imports_into_a_valid_view_that_keeps_every_result(
+    kinds: list[tuple[Any, ...]],
+) -> None:
+    records = [r for i, kind in enumerate(kinds) for r in generated_records(i, kind)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_jsonl(Path(tmp) / "mix.jsonl", records)
+        store = SessionStore(Path(tmp) / "data", char_count)
+        try:
+            if all(kind[0] == "side-call" for kind in kinds):  # a subagent's records alone
+                with pytest.raises(InvalidParams):
+                    import_with_report(path, store)
+                return
+            session, report = import_with_report(path, store)
+            assert invariant_violations(session.view_messages()) == []
+            assert report.problems == []
+            messages = list(session.messages.values())
+            as_results = {r.content for m in messages for r in m.tool_results()}
+            texts = "\n".join(m.text() for m in messages)
+            for raw in records:
+                content = raw["message"]["content"] if "message" in raw else None
+                for block in content if isinstance(content, list) else []:
+                    if block["type"] == "tool_result" and block["content"] not in as_results:
+                        # not kept as a result: kept as text, and the repair says so
+                        assert block["content"] in texts
+                        assert any(f"record {raw['uuid']}:" in r for r in report.repairs)
+            while session.active:
+                session.uncompact()
+                assert invariant_violations(session.view_messages()) == []
+        finally:
+            store.close()

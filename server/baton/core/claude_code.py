@@ -3,20 +3,65 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from baton.core.claude_code_records import CONTINUED_PREFIX, ImportReport, Record, RecordConverter
+from pydantic.alias_generators import to_camel
+
+from baton.core.boundary import Boundary
+from baton.core.claude_code_records import CONTINUED_PREFIX, Record, RecordConverter
 from baton.core.errors import InvalidParams
-from baton.core.messages import now_iso
-from baton.core.session import Session
+from baton.core.messages import Message, invariant_violations, now_iso
+from baton.core.session import Session, TokenCounter
 from baton.core.store import SessionStore, new_session_id
-from baton.core.transcript import Transcript
+from baton.core.transcript import Event, Transcript
 
 __all__ = ["MAX_IMPORT_BYTES", "ImportReport", "import_claude_code", "import_with_report"]
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class ImportReport:
+    """What an import found in the file and what it made of it."""
+
+    source: str
+    records: int = 0  # JSON objects read
+    kinds: Counter[str] = field(default_factory=Counter)  # `type` or `type/subtype`
+    messages: int = 0  # built from records (summaries, stray results as text), repairs not
+    merged_records: int = 0  # assistant records folded into the previous record's message
+    tool_pairs: int = 0  # tool_use blocks answered by a tool_result
+    opaque: int = 0
+    sidechain: int = 0
+    empty: int = 0  # conversation records with no content (kept as opaque)
+    unsupported_blocks: int = 0
+    broken_lines: list[int] = field(default_factory=list)
+    boundaries: int = 0
+    session_ids: list[str] = field(default_factory=list)
+    # what the import changed so that the view keeps the API's rules (the file is untouched)
+    repairs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what was kept as found
+
+    def notes(self) -> list[str]:
+        out: list[str] = []
+        if len(self.session_ids) > 1:
+            out.append(f"{len(self.session_ids)} Claude Code session ids joined in one session")
+        if self.broken_lines:
+            out.append(f"skipped {len(self.broken_lines)} unreadable line(s)")
+        if self.empty:
+            out.append(f"{self.empty} record(s) without content kept as opaque")
+        if self.unsupported_blocks:
+            out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
+        return out + self.repairs + self.problems
+
+    def wire(self) -> dict[str, Any]:
+        """JSON-ready, camelCase keys (as the rest of the wire)."""
+        out = {to_camel(k): v for k, v in asdict(self).items()}
+        out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
+        return out
 
 
 def import_claude_code(path: Path, store: SessionStore, *, title: str | None = None) -> Session:
@@ -33,9 +78,12 @@ def import_with_report(
     builder = RecordConverter(report, store.count)
     for record in records:
         builder.add(record)
+    builder.finish()
     if report.messages == 0:
         raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
-    events = builder.finish()
+    report.problems.extend(invariant_violations(builder.view))  # none, unless a repair missed
+    report.tool_pairs = _tool_pairs(builder.all_messages)
+    events = _events(builder.entries, store.count)
     sid = new_session_id()
     target = store.path_for(sid)
     header = {
@@ -57,6 +105,24 @@ def import_with_report(
         raise
     transcript.close()
     return store.get(sid), report
+
+
+def _tool_pairs(messages: list[Message]) -> int:
+    uses = {u.id for m in messages for u in m.tool_uses()}
+    return len(uses & {r.tool_use_id for m in messages for r in m.tool_results()})
+
+
+def _events(entries: list[Message | Boundary | Record], count: TokenCounter) -> list[Event]:
+    events: list[Event] = []
+    for entry in entries:
+        if isinstance(entry, Message):
+            entry.tokens = count(entry)
+            events.append({"type": "message", "message": entry.wire()})
+        elif isinstance(entry, Boundary):
+            events.append({"type": "boundary", "boundary": entry.wire()})
+        else:
+            events.append({"type": "opaque", "record": entry})
+    return events
 
 
 def read_records(path: Path, report: ImportReport) -> list[Record]:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic.alias_generators import to_camel
 
 from baton.core.boundary import Boundary
 from baton.core.messages import (
@@ -18,61 +16,30 @@ from baton.core.messages import (
     Message,
     TextBlock,
     ToolResultBlock,
-    invariant_violations,
+    ToolUseBlock,
     now_iso,
-    unanswered_tool_uses,
 )
 from baton.core.session import INTERRUPTED
 from baton.core.store import SESSION_ID
-from baton.core.transcript import Event
+
+if TYPE_CHECKING:
+    from baton.core.claude_code import ImportReport
 
 CONTINUED_PREFIX = "This session is being continued from a previous conversation"
 SUMMARIZER = "claude-code"
+MISSING_START = "[the beginning of this conversation is not in the imported file]"
 _BLOCK: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)
 Record = dict[str, Any]
 
 
-@dataclass
-class ImportReport:
-    """What an import found in the file and what it made of it."""
-
-    source: str
-    records: int = 0  # JSON objects read
-    kinds: Counter[str] = field(default_factory=Counter)  # `type` or `type/subtype`
-    messages: int = 0  # messages built from records (summaries included, repairs not)
-    merged_records: int = 0  # assistant records folded into the previous record's message
-    tool_pairs: int = 0  # tool_use blocks answered by a tool_result
-    opaque: int = 0
-    sidechain: int = 0
-    empty: int = 0  # conversation records with no content (kept as opaque)
-    unsupported_blocks: int = 0
-    broken_lines: list[int] = field(default_factory=list)
-    boundaries: int = 0
-    session_ids: list[str] = field(default_factory=list)
-    repairs: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # invariant breaks the source had
-
-    def notes(self) -> list[str]:
-        out: list[str] = []
-        if len(self.session_ids) > 1:
-            out.append(f"{len(self.session_ids)} Claude Code session ids joined in one session")
-        if self.broken_lines:
-            out.append(f"skipped {len(self.broken_lines)} unreadable line(s)")
-        if self.empty:
-            out.append(f"{self.empty} record(s) without content kept as opaque")
-        if self.unsupported_blocks:
-            out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
-        return out + self.repairs + self.problems
-
-    def wire(self) -> dict[str, Any]:
-        """JSON-ready, camelCase keys (as the rest of the wire)."""
-        out = {to_camel(k): v for k, v in asdict(self).items()}
-        out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
-        return out
-
-
 class RecordConverter:
-    """Turns records, in file order, into transcript events (`finish()` returns them)."""
+    """Turns records, in file order, into `entries`: messages, boundaries, opaque records.
+
+    The view it builds passes `invariant_violations()`: what the file breaks (results of
+    lost or sidechain tool calls, repeated call ids, a response split by other messages, a
+    conversation that starts with the assistant) is repaired in the imported copy, never
+    in the file, and every repair is listed in the report's `repairs`.
+    """
 
     def __init__(self, report: ImportReport, count: Callable[[Message], int]) -> None:
         self.report = report
@@ -81,8 +48,20 @@ class RecordConverter:
         self.view: list[Message] = []
         self.ids: set[str] = set()
         self.last: Message | None = None  # the message a following record may extend
+        self.last_api_id: str | None = None  # the file's API id of `last`
         self.boundary: Record | None = None  # a compact_boundary awaiting its summary
         self.all_messages: list[Message] = []
+        # the API rules' state as the view grows (checking the whole view per record
+        # would make the import quadratic)
+        self.open_uses: dict[str, str] = {}  # the latest response's unanswered calls -> owner
+        self.use_ids: set[str] = set()  # every tool_use id kept, across boundaries
+        self.api_ids: set[str] = set()
+        self.turn_api_id: str | None = None  # API id of the latest response since a prompt
+        # stray tool results, as text, waiting for the response's other calls to be answered
+        # (a text message before those results would end the turn)
+        self.notes: list[ContentBlock] = []
+        self.notes_from: Record = {}
+        self.notes_at = ""
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -116,48 +95,153 @@ class RecordConverter:
         usage = _usage(message.get("usage"))
         stop = message.get("stop_reason")
         last = self.last
-        if (
-            last is not None
-            and last.role == "assistant"
-            and api_id
-            and last.api_message_id == api_id
-        ):
+        if last is not None and last.role == "assistant" and api_id and self.last_api_id == api_id:
             # one API response written as several records: the later records carry the
             # response's final usage and stop reason
-            last.content.extend(blocks)
+            last.content.extend(self._calls(record, last.id, blocks))
             last.usage = usage or last.usage
             last.stop_reason = stop or last.stop_reason
             self.report.merged_records += 1
             return
+        uid = self._id(record)
+        own_id = api_id
+        if api_id is None or api_id != self.turn_api_id:
+            # a new response: calls of the one before get no result any more (the API wants
+            # them right after it), and stray results waiting as text can go in now
+            self._answer_open(f"message {uid}", _time(record))
+            self._flush_notes()
+            if not self.view:
+                self._open(uid, _time(record))
+            if api_id in self.api_ids:
+                own_id = None  # the API would take the two parts for one response
+                self.report.repairs.append(
+                    f"record {_uuid(record)}: API message {api_id} continues after other "
+                    "messages; imported as a response of its own, without that id"
+                )
         model = message.get("model")
         self._append(
             Message(
-                id=self._id(record),
+                id=uid,
                 role="assistant",
-                content=blocks,
+                content=self._calls(record, uid, blocks),
                 created_at=_time(record),
-                api_message_id=api_id,
+                api_message_id=own_id,
                 usage=usage,
                 model=model if isinstance(model, str) else None,
                 stop_reason=stop if isinstance(stop, str) else None,
             )
         )
+        self.last_api_id = api_id
+
+    def _calls(self, record: Record, owner: str, blocks: list[ContentBlock]) -> list[ContentBlock]:
+        """Opens the blocks' tool calls; a call reusing an earlier call's id becomes text."""
+        out: list[ContentBlock] = []
+        for block in blocks:
+            if isinstance(block, ToolUseBlock):
+                if block.id in self.use_ids:
+                    call = json.dumps(block.input, ensure_ascii=False)
+                    out.append(
+                        TextBlock(text=f"[repeated tool call {block.id} {block.name}]: {call}")
+                    )
+                    self.report.repairs.append(
+                        f"record {_uuid(record)}: tool_use {block.id} repeats an earlier "
+                        "call's id; kept as text"
+                    )
+                    continue
+                self.use_ids.add(block.id)
+                self.open_uses[block.id] = owner
+            out.append(block)
+        return out
 
     def _user(self, record: Record, blocks: list[ContentBlock]) -> None:
-        message = Message(
-            id=self._id(record), role="user", content=blocks, created_at=_time(record)
-        )
         first = not self.all_messages
-        if record.get("isCompactSummary") or (
-            first and message.text().startswith(CONTINUED_PREFIX)
-        ):
+        text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+        summary = bool(record.get("isCompactSummary")) or (
+            first and text.startswith(CONTINUED_PREFIX)
+        )
+        if self.boundary is not None:
+            # close what the summary replaces, so that undoing the compaction is valid too
+            self._answer_open(f"compact_boundary {_uuid(self.boundary)}", _time(record))
+            self._flush_notes()
+            if not self.view:  # the boundary replaces nothing of this file
+                self.report.repairs.append(
+                    f"compact_boundary {_uuid(self.boundary)}: nothing before it in this file; "
+                    "kept as opaque, its summary starts the conversation"
+                )
+                self._opaque(self.boundary)
+                self.boundary = None
+        prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
+        if not prompt:
+            return self._results_record(record, blocks)
+        content = self._answers(record, blocks, None)  # a prompt ends the turn: text in place
+        message = Message(id=self._id(record), role="user", content=content)
+        message.created_at = _time(record)
+        if summary:
             message.kind = "summary"
         if self.boundary is not None:
             self._commit_boundary(self.boundary, message)
             return
-        if not message.is_tool_result_only:
-            self._repair(message)
+        self._answer_open(f"message {message.id}", message.created_at)
         self._append(message)
+        self._flush_notes()
+
+    def _results_record(self, record: Record, blocks: list[ContentBlock]) -> None:
+        """A record of tool results only; those answering no open call wait as notes."""
+        if not self.notes:
+            self.notes_from, self.notes_at = record, _time(record)
+        results = self._answers(record, blocks, self.notes)
+        if results:
+            self._append(Message(id=self._id(record), role="user", content=results))
+            self.view[-1].created_at = _time(record)
+        elif self.open_uses:
+            self.report.repairs.append(
+                f"record {_uuid(record)}: left without content and dropped; its tool results "
+                "follow as text after the results of the response's other calls"
+            )
+
+    def _answers(
+        self, record: Record, blocks: list[ContentBlock], notes: list[ContentBlock] | None
+    ) -> list[ContentBlock]:
+        """The blocks, with each tool_result that answers no open call turned into text,
+        in place, or moved to `notes` when given."""
+        out: list[ContentBlock] = []
+        for block in blocks:
+            if not isinstance(block, ToolResultBlock) or self.open_uses.pop(block.tool_use_id, ""):
+                out.append(block)
+                continue
+            (out if notes is None else notes).extend(_as_text(block))
+            self.report.repairs.append(
+                f"record {_uuid(record)}: tool_result {block.tool_use_id} answers no tool "
+                "call of the preceding assistant turn; kept as text"
+            )
+        return out
+
+    def _flush_notes(self) -> None:
+        """The waiting notes as a user message (open calls, if any, are answered first)."""
+        if not self.notes:
+            return
+        note = Message(id=self._id(self.notes_from), role="user", content=self.notes)
+        note.created_at = self.notes_at
+        self.notes = []
+        self._answer_open(f"message {note.id}", note.created_at)
+        self._append(note)
+
+    def _answer_open(self, before: str, at: str) -> None:
+        """Tool calls still open when a prompt or a new response comes get an error result
+        (as Session.append does): their real results, if any, are not where the API wants them."""
+        if not self.open_uses:
+            return
+        missing = list(self.open_uses)
+        results: list[ContentBlock] = [
+            ToolResultBlock(tool_use_id=u, content=INTERRUPTED, is_error=True) for u in missing
+        ]
+        repair = Message(id=self._id({}), role="user", content=results, created_at=at)
+        self.report.repairs.append(
+            f"answered unanswered tool call(s) {', '.join(missing)} "
+            f"with '{INTERRUPTED}' before {before}"
+        )
+        self._put(repair)
+        self.open_uses.clear()
 
     def _commit_boundary(self, record: Record, summary: Message) -> None:
         """Claude Code's compaction becomes a Baton one: the summary stands for the view."""
@@ -188,32 +272,36 @@ class RecordConverter:
         self.report.messages += 1
         self.all_messages.append(summary)
         self.view = [summary]
-        self.last = summary
-
-    def _repair(self, prompt: Message) -> None:
-        """A prompt while tool calls are open: answer them first, as Session.append does."""
-        answered = {r.tool_use_id for r in prompt.tool_results()}
-        missing = [u for u in unanswered_tool_uses(self.view) if u.id not in answered]
-        if not missing:
-            return
-        results: list[ContentBlock] = [
-            ToolResultBlock(tool_use_id=u.id, content=INTERRUPTED, is_error=True) for u in missing
-        ]
-        repair = Message(id=self._id({}), role="user", content=results)
-        repair.created_at = prompt.created_at
-        self.report.repairs.append(
-            f"answered unanswered tool call(s) {', '.join(u.id for u in missing)} "
-            f"with '{INTERRUPTED}' before message {prompt.id}"
-        )
-        self.entries.append(repair)
-        self.view.append(repair)
+        self.last, self.last_api_id, self.turn_api_id = summary, None, None
 
     def _append(self, message: Message) -> None:
+        """A message built from records (counted in the report)."""
+        self._put(message)
+        self.all_messages.append(message)
+        self.last, self.last_api_id = message, None
+        self.report.messages += 1
+
+    def _open(self, first: str, at: str) -> None:
+        """The API wants a user message first: one saying the start is not in the file."""
+        opening = Message(id=self._id({}), role="user", content=[TextBlock(text=MISSING_START)])
+        opening.created_at = at
+        self.report.repairs.append(
+            f"message {first}: the conversation starts with an assistant message; "
+            "a user message saying its beginning is missing was put before it"
+        )
+        self._put(opening)
+
+    def _put(self, message: Message) -> None:
+        """Into the entries and the view, keeping the API rules' state current."""
         self.entries.append(message)
         self.view.append(message)
-        self.all_messages.append(message)
-        self.last = message
-        self.report.messages += 1
+        if message.role == "assistant":
+            self.turn_api_id = message.api_message_id
+            if message.api_message_id is not None:
+                self.api_ids.add(message.api_message_id)
+        elif not message.is_tool_result_only:
+            self.open_uses.clear()  # a prompt ends the turn
+            self.turn_api_id = None
 
     def _opaque(self, record: Record) -> None:
         self.entries.append(record)
@@ -226,23 +314,10 @@ class RecordConverter:
             self._opaque(self.boundary)
             self.boundary = None
 
-    def finish(self) -> list[Event]:
+    def finish(self) -> None:
+        """After the last record: what still waits goes in (`entries` is then complete)."""
         self._drop_boundary()
-        self.report.problems.extend(invariant_violations(self.view))
-        uses = {u.id for m in self.all_messages for u in m.tool_uses()}
-        self.report.tool_pairs = len(
-            uses & {r.tool_use_id for m in self.all_messages for r in m.tool_results()}
-        )
-        events: list[Event] = []
-        for entry in self.entries:
-            if isinstance(entry, Message):
-                entry.tokens = self.count(entry)
-                events.append({"type": "message", "message": entry.wire()})
-            elif isinstance(entry, Boundary):
-                events.append({"type": "boundary", "boundary": entry.wire()})
-            else:
-                events.append({"type": "opaque", "record": entry})
-        return events
+        self._flush_notes()
 
     def _blocks(self, content: Any) -> list[ContentBlock]:
         if isinstance(content, str):
@@ -271,6 +346,36 @@ class RecordConverter:
             candidate = "cc_" + hashlib.blake2b(candidate.encode(), digest_size=8).hexdigest()
         self.ids.add(candidate)
         return candidate
+
+
+def _as_text(result: ToolResultBlock) -> list[ContentBlock]:
+    """A tool result with no call to answer, as a text block (whole: nothing is lost);
+    images and documents it carried stay blocks of their own."""
+    head = f"[tool result for {result.tool_use_id} whose call is not in this conversation"
+    head += ", an error]" if result.is_error else "]"
+    content = result.content
+    if isinstance(content, str):
+        return [TextBlock(text=f"{head}: {content}" if content else head)]
+    texts: list[str] = []
+    media: list[ContentBlock] = []
+    for item in content or []:
+        if item.get("type") == "text" and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+            continue
+        try:
+            block = _BLOCK.validate_python(item)
+        except ValidationError:
+            block = None
+        if block is not None and block.type in ("image", "document"):
+            media.append(block)
+        else:
+            texts.append(json.dumps(item, ensure_ascii=False))
+    text = "\n".join(texts)
+    return [TextBlock(text=f"{head}: {text}" if text else head), *media]
+
+
+def _uuid(record: Record) -> str:
+    return str(record.get("uuid") or "without uuid")
 
 
 def _usage(raw: Any) -> ApiUsage | None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsp_harness import (
@@ -54,6 +56,73 @@ async def drain(stream: asyncio.StreamReader | None) -> None:
         pass
 
 
+class StderrLines:
+    """Every line the server writes on stderr, read as it comes (the pipe never fills)."""
+
+    def __init__(self, stream: asyncio.StreamReader | None) -> None:
+        self.lines: list[str] = []
+        self._grew = asyncio.Event()
+        self.task = asyncio.ensure_future(self._read(stream))
+
+    async def _read(self, stream: asyncio.StreamReader | None) -> None:
+        while stream is not None and (line := await stream.readline()):
+            self.lines.append(line.decode(errors="replace"))
+            self._grew.set()
+        self._grew.set()
+
+    async def wait_for(self, text: str) -> str:
+        async def find() -> str:
+            while True:
+                self._grew.clear()
+                for line in self.lines:
+                    if text in line:
+                        return line
+                assert not self.task.done(), f"stderr closed without {text!r}"
+                await self._grew.wait()
+
+        return await asyncio.wait_for(find(), WAIT_SECONDS)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+async def connect_client(
+    tmp_path: Path, flag: str, host: str, port: int
+) -> tuple[Harness, Recorder]:
+    """A pytest-lsp client over the network, initialized."""
+    recorder = Recorder()
+    client = make_client(recorder)
+    if flag == "--tcp":
+        await client.start_tcp(host, port)
+    else:
+        await client.start_ws(host, port)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    params = initialize_params(workspace, VSCODE, None)
+    lsp = Harness(client, recorder, workspace, tmp_path / "data", params.capabilities)
+    lsp.initialize_result = await client.initialize_session(params)
+    return lsp, recorder
+
+
+async def second_connection_is_closed(flag: str, host: str, port: int) -> None:
+    """Connect again while the first client is connected: the server closes at once."""
+    if flag == "--tcp":
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            assert await asyncio.wait_for(reader.read(), WAIT_SECONDS) == b""  # EOF, no data
+        finally:
+            writer.close()
+        return
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    async with connect(f"ws://{host}:{port}") as websocket:
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(websocket.recv(), WAIT_SECONDS)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+
+
 @pytest.mark.parametrize("flag", ["--tcp", "--ws"])
 async def test_a_session_round_trip_over_the_network(tmp_path: Path, flag: str) -> None:
     process, host, port = await start_network_server(tmp_path, flag)
@@ -100,3 +169,83 @@ def test_addresses_default_to_loopback_and_reject_nonsense() -> None:
     for bad in ("host:port", "127.0.0.1:70000", ""):
         with pytest.raises(ValueError):
             parse_address(bad)
+
+
+@pytest.mark.parametrize("flag", ["--tcp", "--ws"])
+async def test_a_second_client_is_turned_away_and_the_first_keeps_working(
+    tmp_path: Path, flag: str
+) -> None:
+    process, host, port = await start_network_server(tmp_path, flag)
+    stderr = StderrLines(process.stderr)
+    lsp, recorder = await connect_client(tmp_path, flag, host, port)
+    try:
+        sid = (await lsp.create(title="first"))["sessionId"]
+        await second_connection_is_closed(flag, host, port)
+        line = await stderr.wait_for("refused a connection")
+        assert "one client at a time" in line
+
+        # the first client's requests are still answered, on its own connection
+        ids = (await lsp.append(sid, *conversation(2)))["messageIds"]
+        assert len(ids) == 4
+        assert [s["sessionId"] for s in (await lsp.request(protocol.SESSION_LIST))["sessions"]] == [
+            sid
+        ]
+        await recorder.notification(protocol.USAGE_CHANGED, lambda p: p["sessionId"] == sid)
+
+        await lsp.client.shutdown_async(None)
+        lsp.client.exit(None)
+        assert await asyncio.wait_for(process.wait(), WAIT_SECONDS) == 0
+        await stderr.task
+        assert "Traceback" not in stderr.text
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await lsp.client.stop()
+        await stderr.task
+
+
+def framed(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+
+
+async def initialize_then_vanish(flag: str, host: str, port: int) -> None:
+    """A raw client: initialize, read the answer, then drop the connection (no exit)."""
+    if flag == "--tcp":
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(framed(INITIALIZE))
+        await writer.drain()
+        assert (await asyncio.wait_for(reader.readline(), WAIT_SECONDS)).startswith(
+            b"Content-Length"
+        )
+        writer.transport.abort()  # a reset, as when the editor is killed
+        return
+    from websockets.asyncio.client import connect
+
+    websocket = await connect(f"ws://{host}:{port}")
+    await websocket.send(json.dumps(INITIALIZE))
+    assert json.loads(await asyncio.wait_for(websocket.recv(), WAIT_SECONDS))["id"] == 1
+    assert websocket.transport is not None
+    websocket.transport.abort()
+
+
+@pytest.mark.parametrize("flag", ["--tcp", "--ws"])
+async def test_a_client_that_vanishes_ends_the_server_without_a_traceback(
+    tmp_path: Path, flag: str
+) -> None:
+    process, host, port = await start_network_server(tmp_path, flag)
+    stderr = StderrLines(process.stderr)
+    try:
+        await initialize_then_vanish(flag, host, port)
+        await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+        await stderr.task
+        assert "Traceback" not in stderr.text
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await stderr.task

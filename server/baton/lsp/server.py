@@ -24,6 +24,8 @@ from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
 
 log = logging.getLogger(__name__)
 
+TRY_AGAIN_LATER = 1013  # WebSocket close code: the server is busy with another client
+
 
 class BatonServer(LanguageServer):
     """A LanguageServer whose every feature calls one `BatonService`."""
@@ -44,6 +46,8 @@ class BatonServer(LanguageServer):
         self.service.on_delta = self._delta
         self.documents = SessionDocuments(self)
         self._warned: set[str] = set()
+        self._connected = False  # a network client holds the one protocol
+        self.exit_code = 0
 
     # ---- helpers for handlers ------------------------------------------------------------
 
@@ -107,10 +111,19 @@ class BatonServer(LanguageServer):
     # ---- transports ----------------------------------------------------------------------
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP; says on stderr which port it bound (port 0 = any)."""
+        """Serve one client over TCP; says on stderr which port it bound (port 0 = any).
+
+        The server has one protocol, so it serves one client: while that client is
+        connected, further connections are closed at once (their traffic would otherwise
+        take over the first client's)."""
         self._stop_event = stop_event = threading.Event()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if not self._claim(writer.get_extra_info("peername")):
+                writer.close()
+                with contextlib.suppress(ConnectionError):
+                    await writer.wait_closed()
+                return
             self.protocol.set_writer(writer)
             try:
                 await run_async(
@@ -122,6 +135,12 @@ class BatonServer(LanguageServer):
                 )
             except ConnectionError as exc:  # a client that vanished (reset) ends the session
                 log.info("client connection lost: %s", exc)
+            except asyncio.CancelledError:
+                # the server is closing; returning (not re-raising) keeps asyncio's
+                # connection callback from logging a traceback for the cancelled task
+                pass
+            except SystemExit as done:  # `exit` ends the process: with this code, quietly
+                self.exit_code = done.code if isinstance(done.code, int) else 0
             finally:
                 self.shutdown()  # type: ignore[no-untyped-call]
 
@@ -131,12 +150,16 @@ class BatonServer(LanguageServer):
         self._serve(listen, "tcp")
 
     def start_ws(self, host: str, port: int) -> None:
-        """Serve one client over a WebSocket; says on stderr which port it bound."""
+        """Serve one client over a WebSocket; says on stderr which port it bound. Like
+        TCP, a second client is turned away while one is connected."""
         from websockets.asyncio.server import ServerConnection, serve
 
         self._stop_event = stop_event = threading.Event()
 
         async def connection(websocket: ServerConnection) -> None:
+            if not self._claim(websocket.remote_address):
+                await websocket.close(TRY_AGAIN_LATER, "Baton serves one client at a time")
+                return
             try:
                 await run_websocket(
                     websocket=websocket,
@@ -145,6 +168,8 @@ class BatonServer(LanguageServer):
                     logger=log,
                     error_handler=self.report_server_error,
                 )
+            except asyncio.CancelledError:
+                pass  # the server is closing (see start_tcp)
             finally:
                 self.shutdown()  # type: ignore[no-untyped-call]
 
@@ -152,6 +177,16 @@ class BatonServer(LanguageServer):
             return await serve(connection, host, port)
 
         self._serve(listen, "ws")
+
+    def _claim(self, peer: Any) -> bool:
+        """Take the one client slot; False (and a line on stderr) when it is taken."""
+        if self._connected:
+            log.warning(
+                "refused a connection from %s: Baton serves one client at a time", _peer(peer)
+            )
+            return False
+        self._connected = True
+        return True
 
     def _serve(self, listen: Callable[[], Awaitable[Any]], scheme: str) -> None:
         async def main() -> None:
@@ -175,6 +210,12 @@ def create_server(service: BatonService | None = None) -> BatonServer:
     for area in (settings, sessions, compaction, documents):
         area.register(server)
     return server
+
+
+def _peer(address: Any) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address or "an unknown peer")
 
 
 def parse_address(value: str, default_host: str = "127.0.0.1") -> tuple[str, int]:
@@ -215,4 +256,4 @@ def serve(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO"
         wire = sys.stdout.buffer
         sys.stdout = sys.stderr  # a stray print must never corrupt the wire
         server.start_io(sys.stdin.buffer, wire)
-    return 0
+    return server.exit_code

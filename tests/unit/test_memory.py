@@ -9,18 +9,20 @@ import pytest
 
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.memory import (
-    EMPTY,
     NOTES_SYSTEM,
-    SECTIONS,
     UNCOVERED_HEADING,
-    MemoryNotes,
     MemorySummarizer,
-    NotesMark,
     NotesUpdater,
     due,
+    uncovered,
+)
+from baton.core.compaction.notes import (
+    EMPTY,
+    SECTIONS,
+    MemoryNotes,
+    NotesMark,
     notes_path,
     parse_sections,
-    uncovered,
 )
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from baton.core.media_tokens import MEDIA_FLAT, image_size, image_tokens
 from baton.core.messages import (
     ImageBlock,
     Message,
@@ -24,14 +25,11 @@ from baton.core.messages import (
 )
 from baton.core.tokens import (
     CL100K_SHA256,
-    MEDIA_FLAT,
     MESSAGE_OVERHEAD,
     Encoder,
     Estimator,
     chunks,
     find_bpe_file,
-    image_size,
-    image_tokens,
     load_cl100k,
 )
 

@@ -8,7 +8,6 @@ import pytest
 
 from baton.core.boundary import Boundary
 from baton.core.budget import (
-    ModelLimits,
     budget_for,
     compute_usage,
     observe_response,
@@ -24,6 +23,7 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
+from baton.core.models import ModelLimits
 from baton.core.session import Session
 from baton.core.settings import Settings, parse_settings
 from baton.core.store import SessionStore

@@ -7,7 +7,6 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from baton.core.budget import lookup_model
 from baton.core.compaction.prompts import extract_summary, summary_prompt
 from baton.core.compaction.rounds import truncate_head
 from baton.core.compaction.summarizers import Progress, SummaryRequest, strip_media
@@ -23,6 +22,7 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
+from baton.core.models import lookup_model
 
 log = logging.getLogger(__name__)
 

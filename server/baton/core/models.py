@@ -1,0 +1,80 @@
+"""The model table: known families' windows and output caps; what the Models API reports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+LONG_WINDOW = 1_000_000  # what a model id naming the 1M-token variant gets
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    context_window: int
+    max_output: int
+
+
+# Prefixes of current model ids; the longest matching prefix wins, so dated ids such as
+# "claude-sonnet-4-5-20250929" find their family.
+MODELS: dict[str, ModelSpec] = {
+    "claude-fable-5": ModelSpec(1_000_000, 128_000),
+    "claude-mythos": ModelSpec(1_000_000, 128_000),
+    "claude-opus-5": ModelSpec(1_000_000, 128_000),
+    "claude-sonnet-5": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-8": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-7": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-6": ModelSpec(1_000_000, 128_000),
+    "claude-sonnet-4-6": ModelSpec(1_000_000, 128_000),
+    "claude-opus-4-5": ModelSpec(200_000, 64_000),
+    "claude-opus-4-1": ModelSpec(200_000, 32_000),
+    "claude-opus-4": ModelSpec(200_000, 32_000),
+    "claude-sonnet-4-5": ModelSpec(200_000, 64_000),
+    "claude-sonnet-4": ModelSpec(200_000, 64_000),
+    "claude-haiku-4-5": ModelSpec(200_000, 64_000),
+    "claude-3-7-sonnet": ModelSpec(200_000, 64_000),
+    "claude-3-5-sonnet": ModelSpec(200_000, 8_192),
+    "claude-3-5-haiku": ModelSpec(200_000, 8_192),
+    "claude-3-opus": ModelSpec(200_000, 4_096),
+    "claude-3-haiku": ModelSpec(200_000, 4_096),
+}
+LONG_SUFFIXES = ("[1m]", "-1m")
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """What the Models API says about a model (either figure may be missing)."""
+
+    max_input_tokens: int | None = None
+    max_tokens: int | None = None
+
+    @classmethod
+    def from_api(cls, info: object) -> ModelLimits:
+        """From an SDK `ModelInfo` or its JSON; anything not a positive int is dropped."""
+
+        def pick(name: str) -> int | None:
+            value = info.get(name) if isinstance(info, Mapping) else getattr(info, name, None)
+            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+            return value if ok else None
+
+        return cls(pick("max_input_tokens"), pick("max_tokens"))
+
+
+def lookup_model(model: str) -> tuple[ModelSpec | None, bool]:
+    """(the table's entry for `model` or None, whether it names the 1M-token variant).
+
+    Accepts provider spellings too ("us.anthropic.claude-...-v1:0", "claude-...@date").
+    """
+    name = model.strip().lower()
+    long = False
+    for suffix in LONG_SUFFIXES:
+        if name.endswith(suffix):
+            name, long = name[: -len(suffix)], True
+    start = name.find("claude-")
+    name = name[start:] if start >= 0 else name
+    best: str | None = None
+    for prefix in MODELS:
+        rest = name[len(prefix) :]
+        fits = name.startswith(prefix) and (not rest or rest[0] in "-@:")
+        if fits and (best is None or len(prefix) > len(best)):
+            best = prefix
+    return (MODELS[best] if best else None), long

@@ -12,7 +12,8 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 
 from baton.core.boundary import Boundary
-from baton.core.claude_code_records import CONTINUED_PREFIX, Record, RecordConverter
+from baton.core.claude_code_records import CONTINUED_PREFIX, RecordConverter
+from baton.core.claude_code_repairs import Record
 from baton.core.errors import InvalidParams
 from baton.core.messages import Message, invariant_violations, now_iso
 from baton.core.session import Session, TokenCounter

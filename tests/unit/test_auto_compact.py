@@ -260,3 +260,59 @@ async def test_a_check_during_a_running_auto_compaction_waits_for_it(
     assert first is not None and second is None
     assert len(spy.calls) == 1 and session.compactions == 1
     assert used(session, estimator) < 11_250
+
+
+class WordySummarizer:
+    """A summary that barely condenses: the text it was given, less its last `trim` characters."""
+
+    name = "wordy"
+
+    def __init__(self, trim: int = 1_500) -> None:
+        self.trim = trim
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        text = "\n\n".join(m.text() for m in request.messages)
+        return text[: len(text) - self.trim]
+
+
+async def test_an_auto_compaction_that_stays_over_the_threshold_counts_as_a_failure(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 5, size=680)
+    assert 13_000 <= used(session, estimator) < 14_250
+    spy = SpyCompact()
+    wordy = WordySummarizer()
+    auto = AutoCompactor(lambda: CompactContext(SMALL, estimator, wordy), compact=spy)
+    for attempt in range(1, 4):
+        before = used(session, estimator)
+        result = await auto.check(session, reason="append")
+        assert result is not None and session.compactions == attempt  # it did compact...
+        assert before > used(session, estimator) >= 11_250  # ...but not under the threshold
+        assert auto.failures(session.session_id) == attempt
+    assert auto.paused(session.session_id)
+    assert "threshold" in (auto.last_error(session.session_id) or "")
+    assert await auto.check(session, reason="append") is None
+    assert len(spy.calls) == 3  # paused: no compaction on every append
+
+
+async def test_a_long_session_of_many_prompts_auto_compacts_under_the_threshold(
+    session: Session, estimator: Estimator
+) -> None:
+    settings = Settings()  # the 200K window, threshold 167,000
+    session.append(
+        [
+            message
+            for n in range(1_500)
+            for message in (
+                MessageInput(role="user", content=f"Step {n}: " + "check the next part " * 30),
+                MessageInput(role="assistant", content=f"Checked part {n}."),
+            )
+        ]
+    )
+    threshold = compute_usage(session, settings, estimator).auto_compact_threshold
+    assert used(session, estimator, settings) >= threshold
+    auto = AutoCompactor(factory(estimator, settings))
+    result = await auto.check(session, reason="append")
+    assert result is not None and result.post_tokens < threshold
+    assert used(session, estimator, settings) < threshold
+    assert auto.failures(session.session_id) == 0

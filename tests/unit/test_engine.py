@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,15 @@ from conversations import Convo
 
 from baton.core.claude_code import import_with_report
 from baton.core.compaction.engine import CompactContext, compact, uncompact
-from baton.core.compaction.facts import normalize, prompt_texts
+from baton.core.compaction.facts import normalize, prompt_texts, summary_prompts
+from baton.core.compaction.ledger import LEDGER_HEADING, LEDGER_MAX_TOKENS
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
+from baton.core.compaction.summarizers import (
+    EXTRACTIVE_MAX_TOKENS,
+    ExtractiveSummarizer,
+    Progress,
+    SummaryRequest,
+)
 from baton.core.editor_files import EditorFiles, path_to_uri
 from baton.core.errors import (
     CompactionInProgress,
@@ -595,3 +602,57 @@ def test_the_keep_window_is_bounded_by_a_quarter_of_the_threshold() -> None:
     small = bounded_keep_window(default, 16_875)  # a 30K window
     assert small.max_tokens == 4_218 and small.min_tokens == 4_218
     assert small.min_text_messages == default.min_text_messages
+
+
+# ---- size: the summary and its ledger stay bounded, the context shrinks --------------------
+
+
+async def test_hundreds_of_long_prompts_keep_summary_and_ledger_bounded_and_the_context_shrinks(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    session = store.create(title="many prompts")
+    session.append(
+        [
+            message
+            for n in range(600)
+            for message in (
+                MessageInput(
+                    role="user",
+                    content=f"Request {n}: look at module_{n} and " + "weigh each detail " * 20,
+                ),
+                MessageInput(role="assistant", content=f"Done with module_{n}."),
+            )
+        ]
+    )
+    ctx = CompactContext(Settings(), estimator, ExtractiveSummarizer(estimator.count_text))
+    result = await compact(session, CompactRequest(direction="all"), ctx)
+    assert result.summary is not None and result.retention is not None
+    assert estimator.count_text(result.summary) <= EXTRACTIVE_MAX_TOKENS + LEDGER_MAX_TOKENS
+    assert result.post_tokens < result.pre_tokens
+    # the ledger carries what it can and says how many it left out, and where they are
+    ledger = result.summary.split(LEDGER_HEADING, 1)[1]
+    match = re.search(r"Left out for lack of room: ([\d,]+) of ([\d,]+) user messages", ledger)
+    assert match is not None, ledger[:300]
+    left, missing = (int(group.replace(",", "")) for group in match.groups())
+    figures = result.retention.prompts
+    assert missing == figures.total - figures.kept  # the figures still describe the summary
+    assert len(summary_prompts(ledger)) + left == missing
+    assert str(session.transcript.path) in ledger
+
+
+async def test_a_summary_that_would_not_shrink_the_context_changes_nothing(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    c = Convo(tokens=0)
+    for n in range(30):
+        c.user(f"question {n}: " + "detail " * 100)
+        c.reply(f"answer {n}: " + "words " * 300)
+    session = new_session(store, c)
+    before = dumps(session.view_messages())
+    written = session.transcript.path.read_bytes()
+    wordy = FakeSummarizer(body=BODY + "\n" + "and then some more " * 10_000)
+    with pytest.raises(SummarizerFailed, match="would not make the conversation smaller"):
+        await compact(session, CompactRequest(), context(estimator, wordy))
+    assert dumps(session.view_messages()) == before and session.compactions == 0
+    assert session.transcript.path.read_bytes() == written
+    assert not session.compacting

@@ -1,4 +1,12 @@
-"""Auto-compact: when to compact on its own, and the circuit breaker that stops it retrying."""
+"""Auto-compact: when to compact on its own, and the circuit breaker that stops it retrying.
+
+A failure, for the breaker, is an auto-compaction that raised (the summarizer failed, the
+summary would not make the context smaller, ...) or one that committed but left the usage
+still at or over the auto-compact threshold: that one would otherwise run again on every
+append, each time summarizing the previous summary. An auto-compaction that gets under
+the threshold clears the count; three failures in a row pause auto-compact until a manual
+compaction succeeds.
+"""
 
 from __future__ import annotations
 
@@ -45,9 +53,9 @@ class AutoCompactor:
 
     `check` runs before every send and after every append: recursion guard -> circuit
     breaker -> microcompact -> compact (`all`, trigger `auto`) when usage is at or over
-    the auto-compact threshold. Failures never reach the caller: the turn goes on, and
-    after `max_failures` in a row the breaker opens (`paused`) until a success or a
-    manual compaction (`reset`).
+    the auto-compact threshold. Failures (as the module docstring says) never reach the
+    caller: the turn goes on, and after `max_failures` in a row the breaker opens
+    (`paused`) until a manual compaction (`reset`); a success before that clears them.
     """
 
     def __init__(
@@ -142,8 +150,17 @@ class AutoCompactor:
         except (CompactionInProgress, SessionLocked):
             return micro_result  # someone else is compacting or writing: not a failure
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
-            self._fail(sid, exc)
+            self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
             return micro_result
+        after = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if after.used_tokens >= after.auto_compact_threshold:
+            # Committed (the view did change), but it did not make room: a failure all the same.
+            self._fail(
+                sid,
+                f"auto-compaction left {after.used_tokens:,} tokens in use, still at or over "
+                f"the auto-compact threshold of {after.auto_compact_threshold:,}",
+            )
+            return result
         self.reset(sid)
         return result
 
@@ -161,10 +178,10 @@ class AutoCompactor:
             return None
         return CompactResult.from_boundary(boundary, None)
 
-    def _fail(self, session_id: str, exc: BaseException) -> None:
+    def _fail(self, session_id: str, detail: str) -> None:
         state = self._states.setdefault(session_id, _State())
         state.failures += 1
-        state.last_error = exc.message if isinstance(exc, BatonError) else type(exc).__name__
+        state.last_error = detail
         if state.failures >= self.max_failures:
             log.warning(
                 "auto-compact of session %s failed %d times in a row (%s); paused until a "

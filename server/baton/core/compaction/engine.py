@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 SUMMARY_MAX_TOKENS = 20_000
 SUMMARY_START, SUMMARY_SHARE = 0.05, 0.75  # of the progress bar
 KEEP_WINDOW_SHARE = 4  # the keep window is at most 1/4 of the auto-compact threshold
+# Below this many tokens a compaction may leave the context larger (see _check_smaller).
+MIN_CHECKED_TOKENS = 10_000
 
 
 @dataclass
@@ -145,7 +147,9 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
     body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
 
     _report(ctx, "Checking what the summary kept", 0.8)
-    kept_figures, ledger_text = retention(summarized, body, kept)
+    kept_figures, ledger_text = retention(
+        summarized, body, kept, count_text=ctx.estimator.count_text, transcript_path=transcript_path
+    )
     if ledger_text:
         body = f"{body.rstrip()}\n\n{ledger_text}"
     summary = Message(
@@ -169,6 +173,10 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
 
     _report(ctx, "Checking the new conversation", 0.9)
     _check(session, snapshot, new_view)
+    restored_ids = {m.id for m in attachments}
+    before = min(usage.used_tokens, _estimate(session, ctx, view))
+    after = _estimate(session, ctx, [m for m in new_view if m.id not in restored_ids])
+    _check_smaller(ctx, before, after)
     boundary = Boundary(
         trigger=request.trigger,
         direction=plan.direction,
@@ -270,6 +278,23 @@ def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> No
     problems = [p for p in invariant_violations([*new_view, *late]) if p not in before]
     if problems:
         raise BatonError("compaction would break the conversation: " + "; ".join(problems[:3]))
+
+
+def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
+    """Refuse a compaction whose summary would not make the context smaller: it would
+    trade messages for a longer text about them, and auto-compact would try again at once.
+
+    `before` is the smaller of the usage reported as the compaction's start (API usage when
+    there is one) and the old view's estimate; `after` is the new view without the editor
+    files restored into it (those are a separate addition with their own bound, BEHAVIOR 6).
+    Contexts under MIN_CHECKED_TOKENS are exempt: nothing there needs reclaiming, a summary
+    has a fixed size of its own (headings, the wrapper) that a short conversation may not
+    reach, and its growth is bounded (the summarizer's bound plus the ledger's)."""
+    if before >= MIN_CHECKED_TOKENS and after >= before:
+        raise SummarizerFailed(
+            f"the {ctx.summarizer.name} summary would not make the conversation smaller "
+            f"({before:,} tokens before, {after:,} after); nothing was changed"
+        )
 
 
 def _estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.ledger import LEDGER_HEADING
+from baton.core.compaction.ledger import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import ExtractiveSummarizer
 from baton.core.editor_files import EditorFiles
@@ -132,7 +132,12 @@ def _retention_line(result: CompactResult) -> str | None:
         )
     ]
     ledger = result.summary is not None and LEDGER_HEADING in result.summary
-    note = "; the rest are appended as a fact ledger" if ledger else ""
+    if ledger and LEFT_OUT in (result.summary or ""):
+        note = "; a fact ledger carries the rest it had room for and counts what it left out"
+    elif ledger:
+        note = "; the rest are appended as a fact ledger"
+    else:
+        note = ""
     return f"Retention   in the summary: {', '.join(parts)}{note}"
 
 

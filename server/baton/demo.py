@@ -202,7 +202,7 @@ def _report_compaction(say: Narrator, result: dict[str, Any]) -> None:
             f"{name} {retention[name]['kept']}/{retention[name]['total']}"
             for name in ("prompts", "paths", "errors")
         )
-        say.say(f"what the summary itself kept: {figures} (the rest went into a fact ledger)")
+        say.say(f"what the summary itself kept: {figures} (a fact ledger carries what it missed)")
     say.say("restored files:")
     for restored in result.get("restoredFiles", []):
         cut = ", cut" if restored["truncated"] else ""

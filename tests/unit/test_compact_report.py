@@ -12,7 +12,7 @@ from conversations import Convo
 from baton.cli import main
 from baton.compact_report import ProgressDisplay, format_report
 from baton.core.boundary import AdjustedPivot, Retention, RetentionFigure
-from baton.core.compaction.ledger import LEDGER_HEADING
+from baton.core.compaction.ledger import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.result import CompactResult
 from baton.core.store import SessionStore
 
@@ -150,3 +150,21 @@ def test_the_report_names_a_moved_pivot_and_the_fact_ledger() -> None:
     assert "Pivot       a -> b: kept a tool call whole" in text
     assert "user prompts 1/3" in text and "appended as a fact ledger" in text
     assert "  - missing prompt" in text
+
+
+def test_the_report_says_when_the_ledger_had_to_leave_facts_out() -> None:
+    figure = RetentionFigure(kept=0, total=900)
+    summary = f"## 1. Primary\n\n{LEDGER_HEADING}\n{LEFT_OUT}: 400 user messages.\n- p1"
+    result = CompactResult(
+        boundary_id="cmp_2",
+        direction="all",
+        summary=summary,
+        summarized_message_ids=["a"],
+        kept_message_ids=[],
+        pre_tokens=90_000,
+        post_tokens=9_000,
+        summarizer="extractive",
+        retention=Retention(prompts=figure, paths=figure, errors=figure),
+    )
+    text = format_report(result, path=Path("s.jsonl"), kind="baton")
+    assert "counts what it left out" in text

@@ -24,6 +24,7 @@ LEDGER_PROMPT_CHARS = 500
 # the summarizer's bound plus this (6,000 + 4,000 tokens with the extractive summarizer).
 # A fixed cap, not "the room the summary left": summarizers fill their bound exactly when
 # the facts are many, which is when a ledger is needed most.
+LEFT_OUT = "Left out for lack of room"
 LEDGER_MAX_TOKENS = 4_000
 # A shortened ledger cuts no prompt below this (its first words and the cut marker), and
 # cuts error lines to this.
@@ -197,7 +198,7 @@ class _Fitter:
         ]
         text = f"Shortened to fit {self.budget:,} tokens: long entries are cut."
         if gone:
-            text += f" Left out for lack of room: {', '.join(gone)}."
+            text += f" {LEFT_OUT}: {', '.join(gone)}."
         return f"{text} The full text of every message is in {self.where}."
 
     def _cut_to(self, index: int, cap: int) -> str:

@@ -361,6 +361,45 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
     assert sent[-1]["content"][-1]["text"] == "and the next step?"
 
 
+async def test_the_prompt_and_an_auto_compaction_are_steps_before_the_model_is_asked(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    settings = Settings(
+        context_window=20_000,
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
+    )
+    for turn in range(6):
+        session.append(
+            [
+                MessageInput(role="user", content=f"step {turn}: " + words(1_200)),
+                MessageInput(role="assistant", content=f"did step {turn}: " + words(1_200)),
+            ]
+        )
+
+    def compact_context() -> CompactContext:
+        return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+
+    steps: list[tuple[str, int, int]] = []  # (last text in the view, compactions, requests)
+
+    def on_step() -> None:
+        last = session.view_messages()[-1].text()
+        steps.append((last, session.compactions, len(fake_anthropic.message_requests())))
+
+    ctx = context(
+        anthropic_client(),
+        estimator,
+        settings,
+        auto=AutoCompactor(compact_context),
+        compact_context=compact_context,
+        on_step=on_step,
+    )
+    await send(session, content="next?", tools=None, ctx=ctx)
+    assert steps == [("next?", 0, 0), ("next?", 1, 0)]  # each before the model was asked
+
+
 async def test_prompt_too_long_from_the_api_gives_advice_and_calibrates(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

@@ -79,6 +79,9 @@ class ChatContext:
     compact_context: Callable[[], CompactContext] | None = None
     progress: Progress | None = None
     max_tokens: int | None = None  # None: REPLY_MAX_TOKENS within the model's limits
+    # called when the session changed before the model is asked (the prompt appended, an
+    # auto-compaction), so a client sees those steps while it waits for the first text
+    on_step: Callable[[], None] | None = None
 
 
 @dataclass
@@ -124,6 +127,8 @@ async def _turn(
     ctx: ChatContext,
 ) -> SendResult:
     prompt_id = session.append([prompt]).message_ids[0] if prompt is not None else None
+    if prompt_id is not None:
+        _step(ctx)
     try:
         return await _reply(session, client, tools, ctx)
     except BatonError as exc:
@@ -139,6 +144,7 @@ async def _reply(
     model = session.model or ctx.settings.model
     limits = await _limits(client, model)
     await _auto_compact(session, ctx, tools_tokens)
+    _step(ctx)  # whatever auto-compact did (maybe nothing) is visible before the reply
     usage = _usage(session, ctx, tools_tokens, limits)
     if usage.used_tokens >= usage.blocking_limit:
         raise PromptTooLong(
@@ -309,6 +315,11 @@ def _learn_from_overflow(
     raw += sum(m.tokens or estimator.count_message(m) for m in view)
     if raw >= MIN_CALIBRATION_SAMPLE:
         estimator.observe(raw, exc.actual)
+
+
+def _step(ctx: ChatContext) -> None:
+    if ctx.on_step is not None:
+        ctx.on_step()
 
 
 def _report(ctx: ChatContext, text: str, fraction: float | None) -> None:

@@ -188,13 +188,13 @@ class BatonService:
         progress: Progress | None = None,
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
-        prompt (and any compaction) when the first text arrives, the reply at the end."""
+        prompt as soon as it is appended, any compaction as soon as it is committed (both
+        before the model is asked), the reply at the end."""
         from baton.core import chat
 
         session = self.session(session_id)
         client = self.models.client(self.settings)
         seen = [_mark(session)]
-        streaming: set[str] = set()
 
         def catch_up() -> None:
             now = _mark(session)
@@ -207,9 +207,6 @@ class BatonService:
             seen[0] = now
 
         def delta(message_id: str, text: str) -> None:
-            if message_id not in streaming:  # the prompt (and any compaction) came first
-                streaming.add(message_id)
-                catch_up()
             self.on_delta(session_id, message_id, text)
 
         self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
@@ -221,6 +218,7 @@ class BatonService:
             auto=self.auto(),
             compact_context=lambda: self.compact_context(session_id=session_id),
             progress=progress,
+            on_step=catch_up,
         )
         try:
             result = await chat.send(session, content=content, tools=tools, ctx=context)

@@ -92,7 +92,9 @@ def register(ls: BatonServer) -> None:
         section = rendered.section_at(line)
         if section is None:
             return None
-        message = next(m for m in data.messages if m.id == section.message_id)
+        message = next((m for m in data.messages if m.id == section.message_id), None)
+        if message is None:  # the line belongs to a rendering the view has since left
+            return None
         return _hover(message_hover(message, data.usage), section)
 
 

@@ -1,0 +1,114 @@
+"""What a client sees during `baton/session/send` before the model answers, and hovers then."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsp_harness import Harness, conversation
+from lsprotocol import types
+
+from baton import protocol
+from baton.core.compaction import engine
+from baton.core.compaction.result import CompactRequest
+from baton.core.messages import MessageInput
+from baton.core.service import BatonService
+from baton.core.settings import Settings
+from baton.lsp.server import create_server
+from fake_anthropic import FakeAnthropic
+
+API_KEY = "sk-ant-test-steps-0123456789"
+SMALL = {
+    "anthropicApiKey": API_KEY,
+    "summarizer": "extractive",
+    "contextWindow": 20_000,  # auto-compact threshold 11,250
+    "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
+    "autoCompact": {"enabled": False},
+}
+
+
+def hover_params(session_id: str, line: int) -> dict[str, Any]:
+    return {
+        "textDocument": {"uri": protocol.session_uri(session_id)},
+        "position": {"line": line, "character": 0},
+    }
+
+
+async def test_the_prompt_and_an_auto_compaction_are_published_before_the_model_answers(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=SMALL)
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, *conversation(16, words=90))
+    before = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert before["usedTokens"] >= before["autoCompactThreshold"]
+    rendered = await lsp.render(sid)  # the document as the editor last showed it
+    lsp.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"baton": {"autoCompact": {"enabled": True}}})
+    )
+    await lsp.recorder.notification(
+        protocol.USAGE_CHANGED, lambda p: p["usage"]["autoCompactEnabled"] is True
+    )
+
+    gate = threading.Event()
+    script = fake_anthropic.reply("the answer", hold_after=0, gate=gate)  # holds every event
+    mark = lsp.recorder.mark()
+    pending = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(
+            protocol.SESSION_SEND, {"sessionId": sid, "content": "what next?"}
+        )
+    )
+    try:
+        appended = await lsp.recorder.notification(
+            protocol.SESSION_CHANGED, lambda p: p["reason"] == "append", after=mark
+        )
+        compacted = await lsp.recorder.notification(
+            protocol.SESSION_CHANGED, lambda p: p["reason"] == "compact", after=mark
+        )
+        assert appended["sessionId"] == compacted["sessionId"] == sid
+        order = [p for m, p in lsp.recorder.received[mark:] if m == protocol.SESSION_CHANGED]
+        assert [p["reason"] for p in order][:2] == ["append", "compact"]
+        usage = await lsp.recorder.notification(
+            protocol.USAGE_CHANGED,
+            lambda p: p["usage"]["usedTokens"] < before["autoCompactThreshold"],
+            after=mark,
+        )
+        assert usage["sessionId"] == sid
+        assert await asyncio.to_thread(script.held.wait, 20)
+        assert lsp.recorder.of(protocol.SESSION_DELTA) == []  # all of it before any text
+
+        # the document moved on with the view, so a hover where the old first message
+        # was is answered from the new rendering (an error would raise here)
+        latest = await lsp.render(sid)
+        assert latest["version"] > rendered["version"]
+        assert latest["messages"][0]["messageId"] != rendered["messages"][0]["messageId"]
+        first_line = rendered["messages"][0]["range"]["start"]["line"]
+        await lsp.request(types.TEXT_DOCUMENT_HOVER, hover_params(sid, first_line))
+    finally:
+        gate.set()
+    reply = await pending
+    assert reply["message"]["content"][0]["text"] == "the answer"
+
+
+async def test_hover_on_a_line_whose_message_left_the_view_is_no_hover(tmp_path: Path) -> None:
+    service = BatonService(Settings(data_dir=str(tmp_path / "data")))
+    server = create_server(service)
+    try:
+        sid = service.create().session_id
+        inputs = [MessageInput.model_validate(m) for m in conversation(4)]
+        first_id = service.session(sid).append(inputs).message_ids[0]
+        rendered, _, _ = server.documents.render(sid)
+        section = next(s for s in rendered.sections if s.message_id == first_id)
+        # the view changes with no event: the cached rendering still shows the old message
+        request = CompactRequest(direction="up_to", pivot_message_id=first_id)
+        await engine.compact(service.session(sid), request, service.compact_context())
+        hover = server.protocol.fm.features[types.TEXT_DOCUMENT_HOVER]
+        params = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=protocol.session_uri(sid)),
+            position=types.Position(line=section.start_line, character=0),
+        )
+        assert await hover(params) is None
+    finally:
+        await service.close()

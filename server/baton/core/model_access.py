@@ -21,7 +21,27 @@ if TYPE_CHECKING:  # the SDK takes a second to import; only replies and summarie
 log = logging.getLogger(__name__)
 
 KEY_ENV = "ANTHROPIC_API_KEY"
+TIMEOUT_ENV = "BATON_API_TIMEOUT"  # seconds a request may wait on the API (default 600)
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+
+
+def api_timeout() -> float:
+    """The API request timeout: BATON_API_TIMEOUT seconds when it is a positive number."""
+    from baton.core.llm import DEFAULT_TIMEOUT
+
+    raw = os.environ.get(TIMEOUT_ENV)
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        log.warning(
+            "%s=%r is not a positive number of seconds; using %s", TIMEOUT_ENV, raw, DEFAULT_TIMEOUT
+        )
+        return DEFAULT_TIMEOUT
+    return seconds
 
 
 class ModelAccess:
@@ -57,7 +77,7 @@ class ModelAccess:
         if self._client is None or self._client_for != wanted:
             if self._client is not None:
                 self._background.spawn(self._client.aclose(), "closing the old model client")
-            self._client = AnthropicClient(self._key, base_url=wanted[1])
+            self._client = AnthropicClient(self._key, base_url=wanted[1], timeout=api_timeout())
             self._client_for = wanted
         return self._client
 

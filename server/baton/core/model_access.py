@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 
 from baton.core.background import Background
 from baton.core.budget import ModelLimits
-from baton.core.compaction.summarizers import ExtractiveSummarizer, Summarizer
+from baton.core.compaction.summarizers import (
+    ExtractiveSummarizer,
+    Progress,
+    Summarizer,
+    SummaryRequest,
+)
 from baton.core.errors import ApiKeyMissing
 from baton.core.settings import Settings
 from baton.core.tokens import Estimator
@@ -132,3 +137,14 @@ class ModelAccess:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+class KeyMissingSummarizer:
+    """Stands in for the anthropic summarizer when there is no key: each summary it is
+    asked for fails with ApiKeyMissing, so a compaction that needs it fails like any other
+    (and auto-compact's circuit breaker counts the failure)."""
+
+    name = "anthropic"
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        raise ApiKeyMissing(f"the anthropic summarizer cannot run: {NO_KEY}")

@@ -15,7 +15,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summarizers import Progress
+from baton.core.compaction.summarizers import Progress, Summarizer
 from baton.core.editor_files import EditorFiles, uri_to_path
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.messages import ContentBlock, Message, MessageInput
@@ -24,6 +24,7 @@ from baton.core.session import Session
 from baton.core.settings import Settings, parse_settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator, default_estimator
+from baton.core.upkeep import ProgressScope, Upkeep
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +85,13 @@ class BatonService:
         self.on_usage_changed: UsageListener = on_usage_changed or _ignore
         self.on_session_changed: SessionListener = on_session_changed or _ignore
         self.on_delta: DeltaListener = on_delta or _ignore
+        self.progress_scope: ProgressScope | None = None
         self.editor_files = EditorFiles()
         self.workspace_folders: list[Path] = []
         self._store: SessionStore | None = None
+        self._tools: dict[str, list[dict[str, Any]]] = {}  # per session, from its last send
         self._tools_tokens: dict[str, int] = {}
-        self._auto: AutoCompactor | None = None
+        self.upkeep = Upkeep(self, self._changed, self._publish_usage)
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -136,7 +139,9 @@ class BatonService:
 
     def delete(self, session_id: str) -> None:
         self.store.delete(session_id)
+        self._tools.pop(session_id, None)
         self._tools_tokens.pop(session_id, None)
+        self.upkeep.forget(session_id)
         self.on_session_changed(session_id, "delete")
 
     def import_file(self, path: str, title: str | None = None) -> Session:
@@ -155,8 +160,11 @@ class BatonService:
     def append(self, session_id: str, inputs: Sequence[MessageInput]) -> Appended:
         session = self.session(session_id)
         result = session.append(inputs)
+        self.upkeep.learn_from_usage(
+            session, result.message_ids, self._tools_tokens.get(session_id, 0)
+        )
         usage = self._changed(session_id, "append")
-        self.background.spawn(self._auto_check(session_id, "append"), "auto-compact")
+        self.background.spawn(self.upkeep.auto_check(session_id, "append"), "auto-compact")
         return Appended(result.message_ids, result.repairs, usage)
 
     # ---- usage ---------------------------------------------------------------------------
@@ -164,14 +172,20 @@ class BatonService:
     def usage(self, session_id: str) -> Usage:
         session = self.session(session_id)
         model = session.model or self.settings.model
-        return compute_usage(
+        limits = self.models.limits(model, self.settings, self._limits_arrived)
+        usage = compute_usage(
             session,
             self.settings,
             self.estimator,
             tools_tokens=self._tools_tokens.get(session_id, 0),
             auto_paused=self._auto_paused(session_id),
-            api_limits=self.models.limits(model, self.settings, self._limits_arrived),
+            api_limits=limits,
         )
+        return usage
+
+    def tools(self, session_id: str) -> list[dict[str, Any]] | None:
+        """The tools the session's last `send` offered (they count towards its context)."""
+        return self._tools.get(session_id)
 
     def render_data(self, session_id: str) -> RenderData:
         session = self.session(session_id)
@@ -209,6 +223,7 @@ class BatonService:
         def delta(message_id: str, text: str) -> None:
             self.on_delta(session_id, message_id, text)
 
+        self._tools[session_id] = list(tools or [])
         self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
         context = chat.ChatContext(
             settings=self.settings,
@@ -255,12 +270,16 @@ class BatonService:
         return self._changed(session_id, "uncompact")
 
     def compact_context(
-        self, progress: Progress | None = None, session_id: str | None = None
+        self,
+        progress: Progress | None = None,
+        session_id: str | None = None,
+        *,
+        summarizer: Summarizer | None = None,
     ) -> CompactContext:
         return CompactContext(
             settings=self.settings,
             estimator=self.estimator,
-            summarizer=self.models.summarizer(self.settings, self.estimator),
+            summarizer=summarizer or self.models.summarizer(self.settings, self.estimator),
             editor_files=self.editor_files,
             workspace_folders=list(self.workspace_folders),
             progress=progress,
@@ -293,26 +312,10 @@ class BatonService:
         return usage
 
     def auto(self) -> AutoCompactor:
-        if self._auto is None:
-            self._auto = AutoCompactor(self)
-        return self._auto
+        return self.upkeep.auto
 
     def _auto_paused(self, session_id: str) -> bool:
-        return self._auto is not None and self._auto.paused(session_id)
-
-    async def _auto_check(self, session_id: str, reason: str) -> None:
-        session = self.session(session_id)
-        was_paused = self._auto_paused(session_id)
-        try:
-            context = self.compact_context(session_id=session_id)
-        except BatonError as exc:  # e.g. the anthropic summarizer chosen without a key
-            log.warning("auto-compact of %s cannot run: %s", session_id, exc.message)
-            return
-        outcome = await self.auto().check(session, reason=reason, context=context)
-        if outcome is not None:
-            self._changed(session_id, "compact")
-        elif self._auto_paused(session_id) != was_paused:
-            self._publish_usage(session_id)  # the breaker opened: the meter says so
+        return self.upkeep.paused(session_id)
 
     def _limits_arrived(self, model: str) -> None:
         for session_id in self.open_session_ids():

@@ -20,6 +20,7 @@ from baton import __version__, protocol
 from baton.core.budget import Usage
 from baton.core.service import BatonService
 from baton.lsp.documents import SessionDocuments
+from baton.lsp.progress import work_done
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,8 @@ class BatonServer(LanguageServer):
         self.service.on_usage_changed = self._usage_changed
         self.service.on_session_changed = self._session_changed
         self.service.on_delta = self._delta
+        # background auto-compactions report server-initiated, cancellable progress
+        self.service.progress_scope = lambda title: work_done(self, title)
         self.documents = SessionDocuments(self)
         self._warned: set[str] = set()
         self._connected = False  # a network client holds the one protocol

@@ -273,3 +273,30 @@ def test_bars_scale_with_their_share_and_never_hide_a_nonzero_value() -> None:
     assert bar(1, 1_000_000) == "▏"
     assert len(bar(33, 100)) == 14  # 13.2 cells: 13 full and a partial one
     assert bar(200, 100) == "█" * BAR_WIDTH
+
+
+CORPUS_FILES = [
+    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
+    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
+    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
+    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+    "kesslerio__attio-mcp-server__chat.json",
+]
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_usage_estimates_each_corpus_file_within_15_percent_of_a_plain_cl100k_count(
+    name: str, corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "usage", str(corpus_dir / name))
+    assert code == 0
+    figures = {
+        line.split(":")[0].strip(): int(line.split(":")[1].split("tokens")[0].replace(",", ""))
+        for line in out.splitlines()
+        if line.startswith(("Plain cl100k count", "Estimate of the view alone"))
+    }
+    plain = figures["Plain cl100k count of the view's text"]
+    estimate = figures["Estimate of the view alone"]
+    assert plain > 0
+    assert abs(estimate - plain) / plain <= 0.15, (estimate, plain)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.background import Background
-from baton.core.budget import Usage, compute_usage
+from baton.core.budget import Usage, budget_for, compute_usage
 from baton.core.claude_code import import_claude_code
 from baton.core.compaction import engine
 from baton.core.compaction.auto import AutoCompactor
@@ -18,6 +18,7 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer
 from baton.core.editor_files import EditorFiles, uri_to_path
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
+from baton.core.exact_counts import with_exact_count
 from baton.core.messages import ContentBlock, Message, MessageInput
 from baton.core.model_access import ModelAccess
 from baton.core.session import Session
@@ -170,6 +171,8 @@ class BatonService:
     # ---- usage ---------------------------------------------------------------------------
 
     def usage(self, session_id: str) -> Usage:
+        """The usage to show: estimated (or anchored on the last reply's real usage), or
+        the API's exact count when `exactCounts` fetched one for the view as it is."""
         session = self.session(session_id)
         model = session.model or self.settings.model
         limits = self.models.limits(model, self.settings, self._limits_arrived)
@@ -181,6 +184,9 @@ class BatonService:
             auto_paused=self._auto_paused(session_id),
             api_limits=limits,
         )
+        exact = self.upkeep.exact_figure(session)
+        if exact is not None:
+            usage = with_exact_count(usage, exact, budget_for(model, self.settings, limits)[0])
         return usage
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
@@ -309,6 +315,7 @@ class BatonService:
     def _publish_usage(self, session_id: str) -> Usage:
         usage = self.usage(session_id)
         self.on_usage_changed(session_id, usage)
+        self.upkeep.want_exact_count(session_id)
         return usage
 
     def auto(self) -> AutoCompactor:

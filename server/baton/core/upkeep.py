@@ -1,4 +1,4 @@
-"""Work the service does on its own after a change: calibration, background auto-compact."""
+"""Work the service does on its own after a change: calibration, auto-compact, exact counts."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer
 from baton.core.errors import ApiKeyMissing
+from baton.core.exact_counts import ExactCounts, Fingerprint, fingerprint
 from baton.core.model_access import KeyMissingSummarizer, ModelAccess
 from baton.core.session import Session
 from baton.core.settings import Settings
@@ -64,6 +65,7 @@ class Upkeep:
         self._changed = changed
         self._publish_usage = publish_usage
         self.auto = AutoCompactor(host)
+        self.exact = ExactCounts(host.background)
 
     # ---- calibration from appended replies ----------------------------------------------
 
@@ -122,5 +124,34 @@ class Upkeep:
         usage = self._host.usage(session.session_id)
         return usage.used_tokens >= usage.auto_compact_threshold
 
+    # ---- exact counts (setting `exactCounts`) --------------------------------------------
+
+    def fingerprint(self, session: Session) -> Fingerprint:
+        model = session.model or self._host.settings.model
+        return fingerprint(session, model, self._host.tools(session.session_id))
+
+    def exact_figure(self, session: Session) -> int | None:
+        if not self._host.settings.exact_counts:
+            return None
+        return self.exact.figure(session.session_id, self.fingerprint(session))
+
+    def want_exact_count(self, session_id: str) -> None:
+        """After a change: ask the API for the exact figure, debounced, off the hot path."""
+        if not (self._host.settings.exact_counts and self._host.models.has_key):
+            return
+        current = self.fingerprint(self._host.session(session_id))
+        self.exact.request(session_id, current, lambda: self._count_exactly(session_id))
+
+    async def _count_exactly(self, session_id: str) -> None:
+        host = self._host
+        if session_id not in host.open_session_ids() or not host.settings.exact_counts:
+            return  # deleted, or the setting went off, while the count waited
+        session = host.session(session_id)
+        model = session.model or host.settings.model
+        client = host.models.client(host.settings)
+        if await self.exact.count(session, model, host.tools(session_id), client):
+            self._publish_usage(session_id)
+
     def forget(self, session_id: str) -> None:
         self.auto.reset(session_id)
+        self.exact.forget(session_id)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.ledger import LEDGER_HEADING, LEFT_OUT
+from baton.core.compaction.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import ExtractiveSummarizer
 from baton.core.editor_files import EditorFiles

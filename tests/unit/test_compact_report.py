@@ -12,7 +12,7 @@ from conversations import Convo
 from baton.cli import main
 from baton.compact_report import ProgressDisplay, format_report
 from baton.core.boundary import AdjustedPivot, Retention, RetentionFigure
-from baton.core.compaction.ledger import LEDGER_HEADING, LEFT_OUT
+from baton.core.compaction.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.result import CompactResult
 from baton.core.store import SessionStore
 

@@ -15,7 +15,7 @@ from conversations import Convo
 from baton.core.claude_code import import_with_report
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.facts import normalize, prompt_texts, summary_prompts
-from baton.core.compaction.ledger import LEDGER_HEADING, LEDGER_MAX_TOKENS
+from baton.core.compaction.ledger_text import LEDGER_HEADING, LEDGER_MAX_TOKENS
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summarizers import (
     EXTRACTIVE_MAX_TOKENS,

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { formatTokens, meterBackground, meterText, meterTooltip } from "../../src/meterText";
+import type { Usage } from "../../src/protocol";
+
+export function usage(overrides: Partial<Usage> = {}): Usage {
+  return {
+    sessionId: "s1",
+    model: "claude-sonnet-4-5",
+    contextWindow: 200_000,
+    effectiveWindow: 180_000,
+    autoCompactThreshold: 167_000,
+    warningThreshold: 147_000,
+    errorThreshold: 160_000,
+    blockingLimit: 177_000,
+    usedTokens: 124_300,
+    percentUsed: 62.15,
+    percentLeft: 25.6,
+    state: "ok",
+    estimated: true,
+    autoCompactEnabled: true,
+    autoCompactPaused: false,
+    breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, free: 75_700 },
+    ...overrides,
+  };
+}
+
+test("tokens are shown in K and M with at most one decimal", () => {
+  assert.equal(formatTokens(950), "950");
+  assert.equal(formatTokens(1_500), "1.5K");
+  assert.equal(formatTokens(124_300), "124K");
+  assert.equal(formatTokens(200_000), "200K");
+  assert.equal(formatTokens(1_000_000), "1M");
+  assert.equal(formatTokens(-3), "0");
+});
+
+test("the meter reads percent used then used/window", () => {
+  assert.equal(meterText(usage()), "62% 124K/200K");
+});
+
+test("the background follows the usage state", () => {
+  assert.equal(meterBackground(usage({ state: "ok" })), undefined);
+  assert.equal(meterBackground(usage({ state: "warning" })), "statusBarItem.warningBackground");
+  assert.equal(meterBackground(usage({ state: "error" })), "statusBarItem.errorBackground");
+  assert.equal(meterBackground(usage({ state: "blocking" })), "statusBarItem.errorBackground");
+});
+
+test("the tooltip lists each category, the auto-compact point, the estimate and compactions", () => {
+  const text = meterTooltip(usage(), "Refactor *parser*", 2);
+  assert.match(text, /\| Messages \| 120K \|/);
+  assert.match(text, /\| Free \| 75\.7K \|/);
+  assert.match(text, /Auto-compact at 167K \(26% left\)\./);
+  assert.match(text, /Estimated offline/);
+  assert.match(text, /Compactions: 2/);
+  assert.match(text, /Refactor \\\*parser\\\*/);
+});
+
+test("the tooltip says when auto-compact is off or paused and when the figure is exact", () => {
+  assert.match(meterTooltip(usage({ autoCompactEnabled: false }), "t", 0), /Auto-compact is off\./);
+  assert.match(meterTooltip(usage({ autoCompactPaused: true }), "t", 0), /paused after repeated failures/);
+  assert.match(meterTooltip(usage({ estimated: false }), "t", 0), /Exact \(from the API\)/);
+});

@@ -13,12 +13,13 @@ from typing import Any
 from lsprotocol import types
 from pydantic import BaseModel
 from pygls.exceptions import FeatureRequestError
-from pygls.io_ import run_async, run_websocket
+from pygls.io_ import StdoutWriter, WebSocketWriter
 from pygls.lsp.server import LanguageServer
 
 from baton import __version__, protocol
 from baton.core.budget import Usage
 from baton.core.service import BatonService
+from baton.lsp import framing
 from baton.lsp.documents import SessionDocuments
 from baton.lsp.progress import work_done
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
@@ -113,6 +114,20 @@ class BatonServer(LanguageServer):
 
     # ---- transports ----------------------------------------------------------------------
 
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve one client over stdio, reading frames with Baton's own reader."""
+        self._stop_event = stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        read = framing.stdin_reader(stdin or sys.stdin.buffer, self.thread_pool)
+        try:
+            asyncio.run(framing.run_frames(read, self.protocol, stop_event))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one client over TCP; says on stderr which port it bound (port 0 = any).
 
@@ -129,13 +144,7 @@ class BatonServer(LanguageServer):
                 return
             self.protocol.set_writer(writer)
             try:
-                await run_async(
-                    stop_event=stop_event,
-                    reader=reader,
-                    protocol=self.protocol,
-                    logger=log,
-                    error_handler=self.report_server_error,
-                )
+                await framing.run_frames(framing.stream_reader(reader), self.protocol, stop_event)
             except ConnectionError as exc:  # a client that vanished (reset) ends the session
                 log.info("client connection lost: %s", exc)
             except asyncio.CancelledError:
@@ -164,20 +173,15 @@ class BatonServer(LanguageServer):
                 await websocket.close(TRY_AGAIN_LATER, "Baton serves one client at a time")
                 return
             try:
-                await run_websocket(
-                    websocket=websocket,
-                    stop_event=stop_event,
-                    protocol=self.protocol,
-                    logger=log,
-                    error_handler=self.report_server_error,
-                )
+                self.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
+                await framing.run_websocket_messages(websocket, self.protocol, stop_event)
             except asyncio.CancelledError:
                 pass  # the server is closing (see start_tcp)
             finally:
                 self.shutdown()  # type: ignore[no-untyped-call]
 
         async def listen() -> Any:
-            return await serve(connection, host, port)
+            return await serve(connection, host, port, max_size=framing.MAX_CONTENT_LENGTH)
 
         self._serve(listen, "ws")
 

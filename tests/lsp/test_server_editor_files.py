@@ -116,3 +116,30 @@ async def test_malformed_active_editor_notifications_change_nothing(lsp: Harness
     sid, result = await compact_all_but_last(lsp)  # the server still serves
     assert result["restoredFiles"] == []
     assert (await lsp.get(sid))["session"]["compactions"] == 1
+
+
+async def test_a_uri_that_cannot_be_a_path_is_skipped_and_cleared_by_close(lsp: Harness) -> None:
+    bad_uri = lsp.workspace.as_uri() + "/a%00b.py"
+    lsp.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=bad_uri, language_id="python", version=1, text="x = 1\n"
+            )
+        )
+    )
+    good = lsp.workspace / "good.py"
+    good.write_text("good = 1\n")
+    open_file(lsp, good, "good = 1\n")
+
+    sid, result = await compact_all_but_last(lsp)
+    assert [f["uri"] for f in result["restoredFiles"]] == [good.as_uri()]
+    assert [f["uri"] for f in result["skippedFiles"]] == [bad_uri]
+    assert "path" in result["skippedFiles"][0]["reason"]
+
+    lsp.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=bad_uri))
+    )
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    again = await lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[3]})
+    assert again.get("skippedFiles", []) == []
+    assert (await lsp.get(sid))["session"]["compactions"] == 2

@@ -61,7 +61,7 @@ def run(
         settings=RestoreSettings(**budget),
         workspace_folders=[ws] if ws is not None else [],
         count_text=count,
-    )
+    ).files
 
 
 def restored_paths(result: list[tuple[Message, Any]]) -> list[str]:
@@ -301,3 +301,110 @@ def test_symlinked_workspace_folder_still_accepts_its_files(tmp_path: Path, ws: 
     path = write(ws / "a.py", "x")
     assert restored_paths(run(focus_all(alias / "a.py"), alias)) == [str(alias / "a.py")]
     assert path.exists()
+
+
+def outcome(files: EditorFiles, ws: Path, **budget: Any) -> Any:
+    return restore_files(
+        files,
+        kept=[],
+        settings=RestoreSettings(**budget),
+        workspace_folders=[ws],
+        count_text=approx_tokens,
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["a%00b.py", "c\ud800d.py", "c\udc80d.py"], ids=["nul", "surrogate", "not-utf8"]
+)
+def test_a_uri_that_names_no_usable_path_is_skipped_reported_and_closed(
+    ws: Path, name: str
+) -> None:
+    good = write(ws / "ok.py", "fine = 1\n")
+    files = EditorFiles(clock=Clock())
+    bad_uri = ws.as_uri() + "/" + name
+    files.opened(bad_uri, "x = 1\n")
+    files.focused(path_to_uri(good))
+
+    result = outcome(files, ws, max_files=10)
+
+    assert restored_paths(result.files) == [str(good)]
+    written = bad_uri.encode("utf-8", "backslashreplace").decode()  # the note must be writable
+    assert [s.uri for s in result.skipped] == [written]
+    assert "no usable path" in result.skipped[0].reason
+    files.closed(bad_uri)
+    assert files.get(bad_uri) is None
+    assert outcome(files, ws).skipped == []
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        ".netrc",
+        ".aws/credentials",
+        ".git-credentials",
+        ".npmrc",
+        "certs/client.p12",
+        "certs/client.PFX",
+        "tls/server.pem",
+        "tls/server.key",
+        ".ssh/id_rsa",
+        "deploy/id_ed25519.pub",
+        "deploy/ID_RSA",
+        ".ENV",
+        ".env.production",
+        "config/Secrets/db.yml",
+    ],
+)
+def test_credential_files_are_excluded_by_default_whatever_their_case(
+    ws: Path, relative: str
+) -> None:
+    secret = write(ws / relative, "harmless looking text\n")
+    normal = write(ws / "main.py", "pass\n")
+    result = outcome(focus_all(normal, secret), ws, max_files=10)
+    assert restored_paths(result.files) == [str(normal)]
+    assert [s.uri for s in result.skipped] == [path_to_uri(secret)]
+    assert "restore.exclude" in result.skipped[0].reason
+
+
+AWS = "AKIA" + "ABCDEFGHIJKLMNOP"
+SECRET_TEXTS = {
+    "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\n",
+    "openssh": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n",
+    "pkcs8": "key = '''-----BEGIN PRIVATE KEY-----\nMIIE'''\n",
+    "aws": f"aws_access_key_id = {AWS}\n",
+    "github": "token = 'ghp_" + "a1B2" * 9 + "'\n",
+    "github-pat": "GITHUB_TOKEN=github_pat_" + "A1b2_" * 12 + "\n",
+    "slack": "SLACK = 'xoxb-" + "1234567890-abcdefghij" + "'\n",
+    "anthropic": "client = Anthropic(api_key='sk-ant-api03-" + "x" * 40 + "')\n",
+    "openai": "OPENAI_API_KEY = 'sk-proj-" + "Ab1" * 15 + "'\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(SECRET_TEXTS))
+def test_a_file_whose_text_holds_a_credential_is_left_out_with_a_note(ws: Path, kind: str) -> None:
+    text = SECRET_TEXTS[kind]
+    leaky = write(ws / "settings.py", text)
+    normal = write(ws / "main.py", "pass\n")
+    files = focus_all(normal, leaky)
+    files.opened(path_to_uri(ws / "unsaved.py"), text)  # an open document's live text too
+
+    result = outcome(files, ws, max_files=10)
+
+    assert restored_paths(result.files) == [str(normal)]
+    assert sorted(s.uri for s in result.skipped) == sorted(
+        [path_to_uri(leaky), path_to_uri(ws / "unsaved.py")]
+    )
+    for skipped in result.skipped:
+        assert "credential" in skipped.reason
+        assert text.strip()[:20] not in skipped.reason  # the note never repeats the secret
+
+
+def test_ordinary_code_mentioning_keys_is_still_restored(ws: Path) -> None:
+    code = write(
+        ws / "auth.py",
+        "API_KEY = os.environ['ANTHROPIC_API_KEY']  # sk-ant-... from the environment\n"
+        "task-name = 'desk-organizer'\nBEGIN = '-----BEGIN PUBLIC KEY-----'\n",
+    )
+    result = outcome(focus_all(code), ws)
+    assert restored_paths(result.files) == [str(code)]
+    assert result.skipped == []

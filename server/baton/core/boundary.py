@@ -18,6 +18,13 @@ class RestoredFile(WireModel):
     truncated: bool = False
 
 
+class SkippedFile(WireModel):
+    """An editor file a compaction did not restore, and why (never what it holds)."""
+
+    uri: str
+    reason: str
+
+
 class AdjustedPivot(WireModel):
     requested: str
     used: str
@@ -59,6 +66,7 @@ class Boundary(WireModel):
     view_before: list[str] = Field(default_factory=list)
     view_after: list[str] = Field(default_factory=list)
     restored_files: list[RestoredFile] = Field(default_factory=list)
+    skipped_files: list[SkippedFile] = Field(default_factory=list)
     retention: Retention | None = None
     adjusted_pivot: AdjustedPivot | None = None
     instructions: str | None = None

@@ -26,6 +26,19 @@ def uri_to_path(uri: str) -> Path | None:
     return Path(path) if path else None
 
 
+def path_problem(path: Path) -> str | None:
+    """Why `path` cannot name a file Baton can restore (a NUL byte, a lone surrogate, a
+    name that is not UTF-8), or None when it can."""
+    text = str(path)
+    if "\x00" in text:
+        return "its URI names no usable path (it holds a NUL byte)"
+    try:
+        text.encode("utf-8")  # what cannot be UTF-8 cannot reach the transcript
+    except UnicodeError:
+        return "its URI names no usable path (it is not valid UTF-8)"
+    return None
+
+
 def path_to_uri(path: Path | str) -> str:
     """The `file:` URI of a path (made absolute, percent-encoded)."""
     return Path(path).absolute().as_uri()
@@ -108,8 +121,12 @@ class EditorFiles:
 
     def closed(self, uri: str) -> None:
         tracked = self._find(uri)
-        if tracked is not None:
-            tracked.is_open, tracked.text, tracked.version = False, None, None
+        if tracked is None:
+            return
+        if path_problem(tracked.path) is not None:
+            del self._files[str(tracked.path)]  # it can never be read from disk: forget it
+            return
+        tracked.is_open, tracked.text, tracked.version = False, None, None
 
     def focused(self, uri: str | None) -> None:
         if uri is None or uri_to_path(uri) is None:

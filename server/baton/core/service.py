@@ -16,7 +16,7 @@ from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer
-from baton.core.editor_files import EditorFiles, uri_to_path
+from baton.core.editor_files import EditorFiles, path_problem, uri_to_path
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.exact_counts import with_exact_count
 from baton.core.messages import ContentBlock, Message, MessageInput
@@ -116,7 +116,8 @@ class BatonService:
         self.models.set_key(key)
 
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
-        self.workspace_folders = [p for p in map(uri_to_path, uris) if p is not None]
+        paths = [p for p in map(uri_to_path, uris) if p is not None]
+        self.workspace_folders = [p for p in paths if path_problem(p) is None]
 
     def open_session_ids(self) -> list[str]:
         if self._store is None:

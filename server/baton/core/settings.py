@@ -13,19 +13,36 @@ from pydantic import Field, ValidationError
 from baton.core.messages import WireModel
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# Files that hold credentials, never restored into the model's view (matched against the
+# path relative to its workspace folder and against the file name, ignoring case).
 DEFAULT_EXCLUDES = [
-    ".env",
-    ".env.*",
-    "**/.env",
-    "**/.env.*",
+    ".env*",
     "*.pem",
-    "**/*.pem",
     "*.key",
-    "**/*.key",
-    "id_*",
-    "**/id_*",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".htpasswd",
+    "credentials.json",
+    "**/.aws/credentials",
+    "**/.ssh/**",
+    "**/.gnupg/**",
+    "**/.docker/config.json",
+    "**/.kube/config",
     "**/secrets/**",
-    "secrets/**",
 ]
 DEFAULT_MICROCOMPACT_TOOLS = [
     "Read",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baton.core.boundary import Boundary, RestoredFile
+from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
 from baton.core.compaction.ledger import retention
 from baton.core.compaction.plan import Plan, plan_compaction
@@ -16,7 +16,7 @@ from baton.core.compaction.prompts import (
     project_instructions,
     summary_message_text,
 )
-from baton.core.compaction.restore import restore_files
+from baton.core.compaction.restore import Restored, restore_files
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer, SummaryRequest, strip_media
 from baton.core.editor_files import EditorFiles
@@ -168,7 +168,7 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
     )
     _report(ctx, "Restoring editor files", 0.85)
     restored = _restore(ctx, kept)
-    attachments = [message for message, _ in restored]
+    attachments = [message for message, _ in restored.files]
     new_view = layout_view(plan, summary, attachments, by_id)
 
     _report(ctx, "Checking the new conversation", 0.9)
@@ -190,7 +190,8 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
         kept_ids=plan.kept,
         view_before=snapshot,
         view_after=[m.id for m in new_view],
-        restored_files=[file for _, file in restored],
+        restored_files=[file for _, file in restored.files],
+        skipped_files=restored.skipped,
         retention=kept_figures,
         adjusted_pivot=plan.adjusted_pivot,
         instructions=instructions,
@@ -226,9 +227,9 @@ async def _summarize(
     return body
 
 
-def _restore(ctx: CompactContext, kept: list[Message]) -> list[tuple[Message, RestoredFile]]:
+def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:
     if ctx.editor_files is None:
-        return []
+        return Restored()
     return restore_files(
         ctx.editor_files,
         kept=kept,

@@ -10,10 +10,11 @@ import codecs
 import fnmatch
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from baton.core.boundary import RestoredFile
+from baton.core.boundary import RestoredFile, SkippedFile
+from baton.core.compaction.credentials import credential_in
 from baton.core.compaction.facts import (
     ATTACHMENT_PREFIX,
     INSTRUCTIONS_PREFIX,
@@ -23,7 +24,7 @@ from baton.core.compaction.facts import (
     tool_paths,
 )
 from baton.core.compaction.prompts import instruction_files
-from baton.core.editor_files import EditorFiles, TrackedFile, path_to_uri
+from baton.core.editor_files import EditorFiles, TrackedFile, path_problem, path_to_uri
 from baton.core.messages import Message, TextBlock
 from baton.core.settings import RestoreSettings
 
@@ -36,6 +37,16 @@ MIN_USEFUL_TOKENS = 64
 
 
 @dataclass
+class Restored:
+    """What a restore put back (attachment messages with their figures) and what it left
+    out that the client should hear of: a URI that names no usable path, a file whose
+    name says it holds secrets, a file whose text holds a credential."""
+
+    files: list[tuple[Message, RestoredFile]] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+
+@dataclass
 class _Content:
     text: str | None  # None: restore as a reference
     size: int
@@ -45,19 +56,22 @@ class _Content:
 def _resolve(path: Path) -> Path | None:
     try:
         return path.resolve()
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL or a lone surrogate
         return None
 
 
 def _excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
+    """Whether a pattern matches the path relative to its folder or the file name; case is
+    ignored (`.ENV` is as secret as `.env`, and some file systems ignore case anyway)."""
     try:
-        relative = path.relative_to(folder).as_posix()
+        relative = path.relative_to(folder).as_posix().lower()
     except ValueError:
-        relative = path.as_posix()
-    for pattern in patterns:
+        relative = path.as_posix().lower()
+    name = path.name.lower()
+    for pattern in (p.lower() for p in patterns):
         shapes = [pattern, pattern[3:]] if pattern.startswith("**/") else [pattern]
         for shape in shapes:
-            if fnmatch.fnmatch(relative, shape) or fnmatch.fnmatch(path.name, shape):
+            if fnmatch.fnmatchcase(relative, shape) or fnmatch.fnmatchcase(name, shape):
                 return True
     return False
 
@@ -137,6 +151,14 @@ def _read(path: Path, live_text: str | None, per_file: int, room: int) -> _Conte
     return None if text is None else _Content(text, size, partial)
 
 
+def _writable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _human(size: int) -> str:
     if size >= 1_000_000:
         return f"{size / 1_000_000:.1f} MB"
@@ -183,11 +205,18 @@ def _restore_one(
     per_file: int,
     room: int,
     count: CountText,
-) -> tuple[Message, RestoredFile] | None:
+) -> tuple[Message, RestoredFile] | str | None:
+    """The attachment and its figures; a reason (str) when the file must be left out and
+    the client told; None when there is simply nothing to restore."""
     live = tracked.text if tracked is not None and tracked.is_open else None
     content = _read(path, live, per_file, room)
     if content is None:
         return None
+    if content.text is not None and not _writable(content.text):
+        return "its text is not valid UTF-8 (it holds a lone surrogate)"
+    kind = credential_in(content.text) if content.text is not None else None
+    if kind is not None:
+        return f"its text looks like {kind}; files holding credentials are never restored"
     source = "the editor (unsaved changes included)" if live is not None else "disk"
     made = _attachment(prefix, path, source, content, room, count)
     if made is None:
@@ -206,19 +235,29 @@ def restore_files(
     settings: RestoreSettings,
     workspace_folders: list[Path],
     count_text: CountText,
-) -> list[tuple[Message, RestoredFile]]:
+) -> Restored:
     """Attachment messages for the project instructions file, then the most recently touched
     editor files, within the restore budgets; files the kept messages show are skipped."""
     folders = [f for f in (_resolve(Path(w)) for w in workspace_folders) if f is not None]
+    out = Restored()
     if not folders:
-        return []
+        return out
     visible = _Visible(kept, folders)
     left = settings.total_tokens
     done: set[Path] = set()
-    restored: list[tuple[Message, RestoredFile]] = []
+
+    def skip(path: Path, tracked: TrackedFile | None, reason: str) -> bool:
+        uri = tracked.uri if tracked is not None else path_to_uri(path)
+        # the note goes into the transcript: a URI that is not UTF-8 is written escaped
+        uri = uri.encode("utf-8", "backslashreplace").decode("utf-8")
+        out.skipped.append(SkippedFile(uri=uri, reason=reason))
+        return False
 
     def take(prefix: str, path: Path, tracked: TrackedFile | None) -> bool:
         nonlocal left
+        problem = path_problem(path)
+        if problem is not None:
+            return skip(path, tracked, problem)
         resolved = _resolve(path)
         if resolved is None or resolved in done or visible.shows(path, resolved):
             return False
@@ -232,13 +271,15 @@ def restore_files(
             _excluded(resolved, folder, settings.exclude)
             or _excluded(path, unresolved_folder, settings.exclude)
         ):
-            return False
+            return skip(path, tracked, "it matches restore.exclude")
         per_file = settings.max_tokens_per_file
         made = _restore_one(prefix, path, tracked, per_file, min(per_file, left), count_text)
+        if isinstance(made, str):
+            return skip(path, tracked, made)
         if made is None:
             return False
         done.add(resolved)
-        restored.append(made)
+        out.files.append(made)
         left -= made[1].tokens
         return True
 
@@ -249,6 +290,7 @@ def restore_files(
     for tracked in files.recent():
         if taken >= settings.max_files or left <= 0:
             break
-        if take(ATTACHMENT_PREFIX, Path(os.path.abspath(tracked.path)), tracked):
+        path = tracked.path if path_problem(tracked.path) else Path(os.path.abspath(tracked.path))
+        if take(ATTACHMENT_PREFIX, path, tracked):
             taken += 1
-    return restored
+    return out

@@ -7,7 +7,15 @@ from typing import Any
 
 from pydantic import Field
 
-from baton.core.boundary import AdjustedPivot, Boundary, Direction, RestoredFile, Retention, Trigger
+from baton.core.boundary import (
+    AdjustedPivot,
+    Boundary,
+    Direction,
+    RestoredFile,
+    Retention,
+    SkippedFile,
+    Trigger,
+)
 from baton.core.messages import WireModel
 
 
@@ -34,6 +42,7 @@ class CompactResult(WireModel):
     summarized_message_ids: list[str] = Field(default_factory=list)
     kept_message_ids: list[str] = Field(default_factory=list)
     restored_files: list[RestoredFile] = Field(default_factory=list)
+    skipped_files: list[SkippedFile] = Field(default_factory=list)
     pre_tokens: int = 0
     post_tokens: int = 0
     trigger: Trigger = "manual"
@@ -59,6 +68,7 @@ class CompactResult(WireModel):
             summarized_message_ids=list(boundary.summarized_ids),
             kept_message_ids=list(boundary.kept_ids),
             restored_files=list(boundary.restored_files),
+            skipped_files=list(boundary.skipped_files),
             pre_tokens=boundary.pre_tokens,
             post_tokens=boundary.post_tokens,
             trigger=boundary.trigger,

@@ -1,0 +1,336 @@
+// The chat webview alone in headless Chromium (Debian's, never a downloaded one), under the
+// extension's CSP, talking to a stand-in host.
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { chromium } from "playwright-core";
+import { MESSAGES, SESSION, sessionUpdate } from "./fixture.mjs";
+import { CLIENT_ROOT, serve } from "./harness.mjs";
+
+const RESULTS = join(CLIENT_ROOT, "test-results");
+let browser;
+let server;
+
+before(async () => {
+  server = await serve();
+  browser = await chromium.launch({
+    executablePath: process.env.BATON_CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  await mkdir(RESULTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh view (its own session storage) that has loaded and said it is ready. */
+async function openView(t, theme = "dark", size = { width: 420, height: 900 }) {
+  const context = await browser.newContext({ viewport: size });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  t.after(async () => {
+    // Every page must have run without a CSP violation or an uncaught error.
+    const violations = await page.evaluate(() => window.__baton.violations).catch(() => []);
+    await context.close();
+    assert.deepEqual(violations, [], "CSP violations");
+    assert.deepEqual(errors, [], "page errors");
+  });
+  await page.goto(server.url(theme));
+  await waitPosted(page, (m) => m.type === "ready");
+  return page;
+}
+
+const toView = (page, message) => page.evaluate((m) => window.postMessage(m, "*"), message);
+const posted = (page) => page.evaluate(() => window.__baton.posted);
+
+/** The first message posted at or after index `from` that matches, waiting for it if need be. */
+async function waitPosted(page, predicate, from = 0) {
+  for (;;) {
+    const all = await posted(page);
+    const found = all.slice(from).find(predicate);
+    if (found) return found;
+    // Wait for the next post (the page's CSP forbids evaluating the predicate in it).
+    await page.waitForFunction((n) => window.__baton.posted.length > n, all.length, { timeout: 5000 });
+  }
+}
+
+async function showFixture(page, overrides) {
+  await toView(page, sessionUpdate(overrides));
+  await page.locator(`article[data-message-id="${MESSAGES.at(-1).id}"]`).waitFor();
+}
+
+const message = (page, id) => page.locator(`article[data-message-id="${id}"]`);
+/** Click a message's edge (not a link or button inside it). */
+const clickMessage = (page, id, options = {}) => message(page, id).click({ position: { x: 4, y: 4 }, ...options });
+
+test("renders the session: Markdown, highlighted code, collapsed tools, image, summary", async (t) => {
+  const page = await openView(t, "dark", { width: 420, height: 1200 });
+  await showFixture(page);
+
+  // Every message element, in order, with the exact context VS Code's menu reads.
+  const contexts = await page.$$eval("article[data-message-id]", (els) =>
+    els.map((el) => [el.dataset.messageId, el.dataset.vscodeContext]),
+  );
+  assert.deepEqual(
+    contexts,
+    MESSAGES.map((m) => [m.id, JSON.stringify({ webviewSection: "message", messageId: m.id, preventDefaultContextMenuItems: true })]),
+  );
+
+  const user = message(page, "m_user1");
+  assert.equal(await user.locator("strong").textContent(), "negative");
+  assert.equal(await user.locator("td.align-right").first().textContent(), "124,000");
+  // Raw HTML in a message is text, never markup.
+  assert.match(await user.textContent(), /<script>window\.injected = true<\/script>/);
+  assert.equal(await page.evaluate(() => window.injected ?? null), null);
+  assert.equal(await user.locator(".baton-markdown img, .baton-markdown script").count(), 0);
+  // The image is a thumbnail of its base64 source.
+  const src = await user.locator("img.baton-thumbnail").getAttribute("src");
+  assert.match(src, /^data:image\/png;base64,iVBOR/);
+  assert.ok(await user.locator("img.baton-thumbnail").evaluate((img) => img.complete && img.naturalWidth === 32));
+
+  const code = message(page, "m_asst2").locator("pre.baton-code code.hljs.language-python");
+  assert.equal(await code.locator(".hljs-keyword").first().textContent(), "def");
+  assert.ok((await code.locator("span[class^='hljs-']").count()) >= 4);
+  assert.equal(await message(page, "m_asst2").locator("a").getAttribute("href"), "https://example.com/docs");
+  assert.equal(await message(page, "m_asst2").locator(".baton-pin").count(), 1);
+
+  // Thinking, the tool call and its result are folded; the result names its tool.
+  const asst = message(page, "m_asst1");
+  assert.equal(await asst.locator("details.baton-thinking").evaluate((d) => d.open), false);
+  const call = asst.locator("details.baton-tool-use");
+  assert.equal(await call.evaluate((d) => d.open), false);
+  assert.match(await call.locator("summary").textContent(), /read_file/);
+  assert.equal(await call.locator(".baton-tool-body").isVisible(), false);
+  const result = message(page, "m_result1").locator("details.baton-tool-result");
+  assert.equal(await result.evaluate((d) => d.open), false);
+  assert.match(await result.locator("summary").textContent(), /Tool result\s*read_file/);
+  await call.locator("summary").click();
+  assert.match(await call.locator(".baton-tool-body").textContent(), /"path": "server\/baton\/core\/budget.py"/);
+
+  // The compaction boundary: folded summary, the files restored after it, Undo with its id.
+  const summary = message(page, "m_summary").locator("details.baton-summary");
+  assert.equal(await summary.evaluate((d) => d.open), false);
+  assert.match(await summary.locator("summary").textContent(), /2 files restored/);
+  await summary.locator("summary").click();
+  assert.deepEqual(await summary.locator(".baton-restored li").allTextContents(), ["budget.py", "PROTOCOL.md"]);
+  assert.equal(await summary.locator("h2").first().textContent(), "Primary request");
+  await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", boundaryId: "bnd_1" });
+
+  // The usage chart has a bar for every category present, unknown ones included.
+  const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
+  assert.deepEqual(categories, ["system", "tools", "messages", "summary", "attachments", "unattributed", "free"]);
+  const width = await page.locator(".baton-usage-row[data-category=messages] .baton-usage-fill").evaluate((el) => el.style.width);
+  assert.equal(width, "49%");
+  assert.match(await page.locator(".baton-usage > summary").textContent(), /62% used · 124K\/200K/);
+
+  await page.screenshot({ path: join(RESULTS, "webview-dark.png") });
+});
+
+test("a usage update redraws the chart; a session without a boundary id undoes the last", async (t) => {
+  const page = await openView(t);
+  const messages = MESSAGES.map(({ boundaryId, ...m }) => m);
+  await showFixture(page, { messages });
+  const usage = { ...sessionUpdate().usage, usedTokens: 40000, percentUsed: 20, breakdown: { system: 3000, messages: 37000, free: 160000 } };
+  await toView(page, { type: "usage", sessionId: "s_other", usage: { ...usage, percentUsed: 99 } }); // another session: ignored
+  await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage });
+  await page.waitForFunction(() => document.querySelector(".baton-usage > summary")?.textContent?.startsWith("20% used"));
+  const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
+  assert.deepEqual(categories, ["system", "messages", "free"]);
+  await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo" });
+});
+
+test("streamed deltas appear in a pending reply; Stop posts stop; the stored reply replaces it", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await page.locator("#baton-input").fill("Explain the clamp");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true });
+  const stop = page.getByRole("button", { name: "Stop" });
+  await stop.waitFor();
+  assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), false);
+  for (const chunk of ["The clamp ", "keeps it in **range**", " and `0` is the floor."]) {
+    await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_new", text: chunk });
+  }
+  await toView(page, { type: "delta", sessionId: "s_other", messageId: "m_x", text: "not this one" });
+  const pending = page.locator('article.baton-pending[data-message-id="m_new"]');
+  await page.waitForFunction(() => document.querySelector('[data-message-id="m_new"]')?.textContent?.includes("floor."));
+  assert.match(await pending.textContent(), /The clamp keeps it in range and 0 is the floor\./);
+  assert.equal(await pending.locator("strong").textContent(), "range");
+  assert.equal(await page.getByText("not this one").count(), 0);
+  await stop.click();
+  await waitPosted(page, (m) => m.type === "stop");
+
+  const prompt = { id: "m_prompt", role: "user", kind: "message", content: [{ type: "text", text: "Explain the clamp" }] };
+  const reply = { id: "m_new", role: "assistant", kind: "message", content: [{ type: "text", text: "The clamp keeps it in **range** and `0` is the floor." }], stopReason: "end_turn" };
+  await toView(page, { type: "busy", busy: false });
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
+  await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
+  assert.equal(await page.locator('[data-message-id="m_new"]').count(), 1);
+  assert.equal(await page.getByText("Explain the clamp").count(), 1);
+  assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), true);
+});
+
+test("a right-click resolves to the message under it and selects it", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  // On a word deep inside the message: VS Code reads the nearest data-vscode-context.
+  await message(page, "m_asst2").locator("code.hljs .hljs-keyword").first().click({ button: "right" });
+  const menus = await page.evaluate(() => window.__baton.contextMenus);
+  assert.deepEqual(menus, [{ webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true }]);
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection"), { type: "selection", messageIds: ["m_asst2"] });
+  assert.ok(await message(page, "m_asst2").evaluate((el) => el.classList.contains("selected")));
+
+  // Right-click inside a multi-selection keeps it (the menu offers Compact Selected).
+  await clickMessage(page, "m_user1");
+  await clickMessage(page, "m_result1", { modifiers: ["Shift"] });
+  const before = (await posted(page)).length;
+  await message(page, "m_asst1").locator(".baton-message-head").click({ button: "right" });
+  assert.equal((await page.evaluate(() => window.__baton.contextMenus)).at(-1).messageId, "m_asst1");
+  assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
+  assert.equal(await page.locator("article.selected").count(), 3);
+});
+
+test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await clickMessage(page, "m_asst2");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection"), { type: "selection", messageIds: ["m_asst2"] });
+  let from = (await posted(page)).length;
+  await clickMessage(page, "m_user1", { modifiers: ["Shift"] });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), {
+    type: "selection",
+    messageIds: ["m_user1", "m_asst1", "m_result1", "m_asst2"],
+  });
+  // The keyboard: shift+arrow extends from the same anchor, Escape clears.
+  from = (await posted(page)).length;
+  await page.keyboard.press("Shift+ArrowUp");
+  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_summary", "m_user1", "m_asst1", "m_result1", "m_asst2"]);
+  from = (await posted(page)).length;
+  await page.keyboard.press("Escape");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), { type: "selection", messageIds: [] });
+  assert.equal(await page.locator("article.selected").count(), 0);
+  // A tool result is all folded summary line: clicking it opens it and selects the message.
+  from = (await posted(page)).length;
+  await message(page, "m_result1").locator("details > summary").click();
+  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_result1"]);
+  assert.equal(await message(page, "m_result1").locator("details").evaluate((d) => d.open), true);
+  // A link or a button inside a message does its own thing and leaves the selection alone.
+  from = (await posted(page)).length;
+  await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
+  await waitPosted(page, (m) => m.type === "undo", from);
+  assert.equal((await posted(page)).slice(from).filter((m) => m.type === "selection").length, 0);
+});
+
+test("Enter sends, Shift+Enter adds a line, nothing empty is sent", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.press("Enter");
+  await input.pressSequentially("first line");
+  await input.press("Shift+Enter");
+  await input.pressSequentially("second line");
+  assert.equal(await input.inputValue(), "first line\nsecond line");
+  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0);
+  await input.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line" });
+  assert.equal(await input.inputValue(), "");
+  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 1);
+});
+
+test("without an API key a note offers Set API Key and the rest still works", async (t) => {
+  const page = await openView(t);
+  await showFixture(page, { hasApiKey: false });
+  const note = page.locator(".baton-note");
+  assert.match(await note.textContent(), /No API key/);
+  await note.getByRole("button", { name: "Set API Key" }).click();
+  await waitPosted(page, (m) => m.type === "setApiKey");
+  await page.locator("#baton-input").fill("still sends");
+  await page.locator("#baton-input").press("Enter");
+  await waitPosted(page, (m) => m.type === "send" && m.text === "still sends");
+  await page.getByRole("combobox", { name: "Session" }).selectOption("s_other");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_other" });
+  await page.getByRole("button", { name: "Sessions…" }).click();
+  await waitPosted(page, (m) => m.type === "pickSession");
+  await page.getByRole("button", { name: "New Chat" }).click();
+  await waitPosted(page, (m) => m.type === "newChat");
+  await toView(page, { type: "error", message: "The server stopped: see Baton: Show Logs." });
+  assert.match(await page.getByRole("alert").textContent(), /The server stopped/);
+  await page.screenshot({ path: join(RESULTS, "webview-no-key.png") });
+});
+
+test("the welcome offers New Chat and Import when there is no session", async (t) => {
+  const page = await openView(t, "light");
+  await toView(page, sessionUpdate({ session: null, messages: [], usage: null }));
+  const welcome = page.locator(".baton-welcome");
+  await welcome.waitFor();
+  assert.equal(await page.locator(".baton-feed").isVisible(), false);
+  assert.equal(await page.locator("#baton-input").isVisible(), false);
+  await welcome.getByRole("button", { name: "New Chat" }).click();
+  await waitPosted(page, (m) => m.type === "newChat");
+  await welcome.getByRole("button", { name: "Import Claude Code Session" }).click();
+  await waitPosted(page, (m) => m.type === "import");
+  await welcome.getByRole("button", { name: "Fix the importer" }).click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_other" });
+  await page.screenshot({ path: join(RESULTS, "webview-welcome-light.png") });
+});
+
+test("the draft, scroll position and session survive a reload", async (t) => {
+  const page = await openView(t, "dark", { width: 420, height: 420 });
+  await showFixture(page);
+  await page.locator("#baton-input").fill("half-written thought");
+  const feed = page.locator(".baton-feed");
+  await feed.evaluate((el) => (el.scrollTop = 120));
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop === 120);
+
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  assert.equal(await page.locator("#baton-input").inputValue(), "half-written thought");
+  await showFixture(page);
+  assert.equal(await feed.evaluate((el) => el.scrollTop), 120);
+
+  // The host came back showing another session: the view asks for the one it had.
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate({ session: { ...SESSION, sessionId: "s_other", title: "Fix the importer" }, messages: [] }));
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_demo" });
+});
+
+test("the light theme renders with the theme's colours", async (t) => {
+  const page = await openView(t, "light", { width: 420, height: 1200 });
+  await showFixture(page);
+  await message(page, "m_summary").locator("details.baton-summary > summary").click();
+  await message(page, "m_asst1").locator("details.baton-tool-use > summary").click();
+  await clickMessage(page, "m_asst2");
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, "rgb(248, 248, 248)");
+  const keyword = await page.locator(".language-python .hljs-keyword").first().evaluate((el) => getComputedStyle(el).color);
+  assert.equal(keyword, "rgb(0, 0, 255)");
+  await page.screenshot({ path: join(RESULTS, "webview-light.png") });
+});
+
+test("the harness does report CSP violations (the checks above can fail)", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(server.url());
+    await waitPosted(page, (m) => m.type === "ready");
+    await page.evaluate(() => {
+      const el = document.createElement("div");
+      el.innerHTML = '<span style="color: red">inline</span>';
+      document.body.appendChild(el);
+      const s = document.createElement("script");
+      s.textContent = "window.ran = true";
+      document.body.appendChild(s);
+    });
+    await page.waitForFunction(() => window.__baton.violations.length >= 2);
+    assert.equal(await page.evaluate(() => window.ran ?? false), false);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,100 @@
+// One content block (the Anthropic API's shapes) as DOM: Markdown text, image thumbnails,
+// and tool calls, tool results and thinking collapsed behind a <details>.
+import { collapsed, h } from "./dom";
+import { codeBlock, renderMarkdown } from "./markdown";
+import type { ContentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
+
+/** What a block needs to know about the rest of the conversation. */
+export interface BlockContext {
+  /** tool_use id -> tool name, so a result can say which call it answers. */
+  toolNames: Map<string, string>;
+}
+
+export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement {
+  switch (block.type) {
+    case "text":
+      return markdownElement(block.text);
+    case "image":
+      return image(block);
+    case "document":
+      return h("div", { class: "baton-chip" }, `Document (${mediaType(block.source) || "file"})`);
+    case "tool_use":
+      return toolUse(block);
+    case "tool_result":
+      return toolResult(block, ctx);
+    case "thinking":
+      return collapsed("baton-thinking", "Thinking", markdownElement(block.thinking));
+    case "redacted_thinking":
+      return h("div", { class: "baton-chip baton-thinking" }, "Thinking (redacted)");
+    default:
+      return h("div", { class: "baton-chip" }, `[${(block as { type: string }).type} block]`);
+  }
+}
+
+export function markdownElement(text: string): HTMLElement {
+  const el = h("div", { class: "baton-markdown" });
+  el.innerHTML = renderMarkdown(text); // markdown-it with html disabled: escaped input only
+  return el;
+}
+
+function image(block: ImageBlock): HTMLElement {
+  const source = block.source;
+  const type = mediaType(source);
+  if (source.type === "base64" && typeof source.data === "string" && /^image\/[\w.+-]+$/.test(type)) {
+    const img = h("img", {
+      class: "baton-thumbnail",
+      src: `data:${type};base64,${source.data}`,
+      alt: `Image (${type})`,
+      loading: "lazy",
+    });
+    img.addEventListener("click", () => img.classList.toggle("baton-expanded"));
+    return img;
+  }
+  // A URL or file source would be a fetch the view does not make.
+  const where = typeof source.url === "string" ? `: ${source.url}` : "";
+  return h("div", { class: "baton-chip" }, `Image${where}`);
+}
+
+function toolUse(block: ToolUseBlock): HTMLElement {
+  const input = JSON.stringify(block.input ?? {}, null, 2);
+  const code = h("div", { class: "baton-tool-body" });
+  code.innerHTML = codeBlock(input, "json");
+  return collapsed(
+    "baton-tool baton-tool-use",
+    [h("span", { class: "baton-tool-label" }, "Tool call"), " ", h("code", {}, block.name)],
+    code,
+  );
+}
+
+function toolResult(block: ToolResultBlock, ctx: BlockContext): HTMLElement {
+  const name = ctx.toolNames.get(block.tool_use_id);
+  const error = block.is_error === true;
+  const body = h("div", { class: "baton-tool-body" });
+  const parts = typeof block.content === "string" ? [{ type: "text", text: block.content }] : block.content ?? [];
+  for (const part of parts) {
+    if (part.type === "text" && typeof part.text === "string") {
+      const pre = h("div", {});
+      pre.innerHTML = codeBlock(part.text);
+      body.appendChild(pre);
+    } else if (part.type === "image") {
+      body.appendChild(image(part as unknown as ImageBlock));
+    } else {
+      body.appendChild(h("div", { class: "baton-chip" }, `[${String(part.type)}]`));
+    }
+  }
+  if (parts.length === 0) body.appendChild(h("div", { class: "baton-muted" }, "(no output)"));
+  const details = collapsed(
+    `baton-tool baton-tool-result${error ? " baton-error" : ""}`,
+    [
+      h("span", { class: "baton-tool-label" }, error ? "Tool error" : "Tool result"),
+      name ? " " : "",
+      name ? h("code", {}, name) : "",
+    ],
+    body,
+  );
+  return details;
+}
+
+function mediaType(source: { [key: string]: unknown }): string {
+  return typeof source.media_type === "string" ? source.media_type : "";
+}

@@ -1,0 +1,87 @@
+// The input box: Enter sends, Shift+Enter is a new line, Stop while a reply runs, and the
+// note with "Set API Key" when there is no key (everything else keeps working).
+import { button, h } from "./dom";
+
+export interface ComposerHandlers {
+  send(text: string): void;
+  stop(): void;
+  setApiKey(): void;
+  draftChanged(draft: string): void;
+}
+
+export class Composer {
+  readonly el: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  private readonly sendButton: HTMLButtonElement;
+  private readonly stopButton: HTMLButtonElement;
+  private readonly keyNote: HTMLElement;
+  private busy = false;
+
+  constructor(private readonly handlers: ComposerHandlers) {
+    this.input = h("textarea", {
+      id: "baton-input",
+      class: "baton-input",
+      rows: "1",
+      placeholder: "Ask anything (Shift+Enter for a new line)",
+      "aria-label": "Message",
+    });
+    this.input.addEventListener("keydown", (event) => this.keydown(event));
+    this.input.addEventListener("input", () => {
+      this.fit();
+      this.handlers.draftChanged(this.input.value);
+    });
+    this.sendButton = button("Send", () => this.submit(), { class: "baton-send" });
+    this.stopButton = button("Stop", () => this.handlers.stop(), { class: "baton-stop secondary" });
+    this.stopButton.hidden = true;
+    this.keyNote = h(
+      "div",
+      { class: "baton-note", role: "status" },
+      h("span", {}, "No API key is set: replies need one. Viewing, token counts and offline compaction still work."),
+      button("Set API Key", () => this.handlers.setApiKey(), { class: "baton-set-key secondary" }),
+    );
+    this.keyNote.hidden = true;
+    this.el = h(
+      "div",
+      { class: "baton-composer" },
+      this.keyNote,
+      h("div", { class: "baton-input-row" }, this.input, this.sendButton, this.stopButton),
+    );
+  }
+
+  setDraft(draft: string): void {
+    this.input.value = draft;
+    this.fit();
+  }
+
+  setHasApiKey(hasKey: boolean): void {
+    this.keyNote.hidden = hasKey;
+  }
+
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.sendButton.hidden = busy;
+    this.stopButton.hidden = !busy;
+    this.input.setAttribute("aria-busy", String(busy));
+  }
+
+  private keydown(event: KeyboardEvent): void {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    event.preventDefault(); // Enter sends; Shift+Enter falls through to a new line
+    this.submit();
+  }
+
+  private submit(): void {
+    const text = this.input.value;
+    if (this.busy || text.trim() === "") return;
+    this.handlers.send(text);
+    this.setDraft("");
+    this.handlers.draftChanged("");
+  }
+
+  /** Grow with the text up to a third of the view (CSSOM height: allowed by the CSP). */
+  private fit(): void {
+    this.input.style.height = "auto";
+    const max = Math.max(80, Math.floor(window.innerHeight / 3));
+    this.input.style.height = `${Math.min(this.input.scrollHeight + 2, max)}px`;
+  }
+}

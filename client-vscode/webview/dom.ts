@@ -1,0 +1,59 @@
+// Small DOM builders for the chat webview: elements, text, and no HTML strings but Markdown's.
+
+type Attrs = { [name: string]: string | boolean | undefined };
+type Child = Node | string | null | undefined | false;
+
+/** An element with attributes (false/undefined skip one) and children (falsy ones skipped). */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) continue;
+    el.setAttribute(name, value === true ? "" : value);
+  }
+  append(el, ...children);
+  return el;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+}
+
+/** A button that runs `onClick`; `type="button"` so it never submits a form. */
+export function button(
+  label: string,
+  onClick: (event: MouseEvent) => void,
+  attrs: Attrs = {},
+): HTMLButtonElement {
+  const el = h("button", { type: "button", ...attrs }, label);
+  el.addEventListener("click", onClick);
+  return el;
+}
+
+/** A collapsed <details> with a summary line and its body. */
+export function collapsed(
+  className: string,
+  summary: Child | Child[],
+  ...body: Child[]
+): HTMLDetailsElement {
+  const head = h("summary", {});
+  append(head, ...(Array.isArray(summary) ? summary : [summary]));
+  return h("details", { class: className }, head, ...body);
+}
+
+/** 12,345 -> "12.3K"; figures under 1,000 stay as they are. */
+export function compactNumber(n: number): string {
+  if (n >= 1_000_000) return `${trim(n / 1_000_000)}M`;
+  if (n >= 1_000) return `${trim(n / 1_000)}K`;
+  return String(Math.round(n));
+}
+
+function trim(n: number): string {
+  return n >= 100 ? String(Math.round(n)) : n.toFixed(1).replace(/\.0$/, "");
+}

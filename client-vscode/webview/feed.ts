@@ -1,0 +1,208 @@
+// The conversation as a feed of message elements: one <article> per message of the view,
+// reused while a message is unchanged (so open <details> stay open), the compaction summary
+// with its restored files and Undo, and the pending reply that deltas stream into.
+import { type BlockContext, markdownElement, renderBlock } from "./blocks";
+import { button, collapsed, compactNumber, h } from "./dom";
+import type { Message } from "./wire";
+
+export interface FeedHandlers {
+  undo(boundaryId: string | undefined): void;
+}
+
+interface Rendered {
+  signature: string;
+  el: HTMLElement;
+}
+
+export const RESTORED_PREFIX = "Restored file: ";
+
+export class Feed {
+  readonly el: HTMLElement;
+  private rendered = new Map<string, Rendered>();
+  private order: string[] = [];
+  private pending: { messageId: string; text: string; el: HTMLElement; body: HTMLElement } | null = null;
+  private pendingPrompt: HTMLElement | null = null;
+  private repaint = 0;
+
+  constructor(private readonly handlers: FeedHandlers) {
+    this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
+  }
+
+  /** The message ids in view order. */
+  ids(): readonly string[] {
+    return this.order;
+  }
+
+  element(id: string): HTMLElement | undefined {
+    return this.rendered.get(id)?.el;
+  }
+
+  /** Show `messages` (the model's current view), reusing unchanged elements. */
+  render(messages: readonly Message[]): void {
+    const toolNames = new Map<string, string>();
+    for (const m of messages) for (const b of m.content) if (b.type === "tool_use") toolNames.set(b.id, b.name);
+    const restored = restoredAfterSummaries(messages);
+    const lastSummary = [...messages].reverse().find((m) => m.kind === "summary")?.id;
+    const ctx: BlockContext = { toolNames };
+    const next = new Map<string, Rendered>();
+    const elements: HTMLElement[] = [];
+    for (const message of messages) {
+      const extra = { files: restored.get(message.id), last: message.id === lastSummary, names: namesFor(message, toolNames) };
+      const signature = JSON.stringify([message, extra]);
+      const old = this.rendered.get(message.id);
+      const el = old && old.signature === signature ? old.el : this.messageElement(message, ctx, extra);
+      next.set(message.id, { signature, el });
+      elements.push(el);
+    }
+    this.rendered = next;
+    this.order = messages.map((m) => m.id);
+    if (this.pending && next.has(this.pending.messageId)) this.pending = null;
+    this.pendingPrompt = null;
+    if (this.pending) elements.push(this.pending.el);
+    this.el.replaceChildren(...elements);
+  }
+
+  /** Append streamed reply text to the pending assistant element for `messageId`. */
+  delta(messageId: string, text: string): void {
+    if (this.rendered.has(messageId)) return; // the finished message is already shown
+    if (!this.pending || this.pending.messageId !== messageId) {
+      this.pending?.el.remove();
+      const body = h("div", { class: "baton-message-body" });
+      const el = h(
+        "article",
+        { class: "baton-message role-assistant baton-pending", "data-message-id": messageId, "aria-busy": "true", "aria-label": "Assistant, replying" },
+        h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "Assistant"), h("span", { class: "baton-meta" }, "replying…")),
+        body,
+      );
+      this.pending = { messageId, text: "", el, body };
+      this.el.appendChild(el);
+    }
+    this.pending.text += text;
+    if (this.repaint === 0) {
+      // Re-render the Markdown once per frame, not once per chunk.
+      this.repaint = requestAnimationFrame(() => {
+        this.repaint = 0;
+        if (this.pending) this.pending.body.replaceChildren(markdownElement(this.pending.text));
+      });
+    }
+  }
+
+  /** Show a prompt that was just sent until the session update that holds it arrives. */
+  showPrompt(text: string): void {
+    this.pendingPrompt?.remove();
+    this.pendingPrompt = h(
+      "article",
+      { class: "baton-message role-user baton-pending", "aria-label": "You, sending" },
+      h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
+      h("div", { class: "baton-message-body" }, markdownElement(text)),
+    );
+    this.el.appendChild(this.pendingPrompt);
+  }
+
+  /** Drop the streamed text when a send ends without a stored reply (stopped, failed). */
+  endPending(): void {
+    if (!this.pending) return;
+    this.pending.el.classList.add("baton-interrupted");
+    this.pending.el.removeAttribute("aria-busy");
+  }
+
+  private messageElement(message: Message, ctx: BlockContext, extra: { files?: string[]; last: boolean }): HTMLElement {
+    const kind = message.kind ?? "message";
+    const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
+    const role = kind === "summary" ? "Summary" : kind === "attachment" ? "Restored" : message.role === "user" ? (onlyResults ? "Tool result" : "You") : "Assistant";
+    const headId = `head-${message.id}`;
+    const meta: string[] = [];
+    if (message.tokens) meta.push(`${compactNumber(message.tokens)} tokens`);
+    if (message.stopReason === "interrupted") meta.push("interrupted");
+    const head = h(
+      "header",
+      { class: "baton-message-head", id: headId },
+      h("span", { class: "baton-role" }, role),
+      message.pinned ? h("span", { class: "baton-pin", title: "Pinned: never summarized" }, "pinned") : null,
+      meta.length ? h("span", { class: "baton-meta" }, meta.join(" · ")) : null,
+      h("span", { class: "baton-selected-note" }, ", selected"),
+    );
+    let body: HTMLElement;
+    if (kind === "summary") body = this.summary(message, extra.files ?? [], extra.last);
+    else if (kind === "attachment") body = attachment(message);
+    else body = h("div", { class: "baton-message-body" }, ...message.content.map((b) => renderBlock(b, ctx)));
+    const el = h(
+      "article",
+      {
+        class: `baton-message role-${message.role} kind-${kind}${onlyResults ? " tool-results" : ""}`,
+        "data-message-id": message.id,
+        "data-vscode-context": JSON.stringify({ webviewSection: "message", messageId: message.id, preventDefaultContextMenuItems: true }),
+        "aria-labelledby": headId,
+        tabindex: "-1",
+      },
+      head,
+      body,
+    );
+    return el;
+  }
+
+  private summary(message: Message, files: string[], last: boolean): HTMLElement {
+    const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
+    const label = files.length === 1 ? "1 file restored" : `${files.length} files restored`;
+    const list = files.length
+      ? h("div", { class: "baton-restored" }, h("div", { class: "baton-restored-title" }, "Restored files"), h("ul", {}, ...files.map((f) => h("li", { title: f }, h("code", {}, basename(f))))))
+      : null;
+    const details = collapsed("baton-summary", [h("span", {}, "Earlier conversation summarized"), h("span", { class: "baton-meta" }, ` · ${label}`)], markdownElement(text), list);
+    // Without a boundary id the host undoes the last compaction, so only the last summary offers it.
+    const boundaryId = message.boundaryId ?? undefined;
+    const undo = boundaryId !== undefined || last
+      ? button("Undo", () => this.handlers.undo(boundaryId), { class: "baton-undo secondary", title: "Undo this compaction: bring back the summarized messages" })
+      : null;
+    return h("div", { class: "baton-message-body" }, details, undo ? h("div", { class: "baton-summary-actions" }, undo) : null);
+  }
+}
+
+/** For each summary: the files restored by the attachment messages after it (up to the next summary). */
+export function restoredAfterSummaries(messages: readonly Message[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current: string[] | null = null;
+  for (const m of messages) {
+    if (m.kind === "summary") {
+      current = [];
+      out.set(m.id, current);
+    } else if (m.kind === "attachment" && current) {
+      current.push(attachmentTitle(m));
+    }
+  }
+  return out;
+}
+
+/** An attachment's first line, less the "Restored file: " prefix: the file's path. */
+export function attachmentTitle(message: Message): string {
+  const first = message.content.find((b) => b.type === "text");
+  const line = first && first.type === "text" ? first.text.split("\n", 1)[0] ?? "" : "";
+  return line.startsWith(RESTORED_PREFIX) ? line.slice(RESTORED_PREFIX.length) : line || "attachment";
+}
+
+function attachment(message: Message): HTMLElement {
+  const title = attachmentTitle(message);
+  const text = message.content.map((b) => (b.type === "text" ? b.text.split("\n").slice(1).join("\n") : "")).join("\n");
+  return h(
+    "div",
+    { class: "baton-message-body" },
+    collapsed(
+      "baton-attachment",
+      [h("span", { class: "baton-tool-label" }, "Restored file"), " ", h("code", { title }, basename(title)), h("span", { class: "baton-meta" }, ` ${dirname(title)}`)],
+      markdownElement(text),
+    ),
+  );
+}
+
+function namesFor(message: Message, toolNames: Map<string, string>): string[] {
+  return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
+}
+
+function dirname(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return cut > 0 ? path.slice(0, cut) : "";
+}
+
+function basename(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}

@@ -1,0 +1,39 @@
+// The webview's only line to the extension host: typed postMessage and the saved view state.
+import type { FromWebview, WebviewState } from "../src/webviewMessages";
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+export class Host {
+  private readonly api: VsCodeApi = acquireVsCodeApi(); // may be called once per page
+  readonly state: WebviewState;
+
+  constructor() {
+    this.state = { sessionId: null, draft: "", scrollTop: 0, ...validState(this.api.getState()) };
+  }
+
+  post(message: FromWebview): void {
+    this.api.postMessage(message);
+  }
+
+  save(change: Partial<WebviewState>): void {
+    Object.assign(this.state, change);
+    this.api.setState(this.state);
+  }
+}
+
+/** The parts of a saved state that have the right types; anything else is dropped. */
+function validState(raw: unknown): Partial<WebviewState> {
+  if (typeof raw !== "object" || raw === null) return {};
+  const r = raw as { [key: string]: unknown };
+  const out: Partial<WebviewState> = {};
+  if (typeof r.sessionId === "string") out.sessionId = r.sessionId;
+  if (typeof r.draft === "string") out.draft = r.draft;
+  if (typeof r.scrollTop === "number" && Number.isFinite(r.scrollTop)) out.scrollTop = r.scrollTop;
+  return out;
+}

@@ -1,0 +1,246 @@
+// The chat webview of the `baton.chat` view: renders what the extension host sends
+// (src/webviewMessages.ts) and posts back what the user does. Nothing else crosses.
+//
+// What it expects of the host's HTML (vscode-ext's chat view provider):
+//   <body> holding one empty <div id="root"></div>; this bundle (dist/webview.js) loaded by
+//   <script nonce="…" src="…">; media/chat.css linked (it @imports media/highlight.css).
+//   CSP: default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource};
+//        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
+// The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
+// keeps {sessionId, draft, scrollTop} with vscode.setState.
+import type { ToWebview } from "../src/webviewMessages";
+import { Composer } from "./composer";
+import { button, h } from "./dom";
+import { Feed } from "./feed";
+import { Header, type HeaderHandlers, welcome } from "./header";
+import { Host } from "./host";
+import { Selection } from "./selection";
+import { UsageChart } from "./usage";
+import type { Message, Session } from "./wire";
+
+type SessionUpdate = Extract<ToWebview, { type: "session" }>;
+
+class ChatView {
+  private readonly host = new Host();
+  private readonly selection = new Selection();
+  private readonly header: Header;
+  private readonly usage = new UsageChart();
+  private readonly feed: Feed;
+  private readonly composer: Composer;
+  private readonly banner = h("div", { class: "baton-banner", role: "alert" });
+  private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
+  private readonly welcomeActions: HeaderHandlers;
+  private session: Session | null = null;
+  private firstUpdate = true;
+  private lastPosted = "[]";
+  private scrollSaved = 0;
+
+  constructor(root: HTMLElement) {
+    const actions: HeaderHandlers = {
+      selectSession: (sessionId) => this.host.post({ type: "selectSession", sessionId }),
+      pickSession: () => this.host.post({ type: "pickSession" }),
+      newChat: () => this.host.post({ type: "newChat" }),
+      importSession: () => this.host.post({ type: "import" }),
+      openDocument: () => this.host.post({ type: "openSessionDocument" }),
+    };
+    this.header = new Header(actions);
+    this.welcomeActions = actions;
+    this.feed = new Feed({ undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }) });
+    this.composer = new Composer({
+      send: (text) => {
+        this.feed.showPrompt(text);
+        this.scrollToEnd();
+        this.host.post({ type: "send", text });
+      },
+      stop: () => this.host.post({ type: "stop" }),
+      setApiKey: () => this.host.post({ type: "setApiKey" }),
+      draftChanged: (draft) => this.host.save({ draft }),
+    });
+    this.banner.hidden = true;
+    this.feed.el.hidden = true;
+    this.composer.el.hidden = true;
+    root.replaceChildren(h("div", { class: "baton-chat" }, this.header.el, this.usage.el, this.banner, this.welcomeSlot, this.feed.el, this.composer.el));
+    this.composer.setDraft(this.host.state.draft);
+    this.wireFeed();
+    window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));
+    this.host.post({ type: "ready" });
+  }
+
+  private receive(message: ToWebview): void {
+    switch (message?.type) {
+      case "session":
+        return this.showSession(message);
+      case "usage":
+        if (message.sessionId === this.session?.sessionId) this.usage.render(message.usage);
+        return;
+      case "delta":
+        if (message.sessionId !== this.session?.sessionId) return;
+        {
+          const stick = this.atEnd();
+          this.feed.delta(message.messageId, message.text);
+          if (stick) this.scrollToEnd();
+        }
+        return;
+      case "busy":
+        this.composer.setBusy(message.busy);
+        this.feed.el.setAttribute("aria-busy", String(message.busy));
+        if (!message.busy) this.feed.endPending();
+        return;
+      case "error":
+        this.showError(message.message);
+        return;
+    }
+  }
+
+  private showSession(update: SessionUpdate): void {
+    const first = this.firstUpdate;
+    this.firstUpdate = false;
+    const saved = this.host.state.sessionId;
+    // After a reload the host shows its own choice; go back to the session this view had.
+    if (first && saved && saved !== update.session?.sessionId && update.sessions.some((s) => s.sessionId === saved)) {
+      this.host.post({ type: "selectSession", sessionId: saved });
+    }
+    const changed = update.session?.sessionId !== this.session?.sessionId;
+    const stick = !changed && this.atEnd();
+    this.session = update.session;
+    this.header.render(update.session, update.sessions);
+    this.usage.render(update.session ? update.usage : null);
+    this.composer.setHasApiKey(update.hasApiKey);
+    const open = update.session !== null;
+    this.feed.el.hidden = !open;
+    this.composer.el.hidden = !open;
+    this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
+    if (changed) this.selection.clear();
+    // The host's Message has untyped blocks until the generated protocol.ts; wire.ts types them.
+    this.feed.render(open ? (update.messages as unknown as Message[]) : []);
+    this.selection.prune(this.feed.ids());
+    this.selectionChanged();
+    if (!open) {
+      this.host.save({ sessionId: null });
+      return;
+    }
+    const restoring = first && saved === update.session?.sessionId && this.host.state.scrollTop > 0;
+    this.host.save({ sessionId: update.session?.sessionId ?? null });
+    if (restoring) this.feed.el.scrollTop = this.host.state.scrollTop;
+    else if (changed || stick) this.scrollToEnd();
+  }
+
+  private showError(text: string): void {
+    this.banner.replaceChildren(
+      h("span", { class: "baton-banner-text" }, text),
+      button("Dismiss", () => (this.banner.hidden = true), { class: "secondary" }),
+    );
+    this.banner.hidden = false;
+  }
+
+  private wireFeed(): void {
+    const feed = this.feed.el;
+    const target = (event: Event): HTMLElement | null =>
+      (event.target as Element | null)?.closest<HTMLElement>("article[data-vscode-context]") ?? null;
+    // Shift-click extends the message selection, not the text selection.
+    feed.addEventListener("mousedown", (event) => {
+      if (event.shiftKey && target(event)) event.preventDefault();
+    });
+    feed.addEventListener("click", (event) => {
+      const interactive = (event.target as Element).closest("a, button, input, textarea, select");
+      const dragged = !event.shiftKey && !(window.getSelection()?.isCollapsed ?? true); // text being selected
+      const article = target(event);
+      if (interactive || dragged) return;
+      if (!article) {
+        if (this.selection.clear()) this.selectionChanged();
+        return;
+      }
+      this.select(article, event.shiftKey);
+    });
+    // Runs before VS Code's own contextmenu listener (on the window), which builds the menu
+    // from the nearest data-vscode-context: never preventDefault here.
+    feed.addEventListener("contextmenu", (event) => {
+      const article = target(event);
+      if (!article) return;
+      const id = article.dataset.messageId ?? "";
+      if (this.selection.contextMenu(id, this.feed.ids())) this.selectionChanged();
+      this.focus(article);
+    });
+    feed.addEventListener("keydown", (event) => this.keydown(event));
+    feed.addEventListener("scroll", () => {
+      if (this.scrollSaved) return;
+      this.scrollSaved = requestAnimationFrame(() => {
+        this.scrollSaved = 0;
+        this.host.save({ scrollTop: feed.scrollTop });
+      });
+    });
+  }
+
+  private keydown(event: KeyboardEvent): void {
+    const ids = this.feed.ids();
+    const current = (event.target as Element).closest<HTMLElement>("article[data-vscode-context]");
+    if (!current || ids.length === 0) return;
+    const index = ids.indexOf(current.dataset.messageId ?? "");
+    const move = (to: number): void => {
+      const el = this.feed.element(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
+      if (!el) return;
+      event.preventDefault();
+      this.focus(el);
+      if (event.shiftKey) this.select(el, true);
+    };
+    switch (event.key) {
+      case "ArrowDown":
+        return move(index + 1);
+      case "ArrowUp":
+        return move(index - 1);
+      case "Home":
+        return move(0);
+      case "End":
+        return move(ids.length - 1);
+      case " ":
+      case "Enter":
+        if (event.target !== current) return; // a button or summary inside the message
+        event.preventDefault();
+        this.select(current, event.shiftKey);
+        return;
+      case "Escape":
+        if (this.selection.clear()) this.selectionChanged();
+        return;
+    }
+  }
+
+  private select(article: HTMLElement, extend: boolean): void {
+    this.selection.click(article.dataset.messageId ?? "", this.feed.ids(), extend);
+    this.focus(article);
+    this.selectionChanged();
+  }
+
+  /** Roving tabindex: the focused message is the feed's one tab stop. */
+  private focus(article: HTMLElement): void {
+    for (const el of this.feed.el.querySelectorAll<HTMLElement>("article[tabindex='0']")) el.tabIndex = -1;
+    article.tabIndex = 0;
+    article.focus({ preventScroll: false });
+  }
+
+  private selectionChanged(): void {
+    this.paintSelection();
+    const messageIds = this.selection.ordered(this.feed.ids());
+    const key = JSON.stringify(messageIds);
+    if (key === this.lastPosted) return;
+    this.lastPosted = key;
+    this.host.post({ type: "selection", messageIds });
+  }
+
+  private paintSelection(): void {
+    for (const id of this.feed.ids()) this.feed.element(id)?.classList.toggle("selected", this.selection.has(id));
+    const articles = this.feed.el.querySelectorAll<HTMLElement>("article[data-vscode-context]");
+    if (articles.length && !this.feed.el.querySelector("article[tabindex='0']")) articles[articles.length - 1]!.tabIndex = 0;
+  }
+
+  private atEnd(): boolean {
+    const f = this.feed.el;
+    return f.scrollHeight - f.scrollTop - f.clientHeight < 24;
+  }
+
+  private scrollToEnd(): void {
+    this.feed.el.scrollTop = this.feed.el.scrollHeight;
+  }
+}
+
+const root = document.getElementById("root") ?? document.body.appendChild(h("div", { id: "root" }));
+new ChatView(root);

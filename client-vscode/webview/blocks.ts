@@ -70,7 +70,7 @@ function toolResult(block: ToolResultBlock, ctx: BlockContext): HTMLElement {
   const name = ctx.toolNames.get(block.tool_use_id);
   const error = block.is_error === true;
   const body = h("div", { class: "baton-tool-body" });
-  const parts = typeof block.content === "string" ? [{ type: "text", text: block.content }] : block.content ?? [];
+  const parts = typeof block.content === "string" ? [{ type: "text", text: block.content }] : (block.content ?? []);
   for (const part of parts) {
     if (part.type === "text" && typeof part.text === "string") {
       const pre = h("div", {});

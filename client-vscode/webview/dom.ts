@@ -26,22 +26,14 @@ export function append(parent: Node, ...children: Child[]): void {
 }
 
 /** A button that runs `onClick`; `type="button"` so it never submits a form. */
-export function button(
-  label: string,
-  onClick: (event: MouseEvent) => void,
-  attrs: Attrs = {},
-): HTMLButtonElement {
+export function button(label: string, onClick: (event: MouseEvent) => void, attrs: Attrs = {}): HTMLButtonElement {
   const el = h("button", { type: "button", ...attrs }, label);
   el.addEventListener("click", onClick);
   return el;
 }
 
 /** A collapsed <details> with a summary line and its body. */
-export function collapsed(
-  className: string,
-  summary: Child | Child[],
-  ...body: Child[]
-): HTMLDetailsElement {
+export function collapsed(className: string, summary: Child | Child[], ...body: Child[]): HTMLDetailsElement {
   const head = h("summary", {});
   append(head, ...(Array.isArray(summary) ? summary : [summary]));
   return h("details", { class: className }, head, ...body);

@@ -16,12 +16,20 @@ interface Rendered {
 
 export const RESTORED_PREFIX = "Restored file: ";
 
+/** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
+const STOP_NOTES: { [reason: string]: string } = {
+  interrupted: "interrupted",
+  max_tokens: "cut off at the output limit",
+  refusal: "refused",
+  pause_turn: "paused",
+};
+
 export class Feed {
   readonly el: HTMLElement;
   private rendered = new Map<string, Rendered>();
   private order: string[] = [];
   private pending: { messageId: string; text: string; el: HTMLElement; body: HTMLElement } | null = null;
-  private pendingPrompt: HTMLElement | null = null;
+  private pendingPrompt: { text: string; el: HTMLElement } | null = null;
   private repaint = 0;
 
   constructor(private readonly handlers: FeedHandlers) {
@@ -37,8 +45,12 @@ export class Feed {
     return this.rendered.get(id)?.el;
   }
 
-  /** Show `messages` (the model's current view), reusing unchanged elements. */
-  render(messages: readonly Message[]): void {
+  /**
+   * Show `messages` (the model's current view), reusing unchanged elements. While a send
+   * runs (`busy`) the prompt just sent and the streamed reply stay until the view holds
+   * them; once it has ended they go, whatever became of them.
+   */
+  render(messages: readonly Message[], busy: boolean): void {
     const toolNames = new Map<string, string>();
     for (const m of messages) for (const b of m.content) if (b.type === "tool_use") toolNames.set(b.id, b.name);
     const restored = restoredAfterSummaries(messages);
@@ -46,18 +58,21 @@ export class Feed {
     const ctx: BlockContext = { toolNames };
     const next = new Map<string, Rendered>();
     const elements: HTMLElement[] = [];
-    for (const message of messages) {
-      const extra = { files: restored.get(message.id), last: message.id === lastSummary, names: namesFor(message, toolNames) };
-      const signature = JSON.stringify([message, extra]);
+    messages.forEach((message, index) => {
+      const extra = { files: restored.get(message.id), last: message.id === lastSummary };
+      const signature = JSON.stringify([message, extra, namesFor(message, toolNames)]);
       const old = this.rendered.get(message.id);
       const el = old && old.signature === signature ? old.el : this.messageElement(message, ctx, extra);
+      el.setAttribute("aria-posinset", String(index + 1));
+      el.setAttribute("aria-setsize", String(messages.length));
       next.set(message.id, { signature, el });
       elements.push(el);
-    }
+    });
     this.rendered = next;
     this.order = messages.map((m) => m.id);
-    if (this.pending && next.has(this.pending.messageId)) this.pending = null;
-    this.pendingPrompt = null;
+    if (this.pending && (!busy || next.has(this.pending.messageId))) this.pending = null;
+    if (this.pendingPrompt && (!busy || holdsPrompt(messages, this.pendingPrompt.text))) this.pendingPrompt = null;
+    if (this.pendingPrompt) elements.push(this.pendingPrompt.el);
     if (this.pending) elements.push(this.pending.el);
     this.el.replaceChildren(...elements);
   }
@@ -70,8 +85,18 @@ export class Feed {
       const body = h("div", { class: "baton-message-body" });
       const el = h(
         "article",
-        { class: "baton-message role-assistant baton-pending", "data-message-id": messageId, "aria-busy": "true", "aria-label": "Assistant, replying" },
-        h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "Assistant"), h("span", { class: "baton-meta" }, "replying…")),
+        {
+          class: "baton-message role-assistant baton-pending",
+          "data-message-id": messageId,
+          "aria-busy": "true",
+          "aria-label": "Assistant, replying",
+        },
+        h(
+          "header",
+          { class: "baton-message-head" },
+          h("span", { class: "baton-role" }, "Assistant"),
+          h("span", { class: "baton-meta" }, "replying…"),
+        ),
         body,
       );
       this.pending = { messageId, text: "", el, body };
@@ -87,37 +112,45 @@ export class Feed {
     }
   }
 
-  /** Show a prompt that was just sent until the session update that holds it arrives. */
+  /** Show a prompt that was just sent until the view holds it or the send ends. */
   showPrompt(text: string): void {
-    this.pendingPrompt?.remove();
-    this.pendingPrompt = h(
+    this.pendingPrompt?.el.remove();
+    const el = h(
       "article",
       { class: "baton-message role-user baton-pending", "aria-label": "You, sending" },
       h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
       h("div", { class: "baton-message-body" }, markdownElement(text)),
     );
-    this.el.appendChild(this.pendingPrompt);
-  }
-
-  /** Drop the streamed text when a send ends without a stored reply (stopped, failed). */
-  endPending(): void {
-    if (!this.pending) return;
-    this.pending.el.classList.add("baton-interrupted");
-    this.pending.el.removeAttribute("aria-busy");
+    this.pendingPrompt = { text, el };
+    this.el.insertBefore(el, this.pending?.el ?? null);
   }
 
   private messageElement(message: Message, ctx: BlockContext, extra: { files?: string[]; last: boolean }): HTMLElement {
     const kind = message.kind ?? "message";
     const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
-    const role = kind === "summary" ? "Summary" : kind === "attachment" ? "Restored" : message.role === "user" ? (onlyResults ? "Tool result" : "You") : "Assistant";
+    const role =
+      kind === "summary"
+        ? "Summary"
+        : kind === "attachment"
+          ? "Restored"
+          : message.role === "user"
+            ? onlyResults
+              ? "Tool result"
+              : "You"
+            : "Assistant";
     const headId = `head-${message.id}`;
     const meta: string[] = [];
     if (message.tokens) meta.push(`${compactNumber(message.tokens)} tokens`);
-    if (message.stopReason === "interrupted") meta.push("interrupted");
+    const stopped = STOP_NOTES[message.stopReason ?? ""];
+    if (stopped) meta.push(stopped);
     const head = h(
       "header",
       { class: "baton-message-head", id: headId },
-      h("span", { class: "baton-role" }, role),
+      h(
+        "span",
+        { class: "baton-role", title: message.createdAt ? new Date(message.createdAt).toLocaleString() : undefined },
+        role,
+      ),
       message.pinned ? h("span", { class: "baton-pin", title: "Pinned: never summarized" }, "pinned") : null,
       meta.length ? h("span", { class: "baton-meta" }, meta.join(" · ")) : null,
       h("span", { class: "baton-selected-note" }, ", selected"),
@@ -131,7 +164,11 @@ export class Feed {
       {
         class: `baton-message role-${message.role} kind-${kind}${onlyResults ? " tool-results" : ""}`,
         "data-message-id": message.id,
-        "data-vscode-context": JSON.stringify({ webviewSection: "message", messageId: message.id, preventDefaultContextMenuItems: true }),
+        "data-vscode-context": JSON.stringify({
+          webviewSection: "message",
+          messageId: message.id,
+          preventDefaultContextMenuItems: true,
+        }),
         "aria-labelledby": headId,
         tabindex: "-1",
       },
@@ -145,15 +182,34 @@ export class Feed {
     const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
     const label = files.length === 1 ? "1 file restored" : `${files.length} files restored`;
     const list = files.length
-      ? h("div", { class: "baton-restored" }, h("div", { class: "baton-restored-title" }, "Restored files"), h("ul", {}, ...files.map((f) => h("li", { title: f }, h("code", {}, basename(f))))))
+      ? h(
+          "div",
+          { class: "baton-restored" },
+          h("div", { class: "baton-restored-title" }, "Restored files"),
+          h("ul", {}, ...files.map((f) => h("li", { title: f }, h("code", {}, basename(f))))),
+        )
       : null;
-    const details = collapsed("baton-summary", [h("span", {}, "Earlier conversation summarized"), h("span", { class: "baton-meta" }, ` · ${label}`)], markdownElement(text), list);
+    const details = collapsed(
+      "baton-summary",
+      [h("span", {}, "Earlier conversation summarized"), h("span", { class: "baton-meta" }, ` · ${label}`)],
+      markdownElement(text),
+      list,
+    );
     // Without a boundary id the host undoes the last compaction, so only the last summary offers it.
     const boundaryId = message.boundaryId ?? undefined;
-    const undo = boundaryId !== undefined || last
-      ? button("Undo", () => this.handlers.undo(boundaryId), { class: "baton-undo secondary", title: "Undo this compaction: bring back the summarized messages" })
-      : null;
-    return h("div", { class: "baton-message-body" }, details, undo ? h("div", { class: "baton-summary-actions" }, undo) : null);
+    const undo =
+      boundaryId !== undefined || last
+        ? button("Undo", () => this.handlers.undo(boundaryId), {
+            class: "baton-undo secondary",
+            title: "Undo this compaction: bring back the summarized messages",
+          })
+        : null;
+    return h(
+      "div",
+      { class: "baton-message-body" },
+      details,
+      undo ? h("div", { class: "baton-summary-actions" }, undo) : null,
+    );
   }
 }
 
@@ -175,7 +231,7 @@ export function restoredAfterSummaries(messages: readonly Message[]): Map<string
 /** An attachment's first line, less the "Restored file: " prefix: the file's path. */
 export function attachmentTitle(message: Message): string {
   const first = message.content.find((b) => b.type === "text");
-  const line = first && first.type === "text" ? first.text.split("\n", 1)[0] ?? "" : "";
+  const line = first && first.type === "text" ? (first.text.split("\n", 1)[0] ?? "") : "";
   return line.startsWith(RESTORED_PREFIX) ? line.slice(RESTORED_PREFIX.length) : line || "attachment";
 }
 
@@ -187,10 +243,22 @@ function attachment(message: Message): HTMLElement {
     { class: "baton-message-body" },
     collapsed(
       "baton-attachment",
-      [h("span", { class: "baton-tool-label" }, "Restored file"), " ", h("code", { title }, basename(title)), h("span", { class: "baton-meta" }, ` ${dirname(title)}`)],
+      [
+        h("span", { class: "baton-tool-label" }, "Restored file"),
+        " ",
+        h("code", { title }, basename(title)),
+        h("span", { class: "baton-meta" }, ` ${dirname(title)}`),
+      ],
       markdownElement(text),
     ),
   );
+}
+
+/** Whether the view's last prompt is `text` (the pending copy can go). */
+function holdsPrompt(messages: readonly Message[], text: string): boolean {
+  const last = [...messages].reverse().find((m) => m.role === "user" && (m.kind ?? "message") === "message");
+  const said = last?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
+  return said === text;
 }
 
 function namesFor(message: Message, toolNames: Map<string, string>): string[] {

@@ -24,14 +24,18 @@ export class Header {
       { class: "baton-header" },
       this.picker,
       button("Sessions…", () => handlers.pickSession(), { class: "secondary", title: "Search all sessions" }),
-      button("Document", () => handlers.openDocument(), { class: "secondary", title: "Open the session as a document (diagnostics and code actions)" }),
+      button("Document", () => handlers.openDocument(), {
+        class: "secondary",
+        title: "Open the session as a document (diagnostics and code actions)",
+      }),
       button("New Chat", () => handlers.newChat(), { class: "baton-new-chat" }),
     );
   }
 
   render(current: Session | null, sessions: readonly Session[]): void {
     this.el.hidden = current === null;
-    const list = current && !sessions.some((s) => s.sessionId === current.sessionId) ? [current, ...sessions] : sessions;
+    const list =
+      current && !sessions.some((s) => s.sessionId === current.sessionId) ? [current, ...sessions] : sessions;
     this.picker.replaceChildren(
       ...list.map((s) => h("option", { value: s.sessionId, selected: s.sessionId === current?.sessionId }, label(s))),
     );
@@ -45,7 +49,11 @@ export function welcome(sessions: readonly Session[], handlers: HeaderHandlers):
     "section",
     { class: "baton-welcome", "aria-labelledby": "baton-welcome-title" },
     h("h2", { id: "baton-welcome-title" }, "Baton"),
-    h("p", {}, "Chat with a model while Baton keeps the context in check: token usage, compaction you can undo, and the files you were editing restored."),
+    h(
+      "p",
+      {},
+      "Chat with a model while Baton keeps the context in check: token usage, compaction you can undo, and the files you were editing restored.",
+    ),
     h(
       "div",
       { class: "baton-welcome-actions" },
@@ -57,8 +65,20 @@ export function welcome(sessions: readonly Session[], handlers: HeaderHandlers):
           "nav",
           { class: "baton-recent", "aria-label": "Recent sessions" },
           h("h3", {}, "Recent sessions"),
-          h("ul", {}, ...recent.map((s) => h("li", {}, button(label(s), () => handlers.selectSession(s.sessionId), { class: "link" })))),
-          sessions.length > recent.length ? button("All sessions…", () => handlers.pickSession(), { class: "link" }) : null,
+          h(
+            "ul",
+            {},
+            ...recent.map((s) =>
+              h(
+                "li",
+                {},
+                button(label(s), () => handlers.selectSession(s.sessionId), { class: "link" }),
+              ),
+            ),
+          ),
+          sessions.length > recent.length
+            ? button("All sessions…", () => handlers.pickSession(), { class: "link" })
+            : null,
         )
       : null,
   );

@@ -3,7 +3,7 @@
 //
 // What it expects of the host's HTML (vscode-ext's chat view provider):
 //   <body> holding one empty <div id="root"></div>; this bundle (dist/webview.js) loaded by
-//   <script nonce="…" src="…">; media/chat.css linked (it @imports media/highlight.css).
+//   <script nonce="…" src="…">; media/chat.css linked (it @imports messages.css, highlight.css).
 //   CSP: default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource};
 //        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
@@ -32,7 +32,8 @@ class ChatView {
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
-  private lastPosted = "[]";
+  private lastPosted: string | null = null; // null: post the first selection, even empty
+  private busy = false;
   private scrollSaved = 0;
 
   constructor(root: HTMLElement) {
@@ -45,7 +46,9 @@ class ChatView {
     };
     this.header = new Header(actions);
     this.welcomeActions = actions;
-    this.feed = new Feed({ undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }) });
+    this.feed = new Feed({
+      undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
+    });
     this.composer = new Composer({
       send: (text) => {
         this.feed.showPrompt(text);
@@ -59,7 +62,18 @@ class ChatView {
     this.banner.hidden = true;
     this.feed.el.hidden = true;
     this.composer.el.hidden = true;
-    root.replaceChildren(h("div", { class: "baton-chat" }, this.header.el, this.usage.el, this.banner, this.welcomeSlot, this.feed.el, this.composer.el));
+    root.replaceChildren(
+      h(
+        "div",
+        { class: "baton-chat" },
+        this.header.el,
+        this.usage.el,
+        this.banner,
+        this.welcomeSlot,
+        this.feed.el,
+        this.composer.el,
+      ),
+    );
     this.composer.setDraft(this.host.state.draft);
     this.wireFeed();
     window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));
@@ -82,9 +96,9 @@ class ChatView {
         }
         return;
       case "busy":
+        this.busy = message.busy;
         this.composer.setBusy(message.busy);
         this.feed.el.setAttribute("aria-busy", String(message.busy));
-        if (!message.busy) this.feed.endPending();
         return;
       case "error":
         this.showError(message.message);
@@ -112,7 +126,7 @@ class ChatView {
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
     if (changed) this.selection.clear();
     // The host's Message has untyped blocks until the generated protocol.ts; wire.ts types them.
-    this.feed.render(open ? (update.messages as unknown as Message[]) : []);
+    this.feed.render(open ? (update.messages as unknown as Message[]) : [], this.busy);
     this.selection.prune(this.feed.ids());
     this.selectionChanged();
     if (!open) {
@@ -159,7 +173,7 @@ class ChatView {
       if (!article) return;
       const id = article.dataset.messageId ?? "";
       if (this.selection.contextMenu(id, this.feed.ids())) this.selectionChanged();
-      this.focus(article);
+      this.focus(article, event.button !== 2); // the menu key: keep the message in sight
     });
     feed.addEventListener("keydown", (event) => this.keydown(event));
     feed.addEventListener("scroll", () => {
@@ -180,13 +194,15 @@ class ChatView {
       const el = this.feed.element(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
       if (!el) return;
       event.preventDefault();
-      this.focus(el);
-      if (event.shiftKey) this.select(el, true);
+      this.focus(el, true);
+      if (event.shiftKey) this.select(el, true, true);
     };
     switch (event.key) {
       case "ArrowDown":
+      case "PageDown": // the feed pattern's keys
         return move(index + 1);
       case "ArrowUp":
+      case "PageUp":
         return move(index - 1);
       case "Home":
         return move(0);
@@ -196,7 +212,7 @@ class ChatView {
       case "Enter":
         if (event.target !== current) return; // a button or summary inside the message
         event.preventDefault();
-        this.select(current, event.shiftKey);
+        this.select(current, event.shiftKey, true);
         return;
       case "Escape":
         if (this.selection.clear()) this.selectionChanged();
@@ -204,17 +220,18 @@ class ChatView {
     }
   }
 
-  private select(article: HTMLElement, extend: boolean): void {
+  private select(article: HTMLElement, extend: boolean, keyboard = false): void {
     this.selection.click(article.dataset.messageId ?? "", this.feed.ids(), extend);
-    this.focus(article);
+    this.focus(article, keyboard);
     this.selectionChanged();
   }
 
   /** Roving tabindex: the focused message is the feed's one tab stop. */
-  private focus(article: HTMLElement): void {
+  private focus(article: HTMLElement, reveal = false): void {
     for (const el of this.feed.el.querySelectorAll<HTMLElement>("article[tabindex='0']")) el.tabIndex = -1;
     article.tabIndex = 0;
-    article.focus({ preventScroll: false });
+    article.focus({ preventScroll: true }); // a click must not make the feed jump
+    if (reveal) article.scrollIntoView({ block: "nearest" });
   }
 
   private selectionChanged(): void {
@@ -229,7 +246,8 @@ class ChatView {
   private paintSelection(): void {
     for (const id of this.feed.ids()) this.feed.element(id)?.classList.toggle("selected", this.selection.has(id));
     const articles = this.feed.el.querySelectorAll<HTMLElement>("article[data-vscode-context]");
-    if (articles.length && !this.feed.el.querySelector("article[tabindex='0']")) articles[articles.length - 1]!.tabIndex = 0;
+    if (articles.length && !this.feed.el.querySelector("article[tabindex='0']"))
+      articles[articles.length - 1]!.tabIndex = 0;
   }
 
   private atEnd(): boolean {

@@ -22,8 +22,23 @@ import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 
 const LANGUAGES = {
-  bash, c, cpp, css, diff, go, java, javascript, json, markdown,
-  python, rust, shell, sql, typescript, xml, yaml,
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  markdown,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
 };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
@@ -55,9 +70,7 @@ export function renderMarkdown(text: string): string {
 function highlight(code: string, info: string): string {
   const lang = info.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   const known = lang !== "" && hljs.getLanguage(lang) !== undefined;
-  const body = known
-    ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value
-    : md.utils.escapeHtml(code);
+  const body = known ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : md.utils.escapeHtml(code);
   const langClass = known ? ` language-${md.utils.escapeHtml(lang)}` : "";
   const label = lang ? ` data-lang="${md.utils.escapeHtml(lang)}"` : "";
   return `<pre class="baton-code"${label}><code class="hljs${langClass}">${body}</code></pre>\n`;

@@ -39,7 +39,12 @@ export class UsageChart {
       fill.style.width = `${Math.min(100, (100 * tokens) / window).toFixed(2)}%`; // CSSOM: allowed by the CSP
       return h(
         "div",
-        { class: "baton-usage-row", role: "listitem", "data-category": key, "aria-label": `${label}: ${tokens.toLocaleString("en-US")} tokens` },
+        {
+          class: "baton-usage-row",
+          role: "listitem",
+          "data-category": key,
+          "aria-label": `${label}: ${tokens.toLocaleString("en-US")} tokens`,
+        },
         h("span", { class: "baton-usage-label" }, label),
         h("span", { class: "baton-usage-bar", "aria-hidden": "true" }, fill),
         h("span", { class: "baton-usage-value" }, compactNumber(tokens)),
@@ -53,7 +58,9 @@ export class UsageChart {
 export function categories(breakdown: { [key: string]: unknown }): [string, string, number][] {
   const out: [string, string, number][] = [];
   const known = new Set(KNOWN.map(([key]) => key));
-  const extra = Object.keys(breakdown).filter((key) => !known.has(key)).sort();
+  const extra = Object.keys(breakdown)
+    .filter((key) => !known.has(key))
+    .sort();
   for (const [key, label] of [...KNOWN, ...extra.map((key): [string, string] => [key, titleCase(key)])]) {
     const value = breakdown[key];
     if (typeof value === "number" && Number.isFinite(value)) out.push([key, label, value]);

@@ -36,13 +36,7 @@ export interface RedactedThinkingBlock {
   data: string;
 }
 export type ContentBlock =
-  | TextBlock
-  | ImageBlock
-  | DocumentBlock
-  | ToolUseBlock
-  | ToolResultBlock
-  | ThinkingBlock
-  | RedactedThinkingBlock;
+  TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
 
 export interface Message {
   id: string;

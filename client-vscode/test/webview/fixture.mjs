@@ -65,7 +65,13 @@ export const MESSAGES = [
     id: "m_result1",
     role: "user",
     kind: "message",
-    content: [{ type: "tool_result", tool_use_id: "tu_1", content: "def percent_left(used, threshold):\n    return 100 * (threshold - used) // threshold\n" }],
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "tu_1",
+        content: "def percent_left(used, threshold):\n    return 100 * (threshold - used) // threshold\n",
+      },
+    ],
     createdAt: "2026-12-01T09:31:11Z",
     tokens: 40,
   },
@@ -87,7 +93,11 @@ export const MESSAGES = [
     id: "m_att1",
     role: "user",
     kind: "attachment",
-    content: [text("Restored file: /work/project/server/baton/core/budget.py\nRestored after a compaction from disk.\n```\nclass Usage: ...\n```")],
+    content: [
+      text(
+        "Restored file: /work/project/server/baton/core/budget.py\nRestored after a compaction from disk.\n```\nclass Usage: ...\n```",
+      ),
+    ],
     createdAt: "2026-12-01T09:30:00Z",
     tokens: 300,
   },
@@ -95,7 +105,11 @@ export const MESSAGES = [
     id: "m_att2",
     role: "user",
     kind: "attachment",
-    content: [text("Restored file: /work/project/docs/PROTOCOL.md\nRestored after a compaction from the editor (unsaved changes included).\n```\n# Protocol\n```")],
+    content: [
+      text(
+        "Restored file: /work/project/docs/PROTOCOL.md\nRestored after a compaction from the editor (unsaved changes included).\n```\n# Protocol\n```",
+      ),
+    ],
     createdAt: "2026-12-01T09:30:00Z",
     tokens: 200,
   },
@@ -117,7 +131,15 @@ export const USAGE = {
   estimated: true,
   autoCompactEnabled: true,
   autoCompactPaused: false,
-  breakdown: { system: 3000, tools: 9000, messages: 98000, summary: 800, attachments: 500, unattributed: 12700, free: 76000 },
+  breakdown: {
+    system: 3000,
+    tools: 9000,
+    messages: 98000,
+    summary: 800,
+    attachments: 500,
+    unattributed: 12700,
+    free: 76000,
+  },
 };
 
 /** The host's {type:"session"} message for the fixture. */

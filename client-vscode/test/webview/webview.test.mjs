@@ -16,7 +16,13 @@ before(async () => {
   server = await serve();
   browser = await chromium.launch({
     executablePath: process.env.BATON_CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   await mkdir(RESULTS, { recursive: true });
 });
@@ -58,9 +64,11 @@ async function waitPosted(page, predicate, from = 0) {
   }
 }
 
+/** Show the fixture; resolves once it is drawn, with the count of posts so far. */
 async function showFixture(page, overrides) {
   await toView(page, sessionUpdate(overrides));
   await page.locator(`article[data-message-id="${MESSAGES.at(-1).id}"]`).waitFor();
+  return (await posted(page)).length;
 }
 
 const message = (page, id) => page.locator(`article[data-message-id="${id}"]`);
@@ -70,6 +78,8 @@ const clickMessage = (page, id, options = {}) => message(page, id).click({ posit
 test("renders the session: Markdown, highlighted code, collapsed tools, image, summary", async (t) => {
   const page = await openView(t, "dark", { width: 420, height: 1200 });
   await showFixture(page);
+  // The first view tells the host nothing is selected (after a reload it may think otherwise).
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection"), { type: "selection", messageIds: [] });
 
   // Every message element, in order, with the exact context VS Code's menu reads.
   const contexts = await page.$$eval("article[data-message-id]", (els) =>
@@ -77,7 +87,10 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   );
   assert.deepEqual(
     contexts,
-    MESSAGES.map((m) => [m.id, JSON.stringify({ webviewSection: "message", messageId: m.id, preventDefaultContextMenuItems: true })]),
+    MESSAGES.map((m) => [
+      m.id,
+      JSON.stringify({ webviewSection: "message", messageId: m.id, preventDefaultContextMenuItems: true }),
+    ]),
   );
 
   const user = message(page, "m_user1");
@@ -124,7 +137,9 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   // The usage chart has a bar for every category present, unknown ones included.
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "tools", "messages", "summary", "attachments", "unattributed", "free"]);
-  const width = await page.locator(".baton-usage-row[data-category=messages] .baton-usage-fill").evaluate((el) => el.style.width);
+  const width = await page
+    .locator(".baton-usage-row[data-category=messages] .baton-usage-fill")
+    .evaluate((el) => el.style.width);
   assert.equal(width, "49%");
   assert.match(await page.locator(".baton-usage > summary").textContent(), /62% used · 124K\/200K/);
 
@@ -135,10 +150,17 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   const page = await openView(t);
   const messages = MESSAGES.map(({ boundaryId, ...m }) => m);
   await showFixture(page, { messages });
-  const usage = { ...sessionUpdate().usage, usedTokens: 40000, percentUsed: 20, breakdown: { system: 3000, messages: 37000, free: 160000 } };
+  const usage = {
+    ...sessionUpdate().usage,
+    usedTokens: 40000,
+    percentUsed: 20,
+    breakdown: { system: 3000, messages: 37000, free: 160000 },
+  };
   await toView(page, { type: "usage", sessionId: "s_other", usage: { ...usage, percentUsed: 99 } }); // another session: ignored
   await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage });
-  await page.waitForFunction(() => document.querySelector(".baton-usage > summary")?.textContent?.startsWith("20% used"));
+  await page.waitForFunction(() =>
+    document.querySelector(".baton-usage > summary")?.textContent?.startsWith("20% used"),
+  );
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "messages", "free"]);
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
@@ -159,31 +181,62 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
   }
   await toView(page, { type: "delta", sessionId: "s_other", messageId: "m_x", text: "not this one" });
   const pending = page.locator('article.baton-pending[data-message-id="m_new"]');
-  await page.waitForFunction(() => document.querySelector('[data-message-id="m_new"]')?.textContent?.includes("floor."));
+  await page.waitForFunction(() =>
+    document.querySelector('[data-message-id="m_new"]')?.textContent?.includes("floor."),
+  );
   assert.match(await pending.textContent(), /The clamp keeps it in range and 0 is the floor\./);
   assert.equal(await pending.locator("strong").textContent(), "range");
   assert.equal(await page.getByText("not this one").count(), 0);
+  // The prompt shows at once, before the reply, though the host has not stored it yet.
+  const order = await page.$$eval("article.baton-pending", (els) => els.map((el) => el.getAttribute("aria-label")));
+  assert.deepEqual(order, ["You, sending", "Assistant, replying"]);
+  await page.screenshot({ path: join(RESULTS, "webview-streaming.png") });
   await stop.click();
   await waitPosted(page, (m) => m.type === "stop");
 
-  const prompt = { id: "m_prompt", role: "user", kind: "message", content: [{ type: "text", text: "Explain the clamp" }] };
-  const reply = { id: "m_new", role: "assistant", kind: "message", content: [{ type: "text", text: "The clamp keeps it in **range** and `0` is the floor." }], stopReason: "end_turn" };
+  const prompt = {
+    id: "m_prompt",
+    role: "user",
+    kind: "message",
+    content: [{ type: "text", text: "Explain the clamp" }],
+  };
+  const reply = {
+    id: "m_new",
+    role: "assistant",
+    kind: "message",
+    content: [{ type: "text", text: "The clamp keeps it in **range** and `0` is the floor." }],
+    stopReason: "end_turn",
+  };
   await toView(page, { type: "busy", busy: false });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
   await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
   assert.equal(await page.locator('[data-message-id="m_new"]').count(), 1);
   assert.equal(await page.getByText("Explain the clamp").count(), 1);
   assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), true);
+
+  // A stopped reply the server did not keep goes once the send has ended.
+  await page.locator("#baton-input").fill("Again");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_lost", text: "half a rep" });
+  await page.locator('[data-message-id="m_lost"]').waitFor();
+  await toView(page, { type: "busy", busy: false });
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
+  await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
+  assert.equal(await page.getByText("half a rep").count(), 0);
 });
 
 test("a right-click resolves to the message under it and selects it", async (t) => {
   const page = await openView(t);
-  await showFixture(page);
+  const shown = await showFixture(page);
   // On a word deep inside the message: VS Code reads the nearest data-vscode-context.
   await message(page, "m_asst2").locator("code.hljs .hljs-keyword").first().click({ button: "right" });
   const menus = await page.evaluate(() => window.__baton.contextMenus);
   assert.deepEqual(menus, [{ webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true }]);
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection"), { type: "selection", messageIds: ["m_asst2"] });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
+    type: "selection",
+    messageIds: ["m_asst2"],
+  });
   assert.ok(await message(page, "m_asst2").evaluate((el) => el.classList.contains("selected")));
 
   // Right-click inside a multi-selection keeps it (the menu offers Compact Selected).
@@ -198,9 +251,12 @@ test("a right-click resolves to the message under it and selects it", async (t) 
 
 test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {
   const page = await openView(t);
-  await showFixture(page);
+  const shown = await showFixture(page);
   await clickMessage(page, "m_asst2");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection"), { type: "selection", messageIds: ["m_asst2"] });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
+    type: "selection",
+    messageIds: ["m_asst2"],
+  });
   let from = (await posted(page)).length;
   await clickMessage(page, "m_user1", { modifiers: ["Shift"] });
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), {
@@ -210,7 +266,13 @@ test("click selects one message, shift-click a range in view order, Escape clear
   // The keyboard: shift+arrow extends from the same anchor, Escape clears.
   from = (await posted(page)).length;
   await page.keyboard.press("Shift+ArrowUp");
-  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_summary", "m_user1", "m_asst1", "m_result1", "m_asst2"]);
+  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, [
+    "m_summary",
+    "m_user1",
+    "m_asst1",
+    "m_result1",
+    "m_asst2",
+  ]);
   from = (await posted(page)).length;
   await page.keyboard.press("Escape");
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), { type: "selection", messageIds: [] });
@@ -219,7 +281,12 @@ test("click selects one message, shift-click a range in view order, Escape clear
   from = (await posted(page)).length;
   await message(page, "m_result1").locator("details > summary").click();
   assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_result1"]);
-  assert.equal(await message(page, "m_result1").locator("details").evaluate((d) => d.open), true);
+  assert.equal(
+    await message(page, "m_result1")
+      .locator("details")
+      .evaluate((d) => d.open),
+    true,
+  );
   // A link or a button inside a message does its own thing and leaves the selection alone.
   from = (await posted(page)).length;
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
@@ -254,7 +321,10 @@ test("without an API key a note offers Set API Key and the rest still works", as
   await page.locator("#baton-input").press("Enter");
   await waitPosted(page, (m) => m.type === "send" && m.text === "still sends");
   await page.getByRole("combobox", { name: "Session" }).selectOption("s_other");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_other" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
+    type: "selectSession",
+    sessionId: "s_other",
+  });
   await page.getByRole("button", { name: "Sessions…" }).click();
   await waitPosted(page, (m) => m.type === "pickSession");
   await page.getByRole("button", { name: "New Chat" }).click();
@@ -276,7 +346,10 @@ test("the welcome offers New Chat and Import when there is no session", async (t
   await welcome.getByRole("button", { name: "Import Claude Code Session" }).click();
   await waitPosted(page, (m) => m.type === "import");
   await welcome.getByRole("button", { name: "Fix the importer" }).click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_other" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
+    type: "selectSession",
+    sessionId: "s_other",
+  });
   await page.screenshot({ path: join(RESULTS, "webview-welcome-light.png") });
 });
 
@@ -286,7 +359,9 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   await page.locator("#baton-input").fill("half-written thought");
   const feed = page.locator(".baton-feed");
   await feed.evaluate((el) => (el.scrollTop = 120));
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop === 120);
+  await page.waitForFunction(
+    () => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop === 120,
+  );
 
   await page.reload();
   await waitPosted(page, (m) => m.type === "ready");
@@ -297,8 +372,14 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   // The host came back showing another session: the view asks for the one it had.
   await page.reload();
   await waitPosted(page, (m) => m.type === "ready");
-  await toView(page, sessionUpdate({ session: { ...SESSION, sessionId: "s_other", title: "Fix the importer" }, messages: [] }));
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: "s_demo" });
+  await toView(
+    page,
+    sessionUpdate({ session: { ...SESSION, sessionId: "s_other", title: "Fix the importer" }, messages: [] }),
+  );
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
+    type: "selectSession",
+    sessionId: "s_demo",
+  });
 });
 
 test("the light theme renders with the theme's colours", async (t) => {
@@ -309,7 +390,10 @@ test("the light theme renders with the theme's colours", async (t) => {
   await clickMessage(page, "m_asst2");
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, "rgb(248, 248, 248)");
-  const keyword = await page.locator(".language-python .hljs-keyword").first().evaluate((el) => getComputedStyle(el).color);
+  const keyword = await page
+    .locator(".language-python .hljs-keyword")
+    .first()
+    .evaluate((el) => getComputedStyle(el).color);
   assert.equal(keyword, "rgb(0, 0, 255)");
   await page.screenshot({ path: join(RESULTS, "webview-light.png") });
 });

@@ -29,6 +29,8 @@ from baton.core.upkeep import ProgressScope, Upkeep
 
 log = logging.getLogger(__name__)
 
+MAX_PATH = 4096  # characters in a path a request names
+
 UsageListener = Callable[[str, Usage], None]
 SessionListener = Callable[[str, str], None]
 DeltaListener = Callable[[str, str, str], None]
@@ -147,9 +149,17 @@ class BatonService:
         self.on_session_changed(session_id, "delete")
 
     def import_file(self, path: str, title: str | None = None) -> Session:
+        if len(path) > MAX_PATH:
+            raise InvalidParams(f"path is longer than {MAX_PATH} characters")
+        shown = path if len(path) <= 200 else path[:200] + "..."
         file = Path(path).expanduser()
-        if not file.is_file():
-            raise InvalidParams(f"no file at {path}")
+        try:
+            found = file.is_file()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL, an unreadable folder
+            reason = getattr(exc, "strerror", None) or "not a usable path"
+            raise InvalidParams(f"cannot read {shown!r}: {reason}") from None
+        if not found:
+            raise InvalidParams(f"no file at {shown!r}")
         session = import_claude_code(file, self.store, title=title)
         self._changed(session.session_id, "create")
         return session

@@ -56,10 +56,14 @@ class BatonProtocol(LanguageServerProtocol):
         return data
 
     def handle_message(self, message: Any) -> None:
-        if not isinstance(message, dict) or "jsonrpc" not in message:
-            # valid JSON that is no JSON-RPC message (an array, a number, a bare object)
+        problem = envelope_problem(message)
+        if problem is not None:
+            # valid JSON that is no JSON-RPC 2.0 message: answered when it has a usable id
             msg_id = message.get("id") if isinstance(message, dict) else None
-            self.send_error(msg_id, JsonRpcInvalidRequest("not a JSON-RPC 2.0 message"))
+            usable = usable_id(msg_id)
+            log.warning("invalid request (id %s): %s", msg_id if usable else "unusable", problem)
+            if usable or not isinstance(message, dict) or "method" in message:
+                self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
             return
         try:
             structured = self._structure(message)
@@ -102,6 +106,22 @@ class BatonProtocol(LanguageServerProtocol):
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
+    def _send_response(
+        self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
+    ) -> None:
+        # pygls answers an unexpected exception with its text and traceback (server paths,
+        # perhaps a secret): the client gets a plain internal error, the log the details
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            log.error(
+                "request %s failed: %s\n%s", msg_id, error.message, "".join(error.data["traceback"])
+            )
+            error = types.ResponseError(
+                code=int(types.ErrorCodes.InternalError),
+                message="internal error",
+                data={"code": "internal_error"},
+            )
+        super()._send_response(msg_id, result, error)
+
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
         """An error response; `msg_id` None answers a message whose id is unknown."""
         if msg_id is not None:
@@ -129,6 +149,24 @@ class BatonProtocol(LanguageServerProtocol):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def usable_id(msg_id: Any) -> bool:
+    """A request id Baton can answer: a string or an integer (JSON-RPC 2.0)."""
+    return isinstance(msg_id, str | int) and not isinstance(msg_id, bool)
+
+
+def envelope_problem(message: Any) -> str | None:
+    """Why `message` is no JSON-RPC 2.0 request, notification or response (None: it is)."""
+    if not isinstance(message, dict):
+        return "not a JSON-RPC 2.0 message: expected an object"
+    if message.get("jsonrpc") != "2.0":
+        return 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"'
+    if "id" in message and message["id"] is not None and not usable_id(message["id"]):
+        return "a request id must be a string or an integer"
+    if "method" in message and not isinstance(message["method"], str):
+        return "a method must be a string"
+    return None
 
 
 def is_parse_error(exc: Exception) -> bool:

@@ -1,0 +1,124 @@
+"""Stated limits and bad envelopes over a raw pipe: every request with a usable id answered,
+no answer carrying a traceback or a server path."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsp_harness import SERVER_COMMAND, server_env
+from test_server_malformed import INVALID_PARAMS, INVALID_REQUEST, RawPipe
+
+from baton import protocol
+from baton.lsp.framing import MAX_DEPTH
+
+SERVER_FILES = str(Path(protocol.__file__).parent)
+
+
+@pytest.fixture
+async def pipe(tmp_path: Path) -> AsyncIterator[RawPipe]:
+    process = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=server_env(tmp_path / "data"),
+    )
+    raw = RawPipe(process)
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}
+    await raw.send(init)
+    await raw.response(0)
+    try:
+        yield raw
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+def clean(answer: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(answer)
+    assert "Traceback" not in text and "traceback" not in text
+    assert SERVER_FILES not in text and ".py" not in text
+    return answer
+
+
+def nested(depth: int) -> str:
+    """JSON text `depth` arrays and objects deep (json.dumps itself stops near 1,000)."""
+    opening = "".join('{"k": ' if n % 2 else "[" for n in range(depth))
+    closing = "".join("}" if n % 2 else "]" for n in reversed(range(depth)))
+    return opening + '"leaf"' + closing
+
+
+async def send_text(pipe: RawPipe, text: str) -> None:
+    await pipe.send_bytes(text.encode())
+
+
+def append_with_input(msg_id: int, sid: str, depth: int) -> str:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"x": "@"}}
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [call]}]
+    params = {"sessionId": sid, "messages": messages}
+    text = json.dumps(
+        {"jsonrpc": "2.0", "id": msg_id, "method": protocol.SESSION_APPEND, "params": params}
+    )
+    return text.replace('"@"', nested(depth))
+
+
+async def session(pipe: RawPipe) -> str:
+    await pipe.send(
+        {"jsonrpc": "2.0", "id": "c", "method": protocol.SESSION_CREATE, "params": {"title": "t"}}
+    )
+    return str((await pipe.response("c"))["result"]["sessionId"])
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 500, 900, 2000, 5000])
+async def test_deep_tool_input_is_invalid_params(pipe: RawPipe, depth: int) -> None:
+    sid = await session(pipe)
+    await send_text(pipe, append_with_input(1, sid, depth))
+    error = clean(await pipe.response(1))["error"]
+    assert error["code"] == INVALID_PARAMS
+    assert error["data"]["code"] == "invalid_params"
+    assert str(MAX_DEPTH) in error["message"]
+
+
+async def test_shallow_enough_tool_input_is_accepted(pipe: RawPipe) -> None:
+    sid = await session(pipe)
+    await send_text(pipe, append_with_input(1, sid, 40))
+    assert "result" in clean(await pipe.response(1))
+
+
+@pytest.mark.parametrize("path", ["/" + "a" * 20000, "x\x00y.jsonl", "a/" * 3000])
+async def test_unreadable_import_paths_are_invalid_params(pipe: RawPipe, path: str) -> None:
+    await pipe.send(
+        {"jsonrpc": "2.0", "id": 2, "method": protocol.SESSION_IMPORT, "params": {"path": path}}
+    )
+    error = clean(await pipe.response(2))["error"]
+    assert error["code"] == INVALID_PARAMS
+    assert len(error["message"]) < 500
+
+
+@pytest.mark.parametrize("bad_id", [[1], {"a": 1}, [], {}, True, 1.5])
+async def test_an_unusable_id_is_an_invalid_request(pipe: RawPipe, bad_id: Any) -> None:
+    await pipe.send({"jsonrpc": "2.0", "id": bad_id, "method": protocol.SESSION_LIST, "params": {}})
+    error = clean(await pipe.response(None))["error"]
+    assert error["code"] == INVALID_REQUEST
+    await pipe.send({"jsonrpc": "2.0", "id": 3, "method": protocol.SESSION_LIST, "params": {}})
+    assert "result" in await pipe.response(3)
+
+
+@pytest.mark.parametrize("version", ["1.0", 2, None, 2.0, "2.0 "])
+async def test_a_wrong_jsonrpc_version_is_answered(pipe: RawPipe, version: Any) -> None:
+    await pipe.send({"jsonrpc": version, "id": 4, "method": protocol.SESSION_LIST, "params": {}})
+    error = clean(await pipe.response(4))["error"]
+    assert error["code"] == INVALID_REQUEST
+    assert "2.0" in error["message"]
+
+
+@pytest.mark.parametrize("method", [5, None, ["baton/session/list"], {"m": 1}])
+async def test_a_method_that_is_no_string_is_an_invalid_request(pipe: RawPipe, method: Any) -> None:
+    await pipe.send({"jsonrpc": "2.0", "id": 5, "method": method, "params": {}})
+    assert clean(await pipe.response(5))["error"]["code"] == INVALID_REQUEST

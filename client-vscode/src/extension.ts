@@ -1,10 +1,75 @@
-// Activation: wires the language client, the meter, the chat view and the commands.
+// Activation: wires the language client, the meter, the chat view, the documents and the
+// commands, and returns the API other chat extensions use (src/api.ts).
 import * as vscode from "vscode";
+import type { BatonApi } from "./api";
+import { createApi } from "./apiImpl";
+import { CHAT_VIEW_ID, ChatView } from "./chatView";
+import { BatonClient } from "./client";
+import { registerCommands } from "./commands";
+import { CurrentSession } from "./currentSession";
+import { SETTINGS_SECTION } from "./protocol";
+import { onInterpreterChange } from "./python";
+import { API_KEY_SECRET } from "./secrets";
+import { PREVIEW_SCHEME, PreviewDocuments, SESSION_SCHEME, SessionDocuments } from "./sessionDocument";
+import { Meter } from "./status";
 
-export function activate(context: vscode.ExtensionContext): void {
+let client: BatonClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): BatonApi {
   const log = vscode.window.createOutputChannel("Baton", { log: true });
-  context.subscriptions.push(log);
-  log.info("Baton activated");
+  client = new BatonClient(context, log);
+  const current = new CurrentSession();
+  const meter = new Meter(current);
+  const chat = new ChatView(context, client, current);
+  const sessionDocuments = new SessionDocuments(client);
+  const previews = new PreviewDocuments();
+  const batonClient = client;
+  context.subscriptions.push(
+    log,
+    client,
+    current,
+    meter,
+    chat,
+    sessionDocuments,
+    current.onDidChange(() => meter.render()),
+    client.onDidChangeState((state) => {
+      meter.setServerState(state);
+      if (state === "running") {
+        sendActiveEditor(batonClient, vscode.window.activeTextEditor);
+      }
+    }),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    vscode.workspace.registerTextDocumentContentProvider(SESSION_SCHEME, sessionDocuments),
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
+    vscode.window.onDidChangeActiveTextEditor((editor) => sendActiveEditor(batonClient, editor)),
+    // the key reaches the server only at initialization: a new key needs a new server
+    context.secrets.onDidChange((event) => {
+      if (event.key === API_KEY_SECRET) {
+        void batonClient.restart();
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SETTINGS_SECTION}.server.command`)) {
+        void batonClient.restart();
+      }
+    }),
+  );
+  registerCommands(context, client, chat, current, previews);
+  void onInterpreterChange(() => {
+    const configured = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string[]>("server.command") ?? [];
+    if (configured.length === 0) {
+      void batonClient.restart();
+    }
+  }).then((subscription) => context.subscriptions.push(subscription));
+  void client.start();
+  return createApi(client, chat, current);
 }
 
-export function deactivate(): void {}
+function sendActiveEditor(client: BatonClient, editor: vscode.TextEditor | undefined): void {
+  client.notifyActiveEditor(editor !== undefined ? editor.document.uri.toString() : null);
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

@@ -217,3 +217,23 @@ async def test_ranges_follow_the_negotiated_position_encoding(start_server) -> N
     end = doc["messages"][0]["range"]["end"]
     last_line = doc["text"].split("\n")[end["line"]]
     assert end["character"] == len(last_line.encode("utf-8"))
+
+
+async def test_opening_a_session_document_publishes_its_diagnostics(start_server) -> None:
+    first = await start_server()
+    sid = (await first.create(title="Yesterday's chat"))["sessionId"]
+    await first.append(sid, *conversation(2))
+    await first.close()
+    # a later server on the same data dir: nothing has changed since it started
+    later = await start_server()
+    uri = protocol.session_uri(sid)
+    text = (await later.render(sid))["text"]
+    later.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="markdown", version=1, text=text
+            )
+        )
+    )
+    published = await later.diagnostics(sid)
+    assert any(d.code == "context-usage" for d in published.diagnostics)

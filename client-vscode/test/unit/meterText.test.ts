@@ -1,29 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatTokens, meterBackground, meterText, meterTooltip } from "../../src/meterText";
-import type { Usage } from "../../src/protocol";
-
-export function usage(overrides: Partial<Usage> = {}): Usage {
-  return {
-    sessionId: "s1",
-    model: "claude-sonnet-4-5",
-    contextWindow: 200_000,
-    effectiveWindow: 180_000,
-    autoCompactThreshold: 167_000,
-    warningThreshold: 147_000,
-    errorThreshold: 160_000,
-    blockingLimit: 177_000,
-    usedTokens: 124_300,
-    percentUsed: 62.15,
-    percentLeft: 25.6,
-    state: "ok",
-    estimated: true,
-    autoCompactEnabled: true,
-    autoCompactPaused: false,
-    breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, free: 75_700 },
-    ...overrides,
-  };
-}
+import { usage } from "./fixtures";
 
 test("tokens are shown in K and M with at most one decimal", () => {
   assert.equal(formatTokens(950), "950");

@@ -34,6 +34,11 @@ def register(ls: BatonServer) -> None:
         document = params.text_document
         if _is_file(document.uri):
             files.opened(document.uri, document.text, document.version)
+            return
+        session_id = p.session_id_from_uri(document.uri)
+        if session_id is not None:
+            # a server started after the session's last change has published nothing yet
+            ls.documents.schedule(session_id)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:

@@ -1,0 +1,90 @@
+/** The chat view's decisions that need no editor: which session to open, picker rows, spans. */
+import type { ContentBlock, Message, Session } from "./protocol";
+
+/** The most recently updated session (ISO times compare as strings; ties: the later listed). */
+export function mostRecent(sessions: readonly Session[]): Session | undefined {
+  let best: Session | undefined;
+  for (const session of sessions) {
+    if (best === undefined || Date.parse(session.updatedAt) >= Date.parse(best.updatedAt)) {
+      best = session;
+    }
+  }
+  return best;
+}
+
+export interface SessionPickRow {
+  label: string;
+  description: string;
+  detail: string;
+  sessionId: string;
+}
+
+/** Quick-pick rows, newest first, the current session marked. */
+export function sessionPickRows(sessions: readonly Session[], currentId: string | undefined, now: Date = new Date()): SessionPickRow[] {
+  return [...sessions]
+    .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))
+    .map((session) => ({
+      label: session.sessionId === currentId ? `$(check) ${session.title}` : session.title,
+      description: ago(session.updatedAt, now),
+      detail: `${session.model}` + (session.compactions > 0 ? ` · ${session.compactions} compaction${session.compactions === 1 ? "" : "s"}` : ""),
+      sessionId: session.sessionId,
+    }));
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago", or the date. */
+export function ago(iso: string, now: Date): string {
+  const seconds = Math.max(0, (now.getTime() - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(seconds)) {
+    return iso;
+  }
+  if (seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  if (seconds < 30 * 86_400) {
+    const days = Math.floor(seconds / 86_400);
+    return `${days} day${days === 1 ? "" : "s"} ago`;
+  }
+  return iso.slice(0, 10);
+}
+
+/**
+ * The span "Compact Selected" summarizes: the first and last selected message in view
+ * order. Ids the view no longer has are dropped; fewer than two left is no span.
+ */
+export function selectedSpan(selected: readonly string[], view: readonly Message[]): { first: string; last: string } | undefined {
+  const wanted = new Set(selected);
+  const inView = view.filter((message) => wanted.has(message.id));
+  if (inView.length < 2) {
+    return undefined;
+  }
+  return { first: inView[0]!.id, last: inView[inView.length - 1]!.id };
+}
+
+/** A message as plain text for the clipboard: its text blocks, tool calls and results in brief. */
+export function messageText(message: Message): string {
+  return message.content.map(blockText).filter((text) => text !== "").join("\n\n");
+}
+
+function blockText(block: ContentBlock): string {
+  const b = block as Record<string, unknown>;
+  switch (b.type) {
+    case "text":
+      return String(b.text ?? "");
+    case "thinking":
+      return String(b.thinking ?? "");
+    case "tool_use":
+      return `[tool ${String(b.name ?? "")}] ${JSON.stringify(b.input ?? {})}`;
+    case "tool_result": {
+      const content = b.content;
+      if (typeof content === "string") return content;
+      if (Array.isArray(content)) return content.map((inner) => blockText(inner as ContentBlock)).filter(Boolean).join("\n");
+      return "";
+    }
+    case "image":
+      return "[image]";
+    case "document":
+      return "[document]";
+    default:
+      return "";
+  }
+}

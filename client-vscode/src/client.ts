@@ -1,0 +1,219 @@
+/**
+ * The language client's lifecycle: finding and starting `baton serve`, restarting it, the
+ * server's notifications as events, typed requests, and work-done progress shown in VS Code.
+ */
+import { randomUUID } from "node:crypto";
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  State,
+  WorkDoneProgress,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type WorkDoneProgressBegin,
+  type WorkDoneProgressReport,
+} from "vscode-languageclient/node";
+import { Notifications, SETTINGS_SECTION, type ServerNotificationMap } from "./protocol";
+import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
+import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
+import { selectedInterpreter } from "./python";
+import { apiKey } from "./secrets";
+
+export type ServerState = "starting" | "running" | "stopped" | "failed";
+
+export class BatonClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private state: ServerState = "stopped";
+  private starting: Promise<void> | undefined;
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
+  private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
+  private readonly deltaEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/session/delta"]>();
+
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onDidChangeUsage = this.usageEmitter.event;
+  readonly onDidChangeSession = this.sessionEmitter.event;
+  readonly onDelta = this.deltaEmitter.event;
+  /** Typed calls; each waits for a server that is starting and fails at once when none runs. */
+  readonly rpc: BatonRpc;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {
+    const sender: RequestSender = {
+      sendRequest: async <R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> => {
+        const client = await this.ready();
+        // an undefined token would travel as a second parameter
+        return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+      },
+    };
+    this.rpc = new BatonRpc(sender);
+  }
+
+  get currentState(): ServerState {
+    return this.state;
+  }
+
+  /** Starts the server unless it is already starting or running. */
+  start(): Promise<void> {
+    if (this.client !== undefined && this.state === "running") {
+      return Promise.resolve();
+    }
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    await this.stop();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.stop(3000);
+      } catch (error) {
+        this.log.warn(`stopping the server: ${String(error)}`);
+      }
+      await client.dispose();
+    }
+    this.setState("stopped");
+  }
+
+  /** Sends `baton/activeEditor` (dropped while no server runs: nothing to keep in sync). */
+  notifyActiveEditor(uri: string | null): void {
+    if (this.client !== undefined && this.state === "running") {
+      void this.client.sendNotification(Notifications.activeEditor, { uri }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs `run` with a client-chosen workDoneToken whose begin/report/end show as VS Code
+   * progress; the progress's Cancel cancels the request.
+   */
+  async withProgress<T>(
+    title: string,
+    location: vscode.ProgressLocation,
+    run: (options: CallOptions) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.ready();
+    return vscode.window.withProgress({ location, title, cancellable: true }, async (progress, token) => {
+      const workDoneToken = `baton-vscode-${randomUUID()}`;
+      let last = 0;
+      const report = (value: WorkDoneProgressBegin | WorkDoneProgressReport): void => {
+        const increment = value.percentage !== undefined ? Math.max(0, value.percentage - last) : undefined;
+        if (value.percentage !== undefined) {
+          last = value.percentage;
+        }
+        progress.report({ message: value.message, increment });
+      };
+      const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
+        if (value.kind === "begin" || value.kind === "report") {
+          report(value);
+        }
+      });
+      try {
+        return await run({ token, workDoneToken });
+      } finally {
+        listener.dispose();
+      }
+    });
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+    this.usageEmitter.dispose();
+    this.sessionEmitter.dispose();
+    this.deltaEmitter.dispose();
+  }
+
+  private async ready(): Promise<LanguageClient> {
+    await this.starting?.catch(() => undefined);
+    if (this.client === undefined || this.state !== "running") {
+      throw new Error("Baton's server is not running (Baton: Show Logs says why; Baton: Restart Server tries again)");
+    }
+    return this.client;
+  }
+
+  private setState(state: ServerState): void {
+    if (state !== this.state) {
+      this.state = state;
+      this.stateEmitter.fire(state);
+    }
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState("starting");
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const resolution = await resolveLaunch({
+      configured: config.get("server.command"),
+      pythonPath: await selectedInterpreter(this.log),
+      env: process.env,
+    });
+    if (!resolution.ok) {
+      this.setState("failed");
+      const message = notFoundMessage(resolution.tried);
+      this.log.error(message);
+      void this.offerFixes(message);
+      return;
+    }
+    const { command, args, source } = resolution.launch;
+    this.log.info(`starting ${command} ${args.join(" ")} (from ${source})`);
+    const key = await apiKey(this.context);
+    const serverOptions: ServerOptions = { command, args, options: { env: process.env } };
+    const clientOptions: LanguageClientOptions = {
+      // every file the user opens or edits is the server's working set for restore;
+      // baton: session documents get its diagnostics, code actions and hovers
+      documentSelector: [{ scheme: "file" }, { scheme: "baton" }],
+      outputChannel: this.log,
+      initializationOptions: initializationOptions(JSON.parse(JSON.stringify(config)) as Record<string, unknown>, key),
+      synchronize: { configurationSection: SETTINGS_SECTION },
+    };
+    const client = new LanguageClient("baton", "Baton", serverOptions, clientOptions);
+    client.onDidChangeState((event) => {
+      if (this.client === client && this.starting === undefined) {
+        // the client restarts a crashed server by itself; follow it both ways
+        this.setState(event.newState === State.Running ? "running" : event.newState === State.Stopped ? "stopped" : "starting");
+      }
+    });
+    client.onNotification(Notifications.usageChanged, (params: ServerNotificationMap["baton/usageChanged"]) =>
+      this.usageEmitter.fire(params),
+    );
+    client.onNotification(Notifications.sessionChanged, (params: ServerNotificationMap["baton/sessionChanged"]) =>
+      this.sessionEmitter.fire(params),
+    );
+    client.onNotification(Notifications.sessionDelta, (params: ServerNotificationMap["baton/session/delta"]) =>
+      this.deltaEmitter.fire(params),
+    );
+    this.client = client;
+    try {
+      await client.start();
+      this.setState("running");
+    } catch (error) {
+      this.client = undefined;
+      this.setState("failed");
+      const message = `Baton's server (${command} ${args.join(" ")}) did not start: ${String(error)}`;
+      this.log.error(message);
+      void this.offerFixes(message);
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  private async offerFixes(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Logs", "Retry");
+    if (choice === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "baton.server.command");
+    } else if (choice === "Show Logs") {
+      this.log.show();
+    } else if (choice === "Retry") {
+      await this.restart();
+    }
+  }
+}

@@ -1,0 +1,170 @@
+/** The palette commands and the chat's right-click menu: VS Code glue over typed requests. */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { ChatView } from "./chatView";
+import { messageText, selectedSpan } from "./chatLogic";
+import type { BatonClient } from "./client";
+import { compactSummaryLine, previewReport } from "./compactReport";
+import type { CurrentSession } from "./currentSession";
+import type { CompactResult } from "./protocol";
+import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
+import { promptForApiKey } from "./secrets";
+import { PreviewDocuments, sessionDocumentUri } from "./sessionDocument";
+import { SHOW_CHAT_COMMAND } from "./status";
+
+/** What a `webview/context` item receives: the element's data-vscode-context. */
+interface MessageContext {
+  messageId?: unknown;
+}
+
+export function registerCommands(
+  context: vscode.ExtensionContext,
+  client: BatonClient,
+  chat: ChatView,
+  current: CurrentSession,
+  previews: PreviewDocuments,
+): void {
+  const sessionId = (): string => {
+    const id = current.sessionId;
+    if (id === undefined) {
+      throw new UserError("Baton: no conversation is open. Open one in the Baton chat view, or start one with Baton: New Chat.");
+    }
+    return id;
+  };
+  const compact = async (title: string, run: (id: string, options: CallOptions) => Promise<CompactResult>): Promise<void> => {
+    const id = sessionId();
+    const result = await client.withProgress(title, vscode.ProgressLocation.Notification, (options) => run(id, options));
+    void vscode.window.showInformationMessage(compactSummaryLine(result));
+  };
+  const register = (command: string, handler: (...args: unknown[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(command, (...args: unknown[]) => guard(handler, args)));
+  };
+
+  register("baton.restartServer", () => client.restart());
+  register("baton.showLogs", () => client.log.show());
+  register("baton.setApiKey", () => promptForApiKey(context));
+  register(SHOW_CHAT_COMMAND, () => chat.reveal());
+
+  register("baton.newChat", async () => {
+    await chat.reveal();
+    await chat.newChat();
+  });
+
+  register("baton.compactConversation", async () => {
+    sessionId();
+    const instructions = await vscode.window.showInputBox({
+      title: "Baton: Compact Conversation",
+      prompt: "Optional instructions for the summary (what to keep, what to focus on). Enter to compact.",
+      placeHolder: "e.g. keep the failing test names and the decisions about the parser",
+    });
+    if (instructions === undefined) {
+      return;
+    }
+    const trimmed = instructions.trim();
+    await compact("Baton: compacting", (id, options) =>
+      client.rpc.compact(id, trimmed ? { direction: "all", instructions: trimmed } : { direction: "all" }, options),
+    );
+  });
+
+  register("baton.previewCompaction", async () => {
+    const id = sessionId();
+    const result = await client.withProgress("Baton: planning a compaction", vscode.ProgressLocation.Notification, (options) =>
+      client.rpc.preview(id, options),
+    );
+    const { messages, session } = await client.rpc.getSession(id);
+    await previews.show(`Compaction preview ${session.title}`.replace(/[\\/]/g, "-"), previewReport(result, session.title, messages));
+  });
+
+  register("baton.undoCompaction", async (boundaryId?: unknown) => {
+    const id = sessionId();
+    const { usage } = await client.rpc.uncompact(id, typeof boundaryId === "string" ? boundaryId : undefined);
+    void vscode.window.showInformationMessage(`Baton: compaction undone; the context is ${Math.round(usage.percentUsed)}% full.`);
+  });
+
+  register("baton.openSessionDocument", async (id?: unknown) => {
+    const uri = sessionDocumentUri(typeof id === "string" ? id : sessionId());
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: false });
+  });
+
+  register("baton.importSession", async (target?: unknown) => {
+    const path = target instanceof vscode.Uri ? target.fsPath : typeof target === "string" ? target : await pickClaudeCodeFile();
+    if (path === undefined) {
+      return;
+    }
+    const session = await client.rpc.importClaudeCode(path);
+    await chat.reveal();
+    await chat.select(session.sessionId);
+    void vscode.window.showInformationMessage(`Baton: imported "${session.title}".`);
+  });
+
+  // the chat's right-click menu (ids of their own: the server's commands are registered too)
+  register("baton.chat.compactUpToHere", (ctx) =>
+    compact("Baton: compacting up to here", (id, options) => client.rpc.compactUpTo(id, messageIdOf(ctx), options)),
+  );
+  register("baton.chat.compactFromHere", (ctx) =>
+    compact("Baton: compacting from here", (id, options) => client.rpc.compactFrom(id, messageIdOf(ctx), options)),
+  );
+  register("baton.chat.compactSelected", () => {
+    const span = selectedSpan(chat.selection, chat.viewMessages);
+    if (span === undefined) {
+      throw new UserError("Baton: select two or more messages first (click, then shift-click).");
+    }
+    return compact("Baton: compacting the selected messages", (id, options) =>
+      client.rpc.compactRange(id, span.first, span.last, options),
+    );
+  });
+  register("baton.chat.pinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), true));
+  register("baton.chat.unpinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), false));
+  register("baton.chat.copyMessage", async (ctx) => {
+    const id = messageIdOf(ctx);
+    const message = chat.viewMessages.find((m) => m.id === id);
+    if (message === undefined) {
+      throw new UserError("Baton: that message is no longer in the view.");
+    }
+    await vscode.env.clipboard.writeText(messageText(message));
+  });
+}
+
+class UserError extends Error {}
+
+function messageIdOf(ctx: unknown): string {
+  const id = typeof ctx === "object" && ctx !== null ? (ctx as MessageContext).messageId : undefined;
+  if (typeof id !== "string" || id === "") {
+    throw new UserError("Baton: this command runs from a message's right-click menu in the chat view.");
+  }
+  return id;
+}
+
+async function pickClaudeCodeFile(): Promise<string | undefined> {
+  const projects = join(homedir(), ".claude", "projects");
+  const picked = await vscode.window.showOpenDialog({
+    title: "Baton: Import Claude Code Session",
+    openLabel: "Import",
+    canSelectMany: false,
+    filters: { "Claude Code session": ["jsonl", "json"] },
+    ...(existsSync(projects) ? { defaultUri: vscode.Uri.file(projects) } : {}),
+  });
+  return picked?.[0]?.fsPath;
+}
+
+/** Runs a command; a failure becomes one notification (never a stack), a cancel nothing. */
+async function guard(handler: (...args: unknown[]) => unknown, args: unknown[]): Promise<unknown> {
+  try {
+    return await handler(...args);
+  } catch (error) {
+    if (isCancellation(error)) {
+      return undefined;
+    }
+    const code = errorCode(error);
+    const message = error instanceof UserError ? error.message : `Baton: ${errorMessage(error)}`;
+    if (code === "nothing_to_compact") {
+      void vscode.window.showInformationMessage(message);
+    } else {
+      void vscode.window.showErrorMessage(message);
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Typed requests over the wire contract: every call the extension makes, in the exact shape
+ * it sends. Pure (no vscode import): the extension runs it over its LanguageClient and the
+ * protocol test over a plain connection to a real `baton serve`.
+ */
+import type { CancellationToken } from "vscode-languageserver-protocol";
+import {
+  Requests,
+  type CompactResult,
+  type Message,
+  type MessageInput,
+  type RequestMap,
+  type Session,
+  type Usage,
+} from "./protocol";
+
+export type Method = keyof RequestMap;
+export type Params<M extends Method> = RequestMap[M]["params"];
+export type Result<M extends Method> = RequestMap[M]["result"];
+export type ProgressToken = string | number;
+
+/** What both a LanguageClient and a ProtocolConnection offer. */
+export interface RequestSender {
+  sendRequest<R>(method: string, params: unknown, token?: CancellationToken): Promise<R>;
+}
+
+/** Per-call options: cancellation and a client-chosen work-done progress token. */
+export interface CallOptions {
+  token?: CancellationToken;
+  workDoneToken?: ProgressToken;
+}
+
+/** The one typed door to the server: method and params checked against RequestMap. */
+export function request<M extends Method>(
+  sender: RequestSender,
+  method: M,
+  params: Params<M>,
+  options: CallOptions = {},
+): Promise<Result<M>> {
+  const wire: Params<M> & { workDoneToken?: ProgressToken } =
+    options.workDoneToken === undefined ? params : { ...params, workDoneToken: options.workDoneToken };
+  // never pass an undefined token: jsonrpc would take it as a second parameter and send a list
+  return options.token === undefined
+    ? sender.sendRequest<Result<M>>(method, wire)
+    : sender.sendRequest<Result<M>>(method, wire, options.token);
+}
+
+export type Direction = "all" | "up_to" | "from" | "range";
+
+export interface CompactOptions {
+  direction?: Direction;
+  pivotMessageId?: string;
+  endMessageId?: string;
+  instructions?: string;
+  dryRun?: boolean;
+}
+
+/** The calls the extension makes, by what they do. */
+export class BatonRpc {
+  constructor(private readonly sender: RequestSender) {}
+
+  async listSessions(): Promise<Session[]> {
+    return (await request(this.sender, Requests.sessionList, {})).sessions;
+  }
+
+  createSession(options: { title?: string; systemPrompt?: string; model?: string } = {}): Promise<Session> {
+    return request(this.sender, Requests.sessionCreate, dropUndefined(options));
+  }
+
+  getSession(sessionId: string): Promise<Result<typeof Requests.sessionGet>> {
+    return request(this.sender, Requests.sessionGet, { sessionId });
+  }
+
+  append(sessionId: string, messages: MessageInput[]): Promise<Result<typeof Requests.sessionAppend>> {
+    return request(this.sender, Requests.sessionAppend, { sessionId, messages });
+  }
+
+  /** A prompt (or, with no text, a continuation); deltas arrive as notifications. */
+  send(sessionId: string, text: string | undefined, options: CallOptions = {}): Promise<{ message: Message; usage: Usage }> {
+    const params = text === undefined ? { sessionId } : { sessionId, content: text };
+    return request(this.sender, Requests.sessionSend, params, options);
+  }
+
+  render(sessionId: string): Promise<Result<typeof Requests.sessionRender>> {
+    return request(this.sender, Requests.sessionRender, { sessionId });
+  }
+
+  importClaudeCode(path: string): Promise<Session> {
+    return request(this.sender, Requests.sessionImport, { path, format: "claude-code" });
+  }
+
+  pin(sessionId: string, messageId: string, pinned: boolean): Promise<Message> {
+    return request(this.sender, Requests.sessionPin, { sessionId, messageId, pinned });
+  }
+
+  usage(sessionId: string): Promise<Usage> {
+    return request(this.sender, Requests.usage, { sessionId });
+  }
+
+  compact(sessionId: string, compact: CompactOptions = {}, options: CallOptions = {}): Promise<CompactResult> {
+    return request(this.sender, Requests.compact, { sessionId, ...dropUndefined(compact) }, options);
+  }
+
+  compactUpTo(sessionId: string, messageId: string, options: CallOptions = {}): Promise<CompactResult> {
+    return this.compact(sessionId, { direction: "up_to", pivotMessageId: messageId }, options);
+  }
+
+  compactFrom(sessionId: string, messageId: string, options: CallOptions = {}): Promise<CompactResult> {
+    return this.compact(sessionId, { direction: "from", pivotMessageId: messageId }, options);
+  }
+
+  compactRange(sessionId: string, first: string, last: string, options: CallOptions = {}): Promise<CompactResult> {
+    return this.compact(sessionId, { direction: "range", pivotMessageId: first, endMessageId: last }, options);
+  }
+
+  preview(sessionId: string, options: CallOptions = {}): Promise<CompactResult> {
+    return this.compact(sessionId, { direction: "all", dryRun: true }, options);
+  }
+
+  uncompact(sessionId: string, boundaryId?: string): Promise<{ usage: Usage }> {
+    const params = boundaryId === undefined ? { sessionId } : { sessionId, boundaryId };
+    return request(this.sender, Requests.uncompact, params);
+  }
+}
+
+/** Leaves out keys whose value is undefined, so the wire carries only what was chosen. */
+export function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The stable `data.code` of a Baton error, if the failure is one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "data" in error) {
+    const data = (error as { data?: unknown }).data;
+    if (typeof data === "object" && data !== null && typeof (data as { code?: unknown }).code === "string") {
+      return (data as { code: string }).code;
+    }
+  }
+  return undefined;
+}
+
+/** A one-line message for the user: the server's words, never a stack. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
+    const message = String((error as { message: unknown }).message);
+    return message.split("\n")[0] ?? message;
+  }
+  return String(error);
+}
+
+/** True when the failure is the request's own cancellation. */
+export function isCancellation(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === -32800;
+}

@@ -1,0 +1,19 @@
+"""The repository's fake Anthropic API for the protocol test: prints its URL, runs until stdin closes.
+
+Replies in order: a streamed text reply, then one that holds after a few events until the
+client cancels (the fake's gate is never opened), then the default text.
+"""
+
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
+from fake_anthropic import FakeAnthropic  # noqa: E402
+
+fake = FakeAnthropic(default_text="Default reply.").start()
+fake.reply("Hello from the fake API, streamed in pieces.", chunk_chars=6)
+fake.reply("This reply never finishes", hold_after=4, gate=threading.Event())
+print(fake.base_url, flush=True)
+sys.stdin.read()
+fake.close()

@@ -1,0 +1,186 @@
+// The extension's requests, in the exact shapes src/rpc.ts sends, against a real `baton serve`.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { CancellationTokenSource, WorkDoneProgress } from "vscode-languageserver-protocol/node";
+import type { MessageInput } from "../../src/protocol";
+import { errorCode, isCancellation } from "../../src/rpc";
+import { REPO, Server, startFakeApi } from "./harness";
+
+function conversation(turns: number, words = 60): MessageInput[] {
+  const messages: MessageInput[] = [];
+  for (let n = 0; n < turns; n++) {
+    const filler = Array.from({ length: words }, (_, i) => `word${n}x${i}`).join(" ");
+    messages.push({ role: "user", content: `Question ${n}: please explain part ${n}. ${filler}` });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Answer ${n}: part ${n} works like this. ${filler}` }] });
+  }
+  return messages;
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail("the request should have failed");
+}
+
+let server: Server;
+
+before(async () => {
+  server = await Server.start();
+});
+
+after(async () => {
+  await server.stop();
+});
+
+test("sessions: create, append, list, get, usage, render, pin", async () => {
+  const mark = server.notes.length;
+  const session = await server.rpc.createSession({ title: "Protocol test" });
+  assert.equal(session.title, "Protocol test");
+  assert.equal(session.uri, `baton:/sessions/${session.sessionId}.md`);
+  await server.notification("baton/sessionChanged", (p) => p.sessionId === session.sessionId && p.reason === "create", mark);
+
+  const appended = await server.rpc.append(session.sessionId, conversation(3));
+  assert.equal(appended.messageIds.length, 6);
+  assert.deepEqual(appended.repairs, []);
+  const changed = await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.usedTokens > 0, mark);
+  assert.equal(changed.params.usage.usedTokens, appended.usage.usedTokens);
+
+  assert.ok((await server.rpc.listSessions()).some((s) => s.sessionId === session.sessionId));
+  const view = await server.rpc.getSession(session.sessionId);
+  assert.deepEqual(view.messages.map((m) => m.id), appended.messageIds);
+  assert.equal(view.session.sessionId, session.sessionId);
+  const usage = await server.rpc.usage(session.sessionId);
+  assert.equal(usage.usedTokens, appended.usage.usedTokens);
+  assert.ok(usage.percentUsed > 0 && usage.percentUsed < 100);
+
+  const rendered = await server.rpc.render(session.sessionId);
+  assert.deepEqual(rendered.messages.map((m) => m.messageId), appended.messageIds);
+  assert.match(rendered.text, /Question 0/);
+
+  const pinned = await server.rpc.pin(session.sessionId, appended.messageIds[2]!, true);
+  assert.equal(pinned.pinned, true);
+  await server.notification("baton/sessionChanged", (p) => p.sessionId === session.sessionId && p.reason === "pin", mark);
+  assert.notEqual((await server.rpc.pin(session.sessionId, appended.messageIds[2]!, false)).pinned, true);
+});
+
+test("right-click compactions with client progress, undo, preview, range and from", async () => {
+  const session = await server.rpc.createSession({ title: "Compaction" });
+  const ids = (await server.rpc.append(session.sessionId, conversation(4, 400))).messageIds;
+  const before = await server.rpc.usage(session.sessionId);
+
+  const preview = await server.rpc.preview(session.sessionId);
+  assert.equal(preview.summary, null);
+  assert.ok(preview.summarizedMessageIds.length > 0);
+  assert.deepEqual((await server.rpc.getSession(session.sessionId)).messages.map((m) => m.id), ids, "a dry run changes nothing");
+
+  const kinds: string[] = [];
+  const listener = server.connection.onProgress(WorkDoneProgress.type, "vscode-test-1", (value) => {
+    kinds.push(value.kind);
+  });
+  const mark = server.notes.length;
+  const result = await server.rpc.compactUpTo(session.sessionId, ids[3]!, { workDoneToken: "vscode-test-1" });
+  listener.dispose();
+  assert.equal(result.direction, "up_to");
+  assert.deepEqual(result.summarizedMessageIds, ids.slice(0, 4));
+  assert.deepEqual(result.keptMessageIds, ids.slice(4));
+  assert.ok(result.postTokens < result.preTokens);
+  assert.deepEqual([kinds[0], kinds[kinds.length - 1]], ["begin", "end"]);
+  await server.notification("baton/sessionChanged", (p) => p.sessionId === session.sessionId && p.reason === "compact", mark);
+  const lower = await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.usedTokens < before.usedTokens, mark);
+  assert.ok(lower.params.usage.usedTokens < before.usedTokens);
+  const compacted = await server.rpc.getSession(session.sessionId);
+  assert.equal(compacted.messages[0]?.kind, "summary");
+  assert.equal(compacted.session.compactions, 1);
+
+  const undone = await server.rpc.uncompact(session.sessionId, result.boundaryId);
+  assert.equal(undone.usage.usedTokens, before.usedTokens);
+  assert.deepEqual((await server.rpc.getSession(session.sessionId)).messages.map((m) => m.id), ids);
+
+  const range = await server.rpc.compactRange(session.sessionId, ids[2]!, ids[5]!);
+  assert.deepEqual(range.summarizedMessageIds, ids.slice(2, 6));
+  await server.rpc.uncompact(session.sessionId);
+  const from = await server.rpc.compactFrom(session.sessionId, ids[4]!);
+  assert.deepEqual(from.keptMessageIds.slice(0, 4), ids.slice(0, 4));
+  assert.ok(from.summarizedMessageIds.includes(ids[4]!));
+
+  const all = await server.rpc.compact(session.sessionId, { direction: "all", instructions: "keep the part numbers" });
+  assert.equal(all.direction, "all");
+});
+
+test("editor files: a file the client opened and focused comes back after a compaction", async () => {
+  const path = join(server.workspace, "parser.py");
+  const text = "def parse(text):\n    return text.split()\n";
+  writeFileSync(path, text);
+  const uri = `file://${path}`;
+  await server.connection.sendNotification("textDocument/didOpen", {
+    textDocument: { uri, languageId: "python", version: 1, text },
+  });
+  await server.connection.sendNotification("baton/activeEditor", { uri });
+  const session = await server.rpc.createSession({ title: "Files" });
+  const ids = (await server.rpc.append(session.sessionId, conversation(3))).messageIds;
+  const result = await server.rpc.compactUpTo(session.sessionId, ids[3]!);
+  assert.ok(result.restoredFiles.some((file) => file.uri === uri), JSON.stringify(result.restoredFiles));
+  await server.connection.sendNotification("baton/activeEditor", { uri: null });
+});
+
+test("the session document gets its diagnostics when opened", async () => {
+  const session = await server.rpc.createSession({ title: "Diagnostics" });
+  await server.rpc.append(session.sessionId, conversation(1));
+  const rendered = await server.rpc.render(session.sessionId);
+  const mark = server.notes.length;
+  await server.connection.sendNotification("textDocument/didOpen", {
+    textDocument: { uri: rendered.uri, languageId: "markdown", version: 1, text: rendered.text },
+  });
+  const published = await server.notification(
+    "textDocument/publishDiagnostics",
+    (p) => p.uri === rendered.uri && p.diagnostics.some((d: { code?: string }) => d.code === "context-usage"),
+    mark,
+  );
+  assert.equal(published.params.uri, session.uri);
+});
+
+test("import of a Claude Code session, and errors carry their stable codes", async () => {
+  const imported = await server.rpc.importClaudeCode(join(REPO, "server", "baton", "examples", "session.jsonl"));
+  assert.ok(imported.title.length > 0);
+  assert.ok((await server.rpc.getSession(imported.sessionId)).messages.length > 0);
+
+  assert.equal(errorCode(await failure(server.rpc.getSession("no-such-session"))), "session_not_found");
+  assert.equal(errorCode(await failure(server.rpc.compactUpTo(imported.sessionId, "no-such-message"))), "message_not_found");
+  assert.equal(errorCode(await failure(server.rpc.send(imported.sessionId, "hello"))), "api_key_missing");
+  assert.equal(errorCode(await failure(server.rpc.importClaudeCode(join(REPO, "no-such-file.jsonl")))), "invalid_params");
+});
+
+test("send streams deltas with the key from initializationOptions, and Stop cancels", async () => {
+  const fake = await startFakeApi();
+  const keyed = await Server.start({ key: "sk-ant-protocol-test", env: { ANTHROPIC_BASE_URL: fake.baseUrl } });
+  try {
+    const session = await keyed.rpc.createSession({ title: "Chat" });
+    const mark = keyed.notes.length;
+    const reply = await keyed.rpc.send(session.sessionId, "Say hello", { workDoneToken: "vscode-send-1" });
+    const text = reply.message.content.map((b) => (b as { text?: string }).text ?? "").join("");
+    assert.equal(text, "Hello from the fake API, streamed in pieces.");
+    const deltas = keyed.notes.slice(mark).filter((n) => n.method === "baton/session/delta" && n.params.sessionId === session.sessionId);
+    assert.ok(deltas.length > 1, "the reply arrives in pieces");
+    assert.equal(deltas.map((n) => n.params.text).join(""), text);
+    assert.ok(deltas.every((n) => n.params.messageId === reply.message.id));
+
+    const cancel = new CancellationTokenSource();
+    const second = keyed.notes.length;
+    const pending = keyed.rpc.send(session.sessionId, "And again", { token: cancel.token });
+    await keyed.notification("baton/session/delta", (p) => p.sessionId === session.sessionId, second);
+    cancel.cancel();
+    assert.ok(isCancellation(await failure(pending)));
+    await keyed.notification("baton/sessionChanged", (p) => p.sessionId === session.sessionId && p.reason === "reply", second);
+    const messages = (await keyed.rpc.getSession(session.sessionId)).messages;
+    assert.equal(messages.at(-1)?.stopReason, "interrupted");
+    assert.equal(messages.at(-2)?.role, "user");
+  } finally {
+    await keyed.stop();
+    await fake.stop();
+  }
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ago, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
+import { message, session } from "./fixtures";
+
+test("the view opens the most recently updated session", () => {
+  const sessions = [session("a", "2026-11-02T10:00:00Z"), session("b", "2026-11-03T09:00:00+00:00"), session("c", "2026-11-01T23:00:00Z")];
+  assert.equal(mostRecent(sessions)?.sessionId, "b");
+  assert.equal(mostRecent([]), undefined);
+});
+
+test("times with offsets compare as instants, not as strings", () => {
+  const sessions = [session("a", "2026-11-03T10:00:00+02:00"), session("b", "2026-11-03T09:00:00Z")];
+  assert.equal(mostRecent(sessions)?.sessionId, "b");
+});
+
+test("picker rows are newest first and mark the current session", () => {
+  const now = new Date("2026-11-03T12:00:00Z");
+  const rows = sessionPickRows(
+    [session("old", "2026-11-01T12:00:00Z", { compactions: 2 }), session("new", "2026-11-03T11:55:00Z")],
+    "old",
+    now,
+  );
+  assert.deepEqual(rows.map((r) => r.sessionId), ["new", "old"]);
+  assert.equal(rows[0]?.description, "5 min ago");
+  assert.equal(rows[1]?.label, "$(check) Chat old");
+  assert.equal(rows[1]?.description, "2 days ago");
+  assert.match(rows[1]?.detail ?? "", /2 compactions/);
+});
+
+test("ago falls back to the date after a month", () => {
+  assert.equal(ago("2026-01-05T00:00:00Z", new Date("2026-11-03T00:00:00Z")), "2026-01-05");
+  assert.equal(ago("2026-11-03T00:00:10Z", new Date("2026-11-03T00:00:30Z")), "just now");
+});
+
+test("the selected span runs from the first to the last selected message in view order", () => {
+  const view = ["m1", "m2", "m3", "m4"].map((id) => message(id, "user", id));
+  assert.deepEqual(selectedSpan(["m3", "m1"], view), { first: "m1", last: "m3" });
+  assert.equal(selectedSpan(["m2"], view), undefined);
+  assert.equal(selectedSpan(["m2", "gone"], view), undefined);
+});
+
+test("a copied message keeps its text and names its tool calls", () => {
+  const m = message("m1", "assistant", "Reading it.", {
+    content: [
+      { type: "text", text: "Reading it." },
+      { type: "tool_use", id: "t1", name: "Read", input: { path: "a.py" } },
+    ] as never,
+  });
+  assert.equal(messageText(m), 'Reading it.\n\n[tool Read] {"path":"a.py"}');
+  const result = message("m2", "user", "", {
+    content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "print(1)" }] }] as never,
+  });
+  assert.equal(messageText(result), "print(1)");
+});

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BatonRpc, dropUndefined, errorCode, errorMessage, isCancellation, type RequestSender } from "../../src/rpc";
+import { sessionDocumentPath, sessionIdFromUri } from "../../src/sessionUri";
+
+function recorder(result: unknown = {}): { sender: RequestSender; calls: { method: string; params: unknown }[] } {
+  const calls: { method: string; params: unknown }[] = [];
+  return {
+    calls,
+    sender: {
+      sendRequest: async <R>(method: string, ...rest: unknown[]): Promise<R> => {
+        assert.equal(rest.length, 1, "no undefined token after the params");
+        const params = rest[0];
+        calls.push({ method, params });
+        return result as R;
+      },
+    },
+  };
+}
+
+test("right-click compactions send baton/compact with the direction and pivot", async () => {
+  const { sender, calls } = recorder();
+  const rpc = new BatonRpc(sender);
+  await rpc.compactUpTo("s1", "m3", { workDoneToken: "w1" });
+  await rpc.compactFrom("s1", "m3");
+  await rpc.compactRange("s1", "m2", "m4");
+  await rpc.preview("s1");
+  await rpc.compact("s1", { direction: "all", instructions: undefined });
+  assert.deepEqual(calls, [
+    { method: "baton/compact", params: { sessionId: "s1", direction: "up_to", pivotMessageId: "m3", workDoneToken: "w1" } },
+    { method: "baton/compact", params: { sessionId: "s1", direction: "from", pivotMessageId: "m3" } },
+    { method: "baton/compact", params: { sessionId: "s1", direction: "range", pivotMessageId: "m2", endMessageId: "m4" } },
+    { method: "baton/compact", params: { sessionId: "s1", direction: "all", dryRun: true } },
+    { method: "baton/compact", params: { sessionId: "s1", direction: "all" } },
+  ]);
+});
+
+test("send carries the prompt as content; no text continues; uncompact names a boundary only when given", async () => {
+  const { sender, calls } = recorder({ sessions: [] });
+  const rpc = new BatonRpc(sender);
+  await rpc.send("s1", "hello");
+  await rpc.send("s1", undefined);
+  await rpc.uncompact("s1");
+  await rpc.uncompact("s1", "b1");
+  await rpc.importClaudeCode("/tmp/x.jsonl");
+  await rpc.pin("s1", "m1", true);
+  assert.deepEqual(await rpc.listSessions(), []);
+  assert.deepEqual(calls.slice(0, 6), [
+    { method: "baton/session/send", params: { sessionId: "s1", content: "hello" } },
+    { method: "baton/session/send", params: { sessionId: "s1" } },
+    { method: "baton/uncompact", params: { sessionId: "s1" } },
+    { method: "baton/uncompact", params: { sessionId: "s1", boundaryId: "b1" } },
+    { method: "baton/session/import", params: { path: "/tmp/x.jsonl", format: "claude-code" } },
+    { method: "baton/session/pin", params: { sessionId: "s1", messageId: "m1", pinned: true } },
+  ]);
+  assert.deepEqual(calls[6], { method: "baton/session/list", params: {} });
+});
+
+test("dropUndefined keeps falsy values that were chosen", () => {
+  assert.deepEqual(dropUndefined({ a: undefined, b: 0, c: "", d: false }), { b: 0, c: "", d: false });
+});
+
+test("errors: the stable code, one line of message, cancellation", () => {
+  const error = Object.assign(new Error("Nothing to compact\nmore"), { code: -32602, data: { code: "nothing_to_compact" } });
+  assert.equal(errorCode(error), "nothing_to_compact");
+  assert.equal(errorMessage(error), "Nothing to compact");
+  assert.equal(errorCode(new Error("plain")), undefined);
+  assert.equal(isCancellation({ code: -32800, message: "cancelled" }), true);
+  assert.equal(isCancellation(error), false);
+});
+
+test("session document URIs name their session", () => {
+  assert.equal(sessionIdFromUri({ scheme: "baton", path: sessionDocumentPath("abc-1") }), "abc-1");
+  assert.equal(sessionIdFromUri({ scheme: "file", path: "/sessions/abc.md" }), undefined);
+  assert.equal(sessionIdFromUri({ scheme: "baton", path: "/sessions/a/b.md" }), undefined);
+});

@@ -26,8 +26,11 @@ export function python(): string {
   return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
 }
 
-/** `baton serve` from the same environment as python(), as the extension would run it. */
+/** `baton serve`: BATON_SERVER_COMMAND (scripts/test-vscode sets it), else python()'s. */
 function serveCommand(): [string, string[]] {
+  if (process.env.BATON_SERVER_COMMAND) {
+    return [process.env.BATON_SERVER_COMMAND, ["serve"]];
+  }
   const script = join(dirname(python()), "baton");
   return existsSync(script) ? [script, ["serve"]] : [python(), ["-m", "baton", "serve"]];
 }

@@ -43,4 +43,6 @@ export interface WebviewState {
   sessionId: string | null;
   draft: string;
   scrollTop: number;
+  /** Whether the usage chart shows its per-category bars (absent: folded). */
+  usageOpen?: boolean;
 }

@@ -1,6 +1,6 @@
 // One content block (the Anthropic API's shapes) as DOM: Markdown text, image thumbnails,
 // and tool calls, tool results and thinking collapsed behind a <details>.
-import { collapsed, h } from "./dom";
+import { collapsed, folded, h } from "./dom";
 import { codeBlock, renderMarkdown } from "./markdown";
 import type { ContentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
 
@@ -56,19 +56,29 @@ function image(block: ImageBlock): HTMLElement {
 }
 
 function toolUse(block: ToolUseBlock): HTMLElement {
-  const input = JSON.stringify(block.input ?? {}, null, 2);
-  const code = h("div", { class: "baton-tool-body" });
-  code.innerHTML = codeBlock(input, "json");
-  return collapsed(
+  return folded(
     "baton-tool baton-tool-use",
     [h("span", { class: "baton-tool-label" }, "Tool call"), " ", h("code", {}, block.name)],
-    code,
+    () => {
+      const code = h("div", { class: "baton-tool-body" });
+      code.innerHTML = codeBlock(JSON.stringify(block.input ?? {}, null, 2), "json");
+      return [code];
+    },
   );
 }
 
 function toolResult(block: ToolResultBlock, ctx: BlockContext): HTMLElement {
   const name = ctx.toolNames.get(block.tool_use_id);
   const error = block.is_error === true;
+  const label = [
+    h("span", { class: "baton-tool-label" }, error ? "Tool error" : "Tool result"),
+    name ? " " : "",
+    name ? h("code", {}, name) : "",
+  ];
+  return folded(`baton-tool baton-tool-result${error ? " baton-error" : ""}`, label, () => [toolOutput(block)]);
+}
+
+function toolOutput(block: ToolResultBlock): HTMLElement {
   const body = h("div", { class: "baton-tool-body" });
   const parts = typeof block.content === "string" ? [{ type: "text", text: block.content }] : (block.content ?? []);
   for (const part of parts) {
@@ -83,16 +93,7 @@ function toolResult(block: ToolResultBlock, ctx: BlockContext): HTMLElement {
     }
   }
   if (parts.length === 0) body.appendChild(h("div", { class: "baton-muted" }, "(no output)"));
-  const details = collapsed(
-    `baton-tool baton-tool-result${error ? " baton-error" : ""}`,
-    [
-      h("span", { class: "baton-tool-label" }, error ? "Tool error" : "Tool result"),
-      name ? " " : "",
-      name ? h("code", {}, name) : "",
-    ],
-    body,
-  );
-  return details;
+  return body;
 }
 
 function mediaType(source: { [key: string]: unknown }): string {

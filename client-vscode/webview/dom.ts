@@ -39,6 +39,21 @@ export function collapsed(className: string, summary: Child | Child[], ...body: 
   return h("details", { class: className }, head, ...body);
 }
 
+/**
+ * A collapsed <details> whose body is built the first time it opens: a long session's tool
+ * inputs and outputs cost nothing until someone looks at them.
+ */
+export function folded(className: string, summary: Child | Child[], build: () => Child[]): HTMLDetailsElement {
+  const details = collapsed(className, summary);
+  let built = false;
+  details.addEventListener("toggle", () => {
+    if (!details.open || built) return;
+    built = true;
+    append(details, ...build());
+  });
+  return details;
+}
+
 /** 12,345 -> "12.3K"; figures under 1,000 stay as they are. */
 export function compactNumber(n: number): string {
   if (n >= 1_000_000) return `${trim(n / 1_000_000)}M`;

@@ -2,7 +2,7 @@
 // reused while a message is unchanged (so open <details> stay open), the compaction summary
 // with its restored files and Undo, and the pending reply that deltas stream into.
 import { type BlockContext, markdownElement, renderBlock } from "./blocks";
-import { button, collapsed, compactNumber, h } from "./dom";
+import { button, collapsed, compactNumber, folded, h } from "./dom";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
@@ -74,7 +74,16 @@ export class Feed {
     if (this.pendingPrompt && (!busy || holdsPrompt(messages, this.pendingPrompt.text))) this.pendingPrompt = null;
     if (this.pendingPrompt) elements.push(this.pendingPrompt.el);
     if (this.pending) elements.push(this.pending.el);
-    this.el.replaceChildren(...elements);
+    this.place(elements);
+  }
+
+  /** Make the feed's children `elements`, moving only what is out of place (no relayout of the rest). */
+  private place(elements: readonly HTMLElement[]): void {
+    elements.forEach((el, i) => {
+      const at = this.el.children[i];
+      if (at !== el) this.el.insertBefore(el, at ?? null);
+    });
+    while (this.el.children.length > elements.length) this.el.lastElementChild?.remove();
   }
 
   /** Append streamed reply text to the pending assistant element for `messageId`. */
@@ -241,7 +250,7 @@ function attachment(message: Message): HTMLElement {
   return h(
     "div",
     { class: "baton-message-body" },
-    collapsed(
+    folded(
       "baton-attachment",
       [
         h("span", { class: "baton-tool-label" }, "Restored file"),
@@ -249,7 +258,7 @@ function attachment(message: Message): HTMLElement {
         h("code", { title }, basename(title)),
         h("span", { class: "baton-meta" }, ` ${dirname(title)}`),
       ],
-      markdownElement(text),
+      () => [markdownElement(text)],
     ),
   );
 }

@@ -35,5 +35,6 @@ function validState(raw: unknown): Partial<WebviewState> {
   if (typeof r.sessionId === "string") out.sessionId = r.sessionId;
   if (typeof r.draft === "string") out.draft = r.draft;
   if (typeof r.scrollTop === "number" && Number.isFinite(r.scrollTop)) out.scrollTop = r.scrollTop;
+  if (typeof r.usageOpen === "boolean") out.usageOpen = r.usageOpen;
   return out;
 }

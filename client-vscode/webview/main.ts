@@ -24,7 +24,7 @@ class ChatView {
   private readonly host = new Host();
   private readonly selection = new Selection();
   private readonly header: Header;
-  private readonly usage = new UsageChart();
+  private readonly usage: UsageChart;
   private readonly feed: Feed;
   private readonly composer: Composer;
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
@@ -45,6 +45,7 @@ class ChatView {
       openDocument: () => this.host.post({ type: "openSessionDocument" }),
     };
     this.header = new Header(actions);
+    this.usage = new UsageChart(this.host.state.usageOpen ?? false, (usageOpen) => this.host.save({ usageOpen }));
     this.welcomeActions = actions;
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),

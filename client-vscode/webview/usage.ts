@@ -1,5 +1,6 @@
-// The context-usage chart: one bar per category of Usage.breakdown (the known ones in a
-// fixed order, any other key after them), as a share of the context window.
+// The context-usage chart: a stacked bar of Usage.breakdown always in sight, and on demand one
+// bar per category (the known ones in a fixed order, any other key after them), each as a
+// share of the context window.
 import { compactNumber, h } from "./dom";
 import type { Usage } from "./wire";
 
@@ -16,12 +17,17 @@ const KNOWN: readonly [key: string, label: string][] = [
 export class UsageChart {
   readonly el: HTMLDetailsElement;
   private readonly title: HTMLElement;
+  private readonly stack: HTMLElement;
   private readonly rows: HTMLElement;
 
-  constructor() {
+  /** `open`: whether the per-category rows show; `onToggle` hears the user change it. */
+  constructor(open: boolean, onToggle: (open: boolean) => void) {
     this.title = h("span", { class: "baton-usage-title" });
+    this.stack = h("span", { class: "baton-usage-stack", "aria-hidden": "true" });
     this.rows = h("div", { class: "baton-usage-rows", role: "list", "aria-label": "Context usage by category" });
-    this.el = h("details", { class: "baton-usage", open: true }, h("summary", {}, this.title), this.rows);
+    const summary = h("summary", {}, this.title, this.stack);
+    this.el = h("details", { class: "baton-usage", open }, summary, this.rows);
+    this.el.addEventListener("toggle", () => onToggle(this.el.open));
     this.el.hidden = true;
   }
 
@@ -29,14 +35,33 @@ export class UsageChart {
     this.el.hidden = usage === null;
     if (usage === null) return;
     const window = Math.max(usage.contextWindow, 1);
-    const estimated = usage.estimated ? " (estimated)" : "";
-    this.title.textContent =
-      `${Math.round(usage.percentUsed)}% used · ${compactNumber(usage.usedTokens)}/${compactNumber(usage.contextWindow)}` +
-      `${estimated} · auto-compact at ${compactNumber(usage.autoCompactThreshold)}`;
+    const share = (tokens: number): string => `${Math.max(0, Math.min(100, (100 * tokens) / window)).toFixed(2)}%`;
+    const notes = [
+      `${Math.round(usage.percentUsed)}% used`,
+      `${compactNumber(usage.usedTokens)}/${compactNumber(usage.contextWindow)}${usage.estimated ? " (estimated)" : ""}`,
+      !usage.autoCompactEnabled
+        ? "auto-compact off"
+        : usage.autoCompactPaused
+          ? "auto-compact paused"
+          : `auto-compact at ${compactNumber(usage.autoCompactThreshold)}`,
+    ];
+    this.title.textContent = notes.join(" · ");
     this.el.dataset.state = usage.state;
-    const rows = categories(usage.breakdown as unknown as { [key: string]: unknown }).map(([key, label, tokens]) => {
-      const fill = h("span", { class: `baton-usage-fill cat-${key}` });
-      fill.style.width = `${Math.min(100, (100 * tokens) / window).toFixed(2)}%`; // CSSOM: allowed by the CSP
+    const all = categories(usage.breakdown as unknown as { [key: string]: unknown });
+    // The stacked bar: every category but free space, then a tick at the auto-compact threshold.
+    const segments = all
+      .filter(([key, , tokens]) => key !== "free" && tokens > 0)
+      .map(([key, label, tokens]) => {
+        const seg = h("span", { class: `baton-usage-seg cat-${key}`, title: `${label}: ${compactNumber(tokens)}` });
+        seg.style.width = share(tokens); // CSSOM: allowed by the CSP, unlike a style attribute
+        return seg;
+      });
+    const tick = h("span", { class: "baton-usage-tick" });
+    tick.style.left = share(usage.autoCompactThreshold);
+    this.stack.replaceChildren(...segments, tick);
+    const rows = all.map(([key, label, tokens]) => {
+      const fill = h("span", { class: `baton-usage-fill cat-${key}${tokens > 0 ? "" : " empty"}` });
+      fill.style.width = share(tokens);
       return h(
         "div",
         {

@@ -134,7 +134,14 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", boundaryId: "bnd_1" });
 
-  // The usage chart has a bar for every category present, unknown ones included.
+  // The usage chart: a stacked bar in sight; unfolded, a bar for every category present,
+  // unknown ones included.
+  const segments = await page.$$eval(".baton-usage-stack .baton-usage-seg", (els) => els.map((el) => el.className));
+  assert.equal(segments.length, 6); // all but free space
+  assert.equal(await page.locator(".baton-usage-tick").evaluate((el) => el.style.left), "83.5%");
+  assert.equal(await page.locator(".baton-usage-row").first().isVisible(), false);
+  await page.locator(".baton-usage > summary").click();
+  assert.equal(await page.locator(".baton-usage-row").first().isVisible(), true);
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "tools", "messages", "summary", "attachments", "unattributed", "free"]);
   const width = await page
@@ -357,6 +364,7 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   const page = await openView(t, "dark", { width: 420, height: 420 });
   await showFixture(page);
   await page.locator("#baton-input").fill("half-written thought");
+  await page.locator(".baton-usage > summary").click(); // unfold the chart: that is kept too
   const feed = page.locator(".baton-feed");
   await feed.evaluate((el) => (el.scrollTop = 120));
   await page.waitForFunction(
@@ -368,6 +376,7 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   assert.equal(await page.locator("#baton-input").inputValue(), "half-written thought");
   await showFixture(page);
   assert.equal(await feed.evaluate((el) => el.scrollTop), 120);
+  assert.equal(await page.locator(".baton-usage").evaluate((d) => d.open), true);
 
   // The host came back showing another session: the view asks for the one it had.
   await page.reload();

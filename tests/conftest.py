@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +19,56 @@ FAKE_KEY = "sk-ant-test-SECRET-123"  # distinctive, so tests can prove it leaks 
 # Nothing listens on the discard port: a test that forgets the fake fails fast instead of
 # reaching api.anthropic.com.
 UNREACHABLE_API = "http://127.0.0.1:9"
+
+# The real transcript corpus is not part of the repository: its tests form an extra tier
+# that runs only when BATON_CORPUS names the folder (CI sets it through .ci/run).
+CORPUS_ENV = "BATON_CORPUS"
+CORPUS_DESELECTED = pytest.StashKey[int]()
+
+
+def corpus_folder() -> Path | None:
+    named = os.environ.get(CORPUS_ENV, "")
+    return Path(named).expanduser().resolve() if named else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"corpus: reads the real transcript corpus (runs when {CORPUS_ENV} is set)"
+    )
+    folder = corpus_folder()
+    if folder is not None and not folder.is_dir():
+        raise pytest.UsageError(f"{CORPUS_ENV}={os.environ[CORPUS_ENV]} is not a folder")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:  # a test that reads the corpus is in its tier, marked or not
+        if "corpus_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.corpus)
+    if corpus_folder() is not None:
+        return
+    deselected = [item for item in items if item.get_closest_marker("corpus")]
+    if deselected:
+        items[:] = [item for item in items if not item.get_closest_marker("corpus")]
+        config.hook.pytest_deselected(items=deselected)
+    config.stash[CORPUS_DESELECTED] = len(deselected)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    count = config.stash.get(CORPUS_DESELECTED, 0)
+    if count:
+        terminalreporter.write_line(
+            f"corpus tier not selected ({count} tests deselected): to run it, set "
+            f"{CORPUS_ENV} to the folder of real transcripts, e.g. "
+            f"{CORPUS_ENV}=../shared/corpus bash scripts/test"
+        )
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The real Claude Code transcripts named by BATON_CORPUS (read in place, never copied)."""
+    folder = corpus_folder()
+    assert folder is not None, f"a corpus test ran without {CORPUS_ENV}"
+    return folder
 
 
 @pytest.fixture(autouse=True)

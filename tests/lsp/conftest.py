@@ -13,11 +13,6 @@ from lsp_harness import NEOVIM, VSCODE, Harness, start
 Starter = Callable[..., Awaitable[Harness]]
 
 
-@pytest.fixture
-def corpus_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-
-
 @pytest_asyncio.fixture
 async def start_server(tmp_path: Path) -> AsyncIterator[Starter]:
     """Start servers with custom options; every one is shut down after the test."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from lsp_harness import Harness, assistant, conversation, user
 
 from baton import protocol
+from claude_code_gen import case
 
 SESSION_KEYS = {"sessionId", "title", "model", "createdAt", "updatedAt", "uri", "compactions"}
 USAGE_KEYS = {
@@ -151,17 +152,17 @@ async def test_usage_reports_the_thresholds_of_a_200k_window(start_server) -> No
     )
 
 
-async def test_import_of_a_claude_code_file_creates_a_session(
-    lsp: Harness, corpus_dir: Path
-) -> None:
-    source = sorted(corpus_dir.glob("*.jsonl"))[0]
+async def test_import_of_a_claude_code_file_creates_a_session(lsp: Harness, tmp_path: Path) -> None:
+    generated = case("recent-one-compaction")
+    source = generated.write(tmp_path / "session.jsonl")
     imported = await lsp.request(
         protocol.SESSION_IMPORT, {"path": str(source), "format": "claude-code"}
     )
     assert imported.keys() >= SESSION_KEYS
     view = await lsp.get(imported["sessionId"])
-    assert view["messages"], "an imported conversation has messages"
+    assert len(view["messages"]) == len(generated.truth.view)
     assert view["messages"][0]["role"] == "user"
+    assert view["messages"][0]["kind"] == "summary"  # the file's compaction is the session's
 
 
 async def test_import_refuses_missing_files_and_unknown_formats(

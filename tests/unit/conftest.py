@@ -13,12 +13,6 @@ from baton.core.tokens import Encoder, Estimator, load_cl100k
 
 
 @pytest.fixture(scope="session")
-def corpus_dir() -> Path:
-    """Real Claude Code transcripts, kept beside the repository (never copied into it)."""
-    return Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-
-
-@pytest.fixture(scope="session")
 def cl100k() -> Encoder:
     """The offline cl100k_base encoding, loaded once for the whole run."""
     return load_cl100k()

@@ -20,6 +20,7 @@ from baton.core.settings import Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator, default_estimator
 from baton.report import BAR_WIDTH, bar
+from claude_code_gen import CASES, case
 
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "free")
 
@@ -144,6 +145,22 @@ def test_usage_reads_a_baton_transcript_without_changing_it(
     store.close()
 
 
+def test_usage_of_a_claude_code_file_matches_the_core_figures(
+    capsys: pytest.CaptureFixture[str],
+    shared_estimator: Estimator,
+    tmp_path: Path,
+) -> None:
+    path = case("old-summary-first-array").write(tmp_path / "chat.json")
+    want = expected_usage(path, shared_estimator, tmp_path)
+
+    code, out, _ = run(capsys, "usage", str(path))
+
+    assert code == 0
+    assert f"Used tokens     {want['usedTokens']:,}" in out
+    assert "2 Claude Code session ids joined in one session" in out
+
+
+@pytest.mark.corpus
 def test_usage_of_a_corpus_file_matches_the_core_figures(
     capsys: pytest.CaptureFixture[str],
     corpus_dir: Path,
@@ -285,12 +302,7 @@ CORPUS_FILES = [
 ]
 
 
-@pytest.mark.parametrize("name", CORPUS_FILES)
-def test_usage_estimates_each_corpus_file_within_15_percent_of_a_plain_cl100k_count(
-    name: str, corpus_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = run(capsys, "usage", str(corpus_dir / name))
-    assert code == 0
+def estimate_within_15_percent_of_plain_count(out: str) -> None:
     figures = {
         line.split(":")[0].strip(): int(line.split(":")[1].split("tokens")[0].replace(",", ""))
         for line in out.splitlines()
@@ -300,3 +312,24 @@ def test_usage_estimates_each_corpus_file_within_15_percent_of_a_plain_cl100k_co
     estimate = figures["Estimate of the view alone"]
     assert plain > 0
     assert abs(estimate - plain) / plain <= 0.15, (estimate, plain)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_usage_estimates_each_generated_file_within_15_percent_of_a_plain_cl100k_count(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # no PDF prompts: the plain count sees text alone, the estimate a page's 2,000 tokens
+    generated = case(name, media=False)
+    code, out, _ = run(capsys, "usage", str(generated.write(tmp_path / "session.jsonl")))
+    assert code == 0
+    estimate_within_15_percent_of_plain_count(out)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_usage_estimates_each_corpus_file_within_15_percent_of_a_plain_cl100k_count(
+    name: str, corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "usage", str(corpus_dir / name))
+    assert code == 0
+    estimate_within_15_percent_of_plain_count(out)

@@ -15,8 +15,17 @@ from baton.core.boundary import AdjustedPivot, Retention, RetentionFigure
 from baton.core.compaction.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.result import CompactResult
 from baton.core.store import SessionStore
+from claude_code_gen import case
 
 CLAUDE_FILE = "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"
+
+
+@pytest.fixture(params=["generated", pytest.param("corpus", marks=pytest.mark.corpus)])
+def claude_file(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A Claude Code session file: a generated one, and the real one in the corpus tier."""
+    if request.param == "corpus":
+        return Path(request.getfixturevalue("corpus_dir")) / CLAUDE_FILE
+    return case("old-jsonl").write(tmp_path / "session.jsonl")
 
 
 def baton_transcript(store: SessionStore) -> tuple[Path, list[str]]:
@@ -31,9 +40,9 @@ def baton_transcript(store: SessionStore) -> tuple[Path, list[str]]:
 
 
 def test_compacting_a_claude_code_file_reports_tokens_counts_retention_and_summary(
-    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+    claude_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = corpus_dir / CLAUDE_FILE
+    path = claude_file
     before = path.read_bytes()
     assert main(["compact", str(path)]) == 0
     out = capsys.readouterr().out
@@ -48,9 +57,9 @@ def test_compacting_a_claude_code_file_reports_tokens_counts_retention_and_summa
 
 
 def test_json_output_is_the_compact_result(
-    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+    claude_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["compact", str(corpus_dir / CLAUDE_FILE), "--all", "--json"]) == 0
+    assert main(["compact", str(claude_file), "--all", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["direction"] == "all" and result["summarizer"] == "extractive"
     assert result["summary"] and result["boundaryId"]

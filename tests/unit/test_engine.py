@@ -37,6 +37,7 @@ from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator
 from baton.core.transcript import Transcript
+from claude_code_gen import CASES, case
 
 BODY = "## 1. Primary request and intent\nThe user asked for things."
 
@@ -545,40 +546,53 @@ async def test_a_pinned_message_stays_verbatim_and_returns_to_its_place_on_undo(
 # ---- real sessions ---------------------------------------------------------------------------
 
 
-async def test_compacting_real_sessions_keeps_every_user_prompt(
-    corpus_dir: Path, estimator: Estimator, tmp_path: Path
-) -> None:
-    files = sorted([*corpus_dir.glob("*.jsonl"), *corpus_dir.glob("*.json")])
-    assert len(files) >= 6
+async def compaction_keeps_every_user_prompt(path: Path, estimator: Estimator, data: Path) -> None:
     # a smaller window than the default, so that even the shortest session has a past
     settings = Settings()
     settings.keep_window = KeepWindowSettings(
         min_tokens=2_000, min_text_messages=3, max_tokens=8_000
     )
+    store = SessionStore(data, estimator.count_message)
+    try:
+        session, _ = import_with_report(path, store)
+        before = session.view_messages()
+        ctx = CompactContext(
+            settings=settings,
+            estimator=estimator,
+            summarizer=ExtractiveSummarizer(estimator.count_text),
+        )
+        result = await compact(session, CompactRequest(direction="all"), ctx)
+        after = session.view_messages()
+        assert invariant_violations(after) == [], path.name
+        assert result.summarized_message_ids and result.post_tokens < result.pre_tokens
+        visible = normalize("\n".join(m.text() for m in after))
+        prompts = prompt_texts(before)
+        gone = set(result.summarized_message_ids)
+        assert prompt_texts([m for m in before if m.id in gone]), path.name
+        for prompt in prompts:
+            assert normalize(prompt)[:80] in visible, (path.name, prompt[:80])
+        uncompact(session, result.boundary_id)
+        assert dumps(session.view_messages()) == dumps(before), path.name
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("name", CASES)
+async def test_compacting_a_generated_session_keeps_every_user_prompt(
+    name: str, estimator: Estimator, tmp_path: Path
+) -> None:
+    path = case(name).write(tmp_path / "session.jsonl")
+    await compaction_keeps_every_user_prompt(path, estimator, tmp_path / "data")
+
+
+@pytest.mark.corpus
+async def test_compacting_real_sessions_keeps_every_user_prompt(
+    corpus_dir: Path, estimator: Estimator, tmp_path: Path
+) -> None:
+    files = sorted([*corpus_dir.glob("*.jsonl"), *corpus_dir.glob("*.json")])
+    assert len(files) >= 6
     for number, path in enumerate(files):
-        store = SessionStore(tmp_path / str(number), estimator.count_message)
-        try:
-            session, _ = import_with_report(path, store)
-            before = session.view_messages()
-            ctx = CompactContext(
-                settings=settings,
-                estimator=estimator,
-                summarizer=ExtractiveSummarizer(estimator.count_text),
-            )
-            result = await compact(session, CompactRequest(direction="all"), ctx)
-            after = session.view_messages()
-            assert invariant_violations(after) == [], path.name
-            assert result.summarized_message_ids and result.post_tokens < result.pre_tokens
-            visible = normalize("\n".join(m.text() for m in after))
-            prompts = prompt_texts(before)
-            gone = set(result.summarized_message_ids)
-            assert prompt_texts([m for m in before if m.id in gone]), path.name
-            for prompt in prompts:
-                assert normalize(prompt)[:80] in visible, (path.name, prompt[:80])
-            uncompact(session, result.boundary_id)
-            assert dumps(session.view_messages()) == dumps(before), path.name
-        finally:
-            store.close()
+        await compaction_keeps_every_user_prompt(path, estimator, tmp_path / str(number))
 
 
 async def test_a_failing_progress_callback_does_not_fail_the_compaction(

@@ -35,6 +35,7 @@ from baton.core.messages import (
 )
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator
+from claude_code_gen import CASES, case
 
 CORPUS_FILES = [
     "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
@@ -311,12 +312,9 @@ async def test_summarizing_can_be_cancelled_between_sections() -> None:
 # ---- the corpus --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", CORPUS_FILES)
-async def test_corpus_summary_keeps_every_prompt_and_stays_bounded(
-    name: str, corpus_dir: Path, store: SessionStore, estimator: Estimator
+async def summary_keeps_every_prompt_and_stays_bounded(
+    messages: list[Message], estimator: Estimator
 ) -> None:
-    session = import_claude_code(corpus_dir / name, store)
-    messages = session.view_messages()
     body = await summarize(messages, max_tokens=20_000, count=estimator.count_text)
     assert estimator.count_text(body) <= 6_000
     figures, _ = retention(messages, body, [])
@@ -325,6 +323,42 @@ async def test_corpus_summary_keeps_every_prompt_and_stays_bounded(
     assert body == await summarize(messages, max_tokens=20_000, count=estimator.count_text)
 
 
+@pytest.mark.parametrize("name", CASES)
+async def test_summary_of_a_generated_session_keeps_every_prompt_and_stays_bounded(
+    name: str, tmp_path: Path, store: SessionStore, estimator: Estimator
+) -> None:
+    generated = case(name)
+    session = import_claude_code(generated.write(tmp_path / "session.jsonl"), store)
+    messages = session.view_messages()
+    assert {p for p in generated.truth.prompts if p} >= set(prompt_texts(messages)) - {
+        m.text().strip() for m in messages if m.text().startswith(("<", "["))
+    }
+    await summary_keeps_every_prompt_and_stays_bounded(messages, estimator)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if case(n).truth.summary_prompts])
+async def test_claude_code_summary_prompts_are_carried_forward(
+    name: str, tmp_path: Path, store: SessionStore
+) -> None:
+    generated = case(name)
+    session = import_claude_code(generated.write(tmp_path / "session.jsonl"), store)
+    messages = session.view_messages()
+    assert messages[0].kind == "summary"
+    body = normalize(section(await summarize(messages), 6))
+    for prompt in generated.truth.summary_prompts:
+        assert normalize(prompt) in body
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+async def test_corpus_summary_keeps_every_prompt_and_stays_bounded(
+    name: str, corpus_dir: Path, store: SessionStore, estimator: Estimator
+) -> None:
+    session = import_claude_code(corpus_dir / name, store)
+    await summary_keeps_every_prompt_and_stays_bounded(session.view_messages(), estimator)
+
+
+@pytest.mark.corpus
 async def test_corpus_claude_code_summary_prompts_are_carried_forward(
     corpus_dir: Path, store: SessionStore
 ) -> None:

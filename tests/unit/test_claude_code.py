@@ -235,13 +235,14 @@ def test_a_summary_first_json_array_starts_with_its_summary_and_notes_two_sessio
 
 
 def test_import_of_a_large_file_is_quick(tmp_path: Path, plain_store: SessionStore) -> None:
-    # guards against accidental quadratic work (about as large as the largest real file)
+    # guards against accidental quadratic work (about as large as the largest real file);
+    # CPU time, so that a busy machine does not fail it
     generated = generate(3, turns=250, compactions=4)
     path = generated.write(tmp_path / "large.jsonl")
     assert path.stat().st_size > 2_000_000
-    started = time.perf_counter()
+    started = time.process_time()
     _, report = import_with_report(path, plain_store)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
     assert report.messages == generated.truth.messages
 
 
@@ -329,9 +330,9 @@ def test_chat_json_view_starts_with_its_summary_and_notes_two_session_ids(
 def test_import_of_the_largest_corpus_file_is_quick(
     corpus_dir: Path, plain_store: SessionStore
 ) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     import_claude_code(corpus_dir / CHAT_JSON, plain_store)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 @pytest.mark.corpus

@@ -96,17 +96,21 @@ export class Feed {
         "article",
         {
           class: "baton-message role-assistant baton-pending",
-          "data-message-id": messageId,
+          "data-pending-id": messageId, // not data-message-id: not a stored message yet
           "aria-busy": "true",
           "aria-label": "Assistant, replying",
         },
         h(
-          "header",
-          { class: "baton-message-head" },
-          h("span", { class: "baton-role" }, "Assistant"),
-          h("span", { class: "baton-meta" }, "replying…"),
+          "div",
+          { class: "baton-message-inner" },
+          h(
+            "header",
+            { class: "baton-message-head" },
+            h("span", { class: "baton-role" }, "Assistant"),
+            h("span", { class: "baton-meta" }, "replying…"),
+          ),
+          body,
         ),
-        body,
       );
       this.pending = { messageId, text: "", el, body };
       this.el.appendChild(el);
@@ -127,8 +131,12 @@ export class Feed {
     const el = h(
       "article",
       { class: "baton-message role-user baton-pending", "aria-label": "You, sending" },
-      h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
-      h("div", { class: "baton-message-body" }, markdownElement(text)),
+      h(
+        "div",
+        { class: "baton-message-inner" },
+        h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
+        h("div", { class: "baton-message-body" }, markdownElement(text)),
+      ),
     );
     this.pendingPrompt = { text, el };
     this.el.insertBefore(el, this.pending?.el ?? null);
@@ -181,8 +189,14 @@ export class Feed {
         "aria-labelledby": headId,
         tabindex: "-1",
       },
-      head,
-      body,
+      // VS Code merges the contexts from the element under the pointer up: this one adds the
+      // `pinned` key the Pin / Unpin menu items test, and covers the whole message.
+      h(
+        "div",
+        { class: "baton-message-inner", "data-vscode-context": JSON.stringify({ pinned: message.pinned === true }) },
+        head,
+        body,
+      ),
     );
     return el;
   }

@@ -187,9 +187,10 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
     await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_new", text: chunk });
   }
   await toView(page, { type: "delta", sessionId: "s_other", messageId: "m_x", text: "not this one" });
-  const pending = page.locator('article.baton-pending[data-message-id="m_new"]');
+  // Streamed text is no stored message yet: it carries no data-message-id (nor a menu).
+  const pending = page.locator('article.baton-pending[data-pending-id="m_new"]');
   await page.waitForFunction(() =>
-    document.querySelector('[data-message-id="m_new"]')?.textContent?.includes("floor."),
+    document.querySelector('[data-pending-id="m_new"]')?.textContent?.includes("floor."),
   );
   assert.match(await pending.textContent(), /The clamp keeps it in range and 0 is the floor\./);
   assert.equal(await pending.locator("strong").textContent(), "range");
@@ -226,7 +227,7 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
   await page.locator("#baton-input").press("Enter");
   await toView(page, { type: "busy", busy: true });
   await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_lost", text: "half a rep" });
-  await page.locator('[data-message-id="m_lost"]').waitFor();
+  await page.locator('[data-pending-id="m_lost"]').waitFor();
   await toView(page, { type: "busy", busy: false });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
   await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
@@ -238,8 +239,11 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   const shown = await showFixture(page);
   // On a word deep inside the message: VS Code reads the nearest data-vscode-context.
   await message(page, "m_asst2").locator("code.hljs .hljs-keyword").first().click({ button: "right" });
+  // The message's own context, and `pinned` from the element that fills it (Pin / Unpin).
   const menus = await page.evaluate(() => window.__baton.contextMenus);
-  assert.deepEqual(menus, [{ webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true }]);
+  assert.deepEqual(menus, [
+    { webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true, pinned: true },
+  ]);
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
     type: "selection",
     messageIds: ["m_asst2"],
@@ -250,8 +254,13 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   await clickMessage(page, "m_user1");
   await clickMessage(page, "m_result1", { modifiers: ["Shift"] });
   const before = (await posted(page)).length;
-  await message(page, "m_asst1").locator(".baton-message-head").click({ button: "right" });
-  assert.equal((await page.evaluate(() => window.__baton.contextMenus)).at(-1).messageId, "m_asst1");
+  await message(page, "m_asst1").click({ button: "right", position: { x: 1, y: 1 } }); // its very edge
+  assert.deepEqual((await page.evaluate(() => window.__baton.contextMenus)).at(-1), {
+    webviewSection: "message",
+    messageId: "m_asst1",
+    preventDefaultContextMenuItems: true,
+    pinned: false,
+  });
   assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
   assert.equal(await page.locator("article.selected").count(), 3);
 });

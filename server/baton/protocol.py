@@ -1,14 +1,86 @@
-"""The wire contract: custom method names and their camelCase payloads (docs/PROTOCOL.md)."""
+"""The wire contract as one table: every request, notification, command and error code.
+
+Each request pairs its method with a params and a result model, each notification its
+method, direction and params model, each command its name, argument and result models.
+The lsp layer dispatches from these tables and `python -m baton.contract` generates
+docs/protocol.schema.json, client-vscode/src/protocol.ts and the settings block of
+client-vscode/package.json from them. Core payload models are re-exported from where they
+live. Serialization is `WireModel.wire()` (camelCase; null fields left out unless declared
+required) for every answer, notification and `--json` output.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel
 
-from baton.core.budget import Usage
-from baton.core.messages import ContentBlock, Message, MessageInput, WireModel
+from baton.core.boundary import DIRECTIONS, AdjustedPivot, Direction, RestoredFile, Retention
+from baton.core.boundary import RetentionFigure as RetentionFigure
+from baton.core.budget import Breakdown, Usage
+from baton.core.compaction.result import CompactResult
+from baton.core.messages import (
+    ApiUsage,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    MessageInput,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    WireModel,
+)
+from baton.core.settings import Settings
+from baton.payloads import (
+    ActiveEditorParams,
+    AppendParams,
+    AppendResult,
+    ChangeReason,
+    CompactCommandArgs,
+    CompactParams,
+    CreateParams,
+    Empty,
+    ImportParams,
+    MessageRange,
+    NoParams,
+    Params,
+    PinParams,
+    PivotCommandArgs,
+    Position,
+    PreviewCommandArgs,
+    Range,
+    RangeCommandArgs,
+    RenderResult,
+    SendParams,
+    SendResult,
+    SessionChanged,
+    SessionDelta,
+    SessionInfo,
+    SessionList,
+    SessionParams,
+    SessionView,
+    UncompactParams,
+    UncompactResult,
+    UsageChanged,
+)
+
+__all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
+    "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
+    "AppendResult", "Breakdown", "ChangeReason", "CompactCommandArgs", "CompactParams",
+    "CompactResult", "ContentBlock", "CreateParams", "Direction", "DocumentBlock", "Empty",
+    "ImageBlock", "ImportParams", "Message", "MessageInput", "MessageRange", "NoParams",
+    "Params", "PinParams", "PivotCommandArgs", "Position", "PreviewCommandArgs", "Range",
+    "RangeCommandArgs", "RedactedThinkingBlock", "RenderResult", "RestoredFile", "Retention",
+    "RetentionFigure", "SendParams", "SendResult", "SessionChanged", "SessionDelta",
+    "SessionInfo", "SessionList", "SessionParams", "SessionView", "Settings", "TextBlock",
+    "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams", "UncompactResult",
+    "Usage", "UsageChanged", "WireModel",
+]  # fmt: skip
 
 # ---- requests (client -> server) ---------------------------------------------------------
 SESSION_CREATE = "baton/session/create"
@@ -38,41 +110,94 @@ CMD_PREVIEW_COMPACT = "baton.previewCompact"
 CMD_COMPACT_RANGE = "baton.compactRange"
 CMD_UNCOMPACT = "baton.uncompact"
 
-REQUESTS = (
-    SESSION_CREATE,
-    SESSION_LIST,
-    SESSION_GET,
-    SESSION_DELETE,
-    SESSION_APPEND,
-    SESSION_SEND,
-    SESSION_RENDER,
-    SESSION_IMPORT,
-    SESSION_PIN,
-    USAGE,
-    COMPACT,
-    UNCOMPACT,
+SETTINGS_SECTION = "baton"
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    params: type[BaseModel]
+    result: type[BaseModel]
+    progress: bool = False  # honours a workDoneToken
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: type[BaseModel]
+    sender: Literal["server", "client"]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    argument: type[BaseModel]
+    result: type[BaseModel]
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: str  # `data.code` of the JSON-RPC error
+    rpc_code: int  # the JSON-RPC `code`
+    meaning: str
+
+
+INVALID_PARAMS_RPC = -32602
+INTERNAL_ERROR_RPC = -32603
+REQUEST_FAILED_RPC = -32803
+
+REQUEST_TABLE: tuple[Request, ...] = (
+    Request(SESSION_CREATE, CreateParams, SessionInfo),
+    Request(SESSION_LIST, NoParams, SessionList),
+    Request(SESSION_GET, SessionParams, SessionView),
+    Request(SESSION_DELETE, SessionParams, Empty),
+    Request(SESSION_APPEND, AppendParams, AppendResult),
+    Request(SESSION_SEND, SendParams, SendResult, progress=True),
+    Request(SESSION_RENDER, SessionParams, RenderResult),
+    Request(SESSION_IMPORT, ImportParams, SessionInfo),
+    Request(SESSION_PIN, PinParams, Message),
+    Request(USAGE, SessionParams, Usage),
+    Request(COMPACT, CompactParams, CompactResult, progress=True),
+    Request(UNCOMPACT, UncompactParams, UncompactResult),
 )
-NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, ACTIVE_EDITOR)
-COMMANDS = (
-    CMD_COMPACT,
-    CMD_COMPACT_UP_TO,
-    CMD_COMPACT_FROM,
-    CMD_PREVIEW_COMPACT,
-    CMD_COMPACT_RANGE,
-    CMD_UNCOMPACT,
+NOTIFICATION_TABLE: tuple[Notification, ...] = (
+    Notification(USAGE_CHANGED, UsageChanged, "server"),
+    Notification(SESSION_CHANGED, SessionChanged, "server"),
+    Notification(SESSION_DELTA, SessionDelta, "server"),
+    Notification(ACTIVE_EDITOR, ActiveEditorParams, "client"),
 )
-ERROR_CODES = (
-    "session_not_found",
-    "message_not_found",
-    "invalid_params",
-    "nothing_to_compact",
-    "compaction_in_progress",
-    "summarizer_failed",
-    "prompt_too_long",
-    "session_locked",
-    "api_key_missing",
-    "api_error",
+COMMAND_TABLE: tuple[Command, ...] = (
+    Command(CMD_COMPACT, CompactCommandArgs, CompactResult),
+    Command(CMD_COMPACT_UP_TO, PivotCommandArgs, CompactResult),
+    Command(CMD_COMPACT_FROM, PivotCommandArgs, CompactResult),
+    Command(CMD_PREVIEW_COMPACT, PreviewCommandArgs, CompactResult),
+    Command(CMD_COMPACT_RANGE, RangeCommandArgs, CompactResult),
+    Command(CMD_UNCOMPACT, UncompactParams, UncompactResult),
 )
+ERROR_TABLE: tuple[ErrorCode, ...] = (
+    ErrorCode("session_not_found", REQUEST_FAILED_RPC, "no session with that id"),
+    ErrorCode("message_not_found", REQUEST_FAILED_RPC, "no such message in the session's view"),
+    ErrorCode("invalid_params", INVALID_PARAMS_RPC, "params that break the contract"),
+    ErrorCode("nothing_to_compact", REQUEST_FAILED_RPC, "the compaction would change nothing"),
+    ErrorCode("compaction_in_progress", REQUEST_FAILED_RPC, "the session is compacting"),
+    ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
+    ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
+    ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),
+    ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
+    ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
+    ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),
+)
+
+WIRE_NAMES: dict[type[BaseModel], str] = {SessionInfo: "Session"}
+"""Models whose wire (schema, TypeScript) name differs from the Python class name."""
+
+REQUESTS = tuple(r.method for r in REQUEST_TABLE)
+NOTIFICATIONS = tuple(n.method for n in NOTIFICATION_TABLE)
+COMMANDS = tuple(c.name for c in COMMAND_TABLE)
+ERROR_CODES = tuple(e.code for e in ERROR_TABLE)
+REQUEST_BY_METHOD = {r.method: r for r in REQUEST_TABLE}
+COMMAND_BY_NAME = {c.name: c for c in COMMAND_TABLE}
+RPC_CODE = {e.code: e.rpc_code for e in ERROR_TABLE}
 
 # ---- session documents -------------------------------------------------------------------
 SESSION_SCHEME = "baton"
@@ -87,175 +212,3 @@ def session_id_from_uri(uri: str) -> str | None:
     """The session a `baton:/sessions/<id>.md` URI names, or None for any other URI."""
     match = _SESSION_URI.match(uri)
     return match.group(1) if match else None
-
-
-# ---- payloads ----------------------------------------------------------------------------
-
-
-class Params(WireModel):
-    """Request parameters: unknown keys are ignored, wrong types are `invalid_params`."""
-
-    model_config = ConfigDict(extra="ignore", strict=False)
-
-
-class NoParams(Params):
-    pass
-
-
-class CreateParams(Params):
-    title: str | None = None
-    system_prompt: str | None = None
-    model: str | None = None
-
-
-class SessionParams(Params):
-    session_id: str
-
-
-class AppendParams(SessionParams):
-    messages: list[MessageInput] = Field(min_length=1)
-
-
-class SendParams(SessionParams):
-    content: str | list[ContentBlock] | None = None
-    tools: list[dict[str, Any]] | None = None
-
-
-class ImportParams(Params):
-    path: str
-    format: Literal["claude-code"] = "claude-code"
-    title: str | None = None
-
-
-Direction = Literal["all", "up_to", "from", "range"]
-
-
-class CompactParams(SessionParams):
-    direction: Direction = "all"
-    pivot_message_id: str | None = None
-    end_message_id: str | None = None
-    instructions: str | None = None
-    dry_run: bool = False
-
-
-class UncompactParams(SessionParams):
-    boundary_id: str | None = None
-
-
-class PinParams(SessionParams):
-    message_id: str
-    pinned: bool
-
-
-class ActiveEditorParams(Params):
-    uri: str | None = None
-
-
-class CompactCommandArgs(SessionParams):
-    direction: Direction = "all"
-    pivot_message_id: str | None = None
-    end_message_id: str | None = None
-    instructions: str | None = None
-
-
-class PivotCommandArgs(SessionParams):
-    message_id: str
-    instructions: str | None = None
-
-
-class PreviewCommandArgs(SessionParams):
-    direction: Direction = "all"
-    pivot_message_id: str | None = None
-    end_message_id: str | None = None
-
-
-class RangeCommandArgs(SessionParams):
-    message_id: str
-    end_message_id: str
-    instructions: str | None = None
-
-
-# ---- results -----------------------------------------------------------------------------
-
-
-class SessionInfo(WireModel):
-    session_id: str
-    title: str
-    model: str
-    created_at: str
-    updated_at: str
-    uri: str
-    compactions: int
-    read_only: bool = False
-
-
-class SessionList(WireModel):
-    sessions: list[SessionInfo]
-
-
-class SessionView(WireModel):
-    session: SessionInfo
-    messages: list[Message]
-    usage: Usage
-
-
-class AppendResult(WireModel):
-    message_ids: list[str]
-    usage: Usage
-    repairs: list[str]
-
-
-class SendResult(WireModel):
-    message: Message
-    usage: Usage
-
-
-class UncompactResult(WireModel):
-    usage: Usage
-
-
-class Empty(WireModel):
-    pass
-
-
-class Position(WireModel):
-    line: int
-    character: int
-
-
-class Range(WireModel):
-    start: Position
-    end: Position
-
-
-class MessageRange(WireModel):
-    message_id: str
-    range: Range
-
-
-class RenderResult(WireModel):
-    uri: str
-    text: str
-    version: int
-    messages: list[MessageRange]
-
-
-# ---- notification payloads ---------------------------------------------------------------
-
-ChangeReason = Literal["append", "reply", "compact", "uncompact", "delete", "pin", "create"]
-
-
-class UsageChanged(WireModel):
-    session_id: str
-    usage: Usage
-
-
-class SessionChanged(WireModel):
-    session_id: str
-    reason: ChangeReason
-
-
-class SessionDelta(WireModel):
-    session_id: str
-    message_id: str
-    text: str

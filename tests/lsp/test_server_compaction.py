@@ -107,11 +107,14 @@ async def test_compact_up_to_from_and_range_requests(lsp: Harness) -> None:
 
 async def test_commands_compact_with_one_argument_object(lsp: Harness) -> None:
     sid, ids = await _session_with(lsp, 6)
-    result = await lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[1]})
+    result = await lsp.command(
+        protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "pivotMessageId": ids[1]}
+    )
     assert result["direction"] == "up_to"
     assert result["summarizedMessageIds"] == ids[:2]
 
     sid, ids = await _session_with(lsp, 6)
+    # `messageId`, the commands' first spelling of the pivot, is still accepted
     result = await lsp.command(protocol.CMD_COMPACT_FROM, {"sessionId": sid, "messageId": ids[8]})
     assert result["direction"] == "from"
     assert result["summarizedMessageIds"] == ids[8:]

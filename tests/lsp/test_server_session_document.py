@@ -104,9 +104,9 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     up_to = by_title["Compact up to here"]
     assert up_to.kind == types.CodeActionKind.RefactorRewrite
     assert up_to.command.command == protocol.CMD_COMPACT_UP_TO
-    assert list(up_to.command.arguments) == [{"sessionId": sid, "messageId": ids[1]}]
+    assert list(up_to.command.arguments) == [{"sessionId": sid, "pivotMessageId": ids[1]}]
     assert list(by_title["Compact from here"].command.arguments) == [
-        {"sessionId": sid, "messageId": ids[1]}
+        {"sessionId": sid, "pivotMessageId": ids[1]}
     ]
 
     span = _range(
@@ -115,7 +115,7 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     titles = {a.title: a for a in await _actions(any_lsp, sid, span)}
     assert set(titles) == {"Compact conversation", "Compact selected messages"}
     assert list(titles["Compact selected messages"].command.arguments) == [
-        {"sessionId": sid, "messageId": ids[1], "endMessageId": ids[3]}
+        {"sessionId": sid, "pivotMessageId": ids[1], "endMessageId": ids[3]}
     ]
 
     # a whole-line selection ending at column 0 of the next section covers one message

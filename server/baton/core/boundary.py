@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field
 
 from baton.core.messages import Message, WireModel, new_id, now_iso
 
-Direction = Literal["all", "up_to", "from", "range", "microcompact"]
+Direction = Literal["all", "up_to", "from", "range"]
+"""What a compaction request summarizes (PROTOCOL.md `direction`): the one declaration."""
+DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
+BoundaryDirection = Direction | Literal["microcompact"]
+"""A committed boundary's direction: a requested one, or idle microcompaction's."""
 Trigger = Literal["manual", "auto"]
 
 
@@ -53,7 +57,7 @@ class Boundary(WireModel):
 
     id: str = Field(default_factory=lambda: new_id("cmp"))
     trigger: Trigger = "manual"
-    direction: Direction = "all"
+    direction: BoundaryDirection = "all"
     created_at: str = Field(default_factory=now_iso)
     summarizer: str = "extractive"
     pre_tokens: int = 0

@@ -27,7 +27,28 @@ class WireModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     def wire(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        """The one wire form (LSP answers, notifications, `--json`, transcripts): camelCase,
+        JSON types, and the null policy: a field that is None is left out, unless the model
+        declares it without a default (`summary: str | None`), which is always sent, as null.
+        """
+        out = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        _restore_required_nulls(self, out)
+        return out
+
+
+def _restore_required_nulls(model: BaseModel, out: dict[str, Any]) -> None:
+    for name, info in type(model).model_fields.items():
+        key = info.serialization_alias or info.alias or name
+        value = getattr(model, name)
+        if value is None:
+            if info.is_required():
+                out[key] = None
+        elif isinstance(value, BaseModel) and isinstance(out.get(key), dict):
+            _restore_required_nulls(value, out[key])
+        elif isinstance(value, list) and isinstance(out.get(key), list):
+            for item, dumped in zip(value, out[key], strict=False):
+                if isinstance(item, BaseModel) and isinstance(dumped, dict):
+                    _restore_required_nulls(item, dumped)
 
 
 class _Block(BaseModel):
@@ -130,6 +151,7 @@ class Message(WireModel):
     model: str | None = None
     pinned: bool = False
     stop_reason: str | None = None
+    boundary_id: str | None = None  # summary / attachment: the compaction that placed it
 
     @property
     def is_synthetic(self) -> bool:

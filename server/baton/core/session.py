@@ -258,6 +258,8 @@ class Session:
             self.load_problems.append(f"skipped an unreadable boundary record: {exc.errors()[0]}")
             return
         for message in boundary.new_messages:
+            if message.kind != "message":  # a summary or attachment names its compaction
+                message.boundary_id = boundary.id
             self.messages[message.id] = message
         self.boundaries[boundary.id] = boundary
         self.active.append(boundary.id)

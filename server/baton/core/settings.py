@@ -68,45 +68,98 @@ DEFAULT_MICROCOMPACT_TOOLS = [
 
 
 class AutoCompactSettings(WireModel):
-    enabled: bool = True
-    threshold_percent: float | None = Field(default=None, ge=1, le=100)
+    enabled: bool = Field(
+        default=True, description="Compact automatically when usage reaches the threshold."
+    )
+    threshold_percent: float | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="The auto-compact threshold as a percentage of the effective window "
+        "(null: the window minus a fixed margin).",
+    )
 
 
 class KeepWindowSettings(WireModel):
-    min_tokens: int = Field(default=10_000, ge=0)
-    min_text_messages: int = Field(default=5, ge=0)
-    max_tokens: int = Field(default=40_000, ge=0)
+    min_tokens: int = Field(
+        default=10_000, ge=0, description="`all` keeps at least this many recent tokens verbatim."
+    )
+    min_text_messages: int = Field(
+        default=5, ge=0, description="`all` keeps at least this many recent messages with text."
+    )
+    max_tokens: int = Field(
+        default=40_000, ge=0, description="`all` stops widening the kept window at this size."
+    )
 
 
 class RestoreSettings(WireModel):
-    max_files: int = Field(default=5, ge=0)
-    max_tokens_per_file: int = Field(default=5_000, ge=0)
-    total_tokens: int = Field(default=50_000, ge=0)
-    exclude: list[str] = Field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    max_files: int = Field(
+        default=5, ge=0, description="Editor files restored after a compaction, at most."
+    )
+    max_tokens_per_file: int = Field(
+        default=5_000, ge=0, description="Each restored file is cut to this many tokens."
+    )
+    total_tokens: int = Field(
+        default=50_000, ge=0, description="All restored files together, at most this many tokens."
+    )
+    exclude: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_EXCLUDES),
+        description="Glob patterns of files never restored (credentials by default).",
+    )
 
 
 class MicrocompactSettings(WireModel):
-    gap_minutes: int = Field(default=60, ge=0)
-    keep_recent: int = Field(default=5, ge=0)
-    tools: list[str] = Field(default_factory=lambda: list(DEFAULT_MICROCOMPACT_TOOLS))
+    gap_minutes: int = Field(
+        default=60,
+        ge=0,
+        description="Idle minutes since the last reply after which old tool results are cleared.",
+    )
+    keep_recent: int = Field(
+        default=5, ge=0, description="The most recent tool results idle clearing keeps."
+    )
+    tools: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_MICROCOMPACT_TOOLS),
+        description="Tools whose old results idle clearing may clear.",
+    )
 
 
 SummarizerName = Literal["auto", "anthropic", "extractive", "memory"]
 
 
 class Settings(WireModel):
-    data_dir: str | None = None
-    model: str = DEFAULT_MODEL
-    context_window: int | None = Field(default=None, gt=0)
+    data_dir: str | None = Field(
+        default=None,
+        description="Where transcripts live (null: env BATON_DATA_DIR, else the platform's "
+        "user data directory).",
+    )
+    model: str = Field(default=DEFAULT_MODEL, description="The model replies come from.")
+    context_window: int | None = Field(
+        default=None, gt=0, description="Override the model's context window (tokens)."
+    )
     auto_compact: AutoCompactSettings = Field(default_factory=AutoCompactSettings)
-    summarizer: SummarizerName = "auto"
-    summary_model: str | None = None
-    compact_instructions: str = ""
+    summarizer: SummarizerName = Field(
+        default="auto",
+        description="Who writes summaries; `auto`: anthropic when an API key is set, "
+        "else extractive.",
+    )
+    summary_model: str | None = Field(
+        default=None, description="The model summaries come from (null: `model`)."
+    )
+    compact_instructions: str = Field(
+        default="", description="Instructions always added to summary requests."
+    )
     keep_window: KeepWindowSettings = Field(default_factory=KeepWindowSettings)
     restore: RestoreSettings = Field(default_factory=RestoreSettings)
     microcompact: MicrocompactSettings = Field(default_factory=MicrocompactSettings)
-    anthropic_base_url: str | None = None
-    exact_counts: bool = False
+    anthropic_base_url: str | None = Field(
+        default=None,
+        description="The API endpoint (null: env ANTHROPIC_BASE_URL, else Anthropic's).",
+    )
+    exact_counts: bool = Field(
+        default=False,
+        description="With an API key: once changes settle, ask the API's count_tokens "
+        "endpoint for the exact size of the view and publish it as the usage.",
+    )
 
     def resolved_data_dir(self) -> Path:
         """The setting wins over BATON_DATA_DIR, which wins over the platform default."""

@@ -45,7 +45,7 @@ def compact_actions(
         _action("Compact conversation", WHOLE_KIND, protocol.CMD_COMPACT, {"sessionId": session_id})
     ]
     if len(sections) == 1:
-        target = {"sessionId": session_id, "messageId": sections[0].message_id}
+        target = {"sessionId": session_id, "pivotMessageId": sections[0].message_id}
         actions.append(
             _action("Compact up to here", PIVOT_KIND, protocol.CMD_COMPACT_UP_TO, target)
         )
@@ -53,7 +53,7 @@ def compact_actions(
     elif len(sections) > 1:
         span = {
             "sessionId": session_id,
-            "messageId": sections[0].message_id,
+            "pivotMessageId": sections[0].message_id,
             "endMessageId": sections[-1].message_id,
         }
         actions.append(

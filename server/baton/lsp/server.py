@@ -11,13 +11,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from lsprotocol import types
-from pydantic import BaseModel
 from pygls.exceptions import FeatureRequestError
 from pygls.io_ import StdoutWriter, WebSocketWriter
 from pygls.lsp.server import LanguageServer
 
 from baton import __version__, protocol
 from baton.core.budget import Usage
+from baton.core.messages import WireModel
 from baton.core.service import BatonService
 from baton.lsp import framing
 from baton.lsp.documents import SessionDocuments
@@ -63,8 +63,8 @@ class BatonServer(LanguageServer):
             return "utf-16"
         return str(getattr(encoding, "value", encoding) or "utf-16")
 
-    def notify(self, method: str, payload: BaseModel) -> None:
-        self.protocol.notify(method, payload.model_dump(mode="json", by_alias=True))
+    def notify(self, method: str, payload: WireModel) -> None:
+        self.protocol.notify(method, payload.wire())
 
     def warn_once(self, message: str) -> None:
         """A settings problem, said once per distinct message (never a secret)."""

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from baton.core.boundary import AdjustedPivot
+from baton.core.boundary import DIRECTIONS, AdjustedPivot, Direction
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
 from baton.core.messages import Message, unanswered_tool_uses
 from baton.core.settings import KeepWindowSettings
-
-PlanDirection = Literal["all", "up_to", "from", "range"]
-DIRECTIONS: tuple[PlanDirection, ...] = ("all", "up_to", "from", "range")
 
 
 @dataclass(frozen=True)
@@ -26,7 +22,7 @@ class Plan:
     puts every message back in its old order.
     """
 
-    direction: PlanDirection
+    direction: Direction
     summarize: list[str]
     span: list[str] = field(default_factory=list)  # summarized + pinned: what the summary replaces
     keep_before: list[str] = field(default_factory=list)

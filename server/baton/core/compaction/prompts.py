@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, get_args
 
+from baton.core.boundary import DIRECTIONS, Direction
 from baton.core.errors import InvalidParams
-
-SummaryDirection = Literal["all", "up_to", "from", "range"]
-DIRECTIONS: tuple[str, ...] = get_args(SummaryDirection)
 
 SECTION_TITLES: tuple[str, ...] = (
     "Primary request and intent",
@@ -35,13 +32,13 @@ INSTRUCTIONS_HEADING = "## compact instructions"
 MAX_INSTRUCTIONS_BYTES = 256 * 1024
 
 
-def check_direction(direction: str) -> SummaryDirection:
+def check_direction(direction: str) -> Direction:
     if direction not in DIRECTIONS:
         raise InvalidParams(
             f"unknown compaction direction {direction!r}; expected one of {', '.join(DIRECTIONS)}",
             direction=direction,
         )
-    return direction  # type: ignore[return-value]
+    return direction
 
 
 def section_titles(direction: str) -> tuple[str, ...]:

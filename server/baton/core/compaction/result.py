@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import Field
 
 from baton.core.boundary import (
     AdjustedPivot,
     Boundary,
+    BoundaryDirection,
     Direction,
     RestoredFile,
     Retention,
@@ -21,10 +21,10 @@ from baton.core.messages import WireModel
 
 @dataclass(frozen=True)
 class CompactRequest:
-    """One compaction request; `direction` is checked by the planner (a bad one is
-    `invalid_params`), so it is a plain string here."""
+    """One compaction request. The planner checks `direction` again at run time (a bad one
+    is `invalid_params`), for callers that build a request from untyped input."""
 
-    direction: str = "all"
+    direction: Direction = "all"
     pivot_message_id: str | None = None
     end_message_id: str | None = None
     instructions: str | None = None
@@ -33,12 +33,12 @@ class CompactRequest:
 
 
 class CompactResult(WireModel):
-    """PROTOCOL.md's `CompactResult`. A dry run has `summary` None, `dry_run` True and an
-    empty `boundary_id` (nothing was committed)."""
+    """What one compaction did. A dry run has `summary` null, `dryRun` true and an empty
+    `boundaryId` (nothing was committed)."""
 
     boundary_id: str
-    direction: Direction
-    summary: str | None = None
+    direction: BoundaryDirection
+    summary: str | None  # required: always on the wire, null on a dry run
     summarized_message_ids: list[str] = Field(default_factory=list)
     kept_message_ids: list[str] = Field(default_factory=list)
     restored_files: list[RestoredFile] = Field(default_factory=list)
@@ -50,13 +50,6 @@ class CompactResult(WireModel):
     adjusted_pivot: AdjustedPivot | None = None
     retention: Retention | None = None
     dry_run: bool = False
-
-    def wire(self) -> dict[str, Any]:
-        """Optional fields are left out when empty, but `summary` is always present (null
-        on a dry run), as the contract shows it."""
-        out = super().wire()
-        out["summary"] = self.summary
-        return out
 
     @classmethod
     def from_boundary(cls, boundary: Boundary, summary: str | None) -> CompactResult:

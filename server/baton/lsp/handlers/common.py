@@ -7,15 +7,16 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from baton.core.errors import InvalidParams
+from baton.core.messages import WireModel
 from baton.core.session import Session
 from baton.protocol import SessionInfo, session_uri
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def dump(model: BaseModel) -> dict[str, Any]:
-    """A wire payload: camelCase, JSON types."""
-    return model.model_dump(mode="json", by_alias=True)
+def dump(model: WireModel) -> dict[str, Any]:
+    """A wire payload: `WireModel.wire()`, the one serializer and its null policy."""
+    return model.wire()
 
 
 def parse(model: type[M], params: Any) -> M:

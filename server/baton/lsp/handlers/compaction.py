@@ -64,14 +64,14 @@ def register(ls: BatonServer) -> None:
     @guarded
     async def cmd_compact_up_to(*arguments: Any) -> Json:
         args = one_argument(p.PivotCommandArgs, arguments)
-        request = CompactRequest("up_to", args.message_id, instructions=args.instructions)
+        request = CompactRequest("up_to", args.pivot_message_id, instructions=args.instructions)
         return await run(args.session_id, request)
 
     @ls.command(p.CMD_COMPACT_FROM)
     @guarded
     async def cmd_compact_from(*arguments: Any) -> Json:
         args = one_argument(p.PivotCommandArgs, arguments)
-        request = CompactRequest("from", args.message_id, instructions=args.instructions)
+        request = CompactRequest("from", args.pivot_message_id, instructions=args.instructions)
         return await run(args.session_id, request)
 
     @ls.command(p.CMD_COMPACT_RANGE)
@@ -79,7 +79,7 @@ def register(ls: BatonServer) -> None:
     async def cmd_compact_range(*arguments: Any) -> Json:
         args = one_argument(p.RangeCommandArgs, arguments)
         request = CompactRequest(
-            "range", args.message_id, args.end_message_id, instructions=args.instructions
+            "range", args.pivot_message_id, args.end_message_id, instructions=args.instructions
         )
         return await run(args.session_id, request)
 

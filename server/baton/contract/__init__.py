@@ -1,0 +1,1 @@
+"""The generated contract files: the JSON Schema, the TypeScript mirror, the settings block."""

@@ -34,7 +34,34 @@ export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement
 export function markdownElement(text: string): HTMLElement {
   const el = h("div", { class: "baton-markdown" });
   el.innerHTML = renderMarkdown(text); // markdown-it with html disabled: escaped input only
+  return withCopyButtons(el);
+}
+
+/** A code block's HTML as an element with its Copy button. */
+function codeElement(code: string, lang = ""): HTMLElement {
+  const el = h("div", {});
+  el.innerHTML = codeBlock(code, lang);
+  return withCopyButtons(el);
+}
+
+/** Give every code block in `el` a Copy button (the feed handles its clicks: see copyCode). */
+function withCopyButtons(el: HTMLElement): HTMLElement {
+  for (const pre of el.querySelectorAll("pre.baton-code")) {
+    pre.prepend(h("button", { type: "button", class: "baton-copy secondary", "aria-label": "Copy code" }, "Copy"));
+  }
   return el;
+}
+
+/** A click on a code block's Copy button: the code goes to the clipboard. */
+export async function copyCode(button: HTMLElement): Promise<void> {
+  const code = button.parentElement?.querySelector("code")?.textContent ?? "";
+  try {
+    await navigator.clipboard.writeText(code);
+    button.textContent = "Copied";
+  } catch {
+    button.textContent = "Copy failed";
+  }
+  setTimeout(() => (button.textContent = "Copy"), 1500);
 }
 
 function image(block: ImageBlock): HTMLElement {
@@ -60,9 +87,7 @@ function toolUse(block: ToolUseBlock): HTMLElement {
     "baton-tool baton-tool-use",
     [h("span", { class: "baton-tool-label" }, "Tool call"), " ", h("code", {}, block.name)],
     () => {
-      const code = h("div", { class: "baton-tool-body" });
-      code.innerHTML = codeBlock(JSON.stringify(block.input ?? {}, null, 2), "json");
-      return [code];
+      return [h("div", { class: "baton-tool-body" }, codeElement(JSON.stringify(block.input ?? {}, null, 2), "json"))];
     },
   );
 }
@@ -83,9 +108,7 @@ function toolOutput(block: ToolResultBlock): HTMLElement {
   const parts = typeof block.content === "string" ? [{ type: "text", text: block.content }] : (block.content ?? []);
   for (const part of parts) {
     if (part.type === "text" && typeof part.text === "string") {
-      const pre = h("div", {});
-      pre.innerHTML = codeBlock(part.text);
-      body.appendChild(pre);
+      body.appendChild(codeElement(part.text));
     } else if (part.type === "image") {
       body.appendChild(image(part as unknown as ImageBlock));
     } else {

@@ -1,7 +1,7 @@
 // The conversation as a feed of message elements: one <article> per message of the view,
 // reused while a message is unchanged (so open <details> stay open), the compaction summary
 // with its restored files and Undo, and the pending reply that deltas stream into.
-import { type BlockContext, markdownElement, renderBlock } from "./blocks";
+import { type BlockContext, copyCode, markdownElement, renderBlock } from "./blocks";
 import { button, collapsed, compactNumber, folded, h } from "./dom";
 import type { Message } from "./wire";
 
@@ -34,6 +34,10 @@ export class Feed {
 
   constructor(private readonly handlers: FeedHandlers) {
     this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
+    this.el.addEventListener("click", (event) => {
+      const copy = (event.target as Element).closest<HTMLElement>(".baton-copy");
+      if (copy) void copyCode(copy);
+    });
   }
 
   /** The message ids in view order. */

@@ -75,6 +75,8 @@ class ChatView {
         this.composer.el,
       ),
     );
+    // Until the host's first update (the server may still be starting, or failing to).
+    this.welcomeSlot.replaceChildren(h("p", { class: "baton-starting", role: "status" }, "Starting Baton…"));
     this.composer.setDraft(this.host.state.draft);
     this.wireFeed();
     window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));

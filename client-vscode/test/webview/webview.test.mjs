@@ -35,6 +35,7 @@ after(async () => {
 /** A fresh view (its own session storage) that has loaded and said it is ready. */
 async function openView(t, theme = "dark", size = { width: 420, height: 900 }) {
   const context = await browser.newContext({ viewport: size });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (error) => errors.push(String(error)));
@@ -151,6 +152,28 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   assert.match(await page.locator(".baton-usage > summary").textContent(), /62% used · 124K\/200K/);
 
   await page.screenshot({ path: join(RESULTS, "webview-dark.png") });
+});
+
+test("a code block's Copy button puts its code on the clipboard", async (t) => {
+  const page = await openView(t);
+  const shown = await showFixture(page);
+  const block = message(page, "m_asst2").locator("pre.baton-code");
+  await block.hover();
+  await block.getByRole("button", { name: "Copy code" }).click();
+  await block.getByRole("button", { name: "Copy code" }).filter({ hasText: "Copied" }).waitFor();
+  assert.equal(
+    await page.evaluate(() => navigator.clipboard.readText()),
+    "def percent_left(used: int, threshold: int) -> int:\n    return max(0, min(100, 100 * (threshold - used) // threshold))\n",
+  );
+  // The button is the code block's own: the message is not selected by it.
+  assert.equal((await posted(page)).slice(shown).filter((m) => m.type === "selection").length, 0);
+});
+
+test("before the host's first update the view says it is starting", async (t) => {
+  const page = await openView(t);
+  assert.equal(await page.getByRole("status").textContent(), "Starting Baton…");
+  await showFixture(page);
+  assert.equal(await page.locator(".baton-starting").count(), 0);
 });
 
 test("a usage update redraws the chart; a session without a boundary id undoes the last", async (t) => {

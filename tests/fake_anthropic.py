@@ -122,6 +122,7 @@ class FakeAnthropic:
         self.default_text = default_text
         self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
+        self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
@@ -331,6 +332,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(
         self, status: int, type: str, message: str, headers: dict[str, str] | None = None
     ) -> None:
+        if self.fake.echo_key:
+            sent = {k.lower(): v for k, v in self.headers.items()}
+            key = sent.get("x-api-key") or sent.get("authorization", "")
+            message = f"{message} (request key: {key})"
         self._json(status, {"type": "error", "error": {"type": type, "message": message}}, headers)
 
     def do_GET(self) -> None:

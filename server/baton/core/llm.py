@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import anthropic
 
+from baton.core import redaction
 from baton.core.api_messages import ModelReply as ModelReply
 from baton.core.api_messages import OnText as OnText
 from baton.core.api_messages import ReplyBuilder
@@ -70,7 +71,7 @@ def scrub(text: str, secret: str | None) -> str:
     """`text` with the API key (and anything shaped like one) taken out."""
     if secret:
         text = text.replace(secret, "[redacted]")
-    return _KEY_SHAPE.sub("[redacted]", text)
+    return _KEY_SHAPE.sub("[redacted]", redaction.redact(text))
 
 
 def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
@@ -122,6 +123,7 @@ class AnthropicClient:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         key = api_key or os.environ.get(KEY_ENV) or None
+        redaction.remember(key)
         self._secret = key
         self._sdk: anthropic.AsyncAnthropic | None = None
         if key:
@@ -218,7 +220,7 @@ class AnthropicClient:
                 }
                 limits = found or None
             except Exception as exc:  # any failure: the caller falls back to its table
-                log.info("model limits for %s unavailable: %s", model, map_error(exc, None))
+                log.info("model limits for %s unavailable: %s", model, map_error(exc, self._secret))
             # cached either way: a budget is computed on every change, the lookup once
             self._limits[model] = limits
             return limits

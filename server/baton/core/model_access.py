@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from baton.core import redaction
 from baton.core.background import Background
 from baton.core.budget import ModelLimits
 from baton.core.compaction.summarizers import (
@@ -55,6 +56,7 @@ class ModelAccess:
     def __init__(self, background: Background, api_key: str | None = None) -> None:
         self._background = background
         self._key = api_key or os.environ.get(KEY_ENV) or None
+        redaction.remember(self._key)
         self._client: AnthropicClient | None = None
         self._client_for: tuple[str, str | None] | None = None
         self._limits: dict[str, ModelLimits] = {}
@@ -67,6 +69,7 @@ class ModelAccess:
 
     def set_key(self, key: str | None) -> None:
         if key:
+            redaction.remember(key)
             self._key = key
 
     def __repr__(self) -> str:  # never shows the key

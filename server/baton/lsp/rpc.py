@@ -25,6 +25,8 @@ from pygls.protocol import (
     lsp_method,
 )
 
+from baton.core import redaction
+
 log = logging.getLogger(__name__)
 
 
@@ -120,6 +122,10 @@ class BatonProtocol(LanguageServerProtocol):
                 message="internal error",
                 data={"code": "internal_error"},
             )
+        if error is not None and redaction.active():  # the error edge: never the key
+            error = types.ResponseError(
+                code=error.code, message=redaction.redact(error.message), data=_redacted(error.data)
+            )
         super()._send_response(msg_id, result, error)
 
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
@@ -149,6 +155,16 @@ class BatonProtocol(LanguageServerProtocol):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redaction.redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def usable_id(msg_id: Any) -> bool:

@@ -16,6 +16,7 @@ from pygls.io_ import StdoutWriter, WebSocketWriter
 from pygls.lsp.server import LanguageServer
 
 from baton import __version__, protocol
+from baton.core import redaction
 from baton.core.budget import Usage
 from baton.core.messages import WireModel
 from baton.core.service import BatonService
@@ -71,6 +72,7 @@ class BatonServer(LanguageServer):
         if message in self._warned:
             return
         self._warned.add(message)
+        message = redaction.redact(message)
         log.warning("%s", message)
         self.window_log_message(
             types.LogMessageParams(type=types.MessageType.Warning, message=message)
@@ -84,7 +86,9 @@ class BatonServer(LanguageServer):
             return  # the request's own error response already told the client
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
         self.window_log_message(
-            types.LogMessageParams(type=types.MessageType.Error, message=f"Baton: {error}")
+            types.LogMessageParams(
+                type=types.MessageType.Error, message=redaction.redact(f"Baton: {error}")
+            )
         )
 
     # ---- service events ------------------------------------------------------------------
@@ -244,6 +248,7 @@ def configure_logging(level: str = "INFO") -> None:
     """Logs go to stderr (stdout is the wire); pygls's own chatter stays at WARNING."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(redaction.RedactingFilter())  # the API key never reaches the log
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

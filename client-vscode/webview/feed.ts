@@ -1,8 +1,9 @@
 // The conversation as a feed of message elements: one <article> per message of the view,
-// reused while a message is unchanged (so open <details> stay open), the compaction summary
-// with its restored files and Undo, and the pending reply that deltas stream into.
+// reused while a message is unchanged (so open <details> stay open), and the pending prompt
+// and reply that deltas stream into. The compaction boundary's pieces are in boundary.ts.
 import { type BlockContext, copyCode, markdownElement, renderBlock } from "./blocks";
-import { button, collapsed, compactNumber, folded, h } from "./dom";
+import { attachmentBody, restoredBySummary, summaryBody } from "./boundary";
+import { compactNumber, h } from "./dom";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
@@ -13,8 +14,6 @@ interface Rendered {
   signature: string;
   el: HTMLElement;
 }
-
-export const RESTORED_PREFIX = "Restored file: ";
 
 /** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
 const STOP_NOTES: { [reason: string]: string } = {
@@ -57,7 +56,7 @@ export class Feed {
   render(messages: readonly Message[], busy: boolean): void {
     const toolNames = new Map<string, string>();
     for (const m of messages) for (const b of m.content) if (b.type === "tool_use") toolNames.set(b.id, b.name);
-    const restored = restoredAfterSummaries(messages);
+    const restored = restoredBySummary(messages);
     const lastSummary = [...messages].reverse().find((m) => m.kind === "summary")?.id;
     const ctx: BlockContext = { toolNames };
     const next = new Map<string, Rendered>();
@@ -177,8 +176,8 @@ export class Feed {
       h("span", { class: "baton-selected-note" }, ", selected"),
     );
     let body: HTMLElement;
-    if (kind === "summary") body = this.summary(message, extra.files ?? [], extra.last);
-    else if (kind === "attachment") body = attachment(message);
+    if (kind === "summary") body = summaryBody(message, extra.files ?? [], extra.last, this.handlers.undo);
+    else if (kind === "attachment") body = attachmentBody(message);
     else body = h("div", { class: "baton-message-body" }, ...message.content.map((b) => renderBlock(b, ctx)));
     const el = h(
       "article",
@@ -204,81 +203,6 @@ export class Feed {
     );
     return el;
   }
-
-  private summary(message: Message, files: string[], last: boolean): HTMLElement {
-    const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
-    const label = files.length === 1 ? "1 file restored" : `${files.length} files restored`;
-    const list = files.length
-      ? h(
-          "div",
-          { class: "baton-restored" },
-          h("div", { class: "baton-restored-title" }, "Restored files"),
-          h("ul", {}, ...files.map((f) => h("li", { title: f }, h("code", {}, basename(f))))),
-        )
-      : null;
-    const details = collapsed(
-      "baton-summary",
-      [h("span", {}, "Earlier conversation summarized"), h("span", { class: "baton-meta" }, ` · ${label}`)],
-      markdownElement(text),
-      list,
-    );
-    // Without a boundary id the host undoes the last compaction, so only the last summary offers it.
-    const boundaryId = message.boundaryId ?? undefined;
-    const undo =
-      boundaryId !== undefined || last
-        ? button("Undo", () => this.handlers.undo(boundaryId), {
-            class: "baton-undo secondary",
-            title: "Undo this compaction: bring back the summarized messages",
-          })
-        : null;
-    return h(
-      "div",
-      { class: "baton-message-body" },
-      details,
-      undo ? h("div", { class: "baton-summary-actions" }, undo) : null,
-    );
-  }
-}
-
-/** For each summary: the files restored by the attachment messages after it (up to the next summary). */
-export function restoredAfterSummaries(messages: readonly Message[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  let current: string[] | null = null;
-  for (const m of messages) {
-    if (m.kind === "summary") {
-      current = [];
-      out.set(m.id, current);
-    } else if (m.kind === "attachment" && current) {
-      current.push(attachmentTitle(m));
-    }
-  }
-  return out;
-}
-
-/** An attachment's first line, less the "Restored file: " prefix: the file's path. */
-export function attachmentTitle(message: Message): string {
-  const first = message.content.find((b) => b.type === "text");
-  const line = first && first.type === "text" ? (first.text.split("\n", 1)[0] ?? "") : "";
-  return line.startsWith(RESTORED_PREFIX) ? line.slice(RESTORED_PREFIX.length) : line || "attachment";
-}
-
-function attachment(message: Message): HTMLElement {
-  const title = attachmentTitle(message);
-  const text = message.content.map((b) => (b.type === "text" ? b.text.split("\n").slice(1).join("\n") : "")).join("\n");
-  return h(
-    "div",
-    { class: "baton-message-body" },
-    folded(
-      "baton-attachment",
-      [
-        h("span", { class: "baton-tool-label" }, "Restored file"),
-        " ",
-        h("code", { title }, basename(title)),
-        h("span", { class: "baton-meta" }, ` ${dirname(title)}`),
-      ],
-      () => [markdownElement(text)],
-    ),
-  );
 }
 
 /** Whether the view's last prompt is `text` (the pending copy can go). */
@@ -290,14 +214,4 @@ function holdsPrompt(messages: readonly Message[], text: string): boolean {
 
 function namesFor(message: Message, toolNames: Map<string, string>): string[] {
   return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
-}
-
-function dirname(path: string): string {
-  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  return cut > 0 ? path.slice(0, cut) : "";
-}
-
-function basename(path: string): string {
-  const parts = path.split(/[\\/]/);
-  return parts[parts.length - 1] || path;
 }

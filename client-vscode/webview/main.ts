@@ -16,7 +16,7 @@ import { Header, type HeaderHandlers, welcome } from "./header";
 import { Host } from "./host";
 import { Selection } from "./selection";
 import { UsageChart } from "./usage";
-import type { Message, Session } from "./wire";
+import type { Session } from "./wire";
 
 type SessionUpdate = Extract<ToWebview, { type: "session" }>;
 
@@ -128,8 +128,7 @@ class ChatView {
     this.composer.el.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
     if (changed) this.selection.clear();
-    // The host's Message has untyped blocks until the generated protocol.ts; wire.ts types them.
-    this.feed.render(open ? (update.messages as unknown as Message[]) : [], this.busy);
+    this.feed.render(open ? update.messages : [], this.busy);
     this.selection.prune(this.feed.ids());
     this.selectionChanged();
     if (!open) {

@@ -93,6 +93,7 @@ export const MESSAGES = [
     id: "m_att1",
     role: "user",
     kind: "attachment",
+    boundaryId: "bnd_1",
     content: [
       text(
         "Restored file: /work/project/server/baton/core/budget.py\nRestored after a compaction from disk.\n```\nclass Usage: ...\n```",
@@ -105,6 +106,7 @@ export const MESSAGES = [
     id: "m_att2",
     role: "user",
     kind: "attachment",
+    boundaryId: "bnd_1",
     content: [
       text(
         "Restored file: /work/project/docs/PROTOCOL.md\nRestored after a compaction from the editor (unsaved changes included).\n```\n# Protocol\n```",

@@ -176,6 +176,27 @@ test("before the host's first update the view says it is starting", async (t) =>
   assert.equal(await page.locator(".baton-starting").count(), 0);
 });
 
+test("two compactions: each summary lists the files it restored and undoes its own boundary", async (t) => {
+  const page = await openView(t);
+  const text = (said) => [{ type: "text", text: said }];
+  const base = { role: "user", createdAt: "2026-12-01T09:00:00Z", tokens: 10, pinned: false };
+  const messages = [
+    { ...base, id: "s1", kind: "summary", boundaryId: "bnd_1", content: text("First summary") },
+    { ...base, id: "u1", kind: "message", content: text("kept prompt") },
+    { ...base, id: "s2", kind: "summary", boundaryId: "bnd_2", content: text("Second summary") },
+    { ...base, id: "a1", kind: "attachment", boundaryId: "bnd_1", content: text("Restored file: /p/one.py\nx") },
+    { ...base, id: "a2", kind: "attachment", boundaryId: "bnd_2", content: text("Restored file: /p/two.py\ny") },
+  ];
+  await toView(page, sessionUpdate({ messages }));
+  await message(page, "a2").waitFor();
+  const files = (id) => message(page, id).locator(".baton-restored li").allTextContents();
+  assert.deepEqual(await files("s1"), ["one.py"]);
+  assert.deepEqual(await files("s2"), ["two.py"]);
+  const from = (await posted(page)).length;
+  await message(page, "s1").getByRole("button", { name: "Undo" }).click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo", from), { type: "undo", boundaryId: "bnd_1" });
+});
+
 test("a usage update redraws the chart; a session without a boundary id undoes the last", async (t) => {
   const page = await openView(t);
   const messages = MESSAGES.map(({ boundaryId, ...m }) => m);
@@ -193,6 +214,11 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   );
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "messages", "free"]);
+  // Without ids the restored files are the attachments after the summary.
+  assert.deepEqual(await message(page, "m_summary").locator(".baton-restored li").allTextContents(), [
+    "budget.py",
+    "PROTOCOL.md",
+  ]);
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo" });
 });

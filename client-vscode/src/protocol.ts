@@ -47,7 +47,22 @@ export interface Breakdown {
   messages: number;
   summary: number;
   attachments: number;
+  unattributed: number;
   free: number;
+}
+
+/** The fixed figures of the context budget, in tokens, for windows of 100,000 and more. Below 100,000 tokens each one shrinks in proportion to the window (BEHAVIOR.md §2). */
+export interface BudgetSettings {
+  /** Tokens held back from the window for a summary's output (never more than the model's maximum output). */
+  reservedSummaryOutput?: number;
+  /** How far below the effective window auto-compact starts, in tokens. */
+  autoCompactMargin?: number;
+  /** How far below the auto-compact threshold the warning state starts, in tokens. */
+  warningMargin?: number;
+  /** How far below the auto-compact threshold the error state starts, in tokens (0: at the threshold). */
+  errorMargin?: number;
+  /** How far below the effective window sending is refused, in tokens. */
+  blockingMargin?: number;
 }
 
 export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create";
@@ -309,6 +324,8 @@ export interface Settings {
   /** Override the model's context window (tokens). */
   contextWindow?: number | null;
   autoCompact?: AutoCompactSettings;
+  /** The context budget's reserve and margins, in tokens. */
+  budget?: BudgetSettings;
   /** Who writes summaries; `auto`: anthropic when an API key is set, else extractive. */
   summarizer?: SummarizerName;
   /** The model summaries come from (null: `model`). */

@@ -6,14 +6,15 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from baton.core.budget import Usage
+from baton.core.budget import UNATTRIBUTED_LABEL, Usage
 from baton.core.claude_code import ImportReport
 from baton.core.messages import Message
 
 BAR_WIDTH = 40
 EIGHTHS = " ▏▎▍▌▋▊▉"  # partial blocks, by eighths of a cell
 FULL = "█"
-CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "free")
+CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
+NOTES = {"unattributed": UNATTRIBUTED_LABEL}
 
 
 def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
@@ -35,8 +36,9 @@ def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
     for name in CATEGORIES:
         value = int(figures[name])
         share = 100 * value / window if window else 0.0
+        note = f"  {NOTES[name]}" if name in NOTES else ""
         lines.append(
-            f"  {name:<12} {bar(value, window, width):<{width}} {value:>9,}  {share:5.1f}%"
+            f"  {name:<12} {bar(value, window, width):<{width}} {value:>9,}  {share:5.1f}%{note}"
         )
     return lines
 

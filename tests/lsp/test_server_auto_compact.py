@@ -14,7 +14,7 @@ from fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-auto-0123456789"
 SMALL: dict[str, Any] = {
-    "contextWindow": 20_000,  # auto-compact threshold 11,250
+    "contextWindow": 20_000,  # auto-compact threshold 13,400
     "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
 }
 TITLE = "Baton: auto-compacting"
@@ -52,7 +52,7 @@ async def test_a_background_auto_compaction_reports_server_initiated_progress(
 ) -> None:
     lsp: Harness = await start_server(options={**SMALL, "summarizer": "extractive"})
     sid = (await lsp.create())["sessionId"]
-    await lsp.append(sid, *conversation(16, words=90))
+    await lsp.append(sid, *conversation(19, words=90))
     begin = await auto_begin(lsp)
     assert begin.value["cancellable"] is True
     assert begin.token in lsp.client.progress_reports  # window/workDoneProgress/create came first
@@ -84,7 +84,7 @@ async def test_cancelling_the_progress_cancels_the_background_auto_compaction(
     gate = threading.Event()
     script = fake_anthropic.reply("<summary>never used</summary>", hold_after=3, gate=gate)
     try:
-        await lsp.append(sid, *conversation(16, words=90))
+        await lsp.append(sid, *conversation(19, words=90))
         begin = await auto_begin(lsp)
         assert await asyncio.to_thread(script.held.wait, 20)
         lsp.client.window_work_done_progress_cancel(
@@ -112,7 +112,7 @@ async def test_the_anthropic_summarizer_without_a_key_pauses_auto_compact_and_sa
 ) -> None:
     lsp: Harness = await start_server(options={**SMALL, "summarizer": "anthropic"})
     sid = (await lsp.create())["sessionId"]
-    await lsp.append(sid, *conversation(16, words=90))
+    await lsp.append(sid, *conversation(19, words=90))
     await lsp.append(sid, user("a second question"))
     first_two = await lsp.request(protocol.USAGE, {"sessionId": sid})
     await lsp.append(sid, user("a third question"))
@@ -133,7 +133,7 @@ async def test_three_failed_auto_compacts_pause_it_and_a_manual_compact_resumes_
     lsp: Harness = await start_server(options=options)
     sid = (await lsp.create())["sessionId"]
     fake_anthropic.error(400, "invalid_request_error", "refused for the test", times=3)
-    await lsp.append(sid, *conversation(16, words=90))
+    await lsp.append(sid, *conversation(19, words=90))
     await lsp.append(sid, user("a second question"))
     await lsp.append(sid, user("a third question"))
     await paused_usage(lsp, sid, True)

@@ -16,7 +16,7 @@ from baton.core.settings import Settings
 
 Severity = types.DiagnosticSeverity
 SMALL_WINDOW = {"contextWindow": 20_000, "autoCompact": {"enabled": False}}
-# 20,000-token window: effective 15,000, threshold 11,250, warning 8,438, blocking 14,250
+# 20,000-token window: effective 16,000, threshold 13,400, warning 9,400, blocking 15,400
 
 
 def usage_diagnostic(published: types.PublishDiagnosticsParams) -> types.Diagnostic:
@@ -52,7 +52,7 @@ async def test_severity_follows_the_usage_state(start_server) -> None:
     assert (await lsp.request(protocol.USAGE, {"sessionId": sid}))["state"] == "ok"
     assert usage_diagnostic(await lsp.latest_diagnostics(sid)).severity == Severity.Information
 
-    await lsp.append(sid, *conversation(8))
+    await lsp.append(sid, *conversation(9))
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
     assert usage["state"] == "warning", usage["usedTokens"]
     warning = usage_diagnostic(await lsp.latest_diagnostics(sid))
@@ -60,15 +60,15 @@ async def test_severity_follows_the_usage_state(start_server) -> None:
     assert warning.message.endswith("- auto-compact off")
     assert re.match(r"Context \d+% used \([\d,]+ / 20,000\)", warning.message)
 
-    await lsp.append(sid, *conversation(6))
+    await lsp.append(sid, *conversation(8))
     assert (await lsp.request(protocol.USAGE, {"sessionId": sid}))["state"] == "error"
     assert usage_diagnostic(await lsp.latest_diagnostics(sid)).severity == Severity.Error
 
-    await lsp.append(sid, *conversation(6))
+    await lsp.append(sid, *conversation(4))
     assert (await lsp.request(protocol.USAGE, {"sessionId": sid}))["state"] == "blocking"
     blocked = usage_diagnostic(await lsp.latest_diagnostics(sid))
     assert blocked.severity == Severity.Error
-    assert "blocked at 14,250" in blocked.message
+    assert "blocked at 15,400" in blocked.message
 
 
 async def test_large_messages_get_a_hint_on_their_heading(start_server) -> None:
@@ -210,7 +210,7 @@ async def test_auto_compact_runs_after_an_append_crosses_the_threshold(start_ser
     lsp = await start_server(options={"contextWindow": 20_000, "keepWindow": keep})
     sid = (await lsp.create())["sessionId"]
     mark = lsp.recorder.mark()
-    await lsp.append(sid, *conversation(24))  # past the 11,250-token threshold
+    await lsp.append(sid, *conversation(28))  # past the 13,400-token threshold
     changed = await lsp.recorder.notification(
         protocol.SESSION_CHANGED, lambda p: p["reason"] == "compact", after=mark
     )

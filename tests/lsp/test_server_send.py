@@ -255,16 +255,16 @@ async def test_cancel_request_stops_a_compaction_and_changes_nothing(
 async def test_auto_compact_pauses_after_three_failures_and_says_so(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    options = {**WITH_KEY, "contextWindow": 20_000}  # threshold 11,250, blocking 14,250
+    options = {**WITH_KEY, "contextWindow": 20_000}  # threshold 13,400, blocking 15,400
     lsp = await start_server(options=options)
-    big_system = " ".join(f"rule{i}" for i in range(4_500))
+    big_system = " ".join(f"rule{i}" for i in range(5_000))
     sid = (await lsp.create(systemPrompt=big_system))["sessionId"]
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
     assert usage["autoCompactThreshold"] <= usage["usedTokens"] < usage["blockingLimit"]
 
     # each turn finds the context over the threshold and nothing it may summarize
     for n in range(3):
-        fake_anthropic.reply(f"a{n}", usage={"input_tokens": 12_000, "output_tokens": 2})
+        fake_anthropic.reply(f"a{n}", usage={"input_tokens": 14_500, "output_tokens": 2})
         reply = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": f"q{n}"})
         assert reply["message"]["role"] == "assistant"
     usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
@@ -283,7 +283,7 @@ async def test_send_refuses_a_session_past_the_blocking_limit(
         options={**WITH_KEY, "contextWindow": 20_000, "autoCompact": {"enabled": False}}
     )
     sid = (await lsp.create())["sessionId"]
-    await lsp.append(sid, *conversation(30))
+    await lsp.append(sid, *conversation(32))
     error = await lsp.error(protocol.SESSION_SEND, {"sessionId": sid, "content": "more"})
     assert error.baton_code == "prompt_too_long"
     assert fake_anthropic.message_requests() == []

@@ -23,7 +23,7 @@ API_KEY = "sk-ant-test-steps-0123456789"
 SMALL = {
     "anthropicApiKey": API_KEY,
     "summarizer": "extractive",
-    "contextWindow": 20_000,  # auto-compact threshold 11,250
+    "contextWindow": 20_000,  # auto-compact threshold 13,400
     "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
     "autoCompact": {"enabled": False},
 }
@@ -41,7 +41,7 @@ async def test_the_prompt_and_an_auto_compaction_are_published_before_the_model_
 ) -> None:
     lsp: Harness = await start_server(options=SMALL)
     sid = (await lsp.create())["sessionId"]
-    await lsp.append(sid, *conversation(16, words=90))
+    await lsp.append(sid, *conversation(19, words=90))
     before = await lsp.request(protocol.USAGE, {"sessionId": sid})
     assert before["usedTokens"] >= before["autoCompactThreshold"]
     rendered = await lsp.render(sid)  # the document as the editor last showed it

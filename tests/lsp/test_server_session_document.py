@@ -8,6 +8,7 @@ from lsp_harness import NEOVIM, Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
+from baton.cli import EXAMPLE_SESSION
 
 
 def _range(start_line: int, end_line: int, end_char: int = 0) -> dict[str, Any]:
@@ -237,3 +238,25 @@ async def test_opening_a_session_document_publishes_its_diagnostics(start_server
     )
     published = await later.diagnostics(sid)
     assert any(d.code == "context-usage" for d in published.diagnostics)
+
+
+async def test_hover_on_an_imported_sessions_usage_line_names_the_unattributed_part(
+    lsp: Harness,
+) -> None:
+    imported = await lsp.request(  # a Claude Code file with real API usage
+        protocol.SESSION_IMPORT, {"path": str(EXAMPLE_SESSION), "format": "claude-code"}
+    )
+    sid = imported["sessionId"]
+    usage = (await lsp.get(sid))["usage"]
+    unattributed = usage["breakdown"]["unattributed"]
+    assert unattributed > 0 and not usage["estimated"]
+    hover = await lsp.request(
+        types.TEXT_DOCUMENT_HOVER,
+        {
+            "textDocument": {"uri": protocol.session_uri(sid)},
+            "position": {"line": 0, "character": 0},
+        },
+    )
+    text = hover.contents.value
+    assert f"unattributed (the original client's system prompt and tools) {unattributed:,}" in text
+    assert f"messages {usage['breakdown']['messages']:,}" in text

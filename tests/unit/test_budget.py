@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from baton.core.boundary import Boundary
 from baton.core.budget import (
+    UNATTRIBUTED_LABEL,
+    Budget,
     budget_for,
     compute_usage,
     observe_response,
     percent_left,
     usage_state,
 )
+from baton.core.claude_code import import_with_report
 from baton.core.messages import (
     ApiUsage,
     Message,
@@ -145,6 +149,79 @@ def test_the_percent_setting_can_raise_the_threshold_up_to_the_blocking_limit() 
     assert raised.auto_compact_threshold == 171_000
     capped, _ = budget_for("claude-sonnet-4-5", _with_percent(99.5))
     assert capped.auto_compact_threshold == 177_000 == capped.blocking_limit
+
+
+def _figures(budget: Budget) -> tuple[int, int, int, int, int, int]:
+    return (
+        budget.reserved,
+        budget.effective_window,
+        budget.auto_compact_threshold,
+        budget.warning_threshold,
+        budget.error_threshold,
+        budget.blocking_limit,
+    )
+
+
+@pytest.mark.parametrize(
+    ("window", "figures"),
+    [
+        # (reserved, effective, threshold, warning, error, blocking): BEHAVIOR.md section 2
+        (1_000_000, (20_000, 980_000, 967_000, 947_000, 967_000, 977_000)),
+        (200_000, (20_000, 180_000, 167_000, 147_000, 167_000, 177_000)),
+        (100_000, (20_000, 80_000, 67_000, 47_000, 67_000, 77_000)),
+        # below 100K every figure shrinks by window / 100,000
+        (50_000, (10_000, 40_000, 33_500, 23_500, 33_500, 38_500)),
+        (8_000, (1_600, 6_400, 5_360, 3_760, 5_360, 6_160)),
+    ],
+)
+def test_windows_of_100k_and_more_get_the_fixed_figures_smaller_ones_shrink(
+    window: int, figures: tuple[int, ...]
+) -> None:
+    budget, _ = budget_for("claude-sonnet-4-5", Settings(context_window=window))
+    assert _figures(budget) == figures
+
+
+def test_every_budget_figure_is_a_setting() -> None:
+    settings = parse_settings(
+        {
+            "contextWindow": 200_000,
+            "budget": {
+                "reservedSummaryOutput": 10_000,
+                "autoCompactMargin": 30_000,
+                "warningMargin": 15_000,
+                "errorMargin": 5_000,
+                "blockingMargin": 1_000,
+            },
+        }
+    )
+    budget, _ = budget_for("claude-sonnet-4-5", settings)
+    assert _figures(budget) == (10_000, 190_000, 160_000, 145_000, 155_000, 189_000)
+    assert usage_state(150_000, budget) == "warning"
+    assert usage_state(155_000, budget) == "error"
+
+
+def test_an_error_margin_at_the_warning_margin_leaves_no_warning_tier() -> None:
+    settings = parse_settings({"budget": {"errorMargin": 20_000}})
+    budget, _ = budget_for("claude-sonnet-4-5", settings)
+    assert budget.error_threshold == budget.warning_threshold == 147_000
+    assert usage_state(147_000, budget) == "error"
+
+
+def test_margins_larger_than_the_window_never_go_negative() -> None:
+    settings = parse_settings(
+        {"budget": {"reservedSummaryOutput": 900_000, "autoCompactMargin": 900_000}}
+    )
+    budget, _ = budget_for("claude-3-opus", settings)  # 4,096 max output caps the reserve
+    assert budget.reserved == 4_096
+    tiers = (budget.warning_threshold, budget.auto_compact_threshold, budget.blocking_limit)
+    assert tiers == (0, 0, 200_000 - 4_096 - 3_000)
+
+
+def test_a_bad_budget_figure_warns_and_keeps_its_default() -> None:
+    warnings: list[str] = []
+    settings = parse_settings({"budget": {"warningMargin": -5}}, warnings.append)
+    assert settings.budget.warning_margin == 20_000
+    assert warnings and "budget.warningMargin" in warnings[0]
 
 
 def test_a_tiny_window_keeps_its_tiers_in_order() -> None:
@@ -403,6 +480,91 @@ def test_an_anchored_breakdown_is_scaled_to_the_real_figure(
     assert parts.free == 200_000 - usage.used_tokens
 
 
+def _claude_code_file(
+    path: Path, prompt: str, context_tokens: int, reply_at: str = "2025-03-04T09:00:05.000Z"
+) -> Path:
+    """A two-record Claude Code session whose reply's real usage is `context_tokens`."""
+    records = [
+        {
+            "type": "user",
+            "uuid": "u-1",
+            "sessionId": "cc",
+            "timestamp": "2025-03-04T09:00:00.000Z",
+            "message": {"role": "user", "content": prompt},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a-1",
+            "parentUuid": "u-1",
+            "sessionId": "cc",
+            "timestamp": reply_at,
+            "message": {
+                "id": "msg_api_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Done."}],
+                "usage": {"input_tokens": context_tokens - 2, "output_tokens": 2},
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_an_imported_sessions_usage_beyond_its_view_is_unattributed(
+    store: SessionStore, settings: Settings, estimator: Estimator, tmp_path: Path
+) -> None:
+    source = _claude_code_file(tmp_path / "cc.jsonl", "Fix the parser. " * 50, 9_000)
+    session, _ = import_with_report(source, store)
+    usage = compute_usage(session, settings, estimator)
+    view = sum(m.tokens for m in session.view_messages())
+    assert not usage.estimated and usage.used_tokens == 9_000
+    parts = usage.breakdown
+    assert parts.messages == view  # the estimate of the view, not scaled up to the usage
+    assert parts.unattributed == 9_000 - view > 0
+    assert parts.system == parts.tools == 0
+    assert parts.free == usage.context_window - 9_000
+    assert UNATTRIBUTED_LABEL == "the original client's system prompt and tools"
+
+
+def test_an_imported_session_under_its_estimate_has_nothing_unattributed(
+    store: SessionStore, settings: Settings, estimator: Estimator, tmp_path: Path
+) -> None:
+    source = _claude_code_file(tmp_path / "cc.jsonl", "Fix the parser. " * 50, 20)
+    session, _ = import_with_report(source, store)
+    usage = compute_usage(session, settings, estimator)
+    assert usage.breakdown.unattributed == 0
+    assert usage.breakdown.messages == usage.used_tokens == 20
+
+
+def test_a_native_sessions_excess_is_spread_not_unattributed(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    session = store.create(model="claude-sonnet-4-5", system_prompt="Be brief.")
+    session.append(
+        [
+            _user("Fix the parser. " * 50),
+            _assistant("api_1", [TextBlock(text="Done.")], _usage(9_000, 2)),
+        ]
+    )
+    parts = compute_usage(session, settings, estimator).breakdown
+    assert parts.unattributed == 0
+    assert parts.system + parts.messages == 9_002
+
+
+def test_an_imported_session_begins_at_its_first_record(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    source = _claude_code_file(tmp_path / "cc.jsonl", "hello", 5_000)
+    session, _ = import_with_report(source, store)
+    assert session.created_at == "2025-03-04T09:00:00.000Z"
+    assert session.updated_at == "2025-03-04T09:00:05.000Z"
+    # a record stamped before the first one (clock skew, a joined file) moves nothing back
+    skewed = _claude_code_file(tmp_path / "skew.jsonl", "hi", 5_000, "2025-03-04T08:59:00Z")
+    early, _ = import_with_report(skewed, store)
+    assert early.created_at == early.updated_at == "2025-03-04T09:00:00.000Z"
+
+
 # ---- the Usage payload -----------------------------------------------------------------
 
 
@@ -426,6 +588,7 @@ def test_usage_carries_the_protocol_fields_on_the_wire(
         "messages",
         "summary",
         "attachments",
+        "unattributed",
         "free",
     }
     assert wire["sessionId"] == session.session_id

@@ -310,7 +310,7 @@ async def test_over_the_blocking_limit_send_refuses_without_calling_the_model(
     session: Session,
     estimator: Estimator,
 ) -> None:
-    settings = Settings(context_window=4_000)  # blocking limit 2,850
+    settings = Settings(context_window=4_000)  # blocking limit 3,080
     with pytest.raises(PromptTooLong) as caught:
         await send(
             session,
@@ -319,8 +319,8 @@ async def test_over_the_blocking_limit_send_refuses_without_calling_the_model(
             ctx=context(anthropic_client(), estimator, settings),
         )
     assert "Compact the conversation" in caught.value.message
-    assert caught.value.limit == 2_850 and caught.value.actual is not None
-    assert caught.value.actual >= 2_850
+    assert caught.value.limit == 3_080 and caught.value.actual is not None
+    assert caught.value.actual >= 3_080
     assert fake_anthropic.message_requests() == []
     assert caught.value.data["promptMessageId"] == session.view[-1]
 
@@ -332,7 +332,7 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
     estimator: Estimator,
 ) -> None:
     settings = Settings(
-        context_window=20_000,  # threshold 11,250, blocking 14,250
+        context_window=20_000,  # threshold 13,400, blocking 15,400
         keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
     )
     for turn in range(6):

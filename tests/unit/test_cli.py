@@ -22,7 +22,7 @@ from baton.core.tokens import Estimator, default_estimator
 from baton.report import BAR_WIDTH, bar
 from claude_code_gen import CASES, case
 
-CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "free")
+CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
 
 
 @pytest.fixture(scope="module")

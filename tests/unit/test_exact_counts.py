@@ -119,11 +119,11 @@ def test_an_exact_figure_restates_the_usage(session: Session, estimator: Estimat
     settings = Settings(context_window=20_000)
     estimate = compute_usage(session, settings, estimator)
     budget, _ = budget_for(MODEL, settings)
-    exact = with_exact_count(estimate, 12_000, budget)
+    exact = with_exact_count(estimate, 14_000, budget)
     assert estimate.estimated and not exact.estimated
-    assert exact.used_tokens == 12_000
-    assert exact.state == "error"  # past this small window's auto-compact threshold (11,250)
+    assert exact.used_tokens == 14_000
+    assert exact.state == "error"  # past this small window's auto-compact threshold (13,400)
     parts = exact.breakdown
-    assert parts.system + parts.tools + parts.messages + parts.summary + parts.attachments == 12_000
-    assert parts.free == 8_000
-    assert exact.percent_used == 60.0
+    assert parts.system + parts.tools + parts.messages + parts.summary + parts.attachments == 14_000
+    assert parts.free == 6_000
+    assert exact.percent_used == 70.0

@@ -16,10 +16,9 @@ from baton.core.settings import Settings
 from baton.core.tokens import Estimator
 
 DEFAULT_WINDOW = 200_000
-SUMMARY_OUTPUT_CAP = 20_000  # the most a summary may write, so the most to hold back
-AUTO_COMPACT_MARGIN = 13_000
-WARNING_MARGIN = 20_000
-BLOCKING_MARGIN = 3_000
+# Windows from this size up get the budget settings' figures as they are; smaller windows
+# get each figure scaled by window / FULL_MARGINS_WINDOW, so the tiers keep their order.
+FULL_MARGINS_WINDOW = 100_000
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,7 @@ def budget_for(
     """The budget for `model`, and a warning when its window had to be guessed."""
     spec, long = lookup_model(model)
     limits = api_limits or ModelLimits()
+    figures = settings.budget
     warning: str | None = None
     if settings.context_window:
         window = settings.context_window
@@ -52,17 +52,20 @@ def budget_for(
     else:
         window = DEFAULT_WINDOW
         warning = f"unknown model {model!r}: assuming a {DEFAULT_WINDOW:,}-token window"
-    max_output = limits.max_tokens or (spec.max_output if spec else SUMMARY_OUTPUT_CAP)
-    # Small windows (a low contextWindow setting) shrink every fixed margin in proportion,
-    # so the tiers keep their order and nothing goes negative.
-    reserved = min(max_output, SUMMARY_OUTPUT_CAP, window // 4)
+    max_output = limits.max_tokens or (spec.max_output if spec else figures.reserved_summary_output)
+
+    def scaled(figure: int) -> int:
+        return figure if window >= FULL_MARGINS_WINDOW else figure * window // FULL_MARGINS_WINDOW
+
+    reserved = min(max_output, scaled(figures.reserved_summary_output), window)
     effective = window - reserved
-    blocking = effective - min(BLOCKING_MARGIN, effective // 20)
-    threshold = effective - min(AUTO_COMPACT_MARGIN, effective // 4)
+    blocking = max(0, effective - scaled(figures.blocking_margin))
+    threshold = max(0, min(effective - scaled(figures.auto_compact_margin), blocking))
     percent = settings.auto_compact.threshold_percent
     if percent is not None:
         threshold = min(round(effective * percent / 100), blocking)
-    warning_at = threshold - min(WARNING_MARGIN, threshold // 4)
+    error_at = max(0, threshold - scaled(figures.error_margin))
+    warning_at = min(error_at, max(0, threshold - scaled(figures.warning_margin)))
     budget = Budget(
         context_window=window,
         max_output=max_output,
@@ -70,7 +73,7 @@ def budget_for(
         effective_window=effective,
         auto_compact_threshold=threshold,
         warning_threshold=warning_at,
-        error_threshold=threshold,
+        error_threshold=error_at,
         blocking_limit=blocking,
     )
     return budget, warning
@@ -79,12 +82,18 @@ def budget_for(
 UsageState = Literal["ok", "warning", "error", "blocking"]
 
 
+UNATTRIBUTED_LABEL = "the original client's system prompt and tools"
+
+
 class Breakdown(WireModel):
     system: int = 0
     tools: int = 0
     messages: int = 0
     summary: int = 0
     attachments: int = 0
+    # an imported session's real usage beyond the estimate of its view: what the client
+    # that wrote the file sent besides the conversation (its system prompt and tools)
+    unattributed: int = 0
     free: int = 0
 
 
@@ -155,7 +164,9 @@ def compute_usage(
     """Used tokens = the last valid API usage + estimates of what came after it.
 
     With no valid usage (a new session, most compactions) everything is estimated. Usages
-    are never added across turns: only the one anchor counts.
+    are never added across turns: only the one anchor counts. The breakdown divides the
+    used figure in proportion to the estimates, except that an imported session's excess
+    over the estimate of its view is `unattributed`, not folded into the messages.
     """
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
@@ -168,12 +179,16 @@ def compute_usage(
     parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
     parts.append(by_kind["attachment"])
     anchor = session.anchor()
+    estimate = estimator.calibrated(sum(parts))
+    unattributed = 0
     if anchor is None:
-        used = estimator.calibrated(sum(parts))
+        used = estimate
     else:
         index, api_usage = anchor
         used = api_usage.context_tokens + estimator.calibrated(sum(raw[index + 1 :]))
-    system, tools, messages, summary, attachments = _split(used, parts)
+        if session.imported_from is not None and used > estimate:
+            unattributed = used - estimate  # the file cannot show what else its client sent
+    system, tools, messages, summary, attachments = _split(used - unattributed, parts)
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
     return Usage(
         session_id=session.session_id,
@@ -197,6 +212,7 @@ def compute_usage(
             messages=messages,
             summary=summary,
             attachments=attachments,
+            unattributed=unattributed,
             free=max(0, budget.context_window - used),
         ),
         estimator_exact=estimator.exact,

@@ -94,7 +94,7 @@ def import_with_report(
         "title": title or _title(records) or "Imported Claude Code session",
         "model": _model(records),
         "systemPrompt": None,
-        "createdAt": now_iso(),
+        "createdAt": _first_time(records),
         "importedFrom": str(path),
     }
     transcript = Transcript.create(target, header)
@@ -168,6 +168,15 @@ def _loads(line: bytes) -> Any:
         return json.loads(line)
     except ValueError:
         return None
+
+
+def _first_time(records: list[Record]) -> str:
+    """When the conversation began: the first record's timestamp (now, if none has one)."""
+    for record in records:
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            return stamp
+    return now_iso()
 
 
 def _model(records: list[Record]) -> str:

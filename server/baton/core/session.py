@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
@@ -44,6 +45,7 @@ class Session:
         self.title = ""
         self.model = ""
         self.system_prompt: str | None = None
+        self.imported_from: str | None = None  # the file an imported session came from
         self.created_at = ""
         self.updated_at = ""
         self.deleted = False
@@ -209,6 +211,8 @@ class Session:
             self.title = str(event.get("title") or "")
             self.model = str(event.get("model") or "")
             self.system_prompt = event.get("systemPrompt")
+            imported = event.get("importedFrom")
+            self.imported_from = str(imported) if imported else None
             self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
         elif kind == "message":
             message = self._load_message(event.get("message"))
@@ -234,8 +238,8 @@ class Session:
             self.deleted = True
         elif kind == "opaque":
             self.opaque.append(event.get("record") or {})
-        if at:
-            self.updated_at = str(at)
+        if at and _later(str(at), self.updated_at):
+            self.updated_at = str(at)  # the latest time seen: never before createdAt
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
@@ -309,3 +313,19 @@ class Session:
             api_message_id=item.api_message_id,
             usage=item.usage,
         )
+
+
+def _later(stamp: str, than: str) -> bool:
+    """Whether ISO time `stamp` is after `than` (an unreadable `than` always loses)."""
+    before, after = _instant(than), _instant(stamp)
+    if before is None:
+        return True
+    return after is not None and after > before
+
+
+def _instant(stamp: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -80,6 +80,41 @@ class AutoCompactSettings(WireModel):
     )
 
 
+class BudgetSettings(WireModel):
+    """The fixed figures of the context budget, in tokens, for windows of 100,000 and more.
+
+    Below 100,000 tokens each one shrinks in proportion to the window (BEHAVIOR.md §2).
+    """
+
+    reserved_summary_output: int = Field(
+        default=20_000,
+        ge=0,
+        description="Tokens held back from the window for a summary's output "
+        "(never more than the model's maximum output).",
+    )
+    auto_compact_margin: int = Field(
+        default=13_000,
+        ge=0,
+        description="How far below the effective window auto-compact starts, in tokens.",
+    )
+    warning_margin: int = Field(
+        default=20_000,
+        ge=0,
+        description="How far below the auto-compact threshold the warning state starts, in tokens.",
+    )
+    error_margin: int = Field(
+        default=0,
+        ge=0,
+        description="How far below the auto-compact threshold the error state starts, "
+        "in tokens (0: at the threshold).",
+    )
+    blocking_margin: int = Field(
+        default=3_000,
+        ge=0,
+        description="How far below the effective window sending is refused, in tokens.",
+    )
+
+
 class KeepWindowSettings(WireModel):
     min_tokens: int = Field(
         default=10_000, ge=0, description="`all` keeps at least this many recent tokens verbatim."
@@ -137,6 +172,10 @@ class Settings(WireModel):
         default=None, gt=0, description="Override the model's context window (tokens)."
     )
     auto_compact: AutoCompactSettings = Field(default_factory=AutoCompactSettings)
+    budget: BudgetSettings = Field(
+        default_factory=BudgetSettings,
+        description="The context budget's reserve and margins, in tokens.",
+    )
     summarizer: SummarizerName = Field(
         default="auto",
         description="Who writes summaries; `auto`: anthropic when an API key is set, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from baton.core.budget import Usage
+from baton.core.budget import UNATTRIBUTED_LABEL, Usage
 from baton.core.messages import Message
 from baton.lsp.diagnostics import usage_message
 
@@ -38,6 +38,8 @@ def usage_hover(
         f"{usage.auto_compact_threshold:,}, blocked at {usage.blocking_limit:,}."
     )
     lines.append("")
+    lines.append(breakdown_line(usage))
+    lines.append("")
     if plan is None and reason:
         lines.append(f"Auto-compact cannot plan right now: {reason}.")
         return "\n".join(lines)
@@ -53,6 +55,21 @@ def usage_hover(
         f"({kept_tokens:,} tokens) verbatim."
     )
     return "\n".join(lines)
+
+
+def breakdown_line(usage: Usage) -> str:
+    """The used tokens by category (those that hold any), then what is free."""
+    parts = usage.breakdown
+    figures = [
+        ("system prompt", parts.system),
+        ("tools", parts.tools),
+        ("messages", parts.messages),
+        ("summary", parts.summary),
+        ("attachments", parts.attachments),
+        (f"unattributed ({UNATTRIBUTED_LABEL})", parts.unattributed),
+    ]
+    used = [f"{name} {tokens:,}" for name, tokens in figures if tokens > 0]
+    return f"By category: {' · '.join(used) or 'nothing yet'}; free {parts.free:,}."
 
 
 def _count(n: int) -> str:

@@ -52,7 +52,7 @@ export function summaryBody(
   message: Message,
   files: readonly string[],
   last: boolean,
-  undo: (boundaryId: string | undefined) => void,
+  undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
 ): HTMLElement {
   const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
   const label = files.length === 1 ? "1 file restored" : `${files.length} files restored`;
@@ -73,7 +73,7 @@ export function summaryBody(
   // Without a boundary id the host undoes the last compaction, so only the last summary offers it.
   const boundaryId = message.boundaryId ?? undefined;
   const undoButton =
-    boundaryId !== undefined || last
+    undo && (boundaryId !== undefined || last)
       ? button("Undo", () => undo(boundaryId), {
           class: "baton-undo secondary",
           title: "Undo this compaction: bring back the summarized messages",

@@ -15,6 +15,8 @@ export class Composer {
   private readonly sendButton: HTMLButtonElement;
   private readonly stopButton: HTMLButtonElement;
   private readonly keyNote: HTMLElement;
+  private readonly lockNote: HTMLElement;
+  private readOnly = false;
   private busy = false;
 
   constructor(private readonly handlers: ComposerHandlers) {
@@ -35,15 +37,22 @@ export class Composer {
     this.stopButton.hidden = true;
     this.keyNote = h(
       "div",
-      { class: "baton-note", role: "status" },
+      { class: "baton-note baton-key-note", role: "status" },
       h("span", {}, "No API key is set: replies need one. Viewing, token counts and offline compaction still work."),
       button("Set API Key", () => this.handlers.setApiKey(), { class: "baton-set-key secondary" }),
     );
     this.keyNote.hidden = true;
+    this.lockNote = h(
+      "div",
+      { class: "baton-note baton-lock-note", role: "status" },
+      "This conversation is open in another Baton process: it is read-only here.",
+    );
+    this.lockNote.hidden = true;
     this.el = h(
       "div",
       { class: "baton-composer" },
       this.keyNote,
+      this.lockNote,
       h("div", { class: "baton-input-row" }, this.input, this.sendButton, this.stopButton),
     );
   }
@@ -55,6 +64,14 @@ export class Composer {
 
   setHasApiKey(hasKey: boolean): void {
     this.keyNote.hidden = hasKey;
+  }
+
+  /** A session another Baton process holds: readable here, nothing to send. */
+  setReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
+    this.lockNote.hidden = !readOnly;
+    this.input.disabled = readOnly;
+    this.sendButton.disabled = readOnly;
   }
 
   setBusy(busy: boolean): void {
@@ -72,7 +89,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value;
-    if (this.busy || text.trim() === "") return;
+    if (this.busy || this.readOnly || text.trim() === "") return;
     this.handlers.send(text);
     this.setDraft("");
     this.handlers.draftChanged("");

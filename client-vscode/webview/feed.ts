@@ -53,7 +53,7 @@ export class Feed {
    * runs (`busy`) the prompt just sent and the streamed reply stay until the view holds
    * them; once it has ended they go, whatever became of them.
    */
-  render(messages: readonly Message[], busy: boolean): void {
+  render(messages: readonly Message[], busy: boolean, readOnly = false): void {
     const toolNames = new Map<string, string>();
     for (const m of messages) for (const b of m.content) if (b.type === "tool_use") toolNames.set(b.id, b.name);
     const restored = restoredBySummary(messages);
@@ -62,7 +62,7 @@ export class Feed {
     const next = new Map<string, Rendered>();
     const elements: HTMLElement[] = [];
     messages.forEach((message, index) => {
-      const extra = { files: restored.get(message.id), last: message.id === lastSummary };
+      const extra = { files: restored.get(message.id), last: message.id === lastSummary, readOnly };
       const signature = JSON.stringify([message, extra, namesFor(message, toolNames)]);
       const old = this.rendered.get(message.id);
       const el = old && old.signature === signature ? old.el : this.messageElement(message, ctx, extra);
@@ -145,7 +145,11 @@ export class Feed {
     this.el.insertBefore(el, this.pending?.el ?? null);
   }
 
-  private messageElement(message: Message, ctx: BlockContext, extra: { files?: string[]; last: boolean }): HTMLElement {
+  private messageElement(
+    message: Message,
+    ctx: BlockContext,
+    extra: { files?: string[] | undefined; last: boolean; readOnly: boolean },
+  ): HTMLElement {
     const kind = message.kind ?? "message";
     const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
     const role =
@@ -176,8 +180,9 @@ export class Feed {
       h("span", { class: "baton-selected-note" }, ", selected"),
     );
     let body: HTMLElement;
-    if (kind === "summary") body = summaryBody(message, extra.files ?? [], extra.last, this.handlers.undo);
-    else if (kind === "attachment") body = attachmentBody(message);
+    if (kind === "summary") {
+      body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : this.handlers.undo);
+    } else if (kind === "attachment") body = attachmentBody(message);
     else body = h("div", { class: "baton-message-body" }, ...message.content.map((b) => renderBlock(b, ctx)));
     const el = h(
       "article",

@@ -123,12 +123,14 @@ class ChatView {
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);
     this.composer.setHasApiKey(update.hasApiKey);
+    const readOnly = update.session?.readOnly === true;
+    this.composer.setReadOnly(readOnly);
     const open = update.session !== null;
     this.feed.el.hidden = !open;
     this.composer.el.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
     if (changed) this.selection.clear();
-    this.feed.render(open ? update.messages : [], this.busy);
+    this.feed.render(open ? update.messages : [], this.busy, readOnly);
     this.selection.prune(this.feed.ids());
     this.selectionChanged();
     if (!open) {

@@ -19,6 +19,7 @@ export class UsageChart {
   private readonly title: HTMLElement;
   private readonly stack: HTMLElement;
   private readonly rows: HTMLElement;
+  private readonly warnings: HTMLElement;
 
   /** `open`: whether the per-category rows show; `onToggle` hears the user change it. */
   constructor(open: boolean, onToggle: (open: boolean) => void) {
@@ -26,7 +27,8 @@ export class UsageChart {
     this.stack = h("span", { class: "baton-usage-stack", "aria-hidden": "true" });
     this.rows = h("div", { class: "baton-usage-rows", role: "list", "aria-label": "Context usage by category" });
     const summary = h("summary", {}, this.title, this.stack);
-    this.el = h("details", { class: "baton-usage", open }, summary, this.rows);
+    this.warnings = h("ul", { class: "baton-usage-warnings", "aria-label": "Why the figures may be off" });
+    this.el = h("details", { class: "baton-usage", open }, summary, this.rows, this.warnings);
     this.el.addEventListener("toggle", () => onToggle(this.el.open));
     this.el.hidden = true;
   }
@@ -45,7 +47,12 @@ export class UsageChart {
           ? "auto-compact paused"
           : `auto-compact at ${compactNumber(usage.autoCompactThreshold)}`,
     ];
+    const warnings = usage.warnings ?? [];
+    if (usage.estimatorExact === false) notes[1] += " (approximate)";
+    if (warnings.length) notes.push(warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`);
     this.title.textContent = notes.join(" · ");
+    this.warnings.replaceChildren(...warnings.map((w) => h("li", {}, w)));
+    this.warnings.hidden = warnings.length === 0;
     this.el.dataset.state = usage.state;
     const all = categories(usage.breakdown as unknown as { [key: string]: unknown });
     // The stacked bar: every category but free space, then a tick at the auto-compact threshold.

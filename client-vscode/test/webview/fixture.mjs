@@ -13,6 +13,7 @@ export const SESSION = {
   updatedAt: "2026-12-01T10:00:00Z",
   uri: "baton:/sessions/s_demo.md",
   compactions: 1,
+  readOnly: false,
 };
 
 export const OTHER_SESSION = { ...SESSION, sessionId: "s_other", title: "Fix the importer", compactions: 0 };
@@ -133,6 +134,8 @@ export const USAGE = {
   estimated: true,
   autoCompactEnabled: true,
   autoCompactPaused: false,
+  estimatorExact: true,
+  warnings: [],
   breakdown: {
     system: 3000,
     tools: 9000,

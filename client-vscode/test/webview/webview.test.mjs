@@ -206,6 +206,8 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
     usedTokens: 40000,
     percentUsed: 20,
     breakdown: { system: 3000, messages: 37000, free: 160000 },
+    estimatorExact: false,
+    warnings: ["unknown model: a 200K window was assumed"],
   };
   await toView(page, { type: "usage", sessionId: "s_other", usage: { ...usage, percentUsed: 99 } }); // another session: ignored
   await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage });
@@ -214,6 +216,12 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   );
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "messages", "free"]);
+  const title = await page.locator(".baton-usage > summary").textContent();
+  assert.match(title, /40K\/200K \(estimated\) \(approximate\) · auto-compact at 167K · 1 warning/);
+  await page.locator(".baton-usage > summary").click();
+  assert.deepEqual(await page.locator(".baton-usage-warnings li").allTextContents(), [
+    "unknown model: a 200K window was assumed",
+  ]);
   // Without ids the restored files are the attachments after the summary.
   assert.deepEqual(await message(page, "m_summary").locator(".baton-restored li").allTextContents(), [
     "budget.py",
@@ -378,7 +386,7 @@ test("Enter sends, Shift+Enter adds a line, nothing empty is sent", async (t) =>
 test("without an API key a note offers Set API Key and the rest still works", async (t) => {
   const page = await openView(t);
   await showFixture(page, { hasApiKey: false });
-  const note = page.locator(".baton-note");
+  const note = page.locator(".baton-key-note");
   assert.match(await note.textContent(), /No API key/);
   await note.getByRole("button", { name: "Set API Key" }).click();
   await waitPosted(page, (m) => m.type === "setApiKey");
@@ -397,6 +405,27 @@ test("without an API key a note offers Set API Key and the rest still works", as
   await toView(page, { type: "error", message: "The server stopped: see Baton: Show Logs." });
   assert.match(await page.getByRole("alert").textContent(), /The server stopped/);
   await page.screenshot({ path: join(RESULTS, "webview-no-key.png") });
+});
+
+test("a session another process holds is shown read-only: no sending, no Undo", async (t) => {
+  const page = await openView(t);
+  await showFixture(page, { session: { ...SESSION, readOnly: true } });
+  assert.match(await page.locator(".baton-lock-note").textContent(), /another Baton process/);
+  assert.equal(await page.locator("#baton-input").isDisabled(), true);
+  assert.equal(await page.getByRole("button", { name: "Send" }).isDisabled(), true);
+  assert.equal(await message(page, "m_summary").getByRole("button", { name: "Undo" }).count(), 0);
+  // Reading still works: the summary opens, messages select.
+  await message(page, "m_summary").locator("details.baton-summary > summary").click();
+  assert.equal(
+    await message(page, "m_summary")
+      .locator("details.baton-summary")
+      .evaluate((d) => d.open),
+    true,
+  );
+  // The lock lifts with the next update.
+  await showFixture(page);
+  assert.equal(await page.locator("#baton-input").isDisabled(), false);
+  await message(page, "m_summary").getByRole("button", { name: "Undo" }).waitFor();
 });
 
 test("the welcome offers New Chat and Import when there is no session", async (t) => {

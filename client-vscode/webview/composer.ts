@@ -24,7 +24,8 @@ export class Composer {
       id: "baton-input",
       class: "baton-input",
       rows: "1",
-      placeholder: "Ask anything (Shift+Enter for a new line)",
+      placeholder: "Ask anything",
+      title: "Enter sends; Shift+Enter starts a new line",
       "aria-label": "Message",
     });
     this.input.addEventListener("keydown", (event) => this.keydown(event));

@@ -428,6 +428,34 @@ test("a session another process holds is shown read-only: no sending, no Undo", 
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).waitFor();
 });
 
+test("a narrow side bar: long paths, URLs and tables never widen the view", async (t) => {
+  const page = await openView(t, "dark", { width: 280, height: 700 });
+  const long = {
+    id: "m_long",
+    role: "assistant",
+    kind: "message",
+    pinned: false,
+    tokens: 5,
+    createdAt: "2026-12-01T09:40:00Z",
+    content: [
+      {
+        type: "text",
+        text:
+          "See /work/project/server/baton/core/compaction/a_module_name_without_any_break_in_it.py and " +
+          "https://example.com/a/really/long/url/that/does/not/break/anywhere\n\n" +
+          "| a | b | c | d |\n|---|---|---|---|\n| aaaaaaaaaaaa | bbbbbbbbbbbb | cccccccccccc | dddddddddddd |",
+      },
+    ],
+  };
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, long] }));
+  await message(page, "m_long").waitFor();
+  const [scroll, client] = await page.locator(".baton-feed").evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  assert.equal(scroll, client);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 280);
+  await page.locator(".baton-feed").evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await page.screenshot({ path: join(RESULTS, "webview-narrow.png") });
+});
+
 test("the welcome offers New Chat and Import when there is no session", async (t) => {
   const page = await openView(t, "light");
   await toView(page, sessionUpdate({ session: null, messages: [], usage: null }));

@@ -10,6 +10,8 @@ Each figure is the median of --repeat runs. Ratios to the baseline are what to c
 between versions (absolute seconds depend on the machine).
 
     python bench/bench_compaction.py [--corpus DIR] [--repeat N] [--json]
+
+(DIR defaults to $BATON_CORPUS, else ../shared/corpus beside the repository.)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -33,7 +36,11 @@ from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Encoder, Estimator, default_estimator, load_cl100k
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
+# the real transcripts: BATON_CORPUS, else the folder beside the repository (never copied in)
+DEFAULT_CORPUS = Path(
+    os.environ.get("BATON_CORPUS")
+    or Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
+)
 
 
 def records(path: Path) -> list[dict[str, Any]]:

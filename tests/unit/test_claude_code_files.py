@@ -1,0 +1,345 @@
+"""Import of whole Claude Code session files: generated ones of every shape, checked
+against the generator's ground truth, and the real corpus (when BATON_CORPUS names it)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.claude_code import import_claude_code, import_with_report
+from baton.core.errors import InvalidParams
+from baton.core.messages import Message, invariant_violations
+from baton.core.session import Session
+from baton.core.store import SESSION_ID, SessionStore
+from claude_code_gen import CASES, SHAPES, Generated, Truth, case, foreign_files, generate
+
+CORPUS_FILES = [
+    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
+    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
+    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
+    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+    "kesslerio__attio-mcp-server__chat.json",
+]
+CHAT_JSON = CORPUS_FILES[-1]
+
+
+def char_count(message: Message) -> int:
+    """A cheap stand-in counter: these tests are about structure, not token figures."""
+    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
+
+
+@pytest.fixture
+def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
+    store = SessionStore(tmp_path / "data", char_count)
+    yield store
+    store.close()
+
+
+# ---- an independent reading of a Claude Code file -------------------------------------------
+
+
+def read_plainly(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        return list(json.loads(text))
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def is_conversation(record: dict[str, Any]) -> bool:
+    message = record.get("message")
+    return (
+        record.get("type") in ("user", "assistant")
+        and not record.get("isSidechain")
+        and isinstance(message, dict)
+        and bool(message.get("content"))
+    )
+
+
+def expected_figures(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a correct import must produce, counted straight from the records."""
+    conversation = [r for r in records if is_conversation(r)]
+    first_ids: list[str] = []  # the uuid of the first record of each message
+    previous_api_id = None
+    for record in conversation:
+        api_id = record["message"].get("id") if record["type"] == "assistant" else None
+        if api_id is None or api_id != previous_api_id:
+            first_ids.append(record["uuid"])
+        previous_api_id = api_id
+    uses, results = set(), set()
+    for record in conversation:
+        content = record["message"]["content"]
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                uses.add(block["id"])
+            if block.get("type") == "tool_result":
+                results.add(block["tool_use_id"])
+    return {
+        "records": len(records),
+        "messages": len(first_ids),
+        "first_ids": first_ids,
+        "tool_pairs": len(uses & results),
+        "opaque": [r for r in records if not is_conversation(r)],
+    }
+
+
+# ---- generated files: every shape the importer handles, against the generator's truth -----
+
+
+def write_case(name: str, folder: Path) -> tuple[Path, Generated]:
+    generated = case(name)
+    return generated.write(folder / f"{name}.{'json' if generated.array else 'jsonl'}"), generated
+
+
+def test_the_generated_cases_hold_every_shape_between_them() -> None:
+    found = {shape for name in CASES for shape, n in case(name).truth.shapes.items() if n}
+    assert found == SHAPES
+
+
+def test_the_generator_is_reproducible() -> None:
+    assert generate(7).records == generate(7).records
+    assert generate(7).records != generate(8).records
+
+
+def check_against_truth(path: Path, truth: Truth, store: SessionStore) -> Session:
+    session, report = import_with_report(path, store)
+
+    assert report.records == truth.records
+    assert report.kinds == truth.kinds
+    assert report.messages == truth.messages
+    assert report.merged_records == truth.merged_records
+    assert report.tool_pairs == truth.tool_pairs
+    assert report.boundaries == session.compactions == truth.compactions
+    assert len(report.repairs) == truth.repairs, report.repairs
+    assert report.sidechain == truth.sidechain
+    assert report.opaque == len(session.opaque) == truth.opaque
+    assert report.empty == truth.empty
+    assert report.session_ids == truth.session_ids
+    assert report.broken_lines == [] and report.problems == []
+    record_ids = {r["uuid"] for r in read_plainly(path) if "uuid" in r}
+    assert [i if i in record_ids else None for i in session.view] == truth.view
+    for summary_id, replaced in truth.boundaries:
+        boundary = next(b for b in session.boundaries.values() if b.summary_id == summary_id)
+        assert [i if i in record_ids else None for i in boundary.view_before] == replaced
+    assert session.title == truth.title
+    assert invariant_violations(session.view_messages()) == []
+    for message in session.view_messages():
+        assert SESSION_ID.match(message.id)
+        assert message.tokens == char_count(message)
+    return session
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_generated_file_imports_with_the_counts_of_its_ground_truth(
+    tmp_path: Path, plain_store: SessionStore, name: str
+) -> None:
+    path, generated = write_case(name, tmp_path)
+    before = path.read_bytes()
+
+    check_against_truth(path, generated.truth, plain_store)
+
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_seeded_file_of_any_era_imports_with_the_counts_of_its_ground_truth(
+    tmp_path: Path, plain_store: SessionStore, seed: int
+) -> None:
+    generated = generate(seed, array=seed % 4 == 0)
+    path = generated.write(tmp_path / "seeded.jsonl")
+    check_against_truth(path, generated.truth, plain_store)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if not case(n).truth.repairs])
+def test_a_plain_reading_of_a_generated_file_agrees_with_the_generator(
+    tmp_path: Path, name: str
+) -> None:
+    # the generator's truth and an independent reading of its records say the same
+    path, generated = write_case(name, tmp_path)
+    want = expected_figures(read_plainly(path))
+    assert want["records"] == generated.truth.records
+    assert want["tool_pairs"] == generated.truth.tool_pairs
+    if not generated.truth.compactions:
+        assert want["messages"] == generated.truth.messages
+        assert want["first_ids"] == generated.truth.view
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_generated_file_survives_a_reload_unchanged(
+    tmp_path: Path, plain_store: SessionStore, name: str
+) -> None:
+    path, _ = write_case(name, tmp_path)
+    session = import_claude_code(path, plain_store)
+    view = [m.wire() for m in session.view_messages()]
+    plain_store.close()
+
+    reopened = SessionStore(tmp_path / "data", char_count).get(session.session_id)
+
+    assert [m.wire() for m in reopened.view_messages()] == view
+    assert reopened.load_problems == []
+    reopened.transcript.close()
+
+
+def test_records_of_one_response_become_one_message_with_its_api_fields(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path, _ = write_case("recent-one-compaction", tmp_path)
+    records = read_plainly(path)
+    session = import_claude_code(path, plain_store)
+
+    assistant = [m for m in session.view_messages() if m.role == "assistant"]
+    merged = next(m for m in assistant if len(m.content) > 2)
+    parts = [r for r in records if r.get("message", {}).get("id") == merged.api_message_id]
+    assert len(parts) == len(merged.content)
+    assert merged.id == parts[0]["uuid"]
+    assert merged.model == parts[0]["message"]["model"]
+    assert merged.usage is not None
+    assert merged.usage.input_tokens == parts[-1]["message"]["usage"]["input_tokens"]
+    assert (
+        merged.usage.cache_read_input_tokens
+        == parts[-1]["message"]["usage"]["cache_read_input_tokens"]
+    )
+    assert merged.stop_reason == parts[-1]["message"]["stop_reason"]
+    assert merged.created_at == parts[0]["timestamp"]
+
+
+def test_a_summary_first_json_array_starts_with_its_summary_and_notes_two_session_ids(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    path, generated = write_case("old-summary-first-array", tmp_path)
+    assert path.read_text(encoding="utf-8").startswith("[")
+
+    session, report = import_with_report(path, plain_store)
+
+    first = session.view_messages()[0]
+    assert first.kind == "summary"
+    assert first.role == "user"
+    assert first.text().startswith("This session is being continued from a previous conversation")
+    assert session.compactions == 0  # the compaction happened in another file
+    assert report.session_ids == generated.truth.session_ids and len(report.session_ids) == 2
+    assert any("2 Claude Code session ids" in note for note in report.notes())
+    wire = json.loads(json.dumps(report.wire()))
+    assert wire["sessionIds"] == report.session_ids
+    assert wire["kinds"] == dict(generated.truth.kinds)
+    assert wire["toolPairs"] == generated.truth.tool_pairs
+
+
+def test_import_of_a_large_file_is_quick(tmp_path: Path, plain_store: SessionStore) -> None:
+    # guards against accidental quadratic work (about as large as the largest real file);
+    # CPU time, so that a busy machine does not fail it
+    generated = generate(3, turns=250, compactions=4)
+    path = generated.write(tmp_path / "large.jsonl")
+    assert path.stat().st_size > 2_000_000
+    started = time.process_time()
+    _, report = import_with_report(path, plain_store)
+    assert time.process_time() - started < 2.0
+    assert report.messages == generated.truth.messages
+
+
+def test_other_agents_trajectories_are_rejected(tmp_path: Path, plain_store: SessionStore) -> None:
+    for path in foreign_files(tmp_path):
+        with pytest.raises(InvalidParams):
+            import_claude_code(path, plain_store)
+    assert no_sessions_written(plain_store)
+
+
+# ---- the real corpus (BATON_CORPUS): the same checks on files as Claude Code wrote them ---
+
+
+@pytest.mark.corpus
+def test_the_corpus_holds_the_files_these_tests_name(corpus_dir: Path) -> None:
+    found = sorted(p.name for p in corpus_dir.iterdir() if p.suffix in (".jsonl", ".json"))
+    assert found == sorted(CORPUS_FILES)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_imports_with_the_counts_the_file_itself_gives(
+    corpus_dir: Path, plain_store: SessionStore, name: str
+) -> None:
+    path = corpus_dir / name
+    want = expected_figures(read_plainly(path))
+
+    session, report = import_with_report(path, plain_store)
+
+    assert report.records == want["records"]
+    assert report.messages == want["messages"]
+    assert report.tool_pairs == want["tool_pairs"]
+    assert report.broken_lines == []
+    assert [m.id for m in session.view_messages()] == want["first_ids"]
+    # every record without a conversation role is kept, in order, as an opaque event
+    assert session.opaque == want["opaque"]
+    assert report.opaque == len(want["opaque"])
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_imports_into_a_view_the_api_would_accept(
+    corpus_dir: Path, plain_store: SessionStore, name: str
+) -> None:
+    session, report = import_with_report(corpus_dir / name, plain_store)
+
+    assert invariant_violations(session.view_messages()) == []
+    assert report.problems == []
+    for message in session.view_messages():
+        assert SESSION_ID.match(message.id)
+        assert message.tokens == char_count(message)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_survives_a_reload_unchanged(
+    corpus_dir: Path, tmp_path: Path, plain_store: SessionStore, name: str
+) -> None:
+    session = import_claude_code(corpus_dir / name, plain_store)
+    view = [m.wire() for m in session.view_messages()]
+    plain_store.close()
+
+    reopened = SessionStore(tmp_path / "data", char_count).get(session.session_id)
+
+    assert [m.wire() for m in reopened.view_messages()] == view
+    assert reopened.load_problems == []
+    reopened.transcript.close()
+
+
+@pytest.mark.corpus
+def test_chat_json_view_starts_with_its_summary_and_notes_two_session_ids(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    session, report = import_with_report(corpus_dir / CHAT_JSON, plain_store)
+
+    first = session.view_messages()[0]
+    assert first.kind == "summary"
+    assert first.text().startswith("This session is being continued from a previous conversation")
+    assert len(report.session_ids) == 2
+    records = read_plainly(corpus_dir / CHAT_JSON)
+    assert report.wire()["kinds"] == dict(Counter(r["type"] for r in records))
+
+
+@pytest.mark.corpus
+def test_import_of_the_largest_corpus_file_is_quick(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    started = time.process_time()
+    import_claude_code(corpus_dir / CHAT_JSON, plain_store)
+    assert time.process_time() - started < 2.0
+
+
+@pytest.mark.corpus
+def test_other_agents_trajectories_in_the_corpus_are_rejected(
+    corpus_dir: Path, plain_store: SessionStore
+) -> None:
+    for path in sorted((corpus_dir / "other").iterdir()):
+        with pytest.raises(InvalidParams):
+            import_claude_code(path, plain_store)
+    assert no_sessions_written(plain_store)
+
+
+def no_sessions_written(store: SessionStore) -> bool:
+    return not store.sessions_dir.exists() or not any(store.sessions_dir.iterdir())

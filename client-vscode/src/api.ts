@@ -5,9 +5,9 @@
  *     const baton = vscode.extensions.getExtension<BatonApi>("baton.baton");
  *     const api = await baton?.activate();
  */
-import type { CompactResult, Message, MessageInput, Session, Usage } from "./protocol";
+import type { CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
 
-export type { CompactResult, Message, MessageInput, Session, Usage } from "./protocol";
+export type { CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
 
 /** An event in the shape of vscode.Event, without requiring the vscode types. */
 export type BatonEvent<T> = (listener: (event: T) => unknown) => { dispose(): unknown };
@@ -19,7 +19,7 @@ export interface UsageChange {
 
 export interface CompactOptions {
   /** "all" (default), "up_to", "from" or "range". */
-  direction?: "all" | "up_to" | "from" | "range";
+  direction?: Direction;
   /** The pivot message for "up_to" / "from", the first message for "range". */
   pivotMessageId?: string;
   /** The last message for "range". */

@@ -8,7 +8,7 @@ import type { BatonClient } from "./client";
 import { chatHtml, makeNonce } from "./chatHtml";
 import { mostRecent, sessionPickRows } from "./chatLogic";
 import type { CurrentSession } from "./currentSession";
-import type { Message, Session } from "./protocol";
+import { ErrorCodes, type Message, type Session } from "./protocol";
 import { errorCode, errorMessage, isCancellation } from "./rpc";
 import { hasApiKey } from "./secrets";
 import type { FromWebview, ToWebview } from "./webviewMessages";
@@ -250,9 +250,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
 function sendFailure(error: unknown): string {
   switch (errorCode(error)) {
-    case "api_key_missing":
+    case ErrorCodes.apiKeyMissing:
       return "No API key: replies need one (Baton: Set API Key). Everything else works without it.";
-    case "prompt_too_long":
+    case ErrorCodes.promptTooLong:
       return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
     default:
       return errorMessage(error);

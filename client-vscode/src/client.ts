@@ -13,7 +13,7 @@ import {
   type WorkDoneProgressBegin,
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
-import { Notifications, SETTINGS_SECTION, type ServerNotificationMap } from "./protocol";
+import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
 import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
@@ -89,7 +89,8 @@ export class BatonClient implements vscode.Disposable {
   /** Sends `baton/activeEditor` (dropped while no server runs: nothing to keep in sync). */
   notifyActiveEditor(uri: string | null): void {
     if (this.client !== undefined && this.state === "running") {
-      void this.client.sendNotification(Notifications.activeEditor, { uri }).catch(() => undefined);
+      const params: ClientNotificationMap["baton/activeEditor"] = { uri };
+      void this.client.sendNotification(Notifications.activeEditor, params).catch(() => undefined);
     }
   }
 

@@ -8,7 +8,7 @@ import { messageText, selectedSpan } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { compactSummaryLine, previewReport } from "./compactReport";
 import type { CurrentSession } from "./currentSession";
-import type { CompactResult } from "./protocol";
+import { ErrorCodes, type CompactResult } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
 import { promptForApiKey } from "./secrets";
 import { PreviewDocuments, sessionDocumentUri } from "./sessionDocument";
@@ -160,7 +160,7 @@ async function guard(handler: (...args: unknown[]) => unknown, args: unknown[]):
     }
     const code = errorCode(error);
     const message = error instanceof UserError ? error.message : `Baton: ${errorMessage(error)}`;
-    if (code === "nothing_to_compact") {
+    if (code === ErrorCodes.nothingToCompact) {
       void vscode.window.showInformationMessage(message);
     } else {
       void vscode.window.showErrorMessage(message);

@@ -62,6 +62,7 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
     usage.estimated ? "Estimated offline (tiktoken, calibrated)." : "Exact (from the API).",
     "",
     `Compactions: ${compactions}`,
+    ...(usage.warnings ?? []).flatMap((warning) => ["", `$(warning) ${escapeMarkdown(warning)}`]),
   ];
   return lines.join("\n");
 }
@@ -80,5 +81,5 @@ function capitalize(text: string): string {
 
 /** Escapes Markdown's punctuation so a session title shows as typed. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>$]/g, (c) => `\\${c}`);
 }

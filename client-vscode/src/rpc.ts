@@ -6,6 +6,7 @@
 import type { CancellationToken } from "vscode-languageserver-protocol";
 import {
   Requests,
+  type CompactParams,
   type CompactResult,
   type Message,
   type MessageInput,
@@ -45,15 +46,8 @@ export function request<M extends Method>(
     : sender.sendRequest<Result<M>>(method, wire, options.token);
 }
 
-export type Direction = "all" | "up_to" | "from" | "range";
-
-export interface CompactOptions {
-  direction?: Direction;
-  pivotMessageId?: string;
-  endMessageId?: string;
-  instructions?: string;
-  dryRun?: boolean;
-}
+/** A compaction as the extension asks for it: baton/compact's params without the session. */
+export type CompactOptions = Omit<CompactParams, "sessionId">;
 
 /** The calls the extension makes, by what they do. */
 export class BatonRpc {

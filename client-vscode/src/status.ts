@@ -41,7 +41,7 @@ export class Meter implements vscode.Disposable {
     }
     this.item.text = meterText(usage);
     const tooltip = new vscode.MarkdownString(meterTooltip(usage, session.title, session.compactions));
-    tooltip.supportThemeIcons = false;
+    tooltip.supportThemeIcons = true;
     this.item.tooltip = tooltip;
     const background = meterBackground(usage);
     this.item.backgroundColor = background === undefined ? undefined : new vscode.ThemeColor(background);

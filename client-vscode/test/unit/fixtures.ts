@@ -19,8 +19,10 @@ export function usage(overrides: Partial<Usage> = {}): Usage {
     autoCompactEnabled: true,
     autoCompactPaused: false,
     breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, free: 75_700 },
+    estimatorExact: true,
+    warnings: [],
     ...overrides,
-  } as Usage;
+  };
 }
 
 export function session(sessionId: string, updatedAt: string, overrides: Partial<Session> = {}): Session {
@@ -32,8 +34,9 @@ export function session(sessionId: string, updatedAt: string, overrides: Partial
     updatedAt,
     uri: `baton:/sessions/${sessionId}.md`,
     compactions: 0,
+    readOnly: false,
     ...overrides,
-  } as Session;
+  };
 }
 
 export function message(id: string, role: "user" | "assistant", text: string, overrides: Partial<Message> = {}): Message {
@@ -44,6 +47,7 @@ export function message(id: string, role: "user" | "assistant", text: string, ov
     content: [{ type: "text", text }],
     createdAt: "2026-11-01T08:00:00Z",
     tokens: 100,
+    pinned: false,
     ...overrides,
-  } as Message;
+  };
 }

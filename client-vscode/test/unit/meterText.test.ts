@@ -37,4 +37,5 @@ test("the tooltip says when auto-compact is off or paused and when the figure is
   assert.match(meterTooltip(usage({ autoCompactEnabled: false }), "t", 0), /Auto-compact is off\./);
   assert.match(meterTooltip(usage({ autoCompactPaused: true }), "t", 0), /paused after repeated failures/);
   assert.match(meterTooltip(usage({ estimated: false }), "t", 0), /Exact \(from the API\)/);
+  assert.match(meterTooltip(usage({ warnings: ["calibration is stale"] }), "t", 0), /\$\(warning\) calibration is stale/);
 });

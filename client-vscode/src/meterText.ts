@@ -43,6 +43,7 @@ const CATEGORIES: [keyof Usage["breakdown"], string][] = [
   ["messages", "Messages"],
   ["summary", "Summary"],
   ["attachments", "Attachments"],
+  ["unattributed", "Unattributed (the original client's system prompt and tools)"],
   ["free", "Free"],
 ];
 
@@ -55,7 +56,9 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
     "",
     "| | tokens |",
     "|---|---:|",
-    ...CATEGORIES.map(([key, label]) => `| ${label} | ${formatTokens(usage.breakdown[key])} |`),
+    ...CATEGORIES.filter(([key]) => key !== "unattributed" || usage.breakdown[key] > 0).map(
+      ([key, label]) => `| ${label} | ${formatTokens(usage.breakdown[key])} |`,
+    ),
     "",
     autoCompactLine(usage),
     "",

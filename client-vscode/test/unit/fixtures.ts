@@ -18,7 +18,7 @@ export function usage(overrides: Partial<Usage> = {}): Usage {
     estimated: true,
     autoCompactEnabled: true,
     autoCompactPaused: false,
-    breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, free: 75_700 },
+    breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, unattributed: 0, free: 75_700 },
     estimatorExact: true,
     warnings: [],
     ...overrides,

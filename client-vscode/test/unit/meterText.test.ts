@@ -30,6 +30,9 @@ test("the tooltip lists each category, the auto-compact point, the estimate and 
   assert.match(text, /Auto-compact at 167K \(26% left\)\./);
   assert.match(text, /Estimated offline/);
   assert.match(text, /Compactions: 2/);
+  assert.doesNotMatch(text, /Unattributed/);
+  const imported = usage({ breakdown: { ...usage().breakdown, unattributed: 4_000 } });
+  assert.match(meterTooltip(imported, "t", 0), /\| Unattributed \(the original client's system prompt and tools\) \| 4K \|/);
   assert.match(text, /Refactor \\\*parser\\\*/);
 });
 

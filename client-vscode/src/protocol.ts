@@ -494,4 +494,5 @@ export const ErrorCodes = {
   apiKeyMissing: "api_key_missing",
   apiError: "api_error",
   internalError: "internal_error",
+  unauthorized: "unauthorized",
 } as const;

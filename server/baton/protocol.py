@@ -186,6 +186,7 @@ ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
     ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
     ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),
+    ErrorCode("unauthorized", REQUEST_FAILED_RPC, "a network client without the server's token"),
 )
 
 WIRE_NAMES: dict[type[BaseModel], str] = {SessionInfo: "Session"}

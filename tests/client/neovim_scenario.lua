@@ -5,6 +5,7 @@
 --   BATON_RESULT     where to write the JSON result (required)
 --   BATON_PYTHON     the Python that runs `-m baton serve` (stdio mode)
 --   BATON_TCP        "HOST:PORT" of a running `baton serve --tcp` (instead of stdio)
+--   BATON_TOKEN      that server's token (sent as initializationOptions.batonToken)
 --   BATON_WORKSPACE  a directory to use as the workspace
 -- Exits 0 when every step worked, 1 otherwise; the JSON says which step failed and why.
 
@@ -52,10 +53,12 @@ vim.fn.writefile({ "answer = 42" }, file_path)
 vim.cmd.edit(vim.fn.fnameescape(file_path))
 
 local cmd
+local init_options -- nil over stdio: nothing to show
 local tcp = os.getenv("BATON_TCP")
 if tcp and tcp ~= "" then
   local host, port = tcp:match("^(.+):(%d+)$")
   cmd = vim.lsp.rpc.connect(host, tonumber(port))
+  init_options = { batonToken = assert(os.getenv("BATON_TOKEN"), "BATON_TOKEN is required") }
   result.transport = "tcp"
 else
   cmd = { assert(os.getenv("BATON_PYTHON")), "-m", "baton", "serve" }
@@ -67,6 +70,7 @@ local client_id = vim.lsp.start({
   name = "baton",
   cmd = cmd,
   root_dir = workspace,
+  init_options = init_options,
   handlers = {
     ["textDocument/publishDiagnostics"] = function(err, params, ctx)
       published[params.uri] = params

@@ -91,7 +91,7 @@ def test_neovim_compacts_up_to_a_message_over_stdio(tmp_path: Path) -> None:
 
 
 def test_neovim_compacts_up_to_a_message_over_tcp(tmp_path: Path) -> None:
-    env = scenario_env(tmp_path)
+    env = scenario_env(tmp_path, BATON_TOKEN="neovim-scenario-token-7c1d")  # server and client
     server = subprocess.Popen(
         [sys.executable, "-m", "baton", "serve", "--tcp", "127.0.0.1:0"],
         env=env,

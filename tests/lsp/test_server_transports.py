@@ -25,11 +25,13 @@ from baton import protocol
 from baton.lsp.server import parse_address
 
 LISTENING = re.compile(rb"baton: listening on (tcp|ws)://([\d.]+):(\d+)")
+TOKEN = re.compile(rb"baton: token (\S+)")
 
 
 async def start_network_server(
-    tmp_path: Path, flag: str
-) -> tuple[asyncio.subprocess.Process, str, int]:
+    tmp_path: Path, flag: str, env: dict[str, str] | None = None
+) -> tuple[asyncio.subprocess.Process, str, int, str]:
+    """A server on a free loopback port: (process, host, port, the token it printed)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -40,15 +42,18 @@ async def start_network_server(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
-        env=server_env(tmp_path / "data"),
+        env=server_env(tmp_path / "data", env),
     )
     assert process.stderr is not None
+    token = (env or {}).get("BATON_TOKEN", "")
     while True:
         line = await asyncio.wait_for(process.stderr.readline(), WAIT_SECONDS)
         assert line, "the server exited before listening"
+        if printed := TOKEN.search(line):
+            token = printed.group(1).decode()
         found = LISTENING.search(line)
         if found:
-            return process, found.group(2).decode(), int(found.group(3))
+            return process, found.group(2).decode(), int(found.group(3)), token
 
 
 async def drain(stream: asyncio.StreamReader | None) -> None:
@@ -88,9 +93,9 @@ class StderrLines:
 
 
 async def connect_client(
-    tmp_path: Path, flag: str, host: str, port: int
+    tmp_path: Path, flag: str, host: str, port: int, token: str
 ) -> tuple[Harness, Recorder]:
-    """A pytest-lsp client over the network, initialized."""
+    """A pytest-lsp client over the network, initialized with the server's token."""
     recorder = Recorder()
     client = make_client(recorder)
     if flag == "--tcp":
@@ -99,7 +104,7 @@ async def connect_client(
         await client.start_ws(host, port)
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
-    params = initialize_params(workspace, VSCODE, None)
+    params = initialize_params(workspace, VSCODE, {"batonToken": token})
     lsp = Harness(client, recorder, workspace, tmp_path / "data", params.capabilities)
     lsp.initialize_result = await client.initialize_session(params)
     return lsp, recorder
@@ -125,7 +130,7 @@ async def second_connection_is_closed(flag: str, host: str, port: int) -> None:
 
 @pytest.mark.parametrize("flag", ["--tcp", "--ws"])
 async def test_a_session_round_trip_over_the_network(tmp_path: Path, flag: str) -> None:
-    process, host, port = await start_network_server(tmp_path, flag)
+    process, host, port, token = await start_network_server(tmp_path, flag)
     stderr = asyncio.ensure_future(drain(process.stderr))  # never let the pipe fill up
     assert host == "127.0.0.1"  # loopback unless a host is named
     recorder = Recorder()
@@ -137,7 +142,7 @@ async def test_a_session_round_trip_over_the_network(tmp_path: Path, flag: str) 
             await client.start_ws(host, port)
         workspace = tmp_path / "workspace"
         workspace.mkdir()
-        params = initialize_params(workspace, VSCODE, None)
+        params = initialize_params(workspace, VSCODE, {"batonToken": token})
         lsp = Harness(client, recorder, workspace, tmp_path / "data", params.capabilities)
         lsp.initialize_result = await client.initialize_session(params)
 
@@ -175,9 +180,9 @@ def test_addresses_default_to_loopback_and_reject_nonsense() -> None:
 async def test_a_second_client_is_turned_away_and_the_first_keeps_working(
     tmp_path: Path, flag: str
 ) -> None:
-    process, host, port = await start_network_server(tmp_path, flag)
+    process, host, port, token = await start_network_server(tmp_path, flag)
     stderr = StderrLines(process.stderr)
-    lsp, recorder = await connect_client(tmp_path, flag, host, port)
+    lsp, recorder = await connect_client(tmp_path, flag, host, port, token)
     try:
         sid = (await lsp.create(title="first"))["sessionId"]
         await second_connection_is_closed(flag, host, port)
@@ -210,14 +215,18 @@ def framed(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+def initialize(token: str | None) -> dict[str, Any]:
+    params: dict[str, Any] = {"capabilities": {}}
+    if token is not None:
+        params["initializationOptions"] = {"batonToken": token}
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
 
 
-async def initialize_then_vanish(flag: str, host: str, port: int) -> None:
+async def initialize_then_vanish(flag: str, host: str, port: int, token: str) -> None:
     """A raw client: initialize, read the answer, then drop the connection (no exit)."""
     if flag == "--tcp":
         reader, writer = await asyncio.open_connection(host, port)
-        writer.write(framed(INITIALIZE))
+        writer.write(framed(initialize(token)))
         await writer.drain()
         assert (await asyncio.wait_for(reader.readline(), WAIT_SECONDS)).startswith(
             b"Content-Length"
@@ -227,7 +236,7 @@ async def initialize_then_vanish(flag: str, host: str, port: int) -> None:
     from websockets.asyncio.client import connect
 
     websocket = await connect(f"ws://{host}:{port}")
-    await websocket.send(json.dumps(INITIALIZE))
+    await websocket.send(json.dumps(initialize(token)))
     assert json.loads(await asyncio.wait_for(websocket.recv(), WAIT_SECONDS))["id"] == 1
     assert websocket.transport is not None
     websocket.transport.abort()
@@ -237,10 +246,10 @@ async def initialize_then_vanish(flag: str, host: str, port: int) -> None:
 async def test_a_client_that_vanishes_ends_the_server_without_a_traceback(
     tmp_path: Path, flag: str
 ) -> None:
-    process, host, port = await start_network_server(tmp_path, flag)
+    process, host, port, token = await start_network_server(tmp_path, flag)
     stderr = StderrLines(process.stderr)
     try:
-        await initialize_then_vanish(flag, host, port)
+        await initialize_then_vanish(flag, host, port, token)
         await asyncio.wait_for(process.wait(), WAIT_SECONDS)
         await stderr.task
         assert "Traceback" not in stderr.text

@@ -262,14 +262,14 @@ async def run_frames(
             break
         for event in decoder.feed(data):
             if isinstance(event, Frame):
-                _handle(protocol, event.body)
+                handle_body(protocol, event.body)
             else:
                 _report(protocol, event)
     if decoder.pending:
         log.info("the input ended inside a frame: %d bytes unread", decoder.pending)
 
 
-def _handle(protocol: Answering, body: bytes) -> None:
+def handle_body(protocol: Answering, body: bytes) -> None:
     try:
         dispatch(protocol, body)
     except (SystemExit, KeyboardInterrupt, ConnectionError):
@@ -293,19 +293,3 @@ def stream_reader(reader: asyncio.StreamReader) -> Callable[[], Awaitable[bytes]
         return reader.read(CHUNK)
 
     return read
-
-
-async def run_websocket_messages(
-    websocket: Any, protocol: Answering, stop_event: threading.Event
-) -> None:
-    """One message per WebSocket message (no headers); the same checks as a frame's body."""
-    from websockets.exceptions import ConnectionClosed
-
-    while not stop_event.is_set():
-        try:
-            data = await websocket.recv(decode=False)
-        except ConnectionClosed:
-            stop_event.set()
-            break
-        _handle(protocol, data if isinstance(data, bytes) else data.encode())
-    await websocket.close()

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 import threading
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
-from pygls.io_ import StdoutWriter, WebSocketWriter
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from baton import __version__, protocol
@@ -20,14 +18,12 @@ from baton.core import redaction
 from baton.core.budget import Usage
 from baton.core.messages import WireModel
 from baton.core.service import BatonService
-from baton.lsp import framing
+from baton.lsp import framing, network
 from baton.lsp.documents import SessionDocuments
 from baton.lsp.progress import work_done
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
 
 log = logging.getLogger(__name__)
-
-TRY_AGAIN_LATER = 1013  # WebSocket close code: the server is busy with another client
 
 
 class BatonServer(LanguageServer):
@@ -51,7 +47,6 @@ class BatonServer(LanguageServer):
         self.service.progress_scope = lambda title: work_done(self, title)
         self.documents = SessionDocuments(self)
         self._warned: set[str] = set()
-        self._connected = False  # a network client holds the one protocol
         self.exit_code = 0
 
     # ---- helpers for handlers ------------------------------------------------------------
@@ -133,85 +128,14 @@ class BatonServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP; says on stderr which port it bound (port 0 = any).
-
-        The server has one protocol, so it serves one client: while that client is
-        connected, further connections are closed at once (their traffic would otherwise
-        take over the first client's)."""
+        """Serve one client over TCP, behind the token (see lsp/network.py)."""
         self._stop_event = stop_event = threading.Event()
-
-        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            if not self._claim(writer.get_extra_info("peername")):
-                writer.close()
-                with contextlib.suppress(ConnectionError):
-                    await writer.wait_closed()
-                return
-            self.protocol.set_writer(writer)
-            try:
-                await framing.run_frames(framing.stream_reader(reader), self.protocol, stop_event)
-            except ConnectionError as exc:  # a client that vanished (reset) ends the session
-                log.info("client connection lost: %s", exc)
-            except asyncio.CancelledError:
-                # the server is closing; returning (not re-raising) keeps asyncio's
-                # connection callback from logging a traceback for the cancelled task
-                pass
-            except SystemExit as done:  # `exit` ends the process: with this code, quietly
-                self.exit_code = done.code if isinstance(done.code, int) else 0
-            finally:
-                self.shutdown()  # type: ignore[no-untyped-call]
-
-        async def listen() -> Any:
-            return await asyncio.start_server(connection, host, port)
-
-        self._serve(listen, "tcp")
+        network.serve_tcp(self, host, port, stop_event)
 
     def start_ws(self, host: str, port: int) -> None:
-        """Serve one client over a WebSocket; says on stderr which port it bound. Like
-        TCP, a second client is turned away while one is connected."""
-        from websockets.asyncio.server import ServerConnection, serve
-
+        """Serve one client over a WebSocket, behind the token and the Origin check."""
         self._stop_event = stop_event = threading.Event()
-
-        async def connection(websocket: ServerConnection) -> None:
-            if not self._claim(websocket.remote_address):
-                await websocket.close(TRY_AGAIN_LATER, "Baton serves one client at a time")
-                return
-            try:
-                self.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
-                await framing.run_websocket_messages(websocket, self.protocol, stop_event)
-            except asyncio.CancelledError:
-                pass  # the server is closing (see start_tcp)
-            finally:
-                self.shutdown()  # type: ignore[no-untyped-call]
-
-        async def listen() -> Any:
-            return await serve(connection, host, port, max_size=framing.MAX_CONTENT_LENGTH)
-
-        self._serve(listen, "ws")
-
-    def _claim(self, peer: Any) -> bool:
-        """Take the one client slot; False (and a line on stderr) when it is taken."""
-        if self._connected:
-            log.warning(
-                "refused a connection from %s: Baton serves one client at a time", _peer(peer)
-            )
-            return False
-        self._connected = True
-        return True
-
-    def _serve(self, listen: Callable[[], Awaitable[Any]], scheme: str) -> None:
-        async def main() -> None:
-            server = await listen()
-            self._server = server
-            bound = server.sockets[0].getsockname()
-            # the port matters to whoever started us with port 0, and stdout is not ours
-            print(f"baton: listening on {scheme}://{bound[0]}:{bound[1]}", file=sys.stderr)
-            sys.stderr.flush()
-            async with server:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await server.serve_forever()
-
-        asyncio.run(main())
+        network.serve_ws(self, host, port, stop_event)
 
 
 def create_server(service: BatonService | None = None) -> BatonServer:
@@ -221,12 +145,6 @@ def create_server(service: BatonService | None = None) -> BatonServer:
     for area in (settings, sessions, compaction, documents):
         area.register(server)
     return server
-
-
-def _peer(address: Any) -> str:
-    if isinstance(address, tuple) and len(address) >= 2:
-        return f"{address[0]}:{address[1]}"
-    return str(address or "an unknown peer")
 
 
 def parse_address(value: str, default_host: str = "127.0.0.1") -> tuple[str, int]:

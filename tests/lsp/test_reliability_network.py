@@ -1,0 +1,152 @@
+"""R5, the network: `--tcp` and `--ws` let in only a client with the token, and a WebSocket
+only from a loopback page; a refused connection leaves the server serving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_server_transports import (
+    StderrLines,
+    connect_client,
+    framed,
+    initialize,
+    start_network_server,
+)
+
+from baton import protocol
+
+UNAUTHORIZED_RPC = -32803
+
+
+async def tcp_first_message(host: str, port: int, message: dict[str, Any]) -> dict[str, Any]:
+    """Send one message on a fresh TCP connection; the answer, then the server closes."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(framed(message))
+        await writer.drain()
+        header = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+        length = int(header.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        answer: dict[str, Any] = json.loads(await reader.readexactly(length))
+        assert await asyncio.wait_for(reader.read(), 20) == b""  # then closed
+        return answer
+    finally:
+        writer.close()
+
+
+async def ws_connect(host: str, port: int, **options: Any) -> Any:
+    from websockets.asyncio.client import connect
+
+    query = options.pop("query", "")
+    return await connect(f"ws://{host}:{port}/{query}", **options)
+
+
+async def stop(process: asyncio.subprocess.Process, stderr: StderrLines) -> None:
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+    await stderr.task
+
+
+@pytest.mark.parametrize("given", [None, "wrong-token", 12345])
+async def test_tcp_without_the_token_is_refused_and_the_server_serves_on(
+    tmp_path: Path, given: Any
+) -> None:
+    process, host, port, token = await start_network_server(tmp_path, "--tcp")
+    stderr = StderrLines(process.stderr)
+    try:
+        assert len(token) >= 20
+        message = initialize(None)
+        if given is not None:
+            message["params"]["initializationOptions"] = {"batonToken": given}
+        answer = await tcp_first_message(host, port, message)
+        assert answer["id"] == 1
+        assert answer["error"]["code"] == UNAUTHORIZED_RPC
+        assert answer["error"]["data"]["code"] == "unauthorized"
+        assert "batonToken" in answer["error"]["message"]
+        # a request other than initialize, before the token: refused the same way
+        listing = {"jsonrpc": "2.0", "id": 2, "method": protocol.SESSION_LIST, "params": {}}
+        assert (await tcp_first_message(host, port, listing))["error"]["code"] == UNAUTHORIZED_RPC
+        await stderr.wait_for("refused a network client")
+
+        lsp, _ = await connect_client(tmp_path, "--tcp", host, port, token)
+        assert (await lsp.create(title="let in"))["title"] == "let in"
+        await lsp.close()
+        assert await asyncio.wait_for(process.wait(), 20) == 0
+        await stderr.task
+        assert token not in stderr.text.replace(f"baton: token {token}", "")
+    finally:
+        await stop(process, stderr)
+
+
+async def test_the_token_can_come_from_the_environment(tmp_path: Path) -> None:
+    chosen = "chosen-token-0123456789"
+    env = {"BATON_TOKEN": chosen}
+    process, host, port, token = await start_network_server(tmp_path, "--tcp", env)
+    stderr = StderrLines(process.stderr)
+    try:
+        assert token == chosen
+        lsp, _ = await connect_client(tmp_path, "--tcp", host, port, chosen)
+        assert "sessions" in await lsp.request(protocol.SESSION_LIST)
+        await lsp.close()
+        await stderr.task
+        assert chosen not in stderr.text  # never logged
+    finally:
+        await stop(process, stderr)
+
+
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "https://127.0.0.1.evil.example", "null", "file://"]
+)
+async def test_a_websocket_from_a_foreign_page_is_refused(tmp_path: Path, origin: str) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    process, host, port, token = await start_network_server(tmp_path, "--ws")
+    stderr = StderrLines(process.stderr)
+    try:
+        headers = {"Origin": origin, "Authorization": f"Bearer {token}"}
+        with pytest.raises(InvalidStatus) as refused:
+            await ws_connect(host, port, additional_headers=headers)
+        assert refused.value.response.status_code == 403
+        await stderr.wait_for("refused a WebSocket handshake from origin")
+        # a loopback page with the token is let in, and served
+        good = {"Origin": "http://localhost:5173", "Authorization": f"Bearer {token}"}
+        websocket = await ws_connect(host, port, additional_headers=good)
+        await websocket.send(json.dumps(initialize(None)))
+        assert "result" in json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        await websocket.close()
+    finally:
+        await stop(process, stderr)
+
+
+async def test_a_websocket_token_as_header_query_or_option(tmp_path: Path) -> None:
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    process, host, port, token = await start_network_server(tmp_path, "--ws")
+    stderr = StderrLines(process.stderr)
+    try:
+        wrong = {"Authorization": "Bearer not-the-token"}
+        with pytest.raises(InvalidStatus) as refused:
+            await ws_connect(host, port, additional_headers=wrong)
+        assert refused.value.response.status_code == 401
+        with pytest.raises(InvalidStatus):
+            await ws_connect(host, port, query="?token=nope")
+
+        # no token at all: the first message is refused and the connection closed (1008)
+        websocket = await ws_connect(host, port)
+        await websocket.send(json.dumps(initialize(None)))
+        answer = json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        assert answer["error"]["data"]["code"] == "unauthorized"
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(websocket.recv(), 20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+        websocket = await ws_connect(host, port, query=f"?token={token}")
+        await websocket.send(json.dumps(initialize(None)))
+        assert "result" in json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        await websocket.close()
+    finally:
+        await stop(process, stderr)

@@ -55,7 +55,8 @@ export function summaryBody(
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
 ): HTMLElement {
   const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
-  const label = files.length === 1 ? "1 file restored" : `${files.length} files restored`;
+  const label =
+    files.length === 0 ? "" : files.length === 1 ? " · 1 file restored" : ` · ${files.length} files restored`;
   const list = files.length
     ? h(
         "div",
@@ -66,7 +67,7 @@ export function summaryBody(
     : null;
   const details = collapsed(
     "baton-summary",
-    [h("span", {}, "Earlier conversation summarized"), h("span", { class: "baton-meta" }, ` · ${label}`)],
+    [h("span", {}, "Earlier conversation summarized"), label ? h("span", { class: "baton-meta" }, label) : null],
     markdownElement(text),
     list,
   );

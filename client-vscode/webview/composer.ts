@@ -39,7 +39,7 @@ export class Composer {
     this.keyNote = h(
       "div",
       { class: "baton-note baton-key-note", role: "status" },
-      h("span", {}, "No API key is set: replies need one. Viewing, token counts and offline compaction still work."),
+      h("span", {}, "No API key: replies need one; all else works."),
       button("Set API Key", () => this.handlers.setApiKey(), { class: "baton-set-key secondary" }),
     );
     this.keyNote.hidden = true;

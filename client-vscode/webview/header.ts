@@ -7,7 +7,6 @@ export interface HeaderHandlers {
   pickSession(): void;
   newChat(): void;
   importSession(): void;
-  openDocument(): void;
 }
 
 export class Header {
@@ -24,10 +23,6 @@ export class Header {
       { class: "baton-header" },
       this.picker,
       button("Sessions…", () => handlers.pickSession(), { class: "secondary", title: "Search all sessions" }),
-      button("Document", () => handlers.openDocument(), {
-        class: "secondary",
-        title: "Open the session as a document (diagnostics and code actions)",
-      }),
       button("New Chat", () => handlers.newChat(), { class: "baton-new-chat" }),
     );
   }

@@ -42,10 +42,13 @@ class ChatView {
       pickSession: () => this.host.post({ type: "pickSession" }),
       newChat: () => this.host.post({ type: "newChat" }),
       importSession: () => this.host.post({ type: "import" }),
-      openDocument: () => this.host.post({ type: "openSessionDocument" }),
     };
     this.header = new Header(actions);
-    this.usage = new UsageChart(this.host.state.usageOpen ?? false, (usageOpen) => this.host.save({ usageOpen }));
+    this.usage = new UsageChart(
+      this.host.state.usageOpen ?? false,
+      (usageOpen) => this.host.save({ usageOpen }),
+      () => this.host.post({ type: "openSessionDocument" }),
+    );
     this.welcomeActions = actions;
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),

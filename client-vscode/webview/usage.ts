@@ -1,7 +1,7 @@
 // The context-usage chart: a stacked bar of Usage.breakdown always in sight, and on demand one
 // bar per category (the known ones in a fixed order, any other key after them), each as a
 // share of the context window.
-import { compactNumber, h } from "./dom";
+import { button, compactNumber, h } from "./dom";
 import type { Usage } from "./wire";
 
 const KNOWN: readonly [key: string, label: string][] = [
@@ -21,14 +21,25 @@ export class UsageChart {
   private readonly rows: HTMLElement;
   private readonly warnings: HTMLElement;
 
-  /** `open`: whether the per-category rows show; `onToggle` hears the user change it. */
-  constructor(open: boolean, onToggle: (open: boolean) => void) {
+  /**
+   * `open`: whether the per-category rows show; `onToggle` hears the user change it;
+   * `openDocument` opens the session document (where the usage diagnostic lives).
+   */
+  constructor(open: boolean, onToggle: (open: boolean) => void, openDocument: () => void) {
     this.title = h("span", { class: "baton-usage-title" });
     this.stack = h("span", { class: "baton-usage-stack", "aria-hidden": "true" });
     this.rows = h("div", { class: "baton-usage-rows", role: "list", "aria-label": "Context usage by category" });
     const summary = h("summary", {}, this.title, this.stack);
     this.warnings = h("ul", { class: "baton-usage-warnings", "aria-label": "Why the figures may be off" });
-    this.el = h("details", { class: "baton-usage", open }, summary, this.rows, this.warnings);
+    const actions = h(
+      "div",
+      { class: "baton-usage-actions" },
+      button("Open as Document", openDocument, {
+        class: "link",
+        title: "The conversation as a document: its usage diagnostic, code actions to compact",
+      }),
+    );
+    this.el = h("details", { class: "baton-usage", open }, summary, this.rows, this.warnings, actions);
     this.el.addEventListener("toggle", () => onToggle(this.el.open));
     this.el.hidden = true;
   }
@@ -40,15 +51,15 @@ export class UsageChart {
     const share = (tokens: number): string => `${Math.max(0, Math.min(100, (100 * tokens) / window)).toFixed(2)}%`;
     const notes = [
       `${Math.round(usage.percentUsed)}% used`,
-      `${compactNumber(usage.usedTokens)}/${compactNumber(usage.contextWindow)}${usage.estimated ? " (estimated)" : ""}`,
+      `${compactNumber(usage.usedTokens)}/${compactNumber(usage.contextWindow)}${usage.estimated ? " est." : ""}`,
       !usage.autoCompactEnabled
         ? "auto-compact off"
         : usage.autoCompactPaused
           ? "auto-compact paused"
           : `auto-compact at ${compactNumber(usage.autoCompactThreshold)}`,
     ];
-    const warnings = usage.warnings ?? [];
-    if (usage.estimatorExact === false) notes[1] += " (approximate)";
+    const warnings = [...(usage.warnings ?? [])];
+    if (usage.estimatorExact === false) warnings.unshift("Token counts come from an approximate tokenizer.");
     if (warnings.length) notes.push(warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`);
     this.title.textContent = notes.join(" · ");
     this.warnings.replaceChildren(...warnings.map((w) => h("li", {}, w)));

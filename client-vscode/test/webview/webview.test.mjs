@@ -149,7 +149,10 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
     .locator(".baton-usage-row[data-category=messages] .baton-usage-fill")
     .evaluate((el) => el.style.width);
   assert.equal(width, "49%");
-  assert.match(await page.locator(".baton-usage > summary").textContent(), /62% used · 124K\/200K/);
+  assert.match(
+    await page.locator(".baton-usage > summary").textContent(),
+    /62% used · 124K\/200K est\. · auto-compact at 167K/,
+  );
 
   await page.screenshot({ path: join(RESULTS, "webview-dark.png") });
 });
@@ -217,11 +220,14 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "messages", "free"]);
   const title = await page.locator(".baton-usage > summary").textContent();
-  assert.match(title, /40K\/200K \(estimated\) \(approximate\) · auto-compact at 167K · 1 warning/);
+  assert.equal(title, "20% used · 40K/200K est. · auto-compact at 167K · 2 warnings");
   await page.locator(".baton-usage > summary").click();
   assert.deepEqual(await page.locator(".baton-usage-warnings li").allTextContents(), [
+    "Token counts come from an approximate tokenizer.",
     "unknown model: a 200K window was assumed",
   ]);
+  await page.getByRole("button", { name: "Open as Document" }).click();
+  await waitPosted(page, (m) => m.type === "openSessionDocument");
   // Without ids the restored files are the attachments after the summary.
   assert.deepEqual(await message(page, "m_summary").locator(".baton-restored li").allTextContents(), [
     "budget.py",

@@ -1,0 +1,229 @@
+// The fixture of the end-to-end test: a temporary data dir holding an imported session, a
+// workspace, code-server with the built baton.vsix (and the API consumer) installed, and
+// Debian's Chromium on its workbench. Everything lives in one temporary folder; code-server
+// runs in its own process group and is always stopped with it.
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, openSync, cpSync, rmSync, writeFileSync, existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { chromium } from "playwright-core";
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+export const clientDir = resolve(here, "../..");
+const repoRoot = resolve(clientDir, "..");
+export const resultsDir = join(clientDir, "test-results");
+
+function need(name, path, hint) {
+  if (!path || !existsSync(path)) throw new Error(`${name} not found (${path || "unset"}): ${hint}`);
+  return path;
+}
+
+/** Where the tools are: scripts/test-vscode exports these; PATH is the fallback for baton. */
+export async function locateTools() {
+  const hint = "run scripts/test-vscode, which installs and exports it";
+  let baton = process.env.BATON_SERVER_COMMAND;
+  if (!baton) baton = (await run("sh", ["-c", "command -v baton"]).catch(() => ({ stdout: "" }))).stdout.trim();
+  return {
+    codeServer: need("code-server", process.env.BATON_CODE_SERVER, hint),
+    chromium: need("chromium", process.env.BATON_CHROMIUM || "/usr/bin/chromium", "apt-get install chromium"),
+    baton: need("baton", baton, "pip install -e . (the Python package) and put its venv on PATH"),
+    vsix: need("baton.vsix", join(clientDir, "baton.vsix"), "npm run package in client-vscode"),
+    vsce: need("vsce", join(repoRoot, "node_modules/.bin/vsce"), "npm ci at the repository root"),
+  };
+}
+
+async function freePort() {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+/** Imports the bundled example Claude Code session into a fresh data dir; returns its id and usage. */
+async function importSession(baton, dataDir) {
+  const example = join(repoRoot, "server/baton/examples/session.jsonl");
+  const { stdout } = await run(baton, ["import", example], { env: { ...process.env, BATON_DATA_DIR: dataDir } });
+  const id = /as session (\S+)/.exec(stdout);
+  const usage = /Usage\s+([\d,]+) of ([\d,]+) tokens \(([\d.]+)% used/.exec(stdout);
+  const count = /Messages\s+(\d+) in the view/.exec(stdout);
+  if (!id || !usage || !count) throw new Error(`unexpected output of baton import:\n${stdout}`);
+  const num = (s) => Number(s.replaceAll(",", ""));
+  return {
+    sessionId: id[1],
+    usedTokens: num(usage[1]),
+    contextWindow: num(usage[2]),
+    percentUsed: Number(usage[3]),
+    messages: Number(count[1]),
+    transcript: join(dataDir, "sessions", `${id[1]}.jsonl`),
+  };
+}
+
+export async function startVsCode() {
+  const tools = await locateTools();
+  const root = mkdtempSync(join(tmpdir(), "baton-e2e-"));
+  const fixture = { root, tools, proc: null, browser: null, page: null, log: join(root, "code-server.log") };
+  try {
+    await setUp(fixture);
+  } catch (error) {
+    await stopVsCode(fixture, true);
+    throw error;
+  }
+  return fixture;
+}
+
+async function setUp(fx) {
+  const { root, tools } = fx;
+  const dataDir = join(root, "baton-data");
+  const userDir = join(root, "user-data");
+  const extDir = join(root, "extensions");
+  const xdg = join(root, "xdg");
+  fx.workspace = join(root, "workspace");
+  fx.apiResult = join(root, "api-consumer-result.json");
+  rmSync(resultsDir, { recursive: true, force: true }); // screenshots and logs of this run only
+  for (const dir of [dataDir, join(userDir, "User"), extDir, xdg, resultsDir]) mkdirSync(dir, { recursive: true });
+  cpSync(join(repoRoot, "server/baton/examples/workspace"), fx.workspace, { recursive: true });
+  writeFileSync(join(fx.workspace, "README.md"), "# expenses\n\nMonthly report from the bank's CSV export.\n");
+  fx.session = await importSession(tools.baton, dataDir);
+
+  const consumerVsix = join(root, "api-consumer.vsix");
+  await run(tools.vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", consumerVsix], {
+    cwd: join(here, "api-consumer"),
+  });
+
+  fx.port = await freePort();
+  const config = join(root, "config.yaml");
+  writeFileSync(config, `bind-addr: 127.0.0.1:${fx.port}\nauth: none\ncert: false\n`);
+  const env = { ...process.env, XDG_DATA_HOME: xdg, XDG_CONFIG_HOME: xdg, BATON_DATA_DIR: dataDir };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.BATON_API_KEY;
+  const common = ["--config", config, "--user-data-dir", userDir, "--extensions-dir", extDir];
+  await run(tools.codeServer, [...common, "--install-extension", tools.vsix, "--install-extension", consumerVsix], {
+    env,
+    timeout: 120_000,
+  });
+  const settings = {
+    "workbench.startupEditor": "none",
+    "chat.disableAIFeatures": true,
+    "extensions.autoUpdate": false,
+    "extensions.autoCheckUpdates": false,
+    "telemetry.telemetryLevel": "off",
+    "workbench.tips.enabled": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "baton.server.command": [tools.baton, "serve"],
+    "baton.dataDir": dataDir,
+    "batonApiConsumer.resultFile": fx.apiResult,
+  };
+  writeFileSync(join(userDir, "User/settings.json"), JSON.stringify(settings, null, 2));
+  // code-server's extension host is a remote one: machine-scoped settings such as
+  // baton.server.command come from the remote's Machine settings, not the User ones.
+  mkdirSync(join(userDir, "Machine"), { recursive: true });
+  writeFileSync(join(userDir, "Machine/settings.json"), JSON.stringify(settings, null, 2));
+
+  const logFd = openSync(fx.log, "a");
+  fx.proc = spawn(
+    tools.codeServer,
+    [
+      ...common,
+      "--auth", "none", "--bind-addr", `127.0.0.1:${fx.port}`, "--disable-telemetry",
+      "--disable-update-check", "--disable-workspace-trust", fx.workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", logFd, logFd] },
+  );
+  fx.exited = once(fx.proc, "exit");
+  killOnExit(fx.proc.pid);
+  await waitForHealth(fx, 60_000);
+
+  fx.browser = await chromium.launch({
+    executablePath: tools.chromium,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  fx.page = await fx.browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await fx.page.goto(`http://127.0.0.1:${fx.port}/?folder=${encodeURIComponent(fx.workspace)}`);
+  await fx.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+}
+
+/** However this process ends (a test timeout, a signal), code-server's group goes with it. */
+function killOnExit(pid) {
+  const kill = () => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // the group is already gone
+    }
+  };
+  process.once("exit", kill);
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      kill();
+      process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+    });
+  }
+}
+
+async function waitForHealth(fx, ms) {
+  const deadline = Date.now() + ms;
+  let exited = false;
+  fx.exited.then(() => (exited = true));
+  while (Date.now() < deadline && !exited) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${fx.port}/healthz`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200)); // poll interval of a server that has no readiness event
+  }
+  throw new Error(`code-server did not become healthy (${exited ? "it exited" : `${ms} ms`}); log:\n${tail(fx.log)}`);
+}
+
+export function tail(file, lines = 40) {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/** Stops the browser and code-server's whole process group; keeps the logs when asked. */
+export async function stopVsCode(fx, keepLogs) {
+  if (fx.browser) await fx.browser.close().catch(() => {});
+  if (fx.proc && fx.proc.exitCode === null && fx.proc.signalCode === null) {
+    const group = -fx.proc.pid;
+    try {
+      process.kill(group, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    const stopped = await Promise.race([fx.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+    if (!stopped) {
+      try {
+        process.kill(group, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+  if (fx.proc) {
+    // children of the group (extension host, baton serve) may outlive the main process
+    try {
+      process.kill(-fx.proc.pid, "SIGKILL");
+    } catch {
+      // the group is empty
+    }
+  }
+  if (keepLogs) {
+    mkdirSync(resultsDir, { recursive: true });
+    if (existsSync(fx.log)) cpSync(fx.log, join(resultsDir, "code-server.log"), { force: true });
+    const logs = join(fx.root, "user-data/logs");
+    if (existsSync(logs)) cpSync(logs, join(resultsDir, "vscode-logs"), { recursive: true, force: true });
+  }
+  rmSync(fx.root, { recursive: true, force: true });
+}

@@ -1,0 +1,187 @@
+// End to end in a real VS Code (code-server's web workbench, headless Chromium): the built
+// baton.vsix against the real `baton serve`, on a data dir holding an imported session.
+// The checks run in order on one workbench; each leaves a screenshot in test-results/.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+
+const WAIT = 30_000;
+let fx;
+let failed = false;
+let meterBefore;
+
+const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
+const METER_TEXT = /(\d+)% (\d+(?:\.\d+)?)K\/(\d+)K/;
+
+async function shot(name) {
+  await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
+}
+
+/** Polls `probe` until it returns a value that is not undefined; bounded by `ms`. */
+async function until(what, probe, ms = WAIT) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last !== undefined) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
+    await fx.page.waitForTimeout(250); // poll interval between probes of the workbench
+  }
+}
+
+async function meter() {
+  const text = (await fx.page.locator(METER).innerText()).trim();
+  const m = METER_TEXT.exec(text);
+  assert.ok(m, `meter text ${JSON.stringify(text)} is not like "12% 24K/200K"`);
+  return { text, percent: Number(m[1]), kTokens: Number(m[2]), kWindow: Number(m[3]) };
+}
+
+/** The webview frame that shows the chat, found by its message elements. */
+async function chatFrame() {
+  return until("the chat webview's messages", async () => {
+    for (const frame of fx.page.frames()) {
+      if ((await frame.locator("[data-message-id]").count().catch(() => 0)) > 0) return frame;
+    }
+    return undefined;
+  });
+}
+
+/**
+ * Runs a palette command by its exact title: F1, type it, click the row with that label.
+ * The quick input closes when focus moves (an editor that is still opening takes it), so
+ * an attempt that loses it before the click starts over.
+ */
+async function palette(title) {
+  const input = fx.page.locator(".quick-input-widget input");
+  const row = fx.page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+  await until(`the palette to offer "${title}"`, async () => {
+    if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(`>${title}`, { timeout: 2000 });
+    await row.waitFor({ state: "visible", timeout: 3000 });
+    await row.click({ timeout: 2000 });
+    return true;
+  });
+  await input.waitFor({ state: "hidden", timeout: WAIT });
+}
+
+/** The dialogs and notifications the workbench shows: what a failed step's message adds. */
+async function onScreen() {
+  const texts = await fx.page
+    .locator(".monaco-dialog-box, .notifications-toasts .notification-list-item")
+    .allInnerTexts();
+  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
+}
+
+describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
+  before(async () => {
+    fx = await startVsCode();
+  });
+
+  after(async () => {
+    if (fx) {
+      if (failed) await shot("e2e-failure").catch(() => {});
+      await stopVsCode(fx, failed);
+    }
+  });
+
+  const step = (name, body) =>
+    test(name, async () => {
+      try {
+        await body();
+      } catch (error) {
+        failed = true;
+        const shown = await onScreen().catch(() => "");
+        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+        throw error;
+      }
+    });
+
+  step("the status-bar meter shows the imported session's usage", async () => {
+    await fx.page.locator(METER).waitFor({ state: "visible", timeout: 60_000 });
+    meterBefore = await until("the meter's figures", () => meter());
+    const { session } = fx;
+    assert.equal(meterBefore.percent, Math.round(session.percentUsed), meterBefore.text);
+    assert.ok(Math.abs(meterBefore.kTokens - session.usedTokens / 1000) <= 1, meterBefore.text);
+    assert.equal(meterBefore.kWindow, session.contextWindow / 1000, meterBefore.text);
+  });
+
+  step("a click on the meter reveals the chat view rendering the session", async () => {
+    await fx.page.locator(METER).click();
+    const frame = await chatFrame();
+    const messages = frame.locator("[data-message-id]");
+    await until("every message of the view", async () =>
+      (await messages.count()) === fx.session.messages ? true : undefined,
+    );
+    const transcript = readFileSync(fx.session.transcript, "utf8");
+    for (const id of await messages.evaluateAll((els) => els.map((e) => e.dataset.messageId))) {
+      assert.ok(transcript.includes(`"${id}"`), `message ${id} is not in the session's transcript`);
+    }
+    await frame.getByText("The monthly report crashes on the March bank export").first().waitFor({ timeout: WAIT });
+    await shot("e2e-1-meter-and-chat");
+  });
+
+  step("right-click Compact Up To Here puts a summary boundary in and lowers the meter", async () => {
+    const frame = await chatFrame();
+    const pivot = frame.locator("[data-message-id]").nth(Math.floor(fx.session.messages / 2));
+    await pivot.scrollIntoViewIfNeeded();
+    await pivot.click({ button: "right" });
+    const item = fx.page.locator(".context-view .monaco-menu .action-item", { hasText: "Compact Up To Here" });
+    await item.first().waitFor({ state: "visible", timeout: WAIT });
+    await shot("e2e-2-context-menu");
+    await item.first().click();
+    await item.first().waitFor({ state: "hidden", timeout: WAIT });
+    const summary = (await chatFrame()).locator(".baton-summary").first();
+    await summary.waitFor({ timeout: 60_000 });
+    const after = await until("a lower meter", async () => {
+      const now = await meter();
+      return now.kTokens < meterBefore.kTokens ? now : undefined;
+    });
+    assert.ok(after.percent <= meterBefore.percent, `${meterBefore.text} -> ${after.text}`);
+    meterBefore = after;
+    await summary.scrollIntoViewIfNeeded();
+    await shot("e2e-3-compacted");
+  });
+
+  step("Open Session Document lists the context-usage diagnostic in Problems", async () => {
+    await palette("Baton: Open Session Document");
+    const tab = fx.page.locator(".tabs-container .tab", { hasText: fx.session.sessionId });
+    await tab.first().waitFor({ state: "visible", timeout: WAIT });
+    await palette("View: Focus Problems");
+    const row = fx.page.locator(".markers-panel .monaco-list-row", { hasText: /Context \d+% used/ }).first();
+    await row.waitFor({ state: "visible", timeout: WAIT });
+    const text = await row.innerText();
+    assert.match(text, new RegExp(`Context ${meterBefore.percent}% used`), text);
+    assert.match(text, /context-usage/, text);
+    await shot("e2e-4-problems");
+  });
+
+  step("a second extension drives the session through Baton's API", async () => {
+    await palette("Baton API Consumer: Run");
+    const item = fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="batonApiConsumer.result"]');
+    const text = await until("the API consumer's result", async () => {
+      const t = (await item.innerText()).trim();
+      return /^Baton API: (ok|failed)/.test(t) ? t : undefined;
+    }, 60_000);
+    await shot("e2e-5-api-consumer");
+    const r = JSON.parse(readFileSync(fx.apiResult, "utf8"));
+    assert.equal(r.ok, true, `${text}: ${r.error}`);
+    assert.equal(r.apiVersion, 1);
+    assert.equal(r.appended, r.inputMessages);
+    assert.deepEqual(r.viewIds, r.appendedIds, "the view is the appended conversation");
+    assert.ok(r.usedBefore > 0);
+    assert.ok(r.events.length >= 1, "onDidChangeUsage fired for the session");
+    assert.ok(r.compact.postTokens < r.compact.preTokens, JSON.stringify(r.compact));
+    assert.equal(r.compact.summarized, 8, "up_to the 8th message summarizes eight");
+    assert.ok(r.viewAfterCompact.includes("summary"), `view after compact: ${r.viewAfterCompact}`);
+    assert.ok(r.usedAfterCompact < r.usedBefore);
+    assert.deepEqual(r.viewAfterUndo, r.appendedIds, "undo brings the whole conversation back");
+    assert.equal(r.usedAfterUndo, r.usedBefore);
+  });
+});

@@ -3,128 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import os
 import sys
-import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from baton import __version__
-from baton.core.budget import compute_usage
-from baton.core.claude_code import import_with_report
+from baton.cli_common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
+from baton.cli_compact import add_compact
+from baton.cli_import import add_import
+from baton.cli_usage import add_show, add_usage
 from baton.core.errors import BatonError, InvalidParams
-from baton.core.session import TokenCounter
-from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import default_estimator
-from baton.report import plain_text, usage_report
-from baton.session_files import LoadedFile, session_from_file
 
-EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
-EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
-EXIT_OK, EXIT_ERROR = 0, 2
-
-Subparsers = Any  # argparse's _SubParsersAction is private
-
-
-def existing_file(name: str) -> Path:
-    path = Path(name).expanduser()
-    if not path.is_file():
-        raise InvalidParams(f"no such file: {name}")
-    return path
-
-
-@contextmanager
-def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
-    """A session read from a Baton transcript (read-only) or imported from a Claude Code
-    file into a temporary data directory that is deleted afterwards."""
-    with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
-        store = SessionStore(Path(scratch), count)
-        try:
-            with session_from_file(path, store, writable=False) as loaded:
-                yield loaded
-        finally:
-            store.close()
+__all__ = ["EXAMPLES_DIR", "EXAMPLE_SESSION", "build_parser", "main"]
 
 
 # ---- subcommands ---------------------------------------------------------------------------
-
-
-def cmd_usage(args: argparse.Namespace) -> int:
-    path = existing_file(args.file) if args.file else EXAMPLE_SESSION
-    estimator = default_estimator()
-    settings = Settings()
-    with open_session_file(path, estimator.count_message) as loaded:
-        session = loaded.session
-        if args.model:
-            session.model = args.model  # in memory only; the file is never changed
-        usage = compute_usage(session, settings, estimator)
-        if args.json:
-            print(json.dumps(usage.wire(), indent=2))
-            return EXIT_OK
-        messages = session.view_messages()
-        anchor = session.anchor()
-        what = "Baton transcript" if loaded.kind == "baton" else "Claude Code session file"
-        print(
-            usage_report(
-                title=session.title,
-                source=f"{path} ({what})",
-                messages=messages,
-                usage=usage,
-                plain_tokens=estimator.count_text(plain_text(messages)),
-                imported=loaded.imported,
-                anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
-                estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
-            )
-        )
-    return EXIT_OK
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    path = existing_file(args.file)
-    settings = Settings()
-    estimator = default_estimator()
-    store = SessionStore(settings.resolved_data_dir(), estimator.count_message)
-    try:
-        session, report = import_with_report(path, store, title=args.title)
-        usage = compute_usage(session, settings, estimator)
-        print(f"Imported {path} as session {session.session_id} ({session.title!r})")
-        print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
-        print(
-            f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "
-            f"({usage.percent_used:.1f}% used, {usage.percent_left}% left, {usage.state})"
-        )
-        print(f"Transcript {session.transcript.path}")
-        for note in report.notes():
-            print(f"Note       {note}")
-    finally:
-        store.close()
-    return EXIT_OK
-
-
-def cmd_compact(args: argparse.Namespace) -> int:
-    from baton.compact_report import compact_file, compact_request
-
-    request = compact_request(
-        up_to=args.up_to,
-        from_id=args.from_id,
-        span=args.range,
-        dry_run=args.dry_run,
-        instructions=args.instructions,
-    )
-    workspace = Path(args.workspace).expanduser() if args.workspace else None
-    compact_file(
-        existing_file(args.file),
-        request,
-        as_json=args.json,
-        out=sys.stdout,
-        err=sys.stderr,
-        workspace=workspace,
-    )
-    return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -146,41 +40,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # ---- the parser ----------------------------------------------------------------------------
-
-
-def add_usage(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "usage", help="context usage of a Claude Code session file or a Baton transcript"
-    )
-    parser.add_argument("file", nargs="?", help="the file (default: the bundled example)")
-    parser.add_argument("--model", help="count against this model's window")
-    parser.add_argument("--json", action="store_true", help="print the Usage wire object")
-    parser.set_defaults(func=cmd_usage)
-
-
-def add_import(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser("import", help="turn a Claude Code session into a Baton one")
-    parser.add_argument("file", help="a Claude Code session file (.jsonl or .json)")
-    parser.add_argument("--title", help="the new session's title")
-    parser.set_defaults(func=cmd_import)
-
-
-def add_compact(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "compact",
-        help="compact a temporary copy of a session file with the offline summarizer; report it",
-    )
-    parser.add_argument("file", help="a Claude Code session file or a Baton transcript")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--all", action="store_true", help="the whole conversation (default)")
-    where.add_argument("--up-to", metavar="ID", help="summarize up to and including message ID")
-    where.add_argument("--from", dest="from_id", metavar="ID", help="summarize from message ID")
-    where.add_argument("--range", nargs=2, metavar=("ID", "END_ID"), help="summarize a span")
-    parser.add_argument("--dry-run", action="store_true", help="plan only; summarize nothing")
-    parser.add_argument("--instructions", help="custom instructions for the summary")
-    parser.add_argument("--workspace", help="a project folder: its compact instructions apply")
-    parser.add_argument("--json", action="store_true", help="print the CompactResult wire object")
-    parser.set_defaults(func=cmd_compact)
 
 
 def add_serve(subparsers: Subparsers) -> None:
@@ -215,6 +74,7 @@ COMMANDS: list[Callable[[Subparsers], None]] = [
     add_serve,
     add_demo,
     add_usage,
+    add_show,
     add_import,
     add_compact,
 ]
@@ -233,6 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # a reader that went away shows here, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -243,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        raise
     except BatonError as exc:
         print(f"baton: {exc.message}", file=sys.stderr)
     except OSError as exc:
@@ -250,3 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return EXIT_ERROR
+
+
+def _reader_gone() -> int:
+    """The output's reader stopped reading (`baton usage | head`): end quietly. Further
+    writes go nowhere, so the interpreter's last flush raises nothing either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -14,10 +15,12 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import ExtractiveSummarizer
 from baton.core.editor_files import EditorFiles
 from baton.core.errors import InvalidParams
+from baton.core.session import Session
 from baton.core.settings import Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import default_estimator
-from baton.session_files import session_from_file
+from baton.message_table import resolve_id
+from baton.session_files import save_copy, session_from_file
 
 SUMMARY_HEAD_LINES = 24
 BAR_CELLS = 24
@@ -81,16 +84,21 @@ def compact_file(
     out: TextIO,
     err: TextIO,
     workspace: Path | None = None,
+    save_in: Path | None = None,
 ) -> None:
     """Compact a temporary copy of `path` with the offline summarizer and print the result
-    (BatonError on bad input; `path` is never changed)."""
+    (BatonError on bad input; `path` is never changed). With `save_in` (a data dir) the
+    compacted copy is kept there as a new Baton session."""
     if workspace is not None and not workspace.is_dir():
         raise InvalidParams(f"no such workspace folder: {workspace}")
+    if save_in is not None and request.dry_run:
+        raise InvalidParams("--save keeps a compaction; a dry run makes none")
     estimator = default_estimator()
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
         store = SessionStore(Path(scratch), estimator.count_message)
         try:
             with session_from_file(path, store, writable=True) as source:
+                request = _resolved(source.session, request)
                 display = ProgressDisplay(err)
                 ctx = CompactContext(
                     settings=Settings(),
@@ -104,12 +112,35 @@ def compact_file(
                     result = asyncio.run(compact(source.session, request, ctx))
                 finally:
                     display.close()
+                saved = _save(source.session, save_in, path) if save_in is not None else None
                 if as_json:
-                    out.write(json.dumps(result.wire(), indent=2, ensure_ascii=False) + "\n")
+                    wire = result.wire() | ({"savedSessionId": saved} if saved else {})
+                    out.write(json.dumps(wire, indent=2, ensure_ascii=False) + "\n")
                 else:
-                    out.write(format_report(result, path=path, kind=source.kind) + "\n")
+                    report = format_report(result, path=path, kind=source.kind)
+                    if saved is not None and save_in is not None:
+                        report += f"\nSaved       as Baton session {saved} in {save_in}"
+                    out.write(report + "\n")
         finally:
             store.close()
+
+
+def _resolved(session: Session, request: CompactRequest) -> CompactRequest:
+    """`request` with its message ids resolved (`baton show` prints shortened ones)."""
+    first = resolve_id(session, request.pivot_message_id) if request.pivot_message_id else None
+    end = resolve_id(session, request.end_message_id) if request.end_message_id else None
+    return replace(request, pivot_message_id=first, end_message_id=end)
+
+
+def _save(session: Session, data_dir: Path, source: Path) -> str:
+    keeper = SessionStore(data_dir, session.count)
+    title = f"{session.title} (compacted)"
+    try:
+        return save_copy(
+            session, keeper, title=title, compactedFrom=str(source.resolve())
+        ).session_id
+    finally:
+        keeper.close()
 
 
 def _tokens_line(result: CompactResult) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from baton.core.claude_code import ImportReport, import_with_report
 from baton.core.session import Session
-from baton.core.store import SessionStore
+from baton.core.store import SessionStore, new_session_id
 from baton.core.transcript import Transcript
 
 
@@ -52,3 +52,20 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
         yield LoadedFile(Session(transcript, store.count), "baton")
     finally:
         transcript.close()
+
+
+def save_copy(session: Session, store: SessionStore, **header: str) -> Session:
+    """A copy of `session`'s whole transcript as a new session of `store` (a new id; the
+    header's other fields, plus `header`, kept), written in one durable append."""
+    events = session.transcript.events
+    sid = new_session_id()
+    first = {**events[0], **header, "sessionId": sid}
+    transcript = Transcript.create(store.path_for(sid), first)
+    try:
+        transcript.append_many(events[1:])
+    except BaseException:
+        transcript.close()
+        store.path_for(sid).unlink(missing_ok=True)
+        raise
+    transcript.close()
+    return store.get(sid)

@@ -204,7 +204,7 @@ def test_import_creates_a_session_in_the_data_dir(
     [
         (["usage", "/no/such/file.jsonl"], "no such file"),
         (["import", "/no/such/file.jsonl"], "no such file"),
-        (["usage", "/"], "no such file"),
+        (["usage", "/"], "is a directory"),
     ],
 )
 def test_errors_are_one_line_on_stderr_with_exit_code_2(

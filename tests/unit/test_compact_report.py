@@ -102,7 +102,7 @@ def test_bad_input_is_one_error_line_and_exit_code_2(
     assert (
         capsys.readouterr()
         .err.strip()
-        .endswith("message 'nope' is not in the conversation's current view")
+        .endswith("no message id in the view starts with 'nope' (see `baton show`)")
     )
     assert main(["compact", str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,70 @@
+"""What the command line's subcommands share: file arguments, session files, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from baton.core.budget import budget_for
+from baton.core.errors import InvalidParams
+from baton.core.session import Session, TokenCounter
+from baton.core.settings import Settings
+from baton.core.store import SessionStore
+from baton.session_files import LoadedFile, session_from_file
+
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
+EXIT_OK, EXIT_ERROR = 0, 2
+
+Subparsers = Any  # argparse's _SubParsersAction is private
+
+
+def existing_file(name: str) -> Path:
+    """`name` as a path to a readable file, or a clear InvalidParams."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        raise InvalidParams(f"{name} is a directory, not a session file")
+    if not path.is_file():
+        raise InvalidParams(f"no such file: {name}")
+    return path
+
+
+@contextmanager
+def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
+    """A session read from a Baton transcript (read-only) or imported from a Claude Code
+    file into a temporary data directory that is deleted afterwards."""
+    with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
+        store = SessionStore(Path(scratch), count)
+        try:
+            with session_from_file(path, store, writable=False) as loaded:
+                yield loaded
+        finally:
+            store.close()
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where Baton sessions live (default: BATON_DATA_DIR, else the platform's "
+        "user data dir)",
+    )
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    return Settings(data_dir=getattr(args, "data_dir", None))
+
+
+def use_model(session: Session, model: str | None, settings: Settings) -> None:
+    """Count `session` against `model` (in memory only); say so when its window is a guess."""
+    if not model:
+        return
+    session.model = model
+    _, warning = budget_for(model, settings)
+    if warning:
+        print(f"baton: warning: {warning}", file=sys.stderr)

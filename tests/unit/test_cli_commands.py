@@ -1,0 +1,293 @@
+"""The command line's show, compact --save, repeated imports, clean pipes and warnings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baton.cli import EXAMPLE_SESSION, main
+from baton.core.store import SessionStore
+from baton.message_table import short_ids
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "baton-data"
+    monkeypatch.setenv("BATON_DATA_DIR", str(target))
+    return target
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def shown(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, object]]:
+    code, out, err = run(capsys, "show", *argv, "--json")
+    assert code == 0, err
+    rows: list[dict[str, object]] = json.loads(out)["messages"]
+    return rows
+
+
+# ---- show ------------------------------------------------------------------------------------
+
+
+def test_show_lists_the_view_with_short_ids_roles_kinds_tokens_and_first_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rows = shown(capsys, str(EXAMPLE_SESSION))
+    code, out, _ = run(capsys, "show", str(EXAMPLE_SESSION))
+    assert code == 0
+    lines = out.splitlines()
+    assert f"{len(rows)} messages in the view" in lines[0]
+    assert lines[1].split() == ["#", "id", "role", "kind", "tokens", "first", "words"]
+    table = lines[2 : 2 + len(rows)]
+    for line, row in zip(table, rows, strict=True):
+        index, short, role, kind, tokens, *_ = line.split()
+        assert (int(index), short, role, kind) == (
+            row["index"],
+            row["shortId"],
+            row["role"],
+            row["kind"],
+        )
+        assert int(tokens.replace(",", "")) == row["tokens"]
+        assert str(row["id"]).startswith(short)
+    assert rows[0]["preview"] == table[0].split(None, 5)[5]
+    assert str(rows[0]["preview"]).startswith("The monthly report crashes")
+    assert any(str(r["preview"]).startswith("[result error:") for r in rows)
+    assert [r["index"] for r in rows] == list(range(len(rows)))
+
+
+def test_messages_is_the_same_as_show(capsys: pytest.CaptureFixture[str]) -> None:
+    _, by_show, _ = run(capsys, "show", str(EXAMPLE_SESSION))
+    _, by_messages, _ = run(capsys, "messages", str(EXAMPLE_SESSION))
+    assert by_show == by_messages
+
+
+def test_short_ids_grow_until_they_are_unique() -> None:
+    ids = ["msg_0123456789ab", "msg_01234567ffff", "cc_aaaaaaaabbbb", "2f749bc9-825e", "2f749bc9-9"]
+    shorts = short_ids(ids)
+    assert shorts["cc_aaaaaaaabbbb"] == "cc_aaaaaaaa"
+    assert shorts["msg_0123456789ab"] == "msg_012345678"
+    assert shorts["msg_01234567ffff"] == "msg_01234567f"
+    assert shorts["2f749bc9-825e"] == "2f749bc9-8"
+    for full, short in shorts.items():
+        assert [i for i in ids if i.startswith(short)] == [full]
+
+
+def test_an_id_show_prints_is_accepted_by_compact(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = shown(capsys, str(EXAMPLE_SESSION))
+    pivot = rows[10]
+    assert len(str(pivot["shortId"])) < len(str(pivot["id"]))
+    code, out, err = run(
+        capsys, "compact", str(EXAMPLE_SESSION), "--up-to", str(pivot["shortId"]), "--json"
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["direction"] == "up_to"
+    adjusted = result.get("adjustedPivot")
+    if adjusted is None:
+        assert result["summarizedMessageIds"][-1] == pivot["id"]
+    else:
+        assert adjusted["requested"] == pivot["id"]
+
+
+def test_an_unknown_or_ambiguous_id_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = shown(capsys, str(EXAMPLE_SESSION))
+    firsts = [str(r["id"])[0] for r in rows]
+    shared = next(c for c in firsts if firsts.count(c) > 1)  # 58 hex-led ids: one repeats
+    for given, needle in (("zzzz", "no message id in the view starts with"),
+                          (shared, "is the start of")):  # fmt: skip
+        code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--up-to", given)
+        assert code == 2 and out == ""
+        assert err.startswith("baton: ") and needle in err and err.count("\n") == 1
+
+
+# ---- compact works on a copy; --save keeps it ------------------------------------------------
+
+
+def test_compact_says_it_works_on_a_copy(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "compact", str(EXAMPLE_SESSION), "--dry-run")
+    assert code == 0
+    assert "a temporary copy, the file is unchanged" in out.splitlines()[0]
+    parser_help = subprocess.run(
+        [sys.executable, "-m", "baton", "compact", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "temporary copy" in parser_help and "never changed" in parser_help
+
+
+def test_compact_save_keeps_the_result_as_a_session_in_the_data_dir(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "chosen-data"
+    before = EXAMPLE_SESSION.read_bytes()
+    code, out, err = run(
+        capsys, "compact", str(EXAMPLE_SESSION), "--save", "--data-dir", str(elsewhere)
+    )
+    assert code == 0, err
+    saved = out.splitlines()[-1]
+    assert saved.startswith("Saved       as Baton session s_") and str(elsewhere) in saved
+    session_id = saved.split("session ")[1].split()[0]
+    store = SessionStore(elsewhere, lambda m: 0)
+    try:
+        session = store.get(session_id)
+        assert session.compactions == 1
+        assert session.view_messages()[0].kind == "summary"
+        assert session.title.endswith("(compacted)")
+    finally:
+        store.close()
+    assert EXAMPLE_SESSION.read_bytes() == before
+
+
+def test_compact_save_in_json_names_the_session(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--json")
+    assert code == 0, err
+    saved = json.loads(out)["savedSessionId"]
+    assert (data_dir / "sessions" / f"{saved}.jsonl").is_file()
+
+
+def test_compact_save_of_a_dry_run_is_refused_and_saves_nothing(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--dry-run")
+    assert code == 2 and out == "" and "dry run" in err
+    assert not (data_dir / "sessions").exists()
+
+
+# ---- import ----------------------------------------------------------------------------------
+
+
+def test_importing_a_file_again_says_so_and_again_makes_a_second_copy(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    code, first, _ = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0
+    session_id = first.split(" as session ")[1].split()[0]
+    # a compacted copy kept with --save is not an import of the file
+    assert run(capsys, "compact", str(EXAMPLE_SESSION), "--save")[0] == 0
+
+    code, repeat, _ = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0
+    assert repeat.startswith(f"Already imported {EXAMPLE_SESSION} as session {session_id} (")
+    assert "--again" in repeat
+    assert len(list((data_dir / "sessions").iterdir())) == 2  # the import and the saved copy
+
+    code, again, _ = run(capsys, "import", str(EXAMPLE_SESSION), "--again")
+    assert code == 0
+    second = again.split(" as session ")[1].split()[0]
+    assert second != session_id and f"imported before as {session_id}" in again
+    assert len(list((data_dir / "sessions").iterdir())) == 3
+
+
+def test_an_imported_session_keeps_the_files_times(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    code, out, _ = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0
+    session_id = out.split(" as session ")[1].split()[0]
+    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
+    first = next(r for r in records if "timestamp" in r)
+    store = SessionStore(data_dir, lambda m: 0)
+    try:
+        session = store.get(session_id)
+        assert session.created_at == first["timestamp"]
+        assert session.updated_at >= session.created_at
+    finally:
+        store.close()
+
+
+# ---- usage -----------------------------------------------------------------------------------
+
+
+def test_usage_of_a_directory_says_it_is_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for command in ("usage", "show", "import", "compact"):
+        code, out, err = run(capsys, command, str(tmp_path))
+        assert code == 2 and out == ""
+        assert err == f"baton: {tmp_path} is a directory, not a session file\n"
+
+
+def test_an_unknown_model_warns_and_names_the_window_it_assumed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "usage", "--model", "gpt-nonesuch", "--json")
+    assert code == 0
+    assert err == (
+        "baton: warning: unknown model 'gpt-nonesuch': assuming a 200,000-token window\n"
+    )
+    assert json.loads(out)["contextWindow"] == 200_000
+    code, _, err = run(capsys, "usage", "--model", "claude-sonnet-4-5")
+    assert code == 0 and err == ""
+
+
+# ---- output into a closed pipe ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["usage"],
+        ["usage", "--json"],
+        ["show"],
+        ["messages", "--json"],
+        ["compact", str(EXAMPLE_SESSION)],
+        ["import", str(EXAMPLE_SESSION)],
+        ["demo"],
+        ["--help"],
+        ["compact", "--help"],
+    ],
+)
+def test_output_into_a_pipe_nobody_reads_ends_quietly(argv: list[str], tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `| head` after it has read what it wanted
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "baton", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+# ---- the README ------------------------------------------------------------------------------
+
+
+def test_the_readme_lists_every_flag_of_every_subcommand() -> None:
+    import argparse
+
+    from baton.cli import build_parser
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, sub in commands.choices.items():
+        if f"baton {name}" not in section:
+            missing.append(name)
+        for action in sub._actions:
+            missing.extend(
+                f"{name} {flag}"
+                for flag in action.option_strings
+                if flag not in ("-h", "--help") and f"{flag}" not in section
+            )
+    assert missing == []

@@ -29,6 +29,7 @@ class ChatView {
   private readonly composer: Composer;
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
+  private readonly selectionBar = h("div", { class: "baton-selection-bar", role: "status" });
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
@@ -75,9 +76,11 @@ class ChatView {
         this.banner,
         this.welcomeSlot,
         this.feed.el,
+        this.selectionBar,
         this.composer.el,
       ),
     );
+    this.selectionBar.hidden = true;
     // Until the host's first update (the server may still be starting, or failing to).
     this.welcomeSlot.replaceChildren(h("p", { class: "baton-starting", role: "status" }, "Starting Baton…"));
     this.composer.setDraft(this.host.state.draft);
@@ -248,6 +251,24 @@ class ChatView {
     if (key === this.lastPosted) return;
     this.lastPosted = key;
     this.host.post({ type: "selection", messageIds });
+    this.showSelectionBar(messageIds.length);
+  }
+
+  /** From two messages up, say so and how to act on them (the menu's Compact Selected). */
+  private showSelectionBar(count: number): void {
+    this.selectionBar.hidden = count < 2;
+    if (count < 2) return;
+    this.selectionBar.replaceChildren(
+      h("span", {}, `${count} messages selected: right-click one for Compact Selected`),
+      button(
+        "Clear",
+        () => {
+          this.selection.clear();
+          this.selectionChanged();
+        },
+        { class: "link" },
+      ),
+    );
   }
 
   private paintSelection(): void {

@@ -326,6 +326,13 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   });
   assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
   assert.equal(await page.locator("article.selected").count(), 3);
+  // The bar under the feed says how to act on them, and clears them.
+  assert.match(await page.locator(".baton-selection-bar").textContent(), /3 messages selected/);
+  const cleared = (await posted(page)).length;
+  await page.locator(".baton-selection-bar").getByRole("button", { name: "Clear" }).click();
+  const clear = await waitPosted(page, (m) => m.type === "selection", cleared);
+  assert.deepEqual(clear, { type: "selection", messageIds: [] });
+  assert.equal(await page.locator(".baton-selection-bar").isVisible(), false);
 });
 
 test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {
@@ -352,6 +359,7 @@ test("click selects one message, shift-click a range in view order, Escape clear
     "m_result1",
     "m_asst2",
   ]);
+  assert.match(await page.locator(".baton-selection-bar").textContent(), /5 messages selected/);
   from = (await posted(page)).length;
   await page.keyboard.press("Escape");
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), { type: "selection", messageIds: [] });

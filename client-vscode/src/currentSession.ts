@@ -1,11 +1,10 @@
 /** The session the user is looking at: the chat view's, or the last one an API caller used. */
-import * as vscode from "vscode";
 import type { Session, Usage } from "./protocol";
 
-export class CurrentSession implements vscode.Disposable {
+/** Pure (no vscode import): the chat controller and its tests use it as it is. */
+export class CurrentSession {
   private current: { session: Session; usage: Usage | undefined } | undefined;
-  private readonly emitter = new vscode.EventEmitter<void>();
-  readonly onDidChange = this.emitter.event;
+  private readonly listeners = new Set<() => void>();
 
   get sessionId(): string | undefined {
     return this.current?.session.sessionId;
@@ -19,25 +18,39 @@ export class CurrentSession implements vscode.Disposable {
     return this.current?.usage;
   }
 
+  /** Calls `listener` after every change; returns what stops it. */
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
   set(session: Session, usage: Usage | undefined): void {
     this.current = { session, usage };
-    this.emitter.fire();
+    this.fire();
   }
 
   /** A newer usage figure; ignored unless it is the current session's. */
   setUsage(sessionId: string, usage: Usage): void {
     if (this.current !== undefined && this.current.session.sessionId === sessionId) {
       this.current = { ...this.current, usage };
-      this.emitter.fire();
+      this.fire();
     }
   }
 
   clear(): void {
-    this.current = undefined;
-    this.emitter.fire();
+    if (this.current !== undefined) {
+      this.current = undefined;
+      this.fire();
+    }
   }
 
   dispose(): void {
-    this.emitter.dispose();
+    this.listeners.clear();
+  }
+
+  private fire(): void {
+    for (const listener of this.listeners) {
+      listener();
+    }
   }
 }

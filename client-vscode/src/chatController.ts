@@ -1,0 +1,221 @@
+/**
+ * The chat view's state flow, without the editor: which session it shows, what goes to the
+ * webview, and what each message from the webview does. The webview keeps no state the
+ * host needs: on every (re)load it says "ready" and gets the whole picture again.
+ */
+import { CancellationTokenSource } from "vscode-languageserver-protocol";
+import { mostRecent } from "./chatLogic";
+import type { CurrentSession } from "./currentSession";
+import { ErrorCodes, type Message, type Session, type ServerNotificationMap } from "./protocol";
+import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
+import type { FromWebview, ToWebview } from "./webviewMessages";
+
+/** What the controller needs from the editor (the chat view supplies it; tests fake it). */
+export interface ChatPorts {
+  rpc: Pick<BatonRpc, "listSessions" | "getSession" | "createSession" | "send">;
+  post(message: ToWebview): void;
+  hasApiKey(): Promise<boolean>;
+  /** Whether a server runs (or is starting): no refresh is tried without one. */
+  serverAvailable(): boolean;
+  /** Runs a send under editor progress; `options` carries the Stop token. */
+  sendWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
+  /** The editor commands the webview's buttons stand for. */
+  command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string): Promise<unknown>;
+  /** The selection, for the "Compact Selected" menu item's context key. */
+  selectionChanged(messageIds: readonly string[]): void;
+}
+
+export const REFRESH_DELAY_MS = 50;
+
+export class ChatController {
+  private messages: Message[] = [];
+  private sessions: Session[] = [];
+  private selected: string[] = [];
+  private sending: CancellationTokenSource | undefined;
+  private pendingRefresh: Promise<void> | undefined;
+
+  constructor(
+    private readonly ports: ChatPorts,
+    private readonly current: CurrentSession,
+    private readonly refreshDelayMs = REFRESH_DELAY_MS,
+  ) {}
+
+  /** The current session's view, as last fetched. */
+  get viewMessages(): readonly Message[] {
+    return this.messages;
+  }
+
+  /** The messages selected in the webview, in view order. */
+  get selection(): readonly string[] {
+    return this.selected;
+  }
+
+  get busy(): boolean {
+    return this.sending !== undefined;
+  }
+
+  /** Opens the session in the view and makes it the current one. */
+  async select(sessionId: string): Promise<void> {
+    const { session, messages, usage } = await this.ports.rpc.getSession(sessionId);
+    if (this.current.sessionId !== sessionId) {
+      this.setSelection([]);
+    }
+    this.messages = messages;
+    this.current.set(session, usage);
+    this.sessions = await this.ports.rpc.listSessions();
+    await this.postSession();
+  }
+
+  async newChat(): Promise<Session> {
+    const session = await this.ports.rpc.createSession();
+    await this.select(session.sessionId);
+    return session;
+  }
+
+  /** Re-reads the session on show (or, on start or once it is gone, the newest) and posts it. */
+  async refresh(): Promise<void> {
+    if (!this.ports.serverAvailable()) {
+      return;
+    }
+    try {
+      this.sessions = await this.ports.rpc.listSessions();
+      const wanted = this.current.sessionId;
+      const target = this.sessions.some((s) => s.sessionId === wanted) ? wanted : mostRecent(this.sessions)?.sessionId;
+      if (target === undefined) {
+        this.messages = [];
+        this.setSelection([]);
+        this.current.clear();
+        await this.postSession();
+        return;
+      }
+      await this.select(target);
+    } catch (error) {
+      this.ports.post({ type: "error", message: errorMessage(error) });
+    }
+  }
+
+  // ---- the server's notifications ------------------------------------------------------
+
+  /** A session changed: the current one is re-read; a new or deleted one changes the list. */
+  onSessionChanged(event: ServerNotificationMap["baton/sessionChanged"]): Promise<void> | undefined {
+    if (event.sessionId === this.current.sessionId || event.reason === "create" || event.reason === "delete") {
+      return this.scheduleRefresh();
+    }
+    return undefined;
+  }
+
+  onUsageChanged(event: ServerNotificationMap["baton/usageChanged"]): void {
+    this.current.setUsage(event.sessionId, event.usage);
+    if (event.sessionId === this.current.sessionId) {
+      this.ports.post({ type: "usage", sessionId: event.sessionId, usage: event.usage });
+    }
+  }
+
+  onDelta(event: ServerNotificationMap["baton/session/delta"]): void {
+    if (event.sessionId === this.current.sessionId) {
+      this.ports.post({ type: "delta", sessionId: event.sessionId, messageId: event.messageId, text: event.text });
+    }
+  }
+
+  // ---- the webview's messages ----------------------------------------------------------
+
+  async receive(message: FromWebview): Promise<void> {
+    try {
+      switch (message.type) {
+        case "ready":
+          return await this.refresh();
+        case "send":
+          return await this.send(message.text);
+        case "stop":
+          this.sending?.cancel();
+          return;
+        case "newChat":
+          await this.newChat();
+          return;
+        case "selectSession":
+          return await this.select(message.sessionId);
+        case "selection":
+          this.setSelection(message.messageIds);
+          return;
+        case "undo":
+          await this.ports.command("undo", message.boundaryId);
+          return;
+        case "pickSession":
+        case "import":
+        case "setApiKey":
+        case "openSessionDocument":
+          await this.ports.command(message.type);
+          return;
+      }
+    } catch (error) {
+      this.ports.post({ type: "error", message: errorMessage(error) });
+    }
+  }
+
+  /** Sends a prompt (into a new session when none is open); Stop cancels the reply. */
+  private async send(text: string): Promise<void> {
+    if (this.sending !== undefined || text.trim() === "") {
+      return;
+    }
+    const cancel = new CancellationTokenSource();
+    this.sending = cancel;
+    this.ports.post({ type: "busy", busy: true });
+    try {
+      const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
+      await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
+    } catch (error) {
+      if (!isCancellation(error)) {
+        this.ports.post({ type: "error", message: sendFailure(error) });
+      }
+    } finally {
+      cancel.dispose();
+      this.sending = undefined;
+      this.ports.post({ type: "busy", busy: false });
+      await this.refresh();
+    }
+  }
+
+  private scheduleRefresh(): Promise<void> | undefined {
+    if (this.sending !== undefined) {
+      return undefined; // a reply is streaming: the view is refreshed once when it ends
+    }
+    this.pendingRefresh ??= new Promise<void>((resolve) => setTimeout(resolve, this.refreshDelayMs)).then(() => {
+      this.pendingRefresh = undefined;
+      return this.refresh();
+    });
+    return this.pendingRefresh;
+  }
+
+  private setSelection(messageIds: string[]): void {
+    this.selected = messageIds;
+    this.ports.selectionChanged(messageIds);
+  }
+
+  private async postSession(): Promise<void> {
+    const session = this.current.session ?? null;
+    this.ports.post({
+      type: "session",
+      session,
+      sessions: this.sessions,
+      messages: session !== null ? this.messages : [],
+      usage: session !== null ? (this.current.usage ?? null) : null,
+      hasApiKey: await this.ports.hasApiKey(),
+    });
+  }
+
+  dispose(): void {
+    this.sending?.cancel();
+  }
+}
+
+/** What the panel says when a send fails: the server's words, with the way out. */
+export function sendFailure(error: unknown): string {
+  switch (errorCode(error)) {
+    case ErrorCodes.apiKeyMissing:
+      return "No API key: replies need one (Baton: Set API Key). Everything else works without it.";
+    case ErrorCodes.promptTooLong:
+      return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
+    default:
+      return errorMessage(error);
+  }
+}

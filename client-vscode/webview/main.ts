@@ -13,8 +13,8 @@ import { Composer } from "./composer";
 import { button, h } from "./dom";
 import { Feed } from "./feed";
 import { Header, type HeaderHandlers, welcome } from "./header";
+import { FeedInput } from "./feedInput";
 import { Host } from "./host";
-import { Selection } from "./selection";
 import { UsageChart } from "./usage";
 import type { Session } from "./wire";
 
@@ -22,18 +22,16 @@ type SessionUpdate = Extract<ToWebview, { type: "session" }>;
 
 class ChatView {
   private readonly host = new Host();
-  private readonly selection = new Selection();
   private readonly header: Header;
   private readonly usage: UsageChart;
   private readonly feed: Feed;
   private readonly composer: Composer;
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
-  private readonly selectionBar = h("div", { class: "baton-selection-bar", role: "status" });
+  private readonly input: FeedInput;
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
-  private lastPosted: string | null = null; // null: post the first selection, even empty
   private busy = false;
   private scrollSaved = 0;
 
@@ -54,6 +52,7 @@ class ChatView {
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
     });
+    this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.composer = new Composer({
       send: (text) => {
         this.feed.showPrompt(text);
@@ -76,11 +75,10 @@ class ChatView {
         this.banner,
         this.welcomeSlot,
         this.feed.el,
-        this.selectionBar,
+        this.input.bar,
         this.composer.el,
       ),
     );
-    this.selectionBar.hidden = true;
     // Until the host's first update (the server may still be starting, or failing to).
     this.welcomeSlot.replaceChildren(h("p", { class: "baton-starting", role: "status" }, "Starting Baton…"));
     this.composer.setDraft(this.host.state.draft);
@@ -135,10 +133,8 @@ class ChatView {
     this.feed.el.hidden = !open;
     this.composer.el.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
-    if (changed) this.selection.clear();
     this.feed.render(open ? update.messages : [], this.busy, readOnly);
-    this.selection.prune(this.feed.ids());
-    this.selectionChanged();
+    this.input.refresh(changed);
     if (!open) {
       this.host.save({ sessionId: null });
       return;
@@ -159,33 +155,6 @@ class ChatView {
 
   private wireFeed(): void {
     const feed = this.feed.el;
-    const target = (event: Event): HTMLElement | null =>
-      (event.target as Element | null)?.closest<HTMLElement>("article[data-vscode-context]") ?? null;
-    // Shift-click extends the message selection, not the text selection.
-    feed.addEventListener("mousedown", (event) => {
-      if (event.shiftKey && target(event)) event.preventDefault();
-    });
-    feed.addEventListener("click", (event) => {
-      const interactive = (event.target as Element).closest("a, button, input, textarea, select");
-      const dragged = !event.shiftKey && !(window.getSelection()?.isCollapsed ?? true); // text being selected
-      const article = target(event);
-      if (interactive || dragged) return;
-      if (!article) {
-        if (this.selection.clear()) this.selectionChanged();
-        return;
-      }
-      this.select(article, event.shiftKey);
-    });
-    // Runs before VS Code's own contextmenu listener (on the window), which builds the menu
-    // from the nearest data-vscode-context: never preventDefault here.
-    feed.addEventListener("contextmenu", (event) => {
-      const article = target(event);
-      if (!article) return;
-      const id = article.dataset.messageId ?? "";
-      if (this.selection.contextMenu(id, this.feed.ids())) this.selectionChanged();
-      this.focus(article, event.button !== 2); // the menu key: keep the message in sight
-    });
-    feed.addEventListener("keydown", (event) => this.keydown(event));
     feed.addEventListener("scroll", () => {
       if (this.scrollSaved) return;
       this.scrollSaved = requestAnimationFrame(() => {
@@ -193,89 +162,6 @@ class ChatView {
         this.host.save({ scrollTop: feed.scrollTop });
       });
     });
-  }
-
-  private keydown(event: KeyboardEvent): void {
-    const ids = this.feed.ids();
-    const current = (event.target as Element).closest<HTMLElement>("article[data-vscode-context]");
-    if (!current || ids.length === 0) return;
-    const index = ids.indexOf(current.dataset.messageId ?? "");
-    const move = (to: number): void => {
-      const el = this.feed.element(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
-      if (!el) return;
-      event.preventDefault();
-      this.focus(el, true);
-      if (event.shiftKey) this.select(el, true, true);
-    };
-    switch (event.key) {
-      case "ArrowDown":
-      case "PageDown": // the feed pattern's keys
-        return move(index + 1);
-      case "ArrowUp":
-      case "PageUp":
-        return move(index - 1);
-      case "Home":
-        return move(0);
-      case "End":
-        return move(ids.length - 1);
-      case " ":
-      case "Enter":
-        if (event.target !== current) return; // a button or summary inside the message
-        event.preventDefault();
-        this.select(current, event.shiftKey, true);
-        return;
-      case "Escape":
-        if (this.selection.clear()) this.selectionChanged();
-        return;
-    }
-  }
-
-  private select(article: HTMLElement, extend: boolean, keyboard = false): void {
-    this.selection.click(article.dataset.messageId ?? "", this.feed.ids(), extend);
-    this.focus(article, keyboard);
-    this.selectionChanged();
-  }
-
-  /** Roving tabindex: the focused message is the feed's one tab stop. */
-  private focus(article: HTMLElement, reveal = false): void {
-    for (const el of this.feed.el.querySelectorAll<HTMLElement>("article[tabindex='0']")) el.tabIndex = -1;
-    article.tabIndex = 0;
-    article.focus({ preventScroll: true }); // a click must not make the feed jump
-    if (reveal) article.scrollIntoView({ block: "nearest" });
-  }
-
-  private selectionChanged(): void {
-    this.paintSelection();
-    const messageIds = this.selection.ordered(this.feed.ids());
-    const key = JSON.stringify(messageIds);
-    if (key === this.lastPosted) return;
-    this.lastPosted = key;
-    this.host.post({ type: "selection", messageIds });
-    this.showSelectionBar(messageIds.length);
-  }
-
-  /** From two messages up, say so and how to act on them (the menu's Compact Selected). */
-  private showSelectionBar(count: number): void {
-    this.selectionBar.hidden = count < 2;
-    if (count < 2) return;
-    this.selectionBar.replaceChildren(
-      h("span", {}, `${count} messages selected: right-click one for Compact Selected`),
-      button(
-        "Clear",
-        () => {
-          this.selection.clear();
-          this.selectionChanged();
-        },
-        { class: "link" },
-      ),
-    );
-  }
-
-  private paintSelection(): void {
-    for (const id of this.feed.ids()) this.feed.element(id)?.classList.toggle("selected", this.selection.has(id));
-    const articles = this.feed.el.querySelectorAll<HTMLElement>("article[data-vscode-context]");
-    if (articles.length && !this.feed.el.querySelector("article[tabindex='0']"))
-      articles[articles.length - 1]!.tabIndex = 0;
   }
 
   private atEnd(): boolean {

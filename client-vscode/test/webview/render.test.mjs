@@ -1,80 +1,23 @@
-// The chat webview alone in headless Chromium (Debian's, never a downloaded one), under the
-// extension's CSP, talking to a stand-in host.
+// The chat webview renders what the host sends: a session and its compaction boundary,
+// usage, read-only and narrow views, the welcome, both themes; and never trips its CSP.
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { chromium } from "playwright-core";
+import { test } from "node:test";
 import { MESSAGES, SESSION, sessionUpdate } from "./fixture.mjs";
-import { CLIENT_ROOT, serve } from "./harness.mjs";
+import {
+  RESULTS,
+  clickMessage,
+  env,
+  message,
+  openView,
+  posted,
+  showFixture,
+  toView,
+  useBrowser,
+  waitPosted,
+} from "./view.mjs";
 
-const RESULTS = join(CLIENT_ROOT, "test-results");
-let browser;
-let server;
-
-before(async () => {
-  server = await serve();
-  browser = await chromium.launch({
-    executablePath: process.env.BATON_CHROMIUM || "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-  await mkdir(RESULTS, { recursive: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A fresh view (its own session storage) that has loaded and said it is ready. */
-async function openView(t, theme = "dark", size = { width: 420, height: 900 }) {
-  const context = await browser.newContext({ viewport: size });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (error) => errors.push(String(error)));
-  t.after(async () => {
-    // Every page must have run without a CSP violation or an uncaught error.
-    const violations = await page.evaluate(() => window.__baton.violations).catch(() => []);
-    await context.close();
-    assert.deepEqual(violations, [], "CSP violations");
-    assert.deepEqual(errors, [], "page errors");
-  });
-  await page.goto(server.url(theme));
-  await waitPosted(page, (m) => m.type === "ready");
-  return page;
-}
-
-const toView = (page, message) => page.evaluate((m) => window.postMessage(m, "*"), message);
-const posted = (page) => page.evaluate(() => window.__baton.posted);
-
-/** The first message posted at or after index `from` that matches, waiting for it if need be. */
-async function waitPosted(page, predicate, from = 0) {
-  for (;;) {
-    const all = await posted(page);
-    const found = all.slice(from).find(predicate);
-    if (found) return found;
-    // Wait for the next post (the page's CSP forbids evaluating the predicate in it).
-    await page.waitForFunction((n) => window.__baton.posted.length > n, all.length, { timeout: 5000 });
-  }
-}
-
-/** Show the fixture; resolves once it is drawn, with the count of posts so far. */
-async function showFixture(page, overrides) {
-  await toView(page, sessionUpdate(overrides));
-  await page.locator(`article[data-message-id="${MESSAGES.at(-1).id}"]`).waitFor();
-  return (await posted(page)).length;
-}
-
-const message = (page, id) => page.locator(`article[data-message-id="${id}"]`);
-/** Click a message's edge (not a link or button inside it). */
-const clickMessage = (page, id, options = {}) => message(page, id).click({ position: { x: 4, y: 4 }, ...options });
+useBrowser();
 
 test("renders the session: Markdown, highlighted code, collapsed tools, image, summary", async (t) => {
   const page = await openView(t, "dark", { width: 420, height: 1200 });
@@ -237,190 +180,6 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo" });
 });
 
-test("streamed deltas appear in a pending reply; Stop posts stop; the stored reply replaces it", async (t) => {
-  const page = await openView(t);
-  await showFixture(page);
-  await page.locator("#baton-input").fill("Explain the clamp");
-  await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
-  const stop = page.getByRole("button", { name: "Stop" });
-  await stop.waitFor();
-  assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), false);
-  for (const chunk of ["The clamp ", "keeps it in **range**", " and `0` is the floor."]) {
-    await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_new", text: chunk });
-  }
-  await toView(page, { type: "delta", sessionId: "s_other", messageId: "m_x", text: "not this one" });
-  // Streamed text is no stored message yet: it carries no data-message-id (nor a menu).
-  const pending = page.locator('article.baton-pending[data-pending-id="m_new"]');
-  await page.waitForFunction(() =>
-    document.querySelector('[data-pending-id="m_new"]')?.textContent?.includes("floor."),
-  );
-  assert.match(await pending.textContent(), /The clamp keeps it in range and 0 is the floor\./);
-  assert.equal(await pending.locator("strong").textContent(), "range");
-  assert.equal(await page.getByText("not this one").count(), 0);
-  // The prompt shows at once, before the reply, though the host has not stored it yet.
-  const order = await page.$$eval("article.baton-pending", (els) => els.map((el) => el.getAttribute("aria-label")));
-  assert.deepEqual(order, ["You, sending", "Assistant, replying"]);
-  await page.screenshot({ path: join(RESULTS, "webview-streaming.png") });
-  await stop.click();
-  await waitPosted(page, (m) => m.type === "stop");
-
-  const prompt = {
-    id: "m_prompt",
-    role: "user",
-    kind: "message",
-    content: [{ type: "text", text: "Explain the clamp" }],
-  };
-  const reply = {
-    id: "m_new",
-    role: "assistant",
-    kind: "message",
-    content: [{ type: "text", text: "The clamp keeps it in **range** and `0` is the floor." }],
-    stopReason: "end_turn",
-  };
-  await toView(page, { type: "busy", busy: false });
-  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
-  await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
-  assert.equal(await page.locator('[data-message-id="m_new"]').count(), 1);
-  assert.equal(await page.getByText("Explain the clamp").count(), 1);
-  assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), true);
-
-  // A stopped reply the server did not keep goes once the send has ended.
-  await page.locator("#baton-input").fill("Again");
-  await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
-  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_lost", text: "half a rep" });
-  await page.locator('[data-pending-id="m_lost"]').waitFor();
-  await toView(page, { type: "busy", busy: false });
-  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
-  await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
-  assert.equal(await page.getByText("half a rep").count(), 0);
-});
-
-test("a right-click resolves to the message under it and selects it", async (t) => {
-  const page = await openView(t);
-  const shown = await showFixture(page);
-  // On a word deep inside the message: VS Code reads the nearest data-vscode-context.
-  await message(page, "m_asst2").locator("code.hljs .hljs-keyword").first().click({ button: "right" });
-  // The message's own context, and `pinned` from the element that fills it (Pin / Unpin).
-  const menus = await page.evaluate(() => window.__baton.contextMenus);
-  assert.deepEqual(menus, [
-    { webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true, pinned: true },
-  ]);
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
-    type: "selection",
-    messageIds: ["m_asst2"],
-  });
-  assert.ok(await message(page, "m_asst2").evaluate((el) => el.classList.contains("selected")));
-
-  // Right-click inside a multi-selection keeps it (the menu offers Compact Selected).
-  await clickMessage(page, "m_user1");
-  await clickMessage(page, "m_result1", { modifiers: ["Shift"] });
-  const before = (await posted(page)).length;
-  await message(page, "m_asst1").click({ button: "right", position: { x: 1, y: 1 } }); // its very edge
-  assert.deepEqual((await page.evaluate(() => window.__baton.contextMenus)).at(-1), {
-    webviewSection: "message",
-    messageId: "m_asst1",
-    preventDefaultContextMenuItems: true,
-    pinned: false,
-  });
-  assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
-  assert.equal(await page.locator("article.selected").count(), 3);
-  // The bar under the feed says how to act on them, and clears them.
-  assert.match(await page.locator(".baton-selection-bar").textContent(), /3 messages selected/);
-  const cleared = (await posted(page)).length;
-  await page.locator(".baton-selection-bar").getByRole("button", { name: "Clear" }).click();
-  const clear = await waitPosted(page, (m) => m.type === "selection", cleared);
-  assert.deepEqual(clear, { type: "selection", messageIds: [] });
-  assert.equal(await page.locator(".baton-selection-bar").isVisible(), false);
-});
-
-test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {
-  const page = await openView(t);
-  const shown = await showFixture(page);
-  await clickMessage(page, "m_asst2");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
-    type: "selection",
-    messageIds: ["m_asst2"],
-  });
-  let from = (await posted(page)).length;
-  await clickMessage(page, "m_user1", { modifiers: ["Shift"] });
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), {
-    type: "selection",
-    messageIds: ["m_user1", "m_asst1", "m_result1", "m_asst2"],
-  });
-  // The keyboard: shift+arrow extends from the same anchor, Escape clears.
-  from = (await posted(page)).length;
-  await page.keyboard.press("Shift+ArrowUp");
-  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, [
-    "m_summary",
-    "m_user1",
-    "m_asst1",
-    "m_result1",
-    "m_asst2",
-  ]);
-  assert.match(await page.locator(".baton-selection-bar").textContent(), /5 messages selected/);
-  from = (await posted(page)).length;
-  await page.keyboard.press("Escape");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), { type: "selection", messageIds: [] });
-  assert.equal(await page.locator("article.selected").count(), 0);
-  // A tool result is all folded summary line: clicking it opens it and selects the message.
-  from = (await posted(page)).length;
-  await message(page, "m_result1").locator("details > summary").click();
-  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_result1"]);
-  assert.equal(
-    await message(page, "m_result1")
-      .locator("details")
-      .evaluate((d) => d.open),
-    true,
-  );
-  // A link or a button inside a message does its own thing and leaves the selection alone.
-  from = (await posted(page)).length;
-  await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
-  await waitPosted(page, (m) => m.type === "undo", from);
-  assert.equal((await posted(page)).slice(from).filter((m) => m.type === "selection").length, 0);
-});
-
-test("Enter sends, Shift+Enter adds a line, nothing empty is sent", async (t) => {
-  const page = await openView(t);
-  await showFixture(page);
-  const input = page.locator("#baton-input");
-  await input.press("Enter");
-  await input.pressSequentially("first line");
-  await input.press("Shift+Enter");
-  await input.pressSequentially("second line");
-  assert.equal(await input.inputValue(), "first line\nsecond line");
-  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0);
-  await input.press("Enter");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line" });
-  assert.equal(await input.inputValue(), "");
-  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 1);
-});
-
-test("without an API key a note offers Set API Key and the rest still works", async (t) => {
-  const page = await openView(t);
-  await showFixture(page, { hasApiKey: false });
-  const note = page.locator(".baton-key-note");
-  assert.match(await note.textContent(), /No API key/);
-  await note.getByRole("button", { name: "Set API Key" }).click();
-  await waitPosted(page, (m) => m.type === "setApiKey");
-  await page.locator("#baton-input").fill("still sends");
-  await page.locator("#baton-input").press("Enter");
-  await waitPosted(page, (m) => m.type === "send" && m.text === "still sends");
-  await page.getByRole("combobox", { name: "Session" }).selectOption("s_other");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
-    type: "selectSession",
-    sessionId: "s_other",
-  });
-  await page.getByRole("button", { name: "Sessions…" }).click();
-  await waitPosted(page, (m) => m.type === "pickSession");
-  await page.getByRole("button", { name: "New Chat" }).click();
-  await waitPosted(page, (m) => m.type === "newChat");
-  await toView(page, { type: "error", message: "The server stopped: see Baton: Show Logs." });
-  assert.match(await page.getByRole("alert").textContent(), /The server stopped/);
-  await page.screenshot({ path: join(RESULTS, "webview-no-key.png") });
-});
-
 test("a session another process holds is shown read-only: no sending, no Undo", async (t) => {
   const page = await openView(t);
   await showFixture(page, { session: { ...SESSION, readOnly: true } });
@@ -489,37 +248,6 @@ test("the welcome offers New Chat and Import when there is no session", async (t
   await page.screenshot({ path: join(RESULTS, "webview-welcome-light.png") });
 });
 
-test("the draft, scroll position and session survive a reload", async (t) => {
-  const page = await openView(t, "dark", { width: 420, height: 420 });
-  await showFixture(page);
-  await page.locator("#baton-input").fill("half-written thought");
-  await page.locator(".baton-usage > summary").click(); // unfold the chart: that is kept too
-  const feed = page.locator(".baton-feed");
-  await feed.evaluate((el) => (el.scrollTop = 120));
-  await page.waitForFunction(
-    () => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop === 120,
-  );
-
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
-  assert.equal(await page.locator("#baton-input").inputValue(), "half-written thought");
-  await showFixture(page);
-  assert.equal(await feed.evaluate((el) => el.scrollTop), 120);
-  assert.equal(await page.locator(".baton-usage").evaluate((d) => d.open), true);
-
-  // The host came back showing another session: the view asks for the one it had.
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
-  await toView(
-    page,
-    sessionUpdate({ session: { ...SESSION, sessionId: "s_other", title: "Fix the importer" }, messages: [] }),
-  );
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
-    type: "selectSession",
-    sessionId: "s_demo",
-  });
-});
-
 test("the light theme renders with the theme's colours", async (t) => {
   const page = await openView(t, "light", { width: 420, height: 1200 });
   await showFixture(page);
@@ -537,10 +265,10 @@ test("the light theme renders with the theme's colours", async (t) => {
 });
 
 test("the harness does report CSP violations (the checks above can fail)", async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
   try {
-    await page.goto(server.url());
+    await page.goto(env.server.url());
     await waitPosted(page, (m) => m.type === "ready");
     await page.evaluate(() => {
       const el = document.createElement("div");

@@ -1,0 +1,135 @@
+// Mouse and keyboard on the message feed: click, shift-click and the arrow keys select,
+// a right-click selects what it lands on, focus moves as a roving tab stop; the selection
+// is painted, posted to the host when it changes, and summed up in a bar under the feed.
+import { button, h } from "./dom";
+import type { Feed } from "./feed";
+import { Selection } from "./selection";
+
+const MESSAGE = "article[data-vscode-context]";
+
+export class FeedInput {
+  /** "N messages selected", from two up; goes between the feed and the input box. */
+  readonly bar = h("div", { class: "baton-selection-bar", role: "status" });
+  private readonly selection = new Selection();
+  private lastPosted: string | null = null; // null: post the first selection, even empty
+
+  constructor(
+    private readonly feed: Feed,
+    private readonly post: (messageIds: string[]) => void,
+  ) {
+    this.bar.hidden = true;
+    const el = feed.el;
+    // Shift-click extends the message selection, not the text selection.
+    el.addEventListener("mousedown", (event) => {
+      if (event.shiftKey && target(event)) event.preventDefault();
+    });
+    el.addEventListener("click", (event) => this.click(event));
+    // Runs before VS Code's own contextmenu listener (on the window), which builds the menu
+    // from the nearest data-vscode-context: never preventDefault here.
+    el.addEventListener("contextmenu", (event) => {
+      const article = target(event);
+      if (!article) return;
+      if (this.selection.contextMenu(article.dataset.messageId ?? "", this.feed.ids())) this.changed();
+      this.focus(article, event.button !== 2); // the menu key: keep the message in sight
+    });
+    el.addEventListener("keydown", (event) => this.keydown(event));
+  }
+
+  /** After the feed changed: drop what left the view (`reset`: everything) and post if that changed it. */
+  refresh(reset: boolean): void {
+    if (reset) this.selection.clear();
+    this.selection.prune(this.feed.ids());
+    this.changed();
+  }
+
+  private click(event: MouseEvent): void {
+    const interactive = (event.target as Element).closest("a, button, input, textarea, select");
+    const dragged = !event.shiftKey && !(window.getSelection()?.isCollapsed ?? true); // text being selected
+    if (interactive || dragged) return;
+    const article = target(event);
+    if (article) this.select(article, event.shiftKey);
+    else if (this.selection.clear()) this.changed();
+  }
+
+  private keydown(event: KeyboardEvent): void {
+    const ids = this.feed.ids();
+    const current = (event.target as Element).closest<HTMLElement>(MESSAGE);
+    if (!current || ids.length === 0) return;
+    const index = ids.indexOf(current.dataset.messageId ?? "");
+    const move = (to: number): void => {
+      const el = this.feed.element(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
+      if (!el) return;
+      event.preventDefault();
+      this.focus(el, true);
+      if (event.shiftKey) this.select(el, true, true);
+    };
+    switch (event.key) {
+      case "ArrowDown":
+      case "PageDown": // the feed pattern's keys
+        return move(index + 1);
+      case "ArrowUp":
+      case "PageUp":
+        return move(index - 1);
+      case "Home":
+        return move(0);
+      case "End":
+        return move(ids.length - 1);
+      case " ":
+      case "Enter":
+        if (event.target !== current) return; // a button or summary inside the message
+        event.preventDefault();
+        this.select(current, event.shiftKey, true);
+        return;
+      case "Escape":
+        if (this.selection.clear()) this.changed();
+        return;
+    }
+  }
+
+  private select(article: HTMLElement, extend: boolean, keyboard = false): void {
+    this.selection.click(article.dataset.messageId ?? "", this.feed.ids(), extend);
+    this.focus(article, keyboard);
+    this.changed();
+  }
+
+  /** Roving tabindex: the focused message is the feed's one tab stop. */
+  private focus(article: HTMLElement, reveal = false): void {
+    for (const el of this.feed.el.querySelectorAll<HTMLElement>("article[tabindex='0']")) el.tabIndex = -1;
+    article.tabIndex = 0;
+    article.focus({ preventScroll: true }); // a click must not make the feed jump
+    if (reveal) article.scrollIntoView({ block: "nearest" });
+  }
+
+  private changed(): void {
+    const ids = this.feed.ids();
+    for (const id of ids) this.feed.element(id)?.classList.toggle("selected", this.selection.has(id));
+    if (!this.feed.el.querySelector("article[tabindex='0']")) {
+      const last = this.feed.element(ids[ids.length - 1] ?? "");
+      if (last) last.tabIndex = 0;
+    }
+    const messageIds = this.selection.ordered(ids);
+    const key = JSON.stringify(messageIds);
+    if (key === this.lastPosted) return;
+    this.lastPosted = key;
+    this.post(messageIds);
+    this.showBar(messageIds.length);
+  }
+
+  /** From two messages up, say so and how to act on them (the menu's Compact Selected). */
+  private showBar(count: number): void {
+    this.bar.hidden = count < 2;
+    if (count < 2) return;
+    const clear = (): void => {
+      this.selection.clear();
+      this.changed();
+    };
+    this.bar.replaceChildren(
+      h("span", {}, `${count} messages selected: right-click one for Compact Selected`),
+      button("Clear", clear, { class: "link" }),
+    );
+  }
+}
+
+function target(event: Event): HTMLElement | null {
+  return (event.target as Element | null)?.closest<HTMLElement>(MESSAGE) ?? null;
+}

@@ -7,7 +7,7 @@
 //   CSP: default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource};
 //        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
-// keeps {sessionId, draft, scrollTop} with vscode.setState.
+// keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState.
 import type { ToWebview } from "../src/webviewMessages";
 import { Composer } from "./composer";
 import { button, h } from "./dom";
@@ -32,6 +32,7 @@ class ChatView {
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
+  private restoreScroll = true; // until the saved session has been shown (or another chosen)
   private busy = false;
   private scrollSaved = 0;
 
@@ -55,6 +56,7 @@ class ChatView {
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.composer = new Composer({
       send: (text) => {
+        this.banner.hidden = true; // an old failure is no news once the user goes on
         this.feed.showPrompt(text);
         this.scrollToEnd();
         this.host.post({ type: "send", text });
@@ -114,14 +116,15 @@ class ChatView {
   }
 
   private showSession(update: SessionUpdate): void {
-    const first = this.firstUpdate;
-    this.firstUpdate = false;
+    const shown = update.session?.sessionId ?? null;
     const saved = this.host.state.sessionId;
-    // After a reload the host shows its own choice; go back to the session this view had.
-    if (first && saved && saved !== update.session?.sessionId && update.sessions.some((s) => s.sessionId === saved)) {
-      this.host.post({ type: "selectSession", sessionId: saved });
-    }
-    const changed = update.session?.sessionId !== this.session?.sessionId;
+    // After a reload the host shows its own choice: ask for the session this view had, and
+    // keep the saved state (its scroll position) for it rather than for this interim one.
+    const interim =
+      this.firstUpdate && saved !== null && saved !== shown && update.sessions.some((s) => s.sessionId === saved);
+    this.firstUpdate = false;
+    if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
+    const changed = shown !== (this.session?.sessionId ?? null);
     const stick = !changed && this.atEnd();
     this.session = update.session;
     this.header.render(update.session, update.sessions);
@@ -135,14 +138,13 @@ class ChatView {
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
     this.feed.render(open ? update.messages : [], this.busy, readOnly);
     this.input.refresh(changed);
-    if (!open) {
-      this.host.save({ sessionId: null });
-      return;
+    const restoring = this.restoreScroll && open && shown === saved && this.host.state.scrollTop > 0;
+    if (!interim) {
+      this.restoreScroll = false;
+      this.host.save({ sessionId: shown });
     }
-    const restoring = first && saved === update.session?.sessionId && this.host.state.scrollTop > 0;
-    this.host.save({ sessionId: update.session?.sessionId ?? null });
     if (restoring) this.feed.el.scrollTop = this.host.state.scrollTop;
-    else if (changed || stick) this.scrollToEnd();
+    else if (open && (changed || stick)) this.scrollToEnd();
   }
 
   private showError(text: string): void {
@@ -159,7 +161,8 @@ class ChatView {
       if (this.scrollSaved) return;
       this.scrollSaved = requestAnimationFrame(() => {
         this.scrollSaved = 0;
-        this.host.save({ scrollTop: feed.scrollTop });
+        // Only the saved session's position: not an interim one shown while it is asked for.
+        if (this.session?.sessionId === this.host.state.sessionId) this.host.save({ scrollTop: feed.scrollTop });
       });
     });
   }

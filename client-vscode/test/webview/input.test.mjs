@@ -223,12 +223,18 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   // The host came back showing another session: the view asks for the one it had.
   await page.reload();
   await waitPosted(page, (m) => m.type === "ready");
-  await toView(
-    page,
-    sessionUpdate({ session: { ...SESSION, sessionId: "s_other", title: "Fix the importer" }, messages: [] }),
-  );
+  const other = { ...SESSION, sessionId: "s_other", title: "Fix the importer" };
+  await toView(page, sessionUpdate({ session: other, messages: MESSAGES.map((m) => ({ ...m, id: `o_${m.id}` })) }));
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
     type: "selectSession",
     sessionId: "s_demo",
   });
+  await page.locator('article[data-message-id="o_m_att2"]').waitFor();
+  // ...and when it comes, at the place it was left (the interim view saved nothing).
+  await showFixture(page);
+  assert.equal(await feed.evaluate((el) => el.scrollTop), 120);
+  assert.equal(
+    await page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state")).sessionId),
+    "s_demo",
+  );
 });

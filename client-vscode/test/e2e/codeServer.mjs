@@ -143,6 +143,7 @@ async function setUp(fx) {
 
   fx.browser = await chromium.launch({
     executablePath: tools.chromium,
+    env: { ...process.env, XDG_CONFIG_HOME: xdg, XDG_CACHE_HOME: xdg }, // crash reports and caches stay in the fixture
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   fx.page = await fx.browser.newPage({ viewport: { width: 1400, height: 900 } });

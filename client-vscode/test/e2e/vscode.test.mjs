@@ -53,21 +53,22 @@ async function chatFrame() {
 }
 
 /**
- * Runs a palette command by its exact title: F1, type it, click the row with that label.
- * The quick input closes when focus moves (an editor that is still opening takes it), so
- * an attempt that loses it before the click starts over.
+ * Runs a palette command by its title: F1, type it, and once the highlighted row is that
+ * command, Enter (once: the command must not run twice). The quick input closes when focus
+ * moves (an editor that is still opening takes it), so an attempt that loses it before the
+ * row shows starts over.
  */
 async function palette(title) {
   const input = fx.page.locator(".quick-input-widget input");
-  const row = fx.page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+  const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
   await until(`the palette to offer "${title}"`, async () => {
     if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
     await input.waitFor({ state: "visible", timeout: 3000 });
     await input.fill(`>${title}`, { timeout: 2000 });
     await row.waitFor({ state: "visible", timeout: 3000 });
-    await row.click({ timeout: 2000 });
     return true;
   });
+  await input.press("Enter");
   await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
@@ -129,7 +130,12 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
 
   step("right-click Compact Up To Here puts a summary boundary in and lowers the meter", async () => {
     const frame = await chatFrame();
-    const pivot = frame.locator("[data-message-id]").nth(Math.floor(fx.session.messages / 2));
+    const ids = await frame.locator("[data-message-id]").evaluateAll((els) => els.map((e) => e.dataset.messageId));
+    // the user's second prompt, mid-conversation: a safe cut, so the pivot is not moved
+    const pivot = frame.locator("[data-message-id]", { hasText: "Please add tests for the parsing helpers" }).first();
+    const pivotId = await pivot.getAttribute("data-message-id");
+    const at = ids.indexOf(pivotId);
+    assert.ok(at > 0 && at < ids.length - 1, `pivot ${pivotId} at ${at} of ${ids.length}`);
     await pivot.scrollIntoViewIfNeeded();
     await pivot.click({ button: "right" });
     const item = fx.page.locator(".context-view .monaco-menu .action-item", { hasText: "Compact Up To Here" });
@@ -145,6 +151,11 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     });
     assert.ok(after.percent <= meterBefore.percent, `${meterBefore.text} -> ${after.text}`);
     meterBefore = after;
+    const shown = new Set(
+      await (await chatFrame()).locator("[data-message-id]").evaluateAll((els) => els.map((e) => e.dataset.messageId)),
+    );
+    for (const id of ids.slice(0, at + 1)) assert.ok(!shown.has(id), `summarized message ${id} is still shown`);
+    for (const id of ids.slice(at + 1)) assert.ok(shown.has(id), `kept message ${id} is not shown`);
     await summary.scrollIntoViewIfNeeded();
     await shot("e2e-3-compacted");
   });

@@ -1,8 +1,8 @@
 // One content block (the Anthropic API's shapes) as DOM: Markdown text, image thumbnails,
 // and tool calls, tool results and thinking collapsed behind a <details>.
-import { collapsed, folded, h } from "./dom";
+import { folded, h } from "./dom";
 import { codeBlock, renderMarkdown } from "./markdown";
-import type { ContentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
+import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
 
 /** What a block needs to know about the rest of the conversation. */
 export interface BlockContext {
@@ -17,13 +17,13 @@ export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement
     case "image":
       return image(block);
     case "document":
-      return h("div", { class: "baton-chip" }, `Document (${mediaType(block.source) || "file"})`);
+      return h("div", { class: "baton-chip" }, documentLabel(block));
     case "tool_use":
       return toolUse(block);
     case "tool_result":
       return toolResult(block, ctx);
     case "thinking":
-      return collapsed("baton-thinking", "Thinking", markdownElement(block.thinking));
+      return folded("baton-thinking", "Thinking", () => [markdownElement(block.thinking)]);
     case "redacted_thinking":
       return h("div", { class: "baton-chip baton-thinking" }, "Thinking (redacted)");
     default:
@@ -117,6 +117,12 @@ function toolOutput(block: ToolResultBlock): HTMLElement {
   }
   if (parts.length === 0) body.appendChild(h("div", { class: "baton-muted" }, "(no output)"));
   return body;
+}
+
+/** "Document: <title> (application/pdf)", as much of it as the block says. */
+function documentLabel(block: DocumentBlock): string {
+  const title = typeof block.title === "string" && block.title.trim() ? `: ${block.title.trim()}` : "";
+  return `Document${title} (${mediaType(block.source) || "file"})`;
 }
 
 function mediaType(source: { [key: string]: unknown }): string {

@@ -152,16 +152,7 @@ export class Feed {
   ): HTMLElement {
     const kind = message.kind ?? "message";
     const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
-    const role =
-      kind === "summary"
-        ? "Summary"
-        : kind === "attachment"
-          ? "Restored"
-          : message.role === "user"
-            ? onlyResults
-              ? "Tool result"
-              : "You"
-            : "Assistant";
+    const role = roleLabel(message, onlyResults);
     const headId = `head-${message.id}`;
     const meta: string[] = [];
     if (message.tokens) meta.push(`${compactNumber(message.tokens)} tokens`);
@@ -208,6 +199,14 @@ export class Feed {
     );
     return el;
   }
+}
+
+/** Who a message's header names: its kind for the boundary's messages, else its author. */
+function roleLabel(message: Message, onlyResults: boolean): string {
+  if (message.kind === "summary") return "Summary";
+  if (message.kind === "attachment") return "Restored";
+  if (message.role === "assistant") return "Assistant";
+  return onlyResults ? "Tool result" : "You";
 }
 
 /** Whether the view's last prompt is `text` (the pending copy can go). */

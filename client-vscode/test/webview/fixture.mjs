@@ -46,6 +46,11 @@ export const MESSAGES = [
           "| figure | tokens |\n| :--- | ---: |\n| used | 124,000 |\n| window | 200,000 |",
       ),
       { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
+      {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" },
+        title: "march.pdf",
+      },
     ],
     createdAt: "2026-12-01T09:31:00Z",
     tokens: 1210,

@@ -58,6 +58,10 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   // Thinking, the tool call and its result are folded; the result names its tool.
   const asst = message(page, "m_asst1");
   assert.equal(await asst.locator("details.baton-thinking").evaluate((d) => d.open), false);
+  await asst.locator("details.baton-thinking > summary").click();
+  assert.match(await asst.locator("details.baton-thinking").textContent(), /subtracted before the clamp/);
+  // A document is named, never fetched or shown.
+  assert.equal(await user.locator(".baton-chip").textContent(), "Document: march.pdf (application/pdf)");
   const call = asst.locator("details.baton-tool-use");
   assert.equal(await call.evaluate((d) => d.open), false);
   assert.match(await call.locator("summary").textContent(), /read_file/);

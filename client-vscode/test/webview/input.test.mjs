@@ -145,6 +145,21 @@ test("click selects one message, shift-click a range in view order, Escape clear
   await page.keyboard.press("Escape");
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", from), { type: "selection", messageIds: [] });
   assert.equal(await page.locator("article.selected").count(), 0);
+  // Arrows move the focus without selecting; Space selects the focused message.
+  const focused = () => page.evaluate(() => document.activeElement?.dataset?.messageId ?? null);
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "m_user1");
+  await page.keyboard.press("End");
+  assert.equal(await focused(), "m_att2");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await focused(), "m_att1");
+  from = (await posted(page)).length;
+  await page.keyboard.press(" ");
+  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_att1"]);
+  // The feed is one tab stop: the focused message.
+  assert.deepEqual(await page.$$eval("article[tabindex='0']", (els) => els.map((el) => el.dataset.messageId)), [
+    "m_att1",
+  ]);
   // A tool result is all folded summary line: clicking it opens it and selects the message.
   from = (await posted(page)).length;
   await message(page, "m_result1").locator("details > summary").click();

@@ -200,6 +200,11 @@ class FakeAnthropic:
             f"prompt is too long: {actual} tokens > {limit} maximum",
         )
 
+    def clear(self) -> None:
+        """Drop every script not yet used."""
+        with self._lock:
+            self._queue.clear()
+
     @property
     def pending(self) -> int:
         with self._lock:

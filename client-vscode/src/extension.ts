@@ -10,7 +10,7 @@ import { CurrentSession } from "./currentSession";
 import { SETTINGS_SECTION } from "./protocol";
 import { onInterpreterChange } from "./python";
 import { API_KEY_SECRET } from "./secrets";
-import { PREVIEW_SCHEME, PreviewDocuments, SESSION_SCHEME, SessionDocuments } from "./sessionDocument";
+import { PREVIEW_SCHEME, PreviewDocuments, SESSION_SCHEME, SessionFileSystem } from "./sessionDocument";
 import { Meter } from "./status";
 
 let client: BatonClient | undefined;
@@ -21,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
   const current = new CurrentSession();
   const meter = new Meter(current);
   const chat = new ChatView(context, client, current);
-  const sessionDocuments = new SessionDocuments(client);
+  const sessionDocuments = new SessionFileSystem(client);
   const previews = new PreviewDocuments();
   const batonClient = client;
   context.subscriptions.push(
@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
       }
     }),
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
-    vscode.workspace.registerTextDocumentContentProvider(SESSION_SCHEME, sessionDocuments),
+    vscode.workspace.registerFileSystemProvider(SESSION_SCHEME, sessionDocuments, { isCaseSensitive: true }),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
     vscode.window.onDidChangeActiveTextEditor((editor) => sendActiveEditor(batonClient, editor)),
     // the key reaches the server only at initialization: a new key needs a new server

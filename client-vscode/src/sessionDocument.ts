@@ -1,9 +1,10 @@
 /**
- * Read-only documents: `baton:/sessions/<id>.md` (the server's rendering of a session, where
- * its diagnostics and code actions live) and `baton-preview:` (a compaction preview report).
+ * Documents: `baton:/sessions/<id>.md` (the server's rendering of a session, where its
+ * diagnostics and code actions live) and `baton-preview:` (a compaction preview report).
  */
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
+import { errorMessage } from "./rpc";
 import { SESSION_SCHEME, sessionDocumentPath, sessionIdFromUri } from "./sessionUri";
 
 export { SESSION_SCHEME };
@@ -13,31 +14,103 @@ export function sessionDocumentUri(sessionId: string): vscode.Uri {
   return vscode.Uri.from({ scheme: SESSION_SCHEME, path: sessionDocumentPath(sessionId) });
 }
 
-export class SessionDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
-  private readonly subscription: vscode.Disposable;
-  readonly onDidChange = this.emitter.event;
+/**
+ * `baton:` as a file system whose files are the server's renderings. A content provider
+ * would make the editor read-only, and VS Code offers no code actions (light bulb, Quick
+ * Fix, Refactor) in a read-only editor; so the documents are writable in the editor, a
+ * save is refused, and an edit is undone at once with a note: the conversation changes
+ * through the chat and its compactions, never by editing its rendering.
+ */
+export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  private readonly changedAt = new Map<string, number>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private reverting = false;
+  readonly onDidChangeFile = this.emitter.event;
 
   constructor(private readonly client: BatonClient) {
-    // an open session document follows the session
-    this.subscription = client.onDidChangeSession((event) => {
-      const uri = sessionDocumentUri(event.sessionId);
-      if (vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === uri.toString())) {
-        this.emitter.fire(uri);
-      }
-    });
+    this.subscriptions.push(
+      // an open session document follows the session
+      client.onDidChangeSession((event) => {
+        this.changedAt.set(event.sessionId, Date.now());
+        const type = event.reason === "delete" ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed;
+        this.emitter.fire([{ type, uri: sessionDocumentUri(event.sessionId) }]);
+      }),
+      vscode.workspace.onDidChangeTextDocument((event) => void this.undoEdit(event)),
+    );
   }
 
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined); // every session's changes are announced anyway
+  }
+
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    const sessionId = this.sessionId(uri);
+    const text = await this.text(sessionId);
+    const mtime = this.changedAt.get(sessionId) ?? 0;
+    return { type: vscode.FileType.File, ctime: 0, mtime, size: Buffer.byteLength(text) };
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    return Buffer.from(await this.text(this.sessionId(uri)));
+  }
+
+  writeFile(): void {
+    throw vscode.FileSystemError.NoPermissions("A session document shows the conversation; it cannot be edited or saved.");
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions("Session documents are Baton's.");
+  }
+
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions("Delete a conversation from Baton, not its document.");
+  }
+
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions("Session documents are Baton's.");
+  }
+
+  private sessionId(uri: vscode.Uri): string {
     const sessionId = sessionIdFromUri(uri);
     if (sessionId === undefined) {
-      throw new Error(`not a Baton session document: ${uri.toString()}`);
+      throw vscode.FileSystemError.FileNotFound(uri);
     }
-    return (await this.client.rpc.render(sessionId)).text;
+    return sessionId;
+  }
+
+  private async text(sessionId: string): Promise<string> {
+    try {
+      return (await this.client.rpc.render(sessionId)).text;
+    } catch (error) {
+      throw vscode.FileSystemError.Unavailable(`Baton: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Puts an edited session document back as the server renders it. */
+  private async undoEdit(event: vscode.TextDocumentChangeEvent): Promise<void> {
+    const document = event.document;
+    if (this.reverting || document.uri.scheme !== SESSION_SCHEME || !document.isDirty || event.contentChanges.length === 0) {
+      return;
+    }
+    this.reverting = true;
+    try {
+      await vscode.window.showTextDocument(document, { preserveFocus: true, preview: false });
+      await vscode.commands.executeCommand("workbench.action.files.revert");
+      void vscode.window.setStatusBarMessage("Baton: a session document cannot be edited; it shows the conversation.", 4000);
+    } finally {
+      this.reverting = false;
+    }
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const subscription of this.subscriptions) {
+      subscription.dispose();
+    }
     this.emitter.dispose();
   }
 }

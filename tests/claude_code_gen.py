@@ -16,9 +16,9 @@ from typing import Any
 from claude_code_builder import Truth
 from claude_code_scenes import SessionFile
 
-__all__ = ["CASES", "SHAPES", "Generated", "Truth", "foreign_files", "generate"]
+__all__ = ["CASES", "SHAPES", "Generated", "Truth", "case", "foreign_files", "generate"]
 
-ERAS = {  # version, model, what that version writes
+ERAS = {  # Claude Code version and model of each era (SessionFile knows what each writes)
     "old": ("1.0.70", "claude-sonnet-4-20250514"),
     "recent": ("2.0.37", "claude-sonnet-4-5-20250929"),
     "newest": ("2.1.114", "claude-opus-4-7"),
@@ -54,6 +54,8 @@ SHAPES = {
 
 @dataclass
 class Generated:
+    """One generated file: its records, in order, and what importing them must give."""
+
     records: list[dict[str, Any]]
     truth: Truth
     array: bool = False  # the JSON-array variant (written by a Stop hook)

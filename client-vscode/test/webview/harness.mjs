@@ -207,7 +207,8 @@ function page(nonce, origin, theme) {
 function themeCss(theme) {
   const { vars } = THEMES[theme] ?? THEMES.dark;
   const lines = Object.entries(vars).map(([name, value]) => `  --vscode-${name}: ${value};`);
-  return `html {\n${lines.join("\n")}\n}\n`;
+  // VS Code paints the view's background behind the webview; the harness does it here.
+  return `html {\n${lines.join("\n")}\n  background: var(--vscode-sideBar-background);\n}\n`;
 }
 
 /** Start the loopback server; `url(theme)` is a fresh page (new nonce each load). */

@@ -258,8 +258,8 @@ test("the light theme renders with the theme's colours", async (t) => {
   await message(page, "m_summary").locator("details.baton-summary > summary").click();
   await message(page, "m_asst1").locator("details.baton-tool-use > summary").click();
   await clickMessage(page, "m_asst2");
-  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  assert.equal(bg, "rgb(248, 248, 248)");
+  const text = await page.evaluate(() => getComputedStyle(document.body).color);
+  assert.equal(text, "rgb(59, 59, 59)"); // --vscode-foreground
   const keyword = await page
     .locator(".language-python .hljs-keyword")
     .first()

@@ -268,6 +268,18 @@ test("the light theme renders with the theme's colours", async (t) => {
   await page.screenshot({ path: join(RESULTS, "webview-light.png") });
 });
 
+test("high contrast: the selection is an outline in the theme's active border colour", async (t) => {
+  const page = await openView(t, "hc", { width: 420, height: 1200 });
+  await showFixture(page);
+  await clickMessage(page, "m_asst2");
+  const outline = await message(page, "m_asst2").evaluate((el) => {
+    const style = getComputedStyle(el);
+    return [style.outlineStyle, style.outlineColor];
+  });
+  assert.deepEqual(outline, ["solid", "rgb(243, 133, 24)"]);
+  await page.screenshot({ path: join(RESULTS, "webview-high-contrast.png") });
+});
+
 test("the harness does report CSP violations (the checks above can fail)", async () => {
   const context = await env.browser.newContext();
   const page = await context.newPage();

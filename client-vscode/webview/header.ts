@@ -22,7 +22,11 @@ export class Header {
       "header",
       { class: "baton-header" },
       this.picker,
-      button("Sessions…", () => handlers.pickSession(), { class: "secondary", title: "Search all sessions" }),
+      button("…", () => handlers.pickSession(), {
+        class: "secondary baton-more",
+        title: "All sessions (search)",
+        "aria-label": "All sessions",
+      }),
       button("New Chat", () => handlers.newChat(), { class: "baton-new-chat" }),
     );
   }

@@ -56,7 +56,7 @@ export class UsageChart {
         ? "auto-compact off"
         : usage.autoCompactPaused
           ? "auto-compact paused"
-          : `auto-compact at ${compactNumber(usage.autoCompactThreshold)}`,
+          : `compacts at ${compactNumber(usage.autoCompactThreshold)}`,
     ];
     const warnings = [...(usage.warnings ?? [])];
     if (usage.estimatorExact === false) warnings.unshift("Token counts come from an approximate tokenizer.");

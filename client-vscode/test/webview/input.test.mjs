@@ -208,7 +208,7 @@ test("without an API key a note offers Set API Key and the rest still works", as
     type: "selectSession",
     sessionId: "s_other",
   });
-  await page.getByRole("button", { name: "Sessions…" }).click();
+  await page.getByRole("button", { name: "All sessions" }).click();
   await waitPosted(page, (m) => m.type === "pickSession");
   await page.getByRole("button", { name: "New Chat" }).click();
   await waitPosted(page, (m) => m.type === "newChat");

@@ -98,7 +98,7 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   assert.equal(width, "49%");
   assert.match(
     await page.locator(".baton-usage > summary").textContent(),
-    /62% used · 124K\/200K est\. · auto-compact at 167K/,
+    /62% used · 124K\/200K est\. · compacts at 167K/,
   );
 
   await page.screenshot({ path: join(RESULTS, "webview-dark.png") });
@@ -167,7 +167,7 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   const categories = await page.$$eval(".baton-usage-row", (rows) => rows.map((r) => r.dataset.category));
   assert.deepEqual(categories, ["system", "messages", "free"]);
   const title = await page.locator(".baton-usage > summary").textContent();
-  assert.equal(title, "20% used · 40K/200K est. · auto-compact at 167K · 2 warnings");
+  assert.equal(title, "20% used · 40K/200K est. · compacts at 167K · 2 warnings");
   await page.locator(".baton-usage > summary").click();
   assert.deepEqual(await page.locator(".baton-usage-warnings li").allTextContents(), [
     "Token counts come from an approximate tokenizer.",

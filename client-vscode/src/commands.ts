@@ -94,7 +94,9 @@ export function registerCommands(
     if (path === undefined) {
       return;
     }
-    const session = await client.rpc.importClaudeCode(path);
+    const session = await client.withProgress("Baton: importing the Claude Code session", vscode.ProgressLocation.Notification, (options) =>
+      client.rpc.importClaudeCode(path, options),
+    );
     await chat.reveal();
     await chat.select(session.sessionId);
     void vscode.window.showInformationMessage(`Baton: imported "${session.title}".`);

@@ -79,8 +79,8 @@ export class BatonRpc {
     return request(this.sender, Requests.sessionRender, { sessionId });
   }
 
-  importClaudeCode(path: string): Promise<Session> {
-    return request(this.sender, Requests.sessionImport, { path, format: "claude-code" });
+  importClaudeCode(path: string, options: CallOptions = {}): Promise<Session> {
+    return request(this.sender, Requests.sessionImport, { path, format: "claude-code" }, options);
   }
 
   pin(sessionId: string, messageId: string, pinned: boolean): Promise<Message> {

@@ -7,6 +7,8 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import {
   ConfigurationRequest,
+  DidChangeConfigurationNotification,
+  RegistrationRequest,
   createProtocolConnection,
   InitializeRequest,
   StreamMessageReader,
@@ -51,6 +53,7 @@ export class Server {
     readonly dataDir: string,
     readonly workspace: string,
     readonly stderr: string[],
+    private readonly settings: Record<string, unknown>,
   ) {
     this.rpc = new BatonRpc(connection);
     connection.onUnhandledNotification((message) => this.record({ method: message.method, params: message.params }));
@@ -66,16 +69,18 @@ export class Server {
     const stderr: string[] = [];
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    const settings = {
+    const initialSettings = {
       dataDir,
       server: { command: [command, ...args] },
       autoCompact: { enabled: false },
       // a small recent window, so short test conversations have something to summarize
       keepWindow: { minTokens: 50, minTextMessages: 2, maxTokens: 400 },
     };
+    const settings: Record<string, unknown> = { ...initialSettings };
     connection.onRequest(ConfigurationRequest.type, (params) => params.items.map((item) => (item.section === "baton" ? settings : null)));
     connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
-    const server = new Server(connection, child, dataDir, workspace, stderr);
+    connection.onRequest(RegistrationRequest.type, () => undefined);
+    const server = new Server(connection, child, dataDir, workspace, stderr, settings);
     connection.listen();
     await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
@@ -90,10 +95,16 @@ export class Server {
           codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ["", "source", "refactor.rewrite"] } } },
         },
       },
-      initializationOptions: initializationOptions(settings, options.key),
+      initializationOptions: initializationOptions(initialSettings, options.key),
     });
     await connection.sendNotification("initialized", {});
     return server;
+  }
+
+  /** A settings change as the LanguageClient sends it (synchronize.configurationSection). */
+  async changeSettings(patch: Record<string, unknown>): Promise<void> {
+    Object.assign(this.settings, patch);
+    await this.connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { baton: { ...this.settings } } });
   }
 
   private record(note: Notified): void {

@@ -112,6 +112,20 @@ test("right-click compactions with client progress, undo, preview, range and fro
   assert.equal(all.direction, "all");
 });
 
+test("a settings change reaches the server as the client sends it, and moves the usage", async () => {
+  const session = await server.rpc.createSession({ title: "Settings" });
+  await server.rpc.append(session.sessionId, conversation(1));
+  const window = (await server.rpc.usage(session.sessionId)).contextWindow;
+  assert.notEqual(window, 100_000);
+  const mark = server.notes.length;
+  await server.changeSettings({ contextWindow: 100_000 });
+  await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.contextWindow === 100_000, mark);
+  assert.equal((await server.rpc.usage(session.sessionId)).contextWindow, 100_000);
+  const back = server.notes.length;
+  await server.changeSettings({ contextWindow: null });
+  await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.contextWindow === window, back);
+});
+
 test("editor files: a file the client opened and focused comes back after a compaction", async () => {
   const path = join(server.workspace, "parser.py");
   const text = "def parse(text):\n    return text.split()\n";
@@ -145,7 +159,8 @@ test("the session document gets its diagnostics when opened", async () => {
 });
 
 test("import of a Claude Code session, and errors carry their stable codes", async () => {
-  const imported = await server.rpc.importClaudeCode(join(REPO, "server", "baton", "examples", "session.jsonl"));
+  const example = join(REPO, "server", "baton", "examples", "session.jsonl");
+  const imported = await server.rpc.importClaudeCode(example, { workDoneToken: "vscode-import-1" });
   assert.ok(imported.title.length > 0);
   assert.ok((await server.rpc.getSession(imported.sessionId)).messages.length > 0);
 

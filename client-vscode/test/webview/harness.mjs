@@ -30,6 +30,15 @@ const THEMES = {
   dark: {
     bodyClass: "vscode-dark",
     vars: {
+      "debugTokenExpression-name": "#c586c0",
+      "debugTokenExpression-string": "#ce9178",
+      "debugTokenExpression-boolean": "#4e94ce",
+      "debugTokenExpression-number": "#b5cea8",
+      "symbolIcon-functionForeground": "#b180d7",
+      "symbolIcon-classForeground": "#ee9d28",
+      "symbolIcon-variableForeground": "#75beff",
+      "gitDecoration-addedResourceForeground": "#81b88b",
+      "gitDecoration-deletedResourceForeground": "#c74e39",
       "font-family": "system-ui, sans-serif",
       "font-size": "13px",
       "editor-font-family": "monospace",
@@ -81,6 +90,15 @@ const THEMES = {
   light: {
     bodyClass: "vscode-light",
     vars: {
+      "debugTokenExpression-name": "#9b46b0",
+      "debugTokenExpression-string": "#a31515",
+      "debugTokenExpression-boolean": "#0000ff",
+      "debugTokenExpression-number": "#098658",
+      "symbolIcon-functionForeground": "#652d90",
+      "symbolIcon-classForeground": "#d67e00",
+      "symbolIcon-variableForeground": "#007acc",
+      "gitDecoration-addedResourceForeground": "#587c0c",
+      "gitDecoration-deletedResourceForeground": "#ad0707",
       "font-family": "system-ui, sans-serif",
       "font-size": "13px",
       "editor-font-family": "monospace",
@@ -132,6 +150,13 @@ const THEMES = {
   hc: {
     bodyClass: "vscode-high-contrast",
     vars: {
+      "debugTokenExpression-name": "#ffffff",
+      "debugTokenExpression-string": "#f48771",
+      "debugTokenExpression-boolean": "#75bdfe",
+      "debugTokenExpression-number": "#89d185",
+      "symbolIcon-functionForeground": "#b180d7",
+      "symbolIcon-classForeground": "#ee9d28",
+      "symbolIcon-variableForeground": "#75beff",
       "font-family": "system-ui, sans-serif",
       "font-size": "13px",
       "editor-font-family": "monospace",

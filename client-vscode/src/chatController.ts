@@ -26,6 +26,8 @@ export interface ChatPorts {
 }
 
 export const REFRESH_DELAY_MS = 50;
+export const NO_SERVER =
+  "Baton's server is not running. Baton: Show Logs says why; Baton: Restart Server tries again.";
 
 export class ChatController {
   private messages: Message[] = [];
@@ -75,6 +77,7 @@ export class ChatController {
   /** Re-reads the session on show (or, on start or once it is gone, the newest) and posts it. */
   async refresh(): Promise<void> {
     if (!this.ports.serverAvailable()) {
+      this.ports.post({ type: "error", message: NO_SERVER });
       return;
     }
     try {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
-import { ChatController, type ChatPorts } from "../../src/chatController";
+import { ChatController, NO_SERVER, type ChatPorts } from "../../src/chatController";
 import { CurrentSession } from "../../src/currentSession";
 import type { Message, Session, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
@@ -232,9 +232,9 @@ test("buttons that stand for editor commands run them; failures show as one line
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session" });
 });
 
-test("without a server nothing is asked and nothing is posted", async () => {
+test("without a server nothing is asked and the view says how to get one", async () => {
   const { fake, chat } = setup();
   fake.running = false;
   await chat.receive({ type: "ready" });
-  assert.deepEqual(fake.posted, []);
+  assert.deepEqual(fake.posted, [{ type: "error", message: NO_SERVER }]);
 });

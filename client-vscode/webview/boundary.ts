@@ -54,7 +54,11 @@ export function summaryBody(
   last: boolean,
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
 ): HTMLElement {
-  const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n\n");
+  // The summary body comes wrapped in <summary> tags for the model; here they are noise.
+  const text = message.content
+    .map((b) => (b.type === "text" ? b.text : ""))
+    .join("\n\n")
+    .replace(/^[ \t]*<\/?summary>[ \t]*$/gm, "");
   const label =
     files.length === 0 ? "" : files.length === 1 ? " · 1 file restored" : ` · ${files.length} files restored`;
   const list = files.length

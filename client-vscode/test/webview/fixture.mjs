@@ -28,9 +28,9 @@ export const MESSAGES = [
     boundaryId: "bnd_1",
     content: [
       text(
-        "This session is being continued from a previous conversation.\n\n" +
+        "This session is being continued from a previous conversation.\n\n<summary>\n" +
           "## Primary request\nMove the meter's thresholds into **settings**.\n\n" +
-          "## Files\n- `server/baton/core/budget.py`\n",
+          "## Files\n- `server/baton/core/budget.py`\n</summary>\n",
       ),
     ],
     createdAt: "2026-12-01T09:30:00Z",

@@ -79,6 +79,7 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   await summary.locator("summary").click();
   assert.deepEqual(await summary.locator(".baton-restored li").allTextContents(), ["budget.py", "PROTOCOL.md"]);
   assert.equal(await summary.locator("h2").first().textContent(), "Primary request");
+  assert.doesNotMatch(await summary.textContent(), /<\/?summary>/); // the model's wrapper tags
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", boundaryId: "bnd_1" });
 

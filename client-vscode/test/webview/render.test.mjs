@@ -110,8 +110,20 @@ test("a code block's Copy button puts its code on the clipboard", async (t) => {
   const shown = await showFixture(page);
   const block = message(page, "m_asst2").locator("pre.baton-code");
   await block.hover();
+  // The button says "Copied" once the (asynchronous) write is done, for a moment only:
+  // watch for it from before the click.
+  const copied = block.getByRole("button", { name: "Copy code" }).evaluate(
+    (button) =>
+      new Promise((resolve) =>
+        new MutationObserver(() => button.textContent === "Copied" && resolve(true)).observe(button, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        }),
+      ),
+  );
   await block.getByRole("button", { name: "Copy code" }).click();
-  await block.getByRole("button", { name: "Copy code" }).filter({ hasText: "Copied" }).waitFor();
+  assert.equal(await copied, true);
   assert.equal(
     await page.evaluate(() => navigator.clipboard.readText()),
     "def percent_left(used: int, threshold: int) -> int:\n    return max(0, min(100, 100 * (threshold - used) // threshold))\n",

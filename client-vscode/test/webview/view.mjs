@@ -66,7 +66,7 @@ export async function waitPosted(page, predicate, from = 0) {
     const found = all.slice(from).find(predicate);
     if (found) return found;
     // Wait for the next post (the page's CSP forbids evaluating the predicate in it).
-    await page.waitForFunction((n) => window.__baton.posted.length > n, all.length, { timeout: 5000 });
+    await page.waitForFunction((n) => window.__baton.posted.length > n, all.length, { timeout: 20_000 });
   }
 }
 

@@ -193,6 +193,29 @@ async def test_an_empty_summary_is_summarizer_failed_and_changes_nothing(
     assert (await lsp.render(sid)) == before
 
 
+async def test_a_refusal_to_summarize_is_retried_once_then_summarizer_failed(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY)
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    before = await lsp.render(sid)
+    fake_anthropic.reply("I cannot summarize this.")
+    fake_anthropic.reply("I cannot summarize this.")
+    params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
+    error = await lsp.error(protocol.COMPACT, params)
+    assert error.baton_code == "summarizer_failed"
+    assert "no <summary> section" in error.message
+    assert len(fake_anthropic.message_requests()) == 2  # the answer, then one reminder
+    assert (await lsp.render(sid)) == before
+    assert (await lsp.get(sid))["session"]["compactions"] == 0
+
+    fake_anthropic.reply("I cannot summarize this.")
+    fake_anthropic.reply("<summary>The user asked about parts 0 and 1.</summary>")
+    result = await lsp.request(protocol.COMPACT, params)
+    assert result["summary"].startswith("The user asked about parts 0 and 1.")
+
+
 async def test_a_second_compaction_while_one_runs_is_refused(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from baton.core.compaction.anthropic import SPAN_MARKER, SUMMARY_SYSTEM, AnthropicSummarizer
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.prompts import summary_prompt
+from baton.core.compaction.prompts import SUMMARY_REMINDER, summary_prompt
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.rounds import TRUNCATION_MARKER
 from baton.core.compaction.summarizers import SummaryRequest
@@ -144,13 +144,72 @@ async def test_streaming_reports_progress(
     assert any(t.startswith("Writing the summary") for t in seen)
 
 
-async def test_an_answer_without_a_summary_is_a_summarizer_failure(
+def last_prompt(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"][-1]["text"])
+
+
+async def test_an_answer_without_a_summary_section_is_asked_again_with_a_reminder(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,
 ) -> None:
-    fake_anthropic.reply("<analysis>only a draft</analysis>")
-    with pytest.raises(SummarizerFailed):
+    fake_anthropic.reply("I cannot summarize this.")
+    fake_anthropic.reply(ANSWER)
+    seen: list[str] = []
+    result = await summarizer(anthropic_client()).summarize(
+        SummaryRequest("all", rounds(1)), lambda t, f: seen.append(t)
+    )
+    assert result == "## 1. Primary request\nShip it."
+    first, second = (r.body for r in fake_anthropic.message_requests())
+    assert SUMMARY_REMINDER not in last_prompt(first)
+    assert last_prompt(second).endswith(SUMMARY_REMINDER)
+    assert last_prompt(second).startswith(last_prompt(first))  # the same request, reminded
+    assert "The answer held no summary; asking once more" in seen
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ("I cannot summarize this.", "I cannot summarize this."),
+        ("<analysis>only a draft</analysis>", "Here is what happened: the parser was fixed."),
+        ("   ", "<summary>\n</summary>"),
+    ],
+)
+async def test_two_answers_without_a_summary_section_are_a_summarizer_failure(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient, answers: tuple[str, str]
+) -> None:
+    for answer in answers:
+        fake_anthropic.reply(answer)
+    fake_anthropic.reply(ANSWER)  # never asked for: one reminder only
+    with pytest.raises(SummarizerFailed, match="no <summary> section, also after a reminder"):
         await summarizer(anthropic_client()).summarize(SummaryRequest("all", rounds(1)))
+    assert len(fake_anthropic.message_requests()) == 2
+
+
+async def test_a_refusal_commits_nothing(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    session = store.create("refused", MODEL)
+    for n in range(6):
+        session.append(
+            [
+                MessageInput(role="user", content=f"request {n} " + "detail " * 300),
+                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 300),
+            ]
+        )
+    view, transcript = list(session.view), session.transcript.path.read_bytes()
+    fake_anthropic.reply("I cannot summarize this.")
+    fake_anthropic.reply("I cannot summarize this.")
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
+    with pytest.raises(SummarizerFailed):
+        await compact(session, CompactRequest(), ctx)
+    assert session.view == view and session.compactions == 0 and not session.compacting
+    assert session.transcript.path.read_bytes() == transcript
 
 
 async def test_prompt_too_long_drops_the_oldest_rounds_covering_the_overflow_then_succeeds(

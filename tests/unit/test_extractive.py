@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from baton.core.claude_code import import_claude_code
+from baton.core.compaction.error_facts import error_facts, error_line
 from baton.core.compaction.facts import (
     approx_tokens,
-    error_facts,
     normalize,
     prompt_texts,
     touched_paths,
@@ -177,6 +177,64 @@ async def test_errors_give_the_first_line_and_the_traceback_location() -> None:
     assert "/repo/app/db.py, line 42" in errors
     assert "File has not been read yet." in errors
     assert "<tool_use_error>" not in errors
+
+
+PYTEST_FAILURE = """\
+Error: Exit code 1
+============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.3.4, pluggy-1.5.0
+rootdir: /home/dev/expenses
+collected 13 items
+
+tests/test_utils.py .........F...                                        [100%]
+
+=================================== FAILURES ===================================
+___________________ test_parse_date_accepts_every_format[2] ____________________
+
+    def test_parse_date_accepts_every_format(text):
+>       assert parse_date(text) == date(2024, 3, 4)
+E       ValueError: unknown date format: '04.03.2024'
+
+tests/test_utils.py:33: ValueError
+=========================== short test summary info ============================
+FAILED tests/test_utils.py::test_parse_date_accepts_every_format[2] - ValueError
+========================= 1 failed, 12 passed in 0.05s =========================
+"""
+
+
+async def test_the_errors_section_lists_real_errors_not_a_test_runners_banners() -> None:
+    chat = Chat().user("Run the tests").tool("Bash", PYTEST_FAILURE, error=True)
+    unwrapped = PYTEST_FAILURE.split("\n", 1)[1]  # the runner's output as it came
+    chat.tool("Bash", unwrapped.replace("04.03.2024", "4 March"), error=True)
+    chat.tool("Bash", "Error: Exit code 2\n===== test session starts =====\n", error=True)
+    chat.reply("One test fails.")
+    errors = section(await summarize(chat.messages), 4)
+    assert "ValueError: unknown date format: '04.03.2024'" in errors
+    assert "ValueError: unknown date format: '4 March'" in errors
+    for noise in ("test session starts", "platform linux", "FAILURES", "[100%]", "collected"):
+        assert noise not in errors
+    assert "Exit code 2" in errors  # nothing better to say: the failure itself stands
+
+
+@pytest.mark.parametrize(
+    ("output", "line"),
+    [
+        (PYTEST_FAILURE, "ValueError: unknown date format: '04.03.2024'"),
+        ("Error: Exit code 1\nexpenses: data/x.csv:2: could not convert '1,250.00'",
+         "expenses: data/x.csv:2: could not convert '1,250.00'"),
+        ("Error: Exit code 1\nexpenses: data/x.csv:14: not an amount: '(45.00)'",
+         "expenses: data/x.csv:14: not an amount: '(45.00)'"),
+        ("===== test session starts =====\n>   assert f() == 2\ntests/t.py:3:",
+         "> assert f() == 2"),
+        ("Error: Exit code 127", "Error: Exit code 127"),
+        ("======== test session starts ========\n_ _ _ _ _ _\n", None),
+        ("\n\n", None),
+    ],
+)  # fmt: skip
+def test_a_failed_results_error_line_is_the_line_that_says_what_went_wrong(
+    output: str, line: str | None
+) -> None:
+    assert error_line(output) == line
 
 
 async def test_problem_solving_counts_tool_usage() -> None:

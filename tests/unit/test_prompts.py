@@ -13,6 +13,7 @@ from baton.core.compaction.prompts import (
     project_instructions,
     summary_message_text,
     summary_prompt,
+    summary_section,
 )
 from baton.core.errors import InvalidParams
 
@@ -104,6 +105,24 @@ def test_extract_summary_tolerates_a_missing_closing_tag() -> None:
 def test_extract_summary_ignores_a_summary_tag_mentioned_inside_the_analysis() -> None:
     text = "<analysis>I will write a <summary> next</analysis><summary>the real one</summary>"
     assert extract_summary(text) == "the real one"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I cannot summarize this.",
+        "<analysis>I will write a <summary> next</analysis> but then did not",
+        "<summary>\n  \n</summary>",
+        "",
+    ],
+)
+def test_an_answer_without_a_summary_section_is_not_a_summary(answer: str) -> None:
+    assert summary_section(answer) is None
+
+
+def test_the_summary_section_of_an_answer_is_its_body() -> None:
+    text = "<analysis>draft</analysis>\n<summary>\n## 1. Goal\nShip it, then stop"
+    assert summary_section(text) == "## 1. Goal\nShip it, then stop"
 
 
 def test_extract_summary_without_tags_returns_the_text_stripped() -> None:

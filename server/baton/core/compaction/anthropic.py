@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from baton.core.compaction.prompts import extract_summary, summary_prompt
+from baton.core.compaction.prompts import SUMMARY_REMINDER, summary_prompt, summary_section
 from baton.core.compaction.rounds import truncate_head
 from baton.core.compaction.summarizers import Progress, SummaryRequest, strip_media
 from baton.core.errors import PromptTooLong, SummarizerFailed
@@ -68,22 +68,30 @@ class AnthropicSummarizer:
         limit = self.max_output
         if request.max_tokens > 0:
             limit = min(limit, request.max_tokens)
-        text = await ask_model(
-            self.client,
-            model=self.model,
-            system=SUMMARY_SYSTEM,
-            context=request.context_before,
-            messages=request.messages,
-            prompt=summary_prompt(request.direction, request.instructions),
-            max_tokens=min(limit, await self._model_output_cap()),
-            count=self.count,
-            progress=progress,
-            max_retries=self.max_retries,
+        prompt = summary_prompt(request.direction, request.instructions)
+        max_tokens = min(limit, await self._model_output_cap())
+        for attempt in range(2):  # an answer without a <summary> section gets one reminder
+            text = await ask_model(
+                self.client,
+                model=self.model,
+                system=SUMMARY_SYSTEM,
+                context=request.context_before,
+                messages=request.messages,
+                prompt=prompt if attempt == 0 else f"{prompt}\n\n{SUMMARY_REMINDER}",
+                max_tokens=max_tokens,
+                count=self.count,
+                progress=progress,
+                max_retries=self.max_retries,
+            )
+            summary = summary_section(text)
+            if summary:
+                return summary
+            log.info("the model's answer held no <summary> section (attempt %d)", attempt + 1)
+            if progress is not None and attempt == 0:
+                progress("The answer held no summary; asking once more", None)
+        raise SummarizerFailed(
+            "the model's answer held no <summary> section, also after a reminder"
         )
-        summary = extract_summary(text)
-        if not summary:
-            raise SummarizerFailed("the model's answer held no summary")
-        return summary
 
     async def _model_output_cap(self) -> int:
         """The most the model may write (older models allow less than a summary's cap)."""

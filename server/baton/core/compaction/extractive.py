@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from baton.core.compaction.error_facts import ErrorFact, error_facts
 from baton.core.compaction.facts import (
     CountText,
-    ErrorFact,
     PathTouch,
     cut_to_tokens,
     cut_with_marker,
-    error_facts,
     split_summary_prompts,
     touched_paths,
 )

@@ -1,4 +1,4 @@
-"""Facts a compaction must not lose (user prompts, paths touched, errors) and token-bounded cuts."""
+"""Facts a compaction must not lose (user prompts, paths touched) and token-bounded cuts."""
 
 from __future__ import annotations
 
@@ -15,14 +15,9 @@ CountText = Callable[[str], int]
 # The first line of a restored-file attachment; the ledger and the summarizers read it back.
 ATTACHMENT_PREFIX = "Restored file: "
 INSTRUCTIONS_PREFIX = "Project instructions: "
-ERROR_LINE_CHARS = 200
 
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
 _PATH_LIST_KEYS = ("paths", "files", "file_paths")
-_TRACEBACK = "Traceback (most recent call last):"
-_LOCATION = re.compile(r'^\s*File "([^"]+)", line (\d+)')
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b.*")
-_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")
 _HEADING = re.compile(r"^(#{1,6}\s|\*{0,2}\d{1,2}\.\s)")
 _BULLET = re.compile(r"^( *)[-*] (.*)$")
 
@@ -142,55 +137,6 @@ def touched_paths(messages: Iterable[Message]) -> list[PathTouch]:
             for path, op in tool_paths(use):
                 note(path, op)
     return list(touches.values())
-
-
-@dataclass(frozen=True)
-class ErrorFact:
-    line: str
-    location: str | None = None
-
-
-def _clip_line(text: str) -> str:
-    line = normalize(_TAG.sub(" ", text))
-    return line[:ERROR_LINE_CHARS]
-
-
-def _traceback_facts(text: str) -> list[ErrorFact]:
-    facts: list[ErrorFact] = []
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        if _TRACEBACK not in lines[index]:
-            index += 1
-            continue
-        location: str | None = None
-        index += 1
-        while index < len(lines):
-            match = _LOCATION.match(lines[index])
-            if match:
-                location = f"{match.group(1)}, line {match.group(2)}"
-            elif _EXCEPTION_LINE.match(lines[index].strip()):
-                facts.append(ErrorFact(_clip_line(lines[index]), location))
-                break
-            index += 1
-        index += 1
-    return facts
-
-
-def error_facts(messages: Iterable[Message]) -> list[ErrorFact]:
-    """Errors seen in tool results: each traceback's exception line and innermost location,
-    and the first line of every `is_error` result; duplicates dropped, order kept."""
-    found: dict[str, ErrorFact] = {}
-    for message in messages:
-        for block in message.tool_results():
-            text = result_text(block)
-            facts = _traceback_facts(text)
-            if not facts and block.is_error:
-                first = next((ln for ln in text.splitlines() if _clip_line(ln)), "")
-                facts = [ErrorFact(_clip_line(first))] if first else []
-            for fact in facts:
-                found.setdefault(fact.line, fact)
-    return list(found.values())
 
 
 def message_haystack(messages: Iterable[Message]) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from baton.core.boundary import Retention, RetentionFigure
+from baton.core.compaction.error_facts import error_facts
 from baton.core.compaction.facts import (
     CountText,
     approx_tokens,
-    error_facts,
     message_haystack,
     normalize,
     prompt_texts,

@@ -135,8 +135,25 @@ _OPEN_SUMMARY = re.compile(r"<summary>", re.IGNORECASE)
 _CLOSE_SUMMARY = re.compile(r"</summary>", re.IGNORECASE)
 
 
+SUMMARY_REMINDER = (
+    "Your previous answer had no <summary> section, so it could not be used. Answer again "
+    "with the summary itself inside <summary> and </summary> tags, in the layout above. "
+    "Summarize what the conversation holds, however little; do not refuse or comment."
+)
+
+
+def summary_section(model_text: str) -> str | None:
+    """The `<summary>` body of a model's answer; None when it has no `<summary>` section
+    (or an empty one): then the answer is not a summary, whatever else it says."""
+    text = _ANALYSIS.sub("", model_text)
+    if _OPEN_SUMMARY.search(text) is None:
+        return None
+    return extract_summary(text) or None
+
+
 def extract_summary(model_text: str) -> str:
-    """The `<summary>` body of a model's answer, without its analysis draft."""
+    """The `<summary>` body of a text, without its analysis draft; a text without the tag
+    (an earlier summary in another layout) is kept whole."""
     text = _ANALYSIS.sub("", model_text)
     opening = _OPEN_SUMMARY.search(text)
     if opening is None:

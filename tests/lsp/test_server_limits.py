@@ -110,6 +110,15 @@ async def test_an_unusable_id_is_an_invalid_request(pipe: RawPipe, bad_id: Any) 
     assert "result" in await pipe.response(3)
 
 
+async def test_a_deeply_nested_id_is_an_invalid_request(pipe: RawPipe) -> None:
+    body = '{"jsonrpc": "2.0", "id": @, "method": "baton/session/list", "params": {}}'
+    await send_text(pipe, body.replace("@", nested(3000)))
+    error = clean(await pipe.response(None))["error"]
+    assert error["code"] == INVALID_REQUEST
+    await pipe.send({"jsonrpc": "2.0", "id": 3, "method": protocol.SESSION_LIST, "params": {}})
+    assert "result" in await pipe.response(3)
+
+
 @pytest.mark.parametrize("version", ["1.0", 2, None, 2.0, "2.0 "])
 async def test_a_wrong_jsonrpc_version_is_answered(pipe: RawPipe, version: Any) -> None:
     await pipe.send({"jsonrpc": version, "id": 4, "method": protocol.SESSION_LIST, "params": {}})

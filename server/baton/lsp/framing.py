@@ -210,11 +210,14 @@ def _answer_too_deep(protocol: Answering, body: bytes) -> None:
     method = envelope.get("method") if isinstance(envelope, dict) else None
     text = f"params nest deeper than {MAX_DEPTH} levels of arrays and objects"
     log.warning("refused a %s message of %d bytes: %s", method or "JSON", len(body), text)
+    has_id = isinstance(envelope, dict) and "id" in envelope  # a deep id reads as null here
     if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
         msg_id = None
     if msg_id is not None and isinstance(method, str):
         protocol.send_error(msg_id, JsonRpcInvalidParams(text, data={"code": "invalid_params"}))
-    elif not isinstance(method, str):
+    elif isinstance(envelope, dict) and method is None and {"result", "error"} & set(envelope):
+        pass  # a response from the client: nobody to answer
+    elif has_id or not isinstance(method, str):
         protocol.send_error(msg_id, JsonRpcInvalidRequest(text))
     # a notification nested too deeply has nobody to answer: dropped (said above)
 

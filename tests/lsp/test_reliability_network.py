@@ -144,6 +144,15 @@ async def test_a_websocket_token_as_header_query_or_option(tmp_path: Path) -> No
         websocket = await ws_connect(host, port, query=f"?token={token}")
         await websocket.send(json.dumps(initialize(None)))
         assert "result" in json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        # a WebSocket message is read like a frame's body: parse errors and limits hold
+        await websocket.send(b"{not json")
+        assert json.loads(await asyncio.wait_for(websocket.recv(), 20))["error"]["code"] == -32700
+        deep = "[" * 3000 + "]" * 3000
+        await websocket.send(
+            f'{{"jsonrpc": "2.0", "id": 7, "method": "baton/usage", "params": {{"x": {deep}}}}}'
+        )
+        answer = json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        assert answer["id"] == 7 and answer["error"]["data"]["code"] == "invalid_params"
         await websocket.close()
     finally:
         await stop(process, stderr)

@@ -47,7 +47,9 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   // The image is a thumbnail of its base64 source.
   const src = await user.locator("img.baton-thumbnail").getAttribute("src");
   assert.match(src, /^data:image\/png;base64,iVBOR/);
-  assert.ok(await user.locator("img.baton-thumbnail").evaluate((img) => img.complete && img.naturalWidth === 32));
+  const loadedWidth = (img) =>
+    img.complete ? img.naturalWidth : new Promise((done) => img.addEventListener("load", () => done(img.naturalWidth)));
+  assert.equal(await user.locator("img.baton-thumbnail").evaluate(loadedWidth), 32); // decoded from the data: URL
 
   const code = message(page, "m_asst2").locator("pre.baton-code code.hljs.language-python");
   assert.equal(await code.locator(".hljs-keyword").first().textContent(), "def");
@@ -59,7 +61,8 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   const asst = message(page, "m_asst1");
   assert.equal(await asst.locator("details.baton-thinking").evaluate((d) => d.open), false);
   await asst.locator("details.baton-thinking > summary").click();
-  assert.match(await asst.locator("details.baton-thinking").textContent(), /subtracted before the clamp/);
+  // Built on the toggle event that follows the click: the locator waits for it.
+  assert.match(await asst.locator("details.baton-thinking .baton-markdown").textContent(), /subtracted before/);
   // A document is named, never fetched or shown.
   assert.equal(await user.locator(".baton-chip").textContent(), "Document: march.pdf (application/pdf)");
   const call = asst.locator("details.baton-tool-use");

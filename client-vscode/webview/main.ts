@@ -82,7 +82,9 @@ class ChatView {
       ),
     );
     // Until the host's first update (the server may still be starting, or failing to).
-    this.welcomeSlot.replaceChildren(h("p", { class: "baton-starting", role: "status" }, "Starting Baton…"));
+    this.welcomeSlot.replaceChildren(
+      h("p", { class: "baton-starting", role: "status" }, "Waiting for the Baton server…"),
+    );
     this.composer.setDraft(this.host.state.draft);
     this.wireFeed();
     window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));
@@ -110,6 +112,8 @@ class ChatView {
         this.feed.el.setAttribute("aria-busy", String(message.busy));
         return;
       case "error":
+        // Before any session, an error (no server, say) is the whole story: stop "waiting".
+        if (this.firstUpdate) this.welcomeSlot.replaceChildren();
         this.showError(message.message);
         return;
     }

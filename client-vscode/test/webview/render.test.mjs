@@ -135,11 +135,19 @@ test("a code block's Copy button puts its code on the clipboard", async (t) => {
   assert.equal((await posted(page)).slice(shown).filter((m) => m.type === "selection").length, 0);
 });
 
-test("before the host's first update the view says it is starting", async (t) => {
+test("before the host's first update the view says it is waiting; an error ends the wait", async (t) => {
   const page = await openView(t);
-  assert.equal(await page.getByRole("status").textContent(), "Starting Baton…");
-  await showFixture(page);
+  assert.equal(await page.getByRole("status").textContent(), "Waiting for the Baton server…");
+  await toView(page, { type: "error", message: "Baton's server is not running." });
+  assert.equal(
+    await page.getByRole("alert").locator(".baton-banner-text").textContent(),
+    "Baton's server is not running.",
+  );
   assert.equal(await page.locator(".baton-starting").count(), 0);
+  // The server comes up: the session shows, the banner can be dismissed.
+  await showFixture(page);
+  await page.getByRole("alert").getByRole("button", { name: "Dismiss" }).click();
+  assert.equal(await page.getByRole("alert").isVisible(), false);
 });
 
 test("two compactions: each summary lists the files it restored and undoes its own boundary", async (t) => {

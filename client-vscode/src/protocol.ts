@@ -112,6 +112,20 @@ export interface CreateParams {
   model?: string | null;
 }
 
+/** What a session's transcript lost (`Session.damaged`; absent when it lost nothing). */
+export interface DamageInfo {
+  /** unreadable lines and records skipped (kept in <file>.bad) */
+  lines: number;
+  /** messages the view or a compaction named that are gone */
+  lostMessages: number;
+  /** messages shown changed (tool blocks as text) to fit the API rules */
+  repairedMessages: number;
+  /** no valid header line: the session is read-only */
+  headerMissing: boolean;
+  /** one sentence per kind of damage */
+  problems: string[];
+}
+
 export type Direction = "all" | "up_to" | "from" | "range";
 
 export interface DocumentBlock {
@@ -279,7 +293,7 @@ export interface SendResult {
   usage: Usage;
 }
 
-/** A conversation (`Session` on the wire); `readOnly` when another process holds its transcript (it can be read, and changing it fails with `session_locked`). */
+/** A conversation (`Session` on the wire); `readOnly` when another process holds its transcript or the transcript has no valid header (it can be read, and changing it fails with `session_locked`); `damaged` when its transcript lost records. */
 export interface Session {
   sessionId: string;
   title: string;
@@ -289,6 +303,7 @@ export interface Session {
   uri: string;
   compactions: number;
   readOnly: boolean;
+  damaged?: DamageInfo;
 }
 
 export interface SessionChanged {

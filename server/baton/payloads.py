@@ -117,9 +117,22 @@ class RangeCommandArgs(SessionParams):
 # ---- results -----------------------------------------------------------------------------
 
 
+class DamageInfo(WireModel):
+    """What a session's transcript lost (`Session.damaged`; absent when it lost nothing)."""
+
+    lines: int = Field(description="unreadable lines and records skipped (kept in <file>.bad)")
+    lost_messages: int = Field(description="messages the view or a compaction named that are gone")
+    repaired_messages: int = Field(
+        description="messages shown changed (tool blocks as text) to fit the API rules"
+    )
+    header_missing: bool = Field(description="no valid header line: the session is read-only")
+    problems: list[str] = Field(description="one sentence per kind of damage")
+
+
 class SessionInfo(WireModel):
     """A conversation (`Session` on the wire); `readOnly` when another process holds its
-    transcript (it can be read, and changing it fails with `session_locked`)."""
+    transcript or the transcript has no valid header (it can be read, and changing it fails
+    with `session_locked`); `damaged` when its transcript lost records."""
 
     session_id: str
     title: str
@@ -129,6 +142,7 @@ class SessionInfo(WireModel):
     uri: str
     compactions: int
     read_only: bool = False
+    damaged: DamageInfo | None = None
 
 
 class SessionList(WireModel):

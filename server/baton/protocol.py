@@ -44,6 +44,7 @@ from baton.payloads import (
     CompactCommandArgs,
     CompactParams,
     CreateParams,
+    DamageInfo,
     Empty,
     ImportParams,
     MessageRange,
@@ -72,14 +73,14 @@ from baton.payloads import (
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
     "AppendResult", "Breakdown", "ChangeReason", "CompactCommandArgs", "CompactParams",
-    "CompactResult", "ContentBlock", "CreateParams", "Direction", "DocumentBlock", "Empty",
-    "ImageBlock", "ImportParams", "Message", "MessageInput", "MessageRange", "NoParams",
-    "Params", "PinParams", "PivotCommandArgs", "Position", "PreviewCommandArgs", "Range",
-    "RangeCommandArgs", "RedactedThinkingBlock", "RenderResult", "RestoredFile", "Retention",
-    "RetentionFigure", "SendParams", "SendResult", "SessionChanged", "SessionDelta",
-    "SessionInfo", "SessionList", "SessionParams", "SessionView", "Settings", "TextBlock",
-    "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams", "UncompactResult",
-    "Usage", "UsageChanged", "WireModel",
+    "CompactResult", "ContentBlock", "CreateParams", "DamageInfo", "Direction", "DocumentBlock",
+    "Empty", "ImageBlock", "ImportParams", "Message", "MessageInput", "MessageRange",
+    "NoParams", "Params", "PinParams", "PivotCommandArgs", "Position", "PreviewCommandArgs",
+    "Range", "RangeCommandArgs", "RedactedThinkingBlock", "RenderResult", "RestoredFile",
+    "Retention", "RetentionFigure", "SendParams", "SendResult", "SessionChanged",
+    "SessionDelta", "SessionInfo", "SessionList", "SessionParams", "SessionView", "Settings",
+    "TextBlock", "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams",
+    "UncompactResult", "Usage", "UsageChanged", "WireModel",
 ]  # fmt: skip
 
 # ---- requests (client -> server) ---------------------------------------------------------

@@ -89,10 +89,19 @@ class Boundary(WireModel):
         return summary.text() if summary is not None else None
 
 
-def view_after_commit(boundary: Boundary, current_view: list[str]) -> list[str]:
+def view_after_commit(
+    boundary: Boundary, current_view: list[str], *, late_at_end: bool = False
+) -> list[str]:
     """The view once `boundary` commits: its new view, then every id that joined since the
-    snapshot (messages appended while the compaction ran are not lost)."""
+    snapshot (messages appended while the compaction ran are not lost).
+
+    With `late_at_end` (a damaged transcript), only ids after the last one the snapshot
+    holds count as late: appends only ever land at the end, and messages a lost boundary
+    had replaced must not come back after this one's view."""
     before = set(boundary.view_before)
+    if late_at_end:
+        last = max((n for n, mid in enumerate(current_view) if mid in before), default=-1)
+        current_view = current_view[last + 1 :]
     late = [mid for mid in current_view if mid not in before]
     return [*boundary.view_after, *late]
 

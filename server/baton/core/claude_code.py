@@ -18,7 +18,7 @@ from baton.core.errors import InvalidParams
 from baton.core.messages import Message, invariant_violations, now_iso
 from baton.core.session import Session, TokenCounter
 from baton.core.store import SessionStore, new_session_id
-from baton.core.transcript import Event, Transcript
+from baton.core.transcript import Event, Transcript, check_writable
 
 __all__ = ["MAX_IMPORT_BYTES", "ImportReport", "import_claude_code", "import_with_report"]
 
@@ -76,6 +76,7 @@ def import_with_report(
     """Read and convert the whole file first; write only when all of it made sense."""
     report = ImportReport(source=str(path))
     records = read_records(path, report)
+    check_writable(records, path.name)  # a lone surrogate escape could never be written
     builder = RecordConverter(report, store.count)
     for record in records:
         builder.add(record)

@@ -25,6 +25,7 @@ from baton.core.session import Session
 from baton.core.settings import Settings, parse_settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator, default_estimator
+from baton.core.transcript import check_writable
 from baton.core.upkeep import ProgressScope, Upkeep
 
 log = logging.getLogger(__name__)
@@ -264,6 +265,7 @@ class BatonService:
         self, session_id: str, request: CompactRequest, progress: Progress | None = None
     ) -> CompactResult:
         session = self.session(session_id)
+        check_writable(request.instructions, "instructions")
         context = self.compact_context(progress, session_id)
         result = await engine.compact(session, request, context)
         if not request.dry_run:

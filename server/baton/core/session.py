@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import ValidationError
-
-from baton.core.boundary import Boundary, expand, view_after_commit
-from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
+from baton.core.boundary import Boundary
+from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact, SessionLocked
 from baton.core.messages import (
     ApiUsage,
     Message,
@@ -23,10 +19,11 @@ from baton.core.messages import (
     now_iso,
     unanswered_tool_uses,
 )
-from baton.core.transcript import Event, Transcript
+from baton.core.replay import Replayed, TokenCounter
+from baton.core.transcript import Event, check_writable
 
-TokenCounter = Callable[[Message], int]
 INTERRUPTED = "interrupted"
+__all__ = ["INTERRUPTED", "AppendResult", "Session", "TokenCounter"]
 
 
 @dataclass
@@ -35,45 +32,14 @@ class AppendResult:
     repairs: list[str] = field(default_factory=list)
 
 
-class Session:
+class Session(Replayed):
     """One conversation. Every change is written to the transcript before it is applied."""
-
-    def __init__(self, transcript: Transcript, count: TokenCounter) -> None:
-        self.transcript = transcript
-        self.count = count
-        self.session_id = ""
-        self.title = ""
-        self.model = ""
-        self.system_prompt: str | None = None
-        self.imported_from: str | None = None  # the file an imported session came from
-        self.created_at = ""
-        self.updated_at = ""
-        self.deleted = False
-        self.compacting = False  # set by the compaction engine while one runs
-        self.messages: dict[str, Message] = {}
-        self.view: list[str] = []
-        self.boundaries: dict[str, Boundary] = {}
-        self.active: list[str] = []  # committed, not undone, oldest first
-        self.opaque: list[dict[str, Any]] = []
-        self.load_problems: list[str] = []
-        self._prefix_marks: dict[str, str] = {}
-        self._running = hashlib.blake2b(digest_size=16)
-        for event in transcript.events:
-            self._apply(event)
-        self.load_problems.extend(transcript.report.problems)
 
     # ---- reading -------------------------------------------------------------------------
 
     @property
-    def read_only(self) -> bool:
-        return self.transcript.read_only
-
-    @property
     def compactions(self) -> int:
         return sum(1 for b in self.active if self.boundaries[b].direction != "microcompact")
-
-    def view_messages(self) -> list[Message]:
-        return [self.messages[mid] for mid in self.view]
 
     def get(self, message_id: str) -> Message:
         try:
@@ -128,7 +94,8 @@ class Session:
         batch: list[Message] = []
         own_ids: list[str] = []
         repairs: list[str] = []
-        for item in inputs:
+        for n, item in enumerate(inputs):
+            check_writable(item.model_dump(), f"message {n}")
             message = self._to_message(item)
             if message.id in known:
                 raise InvalidParams(f"message id {message.id!r} already exists in this session")
@@ -199,103 +166,14 @@ class Session:
     # ---- replay --------------------------------------------------------------------------
 
     def _write(self, events: list[Event]) -> None:
+        if self.damage.header_missing:
+            raise SessionLocked(
+                f"session {self.session_id}'s transcript has no valid header line; "
+                "it is shown read-only and nothing is written to it"
+            )
         self.transcript.append_many(events)
         for event in events:
             self._apply(event)
-
-    def _apply(self, event: Event) -> None:
-        kind = event.get("type")
-        at = event.get("at") or event.get("createdAt")
-        if kind == "session":
-            self.session_id = str(event.get("sessionId", ""))
-            self.title = str(event.get("title") or "")
-            self.model = str(event.get("model") or "")
-            self.system_prompt = event.get("systemPrompt")
-            imported = event.get("importedFrom")
-            self.imported_from = str(imported) if imported else None
-            self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
-        elif kind == "message":
-            message = self._load_message(event.get("message"))
-            if message is None:
-                return
-            at = message.created_at
-            if event.get("replace") and message.id in self.messages:
-                self.messages[message.id] = message
-            else:
-                self._add_to_view(message)
-        elif kind == "boundary":
-            self._apply_boundary(event)
-        elif kind == "uncompact":
-            self._apply_uncompact(str(event.get("boundaryId")))
-        elif kind == "pin":
-            target = self.messages.get(str(event.get("messageId")))
-            if target is not None:
-                target.pinned = bool(event.get("pinned"))
-        elif kind == "meta":
-            self.title = str(event.get("title", self.title))
-            self.model = str(event.get("model", self.model))
-        elif kind == "deleted":
-            self.deleted = True
-        elif kind == "opaque":
-            self.opaque.append(event.get("record") or {})
-        if at and _later(str(at), self.updated_at):
-            self.updated_at = str(at)  # the latest time seen: never before createdAt
-
-    def _load_message(self, raw: Any) -> Message | None:
-        try:
-            return Message.model_validate(raw)
-        except ValidationError as exc:
-            self.load_problems.append(f"skipped an unreadable message record: {exc.errors()[0]}")
-            return None
-
-    def _add_to_view(self, message: Message) -> None:
-        self.messages[message.id] = message
-        if message.anchors_usage:
-            self._prefix_marks[message.id] = self._running.hexdigest()
-        self.view.append(message.id)
-        self._running.update(message.id.encode() + b"\0")
-
-    def _apply_boundary(self, event: Event) -> None:
-        try:
-            boundary = Boundary.model_validate(event.get("boundary"))
-        except ValidationError as exc:
-            self.load_problems.append(f"skipped an unreadable boundary record: {exc.errors()[0]}")
-            return
-        for message in boundary.new_messages:
-            if message.kind != "message":  # a summary or attachment names its compaction
-                message.boundary_id = boundary.id
-            self.messages[message.id] = message
-        self.boundaries[boundary.id] = boundary
-        self.active.append(boundary.id)
-        self._set_view(view_after_commit(boundary, self.view))
-
-    def _apply_uncompact(self, boundary_id: str) -> None:
-        boundary = self.boundaries.get(boundary_id)
-        if boundary is None or boundary_id not in self.active:
-            self.load_problems.append(f"skipped an undo of unknown compaction {boundary_id}")
-            return
-        self.active.remove(boundary_id)
-        mapping = {
-            mid: boundary.stands_for.get(mid, []) for mid in (m.id for m in boundary.new_messages)
-        }
-        for other_id in self.active:
-            other = self.boundaries[other_id]
-            other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
-        self._set_view(expand(self.view, mapping))
-
-    def _set_view(self, view: list[str]) -> None:
-        self.view = view
-        self._running = hashlib.blake2b(digest_size=16)
-        for mid in view:
-            self._running.update(mid.encode() + b"\0")
-
-    def _view_fingerprints(self) -> list[str]:
-        running = hashlib.blake2b(digest_size=16)
-        marks: list[str] = []
-        for mid in self.view:
-            marks.append(running.hexdigest())
-            running.update(mid.encode() + b"\0")
-        return marks
 
     # ---- helpers -------------------------------------------------------------------------
 
@@ -313,19 +191,3 @@ class Session:
             api_message_id=item.api_message_id,
             usage=item.usage,
         )
-
-
-def _later(stamp: str, than: str) -> bool:
-    """Whether ISO time `stamp` is after `than` (an unreadable `than` always loses)."""
-    before, after = _instant(than), _instant(stamp)
-    if before is None:
-        return True
-    return after is not None and after > before
-
-
-def _instant(stamp: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

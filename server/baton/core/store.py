@@ -9,7 +9,7 @@ from pathlib import Path
 from baton.core.errors import InvalidParams, SessionNotFound
 from baton.core.messages import now_iso
 from baton.core.session import Session, TokenCounter
-from baton.core.transcript import Transcript
+from baton.core.transcript import Transcript, check_writable
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 
@@ -48,6 +48,9 @@ class SessionStore:
         session_id: str | None = None,
     ) -> Session:
         sid = check_session_id(session_id) if session_id else new_session_id()
+        check_writable(
+            {"title": title, "model": model, "systemPrompt": system_prompt}, "the session"
+        )
         path = self.path_for(sid)
         if path.exists():
             raise InvalidParams(f"session {sid} already exists")

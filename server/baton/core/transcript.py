@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from baton.core.errors import SessionLocked, TranscriptError
+from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +24,7 @@ class LoadReport:
 
     torn_line: str | None = None  # a partial last line, skipped
     bad_lines: list[int] = field(default_factory=list)  # 1-based numbers of skipped lines
+    bad_raw: list[bytes] = field(default_factory=list)  # those lines as they are on disk
 
     @property
     def problems(self) -> list[str]:
@@ -32,6 +33,47 @@ class LoadReport:
             out.append(f"skipped a torn last line ({len(self.torn_line)} bytes)")
         out.extend(f"skipped unreadable line {n}" for n in self.bad_lines)
         return out
+
+
+def unwritable(value: Any, where: str = "") -> str | None:
+    """Where in `value` a string cannot be written as UTF-8 (a lone surrogate such as
+    "\\ud800"), as a JSON path; None when all of it can."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "a string"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = unwritable(key, f"{where}.{key!r} (a key)") or unwritable(
+                item, f"{where}.{key}"
+            )
+            if found:
+                return found
+    elif isinstance(value, list | tuple):
+        for n, item in enumerate(value):
+            found = unwritable(item, f"{where}[{n}]")
+            if found:
+                return found
+    return None
+
+
+def check_writable(value: Any, what: str) -> None:
+    """`invalid_params` when some string in `value` cannot be written as UTF-8."""
+    found = unwritable(value)
+    if found is not None:
+        raise InvalidParams(
+            f"{what} holds text that cannot be written as UTF-8 (a lone surrogate) at "
+            f"{found.lstrip('.') or 'its value'}"
+        )
+
+
+def _encode(events: Iterable[Event]) -> bytes:
+    batch = list(events)
+    check_writable(batch, "the record")
+    payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
+    return payload.encode("utf-8")
 
 
 def _ensure_private_dir(path: Path) -> None:
@@ -58,16 +100,24 @@ class Transcript:
 
     @classmethod
     def create(cls, path: Path, header: Event) -> Transcript:
-        """A new transcript whose first line is `header`; fails if the file exists."""
+        """A new transcript whose first line is `header`; fails if the file exists.
+
+        A create that fails (a header that cannot be written, a full disk) leaves no
+        file behind and holds no lock."""
+        _encode([header])  # invalid_params before anything touches the disk
         _ensure_private_dir(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        transcript = cls(path, fd, [], LoadReport())
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+            transcript.append(header)
+        except BaseException:
+            transcript._fd = None
+            try:
+                path.unlink()
+            finally:
+                os.close(fd)
             raise
-        transcript = cls(path, fd, [], LoadReport())
-        transcript.append(header)
         return transcript
 
     @classmethod
@@ -92,7 +142,39 @@ class Transcript:
             if fd is not None:
                 os.close(fd)
             raise
-        return cls(path, fd, events, report)
+        transcript = cls(path, fd, events, report)
+        transcript.keep_aside(report.bad_raw)
+        return transcript
+
+    @property
+    def aside_path(self) -> Path:
+        return self.path.with_suffix(self.path.suffix + ".bad")
+
+    def keep_aside(self, lines: Iterable[bytes]) -> None:
+        """Copy unreadable lines beside the transcript (`.bad`), each once, so that what
+        a session could not load is never lost, whatever later happens to the file. The
+        transcript itself keeps them (it is only ever appended to). Only the writer does
+        this; a failure to do it is logged, never fatal."""
+        wanted = [line.rstrip(b"\n") for line in lines]
+        if self._fd is None or not wanted:
+            return
+        try:
+            have = (
+                set(self.aside_path.read_bytes().split(b"\n"))
+                if self.aside_path.exists()
+                else set()
+            )
+            new = [line for line in dict.fromkeys(wanted) if line not in have]
+            if not new:
+                return
+            fd = os.open(self.aside_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                os.write(fd, b"".join(line + b"\n" for line in new))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.error("%s: could not keep unreadable lines aside: %s", self.path.name, exc)
 
     def append(self, event: Event) -> None:
         self.append_many([event])
@@ -105,8 +187,7 @@ class Transcript:
                 "this view is read-only",
             )
         batch = list(events)
-        payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
-        data = payload.encode("utf-8")
+        data = _encode(batch)
         start = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             written = 0
@@ -155,9 +236,11 @@ def read_events(path: Path) -> tuple[list[Event], LoadReport]:
                 report.torn_line = line.decode("utf-8", "replace")
             else:
                 report.bad_lines.append(number)
+                report.bad_raw.append(line)
             continue
         if not isinstance(event, dict):
             report.bad_lines.append(number)
+            report.bad_raw.append(line)
             continue
         events.append(event)
     for problem in report.problems:

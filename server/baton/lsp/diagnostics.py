@@ -14,6 +14,7 @@ SOURCE = "baton"
 USAGE_CODE = "context-usage"
 LARGE_CODE = "large-message"
 UNPAIRED_CODE = "unpaired-tool-call"
+DAMAGED_CODE = "damaged-transcript"
 LARGE_SHARE = 0.05  # a message over 5% of the window gets a hint
 
 
@@ -47,7 +48,10 @@ def build_diagnostics(
     messages: Sequence[Message],
     usage: Usage,
     encoding: str = "utf-16",
+    damage: Sequence[str] = (),
 ) -> list[types.Diagnostic]:
+    """The usage diagnostic, one for a damaged transcript (`damage` says what it lost),
+    then hints on large messages and warnings on unpaired tool calls."""
     first_line = rendered.lines[USAGE_LINE]
     out = [
         types.Diagnostic(
@@ -58,6 +62,16 @@ def build_diagnostics(
             source=SOURCE,
         )
     ]
+    if damage:
+        out.append(
+            types.Diagnostic(
+                range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+                message="Transcript damaged: " + "; ".join(damage),
+                severity=types.DiagnosticSeverity.Warning,
+                code=DAMAGED_CODE,
+                source=SOURCE,
+            )
+        )
     sections = {s.message_id: s for s in rendered.sections}
     limit = usage.context_window * LARGE_SHARE
     for message in messages:

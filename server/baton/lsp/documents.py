@@ -59,6 +59,12 @@ class SessionDocuments:
 
     # ---- diagnostics ---------------------------------------------------------------------
 
+    def first_look(self, session_id: str, damaged: bool) -> None:
+        """A client looks at a session this server has published nothing for: a damaged
+        one gets its diagnostics now, not only after its next change."""
+        if damaged and session_id not in self._last_publish:
+            self.schedule(session_id)
+
     def schedule(self, session_id: str) -> None:
         """Publish diagnostics soon: changes within the coalescing window publish once, and
         a streaming reply publishes at most every STREAM_INTERVAL."""
@@ -88,7 +94,11 @@ class SessionDocuments:
             self.clear(session_id)
             return
         diagnostics = build_diagnostics(
-            rendered, data.messages, data.usage, self._ls.position_encoding
+            rendered,
+            data.messages,
+            data.usage,
+            self._ls.position_encoding,
+            data.session.damage.describe(),
         )
         self._last_publish[session_id] = time.monotonic()
         self._ls.text_document_publish_diagnostics(

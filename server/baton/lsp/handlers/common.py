@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from baton.core.errors import InvalidParams
 from baton.core.messages import WireModel
 from baton.core.session import Session
-from baton.protocol import SessionInfo, session_uri
+from baton.protocol import DamageInfo, SessionInfo, session_uri
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,6 +48,20 @@ def session_info(session: Session) -> SessionInfo:
         uri=session_uri(session.session_id),
         compactions=session.compactions,
         read_only=session.read_only,
+        damaged=damage_info(session),
+    )
+
+
+def damage_info(session: Session) -> DamageInfo | None:
+    damage = session.damage
+    if not damage.any:
+        return None
+    return DamageInfo(
+        lines=damage.lines,
+        lost_messages=len(damage.lost_messages),
+        repaired_messages=len(damage.repaired_messages),
+        header_missing=damage.header_missing,
+        problems=damage.describe(),
     )
 
 

@@ -35,6 +35,7 @@ def register(ls: BatonServer) -> None:
     async def get(params: Any) -> Json:
         args = parse(p.SessionParams, params)
         data = service.render_data(args.session_id)
+        ls.documents.first_look(args.session_id, data.session.damage.any)
         return dump(
             p.SessionView(
                 session=session_info(data.session), messages=data.messages, usage=data.usage
@@ -74,7 +75,8 @@ def register(ls: BatonServer) -> None:
     @guarded
     async def render(params: Any) -> Json:
         args = parse(p.SessionParams, params)
-        rendered, _, version = ls.documents.render(args.session_id)
+        rendered, data, version = ls.documents.render(args.session_id)
+        ls.documents.first_look(args.session_id, data.session.damage.any)
         return dump(
             p.RenderResult(
                 uri=p.session_uri(args.session_id),

@@ -71,6 +71,14 @@ def corpus_dir() -> Path:
     return folder
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="run the reliability suites for hundreds of iterations (also BATON_LONG=1)",
+    )
+
+
 @pytest.fixture(autouse=True)
 def _no_real_anthropic(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees a developer's real key or the real endpoint."""

@@ -147,6 +147,7 @@ class Session(Replayed):
 
     def uncompact(self, boundary_id: str | None = None) -> Boundary:
         """Undo one compaction (default: the latest), keeping every later turn."""
+        self.refuse_if_read_only()
         if not self.active:
             raise NothingToCompact("this session has no compaction to undo")
         target = boundary_id or self.active[-1]
@@ -156,6 +157,7 @@ class Session(Replayed):
         return self.boundaries[target]
 
     def set_pinned(self, message_id: str, pinned: bool) -> Message:
+        self.refuse_if_read_only()
         self.get(message_id)
         self._write([{"type": "pin", "messageId": message_id, "pinned": pinned, "at": now_iso()}])
         return self.messages[message_id]
@@ -165,12 +167,21 @@ class Session(Replayed):
 
     # ---- replay --------------------------------------------------------------------------
 
-    def _write(self, events: list[Event]) -> None:
+    def refuse_if_read_only(self) -> None:
+        """session_locked for a read-only view, before any other check of a change."""
         if self.damage.header_missing:
             raise SessionLocked(
                 f"session {self.session_id}'s transcript has no valid header line; "
                 "it is shown read-only and nothing is written to it"
             )
+        if self.transcript.read_only:
+            raise SessionLocked(
+                f"session {self.session_id} is open for writing in another Baton process; "
+                "this view is read-only"
+            )
+
+    def _write(self, events: list[Event]) -> None:
+        self.refuse_if_read_only()
         self.transcript.append_many(events)
         for event in events:
             self._apply(event)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
+from contract_check import ContractCheck
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities
@@ -84,12 +86,25 @@ def _structure_command_or_action(converter: Any) -> None:
 
 class ClientProtocol(LanguageClientProtocol):
     """pytest-lsp's protocol, structuring only whole messages: pygls structures every JSON
-    object that has a "jsonrpc" key, even one nested in a message's content."""
+    object that has a "jsonrpc" key, even one nested in a message's content. Every answer
+    and notification goes past the contract check (docs/protocol.schema.json) first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.contract = ContractCheck()
+
+    def send_request(
+        self, method: str, params: Any = None, callback: Any = None, msg_id: Any = None
+    ) -> Any:
+        msg_id = msg_id if msg_id is not None else str(uuid.uuid4())
+        self.contract.request_sent(msg_id, method, params)
+        return super().send_request(method, params, callback, msg_id)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         return data
 
     def handle_message(self, message: Any) -> None:
+        self.contract.received(message)
         super().handle_message(super().structure_message(message))
 
 
@@ -225,12 +240,19 @@ class Harness:
         return await self.diagnostics(session_id, lambda p: p.version == version)
 
     async def close(self) -> None:
-        if self.client.stopped:
-            return
-        await self.client.shutdown_session()
-        await self.client.stop()
-        if self.process is not None and self.process.returncode is None:
-            await self.process.wait()
+        if not self.client.stopped:
+            await self.client.shutdown_session()
+            await self.client.stop()
+            if self.process is not None and self.process.returncode is None:
+                await self.process.wait()
+        self.assert_contract_kept()
+
+    def assert_contract_kept(self) -> None:
+        """Every answer and notification so far matched docs/protocol.schema.json."""
+        contract: ContractCheck = self.client.protocol.contract
+        violations, contract.violations = contract.violations, []
+        if violations:
+            raise AssertionError("the server broke its contract:\n" + "\n".join(violations))
 
 
 def server_env(data_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

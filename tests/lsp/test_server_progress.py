@@ -35,7 +35,13 @@ async def test_compaction_reports_begin_reports_and_end(any_lsp: Harness) -> Non
     assert values[0]["kind"] == "begin"
     assert values[0]["cancellable"] is True
     assert values[-1]["kind"] == "end"
-    assert values[-1]["message"] == "4 messages"
+    assert values[-1]["message"] == "Summarized 4 messages"
+    reports = [v for v in values if v["kind"] == "report"]
+    by_message = {v["message"]: v.get("percentage") for v in reports}
+    assert isinstance(by_message["Summarizing 4 messages"], int)  # with a percentage
+    assert isinstance(by_message["Restoring 0 files"], int)
+    percentages = [v["percentage"] for v in reports if "percentage" in v]
+    assert percentages == sorted(percentages)
     tokens = {p.token for m, p in any_lsp.recorder.received[mark:] if m == types.PROGRESS}
     assert len(tokens) == 1
     assert tokens <= set(any_lsp.client.progress_reports)  # created by the server first
@@ -58,6 +64,49 @@ async def test_a_client_token_carries_the_progress(lsp: Harness) -> None:
     values = progress_of(lsp, "mine", after=mark)
     assert values[0]["kind"] == "begin" and values[-1]["kind"] == "end"
     assert progress_of(lsp, after=mark) == values  # no other token was used
+
+
+async def test_a_command_with_a_client_token_reports_on_it_and_creates_none(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp.client.progress_reports.setdefault(7, [])  # the client made this (integer) token
+    created_before = set(lsp.client.progress_reports)
+    mark = lsp.recorder.mark()
+    result = await lsp.request(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        {
+            "command": protocol.CMD_COMPACT_UP_TO,
+            "arguments": [{"sessionId": sid, "pivotMessageId": ids[1]}],
+            "workDoneToken": 7,
+        },
+    )
+    assert result["summarizedMessageIds"] == ids[:2]
+    values = progress_of(lsp, 7, after=mark)
+    assert values[0] == {
+        "kind": "begin",
+        "title": "Baton: compacting",
+        "cancellable": True,
+        "percentage": 0,
+    }
+    assert "Summarizing 2 messages" in [v.get("message") for v in values]
+    assert values[-1] == {"kind": "end", "message": "Summarized 2 messages"}
+    assert progress_of(lsp, after=mark) == values  # no other token was used
+    assert set(lsp.client.progress_reports) == created_before  # and none was created
+
+    lsp.client.progress_reports.setdefault("preview-1", [])
+    mark = lsp.recorder.mark()
+    await lsp.request(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        {
+            "command": protocol.CMD_PREVIEW_COMPACT,
+            "arguments": [{"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[3]}],
+            "workDoneToken": "preview-1",
+        },
+    )
+    values = progress_of(lsp, "preview-1", after=mark)
+    assert values[0]["title"] == "Baton: planning a compaction"
+    # the view is now the summary, ids[2], ids[3], ...: three messages up to ids[3]
+    assert values[-1] == {"kind": "end", "message": "3 messages would be summarized"}
 
 
 async def test_a_client_without_progress_support_gets_none(start_server) -> None:

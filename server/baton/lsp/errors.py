@@ -8,11 +8,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
-from lsprotocol.types import ErrorCodes, LSPErrorCodes
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton.core.errors import BatonError
+from baton.protocol import REQUEST_FAILED_RPC, RPC_CODE
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +21,50 @@ R = TypeVar("R")
 
 
 def _rpc_code(code: str) -> int:
-    if code == "invalid_params":
-        return int(ErrorCodes.InvalidParams)
-    if code == "internal_error":
-        return int(ErrorCodes.InternalError)
-    return int(LSPErrorCodes.RequestFailed)
+    return RPC_CODE.get(code, REQUEST_FAILED_RPC)
+
+
+def field_problems(exc: ValidationError, data: Any = None, limit: int = 5) -> list[str]:
+    """One line per problem, naming the field path as the client spelled it
+    (`messages.0.content.0.text: Field required`).
+
+    pydantic's locations also name union members (`str`, `list[...]`, a block's tag); with
+    the input at hand only the keys and indexes it really has are kept, and a member that
+    did not apply ("Input should be a valid string" for a list) is dropped while a more
+    telling problem remains."""
+    found: list[tuple[str, bool, str]] = []
+    for err in exc.errors():
+        path, guessed = _path(err["loc"], data)
+        found.append((path or "params", guessed and err["type"].endswith("_type"), err["msg"]))
+    telling = [path for path, noise, _ in found if not noise]
+
+    def explained(path: str) -> bool:  # a problem at or under `path` says more
+        return any(t == path or t.startswith(f"{path}.") for t in telling)
+
+    text = [f"{path}: {msg}" for path, noise, msg in found if not (noise and explained(path))]
+    return list(dict.fromkeys(text))[:limit]
+
+
+def _path(loc: tuple[int | str, ...], data: Any) -> tuple[str, bool]:
+    """(the dotted path, whether a union member's label was skipped)."""
+    if data is None:
+        parts = [str(part) for part in loc if "[" not in str(part)]
+        return ".".join(parts), len(parts) != len(loc)
+    kept: list[str] = []
+    skipped = False
+    here = data
+    for n, part in enumerate(loc):
+        present = (isinstance(here, dict) and part in here) or (
+            isinstance(here, list) and isinstance(part, int) and 0 <= part < len(here)
+        )
+        missing_field = n == len(loc) - 1 and isinstance(here, dict) and isinstance(part, str)
+        if not (present or missing_field):
+            skipped = True  # a union member's label, not a key of the input
+            continue
+        if present:
+            here = here[part]
+        kept.append(str(part))
+    return ".".join(kept), skipped
 
 
 def to_rpc_error(exc: BaseException) -> JsonRpcException:
@@ -36,10 +75,7 @@ def to_rpc_error(exc: BaseException) -> JsonRpcException:
         data = {k: v for k, v in exc.data.items() if _is_json(v)}
         return JsonRpcException(exc.message, _rpc_code(exc.code), {**data, "code": exc.code})
     if isinstance(exc, ValidationError):
-        problems = [
-            f"{'.'.join(str(p) for p in err['loc']) or 'params'}: {err['msg']}"
-            for err in exc.errors()[:5]
-        ]
+        problems = field_problems(exc)
         return JsonRpcException(
             "invalid params: " + "; ".join(problems),
             _rpc_code("invalid_params"),

@@ -25,6 +25,7 @@ class Reporter:
         self._ls = ls
         self._token = token
         self._last = 0.0
+        self._last_message: str | None = None
         self.final_message: str | None = None
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
@@ -36,15 +37,17 @@ class Reporter:
         if self._ls is None:
             return
         now = time.monotonic()
-        if not force and now - self._last < REPORT_INTERVAL:
+        # a new step of known extent always shows; streaming text at most every interval
+        step = percentage is not None and message != self._last_message
+        if not (force or step) and now - self._last < REPORT_INTERVAL:
             return
-        self._last = now
+        self._last, self._last_message = now, message
         value = types.WorkDoneProgressReport(message=message, percentage=percentage)
         self._ls.work_done_progress.report(self._token, value)
 
 
 def client_supports_progress(ls: LanguageServer) -> bool:
-    caps = ls.client_capabilities
+    caps = getattr(ls.protocol, "client_capabilities", None)  # none before initialize
     window = caps.window if caps is not None else None
     return bool(window and window.work_done_progress)
 

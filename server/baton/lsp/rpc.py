@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cattrs import Converter
@@ -48,8 +48,13 @@ class BatonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
     Stock pygls drops a request whose params cannot be structured (the client waits
-    forever) and cannot cancel a running command; both matter to an editor.
+    forever) and cannot cancel a running command; both matter to an editor. Commands of
+    protocol.py's table get the request's `workDoneToken`, which pygls does not pass on.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         # json.loads calls this for every object, innermost first; structuring there would
@@ -146,6 +151,9 @@ class BatonProtocol(LanguageServerProtocol):
         self, params: types.ExecuteCommandParams
     ) -> Any:
         # A coroutine (not pygls's generator) so that $/cancelRequest cancels the command.
+        endpoint = self.command_endpoints.get(params.command)
+        if endpoint is not None:  # a protocol.py command: it reports on the client's token
+            return await endpoint(list(params.arguments or []), params.work_done_token)
         handler: Callable[..., Any] | None = self.fm.commands.get(params.command)
         if handler is None:
             raise JsonRpcInvalidParams(

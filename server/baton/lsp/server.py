@@ -139,11 +139,18 @@ class BatonServer(LanguageServer):
 
 
 def create_server(service: BatonService | None = None) -> BatonServer:
+    from baton.lsp import dispatch
     from baton.lsp.handlers import compaction, documents, sessions, settings
 
     server = BatonServer(service)
-    for area in (settings, sessions, compaction, documents):
-        area.register(server)
+    settings.register(server)
+    documents.register(server)
+    dispatch.register(
+        server,
+        requests={**sessions.REQUESTS, **compaction.REQUESTS},
+        commands=compaction.COMMANDS,
+        notifications=documents.NOTIFICATIONS,
+    )
     return server
 
 

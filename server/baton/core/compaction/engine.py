@@ -85,6 +85,11 @@ def _report(ctx: CompactContext, text: str, fraction: float | None) -> None:
         log.debug("progress callback failed: %s", type(exc).__name__)
 
 
+def _count(n: int, noun: str) -> str:
+    """`3,723 messages`, `1 file`: how progress messages count."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _summary_progress(ctx: CompactContext) -> Progress | None:
     """The summarizer's own steps, mapped into the part of the pipeline it takes."""
     if ctx.progress is None:
@@ -128,7 +133,7 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
             dry_run=True,
         )
 
-    _report(ctx, f"Summarizing {len(summarized)} messages", SUMMARY_START)
+    _report(ctx, f"Summarizing {_count(len(summarized), 'message')}", SUMMARY_START)
     instructions = merge_instructions(
         request.instructions,
         ctx.settings.compact_instructions,
@@ -166,8 +171,8 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
             )
         ],
     )
-    _report(ctx, "Restoring editor files", 0.85)
     restored = _restore(ctx, kept)
+    _report(ctx, f"Restoring {_count(len(restored.files), 'file')}", 0.85)
     attachments = [message for message, _ in restored.files]
     new_view = layout_view(plan, summary, attachments, by_id)
 

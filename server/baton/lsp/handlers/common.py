@@ -1,22 +1,41 @@
-"""Small helpers the handlers share: params, session payloads, the one-argument rule."""
+"""What the handlers share: the call they get, params parsing, the one-argument rule."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from baton.core.errors import InvalidParams
 from baton.core.messages import WireModel
 from baton.core.session import Session
+from baton.lsp.errors import field_problems
 from baton.protocol import DamageInfo, SessionInfo, session_uri
+
+if TYPE_CHECKING:
+    from baton.core.service import BatonService
+    from baton.lsp.server import BatonServer
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def dump(model: WireModel) -> dict[str, Any]:
-    """A wire payload: `WireModel.wire()`, the one serializer and its null policy."""
-    return model.wire()
+@dataclass(frozen=True)
+class Call:
+    """One call of a handler: the server, and the progress token the client sent, if any."""
+
+    ls: BatonServer
+    token: Any = None  # the client's workDoneToken (an int or a string), or None
+
+    @property
+    def service(self) -> BatonService:
+        return self.ls.service
+
+
+Handler = Callable[[Call, Any], Awaitable[WireModel]]
+"""A request or command handler: (call, the validated params model) -> the result model."""
+NotificationHandler = Callable[[Call, Any], None]
 
 
 def parse(model: type[M], params: Any) -> M:
@@ -28,7 +47,11 @@ def parse(model: type[M], params: Any) -> M:
         params = {}
     if not isinstance(params, dict):
         raise InvalidParams(f"params must be an object, got {type(params).__name__}")
-    return model.model_validate(params)
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        problems = field_problems(exc, params)
+        raise InvalidParams("invalid params: " + "; ".join(problems), problems=problems) from None
 
 
 def one_argument(model: type[M], args: tuple[Any, ...]) -> M:

@@ -1,103 +1,93 @@
-"""Compaction requests and the `baton.*` commands that code actions carry."""
+"""Compaction: the `baton/compact` and `baton/uncompact` requests and the `baton.*` commands
+that code actions carry; `compact_request` is the one mapping from wire params to a
+`CompactRequest`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pydantic import BaseModel
 
 from baton import protocol as p
+from baton.core.boundary import Direction
 from baton.core.compaction.result import CompactRequest
-from baton.lsp.errors import guarded
-from baton.lsp.handlers.common import dump, one_argument, parse, work_done_token
+from baton.lsp.handlers.common import Call, Handler
 from baton.lsp.progress import work_done
 
-if TYPE_CHECKING:
-    from baton.lsp.server import BatonServer
+CompactArgs = (
+    p.CompactParams
+    | p.CompactCommandArgs
+    | p.PivotCommandArgs
+    | p.PreviewCommandArgs
+    | p.RangeCommandArgs
+)
 
-Json = dict[str, Any]
+
+def compact_request(
+    args: CompactArgs, direction: Direction | None = None, *, dry_run: bool | None = None
+) -> CompactRequest:
+    """What the params or a command's argument ask for; `direction` and `dry_run` are what
+    the command itself fixes (`baton.compactUpTo` is `up_to`, a preview is a dry run)."""
+    model: BaseModel = args  # not every shape has every field: absent means "not given"
+    wanted: Direction = direction if direction is not None else getattr(model, "direction", "all")
+    return CompactRequest(
+        direction=wanted,
+        pivot_message_id=getattr(model, "pivot_message_id", None),
+        end_message_id=getattr(model, "end_message_id", None),
+        instructions=getattr(model, "instructions", None),
+        dry_run=getattr(model, "dry_run", False) if dry_run is None else dry_run,
+    )
 
 
-def register(ls: BatonServer) -> None:
-    service = ls.service
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
-    async def run(session_id: str, request: CompactRequest, token: Any = None) -> Json:
-        service.session(session_id)  # unknown ids fail before any progress shows
-        title = "Baton: planning a compaction" if request.dry_run else "Baton: compacting"
-        async with work_done(ls, title, token) as reporter:
-            result = await service.compact(session_id, request, reporter)
-            summarized = len(result.summarized_message_ids)
-            reporter.final_message = f"{summarized} message{'s' if summarized != 1 else ''}"
-        return dump(result)
 
-    @ls.feature(p.COMPACT)
-    @guarded
-    async def compact(params: Any) -> Json:
-        args = parse(p.CompactParams, params)
-        request = CompactRequest(
-            direction=args.direction,
-            pivot_message_id=args.pivot_message_id,
-            end_message_id=args.end_message_id,
-            instructions=args.instructions,
-            dry_run=args.dry_run,
+async def run(call: Call, session_id: str, request: CompactRequest) -> p.CompactResult:
+    """One compaction with progress on the client's token (or one of the server's)."""
+    call.service.session(session_id)  # unknown ids fail before any progress shows
+    title = "Baton: planning a compaction" if request.dry_run else "Baton: compacting"
+    async with work_done(call.ls, title, call.token) as reporter:
+        result = await call.service.compact(session_id, request, reporter)
+        summarized = _plural(len(result.summarized_message_ids), "message")
+        reporter.final_message = (
+            f"{summarized} would be summarized" if request.dry_run else f"Summarized {summarized}"
         )
-        return await run(args.session_id, request, work_done_token(params))
+    return result
 
-    @ls.feature(p.UNCOMPACT)
-    @guarded
-    async def uncompact(params: Any) -> Json:
-        args = parse(p.UncompactParams, params)
-        usage = service.uncompact(args.session_id, args.boundary_id)
-        return dump(p.UncompactResult(usage=usage))
 
-    @ls.command(p.CMD_COMPACT)
-    @guarded
-    async def cmd_compact(*arguments: Any) -> Json:
-        args = one_argument(p.CompactCommandArgs, arguments)
-        request = CompactRequest(
-            direction=args.direction,
-            pivot_message_id=args.pivot_message_id,
-            end_message_id=args.end_message_id,
-            instructions=args.instructions,
-        )
-        return await run(args.session_id, request)
+async def compact(call: Call, args: p.CompactParams) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args))
 
-    @ls.command(p.CMD_COMPACT_UP_TO)
-    @guarded
-    async def cmd_compact_up_to(*arguments: Any) -> Json:
-        args = one_argument(p.PivotCommandArgs, arguments)
-        request = CompactRequest("up_to", args.pivot_message_id, instructions=args.instructions)
-        return await run(args.session_id, request)
 
-    @ls.command(p.CMD_COMPACT_FROM)
-    @guarded
-    async def cmd_compact_from(*arguments: Any) -> Json:
-        args = one_argument(p.PivotCommandArgs, arguments)
-        request = CompactRequest("from", args.pivot_message_id, instructions=args.instructions)
-        return await run(args.session_id, request)
+async def uncompact(call: Call, args: p.UncompactParams) -> p.UncompactResult:
+    return p.UncompactResult(usage=call.service.uncompact(args.session_id, args.boundary_id))
 
-    @ls.command(p.CMD_COMPACT_RANGE)
-    @guarded
-    async def cmd_compact_range(*arguments: Any) -> Json:
-        args = one_argument(p.RangeCommandArgs, arguments)
-        request = CompactRequest(
-            "range", args.pivot_message_id, args.end_message_id, instructions=args.instructions
-        )
-        return await run(args.session_id, request)
 
-    @ls.command(p.CMD_PREVIEW_COMPACT)
-    @guarded
-    async def cmd_preview(*arguments: Any) -> Json:
-        args = one_argument(p.PreviewCommandArgs, arguments)
-        request = CompactRequest(
-            direction=args.direction,
-            pivot_message_id=args.pivot_message_id,
-            end_message_id=args.end_message_id,
-            dry_run=True,
-        )
-        return await run(args.session_id, request)
+async def compact_command(call: Call, args: p.CompactCommandArgs) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args))
 
-    @ls.command(p.CMD_UNCOMPACT)
-    @guarded
-    async def cmd_uncompact(*arguments: Any) -> Json:
-        args = one_argument(p.UncompactParams, arguments)
-        usage = service.uncompact(args.session_id, args.boundary_id)
-        return dump(p.UncompactResult(usage=usage))
+
+async def compact_up_to(call: Call, args: p.PivotCommandArgs) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args, "up_to"))
+
+
+async def compact_from(call: Call, args: p.PivotCommandArgs) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args, "from"))
+
+
+async def compact_range(call: Call, args: p.RangeCommandArgs) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args, "range"))
+
+
+async def preview_compact(call: Call, args: p.PreviewCommandArgs) -> p.CompactResult:
+    return await run(call, args.session_id, compact_request(args, dry_run=True))
+
+
+REQUESTS: dict[str, Handler] = {p.COMPACT: compact, p.UNCOMPACT: uncompact}
+COMMANDS: dict[str, Handler] = {
+    p.CMD_COMPACT: compact_command,
+    p.CMD_COMPACT_UP_TO: compact_up_to,
+    p.CMD_COMPACT_FROM: compact_from,
+    p.CMD_COMPACT_RANGE: compact_range,
+    p.CMD_PREVIEW_COMPACT: preview_compact,
+    p.CMD_UNCOMPACT: uncompact,
+}

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from baton import protocol as p
-from baton.core.errors import BatonError
 from baton.lsp.code_actions import KINDS, compact_actions, kind_name
 from baton.lsp.errors import guarded
-from baton.lsp.handlers.common import parse
+from baton.lsp.handlers.common import Call, NotificationHandler
 from baton.lsp.hover import message_hover, usage_hover
 from baton.lsp.render import USAGE_LINE, Section, code_units
 
@@ -22,7 +21,17 @@ def _is_file(uri: str) -> bool:
     return uri.startswith("file:")
 
 
+def active_editor(call: Call, args: p.ActiveEditorParams) -> None:
+    """`baton/activeEditor`: the focused editor feeds the restore rules (files only)."""
+    uri = args.uri
+    call.service.editor_files.focused(uri if uri and _is_file(uri) else None)
+
+
+NOTIFICATIONS: dict[str, NotificationHandler] = {p.ACTIVE_EDITOR: active_editor}
+
+
 def register(ls: BatonServer) -> None:
+    """The standard LSP document features (the custom ones dispatch from protocol.py)."""
     files = ls.service.editor_files
 
     def text_of(uri: str) -> str | None:
@@ -58,14 +67,6 @@ def register(ls: BatonServer) -> None:
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         if _is_file(params.text_document.uri):
             files.closed(params.text_document.uri)
-
-    @ls.feature(p.ACTIVE_EDITOR)
-    def active_editor(params: Any) -> None:
-        try:
-            uri = parse(p.ActiveEditorParams, params).uri
-        except (BatonError, ValueError):
-            return  # a notification has nobody to answer; a bad one changes nothing
-        files.focused(uri if uri and _is_file(uri) else None)
 
     @ls.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
     @guarded

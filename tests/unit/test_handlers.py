@@ -1,0 +1,139 @@
+"""The lsp layer dispatches from protocol.py's tables to top-level handlers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol.types import ErrorCodes, LSPErrorCodes
+from pygls.exceptions import JsonRpcException
+
+from baton import protocol as p
+from baton.core.service import BatonService
+from baton.core.settings import Settings
+from baton.lsp import dispatch
+from baton.lsp.handlers import compaction, documents, sessions
+from baton.lsp.handlers.common import Call
+from baton.lsp.server import BatonServer, create_server
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> BatonServer:
+    return create_server(BatonService(Settings(data_dir=str(tmp_path))))
+
+
+def _turns(n: int) -> list[p.MessageInput]:
+    out = []
+    for i in range(n):
+        words = " ".join(f"w{i}x{j}" for j in range(50))
+        out.append(p.MessageInput(role="user", content=f"question {i} {words}"))
+        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
+    return out
+
+
+async def test_a_handler_is_a_function_of_the_call_and_the_validated_params(
+    server: BatonServer,
+) -> None:
+    call = Call(server)
+    info = await sessions.create(call, p.CreateParams(title="plan"))
+    assert isinstance(info, p.SessionInfo) and info.title == "plan"
+    appended = await sessions.append(
+        call, p.AppendParams(session_id=info.session_id, messages=_turns(3))
+    )
+    ids = appended.message_ids
+    args = p.PivotCommandArgs.model_validate({"sessionId": info.session_id, "messageId": ids[1]})
+    result = await compaction.compact_up_to(call, args)
+    assert result.direction == "up_to" and result.summarized_message_ids == ids[:2]
+    view = await sessions.get(call, p.SessionParams(session_id=info.session_id))
+    summary = view.messages[0]
+    assert summary.kind == "summary" and summary.boundary_id == result.boundary_id
+    assert "boundaryId" in summary.wire()
+    undone = await compaction.uncompact(
+        call, p.UncompactParams(session_id=info.session_id, boundary_id=summary.boundary_id)
+    )
+    assert isinstance(undone, p.UncompactResult)
+    assert (await sessions.delete(call, p.SessionParams(session_id=info.session_id))).wire() == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "direction", "dry_run", "expected"),
+    [
+        (
+            p.CompactParams(session_id="s", pivot_message_id="m", dry_run=True),
+            None,
+            None,
+            ("all", "m", None, None, True),
+        ),
+        (
+            p.CompactCommandArgs(session_id="s", direction="range", instructions="keep x"),
+            None,
+            None,
+            ("range", None, None, "keep x", False),
+        ),
+        (
+            p.PivotCommandArgs(session_id="s", pivot_message_id="m"),
+            "from",
+            None,
+            ("from", "m", None, None, False),
+        ),
+        (
+            p.RangeCommandArgs(session_id="s", pivot_message_id="a", end_message_id="b"),
+            "range",
+            None,
+            ("range", "a", "b", None, False),
+        ),
+        (p.PreviewCommandArgs(session_id="s"), None, True, ("all", None, None, None, True)),
+    ],
+)
+def test_one_mapping_turns_every_compaction_shape_into_a_request(
+    args: compaction.CompactArgs, direction: Any, dry_run: Any, expected: tuple[Any, ...]
+) -> None:
+    request = compaction.compact_request(args, direction, dry_run=dry_run)
+    got = (
+        request.direction,
+        request.pivot_message_id,
+        request.end_message_id,
+        request.instructions,
+        request.dry_run,
+    )
+    assert got == expected
+
+
+async def test_a_params_error_is_invalid_params_naming_the_field_path(
+    server: BatonServer,
+) -> None:
+    endpoint = server.protocol.command_endpoints[p.CMD_COMPACT_RANGE]
+    with pytest.raises(JsonRpcException) as caught:
+        await endpoint([{"sessionId": "s", "pivotMessageId": "a"}], None)
+    assert caught.value.code == ErrorCodes.InvalidParams
+    assert caught.value.data == {
+        "code": "invalid_params",
+        "problems": ["endMessageId: Field required"],
+    }
+
+
+def test_the_error_table_uses_the_lsp_error_numbers() -> None:
+    assert p.RPC_CODE["invalid_params"] == ErrorCodes.InvalidParams
+    assert p.RPC_CODE["internal_error"] == ErrorCodes.InternalError
+    assert p.RPC_CODE["session_not_found"] == LSPErrorCodes.RequestFailed
+
+
+def test_every_table_entry_has_a_handler_and_a_missing_one_fails(tmp_path: Path) -> None:
+    server = BatonServer(BatonService(Settings(data_dir=str(tmp_path))))
+    requests = {**sessions.REQUESTS, **compaction.REQUESTS}
+    del requests[p.SESSION_PIN]
+    with pytest.raises(RuntimeError, match="baton/session/pin"):
+        dispatch.register(server, requests, compaction.COMMANDS, documents.NOTIFICATIONS)
+
+
+def test_a_handler_taking_the_wrong_params_model_fails_at_start(tmp_path: Path) -> None:
+    server = BatonServer(BatonService(Settings(data_dir=str(tmp_path))))
+    requests = {**sessions.REQUESTS, **compaction.REQUESTS, p.SESSION_PIN: sessions.usage}
+    with pytest.raises(TypeError, match="baton/session/pin must take"):
+        dispatch.register(server, requests, compaction.COMMANDS, documents.NOTIFICATIONS)
+
+
+def test_a_handler_answering_another_model_is_a_server_fault() -> None:
+    with pytest.raises(TypeError, match="not SessionList"):
+        dispatch.answer(p.SessionList, p.Empty())

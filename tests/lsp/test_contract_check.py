@@ -7,33 +7,24 @@ from lsp_harness import Harness, conversation
 
 from baton import protocol
 
-USAGE = {
-    "sessionId": "s",
-    "model": "m",
-    "contextWindow": 1,
-    "effectiveWindow": 1,
-    "autoCompactThreshold": 1,
-    "warningThreshold": 1,
-    "errorThreshold": 1,
-    "blockingLimit": 1,
-    "usedTokens": 0,
-    "percentUsed": 0,
-    "percentLeft": 100,
-    "state": "ok",
-    "estimated": True,
-    "autoCompactEnabled": True,
-    "autoCompactPaused": False,
-    "breakdown": {
-        "system": 0,
-        "tools": 0,
-        "messages": 0,
-        "summary": 0,
-        "attachments": 0,
-        "free": 1,
-    },
-    "estimatorExact": True,
-    "warnings": [],
-}
+USAGE = protocol.Usage(
+    session_id="s",
+    model="m",
+    context_window=1,
+    effective_window=1,
+    auto_compact_threshold=1,
+    warning_threshold=1,
+    error_threshold=1,
+    blocking_limit=1,
+    used_tokens=0,
+    percent_used=0,
+    percent_left=100,
+    state="ok",
+    estimated=True,
+    auto_compact_enabled=True,
+    auto_compact_paused=False,
+    breakdown=protocol.Breakdown(free=1),
+).wire()
 
 
 def _answer(check: ContractCheck, method: str, result: object, command: str | None = None) -> None:

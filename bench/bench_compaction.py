@@ -11,7 +11,7 @@ between versions (absolute seconds depend on the machine).
 
     python bench/bench_compaction.py [--corpus DIR] [--repeat N] [--json]
 
-(DIR defaults to $BATON_CORPUS, else ../shared/corpus beside the repository.)
+(DIR defaults to $BATON_CORPUS; the real transcripts are never part of the repository.)
 """
 
 from __future__ import annotations
@@ -36,11 +36,8 @@ from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Encoder, Estimator, default_estimator, load_cl100k
 
-# the real transcripts: BATON_CORPUS, else the folder beside the repository (never copied in)
-DEFAULT_CORPUS = Path(
-    os.environ.get("BATON_CORPUS")
-    or Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
-)
+# the real transcripts come from outside the repository, named by --corpus or BATON_CORPUS
+CORPUS_ENV = "BATON_CORPUS"
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -123,10 +120,13 @@ def measure(path: Path, repeat: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, default=os.environ.get(CORPUS_ENV))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.corpus is None or not args.corpus.is_dir():
+        print(f"name a folder of transcripts with --corpus DIR or {CORPUS_ENV}", file=sys.stderr)
+        return 2
     files = sorted(
         p for p in args.corpus.iterdir() if p.suffix in (".jsonl", ".json") and p.is_file()
     )

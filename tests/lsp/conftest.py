@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import NEOVIM, VSCODE, Harness, start
+from lsp_harness import NEOVIM, SERVER_COMMAND, VSCODE, Harness, server_env, start
+from test_server_malformed import RawPipe
 
 Starter = Callable[..., Awaitable[Harness]]
 
@@ -38,3 +40,25 @@ async def lsp(start_server: Starter) -> Harness:
 async def any_lsp(request: pytest.FixtureRequest, start_server: Starter) -> Harness:
     """The same test with VS Code's and Neovim's recorded capabilities."""
     return await start_server(request.param)
+
+
+@pytest_asyncio.fixture
+async def pipe(tmp_path: Path) -> AsyncIterator[RawPipe]:
+    """A server over a raw pipe, initialized, for tests that send bytes of their own."""
+    process = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=server_env(tmp_path / "data"),
+    )
+    raw = RawPipe(process)
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}
+    await raw.send(init)
+    await raw.response(0)
+    try:
+        yield raw
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -39,27 +38,6 @@ MALFORMED = {
     "binary noise": bytes(range(256)) * 4 + b"\r\n\x00\xff\n\n\r\n",
     "noise without a line end": b"\x8f" * 20000,
 }
-
-
-@pytest.fixture
-async def pipe(tmp_path: Path) -> AsyncIterator[RawPipe]:
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(tmp_path / "data"),
-    )
-    raw = RawPipe(process)
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}
-    await raw.send(init)
-    await raw.response(0)
-    try:
-        yield raw
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
 
 
 async def write(pipe: RawPipe, data: bytes) -> None:

@@ -3,41 +3,17 @@ no answer carrying a traceback or a server path."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import SERVER_COMMAND, server_env
 from test_server_malformed import INVALID_PARAMS, INVALID_REQUEST, RawPipe
 
 from baton import protocol
 from baton.lsp.framing import MAX_DEPTH
 
 SERVER_FILES = str(Path(protocol.__file__).parent)
-
-
-@pytest.fixture
-async def pipe(tmp_path: Path) -> AsyncIterator[RawPipe]:
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=server_env(tmp_path / "data"),
-    )
-    raw = RawPipe(process)
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}
-    await raw.send(init)
-    await raw.response(0)
-    try:
-        yield raw
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
 
 
 def clean(answer: dict[str, Any]) -> dict[str, Any]:

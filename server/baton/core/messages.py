@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from baton.core.wire_nulls import restore_required_nulls
+
 
 def now_iso() -> str:
     """The current time as an ISO-8601 UTC string (the wire's time format)."""
@@ -32,23 +34,8 @@ class WireModel(BaseModel):
         declares it without a default (`summary: str | None`), which is always sent, as null.
         """
         out = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        _restore_required_nulls(self, out)
+        restore_required_nulls(self, out)
         return out
-
-
-def _restore_required_nulls(model: BaseModel, out: dict[str, Any]) -> None:
-    for name, info in type(model).model_fields.items():
-        key = info.serialization_alias or info.alias or name
-        value = getattr(model, name)
-        if value is None:
-            if info.is_required():
-                out[key] = None
-        elif isinstance(value, BaseModel) and isinstance(out.get(key), dict):
-            _restore_required_nulls(value, out[key])
-        elif isinstance(value, list) and isinstance(out.get(key), list):
-            for item, dumped in zip(value, out[key], strict=False):
-                if isinstance(item, BaseModel) and isinstance(dumped, dict):
-                    _restore_required_nulls(item, dumped)
 
 
 class _Block(BaseModel):

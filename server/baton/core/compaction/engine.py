@@ -18,6 +18,7 @@ from baton.core.compaction.prompts import (
 )
 from baton.core.compaction.restore import Restored, restore_files
 from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.summarizers import Progress, Summarizer, SummaryRequest, strip_media
 from baton.core.editor_files import EditorFiles
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
@@ -140,6 +141,8 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
         project_instructions(ctx.workspace_folders),
     )
     transcript_path = str(session.transcript.path)
+    # One extraction serves the summarizer (its input has no attachments) and the check.
+    facts = SpanFacts.extract(summarized)
     summary_request = SummaryRequest(
         direction=plan.direction,
         messages=strip_media(summarized),
@@ -148,12 +151,18 @@ async def _compact(session: Session, request: CompactRequest, ctx: CompactContex
         trigger=request.trigger,
         transcript_path=transcript_path,
         max_tokens=SUMMARY_MAX_TOKENS,
+        facts=facts.without_attachments(),
     )
     body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
 
     _report(ctx, "Checking what the summary kept", 0.8)
     kept_figures, ledger_text = retention(
-        summarized, body, kept, count_text=ctx.estimator.count_text, transcript_path=transcript_path
+        summarized,
+        body,
+        kept,
+        count_text=ctx.estimator.count_text,
+        transcript_path=transcript_path,
+        facts=facts,
     )
     if ledger_text:
         body = f"{body.rstrip()}\n\n{ledger_text}"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from baton.core.compaction.facts import normalize, result_text
-from baton.core.messages import Message
+from baton.core.messages import Message, ToolResultBlock
 
 ERROR_LINE_CHARS = 200
 
@@ -50,6 +50,8 @@ def _clip_line(text: str) -> str:
 
 
 def _traceback_facts(text: str) -> list[ErrorFact]:
+    if _TRACEBACK not in text:  # most results: skip the line-by-line scan
+        return []
     facts: list[ErrorFact] = []
     lines = text.splitlines()
     index = 0
@@ -100,11 +102,16 @@ def error_facts(messages: Iterable[Message]) -> list[ErrorFact]:
     found: dict[str, ErrorFact] = {}
     for message in messages:
         for block in message.tool_results():
-            text = result_text(block)
-            facts = _traceback_facts(text)
-            if not facts and block.is_error:
-                line = error_line(text)
-                facts = [ErrorFact(line)] if line else []
-            for fact in facts:
+            for fact in result_errors(block):
                 found.setdefault(fact.line, fact)
     return list(found.values())
+
+
+def result_errors(block: ToolResultBlock) -> list[ErrorFact]:
+    """The errors one tool result shows: its tracebacks, else (when it failed) its telling line."""
+    text = result_text(block)
+    facts = _traceback_facts(text)
+    if not facts and block.is_error:
+        line = error_line(text)
+        facts = [ErrorFact(line)] if line else []
+    return facts

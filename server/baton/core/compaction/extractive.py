@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from baton.core.compaction.error_facts import ErrorFact, error_facts
+from baton.core.compaction.error_facts import ErrorFact
 from baton.core.compaction.facts import (
     CountText,
     PathTouch,
     cut_to_tokens,
     cut_with_marker,
     split_summary_prompts,
-    touched_paths,
 )
 from baton.core.compaction.prompts import extract_summary
+from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import Message
 
 # Share of the summary each section may use; the user-messages section gets the rest.
@@ -49,8 +49,11 @@ class Facts:
     terms: Counter[str] = field(default_factory=Counter)
 
     @classmethod
-    def gather(cls, messages: Sequence[Message]) -> Facts:
-        facts = cls(paths=touched_paths(messages), errors=error_facts(messages))
+    def gather(cls, messages: Sequence[Message], span: SpanFacts | None = None) -> Facts:
+        """The facts of `messages`; `span` are their shared facts when extracted already."""
+        if span is None:
+            span = SpanFacts.extract(messages)
+        facts = cls(paths=span.paths, errors=span.errors)
         for message in messages:
             if message.kind == "summary":
                 text = message.text()

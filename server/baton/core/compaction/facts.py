@@ -27,6 +27,21 @@ def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+def remembered(count_text: CountText) -> CountText:
+    """`count_text` remembering its answers: one summary or ledger counts the same prompts,
+    markers and candidate cuts again and again while it fits its budget. Keep the result
+    for one such piece of work only (it holds every text it counted)."""
+    known: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        tokens = known.get(text)
+        if tokens is None:
+            tokens = known[text] = count_text(text)
+        return tokens
+
+    return count
+
+
 def normalize(text: str) -> str:
     """Whitespace-insensitive form used to decide whether a fact survived."""
     return " ".join(text.split())

@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from baton.core.boundary import Retention, RetentionFigure
-from baton.core.compaction.error_facts import error_facts
 from baton.core.compaction.facts import (
     CountText,
     approx_tokens,
     message_haystack,
     normalize,
-    prompt_texts,
-    touched_paths,
 )
 from baton.core.compaction.ledger_text import LEDGER_MAX_TOKENS, write_ledger
+from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import Message
 
 # A long prompt survives when its head does: summaries may cut the tail with a marker.
@@ -65,6 +63,7 @@ def retention(
     budget: int = LEDGER_MAX_TOKENS,
     count_text: CountText = approx_tokens,
     transcript_path: str | None = None,
+    facts: SpanFacts | None = None,
 ) -> tuple[Retention, str | None]:
     """How many of the summarized messages' facts survive in `summary_text` or in the kept
     messages, and a ledger of the missing ones (None when nothing is missing).
@@ -74,12 +73,15 @@ def retention(
     `summary_text` as given. The ledger stays within `budget` tokens as `count_text` counts
     them; when the full one does not fit it is shortened (see `ledger_text`) and says what it
     left out and that `transcript_path` holds the full text. With the full ledger appended,
-    every fact is found.
+    every fact is found. `facts` are the summarized messages' facts when the caller has
+    them already (the summarizer was given the same ones).
     """
+    if facts is None:
+        facts = SpanFacts.extract(summarized)
     haystack = normalize(summary_text) + "\n" + message_haystack(kept)
-    prompts = _unique(prompt_texts(summarized))
-    paths = _unique([touch.path for touch in touched_paths(summarized)])
-    errors = _unique([fact.line for fact in error_facts(summarized)])
+    prompts = _unique(facts.prompts)
+    paths = _unique([touch.path for touch in facts.paths])
+    errors = _unique([fact.line for fact in facts.errors])
 
     missing = (
         [p for p in prompts if not _found(haystack, p, PROMPT_PREFIX_CHARS)],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.compaction.facts import CountText, cut_with_marker, normalize
+from baton.core.compaction.facts import CountText, cut_with_marker, normalize, remembered
 
 LEDGER_PROMPT_CHARS = 500
 # The ledger's own bound, on top of the summarizer's: what a compaction writes stays within
@@ -62,7 +62,7 @@ def write_ledger(
     transcript_path: str | None,
 ) -> str:
     """The ledger of the missing facts, within `budget` tokens as `count` counts them."""
-    return _Fitter(prompts, paths, errors, budget, count, transcript_path).fit()
+    return _Fitter(prompts, paths, errors, budget, remembered(count), transcript_path).fit()
 
 
 class _Fitter:

@@ -9,8 +9,9 @@ from typing import Any, Protocol
 
 from baton.core.boundary import Trigger
 from baton.core.compaction import extractive
-from baton.core.compaction.facts import CountText, approx_tokens
+from baton.core.compaction.facts import CountText, approx_tokens, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
+from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import (
     ContentBlock,
     DocumentBlock,
@@ -28,7 +29,9 @@ Progress = Callable[[str, float | None], None]
 @dataclass
 class SummaryRequest:
     """What to summarize. `context_before` holds the messages kept verbatim ahead of the span
-    (for `from` and `range`); they are context, never part of the summary."""
+    (for `from` and `range`); they are context, never part of the summary. `facts` are the
+    span's facts when the caller extracted them already (the compaction pipeline does, for
+    its retention check): a summarizer that needs them uses these instead of its own pass."""
 
     direction: str
     messages: list[Message]
@@ -37,6 +40,7 @@ class SummaryRequest:
     trigger: Trigger = "manual"
     transcript_path: str | None = None
     max_tokens: int = 20_000
+    facts: SpanFacts | None = None
 
 
 class Summarizer(Protocol):
@@ -68,15 +72,26 @@ def _strip_block(block: ContentBlock) -> ContentBlock:
     return block
 
 
+def _has_media(block: ContentBlock) -> bool:
+    if isinstance(block, ImageBlock | DocumentBlock):
+        return True
+    if isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+        return any(str(part.get("type")) in _MEDIA_MARKERS for part in block.content)
+    return False
+
+
 def strip_media(messages: Iterable[Message]) -> list[Message]:
-    """Copies fit for a summary request: images and documents (also inside tool results)
-    become text markers; attachments are dropped, since they are restored afresh anyway."""
+    """The messages fit for a summary request: images and documents (also inside tool
+    results) become text markers in copies; attachments are dropped, since they are
+    restored afresh anyway. A message without media is passed as it is, not copied."""
     stripped: list[Message] = []
     for message in messages:
         if message.kind == "attachment":
             continue
-        content = [_strip_block(block) for block in message.content]
-        stripped.append(message.model_copy(update={"content": content}))
+        if any(_has_media(block) for block in message.content):
+            content = [_strip_block(block) for block in message.content]
+            message = message.model_copy(update={"content": content})
+        stripped.append(message)
     return stripped
 
 
@@ -107,15 +122,16 @@ class ExtractiveSummarizer:
         report = progress or _no_progress
         report("Reading the conversation", 0.0)
         # The input is prepared already (strip_media); attachments still in it name files.
-        facts = extractive.Facts.gather(request.messages)
+        facts = extractive.Facts.gather(request.messages, request.facts)
         await asyncio.sleep(0)
         sections: dict[int, str] = {}
-        builders = extractive.section_builders(facts, limit, self.count_text)
+        count = remembered(self.count_text)
+        builders = extractive.section_builders(facts, limit, count)
         for step, (number, build) in enumerate(builders, start=1):
             sections[number] = build()
             report(f"Summarizing: {titles[number - 1].lower()}", step / (len(builders) + 1))
             await asyncio.sleep(0)  # lets a cancelled compaction stop between sections
-        body = self._assemble(titles, sections, facts, limit)
+        body = self._assemble(titles, sections, facts, limit, count)
         report("Summary ready", 1.0)
         return body
 
@@ -125,9 +141,8 @@ class ExtractiveSummarizer:
         sections: dict[int, str],
         facts: extractive.Facts,
         limit: int,
+        count: CountText,
     ) -> str:
-        count = self.count_text
-
         def render(prompts_section: str) -> str:
             filled = {**sections, 6: prompts_section}
             return "\n\n".join(

@@ -1,0 +1,163 @@
+"""Work a compaction does once: the span's facts, token counts, copies for the summary request."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.claude_code import import_claude_code
+from baton.core.compaction import span_facts
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.error_facts import error_facts
+from baton.core.compaction.facts import PathTouch, prompt_texts, remembered, touched_paths
+from baton.core.compaction.ledger_text import write_ledger
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.span_facts import SpanFacts
+from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest, strip_media
+from baton.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, text_message
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator
+from claude_code_gen import CASES, case
+
+
+def small_window() -> Settings:
+    return Settings(keep_window=KeepWindowSettings(min_tokens=2_000, min_text_messages=3))
+
+
+def imported(name: str, store: SessionStore, tmp_path: Path) -> list[Message]:
+    session = import_claude_code(case(name).write(tmp_path / f"{name}.jsonl"), store)
+    return session.view_messages()
+
+
+class CountingCounter:
+    """A token counter (four characters a token) that records every text it is asked for."""
+
+    def __init__(self) -> None:
+        self.asked: Counter[str] = Counter()
+
+    def __call__(self, text: str) -> int:
+        self.asked[text] += 1
+        return (len(text) + 3) // 4
+
+
+# ---- the span's facts ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_span_facts_are_the_prompts_paths_and_errors_each_extraction_finds(
+    name: str, store: SessionStore, tmp_path: Path
+) -> None:
+    messages = imported(name, store, tmp_path)
+    facts = SpanFacts.extract(messages)
+    assert facts.prompts == prompt_texts(messages)
+    assert facts.paths == touched_paths(messages)
+    assert facts.errors == error_facts(messages)
+    stripped = strip_media(messages)
+    assert facts.without_attachments().paths == touched_paths(stripped)
+
+
+def test_without_attachments_drops_only_the_restores() -> None:
+    restored = text_message("user", "Restored file: /repo/a.py\nbody", kind="attachment")
+    facts = SpanFacts.extract([restored, text_message("user", "fix /repo/a.py")])
+    assert [(t.path, t.ops) for t in facts.paths] == [("/repo/a.py", ["restored"])]
+    shared = facts.without_attachments()
+    assert shared.paths == [] and shared.prompts == ["fix /repo/a.py"]
+    assert facts.paths != []  # the original is unchanged
+
+
+async def test_one_compaction_extracts_the_span_facts_once(
+    store: SessionStore, estimator: Estimator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = import_claude_code(
+        case("newest-several-compactions").write(tmp_path / "s.jsonl"), store
+    )
+    extractions: list[int] = []
+    scanned: list[str] = []
+    extract = SpanFacts.extract.__func__  # type: ignore[attr-defined]
+    result_errors = span_facts.result_errors
+
+    def counted_extract(cls: type[SpanFacts], messages: Any) -> SpanFacts:
+        extractions.append(1)
+        return extract(cls, messages)  # type: ignore[no-any-return]
+
+    def counted_errors(block: ToolResultBlock) -> Any:
+        scanned.append(block.tool_use_id)
+        return result_errors(block)
+
+    monkeypatch.setattr(SpanFacts, "extract", classmethod(counted_extract))
+    monkeypatch.setattr(span_facts, "result_errors", counted_errors)
+    ctx = CompactContext(small_window(), estimator, ExtractiveSummarizer(estimator.count_text))
+    result = await compact(session, CompactRequest(direction="all"), ctx)
+    assert extractions == [1]
+    summarized = [session.messages[mid] for mid in result.summarized_message_ids]
+    results = [r.tool_use_id for m in summarized for r in m.tool_results()]
+    assert scanned == results  # every tool result of the span scanned for errors once
+    assert result.retention is not None and result.retention.errors.total > 0
+
+
+async def test_the_extractive_summarizer_uses_the_facts_it_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    messages = [text_message("user", "please fix the parser"), text_message("assistant", "done")]
+    touch = PathTouch("/given/by/the/caller.py", ["edited"])
+    given = SpanFacts(prompts=["please fix the parser"], paths=[touch])
+
+    def refuse(messages: Any) -> SpanFacts:
+        raise AssertionError("the facts were extracted again")
+
+    monkeypatch.setattr(SpanFacts, "extract", refuse)
+    request = SummaryRequest(direction="all", messages=messages, facts=given)
+    body = await ExtractiveSummarizer().summarize(request)
+    assert "/given/by/the/caller.py (edited)" in body
+
+
+# ---- counting each text once ------------------------------------------------------------
+
+
+def test_remembered_counts_each_text_once() -> None:
+    counter = CountingCounter()
+    count = remembered(counter)
+    assert [count("abcd"), count("abcdefgh"), count("abcd"), count("")] == [1, 2, 1, 0]
+    assert counter.asked == Counter({"abcd": 1, "abcdefgh": 1, "": 1})
+
+
+async def test_a_summary_counts_each_text_once(store: SessionStore, tmp_path: Path) -> None:
+    messages = strip_media(imported("newest-several-compactions", store, tmp_path))
+    # many long prompts: the prompts section is cut to a common length, tried several times
+    messages += [text_message("user", f"request {n}: " + "word " * 300) for n in range(60)]
+    counter = CountingCounter()
+    request = SummaryRequest(direction="all", messages=messages)
+    body = await ExtractiveSummarizer(counter, max_tokens=2_000).summarize(request)
+    assert counter(body) <= 2_000
+    counter.asked[body] -= 1  # the check just made
+    assert max(counter.asked.values()) == 1
+
+
+def test_a_ledger_counts_each_text_once() -> None:
+    prompts = [f"request {n}: " + "word " * 200 for n in range(80)]
+    counter = CountingCounter()
+    ledger = write_ledger(prompts, ["/a/b.py", "/a/c.py"], ["ValueError: x"], 1_500, counter, None)
+    assert counter(ledger) <= 1_500
+    counter.asked[ledger] -= 1  # the check just made
+    assert max(counter.asked.values()) == 1
+
+
+# ---- copies for the summary request ------------------------------------------------------
+
+
+def test_strip_media_passes_messages_without_media_as_they_are() -> None:
+    source = {"type": "base64", "media_type": "image/png", "data": "AAAA"}
+    plain = text_message("user", "no media here")
+    texts = Message(
+        role="user",
+        content=[ToolResultBlock(tool_use_id="t1", content=[{"type": "text", "text": "ok"}])],
+    )
+    picture = Message(role="user", content=[TextBlock(text="look"), ImageBlock(source=source)])
+    stripped = strip_media([plain, texts, picture])
+    assert stripped[0] is plain and stripped[1] is texts
+    assert stripped[2] is not picture and stripped[2].id == picture.id
+    assert [b.type for b in picture.content] == ["text", "image"]  # the original is untouched

@@ -448,3 +448,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _end(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+
+# ---- held replies (summaries written in the background) ---------------------------------
+
+
+def held_reply(fake: FakeAnthropic, text: str, after: int = 3) -> ScriptedReply:
+    """Queue a reply that streams `after` events, then waits until its `gate` is set; its
+    `held` event tells the test the request is in flight. For work that must still be
+    running while the test does something else (a summary written ahead of auto-compact)."""
+    return fake.reply(text, hold_after=after, gate=threading.Event())

@@ -37,6 +37,8 @@ export interface AutoCompactSettings {
   enabled?: boolean;
   /** The auto-compact threshold as a percentage of the effective window (null: the window minus a fixed margin). */
   thresholdPercent?: number | null;
+  /** Start writing the auto-compaction's summary in the background once usage reaches this percentage of the auto-compact threshold, and commit it when the threshold is reached (null: 80 for summaries a model writes, off for the offline extractive and memory summarizers; 0: off). */
+  backgroundPercent?: number | null;
 }
 
 export type BoundaryDirection = Direction | "microcompact";

@@ -63,6 +63,7 @@ class RenderData:
     messages: list[Message]
     usage: Usage
     last_boundary_id: str | None
+    auto_paused_by: str | None = None  # "failures" or "thrashing" while auto-compact is paused
 
 
 class BatonService:
@@ -168,6 +169,7 @@ class BatonService:
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         message = self.session(session_id).set_pinned(message_id, pinned)
         self.on_session_changed(session_id, "pin")  # the document shows pins
+        self.upkeep.after_change(session_id, "pin")  # a summary written ahead may be stale
         return message
 
     def append(self, session_id: str, inputs: Sequence[MessageInput]) -> Appended:
@@ -208,7 +210,8 @@ class BatonService:
     def render_data(self, session_id: str) -> RenderData:
         session = self.session(session_id)
         last = session.active[-1] if session.active else None
-        return RenderData(session, session.view_messages(), self.usage(session_id), last)
+        paused_by = self.upkeep.paused_by(session_id)
+        return RenderData(session, session.view_messages(), self.usage(session_id), last, paused_by)
 
     # ---- replies -------------------------------------------------------------------------
 
@@ -319,6 +322,7 @@ class BatonService:
 
     def _changed(self, session_id: str, reason: str) -> Usage:
         self.on_session_changed(session_id, reason)
+        self.upkeep.after_change(session_id, reason)
         if reason in ("append", "reply") and self.settings.summarizer == "memory":
             updater = self.models.notes_updater(self.settings, self.estimator)
             session = self.session(session_id)

@@ -78,6 +78,15 @@ class AutoCompactSettings(WireModel):
         description="The auto-compact threshold as a percentage of the effective window "
         "(null: the window minus a fixed margin).",
     )
+    background_percent: float | None = Field(
+        default=None,
+        ge=0,
+        lt=100,
+        description="Start writing the auto-compaction's summary in the background once "
+        "usage reaches this percentage of the auto-compact threshold, and commit it when "
+        "the threshold is reached (null: 80 for summaries a model writes, off for the "
+        "offline extractive and memory summarizers; 0: off).",
+    )
 
 
 class BudgetSettings(WireModel):

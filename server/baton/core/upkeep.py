@@ -8,7 +8,8 @@ from typing import Any, Protocol
 
 from baton.core.background import Background
 from baton.core.budget import Usage, observe_response
-from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.ahead import SummariesAhead
+from baton.core.compaction.auto import AutoCompactor, PausedBy
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer
@@ -64,7 +65,9 @@ class Upkeep:
         self._host = host
         self._changed = changed
         self._publish_usage = publish_usage
-        self.auto = AutoCompactor(host)
+        # summaries written ahead run as background work with their own progress
+        self.ahead = SummariesAhead(host.background.spawn, lambda: host.progress_scope)
+        self.auto = AutoCompactor(host, ahead=self.ahead)
         self.exact = ExactCounts(host.background)
 
     # ---- calibration from appended replies ----------------------------------------------
@@ -85,6 +88,15 @@ class Upkeep:
 
     def paused(self, session_id: str) -> bool:
         return self.auto.paused(session_id)
+
+    def paused_by(self, session_id: str) -> PausedBy | None:
+        return self.auto.paused_by(session_id)
+
+    def after_change(self, session_id: str, reason: str) -> None:
+        """A change other than an append may make the summary written ahead stale."""
+        if reason in ("append", "reply", "create", "delete"):
+            return
+        self.ahead.check(self._host.session(session_id))
 
     async def auto_check(self, session_id: str, reason: str) -> None:
         """Auto-compact if needed, with progress when it is going to compact."""
@@ -154,4 +166,5 @@ class Upkeep:
 
     def forget(self, session_id: str) -> None:
         self.auto.reset(session_id)
+        self.ahead.forget(session_id)
         self.exact.forget(session_id)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from baton.core.budget import Usage
+from baton.core.compaction.auto import REFILL_TURNS, THRASH_LIMIT
 from baton.core.messages import Message, unanswered_tool_uses
 from baton.lsp.render import USAGE_LINE, RenderedSession, Section, code_units
 
@@ -15,15 +16,18 @@ USAGE_CODE = "context-usage"
 LARGE_CODE = "large-message"
 UNPAIRED_CODE = "unpaired-tool-call"
 DAMAGED_CODE = "damaged-transcript"
+THRASHING_CODE = "auto-compact-thrashing"
 LARGE_SHARE = 0.05  # a message over 5% of the window gets a hint
 
 
-def usage_message(usage: Usage) -> str:
+def usage_message(usage: Usage, paused_by: str | None = None) -> str:
     head = (
         f"Context {usage.percent_used:.0f}% used ({usage.used_tokens:,} / {usage.context_window:,})"
     )
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
+    elif usage.auto_compact_paused and paused_by == "thrashing":
+        tail = "auto-compact stopped: the working set does not fit"
     elif usage.auto_compact_paused:
         tail = "auto-compact paused after repeated failures: compact manually"
     elif not usage.auto_compact_enabled:
@@ -49,14 +53,16 @@ def build_diagnostics(
     usage: Usage,
     encoding: str = "utf-16",
     damage: Sequence[str] = (),
+    paused_by: str | None = None,
 ) -> list[types.Diagnostic]:
-    """The usage diagnostic, one for a damaged transcript (`damage` says what it lost),
-    then hints on large messages and warnings on unpaired tool calls."""
+    """The usage diagnostic, one for a damaged transcript (`damage` says what it lost), one
+    when auto-compact stopped because it thrashed (`paused_by` "thrashing"), then hints on
+    large messages and warnings on unpaired tool calls."""
     first_line = rendered.lines[USAGE_LINE]
     out = [
         types.Diagnostic(
             range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
-            message=usage_message(usage),
+            message=usage_message(usage, paused_by),
             severity=usage_severity(usage),
             code=USAGE_CODE,
             source=SOURCE,
@@ -69,6 +75,16 @@ def build_diagnostics(
                 message="Transcript damaged: " + "; ".join(damage),
                 severity=types.DiagnosticSeverity.Warning,
                 code=DAMAGED_CODE,
+                source=SOURCE,
+            )
+        )
+    if paused_by == "thrashing" and usage.auto_compact_paused:
+        out.append(
+            types.Diagnostic(
+                range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+                message=thrashing_message(usage),
+                severity=types.DiagnosticSeverity.Warning,
+                code=THRASHING_CODE,
                 source=SOURCE,
             )
         )
@@ -101,6 +117,18 @@ def build_diagnostics(
                 )
             )
     return out
+
+
+def thrashing_message(usage: Usage) -> str:
+    """Why auto-compact stopped, and how to go on (BEHAVIOR 3, the thrash guard)."""
+    return (
+        f"Auto-compact stopped: the context refilled past the auto-compact threshold "
+        f"({usage.auto_compact_threshold:,} tokens) within {REFILL_TURNS} turns of each of "
+        f"the last {THRASH_LIMIT} auto-compactions, so the working set does not fit in the "
+        "context window. A file read or a tool result is likely too large for it: read "
+        "files in smaller parts or trim tool output. Compact manually to resume "
+        "auto-compact, or start a new session."
+    )
 
 
 def unpaired_tool_calls(messages: Sequence[Message]) -> list[tuple[str, str]]:

@@ -99,6 +99,7 @@ class SessionDocuments:
             data.usage,
             self._ls.position_encoding,
             data.session.damage.describe(),
+            data.auto_paused_by,
         )
         self._last_publish[session_id] = time.monotonic()
         self._ls.text_document_publish_diagnostics(

@@ -1,11 +1,16 @@
-"""Auto-compact: when to compact on its own, and the circuit breaker that stops it retrying.
+"""Auto-compact: when to compact on its own, and the two guards that stop it.
 
-A failure, for the breaker, is an auto-compaction that raised (the summarizer failed, the
-summary would not make the context smaller, ...) or one that committed but left the usage
-still at or over the auto-compact threshold: that one would otherwise run again on every
-append, each time summarizing the previous summary. An auto-compaction that gets under
-the threshold clears the count; three failures in a row pause auto-compact until a manual
-compaction succeeds.
+The circuit breaker: a failure is an auto-compaction that raised (the summarizer failed,
+the summary would not make the context smaller, ...) or one that committed but left the
+usage still at or over the auto-compact threshold: that one would otherwise run again on
+every append, each time summarizing the previous summary. An auto-compaction that gets
+under the threshold clears the count; three failures in a row pause auto-compact.
+
+The thrash guard: an auto-compaction that worked but whose context refilled past the
+threshold within REFILL_TURNS turns (assistant responses) is a refill; THRASH_LIMIT
+refills in a row mean the working set does not fit in the window, and auto-compact stops
+rather than summarize the same work again every few turns. Either pause lasts until a
+manual compaction succeeds.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
 from baton.core.compaction import engine
 from baton.core.compaction import microcompact as micro
+from baton.core.compaction.ahead import SummariesAhead
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
@@ -30,6 +36,9 @@ from baton.core.settings import MicrocompactSettings
 log = logging.getLogger(__name__)
 
 MAX_FAILURES = 3
+REFILL_TURNS = 3  # a refill within this many turns of an auto-compaction counts
+THRASH_LIMIT = 3  # refills in a row that stop auto-compact
+PausedBy = Literal["failures", "thrashing"]
 
 CompactFn = Callable[[Session, CompactRequest, CompactContext], Awaitable[CompactResult]]
 MicrocompactFn = Callable[..., Boundary | None]
@@ -46,6 +55,11 @@ class ContextHost(Protocol):
 class _State:
     failures: int = 0
     last_error: str | None = None
+    refills: int = 0
+    thrashing: bool = False
+    # the last auto-compaction that got under the threshold: its boundary and how long the
+    # view was right after it (the turns after that are the refill)
+    last_auto: tuple[str, int] | None = None
 
 
 class AutoCompactor:
@@ -66,6 +80,7 @@ class AutoCompactor:
         compact: CompactFn | None = None,
         microcompact: MicrocompactFn | None = None,
         clock: Callable[[], datetime] | None = None,
+        ahead: SummariesAhead | None = None,
     ) -> None:
         # a host object (the server's facade) or a plain factory function
         self._contexts = cast(ContextFactory, getattr(contexts, "compact_context", contexts))
@@ -73,6 +88,7 @@ class AutoCompactor:
         self._compact: CompactFn = compact or engine.compact
         self._microcompact: MicrocompactFn = microcompact or micro.microcompact
         self._clock = clock
+        self.ahead = ahead
         self._states: dict[str, _State] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._holders: dict[str, asyncio.Task[Any] | None] = {}
@@ -81,8 +97,16 @@ class AutoCompactor:
 
     def paused(self, session_id: str) -> bool:
         """True once auto-compact gave up on this session (shown as Usage.autoCompactPaused)."""
+        return self.paused_by(session_id) is not None
+
+    def paused_by(self, session_id: str) -> PausedBy | None:
+        """Why auto-compact gave up on this session: repeated failures, or thrashing."""
         state = self._states.get(session_id)
-        return state is not None and state.failures >= self.max_failures
+        if state is None:
+            return None
+        if state.thrashing:
+            return "thrashing"
+        return "failures" if state.failures >= self.max_failures else None
 
     def failures(self, session_id: str) -> int:
         state = self._states.get(session_id)
@@ -93,7 +117,8 @@ class AutoCompactor:
         return state.last_error if state else None
 
     def reset(self, session_id: str) -> None:
-        """Close the breaker (a manual compaction succeeded, or the session went away)."""
+        """Close the breaker and the thrash guard (a manual compaction succeeded, or the
+        session went away)."""
         self._states.pop(session_id, None)
 
     # ---- the check -----------------------------------------------------------------------
@@ -134,8 +159,14 @@ class AutoCompactor:
         micro_result = self._micro(session, ctx.settings.microcompact)
         usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         if usage.used_tokens < usage.auto_compact_threshold:
+            if self.ahead is not None:
+                self.ahead.maybe_start(
+                    session, ctx, usage.used_tokens, usage.auto_compact_threshold
+                )
             return micro_result
         sid = session.session_id
+        if self._thrashing(session, usage.auto_compact_threshold):
+            return micro_result
         log.info(
             "auto-compacting session %s (%s): %d tokens >= threshold %d",
             sid,
@@ -144,9 +175,7 @@ class AutoCompactor:
             usage.auto_compact_threshold,
         )
         try:
-            result = await self._compact(
-                session, CompactRequest(direction="all", trigger="auto"), ctx
-            )
+            result = await self._compact_now(session, ctx)
         except (CompactionInProgress, SessionLocked):
             return micro_result  # someone else is compacting or writing: not a failure
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
@@ -161,8 +190,50 @@ class AutoCompactor:
                 f"the auto-compact threshold of {after.auto_compact_threshold:,}",
             )
             return result
-        self.reset(sid)
+        state = self._states.setdefault(sid, _State())
+        state.failures, state.last_error = 0, None
+        state.last_auto = (result.boundary_id, len(session.view))
         return result
+
+    async def _compact_now(self, session: Session, ctx: CompactContext) -> CompactResult:
+        """The summary written ahead when it is ready and fresh, else a new compaction."""
+        prepared = None
+        if self.ahead is not None:
+            prepared = await self.ahead.take(session, ctx.summarizer.name)
+        if prepared is not None:
+            try:
+                return engine.commit_prepared(session, prepared, ctx)
+            except BatonError as exc:  # e.g. no longer smaller: write a new one
+                log.info("the summary written ahead cannot be committed: %s", exc.message)
+        return await self._compact(session, CompactRequest(direction="all", trigger="auto"), ctx)
+
+    def _thrashing(self, session: Session, threshold: int) -> bool:
+        """Count a refill (the threshold reached again within REFILL_TURNS turns of the last
+        auto-compaction); True, and auto-compact stops, at THRASH_LIMIT in a row."""
+        sid = session.session_id
+        state = self._states.get(sid)
+        if state is None or state.last_auto is None:
+            return False
+        boundary_id, mark = state.last_auto
+        state.last_auto = None
+        turns = _turns(session, mark)
+        if boundary_id not in session.active or turns > REFILL_TURNS:
+            state.refills = 0
+            return False
+        state.refills += 1
+        if state.refills < THRASH_LIMIT:
+            return False
+        state.thrashing = True
+        state.last_error = (
+            f"the context refilled past the auto-compact threshold of {threshold:,} within "
+            f"{REFILL_TURNS} turns of each of the last {THRASH_LIMIT} auto-compactions"
+        )
+        log.warning(
+            "auto-compact of session %s is thrashing (%s); stopped until a manual compaction",
+            sid,
+            state.last_error,
+        )
+        return True
 
     def _micro(self, session: Session, settings: MicrocompactSettings) -> CompactResult | None:
         try:
@@ -192,3 +263,19 @@ class AutoCompactor:
             )
         else:
             log.info("auto-compact of session %s failed: %s", session_id, state.last_error)
+
+
+def _turns(session: Session, mark: int) -> int:
+    """Assistant responses in the view after position `mark` (records of one response,
+    which share an API message id, count once)."""
+    seen: set[str] = set()
+    turns = 0
+    for mid in session.view[mark:]:
+        message = session.messages[mid]
+        if message.role != "assistant":
+            continue
+        if message.api_message_id is None or message.api_message_id not in seen:
+            turns += 1
+        if message.api_message_id is not None:
+            seen.add(message.api_message_id)
+    return turns

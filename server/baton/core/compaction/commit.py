@@ -1,0 +1,231 @@
+"""Committing a summary: the new view, the checks it must pass, the one boundary line.
+
+A summary is written for a snapshot of the view (`engine.summarize`); committing it may
+happen at once (an ordinary compaction) or later (one prepared in the background), so
+the checks compare the snapshot with the session as it is at commit time: messages
+appended since follow the new view, any other change refuses the commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from baton.core.boundary import Boundary
+from baton.core.budget import compute_usage
+from baton.core.compaction.ledger import retention
+from baton.core.compaction.plan import Plan
+from baton.core.compaction.prompts import summary_message_text
+from baton.core.compaction.restore import Restored, restore_files
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.span_facts import SpanFacts
+from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
+from baton.core.messages import Message, TextBlock, invariant_violations
+from baton.core.session import Session
+
+if TYPE_CHECKING:
+    from baton.core.compaction.engine import CompactContext
+
+log = logging.getLogger(__name__)
+
+# Below this many tokens a compaction may leave the context larger (see _check_smaller).
+MIN_CHECKED_TOKENS = 10_000
+
+
+@dataclass
+class PreparedSummary:
+    """A summary written for a snapshot of the view, not committed yet (`summarize`).
+
+    `commit_summary` turns it into a boundary: now for an ordinary compaction, later for
+    one prepared in the background (messages appended meanwhile follow the new view)."""
+
+    request: CompactRequest
+    plan: Plan
+    snapshot: list[str]  # the view the plan was made from
+    messages: list[Message]  # its messages, the very objects (a replaced one is another)
+    body: str
+    instructions: str | None
+    summarizer: str
+    pre_tokens: int  # the usage when the plan was made
+    facts: SpanFacts | None = None  # the span's facts, extracted once for the summary
+
+
+def commit_summary(
+    session: Session, prepared: PreparedSummary, ctx: CompactContext
+) -> CompactResult:
+    """Check a prepared summary against the session as it is now and commit it as one
+    boundary; on any failure nothing changes. Synchronous: nothing can change the session
+    between the checks and the commit."""
+    if session.read_only:
+        raise SessionLocked(
+            f"session {session.session_id} is open for writing in another Baton process"
+        )
+    plan, snapshot, request = prepared.plan, prepared.snapshot, prepared.request
+    by_id = {m.id: m for m in prepared.messages}
+    summarized = [by_id[mid] for mid in plan.summarize]
+    kept = [by_id[mid] for mid in plan.kept]
+    transcript_path = str(session.transcript.path)
+    body = prepared.body
+
+    report(ctx, "Checking what the summary kept", 0.8)
+    kept_figures, ledger_text = retention(
+        summarized,
+        body,
+        kept,
+        count_text=ctx.estimator.count_text,
+        transcript_path=transcript_path,
+        facts=prepared.facts,
+    )
+    if ledger_text:
+        body = f"{body.rstrip()}\n\n{ledger_text}"
+    summary = Message(
+        role="user",
+        kind="summary",
+        content=[
+            TextBlock(
+                text=summary_message_text(
+                    body,
+                    transcript_path=transcript_path,
+                    auto=request.trigger == "auto",
+                    direction=plan.direction,
+                )
+            )
+        ],
+    )
+    restored = _restore(ctx, kept)
+    report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
+    attachments = [message for message, _ in restored.files]
+    new_view = layout_view(plan, summary, attachments, by_id)
+
+    report(ctx, "Checking the new conversation", 0.9)
+    late = _check(session, snapshot, new_view)
+    pre_tokens = prepared.pre_tokens
+    view = prepared.messages
+    if late:  # prepared earlier: the context grew since, and the late messages stay
+        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        pre_tokens, view = usage.used_tokens, [*view, *late]
+    restored_ids = {m.id for m in attachments}
+    before = min(pre_tokens, estimate(session, ctx, view))
+    after = estimate(session, ctx, [m for m in [*new_view, *late] if m.id not in restored_ids])
+    _check_smaller(ctx, before, after)
+    boundary = Boundary(
+        trigger=request.trigger,
+        direction=plan.direction,
+        summarizer=prepared.summarizer,
+        pre_tokens=pre_tokens,
+        post_tokens=estimate(session, ctx, [*new_view, *late]),
+        summary_id=summary.id,
+        new_messages=[summary, *attachments],
+        stands_for={summary.id: list(plan.span), **{m.id: [] for m in attachments}},
+        summarized_ids=list(plan.summarize),
+        kept_ids=plan.kept,
+        view_before=snapshot,
+        view_after=[m.id for m in new_view],
+        restored_files=[file for _, file in restored.files],
+        skipped_files=restored.skipped,
+        retention=kept_figures,
+        adjusted_pivot=plan.adjusted_pivot,
+        instructions=prepared.instructions,
+    )
+    report(ctx, "Committing", 0.95)
+    session.commit_boundary(boundary)
+    report(ctx, "Compacted", 1.0)
+    return CompactResult.from_boundary(boundary, body)
+
+
+def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:
+    if ctx.editor_files is None:
+        return Restored()
+    return restore_files(
+        ctx.editor_files,
+        kept=kept,
+        settings=ctx.settings.restore,
+        workspace_folders=ctx.workspace_folders,
+        count_text=ctx.estimator.count_text,
+    )
+
+
+def layout_view(
+    plan: Plan, summary: Message, attachments: list[Message], by_id: dict[str, Message]
+) -> list[Message]:
+    """The new view (BEHAVIOR 4.6): `all`/`up_to`: summary, kept, attachments; `from`: kept
+    prefix, summary, attachments; `range`: before, summary, attachments, after. Pinned
+    messages of the span follow the summary."""
+    head = [by_id[mid] for mid in plan.keep_before]
+    pinned = [by_id[mid] for mid in plan.pinned]
+    tail = [by_id[mid] for mid in plan.keep_after]
+    if plan.direction in ("all", "up_to") and not _waits_for_results(tail):
+        return [summary, *pinned, *tail, *attachments]
+    # A trailing tool call still waiting for its result must stay last, so attachments
+    # (user messages) go before the kept messages there.
+    return [*head, summary, *pinned, *attachments, *tail]
+
+
+def _waits_for_results(messages: Sequence[Message]) -> bool:
+    """True when the messages end in an assistant turn with tool calls not answered yet."""
+    answered = {r.tool_use_id for m in messages for r in m.tool_results()}
+    for message in reversed(messages):
+        if message.role == "user" and not message.is_tool_result_only:
+            return False
+        if any(use.id not in answered for use in message.tool_uses()):
+            return True
+    return False
+
+
+def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> list[Message]:
+    """Refuse to commit a view that breaks the API's rules in a new way, or one planned from
+    a view that has since changed other than by appends. Returns the appended messages."""
+    current = session.view_messages()
+    if session.view[: len(snapshot)] != snapshot:
+        raise CompactionInProgress(
+            "the conversation changed while it was being compacted; nothing was changed"
+        )
+    late = current[len(snapshot) :]
+    before = set(invariant_violations(current))
+    problems = [p for p in invariant_violations([*new_view, *late]) if p not in before]
+    if problems:
+        raise BatonError("compaction would break the conversation: " + "; ".join(problems[:3]))
+    return late
+
+
+def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
+    """Refuse a compaction whose summary would not make the context smaller: it would
+    trade messages for a longer text about them, and auto-compact would try again at once.
+
+    `before` is the smaller of the usage reported as the compaction's start (API usage when
+    there is one) and the old view's estimate; `after` is the new view without the editor
+    files restored into it (those are a separate addition with their own bound, BEHAVIOR 6).
+    Contexts under MIN_CHECKED_TOKENS are exempt: nothing there needs reclaiming, a summary
+    has a fixed size of its own (headings, the wrapper) that a short conversation may not
+    reach, and its growth is bounded (the summarizer's bound plus the ledger's)."""
+    if before >= MIN_CHECKED_TOKENS and after >= before:
+        raise SummarizerFailed(
+            f"the {ctx.summarizer.name} summary would not make the conversation smaller "
+            f"({before:,} tokens before, {after:,} after); nothing was changed"
+        )
+
+
+def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """Estimated context tokens of a view: right after a compaction there is no API usage
+    that still describes it."""
+    raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
+    raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
+    return ctx.estimator.calibrated(raw)
+
+
+def report(ctx: CompactContext, text: str, fraction: float | None) -> None:
+    """Progress is for show: a callback that fails must not fail (or, after the commit,
+    seem to fail) the compaction."""
+    if ctx.progress is None:
+        return
+    try:
+        ctx.progress(text, fraction)
+    except Exception as exc:
+        log.debug("progress callback failed: %s", type(exc).__name__)
+
+
+def count_noun(n: int, noun: str) -> str:
+    """`3,723 messages`, `1 file`: how progress messages count."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

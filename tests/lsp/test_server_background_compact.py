@@ -1,0 +1,261 @@
+"""Summaries written ahead of auto-compact over LSP (autoCompact.backgroundPercent), against
+the fake API: progress, hand-over at the threshold with late turns kept, staleness, cancel,
+closing the session; and the thrash guard's diagnostic."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsp_harness import Harness, assistant, conversation, user
+from lsprotocol import types
+
+from baton import protocol
+from fake_anthropic import FakeAnthropic, held_reply
+
+API_KEY = "sk-ant-test-ahead-0123456789"
+SMALL: dict[str, Any] = {
+    "contextWindow": 20_000,  # auto-compact threshold 13,400; written ahead from 10,720
+    "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
+}
+MODEL = {**SMALL, "anthropicApiKey": API_KEY, "summarizer": "anthropic"}
+AHEAD = "Baton: summarizing ahead of auto-compact"
+AUTO = "Baton: auto-compacting"
+
+
+async def begin(lsp: Harness, title: str, after: int = 0) -> Any:
+    return await lsp.recorder.notification(
+        types.PROGRESS,
+        lambda p: p.value.get("kind") == "begin" and p.value.get("title") == title,
+        after=after,
+    )
+
+
+async def end(lsp: Harness, token: Any) -> Any:
+    return await lsp.recorder.notification(
+        types.PROGRESS, lambda p: p.token == token and p.value.get("kind") == "end"
+    )
+
+
+async def compacted(lsp: Harness, sid: str, after: int) -> None:
+    await lsp.recorder.notification(
+        protocol.SESSION_CHANGED,
+        lambda p: p["sessionId"] == sid and p["reason"] == "compact",
+        after=after,
+    )
+
+
+async def usage(lsp: Harness, sid: str) -> dict[str, Any]:
+    found: dict[str, Any] = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    return found
+
+
+async def grow_to(lsp: Harness, sid: str, share: float, start: int = 0) -> int:
+    """Append turns until usage reaches `share` of the auto-compact threshold (as the
+    append's own answer says, before any auto-compaction it started); returns the next
+    turn number."""
+    n = start
+    now = await usage(lsp, sid)
+    while now["usedTokens"] < share * now["autoCompactThreshold"]:
+        now = (await lsp.append(sid, *turn(n)))["usage"]
+        n += 1
+    return n
+
+
+def turn(n: int, words: int = 90) -> list[dict[str, Any]]:
+    filler = " ".join(f"late{n}x{i}" for i in range(words))
+    return [user(f"Question {n}: {filler}"), assistant(f"Answer {n}: {filler}")]
+
+
+async def test_the_summary_written_ahead_is_committed_at_the_threshold_with_later_turns_kept(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>Written ahead: parts 0 to 9.</summary>")
+    n = await grow_to(lsp, sid, 0.8)
+    started = await begin(lsp, AHEAD)
+    assert started.value["cancellable"] is True
+    assert await asyncio.to_thread(script.held.wait, 20)
+
+    # the conversation goes on while the summary is written
+    view_then = [m["id"] for m in (await lsp.get(sid))["messages"]]
+    late = (await lsp.append(sid, *turn(n, words=20)))["messageIds"]
+    assert (await lsp.get(sid))["session"]["compactions"] == 0
+    assert script.gate is not None
+    script.gate.set()
+    await end(lsp, started.token)
+
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n + 1)
+    await compacted(lsp, sid, mark)
+    assert len(fake_anthropic.message_requests()) == 1  # no second summary request
+    sent = fake_anthropic.message_requests()[0].body["messages"]
+    assert late[0] not in str(sent)  # the summary covers the view as it was
+    got = await lsp.get(sid)
+    view = got["messages"]
+    assert view[0]["kind"] == "summary" and "Written ahead" in str(view[0]["content"])
+    ids = [m["id"] for m in view]
+    assert ids[ids.index(late[0]) : ids.index(late[0]) + 2] == late
+    assert not set(view_then) & set(ids[:1])
+    after = await usage(lsp, sid)
+    assert after["usedTokens"] < after["autoCompactThreshold"]
+
+
+async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_written(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>Stale: written before the pin.</summary>")
+    n = await grow_to(lsp, sid, 0.8)
+    started = await begin(lsp, AHEAD)
+    assert await asyncio.to_thread(script.held.wait, 20)
+    pinned = (await lsp.get(sid))["messages"][2]["id"]
+    await lsp.request(protocol.SESSION_PIN, {"sessionId": sid, "messageId": pinned, "pinned": True})
+    await end(lsp, started.token)  # the stale summary's request was cancelled
+    assert script.gate is not None
+    script.gate.set()
+
+    fake_anthropic.reply("<summary>Fresh: written with the pin.</summary>")
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n)
+    await compacted(lsp, sid, mark)
+    view = (await lsp.get(sid))["messages"]
+    assert "Fresh: written with the pin" in str(view[0]["content"])
+    assert pinned in [m["id"] for m in view]
+    assert len(fake_anthropic.message_requests()) >= 2
+
+
+async def test_cancelling_the_progress_cancels_the_summary_and_the_threshold_still_compacts(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>never used</summary>")
+    try:
+        n = await grow_to(lsp, sid, 0.8)
+        started = await begin(lsp, AHEAD)
+        assert await asyncio.to_thread(script.held.wait, 20)
+        lsp.client.window_work_done_progress_cancel(
+            types.WorkDoneProgressCancelParams(token=started.token)
+        )
+        await end(lsp, started.token)
+    finally:
+        assert script.gate is not None
+        script.gate.set()
+    assert (await lsp.get(sid))["session"]["compactions"] == 0
+    assert (await usage(lsp, sid))["autoCompactPaused"] is False
+
+    fake_anthropic.reply("<summary>Written at the threshold.</summary>")
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n)
+    await compacted(lsp, sid, mark)
+    await begin(lsp, AUTO, after=mark)
+    view = (await lsp.get(sid))["messages"]
+    assert "Written at the threshold" in str(view[0]["content"])
+    ahead_begins = [
+        p
+        for m, p in lsp.recorder.received[mark:]
+        if m == types.PROGRESS and p.value.get("title") == AHEAD
+    ]
+    assert ahead_begins == []  # a cancelled summary is not started again
+
+
+async def test_deleting_the_session_cancels_its_summary(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>never used</summary>")
+    try:
+        await grow_to(lsp, sid, 0.8)
+        started = await begin(lsp, AHEAD)
+        assert await asyncio.to_thread(script.held.wait, 20)
+        await lsp.request(protocol.SESSION_DELETE, {"sessionId": sid})
+        await end(lsp, started.token)
+    finally:
+        assert script.gate is not None
+        script.gate.set()
+
+
+async def test_background_percent_zero_writes_nothing_ahead(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    options = {**MODEL, "autoCompact": {"backgroundPercent": 0}}
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create())["sessionId"]
+    await grow_to(lsp, sid, 0.9)
+    await lsp.latest_diagnostics(sid)  # the checks after those appends have run
+    assert fake_anthropic.message_requests() == []
+    assert [p for m, p in lsp.recorder.received if m == types.PROGRESS] == []
+
+
+async def test_the_extractive_summarizer_writes_ahead_only_when_asked(start_server) -> None:
+    options = {**SMALL, "summarizer": "extractive", "autoCompact": {"backgroundPercent": 50}}
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create())["sessionId"]
+    n = await grow_to(lsp, sid, 0.5)
+    started = await begin(lsp, AHEAD)
+    await end(lsp, started.token)
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n)
+    await compacted(lsp, sid, mark)
+    assert (await lsp.get(sid))["messages"][0]["kind"] == "summary"
+
+
+# ---- the thrash guard --------------------------------------------------------------------
+
+
+def big_read(n: int) -> list[dict[str, Any]]:
+    log = " ".join(f"line{n}x{i}" for i in range(4_000))
+    return [user(f"Read the whole log {n}: {log}"), assistant(f"I read log {n}.")]
+
+
+async def test_three_refills_in_a_row_stop_auto_compact_with_a_diagnostic_until_compacted(
+    start_server,
+) -> None:
+    lsp: Harness = await start_server(options={**SMALL, "summarizer": "extractive"})
+    sid = (await lsp.create())["sessionId"]
+    mark = lsp.recorder.mark()
+    await lsp.append(sid, *conversation(19, words=90))
+    await compacted(lsp, sid, mark)
+    for n in range(2):  # refills 1 and 2 are compacted again
+        mark = lsp.recorder.mark()
+        await lsp.append(sid, *big_read(n))
+        await compacted(lsp, sid, mark)
+    mark = lsp.recorder.mark()
+    await lsp.append(sid, *big_read(2))  # refill 3: auto-compact stops
+    await lsp.recorder.notification(
+        protocol.USAGE_CHANGED,
+        lambda p: p["sessionId"] == sid and p["usage"]["autoCompactPaused"] is True,
+        after=mark,
+    )
+    assert (await lsp.get(sid))["session"]["compactions"] == 3
+
+    published = await lsp.recorder.notification(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        lambda p: any(d.code == "auto-compact-thrashing" for d in p.diagnostics),
+        after=mark,
+    )
+    found = next(d for d in published.diagnostics if d.code == "auto-compact-thrashing")
+    assert found.severity == types.DiagnosticSeverity.Warning
+    assert "working set does not fit" in found.message
+    assert "Compact manually to resume" in found.message
+    usage_line = next(d for d in published.diagnostics if d.code == "context-usage")
+    assert usage_line.severity == types.DiagnosticSeverity.Error
+
+    mark = lsp.recorder.mark()
+    await lsp.request(protocol.COMPACT, {"sessionId": sid, "direction": "all"})
+    await lsp.recorder.notification(
+        protocol.USAGE_CHANGED,
+        lambda p: p["sessionId"] == sid and p["usage"]["autoCompactPaused"] is False,
+        after=mark,
+    )
+    assert (await usage(lsp, sid))["autoCompactPaused"] is False
+    cleared = await lsp.recorder.notification(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        lambda p: not any(d.code == "auto-compact-thrashing" for d in p.diagnostics),
+        after=mark,
+    )
+    assert cleared.uri.endswith(f"{sid}.md")

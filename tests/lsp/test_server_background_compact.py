@@ -50,14 +50,14 @@ async def usage(lsp: Harness, sid: str) -> dict[str, Any]:
     return found
 
 
-async def grow_to(lsp: Harness, sid: str, share: float, start: int = 0) -> int:
+async def grow_to(lsp: Harness, sid: str, share: float, start: int = 0, words: int = 90) -> int:
     """Append turns until usage reaches `share` of the auto-compact threshold (as the
     append's own answer says, before any auto-compaction it started); returns the next
     turn number."""
     n = start
     now = await usage(lsp, sid)
     while now["usedTokens"] < share * now["autoCompactThreshold"]:
-        now = (await lsp.append(sid, *turn(n)))["usage"]
+        now = (await lsp.append(sid, *turn(n, words)))["usage"]
         n += 1
     return n
 
@@ -100,6 +100,40 @@ async def test_the_summary_written_ahead_is_committed_at_the_threshold_with_late
     assert not set(view_then) & set(ids[:1])
     after = await usage(lsp, sid)
     assert after["usedTokens"] < after["autoCompactThreshold"]
+
+
+async def test_a_send_at_the_threshold_waits_for_the_summary_written_ahead_not_a_new_one(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>Written ahead of the send.</summary>")
+    fake_anthropic.reply("The reply, after the swap.")
+    n = await grow_to(lsp, sid, 0.8)
+    await begin(lsp, AHEAD)
+    assert await asyncio.to_thread(script.held.wait, 20)
+    await grow_to(lsp, sid, 0.97, start=n, words=8)
+
+    mark = lsp.recorder.mark()
+    prompt = "Next question: " + " ".join(f"ask{i}" for i in range(600))
+    sending = asyncio.ensure_future(
+        lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": prompt})
+    )
+    await lsp.recorder.notification(  # the prompt is in; the turn now waits for the summary
+        protocol.SESSION_CHANGED,
+        lambda p: p["sessionId"] == sid and p["reason"] == "append",
+        after=mark,
+    )
+    assert not sending.done()
+    assert script.gate is not None
+    script.gate.set()
+    result = await sending
+    assert result["message"]["content"][0]["text"] == "The reply, after the swap."
+    requests = fake_anthropic.message_requests()
+    assert len(requests) == 2  # the summary written ahead, then the reply
+    sent = requests[1].body["messages"]
+    assert "Written ahead of the send" in str(sent[0]["content"])
+    assert "ask599" in str(sent[-1]["content"])  # the prompt, after the summary
 
 
 async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_written(

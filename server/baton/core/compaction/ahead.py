@@ -69,12 +69,16 @@ class _Ahead:
         pinned = frozenset(m.id for m in view if m.pinned)
         return cls(view, pinned, tuple(session.active), summarizer)
 
-    def fresh(self, session: Session, summarizer: str | None = None) -> bool:
-        """True while only appends have changed the session since the snapshot."""
+    def fresh(self, session: Session, summarizer: str | None = None, deep: bool = True) -> bool:
+        """True while only appends have changed the session since the snapshot. `deep`
+        False looks only at what an append check can afford (the compactions, the length),
+        not at every message of the snapshot."""
         if summarizer is not None and summarizer != self.summarizer:
             return False
         if tuple(session.active) != self.active or len(session.view) < len(self.messages):
             return False
+        if not deep:
+            return True
         for mid, message in zip(session.view, self.messages, strict=False):
             if mid != message.id or session.messages.get(mid) is not message:
                 return False
@@ -103,7 +107,9 @@ class SummariesAhead:
     def maybe_start(self, session: Session, ctx: CompactContext, used: int, threshold: int) -> bool:
         """Start the summary if usage passed the start point and none is on its way."""
         sid = session.session_id
-        self.check(session)
+        entry = self._entries.get(sid)
+        if entry is not None and not entry.fresh(session, deep=False):
+            self.drop(sid)  # compacted or undone since (a pin is checked when it happens)
         if sid in self._entries:
             return False
         if self._declined.get(sid) == tuple(session.active):

@@ -27,6 +27,7 @@ from baton.core.budget import compute_usage
 from baton.core.compaction import engine
 from baton.core.compaction import microcompact as micro
 from baton.core.compaction.ahead import SummariesAhead
+from baton.core.compaction.commit import report
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
@@ -199,6 +200,8 @@ class AutoCompactor:
         """The summary written ahead when it is ready and fresh, else a new compaction."""
         prepared = None
         if self.ahead is not None:
+            if self.ahead.running(session.session_id):
+                report(ctx, "Waiting for the summary written ahead", None)
             prepared = await self.ahead.take(session, ctx.summarizer.name)
         if prepared is not None:
             try:

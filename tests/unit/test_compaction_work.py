@@ -1,7 +1,8 @@
-"""Work a compaction does once: the span's facts, token counts, copies for the summary request."""
+"""Work a compaction does once: the span's facts, token counts and cuts, copies of messages."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,14 @@ import pytest
 
 from baton.core.claude_code import import_claude_code
 from baton.core.compaction import span_facts
+from baton.core.compaction.cuts import (
+    MAX_CHARS_PER_TOKEN,
+    CountText,
+    counts_shared,
+    cut_to_tokens,
+    cut_with_marker,
+    longest_head,
+)
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.error_facts import error_facts
 from baton.core.compaction.facts import PathTouch, prompt_texts, remembered, touched_paths
@@ -17,7 +26,14 @@ from baton.core.compaction.ledger_text import write_ledger
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest, strip_media
-from baton.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, text_message
+from baton.core.messages import (
+    ImageBlock,
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    text_message,
+)
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator
@@ -161,3 +177,96 @@ def test_strip_media_passes_messages_without_media_as_they_are() -> None:
     assert stripped[0] is plain and stripped[1] is texts
     assert stripped[2] is not picture and stripped[2].id == picture.id
     assert [b.type for b in picture.content] == ["text", "image"]  # the original is untouched
+
+
+async def test_a_compaction_counts_each_text_once_between_its_summary_and_its_ledger(
+    store: SessionStore, estimator: Estimator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = import_claude_code(
+        case("newest-several-compactions").write(tmp_path / "s.jsonl"), store
+    )
+    for n in range(150):  # prompts the summary has to cut and the ledger lists again, whole
+        session.append([MessageInput(role="user", content=f"ask {n}: " + "detail " * 50)])
+        session.append([MessageInput(role="assistant", content=f"answer {n}")])
+    asked: Counter[str] = Counter()
+    count_text = estimator.count_text
+
+    def counted(text: str) -> int:
+        asked[text] += 1
+        return count_text(text)
+
+    monkeypatch.setattr(estimator, "count_text", counted)
+    summarizer = ExtractiveSummarizer(estimator.count_text, max_tokens=3_000)
+    ctx = CompactContext(small_window(), estimator, summarizer)
+    result = await compact(session, CompactRequest(direction="all"), ctx)
+    assert result.summary is not None and "Fact ledger" in result.summary
+    twice = {text for text, n in asked.items() if n > 1 and text != (session.system_prompt or "")}
+    assert twice == set()
+
+
+# ---- cuts ---------------------------------------------------------------------------------
+
+
+def binary_search_head(text: str, max_tokens: int, count: CountText) -> int:
+    """The search cuts used to make: one count per halving."""
+    low, high = 0, min(len(text), max_tokens * MAX_CHARS_PER_TOKEN)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(text[:middle]) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def words(seed: int) -> str:
+    rng = random.Random(seed)
+    pieces = ["def", "parse_config(path):", "\n", "    ", "return", "ünïcödé", "👍", "x" * 90]
+    pieces += ["the", "a", "request", "0123456789", "/home/dev/project/src/app.py", "\n\n"]
+    return " ".join(rng.choice(pieces) for _ in range(3_000))
+
+
+@pytest.mark.parametrize("max_tokens", [1, 7, 24, 300, 2_000])
+def test_a_cut_finds_the_binary_searchs_head_in_fewer_counts(max_tokens: int) -> None:
+    text = words(max_tokens)
+    counter = CountingCounter()  # grows with length, like any sane counter
+    searched = CountingCounter()
+    assert longest_head(text, max_tokens, counter) == binary_search_head(text, max_tokens, searched)
+    assert sum(counter.asked.values()) < sum(searched.asked.values())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cl100k_cut_fits_and_ends_within_a_token_of_the_binary_searchs(
+    seed: int, estimator: Estimator
+) -> None:
+    text = words(seed)
+    count = estimator.count_text
+    for max_tokens in (1, 5, 24, 120, 900):
+        head = cut_to_tokens(text, max_tokens, count)
+        assert text.startswith(head) and count(head) <= max_tokens
+        found = longest_head(text, max_tokens, count)
+        reference = binary_search_head(text, max_tokens, count)
+        assert count(text[:found]) <= max_tokens
+        assert count(text[:found]) >= count(text[:reference]) - 1
+
+
+def test_cut_with_marker_keeps_the_head_and_says_how_much_went(estimator: Estimator) -> None:
+    text = "first line of the request\n" + "more words here " * 200
+    cut = cut_with_marker(text, 40, estimator.count_text)
+    assert estimator.count_text(cut) <= 40
+    head, marker = cut.split(" [... ")
+    assert text.startswith(head) and marker == f"{len(text) - len(head)} characters cut ...]"
+    assert cut_with_marker("short", 40, estimator.count_text) == "short"
+
+
+def test_remembered_counters_share_answers_only_inside_counts_shared() -> None:
+    counter = CountingCounter()
+    remembered(counter)("outside")
+    remembered(counter)("outside")
+    assert counter.asked["outside"] == 2
+    with counts_shared():
+        remembered(counter)("inside")
+        remembered(counter)("inside")
+        other = CountingCounter()
+        remembered(other)("inside")  # another counting function keeps its own answers
+    assert counter.asked["inside"] == 1 and other.asked["inside"] == 1

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
+from baton.core.compaction.cuts import SharedCounts, counts_shared
 from baton.core.compaction.ledger import retention
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.prompts import summary_message_text
@@ -50,6 +51,7 @@ class PreparedSummary:
     summarizer: str
     pre_tokens: int  # the usage when the plan was made
     facts: SpanFacts | None = None  # the span's facts, extracted once for the summary
+    counts: SharedCounts | None = None  # the summary's token counts, for the ledger's
 
 
 def commit_summary(
@@ -70,14 +72,15 @@ def commit_summary(
     body = prepared.body
 
     report(ctx, "Checking what the summary kept", 0.8)
-    kept_figures, ledger_text = retention(
-        summarized,
-        body,
-        kept,
-        count_text=ctx.estimator.count_text,
-        transcript_path=transcript_path,
-        facts=prepared.facts,
-    )
+    with counts_shared(prepared.counts):
+        kept_figures, ledger_text = retention(
+            summarized,
+            body,
+            kept,
+            count_text=ctx.estimator.count_text,
+            transcript_path=transcript_path,
+            facts=prepared.facts,
+        )
     if ledger_text:
         body = f"{body.rstrip()}\n\n{ledger_text}"
     summary = Message(

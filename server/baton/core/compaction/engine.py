@@ -18,6 +18,7 @@ from baton.core.compaction.commit import (
     layout_view,
     report,
 )
+from baton.core.compaction.cuts import counts_shared
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -176,7 +177,8 @@ async def _plan_and_summarize(
         max_tokens=SUMMARY_MAX_TOKENS,
         facts=facts.without_attachments(),
     )
-    body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
+    with counts_shared() as counts:  # the ledger counts many of the summary's prompts again
+        body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
     return PreparedSummary(
         request=request,
         plan=plan,
@@ -187,6 +189,7 @@ async def _plan_and_summarize(
         summarizer=ctx.summarizer.name,
         pre_tokens=usage.used_tokens,
         facts=facts,
+        counts=counts,
     )
 
 

@@ -9,14 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
 from baton.core.compaction.error_facts import ErrorFact
-from baton.core.compaction.facts import (
-    CountText,
-    PathTouch,
-    cut_to_tokens,
-    cut_with_marker,
-    split_summary_prompts,
-)
+from baton.core.compaction.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.prompts import extract_summary
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import Message

@@ -1,16 +1,20 @@
-"""Facts a compaction must not lose (user prompts, paths touched) and token-bounded cuts."""
+"""Facts a compaction must not lose: user prompts, paths touched, what a model would read."""
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from baton.core.compaction.cuts import CountText as CountText
+from baton.core.compaction.cuts import approx_tokens as approx_tokens
+from baton.core.compaction.cuts import cut_to_tokens as cut_to_tokens
+from baton.core.compaction.cuts import cut_with_marker as cut_with_marker
+from baton.core.compaction.cuts import remembered as remembered
 from baton.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
-CountText = Callable[[str], int]
+# CountText, approx_tokens and the cuts live in cuts.py; imported here too, where they were.
 
 # The first line of a restored-file attachment; the ledger and the summarizers read it back.
 ATTACHMENT_PREFIX = "Restored file: "
@@ -20,26 +24,6 @@ _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
 _PATH_LIST_KEYS = ("paths", "files", "file_paths")
 _HEADING = re.compile(r"^(#{1,6}\s|\*{0,2}\d{1,2}\.\s)")
 _BULLET = re.compile(r"^( *)[-*] (.*)$")
-
-
-def approx_tokens(text: str) -> int:
-    """The estimator's own fallback: about four characters per token."""
-    return math.ceil(len(text) / 4)
-
-
-def remembered(count_text: CountText) -> CountText:
-    """`count_text` remembering its answers: one summary or ledger counts the same prompts,
-    markers and candidate cuts again and again while it fits its budget. Keep the result
-    for one such piece of work only (it holds every text it counted)."""
-    known: dict[str, int] = {}
-
-    def count(text: str) -> int:
-        tokens = known.get(text)
-        if tokens is None:
-            tokens = known[text] = count_text(text)
-        return tokens
-
-    return count
 
 
 def normalize(text: str) -> str:
@@ -224,36 +208,3 @@ def _bullet_items(block: Sequence[str]) -> list[str]:
 def _dedent(line: str, width: int) -> str:
     stripped = line.lstrip(" ")
     return line[min(width, len(line) - len(stripped)) :]
-
-
-def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
-    """The longest prefix of `text` within `max_tokens`, ending at a line break or a space
-    when one is near the end; the whole text when it fits."""
-    if max_tokens <= 0:
-        return ""
-    if count_text(text) <= max_tokens:
-        return text
-    # No token covers more than a few dozen characters, so this bounds the search cheaply.
-    low, high = 0, min(len(text), max_tokens * 24)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if count_text(text[:middle]) <= max_tokens:
-            low = middle
-        else:
-            high = middle - 1
-    head = text[:low]
-    # Prefer ending at a line break, else between words, when one is near the end.
-    for separator, share in (("\n", 0.8), (" ", 0.9)):
-        position = head.rfind(separator)
-        if position >= low * share and position > 0:
-            return head[:position]
-    return head
-
-
-def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
-    """`text` within `max_tokens`, its head kept and a visible marker saying how much was cut."""
-    if count_text(text) <= max_tokens:
-        return text
-    marker_room = count_text(f" [... {len(text)} characters cut ...]") + 1
-    head = cut_to_tokens(text, max(max_tokens - marker_room, 0), count_text).rstrip()
-    return f"{head} [... {len(text) - len(head)} characters cut ...]"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.compaction.facts import CountText, cut_with_marker, normalize, remembered
+from baton.core.compaction.cuts import CountText, cut_with_marker, remembered
+from baton.core.compaction.facts import normalize
 
 LEDGER_PROMPT_CHARS = 500
 # The ledger's own bound, on top of the summarizer's: what a compaction writes stays within

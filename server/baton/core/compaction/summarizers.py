@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from baton.core.boundary import Trigger
 from baton.core.compaction import extractive
-from baton.core.compaction.facts import CountText, approx_tokens, remembered
+from baton.core.compaction.cuts import CountText, approx_tokens, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import (

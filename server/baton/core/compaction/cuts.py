@@ -1,0 +1,110 @@
+"""Token-bounded cuts of text, and the remembered counts that fitting a summary or ledger uses."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+CountText = Callable[[str], int]
+
+# No token covers more than a few dozen characters, so this bounds a cut's search cheaply.
+MAX_CHARS_PER_TOKEN = 24
+
+# The answers of `remembered` counters, per counting function.
+SharedCounts = dict[CountText, dict[str, int]]
+# Those of the `counts_shared()` block the code runs in, if any.
+_shared: ContextVar[SharedCounts | None] = ContextVar("baton_shared_counts", default=None)
+
+
+def approx_tokens(text: str) -> int:
+    """The estimator's own fallback: about four characters per token."""
+    return math.ceil(len(text) / 4)
+
+
+@contextmanager
+def counts_shared(counts: SharedCounts | None = None) -> Iterator[SharedCounts]:
+    """Within this block, `remembered` counters over the same function share their answers
+    (those in `counts`, when given: a block entered again later goes on from them): a
+    compaction's summary and its ledger count many of the same prompts."""
+    counts = {} if counts is None else counts
+    token = _shared.set(counts)
+    try:
+        yield counts
+    finally:
+        _shared.reset(token)
+
+
+def remembered(count_text: CountText) -> CountText:
+    """`count_text` remembering its answers: one summary or ledger counts the same prompts,
+    markers and candidate cuts again and again while it fits its budget. Keep the result
+    for one such piece of work only (it holds every text it counted)."""
+    scope = _shared.get()
+    known: dict[str, int] = {} if scope is None else scope.setdefault(count_text, {})
+
+    def count(text: str) -> int:
+        tokens = known.get(text)
+        if tokens is None:
+            tokens = known[text] = count_text(text)
+        return tokens
+
+    return count
+
+
+def longest_head(text: str, max_tokens: int, count_text: CountText) -> int:
+    """The length of the longest prefix of `text` (up to MAX_CHARS_PER_TOKEN characters a
+    token) that `count_text` counts within `max_tokens`.
+
+    A bracketed search that guesses from the token density between its ends, falling back to
+    halving when a guess barely narrows it: the same prefix a binary search finds when counts
+    grow with length, in a handful of counts instead of one per halving. The prefix returned
+    always fits, whatever the counts do."""
+    if max_tokens <= 0:
+        return 0
+    low, high = 0, min(len(text), max_tokens * MAX_CHARS_PER_TOKEN)
+    low_count, high_count = 0, count_text(text[:high])
+    if high_count <= max_tokens:
+        return high
+    interpolate = True
+    while high - low > 1:  # text[:low] fits, text[:high] does not
+        if interpolate:
+            share = (max_tokens + 0.5 - low_count) / max(high_count - low_count, 1)
+            guess = low + int((high - low) * share)
+        else:
+            guess = (low + high) // 2
+        guess = min(max(guess, low + 1), high - 1)
+        tokens = count_text(text[:guess])
+        width = high - low
+        if tokens <= max_tokens:
+            low, low_count = guess, tokens
+        else:
+            high, high_count = guess, tokens
+        interpolate = not interpolate or (high - low) * 2 <= width
+    return low
+
+
+def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
+    """The longest prefix of `text` within `max_tokens`, ending at a line break or a space
+    when one is near the end; the whole text when it fits."""
+    if max_tokens <= 0:
+        return ""
+    if count_text(text) <= max_tokens:
+        return text
+    low = longest_head(text, max_tokens, count_text)
+    head = text[:low]
+    # Prefer ending at a line break, else between words, when one is near the end.
+    for separator, share in (("\n", 0.8), (" ", 0.9)):
+        position = head.rfind(separator)
+        if position >= low * share and position > 0:
+            return head[:position]
+    return head
+
+
+def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
+    """`text` within `max_tokens`, its head kept and a visible marker saying how much was cut."""
+    if count_text(text) <= max_tokens:
+        return text
+    marker_room = count_text(f" [... {len(text)} characters cut ...]") + 1
+    head = cut_to_tokens(text, max(max_tokens - marker_room, 0), count_text).rstrip()
+    return f"{head} [... {len(text) - len(head)} characters cut ...]"

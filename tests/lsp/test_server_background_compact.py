@@ -136,6 +136,35 @@ async def test_a_send_at_the_threshold_waits_for_the_summary_written_ahead_not_a
     assert "ask599" in str(sent[-1]["content"])  # the prompt, after the summary
 
 
+async def test_a_reply_that_brings_usage_past_the_start_point_starts_the_summary(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    await grow_to(lsp, sid, 0.7)
+    before = await usage(lsp, sid)
+    assert before["usedTokens"] < 0.8 * before["autoCompactThreshold"]
+    # the API says the prompt was 2,000 tokens larger than the estimate: past 80%
+    real = {"input_tokens": before["usedTokens"] + 2_000, "output_tokens": 40}
+    fake_anthropic.reply("The answer that fills the context.", usage=real)
+    script = held_reply(fake_anthropic, "<summary>Written after the reply.</summary>")
+    try:
+        mark = lsp.recorder.mark()
+        await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "One more?"})
+        started = await begin(lsp, AHEAD, after=mark)
+        assert await asyncio.to_thread(script.held.wait, 20)
+        reply_request, summary_request = fake_anthropic.message_requests()
+        assert "One more?" in str(reply_request.body["messages"][-1])
+        assert "summar" in str(summary_request.body).lower()
+        after = await usage(lsp, sid)
+        assert after["usedTokens"] < after["autoCompactThreshold"]
+        assert (await lsp.get(sid))["session"]["compactions"] == 0
+    finally:
+        assert script.gate is not None
+        script.gate.set()
+    await end(lsp, started.token)
+
+
 async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_written(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:

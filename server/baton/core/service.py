@@ -260,6 +260,7 @@ class BatonService:
             result = await chat.send(session, content=content, tools=tools, ctx=context)
         finally:
             catch_up()  # a failed or cancelled turn may still have kept the prompt
+        self.upkeep.after_reply(session_id)
         return Reply(result.message, self.usage(session_id))
 
     # ---- compaction ----------------------------------------------------------------------

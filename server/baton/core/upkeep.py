@@ -92,6 +92,14 @@ class Upkeep:
     def paused_by(self, session_id: str) -> PausedBy | None:
         return self.auto.paused_by(session_id)
 
+    def after_reply(self, session_id: str) -> None:
+        """A reply may have brought usage past the point where the summary is written ahead."""
+        try:
+            context = self._host.compact_context(None, session_id)
+        except ApiKeyMissing:
+            return  # nothing can write a model summary ahead without a key
+        self.auto.start_ahead(self._host.session(session_id), context)
+
     def after_change(self, session_id: str, reason: str) -> None:
         """A change other than an append may make the summary written ahead stale."""
         if reason in ("append", "reply", "create", "delete"):

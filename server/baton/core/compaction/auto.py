@@ -124,6 +124,19 @@ class AutoCompactor:
 
     # ---- the check -----------------------------------------------------------------------
 
+    def start_ahead(self, session: Session, ctx: CompactContext) -> bool:
+        """Start the summary written ahead if usage passed its start point (after a reply:
+        the summary is written while the user reads it, not at the next send)."""
+        sid = session.session_id
+        if self.ahead is None or session.compacting or session.read_only or self.paused(sid):
+            return False
+        if not ctx.settings.auto_compact.enabled:
+            return False
+        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if usage.used_tokens >= usage.auto_compact_threshold:
+            return False  # the next check compacts
+        return self.ahead.maybe_start(session, ctx, usage.used_tokens, usage.auto_compact_threshold)
+
     async def before_send(self, session: Session) -> CompactResult | None:
         return await self.check(session, reason="send")
 

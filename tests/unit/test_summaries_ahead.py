@@ -420,3 +420,31 @@ def compute_usage_for_test() -> Any:
             system=0, tools=0, messages=14_000, summary=0, attachments=0, unattributed=0, free=6_000
         ),
     )
+
+
+async def test_a_failed_auto_compaction_breaks_the_row_of_refills(
+    session: Session, estimator: Estimator
+) -> None:
+    fail_next = [False]
+
+    async def compact(s: Session, request: CompactRequest, ctx: CompactContext) -> Any:
+        if fail_next[0]:
+            fail_next[0] = False
+            raise RuntimeError("the summary service is down")
+        return await engine.compact(s, request, ctx)
+
+    offline = ExtractiveSummarizer(estimator.count_text)
+    auto = AutoCompactor(lambda: CompactContext(SMALL, estimator, offline), compact=compact)
+    sid = session.session_id
+    fill_to(session, estimator, THRESHOLD)
+    await auto.check(session, reason="append")
+    refill(session, 0)  # refill 1, compacted
+    assert await auto.check(session, reason="append") is not None
+    fail_next[0] = True
+    refill(session, 1)  # refill 2: its compaction fails
+    assert await auto.check(session, reason="append") is None
+    assert auto.failures(sid) == 1 and not auto.paused(sid)
+    assert await auto.check(session, reason="append") is not None  # compacted after all
+    refill(session, 2)  # a new row starts: refill 1 of it, not 3
+    assert await auto.check(session, reason="append") is not None
+    assert auto.paused_by(sid) is None

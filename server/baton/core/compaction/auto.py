@@ -228,7 +228,10 @@ class AutoCompactor:
         auto-compaction); True, and auto-compact stops, at THRASH_LIMIT in a row."""
         sid = session.session_id
         state = self._states.get(sid)
-        if state is None or state.last_auto is None:
+        if state is None:
+            return False
+        if state.last_auto is None:  # the last attempt failed: no refill, and no row
+            state.refills = 0
             return False
         boundary_id, mark = state.last_auto
         state.last_auto = None

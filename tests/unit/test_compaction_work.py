@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from baton.core.claude_code import import_claude_code
-from baton.core.compaction import span_facts
+from baton.core.compaction import extractive, span_facts
 from baton.core.compaction.cuts import (
     MAX_CHARS_PER_TOKEN,
     CountText,
@@ -21,6 +21,7 @@ from baton.core.compaction.cuts import (
 )
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.error_facts import error_facts
+from baton.core.compaction.extractive import _TERM
 from baton.core.compaction.facts import PathTouch, prompt_texts, remembered, touched_paths
 from baton.core.compaction.ledger_text import write_ledger
 from baton.core.compaction.result import CompactRequest
@@ -270,3 +271,23 @@ def test_remembered_counters_share_answers_only_inside_counts_shared() -> None:
         other = CountingCounter()
         remembered(other)("inside")  # another counting function keeps its own answers
     assert counter.asked["inside"] == 1 and other.asked["inside"] == 1
+
+
+def test_a_ledger_far_over_its_budget_is_never_counted_whole() -> None:
+    prompts = [f"request {n}: " + "word " * 80 for n in range(200)]
+    full = write_ledger(prompts, [], [], 10**9, CountingCounter(), None)
+    counter = CountingCounter()
+    ledger = write_ledger(prompts, [], [], 2_000, counter, None)
+    assert counter(ledger) <= 2_000 and full not in counter.asked
+    assert write_ledger(prompts[:3], [], [], 2_000, CountingCounter(), None) == write_ledger(
+        prompts[:3], [], [], 10**9, CountingCounter(), None
+    )  # one that fits is still written whole
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_term_hint_never_hides_a_term(name: str, store: SessionStore, tmp_path: Path) -> None:
+    texts = [m.text() for m in imported(name, store, tmp_path)]
+    texts += ["`a` b` c`", "éfoo_bar x_y", "fooBar_ __init__ a_b_c", "HTTPServer getX ÉtéX"]
+    texts += ["caféBar naïveCase", "x1_2 9a_b", "`" + "x" * 70 + "` inner_word", "a`bc`d"]
+    for text in texts:
+        assert extractive._terms(text) == [m.group(1) or m.group(2) for m in _TERM.finditer(text)]

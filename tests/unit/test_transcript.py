@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from baton.core.errors import SessionLocked, TranscriptError
+from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
 from baton.core.transcript import Transcript, read_events
 
 HEADER = {"type": "session", "sessionId": "s1", "format": 1}
@@ -36,6 +36,20 @@ def test_appended_events_survive_a_reopen_in_order(path: Path) -> None:
     with Transcript.open(path) as reopened:
         assert reopened.events == [HEADER, event(1), event(2), event(3)]
         assert reopened.report.problems == []
+
+
+def test_text_that_cannot_be_utf_8_is_refused_where_it_is_and_nothing_is_written(
+    path: Path,
+) -> None:
+    with Transcript.create(path, HEADER) as transcript:
+        before = path.read_bytes()
+        bad = {"type": "meta", "title": "ok", "tags": ["fine", "lone \ud800 surrogate"]}
+        with pytest.raises(InvalidParams, match=r"at \[1\]\.tags\[1\]"):
+            transcript.append_many([event(1), bad])
+        assert path.read_bytes() == before
+        transcript.append(event(2))
+    with Transcript.open(path) as reopened:
+        assert reopened.events == [HEADER, event(2)]
 
 
 def test_an_append_is_fsynced_before_it_returns(

@@ -71,9 +71,14 @@ def check_writable(value: Any, what: str) -> None:
 
 def _encode(events: Iterable[Event]) -> bytes:
     batch = list(events)
-    check_writable(batch, "the record")
     payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
-    return payload.encode("utf-8")
+    try:
+        return payload.encode("utf-8")
+    except UnicodeEncodeError:
+        # Only now walk the events, to say where: the walk costs more than the encoding,
+        # and a compaction's boundary record names thousands of message ids.
+        check_writable(batch, "the record")
+        raise InvalidParams("the record holds text that cannot be written as UTF-8") from None
 
 
 def _ensure_private_dir(path: Path) -> None:

@@ -24,6 +24,9 @@ _TERM = re.compile(
     r"`([^`\n]{2,60})`"
     r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
 )
+# Every term holds one of these (a backtick, an underscore, a capital after a lowercase letter
+# or digit); most prose holds none, and this finds that faster than _TERM finds nothing.
+_TERM_HINT = re.compile(r"[_`]|[a-z0-9][A-Z]")
 
 
 @dataclass
@@ -90,6 +93,8 @@ def _summary_body(text: str) -> str:
 
 
 def _terms(text: str) -> list[str]:
+    if not _TERM_HINT.search(text):
+        return []
     return [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
 
 

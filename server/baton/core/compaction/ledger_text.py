@@ -17,6 +17,8 @@ LEDGER_MAX_TOKENS = 4_000
 # A shortened ledger cuts no prompt below this (its first words and the cut marker), and
 # cuts error lines to this.
 PROMPT_FLOOR_TOKENS = 24
+# How many tokens joining one more bullet to a list can save at most, with room to spare.
+JOIN_SLACK_TOKENS = 3
 ERROR_SHORT_TOKENS = 24
 # When even that does not fit, the room is shared out in these parts (prompts, paths,
 # errors); what one kind does not need goes to the others.
@@ -104,9 +106,13 @@ class _Fitter:
         self.sizes: list[int] = []
 
     def fit(self) -> str:
-        if self.count(self.full) <= self.budget:
-            return self.full
         self.sizes = [self.count(_bullets([p])) + 1 for p in self.long_prompts]
+        # Counted one by one, the prompts alone may show the full ledger far over budget
+        # (joining them changes a count by a token or two each): then it is not counted
+        # whole, which at a million tokens is one encoding of hundreds of kilobytes.
+        far_over = sum(self.sizes) - JOIN_SLACK_TOKENS * len(self.sizes) > self.budget
+        if not far_over and self.count(self.full) <= self.budget:
+            return self.full
         short = [cut_with_marker(e, ERROR_SHORT_TOKENS, self.count) for e in self.errors]
         for errors in (self.errors, short):
             text = self._cut_prompts(errors)

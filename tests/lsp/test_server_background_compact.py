@@ -190,6 +190,28 @@ async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_writ
     assert len(fake_anthropic.message_requests()) >= 2
 
 
+async def test_a_manual_compaction_while_the_summary_is_written_cancels_it(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options=MODEL)
+    sid = (await lsp.create())["sessionId"]
+    script = held_reply(fake_anthropic, "<summary>Stale: overtaken.</summary>")
+    try:
+        await grow_to(lsp, sid, 0.8)
+        started = await begin(lsp, AHEAD)
+        assert await asyncio.to_thread(script.held.wait, 20)
+        fake_anthropic.reply("<summary>The manual one.</summary>")
+        result = await lsp.request(protocol.COMPACT, {"sessionId": sid, "direction": "all"})
+        assert "The manual one" in result["summary"]
+        await end(lsp, started.token)  # the summary ahead was cancelled, not kept
+    finally:
+        assert script.gate is not None
+        script.gate.set()
+    got = await lsp.get(sid)
+    assert got["session"]["compactions"] == 1
+    assert "The manual one" in str(got["messages"][0]["content"])
+
+
 async def test_cancelling_the_progress_cancels_the_summary_and_the_threshold_still_compacts(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:

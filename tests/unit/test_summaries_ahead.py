@@ -168,6 +168,34 @@ async def test_the_summary_starts_at_80_percent_and_is_committed_at_the_threshol
     assert used(session, estimator) < THRESHOLD
 
 
+async def test_a_summary_committed_after_late_turns_replays_to_the_same_view_and_undoes(
+    tmp_path: Any, estimator: Estimator
+) -> None:
+    store = SessionStore(tmp_path / "replay", estimator.count_message)
+    session = store.create("ahead", "claude-haiku-4-5")
+    summarizer = GatedSummarizer()
+    auto, _, tasks = setup(estimator, summarizer)
+    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
+    before = list(session.view)
+    await auto.check(session, reason="append")
+    turn(session, n, size=50)  # while the summary is written
+    summarizer.gate.set()
+    await tasks.settle()
+    fill_to(session, estimator, THRESHOLD, start=n + 1)
+    everything = list(session.view)
+    result = await auto.check(session, reason="append")
+    assert result is not None
+    view = list(session.view)
+    store.close()
+
+    again = SessionStore(tmp_path / "replay", estimator.count_message)
+    reopened = again.get(session.session_id)
+    assert reopened.view == view  # the late turns stay after the summary on replay too
+    engine.uncompact(reopened, result.boundary_id)
+    assert reopened.view == everything and reopened.view[: len(before)] == before
+    again.close()
+
+
 async def test_at_the_threshold_a_summary_still_being_written_is_awaited(
     session: Session, estimator: Estimator
 ) -> None:

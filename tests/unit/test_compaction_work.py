@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ from baton.core.compaction.cuts import (
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.error_facts import error_facts
 from baton.core.compaction.extractive import _TERM
-from baton.core.compaction.facts import PathTouch, prompt_texts, remembered, touched_paths
+from baton.core.compaction.facts import (
+    PathTouch,
+    prompt_texts,
+    remembered,
+    summary_prompts,
+    touched_paths,
+)
 from baton.core.compaction.ledger_text import write_ledger
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.span_facts import SpanFacts
@@ -291,3 +298,34 @@ def test_the_term_hint_never_hides_a_term(name: str, store: SessionStore, tmp_pa
     texts += ["caféBar naïveCase", "x1_2 9a_b", "`" + "x" * 70 + "` inner_word", "a`bc`d"]
     for text in texts:
         assert extractive._terms(text) == [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
+
+
+# ---- the prompts section when prompts are too many ----------------------------------------
+
+
+async def test_too_many_prompts_list_the_first_and_latest_and_say_how_many_are_left_out(
+    estimator: Estimator,
+) -> None:
+    prompts = [
+        f"request {n}: please look at module_{n} and " + "weigh it " * 30 for n in range(900)
+    ]
+    messages = [
+        m for p in prompts for m in (text_message("user", p), text_message("assistant", "ok"))
+    ]
+    request = SummaryRequest(direction="all", messages=messages)
+    body = await ExtractiveSummarizer(estimator.count_text).summarize(request)
+    assert estimator.count_text(body) <= 6_000
+    section = body.split("## 6. All user messages\n", 1)[1].split("\n\n## 7.", 1)[0]
+    note, *items = section.split("\n")
+    match = re.fullmatch(
+        r"([\d,]+) of 900 user messages left out for lack of room "
+        r"\(the first and the latest are listed\):",
+        note,
+    )
+    assert match is not None, note
+    listed = summary_prompts(
+        f"## 6. All user messages\n{section}"
+    )  # as a later compaction reads it
+    assert len(listed) == len(items) == 900 - int(match.group(1).replace(",", "")) > 100
+    assert listed[0].startswith("request 0: ") and listed[-1].startswith("request 899: ")
+    assert all(item.endswith("characters cut ...]") for item in items)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -108,3 +108,19 @@ def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
     marker_room = count_text(f" [... {len(text)} characters cut ...]") + 1
     head = cut_to_tokens(text, max(max_tokens - marker_room, 0), count_text).rstrip()
     return f"{head} [... {len(text) - len(head)} characters cut ...]"
+
+
+def first_and_last(sizes: Sequence[int], room: int) -> list[int]:
+    """Indices of the items kept within `room`, taken alternately from the start and the
+    end (the first requests and the latest matter most), in their original order."""
+    count = len(sizes)
+    order = [i for pair in zip(range(count), reversed(range(count)), strict=True) for i in pair][
+        :count
+    ]
+    chosen: list[int] = []
+    for index in order:
+        if sizes[index] > room:
+            break
+        chosen.append(index)
+        room -= sizes[index]
+    return sorted(chosen)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
+from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker, first_and_last
 from baton.core.compaction.error_facts import ErrorFact
 from baton.core.compaction.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.prompts import extract_summary
@@ -17,6 +17,9 @@ from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import Message
 
 # Share of the summary each section may use; the user-messages section gets the rest.
+# A prompt is cut to no less than this (its first words and the cut marker); below it,
+# the prompts section lists the first and the latest prompts and says how many it left out.
+PROMPT_FLOOR_TOKENS = 24
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
 _PLAIN_SUMMARY = re.compile(r"^Summary:[ \t]*$", re.MULTILINE)
@@ -245,7 +248,9 @@ def _next_step(facts: Facts, cap: int, count: CountText) -> str:
 
 def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> str:
     """Every prompt in order, verbatim; when they do not fit, the longest are cut to a
-    common length (the largest one that fits), so short prompts stay whole."""
+    common length (the largest one that fits), so short prompts stay whole; when that
+    length would be under PROMPT_FLOOR_TOKENS (a cut marker alone is about half of it),
+    see `_first_and_latest`."""
     if not prompts:
         return "- None."
     if budget <= 0:
@@ -260,11 +265,37 @@ def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> st
             low = middle
         else:
             high = middle - 1
+    if low < PROMPT_FLOOR_TOKENS:
+        return _first_and_latest(prompts, sizes, budget, count)
     items = [
         _item(p) if size <= low else _item(cut_with_marker(p, max(low - 2, 0), count))
         for p, size in zip(prompts, sizes, strict=True)
     ]
     return "\n".join(items)
+
+
+def _first_and_latest(
+    prompts: Sequence[str], sizes: Sequence[int], budget: int, count: CountText
+) -> str:
+    """Too many prompts for each to keep its first words: the first and the latest ones,
+    each cut to PROMPT_FLOOR_TOKENS, under a line that says how many are left out. The line
+    is no bullet: a later compaction reads this section's bullets back as prompts."""
+
+    def note(left: int) -> str:
+        return (
+            f"{left:,} of {len(prompts):,} user messages left out for lack of room"
+            " (the first and the latest are listed):"
+        )
+
+    floors = [min(size, PROMPT_FLOOR_TOKENS) for size in sizes]
+    chosen = first_and_last(floors, budget - count(note(len(prompts))) - 1)
+    items = [
+        _item(prompts[i])
+        if sizes[i] <= PROMPT_FLOOR_TOKENS
+        else _item(cut_with_marker(prompts[i], PROMPT_FLOOR_TOKENS - 2, count))
+        for i in chosen
+    ]
+    return "\n".join([note(len(prompts) - len(chosen)), *items])
 
 
 def hard_cut(text: str, limit: int, count: CountText) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.compaction.cuts import CountText, cut_with_marker, remembered
+from baton.core.compaction.cuts import CountText, cut_with_marker, first_and_last, remembered
 from baton.core.compaction.facts import normalize
 
 LEDGER_PROMPT_CHARS = 500
@@ -168,7 +168,9 @@ class _Fitter:
             if room <= 0:
                 break
             shares = _share([sum(sizes) for sizes in kinds], room, SHARES)
-            chosen = [_ends(sizes, share) for sizes, share in zip(kinds, shares, strict=True)]
+            chosen = [
+                first_and_last(sizes, share) for sizes, share in zip(kinds, shares, strict=True)
+            ]
             left = [total - len(picked) for total, picked in zip(self.totals, chosen, strict=True)]
             sections = [
                 (PROMPTS_TITLE, [self._cut_to(i, PROMPT_FLOOR_TOKENS) for i in chosen[0]]),
@@ -215,22 +217,6 @@ def _share(needs: Sequence[int], room: int, weights: Sequence[float]) -> list[in
             left -= needs[i]
             open_kinds.remove(i)
     return given
-
-
-def _ends(sizes: Sequence[int], room: int) -> list[int]:
-    """Indices of the items kept within `room`, taken alternately from the start and the
-    end (the first requests and the latest matter most), in their original order."""
-    count = len(sizes)
-    order = [i for pair in zip(range(count), reversed(range(count)), strict=True) for i in pair][
-        :count
-    ]
-    chosen: list[int] = []
-    for index in order:
-        if sizes[index] > room:
-            break
-        chosen.append(index)
-        room -= sizes[index]
-    return sorted(chosen)
 
 
 def _common_folder(paths: Sequence[str]) -> str:

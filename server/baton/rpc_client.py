@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 WAIT_SECONDS = 30.0
@@ -24,10 +24,13 @@ class RpcError(Exception):
 
 
 class StdioClient:
-    """Starts `python -m baton serve` and speaks JSON-RPC with LSP framing to it."""
+    """Starts `python -m baton serve` (or `command`) and speaks JSON-RPC with LSP framing."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str] | None = None, command: Sequence[str] | None = None
+    ) -> None:
         self._env = env
+        self._command = list(command or [sys.executable, "-m", "baton", "serve"])
         self._proc: asyncio.subprocess.Process | None = None
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -37,16 +40,17 @@ class StdioClient:
 
     async def start(self) -> None:
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "baton",
-            "serve",
+            *self._command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             env=self._env,
         )
         self._reader = asyncio.create_task(self._read_loop())
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
 
     async def request(self, method: str, params: Any = None) -> Any:
         self._next_id += 1

@@ -1,0 +1,124 @@
+"""Measurements in this process: reading a transcript with `json.loads` (P3's baseline), the
+library load, compaction `all` with the extractive summarizer (P4), and counting against
+raw tiktoken encodes of the same strings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.messages import Message
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Encoder, Estimator
+
+
+def json_lines(path: Path) -> float:
+    """The least any reader does: read the file and `json.loads` each line."""
+    start = time.perf_counter()
+    events = [json.loads(line) for line in path.read_bytes().splitlines() if line]
+    elapsed = time.perf_counter() - start
+    assert events
+    return elapsed
+
+
+def library_load(data_dir: Path, session_id: str, encoder: Encoder) -> float:
+    """`SessionStore.get` of a session no one opened yet (replay of its transcript)."""
+    store = SessionStore(data_dir, Estimator(encoder=encoder).count_message)
+    start = time.perf_counter()
+    session = store.get(session_id)
+    elapsed = time.perf_counter() - start
+    assert session.view
+    store.close()
+    return elapsed
+
+
+def loads(
+    path: Path, data_dir: Path, session_id: str, encoder: Encoder, reps: int
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"json_loads_s": [], "library_load_s": []}
+    for _ in range(reps):
+        out["json_loads_s"].append(json_lines(path))
+        out["library_load_s"].append(library_load(data_dir, session_id, encoder))
+    return out
+
+
+async def compactions(
+    source: Path, session_id: str, work: Path, encoder: Encoder, reps: int, *, small: bool = False
+) -> dict[str, Any]:
+    """Compaction `all`, extractive, of a freshly loaded copy each rep (the load not timed);
+    a fresh estimator each time, as a server that just opened the session has. Default
+    settings, except that a small session (a quick run) keeps a smaller recent window, so
+    that there is something to compact."""
+    settings = Settings()
+    if small:
+        settings = Settings(keep_window=KeepWindowSettings(min_tokens=2_000, min_text_messages=3))
+    times: list[float] = []
+    result = None
+    for n in range(reps):
+        data_dir = work / f"compact-{n}"
+        shutil.copytree(source, data_dir)
+        estimator = Estimator(encoder=encoder)
+        store = SessionStore(data_dir, estimator.count_message)
+        session = store.get(session_id)
+        ctx = CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+        start = time.perf_counter()
+        result = await compact(session, CompactRequest(direction="all"), ctx)
+        times.append(time.perf_counter() - start)
+        store.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    assert result is not None
+    return {"compact_s": times, "pre_tokens": result.pre_tokens, "post_tokens": result.post_tokens}
+
+
+def block_strings(blocks: Iterable[Any]) -> Iterable[str]:
+    """The strings Baton's counter encodes for these blocks (text, tool inputs as compact
+    JSON, results, thinking), for the raw baseline to encode too."""
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
+        get = block.get if isinstance(block, dict) else lambda name, b=block: getattr(b, name, None)
+        if kind == "text":
+            yield get("text") or ""
+        elif kind == "thinking":
+            yield get("thinking") or ""
+        elif kind == "tool_use":
+            yield get("name") or ""
+            yield json.dumps(get("input") or {}, ensure_ascii=False, separators=(",", ":"))
+        elif kind == "tool_result":
+            content = get("content")
+            if isinstance(content, str):
+                yield content
+            elif isinstance(content, list):
+                yield from block_strings(content)
+
+
+def counting(messages: list[Message], encoder: Encoder, reps: int) -> dict[str, Any]:
+    """Baton's counter with cold caches (a fresh estimator each rep) against
+    `encoder.encode` of the same strings, alternating."""
+    strings = [s for m in messages for s in block_strings(m.content) if s]
+    baton_s: list[float] = []
+    raw_s: list[float] = []
+    baton_tokens = raw_tokens = 0
+    for _ in range(reps):
+        start = time.perf_counter()
+        raw_tokens = sum(len(encoder.encode(s, disallowed_special=())) for s in strings)
+        raw_s.append(time.perf_counter() - start)
+        estimator = Estimator(encoder=encoder)  # its per-message cache starts empty
+        start = time.perf_counter()
+        baton_tokens = sum(estimator.count_message(m) for m in messages)
+        baton_s.append(time.perf_counter() - start)
+    return {
+        "baton_s": baton_s,
+        "raw_s": raw_s,
+        "baton_tokens": baton_tokens,
+        "raw_tokens": raw_tokens,
+        "messages": len(messages),
+        "strings": len(strings),
+    }

@@ -1,0 +1,121 @@
+"""Measurements over stdio LSP: append (P1), usage round trips (P2), opening (P3), memory
+(P5) and cold start, each beside its baseline in the same run."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from servers import Server, bare, baton
+
+from baton import protocol
+from baton.core.messages import Message
+
+PUBLISH = "textDocument/publishDiagnostics"
+MessageMaker = Callable[[int, str], dict[str, Any]]
+
+
+async def append_one(server: Server, session_id: str, message: dict[str, Any]) -> dict[str, float]:
+    """One append: request to response, to its diagnostics published, and the server's CPU."""
+    uri = protocol.session_uri(session_id)
+    mark = server.client.mark()
+    cpu = server.cpu()
+    start = time.perf_counter()
+    await server.request(protocol.SESSION_APPEND, {"sessionId": session_id, "messages": [message]})
+    answered = time.perf_counter()
+    await server.client.wait_for(PUBLISH, lambda p: p.get("uri") == uri, after=mark)
+    published = time.perf_counter()
+    return {
+        "response_s": answered - start,
+        "diagnostics_s": published - start,
+        "cpu_s": server.cpu() - cpu,
+    }
+
+
+async def appends(
+    server: Server, session_id: str, reps: int, make: MessageMaker, seed: int
+) -> dict[str, list[float]]:
+    """`reps` appends of a ~1K-token message (prompt and reply in turn) after one warm-up."""
+    out: dict[str, list[float]] = {"response_s": [], "diagnostics_s": [], "cpu_s": []}
+    for n in range(reps + 1):
+        figures = await append_one(server, session_id, make(seed + n, ("user", "assistant")[n % 2]))
+        if n == 0:
+            continue  # the first change after a load may build what later ones reuse
+        for name, value in figures.items():
+            out[name].append(value)
+    return out
+
+
+async def usage_rounds(
+    server: Server, baseline: Server, session_id: str, rounds: int
+) -> dict[str, list[float]]:
+    """`baton/usage` and the bare server's one request, alternating, `rounds` times each."""
+    params = {"sessionId": session_id}
+    await server.request(protocol.USAGE, params)
+    await baseline.request("bench/ping", {})
+    usage: list[float] = []
+    ping: list[float] = []
+    for _ in range(rounds):
+        ping.append((await baseline.timed("bench/ping", {}))[0])
+        usage.append((await server.timed(protocol.USAGE, params))[0])
+    return {"usage_s": usage, "bare_s": ping}
+
+
+async def loaded_server(data_dir: Path, session_id: str) -> tuple[Server, dict[str, Any]]:
+    """A Baton server with `session_id` open (its first usage answered) and settled."""
+    server = await baton(data_dir)
+    await server.quiet()
+    usage = await server.request(protocol.USAGE, {"sessionId": session_id})
+    await server.quiet()
+    return server, usage
+
+
+async def opens(
+    source: Path, session_id: str, work: Path, reps: int, make: MessageMaker, seed: int
+) -> dict[str, list[float]]:
+    """Fresh servers, one per rep, beside a fresh bare pygls server each time:
+    spawn to `initialize` answered (cold start), the first `baton/usage` of a session
+    no one opened yet (P3), and after one append the peak RSS (P5)."""
+    out: dict[str, list[float]] = {
+        name: []
+        for name in (
+            "bare_init_s",
+            "baton_init_s",
+            "first_usage_s",
+            "bare_rss_mb",
+            "idle_rss_mb",
+            "open_rss_mb",
+            "peak_rss_mb",
+        )
+    }
+    empty = work / "empty"
+    empty.mkdir(exist_ok=True)
+    for n in range(reps):
+        baseline = await bare(empty)
+        out["bare_init_s"].append(baseline.init_s)
+        await baseline.quiet()
+        out["bare_rss_mb"].append(baseline.memory()["VmRSS"])
+        await baseline.close()
+
+        data_dir = work / f"open-{n}"
+        shutil.copytree(source, data_dir)
+        server = await baton(data_dir)
+        out["baton_init_s"].append(server.init_s)
+        await server.quiet()  # start-up work done: what follows is the opening alone
+        out["idle_rss_mb"].append(server.memory()["VmRSS"])
+        elapsed, _ = await server.timed(protocol.USAGE, {"sessionId": session_id})
+        out["first_usage_s"].append(elapsed)
+        out["open_rss_mb"].append(server.memory()["VmRSS"])
+        await append_one(server, session_id, make(seed + n, "user"))
+        await server.quiet()
+        out["peak_rss_mb"].append(server.memory()["VmHWM"])
+        await server.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return out
+
+
+def message_tokens(message: dict[str, Any], count: Callable[[Message], int]) -> int:
+    return count(Message.model_validate(message))

@@ -1,0 +1,164 @@
+"""Figures to rows: medians and spreads, issue 12's table with its targets, met or missed."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MB = 1e6
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    """Median, quartiles and extremes of one series."""
+    ordered = sorted(values)
+    if len(ordered) >= 2:
+        q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    else:
+        q1 = q3 = ordered[0]
+    return {
+        "median": statistics.median(ordered),
+        "q1": q1,
+        "q3": q3,
+        "min": ordered[0],
+        "max": ordered[-1],
+        "n": len(ordered),
+    }
+
+
+def med(series: dict[str, Any], name: str) -> float:
+    return float(series[name]["median"])
+
+
+def ms(series: dict[str, Any], name: str) -> str:
+    """'94 ms [90-101]': the median and the interquartile range."""
+    s = series[name]
+    digits = 1 if s["median"] < 0.1 else 0
+    low, mid, high = (f"{s[k] * 1e3:.{digits}f}" for k in ("q1", "median", "q3"))
+    return f"{mid} ms [{low}-{high}]"
+
+
+@dataclass
+class Row:
+    key: str
+    goal: str
+    measured: str
+    target: str
+    met: bool
+    figures: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def label(size: str) -> str:
+    return size.upper()
+
+
+def build_rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> list[Row]:
+    """Issue 12's rows from the run's series (`f` maps a section to its stats)."""
+    rows: list[Row] = []
+    a1, ab = f[f"append_{small}"], f[f"append_{big}"]
+    r1 = med(ab, "response_s") / med(a1, "response_s")
+    cpu = med(ab, "cpu_s") / max(med(a1, "cpu_s"), 1e-9)
+    rows.append(
+        Row(
+            "P1",
+            "P1 append of a ~1K-token message, request to response, "
+            f"cost({label(big)})/cost({label(small)})",
+            f"{r1:.2f}x ({ms(a1, 'response_s')} -> {ms(ab, 'response_s')}); to diagnostics "
+            f"published {ms(a1, 'diagnostics_s')} -> {ms(ab, 'diagnostics_s')}; server CPU per "
+            f"append {cpu:.1f}x ({med(a1, 'cpu_s') * 1e3:.1f} -> {med(ab, 'cpu_s') * 1e3:.1f} ms)",
+            "<= 1.2x",
+            r1 <= 1.2,
+            {"ratio": r1, "cpu_ratio": cpu},
+        )
+    )
+    ratios = {s: med(f[f"usage_{s}"], "usage_s") / med(f[f"usage_{s}"], "bare_s") for s in sizes}
+    rows.append(
+        Row(
+            "P2",
+            "P2 `baton/usage` round trip vs a bare pygls request",
+            ", ".join(f"{ratios[s]:.2f}x at {label(s)}" for s in sizes)
+            + f" (bare {ms(f[f'usage_{big}'], 'bare_s')}; "
+            f"{label(big)} {ms(f[f'usage_{big}'], 'usage_s')})",
+            "<= 1.5x at every size",
+            all(r <= 1.5 for r in ratios.values()),
+            {f"ratio_{s}": r for s, r in ratios.items()},
+        )
+    )
+    o, lo = f["open"], f["loads"]
+    r3 = med(o, "first_usage_s") / med(lo, "json_loads_s")
+    lib = med(lo, "library_load_s") / med(lo, "json_loads_s")
+    rows.append(
+        Row(
+            "P3",
+            f"P3 open a {label(big)}-token session vs `json.loads` of its lines",
+            f"first `baton/usage` over LSP (fresh server) {r3:.2f}x ({ms(o, 'first_usage_s')} vs "
+            f"{ms(lo, 'json_loads_s')}); library {lib:.2f}x ({ms(lo, 'library_load_s')})",
+            "<= 2x over LSP",
+            r3 <= 2.0,
+            {"ratio": r3, "library_ratio": lib},
+        )
+    )
+    c = f["compact"]
+    compact_ms = med(c, "compact_s") * 1e3
+    r4 = med(c, "compact_s") / med(lo, "library_load_s")
+    rows.append(
+        Row(
+            "P4",
+            f"P4 compaction `all`, extractive, {label(big)} tokens, no model",
+            f"{ms(c, 'compact_s')}, {r4:.2f}x the library load "
+            f"({f['compact_tokens']['pre']:,} -> {f['compact_tokens']['post']:,} tokens)",
+            "<= 200 ms and <= 3x P3 (the library load)",
+            compact_ms <= 200 and r4 <= 3.0,
+            {"ms": compact_ms, "ratio": r4},
+        )
+    )
+    limit = 3 * f["transcript_bytes"] / MB + 80
+    peak = med(o, "peak_rss_mb")
+    rows.append(
+        Row(
+            "P5",
+            f"P5 peak RSS with a {label(big)}-token session open, after an append",
+            f"{peak:.0f} MB [{o['peak_rss_mb']['min']:.0f}-{o['peak_rss_mb']['max']:.0f}] "
+            f"(idle server {med(o, 'idle_rss_mb'):.0f} MB; "
+            f"bare pygls {med(o, 'bare_rss_mb'):.0f} MB)",
+            f"<= 3x transcript bytes + 80 MB ({limit:.0f} MB here)",
+            peak <= limit,
+            {"peak_mb": peak, "limit_mb": limit},
+        )
+    )
+    cold = med(o, "baton_init_s") / med(o, "bare_init_s")
+    rows.append(
+        Row(
+            "cold",
+            "cold start, spawn to `initialize` answered, vs a bare pygls server",
+            f"{med(o, 'baton_init_s'):.2f} s vs {med(o, 'bare_init_s'):.2f} s, {cold:.2f}x",
+            "<= 1.3x",
+            cold <= 1.3,
+            {"ratio": cold},
+        )
+    )
+    k = f["counting"]
+    rc = med(k, "baton_s") / med(k, "raw_s")
+    rows.append(
+        Row(
+            "count",
+            "counting vs raw tiktoken encode of the same strings",
+            f"{rc:.2f}x ({ms(k, 'baton_s')} vs {ms(k, 'raw_s')}, {f['counting_tokens']:,} tokens)",
+            "<= 1.2x",
+            rc <= 1.2,
+            {"ratio": rc},
+        )
+    )
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| goal | measured | target | |", "|---|---|---|---|"]
+    for row in rows:
+        lines.append(
+            f"| {row.goal} | {row.measured} | {row.target} | {'met' if row.met else 'missed'} |"
+        )
+    return "\n".join(lines)

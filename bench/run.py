@@ -1,0 +1,185 @@
+"""Issue 12's table, measured: every row beside its baseline in one run, met or missed.
+
+    python bench/run.py [--quick] [--reps N] [--seed S] [--json PATH | --json -]
+
+Generates seeded sessions of 1K, 10K, 100K and 1M tokens (Baton's count) as transcripts,
+then drives real `baton serve` processes over stdio LSP next to a bare pygls server, and
+times the library where a row asks for it. Prints the table (median [interquartile range]
+over the repetitions) and writes every series as JSON (default bench/results/latest.json).
+`--quick` uses 1K and 10K sessions and two repetitions: a smoke run, not figures to quote.
+Needs no API key and no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import measure_lib
+import measure_lsp
+import sessions
+from report import build_rows, stats, table
+from servers import bare
+
+from baton.core.tokens import Estimator, load_cl100k
+
+BENCH = Path(__file__).resolve().parent
+DEFAULT_JSON = BENCH / "results" / "latest.json"
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1K and 10K sessions, 2 reps")
+    parser.add_argument("--reps", type=int, help="repetitions per figure (default 7)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", default=str(DEFAULT_JSON), help="where to write; - for stdout")
+    args = parser.parse_args(argv)
+    args.sizes = ["1k", "10k"] if args.quick else list(sessions.SIZES)
+    args.reps = args.reps or (2 if args.quick else 7)
+    return args
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    encoder = load_cl100k()
+    count = Estimator(encoder=encoder).count_message
+    small, big = args.sizes[0], args.sizes[-1]
+    built: dict[str, sessions.Built] = {}
+    dirs: dict[str, Path] = {}
+    for size in args.sizes:
+        built[size] = sessions.build(sessions.SIZES[size], args.seed, count)
+        dirs[size] = work / f"data-{size}"
+        sessions.write(built[size], dirs[size])
+        made = built[size]
+        say(f"generated {size}: {made.tokens:,} tokens, {len(made.messages):,} messages")
+
+    def make(seed: int, role: str) -> dict[str, Any]:
+        return sessions.one_message(seed, role, 1_000, count)
+
+    series: dict[str, Any] = {}
+    baseline = await bare(work)
+    try:
+        for size in args.sizes:
+            sid = built[size].session_id
+            copy = work / f"live-{size}"
+            shutil.copytree(dirs[size], copy)
+            server, _ = await measure_lsp.loaded_server(copy, sid)
+            try:
+                say(f"usage round trips at {size}")
+                rounds = await measure_lsp.usage_rounds(server, baseline, sid, args.reps * 3)
+                series[f"usage_{size}"] = rounds
+                if size in (small, big):
+                    say(f"appends at {size}")
+                    series[f"append_{size}"] = await measure_lsp.appends(
+                        server, sid, args.reps, make, args.seed * 1000
+                    )
+            finally:
+                await server.close()
+    finally:
+        await baseline.close()
+    sid = built[big].session_id
+    path = built[big].path
+    assert path is not None
+    say(f"fresh servers opening {big} (P3, P5, cold start)")
+    series["open"] = await measure_lsp.opens(dirs[big], sid, work, args.reps, make, 7_000)
+    say("json.loads and library load")
+    series["loads"] = measure_lib.loads(path, dirs[big], sid, encoder, args.reps)
+    say("compaction")
+    compacted = await measure_lib.compactions(
+        dirs[big], sid, work, encoder, args.reps, small=built[big].tokens < 100_000
+    )
+    say("counting")
+    counted = measure_lib.counting(built[big].messages, encoder, args.reps)
+    series["compact"] = {"compact_s": compacted.pop("compact_s")}
+    series["counting"] = {"baton_s": counted.pop("baton_s"), "raw_s": counted.pop("raw_s")}
+    figures: dict[str, Any] = {
+        name: {key: stats(values) for key, values in group.items()}
+        for name, group in series.items()
+    }
+    figures["compact_tokens"] = {"pre": compacted["pre_tokens"], "post": compacted["post_tokens"]}
+    figures["counting_tokens"] = counted["baton_tokens"]
+    figures["transcript_bytes"] = path.stat().st_size
+    rows = build_rows(figures, small, big, args.sizes)
+    return {
+        "sessions": {
+            size: {
+                "tokens": b.tokens,
+                "messages": len(b.messages),
+                "bytes": b.path.stat().st_size if b.path else 0,
+                "shapes": b.shapes,
+            }
+            for size, b in built.items()
+        },
+        "rows": [row.as_json() for row in rows],
+        "figures": figures,
+        "counting": counted,
+        "raw": series,
+        "table": table(rows),
+    }
+
+
+def context(args: argparse.Namespace) -> dict[str, Any]:
+    def git(*cmd: str) -> str:
+        try:
+            done = subprocess.run(["git", *cmd], cwd=BENCH, capture_output=True, text=True)
+        except OSError:
+            return ""
+        return done.stdout.strip()
+
+    return {
+        "command": " ".join(["python", "bench/run.py", *sys.argv[1:]]),
+        "commit": git("rev-parse", "--short", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average": list(os.getloadavg()),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "reps": args.reps,
+        "seed": args.seed,
+        "sizes": args.sizes,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    info = context(args)
+    work = Path(tempfile.mkdtemp(prefix="baton-bench-"))
+    start = time.perf_counter()
+    try:
+        result = asyncio.run(measure(args, work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    info["seconds"] = round(time.perf_counter() - start, 1)
+    info["load_average_after"] = list(os.getloadavg())
+    out = {"run": info, **result}
+    print(
+        f"{info['command']}  (commit {info['commit']}{' + changes' if info['dirty'] else ''}, "
+        f"{info['reps']} reps, load {info['load_average'][0]:.2f}, {info['seconds']} s)"
+    )
+    print(result["table"])
+    text = json.dumps(out, indent=2)
+    if args.json == "-":
+        print(text)
+    else:
+        target = Path(args.json)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text + "\n", encoding="utf-8")
+        say(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

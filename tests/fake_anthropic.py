@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import fake_compaction
+
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MODELS: dict[str, dict[str, int]] = {
     "claude-sonnet-4-5": {"max_input_tokens": 200_000, "max_tokens": 64_000},
@@ -123,6 +125,7 @@ class FakeAnthropic:
         self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
+        self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
@@ -348,7 +351,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.startswith("/v1/models/"):
             model_id = path.removeprefix("/v1/models/")
-            limits = self.fake.models.get(model_id)
+            limits = self.fake.models.get(model_id) or self.fake.compaction.limits(model_id)
             if limits is None:
                 self._error(404, "not_found_error", f"model: {model_id}")
                 return
@@ -360,6 +363,9 @@ class _Handler(BaseHTTPRequestHandler):
                     "display_name": model_id,
                     "created_at": "2025-01-01T00:00:00Z",
                     **limits,
+                    **self.fake.compaction.model_fields(
+                        model_id, self.headers.get("anthropic-beta", "")
+                    ),
                 },
             )
             return
@@ -377,6 +383,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path != "/v1/messages":
             self._error(404, "not_found_error", f"no route {path}")
+            return
+        if fake_compaction.serve(self, body):  # compaction blocks and compaction requests
             return
         script = self.fake._next()
         if isinstance(script, ScriptedError):

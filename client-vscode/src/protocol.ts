@@ -104,9 +104,18 @@ export interface CompactResult {
   adjustedPivot?: AdjustedPivot;
   retention?: Retention;
   dryRun: boolean;
+  warnings: string[];
 }
 
-export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
+/** A summary the API wrote (compaction on demand), kept exactly as the API returned it: `content`, its `signature` and every other field it came with (`encrypted_content`, `tool_changes`) go back verbatim, first in every later request. Only Baton places one, as the summary message of a compaction; clients cannot append it. */
+export interface CompactionBlock {
+  type: "compaction";
+  content?: string | null;
+  signature?: string | null;
+  [key: string]: unknown;
+}
+
+export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | CompactionBlock;
 
 export interface CreateParams {
   title?: string | null;
@@ -343,7 +352,7 @@ export interface Settings {
   autoCompact?: AutoCompactSettings;
   /** The context budget's reserve and margins, in tokens. */
   budget?: BudgetSettings;
-  /** Who writes summaries; `auto`: anthropic when an API key is set, else extractive. */
+  /** Who writes summaries; `server`: the API's own compaction (for `all` and `up_to`; otherwise, or when it fails, anthropic); `auto`: server when an API key is set and the Models API lists compaction for the model, else anthropic with a key, else extractive. */
   summarizer?: SummarizerName;
   /** The model summaries come from (null: `model`). */
   summaryModel?: string | null;
@@ -364,7 +373,7 @@ export interface SkippedFile {
   reason: string;
 }
 
-export type SummarizerName = "auto" | "anthropic" | "extractive" | "memory";
+export type SummarizerName = "auto" | "anthropic" | "extractive" | "memory" | "server";
 
 export interface TextBlock {
   type: "text";

@@ -143,7 +143,8 @@ def test_the_manifest_merge_keeps_client_settings_and_everything_else() -> None:
     assert props["baton.server.command"] == {"type": "array", "default": []}
     assert props["baton.model"]["default"] == Settings().model
     assert props["baton.autoCompact.thresholdPercent"]["maximum"] == 100
-    assert props["baton.summarizer"]["enum"] == ["auto", "anthropic", "extractive", "memory"]
+    summarizers = ["auto", "anthropic", "extractive", "memory", "server"]
+    assert props["baton.summarizer"]["enum"] == summarizers
     assert props["baton.restore.exclude"]["items"] == {"type": "string"}
 
 

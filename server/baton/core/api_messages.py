@@ -47,6 +47,8 @@ def api_block(block: ContentBlock) -> dict[str, Any] | None:
     """A block as the API expects it, or None for blocks the API would reject."""
     raw = block.model_dump(mode="json", exclude_none=True)
     kind = str(raw.get("type"))
+    if kind == "compaction":
+        return compaction_api_block(raw)
     fields = API_FIELDS.get(kind)
     if fields is None:
         return None
@@ -58,6 +60,13 @@ def api_block(block: ContentBlock) -> dict[str, Any] | None:
     if kind == "tool_use" and out.get("input") is None:
         out["input"] = {}
     return out
+
+
+def compaction_api_block(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """A compaction block goes back exactly as the API returned it: every field it came
+    with (signature, encrypted_content, tool_changes, ...), nothing added. One without a
+    summary stands for a compaction that failed; Baton never stores those as summaries."""
+    return raw if raw.get("content") else None
 
 
 def to_api_messages(view: Sequence[Message]) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from baton.core.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+    leads_with_compaction,
     text_message,
 )
 
@@ -78,7 +79,7 @@ def repair_view(view: Sequence[Message], count: Count) -> list[Message]:
     check would complain, so a healthy view comes back as it was.
     """
     out: list[Message] = []
-    if view and view[0].role != "user":
+    if view and view[0].role != "user" and not leads_with_compaction(view[0]):
         out.append(text_message("user", LOST_START, id=LOST_START_ID, tokens=0))
     pending: dict[str, int] = {}  # open tool_use id -> index in `out` of its message
     use_ids: set[str] = set()

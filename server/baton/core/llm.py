@@ -15,6 +15,7 @@ from baton.core.api_messages import ModelReply as ModelReply
 from baton.core.api_messages import OnText as OnText
 from baton.core.api_messages import ReplyBuilder
 from baton.core.api_messages import to_api_messages as to_api_messages
+from baton.core.compaction import server_api as server_compaction
 from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
 from baton.core.settings import Settings
 
@@ -135,6 +136,7 @@ class AnthropicClient:
             )
         self._limits: dict[str, dict[str, int] | None] = {}
         self._limits_lock = asyncio.Lock()
+        self._compaction: dict[str, bool | None] = {}
 
     @classmethod
     def from_settings(
@@ -177,6 +179,7 @@ class AnthropicClient:
             options["system"] = system
         if tools:
             options["tools"] = tools
+        options = server_compaction.with_beta(options, messages)
         acc = ReplyBuilder()
         try:
             async with sdk.messages.stream(**options) as stream:
@@ -240,11 +243,27 @@ class AnthropicClient:
             options["system"] = system
         if tools:
             options["tools"] = tools
+        options = server_compaction.with_beta(options, messages)
         try:
             result = await sdk.messages.count_tokens(**options)
         except anthropic.APIError as exc:
             raise map_error(exc, self._secret) from None
         return int(result.input_tokens)
+
+    # ---- compaction on demand (compaction/server.py) ----------------------------------------
+
+    async def compact(self, request: server_compaction.ServerRequest) -> dict[str, Any]:
+        """The API's compaction of `request.messages` (the response as the API sent it)."""
+        return await server_compaction.request_compaction(self._client(), self._secret, request)
+
+    async def compaction_supported(self, model: str) -> bool | None:
+        """Whether the Models API lists compaction for `model` (asked once, then cached)."""
+        if self._sdk is None:
+            return None
+        if model not in self._compaction:
+            found = await server_compaction.model_supports_compaction(self._sdk, model)
+            self._compaction[model] = found
+        return self._compaction[model]
 
 
 def _is_transport_error(exc: BaseException) -> bool:

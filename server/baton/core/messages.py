@@ -84,6 +84,17 @@ class RedactedThinkingBlock(_Block):
     data: str
 
 
+class CompactionBlock(_Block):
+    """A summary the API wrote (compaction on demand), kept exactly as the API returned it:
+    `content`, its `signature` and every other field it came with (`encrypted_content`,
+    `tool_changes`) go back verbatim, first in every later request. Only Baton places one,
+    as the summary message of a compaction; clients cannot append it."""
+
+    type: Literal["compaction"] = "compaction"
+    content: str | None = None
+    signature: str | None = None
+
+
 ContentBlock = Annotated[
     TextBlock
     | ImageBlock
@@ -91,7 +102,8 @@ ContentBlock = Annotated[
     | ToolUseBlock
     | ToolResultBlock
     | ThinkingBlock
-    | RedactedThinkingBlock,
+    | RedactedThinkingBlock
+    | CompactionBlock,
     Field(discriminator="type"),
 ]
 CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
@@ -225,17 +237,24 @@ def text_message(role: Role, text: str, kind: Kind = "message", **fields: Any) -
     return Message(role=role, kind=kind, content=[TextBlock(text=text)], **fields)
 
 
+def leads_with_compaction(message: Message) -> bool:
+    """True for a summary the API wrote: a message whose first block is a compaction block,
+    which the API wants first in `messages`, whatever the role of its message."""
+    return bool(message.content) and isinstance(message.content[0], CompactionBlock)
+
+
 def invariant_violations(messages: Sequence[Message]) -> list[str]:
     """Every way this message list breaks the Messages API's rules, in order found.
 
-    Rules: the first message is the user's; each tool_result answers a tool_use of the
+    Rules: the first message is the user's (or the API's own summary, which goes first);
+    each tool_result answers a tool_use of the
     preceding assistant turn (the assistant records since the previous user prompt);
     no tool_use is left unanswered when a later user prompt or another response arrives;
     records sharing an API message id are contiguous except for tool results interleaved
     between them.
     """
     problems: list[str] = []
-    if messages and messages[0].role != "user":
+    if messages and messages[0].role != "user" and not leads_with_compaction(messages[0]):
         problems.append(f"{messages[0].id}: the conversation must start with a user message")
     pending: dict[str, str] = {}  # tool_use id -> assistant message id, current turn only
     answered: set[str] = set()

@@ -111,10 +111,18 @@ class ModelAccess:
             on_found(model)
 
     def summarizer(self, settings: Settings, estimator: Estimator) -> Summarizer:
-        """The summarizer the settings ask for (`auto`: anthropic with a key, else offline)."""
-        name = settings.summarizer
+        """The summarizer the settings ask for (`auto`: the API's own compaction where the
+        Models API lists it, else anthropic, with a key; offline without one)."""
+        name: str = settings.summarizer
         if name == "auto":
-            name = "anthropic" if self.has_key else "extractive"
+            name = "auto-server" if self.has_key else "extractive"
+        if name in ("server", "auto-server"):
+            from baton.core.compaction.anthropic import AnthropicSummarizer
+            from baton.core.compaction.server import ServerSummarizer
+
+            client = self.client(settings)
+            fallback = AnthropicSummarizer(client, settings.resolved_summary_model())
+            return ServerSummarizer(client, fallback, explicit=name == "server")
         if name == "anthropic":
             from baton.core.compaction.anthropic import AnthropicSummarizer
 

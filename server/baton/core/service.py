@@ -307,6 +307,7 @@ class BatonService:
             workspace_folders=list(self.workspace_folders),
             progress=progress,
             tools_tokens=self._tools_tokens.get(session_id or "", 0),
+            tools=self._tools.get(session_id or "") or None,
         )
 
     async def close(self) -> None:

@@ -167,7 +167,7 @@ class MicrocompactSettings(WireModel):
     )
 
 
-SummarizerName = Literal["auto", "anthropic", "extractive", "memory"]
+SummarizerName = Literal["auto", "anthropic", "extractive", "memory", "server"]
 
 
 class Settings(WireModel):
@@ -187,8 +187,10 @@ class Settings(WireModel):
     )
     summarizer: SummarizerName = Field(
         default="auto",
-        description="Who writes summaries; `auto`: anthropic when an API key is set, "
-        "else extractive.",
+        description="Who writes summaries; `server`: the API's own compaction (for `all` "
+        "and `up_to`; otherwise, or when it fails, anthropic); `auto`: server when an API "
+        "key is set and the Models API lists compaction for the model, else anthropic with "
+        "a key, else extractive.",
     )
     summary_model: str | None = Field(
         default=None, description="The model summaries come from (null: `model`)."

@@ -180,6 +180,8 @@ class Estimator:
             return self.count_blocks(content) if isinstance(content, list) else 0
         if kind == "thinking":
             return self.count_text(str(_field(block, "thinking") or ""))
+        if kind == "compaction":  # the API's summary; its signature is not context
+            return self.count_text(str(_field(block, "content") or ""))
         if kind == "redacted_thinking":
             return math.ceil(len(str(_field(block, "data") or "")) / 4)
         if kind == "image":

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from baton.core.messages import (
+    CompactionBlock,
     DocumentBlock,
     ImageBlock,
     Message,
@@ -144,6 +145,8 @@ def _block_lines(block: object) -> list[str]:
         return ["*thinking*", *(f"> {line}" for line in block.thinking.splitlines())]
     if isinstance(block, RedactedThinkingBlock):
         return ["*[redacted thinking]*"]
+    if isinstance(block, CompactionBlock):
+        return ["*summary written by the API*", "", *(block.content or "").splitlines()]
     if isinstance(block, ImageBlock):
         return ["*[image]*"]
     if isinstance(block, DocumentBlock):

@@ -13,6 +13,7 @@ from baton.core.compaction.summarizers import Progress, SummaryRequest, strip_me
 from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.llm import ModelClient, to_api_messages
 from baton.core.messages import (
+    CompactionBlock,
     ContentBlock,
     DocumentBlock,
     ImageBlock,
@@ -244,6 +245,8 @@ def _block_text(block: ContentBlock) -> str:
         return "[image]"
     if isinstance(block, DocumentBlock):
         return "[document]"
+    if isinstance(block, CompactionBlock):  # an earlier summary the API wrote, read as text
+        return f"[summary of the earlier conversation]\n{block.content or ''}"
     return ""  # thinking and redacted thinking: the model's own scratch work
 
 

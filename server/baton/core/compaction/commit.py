@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
 from baton.core.compaction.cuts import SharedCounts, counts_shared
+from baton.core.compaction.drafts import summary_messages
 from baton.core.compaction.ledger import retention
 from baton.core.compaction.plan import Plan
-from baton.core.compaction.prompts import summary_message_text
 from baton.core.compaction.restore import Restored, restore_files
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
-from baton.core.messages import Message, TextBlock, invariant_violations
+from baton.core.messages import CompactionBlock, Message, invariant_violations
 from baton.core.session import Session
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ class PreparedSummary:
     pre_tokens: int  # the usage when the plan was made
     facts: SpanFacts | None = None  # the span's facts, extracted once for the summary
     counts: SharedCounts | None = None  # the summary's token counts, for the ledger's
+    block: CompactionBlock | None = None  # the API's own summary (`server`), stored as is
+    warnings: list[str] = field(default_factory=list)  # for the client (a fallback's reason)
 
 
 def commit_summary(
@@ -81,25 +83,10 @@ def commit_summary(
             transcript_path=transcript_path,
             facts=prepared.facts,
         )
-    if ledger_text:
-        body = f"{body.rstrip()}\n\n{ledger_text}"
-    summary = Message(
-        role="user",
-        kind="summary",
-        content=[
-            TextBlock(
-                text=summary_message_text(
-                    body,
-                    transcript_path=transcript_path,
-                    auto=request.trigger == "auto",
-                    direction=plan.direction,
-                )
-            )
-        ],
-    )
+    summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     restored = _restore(ctx, kept)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
-    attachments = [message for message, _ in restored.files]
+    attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = layout_view(plan, summary, attachments, by_id)
 
     report(ctx, "Checking the new conversation", 0.9)
@@ -109,7 +96,7 @@ def commit_summary(
     if late:  # prepared earlier: the context grew since, and the late messages stay
         usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         pre_tokens, view = usage.used_tokens, [*view, *late]
-    restored_ids = {m.id for m in attachments}
+    restored_ids = {message.id for message, _ in restored.files}
     before = min(pre_tokens, estimate(session, ctx, view))
     after = estimate(session, ctx, [m for m in [*new_view, *late] if m.id not in restored_ids])
     _check_smaller(ctx, before, after)
@@ -135,7 +122,8 @@ def commit_summary(
     report(ctx, "Committing", 0.95)
     session.commit_boundary(boundary)
     report(ctx, "Compacted", 1.0)
-    return CompactResult.from_boundary(boundary, body)
+    result = CompactResult.from_boundary(boundary, body)
+    return result.model_copy(update={"warnings": list(prepared.warnings)})
 
 
 def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
@@ -19,13 +20,14 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
+from baton.core.compaction.drafts import write_summary
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.summarizers import Progress, Summarizer, SummaryRequest, strip_media
 from baton.core.editor_files import EditorFiles
-from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
+from baton.core.errors import CompactionInProgress, SessionLocked
 from baton.core.messages import Message
 from baton.core.session import Session
 from baton.core.settings import KeepWindowSettings, Settings
@@ -61,6 +63,7 @@ class CompactContext:
     workspace_folders: list[Path] = field(default_factory=list)
     progress: Progress | None = None
     tools_tokens: int = 0  # tool definitions sent with every request count too
+    tools: list[dict[str, Any]] | None = None  # the tools of the last send (server summaries)
 
 
 async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
@@ -178,18 +181,22 @@ async def _plan_and_summarize(
         facts=facts.without_attachments(),
     )
     with counts_shared() as counts:  # the ledger counts many of the summary's prompts again
-        body = await _summarize(ctx.summarizer, summary_request, _summary_progress(ctx))
+        written = await write_summary(
+            session, ctx, plan.direction, summary_request, summarized, _summary_progress(ctx)
+        )
     return PreparedSummary(
         request=request,
         plan=plan,
         snapshot=snapshot,
         messages=view,
-        body=body,
+        body=written.body,
         instructions=instructions,
-        summarizer=ctx.summarizer.name,
+        summarizer=written.summarizer,
         pre_tokens=usage.used_tokens,
         facts=facts,
         counts=counts,
+        block=written.block,
+        warnings=written.warnings,
     )
 
 
@@ -210,18 +217,3 @@ def bounded_keep_window(window: KeepWindowSettings, threshold: int) -> KeepWindo
     if window.max_tokens <= cap:
         return window
     return window.model_copy(update={"max_tokens": cap, "min_tokens": min(window.min_tokens, cap)})
-
-
-async def _summarize(
-    summarizer: Summarizer, request: SummaryRequest, progress: Progress | None
-) -> str:
-    try:
-        body = await summarizer.summarize(request, progress)
-    except BatonError:
-        raise
-    except Exception as exc:  # any summarizer failure: report it, change nothing
-        log.warning("summarizer %s failed: %s", summarizer.name, type(exc).__name__)
-        raise SummarizerFailed(f"the {summarizer.name} summarizer failed: {exc}") from exc
-    if not body or not body.strip():
-        raise SummarizerFailed(f"the {summarizer.name} summarizer returned an empty summary")
-    return body

@@ -50,6 +50,9 @@ class CompactResult(WireModel):
     adjusted_pivot: AdjustedPivot | None = None
     retention: Retention | None = None
     dry_run: bool = False
+    # Why the compaction did not go as the settings asked, e.g. `server` falling back to
+    # Baton's own summary; empty when it did.
+    warnings: list[str] = Field(default_factory=list)
 
     @classmethod
     def from_boundary(cls, boundary: Boundary, summary: str | None) -> CompactResult:

@@ -1,0 +1,352 @@
+"""The `server` summarizer against the fake API: the block, where it goes, every fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conversations import Convo
+
+from baton.core.api_messages import api_block, to_api_messages
+from baton.core.compaction.anthropic import as_text_messages
+from baton.core.compaction.engine import CompactContext, compact, uncompact
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.server import ServerSummarizer
+from baton.core.compaction.summarizers import Progress, SummaryRequest
+from baton.core.errors import ApiError, InvalidParams, NothingToCompact
+from baton.core.llm import AnthropicClient
+from baton.core.messages import (
+    CompactionBlock,
+    Message,
+    MessageInput,
+    invariant_violations,
+    text_message,
+)
+from baton.core.session import Session
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator
+from baton.core.transcript import Transcript
+from fake_anthropic import FakeAnthropic
+from fake_compaction import BETA
+
+MODEL = "claude-sonnet-4-6"  # the fake's Models API lists compaction for it
+OTHER = "claude-sonnet-4-5"  # and not for this one
+SYSTEM = "You are a careful coding assistant."
+
+
+class TextFallback:
+    """Baton's own summary in these tests: a fixed body, every request recorded."""
+
+    name = "anthropic"
+
+    def __init__(self) -> None:
+        self.requests: list[SummaryRequest] = []
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        self.requests.append(request)
+        return "## 1. Primary request and intent\nBaton's own summary."
+
+
+def settings() -> Settings:
+    out = Settings(model=MODEL)
+    out.keep_window = KeepWindowSettings(min_tokens=1, min_text_messages=2, max_tokens=10_000)
+    return out
+
+
+def chat(store: SessionStore, model: str = MODEL, turns: int = 4) -> tuple[Session, Convo]:
+    convo = Convo(tokens=0)
+    for n in range(turns):
+        convo.user(f"question number {n}")
+        if n == 1:
+            convo.tools("Read", inputs=[{"file_path": "/src/app.py"}])
+        convo.reply(f"answer number {n}")
+    session = store.create(title="t", model=model, system_prompt=SYSTEM)
+    session.append(convo.messages)
+    return session, convo
+
+
+def context(
+    estimator: Estimator, client: AnthropicClient, *, explicit: bool = True
+) -> tuple[CompactContext, TextFallback]:
+    fallback = TextFallback()
+    summarizer = ServerSummarizer(client, fallback, explicit=explicit)
+    return CompactContext(settings=settings(), estimator=estimator, summarizer=summarizer), fallback
+
+
+def compaction_requests(fake: FakeAnthropic) -> list[dict[str, Any]]:
+    return [r.body for r in fake.message_requests() if "compaction" in (r.body or {})]
+
+
+def reload(session: Session) -> Session:
+    transcript = Transcript.open(session.transcript.path, writable=False)
+    try:
+        return Session(transcript, session.count)
+    finally:
+        transcript.close()
+
+
+ClientMaker = Callable[..., AnthropicClient]
+
+
+async def test_up_to_stores_the_api_block_first_and_the_ledger_after_the_kept_turns(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, convo = chat(store)
+    pivot = convo.messages[5].id  # the answer after the Read call
+    ctx, fallback = context(estimator, anthropic_client())
+    result = await compact(session, CompactRequest(direction="up_to", pivot_message_id=pivot), ctx)
+
+    assert result.summarizer == "server" and result.warnings == [] and fallback.requests == []
+    [sent] = compaction_requests(fake_anthropic)
+    assert sent["compaction"] == {"type": "summarize"} and sent["system"] == SYSTEM
+    assert sent["model"] == MODEL
+    assert sent["messages"] == to_api_messages(convo.messages[:6])
+    request = next(r for r in fake_anthropic.message_requests() if r.body is sent)
+    assert BETA in request.headers["anthropic-beta"]
+
+    view = session.view_messages()
+    [issued] = fake_anthropic.compaction.issued
+    summary = view[0]
+    assert summary.role == "assistant" and summary.kind == "summary"
+    assert [b.model_dump(exclude_none=True) for b in summary.content] == [issued]
+    assert result.summary == issued["content"]
+    kept = [m.id for m in convo.messages[6:]]
+    assert [m.id for m in view[1 : 1 + len(kept)]] == kept  # nothing between block and kept
+    note = view[-1]
+    assert note.kind == "attachment" and str(session.transcript.path) in note.text()
+    assert invariant_violations(view) == []
+    # the block survives a reload byte for byte, and goes back first, as returned
+    again = reload(session).view_messages()
+    assert again[0].content[0].model_dump(exclude_none=True) == issued
+    assert to_api_messages(again)[0] == {"role": "assistant", "content": [issued]}
+
+
+async def test_a_later_reply_carries_the_block_with_the_beta_header_and_the_fake_verifies_it(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store)
+    client = anthropic_client()
+    ctx, _ = context(estimator, client)
+    await compact(session, CompactRequest(direction="all"), ctx)
+    payload = to_api_messages(session.view_messages())
+    fake_anthropic.reply("Next answer")
+    reply = await client.stream_reply(
+        model=MODEL, system=SYSTEM, messages=payload, tools=None, max_tokens=100
+    )
+    assert reply.content[0].model_dump()["text"] == "Next answer"
+    last = fake_anthropic.message_requests()[-1]
+    assert BETA in last.headers["anthropic-beta"]
+    assert last.body["messages"][0]["content"][0]["type"] == "compaction"
+
+    tampered = [dict(turn) for turn in payload]
+    tampered[0] = {"role": "assistant", "content": [{**payload[0]["content"][0], "content": "x"}]}
+    with pytest.raises(ApiError) as failed:
+        await client.stream_reply(
+            model=MODEL, system=SYSTEM, messages=tampered, tools=None, max_tokens=100
+        )
+    assert failed.value.data["status"] == 400
+    misplaced = [{"role": "user", "content": "earlier"}, *payload]
+    with pytest.raises(ApiError):
+        await client.stream_reply(
+            model=MODEL, system=SYSTEM, messages=misplaced, tools=None, max_tokens=100
+        )
+
+
+@pytest.mark.parametrize("direction", ["from", "range"])
+async def test_from_and_range_fall_back_to_batons_own_summary_and_say_so(
+    direction: str,
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, convo = chat(store)
+    request = CompactRequest(
+        direction=direction,  # type: ignore[arg-type]
+        pivot_message_id=convo.messages[2].id,
+        end_message_id=convo.messages[5].id if direction == "range" else None,
+    )
+    ctx, fallback = context(estimator, anthropic_client())
+    result = await compact(session, request, ctx)
+    assert result.summarizer == "anthropic" and len(fallback.requests) == 1
+    assert len(result.warnings) == 1 and f"`{direction}`" in result.warnings[0]
+    assert compaction_requests(fake_anthropic) == []
+    blocks = [b for m in session.view_messages() for b in m.content]
+    assert not any(isinstance(b, CompactionBlock) for b in blocks)
+
+
+async def test_auto_uses_the_api_where_the_models_api_lists_it_and_quietly_not_elsewhere(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    client = anthropic_client()
+    listed, _ = chat(store, MODEL)
+    ctx, _ = context(estimator, client, explicit=False)
+    assert (await compact(listed, CompactRequest(), ctx)).summarizer == "server"
+
+    unlisted, _ = chat(store, OTHER)
+    ctx, fallback = context(estimator, client, explicit=False)
+    result = await compact(unlisted, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and result.warnings == [] and fallback.requests
+    assert len(compaction_requests(fake_anthropic)) == 1
+    asked = {
+        r.path
+        for r in fake_anthropic.requests
+        if r.path.startswith("/v1/models/") and BETA in r.headers.get("anthropic-beta", "")
+    }
+    assert asked == {f"/v1/models/{MODEL}", f"/v1/models/{OTHER}"}
+
+
+async def test_an_explicit_server_on_an_unlisted_model_falls_back_with_a_warning(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store, OTHER)
+    ctx, _ = context(estimator, anthropic_client())
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and OTHER in result.warnings[0]
+    assert compaction_requests(fake_anthropic) == []
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        (lambda fake: fake.compaction.fail("compaction_unavailable", times=3), "unavailable"),
+        (lambda fake: fake.compaction.no_summary("max_tokens"), "max_tokens"),
+        (lambda fake: fake.compaction.no_summary("refusal"), "refusal"),
+        (lambda fake: fake.compaction.fail("compaction_signature_invalid"), "signature_invalid"),
+    ],
+)
+async def test_documented_failures_end_in_batons_own_summary_with_the_reason(
+    script: Callable[[FakeAnthropic], None],
+    said: str,
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store)
+    script(fake_anthropic)
+    ctx, fallback = context(estimator, anthropic_client(max_retries=2))
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and len(fallback.requests) == 1
+    assert said in result.warnings[0]
+    assert session.view_messages()[0].role == "user"  # Baton's text summary
+    assert fake_anthropic.compaction.issued == []
+
+
+async def test_nothing_to_summarize_is_a_clean_error_that_commits_nothing(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store)
+    before = list(session.view)
+    lines = session.transcript.path.read_bytes()
+    fake_anthropic.compaction.fail("compaction_nothing_to_summarize")
+    ctx, fallback = context(estimator, anthropic_client())
+    with pytest.raises(NothingToCompact):
+        await compact(session, CompactRequest(), ctx)
+    assert session.view == before and session.transcript.path.read_bytes() == lines
+    assert fallback.requests == []
+
+
+async def test_compacting_again_sends_the_old_block_first_and_undo_restores_each_step(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store, turns=6)
+    original = list(session.view)
+    ctx, _ = context(estimator, anthropic_client())
+    await compact(session, CompactRequest(), ctx)
+    after_first = list(session.view)
+    session.append([text_message("user", "more")])
+    second = await compact(session, CompactRequest(), ctx)
+    assert second.summarizer == "server"
+    first_block, second_block = fake_anthropic.compaction.issued
+    sent = compaction_requests(fake_anthropic)[1]["messages"]
+    assert sent[0]["content"][0] == first_block  # compact again: the old block leads
+    assert session.view_messages()[0].content[0].model_dump(exclude_none=True) == second_block
+
+    uncompact(session)
+    assert session.view[: len(after_first)] == after_first
+    uncompact(session)
+    assert session.view[: len(original)] == original
+
+
+async def test_a_block_the_api_refuses_on_compacting_again_falls_back(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store, turns=6)
+    ctx, fallback = context(estimator, anthropic_client())
+    await compact(session, CompactRequest(), ctx)
+    block = session.view_messages()[0].content[0]
+    assert isinstance(block, CompactionBlock)
+    block.content = "a summary someone edited"
+    session.append([text_message("user", "more")])
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and "compaction_content_mismatch" in result.warnings[0]
+    # Baton's own summarizer gets the old summary, and the model summarizer reads it as text
+    first = fallback.requests[0].messages[0]
+    assert first.content[0] == block
+    assert "a summary someone edited" in as_text_messages([first])[0].text()
+
+
+async def test_a_prompt_the_api_summary_left_out_is_in_the_ledger_after_the_kept_turns(
+    store: SessionStore,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: ClientMaker,
+) -> None:
+    session, _ = chat(store)
+    fake_anthropic.compaction.summary("The user asked some questions.")
+    ctx, _ = context(estimator, anthropic_client())
+    result = await compact(session, CompactRequest(), ctx)
+    figures = result.retention
+    assert figures is not None and figures.prompts.kept < figures.prompts.total
+    note = session.view_messages()[-1]
+    assert note.kind == "attachment" and "question number 0" in note.text()
+
+
+def test_a_compaction_block_goes_back_with_every_field_it_came_with() -> None:
+    raw = {
+        "type": "compaction",
+        "content": "summary",
+        "signature": "sig",
+        "encrypted_content": "opaque",
+        "tool_changes": [],
+    }
+    block = CompactionBlock.model_validate(raw)
+    assert api_block(block) == raw
+    assert api_block(CompactionBlock(content=None, signature="sig")) is None
+    message = Message(role="assistant", kind="summary", content=[block])
+    assert invariant_violations([message]) == []
+    assert invariant_violations([text_message("assistant", "a")])
+
+
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_a_client_cannot_append_a_compaction_block(role: str, store: SessionStore) -> None:
+    session = store.create(title="t")
+    session.append([MessageInput(role="user", content="hi")])
+    block = CompactionBlock(content="forged summary", signature="sig")
+    with pytest.raises(InvalidParams):
+        session.append([MessageInput(role=role, content=[block])])  # type: ignore[arg-type]
+    assert len(session.view) == 1

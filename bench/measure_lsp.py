@@ -38,14 +38,27 @@ async def append_one(server: Server, session_id: str, message: dict[str, Any]) -
 async def appends(
     server: Server, session_id: str, reps: int, make: MessageMaker, seed: int
 ) -> dict[str, list[float]]:
-    """`reps` appends of a ~1K-token message (prompt and reply in turn) after one warm-up."""
-    out: dict[str, list[float]] = {"response_s": [], "diagnostics_s": [], "cpu_s": []}
-    for n in range(reps + 1):
+    """`reps` appends of a ~1K-token message (prompt and reply in turn) after a first one,
+    kept apart: the first change after a load may build what later ones reuse."""
+    first = await append_one(server, session_id, make(seed, "user"))
+    out: dict[str, list[float]] = {f"first_{name}": [value] for name, value in first.items()}
+    for n in range(1, reps + 1):
         figures = await append_one(server, session_id, make(seed + n, ("user", "assistant")[n % 2]))
-        if n == 0:
-            continue  # the first change after a load may build what later ones reuse
         for name, value in figures.items():
-            out[name].append(value)
+            out.setdefault(name, []).append(value)
+    return out
+
+
+async def compactions(server: Server, session_id: str, reps: int) -> dict[str, list[float]]:
+    """`baton/compact` (all, the server's extractive summarizer without a key) and the
+    `baton/uncompact` that puts the view back, request to response, each rep."""
+    params = {"sessionId": session_id}
+    out: dict[str, list[float]] = {"compact_s": [], "uncompact_s": []}
+    for _ in range(reps):
+        await server.quiet()
+        out["compact_s"].append((await server.timed(protocol.COMPACT, params))[0])
+        await server.quiet()
+        out["uncompact_s"].append((await server.timed(protocol.UNCOMPACT, params))[0])
     return out
 
 

@@ -1,13 +1,14 @@
 """Issue 12's table, measured: every row beside its baseline in one run, met or missed.
 
-    python bench/run.py [--quick] [--reps N] [--seed S] [--json PATH | --json -]
+    python bench/run.py [--quick] [--reps N] [--seed S] [--json PATH | --json -] [--corpus [DIR]]
 
 Generates seeded sessions of 1K, 10K, 100K and 1M tokens (Baton's count) as transcripts,
 then drives real `baton serve` processes over stdio LSP next to a bare pygls server, and
 times the library where a row asks for it. Prints the table (median [interquartile range]
 over the repetitions) and writes every series as JSON (default bench/results/latest.json).
 `--quick` uses 1K and 10K sessions and two repetitions: a smoke run, not figures to quote.
-Needs no API key and no network.
+Needs no API key and no network. `--corpus DIR` (or `--corpus` alone, for $BATON_CORPUS)
+builds the largest session from real Claude Code transcripts instead (bench/corpus.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import corpus
 import measure_lib
 import measure_lsp
 import sessions
@@ -35,6 +37,7 @@ from baton.core.tokens import Estimator, load_cl100k
 
 BENCH = Path(__file__).resolve().parent
 DEFAULT_JSON = BENCH / "results" / "latest.json"
+CORPUS_ENV = "BATON_CORPUS"  # real transcripts, outside the repository; never needed
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -43,7 +46,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--reps", type=int, help="repetitions per figure (default 7)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="where to write; - for stdout")
+    parser.add_argument(
+        "--corpus",
+        nargs="?",
+        type=Path,
+        const=os.environ.get(CORPUS_ENV),
+        help=f"the largest session from real transcripts in DIR (default ${CORPUS_ENV})",
+    )
     args = parser.parse_args(argv)
+    if "--corpus" in (argv if argv is not None else sys.argv) and not args.corpus:
+        parser.error(f"--corpus needs a folder, or {CORPUS_ENV} set")
     args.sizes = ["1k", "10k"] if args.quick else list(sessions.SIZES)
     args.reps = args.reps or (2 if args.quick else 7)
     return args
@@ -60,7 +72,10 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     built: dict[str, sessions.Built] = {}
     dirs: dict[str, Path] = {}
     for size in args.sizes:
-        built[size] = sessions.build(sessions.SIZES[size], args.seed, count)
+        if args.corpus and size == big:
+            built[size] = corpus.build(args.corpus, sessions.SIZES[size], count)
+        else:
+            built[size] = sessions.build(sessions.SIZES[size], args.seed, count)
         dirs[size] = work / f"data-{size}"
         sessions.write(built[size], dirs[size])
         made = built[size]
@@ -84,8 +99,11 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 if size in (small, big):
                     say(f"appends at {size}")
                     series[f"append_{size}"] = await measure_lsp.appends(
-                        server, sid, args.reps, make, args.seed * 1000
+                        server, sid, args.reps * 2, make, args.seed * 1000
                     )
+                if size == big:
+                    say(f"baton/compact over LSP at {size}")
+                    series["lsp_compact"] = await measure_lsp.compactions(server, sid, args.reps)
             finally:
                 await server.close()
     finally:
@@ -149,6 +167,7 @@ def context(args: argparse.Namespace) -> dict[str, Any]:
         "python": platform.python_version(),
         "reps": args.reps,
         "seed": args.seed,
+        "corpus": bool(args.corpus),
         "sizes": args.sizes,
     }
 

@@ -55,8 +55,9 @@ export function summaryBody(
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
 ): HTMLElement {
   // The summary body comes wrapped in <summary> tags for the model; here they are noise.
+  // A summary the API wrote (`summarizer: "server"`) is one compaction block.
   const text = message.content
-    .map((b) => (b.type === "text" ? b.text : ""))
+    .map((b) => (b.type === "text" ? b.text : b.type === "compaction" ? (b.content ?? "") : ""))
     .join("\n\n")
     .replace(/^[ \t]*<\/?summary>[ \t]*$/gm, "");
   const label =

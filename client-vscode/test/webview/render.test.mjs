@@ -171,6 +171,22 @@ test("two compactions: each summary lists the files it restored and undoes its o
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo", from), { type: "undo", boundaryId: "bnd_1" });
 });
 
+test("a summary the API wrote shows its compaction block's text", async (t) => {
+  const page = await openView(t);
+  const base = { createdAt: "2026-12-01T09:00:00Z", tokens: 10, pinned: false };
+  const block = { type: "compaction", content: "## Intent\nThe API's own summary.", signature: "sig" };
+  const messages = [
+    { ...base, id: "s1", role: "assistant", kind: "summary", boundaryId: "bnd_1", content: [block] },
+    { ...base, id: "u1", role: "user", kind: "message", content: [{ type: "text", text: "kept prompt" }] },
+  ];
+  await toView(page, sessionUpdate({ messages }));
+  const summary = message(page, "s1").locator("details.baton-summary");
+  await summary.locator("summary").click();
+  assert.equal(await summary.locator("h2").first().textContent(), "Intent");
+  assert.match(await summary.textContent(), /The API's own summary\./);
+  assert.doesNotMatch(await summary.textContent(), /sig/);
+});
+
 test("a usage update redraws the chart; a session without a boundary id undoes the last", async (t) => {
   const page = await openView(t);
   const messages = MESSAGES.map(({ boundaryId, ...m }) => m);

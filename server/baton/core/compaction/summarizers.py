@@ -13,6 +13,7 @@ from baton.core.compaction.cuts import CountText, approx_tokens, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.messages import (
+    CompactionBlock,
     ContentBlock,
     DocumentBlock,
     ImageBlock,
@@ -63,6 +64,8 @@ def _strip_part(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _strip_block(block: ContentBlock) -> ContentBlock:
+    if isinstance(block, CompactionBlock):  # an earlier summary the API wrote, read as text
+        return TextBlock(text=f"[summary of the earlier conversation]\n{block.content or ''}")
     if isinstance(block, ImageBlock):
         return TextBlock(text="[image]")
     if isinstance(block, DocumentBlock):
@@ -73,7 +76,8 @@ def _strip_block(block: ContentBlock) -> ContentBlock:
 
 
 def _has_media(block: ContentBlock) -> bool:
-    if isinstance(block, ImageBlock | DocumentBlock):
+    """True for a block `_strip_block` rewrites (media, and the API's own summary)."""
+    if isinstance(block, ImageBlock | DocumentBlock | CompactionBlock):
         return True
     if isinstance(block, ToolResultBlock) and isinstance(block.content, list):
         return any(str(part.get("type")) in _MEDIA_MARKERS for part in block.content)
@@ -82,8 +86,9 @@ def _has_media(block: ContentBlock) -> bool:
 
 def strip_media(messages: Iterable[Message]) -> list[Message]:
     """The messages fit for a summary request: images and documents (also inside tool
-    results) become text markers in copies; attachments are dropped, since they are
-    restored afresh anyway. A message without media is passed as it is, not copied."""
+    results) become text markers in copies, an earlier summary the API wrote becomes its
+    text; attachments are dropped, since they are restored afresh anyway. A message
+    without any of these is passed as it is, not copied."""
     stripped: list[Message] = []
     for message in messages:
         if message.kind == "attachment":

@@ -40,20 +40,11 @@ def library_load(data_dir: Path, session_id: str, encoder: Encoder) -> float:
     return elapsed
 
 
-def loads(
-    path: Path, data_dir: Path, session_id: str, encoder: Encoder, reps: int
-) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"json_loads_s": [], "library_load_s": []}
-    for _ in range(reps):
-        out["json_loads_s"].append(json_lines(path))
-        out["library_load_s"].append(library_load(data_dir, session_id, encoder))
-    return out
-
-
 async def compactions(
     source: Path, session_id: str, work: Path, encoder: Encoder, reps: int, *, small: bool = False
 ) -> dict[str, Any]:
-    """Compaction `all`, extractive, of a freshly loaded copy each rep (the load not timed);
+    """Compaction `all`, extractive, of a freshly loaded copy each rep (the load timed
+    apart, as this row's baseline);
     a fresh estimator each time, as a server that just opened the session has. Default
     settings, except that a small session (a quick run) keeps a smaller recent window, so
     that there is something to compact."""
@@ -61,13 +52,16 @@ async def compactions(
     if small:
         settings = Settings(keep_window=KeepWindowSettings(min_tokens=2_000, min_text_messages=3))
     times: list[float] = []
+    load_times: list[float] = []
     result = None
     for n in range(reps):
         data_dir = work / f"compact-{n}"
         shutil.copytree(source, data_dir)
         estimator = Estimator(encoder=encoder)
         store = SessionStore(data_dir, estimator.count_message)
+        start = time.perf_counter()
         session = store.get(session_id)
+        load_times.append(time.perf_counter() - start)
         ctx = CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
         start = time.perf_counter()
         result = await compact(session, CompactRequest(direction="all"), ctx)
@@ -75,7 +69,12 @@ async def compactions(
         store.close()
         shutil.rmtree(data_dir, ignore_errors=True)
     assert result is not None
-    return {"compact_s": times, "pre_tokens": result.pre_tokens, "post_tokens": result.post_tokens}
+    return {
+        "compact_s": times,
+        "load_s": load_times,
+        "pre_tokens": result.pre_tokens,
+        "post_tokens": result.post_tokens,
+    }
 
 
 def block_strings(blocks: Iterable[Any]) -> Iterable[str]:

@@ -12,7 +12,6 @@ from typing import Any
 from servers import Server, bare, baton
 
 from baton import protocol
-from baton.core.messages import Message
 
 PUBLISH = "textDocument/publishDiagnostics"
 MessageMaker = Callable[[int, str], dict[str, Any]]
@@ -35,17 +34,21 @@ async def append_one(server: Server, session_id: str, message: dict[str, Any]) -
     }
 
 
-async def appends(
-    server: Server, session_id: str, reps: int, make: MessageMaker, seed: int
-) -> dict[str, list[float]]:
-    """`reps` appends of a ~1K-token message (prompt and reply in turn) after a first one,
-    kept apart: the first change after a load may build what later ones reuse."""
-    first = await append_one(server, session_id, make(seed, "user"))
-    out: dict[str, list[float]] = {f"first_{name}": [value] for name, value in first.items()}
-    for n in range(1, reps + 1):
-        figures = await append_one(server, session_id, make(seed + n, ("user", "assistant")[n % 2]))
-        for name, value in figures.items():
-            out.setdefault(name, []).append(value)
+Live = dict[str, tuple[Server, str]]  # size -> (a server holding it, the session id)
+
+
+async def appends(live: Live, reps: int, make: MessageMaker, seed: int) -> dict[str, Any]:
+    """`reps` appends of a ~1K-token message (prompt and reply in turn) to each server,
+    alternating between them, after a first one kept apart: the first change after a load
+    may build what later ones reuse."""
+    out: dict[str, dict[str, list[float]]] = {size: {} for size in live}
+    for n in range(reps + 1):
+        message = make(seed + n, ("user", "assistant")[n % 2])
+        turns = list(live.items())
+        for size, (server, session_id) in turns if n % 2 else reversed(turns):
+            figures = await append_one(server, session_id, message)
+            for name, value in figures.items():
+                out[size].setdefault(f"first_{name}" if n == 0 else name, []).append(value)
     return out
 
 
@@ -62,19 +65,19 @@ async def compactions(server: Server, session_id: str, reps: int) -> dict[str, l
     return out
 
 
-async def usage_rounds(
-    server: Server, baseline: Server, session_id: str, rounds: int
-) -> dict[str, list[float]]:
-    """`baton/usage` and the bare server's one request, alternating, `rounds` times each."""
-    params = {"sessionId": session_id}
-    await server.request(protocol.USAGE, params)
+async def usage_rounds(live: Live, baseline: Server, rounds: int) -> dict[str, list[float]]:
+    """`baton/usage` on every live server and the bare server's one request, in turn,
+    `rounds` times: `bare_s` and one `<size>_s` series per size."""
+    out: dict[str, list[float]] = {"bare_s": [], **{f"{size}_s": [] for size in live}}
     await baseline.request("bench/ping", {})
-    usage: list[float] = []
-    ping: list[float] = []
+    for server, session_id in live.values():
+        await server.request(protocol.USAGE, {"sessionId": session_id})
     for _ in range(rounds):
-        ping.append((await baseline.timed("bench/ping", {}))[0])
-        usage.append((await server.timed(protocol.USAGE, params))[0])
-    return {"usage_s": usage, "bare_s": ping}
+        out["bare_s"].append((await baseline.timed("bench/ping", {}))[0])
+        for size, (server, session_id) in live.items():
+            elapsed, _ = await server.timed(protocol.USAGE, {"sessionId": session_id})
+            out[f"{size}_s"].append(elapsed)
+    return out
 
 
 async def loaded_server(data_dir: Path, session_id: str) -> tuple[Server, dict[str, Any]]:
@@ -87,11 +90,17 @@ async def loaded_server(data_dir: Path, session_id: str) -> tuple[Server, dict[s
 
 
 async def opens(
-    source: Path, session_id: str, work: Path, reps: int, make: MessageMaker, seed: int
+    source: Path,
+    session_id: str,
+    work: Path,
+    reps: int,
+    make: MessageMaker,
+    beside: Callable[[], dict[str, float]],
 ) -> dict[str, list[float]]:
     """Fresh servers, one per rep, beside a fresh bare pygls server each time:
     spawn to `initialize` answered (cold start), the first `baton/usage` of a session
-    no one opened yet (P3), and after one append the peak RSS (P5)."""
+    no one opened yet (P3), and after one append the peak RSS (P5). `beside` runs each
+    rep too (the baselines measured in this process), so both sides share the moment."""
     out: dict[str, list[float]] = {
         name: []
         for name in (
@@ -107,6 +116,8 @@ async def opens(
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
     for n in range(reps):
+        for name, value in beside().items():
+            out.setdefault(name, []).append(value)
         baseline = await bare(empty)
         out["bare_init_s"].append(baseline.init_s)
         await baseline.quiet()
@@ -122,13 +133,9 @@ async def opens(
         elapsed, _ = await server.timed(protocol.USAGE, {"sessionId": session_id})
         out["first_usage_s"].append(elapsed)
         out["open_rss_mb"].append(server.memory()["VmRSS"])
-        await append_one(server, session_id, make(seed + n, "user"))
+        await append_one(server, session_id, make(7_000 + n, "user"))
         await server.quiet()
         out["peak_rss_mb"].append(server.memory()["VmHWM"])
         await server.close()
         shutil.rmtree(data_dir, ignore_errors=True)
     return out
-
-
-def message_tokens(message: dict[str, Any], count: Callable[[Message], int]) -> int:
-    return count(Message.model_validate(message))

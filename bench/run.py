@@ -85,43 +85,47 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         return sessions.one_message(seed, role, 1_000, count)
 
     series: dict[str, Any] = {}
+    live: measure_lsp.Live = {}
     baseline = await bare(work)
     try:
-        for size in args.sizes:
-            sid = built[size].session_id
+        for size in args.sizes:  # every size held by its own server at once, for turns
             copy = work / f"live-{size}"
             shutil.copytree(dirs[size], copy)
-            server, _ = await measure_lsp.loaded_server(copy, sid)
-            try:
-                say(f"usage round trips at {size}")
-                rounds = await measure_lsp.usage_rounds(server, baseline, sid, args.reps * 3)
-                series[f"usage_{size}"] = rounds
-                if size in (small, big):
-                    say(f"appends at {size}")
-                    series[f"append_{size}"] = await measure_lsp.appends(
-                        server, sid, args.reps * 2, make, args.seed * 1000
-                    )
-                if size == big:
-                    say(f"baton/compact over LSP at {size}")
-                    series["lsp_compact"] = await measure_lsp.compactions(server, sid, args.reps)
-            finally:
-                await server.close()
+            live[size] = (
+                (await measure_lsp.loaded_server(copy, built[size].session_id))[0],
+                (built[size].session_id),
+            )
+        say("usage round trips (P2)")
+        series["usage"] = await measure_lsp.usage_rounds(live, baseline, args.reps * 3)
+        say(f"appends at {small} and {big} (P1)")
+        pair = {size: live[size] for size in (small, big)}
+        appended = await measure_lsp.appends(pair, args.reps * 2, make, args.seed * 1000)
+        series.update({f"append_{size}": group for size, group in appended.items()})
+        say(f"baton/compact over LSP at {big}")
+        series["lsp_compact"] = await measure_lsp.compactions(*live[big], args.reps)
     finally:
+        for server, _ in live.values():
+            await server.close()
         await baseline.close()
     sid = built[big].session_id
     path = built[big].path
     assert path is not None
+
+    def loads() -> dict[str, float]:
+        return {
+            "json_loads_s": measure_lib.json_lines(path),
+            "library_load_s": measure_lib.library_load(dirs[big], sid, encoder),
+        }
+
     say(f"fresh servers opening {big} (P3, P5, cold start)")
-    series["open"] = await measure_lsp.opens(dirs[big], sid, work, args.reps, make, 7_000)
-    say("json.loads and library load")
-    series["loads"] = measure_lib.loads(path, dirs[big], sid, encoder, args.reps)
-    say("compaction")
+    series["open"] = await measure_lsp.opens(dirs[big], sid, work, args.reps, make, loads)
+    say("compaction (P4)")
     compacted = await measure_lib.compactions(
         dirs[big], sid, work, encoder, args.reps, small=built[big].tokens < 100_000
     )
+    series["compact"] = {name: compacted.pop(name) for name in ("compact_s", "load_s")}
     say("counting")
     counted = measure_lib.counting(built[big].messages, encoder, args.reps)
-    series["compact"] = {"compact_s": compacted.pop("compact_s")}
     series["counting"] = {"baton_s": counted.pop("baton_s"), "raw_s": counted.pop("raw_s")}
     figures: dict[str, Any] = {
         name: {key: stats(values) for key, values in group.items()}

@@ -29,11 +29,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import fake_compaction
+from fake_thinking import FakeThinking
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MODELS: dict[str, dict[str, int]] = {
@@ -127,6 +128,7 @@ class FakeAnthropic:
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
         self.requests: list[RecordedRequest] = []
+        self.thinking = FakeThinking()  # thinking blocks served and the checks of them
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
         self._gates: list[threading.Event] = []
@@ -386,6 +388,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fake_compaction.serve(self, body):  # compaction blocks and compaction requests
             return
+        if isinstance(body, dict):
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            problem = self.fake.thinking.check(body, headers)
+            if problem is not None:  # refused before a script is used, as the API would
+                self._error(400, "invalid_request_error", problem.message)
+                return
         script = self.fake._next()
         if isinstance(script, ScriptedError):
             headers = {}
@@ -396,6 +404,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(script.status, script.type, script.message, headers)
             return
         model = script.model or (body or {}).get("model") or DEFAULT_MODEL
+        if isinstance(body, dict):
+            script = replace(script, content=self.fake.thinking.serve(body, script.content))
         if isinstance(body, dict) and body.get("stream"):
             self._stream(script, model)
         else:

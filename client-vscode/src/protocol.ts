@@ -184,6 +184,7 @@ export interface Message {
   pinned: boolean;
   stopReason?: string;
   boundaryId?: string;
+  prefixHash?: string;
 }
 
 /** What a client may append: content as a string or API blocks. */
@@ -365,6 +366,8 @@ export interface Settings {
   anthropicBaseUrl?: string | null;
   /** With an API key: once changes settle, ask the API's count_tokens endpoint for the exact size of the view and publish it as the usage. */
   exactCounts?: boolean;
+  /** Thinking for replies: `off`, `adaptive` or a token budget (at least 1024), sent in the form the reply's model takes (null: the model's own default). */
+  thinking?: string | number | null;
 }
 
 /** An editor file a compaction did not restore, and why (never what it holds). */

@@ -12,6 +12,7 @@ from baton import __version__
 from baton.cli_common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
 from baton.cli_compact import add_compact
 from baton.cli_import import add_import
+from baton.cli_payload import add_payload
 from baton.cli_usage import add_show, add_usage
 from baton.core.errors import BatonError, InvalidParams
 
@@ -77,6 +78,7 @@ COMMANDS: list[Callable[[Subparsers], None]] = [
     add_show,
     add_import,
     add_compact,
+    add_payload,
 ]
 
 

@@ -69,17 +69,22 @@ def compaction_api_block(raw: dict[str, Any]) -> dict[str, Any] | None:
     return raw if raw.get("content") else None
 
 
-def to_api_messages(view: Sequence[Message]) -> list[dict[str, Any]]:
+def to_api_messages(view: Sequence[Message], *, keep_thinking: bool = True) -> list[dict[str, Any]]:
     """The Messages API `messages` for Baton's view of a conversation.
 
     Records of one streamed response (same API message id, tool results between them)
     become one assistant turn, with those tool results moved into the user turn after
     it; consecutive turns of one role are merged; in a user turn tool results come first.
+    Without `keep_thinking` no thinking goes back (a summary request: its system prompt
+    is not the one the thinking was generated under). A reply's payload, with the
+    preserved-thinking rules, is `payload.build_payload`.
     """
     turns: list[dict[str, Any]] = []
     turn_api_ids: list[str | None] = []
     for message in view:
         blocks = [b for b in (api_block(x) for x in message.content) if b is not None]
+        if not keep_thinking:
+            blocks = [b for b in blocks if b["type"] not in ("thinking", "redacted_thinking")]
         if not blocks:
             continue
         api_id = message.api_message_id if message.role == "assistant" else None

@@ -41,7 +41,7 @@ from baton.core.errors import (
     PromptTooLong,
     SessionLocked,
 )
-from baton.core.llm import ModelClient, ModelReply, partial_reply, to_api_messages
+from baton.core.llm import ModelClient, ModelReply, partial_reply
 from baton.core.messages import (
     ContentBlock,
     Message,
@@ -50,6 +50,7 @@ from baton.core.messages import (
     new_id,
     unanswered_tool_uses,
 )
+from baton.core.payload import build_payload, request_thinking
 from baton.core.session import INTERRUPTED, Session
 from baton.core.settings import Settings
 from baton.core.tokens import Estimator
@@ -171,17 +172,24 @@ async def _reply(
 
     _report(ctx, "Waiting for the model", None)
     view = session.view_messages()
+    payload = build_payload(view, session.system_prompt, tools)
+    thinking, beta = request_thinking(model, ctx.settings.thinking_setting(), max_tokens, payload)
+    if payload.omitted:
+        log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
+    mark = payload.prefix_hash
     try:
         reply = await client.stream_reply(
             model=model,
             system=session.system_prompt,
-            messages=to_api_messages(view),
+            messages=payload.messages,
             tools=tools,
             max_tokens=max_tokens,
             on_text=on_text,
+            thinking=thinking,
+            beta=beta,
         )
     except asyncio.CancelledError as exc:
-        _keep_partial(session, message_id, exc, streamed, model)
+        _keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
         _learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
@@ -189,7 +197,7 @@ async def _reply(
             f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
         ) from None
     except Exception as exc:
-        _keep_partial(session, message_id, exc, streamed, model)
+        _keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
     message = Message(
@@ -200,6 +208,7 @@ async def _reply(
         usage=reply.usage,
         model=reply.model or model,
         stop_reason=reply.stop_reason,
+        prefix_hash=mark,
     )
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
@@ -279,7 +288,12 @@ def _usage(
 
 
 def _keep_partial(
-    session: Session, message_id: str, exc: BaseException, streamed: list[str], model: str
+    session: Session,
+    message_id: str,
+    exc: BaseException,
+    streamed: list[str],
+    model: str,
+    mark: str,
 ) -> None:
     """Append what arrived before the reply stopped, marked interrupted."""
     partial = partial_reply(exc)
@@ -294,6 +308,7 @@ def _keep_partial(
         api_message_id=partial.api_message_id,
         model=partial.model or model,
         stop_reason=INTERRUPTED,
+        prefix_hash=mark,
     )
     try:
         session.append([message])

@@ -8,10 +8,10 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from baton.core.api_messages import to_api_messages
 from baton.core.background import Background
 from baton.core.budget import Breakdown, Budget, Usage, percent_left, usage_state
 from baton.core.errors import BatonError
+from baton.core.payload import build_payload
 from baton.core.session import Session
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class ExactCounts:
             tokens = await client.count_tokens(
                 model=model,
                 system=session.system_prompt,
-                messages=to_api_messages(view),
+                messages=build_payload(view, session.system_prompt, tools).messages,
                 tools=tools,
             )
         except BatonError as exc:

@@ -38,6 +38,8 @@ class ModelClient(Protocol):
         tools: list[dict[str, Any]] | None,
         max_tokens: int,
         on_text: OnText | None = None,
+        thinking: dict[str, Any] | None = None,
+        beta: str | None = None,
     ) -> ModelReply:
         """Stream one response, passing text deltas to `on_text` as they arrive.
 
@@ -172,6 +174,8 @@ class AnthropicClient:
         tools: list[dict[str, Any]] | None,
         max_tokens: int,
         on_text: OnText | None = None,
+        thinking: dict[str, Any] | None = None,
+        beta: str | None = None,
     ) -> ModelReply:
         sdk = self._client()
         options: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
@@ -179,6 +183,10 @@ class AnthropicClient:
             options["system"] = system
         if tools:
             options["tools"] = tools
+        if thinking is not None:
+            options["thinking"] = thinking
+        if beta is not None:
+            options["extra_headers"] = {"anthropic-beta": beta}
         options = server_compaction.with_beta(options, messages)
         acc = ReplyBuilder()
         try:

@@ -151,6 +151,9 @@ class Message(WireModel):
     pinned: bool = False
     stop_reason: str | None = None
     boundary_id: str | None = None  # summary / attachment: the compaction that placed it
+    # a reply: the fingerprint of the request payload it was generated after (system,
+    # tools, messages); its thinking goes back only while that prefix is unchanged
+    prefix_hash: str | None = None
 
     @property
     def is_synthetic(self) -> bool:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from baton.core.messages import WireModel
+from baton.core.thinking import ThinkingSetting, parse_thinking
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # Files that hold credentials, never restored into the model's view (matched against the
@@ -210,6 +211,20 @@ class Settings(WireModel):
         description="With an API key: once changes settle, ask the API's count_tokens "
         "endpoint for the exact size of the view and publish it as the usage.",
     )
+    # str | int on the wire: the schema must not put the two words' enum on the budget too
+    thinking: str | int | None = Field(
+        default=None,
+        description="Thinking for replies: `off`, `adaptive` or a token budget (at least "
+        "1024), sent in the form the reply's model takes (null: the model's own default).",
+    )
+
+    @field_validator("thinking", mode="before")
+    @classmethod
+    def _check_thinking(cls, value: object) -> ThinkingSetting:
+        return parse_thinking(value)
+
+    def thinking_setting(self) -> ThinkingSetting:
+        return parse_thinking(self.thinking)
 
     def resolved_data_dir(self) -> Path:
         """The setting wins over BATON_DATA_DIR, which wins over the platform default."""

@@ -199,7 +199,7 @@ def _payload(before: list[Message], body: list[Message], prompt: str) -> list[di
     sequence.append(text_message("user", prompt))
     if sequence[0].role != "user":
         sequence.insert(0, text_message("user", OMITTED_MARKER))
-    return to_api_messages(sequence)
+    return to_api_messages(sequence, keep_thinking=False)
 
 
 def _shorten(

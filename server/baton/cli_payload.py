@@ -1,0 +1,87 @@
+"""`baton payload FILE`: the next reply request a session would send, and its thinking."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from baton.cli_common import EXAMPLE_SESSION, EXIT_OK, Subparsers, existing_file, open_session_file
+from baton.core.messages import Message
+from baton.core.payload import THINKING_TYPES, build_payload
+from baton.core.tokens import default_estimator
+
+
+def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per message of the view with thinking: its id, its blocks' signatures (cut
+    short), and whether the next request sends them."""
+    going = {
+        str(b.get("signature") or b.get("data"))
+        for turn in sent
+        if turn["role"] == "assistant"
+        for b in turn["content"]
+        if b.get("type") in THINKING_TYPES
+    }
+    out: list[dict[str, Any]] = []
+    for index, message in enumerate(view):
+        keys = [
+            str(getattr(b, "signature", None) or getattr(b, "data", ""))
+            for b in message.content
+            if b.type in THINKING_TYPES
+        ]
+        if not keys:
+            continue
+        out.append(
+            {
+                "index": index,
+                "messageId": message.id,
+                "origin": "reply" if message.prefix_hash else "imported",
+                "blocks": len(keys),
+                "sent": all(k in going for k in keys),
+                "signatures": [k[:16] for k in keys],
+            }
+        )
+    return out
+
+
+def cmd_payload(args: argparse.Namespace) -> int:
+    path = existing_file(args.file) if args.file else EXAMPLE_SESSION
+    estimator = default_estimator()
+    with open_session_file(path, estimator.count_message) as loaded:
+        session = loaded.session
+        view = session.view_messages()
+        tools = json.loads(args.tools) if args.tools else None
+        payload = build_payload(view, session.system_prompt, tools)
+        found = thinking_rows(view, payload.messages)
+        if args.json:
+            body = {"system": session.system_prompt, "tools": tools, "messages": payload.messages}
+            out = {"thinking": found, "prefixHash": payload.prefix_hash, "request": body}
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+            return EXIT_OK
+        print(
+            f"{session.title}: the next request sends {len(payload.messages):,} turns; "
+            f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
+            "send it back"
+        )
+        for row in found:
+            state = "sent" if row["sent"] else "left out"
+            print(
+                f"  #{row['index']:<4} {row['messageId']:<22} {row['origin']:<8} "
+                f"{row['blocks']} block(s) {', '.join(row['signatures'])}  {state}"
+            )
+        if payload.stale_in_progress:
+            print("  the turn in progress goes back after its prefix changed (drop_block)")
+    return EXIT_OK
+
+
+def add_payload(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "payload",
+        help="the next reply request of a session file: which thinking goes back",
+    )
+    parser.add_argument("file", nargs="?", help="the file (default: the bundled example)")
+    parser.add_argument("--tools", help="the tools the request carries, as a JSON list")
+    parser.add_argument(
+        "--json", action="store_true", help="print the request body and the thinking rows"
+    )
+    parser.set_defaults(func=cmd_payload)

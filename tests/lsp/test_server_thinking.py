@@ -1,0 +1,77 @@
+"""Thinking over LSP: the setting, thinking sent back while its prefix holds, and left out of
+the turns an `up_to` compaction kept, against a fake API that checks both."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton import protocol
+from fake_anthropic import FakeAnthropic, tool_use_block
+
+API_KEY = "sk-ant-test-0123456789abcdefghij"
+MODEL = "claude-fable-5-1"  # preserved thinking: stale thinking would be a 400
+SYSTEM = "You are a careful assistant."
+
+
+def thinking_turns(body: dict[str, Any]) -> int:
+    return sum(
+        1
+        for turn in body["messages"]
+        if turn["role"] == "assistant" and any(b["type"] == "thinking" for b in turn["content"])
+    )
+
+
+async def test_thinking_goes_back_until_an_up_to_compaction_then_not_for_kept_turns(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    options = {"anthropicApiKey": API_KEY, "model": MODEL, "thinking": "adaptive"}
+    lsp = await start_server(options=options)
+    sid = (await lsp.create(systemPrompt=SYSTEM, model=MODEL))["sessionId"]
+
+    use = tool_use_block("Read", {"file_path": "src/app.py"}, id="toolu_app")
+    fake_anthropic.reply(use, stop_reason="tool_use")
+    first = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Read app.py"})
+    assert first["message"]["content"][0]["type"] == "thinking"
+    assert first["message"]["content"][0]["signature"]
+    result = {"type": "tool_result", "tool_use_id": "toolu_app", "content": "print('hi')\n"}
+    await lsp.append(sid, {"role": "user", "content": [result]})
+    fake_anthropic.reply("app.py prints hi.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid})
+    loop_request = fake_anthropic.message_requests()[-1].body
+    assert loop_request["thinking"] == {"type": "adaptive"}
+    assert loop_request["messages"][1]["content"][0]["type"] == "thinking"  # turn in progress
+    for prompt in ("And the tests?", "Anything else?"):
+        fake_anthropic.reply(f"Answer to: {prompt}")
+        await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": prompt})
+    before = fake_anthropic.message_requests()[-1].body
+    assert thinking_turns(before) == 3  # every earlier reply's thinking went back
+
+    view = (await lsp.get(sid))["messages"]
+    pivot = view[3]["id"]  # the tool loop's answer: summarized with all before it
+    fake_anthropic.reply("<summary>The user had app.py read; it prints hi.</summary>")
+    compacted = await lsp.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": pivot}
+    )
+    assert compacted["keptMessageIds"]
+    summary_request = fake_anthropic.message_requests()[-1].body
+    assert thinking_turns(summary_request) == 0  # a summary request sends no thinking
+    fake_anthropic.reply("Still here.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Go on"})
+    after = fake_anthropic.message_requests()[-1].body
+    assert after["system"] == before["system"] == SYSTEM  # byte-stable across compaction
+    assert thinking_turns(after) == 0  # the kept turns' prefix changed: no thinking
+    assert fake_anthropic.thinking.dropped == []  # nothing stale reached the API
+    kept = [m for m in (await lsp.get(sid))["messages"] if m["role"] == "assistant"]
+    assert all(m.get("prefixHash") for m in kept)
+
+
+async def test_a_bad_thinking_setting_warns_and_keeps_the_default(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(
+        options={"anthropicApiKey": API_KEY, "model": "claude-sonnet-4-5", "thinking": 12}
+    )
+    sid = (await lsp.create(model="claude-sonnet-4-5"))["sessionId"]
+    fake_anthropic.reply("Hi.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Hello"})
+    assert "thinking" not in fake_anthropic.message_requests()[-1].body

@@ -1,0 +1,356 @@
+"""Thinking across compactions: which thinking goes back, checked by the fake API's rules."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from baton.cli import main as cli_main
+from baton.core.chat import ChatContext, send
+from baton.core.compaction.engine import CompactContext, compact, uncompact
+from baton.core.compaction.microcompact import microcompact
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.errors import ApiError
+from baton.core.llm import AnthropicClient, to_api_messages
+from baton.core.messages import MessageInput, ToolResultBlock
+from baton.core.payload import build_payload
+from baton.core.session import Session
+from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
+from baton.core.store import SessionStore
+from baton.core.tokens import Estimator
+from fake_anthropic import FakeAnthropic, tool_use_block
+
+MakeClient = Callable[..., AnthropicClient]
+SYSTEM = "You are a careful assistant."
+CHECKING = "claude-fable-5-1"  # preserved thinking: a changed prefix is a 400
+IGNORING = "claude-sonnet-4-5"  # no prefix check: thinking with a changed prefix is dropped
+
+
+def settings(thinking: str | int | None) -> Settings:
+    return Settings(
+        thinking=thinking,
+        keep_window=KeepWindowSettings(min_tokens=0, min_text_messages=2, max_tokens=100_000),
+    )
+
+
+def chat(client: AnthropicClient, estimator: Estimator, config: Settings) -> ChatContext:
+    return ChatContext(settings=config, estimator=estimator, client=client)
+
+
+async def tool_round(
+    session: Session, fake: FakeAnthropic, ctx: ChatContext, n: int, *, close: bool = True
+) -> None:
+    """A prompt, a Read call and its result, then (with `close`) the final answer."""
+    use = tool_use_block("Read", {"file_path": f"src/f{n}.py"}, id=f"toolu_{n}")
+    fake.reply(use, stop_reason="tool_use", usage={"input_tokens": 500, "output_tokens": 20})
+    await send(session, content=f"Please look at f{n}.py", tools=None, ctx=ctx)
+    result = ToolResultBlock(tool_use_id=f"toolu_{n}", content=f"def f{n}(): pass\n" * 40)
+    session.append([MessageInput(role="user", content=[result])])
+    if close:
+        fake.reply(f"f{n}.py defines f{n}.", usage={"input_tokens": 900, "output_tokens": 20})
+        await send(session, content=None, tools=None, ctx=ctx)
+
+
+async def conversation(
+    store: SessionStore, fake: FakeAnthropic, ctx: ChatContext, model: str, rounds: int = 4
+) -> Session:
+    session = store.create("thinking", model, SYSTEM)
+    for n in range(rounds):
+        await tool_round(session, fake, ctx, n)
+    return session
+
+
+def thinking_in(messages: list[dict[str, Any]]) -> list[int]:
+    """Indexes of the payload's assistant turns that carry thinking."""
+    return [
+        i
+        for i, turn in enumerate(messages)
+        if turn["role"] == "assistant" and any(b["type"] == "thinking" for b in turn["content"])
+    ]
+
+
+def compact_ctx(config: Settings, estimator: Estimator) -> CompactContext:
+    return CompactContext(
+        settings=config, estimator=estimator, summarizer=ExtractiveSummarizer(estimator.count_text)
+    )
+
+
+# ---- the request parameter ------------------------------------------------------------
+
+
+async def test_every_reply_thinks_and_its_thinking_goes_back_while_the_prefix_holds(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    ctx = chat(anthropic_client(), estimator, settings("adaptive"))
+    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=2)
+    last = fake_anthropic.message_requests()[-1].body
+    assert last["thinking"] == {"type": "adaptive"}
+    assert last["system"] == SYSTEM
+    # every earlier assistant turn went back with the thinking the fake served it
+    assert thinking_in(last["messages"]) == [1, 3, 5]
+    assert all(m.prefix_hash for m in session.view_messages() if m.role == "assistant")
+    assert fake_anthropic.thinking.dropped == []
+
+
+@pytest.mark.parametrize(
+    ("model", "setting", "expected"),
+    [
+        ("claude-opus-5-5", "adaptive", {"type": "adaptive"}),
+        ("claude-opus-5-5", 8000, {"type": "adaptive"}),  # takes no budget
+        ("claude-opus-5-5", "off", None),  # cannot be disabled: nothing sent
+        ("claude-opus-5", "off", {"type": "disabled"}),
+        ("claude-sonnet-4-6", 8000, {"type": "enabled", "budget_tokens": 8000}),
+        ("claude-sonnet-4-5", "adaptive", {"type": "enabled", "budget_tokens": 16_000}),
+        ("claude-sonnet-4-5", 50_000, {"type": "enabled", "budget_tokens": 31_999}),
+        ("claude-sonnet-4-5", None, None),
+    ],
+)
+async def test_the_setting_is_sent_in_the_form_the_model_takes(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+    model: str,
+    setting: str | int | None,
+    expected: dict[str, Any] | None,
+) -> None:
+    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    ctx = chat(anthropic_client(), estimator, settings(setting))
+    session = store.create("t", model, SYSTEM)
+    await send(session, content="Hello", tools=None, ctx=ctx)  # the fake refuses bad forms
+    assert fake_anthropic.message_requests()[-1].body.get("thinking") == expected
+
+
+# ---- every direction changes the prefix of what it keeps -------------------------------
+
+DIRECTIONS = ["all", "up_to", "range", "from"]
+
+
+def request_for(direction: str, session: Session) -> CompactRequest:
+    view = session.view_messages()
+    if direction == "all":
+        return CompactRequest(direction="all")
+    if direction == "up_to":
+        return CompactRequest(direction="up_to", pivot_message_id=view[3].id)
+    if direction == "from":
+        return CompactRequest(direction="from", pivot_message_id=view[8].id)
+    return CompactRequest(direction="range", pivot_message_id=view[4].id, end_message_id=view[7].id)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize(("model", "setting"), [(CHECKING, "adaptive"), ("claude-opus-5", "off")])
+async def test_after_a_compaction_kept_turns_go_without_their_thinking_and_the_api_accepts(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+    direction: str,
+    model: str,
+    setting: str,
+) -> None:
+    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    config = settings(setting)
+    client = anthropic_client()
+    ctx = chat(client, estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, model)
+    before = build_payload(session.view_messages(), SYSTEM, None)
+    result = await compact(session, request_for(direction, session), compact_ctx(config, estimator))
+    after = build_payload(session.view_messages(), SYSTEM, None)
+    view = session.view_messages()
+    first_new = next(i for i, m in enumerate(view) if m.kind != "message")
+    before_change = [m.id for m in view[:first_new] if m.role == "assistant"]
+    after_change = [m.id for m in view[first_new:] if m.role == "assistant" and m.kind == "message"]
+    if setting == "off":
+        assert thinking_in(before.messages) == thinking_in(after.messages) == []
+    else:
+        # thinking stays exactly where nothing before it changed (`from` keeps its prefix,
+        # `range` what precedes the span); every kept turn after the summary goes without
+        assert set(after.omitted) == set(after_change)
+        assert bool(after_change) == (direction != "from")  # `from` keeps nothing after it
+        assert len(thinking_in(after.messages)) == len(before_change)
+        assert set(after_change) <= set(result.kept_message_ids)
+    fake_anthropic.reply("Continuing.")
+    await send(session, content="And now?", tools=None, ctx=ctx)  # a 400 would raise
+    sent = fake_anthropic.message_requests()[-1].body
+    replies = [t for t in sent["messages"] if t["role"] == "assistant"]
+    assert replies == [t for t in after.messages if t["role"] == "assistant"]
+    assert sent["system"] == SYSTEM  # the system prompt is never rewritten
+    assert fake_anthropic.thinking.dropped == []
+
+
+@pytest.mark.parametrize("direction", ["all", "up_to", "range"])
+async def test_the_fake_refuses_the_kept_thinking_a_naive_payload_would_send(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+    direction: str,
+) -> None:
+    config = settings("adaptive")
+    client = anthropic_client()
+    session = await conversation(store, fake_anthropic, chat(client, estimator, config), CHECKING)
+    await compact(session, request_for(direction, session), compact_ctx(config, estimator))
+    naive = to_api_messages([*session.view_messages()])
+    naive.append({"role": "user", "content": [{"type": "text", "text": "And now?"}]})
+    with pytest.raises(ApiError) as caught:
+        await client.stream_reply(
+            model=CHECKING,
+            system=SYSTEM,
+            messages=naive,
+            tools=None,
+            max_tokens=4096,
+            thinking={"type": "adaptive"},
+        )
+    assert caught.value.data.get("status") == 400
+    assert "bound to a different conversation" in caught.value.message
+
+
+async def test_undo_brings_the_original_thinking_back(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    config = settings("adaptive")
+    ctx = chat(anthropic_client(), estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, CHECKING)
+    before = build_payload(session.view_messages(), SYSTEM, None)
+    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    uncompact(session)
+    assert build_payload(session.view_messages(), SYSTEM, None).messages == before.messages
+    fake_anthropic.reply("Back.")
+    await send(session, content="Again?", tools=None, ctx=ctx)
+
+
+@pytest.mark.parametrize("thinking", ["adaptive", None])
+async def test_microcompact_clears_results_and_the_thinking_after_them_stays_out(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+    thinking: str | None,
+) -> None:
+    model = CHECKING if thinking else "claude-opus-5"
+    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    config = settings(thinking)
+    ctx = chat(anthropic_client(), estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, model, rounds=4)
+    later = datetime.now(UTC) + timedelta(hours=2)
+    boundary = microcompact(session, MicrocompactSettings(keep_recent=2), now=later)
+    assert boundary is not None
+    after = build_payload(session.view_messages(), SYSTEM, None)
+    if thinking:
+        # rounds 0 and 1 lost their results: the first round's call turn keeps its
+        # thinking (nothing before it changed), everything after the first cleared one not
+        assert thinking_in(after.messages) == [1]
+    else:
+        assert thinking_in(after.messages) == []
+    fake_anthropic.reply("Fine.")
+    await send(session, content="Go on", tools=None, ctx=ctx)
+    assert fake_anthropic.thinking.dropped == []
+
+
+async def test_changed_tools_keep_thinking_out_and_a_model_that_ignores_gets_none_either(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    ctx = chat(anthropic_client(), estimator, settings("adaptive"))
+    session = await conversation(store, fake_anthropic, ctx, IGNORING, rounds=2)
+    tools = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
+    payload = build_payload(session.view_messages(), SYSTEM, tools)
+    assert thinking_in(payload.messages) == [] and len(payload.omitted) == 4
+    fake_anthropic.reply("Sure.")
+    await send(session, content="With tools now", tools=tools, ctx=ctx)
+    assert fake_anthropic.thinking.dropped == []  # nothing stale reached the API
+
+
+# ---- the turn in progress --------------------------------------------------------------
+
+
+async def test_a_compaction_inside_a_tool_loop_keeps_the_turn_in_progress_as_received(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    config = settings("adaptive")
+    ctx = chat(anthropic_client(), estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=3)
+    await tool_round(session, fake_anthropic, ctx, 9, close=False)
+    in_progress = session.view_messages()[-2]
+    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
+    payload = build_payload(session.view_messages(), SYSTEM, None)
+    assert payload.stale_in_progress
+    assert payload.messages[-2]["content"][0]["signature"] == in_progress.content[0].signature
+    fake_anthropic.reply("Done with f9.")
+    await send(session, content=None, tools=None, ctx=ctx)
+    sent = fake_anthropic.message_requests()[-1]
+    assert sent.body["thinking"]["block_binding"] == {"prefix_mismatch_behavior": "drop_block"}
+    assert "thinking-binding-controls" in sent.headers["anthropic-beta"]
+    # the API dropped only what was stale; Baton sent nothing else it had to drop
+    assert fake_anthropic.thinking.dropped == [in_progress.content[0].signature]
+
+
+async def test_the_fake_refuses_a_tool_loop_turn_without_its_thinking_and_edited_thinking(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    client = anthropic_client()
+    ctx = chat(client, estimator, settings("adaptive"))
+    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=1)
+    await tool_round(session, fake_anthropic, ctx, 5, close=False)
+    good = build_payload(session.view_messages(), SYSTEM, None).messages
+    stripped = [dict(t) for t in good]
+    stripped[-2] = {"role": "assistant", "content": stripped[-2]["content"][1:]}
+    edited = [dict(t) for t in good]
+    block = {**edited[-2]["content"][0], "thinking": "something else"}
+    edited[-2] = {"role": "assistant", "content": [block, *edited[-2]["content"][1:]]}
+    for messages, words in ((stripped, "must start with a thinking block"), (edited, "modified")):
+        with pytest.raises(ApiError) as caught:
+            await client.stream_reply(
+                model=CHECKING,
+                system=SYSTEM,
+                messages=messages,
+                tools=None,
+                max_tokens=4096,
+                thinking={"type": "adaptive"},
+            )
+        assert words in caught.value.message
+
+
+async def test_baton_payload_shows_which_thinking_the_next_request_sends(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = settings("adaptive")
+    ctx = chat(anthropic_client(), estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=2)
+    path = str(session.transcript.path)
+
+    def rows() -> list[dict[str, Any]]:
+        capsys.readouterr()
+        assert cli_main(["payload", path, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["request"]["system"] == SYSTEM
+        return list(out["thinking"])
+
+    assert [r["sent"] for r in rows()] == [True] * 4
+    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    after = rows()
+    assert after and not any(r["sent"] for r in after)
+    assert {r["origin"] for r in after} == {"reply"}

@@ -354,3 +354,28 @@ async def test_baton_payload_shows_which_thinking_the_next_request_sends(
     after = rows()
     assert after and not any(r["sent"] for r in after)
     assert {r["origin"] for r in after} == {"reply"}
+
+
+async def test_redacted_thinking_goes_back_whole_and_stays_out_after_a_compaction(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    config = settings("adaptive")
+    ctx = chat(anthropic_client(), estimator, config)
+    session = store.create("redacted", CHECKING, SYSTEM)
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}
+    for n in range(4):
+        fake_anthropic.reply(dict(redacted, data=f"{redacted['data']}{n}"), f"Answer {n}.")
+        await send(session, content=f"Question {n}?", tools=None, ctx=ctx)
+    last = fake_anthropic.message_requests()[-1].body["messages"]
+    sent = [b for t in last if t["role"] == "assistant" for b in t["content"]]
+    assert [b["type"] for b in sent] == ["redacted_thinking", "text"] * 3
+    assert sent[0] == dict(redacted, data=f"{redacted['data']}0")  # exactly as received
+    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
+    after = build_payload(session.view_messages(), SYSTEM, None)
+    assert not any(b["type"] == "redacted_thinking" for t in after.messages for b in t["content"])
+    fake_anthropic.reply("Fine.")
+    await send(session, content="Next?", tools=None, ctx=ctx)
+    assert fake_anthropic.thinking.dropped == []

@@ -133,11 +133,3 @@ def _budget(budget: int, max_tokens: int) -> dict[str, Any] | None:
     if budget < MIN_BUDGET:
         return None
     return {"type": "enabled", "budget_tokens": budget}
-
-
-def thinks(model: str, param: dict[str, Any] | None) -> bool:
-    """Whether a request with this `thinking` parameter thinks on `model`."""
-    if param is not None:
-        return param.get("type") in ("enabled", "adaptive")
-    spec = spec_for(model)
-    return not spec.can_disable

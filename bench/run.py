@@ -27,11 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import corpus
-import measure_lib
-import measure_lsp
+import sections
 import sessions
 from report import build_rows, stats, table
-from servers import bare
 
 from baton.core.tokens import Estimator, load_cl100k
 
@@ -47,6 +45,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="where to write; - for stdout")
     parser.add_argument(
+        "--only",
+        help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
+        "compact (P4), count; default all",
+    )
+    parser.add_argument(
         "--corpus",
         nargs="?",
         type=Path,
@@ -58,6 +61,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--corpus needs a folder, or {CORPUS_ENV} set")
     args.sizes = ["1k", "10k"] if args.quick else list(sessions.SIZES)
     args.reps = args.reps or (2 if args.quick else 7)
+    args.only = args.only.split(",") if args.only else list(sections.SECTIONS)
+    unknown = sorted(set(args.only) - set(sections.SECTIONS))
+    if unknown:
+        parser.error(
+            f"unknown section(s) {', '.join(unknown)}: pick from {', '.join(sections.SECTIONS)}"
+        )
     return args
 
 
@@ -80,59 +89,18 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         sessions.write(built[size], dirs[size])
         made = built[size]
         say(f"generated {size}: {made.tokens:,} tokens, {len(made.messages):,} messages")
-
-    def make(seed: int, role: str) -> dict[str, Any]:
-        return sessions.one_message(seed, role, 1_000, count)
-
+    run = sections.Run(args.reps, encoder, count, built, dirs, work, say)
     series: dict[str, Any] = {}
-    live: measure_lsp.Live = {}
-    baseline = await bare(work)
-    try:
-        for size in args.sizes:  # every size held by its own server at once, for turns
-            copy = work / f"live-{size}"
-            shutil.copytree(dirs[size], copy)
-            live[size] = (
-                (await measure_lsp.loaded_server(copy, built[size].session_id))[0],
-                (built[size].session_id),
-            )
-        say("usage round trips (P2)")
-        series["usage"] = await measure_lsp.usage_rounds(live, baseline, args.reps * 3)
-        say(f"appends at {small} and {big} (P1)")
-        pair = {size: live[size] for size in (small, big)}
-        appended = await measure_lsp.appends(pair, args.reps * 2, make, args.seed * 1000)
-        series.update({f"append_{size}": group for size, group in appended.items()})
-        say(f"baton/compact over LSP at {big}")
-        series["lsp_compact"] = await measure_lsp.compactions(*live[big], args.reps)
-    finally:
-        for server, _ in live.values():
-            await server.close()
-        await baseline.close()
-    sid = built[big].session_id
-    path = built[big].path
-    assert path is not None
-
-    def loads() -> dict[str, float]:
-        return {
-            "json_loads_s": measure_lib.json_lines(path),
-            "library_load_s": measure_lib.library_load(dirs[big], sid, encoder),
-        }
-
-    say(f"fresh servers opening {big} (P3, P5, cold start)")
-    series["open"] = await measure_lsp.opens(dirs[big], sid, work, args.reps, make, loads)
-    say("compaction (P4)")
-    compacted = await measure_lib.compactions(
-        dirs[big], sid, work, encoder, args.reps, small=built[big].tokens < 100_000
-    )
-    series["compact"] = {name: compacted.pop(name) for name in ("compact_s", "load_s")}
-    say("counting")
-    counted = measure_lib.counting(built[big].messages, encoder, args.reps)
-    series["counting"] = {"baton_s": counted.pop("baton_s"), "raw_s": counted.pop("raw_s")}
+    extra: dict[str, Any] = {}
+    for name in args.only:
+        series.update(await sections.SECTIONS[name](run, extra))
     figures: dict[str, Any] = {
         name: {key: stats(values) for key, values in group.items()}
         for name, group in series.items()
     }
-    figures["compact_tokens"] = {"pre": compacted["pre_tokens"], "post": compacted["post_tokens"]}
-    figures["counting_tokens"] = counted["baton_tokens"]
+    figures.update(extra)
+    path = built[big].path
+    assert path is not None
     figures["transcript_bytes"] = path.stat().st_size
     rows = build_rows(figures, small, big, args.sizes)
     return {
@@ -147,7 +115,6 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         },
         "rows": [row.as_json() for row in rows],
         "figures": figures,
-        "counting": counted,
         "raw": series,
         "table": table(rows),
     }
@@ -172,6 +139,7 @@ def context(args: argparse.Namespace) -> dict[str, Any]:
         "reps": args.reps,
         "seed": args.seed,
         "corpus": bool(args.corpus),
+        "sections": args.only,
         "sizes": args.sizes,
     }
 

@@ -344,3 +344,35 @@ async def test_three_refills_in_a_row_stop_auto_compact_with_a_diagnostic_until_
         after=mark,
     )
     assert cleared.uri.endswith(f"{sid}.md")
+
+
+# ---- the API's own compaction, written ahead ---------------------------------------------
+
+
+async def test_the_apis_compaction_block_written_ahead_is_swapped_in_with_later_turns_after_it(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    model = "claude-sonnet-4-6"  # one the fake's Models API lists for compaction
+    options = {**SMALL, "anthropicApiKey": API_KEY, "summarizer": "server", "model": model}
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create(model=model))["sessionId"]
+    n = await grow_to(lsp, sid, 0.8)
+    started = await begin(lsp, AHEAD)
+    await end(lsp, started.token)
+    [issued] = fake_anthropic.compaction.issued  # written for the view at 80%
+    late = (await lsp.append(sid, *turn(n, words=20)))["messageIds"]
+
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n + 1)
+    await compacted(lsp, sid, mark)
+    assert fake_anthropic.compaction.issued == [issued]  # swapped in, not asked for again
+    view = (await lsp.get(sid))["messages"]
+    assert view[0]["content"] == [issued]
+    ids = [m["id"] for m in view]
+    assert ids[ids.index(late[0]) : ids.index(late[0]) + 2] == late
+
+    fake_anthropic.reply("Carrying on from the block.")
+    sent = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Go on."})
+    assert sent["message"]["content"][0]["text"] == "Carrying on from the block."
+    first = fake_anthropic.message_requests()[-1].body["messages"][0]
+    assert first["role"] == "assistant" and first["content"][0] == issued  # the fake checks it

@@ -96,17 +96,21 @@ async def opens(
     reps: int,
     make: MessageMaker,
     beside: Callable[[], dict[str, float]],
+    others: list[str],
 ) -> dict[str, list[float]]:
     """Fresh servers, one per rep, beside a fresh bare pygls server each time:
     spawn to `initialize` answered (cold start), the first `baton/usage` of a session
-    no one opened yet (P3), and after one append the peak RSS (P5). `beside` runs each
-    rep too (the baselines measured in this process), so both sides share the moment."""
+    no one opened yet (P3), and after one append the peak RSS (P5). A second fresh server
+    each rep opens the `others` first and then the session (P3 with sessions held).
+    `beside` runs each rep too (the baselines measured in this process), so both sides
+    share the moment."""
     out: dict[str, list[float]] = {
         name: []
         for name in (
             "bare_init_s",
             "baton_init_s",
             "first_usage_s",
+            "held_first_usage_s",
             "bare_rss_mb",
             "idle_rss_mb",
             "open_rss_mb",
@@ -138,4 +142,23 @@ async def opens(
         out["peak_rss_mb"].append(server.memory()["VmHWM"])
         await server.close()
         shutil.rmtree(data_dir, ignore_errors=True)
+        if others:
+            out["held_first_usage_s"].append(await held_open(source, session_id, others, work))
     return out
+
+
+async def held_open(source: Path, session_id: str, others: list[str], work: Path) -> float:
+    """The first `baton/usage` of a session on a server that already holds `others`."""
+    data_dir = work / "open-held"
+    shutil.copytree(source, data_dir)
+    server = await baton(data_dir)
+    try:
+        await server.quiet()
+        for other in others:
+            await server.request(protocol.USAGE, {"sessionId": other})
+        await server.quiet()
+        elapsed, _ = await server.timed(protocol.USAGE, {"sessionId": session_id})
+    finally:
+        await server.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return elapsed

@@ -94,14 +94,16 @@ def p3(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     o = f["open"]
     r3 = med(o, "first_usage_s") / med(o, "json_loads_s")
     lib = med(o, "library_load_s") / med(o, "json_loads_s")
+    held = med(o, "held_first_usage_s") / med(o, "json_loads_s")
     return Row(
         "P3",
         f"P3 open a {label(big)}-token session vs `json.loads` of its lines",
         f"first `baton/usage` over LSP (fresh server) {r3:.2f}x ({ms(o, 'first_usage_s')} vs "
-        f"{ms(o, 'json_loads_s')}); library {lib:.2f}x ({ms(o, 'library_load_s')})",
+        f"{ms(o, 'json_loads_s')}); {held:.2f}x (server holding the smaller sessions); "
+        f"library {lib:.2f}x ({ms(o, 'library_load_s')})",
         "<= 2x over LSP",
         r3 <= 2.0,
-        {"ratio": r3, "library_ratio": lib},
+        {"ratio": r3, "held_ratio": held, "library_ratio": lib},
     )
 
 

@@ -82,16 +82,23 @@ async def live(run: Run, extra: dict[str, Any]) -> Series:
 async def fresh(run: Run, extra: dict[str, Any]) -> Series:
     """A fresh server per rep opening the largest session, the in-process baselines
     measured in the same rep."""
-    path, source, sid = run.path, run.dirs[run.big], run.sid(run.big)
+    path, sid = run.path, run.sid(run.big)
 
     def loads() -> dict[str, float]:
         return {
             "json_loads_s": measure_lib.json_lines(path),
-            "library_load_s": measure_lib.library_load(source, sid, run.encoder),
+            "library_load_s": measure_lib.library_load(run.dirs[run.big], sid, run.encoder),
         }
 
+    every = run.work / "data-all"  # all sizes in one data dir, for the server that holds them
+    (every / "sessions").mkdir(parents=True)
+    for built in run.built.values():
+        assert built.path is not None
+        shutil.copy2(built.path, every / "sessions" / built.path.name)
+    others = [run.sid(size) for size in run.built if size != run.big]
     run.say(f"fresh servers opening {run.big} (P3, P5, cold start)")
-    return {"open": await measure_lsp.opens(source, sid, run.work, run.reps, run.make, loads)}
+    opened = await measure_lsp.opens(every, sid, run.work, run.reps, run.make, loads, others)
+    return {"open": opened}
 
 
 async def compaction(run: Run, extra: dict[str, Any]) -> Series:

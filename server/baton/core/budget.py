@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 from pydantic import Field
 
-from baton.core.messages import Message, WireModel
+from baton.core.messages import WireModel
 from baton.core.models import LONG_WINDOW, lookup_model
 from baton.core.models import ModelLimits as ModelLimits  # re-exported for budget_for callers
 from baton.core.session import Session
@@ -118,6 +119,13 @@ class Usage(WireModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+# Per session: the usages computed since its last change (one per distinct set of inputs:
+# the meter's, auto-compact's), so every reader of one change shares one computation.
+_USAGE_MEMO: WeakKeyDictionary[Session, list[tuple[tuple[object, ...], Usage]]]
+_USAGE_MEMO = WeakKeyDictionary()
+_SYSTEM_TOKENS: WeakKeyDictionary[Session, tuple[str, Estimator, int]] = WeakKeyDictionary()
+
+
 def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
     if used >= budget.blocking_limit:
         return "blocking"
@@ -133,10 +141,6 @@ def percent_left(used: int, budget: Budget, auto_enabled: bool) -> int:
     if limit <= 0:
         return 0
     return min(100, max(0, round((limit - used) / limit * 100)))
-
-
-def _message_tokens(message: Message, estimator: Estimator) -> int:
-    return message.tokens or estimator.count_message(message)
 
 
 def _split(total: int, parts: Sequence[int]) -> list[int]:
@@ -168,14 +172,40 @@ def compute_usage(
     used figure in proportion to the estimates, except that an imported session's excess
     over the estimate of its view is `unattributed`, not folded into the messages.
     """
+    key = (
+        session.revision,
+        settings,
+        estimator,
+        estimator.factor,
+        estimator.fallback_reason,
+        estimator.exact,
+        tools_tokens,
+        auto_paused,
+        api_limits,
+    )
+    memo = _USAGE_MEMO.setdefault(session, [])
+    for known, usage in memo:
+        if all(a is b or a == b for a, b in zip(known, key, strict=True)):
+            return usage
+    usage = _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
+    # a few figures per change (the meter's, auto-compact's), never a session's history
+    memo[:] = [*[(k, u) for k, u in memo if k[0] == session.revision][-3:], (key, usage)]
+    return usage
+
+
+def _compute_usage(
+    session: Session,
+    settings: Settings,
+    estimator: Estimator,
+    tools_tokens: int,
+    auto_paused: bool,
+    api_limits: ModelLimits | None,
+) -> Usage:
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
-    view = session.view_messages()
-    raw = [_message_tokens(m, estimator) for m in view]
-    system_raw = estimator.count_text(session.system_prompt or "")
-    by_kind = {"message": 0, "summary": 0, "attachment": 0}
-    for message, tokens in zip(view, raw, strict=True):
-        by_kind[message.kind] += tokens
+    count = estimator.count_message
+    system_raw = _system_tokens(session, estimator)
+    by_kind = session.tokens_by_kind(count)
     parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
     parts.append(by_kind["attachment"])
     anchor = session.anchor()
@@ -185,7 +215,8 @@ def compute_usage(
         used = estimate
     else:
         index, api_usage = anchor
-        used = api_usage.context_tokens + estimator.calibrated(sum(raw[index + 1 :]))
+        after = session.tokens_in_view(index + 1, len(session.view), count)
+        used = api_usage.context_tokens + estimator.calibrated(after)
         if session.imported_from is not None and used > estimate:
             unattributed = used - estimate  # the file cannot show what else its client sent
     system, tools, messages, summary, attachments = _split(used - unattributed, parts)
@@ -220,6 +251,17 @@ def compute_usage(
     )
 
 
+def _system_tokens(session: Session, estimator: Estimator) -> int:
+    """The system prompt's tokens, counted once per prompt and estimator."""
+    text = session.system_prompt or ""
+    known = _SYSTEM_TOKENS.get(session)
+    if known is not None and known[0] == text and known[1] is estimator:
+        return known[2]
+    tokens = estimator.count_text(text)
+    _SYSTEM_TOKENS[session] = (text, estimator, tokens)
+    return tokens
+
+
 # Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);
 # learning a factor from them would skew every larger count.
 MIN_CALIBRATION_SAMPLE = 256
@@ -232,19 +274,18 @@ def observe_response(
     message = session.get(message_id)
     if not message.anchors_usage or message.usage is None:
         return
-    view = session.view_messages()
     first = session.index_in_view(message_id)
     # the prompt is what preceded the response's first record (parallel tool calls split
     # one response into several records with results between them)
     api_id = message.api_message_id
     for j in range(first - 1, -1, -1) if api_id is not None else ():
-        other = view[j]
+        other = session.messages[session.view[j]]
         if other.role == "assistant" and other.api_message_id == api_id:
             first = j
         elif other.role == "assistant" or not other.is_tool_result_only:
             break
     estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
-    estimate += sum(_message_tokens(m, estimator) for m in view[:first])
+    estimate += session.tokens_in_view(0, first, estimator.count_message)
     usage = message.usage
     actual = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
     if estimate >= MIN_CALIBRATION_SAMPLE:

@@ -247,59 +247,11 @@ def leads_with_compaction(message: Message) -> bool:
 
 
 def invariant_violations(messages: Sequence[Message]) -> list[str]:
-    """Every way this message list breaks the Messages API's rules, in order found.
+    """Every way this message list breaks the Messages API's rules, in order found (the
+    rules and their running form are `invariants.ApiRules`)."""
+    from baton.core.invariants import ApiRules  # it reads these models: imported late
 
-    Rules: the first message is the user's (or the API's own summary, which goes first);
-    each tool_result answers a tool_use of the
-    preceding assistant turn (the assistant records since the previous user prompt);
-    no tool_use is left unanswered when a later user prompt or another response arrives;
-    records sharing an API message id are contiguous except for tool results interleaved
-    between them.
-    """
-    problems: list[str] = []
-    if messages and messages[0].role != "user" and not leads_with_compaction(messages[0]):
-        problems.append(f"{messages[0].id}: the conversation must start with a user message")
-    pending: dict[str, str] = {}  # tool_use id -> assistant message id, current turn only
-    answered: set[str] = set()
-    seen_api_ids: set[str] = set()
-    last_api_id: str | None = None
-    for message in messages:
-        if message.role == "assistant":
-            api_id = message.api_message_id
-            if api_id is not None and api_id != last_api_id and api_id in seen_api_ids:
-                problems.append(f"{message.id}: records of API message {api_id} are not contiguous")
-            if pending and (api_id is None or api_id != last_api_id):
-                # a new response while calls of the previous one still wait for results
-                for use_id, owner in pending.items():
-                    problems.append(
-                        f"{owner}: tool_use {use_id} is unanswered before the next response"
-                    )
-                pending.clear()
-            if api_id is not None:
-                seen_api_ids.add(api_id)
-            last_api_id = api_id
-            for use in message.tool_uses():
-                if use.id in pending or use.id in answered:
-                    problems.append(f"{message.id}: duplicate tool_use id {use.id}")
-                pending[use.id] = message.id
-            continue
-        for result in message.tool_results():
-            if result.tool_use_id not in pending:
-                problems.append(
-                    f"{message.id}: tool_result {result.tool_use_id} answers no tool_use "
-                    "of the preceding assistant turn"
-                )
-            else:
-                del pending[result.tool_use_id]
-                answered.add(result.tool_use_id)
-        if not message.is_tool_result_only:
-            for use_id, owner in pending.items():
-                problems.append(
-                    f"{owner}: tool_use {use_id} is unanswered before the next user prompt"
-                )
-            pending.clear()
-            last_api_id = None
-    return problems
+    return ApiRules().extend(messages).problems
 
 
 def unanswered_tool_uses(messages: Sequence[Message]) -> list[ToolUseBlock]:

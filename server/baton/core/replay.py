@@ -8,7 +8,6 @@ applies again as it did then.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from baton.core.boundary import Boundary, expand, view_after_commit
 from baton.core.damage import Damage, repair_view
 from baton.core.messages import Message, now_iso
 from baton.core.transcript import Event, Transcript
+from baton.core.view_state import ViewState
 
 TokenCounter = Callable[[Message], int]
 
@@ -59,7 +59,8 @@ class Replayed:
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, str] = {}
-        self._running = hashlib.blake2b(digest_size=16)
+        self._state = ViewState()
+        self.revision = 0  # moves on with every event applied (what a cache keys on)
         events = self.transcript.events
         header = events[0] if events else {}
         if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
@@ -84,6 +85,7 @@ class Replayed:
         return [self.messages[mid] for mid in self.view]
 
     def _apply(self, event: Event) -> None:
+        self.revision += 1
         kind = event.get("type")
         at = event.get("at") or event.get("createdAt")
         if kind == "session":
@@ -103,6 +105,7 @@ class Replayed:
             at = message.created_at
             if event.get("replace") and message.id in self.messages:
                 self.messages[message.id] = message
+                self._state = ViewState(self.view_messages())
             else:
                 self._add_to_view(message)
         elif kind == "boundary":
@@ -138,10 +141,10 @@ class Replayed:
 
     def _add_to_view(self, message: Message) -> None:
         self.messages[message.id] = message
+        mark = self._state.add(message)
         if message.anchors_usage:
-            self._prefix_marks[message.id] = self._running.hexdigest()
+            self._prefix_marks[message.id] = mark
         self.view.append(message.id)
-        self._running.update(message.id.encode() + b"\0")
 
     def _apply_boundary(self, event: Event) -> None:
         try:
@@ -187,26 +190,22 @@ class Replayed:
         if not self._repairing:
             return
         repaired = repair_view(self.view_messages(), self.count)
+        changed = len(repaired) != len(self.view)
         for message in repaired:
             if self.messages.get(message.id) is not message:
                 self.messages[message.id] = message
                 self.damage.repaired(message.id)
-        if len(repaired) != len(self.view):
+                changed = True
+        if changed:
             self._mark_view([m.id for m in repaired])
 
     def _mark_view(self, view: list[str]) -> None:
+        """A view that changed wholesale: what is kept about it is worked out again."""
         self.view = view
-        self._running = hashlib.blake2b(digest_size=16)
-        for mid in view:
-            self._running.update(mid.encode() + b"\0")
+        self._state = ViewState(self.view_messages())
 
     def _view_fingerprints(self) -> list[str]:
-        running = hashlib.blake2b(digest_size=16)
-        marks: list[str] = []
-        for mid in self.view:
-            marks.append(running.hexdigest())
-            running.update(mid.encode() + b"\0")
-        return marks
+        return self._state.marks
 
 
 def _later(stamp: str, than: str) -> bool:

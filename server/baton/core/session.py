@@ -14,10 +14,8 @@ from baton.core.messages import (
     MessageInput,
     ToolResultBlock,
     block_problems,
-    invariant_violations,
     new_id,
     now_iso,
-    unanswered_tool_uses,
 )
 from baton.core.replay import Replayed, TokenCounter
 from baton.core.transcript import Event, check_writable
@@ -65,7 +63,29 @@ class Session(Replayed):
         unchanged since that usage arrived; the count starts at the first record sharing
         its API message id so that interleaved tool results are counted.
         """
-        marks = self._view_fingerprints()
+        state = self._state
+        if not state.anchor_known:
+            state.anchor = self._find_anchor()
+            state.anchor_known = True
+        return state.anchor
+
+    def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
+        """Raw tokens of view[start:stop] from the running tallies; a message stored
+        without a count is counted by `count` (default: the session's counter)."""
+        counter = count or self.count
+        return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
+
+    def tokens_by_kind(self, count: TokenCounter | None = None) -> dict[str, int]:
+        """Raw tokens of the view per message kind, from the running tallies."""
+        counter = count or self.count
+        out = dict(self._state.by_kind)
+        for i in self._state.uncounted:
+            message = self.messages[self.view[i]]
+            out[message.kind] += counter(message)
+        return out
+
+    def _find_anchor(self) -> tuple[int, ApiUsage] | None:
+        marks = self._state.marks
         for index in range(len(self.view) - 1, -1, -1):
             message = self.messages[self.view[index]]
             if not message.anchors_usage or self._prefix_marks.get(message.id) != marks[index]:
@@ -89,20 +109,20 @@ class Session(Replayed):
         """Validate the whole batch, repair unanswered tool calls, then write it at once."""
         if not inputs:
             raise InvalidParams("messages must not be empty")
-        pending = self.view_messages()
-        known = set(self.messages)
+        rules = self._state.api_rules(self.view_messages).fork()
+        known: set[str] = set()  # this batch's ids (the session's are in self.messages)
         batch: list[Message] = []
         own_ids: list[str] = []
         repairs: list[str] = []
         for n, item in enumerate(inputs):
             check_writable(item.model_dump(), f"message {n}")
             message = self._to_message(item)
-            if message.id in known:
+            if message.id in known or message.id in self.messages:
                 raise InvalidParams(f"message id {message.id!r} already exists in this session")
             known.add(message.id)
             if message.role == "user" and not message.is_tool_result_only:
                 answered = {r.tool_use_id for r in message.tool_results()}
-                missing = [u for u in unanswered_tool_uses(pending) if u.id not in answered]
+                missing = [u for u in rules.unanswered() if u.id not in answered]
                 if missing:
                     repair = Message(
                         role="user",
@@ -118,12 +138,12 @@ class Session(Replayed):
                     )
                     repair.tokens = self.count(repair)
                     batch.append(repair)
-                    pending.append(repair)
+                    rules.add(repair)
             batch.append(message)
             own_ids.append(message.id)
-            pending.append(message)
-        before = set(invariant_violations(self.view_messages()))
-        new_problems = [p for p in invariant_violations(pending) if p not in before]
+            rules.add(message)
+        # what the view already broke is not this batch's fault (a damaged or imported view)
+        new_problems = [p for p in rules.problems if p not in rules.known_before]
         if new_problems:
             raise InvalidParams("invalid messages: " + "; ".join(new_problems[:5]))
         for message in batch:

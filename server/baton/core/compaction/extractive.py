@@ -98,7 +98,7 @@ def _summary_body(text: str) -> str:
 def _terms(text: str) -> list[str]:
     if not _TERM_HINT.search(text):
         return []
-    return [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
+    return [quoted or word for quoted, word in _TERM.findall(text)]
 
 
 def _indent(text: str) -> str:

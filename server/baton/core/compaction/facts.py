@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -59,15 +60,30 @@ class PathTouch:
     ops: list[str] = field(default_factory=list)
 
 
+_COMMAND_OPERATIONS = {
+    "view": "read",
+    "create": "written",
+    "str_replace": "edited",
+    "insert": "edited",
+    "undo_edit": "edited",
+}
+_LONGEST_COMMAND = max(map(len, _COMMAND_OPERATIONS))
+
+
 def _operation(tool: str, tool_input: dict[str, Any]) -> str:
+    # A text editor tool's command names the operation; a shell command is no such word.
+    command = tool_input.get("command", "")
+    if isinstance(command, str) and len(command) <= _LONGEST_COMMAND:
+        op = _COMMAND_OPERATIONS.get(command.lower())
+        if op is not None:
+            return op
+    return _tool_operation(tool)
+
+
+@functools.lru_cache(maxsize=256)
+def _tool_operation(tool: str) -> str:
+    """The operation a tool's name says it does (a session uses a handful of tools)."""
     name = tool.lower()
-    command = str(tool_input.get("command", "")).lower()
-    if command in {"view"}:
-        return "read"
-    if command in {"create"}:
-        return "written"
-    if command in {"str_replace", "insert", "undo_edit"}:
-        return "edited"
     for needle, op in (
         ("edit", "edited"),
         ("replace", "edited"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -98,18 +98,35 @@ def block_strings(blocks: Iterable[Any]) -> Iterable[str]:
                 yield from block_strings(content)
 
 
-def counting(messages: list[Message], encoder: Encoder, reps: int) -> dict[str, Any]:
-    """Baton's counter with cold caches (a fresh estimator each rep) against
-    `encoder.encode` of the same strings, alternating."""
-    strings = [s for m in messages for s in block_strings(m.content) if s]
+def raw_counter(encoder: Encoder) -> Callable[[Message], int]:
+    """A message's tokens by raw encodes of its strings (and Baton's 4 for framing): what
+    builds the counting row's sessions without warming anything of Baton's."""
+
+    def count(message: Message) -> int:
+        strings = block_strings(message.content)
+        return 4 + sum(len(encoder.encode(s, disallowed_special=())) for s in strings if s)
+
+    return count
+
+
+def counting(
+    sessions_for: Callable[[int], list[Message]], encoder: Encoder, reps: int
+) -> dict[str, Any]:
+    """Baton's counter against `encoder.encode` of the same strings, on text neither has
+    seen: each rep counts a session generated for it (`sessions_for(rep)`) with a fresh
+    estimator, so no cache of Baton's, however wide, holds any of it."""
     baton_s: list[float] = []
     raw_s: list[float] = []
     baton_tokens = raw_tokens = 0
-    for _ in range(reps):
+    messages: list[Message] = []
+    strings: list[str] = []
+    for rep in range(reps):
+        messages = sessions_for(rep)
+        strings = [s for m in messages for s in block_strings(m.content) if s]
         start = time.perf_counter()
         raw_tokens = sum(len(encoder.encode(s, disallowed_special=())) for s in strings)
         raw_s.append(time.perf_counter() - start)
-        estimator = Estimator(encoder=encoder)  # its per-message cache starts empty
+        estimator = Estimator(encoder=encoder)
         start = time.perf_counter()
         baton_tokens = sum(estimator.count_message(m) for m in messages)
         baton_s.append(time.perf_counter() - start)

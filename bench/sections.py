@@ -14,6 +14,7 @@ import measure_lsp
 import sessions
 from servers import bare
 
+from baton.core.messages import Message
 from baton.core.tokens import Encoder
 
 Series = dict[str, dict[str, list[float]]]
@@ -113,7 +114,13 @@ async def compaction(run: Run, extra: dict[str, Any]) -> Series:
 
 async def counting(run: Run, extra: dict[str, Any]) -> Series:
     run.say("counting")
-    counted = measure_lib.counting(run.built[run.big].messages, run.encoder, run.reps)
+    size = run.built[run.big].tokens
+    raw = measure_lib.raw_counter(run.encoder)
+
+    def session_for(rep: int) -> list[Message]:
+        return sessions.build(size, 10_000 + rep, raw).messages  # seeds used nowhere else
+
+    counted = measure_lib.counting(session_for, run.encoder, run.reps)
     extra["counting_tokens"] = counted["baton_tokens"]
     extra["counting_check"] = {k: v for k, v in counted.items() if not k.endswith("_s")}
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}

@@ -11,7 +11,7 @@ import pytest
 
 from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
-from baton.core.invariants import ApiRules
+from baton.core.invariants import ApiRules, ToolPairs
 from baton.core.messages import (
     ApiUsage,
     ContentBlock,
@@ -27,6 +27,7 @@ from baton.core.session import Session
 from baton.core.settings import Settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator
+from baton.lsp.diagnostics import unpaired_tool_calls
 
 
 def random_messages(seed: int, n: int = 40) -> list[Message]:
@@ -187,3 +188,15 @@ def test_one_usage_per_change_is_shared_and_a_change_makes_a_new_one(
     assert after is not first and after.used_tokens > first.used_tokens
     estimator.observe(10_000, 15_000)  # calibration moves the estimate of what follows
     assert compute_usage(session, settings, estimator) is not after
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tool_pairs_kept_as_a_list_grows_are_those_found_in_the_whole_list(seed: int) -> None:
+    messages = random_messages(seed)
+    cut = random.Random(seed).randint(0, len(messages))
+    pairs = ToolPairs().extend(messages[:cut])
+    pairs.problems(set())
+    pairs.extend(messages[cut:])
+    awaiting = {u.id for u in unanswered_tool_uses(messages)}
+
+    assert pairs.problems(awaiting) == unpaired_tool_calls(messages)

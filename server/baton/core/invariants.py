@@ -133,3 +133,42 @@ class ApiRules:
         for problem in found:
             self.known.add(problem)
         return found
+
+
+class ToolPairs:
+    """Which tool calls of a list no result answers and which results answer no call
+    anywhere in it (the session document's warnings), kept as the list grows."""
+
+    def __init__(self) -> None:
+        self._uses: dict[str, str] = {}  # tool_use id -> the (last) message that made it
+        self._answered: set[str] = set()
+        self._open: dict[str, None] = {}  # calls not answered yet, in the order first seen
+        self.orphans: list[tuple[str, str]] = []
+
+    def extend(self, messages: Iterable[Message]) -> ToolPairs:
+        for message in messages:
+            self.add(message)
+        return self
+
+    def add(self, message: Message) -> None:
+        for use in message.tool_uses():
+            self._uses[use.id] = message.id
+            if use.id not in self._answered:
+                self._open[use.id] = None
+        for result in message.tool_results():
+            use_id = result.tool_use_id
+            if use_id not in self._uses:
+                self.orphans.append(
+                    (message.id, f"tool_result {use_id} answers no tool_use in view")
+                )
+            self._answered.add(use_id)
+            self._open.pop(use_id, None)
+
+    def problems(self, awaiting: set[str]) -> list[tuple[str, str]]:
+        """(message id, problem); calls in `awaiting` (the trailing turn's) are not problems."""
+        unanswered = [
+            (self._uses[use_id], f"tool_use {use_id} has no tool_result")
+            for use_id in self._open
+            if use_id not in awaiting
+        ]
+        return [*self.orphans, *unanswered]

@@ -84,6 +84,12 @@ class Session(Replayed):
             out[message.kind] += counter(message)
         return out
 
+    def unpaired_tool_calls(self) -> list[tuple[str, str]]:
+        """(message id, problem) for each tool_use of the view nobody answered (except the
+        trailing turn's, whose results are about to come) and each orphaned result."""
+        awaiting = {u.id for u in self._state.api_rules(self.view_messages).unanswered()}
+        return self._state.tool_pairs(self.view_messages).problems(awaiting)
+
     def _find_anchor(self) -> tuple[int, ApiUsage] | None:
         marks = self._state.marks
         for index in range(len(self.view) - 1, -1, -1):

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from baton.core.invariants import ApiRules
+from baton.core.invariants import ApiRules, ToolPairs
 
 if TYPE_CHECKING:
     from baton.core.messages import ApiUsage, Message
@@ -26,6 +26,7 @@ class ViewState:
         self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
         self.uncounted: list[int] = []  # indices of messages stored without a token count
         self.rules: ApiRules | None = None  # built on first need (the first append)
+        self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         self.anchor_known = False
         self.anchor: Anchor = None
         for message in messages:
@@ -42,6 +43,8 @@ class ViewState:
         self.by_kind[message.kind] += message.tokens
         if self.rules is not None:
             self.rules.add(message)
+        if self.pairs is not None:
+            self.pairs.add(message)
         if message.anchors_usage:
             self.anchor_known = False  # the newest record may anchor now
         return mark
@@ -50,6 +53,11 @@ class ViewState:
         if self.rules is None:
             self.rules = ApiRules().extend(view())
         return self.rules
+
+    def tool_pairs(self, view: Callable[[], list[Message]]) -> ToolPairs:
+        if self.pairs is None:
+            self.pairs = ToolPairs().extend(view())
+        return self.pairs
 
     def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:
         """Raw tokens of view[start:stop]; `count(i)` counts a message stored without one."""

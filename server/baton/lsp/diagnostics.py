@@ -54,14 +54,17 @@ def build_diagnostics(
     encoding: str = "utf-16",
     damage: Sequence[str] = (),
     paused_by: str | None = None,
+    unpaired: Sequence[tuple[str, str]] | None = None,
 ) -> list[types.Diagnostic]:
     """The usage diagnostic, one for a damaged transcript (`damage` says what it lost), one
     when auto-compact stopped because it thrashed (`paused_by` "thrashing"), then hints on
-    large messages and warnings on unpaired tool calls."""
-    first_line = rendered.lines[USAGE_LINE]
+    large messages and warnings on unpaired tool calls (`unpaired`, as the session keeps
+    them, or found in `messages`). Built from the usage, the messages' counts and the
+    rendering's sections: the rendered text is never looked at."""
+    width = code_units(rendered.header[USAGE_LINE], encoding)
     out = [
         types.Diagnostic(
-            range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+            range=_line_range(USAGE_LINE, width),
             message=usage_message(usage, paused_by),
             severity=usage_severity(usage),
             code=USAGE_CODE,
@@ -71,7 +74,7 @@ def build_diagnostics(
     if damage:
         out.append(
             types.Diagnostic(
-                range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+                range=_line_range(USAGE_LINE, width),
                 message="Transcript damaged: " + "; ".join(damage),
                 severity=types.DiagnosticSeverity.Warning,
                 code=DAMAGED_CODE,
@@ -81,35 +84,36 @@ def build_diagnostics(
     if paused_by == "thrashing" and usage.auto_compact_paused:
         out.append(
             types.Diagnostic(
-                range=_line_range(USAGE_LINE, code_units(first_line, encoding)),
+                range=_line_range(USAGE_LINE, width),
                 message=thrashing_message(usage),
                 severity=types.DiagnosticSeverity.Warning,
                 code=THRASHING_CODE,
                 source=SOURCE,
             )
         )
-    sections = {s.message_id: s for s in rendered.sections}
     limit = usage.context_window * LARGE_SHARE
     for message in messages:
-        section = sections.get(message.id)
-        if section is None or message.tokens <= limit:
+        if message.tokens <= limit:
+            continue
+        section = rendered.by_id.get(message.id)
+        if section is None:
             continue
         share = 100 * message.tokens / usage.context_window
         out.append(
             types.Diagnostic(
-                range=_heading_range(rendered, section, encoding),
+                range=_heading_range(section),
                 message=f"Large message: {message.tokens:,} tokens ({share:.1f}% of the window)",
                 severity=types.DiagnosticSeverity.Hint,
                 code=LARGE_CODE,
                 source=SOURCE,
             )
         )
-    for message_id, text in unpaired_tool_calls(messages):
-        section = sections.get(message_id)
+    for message_id, text in unpaired_tool_calls(messages) if unpaired is None else unpaired:
+        section = rendered.by_id.get(message_id)
         if section is not None:
             out.append(
                 types.Diagnostic(
-                    range=_heading_range(rendered, section, encoding),
+                    range=_heading_range(section),
                     message=text,
                     severity=types.DiagnosticSeverity.Warning,
                     code=UNPAIRED_CODE,
@@ -163,6 +167,5 @@ def _line_range(line: int, width: int) -> types.Range:
     )
 
 
-def _heading_range(rendered: RenderedSession, section: Section, encoding: str) -> types.Range:
-    heading = rendered.lines[section.start_line]
-    return _line_range(section.start_line, code_units(heading, encoding))
+def _heading_range(section: Section) -> types.Range:
+    return _line_range(section.start_line, section.heading_character)

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 COALESCE_SECONDS = 0.1  # changes this close together publish once
 STREAM_INTERVAL = 0.25  # at most one publish this often while a reply streams
+GROWN = ("append", "reply")  # changes that only add messages at the end of the view
 
 
 class SessionDocuments:
@@ -30,7 +31,10 @@ class SessionDocuments:
     def __init__(self, ls: BatonServer) -> None:
         self._ls = ls
         self._versions: dict[str, int] = {}
-        self._rendered: dict[str, tuple[int, str, RenderedSession]] = {}
+        # the latest rendering and its version: current while the version is, and the
+        # pieces the next rendering reuses
+        self._rendered: dict[str, tuple[int, RenderedSession]] = {}
+        self._reshaped: set[str] = set()  # changed by more than appends since rendered
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._last_publish: dict[str, float] = {}
         self.streaming: set[str] = set()
@@ -38,9 +42,10 @@ class SessionDocuments:
     def version(self, session_id: str) -> int:
         return self._versions.get(session_id, 1)
 
-    def bump(self, session_id: str) -> None:
+    def bump(self, session_id: str, reason: str = "") -> None:
         self._versions[session_id] = self.version(session_id) + 1
-        self._rendered.pop(session_id, None)
+        if reason not in GROWN:
+            self._reshaped.add(session_id)
 
     def render(self, session_id: str) -> tuple[RenderedSession, RenderData, int]:
         """The document as it is now, rendered once per version and position encoding."""
@@ -48,13 +53,20 @@ class SessionDocuments:
         version = self.version(session_id)
         encoding = self._ls.position_encoding
         cached = self._rendered.get(session_id)
-        if cached is not None and cached[0] == version and cached[1] == encoding:
-            return cached[2], data, version
+        if cached is not None and cached[0] == version and cached[1].encoding == encoding:
+            return cached[1], data, version
         session = data.session
         rendered = render_session(
-            session.title, session.session_id, session.model, data.messages, encoding
+            session.title,
+            session.session_id,
+            session.model,
+            data.messages,
+            encoding,
+            cached[1] if cached is not None else None,
+            grown=session_id not in self._reshaped,
         )
-        self._rendered[session_id] = (version, encoding, rendered)
+        self._reshaped.discard(session_id)
+        self._rendered[session_id] = (version, rendered)
         return rendered, data, version
 
     # ---- diagnostics ---------------------------------------------------------------------
@@ -100,6 +112,7 @@ class SessionDocuments:
             self._ls.position_encoding,
             data.session.damage.describe(),
             data.auto_paused_by,
+            data.session.unpaired_tool_calls(),
         )
         self._last_publish[session_id] = time.monotonic()
         self._ls.text_document_publish_diagnostics(
@@ -114,6 +127,7 @@ class SessionDocuments:
         if handle is not None:
             handle.cancel()
         self._rendered.pop(session_id, None)
+        self._reshaped.discard(session_id)
         self._last_publish.pop(session_id, None)
         self._ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=session_uri(session_id), diagnostics=[])

@@ -1,12 +1,20 @@
-"""A session's view as a Markdown document, and where each message sits in it."""
+"""A session's view as a Markdown document, and where each message sits in it.
+
+Each message renders to a piece of its own, kept with the rendering: the next rendering
+reuses every piece whose message is unchanged, and after an append (the view only grew)
+it renders the new messages alone and takes the earlier sections as they are, since the
+header is always the same three lines.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from baton.core.messages import (
     CompactionBlock,
@@ -34,19 +42,47 @@ class Section:
     start_line: int
     end_line: int
     end_character: int
+    heading_character: int = 0  # the width of its first line (the heading)
 
     def contains_line(self, line: int) -> bool:
         return self.start_line <= line <= self.end_line
 
 
 @dataclass(frozen=True)
-class RenderedSession:
+class Piece:
+    """One message's lines, joined, and what they were rendered from."""
+
+    message: Message
+    key: tuple[Any, ...]  # what the heading shows, besides the message's identity
     text: str
+    line_count: int
+    end_character: int
+    heading_character: int
+
+
+@dataclass(frozen=True)
+class RenderedSession:
+    header: list[str]
+    pieces: list[Piece]
     sections: list[Section]
+    encoding: str = "utf-16"
+    messages: list[Message] = field(default_factory=list)  # what it was rendered from
+
+    @cached_property
+    def text(self) -> str:
+        return "\n".join([*self.header, *(p.text for p in self.pieces)]) + "\n"
 
     @cached_property
     def lines(self) -> list[str]:
         return self.text.split("\n")
+
+    @property
+    def usage_line_width(self) -> int:
+        return code_units(self.header[USAGE_LINE], self.encoding)
+
+    @cached_property
+    def by_id(self) -> dict[str, Section]:
+        return {s.message_id: s for s in self.sections}
 
     def ranges(self) -> list[MessageRange]:
         return [
@@ -61,14 +97,20 @@ class RenderedSession:
         ]
 
     def section_at(self, line: int) -> Section | None:
-        for section in self.sections:
-            if section.contains_line(line):
-                return section
+        index = bisect_right(self.sections, line, key=lambda s: s.start_line) - 1
+        if index >= 0 and self.sections[index].contains_line(line):
+            return self.sections[index]
         return None
 
     def sections_between(self, first_line: int, last_line: int) -> list[Section]:
         """Every section that shares a line with [first_line, last_line]."""
-        return [s for s in self.sections if s.start_line <= last_line and s.end_line >= first_line]
+        start = max(0, bisect_right(self.sections, first_line, key=lambda s: s.start_line) - 1)
+        stop = bisect_right(self.sections, last_line, key=lambda s: s.start_line)
+        return [
+            s
+            for s in self.sections[start:stop]
+            if s.start_line <= last_line and s.end_line >= first_line
+        ]
 
 
 def code_units(text: str, encoding: str = "utf-16") -> int:
@@ -86,25 +128,62 @@ def render_session(
     model: str,
     messages: Sequence[Message],
     encoding: str = "utf-16",
+    previous: RenderedSession | None = None,
+    *,
+    grown: bool = False,
 ) -> RenderedSession:
-    lines: list[str] = [f"# {_one_line(title) or 'Conversation'}", ""]
+    """The document; `previous` (a rendering of this session in the same encoding) lends
+    its pieces. `grown`: nothing shown of the earlier messages changed since `previous`
+    (only appends), so when its messages begin the view they are not looked at again."""
     count = len(messages)
-    lines.append(
+    header = [
+        f"# {_one_line(title) or 'Conversation'}",
+        "",
         f"_Session {session_id} · {model or 'default model'} · "
-        f"{count} message{'s' if count != 1 else ''} in the model's view_"
-    )
+        f"{count} message{'s' if count != 1 else ''} in the model's view_",
+    ]
+    if previous is not None and previous.encoding != encoding:
+        previous = None
+    pieces: list[Piece] = []
     sections: list[Section] = []
-    for message in messages:
+    start = 0
+    if previous is not None and grown:
+        kept = len(previous.pieces)
+        if kept and kept <= count and previous.messages == list(messages[:kept]):
+            pieces, sections, start = list(previous.pieces), list(previous.sections), kept
+    known = {p.message.id: p for p in previous.pieces} if previous and not start else {}
+    line = sections[-1].end_line + 1 if sections else len(header)
+    for message in messages[start:]:
+        piece = known.get(message.id)
+        if piece is None or piece.message is not message or piece.key != _key(message):
+            piece = _piece(message, encoding)
+        pieces.append(piece)
+        first = line + 1  # each piece begins with a blank line
+        line += piece.line_count
+        sections.append(
+            Section(message.id, first, line - 1, piece.end_character, piece.heading_character)
+        )
+    return RenderedSession(header, pieces, sections, encoding, list(messages))
+
+
+def _key(message: Message) -> tuple[Any, ...]:
+    return (message.role, message.kind, message.tokens, message.pinned, message.stop_reason)
+
+
+def _piece(message: Message, encoding: str) -> Piece:
+    lines = ["", heading(message)]
+    body = _body(message)
+    if body:
         lines.append("")
-        start = len(lines)
-        lines.append(heading(message))
-        body = _body(message)
-        if body:
-            lines.append("")
-            lines.extend(body)
-        end = len(lines) - 1
-        sections.append(Section(message.id, start, end, code_units(lines[end], encoding)))
-    return RenderedSession("\n".join(lines) + "\n", sections)
+        lines.extend(body)
+    return Piece(
+        message=message,
+        key=_key(message),
+        text="\n".join(lines),
+        line_count=len(lines),
+        end_character=code_units(lines[-1], encoding),
+        heading_character=code_units(lines[1], encoding),
+    )
 
 
 def heading(message: Message) -> str:

@@ -95,7 +95,7 @@ class BatonServer(LanguageServer):
         self.documents.schedule(session_id)
 
     def _session_changed(self, session_id: str, reason: str) -> None:
-        self.documents.bump(session_id)
+        self.documents.bump(session_id, reason)
         self.notify(
             protocol.SESSION_CHANGED,
             protocol.SessionChanged.model_validate({"sessionId": session_id, "reason": reason}),

@@ -11,7 +11,7 @@ from baton.lsp.code_actions import KINDS, compact_actions, kind_name
 from baton.lsp.errors import guarded
 from baton.lsp.handlers.common import Call, NotificationHandler
 from baton.lsp.hover import message_hover, usage_hover
-from baton.lsp.render import USAGE_LINE, Section, code_units
+from baton.lsp.render import USAGE_LINE, Section
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer
@@ -93,7 +93,7 @@ def register(ls: BatonServer) -> None:
                 plan = (preview.summarized_message_ids, preview.kept_message_ids)
             by_id = {m.id: m for m in data.messages}
             text = usage_hover(data.usage, plan, by_id, reason)
-            width = code_units(rendered.lines[USAGE_LINE], ls.position_encoding)
+            width = rendered.usage_line_width
             return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
         section = rendered.section_at(line)
         if section is None:

@@ -4,13 +4,15 @@ raw tiktoken encodes of the same strings."""
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from baton.core.cl100k import CL100K_PATTERN, CL100K_SPECIAL, find_bpe_file
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summarizers import ExtractiveSummarizer
@@ -98,23 +100,41 @@ def block_strings(blocks: Iterable[Any]) -> Iterable[str]:
                 yield from block_strings(content)
 
 
-def raw_counter(encoder: Encoder) -> Callable[[Message], int]:
+class Tiktoken(Protocol):
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+def tiktoken_encoding() -> Tiktoken:
+    """tiktoken's own `Encoding` of cl100k_base, from the BPE file Baton reads (parsed here,
+    so tiktoken's loader writes no cache copy): the raw side of the counting row."""
+    import tiktoken
+
+    lines = find_bpe_file().read_bytes().splitlines()
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (x.split() for x in lines if x)}
+    encoding: Tiktoken = tiktoken.Encoding(
+        "cl100k_base", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens=CL100K_SPECIAL
+    )
+    return encoding
+
+
+def raw_counter(raw: Tiktoken) -> Callable[[Message], int]:
     """A message's tokens by raw encodes of its strings (and Baton's 4 for framing): what
     builds the counting row's sessions without warming anything of Baton's."""
 
     def count(message: Message) -> int:
         strings = block_strings(message.content)
-        return 4 + sum(len(encoder.encode(s, disallowed_special=())) for s in strings if s)
+        return 4 + sum(len(raw.encode_ordinary(s)) for s in strings if s)
 
     return count
 
 
 def counting(
-    sessions_for: Callable[[int], list[Message]], encoder: Encoder, reps: int
+    sessions_for: Callable[[int], list[Message]], raw: Tiktoken, encoder: Encoder, reps: int
 ) -> dict[str, Any]:
-    """Baton's counter against `encoder.encode` of the same strings, on text neither has
-    seen: each rep counts a session generated for it (`sessions_for(rep)`) with a fresh
-    estimator, so no cache of Baton's, however wide, holds any of it."""
+    """Baton's counter (a fresh `Estimator` on Baton's `encoder`) against tiktoken's own
+    `encode_ordinary` (the plain-text encode, no special-token scan) of the same strings,
+    on text neither has seen: each rep counts a session generated for it alone, so no
+    cache of Baton's, however wide, holds any of it."""
     baton_s: list[float] = []
     raw_s: list[float] = []
     baton_tokens = raw_tokens = 0
@@ -124,7 +144,7 @@ def counting(
         messages = sessions_for(rep)
         strings = [s for m in messages for s in block_strings(m.content) if s]
         start = time.perf_counter()
-        raw_tokens = sum(len(encoder.encode(s, disallowed_special=())) for s in strings)
+        raw_tokens = sum(len(raw.encode_ordinary(s)) for s in strings)
         raw_s.append(time.perf_counter() - start)
         estimator = Estimator(encoder=encoder)
         start = time.perf_counter()

@@ -115,12 +115,13 @@ async def compaction(run: Run, extra: dict[str, Any]) -> Series:
 async def counting(run: Run, extra: dict[str, Any]) -> Series:
     run.say("counting")
     size = run.built[run.big].tokens
-    raw = measure_lib.raw_counter(run.encoder)
+    raw = measure_lib.tiktoken_encoding()
+    raw_count = measure_lib.raw_counter(raw)
 
     def session_for(rep: int) -> list[Message]:
-        return sessions.build(size, 10_000 + rep, raw).messages  # seeds used nowhere else
+        return sessions.build(size, 10_000 + rep, raw_count).messages  # seeds used nowhere else
 
-    counted = measure_lib.counting(session_for, run.encoder, run.reps)
+    counted = measure_lib.counting(session_for, raw, run.encoder, run.reps)
     extra["counting_tokens"] = counted["baton_tokens"]
     extra["counting_check"] = {k: v for k, v in counted.items() if not k.endswith("_s")}
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from baton.core.claude_code import import_claude_code
-from baton.core.compaction import extractive, span_facts
+from baton.core.compaction import commit, extractive, span_facts
 from baton.core.compaction.cuts import (
     MAX_CHARS_PER_TOKEN,
     CountText,
@@ -34,6 +34,7 @@ from baton.core.compaction.ledger_text import write_ledger
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest, strip_media
+from baton.core.errors import BatonError
 from baton.core.messages import (
     ImageBlock,
     Message,
@@ -329,3 +330,40 @@ async def test_too_many_prompts_list_the_first_and_latest_and_say_how_many_are_l
     assert len(listed) == len(items) == 900 - int(match.group(1).replace(",", "")) > 100
     assert listed[0].startswith("request 0: ") and listed[-1].startswith("request 899: ")
     assert all(item.endswith("characters cut ...]") for item in items)
+
+
+# ---- the commit's check ---------------------------------------------------------------------
+
+
+async def test_the_commit_checks_only_the_new_view_when_it_keeps_the_api_rules(
+    store: SessionStore, estimator: Estimator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = import_claude_code(
+        case("newest-several-compactions").write(tmp_path / "s.jsonl"), store
+    )
+    checked: list[int] = []
+    check = commit.invariant_violations
+
+    def counted(messages: Any) -> list[str]:
+        checked.append(len(messages))
+        return check(messages)
+
+    monkeypatch.setattr(commit, "invariant_violations", counted)
+    ctx = CompactContext(small_window(), estimator, ExtractiveSummarizer(estimator.count_text))
+    before = len(session.view)
+    await compact(session, CompactRequest(direction="all"), ctx)
+    assert checked == [len(session.view)] and len(session.view) < before
+
+
+def test_the_commit_refuses_a_view_that_breaks_the_api_rules_in_a_new_way(
+    store: SessionStore,
+) -> None:
+    session = store.create(title="t")
+    session.append(
+        [MessageInput(role="user", content="hi"), MessageInput(role="assistant", content="yo")]
+    )
+    stray = Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_x", content="?")])
+    snapshot = list(session.view)
+    with pytest.raises(BatonError, match="toolu_x answers no tool_use"):
+        commit._check(session, snapshot, [stray])
+    assert commit._check(session, snapshot, session.view_messages()) == []

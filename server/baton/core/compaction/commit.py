@@ -174,8 +174,10 @@ def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> li
             "the conversation changed while it was being compacted; nothing was changed"
         )
     late = current[len(snapshot) :]
-    before = set(invariant_violations(current))
-    problems = [p for p in invariant_violations([*new_view, *late]) if p not in before]
+    problems = invariant_violations([*new_view, *late])
+    if problems:  # the whole current view is checked only to tell which problems are new
+        before = set(invariant_violations(current))
+        problems = [p for p in problems if p not in before]
     if problems:
         raise BatonError("compaction would break the conversation: " + "; ".join(problems[:3]))
     return late

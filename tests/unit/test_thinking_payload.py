@@ -17,7 +17,7 @@ from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summarizers import ExtractiveSummarizer
 from baton.core.errors import ApiError
 from baton.core.llm import AnthropicClient, to_api_messages
-from baton.core.messages import MessageInput, ToolResultBlock
+from baton.core.messages import Message, MessageInput, TextBlock, ThinkingBlock, ToolResultBlock
 from baton.core.payload import build_payload
 from baton.core.session import Session
 from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
@@ -379,3 +379,68 @@ async def test_redacted_thinking_goes_back_whole_and_stays_out_after_a_compactio
     fake_anthropic.reply("Fine.")
     await send(session, content="Next?", tools=None, ctx=ctx)
     assert fake_anthropic.thinking.dropped == []
+
+
+async def test_with_the_setting_unset_a_model_that_always_thinks_keeps_its_tool_loop_whole(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    fake_anthropic.thinking.default_on = True  # as the API: this model thinks unasked
+    model = "claude-sonnet-5-5"
+    config = settings(None)
+    ctx = chat(anthropic_client(), estimator, config)
+    session = await conversation(store, fake_anthropic, ctx, model, rounds=2)
+    assert "thinking" not in fake_anthropic.message_requests()[-1].body
+    assert all(
+        m.content[0].type == "thinking" for m in session.view_messages() if m.role == "assistant"
+    )
+    await tool_round(session, fake_anthropic, ctx, 7, close=False)
+    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
+    fake_anthropic.reply("f7.py defines f7.")
+    await send(session, content=None, tools=None, ctx=ctx)  # would be a 400 without drop_block
+    sent = fake_anthropic.message_requests()[-1]
+    assert sent.body["thinking"]["type"] == "adaptive"
+    assert len(fake_anthropic.thinking.dropped) == 1
+
+
+async def test_a_model_without_the_prefix_check_drops_stale_thinking_without_an_error(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    config = settings("adaptive")
+    client = anthropic_client()
+    session = await conversation(store, fake_anthropic, chat(client, estimator, config), IGNORING)
+    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    naive = to_api_messages(session.view_messages())
+    naive.append({"role": "user", "content": [{"type": "text", "text": "And now?"}]})
+    stale = [b["signature"] for t in naive for b in t["content"] if b["type"] == "thinking"]
+    await client.stream_reply(
+        model=IGNORING,
+        system=SYSTEM,
+        messages=naive,
+        tools=None,
+        max_tokens=20_000,
+        thinking={"type": "enabled", "budget_tokens": 16_000},
+    )
+    assert stale and fake_anthropic.thinking.dropped == stale
+
+
+def test_a_turn_left_empty_by_the_omission_goes_and_its_neighbours_merge() -> None:
+    thinking = ThinkingBlock(thinking="hmm", signature="sig-1")
+    view = [
+        Message(role="user", content=[TextBlock(text="first")]),
+        Message(role="assistant", content=[thinking], prefix_hash="not-this-prefix"),
+        Message(role="user", content=[TextBlock(text="second")]),
+    ]
+    payload = build_payload(view, SYSTEM, None)
+    assert payload.messages == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}],
+        }
+    ]
+    assert payload.omitted == [view[1].id]

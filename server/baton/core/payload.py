@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baton.core.api_messages import _open_response, api_block
+from baton.core.api_messages import api_block
 from baton.core.messages import Message
 from baton.core.thinking import ThinkingSetting, spec_for, thinking_param
 
@@ -50,23 +50,33 @@ def build_payload(
     preserved-thinking rules above."""
     turns = _merge(_turns(view))
     in_progress = _in_progress(turns)
-    base = hashlib.blake2b(digest_size=16)
+    base = hashlib.blake2b(digest_size=16)  # covers system, tools and out[:-1]
     base.update(_canonical({"system": system or None, "tools": tools or None}))
     out: list[dict[str, Any]] = []
+    tail: bytes | None = None  # out[-1] in canonical form, once it is known
     omitted: list[str] = []
     stale = False
+
+    def last() -> bytes:
+        nonlocal tail
+        if tail is None:
+            tail = _canonical(out[-1])
+        return tail
+
     for index, turn in enumerate(turns):
         if turn.role == "user":
             if out and out[-1]["role"] == "user":  # an assistant turn between them vanished
                 out[-1]["content"] = _results_first(out[-1]["content"] + turn.content)
+                tail = None
                 continue
             if out:
-                base.update(_canonical(out[-1]))
+                base.update(last())
             out.append({"role": "user", "content": list(turn.content)})
+            tail = None
             continue
         prefix = base.copy()
         if out:
-            prefix.update(_canonical(out[-1]))
+            prefix.update(last())
         fingerprint = prefix.hexdigest()
         content = turn.content
         if index == in_progress:
@@ -79,11 +89,12 @@ def build_payload(
         if not content:
             continue
         if out:
-            base.update(_canonical(out[-1]))
+            base.update(last())
         out.append({"role": "assistant", "content": content})
+        tail = None
     final = base.copy()
     if out:
-        final.update(_canonical(out[-1]))
+        final.update(last())
     return Payload(out, final.hexdigest(), omitted, stale)
 
 
@@ -96,14 +107,27 @@ def _turns(view: Sequence[Message]) -> list[_Turn]:
         if not blocks:
             continue
         api_id = message.api_message_id if message.role == "assistant" else None
-        raw = [{"role": t.role, "content": t.content} for t in turns]
-        target = _open_response(raw, [t.api_id for t in turns], api_id)
+        target = _open_turn(turns, api_id)
         if target is not None:
             turns[target].content.extend(blocks)
             turns[target].sources.append(message)
             continue
         turns.append(_Turn(message.role, blocks, [message], api_id))
     return turns
+
+
+def _open_turn(turns: list[_Turn], api_id: str | None) -> int | None:
+    """The assistant turn of the same response still open (`api_messages._open_response`):
+    the last assistant turn, followed by nothing but tool results."""
+    if api_id is None:
+        return None
+    for index in range(len(turns) - 1, -1, -1):
+        turn = turns[index]
+        if turn.role == "assistant":
+            return index if turn.api_id == api_id else None
+        if any(b.get("type") != "tool_result" for b in turn.content):
+            return None
+    return None
 
 
 def _merge(turns: list[_Turn]) -> list[_Turn]:
@@ -159,7 +183,9 @@ def _has_thinking_message(message: Message) -> bool:
 
 
 def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    # Blocks are rebuilt from the stored ones in one field order, so no key sorting is
+    # needed for the same content to give the same bytes.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 BINDING_BETA = "thinking-binding-controls-2026-08-01"

@@ -47,6 +47,9 @@ def test_a_count_waits_for_the_background_load_and_the_load_runs_once(
     loader = GatedLoader(cl100k)
     monkeypatch.setattr(tokens, "load_cl100k", loader)
     estimator = Estimator(background=True)
+    assert loader.calls == 0  # nothing loads before it is asked to
+    estimator.start_loading()
+    estimator.start_loading()
     assert loader.started.wait(10)
     waiting = [count_in_thread(estimator, PROSE) for _ in range(3)]
     for thread, out in waiting:

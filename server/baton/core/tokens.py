@@ -76,8 +76,9 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
 class Estimator:
     """Counts tokens the way the model will see them, as closely as is cheap.
 
-    With `background=True` the tokenizer loads on a thread of its own and every count
-    waits until it is ready (or has failed, which means the characters / 4 fallback).
+    With `background=True` the tokenizer loads on a thread of its own, started by
+    `start_loading()` or by the first count, and every count waits until it is ready (or
+    has failed, which means the characters / 4 fallback).
     """
 
     def __init__(
@@ -98,15 +99,22 @@ class Estimator:
         # message id -> (content list it was counted from, cheap shape, raw tokens); the
         # list is held so its identity cannot be recycled while the entry lives
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        self._source = (bpe_path, expected_hash)
+        self._loader: threading.Thread | None = None
+        self._loader_lock = threading.Lock()
         if encoder is not None:
             self._use(encoder)
-        elif background:
-            loader = threading.Thread(
-                target=self._load, args=(bpe_path, expected_hash), name="cl100k", daemon=True
-            )
-            loader.start()
-        else:
+        elif not background:
             self._load(bpe_path, expected_hash)
+
+    def start_loading(self) -> None:
+        """Start the background load, once; later calls (and loaded estimators) do nothing."""
+        with self._loader_lock:
+            if self._loader is None and not self._ready.is_set():
+                self._loader = threading.Thread(
+                    target=self._load, args=self._source, name="cl100k", daemon=True
+                )
+                self._loader.start()
 
     def _load(self, bpe_path: Path | None, expected_hash: str) -> None:
         try:
@@ -131,6 +139,8 @@ class Estimator:
 
     def wait_ready(self, timeout: float = LOAD_WAIT_SECONDS) -> Callable[[str], int]:
         """The text counter, once the tokenizer has loaded (or failed to)."""
+        if not self._ready.is_set():
+            self.start_loading()
         if not self._ready.wait(timeout):
             raise TokenizerNotReady(f"the tokenizer is still loading after {timeout:.0f} s")
         assert self._count is not None
@@ -281,7 +291,7 @@ _default_lock = threading.Lock()
 
 
 def default_estimator() -> Estimator:
-    """The process-wide estimator; its tokenizer starts loading on a thread at first call."""
+    """The process-wide estimator; its tokenizer loads on a thread (see `start_loading`)."""
     global _default
     with _default_lock:
         if _default is None:

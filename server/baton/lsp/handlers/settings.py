@@ -84,6 +84,8 @@ def register(ls: BatonServer) -> None:
     @ls.feature(types.INITIALIZED)
     @guarded
     async def initialized(params: types.InitializedParams) -> None:
+        # the tokenizer loads now that `initialize` is answered; counts wait for it
+        service.estimator.start_loading()
         if _get(
             ls.client_capabilities, "workspace", "did_change_configuration", "dynamic_registration"
         ):

@@ -377,3 +377,21 @@ def test_a_read_only_view_follows_the_writer_and_becomes_writable_when_it_lets_g
     again.append([MessageInput(role="user", content="third")])
     assert len(again.view) == 3
     reader.close()
+
+
+def test_loading_a_session_leaves_the_cyclic_collector_as_it_found_it(
+    store: SessionStore,
+) -> None:
+    import gc
+
+    session = store.create()
+    conversation(session)
+    sid = session.session_id
+    for enabled in (True, False):
+        store.close()
+        (gc.enable if enabled else gc.disable)()
+        try:
+            assert store.get(sid).view == ["p1", "a1", "p2", "a2"]
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()

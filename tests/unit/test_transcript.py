@@ -241,3 +241,29 @@ def test_a_failed_write_leaves_no_half_line_for_the_next_append(
     events, report = read_events(path)
     assert events == [HEADER, event(2)]
     assert report.problems == []
+
+
+def test_every_line_reads_as_json_reads_it_whichever_parser_took_it(path: Path) -> None:
+    lines = [
+        b'{"type": "session", "sessionId": "s"}',
+        b'{"type": "meta", "title": "lone \\ud800 surrogate"}',  # only json reads this
+        b"\xef\xbb\xbf" + b'{"type": "meta", "title": "after a BOM"}',  # and this
+        b'{"type": "meta", "title": "x", "title": "last wins", "n": 1e400, '
+        b'"big": 12345678901234567890123}',
+        b'{"type": "meta", "title": "\xff"}',  # not UTF-8
+        b'{"type": "meta"} trailing',
+        b'{"type": "meta", "title": "crlf"}\r',
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    events, report = read_events(path)
+
+    expected: list[Any] = []
+    for line in lines:
+        try:
+            expected.append(json.loads(line))
+        except ValueError:
+            continue
+    assert events == expected
+    assert report.bad_lines == [5, 6]

@@ -61,6 +61,7 @@ class Replayed:
         self._prefix_marks: dict[str, str] = {}
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
+        self._updated_instant: tuple[str, datetime | None] = ("", None)
         events = self.transcript.events
         header = events[0] if events else {}
         if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
@@ -123,8 +124,18 @@ class Replayed:
             self.deleted = True
         elif kind == "opaque":
             self.opaque.append(event.get("record") or {})
-        if at and _later(str(at), self.updated_at):
+        if at and self._later(str(at)):
             self.updated_at = str(at)  # the latest time seen: never before createdAt
+
+    def _later(self, stamp: str) -> bool:
+        """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
+        loses); `updated_at` is parsed once, not once per event."""
+        if self._updated_instant[0] != self.updated_at:
+            self._updated_instant = (self.updated_at, _instant(self.updated_at))
+        before, after = self._updated_instant[1], _instant(stamp)
+        if before is None:
+            return True
+        return after is not None and after > before
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
@@ -206,14 +217,6 @@ class Replayed:
 
     def _view_fingerprints(self) -> list[str]:
         return self._state.marks
-
-
-def _later(stamp: str, than: str) -> bool:
-    """Whether ISO time `stamp` is after `than` (an unreadable `than` always loses)."""
-    before, after = _instant(than), _instant(stamp)
-    if before is None:
-        return True
-    return after is not None and after > before
 
 
 def _instant(stamp: str) -> datetime | None:

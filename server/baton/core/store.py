@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from baton.core.errors import InvalidParams, SessionNotFound
@@ -19,6 +22,22 @@ def check_session_id(session_id: object) -> str:
     if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
         raise InvalidParams(f"invalid session id {session_id!r}")
     return session_id
+
+
+@contextmanager
+def _loading() -> Iterator[None]:
+    """A load allocates most of what a session will hold. The cyclic collector stays out of
+    it (it would walk the growing heap again and again), and afterwards everything alive is
+    frozen out of later collections' walks, so a full collection in an append does not walk
+    a million-token session (refcounting still frees what is dropped)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        gc.freeze()
 
 
 def new_session_id() -> str:
@@ -79,7 +98,8 @@ class SessionStore:
                 raise SessionNotFound(f"no session {sid}")
             if session is not None:
                 session.transcript.close()
-            session = Session(Transcript.open(path), self.count)
+            with _loading():
+                session = Session(Transcript.open(path), self.count)
             self._open[sid] = session
         if session.deleted:
             raise SessionNotFound(f"session {sid} was deleted")

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
+
 from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
 
 log = logging.getLogger(__name__)
@@ -235,7 +237,7 @@ def read_events(path: Path) -> tuple[list[Event], LoadReport]:
             continue
         is_last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
         try:
-            event = json.loads(line)
+            event = _parse(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             if is_last and not ends_clean:
                 report.torn_line = line.decode("utf-8", "replace")
@@ -251,6 +253,16 @@ def read_events(path: Path) -> tuple[list[Event], LoadReport]:
     for problem in report.problems:
         log.warning("%s: %s", path.name, problem)
     return events, report
+
+
+def _parse(line: bytes) -> Any:
+    """One JSON line, read by pydantic-core's parser (about twice as fast as `json`); a
+    line it refuses (a lone surrogate escape, a BOM, bad JSON) is left to `json`, whose
+    verdict stands, so every line reads as `json.loads` reads it."""
+    try:
+        return from_json(line)
+    except ValueError:
+        return json.loads(line)
 
 
 def _repair_tail(fd: int, path: Path) -> None:

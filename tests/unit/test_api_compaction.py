@@ -350,3 +350,18 @@ def test_a_client_cannot_append_a_compaction_block(role: str, store: SessionStor
     with pytest.raises(InvalidParams):
         session.append([MessageInput(role=role, content=[block])])  # type: ignore[arg-type]
     assert len(session.view) == 1
+
+
+async def test_count_tokens_of_a_view_with_the_block_carries_the_beta_header(
+    fake_anthropic: FakeAnthropic, anthropic_client: ClientMaker
+) -> None:
+    client = anthropic_client()
+    block = {"type": "compaction", "content": "summary", "signature": "sig"}
+    plain = [{"role": "user", "content": "hi"}]
+    await client.count_tokens(model=MODEL, system=None, messages=plain)
+    await client.count_tokens(
+        model=MODEL, system=None, messages=[{"role": "assistant", "content": [block]}, *plain]
+    )
+    without, with_block = fake_anthropic.requests[-2:]
+    assert BETA not in without.headers.get("anthropic-beta", "")
+    assert BETA in with_block.headers["anthropic-beta"]

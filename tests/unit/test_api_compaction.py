@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -175,6 +176,8 @@ async def test_from_and_range_fall_back_to_batons_own_summary_and_say_so(
         end_message_id=convo.messages[5].id if direction == "range" else None,
     )
     ctx, fallback = context(estimator, anthropic_client())
+    dry = await compact(session, replace(request, dry_run=True), ctx)
+    assert dry.summarizer == "anthropic"  # what the real run will use
     result = await compact(session, request, ctx)
     assert result.summarizer == "anthropic" and len(fallback.requests) == 1
     assert len(result.warnings) == 1 and f"`{direction}`" in result.warnings[0]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.prompts import summary_message_text
 from baton.core.compaction.server import (
+    DIRECTIONS,
     ServerFallback,
     ServerSummarizer,
     note_message,
@@ -71,6 +72,13 @@ async def write_summary(
             return Written(block.content or "", "server", block)
     body = await summarize_checked(summarizer, request, progress)
     return Written(body, summarizer.name, warnings=warnings)
+
+
+def planned_summarizer(summarizer: Summarizer, direction: str) -> str:
+    """The summarizer a dry run names: `server` cannot write `from` / `range` summaries."""
+    if isinstance(summarizer, ServerSummarizer) and direction not in DIRECTIONS:
+        return summarizer.fallback.name
+    return summarizer.name
 
 
 async def summarize_checked(

@@ -20,7 +20,7 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
-from baton.core.compaction.drafts import write_summary
+from baton.core.compaction.drafts import planned_summarizer, write_summary
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -157,7 +157,7 @@ async def _plan_and_summarize(
             pre_tokens=usage.used_tokens,
             post_tokens=estimate(session, ctx, kept),  # the summary is not written yet
             trigger=request.trigger,
-            summarizer=ctx.summarizer.name,
+            summarizer=planned_summarizer(ctx.summarizer, plan.direction),
             adjusted_pivot=plan.adjusted_pivot,
             dry_run=True,
         )

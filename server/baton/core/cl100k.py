@@ -5,6 +5,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import importlib.util
+import io
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -88,10 +89,13 @@ def load_cl100k(path: Path | None = None, expected_hash: str = CL100K_SHA256) ->
         raise ValueError(f"cl100k_base BPE file hash mismatch: {digest} != {expected_hash}")
     ranks: dict[bytes, int] = {}
     decode = binascii.a2b_base64
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[decode(token)] = int(rank)
-    del data
+    # line by line from a stream, not a list of all 100k lines: a lower peak while the
+    # dict and then the Rust tables are built
+    with io.BytesIO(data) as lines:
+        del data
+        for line in lines:
+            if line.strip():
+                token, rank = line.split()
+                ranks[decode(token)] = int(rank)
     core = _tiktoken.CoreBPE(ranks, CL100K_SPECIAL, CL100K_PATTERN)
     return Cl100k(core)

@@ -5,6 +5,8 @@ closing the session; and the thrash guard's diagnostic."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from lsp_harness import Harness, assistant, conversation, user
@@ -65,6 +67,31 @@ async def grow_to(lsp: Harness, sid: str, share: float, start: int = 0, words: i
 def turn(n: int, words: int = 90) -> list[dict[str, Any]]:
     filler = " ".join(f"late{n}x{i}" for i in range(words))
     return [user(f"Question {n}: {filler}"), assistant(f"Answer {n}: {filler}")]
+
+
+class Held:
+    """A summary written ahead, held at the fake API: the next turn number and its progress."""
+
+    def __init__(self, next_turn: int, started: Any) -> None:
+        self.next_turn = next_turn
+        self.started = started
+
+
+@asynccontextmanager
+async def summary_held(
+    lsp: Harness, sid: str, fake: FakeAnthropic, text: str
+) -> AsyncIterator[Held]:
+    """Grows the session to the start point and holds the summary written ahead at the fake
+    API for the block's duration (released however the block ends)."""
+    script = held_reply(fake, text)
+    try:
+        n = await grow_to(lsp, sid, 0.8)
+        started = await begin(lsp, AHEAD)
+        assert await asyncio.to_thread(script.held.wait, 20)
+        yield Held(n, started)
+    finally:
+        assert script.gate is not None
+        script.gate.set()
 
 
 async def test_the_summary_written_ahead_is_committed_at_the_threshold_with_later_turns_kept(
@@ -195,18 +222,13 @@ async def test_a_manual_compaction_while_the_summary_is_written_cancels_it(
 ) -> None:
     lsp: Harness = await start_server(options=MODEL)
     sid = (await lsp.create())["sessionId"]
-    script = held_reply(fake_anthropic, "<summary>Stale: overtaken.</summary>")
-    try:
-        await grow_to(lsp, sid, 0.8)
-        started = await begin(lsp, AHEAD)
-        assert await asyncio.to_thread(script.held.wait, 20)
+    async with summary_held(
+        lsp, sid, fake_anthropic, "<summary>Stale: overtaken.</summary>"
+    ) as held:
         fake_anthropic.reply("<summary>The manual one.</summary>")
         result = await lsp.request(protocol.COMPACT, {"sessionId": sid, "direction": "all"})
         assert "The manual one" in result["summary"]
-        await end(lsp, started.token)  # the summary ahead was cancelled, not kept
-    finally:
-        assert script.gate is not None
-        script.gate.set()
+        await end(lsp, held.started.token)  # the summary ahead was cancelled, not kept
     got = await lsp.get(sid)
     assert got["session"]["compactions"] == 1
     assert "The manual one" in str(got["messages"][0]["content"])
@@ -217,18 +239,12 @@ async def test_cancelling_the_progress_cancels_the_summary_and_the_threshold_sti
 ) -> None:
     lsp: Harness = await start_server(options=MODEL)
     sid = (await lsp.create())["sessionId"]
-    script = held_reply(fake_anthropic, "<summary>never used</summary>")
-    try:
-        n = await grow_to(lsp, sid, 0.8)
-        started = await begin(lsp, AHEAD)
-        assert await asyncio.to_thread(script.held.wait, 20)
+    async with summary_held(lsp, sid, fake_anthropic, "<summary>never used</summary>") as held:
         lsp.client.window_work_done_progress_cancel(
-            types.WorkDoneProgressCancelParams(token=started.token)
+            types.WorkDoneProgressCancelParams(token=held.started.token)
         )
-        await end(lsp, started.token)
-    finally:
-        assert script.gate is not None
-        script.gate.set()
+        await end(lsp, held.started.token)
+    n = held.next_turn
     assert (await lsp.get(sid))["session"]["compactions"] == 0
     assert (await usage(lsp, sid))["autoCompactPaused"] is False
 
@@ -252,16 +268,9 @@ async def test_deleting_the_session_cancels_its_summary(
 ) -> None:
     lsp: Harness = await start_server(options=MODEL)
     sid = (await lsp.create())["sessionId"]
-    script = held_reply(fake_anthropic, "<summary>never used</summary>")
-    try:
-        await grow_to(lsp, sid, 0.8)
-        started = await begin(lsp, AHEAD)
-        assert await asyncio.to_thread(script.held.wait, 20)
+    async with summary_held(lsp, sid, fake_anthropic, "<summary>never used</summary>") as held:
         await lsp.request(protocol.SESSION_DELETE, {"sessionId": sid})
-        await end(lsp, started.token)
-    finally:
-        assert script.gate is not None
-        script.gate.set()
+        await end(lsp, held.started.token)
 
 
 async def test_background_percent_zero_writes_nothing_ahead(

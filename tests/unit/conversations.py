@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from baton.core.boundary import Boundary
 from baton.core.messages import (
     ContentBlock,
     ImageBlock,
@@ -13,6 +14,7 @@ from baton.core.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from baton.core.session import Session
 
 PNG_1PX = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
@@ -107,3 +109,18 @@ class Convo:
         for waiting in pending:
             made.append(self._add("user", waiting.content))
         return made
+
+
+def summary_boundary(session: Session, summarized: list[str], text: str = "summary") -> Boundary:
+    """A boundary that puts one summary message in place of `summarized`, the rest kept."""
+    summary = Message(role="user", kind="summary", content=[TextBlock(text=text)])
+    kept = [mid for mid in session.view if mid not in summarized]
+    return Boundary(
+        summary_id=summary.id,
+        new_messages=[summary],
+        stands_for={summary.id: summarized},
+        summarized_ids=summarized,
+        kept_ids=kept,
+        view_before=list(session.view),
+        view_after=[summary.id, *kept],
+    )

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conversations import summary_boundary
 
-from baton.core.boundary import Boundary
 from baton.core.messages import (
     ApiUsage,
     Message,
@@ -96,17 +96,7 @@ def test_a_document_kept_across_appends_compaction_undo_and_pins_is_the_whole_re
     assert versions == sorted(set(versions))  # a new version per rendering after changes
     session = service.session(sid)
     summarized = list(session.view[:4])
-    summary = Message(role="user", kind="summary", content=[TextBlock(text="so far")])
-    kept = [mid for mid in session.view if mid not in summarized]
-    boundary = Boundary(
-        summary_id=summary.id,
-        new_messages=[summary],
-        stands_for={summary.id: summarized},
-        summarized_ids=summarized,
-        kept_ids=kept,
-        view_before=list(session.view),
-        view_after=[summary.id, *kept],
-    )
+    boundary = summary_boundary(session, summarized, "so far")
     session.commit_boundary(boundary)
     documents.bump(sid, "compact")
     same(documents.render(sid)[0], whole(service, sid, encoding))

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conversations import summary_boundary
 from pydantic import ValidationError
 
-from baton.core.boundary import Boundary
 from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 from baton.core.messages import (
     ApiUsage,
@@ -184,20 +184,6 @@ def test_a_prompt_that_answers_the_calls_itself_needs_no_repair(store: SessionSt
 
 
 # ---- boundaries ------------------------------------------------------------------------------
-
-
-def summary_boundary(session: Session, summarized: list[str], text: str = "summary") -> Boundary:
-    summary = Message(role="user", kind="summary", content=[TextBlock(text=text)])
-    kept = [mid for mid in session.view if mid not in summarized]
-    return Boundary(
-        summary_id=summary.id,
-        new_messages=[summary],
-        stands_for={summary.id: summarized},
-        summarized_ids=summarized,
-        kept_ids=kept,
-        view_before=list(session.view),
-        view_after=[summary.id, *kept],
-    )
 
 
 def conversation(session: Session) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conversations import summary_boundary
 
-from baton.core.boundary import Boundary
 from baton.core.budget import compute_usage
 from baton.core.invariants import ApiRules, ToolPairs
 from baton.core.messages import (
@@ -129,17 +129,7 @@ def test_kept_state_matches_a_fresh_load_after_appends_compaction_undo_and_pins(
         turn(session, n, 1000 + 100 * n)
         same_as_loaded(sessions, session, estimator)
     summarized = list(session.view[:8])
-    summary = Message(role="user", kind="summary", content=[TextBlock(text="so far")])
-    kept = [mid for mid in session.view if mid not in summarized]
-    boundary = Boundary(
-        summary_id=summary.id,
-        new_messages=[summary],
-        stands_for={summary.id: summarized},
-        summarized_ids=summarized,
-        kept_ids=kept,
-        view_before=list(session.view),
-        view_after=[summary.id, *kept],
-    )
+    boundary = summary_boundary(session, summarized, "so far")
     session.commit_boundary(boundary)
     same_as_loaded(sessions, session, estimator)
     assert session.anchor() is None  # the kept replies' usage no longer anchors...

@@ -69,55 +69,75 @@ def compaction_api_block(raw: dict[str, Any]) -> dict[str, Any] | None:
     return raw if raw.get("content") else None
 
 
-def to_api_messages(view: Sequence[Message], *, keep_thinking: bool = True) -> list[dict[str, Any]]:
-    """The Messages API `messages` for Baton's view of a conversation.
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+@dataclass
+class ApiTurn:
+    """One turn of the `messages` array, and the messages of the view it was built from."""
+
+    role: str
+    content: list[dict[str, Any]]
+    sources: list[Message]
+    api_id: str | None = None
+
+
+def api_turns(view: Sequence[Message], *, keep_thinking: bool = True) -> list[ApiTurn]:
+    """The turns of the Messages API `messages` for Baton's view of a conversation.
 
     Records of one streamed response (same API message id, tool results between them)
     become one assistant turn, with those tool results moved into the user turn after
     it; consecutive turns of one role are merged; in a user turn tool results come first.
-    Without `keep_thinking` no thinking goes back (a summary request: its system prompt
-    is not the one the thinking was generated under). A reply's payload, with the
-    preserved-thinking rules, is `payload.build_payload`.
+    Without `keep_thinking` no thinking goes back.
     """
-    turns: list[dict[str, Any]] = []
-    turn_api_ids: list[str | None] = []
+    turns: list[ApiTurn] = []
     for message in view:
         blocks = [b for b in (api_block(x) for x in message.content) if b is not None]
         if not keep_thinking:
-            blocks = [b for b in blocks if b["type"] not in ("thinking", "redacted_thinking")]
+            blocks = [b for b in blocks if b["type"] not in THINKING_TYPES]
         if not blocks:
             continue
         api_id = message.api_message_id if message.role == "assistant" else None
-        target = _open_response(turns, turn_api_ids, api_id)
+        target = _open_response(turns, api_id)
         if target is not None:
-            turns[target]["content"].extend(blocks)
+            turns[target].content.extend(blocks)
+            turns[target].sources.append(message)
             continue
-        turns.append({"role": message.role, "content": blocks})
-        turn_api_ids.append(api_id)
-    merged: list[dict[str, Any]] = []
+        turns.append(ApiTurn(message.role, blocks, [message], api_id))
+    merged: list[ApiTurn] = []
     for turn in turns:
-        if merged and merged[-1]["role"] == turn["role"]:
-            merged[-1]["content"].extend(turn["content"])
+        if merged and merged[-1].role == turn.role:
+            merged[-1].content.extend(turn.content)
+            merged[-1].sources.extend(turn.sources)
         else:
-            merged.append({"role": turn["role"], "content": list(turn["content"])})
+            merged.append(turn)
     for turn in merged:
-        if turn["role"] == "user":
-            turn["content"].sort(key=lambda b: b.get("type") != "tool_result")  # stable
+        if turn.role == "user":
+            turn.content.sort(key=lambda b: b.get("type") != "tool_result")  # stable
     return merged
 
 
-def _open_response(
-    turns: list[dict[str, Any]], api_ids: list[str | None], api_id: str | None
-) -> int | None:
+def to_api_messages(view: Sequence[Message], *, keep_thinking: bool = True) -> list[dict[str, Any]]:
+    """The Messages API `messages` for `view` (`api_turns`). Without `keep_thinking` no
+    thinking goes back (a summary request: its system prompt is not the one the thinking
+    was generated under). A reply's payload, with the preserved-thinking rules, is
+    `payload.build_payload`."""
+    return [
+        {"role": turn.role, "content": turn.content}
+        for turn in api_turns(view, keep_thinking=keep_thinking)
+    ]
+
+
+def _open_response(turns: list[ApiTurn], api_id: str | None) -> int | None:
     """Index of the assistant turn of the same response that is still open, if any: the
     last assistant turn, followed by nothing but tool results."""
     if api_id is None:
         return None
     for index in range(len(turns) - 1, -1, -1):
         turn = turns[index]
-        if turn["role"] == "assistant":
-            return index if api_ids[index] == api_id else None
-        if any(b.get("type") != "tool_result" for b in turn["content"]):
+        if turn.role == "assistant":
+            return index if turn.api_id == api_id else None
+        if any(b.get("type") != "tool_result" for b in turn.content):
             return None
     return None
 

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baton.core.api_messages import api_block
+from baton.core.api_messages import THINKING_TYPES, ApiTurn, api_block, api_turns
 from baton.core.messages import Message
 from baton.core.thinking import ThinkingSetting, spec_for, thinking_param
 
-THINKING_TYPES = ("thinking", "redacted_thinking")
+__all__ = ["THINKING_TYPES", "Payload", "build_payload", "request_thinking"]
 
 
 @dataclass
@@ -35,20 +35,12 @@ class Payload:
     stale_in_progress: bool = False  # the turn in progress went back with a changed prefix
 
 
-@dataclass
-class _Turn:
-    role: str
-    content: list[dict[str, Any]]
-    sources: list[Message]
-    api_id: str | None = None
-
-
 def build_payload(
     view: Sequence[Message], system: str | None, tools: list[dict[str, Any]] | None
 ) -> Payload:
     """The `messages` of a request for `view` under `system` and `tools`, following the
     preserved-thinking rules above."""
-    turns = _merge(_turns(view))
+    turns = api_turns(view)
     in_progress = _in_progress(turns)
     base = hashlib.blake2b(digest_size=16)  # covers system, tools and out[:-1]
     base.update(_canonical({"system": system or None, "tools": tools or None}))
@@ -98,53 +90,7 @@ def build_payload(
     return Payload(out, final.hexdigest(), omitted, stale)
 
 
-def _turns(view: Sequence[Message]) -> list[_Turn]:
-    """One turn per message; records of one streamed response share a turn, their tool
-    results move into the user turn after it (as `to_api_messages` does)."""
-    turns: list[_Turn] = []
-    for message in view:
-        blocks = [b for b in (api_block(x) for x in message.content) if b is not None]
-        if not blocks:
-            continue
-        api_id = message.api_message_id if message.role == "assistant" else None
-        target = _open_turn(turns, api_id)
-        if target is not None:
-            turns[target].content.extend(blocks)
-            turns[target].sources.append(message)
-            continue
-        turns.append(_Turn(message.role, blocks, [message], api_id))
-    return turns
-
-
-def _open_turn(turns: list[_Turn], api_id: str | None) -> int | None:
-    """The assistant turn of the same response still open (`api_messages._open_response`):
-    the last assistant turn, followed by nothing but tool results."""
-    if api_id is None:
-        return None
-    for index in range(len(turns) - 1, -1, -1):
-        turn = turns[index]
-        if turn.role == "assistant":
-            return index if turn.api_id == api_id else None
-        if any(b.get("type") != "tool_result" for b in turn.content):
-            return None
-    return None
-
-
-def _merge(turns: list[_Turn]) -> list[_Turn]:
-    merged: list[_Turn] = []
-    for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1].content.extend(turn.content)
-            merged[-1].sources.extend(turn.sources)
-        else:
-            merged.append(_Turn(turn.role, list(turn.content), list(turn.sources), turn.api_id))
-    for turn in merged:
-        if turn.role == "user":
-            turn.content = _results_first(turn.content)
-    return merged
-
-
-def _in_progress(turns: list[_Turn]) -> int | None:
+def _in_progress(turns: list[ApiTurn]) -> int | None:
     """Index of the turn in progress: the last assistant turn, when all that follows it is
     one user turn of tool results."""
     if len(turns) < 2 or turns[-1].role != "user" or turns[-2].role != "assistant":
@@ -154,7 +100,7 @@ def _in_progress(turns: list[_Turn]) -> int | None:
     return None
 
 
-def _first_record_thinking_only(turn: _Turn) -> list[dict[str, Any]]:
+def _first_record_thinking_only(turn: ApiTurn) -> list[dict[str, Any]]:
     """A turn merged from several records: thinking of records after the first goes out
     (their own prefix includes the first record's blocks, which Baton did not record)."""
     keep: list[dict[str, Any]] = []

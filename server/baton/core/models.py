@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 LONG_WINDOW = 1_000_000  # what a model id naming the 1M-token variant gets
@@ -59,22 +59,35 @@ class ModelLimits:
         return cls(pick("max_input_tokens"), pick("max_tokens"))
 
 
-def lookup_model(model: str) -> tuple[ModelSpec | None, bool]:
-    """(the table's entry for `model` or None, whether it names the 1M-token variant).
-
-    Accepts provider spellings too ("us.anthropic.claude-...-v1:0", "claude-...@date").
-    """
+def model_name(model: str) -> tuple[str, bool]:
+    """`model` as the tables spell it (lower case, from "claude-" on, without a 1M-token
+    suffix), and whether it named the 1M-token variant."""
     name = model.strip().lower()
     long = False
     for suffix in LONG_SUFFIXES:
         if name.endswith(suffix):
             name, long = name[: -len(suffix)], True
     start = name.find("claude-")
-    name = name[start:] if start >= 0 else name
+    return (name[start:] if start >= 0 else name), long
+
+
+def longest_prefix(name: str, keys: Iterable[str], separators: str = "-@:") -> str | None:
+    """The longest of `keys` that `name` starts with, followed by nothing or a separator
+    (so dated ids such as "claude-sonnet-4-5-20250929" find theirs)."""
     best: str | None = None
-    for prefix in MODELS:
+    for prefix in keys:
         rest = name[len(prefix) :]
-        fits = name.startswith(prefix) and (not rest or rest[0] in "-@:")
+        fits = name.startswith(prefix) and (not rest or rest[0] in separators)
         if fits and (best is None or len(prefix) > len(best)):
             best = prefix
+    return best
+
+
+def lookup_model(model: str) -> tuple[ModelSpec | None, bool]:
+    """(the table's entry for `model` or None, whether it names the 1M-token variant).
+
+    Accepts provider spellings too ("us.anthropic.claude-...-v1:0", "claude-...@date").
+    """
+    name, long = model_name(model)
+    best = longest_prefix(name, MODELS)
     return (MODELS[best] if best else None), long

@@ -13,6 +13,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from baton.core.models import longest_prefix, model_name
+
 log = logging.getLogger(__name__)
 
 MIN_BUDGET = 1_024
@@ -35,7 +37,7 @@ _ALWAYS = ThinkingSpec(budget=False, adaptive=True, can_disable=False)
 _PRESERVED = ThinkingSpec(budget=False, adaptive=True, can_disable=False, preserved=True)
 _NONE = ThinkingSpec(budget=False, adaptive=False, can_disable=True)
 
-# Longest matching prefix wins (dated ids such as "claude-sonnet-4-5-20250929" find theirs).
+# Longest matching prefix wins (models.longest_prefix).
 THINKING: dict[str, ThinkingSpec] = {
     "claude-fable-5-2": _PRESERVED,
     "claude-mythos-5-2": _PRESERVED,
@@ -71,15 +73,7 @@ UNKNOWN = ThinkingSpec(budget=True, adaptive=True, can_disable=True)
 
 def spec_for(model: str) -> ThinkingSpec:
     """The table's entry for `model` (provider spellings and `[1m]` suffixes accepted)."""
-    name = model.strip().lower().removesuffix("[1m]").removesuffix("-1m")
-    start = name.find("claude-")
-    name = name[start:] if start >= 0 else name
-    best: str | None = None
-    for prefix in THINKING:
-        rest = name[len(prefix) :]
-        fits = name.startswith(prefix) and (not rest or rest[0] in "-@:.")
-        if fits and (best is None or len(prefix) > len(best)):
-            best = prefix
+    best = longest_prefix(model_name(model)[0], THINKING, separators="-@:.")
     return THINKING[best] if best else UNKNOWN
 
 

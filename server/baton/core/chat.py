@@ -21,16 +21,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import ValidationError
-
 from baton.core.budget import (
-    MIN_CALIBRATION_SAMPLE,
     ModelLimits,
     Usage,
     budget_for,
     compute_usage,
     observe_response,
 )
+from baton.core.chat_input import check_continuable, check_tools, prompt_input
+from baton.core.chat_recovery import keep_partial, learn_from_overflow
 from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summarizers import Progress
@@ -41,17 +40,15 @@ from baton.core.errors import (
     PromptTooLong,
     SessionLocked,
 )
-from baton.core.llm import ModelClient, ModelReply, partial_reply
+from baton.core.llm import ModelClient
 from baton.core.messages import (
     ContentBlock,
     Message,
     MessageInput,
-    TextBlock,
     new_id,
-    unanswered_tool_uses,
 )
 from baton.core.payload import build_payload, request_thinking
-from baton.core.session import INTERRUPTED, Session
+from baton.core.session import Session
 from baton.core.settings import Settings
 from baton.core.tokens import Estimator
 
@@ -109,10 +106,10 @@ async def send(
         )
     if session in _replying:
         raise InvalidParams(f"a reply is already streaming in session {session.session_id}")
-    checked_tools = _check_tools(tools)
-    prompt = _prompt(content)
+    checked_tools = check_tools(tools)
+    prompt = prompt_input(content)
     if prompt is None:
-        _check_continuable(session)
+        check_continuable(session)
     _replying.add(session)
     try:
         return await _turn(session, ctx.client, prompt, checked_tools, ctx)
@@ -189,15 +186,15 @@ async def _reply(
             beta=beta,
         )
     except asyncio.CancelledError as exc:
-        _keep_partial(session, message_id, exc, streamed, model, mark)
+        keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
-        _learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
+        learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
         raise PromptTooLong(
             f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
         ) from None
     except Exception as exc:
-        _keep_partial(session, message_id, exc, streamed, model, mark)
+        keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
     message = Message(
@@ -217,42 +214,6 @@ async def _reply(
 
 
 # ---- steps -------------------------------------------------------------------------------
-
-
-def _prompt(content: str | list[Any] | None) -> MessageInput | None:
-    if content is None:
-        return None
-    if isinstance(content, str) and not content.strip():
-        raise InvalidParams("content must not be empty (omit it to continue the conversation)")
-    if isinstance(content, list) and not content:
-        raise InvalidParams("content must have at least one block")
-    try:
-        return MessageInput.model_validate({"role": "user", "content": content})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InvalidParams(f"invalid content: {first['msg']} at {where}") from None
-
-
-def _check_tools(tools: object) -> list[dict[str, Any]] | None:
-    if tools is None:
-        return None
-    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
-        raise InvalidParams("tools must be a list of tool definition objects")
-    return tools or None
-
-
-def _check_continuable(session: Session) -> None:
-    """Continuing needs the view to end with the user's turn, every tool call answered."""
-    view = session.view_messages()
-    if not view or view[-1].role != "user":
-        raise InvalidParams(
-            "nothing to continue: the conversation does not end with a user message "
-            "(send content, or append tool results first)"
-        )
-    waiting = unanswered_tool_uses(view)
-    if waiting:
-        raise InvalidParams("tool calls still need results: " + ", ".join(u.id for u in waiting))
 
 
 async def _limits(client: ModelClient, model: str) -> ModelLimits | None:
@@ -285,51 +246,6 @@ def _usage(
         auto_paused=paused,
         api_limits=limits,
     )
-
-
-def _keep_partial(
-    session: Session,
-    message_id: str,
-    exc: BaseException,
-    streamed: list[str],
-    model: str,
-    mark: str,
-) -> None:
-    """Append what arrived before the reply stopped, marked interrupted."""
-    partial = partial_reply(exc)
-    if partial is None and streamed:
-        partial = ModelReply(content=[TextBlock(text="".join(streamed))])
-    if partial is None or not partial.content:
-        return
-    message = Message(
-        id=message_id,
-        role="assistant",
-        content=partial.content,
-        api_message_id=partial.api_message_id,
-        model=partial.model or model,
-        stop_reason=INTERRUPTED,
-        prefix_hash=mark,
-    )
-    try:
-        session.append([message])
-    except BatonError as error:  # never hide the original failure behind this one
-        log.warning("could not keep the interrupted reply: %s", error.message)
-
-
-def _learn_from_overflow(
-    session: Session,
-    estimator: Estimator,
-    view: list[Message],
-    tools_tokens: int,
-    exc: PromptTooLong,
-) -> None:
-    """A prompt-too-long error states the prompt's real size: calibrate on it."""
-    if exc.actual is None:
-        return
-    raw = estimator.count_text(session.system_prompt or "") + tools_tokens
-    raw += sum(m.tokens or estimator.count_message(m) for m in view)
-    if raw >= MIN_CALIBRATION_SAMPLE:
-        estimator.observe(raw, exc.actual)
 
 
 def _step(ctx: ChatContext) -> None:

@@ -293,10 +293,15 @@ def test_a_ledger_far_over_its_budget_is_never_counted_whole() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_the_term_hint_never_hides_a_term(name: str, store: SessionStore, tmp_path: Path) -> None:
+def test_the_term_scan_finds_what_the_term_regex_finds(
+    name: str, store: SessionStore, tmp_path: Path
+) -> None:
     texts = [m.text() for m in imported(name, store, tmp_path)]
     texts += ["`a` b` c`", "éfoo_bar x_y", "fooBar_ __init__ a_b_c", "HTTPServer getX ÉtéX"]
     texts += ["caféBar naïveCase", "x1_2 9a_b", "`" + "x" * 70 + "` inner_word", "a`bc`d"]
+    # lines are scanned apart: terms and quotes next to, across and after line breaks
+    texts += ["`a\nb` c_d", "plain\n`quoted` here\n", "foo\nBar x\n_y", "a`b\nc`d_e\nf`g`"]
+    texts += ["\n\nlast_line", "first_line\n\n", "no terms\r\nat all", "\r\nfooBar\r\n"]
     for text in texts:
         assert extractive._terms(text) == [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
 

@@ -21,7 +21,7 @@ def imports_of(path: Path, store: SessionStore) -> list[Session]:
         for s in store.list()
         if s.imported_from
         and Path(s.imported_from).resolve() == target
-        and not s.transcript.events[0].get("compactedFrom")
+        and not (s.transcript.header or {}).get("compactedFrom")
     ]
 
 

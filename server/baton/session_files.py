@@ -57,12 +57,12 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
 def save_copy(session: Session, store: SessionStore, **header: str) -> Session:
     """A copy of `session`'s whole transcript as a new session of `store` (a new id; the
     header's other fields, plus `header`, kept), written in one durable append."""
-    events = session.transcript.events
+    events = session.transcript.events()
     sid = new_session_id()
-    first = {**events[0], **header, "sessionId": sid}
+    first = {**next(events), **header, "sessionId": sid}
     transcript = Transcript.create(store.path_for(sid), first)
     try:
-        transcript.append_many(events[1:])
+        transcript.append_many(events)
     except BaseException:
         transcript.close()
         store.path_for(sid).unlink(missing_ok=True)

@@ -55,22 +55,28 @@ class Replayed:
         self.active: list[str] = []  # committed, not undone, oldest first
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
-        self.damage = Damage(lines=len(self.transcript.report.bad_lines))
+        self.damage = Damage()
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, str] = {}
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
         self._updated_instant: tuple[str, datetime | None] = ("", None)
-        events = self.transcript.events
-        header = events[0] if events else {}
+        # each event is applied as it is read and dropped after: the session keeps what
+        # the events built, never the events themselves
+        events = self.transcript.events()
+        first = next(events, None)
+        header = first or {}
         if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
             self.damage.header_missing = True
             self.session_id = self.transcript.path.stem
         elif not header["sessionId"]:
             self.damage.header_missing = True
+        if first is not None:
+            self._apply(first)
         for event in events:
             self._apply(event)
+        self.damage.lines += len(self.transcript.report.bad_lines)  # known once all is read
         if repairing:
             self._repair()
         if self.damage.header_missing:

@@ -6,35 +6,15 @@ import fcntl
 import json
 import logging
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
-
 from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
+from baton.core.transcript_read import Event as Event  # re-exported: the event type
+from baton.core.transcript_read import LinePass, LoadReport
 
 log = logging.getLogger(__name__)
-
-Event = dict[str, Any]
-
-
-@dataclass
-class LoadReport:
-    """What loading a transcript found besides its events."""
-
-    torn_line: str | None = None  # a partial last line, skipped
-    bad_lines: list[int] = field(default_factory=list)  # 1-based numbers of skipped lines
-    bad_raw: list[bytes] = field(default_factory=list)  # those lines as they are on disk
-
-    @property
-    def problems(self) -> list[str]:
-        out: list[str] = []
-        if self.torn_line is not None:
-            out.append(f"skipped a torn last line ({len(self.torn_line)} bytes)")
-        out.extend(f"skipped unreadable line {n}" for n in self.bad_lines)
-        return out
 
 
 def unwritable(value: Any, where: str = "") -> str | None:
@@ -93,17 +73,36 @@ class Transcript:
 
     The writer holds an exclusive, non-blocking `flock` on the file for as long as it is
     open; a second process that opens the same file gets a read-only transcript.
+
+    The events are not kept in memory: `events()` streams them from the file. The first
+    complete read is the load (it fills `report`, makes the file end on a newline and keeps
+    unreadable lines aside); every later read sees the same lines, since the file is only
+    ever appended to, plus this transcript's own appends.
     """
 
-    def __init__(self, path: Path, fd: int | None, events: list[Event], report: LoadReport):
+    def __init__(self, path: Path, fd: int | None, *, loaded: bool = False) -> None:
         self.path = path
         self._fd = fd
-        self.events = events
-        self.report = report
+        self._report = LoadReport()
+        self._header: Event | None = None
+        # the bytes of the file this transcript has read and written; None until loaded
+        self._size: int | None = 0 if loaded else None
 
     @property
     def read_only(self) -> bool:
         return self._fd is None
+
+    @property
+    def report(self) -> LoadReport:
+        """What the load found (the file is read now if it has not been yet)."""
+        self._ensure_loaded()
+        return self._report
+
+    @property
+    def header(self) -> Event | None:
+        """The first event (a healthy transcript's session header), None in an empty file."""
+        self._ensure_loaded()
+        return self._header
 
     @classmethod
     def create(cls, path: Path, header: Event) -> Transcript:
@@ -114,7 +113,7 @@ class Transcript:
         _encode([header])  # invalid_params before anything touches the disk
         _ensure_private_dir(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-        transcript = cls(path, fd, [], LoadReport())
+        transcript = cls(path, fd, loaded=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             transcript.append(header)
@@ -129,7 +128,8 @@ class Transcript:
 
     @classmethod
     def open(cls, path: Path, *, writable: bool = True) -> Transcript:
-        """Load every event; take the writer's lock when `writable` and it is free."""
+        """Open an existing transcript, taking the writer's lock when `writable` and it is
+        free; its events are read by `events()` (or on the first use of `report`)."""
         if not path.exists():
             raise TranscriptError(f"no transcript at {path}")
         fd: int | None = None
@@ -141,17 +141,38 @@ class Transcript:
                 os.close(fd)
                 fd = None
                 log.info("%s is locked by another process; opening read-only", path.name)
+        return cls(path, fd)
+
+    def events(self) -> Iterator[Event]:
+        """Every event in order, read from the file one line at a time."""
+        if self._size is None:
+            yield from self._load()
+        else:
+            yield from LinePass(self.path, self._size)
+
+    def _load(self) -> Iterator[Event]:
+        reading = LinePass(self.path)
         try:
-            events, report = read_events(path)
-            if fd is not None:
-                _repair_tail(fd, path)
-        except BaseException:
-            if fd is not None:
-                os.close(fd)
+            for event in reading:
+                if self._header is None:
+                    self._header = event
+                yield event
+            size = reading.end
+            if self._fd is not None and reading.tail is not None:
+                size = _repair_tail(self._fd, self.path, size, reading.tail)
+        except OSError:
+            self.close()  # a file that cannot be read is not held locked
             raise
-        transcript = cls(path, fd, events, report)
-        transcript.keep_aside(report.bad_raw)
-        return transcript
+        self._report = reading.report
+        self._size = size
+        for problem in self._report.problems:
+            log.warning("%s: %s", self.path.name, problem)
+        self.keep_aside(self._report.bad_raw)
+
+    def _ensure_loaded(self) -> None:
+        if self._size is None:
+            for _ in self._load():
+                pass
 
     @property
     def aside_path(self) -> Path:
@@ -193,6 +214,7 @@ class Transcript:
                 f"{self.path.name} is open for writing in another Baton process; "
                 "this view is read-only",
             )
+        self._ensure_loaded()  # the load repairs a torn tail before anything lands after it
         batch = list(events)
         data = _encode(batch)
         start = os.lseek(self._fd, 0, os.SEEK_END)
@@ -210,7 +232,10 @@ class Transcript:
             except OSError:
                 log.error("%s: could not undo a failed append", self.path.name)
             raise
-        self.events.extend(batch)
+        assert self._size is not None
+        self._size += len(data)
+        if self._header is None and batch:
+            self._header = batch[0]
 
     def close(self) -> None:
         if self._fd is not None:
@@ -226,56 +251,22 @@ class Transcript:
 
 
 def read_events(path: Path) -> tuple[list[Event], LoadReport]:
-    """Parse a transcript. A partial last line is skipped and reported, never fatal."""
-    report = LoadReport()
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    ends_clean = raw.endswith(b"\n") or not raw
-    events: list[Event] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        is_last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
-        try:
-            event = _parse(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if is_last and not ends_clean:
-                report.torn_line = line.decode("utf-8", "replace")
-            else:
-                report.bad_lines.append(number)
-                report.bad_raw.append(line)
-            continue
-        if not isinstance(event, dict):
-            report.bad_lines.append(number)
-            report.bad_raw.append(line)
-            continue
-        events.append(event)
-    for problem in report.problems:
+    """Parse a whole transcript at once. A partial last line is skipped and reported."""
+    reading = LinePass(path)
+    events = list(reading)
+    for problem in reading.report.problems:
         log.warning("%s: %s", path.name, problem)
-    return events, report
+    return events, reading.report
 
 
-def _parse(line: bytes) -> Any:
-    """One JSON line, read by pydantic-core's parser (about twice as fast as `json`); a
-    line it refuses (a lone surrogate escape, a BOM, bad JSON) is left to `json`, whose
-    verdict stands, so every line reads as `json.loads` reads it."""
-    try:
-        return from_json(line)
-    except ValueError:
-        return json.loads(line)
-
-
-def _repair_tail(fd: int, path: Path) -> None:
-    """Make the file end on a newline so the next append starts a fresh line.
+def _repair_tail(fd: int, path: Path, size: int, tail: bytes) -> int:
+    """Make the file (`size` bytes, ending in `tail`, a last line without its newline) end
+    on a newline so the next append starts a fresh line; the file's new size.
 
     A torn last line is moved beside the transcript (`.torn`), so nothing is lost; a
     complete last object that only lacks its newline gets one.
     """
-    raw = path.read_bytes()
-    if not raw or raw.endswith(b"\n"):
-        return
-    keep = raw.rfind(b"\n") + 1
-    tail = raw[keep:]
+    keep = size - len(tail)
     try:
         json.loads(tail)
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -287,6 +278,9 @@ def _repair_tail(fd: int, path: Path) -> None:
         finally:
             os.close(torn_fd)
         os.ftruncate(fd, keep)
+        size = keep
     else:
         os.write(fd, b"\n")
+        size += 1
     os.fsync(fd)
+    return size

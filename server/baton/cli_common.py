@@ -1,4 +1,7 @@
-"""What the command line's subcommands share: file arguments, session files, exit codes."""
+"""What the command line's subcommands share: file arguments, session files, exit codes.
+
+The subcommand modules import core only when they run: `baton serve` builds the whole
+parser and must start without the session code it does not use."""
 
 from __future__ import annotations
 
@@ -8,14 +11,14 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from baton.core.budget import budget_for
 from baton.core.errors import InvalidParams
-from baton.core.session import Session, TokenCounter
-from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.session_files import LoadedFile, session_from_file
+
+if TYPE_CHECKING:
+    from baton.core.session import Session, TokenCounter
+    from baton.core.settings import Settings
+    from baton.session_files import LoadedFile
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
@@ -38,6 +41,9 @@ def existing_file(name: str) -> Path:
 def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
     """A session read from a Baton transcript (read-only) or imported from a Claude Code
     file into a temporary data directory that is deleted afterwards."""
+    from baton.core.store import SessionStore
+    from baton.session_files import session_from_file
+
     with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
         store = SessionStore(Path(scratch), count)
         try:
@@ -57,11 +63,15 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
+    from baton.core.settings import Settings
+
     return Settings(data_dir=getattr(args, "data_dir", None))
 
 
 def use_model(session: Session, model: str | None, settings: Settings) -> None:
     """Count `session` against `model` (in memory only); say so when its window is a guess."""
+    from baton.core.budget import budget_for
+
     if not model:
         return
     session.model = model

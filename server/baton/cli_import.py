@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton.cli_common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
-from baton.core.budget import compute_usage
-from baton.core.claude_code import import_with_report
-from baton.core.session import Session
-from baton.core.store import SessionStore
-from baton.core.tokens import default_estimator
+
+if TYPE_CHECKING:
+    from baton.core.session import Session
+    from baton.core.store import SessionStore
 
 
 def imports_of(path: Path, store: SessionStore) -> list[Session]:
@@ -26,6 +26,11 @@ def imports_of(path: Path, store: SessionStore) -> list[Session]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from baton.core.budget import compute_usage
+    from baton.core.claude_code import import_with_report
+    from baton.core.store import SessionStore
+    from baton.core.tokens import default_estimator
+
     path = existing_file(args.file)
     settings = settings_for(args)
     estimator = default_estimator()

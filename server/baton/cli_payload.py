@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baton.cli_common import EXAMPLE_SESSION, EXIT_OK, Subparsers, existing_file, open_session_file
-from baton.core.messages import Message
-from baton.core.payload import THINKING_TYPES, build_payload
-from baton.core.tokens import default_estimator
+
+if TYPE_CHECKING:
+    from baton.core.messages import Message
 
 
 def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per message of the view with thinking: its id, its blocks' signatures (cut
     short), and whether the next request sends them."""
+    from baton.core.payload import THINKING_TYPES
+
     going = {
         str(b.get("signature") or b.get("data"))
         for turn in sent
@@ -45,6 +47,9 @@ def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[
 
 
 def cmd_payload(args: argparse.Namespace) -> int:
+    from baton.core.payload import build_payload
+    from baton.core.tokens import default_estimator
+
     path = existing_file(args.file) if args.file else EXAMPLE_SESSION
     estimator = default_estimator()
     with open_session_file(path, estimator.count_message) as loaded:

@@ -13,16 +13,16 @@ from baton.cli_common import (
     open_session_file,
     use_model,
 )
-from baton.core.budget import compute_usage
-from baton.core.settings import Settings
-from baton.core.tokens import default_estimator
-from baton.message_table import rows, table
-from baton.report import plain_text, usage_report
 
 CLAUDE_CODE = "Claude Code session file"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from baton.core.budget import compute_usage
+    from baton.core.settings import Settings
+    from baton.core.tokens import default_estimator
+    from baton.report import plain_text, usage_report
+
     path = existing_file(args.file) if args.file else EXAMPLE_SESSION
     estimator = default_estimator()
     settings = Settings()
@@ -52,6 +52,9 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from baton.core.tokens import default_estimator
+    from baton.message_table import rows, table
+
     path = existing_file(args.file) if args.file else EXAMPLE_SESSION
     estimator = default_estimator()
     with open_session_file(path, estimator.count_message) as loaded:

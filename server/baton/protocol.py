@@ -5,13 +5,13 @@ method, direction and params model, each command its name, argument and result m
 The lsp layer dispatches from these tables and `python -m baton.contract` generates
 docs/protocol.schema.json, client-vscode/src/protocol.ts and the settings block of
 client-vscode/package.json from them. Core payload models are re-exported from where they
-live. Serialization is `WireModel.wire()` (camelCase; null fields left out unless declared
+live, and so are the names (protocol_names.py: what the server needs before any model).
+Serialization is `WireModel.wire()` (camelCase; null fields left out unless declared
 required) for every answer, notification and `--json` output.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -69,6 +69,45 @@ from baton.payloads import (
     UncompactResult,
     UsageChanged,
 )
+from baton.protocol_names import (
+    ACTIVE_EDITOR,
+    CLIENT_NOTIFICATIONS,
+    CMD_COMPACT,
+    CMD_COMPACT_FROM,
+    CMD_COMPACT_RANGE,
+    CMD_COMPACT_UP_TO,
+    CMD_PREVIEW_COMPACT,
+    CMD_UNCOMPACT,
+    COMMANDS,
+    COMPACT,
+    ERROR_CODES,
+    ERROR_TABLE,
+    INTERNAL_ERROR_RPC,
+    INVALID_PARAMS_RPC,
+    NOTIFICATIONS,
+    REQUEST_FAILED_RPC,
+    REQUESTS,
+    RPC_CODE,
+    SESSION_APPEND,
+    SESSION_CHANGED,
+    SESSION_CREATE,
+    SESSION_DELETE,
+    SESSION_DELTA,
+    SESSION_GET,
+    SESSION_IMPORT,
+    SESSION_LIST,
+    SESSION_PIN,
+    SESSION_RENDER,
+    SESSION_SCHEME,
+    SESSION_SEND,
+    SETTINGS_SECTION,
+    UNCOMPACT,
+    USAGE,
+    USAGE_CHANGED,
+    ErrorCode,
+    session_id_from_uri,
+    session_uri,
+)
 
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
@@ -82,36 +121,16 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
     "TextBlock", "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams",
     "UncompactResult", "Usage", "UsageChanged", "WireModel",
 ]  # fmt: skip
-
-# ---- requests (client -> server) ---------------------------------------------------------
-SESSION_CREATE = "baton/session/create"
-SESSION_LIST = "baton/session/list"
-SESSION_GET = "baton/session/get"
-SESSION_DELETE = "baton/session/delete"
-SESSION_APPEND = "baton/session/append"
-SESSION_SEND = "baton/session/send"
-SESSION_RENDER = "baton/session/render"
-SESSION_IMPORT = "baton/session/import"
-SESSION_PIN = "baton/session/pin"
-USAGE = "baton/usage"
-COMPACT = "baton/compact"
-UNCOMPACT = "baton/uncompact"
-
-# ---- notifications -----------------------------------------------------------------------
-USAGE_CHANGED = "baton/usageChanged"  # server -> client
-SESSION_CHANGED = "baton/sessionChanged"  # server -> client
-SESSION_DELTA = "baton/session/delta"  # server -> client
-ACTIVE_EDITOR = "baton/activeEditor"  # client -> server
-
-# ---- commands (workspace/executeCommand, one argument object) ----------------------------
-CMD_COMPACT = "baton.compact"
-CMD_COMPACT_UP_TO = "baton.compactUpTo"
-CMD_COMPACT_FROM = "baton.compactFrom"
-CMD_PREVIEW_COMPACT = "baton.previewCompact"
-CMD_COMPACT_RANGE = "baton.compactRange"
-CMD_UNCOMPACT = "baton.uncompact"
-
-SETTINGS_SECTION = "baton"
+__all__ += [  # the names (protocol_names.py), so every one is read from here too
+    "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
+    "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",
+    "COMMANDS", "COMPACT", "ERROR_CODES", "ERROR_TABLE", "INTERNAL_ERROR_RPC",
+    "INVALID_PARAMS_RPC", "NOTIFICATIONS", "REQUESTS", "REQUEST_FAILED_RPC", "RPC_CODE",
+    "SESSION_APPEND", "SESSION_CHANGED", "SESSION_CREATE", "SESSION_DELETE", "SESSION_DELTA",
+    "SESSION_GET", "SESSION_IMPORT", "SESSION_LIST", "SESSION_PIN", "SESSION_RENDER",
+    "SESSION_SCHEME", "SESSION_SEND", "SETTINGS_SECTION", "UNCOMPACT", "USAGE", "USAGE_CHANGED",
+    "ErrorCode", "session_id_from_uri", "session_uri",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -135,17 +154,6 @@ class Command:
     argument: type[BaseModel]
     result: type[BaseModel]
 
-
-@dataclass(frozen=True)
-class ErrorCode:
-    code: str  # `data.code` of the JSON-RPC error
-    rpc_code: int  # the JSON-RPC `code`
-    meaning: str
-
-
-INVALID_PARAMS_RPC = -32602
-INTERNAL_ERROR_RPC = -32603
-REQUEST_FAILED_RPC = -32803
 
 REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_CREATE, CreateParams, SessionInfo),
@@ -175,42 +183,30 @@ COMMAND_TABLE: tuple[Command, ...] = (
     Command(CMD_COMPACT_RANGE, RangeCommandArgs, CompactResult),
     Command(CMD_UNCOMPACT, UncompactParams, UncompactResult),
 )
-ERROR_TABLE: tuple[ErrorCode, ...] = (
-    ErrorCode("session_not_found", REQUEST_FAILED_RPC, "no session with that id"),
-    ErrorCode("message_not_found", REQUEST_FAILED_RPC, "no such message in the session's view"),
-    ErrorCode("invalid_params", INVALID_PARAMS_RPC, "params that break the contract"),
-    ErrorCode("nothing_to_compact", REQUEST_FAILED_RPC, "the compaction would change nothing"),
-    ErrorCode("compaction_in_progress", REQUEST_FAILED_RPC, "the session is compacting"),
-    ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
-    ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
-    ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),
-    ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
-    ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
-    ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),
-    ErrorCode("unauthorized", REQUEST_FAILED_RPC, "a network client without the server's token"),
-)
 
 WIRE_NAMES: dict[type[BaseModel], str] = {SessionInfo: "Session"}
 """Models whose wire (schema, TypeScript) name differs from the Python class name."""
 
-REQUESTS = tuple(r.method for r in REQUEST_TABLE)
-NOTIFICATIONS = tuple(n.method for n in NOTIFICATION_TABLE)
-COMMANDS = tuple(c.name for c in COMMAND_TABLE)
-ERROR_CODES = tuple(e.code for e in ERROR_TABLE)
 REQUEST_BY_METHOD = {r.method: r for r in REQUEST_TABLE}
 COMMAND_BY_NAME = {c.name: c for c in COMMAND_TABLE}
-RPC_CODE = {e.code: e.rpc_code for e in ERROR_TABLE}
-
-# ---- session documents -------------------------------------------------------------------
-SESSION_SCHEME = "baton"
-_SESSION_URI = re.compile(r"^baton:(?://)?/sessions/([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")
 
 
-def session_uri(session_id: str) -> str:
-    return f"{SESSION_SCHEME}:/sessions/{session_id}.md"
+def _names_match() -> None:
+    """The tables name exactly the methods and commands protocol_names.py lists (what the
+    server registers and advertises before this module is imported), in the same order."""
+    pairs = (
+        ("requests", REQUESTS, tuple(r.method for r in REQUEST_TABLE)),
+        ("notifications", NOTIFICATIONS, tuple(n.method for n in NOTIFICATION_TABLE)),
+        (
+            "client notifications",
+            CLIENT_NOTIFICATIONS,
+            tuple(n.method for n in NOTIFICATION_TABLE if n.sender == "client"),
+        ),
+        ("commands", COMMANDS, tuple(c.name for c in COMMAND_TABLE)),
+    )
+    for kind, names, table in pairs:
+        if names != table:
+            raise RuntimeError(f"protocol_names.py lists other {kind} than the table: {names}")
 
 
-def session_id_from_uri(uri: str) -> str | None:
-    """The session a `baton:/sessions/<id>.md` URI names, or None for any other URI."""
-    match = _SESSION_URI.match(uri)
-    return match.group(1) if match else None
+_names_match()

@@ -13,7 +13,7 @@ from baton import protocol as p
 from baton.core.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp import dispatch
-from baton.lsp.handlers import compaction, documents, sessions
+from baton.lsp.handlers import compaction, editor, sessions
 from baton.lsp.handlers.common import Call
 from baton.lsp.server import BatonServer, create_server
 
@@ -122,16 +122,30 @@ def test_the_error_table_uses_the_lsp_error_numbers() -> None:
 def test_every_table_entry_has_a_handler_and_a_missing_one_fails(tmp_path: Path) -> None:
     server = BatonServer(BatonService(Settings(data_dir=str(tmp_path))))
     requests = {**sessions.REQUESTS, **compaction.REQUESTS}
+    assert set(
+        dispatch.routes(server, requests, compaction.COMMANDS, editor.NOTIFICATIONS).requests
+    ) == set(p.REQUESTS)
     del requests[p.SESSION_PIN]
     with pytest.raises(RuntimeError, match="baton/session/pin"):
-        dispatch.register(server, requests, compaction.COMMANDS, documents.NOTIFICATIONS)
+        dispatch.routes(server, requests, compaction.COMMANDS, editor.NOTIFICATIONS)
 
 
-def test_a_handler_taking_the_wrong_params_model_fails_at_start(tmp_path: Path) -> None:
+def test_a_handler_taking_the_wrong_params_model_fails_when_the_routes_load(
+    tmp_path: Path,
+) -> None:
     server = BatonServer(BatonService(Settings(data_dir=str(tmp_path))))
     requests = {**sessions.REQUESTS, **compaction.REQUESTS, p.SESSION_PIN: sessions.usage}
     with pytest.raises(TypeError, match="baton/session/pin must take"):
-        dispatch.register(server, requests, compaction.COMMANDS, documents.NOTIFICATIONS)
+        dispatch.routes(server, requests, compaction.COMMANDS, editor.NOTIFICATIONS)
+
+
+def test_the_names_registered_before_the_tables_load_must_be_the_tables_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p._names_match()  # protocol.py runs this when imported
+    monkeypatch.setattr(p, "COMMANDS", p.COMMANDS[:-1])
+    with pytest.raises(RuntimeError, match="other commands"):
+        p._names_match()
 
 
 def test_a_handler_answering_another_model_is_a_server_fault() -> None:

@@ -22,7 +22,7 @@ from pygls.exceptions import JsonRpcException
 
 from baton.core import redaction
 from baton.lsp.rpc import usable_id
-from baton.protocol import RPC_CODE
+from baton.protocol_names import RPC_CODE
 
 log = logging.getLogger(__name__)
 

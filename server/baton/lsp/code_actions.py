@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from baton import protocol
-from baton.lsp.render import RenderedSession
+from baton import protocol_names as names
+
+if TYPE_CHECKING:
+    from baton.lsp.render import RenderedSession
 
 WHOLE_KIND = types.CodeActionKind.Source
 PIVOT_KIND = types.CodeActionKind.RefactorRewrite
@@ -42,14 +44,12 @@ def compact_actions(
     first, last = selected_lines(selection)
     sections = rendered.sections_between(first, last)
     actions = [
-        _action("Compact conversation", WHOLE_KIND, protocol.CMD_COMPACT, {"sessionId": session_id})
+        _action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, {"sessionId": session_id})
     ]
     if len(sections) == 1:
         target = {"sessionId": session_id, "pivotMessageId": sections[0].message_id}
-        actions.append(
-            _action("Compact up to here", PIVOT_KIND, protocol.CMD_COMPACT_UP_TO, target)
-        )
-        actions.append(_action("Compact from here", PIVOT_KIND, protocol.CMD_COMPACT_FROM, target))
+        actions.append(_action("Compact up to here", PIVOT_KIND, names.CMD_COMPACT_UP_TO, target))
+        actions.append(_action("Compact from here", PIVOT_KIND, names.CMD_COMPACT_FROM, target))
     elif len(sections) > 1:
         span = {
             "sessionId": session_id,
@@ -57,11 +57,11 @@ def compact_actions(
             "endMessageId": sections[-1].message_id,
         }
         actions.append(
-            _action("Compact selected messages", PIVOT_KIND, protocol.CMD_COMPACT_RANGE, span)
+            _action("Compact selected messages", PIVOT_KIND, names.CMD_COMPACT_RANGE, span)
         )
     if last_boundary_id is not None:
         undo = {"sessionId": session_id, "boundaryId": last_boundary_id}
-        actions.append(_action("Undo last compaction", WHOLE_KIND, protocol.CMD_UNCOMPACT, undo))
+        actions.append(_action("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo))
     if only:
         actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]
     return actions

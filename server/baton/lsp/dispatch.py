@@ -3,7 +3,10 @@ handler, with params validated against the table's model and answers serialized 
 
 A handler is a top-level function `handler(call, args)`: `call` carries the server and the
 client's `workDoneToken`, `args` is the validated params model the table names; it returns
-the table's result model (a request or command) or None (a notification).
+the table's result model (a request or command) or None (a notification). The server
+registers the contract's names at start (lsp/registry.py) and their endpoints lead to the
+routes built here, once `initialize` is answered; building them fails when a handler is
+missing, extra or takes another model.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import inspect
 import logging
 import typing
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -19,7 +23,6 @@ from pydantic import BaseModel
 from baton import protocol as p
 from baton.core.errors import BatonError
 from baton.core.messages import WireModel
-from baton.lsp.errors import guarded
 from baton.lsp.handlers.common import (
     Call,
     Handler,
@@ -36,8 +39,18 @@ log = logging.getLogger(__name__)
 
 Json = dict[str, Any]
 
-
+RequestEndpoint = Callable[[Any], Awaitable[Json]]
 CommandEndpoint = Callable[[list[Any], Any], Awaitable[Json]]
+NotificationEndpoint = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class Routes:
+    """Every name of the tables to its endpoint (raw params in, the wire's answer out)."""
+
+    requests: Mapping[str, RequestEndpoint]
+    commands: Mapping[str, CommandEndpoint]
+    notifications: Mapping[str, NotificationEndpoint]
 
 
 def answer(expected: type[BaseModel], result: WireModel) -> Json:
@@ -48,15 +61,14 @@ def answer(expected: type[BaseModel], result: WireModel) -> Json:
 
 
 def _check(name: str, handler: Callable[..., Any], model: type[BaseModel]) -> None:
-    """A handler must take the model the table pairs with `name` (caught at start-up)."""
+    """A handler must take the model the table pairs with `name`."""
     parameters = list(inspect.signature(handler).parameters)
     hints = typing.get_type_hints(handler)
     if len(parameters) != 2 or hints.get(parameters[1]) is not model:
         raise TypeError(f"the handler of {name} must take (call, args: {model.__name__})")
 
 
-def _request(ls: BatonServer, spec: p.Request, handler: Handler) -> Callable[[Any], Any]:
-    @guarded
+def _request(ls: BatonServer, spec: p.Request, handler: Handler) -> RequestEndpoint:
     async def endpoint(params: Any) -> Json:
         args = parse(spec.params, params)
         token = work_done_token(params) if spec.progress else None
@@ -67,7 +79,6 @@ def _request(ls: BatonServer, spec: p.Request, handler: Handler) -> Callable[[An
 
 
 def _command(ls: BatonServer, spec: p.Command, handler: Handler) -> CommandEndpoint:
-    @guarded
     async def endpoint(arguments: list[Any], token: Any = None) -> Json:
         args = one_argument(spec.argument, tuple(arguments))
         return answer(spec.result, await handler(Call(ls, token), args))
@@ -78,7 +89,7 @@ def _command(ls: BatonServer, spec: p.Command, handler: Handler) -> CommandEndpo
 
 def _notification(
     ls: BatonServer, spec: p.Notification, handler: NotificationHandler
-) -> Callable[[Any], None]:
+) -> NotificationEndpoint:
     def endpoint(params: Any) -> None:
         try:
             args = parse(spec.params, params)
@@ -98,36 +109,27 @@ def _covers(kind: str, table: list[str], handlers: Mapping[str, Any]) -> None:
         raise RuntimeError(f"{kind} handlers do not match protocol.py: {missing=} {extra=}")
 
 
-def register(
+def routes(
     ls: BatonServer,
     requests: Mapping[str, Handler],
     commands: Mapping[str, Handler],
     notifications: Mapping[str, NotificationHandler],
-) -> None:
-    """Register every table entry's endpoint; fails when a handler is missing or extra."""
+) -> Routes:
+    """Every table entry's endpoint; fails when a handler is missing, extra or mistyped."""
     client_notifications = [n for n in p.NOTIFICATION_TABLE if n.sender == "client"]
     _covers("request", list(p.REQUESTS), requests)
     _covers("command", list(p.COMMANDS), commands)
     _covers("notification", [n.method for n in client_notifications], notifications)
     for request in p.REQUEST_TABLE:
         _check(request.method, requests[request.method], request.params)
-        ls.feature(request.method)(_request(ls, request, requests[request.method]))
     for command in p.COMMAND_TABLE:
         _check(command.name, commands[command.name], command.argument)
-        endpoint = _command(ls, command, commands[command.name])
-        ls.protocol.command_endpoints[command.name] = endpoint
-        ls.command(command.name)(_advertised(endpoint))
     for notification in client_notifications:
-        handler = notifications[notification.method]
-        _check(notification.method, handler, notification.params)
-        ls.feature(notification.method)(_notification(ls, notification, handler))
-
-
-def _advertised(endpoint: CommandEndpoint) -> Callable[..., Awaitable[Json]]:
-    """The `*arguments` form pygls keeps to list the command in the server's capabilities."""
-
-    async def command(*arguments: Any) -> Json:
-        return await endpoint(list(arguments), None)
-
-    command.__name__ = endpoint.__name__
-    return command
+        _check(notification.method, notifications[notification.method], notification.params)
+    return Routes(
+        requests={r.method: _request(ls, r, requests[r.method]) for r in p.REQUEST_TABLE},
+        commands={c.name: _command(ls, c, commands[c.name]) for c in p.COMMAND_TABLE},
+        notifications={
+            n.method: _notification(ls, n, notifications[n.method]) for n in client_notifications
+        },
+    )

@@ -1,18 +1,24 @@
-"""Turning domain errors into JSON-RPC errors whose `data.code` is the stable Baton code."""
+"""Turning domain errors into JSON-RPC errors whose `data.code` is the stable Baton code.
+
+Imported while the server answers `initialize`, so pydantic is not: a ValidationError can
+only exist once pydantic is loaded, and it is recognised through `sys.modules`."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
 import logging
+import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeGuard, TypeVar
 
-from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton.core.errors import BatonError
-from baton.protocol import REQUEST_FAILED_RPC, RPC_CODE
+from baton.protocol_names import REQUEST_FAILED_RPC, RPC_CODE
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +28,12 @@ R = TypeVar("R")
 
 def _rpc_code(code: str) -> int:
     return RPC_CODE.get(code, REQUEST_FAILED_RPC)
+
+
+def is_validation_error(exc: BaseException) -> TypeGuard[ValidationError]:
+    """Whether `exc` is pydantic's ValidationError (False while pydantic is not loaded)."""
+    pydantic_core = sys.modules.get("pydantic_core")
+    return pydantic_core is not None and isinstance(exc, pydantic_core.ValidationError)
 
 
 def field_problems(exc: ValidationError, data: Any = None, limit: int = 5) -> list[str]:
@@ -74,7 +86,7 @@ def to_rpc_error(exc: BaseException) -> JsonRpcException:
     if isinstance(exc, BatonError):
         data = {k: v for k, v in exc.data.items() if _is_json(v)}
         return JsonRpcException(exc.message, _rpc_code(exc.code), {**data, "code": exc.code})
-    if isinstance(exc, ValidationError):
+    if is_validation_error(exc):
         problems = field_problems(exc)
         return JsonRpcException(
             "invalid params: " + "; ".join(problems),
@@ -97,9 +109,11 @@ def guarded(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             return await fn(*args, **kwargs)
         except asyncio.CancelledError:
             raise
-        except (BatonError, ValidationError, JsonRpcException) as exc:
+        except (BatonError, JsonRpcException) as exc:
             raise to_rpc_error(exc) from None
         except Exception as exc:
+            if is_validation_error(exc):
+                raise to_rpc_error(exc) from None
             log.exception("handler %s failed", getattr(fn, "__name__", "?"))
             raise to_rpc_error(exc) from None
 

@@ -1,12 +1,50 @@
-"""Hover text on a session document: a message's size, or what auto-compact would do now."""
+"""Hovers on a session document: a message's size, or what auto-compact would do now."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
 
 from baton.core.budget import UNATTRIBUTED_LABEL, Usage
 from baton.core.messages import Message
 from baton.lsp.diagnostics import usage_message
+from baton.lsp.render import USAGE_LINE, Section
+
+if TYPE_CHECKING:
+    from baton.lsp.server import BatonServer
+
+
+async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover | None:
+    """The hover on `line` of a session document: the usage line, or a message's section."""
+    rendered, data, _ = ls.documents.render(session_id)
+    if line == USAGE_LINE:
+        preview, reason = await ls.service.preview_auto(session_id)
+        plan = None
+        if preview is not None:
+            plan = (preview.summarized_message_ids, preview.kept_message_ids)
+        by_id = {m.id: m for m in data.messages}
+        text = usage_hover(data.usage, plan, by_id, reason)
+        width = rendered.usage_line_width
+        return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
+    section = rendered.section_at(line)
+    if section is None:
+        return None
+    message = next((m for m in data.messages if m.id == section.message_id), None)
+    if message is None:  # the line belongs to a rendering the view has since left
+        return None
+    return _hover(message_hover(message, data.usage), section)
+
+
+def _hover(text: str, section: Section) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=types.Range(
+            start=types.Position(line=section.start_line, character=0),
+            end=types.Position(line=section.end_line, character=section.end_character),
+        ),
+    )
 
 
 def message_hover(message: Message, usage: Usage) -> str:

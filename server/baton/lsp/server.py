@@ -1,29 +1,42 @@
-"""The Baton language server: pygls wiring, service events, transports (stdio, TCP, WebSocket)."""
+"""The Baton language server: pygls wiring, transports (stdio, TCP, WebSocket), and what it
+loads once `initialize` is answered.
+
+This module and what it imports answer `initialize` without pydantic, the wire models or
+core (`python -m baton serve` starts in about the time of a bare pygls server): the names
+the server registers and advertises come from protocol_names.py, and the service, the
+session documents and the routes are built from lsp/backend.py at their first use, which
+`load` makes right after the answer.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from baton import __version__, protocol
+from baton import __version__
 from baton.core import redaction
-from baton.core.budget import Usage
-from baton.core.messages import WireModel
-from baton.core.service import BatonService
 from baton.lsp import framing, network
-from baton.lsp.documents import SessionDocuments
-from baton.lsp.progress import work_done
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
 
+if TYPE_CHECKING:
+    from baton.core.messages import WireModel
+    from baton.core.service import BatonService
+    from baton.lsp.dispatch import Routes
+    from baton.lsp.documents import SessionDocuments
+
 log = logging.getLogger(__name__)
+
+ServiceWork = Callable[["BatonService"], None]
 
 
 class BatonServer(LanguageServer):
@@ -39,15 +52,65 @@ class BatonServer(LanguageServer):
             protocol_cls=BatonProtocol,
             converter_factory=make_converter,
         )
-        self.service = service or BatonService()
-        self.service.on_usage_changed = self._usage_changed
-        self.service.on_session_changed = self._session_changed
-        self.service.on_delta = self._delta
-        # background auto-compactions report server-initiated, cancellable progress
-        self.service.progress_scope = lambda title: work_done(self, title)
-        self.documents = SessionDocuments(self)
+        self._service: BatonService | None = None
+        self._documents: SessionDocuments | None = None
+        self._routes: Routes | None = None
+        self._service_work: list[ServiceWork] = []
         self._warned: set[str] = set()
         self.exit_code = 0
+        if service is not None:
+            from baton.lsp import backend
+
+            self._service = backend.attach(self, service)
+
+    # ---- what is loaded after `initialize` -----------------------------------------------
+
+    @property
+    def service(self) -> BatonService:
+        if self._service is None:
+            from baton.lsp import backend
+
+            self._service = backend.attach(self)
+        while self._service_work:  # what `initialize` asked of it comes before anyone else
+            self._service_work.pop(0)(self._service)
+        return self._service
+
+    def with_service(self, work: ServiceWork) -> None:
+        """Run `work` on the service: now when it is loaded, else as soon as it is."""
+        if self._service is None:
+            self._service_work.append(work)
+        else:
+            work(self.service)
+
+    @property
+    def documents(self) -> SessionDocuments:
+        if self._documents is None:
+            from baton.lsp import backend
+
+            self._documents = backend.documents(self)
+        return self._documents
+
+    @property
+    def routes(self) -> Routes:
+        if self._routes is None:
+            from baton.lsp import backend
+
+            self._routes = backend.routes(self)
+        return self._routes
+
+    def load(self) -> None:
+        """Load the service, the session documents and the routes now (each loads at its
+        first use anyway): called right after `initialize` is answered."""
+        try:
+            _ = self.service, self.documents, self.routes
+        except Exception:  # each use retries and answers the failure itself
+            log.exception("loading the server failed")
+
+    def load_after_answer(self) -> None:
+        """`load` once the message being handled is answered (pygls answers `initialize`
+        before the event loop runs what is scheduled now)."""
+        with contextlib.suppress(RuntimeError):  # no loop: each piece loads at first use
+            asyncio.get_running_loop().call_soon(self.load)
 
     # ---- helpers for handlers ------------------------------------------------------------
 
@@ -86,31 +149,6 @@ class BatonServer(LanguageServer):
             )
         )
 
-    # ---- service events ------------------------------------------------------------------
-
-    def _usage_changed(self, session_id: str, usage: Usage) -> None:
-        self.notify(
-            protocol.USAGE_CHANGED, protocol.UsageChanged(session_id=session_id, usage=usage)
-        )
-        self.documents.schedule(session_id)
-
-    def _session_changed(self, session_id: str, reason: str) -> None:
-        self.documents.bump(session_id, reason)
-        self.notify(
-            protocol.SESSION_CHANGED,
-            protocol.SessionChanged.model_validate({"sessionId": session_id, "reason": reason}),
-        )
-        if reason == "delete":
-            self.documents.clear(session_id)
-        else:
-            self.documents.schedule(session_id)
-
-    def _delta(self, session_id: str, message_id: str, text: str) -> None:
-        self.notify(
-            protocol.SESSION_DELTA,
-            protocol.SessionDelta(session_id=session_id, message_id=message_id, text=text),
-        )
-
     # ---- transports ----------------------------------------------------------------------
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -139,18 +177,13 @@ class BatonServer(LanguageServer):
 
 
 def create_server(service: BatonService | None = None) -> BatonServer:
-    from baton.lsp import dispatch
-    from baton.lsp.handlers import compaction, documents, sessions, settings
+    from baton.lsp import registry
+    from baton.lsp.handlers import documents, settings
 
     server = BatonServer(service)
     settings.register(server)
     documents.register(server)
-    dispatch.register(
-        server,
-        requests={**sessions.REQUESTS, **compaction.REQUESTS},
-        commands=compaction.COMMANDS,
-        notifications=documents.NOTIFICATIONS,
-    )
+    registry.register(server)
     return server
 
 

@@ -1,4 +1,7 @@
-"""Settings and lifecycle: initializationOptions, workspace/configuration, folders, shutdown."""
+"""Settings and lifecycle: initializationOptions, workspace/configuration, folders, shutdown.
+
+`initialize` is answered before the service is loaded: what it carries (the key, the
+settings, the folders) is applied to the service before anything else uses it."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from lsprotocol import types
 from baton.lsp.errors import guarded
 
 if TYPE_CHECKING:
+    from baton.core.service import BatonService
     from baton.lsp.server import BatonServer
 
 log = logging.getLogger(__name__)
@@ -45,18 +49,13 @@ def _get(obj: Any, *path: str) -> Any:
 
 
 def register(ls: BatonServer) -> None:
-    service = ls.service
-
     def configure(raw: Any) -> None:
         if raw is None:
             return
         if not isinstance(raw, Mapping):
             ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
             return
-        service.configure(raw, ls.warn_once)
-
-    def use_folders(uris: list[str]) -> None:
-        service.set_workspace_folders(uris)
+        ls.service.configure(raw, ls.warn_once)
 
     async def pull_configuration() -> None:
         if not _get(ls.client_capabilities, "workspace", "configuration"):
@@ -74,18 +73,23 @@ def register(ls: BatonServer) -> None:
     @ls.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         raw, key = split_options(params.initialization_options)
-        service.set_api_key(key)
-        configure(raw)
         folders = [f.uri for f in params.workspace_folders or []]
         if not folders and params.root_uri:
             folders = [params.root_uri]
-        use_folders(folders)
+
+        def apply(service: BatonService) -> None:
+            service.set_api_key(key)
+            configure(raw)
+            service.set_workspace_folders(folders)
+
+        ls.with_service(apply)
+        ls.load_after_answer()
 
     @ls.feature(types.INITIALIZED)
     @guarded
     async def initialized(params: types.InitializedParams) -> None:
         # the tokenizer loads now that `initialize` is answered; counts wait for it
-        service.estimator.start_loading()
+        ls.service.estimator.start_loading()
         if _get(
             ls.client_capabilities, "workspace", "did_change_configuration", "dynamic_registration"
         ):
@@ -112,10 +116,10 @@ def register(ls: BatonServer) -> None:
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        use_folders([folder.uri for folder in ls.workspace.folders.values()])
+        ls.service.set_workspace_folders([folder.uri for folder in ls.workspace.folders.values()])
 
     @ls.feature(types.SHUTDOWN)
     @guarded
     async def shutdown(params: Any) -> None:
         ls.documents.close()
-        await service.close()
+        await ls.service.close()

@@ -1,0 +1,111 @@
+"""The wire contract's names: methods, commands, notification directions and error codes.
+
+What the server registers and advertises while it answers `initialize`, before any model is
+imported. protocol.py pairs each name with its models and re-exports everything here, so
+`protocol.X` stays the one place a client reads; it checks that its tables name exactly
+these methods and commands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# ---- requests (client -> server) ---------------------------------------------------------
+SESSION_CREATE = "baton/session/create"
+SESSION_LIST = "baton/session/list"
+SESSION_GET = "baton/session/get"
+SESSION_DELETE = "baton/session/delete"
+SESSION_APPEND = "baton/session/append"
+SESSION_SEND = "baton/session/send"
+SESSION_RENDER = "baton/session/render"
+SESSION_IMPORT = "baton/session/import"
+SESSION_PIN = "baton/session/pin"
+USAGE = "baton/usage"
+COMPACT = "baton/compact"
+UNCOMPACT = "baton/uncompact"
+
+# ---- notifications -----------------------------------------------------------------------
+USAGE_CHANGED = "baton/usageChanged"  # server -> client
+SESSION_CHANGED = "baton/sessionChanged"  # server -> client
+SESSION_DELTA = "baton/session/delta"  # server -> client
+ACTIVE_EDITOR = "baton/activeEditor"  # client -> server
+
+# ---- commands (workspace/executeCommand, one argument object) ----------------------------
+CMD_COMPACT = "baton.compact"
+CMD_COMPACT_UP_TO = "baton.compactUpTo"
+CMD_COMPACT_FROM = "baton.compactFrom"
+CMD_PREVIEW_COMPACT = "baton.previewCompact"
+CMD_COMPACT_RANGE = "baton.compactRange"
+CMD_UNCOMPACT = "baton.uncompact"
+
+SETTINGS_SECTION = "baton"
+
+# in protocol.py's table order (the commands in the order `initialize` advertises them)
+REQUESTS = (
+    SESSION_CREATE,
+    SESSION_LIST,
+    SESSION_GET,
+    SESSION_DELETE,
+    SESSION_APPEND,
+    SESSION_SEND,
+    SESSION_RENDER,
+    SESSION_IMPORT,
+    SESSION_PIN,
+    USAGE,
+    COMPACT,
+    UNCOMPACT,
+)
+NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, ACTIVE_EDITOR)
+CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)
+COMMANDS = (
+    CMD_COMPACT,
+    CMD_COMPACT_UP_TO,
+    CMD_COMPACT_FROM,
+    CMD_PREVIEW_COMPACT,
+    CMD_COMPACT_RANGE,
+    CMD_UNCOMPACT,
+)
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: str  # `data.code` of the JSON-RPC error
+    rpc_code: int  # the JSON-RPC `code`
+    meaning: str
+
+
+INVALID_PARAMS_RPC = -32602
+INTERNAL_ERROR_RPC = -32603
+REQUEST_FAILED_RPC = -32803
+
+ERROR_TABLE: tuple[ErrorCode, ...] = (
+    ErrorCode("session_not_found", REQUEST_FAILED_RPC, "no session with that id"),
+    ErrorCode("message_not_found", REQUEST_FAILED_RPC, "no such message in the session's view"),
+    ErrorCode("invalid_params", INVALID_PARAMS_RPC, "params that break the contract"),
+    ErrorCode("nothing_to_compact", REQUEST_FAILED_RPC, "the compaction would change nothing"),
+    ErrorCode("compaction_in_progress", REQUEST_FAILED_RPC, "the session is compacting"),
+    ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
+    ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
+    ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),
+    ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
+    ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
+    ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),
+    ErrorCode("unauthorized", REQUEST_FAILED_RPC, "a network client without the server's token"),
+)
+ERROR_CODES = tuple(e.code for e in ERROR_TABLE)
+RPC_CODE = {e.code: e.rpc_code for e in ERROR_TABLE}
+
+# ---- session documents -------------------------------------------------------------------
+SESSION_SCHEME = "baton"
+_SESSION_URI = re.compile(r"^baton:(?://)?/sessions/([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")
+
+
+def session_uri(session_id: str) -> str:
+    return f"{SESSION_SCHEME}:/sessions/{session_id}.md"
+
+
+def session_id_from_uri(uri: str) -> str | None:
+    """The session a `baton:/sessions/<id>.md` URI names, or None for any other URI."""
+    match = _SESSION_URI.match(uri)
+    return match.group(1) if match else None

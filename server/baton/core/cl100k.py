@@ -26,6 +26,11 @@ BPE_PACKAGE = "tiktoken_ext"
 BPE_RELATIVE = Path("data") / "cl100k_base.tiktoken"
 
 
+# `Cl100k.count_capped` counts a head of a long text this many characters a token of the
+# cap long (prose runs about four characters a token, so such a head mostly counts past it).
+CAPPED_HEAD_CHARS = 7
+
+
 class Encoder(Protocol):
     def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
 
@@ -61,6 +66,38 @@ class Cl100k:
             return len(self._core.encode_ordinary(text))
         except UnicodeEncodeError:
             return len(self.encode(text))
+
+    def count_capped(self, text: str, cap: int) -> int:
+        """`count(text)` when that is at most `cap`, else a figure above `cap`, at most
+        `count(text)`: a long text is told apart by counting a head of it that ends where
+        the pre-split always ends a piece (`piece_end`). The pieces are encoded one by one,
+        so the head counts exactly the text's first pieces."""
+        limit = cap * CAPPED_HEAD_CHARS
+        if len(text) > limit > 0:
+            end = piece_end(text, limit)
+            if end:
+                head = self.count(text[:end])
+                if head > cap:
+                    return head
+        return self.count(text)
+
+
+def piece_end(text: str, limit: int) -> int:
+    """The last position in [limit // 2, limit] where cl100k's pre-split (CL100K_PATTERN)
+    ends a piece whatever precedes or follows, 0 if none: a space after an ASCII letter.
+    The piece that holds the letter ends at the space (a run of letters stops at the first
+    other character, a contraction is letters after its apostrophe, no other pattern takes
+    a letter), it looks no further than the space, and no pattern looks behind: so the
+    text's pieces are those of the text up to there followed by those of the rest, and its
+    count is the sum of theirs."""
+    low = limit // 2
+    position = text.rfind(" ", low, limit + 1)
+    while position > low:
+        before = text[position - 1]
+        if before.isascii() and before.isalpha():
+            return position
+        position = text.rfind(" ", low, position)
+    return 0
 
 
 def find_bpe_file() -> Path:

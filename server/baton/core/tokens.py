@@ -164,6 +164,14 @@ class Estimator:
             return count(text)
         return sum(map(count, chunks(text)))
 
+    def count_capped(self, text: str, cap: int) -> int:
+        """`count_text(text)` when that is at most `cap`, else a figure above `cap`, at most
+        `count_text(text)`: with cl100k a long text is not counted whole for that
+        (`Cl100k.count_capped`)."""
+        if isinstance(self._encoder, Cl100k) and len(text) <= CHUNK_CHARS:
+            return self._encoder.count_capped(text, cap)
+        return self.count_text(text)
+
     def count_json(self, obj: object) -> int:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
         if self._count is None:

@@ -6,14 +6,27 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from baton.core.tokens import Estimator
 
 CountText = Callable[[str], int]
 
 # No token covers more than a few dozen characters, so this bounds a cut's search cheaply.
 MAX_CHARS_PER_TOKEN = 24
 
+
+@dataclass
+class Known:
+    """What a counting function's `remembered` counters learnt: exact counts, and figures
+    that the counts of other texts are known to reach (`Remembered.at_most`)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    bounds: dict[str, int] = field(default_factory=dict)
+
+
 # The answers of `remembered` counters, per counting function.
-SharedCounts = dict[CountText, dict[str, int]]
+SharedCounts = dict[CountText, Known]
 # Those of the `counts_shared()` block the code runs in, if any.
 _shared: ContextVar[SharedCounts | None] = ContextVar("baton_shared_counts", default=None)
 
@@ -36,20 +49,68 @@ def counts_shared(counts: SharedCounts | None = None) -> Iterator[SharedCounts]:
         _shared.reset(token)
 
 
-def remembered(count_text: CountText) -> CountText:
+class Remembered:
+    """`count_text` remembering its answers (see `remembered`)."""
+
+    def __init__(self, count_text: CountText, known: Known) -> None:
+        self.count_text = count_text
+        self.known = known.counts
+        self.bounds = known.bounds  # text -> a figure above a cap that its count reaches
+        self.capped = capped_counter(count_text)
+
+    def __call__(self, text: str) -> int:
+        tokens = self.known.get(text)
+        if tokens is None:
+            tokens = self.known[text] = self.count_text(text)
+        return tokens
+
+    def at_most(self, text: str, cap: int) -> int:
+        """The count of `text` when it is at most `cap`, else a figure above `cap` (no more
+        than the count): with an estimator's counter a long text is not counted whole to
+        learn that it does not fit."""
+        tokens = self.known.get(text)
+        if tokens is not None:
+            return tokens
+        if self.capped is None:
+            return self(text)
+        bound = self.bounds.get(text, 0)
+        if bound > cap:
+            return bound
+        tokens = self.capped(text, cap)
+        if tokens <= cap:
+            self.known[text] = tokens
+        else:
+            self.bounds[text] = tokens
+        return tokens
+
+
+def capped_counter(count_text: CountText) -> Callable[[str, int], int] | None:
+    """An estimator's `count_capped` when `count_text` is that estimator's own `count_text`
+    (another counter, even one counting the same way, is never assumed to split so)."""
+    owner = getattr(count_text, "__self__", None)
+    if isinstance(owner, Estimator) and getattr(count_text, "__func__", None) is (
+        Estimator.count_text
+    ):
+        return owner.count_capped
+    return None
+
+
+def remembered(count_text: CountText) -> Remembered:
     """`count_text` remembering its answers: one summary or ledger counts the same prompts,
     markers and candidate cuts again and again while it fits its budget. Keep the result
     for one such piece of work only (it holds every text it counted)."""
     scope = _shared.get()
-    known: dict[str, int] = {} if scope is None else scope.setdefault(count_text, {})
+    known = Known() if scope is None else scope.setdefault(count_text, Known())
+    return Remembered(count_text, known)
 
-    def count(text: str) -> int:
-        tokens = known.get(text)
-        if tokens is None:
-            tokens = known[text] = count_text(text)
-        return tokens
 
-    return count
+def count_within(text: str, cap: int, count_text: CountText) -> int:
+    """`count_text(text)` when that is at most `cap`, else a figure above `cap`: what
+    deciding whether a text fits needs. Only a `remembered` counter over an estimator
+    learns that without counting a long text whole; any other counter counts it."""
+    if isinstance(count_text, Remembered):
+        return count_text.at_most(text, cap)
+    return count_text(text)
 
 
 def longest_head(text: str, max_tokens: int, count_text: CountText) -> int:
@@ -89,7 +150,7 @@ def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
     when one is near the end; the whole text when it fits."""
     if max_tokens <= 0:
         return ""
-    if count_text(text) <= max_tokens:
+    if count_within(text, max_tokens, count_text) <= max_tokens:
         return text
     low = longest_head(text, max_tokens, count_text)
     head = text[:low]
@@ -103,7 +164,7 @@ def cut_to_tokens(text: str, max_tokens: int, count_text: CountText) -> str:
 
 def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
     """`text` within `max_tokens`, its head kept and a visible marker saying how much was cut."""
-    if count_text(text) <= max_tokens:
+    if count_within(text, max_tokens, count_text) <= max_tokens:
         return text
     marker_room = count_text(f" [... {len(text)} characters cut ...]") + 1
     head = cut_to_tokens(text, max(max_tokens - marker_room, 0), count_text).rstrip()

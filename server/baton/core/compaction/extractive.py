@@ -9,17 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker, first_and_last
+from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
 from baton.core.compaction.error_facts import ErrorFact
 from baton.core.compaction.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.prompts import extract_summary
 from baton.core.compaction.span_facts import SpanFacts
+from baton.core.compaction.user_messages import bullet, indent
 from baton.core.messages import Message
 
 # Share of the summary each section may use; the user-messages section gets the rest.
-# A prompt is cut to no less than this (its first words and the cut marker); below it,
-# the prompts section lists the first and the latest prompts and says how many it left out.
-PROMPT_FLOOR_TOKENS = 24
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
 _PLAIN_SUMMARY = re.compile(r"^Summary:[ \t]*$", re.MULTILINE)
@@ -111,14 +109,6 @@ def _terms(text: str) -> list[str]:
     return [quoted or word for quoted, word in _TERM.findall(lines)]
 
 
-def _indent(text: str) -> str:
-    return text.replace("\n", "\n  ")
-
-
-def _item(text: str) -> str:
-    return "- " + _indent(text)
-
-
 def fit_lines(lines: Sequence[str], cap: int, count: CountText) -> str:
     """As many lines as fit in `cap` tokens, then one line saying how many were left out.
     Line counts are added up (splitting at newlines barely changes a token count)."""
@@ -159,11 +149,11 @@ def _primary(facts: Facts, cap: int, count: CountText) -> str:
     parts: list[str] = []
     if facts.carried:
         earlier = cut_with_marker("\n\n".join(facts.carried), cap // 2, count)
-        parts.append("Carried from an earlier summary (condensed):\n  " + _indent(earlier))
+        parts.append("Carried from an earlier summary (condensed):\n  " + indent(earlier))
     if facts.span_prompts:
         room = cap - count("\n\n".join(parts)) - 20
         first = cut_with_marker(facts.span_prompts[0], max(room, 0), count)
-        parts.append("The first request in this part, verbatim:\n  " + _indent(first))
+        parts.append("The first request in this part, verbatim:\n  " + indent(first))
         parts.append("Every user message follows in section 6; the latest is quoted in section 9.")
     elif not parts:
         parts.append("No user request in this part.")
@@ -236,7 +226,7 @@ def _pending(facts: Facts, cap: int, count: CountText) -> str:
     if facts.trailing_prompts:
         share = max(cap // len(facts.trailing_prompts) - 4, 0)
         lines = ["- Not answered yet:"]
-        lines += [_item(cut_with_marker(p, share, count)) for p in facts.trailing_prompts]
+        lines += [bullet(cut_with_marker(p, share, count)) for p in facts.trailing_prompts]
         return fit_lines(lines, cap, count)
     return "- None recorded."
 
@@ -244,7 +234,7 @@ def _pending(facts: Facts, cap: int, count: CountText) -> str:
 def _current(facts: Facts, cap: int, count: CountText) -> str:
     if not facts.last_reply:
         return "No assistant reply in this part."
-    return "The last assistant reply:\n  " + _indent(cut_with_marker(facts.last_reply, cap, count))
+    return "The last assistant reply:\n  " + indent(cut_with_marker(facts.last_reply, cap, count))
 
 
 def _next_step(facts: Facts, cap: int, count: CountText) -> str:
@@ -253,59 +243,7 @@ def _next_step(facts: Facts, cap: int, count: CountText) -> str:
         return "No user request to continue from."
     latest = candidates[-1]
     quoted = cut_with_marker(latest, max(cap - 12, 0), count)
-    return 'Continue from the latest user request, verbatim:\n  "' + _indent(quoted) + '"'
-
-
-def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> str:
-    """Every prompt in order, verbatim; when they do not fit, the longest are cut to a
-    common length (the largest one that fits), so short prompts stay whole; when that
-    length would be under PROMPT_FLOOR_TOKENS (a cut marker alone is about half of it),
-    see `_first_and_latest`."""
-    if not prompts:
-        return "- None."
-    if budget <= 0:
-        return f"- [... {len(prompts)} user messages cut: no room left in the summary ...]"
-    sizes = [count(_item(p)) + 1 for p in prompts]
-    if sum(sizes) <= budget:
-        return "\n".join(_item(p) for p in prompts)
-    low, high = 0, max(sizes)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if sum(min(s, middle) for s in sizes) <= budget:
-            low = middle
-        else:
-            high = middle - 1
-    if low < PROMPT_FLOOR_TOKENS:
-        return _first_and_latest(prompts, sizes, budget, count)
-    items = [
-        _item(p) if size <= low else _item(cut_with_marker(p, max(low - 2, 0), count))
-        for p, size in zip(prompts, sizes, strict=True)
-    ]
-    return "\n".join(items)
-
-
-def _first_and_latest(
-    prompts: Sequence[str], sizes: Sequence[int], budget: int, count: CountText
-) -> str:
-    """Too many prompts for each to keep its first words: the first and the latest ones,
-    each cut to PROMPT_FLOOR_TOKENS, under a line that says how many are left out. The line
-    is no bullet: a later compaction reads this section's bullets back as prompts."""
-
-    def note(left: int) -> str:
-        return (
-            f"{left:,} of {len(prompts):,} user messages left out for lack of room"
-            " (the first and the latest are listed):"
-        )
-
-    floors = [min(size, PROMPT_FLOOR_TOKENS) for size in sizes]
-    chosen = first_and_last(floors, budget - count(note(len(prompts))) - 1)
-    items = [
-        _item(prompts[i])
-        if sizes[i] <= PROMPT_FLOOR_TOKENS
-        else _item(cut_with_marker(prompts[i], PROMPT_FLOOR_TOKENS - 2, count))
-        for i in chosen
-    ]
-    return "\n".join([note(len(prompts) - len(chosen)), *items])
+    return 'Continue from the latest user request, verbatim:\n  "' + indent(quoted) + '"'
 
 
 def hard_cut(text: str, limit: int, count: CountText) -> str:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.compaction.cuts import CountText, cut_with_marker, first_and_last, remembered
+from baton.core.compaction.cuts import (
+    CountText,
+    count_within,
+    cut_with_marker,
+    first_and_last,
+    remembered,
+)
 from baton.core.compaction.facts import normalize
 
 LEDGER_PROMPT_CHARS = 500
@@ -104,13 +110,21 @@ class _Fitter:
         self.paths_title = f"{PATHS_TITLE} (under {folder})" if folder else PATHS_TITLE
         self.paths = [p[len(folder) :] for p in paths]  # no information lost: see the title
         self.sizes: list[int] = []
+        self.exact = False  # whether every size is exact (`_exact_sizes`)
 
     def fit(self) -> str:
-        self.sizes = [self.count(_bullets([p])) + 1 for p in self.long_prompts]
+        # Sizes up to the floor first (exact there, above it otherwise, see `_exact_sizes`).
+        floor = PROMPT_FLOOR_TOKENS
+        self.sizes = [
+            count_within(_bullets([p]), floor - 1, self.count) + 1 for p in self.long_prompts
+        ]
         # Counted one by one, the prompts alone may show the full ledger far over budget
         # (joining them changes a count by a token or two each): then it is not counted
         # whole, which at a million tokens is one encoding of hundreds of kilobytes.
-        far_over = sum(self.sizes) - JOIN_SLACK_TOKENS * len(self.sizes) > self.budget
+        far_over = self._far_over()
+        if not far_over:
+            self._exact_sizes()
+            far_over = self._far_over()
         if not far_over and self.count(self.full) <= self.budget:
             return self.full
         short = [cut_with_marker(e, ERROR_SHORT_TOKENS, self.count) for e in self.errors]
@@ -119,6 +133,22 @@ class _Fitter:
             if text is not None:
                 return text
         return self._leave_out(short)
+
+    def _far_over(self) -> bool:
+        return sum(self.sizes) - JOIN_SLACK_TOKENS * len(self.sizes) > self.budget
+
+    def _exact_sizes(self) -> None:
+        """Every prompt's exact size, where so far only those up to the floor were exact:
+        sizes above it are lower bounds, enough to decide what needs no more (a ledger far
+        over budget, prompts at the floor that do not fit, which ones the floor cuts)."""
+        if self.exact:
+            return
+        floor = PROMPT_FLOOR_TOKENS
+        self.sizes = [
+            size if size <= floor else self.count(_bullets([p])) + 1
+            for p, size in zip(self.long_prompts, self.sizes, strict=True)
+        ]
+        self.exact = True
 
     def _note(self, left: Sequence[int]) -> str:
         kinds = ("user messages", "file paths", "error lines")
@@ -143,6 +173,9 @@ class _Fitter:
         note = self._note((0, 0, 0))
         room = self.budget - self.count(_render(note, after)) - self.count(PROMPTS_TITLE) - 2
         for _ in range(8):  # token counts do not quite add up: measure, then tighten
+            if sum(min(size, PROMPT_FLOOR_TOKENS) for size in self.sizes) > room:
+                return None  # not even at the floor: what `_common_cap` would say
+            self._exact_sizes()
             cap = _common_cap(self.sizes, room, PROMPT_FLOOR_TOKENS)
             if cap is None:
                 return None

@@ -12,6 +12,7 @@ from baton.core.compaction import extractive
 from baton.core.compaction.cuts import CountText, approx_tokens, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
 from baton.core.compaction.span_facts import SpanFacts
+from baton.core.compaction.user_messages import prompts_section
 from baton.core.messages import (
     CompactionBlock,
     ContentBlock,
@@ -148,8 +149,8 @@ class ExtractiveSummarizer:
         limit: int,
         count: CountText,
     ) -> str:
-        def render(prompts_section: str) -> str:
-            filled = {**sections, 6: prompts_section}
+        def render(section: str) -> str:
+            filled = {**sections, 6: section}
             return "\n\n".join(
                 f"## {number}. {title}\n{filled[number]}"
                 for number, title in enumerate(titles, start=1)
@@ -157,12 +158,12 @@ class ExtractiveSummarizer:
 
         budget = limit - count(render("")) - 4
         for _ in range(8):
-            text = render(extractive.prompts_section(facts.prompts, budget, count))
+            text = render(prompts_section(facts.prompts, budget, count))
             over = count(text) - limit
             if over <= 0:
                 return text
             budget -= over + 4
-        return extractive.hard_cut(render(extractive.prompts_section([], 0, count)), limit, count)
+        return extractive.hard_cut(render(prompts_section([], 0, count)), limit, count)
 
 
 def _no_progress(message: str, fraction: float | None) -> None:

@@ -1,0 +1,80 @@
+"""The summary's user-messages section: every prompt in order, cut to a common length to fit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from baton.core.compaction.cuts import CountText, count_within, cut_with_marker, first_and_last
+
+# A prompt is cut to no less than this (its first words and the cut marker); below it,
+# the prompts section lists the first and the latest prompts and says how many it left out.
+PROMPT_FLOOR_TOKENS = 24
+
+
+def indent(text: str) -> str:
+    return text.replace("\n", "\n  ")
+
+
+def bullet(text: str) -> str:
+    """`text` as one item of a list: continuation lines are indented so it parses back so."""
+    return "- " + indent(text)
+
+
+def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> str:
+    """Every prompt in order, verbatim; when they do not fit, the longest are cut to a
+    common length (the largest one that fits), so short prompts stay whole; when that
+    length would be under PROMPT_FLOOR_TOKENS (a cut marker alone is about half of it),
+    see `_first_and_latest`."""
+    if not prompts:
+        return "- None."
+    if budget <= 0:
+        return f"- [... {len(prompts)} user messages cut: no room left in the summary ...]"
+    items = [bullet(p) for p in prompts]
+    # Sizes up to the floor first (exact there, above it otherwise): when the prompts at
+    # the floor do not fit, that is all the section needs, and long prompts are not counted.
+    floor = PROMPT_FLOOR_TOKENS
+    sizes = [count_within(item, floor - 1, count) + 1 for item in items]
+    if sum(min(size, floor) for size in sizes) > budget:
+        return _first_and_latest(prompts, sizes, budget, count)
+    sizes = [
+        size if size <= floor else count(item) + 1 for item, size in zip(items, sizes, strict=True)
+    ]
+    if sum(sizes) <= budget:
+        return "\n".join(items)
+    # The largest common length that fits: at least the floor, since the prompts fit there.
+    low, high = floor, max(sizes)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(s, middle) for s in sizes) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return "\n".join(
+        item if size <= low else bullet(cut_with_marker(p, max(low - 2, 0), count))
+        for p, item, size in zip(prompts, items, sizes, strict=True)
+    )
+
+
+def _first_and_latest(
+    prompts: Sequence[str], sizes: Sequence[int], budget: int, count: CountText
+) -> str:
+    """Too many prompts for each to keep its first words: the first and the latest ones,
+    each cut to PROMPT_FLOOR_TOKENS, under a line that says how many are left out. The line
+    is no bullet: a later compaction reads this section's bullets back as prompts. `sizes`
+    are the items' sizes where they are at most the floor, above it elsewhere."""
+
+    def note(left: int) -> str:
+        return (
+            f"{left:,} of {len(prompts):,} user messages left out for lack of room"
+            " (the first and the latest are listed):"
+        )
+
+    floors = [min(size, PROMPT_FLOOR_TOKENS) for size in sizes]
+    chosen = first_and_last(floors, budget - count(note(len(prompts))) - 1)
+    items = [
+        bullet(prompts[i])
+        if sizes[i] <= PROMPT_FLOOR_TOKENS
+        else bullet(cut_with_marker(prompts[i], PROMPT_FLOOR_TOKENS - 2, count))
+        for i in chosen
+    ]
+    return "\n".join([note(len(prompts) - len(chosen)), *items])

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
+from baton.core.shared_bookkeeping import Shared, share
 from baton.core.wire_nulls import restore_required_nulls
 
 
@@ -38,7 +39,7 @@ class WireModel(BaseModel):
         return out
 
 
-class _Block(BaseModel):
+class _Block(Shared):
     """Content blocks keep the API's own field names and any extra field the API adds."""
 
     model_config = ConfigDict(extra="allow")
@@ -112,7 +113,7 @@ Role = Literal["user", "assistant"]
 Kind = Literal["message", "summary", "attachment"]
 
 
-class ApiUsage(WireModel):
+class ApiUsage(WireModel, Shared):
     """The usage an API response reported (one response, not a running total)."""
 
     input_tokens: int = Field(default=0, ge=0)
@@ -136,7 +137,7 @@ class ApiUsage(WireModel):
         return self.context_tokens > 0
 
 
-class Message(WireModel):
+class Message(WireModel, Shared):
     """One message of a conversation as Baton stores it."""
 
     id: str = Field(default_factory=new_id)
@@ -195,6 +196,16 @@ class Message(WireModel):
     @property
     def is_user_prompt(self) -> bool:
         return self.role == "user" and self.kind == "message" and not self.is_tool_result_only
+
+
+def share_bookkeeping(message: Message) -> Message:
+    """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
+    share(message)
+    if message.usage is not None:
+        share(message.usage)
+    for block in message.content:
+        share(block)
+    return message
 
 
 class MessageInput(WireModel):

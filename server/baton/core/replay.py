@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from baton.core.boundary import Boundary, expand, view_after_commit
 from baton.core.damage import Damage, repair_view
-from baton.core.messages import Message, now_iso
+from baton.core.messages import Message, now_iso, share_bookkeeping
 from baton.core.transcript import Event, Transcript
 from baton.core.view_state import ViewState
 
@@ -145,7 +145,7 @@ class Replayed:
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
-            return Message.model_validate(raw)
+            return share_bookkeeping(Message.model_validate(raw))
         except ValidationError as exc:
             self._unreadable({"type": "message", "message": raw}, "message", exc)
             return None

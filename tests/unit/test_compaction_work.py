@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import typing
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from baton.core.claude_code import import_claude_code
-from baton.core.compaction import commit, extractive, span_facts
+from baton.core.compaction import blocks, commit, extractive, span_facts
 from baton.core.compaction.cuts import (
     MAX_CHARS_PER_TOKEN,
     CountText,
@@ -36,6 +37,7 @@ from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest, strip_media
 from baton.core.errors import BatonError
 from baton.core.messages import (
+    ContentBlock,
     ImageBlock,
     Message,
     MessageInput,
@@ -304,6 +306,22 @@ def test_the_term_scan_finds_what_the_term_regex_finds(
     texts += ["\n\nlast_line", "first_line\n\n", "no terms\r\nat all", "\r\nfooBar\r\n"]
     for text in texts:
         assert extractive._terms(text) == [m.group(1) or m.group(2) for m in _TERM.finditer(text)]
+
+
+def test_the_block_classes_have_no_subclasses_so_passes_may_test_exact_types(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    for cls in typing.get_args(typing.get_args(ContentBlock)[0]):
+        assert cls.__subclasses__() == [], cls
+    for name in sorted(CASES):
+        for message in imported(name, store, tmp_path):
+            assert blocks.is_prompt(message) == message.is_user_prompt
+            failed = sum(1 for r in message.tool_results() if r.is_error)
+            assert blocks.failed_results(message.content) == failed
+            assert blocks.only_results(message.content) == (
+                bool(message.content)
+                and all(isinstance(b, ToolResultBlock) for b in message.content)
+            )
 
 
 # ---- the prompts section when prompts are too many ----------------------------------------

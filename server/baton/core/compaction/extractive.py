@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from baton.core.compaction.blocks import failed_results
 from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
 from baton.core.compaction.error_facts import ErrorFact
 from baton.core.compaction.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.prompts import extract_summary
 from baton.core.compaction.span_facts import SpanFacts
 from baton.core.compaction.user_messages import bullet, indent
-from baton.core.messages import Message
+from baton.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 # Share of the summary each section may use; the user-messages section gets the rest.
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
@@ -55,32 +56,49 @@ class Facts:
         if span is None:
             span = SpanFacts.extract(messages)
         facts = cls(paths=span.paths, errors=span.errors)
-        for message in messages:
+        for message in messages:  # blocks tested by exact type: see `blocks`
             if message.kind == "summary":
                 text = message.text()
                 prompts, rest = split_summary_prompts(_summary_body(text))
                 facts.prompts.extend(prompts)
                 if rest.strip():
                     facts.carried.append(rest.strip())
-            elif message.is_user_prompt:
-                text = message.text().strip()
-                if text:
-                    facts.prompts.append(text)
-                    facts.span_prompts.append(text)
-                    facts.trailing_prompts.append(text)
-                    facts.terms.update(_terms(text))
+                facts.failed_calls += failed_results(message.content)
             elif message.role == "assistant":
                 facts._note_assistant(message)
-            facts.failed_calls += sum(1 for r in message.tool_results() if r.is_error)
+            else:
+                facts._note_user(message)
         return facts
 
+    def _note_user(self, message: Message) -> None:
+        results = failed = 0
+        for block in message.content:
+            if type(block) is ToolResultBlock:
+                results += 1
+                failed += 1 if block.is_error else 0
+        self.failed_calls += failed
+        if message.kind != "message" or (results and results == len(message.content)):
+            return  # an attachment, or tool results only: no prompt
+        text = message.text().strip()
+        if text:
+            self.prompts.append(text)
+            self.span_prompts.append(text)
+            self.trailing_prompts.append(text)
+            self.terms.update(_terms(text))
+
     def _note_assistant(self, message: Message) -> None:
-        for use in message.tool_uses():
-            self.tool_calls[use.name] += 1
-            todos = use.input.get("todos") if isinstance(use.input, dict) else None
-            if isinstance(todos, list):
-                self.todos = [t for t in todos if isinstance(t, dict)]
-        if message.has_text:
+        has_text = False
+        for block in message.content:
+            if type(block) is ToolUseBlock:
+                self.tool_calls[block.name] += 1
+                todos = block.input.get("todos") if isinstance(block.input, dict) else None
+                if isinstance(todos, list):
+                    self.todos = [t for t in todos if isinstance(t, dict)]
+            elif type(block) is TextBlock:
+                has_text = has_text or bool(block.text.strip())
+            elif type(block) is ToolResultBlock and block.is_error:
+                self.failed_calls += 1
+        if has_text:
             self.replies += 1
             self.last_reply = message.text().strip()
             self.trailing_prompts.clear()

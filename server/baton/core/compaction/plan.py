@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from baton.core.boundary import DIRECTIONS, AdjustedPivot, Direction
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
-from baton.core.messages import Message, unanswered_tool_uses
+from baton.core.messages import Message, ToolResultBlock, ToolUseBlock, unanswered_tool_uses
 from baton.core.settings import KeepWindowSettings
 
 
@@ -53,18 +53,20 @@ def safe_cuts(view: Sequence[Message]) -> list[bool]:
 
     use_at: dict[str, int] = {}
     span: dict[str, tuple[int, int]] = {}
-    for index, message in enumerate(view):
+    for index, message in enumerate(view):  # blocks tested by exact type: see `blocks`
         if message.role == "assistant":
-            for use in message.tool_uses():
-                use_at[use.id] = index
+            for block in message.content:
+                if type(block) is ToolUseBlock:
+                    use_at[block.id] = index
             if message.api_message_id is not None:
                 first, _ = span.get(message.api_message_id, (index, index))
                 span[message.api_message_id] = (first, index)
             continue
-        for result in message.tool_results():
-            start = use_at.get(result.tool_use_id)
-            if start is not None:
-                forbid(start, index)
+        for block in message.content:
+            if type(block) is ToolResultBlock:
+                start = use_at.get(block.tool_use_id)
+                if start is not None:
+                    forbid(start, index)
     for first, last in span.values():
         forbid(first, last)
     for use in unanswered_tool_uses(view):

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from baton.core.compaction.blocks import is_prompt
 from baton.core.compaction.error_facts import ErrorFact, result_errors
 from baton.core.compaction.facts import PathTouch, attachment_path, tool_paths
 from baton.core.messages import Message, ToolResultBlock, ToolUseBlock
@@ -33,19 +34,20 @@ class SpanFacts:
         prompts: list[str] = []
         errors: dict[str, ErrorFact] = {}
         for message in messages:
-            restored = attachment_path(message)
-            if restored is not None:
-                _note(touches, restored, "restored")
-            elif message.is_user_prompt:
+            if message.kind == "attachment":
+                restored = attachment_path(message)
+                if restored is not None:
+                    _note(touches, restored, "restored")
+            elif is_prompt(message):
                 text = message.text().strip()
                 if text:
                     prompts.append(text)
-            for block in message.content:
-                if isinstance(block, ToolUseBlock):
+            for block in message.content:  # exact types: see `blocks`
+                if type(block) is ToolUseBlock:
                     for path, op in tool_paths(block):
                         _note(touches, path, op)
                         _note(tool_touches, path, op)
-                elif isinstance(block, ToolResultBlock):
+                elif type(block) is ToolResultBlock:
                     for fact in result_errors(block):
                         errors.setdefault(fact.line, fact)
         return cls(

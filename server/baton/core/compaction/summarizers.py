@@ -76,11 +76,15 @@ def _strip_block(block: ContentBlock) -> ContentBlock:
     return block
 
 
+_MEDIA_BLOCKS = frozenset({ImageBlock, DocumentBlock, CompactionBlock})
+
+
 def _has_media(block: ContentBlock) -> bool:
-    """True for a block `_strip_block` rewrites (media, and the API's own summary)."""
-    if isinstance(block, ImageBlock | DocumentBlock | CompactionBlock):
+    """True for a block `_strip_block` rewrites (media, and the API's own summary); tested
+    by exact type (see `blocks`), since every block of the span is tested."""
+    if type(block) in _MEDIA_BLOCKS:
         return True
-    if isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+    if type(block) is ToolResultBlock and isinstance(block.content, list):
         return any(str(part.get("type")) in _MEDIA_MARKERS for part in block.content)
     return False
 
@@ -94,7 +98,7 @@ def strip_media(messages: Iterable[Message]) -> list[Message]:
     for message in messages:
         if message.kind == "attachment":
             continue
-        if any(_has_media(block) for block in message.content):
+        if any(map(_has_media, message.content)):
             content = [_strip_block(block) for block in message.content]
             message = message.model_copy(update={"content": content})
         stripped.append(message)

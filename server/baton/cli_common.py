@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +40,8 @@ def existing_file(name: str) -> Path:
 def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
     """A session read from a Baton transcript (read-only) or imported from a Claude Code
     file into a temporary data directory that is deleted afterwards."""
+    import tempfile
+
     from baton.core.store import SessionStore
     from baton.session_files import session_from_file
 

@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from baton import __version__
 from baton.core import redaction
-from baton.lsp import framing, network
+from baton.lsp import framing
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
 
 if TYPE_CHECKING:
@@ -167,11 +167,15 @@ class BatonServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one client over TCP, behind the token (see lsp/network.py)."""
+        from baton.lsp import network  # the stdio server never needs it
+
         self._stop_event = stop_event = threading.Event()
         network.serve_tcp(self, host, port, stop_event)
 
     def start_ws(self, host: str, port: int) -> None:
         """Serve one client over a WebSocket, behind the token and the Origin check."""
+        from baton.lsp import network
+
         self._stop_event = stop_event = threading.Event()
         network.serve_ws(self, host, port, stop_event)
 

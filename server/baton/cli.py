@@ -1,4 +1,7 @@
-"""The `baton` command line: one small function per subcommand, errors as one stderr line."""
+"""The `baton` command line: one small function per subcommand, errors as one stderr line.
+
+`baton serve` without options, the command editors start, runs the server without
+building the parser (argparse's help formatter, every subcommand's module)."""
 
 from __future__ import annotations
 
@@ -10,10 +13,6 @@ from collections.abc import Callable, Sequence
 
 from baton import __version__
 from baton.cli_common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
-from baton.cli_compact import add_compact
-from baton.cli_import import add_import
-from baton.cli_payload import add_payload
-from baton.cli_usage import add_show, add_usage
 from baton.core.errors import BatonError, InvalidParams
 
 __all__ = ["EXAMPLES_DIR", "EXAMPLE_SESSION", "build_parser", "main"]
@@ -71,15 +70,13 @@ def add_demo(subparsers: Subparsers) -> None:
     parser.set_defaults(func=cmd_demo)
 
 
-COMMANDS: list[Callable[[Subparsers], None]] = [
-    add_serve,
-    add_demo,
-    add_usage,
-    add_show,
-    add_import,
-    add_compact,
-    add_payload,
-]
+def subcommands() -> list[Callable[[Subparsers], None]]:
+    from baton.cli_compact import add_compact
+    from baton.cli_import import add_import
+    from baton.cli_payload import add_payload
+    from baton.cli_usage import add_show, add_usage
+
+    return [add_serve, add_demo, add_usage, add_show, add_import, add_compact, add_payload]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,9 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in COMMANDS:
+    for add in subcommands():
         add(subparsers)
     return parser
+
+
+def plain_serve() -> argparse.Namespace:
+    """What the parser makes of `serve` alone, without building the parser."""
+    return argparse.Namespace(command="serve", tcp=None, ws=None, log_level="INFO", func=cmd_serve)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,14 +106,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or a usage error argparse printed
-        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
-    if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+    given = sys.argv[1:] if argv is None else list(argv)
+    if given == ["serve"]:
+        args = plain_serve()
+    else:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(given)
+        except SystemExit as exc:  # --help, --version, or a usage error argparse printed
+            return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
     try:
         return int(args.func(args))
     except BrokenPipeError:

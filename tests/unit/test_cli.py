@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from baton.cli import EXAMPLE_SESSION, EXAMPLES_DIR, main
+from baton.cli import EXAMPLE_SESSION, EXAMPLES_DIR, build_parser, main, plain_serve
 from baton.core.budget import compute_usage
 from baton.core.claude_code import import_with_report
 from baton.core.messages import MessageInput, invariant_violations
@@ -236,6 +236,10 @@ def test_no_command_or_a_bad_option_exits_2(capsys: pytest.CaptureFixture[str]) 
     assert main(["usage", "--no-such-option"]) == 2
     assert main(["--version"]) == 0
     capsys.readouterr()
+
+
+def test_serve_alone_is_what_the_parser_makes_of_it_without_the_parser() -> None:
+    assert vars(build_parser().parse_args(["serve"])) == vars(plain_serve())
 
 
 def test_the_console_entry_point_runs_as_a_subprocess() -> None:

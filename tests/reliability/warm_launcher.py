@@ -18,8 +18,14 @@ import sys
 
 
 def _warm() -> None:
-    """Import everything a server imports, and load the tokenizer, before any fork."""
+    """Import everything a server imports, and load the tokenizer, before any fork (the
+    server itself imports lsp/backend.py only once `initialize` is answered)."""
     import baton.cli
+    import baton.cli_compact
+    import baton.cli_import
+    import baton.cli_payload
+    import baton.cli_usage
+    import baton.lsp.backend
     import baton.lsp.server
     from baton.core.tokens import default_estimator
 

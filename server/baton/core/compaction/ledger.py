@@ -19,14 +19,15 @@ from baton.core.messages import Message
 PROMPT_PREFIX_CHARS = 200
 
 
-def _unique(values: Sequence[str]) -> list[str]:
+def _unique(values: Sequence[str]) -> dict[str, str]:
+    """The values whose normalized form is new, in order, each with that form."""
     seen: set[str] = set()
-    out: list[str] = []
+    out: dict[str, str] = {}
     for value in values:
         key = normalize(value)
         if key and key not in seen:
             seen.add(key)
-            out.append(value)
+            out[value] = key
     return out
 
 
@@ -34,10 +35,10 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _found(haystack: str, fact: str, prefix: int | None = None) -> bool:
-    """Whether `fact` (or its first `prefix` characters) occurs in the normalized haystack as
-    whole words: a short prompt like "yes" must not be found inside "eyes"."""
-    needle = normalize(fact)
+def _found(haystack: str, needle: str, prefix: int | None = None) -> bool:
+    """Whether the normalized fact `needle` (or its first `prefix` characters) occurs in the
+    normalized haystack as whole words: a short prompt like "yes" must not be found inside
+    "eyes"."""
     whole = prefix is None or len(needle) <= prefix
     if not whole:
         needle = needle[:prefix].rstrip()
@@ -84,9 +85,9 @@ def retention(
     errors = _unique([fact.line for fact in facts.errors])
 
     missing = (
-        [p for p in prompts if not _found(haystack, p, PROMPT_PREFIX_CHARS)],
-        [p for p in paths if not _found(haystack, p)],
-        [e for e in errors if not _found(haystack, e)],
+        [p for p, key in prompts.items() if not _found(haystack, key, PROMPT_PREFIX_CHARS)],
+        [p for p, key in paths.items() if not _found(haystack, key)],
+        [e for e, key in errors.items() if not _found(haystack, key)],
     )
     figures = Retention(
         prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),

@@ -40,6 +40,8 @@ ERRORS_TITLE = "### Errors seen"
 def _ledger_prompt(prompt: str) -> str:
     """The prompt's head, at least LEDGER_PROMPT_CHARS characters once whitespace is
     normalized (so the ledger always carries the part the check compares)."""
+    if len(prompt) <= LEDGER_PROMPT_CHARS:
+        return prompt
     wanted = min(LEDGER_PROMPT_CHARS, len(normalize(prompt)))
     end = LEDGER_PROMPT_CHARS
     while end < len(prompt) and len(normalize(prompt[:end])) < wanted:

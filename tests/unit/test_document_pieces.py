@@ -128,6 +128,29 @@ def test_a_later_rendering_leaves_an_earlier_one_as_it_was(service: BatonService
     assert first.text == text and first.sections == sections
 
 
+def test_a_pieces_text_is_made_when_first_read_and_reads_as_it_was_rendered(
+    service: BatonService,
+) -> None:
+    """Pieces keep counts only until a client reads the document; a text read later is the
+    one of the moment of rendering, even after a pin changed a message in place."""
+    sid = service.create().session_id
+    turn(service, sid, 1)
+    turn(service, sid, 2)
+    session = service.session(sid)
+    first = render_session("t", sid, "m", session.view_messages())
+    expected = render_session("t", sid, "m", session.view_messages()).text
+    assert not any(piece._text for piece in first.pieces)  # nothing read yet
+
+    service.pin(sid, session.view[0], True)  # in place, on a message `first` rendered
+    turn(service, sid, 3)
+    later = render_session("t", sid, "m", session.view_messages(), previous=first, grown=False)
+
+    assert first.text == expected
+    assert all(piece._text for piece in first.pieces)  # kept once read
+    assert "pinned" in later.text.split("\n")[later.sections[0].start_line]
+    assert later.text == render_session("t", sid, "m", session.view_messages()).text
+
+
 def test_diagnostics_from_kept_state_are_those_found_in_the_messages(
     service: BatonService, tmp_path: Path
 ) -> None:

@@ -34,7 +34,7 @@ ROLE_TITLES = {"user": "User", "assistant": "Assistant"}
 KIND_TITLES = {"message": "message", "summary": "summary", "attachment": "attachment"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Section:
     """Where one message sits: inclusive line numbers, and the last line's width."""
 
@@ -48,16 +48,27 @@ class Section:
         return self.start_line <= line <= self.end_line
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Piece:
-    """One message's lines, joined, and what they were rendered from."""
+    """One message's place in the document and what it is rendered from.
+
+    Its text is rendered again from the message and `key` when first asked for, and kept
+    from then on: the diagnostics of every change need only the counts, and a session no
+    client reads the document of does not hold a second copy of its text.
+    """
 
     message: Message
     key: tuple[Any, ...]  # what the heading shows, besides the message's identity
-    text: str
     line_count: int
     end_character: int
     heading_character: int
+    _text: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        if not self._text:
+            self._text.append("\n".join(_lines(self.message, self.key)))
+        return self._text[0]
 
 
 @dataclass(frozen=True)
@@ -171,31 +182,35 @@ def _key(message: Message) -> tuple[Any, ...]:
 
 
 def _piece(message: Message, encoding: str) -> Piece:
-    lines = ["", heading(message)]
-    body = _body(message)
-    if body:
-        lines.append("")
-        lines.extend(body)
+    key = _key(message)
+    lines = _lines(message, key)
     return Piece(
         message=message,
-        key=_key(message),
-        text="\n".join(lines),
+        key=key,
         line_count=len(lines),
         end_character=code_units(lines[-1], encoding),
         heading_character=code_units(lines[1], encoding),
     )
 
 
-def heading(message: Message) -> str:
-    parts = [
-        ROLE_TITLES.get(message.role, message.role),
-        KIND_TITLES.get(message.kind, message.kind),
-        message.id,
-        f"{message.tokens:,} tokens",
-    ]
-    if message.pinned:
+def _lines(message: Message, key: tuple[Any, ...]) -> list[str]:
+    """A piece's lines: its heading as `key` says (a message's pin changes in place; the
+    piece shows it as it was when the piece was made), then the message's blocks."""
+    lines = ["", _heading(message.id, key)]
+    body = _body(message)
+    if body:
+        lines.append("")
+        lines.extend(body)
+    return lines
+
+
+def _heading(message_id: str, key: tuple[Any, ...]) -> str:
+    role, kind, tokens, pinned, stop_reason = key
+    parts = [ROLE_TITLES.get(role, role), KIND_TITLES.get(kind, kind), message_id]
+    parts.append(f"{tokens:,} tokens")
+    if pinned:
         parts.append("pinned")
-    if message.stop_reason == "interrupted":
+    if stop_reason == "interrupted":
         parts.append("interrupted")
     return "## " + " · ".join(parts)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from baton.core import tokens
+from baton.core import cl100k, tokens
 from baton.core.cl100k import Cl100k, load_cl100k
 from baton.core.tokens import Encoder, Estimator, TokenizerNotReady
 
@@ -134,3 +134,52 @@ def test_encoding_is_tiktokens_own(text: str, monkeypatch: pytest.MonkeyPatch) -
     assert encoder.count(text) == len(reference.encode(text, disallowed_special=()))
     with pytest.raises(ValueError, match="plain text only"):
         encoder.encode(text, disallowed_special="all")
+
+
+def test_an_early_build_is_what_the_next_load_of_the_shipped_file_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cl100k, "_early", None)
+    monkeypatch.setattr(cl100k, "_early_taken", False)
+    built: list[Cl100k] = []
+    real = cl100k._build
+
+    def counted(path: Path, expected_hash: str) -> Cl100k:
+        built.append(real(path, expected_hash))
+        return built[-1]
+
+    monkeypatch.setattr(cl100k, "_build", counted)
+    cl100k.build_early()
+    cl100k.build_early()  # once per process
+    taken = load_cl100k()
+
+    assert built == [taken]
+    assert taken.encode(PROSE) == load_cl100k().encode(PROSE)  # later loads build anew
+    assert len(built) == 2
+    cl100k.build_early()  # taken: never built ahead again
+    load_cl100k()
+    assert len(built) == 3
+
+
+def test_an_early_build_that_failed_fails_the_load_that_takes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cl100k, "_early", None)
+    monkeypatch.setattr(cl100k, "_early_taken", False)
+    real = cl100k._build
+    calls: list[int] = []
+
+    def fails_first(path: Path, expected_hash: str) -> Cl100k:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("the early build could not read the file")
+        return real(path, expected_hash)
+
+    monkeypatch.setattr(cl100k, "_build", fails_first)
+    cl100k.build_early()
+    estimator = Estimator(background=True)
+
+    assert estimator.count_text("four words right here") > 0  # the chars / 4 fallback
+    assert not estimator.exact
+    assert "the early build could not read the file" in (estimator.fallback_reason or "")
+    assert len(calls) == 1

@@ -6,6 +6,7 @@ import binascii
 import hashlib
 import importlib.util
 import io
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -116,11 +117,20 @@ def load_cl100k(path: Path | None = None, expected_hash: str = CL100K_SHA256) ->
 
     Read and parsed here rather than through tiktoken's loader, which would also write a
     copy into a cache directory; nothing here touches the network. The ranks dict lives
-    only while the Rust tables are built from it.
+    only while the Rust tables are built from it. The shipped file's encoder is the one
+    `build_early` built, when it was started.
     """
+    if path is None and expected_hash == CL100K_SHA256:
+        early = _take_early()
+        if early is not None:
+            return early
+    return _build(path or find_bpe_file(), expected_hash)
+
+
+def _build(path: Path, expected_hash: str) -> Cl100k:
     from tiktoken import _tiktoken  # type: ignore[attr-defined]  # the Rust extension
 
-    data = (path or find_bpe_file()).read_bytes()
+    data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected_hash:
         raise ValueError(f"cl100k_base BPE file hash mismatch: {digest} != {expected_hash}")
@@ -136,3 +146,51 @@ def load_cl100k(path: Path | None = None, expected_hash: str = CL100K_SHA256) ->
                 ranks[decode(token)] = int(rank)
     core = _tiktoken.CoreBPE(ranks, CL100K_SPECIAL, CL100K_PATTERN)
     return Cl100k(core)
+
+
+class _EarlyBuild:
+    """The shipped encoder, built ahead on a thread of its own."""
+
+    def __init__(self) -> None:
+        self._result: Cl100k | Exception | None = None
+        self._thread = threading.Thread(target=self._run, name="cl100k-early", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = _build(find_bpe_file(), CL100K_SHA256)
+        except Exception as exc:  # raised again to whoever takes the result
+            self._result = exc
+
+    def take(self) -> Cl100k:
+        self._thread.join()
+        if isinstance(self._result, Cl100k):
+            return self._result
+        raise self._result or RuntimeError("the early cl100k build stopped")
+
+
+_early: _EarlyBuild | None = None
+_early_taken = False
+_early_lock = threading.Lock()
+
+
+def build_early() -> None:
+    """Start building the shipped encoder now, once per process, on a thread; the next
+    `load_cl100k()` of the shipped file takes what it built (or raises what it raised).
+
+    The build holds the Python dict of the 100k ranks beside the Rust tables made from it
+    (~11 MB more than the encoder keeps afterwards). The server starts it as soon as
+    `initialize` is answered, before it imports the rest of Baton: built while the process
+    is small, that moment is not the process's peak."""
+    global _early
+    with _early_lock:
+        if _early is None and not _early_taken:
+            _early = _EarlyBuild()
+
+
+def _take_early() -> Cl100k | None:
+    global _early, _early_taken
+    with _early_lock:
+        early, _early = _early, None
+        _early_taken = _early_taken or early is not None
+    return early.take() if early is not None else None

@@ -27,6 +27,7 @@ from baton import __version__
 from baton.core import redaction
 from baton.lsp import framing
 from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
+from baton.process_memory import share_one_arena
 
 if TYPE_CHECKING:
     from baton.core.messages import WireModel
@@ -100,7 +101,11 @@ class BatonServer(LanguageServer):
 
     def load(self) -> None:
         """Load the service, the session documents and the routes now (each loads at its
-        first use anyway): called right after `initialize` is answered."""
+        first use anyway): called right after `initialize` is answered. The tokenizer's
+        build starts first, while the process is small (see `cl100k.build_early`)."""
+        from baton.core import cl100k
+
+        cl100k.build_early()
         try:
             _ = self.service, self.documents, self.routes
         except Exception:  # each use retries and answers the failure itself
@@ -220,6 +225,7 @@ def configure_logging(level: str = "INFO") -> None:
 
 def serve(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO") -> int:
     """Run the server on stdio, or on one TCP / WebSocket address; returns an exit code."""
+    share_one_arena()  # before any thread starts
     configure_logging(log_level)
     server = create_server()
     if tcp:

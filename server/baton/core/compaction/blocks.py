@@ -3,7 +3,8 @@
 The content blocks are the classes of one discriminated union and have no subclasses, so a
 block's exact type says what it is. Tested so (`type(block) is ToolUseBlock`), a block that
 is not of a class costs nothing, where `isinstance` of a pydantic model that is not one
-goes through pydantic's and abc's instance checks (about 150 ns a test).
+calls the `__instancecheck__` that pydantic's metaclass defines (about 150 ns a test; one
+that is of the class is answered before that call).
 """
 
 from __future__ import annotations

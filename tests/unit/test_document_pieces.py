@@ -139,14 +139,14 @@ def test_a_pieces_text_is_made_when_first_read_and_reads_as_it_was_rendered(
     session = service.session(sid)
     first = render_session("t", sid, "m", session.view_messages())
     expected = render_session("t", sid, "m", session.view_messages()).text
-    assert not any(piece._text for piece in first.pieces)  # nothing read yet
+    assert all(piece._text is None for piece in first.pieces)  # nothing read yet
 
     service.pin(sid, session.view[0], True)  # in place, on a message `first` rendered
     turn(service, sid, 3)
     later = render_session("t", sid, "m", session.view_messages(), previous=first, grown=False)
 
     assert first.text == expected
-    assert all(piece._text for piece in first.pieces)  # kept once read
+    assert all(piece._text is not None for piece in first.pieces)  # kept once read
     assert "pinned" in later.text.split("\n")[later.sections[0].start_line]
     assert later.text == render_session("t", sid, "m", session.view_messages()).text
 

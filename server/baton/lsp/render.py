@@ -62,13 +62,14 @@ class Piece:
     line_count: int
     end_character: int
     heading_character: int
-    _text: list[str] = field(default_factory=list, compare=False, repr=False)
+    _text: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
-        if not self._text:
-            self._text.append("\n".join(_lines(self.message, self.key)))
-        return self._text[0]
+        if self._text is None:  # the one change a piece sees: its text, made once
+            object.__setattr__(self, "_text", "\n".join(_lines(self.message, self.key)))
+        assert self._text is not None
+        return self._text
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,16 @@ from baton.core.session import Session, TokenCounter
 from baton.core.store import SessionStore, new_session_id
 from baton.core.transcript import Event, Transcript, check_writable
 
-__all__ = ["MAX_IMPORT_BYTES", "ImportReport", "import_claude_code", "import_with_report"]
+__all__ = [
+    "MAX_IMPORT_BYTES",
+    "ImportReport",
+    "import_claude_code",
+    "import_with_report",
+    "named_file",
+]
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
+MAX_PATH = 4096  # characters in a path a request names
 
 
 @dataclass
@@ -63,6 +70,22 @@ class ImportReport:
         out = {to_camel(k): v for k, v in asdict(self).items()}
         out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
         return out
+
+
+def named_file(path: str) -> Path:
+    """The file a request names for import, or InvalidParams saying why it cannot be read."""
+    if len(path) > MAX_PATH:
+        raise InvalidParams(f"path is longer than {MAX_PATH} characters")
+    shown = path if len(path) <= 200 else path[:200] + "..."
+    file = Path(path).expanduser()
+    try:
+        found = file.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL, an unreadable folder
+        reason = getattr(exc, "strerror", None) or "not a usable path"
+        raise InvalidParams(f"cannot read {shown!r}: {reason}") from None
+    if not found:
+        raise InvalidParams(f"no file at {shown!r}")
+    return file
 
 
 def import_claude_code(path: Path, store: SessionStore, *, title: str | None = None) -> Session:

@@ -4,33 +4,32 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from baton.core.background import Background
 from baton.core.budget import Usage, budget_for, compute_usage
-from baton.core.claude_code import import_claude_code
+from baton.core.claude_code import import_claude_code, named_file
 from baton.core.compaction import engine
 from baton.core.compaction.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summarizers import Progress, Summarizer
 from baton.core.editor_files import EditorFiles, path_problem, uri_to_path
-from baton.core.errors import BatonError, InvalidParams, NothingToCompact
+from baton.core.errors import BatonError, NothingToCompact
 from baton.core.exact_counts import with_exact_count
 from baton.core.messages import ContentBlock, Message, MessageInput
 from baton.core.model_access import ModelAccess
+from baton.core.service_results import Appended, RenderData, Reply
 from baton.core.session import Session
 from baton.core.settings import Settings, parse_settings
 from baton.core.store import SessionStore
 from baton.core.tokens import Estimator, default_estimator
 from baton.core.transcript import check_writable
+from baton.core.turn_watch import TurnWatch
 from baton.core.upkeep import ProgressScope, Upkeep
 
 log = logging.getLogger(__name__)
-
-MAX_PATH = 4096  # characters in a path a request names
 
 UsageListener = Callable[[str, Usage], None]
 SessionListener = Callable[[str, str], None]
@@ -40,30 +39,6 @@ Warn = Callable[[str], None]
 
 def _ignore(*_: Any) -> None:
     """The default listener: events nobody listens to go nowhere."""
-
-
-@dataclass
-class Appended:
-    message_ids: list[str]
-    repairs: list[str]
-    usage: Usage
-
-
-@dataclass
-class Reply:
-    message: Message
-    usage: Usage
-
-
-@dataclass
-class RenderData:
-    """Everything a session document shows, read at one moment."""
-
-    session: Session
-    messages: list[Message]
-    usage: Usage
-    last_boundary_id: str | None
-    auto_paused_by: str | None = None  # "failures" or "thrashing" while auto-compact is paused
 
 
 class BatonService:
@@ -151,18 +126,7 @@ class BatonService:
         self.on_session_changed(session_id, "delete")
 
     def import_file(self, path: str, title: str | None = None) -> Session:
-        if len(path) > MAX_PATH:
-            raise InvalidParams(f"path is longer than {MAX_PATH} characters")
-        shown = path if len(path) <= 200 else path[:200] + "..."
-        file = Path(path).expanduser()
-        try:
-            found = file.is_file()
-        except (OSError, ValueError) as exc:  # a name too long, a NUL, an unreadable folder
-            reason = getattr(exc, "strerror", None) or "not a usable path"
-            raise InvalidParams(f"cannot read {shown!r}: {reason}") from None
-        if not found:
-            raise InvalidParams(f"no file at {shown!r}")
-        session = import_claude_code(file, self.store, title=title)
+        session = import_claude_code(named_file(path), self.store, title=title)
         self._changed(session.session_id, "create")
         return session
 
@@ -229,17 +193,7 @@ class BatonService:
 
         session = self.session(session_id)
         client = self.models.client(self.settings)
-        seen = [_mark(session)]
-
-        def catch_up() -> None:
-            now = _mark(session)
-            if now[0] != seen[0][0]:
-                self._changed(session_id, "compact")
-            elif now != seen[0]:
-                view = session.view_messages()
-                last_role = view[-1].role if view else "user"
-                self._changed(session_id, "reply" if last_role == "assistant" else "append")
-            seen[0] = now
+        watch = TurnWatch(session, lambda reason: self._changed(session_id, reason))
 
         def delta(message_id: str, text: str) -> None:
             self.on_delta(session_id, message_id, text)
@@ -254,12 +208,12 @@ class BatonService:
             auto=self.auto(),
             compact_context=lambda: self.compact_context(session_id=session_id),
             progress=progress,
-            on_step=catch_up,
+            on_step=watch.catch_up,
         )
         try:
             result = await chat.send(session, content=content, tools=tools, ctx=context)
         finally:
-            catch_up()  # a failed or cancelled turn may still have kept the prompt
+            watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
         self.upkeep.after_reply(session_id)
         return Reply(result.message, self.usage(session_id))
 
@@ -347,8 +301,3 @@ class BatonService:
         for session_id in self.open_session_ids():
             if (self.session(session_id).model or self.settings.model) == model:
                 self._publish_usage(session_id)
-
-
-def _mark(session: Session) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What a client can see of a session: its compactions and its view."""
-    return tuple(session.active), tuple(session.view)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.core.errors import SessionNotFound
-from baton.core.service import RenderData
+from baton.core.service_results import RenderData
 from baton.lsp.diagnostics import build_diagnostics
 from baton.lsp.render import RenderedSession, render_session
 from baton.protocol import session_uri

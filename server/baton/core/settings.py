@@ -11,61 +11,10 @@ import platformdirs
 from pydantic import Field, ValidationError, field_validator
 
 from baton.core.messages import WireModel
+from baton.core.settings_lists import DEFAULT_EXCLUDES, DEFAULT_MICROCOMPACT_TOOLS
 from baton.core.thinking import ThinkingSetting, parse_thinking
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-# Files that hold credentials, never restored into the model's view (matched against the
-# path relative to its workspace folder and against the file name, ignoring case).
-DEFAULT_EXCLUDES = [
-    ".env*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.ppk",
-    "*.kdbx",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    ".netrc",
-    "_netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".pgpass",
-    ".htpasswd",
-    "credentials.json",
-    "**/.aws/credentials",
-    "**/.ssh/**",
-    "**/.gnupg/**",
-    "**/.docker/config.json",
-    "**/.kube/config",
-    "**/secrets/**",
-]
-DEFAULT_MICROCOMPACT_TOOLS = [
-    "Read",
-    "Bash",
-    "Grep",
-    "Glob",
-    "WebFetch",
-    "WebSearch",
-    "Edit",
-    "MultiEdit",
-    "Write",
-    "NotebookEdit",
-    "read_file",
-    "bash",
-    "shell",
-    "grep",
-    "glob",
-    "web_fetch",
-    "web_search",
-    "edit",
-    "write",
-]
 
 
 class AutoCompactSettings(WireModel):

@@ -1,0 +1,56 @@
+"""The settings' default lists: the files never restored, and the tools microcompact clears."""
+
+from __future__ import annotations
+
+# Files that hold credentials, never restored into the model's view (matched against the
+# path relative to its workspace folder and against the file name, ignoring case).
+DEFAULT_EXCLUDES = [
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".htpasswd",
+    "credentials.json",
+    "**/.aws/credentials",
+    "**/.ssh/**",
+    "**/.gnupg/**",
+    "**/.docker/config.json",
+    "**/.kube/config",
+    "**/secrets/**",
+]
+DEFAULT_MICROCOMPACT_TOOLS = [
+    "Read",
+    "Bash",
+    "Grep",
+    "Glob",
+    "WebFetch",
+    "WebSearch",
+    "Edit",
+    "MultiEdit",
+    "Write",
+    "NotebookEdit",
+    "read_file",
+    "bash",
+    "shell",
+    "grep",
+    "glob",
+    "web_fetch",
+    "web_search",
+    "edit",
+    "write",
+]

@@ -4,8 +4,6 @@ with others of their shape, and every instance still reads and changes as its ow
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -42,45 +40,6 @@ def test_messages_of_one_shape_share_one_set_and_read_as_unshared_ones() -> None
     assert first == plain
     assert first.wire() == plain.wire()
     assert first.model_dump(exclude_unset=True) == plain.model_dump(exclude_unset=True)
-
-
-def test_a_loaded_instance_dict_holds_the_same_items() -> None:
-    shared, plain = loaded("a"), Message.model_validate(wire("a"))
-
-    assert list(shared.__dict__.items()) == list(plain.__dict__.items())
-    shared.stop_reason = "end_turn"
-    shared.__dict__["model"] = "m"
-    assert (shared.stop_reason, shared.model) == ("end_turn", "m")
-    assert loaded("b").stop_reason is None and loaded("b").model is None
-
-
-# in a fresh interpreter, as in a server: a loaded session's messages and blocks have
-# instance dicts that share their keys (smaller than the ones pydantic builds)
-KEY_SHARING = """
-import sys, tempfile
-from pathlib import Path
-from baton.core.messages import Message, MessageInput
-from baton.core.store import SessionStore
-data = Path(tempfile.mkdtemp())
-store = SessionStore(data, lambda m: 1)
-session = store.create(title="t")
-for n in range(20):
-    session.append([MessageInput(role=("user", "assistant")[n % 2], content=f"turn {n}")])
-store.close()
-loaded = SessionStore(data, lambda m: 1).get(session.session_id).view_messages()
-plain = [Message.model_validate(m.wire()) for m in loaded]
-size = sys.getsizeof
-pairs = list(zip(loaded, plain))
-print(all(size(a.__dict__) < size(b.__dict__) for a, b in pairs))
-print(all(size(a.content[0].__dict__) <= size(b.content[0].__dict__) for a, b in pairs))
-"""
-
-
-def test_a_loaded_session_keeps_key_sharing_instance_dicts() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", KEY_SHARING], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.split() == ["True", "True"]
 
 
 def test_a_change_to_one_instance_never_reaches_another() -> None:

@@ -200,11 +200,7 @@ class Message(WireModel, Shared):
 
 def share_bookkeeping(message: Message) -> Message:
     """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
-    share(message)
-    if message.usage is not None:
-        share(message.usage)
-    for block in message.content:
-        share(block)
+    share((message, message.usage, *message.content))
     return message
 
 

@@ -8,17 +8,11 @@ validated the one set of its shape and one empty extras dict for all. pydantic's
 (`model_copy`, `copy`, `deepcopy`) copy them; an assignment that would add to a shared set
 or dict first gives the instance its own copy (`Shared.__setattr__`), so a change to one
 instance never reaches another, and every instance reads as it would without the sharing.
-
-The instance dict pydantic-core builds holds its own table of keys; `share` rebuilds it,
-same keys in the same order, as the interpreter builds an instance's dict, one that shares
-its keys with every other instance of the class (PEP 412): ~1.8 MB less for the same
-session. Any later change to it is an ordinary dict change. Whether the interpreter shares
-the keys is its own affair: a process that has made these classes' dicts in other ways
-(the unit tests' process, for one) may be given ordinary dicts, as correct, not smaller.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -39,18 +33,18 @@ class Shared(BaseModel):
         super().__setattr__(name, value)
 
 
-def share(model: Shared) -> None:
-    """Let `model` (just validated, seen by nothing else yet) use the shared bookkeeping."""
-    names = model.__pydantic_fields_set__
-    key = frozenset(names)
-    shared = _SHAPES.get(key)
-    if shared is None and len(_SHAPES) < MAX_SHAPES:
-        shared = _SHAPES[key] = set(names)
-    if shared is not None:
-        object.__setattr__(model, "__pydantic_fields_set__", shared)
-    if model.__pydantic_extra__ == {}:
-        object.__setattr__(model, "__pydantic_extra__", _NO_EXTRAS)
-    values = model.__dict__
-    object.__delattr__(model, "__dict__")
-    for name, value in values.items():  # the instance's dict made anew, by the interpreter
-        object.__setattr__(model, name, value)
+def share(models: Iterable[Shared | None]) -> None:
+    """Let `models` (just validated, seen by nothing else yet) use the shared bookkeeping."""
+    shapes, set_ = _SHAPES, object.__setattr__
+    for model in models:
+        if model is None:
+            continue
+        names = model.__pydantic_fields_set__
+        key = frozenset(names)
+        shared = shapes.get(key)
+        if shared is None and len(shapes) < MAX_SHAPES:
+            shared = shapes[key] = set(names)
+        if shared is not None:
+            set_(model, "__pydantic_fields_set__", shared)
+        if model.__pydantic_extra__ == {}:
+            set_(model, "__pydantic_extra__", _NO_EXTRAS)

@@ -4,6 +4,7 @@ fingerprints of each prefix, running token tallies, the API rules' state, the an
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,8 @@ class ViewState:
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._running = hashlib.blake2b(digest_size=16)
         self.marks: list[str] = []  # marks[i]: the fingerprint of the view before message i
-        self.tally: list[int] = [0]  # tally[i]: stored token counts of the view's first i
+        # tally[i]: stored token counts of the view's first i (machine ints, not int objects)
+        self.tally: array[int] = array("q", [0])
         self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
         self.uncounted: list[int] = []  # indices of messages stored without a token count
         self.rules: ApiRules | None = None  # built on first need (the first append)

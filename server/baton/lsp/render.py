@@ -58,11 +58,20 @@ class Piece:
     """
 
     message: Message
-    key: tuple[Any, ...]  # what the heading shows, besides the message's identity
+    # what the heading shows besides the message's identity, as it was when made (`key`)
+    role: str
+    kind: str
+    tokens: int
+    pinned: bool
+    stop_reason: str | None
     line_count: int
     end_character: int
     heading_character: int
     _text: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.role, self.kind, self.tokens, self.pinned, self.stop_reason)
 
     @property
     def text(self) -> str:
@@ -185,9 +194,14 @@ def _key(message: Message) -> tuple[Any, ...]:
 def _piece(message: Message, encoding: str) -> Piece:
     key = _key(message)
     lines = _lines(message, key)
+    role, kind, tokens, pinned, stop_reason = key
     return Piece(
-        message=message,
-        key=key,
+        message,
+        role,
+        kind,
+        tokens,
+        pinned,
+        stop_reason,
         line_count=len(lines),
         end_character=code_units(lines[-1], encoding),
         heading_character=code_units(lines[1], encoding),

@@ -190,3 +190,21 @@ def test_tool_pairs_kept_as_a_list_grows_are_those_found_in_the_whole_list(seed:
     awaiting = {u.id for u in unanswered_tool_uses(messages)}
 
     assert pairs.problems(awaiting) == unpaired_tool_calls(messages)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_packed_rules_and_pairs_continue_as_the_unpacked_ones(seed: int) -> None:
+    """What a view's state packs after it is built (its sets copied to their size) reads
+    and grows as before."""
+    messages = random_messages(seed)
+    cut = random.Random(seed).randint(0, len(messages))
+    rules = ApiRules().extend(messages[:cut]).packed()
+    pairs = ToolPairs().extend(messages[:cut]).packed()
+
+    trial = rules.fork().extend(messages[cut:])
+    assert rules.problems + trial.problems == invariant_violations(messages)
+    assert trial.unanswered() == unanswered_tool_uses(messages)
+    assert rules.extend(messages[cut:]).problems == invariant_violations(messages)
+    pairs.extend(messages[cut:])
+    awaiting = {u.id for u in unanswered_tool_uses(messages)}
+    assert pairs.problems(awaiting) == unpaired_tool_calls(messages)

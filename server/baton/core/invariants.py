@@ -74,6 +74,14 @@ class ApiRules:
             self.add(message)
         return self
 
+    def packed(self) -> ApiRules:
+        """These rules, their id sets copied to the size of what they hold (a set grown one
+        id at a time keeps the room its growth made, up to four times what it holds)."""
+        self._answered = _packed(self._answered)
+        self._results = _packed(self._results)
+        self._api_ids = _packed(self._api_ids)
+        return self
+
     def add(self, message: Message) -> list[str]:
         """Take in the next message; returns the problems it brought."""
         found: list[str] = []
@@ -150,6 +158,13 @@ class ToolPairs:
             self.add(message)
         return self
 
+    def packed(self) -> ToolPairs:
+        """These pairs, their tables copied to the size of what they hold."""
+        self._uses = dict(self._uses)
+        self._answered = set(self._answered)
+        self._open = dict(self._open)
+        return self
+
     def add(self, message: Message) -> None:
         for use in message.tool_uses():
             self._uses[use.id] = message.id
@@ -172,3 +187,7 @@ class ToolPairs:
             if use_id not in awaiting
         ]
         return [*self.orphans, *unanswered]
+
+
+def _packed(ids: _Ids) -> _Ids:
+    return set(ids) if isinstance(ids, set) else ids

@@ -53,12 +53,12 @@ class ViewState:
 
     def api_rules(self, view: Callable[[], list[Message]]) -> ApiRules:
         if self.rules is None:
-            self.rules = ApiRules().extend(view())
+            self.rules = ApiRules().extend(view()).packed()
         return self.rules
 
     def tool_pairs(self, view: Callable[[], list[Message]]) -> ToolPairs:
         if self.pairs is None:
-            self.pairs = ToolPairs().extend(view())
+            self.pairs = ToolPairs().extend(view()).packed()
         return self.pairs
 
     def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:

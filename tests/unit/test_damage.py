@@ -361,3 +361,30 @@ def test_an_append_with_a_lone_surrogate_is_invalid_and_writes_nothing(
     assert "UTF-8" in caught.value.message
     assert session.transcript.path.read_bytes() == before
     assert session.view == ["p1", "a1"]
+
+
+def test_a_hand_edited_message_id_with_a_lone_surrogate_loads(store: SessionStore) -> None:
+    """Baton never writes one (see above), but `json` reads `\\ud800` from a file edited by
+    hand: the session loads with the message in its view, and takes appends."""
+    session = store.create(title="t")
+    session.append([say("p1")])
+    path = session.transcript.path
+    store.close()
+    line = {
+        "type": "message",
+        "message": {
+            "id": "m\\ud800",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "hi"}],
+        },
+    }
+    with path.open("a") as handle:
+        handle.write(json.dumps(line).replace("\\\\ud800", "\\ud800") + "\n")
+
+    reopened = SessionStore(store.sessions_dir.parent, count)
+    loaded = reopened.get(session.session_id)
+
+    assert loaded.view == ["p1", "m\ud800"]
+    loaded.append([say("p2")])
+    assert loaded.view[-1] == "p2"
+    reopened.close()

@@ -37,7 +37,8 @@ class ViewState:
     def add(self, message: Message) -> str:
         """Take in the message that joins the view at its end; returns its mark."""
         mark = self._running.hexdigest()
-        self._running.update(message.id.encode() + b"\0")
+        # surrogatepass: an id read from a hand-edited file may hold a lone surrogate
+        self._running.update(message.id.encode("utf-8", "surrogatepass") + b"\0")
         if not message.tokens:
             self.uncounted.append(len(self.marks))
         self.marks.append(mark)

@@ -185,3 +185,17 @@ def first_and_last(sizes: Sequence[int], room: int) -> list[int]:
         chosen.append(index)
         room -= sizes[index]
     return sorted(chosen)
+
+
+def common_cap(sizes: Sequence[int], room: int, floor: int) -> int | None:
+    """The largest per-item cap (at least `floor`) under which the items fit in `room`."""
+    if sum(min(size, floor) for size in sizes) > room:
+        return None
+    low, high = floor, max([*sizes, floor])
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(size, middle) for size in sizes) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from baton.core.compaction.cuts import (
     CountText,
+    common_cap,
     count_within,
     cut_with_marker,
     first_and_last,
@@ -176,9 +177,9 @@ class _Fitter:
         room = self.budget - self.count(_render(note, after)) - self.count(PROMPTS_TITLE) - 2
         for _ in range(8):  # token counts do not quite add up: measure, then tighten
             if sum(min(size, PROMPT_FLOOR_TOKENS) for size in self.sizes) > room:
-                return None  # not even at the floor: what `_common_cap` would say
+                return None  # not even at the floor: what `common_cap` would say
             self._exact_sizes()
-            cap = _common_cap(self.sizes, room, PROMPT_FLOOR_TOKENS)
+            cap = common_cap(self.sizes, room, PROMPT_FLOOR_TOKENS)
             if cap is None:
                 return None
             items = [self._cut_to(i, cap) for i in range(len(self.sizes))]
@@ -218,20 +219,6 @@ class _Fitter:
                 return text
             room -= over + 2
         return worst
-
-
-def _common_cap(sizes: Sequence[int], room: int, floor: int) -> int | None:
-    """The largest per-item cap (at least `floor`) under which the items fit in `room`."""
-    if sum(min(size, floor) for size in sizes) > room:
-        return None
-    low, high = floor, max([*sizes, floor])
-    while low < high:
-        middle = (low + high + 1) // 2
-        if sum(min(size, middle) for size in sizes) <= room:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _share(needs: Sequence[int], room: int, weights: Sequence[float]) -> list[int]:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.compaction.cuts import CountText, count_within, cut_with_marker, first_and_last
+from baton.core.compaction.cuts import (
+    CountText,
+    common_cap,
+    count_within,
+    cut_with_marker,
+    first_and_last,
+)
 
 # A prompt is cut to no less than this (its first words and the cut marker); below it,
 # the prompts section lists the first and the latest prompts and says how many it left out.
@@ -41,14 +47,9 @@ def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> st
     ]
     if sum(sizes) <= budget:
         return "\n".join(items)
-    # The largest common length that fits: at least the floor, since the prompts fit there.
-    low, high = floor, max(sizes)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if sum(min(s, middle) for s in sizes) <= budget:
-            low = middle
-        else:
-            high = middle - 1
+    # The largest common length that fits: at least the floor (never None: the prompts
+    # fit at the floor, checked above).
+    low = common_cap(sizes, budget, floor) or floor
     return "\n".join(
         item if size <= low else bullet(cut_with_marker(p, max(low - 2, 0), count))
         for p, item, size in zip(prompts, items, sizes, strict=True)

@@ -239,6 +239,22 @@ class Harness:
         version = (await self.render(session_id))["version"]
         return await self.diagnostics(session_id, lambda p: p.version == version)
 
+    async def progress_begin(self, title: str | None = None, after: int = 0) -> Any:
+        """The first `$/progress` begin (with `title`, when given) recorded after `after`."""
+        return await self.recorder.notification(
+            types.PROGRESS,
+            lambda p: (
+                p.value.get("kind") == "begin" and (title is None or p.value.get("title") == title)
+            ),
+            after=after,
+        )
+
+    async def progress_end(self, token: Any) -> Any:
+        """The `$/progress` end of the progress `token`."""
+        return await self.recorder.notification(
+            types.PROGRESS, lambda p: p.token == token and p.value.get("kind") == "end"
+        )
+
     async def close(self) -> None:
         if not self.client.stopped:
             await self.client.shutdown_session()

@@ -24,20 +24,6 @@ def progress_values(lsp: Harness, token: Any) -> list[dict[str, Any]]:
     return [p.value for m, p in lsp.recorder.received if m == types.PROGRESS and p.token == token]
 
 
-async def auto_begin(lsp: Harness, after: int = 0) -> Any:
-    return await lsp.recorder.notification(
-        types.PROGRESS,
-        lambda p: p.value.get("kind") == "begin" and p.value.get("title") == TITLE,
-        after=after,
-    )
-
-
-async def progress_end(lsp: Harness, token: Any) -> Any:
-    return await lsp.recorder.notification(
-        types.PROGRESS, lambda p: p.token == token and p.value.get("kind") == "end"
-    )
-
-
 async def paused_usage(lsp: Harness, sid: str, paused: bool, after: int = 0) -> dict[str, Any]:
     found: dict[str, Any] = await lsp.recorder.notification(
         protocol.USAGE_CHANGED,
@@ -53,10 +39,10 @@ async def test_a_background_auto_compaction_reports_server_initiated_progress(
     lsp: Harness = await start_server(options={**SMALL, "summarizer": "extractive"})
     sid = (await lsp.create())["sessionId"]
     await lsp.append(sid, *conversation(19, words=90))
-    begin = await auto_begin(lsp)
+    begin = await lsp.progress_begin(TITLE)
     assert begin.value["cancellable"] is True
     assert begin.token in lsp.client.progress_reports  # window/workDoneProgress/create came first
-    await progress_end(lsp, begin.token)
+    await lsp.progress_end(begin.token)
     await lsp.recorder.notification(
         protocol.SESSION_CHANGED, lambda p: p["reason"] == "compact" and p["sessionId"] == sid
     )
@@ -85,12 +71,12 @@ async def test_cancelling_the_progress_cancels_the_background_auto_compaction(
     script = fake_anthropic.reply("<summary>never used</summary>", hold_after=3, gate=gate)
     try:
         await lsp.append(sid, *conversation(19, words=90))
-        begin = await auto_begin(lsp)
+        begin = await lsp.progress_begin(TITLE)
         assert await asyncio.to_thread(script.held.wait, 20)
         lsp.client.window_work_done_progress_cancel(
             types.WorkDoneProgressCancelParams(token=begin.token)
         )
-        await progress_end(lsp, begin.token)  # the progress ends even when cancelled
+        await lsp.progress_end(begin.token)  # the progress ends even when cancelled
     finally:
         gate.set()
     assert (await lsp.get(sid))["session"]["compactions"] == 0

@@ -25,20 +25,6 @@ AHEAD = "Baton: summarizing ahead of auto-compact"
 AUTO = "Baton: auto-compacting"
 
 
-async def begin(lsp: Harness, title: str, after: int = 0) -> Any:
-    return await lsp.recorder.notification(
-        types.PROGRESS,
-        lambda p: p.value.get("kind") == "begin" and p.value.get("title") == title,
-        after=after,
-    )
-
-
-async def end(lsp: Harness, token: Any) -> Any:
-    return await lsp.recorder.notification(
-        types.PROGRESS, lambda p: p.token == token and p.value.get("kind") == "end"
-    )
-
-
 async def compacted(lsp: Harness, sid: str, after: int) -> None:
     await lsp.recorder.notification(
         protocol.SESSION_CHANGED,
@@ -86,7 +72,7 @@ async def summary_held(
     script = held_reply(fake, text)
     try:
         n = await grow_to(lsp, sid, 0.8)
-        started = await begin(lsp, AHEAD)
+        started = await lsp.progress_begin(AHEAD)
         assert await asyncio.to_thread(script.held.wait, 20)
         yield Held(n, started)
     finally:
@@ -101,7 +87,7 @@ async def test_the_summary_written_ahead_is_committed_at_the_threshold_with_late
     sid = (await lsp.create())["sessionId"]
     script = held_reply(fake_anthropic, "<summary>Written ahead: parts 0 to 9.</summary>")
     n = await grow_to(lsp, sid, 0.8)
-    started = await begin(lsp, AHEAD)
+    started = await lsp.progress_begin(AHEAD)
     assert started.value["cancellable"] is True
     assert await asyncio.to_thread(script.held.wait, 20)
 
@@ -111,7 +97,7 @@ async def test_the_summary_written_ahead_is_committed_at_the_threshold_with_late
     assert (await lsp.get(sid))["session"]["compactions"] == 0
     assert script.gate is not None
     script.gate.set()
-    await end(lsp, started.token)
+    await lsp.progress_end(started.token)
 
     mark = lsp.recorder.mark()
     await grow_to(lsp, sid, 1.0, start=n + 1)
@@ -137,7 +123,7 @@ async def test_a_send_at_the_threshold_waits_for_the_summary_written_ahead_not_a
     script = held_reply(fake_anthropic, "<summary>Written ahead of the send.</summary>")
     fake_anthropic.reply("The reply, after the swap.")
     n = await grow_to(lsp, sid, 0.8)
-    await begin(lsp, AHEAD)
+    await lsp.progress_begin(AHEAD)
     assert await asyncio.to_thread(script.held.wait, 20)
     await grow_to(lsp, sid, 0.97, start=n, words=8)
 
@@ -178,7 +164,7 @@ async def test_a_reply_that_brings_usage_past_the_start_point_starts_the_summary
     try:
         mark = lsp.recorder.mark()
         await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "One more?"})
-        started = await begin(lsp, AHEAD, after=mark)
+        started = await lsp.progress_begin(AHEAD, after=mark)
         assert await asyncio.to_thread(script.held.wait, 20)
         reply_request, summary_request = fake_anthropic.message_requests()
         assert "One more?" in str(reply_request.body["messages"][-1])
@@ -189,7 +175,7 @@ async def test_a_reply_that_brings_usage_past_the_start_point_starts_the_summary
     finally:
         assert script.gate is not None
         script.gate.set()
-    await end(lsp, started.token)
+    await lsp.progress_end(started.token)
 
 
 async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_written(
@@ -199,11 +185,11 @@ async def test_a_pin_makes_the_summary_written_ahead_stale_and_a_new_one_is_writ
     sid = (await lsp.create())["sessionId"]
     script = held_reply(fake_anthropic, "<summary>Stale: written before the pin.</summary>")
     n = await grow_to(lsp, sid, 0.8)
-    started = await begin(lsp, AHEAD)
+    started = await lsp.progress_begin(AHEAD)
     assert await asyncio.to_thread(script.held.wait, 20)
     pinned = (await lsp.get(sid))["messages"][2]["id"]
     await lsp.request(protocol.SESSION_PIN, {"sessionId": sid, "messageId": pinned, "pinned": True})
-    await end(lsp, started.token)  # the stale summary's request was cancelled
+    await lsp.progress_end(started.token)  # the stale summary's request was cancelled
     assert script.gate is not None
     script.gate.set()
 
@@ -228,7 +214,7 @@ async def test_a_manual_compaction_while_the_summary_is_written_cancels_it(
         fake_anthropic.reply("<summary>The manual one.</summary>")
         result = await lsp.request(protocol.COMPACT, {"sessionId": sid, "direction": "all"})
         assert "The manual one" in result["summary"]
-        await end(lsp, held.started.token)  # the summary ahead was cancelled, not kept
+        await lsp.progress_end(held.started.token)  # the summary ahead was cancelled, not kept
     got = await lsp.get(sid)
     assert got["session"]["compactions"] == 1
     assert "The manual one" in str(got["messages"][0]["content"])
@@ -243,7 +229,7 @@ async def test_cancelling_the_progress_cancels_the_summary_and_the_threshold_sti
         lsp.client.window_work_done_progress_cancel(
             types.WorkDoneProgressCancelParams(token=held.started.token)
         )
-        await end(lsp, held.started.token)
+        await lsp.progress_end(held.started.token)
     n = held.next_turn
     assert (await lsp.get(sid))["session"]["compactions"] == 0
     assert (await usage(lsp, sid))["autoCompactPaused"] is False
@@ -252,7 +238,7 @@ async def test_cancelling_the_progress_cancels_the_summary_and_the_threshold_sti
     mark = lsp.recorder.mark()
     await grow_to(lsp, sid, 1.0, start=n)
     await compacted(lsp, sid, mark)
-    await begin(lsp, AUTO, after=mark)
+    await lsp.progress_begin(AUTO, after=mark)
     view = (await lsp.get(sid))["messages"]
     assert "Written at the threshold" in str(view[0]["content"])
     ahead_begins = [
@@ -270,7 +256,7 @@ async def test_deleting_the_session_cancels_its_summary(
     sid = (await lsp.create())["sessionId"]
     async with summary_held(lsp, sid, fake_anthropic, "<summary>never used</summary>") as held:
         await lsp.request(protocol.SESSION_DELETE, {"sessionId": sid})
-        await end(lsp, held.started.token)
+        await lsp.progress_end(held.started.token)
 
 
 async def test_background_percent_zero_writes_nothing_ahead(
@@ -290,8 +276,8 @@ async def test_the_extractive_summarizer_writes_ahead_only_when_asked(start_serv
     lsp: Harness = await start_server(options=options)
     sid = (await lsp.create())["sessionId"]
     n = await grow_to(lsp, sid, 0.5)
-    started = await begin(lsp, AHEAD)
-    await end(lsp, started.token)
+    started = await lsp.progress_begin(AHEAD)
+    await lsp.progress_end(started.token)
     mark = lsp.recorder.mark()
     await grow_to(lsp, sid, 1.0, start=n)
     await compacted(lsp, sid, mark)
@@ -366,8 +352,8 @@ async def test_the_apis_compaction_block_written_ahead_is_swapped_in_with_later_
     lsp: Harness = await start_server(options=options)
     sid = (await lsp.create(model=model))["sessionId"]
     n = await grow_to(lsp, sid, 0.8)
-    started = await begin(lsp, AHEAD)
-    await end(lsp, started.token)
+    started = await lsp.progress_begin(AHEAD)
+    await lsp.progress_end(started.token)
     [issued] = fake_anthropic.compaction.issued  # written for the view at 80%
     late = (await lsp.append(sid, *turn(n, words=20)))["messageIds"]
 

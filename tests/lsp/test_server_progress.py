@@ -137,9 +137,7 @@ async def test_the_progress_cancel_button_cancels_the_compaction(
         lsp.client.protocol.send_request_async(protocol.COMPACT, params)
     )
     try:
-        begin = await lsp.recorder.notification(
-            types.PROGRESS, lambda p: p.value.get("kind") == "begin", after=mark
-        )
+        begin = await lsp.progress_begin(after=mark)
         assert await asyncio.to_thread(script.held.wait, 20)
         lsp.client.window_work_done_progress_cancel(
             types.WorkDoneProgressCancelParams(token=begin.token)
@@ -151,8 +149,6 @@ async def test_the_progress_cancel_button_cancels_the_compaction(
             assert exc.code == REQUEST_CANCELLED
     finally:
         gate.set()
-    end = await lsp.recorder.notification(
-        types.PROGRESS, lambda p: p.token == begin.token and p.value.get("kind") == "end"
-    )
+    end = await lsp.progress_end(begin.token)
     assert end.token == begin.token  # the progress ends even when cancelled
     assert await lsp.render(sid) == before

@@ -36,6 +36,11 @@ def existing_file(name: str) -> Path:
     return path
 
 
+def file_or_example(name: str | None) -> Path:
+    """The session file a command names, or the bundled example when it names none."""
+    return existing_file(name) if name else EXAMPLE_SESSION
+
+
 @contextmanager
 def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
     """A session read from a Baton transcript (read-only) or imported from a Claude Code

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from baton.cli_common import EXAMPLE_SESSION, EXIT_OK, Subparsers, existing_file, open_session_file
+from baton.cli_common import EXIT_OK, Subparsers, file_or_example, open_session_file
 
 if TYPE_CHECKING:
     from baton.core.messages import Message
@@ -50,7 +50,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
     from baton.core.payload import build_payload
     from baton.core.tokens import default_estimator
 
-    path = existing_file(args.file) if args.file else EXAMPLE_SESSION
+    path = file_or_example(args.file)
     estimator = default_estimator()
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session

@@ -6,10 +6,9 @@ import argparse
 import json
 
 from baton.cli_common import (
-    EXAMPLE_SESSION,
     EXIT_OK,
     Subparsers,
-    existing_file,
+    file_or_example,
     open_session_file,
     use_model,
 )
@@ -23,7 +22,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from baton.core.tokens import default_estimator
     from baton.report import plain_text, usage_report
 
-    path = existing_file(args.file) if args.file else EXAMPLE_SESSION
+    path = file_or_example(args.file)
     estimator = default_estimator()
     settings = Settings()
     with open_session_file(path, estimator.count_message) as loaded:
@@ -55,7 +54,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from baton.core.tokens import default_estimator
     from baton.message_table import rows, table
 
-    path = existing_file(args.file) if args.file else EXAMPLE_SESSION
+    path = file_or_example(args.file)
     estimator = default_estimator()
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session

@@ -28,13 +28,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from baton.core.claude_code import import_claude_code
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Encoder, Estimator, default_estimator, load_cl100k
+from baton.core.usage.estimator import Encoder, Estimator, default_estimator, load_cl100k
 
 # the real transcripts come from outside the repository, named by --corpus or BATON_CORPUS
 CORPUS_ENV = "BATON_CORPUS"

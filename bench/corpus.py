@@ -13,15 +13,15 @@ from pathlib import Path
 
 from sessions import Built, Counter
 
-from baton.core.claude_code import import_claude_code
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ApiUsage,
     Message,
     ToolResultBlock,
     ToolUseBlock,
     invariant_violations,
 )
-from baton.core.store import SessionStore
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_claude_code
 
 SUFFIXES = (".jsonl", ".json")
 

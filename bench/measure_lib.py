@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from baton.core.cl100k import CL100K_PATTERN, CL100K_SPECIAL, find_bpe_file
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer
-from baton.core.messages import Message
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.messages import Message
+from baton.core.conversation.store import SessionStore
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Encoder, Estimator
+from baton.core.usage.cl100k import CL100K_PATTERN, CL100K_SPECIAL, find_bpe_file
+from baton.core.usage.estimator import Encoder, Estimator
 
 
 def json_lines(path: Path) -> float:

@@ -31,7 +31,7 @@ import sections
 import sessions
 from report import build_rows, stats, table
 
-from baton.core.tokens import Estimator, load_cl100k
+from baton.core.usage.estimator import Estimator, load_cl100k
 
 BENCH = Path(__file__).resolve().parent
 DEFAULT_JSON = BENCH / "results" / "latest.json"

@@ -14,8 +14,8 @@ import measure_lsp
 import sessions
 from servers import bare
 
-from baton.core.messages import Message
-from baton.core.tokens import Encoder
+from baton.core.conversation.messages import Message
+from baton.core.usage.estimator import Encoder
 
 Series = dict[str, dict[str, list[float]]]
 

@@ -1,7 +1,7 @@
 """Servers under measurement: spawned over stdio, initialized, their CPU time and memory read.
 
 Both Baton and the bare pygls baseline are started the same way (this interpreter, a pipe
-pair, stderr discarded) and driven by `baton.rpc_client.StdioClient`, the minimal client
+pair, stderr discarded) and driven by `baton.cli.rpc_client.StdioClient`, the minimal client
 `baton demo` uses, so the client's own cost is the same on both sides.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from baton.rpc_client import StdioClient
+from baton.cli.rpc_client import StdioClient
 
 BENCH = Path(__file__).resolve().parent
 BATON = [sys.executable, "-m", "baton", "serve"]

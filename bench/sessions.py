@@ -23,9 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from baton.core.messages import Message, TextBlock, invariant_violations
+from baton.core.conversation.messages import Message, TextBlock, invariant_violations
+from baton.core.conversation.transcript import Transcript
 from baton.core.settings import DEFAULT_MODEL
-from baton.core.transcript import Transcript
 from claude_code_text import MODULES, TOOLS, Text
 
 SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000}

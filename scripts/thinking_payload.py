@@ -21,16 +21,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from baton.cli import main as baton  # noqa: E402
-from baton.core.chat import ChatContext, send  # noqa: E402
-from baton.core.claude_code import import_claude_code  # noqa: E402
+from baton.cli.main import main as baton  # noqa: E402
+from baton.core.turn.chat import ChatContext, send  # noqa: E402
+from baton.core.importers.claude_code import import_claude_code  # noqa: E402
 from baton.core.compaction.engine import CompactContext, compact  # noqa: E402
 from baton.core.compaction.result import CompactRequest  # noqa: E402
-from baton.core.compaction.summarizers import ExtractiveSummarizer  # noqa: E402
-from baton.core.llm import AnthropicClient  # noqa: E402
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer  # noqa: E402
+from baton.core.model_api.client import AnthropicClient  # noqa: E402
 from baton.core.settings import Settings  # noqa: E402
-from baton.core.store import SessionStore  # noqa: E402
-from baton.core.tokens import default_estimator  # noqa: E402
+from baton.core.conversation.store import SessionStore  # noqa: E402
+from baton.core.usage.estimator import default_estimator  # noqa: E402
 from claude_code_gen import generate  # noqa: E402
 from fake_anthropic import FakeAnthropic  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 from fake_anthropic import FakeAnthropic
 
 if TYPE_CHECKING:
-    from baton.core.llm import AnthropicClient
+    from baton.core.model_api.client import AnthropicClient
 
 FAKE_KEY = "sk-ant-test-SECRET-123"  # distinctive, so tests can prove it leaks nowhere
 
@@ -101,7 +101,7 @@ async def anthropic_client(
 ) -> AsyncIterator[Callable[..., AnthropicClient]]:
     """Makes AnthropicClients on the fake (key FAKE_KEY, few retries) and closes them after
     the test, while its event loop still runs."""
-    from baton.core.llm import AnthropicClient
+    from baton.core.model_api.client import AnthropicClient
 
     made: list[AnthropicClient] = []
 

@@ -4,7 +4,7 @@ import { markdownElement } from "./blocks";
 import { button, collapsed, folded, h } from "./dom";
 import type { Message } from "./wire";
 
-/** How the server heads an attachment's text (server/baton/core/compaction/facts.py). */
+/** How the server heads an attachment's text (server/baton/core/compaction/retention/facts.py). */
 const ATTACHMENT_KINDS: readonly [prefix: string, label: string][] = [
   ["Restored file: ", "Restored file"],
   ["Project instructions: ", "Project instructions"],

@@ -1,5 +1,5 @@
 """`python -m baton` runs the command line."""
 
-from baton.cli import main
+from baton.cli.main import main
 
 raise SystemExit(main())

@@ -17,59 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from baton.core.boundary import DIRECTIONS, AdjustedPivot, Direction, RestoredFile, Retention
-from baton.core.boundary import RetentionFigure as RetentionFigure
-from baton.core.budget import Breakdown, Usage
-from baton.core.compaction.result import CompactResult
-from baton.core.messages import (
-    ApiUsage,
-    ContentBlock,
-    DocumentBlock,
-    ImageBlock,
-    Message,
-    MessageInput,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    WireModel,
-)
-from baton.core.settings import Settings
-from baton.payloads import (
-    ActiveEditorParams,
-    AppendParams,
-    AppendResult,
-    ChangeReason,
-    CompactCommandArgs,
-    CompactParams,
-    CreateParams,
-    DamageInfo,
-    Empty,
-    ImportParams,
-    MessageRange,
-    NoParams,
-    Params,
-    PinParams,
-    PivotCommandArgs,
-    Position,
-    PreviewCommandArgs,
-    Range,
-    RangeCommandArgs,
-    RenderResult,
-    SendParams,
-    SendResult,
-    SessionChanged,
-    SessionDelta,
-    SessionInfo,
-    SessionList,
-    SessionParams,
-    SessionView,
-    UncompactParams,
-    UncompactResult,
-    UsageChanged,
-)
-from baton.protocol_names import (
+from baton.contract.names import (
     ACTIVE_EDITOR,
     CLIENT_NOTIFICATIONS,
     CMD_COMPACT,
@@ -108,6 +56,64 @@ from baton.protocol_names import (
     session_id_from_uri,
     session_uri,
 )
+from baton.contract.wire_models import (
+    ActiveEditorParams,
+    AppendParams,
+    AppendResult,
+    ChangeReason,
+    CompactCommandArgs,
+    CompactParams,
+    CreateParams,
+    DamageInfo,
+    Empty,
+    ImportParams,
+    MessageRange,
+    NoParams,
+    Params,
+    PinParams,
+    PivotCommandArgs,
+    Position,
+    PreviewCommandArgs,
+    Range,
+    RangeCommandArgs,
+    RenderResult,
+    SendParams,
+    SendResult,
+    SessionChanged,
+    SessionDelta,
+    SessionInfo,
+    SessionList,
+    SessionParams,
+    SessionView,
+    UncompactParams,
+    UncompactResult,
+    UsageChanged,
+)
+from baton.core.compaction.result import CompactResult
+from baton.core.conversation.boundary import (
+    DIRECTIONS,
+    AdjustedPivot,
+    Direction,
+    RestoredFile,
+    Retention,
+)
+from baton.core.conversation.boundary import RetentionFigure as RetentionFigure
+from baton.core.conversation.messages import (
+    ApiUsage,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    MessageInput,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    WireModel,
+)
+from baton.core.settings import Settings
+from baton.core.usage.budget import Breakdown, Usage
 
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",

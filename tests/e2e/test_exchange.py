@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from baton import protocol
-from baton.rpc_client import StdioClient
+from baton.cli.rpc_client import StdioClient
 from fake_anthropic import FakeAnthropic, tool_use_block
 
 FAKE_KEY = "sk-ant-test-SECRET-123"

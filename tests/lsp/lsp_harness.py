@@ -19,7 +19,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from pytest_lsp.protocol import LanguageClientProtocol
 
 from baton import protocol
-from baton.lsp.rpc import make_converter
+from baton.lsp.dispatch.rpc import make_converter
 
 SERVER_COMMAND = [sys.executable, "-m", "baton", "serve"]
 VSCODE = "visual_studio_code"

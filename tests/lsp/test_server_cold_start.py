@@ -19,13 +19,13 @@ HEAVY = (
     "pydantic",
     "pydantic_core",
     "baton.protocol",
-    "baton.payloads",
-    "baton.core.messages",
-    "baton.core.session",
+    "baton.contract.wire_models",
+    "baton.core.conversation.messages",
+    "baton.core.conversation.session",
     "baton.core.settings",
-    "baton.core.service",
+    "baton.core.service.service",
     "baton.lsp.backend",
-    "baton.lsp.dispatch",
+    "baton.lsp.dispatch.routes",
 )
 
 # `python -m baton serve` itself; each message it writes to the client is noted in the
@@ -111,9 +111,12 @@ async def test_initialize_is_answered_before_the_models_and_core_are_imported(
     loaded = answers(report)
     assert loaded[1] == []
     # the same observation sees them once a request needed them
-    assert {"pydantic", "baton.protocol", "baton.core.messages", "baton.core.service"} <= set(
-        loaded[2]
-    )
+    assert {
+        "pydantic",
+        "baton.protocol",
+        "baton.core.conversation.messages",
+        "baton.core.service.service",
+    } <= set(loaded[2])
 
 
 async def test_requests_sent_with_initialize_wait_for_what_they_need(tmp_path: Path) -> None:

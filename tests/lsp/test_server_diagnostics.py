@@ -11,8 +11,8 @@ from lsp_harness import Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
-from baton.core.budget import budget_for
 from baton.core.settings import Settings
+from baton.core.usage.budget import budget_for
 
 Severity = types.DiagnosticSeverity
 SMALL_WINDOW = {"contextWindow": 20_000, "autoCompact": {"enabled": False}}

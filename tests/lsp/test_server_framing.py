@@ -10,7 +10,7 @@ import pytest
 from lsp_harness import SERVER_COMMAND, WAIT_SECONDS, server_env
 from test_server_malformed import PARSE_ERROR, RawPipe
 
-from baton.lsp.framing import MAX_CONTENT_LENGTH, Dropped, Frame, FrameDecoder
+from baton.lsp.transport.framing import MAX_CONTENT_LENGTH, Dropped, Frame, FrameDecoder
 
 
 def frame(body: bytes) -> bytes:

@@ -13,8 +13,8 @@ from lsprotocol import types
 from baton import protocol
 from baton.core.compaction import engine
 from baton.core.compaction.result import CompactRequest
-from baton.core.messages import MessageInput
-from baton.core.service import BatonService
+from baton.core.conversation.messages import MessageInput
+from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.server import create_server
 from fake_anthropic import FakeAnthropic

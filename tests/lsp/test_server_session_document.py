@@ -8,7 +8,7 @@ from lsp_harness import NEOVIM, Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
-from baton.cli import EXAMPLE_SESSION
+from baton.cli.main import EXAMPLE_SESSION
 
 
 def _range(start_line: int, end_line: int, end_char: int = 0) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from lsp_harness import WAIT_SECONDS, Harness, conversation, server_env
 from lsprotocol import types
 
 from baton import protocol
-from baton.core.budget import DEFAULT_WINDOW
+from baton.core.usage.budget import DEFAULT_WINDOW
 from fake_anthropic import FakeAnthropic
 
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from servers import Launcher, RpcError, Server, long_run, result_of, seed
 
-from baton.core.messages import Message, invariant_violations
-from baton.core.session import Session
-from baton.core.transcript import Transcript
+from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.session import Session
+from baton.core.conversation.transcript import Transcript
 
 ITERATIONS, LONG_ITERATIONS = 40, 400
 MAX_VIEW = 60  # a session whose view grows past this is left as it is; a new one starts

@@ -20,14 +20,14 @@ import sys
 def _warm() -> None:
     """Import everything a server imports, and load the tokenizer, before any fork (the
     server itself imports lsp/backend.py only once `initialize` is answered)."""
-    import baton.cli
-    import baton.cli_compact
-    import baton.cli_import
-    import baton.cli_payload
-    import baton.cli_usage
+    import baton.cli.compact
+    import baton.cli.importing
+    import baton.cli.main
+    import baton.cli.payload
+    import baton.cli.usage
     import baton.lsp.backend
     import baton.lsp.server
-    from baton.core.tokens import default_estimator
+    from baton.core.usage.estimator import default_estimator
 
     default_estimator().count_text("warm")
     del baton
@@ -45,7 +45,7 @@ def _serve(stdin: int, stdout: int, stderr: int, env: dict[str, str]) -> None:
     sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
     sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # noqa: SIM115
     sys.stderr = sys.__stderr__ = open(2, "w", closefd=False)  # noqa: SIM115
-    from baton.cli import main
+    from baton.cli.main import main
 
     code = 1
     try:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from baton.core.conversation.store import SessionStore
 from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Encoder, Estimator, load_cl100k
+from baton.core.usage.estimator import Encoder, Estimator, load_cl100k
 
 
 @pytest.fixture(scope="session")

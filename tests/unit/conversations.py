@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from baton.core.boundary import Boundary
-from baton.core.messages import (
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import (
     ContentBlock,
     ImageBlock,
     Message,
@@ -14,7 +14,7 @@ from baton.core.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from baton.core.session import Session
+from baton.core.conversation.session import Session
 
 PNG_1PX = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"

@@ -7,15 +7,17 @@ from typing import Any
 
 import pytest
 
-from baton.core.compaction.anthropic import SPAN_MARKER, SUMMARY_SYSTEM, AnthropicSummarizer
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.prompts import SUMMARY_REMINDER, summary_prompt
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.rounds import TRUNCATION_MARKER
-from baton.core.compaction.summarizers import SummaryRequest
-from baton.core.errors import PromptTooLong, SummarizerFailed
-from baton.core.llm import AnthropicClient
-from baton.core.messages import (
+from baton.core.compaction.summary.model_summary import (
+    SPAN_MARKER,
+    SUMMARY_SYSTEM,
+    AnthropicSummarizer,
+)
+from baton.core.compaction.summary.summarizers import SummaryRequest
+from baton.core.conversation.messages import (
     ImageBlock,
     Message,
     MessageInput,
@@ -25,9 +27,11 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import PromptTooLong, SummarizerFailed
+from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.estimator import Estimator
 from fake_anthropic import FakeAnthropic
 
 MODEL = "claude-haiku-4-5"

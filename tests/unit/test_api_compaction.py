@@ -9,26 +9,26 @@ from typing import Any
 import pytest
 from conversations import Convo
 
-from baton.core.api_messages import api_block, to_api_messages
-from baton.core.compaction.anthropic import as_text_messages
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.server import ServerSummarizer
-from baton.core.compaction.summarizers import Progress, SummaryRequest
-from baton.core.errors import ApiError, InvalidParams, NothingToCompact
-from baton.core.llm import AnthropicClient
-from baton.core.messages import (
+from baton.core.compaction.summary.api_compaction import ServerSummarizer
+from baton.core.compaction.summary.model_summary import as_text_messages
+from baton.core.compaction.summary.summarizers import Progress, SummaryRequest
+from baton.core.conversation.messages import (
     CompactionBlock,
     Message,
     MessageInput,
     invariant_violations,
     text_message,
 )
-from baton.core.session import Session
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript
+from baton.core.errors import ApiError, InvalidParams, NothingToCompact
+from baton.core.model_api.api_messages import api_block, to_api_messages
+from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
-from baton.core.transcript import Transcript
+from baton.core.usage.estimator import Estimator
 from fake_anthropic import FakeAnthropic
 from fake_compaction import BETA
 

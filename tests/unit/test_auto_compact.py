@@ -8,18 +8,18 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from baton.core.budget import compute_usage
 from baton.core.compaction import engine
-from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
+from baton.core.conversation.messages import MessageInput, ToolResultBlock, ToolUseBlock
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import CompactionInProgress
-from baton.core.messages import MessageInput, ToolResultBlock, ToolUseBlock
-from baton.core.session import Session
 from baton.core.settings import AutoCompactSettings, KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator
 
 # threshold 13,400 tokens, blocking limit 15,400
 SMALL = Settings(

@@ -12,9 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import sessions
 
-from baton.core.messages import Message, invariant_violations
-from baton.core.store import SessionStore
-from baton.core.tokens import default_estimator
+from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.store import SessionStore
+from baton.core.usage.estimator import default_estimator
 
 SHAPES = {
     "thinking",

@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.boundary import Boundary
-from baton.core.budget import (
-    UNATTRIBUTED_LABEL,
-    Budget,
-    budget_for,
-    compute_usage,
-    observe_response,
-    percent_left,
-    usage_state,
-)
-from baton.core.claude_code import import_with_report
-from baton.core.messages import (
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import (
     ApiUsage,
     Message,
     MessageInput,
@@ -27,11 +17,21 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
-from baton.core.models import ModelLimits
-from baton.core.session import Session
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_with_report
+from baton.core.models.windows import ModelLimits
 from baton.core.settings import Settings, parse_settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Encoder, Estimator
+from baton.core.usage.budget import (
+    UNATTRIBUTED_LABEL,
+    Budget,
+    budget_for,
+    compute_usage,
+    observe_response,
+    percent_left,
+    usage_state,
+)
+from baton.core.usage.estimator import Encoder, Estimator
 
 # ---- windows and thresholds ------------------------------------------------------------
 

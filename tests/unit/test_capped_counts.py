@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.cl100k import CAPPED_HEAD_CHARS, Cl100k, Encoder, piece_end
-from baton.core.claude_code import import_claude_code
 from baton.core.compaction.cuts import count_within, cut_with_marker, remembered
-from baton.core.compaction.ledger_text import write_ledger
-from baton.core.compaction.user_messages import prompts_section
-from baton.core.messages import Message
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.compaction.retention.ledger_text import write_ledger
+from baton.core.compaction.summary.user_messages import prompts_section
+from baton.core.conversation.messages import Message
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_claude_code
+from baton.core.usage.cl100k import CAPPED_HEAD_CHARS, Cl100k, Encoder, piece_end
+from baton.core.usage.estimator import Estimator
 from claude_code_gen import CASES, case
 from claude_code_text import Text
 

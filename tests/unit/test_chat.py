@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from baton.core.chat import ChatContext, send
-from baton.core.compaction.auto import AutoCompactor
+from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
-from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.messages import ApiUsage, MessageInput, TextBlock, ToolResultBlock
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError, ApiKeyMissing, InvalidParams, PromptTooLong
-from baton.core.llm import AnthropicClient
-from baton.core.messages import ApiUsage, MessageInput, TextBlock, ToolResultBlock
-from baton.core.session import Session
+from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.turn.chat import ChatContext, send
+from baton.core.usage.estimator import Estimator
 from fake_anthropic import FakeAnthropic, tool_use_block
 
 KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses

@@ -13,12 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.core import claude_code
-from baton.core.claude_code import import_claude_code, import_with_report
+from baton.core.conversation.messages import (
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    invariant_violations,
+)
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
-from baton.core.messages import Message, TextBlock, ToolResultBlock, invariant_violations
-from baton.core.session import Session
-from baton.core.store import SESSION_ID, SessionStore
+from baton.core.importers import claude_code
+from baton.core.importers.claude_code import import_claude_code, import_with_report
 
 
 def char_count(message: Message) -> int:

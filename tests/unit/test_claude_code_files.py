@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from baton.core.claude_code import import_claude_code, import_with_report
+from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
-from baton.core.messages import Message, invariant_violations
-from baton.core.session import Session
-from baton.core.store import SESSION_ID, SessionStore
+from baton.core.importers.claude_code import import_claude_code, import_with_report
 from claude_code_gen import CASES, SHAPES, Generated, Truth, case, foreign_files, generate
 
 CORPUS_FILES = [

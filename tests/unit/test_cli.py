@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from baton.cli import EXAMPLE_SESSION, EXAMPLES_DIR, build_parser, main, plain_serve
-from baton.core.budget import compute_usage
-from baton.core.claude_code import import_with_report
-from baton.core.messages import MessageInput, invariant_violations
+from baton.cli.main import EXAMPLE_SESSION, EXAMPLES_DIR, build_parser, main, plain_serve
+from baton.cli.usage_report import BAR_WIDTH, bar
+from baton.core.conversation.messages import MessageInput, invariant_violations
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator, default_estimator
-from baton.report import BAR_WIDTH, bar
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator, default_estimator
 from claude_code_gen import CASES, case
 
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from baton.cli import EXAMPLE_SESSION, main
-from baton.core.store import SessionStore
-from baton.message_table import short_ids
+from baton.cli.main import EXAMPLE_SESSION, main
+from baton.cli.message_table import short_ids
+from baton.core.conversation.store import SessionStore
 
 
 @pytest.fixture
@@ -274,7 +274,7 @@ def test_output_into_a_pipe_nobody_reads_ends_quietly(argv: list[str], tmp_path:
 def test_the_readme_lists_every_flag_of_every_subcommand() -> None:
     import argparse
 
-    from baton.cli import build_parser
+    from baton.cli.main import build_parser
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from conversations import Convo
 
-from baton.cli import main
-from baton.compact_report import ProgressDisplay, format_report
-from baton.core.boundary import AdjustedPivot, Retention, RetentionFigure
-from baton.core.compaction.ledger_text import LEDGER_HEADING, LEFT_OUT
+from baton.cli.compact_report import ProgressDisplay, format_report
+from baton.cli.main import main
 from baton.core.compaction.result import CompactResult
-from baton.core.store import SessionStore
+from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
+from baton.core.conversation.boundary import AdjustedPivot, Retention, RetentionFigure
+from baton.core.conversation.store import SessionStore
 from claude_code_gen import case
 
 CLAUDE_FILE = "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"

@@ -22,15 +22,15 @@ from hypothesis import strategies as st
 from baton.core.compaction.engine import CompactContext, compact, layout_view
 from baton.core.compaction.plan import DIRECTIONS, Plan, plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summarizers import ExtractiveSummarizer
-from baton.core.editor_files import EditorFiles, path_to_uri
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.messages import Message, invariant_violations, text_message
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript
 from baton.core.errors import NothingToCompact
-from baton.core.messages import Message, invariant_violations, text_message
-from baton.core.session import Session
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator, load_cl100k
-from baton.core.transcript import Transcript
+from baton.core.usage.estimator import Estimator, load_cl100k
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
 PROPERTY_SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

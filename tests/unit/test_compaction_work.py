@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from baton.core.claude_code import import_claude_code
-from baton.core.compaction import blocks, commit, extractive, span_facts
+from baton.core.compaction import commit
 from baton.core.compaction.cuts import (
     MAX_CHARS_PER_TOKEN,
     CountText,
@@ -22,21 +21,26 @@ from baton.core.compaction.cuts import (
     longest_head,
 )
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.error_facts import error_facts
-from baton.core.compaction.extractive import _TERM
-from baton.core.compaction.facts import (
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.retention import blocks, span_facts
+from baton.core.compaction.retention.error_facts import error_facts
+from baton.core.compaction.retention.facts import (
     PathTouch,
     prompt_texts,
     remembered,
     summary_prompts,
     touched_paths,
 )
-from baton.core.compaction.ledger_text import write_ledger
-from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.span_facts import SpanFacts
-from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest, strip_media
-from baton.core.errors import BatonError
-from baton.core.messages import (
+from baton.core.compaction.retention.ledger_text import write_ledger
+from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.summary import extractive
+from baton.core.compaction.summary.extractive import _TERM
+from baton.core.compaction.summary.summarizers import (
+    ExtractiveSummarizer,
+    SummaryRequest,
+    strip_media,
+)
+from baton.core.conversation.messages import (
     ContentBlock,
     ImageBlock,
     Message,
@@ -45,9 +49,11 @@ from baton.core.messages import (
     ToolResultBlock,
     text_message,
 )
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import BatonError
+from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.estimator import Estimator
 from claude_code_gen import CASES, case
 
 

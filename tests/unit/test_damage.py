@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.boundary import Boundary
-from baton.core.errors import InvalidParams, SessionLocked
-from baton.core.messages import (
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import (
     Message,
     MessageInput,
     TextBlock,
@@ -22,8 +21,9 @@ from baton.core.messages import (
     invariant_violations,
     text_message,
 )
-from baton.core.session import Session
-from baton.core.store import SessionStore
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams, SessionLocked
 
 
 def count(message: Message) -> int:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conversations import summary_boundary
 
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ApiUsage,
     Message,
     MessageInput,
@@ -20,12 +20,12 @@ from baton.core.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from baton.core.service import BatonService
+from baton.core.service.service import BatonService
 from baton.core.settings import Settings
-from baton.core.tokens import Estimator
-from baton.lsp.diagnostics import build_diagnostics, unpaired_tool_calls
-from baton.lsp.documents import SessionDocuments
-from baton.lsp.render import RenderedSession, render_session
+from baton.core.usage.estimator import Estimator
+from baton.lsp.session_document.diagnostics import build_diagnostics, unpaired_tool_calls
+from baton.lsp.session_document.publisher import SessionDocuments
+from baton.lsp.session_document.render import RenderedSession, render_session
 
 
 class FakeServer:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.editor_files import EditorFiles, path_to_uri, uri_to_path
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri, uri_to_path
 
 
 class Clock:

@@ -12,18 +12,20 @@ from typing import Any
 import pytest
 from conversations import Convo
 
-from baton.core.claude_code import import_with_report
 from baton.core.compaction.engine import CompactContext, compact, uncompact
-from baton.core.compaction.facts import normalize, prompt_texts, summary_prompts
-from baton.core.compaction.ledger_text import LEDGER_HEADING, LEDGER_MAX_TOKENS
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import (
+from baton.core.compaction.retention.facts import normalize, prompt_texts, summary_prompts
+from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEDGER_MAX_TOKENS
+from baton.core.compaction.summary.summarizers import (
     EXTRACTIVE_MAX_TOKENS,
     ExtractiveSummarizer,
     Progress,
     SummaryRequest,
 )
-from baton.core.editor_files import EditorFiles, path_to_uri
+from baton.core.conversation.messages import Message, MessageInput, invariant_violations
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript
 from baton.core.errors import (
     CompactionInProgress,
     NothingToCompact,
@@ -31,12 +33,10 @@ from baton.core.errors import (
     SessionLocked,
     SummarizerFailed,
 )
-from baton.core.messages import Message, MessageInput, invariant_violations
-from baton.core.session import Session
+from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
-from baton.core.transcript import Transcript
+from baton.core.usage.estimator import Estimator
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 from claude_code_gen import CASES, case
 
 BODY = "## 1. Primary request and intent\nThe user asked for things."

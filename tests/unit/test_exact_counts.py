@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from baton.core.background import Background
-from baton.core.budget import budget_for, compute_usage
+from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError
-from baton.core.exact_counts import ExactCounts, fingerprint, with_exact_count
-from baton.core.messages import MessageInput
-from baton.core.session import Session
+from baton.core.model_api.exact_counts import ExactCounts, fingerprint, with_exact_count
 from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.budget import budget_for, compute_usage
+from baton.core.usage.estimator import Estimator
 
 MODEL = "claude-haiku-4-5"
 

@@ -9,22 +9,21 @@ from typing import Any
 
 import pytest
 
-from baton.core.claude_code import import_claude_code
-from baton.core.compaction.error_facts import error_facts, error_line
-from baton.core.compaction.facts import (
+from baton.core.compaction.prompts import summary_message_text
+from baton.core.compaction.retention.error_facts import error_facts, error_line
+from baton.core.compaction.retention.facts import (
     approx_tokens,
     normalize,
     prompt_texts,
     touched_paths,
 )
-from baton.core.compaction.ledger import retention
-from baton.core.compaction.prompts import summary_message_text
-from baton.core.compaction.summarizers import (
+from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.summary.summarizers import (
     ExtractiveSummarizer,
     SummaryRequest,
     strip_media,
 )
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     DocumentBlock,
     ImageBlock,
     Message,
@@ -33,8 +32,9 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_claude_code
+from baton.core.usage.estimator import Estimator
 from claude_code_gen import CASES, case
 
 CORPUS_FILES = [

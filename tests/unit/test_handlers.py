@@ -10,11 +10,11 @@ from lsprotocol.types import ErrorCodes, LSPErrorCodes
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol as p
-from baton.core.service import BatonService
+from baton.core.service.service import BatonService
 from baton.core.settings import Settings
-from baton.lsp import dispatch
-from baton.lsp.handlers import compaction, editor, sessions
-from baton.lsp.handlers.common import Call
+from baton.lsp.dispatch import routes as dispatch
+from baton.lsp.features import compaction, editor, sessions
+from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
 
 

@@ -7,10 +7,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.core.compaction.facts import approx_tokens, summary_prompts
-from baton.core.compaction.ledger import retention
-from baton.core.messages import Message, ToolResultBlock, ToolUseBlock, text_message
-from baton.core.tokens import Estimator
+from baton.core.compaction.retention.facts import approx_tokens, summary_prompts
+from baton.core.compaction.retention.ledger import retention
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock, text_message
+from baton.core.usage.estimator import Estimator
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"

@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
-from baton.core.llm import AnthropicClient, partial_reply, to_api_messages
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ApiUsage,
     Message,
     TextBlock,
@@ -21,6 +19,8 @@ from baton.core.messages import (
     ToolUseBlock,
     text_message,
 )
+from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
+from baton.core.model_api.client import AnthropicClient, partial_reply, to_api_messages
 from baton.core.settings import Settings
 from fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.memory import (
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summary.memory import (
     NOTES_SYSTEM,
     UNCOVERED_HEADING,
     MemorySummarizer,
@@ -16,7 +17,7 @@ from baton.core.compaction.memory import (
     due,
     uncovered,
 )
-from baton.core.compaction.notes import (
+from baton.core.compaction.summary.notes import (
     EMPTY,
     SECTIONS,
     MemoryNotes,
@@ -24,14 +25,19 @@ from baton.core.compaction.notes import (
     notes_path,
     parse_sections,
 )
-from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer, SummaryRequest
-from baton.core.llm import AnthropicClient
-from baton.core.messages import Message, MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
-from baton.core.session import Session
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, SummaryRequest
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.estimator import Estimator
 from fake_anthropic import FakeAnthropic
 
 MakeClient = Callable[..., AnthropicClient]

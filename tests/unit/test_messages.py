@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
     Message,

@@ -6,12 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 from conversations import Convo
 
-from baton.core.compaction.microcompact import CLEARED, microcompact
-from baton.core.messages import ToolResultBlock, invariant_violations, text_message
-from baton.core.session import Session
+from baton.core.compaction.automatic.microcompact import CLEARED, microcompact
+from baton.core.conversation.messages import ToolResultBlock, invariant_violations, text_message
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript
 from baton.core.settings import MicrocompactSettings
-from baton.core.store import SessionStore
-from baton.core.transcript import Transcript
 
 SETTINGS = MicrocompactSettings(gap_minutes=60, keep_recent=3, tools=["Read", "Bash"])
 BULK = "a line of tool output\n" * 50

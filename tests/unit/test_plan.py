@@ -6,8 +6,8 @@ import pytest
 from conversations import Convo
 
 from baton.core.compaction.plan import Plan, plan_compaction, safe_cuts
+from baton.core.conversation.messages import Message, invariant_violations, text_message
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
-from baton.core.messages import Message, invariant_violations, text_message
 from baton.core.settings import KeepWindowSettings
 
 WINDOW = KeepWindowSettings(min_tokens=300, min_text_messages=2, max_tokens=10_000)

@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
-from baton import process_memory
+from baton.lsp.transport import process_memory
 
 # a child process that mallocs from three threads and counts glibc's heaps (malloc_info)
 CHILD = textwrap.dedent(
     """
     import ctypes, sys, tempfile, threading
-    from baton.process_memory import share_one_arena
+    from baton.lsp.transport.process_memory import share_one_arena
     print(share_one_arena() if sys.argv[1] == "one" else None)
     libc = ctypes.CDLL(None)
     libc.malloc.restype = ctypes.c_void_p

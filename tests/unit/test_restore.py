@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from baton.core.compaction import restore
-from baton.core.compaction.facts import approx_tokens, attachment_path
-from baton.core.compaction.restore import restore_files
-from baton.core.editor_files import EditorFiles, path_to_uri
-from baton.core.messages import Message, ToolUseBlock, text_message
+from baton.core.compaction.retention.facts import approx_tokens, attachment_path
+from baton.core.compaction.working_set import restore
+from baton.core.compaction.working_set.restore import restore_files
+from baton.core.conversation.messages import Message, ToolUseBlock, text_message
 from baton.core.settings import RestoreSettings
-from baton.core.tokens import Estimator
+from baton.core.usage.estimator import Estimator
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
 
 class Clock:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.compaction.facts import approx_tokens, attachment_path
-from baton.core.compaction.restore import restore_files
-from baton.core.editor_files import EditorFiles, path_to_uri
+from baton.core.compaction.retention.facts import approx_tokens, attachment_path
+from baton.core.compaction.working_set.restore import restore_files
 from baton.core.settings import RestoreSettings
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
 SECRET = "outside-the-workspace-7d1e"
 

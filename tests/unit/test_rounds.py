@@ -5,7 +5,7 @@ from __future__ import annotations
 from conversations import Convo
 
 from baton.core.compaction.rounds import TRUNCATION_MARKER, api_rounds, truncate_head
-from baton.core.messages import Message
+from baton.core.conversation.messages import Message
 
 
 def ids(groups: list[list[Message]]) -> list[list[str]]:

@@ -9,8 +9,7 @@ import pytest
 from conversations import summary_boundary
 from pydantic import ValidationError
 
-from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
     ImageBlock,
@@ -21,8 +20,9 @@ from baton.core.messages import (
     ToolUseBlock,
     invariant_violations,
 )
-from baton.core.session import INTERRUPTED, Session
-from baton.core.store import SessionStore
+from baton.core.conversation.session import INTERRUPTED, Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 
 
 def count(message: Message) -> int:

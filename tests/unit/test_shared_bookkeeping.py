@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from baton.core import shared_bookkeeping
-from baton.core.messages import Message, MessageInput, TextBlock, share_bookkeeping
-from baton.core.store import SessionStore
+from baton.core.conversation import shared_bookkeeping
+from baton.core.conversation.messages import Message, MessageInput, TextBlock, share_bookkeeping
+from baton.core.conversation.store import SessionStore
 
 
 def wire(mid: str, text: str = "hello", **extra: object) -> dict[str, object]:

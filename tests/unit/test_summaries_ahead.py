@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from baton.core.budget import compute_usage
 from baton.core.compaction import engine
-from baton.core.compaction.ahead import SummariesAhead, start_point
-from baton.core.compaction.auto import REFILL_TURNS, THRASH_LIMIT, AutoCompactor
+from baton.core.compaction.automatic.ahead import SummariesAhead, start_point
+from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT, AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
-from baton.core.messages import MessageInput
-from baton.core.session import Session
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
+from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.settings import AutoCompactSettings, KeepWindowSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator
 
 # threshold 13,400 tokens: the summary starts at 80% of it, 10,720
 SMALL = Settings(
@@ -412,7 +412,7 @@ async def test_a_refill_that_took_more_turns_than_the_limit_does_not_count(
 
 
 def test_the_usage_line_says_why_auto_compact_stopped() -> None:
-    from baton.lsp.diagnostics import thrashing_message, usage_message
+    from baton.lsp.session_document.diagnostics import thrashing_message, usage_message
 
     usage = compute_usage_for_test()
     stopped = usage.model_copy(update={"auto_compact_paused": True, "state": "error"})
@@ -426,7 +426,7 @@ def test_the_usage_line_says_why_auto_compact_stopped() -> None:
 
 
 def compute_usage_for_test() -> Any:
-    from baton.core.budget import Breakdown, Usage
+    from baton.core.usage.budget import Breakdown, Usage
 
     return Usage(
         session_id="s",

@@ -9,20 +9,26 @@ from typing import Any
 
 import pytest
 
-from baton.cli import main as cli_main
-from baton.core.chat import ChatContext, send
+from baton.cli.main import main as cli_main
+from baton.core.compaction.automatic.microcompact import microcompact
 from baton.core.compaction.engine import CompactContext, compact, uncompact
-from baton.core.compaction.microcompact import microcompact
 from baton.core.compaction.result import CompactRequest
-from baton.core.compaction.summarizers import ExtractiveSummarizer
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+)
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError
-from baton.core.llm import AnthropicClient, to_api_messages
-from baton.core.messages import Message, MessageInput, TextBlock, ThinkingBlock, ToolResultBlock
-from baton.core.payload import build_payload
-from baton.core.session import Session
+from baton.core.model_api.client import AnthropicClient, to_api_messages
+from baton.core.model_api.reply_request import build_payload
 from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
+from baton.core.turn.chat import ChatContext, send
+from baton.core.usage.estimator import Estimator
 from fake_anthropic import FakeAnthropic, tool_use_block
 
 MakeClient = Callable[..., AnthropicClient]

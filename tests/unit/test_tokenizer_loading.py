@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from baton.core import cl100k, tokens
-from baton.core.cl100k import Cl100k, load_cl100k
-from baton.core.tokens import Encoder, Estimator, TokenizerNotReady
+from baton.core.usage import cl100k
+from baton.core.usage import estimator as tokens
+from baton.core.usage.cl100k import Cl100k, load_cl100k
+from baton.core.usage.estimator import Encoder, Estimator, TokenizerNotReady
 
 PROSE = "Baton counts tokens offline: naïve café, 12345 numbers, and def f(x): return x\n"
 

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from baton.core.media_tokens import MEDIA_FLAT, image_size, image_tokens
-from baton.core.messages import (
+from baton.core.conversation.messages import (
     ImageBlock,
     Message,
     RedactedThinkingBlock,
@@ -23,7 +22,7 @@ from baton.core.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from baton.core.tokens import (
+from baton.core.usage.estimator import (
     CL100K_SHA256,
     MESSAGE_OVERHEAD,
     Encoder,
@@ -32,6 +31,7 @@ from baton.core.tokens import (
     find_bpe_file,
     load_cl100k,
 )
+from baton.core.usage.media_tokens import MEDIA_FLAT, image_size, image_tokens
 
 # ---- loading ---------------------------------------------------------------------------
 
@@ -66,7 +66,7 @@ def test_special_token_text_is_counted_instead_of_raising(estimator: Estimator) 
 def test_missing_bpe_file_falls_back_to_characters_over_four(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="baton.core.tokens"):
+    with caplog.at_level(logging.WARNING, logger="baton.core.usage.estimator"):
         fallback = Estimator(bpe_path=tmp_path / "missing.tiktoken")
     assert not fallback.exact
     assert fallback.fallback_reason and "unavailable" in fallback.fallback_reason

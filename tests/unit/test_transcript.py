@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation.transcript import Transcript, read_events
 from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
-from baton.core.transcript import Transcript, read_events
 
 HEADER = {"type": "session", "sessionId": "s1", "format": 1}
 
@@ -168,7 +168,7 @@ SECOND_PROCESS = textwrap.dedent(
     import json, sys
     from pathlib import Path
     from baton.core.errors import SessionLocked
-    from baton.core.transcript import Transcript
+    from baton.core.conversation.transcript import Transcript
 
     transcript = Transcript.open(Path(sys.argv[1]))
     outcome = {"read_only": transcript.read_only, "events": len(list(transcript.events()))}

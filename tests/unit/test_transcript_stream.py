@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from baton.core.messages import Message, MessageInput
-from baton.core.session import Session
-from baton.core.store import SessionStore
-from baton.core.transcript import Transcript, read_events
-from baton.core.transcript_read import LinePass, LoadReport, _parse
+from baton.core.conversation.messages import Message, MessageInput
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript, read_events
+from baton.core.conversation.transcript_read import LinePass, LoadReport, _parse
 
 HEADER = {"type": "session", "sessionId": "s1", "format": 1, "title": "t", "model": "m"}
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from conversations import summary_boundary
 
-from baton.core.budget import compute_usage
-from baton.core.invariants import ApiRules, ToolPairs
-from baton.core.messages import (
+from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
     Message,
@@ -23,11 +22,12 @@ from baton.core.messages import (
     invariant_violations,
     unanswered_tool_uses,
 )
-from baton.core.session import Session
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 from baton.core.settings import Settings
-from baton.core.store import SessionStore
-from baton.core.tokens import Estimator
-from baton.lsp.diagnostics import unpaired_tool_calls
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator
+from baton.lsp.session_document.diagnostics import unpaired_tool_calls
 
 
 def random_messages(seed: int, n: int = 40) -> list[Message]:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from baton.contract import schema, settings_block, shapes, typescript
+from baton.contract.generate import schema, settings_block, shapes, typescript
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = Path("docs/protocol.schema.json")

@@ -10,9 +10,9 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
 
-from baton.core.messages import WireModel
+from baton.core.conversation.messages import WireModel
+from baton.core.models.thinking import ThinkingSetting, parse_thinking
 from baton.core.settings_lists import DEFAULT_EXCLUDES, DEFAULT_MICROCOMPACT_TOOLS
-from baton.core.thinking import ThinkingSetting, parse_thinking
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baton import protocol
-from baton.core.budget import Usage
-from baton.core.service import BatonService
-from baton.lsp import dispatch
-from baton.lsp.documents import SessionDocuments
-from baton.lsp.handlers import compaction, editor, sessions
-from baton.lsp.progress import work_done
+from baton.core.service.service import BatonService
+from baton.core.usage.budget import Usage
+from baton.lsp.dispatch import routes as dispatch
+from baton.lsp.dispatch.progress import work_done
+from baton.lsp.features import compaction, editor, sessions
+from baton.lsp.session_document.publisher import SessionDocuments
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer

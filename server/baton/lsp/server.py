@@ -25,15 +25,15 @@ from pygls.lsp.server import LanguageServer
 
 from baton import __version__
 from baton.core import redaction
-from baton.lsp import framing
-from baton.lsp.rpc import BatonProtocol, is_parse_error, make_converter
-from baton.process_memory import share_one_arena
+from baton.lsp.dispatch.rpc import BatonProtocol, is_parse_error, make_converter
+from baton.lsp.transport import framing
+from baton.lsp.transport.process_memory import share_one_arena
 
 if TYPE_CHECKING:
-    from baton.core.messages import WireModel
-    from baton.core.service import BatonService
-    from baton.lsp.dispatch import Routes
-    from baton.lsp.documents import SessionDocuments
+    from baton.core.conversation.messages import WireModel
+    from baton.core.service.service import BatonService
+    from baton.lsp.dispatch.routes import Routes
+    from baton.lsp.session_document.publisher import SessionDocuments
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class BatonServer(LanguageServer):
         """Load the service, the session documents and the routes now (each loads at its
         first use anyway): called right after `initialize` is answered. The tokenizer's
         build starts first, while the process is small (see `cl100k.build_early`)."""
-        from baton.core import cl100k
+        from baton.core.usage import cl100k
 
         cl100k.build_early()
         try:
@@ -172,22 +172,22 @@ class BatonServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one client over TCP, behind the token (see lsp/network.py)."""
-        from baton.lsp import network  # the stdio server never needs it
+        from baton.lsp.transport import network  # the stdio server never needs it
 
         self._stop_event = stop_event = threading.Event()
         network.serve_tcp(self, host, port, stop_event)
 
     def start_ws(self, host: str, port: int) -> None:
         """Serve one client over a WebSocket, behind the token and the Origin check."""
-        from baton.lsp import network
+        from baton.lsp.transport import network
 
         self._stop_event = stop_event = threading.Event()
         network.serve_ws(self, host, port, stop_event)
 
 
 def create_server(service: BatonService | None = None) -> BatonServer:
-    from baton.lsp import registry
-    from baton.lsp.handlers import documents, settings
+    from baton.lsp.dispatch import registry
+    from baton.lsp.features import documents, settings
 
     server = BatonServer(service)
     settings.register(server)

@@ -13,18 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from baton.core.boundary import Boundary
-from baton.core.budget import compute_usage
 from baton.core.compaction.cuts import SharedCounts, counts_shared
-from baton.core.compaction.drafts import summary_messages
-from baton.core.compaction.ledger import retention
 from baton.core.compaction.plan import Plan
-from baton.core.compaction.restore import Restored, restore_files
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.span_facts import SpanFacts
+from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.summary.drafts import summary_messages
+from baton.core.compaction.working_set.restore import Restored, restore_files
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import CompactionBlock, Message, invariant_violations
+from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
-from baton.core.messages import CompactionBlock, Message, invariant_violations
-from baton.core.session import Session
+from baton.core.usage.budget import compute_usage
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext

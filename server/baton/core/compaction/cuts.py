@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from baton.core.tokens import Estimator
+from baton.core.usage.estimator import Estimator
 
 CountText = Callable[[str], int]
 

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from baton.core.boundary import Boundary
-from baton.core.budget import compute_usage
 from baton.core.compaction.commit import (
     MIN_CHECKED_TOKENS,
     PreparedSummary,
@@ -20,18 +18,25 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
-from baton.core.compaction.drafts import planned_summarizer, write_summary
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.span_facts import SpanFacts
-from baton.core.compaction.summarizers import Progress, Summarizer, SummaryRequest, strip_media
-from baton.core.editor_files import EditorFiles
+from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.summary.drafts import planned_summarizer, write_summary
+from baton.core.compaction.summary.summarizers import (
+    Progress,
+    Summarizer,
+    SummaryRequest,
+    strip_media,
+)
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import Message
+from baton.core.conversation.session import Session
 from baton.core.errors import CompactionInProgress, SessionLocked
-from baton.core.messages import Message
-from baton.core.session import Session
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.tokens import Estimator
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator
+from baton.core.workspace.editor_files import EditorFiles
 
 __all__ = [
     "MIN_CHECKED_TOKENS",

@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from baton.core.boundary import DIRECTIONS, AdjustedPivot, Direction
+from baton.core.conversation.boundary import DIRECTIONS, AdjustedPivot, Direction
+from baton.core.conversation.messages import (
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    unanswered_tool_uses,
+)
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
-from baton.core.messages import Message, ToolResultBlock, ToolUseBlock, unanswered_tool_uses
 from baton.core.settings import KeepWindowSettings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from baton.core.boundary import DIRECTIONS, Direction
+from baton.core.conversation.boundary import DIRECTIONS, Direction
 from baton.core.errors import InvalidParams
 
 SECTION_TITLES: tuple[str, ...] = (

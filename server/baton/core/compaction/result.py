@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from baton.core.boundary import (
+from baton.core.conversation.boundary import (
     AdjustedPivot,
     Boundary,
     BoundaryDirection,
@@ -16,7 +16,7 @@ from baton.core.boundary import (
     SkippedFile,
     Trigger,
 )
-from baton.core.messages import WireModel
+from baton.core.conversation.messages import WireModel
 
 
 @dataclass(frozen=True)

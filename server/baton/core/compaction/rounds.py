@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from baton.core.messages import Message, text_message
+from baton.core.conversation.messages import Message, text_message
 
 TRUNCATION_MARKER = "[earlier conversation truncated for compaction retry]"
 DROP_SHARE = 0.2  # of the rounds, when the error does not say by how much the prompt is over

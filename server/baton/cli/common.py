@@ -1,0 +1,86 @@
+"""What the command line's subcommands share: file arguments, session files, exit codes.
+
+The subcommand modules import core only when they run: `baton serve` builds the whole
+parser and must start without the session code it does not use."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton.core.errors import InvalidParams
+
+if TYPE_CHECKING:
+    from baton.cli.session_files import LoadedFile
+    from baton.core.conversation.session import Session, TokenCounter
+    from baton.core.settings import Settings
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
+EXIT_OK, EXIT_ERROR = 0, 2
+
+Subparsers = Any  # argparse's _SubParsersAction is private
+
+
+def existing_file(name: str) -> Path:
+    """`name` as a path to a readable file, or a clear InvalidParams."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        raise InvalidParams(f"{name} is a directory, not a session file")
+    if not path.is_file():
+        raise InvalidParams(f"no such file: {name}")
+    return path
+
+
+def file_or_example(name: str | None) -> Path:
+    """The session file a command names, or the bundled example when it names none."""
+    return existing_file(name) if name else EXAMPLE_SESSION
+
+
+@contextmanager
+def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
+    """A session read from a Baton transcript (read-only) or imported from a Claude Code
+    file into a temporary data directory that is deleted afterwards."""
+    import tempfile
+
+    from baton.cli.session_files import session_from_file
+    from baton.core.conversation.store import SessionStore
+
+    with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
+        store = SessionStore(Path(scratch), count)
+        try:
+            with session_from_file(path, store, writable=False) as loaded:
+                yield loaded
+        finally:
+            store.close()
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where Baton sessions live (default: BATON_DATA_DIR, else the platform's "
+        "user data dir)",
+    )
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    from baton.core.settings import Settings
+
+    return Settings(data_dir=getattr(args, "data_dir", None))
+
+
+def use_model(session: Session, model: str | None, settings: Settings) -> None:
+    """Count `session` against `model` (in memory only); say so when its window is a guess."""
+    from baton.core.usage.budget import budget_for
+
+    if not model:
+        return
+    session.model = model
+    _, warning = budget_for(model, settings)
+    if warning:
+        print(f"baton: warning: {warning}", file=sys.stderr)

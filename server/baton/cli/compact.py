@@ -1,0 +1,61 @@
+"""`baton compact FILE`: compact a copy of a session file, report it, optionally keep it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from baton.cli.compact_report import compact_file, compact_request
+
+    request = compact_request(
+        up_to=args.up_to,
+        from_id=args.from_id,
+        span=args.range,
+        dry_run=args.dry_run,
+        instructions=args.instructions,
+    )
+    workspace = Path(args.workspace).expanduser() if args.workspace else None
+    compact_file(
+        existing_file(args.file),
+        request,
+        as_json=args.json,
+        out=sys.stdout,
+        err=sys.stderr,
+        workspace=workspace,
+        save_in=settings_for(args).resolved_data_dir() if args.save else None,
+    )
+    return EXIT_OK
+
+
+def add_compact(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compact",
+        help="compact a temporary copy of a session file with the offline summarizer and "
+        "report it (the file itself is never changed; --save keeps the copy)",
+        description="Compact a temporary copy of FILE with the offline summarizer and report "
+        "what was summarized, kept and restored. FILE itself is never changed; --save keeps "
+        "the compacted copy as a new Baton session in the data dir. Message ids are the "
+        "ones `baton show FILE` prints, whole or shortened.",
+    )
+    parser.add_argument("file", help="a Claude Code session file or a Baton transcript")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--all", action="store_true", help="the whole conversation (default)")
+    where.add_argument("--up-to", metavar="ID", help="summarize up to and including message ID")
+    where.add_argument("--from", dest="from_id", metavar="ID", help="summarize from message ID")
+    where.add_argument("--range", nargs=2, metavar=("ID", "END_ID"), help="summarize a span")
+    parser.add_argument("--dry-run", action="store_true", help="plan only; summarize nothing")
+    parser.add_argument("--instructions", help="custom instructions for the summary")
+    parser.add_argument("--workspace", help="a project folder: its compact instructions apply")
+    parser.add_argument("--json", action="store_true", help="print the CompactResult wire object")
+    parser.add_argument(
+        "--save",
+        action="store_true",
+        help="keep the compacted copy as a new Baton session in the data dir; print its id",
+    )
+    add_data_dir(parser)
+    parser.set_defaults(func=cmd_compact)

@@ -1,0 +1,203 @@
+"""`baton compact FILE`: compact a session file's temporary copy and report what happened."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from baton.cli.message_table import resolve_id
+from baton.cli.session_files import save_copy, session_from_file
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
+from baton.core.settings import Settings
+from baton.core.usage.estimator import default_estimator
+from baton.core.workspace.editor_files import EditorFiles
+
+SUMMARY_HEAD_LINES = 24
+BAR_CELLS = 24
+LINE_CHARS = 78
+
+
+class ProgressDisplay:
+    """Compaction progress on a stream: a redrawn bar on a terminal, else one line per step."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last = ""
+        self._drawn = False
+
+    def __call__(self, text: str, fraction: float | None) -> None:
+        if not self.tty:
+            if text != self._last:
+                self.stream.write(f"  {text}\n")
+                self.stream.flush()
+            self._last = text
+            return
+        done = 0.0 if fraction is None else min(1.0, max(0.0, fraction))
+        cells = round(done * BAR_CELLS)
+        line = f"[{'#' * cells}{'.' * (BAR_CELLS - cells)}] {done * 100:3.0f}% {text}"
+        self.stream.write("\r\x1b[K" + line[:LINE_CHARS])
+        self.stream.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        """Clear the bar so the report starts on a clean line."""
+        if self._drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._drawn = False
+
+
+def compact_request(
+    *,
+    up_to: str | None = None,
+    from_id: str | None = None,
+    span: list[str] | None = None,
+    dry_run: bool = False,
+    instructions: str | None = None,
+) -> CompactRequest:
+    """The request the command line's flags describe (default: the whole conversation)."""
+    if up_to:
+        return CompactRequest("up_to", up_to, None, instructions, dry_run)
+    if from_id:
+        return CompactRequest("from", from_id, None, instructions, dry_run)
+    if span:
+        return CompactRequest("range", span[0], span[1], instructions, dry_run)
+    return CompactRequest("all", None, None, instructions, dry_run)
+
+
+def compact_file(
+    path: Path,
+    request: CompactRequest,
+    *,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+    workspace: Path | None = None,
+    save_in: Path | None = None,
+) -> None:
+    """Compact a temporary copy of `path` with the offline summarizer and print the result
+    (BatonError on bad input; `path` is never changed). With `save_in` (a data dir) the
+    compacted copy is kept there as a new Baton session."""
+    if workspace is not None and not workspace.is_dir():
+        raise InvalidParams(f"no such workspace folder: {workspace}")
+    if save_in is not None and request.dry_run:
+        raise InvalidParams("--save keeps a compaction; a dry run makes none")
+    estimator = default_estimator()
+    with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
+        store = SessionStore(Path(scratch), estimator.count_message)
+        try:
+            with session_from_file(path, store, writable=True) as source:
+                request = _resolved(source.session, request)
+                display = ProgressDisplay(err)
+                ctx = CompactContext(
+                    settings=Settings(),
+                    estimator=estimator,
+                    summarizer=ExtractiveSummarizer(estimator.count_text),
+                    editor_files=EditorFiles() if workspace else None,
+                    workspace_folders=[workspace] if workspace else [],
+                    progress=display,
+                )
+                try:
+                    result = asyncio.run(compact(source.session, request, ctx))
+                finally:
+                    display.close()
+                saved = _save(source.session, save_in, path) if save_in is not None else None
+                if as_json:
+                    wire = result.wire() | ({"savedSessionId": saved} if saved else {})
+                    out.write(json.dumps(wire, indent=2, ensure_ascii=False) + "\n")
+                else:
+                    report = format_report(result, path=path, kind=source.kind)
+                    if saved is not None and save_in is not None:
+                        report += f"\nSaved       as Baton session {saved} in {save_in}"
+                    out.write(report + "\n")
+        finally:
+            store.close()
+
+
+def _resolved(session: Session, request: CompactRequest) -> CompactRequest:
+    """`request` with its message ids resolved (`baton show` prints shortened ones)."""
+    first = resolve_id(session, request.pivot_message_id) if request.pivot_message_id else None
+    end = resolve_id(session, request.end_message_id) if request.end_message_id else None
+    return replace(request, pivot_message_id=first, end_message_id=end)
+
+
+def _save(session: Session, data_dir: Path, source: Path) -> str:
+    keeper = SessionStore(data_dir, session.count)
+    title = f"{session.title} (compacted)"
+    try:
+        return save_copy(
+            session, keeper, title=title, compactedFrom=str(source.resolve())
+        ).session_id
+    finally:
+        keeper.close()
+
+
+def _tokens_line(result: CompactResult) -> str:
+    pre, post = result.pre_tokens, result.post_tokens
+    change = f" ({(post - pre) / pre * 100:+.0f}%)" if pre else ""
+    after = "in the kept messages (no summary yet)" if result.dry_run else "after"
+    return f"Tokens      {pre:,} before -> {post:,} {after}{change}"
+
+
+def _retention_line(result: CompactResult) -> str | None:
+    figures = result.retention
+    if figures is None:
+        return None
+    parts = [
+        f"{name} {figure.kept}/{figure.total}"
+        for name, figure in (
+            ("user prompts", figures.prompts),
+            ("paths", figures.paths),
+            ("errors", figures.errors),
+        )
+    ]
+    ledger = result.summary is not None and LEDGER_HEADING in result.summary
+    if ledger and LEFT_OUT in (result.summary or ""):
+        note = "; a fact ledger carries the rest it had room for and counts what it left out"
+    elif ledger:
+        note = "; the rest are appended as a fact ledger"
+    else:
+        note = ""
+    return f"Retention   in the summary: {', '.join(parts)}{note}"
+
+
+def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
+    """The human-readable report of one compaction (or dry run)."""
+    what = "Baton transcript" if kind == "baton" else "Claude Code session file"
+    lines = [
+        f"{'Dry run of' if result.dry_run else 'Compacted'} {path} ({what}; a temporary copy, "
+        "the file is unchanged)",
+        f"Direction   {result.direction} ({result.trigger}), summarizer {result.summarizer}",
+        _tokens_line(result),
+        f"Messages    {len(result.summarized_message_ids):,} summarized, "
+        f"{len(result.kept_message_ids):,} kept, {len(result.restored_files)} files restored",
+    ]
+    pivot = result.adjusted_pivot
+    if pivot is not None:
+        lines.append(f"Pivot       {pivot.requested} -> {pivot.used}: {pivot.why}")
+    retention = _retention_line(result)
+    if retention:
+        lines.append(retention)
+    for restored in result.restored_files:
+        cut = " (cut)" if restored.truncated else ""
+        lines.append(f"Restored    {restored.uri}, {restored.tokens:,} tokens{cut}")
+    if result.summary is None:
+        lines.append("Summary     none (dry run: nothing was summarized or written)")
+        return "\n".join(lines)
+    summary_lines = result.summary.splitlines()
+    lines.append(f"Summary     {len(summary_lines)} lines; the first {SUMMARY_HEAD_LINES}:")
+    lines.extend("  " + line for line in summary_lines[:SUMMARY_HEAD_LINES])
+    if len(summary_lines) > SUMMARY_HEAD_LINES:
+        lines.append(f"  ... ({len(summary_lines) - SUMMARY_HEAD_LINES} more lines)")
+    return "\n".join(lines)

@@ -1,0 +1,140 @@
+"""The `baton` command line: one small function per subcommand, errors as one stderr line.
+
+`baton serve` without options, the command editors start, runs the server without
+building the parser (argparse's help formatter, every subcommand's module)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from baton import __version__
+from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
+from baton.core.errors import BatonError, InvalidParams
+
+__all__ = ["EXAMPLES_DIR", "EXAMPLE_SESSION", "build_parser", "main"]
+
+
+# ---- subcommands ---------------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from baton.lsp.server import parse_address, serve
+
+    for address in (args.tcp, args.ws):
+        if address is not None:
+            try:
+                parse_address(address)
+            except ValueError as exc:
+                raise InvalidParams(str(exc)) from None
+    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from baton.cli.demo import main as demo
+
+    return demo(sys.stdout)
+
+
+# ---- the parser ----------------------------------------------------------------------------
+
+
+def add_serve(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the language server (stdio unless --tcp or --ws is given)"
+    )
+    network = parser.add_mutually_exclusive_group()
+    network.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on TCP (a bare PORT binds 127.0.0.1)"
+    )
+    network.add_argument(
+        "--ws", metavar="HOST:PORT", help="listen on a WebSocket (a bare PORT binds 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="stderr log level (default INFO)",
+    )
+    parser.set_defaults(func=cmd_serve)
+
+
+def add_demo(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="start the server and drive it like an editor: usage, code actions, compact, undo",
+    )
+    parser.set_defaults(func=cmd_demo)
+
+
+def subcommands() -> list[Callable[[Subparsers], None]]:
+    from baton.cli.compact import add_compact
+    from baton.cli.importing import add_import
+    from baton.cli.payload import add_payload
+    from baton.cli.usage import add_show, add_usage
+
+    return [add_serve, add_demo, add_usage, add_show, add_import, add_compact, add_payload]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="baton", description="Baton: a context manager for AI chat in editors."
+    )
+    parser.add_argument("--version", action="version", version=f"baton {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in subcommands():
+        add(subparsers)
+    return parser
+
+
+def plain_serve() -> argparse.Namespace:
+    """What the parser makes of `serve` alone, without building the parser."""
+    return argparse.Namespace(command="serve", tcp=None, ws=None, log_level="INFO", func=cmd_serve)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # a reader that went away shows here, not at exit
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    if given == ["serve"]:
+        args = plain_serve()
+    else:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(given)
+        except SystemExit as exc:  # --help, --version, or a usage error argparse printed
+            return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:
+        raise
+    except BatonError as exc:
+        print(f"baton: {exc.message}", file=sys.stderr)
+    except OSError as exc:
+        print(f"baton: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_ERROR
+
+
+def _reader_gone() -> int:
+    """The output's reader stopped reading (`baton usage | head`): end quietly. Further
+    writes go nowhere, so the interpreter's last flush raises nothing either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK

@@ -1,0 +1,71 @@
+"""Session files the command line reads: Baton transcripts and Claude Code session files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore, new_session_id
+from baton.core.conversation.transcript import Transcript
+from baton.core.importers.claude_code import ImportReport, import_with_report
+
+
+@dataclass
+class LoadedFile:
+    session: Session
+    kind: str  # "baton" or "claude-code"
+    imported: ImportReport | None = None
+
+
+def is_baton_transcript(path: Path) -> bool:
+    """A Baton transcript's first line is its `{"type": "session", "format": 1}` header."""
+    with path.open("rb") as handle:
+        first = handle.readline(1 << 20)
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
+
+
+@contextmanager
+def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Iterator[LoadedFile]:
+    """A session read from `path`, which is never changed: a Claude Code file is imported
+    into `store` (a scratch data directory); a Baton transcript is opened read-only in
+    place, or, when `writable`, copied into `store` first."""
+    if not is_baton_transcript(path):
+        session, report = import_with_report(path, store)
+        yield LoadedFile(session, "claude-code", report)
+        return
+    if writable:
+        copy = store.sessions_dir / "copy.jsonl"
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        path = copy
+    transcript = Transcript.open(path, writable=writable)
+    try:
+        yield LoadedFile(Session(transcript, store.count), "baton")
+    finally:
+        transcript.close()
+
+
+def save_copy(session: Session, store: SessionStore, **header: str) -> Session:
+    """A copy of `session`'s whole transcript as a new session of `store` (a new id; the
+    header's other fields, plus `header`, kept), written in one durable append."""
+    events = session.transcript.events()
+    sid = new_session_id()
+    first = {**next(events), **header, "sessionId": sid}
+    transcript = Transcript.create(store.path_for(sid), first)
+    try:
+        transcript.append_many(events)
+    except BaseException:
+        transcript.close()
+        store.path_for(sid).unlink(missing_ok=True)
+        raise
+    transcript.close()
+    return store.get(sid)

@@ -1,0 +1,94 @@
+"""`baton usage FILE` and `baton show FILE`: a session file's context usage and its view."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from baton.cli.common import (
+    EXIT_OK,
+    Subparsers,
+    file_or_example,
+    open_session_file,
+    use_model,
+)
+
+CLAUDE_CODE = "Claude Code session file"
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    from baton.cli.usage_report import plain_text, usage_report
+    from baton.core.settings import Settings
+    from baton.core.usage.budget import compute_usage
+    from baton.core.usage.estimator import default_estimator
+
+    path = file_or_example(args.file)
+    estimator = default_estimator()
+    settings = Settings()
+    with open_session_file(path, estimator.count_message) as loaded:
+        session = loaded.session
+        use_model(session, args.model, settings)
+        usage = compute_usage(session, settings, estimator)
+        if args.json:
+            print(json.dumps(usage.wire(), indent=2))
+            return EXIT_OK
+        messages = session.view_messages()
+        anchor = session.anchor()
+        what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
+        print(
+            usage_report(
+                title=session.title,
+                source=f"{path} ({what})",
+                messages=messages,
+                usage=usage,
+                plain_tokens=estimator.count_text(plain_text(messages)),
+                imported=loaded.imported,
+                anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
+                estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
+            )
+        )
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from baton.cli.message_table import rows, table
+    from baton.core.usage.estimator import default_estimator
+
+    path = file_or_example(args.file)
+    estimator = default_estimator()
+    with open_session_file(path, estimator.count_message) as loaded:
+        session = loaded.session
+        found = rows(session)
+        if args.json:
+            kind = "baton" if loaded.kind == "baton" else "claude-code"
+            payload = {"title": session.title, "source": str(path), "kind": kind}
+            print(json.dumps({**payload, "messages": found}, indent=2, ensure_ascii=False))
+            return EXIT_OK
+        what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
+        print(f"{session.title} ({path}, {what}): {len(found):,} messages in the view")
+        print("\n".join(table(found)))
+        print("Ids may be given to `baton compact --up-to/--from/--range` as shown or in full.")
+    return EXIT_OK
+
+
+def add_usage(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "usage", help="context usage of a Claude Code session file or a Baton transcript"
+    )
+    parser.add_argument("file", nargs="?", help="the file (default: the bundled example)")
+    parser.add_argument(
+        "--model", help="count against this model's window (an unknown one assumes 200,000)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the Usage wire object")
+    parser.set_defaults(func=cmd_usage)
+
+
+def add_show(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        aliases=["messages"],
+        help="the messages of a session file's view: index, id, role, kind, tokens, first words",
+    )
+    parser.add_argument("file", nargs="?", help="the file (default: the bundled example)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.set_defaults(func=cmd_show)

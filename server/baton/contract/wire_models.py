@@ -1,0 +1,217 @@
+"""The wire models protocol.py pairs with methods: request params, command arguments, results.
+
+Core payloads (Message, Usage, CompactResult, ...) live in core and are re-exported by
+protocol.py; the models here exist only for the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, ConfigDict, Field
+
+from baton.core.conversation.boundary import Direction
+from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
+from baton.core.usage.budget import Usage
+
+# `pivotMessageId` is the name everywhere; commands said `messageId` before, still accepted.
+PivotId = Annotated[
+    str,
+    Field(
+        validation_alias=AliasChoices("pivotMessageId", "messageId", "pivot_message_id"),
+        description="the pivot message (the old spelling `messageId` is still accepted)",
+    ),
+]
+OptionalPivotId = Annotated[
+    str | None,
+    Field(
+        default=None,
+        validation_alias=AliasChoices("pivotMessageId", "messageId", "pivot_message_id"),
+        description="the pivot message (the old spelling `messageId` is still accepted)",
+    ),
+]
+
+# ---- params and command arguments (client -> server) -------------------------------------
+
+
+class Params(WireModel):
+    """Request parameters: unknown keys are ignored, wrong types are `invalid_params`."""
+
+    model_config = ConfigDict(extra="ignore", strict=False)
+
+
+class NoParams(Params):
+    pass
+
+
+class CreateParams(Params):
+    title: str | None = None
+    system_prompt: str | None = None
+    model: str | None = None
+
+
+class SessionParams(Params):
+    session_id: str
+
+
+class AppendParams(SessionParams):
+    messages: list[MessageInput] = Field(min_length=1)
+
+
+class SendParams(SessionParams):
+    content: str | list[ContentBlock] | None = None
+    tools: list[dict[str, Any]] | None = None
+
+
+class ImportParams(Params):
+    path: str
+    format: Literal["claude-code"] = "claude-code"
+    title: str | None = None
+
+
+class CompactParams(SessionParams):
+    direction: Direction = "all"
+    pivot_message_id: OptionalPivotId
+    end_message_id: str | None = None
+    instructions: str | None = None
+    dry_run: bool = False
+
+
+class UncompactParams(SessionParams):
+    boundary_id: str | None = None
+
+
+class PinParams(SessionParams):
+    message_id: str
+    pinned: bool
+
+
+class ActiveEditorParams(Params):
+    uri: str | None = None
+
+
+class CompactCommandArgs(SessionParams):
+    direction: Direction = "all"
+    pivot_message_id: OptionalPivotId
+    end_message_id: str | None = None
+    instructions: str | None = None
+
+
+class PivotCommandArgs(SessionParams):
+    pivot_message_id: PivotId
+    instructions: str | None = None
+
+
+class PreviewCommandArgs(SessionParams):
+    direction: Direction = "all"
+    pivot_message_id: OptionalPivotId
+    end_message_id: str | None = None
+
+
+class RangeCommandArgs(SessionParams):
+    pivot_message_id: PivotId
+    end_message_id: str
+    instructions: str | None = None
+
+
+# ---- results -----------------------------------------------------------------------------
+
+
+class DamageInfo(WireModel):
+    """What a session's transcript lost (`Session.damaged`; absent when it lost nothing)."""
+
+    lines: int = Field(description="unreadable lines and records skipped (kept in <file>.bad)")
+    lost_messages: int = Field(description="messages the view or a compaction named that are gone")
+    repaired_messages: int = Field(
+        description="messages shown changed (tool blocks as text) to fit the API rules"
+    )
+    header_missing: bool = Field(description="no valid header line: the session is read-only")
+    problems: list[str] = Field(description="one sentence per kind of damage")
+
+
+class SessionInfo(WireModel):
+    """A conversation (`Session` on the wire); `readOnly` when another process holds its
+    transcript or the transcript has no valid header (it can be read, and changing it fails
+    with `session_locked`); `damaged` when its transcript lost records."""
+
+    session_id: str
+    title: str
+    model: str
+    created_at: str
+    updated_at: str
+    uri: str
+    compactions: int
+    read_only: bool = False
+    damaged: DamageInfo | None = None
+
+
+class SessionList(WireModel):
+    sessions: list[SessionInfo]
+
+
+class SessionView(WireModel):
+    session: SessionInfo
+    messages: list[Message]
+    usage: Usage
+
+
+class AppendResult(WireModel):
+    message_ids: list[str]
+    usage: Usage
+    repairs: list[str]
+
+
+class SendResult(WireModel):
+    message: Message
+    usage: Usage
+
+
+class UncompactResult(WireModel):
+    usage: Usage
+
+
+class Empty(WireModel):
+    pass
+
+
+class Position(WireModel):
+    line: int
+    character: int
+
+
+class Range(WireModel):
+    start: Position
+    end: Position
+
+
+class MessageRange(WireModel):
+    message_id: str
+    range: Range
+
+
+class RenderResult(WireModel):
+    uri: str
+    text: str
+    version: int
+    messages: list[MessageRange]
+
+
+# ---- notification payloads ---------------------------------------------------------------
+
+ChangeReason = Literal["append", "reply", "compact", "uncompact", "delete", "pin", "create"]
+
+
+class UsageChanged(WireModel):
+    session_id: str
+    usage: Usage
+
+
+class SessionChanged(WireModel):
+    session_id: str
+    reason: ChangeReason
+
+
+class SessionDelta(WireModel):
+    session_id: str
+    message_id: str
+    text: str

@@ -1,0 +1,300 @@
+"""Auto-compact: when to compact on its own, and the two guards that stop it.
+
+The circuit breaker: a failure is an auto-compaction that raised (the summarizer failed,
+the summary would not make the context smaller, ...) or one that committed but left the
+usage still at or over the auto-compact threshold: that one would otherwise run again on
+every append, each time summarizing the previous summary. An auto-compaction that gets
+under the threshold clears the count; three failures in a row pause auto-compact.
+
+The thrash guard: an auto-compaction that worked but whose context refilled past the
+threshold within REFILL_TURNS turns (assistant responses) is a refill; THRASH_LIMIT
+refills in a row mean the working set does not fit in the window, and auto-compact stops
+rather than summarize the same work again every few turns. Either pause lasts until a
+manual compaction succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, Protocol, cast
+
+from baton.core.compaction import engine
+from baton.core.compaction.automatic import microcompact as micro
+from baton.core.compaction.automatic.ahead import SummariesAhead
+from baton.core.compaction.commit import report
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.session import Session
+from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
+from baton.core.settings import MicrocompactSettings
+from baton.core.usage.budget import compute_usage
+
+log = logging.getLogger(__name__)
+
+MAX_FAILURES = 3
+REFILL_TURNS = 3  # a refill within this many turns of an auto-compaction counts
+THRASH_LIMIT = 3  # refills in a row that stop auto-compact
+PausedBy = Literal["failures", "thrashing"]
+
+CompactFn = Callable[[Session, CompactRequest, CompactContext], Awaitable[CompactResult]]
+MicrocompactFn = Callable[..., Boundary | None]
+ContextFactory = Callable[[], CompactContext]
+
+
+class ContextHost(Protocol):
+    """Anything that can build the compaction context (the server's facade does)."""
+
+    def compact_context(self) -> CompactContext: ...
+
+
+@dataclass
+class _State:
+    failures: int = 0
+    last_error: str | None = None
+    refills: int = 0
+    thrashing: bool = False
+    # the last auto-compaction that got under the threshold: its boundary and how long the
+    # view was right after it (the turns after that are the refill)
+    last_auto: tuple[str, int] | None = None
+
+
+class AutoCompactor:
+    """One per server; remembers, per session, how many auto-compacts failed in a row.
+
+    `check` runs before every send and after every append: recursion guard -> circuit
+    breaker -> microcompact -> compact (`all`, trigger `auto`) when usage is at or over
+    the auto-compact threshold. Failures (as the module docstring says) never reach the
+    caller: the turn goes on, and after `max_failures` in a row the breaker opens
+    (`paused`) until a manual compaction (`reset`); a success before that clears them.
+    """
+
+    def __init__(
+        self,
+        contexts: ContextFactory | ContextHost,
+        *,
+        max_failures: int = MAX_FAILURES,
+        compact: CompactFn | None = None,
+        microcompact: MicrocompactFn | None = None,
+        clock: Callable[[], datetime] | None = None,
+        ahead: SummariesAhead | None = None,
+    ) -> None:
+        # a host object (the server's facade) or a plain factory function
+        self._contexts = cast(ContextFactory, getattr(contexts, "compact_context", contexts))
+        self.max_failures = max_failures
+        self._compact: CompactFn = compact or engine.compact
+        self._microcompact: MicrocompactFn = microcompact or micro.microcompact
+        self._clock = clock
+        self.ahead = ahead
+        self._states: dict[str, _State] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._holders: dict[str, asyncio.Task[Any] | None] = {}
+
+    # ---- the breaker ---------------------------------------------------------------------
+
+    def paused(self, session_id: str) -> bool:
+        """True once auto-compact gave up on this session (shown as Usage.autoCompactPaused)."""
+        return self.paused_by(session_id) is not None
+
+    def paused_by(self, session_id: str) -> PausedBy | None:
+        """Why auto-compact gave up on this session: repeated failures, or thrashing."""
+        state = self._states.get(session_id)
+        if state is None:
+            return None
+        if state.thrashing:
+            return "thrashing"
+        return "failures" if state.failures >= self.max_failures else None
+
+    def failures(self, session_id: str) -> int:
+        state = self._states.get(session_id)
+        return state.failures if state else 0
+
+    def last_error(self, session_id: str) -> str | None:
+        state = self._states.get(session_id)
+        return state.last_error if state else None
+
+    def reset(self, session_id: str) -> None:
+        """Close the breaker and the thrash guard (a manual compaction succeeded, or the
+        session went away)."""
+        self._states.pop(session_id, None)
+
+    # ---- the check -----------------------------------------------------------------------
+
+    def start_ahead(self, session: Session, ctx: CompactContext) -> bool:
+        """Start the summary written ahead if usage passed its start point (after a reply:
+        the summary is written while the user reads it, not at the next send)."""
+        sid = session.session_id
+        if self.ahead is None or session.compacting or session.read_only or self.paused(sid):
+            return False
+        if not ctx.settings.auto_compact.enabled:
+            return False
+        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if usage.used_tokens >= usage.auto_compact_threshold:
+            return False  # the next check compacts
+        return self.ahead.maybe_start(session, ctx, usage.used_tokens, usage.auto_compact_threshold)
+
+    async def before_send(self, session: Session) -> CompactResult | None:
+        return await self.check(session, reason="send")
+
+    async def check(
+        self, session: Session, *, reason: str, context: CompactContext | None = None
+    ) -> CompactResult | None:
+        """Compact `session` if it needs it. Returns what changed the view, if anything:
+        the compaction's result, or the microcompact's when that alone ran.
+
+        A check that arrives while another auto-compaction of the session runs waits for
+        it (a send right after an append must not find the context still full), then
+        looks again."""
+        sid = session.session_id
+        holder = self._holders.get(sid)
+        if holder is not None and holder is asyncio.current_task():
+            return None  # called from inside a compaction (a summary request): never recurse
+        lock = self._locks.setdefault(sid, asyncio.Lock())
+        async with lock:
+            # a compaction someone asked for (or a summary request) is already running
+            if session.compacting or session.read_only or self.paused(sid):
+                return None
+            ctx = context or self._contexts()
+            if not ctx.settings.auto_compact.enabled:
+                return None
+            self._holders[sid] = asyncio.current_task()
+            try:
+                return await self._run(session, ctx, reason)
+            finally:
+                self._holders.pop(sid, None)
+
+    async def _run(
+        self, session: Session, ctx: CompactContext, reason: str
+    ) -> CompactResult | None:
+        micro_result = self._micro(session, ctx.settings.microcompact)
+        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if usage.used_tokens < usage.auto_compact_threshold:
+            if self.ahead is not None:
+                self.ahead.maybe_start(
+                    session, ctx, usage.used_tokens, usage.auto_compact_threshold
+                )
+            return micro_result
+        sid = session.session_id
+        if self._thrashing(session, usage.auto_compact_threshold):
+            return micro_result
+        log.info(
+            "auto-compacting session %s (%s): %d tokens >= threshold %d",
+            sid,
+            reason,
+            usage.used_tokens,
+            usage.auto_compact_threshold,
+        )
+        try:
+            result = await self._compact_now(session, ctx)
+        except (CompactionInProgress, SessionLocked):
+            return micro_result  # someone else is compacting or writing: not a failure
+        except Exception as exc:  # any failure counts towards the breaker; the turn goes on
+            self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
+            return micro_result
+        after = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if after.used_tokens >= after.auto_compact_threshold:
+            # Committed (the view did change), but it did not make room: a failure all the same.
+            self._fail(
+                sid,
+                f"auto-compaction left {after.used_tokens:,} tokens in use, still at or over "
+                f"the auto-compact threshold of {after.auto_compact_threshold:,}",
+            )
+            return result
+        state = self._states.setdefault(sid, _State())
+        state.failures, state.last_error = 0, None
+        state.last_auto = (result.boundary_id, len(session.view))
+        return result
+
+    async def _compact_now(self, session: Session, ctx: CompactContext) -> CompactResult:
+        """The summary written ahead when it is ready and fresh, else a new compaction."""
+        prepared = None
+        if self.ahead is not None:
+            if self.ahead.running(session.session_id):
+                report(ctx, "Waiting for the summary written ahead", None)
+            prepared = await self.ahead.take(session, ctx.summarizer.name)
+        if prepared is not None:
+            try:
+                return engine.commit_prepared(session, prepared, ctx)
+            except BatonError as exc:  # e.g. no longer smaller: write a new one
+                log.info("the summary written ahead cannot be committed: %s", exc.message)
+        return await self._compact(session, CompactRequest(direction="all", trigger="auto"), ctx)
+
+    def _thrashing(self, session: Session, threshold: int) -> bool:
+        """Count a refill (the threshold reached again within REFILL_TURNS turns of the last
+        auto-compaction); True, and auto-compact stops, at THRASH_LIMIT in a row."""
+        sid = session.session_id
+        state = self._states.get(sid)
+        if state is None:
+            return False
+        if state.last_auto is None:  # the last attempt failed: no refill, and no row
+            state.refills = 0
+            return False
+        boundary_id, mark = state.last_auto
+        state.last_auto = None
+        turns = _turns(session, mark)
+        if boundary_id not in session.active or turns > REFILL_TURNS:
+            state.refills = 0
+            return False
+        state.refills += 1
+        if state.refills < THRASH_LIMIT:
+            return False
+        state.thrashing = True
+        state.last_error = (
+            f"the context refilled past the auto-compact threshold of {threshold:,} within "
+            f"{REFILL_TURNS} turns of each of the last {THRASH_LIMIT} auto-compactions"
+        )
+        log.warning(
+            "auto-compact of session %s is thrashing (%s); stopped until a manual compaction",
+            sid,
+            state.last_error,
+        )
+        return True
+
+    def _micro(self, session: Session, settings: MicrocompactSettings) -> CompactResult | None:
+        try:
+            if self._clock is not None:
+                boundary = self._microcompact(session, settings, now=self._clock())
+            else:
+                boundary = self._microcompact(session, settings)
+        except Exception as exc:  # clearing old results is an optimisation: never fatal
+            detail = exc.message if isinstance(exc, BatonError) else type(exc).__name__
+            log.warning("microcompact of session %s failed: %s", session.session_id, detail)
+            return None
+        if boundary is None:
+            return None
+        return CompactResult.from_boundary(boundary, None)
+
+    def _fail(self, session_id: str, detail: str) -> None:
+        state = self._states.setdefault(session_id, _State())
+        state.failures += 1
+        state.last_error = detail
+        if state.failures >= self.max_failures:
+            log.warning(
+                "auto-compact of session %s failed %d times in a row (%s); paused until a "
+                "manual compaction",
+                session_id,
+                state.failures,
+                state.last_error,
+            )
+        else:
+            log.info("auto-compact of session %s failed: %s", session_id, state.last_error)
+
+
+def _turns(session: Session, mark: int) -> int:
+    """Assistant responses in the view after position `mark` (records of one response,
+    which share an API message id, count once)."""
+    seen: set[str] = set()
+    turns = 0
+    for mid in session.view[mark:]:
+        message = session.messages[mid]
+        if message.role != "assistant":
+            continue
+        if message.api_message_id is None or message.api_message_id not in seen:
+            turns += 1
+        if message.api_message_id is not None:
+            seen.add(message.api_message_id)
+    return turns

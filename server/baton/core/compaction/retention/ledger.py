@@ -1,0 +1,99 @@
+"""Retention of a compaction (prompts, paths, errors that survived) and the bounded fact ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from baton.core.compaction.retention.facts import (
+    CountText,
+    approx_tokens,
+    message_haystack,
+    normalize,
+)
+from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS, write_ledger
+from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.conversation.boundary import Retention, RetentionFigure
+from baton.core.conversation.messages import Message
+
+# A long prompt survives when its head does: summaries may cut the tail with a marker.
+PROMPT_PREFIX_CHARS = 200
+
+
+def _unique(values: Sequence[str]) -> dict[str, str]:
+    """The values whose normalized form is new, in order, each with that form."""
+    seen: set[str] = set()
+    out: dict[str, str] = {}
+    for value in values:
+        key = normalize(value)
+        if key and key not in seen:
+            seen.add(key)
+            out[value] = key
+    return out
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _found(haystack: str, needle: str, prefix: int | None = None) -> bool:
+    """Whether the normalized fact `needle` (or its first `prefix` characters) occurs in the
+    normalized haystack as whole words: a short prompt like "yes" must not be found inside
+    "eyes"."""
+    whole = prefix is None or len(needle) <= prefix
+    if not whole:
+        needle = needle[:prefix].rstrip()
+    if not needle:
+        return True
+    # str.find is far faster than a regular expression with look-arounds on a long haystack.
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        clear_before = start == 0 or not _is_word(haystack[start - 1])
+        clear_after = not whole or end == len(haystack) or not _is_word(haystack[end])
+        if clear_before and clear_after:
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+def retention(
+    summarized: list[Message],
+    summary_text: str,
+    kept: list[Message],
+    *,
+    budget: int = LEDGER_MAX_TOKENS,
+    count_text: CountText = approx_tokens,
+    transcript_path: str | None = None,
+    facts: SpanFacts | None = None,
+) -> tuple[Retention, str | None]:
+    """How many of the summarized messages' facts survive in `summary_text` or in the kept
+    messages, and a ledger of the missing ones (None when nothing is missing).
+
+    Facts: every user prompt (its first 200 characters, whitespace-insensitive), every path a
+    tool call or attachment touched, every error's first line. The figures describe
+    `summary_text` as given. The ledger stays within `budget` tokens as `count_text` counts
+    them; when the full one does not fit it is shortened (see `ledger_text`) and says what it
+    left out and that `transcript_path` holds the full text. With the full ledger appended,
+    every fact is found. `facts` are the summarized messages' facts when the caller has
+    them already (the summarizer was given the same ones).
+    """
+    if facts is None:
+        facts = SpanFacts.extract(summarized)
+    haystack = normalize(summary_text) + "\n" + message_haystack(kept)
+    prompts = _unique(facts.prompts)
+    paths = _unique([touch.path for touch in facts.paths])
+    errors = _unique([fact.line for fact in facts.errors])
+
+    missing = (
+        [p for p, key in prompts.items() if not _found(haystack, key, PROMPT_PREFIX_CHARS)],
+        [p for p, key in paths.items() if not _found(haystack, key)],
+        [e for e, key in errors.items() if not _found(haystack, key)],
+    )
+    figures = Retention(
+        prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),
+        paths=RetentionFigure(kept=len(paths) - len(missing[1]), total=len(paths)),
+        errors=RetentionFigure(kept=len(errors) - len(missing[2]), total=len(errors)),
+    )
+    if not any(missing):
+        return figures, None
+    return figures, write_ledger(*missing, budget, count_text, transcript_path)

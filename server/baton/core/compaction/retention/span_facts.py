@@ -1,0 +1,65 @@
+"""A summarized span's facts, extracted once and shared by the summary and the retention check."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from baton.core.compaction.retention.blocks import is_prompt
+from baton.core.compaction.retention.error_facts import ErrorFact, result_errors
+from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
+
+
+@dataclass(frozen=True)
+class SpanFacts:
+    """What the span says that a compaction must keep: the user's prompts (in order), every
+    path a tool call or a restored-file attachment touched (first-seen order, with its
+    operations), and the errors its tool results show (duplicates dropped, order kept).
+
+    `tool_paths` are the paths without the attachments' restores: the paths of the span as
+    the summarizer reads it once `strip_media` has dropped the attachments."""
+
+    prompts: list[str] = field(default_factory=list)
+    paths: list[PathTouch] = field(default_factory=list)
+    errors: list[ErrorFact] = field(default_factory=list)
+    tool_paths: list[PathTouch] = field(default_factory=list)
+
+    @classmethod
+    def extract(cls, messages: Iterable[Message]) -> SpanFacts:
+        """The facts of `messages`, in one pass."""
+        touches: dict[str, PathTouch] = {}
+        tool_touches: dict[str, PathTouch] = {}
+        prompts: list[str] = []
+        errors: dict[str, ErrorFact] = {}
+        for message in messages:
+            if message.kind == "attachment":
+                restored = attachment_path(message)
+                if restored is not None:
+                    _note(touches, restored, "restored")
+            elif is_prompt(message):
+                text = message.text().strip()
+                if text:
+                    prompts.append(text)
+            for block in message.content:  # exact types: see `blocks`
+                if type(block) is ToolUseBlock:
+                    for path, op in tool_paths(block):
+                        _note(touches, path, op)
+                        _note(tool_touches, path, op)
+                elif type(block) is ToolResultBlock:
+                    for fact in result_errors(block):
+                        errors.setdefault(fact.line, fact)
+        return cls(
+            prompts, list(touches.values()), list(errors.values()), list(tool_touches.values())
+        )
+
+    def without_attachments(self) -> SpanFacts:
+        """These facts as they stand once attachments are dropped from the span."""
+        return dataclasses.replace(self, paths=self.tool_paths)
+
+
+def _note(touches: dict[str, PathTouch], path: str, op: str) -> None:
+    touch = touches.setdefault(path, PathTouch(path))
+    if op not in touch.ops:
+        touch.ops.append(op)

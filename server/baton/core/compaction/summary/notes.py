@@ -1,0 +1,132 @@
+"""The session notes file beside a transcript: its ten sections, their caps, how far it reaches."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton.core.compaction.retention.facts import CountText, approx_tokens, cut_to_tokens
+from baton.core.conversation.session import Session
+
+SECTIONS: tuple[str, ...] = (
+    "Session title",
+    "Current state",
+    "Task specification",
+    "Files and functions",
+    "Workflow",
+    "Errors and corrections",
+    "Codebase documentation",
+    "Learnings",
+    "Key results",
+    "Worklog",
+)
+SECTION_TOKENS = 2_000
+TOTAL_TOKENS = 12_000
+EMPTY = "_Nothing recorded yet._"
+_META = re.compile(r"^<!-- baton-notes (.*?) -->\n?", re.DOTALL)
+_HEADING = re.compile(r"^#{1,3}\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
+
+
+def notes_path(transcript_path: Path | str) -> Path:
+    """`<sessionId>.notes.md` beside `<sessionId>.jsonl`."""
+    path = Path(transcript_path)
+    return path.with_name(f"{path.stem}.notes.md")
+
+
+@dataclass
+class NotesMark:
+    """How far the notes reach: the last message they cover."""
+
+    covered: str | None = None
+    updated: str | None = None
+
+
+class MemoryNotes:
+    """One session's notes file (0600): ten sections, each near 2,000 tokens, 12,000 in all."""
+
+    def __init__(self, path: Path, count_text: CountText | None = None) -> None:
+        self.path = path
+        self.count_text: CountText = count_text or approx_tokens
+
+    @classmethod
+    def for_session(cls, session: Session, count_text: CountText | None = None) -> MemoryNotes:
+        return cls(notes_path(session.transcript.path), count_text)
+
+    def read(self) -> tuple[str | None, NotesMark]:
+        """(the notes body, or None when there are none yet; how far they reach)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None, NotesMark()
+        mark = NotesMark()
+        meta = _META.match(text)
+        if meta:
+            fields = dict(p.split("=", 1) for p in meta[1].split() if "=" in p)
+            mark = NotesMark(fields.get("covered"), fields.get("updated"))
+            text = text[meta.end() :]
+        return (text.strip() or None), mark
+
+    def write(self, body: str, mark: NotesMark) -> str:
+        """Normalize `body` into the ten capped sections and replace the file atomically."""
+        notes = self.normalize(body)
+        header = f"<!-- baton-notes covered={mark.covered or ''} updated={mark.updated or ''} -->"
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(f"{header}\n{notes}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path)
+        return notes
+
+    def normalize(self, text: str) -> str:
+        sections = parse_sections(text)
+        capped = {name: self._cap(name, body, SECTION_TOKENS) for name, body in sections.items()}
+        sizes = {name: self.count_text(body) for name, body in capped.items()}
+        excess = sum(sizes.values()) - TOTAL_TOKENS
+        for name in sorted(sizes, key=lambda n: sizes[n], reverse=True):
+            if excess <= 0:
+                break  # over the total: shrink the largest sections first
+            target = max(sizes[name] - excess, SECTION_TOKENS // 10)
+            capped[name] = self._cap(name, capped[name], target)
+            excess -= sizes[name] - self.count_text(capped[name])
+        return "\n\n".join(f"# {name}\n{capped[name] or EMPTY}" for name in SECTIONS)
+
+    def _cap(self, name: str, body: str, limit: int) -> str:
+        if self.count_text(body) <= limit:
+            return body
+        if name == "Worklog":  # the newest entries matter most
+            lines = body.split("\n")
+            kept = cut_to_tokens("\n".join(reversed(lines)), limit - 12, self.count_text)
+            return "[... older entries cut ...]\n" + "\n".join(reversed(kept.split("\n")))
+        return cut_to_tokens(body, limit - 12, self.count_text) + "\n[... cut ...]"
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """The ten sections' bodies from notes-like markdown; unknown headings stay with the
+    section before them, missing sections come back empty."""
+    found = {name: "" for name in SECTIONS}
+    by_key = {_key(name): name for name in SECTIONS}
+    current: str | None = None
+    position = 0
+    for heading in _HEADING.finditer(text):
+        name = by_key.get(_key(heading[1]))
+        if name is None:
+            continue
+        _add(found, current, text[position : heading.start()])
+        current, position = name, heading.end()
+    _add(found, current, text[position:])
+    return found
+
+
+def _key(title: str) -> str:
+    return re.sub(r"[^a-z]", "", title.lower())
+
+
+def _add(found: dict[str, str], name: str | None, chunk: str) -> None:
+    chunk = chunk.strip()
+    if name is None or not chunk or chunk == EMPTY:
+        return
+    found[name] = f"{found[name]}\n\n{chunk}".strip()

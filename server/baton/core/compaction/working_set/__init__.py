@@ -1,0 +1,3 @@
+"""What comes back after a compaction: editor files and project instructions, credentials never
+restored.
+"""

@@ -1,0 +1,193 @@
+"""The Messages API's rules as running state of a message list, so a list that grows is
+checked only where it grows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from baton.core.conversation.messages import Message, ToolUseBlock, leads_with_compaction
+
+
+class _Ids(Protocol):
+    def __contains__(self, item: object, /) -> bool: ...
+
+    def add(self, item: str, /) -> None: ...
+
+
+class _Grown:
+    """A set read through to a base it never changes: what a trial adds stays its own."""
+
+    __slots__ = ("base", "own")
+
+    def __init__(self, base: _Ids) -> None:
+        self.base = base
+        self.own: set[str] = set()
+
+    def __contains__(self, item: object, /) -> bool:
+        return item in self.own or item in self.base
+
+    def add(self, item: str, /) -> None:
+        self.own.add(item)
+
+
+class ApiRules:
+    """`invariant_violations` and `unanswered_tool_uses` of the messages added so far.
+
+    Rules: the first message is the user's (or the API's own summary, which goes first);
+    each tool_result answers a tool_use of the
+    preceding assistant turn (the assistant records since the previous user prompt);
+    no tool_use is left unanswered when a later user prompt or another response arrives;
+    records sharing an API message id are contiguous except for tool results interleaved
+    between them.
+    """
+
+    def __init__(self) -> None:
+        self.length = 0
+        self.problems: list[str] = []  # in the order found
+        self.known: _Ids = set()  # the same problems, to look up
+        self.known_before: _Ids = set()  # a trial's: the problems of what it continues
+        self._pending: dict[str, str] = {}  # tool_use id -> assistant message id, this turn
+        self._answered: _Ids = set()
+        self._results: _Ids = set()  # every tool_result's tool_use_id, anywhere
+        self._api_ids: _Ids = set()
+        self._last_api_id: str | None = None
+        self._turn_uses: list[ToolUseBlock] = []  # since the last user prompt
+
+    def fork(self) -> ApiRules:
+        """A trial continuation: it sees everything added so far, and nothing it adds
+        reaches this one (copies only the current turn's state)."""
+        trial = ApiRules()
+        trial.length = self.length
+        trial.known = _Grown(self.known)
+        trial.known_before = self.known
+        trial._pending = dict(self._pending)
+        trial._answered = _Grown(self._answered)
+        trial._results = _Grown(self._results)
+        trial._api_ids = _Grown(self._api_ids)
+        trial._last_api_id = self._last_api_id
+        trial._turn_uses = list(self._turn_uses)
+        return trial
+
+    def extend(self, messages: Iterable[Message]) -> ApiRules:
+        for message in messages:
+            self.add(message)
+        return self
+
+    def packed(self) -> ApiRules:
+        """These rules, their id sets copied to the size of what they hold (a set grown one
+        id at a time keeps the room its growth made, up to four times what it holds)."""
+        self._answered = _packed(self._answered)
+        self._results = _packed(self._results)
+        self._api_ids = _packed(self._api_ids)
+        return self
+
+    def add(self, message: Message) -> list[str]:
+        """Take in the next message; returns the problems it brought."""
+        found: list[str] = []
+        if self.length == 0 and message.role != "user" and not leads_with_compaction(message):
+            found.append(f"{message.id}: the conversation must start with a user message")
+        self.length += 1
+        pending = self._pending
+        if message.role == "assistant":
+            api_id = message.api_message_id
+            if api_id is not None and api_id != self._last_api_id and api_id in self._api_ids:
+                found.append(f"{message.id}: records of API message {api_id} are not contiguous")
+            if pending and (api_id is None or api_id != self._last_api_id):
+                # a new response while calls of the previous one still wait for results
+                for use_id, owner in pending.items():
+                    found.append(
+                        f"{owner}: tool_use {use_id} is unanswered before the next response"
+                    )
+                pending.clear()
+            if api_id is not None:
+                self._api_ids.add(api_id)
+            self._last_api_id = api_id
+            uses = message.tool_uses()
+            for use in uses:
+                if use.id in pending or use.id in self._answered:
+                    found.append(f"{message.id}: duplicate tool_use id {use.id}")
+                pending[use.id] = message.id
+            self._turn_uses.extend(uses)
+            for result in message.tool_results():
+                self._results.add(result.tool_use_id)
+            return self._found(found)
+        for result in message.tool_results():
+            self._results.add(result.tool_use_id)
+            if result.tool_use_id not in pending:
+                found.append(
+                    f"{message.id}: tool_result {result.tool_use_id} answers no tool_use "
+                    "of the preceding assistant turn"
+                )
+            else:
+                del pending[result.tool_use_id]
+                self._answered.add(result.tool_use_id)
+        if not message.is_tool_result_only:
+            for use_id, owner in pending.items():
+                found.append(
+                    f"{owner}: tool_use {use_id} is unanswered before the next user prompt"
+                )
+            pending.clear()
+            self._last_api_id = None
+            self._turn_uses = []
+        return self._found(found)
+
+    def unanswered(self) -> list[ToolUseBlock]:
+        """tool_use blocks of the trailing assistant turn that no tool_result answers yet."""
+        return [u for u in self._turn_uses if u.id not in self._results]
+
+    def _found(self, found: list[str]) -> list[str]:
+        self.problems.extend(found)
+        for problem in found:
+            self.known.add(problem)
+        return found
+
+
+class ToolPairs:
+    """Which tool calls of a list no result answers and which results answer no call
+    anywhere in it (the session document's warnings), kept as the list grows."""
+
+    def __init__(self) -> None:
+        self._uses: dict[str, str] = {}  # tool_use id -> the (last) message that made it
+        self._answered: set[str] = set()
+        self._open: dict[str, None] = {}  # calls not answered yet, in the order first seen
+        self.orphans: list[tuple[str, str]] = []
+
+    def extend(self, messages: Iterable[Message]) -> ToolPairs:
+        for message in messages:
+            self.add(message)
+        return self
+
+    def packed(self) -> ToolPairs:
+        """These pairs, their tables copied to the size of what they hold."""
+        self._uses = dict(self._uses)
+        self._answered = set(self._answered)
+        self._open = dict(self._open)
+        return self
+
+    def add(self, message: Message) -> None:
+        for use in message.tool_uses():
+            self._uses[use.id] = message.id
+            if use.id not in self._answered:
+                self._open[use.id] = None
+        for result in message.tool_results():
+            use_id = result.tool_use_id
+            if use_id not in self._uses:
+                self.orphans.append(
+                    (message.id, f"tool_result {use_id} answers no tool_use in view")
+                )
+            self._answered.add(use_id)
+            self._open.pop(use_id, None)
+
+    def problems(self, awaiting: set[str]) -> list[tuple[str, str]]:
+        """(message id, problem); calls in `awaiting` (the trailing turn's) are not problems."""
+        unanswered = [
+            (self._uses[use_id], f"tool_use {use_id} has no tool_result")
+            for use_id in self._open
+            if use_id not in awaiting
+        ]
+        return [*self.orphans, *unanswered]
+
+
+def _packed(ids: _Ids) -> _Ids:
+    return set(ids) if isinstance(ids, set) else ids

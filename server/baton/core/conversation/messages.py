@@ -1,0 +1,273 @@
+"""Conversation messages: Anthropic content blocks, Baton's Message, and API-invariant checks."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+from baton.core.conversation.shared_bookkeeping import Shared, share
+from baton.core.conversation.wire_nulls import restore_required_nulls
+
+
+def now_iso() -> str:
+    """The current time as an ISO-8601 UTC string (the wire's time format)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_id(prefix: str = "msg") -> str:
+    """A fresh, sortable-enough, URL-safe id."""
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+class WireModel(BaseModel):
+    """Base for payloads that travel camelCase on the wire and snake_case in Python."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def wire(self) -> dict[str, Any]:
+        """The one wire form (LSP answers, notifications, `--json`, transcripts): camelCase,
+        JSON types, and the null policy: a field that is None is left out, unless the model
+        declares it without a default (`summary: str | None`), which is always sent, as null.
+        """
+        out = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        restore_required_nulls(self, out)
+        return out
+
+
+class _Block(Shared):
+    """Content blocks keep the API's own field names and any extra field the API adds."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(_Block):
+    type: Literal["image"] = "image"
+    source: dict[str, Any]
+
+
+class DocumentBlock(_Block):
+    type: Literal["document"] = "document"
+    source: dict[str, Any]
+
+
+class ToolUseBlock(_Block):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: Any = Field(default_factory=dict)
+
+
+class ToolResultBlock(_Block):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str | list[dict[str, Any]] | None = None
+    is_error: bool | None = None
+
+
+class ThinkingBlock(_Block):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class RedactedThinkingBlock(_Block):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class CompactionBlock(_Block):
+    """A summary the API wrote (compaction on demand), kept exactly as the API returned it:
+    `content`, its `signature` and every other field it came with (`encrypted_content`,
+    `tool_changes`) go back verbatim, first in every later request. Only Baton places one,
+    as the summary message of a compaction; clients cannot append it."""
+
+    type: Literal["compaction"] = "compaction"
+    content: str | None = None
+    signature: str | None = None
+
+
+ContentBlock = Annotated[
+    TextBlock
+    | ImageBlock
+    | DocumentBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | CompactionBlock,
+    Field(discriminator="type"),
+]
+CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock])
+
+Role = Literal["user", "assistant"]
+Kind = Literal["message", "summary", "attachment"]
+
+
+class ApiUsage(WireModel, Shared):
+    """The usage an API response reported (one response, not a running total)."""
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cache_creation_input_tokens: int = Field(default=0, ge=0)
+    cache_read_input_tokens: int = Field(default=0, ge=0)
+
+    @property
+    def context_tokens(self) -> int:
+        """Everything that was in the context when the response ended."""
+        return (
+            self.input_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+            + self.output_tokens
+        )
+
+    @property
+    def is_real(self) -> bool:
+        """All-zero usage comes from synthetic records and never anchors a count."""
+        return self.context_tokens > 0
+
+
+class Message(WireModel, Shared):
+    """One message of a conversation as Baton stores it."""
+
+    id: str = Field(default_factory=new_id)
+    role: Role
+    kind: Kind = "message"
+    content: list[ContentBlock]
+    created_at: str = Field(default_factory=now_iso)
+    tokens: int = 0
+    api_message_id: str | None = None
+    usage: ApiUsage | None = None
+    model: str | None = None
+    pinned: bool = False
+    stop_reason: str | None = None
+    boundary_id: str | None = None  # summary / attachment: the compaction that placed it
+    # a reply: the fingerprint of the request payload it was generated after (system,
+    # tools, messages); its thinking goes back only while that prefix is unchanged
+    prefix_hash: str | None = None
+
+    @property
+    def is_synthetic(self) -> bool:
+        return self.model == "<synthetic>"
+
+    @property
+    def anchors_usage(self) -> bool:
+        """True when this record's usage may anchor the context count."""
+        return (
+            self.role == "assistant"
+            and self.usage is not None
+            and self.usage.is_real
+            and not self.is_synthetic
+        )
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if isinstance(b, ToolResultBlock)]
+
+    def text(self) -> str:
+        """The message's plain text blocks, joined."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def has_text(self) -> bool:
+        return any(isinstance(b, TextBlock) and b.text.strip() for b in self.content)
+
+    @property
+    def is_tool_result_only(self) -> bool:
+        """A user record that only carries tool results (not a prompt the user typed)."""
+        return (
+            self.role == "user"
+            and bool(self.content)
+            and all(isinstance(b, ToolResultBlock) for b in self.content)
+        )
+
+    @property
+    def is_user_prompt(self) -> bool:
+        return self.role == "user" and self.kind == "message" and not self.is_tool_result_only
+
+
+def share_bookkeeping(message: Message) -> Message:
+    """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
+    share((message, message.usage, *message.content))
+    return message
+
+
+class MessageInput(WireModel):
+    """What a client may append: content as a string or API blocks."""
+
+    role: Role
+    content: str | list[ContentBlock]
+    id: str | None = None
+    api_message_id: str | None = None
+    usage: ApiUsage | None = None
+
+    def blocks(self) -> list[ContentBlock]:
+        if isinstance(self.content, str):
+            return [TextBlock(text=self.content)]
+        return list(self.content)
+
+
+ROLE_BLOCKS: dict[str, tuple[type[_Block], ...]] = {
+    "user": (TextBlock, ImageBlock, DocumentBlock, ToolResultBlock),
+    "assistant": (TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock),
+}
+
+
+def block_problems(role: Role, blocks: Sequence[ContentBlock]) -> list[str]:
+    """Why these blocks cannot be sent as a `role` message (the API would refuse them)."""
+    problems: list[str] = []
+    if not blocks:
+        problems.append("a message needs at least one content block")
+    for n, block in enumerate(blocks):
+        where = f"block {n} ({block.type})"
+        if not isinstance(block, ROLE_BLOCKS[role]):
+            problems.append(f"{where} cannot appear in a {role} message")
+        elif isinstance(block, TextBlock) and not block.text.strip():
+            problems.append(f"{where} has no text")
+        elif isinstance(block, ToolUseBlock) and not isinstance(block.input, dict):
+            problems.append(f"{where} input must be an object")
+        elif isinstance(block, ImageBlock | DocumentBlock) and not block.source.get("type"):
+            problems.append(f"{where} needs a source with a type")
+    return problems
+
+
+def text_message(role: Role, text: str, kind: Kind = "message", **fields: Any) -> Message:
+    return Message(role=role, kind=kind, content=[TextBlock(text=text)], **fields)
+
+
+def leads_with_compaction(message: Message) -> bool:
+    """True for a summary the API wrote: a message whose first block is a compaction block,
+    which the API wants first in `messages`, whatever the role of its message."""
+    return bool(message.content) and isinstance(message.content[0], CompactionBlock)
+
+
+def invariant_violations(messages: Sequence[Message]) -> list[str]:
+    """Every way this message list breaks the Messages API's rules, in order found (the
+    rules and their running form are `invariants.ApiRules`)."""
+    from baton.core.conversation.invariants import ApiRules  # it reads these models: imported late
+
+    return ApiRules().extend(messages).problems
+
+
+def unanswered_tool_uses(messages: Sequence[Message]) -> list[ToolUseBlock]:
+    """tool_use blocks of the trailing assistant turn that no tool_result answers yet."""
+    answered = {r.tool_use_id for m in messages for r in m.tool_results()}
+    open_uses: list[ToolUseBlock] = []
+    for message in reversed(messages):
+        if message.role == "user" and not message.is_tool_result_only:
+            break
+        if message.role == "assistant":
+            open_uses[:0] = [u for u in message.tool_uses() if u.id not in answered]
+    return open_uses

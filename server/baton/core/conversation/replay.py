@@ -1,0 +1,233 @@
+"""A session's state rebuilt from its transcript: messages, the view, boundaries, damage.
+
+Replay applies each event in order. A transcript that lost records (see `damage.py`) is
+replayed a second time with the view repaired wherever it changes wholesale (at each
+boundary and undo, and at the end), so that what was planned from a repaired view
+applies again as it did then.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from baton.core.conversation.boundary import Boundary, expand, view_after_commit
+from baton.core.conversation.damage import Damage, repair_view
+from baton.core.conversation.messages import Message, now_iso, share_bookkeeping
+from baton.core.conversation.transcript import Event, Transcript
+from baton.core.conversation.view_state import ViewState
+
+TokenCounter = Callable[[Message], int]
+
+
+class Replayed:
+    """The state of one session as its transcript's events left it."""
+
+    def __init__(self, transcript: Transcript, count: TokenCounter) -> None:
+        self.transcript = transcript
+        self.count = count
+        self.compacting = False  # set by the compaction engine while one runs
+        self._replay(repairing=False)
+        if self.damage.any:
+            # Replay again, repairing the view at every point where it changes wholesale,
+            # so that boundaries planned from a repaired view apply as they did then.
+            self._replay(repairing=True)
+        self.load_problems.extend(transcript.report.problems)
+        if self.damage.any and not self.read_only:
+            self.transcript.keep_aside(self._bad_records)
+
+    def _replay(self, *, repairing: bool) -> None:
+        self.session_id = ""
+        self.title = ""
+        self.model = ""
+        self.system_prompt: str | None = None
+        self.imported_from: str | None = None  # the file an imported session came from
+        self.created_at = ""
+        self.updated_at = ""
+        self.deleted = False
+        self.messages: dict[str, Message] = {}
+        self.view: list[str] = []
+        self.boundaries: dict[str, Boundary] = {}
+        self.active: list[str] = []  # committed, not undone, oldest first
+        self.opaque: list[dict[str, Any]] = []
+        self.load_problems: list[str] = []
+        self.damage = Damage()
+        self._repairing = repairing
+        self._bad_records: list[bytes] = []
+        self._prefix_marks: dict[str, str] = {}
+        self._state = ViewState()
+        self.revision = 0  # moves on with every event applied (what a cache keys on)
+        self._updated_instant: tuple[str, datetime | None] = ("", None)
+        # each event is applied as it is read and dropped after: the session keeps what
+        # the events built, never the events themselves
+        events = self.transcript.events()
+        first = next(events, None)
+        header = first or {}
+        if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
+            self.damage.header_missing = True
+            self.session_id = self.transcript.path.stem
+        elif not header["sessionId"]:
+            self.damage.header_missing = True
+        if first is not None:
+            self._apply(first)
+        for event in events:
+            self._apply(event)
+        self.damage.lines += len(self.transcript.report.bad_lines)  # known once all is read
+        if repairing:
+            self._repair()
+        if self.damage.header_missing:
+            self.session_id = self.transcript.path.stem
+
+    @property
+    def read_only(self) -> bool:
+        """Another process writes this session, or its file has no valid header (nothing
+        is ever written into such a file)."""
+        return self.transcript.read_only or self.damage.header_missing
+
+    def view_messages(self) -> list[Message]:
+        return [self.messages[mid] for mid in self.view]
+
+    def _apply(self, event: Event) -> None:
+        self.revision += 1
+        kind = event.get("type")
+        at = event.get("at") or event.get("createdAt")
+        if kind == "session":
+            if self.session_id:
+                return  # a header is the first line; another one is not a header
+            self.session_id = str(event.get("sessionId", ""))
+            self.title = str(event.get("title") or "")
+            self.model = str(event.get("model") or "")
+            self.system_prompt = event.get("systemPrompt")
+            imported = event.get("importedFrom")
+            self.imported_from = str(imported) if imported else None
+            self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
+        elif kind == "message":
+            message = self._load_message(event.get("message"))
+            if message is None:
+                return
+            at = message.created_at
+            if event.get("replace") and message.id in self.messages:
+                self.messages[message.id] = message
+                self._state = ViewState(self.view_messages())
+            else:
+                self._add_to_view(message)
+        elif kind == "boundary":
+            self._apply_boundary(event)
+        elif kind == "uncompact":
+            self._apply_uncompact(str(event.get("boundaryId")))
+        elif kind == "pin":
+            target = self.messages.get(str(event.get("messageId")))
+            if target is not None:
+                target.pinned = bool(event.get("pinned"))
+        elif kind == "meta":
+            self.title = str(event.get("title", self.title))
+            self.model = str(event.get("model", self.model))
+        elif kind == "deleted":
+            self.deleted = True
+        elif kind == "opaque":
+            self.opaque.append(event.get("record") or {})
+        if at and self._later(str(at)):
+            self.updated_at = str(at)  # the latest time seen: never before createdAt
+
+    def _later(self, stamp: str) -> bool:
+        """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
+        loses); `updated_at` is parsed once, not once per event."""
+        if self._updated_instant[0] != self.updated_at:
+            self._updated_instant = (self.updated_at, _instant(self.updated_at))
+        before, after = self._updated_instant[1], _instant(stamp)
+        if before is None:
+            return True
+        return after is not None and after > before
+
+    def _load_message(self, raw: Any) -> Message | None:
+        try:
+            return share_bookkeeping(Message.model_validate(raw))
+        except ValidationError as exc:
+            self._unreadable({"type": "message", "message": raw}, "message", exc)
+            return None
+
+    def _unreadable(self, event: Event, what: str, exc: ValidationError) -> None:
+        """A record that is JSON but not a valid one: skipped, counted, kept aside."""
+        self.load_problems.append(f"skipped an unreadable {what} record: {exc.errors()[0]}")
+        self.damage.lines += 1
+        self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
+
+    def _add_to_view(self, message: Message) -> None:
+        self.messages[message.id] = message
+        mark = self._state.add(message)
+        if message.anchors_usage:
+            self._prefix_marks[message.id] = mark
+        self.view.append(message.id)
+
+    def _apply_boundary(self, event: Event) -> None:
+        try:
+            boundary = Boundary.model_validate(event.get("boundary"))
+        except ValidationError as exc:
+            self._unreadable(event, "boundary", exc)
+            return
+        self._repair()
+        for message in boundary.new_messages:
+            if message.kind != "message":  # a summary or attachment names its compaction
+                message.boundary_id = boundary.id
+            self.messages[message.id] = message
+        self.boundaries[boundary.id] = boundary
+        self.active.append(boundary.id)
+        self._set_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
+
+    def _apply_uncompact(self, boundary_id: str) -> None:
+        boundary = self.boundaries.get(boundary_id)
+        if boundary is None or boundary_id not in self.active:
+            self.load_problems.append(f"skipped an undo of unknown compaction {boundary_id}")
+            return
+        self._repair()
+        self.active.remove(boundary_id)
+        mapping = {
+            mid: boundary.stands_for.get(mid, []) for mid in (m.id for m in boundary.new_messages)
+        }
+        for other_id in self.active:
+            other = self.boundaries[other_id]
+            other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
+        self._set_view(expand(self.view, mapping))
+
+    def _set_view(self, view: list[str]) -> None:
+        """The new view; ids of lost messages drop out of it (and are reported), and a
+        damaged session's view is repaired to stay within the API rules."""
+        for mid in view:
+            if mid not in self.messages:
+                self.damage.lose(mid)
+                self._repairing = True
+        self._mark_view([mid for mid in view if mid in self.messages])
+        self._repair()
+
+    def _repair(self) -> None:
+        if not self._repairing:
+            return
+        repaired = repair_view(self.view_messages(), self.count)
+        changed = len(repaired) != len(self.view)
+        for message in repaired:
+            if self.messages.get(message.id) is not message:
+                self.messages[message.id] = message
+                self.damage.repaired(message.id)
+                changed = True
+        if changed:
+            self._mark_view([m.id for m in repaired])
+
+    def _mark_view(self, view: list[str]) -> None:
+        """A view that changed wholesale: what is kept about it is worked out again."""
+        self.view = view
+        self._state = ViewState(self.view_messages())
+
+    def _view_fingerprints(self) -> list[str]:
+        return self._state.marks
+
+
+def _instant(stamp: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

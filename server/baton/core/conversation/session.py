@@ -1,0 +1,230 @@
+"""A session: its transcript replayed into the model's current view; append, commit, undo."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import (
+    ApiUsage,
+    Message,
+    MessageInput,
+    ToolResultBlock,
+    block_problems,
+    new_id,
+    now_iso,
+)
+from baton.core.conversation.replay import Replayed, TokenCounter
+from baton.core.conversation.transcript import Event, check_writable
+from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact, SessionLocked
+
+INTERRUPTED = "interrupted"
+__all__ = ["INTERRUPTED", "AppendResult", "Session", "TokenCounter"]
+
+
+@dataclass
+class AppendResult:
+    message_ids: list[str]
+    repairs: list[str] = field(default_factory=list)
+
+
+class Session(Replayed):
+    """One conversation. Every change is written to the transcript before it is applied."""
+
+    # ---- reading -------------------------------------------------------------------------
+
+    @property
+    def compactions(self) -> int:
+        return sum(1 for b in self.active if self.boundaries[b].direction != "microcompact")
+
+    def get(self, message_id: str) -> Message:
+        try:
+            return self.messages[message_id]
+        except KeyError:
+            raise MessageNotFound(
+                f"no message {message_id!r} in session {self.session_id}"
+            ) from None
+
+    def index_in_view(self, message_id: str) -> int:
+        self.get(message_id)
+        try:
+            return self.view.index(message_id)
+        except ValueError:
+            raise MessageNotFound(
+                f"message {message_id!r} is not in the current view (it was compacted)"
+            ) from None
+
+    def anchor(self) -> tuple[int, ApiUsage] | None:
+        """(index of the first record of the anchoring response, its usage), or None.
+
+        The anchor is the last assistant record with real usage whose preceding view is
+        unchanged since that usage arrived; the count starts at the first record sharing
+        its API message id so that interleaved tool results are counted.
+        """
+        state = self._state
+        if not state.anchor_known:
+            state.anchor = self._find_anchor()
+            state.anchor_known = True
+        return state.anchor
+
+    def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
+        """Raw tokens of view[start:stop] from the running tallies; a message stored
+        without a count is counted by `count` (default: the session's counter)."""
+        counter = count or self.count
+        return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
+
+    def tokens_by_kind(self, count: TokenCounter | None = None) -> dict[str, int]:
+        """Raw tokens of the view per message kind, from the running tallies."""
+        counter = count or self.count
+        out = dict(self._state.by_kind)
+        for i in self._state.uncounted:
+            message = self.messages[self.view[i]]
+            out[message.kind] += counter(message)
+        return out
+
+    def unpaired_tool_calls(self) -> list[tuple[str, str]]:
+        """(message id, problem) for each tool_use of the view nobody answered (except the
+        trailing turn's, whose results are about to come) and each orphaned result."""
+        awaiting = {u.id for u in self._state.api_rules(self.view_messages).unanswered()}
+        return self._state.tool_pairs(self.view_messages).problems(awaiting)
+
+    def _find_anchor(self) -> tuple[int, ApiUsage] | None:
+        marks = self._state.marks
+        for index in range(len(self.view) - 1, -1, -1):
+            message = self.messages[self.view[index]]
+            if not message.anchors_usage or self._prefix_marks.get(message.id) != marks[index]:
+                continue
+            first = index
+            api_id = message.api_message_id
+            if api_id is not None:
+                for j in range(index - 1, -1, -1):
+                    other = self.messages[self.view[j]]
+                    if other.role == "assistant" and other.api_message_id == api_id:
+                        first = j
+                    elif other.role == "assistant" or not other.is_tool_result_only:
+                        break
+            assert message.usage is not None
+            return first, message.usage
+        return None
+
+    # ---- changing ------------------------------------------------------------------------
+
+    def append(self, inputs: Sequence[MessageInput | Message]) -> AppendResult:
+        """Validate the whole batch, repair unanswered tool calls, then write it at once."""
+        if not inputs:
+            raise InvalidParams("messages must not be empty")
+        rules = self._state.api_rules(self.view_messages).fork()
+        known: set[str] = set()  # this batch's ids (the session's are in self.messages)
+        batch: list[Message] = []
+        own_ids: list[str] = []
+        repairs: list[str] = []
+        for n, item in enumerate(inputs):
+            check_writable(item.model_dump(), f"message {n}")
+            message = self._to_message(item)
+            if message.id in known or message.id in self.messages:
+                raise InvalidParams(f"message id {message.id!r} already exists in this session")
+            known.add(message.id)
+            if message.role == "user" and not message.is_tool_result_only:
+                answered = {r.tool_use_id for r in message.tool_results()}
+                missing = [u for u in rules.unanswered() if u.id not in answered]
+                if missing:
+                    repair = Message(
+                        role="user",
+                        content=[
+                            ToolResultBlock(tool_use_id=u.id, content=INTERRUPTED, is_error=True)
+                            for u in missing
+                        ],
+                    )
+                    repairs.append(
+                        "answered unanswered tool call(s) "
+                        + ", ".join(u.id for u in missing)
+                        + f" with '{INTERRUPTED}' before message {message.id}"
+                    )
+                    repair.tokens = self.count(repair)
+                    batch.append(repair)
+                    rules.add(repair)
+            batch.append(message)
+            own_ids.append(message.id)
+            rules.add(message)
+        # what the view already broke is not this batch's fault (a damaged or imported view)
+        new_problems = [p for p in rules.problems if p not in rules.known_before]
+        if new_problems:
+            raise InvalidParams("invalid messages: " + "; ".join(new_problems[:5]))
+        for message in batch:
+            if not message.tokens:
+                message.tokens = self.count(message)
+        self._write([{"type": "message", "message": m.wire()} for m in batch])
+        return AppendResult(own_ids, repairs)
+
+    def replace_message(self, message: Message) -> None:
+        """Record a new version of a message (a streamed reply that finished)."""
+        self.get(message.id)
+        message.tokens = self.count(message)
+        self._write([{"type": "message", "message": message.wire(), "replace": True}])
+
+    def commit_boundary(self, boundary: Boundary) -> None:
+        """Commit a compaction as one transcript line; the view follows it."""
+        for message in boundary.new_messages:
+            if not message.tokens:
+                message.tokens = self.count(message)
+        self._write([{"type": "boundary", "boundary": boundary.wire()}])
+
+    def uncompact(self, boundary_id: str | None = None) -> Boundary:
+        """Undo one compaction (default: the latest), keeping every later turn."""
+        self.refuse_if_read_only()
+        if not self.active:
+            raise NothingToCompact("this session has no compaction to undo")
+        target = boundary_id or self.active[-1]
+        if target not in self.active:
+            raise InvalidParams(f"no active compaction {target!r} in this session")
+        self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
+        return self.boundaries[target]
+
+    def set_pinned(self, message_id: str, pinned: bool) -> Message:
+        self.refuse_if_read_only()
+        self.get(message_id)
+        self._write([{"type": "pin", "messageId": message_id, "pinned": pinned, "at": now_iso()}])
+        return self.messages[message_id]
+
+    def set_meta(self, **fields: Any) -> None:
+        self._write([{"type": "meta", **fields, "at": now_iso()}])
+
+    # ---- replay --------------------------------------------------------------------------
+
+    def refuse_if_read_only(self) -> None:
+        """session_locked for a read-only view, before any other check of a change."""
+        if self.damage.header_missing:
+            raise SessionLocked(
+                f"session {self.session_id}'s transcript has no valid header line; "
+                "it is shown read-only and nothing is written to it"
+            )
+        if self.transcript.read_only:
+            raise SessionLocked(
+                f"session {self.session_id} is open for writing in another Baton process; "
+                "this view is read-only"
+            )
+
+    def _write(self, events: list[Event]) -> None:
+        self.refuse_if_read_only()
+        self.transcript.append_many(events)
+        for event in events:
+            self._apply(event)
+
+    # ---- helpers -------------------------------------------------------------------------
+
+    def _to_message(self, item: MessageInput | Message) -> Message:
+        if isinstance(item, Message):
+            return item
+        blocks = item.blocks()
+        problems = block_problems(item.role, blocks)
+        if problems:
+            raise InvalidParams(f"invalid {item.role} message: " + "; ".join(problems[:5]))
+        return Message(
+            id=item.id or new_id(),
+            role=item.role,
+            content=blocks,
+            api_message_id=item.api_message_id,
+            usage=item.usage,
+        )

@@ -1,0 +1,68 @@
+"""What a session keeps about its view as it grows, so an append costs what it adds:
+fingerprints of each prefix, running token tallies, the API rules' state, the anchor."""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from baton.core.conversation.invariants import ApiRules, ToolPairs
+
+if TYPE_CHECKING:
+    from baton.core.conversation.messages import ApiUsage, Message
+
+Anchor = tuple[int, "ApiUsage"] | None
+
+
+class ViewState:
+    """Built from a view once (after a load, a compaction, an undo) and then kept current
+    by `add` for every message that joins the view at its end."""
+
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
+        self._running = hashlib.blake2b(digest_size=16)
+        self.marks: list[str] = []  # marks[i]: the fingerprint of the view before message i
+        # tally[i]: stored token counts of the view's first i (machine ints, not int objects)
+        self.tally: array[int] = array("q", [0])
+        self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
+        self.uncounted: list[int] = []  # indices of messages stored without a token count
+        self.rules: ApiRules | None = None  # built on first need (the first append)
+        self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
+        self.anchor_known = False
+        self.anchor: Anchor = None
+        for message in messages:
+            self.add(message)
+
+    def add(self, message: Message) -> str:
+        """Take in the message that joins the view at its end; returns its mark."""
+        mark = self._running.hexdigest()
+        # surrogatepass: an id read from a hand-edited file may hold a lone surrogate
+        self._running.update(message.id.encode("utf-8", "surrogatepass") + b"\0")
+        if not message.tokens:
+            self.uncounted.append(len(self.marks))
+        self.marks.append(mark)
+        self.tally.append(self.tally[-1] + message.tokens)
+        self.by_kind[message.kind] += message.tokens
+        if self.rules is not None:
+            self.rules.add(message)
+        if self.pairs is not None:
+            self.pairs.add(message)
+        if message.anchors_usage:
+            self.anchor_known = False  # the newest record may anchor now
+        return mark
+
+    def api_rules(self, view: Callable[[], list[Message]]) -> ApiRules:
+        if self.rules is None:
+            self.rules = ApiRules().extend(view()).packed()
+        return self.rules
+
+    def tool_pairs(self, view: Callable[[], list[Message]]) -> ToolPairs:
+        if self.pairs is None:
+            self.pairs = ToolPairs().extend(view()).packed()
+        return self.pairs
+
+    def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:
+        """Raw tokens of view[start:stop]; `count(i)` counts a message stored without one."""
+        total = self.tally[stop] - self.tally[start]
+        return total + sum(count(i) for i in self.uncounted if start <= i < stop)

@@ -1,0 +1,239 @@
+"""How Claude Code records become Baton messages, compaction boundaries and opaque events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import (
+    ApiUsage,
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    now_iso,
+)
+from baton.core.importers.claude_code_repairs import (
+    BLOCK_ADAPTER,
+    ImportedView,
+    Record,
+    record_uuid,
+)
+
+if TYPE_CHECKING:
+    from baton.core.importers.claude_code import ImportReport
+
+CONTINUED_PREFIX = "This session is being continued from a previous conversation"
+SUMMARIZER = "claude-code"
+
+
+class RecordConverter(ImportedView):
+    """Turns records, in file order, into `entries`: messages, boundaries, opaque records.
+
+    The view it builds passes `invariant_violations()`: what the file breaks (results of
+    lost or sidechain tool calls, repeated call ids, a response split by other messages, a
+    conversation that starts with the assistant) is repaired in the imported copy, never
+    in the file, and every repair is listed in the report's `repairs`.
+    """
+
+    def __init__(self, report: ImportReport, count: Callable[[Message], int]) -> None:
+        super().__init__(report)
+        self.count = count
+        self.boundary: Record | None = None  # a compact_boundary awaiting its summary
+
+    def add(self, record: Record) -> None:
+        kind = str(record.get("type"))
+        subtype = record.get("subtype")
+        self.report.kinds[f"{kind}/{subtype}" if subtype else kind] += 1
+        sid = record.get("sessionId")
+        if isinstance(sid, str) and sid not in self.report.session_ids:
+            self.report.session_ids.append(sid)
+        if record.get("isSidechain"):
+            self.report.sidechain += 1  # a subagent's own conversation
+            return self._opaque(record)
+        if kind == "system" and subtype == "compact_boundary":
+            self._drop_boundary()
+            self.boundary = record
+            return None
+        message = record.get("message")
+        if kind not in ("user", "assistant") or not isinstance(message, dict):
+            return self._opaque(record)
+        if self.boundary is not None and not (kind == "user" and record.get("isCompactSummary")):
+            self._drop_boundary()
+        blocks = self._blocks(message.get("content"))
+        if not blocks:
+            self.report.empty += 1
+            return self._opaque(record)
+        if kind == "assistant":
+            return self._assistant(record, message, blocks)
+        return self._user(record, blocks)
+
+    def _assistant(self, record: Record, message: Record, blocks: list[ContentBlock]) -> None:
+        api_id = message.get("id") if isinstance(message.get("id"), str) else None
+        usage = _usage(message.get("usage"))
+        stop = message.get("stop_reason")
+        last = self.last
+        if last is not None and last.role == "assistant" and api_id and self.last_api_id == api_id:
+            # one API response written as several records: the later records carry the
+            # response's final usage and stop reason
+            last.content.extend(self._calls(record, last.id, blocks))
+            last.usage = usage or last.usage
+            last.stop_reason = stop or last.stop_reason
+            self.report.merged_records += 1
+            return
+        uid = self._id(record)
+        own_id = api_id
+        if api_id is None or api_id != self.turn_api_id:
+            # a new response: calls of the one before get no result any more (the API wants
+            # them right after it), and stray results waiting as text can go in now
+            self._answer_open(f"message {uid}", _time(record))
+            self._flush_notes()
+            if not self.view:
+                self._open(uid, _time(record))
+            if api_id in self.api_ids:
+                own_id = None  # the API would take the two parts for one response
+                self.report.repairs.append(
+                    f"record {record_uuid(record)}: API message {api_id} continues after other "
+                    "messages; imported as a response of its own, without that id"
+                )
+        model = message.get("model")
+        self._append(
+            Message(
+                id=uid,
+                role="assistant",
+                content=self._calls(record, uid, blocks),
+                created_at=_time(record),
+                api_message_id=own_id,
+                usage=usage,
+                model=model if isinstance(model, str) else None,
+                stop_reason=stop if isinstance(stop, str) else None,
+            )
+        )
+        self.last_api_id = api_id
+
+    def _user(self, record: Record, blocks: list[ContentBlock]) -> None:
+        first = not self.all_messages
+        text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+        summary = bool(record.get("isCompactSummary")) or (
+            first and text.startswith(CONTINUED_PREFIX)
+        )
+        if self.boundary is not None:
+            # close what the summary replaces, so that undoing the compaction is valid too
+            self._answer_open(f"compact_boundary {record_uuid(self.boundary)}", _time(record))
+            self._flush_notes()
+            if not self.view:  # the boundary replaces nothing of this file
+                self.report.repairs.append(
+                    f"compact_boundary {record_uuid(self.boundary)}: nothing before it in "
+                    "this file; kept as opaque, its summary starts the conversation"
+                )
+                self._opaque(self.boundary)
+                self.boundary = None
+        prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
+        if not prompt:
+            return self._results_record(record, blocks)
+        content = self._answers(record, blocks, None)  # a prompt ends the turn: text in place
+        message = Message(id=self._id(record), role="user", content=content)
+        message.created_at = _time(record)
+        if summary:
+            message.kind = "summary"
+        if self.boundary is not None:
+            self._commit_boundary(self.boundary, message)
+            return
+        self._answer_open(f"message {message.id}", message.created_at)
+        self._append(message)
+        self._flush_notes()
+
+    def _results_record(self, record: Record, blocks: list[ContentBlock]) -> None:
+        """A record of tool results only; those answering no open call wait as notes."""
+        if not self.notes:
+            self.notes_from, self.notes_at = record, _time(record)
+        results = self._answers(record, blocks, self.notes)
+        if results:
+            self._append(Message(id=self._id(record), role="user", content=results))
+            self.view[-1].created_at = _time(record)
+        elif self.open_uses:
+            self.report.repairs.append(
+                f"record {record_uuid(record)}: left without content and dropped; its tool results "
+                "follow as text after the results of the response's other calls"
+            )
+
+    def _commit_boundary(self, record: Record, summary: Message) -> None:
+        """Claude Code's compaction becomes a Baton one: the summary stands for the view."""
+        self.boundary = None
+        summary.kind = "summary"
+        summary.tokens = self.count(summary)
+        meta = record.get("compactMetadata") or {}
+        before = [m.id for m in self.view]
+        trigger = meta.get("trigger") if meta.get("trigger") in ("manual", "auto") else "manual"
+        pre = meta.get("preTokens")
+        self.entries.append(
+            Boundary(
+                trigger=trigger,
+                created_at=_time(record),
+                summarizer=SUMMARIZER,
+                pre_tokens=pre if isinstance(pre, int) else 0,
+                post_tokens=summary.tokens,
+                summary_id=summary.id,
+                new_messages=[summary],
+                stands_for={summary.id: before},
+                summarized_ids=before,
+                view_before=before,
+                view_after=[summary.id],
+                extra={"record": record},
+            )
+        )
+        self.report.boundaries += 1
+        self.report.messages += 1
+        self.all_messages.append(summary)
+        self.view = [summary]
+        self.last, self.last_api_id, self.turn_api_id = summary, None, None
+
+    def _opaque(self, record: Record) -> None:
+        self.entries.append(record)
+        self.report.opaque += 1
+
+    def _drop_boundary(self) -> None:
+        """A compact_boundary whose summary record never came stays an opaque record."""
+        if self.boundary is not None:
+            self.report.problems.append("a compact_boundary without its summary was kept as opaque")
+            self._opaque(self.boundary)
+            self.boundary = None
+
+    def finish(self) -> None:
+        """After the last record: what still waits goes in (`entries` is then complete)."""
+        self._drop_boundary()
+        self._flush_notes()
+
+    def _blocks(self, content: Any) -> list[ContentBlock]:
+        if isinstance(content, str):
+            return [TextBlock(text=content)] if content.strip() else []
+        if not isinstance(content, list):
+            return []
+        blocks: list[ContentBlock] = []
+        for raw in content:
+            try:
+                blocks.append(BLOCK_ADAPTER.validate_python(raw))
+            except ValidationError:
+                kind = raw.get("type") if isinstance(raw, dict) else type(raw).__name__
+                blocks.append(TextBlock(text=f"[unsupported block: {kind}]"))
+                self.report.unsupported_blocks += 1
+        return blocks
+
+
+def _usage(raw: Any) -> ApiUsage | None:
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return ApiUsage.model_validate(
+            {k: v for k in ApiUsage.model_fields if isinstance(v := raw.get(k), int)}
+        )
+    except ValidationError:
+        return None
+
+
+def _time(record: Record) -> str:
+    stamp = record.get("timestamp")
+    return stamp if isinstance(stamp, str) and stamp else now_iso()

@@ -1,0 +1,247 @@
+"""Messages API shapes: the request payload built from a view, the reply built from a stream."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from baton.core.conversation.messages import (
+    CONTENT_ADAPTER,
+    ApiUsage,
+    ContentBlock,
+    Message,
+    TextBlock,
+)
+
+log = logging.getLogger(__name__)
+
+OnText = Callable[[str], Awaitable[None] | None]
+
+# Only these fields of each block type go to the API; anything else (imported extras,
+# Baton's own bookkeeping) would be rejected as an unknown field.
+API_FIELDS: dict[str, tuple[str, ...]] = {
+    "text": ("type", "text", "citations", "cache_control"),
+    "image": ("type", "source", "cache_control"),
+    "document": ("type", "source", "title", "context", "citations", "cache_control"),
+    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+}
+
+
+@dataclass
+class ModelReply:
+    """One assistant response (or the part of it that arrived before a stop)."""
+
+    content: list[ContentBlock]
+    usage: ApiUsage = field(default_factory=ApiUsage)
+    stop_reason: str | None = None
+    api_message_id: str | None = None
+    model: str | None = None
+
+
+# ---- the request payload ------------------------------------------------------------------
+
+
+def api_block(block: ContentBlock) -> dict[str, Any] | None:
+    """A block as the API expects it, or None for blocks the API would reject."""
+    raw = block.model_dump(mode="json", exclude_none=True)
+    kind = str(raw.get("type"))
+    if kind == "compaction":
+        return compaction_api_block(raw)
+    fields = API_FIELDS.get(kind)
+    if fields is None:
+        return None
+    out = {k: raw[k] for k in fields if k in raw}
+    if kind == "text" and not str(out.get("text", "")).strip():
+        return None  # the API refuses empty text blocks
+    if kind == "thinking" and not out.get("signature"):
+        return None  # an unsigned thinking block cannot be sent back
+    if kind == "tool_use" and out.get("input") is None:
+        out["input"] = {}
+    return out
+
+
+def compaction_api_block(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """A compaction block goes back exactly as the API returned it: every field it came
+    with (signature, encrypted_content, tool_changes, ...), nothing added. One without a
+    summary stands for a compaction that failed; Baton never stores those as summaries."""
+    return raw if raw.get("content") else None
+
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+@dataclass
+class ApiTurn:
+    """One turn of the `messages` array, and the messages of the view it was built from."""
+
+    role: str
+    content: list[dict[str, Any]]
+    sources: list[Message]
+    api_id: str | None = None
+
+
+def api_turns(view: Sequence[Message], *, keep_thinking: bool = True) -> list[ApiTurn]:
+    """The turns of the Messages API `messages` for Baton's view of a conversation.
+
+    Records of one streamed response (same API message id, tool results between them)
+    become one assistant turn, with those tool results moved into the user turn after
+    it; consecutive turns of one role are merged; in a user turn tool results come first.
+    Without `keep_thinking` no thinking goes back.
+    """
+    turns: list[ApiTurn] = []
+    for message in view:
+        blocks = [b for b in (api_block(x) for x in message.content) if b is not None]
+        if not keep_thinking:
+            blocks = [b for b in blocks if b["type"] not in THINKING_TYPES]
+        if not blocks:
+            continue
+        api_id = message.api_message_id if message.role == "assistant" else None
+        target = _open_response(turns, api_id)
+        if target is not None:
+            turns[target].content.extend(blocks)
+            turns[target].sources.append(message)
+            continue
+        turns.append(ApiTurn(message.role, blocks, [message], api_id))
+    merged: list[ApiTurn] = []
+    for turn in turns:
+        if merged and merged[-1].role == turn.role:
+            merged[-1].content.extend(turn.content)
+            merged[-1].sources.extend(turn.sources)
+        else:
+            merged.append(turn)
+    for turn in merged:
+        if turn.role == "user":
+            turn.content.sort(key=lambda b: b.get("type") != "tool_result")  # stable
+    return merged
+
+
+def to_api_messages(view: Sequence[Message], *, keep_thinking: bool = True) -> list[dict[str, Any]]:
+    """The Messages API `messages` for `view` (`api_turns`). Without `keep_thinking` no
+    thinking goes back (a summary request: its system prompt is not the one the thinking
+    was generated under). A reply's payload, with the preserved-thinking rules, is
+    `payload.build_payload`."""
+    return [
+        {"role": turn.role, "content": turn.content}
+        for turn in api_turns(view, keep_thinking=keep_thinking)
+    ]
+
+
+def _open_response(turns: list[ApiTurn], api_id: str | None) -> int | None:
+    """Index of the assistant turn of the same response that is still open, if any: the
+    last assistant turn, followed by nothing but tool results."""
+    if api_id is None:
+        return None
+    for index in range(len(turns) - 1, -1, -1):
+        turn = turns[index]
+        if turn.role == "assistant":
+            return index if turn.api_id == api_id else None
+        if any(b.get("type") != "tool_result" for b in turn.content):
+            return None
+    return None
+
+
+# ---- the reply, event by event ----------------------------------------------------------
+
+
+class ReplyBuilder:
+    """Builds the reply from stream events and knows what a cut-off reply amounts to."""
+
+    def __init__(self) -> None:
+        self.api_message_id: str | None = None
+        self.model: str | None = None
+        self.usage = ApiUsage()
+        self.stop_reason: str | None = None
+        self.done: dict[int, ContentBlock] = {}  # finished blocks by index
+        self.current = 0  # index of the block now streaming
+        self.open_text: dict[int, str] = {}  # text of blocks still streaming
+        self.final: ModelReply | None = None
+
+    async def feed(self, event: Any, on_text: OnText | None) -> None:
+        kind = event.type
+        if kind == "message_start":
+            self.api_message_id = event.message.id
+            self.model = event.message.model
+            self.usage = api_usage(event.message.usage)
+        elif kind == "content_block_start":
+            self.current = event.index
+            if event.content_block.type == "text":
+                self.open_text[event.index] = ""
+        elif kind == "text":
+            self.open_text[self.current] = self.open_text.get(self.current, "") + event.text
+            if on_text is not None and event.text:
+                result = on_text(event.text)
+                if inspect.isawaitable(result):
+                    await result
+        elif kind == "content_block_stop":
+            self.open_text.pop(event.index, None)
+            block = baton_block(event.content_block)
+            if block is not None:
+                self.done[event.index] = block
+        elif kind == "message_delta":
+            self.stop_reason = event.delta.stop_reason
+            self.usage = self.usage.model_copy(
+                update={"output_tokens": event.usage.output_tokens or 0}
+            )
+        elif kind == "message_stop":
+            message = event.message
+            blocks = [b for b in (baton_block(x) for x in message.content) if b is not None]
+            self.final = ModelReply(
+                content=blocks,
+                usage=api_usage(message.usage),
+                stop_reason=message.stop_reason or self.stop_reason,
+                api_message_id=message.id,
+                model=message.model,
+            )
+
+    def partial(self) -> ModelReply | None:
+        """Finished blocks plus the text of an unfinished one; unfinished tool calls and
+        thinking are dropped (an incomplete call cannot run, unsigned thinking cannot be
+        sent back). None when nothing usable arrived."""
+        blocks = dict(self.done)
+        for index, text in self.open_text.items():
+            if text:
+                blocks[index] = TextBlock(text=text)
+        if not blocks:
+            return None
+        return ModelReply(
+            content=[blocks[i] for i in sorted(blocks)],
+            usage=self.usage,
+            stop_reason=self.stop_reason,
+            api_message_id=self.api_message_id,
+            model=self.model,
+        )
+
+
+def api_usage(raw: Any) -> ApiUsage:
+    """An SDK usage object as Baton's ApiUsage (missing figures are 0)."""
+
+    def pick(name: str) -> int:
+        value = getattr(raw, name, None)
+        return value if isinstance(value, int) else 0
+
+    return ApiUsage(
+        input_tokens=pick("input_tokens"),
+        output_tokens=pick("output_tokens"),
+        cache_creation_input_tokens=pick("cache_creation_input_tokens"),
+        cache_read_input_tokens=pick("cache_read_input_tokens"),
+    )
+
+
+def baton_block(sdk_block: Any) -> ContentBlock | None:
+    """An SDK content block as Baton's block; types Baton cannot store are dropped."""
+    raw = cast(dict[str, Any], sdk_block.to_dict(mode="json", exclude_none=True))
+    if raw.get("type") == "text":
+        raw.pop("parsed_output", None)
+    try:
+        return CONTENT_ADAPTER.validate_python([raw])[0]
+    except ValidationError:
+        log.warning("dropped a reply block of unsupported type %r", raw.get("type"))
+        return None

@@ -1,0 +1,279 @@
+"""The model-client protocol and the Anthropic adapter (streaming, errors, model limits)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from typing import Any, Protocol
+
+import anthropic
+
+from baton.core import redaction
+from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
+from baton.core.model_api import compaction_request as server_compaction
+from baton.core.model_api.api_messages import ModelReply as ModelReply
+from baton.core.model_api.api_messages import OnText as OnText
+from baton.core.model_api.api_messages import ReplyBuilder
+from baton.core.model_api.api_messages import to_api_messages as to_api_messages
+from baton.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 600.0  # seconds; long replies stream for minutes
+LIMITS_TIMEOUT = 10.0
+KEY_ENV = "ANTHROPIC_API_KEY"
+_TOO_LONG = re.compile(r"prompt is too long:\s*(\d+)\s*tokens?\s*>\s*(\d+)", re.IGNORECASE)
+_KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")
+
+
+class ModelClient(Protocol):
+    async def stream_reply(
+        self,
+        *,
+        model: str,
+        system: str | None,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int,
+        on_text: OnText | None = None,
+        thinking: dict[str, Any] | None = None,
+        beta: str | None = None,
+    ) -> ModelReply:
+        """Stream one response, passing text deltas to `on_text` as they arrive.
+
+        On cancellation or a broken stream the exception carries what arrived so far
+        (see `partial_reply`)."""
+        ...
+
+    async def model_limits(self, model: str) -> dict[str, int] | None:
+        """The Models API's `max_input_tokens` / `max_tokens`, or None when unknown."""
+        ...
+
+
+# ---- partial replies ride on the exception that stopped them ------------------------------
+
+_PARTIAL_ATTR = "baton_partial_reply"
+
+
+def attach_partial(exc: BaseException, reply: ModelReply | None) -> None:
+    setattr(exc, _PARTIAL_ATTR, reply)
+
+
+def partial_reply(exc: BaseException) -> ModelReply | None:
+    """What a stopped stream had delivered, when the client that raised `exc` recorded it."""
+    reply = getattr(exc, _PARTIAL_ATTR, None)
+    return reply if isinstance(reply, ModelReply) else None
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """`text` with the API key (and anything shaped like one) taken out."""
+    if secret:
+        text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPE.sub("[redacted]", redaction.redact(text))
+
+
+def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
+    """The Baton error for an SDK or transport failure (never carrying the key)."""
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        kind = str(exc.type or "error")
+        message = scrub(str(exc.api_message or exc.message), secret)
+        match = _TOO_LONG.search(message)
+        if match or status == 413 or "prompt is too long" in message.lower():
+            actual, limit = (int(match[1]), int(match[2])) if match else (None, None)
+            return PromptTooLong(
+                f"the prompt is too long for the model: {message}",
+                actual=actual,
+                limit=limit,
+                status=status,
+            )
+        if status < 400:  # an `error` event inside a stream that had started fine
+            return ApiError(
+                f"the Anthropic API stopped the reply ({kind}): {message}", status=None, type=kind
+            )
+        return ApiError(
+            f"Anthropic API error {status} ({kind}): {message}", status=status, type=kind
+        )
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ApiError("the Anthropic API timed out", status=None, type="timeout")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ApiError(
+            f"could not reach the Anthropic API: {scrub(str(exc), secret)}",
+            status=None,
+            type="connection_error",
+        )
+    detail = scrub(f"{type(exc).__name__}: {exc}", secret)
+    return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
+
+
+# ---- the Anthropic adapter ---------------------------------------------------------------
+
+
+class AnthropicClient:
+    """`ModelClient` over the official SDK. The key lives only inside the SDK client."""
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        key = api_key or os.environ.get(KEY_ENV) or None
+        redaction.remember(key)
+        self._secret = key
+        self._sdk: anthropic.AsyncAnthropic | None = None
+        if key:
+            self._sdk = anthropic.AsyncAnthropic(
+                api_key=key,
+                base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
+                max_retries=max_retries,
+                timeout=timeout,
+            )
+        self._limits: dict[str, dict[str, int] | None] = {}
+        self._limits_lock = asyncio.Lock()
+        self._compaction: dict[str, bool | None] = {}
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, api_key: str | None = None, **options: Any
+    ) -> AnthropicClient:
+        return cls(api_key, base_url=settings.resolved_base_url(), **options)
+
+    @property
+    def has_key(self) -> bool:
+        return self._sdk is not None
+
+    def __repr__(self) -> str:
+        return f"AnthropicClient(has_key={self.has_key})"
+
+    def _client(self) -> anthropic.AsyncAnthropic:
+        if self._sdk is None:
+            raise ApiKeyMissing(
+                "no Anthropic API key: set ANTHROPIC_API_KEY or "
+                "initializationOptions.anthropicApiKey"
+            )
+        return self._sdk
+
+    async def aclose(self) -> None:
+        if self._sdk is not None:
+            await self._sdk.close()
+
+    async def stream_reply(
+        self,
+        *,
+        model: str,
+        system: str | None,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int,
+        on_text: OnText | None = None,
+        thinking: dict[str, Any] | None = None,
+        beta: str | None = None,
+    ) -> ModelReply:
+        sdk = self._client()
+        options: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
+        if system:
+            options["system"] = system
+        if tools:
+            options["tools"] = tools
+        if thinking is not None:
+            options["thinking"] = thinking
+        if beta is not None:
+            options["extra_headers"] = {"anthropic-beta": beta}
+        options = server_compaction.with_beta(options, messages)
+        acc = ReplyBuilder()
+        try:
+            async with sdk.messages.stream(**options) as stream:
+                async for event in stream:
+                    await acc.feed(event, on_text)
+        except asyncio.CancelledError as exc:
+            attach_partial(exc, acc.partial())
+            raise
+        except Exception as exc:
+            if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
+                attach_partial(exc, acc.partial())
+                raise  # not the API's doing (e.g. the on_text callback failed)
+            error = map_error(exc, self._secret)
+            attach_partial(error, acc.partial())
+            log.debug("reply failed: %s", error.message)
+            raise error from None
+        if acc.final is None:
+            error = ApiError(
+                "the reply stream ended before the response was complete",
+                status=None,
+                type="stream_error",
+            )
+            attach_partial(error, acc.partial())
+            raise error
+        return acc.final
+
+    async def model_limits(self, model: str) -> dict[str, int] | None:
+        if self._sdk is None:
+            return None
+        async with self._limits_lock:
+            if model in self._limits:
+                return self._limits[model]
+            limits: dict[str, int] | None = None
+            try:
+                sdk = self._sdk.with_options(max_retries=1, timeout=LIMITS_TIMEOUT)
+                info = await sdk.models.retrieve(model)
+                found = {
+                    name: value
+                    for name in ("max_input_tokens", "max_tokens")
+                    if isinstance(value := getattr(info, name, None), int) and value > 0
+                }
+                limits = found or None
+            except Exception as exc:  # any failure: the caller falls back to its table
+                log.info("model limits for %s unavailable: %s", model, map_error(exc, self._secret))
+            # cached either way: a budget is computed on every change, the lookup once
+            self._limits[model] = limits
+            return limits
+
+    async def count_tokens(
+        self,
+        *,
+        model: str,
+        system: str | None,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+    ) -> int:
+        """The API's own count of a prompt (the count_tokens endpoint)."""
+        sdk = self._client()
+        options: dict[str, Any] = {"model": model, "messages": messages}
+        if system:
+            options["system"] = system
+        if tools:
+            options["tools"] = tools
+        options = server_compaction.with_beta(options, messages)
+        try:
+            result = await sdk.messages.count_tokens(**options)
+        except anthropic.APIError as exc:
+            raise map_error(exc, self._secret) from None
+        return int(result.input_tokens)
+
+    # ---- compaction on demand (compaction/server.py) ----------------------------------------
+
+    async def compact(self, request: server_compaction.ServerRequest) -> dict[str, Any]:
+        """The API's compaction of `request.messages` (the response as the API sent it)."""
+        return await server_compaction.request_compaction(self._client(), self._secret, request)
+
+    async def compaction_supported(self, model: str) -> bool | None:
+        """Whether the Models API lists compaction for `model` (asked once, then cached)."""
+        if self._sdk is None:
+            return None
+        if model not in self._compaction:
+            found = await server_compaction.model_supports_compaction(self._sdk, model)
+            self._compaction[model] = found
+        return self._compaction[model]
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    module = type(exc).__module__ or ""
+    return module.split(".")[0] in {"httpx", "httpx2", "httpcore", "h11"}

@@ -1,0 +1,161 @@
+"""Access to the model: the API key, one client per endpoint, model limits, summarizers."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from baton.core import redaction
+from baton.core.background import Background
+from baton.core.compaction.summary.summarizers import (
+    ExtractiveSummarizer,
+    Progress,
+    Summarizer,
+    SummaryRequest,
+)
+from baton.core.errors import ApiKeyMissing
+from baton.core.settings import Settings
+from baton.core.usage.budget import ModelLimits
+from baton.core.usage.estimator import Estimator
+
+if TYPE_CHECKING:  # the SDK takes a second to import; only replies and summaries need it
+    from baton.core.compaction.summary.memory import NotesUpdater
+    from baton.core.model_api.client import AnthropicClient
+
+log = logging.getLogger(__name__)
+
+KEY_ENV = "ANTHROPIC_API_KEY"
+TIMEOUT_ENV = "BATON_API_TIMEOUT"  # seconds a request may wait on the API (default 600)
+NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+
+
+def api_timeout() -> float:
+    """The API request timeout: BATON_API_TIMEOUT seconds when it is a positive number."""
+    from baton.core.model_api.client import DEFAULT_TIMEOUT
+
+    raw = os.environ.get(TIMEOUT_ENV)
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        log.warning(
+            "%s=%r is not a positive number of seconds; using %s", TIMEOUT_ENV, raw, DEFAULT_TIMEOUT
+        )
+        return DEFAULT_TIMEOUT
+    return seconds
+
+
+class ModelAccess:
+    """Holds the API key (only in memory) and everything that needs it."""
+
+    def __init__(self, background: Background, api_key: str | None = None) -> None:
+        self._background = background
+        self._key = api_key or os.environ.get(KEY_ENV) or None
+        redaction.remember(self._key)
+        self._client: AnthropicClient | None = None
+        self._client_for: tuple[str, str | None] | None = None
+        self._limits: dict[str, ModelLimits] = {}
+        self._pending: set[str] = set()
+        self._notes: NotesUpdater | None = None
+
+    @property
+    def has_key(self) -> bool:
+        return self._key is not None
+
+    def set_key(self, key: str | None) -> None:
+        if key:
+            redaction.remember(key)
+            self._key = key
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"ModelAccess(has_key={self.has_key})"
+
+    def client(self, settings: Settings) -> AnthropicClient:
+        """One client per key and endpoint, so connections are reused across requests."""
+        if self._key is None:
+            raise ApiKeyMissing(NO_KEY)
+        from baton.core.model_api.client import AnthropicClient
+
+        wanted = (self._key, settings.resolved_base_url())
+        if self._client is None or self._client_for != wanted:
+            if self._client is not None:
+                self._background.spawn(self._client.aclose(), "closing the old model client")
+            self._client = AnthropicClient(self._key, base_url=wanted[1], timeout=api_timeout())
+            self._client_for = wanted
+        return self._client
+
+    def limits(
+        self, model: str, settings: Settings, on_found: Callable[[str], None]
+    ) -> ModelLimits | None:
+        """The Models API's figures for `model`, or None until they are known. With a key
+        they are fetched once in the background; `on_found(model)` runs when they arrive."""
+        if model in self._limits:
+            return self._limits[model]
+        if self._key is not None and model not in self._pending:
+            self._pending.add(model)
+            self._background.spawn(self._fetch(model, settings, on_found), f"limits of {model}")
+        return None
+
+    async def _fetch(self, model: str, settings: Settings, on_found: Callable[[str], None]) -> None:
+        try:
+            found = await self.client(settings).model_limits(model)
+        finally:
+            self._pending.discard(model)
+        self._limits[model] = ModelLimits.from_api(found or {})
+        if found:
+            on_found(model)
+
+    def summarizer(self, settings: Settings, estimator: Estimator) -> Summarizer:
+        """The summarizer the settings ask for (`auto`: the API's own compaction where the
+        Models API lists it, else anthropic, with a key; offline without one)."""
+        name: str = settings.summarizer
+        if name == "auto":
+            name = "auto-server" if self.has_key else "extractive"
+        if name in ("server", "auto-server"):
+            from baton.core.compaction.summary.api_compaction import ServerSummarizer
+            from baton.core.compaction.summary.model_summary import AnthropicSummarizer
+
+            client = self.client(settings)
+            fallback = AnthropicSummarizer(client, settings.resolved_summary_model())
+            return ServerSummarizer(client, fallback, explicit=name == "server")
+        if name == "anthropic":
+            from baton.core.compaction.summary.model_summary import AnthropicSummarizer
+
+            return AnthropicSummarizer(self.client(settings), settings.resolved_summary_model())
+        if name == "memory":
+            from baton.core.compaction.summary.memory import MemorySummarizer
+
+            return MemorySummarizer(count_text=estimator.count_text)
+        return ExtractiveSummarizer(estimator.count_text)
+
+    def notes_updater(self, settings: Settings, estimator: Estimator) -> NotesUpdater:
+        """The one updater of session notes (it knows which session it is updating);
+        it asks the model with a key and builds the notes offline without one."""
+        from baton.core.compaction.summary.memory import NotesUpdater
+
+        if self._notes is None:
+            self._notes = NotesUpdater(count_text=estimator.count_text)
+        self._notes.client = self.client(settings) if self.has_key else None
+        self._notes.model = settings.resolved_summary_model()
+        return self._notes
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+class KeyMissingSummarizer:
+    """Stands in for the anthropic summarizer when there is no key: each summary it is
+    asked for fails with ApiKeyMissing, so a compaction that needs it fails like any other
+    (and auto-compact's circuit breaker counts the failure)."""
+
+    name = "anthropic"
+
+    async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
+        raise ApiKeyMissing(f"the anthropic summarizer cannot run: {NO_KEY}")

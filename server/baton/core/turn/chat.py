@@ -1,0 +1,258 @@
+"""One turn of a conversation: append the prompt, make room, stream the reply, record it.
+
+Failure rules (PROTOCOL.md `baton/session/send`):
+- Bad input (empty content, nothing to continue, a reply already streaming, no API key)
+  changes nothing.
+- Once the user's prompt is appended it stays: it is the user's words, and the client can
+  retry with `send` and no content. Errors raised after that point carry its id in
+  `data.promptMessageId`.
+- A reply that fails before any content arrives appends nothing. A reply cut short by
+  cancellation or a broken stream is appended with what arrived, `stop_reason`
+  "interrupted" and no usage (its usage would not describe what was kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from baton.core.compaction.automatic.auto import AutoCompactor
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.messages import (
+    ContentBlock,
+    Message,
+    MessageInput,
+    new_id,
+)
+from baton.core.conversation.session import Session
+from baton.core.errors import (
+    ApiKeyMissing,
+    BatonError,
+    InvalidParams,
+    PromptTooLong,
+    SessionLocked,
+)
+from baton.core.model_api.client import ModelClient
+from baton.core.model_api.reply_request import build_payload, request_thinking
+from baton.core.settings import Settings
+from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
+from baton.core.turn.recovery import keep_partial, learn_from_overflow
+from baton.core.usage.budget import (
+    ModelLimits,
+    Usage,
+    budget_for,
+    compute_usage,
+    observe_response,
+)
+from baton.core.usage.estimator import Estimator
+
+log = logging.getLogger(__name__)
+
+OnDelta = Callable[[str, str], Awaitable[None] | None]
+REPLY_MAX_TOKENS = 32_000  # per reply, further capped by the model and the room left
+ADVICE = (
+    "Compact the conversation (baton/compact, or the 'Compact conversation' action) or "
+    "start a new session, then send again with no content to continue."
+)
+
+_replying: weakref.WeakSet[Session] = weakref.WeakSet()
+
+
+@dataclass
+class ChatContext:
+    """What a turn needs besides the session. `auto` and `compact_context` are optional:
+    without them the caller is responsible for auto-compacting before the turn."""
+
+    settings: Settings
+    estimator: Estimator
+    client: ModelClient | None
+    on_delta: OnDelta | None = None
+    auto: AutoCompactor | None = None
+    compact_context: Callable[[], CompactContext] | None = None
+    progress: Progress | None = None
+    max_tokens: int | None = None  # None: REPLY_MAX_TOKENS within the model's limits
+    # called when the session changed before the model is asked (the prompt appended, an
+    # auto-compaction), so a client sees those steps while it waits for the first text
+    on_step: Callable[[], None] | None = None
+
+
+@dataclass
+class SendResult:
+    message: Message
+    usage: Usage
+
+
+async def send(
+    session: Session,
+    *,
+    content: str | list[ContentBlock] | list[dict[str, Any]] | None,
+    tools: list[dict[str, Any]] | None,
+    ctx: ChatContext,
+) -> SendResult:
+    """Append `content` as the user's prompt (None: continue after tool results) and get
+    the model's reply. A tool_use reply is returned as it is; the client runs the tools,
+    appends their results and calls `send` again with no content."""
+    if session.read_only:
+        raise SessionLocked(f"session {session.session_id} is open in another Baton process")
+    if ctx.client is None:
+        raise ApiKeyMissing(
+            "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+        )
+    if session in _replying:
+        raise InvalidParams(f"a reply is already streaming in session {session.session_id}")
+    checked_tools = check_tools(tools)
+    prompt = prompt_input(content)
+    if prompt is None:
+        check_continuable(session)
+    _replying.add(session)
+    try:
+        return await _turn(session, ctx.client, prompt, checked_tools, ctx)
+    finally:
+        _replying.discard(session)
+
+
+async def _turn(
+    session: Session,
+    client: ModelClient,
+    prompt: MessageInput | None,
+    tools: list[dict[str, Any]] | None,
+    ctx: ChatContext,
+) -> SendResult:
+    prompt_id = session.append([prompt]).message_ids[0] if prompt is not None else None
+    if prompt_id is not None:
+        _step(ctx)
+    try:
+        return await _reply(session, client, tools, ctx)
+    except BatonError as exc:
+        if prompt_id is not None:
+            exc.data.setdefault("promptMessageId", prompt_id)
+        raise
+
+
+async def _reply(
+    session: Session, client: ModelClient, tools: list[dict[str, Any]] | None, ctx: ChatContext
+) -> SendResult:
+    tools_tokens = ctx.estimator.count_json(tools) if tools else 0
+    model = session.model or ctx.settings.model
+    limits = await _limits(client, model)
+    await _auto_compact(session, ctx, tools_tokens)
+    _step(ctx)  # whatever auto-compact did (maybe nothing) is visible before the reply
+    usage = _usage(session, ctx, tools_tokens, limits)
+    if usage.used_tokens >= usage.blocking_limit:
+        raise PromptTooLong(
+            f"the conversation is too long to send ({usage.used_tokens:,} tokens, limit "
+            f"{usage.blocking_limit:,}). {ADVICE}",
+            actual=usage.used_tokens,
+            limit=usage.blocking_limit,
+        )
+    budget, _ = budget_for(model, ctx.settings, limits)
+    room = usage.context_window - usage.used_tokens
+    max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
+
+    message_id = new_id()
+    streamed: list[str] = []
+
+    async def on_text(text: str) -> None:
+        if not streamed:
+            _report(ctx, "Replying", None)
+        streamed.append(text)
+        if ctx.on_delta is not None:
+            result = ctx.on_delta(message_id, text)
+            if inspect.isawaitable(result):
+                await result
+
+    _report(ctx, "Waiting for the model", None)
+    view = session.view_messages()
+    payload = build_payload(view, session.system_prompt, tools)
+    thinking, beta = request_thinking(model, ctx.settings.thinking_setting(), max_tokens, payload)
+    if payload.omitted:
+        log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
+    mark = payload.prefix_hash
+    try:
+        reply = await client.stream_reply(
+            model=model,
+            system=session.system_prompt,
+            messages=payload.messages,
+            tools=tools,
+            max_tokens=max_tokens,
+            on_text=on_text,
+            thinking=thinking,
+            beta=beta,
+        )
+    except asyncio.CancelledError as exc:
+        keep_partial(session, message_id, exc, streamed, model, mark)
+        raise
+    except PromptTooLong as exc:
+        learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
+        raise PromptTooLong(
+            f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
+        ) from None
+    except Exception as exc:
+        keep_partial(session, message_id, exc, streamed, model, mark)
+        raise
+
+    message = Message(
+        id=message_id,
+        role="assistant",
+        content=reply.content,
+        api_message_id=reply.api_message_id,
+        usage=reply.usage,
+        model=reply.model or model,
+        stop_reason=reply.stop_reason,
+        prefix_hash=mark,
+    )
+    session.append([message])
+    observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
+    _report(ctx, "Reply complete", 1.0)
+    return SendResult(message, _usage(session, ctx, tools_tokens, limits))
+
+
+# ---- steps -------------------------------------------------------------------------------
+
+
+async def _limits(client: ModelClient, model: str) -> ModelLimits | None:
+    try:
+        found = await client.model_limits(model)
+    except Exception as exc:  # the table is a fine fallback
+        log.debug("model limits unavailable: %s", type(exc).__name__)
+        return None
+    return ModelLimits.from_api(found) if found else None
+
+
+async def _auto_compact(session: Session, ctx: ChatContext, tools_tokens: int) -> None:
+    if ctx.auto is None:
+        return
+    context = ctx.compact_context() if ctx.compact_context is not None else None
+    if context is not None:
+        context = replace(context, tools_tokens=tools_tokens)
+    await ctx.auto.check(session, reason="send", context=context)
+
+
+def _usage(
+    session: Session, ctx: ChatContext, tools_tokens: int, limits: ModelLimits | None
+) -> Usage:
+    paused = ctx.auto is not None and ctx.auto.paused(session.session_id)
+    return compute_usage(
+        session,
+        ctx.settings,
+        ctx.estimator,
+        tools_tokens=tools_tokens,
+        auto_paused=paused,
+        api_limits=limits,
+    )
+
+
+def _step(ctx: ChatContext) -> None:
+    if ctx.on_step is not None:
+        ctx.on_step()
+
+
+def _report(ctx: ChatContext, text: str, fraction: float | None) -> None:
+    if ctx.progress is not None:
+        ctx.progress(text, fraction)

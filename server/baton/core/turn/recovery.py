@@ -1,0 +1,60 @@
+"""What a reply that fails leaves behind: what arrived before it stopped, kept and marked
+interrupted, and the calibration a prompt-too-long error's real size gives."""
+
+from __future__ import annotations
+
+import logging
+
+from baton.core.conversation.messages import Message, TextBlock
+from baton.core.conversation.session import INTERRUPTED, Session
+from baton.core.errors import BatonError, PromptTooLong
+from baton.core.model_api.client import ModelReply, partial_reply
+from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
+from baton.core.usage.estimator import Estimator
+
+log = logging.getLogger(__name__)
+
+
+def keep_partial(
+    session: Session,
+    message_id: str,
+    exc: BaseException,
+    streamed: list[str],
+    model: str,
+    mark: str,
+) -> None:
+    """Append what arrived before the reply stopped, marked interrupted."""
+    partial = partial_reply(exc)
+    if partial is None and streamed:
+        partial = ModelReply(content=[TextBlock(text="".join(streamed))])
+    if partial is None or not partial.content:
+        return
+    message = Message(
+        id=message_id,
+        role="assistant",
+        content=partial.content,
+        api_message_id=partial.api_message_id,
+        model=partial.model or model,
+        stop_reason=INTERRUPTED,
+        prefix_hash=mark,
+    )
+    try:
+        session.append([message])
+    except BatonError as error:  # never hide the original failure behind this one
+        log.warning("could not keep the interrupted reply: %s", error.message)
+
+
+def learn_from_overflow(
+    session: Session,
+    estimator: Estimator,
+    view: list[Message],
+    tools_tokens: int,
+    exc: PromptTooLong,
+) -> None:
+    """A prompt-too-long error states the prompt's real size: calibrate on it."""
+    if exc.actual is None:
+        return
+    raw = estimator.count_text(session.system_prompt or "") + tools_tokens
+    raw += sum(m.tokens or estimator.count_message(m) for m in view)
+    if raw >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(raw, exc.actual)

@@ -1,0 +1,294 @@
+"""Context budget: model windows, thresholds, and the Usage a client's meter shows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+from weakref import WeakKeyDictionary
+
+from pydantic import Field
+
+from baton.core.conversation.messages import WireModel
+from baton.core.conversation.session import Session
+from baton.core.models.windows import LONG_WINDOW, lookup_model
+from baton.core.models.windows import (
+    ModelLimits as ModelLimits,  # re-exported for budget_for callers
+)
+from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
+
+DEFAULT_WINDOW = 200_000
+# Windows from this size up get the budget settings' figures as they are; smaller windows
+# get each figure scaled by window / FULL_MARGINS_WINDOW, so the tiers keep their order.
+FULL_MARGINS_WINDOW = 100_000
+
+
+@dataclass(frozen=True)
+class Budget:
+    context_window: int
+    max_output: int
+    reserved: int
+    effective_window: int
+    auto_compact_threshold: int
+    warning_threshold: int
+    error_threshold: int
+    blocking_limit: int
+
+
+def budget_for(
+    model: str, settings: Settings, api_limits: ModelLimits | None = None
+) -> tuple[Budget, str | None]:
+    """The budget for `model`, and a warning when its window had to be guessed."""
+    spec, long = lookup_model(model)
+    limits = api_limits or ModelLimits()
+    figures = settings.budget
+    warning: str | None = None
+    if settings.context_window:
+        window = settings.context_window
+    elif long:
+        window = LONG_WINDOW
+    elif limits.max_input_tokens:
+        window = limits.max_input_tokens
+    elif spec is not None:
+        window = spec.context_window
+    else:
+        window = DEFAULT_WINDOW
+        warning = f"unknown model {model!r}: assuming a {DEFAULT_WINDOW:,}-token window"
+    max_output = limits.max_tokens or (spec.max_output if spec else figures.reserved_summary_output)
+
+    def scaled(figure: int) -> int:
+        return figure if window >= FULL_MARGINS_WINDOW else figure * window // FULL_MARGINS_WINDOW
+
+    reserved = min(max_output, scaled(figures.reserved_summary_output), window)
+    effective = window - reserved
+    blocking = max(0, effective - scaled(figures.blocking_margin))
+    threshold = max(0, min(effective - scaled(figures.auto_compact_margin), blocking))
+    percent = settings.auto_compact.threshold_percent
+    if percent is not None:
+        threshold = min(round(effective * percent / 100), blocking)
+    error_at = max(0, threshold - scaled(figures.error_margin))
+    warning_at = min(error_at, max(0, threshold - scaled(figures.warning_margin)))
+    budget = Budget(
+        context_window=window,
+        max_output=max_output,
+        reserved=reserved,
+        effective_window=effective,
+        auto_compact_threshold=threshold,
+        warning_threshold=warning_at,
+        error_threshold=error_at,
+        blocking_limit=blocking,
+    )
+    return budget, warning
+
+
+UsageState = Literal["ok", "warning", "error", "blocking"]
+
+
+UNATTRIBUTED_LABEL = "the original client's system prompt and tools"
+
+
+class Breakdown(WireModel):
+    system: int = 0
+    tools: int = 0
+    messages: int = 0
+    summary: int = 0
+    attachments: int = 0
+    # an imported session's real usage beyond the estimate of its view: what the client
+    # that wrote the file sent besides the conversation (its system prompt and tools)
+    unattributed: int = 0
+    free: int = 0
+
+
+class Usage(WireModel):
+    session_id: str
+    model: str
+    context_window: int
+    effective_window: int
+    auto_compact_threshold: int
+    warning_threshold: int
+    error_threshold: int
+    blocking_limit: int
+    used_tokens: int
+    percent_used: float
+    percent_left: int
+    state: UsageState
+    estimated: bool
+    auto_compact_enabled: bool
+    auto_compact_paused: bool
+    breakdown: Breakdown
+    estimator_exact: bool = True
+    warnings: list[str] = Field(default_factory=list)
+
+
+# Per session: the usages computed since its last change (one per distinct set of inputs:
+# the meter's, auto-compact's), so every reader of one change shares one computation.
+_USAGE_MEMO: WeakKeyDictionary[Session, list[tuple[tuple[object, ...], Usage]]]
+_USAGE_MEMO = WeakKeyDictionary()
+_SYSTEM_TOKENS: WeakKeyDictionary[Session, tuple[str, Estimator, int]] = WeakKeyDictionary()
+
+
+def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
+    if used >= budget.blocking_limit:
+        return "blocking"
+    if auto_paused or used >= budget.error_threshold:
+        return "error"  # a paused auto-compact cannot save the user: say so loudly
+    if used >= budget.warning_threshold:
+        return "warning"
+    return "ok"
+
+
+def percent_left(used: int, budget: Budget, auto_enabled: bool) -> int:
+    limit = budget.auto_compact_threshold if auto_enabled else budget.effective_window
+    if limit <= 0:
+        return 0
+    return min(100, max(0, round((limit - used) / limit * 100)))
+
+
+def _split(total: int, parts: Sequence[int]) -> list[int]:
+    """`total` divided in proportion to `parts`, as integers that add up to `total`."""
+    weight = sum(parts)
+    if weight <= 0:
+        return [0] * len(parts)
+    exact = [total * p / weight for p in parts]
+    out = [int(x) for x in exact]
+    by_remainder = sorted(range(len(parts)), key=lambda i: exact[i] - out[i], reverse=True)
+    for i in by_remainder[: total - sum(out)]:
+        out[i] += 1
+    return out
+
+
+def compute_usage(
+    session: Session,
+    settings: Settings,
+    estimator: Estimator,
+    *,
+    tools_tokens: int = 0,
+    auto_paused: bool = False,
+    api_limits: ModelLimits | None = None,
+) -> Usage:
+    """Used tokens = the last valid API usage + estimates of what came after it.
+
+    With no valid usage (a new session, most compactions) everything is estimated. Usages
+    are never added across turns: only the one anchor counts. The breakdown divides the
+    used figure in proportion to the estimates, except that an imported session's excess
+    over the estimate of its view is `unattributed`, not folded into the messages.
+    """
+    key = (
+        session.revision,
+        settings,
+        estimator,
+        estimator.factor,
+        estimator.fallback_reason,
+        estimator.exact,
+        tools_tokens,
+        auto_paused,
+        api_limits,
+    )
+    memo = _USAGE_MEMO.setdefault(session, [])
+    for known, usage in memo:
+        if all(a is b or a == b for a, b in zip(known, key, strict=True)):
+            return usage
+    usage = _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
+    # a few figures per change (the meter's, auto-compact's), never a session's history
+    memo[:] = [*[(k, u) for k, u in memo if k[0] == session.revision][-3:], (key, usage)]
+    return usage
+
+
+def _compute_usage(
+    session: Session,
+    settings: Settings,
+    estimator: Estimator,
+    tools_tokens: int,
+    auto_paused: bool,
+    api_limits: ModelLimits | None,
+) -> Usage:
+    model = session.model or settings.model
+    budget, budget_warning = budget_for(model, settings, api_limits)
+    count = estimator.count_message
+    system_raw = _system_tokens(session, estimator)
+    by_kind = session.tokens_by_kind(count)
+    parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
+    parts.append(by_kind["attachment"])
+    anchor = session.anchor()
+    estimate = estimator.calibrated(sum(parts))
+    unattributed = 0
+    if anchor is None:
+        used = estimate
+    else:
+        index, api_usage = anchor
+        after = session.tokens_in_view(index + 1, len(session.view), count)
+        used = api_usage.context_tokens + estimator.calibrated(after)
+        if session.imported_from is not None and used > estimate:
+            unattributed = used - estimate  # the file cannot show what else its client sent
+    system, tools, messages, summary, attachments = _split(used - unattributed, parts)
+    warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
+    return Usage(
+        session_id=session.session_id,
+        model=model,
+        context_window=budget.context_window,
+        effective_window=budget.effective_window,
+        auto_compact_threshold=budget.auto_compact_threshold,
+        warning_threshold=budget.warning_threshold,
+        error_threshold=budget.error_threshold,
+        blocking_limit=budget.blocking_limit,
+        used_tokens=used,
+        percent_used=round(min(100.0, max(0.0, 100 * used / budget.context_window)), 1),
+        percent_left=percent_left(used, budget, settings.auto_compact.enabled),
+        state=usage_state(used, budget, auto_paused),
+        estimated=anchor is None,
+        auto_compact_enabled=settings.auto_compact.enabled,
+        auto_compact_paused=auto_paused,
+        breakdown=Breakdown(
+            system=system,
+            tools=tools,
+            messages=messages,
+            summary=summary,
+            attachments=attachments,
+            unattributed=unattributed,
+            free=max(0, budget.context_window - used),
+        ),
+        estimator_exact=estimator.exact,
+        warnings=warnings,
+    )
+
+
+def _system_tokens(session: Session, estimator: Estimator) -> int:
+    """The system prompt's tokens, counted once per prompt and estimator."""
+    text = session.system_prompt or ""
+    known = _SYSTEM_TOKENS.get(session)
+    if known is not None and known[0] == text and known[1] is estimator:
+        return known[2]
+    tokens = estimator.count_text(text)
+    _SYSTEM_TOKENS[session] = (text, estimator, tokens)
+    return tokens
+
+
+# Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);
+# learning a factor from them would skew every larger count.
+MIN_CALIBRATION_SAMPLE = 256
+
+
+def observe_response(
+    session: Session, message_id: str, estimator: Estimator, *, tools_tokens: int = 0
+) -> None:
+    """Teach the estimator from a reply's real usage: its prompt side vs our estimate."""
+    message = session.get(message_id)
+    if not message.anchors_usage or message.usage is None:
+        return
+    first = session.index_in_view(message_id)
+    # the prompt is what preceded the response's first record (parallel tool calls split
+    # one response into several records with results between them)
+    api_id = message.api_message_id
+    for j in range(first - 1, -1, -1) if api_id is not None else ():
+        other = session.messages[session.view[j]]
+        if other.role == "assistant" and other.api_message_id == api_id:
+            first = j
+        elif other.role == "assistant" or not other.is_tool_result_only:
+            break
+    estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
+    estimate += session.tokens_in_view(0, first, estimator.count_message)
+    usage = message.usage
+    actual = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    if estimate >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(estimate, actual)

@@ -1,0 +1,313 @@
+"""Token estimation: offline cl100k_base (hash-checked), per-message cache, calibration."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from baton.core.conversation.messages import (
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from baton.core.errors import BatonError
+from baton.core.usage.cl100k import (
+    BPE_PACKAGE,
+    BPE_RELATIVE,
+    CL100K_PATTERN,
+    CL100K_SHA256,
+    CL100K_SPECIAL,
+    Cl100k,
+    Encoder,
+    find_bpe_file,
+    load_cl100k,
+)
+from baton.core.usage.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
+
+__all__ = [
+    "BPE_PACKAGE",
+    "BPE_RELATIVE",
+    "CL100K_PATTERN",
+    "CL100K_SHA256",
+    "CL100K_SPECIAL",
+    "Encoder",
+    "Estimator",
+    "chunks",
+    "default_estimator",
+    "find_bpe_file",
+    "load_cl100k",
+]
+
+log = logging.getLogger(__name__)
+
+# Role and turn framing the API adds around every message; small, and calibration
+# absorbs whatever this misses.
+MESSAGE_OVERHEAD = 4
+# tiktoken's BPE grows faster than linearly on long runs without whitespace; chunking
+# keeps a multi-megabyte tool result at a fraction of a second.
+CHUNK_CHARS = 100_000
+FACTOR_MIN, FACTOR_MAX = 0.5, 2.0
+FACTOR_ALPHA = 0.3  # weight of each new observation in the moving average
+# A count waits this long for a tokenizer still loading before it fails (loading takes
+# well under a second; a wait this long means the disk or the machine is stuck).
+LOAD_WAIT_SECONDS = 60.0
+
+
+class TokenizerNotReady(BatonError):
+    """The tokenizer is still loading after LOAD_WAIT_SECONDS."""
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
+    """Pieces of at most `size` chars, cut at a newline or space when one is near the end."""
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        low = start + size // 2
+        # after a newline or before a space: where the tokenizer splits pieces anyway
+        cut = text.rfind("\n", low, end) + 1 or text.rfind(" ", low, end)
+        if cut <= start:
+            cut = end
+        yield text[start:cut]
+        start = cut
+    yield text[start:]
+
+
+class Estimator:
+    """Counts tokens the way the model will see them, as closely as is cheap.
+
+    With `background=True` the tokenizer loads on a thread of its own, started by
+    `start_loading()` or by the first count, and every count waits until it is ready (or
+    has failed, which means the characters / 4 fallback).
+    """
+
+    def __init__(
+        self,
+        bpe_path: Path | None = None,
+        expected_hash: str = CL100K_SHA256,
+        encoder: Encoder | None = None,
+        *,
+        background: bool = False,
+    ) -> None:
+        self.factor = 1.0
+        self.observations = 0
+        self._fallback_reason: str | None = None
+        self._encoder: Encoder | None = None
+        # text -> tokens, set once the tokenizer is ready (or known to be unavailable)
+        self._count: Callable[[str], int] | None = None
+        self._ready = threading.Event()
+        # message id -> (content list it was counted from, cheap shape, raw tokens); the
+        # list is held so its identity cannot be recycled while the entry lives
+        self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        self._source = (bpe_path, expected_hash)
+        self._loader: threading.Thread | None = None
+        self._loader_lock = threading.Lock()
+        if encoder is not None:
+            self._use(encoder)
+        elif not background:
+            self._load(bpe_path, expected_hash)
+
+    def start_loading(self) -> None:
+        """Start the background load, once; later calls (and loaded estimators) do nothing."""
+        with self._loader_lock:
+            if self._loader is None and not self._ready.is_set():
+                self._loader = threading.Thread(
+                    target=self._load, args=self._source, name="cl100k", daemon=True
+                )
+                self._loader.start()
+
+    def _load(self, bpe_path: Path | None, expected_hash: str) -> None:
+        try:
+            self._use(load_cl100k(bpe_path, expected_hash))
+        except Exception as exc:  # any failure means the approximate fallback
+            self._fallback_reason = f"tiktoken cl100k_base unavailable: {exc}"
+            log.warning("%s; counting characters / 4 instead", self._fallback_reason)
+            self._count = _approximate
+        finally:
+            if self._count is None:  # not even an exception: never leave a waiter hanging
+                self._fallback_reason = "tiktoken cl100k_base unavailable: loading stopped"
+                self._count = _approximate
+            self._ready.set()
+
+    def _use(self, encoder: Encoder) -> None:
+        self._encoder = encoder
+        if isinstance(encoder, Cl100k):
+            self._count = encoder.count
+        else:
+            self._count = lambda text: len(encoder.encode(text, disallowed_special=()))
+        self._ready.set()
+
+    def wait_ready(self, timeout: float = LOAD_WAIT_SECONDS) -> Callable[[str], int]:
+        """The text counter, once the tokenizer has loaded (or failed to)."""
+        if not self._ready.is_set():
+            self.start_loading()
+        if not self._ready.wait(timeout):
+            raise TokenizerNotReady(f"the tokenizer is still loading after {timeout:.0f} s")
+        assert self._count is not None
+        return self._count
+
+    @property
+    def exact(self) -> bool:
+        self.wait_ready()
+        return self._encoder is not None
+
+    @property
+    def fallback_reason(self) -> str | None:
+        self.wait_ready()
+        return self._fallback_reason
+
+    def count_text(self, text: str) -> int:
+        if not text:
+            return 0
+        count = self._count or self.wait_ready()
+        if len(text) <= CHUNK_CHARS or self._encoder is None:
+            return count(text)
+        return sum(map(count, chunks(text)))
+
+    def count_capped(self, text: str, cap: int) -> int:
+        """`count_text(text)` when that is at most `cap`, else a figure above `cap`, at most
+        `count_text(text)`: with cl100k a long text is not counted whole for that
+        (`Cl100k.count_capped`)."""
+        if isinstance(self._encoder, Cl100k) and len(text) <= CHUNK_CHARS:
+            return self._encoder.count_capped(text, cap)
+        return self.count_text(text)
+
+    def count_json(self, obj: object) -> int:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+        if self._count is None:
+            self.wait_ready()
+        if self._encoder is None:
+            return math.ceil(len(text) / 2)  # JSON is punctuation-dense
+        return self.count_text(text)
+
+    def count_blocks(self, blocks: Iterable[object]) -> int:
+        count = self._count_block
+        return sum([count(block) for block in blocks])
+
+    def count_message(self, message: Message) -> int:
+        """Raw (uncalibrated) tokens of one message, cached by id and content identity."""
+        content = message.content
+        shape = _shape(content)
+        cached = self._cache.get(message.id)
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = MESSAGE_OVERHEAD + self.count_blocks(content)
+        self._cache[message.id] = (content, shape, tokens)
+        return tokens
+
+    def calibrated(self, raw: int) -> int:
+        return round(raw * self.factor)
+
+    def observe(self, estimated_raw: int, actual: int) -> None:
+        """Move the factor toward actual / estimate (an exponential moving average)."""
+        if estimated_raw <= 0 or actual <= 0:
+            return
+        ratio = _clamp(actual / estimated_raw)
+        self.factor = _clamp(self.factor + FACTOR_ALPHA * (ratio - self.factor))
+        self.observations += 1
+
+    def _count_block(self, block: object) -> int:
+        # the validated block classes first: their fields are typed, so no lookups by name
+        if isinstance(block, TextBlock):
+            return self.count_text(block.text)
+        if isinstance(block, ToolResultBlock):
+            result = block.content
+            if isinstance(result, str):
+                return self.count_text(result)
+            return self.count_blocks(result) if isinstance(result, list) else 0
+        if isinstance(block, ToolUseBlock):
+            name, arguments = block.name, block.input
+            return self.count_text(name) + self.count_json(arguments or {})
+        if isinstance(block, ThinkingBlock):
+            return self.count_text(block.thinking)
+        return self._count_other(block)
+
+    def _count_other(self, block: object) -> int:
+        if isinstance(block, str):
+            return self.count_text(block)
+        kind = _field(block, "type")
+        if kind == "text":
+            return self.count_text(str(_field(block, "text") or ""))
+        if kind == "tool_use":
+            name = str(_field(block, "name") or "")
+            return self.count_text(name) + self.count_json(_field(block, "input") or {})
+        if kind == "tool_result":
+            content = _field(block, "content")
+            if isinstance(content, str):
+                return self.count_text(content)
+            return self.count_blocks(content) if isinstance(content, list) else 0
+        if kind == "thinking":
+            return self.count_text(str(_field(block, "thinking") or ""))
+        if kind == "compaction":  # the API's summary; its signature is not context
+            return self.count_text(str(_field(block, "content") or ""))
+        if kind == "redacted_thinking":
+            return math.ceil(len(str(_field(block, "data") or "")) / 4)
+        if kind == "image":
+            return image_tokens(_field(block, "source"))
+        if kind == "document":
+            return self._document_tokens(_field(block, "source"))
+        dumped = block.model_dump() if hasattr(block, "model_dump") else block
+        return self.count_json(dumped)  # a block type this version does not know
+
+    def _document_tokens(self, source: object) -> int:
+        if not isinstance(source, Mapping):
+            return MEDIA_FLAT
+        if source.get("type") == "text" and isinstance(source.get("data"), str):
+            return self.count_text(source["data"])
+        if source.get("type") == "content" and isinstance(source.get("content"), list):
+            return self.count_blocks(source["content"])
+        if source.get("type") == "base64" and source.get("media_type") == "application/pdf":
+            pages = pdf_pages(str(source.get("data") or ""))
+            return pages * PDF_PER_PAGE if pages else MEDIA_FLAT
+        return MEDIA_FLAT
+
+
+def _clamp(factor: float) -> float:
+    return min(FACTOR_MAX, max(FACTOR_MIN, factor))
+
+
+def _field(block: object, name: str) -> Any:
+    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
+
+
+def _approximate(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+# The payload fields whose sizes make a block's shape, per block class (a dict: none).
+SHAPE_FIELDS = ("text", "thinking", "data", "content", "input")
+_shape_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _shape(content: list[Any]) -> tuple[int, ...]:
+    """Sizes of each block's main payload: changes whenever a block is edited in place."""
+    sizes: list[int] = [len(content)]
+    for block in content:
+        names = _shape_fields.get(type(block))
+        if names is None:
+            declared = getattr(type(block), "model_fields", {})
+            names = _shape_fields[type(block)] = tuple(n for n in SHAPE_FIELDS if n in declared)
+        for name in names:
+            value = getattr(block, name)
+            if isinstance(value, (str, list, dict)):
+                sizes.append(len(value))
+    return tuple(sizes)
+
+
+_default: Estimator | None = None
+_default_lock = threading.Lock()
+
+
+def default_estimator() -> Estimator:
+    """The process-wide estimator; its tokenizer loads on a thread (see `start_loading`)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Estimator(background=True)
+        return _default

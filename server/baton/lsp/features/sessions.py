@@ -1,0 +1,83 @@
+"""Session requests: create, list, get, delete, append, send, render, import, pin, usage."""
+
+from __future__ import annotations
+
+from baton import protocol as p
+from baton.lsp.dispatch.progress import work_done
+from baton.lsp.features.common import Call, Handler, session_info
+
+
+async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
+    return session_info(call.service.create(args.title, args.system_prompt, args.model))
+
+
+async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
+    return p.SessionList(sessions=[session_info(s) for s in call.service.list_sessions()])
+
+
+async def get(call: Call, args: p.SessionParams) -> p.SessionView:
+    data = call.service.render_data(args.session_id)
+    call.ls.documents.first_look(args.session_id, data.session.damage.any)
+    return p.SessionView(
+        session=session_info(data.session), messages=data.messages, usage=data.usage
+    )
+
+
+async def delete(call: Call, args: p.SessionParams) -> p.Empty:
+    call.service.delete(args.session_id)
+    return p.Empty()
+
+
+async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
+    done = call.service.append(args.session_id, args.messages)
+    return p.AppendResult(message_ids=done.message_ids, usage=done.usage, repairs=done.repairs)
+
+
+async def send(call: Call, args: p.SendParams) -> p.SendResult:
+    service, documents = call.service, call.ls.documents
+    service.session(args.session_id)  # unknown ids and a missing key fail before any
+    service.models.client(service.settings)  # progress shows
+    documents.streaming.add(args.session_id)
+    try:
+        async with work_done(call.ls, "Baton: reply", call.token) as reporter:
+            reply = await service.send(args.session_id, args.content, args.tools, reporter)
+    finally:
+        documents.streaming.discard(args.session_id)
+    return p.SendResult(message=reply.message, usage=reply.usage)
+
+
+async def render(call: Call, args: p.SessionParams) -> p.RenderResult:
+    rendered, data, version = call.ls.documents.render(args.session_id)
+    call.ls.documents.first_look(args.session_id, data.session.damage.any)
+    return p.RenderResult(
+        uri=p.session_uri(args.session_id),
+        text=rendered.text,
+        version=version,
+        messages=rendered.ranges(),
+    )
+
+
+async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:
+    return session_info(call.service.import_file(args.path, args.title))
+
+
+async def pin(call: Call, args: p.PinParams) -> p.Message:
+    return call.service.pin(args.session_id, args.message_id, args.pinned)
+
+
+async def usage(call: Call, args: p.SessionParams) -> p.Usage:
+    return call.service.usage(args.session_id)
+
+
+REQUESTS: dict[str, Handler] = {
+    p.SESSION_CREATE: create,
+    p.SESSION_LIST: list_sessions,
+    p.SESSION_GET: get,
+    p.SESSION_DELETE: delete,
+    p.SESSION_APPEND: append,
+    p.SESSION_SEND: send,
+    p.SESSION_RENDER: render,
+    p.SESSION_IMPORT: import_session,
+    p.SESSION_PIN: pin,
+    p.USAGE: usage,
+}

@@ -1,0 +1,77 @@
+"""Compact actions offered on a session document for the message(s) under a range."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from baton.contract import names
+
+if TYPE_CHECKING:
+    from baton.lsp.session_document.render import RenderedSession
+
+WHOLE_KIND = types.CodeActionKind.Source
+PIVOT_KIND = types.CodeActionKind.RefactorRewrite
+KINDS = [WHOLE_KIND, PIVOT_KIND]
+
+
+def _action(title: str, kind: str, command: str, args: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=kind,
+        command=types.Command(title=title, command=command, arguments=[args]),
+    )
+
+
+def selected_lines(selection: types.Range) -> tuple[int, int]:
+    """First and last line a selection really covers: a selection that ends at column 0 of
+    a line (a whole-line selection) does not include that line."""
+    first, last = selection.start.line, selection.end.line
+    if last > first and selection.end.character == 0:
+        last -= 1
+    return first, max(first, last)
+
+
+def compact_actions(
+    session_id: str,
+    rendered: RenderedSession,
+    selection: types.Range,
+    last_boundary_id: str | None,
+    only: Sequence[str] | None = None,
+) -> list[types.CodeAction]:
+    first, last = selected_lines(selection)
+    sections = rendered.sections_between(first, last)
+    actions = [
+        _action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, {"sessionId": session_id})
+    ]
+    if len(sections) == 1:
+        target = {"sessionId": session_id, "pivotMessageId": sections[0].message_id}
+        actions.append(_action("Compact up to here", PIVOT_KIND, names.CMD_COMPACT_UP_TO, target))
+        actions.append(_action("Compact from here", PIVOT_KIND, names.CMD_COMPACT_FROM, target))
+    elif len(sections) > 1:
+        span = {
+            "sessionId": session_id,
+            "pivotMessageId": sections[0].message_id,
+            "endMessageId": sections[-1].message_id,
+        }
+        actions.append(
+            _action("Compact selected messages", PIVOT_KIND, names.CMD_COMPACT_RANGE, span)
+        )
+    if last_boundary_id is not None:
+        undo = {"sessionId": session_id, "boundaryId": last_boundary_id}
+        actions.append(_action("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo))
+    if only:
+        actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]
+    return actions
+
+
+def kind_name(kind: object) -> str:
+    """A kind as the wire spells it (lsprotocol's kinds are enums, a client's may be str)."""
+    return str(getattr(kind, "value", kind))
+
+
+def _kind_matches(kind: str, only: Sequence[str]) -> bool:
+    """LSP kinds are hierarchical: `refactor` asks for `refactor.rewrite` too."""
+    return any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)

@@ -1,0 +1,114 @@
+"""Hovers on a session document: a message's size, or what auto-compact would do now."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from baton.core.conversation.messages import Message
+from baton.core.usage.budget import UNATTRIBUTED_LABEL, Usage
+from baton.lsp.session_document.diagnostics import usage_message
+from baton.lsp.session_document.render import USAGE_LINE, Section
+
+if TYPE_CHECKING:
+    from baton.lsp.server import BatonServer
+
+
+async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover | None:
+    """The hover on `line` of a session document: the usage line, or a message's section."""
+    rendered, data, _ = ls.documents.render(session_id)
+    if line == USAGE_LINE:
+        preview, reason = await ls.service.preview_auto(session_id)
+        plan = None
+        if preview is not None:
+            plan = (preview.summarized_message_ids, preview.kept_message_ids)
+        by_id = {m.id: m for m in data.messages}
+        text = usage_hover(data.usage, plan, by_id, reason)
+        width = rendered.usage_line_width
+        return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
+    section = rendered.section_at(line)
+    if section is None:
+        return None
+    message = next((m for m in data.messages if m.id == section.message_id), None)
+    if message is None:  # the line belongs to a rendering the view has since left
+        return None
+    return _hover(message_hover(message, data.usage), section)
+
+
+def _hover(text: str, section: Section) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=types.Range(
+            start=types.Position(line=section.start_line, character=0),
+            end=types.Position(line=section.end_line, character=section.end_character),
+        ),
+    )
+
+
+def message_hover(message: Message, usage: Usage) -> str:
+    share = 100 * message.tokens / usage.context_window if usage.context_window else 0.0
+    lines = [
+        f"**{message.role} {message.kind}** `{message.id}`",
+        "",
+        f"{message.tokens:,} tokens, {share:.1f}% of the {usage.context_window:,}-token window",
+    ]
+    if message.pinned:
+        lines.append("")
+        lines.append("Pinned: compaction never summarizes it.")
+    return "\n".join(lines)
+
+
+def usage_hover(
+    usage: Usage,
+    plan: tuple[Sequence[str], Sequence[str]] | None,
+    messages: Mapping[str, Message],
+    reason: str | None = None,
+) -> str:
+    """`plan` is (summarized ids, kept ids) of an auto-compact dry run; None when there is
+    nothing to summarize, or when no plan could be made (`reason` says why)."""
+    lines = [f"**{usage_message(usage)}**", ""]
+    estimated = " (estimated)" if usage.estimated else ""
+    lines.append(
+        f"Used {usage.used_tokens:,} of {usage.effective_window:,} usable tokens{estimated}; "
+        f"warning at {usage.warning_threshold:,}, auto-compact at "
+        f"{usage.auto_compact_threshold:,}, blocked at {usage.blocking_limit:,}."
+    )
+    lines.append("")
+    lines.append(breakdown_line(usage))
+    lines.append("")
+    if plan is None and reason:
+        lines.append(f"Auto-compact cannot plan right now: {reason}.")
+        return "\n".join(lines)
+    if plan is None:
+        lines.append("Auto-compact would have nothing to summarize now.")
+        return "\n".join(lines)
+    summarized, kept = plan
+    summarized_tokens = sum(messages[m].tokens for m in summarized if m in messages)
+    kept_tokens = sum(messages[m].tokens for m in kept if m in messages)
+    lines.append(
+        f"Auto-compact now would summarize {_count(len(summarized))} "
+        f"({summarized_tokens:,} tokens) and keep the latest {_count(len(kept))} "
+        f"({kept_tokens:,} tokens) verbatim."
+    )
+    return "\n".join(lines)
+
+
+def breakdown_line(usage: Usage) -> str:
+    """The used tokens by category (those that hold any), then what is free."""
+    parts = usage.breakdown
+    figures = [
+        ("system prompt", parts.system),
+        ("tools", parts.tools),
+        ("messages", parts.messages),
+        ("summary", parts.summary),
+        ("attachments", parts.attachments),
+        (f"unattributed ({UNATTRIBUTED_LABEL})", parts.unattributed),
+    ]
+    used = [f"{name} {tokens:,}" for name, tokens in figures if tokens > 0]
+    return f"By category: {' · '.join(used) or 'nothing yet'}; free {parts.free:,}."
+
+
+def _count(n: int) -> str:
+    return f"{n} message{'s' if n != 1 else ''}"

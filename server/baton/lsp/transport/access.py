@@ -1,0 +1,112 @@
+"""Who may use a network server: the token for `--tcp` / `--ws`, and the WebSocket Origin check.
+
+Any process on the machine can reach a loopback port, and any web page can open a
+WebSocket to one; stdio needs neither check (whoever started the server is its client).
+The token comes from env `BATON_TOKEN` or is generated at start and printed on stderr. A
+client passes it as `initializationOptions.batonToken` in its first message (TCP or
+WebSocket), or on the WebSocket handshake as `Authorization: Bearer <token>` or
+`?token=<token>`. A WebSocket handshake whose `Origin` is not a loopback page is refused.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from pygls.exceptions import JsonRpcException
+
+from baton.contract.names import RPC_CODE
+from baton.core import redaction
+from baton.lsp.dispatch.rpc import usable_id
+
+log = logging.getLogger(__name__)
+
+TOKEN_ENV = "BATON_TOKEN"
+TOKEN_OPTION = "batonToken"
+UNAUTHORIZED = "unauthorized"
+UNAUTHORIZED_RPC = RPC_CODE[UNAUTHORIZED]
+LOOPBACK_HOSTS = {"localhost"}
+NEEDS_TOKEN = (
+    "this Baton server needs its token: send it as initializationOptions.batonToken "
+    "(it is printed on the server's stderr, or set with BATON_TOKEN)"
+)
+
+
+def network_token() -> tuple[str, bool]:
+    """(the token, whether it was generated here rather than taken from BATON_TOKEN)."""
+    given = os.environ.get(TOKEN_ENV, "").strip()
+    token, generated = (given, False) if given else (secrets.token_urlsafe(24), True)
+    redaction.remember(token)  # shown once on stderr at start, never in a log line
+    return token, generated
+
+
+def matches(given: Any, token: str) -> bool:
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
+
+
+def handshake_token(authorization: str | None, path: str) -> str | None:
+    """The token a WebSocket handshake carries: a Bearer header or a `token` query."""
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[len("bearer ") :].strip()
+    values = parse_qs(urlsplit(path).query).get("token")
+    return values[0] if values else None
+
+
+def loopback_origin(origin: str) -> bool:
+    """Whether a browser `Origin` is a page served from this machine's loopback."""
+    try:
+        host = urlsplit(origin).hostname
+    except ValueError:
+        return False
+    if host is None:
+        return False
+    if host in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost
+        return False
+
+
+class Refused(ConnectionError):
+    """A connection that did not show the token: it is closed, the server serves on."""
+
+
+class TokenGate:
+    """Stands before the protocol on one connection: until a message shows the token,
+    only an `initialize` carrying it is let through; anything else is answered
+    `unauthorized` and the connection closed."""
+
+    def __init__(self, protocol: Any, token: str, *, open: bool = False) -> None:
+        self.protocol = protocol
+        self.token = token
+        self.open = open
+
+    def handle_message(self, message: Any) -> None:
+        envelope = message if isinstance(message, dict) else {}
+        initialize = envelope.get("method") == "initialize"
+        params = envelope.get("params")
+        options = params.get("initializationOptions") if isinstance(params, dict) else None
+        # the token never travels further (settings, logs)
+        given = (
+            options.pop(TOKEN_OPTION, None) if initialize and isinstance(options, dict) else None
+        )
+        if not self.open and initialize and matches(given, self.token):
+            self.open = True
+        if self.open:
+            self.protocol.handle_message(message)
+            return
+        msg_id = envelope.get("id")
+        reason = "a wrong token" if given is not None else "no token"
+        log.warning("refused a network client: its first message carried %s", reason)
+        error = JsonRpcException(NEEDS_TOKEN, UNAUTHORIZED_RPC, {"code": UNAUTHORIZED})
+        self.protocol.send_error(msg_id if usable_id(msg_id) else None, error)
+        raise Refused(NEEDS_TOKEN)
+
+    def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
+        self.protocol.send_error(msg_id, error)

@@ -1,0 +1,214 @@
+"""The network transports: one client at a time over TCP or a WebSocket, behind the token.
+
+The server has one protocol, so it serves one client: while that client is connected,
+further connections are closed at once (their traffic would otherwise take over the first
+client's). A connection that never shows the token (see `access`) is closed without
+taking the slot or ending the server; the first client that does is served until it
+leaves, and then the server ends, as on stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from baton.lsp.transport import access, framing
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+    from websockets.http11 import Request, Response
+
+    from baton.lsp.server import BatonServer
+
+log = logging.getLogger(__name__)
+
+TRY_AGAIN_LATER = 1013  # WebSocket close code: the server is busy with another client
+POLICY_VIOLATION = 1008  # WebSocket close code: no token
+
+
+class Slot:
+    """The one client slot."""
+
+    def __init__(self) -> None:
+        self.taken = False
+
+    def claim(self, peer: Any) -> bool:
+        """Take the slot; False (and a line on stderr) when it is taken."""
+        if self.taken:
+            log.warning(
+                "refused a connection from %s: Baton serves one client at a time", _peer(peer)
+            )
+            return False
+        self.taken = True
+        return True
+
+
+def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
+    """Serve one client over TCP; says on stderr which port it bound (port 0 = any)."""
+    token = announce_token()
+    slot = Slot()
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not slot.claim(writer.get_extra_info("peername")):
+            await _close(writer)
+            return
+        server.protocol.set_writer(writer)
+        gate = access.TokenGate(server.protocol, token)
+        try:
+            await framing.run_frames(framing.stream_reader(reader), gate, stop_event)
+        except ConnectionError as exc:  # a client that vanished (reset) ends the session
+            if gate.open:
+                log.info("client connection lost: %s", exc)
+        except asyncio.CancelledError:
+            # the server is closing; returning (not re-raising) keeps asyncio's
+            # connection callback from logging a traceback for the cancelled task
+            pass
+        except SystemExit as done:  # `exit` ends the process: with this code, quietly
+            server.exit_code = done.code if isinstance(done.code, int) else 0
+        finally:
+            if gate.open or stop_event.is_set():
+                server.shutdown()  # type: ignore[no-untyped-call]
+            else:  # never let in: the slot is free again, the server serves on
+                slot.taken = False
+                await _close(writer)
+
+    async def listen() -> Any:
+        return await asyncio.start_server(connection, host, port)
+
+    _serve(server, listen, "tcp")
+
+
+def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
+    """Serve one client over a WebSocket; says on stderr which port it bound."""
+    from websockets.asyncio.server import serve
+
+    token = announce_token()
+    slot = Slot()
+
+    def check(connection: ServerConnection, request: Request) -> Response | None:
+        origin = request.headers.get("Origin")
+        if origin is not None and not access.loopback_origin(origin):
+            log.warning("refused a WebSocket handshake from origin %r", origin[:100])
+            return connection.respond(403, "Baton accepts WebSocket pages from loopback only\n")
+        given = access.handshake_token(request.headers.get("Authorization"), request.path)
+        if given is not None and not access.matches(given, token):
+            log.warning("refused a WebSocket handshake: a wrong token")
+            return connection.respond(401, access.NEEDS_TOKEN + "\n")
+        return None
+
+    async def connection(websocket: ServerConnection) -> None:
+        if not slot.claim(websocket.remote_address):
+            await websocket.close(TRY_AGAIN_LATER, "Baton serves one client at a time")
+            return
+        request = websocket.request
+        shown = request is not None and access.matches(
+            access.handshake_token(request.headers.get("Authorization"), request.path), token
+        )
+        gate = access.TokenGate(server.protocol, token, open=shown)
+        writer = WebSocketWriter(websocket)
+        try:
+            server.protocol.set_writer(writer, include_headers=False)
+            await run_websocket_messages(websocket, gate, stop_event)
+        except access.Refused:
+            await writer.drain()
+            await websocket.close(POLICY_VIOLATION, "Baton needs its token")
+        except asyncio.CancelledError:
+            pass  # the server is closing (see serve_tcp)
+        finally:
+            if gate.open or stop_event.is_set():
+                server.shutdown()  # type: ignore[no-untyped-call]
+            else:
+                slot.taken = False
+
+    async def listen() -> Any:
+        return await serve(
+            connection, host, port, max_size=framing.MAX_CONTENT_LENGTH, process_request=check
+        )
+
+    _serve(server, listen, "ws")
+
+
+async def run_websocket_messages(
+    websocket: Any, protocol: framing.Answering, stop_event: threading.Event
+) -> None:
+    """One message per WebSocket message (no headers); the same checks as a frame's body."""
+    from websockets.exceptions import ConnectionClosed
+
+    while not stop_event.is_set():
+        try:
+            data = await websocket.recv(decode=False)
+        except ConnectionClosed:
+            break
+        framing.handle_body(protocol, data if isinstance(data, bytes) else data.encode())
+    await websocket.close()
+
+
+class WebSocketWriter:
+    """pygls's writer interface over a WebSocket, keeping its sends so they can be awaited."""
+
+    def __init__(self, websocket: Any) -> None:
+        self._websocket = websocket
+        self._sending: set[asyncio.Future[Any]] = set()
+
+    def write(self, data: bytes) -> Awaitable[None]:
+        sending: asyncio.Future[None] = asyncio.ensure_future(self._websocket.send(data))
+        self._sending.add(sending)
+        sending.add_done_callback(self._sent)
+        return sending
+
+    def _sent(self, sending: asyncio.Future[Any]) -> None:
+        self._sending.discard(sending)
+        if not sending.cancelled() and sending.exception() is not None:
+            log.info("a WebSocket send failed: %s", sending.exception())
+
+    def close(self) -> Awaitable[None]:
+        result: Awaitable[None] = self._websocket.close()
+        return result
+
+    async def drain(self) -> None:
+        """Until every message written so far is sent (or failed)."""
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
+
+
+def announce_token() -> str:
+    """The network token; a generated one is printed on stderr (stdout is not ours)."""
+    token, generated = access.network_token()
+    if generated:
+        print(f"baton: token {token}", file=sys.stderr)
+    else:
+        print(f"baton: using the token in {access.TOKEN_ENV}", file=sys.stderr)
+    sys.stderr.flush()
+    return token
+
+
+def _serve(server: BatonServer, listen: Callable[[], Awaitable[Any]], scheme: str) -> None:
+    async def main() -> None:
+        listening = await listen()
+        server._server = listening
+        bound = listening.sockets[0].getsockname()
+        # the port matters to whoever started us with port 0
+        print(f"baton: listening on {scheme}://{bound[0]}:{bound[1]}", file=sys.stderr)
+        sys.stderr.flush()
+        async with listening:
+            with contextlib.suppress(asyncio.CancelledError):
+                await listening.serve_forever()
+
+    asyncio.run(main())
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    with contextlib.suppress(ConnectionError):
+        await writer.wait_closed()
+
+
+def _peer(address: Any) -> str:
+    if isinstance(address, tuple) and len(address) >= 2:
+        return f"{address[0]}:{address[1]}"
+    return str(address or "an unknown peer")

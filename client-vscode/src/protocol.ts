@@ -41,6 +41,15 @@ export interface AutoCompactSettings {
   backgroundPercent?: number | null;
 }
 
+/** What an auto-compaction did: `compacted` (the context went from `tokensBefore` to `tokensAfter`) or `failed` (nothing changed, or not enough; the request goes out anyway); `message` says it in one sentence. */
+export interface AutoCompacted {
+  sessionId: string;
+  outcome: "compacted" | "failed";
+  tokensBefore: number;
+  tokensAfter: number;
+  message: string;
+}
+
 export type BoundaryDirection = Direction | "microcompact";
 
 export interface Breakdown {
@@ -67,7 +76,7 @@ export interface BudgetSettings {
   blockingMargin?: number;
 }
 
-export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create";
+export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model";
 
 export interface CompactCommandArgs {
   sessionId: string;
@@ -145,6 +154,47 @@ export interface DocumentBlock {
   [key: string]: unknown;
 }
 
+/** A prompt not sent yet: its text and its attachments (user content blocks: text, image, document), as `baton/session/send` would take them. */
+export interface Draft {
+  text?: string;
+  attachments?: ContentBlock[];
+}
+
+/** What sending the draft would do to the context. */
+export interface DraftInfo {
+  /** the draft's own tokens (estimated, calibrated) */
+  tokens: number;
+  /** the tokens in use now, without the draft */
+  usedBefore: number;
+  /** fits; autoCompact: past the auto-compact point, Baton compacts before the request goes out; compactFirst: over the limit while auto-compact is off or paused; tooLarge: the prompt cannot fit even after a compaction */
+  verdict: "fits" | "autoCompact" | "compactFirst" | "tooLarge";
+  /** one sentence for the user (absent when it fits) */
+  message?: string;
+}
+
+/** `baton/usage`'s answer: the usage, as it would be once the draft is sent when a draft was given (`draft` then says what Send does). */
+export interface DraftUsage {
+  sessionId: string;
+  model: string;
+  contextWindow: number;
+  effectiveWindow: number;
+  autoCompactThreshold: number;
+  warningThreshold: number;
+  errorThreshold: number;
+  blockingLimit: number;
+  usedTokens: number;
+  percentUsed: number;
+  percentLeft: number;
+  state: UsageState;
+  estimated: boolean;
+  autoCompactEnabled: boolean;
+  autoCompactPaused: boolean;
+  breakdown: Breakdown;
+  estimatorExact: boolean;
+  warnings: string[];
+  draft?: DraftInfo;
+}
+
 export type Empty = Record<string, never>;
 
 export interface ImageBlock {
@@ -208,6 +258,13 @@ export interface MicrocompactSettings {
   keepRecent?: number;
   /** Tools whose old results idle clearing may clear. */
   tools?: string[];
+}
+
+/** The session with its new model, its usage against the new model's budget, and a sentence when the conversation is now past the auto-compact point or over the limit. */
+export interface ModelSwitch {
+  session: Session;
+  usage: Usage;
+  warning?: string;
 }
 
 export type NoParams = Record<string, never>;
@@ -343,6 +400,12 @@ export interface SessionView {
   usage: Usage;
 }
 
+export interface SetModelParams {
+  sessionId: string;
+  /** the model replies come from */
+  model: string;
+}
+
 export interface Settings {
   /** Where transcripts live (null: env BATON_DATA_DIR, else the platform's user data directory). */
   dataDir?: string | null;
@@ -444,6 +507,12 @@ export interface UsageChanged {
   usage: Usage;
 }
 
+export interface UsageParams {
+  sessionId: string;
+  /** a prompt not sent yet: the usage as it would be once sent */
+  draft?: Draft | null;
+}
+
 export type UsageState = "ok" | "warning" | "error" | "blocking";
 
 export interface RequestMap {
@@ -456,7 +525,8 @@ export interface RequestMap {
   "baton/session/render": { params: SessionParams; result: RenderResult };
   "baton/session/import": { params: ImportParams; result: Session };
   "baton/session/pin": { params: PinParams; result: Message };
-  "baton/usage": { params: SessionParams; result: Usage };
+  "baton/session/setModel": { params: SetModelParams; result: ModelSwitch };
+  "baton/usage": { params: UsageParams; result: DraftUsage };
   "baton/compact": { params: CompactParams; result: CompactResult };
   "baton/uncompact": { params: UncompactParams; result: UncompactResult };
 }
@@ -465,6 +535,7 @@ export interface ServerNotificationMap {
   "baton/usageChanged": UsageChanged;
   "baton/sessionChanged": SessionChanged;
   "baton/session/delta": SessionDelta;
+  "baton/autoCompact": AutoCompacted;
 }
 
 export interface ClientNotificationMap {
@@ -490,6 +561,7 @@ export const Requests = {
   sessionRender: "baton/session/render",
   sessionImport: "baton/session/import",
   sessionPin: "baton/session/pin",
+  sessionSetModel: "baton/session/setModel",
   usage: "baton/usage",
   compact: "baton/compact",
   uncompact: "baton/uncompact",
@@ -499,6 +571,7 @@ export const Notifications = {
   usageChanged: "baton/usageChanged",
   sessionChanged: "baton/sessionChanged",
   sessionDelta: "baton/session/delta",
+  autoCompact: "baton/autoCompact",
   activeEditor: "baton/activeEditor",
 } as const;
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from baton.contract.names import (
     ACTIVE_EDITOR,
+    AUTO_COMPACT,
     CLIENT_NOTIFICATIONS,
     CMD_COMPACT,
     CMD_COMPACT_FROM,
@@ -48,6 +49,7 @@ from baton.contract.names import (
     SESSION_RENDER,
     SESSION_SCHEME,
     SESSION_SEND,
+    SESSION_SET_MODEL,
     SETTINGS_SECTION,
     UNCOMPACT,
     USAGE,
@@ -60,6 +62,7 @@ from baton.contract.wire_models import (
     ActiveEditorParams,
     AppendParams,
     AppendResult,
+    AutoCompacted,
     ChangeReason,
     CompactCommandArgs,
     CompactParams,
@@ -68,6 +71,7 @@ from baton.contract.wire_models import (
     Empty,
     ImportParams,
     MessageRange,
+    ModelSwitch,
     NoParams,
     Params,
     PinParams,
@@ -85,9 +89,11 @@ from baton.contract.wire_models import (
     SessionList,
     SessionParams,
     SessionView,
+    SetModelParams,
     UncompactParams,
     UncompactResult,
     UsageChanged,
+    UsageParams,
 )
 from baton.core.compaction.result import CompactResult
 from baton.core.conversation.boundary import (
@@ -114,6 +120,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage
+from baton.core.usage.draft import Draft, DraftInfo, DraftUsage
 
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
@@ -127,6 +134,8 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
     "TextBlock", "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams",
     "UncompactResult", "Usage", "UsageChanged", "WireModel",
 ]  # fmt: skip
+__all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
+__all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",
@@ -171,7 +180,8 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_RENDER, SessionParams, RenderResult),
     Request(SESSION_IMPORT, ImportParams, SessionInfo),
     Request(SESSION_PIN, PinParams, Message),
-    Request(USAGE, SessionParams, Usage),
+    Request(SESSION_SET_MODEL, SetModelParams, ModelSwitch),
+    Request(USAGE, UsageParams, DraftUsage),
     Request(COMPACT, CompactParams, CompactResult, progress=True),
     Request(UNCOMPACT, UncompactParams, UncompactResult),
 )
@@ -179,6 +189,7 @@ NOTIFICATION_TABLE: tuple[Notification, ...] = (
     Notification(USAGE_CHANGED, UsageChanged, "server"),
     Notification(SESSION_CHANGED, SessionChanged, "server"),
     Notification(SESSION_DELTA, SessionDelta, "server"),
+    Notification(AUTO_COMPACT, AutoCompacted, "server"),
     Notification(ACTIVE_EDITOR, ActiveEditorParams, "client"),
 )
 COMMAND_TABLE: tuple[Command, ...] = (

@@ -143,7 +143,8 @@ def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None)
         types.WORKSPACE_CONFIGURATION: configuration,
     }
     register_lsp_features(client, features)
-    for method in (protocol.USAGE_CHANGED, protocol.SESSION_CHANGED, protocol.SESSION_DELTA):
+    notified = (protocol.USAGE_CHANGED, protocol.SESSION_CHANGED, protocol.SESSION_DELTA)
+    for method in (*notified, protocol.AUTO_COMPACT):
         client.feature(method)(_recording(recorder, method))
     return client
 

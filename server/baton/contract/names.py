@@ -21,6 +21,7 @@ SESSION_SEND = "baton/session/send"
 SESSION_RENDER = "baton/session/render"
 SESSION_IMPORT = "baton/session/import"
 SESSION_PIN = "baton/session/pin"
+SESSION_SET_MODEL = "baton/session/setModel"
 USAGE = "baton/usage"
 COMPACT = "baton/compact"
 UNCOMPACT = "baton/uncompact"
@@ -29,6 +30,7 @@ UNCOMPACT = "baton/uncompact"
 USAGE_CHANGED = "baton/usageChanged"  # server -> client
 SESSION_CHANGED = "baton/sessionChanged"  # server -> client
 SESSION_DELTA = "baton/session/delta"  # server -> client
+AUTO_COMPACT = "baton/autoCompact"  # server -> client
 ACTIVE_EDITOR = "baton/activeEditor"  # client -> server
 
 # ---- commands (workspace/executeCommand, one argument object) ----------------------------
@@ -52,11 +54,12 @@ REQUESTS = (
     SESSION_RENDER,
     SESSION_IMPORT,
     SESSION_PIN,
+    SESSION_SET_MODEL,
     USAGE,
     COMPACT,
     UNCOMPACT,
 )
-NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, ACTIVE_EDITOR)
+NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, AUTO_COMPACT, ACTIVE_EDITOR)
 CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)
 COMMANDS = (
     CMD_COMPACT,

@@ -13,6 +13,7 @@ from pydantic import AliasChoices, ConfigDict, Field
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
 from baton.core.usage.budget import Usage
+from baton.core.usage.draft import Draft
 
 # `pivotMessageId` is the name everywhere; commands said `messageId` before, still accepted.
 PivotId = Annotated[
@@ -52,6 +53,16 @@ class CreateParams(Params):
 
 class SessionParams(Params):
     session_id: str
+
+
+class UsageParams(SessionParams):
+    draft: Draft | None = Field(
+        default=None, description="a prompt not sent yet: the usage as it would be once sent"
+    )
+
+
+class SetModelParams(SessionParams):
+    model: str = Field(min_length=1, max_length=200, description="the model replies come from")
 
 
 class AppendParams(SessionParams):
@@ -166,6 +177,15 @@ class SendResult(WireModel):
     usage: Usage
 
 
+class ModelSwitch(WireModel):
+    """The session with its new model, its usage against the new model's budget, and a
+    sentence when the conversation is now past the auto-compact point or over the limit."""
+
+    session: SessionInfo
+    usage: Usage
+    warning: str | None = None
+
+
 class UncompactResult(WireModel):
     usage: Usage
 
@@ -198,7 +218,9 @@ class RenderResult(WireModel):
 
 # ---- notification payloads ---------------------------------------------------------------
 
-ChangeReason = Literal["append", "reply", "compact", "uncompact", "delete", "pin", "create"]
+ChangeReason = Literal[
+    "append", "reply", "compact", "uncompact", "delete", "pin", "create", "model"
+]
 
 
 class UsageChanged(WireModel):
@@ -209,6 +231,18 @@ class UsageChanged(WireModel):
 class SessionChanged(WireModel):
     session_id: str
     reason: ChangeReason
+
+
+class AutoCompacted(WireModel):
+    """What an auto-compaction did: `compacted` (the context went from `tokensBefore` to
+    `tokensAfter`) or `failed` (nothing changed, or not enough; the request goes out
+    anyway); `message` says it in one sentence."""
+
+    session_id: str
+    outcome: Literal["compacted", "failed"]
+    tokens_before: int
+    tokens_after: int
+    message: str
 
 
 class SessionDelta(WireModel):

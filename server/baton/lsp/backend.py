@@ -51,6 +51,16 @@ def attach(ls: BatonServer, service: BatonService | None = None) -> BatonService
     service.on_usage_changed = usage_changed
     service.on_session_changed = session_changed
     service.on_delta = delta
+    service.on_auto_compact = lambda session_id, outcome: ls.notify(
+        protocol.AUTO_COMPACT,
+        protocol.AutoCompacted(
+            session_id=session_id,
+            outcome=outcome.outcome,
+            tokens_before=outcome.tokens_before,
+            tokens_after=outcome.tokens_after,
+            message=outcome.message,
+        ),
+    )
     # background auto-compactions report server-initiated, cancellable progress
     service.progress_scope = lambda title: work_done(ls, title)
     return service

@@ -9,7 +9,7 @@ from typing import Any
 
 from baton.core.background import Background
 from baton.core.compaction import engine
-from baton.core.compaction.automatic.auto import AutoCompactor
+from baton.core.compaction.automatic.auto import AutoCompactor, AutoOutcome
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -17,7 +17,7 @@ from baton.core.conversation.messages import ContentBlock, Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
-from baton.core.errors import BatonError, NothingToCompact
+from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_claude_code, named_file
 from baton.core.model_api.exact_counts import with_exact_count
 from baton.core.service.model_access import ModelAccess
@@ -26,6 +26,7 @@ from baton.core.service.upkeep import ProgressScope, Upkeep
 from baton.core.settings import Settings, parse_settings
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for, compute_usage
+from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_path
 
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 UsageListener = Callable[[str, Usage], None]
 SessionListener = Callable[[str, str], None]
 DeltaListener = Callable[[str, str, str], None]
+AutoListener = Callable[[str, AutoOutcome], None]
 Warn = Callable[[str], None]
 
 
@@ -72,6 +74,8 @@ class BatonService:
         self._tools: dict[str, list[dict[str, Any]]] = {}  # per session, from its last send
         self._tools_tokens: dict[str, int] = {}
         self.upkeep = Upkeep(self, self._changed, self._publish_usage)
+        self.on_auto_compact: AutoListener = _ignore
+        self.upkeep.auto.on_outcome = lambda sid, outcome: self.on_auto_compact(sid, outcome)
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -166,6 +170,30 @@ class BatonService:
         if exact is not None:
             usage = with_exact_count(usage, exact, budget_for(model, self.settings, limits)[0])
         return usage
+
+    def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
+        """The usage as it would be once `draft` is sent, and what Send would do; nothing
+        is written."""
+        model = self.session(session_id).model or self.settings.model
+        limits = self.models.limits(model, self.settings, self._limits_arrived)
+        budget = budget_for(model, self.settings, limits)[0]
+        return with_draft(self.usage(session_id), draft, self.estimator, budget)
+
+    def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
+        """Switch the session's model; its usage is re-evaluated against the new budget at
+        once (published, so meters and diagnostics follow), with a warning when the
+        conversation is now past the auto-compact point or over the limit."""
+        session = self.session(session_id)
+        model = model.strip()
+        check_writable(model, "model")
+        if not model:
+            raise InvalidParams("model must not be empty")
+        if model != session.model:
+            session.set_meta(model=model)
+            usage = self._changed(session_id, "model")
+        else:
+            usage = self.usage(session_id)
+        return session, usage, switch_warning(usage)
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""

@@ -1,8 +1,9 @@
-"""Session requests: create, list, get, delete, append, send, render, import, pin, usage."""
+"""Session requests: create, list, get, delete, append, send, render, import, pin, model, usage."""
 
 from __future__ import annotations
 
 from baton import protocol as p
+from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
 
@@ -65,8 +66,15 @@ async def pin(call: Call, args: p.PinParams) -> p.Message:
     return call.service.pin(args.session_id, args.message_id, args.pinned)
 
 
-async def usage(call: Call, args: p.SessionParams) -> p.Usage:
-    return call.service.usage(args.session_id)
+async def usage(call: Call, args: p.UsageParams) -> p.DraftUsage:
+    if args.draft is not None:
+        return call.service.draft_usage(args.session_id, args.draft)
+    return plain(call.service.usage(args.session_id))
+
+
+async def set_model(call: Call, args: p.SetModelParams) -> p.ModelSwitch:
+    session, usage, warning = call.service.set_model(args.session_id, args.model)
+    return p.ModelSwitch(session=session_info(session), usage=usage, warning=warning)
 
 
 REQUESTS: dict[str, Handler] = {
@@ -79,5 +87,6 @@ REQUESTS: dict[str, Handler] = {
     p.SESSION_RENDER: render,
     p.SESSION_IMPORT: import_session,
     p.SESSION_PIN: pin,
+    p.SESSION_SET_MODEL: set_model,
     p.USAGE: usage,
 }

@@ -46,6 +46,20 @@ MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
 
 
+@dataclass(frozen=True)
+class AutoOutcome:
+    """What one auto-compaction did, for the user: `compacted` (the context went from
+    `tokens_before` to `tokens_after`) or `failed` (nothing changed, or not enough)."""
+
+    outcome: Literal["compacted", "failed"]
+    tokens_before: int
+    tokens_after: int
+    message: str
+
+
+OutcomeListener = Callable[[str, AutoOutcome], None]
+
+
 class ContextHost(Protocol):
     """Anything that can build the compaction context (the server's facade does)."""
 
@@ -93,6 +107,7 @@ class AutoCompactor:
         self._states: dict[str, _State] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._holders: dict[str, asyncio.Task[Any] | None] = {}
+        self.on_outcome: OutcomeListener | None = None  # told after every attempt
 
     # ---- the breaker ---------------------------------------------------------------------
 
@@ -179,7 +194,9 @@ class AutoCompactor:
                 )
             return micro_result
         sid = session.session_id
+        before = usage.used_tokens
         if self._thrashing(session, usage.auto_compact_threshold):
+            self._tell(sid, "failed", before, before, self.last_error(sid) or "", reason)
             return micro_result
         log.info(
             "auto-compacting session %s (%s): %d tokens >= threshold %d",
@@ -194,6 +211,7 @@ class AutoCompactor:
             return micro_result  # someone else is compacting or writing: not a failure
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
+            self._tell(sid, "failed", before, before, self.last_error(sid) or "", reason)
             return micro_result
         after = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         if after.used_tokens >= after.auto_compact_threshold:
@@ -203,11 +221,44 @@ class AutoCompactor:
                 f"auto-compaction left {after.used_tokens:,} tokens in use, still at or over "
                 f"the auto-compact threshold of {after.auto_compact_threshold:,}",
             )
+            self._tell(sid, "failed", before, after.used_tokens, self.last_error(sid) or "", reason)
             return result
         state = self._states.setdefault(sid, _State())
         state.failures, state.last_error = 0, None
         state.last_auto = (result.boundary_id, len(session.view))
+        self._tell(sid, "compacted", before, after.used_tokens, "", reason)
         return result
+
+    def _tell(
+        self,
+        session_id: str,
+        outcome: Literal["compacted", "failed"],
+        before: int,
+        after: int,
+        detail: str,
+        reason: str,
+    ) -> None:
+        """Tell the listener what this attempt did, in one sentence for the panel."""
+        if self.on_outcome is None:
+            return
+        if outcome == "compacted":
+            message = f"Auto-compacted: {before:,} -> {after:,} tokens."
+        else:
+            goes_on = (
+                f"the request goes out with {after:,} tokens in context"
+                if reason == "send"
+                else f"{after:,} tokens are still in use"
+            )
+            paused = (
+                " Auto-compact is paused until a manual compaction."
+                if self.paused(session_id)
+                else ""
+            )
+            message = f"Auto-compact failed ({detail}): {goes_on}.{paused}"
+        try:
+            self.on_outcome(session_id, AutoOutcome(outcome, before, after, message))
+        except Exception:  # a listener's failure never stops the turn
+            log.exception("auto-compact listener failed")
 
     async def _compact_now(self, session: Session, ctx: CompactContext) -> CompactResult:
         """The summary written ahead when it is ready and fresh, else a new compaction."""

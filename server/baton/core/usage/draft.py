@@ -1,0 +1,154 @@
+"""A pending prompt's usage and what Send would do with it; what a model switch leaves.
+
+The draft is what the user is typing (its text, its attachments) before it is a message;
+nothing is written. The figure is the session's usage plus the draft's (calibrated)
+estimate; the verdict says what Send would lead to: it fits, it crosses the auto-compact
+point (Baton compacts before the request goes out), it is over the limit with auto-compact
+off or paused (compact first), or it cannot fit even after a compaction (the system
+prompt, the tools and the prompt alone reach the limit).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from baton.core.conversation.messages import (
+    ContentBlock,
+    TextBlock,
+    WireModel,
+    block_problems,
+)
+from baton.core.errors import InvalidParams
+from baton.core.usage.budget import Budget, Usage, percent_left, usage_state
+from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
+
+Verdict = Literal["fits", "autoCompact", "compactFirst", "tooLarge"]
+
+
+class Draft(WireModel):
+    """A prompt not sent yet: its text and its attachments (user content blocks: text,
+    image, document), as `baton/session/send` would take them."""
+
+    text: str = ""
+    attachments: list[ContentBlock] = Field(default_factory=list)
+
+    def blocks(self) -> list[ContentBlock]:
+        head: list[ContentBlock] = [TextBlock(text=self.text)] if self.text else []
+        return head + list(self.attachments)
+
+
+class DraftInfo(WireModel):
+    """What sending the draft would do to the context."""
+
+    tokens: int = Field(description="the draft's own tokens (estimated, calibrated)")
+    used_before: int = Field(description="the tokens in use now, without the draft")
+    verdict: Verdict = Field(
+        description=(
+            "fits; autoCompact: past the auto-compact point, Baton compacts before the "
+            "request goes out; compactFirst: over the limit while auto-compact is off or "
+            "paused; tooLarge: the prompt cannot fit even after a compaction"
+        )
+    )
+    message: str | None = Field(
+        default=None, description="one sentence for the user (absent when it fits)"
+    )
+
+
+class DraftUsage(Usage):
+    """`baton/usage`'s answer: the usage, as it would be once the draft is sent when a
+    draft was given (`draft` then says what Send does)."""
+
+    draft: DraftInfo | None = None
+
+
+def draft_blocks(draft: Draft) -> list[ContentBlock]:
+    """The draft's content blocks, checked as a user prompt's (InvalidParams otherwise)."""
+    blocks = draft.blocks()
+    problems = block_problems("user", blocks)
+    if problems:
+        raise InvalidParams("invalid draft: " + "; ".join(problems[:5]))
+    return blocks
+
+
+def with_draft(
+    usage: Usage,
+    draft: Draft,
+    estimator: Estimator,
+    budget: Budget,
+) -> DraftUsage:
+    """`usage` (computed with `budget`) as it would be once `draft` is appended as the
+    user's prompt. What no compaction can take away is the system prompt and the tools
+    (as `usage` counts them): with the draft, that is the floor a compaction could reach."""
+    blocks = draft_blocks(draft)
+    raw = MESSAGE_OVERHEAD + estimator.count_blocks(blocks) if blocks else 0
+    tokens = estimator.calibrated(raw)
+    used = usage.used_tokens + tokens
+    fixed = usage.breakdown.system + usage.breakdown.tools
+    verdict, message = _verdict(usage, used, tokens, fixed + tokens)
+    breakdown = usage.breakdown.model_copy(
+        update={
+            "messages": usage.breakdown.messages + tokens,
+            "free": max(0, usage.context_window - used),
+        }
+    )
+    return DraftUsage.model_validate(
+        {
+            **usage.model_dump(),
+            "used_tokens": used,
+            "percent_used": round(min(100.0, max(0.0, 100 * used / usage.context_window)), 1),
+            "percent_left": percent_left(used, budget, usage.auto_compact_enabled),
+            "state": usage_state(used, budget, usage.auto_compact_paused),
+            "estimated": True,
+            "breakdown": breakdown.model_dump(),
+            "draft": DraftInfo(
+                tokens=tokens, used_before=usage.used_tokens, verdict=verdict, message=message
+            ).model_dump(),
+        }
+    )
+
+
+def plain(usage: Usage) -> DraftUsage:
+    """`usage` as `baton/usage` answers it when no draft was given."""
+    return DraftUsage.model_validate(usage.model_dump())
+
+
+def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict, str | None]:
+    auto = usage.auto_compact_enabled and not usage.auto_compact_paused
+    limit = usage.blocking_limit
+    if floor >= limit:
+        return "tooLarge", (
+            f"This prompt is about {tokens:,} tokens; with the system prompt and tools that "
+            f"is {floor:,}, over the limit of {limit:,}, so it cannot fit even after a "
+            "compaction: shorten it or leave out attachments."
+        )
+    if used >= usage.auto_compact_threshold and auto:
+        return "autoCompact", (
+            f"Sending this takes the context to {used:,} tokens, past the auto-compact point "
+            f"({usage.auto_compact_threshold:,}): Baton compacts the conversation first."
+        )
+    if used >= limit:
+        why = "paused after repeated failures" if usage.auto_compact_paused else "off"
+        return "compactFirst", (
+            f"Sending this takes the context to {used:,} tokens, over the limit of "
+            f"{limit:,}, and auto-compact is {why}: compact the conversation first."
+        )
+    return "fits", None
+
+
+def switch_warning(usage: Usage) -> str | None:
+    """What a model switch left: a sentence when the conversation is over the new model's
+    limit or past its auto-compact point, else None."""
+    used, model = usage.used_tokens, usage.model
+    if used >= usage.blocking_limit:
+        return (
+            f"{model}: {used:,} tokens in use, over its limit of {usage.blocking_limit:,} "
+            f"({usage.context_window:,}-token window): compact before the next send."
+        )
+    if usage.auto_compact_enabled and used >= usage.auto_compact_threshold:
+        return (
+            f"{model}: {used:,} tokens in use, past its auto-compact point "
+            f"({usage.auto_compact_threshold:,}): the next send compacts first."
+        )
+    return None

@@ -4,21 +4,37 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again.
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { mostRecent } from "./chatLogic";
+import { lastUserText, mostRecent, promptStored, sendFailure } from "./chatLogic";
+import { compactSummaryLine } from "./compactReport";
 import type { CurrentSession } from "./currentSession";
-import { ErrorCodes, type Message, type Session, type ServerNotificationMap } from "./protocol";
+import {
+  ErrorCodes,
+  type DraftUsage,
+  type Message,
+  type ModelSwitch,
+  type Session,
+  type ServerNotificationMap,
+} from "./protocol";
 import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
-import type { FromWebview, ToWebview } from "./webviewMessages";
+import { DraftUsageWatch } from "./draftUsage";
+import type { ErrorScope, FromWebview, ToWebview } from "./webviewMessages";
+
+export { sendFailure } from "./chatLogic";
 
 /** What the controller needs from the editor (the chat view supplies it; tests fake it). */
 export interface ChatPorts {
-  rpc: Pick<BatonRpc, "listSessions" | "getSession" | "createSession" | "send">;
+  rpc: Pick<
+    BatonRpc,
+    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel"
+  >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
   /** Whether a server runs (or is starting): no refresh is tried without one. */
   serverAvailable(): boolean;
   /** Runs a send under editor progress; `options` carries the Stop token. */
   sendWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
+  /** Runs a compaction (the one a send needs first) under editor progress. */
+  compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
   /** The editor commands the webview's buttons stand for. */
   command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string): Promise<unknown>;
   /** The selection, for the "Compact Selected" menu item's context key. */
@@ -26,6 +42,8 @@ export interface ChatPorts {
 }
 
 export const REFRESH_DELAY_MS = 50;
+/** How long the input box must rest before its draft's usage is asked for. */
+export const DRAFT_DELAY_MS = 250;
 export const NO_SERVER =
   "Baton's server is not running. Baton: Show Logs says why; Baton: Restart Server tries again.";
 
@@ -35,12 +53,24 @@ export class ChatController {
   private selected: string[] = [];
   private sending: CancellationTokenSource | undefined;
   private pendingRefresh: Promise<void> | undefined;
+  private readonly draft: DraftUsageWatch;
 
   constructor(
     private readonly ports: ChatPorts,
     private readonly current: CurrentSession,
     private readonly refreshDelayMs = REFRESH_DELAY_MS,
-  ) {}
+    draftDelayMs = DRAFT_DELAY_MS,
+  ) {
+    this.draft = new DraftUsageWatch(
+      {
+        rpc: ports.rpc,
+        post: (message) => ports.post(message),
+        serverAvailable: () => ports.serverAvailable(),
+        sessionId: () => current.sessionId,
+      },
+      draftDelayMs,
+    );
+  }
 
   /** The current session's view, as last fetched. */
   get viewMessages(): readonly Message[] {
@@ -66,6 +96,7 @@ export class ChatController {
     this.current.set(session, usage);
     this.sessions = await this.ports.rpc.listSessions();
     await this.postSession();
+    this.draft.changed(); // the same draft weighs differently in another session
   }
 
   async newChat(): Promise<Session> {
@@ -77,7 +108,7 @@ export class ChatController {
   /** Re-reads the session on show (or, on start or once it is gone, the newest) and posts it. */
   async refresh(): Promise<void> {
     if (!this.ports.serverAvailable()) {
-      this.ports.post({ type: "error", message: NO_SERVER });
+      this.ports.post({ type: "error", message: NO_SERVER, scope: "server" });
       return;
     }
     try {
@@ -93,7 +124,7 @@ export class ChatController {
       }
       await this.select(target);
     } catch (error) {
-      this.ports.post({ type: "error", message: errorMessage(error) });
+      this.postError(error);
     }
   }
 
@@ -120,6 +151,32 @@ export class ChatController {
     }
   }
 
+  /** An auto-compaction's outcome, said briefly in the panel. */
+  onAutoCompact(event: ServerNotificationMap["baton/autoCompact"]): void {
+    if (event.sessionId === this.current.sessionId) {
+      const tone = event.outcome === "compacted" ? "info" : "warning";
+      this.ports.post({ type: "notice", sessionId: event.sessionId, message: event.message, tone });
+    }
+  }
+
+  /** Switches the current session's model; a warning when it no longer fits is said in the panel. */
+  async switchModel(model: string): Promise<ModelSwitch | undefined> {
+    const sessionId = this.current.sessionId;
+    if (sessionId === undefined) {
+      return undefined;
+    }
+    const result = await this.ports.rpc.setModel(sessionId, model);
+    if (this.current.sessionId === sessionId) {
+      this.current.set(result.session, result.usage);
+      this.ports.post({ type: "usage", sessionId, usage: result.usage });
+      if (result.warning !== undefined) {
+        this.ports.post({ type: "notice", sessionId, message: result.warning, tone: "warning" });
+      }
+      this.draft.changed();
+    }
+    return result;
+  }
+
   // ---- the webview's messages ----------------------------------------------------------
 
   async receive(message: FromWebview): Promise<void> {
@@ -129,6 +186,9 @@ export class ChatController {
           return await this.refresh();
         case "send":
           return await this.send(message.text);
+        case "draft":
+          this.draft.changed(message.text);
+          return;
         case "stop":
           this.sending?.cancel();
           return;
@@ -151,11 +211,17 @@ export class ChatController {
           return;
       }
     } catch (error) {
-      this.ports.post({ type: "error", message: errorMessage(error) });
+      this.postError(error);
     }
   }
 
-  /** Sends a prompt (into a new session when none is open); Stop cancels the reply. */
+  /**
+   * Sends a prompt (into a new session when none is open); Stop cancels the reply. Before
+   * it goes, the server says what it would do to the context: a prompt that cannot fit is
+   * not sent, one over the limit with auto-compact off is sent after a compaction, one past
+   * the auto-compact point is announced. The webview keeps the text until the outcome says
+   * the session holds it.
+   */
   private async send(text: string): Promise<void> {
     if (this.sending !== undefined || text.trim() === "") {
       return;
@@ -163,19 +229,79 @@ export class ChatController {
     const cancel = new CancellationTokenSource();
     this.sending = cancel;
     this.ports.post({ type: "busy", busy: true });
+    let stored = false;
+    let cancelled = false;
     try {
       const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
-      await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
+      if (await this.makeRoom(sessionId, text, cancel)) {
+        await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
+        stored = true;
+      }
     } catch (error) {
-      if (!isCancellation(error)) {
-        this.ports.post({ type: "error", message: sendFailure(error) });
+      cancelled = isCancellation(error);
+      stored = promptStored(error);
+      if (!cancelled) {
+        this.postError(error, sendFailure(error));
       }
     } finally {
       cancel.dispose();
       this.sending = undefined;
       this.ports.post({ type: "busy", busy: false });
       await this.refresh();
+      // a Stop may come before or after the server stored the prompt: the view says which
+      stored ||= cancelled && lastUserText(this.messages) === text;
+      if (stored) {
+        this.draft.text = "";
+      }
+      this.ports.post({ type: "sendOutcome", stored, text });
     }
+  }
+
+  /** Whether the prompt may go now; compacts first when the server says it must. */
+  private async makeRoom(sessionId: string, text: string, cancel: CancellationTokenSource): Promise<boolean> {
+    let usage: DraftUsage;
+    try {
+      usage = await this.ports.rpc.draftUsage(sessionId, { text });
+    } catch {
+      return true; // no verdict: the send itself says what is wrong
+    }
+    const draft = usage.draft;
+    const message = draft?.message ?? "";
+    switch (draft?.verdict) {
+      case "tooLarge":
+        this.ports.post({ type: "error", message: `Not sent: ${message}`, scope: "session" });
+        return false;
+      case "autoCompact":
+        this.ports.post({ type: "notice", sessionId, message, tone: "info" });
+        return true;
+      case "compactFirst":
+        this.ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning" });
+        try {
+          const result = await this.ports.compactWithProgress((options) =>
+            this.ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token: cancel.token }),
+          );
+          this.ports.post({ type: "notice", sessionId, message: compactSummaryLine(result), tone: "info" });
+          return true;
+        } catch (error) {
+          if (isCancellation(error)) {
+            return false;
+          }
+          const why = `Not sent: the conversation could not be compacted first (${errorMessage(error)}).`;
+          this.ports.post({ type: "error", message: why, scope: "session" });
+          return false;
+        }
+      default:
+        return true;
+    }
+  }
+
+  private postError(error: unknown, message = errorMessage(error)): void {
+    if (!this.ports.serverAvailable()) {
+      this.ports.post({ type: "error", message: NO_SERVER, scope: "server" });
+      return;
+    }
+    const scope: ErrorScope = errorCode(error) === ErrorCodes.apiKeyMissing ? "apiKey" : "session";
+    this.ports.post({ type: "error", message, scope });
   }
 
   private scheduleRefresh(): Promise<void> | undefined {
@@ -208,17 +334,6 @@ export class ChatController {
 
   dispose(): void {
     this.sending?.cancel();
-  }
-}
-
-/** What the panel says when a send fails: the server's words, with the way out. */
-export function sendFailure(error: unknown): string {
-  switch (errorCode(error)) {
-    case ErrorCodes.apiKeyMissing:
-      return "No API key: replies need one (Baton: Set API Key). Everything else works without it.";
-    case ErrorCodes.promptTooLong:
-      return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
-    default:
-      return errorMessage(error);
+    this.draft.dispose();
   }
 }

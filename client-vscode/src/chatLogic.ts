@@ -1,5 +1,8 @@
-/** The chat view's decisions that need no editor: which session to open, picker rows, spans. */
-import type { ContentBlock, Message, Session } from "./protocol";
+/** The chat view's decisions that need no editor: which session to open, picker rows, spans, a send's words. */
+import { formatTokens } from "./meterText";
+import { ErrorCodes, type ContentBlock, type DraftUsage, type Message, type Session } from "./protocol";
+import { errorCode, errorMessage } from "./rpc";
+import type { DraftLine } from "./webviewMessages";
 
 /** The most recently updated session (ISO times compare as strings; ties: the later listed). */
 export function mostRecent(sessions: readonly Session[]): Session | undefined {
@@ -87,4 +90,45 @@ function blockText(block: ContentBlock): string {
     default:
       return "";
   }
+}
+
+/** What the panel says when a send fails: the server's words, with the way out. */
+export function sendFailure(error: unknown): string {
+  switch (errorCode(error)) {
+    case ErrorCodes.apiKeyMissing:
+      return "No API key: replies need one (Baton: Set API Key). Everything else works without it.";
+    case ErrorCodes.promptTooLong:
+      return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
+    default:
+      return errorMessage(error);
+  }
+}
+
+/** The line under the input box: the context once the draft is sent, and the server's warning. */
+export function draftLine(usage: DraftUsage): DraftLine {
+  const text =
+    `After sending: ${formatTokens(usage.usedTokens)} / ${formatTokens(usage.contextWindow)} ` +
+    `(${Math.round(usage.percentUsed)}%)`;
+  const verdict = usage.draft?.verdict ?? "fits";
+  const warning = usage.draft?.message;
+  return warning === undefined ? { text, verdict } : { text, verdict, warning };
+}
+
+/** Whether a failed send had already stored the prompt (the server says so in `data`). */
+export function promptStored(error: unknown): boolean {
+  if (typeof error === "object" && error !== null && "data" in error) {
+    const data = (error as { data?: unknown }).data;
+    return typeof data === "object" && data !== null && typeof (data as { promptMessageId?: unknown }).promptMessageId === "string";
+  }
+  return false;
+}
+
+export function lastUserText(view: readonly Message[]): string | undefined {
+  for (let i = view.length - 1; i >= 0; i--) {
+    const message = view[i]!;
+    if (message.role === "user" && message.kind === "message") {
+      return message.content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : "")).join("");
+    }
+  }
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { chatHtml, makeNonce } from "./chatHtml";
 import { sessionPickRows } from "./chatLogic";
 import type { BatonClient } from "./client";
 import type { CurrentSession } from "./currentSession";
-import type { Message, Session } from "./protocol";
+import type { Message, ModelSwitch, Session } from "./protocol";
 import { hasApiKey } from "./secrets";
 import type { FromWebview, ToWebview } from "./webviewMessages";
 
@@ -36,6 +36,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       hasApiKey: () => hasApiKey(context),
       serverAvailable: () => client.currentState === "running" || client.currentState === "starting",
       sendWithProgress: (run) => client.withProgress("Baton: reply", vscode.ProgressLocation.Window, run),
+      compactWithProgress: (run) => client.withProgress("Baton: compacting before the send", vscode.ProgressLocation.Notification, run),
       command: async (name, arg) => (name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg)),
       selectionChanged: (ids) => void vscode.commands.executeCommand("setContext", SELECTION_CONTEXT_KEY, ids.length >= 2),
     };
@@ -44,6 +45,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeSession((event) => void this.controller.onSessionChanged(event)),
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),
+      client.onAutoCompact((event) => this.controller.onAutoCompact(event)),
       client.onDidChangeState((state) => {
         if (state === "running") {
           void this.controller.refresh();
@@ -92,6 +94,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   newChat(): Promise<Session> {
     return this.controller.newChat();
+  }
+
+  /** Switches the current session's model (undefined: no session is open). */
+  switchModel(model: string): Promise<ModelSwitch | undefined> {
+    return this.controller.switchModel(model);
   }
 
   async pickSession(): Promise<void> {

@@ -3,6 +3,8 @@
  * server's notifications as events, typed requests, and work-done progress shown in VS Code.
  */
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -17,6 +19,7 @@ import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type Serve
 import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
+import { logServerLine, ServerLogParser } from "./serverLog";
 import { apiKey } from "./secrets";
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";
@@ -29,11 +32,13 @@ export class BatonClient implements vscode.Disposable {
   private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
   private readonly deltaEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/session/delta"]>();
+  private readonly autoCompactEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/autoCompact"]>();
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onDidChangeUsage = this.usageEmitter.event;
   readonly onDidChangeSession = this.sessionEmitter.event;
   readonly onDelta = this.deltaEmitter.event;
+  readonly onAutoCompact = this.autoCompactEmitter.event;
   /** Typed calls; each waits for a server that is starting and fails at once when none runs. */
   readonly rpc: BatonRpc;
 
@@ -133,6 +138,7 @@ export class BatonClient implements vscode.Disposable {
     this.usageEmitter.dispose();
     this.sessionEmitter.dispose();
     this.deltaEmitter.dispose();
+    this.autoCompactEmitter.dispose();
   }
 
   private async ready(): Promise<LanguageClient> {
@@ -176,6 +182,12 @@ export class BatonClient implements vscode.Disposable {
       outputChannel: this.log,
       initializationOptions: initializationOptions(JSON.parse(JSON.stringify(config)) as Record<string, unknown>, key),
       synchronize: { configurationSection: SETTINGS_SECTION },
+      // the server logs to stderr with its level on each line: keep the levels (the
+      // default tags every stderr line as an error)
+      stdioOptions: { stdout: (input, channel) => lines(input, (line) => channel.info(line)), stderr: (input, channel) => {
+        const parser = new ServerLogParser();
+        lines(input, (line) => logServerLine(parser, channel, line));
+      } },
     };
     const client = new LanguageClient("baton", "Baton", serverOptions, clientOptions);
     client.onDidChangeState((event) => {
@@ -189,6 +201,9 @@ export class BatonClient implements vscode.Disposable {
     );
     client.onNotification(Notifications.sessionChanged, (params: ServerNotificationMap["baton/sessionChanged"]) =>
       this.sessionEmitter.fire(params),
+    );
+    client.onNotification(Notifications.autoCompact, (params: ServerNotificationMap["baton/autoCompact"]) =>
+      this.autoCompactEmitter.fire(params),
     );
     client.onNotification(Notifications.sessionDelta, (params: ServerNotificationMap["baton/session/delta"]) =>
       this.deltaEmitter.fire(params),
@@ -217,4 +232,8 @@ export class BatonClient implements vscode.Disposable {
       await this.restart();
     }
   }
+}
+
+function lines(input: Readable, each: (line: string) => void): void {
+  createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on("line", each);
 }

@@ -68,6 +68,28 @@ export function registerCommands(
     );
   });
 
+  register("baton.switchModel", async () => {
+    const id = sessionId();
+    const model = await vscode.window.showInputBox({
+      title: "Baton: Switch Model",
+      prompt: "The model this conversation's replies come from; its context budget is re-evaluated at once.",
+      value: current.session?.model ?? "",
+      validateInput: (value) => (value.trim() === "" ? "A model id, e.g. claude-sonnet-4-5" : undefined),
+    });
+    if (model === undefined || model.trim() === "" || current.sessionId !== id) {
+      return;
+    }
+    const result = await chat.switchModel(model.trim());
+    if (result?.warning !== undefined) {
+      const choice = await vscode.window.showWarningMessage(`Baton: ${result.warning}`, "Compact Now");
+      if (choice === "Compact Now") {
+        await compact("Baton: compacting", (sid, options) => client.rpc.compact(sid, { direction: "all" }, options));
+      }
+    } else if (result !== undefined) {
+      void vscode.window.showInformationMessage(`Baton: this conversation now uses ${result.session.model}.`);
+    }
+  });
+
   register("baton.previewCompaction", async () => {
     const id = sessionId();
     const result = await client.withProgress("Baton: planning a compaction", vscode.ProgressLocation.Notification, (options) =>

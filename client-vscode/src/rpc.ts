@@ -8,7 +8,10 @@ import {
   Requests,
   type CompactParams,
   type CompactResult,
+  type Draft,
+  type DraftUsage,
   type Message,
+  type ModelSwitch,
   type MessageInput,
   type RequestMap,
   type Session,
@@ -89,6 +92,16 @@ export class BatonRpc {
 
   usage(sessionId: string): Promise<Usage> {
     return request(this.sender, Requests.usage, { sessionId });
+  }
+
+  /** The usage as it would be once `draft` is sent, and what Send would do (nothing is written). */
+  draftUsage(sessionId: string, draft: Draft): Promise<DraftUsage> {
+    return request(this.sender, Requests.usage, { sessionId, draft: dropUndefined(draft) });
+  }
+
+  /** Switches the session's model; the usage comes back against the new model's budget. */
+  setModel(sessionId: string, model: string): Promise<ModelSwitch> {
+    return request(this.sender, Requests.sessionSetModel, { sessionId, model });
   }
 
   compact(sessionId: string, compact: CompactOptions = {}, options: CallOptions = {}): Promise<CompactResult> {

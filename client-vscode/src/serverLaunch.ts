@@ -110,12 +110,17 @@ export async function resolveLaunch(inputs: LaunchInputs): Promise<LaunchResolut
   return { ok: false, tried };
 }
 
-/** The notification shown when nothing worked: what was tried and how to install Baton. */
+/**
+ * The notification shown when nothing worked: what was tried and how to install Baton. No
+ * package index has Baton: it installs from a clone of its repository (README, Set-up).
+ */
 export function notFoundMessage(tried: string[]): string {
   return (
     `Baton's server could not be started. Tried: ${tried.join("; ")}. ` +
-    "Install it with `pip install baton-lsp` in the selected Python environment, " +
-    "or set baton.server.command to its `baton serve` command."
+    "Install it from a clone of the Baton repository: in the clone, " +
+    "`python3 -m venv .venv && . .venv/bin/activate && pip install -e .` (README, Set-up); " +
+    "then select that .venv's interpreter (Python: Select Interpreter) or set baton.server.command " +
+    'to ["<clone>/.venv/bin/baton", "serve"].'
   );
 }
 

@@ -4,8 +4,9 @@
  */
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
-import { errorMessage } from "./rpc";
-import { SESSION_SCHEME, sessionDocumentPath, sessionIdFromUri } from "./sessionUri";
+import { ErrorCodes } from "./protocol";
+import { errorCode, errorMessage } from "./rpc";
+import { SESSION_SCHEME, sessionDocumentPath, sessionDocumentPlaceholder, sessionIdFromUri } from "./sessionUri";
 
 export { SESSION_SCHEME };
 export const PREVIEW_SCHEME = "baton-preview";
@@ -26,6 +27,8 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
   private readonly changedAt = new Map<string, number>();
   private readonly subscriptions: vscode.Disposable[] = [];
   private reverting = false;
+  /** Documents shown as a placeholder while no server ran: re-read once one does. */
+  private readonly waiting = new Set<string>();
   readonly onDidChangeFile = this.emitter.event;
 
   constructor(private readonly client: BatonClient) {
@@ -37,6 +40,17 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
         this.emitter.fire([{ type, uri: sessionDocumentUri(event.sessionId) }]);
       }),
       vscode.workspace.onDidChangeTextDocument((event) => void this.undoEdit(event)),
+      client.onDidChangeState((state) => {
+        if (state !== "running" || this.waiting.size === 0) {
+          return;
+        }
+        const ids = [...this.waiting];
+        this.waiting.clear();
+        for (const id of ids) {
+          this.changedAt.set(id, Date.now());
+        }
+        this.emitter.fire(ids.map((id) => ({ type: vscode.FileChangeType.Changed, uri: sessionDocumentUri(id) })));
+      }),
     );
   }
 
@@ -85,8 +99,18 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
 
   private async text(sessionId: string): Promise<string> {
     try {
-      return (await this.client.rpc.render(sessionId)).text;
+      const text = (await this.client.rpc.render(sessionId)).text;
+      this.waiting.delete(sessionId);
+      return text;
     } catch (error) {
+      if (errorCode(error) === ErrorCodes.sessionNotFound) {
+        throw vscode.FileSystemError.FileNotFound(sessionDocumentUri(sessionId));
+      }
+      if (this.client.currentState !== "running") {
+        // a tab restored at reload asks before the server runs: say so rather than fail
+        this.waiting.add(sessionId);
+        return sessionDocumentPlaceholder(sessionId, errorMessage(error));
+      }
       throw vscode.FileSystemError.Unavailable(`Baton: ${errorMessage(error)}`);
     }
   }

@@ -1,6 +1,6 @@
 // The messages between the extension host and the chat webview (`baton.chat`).
 // Both sides import these types; the webview imports them type-only.
-import type { Message, Session, Usage } from "./protocol";
+import type { DraftInfo, Message, Session, Usage } from "./protocol";
 
 /** Extension host -> webview. */
 export type ToWebview =
@@ -19,13 +19,39 @@ export type ToWebview =
   | { type: "delta"; sessionId: string; messageId: string; text: string }
   /** A send is running (Stop shown, input disabled) or finished. */
   | { type: "busy"; busy: boolean }
-  /** A failure to show in the panel (never a traceback). */
-  | { type: "error"; message: string };
+  /**
+   * A failure to show in the panel (never a traceback). `scope` says when it is stale: a
+   * "server" failure once the server answers, an "apiKey" one once a key is set, a
+   * "session" one once another session is shown; none: until dismissed or the next send.
+   */
+  | { type: "error"; message: string; scope?: ErrorScope }
+  /** A brief notice (an auto-compaction, a compaction before a send): shown, then it goes. */
+  | { type: "notice"; sessionId: string; message: string; tone: "info" | "warning" }
+  /** What the draft would do once sent (`baton/usage` with the draft), or null: no figure. */
+  | { type: "draftUsage"; sessionId: string; draft: DraftLine | null }
+  /**
+   * How a send ended for the prompt: `stored` (the session holds it: the draft goes) or
+   * not (nothing was sent: `text` goes back into the input box).
+   */
+  | { type: "sendOutcome"; stored: boolean; text: string };
+
+export type ErrorScope = "server" | "apiKey" | "session";
+
+/** The line under the input box: the context once the draft is sent, and a warning. */
+export interface DraftLine {
+  /** e.g. "After sending: 152.3K / 200K (76%)". */
+  text: string;
+  verdict: DraftInfo["verdict"];
+  /** The server's sentence when the draft does not simply fit. */
+  warning?: string;
+}
 
 /** Webview -> extension host. */
 export type FromWebview =
   | { type: "ready" }
   | { type: "send"; text: string }
+  /** The input box changed (the host asks for its usage, debounced). */
+  | { type: "draft"; text: string }
   | { type: "stop" }
   | { type: "newChat" }
   | { type: "pickSession" }

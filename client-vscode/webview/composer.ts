@@ -1,5 +1,8 @@
-// The input box: Enter sends, Shift+Enter is a new line, Stop while a reply runs, and the
-// note with "Set API Key" when there is no key (everything else keeps working).
+// The input box: Enter sends, Shift+Enter is a new line, Stop while a reply runs, the note
+// with "Set API Key" when there is no key (everything else keeps working), and the line
+// that says what the draft would weigh once sent. A sent prompt leaves the box at once but
+// comes back into it when the host says it was not sent (no key, too large, ...).
+import type { DraftLine } from "../src/webviewMessages";
 import { button, h } from "./dom";
 
 export interface ComposerHandlers {
@@ -16,6 +19,7 @@ export class Composer {
   private readonly stopButton: HTMLButtonElement;
   private readonly keyNote: HTMLElement;
   private readonly lockNote: HTMLElement;
+  private readonly draftLine: HTMLElement;
   private readOnly = false;
   private busy = false;
 
@@ -49,18 +53,45 @@ export class Composer {
       "This conversation is open in another Baton process: it is read-only here.",
     );
     this.lockNote.hidden = true;
+    this.draftLine = h("div", { class: "baton-draft-usage", role: "status", "aria-live": "polite" });
+    this.draftLine.hidden = true;
     this.el = h(
       "div",
       { class: "baton-composer" },
       this.keyNote,
       this.lockNote,
       h("div", { class: "baton-input-row" }, this.input, this.sendButton, this.stopButton),
+      this.draftLine,
     );
   }
 
   setDraft(draft: string): void {
     this.input.value = draft;
     this.fit();
+  }
+
+  /** What the draft would weigh once sent (null, or an empty box: no line). */
+  setDraftUsage(line: DraftLine | null): void {
+    const show = line !== null && this.input.value.trim() !== "";
+    this.draftLine.hidden = !show;
+    if (!show) return;
+    this.draftLine.dataset.verdict = line.verdict;
+    this.draftLine.replaceChildren(
+      h("span", { class: "baton-draft-figure" }, line.text),
+      ...(line.warning ? [h("span", { class: "baton-draft-warning" }, line.warning)] : []),
+    );
+  }
+
+  /** A prompt that was not sent goes back into the box (before anything typed since). */
+  restore(text: string): void {
+    const typed = this.input.value;
+    this.setDraft(typed.trim() === "" ? text : `${text}\n${typed}`);
+    this.handlers.draftChanged(this.input.value);
+    this.input.focus();
+  }
+
+  get draft(): string {
+    return this.input.value;
   }
 
   setHasApiKey(hasKey: boolean): void {
@@ -91,9 +122,10 @@ export class Composer {
   private submit(): void {
     const text = this.input.value;
     if (this.busy || this.readOnly || text.trim() === "") return;
-    this.handlers.send(text);
     this.setDraft("");
-    this.handlers.draftChanged("");
+    this.draftLine.hidden = true;
+    // the saved draft keeps the text until the host says the session holds it
+    this.handlers.send(text);
   }
 
   /** Grow with the text up to a third of the view (CSSOM height: allowed by the CSP). */

@@ -8,7 +8,7 @@
 //        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
 // keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState.
-import type { ToWebview } from "../src/webviewMessages";
+import type { ErrorScope, ToWebview } from "../src/webviewMessages";
 import { Composer } from "./composer";
 import { button, h } from "./dom";
 import { Feed } from "./feed";
@@ -19,6 +19,10 @@ import { UsageChart } from "./usage";
 import type { Session } from "./wire";
 
 type SessionUpdate = Extract<ToWebview, { type: "session" }>;
+type Notice = Extract<ToWebview, { type: "notice" }>;
+
+/** How long a notice stays: an auto-compaction that worked, and one that did not. */
+const NOTICE_MS = { info: 8_000, warning: 20_000 };
 
 class ChatView {
   private readonly host = new Host();
@@ -27,6 +31,9 @@ class ChatView {
   private readonly feed: Feed;
   private readonly composer: Composer;
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
+  private bannerScope: ErrorScope | undefined;
+  private readonly notice = h("div", { class: "baton-notice", role: "status" });
+  private noticeTimer = 0;
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
   private readonly input: FeedInput;
   private readonly welcomeActions: HeaderHandlers;
@@ -57,15 +64,20 @@ class ChatView {
     this.composer = new Composer({
       send: (text) => {
         this.banner.hidden = true; // an old failure is no news once the user goes on
+        this.hideNotice();
         this.feed.showPrompt(text);
         this.scrollToEnd();
         this.host.post({ type: "send", text });
       },
       stop: () => this.host.post({ type: "stop" }),
       setApiKey: () => this.host.post({ type: "setApiKey" }),
-      draftChanged: (draft) => this.host.save({ draft }),
+      draftChanged: (draft) => {
+        this.host.save({ draft });
+        this.host.post({ type: "draft", text: draft });
+      },
     });
     this.banner.hidden = true;
+    this.notice.hidden = true;
     this.feed.el.hidden = true;
     this.composer.el.hidden = true;
     root.replaceChildren(
@@ -75,6 +87,7 @@ class ChatView {
         this.header.el,
         this.usage.el,
         this.banner,
+        this.notice,
         this.welcomeSlot,
         this.feed.el,
         this.input.bar,
@@ -114,7 +127,17 @@ class ChatView {
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".
         if (this.firstUpdate) this.welcomeSlot.replaceChildren();
-        this.showError(message.message);
+        this.showError(message.message, message.scope);
+        return;
+      case "notice":
+        if (message.sessionId === this.session?.sessionId) this.showNotice(message);
+        return;
+      case "draftUsage":
+        if (message.sessionId === this.session?.sessionId) this.composer.setDraftUsage(message.draft);
+        return;
+      case "sendOutcome":
+        if (!message.stored) this.composer.restore(message.text);
+        else if (this.composer.draft.trim() === "") this.host.save({ draft: "" });
         return;
     }
   }
@@ -126,9 +149,11 @@ class ChatView {
     // keep the saved state (its scroll position) for it rather than for this interim one.
     const interim =
       this.firstUpdate && saved !== null && saved !== shown && update.sessions.some((s) => s.sessionId === saved);
+    const first = this.firstUpdate;
     this.firstUpdate = false;
     if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
+    this.dropStale(update, changed);
     const stick = !changed && this.atEnd();
     this.session = update.session;
     this.header.render(update.session, update.sessions);
@@ -149,14 +174,47 @@ class ChatView {
     }
     if (restoring) this.feed.el.scrollTop = this.host.state.scrollTop;
     else if (open && (changed || stick)) this.scrollToEnd();
+    // a draft restored with the view state gets its line once the host has a session
+    if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
   }
 
-  private showError(text: string): void {
+  /** What a session update makes stale: the server answered; a key is set; another session. */
+  private dropStale(update: SessionUpdate, changed: boolean): void {
+    const scope = this.bannerScope;
+    const stale =
+      scope === "server" ||
+      (scope === "apiKey" && (update.hasApiKey || changed)) ||
+      (scope === "session" && changed);
+    if (stale) this.banner.hidden = true;
+    if (changed) {
+      this.hideNotice();
+      this.composer.setDraftUsage(null);
+    }
+  }
+
+  private showError(text: string, scope: ErrorScope | undefined): void {
+    this.bannerScope = scope;
     this.banner.replaceChildren(
       h("span", { class: "baton-banner-text" }, text),
       button("Dismiss", () => (this.banner.hidden = true), { class: "secondary" }),
     );
     this.banner.hidden = false;
+  }
+
+  private showNotice(notice: Notice): void {
+    window.clearTimeout(this.noticeTimer);
+    this.notice.dataset.tone = notice.tone;
+    this.notice.replaceChildren(
+      h("span", { class: "baton-notice-text" }, notice.message),
+      button("Dismiss", () => this.hideNotice(), { class: "secondary" }),
+    );
+    this.notice.hidden = false;
+    this.noticeTimer = window.setTimeout(() => this.hideNotice(), NOTICE_MS[notice.tone]);
+  }
+
+  private hideNotice(): void {
+    window.clearTimeout(this.noticeTimer);
+    this.notice.hidden = true;
   }
 
   private wireFeed(): void {

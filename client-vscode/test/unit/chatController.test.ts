@@ -3,7 +3,7 @@ import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
 import { ChatController, NO_SERVER, type ChatPorts } from "../../src/chatController";
 import { CurrentSession } from "../../src/currentSession";
-import type { Message, Session, Usage } from "../../src/protocol";
+import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
 import type { ToWebview } from "../../src/webviewMessages";
 import { message, session, usage } from "./fixtures";
@@ -20,6 +20,14 @@ class Fake {
   sendGate: Promise<void> | undefined;
   sendToken: CancellationToken | undefined;
   created = 0;
+  /** What `baton/usage` with a draft answers: the usage and the verdict it carries. */
+  draftAnswer: (id: string, draft: Draft) => DraftUsage = (id, draft) =>
+    ({ ...usage({ sessionId: id, usedTokens: 124_300 + draft.text!.length }), draft: info("fits") });
+  draftCalls: [string, string][] = [];
+  draftGate: Promise<void> | undefined;
+  compactFailure: unknown;
+  calls: string[] = [];
+  modelWarning: string | undefined;
 
   add(s: Session, messages: Message[] = []): void {
     this.sessions.set(s.sessionId, { session: s, messages });
@@ -40,8 +48,11 @@ class Fake {
           return s;
         },
         send: async (id: string, text: string | undefined, options: CallOptions = {}) => {
+          this.calls.push("send");
           this.sendToken = options.token;
           const entry = this.sessions.get(id)!;
+          // refused before the prompt is stored (no key, say): the server keeps nothing
+          if (this.sendFailure && !hasPromptId(this.sendFailure)) throw this.sendFailure;
           entry.messages.push(message(`u${entry.messages.length}`, "user", text ?? ""));
           if (this.sendGate) await this.sendGate;
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
@@ -50,11 +61,30 @@ class Fake {
           entry.messages.push(reply);
           return { message: reply, usage: usage({ sessionId: id }) };
         },
+        draftUsage: async (id: string, draft: Draft) => {
+          this.draftCalls.push([id, draft.text ?? ""]);
+          if (this.draftGate) await this.draftGate;
+          return this.draftAnswer(id, draft);
+        },
+        compact: async (id: string) => {
+          this.calls.push("compact");
+          if (this.compactFailure) throw this.compactFailure;
+          return compactResult(id);
+        },
+        setModel: async (id: string, model: string) => {
+          const entry = this.sessions.get(id)!;
+          entry.session = { ...entry.session, model };
+          const next = usage({ sessionId: id, model, state: this.modelWarning ? "blocking" : "ok" });
+          return this.modelWarning === undefined
+            ? { session: entry.session, usage: next }
+            : { session: entry.session, usage: next, warning: this.modelWarning };
+        },
       },
       post: (m) => this.posted.push(m),
       hasApiKey: async () => this.key,
       serverAvailable: () => this.running,
       sendWithProgress: (run) => run({ workDoneToken: "w" }),
+      compactWithProgress: (run) => run({ workDoneToken: "c" }),
       command: async (name, arg) => {
         this.commands.push([name, arg]);
       },
@@ -73,10 +103,44 @@ class Fake {
   }
 }
 
-function setup(): { fake: Fake; current: CurrentSession; chat: ChatController } {
+function setup(draftDelayMs = 0): { fake: Fake; current: CurrentSession; chat: ChatController } {
   const fake = new Fake();
   const current = new CurrentSession();
-  return { fake, current, chat: new ChatController(fake.ports(), current, 0) };
+  return { fake, current, chat: new ChatController(fake.ports(), current, 0, draftDelayMs) };
+}
+
+function info(verdict: DraftInfo["verdict"], message?: string): DraftInfo {
+  const base = { tokens: 40, usedBefore: 124_300, verdict };
+  return message === undefined ? base : { ...base, message };
+}
+
+function hasPromptId(error: unknown): boolean {
+  return typeof (error as { data?: { promptMessageId?: unknown } }).data?.promptMessageId === "string";
+}
+
+function compactResult(sessionId: string): CompactResult {
+  void sessionId;
+  return {
+    boundaryId: "bnd_1",
+    direction: "all",
+    summary: "the summary",
+    summarizedMessageIds: ["m1", "m2"],
+    keptMessageIds: [],
+    restoredFiles: [],
+    skippedFiles: [],
+    preTokens: 180_000,
+    postTokens: 20_000,
+    trigger: "manual",
+    summarizer: "extractive",
+    dryRun: false,
+    warnings: [],
+  };
+}
+
+const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function ofType<T extends ToWebview["type"]>(posted: ToWebview[], type: T): Extract<ToWebview, { type: T }>[] {
+  return posted.filter((m): m is Extract<ToWebview, { type: T }> => m.type === type);
 }
 
 test("on ready the view shows the most recently updated session, with its messages and usage", async () => {
@@ -229,12 +293,167 @@ test("buttons that stand for editor commands run them; failures show as one line
     ["pickSession", undefined],
   ]);
   await chat.receive({ type: "selectSession", sessionId: "missing" });
-  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session" });
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session" });
 });
 
 test("without a server nothing is asked and the view says how to get one", async () => {
   const { fake, chat } = setup();
   fake.running = false;
   await chat.receive({ type: "ready" });
-  assert.deepEqual(fake.posted, [{ type: "error", message: NO_SERVER }]);
+  assert.deepEqual(fake.posted, [{ type: "error", message: NO_SERVER, scope: "server" }]);
+});
+
+// ---- a send keeps the prompt until the session holds it ----------------------------------
+
+test("a send refused before the prompt is stored gives the text back and scopes its banner to the key", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.sendFailure = Object.assign(new Error("no API key"), { data: { code: "api_key_missing" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "keep these words" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "keep these words" }]);
+  assert.equal(ofType(fake.posted, "error")[0]?.scope, "apiKey");
+  assert.deepEqual(fake.lastSession().messages, []);
+});
+
+test("a send that stored the prompt lets the draft go, even when the reply then fails", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "first" });
+  fake.sendFailure = Object.assign(new Error("overloaded"), { data: { code: "api_error", promptMessageId: "u2" } });
+  await chat.receive({ type: "send", text: "second" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [
+    { type: "sendOutcome", stored: true, text: "first" },
+    { type: "sendOutcome", stored: true, text: "second" },
+  ]);
+  assert.deepEqual(ofType(fake.posted, "error"), [{ type: "error", message: "overloaded", scope: "session" }]);
+});
+
+test("a Stop after the prompt was stored counts as stored", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "long one" });
+  await tick();
+  await chat.receive({ type: "stop" });
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one" }]);
+});
+
+// ---- the draft's weight and the verdict before Send ---------------------------------------
+
+test("the draft's usage once sent is asked for when the box rests, and only the latest is shown", async () => {
+  const { fake, chat } = setup(30);
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "draft", text: "h" });
+  await chat.receive({ type: "draft", text: "he" });
+  await chat.receive({ type: "draft", text: "hello" });
+  assert.deepEqual(fake.draftCalls, [], "nothing asked while typing");
+  await tick(60);
+  assert.deepEqual(fake.draftCalls, [["a", "hello"]]);
+  const lines = ofType(fake.posted, "draftUsage");
+  assert.deepEqual(lines.at(-1), {
+    type: "draftUsage",
+    sessionId: "a",
+    draft: { text: "After sending: 124K / 200K (62%)", verdict: "fits" },
+  });
+  await chat.receive({ type: "draft", text: "  " });
+  assert.deepEqual(ofType(fake.posted, "draftUsage").at(-1), { type: "draftUsage", sessionId: "a", draft: null });
+});
+
+test("an answer for a draft that changed meanwhile, or for another session, is dropped", async () => {
+  const { fake, chat } = setup(0);
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.draftGate = new Promise((resolve) => (open = resolve));
+  await chat.receive({ type: "draft", text: "slow" });
+  await tick(5);
+  await chat.receive({ type: "selectSession", sessionId: "b" }); // the same draft, weighed again in b
+  fake.draftGate = undefined;
+  open();
+  await tick(20);
+  const shown = ofType(fake.posted, "draftUsage").filter((m) => m.draft !== null);
+  assert.deepEqual(shown.map((m) => m.sessionId), ["b"]);
+  assert.deepEqual(fake.draftCalls.map(([id]) => id), ["a", "b"]);
+});
+
+test("a prompt that cannot fit is not sent: the panel says why and the text comes back", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id, state: "blocking" }), draft: info("tooLarge", "This prompt is about 300,000 tokens.") });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "a huge paste" });
+  assert.deepEqual(fake.calls, []);
+  assert.deepEqual(ofType(fake.posted, "error"), [
+    { type: "error", message: "Not sent: This prompt is about 300,000 tokens.", scope: "session" },
+  ]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a huge paste" }]);
+});
+
+test("over the limit with auto-compact off, the send compacts first and says so", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("compactFirst", "Over the limit: compact first.") });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "next step" });
+  assert.deepEqual(fake.calls, ["compact", "send"]);
+  const notices = ofType(fake.posted, "notice").map((m) => m.message);
+  assert.equal(notices[0], "Over the limit: compact first. Compacting…");
+  assert.match(notices[1]!, /180K -> 20K tokens/);
+  assert.equal(ofType(fake.posted, "sendOutcome")[0]?.stored, true);
+});
+
+test("when the compaction first fails the prompt is not sent and the panel says why", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("compactFirst", "Over the limit.") });
+  fake.compactFailure = Object.assign(new Error("nothing to compact: the view is one message"), { data: { code: "nothing_to_compact" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "next step" });
+  assert.deepEqual(fake.calls, ["compact"]);
+  assert.deepEqual(ofType(fake.posted, "error").map((m) => m.message), [
+    "Not sent: the conversation could not be compacted first (nothing to compact: the view is one message).",
+  ]);
+  assert.equal(ofType(fake.posted, "sendOutcome")[0]?.stored, false);
+});
+
+test("past the auto-compact point the send goes, announced; the outcome arrives as a notice", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("autoCompact", "Baton compacts the conversation first.") });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "go on" });
+  assert.deepEqual(fake.calls, ["send"]);
+  assert.deepEqual(ofType(fake.posted, "notice"), [
+    { type: "notice", sessionId: "a", message: "Baton compacts the conversation first.", tone: "info" },
+  ]);
+  chat.onAutoCompact({ sessionId: "a", outcome: "failed", tokensBefore: 175_000, tokensAfter: 175_000, message: "Auto-compact failed (x)." });
+  chat.onAutoCompact({ sessionId: "other", outcome: "compacted", tokensBefore: 9, tokensAfter: 1, message: "elsewhere" });
+  assert.deepEqual(ofType(fake.posted, "notice").at(-1), {
+    type: "notice",
+    sessionId: "a",
+    message: "Auto-compact failed (x).",
+    tone: "warning",
+  });
+  assert.equal(ofType(fake.posted, "notice").length, 2);
+});
+
+test("switching the model shows the new usage at once and says when it no longer fits", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  fake.modelWarning = "claude-sonnet-4-5: 300,000 tokens in use, over its limit: compact before the next send.";
+  const result = await chat.switchModel("claude-sonnet-4-5");
+  assert.equal(result?.warning, fake.modelWarning);
+  assert.equal(current.usage?.state, "blocking");
+  assert.equal(ofType(fake.posted, "usage").at(-1)?.usage.state, "blocking");
+  assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning" });
 });

@@ -74,3 +74,16 @@ test("session document URIs name their session", () => {
   assert.equal(sessionIdFromUri({ scheme: "file", path: "/sessions/abc.md" }), undefined);
   assert.equal(sessionIdFromUri({ scheme: "baton", path: "/sessions/a/b.md" }), undefined);
 });
+
+test("a draft's usage and a model switch go out in the contract's shapes", async () => {
+  const { sender, calls } = recorder();
+  const rpc = new BatonRpc(sender);
+  await rpc.draftUsage("s1", { text: "hello" });
+  await rpc.draftUsage("s1", { text: "see", attachments: [{ type: "text", text: "file" }] });
+  await rpc.setModel("s1", "claude-sonnet-4-5");
+  assert.deepEqual(calls, [
+    { method: "baton/usage", params: { sessionId: "s1", draft: { text: "hello" } } },
+    { method: "baton/usage", params: { sessionId: "s1", draft: { text: "see", attachments: [{ type: "text", text: "file" }] } } },
+    { method: "baton/session/setModel", params: { sessionId: "s1", model: "claude-sonnet-4-5" } },
+  ]);
+});

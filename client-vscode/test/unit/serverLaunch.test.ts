@@ -91,8 +91,11 @@ test("when nothing works, the message lists every attempt and how to install", a
   const message = notFoundMessage(tried);
   assert.match(message, /\/venv\/bin\/python -m baton serve/);
   assert.match(message, /no baton executable on PATH/);
-  assert.match(message, /pip install/);
   assert.match(message, /baton\.server\.command/);
+  // no package index has Baton: the message says what works from a clone (README, Set-up)
+  assert.doesNotMatch(message, /pip install baton-lsp/);
+  assert.match(message, /clone/);
+  assert.match(message, /python3 -m venv \.venv && \. \.venv\/bin\/activate && pip install -e \./);
 });
 
 test("without the Python extension the attempt says so", async () => {

@@ -1,0 +1,114 @@
+// What the panel says and keeps around a send: the prompt back in the box when it was not
+// sent, banners that go once they are stale, brief notices, and the draft's weight.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { OTHER_SESSION, SESSION, sessionUpdate } from "./fixture.mjs";
+import { openView, posted, showFixture, toView, useBrowser, waitPosted } from "./view.mjs";
+
+useBrowser();
+
+const savedDraft = (page) =>
+  page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft);
+const banner = (page) => page.locator(".baton-banner");
+
+test("a prompt the host did not send comes back into the box, and the saved draft keeps it", async (t) => {
+  const page = await openView(t);
+  await showFixture(page, { hasApiKey: false });
+  const input = page.locator("#baton-input");
+  await input.fill("my carefully written question");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send" && m.text === "my carefully written question");
+  assert.equal(await input.inputValue(), "", "the box is free while the send runs");
+  assert.equal(await savedDraft(page), "my carefully written question", "kept until the outcome");
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "error", message: "No API key: replies need one.", scope: "apiKey" });
+  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "sendOutcome", stored: false, text: "my carefully written question" });
+  await page.waitForFunction(() => document.querySelector("#baton-input").value !== "");
+  assert.equal(await input.inputValue(), "my carefully written question");
+  assert.equal(await savedDraft(page), "my carefully written question");
+
+  // once the session holds it, the draft goes
+  await input.press("Enter");
+  await toView(page, { type: "sendOutcome", stored: true, text: "my carefully written question" });
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state")).draft === "");
+  assert.equal(await input.inputValue(), "");
+});
+
+test("banners go once stale: the server answered, a key was set, another session is shown", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+
+  await toView(page, { type: "error", message: "Baton's server is not running.", scope: "server" });
+  await banner(page).waitFor();
+  await toView(page, sessionUpdate()); // the server answered
+  await banner(page).waitFor({ state: "hidden" });
+
+  await toView(page, { type: "error", message: "No API key: replies need one.", scope: "apiKey" });
+  await banner(page).waitFor();
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await banner(page).waitFor({ state: "hidden" });
+
+  await toView(page, { type: "error", message: "No API key: replies need one.", scope: "apiKey" });
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [], hasApiKey: true }));
+  await banner(page).waitFor({ state: "hidden" });
+
+  // a failure of this session stays while it is on show, and goes with it
+  await toView(page, { type: "error", message: "The conversation is past the limit.", scope: "session" });
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  assert.equal(await banner(page).isVisible(), true);
+  await toView(page, sessionUpdate());
+  await banner(page).waitFor({ state: "hidden" });
+});
+
+test("an auto-compaction's outcome shows briefly, for the session on show only", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const notice = page.locator(".baton-notice");
+  await toView(page, { type: "notice", sessionId: OTHER_SESSION.sessionId, message: "elsewhere", tone: "info" });
+  await toView(page, {
+    type: "notice",
+    sessionId: SESSION.sessionId,
+    message: "Auto-compact failed (refused): the request goes out with 175,000 tokens in context.",
+    tone: "warning",
+  });
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /Auto-compact failed \(refused\): the request goes out with 175,000/);
+  assert.equal(await notice.getAttribute("data-tone"), "warning");
+  assert.equal(await page.getByText("elsewhere").count(), 0);
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await notice.waitFor({ state: "hidden" });
+  await toView(page, { type: "notice", sessionId: SESSION.sessionId, message: "Auto-compacted: 175,000 -> 21,000 tokens.", tone: "info" });
+  await notice.waitFor();
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await notice.waitFor({ state: "hidden" });
+});
+
+test("the draft's weight once sent shows under the box, with the server's warning", async (t) => {
+  const page = await openView(t);
+  const from = await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("a long paste");
+  await waitPosted(page, (m) => m.type === "draft" && m.text === "a long paste", from);
+  const line = page.locator(".baton-draft-usage");
+  await toView(page, {
+    type: "draftUsage",
+    sessionId: SESSION.sessionId,
+    draft: {
+      text: "After sending: 172K / 200K (86%)",
+      verdict: "autoCompact",
+      warning: "Sending this takes the context past the auto-compact point: Baton compacts the conversation first.",
+    },
+  });
+  await line.waitFor();
+  assert.match(await line.textContent(), /After sending: 172K \/ 200K \(86%\)/);
+  assert.match(await line.locator(".baton-draft-warning").textContent(), /Baton compacts the conversation first/);
+  assert.equal(await line.getAttribute("data-verdict"), "autoCompact");
+  // another session's figure is not this box's
+  await toView(page, { type: "draftUsage", sessionId: OTHER_SESSION.sessionId, draft: null });
+  assert.equal(await line.isVisible(), true);
+  await input.press("Enter");
+  await line.waitFor({ state: "hidden" });
+  const sent = (await posted(page)).filter((m) => m.type === "send");
+  assert.deepEqual(sent, [{ type: "send", text: "a long paste" }]);
+});

@@ -195,4 +195,21 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     assert.deepEqual(r.viewAfterUndo, r.appendedIds, "undo brings the whole conversation back");
     assert.equal(r.usedAfterUndo, r.usedBefore);
   });
+  step("a session document tab open at reload opens again, from the server", async () => {
+    const tab = fx.page.locator(".tabs-container .tab", { hasText: fx.session.sessionId });
+    await tab.first().waitFor({ state: "visible", timeout: WAIT });
+    await palette("Developer: Reload Window");
+    await fx.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    await tab.first().waitFor({ state: "visible", timeout: 60_000 });
+    await tab.first().click();
+    const editor = fx.page.locator(".editor-instance .monaco-editor").first();
+    // the rendering, not VS Code's "The editor could not be opened" placeholder
+    await until("the session document's text after the reload", async () => {
+      // the editor draws spaces as no-break spaces
+      const text = (await editor.locator(".view-lines").first().innerText({ timeout: 2000 })).replace(/\u00a0/g, " ");
+      return text.includes(`Session ${fx.session.sessionId}`) ? text : undefined;
+    }, 60_000);
+    assert.equal(await fx.page.getByText("The editor could not be opened").count(), 0);
+    await shot("e2e-6-reloaded-session-document");
+  });
 });

@@ -199,3 +199,30 @@ test("send streams deltas with the key from initializationOptions, and Stop canc
     await fake.stop();
   }
 });
+
+test("a draft's usage once sent, and a model switch that leaves the conversation over the limit", async () => {
+  const session = await server.rpc.createSession({ title: "Draft and model", model: "claude-sonnet-4-5[1m]" });
+  const real = { inputTokens: 300_000, outputTokens: 20 };
+  await server.rpc.append(session.sessionId, [
+    { role: "user", content: "read the whole repository" },
+    { role: "assistant", content: [{ type: "text", text: "done" }], usage: real },
+  ]);
+  const now = await server.rpc.usage(session.sessionId);
+  const pending = await server.rpc.draftUsage(session.sessionId, { text: "and now the parser, please" });
+  assert.equal(pending.draft?.usedBefore, now.usedTokens);
+  assert.equal(pending.usedTokens, now.usedTokens + (pending.draft?.tokens ?? 0));
+  assert.equal(pending.draft?.verdict, "fits");
+  assert.equal((await server.rpc.getSession(session.sessionId)).messages.length, 2, "a draft writes nothing");
+
+  const mark = server.notes.length;
+  const switched = await server.rpc.setModel(session.sessionId, "claude-sonnet-4-5");
+  assert.equal(switched.session.model, "claude-sonnet-4-5");
+  assert.equal(switched.usage.contextWindow, 200_000);
+  assert.equal(switched.usage.state, "blocking");
+  assert.match(switched.warning ?? "", /over its limit .* compact before the next send/);
+  await server.notification("baton/sessionChanged", (p) => p.sessionId === session.sessionId && p.reason === "model", mark);
+  await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.state === "blocking", mark);
+  const next = await server.rpc.draftUsage(session.sessionId, { text: "next" });
+  assert.ok(next.draft?.verdict === "autoCompact" || next.draft?.verdict === "compactFirst", next.draft?.verdict);
+  assert.equal(errorCode(await failure(server.rpc.setModel(session.sessionId, "  "))), "invalid_params");
+});

@@ -5,18 +5,16 @@
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
 import { lastUserText, mostRecent, promptStored, sendFailure } from "./chatLogic";
-import { compactSummaryLine } from "./compactReport";
 import type { CurrentSession } from "./currentSession";
 import {
   ErrorCodes,
-  type DraftUsage,
   type Message,
   type ModelSwitch,
   type Session,
   type ServerNotificationMap,
 } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
-import { DraftUsageWatch } from "./draftUsage";
+import { DraftUsageWatch, makeRoom } from "./draftUsage";
 import type { ErrorScope, FromWebview, ToWebview } from "./webviewMessages";
 
 export { sendFailure } from "./chatLogic";
@@ -233,7 +231,7 @@ export class ChatController {
     let cancelled = false;
     try {
       const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
-      if (await this.makeRoom(sessionId, text, cancel)) {
+      if (await makeRoom(this.ports, sessionId, text, cancel.token)) {
         await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
         stored = true;
       }
@@ -254,44 +252,6 @@ export class ChatController {
         this.draft.text = "";
       }
       this.ports.post({ type: "sendOutcome", stored, text });
-    }
-  }
-
-  /** Whether the prompt may go now; compacts first when the server says it must. */
-  private async makeRoom(sessionId: string, text: string, cancel: CancellationTokenSource): Promise<boolean> {
-    let usage: DraftUsage;
-    try {
-      usage = await this.ports.rpc.draftUsage(sessionId, { text });
-    } catch {
-      return true; // no verdict: the send itself says what is wrong
-    }
-    const draft = usage.draft;
-    const message = draft?.message ?? "";
-    switch (draft?.verdict) {
-      case "tooLarge":
-        this.ports.post({ type: "error", message: `Not sent: ${message}`, scope: "session" });
-        return false;
-      case "autoCompact":
-        this.ports.post({ type: "notice", sessionId, message, tone: "info" });
-        return true;
-      case "compactFirst":
-        this.ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning" });
-        try {
-          const result = await this.ports.compactWithProgress((options) =>
-            this.ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token: cancel.token }),
-          );
-          this.ports.post({ type: "notice", sessionId, message: compactSummaryLine(result), tone: "info" });
-          return true;
-        } catch (error) {
-          if (isCancellation(error)) {
-            return false;
-          }
-          const why = `Not sent: the conversation could not be compacted first (${errorMessage(error)}).`;
-          this.ports.post({ type: "error", message: why, scope: "session" });
-          return false;
-        }
-      default:
-        return true;
     }
   }
 

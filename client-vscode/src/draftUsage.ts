@@ -1,10 +1,14 @@
 /**
  * The input box's draft, weighed as the user types: once the box rests, `baton/usage` with
  * the draft, and the line under the box (the context once sent, the server's warning).
- * Only the latest answer for the session on show is posted. Pure: no vscode import.
+ * Only the latest answer for the session on show is posted. And what Send does with the
+ * server's verdict on the prompt. Pure: no vscode import.
  */
+import type { CancellationToken } from "vscode-languageserver-protocol";
 import { draftLine } from "./chatLogic";
-import type { BatonRpc } from "./rpc";
+import { compactSummaryLine } from "./compactReport";
+import type { DraftUsage } from "./protocol";
+import { errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
 import type { DraftLine, ToWebview } from "./webviewMessages";
 
 export interface DraftPorts {
@@ -56,5 +60,55 @@ export class DraftUsageWatch {
 
   dispose(): void {
     clearTimeout(this.timer);
+  }
+}
+
+/** What Send needs besides the draft's usage: a compaction under progress, and the panel. */
+export interface RoomPorts {
+  rpc: Pick<BatonRpc, "draftUsage" | "compact">;
+  post(message: ToWebview): void;
+  compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Whether the prompt may go now, from the server's verdict on it: one that cannot fit is
+ * not sent (the panel says why); one over the limit with auto-compact off or paused is
+ * sent after a compaction (or not, saying why that failed); one past the auto-compact
+ * point is announced (the server compacts before the request goes out).
+ */
+export async function makeRoom(ports: RoomPorts, sessionId: string, text: string, token: CancellationToken): Promise<boolean> {
+  let usage: DraftUsage;
+  try {
+    usage = await ports.rpc.draftUsage(sessionId, { text });
+  } catch {
+    return true; // no verdict: the send itself says what is wrong
+  }
+  const draft = usage.draft;
+  const message = draft?.message ?? "";
+  switch (draft?.verdict) {
+    case "tooLarge":
+      ports.post({ type: "error", message: `Not sent: ${message}`, scope: "session" });
+      return false;
+    case "autoCompact":
+      ports.post({ type: "notice", sessionId, message, tone: "info" });
+      return true;
+    case "compactFirst":
+      ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning" });
+      try {
+        const result = await ports.compactWithProgress((options) =>
+          ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token }),
+        );
+        ports.post({ type: "notice", sessionId, message: compactSummaryLine(result), tone: "info" });
+        return true;
+      } catch (error) {
+        if (isCancellation(error)) {
+          return false;
+        }
+        const why = `Not sent: the conversation could not be compacted first (${errorMessage(error)}).`;
+        ports.post({ type: "error", message: why, scope: "session" });
+        return false;
+      }
+    default:
+      return true;
   }
 }

@@ -17,7 +17,10 @@ SMALL: dict[str, Any] = {
     "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
 }
 OFF = {**SMALL, "autoCompact": {"enabled": False}}
-PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PIXEL_PNG = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg=="
+)
 
 
 def words(n: int) -> str:

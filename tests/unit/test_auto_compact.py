@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from baton.core.compaction import engine
-from baton.core.compaction.automatic.auto import AutoCompactor
+from baton.core.compaction.automatic.auto import AutoCompactor, AutoOutcome
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
@@ -316,3 +316,62 @@ async def test_a_long_session_of_many_prompts_auto_compacts_under_the_threshold(
     assert result is not None and result.post_tokens < threshold
     assert used(session, estimator, settings) < threshold
     assert auto.failures(session.session_id) == 0
+
+
+async def test_every_attempt_tells_its_outcome_in_one_sentence(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 5, size=700)
+    assert 13_400 <= used(session, estimator) < 15_400  # over the threshold, not blocked
+    use = [factory(estimator, broken=True)]
+    auto = AutoCompactor(lambda: use[0]())
+    told: list[tuple[str, AutoOutcome]] = []
+    auto.on_outcome = lambda sid, outcome: told.append((sid, outcome))
+    await auto.check(session, reason="send")
+    sid, failed = told[-1]
+    assert sid == session.session_id and failed.outcome == "failed"
+    assert failed.tokens_before == failed.tokens_after == used(session, estimator)
+    assert "summary service is down" in failed.message
+    assert "the request goes out with" in failed.message
+
+    await auto.check(session, reason="append")  # after an append nothing goes out
+    assert "tokens are still in use" in told[-1][1].message
+    await auto.check(session, reason="send")  # the third failure pauses it, and says so
+    assert "paused until a manual compaction" in told[-1][1].message
+
+    auto.reset(session.session_id)
+    use[0] = factory(estimator)
+    assert await auto.check(session, reason="send") is not None
+    compacted = told[-1][1]
+    assert compacted.outcome == "compacted"
+    assert compacted.tokens_after == used(session, estimator) < compacted.tokens_before
+    assert compacted.message == (
+        f"Auto-compacted: {compacted.tokens_before:,} -> {compacted.tokens_after:,} tokens."
+    )
+
+
+async def test_a_failure_over_the_blocking_limit_says_the_send_is_refused(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 6)
+    assert used(session, estimator) >= 15_400  # over the blocking limit
+    auto = AutoCompactor(factory(estimator, broken=True))
+    told: list[AutoOutcome] = []
+    auto.on_outcome = lambda _sid, outcome: told.append(outcome)
+    await auto.check(session, reason="send")
+    assert "the send is refused" in told[-1].message
+    assert "over the limit of 15,400" in told[-1].message
+
+
+async def test_a_listener_that_fails_never_stops_the_turn(
+    session: Session, estimator: Estimator
+) -> None:
+    fill(session, 6)
+    auto = AutoCompactor(factory(estimator))
+
+    def broken(_sid: str, _outcome: AutoOutcome) -> None:
+        raise RuntimeError("listener down")
+
+    auto.on_outcome = broken
+    assert await auto.check(session, reason="send") is not None
+    assert session.compactions == 1

@@ -194,9 +194,9 @@ class AutoCompactor:
                 )
             return micro_result
         sid = session.session_id
-        before = usage.used_tokens
+        before, limit = usage.used_tokens, usage.blocking_limit
         if self._thrashing(session, usage.auto_compact_threshold):
-            self._tell(sid, "failed", before, before, self.last_error(sid) or "", reason)
+            self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
         log.info(
             "auto-compacting session %s (%s): %d tokens >= threshold %d",
@@ -211,7 +211,7 @@ class AutoCompactor:
             return micro_result  # someone else is compacting or writing: not a failure
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
-            self._tell(sid, "failed", before, before, self.last_error(sid) or "", reason)
+            self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
         after = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         if after.used_tokens >= after.auto_compact_threshold:
@@ -221,34 +221,37 @@ class AutoCompactor:
                 f"auto-compaction left {after.used_tokens:,} tokens in use, still at or over "
                 f"the auto-compact threshold of {after.auto_compact_threshold:,}",
             )
-            self._tell(sid, "failed", before, after.used_tokens, self.last_error(sid) or "", reason)
+            figures = (before, after.used_tokens, limit)
+            self._tell(sid, "failed", figures, self.last_error(sid) or "", reason)
             return result
         state = self._states.setdefault(sid, _State())
         state.failures, state.last_error = 0, None
         state.last_auto = (result.boundary_id, len(session.view))
-        self._tell(sid, "compacted", before, after.used_tokens, "", reason)
+        self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason)
         return result
 
     def _tell(
         self,
         session_id: str,
         outcome: Literal["compacted", "failed"],
-        before: int,
-        after: int,
+        figures: tuple[int, int, int],
         detail: str,
         reason: str,
     ) -> None:
-        """Tell the listener what this attempt did, in one sentence for the panel."""
+        """Tell the listener what this attempt did, in one sentence for the panel;
+        `figures` are the tokens before and after it and the blocking limit."""
         if self.on_outcome is None:
             return
+        before, after, limit = figures
         if outcome == "compacted":
             message = f"Auto-compacted: {before:,} -> {after:,} tokens."
         else:
-            goes_on = (
-                f"the request goes out with {after:,} tokens in context"
-                if reason == "send"
-                else f"{after:,} tokens are still in use"
-            )
+            if reason != "send":
+                goes_on = f"{after:,} tokens are still in use"
+            elif after >= limit:
+                goes_on = f"the send is refused: {after:,} tokens are over the limit of {limit:,}"
+            else:
+                goes_on = f"the request goes out with {after:,} tokens in context"
             paused = (
                 " Auto-compact is paused until a manual compaction."
                 if self.paused(session_id)

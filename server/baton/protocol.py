@@ -28,6 +28,7 @@ from baton.contract.names import (
     CMD_UNCOMPACT,
     COMMANDS,
     COMPACT,
+    EDGE_CODES,
     ERROR_CODES,
     ERROR_TABLE,
     INTERNAL_ERROR_RPC,
@@ -49,6 +50,7 @@ from baton.contract.names import (
     SESSION_SCHEME,
     SESSION_SEND,
     SETTINGS_SECTION,
+    UNAUTHORIZED,
     UNCOMPACT,
     USAGE,
     USAGE_CHANGED,
@@ -130,11 +132,12 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",
-    "COMMANDS", "COMPACT", "ERROR_CODES", "ERROR_TABLE", "INTERNAL_ERROR_RPC",
+    "COMMANDS", "COMPACT", "EDGE_CODES", "ERROR_CODES", "ERROR_TABLE", "INTERNAL_ERROR_RPC",
     "INVALID_PARAMS_RPC", "NOTIFICATIONS", "REQUESTS", "REQUEST_FAILED_RPC", "RPC_CODE",
     "SESSION_APPEND", "SESSION_CHANGED", "SESSION_CREATE", "SESSION_DELETE", "SESSION_DELTA",
     "SESSION_GET", "SESSION_IMPORT", "SESSION_LIST", "SESSION_PIN", "SESSION_RENDER",
-    "SESSION_SCHEME", "SESSION_SEND", "SETTINGS_SECTION", "UNCOMPACT", "USAGE", "USAGE_CHANGED",
+    "SESSION_SCHEME", "SESSION_SEND", "SETTINGS_SECTION", "UNAUTHORIZED", "UNCOMPACT", "USAGE",
+    "USAGE_CHANGED",
     "ErrorCode", "session_id_from_uri", "session_uri",
 ]  # fmt: skip
 

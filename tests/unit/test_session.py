@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from baton.core.conversation.messages import (
     ApiUsage,
+    Attachment,
     ContentBlock,
     ImageBlock,
     Message,
@@ -381,3 +382,30 @@ def test_loading_a_session_leaves_the_cyclic_collector_as_it_found_it(
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def test_an_attachment_written_without_its_file_reads_back_with_it(store: SessionStore) -> None:
+    """Transcripts from before `Message.attachment` name the file only in the text's first
+    line; a reload fills the field from it, so no client has to read the text."""
+    session = store.create()
+    conversation(session)
+    boundary = summary_boundary(session, ["p1", "a1"])
+    restored = Message(
+        role="user",
+        kind="attachment",
+        content=[TextBlock(text="Restored file: /w/app.py\nRestored after a compaction.")],
+    )
+    note = Message(role="user", kind="attachment", content=[TextBlock(text="A note.")])
+    boundary.new_messages += [restored, note]
+    boundary.view_after += [restored.id, note.id]
+    session.commit_boundary(boundary)
+
+    reopened = reopen(store, session.session_id)
+    assert reopened.get(restored.id).attachment == Attachment(
+        path="/w/app.py", label="Restored file"
+    )
+    assert reopened.get(note.id).attachment is None  # names no file: nothing made up
+    assert reopened.get(restored.id).wire()["attachment"] == {
+        "path": "/w/app.py",
+        "label": "Restored file",
+    }

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
 WITH_KEY = {"anthropicApiKey": API_KEY}

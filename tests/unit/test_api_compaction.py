@@ -29,8 +29,8 @@ from baton.core.model_api.api_messages import api_block, to_api_messages
 from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic
-from fake_compaction import BETA
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_compaction import BETA
 
 MODEL = "claude-sonnet-4-6"  # the fake's Models API lists compaction for it
 OTHER = "claude-sonnet-4-5"  # and not for this one

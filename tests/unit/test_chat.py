@@ -23,7 +23,7 @@ from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"

@@ -17,7 +17,15 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code import import_claude_code, import_with_report
-from claude_code_gen import CASES, SHAPES, Generated, Truth, case, foreign_files, generate
+from baton_testkit.claude_code_gen import (
+    CASES,
+    SHAPES,
+    Generated,
+    Truth,
+    case,
+    foreign_files,
+    generate,
+)
 
 CORPUS_FILES = [
     "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",

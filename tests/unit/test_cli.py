@@ -20,7 +20,7 @@ from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import Settings
 from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator, default_estimator
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
 
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
 

@@ -37,7 +37,7 @@ from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
 
 BODY = "## 1. Primary request and intent\nThe user asked for things."
 

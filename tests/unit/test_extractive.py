@@ -35,7 +35,7 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.usage.estimator import Estimator
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
 
 CORPUS_FILES = [
     "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",

@@ -29,7 +29,7 @@ from baton.core.model_api.reply_request import build_payload
 from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 MakeClient = Callable[..., AnthropicClient]
 SYSTEM = "You are a careful assistant."

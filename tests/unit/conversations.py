@@ -9,6 +9,7 @@ from baton.core.conversation.messages import (
     ContentBlock,
     ImageBlock,
     Message,
+    MessageInput,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
@@ -22,6 +23,16 @@ PNG_1PX = (
 )
 
 IMAGE: dict[str, Any] = {"type": "base64", "media_type": "image/png", "data": PNG_1PX}
+
+
+def ten_per_block(message: Message) -> int:
+    """A count to check by hand: ten tokens per content block."""
+    return 10 * len(message.content)
+
+
+def say(mid: str, text: str = "hello") -> MessageInput:
+    """A user prompt with the given id."""
+    return MessageInput(id=mid, role="user", content=text)
 
 
 class Convo:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conversations import summary_boundary
+from conversations import say, summary_boundary, ten_per_block
 from pydantic import ValidationError
 
 from baton.core.conversation.messages import (
@@ -26,24 +26,14 @@ from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 
 
-def count(message: Message) -> int:
-    return 10 * len(message.content)
-
-
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    sessions = SessionStore(tmp_path, count)
-    yield sessions
-    sessions.close()
+def count_message() -> Callable[[Message], int]:
+    return ten_per_block  # the `store` fixture's count
 
 
 def reopen(store: SessionStore, session_id: str) -> Session:
     store.close()
     return store.get(session_id)
-
-
-def say(mid: str, text: str = "hello") -> MessageInput:
-    return MessageInput(id=mid, role="user", content=text)
 
 
 def answer(mid: str, *blocks: ContentBlock, api: str | None = None, usage: int = 0) -> Message:

@@ -16,6 +16,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.conversation.transcript import Transcript
 
 PNG_1PX = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
@@ -135,3 +136,12 @@ def summary_boundary(session: Session, summarized: list[str], text: str = "summa
         view_before=list(session.view),
         view_after=[summary.id, *kept],
     )
+
+
+def reload(session: Session) -> Session:
+    """The session as a fresh process would read it from disk."""
+    transcript = Transcript.open(session.transcript.path, writable=False)
+    try:
+        return Session(transcript, session.count)
+    finally:
+        transcript.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conversations import Convo
+from conversations import Convo, reload
 
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.result import CompactRequest
@@ -96,15 +96,6 @@ def chat(turns: int = 4) -> Convo:
             c.tools("Read", "Bash", inputs=[{"file_path": "/src/app.py"}, {"command": "ls"}])
         c.reply(f"answer number {n}")
     return c
-
-
-def reload(session: Session) -> Session:
-    """The session as a fresh process would read it from disk."""
-    transcript = Transcript.open(session.transcript.path, writable=False)
-    try:
-        return Session(transcript, session.count)
-    finally:
-        transcript.close()
 
 
 def dumps(messages: list[Message]) -> list[dict[str, Any]]:

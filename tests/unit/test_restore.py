@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from editor_clock import Clock
 
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
 from baton.core.compaction.working_set import restore
@@ -15,15 +16,6 @@ from baton.core.conversation.messages import Attachment, Message, ToolUseBlock, 
 from baton.core.settings import RestoreSettings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 @pytest.fixture

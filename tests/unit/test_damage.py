@@ -14,7 +14,6 @@ from conversations import say, ten_per_block
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
-    Message,
     MessageInput,
     TextBlock,
     ToolResultBlock,
@@ -26,10 +25,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionLocked
 
-
-@pytest.fixture
-def count_message() -> Callable[[Message], int]:
-    return ten_per_block  # the `store` fixture's count
+COUNT = ten_per_block  # how the `store` fixture counts
 
 
 def reply(mid: str, text: str = "sure") -> MessageInput:

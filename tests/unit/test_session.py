@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,7 @@ from baton.core.conversation.session import INTERRUPTED, Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 
-
-@pytest.fixture
-def count_message() -> Callable[[Message], int]:
-    return ten_per_block  # the `store` fixture's count
+COUNT = ten_per_block  # how the `store` fixture counts
 
 
 def reopen(store: SessionStore, session_id: str) -> Session:

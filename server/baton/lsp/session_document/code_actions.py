@@ -8,15 +8,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.contract import names
-from baton.contract.wire_models import (
-    CompactCommandArgs,
-    Params,
-    PivotCommandArgs,
-    RangeCommandArgs,
-    UncompactParams,
-)
 
 if TYPE_CHECKING:
+    from baton.contract.wire_models import Params
     from baton.lsp.session_document.render import RenderedSession
 
 WHOLE_KIND = types.CodeActionKind.Source
@@ -49,6 +43,14 @@ def compact_actions(
     last_boundary_id: str | None,
     only: Sequence[str] | None = None,
 ) -> list[types.CodeAction]:
+    # the models load at the first call: KINDS is read while `initialize` is answered
+    from baton.contract.wire_models import (
+        CompactCommandArgs,
+        PivotCommandArgs,
+        RangeCommandArgs,
+        UncompactParams,
+    )
+
     first, last = selected_lines(selection)
     sections = rendered.sections_between(first, last)
     whole = CompactCommandArgs(session_id=session_id)

@@ -1,32 +1,29 @@
 """Seeded Baton sessions of a chosen size, written as transcripts a server opens like a user's.
 
 A session is built turn by turn from the seeded text of the Claude Code generator the tests
-use (`tests/claude_code_text.py`): a prompt (sometimes with pasted code or an error), tool
-rounds (thinking with a signature, a preamble, one to three calls; parallel calls either
-grouped or with their results interleaved between the records of one response), file reads,
-test runs that fail with a traceback, edits, and a reply with a fenced code block. Every
-assistant record carries the usage a real response would report. Sizes are Baton's own
-count (`Estimator.count_message`); the last turn is a plain exchange cut to land within 2%
-of the target. The same seed and size give the same bytes.
+use (`baton_testkit.claude_code_text`, in tests/): a prompt (sometimes with pasted code or
+an error), tool rounds (thinking with a signature, a preamble, one to three calls; parallel
+calls either grouped or with their results interleaved between the records of one response),
+file reads, test runs that fail with a traceback, edits, and a reply with a fenced code
+block. Every assistant record carries the usage a real response would report. Sizes are
+Baton's own count (`Estimator.count_message`); the last turn is a plain exchange cut to land
+within 2% of the target. The same seed and size give the same bytes.
 """
 
 from __future__ import annotations
 
 import base64
 import random
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
 from baton.core.conversation.messages import Message, TextBlock, invariant_violations
 from baton.core.conversation.transcript import Transcript
 from baton.core.settings import DEFAULT_MODEL
-from claude_code_text import MODULES, TOOLS, Text
+from baton_testkit.claude_code_text import MODULES, TOOLS, Text
 
 SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 SYSTEM_PROMPT = "You are a careful coding assistant working in the user's repository."

@@ -1,11 +1,11 @@
 """Which thinking a reply request sends back, before and after an `up_to` compaction.
 
-Generates a Claude Code session with signed thinking (tests/claude_code_gen.py), imports
-it, continues it for three turns against the fake Messages API (tests/fake_anthropic.py,
-on loopback; model claude-fable-5-1, thinking adaptive: the fake serves signed thinking
-and refuses stale thinking as that model does), then prints `baton payload` for the
-transcript before and after compacting up to the first of those turns, and sends one more
-turn to show the API accepts what Baton sent.
+Generates a Claude Code session with signed thinking (`baton_testkit.claude_code_gen`),
+imports it, continues it for three turns against the fake Messages API
+(`baton_testkit.fake_anthropic`, on loopback; model claude-fable-5-1, thinking adaptive: the
+fake serves signed thinking and refuses stale thinking as that model does), then prints
+`baton payload` for the transcript before and after compacting up to the first of those
+turns, and sends one more turn to show the API accepts what Baton sent.
 
     python scripts/thinking_payload.py [--seed N]
 """
@@ -14,25 +14,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from baton.cli.main import main as baton  # noqa: E402
-from baton.core.turn.chat import ChatContext, send  # noqa: E402
-from baton.core.importers.claude_code import import_claude_code  # noqa: E402
-from baton.core.compaction.engine import CompactContext, compact  # noqa: E402
-from baton.core.compaction.result import CompactRequest  # noqa: E402
-from baton.core.compaction.summary.summarizers import ExtractiveSummarizer  # noqa: E402
-from baton.core.model_api.client import AnthropicClient  # noqa: E402
-from baton.core.settings import Settings  # noqa: E402
-from baton.core.conversation.store import SessionStore  # noqa: E402
-from baton.core.usage.estimator import default_estimator  # noqa: E402
-from claude_code_gen import generate  # noqa: E402
-from fake_anthropic import FakeAnthropic  # noqa: E402
+from baton.cli.main import main as baton
+from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_claude_code
+from baton.core.model_api.client import AnthropicClient
+from baton.core.settings import Settings
+from baton.core.turn.chat import ChatContext, send
+from baton.core.usage.estimator import default_estimator
+from baton_testkit.claude_code_gen import generate
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 MODEL = "claude-fable-5-1"
 

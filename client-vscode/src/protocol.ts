@@ -32,6 +32,12 @@ export interface AppendResult {
   repairs: string[];
 }
 
+/** The file an attachment message put back, and its label: an editor file or the project instructions. The text's first line says the same to the model: `<label>: <path>`. */
+export interface Attachment {
+  path: string;
+  label: "Restored file" | "Project instructions";
+}
+
 export interface AutoCompactSettings {
   /** Compact automatically when usage reaches the threshold. */
   enabled?: boolean;
@@ -234,6 +240,7 @@ export interface Message {
   pinned: boolean;
   stopReason?: string;
   boundaryId?: string;
+  attachment?: Attachment;
   prefixHash?: string;
 }
 

@@ -5,7 +5,9 @@
  */
 import type { CancellationToken } from "vscode-languageserver-protocol";
 import {
+  Commands,
   Requests,
+  type CommandMap,
   type CompactParams,
   type CompactResult,
   type Draft,
@@ -47,6 +49,24 @@ export function request<M extends Method>(
   return options.token === undefined
     ? sender.sendRequest<Result<M>>(method, wire)
     : sender.sendRequest<Result<M>>(method, wire, options.token);
+}
+
+export type CommandName = keyof CommandMap;
+export const EXECUTE_COMMAND = "workspace/executeCommand";
+
+/** A server command (workspace/executeCommand) with its argument and result checked against
+ * CommandMap: what the command itself fixes (a pivot command's direction) stays in the server. */
+export function command<C extends CommandName>(
+  sender: RequestSender,
+  name: C,
+  argument: CommandMap[C]["arguments"][0],
+  options: CallOptions = {},
+): Promise<CommandMap[C]["result"]> {
+  const params = { command: name, arguments: [argument] };
+  const wire = options.workDoneToken === undefined ? params : { ...params, workDoneToken: options.workDoneToken };
+  return options.token === undefined
+    ? sender.sendRequest<CommandMap[C]["result"]>(EXECUTE_COMMAND, wire)
+    : sender.sendRequest<CommandMap[C]["result"]>(EXECUTE_COMMAND, wire, options.token);
 }
 
 /** A compaction as the extension asks for it: baton/compact's params without the session. */
@@ -108,16 +128,19 @@ export class BatonRpc {
     return request(this.sender, Requests.compact, { sessionId, ...dropUndefined(compact) }, options);
   }
 
+  // "Compact up to here" and its kin run the commands the session document's code actions
+  // carry, so each direction is set in one place, the server's command.
   compactUpTo(sessionId: string, messageId: string, options: CallOptions = {}): Promise<CompactResult> {
-    return this.compact(sessionId, { direction: "up_to", pivotMessageId: messageId }, options);
+    return command(this.sender, Commands.compactUpTo, { sessionId, pivotMessageId: messageId }, options);
   }
 
   compactFrom(sessionId: string, messageId: string, options: CallOptions = {}): Promise<CompactResult> {
-    return this.compact(sessionId, { direction: "from", pivotMessageId: messageId }, options);
+    return command(this.sender, Commands.compactFrom, { sessionId, pivotMessageId: messageId }, options);
   }
 
   compactRange(sessionId: string, first: string, last: string, options: CallOptions = {}): Promise<CompactResult> {
-    return this.compact(sessionId, { direction: "range", pivotMessageId: first, endMessageId: last }, options);
+    const range = { sessionId, pivotMessageId: first, endMessageId: last };
+    return command(this.sender, Commands.compactRange, range, options);
   }
 
   preview(sessionId: string, options: CallOptions = {}): Promise<CompactResult> {

@@ -4,18 +4,6 @@ import { markdownElement } from "./blocks";
 import { button, collapsed, folded, h } from "./dom";
 import type { Message } from "./wire";
 
-/** How the server heads an attachment's text (server/baton/core/compaction/retention/facts.py). */
-const ATTACHMENT_KINDS: readonly [prefix: string, label: string][] = [
-  ["Restored file: ", "Restored file"],
-  ["Project instructions: ", "Project instructions"],
-];
-
-interface Attachment {
-  label: string;
-  path: string;
-  body: string;
-}
-
 /**
  * For each summary (by message id), the files its compaction restored: the attachments that
  * carry its boundary id, or without ids, those after it up to the next summary.
@@ -31,20 +19,17 @@ export function restoredBySummary(messages: readonly Message[]): Map<string, str
       if (m.boundaryId) byBoundary.set(m.boundaryId, current);
     } else if (m.kind === "attachment") {
       const owner = m.boundaryId ? byBoundary.get(m.boundaryId) : current;
-      owner?.push(attachmentOf(m).path);
+      if (m.attachment) owner?.push(m.attachment.path); // a note names no file
     }
   }
   return out;
 }
 
-/** An attachment message: what it is, the path its first line names, and the rest. */
-export function attachmentOf(message: Message): Attachment {
+/** An attachment's text: the heading line the model reads (`<label>: <path>`) is left out
+ * when the server names the file in `attachment`, which the view shows instead. */
+function attachmentText(message: Message): string {
   const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
-  const [first = "", ...rest] = text.split("\n");
-  for (const [prefix, label] of ATTACHMENT_KINDS) {
-    if (first.startsWith(prefix)) return { label, path: first.slice(prefix.length), body: rest.join("\n") };
-  }
-  return { label: "Attachment", path: first || "attachment", body: rest.join("\n") };
+  return message.attachment ? text.slice(text.indexOf("\n") + 1) : text;
 }
 
 /** The summary's body: folded Markdown, its restored files, Undo (see below for when). */
@@ -93,22 +78,22 @@ export function summaryBody(
   );
 }
 
-/** A restored file, folded: its name and folder, the content when opened. */
+/** A restored file, folded: its label, name and folder, the content when opened; an
+ * attachment that names no file (the note after the API's own summary) under "Note". */
 export function attachmentBody(message: Message): HTMLElement {
-  const { label, path, body } = attachmentOf(message);
+  const file = message.attachment;
+  const title = file
+    ? [
+        h("span", { class: "baton-tool-label" }, file.label),
+        " ",
+        h("code", { title: file.path }, basename(file.path)),
+        h("span", { class: "baton-meta" }, ` ${dirname(file.path)}`),
+      ]
+    : [h("span", { class: "baton-tool-label" }, "Note")];
   return h(
     "div",
     { class: "baton-message-body" },
-    folded(
-      "baton-attachment",
-      [
-        h("span", { class: "baton-tool-label" }, label),
-        " ",
-        h("code", { title: path }, basename(path)),
-        h("span", { class: "baton-meta" }, ` ${dirname(path)}`),
-      ],
-      () => [markdownElement(body)],
-    ),
+    folded("baton-attachment", title, () => [markdownElement(attachmentText(message))]),
   );
 }
 

@@ -25,6 +25,23 @@ def readme_block(heading: str, language: str) -> str:
     return found.group(1)
 
 
+def editor_env() -> dict[str, str]:
+    """The environment an editor runs in: this one, with this Python's `baton` first on PATH."""
+    return {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+
+
+def run_editor(
+    command: list[str], env: dict[str, str], workspace: Path
+) -> subprocess.CompletedProcess[str]:
+    """A headless editor run of a README snippet's driver, in the workspace, in two minutes."""
+    return subprocess.run(
+        command, env=env, cwd=workspace, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
 def test_the_readme_neovim_config_attaches_shows_the_meter_and_compacts(tmp_path: Path) -> None:
     init = tmp_path / "init.lua"
     init.write_text(readme_block("### Neovim (0.11+)", "lua"), encoding="utf-8")
@@ -32,8 +49,7 @@ def test_the_readme_neovim_config_attaches_shows_the_meter_and_compacts(tmp_path
     workspace.mkdir()
     (workspace / ".git").mkdir()  # the snippet's root marker
     env = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # `baton`
+        **editor_env(),
         "BATON_INIT": str(init),
         "BATON_RESULT": str(tmp_path / "result.json"),
         "BATON_WORKSPACE": str(workspace),
@@ -41,15 +57,7 @@ def test_the_readme_neovim_config_attaches_shows_the_meter_and_compacts(tmp_path
         "HOME": str(tmp_path),
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
-    done = subprocess.run(
-        [nvim_binary(), "--headless", "--clean", "-l", str(DRIVER)],
-        env=env,
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_editor([nvim_binary(), "--headless", "--clean", "-l", str(DRIVER)], env, workspace)
     result_file = tmp_path / "result.json"
     assert result_file.exists(), done.stderr[-2000:]
     result = json.loads(result_file.read_text())
@@ -67,23 +75,14 @@ def test_the_readme_eglot_config_attaches_and_compacts(tmp_path: Path) -> None:
     (workspace / ".git").mkdir(parents=True)  # a project root for eglot
     result = tmp_path / "messages.txt"
     env = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # `baton`
+        **editor_env(),
         "BATON_SNIPPET": str(snippet),
         "BATON_WORKSPACE": str(workspace),
         "BATON_RESULT": str(result),
         "BATON_DATA_DIR": str(tmp_path / "data"),
         "HOME": str(tmp_path),
     }
-    done = subprocess.run(
-        [emacs, "--batch", "-l", str(EMACS_DRIVER)],
-        env=env,
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_editor([emacs, "--batch", "-l", str(EMACS_DRIVER)], env, workspace)
     assert done.returncode == 0 and result.exists(), done.stderr[-2000:]
     messages = result.read_text(encoding="utf-8")
     assert "[eglot] Connected!" in messages

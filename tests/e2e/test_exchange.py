@@ -14,7 +14,7 @@ from typing import Any
 
 from baton import protocol
 from baton.cli.rpc_client import StdioClient
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 FAKE_KEY = "sk-ant-test-SECRET-123"
 WINDOW = 30_000  # small, so one file read crosses the auto-compact threshold

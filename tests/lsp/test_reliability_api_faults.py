@@ -15,7 +15,7 @@ from typing import Any
 from lsp_harness import Harness, conversation
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-faults-0123456789"
 CLEAN_CODES = {"summarizer_failed", "api_error", "prompt_too_long"}

@@ -14,7 +14,7 @@ from test_server_malformed import RawPipe
 from test_server_transports import StderrLines
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 # not shaped like an Anthropic key, and with characters that JSON, repr and URLs escape
 SENTINEL = "corp/proxy:TOKEN-7f3a9c'\"e1 +d4"

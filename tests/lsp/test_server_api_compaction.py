@@ -7,8 +7,8 @@ from typing import Any
 from lsp_harness import Harness, conversation
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
-from fake_compaction import BETA
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_compaction import BETA
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
 MODEL = "claude-sonnet-4-6"

@@ -7,7 +7,7 @@ import threading
 from lsp_harness import Harness
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-timeout-0123456789"
 

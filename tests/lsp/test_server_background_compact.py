@@ -13,7 +13,7 @@ from lsp_harness import Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic, held_reply
+from baton_testkit.fake_anthropic import FakeAnthropic, held_reply
 
 API_KEY = "sk-ant-test-ahead-0123456789"
 SMALL: dict[str, Any] = {

@@ -6,17 +6,11 @@ from lsp_harness import Harness, conversation
 
 from baton import protocol
 
+# every field a CompactResult always sends (all but those that default to None), by wire name
 RESULT_KEYS = {
-    "boundaryId",
-    "direction",
-    "summary",
-    "summarizedMessageIds",
-    "keptMessageIds",
-    "restoredFiles",
-    "preTokens",
-    "postTokens",
-    "trigger",
-    "summarizer",
+    field.alias or name
+    for name, field in protocol.CompactResult.model_fields.items()
+    if field.is_required() or field.default is not None
 }
 
 

@@ -56,7 +56,10 @@ async def test_an_open_and_edited_file_is_restored_after_a_compaction(any_lsp: H
     sid, result = await compact_all_but_last(any_lsp)
     assert [f["uri"] for f in result["restoredFiles"]] == [uri]
     assert result["restoredFiles"][0]["tokens"] > 0
-    text = attachments_text(await any_lsp.get(sid))
+    view = await any_lsp.get(sid)
+    attachments = [m["attachment"] for m in view["messages"] if m["kind"] == "attachment"]
+    assert attachments == [{"path": str(path), "label": "Restored file"}]  # no text to parse
+    text = attachments_text(view)
     assert "value = 42" in text  # the editor's unsaved text, not the disk's
     assert "value = 1" not in text
 

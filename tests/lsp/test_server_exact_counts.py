@@ -8,7 +8,7 @@ from typing import Any
 from lsp_harness import Harness, conversation, user
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-exact-0123456789"
 EXACT = 4_321

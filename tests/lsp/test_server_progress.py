@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 REQUEST_CANCELLED = -32800
 

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
 WITH_KEY = {"anthropicApiKey": API_KEY}
@@ -34,6 +34,13 @@ async def outcome(future: asyncio.Future) -> Any:
 async def held(script: Any) -> None:
     """Until the fake is holding the scripted stream (a threading.Event set by its thread)."""
     assert await asyncio.to_thread(script.held.wait, 20)
+
+
+async def keyed_session(start_server: Any, turns: int) -> tuple[Harness, str, list[str]]:
+    """A server with the API key, and a session of `turns` turns: its id and message ids."""
+    lsp = await start_server(options=WITH_KEY)
+    sid = (await lsp.create())["sessionId"]
+    return lsp, sid, (await lsp.append(sid, *conversation(turns)))["messageIds"]
 
 
 async def test_send_without_a_key_is_api_key_missing(lsp: Harness) -> None:
@@ -165,9 +172,7 @@ async def test_cancel_request_stops_a_streaming_reply(
 async def test_compaction_with_the_anthropic_summarizer(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    lsp = await start_server(options=WITH_KEY)
-    sid = (await lsp.create())["sessionId"]
-    ids = (await lsp.append(sid, *conversation(4)))["messageIds"]
+    lsp, sid, ids = await keyed_session(start_server, 4)
     fake_anthropic.reply(
         "<analysis>draft</analysis>\n<summary>The user asked about parts.</summary>"
     )
@@ -181,9 +186,7 @@ async def test_compaction_with_the_anthropic_summarizer(
 async def test_an_empty_summary_is_summarizer_failed_and_changes_nothing(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    lsp = await start_server(options=WITH_KEY)
-    sid = (await lsp.create())["sessionId"]
-    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp, sid, ids = await keyed_session(start_server, 3)
     before = await lsp.render(sid)
     fake_anthropic.reply("   ")
     error = await lsp.error(
@@ -196,9 +199,7 @@ async def test_an_empty_summary_is_summarizer_failed_and_changes_nothing(
 async def test_a_refusal_to_summarize_is_retried_once_then_summarizer_failed(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    lsp = await start_server(options=WITH_KEY)
-    sid = (await lsp.create())["sessionId"]
-    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp, sid, ids = await keyed_session(start_server, 3)
     before = await lsp.render(sid)
     fake_anthropic.reply("I cannot summarize this.")
     fake_anthropic.reply("I cannot summarize this.")
@@ -219,9 +220,7 @@ async def test_a_refusal_to_summarize_is_retried_once_then_summarizer_failed(
 async def test_a_second_compaction_while_one_runs_is_refused(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    lsp = await start_server(options=WITH_KEY)
-    sid = (await lsp.create())["sessionId"]
-    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp, sid, ids = await keyed_session(start_server, 3)
     gate = threading.Event()
     script = fake_anthropic.reply("<summary>held summary</summary>", hold_after=3, gate=gate)
     params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
@@ -250,9 +249,7 @@ async def test_a_second_compaction_while_one_runs_is_refused(
 async def test_cancel_request_stops_a_compaction_and_changes_nothing(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
-    lsp = await start_server(options=WITH_KEY)
-    sid = (await lsp.create())["sessionId"]
-    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    lsp, sid, ids = await keyed_session(start_server, 3)
     before = await lsp.render(sid)
     gate = threading.Event()
     script = fake_anthropic.reply("<summary>never used</summary>", hold_after=3, gate=gate)

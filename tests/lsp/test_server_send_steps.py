@@ -17,7 +17,7 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.server import create_server
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-steps-0123456789"
 SMALL = {

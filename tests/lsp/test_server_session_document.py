@@ -102,6 +102,9 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     by_title = {a.title: a for a in actions}
     assert set(by_title) == {"Compact conversation", "Compact up to here", "Compact from here"}
     assert by_title["Compact conversation"].kind == types.CodeActionKind.Source
+    assert list(by_title["Compact conversation"].command.arguments) == [
+        {"sessionId": sid, "direction": "all"}
+    ]
     up_to = by_title["Compact up to here"]
     assert up_to.kind == types.CodeActionKind.RefactorRewrite
     assert up_to.command.command == protocol.CMD_COMPACT_UP_TO
@@ -130,6 +133,17 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     after = await _actions(any_lsp, sid, _range(0, 0))
     undo = next(a for a in after if a.title == "Undo last compaction")
     assert list(undo.command.arguments) == [{"sessionId": sid, "boundaryId": result["boundaryId"]}]
+    for action in [*actions, *titles.values(), *after]:
+        _built_from_its_model(action)
+
+
+def _built_from_its_model(action: types.CodeAction) -> None:
+    """A code action's argument is the wire form of its command's argument model, as the
+    server's own model writes it (defaults included), not a dict written by hand."""
+    assert action.command is not None
+    model = protocol.COMMAND_BY_NAME[action.command.command].argument
+    (argument,) = action.command.arguments or []
+    assert model.model_validate(argument).wire() == argument, action.title
 
 
 async def test_code_actions_work_on_a_document_the_client_never_opened(lsp: Harness) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsp_harness import Harness, assistant, conversation, user
 
 from baton import protocol
-from claude_code_gen import case
+from baton_testkit.claude_code_gen import case
 
 SESSION_KEYS = {"sessionId", "title", "model", "createdAt", "updatedAt", "uri", "compactions"}
 USAGE_KEYS = {

@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from baton import protocol
 from baton.core.usage.budget import DEFAULT_WINDOW
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 
 async def test_the_data_dir_setting_wins_over_the_environment(start_server, tmp_path: Path) -> None:

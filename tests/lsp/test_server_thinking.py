@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
 MODEL = "claude-fable-5-1"  # preserved thinking: stale thinking would be a 400

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from baton.core.conversation.messages import Message
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Encoder, Estimator, load_cl100k
@@ -30,7 +31,15 @@ def settings() -> Settings:
 
 
 @pytest.fixture
-def store(tmp_path: Path, estimator: Estimator) -> Iterator[SessionStore]:
-    sessions = SessionStore(tmp_path, estimator.count_message)
+def count_message(request: pytest.FixtureRequest, estimator: Estimator) -> Callable[[Message], int]:
+    """How `store` counts a message: the module's own `COUNT` if it has one (a count to
+    check by hand), else the estimator."""
+    count: Callable[[Message], int] = getattr(request.module, "COUNT", estimator.count_message)
+    return count
+
+
+@pytest.fixture
+def store(tmp_path: Path, count_message: Callable[[Message], int]) -> Iterator[SessionStore]:
+    sessions = SessionStore(tmp_path, count_message)
     yield sessions
     sessions.close()

@@ -9,12 +9,14 @@ from baton.core.conversation.messages import (
     ContentBlock,
     ImageBlock,
     Message,
+    MessageInput,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.conversation.transcript import Transcript
 
 PNG_1PX = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
@@ -22,6 +24,16 @@ PNG_1PX = (
 )
 
 IMAGE: dict[str, Any] = {"type": "base64", "media_type": "image/png", "data": PNG_1PX}
+
+
+def ten_per_block(message: Message) -> int:
+    """A count to check by hand: ten tokens per content block."""
+    return 10 * len(message.content)
+
+
+def say(mid: str, text: str = "hello") -> MessageInput:
+    """A user prompt with the given id."""
+    return MessageInput(id=mid, role="user", content=text)
 
 
 class Convo:
@@ -124,3 +136,12 @@ def summary_boundary(session: Session, summarized: list[str], text: str = "summa
         view_before=list(session.view),
         view_after=[summary.id, *kept],
     )
+
+
+def reload(session: Session) -> Session:
+    """The session as a fresh process would read it from disk."""
+    transcript = Transcript.open(session.transcript.path, writable=False)
+    try:
+        return Session(transcript, session.count)
+    finally:
+        transcript.close()

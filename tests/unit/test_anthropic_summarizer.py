@@ -32,7 +32,7 @@ from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 MODEL = "claude-haiku-4-5"
 MakeClient = Callable[..., AnthropicClient]

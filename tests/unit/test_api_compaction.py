@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
-from conversations import Convo
+from conversations import Convo, reload
 
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.result import CompactRequest
@@ -23,14 +23,13 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.conversation.transcript import Transcript
 from baton.core.errors import ApiError, InvalidParams, NothingToCompact
 from baton.core.model_api.api_messages import api_block, to_api_messages
 from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic
-from fake_compaction import BETA
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_compaction import BETA
 
 MODEL = "claude-sonnet-4-6"  # the fake's Models API lists compaction for it
 OTHER = "claude-sonnet-4-5"  # and not for this one
@@ -56,7 +55,7 @@ def settings() -> Settings:
     return out
 
 
-def chat(store: SessionStore, model: str = MODEL, turns: int = 4) -> tuple[Session, Convo]:
+def conversation(store: SessionStore, model: str = MODEL, turns: int = 4) -> tuple[Session, Convo]:
     convo = Convo(tokens=0)
     for n in range(turns):
         convo.user(f"question number {n}")
@@ -80,38 +79,55 @@ def compaction_requests(fake: FakeAnthropic) -> list[dict[str, Any]]:
     return [r.body for r in fake.message_requests() if "compaction" in (r.body or {})]
 
 
-def reload(session: Session) -> Session:
-    transcript = Transcript.open(session.transcript.path, writable=False)
-    try:
-        return Session(transcript, session.count)
-    finally:
-        transcript.close()
-
-
 ClientMaker = Callable[..., AnthropicClient]
 
 
-async def test_up_to_stores_the_api_block_first_and_the_ledger_after_the_kept_turns(
-    store: SessionStore,
-    estimator: Estimator,
+@dataclass
+class Api:
+    """The fake Messages API and what a compaction through it needs, together."""
+
+    fake: FakeAnthropic
+    client: ClientMaker
+    store: SessionStore
+    estimator: Estimator
+
+    def chat(self, model: str = MODEL, turns: int = 4) -> tuple[Session, Convo]:
+        return conversation(self.store, model, turns)
+
+    def context(
+        self, client: AnthropicClient, *, explicit: bool = True
+    ) -> tuple[CompactContext, TextFallback]:
+        return context(self.estimator, client, explicit=explicit)
+
+
+@pytest.fixture
+def api(
     fake_anthropic: FakeAnthropic,
     anthropic_client: ClientMaker,
+    store: SessionStore,
+    estimator: Estimator,
+) -> Api:
+    return Api(fake_anthropic, anthropic_client, store, estimator)
+
+
+async def test_up_to_stores_the_api_block_first_and_the_ledger_after_the_kept_turns(
+    api: Api,
 ) -> None:
-    session, convo = chat(store)
+    session, convo = api.chat()
     pivot = convo.messages[5].id  # the answer after the Read call
-    ctx, fallback = context(estimator, anthropic_client())
+    ctx, fallback = api.context(api.client())
     result = await compact(session, CompactRequest(direction="up_to", pivot_message_id=pivot), ctx)
 
     assert result.summarizer == "server" and result.warnings == [] and fallback.requests == []
-    [sent] = compaction_requests(fake_anthropic)
+    [sent] = compaction_requests(api.fake)
     assert sent["compaction"] == {"type": "summarize"} and sent["system"] == SYSTEM
     assert sent["model"] == MODEL
     assert sent["messages"] == to_api_messages(convo.messages[:6])
-    request = next(r for r in fake_anthropic.message_requests() if r.body is sent)
+    request = next(r for r in api.fake.message_requests() if r.body is sent)
     assert BETA in request.headers["anthropic-beta"]
 
     view = session.view_messages()
-    [issued] = fake_anthropic.compaction.issued
+    [issued] = api.fake.compaction.issued
     summary = view[0]
     assert summary.role == "assistant" and summary.kind == "summary"
     assert [b.model_dump(exclude_none=True) for b in summary.content] == [issued]
@@ -128,22 +144,19 @@ async def test_up_to_stores_the_api_block_first_and_the_ledger_after_the_kept_tu
 
 
 async def test_a_later_reply_carries_the_block_with_the_beta_header_and_the_fake_verifies_it(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store)
-    client = anthropic_client()
-    ctx, _ = context(estimator, client)
+    session, _ = api.chat()
+    client = api.client()
+    ctx, _ = api.context(client)
     await compact(session, CompactRequest(direction="all"), ctx)
     payload = to_api_messages(session.view_messages())
-    fake_anthropic.reply("Next answer")
+    api.fake.reply("Next answer")
     reply = await client.stream_reply(
         model=MODEL, system=SYSTEM, messages=payload, tools=None, max_tokens=100
     )
     assert reply.content[0].model_dump()["text"] == "Next answer"
-    last = fake_anthropic.message_requests()[-1]
+    last = api.fake.message_requests()[-1]
     assert BETA in last.headers["anthropic-beta"]
     assert last.body["messages"][0]["content"][0]["type"] == "compaction"
 
@@ -164,63 +177,54 @@ async def test_a_later_reply_carries_the_block_with_the_beta_header_and_the_fake
 @pytest.mark.parametrize("direction", ["from", "range"])
 async def test_from_and_range_fall_back_to_batons_own_summary_and_say_so(
     direction: str,
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, convo = chat(store)
+    session, convo = api.chat()
     request = CompactRequest(
         direction=direction,  # type: ignore[arg-type]
         pivot_message_id=convo.messages[2].id,
         end_message_id=convo.messages[5].id if direction == "range" else None,
     )
-    ctx, fallback = context(estimator, anthropic_client())
+    ctx, fallback = api.context(api.client())
     dry = await compact(session, replace(request, dry_run=True), ctx)
     assert dry.summarizer == "anthropic"  # what the real run will use
     result = await compact(session, request, ctx)
     assert result.summarizer == "anthropic" and len(fallback.requests) == 1
     assert len(result.warnings) == 1 and f"`{direction}`" in result.warnings[0]
-    assert compaction_requests(fake_anthropic) == []
+    assert compaction_requests(api.fake) == []
     blocks = [b for m in session.view_messages() for b in m.content]
     assert not any(isinstance(b, CompactionBlock) for b in blocks)
 
 
 async def test_auto_uses_the_api_where_the_models_api_lists_it_and_quietly_not_elsewhere(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    client = anthropic_client()
-    listed, _ = chat(store, MODEL)
-    ctx, _ = context(estimator, client, explicit=False)
+    client = api.client()
+    listed, _ = api.chat(MODEL)
+    ctx, _ = api.context(client, explicit=False)
     assert (await compact(listed, CompactRequest(), ctx)).summarizer == "server"
 
-    unlisted, _ = chat(store, OTHER)
-    ctx, fallback = context(estimator, client, explicit=False)
+    unlisted, _ = api.chat(OTHER)
+    ctx, fallback = api.context(client, explicit=False)
     result = await compact(unlisted, CompactRequest(), ctx)
     assert result.summarizer == "anthropic" and result.warnings == [] and fallback.requests
-    assert len(compaction_requests(fake_anthropic)) == 1
+    assert len(compaction_requests(api.fake)) == 1
     asked = {
         r.path
-        for r in fake_anthropic.requests
+        for r in api.fake.requests
         if r.path.startswith("/v1/models/") and BETA in r.headers.get("anthropic-beta", "")
     }
     assert asked == {f"/v1/models/{MODEL}", f"/v1/models/{OTHER}"}
 
 
 async def test_an_explicit_server_on_an_unlisted_model_falls_back_with_a_warning(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store, OTHER)
-    ctx, _ = context(estimator, anthropic_client())
+    session, _ = api.chat(OTHER)
+    ctx, _ = api.context(api.client())
     result = await compact(session, CompactRequest(), ctx)
     assert result.summarizer == "anthropic" and OTHER in result.warnings[0]
-    assert compaction_requests(fake_anthropic) == []
+    assert compaction_requests(api.fake) == []
 
 
 @pytest.mark.parametrize(
@@ -235,32 +239,26 @@ async def test_an_explicit_server_on_an_unlisted_model_falls_back_with_a_warning
 async def test_documented_failures_end_in_batons_own_summary_with_the_reason(
     script: Callable[[FakeAnthropic], None],
     said: str,
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store)
-    script(fake_anthropic)
-    ctx, fallback = context(estimator, anthropic_client(max_retries=2))
+    session, _ = api.chat()
+    script(api.fake)
+    ctx, fallback = api.context(api.client(max_retries=2))
     result = await compact(session, CompactRequest(), ctx)
     assert result.summarizer == "anthropic" and len(fallback.requests) == 1
     assert said in result.warnings[0]
     assert session.view_messages()[0].role == "user"  # Baton's text summary
-    assert fake_anthropic.compaction.issued == []
+    assert api.fake.compaction.issued == []
 
 
 async def test_nothing_to_summarize_is_a_clean_error_that_commits_nothing(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store)
+    session, _ = api.chat()
     before = list(session.view)
     lines = session.transcript.path.read_bytes()
-    fake_anthropic.compaction.fail("compaction_nothing_to_summarize")
-    ctx, fallback = context(estimator, anthropic_client())
+    api.fake.compaction.fail("compaction_nothing_to_summarize")
+    ctx, fallback = api.context(api.client())
     with pytest.raises(NothingToCompact):
         await compact(session, CompactRequest(), ctx)
     assert session.view == before and session.transcript.path.read_bytes() == lines
@@ -268,21 +266,18 @@ async def test_nothing_to_summarize_is_a_clean_error_that_commits_nothing(
 
 
 async def test_compacting_again_sends_the_old_block_first_and_undo_restores_each_step(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store, turns=6)
+    session, _ = api.chat(turns=6)
     original = list(session.view)
-    ctx, _ = context(estimator, anthropic_client())
+    ctx, _ = api.context(api.client())
     await compact(session, CompactRequest(), ctx)
     after_first = list(session.view)
     session.append([text_message("user", "more")])
     second = await compact(session, CompactRequest(), ctx)
     assert second.summarizer == "server"
-    first_block, second_block = fake_anthropic.compaction.issued
-    sent = compaction_requests(fake_anthropic)[1]["messages"]
+    first_block, second_block = api.fake.compaction.issued
+    sent = compaction_requests(api.fake)[1]["messages"]
     assert sent[0]["content"][0] == first_block  # compact again: the old block leads
     assert session.view_messages()[0].content[0].model_dump(exclude_none=True) == second_block
 
@@ -293,13 +288,10 @@ async def test_compacting_again_sends_the_old_block_first_and_undo_restores_each
 
 
 async def test_a_block_the_api_refuses_on_compacting_again_falls_back(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store, turns=6)
-    ctx, fallback = context(estimator, anthropic_client())
+    session, _ = api.chat(turns=6)
+    ctx, fallback = api.context(api.client())
     await compact(session, CompactRequest(), ctx)
     block = session.view_messages()[0].content[0]
     assert isinstance(block, CompactionBlock)
@@ -314,14 +306,11 @@ async def test_a_block_the_api_refuses_on_compacting_again_falls_back(
 
 
 async def test_a_prompt_the_api_summary_left_out_is_in_the_ledger_after_the_kept_turns(
-    store: SessionStore,
-    estimator: Estimator,
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: ClientMaker,
+    api: Api,
 ) -> None:
-    session, _ = chat(store)
-    fake_anthropic.compaction.summary("The user asked some questions.")
-    ctx, _ = context(estimator, anthropic_client())
+    session, _ = api.chat()
+    api.fake.compaction.summary("The user asked some questions.")
+    ctx, _ = api.context(api.client())
     result = await compact(session, CompactRequest(), ctx)
     figures = result.retention
     assert figures is not None and figures.prompts.kept < figures.prompts.total

@@ -16,8 +16,8 @@ from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.usage.cl100k import CAPPED_HEAD_CHARS, Cl100k, Encoder, piece_end
 from baton.core.usage.estimator import Estimator
-from claude_code_gen import CASES, case
-from claude_code_text import Text
+from baton_testkit.claude_code_gen import CASES, case
+from baton_testkit.claude_code_text import Text
 
 TRICKY = [
     "they'll go and it's fine, I'M here, dog's  bone, we'VE seen it",

@@ -23,7 +23,7 @@ from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"
@@ -57,6 +57,29 @@ def context(
 
 def words(count: int, word: str = "lorem") -> str:
     return " ".join(f"{word}{i % 10}" for i in range(count))
+
+
+def near_the_threshold(
+    session: Session, estimator: Estimator
+) -> tuple[Settings, Callable[[], CompactContext]]:
+    """Six long turns in a 20,000-token window (threshold 13,400, blocking 15,400): the
+    settings, and the extractive compaction context auto-compact is given."""
+    settings = Settings(
+        context_window=20_000,
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
+    )
+    for turn in range(6):
+        session.append(
+            [
+                MessageInput(role="user", content=f"step {turn}: " + words(1_200)),
+                MessageInput(role="assistant", content=f"did step {turn}: " + words(1_200)),
+            ]
+        )
+
+    def compact_context() -> CompactContext:
+        return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+
+    return settings, compact_context
 
 
 def transcript_lines(session: Session) -> list[str]:
@@ -331,21 +354,7 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
     session: Session,
     estimator: Estimator,
 ) -> None:
-    settings = Settings(
-        context_window=20_000,  # threshold 13,400, blocking 15,400
-        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
-    )
-    for turn in range(6):
-        session.append(
-            [
-                MessageInput(role="user", content=f"step {turn}: " + words(1_200)),
-                MessageInput(role="assistant", content=f"did step {turn}: " + words(1_200)),
-            ]
-        )
-
-    def compact_context() -> CompactContext:
-        return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
-
+    settings, compact_context = near_the_threshold(session, estimator)
     auto = AutoCompactor(compact_context)
     ctx = context(
         anthropic_client(), estimator, settings, auto=auto, compact_context=compact_context
@@ -367,21 +376,7 @@ async def test_the_prompt_and_an_auto_compaction_are_steps_before_the_model_is_a
     session: Session,
     estimator: Estimator,
 ) -> None:
-    settings = Settings(
-        context_window=20_000,
-        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
-    )
-    for turn in range(6):
-        session.append(
-            [
-                MessageInput(role="user", content=f"step {turn}: " + words(1_200)),
-                MessageInput(role="assistant", content=f"did step {turn}: " + words(1_200)),
-            ]
-        )
-
-    def compact_context() -> CompactContext:
-        return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
-
+    settings, compact_context = near_the_threshold(session, estimator)
     steps: list[tuple[str, int, int]] = []  # (last text in the view, compactions, requests)
 
     def on_step() -> None:

@@ -17,17 +17,16 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code import import_claude_code, import_with_report
-from claude_code_gen import CASES, SHAPES, Generated, Truth, case, foreign_files, generate
-
-CORPUS_FILES = [
-    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
-    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
-    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
-    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
-    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
-    "kesslerio__attio-mcp-server__chat.json",
-]
-CHAT_JSON = CORPUS_FILES[-1]
+from baton_testkit.claude_code_gen import (
+    CASES,
+    SHAPES,
+    Generated,
+    Truth,
+    case,
+    foreign_files,
+    generate,
+)
+from corpus_names import CHAT_JSON, CORPUS_FILES
 
 
 def char_count(message: Message) -> int:

@@ -20,7 +20,8 @@ from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import Settings
 from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator, default_estimator
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
+from corpus_names import CORPUS_FILES
 
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
 
@@ -294,16 +295,6 @@ def test_bars_scale_with_their_share_and_never_hide_a_nonzero_value() -> None:
     assert bar(1, 1_000_000) == "▏"
     assert len(bar(33, 100)) == 14  # 13.2 cells: 13 full and a partial one
     assert bar(200, 100) == "█" * BAR_WIDTH
-
-
-CORPUS_FILES = [
-    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
-    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
-    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
-    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
-    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
-    "kesslerio__attio-mcp-server__chat.json",
-]
 
 
 def estimate_within_15_percent_of_plain_count(out: str) -> None:

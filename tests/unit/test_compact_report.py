@@ -15,7 +15,7 @@ from baton.core.compaction.result import CompactResult
 from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.conversation.boundary import AdjustedPivot, Retention, RetentionFigure
 from baton.core.conversation.store import SessionStore
-from claude_code_gen import case
+from baton_testkit.claude_code_gen import case
 
 CLAUDE_FILE = "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"
 

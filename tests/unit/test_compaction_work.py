@@ -54,7 +54,7 @@ from baton.core.errors import BatonError
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
 
 
 def small_window() -> Settings:

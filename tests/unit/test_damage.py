@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conversations import say, ten_per_block
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
-    Message,
     MessageInput,
     TextBlock,
     ToolResultBlock,
@@ -25,20 +25,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionLocked
 
-
-def count(message: Message) -> int:
-    return 10 * len(message.content)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    sessions = SessionStore(tmp_path, count)
-    yield sessions
-    sessions.close()
-
-
-def say(mid: str, text: str = "hello") -> MessageInput:
-    return MessageInput(id=mid, role="user", content=text)
+COUNT = ten_per_block  # how the `store` fixture counts
 
 
 def reply(mid: str, text: str = "sure") -> MessageInput:
@@ -381,7 +368,7 @@ def test_a_hand_edited_message_id_with_a_lone_surrogate_loads(store: SessionStor
     with path.open("a") as handle:
         handle.write(json.dumps(line).replace("\\\\ud800", "\\ud800") + "\n")
 
-    reopened = SessionStore(store.sessions_dir.parent, count)
+    reopened = SessionStore(store.sessions_dir.parent, ten_per_block)
     loaded = reopened.get(session.session_id)
 
     assert loaded.view == ["p1", "m\ud800"]

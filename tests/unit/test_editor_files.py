@@ -5,17 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from editor_clock import Clock
 
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri, uri_to_path
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.5
-        return self.now
 
 
 def uris(files: EditorFiles) -> list[str]:
@@ -49,7 +41,7 @@ def test_path_to_uri_round_trips_odd_names(tmp_path: Path) -> None:
 
 
 def test_recent_is_most_recently_touched_first() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("file:///ws/a.py", "a", 1)
     files.opened("file:///ws/b.py", "b", 1)
     files.opened("file:///ws/c.py", "c", 1)
@@ -63,7 +55,7 @@ def test_recent_is_most_recently_touched_first() -> None:
 
 
 def test_closing_keeps_the_place_but_drops_the_live_text() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("file:///ws/a.py", "text a", 1)
     files.opened("file:///ws/b.py", "text b", 1)
     files.closed("file:///ws/b.py")
@@ -74,7 +66,7 @@ def test_closing_keeps_the_place_but_drops_the_live_text() -> None:
 
 
 def test_open_documents_keep_their_current_text() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("file:///ws/a.py", "v1", 1)
     files.changed("file:///ws/a.py", "v2", 2)
     files.saved("file:///ws/a.py", "v3")
@@ -83,7 +75,7 @@ def test_open_documents_keep_their_current_text() -> None:
 
 
 def test_a_stale_change_does_not_overwrite_newer_text() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("file:///ws/a.py", "v5", 5)
     files.changed("file:///ws/a.py", "v4", 4)
     tracked = files.get("file:///ws/a.py")
@@ -91,7 +83,7 @@ def test_a_stale_change_does_not_overwrite_newer_text() -> None:
 
 
 def test_touches_record_wall_time_from_the_clock() -> None:
-    clock = Clock()
+    clock = Clock(1_000.0, 1.5)
     files = EditorFiles(clock=clock)
     files.focused("file:///ws/a.py")
     tracked = files.get("file:///ws/a.py")
@@ -108,7 +100,7 @@ def test_order_follows_touches_even_when_the_wall_clock_goes_back() -> None:
 
 
 def test_non_file_uris_are_ignored() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("untitled:Untitled-1", "scratch", 1)
     files.changed("baton:/session/s1", "x", 1)
     files.focused("output:extension-output")
@@ -117,7 +109,7 @@ def test_non_file_uris_are_ignored() -> None:
 
 
 def test_focus_on_nothing_clears_the_active_editor() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.focused("file:///ws/a.py")
     assert files.active == "file:///ws/a.py"
     files.focused(None)
@@ -126,14 +118,14 @@ def test_focus_on_nothing_clears_the_active_editor() -> None:
 
 
 def test_the_same_file_under_two_spellings_is_one_entry() -> None:
-    files = EditorFiles(clock=Clock())
+    files = EditorFiles(clock=Clock(1_000.0, 1.5))
     files.opened("file:///ws/my%20file.py", "x", 1)
     files.focused("file:///ws/my file.py")
     assert len(files) == 1
 
 
 def test_tracking_is_capped_dropping_closed_files_first() -> None:
-    files = EditorFiles(clock=Clock(), max_tracked=3)
+    files = EditorFiles(clock=Clock(1_000.0, 1.5), max_tracked=3)
     files.opened("file:///ws/open.py", "x", 1)
     files.focused("file:///ws/closed1.py")
     files.focused("file:///ws/closed2.py")

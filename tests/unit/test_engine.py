@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conversations import Convo
+from conversations import Convo, reload
 
 from baton.core.compaction.engine import CompactContext, compact, uncompact
 from baton.core.compaction.result import CompactRequest
@@ -37,7 +37,7 @@ from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
-from claude_code_gen import CASES, case
+from baton_testkit.claude_code_gen import CASES, case
 
 BODY = "## 1. Primary request and intent\nThe user asked for things."
 
@@ -96,15 +96,6 @@ def chat(turns: int = 4) -> Convo:
             c.tools("Read", "Bash", inputs=[{"file_path": "/src/app.py"}, {"command": "ls"}])
         c.reply(f"answer number {n}")
     return c
-
-
-def reload(session: Session) -> Session:
-    """The session as a fresh process would read it from disk."""
-    transcript = Transcript.open(session.transcript.path, writable=False)
-    try:
-        return Session(transcript, session.count)
-    finally:
-        transcript.close()
 
 
 def dumps(messages: list[Message]) -> list[dict[str, Any]]:

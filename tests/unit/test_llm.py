@@ -22,7 +22,7 @@ from baton.core.conversation.messages import (
 from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
 from baton.core.model_api.client import AnthropicClient, partial_reply, to_api_messages
 from baton.core.settings import Settings
-from fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 
 KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"

@@ -38,7 +38,7 @@ from baton.core.conversation.store import SessionStore
 from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 MakeClient = Callable[..., AnthropicClient]
 MODEL = "claude-haiku-4-5"

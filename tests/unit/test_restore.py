@@ -7,23 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from editor_clock import Clock
 
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
 from baton.core.compaction.working_set import restore
 from baton.core.compaction.working_set.restore import restore_files
-from baton.core.conversation.messages import Message, ToolUseBlock, text_message
+from baton.core.conversation.messages import Attachment, Message, ToolUseBlock, text_message
 from baton.core.settings import RestoreSettings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 @pytest.fixture
@@ -74,6 +66,7 @@ def test_attachment_names_the_file_and_fences_its_content(ws: Path) -> None:
     text = message.text()
     assert message.role == "user" and message.kind == "attachment"
     assert text.splitlines()[0] == f"Restored file: {path}"
+    assert message.attachment == Attachment(path=str(path), label="Restored file")
     assert "```\nprint('hello')\n\n```" in text
     assert restored.uri == path_to_uri(path)
     assert restored.tokens == approx_tokens(text) == message.tokens
@@ -277,6 +270,8 @@ def test_the_instructions_file_is_restored_outside_the_file_count(ws: Path) -> N
     result = run(focus_all(first, second, claude), ws, max_files=1)
     texts = [message.text() for message, _ in result]
     assert texts[0].startswith(f"Project instructions: {claude}")
+    labels = [(m.attachment.path, m.attachment.label) for m, _ in result if m.attachment]
+    assert labels == [(str(claude), "Project instructions"), (str(second), "Restored file")]
     assert "Use tabs." in texts[0]
     assert restored_paths(result) == [str(claude), str(second)]  # CLAUDE.md not twice
 

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from editor_clock import Clock
 
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
 from baton.core.compaction.working_set.restore import restore_files
@@ -16,15 +17,6 @@ from baton.core.settings import RestoreSettings
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
 SECRET = "outside-the-workspace-7d1e"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 @pytest.fixture

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conversations import summary_boundary
+from conversations import say, summary_boundary, ten_per_block
 from pydantic import ValidationError
 
 from baton.core.conversation.messages import (
     ApiUsage,
+    Attachment,
     ContentBlock,
     ImageBlock,
     Message,
@@ -24,25 +24,12 @@ from baton.core.conversation.session import INTERRUPTED, Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, NothingToCompact, SessionNotFound
 
-
-def count(message: Message) -> int:
-    return 10 * len(message.content)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    sessions = SessionStore(tmp_path, count)
-    yield sessions
-    sessions.close()
+COUNT = ten_per_block  # how the `store` fixture counts
 
 
 def reopen(store: SessionStore, session_id: str) -> Session:
     store.close()
     return store.get(session_id)
-
-
-def say(mid: str, text: str = "hello") -> MessageInput:
-    return MessageInput(id=mid, role="user", content=text)
 
 
 def answer(mid: str, *blocks: ContentBlock, api: str | None = None, usage: int = 0) -> Message:
@@ -381,3 +368,30 @@ def test_loading_a_session_leaves_the_cyclic_collector_as_it_found_it(
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def test_an_attachment_written_without_its_file_reads_back_with_it(store: SessionStore) -> None:
+    """Transcripts from before `Message.attachment` name the file only in the text's first
+    line; a reload fills the field from it, so no client has to read the text."""
+    session = store.create()
+    conversation(session)
+    boundary = summary_boundary(session, ["p1", "a1"])
+    restored = Message(
+        role="user",
+        kind="attachment",
+        content=[TextBlock(text="Restored file: /w/app.py\nRestored after a compaction.")],
+    )
+    note = Message(role="user", kind="attachment", content=[TextBlock(text="A note.")])
+    boundary.new_messages += [restored, note]
+    boundary.view_after += [restored.id, note.id]
+    session.commit_boundary(boundary)
+
+    reopened = reopen(store, session.session_id)
+    assert reopened.get(restored.id).attachment == Attachment(
+        path="/w/app.py", label="Restored file"
+    )
+    assert reopened.get(note.id).attachment is None  # names no file: nothing made up
+    assert reopened.get(restored.id).wire()["attachment"] == {
+        "path": "/w/app.py",
+        "label": "Restored file",
+    }

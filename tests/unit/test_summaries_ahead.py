@@ -110,6 +110,18 @@ def setup(
     return auto, ahead, tasks
 
 
+async def started_ahead(
+    session: Session, estimator: Estimator
+) -> tuple[GatedSummarizer, AutoCompactor, SummariesAhead, Tasks, int]:
+    """A summary ahead under way: the session filled to 80% of the threshold and checked,
+    the summary waiting on its gate; with the next turn's number."""
+    summarizer = GatedSummarizer()
+    auto, ahead, tasks = setup(estimator, summarizer)
+    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
+    await auto.check(session, reason="append")
+    return summarizer, auto, ahead, tasks, n
+
+
 # ---- the start point ---------------------------------------------------------------------
 
 
@@ -199,10 +211,7 @@ async def test_a_summary_committed_after_late_turns_replays_to_the_same_view_and
 async def test_at_the_threshold_a_summary_still_being_written_is_awaited(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, ahead, _ = setup(estimator, summarizer)
-    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, auto, ahead, _, n = await started_ahead(session, estimator)
     await summarizer.started.wait()
     fill_to(session, estimator, THRESHOLD, start=n)
     check = asyncio.ensure_future(auto.check(session, reason="send"))
@@ -235,10 +244,7 @@ async def test_no_summary_is_written_ahead_when_the_setting_is_zero_or_offline(
 async def test_a_pin_in_the_snapshot_makes_the_summary_stale_and_it_is_dropped(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, ahead, tasks = setup(estimator, summarizer)
-    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, auto, ahead, tasks, n = await started_ahead(session, estimator)
     summarizer.gate.set()
     await tasks.settle()
     assert ahead.ready(session.session_id)
@@ -255,10 +261,7 @@ async def test_a_pin_in_the_snapshot_makes_the_summary_stale_and_it_is_dropped(
 async def test_a_compaction_while_the_summary_is_written_cancels_it(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, ahead, tasks = setup(estimator, summarizer)
-    fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, _, ahead, tasks, _ = await started_ahead(session, estimator)
     await summarizer.started.wait()
     offline = CompactContext(SMALL, estimator, ExtractiveSummarizer(estimator.count_text))
     await engine.compact(session, CompactRequest(direction="all"), offline)
@@ -293,10 +296,7 @@ async def test_an_undo_of_an_earlier_compaction_makes_the_summary_stale(
 async def test_a_manual_compaction_drops_the_summary_even_when_it_is_undone_later(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, ahead, tasks = setup(estimator, summarizer)
-    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, auto, ahead, tasks, n = await started_ahead(session, estimator)
     summarizer.gate.set()
     await tasks.settle()
     offline = CompactContext(SMALL, estimator, ExtractiveSummarizer(estimator.count_text))
@@ -315,10 +315,7 @@ async def test_a_manual_compaction_drops_the_summary_even_when_it_is_undone_late
 async def test_a_cancelled_summary_is_not_restarted_and_the_threshold_compacts_as_usual(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, _, tasks = setup(estimator, summarizer)
-    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, auto, _, tasks, n = await started_ahead(session, estimator)
     await summarizer.started.wait()
     tasks.tasks[0].cancel()  # the client's cancel button on its progress
     await tasks.settle()
@@ -348,10 +345,7 @@ async def test_a_failed_summary_ahead_is_no_auto_compact_failure(
 async def test_forgetting_a_session_cancels_its_summary(
     session: Session, estimator: Estimator
 ) -> None:
-    summarizer = GatedSummarizer()
-    auto, ahead, tasks = setup(estimator, summarizer)
-    fill_to(session, estimator, int(THRESHOLD * 0.8))
-    await auto.check(session, reason="append")
+    summarizer, _, ahead, tasks, _ = await started_ahead(session, estimator)
     await summarizer.started.wait()
     ahead.forget(session.session_id)
     await tasks.settle()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,7 +30,7 @@ from baton.core.model_api.reply_request import build_payload
 from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
-from fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 MakeClient = Callable[..., AnthropicClient]
 SYSTEM = "You are a careful assistant."
@@ -42,10 +43,6 @@ def settings(thinking: str | int | None) -> Settings:
         thinking=thinking,
         keep_window=KeepWindowSettings(min_tokens=0, min_text_messages=2, max_tokens=100_000),
     )
-
-
-def chat(client: AnthropicClient, estimator: Estimator, config: Settings) -> ChatContext:
-    return ChatContext(settings=config, estimator=estimator, client=client)
 
 
 async def tool_round(
@@ -62,15 +59,6 @@ async def tool_round(
         await send(session, content=None, tools=None, ctx=ctx)
 
 
-async def conversation(
-    store: SessionStore, fake: FakeAnthropic, ctx: ChatContext, model: str, rounds: int = 4
-) -> Session:
-    session = store.create("thinking", model, SYSTEM)
-    for n in range(rounds):
-        await tool_round(session, fake, ctx, n)
-    return session
-
-
 def thinking_in(messages: list[dict[str, Any]]) -> list[int]:
     """Indexes of the payload's assistant turns that carry thinking."""
     return [
@@ -80,30 +68,72 @@ def thinking_in(messages: list[dict[str, Any]]) -> list[int]:
     ]
 
 
-def compact_ctx(config: Settings, estimator: Estimator) -> CompactContext:
-    return CompactContext(
-        settings=config, estimator=estimator, summarizer=ExtractiveSummarizer(estimator.count_text)
-    )
+@dataclass
+class Talk:
+    """Chats against the fake Messages API: the fixtures every test here uses, together."""
+
+    fake: FakeAnthropic
+    client: MakeClient
+    store: SessionStore
+    estimator: Estimator
+
+    def chat(self, config: Settings, client: AnthropicClient | None = None) -> ChatContext:
+        return ChatContext(
+            settings=config, estimator=self.estimator, client=client or self.client()
+        )
+
+    async def conversation(self, ctx: ChatContext, model: str, rounds: int = 4) -> Session:
+        session = self.store.create("thinking", model, SYSTEM)
+        for n in range(rounds):
+            await tool_round(session, self.fake, ctx, n)
+        return session
+
+    def compacting(self, config: Settings) -> CompactContext:
+        return CompactContext(
+            settings=config,
+            estimator=self.estimator,
+            summarizer=ExtractiveSummarizer(self.estimator.count_text),
+        )
+
+    async def accepts_next_turn(
+        self,
+        session: Session,
+        ctx: ChatContext,
+        content: str,
+        tools: list[dict[str, Any]] | None = None,
+        reply: str = "Fine.",
+    ) -> None:
+        """One more turn, which the API takes: nothing stale was sent back."""
+        self.fake.reply(reply)
+        await send(session, content=content, tools=tools, ctx=ctx)
+        assert self.fake.thinking.dropped == []
+
+
+@pytest.fixture
+def talk(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> Talk:
+    return Talk(fake_anthropic, anthropic_client, store, estimator)
 
 
 # ---- the request parameter ------------------------------------------------------------
 
 
 async def test_every_reply_thinks_and_its_thinking_goes_back_while_the_prefix_holds(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
-    ctx = chat(anthropic_client(), estimator, settings("adaptive"))
-    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=2)
-    last = fake_anthropic.message_requests()[-1].body
+    ctx = talk.chat(settings("adaptive"))
+    session = await talk.conversation(ctx, CHECKING, rounds=2)
+    last = talk.fake.message_requests()[-1].body
     assert last["thinking"] == {"type": "adaptive"}
     assert last["system"] == SYSTEM
     # every earlier assistant turn went back with the thinking the fake served it
     assert thinking_in(last["messages"]) == [1, 3, 5]
     assert all(m.prefix_hash for m in session.view_messages() if m.role == "assistant")
-    assert fake_anthropic.thinking.dropped == []
+    assert talk.fake.thinking.dropped == []
 
 
 @pytest.mark.parametrize(
@@ -120,19 +150,16 @@ async def test_every_reply_thinks_and_its_thinking_goes_back_while_the_prefix_ho
     ],
 )
 async def test_the_setting_is_sent_in_the_form_the_model_takes(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
     model: str,
     setting: str | int | None,
     expected: dict[str, Any] | None,
 ) -> None:
-    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
-    ctx = chat(anthropic_client(), estimator, settings(setting))
-    session = store.create("t", model, SYSTEM)
+    talk.fake.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    ctx = talk.chat(settings(setting))
+    session = talk.store.create("t", model, SYSTEM)
     await send(session, content="Hello", tools=None, ctx=ctx)  # the fake refuses bad forms
-    assert fake_anthropic.message_requests()[-1].body.get("thinking") == expected
+    assert talk.fake.message_requests()[-1].body.get("thinking") == expected
 
 
 # ---- every direction changes the prefix of what it keeps -------------------------------
@@ -154,21 +181,18 @@ def request_for(direction: str, session: Session) -> CompactRequest:
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize(("model", "setting"), [(CHECKING, "adaptive"), ("claude-opus-5", "off")])
 async def test_after_a_compaction_kept_turns_go_without_their_thinking_and_the_api_accepts(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
     direction: str,
     model: str,
     setting: str,
 ) -> None:
-    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    talk.fake.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
     config = settings(setting)
-    client = anthropic_client()
-    ctx = chat(client, estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, model)
+    client = talk.client()
+    ctx = talk.chat(config, client)
+    session = await talk.conversation(ctx, model)
     before = build_payload(session.view_messages(), SYSTEM, None)
-    result = await compact(session, request_for(direction, session), compact_ctx(config, estimator))
+    result = await compact(session, request_for(direction, session), talk.compacting(config))
     after = build_payload(session.view_messages(), SYSTEM, None)
     view = session.view_messages()
     first_new = next(i for i, m in enumerate(view) if m.kind != "message")
@@ -183,27 +207,24 @@ async def test_after_a_compaction_kept_turns_go_without_their_thinking_and_the_a
         assert bool(after_change) == (direction != "from")  # `from` keeps nothing after it
         assert len(thinking_in(after.messages)) == len(before_change)
         assert set(after_change) <= set(result.kept_message_ids)
-    fake_anthropic.reply("Continuing.")
+    talk.fake.reply("Continuing.")
     await send(session, content="And now?", tools=None, ctx=ctx)  # a 400 would raise
-    sent = fake_anthropic.message_requests()[-1].body
+    sent = talk.fake.message_requests()[-1].body
     replies = [t for t in sent["messages"] if t["role"] == "assistant"]
     assert replies == [t for t in after.messages if t["role"] == "assistant"]
     assert sent["system"] == SYSTEM  # the system prompt is never rewritten
-    assert fake_anthropic.thinking.dropped == []
+    assert talk.fake.thinking.dropped == []
 
 
 @pytest.mark.parametrize("direction", ["all", "up_to", "range"])
 async def test_the_fake_refuses_the_kept_thinking_a_naive_payload_would_send(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
     direction: str,
 ) -> None:
     config = settings("adaptive")
-    client = anthropic_client()
-    session = await conversation(store, fake_anthropic, chat(client, estimator, config), CHECKING)
-    await compact(session, request_for(direction, session), compact_ctx(config, estimator))
+    client = talk.client()
+    session = await talk.conversation(talk.chat(config, client), CHECKING)
+    await compact(session, request_for(direction, session), talk.compacting(config))
     naive = to_api_messages([*session.view_messages()])
     naive.append({"role": "user", "content": [{"type": "text", "text": "And now?"}]})
     with pytest.raises(ApiError) as caught:
@@ -220,35 +241,29 @@ async def test_the_fake_refuses_the_kept_thinking_a_naive_payload_would_send(
 
 
 async def test_undo_brings_the_original_thinking_back(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
     config = settings("adaptive")
-    ctx = chat(anthropic_client(), estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, CHECKING)
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, CHECKING)
     before = build_payload(session.view_messages(), SYSTEM, None)
-    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    await compact(session, request_for("up_to", session), talk.compacting(config))
     uncompact(session)
     assert build_payload(session.view_messages(), SYSTEM, None).messages == before.messages
-    fake_anthropic.reply("Back.")
+    talk.fake.reply("Back.")
     await send(session, content="Again?", tools=None, ctx=ctx)
 
 
 @pytest.mark.parametrize("thinking", ["adaptive", None])
 async def test_microcompact_clears_results_and_the_thinking_after_them_stays_out(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
     thinking: str | None,
 ) -> None:
     model = CHECKING if thinking else "claude-opus-5"
-    fake_anthropic.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
+    talk.fake.models[model] = {"max_input_tokens": 200_000, "max_tokens": 64_000}
     config = settings(thinking)
-    ctx = chat(anthropic_client(), estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, model, rounds=4)
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, model, rounds=4)
     later = datetime.now(UTC) + timedelta(hours=2)
     boundary = microcompact(session, MicrocompactSettings(keep_recent=2), now=later)
     assert boundary is not None
@@ -259,64 +274,51 @@ async def test_microcompact_clears_results_and_the_thinking_after_them_stays_out
         assert thinking_in(after.messages) == [1]
     else:
         assert thinking_in(after.messages) == []
-    fake_anthropic.reply("Fine.")
-    await send(session, content="Go on", tools=None, ctx=ctx)
-    assert fake_anthropic.thinking.dropped == []
+    await talk.accepts_next_turn(session, ctx, "Go on")
 
 
 async def test_changed_tools_keep_thinking_out_and_a_model_that_ignores_gets_none_either(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
-    ctx = chat(anthropic_client(), estimator, settings("adaptive"))
-    session = await conversation(store, fake_anthropic, ctx, IGNORING, rounds=2)
+    ctx = talk.chat(settings("adaptive"))
+    session = await talk.conversation(ctx, IGNORING, rounds=2)
     tools = [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}]
     payload = build_payload(session.view_messages(), SYSTEM, tools)
     assert thinking_in(payload.messages) == [] and len(payload.omitted) == 4
-    fake_anthropic.reply("Sure.")
-    await send(session, content="With tools now", tools=tools, ctx=ctx)
-    assert fake_anthropic.thinking.dropped == []  # nothing stale reached the API
+    await talk.accepts_next_turn(session, ctx, "With tools now", tools=tools, reply="Sure.")
 
 
 # ---- the turn in progress --------------------------------------------------------------
 
 
 async def test_a_compaction_inside_a_tool_loop_keeps_the_turn_in_progress_as_received(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
     config = settings("adaptive")
-    ctx = chat(anthropic_client(), estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=3)
-    await tool_round(session, fake_anthropic, ctx, 9, close=False)
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, CHECKING, rounds=3)
+    await tool_round(session, talk.fake, ctx, 9, close=False)
     in_progress = session.view_messages()[-2]
-    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
+    await compact(session, CompactRequest(direction="all"), talk.compacting(config))
     payload = build_payload(session.view_messages(), SYSTEM, None)
     assert payload.stale_in_progress
     assert payload.messages[-2]["content"][0]["signature"] == in_progress.content[0].signature
-    fake_anthropic.reply("Done with f9.")
+    talk.fake.reply("Done with f9.")
     await send(session, content=None, tools=None, ctx=ctx)
-    sent = fake_anthropic.message_requests()[-1]
+    sent = talk.fake.message_requests()[-1]
     assert sent.body["thinking"]["block_binding"] == {"prefix_mismatch_behavior": "drop_block"}
     assert "thinking-binding-controls" in sent.headers["anthropic-beta"]
     # the API dropped only what was stale; Baton sent nothing else it had to drop
-    assert fake_anthropic.thinking.dropped == [in_progress.content[0].signature]
+    assert talk.fake.thinking.dropped == [in_progress.content[0].signature]
 
 
 async def test_the_fake_refuses_a_tool_loop_turn_without_its_thinking_and_edited_thinking(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
-    client = anthropic_client()
-    ctx = chat(client, estimator, settings("adaptive"))
-    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=1)
-    await tool_round(session, fake_anthropic, ctx, 5, close=False)
+    client = talk.client()
+    ctx = talk.chat(settings("adaptive"), client)
+    session = await talk.conversation(ctx, CHECKING, rounds=1)
+    await tool_round(session, talk.fake, ctx, 5, close=False)
     good = build_payload(session.view_messages(), SYSTEM, None).messages
     stripped = [dict(t) for t in good]
     stripped[-2] = {"role": "assistant", "content": stripped[-2]["content"][1:]}
@@ -337,15 +339,12 @@ async def test_the_fake_refuses_a_tool_loop_turn_without_its_thinking_and_edited
 
 
 async def test_baton_payload_shows_which_thinking_the_next_request_sends(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     config = settings("adaptive")
-    ctx = chat(anthropic_client(), estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, CHECKING, rounds=2)
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, CHECKING, rounds=2)
     path = str(session.transcript.path)
 
     def rows() -> list[dict[str, Any]]:
@@ -356,71 +355,60 @@ async def test_baton_payload_shows_which_thinking_the_next_request_sends(
         return list(out["thinking"])
 
     assert [r["sent"] for r in rows()] == [True] * 4
-    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    await compact(session, request_for("up_to", session), talk.compacting(config))
     after = rows()
     assert after and not any(r["sent"] for r in after)
     assert {r["origin"] for r in after} == {"reply"}
 
 
 async def test_redacted_thinking_goes_back_whole_and_stays_out_after_a_compaction(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
     config = settings("adaptive")
-    ctx = chat(anthropic_client(), estimator, config)
-    session = store.create("redacted", CHECKING, SYSTEM)
+    ctx = talk.chat(config)
+    session = talk.store.create("redacted", CHECKING, SYSTEM)
     redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}
     for n in range(4):
-        fake_anthropic.reply(dict(redacted, data=f"{redacted['data']}{n}"), f"Answer {n}.")
+        talk.fake.reply(dict(redacted, data=f"{redacted['data']}{n}"), f"Answer {n}.")
         await send(session, content=f"Question {n}?", tools=None, ctx=ctx)
-    last = fake_anthropic.message_requests()[-1].body["messages"]
+    last = talk.fake.message_requests()[-1].body["messages"]
     sent = [b for t in last if t["role"] == "assistant" for b in t["content"]]
     assert [b["type"] for b in sent] == ["redacted_thinking", "text"] * 3
     assert sent[0] == dict(redacted, data=f"{redacted['data']}0")  # exactly as received
-    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
+    await compact(session, CompactRequest(direction="all"), talk.compacting(config))
     after = build_payload(session.view_messages(), SYSTEM, None)
     assert not any(b["type"] == "redacted_thinking" for t in after.messages for b in t["content"])
-    fake_anthropic.reply("Fine.")
-    await send(session, content="Next?", tools=None, ctx=ctx)
-    assert fake_anthropic.thinking.dropped == []
+    await talk.accepts_next_turn(session, ctx, "Next?")
 
 
 async def test_with_the_setting_unset_a_model_that_always_thinks_keeps_its_tool_loop_whole(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
-    fake_anthropic.thinking.default_on = True  # as the API: this model thinks unasked
+    talk.fake.thinking.default_on = True  # as the API: this model thinks unasked
     model = "claude-sonnet-5-5"
     config = settings(None)
-    ctx = chat(anthropic_client(), estimator, config)
-    session = await conversation(store, fake_anthropic, ctx, model, rounds=2)
-    assert "thinking" not in fake_anthropic.message_requests()[-1].body
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, model, rounds=2)
+    assert "thinking" not in talk.fake.message_requests()[-1].body
     assert all(
         m.content[0].type == "thinking" for m in session.view_messages() if m.role == "assistant"
     )
-    await tool_round(session, fake_anthropic, ctx, 7, close=False)
-    await compact(session, CompactRequest(direction="all"), compact_ctx(config, estimator))
-    fake_anthropic.reply("f7.py defines f7.")
+    await tool_round(session, talk.fake, ctx, 7, close=False)
+    await compact(session, CompactRequest(direction="all"), talk.compacting(config))
+    talk.fake.reply("f7.py defines f7.")
     await send(session, content=None, tools=None, ctx=ctx)  # would be a 400 without drop_block
-    sent = fake_anthropic.message_requests()[-1]
+    sent = talk.fake.message_requests()[-1]
     assert sent.body["thinking"]["type"] == "adaptive"
-    assert len(fake_anthropic.thinking.dropped) == 1
+    assert len(talk.fake.thinking.dropped) == 1
 
 
 async def test_a_model_without_the_prefix_check_drops_stale_thinking_without_an_error(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
+    talk: Talk,
 ) -> None:
     config = settings("adaptive")
-    client = anthropic_client()
-    session = await conversation(store, fake_anthropic, chat(client, estimator, config), IGNORING)
-    await compact(session, request_for("up_to", session), compact_ctx(config, estimator))
+    client = talk.client()
+    session = await talk.conversation(talk.chat(config, client), IGNORING)
+    await compact(session, request_for("up_to", session), talk.compacting(config))
     naive = to_api_messages(session.view_messages())
     naive.append({"role": "user", "content": [{"type": "text", "text": "And now?"}]})
     stale = [b["signature"] for t in naive for b in t["content"] if b["type"] == "thinking"]
@@ -432,7 +420,7 @@ async def test_a_model_without_the_prefix_check_drops_stale_thinking_without_an_
         max_tokens=20_000,
         thinking={"type": "enabled", "budget_tokens": 16_000},
     )
-    assert stale and fake_anthropic.thinking.dropped == stale
+    assert stale and talk.fake.thinking.dropped == stale
 
 
 def test_a_turn_left_empty_by_the_omission_goes_and_its_neighbours_merge() -> None:

@@ -6,10 +6,8 @@ client cancels (the fake's gate is never opened), then the default text.
 
 import sys
 import threading
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
-from fake_anthropic import FakeAnthropic  # noqa: E402
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 fake = FakeAnthropic(default_text="Default reply.").start()
 fake.reply("Hello from the fake API, streamed in pieces.", chunk_chars=6)

@@ -149,7 +149,7 @@ export class Server {
   }
 }
 
-/** The fake Anthropic API from tests/fake_anthropic.py, on loopback. */
+/** The fake Anthropic API from tests/baton_testkit/fake_anthropic.py, on loopback. */
 export async function startFakeApi(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
   const child = spawn(python(), [join(REPO, "client-vscode", "test", "protocol", "fake_api.py")], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((resolveLine, reject) => {

@@ -18,7 +18,7 @@ function recorder(result: unknown = {}): { sender: RequestSender; calls: { metho
   };
 }
 
-test("right-click compactions send baton/compact with the direction and pivot", async () => {
+test("right-click compactions run the server's pivot commands; the rest send baton/compact", async () => {
   const { sender, calls } = recorder();
   const rpc = new BatonRpc(sender);
   await rpc.compactUpTo("s1", "m3", { workDoneToken: "w1" });
@@ -27,9 +27,18 @@ test("right-click compactions send baton/compact with the direction and pivot", 
   await rpc.preview("s1");
   await rpc.compact("s1", { direction: "all", instructions: undefined });
   assert.deepEqual(calls, [
-    { method: "baton/compact", params: { sessionId: "s1", direction: "up_to", pivotMessageId: "m3", workDoneToken: "w1" } },
-    { method: "baton/compact", params: { sessionId: "s1", direction: "from", pivotMessageId: "m3" } },
-    { method: "baton/compact", params: { sessionId: "s1", direction: "range", pivotMessageId: "m2", endMessageId: "m4" } },
+    {
+      method: "workspace/executeCommand",
+      params: { command: "baton.compactUpTo", arguments: [{ sessionId: "s1", pivotMessageId: "m3" }], workDoneToken: "w1" },
+    },
+    {
+      method: "workspace/executeCommand",
+      params: { command: "baton.compactFrom", arguments: [{ sessionId: "s1", pivotMessageId: "m3" }] },
+    },
+    {
+      method: "workspace/executeCommand",
+      params: { command: "baton.compactRange", arguments: [{ sessionId: "s1", pivotMessageId: "m2", endMessageId: "m4" }] },
+    },
     { method: "baton/compact", params: { sessionId: "s1", direction: "all", dryRun: true } },
     { method: "baton/compact", params: { sessionId: "s1", direction: "all" } },
   ]);

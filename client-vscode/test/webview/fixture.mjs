@@ -100,6 +100,7 @@ export const MESSAGES = [
     role: "user",
     kind: "attachment",
     boundaryId: "bnd_1",
+    attachment: { path: "/work/project/server/baton/core/budget.py", label: "Restored file" },
     content: [
       text(
         "Restored file: /work/project/server/baton/core/budget.py\nRestored after a compaction from disk.\n```\nclass Usage: ...\n```",
@@ -113,6 +114,7 @@ export const MESSAGES = [
     role: "user",
     kind: "attachment",
     boundaryId: "bnd_1",
+    attachment: { path: "/work/project/docs/PROTOCOL.md", label: "Restored file" },
     content: [
       text(
         "Restored file: /work/project/docs/PROTOCOL.md\nRestored after a compaction from the editor (unsaved changes included).\n```\n# Protocol\n```",

@@ -1,6 +1,7 @@
 // Serves the chat webview the way VS Code does: an empty #root, the bundle loaded with a
-// nonce under the extension's CSP shape, a stand-in acquireVsCodeApi that records what the
-// view posts and keeps its state across reloads, and VS Code's contextmenu resolution.
+// nonce under the extension's own CSP (src/chatHtml.ts's), a stand-in acquireVsCodeApi that
+// records what the view posts and keeps its state across reloads, and VS Code's contextmenu
+// resolution.
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -23,6 +24,21 @@ export async function buildWebview() {
     logLevel: "silent",
   });
   return result.outputFiles[0].text;
+}
+
+/** The extension's own CSP (src/chatHtml.ts), built from source, so the view is tested
+ * under the policy VS Code gets, not a copy of it. */
+async function loadContentSecurityPolicy() {
+  const result = await esbuild.build({
+    entryPoints: [join(CLIENT_ROOT, "src", "chatHtml.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+    logLevel: "silent",
+  });
+  const source = Buffer.from(result.outputFiles[0].text).toString("base64");
+  return (await import(`data:text/javascript;base64,${source}`)).contentSecurityPolicy;
 }
 
 // A few of the variables VS Code puts on a webview's <html>, per theme.
@@ -239,15 +255,9 @@ const HOST_SCRIPT = `
 })();
 `;
 
-function page(nonce, origin, theme) {
-  const { bodyClass, vars } = THEMES[theme] ?? THEMES.dark;
-  const csp = [
-    "default-src 'none'",
-    `img-src ${origin} data:`,
-    `style-src ${origin}`,
-    `font-src ${origin}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join("; ");
+function page(policy, nonce, origin, theme) {
+  const { bodyClass } = THEMES[theme] ?? THEMES.dark;
+  const csp = policy(origin, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -276,6 +286,7 @@ function themeCss(theme) {
 /** Start the loopback server; `url(theme)` is a fresh page (new nonce each load). */
 export async function serve() {
   const bundle = await buildWebview();
+  const contentSecurityPolicy = await loadContentSecurityPolicy();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const origin = `http://127.0.0.1:${server.address().port}`;
@@ -288,7 +299,12 @@ export async function serve() {
         return send(
           200,
           "text/html",
-          page(randomBytes(16).toString("base64"), origin, url.searchParams.get("theme") ?? "dark"),
+          page(
+            contentSecurityPolicy,
+            randomBytes(16).toString("base64"),
+            origin,
+            url.searchParams.get("theme") ?? "dark",
+          ),
         );
       }
       if (url.pathname === "/host.js") return send(200, "text/javascript", HOST_SCRIPT);

@@ -154,18 +154,28 @@ test("two compactions: each summary lists the files it restored and undoes its o
   const page = await openView(t);
   const text = (said) => [{ type: "text", text: said }];
   const base = { role: "user", createdAt: "2026-12-01T09:00:00Z", tokens: 10, pinned: false };
+  const attached = (id, boundaryId, path, label) => ({ ...base, id, kind: "attachment", boundaryId, attachment: { path, label } });
   const messages = [
     { ...base, id: "s1", kind: "summary", boundaryId: "bnd_1", content: text("First summary") },
     { ...base, id: "u1", kind: "message", content: text("kept prompt") },
     { ...base, id: "s2", kind: "summary", boundaryId: "bnd_2", content: text("Second summary") },
-    { ...base, id: "a1", kind: "attachment", boundaryId: "bnd_1", content: text("Restored file: /p/one.py\nx") },
-    { ...base, id: "a2", kind: "attachment", boundaryId: "bnd_2", content: text("Restored file: /p/two.py\ny") },
+    { ...attached("a1", "bnd_1", "/p/one.py", "Restored file"), content: text("Restored file: /p/one.py\nx") },
+    // What the view shows comes from the fields, never from the text the model reads.
+    { ...attached("a2", "bnd_2", "/p/two.py", "Restored file"), content: text("the model's heading\ny") },
+    { ...attached("a3", "bnd_2", "/p/CLAUDE.md", "Project instructions"), content: text("heading\nUse tabs.") },
+    { ...base, id: "n2", kind: "attachment", boundaryId: "bnd_2", content: text("Restored file: /p/not-a-file\nA note") },
   ];
   await toView(page, sessionUpdate({ messages }));
-  await message(page, "a2").waitFor();
+  await message(page, "n2").waitFor();
   const files = (id) => message(page, id).locator(".baton-restored li").allTextContents();
   assert.deepEqual(await files("s1"), ["one.py"]);
-  assert.deepEqual(await files("s2"), ["two.py"]);
+  assert.deepEqual(await files("s2"), ["two.py", "CLAUDE.md"]); // the note names no file
+  const heading = (id) => message(page, id).locator("details.baton-attachment > summary").textContent();
+  assert.equal(await heading("a2"), "Restored file two.py /p");
+  assert.equal(await heading("a3"), "Project instructions CLAUDE.md /p");
+  assert.equal(await heading("n2"), "Note");
+  await message(page, "a3").locator("details.baton-attachment > summary").click();
+  assert.equal(await message(page, "a3").locator("details.baton-attachment .baton-markdown").textContent(), "Use tabs.\n");
   const from = (await posted(page)).length;
   await message(page, "s1").getByRole("button", { name: "Undo" }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "undo", from), { type: "undo", boundaryId: "bnd_1" });

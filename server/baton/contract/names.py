@@ -82,6 +82,11 @@ INVALID_PARAMS_RPC = -32602
 INTERNAL_ERROR_RPC = -32603
 REQUEST_FAILED_RPC = -32803
 
+# Every code but one is a domain error's (`core/errors.py`, `tests/unit/test_error_codes.py`
+# ties the two); the transport answers this one itself, before any domain code runs.
+UNAUTHORIZED = "unauthorized"
+EDGE_CODES = (UNAUTHORIZED,)
+
 ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("session_not_found", REQUEST_FAILED_RPC, "no session with that id"),
     ErrorCode("message_not_found", REQUEST_FAILED_RPC, "no such message in the session's view"),
@@ -94,7 +99,7 @@ ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
     ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
     ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),
-    ErrorCode("unauthorized", REQUEST_FAILED_RPC, "a network client without the server's token"),
+    ErrorCode(UNAUTHORIZED, REQUEST_FAILED_RPC, "a network client without the server's token"),
 )
 ERROR_CODES = tuple(e.code for e in ERROR_TABLE)
 RPC_CODE = {e.code: e.rpc_code for e in ERROR_TABLE}

@@ -1,4 +1,5 @@
-"""Domain errors, each with the stable code that PROTOCOL.md puts in `data.code`."""
+"""Domain errors, each with the stable code that PROTOCOL.md puts in `data.code` (the wire
+table, `contract/names.ERROR_TABLE`, lists the same codes: `tests/unit/test_error_codes.py`)."""
 
 from __future__ import annotations
 

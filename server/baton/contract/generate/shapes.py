@@ -15,6 +15,7 @@ SHAPES = (
     "DamageInfo",
     "MessageInput",
     "Message",
+    "Attachment",
     "ContentBlock",
     "ApiUsage",
     "Usage",

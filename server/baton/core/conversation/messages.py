@@ -111,6 +111,31 @@ CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock
 
 Role = Literal["user", "assistant"]
 Kind = Literal["message", "summary", "attachment"]
+AttachmentLabel = Literal["Restored file", "Project instructions"]
+RESTORED_FILE: AttachmentLabel = "Restored file"
+PROJECT_INSTRUCTIONS: AttachmentLabel = "Project instructions"
+
+
+class Attachment(WireModel):
+    """The file an attachment message put back, and its label: an editor file or the project
+    instructions. The text's first line says the same to the model: `<label>: <path>`."""
+
+    path: str
+    label: AttachmentLabel
+
+    def heading(self) -> str:
+        return f"{self.label}: {self.path}"
+
+    @classmethod
+    def from_heading(cls, text: str) -> Attachment | None:
+        """The attachment a text's first line names (`heading`); how an attachment written
+        before the field existed is read back."""
+        first = text.lstrip().split("\n", 1)[0]
+        for label in (RESTORED_FILE, PROJECT_INSTRUCTIONS):
+            if first.startswith(f"{label}: "):
+                path = first[len(label) + 2 :].strip()  # the whole line: notes go below it
+                return cls(path=path, label=label) if path else None
+        return None
 
 
 class ApiUsage(WireModel, Shared):
@@ -152,6 +177,7 @@ class Message(WireModel, Shared):
     pinned: bool = False
     stop_reason: str | None = None
     boundary_id: str | None = None  # summary / attachment: the compaction that placed it
+    attachment: Attachment | None = None  # a restored file's attachment: which file
     # a reply: the fingerprint of the request payload it was generated after (system,
     # tools, messages); its thinking goes back only while that prefix is unchanged
     prefix_hash: str | None = None

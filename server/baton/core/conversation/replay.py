@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, expand, view_after_commit
 from baton.core.conversation.damage import Damage, repair_view
-from baton.core.conversation.messages import Message, now_iso, share_bookkeeping
+from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.view_state import ViewState
 
@@ -173,6 +173,9 @@ class Replayed:
         for message in boundary.new_messages:
             if message.kind != "message":  # a summary or attachment names its compaction
                 message.boundary_id = boundary.id
+            if message.kind == "attachment" and message.attachment is None:
+                # written before attachments named their file: read it from the first line
+                message.attachment = Attachment.from_heading(message.text())
             self.messages[message.id] = message
         self.boundaries[boundary.id] = boundary
         self.active.append(boundary.id)

@@ -17,6 +17,7 @@ from baton.core.conversation.messages import (
     Message,
     TextBlock,
 )
+from baton.core.conversation.session import INTERRUPTED
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,24 @@ class ModelReply:
     stop_reason: str | None = None
     api_message_id: str | None = None
     model: str | None = None
+
+    def message(
+        self, message_id: str, model: str, prefix_hash: str, *, interrupted: bool = False
+    ) -> Message:
+        """The assistant message this reply is recorded as (`model` unless the API named
+        one; `prefix_hash`, the fingerprint of the request it answers). A reply cut short
+        keeps no usage (it would anchor the count on a request that never finished) and
+        stops as interrupted."""
+        return Message(
+            id=message_id,
+            role="assistant",
+            content=self.content,
+            api_message_id=self.api_message_id,
+            usage=None if interrupted else self.usage,
+            model=self.model or model,
+            stop_reason=INTERRUPTED if interrupted else self.stop_reason,
+            prefix_hash=prefix_hash,
+        )
 
 
 # ---- the request payload ------------------------------------------------------------------

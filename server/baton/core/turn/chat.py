@@ -197,16 +197,7 @@ async def _reply(
         keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
-    message = Message(
-        id=message_id,
-        role="assistant",
-        content=reply.content,
-        api_message_id=reply.api_message_id,
-        usage=reply.usage,
-        model=reply.model or model,
-        stop_reason=reply.stop_reason,
-        prefix_hash=mark,
-    )
+    message = reply.message(message_id, model, mark)
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
     _report(ctx, "Reply complete", 1.0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from baton.core.conversation.messages import Message, TextBlock
-from baton.core.conversation.session import INTERRUPTED, Session
+from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, PromptTooLong
 from baton.core.model_api.client import ModelReply, partial_reply
 from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
@@ -29,15 +29,7 @@ def keep_partial(
         partial = ModelReply(content=[TextBlock(text="".join(streamed))])
     if partial is None or not partial.content:
         return
-    message = Message(
-        id=message_id,
-        role="assistant",
-        content=partial.content,
-        api_message_id=partial.api_message_id,
-        model=partial.model or model,
-        stop_reason=INTERRUPTED,
-        prefix_hash=mark,
-    )
+    message = partial.message(message_id, model, mark, interrupted=True)
     try:
         session.append([message])
     except BatonError as error:  # never hide the original failure behind this one

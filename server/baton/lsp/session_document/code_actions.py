@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from baton.contract import names
 
 if TYPE_CHECKING:
+    from baton.contract.wire_models import Params
     from baton.lsp.session_document.render import RenderedSession
 
 WHOLE_KIND = types.CodeActionKind.Source
@@ -17,11 +18,12 @@ PIVOT_KIND = types.CodeActionKind.RefactorRewrite
 KINDS = [WHOLE_KIND, PIVOT_KIND]
 
 
-def _action(title: str, kind: str, command: str, args: dict[str, Any]) -> types.CodeAction:
+def _action(title: str, kind: str, command: str, args: Params) -> types.CodeAction:
+    """An action whose command carries its argument model's wire form (the table's model)."""
     return types.CodeAction(
         title=title,
         kind=kind,
-        command=types.Command(title=title, command=command, arguments=[args]),
+        command=types.Command(title=title, command=command, arguments=[args.wire()]),
     )
 
 
@@ -41,26 +43,33 @@ def compact_actions(
     last_boundary_id: str | None,
     only: Sequence[str] | None = None,
 ) -> list[types.CodeAction]:
+    # the models load at the first call: KINDS is read while `initialize` is answered
+    from baton.contract.wire_models import (
+        CompactCommandArgs,
+        PivotCommandArgs,
+        RangeCommandArgs,
+        UncompactParams,
+    )
+
     first, last = selected_lines(selection)
     sections = rendered.sections_between(first, last)
-    actions = [
-        _action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, {"sessionId": session_id})
-    ]
+    whole = CompactCommandArgs(session_id=session_id)
+    actions = [_action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, whole)]
     if len(sections) == 1:
-        target = {"sessionId": session_id, "pivotMessageId": sections[0].message_id}
+        target = PivotCommandArgs(session_id=session_id, pivot_message_id=sections[0].message_id)
         actions.append(_action("Compact up to here", PIVOT_KIND, names.CMD_COMPACT_UP_TO, target))
         actions.append(_action("Compact from here", PIVOT_KIND, names.CMD_COMPACT_FROM, target))
     elif len(sections) > 1:
-        span = {
-            "sessionId": session_id,
-            "pivotMessageId": sections[0].message_id,
-            "endMessageId": sections[-1].message_id,
-        }
+        span = RangeCommandArgs(
+            session_id=session_id,
+            pivot_message_id=sections[0].message_id,
+            end_message_id=sections[-1].message_id,
+        )
         actions.append(
             _action("Compact selected messages", PIVOT_KIND, names.CMD_COMPACT_RANGE, span)
         )
     if last_boundary_id is not None:
-        undo = {"sessionId": session_id, "boundaryId": last_boundary_id}
+        undo = UncompactParams(session_id=session_id, boundary_id=last_boundary_id)
         actions.append(_action("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo))
     if only:
         actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]

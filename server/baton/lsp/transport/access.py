@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pygls.exceptions import JsonRpcException
 
-from baton.contract.names import RPC_CODE
+from baton.contract.names import RPC_CODE, UNAUTHORIZED
 from baton.core import redaction
 from baton.lsp.dispatch.rpc import usable_id
 
@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 
 TOKEN_ENV = "BATON_TOKEN"
 TOKEN_OPTION = "batonToken"
-UNAUTHORIZED = "unauthorized"
 UNAUTHORIZED_RPC = RPC_CODE[UNAUTHORIZED]
 LOOPBACK_HOSTS = {"localhost"}
 NEEDS_TOKEN = (

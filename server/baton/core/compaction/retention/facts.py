@@ -13,13 +13,15 @@ from baton.core.compaction.cuts import approx_tokens as approx_tokens
 from baton.core.compaction.cuts import cut_to_tokens as cut_to_tokens
 from baton.core.compaction.cuts import cut_with_marker as cut_with_marker
 from baton.core.compaction.cuts import remembered as remembered
-from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from baton.core.conversation.messages import (
+    Attachment,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 # CountText, approx_tokens and the cuts live in cuts.py; imported here too, where they were.
-
-# The first line of a restored-file attachment; the ledger and the summarizers read it back.
-ATTACHMENT_PREFIX = "Restored file: "
-INSTRUCTIONS_PREFIX = "Project instructions: "
 
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
 _PATH_LIST_KEYS = ("paths", "files", "file_paths")
@@ -125,14 +127,12 @@ def tool_paths(use: ToolUseBlock) -> list[tuple[str, str]]:
 
 
 def attachment_path(message: Message) -> str | None:
-    """The file an attachment message restored, read from its first line."""
+    """The file an attachment message restored: its `attachment` field, or for a message
+    built without one, the file its first line names."""
     if message.kind != "attachment":
         return None
-    first = message.text().lstrip().split("\n", 1)[0]
-    for prefix in (ATTACHMENT_PREFIX, INSTRUCTIONS_PREFIX):
-        if first.startswith(prefix):
-            return first[len(prefix) :].strip() or None  # the whole line: notes go below it
-    return None
+    attachment = message.attachment or Attachment.from_heading(message.text())
+    return attachment.path if attachment is not None else None
 
 
 def touched_paths(messages: Iterable[Message]) -> list[PathTouch]:

@@ -14,6 +14,7 @@ The API calls themselves are in `server_api.py`.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Protocol
 
 from baton.core.compaction.summary.summarizers import Progress, Summarizer, SummaryRequest
@@ -84,7 +85,7 @@ class ServerSummarizer:
             progress("Waiting for the API's summary", None)
         limits = await _limits(self.client, request.model)
         if limits and limits.get("max_tokens"):
-            request = _with_max_tokens(request, min(request.max_tokens, limits["max_tokens"]))
+            request = replace(request, max_tokens=min(request.max_tokens, limits["max_tokens"]))
         response = await self.client.compact(request)
         return response_block(response, self.fallback.name)
 
@@ -130,17 +131,6 @@ def server_instructions(instructions: str | None) -> str | None:
     if not instructions or not instructions.strip():
         return None
     return (PROMPT + instructions.strip())[:MAX_INSTRUCTIONS]
-
-
-def _with_max_tokens(request: ServerRequest, max_tokens: int) -> ServerRequest:
-    return ServerRequest(
-        model=request.model,
-        messages=request.messages,
-        system=request.system,
-        tools=request.tools,
-        instructions=request.instructions,
-        max_tokens=max_tokens,
-    )
 
 
 async def _limits(client: CompactionClient, model: str) -> dict[str, int] | None:

@@ -15,8 +15,6 @@ from pathlib import Path
 
 from baton.core.compaction.prompts import instruction_files
 from baton.core.compaction.retention.facts import (
-    ATTACHMENT_PREFIX,
-    INSTRUCTIONS_PREFIX,
     CountText,
     attachment_path,
     cut_to_tokens,
@@ -24,7 +22,15 @@ from baton.core.compaction.retention.facts import (
 )
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.conversation.boundary import RestoredFile, SkippedFile
-from baton.core.conversation.messages import Message, TextBlock
+from baton.core.conversation.messages import (
+    PROJECT_INSTRUCTIONS,
+    RESTORED_FILE,
+    Attachment,
+    AttachmentLabel,
+    Message,
+    TextBlock,
+    text_message,
+)
 from baton.core.settings import RestoreSettings
 from baton.core.workspace.editor_files import EditorFiles, TrackedFile, path_problem, path_to_uri
 
@@ -176,17 +182,17 @@ def _fence(text: str) -> str:
 
 
 def _attachment(
-    prefix: str, path: Path, source: str, content: _Content, room: int, count: CountText
+    heading: str, source: str, content: _Content, room: int, count: CountText
 ) -> tuple[str, bool] | None:
     """The attachment text within `room` tokens and whether it was cut; None if nothing fits."""
     reference = (
-        f"{prefix}{path}\nReference only: the file is {_human(content.size)}, too large to "
+        f"{heading}\nReference only: the file is {_human(content.size)}, too large to "
         "restore here. Read it with a tool if it is needed."
     )
     if content.text is None:
         return (reference, True) if count(reference) <= room else None
     fence = _fence(content.text)
-    head = f"{prefix}{path}\nRestored after a compaction from {source}"
+    head = f"{heading}\nRestored after a compaction from {source}"
     whole = f"{head}.\n{fence}\n{content.text}\n{fence}"
     if not content.partial and count(whole) <= room:
         return whole, False
@@ -199,7 +205,7 @@ def _attachment(
 
 
 def _restore_one(
-    prefix: str,
+    label: AttachmentLabel,
     path: Path,
     tracked: TrackedFile | None,
     per_file: int,
@@ -218,12 +224,13 @@ def _restore_one(
     if kind is not None:
         return f"its text looks like {kind}; files holding credentials are never restored"
     source = "the editor (unsaved changes included)" if live is not None else "disk"
-    made = _attachment(prefix, path, source, content, room, count)
+    attachment = Attachment(path=str(path), label=label)
+    made = _attachment(attachment.heading(), source, content, room, count)
     if made is None:
         return None
     text, truncated = made
     tokens = count(text)
-    message = Message(role="user", kind="attachment", content=[TextBlock(text=text)], tokens=tokens)
+    message = text_message("user", text, "attachment", tokens=tokens, attachment=attachment)
     uri = tracked.uri if tracked is not None else path_to_uri(path)
     return message, RestoredFile(uri=uri, tokens=tokens, truncated=truncated)
 
@@ -253,7 +260,7 @@ def restore_files(
         out.skipped.append(SkippedFile(uri=uri, reason=reason))
         return False
 
-    def take(prefix: str, path: Path, tracked: TrackedFile | None) -> bool:
+    def take(label: AttachmentLabel, path: Path, tracked: TrackedFile | None) -> bool:
         nonlocal left
         problem = path_problem(path)
         if problem is not None:
@@ -267,13 +274,13 @@ def restore_files(
         unresolved_folder = next(
             (Path(w) for w in workspace_folders if path.is_relative_to(w)), folder
         )
-        if prefix == ATTACHMENT_PREFIX and (
+        if label == RESTORED_FILE and (
             _excluded(resolved, folder, settings.exclude)
             or _excluded(path, unresolved_folder, settings.exclude)
         ):
             return skip(path, tracked, "it matches restore.exclude")
         per_file = settings.max_tokens_per_file
-        made = _restore_one(prefix, path, tracked, per_file, min(per_file, left), count_text)
+        made = _restore_one(label, path, tracked, per_file, min(per_file, left), count_text)
         if isinstance(made, str):
             return skip(path, tracked, made)
         if made is None:
@@ -285,12 +292,12 @@ def restore_files(
 
     for path in instruction_files(workspace_folders):
         if left > 0:
-            take(INSTRUCTIONS_PREFIX, path, None)
+            take(PROJECT_INSTRUCTIONS, path, None)
     taken = 0
     for tracked in files.recent():
         if taken >= settings.max_files or left <= 0:
             break
         path = tracked.path if path_problem(tracked.path) else Path(os.path.abspath(tracked.path))
-        if take(ATTACHMENT_PREFIX, path, tracked):
+        if take(RESTORED_FILE, path, tracked):
             taken += 1
     return out

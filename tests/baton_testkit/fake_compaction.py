@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fake_anthropic import FakeAnthropic, _Handler
+    from baton_testkit.fake_anthropic import FakeAnthropic, _Handler
 
 BETA = "compact-2026-09-04"
 SUPPORTED = ("claude-sonnet-4-6", "claude-opus-4-6")  # models the fake's Models API lists
@@ -218,7 +218,7 @@ def _request_problem(
 def _answer(
     handler: _Handler, compaction: FakeCompaction, body: dict[str, Any], outcome: Outcome
 ) -> None:
-    from fake_anthropic import ScriptedReply
+    from baton_testkit.fake_anthropic import ScriptedReply
 
     content: list[dict[str, Any]] = []
     if outcome.stop_reason == "compaction":

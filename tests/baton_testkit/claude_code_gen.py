@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claude_code_builder import Truth
-from claude_code_scenes import SessionFile
+from baton_testkit.claude_code_builder import Truth
+from baton_testkit.claude_code_scenes import SessionFile
 
 __all__ = ["CASES", "SHAPES", "Generated", "Truth", "case", "foreign_files", "generate"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from claude_code_builder import REJECTED, SYSTEM_PROMPT_AND_TOOLS, Builder, Record
-from claude_code_text import ONE_PAGE_PDF, ONE_PIXEL_PNG, TOOLS
+from baton_testkit.claude_code_builder import REJECTED, SYSTEM_PROMPT_AND_TOOLS, Builder, Record
+from baton_testkit.claude_code_text import ONE_PAGE_PDF, ONE_PIXEL_PNG, TOOLS
 
 SMALL_MODEL = "claude-haiku-4-5-20251001"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from claude_code_text import Text
+from baton_testkit.claude_code_text import Text
 
 Record = dict[str, Any]
 REJECTED = (

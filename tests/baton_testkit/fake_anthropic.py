@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import fake_compaction
-from fake_thinking import FakeThinking
+from baton_testkit import fake_compaction
+from baton_testkit.fake_thinking import FakeThinking
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MODELS: dict[str, dict[str, int]] = {

@@ -8,7 +8,7 @@ from lsp_harness import Harness, assistant, conversation, user
 from lsprotocol import types
 
 from baton import protocol
-from fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 API_KEY = "sk-ant-test-draft-0123456789"
 SMALL: dict[str, Any] = {

@@ -43,13 +43,15 @@ class RecordConverter(ImportedView):
         super().__init__(report)
         self.count = count
         self.boundary: Record | None = None  # a compact_boundary awaiting its summary
+        self.session_ids: set[str] = set()
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
         subtype = record.get("subtype")
         self.report.kinds[f"{kind}/{subtype}" if subtype else kind] += 1
         sid = record.get("sessionId")
-        if isinstance(sid, str) and sid not in self.report.session_ids:
+        if isinstance(sid, str) and sid not in self.session_ids:
+            self.session_ids.add(sid)  # a set beside the report's list: no scan per record
             self.report.session_ids.append(sid)
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
@@ -115,7 +117,7 @@ class RecordConverter(ImportedView):
         self.last_api_id = api_id
 
     def _user(self, record: Record, blocks: list[ContentBlock]) -> None:
-        first = not self.all_messages
+        first = self.report.messages == 0
         text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
         summary = bool(record.get("isCompactSummary")) or (
             first and text.startswith(CONTINUED_PREFIX)
@@ -152,8 +154,9 @@ class RecordConverter(ImportedView):
             self.notes_from, self.notes_at = record, _time(record)
         results = self._answers(record, blocks, self.notes)
         if results:
-            self._append(Message(id=self._id(record), role="user", content=results))
-            self.view[-1].created_at = _time(record)
+            message = Message(id=self._id(record), role="user", content=results)
+            message.created_at = _time(record)
+            self._append(message)
         elif self.open_uses:
             self.report.repairs.append(
                 f"record {record_uuid(record)}: left without content and dropped; its tool results "
@@ -166,7 +169,7 @@ class RecordConverter(ImportedView):
         summary.kind = "summary"
         summary.tokens = self.count(summary)
         meta = record.get("compactMetadata") or {}
-        before = [m.id for m in self.view]
+        before = self.view
         trigger = meta.get("trigger") if meta.get("trigger") in ("manual", "auto") else "manual"
         pre = meta.get("preTokens")
         self.entries.append(
@@ -187,8 +190,7 @@ class RecordConverter(ImportedView):
         )
         self.report.boundaries += 1
         self.report.messages += 1
-        self.all_messages.append(summary)
-        self.view = [summary]
+        self.view = [summary.id]
         self.last, self.last_api_id, self.turn_api_id = summary, None, None
 
     def _opaque(self, record: Record) -> None:
@@ -223,12 +225,15 @@ class RecordConverter(ImportedView):
         return blocks
 
 
+_USAGE_FIELDS = tuple(ApiUsage.model_fields)
+
+
 def _usage(raw: Any) -> ApiUsage | None:
     if not isinstance(raw, dict):
         return None
     try:
         return ApiUsage.model_validate(
-            {k: v for k in ApiUsage.model_fields if isinstance(v := raw.get(k), int)}
+            {k: v for k in _USAGE_FIELDS if isinstance(v := raw.get(k), int)}
         )
     except ValidationError:
         return None

@@ -275,7 +275,7 @@ class SessionFile(Builder):
         self.last_api = None
         self.context = SYSTEM_PROMPT_AND_TOOLS + len(text) // 4
         self.prompt("<command-name>/compact</command-name>\n<command-args></command-args>")
-        self.prompt("<local-command-stdout>Compacted. ctrl+r to see full summary</local-command-stdout>")
+        self.prompt("<local-command-stdout>Compacted.</local-command-stdout>")
 
     def restart(self) -> None:
         """After an old compaction, a prompt with no parent: the conversation starts again

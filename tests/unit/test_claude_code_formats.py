@@ -187,7 +187,7 @@ def test_the_title_is_the_summary_record_about_this_file(
 ) -> None:
     generated = case("old-mid-file-compactions")
     titles = [r for r in generated.records if r.get("type") == "summary"]
-    assert [t["summary"] for t in titles][0] == "Another Session Entirely"  # first in the file
+    assert titles[0]["summary"] == "Another Session Entirely"  # the first in the file
 
     session = imported(generated, tmp_path, store)
 

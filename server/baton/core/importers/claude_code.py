@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,11 +29,14 @@ __all__ = [
     "ImportCancelled",
     "ImportReport",
     "import_claude_code",
+    "import_off_loop",
+    "import_to_file",
     "import_with_report",
     "named_file",
 ]
 
 MAX_PATH = 4096  # characters in a path a request names
+StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
 
 
 @dataclass
@@ -109,10 +115,60 @@ def import_with_report(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> tuple[Session, ImportReport]:
+    """The new session, opened, and what the import found (see `import_to_file`)."""
+    sid, report = import_to_file(path, store, title=title, progress=progress, cancel=cancel)
+    return store.get(sid), report
+
+
+async def import_off_loop(
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: StepProgress | None = None,
+) -> Session:
+    """The import in a worker thread, so that the event loop answers other requests
+    meanwhile; `progress(message, fraction read)` is called on the loop, once per percent.
+    Cancelling the awaiting task stops the thread at its next record; the cancellation goes
+    on once the thread has removed what it wrote. The store is touched on the loop only."""
+    loop = asyncio.get_running_loop()
+    cancel = threading.Event()
+    shown = -1
+
+    def read(done: int, total: int) -> None:
+        nonlocal shown
+        percent = done * 100 // max(total, 1)
+        if progress is not None and percent != shown:
+            shown = percent
+            with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
+                loop.call_soon_threadsafe(progress, f"Reading {path.name}", percent / 100)
+
+    work = asyncio.ensure_future(
+        asyncio.to_thread(import_to_file, path, store, title=title, progress=read, cancel=cancel)
+    )
+    try:
+        sid, _ = await asyncio.shield(work)
+    except asyncio.CancelledError:
+        cancel.set()
+        with contextlib.suppress(BaseException):
+            await work
+        raise
+    return store.get(sid)
+
+
+def import_to_file(
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[str, ImportReport]:
     """The file read and converted one record at a time, its events written in batches to
-    a file no listing reads, which becomes the session only when all of it made sense
-    (a failure or `cancel` leaves nothing behind). Time and memory are linear in the file:
-    every record is looked at once, and only the batch being converted is held."""
+    a file no listing reads, which becomes the session (its id returned) only when all of
+    it made sense: a failure or `cancel` leaves nothing behind. Time and memory are linear
+    in the file: every record is looked at once, and only the batch being converted is
+    held. Nothing of `store` but its paths and its counter is used (safe off the loop)."""
     report = ImportReport(source=str(path))
     builder = RecordConverter(report, store.count)
     facts = _Facts(title)
@@ -137,7 +193,7 @@ def import_with_report(
     except BaseException:
         staged.abort()
         raise
-    return store.get(staged.session_id), report
+    return staged.session_id, report
 
 
 FLUSH_RECORDS = 20_000  # records converted between two writes, at most

@@ -9,7 +9,6 @@ file gets its session name only once all of it made sense. What was only known a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import ApiRules
@@ -36,7 +35,7 @@ class StagedTranscript:
         self.rules = ApiRules()
         self.events_written = 0
 
-    def write(self, entries: Iterable[Entry], header: Event) -> None:
+    def write(self, entries: list[Entry], header: Event) -> None:
         """The entries as events (the header first, on the first write); messages are
         counted and checked against the API rules here, once each, in the view's order."""
         events: list[Event] = []
@@ -59,6 +58,15 @@ class StagedTranscript:
         if events:
             self.transcript.append_many(events)
             self.events_written += len(events)
+        for entry in entries:
+            # written: the import is done with this copy. Emptied in place, since a counter
+            # may remember the content it counted (the estimator does, by identity), which
+            # would keep the whole conversation alive until the import ends
+            if isinstance(entry, Message):
+                entry.content.clear()
+            elif isinstance(entry, Boundary):
+                for message in entry.new_messages:
+                    message.content.clear()
 
     def finish(self, title: str, model: str) -> None:
         """The last word on title and model, then the file under its session name."""

@@ -180,7 +180,9 @@ def import_to_file(
             facts.add(record)
             builder.add(record)
             since += 1
-            if since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES:
+            due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
+            # the header, written first, says when the conversation began: once known
+            if due and (staged.transcript is not None or facts.first_time is not None):
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()

@@ -128,7 +128,8 @@ async def import_off_loop(
     progress: StepProgress | None = None,
 ) -> Session:
     """The import in a worker thread, so that the event loop answers other requests
-    meanwhile; `progress(message, fraction read)` is called on the loop, once per percent.
+    meanwhile; `progress(message, fraction read)` is called on the loop, once per percent,
+    and once more as the new session is opened.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote. The store is touched on the loop only."""
     loop = asyncio.get_running_loop()
@@ -153,6 +154,8 @@ async def import_off_loop(
         with contextlib.suppress(BaseException):
             await work
         raise
+    if progress is not None:
+        progress("Opening the imported session", 1.0)
     return store.get(sid)
 
 

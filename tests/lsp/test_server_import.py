@@ -79,9 +79,7 @@ async def test_other_requests_are_answered_while_a_large_file_is_imported(
     assert imported["sessionId"] != sid
 
 
-async def test_the_progress_cancel_button_cancels_the_import(
-    lsp: Harness, tmp_path: Path
-) -> None:
+async def test_the_progress_cancel_button_cancels_the_import(lsp: Harness, tmp_path: Path) -> None:
     source = large_file(tmp_path / "big.jsonl", 12)
     mark = lsp.recorder.mark()
     importing = asyncio.ensure_future(

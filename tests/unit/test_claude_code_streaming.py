@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -302,3 +303,27 @@ def test_an_array_item_past_the_limit_is_skipped_and_one_beyond_parsing_refused(
     with pytest.raises(InvalidParams, match="deeper than"):
         import_with_report(path, plain_store)
     assert len(left_in(plain_store)) == 1  # the first import's session, nothing more
+
+
+async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = generate(2).write(tmp_path / "file.jsonl")
+    loop = asyncio.get_running_loop()
+    task: asyncio.Task[Session] | None = None
+    done = claude_code.import_to_file
+
+    def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:
+        written = done(*args, **kwargs)
+        assert task is not None
+        finished = threading.Event()
+        loop.call_soon_threadsafe(lambda: (task.cancel(), finished.set()))
+        finished.wait(10)  # the cancel reaches the task before the thread's answer does
+        return written
+
+    monkeypatch.setattr(claude_code, "import_to_file", finished_then_cancelled)
+    task = asyncio.ensure_future(import_off_loop(path, plain_store))
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert left_in(plain_store) == []

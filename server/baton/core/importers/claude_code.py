@@ -131,7 +131,8 @@ async def import_off_loop(
     meanwhile; `progress(message, fraction read)` is called on the loop, once per percent,
     and once more as the new session is opened.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
-    on once the thread has removed what it wrote. The store is touched on the loop only."""
+    on once the thread has removed what it wrote (a file it finished meanwhile is removed
+    too: it was never answered). The store is touched on the loop only."""
     loop = asyncio.get_running_loop()
     cancel = threading.Event()
     shown = -1
@@ -152,7 +153,8 @@ async def import_off_loop(
     except asyncio.CancelledError:
         cancel.set()
         with contextlib.suppress(BaseException):
-            await work
+            late, _ = await work  # done before it saw the cancel: never answered, removed
+            store.path_for(late).unlink(missing_ok=True)
         raise
     if progress is not None:
         progress("Opening the imported session", 1.0)

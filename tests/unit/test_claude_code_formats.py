@@ -133,6 +133,7 @@ def test_a_prompt_with_no_parent_after_an_old_compaction_starts_the_view_again(
         record("assistant", "a1", [{"type": "text", "text": "first answer"}], "u1"),
         record("user", "u2", [{"type": "text", "text": SUMMARY}], None, isCompactSummary=True),
         record("user", "u3", "second question", "u2"),
+        record("user", "s1", "a subagent's task", None, isSidechain=True),  # not a restart
         record("assistant", "a3", [{"type": "text", "text": "second answer"}], "u3"),
         record("user", "u4", "a fresh start", None),
         record("assistant", "a4", [{"type": "text", "text": "third answer"}], "u4"),

@@ -1,5 +1,6 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
-live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting."""
+live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting, and
+the import of a large Claude Code file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import bench_import
 import measure_lib
 import measure_lsp
 import sessions
@@ -31,6 +33,7 @@ class Run:
     dirs: dict[str, Path]
     work: Path
     say: Callable[[str], None]
+    quick: bool = False
 
     @property
     def small(self) -> str:
@@ -127,9 +130,23 @@ async def counting(run: Run, extra: dict[str, Any]) -> Series:
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}
 
 
+async def importing(run: Run, extra: dict[str, Any]) -> Series:
+    """A generated Claude Code file of 100 MB (4 MB with --quick), imported by a fresh
+    process per repetition (at most three: each reads the whole file)."""
+    megabytes = 4 if run.quick else 100
+    run.say(f"import of a {megabytes} MB Claude Code file")
+    path = bench_import.write_file(run.work / "claude-code.jsonl", megabytes, seed=7)
+    measured = bench_import.measure(path, run.work, min(run.reps, 3))
+    extra["import_file"] = {
+        name: measured[name][0] for name in ("file_mb", "session_mb", "messages", "records")
+    }
+    return {"import": {k: measured[k] for k in ("import_s", "json_s", "peak_growth_mb")}}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
     "compact": compaction,
     "count": counting,
+    "import": importing,
 }

@@ -181,7 +181,7 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_APPEND, AppendParams, AppendResult),
     Request(SESSION_SEND, SendParams, SendResult, progress=True),
     Request(SESSION_RENDER, SessionParams, RenderResult),
-    Request(SESSION_IMPORT, ImportParams, SessionInfo),
+    Request(SESSION_IMPORT, ImportParams, SessionInfo, progress=True),
     Request(SESSION_PIN, PinParams, Message),
     Request(SESSION_SET_MODEL, SetModelParams, ModelSwitch),
     Request(USAGE, UsageParams, DraftUsage),

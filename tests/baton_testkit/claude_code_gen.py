@@ -42,6 +42,10 @@ SHAPES = {
     "attachment",
     "system-record",
     "recent-records",  # permission-mode, last-prompt, queue-operation, file-history-snapshot
+    "old-compaction",  # 1.0.6x: a summary record with no parent mid-file, no compact_boundary
+    "restart",  # after one: a prompt with no parent starts the conversation again
+    "away-summary",  # system/away_summary, 2.1's recap
+    "contaminated-title",  # a summary record whose leaf is in another file
     "synthetic",
     "interrupted",
     "empty-content",
@@ -80,9 +84,16 @@ def generate(
     headless: bool = False,
     array: bool = False,
     media: bool = True,
+    old_compactions: int = 0,
+    restarts: int = 0,
+    away: bool = False,
+    foreign_title: bool = False,
 ) -> Generated:
     """A whole session file; options left as None are chosen by the seed. Without `media`,
-    no prompt carries an image or a PDF (for figures that count text alone)."""
+    no prompt carries an image or a PDF (for figures that count text alone).
+    `old_compactions` are 1.0.6x's (a summary record mid-file, no compact_boundary), each
+    `restarts` a prompt with no parent after the first of them; `away` adds 2.1's recaps,
+    `foreign_title` a `summary` record about another file."""
     rng = random.Random(seed)
     era = era or rng.choice(sorted(ERAS))
     version, model = ERAS[era]
@@ -94,7 +105,7 @@ def generate(
     if repairs is None:
         repairs = rng.random() < 0.4
     s = SessionFile(rng, era, version, model)
-    s.media = media
+    s.media, s.away = media, away
     if era == "newest":
         s.recent_record("permission-mode")
     if era != "old":
@@ -106,13 +117,21 @@ def generate(
     # compactions in the first two thirds: the last one leaves a past to compact again
     span = range(1, max(2, turns * 2 // 3))
     compact_at = sorted(rng.sample(span, min(compactions, len(span))))
+    old_at = list(range(1, turns, max(1, turns // (old_compactions + 1))))[1 : old_compactions + 1]
+    restart_at = [n + 1 for n in old_at[:restarts]]
     for n in range(turns):
         if n in compact_at:
             s.compaction()
+        if n in old_at:
+            s.old_compaction()
+        elif n in restart_at:
+            s.restart()
         s.turn(repairs=repairs, last=n == turns - 1)
     if era == "newest":
         s.recent_record("last-prompt")
     s.finish(title=rng.random() < 0.5)
+    if foreign_title:
+        s.contaminated_title()
     s.truth.shapes["several-compactions"] += int(compactions > 1)
     s.truth.shapes["two-session-ids"] += int(len(s.truth.session_ids) > 1)
     return Generated(s.records, s.truth, array)
@@ -131,6 +150,17 @@ CASES: dict[str, dict[str, Any]] = {
         "turns": 16,
     },
     "broken-pairs": {"seed": 41, "era": "newest", "repairs": True, "headless": True, "turns": 14},
+    "old-mid-file-compactions": {
+        "seed": 51,
+        "era": "old",
+        "summary_first": False,
+        "repairs": False,
+        "turns": 30,
+        "old_compactions": 2,
+        "restarts": 1,
+        "foreign_title": True,
+    },
+    "newest-recaps": {"seed": 61, "era": "newest", "repairs": False, "away": True, "turns": 6},
 }
 
 

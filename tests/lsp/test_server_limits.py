@@ -107,3 +107,26 @@ async def test_a_wrong_jsonrpc_version_is_answered(pipe: RawPipe, version: Any) 
 async def test_a_method_that_is_no_string_is_an_invalid_request(pipe: RawPipe, method: Any) -> None:
     await pipe.send({"jsonrpc": "2.0", "id": 5, "method": method, "params": {}})
     assert clean(await pipe.response(5))["error"]["code"] == INVALID_REQUEST
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+async def test_nan_and_infinity_in_an_append_are_invalid_params(
+    pipe: RawPipe, constant: str
+) -> None:
+    sid = await session(pipe)
+    await send_text(pipe, append_with_input(1, sid, 1).replace('"leaf"', constant))
+    error = clean(await pipe.response(1))["error"]
+    assert error["code"] == INVALID_PARAMS
+    assert error["data"]["code"] == "invalid_params"
+    assert constant.lstrip("-") in error["message"] and "not JSON" in error["message"]
+
+    await pipe.send(
+        {"jsonrpc": "2.0", "id": 2, "method": protocol.SESSION_GET, "params": {"sessionId": sid}}
+    )
+    assert (await pipe.response(2))["result"]["messages"] == []  # nothing was stored
+
+
+async def test_nan_as_a_string_is_text_like_any_other(pipe: RawPipe) -> None:
+    sid = await session(pipe)
+    await send_text(pipe, append_with_input(1, sid, 1).replace('"leaf"', '"NaN"'))
+    assert "result" in clean(await pipe.response(1))

@@ -22,7 +22,7 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
-from baton.core.importers import claude_code
+from baton.core.importers import claude_code_read
 from baton.core.importers.claude_code import import_claude_code, import_with_report
 
 
@@ -275,7 +275,7 @@ def test_a_missing_or_huge_file_is_rejected(
     with pytest.raises(InvalidParams, match="cannot read"):
         import_claude_code(tmp_path / "nope.jsonl", plain_store)
     path = write_jsonl(tmp_path / "big.jsonl", [record("user", "u1", "x" * 2000)])
-    monkeypatch.setattr(claude_code, "MAX_IMPORT_BYTES", 1000)
+    monkeypatch.setattr(claude_code_read, "MAX_IMPORT_BYTES", 1000)
     with pytest.raises(InvalidParams, match="limited"):
         import_claude_code(path, plain_store)
     assert no_sessions_written(plain_store)

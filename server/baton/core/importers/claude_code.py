@@ -2,34 +2,41 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
+import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.messages import Message, invariant_violations, now_iso
-from baton.core.conversation.session import Session, TokenCounter
-from baton.core.conversation.store import SessionStore, new_session_id
-from baton.core.conversation.transcript import Event, Transcript, check_writable
+from baton.core.conversation.messages import now_iso
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Event
 from baton.core.errors import InvalidParams
+from baton.core.importers import claude_code_read as read
+from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import CONTINUED_PREFIX, RecordConverter
 from baton.core.importers.claude_code_repairs import Record
+from baton.core.importers.claude_code_write import StagedTranscript
 
 __all__ = [
     "MAX_IMPORT_BYTES",
+    "ImportCancelled",
     "ImportReport",
     "import_claude_code",
+    "import_off_loop",
+    "import_to_file",
     "import_with_report",
     "named_file",
 ]
 
-MAX_IMPORT_BYTES = 256 * 1024 * 1024
 MAX_PATH = 4096  # characters in a path a request names
+StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
 
 
 @dataclass
@@ -88,147 +95,180 @@ def named_file(path: str) -> Path:
     return file
 
 
-def import_claude_code(path: Path, store: SessionStore, *, title: str | None = None) -> Session:
+def import_claude_code(
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> Session:
     """A new session holding the conversation of a Claude Code session file."""
-    return import_with_report(path, store, title=title)[0]
+    return import_with_report(path, store, title=title, progress=progress, cancel=cancel)[0]
 
 
 def import_with_report(
-    path: Path, store: SessionStore, *, title: str | None = None
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[Session, ImportReport]:
-    """Read and convert the whole file first; write only when all of it made sense."""
-    report = ImportReport(source=str(path))
-    records = read_records(path, report)
-    check_writable(records, path.name)  # a lone surrogate escape could never be written
-    builder = RecordConverter(report, store.count)
-    for record in records:
-        builder.add(record)
-    builder.finish()
-    if report.messages == 0:
-        raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
-    report.problems.extend(invariant_violations(builder.view))  # none, unless a repair missed
-    report.tool_pairs = _tool_pairs(builder.all_messages)
-    events = _events(builder.entries, store.count)
-    sid = new_session_id()
-    target = store.path_for(sid)
-    header = {
-        "type": "session",
-        "format": 1,
-        "sessionId": sid,
-        "title": title or _title(records) or "Imported Claude Code session",
-        "model": _model(records),
-        "systemPrompt": None,
-        "createdAt": _first_time(records),
-        "importedFrom": str(path),
-    }
-    transcript = Transcript.create(target, header)
-    try:
-        transcript.append_many(events)  # the whole conversation in one write + fsync
-    except BaseException:
-        transcript.close()
-        target.unlink(missing_ok=True)
-        raise
-    transcript.close()
+    """The new session, opened, and what the import found (see `import_to_file`)."""
+    sid, report = import_to_file(path, store, title=title, progress=progress, cancel=cancel)
     return store.get(sid), report
 
 
-def _tool_pairs(messages: list[Message]) -> int:
-    uses = {u.id for m in messages for u in m.tool_uses()}
-    return len(uses & {r.tool_use_id for m in messages for r in m.tool_results()})
+async def import_off_loop(
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: StepProgress | None = None,
+) -> Session:
+    """The import in a worker thread, so that the event loop answers other requests
+    meanwhile; `progress(message, fraction read)` is called on the loop, once per percent,
+    and once more as the new session is opened.
+    Cancelling the awaiting task stops the thread at its next record; the cancellation goes
+    on once the thread has removed what it wrote (a file it finished meanwhile is removed
+    too: it was never answered). The store is touched on the loop only."""
+    loop = asyncio.get_running_loop()
+    cancel = threading.Event()
+    shown = -1
 
+    def read(done: int, total: int) -> None:
+        nonlocal shown
+        percent = done * 100 // max(total, 1)
+        if progress is not None and percent != shown:
+            shown = percent
+            with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
+                loop.call_soon_threadsafe(progress, f"Reading {path.name}", percent / 100)
 
-def _events(entries: list[Message | Boundary | Record], count: TokenCounter) -> list[Event]:
-    events: list[Event] = []
-    for entry in entries:
-        if isinstance(entry, Message):
-            entry.tokens = count(entry)
-            events.append({"type": "message", "message": entry.wire()})
-        elif isinstance(entry, Boundary):
-            events.append({"type": "boundary", "boundary": entry.wire()})
-        else:
-            events.append({"type": "opaque", "record": entry})
-    return events
-
-
-def read_records(path: Path, report: ImportReport) -> list[Record]:
-    """Every JSON object in the file; broken JSONL lines are counted and skipped."""
+    work = asyncio.ensure_future(
+        asyncio.to_thread(import_to_file, path, store, title=title, progress=read, cancel=cancel)
+    )
     try:
-        size = path.stat().st_size
-        if size > MAX_IMPORT_BYTES:
-            raise InvalidParams(
-                f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
-    if b"\0" in data[:65536]:
-        raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
-    numbered: Iterable[tuple[int, Any]]
-    if data.lstrip()[:1] == b"[":
-        try:
-            numbered = enumerate(json.loads(data), start=1)
-        except ValueError as exc:
-            raise InvalidParams(f"{path.name} is not valid JSON: {exc}") from None
-    else:
-        lines = enumerate(data.split(b"\n"), start=1)
-        numbered = ((n, _loads(line)) for n, line in lines if line.strip())
-    records: list[Record] = []
-    for number, item in numbered:
-        if isinstance(item, dict):
-            records.append(item)
-        else:
-            report.broken_lines.append(number)
-    if not records:
-        raise InvalidParams(
-            f"{path.name} is not a Claude Code session file "
-            "(expected one JSON record per line, or a JSON array of records)"
-        )
-    report.records = len(records)
-    return records
+        sid, _ = await asyncio.shield(work)
+    except asyncio.CancelledError:
+        cancel.set()
+        with contextlib.suppress(BaseException):
+            late, _ = await work  # done before it saw the cancel: never answered, removed
+            store.path_for(late).unlink(missing_ok=True)
+        raise
+    if progress is not None:
+        progress("Opening the imported session", 1.0)
+    return store.get(sid)
 
 
-def _loads(line: bytes) -> Any:
+def import_to_file(
+    path: Path,
+    store: SessionStore,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[str, ImportReport]:
+    """The file read and converted one record at a time, its events written in batches to
+    a file no listing reads, which becomes the session (its id returned) only when all of
+    it made sense: a failure or `cancel` leaves nothing behind. Time and memory are linear
+    in the file: every record is looked at once, and only the batch being converted is
+    held. Nothing of `store` but its paths and its counter is used (safe off the loop)."""
+    report = ImportReport(source=str(path))
+    builder = RecordConverter(report, store.count)
+    facts = _Facts(title)
+    staged = StagedTranscript(store, store.count)
+    written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:
-        return json.loads(line)
-    except ValueError:
-        return None
+        for record, at in read.records(path, report.broken_lines, progress, cancel):
+            report.records += 1
+            facts.add(record)
+            builder.add(record)
+            since += 1
+            due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
+            # the header, written first, says when the conversation began: once known
+            if due and (staged.transcript is not None or facts.first_time is not None):
+                staged.write(builder.take(), facts.header(staged.session_id, path))
+                written_at, since = at, 0
+        builder.finish()
+        if report.messages == 0:
+            raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
+        staged.write(builder.take(final=True), facts.header(staged.session_id, path))
+        report.problems.extend(staged.rules.problems)  # none, unless a repair missed
+        report.tool_pairs = builder.tool_pairs
+        staged.finish(facts.title(), facts.model)
+    except BaseException:
+        staged.abort()
+        raise
+    return staged.session_id, report
 
 
-def _first_time(records: list[Record]) -> str:
-    """When the conversation began: the first record's timestamp (now, if none has one)."""
-    for record in records:
+FLUSH_RECORDS = 20_000  # records converted between two writes, at most
+FLUSH_BYTES = 8 * 1024 * 1024  # or this much of the file read
+
+
+class _Facts:
+    """What the header says, gathered as the records go by: when the conversation began,
+    its model (the last assistant's), its title (Claude Code's own `summary` record about
+    this file, else the first typed prompt)."""
+
+    def __init__(self, title: str | None) -> None:
+        self.given = title
+        self.first_time: str | None = None
+        self.model = ""
+        self.uuids: set[str] = set()
+        self.titles: list[Record] = []  # `summary` records with a text
+        self.prompt_title: str | None = None
+
+    def add(self, record: Record) -> None:
         stamp = record.get("timestamp")
-        if isinstance(stamp, str) and stamp:
-            return stamp
-    return now_iso()
-
-
-def _model(records: list[Record]) -> str:
-    for record in reversed(records):
+        if self.first_time is None and isinstance(stamp, str) and stamp:
+            self.first_time = stamp
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            self.uuids.add(uuid)
+        kind = record.get("type")
         message = record.get("message")
-        if record.get("type") == "assistant" and isinstance(message, dict):
+        if kind == "assistant" and isinstance(message, dict):
             model = message.get("model")
             if isinstance(model, str) and model and model != "<synthetic>":
-                return model
-    return ""
+                self.model = model
+        elif kind == "summary" and record.get("summary"):
+            self.titles.append({"summary": record["summary"], "leafUuid": record.get("leafUuid")})
+        elif kind == "user" and self.prompt_title is None:
+            self.prompt_title = _prompt_title(record)
+
+    def title(self) -> str:
+        if self.given:
+            return self.given
+        if self.titles:
+            about_this = [r for r in self.titles if r.get("leafUuid") in self.uuids]
+            return str((about_this[-1] if about_this else self.titles[0])["summary"])
+        return self.prompt_title or "Imported Claude Code session"
+
+    def header(self, sid: str, path: Path) -> Event:
+        return {
+            "type": "session",
+            "format": 1,
+            "sessionId": sid,
+            "title": self.title(),
+            "model": self.model,
+            "systemPrompt": None,
+            "createdAt": self.first_time or now_iso(),
+            "importedFrom": str(path),
+        }
 
 
-def _title(records: list[Record]) -> str | None:
-    """Claude Code's own title (a `summary` record about this file), else the first prompt."""
-    uuids = {r.get("uuid") for r in records}
-    titles = [r for r in records if r.get("type") == "summary" and r.get("summary")]
-    if titles:
-        about_this = [r for r in titles if r.get("leafUuid") in uuids]
-        return str((about_this[-1] if about_this else titles[0])["summary"])
-    for record in records:
-        if record.get("type") != "user" or record.get("isSidechain") or record.get("isMeta"):
-            continue
-        content = (record.get("message") or {}).get("content")
-        texts = [content] if isinstance(content, str) else []
-        if isinstance(content, list):
-            texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
-        for text in (t.strip() for t in texts):
-            # skip IDE context, command markup, interruption notes and summaries
-            if text and not text.startswith(("<", "[", "Caveat:", CONTINUED_PREFIX)):
-                return text.splitlines()[0][:80]
+def _prompt_title(record: Record) -> str | None:
+    """The first line of a typed prompt (not IDE context, command markup, interruption
+    notes, a subagent's or a summary)."""
+    if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
+        return None
+    content = (record.get("message") or {}).get("content")
+    texts = [content] if isinstance(content, str) else []
+    if isinstance(content, list):
+        texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+    for text in (t.strip() for t in texts):
+        if text and not text.startswith(("<", "[", "Caveat:", CONTINUED_PREFIX)):
+            return text.splitlines()[0][:80]
     return None

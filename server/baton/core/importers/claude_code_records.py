@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from baton.core.importers.claude_code import ImportReport
 
 CONTINUED_PREFIX = "This session is being continued from a previous conversation"
+RESTARTED = (
+    "[Claude Code started the conversation again here, without what came before: "
+    "that part is not in the model's context]"
+)
 SUMMARIZER = "claude-code"
 
 
@@ -43,13 +47,17 @@ class RecordConverter(ImportedView):
         super().__init__(report)
         self.count = count
         self.boundary: Record | None = None  # a compact_boundary awaiting its summary
+        self.session_ids: set[str] = set()
+        self.old_style = False  # a summary record with no compact_boundary was seen
+        self.last_context = 0  # the context of the latest response (its usage's total)
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
         subtype = record.get("subtype")
         self.report.kinds[f"{kind}/{subtype}" if subtype else kind] += 1
         sid = record.get("sessionId")
-        if isinstance(sid, str) and sid not in self.report.session_ids:
+        if isinstance(sid, str) and sid not in self.session_ids:
+            self.session_ids.add(sid)  # a set beside the report's list: no scan per record
             self.report.session_ids.append(sid)
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
@@ -74,6 +82,8 @@ class RecordConverter(ImportedView):
     def _assistant(self, record: Record, message: Record, blocks: list[ContentBlock]) -> None:
         api_id = message.get("id") if isinstance(message.get("id"), str) else None
         usage = _usage(message.get("usage"))
+        if usage is not None and message.get("model") != "<synthetic>":
+            self.last_context = usage.context_tokens
         stop = message.get("stop_reason")
         last = self.last
         if last is not None and last.role == "assistant" and api_id and self.last_api_id == api_id:
@@ -115,10 +125,11 @@ class RecordConverter(ImportedView):
         self.last_api_id = api_id
 
     def _user(self, record: Record, blocks: list[ContentBlock]) -> None:
-        first = not self.all_messages
+        first = self.report.messages == 0
+        root = "parentUuid" in record and record["parentUuid"] is None
         text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
         summary = bool(record.get("isCompactSummary")) or (
-            first and text.startswith(CONTINUED_PREFIX)
+            (first or root) and text.startswith(CONTINUED_PREFIX)
         )
         if self.boundary is not None:
             # close what the summary replaces, so that undoing the compaction is valid too
@@ -134,6 +145,15 @@ class RecordConverter(ImportedView):
         prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
         if not prompt:
             return self._results_record(record, blocks)
+        if self.boundary is None and self.view and (summary or (root and self.old_style)):
+            # Claude Code before compact_boundary: a summary (or, after one, any prompt
+            # without a parent) starts the model's context again; what came before is
+            # no more than the API saw if a compaction stands for it
+            self._answer_open(f"message {record_uuid(record)}", _time(record))
+            self._flush_notes()
+            if not summary:
+                self._restart(record)
+        self.old_style = self.old_style or (summary and self.boundary is None)
         content = self._answers(record, blocks, None)  # a prompt ends the turn: text in place
         message = Message(id=self._id(record), role="user", content=content)
         message.created_at = _time(record)
@@ -142,9 +162,24 @@ class RecordConverter(ImportedView):
         if self.boundary is not None:
             self._commit_boundary(self.boundary, message)
             return
+        if summary and self.view:
+            self._commit_boundary(None, message)
+            return
         self._answer_open(f"message {message.id}", message.created_at)
         self._append(message)
         self._flush_notes()
+
+    def _restart(self, record: Record) -> None:
+        """A prompt with no parent after an old compaction: what came before is out of the
+        model's context, and a note says so, standing for it (undo brings it back)."""
+        uuid = record.get("uuid")
+        note = Message(
+            id=self._id({"uuid": f"restart-{uuid}"} if isinstance(uuid, str) else {}),
+            role="user",
+            content=[TextBlock(text=RESTARTED)],
+            created_at=_time(record),
+        )
+        self._commit_boundary(None, note, built=False, at=record)
 
     def _results_record(self, record: Record, blocks: list[ContentBlock]) -> None:
         """A record of tool results only; those answering no open call wait as notes."""
@@ -152,27 +187,39 @@ class RecordConverter(ImportedView):
             self.notes_from, self.notes_at = record, _time(record)
         results = self._answers(record, blocks, self.notes)
         if results:
-            self._append(Message(id=self._id(record), role="user", content=results))
-            self.view[-1].created_at = _time(record)
+            message = Message(id=self._id(record), role="user", content=results)
+            message.created_at = _time(record)
+            self._append(message)
         elif self.open_uses:
             self.report.repairs.append(
                 f"record {record_uuid(record)}: left without content and dropped; its tool results "
                 "follow as text after the results of the response's other calls"
             )
 
-    def _commit_boundary(self, record: Record, summary: Message) -> None:
-        """Claude Code's compaction becomes a Baton one: the summary stands for the view."""
+    def _commit_boundary(
+        self,
+        record: Record | None,
+        summary: Message,
+        *,
+        built: bool = True,
+        at: Record | None = None,
+    ) -> None:
+        """Claude Code's compaction becomes a Baton one: the summary stands for the view.
+        `record` is its compact_boundary (None for a compaction of the time before them,
+        whose figure before is then the last response's); `built` when the summary is a
+        record's message (a restart's note is the import's own)."""
         self.boundary = None
         summary.kind = "summary"
         summary.tokens = self.count(summary)
-        meta = record.get("compactMetadata") or {}
-        before = [m.id for m in self.view]
+        meta = (record or {}).get("compactMetadata") or {}
+        before = self.view
         trigger = meta.get("trigger") if meta.get("trigger") in ("manual", "auto") else "manual"
-        pre = meta.get("preTokens")
+        pre = meta.get("preTokens") if record is not None else self.last_context
+        found = {"record": record} if record is not None else {"found": "no compact_boundary"}
         self.entries.append(
             Boundary(
                 trigger=trigger,
-                created_at=_time(record),
+                created_at=_time(record or at or {"timestamp": summary.created_at}),
                 summarizer=SUMMARIZER,
                 pre_tokens=pre if isinstance(pre, int) else 0,
                 post_tokens=summary.tokens,
@@ -182,13 +229,12 @@ class RecordConverter(ImportedView):
                 summarized_ids=before,
                 view_before=before,
                 view_after=[summary.id],
-                extra={"record": record},
+                extra=found,
             )
         )
         self.report.boundaries += 1
-        self.report.messages += 1
-        self.all_messages.append(summary)
-        self.view = [summary]
+        self.report.messages += int(built)
+        self.view = [summary.id]
         self.last, self.last_api_id, self.turn_api_id = summary, None, None
 
     def _opaque(self, record: Record) -> None:
@@ -223,12 +269,15 @@ class RecordConverter(ImportedView):
         return blocks
 
 
+_USAGE_FIELDS = tuple(ApiUsage.model_fields)
+
+
 def _usage(raw: Any) -> ApiUsage | None:
     if not isinstance(raw, dict):
         return None
     try:
         return ApiUsage.model_validate(
-            {k: v for k in ApiUsage.model_fields if isinstance(v := raw.get(k), int)}
+            {k: v for k in _USAGE_FIELDS if isinstance(v := raw.get(k), int)}
         )
     except ValidationError:
         return None

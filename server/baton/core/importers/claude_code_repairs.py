@@ -35,16 +35,19 @@ class ImportedView:
 
     def __init__(self, report: ImportReport) -> None:
         self.report = report
+        # what is not written yet (`take` hands it on); `view` holds ids only, so that
+        # messages once written are not kept
         self.entries: list[Message | Boundary | Record] = []
-        self.view: list[Message] = []
+        self.taken = 0  # entries handed on before these
+        self.view: list[str] = []
         self.ids: set[str] = set()
         self.last: Message | None = None  # the message a following record may extend
         self.last_api_id: str | None = None  # the file's API id of `last`
-        self.all_messages: list[Message] = []
         # the API rules' state as the view grows (checking the whole view per record
         # would make the import quadratic)
         self.open_uses: dict[str, str] = {}  # the latest response's unanswered calls -> owner
         self.use_ids: set[str] = set()  # every tool_use id kept, across boundaries
+        self.result_ids: set[str] = set()  # what the results of built messages answer
         self.api_ids: set[str] = set()
         self.turn_api_id: str | None = None  # API id of the latest response since a prompt
         # stray tool results, as text, waiting for the response's other calls to be answered
@@ -120,9 +123,28 @@ class ImportedView:
     def _append(self, message: Message) -> None:
         """A message built from records (counted in the report)."""
         self._put(message)
-        self.all_messages.append(message)
+        self.result_ids.update(r.tool_use_id for r in message.tool_results())
         self.last, self.last_api_id = message, None
         self.report.messages += 1
+
+    @property
+    def tool_pairs(self) -> int:
+        """Calls of built messages (not repairs) answered by a result of one."""
+        return len(self.use_ids & self.result_ids)
+
+    def take(self, *, final: bool = False) -> list[Message | Boundary | Record]:
+        """The entries that can no longer change, in order, given away: all of them but
+        the latest assistant message and what follows it (a later record of the same
+        response may still extend it), unless `final`."""
+        keep = len(self.entries)
+        if not final and self.last is not None and self.last.role == "assistant":
+            for n in range(len(self.entries) - 1, -1, -1):
+                if self.entries[n] is self.last:
+                    keep = n
+                    break
+        out, self.entries = self.entries[:keep], self.entries[keep:]
+        self.taken += len(out)
+        return out
 
     def _open(self, first: str, at: str) -> None:
         """The API wants a user message first: one saying the start is not in the file."""
@@ -137,7 +159,7 @@ class ImportedView:
     def _put(self, message: Message) -> None:
         """Into the entries and the view, keeping the API rules' state current."""
         self.entries.append(message)
-        self.view.append(message)
+        self.view.append(message.id)
         if message.role == "assistant":
             self.turn_api_id = message.api_message_id
             if message.api_message_id is not None:
@@ -152,7 +174,7 @@ class ImportedView:
         if isinstance(uuid, str) and SESSION_ID.match(uuid) and uuid not in self.ids:
             self.ids.add(uuid)
             return uuid
-        seed = f"{uuid}:{len(self.entries)}".encode()
+        seed = f"{uuid}:{self.taken + len(self.entries)}".encode()
         candidate = "cc_" + hashlib.blake2b(seed, digest_size=8).hexdigest()
         while candidate in self.ids:
             candidate = "cc_" + hashlib.blake2b(candidate.encode(), digest_size=8).hexdigest()

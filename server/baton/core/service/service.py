@@ -18,7 +18,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
-from baton.core.importers.claude_code import import_claude_code, named_file
+from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.model_api.exact_counts import with_exact_count
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
@@ -129,8 +129,13 @@ class BatonService:
         self.upkeep.forget(session_id)
         self.on_session_changed(session_id, "delete")
 
-    def import_file(self, path: str, title: str | None = None) -> Session:
-        session = import_claude_code(named_file(path), self.store, title=title)
+    async def import_file(
+        self, path: str, title: str | None = None, progress: Progress | None = None
+    ) -> Session:
+        """The import runs off the event loop; cancelling the call cancels it."""
+        session = await import_off_loop(
+            named_file(path), self.store, title=title, progress=progress
+        )
         self._changed(session.session_id, "create")
         return session
 

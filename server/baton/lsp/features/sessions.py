@@ -59,7 +59,9 @@ async def render(call: Call, args: p.SessionParams) -> p.RenderResult:
 
 
 async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:
-    return session_info(call.service.import_file(args.path, args.title))
+    async with work_done(call.ls, "Baton: import", call.token) as reporter:
+        session = await call.service.import_file(args.path, args.title, reporter)
+    return session_info(session)
 
 
 async def pin(call: Call, args: p.PinParams) -> p.Message:

@@ -7,7 +7,8 @@ again. Baton reads frames itself: a header block is only used when it is well fo
 `MAX_CONTENT_LENGTH`); anything else is dropped up to the next header that could start a
 frame, said once on stderr (sizes and reasons; the bytes only at DEBUG) and answered with
 one parse error per run of dropped input. A decoded message whose params nest deeper than
-`MAX_DEPTH` is answered `invalid_params` without ever reaching a validator.
+`MAX_DEPTH`, or hold NaN or Infinity (which Python's json reads and JSON does not have), is
+answered `invalid_params` without ever reaching a validator.
 """
 
 from __future__ import annotations
@@ -169,17 +170,28 @@ def dispatch(protocol: Answering, body: bytes) -> None:
     """Decode one message body and hand it on; answer what cannot be handed on."""
     deep = False
     try:
-        message = json.loads(body)
+        message = json.loads(body, parse_constant=_not_json)
     except RecursionError:
         deep = True
+    except _NotJson as exc:  # NaN or Infinity: Python reads them, JSON has no such values
+        _refuse(protocol, body, f"params hold {exc}, which is not JSON")
+        return
     except ValueError as exc:  # not JSON, not UTF-8, an integer of too many digits
         log.warning("could not parse a message of %d bytes: %s", len(body), _why(exc))
         protocol.send_error(None, JsonRpcParseError(f"could not parse the message: {_why(exc)}"))
         return
     if deep or _too_deep(body, message):
-        _answer_too_deep(protocol, body)
+        _refuse(protocol, body, f"params nest deeper than {MAX_DEPTH} levels of arrays and objects")
         return
     protocol.handle_message(message)
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(name: str) -> object:
+    raise _NotJson(name)
 
 
 def _why(exc: ValueError) -> str:
@@ -204,11 +216,12 @@ def _too_deep(body: bytes, message: Any) -> bool:
     return False
 
 
-def _answer_too_deep(protocol: Answering, body: bytes) -> None:
+def _refuse(protocol: Answering, body: bytes, text: str) -> None:
+    """A message whose params cannot be taken: invalid_params to a request, invalid
+    request when there is no usable method, nothing to a notification (logged)."""
     envelope = _envelope(body)
     msg_id = envelope.get("id") if isinstance(envelope, dict) else None
     method = envelope.get("method") if isinstance(envelope, dict) else None
-    text = f"params nest deeper than {MAX_DEPTH} levels of arrays and objects"
     log.warning("refused a %s message of %d bytes: %s", method or "JSON", len(body), text)
     has_id = isinstance(envelope, dict) and "id" in envelope  # a deep id reads as null here
     if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
@@ -219,7 +232,7 @@ def _answer_too_deep(protocol: Answering, body: bytes) -> None:
         pass  # a response from the client: nobody to answer
     elif has_id or not isinstance(method, str):
         protocol.send_error(msg_id, JsonRpcInvalidRequest(text))
-    # a notification nested too deeply has nobody to answer: dropped (said above)
+    # a notification that cannot be taken has nobody to answer: dropped (said above)
 
 
 def _envelope(body: bytes, keep: int = 1) -> Any:

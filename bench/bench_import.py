@@ -1,0 +1,99 @@
+"""The import row: a generated Claude Code file (every record in it with a session id of
+its own, as the crafted file that made imports quadratic) imported by a fresh process per
+repetition: its seconds per 100 MB of file beside
+`json.loads` of the same lines in the same process, and its peak RSS growth beside the
+resulting session's bytes.
+
+    python bench/bench_import.py --child FILE DATA_DIR   (what each repetition runs)
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+MB = 1e6
+
+
+def write_file(path: Path, megabytes: float, seed: int) -> Path:
+    """Generated Claude Code sessions one after another up to `megabytes` of JSONL, every
+    record with a session id of its own."""
+    from baton_testkit.claude_code_gen import generate
+
+    target, written, n = megabytes * MB, 0, 0
+    with path.open("w", encoding="utf-8") as out:
+        while written < target:
+            era = ("old", "recent", "newest")[n % 3]
+            for k, record in enumerate(generate(seed + n, era=era, turns=30).records):
+                record["sessionId"] = f"{n:06d}-{k:06d}"
+                line = json.dumps(record, separators=(",", ":")) + "\n"
+                out.write(line)
+                written += len(line.encode("utf-8"))
+            n += 1
+    return path
+
+
+def measure(file: Path, work: Path, reps: int) -> dict[str, list[float]]:
+    """Each repetition in a fresh process (its peak RSS is the import's alone)."""
+    series: dict[str, list[float]] = {}
+    for rep in range(reps):
+        data = work / f"import-{rep}"
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(file), str(data)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        for name, value in figures.items():
+            series.setdefault(name, []).append(float(value))
+    return series
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1e3
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+def _child(file: Path, data: Path) -> dict[str, Any]:
+    from baton.core.conversation.store import SessionStore
+    from baton.core.importers.claude_code import import_with_report
+    from baton.core.usage.estimator import default_estimator
+
+    estimator = default_estimator()
+    estimator.wait_ready()
+    base = _rss_mb()
+    store = SessionStore(data, estimator.count_message)
+    start = time.perf_counter()
+    session, report = import_with_report(file, store)
+    import_s = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # before the baseline's
+    start = time.perf_counter()
+    lines = [json.loads(line) for line in file.read_bytes().splitlines() if line.strip()]
+    json_s = time.perf_counter() - start
+    assert len(lines) >= report.records
+    return {
+        "import_s": import_s,
+        "json_s": json_s,
+        "peak_growth_mb": max(peak - base, 0.0),
+        "session_mb": session.transcript.path.stat().st_size / MB,
+        "file_mb": file.stat().st_size / MB,
+        "messages": len(session.messages),
+        "records": report.records,
+    }
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        print(json.dumps(_child(Path(sys.argv[2]), Path(sys.argv[3]))))
+    else:
+        raise SystemExit(__doc__)

@@ -1,0 +1,238 @@
+"""Reading a Claude Code file one record at a time: JSONL lines or the JSON array's items.
+
+Neither the file, its lines nor its records are ever held all at once: a record is handed
+on as soon as it is parsed and dropped after. A line that is not a JSON object (broken,
+torn, NaN or Infinity, which are not JSON, or nested deeper than `MAX_DEPTH`) is skipped
+and its number reported; a JSON array that does not parse is refused whole.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from baton.core.conversation.transcript import unwritable
+from baton.core.errors import InvalidParams
+
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+MAX_DEPTH = 128  # arrays and objects nested in one record (the record itself is one)
+PROBE = 65536  # bytes looked at for a NUL (a binary file) and the first character
+ARRAY_CHUNK = 4 * 1024 * 1024
+
+Progress = Callable[[int, int], None]  # (bytes read, bytes in the file)
+_DECODER = json.JSONDecoder()
+
+
+class ImportCancelled(Exception):
+    """The import was cancelled; nothing was written."""
+
+
+class NotJson(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, JSON has no such values."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NotJson(f"{name} is not JSON")
+
+
+def loads(text: bytes | str) -> Any:
+    """`text` as JSON; ValueError for what is not JSON (NaN and Infinity included),
+    including what nests deeper than `MAX_DEPTH` levels or than the parser can go."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if too_deep(text, value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def too_deep(text: bytes | str, value: Any) -> bool:
+    """Whether `value` (parsed from `text`) nests arrays and objects deeper than MAX_DEPTH.
+    A text with no more brackets than the limit cannot, which spares nearly every record
+    the walk; the walk visits containers only, never the text of strings."""
+    opening: tuple[Any, Any] = (b"{", b"[") if isinstance(text, bytes) else ("{", "[")
+    if text.count(opening[0]) + text.count(opening[1]) <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def open_import(path: Path) -> tuple[BinaryIO, int]:
+    """The file, open for reading, and its size; InvalidParams when it cannot be imported."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            raise InvalidParams(
+                f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
+            )
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
+    return handle, size
+
+
+def records(
+    path: Path,
+    broken: list[int],
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[tuple[dict[str, Any], int]]:
+    """(record, bytes of the file read so far) of every JSON object in the file, in order;
+    the numbers of lines (or items) that are not one go into `broken`. Raises
+    ImportCancelled as soon as `cancel` is set; InvalidParams for a file that is no Claude
+    Code session at all, or that holds text no transcript can hold (a lone surrogate)."""
+    handle, size = open_import(path)
+    with handle:
+        try:
+            head = handle.read(PROBE)
+        except OSError as exc:
+            raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
+        if b"\0" in head:
+            raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
+        handle.seek(0)
+        items = _array(handle, path) if head.lstrip()[:1] == b"[" else _lines(handle)
+        found = 0
+        for number, item, at, escaped in items:
+            if cancel is not None and cancel.is_set():
+                raise ImportCancelled("the import was cancelled; nothing was written")
+            if progress is not None:
+                progress(at, size)
+            if not isinstance(item, dict):
+                broken.append(number)
+                continue
+            where = unwritable(item) if escaped else None
+            if where is not None:
+                raise InvalidParams(
+                    f"{path.name} holds text that cannot be written as UTF-8 (a lone "
+                    f"surrogate) at record {number}: {where.lstrip('.') or 'its value'}"
+                )
+            found += 1
+            yield item, at
+    if not found:
+        raise InvalidParams(
+            f"{path.name} is not a Claude Code session file "
+            "(expected one JSON record per line, or a JSON array of records)"
+        )
+
+
+Item = tuple[int, Any, int, bool]  # number, value, bytes read, whether it may hold a surrogate
+
+
+def _lines(handle: BinaryIO) -> Iterator[Item]:
+    at = 0
+    for number, line in enumerate(handle, start=1):
+        at += len(line)
+        if line.isspace():
+            continue
+        try:
+            value = loads(line)
+        except ValueError:
+            value = None
+        # `json` reads "\\ud800" escapes, and raw surrogate bytes, as lone surrogates
+        escaped = b"\\ud" in line or b"\\uD" in line or b"\xed" in line
+        yield number, value, at, escaped
+
+
+def _array(handle: BinaryIO, path: Path) -> Iterator[Item]:
+    """The items of a JSON array, decoded one at a time from a window of the text (a window
+    that ends inside an item grows to twice its size, so reading stays linear)."""
+    window = _Window(handle, path)
+    number = 0
+    if window.next_char() != "[":
+        raise window.invalid("expected '['")
+    window.pos += 1
+    while True:
+        mark = window.next_char()
+        if mark == "]":
+            window.pos += 1
+            if window.next_char() != "":
+                raise window.invalid("text after the array")
+            return
+        if mark == "":
+            raise window.invalid("the array does not end")
+        if number:
+            if mark != ",":
+                raise window.invalid(f"expected ',' or ']' after item {number}")
+            window.pos += 1
+            window.next_char()
+        item, piece = window.item()
+        number += 1
+        if too_deep(piece, item) or _has_constant(piece, item):
+            item = None  # an item past the limit is skipped like a broken line
+        escaped = "\\ud" in piece or "\\uD" in piece
+        yield number, item, window.read_bytes, escaped
+
+
+class _Window:
+    """The part of the array's text not decoded yet, read from the file as needed."""
+
+    def __init__(self, handle: BinaryIO, path: Path) -> None:
+        self.handle, self.path = handle, path
+        self.text, self.pos = "", 0
+        self.chunk = ARRAY_CHUNK
+        self.read_bytes = 0
+        self.ended = False
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def invalid(self, why: str) -> InvalidParams:
+        return InvalidParams(f"{self.path.name} is not valid JSON: {why}")
+
+    def more(self) -> None:
+        data = self.handle.read(self.chunk)
+        self.read_bytes += len(data)
+        self.ended = not data
+        try:
+            decoded = self.decoder.decode(data, final=self.ended)
+        except UnicodeDecodeError:
+            raise self.invalid("the file is not UTF-8") from None
+        self.text, self.pos = self.text[self.pos :] + decoded, 0
+
+    def next_char(self) -> str:
+        """The next character that is not white space ("" at the end), not consumed."""
+        while True:
+            while self.pos < len(self.text) and self.text[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(self.text) or self.ended:
+                return self.text[self.pos : self.pos + 1]
+            self.more()
+
+    def item(self) -> tuple[Any, str]:
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except RecursionError:
+                raise self.invalid(f"an item nests deeper than {MAX_DEPTH} levels") from None
+            except ValueError as exc:
+                if self.ended:
+                    raise self.invalid(str(exc)) from None
+                self.chunk = max(self.chunk, 2 * (len(self.text) - self.pos))
+                self.more()  # the item may go on past the window
+                continue
+            if end == len(self.text) and not self.ended:
+                self.more()  # a number cut at the window's end would read as a shorter one
+                continue
+            piece = self.text[self.pos : end]
+            self.pos = end
+            return value, piece
+
+
+def _has_constant(piece: str, item: Any) -> bool:
+    """Whether an array item holds NaN or Infinity (only looked for when its text could)."""
+    if "NaN" not in piece and "Infinity" not in piece:
+        return False
+    try:
+        json.loads(piece, parse_constant=_refuse_constant)
+    except ValueError:
+        return True
+    return False

@@ -1,0 +1,100 @@
+"""`baton/session/import` over stdio: work-done progress, other requests answered while a
+large file is read, and the cancel button leaving nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from lsp_harness import Harness
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from baton import protocol
+from baton_testkit.claude_code_gen import generate
+
+REQUEST_CANCELLED = -32800
+
+
+def large_file(path: Path, files: int) -> Path:
+    """Generated sessions one after another (each with its own session id): a few MB."""
+    with path.open("w", encoding="utf-8") as out:
+        for seed in range(files):
+            for record in generate(seed, era="newest", turns=30, media=False).records:
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+    return path
+
+
+def progress_of(lsp: Harness, token: Any, after: int = 0) -> list[dict[str, Any]]:
+    return [
+        p.value
+        for m, p in lsp.recorder.received[after:]
+        if m == types.PROGRESS and p.token == token
+    ]
+
+
+async def test_an_import_reports_progress_on_the_clients_token(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    source = large_file(tmp_path / "big.jsonl", 3)
+    lsp.client.progress_reports.setdefault("import-1", [])
+    mark = lsp.recorder.mark()
+    imported = await lsp.request(
+        protocol.SESSION_IMPORT, {"path": str(source), "workDoneToken": "import-1"}
+    )
+    end = await lsp.progress_end("import-1")
+
+    values = progress_of(lsp, "import-1", after=mark)
+    assert values[0] == {"kind": "begin", "title": "Baton: import", "cancellable": True,
+                         "percentage": 0}  # fmt: skip
+    reports = [v for v in values if v["kind"] == "report"]
+    assert reports[0]["message"] == "Reading big.jsonl"  # later ones at most every 0.25 s
+    assert reports[-1] == {"kind": "report", "message": "Opening the imported session",
+                           "percentage": 100}  # fmt: skip
+    percentages = [v["percentage"] for v in reports]
+    assert percentages == sorted(percentages)
+    assert end.value["kind"] == "end"
+    assert imported["sessionId"] in {
+        s["sessionId"] for s in (await lsp.request(protocol.SESSION_LIST))["sessions"]
+    }
+
+
+async def test_other_requests_are_answered_while_a_large_file_is_imported(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    source = large_file(tmp_path / "big.jsonl", 12)
+    sid = (await lsp.create(title="meanwhile"))["sessionId"]
+    importing = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(protocol.SESSION_IMPORT, {"path": str(source)})
+    )
+    await asyncio.sleep(0)  # the import goes out first
+
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+
+    assert not importing.done()  # answered before the import, which was sent before it
+    assert usage["usedTokens"] >= 0
+    imported = await importing
+    assert imported["sessionId"] != sid
+
+
+async def test_the_progress_cancel_button_cancels_the_import(lsp: Harness, tmp_path: Path) -> None:
+    source = large_file(tmp_path / "big.jsonl", 12)
+    mark = lsp.recorder.mark()
+    importing = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(protocol.SESSION_IMPORT, {"path": str(source)})
+    )
+    begin = await lsp.progress_begin("Baton: import", after=mark)
+    lsp.client.window_work_done_progress_cancel(
+        types.WorkDoneProgressCancelParams(token=begin.token)
+    )
+    try:
+        await importing
+        raise AssertionError("the import finished despite the cancel")
+    except JsonRpcException as exc:
+        assert exc.code == REQUEST_CANCELLED
+    await lsp.progress_end(begin.token)
+
+    assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
+    assert list((lsp.data_dir / "sessions").glob("*")) == []  # nor a file being written

@@ -1,0 +1,209 @@
+"""Every Claude Code format an import meets: old compactions (a summary record mid-file with
+no compact_boundary, and a restart after one), `summary` title records, sidechains and the
+newer record types; for each, the view holds no more than the API last saw."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code import import_with_report
+from baton.core.importers.claude_code_records import RESTARTED
+from baton.core.usage.estimator import Estimator
+from baton_testkit.claude_code_gen import CASES, Generated, case, generate
+
+CORPUS_FILES = [
+    "d-kimuson__claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "iansherr__claude-code-log__37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl",
+    "iansherr__claude-code-log__9e953218-585f-4692-89df-9e0747a31c68.jsonl",
+    "iansherr__claude-code-log__cb2e607c-c758-415a-8b45-c49e4631906a.jsonl",
+    "iansherr__claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+    "kesslerio__attio-mcp-server__chat.json",
+]
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        return list(json.loads(text))
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def last_api_usage(records: list[dict[str, Any]]) -> int:
+    """What the API last saw: the last main-chain response's input, cache creation, cache
+    read and output tokens (a synthetic reply is no response)."""
+    last = 0
+    for record in records:
+        message = record.get("message")
+        if record.get("type") != "assistant" or record.get("isSidechain"):
+            continue
+        if not isinstance(message, dict) or message.get("model") == "<synthetic>":
+            continue
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            last = sum(int(usage.get(k) or 0) for k in (*keys, "output_tokens"))
+    return last
+
+
+def view_tokens(session: Session, estimator: Estimator) -> int:
+    return sum(estimator.count_message(m) for m in session.view_messages())
+
+
+def imported(generated: Generated, folder: Path, store: SessionStore) -> Session:
+    path = generated.write(folder / f"file.{'json' if generated.array else 'jsonl'}")
+    return import_with_report(path, store)[0]
+
+
+GENERATED = [*CASES, *(f"seed-{n}" for n in range(16))]
+
+
+def generated_file(name: str) -> Generated:
+    return case(name) if name in CASES else generate(int(name.removeprefix("seed-")))
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_the_view_holds_no_more_than_the_api_last_saw(
+    tmp_path: Path, store: SessionStore, estimator: Estimator, name: str
+) -> None:
+    generated = generated_file(name)
+    session = imported(generated, tmp_path, store)
+
+    assert view_tokens(session, estimator) <= last_api_usage(generated.records)
+
+
+def test_an_old_compaction_mid_file_stands_for_what_came_before(
+    tmp_path: Path, store: SessionStore, estimator: Estimator
+) -> None:
+    generated = case("old-mid-file-compactions")
+    summaries = [r for r in generated.records if r.get("isCompactSummary")]
+    assert len(summaries) == 2 and all(r["parentUuid"] is None for r in summaries)
+    assert not any(r.get("subtype") == "compact_boundary" for r in generated.records)
+
+    session = imported(generated, tmp_path, store)
+
+    # the file's two summaries and the restart after the first each start the view again
+    assert session.compactions == 3
+    last_summary = summaries[-1]["uuid"]
+    assert session.view[0] == last_summary
+    assert session.messages[last_summary].kind == "summary"
+    before = len(session.messages)
+    whole = sum(estimator.count_message(m) for m in session.messages.values())
+    assert view_tokens(session, estimator) < whole / 2  # the earlier segments are out
+    for _ in range(3):
+        session.uncompact()
+    assert len(session.view) == before - 3  # all of it back, in place of the summaries
+
+
+def record(kind: str, uid: str, content: Any, parent: str | None, **fields: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if kind == "assistant":
+        message |= {"id": f"msg_{uid}", "model": "claude-sonnet-4-20250514"}
+        message["usage"] = fields.pop("usage", {"input_tokens": 10, "output_tokens": 5})
+    return {
+        "type": kind,
+        "uuid": uid,
+        "parentUuid": parent,
+        "sessionId": "cc-1",
+        "version": "1.0.65",
+        "timestamp": f"2025-07-01T10:00:{len(uid):02d}Z",
+        "message": message,
+        **fields,
+    }
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+SUMMARY = "This session is being continued from a previous conversation. Summary: the bug."
+
+
+def test_a_prompt_with_no_parent_after_an_old_compaction_starts_the_view_again(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    records = [
+        record("user", "u1", "first question", None),
+        record("assistant", "a1", [{"type": "text", "text": "first answer"}], "u1"),
+        record("user", "u2", [{"type": "text", "text": SUMMARY}], None, isCompactSummary=True),
+        record("user", "u3", "second question", "u2"),
+        record("user", "s1", "a subagent's task", None, isSidechain=True),  # not a restart
+        record("assistant", "a3", [{"type": "text", "text": "second answer"}], "u3"),
+        record("user", "u4", "a fresh start", None),
+        record("assistant", "a4", [{"type": "text", "text": "third answer"}], "u4"),
+    ]
+    session, report = import_with_report(write(tmp_path / "old.jsonl", records), store)
+
+    assert report.boundaries == 2 and report.messages == 7  # the note is the import's own
+    assert session.view == ["restart-u4", "u4", "a4"]
+    note = session.messages["restart-u4"]
+    assert note.kind == "summary" and note.text() == RESTARTED
+    restart = next(b for b in session.boundaries.values() if b.summary_id == "restart-u4")
+    assert restart.view_before == ["u2", "u3", "a3"]
+    assert session.uncompact().id == restart.id
+    assert session.view == ["u2", "u3", "a3", "u4", "a4"]
+    session.uncompact()
+    assert session.view == ["u1", "a1", "u3", "a3", "u4", "a4"]
+
+
+def test_a_prompt_with_no_parent_in_a_file_without_old_compactions_stays_in_the_view(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    records = [
+        record("user", "u1", "first question", None),
+        record("assistant", "a1", [{"type": "text", "text": "first answer"}], "u1"),
+        record("user", "u2", "another question", None),
+        record("assistant", "a2", [{"type": "text", "text": "another answer"}], "u2"),
+    ]
+    session, report = import_with_report(write(tmp_path / "plain.jsonl", records), store)
+
+    assert report.boundaries == 0
+    assert session.view == ["u1", "a1", "u2", "a2"]
+
+
+def test_newer_record_types_and_sidechains_are_kept_and_stay_out_of_the_view(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    generated = case("newest-recaps")
+    session, report = import_with_report(generated.write(tmp_path / "new.jsonl"), store)
+
+    for kind in ("attachment", "permission-mode", "last-prompt", "system/turn_duration"):
+        assert report.kinds[kind] > 0, kind
+    assert report.kinds["system/away_summary"] == generated.truth.shapes["away-summary"] > 0
+    assert report.sidechain == generated.truth.sidechain > 0
+    kept = {str(r.get("uuid")) for r in session.opaque}
+    assert not kept & set(session.view)
+    recaps = [r for r in generated.records if r.get("subtype") == "away_summary"]
+    assert {r["uuid"] for r in recaps} <= kept
+
+
+def test_the_title_is_the_summary_record_about_this_file(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    generated = case("old-mid-file-compactions")
+    titles = [r for r in generated.records if r.get("type") == "summary"]
+    assert titles[0]["summary"] == "Another Session Entirely"  # the first in the file
+
+    session = imported(generated, tmp_path, store)
+
+    assert session.title == generated.truth.title != "Another Session Entirely"
+    assert len(titles) == 2 and all(t in session.opaque for t in titles)
+
+
+# ---- the corpus tier: each real file's view against the API's last usage -----------------
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_file_view_holds_no_more_than_the_api_last_saw(
+    corpus_dir: Path, store: SessionStore, estimator: Estimator, name: str
+) -> None:
+    session, _ = import_with_report(corpus_dir / name, store)
+
+    assert view_tokens(session, estimator) <= last_api_usage(read_records(corpus_dir / name))

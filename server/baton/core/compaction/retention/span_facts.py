@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from baton.core.compaction.retention.blocks import is_prompt
-from baton.core.compaction.retention.error_facts import ErrorFact, result_errors
+from baton.core.compaction.retention.error_facts import ErrorFact, note_command, result_errors
 from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 
@@ -33,6 +33,7 @@ class SpanFacts:
         tool_touches: dict[str, PathTouch] = {}
         prompts: list[str] = []
         errors: dict[str, ErrorFact] = {}
+        commands: dict[str, str] = {}  # call id -> the shell command it ran
         for message in messages:
             if message.kind == "attachment":
                 restored = attachment_path(message)
@@ -47,8 +48,9 @@ class SpanFacts:
                     for path, op in tool_paths(block):
                         _note(touches, path, op)
                         _note(tool_touches, path, op)
+                    note_command(commands, block)
                 elif type(block) is ToolResultBlock:
-                    for fact in result_errors(block):
+                    for fact in result_errors(block, commands.get(block.tool_use_id)):
                         errors.setdefault(fact.line, fact)
         return cls(
             prompts, list(touches.values()), list(errors.values()), list(tool_touches.values())

@@ -18,6 +18,7 @@ from baton.core.compaction.retention.facts import (
     touched_paths,
 )
 from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.retention.summary_facts import carried_facts
 from baton.core.compaction.summary.summarizers import (
     ExtractiveSummarizer,
     SummaryRequest,
@@ -376,7 +377,9 @@ async def summary_keeps_every_prompt_and_stays_bounded(
     body = await summarize(messages, max_tokens=20_000, count=estimator.count_text)
     assert estimator.count_text(body) <= 6_000
     figures, _ = retention(messages, body, [])
-    assert figures.prompts.total == len(set(map(normalize, prompt_texts(messages))))
+    # the typed prompts, and those an earlier summary quoted (they count as much)
+    quoted = [p for facts in carried_facts(messages) for p in facts.prompts]
+    assert figures.prompts.total == len(set(map(normalize, prompt_texts(messages) + quoted)))
     assert figures.prompts.kept == figures.prompts.total
     assert body == await summarize(messages, max_tokens=20_000, count=estimator.count_text)
 

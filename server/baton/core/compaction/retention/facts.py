@@ -198,7 +198,7 @@ def split_summary_prompts(summary_text: str) -> tuple[list[str], str]:
         while index < len(lines) and not _HEADING.match(lines[index]):
             block.append(lines[index])
             index += 1
-        items.extend(_bullet_items(block))
+        items.extend(bullet_items(block))
     return items, "\n".join(rest)
 
 
@@ -206,7 +206,7 @@ def summary_prompts(summary_text: str) -> list[str]:
     return split_summary_prompts(summary_text)[0]
 
 
-def _bullet_items(block: Sequence[str]) -> list[str]:
+def bullet_items(block: Sequence[str]) -> list[str]:
     """Bullets at the indentation of the first one; deeper or unbulleted lines continue
     the current item (continuation lines are indented when Baton writes them)."""
     items: list[list[str]] = []

@@ -10,13 +10,16 @@ from baton.core.compaction.retention.facts import (
     message_haystack,
     normalize,
 )
-from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS, write_ledger
+from baton.core.compaction.retention.ledger_text import (
+    LEDGER_MAX_TOKENS,
+    PROMPT_PREFIX_CHARS,
+    write_ledger,
+)
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.conversation.boundary import Retention, RetentionFigure
 from baton.core.conversation.messages import Message
 
-# A long prompt survives when its head does: summaries may cut the tail with a marker.
-PROMPT_PREFIX_CHARS = 200
+__all__ = ["PROMPT_PREFIX_CHARS", "retention"]
 
 
 def _unique(values: Sequence[str]) -> dict[str, str]:

@@ -10,18 +10,17 @@ from pathlib import PurePath
 from typing import Any
 
 from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
-from baton.core.compaction.prompts import extract_summary
 from baton.core.compaction.retention.blocks import failed_results
 from baton.core.compaction.retention.error_facts import ErrorFact
 from baton.core.compaction.retention.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.retention.summary_facts import summary_body, summary_text, unquoted
 from baton.core.compaction.summary.user_messages import bullet, indent
 from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 # Share of the summary each section may use; the user-messages section gets the rest.
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
-_PLAIN_SUMMARY = re.compile(r"^Summary:[ \t]*$", re.MULTILINE)
 _TERM = re.compile(
     r"`([^`\n]{2,60})`"
     r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
@@ -57,10 +56,10 @@ class Facts:
             span = SpanFacts.extract(messages)
         facts = cls(paths=span.paths, errors=span.errors)
         for message in messages:  # blocks tested by exact type: see `blocks`
-            if message.kind == "summary":
-                text = message.text()
-                prompts, rest = split_summary_prompts(_summary_body(text))
-                facts.prompts.extend(prompts)
+            text = summary_text(message)
+            if text is not None:  # an earlier summary: its facts are in `span`
+                prompts, rest = split_summary_prompts(summary_body(text))
+                facts.prompts.extend(unquoted(prompt) for prompt in prompts)
                 if rest.strip():
                     facts.carried.append(rest.strip())
                 facts.failed_calls += failed_results(message.content)
@@ -103,14 +102,6 @@ class Facts:
             self.last_reply = message.text().strip()
             self.trailing_prompts.clear()
             self.terms.update(_terms(self.last_reply))
-
-
-def _summary_body(text: str) -> str:
-    """An earlier summary without its analysis draft (tagged, or Claude Code's plain
-    "Analysis:" ... "Summary:" layout)."""
-    body = extract_summary(text)
-    match = _PLAIN_SUMMARY.search(body)
-    return body[match.end() :] if match and "Analysis:" in body[: match.start()] else body
 
 
 def _may_hold_terms(text: str) -> bool:

@@ -13,6 +13,7 @@ does.
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,7 +43,7 @@ def parts(messages: Sequence[Message], rounds: int) -> list[list[Message]]:
     """The messages in `rounds` parts of about as many prompts each, cut before a prompt."""
     starts = [i for i, message in enumerate(messages) if message.is_user_prompt]
     cuts = [0, *(starts[len(starts) * k // rounds] for k in range(1, rounds)), len(messages)]
-    return [list(messages[a:b]) for a, b in zip(cuts, cuts[1:], strict=False)]
+    return [list(messages[a:b]) for a, b in itertools.pairwise(cuts)]
 
 
 def truncated(messages: Sequence[Message], tokens: int) -> list[Message]:

@@ -8,8 +8,8 @@ from baton.core.compaction.retention.facts import (
     CountText,
     approx_tokens,
     message_haystack,
-    touched_paths,
     normalize,
+    touched_paths,
 )
 from baton.core.compaction.retention.ledger_text import (
     LEDGER_MAX_TOKENS,

@@ -40,6 +40,8 @@ _EXTENSIONS = (
     "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rst|toml|yaml|yml|rs|go|c|h|cc|cpp|hpp|"
     "java|kt|rb|php|cs|swift|sh|css|scss|html|txt|cfg|ini|lock|sql|xml|vue|svelte"
 )
+# "Node.js", "Vue.js": names of libraries, not files.
+_LIBRARY = re.compile(r"^[A-Z][a-z]+\.js$")
 _PROSE_PATH = re.compile(
     r"(?<![\w/.:@~-])((?:~|\.{1,2})?/?(?:[\w@.+-]+/)+[\w@.+*-]*\.[A-Za-z0-9]{1,8}"
     rf"|[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?![\w/-])"
@@ -100,6 +102,8 @@ def read_summary(text: str) -> SummaryFacts:
             facts.errors.extend(_listed_error(item) for item in bullet_items(lines))
     for match in _PROSE_PATH.finditer(body):
         path = match.group(1).rstrip(".")
+        if _LIBRARY.match(path):
+            continue
         if not any(known == path or known.endswith("/" + path) for known in listed):
             _merge(listed, PathTouch(path, [CARRIED]))
     facts.paths = list(listed.values())

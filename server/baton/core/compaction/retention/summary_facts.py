@@ -62,13 +62,14 @@ class SummaryFacts:
 
 def summary_text(message: Message) -> str | None:
     """The text of an earlier summary, or None for a message that is none: Baton's or an
-    imported one (`kind == "summary"`), or any message holding the API's compaction block."""
-    if message.kind != "summary" and not any(
-        type(block) is CompactionBlock for block in message.content
-    ):
+    imported one (`kind == "summary"`), or a message that starts with the API's compaction
+    block."""
+    content = message.content
+    # The API's block comes first in its message: one test a message (this runs for each).
+    if message.kind != "summary" and not (content and type(content[0]) is CompactionBlock):
         return None
     parts: list[str] = []
-    for block in message.content:
+    for block in content:
         if type(block) is CompactionBlock:
             parts.append(block.content or "")
         elif type(block) is TextBlock:

@@ -12,7 +12,7 @@ from baton.core.compaction.prompts import check_direction, section_titles
 from baton.core.compaction.retention.ledger import PROMPT_PREFIX_CHARS
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary import extractive
-from baton.core.compaction.summary.user_messages import prompts_section, visible_sizes
+from baton.core.compaction.summary.user_messages import prompts_section, visible_need
 from baton.core.conversation.boundary import Trigger
 from baton.core.conversation.messages import (
     CompactionBlock,
@@ -176,7 +176,7 @@ class ExtractiveSummarizer:
         fixed = count(render("")) + 4
         budget = limit - fixed
         if grown > limit and facts.prompts:
-            need = sum(visible_sizes(facts.prompts, PROMPT_PREFIX_CHARS, count))
+            need = visible_need(facts.prompts, PROMPT_PREFIX_CHARS, count, grown - fixed)
             if budget < need <= grown - fixed:  # growing keeps them all visible
                 budget, limit = need, need + fixed
         for _ in range(8):

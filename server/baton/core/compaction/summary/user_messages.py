@@ -35,6 +35,17 @@ def visible_sizes(prompts: Sequence[str], keep_chars: int, count: CountText) -> 
     return [count(bullet(head_of(p, keep_chars))) + 1 for p in prompts]
 
 
+def visible_need(prompts: Sequence[str], keep_chars: int, count: CountText, cap: int) -> int:
+    """The sum of `visible_sizes`, or a figure above `cap` once the sum passes it (the
+    prompts after that are not counted)."""
+    total = 0
+    for prompt in prompts:
+        total += count(bullet(head_of(prompt, keep_chars))) + 1
+        if total > cap:
+            break
+    return total
+
+
 def prompts_section(
     prompts: Sequence[str], budget: int, count: CountText, keep_chars: int | None = None
 ) -> str:

@@ -21,7 +21,7 @@ from baton.core.compaction.retention.ledger import PROMPT_PREFIX_CHARS, found_in
 from baton.core.compaction.retention.ledger_text import write_ledger
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.retention.summary_facts import CARRIED, read_summary, summary_text
-from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, SummaryRequest
 from baton.core.conversation.messages import CompactionBlock, Message, text_message
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
@@ -286,3 +286,18 @@ async def test_a_real_claude_code_compaction_compacted_again_keeps_what_the_mode
     after = session.view_messages()
     assert visible(prompts, after, PROMPT_PREFIX_CHARS) == prompts
     assert len(visible(paths, after, None)) >= 0.95 * len(paths)
+
+
+async def test_an_earlier_summarys_prose_is_condensed_section_by_section() -> None:
+    text, _ = claude_code_summary(random.Random(4), prompts=3, paths=30)
+    text = text.replace("8. Current Work:\n   ", "8. Current Work:\n   LATEST-STATE ")
+    messages = [text_message("user", text, kind="summary"), text_message("user", "go on")]
+    request = SummaryRequest(direction="all", messages=messages)
+
+    body = await ExtractiveSummarizer().summarize(request)
+
+    primary = body.split("## 2.", 1)[0]
+    assert "LATEST-STATE" in primary  # the earlier summary's current work, not only its head
+    assert "Primary Request and Intent" in primary
+    assert "module_0.ts" not in primary  # its files list is carried in section 3 instead
+    assert "/repo/src/pkg_0/module_0.ts" in body.split("## 3.", 1)[1]

@@ -134,6 +134,22 @@ def _without_cut_copies(prompts: list[str]) -> list[str]:
     return kept
 
 
+def prose_sections(rest: str) -> list[str]:
+    """The parts of an earlier summary's text (without its user messages) that are not
+    carried as facts: its lead and each section other than its files and errors lists."""
+    parts: list[list[str]] = [[]]
+    carried = False
+    for line in rest.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            title = heading.group(1).lower()
+            carried = "files" in title or "error" in title
+            parts.append([])
+        if not carried:
+            parts[-1].append(line)
+    return [text for text in ("\n".join(part).strip() for part in parts) if text]
+
+
 def _sections(body: str) -> list[tuple[str, list[str]]]:
     """The body's headed sections: each heading's title and the lines up to the next."""
     sections: list[tuple[str, list[str]]] = []

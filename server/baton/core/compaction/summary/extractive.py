@@ -9,18 +9,25 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
+from baton.core.compaction.cuts import CountText, common_cap, cut_to_tokens, cut_with_marker
 from baton.core.compaction.retention.blocks import failed_results
 from baton.core.compaction.retention.error_facts import ErrorFact
 from baton.core.compaction.retention.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.retention.span_facts import SpanFacts
-from baton.core.compaction.retention.summary_facts import summary_body, summary_text, unquoted
+from baton.core.compaction.retention.summary_facts import (
+    prose_sections,
+    summary_body,
+    summary_text,
+    unquoted,
+)
 from baton.core.compaction.summary.user_messages import bullet, indent
 from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 # Share of the summary each section may use; the user-messages section gets the rest.
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
+# An earlier summary's section is condensed to no less than this (its first words).
+CARRIED_FLOOR_TOKENS = 16
 _TERM = re.compile(
     r"`([^`\n]{2,60})`"
     r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
@@ -157,7 +164,7 @@ def section_builders(
 def _primary(facts: Facts, cap: int, count: CountText) -> str:
     parts: list[str] = []
     if facts.carried:
-        earlier = cut_with_marker("\n\n".join(facts.carried), cap // 2, count)
+        earlier = _condensed(facts.carried, cap // 2, count)
         parts.append("Carried from an earlier summary (condensed):\n  " + indent(earlier))
     if facts.span_prompts:
         room = cap - count("\n\n".join(parts)) - 20
@@ -167,6 +174,20 @@ def _primary(facts: Facts, cap: int, count: CountText) -> str:
     elif not parts:
         parts.append("No user request in this part.")
     return "\n".join(parts)
+
+
+def _condensed(carried: Sequence[str], cap: int, count: CountText) -> str:
+    """Earlier summaries' prose within `cap`: their files and errors lists left out (their
+    facts are carried in sections 3 and 4), each other section cut to a common length, so
+    the latest state is condensed as much as the first request."""
+    parts = [part for text in carried for part in prose_sections(text)]
+    sizes = [count(part) + 1 for part in parts]
+    if sum(sizes) <= cap:
+        return "\n\n".join(parts)
+    share = common_cap(sizes, cap, CARRIED_FLOOR_TOKENS)
+    if share is None:  # too many to give each its first words: the whole, cut
+        return cut_with_marker("\n\n".join(parts), cap, count)
+    return "\n\n".join(cut_with_marker(part, share - 1, count) for part in parts)
 
 
 def _concepts(facts: Facts, cap: int, count: CountText) -> str:

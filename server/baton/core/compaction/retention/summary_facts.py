@@ -7,6 +7,7 @@ own messages: the summary is all the model could still see of what it stands for
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,12 @@ _PLACEHOLDER = re.compile(r"^(?:No (?:files|errors) were|\.\.\. and [\d,]+ more$
 _EXTENSIONS = (
     "py|pyi|ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|rst|toml|yaml|yml|rs|go|c|h|cc|cpp|hpp|"
     "java|kt|rb|php|cs|swift|sh|css|scss|html|txt|cfg|ini|lock|sql|xml|vue|svelte"
+)
+# An item that names a file without an extension, or a folder: "Makefile", "CHANGELOG",
+# ".bashrc", "src/handlers/" (a function's or a concept's name is none).
+_BARE_FILE = re.compile(
+    r"^(?:[A-Z][A-Z0-9_-]+|(?:Make|Docker|Gem|Rake|Proc|Jenkins|Vagrant|Brew|Pip)file"
+    r"|\.[\w.-]+|~?[\w@.+-]*/[\w@.+/*-]*)$"
 )
 # "Node.js", "Vue.js": names of libraries, not files.
 _LIBRARY = re.compile(r"^[A-Z][a-z]+\.js$")
@@ -123,13 +130,13 @@ def _without_cut_copies(prompts: list[str]) -> list[str]:
     """The prompts without the cut copies of one listed longer elsewhere: a summary's
     user-messages section may cut a prompt that its fact ledger then carries longer."""
     heads = [normalize(_CUT_MARK.sub("", p)) for p in prompts]
+    ordered = sorted(heads)  # the texts that start with a head follow it here
     kept: list[str] = []
-    for index, prompt in enumerate(prompts):
-        head = heads[index]
-        if _CUT_MARK.search(prompt) and any(
-            len(other) > len(head) and other.startswith(head) for other in heads
-        ):
-            continue
+    for prompt, head in zip(prompts, heads, strict=True):
+        if _CUT_MARK.search(prompt):
+            after = bisect.bisect_right(ordered, head)
+            if after < len(ordered) and ordered[after].startswith(head):
+                continue  # a longer copy is listed
         kept.append(prompt)
     return kept
 
@@ -181,7 +188,7 @@ def _listed_path(item: str, folder: str) -> PathTouch | None:
     if prose:
         return PathTouch(folder + prose.group(1).rstrip("."), [CARRIED])
     name = _clean(first)
-    if name and " " not in name:  # a file without an extension: Makefile, CHANGELOG
+    if _BARE_FILE.match(name):  # a folder, or a file without an extension: Makefile
         return PathTouch(folder + name, [CARRIED])
     return None
 

@@ -233,6 +233,13 @@ error: test failed, to rerun pass `--lib`"""
     return output, failing
 
 
+def ruff_check(seed: int) -> tuple[str, str]:
+    module, _, line = names(seed)
+    failing = f"src/{module}.py:{line}:1: F401 [*] `os` imported but unused"
+    output = f"{failing}\nFound 1 error.\n[*] 1 fixable with the `--fix` option."
+    return output, failing
+
+
 OUTPUTS = {
     "cmake+gcc+make": cmake_gcc_make,
     "cmake configure": cmake_configure,
@@ -245,6 +252,7 @@ OUTPUTS = {
     "pytest summary": pytest_summary_only,
     "cargo build": cargo_build,
     "cargo test": cargo_test,
+    "ruff": ruff_check,
 }
 
 

@@ -42,10 +42,11 @@ _PYTEST_E = re.compile(r"^E\s+")
 # Python3" for an optional package); these say what broke.
 # 1. A compiler's or a type checker's error: gcc/clang "a.c:3:5: error: ...", rustc
 #    "error[E0308]: ...", tsc "a.ts(3,5): error TS2322: ..." or "a.ts:3:5 - error TS2322",
-#    a linker's "undefined reference", a CMake error.
+#    a linker's "undefined reference", a CMake error, a linter's "a.py:1:1: E902 ..."
+#    (ruff, flake8: their closing "Found 1 error." says less).
 _COMPILER = re.compile(
     r"(?:^|[\s:])(?:fatal )?error(?:\[E\d+\])?:\s|\berror TS\d+:|undefined reference to"
-    r"|^CMake Error\b|^ERROR in "
+    r"|^CMake Error\b|^ERROR in |^\S+:\d+:\d+: [A-Z]{1,4}\d{2,4}\b"
 )
 # 2. A failing test: pytest's "E" lines (the assertion; tested apart), its "FAILED test -
 #    reason" summary, a Rust test's panic, go's "--- FAIL", jest's "● suite › test".

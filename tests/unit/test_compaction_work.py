@@ -37,7 +37,7 @@ from baton.core.compaction.retention.summary_facts import read_summary, summary_
 from baton.core.compaction.summary import extractive
 from baton.core.compaction.summary.extractive import _TERM
 from baton.core.compaction.summary.summarizers import (
-    PROMPTS_GROWTH,
+    PROMPTS_MAX_TOKENS,
     ExtractiveSummarizer,
     SummaryRequest,
     strip_media,
@@ -183,7 +183,7 @@ async def test_a_summary_counts_each_text_once(store: SessionStore, tmp_path: Pa
     counter = CountingCounter()
     request = SummaryRequest(direction="all", messages=messages)
     body = await ExtractiveSummarizer(counter, max_tokens=2_000).summarize(request)
-    assert counter(body) <= 2_000 * PROMPTS_GROWTH  # grown to keep every prompt visible
+    assert counter(body) <= PROMPTS_MAX_TOKENS  # grown to keep every prompt visible
     counter.asked[body] -= 1  # the check just made
     assert max(counter.asked.values()) == 1
 

@@ -22,7 +22,7 @@ LEDGER_PROMPT_CHARS = 500
 PROMPT_PREFIX_CHARS = 200
 # The ledger's own bound, on top of the summarizer's: what a compaction writes stays within
 # the summarizer's bound plus this (6,000 + 4,000 tokens with the extractive summarizer,
-# whose bound grows to 12,000 when that keeps every user message visible).
+# whose bound grows to 20,000 when that keeps every user message visible).
 # A fixed cap, not "the room the summary left": summarizers fill their bound exactly when
 # the facts are many, which is when a ledger is needed most.
 LEFT_OUT = "Left out for lack of room"

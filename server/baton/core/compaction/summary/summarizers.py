@@ -25,10 +25,11 @@ from baton.core.conversation.messages import (
 )
 
 EXTRACTIVE_MAX_TOKENS = 6_000
-# The summary may grow to this many times its bound (within the request's) so that every
-# user message stays visible: its first PROMPT_PREFIX_CHARS characters, what the
-# retention check compares. Earlier summaries' prompts are carried on in every round.
-PROMPTS_GROWTH = 2
+# The summary may grow to this (within the request's bound; what a model's summary may
+# take) so that every user message stays visible: its first PROMPT_PREFIX_CHARS
+# characters, what the retention check compares. Earlier summaries' prompts are carried
+# on in every round, so three rounds of a long session need several times the room.
+PROMPTS_MAX_TOKENS = 20_000
 
 Progress = Callable[[str, float | None], None]
 
@@ -117,7 +118,7 @@ class ExtractiveSummarizer:
     tokens as `count_text` counts them. The user-messages section gets whatever the other
     sections leave, so it is cut last; when that room cannot hold every user message's
     first PROMPT_PREFIX_CHARS characters, the summary grows as far as they need when up
-    to PROMPTS_GROWTH times its bound (still within request.max_tokens) is enough.
+    to PROMPTS_MAX_TOKENS (still within request.max_tokens) is enough.
     """
 
     name = "extractive"
@@ -135,7 +136,7 @@ class ExtractiveSummarizer:
 
     def grown_limit(self, request: SummaryRequest) -> int:
         """The bound the summary may grow to for its user messages."""
-        grown = self.max_tokens * PROMPTS_GROWTH
+        grown = max(self.max_tokens, PROMPTS_MAX_TOKENS)
         return min(grown, request.max_tokens) if request.max_tokens > 0 else grown
 
     async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:

@@ -189,6 +189,27 @@ def imports(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     )
 
 
+def retained(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
+    r = f["retention_rounds"]
+    rounds = ", ".join(f"{pct:.0f}%" for pct in r["rounds_pct"])
+    return Row(
+        "retention",
+        f"prompts ever typed still visible after three rounds of compaction `all`, "
+        f"extractive, of a {r['tokens'] / 1e3:,.0f}K-token session",
+        f"{r['prompts_pct']:.1f}% of {r['prompts']} prompts (after each round: {rounds}), "
+        f"{r['paths_pct']:.1f}% of {r['paths']} paths, in {r['view_tokens']:,} tokens; "
+        f"truncated to as many tokens: {r['truncated_prompts_pct']:.1f}% of prompts, "
+        f"{r['truncated_paths_pct']:.1f}% of paths",
+        "100% of prompts",
+        r["prompts_pct"] >= 100.0,
+        {
+            "prompts_pct": r["prompts_pct"],
+            "paths_pct": r["paths_pct"],
+            "truncated_prompts_pct": r["truncated_prompts_pct"],
+        },
+    )
+
+
 # each row and the series it is built from (a section left out with --only leaves it out)
 ROWS = [
     (p1, "append_"),
@@ -199,6 +220,7 @@ ROWS = [
     (cold, "open"),
     (count, "counting"),
     (imports, "import"),
+    (retained, "retention_rounds"),
 ]
 
 

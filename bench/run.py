@@ -47,7 +47,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
-        "compact (P4), count, import; default all",
+        "compact (P4), count, import, retention; default all",
     )
     parser.add_argument(
         "--corpus",

@@ -1,6 +1,6 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
-live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting, and
-the import of a large Claude Code file."""
+live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
+the import of a large Claude Code file, retention after three rounds of compaction."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from typing import Any
 import bench_import
 import measure_lib
 import measure_lsp
+import measure_retention
 import sessions
 from servers import bare
 
 from baton.core.conversation.messages import Message
-from baton.core.usage.estimator import Encoder
+from baton.core.usage.estimator import Encoder, Estimator
 
 Series = dict[str, dict[str, list[float]]]
 
@@ -143,10 +144,28 @@ async def importing(run: Run, extra: dict[str, Any]) -> Series:
     return {"import": {k: measured[k] for k in ("import_s", "json_s", "peak_growth_mb")}}
 
 
+# The retention row's session: three rounds of about 150K tokens each (what a 200K window
+# holds between compactions near its threshold); a quick run uses a tenth of it.
+RETENTION_TOKENS = 450_000
+RETENTION_SEED = 20_000  # a seed used nowhere else
+
+
+async def retention(run: Run, extra: dict[str, Any]) -> Series:
+    quick = run.built[run.big].tokens < 100_000  # a quick run
+    size = RETENTION_TOKENS // 10 if quick else RETENTION_TOKENS
+    run.say(f"retention after three rounds of compaction ({size:,} tokens)")
+    built = sessions.build(size, RETENTION_SEED, run.count)
+    estimator = Estimator(encoder=run.encoder)
+    found = await measure_retention.rounds_of_compaction(built.messages, estimator, small=quick)
+    extra["retention_rounds"] = {"tokens": built.tokens, **found}
+    return {}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
     "compact": compaction,
     "count": counting,
     "import": importing,
+    "retention": retention,
 }

@@ -23,7 +23,7 @@ from baton.core.compaction.cuts import (
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.retention import blocks, span_facts
-from baton.core.compaction.retention.error_facts import error_facts
+from baton.core.compaction.retention.error_facts import ErrorFact, error_facts
 from baton.core.compaction.retention.facts import (
     PathTouch,
     prompt_texts,
@@ -33,9 +33,11 @@ from baton.core.compaction.retention.facts import (
 )
 from baton.core.compaction.retention.ledger_text import write_ledger
 from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.retention.summary_facts import read_summary, summary_text
 from baton.core.compaction.summary import extractive
 from baton.core.compaction.summary.extractive import _TERM
 from baton.core.compaction.summary.summarizers import (
+    PROMPTS_MAX_TOKENS,
     ExtractiveSummarizer,
     SummaryRequest,
     strip_media,
@@ -86,11 +88,27 @@ def test_span_facts_are_the_prompts_paths_and_errors_each_extraction_finds(
 ) -> None:
     messages = imported(name, store, tmp_path)
     facts = SpanFacts.extract(messages)
-    assert facts.prompts == prompt_texts(messages)
-    assert facts.paths == touched_paths(messages)
-    assert facts.errors == error_facts(messages)
-    stripped = strip_media(messages)
-    assert facts.without_attachments().paths == touched_paths(stripped)
+    # each message's own facts, or an earlier summary's quoted ones, where it stands
+    prompts: list[str] = []
+    paths: dict[str, list[str]] = {}
+    errors: dict[str, ErrorFact] = {}
+    for index, message in enumerate(messages):
+        text = summary_text(message)
+        carried = read_summary(text) if text is not None else None
+        prompts += carried.prompts if carried else prompt_texts([message])
+        touches = carried.paths if carried else touched_paths([message])
+        for touch in touches:
+            paths.setdefault(touch.path, [])
+            paths[touch.path] += [op for op in touch.ops if op not in paths[touch.path]]
+        found = carried.errors if carried else error_facts(messages[: index + 1])
+        for fact in found:
+            errors.setdefault(fact.line, fact)
+    assert facts.prompts == prompts
+    assert [(t.path, t.ops) for t in facts.paths] == list(paths.items())
+    assert facts.errors == list(errors.values())
+    if not any(summary_text(m) is not None for m in messages):
+        assert facts.paths == touched_paths(messages)
+        assert facts.without_attachments().paths == touched_paths(strip_media(messages))
 
 
 def test_without_attachments_drops_only_the_restores() -> None:
@@ -117,9 +135,9 @@ async def test_one_compaction_extracts_the_span_facts_once(
         extractions.append(1)
         return extract(cls, messages)  # type: ignore[no-any-return]
 
-    def counted_errors(block: ToolResultBlock) -> Any:
+    def counted_errors(block: ToolResultBlock, command: str | None = None) -> Any:
         scanned.append(block.tool_use_id)
-        return result_errors(block)
+        return result_errors(block, command)
 
     monkeypatch.setattr(SpanFacts, "extract", classmethod(counted_extract))
     monkeypatch.setattr(span_facts, "result_errors", counted_errors)
@@ -165,7 +183,7 @@ async def test_a_summary_counts_each_text_once(store: SessionStore, tmp_path: Pa
     counter = CountingCounter()
     request = SummaryRequest(direction="all", messages=messages)
     body = await ExtractiveSummarizer(counter, max_tokens=2_000).summarize(request)
-    assert counter(body) <= 2_000
+    assert counter(body) <= PROMPTS_MAX_TOKENS  # grown to keep every prompt visible
     counter.asked[body] -= 1  # the check just made
     assert max(counter.asked.values()) == 1
 

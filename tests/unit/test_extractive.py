@@ -18,7 +18,9 @@ from baton.core.compaction.retention.facts import (
     touched_paths,
 )
 from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.retention.summary_facts import carried_facts
 from baton.core.compaction.summary.summarizers import (
+    PROMPTS_MAX_TOKENS,
     ExtractiveSummarizer,
     SummaryRequest,
     strip_media,
@@ -285,7 +287,8 @@ async def test_summary_is_bounded_by_the_smaller_of_its_cap_and_the_request() ->
         chat.tool("Edit", TRACEBACK.replace("42", str(i)), file_path=f"/repo/src/mod_{i}.py")
         chat.reply(f"changed mod_{i} " * 50)
     messages = chat.messages
-    assert approx_tokens(await summarize(messages, max_tokens=50_000)) <= 6_000
+    # 6,000 tokens, grown for 300 user messages to keep each visible, never past 20,000
+    assert 6_000 < approx_tokens(await summarize(messages, max_tokens=50_000)) <= PROMPTS_MAX_TOKENS
     small = await summarize(messages, max_tokens=1_500)
     assert approx_tokens(small) <= 1_500
     assert "## 9." in small
@@ -369,7 +372,9 @@ async def summary_keeps_every_prompt_and_stays_bounded(
     body = await summarize(messages, max_tokens=20_000, count=estimator.count_text)
     assert estimator.count_text(body) <= 6_000
     figures, _ = retention(messages, body, [])
-    assert figures.prompts.total == len(set(map(normalize, prompt_texts(messages))))
+    # the typed prompts, and those an earlier summary quoted (they count as much)
+    quoted = [p for facts in carried_facts(messages) for p in facts.prompts]
+    assert figures.prompts.total == len(set(map(normalize, prompt_texts(messages) + quoted)))
     assert figures.prompts.kept == figures.prompts.total
     assert body == await summarize(messages, max_tokens=20_000, count=estimator.count_text)
 

@@ -171,6 +171,21 @@ def cut_with_marker(text: str, max_tokens: int, count_text: CountText) -> str:
     return f"{head} [... {len(text) - len(head)} characters cut ...]"
 
 
+def head_of(text: str, chars: int) -> str:
+    """`text` cut after its first `chars` characters as whitespace-normalized text counts
+    them (at least that many are kept), with a visible marker; whole when not longer. A
+    check that compares a text's first `chars` normalized characters finds it in the cut."""
+    if len(text) <= chars:
+        return text
+    wanted = min(chars, len(" ".join(text.split())))
+    end = chars
+    while end < len(text) and len(" ".join(text[:end].split())) < wanted:
+        end += max(wanted - len(" ".join(text[:end].split())), 1)
+    if end >= len(text):
+        return text
+    return f"{text[:end]} [... {len(text) - end} characters cut ...]"
+
+
 def first_and_last(sizes: Sequence[int], room: int) -> list[int]:
     """Indices of the items kept within `room`, taken alternately from the start and the
     end (the first requests and the latest matter most), in their original order."""
@@ -199,3 +214,23 @@ def common_cap(sizes: Sequence[int], room: int, floor: int) -> int | None:
         else:
             high = middle - 1
     return low
+
+
+def cap_above(sizes: Sequence[int], floors: Sequence[int], room: int) -> int:
+    """The largest common cap under which the items fit in `room` when none goes below its
+    own floor (each item takes max(floor, min(size, cap))); the floors must fit."""
+    low, high = 0, max([*sizes, 0])
+    while low < high:
+        middle = (low + high + 1) // 2
+        used = sum(max(f, min(s, middle)) for s, f in zip(sizes, floors, strict=True))
+        if used <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def kept_chars(cut: str) -> int:
+    """How many characters of its text a cut (`cut_with_marker`, `head_of`) kept."""
+    head, marker, _ = cut.rpartition(" [... ")
+    return len(head) if marker else len(cut)

@@ -198,7 +198,7 @@ def split_summary_prompts(summary_text: str) -> tuple[list[str], str]:
         while index < len(lines) and not _HEADING.match(lines[index]):
             block.append(lines[index])
             index += 1
-        items.extend(_bullet_items(block))
+        items.extend(bullet_items(block))
     return items, "\n".join(rest)
 
 
@@ -206,18 +206,23 @@ def summary_prompts(summary_text: str) -> list[str]:
     return split_summary_prompts(summary_text)[0]
 
 
-def _bullet_items(block: Sequence[str]) -> list[str]:
+def bullet_items(block: Sequence[str]) -> list[str]:
     """Bullets at the indentation of the first one; deeper or unbulleted lines continue
-    the current item (continuation lines are indented when Baton writes them)."""
+    the current item (continuation lines are indented when Baton writes them), up to a
+    paragraph after a blank line that is no deeper than the bullets: the list ended."""
     items: list[list[str]] = []
     indent: int | None = None
+    blank = False
     for line in block:
         match = _BULLET.match(line)
         if match and (indent is None or len(match.group(1)) == indent):
             indent = len(match.group(1))
             items.append([match.group(2)])
         elif items and indent is not None:
+            if blank and line.strip() and len(line) - len(line.lstrip(" ")) <= indent:
+                break
             items[-1].append(_dedent(line, indent + 2))
+        blank = not line.strip()
     return ["\n".join(parts).strip() for parts in items if "".join(parts).strip()]
 
 

@@ -9,14 +9,19 @@ from baton.core.compaction.retention.facts import (
     approx_tokens,
     message_haystack,
     normalize,
+    touched_paths,
 )
-from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS, write_ledger
+from baton.core.compaction.retention.ledger_text import (
+    LEDGER_MAX_TOKENS,
+    PROMPT_PREFIX_CHARS,
+    write_ledger,
+)
 from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.retention.summary_facts import carried_facts
 from baton.core.conversation.boundary import Retention, RetentionFigure
 from baton.core.conversation.messages import Message
 
-# A long prompt survives when its head does: summaries may cut the tail with a marker.
-PROMPT_PREFIX_CHARS = 200
+__all__ = ["PROMPT_PREFIX_CHARS", "found_in", "retention"]
 
 
 def _unique(values: Sequence[str]) -> dict[str, str]:
@@ -35,7 +40,7 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _found(haystack: str, needle: str, prefix: int | None = None) -> bool:
+def found_in(haystack: str, needle: str, prefix: int | None = None) -> bool:
     """Whether the normalized fact `needle` (or its first `prefix` characters) occurs in the
     normalized haystack as whole words: a short prompt like "yes" must not be found inside
     "eyes"."""
@@ -70,7 +75,9 @@ def retention(
     messages, and a ledger of the missing ones (None when nothing is missing).
 
     Facts: every user prompt (its first 200 characters, whitespace-insensitive), every path a
-    tool call or attachment touched, every error's first line. The figures describe
+    tool call or attachment touched, every error's first line, and those an earlier summary
+    among the summarized messages quoted. A path survives in the summary or as a path a
+    kept message touches; the others anywhere in the kept messages. The figures describe
     `summary_text` as given. The ledger stays within `budget` tokens as `count_text` counts
     them; when the full one does not fit it is shortened (see `ledger_text`) and says what it
     left out and that `transcript_path` holds the full text. With the full ledger appended,
@@ -79,15 +86,21 @@ def retention(
     """
     if facts is None:
         facts = SpanFacts.extract(summarized)
-    haystack = normalize(summary_text) + "\n" + message_haystack(kept)
+    summary = normalize(summary_text)
+    haystack = summary + "\n" + message_haystack(kept)
+    # A path survives when the summary names it or a kept message touches it (a path only
+    # mentioned in a kept tool result's output would not be a fact of the next round).
+    kept_paths = [touch.path for touch in touched_paths(kept)]
+    kept_paths += [touch.path for facts in carried_facts(kept) for touch in facts.paths]
+    path_haystack = summary + "\n" + normalize("\n".join(kept_paths))
     prompts = _unique(facts.prompts)
     paths = _unique([touch.path for touch in facts.paths])
     errors = _unique([fact.line for fact in facts.errors])
 
     missing = (
-        [p for p, key in prompts.items() if not _found(haystack, key, PROMPT_PREFIX_CHARS)],
-        [p for p, key in paths.items() if not _found(haystack, key)],
-        [e for e, key in errors.items() if not _found(haystack, key)],
+        [p for p, key in prompts.items() if not found_in(haystack, key, PROMPT_PREFIX_CHARS)],
+        [p for p, key in paths.items() if not found_in(path_haystack, key)],
+        [e for e, key in errors.items() if not found_in(haystack, key)],
     )
     figures = Retention(
         prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),

@@ -6,17 +6,23 @@ from collections.abc import Sequence
 
 from baton.core.compaction.cuts import (
     CountText,
+    cap_above,
     common_cap,
     count_within,
     cut_with_marker,
     first_and_last,
+    head_of,
+    kept_chars,
     remembered,
 )
-from baton.core.compaction.retention.facts import normalize
 
 LEDGER_PROMPT_CHARS = 500
+# A long prompt survives when its head does (summaries may cut the tail with a marker):
+# the retention check compares this many characters, and a shortened ledger keeps them.
+PROMPT_PREFIX_CHARS = 200
 # The ledger's own bound, on top of the summarizer's: what a compaction writes stays within
-# the summarizer's bound plus this (6,000 + 4,000 tokens with the extractive summarizer).
+# the summarizer's bound plus this (6,000 + 4,000 tokens with the extractive summarizer,
+# whose bound grows to 20,000 when that keeps every user message visible).
 # A fixed cap, not "the room the summary left": summarizers fill their bound exactly when
 # the facts are many, which is when a ledger is needed most.
 LEFT_OUT = "Left out for lack of room"
@@ -41,15 +47,7 @@ ERRORS_TITLE = "### Errors seen"
 def _ledger_prompt(prompt: str) -> str:
     """The prompt's head, at least LEDGER_PROMPT_CHARS characters once whitespace is
     normalized (so the ledger always carries the part the check compares)."""
-    if len(prompt) <= LEDGER_PROMPT_CHARS:
-        return prompt
-    wanted = min(LEDGER_PROMPT_CHARS, len(normalize(prompt)))
-    end = LEDGER_PROMPT_CHARS
-    while end < len(prompt) and len(normalize(prompt[:end])) < wanted:
-        end += LEDGER_PROMPT_CHARS
-    if end >= len(prompt):
-        return prompt
-    return f"{prompt[:end]} [... {len(prompt) - end} characters cut ...]"
+    return head_of(prompt, LEDGER_PROMPT_CHARS)
 
 
 def _bullets(items: Sequence[str]) -> str:
@@ -114,6 +112,7 @@ class _Fitter:
         self.paths = [p[len(folder) :] for p in paths]  # no information lost: see the title
         self.sizes: list[int] = []
         self.exact = False  # whether every size is exact (`_exact_sizes`)
+        self.floors: list[int] | None = None  # each prompt's size cut to its compared head
 
     def fit(self) -> str:
         # Sizes up to the floor first (exact there, above it otherwise, see `_exact_sizes`).
@@ -153,14 +152,17 @@ class _Fitter:
         ]
         self.exact = True
 
-    def _note(self, left: Sequence[int]) -> str:
+    def _note(self, left: Sequence[int], shortened: int = 0) -> str:
         kinds = ("user messages", "file paths", "error lines")
         gone = [
             f"{n:,} of {total:,} {kind}"
             for n, total, kind in zip(left, self.totals, kinds, strict=True)
             if n
         ]
-        text = f"Shortened to fit {self.budget:,} tokens: long entries are cut."
+        text = f"Shortened to fit {self.budget:,} tokens: long entries are cut"
+        if shortened:
+            text += f" ({shortened:,} of {self.totals[0]:,} user messages)"
+        text += "."
         if gone:
             text += f" {LEFT_OUT}: {', '.join(gone)}."
         return f"{text} The full text of every message is in {self.where}."
@@ -170,20 +172,46 @@ class _Fitter:
             return self.long_prompts[index]
         return cut_with_marker(self.prompts[index], max(cap - 2, 0), self.count)
 
+    def _head_floors(self) -> list[int]:
+        """Each prompt's size once cut to its first PROMPT_PREFIX_CHARS characters (the part
+        the retention check compares), or whole when that is smaller."""
+        if self.floors is None:
+            heads = [_bullets([head_of(p, PROMPT_PREFIX_CHARS)]) for p in self.prompts]
+            self.floors = [
+                min(size, self.count(head) + 1)
+                for size, head in zip(self.sizes, heads, strict=True)
+            ]
+        return self.floors
+
+    def _cut_above(self, index: int, cap: int) -> str:
+        """The prompt cut to `cap`, but never shorter than its compared head."""
+        if self.sizes[index] <= cap:
+            return self.long_prompts[index]
+        head = head_of(self.prompts[index], PROMPT_PREFIX_CHARS)
+        cut = self._cut_to(index, cap)
+        return cut if kept_chars(cut) >= kept_chars(head) else head
+
     def _cut_prompts(self, errors: list[str]) -> str | None:
         """Stages 2 and 3: every prompt listed, cut to the largest common length that fits."""
         after = [(self.paths_title, self.paths), (ERRORS_TITLE, errors)]
-        note = self._note((0, 0, 0))
+        note = self._note((0, 0, 0), len(self.prompts))  # the longest it can be
         room = self.budget - self.count(_render(note, after)) - self.count(PROMPTS_TITLE) - 2
         for _ in range(8):  # token counts do not quite add up: measure, then tighten
             if sum(min(size, PROMPT_FLOOR_TOKENS) for size in self.sizes) > room:
                 return None  # not even at the floor: what `common_cap` would say
             self._exact_sizes()
-            cap = common_cap(self.sizes, room, PROMPT_FLOOR_TOKENS)
-            if cap is None:
-                return None
-            items = [self._cut_to(i, cap) for i in range(len(self.sizes))]
-            text = _render(note, [(PROMPTS_TITLE, items), *after])
+            floors = self._head_floors()
+            if sum(floors) <= room:  # every prompt keeps at least its compared head
+                cap = cap_above(self.sizes, floors, room)
+                items = [self._cut_above(i, cap) for i in range(len(self.sizes))]
+            else:
+                found = common_cap(self.sizes, room, PROMPT_FLOOR_TOKENS)
+                if found is None:
+                    return None
+                cap = found
+                items = [self._cut_to(i, cap) for i in range(len(self.sizes))]
+            shortened = sum(1 for size in self.sizes if size > cap)
+            text = _render(self._note((0, 0, 0), shortened), [(PROMPTS_TITLE, items), *after])
             over = self.count(text) - self.budget
             if over <= 0:
                 return text
@@ -213,7 +241,8 @@ class _Fitter:
                 (self.paths_title, [self.paths[i] for i in chosen[1]]),
                 (ERRORS_TITLE, [errors[i] for i in chosen[2]]),
             ]
-            text = _render(self._note(left), sections)
+            shortened = sum(1 for i in chosen[0] if self.sizes[i] > PROMPT_FLOOR_TOKENS)
+            text = _render(self._note(left, shortened), sections)
             over = self.count(text) - self.budget
             if over <= 0:
                 return text

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from baton.core.compaction.retention.blocks import is_prompt
-from baton.core.compaction.retention.error_facts import ErrorFact, result_errors
+from baton.core.compaction.retention.error_facts import ErrorFact, note_command, result_errors
 from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths
+from baton.core.compaction.retention.summary_facts import read_summary, summary_text
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 
 
@@ -17,6 +18,8 @@ class SpanFacts:
     """What the span says that a compaction must keep: the user's prompts (in order), every
     path a tool call or a restored-file attachment touched (first-seen order, with its
     operations), and the errors its tool results show (duplicates dropped, order kept).
+    An earlier summary in the span adds the prompts, paths and errors it quoted, where it
+    stands: they are what the model could still see of the messages it stands for.
 
     `tool_paths` are the paths without the attachments' restores: the paths of the span as
     the summarizer reads it once `strip_media` has dropped the attachments."""
@@ -33,6 +36,7 @@ class SpanFacts:
         tool_touches: dict[str, PathTouch] = {}
         prompts: list[str] = []
         errors: dict[str, ErrorFact] = {}
+        commands: dict[str, str] = {}  # call id -> the shell command it ran
         for message in messages:
             if message.kind == "attachment":
                 restored = attachment_path(message)
@@ -42,13 +46,23 @@ class SpanFacts:
                 text = message.text().strip()
                 if text:
                     prompts.append(text)
+            elif (earlier := summary_text(message)) is not None:
+                carried = read_summary(earlier)
+                prompts.extend(carried.prompts)
+                for touch in carried.paths:
+                    for op in touch.ops:
+                        _note(touches, touch.path, op)
+                        _note(tool_touches, touch.path, op)
+                for fact in carried.errors:
+                    errors.setdefault(fact.line, fact)
             for block in message.content:  # exact types: see `blocks`
                 if type(block) is ToolUseBlock:
                     for path, op in tool_paths(block):
                         _note(touches, path, op)
                         _note(tool_touches, path, op)
+                    note_command(commands, block)
                 elif type(block) is ToolResultBlock:
-                    for fact in result_errors(block):
+                    for fact in result_errors(block, commands.get(block.tool_use_id)):
                         errors.setdefault(fact.line, fact)
         return cls(
             prompts, list(touches.values()), list(errors.values()), list(tool_touches.values())

@@ -9,19 +9,25 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from baton.core.compaction.cuts import CountText, cut_to_tokens, cut_with_marker
-from baton.core.compaction.prompts import extract_summary
+from baton.core.compaction.cuts import CountText, common_cap, cut_to_tokens, cut_with_marker
 from baton.core.compaction.retention.blocks import failed_results
 from baton.core.compaction.retention.error_facts import ErrorFact
 from baton.core.compaction.retention.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.retention.summary_facts import (
+    prose_sections,
+    summary_body,
+    summary_text,
+    unquoted,
+)
 from baton.core.compaction.summary.user_messages import bullet, indent
 from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 # Share of the summary each section may use; the user-messages section gets the rest.
 SHARES = {1: 0.06, 2: 0.04, 3: 0.10, 4: 0.08, 5: 0.04, 7: 0.05, 8: 0.08, 9: 0.05}
 _CHANGED = {"edited", "written"}
-_PLAIN_SUMMARY = re.compile(r"^Summary:[ \t]*$", re.MULTILINE)
+# An earlier summary's section is condensed to no less than this (its first words).
+CARRIED_FLOOR_TOKENS = 16
 _TERM = re.compile(
     r"`([^`\n]{2,60})`"
     r"|\b([A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
@@ -57,10 +63,10 @@ class Facts:
             span = SpanFacts.extract(messages)
         facts = cls(paths=span.paths, errors=span.errors)
         for message in messages:  # blocks tested by exact type: see `blocks`
-            if message.kind == "summary":
-                text = message.text()
-                prompts, rest = split_summary_prompts(_summary_body(text))
-                facts.prompts.extend(prompts)
+            text = summary_text(message)
+            if text is not None:  # an earlier summary: its facts are in `span`
+                prompts, rest = split_summary_prompts(summary_body(text))
+                facts.prompts.extend(unquoted(prompt) for prompt in prompts)
                 if rest.strip():
                     facts.carried.append(rest.strip())
                 facts.failed_calls += failed_results(message.content)
@@ -103,14 +109,6 @@ class Facts:
             self.last_reply = message.text().strip()
             self.trailing_prompts.clear()
             self.terms.update(_terms(self.last_reply))
-
-
-def _summary_body(text: str) -> str:
-    """An earlier summary without its analysis draft (tagged, or Claude Code's plain
-    "Analysis:" ... "Summary:" layout)."""
-    body = extract_summary(text)
-    match = _PLAIN_SUMMARY.search(body)
-    return body[match.end() :] if match and "Analysis:" in body[: match.start()] else body
 
 
 def _may_hold_terms(text: str) -> bool:
@@ -166,7 +164,7 @@ def section_builders(
 def _primary(facts: Facts, cap: int, count: CountText) -> str:
     parts: list[str] = []
     if facts.carried:
-        earlier = cut_with_marker("\n\n".join(facts.carried), cap // 2, count)
+        earlier = _condensed(facts.carried, cap // 2, count)
         parts.append("Carried from an earlier summary (condensed):\n  " + indent(earlier))
     if facts.span_prompts:
         room = cap - count("\n\n".join(parts)) - 20
@@ -176,6 +174,20 @@ def _primary(facts: Facts, cap: int, count: CountText) -> str:
     elif not parts:
         parts.append("No user request in this part.")
     return "\n".join(parts)
+
+
+def _condensed(carried: Sequence[str], cap: int, count: CountText) -> str:
+    """Earlier summaries' prose within `cap`: their files and errors lists left out (their
+    facts are carried in sections 3 and 4), each other section cut to a common length, so
+    the latest state is condensed as much as the first request."""
+    parts = [part for text in carried for part in prose_sections(text)]
+    sizes = [count(part) + 1 for part in parts]
+    if sum(sizes) <= cap:
+        return "\n\n".join(parts)
+    share = common_cap(sizes, cap, CARRIED_FLOOR_TOKENS)
+    if share is None:  # too many to give each its first words: the whole, cut
+        return cut_with_marker("\n\n".join(parts), cap, count)
+    return "\n\n".join(cut_with_marker(part, share - 1, count) for part in parts)
 
 
 def _concepts(facts: Facts, cap: int, count: CountText) -> str:

@@ -9,9 +9,10 @@ from typing import Any, Protocol
 
 from baton.core.compaction.cuts import CountText, approx_tokens, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
+from baton.core.compaction.retention.ledger import PROMPT_PREFIX_CHARS
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary import extractive
-from baton.core.compaction.summary.user_messages import prompts_section
+from baton.core.compaction.summary.user_messages import prompts_section, visible_need
 from baton.core.conversation.boundary import Trigger
 from baton.core.conversation.messages import (
     CompactionBlock,
@@ -24,6 +25,11 @@ from baton.core.conversation.messages import (
 )
 
 EXTRACTIVE_MAX_TOKENS = 6_000
+# The summary may grow to this (within the request's bound; what a model's summary may
+# take) so that every user message stays visible: its first PROMPT_PREFIX_CHARS
+# characters, what the retention check compares. Earlier summaries' prompts are carried
+# on in every round, so three rounds of a long session need several times the room.
+PROMPTS_MAX_TOKENS = 20_000
 
 Progress = Callable[[str, float | None], None]
 
@@ -110,7 +116,9 @@ class ExtractiveSummarizer:
 
     Size rule: the summary stays within min(`max_tokens` given here, request.max_tokens)
     tokens as `count_text` counts them. The user-messages section gets whatever the other
-    sections leave, so it is cut last.
+    sections leave, so it is cut last; when that room cannot hold every user message's
+    first PROMPT_PREFIX_CHARS characters, the summary grows as far as they need when up
+    to PROMPTS_MAX_TOKENS (still within request.max_tokens) is enough.
     """
 
     name = "extractive"
@@ -125,6 +133,11 @@ class ExtractiveSummarizer:
         if request.max_tokens > 0:
             return min(self.max_tokens, request.max_tokens)
         return self.max_tokens
+
+    def grown_limit(self, request: SummaryRequest) -> int:
+        """The bound the summary may grow to for its user messages."""
+        grown = max(self.max_tokens, PROMPTS_MAX_TOKENS)
+        return min(grown, request.max_tokens) if request.max_tokens > 0 else grown
 
     async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:
         titles = section_titles(check_direction(request.direction))
@@ -141,7 +154,7 @@ class ExtractiveSummarizer:
             sections[number] = build()
             report(f"Summarizing: {titles[number - 1].lower()}", step / (len(builders) + 1))
             await asyncio.sleep(0)  # lets a cancelled compaction stop between sections
-        body = self._assemble(titles, sections, facts, limit, count)
+        body = self._assemble(titles, sections, facts, (limit, self.grown_limit(request)), count)
         report("Summary ready", 1.0)
         return body
 
@@ -150,7 +163,7 @@ class ExtractiveSummarizer:
         titles: Sequence[str],
         sections: dict[int, str],
         facts: extractive.Facts,
-        limit: int,
+        limits: tuple[int, int],
         count: CountText,
     ) -> str:
         def render(section: str) -> str:
@@ -160,9 +173,15 @@ class ExtractiveSummarizer:
                 for number, title in enumerate(titles, start=1)
             )
 
-        budget = limit - count(render("")) - 4
+        limit, grown = limits
+        fixed = count(render("")) + 4
+        budget = limit - fixed
+        if grown > limit and facts.prompts:
+            need = visible_need(facts.prompts, PROMPT_PREFIX_CHARS, count, grown - fixed)
+            if budget < need <= grown - fixed:  # growing keeps them all visible
+                budget, limit = need, need + fixed
         for _ in range(8):
-            text = render(prompts_section(facts.prompts, budget, count))
+            text = render(prompts_section(facts.prompts, budget, count, PROMPT_PREFIX_CHARS))
             over = count(text) - limit
             if over <= 0:
                 return text

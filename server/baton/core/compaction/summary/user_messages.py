@@ -6,10 +6,13 @@ from collections.abc import Sequence
 
 from baton.core.compaction.cuts import (
     CountText,
+    cap_above,
     common_cap,
     count_within,
     cut_with_marker,
     first_and_last,
+    head_of,
+    kept_chars,
 )
 
 # A prompt is cut to no less than this (its first words and the cut marker); below it,
@@ -26,9 +29,29 @@ def bullet(text: str) -> str:
     return "- " + indent(text)
 
 
-def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> str:
+def visible_sizes(prompts: Sequence[str], keep_chars: int, count: CountText) -> list[int]:
+    """Each prompt's size as an item of the section when it is cut to its first
+    `keep_chars` characters (whole when shorter): what keeps every prompt visible."""
+    return [count(bullet(head_of(p, keep_chars))) + 1 for p in prompts]
+
+
+def visible_need(prompts: Sequence[str], keep_chars: int, count: CountText, cap: int) -> int:
+    """The sum of `visible_sizes`, or a figure above `cap` once the sum passes it (the
+    prompts after that are not counted)."""
+    total = 0
+    for prompt in prompts:
+        total += count(bullet(head_of(prompt, keep_chars))) + 1
+        if total > cap:
+            break
+    return total
+
+
+def prompts_section(
+    prompts: Sequence[str], budget: int, count: CountText, keep_chars: int | None = None
+) -> str:
     """Every prompt in order, verbatim; when they do not fit, the longest are cut to a
-    common length (the largest one that fits), so short prompts stay whole; when that
+    common length (the largest one that fits), so short prompts stay whole, and none
+    below its first `keep_chars` characters when those fit (`_visible`); when that
     length would be under PROMPT_FLOOR_TOKENS (a cut marker alone is about half of it),
     see `_first_and_latest`."""
     if not prompts:
@@ -47,6 +70,10 @@ def prompts_section(prompts: Sequence[str], budget: int, count: CountText) -> st
     ]
     if sum(sizes) <= budget:
         return "\n".join(items)
+    if keep_chars is not None:
+        visible = _visible(prompts, sizes, budget, count, keep_chars)
+        if visible is not None:
+            return visible
     # The largest common length that fits: at least the floor (never None: the prompts
     # fit at the floor, checked above).
     low = common_cap(sizes, budget, floor) or floor
@@ -79,3 +106,24 @@ def _first_and_latest(
         for i in chosen
     ]
     return "\n".join([note(len(prompts) - len(chosen)), *items])
+
+
+def _visible(
+    prompts: Sequence[str], sizes: Sequence[int], budget: int, count: CountText, keep_chars: int
+) -> str | None:
+    """Every prompt cut to a common length, but none below its first `keep_chars`
+    characters; None when those heads do not fit in `budget`."""
+    heads = visible_sizes(prompts, keep_chars, count)
+    floors = [min(size, head) for size, head in zip(sizes, heads, strict=True)]
+    if sum(floors) > budget:
+        return None
+    cap = cap_above(sizes, floors, budget)
+    items: list[str] = []
+    for prompt, size, floor in zip(prompts, sizes, floors, strict=True):
+        if size <= cap:
+            items.append(bullet(prompt))
+            continue
+        head = head_of(prompt, keep_chars)
+        cut = cut_with_marker(prompt, max(cap - 2, 0), count) if cap > floor else head
+        items.append(bullet(cut if kept_chars(cut) >= kept_chars(head) else head))
+    return "\n".join(items)

@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from baton.core.conversation.messages import Message, invariant_violations
 from baton.core.conversation.store import SessionStore
 from baton.core.usage.estimator import default_estimator
+from baton_testkit.bench_modules import bench_module
 
-
-def _bench_module(name: str) -> ModuleType:
-    """A module of bench/ (a folder of scripts, not a package), loaded from its file."""
-    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses read their module's namespace
-    spec.loader.exec_module(module)
-    return module
-
-
-sessions = _bench_module("sessions")
+sessions = bench_module("sessions")
 
 SHAPES = {
     "thinking",

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,11 +26,10 @@ from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
+from baton_testkit.bench_modules import bench_module
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import measure_retention
-import sessions
+measure_retention = bench_module("measure_retention")
+sessions = bench_module("sessions")
 
 WORDS = ["the", "parser", "keeps", "order", "of", "records", "when", "a", "session", "grows"]
 

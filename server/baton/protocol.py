@@ -114,6 +114,8 @@ from baton.core.conversation.messages import (
 )
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage
+from baton.core.usage.overhead import ClientContext
+from baton.core.usage.wording import UsageText
 
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
@@ -127,6 +129,7 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
     "TextBlock", "ThinkingBlock", "ToolResultBlock", "ToolUseBlock", "UncompactParams",
     "UncompactResult", "Usage", "UsageChanged", "WireModel",
 ]  # fmt: skip
+__all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",

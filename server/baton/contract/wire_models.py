@@ -13,6 +13,7 @@ from pydantic import AliasChoices, ConfigDict, Field
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
 from baton.core.usage.budget import Usage
+from baton.core.usage.overhead import ClientContext
 
 # `pivotMessageId` is the name everywhere; commands said `messageId` before, still accepted.
 PivotId = Annotated[
@@ -48,6 +49,9 @@ class CreateParams(Params):
     title: str | None = None
     system_prompt: str | None = None
     model: str | None = None
+    client_context: ClientContext | None = Field(
+        default=None, description="what the client sends besides the messages (it counts)"
+    )
 
 
 class SessionParams(Params):
@@ -56,6 +60,9 @@ class SessionParams(Params):
 
 class AppendParams(SessionParams):
     messages: list[MessageInput] = Field(min_length=1)
+    client_context: ClientContext | None = Field(
+        default=None, description="what the client sends besides the messages, if it changed"
+    )
 
 
 class SendParams(SessionParams):

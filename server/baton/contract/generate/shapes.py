@@ -19,6 +19,8 @@ SHAPES = (
     "ApiUsage",
     "Usage",
     "Breakdown",
+    "UsageText",
+    "ClientContext",
     "CompactResult",
     "RestoredFile",
     "SkippedFile",

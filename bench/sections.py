@@ -11,6 +11,7 @@ from typing import Any
 
 import measure_lib
 import measure_lsp
+import measure_meter
 import sessions
 from servers import bare
 
@@ -31,6 +32,8 @@ class Run:
     dirs: dict[str, Path]
     work: Path
     say: Callable[[str], None]
+    quick: bool = False
+    corpus: Path | None = None  # real transcripts (`--corpus`)
 
     @property
     def small(self) -> str:
@@ -127,9 +130,18 @@ async def counting(run: Run, extra: dict[str, Any]) -> Series:
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}
 
 
+async def meter(run: Run, extra: dict[str, Any]) -> Series:
+    run.say("the meter's error on Claude Code files cut before each request")
+    extra["meter_error"] = await measure_meter.meter_error(
+        run.work, run.encoder, run.quick, run.corpus
+    )
+    return {}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
     "compact": compaction,
     "count": counting,
+    "meter": meter,
 }

@@ -137,3 +137,53 @@ def figures(measured: Sequence[Measured]) -> Figures:
     p90 = errors[min(len(errors) - 1, round(0.9 * (len(errors) - 1)))]
     after = [abs(m.error) for m in measured if m.cut.after_compaction]
     return Figures(len(errors), statistics.median(errors), p90, after)
+
+
+async def measure_compacted(
+    path: Path, work: Path, estimator: Estimator, every: int = 5
+) -> list[Measured]:
+    """The first request after a compaction, on files that hold none: every `every`th cut
+    is imported and compacted by Baton (`all`, extractive) just before its request. What
+    that request would have held is what it really held less the messages the compaction
+    took out plus the summary it put in (the client's own system prompt and tools do not
+    change with a compaction): its real usage minus the estimate of the view before the
+    compaction, plus the estimate of the view after. Each figure is flagged
+    `after_compaction`."""
+    from baton.core.compaction import engine
+    from baton.core.compaction.engine import CompactContext
+    from baton.core.compaction.result import CompactRequest
+    from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+    from baton.core.errors import NothingToCompact, SummarizerFailed
+
+    records = read_records(path)
+    store = SessionStore(work / f"compacted-{path.stem[:40]}", estimator.count_message)
+    settings = Settings()
+    context = CompactContext(
+        settings=settings,
+        estimator=estimator,
+        summarizer=ExtractiveSummarizer(estimator.count_text),
+    )
+    out = []
+    try:
+        for n, cut in enumerate(cuts(records)):
+            if n % every:
+                continue
+            part = work / f"{path.stem[:40]}-{cut.index}-c.jsonl"
+            lines = (json.dumps(r, separators=(",", ":")) for r in records[: cut.index])
+            part.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            session = import_claude_code(part, store)
+            part.unlink()
+            before = estimator.calibrated(session.tokens_in_view(0, len(session.view)))
+            try:
+                await engine.compact(session, CompactRequest(direction="all"), context)
+            except (NothingToCompact, SummarizerFailed):
+                store.delete(session.session_id)
+                continue
+            after = estimator.calibrated(session.tokens_in_view(0, len(session.view)))
+            held = cut.actual - before + after
+            shown = compute_usage(session, settings, estimator).used_tokens
+            out.append(Measured(Cut(cut.index, held, True), shown))
+            store.delete(session.session_id)
+    finally:
+        store.close()
+    return out

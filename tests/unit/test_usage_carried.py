@@ -24,7 +24,7 @@ from baton.core.usage.budget import compute_usage, observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import ClientContext, declare
 from claude_code_gen import generate
-from meter_error import figures, measure
+from meter_error import figures, measure, measure_compacted
 
 OVERHEAD = 30_000  # what a client sends besides the messages, in these tests
 
@@ -202,6 +202,19 @@ def test_a_declared_context_calibrates_against_the_whole_prompt(
     assert 0.97 < estimator.factor < 1.03
 
 
+def test_an_undeclared_overhead_does_not_pass_for_a_tokenizer_that_counts_more(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    """After the first usage, calibration learns from the growth between two usages, so
+    the 30K a client sends besides the messages cancels out."""
+    session = store.create(model="claude-sonnet-4-5")
+    _talk(session, 8)
+    replies = [mid for mid in session.view if session.get(mid).role == "assistant"]
+    for reply in replies:
+        observe_response(session, reply, estimator)
+    assert abs(estimator.factor - 1.0) < 0.05, estimator.factor
+
+
 def test_service_create_and_append_take_a_declaration(tmp_path: Path) -> None:
     from baton.core.service.service import BatonService
 
@@ -294,3 +307,28 @@ def test_an_imported_compaction_keeps_the_clients_overhead(
     real += actual["cache_read_input_tokens"]
     assert abs(usage.used_tokens - real) / real <= 0.10
     assert usage.breakdown.unattributed > 10_000 and usage.basis == "compacted"
+
+
+@pytest.mark.corpus
+def test_real_sessions_cut_before_each_request_meet_the_goal(
+    corpus_dir: Path, tmp_path: Path, estimator: Estimator
+) -> None:
+    files = [p for p in sorted(corpus_dir.iterdir()) if p.suffix in (".jsonl", ".json")]
+    measured = [m for path in files for m in measure(path, tmp_path, estimator)]
+    found = figures(measured)
+    assert found.requests >= 100, found.line()
+    assert found.median <= 0.02 and found.p90 <= 0.05, found.line()
+
+
+@pytest.mark.corpus
+async def test_real_sessions_compacted_before_a_request_stay_within_ten_percent(
+    corpus_dir: Path, tmp_path: Path, estimator: Estimator
+) -> None:
+    files = [p for p in sorted(corpus_dir.iterdir()) if p.suffix in (".jsonl", ".json")]
+    measured = []
+    for path in files:
+        measured += await measure_compacted(path, tmp_path, estimator, every=5)
+    found = figures(measured)
+    assert len(found.after_compaction) >= 20, found.line()
+    assert max(found.after_compaction) <= 0.10, found.line()
+    assert found.median <= 0.02, found.line()

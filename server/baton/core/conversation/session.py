@@ -90,9 +90,15 @@ class Session(Replayed):
         awaiting = {u.id for u in self._state.api_rules(self.view_messages).unanswered()}
         return self._state.tool_pairs(self.view_messages).problems(awaiting)
 
-    def _find_anchor(self) -> tuple[int, ApiUsage] | None:
+    def anchor_before(self, stop: int) -> tuple[int, ApiUsage] | None:
+        """The anchor `anchor()` would find in view[:stop] (for calibration from the growth
+        between two usages)."""
+        return self._find_anchor(stop)
+
+    def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
         marks = self._state.marks
-        for index in range(len(self.view) - 1, -1, -1):
+        top = len(self.view) if stop is None else stop
+        for index in range(top - 1, -1, -1):
             message = self.messages[self.view[index]]
             if not message.anchors_usage or self._prefix_marks.get(message.id) != marks[index]:
                 continue

@@ -1,7 +1,13 @@
-"""Calibration: the estimator taught from the real usage of a reply's prompt side."""
+"""Calibration: the estimator taught from the real usage of a reply's prompt side.
+
+A session's first usage teaches the ratio of its prompt to the estimate; later ones teach
+the ratio of the growth since the previous usage to the estimate of what was added, so
+what a client sends besides the messages (its own system prompt and tools, unknown unless
+it declares them) cancels out instead of passing for a tokenizer that counts more."""
 
 from __future__ import annotations
 
+from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.replay import response_start
 from baton.core.conversation.session import Session
 from baton.core.usage.estimator import Estimator
@@ -27,7 +33,18 @@ def observe_response(
     estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
     estimate += declared.system_tokens + declared.tools_tokens
     estimate += session.tokens_in_view(0, first, estimator.count_message)
-    usage = message.usage
-    actual = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    actual = _prompt_side(message.usage)
+    previous = session.anchor_before(first)
+    if previous is not None:
+        start, earlier = previous
+        added = session.tokens_in_view(start, first, estimator.count_message)
+        grown = actual - _prompt_side(earlier)
+        if added >= MIN_CALIBRATION_SAMPLE and grown > 0:
+            estimator.observe(added, grown)
+        return
     if estimate >= MIN_CALIBRATION_SAMPLE:
         estimator.observe(estimate, actual)
+
+
+def _prompt_side(usage: ApiUsage) -> int:
+    return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens

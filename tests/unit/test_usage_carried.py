@@ -134,6 +134,7 @@ async def test_post_tokens_the_preview_and_the_meter_show_one_figure(
         f"{meter.context_window:,}, estimated after a compaction)"
     )
     assert "Estimated after a compaction" in meter.text.basis
+    assert meter.text.meter == f"~{meter.percent_used:.0f}% " + meter.text.meter.split(" ")[1]
 
 
 async def test_a_from_compaction_over_a_valid_anchor_says_estimated(
@@ -332,3 +333,19 @@ async def test_real_sessions_compacted_before_a_request_stay_within_ten_percent(
     assert len(found.after_compaction) >= 20, found.line()
     assert max(found.after_compaction) <= 0.10, found.line()
     assert found.median <= 0.02, found.line()
+
+
+async def test_the_hover_says_where_the_figure_comes_from(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    from baton.lsp.session_document.hover import breakdown_line, usage_hover
+
+    session = store.create(model="claude-sonnet-4-5")
+    _talk(session, 6)
+    await engine.compact(session, CompactRequest(direction="all"), _context(estimator))
+    usage = compute_usage(session, settings, estimator)
+    text = usage_hover(usage, None, {})
+    assert usage.text.headline in text and usage.text.basis in text
+    assert f"unattributed (the original client's system prompt and tools) {OVERHEAD:,}" in (
+        breakdown_line(usage)
+    )

@@ -32,7 +32,10 @@ CATEGORY_LABELS = {
 class UsageText(WireModel):
     """The usage in words, for clients to show as they are."""
 
-    meter: str = Field(default="", description='the status bar\'s figure: "62% 124K/200K"')
+    meter: str = Field(
+        default="",
+        description='the status bar\'s figure: "62% 124K/200K" ("~" first after a compaction)',
+    )
     headline: str = Field(default="", description="the usage in one sentence (the diagnostic)")
     panel: str = Field(default="", description="the chat panel's usage line, short")
     auto_compact: str = Field(default="", description="where auto-compact stands")
@@ -62,8 +65,9 @@ def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
     percent = f"{usage.percent_used:.0f}%"
+    rough = "~" if usage.basis == "compacted" else ""  # estimated after a compaction
     return UsageText(
-        meter=f"{percent} {format_tokens(used)}/{format_tokens(window)}",
+        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
         headline=headline(usage),
         panel=" · ".join(
             [

@@ -102,11 +102,16 @@ def breakdown_line(usage: Usage) -> str:
     parts = usage.breakdown.model_dump()
     labels = usage.text.labels
     used = [
-        f"{labels.get(key, key)} {tokens:,}"
+        f"{_lower_first(labels.get(key, key))} {tokens:,}"
         for key, tokens in parts.items()
         if key != "free" and tokens > 0
     ]
     return f"By category: {' · '.join(used) or 'nothing yet'}; free {usage.breakdown.free:,}."
+
+
+def _lower_first(label: str) -> str:
+    """A label as it reads mid-sentence ("Messages" -> "messages")."""
+    return label[:1].lower() + label[1:]
 
 
 def _count(n: int) -> str:

@@ -89,7 +89,8 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         sessions.write(built[size], dirs[size])
         made = built[size]
         say(f"generated {size}: {made.tokens:,} tokens, {len(made.messages):,} messages")
-    run = sections.Run(args.reps, encoder, count, built, dirs, work, say, quick=args.quick)
+    corpus_dir = Path(args.corpus) if args.corpus else None
+    run = sections.Run(args.reps, encoder, count, built, dirs, work, say, args.quick, corpus_dir)
     series: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for name in args.only:

@@ -13,6 +13,7 @@ from typing import Any
 import bench_import
 import measure_lib
 import measure_lsp
+import measure_meter
 import measure_retention
 import sessions
 from servers import bare
@@ -35,6 +36,7 @@ class Run:
     work: Path
     say: Callable[[str], None]
     quick: bool = False
+    corpus: Path | None = None  # real transcripts (`--corpus`)
 
     @property
     def small(self) -> str:
@@ -161,6 +163,14 @@ async def retention(run: Run, extra: dict[str, Any]) -> Series:
     return {}
 
 
+async def meter(run: Run, extra: dict[str, Any]) -> Series:
+    run.say("the meter's error on Claude Code files cut before each request")
+    extra["meter_error"] = await measure_meter.meter_error(
+        run.work, run.encoder, run.quick, run.corpus
+    )
+    return {}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -168,4 +178,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "count": counting,
     "import": importing,
     "retention": retention,
+    "meter": meter,
 }

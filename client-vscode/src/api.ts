@@ -5,9 +5,9 @@
  *     const baton = vscode.extensions.getExtension<BatonApi>("baton.baton");
  *     const api = await baton?.activate();
  */
-import type { CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
+import type { ClientContext, CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
 
-export type { CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
+export type { ClientContext, CompactResult, Direction, Message, MessageInput, Session, Usage } from "./protocol";
 
 /** An event in the shape of vscode.Event, without requiring the vscode types. */
 export type BatonEvent<T> = (listener: (event: T) => unknown) => { dispose(): unknown };
@@ -33,12 +33,26 @@ export interface CompactOptions {
 export interface BatonApi {
   /** The API's version; grows when methods are added. */
   readonly version: 1;
-  /** Creates a session in Baton's data dir. */
-  createSession(options?: { title?: string; systemPrompt?: string; model?: string }): Promise<Session>;
-  /** Appends messages (validated; nothing is written when one is bad). */
+  /**
+   * Creates a session in Baton's data dir. A caller that sends its model a system prompt
+   * or tools of its own (not through Baton) declares them in `clientContext`, as sizes in
+   * tokens or as their text, so that the usage counts them.
+   */
+  createSession(options?: {
+    title?: string;
+    systemPrompt?: string;
+    model?: string;
+    clientContext?: ClientContext;
+  }): Promise<Session>;
+  /**
+   * Appends messages (validated; nothing is written when one is bad). `clientContext`, when
+   * the caller's own system prompt or tools changed, declares them again (a figure left out
+   * keeps its last value).
+   */
   append(
     sessionId: string,
     messages: MessageInput[],
+    clientContext?: ClientContext,
   ): Promise<{ messageIds: string[]; usage: Usage; repairs: string[] }>;
   /** The model's current view: the messages to send to a model, after compactions. */
   getView(sessionId: string): Promise<Message[]>;

@@ -19,8 +19,8 @@ export function createApi(client: BatonClient, chat: ChatView, current: CurrentS
       follow(session.sessionId);
       return session;
     },
-    async append(sessionId, messages) {
-      const result = await client.rpc.append(sessionId, messages);
+    async append(sessionId, messages, clientContext) {
+      const result = await client.rpc.append(sessionId, messages, clientContext);
       follow(sessionId);
       return result;
     },

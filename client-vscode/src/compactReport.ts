@@ -15,7 +15,7 @@ export function compactSummaryLine(result: CompactResult): string {
   const restored = result.restoredFiles.length;
   return (
     `Baton: compacted ${DIRECTION_WORDS[result.direction] ?? result.direction}: ` +
-    `${formatTokens(result.preTokens)} -> ${formatTokens(result.postTokens)} tokens, ` +
+    `${formatTokens(result.preTokens)} -> ${formatTokens(result.postTokens)} tokens (estimated), ` +
     `${plural(summarized, "message")} summarized` +
     (restored > 0 ? `, ${plural(restored, "file")} restored` : "") +
     "."
@@ -38,7 +38,8 @@ export function previewReport(result: CompactResult, title: string, view: readon
     "",
     `Direction: ${DIRECTION_WORDS[result.direction] ?? result.direction}; summarizer: ${result.summarizer}.`,
     "",
-    `Context now: ${formatTokens(result.preTokens)} tokens; after compaction: about ${formatTokens(result.postTokens)} tokens.`,
+    `Context now: ${formatTokens(result.preTokens)} tokens; after compaction: ${formatTokens(result.postTokens)} tokens (estimated until the next reply's usage).`,
+    ...(result.warnings ?? []).flatMap((warning) => ["", `Note: ${warning.replace(/\.$/, "")}.`]),
     "",
     `## Summarized (${plural(result.summarizedMessageIds.length, "message")}, ${formatTokens(tokensOf(result.summarizedMessageIds))} tokens)`,
     "",

@@ -19,9 +19,9 @@ function trim(figure: string): string {
   return figure.endsWith(".0") ? figure.slice(0, -2) : figure;
 }
 
-/** "62% 124K/200K". */
+/** "62% 124K/200K", as the server words it (`Usage.text.meter`). */
 export function meterText(usage: Usage): string {
-  return `${Math.round(usage.percentUsed)}% ${formatTokens(usage.usedTokens)}/${formatTokens(usage.contextWindow)}`;
+  return usage.text.meter;
 }
 
 /** The theme colour id for the item's background, or undefined for the default. */
@@ -37,18 +37,14 @@ export function meterBackground(usage: Usage): string | undefined {
   }
 }
 
-const CATEGORIES: [keyof Usage["breakdown"], string][] = [
-  ["system", "System prompt"],
-  ["tools", "Tools"],
-  ["messages", "Messages"],
-  ["summary", "Summary"],
-  ["attachments", "Attachments"],
-  ["unattributed", "Unattributed (the original client's system prompt and tools)"],
-  ["free", "Free"],
-];
+const CATEGORIES: (keyof Usage["breakdown"])[] = ["system", "tools", "messages", "summary", "attachments", "unattributed", "free"];
 
-/** The tooltip as Markdown: breakdown table, auto-compact point, estimate flag, compactions. */
+/**
+ * The tooltip as Markdown: breakdown table, auto-compact point, where the figure comes from
+ * (estimated or the API's), compactions. Every sentence is the server's (`Usage.text`).
+ */
 export function meterTooltip(usage: Usage, title: string, compactions: number): string {
+  const label = (key: string): string => usage.text.labels[key] ?? key;
   const lines = [
     `**Baton: ${escapeMarkdown(title)}**`,
     "",
@@ -56,30 +52,18 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
     "",
     "| | tokens |",
     "|---|---:|",
-    ...CATEGORIES.filter(([key]) => key !== "unattributed" || usage.breakdown[key] > 0).map(
-      ([key, label]) => `| ${label} | ${formatTokens(usage.breakdown[key])} |`,
+    ...CATEGORIES.filter((key) => key !== "unattributed" || usage.breakdown[key] > 0).map(
+      (key) => `| ${label(key)} | ${formatTokens(usage.breakdown[key])} |`,
     ),
     "",
-    autoCompactLine(usage),
+    usage.text.autoCompact,
     "",
-    usage.estimated ? "Estimated offline (tiktoken, calibrated)." : "Exact (from the API).",
+    usage.text.basis,
     "",
     `Compactions: ${compactions}`,
     ...(usage.warnings ?? []).flatMap((warning) => ["", `$(warning) ${escapeMarkdown(warning)}`]),
   ];
   return lines.join("\n");
-}
-
-function autoCompactLine(usage: Usage): string {
-  if (!usage.autoCompactEnabled) {
-    return "Auto-compact is off.";
-  }
-  const at = `auto-compact at ${formatTokens(usage.autoCompactThreshold)} (${Math.round(usage.percentLeft)}% left)`;
-  return usage.autoCompactPaused ? `${capitalize(at)}; paused after repeated failures.` : `${capitalize(at)}.`;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Escapes Markdown's punctuation so a session title shows as typed. */

@@ -24,6 +24,8 @@ export interface ApiUsage {
 export interface AppendParams {
   sessionId: string;
   messages: MessageInput[];
+  /** what the client sends besides the messages, if it changed */
+  clientContext?: ClientContext | null;
 }
 
 export interface AppendResult {
@@ -84,6 +86,18 @@ export interface BudgetSettings {
 
 export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model";
 
+/** What a client sends to the model besides the messages Baton holds (its own system prompt and tool definitions), so that the usage counts it: each as a size in tokens, or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the sizes are kept. */
+export interface ClientContext {
+  /** its system prompt's size */
+  systemTokens?: number | null;
+  /** its tool definitions' size */
+  toolsTokens?: number | null;
+  /** its system prompt, to be counted */
+  system?: string | null;
+  /** its tool definitions */
+  tools?: { [key: string]: unknown }[] | null;
+}
+
 export interface CompactCommandArgs {
   sessionId: string;
   direction?: Direction;
@@ -136,6 +150,8 @@ export interface CreateParams {
   title?: string | null;
   systemPrompt?: string | null;
   model?: string | null;
+  /** what the client sends besides the messages (it counts) */
+  clientContext?: ClientContext | null;
 }
 
 /** What a session's transcript lost (`Session.damaged`; absent when it lost nothing). */
@@ -198,6 +214,12 @@ export interface DraftUsage {
   breakdown: Breakdown;
   estimatorExact: boolean;
   warnings: string[];
+  /** why auto-compact does not run, or null while it can */
+  autoCompactPausedBy?: "failures" | "thrashing" | "user";
+  /** where usedTokens comes from */
+  basis: "api" | "exact" | "estimate" | "compacted";
+  /** the usage in words */
+  text: UsageText;
   draft?: DraftInfo;
 }
 
@@ -507,6 +529,12 @@ export interface Usage {
   breakdown: Breakdown;
   estimatorExact: boolean;
   warnings: string[];
+  /** why auto-compact does not run, or null while it can */
+  autoCompactPausedBy?: "failures" | "thrashing" | "user";
+  /** where usedTokens comes from */
+  basis: "api" | "exact" | "estimate" | "compacted";
+  /** the usage in words */
+  text: UsageText;
 }
 
 export interface UsageChanged {
@@ -521,6 +549,22 @@ export interface UsageParams {
 }
 
 export type UsageState = "ok" | "warning" | "error" | "blocking";
+
+/** The usage in words, for clients to show as they are. */
+export interface UsageText {
+  /** the status bar's figure: "62% 124K/200K" ("~" first after a compaction) */
+  meter: string;
+  /** the usage in one sentence (the diagnostic) */
+  headline: string;
+  /** the chat panel's usage line, short */
+  panel: string;
+  /** where auto-compact stands */
+  autoCompact: string;
+  /** where the figure comes from; 'estimated' or not */
+  basis: string;
+  /** a label per breakdown key */
+  labels: { [key: string]: string };
+}
 
 export interface RequestMap {
   "baton/session/create": { params: CreateParams; result: Session };

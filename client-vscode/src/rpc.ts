@@ -8,6 +8,7 @@ import {
   Commands,
   Requests,
   type CommandMap,
+  type ClientContext,
   type CompactParams,
   type CompactResult,
   type Draft,
@@ -80,7 +81,9 @@ export class BatonRpc {
     return (await request(this.sender, Requests.sessionList, {})).sessions;
   }
 
-  createSession(options: { title?: string; systemPrompt?: string; model?: string } = {}): Promise<Session> {
+  createSession(
+    options: { title?: string; systemPrompt?: string; model?: string; clientContext?: ClientContext } = {},
+  ): Promise<Session> {
     return request(this.sender, Requests.sessionCreate, dropUndefined(options));
   }
 
@@ -88,8 +91,14 @@ export class BatonRpc {
     return request(this.sender, Requests.sessionGet, { sessionId });
   }
 
-  append(sessionId: string, messages: MessageInput[]): Promise<Result<typeof Requests.sessionAppend>> {
-    return request(this.sender, Requests.sessionAppend, { sessionId, messages });
+  /** `clientContext`: what the caller sends its model besides these messages, when it changed. */
+  append(
+    sessionId: string,
+    messages: MessageInput[],
+    clientContext?: ClientContext,
+  ): Promise<Result<typeof Requests.sessionAppend>> {
+    const params = clientContext === undefined ? { sessionId, messages } : { sessionId, messages, clientContext };
+    return request(this.sender, Requests.sessionAppend, params);
   }
 
   /** A prompt (or, with no text, a continuation); deltas arrive as notifications. */

@@ -1,18 +1,11 @@
 // The context-usage chart: a stacked bar of Usage.breakdown always in sight, and on demand one
 // bar per category (the known ones in a fixed order, any other key after them), each as a
-// share of the context window.
+// share of the context window. The words are the server's (`Usage.text`): its usage line and
+// each category's label.
 import { button, compactNumber, h } from "./dom";
 import type { Usage } from "./wire";
 
-const KNOWN: readonly [key: string, label: string][] = [
-  ["system", "System"],
-  ["tools", "Tools"],
-  ["messages", "Messages"],
-  ["summary", "Summary"],
-  ["attachments", "Restored files"],
-  ["unattributed", "Unattributed"],
-  ["free", "Free"],
-];
+const KNOWN: readonly string[] = ["system", "tools", "messages", "summary", "attachments", "unattributed", "free"];
 
 export class UsageChart {
   readonly el: HTMLDetailsElement;
@@ -49,15 +42,7 @@ export class UsageChart {
     if (usage === null) return;
     const window = Math.max(usage.contextWindow, 1);
     const share = (tokens: number): string => `${Math.max(0, Math.min(100, (100 * tokens) / window)).toFixed(2)}%`;
-    const notes = [
-      `${Math.round(usage.percentUsed)}% used`,
-      `${compactNumber(usage.usedTokens)}/${compactNumber(usage.contextWindow)}${usage.estimated ? " est." : ""}`,
-      !usage.autoCompactEnabled
-        ? "auto-compact off"
-        : usage.autoCompactPaused
-          ? "auto-compact paused"
-          : `compacts at ${compactNumber(usage.autoCompactThreshold)}`,
-    ];
+    const notes = [usage.text.panel];
     const warnings = [...(usage.warnings ?? [])];
     if (usage.estimatorExact === false) warnings.unshift("Token counts come from an approximate tokenizer.");
     if (warnings.length) notes.push(warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`);
@@ -65,7 +50,7 @@ export class UsageChart {
     this.warnings.replaceChildren(...warnings.map((w) => h("li", {}, w)));
     this.warnings.hidden = warnings.length === 0;
     this.el.dataset.state = usage.state;
-    const all = categories(usage.breakdown as unknown as { [key: string]: unknown });
+    const all = categories(usage.breakdown as unknown as { [key: string]: unknown }, usage.text.labels);
     // The stacked bar: every category but free space, then a tick at the auto-compact threshold.
     const segments = all
       .filter(([key, , tokens]) => key !== "free" && tokens > 0)
@@ -97,16 +82,22 @@ export class UsageChart {
   }
 }
 
-/** [key, label, tokens] for every numeric breakdown entry: known keys first, then the rest. */
-export function categories(breakdown: { [key: string]: unknown }): [string, string, number][] {
+/**
+ * [key, label, tokens] for every numeric breakdown entry: known keys first, then the rest;
+ * each labelled as `labels` (the server's) says, else by its key.
+ */
+export function categories(
+  breakdown: { [key: string]: unknown },
+  labels: { [key: string]: string } = {},
+): [string, string, number][] {
   const out: [string, string, number][] = [];
-  const known = new Set(KNOWN.map(([key]) => key));
+  const known = new Set(KNOWN);
   const extra = Object.keys(breakdown)
     .filter((key) => !known.has(key))
     .sort();
-  for (const [key, label] of [...KNOWN, ...extra.map((key): [string, string] => [key, titleCase(key)])]) {
+  for (const key of [...KNOWN, ...extra]) {
     const value = breakdown[key];
-    if (typeof value === "number" && Number.isFinite(value)) out.push([key, label, value]);
+    if (typeof value === "number" && Number.isFinite(value)) out.push([key, labels[key] ?? titleCase(key), value]);
   }
   // Free space last, whatever else there is.
   const free = out.findIndex(([key]) => key === "free");

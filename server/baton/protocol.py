@@ -123,6 +123,8 @@ from baton.core.conversation.messages import (
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage
 from baton.core.usage.draft import Draft, DraftInfo, DraftUsage
+from baton.core.usage.overhead import ClientContext
+from baton.core.usage.wording import UsageText
 
 __all__ = [  # the re-exported models, so `protocol.X` is the one place a client reads
     "DIRECTIONS", "ActiveEditorParams", "AdjustedPivot", "ApiUsage", "AppendParams",
@@ -138,6 +140,7 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 ]  # fmt: skip
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
+__all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",

@@ -433,10 +433,14 @@ def test_after_a_compaction_that_rewrote_the_prefix_the_usage_is_estimated(
         )
     )
     usage = compute_usage(session, settings, estimator)
-    assert usage.estimated
-    assert usage.used_tokens == summary.tokens + _tokens(session, ids[2:])
+    assert usage.estimated and usage.basis == "compacted"
+    # what the last usage (60,504) saw besides the estimate of its view stays counted
+    carried = 60_504 - _tokens(session, ids)
+    assert usage.used_tokens == summary.tokens + _tokens(session, ids[2:]) + carried
     assert usage.breakdown.summary == summary.tokens
     assert usage.breakdown.messages == _tokens(session, ids[2:])
+    assert usage.breakdown.unattributed == carried
+    assert "estimated after a compaction" in usage.text.headline
 
 
 def test_a_from_compaction_keeps_the_prefix_usage_valid(
@@ -457,8 +461,10 @@ def test_a_from_compaction_keeps_the_prefix_usage_valid(
         )
     )
     usage = compute_usage(session, settings, estimator)
-    assert not usage.estimated
     assert usage.used_tokens == prefix_usage.context_tokens + session.get(summary.id).tokens
+    # the summary after the anchor is an estimate: the figure is until the next reply
+    assert usage.estimated and usage.basis == "compacted"
+    assert "Estimated after a compaction" in usage.text.basis
 
 
 def test_an_anchored_breakdown_is_scaled_to_the_real_figure(
@@ -581,7 +587,9 @@ def test_usage_carries_the_protocol_fields_on_the_wire(
         "breakdown",
     }  # fmt: skip
     assert protocol <= set(wire)
-    assert set(wire) - protocol <= {"estimatorExact", "warnings"}
+    assert set(wire) - protocol <= {
+        "estimatorExact", "warnings", "autoCompactPausedBy", "basis", "text"
+    }  # fmt: skip
     assert set(wire["breakdown"]) == {
         "system",
         "tools",

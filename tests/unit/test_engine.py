@@ -195,7 +195,9 @@ async def test_a_dry_run_plans_without_summarizing_or_writing(
     session = new_session(store, c)
     before = session.transcript.path.read_bytes()
     summarizer = FakeSummarizer()
-    request = CompactRequest(direction="up_to", pivot_message_id=c.ids[2], dry_run=True)
+    request = CompactRequest(
+        direction="up_to", pivot_message_id=c.ids[2], dry_run=True, measure=False
+    )
     result = await compact(session, request, context(estimator, summarizer))
     assert session.transcript.path.read_bytes() == before
     assert session.view == c.ids and not session.boundaries

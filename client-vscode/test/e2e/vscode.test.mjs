@@ -192,6 +192,9 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     assert.equal(r.compact.summarized, 8, "up_to the 8th message summarizes eight");
     assert.ok(r.viewAfterCompact.includes("summary"), `view after compact: ${r.viewAfterCompact}`);
     assert.ok(r.usedAfterCompact < r.usedBefore);
+    assert.equal(r.compact.postTokens, r.usedAfterCompact, "the compaction reports the meter's figure");
+    assert.ok(r.declared.system > 20 && r.declared.tools === 2500, JSON.stringify(r.declared));
+    assert.equal(r.toolsAfterCompact, 2500, "the declared tools still count after a compaction");
     assert.deepEqual(r.viewAfterUndo, r.appendedIds, "undo brings the whole conversation back");
     assert.equal(r.usedAfterUndo, r.usedBefore);
   });

@@ -226,3 +226,18 @@ test("a draft's usage once sent, and a model switch that leaves the conversation
   assert.ok(next.draft?.verdict === "autoCompact" || next.draft?.verdict === "compactFirst", next.draft?.verdict);
   assert.equal(errorCode(await failure(server.rpc.setModel(session.sessionId, "  "))), "invalid_params");
 });
+
+test("a declared client context counts on create and append; the usage carries its words", async () => {
+  const session = await server.rpc.createSession({
+    title: "Own prompt and tools",
+    clientContext: { system: "You answer in one line. ".repeat(20), toolsTokens: 2000 },
+  });
+  const appended = await server.rpc.append(session.sessionId, conversation(2));
+  assert.equal(appended.usage.breakdown.tools, 2000);
+  assert.ok(appended.usage.breakdown.system > 50);
+  assert.equal(appended.usage.basis, "estimate");
+  assert.match(appended.usage.text.headline, /^Context \d+% used \(/);
+  assert.equal(appended.usage.text.meter.split(" ")[0], `${Math.round(appended.usage.percentUsed)}%`);
+  const again = await server.rpc.append(session.sessionId, conversation(1), { toolsTokens: 3000 });
+  assert.equal(again.usage.breakdown.tools, 3000);
+});

@@ -20,7 +20,7 @@ const result = {
 test("the notification gives before and after tokens, messages summarized and files restored", () => {
   assert.equal(
     compactSummaryLine(result),
-    "Baton: compacted up to the message: 52K -> 9.4K tokens, 2 messages summarized, 1 file restored.",
+    "Baton: compacted up to the message: 52K -> 9.4K tokens (estimated), 2 messages summarized, 1 file restored.",
   );
 });
 
@@ -36,6 +36,6 @@ test("the preview lists what is summarized, kept and restored with token figures
   assert.match(text, /\| `m1` \| user \| 30K \| Fix the \\\| parser \|/);
   assert.match(text, /## Kept verbatim \(1 message, 800 tokens\)/);
   assert.match(text, /- file:\/\/\/w\/a\.py: 1\.5K tokens \(truncated\)/);
-  assert.match(text, /52K tokens; after compaction: about 9\.4K/);
+  assert.match(text, /52K tokens; after compaction: 9\.4K tokens \(estimated until the next reply's usage\)/);
   assert.match(text, /dry run/);
 });

@@ -21,6 +21,23 @@ export function usage(overrides: Partial<Usage> = {}): Usage {
     breakdown: { system: 1200, tools: 0, messages: 120_100, summary: 3000, attachments: 0, unattributed: 0, free: 75_700 },
     estimatorExact: true,
     warnings: [],
+    basis: "estimate",
+    text: {
+      meter: "62% 124K/200K",
+      headline: "Context 62% used (124,300 / 200,000) - 26% left until auto-compact",
+      panel: "62% used · 124K/200K est. · compacts at 167K",
+      autoCompact: "Auto-compact at 167K (26% left).",
+      basis: "Estimated offline (tiktoken, calibrated).",
+      labels: {
+        system: "System prompt",
+        tools: "Tools",
+        messages: "Messages",
+        summary: "Summary",
+        attachments: "Restored files",
+        unattributed: "Unattributed (the original client's system prompt and tools)",
+        free: "Free",
+      },
+    },
     ...overrides,
   };
 }

@@ -12,8 +12,10 @@ test("tokens are shown in K and M with at most one decimal", () => {
   assert.equal(formatTokens(-3), "0");
 });
 
-test("the meter reads percent used then used/window", () => {
+test("the meter shows the server's figure", () => {
   assert.equal(meterText(usage()), "62% 124K/200K");
+  const text = { ...usage().text, meter: "8% 15.2K/200K" };
+  assert.equal(meterText(usage({ text })), "8% 15.2K/200K");
 });
 
 test("the background follows the usage state", () => {
@@ -36,9 +38,14 @@ test("the tooltip lists each category, the auto-compact point, the estimate and 
   assert.match(text, /Refactor \\\*parser\\\*/);
 });
 
-test("the tooltip says when auto-compact is off or paused and when the figure is exact", () => {
-  assert.match(meterTooltip(usage({ autoCompactEnabled: false }), "t", 0), /Auto-compact is off\./);
-  assert.match(meterTooltip(usage({ autoCompactPaused: true }), "t", 0), /paused after repeated failures/);
-  assert.match(meterTooltip(usage({ estimated: false }), "t", 0), /Exact \(from the API\)/);
+test("the tooltip's sentences are the server's: auto-compact, and where the figure comes from", () => {
+  const worded = (text: Partial<ReturnType<typeof usage>["text"]>) => usage({ text: { ...usage().text, ...text } });
+  assert.match(meterTooltip(worded({ autoCompact: "Auto-compact is off." }), "t", 0), /Auto-compact is off\./);
+  const compacted = worded({
+    basis: "Estimated after a compaction (tiktoken, calibrated); the next reply's usage confirms it.",
+  });
+  assert.match(meterTooltip(compacted, "t", 0), /Estimated after a compaction/);
+  assert.doesNotMatch(meterTooltip(compacted, "t", 0), /Exact/);
+  assert.match(meterTooltip(worded({ labels: { ...usage().text.labels, messages: "Turns" } }), "t", 0), /\| Turns \|/);
   assert.match(meterTooltip(usage({ warnings: ["calibration is stale"] }), "t", 0), /\$\(warning\) calibration is stale/);
 });

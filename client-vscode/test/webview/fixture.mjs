@@ -143,6 +143,24 @@ export const USAGE = {
   autoCompactPaused: false,
   estimatorExact: true,
   warnings: [],
+  basis: "estimate",
+  // the server's words (Usage.text); the view shows them as they are
+  text: {
+    meter: "62% 124K/200K",
+    headline: "Context 62% used (124,000 / 200,000) - 26% left until auto-compact",
+    panel: "62% used · 124K/200K est. · compacts at 167K",
+    autoCompact: "Auto-compact at 167K (26% left).",
+    basis: "Estimated offline (tiktoken, calibrated).",
+    labels: {
+      system: "System prompt",
+      tools: "Tools",
+      messages: "Messages",
+      summary: "Summary",
+      attachments: "Restored files",
+      unattributed: "Unattributed (the original client's system prompt and tools)",
+      free: "Free",
+    },
+  },
   breakdown: {
     system: 3000,
     tools: 9000,

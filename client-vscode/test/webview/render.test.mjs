@@ -206,6 +206,7 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
     usedTokens: 40000,
     percentUsed: 20,
     breakdown: { system: 3000, messages: 37000, free: 160000 },
+    text: { ...sessionUpdate().usage.text, panel: "20% used · 40K/200K est. · compacts at 167K" },
     estimatorExact: false,
     warnings: ["unknown model: a 200K window was assumed"],
   };

@@ -14,6 +14,7 @@ from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
 from baton.core.usage.budget import Usage
 from baton.core.usage.draft import Draft
+from baton.core.usage.overhead import ClientContext
 
 # `pivotMessageId` is the name everywhere; commands said `messageId` before, still accepted.
 PivotId = Annotated[
@@ -49,6 +50,9 @@ class CreateParams(Params):
     title: str | None = None
     system_prompt: str | None = None
     model: str | None = None
+    client_context: ClientContext | None = Field(
+        default=None, description="what the client sends besides the messages (it counts)"
+    )
 
 
 class SessionParams(Params):
@@ -67,6 +71,9 @@ class SetModelParams(SessionParams):
 
 class AppendParams(SessionParams):
     messages: list[MessageInput] = Field(min_length=1)
+    client_context: ClientContext | None = Field(
+        default=None, description="what the client sends besides the messages, if it changed"
+    )
 
 
 class SendParams(SessionParams):

@@ -15,6 +15,10 @@ const TOPICS = [
   "the monthly report's totals that must match the bank's closing balance to the cent",
 ];
 
+const SYSTEM_PROMPT =
+  "You are the bookkeeping assistant of a small business. Answer about its bank statements, " +
+  "its CSV imports and its monthly reports; say when a figure cannot be checked.";
+
 function conversation() {
   const messages = [];
   TOPICS.forEach((topic, i) => {
@@ -46,7 +50,9 @@ async function run(item) {
     if (!baton) throw new Error("extension baton.baton is not installed");
     const api = baton.isActive ? baton.exports : await baton.activate();
     result.apiVersion = api.version;
-    const session = await api.createSession({ title: "API consumer" });
+    // this chat sends its model a system prompt and tools of its own: Baton counts them
+    const clientContext = { system: SYSTEM_PROMPT, toolsTokens: 2500 };
+    const session = await api.createSession({ title: "API consumer", clientContext });
     result.sessionId = session.sessionId;
     let firstEvent;
     const gotEvent = new Promise((resolve) => (firstEvent = resolve));
@@ -65,6 +71,7 @@ async function run(item) {
     result.appendedIds = appended.messageIds;
     const usage = await api.getUsage(session.sessionId);
     result.usedBefore = usage.usedTokens;
+    result.declared = { system: usage.breakdown.system, tools: usage.breakdown.tools };
     const pivot = appended.messageIds[7];
     const compacted = await api.compact(session.sessionId, { direction: "up_to", pivotMessageId: pivot });
     result.compact = {
@@ -76,7 +83,9 @@ async function run(item) {
     };
     const afterCompact = await api.getView(session.sessionId);
     result.viewAfterCompact = afterCompact.map((m) => m.kind);
-    result.usedAfterCompact = (await api.getUsage(session.sessionId)).usedTokens;
+    const afterUsage = await api.getUsage(session.sessionId);
+    result.usedAfterCompact = afterUsage.usedTokens;
+    result.toolsAfterCompact = afterUsage.breakdown.tools;
     const undone = await api.uncompact(session.sessionId);
     result.usedAfterUndo = undone.usage.usedTokens;
     result.viewAfterUndo = (await api.getView(session.sessionId)).map((m) => m.id);

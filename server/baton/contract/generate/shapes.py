@@ -20,6 +20,8 @@ SHAPES = (
     "ApiUsage",
     "Usage",
     "Breakdown",
+    "UsageText",
+    "ClientContext",
     "CompactResult",
     "RestoredFile",
     "SkippedFile",

@@ -25,6 +25,7 @@ from baton.core.conversation.messages import CompactionBlock, Message, invariant
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
 from baton.core.usage.budget import compute_usage
+from baton.core.usage.overhead import carried_tokens
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
@@ -57,11 +58,13 @@ class PreparedSummary:
 
 
 def commit_summary(
-    session: Session, prepared: PreparedSummary, ctx: CompactContext
+    session: Session, prepared: PreparedSummary, ctx: CompactContext, *, dry_run: bool = False
 ) -> CompactResult:
     """Check a prepared summary against the session as it is now and commit it as one
     boundary; on any failure nothing changes. Synchronous: nothing can change the session
-    between the checks and the commit."""
+    between the checks and the commit. With `dry_run`, everything but the commit: the
+    result says what the compaction would leave (a summary that would not make the
+    context smaller is a warning then, not an error)."""
     if session.read_only:
         raise SessionLocked(
             f"session {session.session_id} is open for writing in another Baton process"
@@ -99,13 +102,19 @@ def commit_summary(
     restored_ids = {message.id for message, _ in restored.files}
     before = min(pre_tokens, estimate(session, ctx, view))
     after = estimate(session, ctx, [m for m in [*new_view, *late] if m.id not in restored_ids])
-    _check_smaller(ctx, before, after)
+    warnings = list(prepared.warnings)
+    try:
+        _check_smaller(ctx, before, after)
+    except SummarizerFailed as exc:
+        if not dry_run:
+            raise
+        warnings.append(exc.message)
     boundary = Boundary(
         trigger=request.trigger,
         direction=plan.direction,
         summarizer=prepared.summarizer,
         pre_tokens=pre_tokens,
-        post_tokens=estimate(session, ctx, [*new_view, *late]),
+        post_tokens=after_compaction(session, ctx, [*new_view, *late]),
         summary_id=summary.id,
         new_messages=[summary, *attachments],
         stands_for={summary.id: list(plan.span), **{m.id: [] for m in attachments}},
@@ -119,11 +128,16 @@ def commit_summary(
         adjusted_pivot=plan.adjusted_pivot,
         instructions=prepared.instructions,
     )
+    if dry_run:
+        result = CompactResult.from_boundary(boundary, None)
+        return result.model_copy(update={"warnings": warnings, "dry_run": True, "boundary_id": ""})
     report(ctx, "Committing", 0.95)
     session.commit_boundary(boundary)
     report(ctx, "Compacted", 1.0)
+    # the figure the meter shows from now on (the same computation), not a second estimate
+    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     result = CompactResult.from_boundary(boundary, body)
-    return result.model_copy(update={"warnings": list(prepared.warnings)})
+    return result.model_copy(update={"warnings": warnings, "post_tokens": usage.used_tokens})
 
 
 def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:
@@ -203,9 +217,18 @@ def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
 def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
     """Estimated context tokens of a view: right after a compaction there is no API usage
     that still describes it."""
+    declared = session.client_context
     raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
+    raw += declared.system_tokens + declared.tools_tokens
     raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
     return ctx.estimator.calibrated(raw)
+
+
+def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """The context a compaction leaves with `messages` as its view, as the meter will show
+    it: their estimate plus what the API's last usage saw besides the view it covered."""
+    carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
+    return max(0, estimate(session, ctx, messages) + carried)
 
 
 def report(ctx: CompactContext, text: str, fraction: float | None) -> None:

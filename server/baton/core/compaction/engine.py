@@ -11,9 +11,9 @@ from typing import Any
 from baton.core.compaction.commit import (
     MIN_CHECKED_TOKENS,
     PreparedSummary,
+    after_compaction,
     commit_summary,
     count_noun,
-    estimate,
     layout_view,
     report,
 )
@@ -24,6 +24,7 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import planned_summarizer, write_summary
 from baton.core.compaction.summary.summarizers import (
+    ExtractiveSummarizer,
     Progress,
     Summarizer,
     SummaryRequest,
@@ -110,10 +111,41 @@ def _summary_progress(ctx: CompactContext) -> Progress | None:
 
 
 async def _compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
+    if request.dry_run and request.measure:
+        return await _measured_dry_run(session, request, ctx)
     prepared = await _plan_and_summarize(session, request, ctx)
     if isinstance(prepared, CompactResult):
-        return prepared  # a dry run
+        return prepared  # a dry run that only plans
     return commit_summary(session, prepared, ctx)
+
+
+async def _measured_dry_run(
+    session: Session, request: CompactRequest, ctx: CompactContext
+) -> CompactResult:
+    """A dry run that writes the summary offline and lays out the view it would leave,
+    restored files included, without committing: its `postTokens` is the figure the
+    compaction would report. A summarizer that asks a model is not asked: the offline
+    summary stands in for its size, and a warning says so."""
+    named = ctx.summarizer
+    planned = planned_summarizer(named, request.direction)
+    offline = ctx
+    warnings: list[str] = []
+    if named.name != "extractive":
+        offline = replace(ctx, summarizer=ExtractiveSummarizer(ctx.estimator.count_text))
+        warnings.append(
+            f"the context after is measured with the offline summary; the {planned} "
+            "summary is written only when compacting and its size may differ"
+        )
+    prepared = await _plan_and_summarize(session, replace(request, dry_run=False), offline)
+    assert isinstance(prepared, PreparedSummary)
+    result = commit_summary(session, prepared, offline, dry_run=True)
+    return result.model_copy(
+        update={
+            "summarizer": planned,
+            "trigger": request.trigger,
+            "warnings": [*warnings, *result.warnings],
+        }
+    )
 
 
 async def summarize(
@@ -160,7 +192,8 @@ async def _plan_and_summarize(
             summarized_message_ids=plan.summarize,
             kept_message_ids=plan.kept,
             pre_tokens=usage.used_tokens,
-            post_tokens=estimate(session, ctx, kept),  # the summary is not written yet
+            # the summary is not written: only what stays, and what the API saw besides it
+            post_tokens=after_compaction(session, ctx, kept),
             trigger=request.trigger,
             summarizer=planned_summarizer(ctx.summarizer, plan.direction),
             adjusted_pivot=plan.adjusted_pivot,

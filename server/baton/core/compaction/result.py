@@ -30,6 +30,9 @@ class CompactRequest:
     instructions: str | None = None
     dry_run: bool = False
     trigger: Trigger = "manual"
+    # a dry run writes the summary offline to measure the context after it; without
+    # `measure` it only plans (which messages go, which stay), as a hover needs
+    measure: bool = True
 
 
 class CompactResult(WireModel):
@@ -44,6 +47,8 @@ class CompactResult(WireModel):
     restored_files: list[RestoredFile] = Field(default_factory=list)
     skipped_files: list[SkippedFile] = Field(default_factory=list)
     pre_tokens: int = 0
+    # the context right after it, as the meter then shows it: an estimate (with what the
+    # API last saw besides the messages carried over) until the next reply's usage
     post_tokens: int = 0
     trigger: Trigger = "manual"
     summarizer: str = ""

@@ -9,7 +9,8 @@ applies again as it did then.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,11 +18,55 @@ from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, expand, view_after_commit
 from baton.core.conversation.damage import Damage, repair_view
-from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
+from baton.core.conversation.messages import (
+    ApiUsage,
+    Attachment,
+    Message,
+    now_iso,
+    share_bookkeeping,
+)
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.view_state import ViewState
 
 TokenCounter = Callable[[Message], int]
+
+
+@dataclass(frozen=True)
+class LastUsage:
+    """The newest real usage the session received, and the raw estimate (the stored counts)
+    of the view it covered, from the first message up to the first record of its
+    response: what the API saw besides that estimate is learned from the pair, and it
+    holds after the view has changed (a compaction, an undo) until a newer usage arrives."""
+
+    message_id: str
+    usage: ApiUsage
+    prefix_tokens: int
+
+
+@dataclass(frozen=True)
+class ClientContext:
+    """Raw tokens a client declared it sends besides the messages (its own system prompt
+    and tool definitions); the transcript's `meta` events carry it."""
+
+    system_tokens: int = 0
+    tools_tokens: int = 0
+
+
+def response_start(messages: Mapping[str, Message], view: list[str], index: int) -> int:
+    """The index of the first record of the response whose record is view[index]: the
+    records of one response share its API message id, with tool results between them
+    (parallel tool calls)."""
+    first = index
+    api_id = messages[view[index]].api_message_id
+    if api_id is None:
+        return first
+    for j in range(index - 1, -1, -1):
+        other = messages[view[j]]
+        if other.role == "assistant" and other.api_message_id == api_id:
+            first = j
+        elif other.role == "assistant" or not other.is_tool_result_only:
+            break
+    return first
 
 
 class Replayed:
@@ -59,6 +104,8 @@ class Replayed:
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, str] = {}
+        self.last_usage: LastUsage | None = None
+        self.client_context = ClientContext()
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
         self._updated_instant: tuple[str, datetime | None] = ("", None)
@@ -113,6 +160,8 @@ class Replayed:
             if event.get("replace") and message.id in self.messages:
                 self.messages[message.id] = message
                 self._state = ViewState(self.view_messages())
+                if message.anchors_usage and message.id in self.view:
+                    self._learn(self.view.index(message.id))
             else:
                 self._add_to_view(message)
         elif kind == "boundary":
@@ -126,6 +175,7 @@ class Replayed:
         elif kind == "meta":
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
+            self._declared(event.get("clientContext"))
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":
@@ -159,9 +209,26 @@ class Replayed:
     def _add_to_view(self, message: Message) -> None:
         self.messages[message.id] = message
         mark = self._state.add(message)
+        self.view.append(message.id)
         if message.anchors_usage:
             self._prefix_marks[message.id] = mark
-        self.view.append(message.id)
+            self._learn(len(self.view) - 1)
+
+    def _learn(self, index: int) -> None:
+        """Keep view[index]'s usage with the raw estimate of the view it covered."""
+        message = self.messages[self.view[index]]
+        assert message.usage is not None
+        first = response_start(self.messages, self.view, index)
+        prefix = self._state.tokens(0, first + 1, lambda i: self.count(self.messages[self.view[i]]))
+        self.last_usage = LastUsage(message.id, message.usage, prefix)
+
+    def _declared(self, raw: Any) -> None:
+        """A `meta` event's `clientContext` (raw token counts); anything else is ignored."""
+        if not isinstance(raw, dict):
+            return
+        figures = [raw.get("systemTokens", 0), raw.get("toolsTokens", 0)]
+        if all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures):
+            self.client_context = ClientContext(*figures)
 
     def _apply_boundary(self, event: Event) -> None:
         try:

@@ -16,7 +16,7 @@ from baton.core.conversation.messages import (
     new_id,
     now_iso,
 )
-from baton.core.conversation.replay import Replayed, TokenCounter
+from baton.core.conversation.replay import Replayed, TokenCounter, response_start
 from baton.core.conversation.transcript import Event, check_writable
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact, SessionLocked
 
@@ -90,23 +90,20 @@ class Session(Replayed):
         awaiting = {u.id for u in self._state.api_rules(self.view_messages).unanswered()}
         return self._state.tool_pairs(self.view_messages).problems(awaiting)
 
-    def _find_anchor(self) -> tuple[int, ApiUsage] | None:
+    def anchor_before(self, stop: int) -> tuple[int, ApiUsage] | None:
+        """The anchor `anchor()` would find in view[:stop] (for calibration from the growth
+        between two usages)."""
+        return self._find_anchor(stop)
+
+    def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
         marks = self._state.marks
-        for index in range(len(self.view) - 1, -1, -1):
+        top = len(self.view) if stop is None else stop
+        for index in range(top - 1, -1, -1):
             message = self.messages[self.view[index]]
             if not message.anchors_usage or self._prefix_marks.get(message.id) != marks[index]:
                 continue
-            first = index
-            api_id = message.api_message_id
-            if api_id is not None:
-                for j in range(index - 1, -1, -1):
-                    other = self.messages[self.view[j]]
-                    if other.role == "assistant" and other.api_message_id == api_id:
-                        first = j
-                    elif other.role == "assistant" or not other.is_tool_result_only:
-                        break
             assert message.usage is not None
-            return first, message.usage
+            return response_start(self.messages, self.view, index), message.usage
         return None
 
     # ---- changing ------------------------------------------------------------------------
@@ -187,6 +184,18 @@ class Session(Replayed):
         self.get(message_id)
         self._write([{"type": "pin", "messageId": message_id, "pinned": pinned, "at": now_iso()}])
         return self.messages[message_id]
+
+    def declare_client_context(self, system_tokens: int, tools_tokens: int) -> bool:
+        """Record what the client sends besides the messages (raw tokens of its own system
+        prompt and tools); False, and nothing written, when it is what was declared."""
+        if (system_tokens, tools_tokens) == (
+            self.client_context.system_tokens,
+            self.client_context.tools_tokens,
+        ):
+            return False
+        figures = {"systemTokens": system_tokens, "toolsTokens": tools_tokens}
+        self.set_meta(clientContext=figures)
+        return True
 
     def set_meta(self, **fields: Any) -> None:
         self._write([{"type": "meta", **fields, "at": now_iso()}])

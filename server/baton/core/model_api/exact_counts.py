@@ -109,6 +109,7 @@ def with_exact_count(usage: Usage, tokens: int, budget: Budget) -> Usage:
             "percent_left": percent_left(tokens, budget, usage.auto_compact_enabled),
             "state": usage_state(tokens, budget, usage.auto_compact_paused),
             "estimated": False,
+            "basis": "exact",
             "breakdown": Breakdown(
                 system=scaled[0],
                 tools=scaled[1],
@@ -118,7 +119,7 @@ def with_exact_count(usage: Usage, tokens: int, budget: Budget) -> Usage:
                 free=max(0, usage.context_window - tokens),
             ),
         }
-    )
+    ).worded()
 
 
 def _scaled(parts: list[int], total: int) -> list[int]:

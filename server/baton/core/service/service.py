@@ -28,6 +28,7 @@ from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for, compute_usage
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
+from baton.core.usage.overhead import ClientContext, declare
 from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -110,9 +111,14 @@ class BatonService:
     # ---- sessions --------------------------------------------------------------------
 
     def create(
-        self, title: str | None = None, system_prompt: str | None = None, model: str | None = None
+        self,
+        title: str | None = None,
+        system_prompt: str | None = None,
+        model: str | None = None,
+        client_context: ClientContext | None = None,
     ) -> Session:
         session = self.store.create(title, model or self.settings.model, system_prompt)
+        declare(session, client_context, self.estimator)
         self._changed(session.session_id, "create")
         return session
 
@@ -145,9 +151,15 @@ class BatonService:
         self.upkeep.after_change(session_id, "pin")  # a summary written ahead may be stale
         return message
 
-    def append(self, session_id: str, inputs: Sequence[MessageInput]) -> Appended:
+    def append(
+        self,
+        session_id: str,
+        inputs: Sequence[MessageInput],
+        client_context: ClientContext | None = None,
+    ) -> Appended:
         session = self.session(session_id)
-        result = session.append(inputs)
+        result = session.append(inputs)  # a bad batch raises here: nothing is declared
+        declare(session, client_context, self.estimator)
         self.upkeep.learn_from_usage(
             session, result.message_ids, self._tools_tokens.get(session_id, 0)
         )
@@ -170,6 +182,7 @@ class BatonService:
             tools_tokens=self._tools_tokens.get(session_id, 0),
             auto_paused=self._auto_paused(session_id),
             api_limits=limits,
+            paused_by=self.upkeep.paused_by(session_id),
         )
         exact = self.upkeep.exact_figure(session)
         if exact is not None:
@@ -267,7 +280,7 @@ class BatonService:
     async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
         """What auto-compact would summarize and keep right now, or None and why not."""
         self.session(session_id)
-        request = CompactRequest(direction="all", dry_run=True, trigger="auto")
+        request = CompactRequest(direction="all", dry_run=True, trigger="auto", measure=False)
         try:
             return await self.compact(session_id, request), None
         except NothingToCompact:

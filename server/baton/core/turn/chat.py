@@ -228,14 +228,15 @@ async def _auto_compact(session: Session, ctx: ChatContext, tools_tokens: int) -
 def _usage(
     session: Session, ctx: ChatContext, tools_tokens: int, limits: ModelLimits | None
 ) -> Usage:
-    paused = ctx.auto is not None and ctx.auto.paused(session.session_id)
+    paused_by = None if ctx.auto is None else ctx.auto.paused_by(session.session_id)
     return compute_usage(
         session,
         ctx.settings,
         ctx.estimator,
         tools_tokens=tools_tokens,
-        auto_paused=paused,
+        auto_paused=paused_by is not None,
         api_limits=limits,
+        paused_by=paused_by,
     )
 
 

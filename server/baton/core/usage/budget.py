@@ -16,7 +16,12 @@ from baton.core.models.windows import (
     ModelLimits as ModelLimits,  # re-exported for budget_for callers
 )
 from baton.core.settings import Settings
+from baton.core.usage.calibration import MIN_CALIBRATION_SAMPLE as MIN_CALIBRATION_SAMPLE
+from baton.core.usage.calibration import observe_response as observe_response
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.overhead import UsageBasis, context_figure
+from baton.core.usage.wording import UNATTRIBUTED_LABEL as UNATTRIBUTED_LABEL
+from baton.core.usage.wording import PausedBy, UsageText, describe
 
 DEFAULT_WINDOW = 200_000
 # Windows from this size up get the budget settings' figures as they are; smaller windows
@@ -85,9 +90,6 @@ def budget_for(
 UsageState = Literal["ok", "warning", "error", "blocking"]
 
 
-UNATTRIBUTED_LABEL = "the original client's system prompt and tools"
-
-
 class Breakdown(WireModel):
     system: int = 0
     tools: int = 0
@@ -119,6 +121,15 @@ class Usage(WireModel):
     breakdown: Breakdown
     estimator_exact: bool = True
     warnings: list[str] = Field(default_factory=list)
+    auto_compact_paused_by: PausedBy | None = Field(
+        default=None, description="why auto-compact does not run, or null while it can"
+    )
+    basis: UsageBasis = Field(default="estimate", description="where usedTokens comes from")
+    text: UsageText = Field(default_factory=UsageText, description="the usage in words")
+
+    def worded(self) -> Usage:
+        """This usage with its sentences (`text`) written from its figures."""
+        return self.model_copy(update={"text": describe(self)})
 
 
 # Per session: the usages computed since its last change (one per distinct set of inputs:
@@ -166,13 +177,17 @@ def compute_usage(
     tools_tokens: int = 0,
     auto_paused: bool = False,
     api_limits: ModelLimits | None = None,
+    paused_by: PausedBy | None = None,
 ) -> Usage:
     """Used tokens = the last valid API usage + estimates of what came after it.
 
-    With no valid usage (a new session, most compactions) everything is estimated. Usages
-    are never added across turns: only the one anchor counts. The breakdown divides the
-    used figure in proportion to the estimates, except that an imported session's excess
-    over the estimate of its view is `unattributed`, not folded into the messages.
+    With no valid usage (a new session, most compactions) everything is estimated, plus
+    what the last real usage showed besides the estimate of the view it covered (the
+    client's own system prompt and tools, which an imported file never shows), carried
+    until a newer usage arrives. Usages are never added across turns: only one anchors.
+    The breakdown divides the used figure in proportion to the estimates, except that an
+    imported session's excess over the estimate of its view is `unattributed`, not folded
+    into the messages. `paused_by` says why auto-compact is paused (`auto_paused`).
     """
     key = (
         session.revision,
@@ -184,12 +199,15 @@ def compute_usage(
         tools_tokens,
         auto_paused,
         api_limits,
+        paused_by,
     )
     memo = _USAGE_MEMO.setdefault(session, [])
     for known, usage in memo:
         if all(a is b or a == b for a, b in zip(known, key, strict=True)):
             return usage
-    usage = _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
+    if auto_paused and paused_by is None:
+        paused_by = "failures"
+    usage = _compute_usage(session, settings, estimator, tools_tokens, api_limits, paused_by)
     # a few figures per change (the meter's, auto-compact's), never a session's history
     memo[:] = [*[(k, u) for k, u in memo if k[0] == session.revision][-3:], (key, usage)]
     return usage
@@ -200,29 +218,34 @@ def _compute_usage(
     settings: Settings,
     estimator: Estimator,
     tools_tokens: int,
-    auto_paused: bool,
     api_limits: ModelLimits | None,
+    paused_by: PausedBy | None,
 ) -> Usage:
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
     count = estimator.count_message
-    system_raw = _system_tokens(session, estimator)
+    declared = session.client_context
+    system_raw = _system_tokens(session, estimator) + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
-    parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
-    parts.append(by_kind["attachment"])
+    parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]
+    parts += [by_kind["summary"], by_kind["attachment"]]
     anchor = session.anchor()
-    estimate = estimator.calibrated(sum(parts))
+    after = None
+    if anchor is not None:
+        after = session.tokens_in_view(anchor[0] + 1, len(session.view), count)
+    figure = context_figure(session, estimator, parts, after)
+    used = figure.used
     unattributed = 0
-    if anchor is None:
-        used = estimate
-    else:
-        index, api_usage = anchor
-        after = session.tokens_in_view(index + 1, len(session.view), count)
-        used = api_usage.context_tokens + estimator.calibrated(after)
-        if session.imported_from is not None and used > estimate:
-            unattributed = used - estimate  # the file cannot show what else its client sent
+    carried = anchor is None and figure.basis == "compacted"
+    if (session.imported_from is not None or carried) and figure.extra > 0:
+        # what the client sent besides the messages Baton knows (an imported file never
+        # shows it), or what the last usage showed besides them, carried over a change
+        unattributed = min(figure.extra, used)
     system, tools, messages, summary, attachments = _split(used - unattributed, parts)
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
+    if not settings.auto_compact.enabled:
+        paused_by = "user"
+    auto_paused = paused_by in ("failures", "thrashing")
     return Usage(
         session_id=session.session_id,
         model=model,
@@ -236,7 +259,7 @@ def _compute_usage(
         percent_used=round(min(100.0, max(0.0, 100 * used / budget.context_window)), 1),
         percent_left=percent_left(used, budget, settings.auto_compact.enabled),
         state=usage_state(used, budget, auto_paused),
-        estimated=anchor is None,
+        estimated=figure.basis != "api",
         auto_compact_enabled=settings.auto_compact.enabled,
         auto_compact_paused=auto_paused,
         breakdown=Breakdown(
@@ -250,7 +273,9 @@ def _compute_usage(
         ),
         estimator_exact=estimator.exact,
         warnings=warnings,
-    )
+        auto_compact_paused_by=paused_by,
+        basis=figure.basis,
+    ).worded()
 
 
 def _system_tokens(session: Session, estimator: Estimator) -> int:
@@ -262,33 +287,3 @@ def _system_tokens(session: Session, estimator: Estimator) -> int:
     tokens = estimator.count_text(text)
     _SYSTEM_TOKENS[session] = (text, estimator, tokens)
     return tokens
-
-
-# Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);
-# learning a factor from them would skew every larger count.
-MIN_CALIBRATION_SAMPLE = 256
-
-
-def observe_response(
-    session: Session, message_id: str, estimator: Estimator, *, tools_tokens: int = 0
-) -> None:
-    """Teach the estimator from a reply's real usage: its prompt side vs our estimate."""
-    message = session.get(message_id)
-    if not message.anchors_usage or message.usage is None:
-        return
-    first = session.index_in_view(message_id)
-    # the prompt is what preceded the response's first record (parallel tool calls split
-    # one response into several records with results between them)
-    api_id = message.api_message_id
-    for j in range(first - 1, -1, -1) if api_id is not None else ():
-        other = session.messages[session.view[j]]
-        if other.role == "assistant" and other.api_message_id == api_id:
-            first = j
-        elif other.role == "assistant" or not other.is_tool_result_only:
-            break
-    estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
-    estimate += session.tokens_in_view(0, first, estimator.count_message)
-    usage = message.usage
-    actual = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
-    if estimate >= MIN_CALIBRATION_SAMPLE:
-        estimator.observe(estimate, actual)

@@ -9,7 +9,10 @@ from baton.lsp.features.common import Call, Handler, session_info
 
 
 async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
-    return session_info(call.service.create(args.title, args.system_prompt, args.model))
+    service = call.service
+    return session_info(
+        service.create(args.title, args.system_prompt, args.model, args.client_context)
+    )
 
 
 async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
@@ -30,7 +33,7 @@ async def delete(call: Call, args: p.SessionParams) -> p.Empty:
 
 
 async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
-    done = call.service.append(args.session_id, args.messages)
+    done = call.service.append(args.session_id, args.messages, args.client_context)
     return p.AppendResult(message_ids=done.message_ids, usage=done.usage, repairs=done.repairs)
 
 

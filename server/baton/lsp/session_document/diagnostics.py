@@ -9,6 +9,7 @@ from lsprotocol import types
 from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT
 from baton.core.conversation.messages import Message, unanswered_tool_uses
 from baton.core.usage.budget import Usage
+from baton.core.usage.wording import headline
 from baton.lsp.session_document.render import USAGE_LINE, RenderedSession, Section, code_units
 
 SOURCE = "baton"
@@ -21,22 +22,11 @@ LARGE_SHARE = 0.05  # a message over 5% of the window gets a hint
 
 
 def usage_message(usage: Usage, paused_by: str | None = None) -> str:
-    head = (
-        f"Context {usage.percent_used:.0f}% used ({usage.used_tokens:,} / {usage.context_window:,})"
-    )
-    if usage.state == "blocking":
-        tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
-    elif usage.auto_compact_paused and paused_by == "thrashing":
-        tail = "auto-compact stopped: the working set does not fit"
-    elif usage.auto_compact_paused:
-        tail = "auto-compact paused after repeated failures: compact manually"
-    elif not usage.auto_compact_enabled:
-        tail = "auto-compact off"
-    elif usage.used_tokens >= usage.auto_compact_threshold:
-        tail = f"auto-compact at {usage.auto_compact_threshold:,}"
-    else:
-        tail = f"{usage.percent_left}% left until auto-compact"
-    return f"{head} - {tail}"
+    """The usage's one sentence, as the server words it for every client (`Usage.text`).
+    `paused_by` ("failures" / "thrashing") is for a usage that does not say it yet."""
+    if paused_by in ("failures", "thrashing") and usage.auto_compact_paused_by is None:
+        return headline(usage.model_copy(update={"auto_compact_paused_by": paused_by}))
+    return usage.text.headline or headline(usage)
 
 
 def usage_severity(usage: Usage) -> types.DiagnosticSeverity:

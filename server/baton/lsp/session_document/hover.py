@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.core.conversation.messages import Message
-from baton.core.usage.budget import UNATTRIBUTED_LABEL, Usage
+from baton.core.usage.budget import Usage
 from baton.lsp.session_document.diagnostics import usage_message
 from baton.lsp.session_document.render import USAGE_LINE, Section
 
@@ -76,6 +76,8 @@ def usage_hover(
         f"{usage.auto_compact_threshold:,}, blocked at {usage.blocking_limit:,}."
     )
     lines.append("")
+    lines.append(usage.text.basis)
+    lines.append("")
     lines.append(breakdown_line(usage))
     lines.append("")
     if plan is None and reason:
@@ -97,17 +99,19 @@ def usage_hover(
 
 def breakdown_line(usage: Usage) -> str:
     """The used tokens by category (those that hold any), then what is free."""
-    parts = usage.breakdown
-    figures = [
-        ("system prompt", parts.system),
-        ("tools", parts.tools),
-        ("messages", parts.messages),
-        ("summary", parts.summary),
-        ("attachments", parts.attachments),
-        (f"unattributed ({UNATTRIBUTED_LABEL})", parts.unattributed),
+    parts = usage.breakdown.model_dump()
+    labels = usage.text.labels
+    used = [
+        f"{_lower_first(labels.get(key, key))} {tokens:,}"
+        for key, tokens in parts.items()
+        if key != "free" and tokens > 0
     ]
-    used = [f"{name} {tokens:,}" for name, tokens in figures if tokens > 0]
-    return f"By category: {' · '.join(used) or 'nothing yet'}; free {parts.free:,}."
+    return f"By category: {' · '.join(used) or 'nothing yet'}; free {usage.breakdown.free:,}."
+
+
+def _lower_first(label: str) -> str:
+    """A label as it reads mid-sentence ("Messages" -> "messages")."""
+    return label[:1].lower() + label[1:]
 
 
 def _count(n: int) -> str:

@@ -1,0 +1,50 @@
+"""Calibration: the estimator taught from the real usage of a reply's prompt side.
+
+A session's first usage teaches the ratio of its prompt to the estimate; later ones teach
+the ratio of the growth since the previous usage to the estimate of what was added, so
+what a client sends besides the messages (its own system prompt and tools, unknown unless
+it declares them) cancels out instead of passing for a tokenizer that counts more."""
+
+from __future__ import annotations
+
+from baton.core.conversation.messages import ApiUsage
+from baton.core.conversation.replay import response_start
+from baton.core.conversation.session import Session
+from baton.core.usage.estimator import Estimator
+
+# Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);
+# learning a factor from them would skew every larger count.
+MIN_CALIBRATION_SAMPLE = 256
+
+
+def observe_response(
+    session: Session, message_id: str, estimator: Estimator, *, tools_tokens: int = 0
+) -> None:
+    """Teach the estimator from a reply's real usage: its prompt side vs our estimate (the
+    system prompt, the tools, what the client declared it sends besides, the view before
+    the response's first record)."""
+    message = session.get(message_id)
+    if not message.anchors_usage or message.usage is None:
+        return
+    # the prompt is what preceded the response's first record (parallel tool calls split
+    # one response into several records with results between them)
+    first = response_start(session.messages, session.view, session.index_in_view(message_id))
+    declared = session.client_context
+    estimate = estimator.count_text(session.system_prompt or "") + tools_tokens
+    estimate += declared.system_tokens + declared.tools_tokens
+    estimate += session.tokens_in_view(0, first, estimator.count_message)
+    actual = _prompt_side(message.usage)
+    previous = session.anchor_before(first)
+    if previous is not None:
+        start, earlier = previous
+        added = session.tokens_in_view(start, first, estimator.count_message)
+        grown = actual - _prompt_side(earlier)
+        if added >= MIN_CALIBRATION_SAMPLE and grown > 0:
+            estimator.observe(added, grown)
+        return
+    if estimate >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(estimate, actual)
+
+
+def _prompt_side(usage: ApiUsage) -> int:
+    return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens

@@ -1,0 +1,116 @@
+"""What the context holds besides the view: what a client declares it sends (its own system
+prompt and tools), and what the API's last usage showed beyond the estimate, carried
+across compactions, undo and pins until a newer usage arrives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from baton.core.conversation.messages import WireModel
+from baton.core.conversation.session import Session
+from baton.core.usage.estimator import Estimator
+
+UsageBasis = Literal["api", "exact", "estimate", "compacted"]
+"""Where `Usage.usedTokens` comes from: the last reply's real usage plus estimates after it
+(`api`), the API's count of the view (`exact`), estimates alone with nothing learned from
+the API yet (`estimate`), or estimates after a compaction (or an undo) changed the view
+the last real usage covered, with what that usage showed besides the view carried over
+(`compacted`) until the next reply's usage confirms it."""
+
+
+class ClientContext(WireModel):
+    """What a client sends to the model besides the messages Baton holds (its own system
+    prompt and tool definitions), so that the usage counts it: each as a size in tokens,
+    or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the
+    sizes are kept."""
+
+    system_tokens: int | None = Field(default=None, ge=0, description="its system prompt's size")
+    tools_tokens: int | None = Field(default=None, ge=0, description="its tool definitions' size")
+    system: str | None = Field(default=None, description="its system prompt, to be counted")
+    tools: list[dict[str, Any]] | None = Field(default=None, description="its tool definitions")
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> ClientContext:
+        if self.system_tokens is not None and self.system is not None:
+            raise ValueError("give systemTokens or system, not both")
+        if self.tools_tokens is not None and self.tools is not None:
+            raise ValueError("give toolsTokens or tools, not both")
+        return self
+
+    def counted(self, estimator: Estimator) -> tuple[int, int]:
+        """(system, tools) raw tokens."""
+        system = self.system_tokens or 0
+        if self.system is not None:
+            system = estimator.count_text(self.system)
+        tools = self.tools_tokens or 0
+        if self.tools is not None:
+            tools = estimator.count_json(self.tools) if self.tools else 0
+        return system, tools
+
+
+def declare(session: Session, declared: ClientContext | None, estimator: Estimator) -> bool:
+    """Record a client's declaration on the session (a figure it leaves out keeps its
+    last value); True when it changed what the session knew."""
+    if declared is None:
+        return False
+    system, tools = declared.counted(estimator)
+    known = session.client_context
+    if declared.system_tokens is None and declared.system is None:
+        system = known.system_tokens
+    if declared.tools_tokens is None and declared.tools is None:
+        tools = known.tools_tokens
+    return session.declare_client_context(system, tools)
+
+
+@dataclass(frozen=True)
+class Context:
+    """The used figure and where it comes from."""
+
+    used: int
+    estimate: int  # the calibrated estimate of everything Baton knows of
+    extra: int  # what the API showed besides that estimate (may be negative)
+    basis: UsageBasis
+
+
+def context_figure(
+    session: Session, estimator: Estimator, known: Sequence[int], count_after: int | None
+) -> Context:
+    """`known`: raw tokens of the system prompt, the tools, then the view's parts.
+
+    `count_after` is the raw estimate after a valid anchor (None without one)."""
+    estimate = estimator.calibrated(sum(known))
+    anchor = session.anchor()
+    if anchor is not None and count_after is not None:
+        index, api_usage = anchor
+        used = api_usage.context_tokens + estimator.calibrated(count_after)
+        basis: UsageBasis = "compacted" if _compacted_after(session, index) else "api"
+        return Context(used, estimate, used - estimate, basis)
+    last = session.last_usage
+    if last is None:
+        return Context(estimate, estimate, 0, "estimate")
+    # the same prefix, as the estimator counts it now: system, tools, and the view it saw
+    then = estimator.calibrated(known[0] + known[1] + last.prefix_tokens)
+    extra = last.usage.context_tokens - then
+    return Context(max(0, estimate + extra), estimate, extra, "compacted")
+
+
+def _compacted_after(session: Session, index: int) -> bool:
+    """Whether a compaction's message (a summary, an attachment) follows view[index]."""
+    view, messages = session.view, session.messages
+    return any(messages[mid].kind != "message" for mid in view[index + 1 :])
+
+
+def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0) -> int:
+    """What the session's last real usage showed besides the estimate of the view it
+    covered (0 before any): the figure a compaction's estimate adds until the next reply."""
+    last = session.last_usage
+    if last is None:
+        return 0
+    declared = session.client_context
+    known = estimator.count_text(session.system_prompt or "") + declared.system_tokens
+    known += tools_tokens + declared.tools_tokens
+    return last.usage.context_tokens - estimator.calibrated(known + last.prefix_tokens)

@@ -1,0 +1,143 @@
+"""The usage's sentences, written once: the status-bar meter, its tooltip, the chat panel's
+usage line and the session document's diagnostic all show these (`Usage.text`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from baton.core.conversation.messages import WireModel
+
+if TYPE_CHECKING:
+    from baton.core.usage.budget import Usage
+
+PausedBy = Literal["failures", "thrashing", "user"]
+"""Why auto-compact does not run: it failed repeatedly (the circuit breaker), its context
+refilled right after each of its last compactions (the thrash guard), or the user turned
+it off (`autoCompact.enabled` false)."""
+
+UNATTRIBUTED_LABEL = "the original client's system prompt and tools"
+CATEGORY_LABELS = {
+    "system": "System prompt",
+    "tools": "Tools",
+    "messages": "Messages",
+    "summary": "Summary",
+    "attachments": "Restored files",
+    "unattributed": f"Unattributed ({UNATTRIBUTED_LABEL})",
+    "free": "Free",
+}
+
+
+class UsageText(WireModel):
+    """The usage in words, for clients to show as they are."""
+
+    meter: str = Field(
+        default="",
+        description='the status bar\'s figure: "62% 124K/200K" ("~" first after a compaction)',
+    )
+    headline: str = Field(default="", description="the usage in one sentence (the diagnostic)")
+    panel: str = Field(default="", description="the chat panel's usage line, short")
+    auto_compact: str = Field(default="", description="where auto-compact stands")
+    basis: str = Field(default="", description="where the figure comes from; 'estimated' or not")
+    labels: dict[str, str] = Field(
+        default_factory=lambda: dict(CATEGORY_LABELS), description="a label per breakdown key"
+    )
+
+
+def format_tokens(tokens: int) -> str:
+    """124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950"."""
+    n = max(0, tokens)
+    if n >= 1_000_000:
+        m = n / 1_000_000
+        return _trim(f"{m:.0f}" if m >= 10 else f"{m:.1f}") + "M"
+    if n >= 1_000:
+        k = n / 1_000
+        return _trim(f"{k:.0f}" if k >= 100 else f"{k:.1f}") + "K"
+    return str(n)
+
+
+def _trim(figure: str) -> str:
+    return figure[:-2] if figure.endswith(".0") else figure
+
+
+def describe(usage: Usage) -> UsageText:
+    """Every sentence of `usage`, from its figures."""
+    used, window = usage.used_tokens, usage.context_window
+    percent = f"{usage.percent_used:.0f}%"
+    rough = "~" if usage.basis == "compacted" else ""  # estimated after a compaction
+    return UsageText(
+        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
+        headline=headline(usage),
+        panel=" · ".join(
+            [
+                f"{percent} used",
+                f"{format_tokens(used)}/{format_tokens(window)}"
+                + (" est." if usage.estimated else ""),
+                _panel_auto(usage),
+            ]
+        ),
+        auto_compact=auto_compact_sentence(usage),
+        basis=basis_sentence(usage),
+    )
+
+
+def headline(usage: Usage) -> str:
+    """ "Context 62% used (124,300 / 200,000) - 38% left until auto-compact"."""
+    figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
+    if usage.basis == "compacted":
+        figures += ", estimated after a compaction"
+    head = f"Context {usage.percent_used:.0f}% used ({figures})"
+    paused = usage.auto_compact_paused_by
+    if usage.state == "blocking":
+        tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
+    elif paused == "thrashing":
+        tail = "auto-compact stopped: the working set does not fit"
+    elif paused == "failures":
+        tail = "auto-compact paused after repeated failures: compact manually"
+    elif not usage.auto_compact_enabled:
+        tail = "auto-compact off"
+    elif usage.used_tokens >= usage.auto_compact_threshold:
+        tail = f"auto-compact at {usage.auto_compact_threshold:,}"
+    else:
+        tail = f"{usage.percent_left}% left until auto-compact"
+    return f"{head} - {tail}"
+
+
+def auto_compact_sentence(usage: Usage) -> str:
+    paused = usage.auto_compact_paused_by
+    if not usage.auto_compact_enabled:
+        return "Auto-compact is off."
+    at = f"Auto-compact at {format_tokens(usage.auto_compact_threshold)}"
+    at += f" ({usage.percent_left}% left)"
+    if paused == "thrashing":
+        return f"{at}; stopped: the working set does not fit. Compact manually to resume."
+    if paused == "failures":
+        return f"{at}; paused after repeated failures. Compact manually to resume."
+    return f"{at}."
+
+
+def _panel_auto(usage: Usage) -> str:
+    paused = usage.auto_compact_paused_by
+    if not usage.auto_compact_enabled:
+        return "auto-compact off"
+    if paused == "thrashing":
+        return "auto-compact stopped"
+    if paused == "failures":
+        return "auto-compact paused"
+    return f"compacts at {format_tokens(usage.auto_compact_threshold)}"
+
+
+def basis_sentence(usage: Usage) -> str:
+    carried = usage.breakdown.unattributed
+    if usage.basis == "exact":
+        return "Exact (counted by the API for the conversation as it is)."
+    if usage.basis == "api":
+        return "From the API's usage of the last reply, plus estimates of what came after it."
+    if usage.basis == "compacted":
+        besides = f", with the {carried:,} tokens the API saw besides it" if carried else ""
+        return (
+            f"Estimated after a compaction (tiktoken, calibrated){besides}; "
+            "the next reply's usage confirms it."
+        )
+    return "Estimated offline (tiktoken, calibrated)."

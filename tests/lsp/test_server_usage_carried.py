@@ -1,0 +1,68 @@
+"""Over the wire (issue 19, item 1): a client declares its own system prompt and tools, and
+after a compaction the result, the usage and the diagnostic show one estimated figure."""
+
+from __future__ import annotations
+
+from lsp_harness import Harness, assistant, conversation
+
+from baton import protocol
+
+OVERHEAD = 25_000  # what this client sends besides the messages
+
+
+async def test_a_declared_context_counts_on_create_and_append(lsp: Harness) -> None:
+    declared = {"system": "You are a terse assistant. " * 40, "toolsTokens": 3_000}
+    sid = (await lsp.create(title="own tools", clientContext=declared))["sessionId"]
+    first = await lsp.append(sid, *conversation(1))
+    assert first["usage"]["breakdown"]["tools"] == 3_000
+    assert first["usage"]["breakdown"]["system"] > 200
+    again = await lsp.request(
+        protocol.SESSION_APPEND,
+        {
+            "sessionId": sid,
+            "messages": conversation(1),
+            "clientContext": {"toolsTokens": 5_000},
+        },
+    )
+    assert again["usage"]["breakdown"]["tools"] == 5_000
+    assert again["usage"]["breakdown"]["system"] == first["usage"]["breakdown"]["system"]
+
+
+async def test_a_declaration_with_a_size_and_a_text_is_refused(lsp: Harness) -> None:
+    sid = (await lsp.create())["sessionId"]
+    error = await lsp.error(
+        protocol.SESSION_APPEND,
+        {
+            "sessionId": sid,
+            "messages": conversation(1),
+            "clientContext": {"systemTokens": 10, "system": "both"},
+        },
+    )
+    assert error.data["code"] == "invalid_params"
+    assert (await lsp.get(sid))["messages"] == []  # nothing was written
+
+
+async def test_after_a_compaction_result_usage_and_diagnostic_agree(lsp: Harness) -> None:
+    sid = (await lsp.create(title="long"))["sessionId"]
+    messages = conversation(40)
+    await lsp.append(sid, *messages[:-1])
+    view = (await lsp.get(sid))["messages"]
+    prompt = sum(m["tokens"] for m in view)
+    reply = assistant("Answer 39: done.", apiMessageId="msg_last")
+    # the API saw this client's own prompt and tools besides the messages
+    reply["usage"] = {"inputTokens": OVERHEAD + prompt, "outputTokens": 12}
+    before = (await lsp.append(sid, reply))["usage"]
+    assert before["basis"] == "api" and not before["estimated"]
+
+    preview = await lsp.request(protocol.COMPACT, {"sessionId": sid, "dryRun": True})
+    result = await lsp.request(protocol.COMPACT, {"sessionId": sid})
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert result["postTokens"] == usage["usedTokens"] == preview["postTokens"]
+    assert usage["usedTokens"] > OVERHEAD  # the client's part did not vanish
+    assert usage["estimated"] and usage["basis"] == "compacted"
+    assert usage["breakdown"]["unattributed"] > 0
+    published = await lsp.latest_diagnostics(sid)
+    found = [d for d in published.diagnostics if d.code == "context-usage"]
+    assert found[0].message == usage["text"]["headline"]
+    assert f"({usage['usedTokens']:,} / " in found[0].message
+    assert "estimated after a compaction" in found[0].message

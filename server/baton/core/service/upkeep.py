@@ -1,47 +1,47 @@
-"""Work the service does on its own after a change: calibration, auto-compact, exact counts."""
+"""Work the service does on its own after a change: calibration, auto-compact, exact counts.
+
+Upkeep reads the service through `Host` and keeps its per-session state in the sessions'
+runtimes; it never announces anything itself: each method says what happened (an
+auto-compaction committed, the breaker opened, an exact figure arrived) and the service
+raises the one event that follows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Literal, Protocol
 
 from baton.core.background import Background
-from baton.core.compaction.automatic.ahead import SummariesAhead
-from baton.core.compaction.automatic.auto import AutoCompactor, PausedBy
+from baton.core.compaction.automatic.ahead import AheadState, SummariesAhead
+from baton.core.compaction.automatic.auto import AutoCompactor, AutoState
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiKeyMissing
-from baton.core.model_api.exact_counts import ExactCounts, Fingerprint, fingerprint
+from baton.core.model_api.exact_counts import ExactCounts, ExactState, Fingerprint, fingerprint
+from baton.core.service.events import Events
 from baton.core.service.model_access import KeyMissingSummarizer, ModelAccess
+from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.settings import Settings
 from baton.core.usage.budget import Usage, observe_response
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.usage_memo import UsageMemo
 
-# Opens progress for work nobody requested (a background auto-compaction): the server
-# turns it into server-initiated workDoneProgress whose cancel button cancels the work.
-ProgressScope = Callable[[str], AbstractAsyncContextManager[Progress]]
 AUTO_COMPACT_TITLE = "Baton: auto-compacting"
+Outcome = Literal["compacted", "paused"] | None
 
 
 class Host(Protocol):
-    """What upkeep needs from the service."""
+    """What upkeep reads of the service."""
 
     settings: Settings
     estimator: Estimator
     models: ModelAccess
     background: Background
-    progress_scope: ProgressScope | None
 
     def session(self, session_id: str) -> Session: ...
 
-    def open_session_ids(self) -> list[str]: ...
-
     def usage(self, session_id: str) -> Usage: ...
-
-    def tools(self, session_id: str) -> list[dict[str, Any]] | None: ...
 
     def compact_context(
         self,
@@ -53,22 +53,31 @@ class Host(Protocol):
 
 
 class Upkeep:
-    """`changed(session_id, reason)` and `publish_usage(session_id)` are the service's own
-    ways of telling the client, so what upkeep changes is announced like anything else."""
-
-    def __init__(
-        self,
-        host: Host,
-        changed: Callable[[str, str], object],
-        publish_usage: Callable[[str], object],
-    ) -> None:
+    def __init__(self, host: Host, runtimes: Runtimes, events: Events) -> None:
         self._host = host
-        self._changed = changed
-        self._publish_usage = publish_usage
+        self._runtimes = runtimes
+        self._events = events
+
+        def ahead_of(sid: str) -> AheadState:
+            runtime = runtimes.get(sid)
+            return runtime.ahead if runtime is not None else AheadState()
+
+        def auto_of(sid: str) -> AutoState:
+            runtime = runtimes.get(sid)
+            return runtime.auto if runtime is not None else AutoState()
+
+        def exact_of(sid: str) -> ExactState:
+            runtime = runtimes.get(sid)
+            return runtime.exact if runtime is not None else ExactState()
+
+        def memo_of(sid: str) -> UsageMemo | None:
+            runtime = runtimes.get(sid)
+            return runtime.usage if runtime is not None else None
+
         # summaries written ahead run as background work with their own progress
-        self.ahead = SummariesAhead(host.background.spawn, lambda: host.progress_scope)
-        self.auto = AutoCompactor(host, ahead=self.ahead)
-        self.exact = ExactCounts(host.background)
+        self.ahead = SummariesAhead(host.background.spawn, lambda: events.progress, ahead_of)
+        self.auto = AutoCompactor(host, ahead=self.ahead, states=auto_of, memos=memo_of)
+        self.exact = ExactCounts(host.background, states=exact_of)
 
     # ---- calibration from appended replies ----------------------------------------------
 
@@ -84,13 +93,7 @@ class Upkeep:
             if api_id is not None:
                 responses.add(api_id)
 
-    # ---- auto-compact after an append ----------------------------------------------------
-
-    def paused(self, session_id: str) -> bool:
-        return self.auto.paused(session_id)
-
-    def paused_by(self, session_id: str) -> PausedBy | None:
-        return self.auto.paused_by(session_id)
+    # ---- the summary written ahead, auto-compact -----------------------------------------
 
     def after_reply(self, session_id: str) -> None:
         """A reply may have brought usage past the point where the summary is written ahead."""
@@ -100,26 +103,24 @@ class Upkeep:
             return  # nothing can write a model summary ahead without a key
         self.auto.start_ahead(self._host.session(session_id), context)
 
-    def after_change(self, session_id: str, reason: str) -> None:
+    def reshaped(self, session: Session) -> None:
         """A change other than an append may make the summary written ahead stale."""
-        if reason in ("append", "reply", "create", "delete"):
-            return
-        self.ahead.check(self._host.session(session_id))
+        self.ahead.check(session)
 
-    async def auto_check(self, session_id: str, reason: str) -> None:
-        """Auto-compact if needed, with progress when it is going to compact."""
+    async def auto_check(self, session_id: str, reason: str) -> Outcome:
+        """Auto-compact if needed, with progress when it is going to compact: "compacted"
+        when it did, "paused" when the breaker opened instead."""
         session = self._host.session(session_id)
-        was_paused = self.paused(session_id)
-        scope = self._host.progress_scope
+        was_paused = self.auto.paused(session_id)
+        scope = self._events.progress
         if scope is not None and self._over_threshold(session):
             async with scope(AUTO_COMPACT_TITLE) as progress:
                 outcome = await self._auto_run(session, reason, progress)
         else:
             outcome = await self._auto_run(session, reason, None)
         if outcome is not None:
-            self._changed(session_id, "compact")
-        elif self.paused(session_id) != was_paused:
-            self._publish_usage(session_id)  # the breaker opened: the meter says so
+            return "compacted"
+        return "paused" if self.auto.paused(session_id) != was_paused else None
 
     async def _auto_run(
         self, session: Session, reason: str, progress: Progress | None
@@ -139,40 +140,38 @@ class Upkeep:
         settings = self._host.settings
         if not settings.auto_compact.enabled or session.compacting or session.read_only:
             return False
-        if self.paused(session.session_id):
+        if self.auto.paused(session.session_id):
             return False
         usage = self._host.usage(session.session_id)
         return usage.used_tokens >= usage.auto_compact_threshold
 
     # ---- exact counts (setting `exactCounts`) --------------------------------------------
 
-    def fingerprint(self, session: Session) -> Fingerprint:
-        model = session.model or self._host.settings.model
-        return fingerprint(session, model, self._host.tools(session.session_id))
+    def fingerprint(self, runtime: SessionRuntime) -> Fingerprint:
+        model = runtime.session.model or self._host.settings.model
+        return fingerprint(runtime.session, model, runtime.tools)
 
-    def exact_figure(self, session: Session) -> int | None:
+    def exact_figure(self, runtime: SessionRuntime) -> int | None:
         if not self._host.settings.exact_counts:
             return None
-        return self.exact.figure(session.session_id, self.fingerprint(session))
+        return self.exact.figure(runtime.session_id, self.fingerprint(runtime))
 
-    def want_exact_count(self, session_id: str) -> None:
-        """After a change: ask the API for the exact figure, debounced, off the hot path."""
+    def want_exact_count(
+        self, runtime: SessionRuntime, counted: Callable[[], Coroutine[Any, Any, Any]]
+    ) -> None:
+        """After a change: ask the API for the exact figure, debounced, off the hot path;
+        `counted()` is what runs then (it calls `count_exactly` and says what it found)."""
         if not (self._host.settings.exact_counts and self._host.models.has_key):
             return
-        current = self.fingerprint(self._host.session(session_id))
-        self.exact.request(session_id, current, lambda: self._count_exactly(session_id))
+        self.exact.request(runtime.session_id, self.fingerprint(runtime), counted)
 
-    async def _count_exactly(self, session_id: str) -> None:
+    async def count_exactly(self, session_id: str) -> bool:
+        """Count the view now; True when a new figure for it was kept."""
         host = self._host
-        if session_id not in host.open_session_ids() or not host.settings.exact_counts:
-            return  # deleted, or the setting went off, while the count waited
+        runtime = self._runtimes.get(session_id)
+        if runtime is None or not host.settings.exact_counts:
+            return False  # deleted, or the setting went off, while the count waited
         session = host.session(session_id)
         model = session.model or host.settings.model
         client = host.models.client(host.settings)
-        if await self.exact.count(session, model, host.tools(session_id), client):
-            self._publish_usage(session_id)
-
-    def forget(self, session_id: str) -> None:
-        self.auto.reset(session_id)
-        self.ahead.forget(session_id)
-        self.exact.forget(session_id)
+        return await self.exact.count(session, model, runtime.tools, client)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-from weakref import WeakKeyDictionary
 
 from pydantic import Field
 
@@ -17,6 +16,7 @@ from baton.core.models.windows import (
 )
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.usage_memo import UsageMemo
 
 DEFAULT_WINDOW = 200_000
 # Windows from this size up get the budget settings' figures as they are; smaller windows
@@ -121,13 +121,6 @@ class Usage(WireModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-# Per session: the usages computed since its last change (one per distinct set of inputs:
-# the meter's, auto-compact's), so every reader of one change shares one computation.
-_USAGE_MEMO: WeakKeyDictionary[Session, list[tuple[tuple[object, ...], Usage]]]
-_USAGE_MEMO = WeakKeyDictionary()
-_SYSTEM_TOKENS: WeakKeyDictionary[Session, tuple[str, Estimator, int]] = WeakKeyDictionary()
-
-
 def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
     if used >= budget.blocking_limit:
         return "blocking"
@@ -166,6 +159,7 @@ def compute_usage(
     tools_tokens: int = 0,
     auto_paused: bool = False,
     api_limits: ModelLimits | None = None,
+    memo: UsageMemo | None = None,
 ) -> Usage:
     """Used tokens = the last valid API usage + estimates of what came after it.
 
@@ -173,7 +167,12 @@ def compute_usage(
     are never added across turns: only the one anchor counts. The breakdown divides the
     used figure in proportion to the estimates, except that an imported session's excess
     over the estimate of its view is `unattributed`, not folded into the messages.
+
+    `memo` (the session's, from its runtime) shares one computation among the readers of
+    one change (one per distinct set of inputs: the meter's, auto-compact's).
     """
+    if memo is None:
+        return _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
     key = (
         session.revision,
         settings,
@@ -185,13 +184,12 @@ def compute_usage(
         auto_paused,
         api_limits,
     )
-    memo = _USAGE_MEMO.setdefault(session, [])
-    for known, usage in memo:
-        if all(a is b or a == b for a, b in zip(known, key, strict=True)):
-            return usage
-    usage = _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
-    # a few figures per change (the meter's, auto-compact's), never a session's history
-    memo[:] = [*[(k, u) for k, u in memo if k[0] == session.revision][-3:], (key, usage)]
+    usage = memo.find(key)
+    if usage is None:
+        usage = _compute_usage(
+            session, settings, estimator, tools_tokens, auto_paused, api_limits, memo
+        )
+        memo.keep(key, usage)
     return usage
 
 
@@ -202,11 +200,12 @@ def _compute_usage(
     tools_tokens: int,
     auto_paused: bool,
     api_limits: ModelLimits | None,
+    memo: UsageMemo | None = None,
 ) -> Usage:
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
     count = estimator.count_message
-    system_raw = _system_tokens(session, estimator)
+    system_raw = _system_tokens(session, estimator, memo)
     by_kind = session.tokens_by_kind(count)
     parts = [system_raw, tools_tokens, by_kind["message"], by_kind["summary"]]
     parts.append(by_kind["attachment"])
@@ -253,14 +252,15 @@ def _compute_usage(
     )
 
 
-def _system_tokens(session: Session, estimator: Estimator) -> int:
-    """The system prompt's tokens, counted once per prompt and estimator."""
+def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo | None) -> int:
+    """The system prompt's tokens, counted once per prompt and estimator with a memo."""
     text = session.system_prompt or ""
-    known = _SYSTEM_TOKENS.get(session)
-    if known is not None and known[0] == text and known[1] is estimator:
-        return known[2]
+    known = memo.system_tokens(text, estimator) if memo is not None else None
+    if known is not None:
+        return known
     tokens = estimator.count_text(text)
-    _SYSTEM_TOKENS[session] = (text, estimator, tokens)
+    if memo is not None:
+        memo.system = (text, estimator, tokens)
     return tokens
 
 

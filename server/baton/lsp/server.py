@@ -3,7 +3,7 @@ loads once `initialize` is answered.
 
 This module and what it imports answer `initialize` without pydantic, the wire models or
 core (`python -m baton serve` starts in about the time of a bare pygls server): the names
-the server registers and advertises come from protocol_names.py, and the service, the
+the server registers and advertises come from contract/names.py, and the service, the
 session documents and the routes are built from lsp/backend.py at their first use, which
 `load` makes right after the answer.
 """
@@ -175,7 +175,7 @@ class BatonServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP, behind the token (see lsp/network.py)."""
+        """Serve one client over TCP, behind the token (see lsp/transport/network.py)."""
         from baton.lsp.transport import network  # the stdio server never needs it
 
         self._stop_event = stop_event = threading.Event()

@@ -4,8 +4,8 @@ Everything the server keeps about a session besides its transcript lives in its
 `SessionRuntime`: the tools of its last send, auto-compact's breaker and lock, the summary
 written ahead, the exact count, the notes update, the usage memo, whether a reply streams.
 A runtime is created when the service first opens the session and dropped when the session
-is deleted or the store closes; dropping it cancels what it still has scheduled, so
-nothing keyed by the session's id remains.
+is deleted or the store closes; dropping it cancels what it still has scheduled and drops
+the estimator's counts of its messages, so nothing of the session remains.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from typing import Any
 
 from baton.core.compaction.automatic.ahead import AheadState
 from baton.core.compaction.automatic.auto import AutoState
-from baton.core.compaction.summary.memory import NotesState
-from baton.core.conversation.session import Session, TokenCounter
+from baton.core.compaction.summary.notes_state import NotesState
+from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import SessionNotFound
 from baton.core.model_api.exact_counts import ExactState
 from baton.core.service.events import Events, SessionClosed, SessionOpened
+from baton.core.usage.estimator import Estimator
 from baton.core.usage.usage_memo import UsageMemo
 
 
@@ -57,9 +58,9 @@ class Runtimes:
     deletion, or when the store closes), each announced as `SessionOpened` /
     `SessionClosed` so a front end's own per-session state follows."""
 
-    def __init__(self, data_dir: Callable[[], Path], count: TokenCounter, events: Events) -> None:
+    def __init__(self, data_dir: Callable[[], Path], estimator: Estimator, events: Events) -> None:
         self._data_dir = data_dir
-        self._count = count
+        self._estimator = estimator  # counts the messages; forgets a dropped session's
         self._events = events
         self._store: SessionStore | None = None
         self._by_id: dict[str, SessionRuntime] = {}
@@ -67,7 +68,7 @@ class Runtimes:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(self._data_dir(), self._count)
+            self._store = SessionStore(self._data_dir(), self._estimator.count_message)
         return self._store
 
     def of(self, session_id: str) -> SessionRuntime:
@@ -94,11 +95,31 @@ class Runtimes:
         """The runtime of an open session, or None (never opens one)."""
         return self._by_id.get(session_id)
 
+    # each part of an open session's runtime, for the piece that keeps it; a session that
+    # is not open (deleted while work on it ran) gets a blank part that nobody keeps
+
+    def auto_of(self, session_id: str) -> AutoState:
+        runtime = self._by_id.get(session_id)
+        return runtime.auto if runtime is not None else AutoState()
+
+    def ahead_of(self, session_id: str) -> AheadState:
+        runtime = self._by_id.get(session_id)
+        return runtime.ahead if runtime is not None else AheadState()
+
+    def exact_of(self, session_id: str) -> ExactState:
+        runtime = self._by_id.get(session_id)
+        return runtime.exact if runtime is not None else ExactState()
+
+    def memo_of(self, session_id: str) -> UsageMemo | None:
+        runtime = self._by_id.get(session_id)
+        return runtime.usage if runtime is not None else None
+
     def forget(self, session_id: str, *, deleted: bool = False) -> None:
         """Drop the session's runtime and the store's copy: nothing of it stays."""
         runtime = self._by_id.pop(session_id, None)
         if runtime is not None:
             runtime.close()
+            self._estimator.forget(runtime.session.messages)
         if self._store is not None:
             self._store.release(session_id)
         if runtime is not None or deleted:

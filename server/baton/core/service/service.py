@@ -58,9 +58,9 @@ class BatonService:
         self.workspace_folders: list[Path] = []
         self._events = Events()
         data_dir = lambda: self.settings.resolved_data_dir()  # noqa: E731 - read at each opening
-        self._runtimes = Runtimes(data_dir, self._count, self._events)
+        self._runtimes = Runtimes(data_dir, self.estimator, self._events)
         self.upkeep = Upkeep(self, self._runtimes, self._events)
-        self._changes = Changes(self, self._runtimes, self._events, self.upkeep)
+        self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -80,7 +80,7 @@ class BatonService:
         if self._runtimes.store_open and self.settings.resolved_data_dir() != before:
             self._runtimes.close_store()  # release the old directory's locks
         for session_id in self.open_session_ids():
-            self._changes.usage_moved(session_id)
+            self.changes.usage_moved(session_id)
 
     def set_api_key(self, key: str | None) -> None:
         self.models.set_key(key)
@@ -119,7 +119,7 @@ class BatonService:
         self, title: str | None = None, system_prompt: str | None = None, model: str | None = None
     ) -> Session:
         session = self.store.create(title, model or self.settings.model, system_prompt)
-        self._changes.changed(self._runtimes.opened(session), "create")
+        self.changes.changed(self._runtimes.opened(session), "create")
         return session
 
     def list_sessions(self) -> list[Session]:
@@ -137,21 +137,20 @@ class BatonService:
 
     def import_file(self, path: str, title: str | None = None) -> Session:
         session = import_claude_code(named_file(path), self.store, title=title)
-        self._changes.changed(self._runtimes.opened(session), "create")
+        self.changes.changed(self._runtimes.opened(session), "create")
         return session
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         runtime = self._runtime(session_id)
         message = runtime.session.set_pinned(message_id, pinned)
-        self._changes.changed(runtime, "pin", tell_usage=False)  # the document shows pins
+        self.changes.changed(runtime, "pin", tell_usage=False)  # the document shows pins
         return message
 
     def append(self, session_id: str, inputs: Sequence[MessageInput]) -> Appended:
         runtime = self._runtime(session_id)
         result = runtime.session.append(inputs)
-        self.upkeep.learn_from_usage(runtime.session, result.message_ids, runtime.tools_tokens)
-        usage = self._changes.changed(runtime, "append")
-        self.background.spawn(self._changes.auto_check(session_id, "append"), "auto-compact")
+        usage = self.changes.appended(runtime, result.message_ids)
+        self.background.spawn(self.changes.auto_check(session_id, "append"), "auto-compact")
         return Appended(result.message_ids, result.repairs, usage)
 
     # ---- usage ---------------------------------------------------------------------------
@@ -159,7 +158,7 @@ class BatonService:
     def usage(self, session_id: str) -> Usage:
         """The usage to show: estimated (or anchored on the last reply's real usage), or
         the API's exact count when `exactCounts` fetched one for the view as it is."""
-        return self._changes.usage(self._runtime(session_id))
+        return self.changes.usage(self._runtime(session_id))
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""
@@ -167,7 +166,7 @@ class BatonService:
 
     def render_data(self, session_id: str) -> RenderData:
         runtime = self._runtime(session_id)
-        return self._changes.state(runtime).document()
+        return self.changes.state(runtime).document()
 
     # ---- replies -------------------------------------------------------------------------
 
@@ -192,7 +191,7 @@ class BatonService:
         client = self.models.client(self.settings)
 
         def step(reason: str) -> None:
-            self._changes.changed(runtime, cast(Reason, reason))
+            self.changes.changed(runtime, cast(Reason, reason))
 
         watch = TurnWatch(runtime.session, step)
 
@@ -217,7 +216,7 @@ class BatonService:
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
             runtime.replying = False
-        self.upkeep.after_reply(session_id)
+        self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
 
     # ---- compaction ----------------------------------------------------------------------
@@ -231,7 +230,7 @@ class BatonService:
         result = await engine.compact(session, request, context)
         if not request.dry_run:
             self.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
-            self._changes.changed(self._runtime(session_id), "compact")
+            self.changes.changed(self._runtime(session_id), "compact")
         return result
 
     async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
@@ -248,7 +247,7 @@ class BatonService:
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtime(session_id)
         engine.uncompact(runtime.session, boundary_id)
-        return self._changes.changed(runtime, "uncompact")
+        return self.changes.changed(runtime, "uncompact")
 
     def compact_context(
         self,
@@ -276,6 +275,3 @@ class BatonService:
 
     def _runtime(self, session_id: str) -> SessionRuntime:
         return self._runtimes.of(session_id)
-
-    def _count(self, message: Message) -> int:
-        return self.estimator.count_message(message)

@@ -168,11 +168,12 @@ def compute_usage(
     used figure in proportion to the estimates, except that an imported session's excess
     over the estimate of its view is `unattributed`, not folded into the messages.
 
-    `memo` (the session's, from its runtime) shares one computation among the readers of
-    one change (one per distinct set of inputs: the meter's, auto-compact's).
+    `memo` (the session's, from its runtime; by default the estimator's for the session)
+    shares one computation among the readers of one change (one per distinct set of
+    inputs: the meter's, auto-compact's).
     """
     if memo is None:
-        return _compute_usage(session, settings, estimator, tools_tokens, auto_paused, api_limits)
+        memo = estimator.usage_memo(session)
     key = (
         session.revision,
         settings,
@@ -200,7 +201,7 @@ def _compute_usage(
     tools_tokens: int,
     auto_paused: bool,
     api_limits: ModelLimits | None,
-    memo: UsageMemo | None = None,
+    memo: UsageMemo,
 ) -> Usage:
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
@@ -252,16 +253,14 @@ def _compute_usage(
     )
 
 
-def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo | None) -> int:
-    """The system prompt's tokens, counted once per prompt and estimator with a memo."""
+def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo) -> int:
+    """The system prompt's tokens, counted once per prompt and estimator."""
     text = session.system_prompt or ""
-    known = memo.system_tokens(text, estimator) if memo is not None else None
-    if known is not None:
-        return known
-    tokens = estimator.count_text(text)
-    if memo is not None:
-        memo.system = (text, estimator, tokens)
-    return tokens
+    known = memo.system_tokens(text, estimator)
+    if known is None:
+        known = estimator.count_text(text)
+        memo.system = (text, estimator, known)
+    return known
 
 
 # Tiny prompts are dominated by framing the API adds (tool-use preambles and the like);

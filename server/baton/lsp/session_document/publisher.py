@@ -101,7 +101,7 @@ class SessionDocuments:
         per version and position encoding."""
         if data is None:
             data = self._service.render_data(session_id)
-        document = self._documents.get(session_id) or Document()  # a session just gone
+        document = self._document(session_id)  # made by the first look, if it came first
         encoding = self._ls.position_encoding
         cached = document.rendered
         current = cached is not None and cached[0] == document.version

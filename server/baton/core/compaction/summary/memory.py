@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -23,6 +23,7 @@ from baton.core.compaction.summary.notes import (
     NotesMark,
     notes_path,
 )
+from baton.core.compaction.summary.notes_state import NotesState
 from baton.core.compaction.summary.summarizers import (
     EXTRACTIVE_MAX_TOKENS,
     ExtractiveSummarizer,
@@ -90,14 +91,6 @@ def due(session: Session, mark: NotesMark, has_notes: bool) -> bool:
     view = session.view_messages()
     quiet_turn = bool(view) and view[-1].role == "assistant" and not view[-1].tool_uses()
     return calls >= TOOL_CALLS or quiet_turn
-
-
-@dataclass(eq=False)
-class NotesState:
-    """One session's notes update: whether one runs (the service keeps it in the
-    session's runtime; an updater used alone keeps its own)."""
-
-    running: bool = False
 
 
 class NotesUpdater:

@@ -185,3 +185,18 @@ async def test_closing_the_store_drops_every_runtime_and_document(
     assert service.open_session_ids() == [] and documents.open_ids() == []
     assert not set(ids_reachable(service, documents)) & set(sids)
     await service.close()
+
+
+async def test_a_change_to_a_session_deleted_meanwhile_is_told_to_nobody(
+    service: BatonService,
+) -> None:
+    documents = SessionDocuments(FakeServer(service), service)  # type: ignore[arg-type]
+    sid = service.create().session_id
+    runtime = service._runtimes.get(sid)  # what a turn still running holds
+    assert runtime is not None
+    service.delete(sid)
+    heard: list[Event] = []
+    service.connect(heard.append)
+    service.changes.changed(runtime, "reply")  # the turn's last step, after the delete
+    assert heard == [] and documents.open_ids() == []
+    await service.close()

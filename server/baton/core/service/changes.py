@@ -104,6 +104,8 @@ class Changes:
 
     def changed(self, runtime: SessionRuntime, reason: Reason, tell_usage: bool = True) -> Usage:
         """The one event of a change, then the work that follows it."""
+        if self._runtimes.get(runtime.session_id) is not runtime:
+            return self.usage(runtime)  # deleted while a turn ran: nobody to tell
         if reason not in GROWN:
             self._upkeep.reshaped(runtime.session)  # the summary written ahead may be stale
         event = self.state(runtime, reason, tell_usage)

@@ -57,8 +57,7 @@ class BatonService:
         self.editor_files = EditorFiles()
         self.workspace_folders: list[Path] = []
         self._events = Events()
-        data_dir = lambda: self.settings.resolved_data_dir()  # noqa: E731 - read at each opening
-        self._runtimes = Runtimes(data_dir, self.estimator, self._events)
+        self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.upkeep = Upkeep(self, self._runtimes, self._events)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
 
@@ -275,3 +274,6 @@ class BatonService:
 
     def _runtime(self, session_id: str) -> SessionRuntime:
         return self._runtimes.of(session_id)
+
+    def _data_dir(self) -> Path:
+        return self.settings.resolved_data_dir()  # the settings of now (configure replaces them)

@@ -1,5 +1,6 @@
-"""What the server loads once `initialize` is answered: the service with its events sent as
-notifications, the session documents, and the routes of protocol.py's tables.
+"""What the server loads once `initialize` is answered: the service connected to the
+client (its events sent as notifications), the session documents, and the routes of
+protocol.py's tables.
 
 Everything heavy (pydantic, the wire models, core) is imported from here and from what this
 imports; lsp/server.py imports none of it. `BatonServer` builds each piece at its first use
@@ -12,8 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baton import protocol
+from baton.core.service.events import (
+    AutoCompacted,
+    Event,
+    ReplyText,
+    SessionChanged,
+    SessionClosed,
+)
 from baton.core.service.service import BatonService
-from baton.core.usage.budget import Usage
 from baton.lsp.dispatch import routes as dispatch
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features import compaction, editor, sessions
@@ -24,50 +31,49 @@ if TYPE_CHECKING:
 
 
 def attach(ls: BatonServer, service: BatonService | None = None) -> BatonService:
-    """`service` (a new one by default) with its events wired to the server's client."""
+    """`service` (a new one by default) connected to the server's client: each event
+    becomes the notifications it stands for, and background work (auto-compaction)
+    reports server-initiated, cancellable progress."""
     service = service or BatonService()
+    service.connect(lambda event: notify(ls, event), progress=lambda title: work_done(ls, title))
+    return service
 
-    def usage_changed(session_id: str, usage: Usage) -> None:
-        ls.notify(protocol.USAGE_CHANGED, protocol.UsageChanged(session_id=session_id, usage=usage))
-        ls.documents.schedule(session_id)
 
-    def session_changed(session_id: str, reason: str) -> None:
-        ls.documents.bump(session_id, reason)
-        ls.notify(
-            protocol.SESSION_CHANGED,
-            protocol.SessionChanged.model_validate({"sessionId": session_id, "reason": reason}),
-        )
-        if reason == "delete":
-            ls.documents.clear(session_id)
-        else:
-            ls.documents.schedule(session_id)
-
-    def delta(session_id: str, message_id: str, text: str) -> None:
+def notify(ls: BatonServer, event: Event) -> None:
+    """The client's notifications of one event, from what the event carries."""
+    if isinstance(event, ReplyText):
         ls.notify(
             protocol.SESSION_DELTA,
-            protocol.SessionDelta(session_id=session_id, message_id=message_id, text=text),
+            protocol.SessionDelta(
+                session_id=event.session_id, message_id=event.message_id, text=event.text
+            ),
         )
-
-    service.on_usage_changed = usage_changed
-    service.on_session_changed = session_changed
-    service.on_delta = delta
-    service.on_auto_compact = lambda session_id, outcome: ls.notify(
-        protocol.AUTO_COMPACT,
-        protocol.AutoCompacted(
-            session_id=session_id,
+    elif isinstance(event, SessionChanged):
+        if event.reason is not None:
+            changed = {"sessionId": event.session_id, "reason": event.reason}
+            ls.notify(protocol.SESSION_CHANGED, protocol.SessionChanged.model_validate(changed))
+        if event.tell_usage:
+            usage = protocol.UsageChanged(session_id=event.session_id, usage=event.usage)
+            ls.notify(protocol.USAGE_CHANGED, usage)
+    elif isinstance(event, AutoCompacted):
+        outcome = event.outcome
+        told = protocol.AutoCompacted(
+            session_id=event.session_id,
             outcome=outcome.outcome,
             tokens_before=outcome.tokens_before,
             tokens_after=outcome.tokens_after,
             message=outcome.message,
-        ),
-    )
-    # background auto-compactions report server-initiated, cancellable progress
-    service.progress_scope = lambda title: work_done(ls, title)
-    return service
+        )
+        ls.notify(protocol.AUTO_COMPACT, told)
+    elif isinstance(event, SessionClosed) and event.deleted:
+        deleted = {"sessionId": event.session_id, "reason": "delete"}
+        ls.notify(protocol.SESSION_CHANGED, protocol.SessionChanged.model_validate(deleted))
 
 
-def documents(ls: BatonServer) -> SessionDocuments:
-    return SessionDocuments(ls)
+def documents(ls: BatonServer, service: BatonService) -> SessionDocuments:
+    """The session documents, connected to the service's events after the notifications
+    (a deleted session's `sessionChanged` goes out before its diagnostics are cleared)."""
+    return SessionDocuments(ls, service)
 
 
 def routes(ls: BatonServer) -> dispatch.Routes:

@@ -3,7 +3,7 @@ loads once `initialize` is answered.
 
 This module and what it imports answer `initialize` without pydantic, the wire models or
 core (`python -m baton serve` starts in about the time of a bare pygls server): the names
-the server registers and advertises come from protocol_names.py, and the service, the
+the server registers and advertises come from contract/names.py, and the service, the
 session documents and the routes are built from lsp/backend.py at their first use, which
 `load` makes right after the answer.
 """
@@ -60,21 +60,25 @@ class BatonServer(LanguageServer):
         self._warned: set[str] = set()
         self.exit_code = 0
         if service is not None:
-            from baton.lsp import backend
-
-            self._service = backend.attach(self, service)
+            self._connect(service)
 
     # ---- what is loaded after `initialize` -----------------------------------------------
 
+    def _connect(self, service: BatonService | None = None) -> BatonService:
+        """The service connected to the client, and the session documents that follow its
+        events (connected after the notifications, so that they come first)."""
+        from baton.lsp import backend
+
+        connected = backend.attach(self, service)
+        self._service, self._documents = connected, backend.documents(self, connected)
+        return connected
+
     @property
     def service(self) -> BatonService:
-        if self._service is None:
-            from baton.lsp import backend
-
-            self._service = backend.attach(self)
+        service = self._service if self._service is not None else self._connect()
         while self._service_work:  # what `initialize` asked of it comes before anyone else
-            self._service_work.pop(0)(self._service)
-        return self._service
+            self._service_work.pop(0)(service)
+        return service
 
     def with_service(self, work: ServiceWork) -> None:
         """Run `work` on the service: now when it is loaded, else as soon as it is."""
@@ -85,10 +89,10 @@ class BatonServer(LanguageServer):
 
     @property
     def documents(self) -> SessionDocuments:
+        """The session documents; they come with the service."""
         if self._documents is None:
-            from baton.lsp import backend
-
-            self._documents = backend.documents(self)
+            self._connect(self._service)
+        assert self._documents is not None
         return self._documents
 
     @property
@@ -171,7 +175,7 @@ class BatonServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP, behind the token (see lsp/network.py)."""
+        """Serve one client over TCP, behind the token (see lsp/transport/network.py)."""
         from baton.lsp.transport import network  # the stdio server never needs it
 
         self._stop_event = stop_event = threading.Event()
@@ -190,9 +194,7 @@ def create_server(service: BatonService | None = None) -> BatonServer:
     from baton.lsp.features import documents, settings
 
     server = BatonServer(service)
-    settings.register(server)
-    documents.register(server)
-    registry.register(server)
+    registry.register(server, (*settings.FEATURES, *documents.FEATURES))
     return server
 
 

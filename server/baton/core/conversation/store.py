@@ -125,6 +125,13 @@ class SessionStore:
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
 
+    def release(self, session_id: str) -> None:
+        """Close an open session's transcript and forget it (after its deletion): a later
+        `get` reads it from its file again."""
+        session = self._open.pop(session_id, None)
+        if session is not None:
+            session.transcript.close()
+
     def close(self) -> None:
         for session in self._open.values():
             session.transcript.close()

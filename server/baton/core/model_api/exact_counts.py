@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from baton.core.background import Background
@@ -40,31 +42,67 @@ def fingerprint(session: Session, model: str, tools: list[dict[str, Any]] | None
     return model, system, tuple(session.view), hashlib.sha256(tool_text.encode()).hexdigest()
 
 
+@dataclass(eq=False)
+class ExactState:
+    """One session's exact figure (for the fingerprint it was counted for) and the count
+    waiting for quiet. The service keeps it in the session's runtime."""
+
+    figure: tuple[Fingerprint, int] | None = None
+    timer: asyncio.TimerHandle | None = None
+
+    def stop(self) -> None:
+        """Cancel the count that waits, if any."""
+        timer, self.timer = self.timer, None
+        if timer is not None:
+            timer.cancel()
+
+
+StateOf = Callable[[str], ExactState]
+
+
 class ExactCounts:
     """One exact figure per session, valid while the session's fingerprint is unchanged.
 
     `request` asks for a count after a change; changes within `delay` of each other make
     one call (it counts the view as the last of them left it). Failures are logged and
-    ignored: the estimate stands."""
+    ignored: the estimate stands. `states` gives each session's state, from its owner
+    (kept here when not given)."""
 
-    def __init__(self, background: Background, delay: float = DELAY) -> None:
+    def __init__(
+        self, background: Background, delay: float = DELAY, states: StateOf | None = None
+    ) -> None:
         self._background = background
         self._delay = delay
-        self._figures: dict[str, tuple[Fingerprint, int]] = {}
+        own: dict[str, ExactState] = {}
+        self._state: StateOf = states or (lambda sid: own.setdefault(sid, ExactState()))
 
     def figure(self, session_id: str, current: Fingerprint) -> int | None:
-        known = self._figures.get(session_id)
+        known = self._state(session_id).figure
         return known[1] if known is not None and known[0] == current else None
 
     def request(
         self, session_id: str, current: Fingerprint, run: Callable[[], Coroutine[Any, Any, Any]]
     ) -> None:
-        """Schedule `run` (which calls `count`) unless the current view is already counted."""
-        if self.figure(session_id, current) is None:
-            self._background.debounce(f"exact:{session_id}", self._delay, run, "exact count")
+        """Schedule `run` (which calls `count`) unless the current view is already counted:
+        `delay` seconds after the last request, so a burst of changes makes one count."""
+        if self.figure(session_id, current) is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no running loop: nothing to run it on
+            return
+        state = self._state(session_id)
+        state.stop()
+        state.timer = loop.call_later(self._delay, self._fire, state, run)
+
+    def _fire(self, state: ExactState, run: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        state.timer = None
+        self._background.spawn(run(), "exact count")
 
     def forget(self, session_id: str) -> None:
-        self._figures.pop(session_id, None)
+        state = self._state(session_id)
+        state.stop()
+        state.figure = None
 
     async def count(
         self,
@@ -93,7 +131,7 @@ class ExactCounts:
             return False
         if fingerprint(session, model, tools) != before:
             return False  # the view moved on while we asked; its own count is scheduled
-        self._figures[session.session_id] = (before, tokens)
+        self._state(session.session_id).figure = (before, tokens)
         return True
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from baton.core.background import Background
 from baton.core.compaction import engine
-from baton.core.compaction.automatic.auto import AutoCompactor, AutoOutcome
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -19,13 +18,15 @@ from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
-from baton.core.model_api.exact_counts import with_exact_count
+from baton.core.service.changes import Changes
+from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
-from baton.core.service.upkeep import ProgressScope, Upkeep
+from baton.core.service.runtime import Runtimes, SessionRuntime
+from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
 from baton.core.turn.watch import TurnWatch
-from baton.core.usage.budget import Usage, budget_for, compute_usage
+from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
@@ -33,22 +34,15 @@ from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_
 
 log = logging.getLogger(__name__)
 
-UsageListener = Callable[[str, Usage], None]
-SessionListener = Callable[[str, str], None]
-DeltaListener = Callable[[str, str, str], None]
-AutoListener = Callable[[str, AutoOutcome], None]
 Warn = Callable[[str], None]
 
 
-def _ignore(*_: Any) -> None:
-    """The default listener: events nobody listens to go nowhere."""
-
-
 class BatonService:
-    """Owns the store, estimator, editor files, model client and auto-compactor.
+    """Owns the store, the sessions' runtimes, the estimator, editor files, the model access.
 
-    Every change to a session goes through here, so that every change is followed by
-    `on_session_changed(session_id, reason)` and `on_usage_changed(session_id, usage)`.
+    Every change to a session goes through here and raises one `SessionChanged` with the
+    usage after it; a session's runtime is made when the service first opens it and
+    dropped, with everything in it, when it is deleted or the store closes.
     """
 
     def __init__(
@@ -57,44 +51,37 @@ class BatonService:
         *,
         api_key: str | None = None,
         estimator: Estimator | None = None,
-        on_usage_changed: UsageListener | None = None,
-        on_session_changed: SessionListener | None = None,
-        on_delta: DeltaListener | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.background = Background()
         self.models = ModelAccess(self.background, api_key)
         self.estimator = estimator or default_estimator()
-        self.on_usage_changed: UsageListener = on_usage_changed or _ignore
-        self.on_session_changed: SessionListener = on_session_changed or _ignore
-        self.on_delta: DeltaListener = on_delta or _ignore
-        self.progress_scope: ProgressScope | None = None
         self.editor_files = EditorFiles()
         self.workspace_folders: list[Path] = []
-        self._store: SessionStore | None = None
-        self._tools: dict[str, list[dict[str, Any]]] = {}  # per session, from its last send
-        self._tools_tokens: dict[str, int] = {}
-        self.upkeep = Upkeep(self, self._changed, self._publish_usage)
-        self.on_auto_compact: AutoListener = _ignore
-        self.upkeep.auto.on_outcome = lambda sid, outcome: self.on_auto_compact(sid, outcome)
+        self._events = Events()
+        self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
+        self.upkeep = Upkeep(self, self._runtimes, self._events)
+        self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
+
+    def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
+        """A front end hears every event from now on; `progress` opens progress for work
+        nobody requested (a background auto-compaction; its cancel cancels the work)."""
+        self._events.connect(listener, progress)
 
     # ---- configuration -------------------------------------------------------------------
 
     @property
     def store(self) -> SessionStore:
-        if self._store is None:
-            self._store = SessionStore(self.settings.resolved_data_dir(), self._count)
-        return self._store
+        return self._runtimes.store
 
     def configure(self, raw: Mapping[str, Any] | None, warn: Warn | None = None) -> None:
         """Apply a client's `baton` settings on top of the current ones; usage follows."""
         before = self.settings.resolved_data_dir()
         self.settings = parse_settings(raw, warn, base=self.settings)
-        if self._store is not None and self.settings.resolved_data_dir() != before:
-            self._store.close()  # release the old directory's locks
-            self._store = None
+        if self._runtimes.store_open and self.settings.resolved_data_dir() != before:
+            self._runtimes.close_store()  # release the old directory's locks
         for session_id in self.open_session_ids():
-            self._publish_usage(session_id)
+            self.changes.usage_moved(session_id)
 
     def set_api_key(self, key: str | None) -> None:
         self.models.set_key(key)
@@ -103,10 +90,29 @@ class BatonService:
         paths = [p for p in map(uri_to_path, uris) if p is not None]
         self.workspace_folders = [p for p in paths if path_problem(p) is None]
 
+    # the editor's files (what a compaction restores): opened, changed, saved, closed, focused
+
+    def file_opened(self, uri: str, text: str, version: int | None = None) -> None:
+        self.editor_files.opened(uri, text, version)
+
+    def file_changed(self, uri: str, text: str, version: int | None = None) -> None:
+        self.editor_files.changed(uri, text, version)
+
+    def file_saved(self, uri: str, text: str | None = None) -> None:
+        self.editor_files.saved(uri, text)
+
+    def file_closed(self, uri: str) -> None:
+        self.editor_files.closed(uri)
+
+    def editor_focused(self, uri: str | None) -> None:
+        self.editor_files.focused(uri)
+
+    def start_loading_tokenizer(self) -> None:
+        """Load the tokenizer now, on its thread (counts wait for it)."""
+        self.estimator.start_loading()
+
     def open_session_ids(self) -> list[str]:
-        if self._store is None:
-            return []
-        return [sid for sid, s in self._store._open.items() if not s.deleted]
+        return self._runtimes.ids()
 
     # ---- sessions --------------------------------------------------------------------
 
@@ -119,21 +125,21 @@ class BatonService:
     ) -> Session:
         session = self.store.create(title, model or self.settings.model, system_prompt)
         declare(session, client_context, self.estimator)
-        self._changed(session.session_id, "create")
+        self.changes.changed(self._runtimes.opened(session), "create")
         return session
 
     def list_sessions(self) -> list[Session]:
-        return self.store.list()
+        sessions = self.store.list()
+        for session in sessions:
+            self._runtimes.opened(session)
+        return sessions
 
     def session(self, session_id: str) -> Session:
-        return self.store.get(session_id)
+        return self._runtime(session_id).session
 
     def delete(self, session_id: str) -> None:
         self.store.delete(session_id)
-        self._tools.pop(session_id, None)
-        self._tools_tokens.pop(session_id, None)
-        self.upkeep.forget(session_id)
-        self.on_session_changed(session_id, "delete")
+        self._runtimes.forget(session_id, deleted=True)
 
     async def import_file(
         self, path: str, title: str | None = None, progress: Progress | None = None
@@ -142,13 +148,13 @@ class BatonService:
         session = await import_off_loop(
             named_file(path), self.store, title=title, progress=progress
         )
-        self._changed(session.session_id, "create")
+        self.changes.changed(self._runtimes.opened(session), "create")
         return session
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
-        message = self.session(session_id).set_pinned(message_id, pinned)
-        self.on_session_changed(session_id, "pin")  # the document shows pins
-        self.upkeep.after_change(session_id, "pin")  # a summary written ahead may be stale
+        runtime = self._runtime(session_id)
+        message = runtime.session.set_pinned(message_id, pinned)
+        self.changes.changed(runtime, "pin", tell_usage=False)  # the document shows pins
         return message
 
     def append(
@@ -157,14 +163,11 @@ class BatonService:
         inputs: Sequence[MessageInput],
         client_context: ClientContext | None = None,
     ) -> Appended:
-        session = self.session(session_id)
-        result = session.append(inputs)  # a bad batch raises here: nothing is declared
-        declare(session, client_context, self.estimator)
-        self.upkeep.learn_from_usage(
-            session, result.message_ids, self._tools_tokens.get(session_id, 0)
-        )
-        usage = self._changed(session_id, "append")
-        self.background.spawn(self.upkeep.auto_check(session_id, "append"), "auto-compact")
+        runtime = self._runtime(session_id)
+        result = runtime.session.append(inputs)  # a bad batch raises here: nothing is declared
+        declare(runtime.session, client_context, self.estimator)
+        usage = self.changes.appended(runtime, result.message_ids)
+        self.background.spawn(self.changes.auto_check(session_id, "append"), "auto-compact")
         return Appended(result.message_ids, result.repairs, usage)
 
     # ---- usage ---------------------------------------------------------------------------
@@ -172,28 +175,13 @@ class BatonService:
     def usage(self, session_id: str) -> Usage:
         """The usage to show: estimated (or anchored on the last reply's real usage), or
         the API's exact count when `exactCounts` fetched one for the view as it is."""
-        session = self.session(session_id)
-        model = session.model or self.settings.model
-        limits = self.models.limits(model, self.settings, self._limits_arrived)
-        usage = compute_usage(
-            session,
-            self.settings,
-            self.estimator,
-            tools_tokens=self._tools_tokens.get(session_id, 0),
-            auto_paused=self._auto_paused(session_id),
-            api_limits=limits,
-            paused_by=self.upkeep.paused_by(session_id),
-        )
-        exact = self.upkeep.exact_figure(session)
-        if exact is not None:
-            usage = with_exact_count(usage, exact, budget_for(model, self.settings, limits)[0])
-        return usage
+        return self.changes.usage(self._runtime(session_id))
 
     def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
         is written."""
         model = self.session(session_id).model or self.settings.model
-        limits = self.models.limits(model, self.settings, self._limits_arrived)
+        limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
         return with_draft(self.usage(session_id), draft, self.estimator, budget)
 
@@ -201,29 +189,32 @@ class BatonService:
         """Switch the session's model; its usage is re-evaluated against the new budget at
         once (published, so meters and diagnostics follow), with a warning when the
         conversation is now past the auto-compact point or over the limit."""
-        session = self.session(session_id)
+        runtime = self._runtime(session_id)
         model = model.strip()
         check_writable(model, "model")
         if not model:
             raise InvalidParams("model must not be empty")
-        if model != session.model:
-            session.set_meta(model=model)
-            usage = self._changed(session_id, "model")
+        if model != runtime.session.model:
+            runtime.session.set_meta(model=model)
+            usage = self.changes.changed(runtime, "model")
         else:
             usage = self.usage(session_id)
-        return session, usage, switch_warning(usage)
+        return runtime.session, usage, switch_warning(usage)
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""
-        return self._tools.get(session_id)
+        return self._runtime(session_id).tools
 
     def render_data(self, session_id: str) -> RenderData:
-        session = self.session(session_id)
-        last = session.active[-1] if session.active else None
-        paused_by = self.upkeep.paused_by(session_id)
-        return RenderData(session, session.view_messages(), self.usage(session_id), last, paused_by)
+        runtime = self._runtime(session_id)
+        return self.changes.state(runtime).document()
 
     # ---- replies -------------------------------------------------------------------------
+
+    def check_can_send(self, session_id: str) -> None:
+        """Fail now as `send` would before asking the model: an unknown session, no key."""
+        self._runtime(session_id)
+        self.models.client(self.settings)
 
     async def send(
         self,
@@ -237,30 +228,36 @@ class BatonService:
         before the model is asked), the reply at the end."""
         from baton.core.turn import chat
 
-        session = self.session(session_id)
+        runtime = self._runtime(session_id)
         client = self.models.client(self.settings)
-        watch = TurnWatch(session, lambda reason: self._changed(session_id, reason))
+
+        def step(reason: str) -> None:
+            self.changes.changed(runtime, cast(Reason, reason))
+
+        watch = TurnWatch(runtime.session, step)
 
         def delta(message_id: str, text: str) -> None:
-            self.on_delta(session_id, message_id, text)
+            self._events.emit(ReplyText(session_id, message_id, text))
 
-        self._tools[session_id] = list(tools or [])
-        self._tools_tokens[session_id] = self.estimator.count_json(tools) if tools else 0
+        runtime.tools = list(tools or [])
+        runtime.tools_tokens = self.estimator.count_json(tools) if tools else 0
         context = chat.ChatContext(
             settings=self.settings,
             estimator=self.estimator,
             client=client,
             on_delta=delta,
-            auto=self.auto(),
+            auto=self.upkeep.auto,
             compact_context=lambda: self.compact_context(session_id=session_id),
             progress=progress,
             on_step=watch.catch_up,
         )
+        runtime.replying = True
         try:
-            result = await chat.send(session, content=content, tools=tools, ctx=context)
+            result = await chat.send(runtime.session, content=content, tools=tools, ctx=context)
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
-        self.upkeep.after_reply(session_id)
+            runtime.replying = False
+        self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
 
     # ---- compaction ----------------------------------------------------------------------
@@ -273,8 +270,8 @@ class BatonService:
         context = self.compact_context(progress, session_id)
         result = await engine.compact(session, request, context)
         if not request.dry_run:
-            self.auto().reset(session_id)  # a manual success closes the circuit breaker
-            self._changed(session_id, "compact")
+            self.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
+            self.changes.changed(self._runtime(session_id), "compact")
         return result
 
     async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
@@ -289,8 +286,9 @@ class BatonService:
             return None, exc.message
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
-        engine.uncompact(self.session(session_id), boundary_id)
-        return self._changed(session_id, "uncompact")
+        runtime = self._runtime(session_id)
+        engine.uncompact(runtime.session, boundary_id)
+        return self.changes.changed(runtime, "uncompact")
 
     def compact_context(
         self,
@@ -299,6 +297,7 @@ class BatonService:
         *,
         summarizer: Summarizer | None = None,
     ) -> CompactContext:
+        runtime = self._runtimes.get(session_id) if session_id is not None else None
         return CompactContext(
             settings=self.settings,
             estimator=self.estimator,
@@ -306,44 +305,17 @@ class BatonService:
             editor_files=self.editor_files,
             workspace_folders=list(self.workspace_folders),
             progress=progress,
-            tools_tokens=self._tools_tokens.get(session_id or "", 0),
-            tools=self._tools.get(session_id or "") or None,
+            tools_tokens=runtime.tools_tokens if runtime is not None else 0,
+            tools=(runtime.tools or None) if runtime is not None else None,
         )
 
     async def close(self) -> None:
         await self.background.close()
         await self.models.close()
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        self._runtimes.close_store()
 
-    # ---- internals -----------------------------------------------------------------------
+    def _runtime(self, session_id: str) -> SessionRuntime:
+        return self._runtimes.of(session_id)
 
-    def _count(self, message: Message) -> int:
-        return self.estimator.count_message(message)
-
-    def _changed(self, session_id: str, reason: str) -> Usage:
-        self.on_session_changed(session_id, reason)
-        self.upkeep.after_change(session_id, reason)
-        if reason in ("append", "reply") and self.settings.summarizer == "memory":
-            updater = self.models.notes_updater(self.settings, self.estimator)
-            session = self.session(session_id)
-            self.background.spawn(updater.maybe_update(session), "session notes")
-        return self._publish_usage(session_id)
-
-    def _publish_usage(self, session_id: str) -> Usage:
-        usage = self.usage(session_id)
-        self.on_usage_changed(session_id, usage)
-        self.upkeep.want_exact_count(session_id)
-        return usage
-
-    def auto(self) -> AutoCompactor:
-        return self.upkeep.auto
-
-    def _auto_paused(self, session_id: str) -> bool:
-        return self.upkeep.paused(session_id)
-
-    def _limits_arrived(self, model: str) -> None:
-        for session_id in self.open_session_ids():
-            if (self.session(session_id).model or self.settings.model) == model:
-                self._publish_usage(session_id)
+    def _data_dir(self) -> Path:
+        return self.settings.resolved_data_dir()  # the settings of now (configure replaces them)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-from weakref import WeakKeyDictionary
 
 from pydantic import Field
 
@@ -20,6 +19,7 @@ from baton.core.usage.calibration import MIN_CALIBRATION_SAMPLE as MIN_CALIBRATI
 from baton.core.usage.calibration import observe_response as observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import UsageBasis, context_figure
+from baton.core.usage.usage_memo import UsageMemo
 from baton.core.usage.wording import UNATTRIBUTED_LABEL as UNATTRIBUTED_LABEL
 from baton.core.usage.wording import PausedBy, UsageText, describe
 
@@ -132,13 +132,6 @@ class Usage(WireModel):
         return self.model_copy(update={"text": describe(self)})
 
 
-# Per session: the usages computed since its last change (one per distinct set of inputs:
-# the meter's, auto-compact's), so every reader of one change shares one computation.
-_USAGE_MEMO: WeakKeyDictionary[Session, list[tuple[tuple[object, ...], Usage]]]
-_USAGE_MEMO = WeakKeyDictionary()
-_SYSTEM_TOKENS: WeakKeyDictionary[Session, tuple[str, Estimator, int]] = WeakKeyDictionary()
-
-
 def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
     if used >= budget.blocking_limit:
         return "blocking"
@@ -178,6 +171,7 @@ def compute_usage(
     auto_paused: bool = False,
     api_limits: ModelLimits | None = None,
     paused_by: PausedBy | None = None,
+    memo: UsageMemo | None = None,
 ) -> Usage:
     """Used tokens = the last valid API usage + estimates of what came after it.
 
@@ -188,7 +182,13 @@ def compute_usage(
     The breakdown divides the used figure in proportion to the estimates, except that an
     imported session's excess over the estimate of its view is `unattributed`, not folded
     into the messages. `paused_by` says why auto-compact is paused (`auto_paused`).
+
+    `memo` (the session's, from its runtime; by default the estimator's for the session)
+    shares one computation among the readers of one change (one per distinct set of
+    inputs: the meter's, auto-compact's).
     """
+    if memo is None:
+        memo = estimator.usage_memo(session)
     key = (
         session.revision,
         settings,
@@ -201,15 +201,14 @@ def compute_usage(
         api_limits,
         paused_by,
     )
-    memo = _USAGE_MEMO.setdefault(session, [])
-    for known, usage in memo:
-        if all(a is b or a == b for a, b in zip(known, key, strict=True)):
-            return usage
-    if auto_paused and paused_by is None:
-        paused_by = "failures"
-    usage = _compute_usage(session, settings, estimator, tools_tokens, api_limits, paused_by)
-    # a few figures per change (the meter's, auto-compact's), never a session's history
-    memo[:] = [*[(k, u) for k, u in memo if k[0] == session.revision][-3:], (key, usage)]
+    usage = memo.find(key)
+    if usage is None:
+        if auto_paused and paused_by is None:
+            paused_by = "failures"
+        usage = _compute_usage(
+            session, settings, estimator, tools_tokens, api_limits, paused_by, memo
+        )
+        memo.keep(key, usage)
     return usage
 
 
@@ -220,12 +219,13 @@ def _compute_usage(
     tools_tokens: int,
     api_limits: ModelLimits | None,
     paused_by: PausedBy | None,
+    memo: UsageMemo,
 ) -> Usage:
     model = session.model or settings.model
     budget, budget_warning = budget_for(model, settings, api_limits)
     count = estimator.count_message
     declared = session.client_context
-    system_raw = _system_tokens(session, estimator) + declared.system_tokens
+    system_raw = _system_tokens(session, estimator, memo) + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
     parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]
     parts += [by_kind["summary"], by_kind["attachment"]]
@@ -278,12 +278,11 @@ def _compute_usage(
     ).worded()
 
 
-def _system_tokens(session: Session, estimator: Estimator) -> int:
+def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo) -> int:
     """The system prompt's tokens, counted once per prompt and estimator."""
     text = session.system_prompt or ""
-    known = _SYSTEM_TOKENS.get(session)
-    if known is not None and known[0] == text and known[1] is estimator:
-        return known[2]
-    tokens = estimator.count_text(text)
-    _SYSTEM_TOKENS[session] = (text, estimator, tokens)
-    return tokens
+    known = memo.system_tokens(text, estimator)
+    if known is None:
+        known = estimator.count_text(text)
+        memo.system = (text, estimator, known)
+    return known

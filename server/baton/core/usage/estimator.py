@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from baton.core.conversation.messages import (
     Message,
@@ -30,6 +31,7 @@ from baton.core.usage.cl100k import (
     load_cl100k,
 )
 from baton.core.usage.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
+from baton.core.usage.usage_memo import UsageMemo
 
 __all__ = [
     "BPE_PACKAGE",
@@ -105,6 +107,9 @@ class Estimator:
         # message id -> (content list it was counted from, cheap shape, raw tokens); the
         # list is held so its identity cannot be recycled while the entry lives
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        # session -> the memo of its usage, for callers that hold none (weakly: it goes with
+        # the session); the service passes each session's own, from its runtime
+        self._memos: WeakKeyDictionary[Any, UsageMemo] = WeakKeyDictionary()
         self._source = (bpe_path, expected_hash)
         self._loader: threading.Thread | None = None
         self._loader_lock = threading.Lock()
@@ -200,6 +205,18 @@ class Estimator:
         tokens = MESSAGE_OVERHEAD + self.count_blocks(content)
         self._cache[message.id] = (content, shape, tokens)
         return tokens
+
+    def usage_memo(self, session: object) -> UsageMemo:
+        """The memo of `session`'s usage for a caller that holds none."""
+        memo = self._memos.get(session)
+        if memo is None:
+            memo = self._memos[session] = UsageMemo()
+        return memo
+
+    def forget(self, message_ids: Iterable[str]) -> None:
+        """Drop the cached counts of these messages (their session went away)."""
+        for message_id in message_ids:
+            self._cache.pop(message_id, None)
 
     def calibrated(self, raw: int) -> int:
         return round(raw * self.factor)

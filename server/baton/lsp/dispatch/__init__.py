@@ -1,3 +1,3 @@
-"""From a JSON-RPC message to a handler and back: routes checked against the contract, registration,
-errors, progress.
+"""From a JSON-RPC message to a handler and back: every method registered in one place,
+routes checked against the contract, errors, progress.
 """

@@ -1,15 +1,20 @@
-"""The contract's names registered with pygls while the server starts: every request,
-command and client notification of protocol_names.py, each endpoint leading to the routes
-of lsp/dispatch.py, which the server loads once `initialize` is answered (or at the first
-call that comes before).
+"""Every method the server serves, registered with pygls in one place while it starts: the
+standard LSP features (lsp/features/settings.py and documents.py, as `Feature` entries)
+and the names of contract/names.py (requests, commands, client notifications), whose
+endpoints lead to the routes of lsp/dispatch/routes.py, which the server loads once
+`initialize` is answered (or at the first call that comes before).
 
 Registering by name keeps the wire models and core out of the `initialize` answer; the
-commands are part of it (the capabilities list them), the rest pygls routes by name.
+commands and the features' options are part of it (the capabilities list them), the rest
+pygls routes by name. An async handler's failures are answered as JSON-RPC errors
+(`guarded`); a notification's are logged by pygls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from baton.contract import names
@@ -21,7 +26,19 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 
-def register(ls: BatonServer) -> None:
+@dataclass(frozen=True)
+class Feature:
+    """A standard LSP method: `handler(ls, params)` (sync or async) and the options its
+    capability advertises, if any."""
+
+    method: str
+    handler: Callable[[BatonServer, Any], Any]
+    options: Any = None
+
+
+def register(ls: BatonServer, features: Iterable[Feature] = ()) -> None:
+    for feature in features:
+        ls.feature(feature.method, feature.options)(_standard(ls, feature))
     for method in names.REQUESTS:
         ls.feature(method)(_request(ls, method))
     for name in names.COMMANDS:
@@ -30,6 +47,25 @@ def register(ls: BatonServer) -> None:
         ls.command(name)(_advertised(endpoint))
     for method in names.CLIENT_NOTIFICATIONS:
         ls.feature(method)(_notification(ls, method))
+
+
+def _standard(ls: BatonServer, feature: Feature) -> Callable[[Any], Any]:
+    handler = feature.handler
+    endpoint: Callable[[Any], Any]
+    if inspect.iscoroutinefunction(handler):
+
+        @guarded
+        async def answered(params: Any) -> Any:
+            return await handler(ls, params)
+
+        endpoint = answered
+    else:
+
+        def endpoint(params: Any) -> Any:
+            return handler(ls, params)
+
+    endpoint.__name__ = endpoint.__qualname__ = handler.__name__
+    return endpoint
 
 
 def _request(ls: BatonServer, method: str) -> Callable[[Any], Awaitable[Json]]:

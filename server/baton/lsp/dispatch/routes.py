@@ -4,7 +4,7 @@ handler, with params validated against the table's model and answers serialized 
 A handler is a top-level function `handler(call, args)`: `call` carries the server and the
 client's `workDoneToken`, `args` is the validated params model the table names; it returns
 the table's result model (a request or command) or None (a notification). The server
-registers the contract's names at start (lsp/registry.py) and their endpoints lead to the
+registers every method at start (lsp/dispatch/registry.py) and their endpoints lead to the
 routes built here, once `initialize` is answered; building them fails when a handler is
 missing, extra or takes another model.
 """

@@ -1,1 +1,3 @@
-"""Feature handlers, one module per area; each validates, calls the service, dumps."""
+"""Feature handlers, one module per area; each validates, calls the service's public methods,
+dumps. The standard LSP features are `Feature` entries, registered with the rest by
+lsp/dispatch/registry.py."""

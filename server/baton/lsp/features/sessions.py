@@ -38,15 +38,10 @@ async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
 
 
 async def send(call: Call, args: p.SendParams) -> p.SendResult:
-    service, documents = call.service, call.ls.documents
-    service.session(args.session_id)  # unknown ids and a missing key fail before any
-    service.models.client(service.settings)  # progress shows
-    documents.streaming.add(args.session_id)
-    try:
-        async with work_done(call.ls, "Baton: reply", call.token) as reporter:
-            reply = await service.send(args.session_id, args.content, args.tools, reporter)
-    finally:
-        documents.streaming.discard(args.session_id)
+    service = call.service
+    service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
+    async with work_done(call.ls, "Baton: reply", call.token) as reporter:
+        reply = await service.send(args.session_id, args.content, args.tools, reporter)
     return p.SendResult(message=reply.message, usage=reply.usage)
 
 

@@ -1,7 +1,8 @@
 """Settings and lifecycle: initializationOptions, workspace/configuration, folders, shutdown.
 
 `initialize` is answered before the service is loaded: what it carries (the key, the
-settings, the folders) is applied to the service before anything else uses it."""
+settings, the folders) is applied to the service before anything else uses it. Registered
+with the rest (lsp/dispatch/registry.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from baton.lsp.dispatch.errors import guarded
+from baton.lsp.dispatch.registry import Feature
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
@@ -48,78 +49,86 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def register(ls: BatonServer) -> None:
-    def configure(raw: Any) -> None:
-        if raw is None:
-            return
-        if not isinstance(raw, Mapping):
-            ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
-            return
-        ls.service.configure(raw, ls.warn_once)
+def configure(ls: BatonServer, raw: Any) -> None:
+    if raw is None:
+        return
+    if not isinstance(raw, Mapping):
+        ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
+        return
+    ls.service.configure(raw, ls.warn_once)
 
-    async def pull_configuration() -> None:
-        if not _get(ls.client_capabilities, "workspace", "configuration"):
-            return
+
+async def pull_configuration(ls: BatonServer) -> None:
+    if not _get(ls.client_capabilities, "workspace", "configuration"):
+        return
+    try:
+        values = await ls.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+        )
+    except Exception as exc:  # a client that fails this keeps the settings it sent
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    if values:
+        configure(ls, values[0])
+
+
+def initialize(ls: BatonServer, params: types.InitializeParams) -> None:
+    raw, key = split_options(params.initialization_options)
+    folders = [f.uri for f in params.workspace_folders or []]
+    if not folders and params.root_uri:
+        folders = [params.root_uri]
+
+    def apply(service: BatonService) -> None:
+        service.set_api_key(key)
+        configure(ls, raw)
+        service.set_workspace_folders(folders)
+
+    ls.with_service(apply)
+    ls.load_after_answer()
+
+
+async def initialized(ls: BatonServer, params: types.InitializedParams) -> None:
+    # the tokenizer loads now that `initialize` is answered; counts wait for it
+    ls.service.start_loading_tokenizer()
+    if _get(
+        ls.client_capabilities, "workspace", "did_change_configuration", "dynamic_registration"
+    ):
+        # in the pull model a client only says "something changed" if asked to
+        registration = types.Registration(
+            id="baton-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION
+        )
         try:
-            values = await ls.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            await ls.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
             )
-        except Exception as exc:  # a client that fails this keeps the settings it sent
-            log.warning("workspace/configuration failed: %s", exc)
-            return
-        if values:
-            configure(values[0])
+        except Exception as exc:
+            log.debug("client refused configuration registration: %s", exc)
+    await pull_configuration(ls)
 
-    @ls.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
-        raw, key = split_options(params.initialization_options)
-        folders = [f.uri for f in params.workspace_folders or []]
-        if not folders and params.root_uri:
-            folders = [params.root_uri]
 
-        def apply(service: BatonService) -> None:
-            service.set_api_key(key)
-            configure(raw)
-            service.set_workspace_folders(folders)
+async def did_change_configuration(
+    ls: BatonServer, params: types.DidChangeConfigurationParams
+) -> None:
+    settings = params.settings
+    if isinstance(settings, Mapping) and isinstance(settings.get(SECTION), Mapping):
+        configure(ls, settings[SECTION])
+    else:
+        await pull_configuration(ls)
 
-        ls.with_service(apply)
-        ls.load_after_answer()
 
-    @ls.feature(types.INITIALIZED)
-    @guarded
-    async def initialized(params: types.InitializedParams) -> None:
-        # the tokenizer loads now that `initialize` is answered; counts wait for it
-        ls.service.estimator.start_loading()
-        if _get(
-            ls.client_capabilities, "workspace", "did_change_configuration", "dynamic_registration"
-        ):
-            # in the pull model a client only says "something changed" if asked to
-            registration = types.Registration(
-                id="baton-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION
-            )
-            try:
-                await ls.client_register_capability_async(
-                    types.RegistrationParams(registrations=[registration])
-                )
-            except Exception as exc:
-                log.debug("client refused configuration registration: %s", exc)
-        await pull_configuration()
+def folders_changed(ls: BatonServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    ls.service.set_workspace_folders([folder.uri for folder in ls.workspace.folders.values()])
 
-    @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    @guarded
-    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        settings = params.settings
-        if isinstance(settings, Mapping) and isinstance(settings.get(SECTION), Mapping):
-            configure(settings[SECTION])
-        else:
-            await pull_configuration()
 
-    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def folders_changed(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.service.set_workspace_folders([folder.uri for folder in ls.workspace.folders.values()])
+async def shutdown(ls: BatonServer, params: Any) -> None:
+    ls.documents.close()
+    await ls.service.close()
 
-    @ls.feature(types.SHUTDOWN)
-    @guarded
-    async def shutdown(params: Any) -> None:
-        ls.documents.close()
-        await ls.service.close()
+
+FEATURES = (
+    Feature(types.INITIALIZE, initialize),
+    Feature(types.INITIALIZED, initialized),
+    Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
+    Feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, folders_changed),
+    Feature(types.SHUTDOWN, shutdown),
+)

@@ -1,21 +1,31 @@
-"""Session documents: their versions, cached renderings, and debounced diagnostics."""
+"""Session documents: one `Document` per open session (its version, its latest rendering,
+its debounced diagnostics), made and dropped by the service's events.
+
+The documents hear the service's events like any front end: `SessionOpened` makes a
+session's document, each `SessionChanged` moves its version on and schedules diagnostics,
+`SessionClosed` drops it (clearing a deleted session's diagnostics). Diagnostics are
+published from the latest event's usage and session: a change is never read back from
+the service."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from baton.core.errors import SessionNotFound
+from baton.core.service.events import Event, SessionChanged, SessionClosed, SessionOpened
 from baton.core.service.results import RenderData
 from baton.lsp.session_document.diagnostics import build_diagnostics
 from baton.lsp.session_document.render import RenderedSession, render_session
 from baton.protocol import session_uri
 
 if TYPE_CHECKING:
+    from baton.core.service.service import BatonService
     from baton.lsp.server import BatonServer
 
 log = logging.getLogger(__name__)
@@ -25,36 +35,78 @@ STREAM_INTERVAL = 0.25  # at most one publish this often while a reply streams
 GROWN = ("append", "reply")  # changes that only add messages at the end of the view
 
 
+@dataclass(eq=False)
+class Document:
+    """One session's document. `rendered` is the latest rendering and its version: current
+    while the version is, and the pieces the next rendering reuses."""
+
+    version: int = 1
+    rendered: tuple[int, RenderedSession] | None = None
+    reshaped: bool = False  # changed by more than appends since rendered
+    pending: asyncio.TimerHandle | None = None
+    last_publish: float | None = None
+    latest: SessionChanged | None = None  # the last change: what the next publish shows
+
+    def cancel(self) -> None:
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            pending.cancel()
+
+
 class SessionDocuments:
     """The `baton:/sessions/<id>.md` documents: version per change, diagnostics after it."""
 
-    def __init__(self, ls: BatonServer) -> None:
+    def __init__(self, ls: BatonServer, service: BatonService | None = None) -> None:
         self._ls = ls
-        self._versions: dict[str, int] = {}
-        # the latest rendering and its version: current while the version is, and the
-        # pieces the next rendering reuses
-        self._rendered: dict[str, tuple[int, RenderedSession]] = {}
-        self._reshaped: set[str] = set()  # changed by more than appends since rendered
-        self._pending: dict[str, asyncio.TimerHandle] = {}
-        self._last_publish: dict[str, float] = {}
-        self.streaming: set[str] = set()
+        self._service = service if service is not None else ls.service
+        self._documents: dict[str, Document] = {}
+        self._service.connect(self.heard)
+
+    def heard(self, event: Event) -> None:
+        """One event of the service: the documents follow it."""
+        if isinstance(event, SessionOpened):
+            self._documents.setdefault(event.session_id, Document())
+        elif isinstance(event, SessionClosed):
+            if event.deleted:
+                self.clear(event.session_id)
+            else:
+                self._drop(event.session_id)
+        elif isinstance(event, SessionChanged):
+            document = self._document(event.session_id)
+            if event.reason is not None:
+                self._bump(document, event.reason)
+            document.latest = event
+            self.schedule(event.session_id)
+
+    def _document(self, session_id: str) -> Document:
+        return self._documents.setdefault(session_id, Document())
 
     def version(self, session_id: str) -> int:
-        return self._versions.get(session_id, 1)
+        document = self._documents.get(session_id)
+        return document.version if document is not None else 1
 
     def bump(self, session_id: str, reason: str = "") -> None:
-        self._versions[session_id] = self.version(session_id) + 1
-        if reason not in GROWN:
-            self._reshaped.add(session_id)
+        self._bump(self._document(session_id), reason)
 
-    def render(self, session_id: str) -> tuple[RenderedSession, RenderData, int]:
-        """The document as it is now, rendered once per version and position encoding."""
-        data = self._ls.service.render_data(session_id)
-        version = self.version(session_id)
+    @staticmethod
+    def _bump(document: Document, reason: str) -> None:
+        document.version += 1
+        if reason not in GROWN:
+            document.reshaped = True
+
+    def render(
+        self, session_id: str, data: RenderData | None = None
+    ) -> tuple[RenderedSession, RenderData, int]:
+        """The document as it is now (or as `data`, an event's, shows it), rendered once
+        per version and position encoding."""
+        if data is None:
+            data = self._service.render_data(session_id)
+        document = self._document(session_id)  # made by the first look, if it came first
         encoding = self._ls.position_encoding
-        cached = self._rendered.get(session_id)
-        if cached is not None and cached[0] == version and cached[1].encoding == encoding:
-            return cached[1], data, version
+        cached = document.rendered
+        current = cached is not None and cached[0] == document.version
+        if cached is not None and current and cached[1].encoding == encoding:
+            return cached[1], data, document.version
         session = data.session
         rendered = render_session(
             session.title,
@@ -63,45 +115,55 @@ class SessionDocuments:
             data.messages,
             encoding,
             cached[1] if cached is not None else None,
-            grown=session_id not in self._reshaped,
+            grown=not document.reshaped,
         )
-        self._reshaped.discard(session_id)
-        self._rendered[session_id] = (version, rendered)
-        return rendered, data, version
+        document.reshaped = False
+        document.rendered = (document.version, rendered)
+        return rendered, data, document.version
 
     # ---- diagnostics ---------------------------------------------------------------------
 
     def first_look(self, session_id: str, damaged: bool) -> None:
         """A client looks at a session this server has published nothing for: a damaged
         one gets its diagnostics now, not only after its next change."""
-        if damaged and session_id not in self._last_publish:
+        document = self._documents.get(session_id)
+        if damaged and (document is None or document.last_publish is None):
             self.schedule(session_id)
 
     def schedule(self, session_id: str) -> None:
         """Publish diagnostics soon: changes within the coalescing window publish once, and
         a streaming reply publishes at most every STREAM_INTERVAL."""
-        if session_id in self._pending:
+        document = self._document(session_id)
+        if document.pending is not None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
         delay = COALESCE_SECONDS
-        if session_id in self.streaming:
-            since = time.monotonic() - self._last_publish.get(session_id, 0.0)
+        if document.latest is not None and document.latest.replying:
+            since = time.monotonic() - (document.last_publish or 0.0)
             delay = max(delay, STREAM_INTERVAL - since)
-        self._pending[session_id] = loop.call_later(delay, self._fire, session_id)
+        document.pending = loop.call_later(delay, self._fire, session_id)
 
     def _fire(self, session_id: str) -> None:
-        self._pending.pop(session_id, None)
+        document = self._documents.get(session_id)
+        if document is None:
+            return
+        document.pending = None
         try:
             self.publish(session_id)
         except Exception:  # a timer callback has no caller to report to
             log.exception("publishing diagnostics for %s failed", session_id)
 
     def publish(self, session_id: str) -> None:
+        """The diagnostics of the session's latest change (a first look, with no change
+        heard yet, reads the session as it is)."""
+        document = self._documents.get(session_id)
+        latest = document.latest if document is not None else None
         try:
-            rendered, data, version = self.render(session_id)
+            shown = latest.document() if latest is not None else None
+            rendered, data, version = self.render(session_id, shown)
         except SessionNotFound:
             self.clear(session_id)
             return
@@ -114,7 +176,8 @@ class SessionDocuments:
             data.auto_paused_by,
             data.session.unpaired_tool_calls(),
         )
-        self._last_publish[session_id] = time.monotonic()
+        if document is not None:
+            document.last_publish = time.monotonic()
         self._ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=session_uri(session_id), diagnostics=diagnostics, version=version
@@ -123,17 +186,20 @@ class SessionDocuments:
 
     def clear(self, session_id: str) -> None:
         """A deleted session's document loses its diagnostics."""
-        handle = self._pending.pop(session_id, None)
-        if handle is not None:
-            handle.cancel()
-        self._rendered.pop(session_id, None)
-        self._reshaped.discard(session_id)
-        self._last_publish.pop(session_id, None)
+        self._drop(session_id)
         self._ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=session_uri(session_id), diagnostics=[])
         )
 
+    def _drop(self, session_id: str) -> None:
+        document = self._documents.pop(session_id, None)
+        if document is not None:
+            document.cancel()
+
+    def open_ids(self) -> list[str]:
+        """The sessions that have a document (what the tests walk for leftovers)."""
+        return list(self._documents)
+
     def close(self) -> None:
-        for handle in self._pending.values():
-            handle.cancel()
-        self._pending.clear()
+        for document in self._documents.values():
+            document.cancel()

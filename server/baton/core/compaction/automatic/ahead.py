@@ -85,40 +85,64 @@ class _Ahead:
         return frozenset(m.id for m in self.messages if m.pinned) == self.pinned
 
 
+@dataclass(eq=False)
+class AheadState:
+    """One session's summary written ahead, and the compactions for which one failed or
+    was cancelled. The service keeps it in the session's runtime (core/service/runtime.py)."""
+
+    entry: _Ahead | None = None
+    declined: tuple[str, ...] | None = None  # the session's compactions when one failed
+
+    def stop(self) -> None:
+        """Forget the summary, cancelling its request if it still runs."""
+        entry, self.entry = self.entry, None
+        if entry is not None and entry.task is not None and not entry.task.done():
+            entry.task.cancel()
+
+
+StateOf = Callable[[str], AheadState]
+
+
 class SummariesAhead:
     """Per session at most one summary written ahead. `spawn` runs background work (the
     service's one owner of tasks); `scope()` gives the progress scope, if any, for work
-    nobody requested (its cancel button cancels the summary)."""
+    nobody requested (its cancel button cancels the summary); `states` each session's
+    state, from its owner (kept here when not given)."""
 
-    def __init__(self, spawn: Spawn, scope: Callable[[], ProgressScope | None]) -> None:
+    def __init__(
+        self,
+        spawn: Spawn,
+        scope: Callable[[], ProgressScope | None],
+        states: StateOf | None = None,
+    ) -> None:
         self._spawn = spawn
         self._scope = scope
-        self._entries: dict[str, _Ahead] = {}
-        self._declined: dict[str, tuple[str, ...]] = {}  # session -> its compactions then
+        own: dict[str, AheadState] = {}
+        self._state: StateOf = states or (lambda sid: own.setdefault(sid, AheadState()))
 
     def running(self, session_id: str) -> bool:
-        entry = self._entries.get(session_id)
+        entry = self._state(session_id).entry
         return entry is not None and entry.task is not None and not entry.task.done()
 
     def ready(self, session_id: str) -> bool:
-        entry = self._entries.get(session_id)
+        entry = self._state(session_id).entry
         return entry is not None and entry.prepared is not None
 
     def maybe_start(self, session: Session, ctx: CompactContext, used: int, threshold: int) -> bool:
         """Start the summary if usage passed the start point and none is on its way."""
         sid = session.session_id
-        entry = self._entries.get(sid)
-        if entry is not None and not entry.fresh(session, deep=False):
-            self.drop(sid)  # compacted or undone since (a pin is checked when it happens)
-        if sid in self._entries:
+        state = self._state(sid)
+        if state.entry is not None and not state.entry.fresh(session, deep=False):
+            state.stop()  # compacted or undone since (a pin is checked when it happens)
+        if state.entry is not None:
             return False
-        if self._declined.get(sid) == tuple(session.active):
+        if state.declined == tuple(session.active):
             return False  # failed or cancelled for these compactions: the threshold decides
         point = start_point(ctx.settings.auto_compact, ctx.summarizer.name, threshold)
         if point is None or used < point or not session.view:
             return False
         entry = _Ahead.of(session, ctx.summarizer.name)
-        self._entries[sid] = entry
+        state.entry = entry
         log.info(
             "session %s: %d tokens >= %d, summarizing ahead of auto-compact at %d",
             sid,
@@ -128,49 +152,49 @@ class SummariesAhead:
         )
         entry.task = self._spawn(self._write(session, entry, ctx), "a summary written ahead")
         if entry.task is None:  # no loop to run it on
-            self._entries.pop(sid, None)
+            state.entry = None
             return False
         return True
 
     async def take(self, session: Session, summarizer: str) -> PreparedSummary | None:
         """The summary for the auto-compaction at the threshold: the one written ahead when
         it is (or, once its request ends, turns out) fresh; None otherwise."""
-        sid = session.session_id
-        entry = self._entries.get(sid)
+        state = self._state(session.session_id)
+        entry = state.entry
         if entry is None:
             return None
         if entry.task is not None and not entry.task.done() and entry.fresh(session, summarizer):
             await asyncio.wait({entry.task})  # a cancel of the waiter leaves the summary be
-        if self._entries.get(sid) is not entry:
+        if state.entry is not entry:
             return None
-        self._entries.pop(sid, None)
+        state.entry = None
         if entry.prepared is None or not entry.fresh(session, summarizer):
-            self._stop(entry)
+            AheadState(entry).stop()
             return None
         return entry.prepared
 
     def check(self, session: Session) -> None:
         """Drop the summary if the session changed other than by appends (call after an
         undo, a compaction, a pin)."""
-        entry = self._entries.get(session.session_id)
+        entry = self._state(session.session_id).entry
         if entry is not None and not entry.fresh(session):
             log.info("session %s changed: the summary written ahead is dropped", session.session_id)
             self.drop(session.session_id)
 
     def drop(self, session_id: str) -> None:
         """Forget the session's summary, cancelling its request if it still runs."""
-        entry = self._entries.pop(session_id, None)
-        if entry is not None:
-            self._stop(entry)
+        self._state(session_id).stop()
 
     def forget(self, session_id: str) -> None:
-        self.drop(session_id)
-        self._declined.pop(session_id, None)
+        state = self._state(session_id)
+        state.stop()
+        state.declined = None
 
     # ---- the background work -------------------------------------------------------------
 
     async def _write(self, session: Session, entry: _Ahead, ctx: CompactContext) -> None:
         sid = session.session_id
+        state = self._state(sid)
         request = CompactRequest(direction="all", trigger="auto")
         try:
             async with self._progress() as progress:
@@ -186,7 +210,7 @@ class SummariesAhead:
         except Exception as exc:  # a summary is an optimisation: the threshold still works
             self._decline(session, entry, type(exc).__name__)
             return
-        if self._entries.get(sid) is entry:
+        if state.entry is entry:
             entry.prepared = prepared
             log.info("session %s: the summary written ahead is ready", sid)
 
@@ -201,12 +225,8 @@ class SummariesAhead:
 
     def _decline(self, session: Session, entry: _Ahead, why: str) -> None:
         sid = session.session_id
-        if self._entries.get(sid) is entry:
-            self._entries.pop(sid, None)
-            self._declined[sid] = entry.active
+        state = self._state(sid)
+        if state.entry is entry:
+            state.entry = None
+            state.declined = entry.active
             log.info("session %s: no summary written ahead (%s)", sid, why)
-
-    @staticmethod
-    def _stop(entry: _Ahead) -> None:
-        if entry.task is not None and not entry.task.done():
-            entry.task.cancel()

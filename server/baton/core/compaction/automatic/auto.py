@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, cast
 
@@ -32,7 +32,8 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
-from baton.core.usage.budget import compute_usage
+from baton.core.usage.budget import Usage, compute_usage
+from baton.core.usage.usage_memo import UsageMemo
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +67,12 @@ class ContextHost(Protocol):
     def compact_context(self) -> CompactContext: ...
 
 
-@dataclass
-class _State:
+@dataclass(eq=False)
+class AutoState:
+    """One session's auto-compact state: the breaker, the thrash guard, the lock that lets
+    one auto-compaction run at a time, and the task running it. The service keeps it in the
+    session's runtime (core/service/runtime.py), so it goes when the session goes."""
+
     failures: int = 0
     last_error: str | None = None
     refills: int = 0
@@ -75,6 +80,17 @@ class _State:
     # the last auto-compaction that got under the threshold: its boundary and how long the
     # view was right after it (the turns after that are the refill)
     last_auto: tuple[str, int] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    holder: asyncio.Task[Any] | None = None
+
+    def reset(self) -> None:
+        """Close the breaker and the thrash guard (the lock and its holder stay as they are)."""
+        self.failures, self.last_error, self.refills = 0, None, 0
+        self.thrashing, self.last_auto = False, None
+
+
+StateOf = Callable[[str], AutoState]
+MemoOf = Callable[[str], UsageMemo | None]
 
 
 class AutoCompactor:
@@ -96,6 +112,9 @@ class AutoCompactor:
         microcompact: MicrocompactFn | None = None,
         clock: Callable[[], datetime] | None = None,
         ahead: SummariesAhead | None = None,
+        states: StateOf | None = None,
+        memos: MemoOf | None = None,
+        on_outcome: OutcomeListener | None = None,
     ) -> None:
         # a host object (the server's facade) or a plain factory function
         self._contexts = cast(ContextFactory, getattr(contexts, "compact_context", contexts))
@@ -104,10 +123,12 @@ class AutoCompactor:
         self._microcompact: MicrocompactFn = microcompact or micro.microcompact
         self._clock = clock
         self.ahead = ahead
-        self._states: dict[str, _State] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._holders: dict[str, asyncio.Task[Any] | None] = {}
-        self.on_outcome: OutcomeListener | None = None  # told after every attempt
+        # each session's state, from its owner (the service's runtimes), or kept here when
+        # the compactor stands alone
+        own: dict[str, AutoState] = {}
+        self._state: StateOf = states or (lambda sid: own.setdefault(sid, AutoState()))
+        self._memo: MemoOf = memos or (lambda sid: None)  # the sessions' usage memos
+        self.on_outcome = on_outcome  # told after every attempt
 
     # ---- the breaker ---------------------------------------------------------------------
 
@@ -117,25 +138,20 @@ class AutoCompactor:
 
     def paused_by(self, session_id: str) -> PausedBy | None:
         """Why auto-compact gave up on this session: repeated failures, or thrashing."""
-        state = self._states.get(session_id)
-        if state is None:
-            return None
+        state = self._state(session_id)
         if state.thrashing:
             return "thrashing"
         return "failures" if state.failures >= self.max_failures else None
 
     def failures(self, session_id: str) -> int:
-        state = self._states.get(session_id)
-        return state.failures if state else 0
+        return self._state(session_id).failures
 
     def last_error(self, session_id: str) -> str | None:
-        state = self._states.get(session_id)
-        return state.last_error if state else None
+        return self._state(session_id).last_error
 
     def reset(self, session_id: str) -> None:
-        """Close the breaker and the thrash guard (a manual compaction succeeded, or the
-        session went away)."""
-        self._states.pop(session_id, None)
+        """Close the breaker and the thrash guard (a manual compaction succeeded)."""
+        self._state(session_id).reset()
 
     # ---- the check -----------------------------------------------------------------------
 
@@ -147,10 +163,16 @@ class AutoCompactor:
             return False
         if not ctx.settings.auto_compact.enabled:
             return False
-        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        usage = self._usage(session, ctx)
         if usage.used_tokens >= usage.auto_compact_threshold:
             return False  # the next check compacts
         return self.ahead.maybe_start(session, ctx, usage.used_tokens, usage.auto_compact_threshold)
+
+    def _usage(self, session: Session, ctx: CompactContext) -> Usage:
+        memo = self._memo(session.session_id)
+        return compute_usage(
+            session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens, memo=memo
+        )
 
     async def before_send(self, session: Session) -> CompactResult | None:
         return await self.check(session, reason="send")
@@ -165,28 +187,27 @@ class AutoCompactor:
         it (a send right after an append must not find the context still full), then
         looks again."""
         sid = session.session_id
-        holder = self._holders.get(sid)
-        if holder is not None and holder is asyncio.current_task():
+        state = self._state(sid)
+        if state.holder is not None and state.holder is asyncio.current_task():
             return None  # called from inside a compaction (a summary request): never recurse
-        lock = self._locks.setdefault(sid, asyncio.Lock())
-        async with lock:
+        async with state.lock:
             # a compaction someone asked for (or a summary request) is already running
             if session.compacting or session.read_only or self.paused(sid):
                 return None
             ctx = context or self._contexts()
             if not ctx.settings.auto_compact.enabled:
                 return None
-            self._holders[sid] = asyncio.current_task()
+            state.holder = asyncio.current_task()
             try:
                 return await self._run(session, ctx, reason)
             finally:
-                self._holders.pop(sid, None)
+                state.holder = None
 
     async def _run(
         self, session: Session, ctx: CompactContext, reason: str
     ) -> CompactResult | None:
         micro_result = self._micro(session, ctx.settings.microcompact)
-        usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        usage = self._usage(session, ctx)
         if usage.used_tokens < usage.auto_compact_threshold:
             if self.ahead is not None:
                 self.ahead.maybe_start(
@@ -213,7 +234,7 @@ class AutoCompactor:
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
             self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
-        after = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        after = self._usage(session, ctx)
         if after.used_tokens >= after.auto_compact_threshold:
             # Committed (the view did change), but it did not make room: a failure all the same.
             self._fail(
@@ -224,7 +245,7 @@ class AutoCompactor:
             figures = (before, after.used_tokens, limit)
             self._tell(sid, "failed", figures, self.last_error(sid) or "", reason)
             return result
-        state = self._states.setdefault(sid, _State())
+        state = self._state(sid)
         state.failures, state.last_error = 0, None
         state.last_auto = (result.boundary_id, len(session.view))
         self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason)
@@ -281,9 +302,7 @@ class AutoCompactor:
         """Count a refill (the threshold reached again within REFILL_TURNS turns of the last
         auto-compaction); True, and auto-compact stops, at THRASH_LIMIT in a row."""
         sid = session.session_id
-        state = self._states.get(sid)
-        if state is None:
-            return False
+        state = self._state(sid)
         if state.last_auto is None:  # the last attempt failed: no refill, and no row
             state.refills = 0
             return False
@@ -323,7 +342,7 @@ class AutoCompactor:
         return CompactResult.from_boundary(boundary, None)
 
     def _fail(self, session_id: str, detail: str) -> None:
-        state = self._states.setdefault(session_id, _State())
+        state = self._state(session_id)
         state.failures += 1
         state.last_error = detail
         if state.failures >= self.max_failures:

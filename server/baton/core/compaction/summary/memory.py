@@ -23,6 +23,7 @@ from baton.core.compaction.summary.notes import (
     NotesMark,
     notes_path,
 )
+from baton.core.compaction.summary.notes_state import NotesState
 from baton.core.compaction.summary.summarizers import (
     EXTRACTIVE_MAX_TOKENS,
     ExtractiveSummarizer,
@@ -94,7 +95,8 @@ def due(session: Session, mark: NotesMark, has_notes: bool) -> bool:
 
 class NotesUpdater:
     """Rewrites a session's notes when they are due. The server runs `maybe_update` in the
-    background after replies and appends; one update per session runs at a time."""
+    background after replies and appends; one update per session runs at a time (per
+    `state`, the session's, which the caller owns)."""
 
     def __init__(
         self,
@@ -106,21 +108,26 @@ class NotesUpdater:
         self.client = client
         self.model = model
         self.count_text: CountText = count_text or approx_tokens
-        self._running: set[str] = set()
+        # the updates running for callers that own no state, only while they run
+        self._own: dict[str, NotesState] = {}
 
-    async def maybe_update(self, session: Session) -> bool:
+    async def maybe_update(self, session: Session, state: NotesState | None = None) -> bool:
         """Update the notes if due; True when they were rewritten."""
-        notes = MemoryNotes.for_session(session, self.count_text)
-        body, mark = notes.read()
-        if session.session_id in self._running or not due(session, mark, body is not None):
+        current = state or self._own.get(session.session_id)
+        if current is not None and current.running:
             return False
-        await self.update(session)
+        body, mark = MemoryNotes.for_session(session, self.count_text).read()
+        if not due(session, mark, body is not None):
+            return False
+        await self.update(session, state)
         return True
 
-    async def update(self, session: Session) -> str:
+    async def update(self, session: Session, state: NotesState | None = None) -> str:
         """Rewrite the notes now (a model request, or offline without a client)."""
         sid = session.session_id
-        self._running.add(sid)
+        if state is None:
+            state = self._own[sid] = NotesState(running=True)
+        state.running = True
         try:
             notes = MemoryNotes.for_session(session, self.count_text)
             current, mark = notes.read()
@@ -132,7 +139,9 @@ class NotesUpdater:
                 text = await self._ask(session, current, mark)
             return notes.write(text, NotesMark(covered, now_iso()))
         finally:
-            self._running.discard(sid)
+            state.running = False
+            if self._own.get(sid) is state:
+                del self._own[sid]
 
     async def _offline(self, session: Session) -> str:
         request = SummaryRequest(direction="all", messages=session.view_messages())

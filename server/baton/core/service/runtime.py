@@ -1,0 +1,147 @@
+"""Each session's runtime state, and the one table that creates and drops it.
+
+Everything the server keeps about a session besides its transcript lives in its
+`SessionRuntime`: the tools of its last send, auto-compact's breaker and lock, the summary
+written ahead, the exact count, the notes update, the usage memo, whether a reply streams.
+A runtime is created when the service first opens the session and dropped when the session
+is deleted or the store closes; dropping it cancels what it still has scheduled and drops
+the estimator's counts of its messages, so nothing of the session remains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from baton.core.compaction.automatic.ahead import AheadState
+from baton.core.compaction.automatic.auto import AutoState
+from baton.core.compaction.summary.notes_state import NotesState
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import SessionNotFound
+from baton.core.model_api.exact_counts import ExactState
+from baton.core.service.events import Events, SessionClosed, SessionOpened
+from baton.core.usage.estimator import Estimator
+from baton.core.usage.usage_memo import UsageMemo
+
+
+@dataclass(eq=False)
+class SessionRuntime:
+    """One open session and what the server keeps about it while it is open."""
+
+    session: Session
+    tools: list[dict[str, Any]] | None = None  # from its last send
+    tools_tokens: int = 0
+    replying: bool = False  # a reply streams (the document publishes less often)
+    auto: AutoState = field(default_factory=AutoState)
+    ahead: AheadState = field(default_factory=AheadState)
+    exact: ExactState = field(default_factory=ExactState)
+    notes: NotesState = field(default_factory=NotesState)
+    usage: UsageMemo = field(default_factory=UsageMemo)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    def close(self) -> None:
+        """Cancel what the runtime still has scheduled (the summary written ahead, the
+        exact count waiting for quiet)."""
+        self.ahead.stop()
+        self.exact.stop()
+
+
+class Runtimes:
+    """The open sessions' runtimes by session id, and the store they are read from: the
+    one place a runtime is made (at the session's first opening) and dropped (at its
+    deletion, or when the store closes), each announced as `SessionOpened` /
+    `SessionClosed` so a front end's own per-session state follows."""
+
+    def __init__(self, data_dir: Callable[[], Path], estimator: Estimator, events: Events) -> None:
+        self._data_dir = data_dir
+        self._estimator = estimator  # counts the messages; forgets a dropped session's
+        self._events = events
+        self._store: SessionStore | None = None
+        self._by_id: dict[str, SessionRuntime] = {}
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            self._store = SessionStore(self._data_dir(), self._estimator.count_message)
+        return self._store
+
+    def of(self, session_id: str) -> SessionRuntime:
+        """The session's runtime, the session read from the store (opened if need be)."""
+        try:
+            session = self.store.get(session_id)
+        except SessionNotFound:
+            self.forget(session_id)  # deleted elsewhere, or its file went away
+            raise
+        return self.opened(session)
+
+    def opened(self, session: Session) -> SessionRuntime:
+        """The runtime of a session the store just gave (made at its first opening; a
+        session read again, another process's, keeps its runtime)."""
+        runtime = self._by_id.get(session.session_id)
+        if runtime is not None:
+            runtime.session = session
+            return runtime
+        runtime = self._by_id[session.session_id] = SessionRuntime(session)
+        self._events.emit(SessionOpened(session.session_id))
+        return runtime
+
+    def get(self, session_id: str) -> SessionRuntime | None:
+        """The runtime of an open session, or None (never opens one)."""
+        return self._by_id.get(session_id)
+
+    # each part of an open session's runtime, for the piece that keeps it; a session that
+    # is not open (deleted while work on it ran) gets a blank part that nobody keeps
+
+    def auto_of(self, session_id: str) -> AutoState:
+        runtime = self._by_id.get(session_id)
+        return runtime.auto if runtime is not None else AutoState()
+
+    def ahead_of(self, session_id: str) -> AheadState:
+        runtime = self._by_id.get(session_id)
+        return runtime.ahead if runtime is not None else AheadState()
+
+    def exact_of(self, session_id: str) -> ExactState:
+        runtime = self._by_id.get(session_id)
+        return runtime.exact if runtime is not None else ExactState()
+
+    def memo_of(self, session_id: str) -> UsageMemo | None:
+        runtime = self._by_id.get(session_id)
+        return runtime.usage if runtime is not None else None
+
+    def forget(self, session_id: str, *, deleted: bool = False) -> None:
+        """Drop the session's runtime and the store's copy: nothing of it stays."""
+        runtime = self._by_id.pop(session_id, None)
+        if runtime is not None:
+            runtime.close()
+            self._estimator.forget(runtime.session.messages)
+        if self._store is not None:
+            self._store.release(session_id)
+        if runtime is not None or deleted:
+            self._events.emit(SessionClosed(session_id, deleted=deleted))
+
+    def close_store(self) -> None:
+        """Every session leaves, and the store releases its directory's locks."""
+        for session_id in list(self._by_id):
+            self.forget(session_id)
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def store_open(self) -> bool:
+        return self._store is not None
+
+    def ids(self) -> list[str]:
+        return list(self._by_id)
+
+    def __iter__(self) -> Iterator[SessionRuntime]:
+        return iter(list(self._by_id.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_id)

@@ -13,6 +13,7 @@ from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -101,7 +102,7 @@ class BatonService:
     def open_session_ids(self) -> list[str]:
         if self._store is None:
             return []
-        return [sid for sid, s in self._store._open.items() if not s.deleted]
+        return self._store.open_ids()
 
     # ---- sessions --------------------------------------------------------------------
 
@@ -112,7 +113,7 @@ class BatonService:
         self._changed(session.session_id, "create")
         return session
 
-    def list_sessions(self) -> list[Session]:
+    def list_sessions(self) -> list[Session | Summary]:
         return self.store.list()
 
     def session(self, session_id: str) -> Session:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from baton.core.conversation.damage import Damage
-from baton.core.conversation.files import kind_of, open_regular
+from baton.core.conversation.files import kind_of, open_regular, storage_error
 from baton.core.conversation.replay import instant, mismatch_note
 from baton.core.conversation.transcript_read import parse_line
 from baton.core.errors import StorageError
@@ -175,8 +175,10 @@ class SessionIndex:
         seen: dict[str, _Entry] = {}
         try:
             entries = list(os.scandir(folder))
-        except FileNotFoundError:
-            return
+        except (FileNotFoundError, NotADirectoryError):
+            return  # no sessions yet (the start's warning names a data dir that cannot be)
+        except OSError as exc:
+            raise storage_error("list the sessions in", folder, exc) from None
         for found in entries:
             name = found.name
             if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):

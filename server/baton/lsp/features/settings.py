@@ -56,6 +56,13 @@ def register(ls: BatonServer) -> None:
             ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
             return
         ls.service.configure(raw, ls.warn_once)
+        check_data_dir()
+
+    def check_data_dir() -> None:
+        """What the data dir does not allow, said once: a line on stderr and a warning the
+        client shows (read-only data dir, no permission), each naming the path and cause."""
+        for problem in ls.service.store.access_problems():
+            ls.warn_once(f"Baton: {problem}")
 
     async def pull_configuration() -> None:
         if not _get(ls.client_capabilities, "workspace", "configuration"):
@@ -80,6 +87,7 @@ def register(ls: BatonServer) -> None:
         def apply(service: BatonService) -> None:
             service.set_api_key(key)
             configure(raw)
+            check_data_dir()
             service.set_workspace_folders(folders)
 
         ls.with_service(apply)

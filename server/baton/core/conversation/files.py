@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import stat
 from pathlib import Path
 
 from baton.core.errors import StorageError
 
+LOCKED = "open for writing in another Baton process"
 # what a file that cannot be written because of where it is (not a bug) fails with
 UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
@@ -107,3 +109,67 @@ def append_copy(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     sync_dir(path.parent)
+
+
+def identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def open_writer(path: Path) -> tuple[int | None, str | None]:
+    """(the writer's descriptor with its lock, None) or (None, LOCKED) when another process
+    holds the lock; the OSError of an open that fails."""
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None, LOCKED
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno == errno.ENOLCK:
+            return None, f"{path} cannot be locked ({cause(exc)}); it is served read-only"
+        raise
+    return fd, None
+
+
+def ensure_private_dir(path: Path) -> None:
+    """`path` and its parents made as needed, `path` itself 0700."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if stat.S_IMODE(path.stat().st_mode) != 0o700:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        raise storage_error("create a session in", path, exc) from None
+
+
+def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:
+    """Make the file `fd` (at `path`, `size` bytes ending in `tail`, a last line without
+    its newline) end on a newline so the next append starts a fresh line; its new size.
+
+    A torn last line is first copied in full beside the transcript (`.torn`) and synced;
+    only then is it cut, and when the copy fails nothing is cut (`StorageError`). A
+    complete last object that only lacks its newline gets one."""
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        torn = path.with_suffix(path.suffix + ".torn")
+        try:
+            append_copy(torn, tail + b"\n")
+        except OSError as exc:
+            raise StorageError(
+                f"could not keep the torn last line of {path} aside in {torn} "
+                f"({cause(exc)}); nothing was cut and nothing written",
+                path=str(path),
+            ) from None
+        try:
+            os.ftruncate(fd, size - len(tail))
+            os.fsync(fd)
+        except OSError as exc:
+            raise storage_error("cut the torn last line of", path, exc) from None
+        return size - len(tail)
+    try:
+        write_all(fd, b"\n")
+        os.fsync(fd)
+    except OSError as exc:
+        raise storage_error("end the last line of", path, exc) from None
+    return size + 1

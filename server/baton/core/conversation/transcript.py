@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-import errno
 import fcntl
-import json
 import logging
 import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from baton.core.conversation.files import (
+    LOCKED,
     UNWRITABLE,
     append_copy,
     cause,
+    end_on_newline,
+    ensure_private_dir,
+    identity,
     not_regular,
     open_regular,
+    open_writer,
     storage_error,
     sync_dir,
     write_all,
 )
+from baton.core.conversation.records import check_writable as check_writable  # re-exported
+from baton.core.conversation.records import encode
+from baton.core.conversation.records import unwritable as unwritable  # re-exported
 from baton.core.conversation.transcript_read import Event as Event  # re-exported: the event type
 from baton.core.conversation.transcript_read import LinePass, LoadReport
 from baton.core.errors import (
-    InvalidParams,
     SessionLocked,
     StorageError,
     TranscriptChanged,
@@ -35,62 +39,6 @@ from baton.core.errors import (
 log = logging.getLogger(__name__)
 
 
-def unwritable(value: Any, where: str = "") -> str | None:
-    """Where in `value` a string cannot be written as UTF-8 (a lone surrogate such as
-    "\\ud800"), as a JSON path; None when all of it can."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return where or "a string"
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = unwritable(key, f"{where}.{key!r} (a key)") or unwritable(
-                item, f"{where}.{key}"
-            )
-            if found:
-                return found
-    elif isinstance(value, list | tuple):
-        for n, item in enumerate(value):
-            found = unwritable(item, f"{where}[{n}]")
-            if found:
-                return found
-    return None
-
-
-def check_writable(value: Any, what: str) -> None:
-    """`invalid_params` when some string in `value` cannot be written as UTF-8."""
-    found = unwritable(value)
-    if found is not None:
-        raise InvalidParams(
-            f"{what} holds text that cannot be written as UTF-8 (a lone surrogate) at "
-            f"{found.lstrip('.') or 'its value'}"
-        )
-
-
-def _encode(events: Iterable[Event]) -> bytes:
-    batch = list(events)
-    payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
-    try:
-        return payload.encode("utf-8")
-    except UnicodeEncodeError:
-        # Only now walk the events, to say where: the walk costs more than the encoding,
-        # and a compaction's boundary record names thousands of message ids.
-        check_writable(batch, "the record")
-        raise InvalidParams("the record holds text that cannot be written as UTF-8") from None
-
-
-def _ensure_private_dir(path: Path) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        if stat.S_IMODE(path.stat().st_mode) != 0o700:
-            os.chmod(path, 0o700)
-    except OSError as exc:
-        raise storage_error("create a session in", path, exc) from None
-
-
-LOCKED = "open for writing in another Baton process"
 VIEW = "opened read-only"
 
 
@@ -120,7 +68,7 @@ class Transcript:
         self._size: int | None = 0 if loaded else None
         self._tail: bytes | None = None  # a last line without its newline, left until a write
         self._aside: list[bytes] = []  # unreadable lines to keep aside at the first write
-        self._identity = _identity(os.fstat(fd)) if fd is not None else None
+        self._identity = identity(os.fstat(fd)) if fd is not None else None
         self._closed = False  # a writer closed by `close()`: the next append opens it again
         self.read_only_reason = reason if fd is None else None
 
@@ -152,8 +100,8 @@ class Transcript:
 
         A create that fails (a header that cannot be written, a full disk) leaves no
         file behind and holds no lock."""
-        _encode([header])  # invalid_params before anything touches the disk
-        _ensure_private_dir(path.parent)
+        encode([header])  # invalid_params before anything touches the disk
+        ensure_private_dir(path.parent)
         try:
             fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND)
         except FileExistsError:
@@ -190,7 +138,7 @@ class Transcript:
         if not writable:
             return cls(path, None, reason=VIEW)
         try:
-            fd, reason = _writer(path)
+            fd, reason = open_writer(path)
         except OSError as exc:
             if exc.errno not in UNWRITABLE:
                 raise storage_error("open", path, exc) from None
@@ -268,7 +216,7 @@ class Transcript:
             raise StorageError(f"{self.path.name}: {self.read_only_reason}", path=str(self.path))
         self._ensure_loaded()
         batch = list(events)
-        data = _encode(batch)
+        data = encode(batch)
         self.check_current()
         if self._tail is not None:  # a torn tail is cut before anything lands after it
             self._repair_tail()
@@ -306,7 +254,7 @@ class Transcript:
         else:
             held = os.fstat(self._fd)
             problem = ""
-            same = _identity(on_disk) == _identity(held) == self._identity
+            same = identity(on_disk) == identity(held) == self._identity
             if not same or held.st_nlink == 0:
                 problem = "was replaced"
             elif held.st_size < (self._size or 0):
@@ -326,7 +274,7 @@ class Transcript:
         """The writer's descriptor and lock again, after `close()`, for the same file."""
         self._closed = False
         try:
-            self._fd, self.read_only_reason = _writer(self.path)
+            self._fd, self.read_only_reason = open_writer(self.path)
         except FileNotFoundError:
             self.read_only_reason = "it was deleted by another program"
             raise TranscriptChanged(
@@ -339,37 +287,8 @@ class Transcript:
             self.check_current()
 
     def _repair_tail(self) -> None:
-        """Make the file end on a newline so the next append starts a fresh line. A torn
-        last line is first copied in full beside the transcript (`.torn`) and synced; only
-        then is it cut, and when the copy fails nothing is cut. A complete last object that
-        only lacks its newline gets one."""
         assert self._fd is not None and self._tail is not None and self._size is not None
-        tail, keep = self._tail, self._size - len(self._tail)
-        try:
-            json.loads(tail)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            torn = self.path.with_suffix(self.path.suffix + ".torn")
-            try:
-                append_copy(torn, tail + b"\n")
-            except OSError as exc:
-                raise StorageError(
-                    f"could not keep the torn last line of {self.path} aside in {torn} "
-                    f"({cause(exc)}); nothing was cut and nothing written",
-                    path=str(self.path),
-                ) from None
-            try:
-                os.ftruncate(self._fd, keep)
-                os.fsync(self._fd)
-            except OSError as exc:
-                raise storage_error("cut the torn last line of", self.path, exc) from None
-            self._size = keep
-        else:
-            try:
-                write_all(self._fd, b"\n")
-                os.fsync(self._fd)
-            except OSError as exc:
-                raise storage_error("end the last line of", self.path, exc) from None
-            self._size += 1
+        self._size = end_on_newline(self._fd, self.path, self._size, self._tail)
         self._tail = None
 
     def close(self) -> None:
@@ -390,27 +309,6 @@ class Transcript:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _identity(st: os.stat_result) -> tuple[int, int]:
-    return st.st_dev, st.st_ino
-
-
-def _writer(path: Path) -> tuple[int | None, str | None]:
-    """(the writer's descriptor with its lock, None) or (None, LOCKED) when another process
-    holds the lock; the OSError of an open that fails."""
-    fd = open_regular(path, os.O_RDWR | os.O_APPEND)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None, LOCKED
-    except OSError as exc:
-        os.close(fd)
-        if exc.errno == errno.ENOLCK:
-            return None, f"{path} cannot be locked ({cause(exc)}); it is served read-only"
-        raise
-    return fd, None
 
 
 def read_events(path: Path) -> tuple[list[Event], LoadReport]:

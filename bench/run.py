@@ -47,7 +47,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
-        "compact (P4), count; default all",
+        "compact (P4), count, many (lists of many and huge sessions); default all",
     )
     parser.add_argument(
         "--corpus",
@@ -89,7 +89,7 @@ async def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         sessions.write(built[size], dirs[size])
         made = built[size]
         say(f"generated {size}: {made.tokens:,} tokens, {len(made.messages):,} messages")
-    run = sections.Run(args.reps, encoder, count, built, dirs, work, say)
+    run = sections.Run(args.reps, encoder, count, built, dirs, work, say, quick=args.quick)
     series: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for name in args.only:

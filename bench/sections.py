@@ -1,5 +1,6 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
-live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting."""
+live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting, many
+and huge sessions listed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import measure_lib
 import measure_lsp
+import measure_many
 import sessions
 from servers import bare
 
@@ -31,6 +33,7 @@ class Run:
     dirs: dict[str, Path]
     work: Path
     say: Callable[[str], None]
+    quick: bool = False
 
     @property
     def small(self) -> str:
@@ -127,9 +130,27 @@ async def counting(run: Run, extra: dict[str, Any]) -> Series:
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}
 
 
+async def many(run: Run, extra: dict[str, Any]) -> Series:
+    """`baton/session/list` over many small sessions and over a few huge ones."""
+    count, mb = (1_000, 4) if run.quick else (10_000, 24)
+    many_dir, huge_dir = run.work / "many", run.work / "huge"
+    measure_many.write_sessions(many_dir / "sessions", count, 3, 300, 26)
+    huge = 2 if run.quick else 10
+    turns = mb * 1_000_000 // 17_500  # two ~10 KB messages a turn, ~17.5 KB on disk
+    extra["list_huge_bytes"] = measure_many.write_sessions(
+        huge_dir / "sessions", huge, turns, 10_000, 27
+    )
+    run.say(f"lists of {count:,} sessions and of {huge} of {mb} MB")
+    return {
+        "list_many": await measure_many.lists(many_dir, run.reps),
+        "list_huge": await measure_many.lists(huge_dir, run.reps),
+    }
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
     "compact": compaction,
     "count": counting,
+    "many": many,
 }

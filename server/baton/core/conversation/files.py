@@ -32,11 +32,11 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def not_regular(path: Path, mode: int) -> str:
+def not_regular(path: Path | str, mode: int) -> str:
     return f"{path} is {kind_of(mode)}; Baton reads only regular files and never follows a link"
 
 
-def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
+def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
     """`path` opened with `flags`, only if it is a regular file: a link is never followed
     and a FIFO never waited on (`StorageError` for either, or anything else that is not a
     regular file). Other failures are the OSError they are."""

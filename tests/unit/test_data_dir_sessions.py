@@ -221,3 +221,17 @@ def test_a_deleted_or_truncated_file_is_never_acknowledged_into(
         assert not path.exists()
         with pytest.raises(SessionNotFound):
             store.get(sid)
+
+
+def test_a_list_out_of_time_shows_headers_and_the_next_one_completes_them(
+    store: SessionStore,
+) -> None:
+    rng = random.Random(SEED + 2)
+    made = [random_session(store, rng, n) for n in range(5)]
+    for session in made:
+        session.set_meta(title=f"late {session.session_id}")
+    store.close()
+
+    hurried = store._index.summaries(store.sessions_dir, seconds=0)  # no time for any body
+    assert sorted(s.title for s in hurried) == sorted(f"t{n}" for n in range(5))  # headers
+    assert sorted(s.title for s in store.list()) == sorted(s.title for s in made)

@@ -16,12 +16,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Starter
 from lsp_harness import SERVER_COMMAND, conversation, server_env, user
 from lsprotocol import types
 from test_server_malformed import RawPipe
 
 from baton import protocol
+from conftest import Starter
 
 SEED = int(os.environ.get("BATON_SEED", "20261201"))
 

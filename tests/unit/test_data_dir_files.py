@@ -206,7 +206,7 @@ def test_a_read_only_data_dir_serves_its_sessions_read_only_and_says_why(
     problems = store.access_problems()
     assert len(problems) == 1 and str(store.sessions_dir) in problems[0]
     assert "Read-only file system" in problems[0] and "read-only" in problems[0]
-    assert [s.session_id for s in store.list()] == [sid]
+    assert [(s.session_id, s.read_only) for s in store.list()] == [(sid, True)]
     session = store.get(sid)
     assert session.read_only and len(session.view) == 4
     with pytest.raises(StorageError, match="Read-only file system") as caught:

@@ -190,7 +190,9 @@ class SessionStore:
         others from the index (no session is opened, no file written, nothing but regular
         files read)."""
         out: list[Session | Summary] = []
+        writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
         for summary in self._index.summaries(self.sessions_dir):
+            summary.read_only = summary.read_only or not writable
             session = self._open.get(summary.session_id)
             if session is not None and not session.transcript.read_only:
                 if not session.deleted:

@@ -143,7 +143,7 @@ class Transcript:
             if exc.errno not in UNWRITABLE:
                 raise storage_error("open", path, exc) from None
             reason = f"{path} cannot be written ({cause(exc)}); it is served read-only"
-            log.warning("%s", reason)
+            log.info("%s", reason)  # the start said it once for the whole data dir
             return cls(path, None, reason=reason)
         if fd is None:
             log.info("%s is locked by another process; opening read-only", path.name)

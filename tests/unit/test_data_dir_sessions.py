@@ -235,3 +235,16 @@ def test_a_list_out_of_time_shows_headers_and_the_next_one_completes_them(
     hurried = store._index.summaries(store.sessions_dir, seconds=0)  # no time for any body
     assert sorted(s.title for s in hurried) == sorted(f"t{n}" for n in range(5))  # headers
     assert sorted(s.title for s in store.list()) == sorted(s.title for s in made)
+
+
+def test_lines_too_long_to_parse_are_summarized_from_their_ends(store: SessionStore) -> None:
+    rng = random.Random(SEED + 3)
+    session = store.create(title="long")
+    big = "".join(rng.choice("abcdefgh ") for _ in range(1_500_000))  # past LONG_LINE
+    session.append([say(big), reply("short"), say("x"), reply(big)])
+    session.commit_boundary(summary_boundary(session, session.view[:2], text=big))
+    expected = shown(session)
+    store.close()
+    fds = descriptors()
+    assert [shown(s) for s in store.list()] == [expected]
+    assert descriptors() == fds

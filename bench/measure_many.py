@@ -5,6 +5,7 @@ each file's header line, measured in the same run."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -81,6 +82,8 @@ async def lists(data_dir: Path, reps: int) -> dict[str, list[float]]:
         add("headers_s", header_reads(data_dir / "sessions"))
         server = await baton(data_dir)
         try:
+            await server.quiet()  # start-up work (the tokenizer's table) done, twice over:
+            await asyncio.sleep(1.0)  # a loaded machine can make a busy server look quiet
             await server.quiet()
             before, fds = server.memory()["VmRSS"], descriptors(server.pid)
             cpu = server.cpu()

@@ -52,6 +52,9 @@ class Summary:
     damage: Damage = field(default_factory=Damage)
 
 
+_HEALTHY = Damage()  # the damage of every healthy summary: one object, never changed
+
+
 @dataclass(slots=True)
 class _Entry:
     """One transcript's summary so far: what its first `end` bytes (whole lines) held."""
@@ -74,8 +77,10 @@ class _Entry:
     complete: bool = True  # False: summarized from the header only (the list ran out of time)
 
     def summary(self, session_id: str) -> Summary:
-        damage = Damage(lines=self.bad_lines, header_missing=not self.header_ok)
         mismatch = self.header_ok and self.header_id != session_id
+        damage = _HEALTHY
+        if self.bad_lines or not self.header_ok or mismatch:
+            damage = Damage(lines=self.bad_lines, header_missing=not self.header_ok)
         if mismatch:
             damage.notes.append(mismatch_note(str(self.header_id), session_id))
         imported, compacted = self.sources

@@ -116,7 +116,14 @@ def test_open_sessions_are_bounded_and_an_evicted_one_still_writes(tmp_path: Pat
         store.get(session.session_id)
     assert busy.session_id in store.open_ids() and sessions[9].session_id in store.open_ids()
     assert len(store.open_ids()) == 4
-    # a caller that kept an evicted session still appends, into the same file
+    # a session closed while a caller still holds it (a turn in progress) is the one
+    # `get` hands back, and it writes into the same file: never two objects of one session
+    held = sessions[5]
+    assert held.session_id not in store.open_ids()
+    assert store.get(held.session_id) is held
+    held.append([say("held")])
+    assert held.session_id in store.open_ids() and len(store.open_ids()) == 4
+    # a caller that kept a released session still appends, into the same file
     evicted = sessions[0]
     store.release(evicted.session_id)
     evicted.append([say("still here")])

@@ -7,6 +7,7 @@ import gc
 import logging
 import os
 import secrets
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -66,6 +67,9 @@ class SessionStore:
         self.max_open = max_open
         self.in_use: Callable[[str], bool] = lambda session_id: False
         self._open: OrderedDict[str, Session] = OrderedDict()
+        # sessions closed to stay within max_open that someone still holds (a turn in
+        # progress): `get` hands back that same object, so there are never two of one
+        self._closed: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._index = SessionIndex()
 
     @property
@@ -111,6 +115,10 @@ class SessionStore:
         """The session, opened (for writing when it can be) and kept open."""
         sid = check_session_id(session_id)
         session = self._open.get(sid)
+        if session is None:
+            session = self._closed.pop(sid, None)  # its file is opened again at its next write
+            if session is not None and not session.read_only:
+                self._keep(sid, session)
         if session is None or session.read_only:
             # A read-only view is another process's session (or a file Baton may not
             # write): read it again each time, so it shows that process's latest turns
@@ -149,9 +157,11 @@ class SessionStore:
             session.transcript.close()
 
     def close(self) -> None:
+        """Close every session; the next `get` of each reads it again from its file."""
         for session in self._open.values():
             session.transcript.close()
         self._open.clear()
+        self._closed.clear()
 
     def access_problems(self) -> list[str]:
         """What Baton cannot do in its data dir, one sentence each naming the path and the
@@ -181,8 +191,10 @@ class SessionStore:
         for other in list(self._open):
             if excess <= 0:
                 break
-            if other != sid and not self._open[other].compacting and not self.in_use(other):
+            held = self._open[other]
+            if other != sid and not held.compacting and not self.in_use(other):
                 self.release(other)
+                self._closed[other] = held
                 excess -= 1
 
     def list(self) -> list[Session | Summary]:

@@ -13,17 +13,18 @@ import asyncio
 import os
 import random
 import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from lsp_harness import SERVER_COMMAND, conversation, server_env, user
+from lsp_harness import SERVER_COMMAND, Harness, conversation, server_env, user
 from lsprotocol import types
 from test_server_malformed import RawPipe
 
 from baton import protocol
-from conftest import Starter
 
 SEED = int(os.environ.get("BATON_SEED", "20261201"))
+Starter = Callable[..., Awaitable[Harness]]  # the `start_server` fixture (tests/lsp/conftest)
 
 
 @pytest.mark.timeout(120)  # the old server never answered a list with a FIFO in it

@@ -252,12 +252,18 @@ ROWS = [
 
 
 def build_rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Rows:
-    """Issue 12's rows from the run's series (`f` maps a series to its stats)."""
-    return [
+    """Issue 12's rows from the run's series (`f` maps a series to its stats), then issue
+    26's many-sessions rows."""
+    import measure_many  # (it imports this module)
+
+    out = [
         make(f, small, big, sizes)
         for make, needs in ROWS
         if any(name == needs or name.startswith(needs) for name in f)
     ]
+    if "list_many" in f:
+        out.extend(measure_many.rows(f, small, big, sizes))
+    return out
 
 
 def table(rows: Rows) -> str:

@@ -47,7 +47,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
-        "compact (P4), count, import, retention; default all",
+        "compact (P4), count, import, retention, meter, many (lists of many and huge "
+        "sessions); default all",
     )
     parser.add_argument(
         "--corpus",

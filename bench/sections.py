@@ -1,6 +1,7 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
 live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
-the import of a large Claude Code file, retention after three rounds of compaction."""
+the import of a large Claude Code file, retention after three rounds of compaction, the
+meter's error, many and huge sessions listed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 import bench_import
 import measure_lib
 import measure_lsp
+import measure_many
 import measure_meter
 import measure_retention
 import sessions
@@ -171,6 +173,23 @@ async def meter(run: Run, extra: dict[str, Any]) -> Series:
     return {}
 
 
+async def many(run: Run, extra: dict[str, Any]) -> Series:
+    """`baton/session/list` over many small sessions and over a few huge ones."""
+    count, mb = (1_000, 4) if run.quick else (10_000, 24)
+    many_dir, huge_dir = run.work / "many", run.work / "huge"
+    measure_many.write_sessions(many_dir / "sessions", count, 3, 300, 26)
+    huge = 2 if run.quick else 10
+    turns = mb * 1_000_000 // 17_500  # two ~10 KB messages a turn, ~17.5 KB on disk
+    extra["list_huge_bytes"] = measure_many.write_sessions(
+        huge_dir / "sessions", huge, turns, 10_000, 27
+    )
+    run.say(f"lists of {count:,} sessions and of {huge} of {mb} MB")
+    return {
+        "list_many": await measure_many.lists(many_dir, run.reps),
+        "list_huge": await measure_many.lists(huge_dir, run.reps),
+    }
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -179,4 +198,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "import": importing,
     "retention": retention,
     "meter": meter,
+    "many": many,
 }

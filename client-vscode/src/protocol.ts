@@ -644,6 +644,8 @@ export const ErrorCodes = {
   summarizerFailed: "summarizer_failed",
   promptTooLong: "prompt_too_long",
   sessionLocked: "session_locked",
+  storageError: "storage_error",
+  transcriptChanged: "transcript_changed",
   apiKeyMissing: "api_key_missing",
   apiError: "api_error",
   internalError: "internal_error",

@@ -1,4 +1,5 @@
-"""`python bench/run.py --quick` runs end to end and reports every row of issue 12's table."""
+"""`python bench/run.py --quick` runs end to end and reports every row of issue 12's table
+and issue 26's many-sessions rows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,22 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = ["P1", "P2", "P3", "P4", "P5", "cold", "count", "import", "retention", "meter"]
+ROWS = [
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "cold",
+    "count",
+    "import",
+    "retention",
+    "meter",
+    "many",
+    "many_rss",
+    "huge",
+    "huge_rss",
+]
 
 
 def test_quick_run_reports_every_row_with_figures(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.errors import InvalidParams, SessionLocked
+from baton.core.errors import InvalidParams, SessionLocked, StorageError
 
 COUNT = ten_per_block  # how the `store` fixture counts
 
@@ -144,8 +144,13 @@ def test_a_lost_line_that_a_boundary_kept_leaves_a_usable_reported_session(
     # (a line merged with the boundary after it takes the boundary with it: then no
     # record names the lost message, and only the unreadable line tells of it)
     assert lost in damage.lost_messages or (kind == "merged" and not session.active)
+    assert any("lost" in p or "unreadable" in p for p in damage.describe())
+    assert not path.with_suffix(".jsonl.bad").exists()  # reading writes nothing
+
+    # the session still works: append, pin, undo, and a reload shows the same
+    session.append([say("p4"), reply("a4")])
     aside = b""
-    if kind != "deleted":  # the unreadable line is kept aside
+    if kind != "deleted":  # the unreadable line is kept aside at the first write
         assert damage.lines >= 1
         aside = path.with_suffix(".jsonl.bad").read_bytes()
         kept = aside.split(b"\n")
@@ -153,10 +158,6 @@ def test_a_lost_line_that_a_boundary_kept_leaves_a_usable_reported_session(
             assert any(json.loads(line)["message"]["id"] == lost for line in kept if line)
         else:
             assert damaged in kept
-    assert any("lost" in p or "unreadable" in p for p in damage.describe())
-
-    # the session still works: append, pin, undo, and a reload shows the same
-    session.append([say("p4"), reply("a4")])
     session.set_pinned("p3" if lost != "p3" else "p2", True)
     if session.active:  # (two merged lines may have taken the boundary with them)
         session.uncompact()
@@ -277,8 +278,10 @@ def test_a_file_without_a_valid_header_is_listed_as_damaged_and_never_written(
     assert [s.session_id for s in listed] == ["s_ghost"]
     ghost = listed[0]
     assert ghost.damage.header_missing and ghost.damage.any and ghost.read_only
+    opened = store.get("s_ghost")
+    assert opened.damage.header_missing and opened.read_only
     with pytest.raises(SessionLocked):
-        ghost.append([say("p1")])
+        opened.append([say("p1")])
     assert path.read_bytes() == content
 
 
@@ -313,7 +316,7 @@ def test_a_create_on_a_full_disk_leaves_no_file_and_no_lock(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "write", full)
-    with pytest.raises(OSError):
+    with pytest.raises(StorageError, match="No space left on device"):
         store.create(title="t")
     monkeypatch.undo()
 

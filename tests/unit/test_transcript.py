@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from baton.core.conversation.transcript import Transcript, read_events
-from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
+from baton.core.errors import InvalidParams, SessionLocked, StorageError, TranscriptError
 
 HEADER = {"type": "session", "sessionId": "s1", "format": 1}
 
@@ -232,7 +232,7 @@ def test_a_failed_write_leaves_no_half_line_for_the_next_append(
         raise OSError(28, "No space left on device")  # ... then the disk is full
 
     monkeypatch.setattr(os, "write", half_then_fail)
-    with pytest.raises(OSError):
+    with pytest.raises(StorageError, match="No space left on device"):
         transcript.append(event(1))
     monkeypatch.setattr(os, "write", real_write)
     transcript.append(event(2))  # acknowledged: it must survive a reload

@@ -18,7 +18,7 @@ from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript, read_events
-from baton.core.conversation.transcript_read import LinePass, LoadReport, _parse
+from baton.core.conversation.transcript_read import LinePass, LoadReport, parse_line
 
 HEADER = {"type": "session", "sessionId": "s1", "format": 1, "title": "t", "model": "m"}
 
@@ -35,7 +35,7 @@ def whole_file_reader(path: Path) -> tuple[list[dict[str, Any]], LoadReport]:
             continue
         is_last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
         try:
-            event = _parse(line)
+            event = parse_line(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             if is_last and not ends_clean:
                 report.torn_line = line.decode("utf-8", "replace")
@@ -118,14 +118,16 @@ def test_a_writable_open_reads_the_same_and_its_rereads_see_the_repaired_file(
     path.write_bytes(random_file(random.Random(seed)))
     expected_events, expected_report = whole_file_reader(path)
 
+    before = path.read_bytes()
     with Transcript.open(path) as transcript:
         assert list(transcript.events()) == expected_events
         assert asdict(transcript.report) == asdict(expected_report)
-        data = path.read_bytes()
-        assert data == b"" or data.endswith(b"\n")  # the tail was repaired
-        assert transcript._size == len(data)  # what later reads read: all of it
+        assert path.read_bytes() == before  # reading writes nothing
+        assert transcript._size == len(before)  # what later reads read: all of it
         assert list(transcript.events()) == expected_events
         transcript.append({"type": "meta", "title": "after"})
+        data = path.read_bytes()
+        assert data.endswith(b"\n")  # the tail was repaired before the append
         assert transcript._size == path.stat().st_size
         assert list(transcript.events()) == [*expected_events, {"type": "meta", "title": "after"}]
     assert read_events(path)[0] == [*expected_events, {"type": "meta", "title": "after"}]

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
 
 if TYPE_CHECKING:
+    from baton.core.conversation.listing import Summary
     from baton.core.conversation.session import Session
     from baton.core.conversation.store import SessionStore
 
 
-def imports_of(path: Path, store: SessionStore) -> list[Session]:
+def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
     """The live sessions of `store` imported from `path` (not compacted copies of it)."""
     target = path.resolve()
     return [
@@ -21,7 +22,7 @@ def imports_of(path: Path, store: SessionStore) -> list[Session]:
         for s in store.list()
         if s.imported_from
         and Path(s.imported_from).resolve() == target
-        and not (s.transcript.header or {}).get("compactedFrom")
+        and not (s.header or {}).get("compactedFrom")
     ]
 
 

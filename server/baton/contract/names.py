@@ -96,6 +96,8 @@ ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
     ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
     ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),
+    ErrorCode("storage_error", REQUEST_FAILED_RPC, "a data dir file cannot be read or written"),
+    ErrorCode("transcript_changed", REQUEST_FAILED_RPC, "another program changed the transcript"),
     ErrorCode("api_key_missing", REQUEST_FAILED_RPC, "the request needs an API key"),
     ErrorCode("api_error", REQUEST_FAILED_RPC, "the model API failed or timed out"),
     ErrorCode("internal_error", INTERNAL_ERROR_RPC, "a server fault (never with a traceback)"),

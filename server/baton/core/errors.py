@@ -56,6 +56,20 @@ class SessionLocked(BatonError):
     code = "session_locked"
 
 
+class StorageError(BatonError):
+    """A file of the data dir that cannot be read or written (not a regular file, a
+    read-only or full disk, no permission): the message names the path and the cause."""
+
+    code = "storage_error"
+
+
+class TranscriptChanged(BatonError):
+    """Another program replaced, truncated or deleted a transcript Baton holds open:
+    nothing was written, and the session was read again from the disk."""
+
+    code = "transcript_changed"
+
+
 class ApiKeyMissing(BatonError):
     code = "api_key_missing"
 

@@ -38,11 +38,18 @@ class Damage:
     header_missing: bool = False
     lost_messages: list[str] = field(default_factory=list)  # ids the view or a boundary named
     repaired_messages: list[str] = field(default_factory=list)  # shown changed to fit the rules
+    # what else makes the file unusable as it is: a header naming another session, a
+    # name in the sessions folder that is not a regular file (one sentence each)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
         return bool(
-            self.lines or self.header_missing or self.lost_messages or self.repaired_messages
+            self.lines
+            or self.header_missing
+            or self.lost_messages
+            or self.repaired_messages
+            or self.notes
         )
 
     def lose(self, message_id: str) -> None:
@@ -55,7 +62,7 @@ class Damage:
 
     def describe(self) -> list[str]:
         """One sentence per kind of damage, for a diagnostic and the log."""
-        out: list[str] = []
+        out: list[str] = list(self.notes)
         if self.header_missing:
             out.append("the transcript has no valid header line; it is shown read-only")
         if self.lines:

@@ -72,9 +72,14 @@ def response_start(messages: Mapping[str, Message], view: list[str], index: int)
 class Replayed:
     """The state of one session as its transcript's events left it."""
 
-    def __init__(self, transcript: Transcript, count: TokenCounter) -> None:
+    def __init__(
+        self, transcript: Transcript, count: TokenCounter, *, session_id: str | None = None
+    ) -> None:
+        """`session_id`: the id the file's name gives (a store's session); its header must
+        name the same one, or the session is damaged and read-only."""
         self.transcript = transcript
         self.count = count
+        self.expected_id = session_id
         self.compacting = False  # set by the compaction engine while one runs
         self._replay(repairing=False)
         if self.damage.any:
@@ -101,6 +106,7 @@ class Replayed:
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
         self.damage = Damage()
+        self.id_mismatch = False  # the header names another session than the file name
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, str] = {}
@@ -128,12 +134,22 @@ class Replayed:
             self._repair()
         if self.damage.header_missing:
             self.session_id = self.transcript.path.stem
+        if self.expected_id is not None and self.session_id != self.expected_id:
+            self.damage.notes.append(mismatch_note(self.session_id, self.expected_id))
+            self.id_mismatch = True
+            self.session_id = self.expected_id  # the file name is the id
 
     @property
     def read_only(self) -> bool:
-        """Another process writes this session, or its file has no valid header (nothing
-        is ever written into such a file)."""
-        return self.transcript.read_only or self.damage.header_missing
+        """Another process writes this session, Baton may not write its file, or the file
+        has no valid header or one naming another session (nothing is written into such a
+        file)."""
+        return self.transcript.read_only or self.damage.header_missing or self.id_mismatch
+
+    @property
+    def header(self) -> Event | None:
+        """The transcript's first event (its session header when healthy)."""
+        return self.transcript.header
 
     def view_messages(self) -> list[Message]:
         return [self.messages[mid] for mid in self.view]
@@ -187,8 +203,8 @@ class Replayed:
         """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
         loses); `updated_at` is parsed once, not once per event."""
         if self._updated_instant[0] != self.updated_at:
-            self._updated_instant = (self.updated_at, _instant(self.updated_at))
-        before, after = self._updated_instant[1], _instant(stamp)
+            self._updated_instant = (self.updated_at, instant(self.updated_at))
+        before, after = self._updated_instant[1], instant(stamp)
         if before is None:
             return True
         return after is not None and after > before
@@ -295,7 +311,15 @@ class Replayed:
         return self._state.marks
 
 
-def _instant(stamp: str) -> datetime | None:
+def mismatch_note(header_id: str, file_id: str) -> str:
+    return (
+        f"its header names session {header_id!r}, not {file_id!r} as its file name does "
+        "(a renamed or copied file); it is shown read-only"
+    )
+
+
+def instant(stamp: str) -> datetime | None:
+    """An ISO time (naive ones taken as UTC), None when it is not one."""
     try:
         moment = datetime.fromisoformat(stamp)
     except ValueError:

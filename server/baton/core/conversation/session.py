@@ -17,8 +17,16 @@ from baton.core.conversation.messages import (
     now_iso,
 )
 from baton.core.conversation.replay import Replayed, TokenCounter, response_start
-from baton.core.conversation.transcript import Event, check_writable
-from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact, SessionLocked
+from baton.core.conversation.transcript import Event, Transcript, check_writable
+from baton.core.errors import (
+    InvalidParams,
+    MessageNotFound,
+    NothingToCompact,
+    SessionLocked,
+    StorageError,
+    TranscriptChanged,
+    TranscriptError,
+)
 
 INTERRUPTED = "interrupted"
 __all__ = ["INTERRUPTED", "AppendResult", "Session", "TokenCounter"]
@@ -109,7 +117,19 @@ class Session(Replayed):
     # ---- changing ------------------------------------------------------------------------
 
     def append(self, inputs: Sequence[MessageInput | Message]) -> AppendResult:
-        """Validate the whole batch, repair unanswered tool calls, then write it at once."""
+        """Validate the whole batch, repair unanswered tool calls, then write it at once.
+
+        When another program changed the file since it was read (a safe-save's copy and
+        rename), the session is read again and the batch, checked against what the disk
+        now holds, is written into the file that is there."""
+        try:
+            return self._append(inputs)
+        except TranscriptChanged:
+            if self.read_only:
+                raise
+            return self._append(inputs)
+
+    def _append(self, inputs: Sequence[MessageInput | Message]) -> AppendResult:
         if not inputs:
             raise InvalidParams("messages must not be empty")
         rules = self._state.api_rules(self.view_messages).fork()
@@ -209,17 +229,46 @@ class Session(Replayed):
                 f"session {self.session_id}'s transcript has no valid header line; "
                 "it is shown read-only and nothing is written to it"
             )
-        if self.transcript.read_only:
+        if self.id_mismatch:
+            raise SessionLocked(
+                f"session {self.session_id}'s transcript header names another session; "
+                "it is shown read-only and nothing is written to it"
+            )
+        transcript = self.transcript
+        if transcript.read_only and transcript.locked:
             raise SessionLocked(
                 f"session {self.session_id} is open for writing in another Baton process; "
                 "this view is read-only"
             )
+        if transcript.read_only:
+            raise StorageError(
+                f"session {self.session_id} is read-only: {transcript.read_only_reason}",
+                path=str(transcript.path),
+            )
 
     def _write(self, events: list[Event]) -> None:
         self.refuse_if_read_only()
-        self.transcript.append_many(events)
+        try:
+            self.transcript.append_many(events)
+        except TranscriptChanged:
+            self.reload()
+            raise
         for event in events:
             self._apply(event)
+
+    def reload(self) -> None:
+        """Read the session again from its file (another program changed it); a file that
+        is gone leaves the session as it was, read-only."""
+        old = self.transcript
+        old.close()
+        try:
+            transcript = Transcript.open(old.path)
+        except (TranscriptError, StorageError) as exc:
+            old.abandon(f"it cannot be read again ({exc.message})")
+            return
+        compacting = self.compacting
+        Replayed.__init__(self, transcript, self.count, session_id=self.expected_id)
+        self.compacting = compacting
 
     # ---- helpers -------------------------------------------------------------------------
 

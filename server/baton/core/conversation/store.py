@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import errno
 import gc
-import re
+import logging
+import os
 import secrets
-from collections.abc import Iterator
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from baton.core.conversation.files import cause
+from baton.core.conversation.listing import SESSION_ID as SESSION_ID
+from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.transcript import Transcript, check_writable
-from baton.core.errors import InvalidParams, SessionNotFound
+from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
 
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+log = logging.getLogger(__name__)
+MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
 
 
 def check_session_id(session_id: object) -> str:
@@ -45,12 +53,24 @@ def new_session_id() -> str:
 
 
 class SessionStore:
-    """Sessions under `<data_dir>/sessions/`, opened once per process and kept open."""
+    """Sessions under `<data_dir>/sessions/`.
 
-    def __init__(self, data_dir: Path, count: TokenCounter) -> None:
+    `get` (or `open`) opens a session and keeps it open, up to `max_open` of them: past
+    that, the least recently used one that is not in use (compacting, or named by
+    `in_use`) is closed, so descriptors and locks stay bounded. `list` opens none: it reads
+    the index (`listing.py`). `release` closes one session, `close` all of them.
+    """
+
+    def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int = MAX_OPEN) -> None:
         self.data_dir = data_dir
         self.count = count
-        self._open: dict[str, Session] = {}
+        self.max_open = max_open
+        self.in_use: Callable[[str], bool] = lambda session_id: False
+        self._open: OrderedDict[str, Session] = OrderedDict()
+        # sessions closed to stay within max_open that someone still holds (a turn in
+        # progress): `get` hands back that same object, so there are never two of one
+        self._closed: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        self._index = SessionIndex()
 
     @property
     def sessions_dir(self) -> Path:
@@ -58,6 +78,10 @@ class SessionStore:
 
     def path_for(self, session_id: str) -> Path:
         return self.sessions_dir / f"{check_session_id(session_id)}.jsonl"
+
+    def open_ids(self) -> list[str]:
+        """The sessions open now (least recently used first), deleted ones left out."""
+        return [sid for sid, s in self._open.items() if not s.deleted]
 
     def create(
         self,
@@ -71,7 +95,7 @@ class SessionStore:
             {"title": title, "model": model, "systemPrompt": system_prompt}, "the session"
         )
         path = self.path_for(sid)
-        if path.exists():
+        if os.path.lexists(path):
             raise InvalidParams(f"session {sid} already exists")
         created = now_iso()
         header = {
@@ -83,41 +107,42 @@ class SessionStore:
             "systemPrompt": system_prompt,
             "createdAt": created,
         }
-        session = Session(Transcript.create(path, header), self.count)
-        self._open[sid] = session
+        session = Session(Transcript.create(path, header), self.count, session_id=sid)
+        self._keep(sid, session)
         return session
 
     def get(self, session_id: str) -> Session:
+        """The session, opened (for writing when it can be) and kept open."""
         sid = check_session_id(session_id)
         session = self._open.get(sid)
+        if session is None:
+            session = self._closed.pop(sid, None)  # its file is opened again at its next write
+            if session is not None and not session.read_only:
+                self._keep(sid, session)
         if session is None or session.read_only:
-            # A read-only view is another process's session: read it again each time, so
-            # it shows that process's latest turns and becomes writable once it lets go.
+            # A read-only view is another process's session (or a file Baton may not
+            # write): read it again each time, so it shows that process's latest turns
+            # and becomes writable once it lets go.
             path = self.path_for(sid)
-            if not path.exists():
+            if not os.path.lexists(path):
+                self.release(sid)
                 raise SessionNotFound(f"no session {sid}")
             if session is not None:
                 session.transcript.close()
-            with _loading():
-                session = Session(Transcript.open(path), self.count)
-            self._open[sid] = session
+            try:
+                with _loading():
+                    session = Session(Transcript.open(path), self.count, session_id=sid)
+            except TranscriptError:  # gone between the check and the open
+                self.release(sid)
+                raise SessionNotFound(f"no session {sid}") from None
+            self._keep(sid, session)
+        else:
+            self._open.move_to_end(sid)
         if session.deleted:
             raise SessionNotFound(f"session {sid} was deleted")
         return session
 
-    def list(self) -> list[Session]:
-        """Every live session, most recently updated first."""
-        out: list[Session] = []
-        if self.sessions_dir.is_dir():
-            for path in sorted(self.sessions_dir.glob("*.jsonl")):
-                if not SESSION_ID.fullmatch(path.stem):
-                    continue
-                try:
-                    session = self.get(path.stem)
-                except SessionNotFound:
-                    continue
-                out.append(session)
-        return sorted(out, key=lambda s: s.updated_at, reverse=True)
+    open = get
 
     def delete(self, session_id: str) -> None:
         """Hide a session; its transcript stays on disk (nothing is ever lost)."""
@@ -126,13 +151,76 @@ class SessionStore:
         session.deleted = True
 
     def release(self, session_id: str) -> None:
-        """Close an open session's transcript and forget it (after its deletion): a later
-        `get` reads it from its file again."""
+        """Close one session (its descriptor and lock); the next `get` opens it again."""
         session = self._open.pop(session_id, None)
         if session is not None:
             session.transcript.close()
 
     def close(self) -> None:
+        """Close every session; the next `get` of each reads it again from its file."""
         for session in self._open.values():
             session.transcript.close()
         self._open.clear()
+        self._closed.clear()
+
+    def access_problems(self) -> list[str]:
+        """What Baton cannot do in its data dir, one sentence each naming the path and the
+        cause (nothing when it can read and write there). Nothing is created to find out."""
+        folder = self.sessions_dir
+        probe = folder
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        if not probe.is_dir():
+            return [
+                f"data dir {self.data_dir}: {probe} is not a directory; sessions cannot be kept"
+            ]
+        if probe == folder and not os.access(folder, os.R_OK | os.X_OK):
+            return [f"data dir {self.data_dir}: {folder} cannot be read (permission denied)"]
+        if not os.access(probe, os.W_OK | os.X_OK):
+            reason = _unwritable_cause(probe)
+            return [
+                f"data dir {self.data_dir}: {probe} cannot be written ({reason}); sessions are "
+                "served read-only and new ones cannot be created"
+            ]
+        return []
+
+    def _keep(self, sid: str, session: Session) -> None:
+        self._open[sid] = session
+        self._open.move_to_end(sid)
+        excess = len(self._open) - self.max_open
+        for other in list(self._open):
+            if excess <= 0:
+                break
+            held = self._open[other]
+            if other != sid and not held.compacting and not self.in_use(other):
+                self.release(other)
+                self._closed[other] = held
+                excess -= 1
+
+    def list(self) -> list[Session | Summary]:
+        """Every live session, most recently updated first: an open one as it is, the
+        others from the index (no session is opened, no file written, nothing but regular
+        files read)."""
+        out: list[Session | Summary] = []
+        writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
+        for summary in self._index.summaries(self.sessions_dir):
+            summary.read_only = summary.read_only or not writable
+            session = self._open.get(summary.session_id)
+            if session is not None and not session.transcript.read_only:
+                if not session.deleted:
+                    out.append(session)
+                continue
+            if session is not None and session.transcript.locked:
+                summary.read_only = True
+            if not summary.deleted:
+                out.append(summary)
+        return sorted(out, key=lambda s: s.updated_at, reverse=True)
+
+
+def _unwritable_cause(path: Path) -> str:
+    """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
+    try:
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        return cause(exc)
+    return os.strerror(errno.EROFS if read_only else errno.EACCES)

@@ -3,94 +3,84 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
+from baton.core.conversation.files import (
+    LOCKED,
+    UNWRITABLE,
+    append_copy,
+    cause,
+    end_on_newline,
+    ensure_private_dir,
+    identity,
+    not_regular,
+    open_regular,
+    open_writer,
+    storage_error,
+    sync_dir,
+    write_all,
+)
+from baton.core.conversation.records import check_writable as check_writable  # re-exported
+from baton.core.conversation.records import encode
+from baton.core.conversation.records import unwritable as unwritable  # re-exported
 from baton.core.conversation.transcript_read import Event as Event  # re-exported: the event type
 from baton.core.conversation.transcript_read import LinePass, LoadReport
-from baton.core.errors import InvalidParams, SessionLocked, TranscriptError
+from baton.core.errors import (
+    SessionLocked,
+    StorageError,
+    TranscriptChanged,
+    TranscriptError,
+)
 
 log = logging.getLogger(__name__)
 
 
-def unwritable(value: Any, where: str = "") -> str | None:
-    """Where in `value` a string cannot be written as UTF-8 (a lone surrogate such as
-    "\\ud800"), as a JSON path; None when all of it can."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return where or "a string"
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = unwritable(key, f"{where}.{key!r} (a key)") or unwritable(
-                item, f"{where}.{key}"
-            )
-            if found:
-                return found
-    elif isinstance(value, list | tuple):
-        for n, item in enumerate(value):
-            found = unwritable(item, f"{where}[{n}]")
-            if found:
-                return found
-    return None
-
-
-def check_writable(value: Any, what: str) -> None:
-    """`invalid_params` when some string in `value` cannot be written as UTF-8."""
-    found = unwritable(value)
-    if found is not None:
-        raise InvalidParams(
-            f"{what} holds text that cannot be written as UTF-8 (a lone surrogate) at "
-            f"{found.lstrip('.') or 'its value'}"
-        )
-
-
-def _encode(events: Iterable[Event]) -> bytes:
-    batch = list(events)
-    payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
-    try:
-        return payload.encode("utf-8")
-    except UnicodeEncodeError:
-        # Only now walk the events, to say where: the walk costs more than the encoding,
-        # and a compaction's boundary record names thousands of message ids.
-        check_writable(batch, "the record")
-        raise InvalidParams("the record holds text that cannot be written as UTF-8") from None
-
-
-def _ensure_private_dir(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True)
-    os.chmod(path, 0o700)
+VIEW = "opened read-only"
 
 
 class Transcript:
     """One session's event log. Appends are acknowledged only after flush + fsync.
 
     The writer holds an exclusive, non-blocking `flock` on the file for as long as it is
-    open; a second process that opens the same file gets a read-only transcript.
+    open; a second process that opens the same file gets a read-only transcript, and so
+    does a file Baton may not write (a read-only data dir): `read_only_reason` says why.
 
     The events are not kept in memory: `events()` streams them from the file. The first
-    complete read is the load (it fills `report`, makes the file end on a newline and keeps
-    unreadable lines aside); every later read sees the same lines, since the file is only
-    ever appended to, plus this transcript's own appends.
+    complete read is the load (it fills `report`); every later read sees the same lines,
+    since the file is only ever appended to, plus this transcript's own appends. Reading
+    never writes: a torn last line is cut (kept aside in `.torn`) and unreadable lines are
+    kept aside (`.bad`) only when something is first written. Before each append the
+    file held is checked to still be the one on disk, of the size last seen.
     """
 
-    def __init__(self, path: Path, fd: int | None, *, loaded: bool = False) -> None:
+    def __init__(
+        self, path: Path, fd: int | None, *, loaded: bool = False, reason: str | None = None
+    ) -> None:
         self.path = path
         self._fd = fd
         self._report = LoadReport()
         self._header: Event | None = None
         # the bytes of the file this transcript has read and written; None until loaded
         self._size: int | None = 0 if loaded else None
+        self._tail: bytes | None = None  # a last line without its newline, left until a write
+        self._aside: list[bytes] = []  # unreadable lines to keep aside at the first write
+        self._identity = identity(os.fstat(fd)) if fd is not None else None
+        self._closed = False  # a writer closed by `close()`: the next append opens it again
+        self.read_only_reason = reason if fd is None else None
 
     @property
     def read_only(self) -> bool:
-        return self._fd is None
+        return self._fd is None and not self._closed
+
+    @property
+    def locked(self) -> bool:
+        """Read-only because another process writes it, or it was opened as a view (not
+        because it cannot be written)."""
+        return self.read_only_reason in (LOCKED, VIEW)
 
     @property
     def report(self) -> LoadReport:
@@ -110,13 +100,19 @@ class Transcript:
 
         A create that fails (a header that cannot be written, a full disk) leaves no
         file behind and holds no lock."""
-        _encode([header])  # invalid_params before anything touches the disk
-        _ensure_private_dir(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        encode([header])  # invalid_params before anything touches the disk
+        ensure_private_dir(path.parent)
+        try:
+            fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise storage_error("create", path, exc) from None
         transcript = cls(path, fd, loaded=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             transcript.append(header)
+            sync_dir(path.parent)
         except BaseException:
             transcript._fd = None
             try:
@@ -128,20 +124,30 @@ class Transcript:
 
     @classmethod
     def open(cls, path: Path, *, writable: bool = True) -> Transcript:
-        """Open an existing transcript, taking the writer's lock when `writable` and it is
-        free; its events are read by `events()` (or on the first use of `report`)."""
-        if not path.exists():
-            raise TranscriptError(f"no transcript at {path}")
-        fd: int | None = None
-        if writable:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                fd = None
-                log.info("%s is locked by another process; opening read-only", path.name)
-        return cls(path, fd)
+        """Open an existing transcript (a regular file only), taking the writer's lock when
+        `writable` and it is free; its events are read by `events()` (or on the first use
+        of `report`). A file Baton may not write is opened read-only."""
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            raise TranscriptError(f"no transcript at {path}") from None
+        except OSError as exc:
+            raise storage_error("read", path, exc) from None
+        if not stat.S_ISREG(mode):
+            raise StorageError(not_regular(path, mode), path=str(path))
+        if not writable:
+            return cls(path, None, reason=VIEW)
+        try:
+            fd, reason = open_writer(path)
+        except OSError as exc:
+            if exc.errno not in UNWRITABLE:
+                raise storage_error("open", path, exc) from None
+            reason = f"{path} cannot be written ({cause(exc)}); it is served read-only"
+            log.info("%s", reason)  # the start said it once for the whole data dir
+            return cls(path, None, reason=reason)
+        if fd is None:
+            log.info("%s is locked by another process; opening read-only", path.name)
+        return cls(path, fd, reason=reason)
 
     def events(self) -> Iterator[Event]:
         """Every event in order, read from the file one line at a time."""
@@ -157,14 +163,12 @@ class Transcript:
                 if self._header is None:
                     self._header = event
                 yield event
-            size = reading.end
-            if self._fd is not None and reading.tail is not None:
-                size = _repair_tail(self._fd, self.path, size, reading.tail)
         except OSError:
             self.close()  # a file that cannot be read is not held locked
             raise
         self._report = reading.report
-        self._size = size
+        self._size = reading.end
+        self._tail = reading.tail
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)
         self.keep_aside(self._report.bad_raw)
@@ -182,26 +186,21 @@ class Transcript:
         """Copy unreadable lines beside the transcript (`.bad`), each once, so that what
         a session could not load is never lost, whatever later happens to the file. The
         transcript itself keeps them (it is only ever appended to). Only the writer does
-        this; a failure to do it is logged, never fatal."""
-        wanted = [line.rstrip(b"\n") for line in lines]
-        if self._fd is None or not wanted:
-            return
+        this, when it first writes (reading never writes); a failure is logged, never fatal."""
+        if not self.read_only:
+            self._aside.extend(line.rstrip(b"\n") for line in lines)
+
+    def _write_aside(self) -> None:
+        wanted, self._aside = self._aside, []
         try:
-            have = (
-                set(self.aside_path.read_bytes().split(b"\n"))
-                if self.aside_path.exists()
-                else set()
-            )
+            have: set[bytes] = set()
+            if os.path.lexists(self.aside_path):
+                with os.fdopen(open_regular(self.aside_path, os.O_RDONLY), "rb") as handle:
+                    have = set(handle.read().split(b"\n"))
             new = [line for line in dict.fromkeys(wanted) if line not in have]
-            if not new:
-                return
-            fd = os.open(self.aside_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            try:
-                os.write(fd, b"".join(line + b"\n" for line in new))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:
+            if new:
+                append_copy(self.aside_path, b"".join(line + b"\n" for line in new))
+        except (OSError, StorageError) as exc:
             log.error("%s: could not keep unreadable lines aside: %s", self.path.name, exc)
 
     def append(self, event: Event) -> None:
@@ -209,39 +208,101 @@ class Transcript:
 
     def append_many(self, events: Iterable[Event]) -> None:
         """Write the events in one `write` call, then fsync, before returning."""
+        if self._fd is None and self._closed:
+            self._reopen()
         if self._fd is None:
-            raise SessionLocked(
-                f"{self.path.name} is open for writing in another Baton process; "
-                "this view is read-only",
-            )
-        self._ensure_loaded()  # the load repairs a torn tail before anything lands after it
+            if self.locked:
+                raise SessionLocked(f"{self.path.name} is {LOCKED}; this view is read-only")
+            raise StorageError(f"{self.path.name}: {self.read_only_reason}", path=str(self.path))
+        self._ensure_loaded()
         batch = list(events)
-        data = _encode(batch)
-        start = os.lseek(self._fd, 0, os.SEEK_END)
+        data = encode(batch)
+        self.check_current()
+        if self._tail is not None:  # a torn tail is cut before anything lands after it
+            self._repair_tail()
+        if self._aside:
+            self._write_aside()
+        fd = self._fd
+        start = os.lseek(fd, 0, os.SEEK_END)
         try:
-            written = 0
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            os.fsync(self._fd)
-        except BaseException:
+            write_all(fd, data)
+            os.fsync(fd)
+        except BaseException as exc:
             # A failed or partial write must not leave half a line for the next append to
             # land on: cut the file back to where this batch began.
             try:
-                os.ftruncate(self._fd, start)
-                os.fsync(self._fd)
+                os.ftruncate(fd, start)
+                os.fsync(fd)
             except OSError:
                 log.error("%s: could not undo a failed append", self.path.name)
+            if isinstance(exc, OSError):
+                raise storage_error("write", self.path, exc) from None
             raise
         assert self._size is not None
         self._size += len(data)
         if self._header is None and batch:
             self._header = batch[0]
 
+    def check_current(self) -> None:
+        """`TranscriptChanged` unless the file held is still the one at `path`, of the size
+        this transcript last saw (cheap: two stats). The transcript is closed then."""
+        assert self._fd is not None
+        try:
+            on_disk = os.lstat(self.path)
+        except FileNotFoundError:
+            problem = "was deleted"
+        else:
+            held = os.fstat(self._fd)
+            problem = ""
+            same = identity(on_disk) == identity(held) == self._identity
+            if not same or held.st_nlink == 0:
+                problem = "was replaced"
+            elif held.st_size < (self._size or 0):
+                problem = "was truncated"
+            elif held.st_size > (self._size or 0):
+                problem = "was written to"
+        if not problem:
+            return
+        self.abandon(f"it {problem} by another program")
+        raise TranscriptChanged(
+            f"{self.path} {problem} by another program since Baton read it; nothing was "
+            "written and the session is read again from the disk",
+            path=str(self.path),
+        )
+
+    def _reopen(self) -> None:
+        """The writer's descriptor and lock again, after `close()`, for the same file."""
+        self._closed = False
+        try:
+            self._fd, self.read_only_reason = open_writer(self.path)
+        except FileNotFoundError:
+            self.read_only_reason = "it was deleted by another program"
+            raise TranscriptChanged(
+                f"{self.path} was deleted by another program; nothing was written",
+                path=str(self.path),
+            ) from None
+        except OSError as exc:
+            raise storage_error("open", self.path, exc) from None
+        if self._fd is not None:
+            self.check_current()
+
+    def _repair_tail(self) -> None:
+        assert self._fd is not None and self._tail is not None and self._size is not None
+        self._size = end_on_newline(self._fd, self.path, self._size, self._tail)
+        self._tail = None
+
     def close(self) -> None:
         if self._fd is not None:
             fd, self._fd = self._fd, None
+            self._closed = True
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+    def abandon(self, reason: str) -> None:
+        """Close for good: read-only from now on, because of `reason`."""
+        self.close()
+        self._closed = False
+        self.read_only_reason = reason
 
     def __enter__(self) -> Transcript:
         return self
@@ -257,30 +318,3 @@ def read_events(path: Path) -> tuple[list[Event], LoadReport]:
     for problem in reading.report.problems:
         log.warning("%s: %s", path.name, problem)
     return events, reading.report
-
-
-def _repair_tail(fd: int, path: Path, size: int, tail: bytes) -> int:
-    """Make the file (`size` bytes, ending in `tail`, a last line without its newline) end
-    on a newline so the next append starts a fresh line; the file's new size.
-
-    A torn last line is moved beside the transcript (`.torn`), so nothing is lost; a
-    complete last object that only lacks its newline gets one.
-    """
-    keep = size - len(tail)
-    try:
-        json.loads(tail)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        torn_fd = os.open(
-            path.with_suffix(path.suffix + ".torn"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600
-        )
-        try:
-            os.write(torn_fd, tail + b"\n")
-        finally:
-            os.close(torn_fd)
-        os.ftruncate(fd, keep)
-        size = keep
-    else:
-        os.write(fd, b"\n")
-        size += 1
-    os.fsync(fd)
-    return size

@@ -7,12 +7,15 @@ once: a session is rebuilt from the events as they are read, and they are droppe
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic_core import from_json
+
+from baton.core.conversation.files import open_regular
 
 Event = dict[str, Any]
 
@@ -53,7 +56,8 @@ class LinePass:
 
     def __iter__(self) -> Iterator[Event]:
         report = self.report
-        with self.path.open("rb") as handle:
+        # only a regular file is read: never a link, a FIFO or a device
+        with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as handle:
             for number, segment in enumerate(self._segments(handle), start=1):
                 self.end += len(segment)
                 ends_line = segment.endswith(b"\n")
@@ -63,7 +67,7 @@ class LinePass:
                 if not line or line.isspace():
                     continue
                 try:
-                    event = _parse(line)
+                    event = parse_line(line)
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     if ends_line:
                         report.bad_lines.append(number)
@@ -89,7 +93,7 @@ class LinePass:
             yield segment
 
 
-def _parse(line: bytes) -> Any:
+def parse_line(line: bytes) -> Any:
     """One JSON line, read by pydantic-core's parser (about twice as fast as `json`); a
     line it refuses (a lone surrogate escape, a BOM, bad JSON) is left to `json`, whose
     verdict stands, so every line reads as `json.loads` reads it."""

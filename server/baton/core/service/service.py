@@ -12,6 +12,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -128,11 +129,10 @@ class BatonService:
         self.changes.changed(self._runtimes.opened(session), "create")
         return session
 
-    def list_sessions(self) -> list[Session]:
-        sessions = self.store.list()
-        for session in sessions:
-            self._runtimes.opened(session)
-        return sessions
+    def list_sessions(self) -> list[Session | Summary]:
+        """Every session, from the store's index: the ones open here as themselves, the
+        others as their summaries (a list opens no session)."""
+        return self.store.list()
 
     def session(self, session_id: str) -> Session:
         return self._runtime(session_id).session

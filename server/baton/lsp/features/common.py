@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import WireModel
 from baton.core.conversation.session import Session
 from baton.core.errors import InvalidParams
@@ -61,7 +62,7 @@ def one_argument(model: type[M], args: tuple[Any, ...]) -> M:
     return parse(model, args[0])
 
 
-def session_info(session: Session) -> SessionInfo:
+def session_info(session: Session | Summary) -> SessionInfo:
     return SessionInfo(
         session_id=session.session_id,
         title=session.title,
@@ -75,7 +76,7 @@ def session_info(session: Session) -> SessionInfo:
     )
 
 
-def damage_info(session: Session) -> DamageInfo | None:
+def damage_info(session: Session | Summary) -> DamageInfo | None:
     damage = session.damage
     if not damage.any:
         return None

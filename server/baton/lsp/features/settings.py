@@ -56,6 +56,14 @@ def configure(ls: BatonServer, raw: Any) -> None:
         ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
         return
     ls.service.configure(raw, ls.warn_once)
+    check_data_dir(ls)
+
+
+def check_data_dir(ls: BatonServer) -> None:
+    """What the data dir does not allow, said once: a line on stderr and a warning the
+    client shows (read-only data dir, no permission), each naming the path and cause."""
+    for problem in ls.service.store.access_problems():
+        ls.warn_once(f"Baton: {problem}")
 
 
 async def pull_configuration(ls: BatonServer) -> None:
@@ -81,6 +89,7 @@ def initialize(ls: BatonServer, params: types.InitializeParams) -> None:
     def apply(service: BatonService) -> None:
         service.set_api_key(key)
         configure(ls, raw)
+        check_data_dir(ls)
         service.set_workspace_folders(folders)
 
     ls.with_service(apply)

@@ -1,0 +1,175 @@
+"""The data dir's files: opened only as regular files (never through a link, never blocking
+on a FIFO), written in full and synced, and their failures told with the path and cause."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import stat
+from pathlib import Path
+
+from baton.core.errors import StorageError
+
+LOCKED = "open for writing in another Baton process"
+# what a file that cannot be written because of where it is (not a bug) fails with
+UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, for an error or a listing."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def not_regular(path: Path | str, mode: int) -> str:
+    return f"{path} is {kind_of(mode)}; Baton reads only regular files and never follows a link"
+
+
+def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
+    """`path` opened with `flags`, only if it is a regular file: a link is never followed
+    and a FIFO never waited on (`StorageError` for either, or anything else that is not a
+    regular file). Other failures are the OSError they are."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+            try:
+                found = os.lstat(path).st_mode
+            except OSError:
+                raise exc from None
+            raise StorageError(not_regular(path, found)) from None
+        raise
+    try:
+        found = os.fstat(fd).st_mode
+        if not stat.S_ISREG(found):
+            raise StorageError(not_regular(path, found))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of `data`, however many writes it takes; a write that takes nothing is a full
+    disk (ENOSPC), never a silent short write."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def sync_dir(path: Path) -> None:
+    """fsync a directory, so that a file just created in it survives a crash."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def cause(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def storage_error(doing: str, path: Path, exc: OSError) -> StorageError:
+    """`StorageError` saying what could not be done, where, and why."""
+    return StorageError(f"could not {doing} {path}: {cause(exc)}", path=str(path))
+
+
+def append_copy(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (a regular file, created 0600 when missing), in full and
+    synced; on any failure the file is cut back to what it held, and the OSError raised."""
+    fd = open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            try:
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(fd)
+    sync_dir(path.parent)
+
+
+def identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def open_writer(path: Path) -> tuple[int | None, str | None]:
+    """(the writer's descriptor with its lock, None) or (None, LOCKED) when another process
+    holds the lock; the OSError of an open that fails."""
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None, LOCKED
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno == errno.ENOLCK:
+            return None, f"{path} cannot be locked ({cause(exc)}); it is served read-only"
+        raise
+    return fd, None
+
+
+def ensure_private_dir(path: Path) -> None:
+    """`path` and its parents made as needed, `path` itself 0700."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if stat.S_IMODE(path.stat().st_mode) != 0o700:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        raise storage_error("create a session in", path, exc) from None
+
+
+def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:
+    """Make the file `fd` (at `path`, `size` bytes ending in `tail`, a last line without
+    its newline) end on a newline so the next append starts a fresh line; its new size.
+
+    A torn last line is first copied in full beside the transcript (`.torn`) and synced;
+    only then is it cut, and when the copy fails nothing is cut (`StorageError`). A
+    complete last object that only lacks its newline gets one."""
+    try:
+        json.loads(tail)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        torn = path.with_suffix(path.suffix + ".torn")
+        try:
+            append_copy(torn, tail + b"\n")
+        except OSError as exc:
+            raise StorageError(
+                f"could not keep the torn last line of {path} aside in {torn} "
+                f"({cause(exc)}); nothing was cut and nothing written",
+                path=str(path),
+            ) from None
+        try:
+            os.ftruncate(fd, size - len(tail))
+            os.fsync(fd)
+        except OSError as exc:
+            raise storage_error("cut the torn last line of", path, exc) from None
+        return size - len(tail)
+    try:
+        write_all(fd, b"\n")
+        os.fsync(fd)
+    except OSError as exc:
+        raise storage_error("end the last line of", path, exc) from None
+    return size + 1

@@ -1,0 +1,119 @@
+"""The session list's index: each transcript's summary (`transcript_summary.py`) kept per
+file identity, one packed record per session, and brought up to date by each list; names
+that are not regular files are listed as damaged, unread."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import re
+import stat
+import time
+from pathlib import Path
+
+from baton.core.conversation.damage import Damage
+from baton.core.conversation.files import kind_of, storage_error
+from baton.core.conversation.transcript_summary import Entry, Summary, identity, summarize
+from baton.core.errors import StorageError
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+LIST_SECONDS = 5.0  # after this, the rest of a list is summarized from the headers alone
+__all__ = ["SESSION_ID", "SessionIndex", "Summary"]
+
+
+_FIELDS = tuple(Entry.__dataclass_fields__)
+
+
+def _pack(entry: Entry) -> bytes:
+    """One bytes object per session is all the index keeps (a list of 10,000 sessions then
+    leaves a few MB behind, not tens of MB of small objects spread over the heap)."""
+    fields = tuple(getattr(entry, name) for name in _FIELDS)
+    key = entry.identity if entry.complete else 0  # an incomplete one is read again
+    return key.to_bytes(8, "little") + marshal.dumps(fields)
+
+
+def _unpack(data: bytes) -> Entry:
+    return Entry(*marshal.loads(data[8:]))
+
+
+def _packed_identity(data: bytes) -> int:
+    return int.from_bytes(data[:8], "little")
+
+
+class SessionIndex:
+    """The summaries of one sessions folder, kept between lists (a few hundred bytes each)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, bytes] = {}  # id -> the packed `Entry`
+
+    def summaries(self, folder: Path, seconds: float = LIST_SECONDS) -> list[Summary]:
+        """Every `<id>.jsonl` of `folder` summarized; never opens anything but a regular
+        file, and reads each one at most up to the size it had when the list began. The
+        index is brought up to date first and the summaries made after, so that what a
+        list leaves behind (the index) is not spread among what it drops."""
+        found = self._refresh(folder, seconds)
+        return [
+            odd(sid, problem) if problem else _unpack(self._entries[sid]).summary(sid)
+            for sid, problem in found
+        ]
+
+    def _refresh(self, folder: Path, seconds: float) -> list[tuple[str, str]]:
+        """(id, "") for each session, brought up to date in the index; (id, problem) for a
+        name that cannot be read as one."""
+        deadline = time.monotonic() + seconds
+        seen: dict[str, bytes] = {}
+        out: list[tuple[str, str]] = []
+        try:
+            entries = os.scandir(folder)  # one entry at a time (each holds its stat)
+        except (FileNotFoundError, NotADirectoryError):
+            return out  # no sessions yet (the start's warning names a data dir that cannot be)
+        except OSError as exc:
+            raise storage_error("list the sessions in", folder, exc) from None
+        with entries:
+            for found in entries:
+                self._refresh_one(found, deadline, seen, out)
+        self._entries = seen
+        return out
+
+    def _refresh_one(
+        self,
+        found: os.DirEntry[str],
+        deadline: float,
+        seen: dict[str, bytes],
+        out: list[tuple[str, str]],
+    ) -> None:
+        name = found.name
+        if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
+            return
+        sid = name[:-6]
+        try:
+            st = found.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(st.st_mode):
+            out.append((sid, f"{name} is {kind_of(st.st_mode)}, not a regular file; not read"))
+            return
+        packed = self._entries.get(sid)
+        try:
+            if packed is None or _packed_identity(packed) != identity(st):
+                before = _unpack(packed) if packed is not None else None
+                whole = time.monotonic() < deadline
+                packed = _pack(summarize(found.path, st, before, whole=whole))
+        except (OSError, StorageError) as exc:
+            out.append((sid, f"{name} cannot be read: {getattr(exc, 'message', exc)}"))
+            return
+        seen[sid] = packed
+        out.append((sid, ""))
+
+    def forget(self, session_id: str) -> None:
+        self._entries.pop(session_id, None)
+
+
+def odd(session_id: str, problem: str) -> Summary:
+    """A name of the sessions folder that cannot be listed as a session: damaged, unread."""
+    return Summary(
+        session_id=session_id,
+        title=session_id,
+        read_only=True,
+        damage=Damage(header_missing=True, notes=[problem]),
+    )

@@ -1,0 +1,57 @@
+"""What a transcript line may hold: JSON whose every string can be written as UTF-8."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from baton.core.errors import InvalidParams
+
+Event = dict[str, Any]
+
+
+def unwritable(value: Any, where: str = "") -> str | None:
+    """Where in `value` a string cannot be written as UTF-8 (a lone surrogate such as
+    "\\ud800"), as a JSON path; None when all of it can."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "a string"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = unwritable(key, f"{where}.{key!r} (a key)") or unwritable(
+                item, f"{where}.{key}"
+            )
+            if found:
+                return found
+    elif isinstance(value, list | tuple):
+        for n, item in enumerate(value):
+            found = unwritable(item, f"{where}[{n}]")
+            if found:
+                return found
+    return None
+
+
+def check_writable(value: Any, what: str) -> None:
+    """`invalid_params` when some string in `value` cannot be written as UTF-8."""
+    found = unwritable(value)
+    if found is not None:
+        raise InvalidParams(
+            f"{what} holds text that cannot be written as UTF-8 (a lone surrogate) at "
+            f"{found.lstrip('.') or 'its value'}"
+        )
+
+
+def encode(events: Iterable[Event]) -> bytes:
+    batch = list(events)
+    payload = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in batch)
+    try:
+        return payload.encode("utf-8")
+    except UnicodeEncodeError:
+        # Only now walk the events, to say where: the walk costs more than the encoding,
+        # and a compaction's boundary record names thousands of message ids.
+        check_writable(batch, "the record")
+        raise InvalidParams("the record holds text that cannot be written as UTF-8") from None

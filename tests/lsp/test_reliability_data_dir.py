@@ -1,0 +1,149 @@
+"""R5: a data dir that other programs touch, over a real server (issue 26).
+
+Odd names in `sessions/` (a FIFO, a link to /dev/zero, a directory) are listed as damaged
+and the server keeps answering; a data dir Baton cannot use is named, with its cause, in
+one line on stderr and a warning the client shows, and a create there fails with
+`storage_error` naming the path; files that swapped names answer by their names; a
+transcript replaced by a safe-save while the server holds it loses nothing acknowledged.
+Seeded (BATON_SEED)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from lsp_harness import SERVER_COMMAND, Harness, conversation, server_env, user
+from lsprotocol import types
+from test_server_malformed import RawPipe
+
+from baton import protocol
+
+SEED = int(os.environ.get("BATON_SEED", "20261201"))
+Starter = Callable[..., Awaitable[Harness]]  # the `start_server` fixture (tests/lsp/conftest)
+
+
+@pytest.mark.timeout(120)  # the old server never answered a list with a FIFO in it
+async def test_odd_names_in_sessions_are_listed_as_damaged_and_the_server_answers(
+    start_server: Starter,
+) -> None:
+    lsp = await start_server()
+    sid = (await lsp.create(title="healthy"))["sessionId"]
+    await lsp.append(sid, *conversation(1))
+    folder = lsp.data_dir / "sessions"
+    os.mkfifo(folder / "s_fifo.jsonl")
+    (folder / "s_zero.jsonl").symlink_to("/dev/zero")
+    (folder / "s_dir.jsonl").mkdir()
+
+    listed = {s["sessionId"]: s for s in (await lsp.request(protocol.SESSION_LIST))["sessions"]}
+
+    assert set(listed) == {sid, "s_fifo", "s_zero", "s_dir"}
+    assert "damaged" not in listed[sid]
+    for odd in ("s_fifo", "s_zero", "s_dir"):
+        assert listed[odd]["readOnly"] and listed[odd]["damaged"]["problems"]
+        error = await lsp.error(protocol.SESSION_GET, {"sessionId": odd})
+        assert error.baton_code == "storage_error" and odd in error.message
+    other = (await lsp.create(title="still answering"))["sessionId"]
+    await lsp.append(other, *conversation(1))
+    assert len((await lsp.request(protocol.SESSION_LIST))["sessions"]) == 5
+
+
+async def test_a_data_dir_that_cannot_be_used_is_named_at_start_and_in_errors(
+    start_server: Starter, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the data dir's parent should be")
+    data_dir = blocker / "data"
+    lsp = await start_server(env={"BATON_DATA_DIR": str(data_dir)})
+
+    warnings = await lsp.recorder.wait_for(
+        lambda: [
+            p
+            for p in lsp.recorder.of(types.WINDOW_LOG_MESSAGE)
+            if p.type == types.MessageType.Warning and str(data_dir) in p.message
+        ]
+    )
+    assert len(warnings) == 1 and "not a directory" in warnings[0].message
+    error = await lsp.error(protocol.SESSION_CREATE, {"title": "new chat"})
+    assert error.baton_code == "storage_error"
+    assert str(blocker) in error.message and "Not a directory" in error.message
+    assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
+
+
+async def test_the_start_says_in_one_stderr_line_what_the_data_dir_does_not_allow(
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    process = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=server_env(blocker / "data"),
+    )
+    pipe = RawPipe(process)
+    await pipe.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+    )
+    await pipe.response(1)
+    await pipe.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    await pipe.send({"jsonrpc": "2.0", "id": 2, "method": "baton/session/list", "params": {}})
+    await pipe.response(2)
+    await pipe.send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    await pipe.response(3)
+    await pipe.send({"jsonrpc": "2.0", "method": "exit"})
+    assert process.stderr is not None
+    stderr = (await asyncio.wait_for(process.stderr.read(), 60)).decode()
+    await process.wait()
+    lines = [line for line in stderr.splitlines() if str(blocker / "data") in line]
+    assert len(lines) == 1 and "not a directory" in lines[0], stderr
+
+
+async def test_swapped_files_answer_by_their_names(start_server: Starter) -> None:
+    rng = random.Random(SEED)
+    lsp = await start_server()
+    a = (await lsp.create(title="A"))["sessionId"]
+    b = (await lsp.create(title="B"))["sessionId"]
+    await lsp.append(a, *conversation(rng.randint(1, 3)))
+    await lsp.append(b, *conversation(rng.randint(1, 3)))
+    await lsp.close()
+    folder = lsp.data_dir / "sessions"
+    pa, pb = folder / f"{a}.jsonl", folder / f"{b}.jsonl"
+    pa.rename(folder / "swap")
+    pb.rename(pa)
+    (folder / "swap").rename(pb)
+    shutil.copyfile(pa, folder / "s_copy.jsonl")
+
+    lsp = await start_server()
+    got = await lsp.get(a)
+    assert got["session"]["sessionId"] == a and got["session"]["readOnly"]
+    assert any(b in p for p in got["session"]["damaged"]["problems"])
+    listed = [s["sessionId"] for s in (await lsp.request(protocol.SESSION_LIST))["sessions"]]
+    assert sorted(listed) == sorted([a, b, "s_copy"])
+    error = await lsp.error(protocol.SESSION_APPEND, {"sessionId": a, "messages": [user("x")]})
+    assert error.baton_code == "session_locked"
+
+
+async def test_a_safe_save_under_the_server_loses_nothing_acknowledged(
+    start_server: Starter,
+) -> None:
+    rng = random.Random(SEED + 1)
+    lsp = await start_server()
+    sid = (await lsp.create(title="saved"))["sessionId"]
+    acknowledged = []
+    path = lsp.data_dir / "sessions" / f"{sid}.jsonl"
+    for turn in range(6):
+        messages = conversation(1, words=rng.randint(5, 40))
+        acknowledged += (await lsp.append(sid, *messages))["messageIds"]
+        if turn % 2 == 0:  # a sync tool's `cp f f.tmp; mv f.tmp f`
+            shutil.copyfile(path, path.with_suffix(".tmp"))
+            path.with_suffix(".tmp").rename(path)
+    await lsp.close()
+
+    lsp = await start_server()
+    assert [m["id"] for m in (await lsp.get(sid))["messages"]] == acknowledged

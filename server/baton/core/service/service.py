@@ -112,6 +112,11 @@ class BatonService:
         """Load the tokenizer now, on its thread (counts wait for it)."""
         self.estimator.start_loading()
 
+    def data_dir_problems(self) -> list[str]:
+        """What the data dir does not allow (read-only, no permission), each naming the
+        path and the cause; empty when it is fully usable."""
+        return self.store.access_problems()
+
     def open_session_ids(self) -> list[str]:
         return self._runtimes.ids()
 

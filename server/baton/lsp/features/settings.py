@@ -62,7 +62,7 @@ def configure(ls: BatonServer, raw: Any) -> None:
 def check_data_dir(ls: BatonServer) -> None:
     """What the data dir does not allow, said once: a line on stderr and a warning the
     client shows (read-only data dir, no permission), each naming the path and cause."""
-    for problem in ls.service.store.access_problems():
+    for problem in ls.service.data_dir_problems():
         ls.warn_once(f"Baton: {problem}")
 
 

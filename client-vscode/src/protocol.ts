@@ -212,6 +212,15 @@ export interface MicrocompactSettings {
 
 export type NoParams = Record<string, never>;
 
+/** A session's view read a page at a time (`get` and `render`); neither given: all of it. */
+export interface PageParams {
+  sessionId: string;
+  /** the first message of the page */
+  offset?: number | null;
+  /** at most this many messages */
+  limit?: number | null;
+}
+
 export interface PinParams {
   sessionId: string;
   messageId: string;
@@ -262,6 +271,9 @@ export interface RenderResult {
   text: string;
   version: number;
   messages: MessageRange[];
+  offset?: number;
+  totalMessages?: number;
+  startLine?: number;
 }
 
 export interface RestoreSettings {
@@ -341,6 +353,8 @@ export interface SessionView {
   session: Session;
   messages: Message[];
   usage: Usage;
+  offset?: number;
+  totalMessages?: number;
 }
 
 export interface Settings {
@@ -449,11 +463,11 @@ export type UsageState = "ok" | "warning" | "error" | "blocking";
 export interface RequestMap {
   "baton/session/create": { params: CreateParams; result: Session };
   "baton/session/list": { params: NoParams; result: SessionList };
-  "baton/session/get": { params: SessionParams; result: SessionView };
+  "baton/session/get": { params: PageParams; result: SessionView };
   "baton/session/delete": { params: SessionParams; result: Empty };
   "baton/session/append": { params: AppendParams; result: AppendResult };
   "baton/session/send": { params: SendParams; result: SendResult };
-  "baton/session/render": { params: SessionParams; result: RenderResult };
+  "baton/session/render": { params: PageParams; result: RenderResult };
   "baton/session/import": { params: ImportParams; result: Session };
   "baton/session/pin": { params: PinParams; result: Message };
   "baton/usage": { params: SessionParams; result: Usage };

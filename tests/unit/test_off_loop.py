@@ -129,3 +129,36 @@ async def test_a_cancelled_compaction_off_the_loop_changes_nothing(
     # and the session compacts afterwards as usual
     done = await _compact(call, held)
     assert done.summarized_message_ids
+
+
+async def test_auto_compact_runs_off_the_loop_too(tmp_path: Path, gate: Gate) -> None:
+    # threshold 13,400 tokens: the held session's appends cross it and start auto-compact
+    settings = Settings.model_validate(
+        {
+            "dataDir": str(tmp_path),
+            "summarizer": "extractive",
+            "contextWindow": 20_000,
+            "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
+        }
+    )
+    server = create_server(BatonService(settings))
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    for _ in range(30):  # ~800 tokens a turn
+        await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        if gate.entered.is_set():
+            break
+    assert await gate.wait_entered()  # the background auto-compact, held in its summarizer
+    assert gate.threads[0] != threading.get_ident()
+    session = call.service.session(held)
+    assert session.compacting and not session.boundaries
+    usage = await sessions.usage(call, p.SessionParams(session_id=other))
+    view = await sessions.get(call, p.PageParams(session_id=other))
+    assert usage.used_tokens > 0 and len(view.messages) == 12
+    assert session.compacting and not session.boundaries  # still held meanwhile
+    gate.release.set()
+    for _ in range(int(WAIT / 0.05)):  # bounded: until the auto-compaction commits
+        if session.boundaries:
+            break
+        await asyncio.sleep(0.05)
+    assert session.boundaries and session.view_messages()[0].kind == "summary"

@@ -68,6 +68,14 @@ class Lanes:
         async with self.lane(session_id):
             return await _in_thread(make)
 
+    async def compact_any(
+        self, session: Session, request: CompactRequest, ctx: CompactContext
+    ) -> CompactResult:
+        """`engine.compact`, in the session's lane when its summarizer is offline."""
+        if offline(ctx.summarizer):
+            return await self.compact(session, request, ctx)
+        return await engine.compact(session, request, ctx)
+
     async def compact(
         self, session: Session, request: CompactRequest, ctx: CompactContext
     ) -> CompactResult:

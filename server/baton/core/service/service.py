@@ -20,7 +20,7 @@ from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, NothingToCompact
 from baton.core.importers.claude_code import import_claude_code, named_file
 from baton.core.model_api.exact_counts import with_exact_count
-from baton.core.service.lanes import Lanes, offline
+from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.upkeep import ProgressScope, Upkeep
@@ -72,8 +72,8 @@ class BatonService:
         self._store: SessionStore | None = None
         self._tools: dict[str, list[dict[str, Any]]] = {}  # per session, from its last send
         self._tools_tokens: dict[str, int] = {}
-        self.upkeep = Upkeep(self, self._changed, self._publish_usage)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
+        self.upkeep = Upkeep(self, self._changed, self._publish_usage, self.lanes.compact_any)
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -227,10 +227,7 @@ class BatonService:
         session = self.session(session_id)
         check_writable(request.instructions, "instructions")
         context = self.compact_context(progress, session_id)
-        if offline(context.summarizer):  # all CPU: off the event loop, in the session's lane
-            result = await self.lanes.compact(session, request, context)
-        else:
-            result = await engine.compact(session, request, context)
+        result = await self.lanes.compact_any(session, request, context)  # offline: off the loop
         if not request.dry_run:
             self.auto().reset(session_id)  # a manual success closes the circuit breaker
             self._changed(session_id, "compact")

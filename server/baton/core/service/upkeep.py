@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from baton.core.background import Background
 from baton.core.compaction.automatic.ahead import SummariesAhead
-from baton.core.compaction.automatic.auto import AutoCompactor, PausedBy
+from baton.core.compaction.automatic.auto import AutoCompactor, CompactFn, PausedBy
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -61,13 +61,14 @@ class Upkeep:
         host: Host,
         changed: Callable[[str, str], object],
         publish_usage: Callable[[str], object],
+        compact: CompactFn | None = None,
     ) -> None:
         self._host = host
         self._changed = changed
         self._publish_usage = publish_usage
         # summaries written ahead run as background work with their own progress
         self.ahead = SummariesAhead(host.background.spawn, lambda: host.progress_scope)
-        self.auto = AutoCompactor(host, ahead=self.ahead)
+        self.auto = AutoCompactor(host, ahead=self.ahead, compact=compact)
         self.exact = ExactCounts(host.background)
 
     # ---- calibration from appended replies ----------------------------------------------

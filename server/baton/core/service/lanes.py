@@ -5,9 +5,11 @@ while the event loop answers every other session; work of the same session waits
 lane, so it stays serialized. `call` runs a plain callable; `compact` runs a compaction
 whose summarizer is offline (its work is all CPU): the plan and the summary in a worker
 thread (on a loop of its own, progress handed back to the server's loop, a cancel passed
-on), then the commit on the server's loop, where every other change of the session is
-made. A summarizer that asks the network stays on the server's loop (its client is bound
-to it), where its waiting blocks nothing.
+on) with the check of what the summary kept, then the commit on the server's loop, where
+every other change of the session is made. A summarizer that asks the network stays on
+the server's loop (its client is bound to it), where its waiting blocks nothing. Python
+holds one lock (the GIL) for all threads: a single long C call (a split of a 50 MB text)
+still pauses the loop while it runs.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from baton.core.compaction import engine
+from baton.core.compaction.commit import PreparedSummary, check_retention
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -93,11 +96,17 @@ class Lanes:
             )
         view = session.view_messages()
         work = replace(ctx, progress=_threadsafe(ctx.progress))
+        transcript_path = str(session.transcript.path)
+
+        async def prepare() -> PreparedSummary:
+            prepared = await engine.summarize(session, request, work, view)
+            # the check of what it kept reads the summary alone: made here too
+            prepared.retained = check_retention(prepared, work, transcript_path)
+            return prepared
+
         session.compacting = True  # no other compaction or undo meanwhile
         try:
-            prepared = await self.run(
-                session.session_id, lambda: engine.summarize(session, request, work, view)
-            )
+            prepared = await self.run(session.session_id, prepare)
         finally:
             session.compacting = False
         return engine.commit_prepared(session, prepared, ctx)

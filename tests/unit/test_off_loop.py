@@ -20,6 +20,7 @@ from baton.core.settings import Settings
 from baton.lsp.features import compaction, sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
+from fake_anthropic import FakeAnthropic
 
 WAIT = 20.0  # an upper bound, never a pause
 
@@ -162,3 +163,22 @@ async def test_auto_compact_runs_off_the_loop_too(tmp_path: Path, gate: Gate) ->
             break
         await asyncio.sleep(0.05)
     assert session.boundaries and session.view_messages()[0].kind == "summary"
+
+
+async def test_model_limits_first_asked_off_the_loop_are_still_fetched(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A usage computed in a worker thread (get, render) cannot start the Models API
+    fetch there (no loop runs it): the next ask on the loop does."""
+    fake_anthropic.models["claude-test-wide"] = {"max_input_tokens": 400_000, "max_tokens": 8_000}
+    service = BatonService(Settings(data_dir=str(tmp_path)), api_key="sk-ant-test-lanes-000000")
+    arrived = asyncio.Event()
+    settings = service.settings
+    assert (
+        await asyncio.to_thread(service.models.limits, "claude-test-wide", settings, print) is None
+    )
+    assert service.models.limits("claude-test-wide", settings, lambda _: arrived.set()) is None
+    await asyncio.wait_for(arrived.wait(), WAIT)
+    found = service.models.limits("claude-test-wide", settings, print)
+    assert found is not None and found.max_input_tokens == 400_000
+    await service.close()

@@ -28,6 +28,7 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
 from baton.core.errors import CompactionInProgress, SessionLocked
+from baton.core.usage.budget import compute_usage
 
 T = TypeVar("T")
 
@@ -83,6 +84,9 @@ class Lanes:
         self, session: Session, request: CompactRequest, ctx: CompactContext
     ) -> CompactResult:
         """`engine.compact` with its plan and summary in the session's lane."""
+        # the plan's usage, figured here where the session changes: the thread finds it
+        # remembered (compute_usage's memo) instead of reading the session as it changes
+        compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         if request.dry_run:  # changes nothing: all of it can run there
             work = replace(ctx, progress=_threadsafe(ctx.progress))
             return await self.run(

@@ -1,5 +1,6 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
-live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting."""
+live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
+one session's heavy work beside another's requests (P6)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import measure_heavy
 import measure_lib
 import measure_lsp
 import sessions
@@ -127,9 +129,20 @@ async def counting(run: Run, extra: dict[str, Any]) -> Series:
     return {"counting": {"baton_s": counted["baton_s"], "raw_s": counted["raw_s"]}}
 
 
+async def heavy(run: Run, extra: dict[str, Any]) -> Series:
+    """P6: a small message in a quick run (the section's point is the order, not the size)."""
+    megabytes = measure_heavy.HUGE_MB if run.built[run.big].tokens >= 100_000 else 2
+    run.say(f"another session's usage while one holding a {megabytes} MB message compacts (P6)")
+    extra["heavy_mb"] = megabytes
+    reps = min(run.reps, 3)  # each rep appends and compacts the huge message
+    series = await measure_heavy.beside_a_compaction(run.work, reps, 20_000, megabytes)
+    return {"heavy": series}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
     "compact": compaction,
     "count": counting,
+    "heavy": heavy,
 }

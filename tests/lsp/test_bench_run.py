@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "cold", "count"]
+ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "P6", "cold", "count"]
 
 
 def test_quick_run_reports_every_row_with_figures(tmp_path: Path) -> None:

@@ -100,8 +100,10 @@ async def opens(
 ) -> dict[str, list[float]]:
     """Fresh servers, one per rep, beside a fresh bare pygls server each time:
     spawn to `initialize` answered (cold start), the first `baton/usage` of a session
-    no one opened yet (P3), and after one append the peak RSS (P5). A second fresh server
-    each rep opens the `others` first and then the session (P3 with sessions held).
+    no one opened yet (P3), and after one append the peak RSS (P5), then after a
+    `baton/compact` of it (P5c: its transient copies count against the same goal). A
+    second fresh server each rep opens the `others` first and then the session (P3 with
+    sessions held).
     `beside` runs each rep too (the baselines measured in this process), so both sides
     share the moment."""
     out: dict[str, list[float]] = {
@@ -115,6 +117,7 @@ async def opens(
             "idle_rss_mb",
             "open_rss_mb",
             "peak_rss_mb",
+            "compact_peak_rss_mb",
         )
     }
     empty = work / "empty"
@@ -140,6 +143,9 @@ async def opens(
         await append_one(server, session_id, make(7_000 + n, "user"))
         await server.quiet()
         out["peak_rss_mb"].append(server.memory()["VmHWM"])
+        await server.request(protocol.COMPACT, {"sessionId": session_id})
+        await server.quiet()  # the peak of the session open, appended to, then compacted
+        out["compact_peak_rss_mb"].append(server.memory()["VmHWM"])
         await server.close()
         shutil.rmtree(data_dir, ignore_errors=True)
         if others:

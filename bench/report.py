@@ -144,6 +144,37 @@ def p5(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     )
 
 
+def p5c(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
+    o = f["open"]
+    limit = 3 * f["transcript_bytes"] / MB + 80
+    peak = med(o, "compact_peak_rss_mb")
+    low, high = o["compact_peak_rss_mb"]["min"], o["compact_peak_rss_mb"]["max"]
+    return Row(
+        "P5c",
+        f"P5 peak RSS with a {label(big)}-token session open, after an append and a compaction",
+        f"{peak:.0f} MB [{low:.0f}-{high:.0f}] (after the append alone "
+        f"{med(o, 'peak_rss_mb'):.0f} MB)",
+        f"<= 3x transcript bytes + 80 MB ({limit:.0f} MB here)",
+        peak <= limit,
+        {"peak_mb": peak, "limit_mb": limit},
+    )
+
+
+def p6(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
+    h = f["heavy"]
+    worst_ms, idle_ms = med(h, "worst_s") * 1e3, med(h, "idle_s") * 1e3
+    return Row(
+        "P6",
+        f"P6 another session's `baton/usage` while one holding a {f['heavy_mb']} MB message "
+        "is compacted",
+        f"worst {worst_ms:.0f} ms, median {ms(h, 'median_s')} (idle {ms(h, 'idle_s')}); "
+        f"the compaction {med(h, 'compact_s'):.1f} s",
+        "<= 100 ms at worst",
+        worst_ms <= 100,
+        {"worst_ms": worst_ms, "ratio": worst_ms / idle_ms},
+    )
+
+
 def cold(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     o = f["open"]
     ratio = med(o, "baton_init_s") / med(o, "bare_init_s")
@@ -243,6 +274,8 @@ ROWS = [
     (p3, "open"),
     (p4, "compact"),
     (p5, "open"),
+    (p5c, "open"),
+    (p6, "heavy"),
     (cold, "open"),
     (count, "counting"),
     (imports, "import"),

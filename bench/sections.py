@@ -1,7 +1,8 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
 live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
 the import of a large Claude Code file, retention after three rounds of compaction, the
-meter's error, many and huge sessions listed."""
+meter's error, many and huge sessions listed, one
+session's heavy work beside another's requests (P6)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import bench_import
+import measure_heavy
 import measure_lib
 import measure_lsp
 import measure_many
@@ -190,6 +192,16 @@ async def many(run: Run, extra: dict[str, Any]) -> Series:
     }
 
 
+async def heavy(run: Run, extra: dict[str, Any]) -> Series:
+    """P6: a small message in a quick run (the section's point is the order, not the size)."""
+    megabytes = measure_heavy.HUGE_MB if run.built[run.big].tokens >= 100_000 else 2
+    run.say(f"another session's usage while one holding a {megabytes} MB message compacts (P6)")
+    extra["heavy_mb"] = megabytes
+    reps = min(run.reps, 3)  # each rep appends and compacts the huge message
+    series = await measure_heavy.beside_a_compaction(run.work, reps, 20_000, megabytes)
+    return {"heavy": series}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -199,4 +211,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "retention": retention,
     "meter": meter,
     "many": many,
+    "heavy": heavy,
 }

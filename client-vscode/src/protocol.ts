@@ -298,6 +298,15 @@ export interface ModelSwitch {
 
 export type NoParams = Record<string, never>;
 
+/** A session's view read a page at a time (`get` and `render`); neither given: all of it. */
+export interface PageParams {
+  sessionId: string;
+  /** the first message of the page */
+  offset?: number | null;
+  /** at most this many messages */
+  limit?: number | null;
+}
+
 export interface PinParams {
   sessionId: string;
   messageId: string;
@@ -348,6 +357,9 @@ export interface RenderResult {
   text: string;
   version: number;
   messages: MessageRange[];
+  offset?: number;
+  totalMessages?: number;
+  startLine?: number;
 }
 
 export interface RestoreSettings {
@@ -427,6 +439,8 @@ export interface SessionView {
   session: Session;
   messages: Message[];
   usage: Usage;
+  offset?: number;
+  totalMessages?: number;
 }
 
 export interface SetModelParams {
@@ -569,11 +583,11 @@ export interface UsageText {
 export interface RequestMap {
   "baton/session/create": { params: CreateParams; result: Session };
   "baton/session/list": { params: NoParams; result: SessionList };
-  "baton/session/get": { params: SessionParams; result: SessionView };
+  "baton/session/get": { params: PageParams; result: SessionView };
   "baton/session/delete": { params: SessionParams; result: Empty };
   "baton/session/append": { params: AppendParams; result: AppendResult };
   "baton/session/send": { params: SendParams; result: SendResult };
-  "baton/session/render": { params: SessionParams; result: RenderResult };
+  "baton/session/render": { params: PageParams; result: RenderResult };
   "baton/session/import": { params: ImportParams; result: Session };
   "baton/session/pin": { params: PinParams; result: Message };
   "baton/session/setModel": { params: SetModelParams; result: ModelSwitch };

@@ -45,7 +45,7 @@ async def test_a_handler_is_a_function_of_the_call_and_the_validated_params(
     args = p.PivotCommandArgs.model_validate({"sessionId": info.session_id, "messageId": ids[1]})
     result = await compaction.compact_up_to(call, args)
     assert result.direction == "up_to" and result.summarized_message_ids == ids[:2]
-    view = await sessions.get(call, p.SessionParams(session_id=info.session_id))
+    view = await sessions.get(call, p.PageParams(session_id=info.session_id))
     summary = view.messages[0]
     assert summary.kind == "summary" and summary.boundary_id == result.boundary_id
     assert "boundaryId" in summary.wire()

@@ -69,6 +69,22 @@ class SetModelParams(SessionParams):
     model: str = Field(min_length=1, max_length=200, description="the model replies come from")
 
 
+class PageParams(SessionParams):
+    """A session's view read a page at a time (`get` and `render`); neither given: all of it."""
+
+    offset: int | None = Field(default=None, ge=0, description="the first message of the page")
+    limit: int | None = Field(default=None, ge=1, description="at most this many messages")
+
+    @property
+    def paged(self) -> bool:
+        return self.offset is not None or self.limit is not None
+
+    def bounds(self, total: int) -> tuple[int, int]:
+        """[start, stop) of the page in a view of `total` messages."""
+        start = min(self.offset or 0, total)
+        return start, total if self.limit is None else min(total, start + self.limit)
+
+
 class AppendParams(SessionParams):
     messages: list[MessageInput] = Field(min_length=1)
     client_context: ClientContext | None = Field(
@@ -171,6 +187,8 @@ class SessionView(WireModel):
     session: SessionInfo
     messages: list[Message]
     usage: Usage
+    offset: int | None = None  # a page (offset or limit given): where it starts in the view
+    total_messages: int | None = None  # a page: the messages in the whole view
 
 
 class AppendResult(WireModel):
@@ -221,6 +239,9 @@ class RenderResult(WireModel):
     text: str
     version: int
     messages: list[MessageRange]
+    offset: int | None = None  # a page: its first message's place in the view
+    total_messages: int | None = None  # a page: the messages in the whole view
+    start_line: int | None = None  # a page: the document line its text starts on
 
 
 # ---- notification payloads ---------------------------------------------------------------

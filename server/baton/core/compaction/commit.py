@@ -20,7 +20,7 @@ from baton.core.compaction.retention.ledger import retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
 from baton.core.compaction.working_set.restore import Restored, restore_files
-from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.messages import CompactionBlock, Message, invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
@@ -55,6 +55,25 @@ class PreparedSummary:
     counts: SharedCounts | None = None  # the summary's token counts, for the ledger's
     block: CompactionBlock | None = None  # the API's own summary (`server`), stored as is
     warnings: list[str] = field(default_factory=list)  # for the client (a fallback's reason)
+    # the retention check, when made ahead of the commit (`check_retention`): it reads only
+    # the prepared summary, so it may run off the event loop
+    retained: tuple[Retention, str | None] | None = None
+
+
+def check_retention(
+    prepared: PreparedSummary, ctx: CompactContext, transcript_path: str
+) -> tuple[Retention, str | None]:
+    """What the summary kept of the summarized facts, and the ledger of the rest."""
+    by_id = {m.id: m for m in prepared.messages}
+    with counts_shared(prepared.counts):
+        return retention(
+            [by_id[mid] for mid in prepared.plan.summarize],
+            prepared.body,
+            [by_id[mid] for mid in prepared.plan.kept],
+            count_text=ctx.estimator.count_text,
+            transcript_path=transcript_path,
+            facts=prepared.facts,
+        )
 
 
 def commit_summary(
@@ -71,21 +90,12 @@ def commit_summary(
         )
     plan, snapshot, request = prepared.plan, prepared.snapshot, prepared.request
     by_id = {m.id: m for m in prepared.messages}
-    summarized = [by_id[mid] for mid in plan.summarize]
     kept = [by_id[mid] for mid in plan.kept]
     transcript_path = str(session.transcript.path)
     body = prepared.body
 
     report(ctx, "Checking what the summary kept", 0.8)
-    with counts_shared(prepared.counts):
-        kept_figures, ledger_text = retention(
-            summarized,
-            body,
-            kept,
-            count_text=ctx.estimator.count_text,
-            transcript_path=transcript_path,
-            facts=prepared.facts,
-        )
+    kept_figures, ledger_text = prepared.retained or check_retention(prepared, ctx, transcript_path)
     summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     restored = _restore(ctx, kept)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)

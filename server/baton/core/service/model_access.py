@@ -97,8 +97,10 @@ class ModelAccess:
         if model in self._limits:
             return self._limits[model]
         if self._key is not None and model not in self._pending:
-            self._pending.add(model)
-            self._background.spawn(self._fetch(model, settings, on_found), f"limits of {model}")
+            work = self._fetch(model, settings, on_found)
+            # pending only once a loop runs the fetch (a worker thread has none: asked again)
+            if self._background.spawn(work, f"limits of {model}") is not None:
+                self._pending.add(model)
         return None
 
     async def _fetch(self, model: str, settings: Settings, on_found: Callable[[str], None]) -> None:

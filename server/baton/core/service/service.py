@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from baton.core.background import Background
 from baton.core.compaction import engine
@@ -21,6 +21,7 @@ from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service.changes import Changes
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
+from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
@@ -36,6 +37,7 @@ from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_
 log = logging.getLogger(__name__)
 
 Warn = Callable[[str], None]
+T = TypeVar("T")
 
 
 class BatonService:
@@ -61,7 +63,8 @@ class BatonService:
         self.workspace_folders: list[Path] = []
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
-        self.upkeep = Upkeep(self, self._runtimes, self._events)
+        self.lanes = Lanes()  # a session's heavy work, off the event loop
+        self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
@@ -214,6 +217,11 @@ class BatonService:
         runtime = self._runtime(session_id)
         return self.changes.state(runtime).document()
 
+    async def in_lane(self, session_id: str, work: Callable[[], T]) -> T:
+        """`work()` in a worker thread after the session's earlier heavy work, while the
+        event loop answers every other session (a document's render, a view's page)."""
+        return await self.lanes.call(session_id, work)
+
     # ---- replies -------------------------------------------------------------------------
 
     def check_can_send(self, session_id: str) -> None:
@@ -273,7 +281,7 @@ class BatonService:
         session = self.session(session_id)
         check_writable(request.instructions, "instructions")
         context = self.compact_context(progress, session_id)
-        result = await engine.compact(session, request, context)
+        result = await self.lanes.compact_any(session, request, context)  # offline: off the loop
         if not request.dry_run:
             self.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
             self.changes.changed(self._runtime(session_id), "compact")

@@ -10,7 +10,7 @@ from typing import Literal, Protocol
 
 from baton.core.background import Background
 from baton.core.compaction.automatic.ahead import SummariesAhead
-from baton.core.compaction.automatic.auto import AutoCompactor
+from baton.core.compaction.automatic.auto import AutoCompactor, CompactFn
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -39,7 +39,13 @@ class Contexts(Protocol):
 
 
 class Upkeep:
-    def __init__(self, host: Contexts, runtimes: Runtimes, events: Events) -> None:
+    def __init__(
+        self,
+        host: Contexts,
+        runtimes: Runtimes,
+        events: Events,
+        compact: CompactFn | None = None,
+    ) -> None:
         self._host = host
         self._events = events
         # summaries written ahead run as background work with their own progress
@@ -52,6 +58,7 @@ class Upkeep:
             states=runtimes.auto_of,
             memos=runtimes.memo_of,
             on_outcome=lambda sid, outcome: events.emit(AutoCompacted(sid, outcome)),
+            compact=compact,
         )
 
     def after_reply(self, runtime: SessionRuntime) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from baton import protocol as p
+from baton.core.service.results import RenderData
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
@@ -19,12 +20,22 @@ async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
     return p.SessionList(sessions=[session_info(s) for s in call.service.list_sessions()])
 
 
-async def get(call: Call, args: p.SessionParams) -> p.SessionView:
-    data = call.service.render_data(args.session_id)
+async def get(call: Call, args: p.PageParams) -> p.SessionView:
+    def work() -> tuple[RenderData, p.SessionView]:
+        data = call.service.render_data(args.session_id)
+        start, stop = args.bounds(len(data.messages))
+        view = p.SessionView(
+            session=session_info(data.session),
+            messages=data.messages[start:stop] if args.paged else data.messages,
+            usage=data.usage,
+            offset=start if args.paged else None,
+            total_messages=len(data.messages) if args.paged else None,
+        )
+        return data, view
+
+    data, view = await call.service.in_lane(args.session_id, work)  # off the event loop
     call.ls.documents.first_look(args.session_id, data.session.damage.any)
-    return p.SessionView(
-        session=session_info(data.session), messages=data.messages, usage=data.usage
-    )
+    return view
 
 
 async def delete(call: Call, args: p.SessionParams) -> p.Empty:
@@ -45,15 +56,30 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
     return p.SendResult(message=reply.message, usage=reply.usage)
 
 
-async def render(call: Call, args: p.SessionParams) -> p.RenderResult:
-    rendered, data, version = call.ls.documents.render(args.session_id)
+async def render(call: Call, args: p.PageParams) -> p.RenderResult:
+    def work() -> tuple[RenderData, p.RenderResult]:
+        rendered, data, version = call.ls.documents.render(args.session_id)
+        uri = p.session_uri(args.session_id)
+        if not args.paged:
+            return data, p.RenderResult(
+                uri=uri, text=rendered.text, version=version, messages=rendered.ranges()
+            )
+        start, stop = args.bounds(len(rendered.pieces))
+        text, start_line = rendered.page(start, stop)
+        result = p.RenderResult(
+            uri=uri,
+            text=text,
+            version=version,
+            messages=rendered.ranges(start, stop),
+            offset=start,
+            total_messages=len(rendered.pieces),
+            start_line=start_line,
+        )
+        return data, result
+
+    data, result = await call.service.in_lane(args.session_id, work)  # off the event loop
     call.ls.documents.first_look(args.session_id, data.session.damage.any)
-    return p.RenderResult(
-        uri=p.session_uri(args.session_id),
-        text=rendered.text,
-        version=version,
-        messages=rendered.ranges(),
-    )
+    return result
 
 
 async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:

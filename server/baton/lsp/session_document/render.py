@@ -105,7 +105,18 @@ class RenderedSession:
     def by_id(self) -> dict[str, Section]:
         return {s.message_id: s for s in self.sections}
 
-    def ranges(self) -> list[MessageRange]:
+    def page(self, start: int, stop: int) -> tuple[str, int]:
+        """The text of messages [start, stop) (with the header on the first page) and the
+        document line it starts on: the pages of a view, joined in order, are `text`."""
+        pieces = self.pieces[start:stop]
+        if not pieces:
+            end = self.sections[-1].end_line + 1 if self.sections else len(self.header)
+            return ("\n".join(self.header) + "\n", 0) if start == 0 else ("", end)
+        head = self.header if start == 0 else []
+        first_line = 0 if start == 0 else self.sections[start].start_line - 1
+        return "\n".join([*head, *(p.text for p in pieces)]) + "\n", first_line
+
+    def ranges(self, start: int = 0, stop: int | None = None) -> list[MessageRange]:
         return [
             MessageRange(
                 message_id=s.message_id,
@@ -114,7 +125,7 @@ class RenderedSession:
                     end=Position(line=s.end_line, character=s.end_character),
                 ),
             )
-            for s in self.sections
+            for s in self.sections[start:stop]
         ]
 
     def section_at(self, line: int) -> Section | None:

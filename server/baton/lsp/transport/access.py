@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -76,15 +77,50 @@ class Refused(ConnectionError):
     """A connection that did not show the token: it is closed, the server serves on."""
 
 
+class Busy(Refused):
+    """A connection that showed the token while another client holds the slot."""
+
+
+Answer = Callable[[Any, JsonRpcException], None]
+
+
+def error_message(msg_id: Any, error: JsonRpcException) -> dict[str, Any]:
+    """A JSON-RPC error response, as the protocol would send it."""
+    payload: dict[str, Any] = {"code": error.code, "message": error.message}
+    if error.data is not None:
+        payload["data"] = error.data
+    return {"jsonrpc": "2.0", "id": msg_id if usable_id(msg_id) else None, "error": payload}
+
+
 class TokenGate:
     """Stands before the protocol on one connection: until a message shows the token,
     only an `initialize` carrying it is let through; anything else is answered
-    `unauthorized` and the connection closed."""
+    `unauthorized` (on this connection: `answer`) and the connection closed.
 
-    def __init__(self, protocol: Any, token: str, *, open: bool = False) -> None:
+    `admit` is asked when the token is shown (it gives this connection the slot, and the
+    protocol its writer); False means another client holds the slot."""
+
+    def __init__(
+        self,
+        protocol: Any,
+        token: str,
+        *,
+        answer: Answer,
+        admit: Callable[[], bool],
+        refused: Callable[[str], None] | None = None,
+        open: bool = False,
+    ) -> None:
         self.protocol = protocol
         self.token = token
+        self.answer = answer
+        self.admit = admit
+        self.refused = refused or _say_refused
         self.open = open
+
+    @property
+    def quiet(self) -> bool:
+        """Input dropped before the token is said by `refused`, not by the frame reader."""
+        return not self.open
 
     def handle_message(self, message: Any) -> None:
         envelope = message if isinstance(message, dict) else {}
@@ -96,16 +132,28 @@ class TokenGate:
             options.pop(TOKEN_OPTION, None) if initialize and isinstance(options, dict) else None
         )
         if not self.open and initialize and matches(given, self.token):
+            if not self.admit():
+                raise Busy("Baton serves one client at a time")
             self.open = True
         if self.open:
             self.protocol.handle_message(message)
             return
         msg_id = envelope.get("id")
         reason = "a wrong token" if given is not None else "no token"
-        log.warning("refused a network client: its first message carried %s", reason)
+        self.refused(f"its first message carried {reason}")
         error = JsonRpcException(NEEDS_TOKEN, UNAUTHORIZED_RPC, {"code": UNAUTHORIZED})
-        self.protocol.send_error(msg_id if usable_id(msg_id) else None, error)
+        self.answer(msg_id if usable_id(msg_id) else None, error)
         raise Refused(NEEDS_TOKEN)
 
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
-        self.protocol.send_error(msg_id, error)
+        if self.open:
+            self.protocol.send_error(msg_id, error)
+            return
+        # malformed input before the token: answered here, and the connection closed
+        self.refused(f"its first input was not a message ({error.message})")
+        self.answer(msg_id, error)
+        raise Refused(error.message)
+
+
+def _say_refused(reason: str) -> None:
+    log.warning("refused a network client: %s", reason)

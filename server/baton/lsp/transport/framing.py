@@ -32,6 +32,7 @@ from pygls.exceptions import (
 log = logging.getLogger(__name__)
 
 MAX_CONTENT_LENGTH = 64 * 1024 * 1024  # bytes in one message body
+MAX_BEFORE_TOKEN = 1024 * 1024  # a network connection's first message (its initialize)
 MAX_HEADER_LINE = 8 * 1024  # a longer line without a line end is noise
 MAX_DEPTH = 64  # arrays and objects nested in a message's params
 CHUNK = 64 * 1024
@@ -258,20 +259,26 @@ def _envelope(body: bytes, keep: int = 1) -> Any:
 
 
 def _report(protocol: Answering, event: Dropped) -> None:
-    if event.first:
+    if getattr(protocol, "quiet", False):
+        pass  # the protocol says it itself (a network connection before its token)
+    elif event.first:
         log.warning("dropped %d bytes of input: %s", len(event.data), event.reason)
-        protocol.send_error(None, JsonRpcParseError(f"malformed frame dropped: {event.reason}"))
     else:
         log.info("dropped %d more bytes of input: %s", len(event.data), event.reason)
     if log.isEnabledFor(logging.DEBUG):
         log.debug("dropped bytes: %r", event.data[:200])
+    if event.first:
+        protocol.send_error(None, JsonRpcParseError(f"malformed frame dropped: {event.reason}"))
 
 
 async def run_frames(
-    read: Callable[[], Awaitable[bytes]], protocol: Answering, stop_event: threading.Event
+    read: Callable[[], Awaitable[bytes]],
+    protocol: Answering,
+    stop_event: threading.Event,
+    decoder: FrameDecoder | None = None,
 ) -> None:
     """Read frames until the input ends or `stop_event` is set; every message is handed on."""
-    decoder = FrameDecoder()
+    decoder = decoder or FrameDecoder()
     while not stop_event.is_set():
         data = await read()
         if not data:

@@ -2,7 +2,8 @@
 
 The server has one protocol, so it serves one client: while that client is connected,
 further connections are closed at once (their traffic would otherwise take over the first
-client's). A connection that never shows the token (see `access`) is closed without
+client's). Until a connection shows the token (see `access`) it only waits for the slot,
+bounded in time and number (see `admission`); one that never shows it is closed without
 taking the slot or ending the server; the first client that does is served until it
 leaves, and then the server ends, as on stdio.
 """
@@ -11,13 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from pygls.exceptions import JsonRpcException
+
 from baton.lsp.transport import access, framing
+from baton.lsp.transport.admission import Admission, Waiting
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
@@ -29,38 +34,44 @@ log = logging.getLogger(__name__)
 
 TRY_AGAIN_LATER = 1013  # WebSocket close code: the server is busy with another client
 POLICY_VIOLATION = 1008  # WebSocket close code: no token
-
-
-class Slot:
-    """The one client slot."""
-
-    def __init__(self) -> None:
-        self.taken = False
-
-    def claim(self, peer: Any) -> bool:
-        """Take the slot; False (and a line on stderr) when it is taken."""
-        if self.taken:
-            log.warning(
-                "refused a connection from %s: Baton serves one client at a time", _peer(peer)
-            )
-            return False
-        self.taken = True
-        return True
+BUSY = "Baton serves one client at a time"
 
 
 def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
     """Serve one client over TCP; says on stderr which port it bound (port 0 = any)."""
     token = announce_token()
-    slot = Slot()
+    admission = Admission()
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not slot.claim(writer.get_extra_info("peername")):
+        peer = writer.get_extra_info("peername")
+        if admission.served:
+            _turned_away(peer)
             await _close(writer)
             return
-        server.protocol.set_writer(writer)
-        gate = access.TokenGate(server.protocol, token)
+        waiting = admission.arrive(writer.transport.abort, peer)
+        # before the token, a frame is at most the size an initialize needs
+        decoder = framing.FrameDecoder(framing.MAX_BEFORE_TOKEN)
+
+        def admit() -> bool:
+            if not admission.admit(waiting):
+                return False
+            decoder.max_length = framing.MAX_CONTENT_LENGTH
+            server.protocol.set_writer(writer)
+            return True
+
+        def answer(msg_id: Any, error: JsonRpcException) -> None:
+            body = json.dumps(access.error_message(msg_id, error)).encode()
+            writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+        gate = access.TokenGate(
+            server.protocol, token, answer=answer, admit=admit, refused=admission.refused
+        )
         try:
-            await framing.run_frames(framing.stream_reader(reader), gate, stop_event)
+            await framing.run_frames(framing.stream_reader(reader), gate, stop_event, decoder)
+        except access.Busy:
+            _turned_away(peer)
+        except access.Refused:
+            pass  # said when refused
         except ConnectionError as exc:  # a client that vanished (reset) ends the session
             if gate.open:
                 log.info("client connection lost: %s", exc)
@@ -71,10 +82,10 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
         except SystemExit as done:  # `exit` ends the process: with this code, quietly
             server.exit_code = done.code if isinstance(done.code, int) else 0
         finally:
+            admission.leave(waiting)
             if gate.open or stop_event.is_set():
                 server.shutdown()  # type: ignore[no-untyped-call]
-            else:  # never let in: the slot is free again, the server serves on
-                slot.taken = False
+            else:  # never let in: the server serves on
                 await _close(writer)
 
     async def listen() -> Any:
@@ -85,10 +96,26 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
 
 def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
     """Serve one client over a WebSocket; says on stderr which port it bound."""
-    from websockets.asyncio.server import serve
+    from websockets.asyncio.server import ServerConnection, serve
 
     token = announce_token()
-    slot = Slot()
+    admission = Admission()
+
+    class Connection(ServerConnection):
+        """A WebSocket connection that waits for the token from its accept on: its
+        handshake counts against the same time and cap as its first message."""
+
+        waiting: Waiting | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            close = getattr(transport, "abort", transport.close)
+            self.waiting = admission.arrive(close, transport.get_extra_info("peername"))
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.waiting is not None:
+                admission.leave(self.waiting)
+            super().connection_lost(exc)
 
     def check(connection: ServerConnection, request: Request) -> Response | None:
         origin = request.headers.get("Origin")
@@ -102,35 +129,68 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
         return None
 
     async def connection(websocket: ServerConnection) -> None:
-        if not slot.claim(websocket.remote_address):
-            await websocket.close(TRY_AGAIN_LATER, "Baton serves one client at a time")
-            return
+        waiting = websocket.waiting if isinstance(websocket, Connection) else None
+        writer = WebSocketWriter(websocket)
+
+        def admit() -> bool:
+            if waiting is None or not admission.admit(waiting):
+                return False
+            server.protocol.set_writer(writer, include_headers=False)
+            return True
+
+        def answer(msg_id: Any, error: JsonRpcException) -> None:
+            writer.write(json.dumps(access.error_message(msg_id, error)).encode())
+
         request = websocket.request
         shown = request is not None and access.matches(
             access.handshake_token(request.headers.get("Authorization"), request.path), token
         )
-        gate = access.TokenGate(server.protocol, token, open=shown)
-        writer = WebSocketWriter(websocket)
+        if admission.served or (shown and not admit()):
+            if waiting is not None:
+                admission.leave(waiting)
+            _turned_away(websocket.remote_address)
+            await websocket.close(TRY_AGAIN_LATER, BUSY)
+            return
+        gate = access.TokenGate(
+            server.protocol,
+            token,
+            answer=answer,
+            admit=admit,
+            refused=admission.refused,
+            open=shown,
+        )
         try:
-            server.protocol.set_writer(writer, include_headers=False)
             await run_websocket_messages(websocket, gate, stop_event)
+        except access.Busy:
+            _turned_away(websocket.remote_address)
+            await websocket.close(TRY_AGAIN_LATER, BUSY)
         except access.Refused:
             await writer.drain()
             await websocket.close(POLICY_VIOLATION, "Baton needs its token")
         except asyncio.CancelledError:
             pass  # the server is closing (see serve_tcp)
         finally:
+            if waiting is not None:
+                admission.leave(waiting)
             if gate.open or stop_event.is_set():
                 server.shutdown()  # type: ignore[no-untyped-call]
-            else:
-                slot.taken = False
 
     async def listen() -> Any:
         return await serve(
-            connection, host, port, max_size=framing.MAX_CONTENT_LENGTH, process_request=check
+            connection,
+            host,
+            port,
+            max_size=framing.MAX_CONTENT_LENGTH,
+            process_request=check,
+            create_connection=Connection,
+            open_timeout=admission.timeout,
         )
 
     _serve(server, listen, "ws")
+
+
+def _turned_away(peer: Any) -> None:
+    log.warning("refused a connection from %s: %s", _peer(peer), BUSY)
 
 
 async def run_websocket_messages(

@@ -1,0 +1,166 @@
+"""One session's heavy work off the event loop: a worker thread, one session at a time.
+
+Each session has a lane (an asyncio lock): work sent down it runs in a worker thread
+while the event loop answers every other session; work of the same session waits for the
+lane, so it stays serialized. `call` runs a plain callable; `compact` runs a compaction
+whose summarizer is offline (its work is all CPU): the plan and the summary in a worker
+thread (on a loop of its own, progress handed back to the server's loop, a cancel passed
+on) with the check of what the summary kept, then the commit on the server's loop, where
+every other change of the session is made. A summarizer that asks the network stays on
+the server's loop (its client is bound to it), where its waiting blocks nothing. Python
+holds one lock (the GIL) for all threads: a single long C call (a split of a 50 MB text)
+still pauses the loop while it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from baton.core.compaction import engine
+from baton.core.compaction.commit import PreparedSummary, check_retention
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.conversation.session import Session
+from baton.core.errors import CompactionInProgress, SessionLocked
+from baton.core.usage.budget import compute_usage
+
+T = TypeVar("T")
+
+OFFLINE_SUMMARIZERS = ("extractive", "memory")  # no network: all their work is CPU
+
+
+def offline(summarizer: Summarizer) -> bool:
+    return getattr(summarizer, "name", None) in OFFLINE_SUMMARIZERS
+
+
+class Lanes:
+    """A lane per session; work sent down one runs in a worker thread."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # id -> lock, its users
+
+    @contextlib.asynccontextmanager
+    async def lane(self, session_id: str) -> AsyncIterator[None]:
+        """The session's turn (a lane lives while anyone waits in it)."""
+        lock, users = self._locks.get(session_id) or (asyncio.Lock(), 0)
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[session_id]
+            if users > 1:
+                self._locks[session_id] = (lock, users - 1)
+            else:
+                del self._locks[session_id]
+
+    async def call(self, session_id: str, work: Callable[[], T]) -> T:
+        """`work()` in a worker thread, after the session's earlier work."""
+        async with self.lane(session_id):
+            return await _finished(asyncio.ensure_future(asyncio.to_thread(work)))
+
+    async def run(self, session_id: str, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """The coroutine `make()` on a loop of its own in a worker thread, after the
+        session's earlier work. Cancelled here, it is cancelled there (at its next await)
+        and this returns only once the thread has stopped."""
+        async with self.lane(session_id):
+            return await _in_thread(make)
+
+    async def compact_any(
+        self, session: Session, request: CompactRequest, ctx: CompactContext
+    ) -> CompactResult:
+        """`engine.compact`, in the session's lane when its summarizer is offline."""
+        if offline(ctx.summarizer):
+            return await self.compact(session, request, ctx)
+        return await engine.compact(session, request, ctx)
+
+    async def compact(
+        self, session: Session, request: CompactRequest, ctx: CompactContext
+    ) -> CompactResult:
+        """`engine.compact` with its plan and summary in the session's lane."""
+        # the plan's usage, figured here where the session changes: the thread finds it
+        # remembered (compute_usage's memo) instead of reading the session as it changes
+        compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+        if request.dry_run:  # changes nothing: all of it can run there
+            work = replace(ctx, progress=_threadsafe(ctx.progress))
+            return await self.run(
+                session.session_id, lambda: engine.compact(session, request, work)
+            )
+        if session.compacting:
+            raise CompactionInProgress(f"session {session.session_id} is already being compacted")
+        if session.read_only:
+            raise SessionLocked(
+                f"session {session.session_id} is open for writing in another Baton process"
+            )
+        view = session.view_messages()
+        work = replace(ctx, progress=_threadsafe(ctx.progress))
+        transcript_path = str(session.transcript.path)
+
+        async def prepare() -> PreparedSummary:
+            prepared = await engine.summarize(session, request, work, view)
+            # the check of what it kept reads the summary alone: made here too
+            prepared.retained = check_retention(prepared, work, transcript_path)
+            return prepared
+
+        session.compacting = True  # no other compaction or undo meanwhile
+        try:
+            prepared = await self.run(session.session_id, prepare)
+        finally:
+            session.compacting = False
+        return engine.commit_prepared(session, prepared, ctx)
+
+
+def _threadsafe(progress: Progress | None) -> Progress | None:
+    """`progress` called from a worker thread, run on the server's loop."""
+    if progress is None:
+        return None
+    loop = asyncio.get_running_loop()
+
+    def report(text: str, fraction: float | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed
+            loop.call_soon_threadsafe(progress, text, fraction)
+
+    return report
+
+
+async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    state: dict[str, Any] = {}
+    cancelled = threading.Event()
+
+    def thread_main() -> T:
+        async def inner() -> T:
+            state["loop"], state["task"] = asyncio.get_running_loop(), asyncio.current_task()
+            if cancelled.is_set():
+                raise asyncio.CancelledError
+            return await make()
+
+        return asyncio.run(inner())
+
+    future = asyncio.ensure_future(asyncio.to_thread(thread_main))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        cancelled.set()
+        loop, task = state.get("loop"), state.get("task")
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has ended already
+                loop.call_soon_threadsafe(task.cancel)
+        with contextlib.suppress(BaseException):
+            await future  # nothing of it runs after the cancel is answered
+        raise
+
+
+async def _finished(future: asyncio.Future[T]) -> T:
+    """The thread's result; cancelled, this waits for the thread to end, then re-raises."""
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await future
+        raise

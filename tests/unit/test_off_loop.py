@@ -1,0 +1,184 @@
+"""A session's heavy work runs off the event loop (issue 26): while one session's offline
+compaction is held inside its summarizer, every other session's requests are answered;
+the same session's work waits its turn; a cancel stops the compaction with nothing changed.
+Checked by ordering (the compaction is still running when the other answers arrive)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton import protocol as p
+from baton.core.compaction.summary import extractive
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.lsp.features import compaction, sessions
+from baton.lsp.features.common import Call
+from baton.lsp.server import BatonServer, create_server
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+WAIT = 20.0  # an upper bound, never a pause
+
+
+class Gate:
+    """Holds the summarizer (in whatever thread it runs) until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[int] = []
+
+    async def wait_entered(self) -> bool:
+        return await asyncio.to_thread(self.entered.wait, WAIT)
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    held = Gate()
+    original = extractive.Facts.gather.__func__  # type: ignore[attr-defined]
+
+    def gather(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        held.threads.append(threading.get_ident())
+        held.entered.set()
+        held.release.wait(WAIT)  # bounded: on the event loop this would hold everything
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(extractive.Facts, "gather", classmethod(gather))
+    yield held
+    held.release.set()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> BatonServer:
+    settings = Settings.model_validate({"dataDir": str(tmp_path), "summarizer": "extractive"})
+    return create_server(BatonService(settings))
+
+
+def _turns(n: int) -> list[p.MessageInput]:
+    words = " ".join(f"w{j}" for j in range(200))
+    out = []
+    for i in range(n):
+        out.append(p.MessageInput(role="user", content=f"question {i} {words}"))
+        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
+    return out
+
+
+async def _two_sessions(call: Call) -> tuple[str, str]:
+    ids = []
+    for title in ("held", "other"):
+        sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
+        await sessions.append(call, p.AppendParams(session_id=sid, messages=_turns(6)))
+        ids.append(sid)
+    return ids[0], ids[1]
+
+
+def _compact(call: Call, session_id: str) -> Any:
+    """Summarize all but the last turn of the session."""
+    pivot = call.service.session(session_id).view_messages()[-3].id
+    params = p.CompactParams(session_id=session_id, direction="up_to", pivot_message_id=pivot)
+    return compaction.compact(call, params)
+
+
+async def test_other_sessions_are_answered_while_a_compaction_runs(
+    server: BatonServer, gate: Gate
+) -> None:
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    running = asyncio.ensure_future(_compact(call, held))
+    assert await gate.wait_entered()
+    assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+    # the other session: read, appended to, rendered, while the compaction is held
+    usage = await sessions.usage(call, p.SessionParams(session_id=other))
+    appended = await sessions.append(call, p.AppendParams(session_id=other, messages=_turns(1)))
+    view = await sessions.get(call, p.PageParams(session_id=other))
+    rendered = await sessions.render(call, p.PageParams(session_id=other))
+    assert not running.done()
+    assert usage.used_tokens > 0 and len(appended.message_ids) == 2
+    assert len(view.messages) == 14 and rendered.text.count("## User") == 7
+    # the held session's own work waits for its compaction
+    waiting = asyncio.ensure_future(sessions.render(call, p.PageParams(session_id=held)))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    gate.release.set()
+    result = await asyncio.wait_for(running, WAIT)
+    assert result.summarized_message_ids
+    after = await asyncio.wait_for(waiting, WAIT)
+    assert "summary" in after.text
+    assert (await sessions.get(call, p.PageParams(session_id=held))).messages[0].kind == ("summary")
+
+
+async def test_a_cancelled_compaction_off_the_loop_changes_nothing(
+    server: BatonServer, gate: Gate
+) -> None:
+    call = Call(server)
+    held, _ = await _two_sessions(call)
+    before = [m.id for m in (await sessions.get(call, p.PageParams(session_id=held))).messages]
+    running = asyncio.ensure_future(_compact(call, held))
+    assert await gate.wait_entered()
+    running.cancel()
+    gate.release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(running, WAIT)
+    view = await sessions.get(call, p.PageParams(session_id=held))
+    assert [m.id for m in view.messages] == before
+    assert not call.service.session(held).compacting
+    # and the session compacts afterwards as usual
+    done = await _compact(call, held)
+    assert done.summarized_message_ids
+
+
+async def test_auto_compact_runs_off_the_loop_too(tmp_path: Path, gate: Gate) -> None:
+    # threshold 13,400 tokens: the held session's appends cross it and start auto-compact
+    settings = Settings.model_validate(
+        {
+            "dataDir": str(tmp_path),
+            "summarizer": "extractive",
+            "contextWindow": 20_000,
+            "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
+        }
+    )
+    server = create_server(BatonService(settings))
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    for _ in range(30):  # ~800 tokens a turn
+        await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        if gate.entered.is_set():
+            break
+    assert await gate.wait_entered()  # the background auto-compact, held in its summarizer
+    assert gate.threads[0] != threading.get_ident()
+    session = call.service.session(held)
+    assert session.compacting and not session.boundaries
+    usage = await sessions.usage(call, p.SessionParams(session_id=other))
+    view = await sessions.get(call, p.PageParams(session_id=other))
+    assert usage.used_tokens > 0 and len(view.messages) == 12
+    assert session.compacting and not session.boundaries  # still held meanwhile
+    gate.release.set()
+    for _ in range(int(WAIT / 0.05)):  # bounded: until the auto-compaction commits
+        if session.boundaries:
+            break
+        await asyncio.sleep(0.05)
+    assert session.boundaries and session.view_messages()[0].kind == "summary"
+
+
+async def test_model_limits_first_asked_off_the_loop_are_still_fetched(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A usage computed in a worker thread (get, render) cannot start the Models API
+    fetch there (no loop runs it): the next ask on the loop does."""
+    fake_anthropic.models["claude-test-wide"] = {"max_input_tokens": 400_000, "max_tokens": 8_000}
+    service = BatonService(Settings(data_dir=str(tmp_path)), api_key="sk-ant-test-lanes-000000")
+    arrived = asyncio.Event()
+    settings = service.settings
+    assert (
+        await asyncio.to_thread(service.models.limits, "claude-test-wide", settings, print) is None
+    )
+    assert service.models.limits("claude-test-wide", settings, lambda _: arrived.set()) is None
+    await asyncio.wait_for(arrived.wait(), WAIT)
+    found = service.models.limits("claude-test-wide", settings, print)
+    assert found is not None and found.max_input_tokens == 400_000
+    await service.close()

@@ -93,7 +93,7 @@ async def test_other_sessions_are_answered_while_a_compaction_runs(
     assert await gate.wait_entered()
     assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
     # the other session: read, appended to, rendered, while the compaction is held
-    usage = await sessions.usage(call, p.SessionParams(session_id=other))
+    usage = await sessions.usage(call, p.UsageParams(session_id=other))
     appended = await sessions.append(call, p.AppendParams(session_id=other, messages=_turns(1)))
     view = await sessions.get(call, p.PageParams(session_id=other))
     rendered = await sessions.render(call, p.PageParams(session_id=other))
@@ -153,7 +153,7 @@ async def test_auto_compact_runs_off_the_loop_too(tmp_path: Path, gate: Gate) ->
     assert gate.threads[0] != threading.get_ident()
     session = call.service.session(held)
     assert session.compacting and not session.boundaries
-    usage = await sessions.usage(call, p.SessionParams(session_id=other))
+    usage = await sessions.usage(call, p.UsageParams(session_id=other))
     view = await sessions.get(call, p.PageParams(session_id=other))
     assert usage.used_tokens > 0 and len(view.messages) == 12
     assert session.compacting and not session.boundaries  # still held meanwhile

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from baton.core.compaction import engine
-from baton.core.compaction.automatic.auto import AutoCompactor, AutoOutcome
+from baton.core.compaction.automatic.auto import AutoCompactor
+from baton.core.compaction.automatic.outcome import AutoOutcome
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest

@@ -14,7 +14,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal
 
-from baton.core.compaction.automatic.auto import AutoOutcome, PausedBy
+from baton.core.compaction.automatic.auto import PausedBy
+from baton.core.compaction.automatic.outcome import AutoOutcome
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.session import Session
 from baton.core.service.results import RenderData

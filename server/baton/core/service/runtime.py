@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.compaction.automatic.ahead import AheadState
-from baton.core.compaction.automatic.auto import AutoState
+from baton.core.compaction.automatic.auto_state import AutoState
 from baton.core.compaction.summary.notes_state import NotesState
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore

@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, cast
+from typing import Literal, Protocol, cast
 
 from baton.core.compaction import engine
 from baton.core.compaction.automatic import microcompact as micro
 from baton.core.compaction.automatic.ahead import SummariesAhead
+from baton.core.compaction.automatic.auto_state import AutoState, MemoOf, StateOf
+from baton.core.compaction.automatic.outcome import Outcome, OutcomeListener, told
 from baton.core.compaction.commit import report
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -33,7 +34,6 @@ from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
 from baton.core.usage.budget import Usage, compute_usage
-from baton.core.usage.usage_memo import UsageMemo
 
 log = logging.getLogger(__name__)
 
@@ -47,50 +47,10 @@ MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
 
 
-@dataclass(frozen=True)
-class AutoOutcome:
-    """What one auto-compaction did, for the user: `compacted` (the context went from
-    `tokens_before` to `tokens_after`) or `failed` (nothing changed, or not enough)."""
-
-    outcome: Literal["compacted", "failed"]
-    tokens_before: int
-    tokens_after: int
-    message: str
-
-
-OutcomeListener = Callable[[str, AutoOutcome], None]
-
-
 class ContextHost(Protocol):
     """Anything that can build the compaction context (the server's facade does)."""
 
     def compact_context(self) -> CompactContext: ...
-
-
-@dataclass(eq=False)
-class AutoState:
-    """One session's auto-compact state: the breaker, the thrash guard, the lock that lets
-    one auto-compaction run at a time, and the task running it. The service keeps it in the
-    session's runtime (core/service/runtime.py), so it goes when the session goes."""
-
-    failures: int = 0
-    last_error: str | None = None
-    refills: int = 0
-    thrashing: bool = False
-    # the last auto-compaction that got under the threshold: its boundary and how long the
-    # view was right after it (the turns after that are the refill)
-    last_auto: tuple[str, int] | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    holder: asyncio.Task[Any] | None = None
-
-    def reset(self) -> None:
-        """Close the breaker and the thrash guard (the lock and its holder stay as they are)."""
-        self.failures, self.last_error, self.refills = 0, None, 0
-        self.thrashing, self.last_auto = False, None
-
-
-StateOf = Callable[[str], AutoState]
-MemoOf = Callable[[str], UsageMemo | None]
 
 
 class AutoCompactor:
@@ -254,33 +214,18 @@ class AutoCompactor:
     def _tell(
         self,
         session_id: str,
-        outcome: Literal["compacted", "failed"],
+        outcome: Outcome,
         figures: tuple[int, int, int],
         detail: str,
         reason: str,
     ) -> None:
-        """Tell the listener what this attempt did, in one sentence for the panel;
-        `figures` are the tokens before and after it and the blocking limit."""
+        """Tell the listener what this attempt did (`figures`: the tokens before and after
+        it and the blocking limit)."""
         if self.on_outcome is None:
             return
-        before, after, limit = figures
-        if outcome == "compacted":
-            message = f"Auto-compacted: {before:,} -> {after:,} tokens."
-        else:
-            if reason != "send":
-                goes_on = f"{after:,} tokens are still in use"
-            elif after >= limit:
-                goes_on = f"the send is refused: {after:,} tokens are over the limit of {limit:,}"
-            else:
-                goes_on = f"the request goes out with {after:,} tokens in context"
-            paused = (
-                " Auto-compact is paused until a manual compaction."
-                if self.paused(session_id)
-                else ""
-            )
-            message = f"Auto-compact failed ({detail}): {goes_on}.{paused}"
+        said = told(outcome, figures, detail, reason, self.paused(session_id))
         try:
-            self.on_outcome(session_id, AutoOutcome(outcome, before, after, message))
+            self.on_outcome(session_id, said)
         except Exception:  # a listener's failure never stops the turn
             log.exception("auto-compact listener failed")
 

@@ -1,0 +1,48 @@
+"""What one auto-compaction attempt did, in the sentence the panel shows for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+Outcome = Literal["compacted", "failed"]
+
+
+@dataclass(frozen=True)
+class AutoOutcome:
+    """What one auto-compaction did, for the user: `compacted` (the context went from
+    `tokens_before` to `tokens_after`) or `failed` (nothing changed, or not enough)."""
+
+    outcome: Outcome
+    tokens_before: int
+    tokens_after: int
+    message: str
+
+
+OutcomeListener = Callable[[str, AutoOutcome], None]
+
+
+def told(
+    outcome: Outcome,
+    figures: tuple[int, int, int],
+    detail: str,
+    reason: str,
+    paused: bool,
+) -> AutoOutcome:
+    """The attempt in one sentence; `figures` are the tokens before and after it and the
+    blocking limit, `reason` what started it (a send is refused over the limit), `paused`
+    whether the breaker is now open."""
+    before, after, limit = figures
+    if outcome == "compacted":
+        return AutoOutcome(
+            outcome, before, after, f"Auto-compacted: {before:,} -> {after:,} tokens."
+        )
+    if reason != "send":
+        goes_on = f"{after:,} tokens are still in use"
+    elif after >= limit:
+        goes_on = f"the send is refused: {after:,} tokens are over the limit of {limit:,}"
+    else:
+        goes_on = f"the request goes out with {after:,} tokens in context"
+    pause = " Auto-compact is paused until a manual compaction." if paused else ""
+    return AutoOutcome(outcome, before, after, f"Auto-compact failed ({detail}): {goes_on}.{pause}")

@@ -206,9 +206,25 @@ async def test_the_import_runs_off_the_loop_and_reports_the_share_read(
 
 
 async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
-    tmp_path: Path, plain_store: SessionStore
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = generate(9, turns=60).write(tmp_path / "file.jsonl")
+    real = claude_code.import_to_file
+
+    def paced(*args: Any, progress: Any = None, cancel: Any = None, **kwargs: Any) -> Any:
+        """The reader waits, once it has reported two shares of the file, for the client's
+        cancel to arrive (else a fast machine finishes the file before the cancel lands)."""
+        shares: set[int] = set()
+
+        def read(done: int, total: int) -> None:
+            progress(done, total)
+            shares.add(done * 100 // max(total, 1))
+            if len(shares) == 2:
+                cancel.wait(10)
+
+        return real(*args, progress=read, cancel=cancel, **kwargs)
+
+    monkeypatch.setattr(claude_code, "import_to_file", paced)
     task: asyncio.Task[Session] | None = None
     seen: list[float | None] = []
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_harness import NEOVIM, SERVER_COMMAND, VSCODE, Harness, server_env, start
+from lsp_harness import NEOVIM, VSCODE, Harness, spawn_stdio, start
 from test_server_malformed import RawPipe
 
 Starter = Callable[..., Awaitable[Harness]]
@@ -45,13 +45,7 @@ async def any_lsp(request: pytest.FixtureRequest, start_server: Starter) -> Harn
 @pytest_asyncio.fixture
 async def pipe(tmp_path: Path) -> AsyncIterator[RawPipe]:
     """A server over a raw pipe, initialized, for tests that send bytes of their own."""
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=server_env(tmp_path / "data"),
-    )
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
     raw = RawPipe(process)
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}
     await raw.send(init)

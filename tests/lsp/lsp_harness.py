@@ -280,6 +280,31 @@ def server_env(data_dir: Path, extra: dict[str, str] | None = None) -> dict[str,
     return env
 
 
+async def usage_where(
+    lsp: Harness, sid: str, key: str, value: object, after: int = 0
+) -> dict[str, Any]:
+    """The usage of the first usageChanged for `sid` (from `after`) whose `key` is `value`."""
+    found: dict[str, Any] = await lsp.recorder.notification(
+        protocol.USAGE_CHANGED,
+        lambda p: p["sessionId"] == sid and p["usage"][key] is value,
+        after=after,
+    )
+    return found["usage"]
+
+
+async def spawn_stdio(
+    data_dir: Path, stderr: int = asyncio.subprocess.PIPE
+) -> asyncio.subprocess.Process:
+    """`baton serve` over stdio pipes (stderr as given), its data in `data_dir`."""
+    return await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=server_env(data_dir),
+    )
+
+
 def initialize_params(
     workspace: Path,
     client_name: str,

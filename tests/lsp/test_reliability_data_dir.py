@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from lsp_harness import SERVER_COMMAND, Harness, conversation, server_env, user
+from lsp_harness import Harness, conversation, spawn_stdio, user
 from lsprotocol import types
 from test_server_malformed import RawPipe
 
@@ -79,13 +79,7 @@ async def test_the_start_says_in_one_stderr_line_what_the_data_dir_does_not_allo
 ) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(blocker / "data"),
-    )
+    process = await spawn_stdio(blocker / "data")
     pipe = RawPipe(process)
     await pipe.send(
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}

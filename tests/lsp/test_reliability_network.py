@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from test_server_transports import (
-    StderrLines,
     connect_client,
     framed,
     initialize,
-    start_network_server,
+    start_watched,
+    stop,
 )
 
 from baton import protocol
@@ -44,16 +44,8 @@ async def ws_connect(host: str, port: int, **options: Any) -> Any:
     return await connect(f"ws://{host}:{port}/{query}", **options)
 
 
-async def stop(process: asyncio.subprocess.Process, stderr: StderrLines) -> None:
-    if process.returncode is None:
-        process.kill()
-        await process.wait()
-    await stderr.task
-
-
 async def test_tcp_without_the_token_is_refused_and_the_server_serves_on(tmp_path: Path) -> None:
-    process, host, port, token = await start_network_server(tmp_path, "--tcp")
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, "--tcp")
     try:
         assert len(token) >= 20
         for given in (None, "wrong-token", 12345, token.upper()):
@@ -83,8 +75,7 @@ async def test_tcp_without_the_token_is_refused_and_the_server_serves_on(tmp_pat
 async def test_the_token_can_come_from_the_environment(tmp_path: Path) -> None:
     chosen = "chosen-token-0123456789"
     env = {"BATON_TOKEN": chosen}
-    process, host, port, token = await start_network_server(tmp_path, "--tcp", env)
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, "--tcp", env)
     try:
         assert token == chosen
         lsp, _ = await connect_client(tmp_path, "--tcp", host, port, chosen)
@@ -99,8 +90,7 @@ async def test_the_token_can_come_from_the_environment(tmp_path: Path) -> None:
 async def test_a_websocket_from_a_foreign_page_is_refused(tmp_path: Path) -> None:
     from websockets.exceptions import InvalidStatus
 
-    process, host, port, token = await start_network_server(tmp_path, "--ws")
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, "--ws")
     try:
         foreign = ["http://evil.example", "https://127.0.0.1.evil.example", "null", "file://"]
         for origin in foreign:
@@ -122,8 +112,7 @@ async def test_a_websocket_from_a_foreign_page_is_refused(tmp_path: Path) -> Non
 async def test_a_websocket_token_as_header_query_or_option(tmp_path: Path) -> None:
     from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-    process, host, port, token = await start_network_server(tmp_path, "--ws")
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, "--ws")
     try:
         wrong = {"Authorization": "Bearer not-the-token"}
         with pytest.raises(InvalidStatus) as refused:

@@ -8,17 +8,16 @@ import asyncio
 import contextlib
 import random
 import resource
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import WAIT_SECONDS, Harness, server_env
+from lsp_harness import WAIT_SECONDS, Harness
 from test_server_transports import (
-    LISTENING,
-    TOKEN,
     StderrLines,
     connect_client,
+    start_watched,
+    stop,
 )
 
 from baton import protocol
@@ -39,42 +38,14 @@ async def start(
         if files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
 
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "baton",
-        "serve",
-        flag,
-        "127.0.0.1:0",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(tmp_path / "data", {"BATON_TOKEN_TIMEOUT": str(timeout)}),
-        preexec_fn=limit_files,
-    )
-    assert process.stderr is not None
-    token = ""
-    while True:
-        line = await asyncio.wait_for(process.stderr.readline(), WAIT_SECONDS)
-        assert line, "the server exited before listening"
-        if printed := TOKEN.search(line):
-            token = printed.group(1).decode()
-        if found := LISTENING.search(line):
-            stderr = StderrLines(process.stderr)
-            return process, stderr, found.group(2).decode(), int(found.group(3)), token
+    env = {"BATON_TOKEN_TIMEOUT": str(timeout)}
+    return await start_watched(tmp_path, flag, env, limit_files)
 
 
 async def editor(tmp_path: Path, flag: str, host: str, port: int, token: str) -> Harness:
     """The editor's client, initialized with the token (turned away: a timeout, not a hang)."""
     lsp, _ = await asyncio.wait_for(connect_client(tmp_path, flag, host, port, token), WAIT_SECONDS)
     return lsp
-
-
-async def stop(process: asyncio.subprocess.Process, stderr: StderrLines) -> None:
-    if process.returncode is None:
-        process.kill()
-        await process.wait()
-    await stderr.task
 
 
 async def closed_by_server(reader: asyncio.StreamReader) -> bool:

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from typing import Any
 
-from lsp_harness import Harness, conversation, user
+from lsp_harness import Harness, conversation, usage_where, user
 from lsprotocol import types
 
 from baton import protocol
@@ -25,12 +25,7 @@ def progress_values(lsp: Harness, token: Any) -> list[dict[str, Any]]:
 
 
 async def paused_usage(lsp: Harness, sid: str, paused: bool, after: int = 0) -> dict[str, Any]:
-    found: dict[str, Any] = await lsp.recorder.notification(
-        protocol.USAGE_CHANGED,
-        lambda p: p["sessionId"] == sid and p["usage"]["autoCompactPaused"] is paused,
-        after=after,
-    )
-    return found["usage"]
+    return await usage_where(lsp, sid, "autoCompactPaused", paused, after)
 
 
 async def test_a_background_auto_compaction_reports_server_initiated_progress(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from lsp_harness import Harness, conversation, user
+from lsp_harness import Harness, conversation, usage_where, user
 
 from baton import protocol
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -19,12 +19,7 @@ def count_requests(fake: FakeAnthropic) -> list[Any]:
 
 
 async def exact_usage(lsp: Harness, sid: str, after: int) -> dict[str, Any]:
-    found: dict[str, Any] = await lsp.recorder.notification(
-        protocol.USAGE_CHANGED,
-        lambda p: p["sessionId"] == sid and p["usage"]["estimated"] is False,
-        after=after,
-    )
-    return found["usage"]
+    return await usage_where(lsp, sid, "estimated", False, after)
 
 
 async def test_a_burst_of_changes_is_counted_once_and_the_exact_figure_is_the_usage(

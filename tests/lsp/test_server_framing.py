@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lsp_harness import SERVER_COMMAND, WAIT_SECONDS, server_env
+from lsp_harness import WAIT_SECONDS, spawn_stdio
 from test_server_malformed import PARSE_ERROR, RawPipe
 
 from baton.lsp.transport.framing import MAX_CONTENT_LENGTH, Dropped, Frame, FrameDecoder
@@ -65,13 +65,7 @@ async def test_every_malformed_frame_in_a_row_then_a_valid_one(pipe: RawPipe) ->
 
 
 async def test_dropped_input_is_logged_without_its_bytes(tmp_path: Path) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(tmp_path / "data"),
-    )
+    process = await spawn_stdio(tmp_path / "data")
     secret_body = b'{"jsonrpc": "2.0", "method": "x", "params": {"t": "SECRET-BODY"}}'
     exit_body = b'{"jsonrpc": "2.0", "method": "exit"}'
     data = b"Content-Length: -1\r\n\r\n" + secret_body + frame(exit_body)

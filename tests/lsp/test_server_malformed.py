@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lsp_harness import SERVER_COMMAND, WAIT_SECONDS, server_env
+from lsp_harness import WAIT_SECONDS, spawn_stdio
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 
@@ -49,13 +49,7 @@ class RawPipe:
 
 
 async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=server_env(tmp_path / "data"),
-    )
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
     pipe = RawPipe(process)
     try:
         await pipe.send(
@@ -109,13 +103,7 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
 
 
 async def test_stdout_carries_only_the_wire(tmp_path: Path) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(tmp_path / "data"),
-    )
+    process = await spawn_stdio(tmp_path / "data")
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
     body = json.dumps(request).encode()
     exit_body = json.dumps({"jsonrpc": "2.0", "method": "exit"}).encode()

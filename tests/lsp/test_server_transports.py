@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,10 @@ TOKEN = re.compile(rb"baton: token (\S+)")
 
 
 async def start_network_server(
-    tmp_path: Path, flag: str, env: dict[str, str] | None = None
+    tmp_path: Path,
+    flag: str,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> tuple[asyncio.subprocess.Process, str, int, str]:
     """A server on a free loopback port: (process, host, port, the token it printed)."""
     process = await asyncio.create_subprocess_exec(
@@ -43,6 +47,7 @@ async def start_network_server(
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
         env=server_env(tmp_path / "data", env),
+        preexec_fn=preexec_fn,
     )
     assert process.stderr is not None
     token = (env or {}).get("BATON_TOKEN", "")
@@ -90,6 +95,24 @@ class StderrLines:
     @property
     def text(self) -> str:
         return "".join(self.lines)
+
+
+async def start_watched(
+    tmp_path: Path,
+    flag: str,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> tuple[asyncio.subprocess.Process, StderrLines, str, int, str]:
+    """`start_network_server`, its stderr read from the moment it listens."""
+    process, host, port, token = await start_network_server(tmp_path, flag, env, preexec_fn)
+    return process, StderrLines(process.stderr), host, port, token
+
+
+async def stop(process: asyncio.subprocess.Process, stderr: StderrLines) -> None:
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+    await stderr.task
 
 
 async def connect_client(
@@ -180,8 +203,7 @@ def test_addresses_default_to_loopback_and_reject_nonsense() -> None:
 async def test_a_second_client_is_turned_away_and_the_first_keeps_working(
     tmp_path: Path, flag: str
 ) -> None:
-    process, host, port, token = await start_network_server(tmp_path, flag)
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, flag)
     lsp, recorder = await connect_client(tmp_path, flag, host, port, token)
     try:
         sid = (await lsp.create(title="first"))["sessionId"]
@@ -246,15 +268,11 @@ async def initialize_then_vanish(flag: str, host: str, port: int, token: str) ->
 async def test_a_client_that_vanishes_ends_the_server_without_a_traceback(
     tmp_path: Path, flag: str
 ) -> None:
-    process, host, port, token = await start_network_server(tmp_path, flag)
-    stderr = StderrLines(process.stderr)
+    process, stderr, host, port, token = await start_watched(tmp_path, flag)
     try:
         await initialize_then_vanish(flag, host, port, token)
         await asyncio.wait_for(process.wait(), WAIT_SECONDS)
         await stderr.task
         assert "Traceback" not in stderr.text
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        await stderr.task
+        await stop(process, stderr)

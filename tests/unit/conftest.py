@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conversations import char_count
 
 from baton.core.conversation.messages import Message
 from baton.core.conversation.store import SessionStore
@@ -41,5 +42,13 @@ def count_message(request: pytest.FixtureRequest, estimator: Estimator) -> Calla
 @pytest.fixture
 def store(tmp_path: Path, count_message: Callable[[Message], int]) -> Iterator[SessionStore]:
     sessions = SessionStore(tmp_path, count_message)
+    yield sessions
+    sessions.close()
+
+
+@pytest.fixture
+def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
+    """A store under tmp_path/data counting with `char_count` (for structure, not figures)."""
+    sessions = SessionStore(tmp_path / "data", char_count)
     yield sessions
     sessions.close()

@@ -31,6 +31,11 @@ def ten_per_block(message: Message) -> int:
     return 10 * len(message.content)
 
 
+def char_count(message: Message) -> int:
+    """A cheap stand-in counter: these tests are about structure, not token figures."""
+    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
+
+
 def say(mid: str, text: str = "hello") -> MessageInput:
     """A user prompt with the given id."""
     return MessageInput(id=mid, role="user", content=text)

@@ -27,6 +27,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
     text_message,
 )
+from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.model_api.client import AnthropicClient
@@ -189,13 +190,9 @@ async def test_two_answers_without_a_summary_section_are_a_summarizer_failure(
     assert len(fake_anthropic.message_requests()) == 2
 
 
-async def test_a_refusal_commits_nothing(
-    fake_anthropic: FakeAnthropic,
-    anthropic_client: MakeClient,
-    store: SessionStore,
-    estimator: Estimator,
-) -> None:
-    session = store.create("refused", MODEL)
+def six_turns(store: SessionStore, title: str) -> Session:
+    """A session of six long requests and answers, titled `title`."""
+    session = store.create(title, MODEL)
     for n in range(6):
         session.append(
             [
@@ -203,6 +200,16 @@ async def test_a_refusal_commits_nothing(
                 MessageInput(role="assistant", content=f"answer {n} " + "detail " * 300),
             ]
         )
+    return session
+
+
+async def test_a_refusal_commits_nothing(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    session = six_turns(store, "refused")
     view, transcript = list(session.view), session.transcript.path.read_bytes()
     fake_anthropic.reply("I cannot summarize this.")
     fake_anthropic.reply("I cannot summarize this.")
@@ -269,14 +276,7 @@ async def test_the_engine_commits_the_models_summary(
     store: SessionStore,
     estimator: Estimator,
 ) -> None:
-    session = store.create("summary", MODEL)
-    for n in range(6):
-        session.append(
-            [
-                MessageInput(role="user", content=f"request {n} " + "detail " * 300),
-                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 300),
-            ]
-        )
+    session = six_turns(store, "summary")
     fake_anthropic.reply(ANSWER)
     settings = Settings(
         keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)

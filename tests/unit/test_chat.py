@@ -60,10 +60,10 @@ def words(count: int, word: str = "lorem") -> str:
 
 
 def near_the_threshold(
-    session: Session, estimator: Estimator
-) -> tuple[Settings, Callable[[], CompactContext]]:
+    session: Session, estimator: Estimator, client: AnthropicClient, **fields: Any
+) -> ChatContext:
     """Six long turns in a 20,000-token window (threshold 13,400, blocking 15,400): the
-    settings, and the extractive compaction context auto-compact is given."""
+    turn's context, auto-compacting with the extractive summarizer."""
     settings = Settings(
         context_window=20_000,
         keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=2_000),
@@ -79,7 +79,14 @@ def near_the_threshold(
     def compact_context() -> CompactContext:
         return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
 
-    return settings, compact_context
+    return context(
+        client,
+        estimator,
+        settings,
+        auto=AutoCompactor(compact_context),
+        compact_context=compact_context,
+        **fields,
+    )
 
 
 def transcript_lines(session: Session) -> list[str]:
@@ -354,11 +361,7 @@ async def test_auto_compact_gets_its_chance_before_the_blocking_check(
     session: Session,
     estimator: Estimator,
 ) -> None:
-    settings, compact_context = near_the_threshold(session, estimator)
-    auto = AutoCompactor(compact_context)
-    ctx = context(
-        anthropic_client(), estimator, settings, auto=auto, compact_context=compact_context
-    )
+    ctx = near_the_threshold(session, estimator, anthropic_client())
     result = await send(session, content="and the next step?", tools=None, ctx=ctx)
 
     assert result.message.text() == "OK"
@@ -376,21 +379,13 @@ async def test_the_prompt_and_an_auto_compaction_are_steps_before_the_model_is_a
     session: Session,
     estimator: Estimator,
 ) -> None:
-    settings, compact_context = near_the_threshold(session, estimator)
     steps: list[tuple[str, int, int]] = []  # (last text in the view, compactions, requests)
 
     def on_step() -> None:
         last = session.view_messages()[-1].text()
         steps.append((last, session.compactions, len(fake_anthropic.message_requests())))
 
-    ctx = context(
-        anthropic_client(),
-        estimator,
-        settings,
-        auto=AutoCompactor(compact_context),
-        compact_context=compact_context,
-        on_step=on_step,
-    )
+    ctx = near_the_threshold(session, estimator, anthropic_client(), on_step=on_step)
     await send(session, content="next?", tools=None, ctx=ctx)
     assert steps == [("next?", 0, 0), ("next?", 1, 0)]  # each before the model was asked
 

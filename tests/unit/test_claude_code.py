@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conversations import char_count
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baton.core.conversation.messages import (
-    Message,
     TextBlock,
     ToolResultBlock,
     invariant_violations,
@@ -24,19 +23,6 @@ from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read
 from baton.core.importers.claude_code import import_claude_code, import_with_report
-
-
-def char_count(message: Message) -> int:
-    """A cheap stand-in counter: these tests are about structure, not token figures."""
-    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
-
-
-@pytest.fixture
-def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
-    store = SessionStore(tmp_path / "data", char_count)
-    yield store
-    store.close()
-
 
 # ---- synthetic files -------------------------------------------------------------------------
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conversations import char_count
 
-from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.messages import invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams
@@ -27,19 +27,6 @@ from baton_testkit.claude_code_gen import (
     generate,
 )
 from corpus_names import CHAT_JSON, CORPUS_FILES
-
-
-def char_count(message: Message) -> int:
-    """A cheap stand-in counter: these tests are about structure, not token figures."""
-    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
-
-
-@pytest.fixture
-def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
-    store = SessionStore(tmp_path / "data", char_count)
-    yield store
-    store.close()
-
 
 # ---- an independent reading of a Claude Code file -------------------------------------------
 
@@ -169,11 +156,8 @@ def test_a_plain_reading_of_a_generated_file_agrees_with_the_generator(
         assert want["first_ids"] == generated.truth.view
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_generated_file_survives_a_reload_unchanged(
-    tmp_path: Path, plain_store: SessionStore, name: str
-) -> None:
-    path, _ = write_case(name, tmp_path)
+def assert_reload_unchanged(path: Path, tmp_path: Path, plain_store: SessionStore) -> None:
+    """Imports `path`, closes the store and reopens the session: its view is unchanged."""
     session = import_claude_code(path, plain_store)
     view = [m.wire() for m in session.view_messages()]
     plain_store.close()
@@ -183,6 +167,14 @@ def test_generated_file_survives_a_reload_unchanged(
     assert [m.wire() for m in reopened.view_messages()] == view
     assert reopened.load_problems == []
     reopened.transcript.close()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_generated_file_survives_a_reload_unchanged(
+    tmp_path: Path, plain_store: SessionStore, name: str
+) -> None:
+    path, _ = write_case(name, tmp_path)
+    assert_reload_unchanged(path, tmp_path, plain_store)
 
 
 def test_records_of_one_response_become_one_message_with_its_api_fields(
@@ -296,15 +288,7 @@ def test_corpus_file_imports_into_a_view_the_api_would_accept(
 def test_corpus_file_survives_a_reload_unchanged(
     corpus_dir: Path, tmp_path: Path, plain_store: SessionStore, name: str
 ) -> None:
-    session = import_claude_code(corpus_dir / name, plain_store)
-    view = [m.wire() for m in session.view_messages()]
-    plain_store.close()
-
-    reopened = SessionStore(tmp_path / "data", char_count).get(session.session_id)
-
-    assert [m.wire() for m in reopened.view_messages()] == view
-    assert reopened.load_problems == []
-    reopened.transcript.close()
+    assert_reload_unchanged(corpus_dir / name, tmp_path, plain_store)
 
 
 @pytest.mark.corpus

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conversations import char_count
 
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -22,17 +23,6 @@ from baton.core.importers import claude_code, claude_code_read
 from baton.core.importers.claude_code import import_off_loop, import_with_report
 from baton.core.importers.claude_code_read import MAX_DEPTH
 from baton_testkit.claude_code_gen import case, generate
-
-
-def char_count(message: Any) -> int:
-    return sum(len(block.model_dump_json()) for block in message.content) // 4 + 1
-
-
-@pytest.fixture
-def plain_store(tmp_path: Path) -> Iterator[SessionStore]:
-    store = SessionStore(tmp_path / "data", char_count)
-    yield store
-    store.close()
 
 
 def left_in(store: SessionStore) -> list[str]:

@@ -72,7 +72,8 @@ def write_ledger(
     transcript_path: str | None,
 ) -> str:
     """The ledger of the missing facts, within `budget` tokens as `count` counts them."""
-    return _Fitter(prompts, paths, errors, budget, remembered(count), transcript_path).fit()
+    facts = (prompts, paths, errors)
+    return _Fitter(facts, budget, remembered(count), transcript_path).fit()
 
 
 class _Fitter:
@@ -92,13 +93,12 @@ class _Fitter:
 
     def __init__(
         self,
-        prompts: list[str],
-        paths: list[str],
-        errors: list[str],
+        facts: tuple[list[str], list[str], list[str]],
         budget: int,
         count: CountText,
         transcript_path: str | None,
     ) -> None:
+        prompts, paths, errors = facts
         self.prompts, self.errors, self.budget, self.count = prompts, errors, budget, count
         self.totals = (len(prompts), len(paths), len(errors))
         self.where = transcript_path or "the session's transcript file"

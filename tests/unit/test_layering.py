@@ -16,6 +16,8 @@ SERVER = Path(__file__).resolve().parents[2] / "server" / "baton"
 CORE_FORBIDDEN = (
     "pygls",
     "lsprotocol",
+    "acp",
+    "baton.acp",
     "baton.lsp",
     "baton.protocol",
     "baton.contract",
@@ -78,7 +80,8 @@ ALLOWED: dict[str, set[str]] = {
     },
     "contract": {"core"},
     "lsp": {"core", "contract"},
-    "cli": {"core", "contract", "lsp"},
+    "acp": {"core", "contract"},  # the ACP front end, beside lsp/: never imported by core
+    "cli": {"core", "contract", "lsp", "acp"},
     "baton.__main__": {"cli"},
 }
 LAYERS = (
@@ -105,7 +108,7 @@ def unit_of(module: str) -> str | None:
         if len(parts) == 1:
             return None
         return f"core.{parts[1]}"
-    if parts[0] in {"lsp", "contract", "cli"}:
+    if parts[0] in {"lsp", "acp", "contract", "cli"}:
         return parts[0]
     if not (SERVER / f"{parts[0]}.py").exists():
         return None  # an attribute of the package root, such as __version__

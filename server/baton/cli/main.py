@@ -33,6 +33,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level)
 
 
+def cmd_acp(args: argparse.Namespace) -> int:
+    from baton.acp.server import run
+
+    return run(data_dir=args.data_dir, log_level=args.log_level)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from baton.cli.demo import main as demo
 
@@ -62,6 +68,22 @@ def add_serve(subparsers: Subparsers) -> None:
     parser.set_defaults(func=cmd_serve)
 
 
+def add_acp(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "acp", help="run the Agent Client Protocol agent on stdio (Zed, JetBrains, Emacs, Neovim)"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="where transcripts live (default: as `baton serve`)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="stderr log level (default WARNING)",
+    )
+    parser.set_defaults(func=cmd_acp)
+
+
 def add_demo(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "demo",
@@ -76,7 +98,7 @@ def subcommands() -> list[Callable[[Subparsers], None]]:
     from baton.cli.payload import add_payload
     from baton.cli.usage import add_show, add_usage
 
-    return [add_serve, add_demo, add_usage, add_show, add_import, add_compact, add_payload]
+    return [add_serve, add_acp, add_demo, add_usage, add_show, add_import, add_compact, add_payload]
 
 
 def build_parser() -> argparse.ArgumentParser:

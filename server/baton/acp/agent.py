@@ -1,0 +1,304 @@
+"""`BatonAgent`: the ACP agent over Baton's service: initialize and authentication, the
+sessions (new, list, load, resume, close), config options, and the service's events told
+as `session/update`s (reply text, the meter, auto-compactions)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import (
+    AgentCapabilities,
+    AgentMessageChunk,
+    AuthenticateResponse,
+    AuthEnvVar,
+    AvailableCommandsUpdate,
+    CloseSessionResponse,
+    EnvVarAuthMethod,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    TextContentBlock,
+)
+
+from baton import __version__
+from baton.acp import config, turns
+from baton.acp.commands import available_commands
+from baton.acp.compaction_report import CompactionReport, boundary_summary
+from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
+from baton.acp.folders import Folders
+from baton.acp.meter import usage_update
+from baton.acp.outbox import Outbox
+from baton.acp.history import replay
+from baton.acp.tool_host import AcpToolHost
+from baton.core.service.events import AutoCompacted, Event, ReplyText, SessionChanged
+from baton.core.service.service import BatonService
+from baton.core.workspace.editor_files import path_to_uri
+
+log = logging.getLogger(__name__)
+
+AUTH_METHOD = "anthropic-api-key"
+KEY_ENV = "ANTHROPIC_API_KEY"
+
+
+@dataclass
+class Live:
+    """A session this client opened (new, load or resume) and has not closed."""
+
+    session_id: str
+    cwd: str
+    host: AcpToolHost
+    turn: Any = None  # the asyncio task of the running prompt turn, if any
+
+
+class BatonAgent:
+    def __init__(self, service: BatonService) -> None:
+        self.service = service
+        self.conn: Any = None
+        self.outbox: Outbox | None = None
+        self.live: dict[str, Live] = {}
+        self.compaction_entity = False  # the client declared session.compaction
+        self.can_read = self.can_write = False
+        service.connect(self._on_event)
+
+    # ---- the connection --------------------------------------------------------------
+
+    def on_connect(self, conn: Any) -> None:
+        import asyncio
+
+        self.conn = conn
+        self.outbox = Outbox(conn._conn)  # raw notifications: the SDK lacks the RFD's updates
+        self.outbox.bind(asyncio.get_running_loop())
+
+    def observe(self, event: StreamEvent) -> None:
+        """The raw `initialize` params: the SDK's models drop `session.compaction`."""
+        message = event.message
+        if event.direction != StreamDirection.INCOMING or message.get("method") != "initialize":
+            return
+        params = message.get("params")
+        capabilities = params.get("clientCapabilities") if isinstance(params, dict) else None
+        session = capabilities.get("session") if isinstance(capabilities, dict) else None
+        self.compaction_entity = isinstance(session, dict) and isinstance(
+            session.get("compaction"), dict
+        )
+
+    @property
+    def out(self) -> Outbox:
+        assert self.outbox is not None, "the agent is not connected"
+        return self.outbox
+
+    # ---- initialize and authentication -----------------------------------------------
+
+    @guarded
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.can_read = bool(getattr(fs, "read_text_file", False))
+        self.can_write = bool(getattr(fs, "write_text_file", False))
+        self.service.start_loading_tokenizer()
+        methods = []
+        if not self.service.models.has_key:
+            methods.append(
+                EnvVarAuthMethod(
+                    id=AUTH_METHOD,
+                    name="Anthropic API key",
+                    description="Baton replies through the Anthropic API: give it your key.",
+                    type="env_var",
+                    vars=[AuthEnvVar(name=KEY_ENV, label="Anthropic API key", secret=True)],
+                    link="https://console.anthropic.com/settings/keys",
+                )
+            )
+        capabilities = AgentCapabilities(
+            load_session=True,
+            prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+            session_capabilities=SessionCapabilities(
+                list=SessionListCapabilities(),
+                resume=SessionResumeCapabilities(),
+                close=SessionCloseCapabilities(),
+            ),
+        )
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=capabilities,
+            auth_methods=methods,
+            agent_info=Implementation(name="baton", title="Baton", version=__version__),
+        )
+
+    @guarded
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        if method_id != AUTH_METHOD:
+            raise invalid(f"unknown auth method {method_id!r}")
+        if not self.service.models.has_key:
+            data = {"code": "api_key_missing"}
+            raise RequestError(AUTH_REQUIRED, f"set {KEY_ENV} in the agent's environment", data)
+        return AuthenticateResponse()
+
+    # ---- sessions --------------------------------------------------------------------
+
+    def _folders(self) -> Folders:
+        return Folders(self.service.settings.resolved_data_dir())
+
+    def _attach(self, session_id: str, cwd: str) -> Live:
+        if not Path(cwd).is_absolute():
+            raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+        live = self.live.get(session_id)
+        if live is None:
+            host = AcpToolHost(
+                self.conn,
+                session_id,
+                can_read=self.can_read,
+                can_write=self.can_write,
+                tell=lambda text: turns.say(self, session_id, text),
+            )
+            live = self.live[session_id] = Live(session_id, cwd, host)
+        live.cwd = cwd
+        self._folders().set(session_id, cwd)
+        self.service.set_workspace_folders(sorted({path_to_uri(v.cwd) for v in self.live.values()}))
+        return live
+
+    def live_session(self, session_id: str) -> Live:
+        live = self.live.get(session_id)
+        if live is None:
+            self.service.session(session_id)  # an unknown id: session_not_found
+            raise invalid(f"session {session_id} is not open here: load or resume it first")
+        return live
+
+    def _greet(self, session_id: str) -> None:
+        """The session's commands and meter, queued after the answer that names it."""
+        commands = AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=available_commands()
+        )
+        self.out.later(session_id, commands)
+        session = self.service.session(session_id)
+        self.out.later(session_id, usage_update(self.service.usage(session_id), session))
+
+    @guarded
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
+        if not Path(cwd).is_absolute():
+            raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+        session = self.service.create()
+        self._attach(session.session_id, cwd)
+        self._greet(session.session_id)
+        options = config.config_options(self.service, session.session_id)
+        return NewSessionResponse(session_id=session.session_id, config_options=options)
+
+    @guarded
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
+    ) -> LoadSessionResponse:
+        session = self.service.session(session_id)
+        self._attach(session_id, cwd)
+        replay(self.out, session, self.compaction_entity)
+        await self.out.drain()  # the history comes before the answer
+        self._greet(session_id)
+        return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
+
+    @guarded
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
+    ) -> ResumeSessionResponse:
+        self.service.session(session_id)
+        self._attach(session_id, cwd)
+        self._greet(session_id)
+        return ResumeSessionResponse(config_options=config.config_options(self.service, session_id))
+
+    @guarded
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        live = self.live_session(session_id)
+        if live.turn is not None:
+            live.turn.cancel()
+        del self.live[session_id]
+        return CloseSessionResponse()
+
+    @guarded
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        folders = self._folders().read()
+        here = cwd or str(Path.cwd())
+        sessions = []
+        for found in self.service.list_sessions():
+            if getattr(found, "deleted", False):
+                continue
+            folder = folders.get(found.session_id)
+            if cwd is not None and folder is not None and folder != cwd:
+                continue
+            sessions.append(
+                SessionInfo(
+                    session_id=found.session_id,
+                    cwd=folder or here,
+                    title=found.title or None,
+                    updated_at=found.updated_at or None,
+                )
+            )
+        sessions.sort(key=lambda s: s.updated_at or "", reverse=True)
+        return ListSessionsResponse(sessions=sessions)
+
+    @guarded
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        self.live_session(session_id)
+        config.apply(self.service, session_id, config_id, value)
+        options = config.config_options(self.service, session_id)
+        return SetSessionConfigOptionResponse(config_options=options)
+
+    # ---- turns -----------------------------------------------------------------------
+
+    @guarded
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        return await turns.prompt(self, self.live_session(session_id), prompt)
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        live = self.live.get(session_id)
+        if live is not None and live.turn is not None:
+            live.turn.cancel()
+
+    # ---- the service's events --------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        if self.outbox is None or getattr(event, "session_id", None) not in self.live:
+            return
+        if isinstance(event, ReplyText):
+            chunk = AgentMessageChunk(
+                session_update="agent_message_chunk",
+                content=TextContentBlock(type="text", text=event.text),
+                message_id=event.message_id,
+            )
+            self.outbox.update(event.session_id, chunk)
+        elif isinstance(event, SessionChanged) and event.tell_usage:
+            self.outbox.update(event.session_id, usage_update(event.usage, event.session))
+        elif isinstance(event, AutoCompacted):
+            self._auto_compacted(event)
+
+    def _auto_compacted(self, event: AutoCompacted) -> None:
+        session = self.service.session(event.session_id)
+        compacted = event.outcome.outcome == "compacted"
+        boundary_id = session.active[-1] if compacted and session.active else ""
+        entity_id = f"compaction-{boundary_id}" if boundary_id else ""  # a failure: a new one
+        report = CompactionReport(self.out, event.session_id, self.compaction_entity, entity_id)
+        report.start()
+        if compacted:
+            report.completed(boundary_summary(session, boundary_id), event.outcome.message)
+        else:
+            report.failed(event.outcome.message)

@@ -1,0 +1,108 @@
+"""Session config options: the session's model, thinking, and the auto-compact threshold.
+
+The model is the session's own (`set_model`); thinking and the threshold are settings of
+the agent process, so they apply to every session it serves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
+
+from baton.acp.errors import invalid
+from baton.core.models.windows import MODELS
+from baton.core.service.service import BatonService
+
+MODEL, THINKING, AUTO_COMPACT = "model", "thinking", "auto_compact"
+DEFAULT = "default"
+THINKING_VALUES = (DEFAULT, "off", "adaptive", "4096", "16384", "32768")
+THRESHOLDS = (DEFAULT, "off", "50", "60", "70", "80", "90", "95")
+
+
+def _choices(
+    values: list[str], labels: dict[str, str] | None = None
+) -> list[SessionConfigSelectOption]:
+    names = labels or {}
+    return [SessionConfigSelectOption(value=v, name=names.get(v, v)) for v in values]
+
+
+def _current_thinking(service: BatonService) -> str:
+    value = service.settings.thinking
+    return DEFAULT if value is None else str(value)
+
+
+def _current_threshold(service: BatonService) -> str:
+    auto = service.settings.auto_compact
+    if not auto.enabled:
+        return "off"
+    if auto.threshold_percent is None:
+        return DEFAULT
+    return f"{auto.threshold_percent:g}"
+
+
+def _with(values: tuple[str, ...], current: str) -> list[str]:
+    return list(values) if current in values else [*values, current]
+
+
+def config_options(service: BatonService, session_id: str) -> list[SessionConfigOptionSelect]:
+    model = service.session(session_id).model or service.settings.model
+    models = list(dict.fromkeys([model, service.settings.model, *MODELS]))
+    thinking = _current_thinking(service)
+    threshold = _current_threshold(service)
+    return [
+        SessionConfigOptionSelect(
+            id=MODEL,
+            name="Model",
+            category="model",
+            type="select",
+            current_value=model,
+            options=_choices(models),
+        ),
+        SessionConfigOptionSelect(
+            id=THINKING,
+            name="Thinking",
+            description="Off, adaptive, or a budget of thinking tokens (every session)",
+            category="thought_level",
+            type="select",
+            current_value=thinking,
+            options=_choices(_with(THINKING_VALUES, thinking), {DEFAULT: "Model default"}),
+        ),
+        SessionConfigOptionSelect(
+            id=AUTO_COMPACT,
+            name="Auto-compact at",
+            description="Percent of the effective window (every session)",
+            type="select",
+            current_value=threshold,
+            options=_choices(
+                _with(THRESHOLDS, threshold),
+                {DEFAULT: "Window minus margin", "off": "Never (off)"}
+                | {v: f"{v}%" for v in THRESHOLDS[2:]},
+            ),
+        ),
+    ]
+
+
+def apply(service: BatonService, session_id: str, config_id: str, value: str | bool) -> None:
+    """Set one option; an unknown option or value is `invalid_params` and changes nothing."""
+    if not isinstance(value, str):
+        raise invalid(f"{config_id} takes one of its listed values")
+    if config_id == MODEL:
+        service.set_model(session_id, value)
+        return
+    raw: dict[str, Any]
+    if config_id == THINKING:
+        if value not in THINKING_VALUES:
+            raise invalid(f"thinking takes one of {', '.join(THINKING_VALUES)}")
+        raw = {"thinking": None if value == DEFAULT else (int(value) if value.isdigit() else value)}
+    elif config_id == AUTO_COMPACT:
+        if value not in THRESHOLDS:
+            raise invalid(f"auto_compact takes one of {', '.join(THRESHOLDS)}")
+        if value == "off":
+            raw = {"autoCompact": {"enabled": False}}
+        else:
+            percent = None if value == DEFAULT else float(value)
+            raw = {"autoCompact": {"enabled": True, "thresholdPercent": percent}}
+    else:
+        raise invalid(f"unknown config option {config_id!r}")
+    service.session(session_id)  # an unknown session fails before anything is set
+    service.configure(raw)

@@ -1,0 +1,55 @@
+"""Baton's domain errors as ACP (JSON-RPC) errors: the stable code in `data.code`, the text
+without secrets, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec, TypeVar
+
+from acp import RequestError
+
+from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
+from baton.core import redaction
+from baton.core.errors import ApiKeyMissing, BatonError
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+AUTH_REQUIRED = -32000  # ACP's "authentication required": the client offers its auth methods
+INVALID_PARAMS = -32602
+
+
+def invalid(message: str, **data: object) -> RequestError:
+    """An `invalid_params` error that changed nothing."""
+    return RequestError(INVALID_PARAMS, message, {"code": "invalid_params", **data})
+
+
+def as_request_error(exc: BatonError) -> RequestError:
+    text = redaction.redact(exc.message)
+    data = {"code": exc.code, **{k: v for k, v in exc.data.items() if v is not None}}
+    if isinstance(exc, ApiKeyMissing):
+        return RequestError(AUTH_REQUIRED, text, data)
+    return RequestError(RPC_CODE.get(exc.code, REQUEST_FAILED_RPC), text, data)
+
+
+def guarded(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """A handler whose Baton errors reach the client as ACP errors, and whose unexpected
+    failures are logged here and told as an internal error with no detail."""
+
+    @functools.wraps(handler)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await handler(*args, **kwargs)
+        except RequestError:
+            raise
+        except BatonError as exc:
+            raise as_request_error(exc) from None
+        except Exception:
+            log.exception("%s failed", handler.__name__)
+            raise RequestError(-32603, "Internal error", {"code": "internal_error"}) from None
+
+    return run

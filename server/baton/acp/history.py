@@ -1,0 +1,167 @@
+"""`session/load`: a session's view replayed as ACP updates, in order: user and agent
+message chunks with their message ids, thoughts, tool calls with their results, restored
+files, and each summary as a compaction entity (or a short agent message)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    UserMessageChunk,
+)
+
+from baton.acp.compaction_report import CompactionReport, summary_text
+from baton.acp.outbox import Outbox
+from baton.acp.tool_calls import tool_call_notification
+from baton.core.conversation.messages import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from baton.core.conversation.session import Session
+from baton.core.workspace.editor_files import path_to_uri
+
+TITLE_INPUT_CHARS = 60
+
+
+@dataclass(frozen=True)
+class ReplayedCall:
+    """A stored tool call in the shape `tool_call_notification` takes."""
+
+    tool_use_id: str
+    tool: str
+    title: str
+    status: str
+    summary: str | None = None
+    path: str | None = None
+    diff: str | None = None
+
+
+def _title(block: ToolUseBlock) -> str:
+    given = block.input if isinstance(block.input, dict) else {}
+    target = given.get("path") or given.get("pattern") or given.get("file_path")
+    if isinstance(target, str) and target:
+        return f"{block.name} {target}"[: TITLE_INPUT_CHARS + len(block.name)]
+    text = json.dumps(block.input, ensure_ascii=False) if block.input else ""
+    return f"{block.name} {text[:TITLE_INPUT_CHARS]}".strip()
+
+
+def _result_text(block: ToolResultBlock) -> str:
+    if isinstance(block.content, str):
+        return block.content
+    if isinstance(block.content, list):
+        parts = [p.get("text", "") for p in block.content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def _user(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBlock]) -> None:
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            content: Any = TextContentBlock(type="text", text=block.text)
+        elif isinstance(block, ImageBlock) and block.source.get("type") == "base64":
+            content = ImageContentBlock(
+                type="image",
+                data=str(block.source.get("data", "")),
+                mime_type=str(block.source.get("media_type", "image/png")),
+            )
+        elif isinstance(block, ToolResultBlock):
+            use = calls.get(block.tool_use_id)
+            status = "failed" if block.is_error else "done"
+            text = _result_text(block)
+            record = ReplayedCall(
+                block.tool_use_id,
+                use.name if use else "tool",
+                _title(use) if use else "tool",
+                status,
+                summary=text or None,
+            )
+            outbox.update(sid, tool_call_notification(record, first=use is None))
+            continue
+        else:
+            continue  # a PDF and other documents are not replayed as content
+        chunk = UserMessageChunk(
+            session_update="user_message_chunk", content=content, message_id=message.id
+        )
+        outbox.update(sid, chunk)
+
+
+def _assistant(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBlock]) -> None:
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            text = TextContentBlock(type="text", text=block.text)
+            outbox.update(
+                sid,
+                AgentMessageChunk(
+                    session_update="agent_message_chunk", content=text, message_id=message.id
+                ),
+            )
+        elif isinstance(block, ThinkingBlock) and block.thinking:
+            text = TextContentBlock(type="text", text=block.thinking)
+            outbox.update(
+                sid,
+                AgentThoughtChunk(
+                    session_update="agent_thought_chunk", content=text, message_id=message.id
+                ),
+            )
+        elif isinstance(block, ToolUseBlock):
+            calls[block.id] = block
+            record = ReplayedCall(block.id, block.name, _title(block), "pending")
+            outbox.update(sid, tool_call_notification(record, first=True, tool_input=block.input))
+
+
+def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
+    path = message.attachment.path if message.attachment else ""
+    if not path:
+        return
+    try:
+        uri = path_to_uri(path)
+    except ValueError:
+        uri = path
+    link = ResourceContentBlock(type="resource_link", name=path, uri=uri)
+    chunk = UserMessageChunk(
+        session_update="user_message_chunk", content=link, message_id=message.id
+    )
+    outbox.update(sid, chunk)
+
+
+def replay(outbox: Outbox, session: Session, entity: bool) -> int:
+    """Queue the view's updates; returns how many messages were replayed."""
+    sid = session.session_id
+    calls: dict[str, ToolUseBlock] = {}
+    view = session.view_messages()
+    for message in view:
+        if message.kind == "summary":
+            report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
+            text = summary_text(message)
+            if entity:
+                report.start()
+                report.completed(text, "")
+            else:
+                outbox.update(
+                    sid,
+                    AgentMessageChunk(
+                        session_update="agent_message_chunk",
+                        content=TextContentBlock(
+                            type="text", text=f"Summary of the earlier conversation:\n\n{text}"
+                        ),
+                        message_id=message.id,
+                    ),
+                )
+        elif message.kind == "attachment":
+            _attachment(outbox, sid, message)
+        elif message.role == "user":
+            _user(outbox, sid, message, calls)
+        else:
+            _assistant(outbox, sid, message, calls)
+    return len(view)

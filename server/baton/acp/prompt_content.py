@@ -1,0 +1,136 @@
+"""A prompt's ACP content blocks as the user message Baton stores: text, images, resource
+links (the file read, through the client when it offers it) and embedded resources; the
+files named join the working set a compaction restores."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+from acp.schema import (
+    AudioContentBlock,
+    BlobResourceContents,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+)
+
+from baton.acp.errors import invalid
+from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
+from baton.core.workspace.editor_files import uri_to_path
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+MAX_FILE_CHARS = 400_000  # about 100K tokens: a larger file is named, not included
+
+AcpBlock = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+Reader = Callable[[Path], Awaitable[str | None]]
+
+
+@dataclass
+class PromptContent:
+    """The user message's blocks, and the files it named (path -> the text it carried, or
+    None when it was read from the disk)."""
+
+    blocks: list[ContentBlock] = field(default_factory=list)
+    files: dict[str, str | None] = field(default_factory=dict)
+
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+
+def fenced(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}\n{text}\n{fence}" if not text.endswith("\n") else f"{fence}\n{text}{fence}"
+
+
+def file_text(path: str, text: str) -> str:
+    if len(text) > MAX_FILE_CHARS:
+        return f"Attached file: {path} (not included: {len(text):,} characters is too large)"
+    return f"Attached file: {path}\n{fenced(text)}"
+
+
+def _image(data: str, mime: str, where: str) -> ImageBlock:
+    if mime not in IMAGE_TYPES:
+        raise invalid(f"{where}: image type {mime!r} is not one of {', '.join(IMAGE_TYPES)}")
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise invalid(f"{where}: the image data is not base64") from None
+    return ImageBlock(source={"type": "base64", "media_type": mime, "data": data})
+
+
+async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -> None:
+    path = uri_to_path(block.uri)
+    if path is None or not path.is_absolute():
+        out.blocks.append(TextBlock(text=f"Linked resource: {block.uri} ({block.name})"))
+        return
+    text = await read(path)
+    if text is None:
+        out.blocks.append(TextBlock(text=f"Linked file: {path} (it could not be read)"))
+        return
+    out.blocks.append(TextBlock(text=file_text(str(path), text)))
+    out.files[str(path)] = None
+
+
+def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptContent) -> None:
+    resource = block.resource
+    path = uri_to_path(resource.uri)
+    name = str(path) if path is not None else resource.uri
+    if isinstance(resource, BlobResourceContents):
+        mime = resource.mime_type or ""
+        if mime in IMAGE_TYPES:
+            out.blocks.append(_image(resource.blob, mime, where))
+        elif mime == "application/pdf":
+            source = {"type": "base64", "media_type": mime, "data": resource.blob}
+            out.blocks.append(DocumentBlock(source=source))
+        else:
+            raise invalid(
+                f"{where}: a binary resource of type {mime or 'unknown'!r} cannot be sent"
+            )
+        return
+    out.blocks.append(TextBlock(text=file_text(name, resource.text)))
+    if path is not None and path.is_absolute():
+        out.files[str(path)] = resource.text  # the editor's text, saved or not
+
+
+async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
+    """The user message of these blocks; `invalid_params` (nothing stored) for a block
+    Baton cannot send: audio, an image of another type or not base64, an empty prompt."""
+    out = PromptContent()
+    for n, block in enumerate(blocks):
+        where = f"prompt.{n}"
+        if isinstance(block, TextContentBlock):
+            if block.text:
+                out.blocks.append(TextBlock(text=block.text))
+        elif isinstance(block, ImageContentBlock):
+            out.blocks.append(_image(block.data, block.mime_type, where))
+        elif isinstance(block, ResourceContentBlock):
+            await _link(block, read, out)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            _embedded(block, where, out)
+        elif isinstance(block, AudioContentBlock):
+            raise invalid(f"{where}: audio is not supported (promptCapabilities.audio is false)")
+        else:
+            raise invalid(f"{where}: unknown content block")
+    if not out.blocks or not any(
+        not isinstance(b, TextBlock) or b.text.strip() for b in out.blocks
+    ):
+        raise invalid("the prompt is empty")
+    return out
+
+
+__all__ = ["PromptContent", "RequestError", "prompt_content"]

@@ -1,0 +1,144 @@
+"""A workspace tool's call as ACP shows it: a `tool_call` when it first appears and a
+`tool_call_update` as it moves on (kind, title, locations, content, the diff of an edit),
+made from a record shaped like the contract's `ToolCallInfo`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    TextContentBlock,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+)
+
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+ToolStatus = Literal["pending", "in_progress", "completed", "failed"]
+ToolContent = ContentToolCallContent | FileEditToolCallContent
+
+KINDS: dict[str, ToolKind] = {
+    "read_file": "read",
+    "list_dir": "read",
+    "find_files": "search",
+    "search_text": "search",
+    "edit_file": "edit",
+    "str_replace_based_edit_tool": "edit",
+}
+STATUSES: dict[str, ToolStatus] = {
+    "pending": "pending",
+    "running": "in_progress",
+    "done": "completed",
+    "denied": "failed",
+    "failed": "failed",
+}
+
+
+class ToolCallLike(Protocol):
+    """What the notification needs of a `ToolCallInfo` (the contract's names, snake_case)."""
+
+    @property
+    def tool_use_id(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def summary(self) -> str | None: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def diff(self) -> str | None: ...
+
+
+def tool_kind(tool: str, tool_input: Any = None) -> ToolKind:
+    """ACP's kind of a tool call: the text editor tool's `view` is a read."""
+    view = isinstance(tool_input, dict) and tool_input.get("command") == "view"
+    if tool == "str_replace_based_edit_tool" and view:
+        return "read"
+    return KINDS.get(tool, "other")
+
+
+def diff_texts(unified: str) -> tuple[str, str]:
+    """The old and new text a unified diff's hunks show (context lines in both), for ACP's
+    diff content, which wants texts rather than a patch. Hunks are joined in order."""
+    old: list[str] = []
+    new: list[str] = []
+    for line in unified.splitlines():
+        if line.startswith(("---", "+++", "@@", "\\")):
+            continue
+        if line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+        else:
+            text = line[1:] if line.startswith(" ") else line
+            old.append(text)
+            new.append(text)
+    return "\n".join(old), "\n".join(new)
+
+
+def tool_content(
+    info: ToolCallLike, before: str | None = None, after: str | None = None
+) -> list[ToolContent]:
+    """The summary as text, and the edit as a diff: whole texts when they are known
+    (`before` / `after`), else the texts the unified diff shows."""
+    content: list[ToolContent] = []
+    summary = info.summary or ("denied" if info.status == "denied" else None)
+    if summary:
+        text = TextContentBlock(type="text", text=summary)
+        content.append(ContentToolCallContent(type="content", content=text))
+    if info.path and (after is not None or info.diff):
+        if after is None:
+            old, new = diff_texts(info.diff or "")
+        else:
+            old, new = before or "", after
+        content.append(
+            FileEditToolCallContent(type="diff", path=info.path, old_text=old or None, new_text=new)
+        )
+    return content
+
+
+def tool_call_notification(
+    info: ToolCallLike,
+    *,
+    first: bool,
+    tool_input: Any = None,
+    output: Any = None,
+    before: str | None = None,
+    after: str | None = None,
+) -> ToolCallStart | ToolCallProgress:
+    """`tool_call` the first time the call is told (`first`), `tool_call_update` after."""
+    locations = [ToolCallLocation(path=info.path)] if info.path else None
+    content = tool_content(info, before, after) or None
+    status = STATUSES.get(info.status, "pending")
+    kind = tool_kind(info.tool, tool_input)
+    if first:
+        return ToolCallStart(
+            session_update="tool_call",
+            tool_call_id=info.tool_use_id,
+            title=info.title,
+            kind=kind,
+            status=status,
+            content=content,
+            locations=locations,
+            raw_input=tool_input,
+            raw_output=output,
+        )
+    return ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=info.tool_use_id,
+        title=info.title,
+        kind=kind,
+        status=status,
+        content=content,
+        locations=locations,
+        raw_input=tool_input,
+        raw_output=output,
+    )

@@ -1,0 +1,236 @@
+"""The workspace tools' host over ACP: permission through `session/request_permission`
+(allow once / allow always / deny), the editor's text through `fs/read_text_file` and
+edits through `fs/write_text_file` when the client offers them, the disk otherwise.
+
+The shapes are the ToolHost contract's (`core/tools/host.py`): `PermissionRequest`,
+`PermissionOutcome`, `FileEdit`, `EditOutcome`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from acp import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+
+from baton.acp.tool_calls import ToolContent, diff_texts
+
+log = logging.getLogger(__name__)
+
+PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
+PermissionKind = Literal["read", "search", "edit", "other"]
+PERMISSION_WAIT = 300.0  # seconds a permission request waits for an answer, then: denied
+CHANGED_MEANWHILE = "file changed meanwhile"
+
+
+@dataclass(frozen=True)
+class PermissionChoice:
+    id: PermissionOutcome
+    label: str
+
+
+DEFAULT_CHOICES = (
+    PermissionChoice("allowOnce", "Allow once"),
+    PermissionChoice("allowSession", "Allow for this session"),
+    PermissionChoice("deny", "Deny"),
+)
+ACP_KINDS: dict[PermissionOutcome, Literal["allow_once", "allow_always", "reject_once"]] = {
+    "allowOnce": "allow_once",
+    "allowSession": "allow_always",
+    "deny": "reject_once",
+}
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """What a tool asks leave for (the contract's `ToolPermissionParams`)."""
+
+    session_id: str
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    title: str
+    kind: PermissionKind
+    path: str | None = None
+    diff: str | None = None
+    options: tuple[PermissionChoice, ...] = field(default=DEFAULT_CHOICES)
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    path: Path
+    before: str  # the text the edit was computed on
+    after: str
+    title: str
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    applied: bool
+    reason: str | None = None
+
+
+class ToolHost(Protocol):
+    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome: ...
+    async def read_text(self, path: Path) -> str | None: ...
+    async def apply_edit(self, edit: FileEdit) -> EditOutcome: ...
+
+
+class AcpClient(Protocol):
+    """The client-side methods the host calls (the SDK's `AgentSideConnection` has them)."""
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse: ...
+
+    async def read_text_file(self, session_id: str, path: str) -> Any: ...
+
+    async def write_text_file(self, session_id: str, path: str, content: str) -> Any: ...
+
+
+def _permission_call(request: PermissionRequest) -> ToolCallUpdate:
+    content: list[ToolContent] | None = None
+    if request.path and request.diff:
+        from acp.schema import FileEditToolCallContent
+
+        old, new = diff_texts(request.diff)
+        edit = FileEditToolCallContent(
+            type="diff", path=request.path, old_text=old or None, new_text=new
+        )
+        content = [edit]
+    kind = "other" if request.kind == "other" else request.kind
+    return ToolCallUpdate(
+        tool_call_id=request.tool_use_id,
+        title=request.title,
+        kind=kind,
+        status="pending",
+        locations=[ToolCallLocation(path=request.path)] if request.path else None,
+        content=content,
+        raw_input=request.input,
+    )
+
+
+class AcpToolHost:
+    """One session's host. `tell` says something to the user in the turn (a permission
+    request nobody answered); `wait` bounds how long a permission request waits."""
+
+    def __init__(
+        self,
+        client: AcpClient,
+        session_id: str,
+        *,
+        can_read: bool,
+        can_write: bool,
+        tell: Callable[[str], None] | None = None,
+        wait: float = PERMISSION_WAIT,
+    ) -> None:
+        self.client = client
+        self.session_id = session_id
+        self.can_read = can_read
+        self.can_write = can_write
+        self.tell = tell
+        self.wait = wait
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
+        """The option the user picked; deny when they cancelled, the answer is not one of
+        the options, the request failed, or nobody answered within `wait` seconds."""
+        options = [
+            PermissionOption(option_id=c.id, name=c.label, kind=ACP_KINDS[c.id])
+            for c in request.options
+        ]
+        ids = {c.id for c in request.options}
+        call = self.client.request_permission(self.session_id, _permission_call(request), options)
+        try:
+            answer = await asyncio.wait_for(call, self.wait)
+        except TimeoutError:
+            self._tell(
+                f'No answer to the permission request "{request.title}" within '
+                f"{self.wait:g} s: it was denied."
+            )
+            return "deny"
+        except (RequestError, ConnectionError, ValueError) as exc:
+            log.info("permission request failed (%s): denied", type(exc).__name__)
+            return "deny"
+        outcome = answer.outcome
+        if isinstance(outcome, AllowedOutcome) and outcome.option_id in ids:
+            chosen: PermissionOutcome = outcome.option_id
+            return chosen
+        return "deny"
+
+    async def read_text(self, path: Path) -> str | None:
+        """The client's text of the file (its unsaved buffer when open); None when the
+        client offers no `fs/read_text_file` or cannot read it."""
+        if not self.can_read:
+            return None
+        try:
+            answer = await self.client.read_text_file(self.session_id, str(path))
+        except (RequestError, ConnectionError, ValueError) as exc:
+            log.debug("fs/read_text_file failed: %s", type(exc).__name__)
+            return None
+        content = getattr(answer, "content", None)
+        return content if isinstance(content, str) else None
+
+    async def apply_edit(self, edit: FileEdit) -> EditOutcome:
+        """Write `after` when the file still holds `before` (else: changed meanwhile),
+        through `fs/write_text_file` when offered (the editor's buffer follows), else on
+        the disk (a new file in one replace)."""
+        current = await self._current(edit.path)
+        if (current if current is not None else "") != edit.before:
+            return EditOutcome(False, CHANGED_MEANWHILE)
+        if self.can_write:
+            try:
+                await self.client.write_text_file(self.session_id, str(edit.path), edit.after)
+            except RequestError as exc:
+                return EditOutcome(False, f"the editor refused the write: {exc}")
+            except ConnectionError:
+                return EditOutcome(False, "the editor went away")
+            return EditOutcome(True)
+        try:
+            _write_file(edit.path, edit.after)
+        except OSError as exc:
+            return EditOutcome(False, f"{exc.strerror or type(exc).__name__}: {edit.path}")
+        return EditOutcome(True)
+
+    async def _current(self, path: Path) -> str | None:
+        text = await self.read_text(path)
+        if text is not None:
+            return text
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeError):
+            return "\0unreadable"  # never equal to a `before`: the edit is refused
+
+    def _tell(self, text: str) -> None:
+        log.info("%s", text)
+        if self.tell is not None:
+            self.tell(text)
+
+
+def _write_file(path: Path, text: str) -> None:
+    folder = path.parent
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,200 @@
+"""A prompt turn: the prompt's blocks become the user message and the reply streams back
+(text as it comes, thoughts once the reply is recorded), or a slash command runs; the stop
+reason answers the prompt, `session/cancel` ends the turn as `cancelled`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import (
+    AgentThoughtChunk,
+    PromptResponse,
+    SessionInfoUpdate,
+    TextContentBlock,
+)
+
+from baton.acp import commands
+from baton.acp.compaction_report import (
+    CompactionReport,
+    agent_text,
+    boundary_summary,
+    done_sentence,
+)
+from baton.acp.prompt_content import PromptContent, prompt_content
+from baton.core.compaction.result import CompactRequest
+from baton.core.conversation.boundary import Direction
+from baton.core.conversation.messages import ThinkingBlock
+from baton.core.errors import BatonError
+from baton.core.workspace.editor_files import path_to_uri
+
+if TYPE_CHECKING:
+    from baton.acp.agent import BatonAgent, Live
+
+TITLE_CHARS = 80
+STOP_REASONS = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "refusal": "refusal",
+    "interrupted": "cancelled",
+    "model_context_window_exceeded": "max_tokens",
+}
+
+
+def say(agent: BatonAgent, session_id: str, text: str) -> None:
+    """An agent message of Baton's own (a command's answer, a note in the turn)."""
+    if agent.outbox is not None and session_id in agent.live:
+        agent_text(agent.outbox, session_id, text)
+
+
+def _prompt_text(blocks: list[Any]) -> str | None:
+    """The prompt's text when it is text alone (a slash command is nothing else)."""
+    if not blocks or not all(isinstance(b, TextContentBlock) for b in blocks):
+        return None
+    return "".join(b.text for b in blocks)
+
+
+async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResponse:
+    if live.turn is not None and not live.turn.done():
+        from baton.acp.errors import invalid
+
+        raise invalid(f"a turn is already running in session {live.session_id}")
+    text = _prompt_text(blocks)
+    command = commands.parse(text) if text is not None else None
+    if command is not None:
+        work = _command(agent, live, command)
+    else:
+        content = await prompt_content(blocks, lambda path: _read(live, path))
+        agent.service.check_can_send(live.session_id)  # no key: nothing is stored
+        _touch(agent, content)
+        work = _turn(agent, live, content)
+    task = asyncio.get_running_loop().create_task(work, name=f"acp-turn-{live.session_id}")
+    live.turn = task
+    try:
+        await asyncio.wait({task})
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        live.turn = None
+    await agent.out.drain()  # every chunk of the turn goes out before its answer
+    if task.cancelled():
+        return PromptResponse(stop_reason="cancelled")
+    error = task.exception()
+    if error is not None:
+        raise error
+    return PromptResponse(stop_reason=task.result())
+
+
+async def _read(live: Live, path: Path) -> str | None:
+    text = await live.host.read_text(path)
+    if text is not None:
+        return text
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        return None
+
+
+def _touch(agent: BatonAgent, content: PromptContent) -> None:
+    """The files the prompt named join the working set a compaction restores."""
+    for path, text in content.files.items():
+        uri = path_to_uri(path)
+        if text is not None:
+            agent.service.file_opened(uri, text)
+        else:
+            agent.service.file_saved(uri)
+
+
+def _title(agent: BatonAgent, session_id: str, content: PromptContent) -> None:
+    session = agent.service.session(session_id)
+    if session.title or session.read_only:
+        return
+    words = " ".join(content.text().split())
+    if not words:
+        return
+    title = words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
+    session.set_meta(title=title)
+    session.title = title
+    agent.out.update(
+        session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
+    )
+
+
+async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
+    sid = live.session_id
+    _title(agent, sid, content)
+    reply = await agent.service.send(sid, list(content.blocks))
+    message = reply.message
+    for block in message.content:
+        if isinstance(block, ThinkingBlock) and block.thinking:
+            thought = AgentThoughtChunk(
+                session_update="agent_thought_chunk",
+                content=TextContentBlock(type="text", text=block.thinking),
+                message_id=message.id,
+            )
+            agent.out.update(sid, thought)
+    return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
+
+
+# ---- commands ------------------------------------------------------------------------------
+
+DIRECTIONS: dict[str, Direction] = {
+    "compact": "all",
+    "compact-up-to": "up_to",
+    "compact-from": "from",
+}
+
+
+async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> str:
+    sid = live.session_id
+    service = agent.service
+    session = service.session(sid)
+    if command.name in DIRECTIONS:
+        await _compact(agent, sid, command)
+    elif command.name == "undo-compact":
+        try:
+            before = service.usage(sid).used_tokens
+            usage = service.uncompact(sid)
+        except BatonError as exc:
+            say(agent, sid, f"Nothing undone: {exc.message}")
+        else:
+            say(
+                agent,
+                sid,
+                f"Undid the latest compaction: {before:,} -> {usage.used_tokens:,} tokens.",
+            )
+    elif command.name == "pin":
+        message = commands.resolve(session, command.argument)
+        pinned = not message.pinned
+        service.pin(sid, message.id, pinned)
+        number = session.view.index(message.id) + 1
+        word = "Pinned" if pinned else "Unpinned"
+        keeps = "compactions keep it verbatim" if pinned else "compactions may summarize it"
+        say(agent, sid, f"{word} message {number} (`{message.id}`): {keeps}.")
+    elif command.name == "context":
+        say(agent, sid, commands.context_text(session, service.usage(sid)))
+    return "end_turn"
+
+
+async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> None:
+    service = agent.service
+    direction = DIRECTIONS[command.name]
+    if direction == "all":
+        request = CompactRequest(direction="all", instructions=command.argument or None)
+    else:
+        pivot = commands.resolve(service.session(sid), command.argument)  # bad input: an error
+        request = CompactRequest(direction=direction, pivot_message_id=pivot.id)
+    report = CompactionReport(agent.out, sid, agent.compaction_entity)
+    report.start()
+    try:
+        result = await service.compact(sid, request)
+    except asyncio.CancelledError:
+        report.cancelled()
+        raise
+    except BatonError as exc:
+        report.failed(exc.message)
+        return
+    summary = result.summary or boundary_summary(service.session(sid), result.boundary_id)
+    report.completed(summary, done_sentence(result))

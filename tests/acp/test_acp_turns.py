@@ -1,0 +1,93 @@
+"""`baton acp` driven by the Python SDK's client side: sessions, a prompt turn with its
+streamed reply and meter, the stop reason, and bad input answered with ACP errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import RequestError, text_block
+from acp_harness import running_agent
+
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+
+async def test_initialize_advertises_sessions_prompts_and_no_auth_with_a_key(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        capabilities = agent.init["agentCapabilities"]
+        assert capabilities["loadSession"] is True
+        assert capabilities["promptCapabilities"]["image"] is True
+        assert capabilities["promptCapabilities"]["embeddedContext"] is True
+        sessions = capabilities["sessionCapabilities"]
+        assert {"list", "resume", "close"} <= set(sessions)
+        assert agent.init["authMethods"] == []
+        assert agent.init["agentInfo"]["name"] == "baton"
+
+
+async def test_a_prompt_turn_streams_the_reply_and_the_meter(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(
+        "Hello from the fake model, streamed in pieces.",
+        usage={"input_tokens": 1200, "output_tokens": 12},
+    )
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        await rec.until(lambda: rec.updates(sid, "available_commands_update"))
+        switched = await agent.conn.set_config_option(
+            config_id="model", session_id=sid, value="claude-sonnet-4-5"
+        )
+        model = next(o for o in switched.config_options if o.id == "model")
+        assert model.current_value == "claude-sonnet-4-5"
+        answer = await agent.say(sid, "Say hello")
+        assert answer.stop_reason == "end_turn"
+        chunks = rec.updates(sid, "agent_message_chunk")
+        assert len(chunks) > 1  # streamed, not one block at the end
+        text = "".join(c["content"]["text"] for c in chunks)
+        assert text == "Hello from the fake model, streamed in pieces."
+        assert len({c["messageId"] for c in chunks}) == 1
+        usages = rec.updates(sid, "usage_update")
+        last = usages[-1]
+        assert last["used"] == 1212  # the reply's real usage, as baton/usage gives it
+        assert last["size"] == 200_000
+        assert last["cost"]["currency"] == "USD"
+        assert last["cost"]["amount"] == pytest.approx((1200 * 3 + 12 * 15) / 1e6)
+        commands = rec.updates(sid, "available_commands_update")[0]["availableCommands"]
+        names = {c["name"] for c in commands}
+        assert names == {"compact", "compact-up-to", "compact-from", "undo-compact", "pin", "context"}
+
+
+async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change_nothing(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("fine", usage={"input_tokens": 50, "output_tokens": 2})
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError) as unknown:
+            await agent.say("no-such-session", "hello")
+        assert unknown.value.data["code"] == "session_not_found"
+        with pytest.raises(RequestError) as load:
+            await agent.conn.load_session(cwd=str(agent.workspace), session_id="nope")
+        assert load.value.data["code"] == "session_not_found"
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        before = transcript.read_bytes()
+        bad_blocks = [
+            [{"type": "image", "data": "not base64!", "mimeType": "image/png"}],
+            [{"type": "image", "data": "aGVsbG8=", "mimeType": "image/tiff"}],
+            [{"type": "audio", "data": "aGVsbG8=", "mimeType": "audio/wav"}],
+            [{"type": "text"}],  # no text: the schema refuses it
+            [{"type": "hologram", "text": "x"}],
+            [],
+        ]
+        for prompt in bad_blocks:
+            with pytest.raises(RequestError) as refused:
+                await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+            assert refused.value.code == -32602, prompt
+            assert "Traceback" not in str(refused.value.data)
+        assert transcript.read_bytes() == before  # nothing was stored
+        assert fake_anthropic.message_requests() == []
+        answer = await agent.conn.prompt(session_id=sid, prompt=[text_block("now a good one")])
+        assert answer.stop_reason == "end_turn"

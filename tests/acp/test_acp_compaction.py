@@ -1,0 +1,128 @@
+"""Compaction through the agent panel: /compact-up-to as a compaction entity with a lower
+meter, the working set restored, /context, /undo-compact, and `session/load` in a new
+process replaying every message of the view with its id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from acp import resource_link_block, text_block
+from acp_harness import Agent, running_agent
+
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+WORDS = " ".join(f"word{n}" for n in range(400))
+
+
+def view_ids(agent: Agent, sid: str) -> list[str]:
+    """The view as the transcript's events leave it (messages, boundaries, undos)."""
+    view: list[str] = []
+    for line in (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["type"] == "message":
+            view.append(event["message"]["id"])
+        elif event["type"] == "boundary":
+            boundary = event["boundary"]
+            joined = view[len(boundary["viewBefore"]) :]
+            view = [*boundary["viewAfter"], *joined]
+    return view
+
+
+def replayed_ids(updates: list[dict[str, Any]]) -> list[str]:
+    ids: list[str] = []
+    for update in updates:
+        if update["sessionUpdate"] in {"user_message_chunk", "agent_message_chunk"}:
+            if not ids or ids[-1] != update["messageId"]:
+                ids.append(update["messageId"])
+    return ids
+
+
+async def converse(agent: Agent, fake: FakeAnthropic, sid: str, turns: int) -> None:
+    await agent.conn.set_config_option(config_id="model", session_id=sid, value="claude-sonnet-4-5")
+    app = agent.workspace / "app.py"
+    app.write_text("def main():\n    return 42\n")
+    for turn in range(turns):
+        fake.reply(f"Answer {turn}: {WORDS}")
+        prompt = [text_block(f"Question {turn}: {WORDS}")]
+        if turn == 0:
+            prompt.append(resource_link_block("app.py", app.as_uri()))
+        answer = await agent.conn.prompt(session_id=sid, prompt=prompt)
+        assert answer.stop_reason == "end_turn"
+
+
+async def test_compact_up_to_is_a_compaction_entity_and_lowers_the_meter(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        await converse(agent, fake_anthropic, sid, 4)
+        before = rec.updates(sid, "usage_update")[-1]["used"]
+        fake_anthropic.reply("<summary>The user asked four questions about words.</summary>")
+        answer = await agent.say(sid, "/compact-up-to 5")
+        assert answer.stop_reason == "end_turn"
+        updates = rec.updates(sid, "compaction_update")
+        assert [u["status"] for u in updates] == ["in_progress", "completed"]
+        assert len({u["compactionId"] for u in updates}) == 1
+        chunks = rec.updates(sid, "compaction_summary_chunk")
+        assert chunks and all(c["compactionId"] == updates[0]["compactionId"] for c in chunks)
+        assert "".join(c["content"]["text"] for c in chunks).strip()
+        after = rec.updates(sid, "usage_update")[-1]["used"]
+        assert after < before
+        view = view_ids(agent, sid)
+        kinds = [m["kind"] for m in _messages(agent, sid, view)]
+        assert kinds.count("summary") == 1
+        assert "attachment" in kinds  # app.py, attached in the first prompt, came back
+
+        count = len(rec.updates(sid, "agent_message_chunk"))
+        await agent.say(sid, "/context")
+        listing = "".join(
+            c["content"]["text"] for c in rec.updates(sid, "agent_message_chunk")[count:]
+        )
+        assert "1. summary" in listing and view[-1] in listing
+        compacted_view = view
+
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=False, name="b") as b:
+        await b.conn.load_session(cwd=str(b.workspace), session_id=sid)
+        replay = b.recorder.updates(sid)
+        ids = replayed_ids(replay)
+        summary = _messages(b, sid, compacted_view)[0]["id"]
+        assert ids == compacted_view  # every message, the summary as an agent message
+        assert summary in ids
+        links = [
+            u for u in replay if u["sessionUpdate"] == "user_message_chunk"
+            and u["content"]["type"] == "resource_link"
+        ]
+        assert links and links[0]["content"]["name"].endswith("app.py")
+        assert not b.recorder.updates(sid, "compaction_update")  # not declared: none sent
+        meter = await b.recorder.until(lambda: b.recorder.updates(sid, "usage_update"))
+        compacted = meter[-1]["used"]
+        count = len(b.recorder.updates(sid, "agent_message_chunk"))
+        await b.say(sid, "/undo-compact")
+        said = b.recorder.updates(sid, "agent_message_chunk")[count:]
+        assert said, b.recorder.updates(sid)[-6:]
+        assert "Undid the latest compaction" in said[0]["content"]["text"]
+        assert b.recorder.updates(sid, "usage_update")[-1]["used"] > compacted
+
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="c") as c:
+        await c.conn.load_session(cwd=str(c.workspace), session_id=sid)
+        lines = (c.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+        events = [json.loads(line) for line in lines]
+        assert events[-1]["type"] == "uncompact"  # the one compaction undone: all came back
+        full_view = [e["message"]["id"] for e in events if e["type"] == "message"]
+        assert len(full_view) == 8
+        assert replayed_ids(c.recorder.updates(sid)) == full_view  # every message, in order
+
+
+def _messages(agent: Agent, sid: str, ids: list[str]) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for line in (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["type"] == "message":
+            found[event["message"]["id"]] = {"kind": "message", **event["message"]}
+        elif event["type"] == "boundary":
+            for message in event["boundary"]["newMessages"]:
+                found[message["id"]] = {"kind": "message", **message}
+    return [found[i] for i in ids if i in found]

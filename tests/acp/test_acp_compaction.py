@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import resource_link_block, text_block
-from acp_harness import Agent, running_agent
-
+from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
 
 WORDS = " ".join(f"word{n}" for n in range(400))
@@ -33,9 +32,9 @@ def view_ids(agent: Agent, sid: str) -> list[str]:
 def replayed_ids(updates: list[dict[str, Any]]) -> list[str]:
     ids: list[str] = []
     for update in updates:
-        if update["sessionUpdate"] in {"user_message_chunk", "agent_message_chunk"}:
-            if not ids or ids[-1] != update["messageId"]:
-                ids.append(update["messageId"])
+        chunk = update["sessionUpdate"] in {"user_message_chunk", "agent_message_chunk"}
+        if chunk and (not ids or ids[-1] != update["messageId"]):
+            ids.append(update["messageId"])
     return ids
 
 
@@ -92,7 +91,9 @@ async def test_compact_up_to_is_a_compaction_entity_and_lowers_the_meter(
         assert ids == compacted_view  # every message, the summary as an agent message
         assert summary in ids
         links = [
-            u for u in replay if u["sessionUpdate"] == "user_message_chunk"
+            u
+            for u in replay
+            if u["sessionUpdate"] == "user_message_chunk"
             and u["content"]["type"] == "resource_link"
         ]
         assert links and links[0]["content"]["name"].endswith("app.py")

@@ -3,13 +3,15 @@ streamed reply and meter, the stop reason, and bad input answered with ACP error
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 
 import pytest
-from acp import RequestError, text_block
-from acp_harness import running_agent
 
-from baton_testkit.fake_anthropic import FakeAnthropic
+from acp import RequestError, text_block
+from baton_testkit.acp_client import WAIT, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, held_reply
 
 
 async def test_initialize_advertises_sessions_prompts_and_no_auth_with_a_key(
@@ -57,7 +59,14 @@ async def test_a_prompt_turn_streams_the_reply_and_the_meter(
         assert last["cost"]["amount"] == pytest.approx((1200 * 3 + 12 * 15) / 1e6)
         commands = rec.updates(sid, "available_commands_update")[0]["availableCommands"]
         names = {c["name"] for c in commands}
-        assert names == {"compact", "compact-up-to", "compact-from", "undo-compact", "pin", "context"}
+        assert names == {
+            "compact",
+            "compact-up-to",
+            "compact-from",
+            "undo-compact",
+            "pin",
+            "context",
+        }
 
 
 async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change_nothing(
@@ -91,3 +100,47 @@ async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change
         assert fake_anthropic.message_requests() == []
         answer = await agent.conn.prompt(session_id=sid, prompt=[text_block("now a good one")])
         assert answer.stop_reason == "end_turn"
+
+
+async def test_cancel_mid_turn_ends_it_cancelled_and_keeps_what_arrived(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    script = held_reply(fake_anthropic, "The first words arrive, the rest never does.", after=4)
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        turn = asyncio.ensure_future(agent.say(sid, "Tell me a long story"))
+        await rec.until(lambda: rec.updates(sid, "agent_message_chunk"), what="a first chunk")
+        await agent.conn.cancel(session_id=sid)
+        answer = await asyncio.wait_for(turn, WAIT)
+        assert answer.stop_reason == "cancelled"
+        script.gate.set()  # type: ignore[union-attr]
+        events = [
+            json.loads(line)
+            for line in (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+        ]
+        messages = [e["message"] for e in events if e["type"] == "message"]
+        assert [m["role"] for m in messages] == ["user", "assistant"]  # nothing lost
+        assert messages[1]["stopReason"] == "interrupted"
+        streamed = "".join(c["content"]["text"] for c in rec.updates(sid, "agent_message_chunk"))
+        assert messages[1]["content"][0]["text"] == streamed
+        fake_anthropic.reply("Back again.")
+        again = await agent.say(sid, "Go on")
+        assert again.stop_reason == "end_turn"
+
+
+async def test_no_key_offers_the_api_key_auth_method_and_a_prompt_asks_for_it(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url, key=False) as agent:
+        [method] = agent.init["authMethods"]
+        assert method["type"] == "env_var"
+        assert method["vars"][0]["name"] == "ANTHROPIC_API_KEY"
+        sid = await agent.new()
+        with pytest.raises(RequestError) as refused:
+            await agent.say(sid, "hello")
+        assert refused.value.code == -32000  # authentication required
+        with pytest.raises(RequestError):
+            await agent.conn.authenticate(method_id=method["id"])
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        assert '"type": "message"' not in transcript.read_text()

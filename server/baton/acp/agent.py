@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AgentCapabilities,
@@ -36,15 +35,16 @@ from acp.schema import (
     TextContentBlock,
 )
 
+from acp import PROTOCOL_VERSION, RequestError
 from baton import __version__
 from baton.acp import config, turns
 from baton.acp.commands import available_commands
 from baton.acp.compaction_report import CompactionReport, boundary_summary
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.folders import Folders
+from baton.acp.history import replay
 from baton.acp.meter import usage_update
 from baton.acp.outbox import Outbox
-from baton.acp.history import replay
 from baton.acp.tool_host import AcpToolHost
 from baton.core.service.events import AutoCompacted, Event, ReplyText, SessionChanged
 from baton.core.service.service import BatonService
@@ -64,6 +64,7 @@ class Live:
     cwd: str
     host: AcpToolHost
     turn: Any = None  # the asyncio task of the running prompt turn, if any
+    untitled: bool = False  # made here with no title: its first prompt names it
 
 
 class BatonAgent:
@@ -197,7 +198,7 @@ class BatonAgent:
         if not Path(cwd).is_absolute():
             raise invalid(f"cwd must be an absolute path, got {cwd!r}")
         session = self.service.create()
-        self._attach(session.session_id, cwd)
+        self._attach(session.session_id, cwd).untitled = True
         self._greet(session.session_id)
         options = config.config_options(self.service, session.session_id)
         return NewSessionResponse(session_id=session.session_id, config_options=options)

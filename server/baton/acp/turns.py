@@ -107,16 +107,17 @@ def _touch(agent: BatonAgent, content: PromptContent) -> None:
             agent.service.file_saved(uri)
 
 
-def _title(agent: BatonAgent, session_id: str, content: PromptContent) -> None:
+def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
+    session_id = live.session_id
     session = agent.service.session(session_id)
-    if session.title or session.read_only:
+    if not live.untitled or session.read_only:
         return
     words = " ".join(content.text().split())
     if not words:
         return
     title = words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
     session.set_meta(title=title)
-    session.title = title
+    live.untitled = False
     agent.out.update(
         session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
     )
@@ -124,7 +125,7 @@ def _title(agent: BatonAgent, session_id: str, content: PromptContent) -> None:
 
 async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
-    _title(agent, sid, content)
+    _title(agent, live, content)
     reply = await agent.service.send(sid, list(content.blocks))
     message = reply.message
     for block in message.content:

@@ -8,12 +8,11 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
@@ -25,6 +24,8 @@ from acp.schema import (
     ToolCallUpdate,
     WriteTextFileResponse,
 )
+
+from acp import spawn_agent_process, text_block
 
 FAKE_KEY = "sk-ant-test-SECRET-123"
 WAIT = 20.0  # an upper bound for an update to arrive, never a pause
@@ -45,7 +46,10 @@ class Recorder:
 
     def observe(self, event: StreamEvent) -> None:
         message = event.message
-        if event.direction == StreamDirection.INCOMING and message.get("method") == "session/update":
+        if (
+            event.direction == StreamDirection.INCOMING
+            and message.get("method") == "session/update"
+        ):
             self.raw.append((time.time(), message["params"]))
             self._changed.set()
 
@@ -101,10 +105,8 @@ class Recorder:
             if left <= 0:
                 raise AssertionError(f"no {what} within {timeout} s: {self.raw[-5:]}")
             self._changed.clear()
-            try:
+            with suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
-            except TimeoutError:
-                pass
 
 
 @dataclass

@@ -4,8 +4,10 @@ data dir as `baton serve`. Logs go to stderr; stdout carries the protocol alone.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from typing import cast
+from pathlib import Path
+from typing import Any, cast
 
 from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
@@ -13,15 +15,32 @@ from acp.stdio import stdio_streams
 
 from acp import Agent
 from baton.acp.agent import BatonAgent
+from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
 
 log = logging.getLogger(__name__)
 
 
-async def serve_acp(data_dir: str | None = None) -> None:
+def read_settings(path: str | None) -> dict[str, Any]:
+    """A settings file's object (the keys of the editor's `baton.*` settings)."""
+    if path is None:
+        return {}
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidParams(f"--settings {path}: {exc}") from None
+    if not isinstance(raw, dict):
+        raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
+    return raw
+
+
+async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> None:
     service = BatonService()
+    raw = dict(settings or {})
     if data_dir:
-        service.configure({"dataDir": data_dir})
+        raw["dataDir"] = data_dir
+    if raw:
+        service.configure(raw, lambda text: log.warning("%s", text))
     agent = BatonAgent(service)
     reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     conn = AgentSideConnection(
@@ -44,10 +63,13 @@ async def serve_acp(data_dir: str | None = None) -> None:
         await service.close()
 
 
-def run(data_dir: str | None = None, log_level: str = "WARNING") -> int:
+def run(
+    data_dir: str | None = None, settings: str | None = None, log_level: str = "WARNING"
+) -> int:
     logging.getLogger().setLevel(log_level)
+    raw = read_settings(settings)  # a bad file: one stderr line, before anything starts
     try:
-        asyncio.run(serve_acp(data_dir))
+        asyncio.run(serve_acp(data_dir, raw))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -36,7 +36,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_acp(args: argparse.Namespace) -> int:
     from baton.acp.server import run
 
-    return run(data_dir=args.data_dir, log_level=args.log_level)
+    return run(data_dir=args.data_dir, settings=args.settings, log_level=args.log_level)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -74,6 +74,9 @@ def add_acp(subparsers: Subparsers) -> None:
     )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="where transcripts live (default: as `baton serve`)"
+    )
+    parser.add_argument(
+        "--settings", metavar="FILE", help="a JSON file of Baton settings (the editor's keys)"
     )
     parser.add_argument(
         "--log-level",

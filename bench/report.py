@@ -281,16 +281,18 @@ ROWS = [
     (imports, "import"),
     (retained, "retention_rounds"),
     (meter, "meter_error"),
+    (None, "acp_turn"),  # measure_acp.row
 ]
 
 
 def build_rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Rows:
     """Issue 12's rows from the run's series (`f` maps a series to its stats), then issue
     26's many-sessions rows."""
+    import measure_acp
     import measure_many  # (it imports this module)
 
     out = [
-        make(f, small, big, sizes)
+        (make or measure_acp.row)(f, small, big, sizes)
         for make, needs in ROWS
         if any(name == needs or name.startswith(needs) for name in f)
     ]

@@ -2,7 +2,7 @@
 live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
 the import of a large Claude Code file, retention after three rounds of compaction, the
 meter's error, many and huge sessions listed, one
-session's heavy work beside another's requests (P6)."""
+session's heavy work beside another's requests (P6), an ACP turn beside an LSP one."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import bench_import
+import measure_acp
 import measure_heavy
 import measure_lib
 import measure_lsp
@@ -202,6 +203,13 @@ async def heavy(run: Run, extra: dict[str, Any]) -> Series:
     return {"heavy": series}
 
 
+async def acp_turn(run: Run, extra: dict[str, Any]) -> Series:
+    """An ACP prompt turn beside the same turn over LSP, and the meter's delay after it."""
+    reps = max(3, run.reps * 3)
+    run.say(f"{reps} prompt turns over ACP and over LSP, alternating")
+    return {"acp_turn": await measure_acp.turns(run.work, reps)}
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -212,4 +220,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "meter": meter,
     "many": many,
     "heavy": heavy,
+    "acp": acp_turn,
 }

@@ -97,6 +97,13 @@ class BatonAgent:
         self.compaction_entity = isinstance(session, dict) and isinstance(
             session.get("compaction"), dict
         )
+        self.stop_observing()
+
+    def stop_observing(self) -> None:
+        """Observers copy every message both ways: once `initialize` is read, no more."""
+        observers = getattr(getattr(self.conn, "_conn", None), "_observers", None)
+        if isinstance(observers, list) and self.observe in observers:
+            observers.remove(self.observe)
 
     @property
     def out(self) -> Outbox:

@@ -35,6 +35,7 @@ class Outbox:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
         self._pump: asyncio.Task[None] | None = None
+        self._sending: set[asyncio.Future[None]] = set()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Called on the loop's own thread: updates raised on another thread hop to it."""
@@ -65,14 +66,19 @@ class Outbox:
             self._pump = asyncio.get_running_loop().create_task(self._run(), name="acp-outbox")
 
     async def _run(self) -> None:
+        """Hand each notification to the connection's writer in order, without waiting for
+        the pipe: the writer keeps the order it was handed them in."""
         while True:
             params = await self._queue.get()
-            try:
-                await self._sender.send_notification(UPDATE, params)
-            except Exception as exc:  # the client went away: nothing more can be told
-                log.debug("session/update not sent: %s", type(exc).__name__)
-            finally:
-                self._queue.task_done()
+            sent = asyncio.ensure_future(self._sender.send_notification(UPDATE, params))
+            self._sending.add(sent)
+            sent.add_done_callback(self._sent)  # tasks start in the order they were made
+
+    def _sent(self, sent: asyncio.Future[None]) -> None:
+        self._sending.discard(sent)
+        self._queue.task_done()
+        if not sent.cancelled() and sent.exception() is not None:  # the client went away
+            log.debug("session/update not sent: %s", type(sent.exception()).__name__)
 
     async def close(self) -> None:
         if self._pump is not None:

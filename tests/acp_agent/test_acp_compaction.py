@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import resource_link_block, text_block
+
 from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from acp import RequestError, text_block
+
 from baton_testkit.acp_client import WAIT, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, held_reply
 

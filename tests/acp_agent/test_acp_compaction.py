@@ -128,3 +128,37 @@ def _messages(agent: Agent, sid: str, ids: list[str]) -> list[dict[str, Any]]:
             for message in event["boundary"]["newMessages"]:
                 found[message["id"]] = {"kind": "message", **message}
     return [found[i] for i in ids if i in found]
+
+
+async def test_auto_compaction_in_a_turn_is_a_compaction_entity(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    settings = {
+        "summarizer": "extractive",
+        "contextWindow": 24_000,
+        "autoCompact": {"thresholdPercent": 30},
+        "keepWindow": {"minTokens": 200, "minTextMessages": 2, "maxTokens": 2_000},
+    }
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        meters: list[int] = []
+        for turn in range(10):
+            # no real usage (all zero): the meter is the estimate of the view; long answers
+            # and short prompts (an extractive summary keeps every prompt verbatim)
+            nothing = {"input_tokens": 0, "output_tokens": 0}
+            fake_anthropic.reply(f"Answer {turn}: {WORDS}", usage=nothing)
+            await agent.say(sid, f"Question {turn}?")
+            meters.append(rec.updates(sid, "usage_update")[-1]["used"])
+            if rec.updates(sid, "compaction_update"):
+                break
+        updates = rec.updates(sid, "compaction_update")
+        assert [u["status"] for u in updates] == ["in_progress", "completed"], (meters, updates)
+        [entity] = {u["compactionId"] for u in updates}
+        summary = [
+            c for c in rec.updates(sid, "compaction_summary_chunk") if c["compactionId"] == entity
+        ]
+        assert summary
+        kinds = [m["kind"] for m in _messages(agent, sid, view_ids(agent, sid))]
+        assert kinds.count("summary") == 1
+        assert meters[-1] < max(meters)  # the meter fell with the compaction

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acp import spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
@@ -24,8 +26,6 @@ from acp.schema import (
     ToolCallUpdate,
     WriteTextFileResponse,
 )
-
-from acp import spawn_agent_process, text_block
 
 FAKE_KEY = "sk-ant-test-SECRET-123"
 WAIT = 20.0  # an upper bound for an update to arrive, never a pause
@@ -147,17 +147,24 @@ async def running_agent(
     fs: bool = True,
     recorder: Recorder | None = None,
     name: str = "agent",
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Agent]:
-    """`baton acp` on the data dir `tmp_path/data`, initialized by a client that declares
-    `session.compaction` (unless `compaction` is False) and the fs methods."""
+    """`baton acp` on the data dir `tmp_path/data` (with `settings` as its --settings
+    file), initialized by a client that declares `session.compaction` (unless
+    `compaction` is False) and the fs methods."""
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
     data_dir = tmp_path / "data"
     recorder = recorder or Recorder()
+    command = list(AGENT)
+    if settings is not None:
+        path = tmp_path / f"{name}-settings.json"
+        path.write_text(json.dumps(settings), encoding="utf-8")
+        command += ["--settings", str(path)]
     with open(tmp_path / f"{name}.stderr", "ab") as stderr:
         async with spawn_agent_process(
             recorder,
-            *AGENT,
+            *command,
             env=agent_env(data_dir, base_url, key),
             transport_kwargs={"stderr": stderr},
             observers=[recorder.observe],

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acp import PROTOCOL_VERSION, RequestError
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AgentCapabilities,
-    AgentMessageChunk,
     AuthenticateResponse,
     AuthEnvVar,
     AvailableCommandsUpdate,
@@ -32,21 +32,18 @@ from acp.schema import (
     SessionListCapabilities,
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
-    TextContentBlock,
 )
 
-from acp import PROTOCOL_VERSION, RequestError
 from baton import __version__
 from baton.acp import config, turns
 from baton.acp.commands import available_commands
-from baton.acp.compaction_report import CompactionReport, boundary_summary
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.folders import Folders
 from baton.acp.history import replay
+from baton.acp.listener import told
 from baton.acp.meter import usage_update
 from baton.acp.outbox import Outbox
 from baton.acp.tool_host import AcpToolHost
-from baton.core.service.events import AutoCompacted, Event, ReplyText, SessionChanged
 from baton.core.service.service import BatonService
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -75,7 +72,7 @@ class BatonAgent:
         self.live: dict[str, Live] = {}
         self.compaction_entity = False  # the client declared session.compaction
         self.can_read = self.can_write = False
-        service.connect(self._on_event)
+        service.connect(lambda event: told(self, event))
 
     # ---- the connection --------------------------------------------------------------
 
@@ -281,32 +278,3 @@ class BatonAgent:
         live = self.live.get(session_id)
         if live is not None and live.turn is not None:
             live.turn.cancel()
-
-    # ---- the service's events --------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if self.outbox is None or getattr(event, "session_id", None) not in self.live:
-            return
-        if isinstance(event, ReplyText):
-            chunk = AgentMessageChunk(
-                session_update="agent_message_chunk",
-                content=TextContentBlock(type="text", text=event.text),
-                message_id=event.message_id,
-            )
-            self.outbox.update(event.session_id, chunk)
-        elif isinstance(event, SessionChanged) and event.tell_usage:
-            self.outbox.update(event.session_id, usage_update(event.usage, event.session))
-        elif isinstance(event, AutoCompacted):
-            self._auto_compacted(event)
-
-    def _auto_compacted(self, event: AutoCompacted) -> None:
-        session = self.service.session(event.session_id)
-        compacted = event.outcome.outcome == "compacted"
-        boundary_id = session.active[-1] if compacted and session.active else ""
-        entity_id = f"compaction-{boundary_id}" if boundary_id else ""  # a failure: a new one
-        report = CompactionReport(self.out, event.session_id, self.compaction_entity, entity_id)
-        report.start()
-        if compacted:
-            report.completed(boundary_summary(session, boundary_id), event.outcome.message)
-        else:
-            report.failed(event.outcome.message)

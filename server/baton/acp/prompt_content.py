@@ -78,6 +78,14 @@ async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -
     if path is None or not path.is_absolute():
         out.blocks.append(TextBlock(text=f"Linked resource: {block.uri} ({block.name})"))
         return
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # not on this disk: the client may still have it
+    if size > MAX_FILE_CHARS * 4:  # never read a huge file whole to find it is too large
+        out.blocks.append(TextBlock(text=f"Attached file: {path} (not included: {size:,} bytes)"))
+        out.files[str(path)] = None
+        return
     text = await read(path)
     if text is None:
         out.blocks.append(TextBlock(text=f"Linked file: {path} (it could not be read)"))

@@ -1,0 +1,93 @@
+"""A prompt's ACP blocks as the stored user message: text, images, linked and embedded
+files (their paths joining the working set), and the blocks refused with nothing stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from acp import RequestError
+from acp.schema import (
+    AudioContentBlock,
+    BlobResourceContents,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from baton.acp import prompt_content as pc
+from baton.core.conversation.messages import DocumentBlock, ImageBlock, TextBlock
+
+PNG = "iVBORw0KGgo="
+
+
+async def disk(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+async def test_text_images_links_and_embedded_files(tmp_path: Path) -> None:
+    linked = tmp_path / "app.py"
+    linked.write_text("print(1)\n")
+    blocks = [
+        TextContentBlock(type="text", text="Look at these"),
+        ImageContentBlock(type="image", data=PNG, mime_type="image/png"),
+        ResourceContentBlock(type="resource_link", name="app.py", uri=linked.as_uri()),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=(tmp_path / "b.py").as_uri(), text="unsaved = 1"),
+        ),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///doc.pdf", blob="JVBERi0=", mime_type="application/pdf"
+            ),
+        ),
+    ]
+    made = await pc.prompt_content(blocks, disk)
+    kinds = [type(b) for b in made.blocks]
+    assert kinds == [TextBlock, ImageBlock, TextBlock, TextBlock, DocumentBlock]
+    assert made.blocks[2].text == f"Attached file: {linked}\n```\nprint(1)\n```"  # type: ignore[union-attr]
+    assert "unsaved = 1" in made.blocks[3].text  # type: ignore[union-attr]
+    assert made.files == {str(linked): None, str(tmp_path / "b.py"): "unsaved = 1"}
+
+
+async def test_a_huge_linked_file_is_named_not_read(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.log"
+    huge.write_bytes(b"x" * (pc.MAX_FILE_CHARS * 4 + 1))
+    read: list[Path] = []
+
+    async def spy(path: Path) -> str | None:
+        read.append(path)
+        return None
+
+    link = ResourceContentBlock(type="resource_link", name="huge.log", uri=huge.as_uri())
+    made = await pc.prompt_content([TextContentBlock(type="text", text="see"), link], spy)
+    assert read == []
+    assert "not included" in made.blocks[1].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        ImageContentBlock(type="image", data="not base64!", mime_type="image/png"),
+        ImageContentBlock(type="image", data=PNG, mime_type="image/tiff"),
+        AudioContentBlock(type="audio", data=PNG, mime_type="audio/wav"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///a.zip", blob=PNG, mime_type="application/zip"
+            ),
+        ),
+        TextContentBlock(type="text", text="   "),
+    ],
+)
+async def test_blocks_baton_cannot_send_are_invalid_params(block: object) -> None:
+    with pytest.raises(RequestError) as refused:
+        await pc.prompt_content([block], disk)
+    assert refused.value.code == -32602
+    assert refused.value.data["code"] == "invalid_params"

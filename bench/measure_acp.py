@@ -5,13 +5,16 @@ reply is stored (the transcript's last write) the client has the `usage_update`.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from acp import spawn_agent_process, text_block
+from servers import cpu_seconds
+
 from baton.cli.rpc_client import StdioClient
 from baton_testkit.acp_client import FAKE_KEY
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -20,18 +23,68 @@ REPLY = " ".join(f"reply{n}" for n in range(60))  # a short reply, streamed in p
 PROMPT = "Tell me about the code. " * 20
 
 
-class Meter:
-    """The bench's client: when each reply chunk and `usage_update` arrived (no raw
-    observer, which would copy every message)."""
+class AcpClient:
+    """The bench's ACP client: newline-delimited JSON-RPC over the agent's pipes, every
+    `session/update` kept with its arrival time. As light as `StdioClient` on the LSP side
+    (one `json.loads` per message), so the client's own cost is the same on both sides."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.command, self.env = command, env
         self.raw: list[tuple[float, str]] = []
+        self.pid = 0
+        self._next = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
 
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        self.raw.append((time.time(), update.session_update))
+    async def start(self) -> None:
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=self.env,
+            limit=1 << 24,
+        )
+        self.pid = self._proc.pid
+        self._reader = asyncio.create_task(self._read())
 
-    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError  # no tool asks in this bench
+    async def request(self, method: str, params: Any) -> Any:
+        assert self._proc is not None and self._proc.stdin is not None
+        self._next += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[self._next] = future
+        line = json.dumps({"jsonrpc": "2.0", "id": self._next, "method": method, "params": params})
+        self._proc.stdin.write(line.encode() + b"\n")
+        await self._proc.stdin.drain()
+        return await future
+
+    async def _read(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        while line := await self._proc.stdout.readline():
+            message = json.loads(line)
+            if message.get("method") == "session/update":
+                self.raw.append((time.time(), message["params"]["update"]["sessionUpdate"]))
+            elif "id" in message and "method" not in message:
+                future = self._pending.pop(message["id"])
+                if "error" in message:
+                    future.set_exception(RuntimeError(message["error"]))
+                else:
+                    future.set_result(message.get("result"))
+        for future in self._pending.values():  # the agent went away: nothing will answer
+            future.set_exception(RuntimeError("baton acp exited"))
+
+    async def close(self) -> None:
+        if self._proc is not None and self._proc.returncode is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            try:
+                await asyncio.wait_for(self._proc.wait(), 5)
+            except TimeoutError:
+                self._proc.kill()
+                await self._proc.wait()
+        if self._reader is not None:
+            self._reader.cancel()
 
 
 def _env(data_dir: Path, base_url: str) -> dict[str, str]:
@@ -56,48 +109,51 @@ async def _lsp(data_dir: Path, base_url: str) -> tuple[StdioClient, str]:
 
 async def turns(work: Path, reps: int) -> dict[str, list[float]]:
     """`reps` turns on each side, alternating; the usage delay from each ACP turn."""
-    out: dict[str, list[float]] = {"acp_s": [], "lsp_s": [], "usage_delay_s": []}
+    out: dict[str, list[float]] = {
+        "acp_s": [],
+        "lsp_s": [],
+        "acp_cpu_s": [],
+        "lsp_cpu_s": [],
+        "usage_delay_s": [],
+    }
     fake = FakeAnthropic(default_text=REPLY).start()
     lsp_dir, acp_dir = work / "acp-lsp", work / "acp-acp"
-    recorder = Meter()
+    command = [sys.executable, "-m", "baton", "acp", "--settings", str(_settings(work))]
+    agent = AcpClient(command, _env(acp_dir, fake.base_url))
     client, lsp_sid = await _lsp(lsp_dir, fake.base_url)
     try:
-        async with spawn_agent_process(
-            recorder,
-            sys.executable,
-            "-m",
-            "baton",
-            "acp",
-            "--settings",
-            str(_settings(work)),
-            env=_env(acp_dir, fake.base_url),
-            use_unstable_protocol=True,
-        ) as (conn, _process):
-            await conn.initialize(protocol_version=1)
-            sid = (await conn.new_session(cwd=str(work))).session_id
-            transcript = acp_dir / "sessions" / f"{sid}.jsonl"
-            for rep in range(reps + 1):  # the first turn of each side warms it up
-                start = time.perf_counter()
-                await client.request(
-                    "baton/session/send", {"sessionId": lsp_sid, "content": PROMPT}
-                )
-                lsp = time.perf_counter() - start
-                seen = len(recorder.raw)
-                start = time.perf_counter()
-                await conn.prompt(session_id=sid, prompt=[text_block(PROMPT)])
-                acp = time.perf_counter() - start
-                stored = transcript.stat().st_mtime_ns / 1e9  # the reply's append
-                arrived = [at for at, kind in recorder.raw[seen:] if kind == "usage_update"]
-                replied = [at for at, kind in recorder.raw[seen:] if kind == "agent_message_chunk"]
-                assert replied and arrived, "the ACP turn streamed no reply or no meter"
-                if rep == 0:
-                    continue
-                out["lsp_s"].append(lsp)
-                out["acp_s"].append(acp)
-                out["usage_delay_s"].append(max(arrived[-1] - stored, 1e-6))
+        await agent.start()
+        await agent.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        made = await agent.request("session/new", {"cwd": str(work), "mcpServers": []})
+        sid = made["sessionId"]
+        transcript = acp_dir / "sessions" / f"{sid}.jsonl"
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": PROMPT}]}
+        for rep in range(reps + 1):  # the first turn of each side warms it up
+            assert client.pid is not None
+            cpu, start = cpu_seconds(client.pid), time.perf_counter()
+            await client.request("baton/session/send", {"sessionId": lsp_sid, "content": PROMPT})
+            lsp = time.perf_counter() - start
+            lsp_cpu = cpu_seconds(client.pid) - cpu
+            seen = len(agent.raw)
+            cpu, start = cpu_seconds(agent.pid), time.perf_counter()
+            await agent.request("session/prompt", prompt)
+            acp = time.perf_counter() - start
+            acp_cpu = cpu_seconds(agent.pid) - cpu
+            stored = transcript.stat().st_mtime_ns / 1e9  # the reply's append
+            arrived = [at for at, kind in agent.raw[seen:] if kind == "usage_update"]
+            replied = [at for at, kind in agent.raw[seen:] if kind == "agent_message_chunk"]
+            assert replied and arrived, "the ACP turn streamed no reply or no meter"
+            if rep == 0:
+                continue
+            out["lsp_s"].append(lsp)
+            out["acp_s"].append(acp)
+            out["lsp_cpu_s"].append(lsp_cpu)
+            out["acp_cpu_s"].append(acp_cpu)
+            out["usage_delay_s"].append(max(arrived[-1] - stored, 1e-6))
         asked = len(fake.message_requests())
         assert asked == 2 * (reps + 1), f"{asked} requests reached the model"
     finally:
+        await agent.close()
         await client.close()
         fake.close()
     return out
@@ -114,17 +170,19 @@ def row(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Any:
 
     a = f["acp_turn"]
     ratio = med(a, "acp_s") / med(a, "lsp_s")
+    cpu = med(a, "acp_cpu_s") / max(med(a, "lsp_cpu_s"), 1e-9)
     delay_ms = med(a, "usage_delay_s") * 1e3
     worst_ms = a["usage_delay_s"]["max"] * 1e3
     return Row(
         "acp",
         "ACP prompt turn (`baton acp`, `session/prompt` to its answer) vs the same turn over "
         "LSP (`baton serve`, `baton/session/send`); the `usage_update` after the reply is stored",
-        f"{ratio:.2f}x ({ms(a, 'acp_s')} vs {ms(a, 'lsp_s')}); usage update "
+        f"{ratio:.2f}x ({ms(a, 'acp_s')} vs {ms(a, 'lsp_s')}); server CPU per turn "
+        f"{cpu:.2f}x ({ms(a, 'acp_cpu_s')} vs {ms(a, 'lsp_cpu_s')}); usage update "
         f"{delay_ms:.1f} ms after the reply's write (worst {worst_ms:.1f} ms)",
         "<= 1.2x; usage update <= 50 ms",
         ratio <= 1.2 and delay_ms <= 50,
-        {"ratio": ratio, "usage_delay_ms": delay_ms},
+        {"ratio": ratio, "cpu_ratio": cpu, "usage_delay_ms": delay_ms},
     )
 
 

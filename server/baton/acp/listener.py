@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp.schema import AgentMessageChunk, TextContentBlock
-
 from baton.acp.compaction_report import CompactionReport, boundary_summary
 from baton.acp.meter import usage_update
 from baton.core.service.events import AutoCompacted, Event, ReplyText, SessionChanged
@@ -20,13 +18,13 @@ def told(agent: BatonAgent, event: Event) -> None:
     outbox = agent.outbox
     if outbox is None or getattr(event, "session_id", None) not in agent.live:
         return
-    if isinstance(event, ReplyText):
-        chunk = AgentMessageChunk(
-            session_update="agent_message_chunk",
-            content=TextContentBlock(type="text", text=event.text),
-            message_id=event.message_id,
-        )
-        outbox.update(event.session_id, chunk)
+    if isinstance(event, ReplyText):  # the hottest path: the chunk's JSON written directly
+        chunk = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": event.text},
+            "messageId": event.message_id,
+        }
+        outbox.raw(event.session_id, chunk)
     elif isinstance(event, SessionChanged) and event.tell_usage:
         outbox.update(event.session_id, usage_update(event.usage, event.session))
     elif isinstance(event, AutoCompacted):

@@ -3,16 +3,31 @@ the session's cost when the price of every reply's model is known."""
 
 from __future__ import annotations
 
+import weakref
+
 from acp.schema import Cost, UsageUpdate
 
 from baton.core.conversation.session import Session
 from baton.core.models.pricing import cost_usd, price_of
 from baton.core.usage.budget import Usage
 
+_memo: weakref.WeakKeyDictionary[Session, tuple[int, float | None]] = weakref.WeakKeyDictionary()
+
 
 def session_cost(session: Session) -> float | None:
     """What the session's replies cost in US dollars (every message ever recorded, the
-    compacted ones too), or None when a reply's model has no known price."""
+    compacted ones too), or None when a reply's model has no known price. Worked out
+    again only when the session holds more messages than last time."""
+    count = len(session.messages)
+    known = _memo.get(session)
+    if known is not None and known[0] == count:
+        return known[1]
+    cost = _cost(session)
+    _memo[session] = (count, cost)
+    return cost
+
+
+def _cost(session: Session) -> float | None:
     total = 0.0
     for message in session.messages.values():
         if message.role != "assistant" or message.usage is None or not message.usage.is_real:

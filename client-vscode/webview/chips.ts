@@ -36,7 +36,7 @@ export function transferUris(data: DataTransfer | null): string[] {
 
 export class ChipBar {
   readonly el = h("div", { class: "baton-chips", role: "list", "aria-label": "Attached to the next message" });
-  readonly picker = h("div", { class: "baton-picker", role: "listbox", id: "baton-picker", "aria-label": "Attach a file" });
+  readonly picker = h("div", { class: "baton-file-picker", role: "listbox", id: "baton-file-picker", "aria-label": "Attach a file" });
   private items: FileItem[] = [];
   private active = 0;
   private mention: { start: number; query: string } | null = null;
@@ -121,17 +121,17 @@ export class ChipBar {
     this.input.setAttribute("aria-controls", this.picker.id);
     this.input.setAttribute("aria-expanded", "true");
     if (this.items.length === 0) {
-      this.picker.replaceChildren(h("div", { class: "baton-picker-empty" }, this.mention?.query ? "No file matches" : "Type to find a file"));
+      this.picker.replaceChildren(h("div", { class: "baton-file-picker-empty" }, this.mention?.query ? "No file matches" : "Type to find a file"));
       return;
     }
     this.picker.replaceChildren(
       ...this.items.map((item, i) => {
         const row = h(
           "div",
-          { class: "baton-picker-row", role: "option", id: `baton-pick-${i}`, "aria-selected": String(i === this.active), title: item.path },
-          h("span", { class: "baton-picker-name" }, item.name.split(/[\\/]/).pop() ?? item.name),
-          h("span", { class: "baton-picker-path" }, item.name),
-          item.open ? h("span", { class: "baton-picker-open" }, "open") : null,
+          { class: "baton-file-picker-row", role: "option", id: `baton-pick-${i}`, "aria-selected": String(i === this.active), title: item.path },
+          h("span", { class: "baton-file-picker-name" }, item.name.split(/[\\/]/).pop() ?? item.name),
+          h("span", { class: "baton-file-picker-path" }, item.name),
+          item.open ? h("span", { class: "baton-file-picker-open" }, "open") : null,
         );
         row.addEventListener("mousedown", (event) => {
           event.preventDefault(); // keep the focus in the box

@@ -110,7 +110,7 @@ function activeChip(editor: EditorSnapshot): AttachmentChip {
     const range = editor.visible;
     const lines = `${range.startLine}-${range.endLine}`;
     return {
-      id: `active:${editor.path}:${lines}`,
+      id: `active:${editor.path}`, // the same chip while the file is active, wherever it scrolls
       kind: "file",
       label: `${name}:${lines}`,
       detail: `${editor.name}, the visible lines ${lines} of ${editor.lineCount}`,

@@ -81,6 +81,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       nonce: makeNonce(),
     });
     view.webview.onDidReceiveMessage((message: FromWebview) => this.receive(message), undefined, this.subscriptions);
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) {
+        this.tools.permissions.panelGone(); // nobody would see the card: a dialog asks
+      }
+    }, undefined, this.subscriptions);
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;

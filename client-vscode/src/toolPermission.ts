@@ -106,10 +106,11 @@ export class PermissionBroker {
     waiting.resolve(offered ? outcome : "deny");
   }
 
-  /** The panel went away with cards on show: each is asked again in a modal dialog. */
+  /** The panel was hidden or closed with cards on show: each is asked again in a modal dialog. */
   panelGone(): void {
     for (const [toolUseId, waiting] of [...this.waiting]) {
       this.waiting.delete(toolUseId);
+      this.ports.dropCard(toolUseId);
       this.ports.askModal(waiting.request).then(
         (choice) => waiting.resolve(choice ?? "deny"),
         () => waiting.resolve("deny"),

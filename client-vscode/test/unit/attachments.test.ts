@@ -40,6 +40,10 @@ test("a file over the limit goes as its visible range; the selection goes as its
     { kind: "file", path: "/ws/src/utils.py", text: ed.text({ startLine: 120, endLine: 160 }), languageId: "python", range: { startLine: 120, endLine: 160 } },
     { kind: "selection", path: "/ws/src/utils.py", text: "line 130\nline 131\nline 132", languageId: "python", range: { startLine: 130, endLine: 132 } },
   ]);
+  // removed, it stays off while the same file is active, wherever it scrolls
+  set.remove(chips[0]!.id);
+  const scrolled = { ...ed, visible: { startLine: 300, endLine: 340 } };
+  assert.deepEqual(set.chips(scrolled).map((c) => c.kind), ["selection"]);
   // a file of exactly the limit still goes whole
   assert.equal(new AttachmentSet().build(editor(LARGE_FILE_LINES), none)[0]!.range, undefined);
 });

@@ -120,12 +120,15 @@ test("with the panel hidden a modal asks; dismissing it is deny; a late modal an
   assert.match(ports.logs.join("\n"), /asking failed/);
 });
 
-test("a panel closed with a card on show asks again in a modal", async () => {
+test("a panel hidden with a card on show asks again in a modal, and the card goes", async () => {
   const ports = new Ports();
   const broker = new PermissionBroker(ports);
   const answer = broker.handle(editRequest());
   ports.modalAnswer = Promise.resolve("allowOnce");
   broker.panelGone();
+  assert.deepEqual(ports.dropped, ["toolu_1"]);
+  assert.deepEqual(broker.pending, []);
+  broker.answer("toolu_1", "deny"); // the stale card's answer counts for nothing
   assert.deepEqual(await answer, { outcome: "allowOnce" });
   assert.equal(ports.modals.length, 1);
 });

@@ -21,11 +21,7 @@ import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverL
 import { selectedInterpreter } from "./python";
 import { logServerLine, ServerLogParser } from "./serverLog";
 import { apiKey } from "./secrets";
-import { ToolPermissionFeature } from "./toolPermission";
-import { TOOL_PERMISSION_METHOD, type ToolPermissionResult } from "./toolWire";
-
-/** Answers the server's `baton/tool/permission` request (the chat view's broker). */
-export type PermissionHandler = (params: unknown, token: vscode.CancellationToken) => Promise<ToolPermissionResult>;
+import { registerToolPermission, type PermissionHandler } from "./toolPermission";
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";
 
@@ -202,10 +198,7 @@ export class BatonClient implements vscode.Disposable {
     };
     const client = new LanguageClient("baton", "Baton", serverOptions, clientOptions);
     // the server asks before a tool whose level is `ask` runs; without this it runs none such
-    client.registerFeature(new ToolPermissionFeature());
-    client.onRequest(TOOL_PERMISSION_METHOD, (params: unknown, token: vscode.CancellationToken) =>
-      this.permissionHandler === undefined ? Promise.resolve<ToolPermissionResult>({ outcome: "deny" }) : this.permissionHandler(params, token),
-    );
+    registerToolPermission(client, () => this.permissionHandler);
     client.onDidChangeState((event) => {
       if (this.client === client && this.starting === undefined) {
         // the client restarts a crashed server by itself; follow it both ways

@@ -7,7 +7,9 @@
  */
 import type { CancellationToken } from "vscode-languageserver-protocol";
 import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-languageclient";
-import { optionLabel, permissionParams, type PermissionOutcome, type ToolPermissionParams, type ToolPermissionResult } from "./toolWire";
+import { optionLabel, permissionParams, TOOL_PERMISSION_METHOD, type PermissionOutcome, type ToolPermissionParams, type ToolPermissionResult } from "./toolWire";
+
+const DENY: ToolPermissionResult = { outcome: "deny" };
 
 /** Declares `capabilities.experimental.baton.toolPermission = true` in initialize. */
 export class ToolPermissionFeature implements StaticFeature {
@@ -30,6 +32,32 @@ export class ToolPermissionFeature implements StaticFeature {
   }
 }
 
+/** Answers one permission request (the chat view's broker). */
+export type PermissionHandler = (params: unknown, token: CancellationToken) => Promise<ToolPermissionResult>;
+
+/** The part of a LanguageClient the registration uses. */
+export interface PermissionClient {
+  registerFeature(feature: StaticFeature): void;
+  onRequest(method: string, handler: (params: unknown, token: CancellationToken) => Promise<ToolPermissionResult>): unknown;
+}
+
+/**
+ * Declares the capability and answers `baton/tool/permission` with whichever handler is set
+ * when a request comes (none: deny). Call before the client starts.
+ */
+export function registerToolPermission(client: PermissionClient, handler: () => PermissionHandler | undefined): void {
+  client.registerFeature(new ToolPermissionFeature());
+  client.onRequest(TOOL_PERMISSION_METHOD, async (params, token) => {
+    const answer = handler();
+    if (answer === undefined) return DENY;
+    try {
+      return await answer(params, token);
+    } catch {
+      return DENY; // an error in the asking is a deny, never an error answer
+    }
+  });
+}
+
 /** What asking needs from the editor (the chat view supplies it; tests fake it). */
 export interface PermissionPorts {
   /** Whether the chat panel is on screen, so its card can ask. */
@@ -47,8 +75,6 @@ interface Waiting {
   request: ToolPermissionParams;
   resolve(outcome: PermissionOutcome): void;
 }
-
-const DENY: ToolPermissionResult = { outcome: "deny" };
 
 export class PermissionBroker {
   private readonly waiting = new Map<string, Waiting>();

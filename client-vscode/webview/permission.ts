@@ -53,7 +53,9 @@ export class PermissionCards {
     this.cards.set(request.toolUseId, card);
     this.el.appendChild(card);
     this.el.hidden = false;
-    buttons[0]?.focus({ preventScroll: true });
+    // the first option takes the focus unless the user is typing somewhere
+    const typing = document.activeElement instanceof HTMLTextAreaElement || document.activeElement instanceof HTMLInputElement;
+    if (!typing) buttons[0]?.focus({ preventScroll: true });
   }
 
   /** The request was answered (here or elsewhere) or withdrawn. */

@@ -3,8 +3,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ClientCapabilities } from "vscode-languageclient";
-import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { modalText, PermissionBroker, ToolPermissionFeature, type PermissionPorts } from "../../src/toolPermission";
+import { CancellationTokenSource, type CancellationToken } from "vscode-languageserver-protocol";
+import {
+  modalText,
+  PermissionBroker,
+  registerToolPermission,
+  ToolPermissionFeature,
+  type PermissionHandler,
+  type PermissionPorts,
+} from "../../src/toolPermission";
 import { optionLabel, permissionParams, type PermissionOutcome, type ToolPermissionParams } from "../../src/toolWire";
 
 const DIFF = "--- a/utils.py\n+++ b/utils.py\n@@ -1,3 +1,3 @@\n-def parse_date(s):\n+def parse_day(s):\n     return s\n";
@@ -53,6 +60,35 @@ test("the client declares experimental.baton.toolPermission, keeping what else i
   new ToolPermissionFeature().fillClientCapabilities(empty);
   assert.deepEqual(empty.experimental, { baton: { toolPermission: true } });
   assert.deepEqual(new ToolPermissionFeature().getState(), { kind: "static" });
+});
+
+test("the client answers baton/tool/permission with the handler set when it comes, else deny", async () => {
+  const features: unknown[] = [];
+  const handlers = new Map<string, (params: unknown, token: CancellationToken) => Promise<unknown>>();
+  let current: PermissionHandler | undefined;
+  registerToolPermission(
+    {
+      registerFeature: (feature) => void features.push(feature),
+      onRequest: (method, handler) => void handlers.set(method, handler),
+    },
+    () => current,
+  );
+  assert.ok(features[0] instanceof ToolPermissionFeature);
+  const handle = handlers.get("baton/tool/permission");
+  assert.ok(handle !== undefined);
+  const token = new CancellationTokenSource().token;
+  assert.deepEqual(await handle(editRequest(), token), { outcome: "deny" }, "no panel yet: deny");
+  const seen: [unknown, CancellationToken][] = [];
+  current = async (params, t) => {
+    seen.push([params, t]);
+    return { outcome: "allowSession" };
+  };
+  assert.deepEqual(await handle(editRequest(), token), { outcome: "allowSession" });
+  assert.equal(seen[0]![1], token, "the request's token reaches the broker");
+  current = async () => {
+    throw new Error("the window is gone");
+  };
+  assert.deepEqual(await handle(editRequest(), token), { outcome: "deny" });
 });
 
 test("with the panel on screen the card asks; its answer is the result and the card goes", async () => {

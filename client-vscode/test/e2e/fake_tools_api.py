@@ -24,8 +24,9 @@ class ToolsFake(FakeAnthropic):
         script = super()._next()
         if not isinstance(script, ScriptedReply):
             return script
-        with self._lock:
-            body = self.requests[-1].body if self.requests else None
+        with self._lock:  # the Messages request this reply answers (not a count_tokens one)
+            asked = [r for r in self.requests if r.path.split("?")[0] == "/v1/messages"]
+        body = asked[-1].body if asked else None
         offered = {t.get("name") for t in (body or {}).get("tools") or [] if isinstance(t, dict)}
         content = [_resolve(block, offered) for block in script.content]
         return ScriptedReply(**{**script.__dict__, "content": content})
@@ -38,11 +39,13 @@ def _resolve(block: dict[str, Any], offered: set[Any]) -> dict[str, Any]:
     if "str_replace_based_edit_tool" in offered or "edit_file" not in offered:
         edit = {"command": "str_replace", "path": "utils.py", "old_str": old, "new_str": new}
         return {**block, "name": "str_replace_based_edit_tool", "input": edit}
-    return {**block, "name": "edit_file", "input": {"path": "utils.py", "oldText": old, "newText": new}}
+    edit = {"path": "utils.py", "oldText": old, "newText": new}
+    return {**block, "name": "edit_file", "input": edit}
 
 
 fake = ToolsFake(default_text="Done.").start()
-fake.reply("Let me read it first.", tool_use_block("read_file", {"path": "utils.py"}, id="toolu_read1"))
+read = tool_use_block("read_file", {"path": "utils.py"}, id="toolu_read1")
+fake.reply("Let me read it first.", read)
 fake.reply(
     tool_use_block(EDIT, {"old": "def parse_date(", "new": "def parse_day("}, id="toolu_edit1")
 )

@@ -169,9 +169,19 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     await shot("e2e-tools-2-edit-offered");
   });
 
-  step("Accept applies the edit in the editor; the feed shows the read and the edit", async () => {
+  step("Accept applies the edit in the editor", async () => {
     const frame = await chatFrame();
     await frame.locator('.baton-permission button[data-outcome="allowOnce"]').click();
+    const text = await until("the edit in the editor", async () => {
+      const t = await editorLine(line);
+      return t.startsWith("def parse_day(") ? t : undefined;
+    }, 60_000);
+    assert.match(text, /^def parse_day\(text: str\) -> date:/);
+    await shot("e2e-tools-3-editor-changed");
+  });
+
+  step("the feed shows the read and the edit as lines, the edit opening on its diff", async () => {
+    const frame = await chatFrame();
     await frame.getByText("Renamed parse_date to parse_day in utils.py.").first().waitFor({ timeout: 60_000 });
     const read = frame.locator("details.baton-toolcall", { hasText: /Read utils\.py/ }).first();
     const edit = frame.locator("details.baton-toolcall", { hasText: /Edit utils\.py/ }).first();
@@ -179,13 +189,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.equal(await edit.getAttribute("data-status"), "done");
     await edit.locator("> summary").click();
     await edit.locator(".baton-diff").waitFor({ timeout: WAIT });
-    await shot("e2e-tools-3-accepted-feed");
-    const text = await until("the edit in the editor", async () => {
-      const t = await editorLine(line);
-      return t.startsWith("def parse_day(") ? t : undefined;
-    });
-    assert.match(text, /^def parse_day\(text: str\) -> date:/);
-    await shot("e2e-tools-4-editor-changed");
+    await shot("e2e-tools-4-feed");
   });
 
   step("undo in the editor restores the file", async () => {
@@ -203,11 +207,11 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_when\(/);
     await card.locator('button[data-outcome="deny"]').click();
     await frame.getByText("Understood: utils.py stays as it is.").first().waitFor({ timeout: 60_000 });
-    const denied = frame.locator('details.baton-toolcall[data-status="denied"]');
-    await denied.first().waitFor({ timeout: WAIT });
     assert.ok((await editorLine(line)).startsWith("def parse_date("), "the editor still has parse_date");
     assert.equal(readFileSync(join(fx.workspace, "utils.py"), "utf8"), original, "the file on disk is as it was");
     await shot("e2e-tools-6-rejected");
+    const denied = frame.locator('details.baton-toolcall[data-status="denied"]');
+    await denied.first().waitFor({ timeout: WAIT });
   });
 
   step("the model got the editor's file, the read's result, and was told the edit was denied", async () => {
@@ -216,7 +220,6 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.ok(requests.length >= 5, `${requests.length} Messages requests`);
     const [first, second] = requests;
     assert.ok(first.tools?.some((t) => t.name === "read_file"), "the workspace tools are offered");
-    assert.match(JSON.stringify(first.messages), /def parse_date\(text: str\)/, "the active file went with the prompt");
     const resultFor = (body, id) =>
       body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b) => b.type === "tool_result" && b.tool_use_id === id);
     assert.match(JSON.stringify(resultFor(second, "toolu_read1")?.content ?? ""), /parse_date/, "the read's result holds the file");
@@ -224,5 +227,6 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     const told = resultFor(last, "toolu_edit2");
     assert.ok(told, "the rejected edit was answered");
     assert.match(JSON.stringify(told.content ?? ""), /den|reject|refus/i);
+    assert.match(JSON.stringify(first.messages), /def parse_date\(text: str\)/, "the active file went with the prompt");
   });
 });

@@ -15,6 +15,7 @@ import {
 } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
 import { DraftUsageWatch, makeRoom } from "./draftUsage";
+import type { SendAttachment } from "./toolWire";
 import type { ErrorScope, FromWebview, ToWebview } from "./webviewMessages";
 
 export { sendFailure } from "./chatLogic";
@@ -37,6 +38,8 @@ export interface ChatPorts {
   command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string): Promise<unknown>;
   /** The selection, for the "Compact Selected" menu item's context key. */
   selectionChanged(messageIds: readonly string[]): void;
+  /** The editor context a send attaches (the chips on show), and word that they went. */
+  attachments?: { build(): SendAttachment[]; sent(): void };
 }
 
 export const REFRESH_DELAY_MS = 50;
@@ -231,8 +234,11 @@ export class ChatController {
     let cancelled = false;
     try {
       const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
+      const attachments = this.ports.attachments?.build() ?? [];
       if (await makeRoom(this.ports, sessionId, text, cancel.token)) {
-        await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
+        await this.ports.sendWithProgress((options) =>
+          this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
+        );
         stored = true;
       }
     } catch (error) {
@@ -250,6 +256,7 @@ export class ChatController {
       stored ||= cancelled && lastUserText(this.messages) === text;
       if (stored) {
         this.draft.text = "";
+        this.ports.attachments?.sent();
       }
       this.ports.post({ type: "sendOutcome", stored, text });
     }

@@ -7,7 +7,8 @@ import type { BatonClient } from "./client";
 import type { CurrentSession } from "./currentSession";
 import type { Message, ModelSwitch, Session } from "./protocol";
 import { hasApiKey } from "./secrets";
-import type { FromWebview, ToWebview } from "./webviewMessages";
+import { ToolsView } from "./toolsView";
+import { isToolsMessage, type FromWebview, type ToWebview } from "./webviewMessages";
 
 export const CHAT_VIEW_ID = "baton.chat";
 export const SELECTION_CONTEXT_KEY = "baton.chat.multipleSelected";
@@ -23,6 +24,7 @@ const COMMANDS = {
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private readonly controller: ChatController;
+  private readonly tools: ToolsView;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -30,6 +32,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly client: BatonClient,
     private readonly current: CurrentSession,
   ) {
+    this.tools = new ToolsView((message) => this.post(message), () => this.view?.visible === true, client.log);
+    client.setPermissionHandler((params, token) => this.tools.permissions.handle(params, token));
     const ports: ChatPorts = {
       rpc: client.rpc,
       post: (message) => this.post(message),
@@ -39,6 +43,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       compactWithProgress: (run) => client.withProgress("Baton: compacting before the send", vscode.ProgressLocation.Notification, run),
       command: async (name, arg) => (name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg)),
       selectionChanged: (ids) => void vscode.commands.executeCommand("setContext", SELECTION_CONTEXT_KEY, ids.length >= 2),
+      attachments: this.tools,
     };
     this.controller = new ChatController(ports, current);
     this.subscriptions.push(
@@ -75,10 +80,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       styleUris: STYLES.map((path) => view.webview.asWebviewUri(vscode.Uri.joinPath(root, path)).toString()),
       nonce: makeNonce(),
     });
-    view.webview.onDidReceiveMessage((message: FromWebview) => void this.controller.receive(message), undefined, this.subscriptions);
+    view.webview.onDidReceiveMessage((message: FromWebview) => this.receive(message), undefined, this.subscriptions);
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) {
+        this.tools.permissions.panelGone(); // nobody would see the card: a dialog asks
+      }
+    }, undefined, this.subscriptions);
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;
+        this.tools.permissions.panelGone();
       }
     });
   }
@@ -117,11 +128,24 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
+  private receive(message: FromWebview): void {
+    if (isToolsMessage(message)) {
+      void this.tools.receive(message).catch((error: unknown) => this.client.log.warn(`chat view: ${String(error)}`));
+      return;
+    }
+    if (message.type === "ready") {
+      this.tools.ready();
+    }
+    void this.controller.receive(message);
+  }
+
   private post(message: ToWebview): void {
     void this.view?.webview.postMessage(message);
   }
 
   dispose(): void {
+    this.client.setPermissionHandler(undefined);
+    this.tools.dispose();
     this.controller.dispose();
     for (const subscription of this.subscriptions) {
       subscription.dispose();

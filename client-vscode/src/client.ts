@@ -21,6 +21,7 @@ import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverL
 import { selectedInterpreter } from "./python";
 import { logServerLine, ServerLogParser } from "./serverLog";
 import { apiKey } from "./secrets";
+import { registerToolPermission, type PermissionHandler } from "./toolPermission";
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";
 
@@ -28,6 +29,7 @@ export class BatonClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private state: ServerState = "stopped";
   private starting: Promise<void> | undefined;
+  private permissionHandler: PermissionHandler | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
@@ -89,6 +91,11 @@ export class BatonClient implements vscode.Disposable {
       await client.dispose();
     }
     this.setState("stopped");
+  }
+
+  /** Who answers the server's permission requests (none: each is denied). */
+  setPermissionHandler(handler: PermissionHandler | undefined): void {
+    this.permissionHandler = handler;
   }
 
   /** Sends `baton/activeEditor` (dropped while no server runs: nothing to keep in sync). */
@@ -190,6 +197,8 @@ export class BatonClient implements vscode.Disposable {
       } },
     };
     const client = new LanguageClient("baton", "Baton", serverOptions, clientOptions);
+    // the server asks before a tool whose level is `ask` runs; without this it runs none such
+    registerToolPermission(client, () => this.permissionHandler);
     client.onDidChangeState((event) => {
       if (this.client === client && this.starting === undefined) {
         // the client restarts a crashed server by itself; follow it both ways

@@ -248,6 +248,12 @@ export interface KeepWindowSettings {
 
 export type Kind = "message" | "summary" | "attachment";
 
+/** Lines of a file, 1-based and inclusive: an editor's visible range or a selection. */
+export interface LineRange {
+  startLine: number;
+  endLine: number;
+}
+
 /** One message of a conversation as Baton stores it. */
 export interface Message {
   id: string;
@@ -392,10 +398,23 @@ export interface RetentionFigure {
 
 export type Role = "user" | "assistant";
 
+/** Editor context sent with a prompt: a file (or its visible range) or a selection. */
+export interface SendAttachment {
+  kind: "file" | "selection";
+  /** an absolute file path or a file: URI */
+  path: string;
+  /** the editor's text (absent: the server reads the file) */
+  text?: string | null;
+  range?: LineRange | null;
+  languageId?: string | null;
+}
+
 export interface SendParams {
   sessionId: string;
   content?: string | ContentBlock[] | null;
   tools?: { [key: string]: unknown }[] | null;
+  /** editor context: each is stored before the prompt */
+  attachments?: SendAttachment[] | null;
 }
 
 export interface SendResult {

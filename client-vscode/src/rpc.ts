@@ -17,9 +17,11 @@ import {
   type ModelSwitch,
   type MessageInput,
   type RequestMap,
+  type SendParams,
   type Session,
   type Usage,
 } from "./protocol";
+import type { SendAttachment } from "./toolWire";
 
 export type Method = keyof RequestMap;
 export type Params<M extends Method> = RequestMap[M]["params"];
@@ -101,9 +103,15 @@ export class BatonRpc {
     return request(this.sender, Requests.sessionAppend, params);
   }
 
-  /** A prompt (or, with no text, a continuation); deltas arrive as notifications. */
-  send(sessionId: string, text: string | undefined, options: CallOptions = {}): Promise<{ message: Message; usage: Usage }> {
-    const params = text === undefined ? { sessionId } : { sessionId, content: text };
+  /** A prompt (or, with no text, a continuation) with the editor's attachments; deltas arrive as notifications. */
+  send(
+    sessionId: string,
+    text: string | undefined,
+    options: CallOptions = {},
+    attachments: readonly SendAttachment[] = [],
+  ): Promise<{ message: Message; usage: Usage }> {
+    const params: SendParams = text === undefined ? { sessionId } : { sessionId, content: text };
+    if (attachments.length > 0) params.attachments = [...attachments];
     return request(this.sender, Requests.sessionSend, params, options);
   }
 

@@ -1,6 +1,7 @@
 // The messages between the extension host and the chat webview (`baton.chat`).
 // Both sides import these types; the webview imports them type-only.
-import type { DraftInfo, Message, Session, Usage } from "./protocol";
+import type { DraftInfo, LineRange, Message, Session, Usage } from "./protocol";
+import type { PermissionOutcome, ToolPermissionParams } from "./toolWire";
 
 /** Extension host -> webview. */
 export type ToWebview =
@@ -33,7 +34,41 @@ export type ToWebview =
    * How a send ended for the prompt: `stored` (the session holds it: the draft goes) or
    * not (nothing was sent: `text` goes back into the input box).
    */
-  | { type: "sendOutcome"; stored: boolean; text: string };
+  | { type: "sendOutcome"; stored: boolean; text: string }
+  | ToolsToWebview;
+
+/** The workspace tools' part of the panel: attachment chips, the `@` picker, permission cards. */
+export type ToolsToWebview =
+  /** The chips a send would attach now (the editor's, then the picked files). */
+  | { type: "chips"; chips: AttachmentChip[] }
+  /** The `@` picker's rows for `query`. */
+  | { type: "fileResults"; query: string; items: FileItem[] }
+  /** The server asks before a tool runs: show a card until it is answered or withdrawn. */
+  | { type: "permission"; request: ToolPermissionParams }
+  /** The permission request was answered elsewhere or withdrawn (the turn was cancelled). */
+  | { type: "permissionDone"; toolUseId: string };
+
+/** One attachment chip above the input box. */
+export interface AttachmentChip {
+  id: string;
+  kind: "file" | "selection";
+  /** e.g. "utils.py", "app.py:120-180" */
+  label: string;
+  /** the tooltip: the path and what of it goes */
+  detail: string;
+  path: string;
+  range?: LineRange;
+  /** follows the editor (the active file, the selection) rather than picked */
+  auto: boolean;
+}
+
+/** A row of the `@` picker: a workspace file or an open editor. */
+export interface FileItem {
+  path: string;
+  /** the workspace-relative path */
+  name: string;
+  open: boolean;
+}
 
 export type ErrorScope = "server" | "apiKey" | "session";
 
@@ -62,7 +97,23 @@ export type FromWebview =
   | { type: "undo"; boundaryId?: string }
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
-  | { type: "openSessionDocument" };
+  | { type: "openSessionDocument" }
+  | ToolsFromWebview;
+
+export type ToolsFromWebview =
+  | { type: "removeChip"; id: string }
+  /** `@` was typed: the files matching what follows it. */
+  | { type: "findFiles"; query: string }
+  | { type: "attachFile"; path: string }
+  /** Files dropped or pasted on the panel, as URIs (file: ones attach). */
+  | { type: "attachUris"; uris: string[] }
+  | { type: "permissionAnswer"; toolUseId: string; outcome: PermissionOutcome };
+
+const TOOLS_FROM_WEBVIEW: ReadonlySet<string> = new Set(["removeChip", "findFiles", "attachFile", "attachUris", "permissionAnswer"]);
+
+export function isToolsMessage(message: FromWebview): message is ToolsFromWebview {
+  return TOOLS_FROM_WEBVIEW.has(message.type);
+}
 
 /** What the webview keeps with `vscode.setState` so it survives hide and reload. */
 export interface WebviewState {

@@ -2,10 +2,11 @@
 // and tool calls, tool results and thinking collapsed behind a <details>.
 import { folded, h } from "./dom";
 import { codeBlock, renderMarkdown } from "./markdown";
+import { titleElement, toolCallLine, type ToolContext } from "./toolCalls";
 import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
 
 /** What a block needs to know about the rest of the conversation. */
-export interface BlockContext {
+export interface BlockContext extends Partial<ToolContext> {
   /** tool_use id -> tool name, so a result can say which call it answers. */
   toolNames: Map<string, string>;
 }
@@ -18,8 +19,10 @@ export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement
       return image(block);
     case "document":
       return h("div", { class: "baton-chip" }, documentLabel(block));
-    case "tool_use":
-      return toolUse(block);
+    case "tool_use": {
+      const info = ctx.toolCalls?.get(block.id); // the server's line for the call, when it ran it
+      return info ? toolCallLine(info, block, ctx.toolResults?.get(block.id)) : toolUse(block);
+    }
     case "tool_result":
       return toolResult(block, ctx);
     case "thinking":
@@ -94,11 +97,12 @@ function toolUse(block: ToolUseBlock): HTMLElement {
 
 function toolResult(block: ToolResultBlock, ctx: BlockContext): HTMLElement {
   const name = ctx.toolNames.get(block.tool_use_id);
+  const title = ctx.toolCalls?.get(block.tool_use_id)?.title;
   const error = block.is_error === true;
   const label = [
     h("span", { class: "baton-tool-label" }, error ? "Tool error" : "Tool result"),
     name ? " " : "",
-    name ? h("code", {}, name) : "",
+    title ? titleElement(title) : name ? h("code", {}, name) : "",
   ];
   return folded(`baton-tool baton-tool-result${error ? " baton-error" : ""}`, label, () => [toolOutput(block)]);
 }

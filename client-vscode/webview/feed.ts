@@ -4,6 +4,7 @@
 import { type BlockContext, copyCode, markdownElement, renderBlock } from "./blocks";
 import { attachmentBody, restoredBySummary, summaryBody } from "./boundary";
 import { compactNumber, h } from "./dom";
+import { resultsFor, toolContext } from "./toolCalls";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
@@ -58,12 +59,13 @@ export class Feed {
     for (const m of messages) for (const b of m.content) if (b.type === "tool_use") toolNames.set(b.id, b.name);
     const restored = restoredBySummary(messages);
     const lastSummary = [...messages].reverse().find((m) => m.kind === "summary")?.id;
-    const ctx: BlockContext = { toolNames };
+    const tools = toolContext(messages);
+    const ctx: BlockContext = { toolNames, ...tools };
     const next = new Map<string, Rendered>();
     const elements: HTMLElement[] = [];
     messages.forEach((message, index) => {
       const extra = { files: restored.get(message.id), last: message.id === lastSummary, readOnly };
-      const signature = JSON.stringify([message, extra, namesFor(message, toolNames)]);
+      const signature = JSON.stringify([message, extra, namesFor(message, toolNames), resultsFor(message, tools)]);
       const old = this.rendered.get(message.id);
       const el = old && old.signature === signature ? old.el : this.messageElement(message, ctx, extra);
       el.setAttribute("aria-posinset", String(index + 1));

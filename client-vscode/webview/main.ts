@@ -9,12 +9,14 @@
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
 // keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState.
 import type { ErrorScope, ToWebview } from "../src/webviewMessages";
+import { ChipBar } from "./chips";
 import { Composer } from "./composer";
 import { button, h } from "./dom";
 import { Feed } from "./feed";
 import { Header, type HeaderHandlers, welcome } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
+import { PermissionCards } from "./permission";
 import { UsageChart } from "./usage";
 import type { Session } from "./wire";
 
@@ -30,6 +32,9 @@ class ChatView {
   private readonly usage: UsageChart;
   private readonly feed: Feed;
   private readonly composer: Composer;
+  private readonly chips: ChipBar;
+  private readonly permissions: PermissionCards;
+  private readonly attachSlot = h("div", { class: "baton-attach-slot" });
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
   private bannerScope: ErrorScope | undefined;
   private readonly notice = h("div", { class: "baton-notice", role: "status" });
@@ -76,6 +81,15 @@ class ChatView {
         this.host.post({ type: "draft", text: draft });
       },
     });
+    this.chips = new ChipBar(this.composer.input, this.composer.el, {
+      remove: (id) => this.host.post({ type: "removeChip", id }),
+      findFiles: (query) => this.host.post({ type: "findFiles", query }),
+      attachFile: (path) => this.host.post({ type: "attachFile", path }),
+      attachUris: (uris) => this.host.post({ type: "attachUris", uris }),
+    });
+    this.permissions = new PermissionCards((toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }));
+    this.attachSlot.append(this.chips.picker, this.chips.el);
+    this.attachSlot.hidden = true;
     this.banner.hidden = true;
     this.notice.hidden = true;
     this.feed.el.hidden = true;
@@ -91,6 +105,8 @@ class ChatView {
         this.welcomeSlot,
         this.feed.el,
         this.input.bar,
+        this.permissions.el,
+        this.attachSlot,
         this.composer.el,
       ),
     );
@@ -100,6 +116,7 @@ class ChatView {
     );
     this.composer.setDraft(this.host.state.draft);
     this.wireFeed();
+    this.chips.acceptDrops(root);
     window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));
     this.host.post({ type: "ready" });
   }
@@ -135,6 +152,14 @@ class ChatView {
       case "draftUsage":
         if (message.sessionId === this.session?.sessionId) this.composer.setDraftUsage(message.draft);
         return;
+      case "chips":
+        return this.chips.render(message.chips);
+      case "fileResults":
+        return this.chips.results(message.query, message.items);
+      case "permission":
+        return this.permissions.show(message.request);
+      case "permissionDone":
+        return this.permissions.done(message.toolUseId);
       case "sendOutcome":
         if (!message.stored) this.composer.restore(message.text);
         else if (this.composer.draft.trim() === "") this.host.save({ draft: "" });
@@ -164,6 +189,7 @@ class ChatView {
     const open = update.session !== null;
     this.feed.el.hidden = !open;
     this.composer.el.hidden = !open;
+    this.attachSlot.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
     this.feed.render(open ? update.messages : [], this.busy, readOnly);
     this.input.refresh(changed);

@@ -14,3 +14,9 @@ export type {
   ToolUseBlock,
   Usage,
 } from "../src/protocol";
+export type {
+  ToolCallInfo,
+  ToolMessage,
+  ToolPermissionParams,
+  PermissionOutcome,
+} from "../src/toolWire";

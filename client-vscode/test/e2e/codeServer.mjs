@@ -66,10 +66,14 @@ async function importSession(baton, dataDir) {
   };
 }
 
-export async function startVsCode() {
+/**
+ * `options`: `env` added to code-server's (and so the server's) environment, `settings` added
+ * to the user settings, `keepResults` to leave test-results/ as an earlier run left it.
+ */
+export async function startVsCode(options = {}) {
   const tools = await locateTools();
   const root = mkdtempSync(join(tmpdir(), "baton-e2e-"));
-  const fixture = { root, tools, proc: null, browser: null, page: null, log: join(root, "code-server.log") };
+  const fixture = { root, tools, options, proc: null, browser: null, page: null, log: join(root, "code-server.log") };
   try {
     await setUp(fixture);
   } catch (error) {
@@ -87,7 +91,7 @@ async function setUp(fx) {
   const xdg = join(root, "xdg");
   fx.workspace = join(root, "workspace");
   fx.apiResult = join(root, "api-consumer-result.json");
-  rmSync(resultsDir, { recursive: true, force: true }); // screenshots and logs of this run only
+  if (!fx.options.keepResults) rmSync(resultsDir, { recursive: true, force: true }); // screenshots and logs of this run only
   for (const dir of [dataDir, join(userDir, "User"), extDir, xdg, resultsDir]) mkdirSync(dir, { recursive: true });
   cpSync(join(repoRoot, "server/baton/examples/workspace"), fx.workspace, { recursive: true });
   writeFileSync(join(fx.workspace, "README.md"), "# expenses\n\nMonthly report from the bank's CSV export.\n");
@@ -104,6 +108,7 @@ async function setUp(fx) {
   const env = { ...process.env, XDG_DATA_HOME: xdg, XDG_CONFIG_HOME: xdg, BATON_DATA_DIR: dataDir };
   delete env.ANTHROPIC_API_KEY;
   delete env.BATON_API_KEY;
+  Object.assign(env, fx.options.env);
   const common = ["--config", config, "--user-data-dir", userDir, "--extensions-dir", extDir];
   await run(tools.codeServer, [...common, "--install-extension", tools.vsix, "--install-extension", consumerVsix], {
     env,
@@ -120,6 +125,7 @@ async function setUp(fx) {
     "baton.server.command": [tools.baton, "serve"],
     "baton.dataDir": dataDir,
     "batonApiConsumer.resultFile": fx.apiResult,
+    ...fx.options.settings,
   };
   writeFileSync(join(userDir, "User/settings.json"), JSON.stringify(settings, null, 2));
   // code-server's extension host is a remote one: machine-scoped settings such as

@@ -92,9 +92,31 @@ class AppendParams(SessionParams):
     )
 
 
+class LineRange(WireModel):
+    """Lines of a file, 1-based and inclusive: an editor's visible range or a selection."""
+
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+
+
+class SendAttachment(WireModel):
+    """Editor context sent with a prompt: a file (or its visible range) or a selection."""
+
+    kind: Literal["file", "selection"]
+    path: str = Field(min_length=1, description="an absolute file path or a file: URI")
+    text: str | None = Field(
+        default=None, description="the editor's text (absent: the server reads the file)"
+    )
+    range: LineRange | None = None
+    language_id: str | None = None
+
+
 class SendParams(SessionParams):
     content: str | list[ContentBlock] | None = None
     tools: list[dict[str, Any]] | None = None
+    attachments: list[SendAttachment] | None = Field(
+        default=None, description="editor context: each is stored before the prompt"
+    )
 
 
 class ImportParams(Params):

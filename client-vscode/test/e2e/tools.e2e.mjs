@@ -1,0 +1,232 @@
+// End to end in a real VS Code (code-server, headless Chromium): the workspace tools with the
+// fake Messages API scripted to answer with tool calls. "rename parse_date to parse_day in
+// utils.py": the model reads the file, the edit is offered as a diff in the panel, Accept
+// applies it in the editor, undo restores it; a second rename is rejected and the file stays
+// as it was, and the model is told. Needs the server that runs the tools (issue 20's server
+// side): run with `npm run e2e:tools` once that server is in the branch.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, test } from "node:test";
+import { clientDir, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+
+const WAIT = 30_000;
+const REPO = resolve(clientDir, "..");
+let fx;
+let fake;
+let failed = false;
+let original;
+
+function python() {
+  const venv = join(REPO, ".venv", "bin", "python");
+  return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
+}
+
+/** The scripted fake API (fake_tools_api.py): its URL, and what it was asked once stopped. */
+async function startFake() {
+  const requestsFile = join(mkdtempSync(join(tmpdir(), "baton-fake-")), "requests.json");
+  const child = spawn(python(), [join(clientDir, "test/e2e/fake_tools_api.py"), requestsFile], { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((done) => child.once("exit", done));
+  const baseUrl = await new Promise((resolveLine, reject) => {
+    createInterface({ input: child.stdout }).once("line", (line) => resolveLine(line.trim()));
+    child.once("exit", (code) => reject(new Error(`the fake API exited (${code})`)));
+  });
+  return {
+    baseUrl,
+    /** Stops it; the Messages requests it got, in order. */
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+      return existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
+    },
+  };
+}
+
+async function shot(name) {
+  await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
+}
+
+/** Polls `probe` until it returns a value that is not undefined; bounded by `ms`. */
+async function until(what, probe, ms = WAIT) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last !== undefined) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
+    await fx.page.waitForTimeout(250); // poll interval between probes of the workbench
+  }
+}
+
+/** The chat webview's frame, found by its input box. */
+function chatFrame() {
+  return until("the chat webview", async () => {
+    for (const frame of fx.page.frames()) {
+      if ((await frame.locator("#baton-input").count().catch(() => 0)) > 0) return frame;
+    }
+    return undefined;
+  });
+}
+
+/** The text of utils.py's line `line` as the editor shows it (Go to Line first). */
+async function editorLine(line) {
+  await fx.page.locator(".tabs-container .tab", { hasText: "utils.py" }).first().click();
+  await fx.page.keyboard.press("F1");
+  const input = fx.page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: WAIT });
+  await input.fill(`:${line}`);
+  await input.press("Enter");
+  const editor = fx.page.locator(".editor-instance .monaco-editor").first();
+  const current = editor.locator(".view-overlays .current-line").first();
+  await current.waitFor({ timeout: WAIT });
+  // the line under the cursor: the view line at the current-line overlay's height
+  return editor.evaluate((el) => {
+    const overlay = el.querySelector(".view-overlays .current-line")?.parentElement;
+    const top = overlay?.style.top;
+    const row = [...el.querySelectorAll(".view-lines .view-line")].find((v) => v.style.top === top);
+    return (row?.textContent ?? "").replace(/\u00a0/g, " ");
+  });
+}
+
+async function onScreen() {
+  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
+  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
+}
+
+async function send(frame, text) {
+  const input = frame.locator("#baton-input");
+  await input.click();
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+describe("Baton's workspace tools in VS Code (code-server)", { concurrency: false }, () => {
+  before(async () => {
+    fake = await startFake();
+    fx = await startVsCode({
+      env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "sk-ant-fake-e2e-key" },
+      settings: { "baton.model": "claude-sonnet-4-5" },
+      keepResults: true,
+    });
+    original = readFileSync(join(fx.workspace, "utils.py"), "utf8");
+  });
+
+  after(async () => {
+    if (fx) {
+      if (failed) await shot("e2e-tools-failure").catch(() => {});
+      await stopVsCode(fx, failed);
+    }
+    await fake?.stop().catch(() => []);
+  });
+
+  const step = (name, body) =>
+    test(name, async () => {
+      try {
+        await body();
+      } catch (error) {
+        failed = true;
+        const shown = await onScreen().catch(() => "");
+        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+        throw error;
+      }
+    });
+
+  let line = 0; // parse_date's line in utils.py, 1-based
+
+  step("the active file shows as a chip on a new chat", async () => {
+    line = original.split("\n").findIndex((l) => l.startsWith("def parse_date(")) + 1;
+    assert.ok(line > 0, "utils.py defines parse_date");
+    await fx.page.keyboard.press("F1"); // the palette; without its ">" it finds files
+    const input = fx.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("utils.py");
+    await fx.page.locator(".quick-input-list .monaco-list-row", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
+    await input.press("Enter");
+    await fx.page.locator(".tabs-container .tab", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
+    await fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]').click({ timeout: 60_000 });
+    const frame = await chatFrame();
+    await frame.getByRole("button", { name: "New Chat" }).click();
+    await frame.locator(".baton-attach-chip", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
+    await shot("e2e-tools-1-chip");
+  });
+
+  step("asked to rename, the model reads the file and the edit is offered as a diff", async () => {
+    const frame = await chatFrame();
+    await send(frame, "rename parse_date to parse_day in utils.py");
+    const card = frame.locator(".baton-permission.kind-edit");
+    await card.waitFor({ timeout: 60_000 });
+    assert.match(await card.locator(".baton-permission-head").innerText(), /utils\.py/);
+    assert.match(await card.locator(".baton-diff-del").first().textContent(), /-def parse_date\(/);
+    assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_day\(/);
+    assert.deepEqual((await card.locator(".baton-permission-actions button").allInnerTexts())[0], "Accept");
+    await shot("e2e-tools-2-edit-offered");
+  });
+
+  step("Accept applies the edit in the editor", async () => {
+    const frame = await chatFrame();
+    await frame.locator('.baton-permission button[data-outcome="allowOnce"]').click();
+    const text = await until("the edit in the editor", async () => {
+      const t = await editorLine(line);
+      return t.startsWith("def parse_day(") ? t : undefined;
+    }, 60_000);
+    assert.match(text, /^def parse_day\(text: str\) -> date:/);
+    await shot("e2e-tools-3-editor-changed");
+  });
+
+  step("the feed shows the read and the edit as lines, the edit opening on its diff", async () => {
+    const frame = await chatFrame();
+    await frame.getByText("Renamed parse_date to parse_day in utils.py.").first().waitFor({ timeout: 60_000 });
+    const read = frame.locator("details.baton-toolcall", { hasText: /Read utils\.py/ }).first();
+    const edit = frame.locator("details.baton-toolcall", { hasText: /Edit utils\.py/ }).first();
+    await read.waitFor({ timeout: WAIT });
+    assert.equal(await edit.getAttribute("data-status"), "done");
+    await edit.locator("> summary").click();
+    await edit.locator(".baton-diff").waitFor({ timeout: WAIT });
+    await shot("e2e-tools-4-feed");
+  });
+
+  step("undo in the editor restores the file", async () => {
+    await fx.page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await fx.page.keyboard.press("Control+Z");
+    await until("the undo", async () => ((await editorLine(line)).startsWith("def parse_date(") ? true : undefined));
+    await shot("e2e-tools-5-undone");
+  });
+
+  step("a rejected edit leaves the file untouched", async () => {
+    const frame = await chatFrame();
+    await send(frame, "rename parse_date to parse_when in utils.py");
+    const card = frame.locator(".baton-permission.kind-edit");
+    await card.waitFor({ timeout: 60_000 });
+    assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_when\(/);
+    await card.locator('button[data-outcome="deny"]').click();
+    await frame.getByText("Understood: utils.py stays as it is.").first().waitFor({ timeout: 60_000 });
+    assert.ok((await editorLine(line)).startsWith("def parse_date("), "the editor still has parse_date");
+    assert.equal(readFileSync(join(fx.workspace, "utils.py"), "utf8"), original, "the file on disk is as it was");
+    await shot("e2e-tools-6-rejected");
+    const denied = frame.locator('details.baton-toolcall[data-status="denied"]');
+    await denied.first().waitFor({ timeout: WAIT });
+  });
+
+  step("the model got the editor's file, the read's result, and was told the edit was denied", async () => {
+    const requests = await fake.stop();
+    fake = undefined;
+    assert.ok(requests.length >= 5, `${requests.length} Messages requests`);
+    const [first, second] = requests;
+    assert.ok(first.tools?.some((t) => t.name === "read_file"), "the workspace tools are offered");
+    const resultFor = (body, id) =>
+      body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b) => b.type === "tool_result" && b.tool_use_id === id);
+    assert.match(JSON.stringify(resultFor(second, "toolu_read1")?.content ?? ""), /parse_date/, "the read's result holds the file");
+    const last = requests.at(-1);
+    const told = resultFor(last, "toolu_edit2");
+    assert.ok(told, "the rejected edit was answered");
+    assert.match(JSON.stringify(told.content ?? ""), /den|reject|refus/i);
+    assert.match(JSON.stringify(first.messages), /def parse_date\(text: str\)/, "the active file went with the prompt");
+  });
+});

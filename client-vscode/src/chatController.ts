@@ -4,7 +4,7 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again.
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { lastUserText, mostRecent, promptStored, sendFailure } from "./chatLogic";
+import { lastUserText, mostRecent, pageOf, promptStored, sendFailure } from "./chatLogic";
 import type { CurrentSession } from "./currentSession";
 import {
   ErrorCodes,
@@ -40,6 +40,8 @@ export interface ChatPorts {
 }
 
 export const REFRESH_DELAY_MS = 50;
+/** A view longer than this goes to the webview as its last page first, the rest on request. */
+export const VIEW_PAGE = 120;
 /** How long the input box must rest before its draft's usage is asked for. */
 export const DRAFT_DELAY_MS = 250;
 export const NO_SERVER =
@@ -198,6 +200,9 @@ export class ChatController {
         case "selection":
           this.setSelection(message.messageIds);
           return;
+        case "loadEarlier":
+          this.postEarlier(message.sessionId, message.before);
+          return;
         case "undo":
           await this.ports.command("undo", message.boundaryId);
           return;
@@ -282,14 +287,26 @@ export class ChatController {
 
   private async postSession(): Promise<void> {
     const session = this.current.session ?? null;
+    const messages = session !== null ? this.messages : [];
+    const page = pageOf(messages, VIEW_PAGE);
     this.ports.post({
       type: "session",
       session,
       sessions: this.sessions,
-      messages: session !== null ? this.messages : [],
+      messages: page.messages,
       usage: session !== null ? (this.current.usage ?? null) : null,
       hasApiKey: await this.ports.hasApiKey(),
+      ...(page.offset > 0 ? { offset: page.offset, totalMessages: messages.length } : {}),
     });
+  }
+
+  /** The messages before `before` of the view last posted, when it is still the one shown. */
+  private postEarlier(sessionId: string, before: number): void {
+    if (sessionId !== this.current.sessionId || before <= 0 || before > this.messages.length) {
+      return; // another session or view since: its own session update is on its way
+    }
+    const messages = this.messages.slice(0, before);
+    this.ports.post({ type: "earlier", sessionId, messages, totalMessages: this.messages.length });
   }
 
   dispose(): void {

@@ -132,3 +132,12 @@ export function lastUserText(view: readonly Message[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The last `size` messages of `view` and where they start (0: the whole view). A long view
+ * goes to the webview this way, so its first paint costs a page, not the whole session.
+ */
+export function pageOf(view: readonly Message[], size: number): { messages: Message[]; offset: number } {
+  const offset = Math.max(0, view.length - size);
+  return { messages: view.slice(offset), offset };
+}

@@ -4,7 +4,12 @@ import type { DraftInfo, Message, Session, Usage } from "./protocol";
 
 /** Extension host -> webview. */
 export type ToWebview =
-  /** The whole state to show: the current session (or null for the welcome view). */
+  /**
+   * The whole state to show: the current session (or null for the welcome view). A long
+   * view comes as its last page: `messages` are the view's from index `offset` of
+   * `totalMessages` (both absent: the whole view); the webview asks for the rest
+   * (`loadEarlier`) once that page is drawn.
+   */
   | {
       type: "session";
       session: Session | null;
@@ -12,7 +17,11 @@ export type ToWebview =
       messages: Message[];
       usage: Usage | null;
       hasApiKey: boolean;
+      offset?: number;
+      totalMessages?: number;
     }
+  /** The view's messages before the last page posted (`loadEarlier`'s answer): indexes 0 to `messages.length`. */
+  | { type: "earlier"; sessionId: string; messages: Message[]; totalMessages: number }
   /** The current session's usage changed (meter, category chart). */
   | { type: "usage"; sessionId: string; usage: Usage }
   /** Streamed reply text for an assistant message that is still being written. */
@@ -62,13 +71,17 @@ export type FromWebview =
   | { type: "undo"; boundaryId?: string }
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
-  | { type: "openSessionDocument" };
+  | { type: "openSessionDocument" }
+  /** The last page posted is drawn: send the view's messages before index `before`. */
+  | { type: "loadEarlier"; sessionId: string; before: number };
 
 /** What the webview keeps with `vscode.setState` so it survives hide and reload. */
 export interface WebviewState {
   sessionId: string | null;
   draft: string;
   scrollTop: number;
+  /** The message at the top of the feed and how far into it (px), the position to come back to. */
+  scrollAnchor?: { id: string; delta: number } | null;
   /** Whether the usage chart shows its per-category bars (absent: folded). */
   usageOpen?: boolean;
 }

@@ -19,6 +19,7 @@ import measure_lsp
 import measure_many
 import measure_meter
 import measure_retention
+import measure_webview
 import sessions
 from servers import bare
 
@@ -202,6 +203,18 @@ async def heavy(run: Run, extra: dict[str, Any]) -> Series:
     return {"heavy": series}
 
 
+async def webview(run: Run, extra: dict[str, Any]) -> Series:
+    """W1-W4: the chat webview fed the smallest and the largest session (issue 21)."""
+    why = measure_webview.missing()
+    if why:
+        run.say(f"webview rows skipped: {why}")
+        extra["webview_skipped"] = why
+        return {}
+    pair = {size: run.built[size] for size in (run.small, run.big)}
+    run.say(f"the chat webview in headless Chromium at {run.small} and {run.big} (W1-W4)")
+    return measure_webview.measure(pair, run.work, run.reps)
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -212,4 +225,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "meter": meter,
     "many": many,
     "heavy": heavy,
+    "webview": webview,
 }

@@ -247,7 +247,7 @@ export class Feed {
   private measure(): boolean {
     let changed = false;
     this.drawn.els.forEach((el, i) => {
-      const px = el.offsetHeight;
+      const px = el.getBoundingClientRect().height; // fractional: rounding would add up over rows
       const id = el.dataset.messageId ?? "";
       if (px > 0) this.measured.set(id, px);
       if (px > 0 && this.layout.set(this.drawn.start + i, px)) changed = true;

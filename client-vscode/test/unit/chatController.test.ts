@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
-import { ChatController, NO_SERVER, type ChatPorts } from "../../src/chatController";
+import { ChatController, NO_SERVER, VIEW_PAGE, type ChatPorts } from "../../src/chatController";
 import { CurrentSession } from "../../src/currentSession";
 import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
@@ -456,4 +456,29 @@ test("switching the model shows the new usage at once and says when it no longer
   assert.equal(current.usage?.state, "blocking");
   assert.equal(ofType(fake.posted, "usage").at(-1)?.usage.state, "blocking");
   assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning" });
+});
+
+test("a long view goes as its last page; the rest comes when the view asks for it", async () => {
+  const { fake, chat } = setup();
+  const view = Array.from({ length: VIEW_PAGE + 30 }, (_, i) => message(`m${i}`, i % 2 ? "assistant" : "user", `text ${i}`));
+  fake.add(session("long", "2026-11-30T10:00:00Z"), view);
+  await chat.receive({ type: "ready" });
+  const shown = fake.lastSession();
+  assert.equal(shown.offset, 30);
+  assert.equal(shown.totalMessages, VIEW_PAGE + 30);
+  assert.deepEqual(shown.messages.map((m) => m.id), view.slice(30).map((m) => m.id));
+  await chat.receive({ type: "loadEarlier", sessionId: "long", before: 30 });
+  const earlier = ofType(fake.posted, "earlier");
+  assert.equal(earlier.length, 1);
+  assert.deepEqual(earlier[0]!.messages.map((m) => m.id), view.slice(0, 30).map((m) => m.id));
+  assert.equal(earlier[0]!.totalMessages, VIEW_PAGE + 30);
+  // Another session's (or a stale) request is not answered: its own update is on its way.
+  await chat.receive({ type: "loadEarlier", sessionId: "other", before: 30 });
+  await chat.receive({ type: "loadEarlier", sessionId: "long", before: VIEW_PAGE + 31 });
+  assert.equal(ofType(fake.posted, "earlier").length, 1);
+  // A short view goes whole, without a page's offset.
+  fake.add(session("short", "2026-12-01T10:00:00Z"), view.slice(0, 3));
+  await chat.receive({ type: "selectSession", sessionId: "short" });
+  assert.equal(fake.lastSession().offset, undefined);
+  assert.equal(fake.lastSession().messages.length, 3);
 });

@@ -37,6 +37,10 @@ export interface ChatPorts {
   command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string): Promise<unknown>;
   /** The selection, for the "Compact Selected" menu item's context key. */
   selectionChanged(messageIds: readonly string[]): void;
+  /** A code block's Insert at Cursor. */
+  insertCode(code: string): Promise<void>;
+  /** A code block's Apply to File (`file`: the one it names; none: the active editor's). */
+  applyCode(code: string, file: string | undefined): Promise<void>;
 }
 
 export const REFRESH_DELAY_MS = 50;
@@ -199,6 +203,12 @@ export class ChatController {
           return await this.select(message.sessionId);
         case "selection":
           this.setSelection(message.messageIds);
+          return;
+        case "insertCode":
+          await this.ports.insertCode(message.code);
+          return;
+        case "applyCode":
+          await this.ports.applyCode(message.code, message.file);
           return;
         case "loadEarlier":
           this.postEarlier(message.sessionId, message.before);

@@ -72,6 +72,10 @@ export type FromWebview =
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
   | { type: "openSessionDocument" }
+  /** A code block's Insert: the code goes in at the active editor's cursor. */
+  | { type: "insertCode"; code: string }
+  /** A code block's Apply: a diff of the file (named, else the active editor's) against the code, applied once accepted. */
+  | { type: "applyCode"; code: string; file?: string }
   /** The last page posted is drawn: send the view's messages before index `before`. */
   | { type: "loadEarlier"; sessionId: string; before: number };
 

@@ -6,7 +6,7 @@
 // while a message is unchanged (so open <details> stay open). The pending prompt and reply
 // that deltas stream into sit after the rows. One message's DOM is built by `messageElement`
 // (messageView.ts), the one place a message's rendering lives.
-import { copyCode, markdownElement } from "./blocks";
+import { codeOf, copyCode, markdownElement } from "./blocks";
 import { restoredBySummary } from "./boundary";
 import { h } from "./dom";
 import { estimateHeight, Layout } from "./layout";
@@ -15,6 +15,10 @@ import type { Message } from "./wire";
 
 export interface FeedHandlers {
   undo(boundaryId: string | undefined): void;
+  /** A code block's Insert (at the active editor's cursor). */
+  insertCode(code: string): void;
+  /** A code block's Apply (to the file it names, else the active editor's): a diff first. */
+  applyCode(code: string, file: string | undefined): void;
 }
 
 /** Where the viewport is: at the end, or `delta` px into the row of message `id` (row `row`). */
@@ -64,8 +68,16 @@ export class Feed {
     this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
     this.el.append(this.topSpacer, this.bottomSpacer);
     this.el.addEventListener("click", (event) => {
-      const copy = (event.target as Element).closest<HTMLElement>(".baton-copy");
+      const target = event.target as Element;
+      const copy = target.closest<HTMLElement>(".baton-copy");
       if (copy) void copyCode(copy);
+      const insert = target.closest<HTMLElement>(".baton-insert");
+      if (insert) this.handlers.insertCode(codeOf(insert).code);
+      const apply = target.closest<HTMLElement>(".baton-apply");
+      if (apply) {
+        const { code, file } = codeOf(apply);
+        this.handlers.applyCode(code, file);
+      }
     });
     this.el.addEventListener("scroll", () => {
       if (this.drawing) return;

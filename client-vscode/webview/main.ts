@@ -54,6 +54,7 @@ class ChatView {
       pickSession: () => this.host.post({ type: "pickSession" }),
       newChat: () => this.host.post({ type: "newChat" }),
       importSession: () => this.host.post({ type: "import" }),
+      find: () => this.find.open(),
     };
     this.header = new Header(actions);
     this.usage = new UsageChart(
@@ -64,6 +65,8 @@ class ChatView {
     this.welcomeActions = actions;
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
+      insertCode: (code) => this.host.post({ type: "insertCode", code }),
+      applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
     });
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.find = new FindBar(this.feed);

@@ -14,6 +14,7 @@ class Fake {
   posted: ToWebview[] = [];
   commands: [string, string | undefined][] = [];
   selections: string[][] = [];
+  code: [string, string, string | undefined][] = [];
   running = true;
   key = false;
   sendFailure: unknown;
@@ -89,6 +90,12 @@ class Fake {
         this.commands.push([name, arg]);
       },
       selectionChanged: (ids) => this.selections.push([...ids]),
+      insertCode: async (code) => {
+        this.code.push(["insert", code, undefined]);
+      },
+      applyCode: async (code, file) => {
+        this.code.push(["apply", code, file]);
+      },
     };
   }
 
@@ -481,4 +488,16 @@ test("a long view goes as its last page; the rest comes when the view asks for i
   await chat.receive({ type: "selectSession", sessionId: "short" });
   assert.equal(fake.lastSession().offset, undefined);
   assert.equal(fake.lastSession().messages.length, 3);
+});
+
+test("a code block's Insert and Apply go to the editor, with the file the block names", async () => {
+  const { fake, chat } = setup();
+  await chat.receive({ type: "insertCode", code: "x = 1\n" });
+  await chat.receive({ type: "applyCode", code: "y = 2\n", file: "src/app.py" });
+  await chat.receive({ type: "applyCode", code: "z = 3\n" });
+  assert.deepEqual(fake.code, [
+    ["insert", "x = 1\n", undefined],
+    ["apply", "y = 2\n", "src/app.py"],
+    ["apply", "z = 3\n", undefined],
+  ]);
 });

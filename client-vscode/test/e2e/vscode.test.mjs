@@ -262,4 +262,34 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     assert.equal(await chat.locator(`article[data-message-id="${big.lastMessageId}"]`).count(), 0);
     await shot("e2e-8-1m-session-scrolled-to-the-top");
   });
+
+  step("a code block's Insert puts its code at the cursor of the open editor", async () => {
+    // Open the workspace's README.md (Quick Open), then go back to the chat.
+    await fx.page.keyboard.press("Control+P");
+    const input = fx.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("README.md");
+    await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "README.md" }).waitFor({ timeout: WAIT });
+    await input.press("Enter");
+    const tab = fx.page.locator(".tabs-container .tab.active", { hasText: "README.md" });
+    await tab.waitFor({ state: "visible", timeout: WAIT });
+    const chat = await chatFrame();
+    const block = chat.locator("article[data-message-id] pre.baton-code:has(.baton-insert)").last();
+    await until("a drawn code block with Insert", async () => {
+      if ((await block.count()) > 0) return true;
+      await chat.locator(".baton-feed").evaluate((el) => (el.scrollTop -= el.clientHeight));
+      return undefined;
+    });
+    const code = (await block.locator("code").textContent()) ?? "";
+    const firstLine = code.split("\n")[0].trim();
+    assert.ok(firstLine.length > 0, "the block has code");
+    await block.hover();
+    await block.locator(".baton-insert").click();
+    const editor = fx.page.locator(".editor-instance .monaco-editor").first();
+    await until("the code in README.md", async () => {
+      const text = (await editor.locator(".view-lines").first().innerText({ timeout: 2000 })).replace(/\u00a0/g, " ");
+      return text.includes(firstLine) ? text : undefined;
+    });
+    await shot("e2e-9-insert-at-cursor");
+  });
 });

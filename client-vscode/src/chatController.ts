@@ -4,7 +4,7 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again.
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { lastUserText, mostRecent, pageOf, promptStored, sendFailure } from "./chatLogic";
+import { lastUserText, mostRecent, pageOf, promptStored, retryCut, sendFailure } from "./chatLogic";
 import type { CurrentSession } from "./currentSession";
 import {
   ErrorCodes,
@@ -23,7 +23,7 @@ export { sendFailure } from "./chatLogic";
 export interface ChatPorts {
   rpc: Pick<
     BatonRpc,
-    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel"
+    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel" | "rewind"
   >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
@@ -190,6 +190,14 @@ export class ChatController {
           return await this.refresh();
         case "send":
           return await this.send(message.text);
+        case "edit":
+          // The prompt and what followed it leave the view (kept, undone like a compaction).
+          return await this.send(message.text, message.messageId);
+        case "retry": {
+          const cut = retryCut(this.messages);
+          if (cut !== undefined) await this.send(undefined, cut);
+          return;
+        }
         case "draft":
           this.draft.changed(message.text);
           return;
@@ -235,8 +243,9 @@ export class ChatController {
    * the auto-compact point is announced. The webview keeps the text until the outcome says
    * the session holds it.
    */
-  private async send(text: string): Promise<void> {
-    if (this.sending !== undefined || text.trim() === "") {
+  private async send(text: string | undefined, rewindTo?: string): Promise<void> {
+    // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
+    if (this.sending !== undefined || (text !== undefined && text.trim() === "")) {
       return;
     }
     const cancel = new CancellationTokenSource();
@@ -246,7 +255,18 @@ export class ChatController {
     let cancelled = false;
     try {
       const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
-      if (await makeRoom(this.ports, sessionId, text, cancel.token)) {
+      if (rewindTo !== undefined) {
+        const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
+        const count = rewound.rewoundMessageIds.length;
+        const what = count === 1 ? "1 message left" : `${count} messages left`;
+        this.ports.post({
+          type: "notice",
+          sessionId,
+          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings them back).`,
+          tone: "info",
+        });
+      }
+      if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
         await this.ports.sendWithProgress((options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }));
         stored = true;
       }
@@ -262,11 +282,13 @@ export class ChatController {
       this.ports.post({ type: "busy", busy: false });
       await this.refresh();
       // a Stop may come before or after the server stored the prompt: the view says which
-      stored ||= cancelled && lastUserText(this.messages) === text;
-      if (stored) {
-        this.draft.text = "";
+      if (text !== undefined) {
+        stored ||= cancelled && lastUserText(this.messages) === text;
+        if (stored) {
+          this.draft.text = "";
+        }
+        this.ports.post({ type: "sendOutcome", stored, text });
       }
-      this.ports.post({ type: "sendOutcome", stored, text });
     }
   }
 

@@ -59,6 +59,10 @@ export interface DraftLine {
 export type FromWebview =
   | { type: "ready" }
   | { type: "send"; text: string }
+  /** Edit and resend: `messageId` (a past prompt) and what followed it leave the view, then `text` is sent. */
+  | { type: "edit"; messageId: string; text: string }
+  /** Retry: the last reply leaves the view and a new one is asked for. */
+  | { type: "retry" }
   /** The input box changed (the host asks for its usage, debounced). */
   | { type: "draft"; text: string }
   | { type: "stop" }

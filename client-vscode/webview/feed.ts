@@ -10,11 +10,16 @@ import { codeOf, copyCode, markdownElement } from "./blocks";
 import { restoredBySummary } from "./boundary";
 import { h } from "./dom";
 import { estimateHeight, Layout } from "./layout";
+import { messageText, openEditor } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
   undo(boundaryId: string | undefined): void;
+  /** Edit and resend: the prompt `messageId` is sent again as `text`. */
+  edit(messageId: string, text: string): void;
+  /** Retry: a new reply to the last prompt. */
+  retry(): void;
   /** A code block's Insert (at the active editor's cursor). */
   insertCode(code: string): void;
   /** A code block's Apply (to the file it names, else the active editor's): a diff first. */
@@ -55,6 +60,7 @@ export class Feed {
   private restored = new Map<string, string[]>();
   private lastSummary: string | undefined;
   private readOnly = false;
+  private busy = false;
   private generation = 0;
   private toolNames = new Map<string, string>();
   private atEndNow = true;
@@ -71,6 +77,7 @@ export class Feed {
       const target = event.target as Element;
       const copy = target.closest<HTMLElement>(".baton-copy");
       if (copy) void copyCode(copy);
+      this.messageAction(target);
       const insert = target.closest<HTMLElement>(".baton-insert");
       if (insert) this.handlers.insertCode(codeOf(insert).code);
       const apply = target.closest<HTMLElement>(".baton-apply");
@@ -91,6 +98,17 @@ export class Feed {
       this.draw(this.capture());
     });
     this.resize.observe(this.el);
+  }
+
+  /** A click on a message's own action (Edit, Retry, Copy). */
+  private messageAction(target: Element): void {
+    const action = target.closest<HTMLElement>(".baton-edit, .baton-retry, .baton-copy-message");
+    const article = action?.closest<HTMLElement>("article[data-message-id]");
+    const message = article ? this.messages[(this.rowOf.get(article.dataset.messageId ?? "") ?? -1) - this.offset] : undefined;
+    if (!action || !article || !message) return;
+    if (action.classList.contains("baton-retry")) this.handlers.retry();
+    else if (action.classList.contains("baton-edit")) openEditor(article, messageText(message), (text) => this.handlers.edit(message.id, text));
+    else void copyText(action, messageText(message));
   }
 
   /** The loaded message ids in view order. */
@@ -138,6 +156,7 @@ export class Feed {
     this.lastSummary = undefined;
     for (const m of messages) if (m.kind === "summary") this.lastSummary = m.id;
     this.readOnly = readOnly;
+    this.busy = busy;
     const rows = Math.max(total ?? 0, offset + messages.length);
     this.relayout(rows);
     this.dropStaleCache();
@@ -274,6 +293,7 @@ export class Feed {
       files: this.restored.get(message.id),
       last: message.id === this.lastSummary,
       readOnly: this.readOnly,
+      retry: message.role === "assistant" && message.id === this.idList[this.idList.length - 1] && !this.busy,
     };
     const old = this.cache.get(message.id);
     let el: HTMLElement;
@@ -390,4 +410,16 @@ function holdsPrompt(messages: readonly Message[], text: string): boolean {
 
 function namesFor(message: Message, toolNames: Map<string, string>): string[] {
   return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
+}
+
+/** Put `text` on the clipboard; the button says how that went for a moment. */
+async function copyText(button: HTMLElement, text: string): Promise<void> {
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch {
+    button.textContent = "Copy failed";
+  }
+  setTimeout(() => (button.textContent = label), 1500);
 }

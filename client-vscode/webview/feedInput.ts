@@ -58,6 +58,7 @@ export class FeedInput {
   }
 
   private keydown(event: KeyboardEvent): void {
+    if ((event.target as Element).closest("textarea, input")) return; // an edit box's own keys
     const ids = this.feed.ids();
     const current = (event.target as Element).closest<HTMLElement>(MESSAGE);
     if (!current || ids.length === 0) return;

@@ -66,6 +66,12 @@ class ChatView {
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
       insertCode: (code) => this.host.post({ type: "insertCode", code }),
+      edit: (messageId, text) => {
+        this.banner.hidden = true;
+        this.hideNotice();
+        this.host.post({ type: "edit", messageId, text });
+      },
+      retry: () => this.host.post({ type: "retry" }),
       applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
     });
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));

@@ -4,6 +4,7 @@
 import { type BlockContext, renderBlock } from "./blocks";
 import { attachmentBody, summaryBody } from "./boundary";
 import { compactNumber, h } from "./dom";
+import { messageActions } from "./messageActions";
 import type { Message } from "./wire";
 
 /** What a message's element depends on besides the message. */
@@ -13,6 +14,8 @@ export interface MessageExtra {
   /** Whether this is the view's last summary (the only one Undo without an id reaches). */
   last: boolean;
   readOnly: boolean;
+  /** Whether this is the view's last reply (it offers Retry). */
+  retry: boolean;
 }
 
 /** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
@@ -48,6 +51,7 @@ export function messageElement(
     message.pinned ? h("span", { class: "baton-pin", title: "Pinned: never summarized" }, "pinned") : null,
     meta.length ? h("span", { class: "baton-meta" }, meta.join(" · ")) : null,
     h("span", { class: "baton-selected-note" }, ", selected"),
+    messageActions(message, { retry: extra.retry, readOnly: extra.readOnly }),
   );
   let body: HTMLElement;
   if (kind === "summary") {

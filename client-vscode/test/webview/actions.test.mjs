@@ -90,3 +90,78 @@ for (const theme of ["dark", "light", "hc"]) {
     await page.screenshot({ path: join(RESULTS, `webview-code-actions-${theme}.png`) });
   });
 }
+
+const TURNS = [
+  { id: "u1", role: "user", kind: "message", content: [text("What is 2 + 2?")], tokens: 10 },
+  { id: "r1", role: "assistant", kind: "message", content: [text("5")], tokens: 5 },
+  { id: "u2", role: "user", kind: "message", content: [text("Are you sure?")], tokens: 10 },
+  { id: "r2", role: "assistant", kind: "message", content: [text("It is 4.")], tokens: 5 },
+];
+
+async function showTurns(t, theme = "dark", session = { ...SESSION, compactions: 0 }) {
+  const page = await openView(t, theme);
+  await toView(page, sessionUpdate({ messages: TURNS, session }));
+  await message(page, "r2").waitFor();
+  return page;
+}
+
+test("Edit turns a past prompt into an input box; Send posts the edit, Cancel puts it back", async (t) => {
+  const page = await showTurns(t);
+  // Edit on prompts only; Retry on the last reply only.
+  assert.equal(await page.locator(".baton-edit").count(), 2);
+  assert.equal(await message(page, "r1").locator(".baton-retry").count(), 0);
+  assert.equal(await message(page, "r2").locator(".baton-retry").count(), 1);
+
+  await message(page, "u1").hover();
+  await message(page, "u1").locator(".baton-edit").click();
+  const input = message(page, "u1").locator(".baton-edit-input");
+  assert.equal(await input.inputValue(), "What is 2 + 2?");
+  assert.equal(await input.evaluate((el) => el === document.activeElement), true);
+  // The arrow keys move the caret in the box, not the focus to another message.
+  await input.press("ArrowDown");
+  assert.equal(await input.evaluate((el) => el === document.activeElement), true);
+  await input.press("Escape");
+  assert.equal(await message(page, "u1").locator(".baton-edit-input").count(), 0);
+  assert.equal(await message(page, "u1").locator(".baton-message-body").isVisible(), true);
+
+  await message(page, "u1").locator(".baton-edit").click();
+  await input.fill("What is 3 + 3?");
+  const from = (await posted(page)).length;
+  await message(page, "u1").locator(".baton-edit-send").click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "edit", from), {
+    type: "edit",
+    messageId: "u1",
+    text: "What is 3 + 3?",
+  });
+  // A click on an action never selects the message.
+  const selections = (await posted(page)).filter((m) => m.type === "selection");
+  assert.deepEqual(selections.at(-1).messageIds, []);
+});
+
+test("Retry posts retry; Copy copies the message's text; a read-only view offers neither edit nor retry", async (t) => {
+  const page = await showTurns(t);
+  const from = (await posted(page)).length;
+  await message(page, "r2").hover();
+  await message(page, "r2").locator(".baton-retry").click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry" });
+  await message(page, "u2").hover();
+  await message(page, "u2").locator(".baton-copy-message").click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Are you sure?");
+
+  const readOnly = await showTurns(t, "dark", { ...SESSION, compactions: 0, readOnly: true });
+  assert.equal(await readOnly.locator(".baton-edit, .baton-retry").count(), 0);
+  assert.equal(await readOnly.locator(".baton-copy-message").count(), 4);
+});
+
+for (const theme of ["dark", "light", "hc"]) {
+  test(`message actions and the edit box in the ${theme} theme`, async (t) => {
+    const page = await showTurns(t, theme);
+    await message(page, "u2").hover();
+    await message(page, "u2").locator(".baton-edit").click();
+    await message(page, "r2").hover();
+    const box = message(page, "u2").locator(".baton-edit-input");
+    const style = await box.evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.notEqual(style, "rgba(0, 0, 0, 0)", "the edit box takes the input's background");
+    await page.screenshot({ path: join(RESULTS, `webview-message-actions-${theme}.png`) });
+  });
+}

@@ -76,10 +76,16 @@ export function codeOf(button: HTMLElement): { code: string; file: string | unde
   return { code: pre?.querySelector("code")?.textContent ?? "", file: pre?.dataset.file };
 }
 
+/** Terminal escape codes (colours, cursor moves, titles) in a tool's output: never shown. */
+const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+export function stripEscapes(text: string): string {
+  return text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
+}
+
 /** A code block's HTML as an element with its Copy button. */
 function codeElement(code: string, lang = ""): HTMLElement {
   const el = h("div", {});
-  el.innerHTML = codeBlock(code, lang);
+  el.innerHTML = codeBlock(stripEscapes(code), lang);
   return withCopyButtons(el);
 }
 

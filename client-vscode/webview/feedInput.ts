@@ -49,7 +49,8 @@ export class FeedInput {
   }
 
   private click(event: MouseEvent): void {
-    const interactive = (event.target as Element).closest("a, button, input, textarea, select");
+    // A disclosure (a folded tool call, result, thinking) opens without selecting the message.
+    const interactive = (event.target as Element).closest("a, button, input, textarea, select, summary");
     const dragged = !event.shiftKey && !(window.getSelection()?.isCollapsed ?? true); // text being selected
     if (interactive || dragged) return;
     const article = target(event);

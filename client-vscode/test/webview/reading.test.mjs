@@ -1,0 +1,80 @@
+// Reading a long session: terminal escape codes never shown, a disclosure opens without
+// selecting its message, and "Unattributed" in the chart drawn as a figure, not an alarm.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { SESSION, sessionUpdate } from "./fixture.mjs";
+import { RESULTS, message, openView, posted, toView, useBrowser } from "./view.mjs";
+
+useBrowser();
+
+const MESSAGES = [
+  { id: "q", role: "user", kind: "message", content: [{ type: "text", text: "Run the tests" }], tokens: 5 },
+  {
+    id: "call",
+    role: "assistant",
+    kind: "message",
+    content: [{ type: "tool_use", id: "tu_1", name: "Bash", input: { command: "pytest" } }],
+    tokens: 20,
+  },
+  {
+    id: "out",
+    role: "user",
+    kind: "message",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "tu_1",
+        content: "\x1b[1m\x1b[31mFAILED\x1b[0m tests/test_x.py::test_y\x1b]0;pytest\x07 - \x1b[32m1 passed\x1b[0m\x1b[K",
+      },
+    ],
+    tokens: 30,
+  },
+];
+
+async function show(t, theme = "dark") {
+  const page = await openView(t, theme);
+  await toView(page, sessionUpdate({ messages: MESSAGES, session: { ...SESSION, compactions: 0 } }));
+  await message(page, "out").waitFor();
+  return page;
+}
+
+test("a tool's output is shown without its terminal escape codes", async (t) => {
+  const page = await show(t);
+  await message(page, "out").locator("summary").click();
+  const text = await message(page, "out").locator(".baton-tool-body code").first().textContent();
+  assert.equal(text, "FAILED tests/test_x.py::test_y - 1 passed");
+  assert.ok(!text.includes("\x1b"));
+});
+
+test("a click on a disclosure opens it without selecting the message", async (t) => {
+  const page = await show(t);
+  const before = (await posted(page)).filter((m) => m.type === "selection").length;
+  await message(page, "call").locator("summary").click();
+  assert.equal(await message(page, "call").locator("details").evaluate((el) => el.open), true);
+  assert.equal(await message(page, "call").evaluate((el) => el.classList.contains("selected")), false);
+  const after = (await posted(page)).filter((m) => m.type === "selection");
+  assert.equal(after.length, before, "no selection was posted");
+});
+
+for (const theme of ["dark", "light", "hc"]) {
+  test(`"Unattributed" in the chart is not drawn in the alarm colour (${theme})`, async (t) => {
+    const page = await show(t, theme);
+    const seg = page.locator(".baton-usage-stack .cat-unattributed");
+    const style = await seg.evaluate((el) => {
+      const s = getComputedStyle(el);
+      const red = getComputedStyle(document.documentElement).getPropertyValue("--vscode-charts-red").trim();
+      const probe = document.createElement("span");
+      probe.style.color = red;
+      document.body.appendChild(probe);
+      const redRgb = getComputedStyle(probe).color;
+      probe.remove();
+      return { background: s.backgroundColor, image: s.backgroundImage, redRgb };
+    });
+    assert.notEqual(style.background, style.redRgb);
+    assert.match(style.image, /repeating-linear-gradient/);
+    assert.ok(!style.image.includes(style.redRgb), "the hatch is not red");
+    await page.locator(".baton-usage > summary").click();
+    await page.screenshot({ path: join(RESULTS, `webview-reading-${theme}.png`) });
+  });
+}

@@ -166,6 +166,12 @@ export class FindBar {
     for (const other of this.feed.drawnElements()) {
       if (other !== el && this.hits.includes(other.dataset.messageId ?? "")) ranges.push(...matchRanges(other, q));
     }
+    // A match inside a folded block that was built before and closed again: open it.
+    for (const range of ranges.filter((r) => el.contains(r.startContainer))) {
+      for (let at = range.startContainer.parentElement; at && at !== el; at = at.parentElement) {
+        if (at instanceof HTMLDetailsElement && !at.open) at.open = true;
+      }
+    }
     const current = ranges.filter((r) => el.contains(r.startContainer));
     setHighlight(HIGHLIGHT, ranges);
     setHighlight(CURRENT, current.slice(0, 1));

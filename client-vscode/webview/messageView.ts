@@ -1,9 +1,9 @@
 // One message of the view as DOM: its header (who, when, tokens, how it stopped, pinned)
 // and its body (the blocks, or the compaction boundary's summary and restored files). The
 // one place a message's rendering lives: the feed calls it for each row it draws.
-import { type BlockContext, renderBlock } from "./blocks";
+import { type BlockContext, markdownElement, renderBlock } from "./blocks";
 import { attachmentBody, summaryBody } from "./boundary";
-import { compactNumber, h } from "./dom";
+import { compactNumber, folded, h } from "./dom";
 import { messageActions } from "./messageActions";
 import type { Message } from "./wire";
 
@@ -57,7 +57,14 @@ export function messageElement(
   if (kind === "summary") {
     body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo);
   } else if (kind === "attachment") body = attachmentBody(message);
-  else body = h("div", { class: "baton-message-body" }, ...message.content.map((b) => renderBlock(b, ctx)));
+  else {
+    const paste = message.role === "user";
+    body = h(
+      "div",
+      { class: "baton-message-body" },
+      ...message.content.map((b) => (paste && b.type === "text" && isLongPaste(b.text) ? pasted(b.text) : renderBlock(b, ctx))),
+    );
+  }
   return h(
     "article",
     {
@@ -88,4 +95,27 @@ function roleLabel(message: Message, onlyResults: boolean): string {
   if (message.kind === "attachment") return "Restored";
   if (message.role === "assistant") return "Assistant";
   return onlyResults ? "Tool result" : "You";
+}
+
+/** A prompt's text past these is a paste: folded with its size, opened on demand. */
+const PASTE_LINES = 40;
+const PASTE_CHARS = 4_000;
+
+export function isLongPaste(text: string): boolean {
+  if (text.length > PASTE_CHARS) return true;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) if (++lines > PASTE_LINES) return true;
+  return false;
+}
+
+/** A long paste folded: its first line and size in the summary, the whole text inside. */
+function pasted(text: string): HTMLElement {
+  const lines = text.split("\n").length;
+  const first = text.trim().split("\n", 1)[0]?.slice(0, 80) ?? "";
+  const size = `${lines.toLocaleString("en-US")} lines · ${compactNumber(text.length)} characters`;
+  return folded(
+    "baton-paste",
+    [h("span", { class: "baton-tool-label" }, "Pasted text"), " ", h("span", { class: "baton-meta" }, size), first ? h("div", { class: "baton-paste-first" }, first) : null],
+    () => [markdownElement(text)],
+  );
 }

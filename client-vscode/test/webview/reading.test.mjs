@@ -78,3 +78,27 @@ for (const theme of ["dark", "light", "hc"]) {
     await page.screenshot({ path: join(RESULTS, `webview-reading-${theme}.png`) });
   });
 }
+
+test("a long paste in a prompt is folded with its size; a short prompt is not", async (t) => {
+  const page = await openView(t);
+  const paste = Array.from({ length: 300 }, (_, i) => `line ${i} of the log`).join("\n");
+  const messages = [
+    { id: "short", role: "user", kind: "message", content: [{ type: "text", text: "Why does this fail?" }], tokens: 5 },
+    { id: "reply", role: "assistant", kind: "message", content: [{ type: "text", text: "Paste the log." }], tokens: 5 },
+    { id: "long", role: "user", kind: "message", content: [{ type: "text", text: paste }], tokens: 3000 },
+  ];
+  await toView(page, sessionUpdate({ messages, session: { ...SESSION, compactions: 0 } }));
+  await message(page, "long").waitFor();
+  assert.equal(await message(page, "short").locator("details").count(), 0);
+  const fold = message(page, "long").locator("details.baton-paste");
+  assert.match(await fold.locator("summary").textContent(), /Pasted text 300 lines · 5\.\dK characters\s*line 0 of the log/);
+  assert.equal(await message(page, "long").getByText("line 299 of the log").count(), 0, "folded: not drawn");
+  await fold.locator("summary").click();
+  await message(page, "long").getByText("line 299 of the log").waitFor();
+  // The panel's find still reaches it: a match inside a closed paste opens it.
+  await page.locator("details.baton-paste").evaluate((el) => (el.open = false));
+  await page.keyboard.press("Control+f");
+  await page.locator(".baton-find-input").fill("line 150 of the log");
+  assert.equal(await page.locator(".baton-find-count").textContent(), "1 of 1 messages");
+  assert.equal(await fold.evaluate((el) => el.open), true);
+});

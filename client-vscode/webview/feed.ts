@@ -7,7 +7,7 @@
 // that deltas stream into sit after the rows. One message's DOM is built by `messageElement`
 // (messageView.ts), the one place a message's rendering lives.
 import { codeOf, copyCode, markdownElement } from "./blocks";
-import { restoredBySummary } from "./boundary";
+import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary";
 import { h } from "./dom";
 import { estimateHeight, Layout } from "./layout";
 import { messageText, openEditor } from "./messageActions";
@@ -58,6 +58,7 @@ export class Feed {
   private cache = new Map<string, Rendered>();
   private drawn: { start: number; end: number; els: HTMLElement[] } = { start: 0, end: 0, els: [] };
   private restored = new Map<string, string[]>();
+  private places = new Map<string, SummaryPlace>();
   private lastSummary: string | undefined;
   private readOnly = false;
   private busy = false;
@@ -153,6 +154,7 @@ export class Feed {
     this.toolNames = new Map();
     for (const m of messages) for (const b of m.content) if (b.type === "tool_use") this.toolNames.set(b.id, b.name);
     this.restored = restoredBySummary(messages);
+    this.places = summaryPlaces(messages);
     this.lastSummary = undefined;
     for (const m of messages) if (m.kind === "summary") this.lastSummary = m.id;
     this.readOnly = readOnly;
@@ -293,6 +295,7 @@ export class Feed {
       files: this.restored.get(message.id),
       last: message.id === this.lastSummary,
       readOnly: this.readOnly,
+      place: this.places.get(message.id),
       retry: message.role === "assistant" && message.id === this.idList[this.idList.length - 1] && !this.busy,
     };
     const old = this.cache.get(message.id);

@@ -2,7 +2,7 @@
 // and its body (the blocks, or the compaction boundary's summary and restored files). The
 // one place a message's rendering lives: the feed calls it for each row it draws.
 import { type BlockContext, markdownElement, renderBlock } from "./blocks";
-import { attachmentBody, summaryBody } from "./boundary";
+import { attachmentBody, type SummaryPlace, summaryBody } from "./boundary";
 import { compactNumber, folded, h } from "./dom";
 import { messageActions } from "./messageActions";
 import type { Message } from "./wire";
@@ -16,6 +16,8 @@ export interface MessageExtra {
   readOnly: boolean;
   /** Whether this is the view's last reply (it offers Retry). */
   retry: boolean;
+  /** A summary's place in the conversation (its title says what it replaced). */
+  place?: SummaryPlace | undefined;
 }
 
 /** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
@@ -55,7 +57,7 @@ export function messageElement(
   );
   let body: HTMLElement;
   if (kind === "summary") {
-    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo);
+    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place);
   } else if (kind === "attachment") body = attachmentBody(message);
   else {
     const paste = message.role === "user";

@@ -102,3 +102,31 @@ test("a long paste in a prompt is folded with its size; a short prompt is not", 
   assert.equal(await page.locator(".baton-find-count").textContent(), "1 of 1 messages");
   assert.equal(await fold.evaluate((el) => el.open), true);
 });
+
+test("a summary's title says what it replaced: the earlier conversation, the later one, or a part", async (t) => {
+  const page = await openView(t);
+  const say = (id, role, text) => ({ id, role, kind: "message", content: [{ type: "text", text }], tokens: 5 });
+  const summary = (id, boundaryId) => ({
+    id,
+    role: "user",
+    kind: "summary",
+    boundaryId,
+    content: [{ type: "text", text: "<summary>\nWhat happened.\n</summary>" }],
+    tokens: 50,
+  });
+  const messages = [
+    summary("s_first", "b1"),
+    say("u1", "user", "Next question"),
+    say("a1", "assistant", "An answer"),
+    summary("s_mid", "b2"),
+    say("u2", "user", "Later question"),
+    say("a2", "assistant", "Another answer"),
+    summary("s_last", "b3"),
+  ];
+  await toView(page, sessionUpdate({ messages, session: { ...SESSION, compactions: 3 } }));
+  await message(page, "s_last").waitFor();
+  const title = (id) => message(page, id).locator(".baton-summary > summary span").first().textContent();
+  assert.equal(await title("s_first"), "Earlier conversation summarized");
+  assert.equal(await title("s_mid"), "Part of the conversation summarized");
+  assert.equal(await title("s_last"), "Later conversation summarized");
+});

@@ -4,14 +4,15 @@
 // by an anchor (the message at the top of the viewport and how far into it) across height
 // changes, new pages and new messages; at the end it stays at the end. Elements are reused
 // while a message is unchanged (so open <details> stay open). The pending prompt and reply
-// that deltas stream into sit after the rows. One message's DOM is built by `messageElement`
+// that deltas stream into sit after the rows (pending.ts). One message's DOM is built by `messageElement`
 // (messageView.ts), the one place a message's rendering lives.
-import { codeOf, copyCode, markdownElement } from "./blocks";
+import { codeOf, copyCode } from "./blocks";
 import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary";
 import { h } from "./dom";
 import { estimateHeight, Layout } from "./layout";
-import { messageText, openEditor } from "./messageActions";
+import { copyText, messageText, openEditor } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
+import { PendingTurn } from "./pending";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
@@ -67,13 +68,12 @@ export class Feed {
   private atEndNow = true;
   private drawing = false;
   private readonly resize: ResizeObserver;
-  private pending: { messageId: string; text: string; el: HTMLElement; body: HTMLElement } | null = null;
-  private pendingPrompt: { text: string; el: HTMLElement } | null = null;
-  private repaint = 0;
+  private readonly pendingTurn: PendingTurn;
 
   constructor(private readonly handlers: FeedHandlers) {
     this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
     this.el.append(this.topSpacer, this.bottomSpacer);
+    this.pendingTurn = new PendingTurn(this.el);
     this.el.addEventListener("click", (event) => {
       const target = event.target as Element;
       const copy = target.closest<HTMLElement>(".baton-copy");
@@ -162,9 +162,7 @@ export class Feed {
     const rows = Math.max(total ?? 0, offset + messages.length);
     this.relayout(rows);
     this.dropStaleCache();
-    if (this.pending && (!busy || this.rowOf.has(this.pending.messageId))) this.pending = null;
-    if (this.pendingPrompt && (!busy || holdsPrompt(messages, this.pendingPrompt.text))) this.pendingPrompt = null;
-    this.placePending();
+    this.pendingTurn.settle(messages, busy, (id) => this.rowOf.has(id));
     this.draw(anchor);
   }
 
@@ -337,92 +335,20 @@ export class Feed {
     return this.idList[row - this.offset];
   }
 
-  private placePending(): void {
-    for (const el of this.el.querySelectorAll(".baton-pending")) {
-      if (el !== this.pending?.el && el !== this.pendingPrompt?.el) el.remove();
-    }
-    if (this.pendingPrompt) this.el.append(this.pendingPrompt.el);
-    if (this.pending) this.el.append(this.pending.el);
-  }
-
   /** Append streamed reply text to the pending assistant element for `messageId`. */
   delta(messageId: string, text: string): void {
     if (this.rowOf.has(messageId)) return; // the finished message is already shown
-    if (!this.pending || this.pending.messageId !== messageId) {
-      this.pending?.el.remove();
-      const body = h("div", { class: "baton-message-body" });
-      const el = h(
-        "article",
-        {
-          class: "baton-message role-assistant baton-pending",
-          "data-pending-id": messageId, // not data-message-id: not a stored message yet
-          "aria-busy": "true",
-          "aria-label": "Assistant, replying",
-        },
-        h(
-          "div",
-          { class: "baton-message-inner" },
-          h(
-            "header",
-            { class: "baton-message-head" },
-            h("span", { class: "baton-role" }, "Assistant"),
-            h("span", { class: "baton-meta" }, "replying…"),
-          ),
-          body,
-        ),
-      );
-      this.pending = { messageId, text: "", el, body };
-      this.el.appendChild(el);
-    }
-    this.pending.text += text;
-    if (this.repaint === 0) {
-      // Re-render the Markdown once per frame, not once per chunk.
-      this.repaint = requestAnimationFrame(() => {
-        this.repaint = 0;
-        const stick = this.atEndNow;
-        if (this.pending) this.pending.body.replaceChildren(markdownElement(this.pending.text));
-        if (stick) this.scrollToEnd();
-      });
-    }
+    this.pendingTurn.delta(messageId, text, () => {
+      if (this.atEndNow) this.scrollToEnd();
+    });
   }
 
   /** Show a prompt that was just sent until the view holds it or the send ends. */
   showPrompt(text: string): void {
-    this.pendingPrompt?.el.remove();
-    const el = h(
-      "article",
-      { class: "baton-message role-user baton-pending", "aria-label": "You, sending" },
-      h(
-        "div",
-        { class: "baton-message-inner" },
-        h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
-        h("div", { class: "baton-message-body" }, markdownElement(text)),
-      ),
-    );
-    this.pendingPrompt = { text, el };
-    this.el.insertBefore(el, this.pending?.el ?? null);
+    this.pendingTurn.showPrompt(text);
   }
-}
-
-/** Whether the view's last prompt is `text` (the pending copy can go). */
-function holdsPrompt(messages: readonly Message[], text: string): boolean {
-  const last = [...messages].reverse().find((m) => m.role === "user" && (m.kind ?? "message") === "message");
-  const said = last?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
-  return said === text;
 }
 
 function namesFor(message: Message, toolNames: Map<string, string>): string[] {
   return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
-}
-
-/** Put `text` on the clipboard; the button says how that went for a moment. */
-async function copyText(button: HTMLElement, text: string): Promise<void> {
-  const label = button.textContent;
-  try {
-    await navigator.clipboard.writeText(text);
-    button.textContent = "Copied";
-  } catch {
-    button.textContent = "Copy failed";
-  }
-  setTimeout(() => (button.textContent = label), 1500);
 }

@@ -78,3 +78,15 @@ export function openEditor(article: HTMLElement, text: string, send: (text: stri
   body.after(box);
   input.focus();
 }
+
+/** Put `text` on the clipboard; the button says how that went for a moment. */
+export async function copyText(button: HTMLElement, text: string): Promise<void> {
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch {
+    button.textContent = "Copy failed";
+  }
+  setTimeout(() => (button.textContent = label), 1500);
+}

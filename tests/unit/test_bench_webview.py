@@ -6,11 +6,18 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from baton_testkit.bench_modules import BENCH, bench_module
+from baton_testkit.bench_modules import bench_module
 
-if str(BENCH) not in sys.path:
-    sys.path.insert(0, str(BENCH))  # the bench's modules import each other by name
-measure_webview = bench_module("measure_webview")
+# The bench's modules import each other by name (they are scripts): lend it its siblings
+# while it loads, under those names, and take them back after.
+_LENT = [name for name in ("sessions", "report") if name not in sys.modules]
+for _name in _LENT:
+    sys.modules[_name] = bench_module(_name)
+try:
+    measure_webview = bench_module("measure_webview")
+finally:
+    for _name in _LENT:
+        del sys.modules[_name]
 
 
 def series(**medians: float) -> dict[str, Any]:

@@ -298,13 +298,17 @@ def build_rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row
     ]
     if "list_many" in f:
         out.extend(measure_many.rows(f, small, big, sizes))
+    if any(name.startswith("webview_") for name in f):
+        import measure_webview
+
+        out.extend(measure_webview.rows(f, small, big, sizes))
     return out
 
 
 def table(rows: Rows) -> str:
     lines = ["| goal | measured | target | |", "|---|---|---|---|"]
     for row in rows:
-        lines.append(
-            f"| {row.goal} | {row.measured} | {row.target} | {'met' if row.met else 'missed'} |"
-        )
+        skipped = row.measured.startswith("skipped:")
+        verdict = "skipped" if skipped else "met" if row.met else "missed"
+        lines.append(f"| {row.goal} | {row.measured} | {row.target} | {verdict} |")
     return "\n".join(lines)

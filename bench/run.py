@@ -6,7 +6,10 @@ Generates seeded sessions of 1K, 10K, 100K and 1M tokens (Baton's count) as tran
 then drives real `baton serve` processes over stdio LSP next to a bare pygls server, and
 times the library where a row asks for it. Prints the table (median [interquartile range]
 over the repetitions) and writes every series as JSON (default bench/results/latest.json).
-`--quick` uses 1K and 10K sessions and two repetitions: a smoke run, not figures to quote.
+`--quick` uses 1K and 10K sessions and two repetitions: a smoke run, not figures to quote
+(without the webview rows unless `--only webview` names them). The webview rows (W1-W4)
+load the chat webview's bundle in headless Chromium (bench/webview.mjs), and say they are
+skipped when Node, Chromium or node_modules are missing.
 Needs no API key and no network. `--corpus DIR` (or `--corpus` alone, for $BATON_CORPUS)
 builds the largest session from real Claude Code transcripts instead (bench/corpus.py).
 """
@@ -48,7 +51,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
         "compact (P4), count, import, retention, meter, many (lists of many and huge "
-        "sessions), heavy (P6: another session beside a compaction); default all",
+        "sessions), heavy (P6: another session beside a compaction), webview (W1-W4: the "
+        "chat webview in headless Chromium); default all",
     )
     parser.add_argument(
         "--corpus",
@@ -62,7 +66,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--corpus needs a folder, or {CORPUS_ENV} set")
     args.sizes = ["1k", "10k"] if args.quick else list(sessions.SIZES)
     args.reps = args.reps or (2 if args.quick else 7)
-    args.only = args.only.split(",") if args.only else list(sections.SECTIONS)
+    # A quick run is the server rows' smoke test: the webview rows (a browser) only when named.
+    every = [name for name in sections.SECTIONS if not (args.quick and name == "webview")]
+    args.only = args.only.split(",") if args.only else every
     unknown = sorted(set(args.only) - set(sections.SECTIONS))
     if unknown:
         parser.error(

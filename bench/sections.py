@@ -20,6 +20,7 @@ import measure_lsp
 import measure_many
 import measure_meter
 import measure_retention
+import measure_webview
 import sessions
 from servers import bare
 
@@ -210,6 +211,18 @@ async def acp_turn(run: Run, extra: dict[str, Any]) -> Series:
     return {"acp_turn": await measure_acp.turns(run.work, reps)}
 
 
+async def webview(run: Run, extra: dict[str, Any]) -> Series:
+    """W1-W4: the chat webview fed the smallest and the largest session (issue 21)."""
+    why = measure_webview.missing()
+    if why:
+        run.say(f"webview rows skipped: {why}")
+        extra["webview_skipped"] = why
+        return {}
+    pair = {size: run.built[size] for size in (run.small, run.big)}
+    run.say(f"the chat webview in headless Chromium at {run.small} and {run.big} (W1-W4)")
+    return measure_webview.measure(pair, run.work, run.reps)
+
+
 SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "live": live,
     "open": fresh,
@@ -221,4 +234,7 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "many": many,
     "heavy": heavy,
     "acp": acp_turn,
+
+
+    "webview": webview,
 }

@@ -256,3 +256,34 @@ def one_message(seed: int, role: str, tokens: int, count: Counter) -> dict[str, 
         )
         if count(probe) >= tokens:
             return {"role": role, "content": [{"type": "text", "text": body}]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python bench/sessions.py TOKENS DATA_DIR [SEED]`: one generated session written as
+    a transcript under DATA_DIR (what the end-to-end test opens as its 1M-token session);
+    prints its id, token count and message count as JSON."""
+    import json
+    import sys
+
+    from baton.core.usage.estimator import Estimator, load_cl100k
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (2, 3) or not args[0].isdigit():
+        print("usage: python bench/sessions.py TOKENS DATA_DIR [SEED]", file=sys.stderr)
+        return 2
+    count = Estimator(encoder=load_cl100k()).count_message
+    built = build(int(args[0]), int(args[2]) if len(args) == 3 else 1, count)
+    write(built, Path(args[1]))
+    facts = {
+        "sessionId": built.session_id,
+        "tokens": built.tokens,
+        "messages": len(built.messages),
+        "firstMessageId": built.messages[0].id,
+        "lastMessageId": built.messages[-1].id,
+    }
+    print(json.dumps(facts))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

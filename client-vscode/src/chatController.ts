@@ -4,7 +4,7 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again.
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { lastUserText, mostRecent, promptStored, sendFailure } from "./chatLogic";
+import { lastUserText, mostRecent, pageOf, promptStored, retryCut, sendFailure } from "./chatLogic";
 import type { CurrentSession } from "./currentSession";
 import {
   ErrorCodes,
@@ -24,7 +24,7 @@ export { sendFailure } from "./chatLogic";
 export interface ChatPorts {
   rpc: Pick<
     BatonRpc,
-    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel"
+    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel" | "rewind"
   >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
@@ -40,9 +40,15 @@ export interface ChatPorts {
   selectionChanged(messageIds: readonly string[]): void;
   /** The editor context a send attaches (the chips on show), and word that they went. */
   attachments?: { build(): SendAttachment[]; sent(): void };
+  /** A code block's Insert at Cursor. */
+  insertCode(code: string): Promise<void>;
+  /** A code block's Apply to File (`file`: the one it names; none: the active editor's). */
+  applyCode(code: string, file: string | undefined): Promise<void>;
 }
 
 export const REFRESH_DELAY_MS = 50;
+/** A view longer than this goes to the webview as its last page first, the rest on request. */
+export const VIEW_PAGE = 120;
 /** How long the input box must rest before its draft's usage is asked for. */
 export const DRAFT_DELAY_MS = 250;
 export const NO_SERVER =
@@ -187,6 +193,14 @@ export class ChatController {
           return await this.refresh();
         case "send":
           return await this.send(message.text);
+        case "edit":
+          // The prompt and what followed it leave the view (kept, undone like a compaction).
+          return await this.send(message.text, message.messageId);
+        case "retry": {
+          const cut = retryCut(this.messages);
+          if (cut !== undefined) await this.send(undefined, cut);
+          return;
+        }
         case "draft":
           this.draft.changed(message.text);
           return;
@@ -200,6 +214,15 @@ export class ChatController {
           return await this.select(message.sessionId);
         case "selection":
           this.setSelection(message.messageIds);
+          return;
+        case "insertCode":
+          await this.ports.insertCode(message.code);
+          return;
+        case "applyCode":
+          await this.ports.applyCode(message.code, message.file);
+          return;
+        case "loadEarlier":
+          this.postEarlier(message.sessionId, message.before);
           return;
         case "undo":
           await this.ports.command("undo", message.boundaryId);
@@ -223,8 +246,9 @@ export class ChatController {
    * the auto-compact point is announced. The webview keeps the text until the outcome says
    * the session holds it.
    */
-  private async send(text: string): Promise<void> {
-    if (this.sending !== undefined || text.trim() === "") {
+  private async send(text: string | undefined, rewindTo?: string): Promise<void> {
+    // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
+    if (this.sending !== undefined || (text !== undefined && text.trim() === "")) {
       return;
     }
     const cancel = new CancellationTokenSource();
@@ -234,8 +258,19 @@ export class ChatController {
     let cancelled = false;
     try {
       const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
-      const attachments = this.ports.attachments?.build() ?? [];
-      if (await makeRoom(this.ports, sessionId, text, cancel.token)) {
+      if (rewindTo !== undefined) {
+        const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
+        const count = rewound.rewoundMessageIds.length;
+        const what = count === 1 ? "1 message left" : `${count} messages left`;
+        this.ports.post({
+          type: "notice",
+          sessionId,
+          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings them back).`,
+          tone: "info",
+        });
+      }
+      const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
+      if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
         await this.ports.sendWithProgress((options) =>
           this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
         );
@@ -253,12 +288,14 @@ export class ChatController {
       this.ports.post({ type: "busy", busy: false });
       await this.refresh();
       // a Stop may come before or after the server stored the prompt: the view says which
-      stored ||= cancelled && lastUserText(this.messages) === text;
-      if (stored) {
-        this.draft.text = "";
-        this.ports.attachments?.sent();
+      if (text !== undefined) {
+        stored ||= cancelled && lastUserText(this.messages) === text;
+        if (stored) {
+          this.draft.text = "";
+          this.ports.attachments?.sent();
+        }
+        this.ports.post({ type: "sendOutcome", stored, text });
       }
-      this.ports.post({ type: "sendOutcome", stored, text });
     }
   }
 
@@ -289,14 +326,26 @@ export class ChatController {
 
   private async postSession(): Promise<void> {
     const session = this.current.session ?? null;
+    const messages = session !== null ? this.messages : [];
+    const page = pageOf(messages, VIEW_PAGE);
     this.ports.post({
       type: "session",
       session,
       sessions: this.sessions,
-      messages: session !== null ? this.messages : [],
+      messages: page.messages,
       usage: session !== null ? (this.current.usage ?? null) : null,
       hasApiKey: await this.ports.hasApiKey(),
+      ...(page.offset > 0 ? { offset: page.offset, totalMessages: messages.length } : {}),
     });
+  }
+
+  /** The messages before `before` of the view last posted, when it is still the one shown. */
+  private postEarlier(sessionId: string, before: number): void {
+    if (sessionId !== this.current.sessionId || before <= 0 || before > this.messages.length) {
+      return; // another session or view since: its own session update is on its way
+    }
+    const messages = this.messages.slice(0, before);
+    this.ports.post({ type: "earlier", sessionId, messages, totalMessages: this.messages.length });
   }
 
   dispose(): void {

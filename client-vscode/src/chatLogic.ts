@@ -132,3 +132,30 @@ export function lastUserText(view: readonly Message[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The last `size` messages of `view` and where they start (0: the whole view). A long view
+ * goes to the webview this way, so its first paint costs a page, not the whole session.
+ */
+export function pageOf(view: readonly Message[], size: number): { messages: Message[]; offset: number } {
+  const offset = Math.max(0, view.length - size);
+  return { messages: view.slice(offset), offset };
+}
+
+/** A prompt the user typed: a user message of the conversation that is not only tool results. */
+export function isPrompt(message: Message): boolean {
+  const kind = message.kind ?? "message";
+  return (
+    message.role === "user" &&
+    kind === "message" &&
+    !(message.content.length > 0 && message.content.every((block) => block.type === "tool_result"))
+  );
+}
+
+/** Where Retry cuts the view: the first message after the last prompt (its reply), if any. */
+export function retryCut(view: readonly Message[]): string | undefined {
+  for (let i = view.length - 1; i >= 0; i--) {
+    if (isPrompt(view[i]!)) return view[i + 1]?.id;
+  }
+  return undefined;
+}

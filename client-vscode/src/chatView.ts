@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { ChatController, type ChatPorts } from "./chatController";
 import { chatHtml, makeNonce } from "./chatHtml";
+import { applyToFile, insertAtCursor, PROPOSED_SCHEME, ProposedDocuments } from "./codeActions";
 import { sessionPickRows } from "./chatLogic";
 import type { BatonClient } from "./client";
 import type { CurrentSession } from "./currentSession";
@@ -26,6 +27,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly controller: ChatController;
   private readonly tools: ToolsView;
   private readonly subscriptions: vscode.Disposable[] = [];
+  private readonly proposed = new ProposedDocuments();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -44,9 +46,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       command: async (name, arg) => (name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg)),
       selectionChanged: (ids) => void vscode.commands.executeCommand("setContext", SELECTION_CONTEXT_KEY, ids.length >= 2),
       attachments: this.tools,
+      insertCode: (code) => insertAtCursor(code),
+      applyCode: (code, file) => applyToFile(this.proposed, code, file),
     };
     this.controller = new ChatController(ports, current);
     this.subscriptions.push(
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.proposed),
       client.onDidChangeSession((event) => void this.controller.onSessionChanged(event)),
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),

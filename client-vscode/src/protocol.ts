@@ -58,7 +58,7 @@ export interface AutoCompacted {
   message: string;
 }
 
-export type BoundaryDirection = Direction | "microcompact";
+export type BoundaryDirection = Direction | ("microcompact" | "rewind");
 
 export interface Breakdown {
   system: number;
@@ -84,7 +84,7 @@ export interface BudgetSettings {
   blockingMargin?: number;
 }
 
-export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model";
+export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model" | "rewind";
 
 /** What a client sends to the model besides the messages Baton holds (its own system prompt and tool definitions), so that the usage counts it: each as a size in tokens, or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the sizes are kept. */
 export interface ClientContext {
@@ -396,6 +396,19 @@ export interface RetentionFigure {
   total: number;
 }
 
+export interface RewindParams {
+  sessionId: string;
+  /** the first message taken out of the view */
+  messageId: string;
+}
+
+/** A rewind: its boundary (`baton/uncompact` with this id puts the messages back), the messages it took out of the view, and the usage after it. */
+export interface RewindResult {
+  boundaryId: string;
+  rewoundMessageIds: string[];
+  usage: Usage;
+}
+
 export type Role = "user" | "assistant";
 
 /** Editor context sent with a prompt: a file (or its visible range) or a selection. */
@@ -610,6 +623,7 @@ export interface RequestMap {
   "baton/session/import": { params: ImportParams; result: Session };
   "baton/session/pin": { params: PinParams; result: Message };
   "baton/session/setModel": { params: SetModelParams; result: ModelSwitch };
+  "baton/session/rewind": { params: RewindParams; result: RewindResult };
   "baton/usage": { params: UsageParams; result: DraftUsage };
   "baton/compact": { params: CompactParams; result: CompactResult };
   "baton/uncompact": { params: UncompactParams; result: UncompactResult };
@@ -646,6 +660,7 @@ export const Requests = {
   sessionImport: "baton/session/import",
   sessionPin: "baton/session/pin",
   sessionSetModel: "baton/session/setModel",
+  sessionRewind: "baton/session/rewind",
   usage: "baton/usage",
   compact: "baton/compact",
   uncompact: "baton/uncompact",

@@ -18,6 +18,7 @@ import {
   type MessageInput,
   type RequestMap,
   type SendParams,
+  type RewindResult,
   type Session,
   type Usage,
 } from "./protocol";
@@ -162,6 +163,11 @@ export class BatonRpc {
 
   preview(sessionId: string, options: CallOptions = {}): Promise<CompactResult> {
     return this.compact(sessionId, { direction: "all", dryRun: true }, options);
+  }
+
+  /** Takes `messageId` and every later message out of the view (edit a prompt, retry a reply); undone with `uncompact`. */
+  rewind(sessionId: string, messageId: string): Promise<RewindResult> {
+    return request(this.sender, Requests.sessionRewind, { sessionId, messageId });
   }
 
   uncompact(sessionId: string, boundaryId?: string): Promise<{ usage: Usage }> {

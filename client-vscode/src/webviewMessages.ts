@@ -5,7 +5,12 @@ import type { PermissionOutcome, ToolPermissionParams } from "./toolWire";
 
 /** Extension host -> webview. */
 export type ToWebview =
-  /** The whole state to show: the current session (or null for the welcome view). */
+  /**
+   * The whole state to show: the current session (or null for the welcome view). A long
+   * view comes as its last page: `messages` are the view's from index `offset` of
+   * `totalMessages` (both absent: the whole view); the webview asks for the rest
+   * (`loadEarlier`) once that page is drawn.
+   */
   | {
       type: "session";
       session: Session | null;
@@ -13,7 +18,11 @@ export type ToWebview =
       messages: Message[];
       usage: Usage | null;
       hasApiKey: boolean;
+      offset?: number;
+      totalMessages?: number;
     }
+  /** The view's messages before the last page posted (`loadEarlier`'s answer): indexes 0 to `messages.length`. */
+  | { type: "earlier"; sessionId: string; messages: Message[]; totalMessages: number }
   /** The current session's usage changed (meter, category chart). */
   | { type: "usage"; sessionId: string; usage: Usage }
   /** Streamed reply text for an assistant message that is still being written. */
@@ -85,6 +94,10 @@ export interface DraftLine {
 export type FromWebview =
   | { type: "ready" }
   | { type: "send"; text: string }
+  /** Edit and resend: `messageId` (a past prompt) and what followed it leave the view, then `text` is sent. */
+  | { type: "edit"; messageId: string; text: string }
+  /** Retry: the last reply leaves the view and a new one is asked for. */
+  | { type: "retry" }
   /** The input box changed (the host asks for its usage, debounced). */
   | { type: "draft"; text: string }
   | { type: "stop" }
@@ -98,6 +111,12 @@ export type FromWebview =
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
   | { type: "openSessionDocument" }
+  /** A code block's Insert: the code goes in at the active editor's cursor. */
+  | { type: "insertCode"; code: string }
+  /** A code block's Apply: a diff of the file (named, else the active editor's) against the code, applied once accepted. */
+  | { type: "applyCode"; code: string; file?: string }
+  /** The last page posted is drawn: send the view's messages before index `before`. */
+  | { type: "loadEarlier"; sessionId: string; before: number }
   | ToolsFromWebview;
 
 export type ToolsFromWebview =
@@ -120,6 +139,8 @@ export interface WebviewState {
   sessionId: string | null;
   draft: string;
   scrollTop: number;
+  /** The message at the top of the feed and how far into it (px), the position to come back to. */
+  scrollAnchor?: { id: string; delta: number } | null;
   /** Whether the usage chart shows its per-category bars (absent: folded). */
   usageOpen?: boolean;
 }

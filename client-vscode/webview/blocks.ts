@@ -37,13 +37,58 @@ export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement
 export function markdownElement(text: string): HTMLElement {
   const el = h("div", { class: "baton-markdown" });
   el.innerHTML = renderMarkdown(text); // markdown-it with html disabled: escaped input only
-  return withCopyButtons(el);
+  return withCodeActions(withCopyButtons(el));
+}
+
+/**
+ * A message's code blocks get Insert at Cursor and Apply to File (named when the block
+ * names its file) beside Copy; the feed posts their clicks to the host.
+ */
+function withCodeActions(el: HTMLElement): HTMLElement {
+  for (const pre of el.querySelectorAll<HTMLElement>("pre.baton-code")) {
+    const file = pre.dataset.file;
+    const actions = h(
+      "span",
+      { class: "baton-code-actions" },
+      h("button", { type: "button", class: "baton-insert secondary", title: "Insert at the cursor of the active editor" }, "Insert"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "baton-apply secondary",
+          title: file ? `Apply to ${file}: see the change as a diff first` : "Apply to the active editor's file: see the change as a diff first",
+        },
+        file ? `Apply to ${basename(file)}` : "Apply",
+      ),
+    );
+    const copy = pre.querySelector(".baton-copy");
+    if (copy) actions.append(copy);
+    pre.prepend(actions);
+  }
+  return el;
+}
+
+function basename(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}
+
+/** The code of the block a button sits in, and the file it names. */
+export function codeOf(button: HTMLElement): { code: string; file: string | undefined } {
+  const pre = button.closest<HTMLElement>("pre.baton-code");
+  return { code: pre?.querySelector("code")?.textContent ?? "", file: pre?.dataset.file };
+}
+
+/** Terminal escape codes (colours, cursor moves, titles) in a tool's output: never shown. */
+const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+export function stripEscapes(text: string): string {
+  return text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
 }
 
 /** A code block's HTML as an element with its Copy button. */
 function codeElement(code: string, lang = ""): HTMLElement {
   const el = h("div", {});
-  el.innerHTML = codeBlock(code, lang);
+  el.innerHTML = codeBlock(stripEscapes(code), lang);
   return withCopyButtons(el);
 }
 
@@ -57,7 +102,7 @@ function withCopyButtons(el: HTMLElement): HTMLElement {
 
 /** A click on a code block's Copy button: the code goes to the clipboard. */
 export async function copyCode(button: HTMLElement): Promise<void> {
-  const code = button.parentElement?.querySelector("code")?.textContent ?? "";
+  const code = button.closest("pre")?.querySelector("code")?.textContent ?? "";
   try {
     await navigator.clipboard.writeText(code);
     button.textContent = "Copied";

@@ -32,12 +32,40 @@ function attachmentText(message: Message): string {
   return message.attachment ? text.slice(text.indexOf("\n") + 1) : text;
 }
 
+/** Where a summary sits among the conversation's messages: what its title says it replaced. */
+export type SummaryPlace = "earlier" | "later" | "middle";
+
+export const SUMMARY_TITLES: { [place in SummaryPlace]: string } = {
+  earlier: "Earlier conversation summarized",
+  later: "Later conversation summarized",
+  middle: "Part of the conversation summarized",
+};
+
+/** For each summary (by id): earlier (no conversation before it), later (none after), or a part between. */
+export function summaryPlaces(messages: readonly Message[]): Map<string, SummaryPlace> {
+  const out = new Map<string, SummaryPlace>();
+  const said = (m: Message): boolean => (m.kind ?? "message") === "message";
+  let before = false;
+  const pending: string[] = [];
+  for (const m of messages) {
+    if (m.kind === "summary") {
+      out.set(m.id, before ? "later" : "earlier");
+      if (before) pending.push(m.id);
+    } else if (said(m)) {
+      for (const id of pending.splice(0)) out.set(id, "middle"); // conversation on both sides
+      before = true;
+    }
+  }
+  return out;
+}
+
 /** The summary's body: folded Markdown, its restored files, Undo (see below for when). */
 export function summaryBody(
   message: Message,
   files: readonly string[],
   last: boolean,
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
+  place: SummaryPlace = "earlier",
 ): HTMLElement {
   // The summary body comes wrapped in <summary> tags for the model; here they are noise.
   // A summary the API wrote (`summarizer: "server"`) is one compaction block.
@@ -57,7 +85,7 @@ export function summaryBody(
     : null;
   const details = collapsed(
     "baton-summary",
-    [h("span", {}, "Earlier conversation summarized"), label ? h("span", { class: "baton-meta" }, label) : null],
+    [h("span", {}, SUMMARY_TITLES[place]), label ? h("span", { class: "baton-meta" }, label) : null],
     markdownElement(text),
     list,
   );

@@ -12,6 +12,7 @@ export class FeedInput {
   readonly bar = h("div", { class: "baton-selection-bar", role: "status" });
   private readonly selection = new Selection();
   private lastPosted: string | null = null; // null: post the first selection, even empty
+  private focused: string | null = null; // the roving tab stop's message
 
   constructor(
     private readonly feed: Feed,
@@ -19,6 +20,11 @@ export class FeedInput {
   ) {
     this.bar.hidden = true;
     const el = feed.el;
+    // The feed draws only the messages near the viewport: paint each as it is drawn.
+    feed.decorate = (article, id) => {
+      article.classList.toggle("selected", this.selection.has(id));
+      article.tabIndex = id === this.focused ? 0 : -1;
+    };
     // Shift-click extends the message selection, not the text selection.
     el.addEventListener("mousedown", (event) => {
       if (event.shiftKey && target(event)) event.preventDefault();
@@ -43,7 +49,8 @@ export class FeedInput {
   }
 
   private click(event: MouseEvent): void {
-    const interactive = (event.target as Element).closest("a, button, input, textarea, select");
+    // A disclosure (a folded tool call, result, thinking) opens without selecting the message.
+    const interactive = (event.target as Element).closest("a, button, input, textarea, select, summary");
     const dragged = !event.shiftKey && !(window.getSelection()?.isCollapsed ?? true); // text being selected
     if (interactive || dragged) return;
     const article = target(event);
@@ -52,12 +59,14 @@ export class FeedInput {
   }
 
   private keydown(event: KeyboardEvent): void {
+    if ((event.target as Element).closest("textarea, input")) return; // an edit box's own keys
     const ids = this.feed.ids();
     const current = (event.target as Element).closest<HTMLElement>(MESSAGE);
     if (!current || ids.length === 0) return;
     const index = ids.indexOf(current.dataset.messageId ?? "");
     const move = (to: number): void => {
-      const el = this.feed.element(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
+      // The message may not be drawn yet: the feed draws it and brings it into view.
+      const el = this.feed.reveal(ids[Math.max(0, Math.min(ids.length - 1, to))] ?? "");
       if (!el) return;
       event.preventDefault();
       this.focus(el, true);
@@ -96,17 +105,17 @@ export class FeedInput {
   private focus(article: HTMLElement, reveal = false): void {
     for (const el of this.feed.el.querySelectorAll<HTMLElement>("article[tabindex='0']")) el.tabIndex = -1;
     article.tabIndex = 0;
+    this.focused = article.dataset.messageId ?? null;
     article.focus({ preventScroll: true }); // a click must not make the feed jump
     if (reveal) article.scrollIntoView({ block: "nearest" });
   }
 
   private changed(): void {
     const ids = this.feed.ids();
-    for (const id of ids) this.feed.element(id)?.classList.toggle("selected", this.selection.has(id));
-    if (!this.feed.el.querySelector("article[tabindex='0']")) {
-      const last = this.feed.element(ids[ids.length - 1] ?? "");
-      if (last) last.tabIndex = 0;
-    }
+    for (const el of this.feed.drawnElements()) el.classList.toggle("selected", this.selection.has(el.dataset.messageId ?? ""));
+    if (this.focused === null || !ids.includes(this.focused)) this.focused = ids[ids.length - 1] ?? null;
+    const stop = this.focused ? this.feed.element(this.focused) : undefined;
+    if (stop && !this.feed.el.querySelector("article[tabindex='0']")) stop.tabIndex = 0;
     const messageIds = this.selection.ordered(ids);
     const key = JSON.stringify(messageIds);
     if (key === this.lastPosted) return;

@@ -7,6 +7,8 @@ export interface HeaderHandlers {
   pickSession(): void;
   newChat(): void;
   importSession(): void;
+  /** Open the find box (search every message of the conversation). */
+  find(): void;
 }
 
 export class Header {
@@ -26,6 +28,11 @@ export class Header {
         class: "secondary baton-more",
         title: "All sessions (search)",
         "aria-label": "All sessions",
+      }),
+      button("Find", () => handlers.find(), {
+        class: "secondary baton-find-open",
+        title: "Find in the conversation (Ctrl+F)",
+        "aria-label": "Find in the conversation",
       }),
       button("New Chat", () => handlers.newChat(), { class: "baton-new-chat" }),
     );

@@ -13,6 +13,7 @@ import { ChipBar } from "./chips";
 import { Composer } from "./composer";
 import { button, h } from "./dom";
 import { Feed } from "./feed";
+import { FindBar } from "./find";
 import { Header, type HeaderHandlers, welcome } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
@@ -21,6 +22,7 @@ import { UsageChart } from "./usage";
 import type { Session } from "./wire";
 
 type SessionUpdate = Extract<ToWebview, { type: "session" }>;
+type Earlier = Extract<ToWebview, { type: "earlier" }>;
 type Notice = Extract<ToWebview, { type: "notice" }>;
 
 /** How long a notice stays: an auto-compaction that worked, and one that did not. */
@@ -41,12 +43,15 @@ class ChatView {
   private noticeTimer = 0;
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
   private readonly input: FeedInput;
+  private readonly find: FindBar;
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
   private restoreScroll = true; // until the saved session has been shown (or another chosen)
   private busy = false;
   private scrollSaved = 0;
+  private shownUpdate: SessionUpdate | null = null; // the last session update drawn (for its pages)
+  private earlierAsked = 0;
 
   constructor(root: HTMLElement) {
     const actions: HeaderHandlers = {
@@ -54,6 +59,7 @@ class ChatView {
       pickSession: () => this.host.post({ type: "pickSession" }),
       newChat: () => this.host.post({ type: "newChat" }),
       importSession: () => this.host.post({ type: "import" }),
+      find: () => this.find.open(),
     };
     this.header = new Header(actions);
     this.usage = new UsageChart(
@@ -64,14 +70,23 @@ class ChatView {
     this.welcomeActions = actions;
     this.feed = new Feed({
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
+      insertCode: (code) => this.host.post({ type: "insertCode", code }),
+      edit: (messageId, text) => {
+        this.banner.hidden = true;
+        this.hideNotice();
+        this.host.post({ type: "edit", messageId, text });
+      },
+      retry: () => this.host.post({ type: "retry" }),
+      applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
     });
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
+    this.find = new FindBar(this.feed);
     this.composer = new Composer({
       send: (text) => {
         this.banner.hidden = true; // an old failure is no news once the user goes on
         this.hideNotice();
         this.feed.showPrompt(text);
-        this.scrollToEnd();
+        this.feed.scrollToEnd();
         this.host.post({ type: "send", text });
       },
       stop: () => this.host.post({ type: "stop" }),
@@ -103,6 +118,7 @@ class ChatView {
         this.banner,
         this.notice,
         this.welcomeSlot,
+        this.find.el,
         this.feed.el,
         this.input.bar,
         this.permissions.el,
@@ -128,12 +144,14 @@ class ChatView {
       case "usage":
         if (message.sessionId === this.session?.sessionId) this.usage.render(message.usage);
         return;
+      case "earlier":
+        return this.showEarlier(message);
       case "delta":
         if (message.sessionId !== this.session?.sessionId) return;
         {
-          const stick = this.atEnd();
+          const stick = this.feed.isAtEnd();
           this.feed.delta(message.messageId, message.text);
-          if (stick) this.scrollToEnd();
+          if (stick) this.feed.scrollToEnd();
         }
         return;
       case "busy":
@@ -179,7 +197,7 @@ class ChatView {
     if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
     this.dropStale(update, changed);
-    const stick = !changed && this.atEnd();
+    const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);
@@ -191,17 +209,64 @@ class ChatView {
     this.composer.el.hidden = !open;
     this.attachSlot.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
-    this.feed.render(open ? update.messages : [], this.busy, readOnly);
-    this.input.refresh(changed);
-    const restoring = this.restoreScroll && open && shown === saved && this.host.state.scrollTop > 0;
+    this.showMessages(update, changed);
+    const anchor = this.host.state.scrollAnchor;
+    const restoring = this.restoreScroll && open && shown === saved && (anchor ?? null) !== null;
     if (!interim) {
       this.restoreScroll = false;
       this.host.save({ sessionId: shown });
     }
-    if (restoring) this.feed.el.scrollTop = this.host.state.scrollTop;
-    else if (open && (changed || stick)) this.scrollToEnd();
+    if (restoring && anchor) this.feed.restore({ id: anchor.id, row: 0, delta: anchor.delta });
+    else if (open && (changed || stick)) this.feed.scrollToEnd();
+    this.askEarlier();
     // a draft restored with the view state gets its line once the host has a session
     if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
+  }
+
+  /**
+   * Draw the update's messages. A last page of a session already shown keeps the earlier
+   * messages drawn before until the host sends the new ones (`earlier`), when the page
+   * starts where they left off; else the rows before the page wait, estimated, for them.
+   */
+  private showMessages(update: SessionUpdate, changed: boolean): void {
+    const open = update.session !== null;
+    const readOnly = update.session?.readOnly === true;
+    let messages = open ? update.messages : [];
+    let offset = open ? (update.offset ?? 0) : 0;
+    const held = this.feed.all();
+    if (!changed && offset > 0 && this.feed.firstLoaded === 0 && held[offset]?.id === messages[0]?.id) {
+      messages = [...held.slice(0, offset), ...messages];
+      offset = 0;
+    }
+    this.shownUpdate = update;
+    this.feed.render(messages, this.busy, readOnly, offset, open ? (update.totalMessages ?? messages.length) : 0);
+    this.input.refresh(changed);
+    this.find.refresh();
+  }
+
+  /** Once the last page is drawn (the next frame has painted), ask for the messages before it. */
+  private askEarlier(): void {
+    const update = this.shownUpdate;
+    const sessionId = update?.session?.sessionId;
+    const before = update?.offset ?? 0;
+    if (!update || sessionId === undefined || before <= 0) return;
+    const ask = ++this.earlierAsked;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (ask === this.earlierAsked && this.shownUpdate === update) this.host.post({ type: "loadEarlier", sessionId, before });
+      }, 0),
+    );
+  }
+
+  /** The messages before the last page: the whole view is drawn from them and the page. */
+  private showEarlier(message: Earlier): void {
+    const update = this.shownUpdate;
+    if (!update || update.session?.sessionId !== message.sessionId) return;
+    if ((update.offset ?? 0) !== message.messages.length || update.totalMessages !== message.totalMessages) return;
+    const whole: SessionUpdate = { ...update, messages: [...message.messages, ...update.messages] };
+    delete whole.offset;
+    delete whole.totalMessages;
+    this.showMessages(whole, false);
   }
 
   /** What a session update makes stale: the server answered; a key is set; another session. */
@@ -250,18 +315,12 @@ class ChatView {
       this.scrollSaved = requestAnimationFrame(() => {
         this.scrollSaved = 0;
         // Only the saved session's position: not an interim one shown while it is asked for.
-        if (this.session?.sessionId === this.host.state.sessionId) this.host.save({ scrollTop: feed.scrollTop });
+        if (this.session?.sessionId !== this.host.state.sessionId) return;
+        const at = this.feed.capture();
+        const scrollAnchor = at.end || at.id === undefined ? null : { id: at.id, delta: at.delta };
+        this.host.save({ scrollTop: feed.scrollTop, scrollAnchor });
       });
     });
-  }
-
-  private atEnd(): boolean {
-    const f = this.feed.el;
-    return f.scrollHeight - f.scrollTop - f.clientHeight < 24;
-  }
-
-  private scrollToEnd(): void {
-    this.feed.el.scrollTop = this.feed.el.scrollHeight;
   }
 }
 

@@ -66,14 +66,36 @@ export function renderMarkdown(text: string): string {
   return md.render(text);
 }
 
+/**
+ * The file a fenced block says it is, if it says: its info string (```python:src/app.py,
+ * ```python src/app.py, ```python title="src/app.py") or a first-line comment naming a
+ * path (`# src/app.py`, `// file: src/app.ts`).
+ */
+export function blockFile(code: string, info: string): string | undefined {
+  const PATH = /^[\w.~@+-]*[\w~@+-][\w./\\~@+-]*\.\w+$/;
+  const words = info.trim().split(/\s+/);
+  const first = words[0] ?? "";
+  const colon = first.indexOf(":");
+  const candidates = [
+    colon > 0 ? first.slice(colon + 1) : "",
+    ...words.slice(1).map((w) => w.replace(/^(?:title|file|filename|path)=/, "").replace(/^["']|["']$/g, "")),
+  ];
+  const named = candidates.find((c) => PATH.test(c));
+  if (named) return named;
+  const line = /^(?:#|\/\/|--|;)\s*(?:file(?:name)?:\s*)?(\S+)\s*$/.exec(code.split("\n", 1)[0] ?? "");
+  return line && PATH.test(line[1] ?? "") && /[/\\]|\.\w{1,5}$/.test(line[1] ?? "") ? line[1] : undefined;
+}
+
 /** A fenced block: highlighted when its language is one we bundle, escaped otherwise. */
 function highlight(code: string, info: string): string {
-  const lang = info.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
+  const lang = (info.trim().split(/\s+/)[0] ?? "").split(":")[0]?.toLowerCase() ?? "";
   const known = lang !== "" && hljs.getLanguage(lang) !== undefined;
   const body = known ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : md.utils.escapeHtml(code);
   const langClass = known ? ` language-${md.utils.escapeHtml(lang)}` : "";
   const label = lang ? ` data-lang="${md.utils.escapeHtml(lang)}"` : "";
-  return `<pre class="baton-code"${label}><code class="hljs${langClass}">${body}</code></pre>\n`;
+  const file = blockFile(code, info);
+  const named = file ? ` data-file="${md.utils.escapeHtml(file)}"` : "";
+  return `<pre class="baton-code"${label}${named}><code class="hljs${langClass}">${body}</code></pre>\n`;
 }
 
 /** A code block outside Markdown (tool input, tool output), highlighted as `lang`. */

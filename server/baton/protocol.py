@@ -48,6 +48,7 @@ from baton.contract.names import (
     SESSION_LIST,
     SESSION_PIN,
     SESSION_RENDER,
+    SESSION_REWIND,
     SESSION_SCHEME,
     SESSION_SEND,
     SESSION_SET_MODEL,
@@ -84,6 +85,8 @@ from baton.contract.wire_models import (
     Range,
     RangeCommandArgs,
     RenderResult,
+    RewindParams,
+    RewindResult,
     SendParams,
     SendResult,
     SessionChanged,
@@ -142,7 +145,12 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 ]  # fmt: skip
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
-__all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
+__all__ += ["ClientContext", "UsageText"]
+__all__ += [
+    "SESSION_REWIND",
+    "RewindParams",
+    "RewindResult",
+]  # edit and resend, retry  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",
@@ -189,6 +197,7 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_IMPORT, ImportParams, SessionInfo, progress=True),
     Request(SESSION_PIN, PinParams, Message),
     Request(SESSION_SET_MODEL, SetModelParams, ModelSwitch),
+    Request(SESSION_REWIND, RewindParams, RewindResult),
     Request(USAGE, UsageParams, DraftUsage),
     Request(COMPACT, CompactParams, CompactResult, progress=True),
     Request(UNCOMPACT, UncompactParams, UncompactResult),

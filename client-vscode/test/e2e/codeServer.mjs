@@ -47,6 +47,20 @@ async function freePort() {
   return port;
 }
 
+/**
+ * Writes a generated session of about `tokens` (bench/sessions.py, the bench's generator)
+ * into the data dir, with the Python that runs baton; returns its id and message count.
+ */
+export async function generateSession(fx, tokens) {
+  const venvPython = join(dirname(fx.tools.baton), "python");
+  const python = existsSync(venvPython) ? venvPython : "python3";
+  const { stdout } = await run(python, [join(repoRoot, "bench", "sessions.py"), String(tokens), fx.dataDir], {
+    cwd: repoRoot,
+    timeout: 120_000,
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1));
+}
+
 /** Imports the bundled example Claude Code session into a fresh data dir; returns its id and usage. */
 async function importSession(baton, dataDir) {
   const example = join(repoRoot, "server/baton/examples/session.jsonl");
@@ -96,6 +110,7 @@ async function setUp(fx) {
   cpSync(join(repoRoot, "server/baton/examples/workspace"), fx.workspace, { recursive: true });
   writeFileSync(join(fx.workspace, "README.md"), "# expenses\n\nMonthly report from the bank's CSV export.\n");
   fx.session = await importSession(tools.baton, dataDir);
+  fx.dataDir = dataDir;
 
   const consumerVsix = join(root, "api-consumer.vsix");
   await run(tools.vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", consumerVsix], {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { generateSession, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 let fx;
@@ -117,26 +117,34 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     await fx.page.locator(METER).click();
     const frame = await chatFrame();
     const messages = frame.locator("[data-message-id]");
-    await until("every message of the view", async () =>
-      (await messages.count()) === fx.session.messages ? true : undefined,
+    // The feed draws the messages near the viewport; each says where it sits in the view.
+    await until("the view's messages", async () =>
+      (await messages.first().getAttribute("aria-setsize")) === String(fx.session.messages) ? true : undefined,
     );
     const transcript = readFileSync(fx.session.transcript, "utf8");
     for (const id of await messages.evaluateAll((els) => els.map((e) => e.dataset.messageId))) {
       assert.ok(transcript.includes(`"${id}"`), `message ${id} is not in the session's transcript`);
     }
-    await frame.getByText("The monthly report crashes on the March bank export").first().waitFor({ timeout: WAIT });
+    const first = frame.getByText("The monthly report crashes on the March bank export").first();
+    await until("the first prompt, drawn once scrolled to", async () => {
+      await frame.locator(".baton-feed").evaluate((el) => (el.scrollTop = 0));
+      return (await first.count()) > 0 ? true : undefined;
+    });
     await shot("e2e-1-meter-and-chat");
   });
 
   step("right-click Compact Up To Here puts a summary boundary in and lowers the meter", async () => {
     const frame = await chatFrame();
-    const ids = await frame.locator("[data-message-id]").evaluateAll((els) => els.map((e) => e.dataset.messageId));
+    // The panel's find box draws a message wherever it is.
+    await frame.locator(".baton-find-open").click();
+    await frame.locator(".baton-find-input").fill("Please add tests for the parsing helpers");
     // the user's second prompt, mid-conversation: a safe cut, so the pivot is not moved
-    const pivot = frame.locator("[data-message-id]", { hasText: "Please add tests for the parsing helpers" }).first();
-    const pivotId = await pivot.getAttribute("data-message-id");
-    const at = ids.indexOf(pivotId);
-    assert.ok(at > 0 && at < ids.length - 1, `pivot ${pivotId} at ${at} of ${ids.length}`);
-    await pivot.scrollIntoViewIfNeeded();
+    const pivot = frame.locator("article[data-message-id]", { hasText: "Please add tests for the parsing helpers" }).first();
+    await pivot.waitFor({ timeout: WAIT });
+    const at = Number(await pivot.getAttribute("aria-posinset")) - 1;
+    const total = Number(await pivot.getAttribute("aria-setsize"));
+    assert.ok(at > 0 && at < total - 1, `pivot at ${at} of ${total}`);
+    await frame.locator(".baton-find-input").press("Escape");
     await pivot.click({ button: "right" });
     const item = fx.page.locator(".context-view .monaco-menu .action-item", { hasText: "Compact Up To Here" });
     await item.first().waitFor({ state: "visible", timeout: WAIT });
@@ -144,18 +152,21 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     await item.first().click();
     await item.first().waitFor({ state: "hidden", timeout: WAIT });
     const summary = (await chatFrame()).locator(".baton-summary").first();
-    await summary.waitFor({ timeout: 60_000 });
+    await until("the summary, first in the view", async () => {
+      await (await chatFrame()).locator(".baton-feed").evaluate((el) => (el.scrollTop = 0));
+      return (await summary.count()) > 0 ? true : undefined;
+    }, 60_000);
     const after = await until("a lower meter", async () => {
       const now = await meter();
       return now.kTokens < meterBefore.kTokens ? now : undefined;
     });
     assert.ok(after.percent <= meterBefore.percent, `${meterBefore.text} -> ${after.text}`);
     meterBefore = after;
-    const shown = new Set(
-      await (await chatFrame()).locator("[data-message-id]").evaluateAll((els) => els.map((e) => e.dataset.messageId)),
-    );
-    for (const id of ids.slice(0, at + 1)) assert.ok(!shown.has(id), `summarized message ${id} is still shown`);
-    for (const id of ids.slice(at + 1)) assert.ok(shown.has(id), `kept message ${id} is not shown`);
+    // The summary took the place of the first at + 1 messages; the rest are kept after it.
+    const head = (await chatFrame()).locator("article[data-message-id]").first();
+    assert.match((await head.getAttribute("class")) ?? "", /kind-summary/);
+    const size = Number(await head.getAttribute("aria-setsize"));
+    assert.ok(size < total && size >= total - (at + 1) + 1, `${total} messages became ${size}`);
     await summary.scrollIntoViewIfNeeded();
     await shot("e2e-3-compacted");
   });
@@ -214,5 +225,71 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     }, 60_000);
     assert.equal(await fx.page.getByText("The editor could not be opened").count(), 0);
     await shot("e2e-6-reloaded-session-document");
+  });
+
+  step("a 1M-token session opens in the chat view, drawn a window at a time, and scrolls end to end", async () => {
+    const big = await generateSession(fx, 1_000_000);
+    assert.ok(big.messages > 3000, JSON.stringify(big));
+    await fx.page.locator(METER).click();
+    const frame = await chatFrame();
+    await frame.locator(".baton-more").click(); // the header's "All sessions"
+    const input = fx.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("Benchmark session");
+    const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Benchmark session" });
+    await row.waitFor({ state: "visible", timeout: WAIT });
+    await input.press("Enter");
+    const chat = await chatFrame();
+    await chat.locator(`article[data-message-id="${big.lastMessageId}"]`).waitFor({ timeout: 60_000 });
+    // The rest of the view arrives after the last page is drawn; the first message is then
+    // reachable by scrolling to the top.
+    const counts = () =>
+      chat.evaluate(() => ({
+        elements: document.getElementsByTagName("*").length,
+        drawn: document.querySelectorAll("article[data-message-id]").length,
+        setSize: document.querySelector("article[data-message-id]")?.getAttribute("aria-setsize"),
+      }));
+    const opened = await counts();
+    assert.equal(opened.setSize, String(big.messages));
+    assert.ok(opened.elements < 3000, JSON.stringify(opened));
+    await shot("e2e-7-1m-session-opened");
+    await until("the first message, drawn after scrolling to the top", async () => {
+      await chat.locator(".baton-feed").evaluate((el) => (el.scrollTop = 0));
+      return (await chat.locator(`article[data-message-id="${big.firstMessageId}"]`).count()) === 1 ? true : undefined;
+    }, 60_000);
+    const scrolled = await counts();
+    assert.ok(scrolled.elements < 3000, JSON.stringify(scrolled));
+    assert.equal(await chat.locator(`article[data-message-id="${big.lastMessageId}"]`).count(), 0);
+    await shot("e2e-8-1m-session-scrolled-to-the-top");
+  });
+
+  step("a code block's Insert puts its code at the cursor of the open editor", async () => {
+    // Open the workspace's README.md (Quick Open), then go back to the chat.
+    await fx.page.keyboard.press("Control+P");
+    const input = fx.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("README.md");
+    await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "README.md" }).waitFor({ timeout: WAIT });
+    await input.press("Enter");
+    const tab = fx.page.locator(".tabs-container .tab.active", { hasText: "README.md" });
+    await tab.waitFor({ state: "visible", timeout: WAIT });
+    const chat = await chatFrame();
+    const block = chat.locator("article[data-message-id] pre.baton-code:has(.baton-insert)").last();
+    await until("a drawn code block with Insert", async () => {
+      if ((await block.count()) > 0) return true;
+      await chat.locator(".baton-feed").evaluate((el) => (el.scrollTop -= el.clientHeight));
+      return undefined;
+    });
+    const code = (await block.locator("code").textContent()) ?? "";
+    const firstLine = code.split("\n")[0].trim();
+    assert.ok(firstLine.length > 0, "the block has code");
+    await block.hover();
+    await block.locator(".baton-insert").click();
+    const editor = fx.page.locator(".editor-instance .monaco-editor").first();
+    await until("the code in README.md", async () => {
+      const text = (await editor.locator(".view-lines").first().innerText({ timeout: 2000 })).replace(/\u00a0/g, " ");
+      return text.includes(firstLine) ? text : undefined;
+    });
+    await shot("e2e-9-insert-at-cursor");
   });
 });

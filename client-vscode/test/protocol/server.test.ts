@@ -241,3 +241,42 @@ test("a declared client context counts on create and append; the usage carries i
   const again = await server.rpc.append(session.sessionId, conversation(1), { toolsTokens: 3000 });
   assert.equal(again.usage.breakdown.tools, 3000);
 });
+
+test("edit and resend, then retry: rewind takes the turns out of the view, a send or a continuation follows, undo brings them back", async () => {
+  const fake = await startFakeApi();
+  const keyed = await Server.start({ key: "sk-ant-protocol-test", env: { ANTHROPIC_BASE_URL: fake.baseUrl } });
+  try {
+    const { sessionId } = await keyed.rpc.createSession({ title: "Edits" });
+    await keyed.rpc.send(sessionId, "First question");
+    await keyed.rpc.send(sessionId, "A question with a typo");
+    const before = (await keyed.rpc.getSession(sessionId)).messages;
+    assert.equal(before.length, 4);
+    const typo = before[2]!;
+
+    // Edit and resend: the prompt and its reply leave the view, the edited prompt goes.
+    const rewound = await keyed.rpc.rewind(sessionId, typo.id);
+    assert.deepEqual(rewound.rewoundMessageIds, before.slice(2).map((m) => m.id));
+    await keyed.rpc.send(sessionId, "The question, fixed");
+    const edited = (await keyed.rpc.getSession(sessionId)).messages;
+    assert.deepEqual(edited.slice(0, 2).map((m) => m.id), before.slice(0, 2).map((m) => m.id));
+    assert.equal(edited.length, 4);
+    assert.equal((edited[2]!.content[0] as { text?: string }).text ?? edited[2]!.content, "The question, fixed");
+
+    // Retry: the last reply leaves the view and a continuation writes a new one.
+    const lastReply = edited[3]!;
+    await keyed.rpc.rewind(sessionId, lastReply.id);
+    const retried = await keyed.rpc.send(sessionId, undefined);
+    assert.notEqual(retried.message.id, lastReply.id);
+    const after = (await keyed.rpc.getSession(sessionId)).messages;
+    assert.deepEqual(after.map((m) => m.id), [...edited.slice(0, 3).map((m) => m.id), retried.message.id]);
+
+    // The first rewind undone: the old prompt and reply come back before the edited turn.
+    await keyed.rpc.uncompact(sessionId, rewound.boundaryId);
+    const restored = (await keyed.rpc.getSession(sessionId)).messages.map((m) => m.id);
+    assert.deepEqual(restored.slice(0, 4), before.map((m) => m.id));
+    assert.equal((await keyed.rpc.getSession(sessionId)).session.compactions, 0);
+  } finally {
+    await keyed.stop();
+    await fake.stop();
+  }
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
-import { ChatController, NO_SERVER, type ChatPorts } from "../../src/chatController";
+import { ChatController, NO_SERVER, VIEW_PAGE, type ChatPorts } from "../../src/chatController";
 import { CurrentSession } from "../../src/currentSession";
 import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
@@ -14,6 +14,7 @@ class Fake {
   posted: ToWebview[] = [];
   commands: [string, string | undefined][] = [];
   selections: string[][] = [];
+  code: [string, string, string | undefined][] = [];
   running = true;
   key = false;
   sendFailure: unknown;
@@ -48,12 +49,12 @@ class Fake {
           return s;
         },
         send: async (id: string, text: string | undefined, options: CallOptions = {}) => {
-          this.calls.push("send");
+          this.calls.push(text === undefined ? "send (continue)" : "send");
           this.sendToken = options.token;
           const entry = this.sessions.get(id)!;
           // refused before the prompt is stored (no key, say): the server keeps nothing
           if (this.sendFailure && !hasPromptId(this.sendFailure)) throw this.sendFailure;
-          entry.messages.push(message(`u${entry.messages.length}`, "user", text ?? ""));
+          if (text !== undefined) entry.messages.push(message(`u${entry.messages.length}`, "user", text));
           if (this.sendGate) await this.sendGate;
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.sendFailure) throw this.sendFailure;
@@ -70,6 +71,14 @@ class Fake {
           this.calls.push("compact");
           if (this.compactFailure) throw this.compactFailure;
           return compactResult(id);
+        },
+        rewind: async (id: string, messageId: string) => {
+          this.calls.push(`rewind ${messageId}`);
+          const entry = this.sessions.get(id)!;
+          const at = entry.messages.findIndex((m) => m.id === messageId);
+          if (at < 0) throw Object.assign(new Error("not in the view"), { data: { code: "invalid_params" } });
+          const rewound = entry.messages.splice(at).map((m) => m.id);
+          return { boundaryId: "bnd_rw", rewoundMessageIds: rewound, usage: usage({ sessionId: id }) };
         },
         setModel: async (id: string, model: string) => {
           const entry = this.sessions.get(id)!;
@@ -89,6 +98,12 @@ class Fake {
         this.commands.push([name, arg]);
       },
       selectionChanged: (ids) => this.selections.push([...ids]),
+      insertCode: async (code) => {
+        this.code.push(["insert", code, undefined]);
+      },
+      applyCode: async (code, file) => {
+        this.code.push(["apply", code, file]);
+      },
     };
   }
 
@@ -456,4 +471,85 @@ test("switching the model shows the new usage at once and says when it no longer
   assert.equal(current.usage?.state, "blocking");
   assert.equal(ofType(fake.posted, "usage").at(-1)?.usage.state, "blocking");
   assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning" });
+});
+
+test("a long view goes as its last page; the rest comes when the view asks for it", async () => {
+  const { fake, chat } = setup();
+  const view = Array.from({ length: VIEW_PAGE + 30 }, (_, i) => message(`m${i}`, i % 2 ? "assistant" : "user", `text ${i}`));
+  fake.add(session("long", "2026-11-30T10:00:00Z"), view);
+  await chat.receive({ type: "ready" });
+  const shown = fake.lastSession();
+  assert.equal(shown.offset, 30);
+  assert.equal(shown.totalMessages, VIEW_PAGE + 30);
+  assert.deepEqual(shown.messages.map((m) => m.id), view.slice(30).map((m) => m.id));
+  await chat.receive({ type: "loadEarlier", sessionId: "long", before: 30 });
+  const earlier = ofType(fake.posted, "earlier");
+  assert.equal(earlier.length, 1);
+  assert.deepEqual(earlier[0]!.messages.map((m) => m.id), view.slice(0, 30).map((m) => m.id));
+  assert.equal(earlier[0]!.totalMessages, VIEW_PAGE + 30);
+  // Another session's (or a stale) request is not answered: its own update is on its way.
+  await chat.receive({ type: "loadEarlier", sessionId: "other", before: 30 });
+  await chat.receive({ type: "loadEarlier", sessionId: "long", before: VIEW_PAGE + 31 });
+  assert.equal(ofType(fake.posted, "earlier").length, 1);
+  // A short view goes whole, without a page's offset.
+  fake.add(session("short", "2026-12-01T10:00:00Z"), view.slice(0, 3));
+  await chat.receive({ type: "selectSession", sessionId: "short" });
+  assert.equal(fake.lastSession().offset, undefined);
+  assert.equal(fake.lastSession().messages.length, 3);
+});
+
+test("a code block's Insert and Apply go to the editor, with the file the block names", async () => {
+  const { fake, chat } = setup();
+  await chat.receive({ type: "insertCode", code: "x = 1\n" });
+  await chat.receive({ type: "applyCode", code: "y = 2\n", file: "src/app.py" });
+  await chat.receive({ type: "applyCode", code: "z = 3\n" });
+  assert.deepEqual(fake.code, [
+    ["insert", "x = 1\n", undefined],
+    ["apply", "y = 2\n", "src/app.py"],
+    ["apply", "z = 3\n", undefined],
+  ]);
+});
+
+test("edit and resend: the prompt and what followed leave the view, then the new text is sent", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [
+    message("u1", "user", "first"),
+    message("a1", "assistant", "one"),
+    message("u2", "user", "wrong question"),
+    message("a2", "assistant", "two"),
+  ]);
+  await chat.receive({ type: "ready" });
+  fake.calls = [];
+  await chat.receive({ type: "edit", messageId: "u2", text: "right question" });
+  assert.deepEqual(fake.calls, ["rewind u2", "send"]);
+  const texts = fake.lastSession().messages.map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join(""));
+  assert.deepEqual(texts, ["first", "one", "right question", "Reply"]);
+  const notice = ofType(fake.posted, "notice").at(-1);
+  assert.match(notice?.message ?? "", /^2 messages left the view .*Undo Compaction/);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question" });
+});
+
+test("retry: the last reply leaves the view and a continuation asks for a new one", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [
+    message("u1", "user", "question"),
+    message("a1", "assistant", "a bad answer"),
+  ]);
+  await chat.receive({ type: "ready" });
+  fake.calls = [];
+  const outcomes = ofType(fake.posted, "sendOutcome").length;
+  await chat.receive({ type: "retry" });
+  assert.deepEqual(fake.calls, ["rewind a1", "send (continue)"]);
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["u1", "a1"]); // a new reply, the same id here
+  assert.equal(fake.lastSession().messages[1]!.content[0]!.type === "text" && fake.lastSession().messages[1]!.content[0]!.text, "Reply");
+  // no prompt went from the box, so the box is left as it is
+  assert.equal(ofType(fake.posted, "sendOutcome").length, outcomes);
+  // nothing to retry without a prompt in the view
+  fake.add(session("empty", "2026-12-01T10:00:00Z"), []);
+  await chat.receive({ type: "selectSession", sessionId: "empty" });
+  fake.calls = [];
+  await chat.receive({ type: "retry" });
+  assert.deepEqual(fake.calls, []);
 });

@@ -184,3 +184,39 @@ export function sessionUpdate(overrides = {}) {
     ...overrides,
   };
 }
+
+/**
+ * A long view of `count` messages (a 1M-token session has about 3,700): prompts, replies of
+ * varied length with code, tool calls and their results. Message i says "needle-i" once, so
+ * a search can aim at one message anywhere in it.
+ */
+export function longView(count = 3700) {
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const turn = i % 4;
+    const words = "alpha beta gamma delta epsilon zeta eta theta ".repeat(1 + ((i * 7) % 23));
+    let content;
+    if (turn === 0) content = [text(`Prompt ${i}: needle-${i} ${words}`)];
+    else if (turn === 1)
+      content = [text(`Looking. needle-${i}`), { type: "tool_use", id: `tu_${i}`, name: "Read", input: { path: `src/f${i}.py` } }];
+    else if (turn === 2)
+      content = [{ type: "tool_result", tool_use_id: `tu_${i - 1}`, content: `line one of f${i}\nneedle-${i}\n` + "x = 1\n".repeat(i % 9) }];
+    else content = [text(`Reply ${i}: needle-${i} ${words}\n\n\`\`\`python\ndef f${i}():\n    return ${i}\n\`\`\`\n`)];
+    out.push({
+      id: `v${i}`,
+      role: turn === 1 || turn === 3 ? "assistant" : "user",
+      kind: "message",
+      content,
+      createdAt: "2026-12-01T09:30:00Z",
+      tokens: 100 + ((i * 13) % 400),
+    });
+  }
+  return out;
+}
+
+/** The session update the host posts for a long view: its last `page` messages, then the rest on request. */
+export function longUpdate(messages, page = 120) {
+  const offset = Math.max(0, messages.length - page);
+  const base = sessionUpdate({ messages: messages.slice(offset), session: { ...SESSION, compactions: 0 } });
+  return offset > 0 ? { ...base, offset, totalMessages: messages.length } : base;
+}

@@ -160,16 +160,19 @@ test("click selects one message, shift-click a range in view order, Escape clear
   assert.deepEqual(await page.$$eval("article[tabindex='0']", (els) => els.map((el) => el.dataset.messageId)), [
     "m_att1",
   ]);
-  // A tool result is all folded summary line: clicking it opens it and selects the message.
+  // A tool result is all folded summary line: clicking that line opens it without
+  // selecting the message (issue 21); a click on the message's edge selects it.
   from = (await posted(page)).length;
   await message(page, "m_result1").locator("details > summary").click();
-  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_result1"]);
   assert.equal(
     await message(page, "m_result1")
       .locator("details")
       .evaluate((d) => d.open),
     true,
   );
+  assert.equal(await message(page, "m_result1").evaluate((el) => el.classList.contains("selected")), false);
+  await clickMessage(page, "m_result1");
+  assert.deepEqual((await waitPosted(page, (m) => m.type === "selection", from)).messageIds, ["m_result1"]);
   // A link or a button inside a message does its own thing and leaves the selection alone.
   from = (await posted(page)).length;
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();

@@ -22,6 +22,7 @@ SESSION_RENDER = "baton/session/render"
 SESSION_IMPORT = "baton/session/import"
 SESSION_PIN = "baton/session/pin"
 SESSION_SET_MODEL = "baton/session/setModel"
+SESSION_REWIND = "baton/session/rewind"
 USAGE = "baton/usage"
 COMPACT = "baton/compact"
 UNCOMPACT = "baton/uncompact"
@@ -55,6 +56,7 @@ REQUESTS = (
     SESSION_IMPORT,
     SESSION_PIN,
     SESSION_SET_MODEL,
+    SESSION_REWIND,
     USAGE,
     COMPACT,
     UNCOMPACT,

@@ -137,6 +137,10 @@ class UncompactParams(SessionParams):
     boundary_id: str | None = None
 
 
+class RewindParams(SessionParams):
+    message_id: str = Field(description="the first message taken out of the view")
+
+
 class PinParams(SessionParams):
     message_id: str
     pinned: bool
@@ -237,6 +241,15 @@ class UncompactResult(WireModel):
     usage: Usage
 
 
+class RewindResult(WireModel):
+    """A rewind: its boundary (`baton/uncompact` with this id puts the messages back), the
+    messages it took out of the view, and the usage after it."""
+
+    boundary_id: str
+    rewound_message_ids: list[str]
+    usage: Usage
+
+
 class Empty(WireModel):
     pass
 
@@ -269,7 +282,7 @@ class RenderResult(WireModel):
 # ---- notification payloads ---------------------------------------------------------------
 
 ChangeReason = Literal[
-    "append", "reply", "compact", "uncompact", "delete", "pin", "create", "model"
+    "append", "reply", "compact", "uncompact", "delete", "pin", "create", "model", "rewind"
 ]
 
 

@@ -91,6 +91,13 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
         session.compacting = False
 
 
+def rewind(session: Session, message_id: str) -> Boundary:
+    """Cut the view before `message_id` (edit a prompt, retry a reply); not while it compacts."""
+    if session.compacting:
+        raise CompactionInProgress(f"session {session.session_id} is being compacted")
+    return session.rewind(message_id)
+
+
 def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
     """Undo one compaction (default: the latest), keeping every turn made after it."""
     if session.compacting:

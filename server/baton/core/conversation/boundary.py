@@ -11,8 +11,10 @@ from baton.core.conversation.messages import Message, WireModel, new_id, now_iso
 Direction = Literal["all", "up_to", "from", "range"]
 """What a compaction request summarizes (PROTOCOL.md `direction`): the one declaration."""
 DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
-BoundaryDirection = Direction | Literal["microcompact"]
-"""A committed boundary's direction: a requested one, or idle microcompaction's."""
+BoundaryDirection = Direction | Literal["microcompact", "rewind"]
+"""A committed boundary's direction: a requested one, idle microcompaction's, or a rewind's
+(the view cut before a message, to edit a prompt or retry a reply: `summarized_ids` are the
+messages it took out, which undo puts back)."""
 Trigger = Literal["manual", "auto"]
 
 
@@ -120,3 +122,14 @@ def expand(ids: list[str], stands_for: dict[str, list[str]]) -> list[str]:
                 placed.add(one)
                 out.append(one)
     return out
+
+
+def unrewind(view: list[str], boundary: Boundary) -> list[str]:
+    """The view once rewind `boundary` is undone: the messages it took out back after the
+    last message it kept that is still in the view (before the turns sent since), or at
+    the start when none is."""
+    present = set(view)
+    back = [mid for mid in boundary.summarized_ids if mid not in present]
+    kept = set(boundary.view_after)
+    at = max((n + 1 for n, mid in enumerate(view) if mid in kept), default=0)
+    return [*view[:at], *back, *view[at:]]

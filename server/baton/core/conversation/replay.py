@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from baton.core.conversation.boundary import Boundary, expand, view_after_commit
+from baton.core.conversation.boundary import Boundary, expand, unrewind, view_after_commit
 from baton.core.conversation.damage import Damage, repair_view
 from baton.core.conversation.messages import (
     ApiUsage,
@@ -271,12 +271,17 @@ class Replayed:
             return
         self._repair()
         self.active.remove(boundary_id)
+        if boundary.direction == "rewind":
+            self._set_view(unrewind(self.view, boundary))
+            return
         mapping = {
             mid: boundary.stands_for.get(mid, []) for mid in (m.id for m in boundary.new_messages)
         }
         for other_id in self.active:
             other = self.boundaries[other_id]
             other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
+            if other.direction == "rewind":  # where its messages go back: after these now
+                other.view_after = expand(other.view_after, mapping)
         self._set_view(expand(self.view, mapping))
 
     def _set_view(self, view: list[str]) -> None:

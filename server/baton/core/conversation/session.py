@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.boundary import Boundary, unrewind
 from baton.core.conversation.messages import (
     ApiUsage,
     Message,
     MessageInput,
     ToolResultBlock,
     block_problems,
+    invariant_violations,
     new_id,
     now_iso,
 )
@@ -45,7 +46,8 @@ class Session(Replayed):
 
     @property
     def compactions(self) -> int:
-        return sum(1 for b in self.active if self.boundaries[b].direction != "microcompact")
+        kinds = ("microcompact", "rewind")
+        return sum(1 for b in self.active if self.boundaries[b].direction not in kinds)
 
     def get(self, message_id: str) -> Message:
         try:
@@ -196,8 +198,41 @@ class Session(Replayed):
         target = boundary_id or self.active[-1]
         if target not in self.active:
             raise InvalidParams(f"no active compaction {target!r} in this session")
+        boundary = self.boundaries[target]
+        if boundary.direction == "rewind":
+            restored = [self.messages[mid] for mid in unrewind(self.view, boundary)]
+            problems = invariant_violations(restored)
+            if problems:
+                raise InvalidParams(
+                    f"undoing rewind {target} would break the API's rules ({problems[0]}): "
+                    "the turns sent since cannot follow the ones it took out; rewind them first"
+                )
         self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
         return self.boundaries[target]
+
+    def rewind(self, message_id: str) -> Boundary:
+        """Take message `message_id` and everything after it out of the view (to edit a
+        prompt and send it again, or to retry a reply), as one boundary line: the messages
+        stay in the transcript, and undoing the boundary puts them back."""
+        self.refuse_if_read_only()
+        view = list(self.view)
+        if message_id not in view:
+            raise InvalidParams(f"message {message_id!r} is not in this session's view")
+        cut = view.index(message_id)
+        kept = view[:cut]
+        boundary = Boundary(
+            trigger="manual",
+            direction="rewind",
+            summarizer="none",
+            pre_tokens=sum(self.messages[mid].tokens or 0 for mid in view),
+            post_tokens=sum(self.messages[mid].tokens or 0 for mid in kept),
+            summarized_ids=view[cut:],
+            kept_ids=kept,
+            view_before=view,
+            view_after=kept,
+        )
+        self._write([{"type": "boundary", "boundary": boundary.wire()}])
+        return boundary
 
     def set_pinned(self, message_id: str, pinned: bool) -> Message:
         self.refuse_if_read_only()

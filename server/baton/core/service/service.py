@@ -12,6 +12,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput
 from baton.core.conversation.session import Session
@@ -297,6 +298,13 @@ class BatonService:
             return None, None
         except BatonError as exc:  # busy, read-only, no key for the summarizer...
             return None, exc.message
+
+    def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
+        """Take a message and the rest of the view after it out of the view (kept in the
+        transcript; undone like a compaction)."""
+        runtime = self._runtime(session_id)
+        boundary = engine.rewind(runtime.session, message_id)
+        return boundary, self.changes.changed(runtime, "rewind")
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtime(session_id)

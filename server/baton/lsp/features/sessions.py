@@ -103,6 +103,13 @@ async def set_model(call: Call, args: p.SetModelParams) -> p.ModelSwitch:
     return p.ModelSwitch(session=session_info(session), usage=usage, warning=warning)
 
 
+async def rewind(call: Call, args: p.RewindParams) -> p.RewindResult:
+    boundary, usage = call.service.rewind(args.session_id, args.message_id)
+    return p.RewindResult(
+        boundary_id=boundary.id, rewound_message_ids=boundary.summarized_ids, usage=usage
+    )
+
+
 REQUESTS: dict[str, Handler] = {
     p.SESSION_CREATE: create,
     p.SESSION_LIST: list_sessions,
@@ -114,5 +121,6 @@ REQUESTS: dict[str, Handler] = {
     p.SESSION_IMPORT: import_session,
     p.SESSION_PIN: pin,
     p.SESSION_SET_MODEL: set_model,
+    p.SESSION_REWIND: rewind,
     p.USAGE: usage,
 }

@@ -1,0 +1,111 @@
+// The virtualized feed's geometry: one height per message of the view (measured once drawn,
+// estimated from its content until then), their running offsets, and which messages a
+// stretch of the scroll range covers. Pure bookkeeping: no DOM.
+import type { Message } from "./wire";
+
+/** Pixels the message chrome takes (header, padding) beside its body. */
+const CHROME_PX = 34;
+const LINE_PX = 19; // 13px text at line-height 1.45
+const CODE_LINE_PX = 17;
+const FOLDED_PX = 26; // a collapsed tool call, result or thinking line
+const CHAR_PX = 7; // an average glyph of the UI font
+
+/** A message's height before it has been drawn, from its text at the feed's `width`. */
+export function estimateHeight(message: Message | undefined, width: number): number {
+  if (!message) return CHROME_PX + LINE_PX * 2; // not loaded yet: a short message
+  if (message.kind === "summary" || message.kind === "attachment") return CHROME_PX + FOLDED_PX + 8;
+  const perLine = Math.max(20, Math.floor((width - 24) / CHAR_PX));
+  let px = CHROME_PX;
+  for (const block of message.content) {
+    if (block.type === "text") px += textHeight(block.text, perLine);
+    else if (block.type === "image") px += 90;
+    else px += FOLDED_PX;
+  }
+  return Math.round(px);
+}
+
+function textHeight(text: string, perLine: number): number {
+  let px = 0;
+  let inCode = false;
+  let start = 0;
+  // A walk over the lines without splitting the whole text into an array.
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const length = end - start;
+    if (text.startsWith("```", start)) {
+      inCode = !inCode;
+      px += 8;
+    } else if (inCode) px += CODE_LINE_PX;
+    else px += length === 0 ? 6 : Math.ceil(length / perLine) * LINE_PX;
+    start = end + 1;
+  }
+  return px;
+}
+
+/** Heights and offsets of `count` rows; `top(i)` is row i's distance from the first row's top. */
+export class Layout {
+  private heights: number[] = [];
+  private offsets: number[] = [0]; // offsets[i] = top(i); offsets[count] = total
+  private dirtyFrom = 0;
+
+  get count(): number {
+    return this.heights.length;
+  }
+
+  /** Start over with these heights (one per row). */
+  reset(heights: number[]): void {
+    this.heights = heights;
+    this.offsets = new Array<number>(heights.length + 1);
+    this.offsets[0] = 0;
+    this.dirtyFrom = 0;
+  }
+
+  height(i: number): number {
+    return this.heights[i] ?? 0;
+  }
+
+  /** Set row i's height; true when it changed. */
+  set(i: number, px: number): boolean {
+    if (i < 0 || i >= this.heights.length || this.heights[i] === px) return false;
+    this.heights[i] = px;
+    this.dirtyFrom = Math.min(this.dirtyFrom, i);
+    return true;
+  }
+
+  top(i: number): number {
+    this.settle();
+    return this.offsets[Math.max(0, Math.min(i, this.heights.length))] ?? 0;
+  }
+
+  total(): number {
+    return this.top(this.heights.length);
+  }
+
+  /** The row at offset `y` (the last one past the end, 0 before the start or when empty). */
+  indexAt(y: number): number {
+    this.settle();
+    const n = this.heights.length;
+    if (n === 0 || y <= 0) return 0;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.offsets[mid] ?? 0) <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private settle(): void {
+    const n = this.heights.length;
+    if (this.dirtyFrom > n) return;
+    let y = this.offsets[this.dirtyFrom] ?? 0;
+    for (let i = this.dirtyFrom; i < n; i++) {
+      this.offsets[i] = y;
+      y += this.heights[i] ?? 0;
+    }
+    this.offsets[n] = y;
+    this.dirtyFrom = n + 1;
+  }
+}

@@ -1,0 +1,123 @@
+// One message of the view as DOM: its header (who, when, tokens, how it stopped, pinned)
+// and its body (the blocks, or the compaction boundary's summary and restored files). The
+// one place a message's rendering lives: the feed calls it for each row it draws.
+import { type BlockContext, markdownElement, renderBlock } from "./blocks";
+import { attachmentBody, type SummaryPlace, summaryBody } from "./boundary";
+import { compactNumber, folded, h } from "./dom";
+import { messageActions } from "./messageActions";
+import type { Message } from "./wire";
+
+/** What a message's element depends on besides the message. */
+export interface MessageExtra {
+  /** A summary's restored files. */
+  files: string[] | undefined;
+  /** Whether this is the view's last summary (the only one Undo without an id reaches). */
+  last: boolean;
+  readOnly: boolean;
+  /** Whether this is the view's last reply (it offers Retry). */
+  retry: boolean;
+  /** A summary's place in the conversation (its title says what it replaced). */
+  place?: SummaryPlace | undefined;
+}
+
+/** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
+const STOP_NOTES: { [reason: string]: string } = {
+  interrupted: "interrupted",
+  max_tokens: "cut off at the output limit",
+  refusal: "refused",
+  pause_turn: "paused",
+};
+
+export function messageElement(
+  message: Message,
+  ctx: BlockContext,
+  extra: MessageExtra,
+  undo: (boundaryId: string | undefined) => void,
+): HTMLElement {
+  const kind = message.kind ?? "message";
+  const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
+  const role = roleLabel(message, onlyResults);
+  const headId = `head-${message.id}`;
+  const meta: string[] = [];
+  if (message.tokens) meta.push(`${compactNumber(message.tokens)} tokens`);
+  const stopped = STOP_NOTES[message.stopReason ?? ""];
+  if (stopped) meta.push(stopped);
+  const head = h(
+    "header",
+    { class: "baton-message-head", id: headId },
+    h(
+      "span",
+      { class: "baton-role", title: message.createdAt ? new Date(message.createdAt).toLocaleString() : undefined },
+      role,
+    ),
+    message.pinned ? h("span", { class: "baton-pin", title: "Pinned: never summarized" }, "pinned") : null,
+    meta.length ? h("span", { class: "baton-meta" }, meta.join(" · ")) : null,
+    h("span", { class: "baton-selected-note" }, ", selected"),
+    messageActions(message, { retry: extra.retry, readOnly: extra.readOnly }),
+  );
+  let body: HTMLElement;
+  if (kind === "summary") {
+    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place);
+  } else if (kind === "attachment") body = attachmentBody(message);
+  else {
+    const paste = message.role === "user";
+    body = h(
+      "div",
+      { class: "baton-message-body" },
+      ...message.content.map((b) => (paste && b.type === "text" && isLongPaste(b.text) ? pasted(b.text) : renderBlock(b, ctx))),
+    );
+  }
+  return h(
+    "article",
+    {
+      class: `baton-message role-${message.role} kind-${kind}${onlyResults ? " tool-results" : ""}`,
+      "data-message-id": message.id,
+      "data-vscode-context": JSON.stringify({
+        webviewSection: "message",
+        messageId: message.id,
+        preventDefaultContextMenuItems: true,
+      }),
+      "aria-labelledby": headId,
+      tabindex: "-1",
+    },
+    // VS Code merges the contexts from the element under the pointer up: this one adds the
+    // `pinned` key the Pin / Unpin menu items test, and covers the whole message.
+    h(
+      "div",
+      { class: "baton-message-inner", "data-vscode-context": JSON.stringify({ pinned: message.pinned === true }) },
+      head,
+      body,
+    ),
+  );
+}
+
+/** Who a message's header names: its kind for the boundary's messages, else its author. */
+function roleLabel(message: Message, onlyResults: boolean): string {
+  if (message.kind === "summary") return "Summary";
+  if (message.kind === "attachment") return "Restored";
+  if (message.role === "assistant") return "Assistant";
+  return onlyResults ? "Tool result" : "You";
+}
+
+/** A prompt's text past these is a paste: folded with its size, opened on demand. */
+const PASTE_LINES = 40;
+const PASTE_CHARS = 4_000;
+
+export function isLongPaste(text: string): boolean {
+  if (text.length > PASTE_CHARS) return true;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) if (++lines > PASTE_LINES) return true;
+  return false;
+}
+
+/** A long paste folded: its first line and size in the summary, the whole text inside. */
+function pasted(text: string): HTMLElement {
+  const lines = text.split("\n").length;
+  const first = text.trim().split("\n", 1)[0]?.slice(0, 80) ?? "";
+  const size = `${lines.toLocaleString("en-US")} lines · ${compactNumber(text.length)} characters`;
+  return folded(
+    "baton-paste",
+    [h("span", { class: "baton-tool-label" }, "Pasted text"), " ", h("span", { class: "baton-meta" }, size), first ? h("div", { class: "baton-paste-first" }, first) : null],
+    () => [markdownElement(text)],
+  );
+}

@@ -1,0 +1,94 @@
+// The turn in flight, after the feed's rows: the prompt just sent (until the view holds it)
+// and the reply that deltas stream into (until the stored message replaces it).
+import { markdownElement } from "./blocks";
+import { h } from "./dom";
+import type { Message } from "./wire";
+
+export class PendingTurn {
+  private pending: { messageId: string; text: string; el: HTMLElement; body: HTMLElement } | null = null;
+  private pendingPrompt: { text: string; el: HTMLElement } | null = null;
+  private repaint = 0;
+
+  constructor(private readonly el: HTMLElement) {}
+
+  /**
+   * After the feed drew `messages`: while a send runs (`busy`) the prompt and the streamed
+   * reply stay until the view holds them; once it has ended they go, whatever became of them.
+   */
+  settle(messages: readonly Message[], busy: boolean, shown: (id: string) => boolean): void {
+    if (this.pending && (!busy || shown(this.pending.messageId))) this.pending = null;
+    if (this.pendingPrompt && (!busy || holdsPrompt(messages, this.pendingPrompt.text))) this.pendingPrompt = null;
+    this.place();
+  }
+
+  private place(): void {
+    for (const el of this.el.querySelectorAll(".baton-pending")) {
+      if (el !== this.pending?.el && el !== this.pendingPrompt?.el) el.remove();
+    }
+    if (this.pendingPrompt) this.el.append(this.pendingPrompt.el);
+    if (this.pending) this.el.append(this.pending.el);
+  }
+
+  /** Append streamed reply text to the pending assistant element for `messageId`. */
+  delta(messageId: string, text: string, painted: () => void): void {
+    if (!this.pending || this.pending.messageId !== messageId) {
+      this.pending?.el.remove();
+      const body = h("div", { class: "baton-message-body" });
+      const el = h(
+        "article",
+        {
+          class: "baton-message role-assistant baton-pending",
+          "data-pending-id": messageId, // not data-message-id: not a stored message yet
+          "aria-busy": "true",
+          "aria-label": "Assistant, replying",
+        },
+        h(
+          "div",
+          { class: "baton-message-inner" },
+          h(
+            "header",
+            { class: "baton-message-head" },
+            h("span", { class: "baton-role" }, "Assistant"),
+            h("span", { class: "baton-meta" }, "replying…"),
+          ),
+          body,
+        ),
+      );
+      this.pending = { messageId, text: "", el, body };
+      this.el.appendChild(el);
+    }
+    this.pending.text += text;
+    if (this.repaint === 0) {
+      // Re-render the Markdown once per frame, not once per chunk.
+      this.repaint = requestAnimationFrame(() => {
+        this.repaint = 0;
+        if (this.pending) this.pending.body.replaceChildren(markdownElement(this.pending.text));
+        painted();
+      });
+    }
+  }
+
+  /** Show a prompt that was just sent until the view holds it or the send ends. */
+  showPrompt(text: string): void {
+    this.pendingPrompt?.el.remove();
+    const el = h(
+      "article",
+      { class: "baton-message role-user baton-pending", "aria-label": "You, sending" },
+      h(
+        "div",
+        { class: "baton-message-inner" },
+        h("header", { class: "baton-message-head" }, h("span", { class: "baton-role" }, "You")),
+        h("div", { class: "baton-message-body" }, markdownElement(text)),
+      ),
+    );
+    this.pendingPrompt = { text, el };
+    this.el.insertBefore(el, this.pending?.el ?? null);
+  }
+}
+
+/** Whether the view's last prompt is `text` (the pending copy can go). */
+function holdsPrompt(messages: readonly Message[], text: string): boolean {
+  const last = [...messages].reverse().find((m) => m.role === "user" && (m.kind ?? "message") === "message");
+  const said = last?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
+  return said === text;
+}

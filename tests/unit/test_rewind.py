@@ -1,0 +1,142 @@
+"""A rewind (edit a prompt and send it again, retry a reply): the view cut before a message
+as one boundary line, the messages kept in the transcript, undone like a compaction."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conversations import say, summary_boundary, ten_per_block
+
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
+
+COUNT = ten_per_block  # how the `store` fixture counts
+
+
+def answer(mid: str, text: str = "sure") -> Message:
+    return Message(id=mid, role="assistant", content=[TextBlock(text=text)])
+
+
+def result(mid: str) -> MessageInput:
+    return MessageInput(
+        id=mid, role="user", content=[ToolResultBlock(tool_use_id="u1", content="ok")]
+    )
+
+
+def conversation(session: Session) -> None:
+    session.append([say("p1"), answer("a1"), say("p2", "first try"), answer("a2")])
+
+
+def reopen(store: SessionStore, session_id: str) -> Session:
+    store.close()
+    return store.get(session_id)
+
+
+def test_a_rewind_cuts_the_view_before_the_message_and_keeps_the_transcript(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    conversation(session)
+    lines = session.transcript.path.read_text().count("\n")
+
+    boundary = session.rewind("p2")
+
+    assert session.view == ["p1", "a1"]
+    assert boundary.direction == "rewind" and boundary.summarized_ids == ["p2", "a2"]
+    assert "p2" in session.messages and "a2" in session.messages  # kept, out of the view
+    assert session.compactions == 0  # a rewind is not a compaction
+    text = session.transcript.path.read_text()
+    assert text.count("\n") == lines + 1  # one boundary line, nothing rewritten
+    assert json.loads(text.splitlines()[-1])["boundary"]["direction"] == "rewind"
+    reopened = reopen(store, session.session_id)
+    assert reopened.view == ["p1", "a1"]
+    assert reopened.active == [boundary.id]
+
+
+def test_edit_and_resend_then_undo_brings_the_old_turns_back_before_the_new(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    conversation(session)
+    boundary = session.rewind("p2")
+    session.append([say("p2b", "second try"), answer("a2b")])  # the edited prompt, resent
+    assert session.view == ["p1", "a1", "p2b", "a2b"]
+
+    session.uncompact(boundary.id)
+
+    assert session.view == ["p1", "a1", "p2", "a2", "p2b", "a2b"]
+    assert reopen(store, session.session_id).view == ["p1", "a1", "p2", "a2", "p2b", "a2b"]
+
+
+def test_retry_cuts_before_the_reply_and_undo_right_away_restores_it(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    conversation(session)
+    session.rewind("a2")
+    assert session.view == ["p1", "a1", "p2"]
+    session.uncompact()
+    assert session.view == ["p1", "a1", "p2", "a2"]
+
+
+def test_undo_that_would_break_the_api_rules_is_refused_and_writes_nothing(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    call = Message(
+        id="a1", role="assistant", content=[ToolUseBlock(id="u1", name="Bash", input={})]
+    )
+    session.append([say("p1"), call, result("r1"), answer("a2")])
+    boundary = session.rewind("r1")  # the tool runs again: a new result for the same call
+    session.append([result("r1b")])
+    before = session.transcript.path.read_bytes()
+
+    with pytest.raises(InvalidParams, match="would break the API's rules"):
+        session.uncompact(boundary.id)
+
+    assert session.transcript.path.read_bytes() == before
+    assert session.view == ["p1", "a1", "r1b"]
+
+
+def test_a_retried_reply_follows_the_old_one_once_its_rewind_is_undone(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    conversation(session)
+    boundary = session.rewind("a2")
+    session.append([answer("a2b", "another reply")])
+    session.uncompact(boundary.id)
+    assert session.view == ["p1", "a1", "p2", "a2", "a2b"]
+
+
+def test_a_rewind_to_a_message_not_in_the_view_is_refused(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    session.commit_boundary(summary_boundary(session, ["p1", "a1"]))
+    before = session.transcript.path.read_bytes()
+    for missing in ("p1", "nope"):
+        with pytest.raises(InvalidParams, match="not in this session's view"):
+            session.rewind(missing)
+    assert session.transcript.path.read_bytes() == before
+
+
+def test_a_rewind_after_a_compaction_and_its_undo_in_either_order(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    compaction = summary_boundary(session, ["p1", "a1"])
+    session.commit_boundary(compaction)
+    rewind = session.rewind("p2")
+    assert session.view == [compaction.summary_id]
+    session.uncompact(compaction.id)
+    assert session.view == ["p1", "a1"]
+    session.uncompact(rewind.id)
+    assert session.view == ["p1", "a1", "p2", "a2"]

@@ -137,6 +137,9 @@ test("the panel's Send attaches the chips on show, and says they went once the p
       setModel: async () => {
         throw new Error("no model switch expected");
       },
+      rewind: async () => {
+        throw new Error("no rewind expected");
+      },
     },
     post: () => undefined,
     hasApiKey: async () => true,
@@ -145,6 +148,8 @@ test("the panel's Send attaches the chips on show, and says they went once the p
     compactWithProgress: (run) => run({}),
     command: async () => undefined,
     selectionChanged: () => undefined,
+    insertCode: async () => undefined,
+    applyCode: async () => undefined,
     attachments: {
       build: () => {
         built += 1;

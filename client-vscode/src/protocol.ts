@@ -383,6 +383,7 @@ export interface Retention {
   prompts: RetentionFigure;
   paths: RetentionFigure;
   errors: RetentionFigure;
+  instructions?: RetentionFigure;
 }
 
 export interface RetentionFigure {

@@ -7,10 +7,10 @@ import itertools
 from pathlib import Path
 
 import pytest
-from corpus_names import CORPUS_FILES
 
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.retention.facts import message_haystack, normalize
 from baton.core.compaction.retention.ledger import retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.retention.standing import (
@@ -23,12 +23,12 @@ from baton.core.compaction.retention.standing import (
 from baton.core.compaction.summary.drafts import summarize_checked
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, SummaryRequest
 from baton.core.conversation.messages import Message, text_message
-from baton.core.compaction.retention.facts import message_haystack, normalize
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import NothingToCompact
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
+from corpus_names import CORPUS_FILES
 
 RULES = [
     "Always run the tests with -q.",

@@ -656,6 +656,7 @@ export const ErrorCodes = {
   invalidParams: "invalid_params",
   nothingToCompact: "nothing_to_compact",
   compactionInProgress: "compaction_in_progress",
+  compactionBlocked: "compaction_blocked",
   summarizerFailed: "summarizer_failed",
   promptTooLong: "prompt_too_long",
   sessionLocked: "session_locked",

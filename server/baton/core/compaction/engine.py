@@ -18,6 +18,8 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
+from baton.core.compaction.hook_runs import after_hooks, before_hooks
+from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.represented import (
@@ -75,6 +77,7 @@ class CompactContext:
     progress: Progress | None = None
     tools_tokens: int = 0  # tool definitions sent with every request count too
     tools: list[dict[str, Any]] | None = None  # the tools of the last send (server summaries)
+    hooks: Hooks | None = None  # the user's PreCompact / PostCompact commands (`hooks.py`)
 
 
 async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
@@ -91,7 +94,9 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
         )
     session.compacting = True
     try:
-        return await _compact(session, request, ctx)
+        request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
+        result = await _compact(session, request, ctx)
+        return await after_hooks(ctx.hooks, session, request, result, warnings)
     finally:
         session.compacting = False
 

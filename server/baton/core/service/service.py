@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 from baton.core.background import Background
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hooks import load_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.listing import Summary
@@ -320,6 +321,7 @@ class BatonService:
             progress=progress,
             tools_tokens=runtime.tools_tokens if runtime is not None else 0,
             tools=(runtime.tools or None) if runtime is not None else None,
+            hooks=load_hooks(),
         )
 
     async def close(self) -> None:

@@ -22,6 +22,7 @@ from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service.changes import Changes
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
+from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
@@ -67,6 +68,8 @@ class BatonService:
         self.lanes = Lanes()  # a session's heavy work, off the event loop
         self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
+        self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
+        self._events.connect(self.idle.heard)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -192,6 +195,7 @@ class BatonService:
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
+        self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
         return with_draft(self.usage(session_id), draft, self.estimator, budget)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:

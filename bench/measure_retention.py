@@ -49,7 +49,7 @@ INSTRUCTIONS = (
     "Please always keep the public API backwards compatible.",
     "Do not add new dependencies without asking.",
 )
-INSTRUCTION_EVERY, SYMBOL_EVERY, TODO_EVERY = 60, 5, 40
+INSTRUCTION_EVERY, SYMBOL_EVERY, TODO_EVERY = 40, 5, 40
 
 
 def marked(messages: Sequence[Message]) -> list[Message]:
@@ -161,10 +161,12 @@ async def rounds_of_compaction(
         "todos": (latest_open_todos(messages), None),
     }
     for name, (found, prefix) in kinds.items():
-        total = max(len(found), 1)
-        extra[name] = len(found)
-        extra[f"{name}_pct"] = 100 * visible(found, view, prefix) / total
-        extra[f"truncated_{name}_pct"] = 100 * visible(found, tail, prefix) / total
+        total = len(found)  # none to keep: all of them kept
+        extra[name] = total
+        extra[f"{name}_pct"] = 100 * visible(found, view, prefix) / total if total else 100.0
+        extra[f"truncated_{name}_pct"] = (
+            100 * visible(found, tail, prefix) / total if total else 100.0
+        )
     extra["share_pct"] = shares
     prompts = prompt_texts(messages)
     paths = [touch.path for touch in facts.paths]

@@ -10,7 +10,20 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "P6", "cold", "count", "import", "retention"]
+ROWS = [
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P5c",
+    "P6",
+    "cold",
+    "count",
+    "import",
+    "retention",
+    "continuity",
+]
 ROWS += ["meter", "many", "many_rss", "huge", "huge_rss"]
 
 

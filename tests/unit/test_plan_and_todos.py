@@ -4,6 +4,7 @@ the todo tool the model calls; Claude Code's calls read on import."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -28,10 +29,12 @@ from baton.core.conversation.messages import (
     text_message,
 )
 from baton.core.conversation.store import SessionStore
+from baton.core.errors import NothingToCompact
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.turn import todo_tool
 from baton.core.usage.estimator import Estimator
+from corpus_names import CORPUS_FILES
 
 
 def todos(*items: tuple[str, str]) -> list[dict[str, str]]:
@@ -220,3 +223,34 @@ async def test_claude_code_calls_are_read_on_import(tmp_path: Path) -> None:
     assert "### Plan (from plan mode)\nThe plan." in text
     assert "- [in_progress] Import the plan\n- [pending] Check it" in text
     store.close()
+
+
+# ---- the real corpus (BATON_CORPUS) --------------------------------------------------------
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+async def test_corpus_sessions_keep_their_open_todos_and_plan_through_three_rounds(
+    corpus_dir: Path, tmp_path: Path, name: str
+) -> None:
+    ctx = context()
+    imported = import_claude_code(
+        corpus_dir / name, SessionStore(tmp_path / "imported", ctx.estimator.count_message)
+    )
+    view = [m.model_copy() for m in imported.view_messages()]
+    todos_then, plan_then = latest_todos(view), latest_plan(view)
+    session = SessionStore(tmp_path / "rounds", ctx.estimator.count_message).create(title=name)
+    prompts = [i for i, m in enumerate(view) if m.is_user_prompt]
+    cuts = [0, *(prompts[len(prompts) * k // 3] for k in (1, 2)), len(view)]
+    for start, stop in itertools.pairwise(cuts):
+        session.append(view[start:stop])
+        try:
+            await compact(session, CompactRequest(direction="all"), ctx)
+        except NothingToCompact:
+            continue
+    shown = "\n".join(m.text() for m in session.view_messages() if m.kind == "attachment")
+    open_items = [i for i in todos_then or [] if i.status != "completed"]
+    for item in open_items:
+        assert f"- [{item.status}] {item.content}" in shown
+    if plan_then is not None:
+        assert plan_then in shown

@@ -79,7 +79,7 @@ async def test_a_context_aware_model_gets_the_usage_tags_in_the_last_user_turn(
     assert "system_warning" not in (session.transcript.path.read_text())
 
 
-async def test_other_models_get_a_system_note(
+async def test_other_models_get_a_plain_note_and_the_system_prompt_stays_as_it_is(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,
     store: SessionStore,
@@ -88,8 +88,9 @@ async def test_other_models_get_a_system_note(
     assert not context_aware("claude-3-5-haiku-20241022")
     session = filled(store, "claude-3-5-haiku-20241022", 5)
     body = await ask(fake_anthropic, anthropic_client, session, estimator, settings())
-    system = body["system"] if isinstance(body["system"], str) else body["system"][-1]["text"]
-    assert "[Context budget: " in system and "auto-compact summarizes" in system
+    assert body["system"] in ("You are careful.", [{"type": "text", "text": "You are careful."}])
+    note = body["messages"][-1]["content"][-1]["text"]
+    assert note.startswith("[Context budget: ") and "auto-compact summarizes" in note
     assert "system_warning" not in all_text(body)
 
 

@@ -3,8 +3,11 @@ context is used, what is left and where auto-compact fires. Sent, counted in the
 room, never stored in the transcript; off with `budgetNote.enabled`.
 
 Models that document context awareness (`CONTEXT_AWARE`) get it as they know it, a
-`<system_warning>Token usage: used/window; left remaining</system_warning>` block at the end
-of the last user turn; other models get a note appended to the system prompt."""
+`<system_warning>Token usage: used/window; left remaining</system_warning>` block; other
+models a plain `[Context budget: ...]` note. Either is a last text block of the last user
+turn, never the system prompt: a system prompt that changed with every request would make
+the prompt cache miss on everything after it. Only a request whose last message is not the
+user's (none is sent so) would get it as a paragraph of the system prompt."""
 
 from __future__ import annotations
 
@@ -66,10 +69,11 @@ def with_budget_note(
     note: str, model: str, system: str | None, messages: list[dict[str, Any]]
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """The request's system prompt and messages with the note: a text block at the end of
-    the last user message for a context-aware model, else a paragraph of the system
-    prompt. `messages` are not changed (the last one is copied)."""
+    the last user message (a paragraph of the system prompt when the last message is not
+    the user's). `messages` are not changed (the last one is copied)."""
+    del model  # the note's text already has the model's form
     last = messages[-1] if messages else None
-    if context_aware(model) and last is not None and last.get("role") == "user":
+    if last is not None and last.get("role") == "user":
         content = last.get("content")
         blocks = (
             [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])

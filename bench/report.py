@@ -241,6 +241,54 @@ def retained(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     )
 
 
+def continuity(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
+    r = f["retention_continuity"]
+    shares = ", ".join(f"{pct:.1f}%" for pct in r["share_pct"])
+
+    def pair(name: str, label: str) -> str:
+        return (
+            f"{r[name + '_pct']:.1f}% of {r[name]} {label} "
+            f"(truncated: {r['truncated_' + name + '_pct']:.1f}%)"
+        )
+
+    kinds = ("prompts", "paths", "errors", "instructions", "todos", "symbols")
+    labels = (
+        "prompts",
+        "paths",
+        "errors",
+        "standing instructions",
+        "open todo items",
+        "symbols edited",
+    )
+    met = (
+        r["prompts_pct"] >= 100.0
+        and r["paths_pct"] >= 95.0
+        and r["errors_pct"] >= 95.0
+        and r["instructions_pct"] >= 100.0
+        and r["todos_pct"] >= 100.0
+        and r["symbols_pct"] >= 100.0
+        and max(r["share_pct"]) <= 5.0
+    )
+    return Row(
+        "continuity",
+        f"after three rounds of compaction `all`, extractive, of a {r['tokens'] / 1e3:,.0f}K-token "
+        "session with standing instructions, task lists and defining edits: what stays visible, "
+        "and the summary's share of the tokens it stands for",
+        "; ".join(pair(k, label) for k, label in zip(kinds, labels, strict=True))
+        + f"; the summary takes {shares} of what it stands for (after each round)",
+        "100% of prompts, instructions, todo items and symbols; >= 95% of paths and errors; "
+        "<= 5% of the tokens summarized",
+        met,
+        {
+            "prompts_pct": r["prompts_pct"],
+            "paths_pct": r["paths_pct"],
+            "errors_pct": r["errors_pct"],
+            "instructions_pct": r["instructions_pct"],
+            "share_pct": max(r["share_pct"]),
+        },
+    )
+
+
 def meter(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     m = f["meter_error"]
 
@@ -280,6 +328,7 @@ ROWS = [
     (count, "counting"),
     (imports, "import"),
     (retained, "retention_rounds"),
+    (continuity, "retention_continuity"),
     (meter, "meter_error"),
     (None, "acp_turn"),  # measure_acp.row
 ]

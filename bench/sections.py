@@ -156,6 +156,7 @@ async def importing(run: Run, extra: dict[str, Any]) -> Series:
 # holds between compactions near its threshold); a quick run uses a tenth of it.
 RETENTION_TOKENS = 450_000
 RETENTION_SEED = 20_000  # a seed used nowhere else
+CONTINUITY_TOKENS = 1_000_000
 
 
 async def retention(run: Run, extra: dict[str, Any]) -> Series:
@@ -166,6 +167,14 @@ async def retention(run: Run, extra: dict[str, Any]) -> Series:
     estimator = Estimator(encoder=run.encoder)
     found = await measure_retention.rounds_of_compaction(built.messages, estimator, small=quick)
     extra["retention_rounds"] = {"tokens": built.tokens, **found}
+    # The 1M session (100K in a quick run), marked with standing instructions, defining
+    # edits and task lists: issue 24's goals after three rounds.
+    size = CONTINUITY_TOKENS // 10 if quick else CONTINUITY_TOKENS
+    run.say(f"continuity after three rounds of compaction ({size:,} tokens)")
+    built = sessions.build(size, RETENTION_SEED, run.count)
+    marked = measure_retention.marked(built.messages)
+    found = await measure_retention.rounds_of_compaction(marked, estimator, small=quick)
+    extra["retention_continuity"] = {"tokens": built.tokens, **found}
     return {}
 
 

@@ -70,6 +70,13 @@ export interface Breakdown {
   free: number;
 }
 
+export interface BudgetNoteSettings {
+  /** Near the thresholds, tell the model in each request how much of its context is used, what is left and where auto-compact fires (never stored in the transcript). */
+  enabled?: boolean;
+  /** The context size, in tokens, from which the note is sent (null: the warning threshold). */
+  startTokens?: number | null;
+}
+
 /** The fixed figures of the context budget, in tokens, for windows of 100,000 and more. Below 100,000 tokens each one shrinks in proportion to the window (BEHAVIOR.md §2). */
 export interface BudgetSettings {
   /** Tokens held back from the window for a summary's output (never more than the model's maximum output). */
@@ -224,6 +231,13 @@ export interface DraftUsage {
 }
 
 export type Empty = Record<string, never>;
+
+export interface IdleCompactSettings {
+  /** Compact a session in the background once it has been idle past the prompt cache's lifetime (5 minutes, or 1 hour when the request asked for it), when it is above `percent` of its window: the next request pays for its prefix anyway. Never while a reply, a compaction or a draft is open. */
+  enabled?: boolean;
+  /** The share of the context window, in percent, above which an idle session is compacted. */
+  percent?: number;
+}
 
 export interface ImageBlock {
   type: "image";
@@ -389,6 +403,7 @@ export interface Retention {
   prompts: RetentionFigure;
   paths: RetentionFigure;
   errors: RetentionFigure;
+  instructions?: RetentionFigure;
 }
 
 export interface RetentionFigure {
@@ -500,6 +515,8 @@ export interface Settings {
   keepWindow?: KeepWindowSettings;
   restore?: RestoreSettings;
   microcompact?: MicrocompactSettings;
+  idleCompact?: IdleCompactSettings;
+  budgetNote?: BudgetNoteSettings;
   /** The API endpoint (null: env ANTHROPIC_BASE_URL, else Anthropic's). */
   anthropicBaseUrl?: string | null;
   /** With an API key: once changes settle, ask the API's count_tokens endpoint for the exact size of the view and publish it as the usage. */
@@ -689,6 +706,7 @@ export const ErrorCodes = {
   invalidParams: "invalid_params",
   nothingToCompact: "nothing_to_compact",
   compactionInProgress: "compaction_in_progress",
+  compactionBlocked: "compaction_blocked",
   summarizerFailed: "summarizer_failed",
   promptTooLong: "prompt_too_long",
   sessionLocked: "session_locked",

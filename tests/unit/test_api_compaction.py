@@ -357,3 +357,26 @@ async def test_count_tokens_of_a_view_with_the_block_carries_the_beta_header(
     without, with_block = fake_anthropic.requests[-2:]
     assert BETA not in without.headers.get("anthropic-beta", "")
     assert BETA in with_block.headers["anthropic-beta"]
+
+
+async def test_standing_instructions_go_in_the_api_compactions_instructions_and_the_ledger(
+    api: Api,
+) -> None:
+    session = api.store.create(title="rules", model=MODEL, system_prompt=SYSTEM)
+    convo = Convo(tokens=0)
+    convo.user("Refactor the loader. Don't touch the migrations.")
+    convo.reply("ok")
+    for n in range(3):
+        convo.user(f"question number {n}")
+        convo.reply(f"answer number {n}")
+    session.append(convo.messages)
+    api.fake.compaction.summary("The user asked some questions.")
+    ctx, _ = api.context(api.client())
+    result = await compact(session, CompactRequest(), ctx)
+    sent = compaction_requests(api.fake)[-1]["compaction"]
+    assert "Don't touch the migrations." in sent["instructions"]
+    assert "Standing instructions from the user (verbatim):" in sent["instructions"]
+    assert result.retention is not None and result.retention.instructions is not None
+    assert result.retention.instructions.kept == 0  # the fake's summary dropped it: ledger
+    note = session.view_messages()[-1]
+    assert '"Don\'t touch the migrations."' in note.text()

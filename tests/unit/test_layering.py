@@ -55,6 +55,7 @@ ALLOWED: dict[str, set[str]] = {
         "core.workspace",
         "core.settings",
         "core.errors",
+        "core.redaction",  # a hook's stderr, shown to the user
     },
     "core.turn": {
         "core.conversation",

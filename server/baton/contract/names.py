@@ -95,6 +95,7 @@ ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("invalid_params", INVALID_PARAMS_RPC, "params that break the contract"),
     ErrorCode("nothing_to_compact", REQUEST_FAILED_RPC, "the compaction would change nothing"),
     ErrorCode("compaction_in_progress", REQUEST_FAILED_RPC, "the session is compacting"),
+    ErrorCode("compaction_blocked", REQUEST_FAILED_RPC, "a PreCompact hook blocked it"),
     ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
     ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
     ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),

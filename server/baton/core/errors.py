@@ -37,6 +37,10 @@ class CompactionInProgress(BatonError):
     code = "compaction_in_progress"
 
 
+class CompactionBlocked(BatonError):
+    code = "compaction_blocked"
+
+
 class SummarizerFailed(BatonError):
     code = "summarizer_failed"
 

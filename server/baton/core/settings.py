@@ -117,6 +117,38 @@ class MicrocompactSettings(WireModel):
     )
 
 
+class IdleCompactSettings(WireModel):
+    enabled: bool = Field(
+        default=False,
+        description="Compact a session in the background once it has been idle past the "
+        "prompt cache's lifetime (5 minutes, or 1 hour when the request asked for it), "
+        "when it is above `percent` of its window: the next request pays for its prefix "
+        "anyway. Never while a reply, a compaction or a draft is open.",
+    )
+    percent: float = Field(
+        default=50,
+        ge=1,
+        le=100,
+        description="The share of the context window, in percent, above which an idle "
+        "session is compacted.",
+    )
+
+
+class BudgetNoteSettings(WireModel):
+    enabled: bool = Field(
+        default=True,
+        description="Near the thresholds, tell the model in each request how much of its "
+        "context is used, what is left and where auto-compact fires (never stored in the "
+        "transcript).",
+    )
+    start_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        description="The context size, in tokens, from which the note is sent (null: the "
+        "warning threshold).",
+    )
+
+
 SummarizerName = Literal["auto", "anthropic", "extractive", "memory", "server"]
 
 
@@ -151,6 +183,8 @@ class Settings(WireModel):
     keep_window: KeepWindowSettings = Field(default_factory=KeepWindowSettings)
     restore: RestoreSettings = Field(default_factory=RestoreSettings)
     microcompact: MicrocompactSettings = Field(default_factory=MicrocompactSettings)
+    idle_compact: IdleCompactSettings = Field(default_factory=IdleCompactSettings)
+    budget_note: BudgetNoteSettings = Field(default_factory=BudgetNoteSettings)
     anthropic_base_url: str | None = Field(
         default=None,
         description="The API endpoint (null: env ANTHROPIC_BASE_URL, else Anthropic's).",

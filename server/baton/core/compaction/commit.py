@@ -19,9 +19,18 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger import retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
+from baton.core.compaction.working_set.plan_todos import (
+    continuity_attachment,
+    place_after_summary,
+)
 from baton.core.compaction.working_set.restore import Restored, restore_files
 from baton.core.conversation.boundary import Boundary, Retention
-from baton.core.conversation.messages import CompactionBlock, Message, invariant_violations
+from baton.core.conversation.messages import (
+    CompactionBlock,
+    Message,
+    invariant_violations,
+    leads_with_compaction,
+)
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
 from baton.core.usage.budget import compute_usage
@@ -101,6 +110,7 @@ def commit_summary(
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
     attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = layout_view(plan, summary, attachments, by_id)
+    new_view, attachments = with_plan_and_todos(session, summary, new_view, attachments, ctx)
 
     report(ctx, "Checking the new conversation", 0.9)
     late = _check(session, snapshot, new_view)
@@ -148,6 +158,26 @@ def commit_summary(
     usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     result = CompactResult.from_boundary(boundary, body)
     return result.model_copy(update={"warnings": warnings, "post_tokens": usage.used_tokens})
+
+
+def with_plan_and_todos(
+    session: Session,
+    summary: Message,
+    view: list[Message],
+    attachments: list[Message],
+    ctx: CompactContext,
+) -> tuple[list[Message], list[Message]]:
+    """The view and attachments with the latest open task list and plan put back: right
+    after Baton's summary, or after the kept messages when the API's signed block must
+    be followed by the kept turns (beside the note placed for it)."""
+    carried = continuity_attachment(list(session.messages.values()))
+    if carried is None:
+        return view, attachments
+    carried = carried.model_copy(update={"tokens": ctx.estimator.count_message(carried)})
+    after = summary
+    if leads_with_compaction(summary) and attachments:  # beside the note that follows it
+        after = attachments[-1]
+    return place_after_summary(view, after, carried), [carried, *attachments]
 
 
 def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:

@@ -18,8 +18,15 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
+from baton.core.compaction.hook_runs import after_hooks, before_hooks
+from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
+from baton.core.compaction.represented import (
+    SUMMARY_MAX_TOKENS,
+    stands_for_tokens,
+    summary_bound,
+)
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import planned_summarizer, write_summary
@@ -41,6 +48,7 @@ from baton.core.workspace.editor_files import EditorFiles
 
 __all__ = [
     "MIN_CHECKED_TOKENS",
+    "SUMMARY_MAX_TOKENS",
     "CompactContext",
     "PreparedSummary",
     "commit_prepared",
@@ -53,7 +61,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SUMMARY_MAX_TOKENS = 20_000
 SUMMARY_START, SUMMARY_SHARE = 0.05, 0.75  # of the progress bar
 KEEP_WINDOW_SHARE = 4  # the keep window is at most 1/4 of the auto-compact threshold
 
@@ -70,6 +77,7 @@ class CompactContext:
     progress: Progress | None = None
     tools_tokens: int = 0  # tool definitions sent with every request count too
     tools: list[dict[str, Any]] | None = None  # the tools of the last send (server summaries)
+    hooks: Hooks | None = None  # the user's PreCompact / PostCompact commands (`hooks.py`)
 
 
 async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
@@ -86,7 +94,9 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
         )
     session.compacting = True
     try:
-        return await _compact(session, request, ctx)
+        request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
+        result = await _compact(session, request, ctx)
+        return await after_hooks(ctx.hooks, session, request, result, warnings)
     finally:
         session.compacting = False
 
@@ -215,6 +225,7 @@ async def _plan_and_summarize(
     )
     # One extraction serves the summarizer (its input has no attachments) and the check.
     facts = SpanFacts.extract(summarized)
+    count_message = ctx.estimator.count_message
     summary_request = SummaryRequest(
         direction=plan.direction,
         messages=strip_media(summarized),
@@ -222,7 +233,10 @@ async def _plan_and_summarize(
         instructions=instructions,
         trigger=request.trigger,
         transcript_path=str(session.transcript.path),
-        max_tokens=SUMMARY_MAX_TOKENS,
+        max_tokens=summary_bound(
+            stands_for_tokens(session, summarized, lambda m: m.tokens or count_message(m)),
+            usage.auto_compact_threshold,
+        ),
         facts=facts.without_attachments(),
     )
     with counts_shared() as counts:  # the ledger counts many of the summary's prompts again

@@ -46,6 +46,8 @@ class Retention(WireModel):
     prompts: RetentionFigure
     paths: RetentionFigure
     errors: RetentionFigure
+    # the user's standing instructions ("always ...", "never ..."), when the span gave any
+    instructions: RetentionFigure | None = None
 
 
 class Boundary(WireModel):

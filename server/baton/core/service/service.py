@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 from baton.core.background import Background
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hooks import load_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
@@ -22,6 +23,7 @@ from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service.changes import Changes
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
+from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
@@ -67,6 +69,8 @@ class BatonService:
         self.lanes = Lanes()  # a session's heavy work, off the event loop
         self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
+        self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
+        self._events.connect(self.idle.heard)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -192,6 +196,7 @@ class BatonService:
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
+        self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
         return with_draft(self.usage(session_id), draft, self.estimator, budget)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
@@ -328,6 +333,7 @@ class BatonService:
             progress=progress,
             tools_tokens=runtime.tools_tokens if runtime is not None else 0,
             tools=(runtime.tools or None) if runtime is not None else None,
+            hooks=load_hooks(),
         )
 
     async def close(self) -> None:

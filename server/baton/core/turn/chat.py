@@ -50,6 +50,7 @@ from baton.core.usage.budget import (
     compute_usage,
     observe_response,
 )
+from baton.core.usage.budget_note import note_due, note_text, with_budget_note
 from baton.core.usage.estimator import Estimator
 
 log = logging.getLogger(__name__)
@@ -152,7 +153,11 @@ async def _reply(
             limit=usage.blocking_limit,
         )
     budget, _ = budget_for(model, ctx.settings, limits)
-    room = usage.context_window - usage.used_tokens
+    # the budget note near the thresholds: counted in the room, never stored
+    note = note_text(usage, ctx.settings, model) if note_due(usage, ctx.settings) else None
+    room = (
+        usage.context_window - usage.used_tokens - (ctx.estimator.count_text(note) if note else 0)
+    )
     max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
 
     message_id = new_id()
@@ -174,11 +179,14 @@ async def _reply(
     if payload.omitted:
         log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
     mark = payload.prefix_hash
+    system, messages = session.system_prompt, payload.messages
+    if note is not None:
+        system, messages = with_budget_note(note, model, system, messages)
     try:
         reply = await client.stream_reply(
             model=model,
-            system=session.system_prompt,
-            messages=payload.messages,
+            system=system,
+            messages=messages,
             tools=tools,
             max_tokens=max_tokens,
             on_text=on_text,

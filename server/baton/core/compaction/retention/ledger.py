@@ -12,8 +12,10 @@ from baton.core.compaction.retention.facts import (
     touched_paths,
 )
 from baton.core.compaction.retention.ledger_text import (
+    LEDGER_HEADING,
     LEDGER_MAX_TOKENS,
     PROMPT_PREFIX_CHARS,
+    STANDING_TITLE,
     write_ledger,
 )
 from baton.core.compaction.retention.span_facts import SpanFacts
@@ -74,15 +76,16 @@ def retention(
     """How many of the summarized messages' facts survive in `summary_text` or in the kept
     messages, and a ledger of the missing ones (None when nothing is missing).
 
-    Facts: every user prompt (its first 200 characters, whitespace-insensitive), every path a
-    tool call or attachment touched, every error's first line, and those an earlier summary
-    among the summarized messages quoted. A path survives in the summary or as a path a
-    kept message touches; the others anywhere in the kept messages. The figures describe
-    `summary_text` as given. The ledger stays within `budget` tokens as `count_text` counts
-    them; when the full one does not fit it is shortened (see `ledger_text`) and says what it
-    left out and that `transcript_path` holds the full text. With the full ledger appended,
-    every fact is found. `facts` are the summarized messages' facts when the caller has
-    them already (the summarizer was given the same ones).
+    Facts: every user prompt (its first 200 characters, whitespace-insensitive), every path
+    a tool call or attachment touched, every error's first line, every standing instruction
+    (quoted whole), and those an earlier summary among the summarized messages quoted. A
+    path survives in the summary or as a path a kept message touches; the others anywhere in
+    the kept messages. The figures describe `summary_text` as given. The ledger stays within
+    `budget` tokens as `count_text` counts them; when the full one does not fit it is
+    shortened (see `ledger_text`) and says what it left out and that `transcript_path` holds
+    the full text. With the full ledger appended, every fact is found. `facts` are the
+    summarized messages' facts when the caller has them already (the summarizer was given
+    the same ones).
     """
     if facts is None:
         facts = SpanFacts.extract(summarized)
@@ -102,11 +105,23 @@ def retention(
         [p for p, key in paths.items() if not found_in(path_haystack, key)],
         [e for e, key in errors.items() if not found_in(haystack, key)],
     )
+    standing = _unique(facts.instructions)
+    lost = [i for i, key in standing.items() if not found_in(haystack, key)]
     figures = Retention(
         prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),
         paths=RetentionFigure(kept=len(paths) - len(missing[1]), total=len(paths)),
         errors=RetentionFigure(kept=len(errors) - len(missing[2]), total=len(errors)),
+        instructions=RetentionFigure(kept=len(standing) - len(lost), total=len(standing))
+        if standing
+        else None,
     )
-    if not any(missing):
+    if not any(missing) and not lost:
         return figures, None
-    return figures, write_ledger(*missing, budget, count_text, transcript_path)
+    # Standing instructions are never cut: they head the ledger whole, outside its budget.
+    ledger = write_ledger(*missing, budget, count_text, transcript_path) if any(missing) else ""
+    if not lost:
+        return figures, ledger
+    quoted = "\n".join(f'- "{" ".join(item.split())}"' for item in lost)
+    head = f"{LEDGER_HEADING}\n\n{STANDING_TITLE}\n{quoted}"
+    rest = ledger.removeprefix(LEDGER_HEADING).lstrip("\n")
+    return figures, f"{head}\n\n{rest}" if rest else head

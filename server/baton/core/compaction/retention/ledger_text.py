@@ -42,6 +42,7 @@ LEDGER_HEADING = (
 PROMPTS_TITLE = "### User messages (verbatim, long ones cut)"
 PATHS_TITLE = "### Files touched"
 ERRORS_TITLE = "### Errors seen"
+STANDING_TITLE = "### Standing instructions (verbatim)"
 
 
 def _ledger_prompt(prompt: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from baton.core.compaction.retention.blocks import is_prompt
 from baton.core.compaction.retention.error_facts import ErrorFact, note_command, result_errors
 from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths
+from baton.core.compaction.retention.standing import merged, read_standing, standing_instructions
 from baton.core.compaction.retention.summary_facts import read_summary, summary_text
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 
@@ -28,6 +29,8 @@ class SpanFacts:
     paths: list[PathTouch] = field(default_factory=list)
     errors: list[ErrorFact] = field(default_factory=list)
     tool_paths: list[PathTouch] = field(default_factory=list)
+    # the user's standing instructions (`standing`), the span's and those earlier summaries quoted
+    instructions: list[str] = field(default_factory=list)
 
     @classmethod
     def extract(cls, messages: Iterable[Message]) -> SpanFacts:
@@ -37,6 +40,7 @@ class SpanFacts:
         prompts: list[str] = []
         errors: dict[str, ErrorFact] = {}
         commands: dict[str, str] = {}  # call id -> the shell command it ran
+        carried_instructions: list[str] = []
         for message in messages:
             if message.kind == "attachment":
                 restored = attachment_path(message)
@@ -49,6 +53,7 @@ class SpanFacts:
             elif (earlier := summary_text(message)) is not None:
                 carried = read_summary(earlier)
                 prompts.extend(carried.prompts)
+                carried_instructions.extend(read_standing(earlier))
                 for touch in carried.paths:
                     for op in touch.ops:
                         _note(touches, touch.path, op)
@@ -65,7 +70,11 @@ class SpanFacts:
                     for fact in result_errors(block, commands.get(block.tool_use_id)):
                         errors.setdefault(fact.line, fact)
         return cls(
-            prompts, list(touches.values()), list(errors.values()), list(tool_touches.values())
+            prompts,
+            list(touches.values()),
+            list(errors.values()),
+            list(tool_touches.values()),
+            merged(carried_instructions, standing_instructions(prompts)),
         )
 
     def without_attachments(self) -> SpanFacts:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.prompts import summary_message_text
+from baton.core.compaction.retention.standing import joined, with_standing
 from baton.core.compaction.summary.api_compaction import (
     DIRECTIONS,
     ServerFallback,
@@ -59,7 +60,7 @@ async def write_summary(
                     system=session.system_prompt,
                     tools=ctx.tools,
                     summarized=summarized,
-                    instructions=request.instructions,
+                    instructions=joined(request.instructions, _standing(request)),
                 ),
                 progress,
             )
@@ -93,7 +94,12 @@ async def summarize_checked(
         raise SummarizerFailed(f"the {summarizer.name} summarizer failed: {exc}") from exc
     if not body or not body.strip():
         raise SummarizerFailed(f"the {summarizer.name} summarizer returned an empty summary")
-    return body
+    # Every summarizer's text quotes the standing instructions at the head of section 1.
+    return with_standing(body, _standing(request))
+
+
+def _standing(request: SummaryRequest) -> list[str]:
+    return request.facts.instructions if request.facts is not None else []
 
 
 def summary_messages(

@@ -14,12 +14,14 @@ from baton.core.compaction.retention.blocks import failed_results
 from baton.core.compaction.retention.error_facts import ErrorFact
 from baton.core.compaction.retention.facts import PathTouch, split_summary_prompts
 from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.compaction.retention.standing import standing_block, without_standing
 from baton.core.compaction.retention.summary_facts import (
     prose_sections,
     summary_body,
     summary_text,
     unquoted,
 )
+from baton.core.compaction.retention.symbols import edited_symbols, symbols_line
 from baton.core.compaction.summary.user_messages import bullet, indent
 from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
@@ -55,18 +57,22 @@ class Facts:
     trailing_prompts: list[str] = field(default_factory=list)
     last_reply: str = ""
     terms: Counter[str] = field(default_factory=Counter)
+    instructions: list[str] = field(default_factory=list)  # standing ones, verbatim
+    symbols: list[str] = field(default_factory=list)  # names of the symbols edited
 
     @classmethod
     def gather(cls, messages: Sequence[Message], span: SpanFacts | None = None) -> Facts:
         """The facts of `messages`; `span` are their shared facts when extracted already."""
         if span is None:
             span = SpanFacts.extract(messages)
-        facts = cls(paths=span.paths, errors=span.errors)
+        facts = cls(paths=span.paths, errors=span.errors, instructions=span.instructions)
+        facts.symbols = edited_symbols(messages)
         for message in messages:  # blocks tested by exact type: see `blocks`
             text = summary_text(message)
             if text is not None:  # an earlier summary: its facts are in `span`
                 prompts, rest = split_summary_prompts(summary_body(text))
                 facts.prompts.extend(unquoted(prompt) for prompt in prompts)
+                rest = without_standing(rest)
                 if rest.strip():
                     facts.carried.append(rest.strip())
                 facts.failed_calls += failed_results(message.content)
@@ -162,7 +168,9 @@ def section_builders(
 
 
 def _primary(facts: Facts, cap: int, count: CountText) -> str:
-    parts: list[str] = []
+    # The standing instructions come first, whole: they are facts, outside the share.
+    parts: list[str] = [standing_block(facts.instructions)] if facts.instructions else []
+    cap += count(parts[0]) if parts else 0
     if facts.carried:
         earlier = _condensed(facts.carried, cap // 2, count)
         parts.append("Carried from an earlier summary (condensed):\n  " + indent(earlier))
@@ -208,6 +216,14 @@ def _concepts(facts: Facts, cap: int, count: CountText) -> str:
 
 
 def _files(facts: Facts, cap: int, count: CountText) -> str:
+    symbols = symbols_line(facts.symbols)
+    listed = (
+        _file_list(facts, cap - count(symbols), count) if symbols else _file_list(facts, cap, count)
+    )
+    return f"{listed}\n{symbols}" if symbols else listed
+
+
+def _file_list(facts: Facts, cap: int, count: CountText) -> str:
     if not facts.paths:
         return "- No files were touched."
     lines = [f"- {t.path} ({', '.join(t.ops)})" for t in facts.paths]

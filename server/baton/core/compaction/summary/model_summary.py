@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from baton.core.compaction.prompts import SUMMARY_REMINDER, summary_prompt, summary_section
+from baton.core.compaction.retention.standing import joined
 from baton.core.compaction.rounds import truncate_head
 from baton.core.compaction.summary.summarizers import Progress, SummaryRequest, strip_media
 from baton.core.conversation.messages import (
@@ -69,7 +70,8 @@ class AnthropicSummarizer:
         limit = self.max_output
         if request.max_tokens > 0:
             limit = min(limit, request.max_tokens)
-        prompt = summary_prompt(request.direction, request.instructions)
+        standing = request.facts.instructions if request.facts is not None else []
+        prompt = summary_prompt(request.direction, joined(request.instructions, standing))
         max_tokens = min(limit, await self._model_output_cap())
         for attempt in range(2):  # an answer without a <summary> section gets one reminder
             text = await ask_model(

@@ -136,7 +136,7 @@ class ExtractiveSummarizer:
 
     def grown_limit(self, request: SummaryRequest) -> int:
         """The bound the summary may grow to for its user messages."""
-        grown = max(self.max_tokens, PROMPTS_MAX_TOKENS)
+        grown = max(self.max_tokens, PROMPTS_MAX_TOKENS, request.max_tokens)
         return min(grown, request.max_tokens) if request.max_tokens > 0 else grown
 
     async def summarize(self, request: SummaryRequest, progress: Progress | None = None) -> str:

@@ -1,0 +1,101 @@
+"""The compaction hooks run around one compaction: PreCompact may block it or add
+instructions, PostCompact is told the result; what failed becomes the result's warnings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from baton.core.compaction.hooks import BLOCK_EXIT, Hooks, read_output, run_hook
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.conversation.session import Session
+from baton.core.errors import CompactionBlocked
+from baton.core.usage.budget import compute_usage
+
+if TYPE_CHECKING:
+    from baton.core.compaction.engine import CompactContext
+
+
+def _base(session: Session, request: CompactRequest, event: str) -> dict[str, Any]:
+    return {
+        "hook_event_name": event,
+        "session_id": session.session_id,
+        "transcript_path": str(session.transcript.path),
+        "trigger": request.trigger,
+        "direction": request.direction,
+    }
+
+
+async def before_hooks(
+    hooks: Hooks | None, session: Session, request: CompactRequest, ctx: CompactContext
+) -> tuple[CompactRequest, list[str]]:
+    """The request with what PreCompact hooks added, and the warnings to report; raises
+    CompactionBlocked when one blocks (nothing changed)."""
+    if hooks is None or request.dry_run:
+        return request, []
+    warnings = list(hooks.problems)
+    matching = [hook for hook in hooks.pre if hook.matches(request.trigger)]
+    if not matching:
+        return request, warnings
+    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+    payload = _base(session, request, "PreCompact") | {
+        "custom_instructions": request.instructions or "",
+        "pivot_message_id": request.pivot_message_id,
+        "end_message_id": request.end_message_id,
+        "used_tokens": usage.used_tokens,
+        "context_window": usage.context_window,
+        "auto_compact_threshold": usage.auto_compact_threshold,
+        "messages": len(session.view),
+    }
+    added: list[str] = []
+    for hook in matching:
+        run = await run_hook(hook, payload)
+        if run.warning is not None:
+            warnings.append(run.warning)
+            continue
+        output = read_output(run)
+        if run.exit_code == BLOCK_EXIT or output.get("decision") == "block":
+            reason = str(output.get("reason") or run.stderr or "no reason given")
+            raise CompactionBlocked(
+                f"the PreCompact hook `{hook.shown()}` blocked the compaction: {reason}",
+                hook=hook.shown(),
+            )
+        if run.exit_code != 0:
+            detail = f": {run.stderr}" if run.stderr else ""
+            warnings.append(
+                f"the PreCompact hook `{hook.shown()}` failed ({run.exit_code}){detail}"
+            )
+            continue
+        text = output.get("instructions")
+        if isinstance(text, str) and text.strip():
+            added.append(text.strip())
+    if added:
+        joined = "\n\n".join([*([request.instructions] if request.instructions else []), *added])
+        request = replace(request, instructions=joined)
+    return request, warnings
+
+
+async def after_hooks(
+    hooks: Hooks | None,
+    session: Session,
+    request: CompactRequest,
+    result: CompactResult,
+    warnings: list[str],
+) -> CompactResult:
+    """The result with the PostCompact hooks told of it, and every warning of both runs."""
+    if hooks is not None and not result.dry_run:
+        payload = _base(session, request, "PostCompact") | {"result": result.wire()}
+        for hook in hooks.post:
+            if not hook.matches(request.trigger):
+                continue
+            run = await run_hook(hook, payload)
+            if run.warning is not None:
+                warnings.append(run.warning)
+            elif run.exit_code != 0:
+                detail = f": {run.stderr}" if run.stderr else ""
+                warnings.append(
+                    f"the PostCompact hook `{hook.shown()}` failed ({run.exit_code}){detail}"
+                )
+    if not warnings:
+        return result
+    return result.model_copy(update={"warnings": [*result.warnings, *warnings]})

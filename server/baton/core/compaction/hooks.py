@@ -1,0 +1,193 @@
+"""Compaction hooks: the user's own commands run before (PreCompact) and after (PostCompact) a
+compaction, read from a user-level file only, never from the editor's settings.
+
+The file is `hooks.json` in the user's config folder (`~/.config/baton/hooks.json` on Linux,
+or the file BATON_HOOKS_FILE names). The editor's settings cannot say which scope a value
+came from (VS Code merges a workspace's `.vscode/settings.json` over the user's), so a
+cloned repository could set a command there; a file in the user's home cannot be set by a
+repository. Its shape mirrors Claude Code's hooks:
+
+    {"PreCompact":  [{"matcher": "auto", "command": "~/bin/check.sh", "timeout": 10}],
+     "PostCompact": [{"command": ["notify-send", "compacted"]}]}
+
+`matcher` is "manual", "auto" or absent (both); `command` a string (run by the shell) or an
+argument list; `timeout` in seconds (default 30, at most 600). Each hook gets one JSON
+object on stdin. A PreCompact hook that exits 2 (or prints {"decision": "block",
+"reason": ...}) blocks the compaction with its reason (stderr); one that prints
+{"instructions": "..."} adds them to the compaction's. A hook that fails, prints what is not
+JSON or times out (it is killed) is reported as a warning and the compaction goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+
+from baton.core.redaction import redact
+
+log = logging.getLogger(__name__)
+
+HOOKS_FILE_ENV = "BATON_HOOKS_FILE"
+DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 600.0
+BLOCK_EXIT = 2
+OUTPUT_CHARS = 4_000  # of a hook's stdout / stderr read into a reason or warning
+Event = Literal["PreCompact", "PostCompact"]
+EVENTS: tuple[Event, ...] = ("PreCompact", "PostCompact")
+
+
+@dataclass(frozen=True)
+class Hook:
+    command: str | list[str]
+    matcher: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    def matches(self, trigger: str) -> bool:
+        return self.matcher in (None, "", "*") or self.matcher == trigger
+
+    def shown(self) -> str:
+        return self.command if isinstance(self.command, str) else " ".join(self.command)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The hooks of each event, and what was wrong with the file (told as warnings)."""
+
+    pre: list[Hook] = field(default_factory=list)
+    post: list[Hook] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HookRun:
+    """What one hook did: its exit status, stdout, and a warning when it failed."""
+
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    warning: str | None = None
+
+
+def hooks_file() -> Path:
+    named = os.environ.get(HOOKS_FILE_ENV)
+    if named:
+        return Path(named).expanduser()
+    return Path(platformdirs.user_config_dir("baton")) / "hooks.json"
+
+
+def load_hooks(path: Path | None = None) -> Hooks:
+    """The hooks of the user's file (none when it does not exist)."""
+    path = path or hooks_file()
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Hooks()
+    except (OSError, ValueError) as exc:
+        return Hooks(problems=[f"the hooks file {path} cannot be read: {exc}; no hook runs"])
+    if not isinstance(raw, dict):
+        return Hooks(problems=[f"the hooks file {path} must hold an object; no hook runs"])
+    found: dict[str, list[Hook]] = {event: [] for event in EVENTS}
+    problems: list[str] = []
+    for event in EVENTS:
+        entries = raw.get(event, [])
+        if not isinstance(entries, list):
+            problems.append(f"{path}: {event} must be a list; its hooks are left out")
+            continue
+        for index, entry in enumerate(entries, start=1):
+            hook = _hook(entry)
+            if hook is None:
+                problems.append(
+                    f"{path}: {event} hook {index} needs a command (a string or a list of "
+                    "strings), an optional matcher and timeout; it is left out"
+                )
+            else:
+                found[event].append(hook)
+    return Hooks(found["PreCompact"], found["PostCompact"], problems)
+
+
+def _hook(entry: Any) -> Hook | None:
+    if not isinstance(entry, dict):
+        return None
+    command: str | list[str]
+    raw = entry.get("command")
+    if isinstance(raw, str) and raw.strip():
+        command = raw
+    elif isinstance(raw, list) and raw and all(isinstance(c, str) for c in raw):
+        command = [str(c) for c in raw]
+    else:
+        return None
+    matcher = entry.get("matcher")
+    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    if matcher is not None and not isinstance(matcher, str):
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        return None
+    return Hook(command, matcher, min(float(timeout), MAX_TIMEOUT))
+
+
+async def run_hook(hook: Hook, payload: dict[str, Any]) -> HookRun:
+    """Run one hook with `payload` on stdin, within its time limit (killed past it)."""
+    data = json.dumps(payload).encode()
+    try:
+        if isinstance(hook.command, str):
+            proc = await asyncio.create_subprocess_shell(
+                os.path.expanduser(hook.command) if hook.command.startswith("~") else hook.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                os.path.expanduser(hook.command[0]),
+                *hook.command[1:],
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+    except OSError as exc:
+        return HookRun(None, warning=f"the hook `{hook.shown()}` could not start: {exc}")
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout)
+    except TimeoutError:
+        _kill(proc)
+        await proc.wait()
+        return HookRun(
+            None,
+            warning=f"the hook `{hook.shown()}` took longer than {hook.timeout:g} s and was "
+            "stopped; the compaction went on without it",
+        )
+    except asyncio.CancelledError:
+        _kill(proc)
+        raise
+    stdout = out.decode("utf-8", "replace")[:OUTPUT_CHARS]
+    stderr = redact(err.decode("utf-8", "replace")[:OUTPUT_CHARS]).strip()
+    return HookRun(proc.returncode, stdout, stderr)
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+
+
+def read_output(run: HookRun) -> dict[str, Any]:
+    """A hook's stdout as the JSON object it may print ({} when it printed nothing)."""
+    text = run.stdout.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

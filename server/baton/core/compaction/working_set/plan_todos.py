@@ -1,0 +1,127 @@
+"""The task list and the plan that come back after a compaction: the latest TodoWrite call's
+open items (pending, in progress) and the latest plan-mode plan (ExitPlanMode's `plan`),
+read from every message the session holds and put back verbatim as one attachment message
+right after the summary, before the kept messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock, text_message
+
+TODO_TOOL = "TodoWrite"
+PLAN_TOOL = "ExitPlanMode"
+Status = Literal["pending", "in_progress", "completed"]
+STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+OPEN: frozenset[str] = frozenset({"pending", "in_progress"})
+HEADING = "Task list and plan, restored after a compaction (verbatim)"
+
+
+@dataclass(frozen=True)
+class TodoItem:
+    """One item of a TodoWrite list: what to do, its status, and its active form."""
+
+    content: str
+    status: Status
+    active_form: str = ""
+
+    def as_input(self) -> dict[str, str]:
+        return {"content": self.content, "status": self.status, "activeForm": self.active_form}
+
+
+class TodoInputError(ValueError):
+    """A TodoWrite input that is not a list of items with content, status and activeForm."""
+
+
+def parse_todos(value: Any) -> list[TodoItem]:
+    """The items of a TodoWrite input's `todos`, checked; TodoInputError says what is wrong."""
+    if not isinstance(value, list):
+        raise TodoInputError("todos must be a list of items")
+    items: list[TodoItem] = []
+    for index, raw in enumerate(value, start=1):
+        if not isinstance(raw, dict):
+            raise TodoInputError(f"item {index} must be an object")
+        content, status = raw.get("content"), raw.get("status")
+        active = raw.get("activeForm", "")
+        if not isinstance(content, str) or not content.strip():
+            raise TodoInputError(f"item {index} needs a non-empty content")
+        if status not in STATUSES:
+            raise TodoInputError(f"item {index} has status {status!r}: use one of {STATUSES}")
+        if not isinstance(active, str):
+            raise TodoInputError(f"item {index}: activeForm must be a string")
+        items.append(TodoItem(content, status, active))
+    return items
+
+
+def _failed_calls(messages: Sequence[Message]) -> set[str]:
+    return {
+        block.tool_use_id
+        for message in messages
+        for block in message.content
+        if type(block) is ToolResultBlock and block.is_error
+    }
+
+
+def latest_todos(messages: Iterable[Message]) -> list[TodoItem] | None:
+    """The list the latest well-formed TodoWrite call wrote (None when there was none)."""
+    latest: list[TodoItem] | None = None
+    for message in messages:
+        for block in message.content:
+            if type(block) is ToolUseBlock and block.name == TODO_TOOL:
+                raw = block.input.get("todos") if isinstance(block.input, dict) else None
+                try:
+                    latest = parse_todos(raw)
+                except TodoInputError:
+                    continue
+    return latest
+
+
+def latest_plan(messages: Sequence[Message]) -> str | None:
+    """The latest plan-mode plan the user did not reject (its call's result is no error)."""
+    failed = _failed_calls(messages)
+    plan: str | None = None
+    for message in messages:
+        for block in message.content:
+            if type(block) is ToolUseBlock and block.name == PLAN_TOOL:
+                text = block.input.get("plan") if isinstance(block.input, dict) else None
+                if isinstance(text, str) and text.strip() and block.id not in failed:
+                    plan = text
+    return plan
+
+
+def continuity_text(todos: Sequence[TodoItem] | None, plan: str | None) -> str | None:
+    """The attachment's text, or None when there is no open item and no plan."""
+    open_items = [item for item in todos or () if item.status in OPEN]
+    if not open_items and plan is None:
+        return None
+    parts = [HEADING]
+    if plan is not None:
+        parts.append(f"### Plan (from plan mode)\n{plan}")
+    if open_items:
+        done = len(todos or ()) - len(open_items)
+        lines = [f"- [{item.status}] {item.content}" for item in open_items]
+        note = f" ({done} completed not shown)" if done else ""
+        parts.append(f"### Open task list{note}\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def continuity_attachment(messages: Sequence[Message]) -> Message | None:
+    """The attachment message for the session's messages (every one it holds, in order)."""
+    text = continuity_text(latest_todos(messages), latest_plan(messages))
+    if text is None:
+        return None
+    return text_message("user", text, "attachment")
+
+
+def is_continuity(message: Message) -> bool:
+    """Whether `message` is such an attachment (a later compaction makes a fresh one)."""
+    return message.kind == "attachment" and message.text().startswith(HEADING)
+
+
+def place_after_summary(view: list[Message], after: Message, message: Message) -> list[Message]:
+    """`view` with `message` right after `after` (the summary: before the pinned and kept
+    messages that follow it)."""
+    at = next(i for i, m in enumerate(view) if m.id == after.id) + 1
+    return [*view[:at], message, *view[at:]]

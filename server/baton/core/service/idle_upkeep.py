@@ -1,0 +1,78 @@
+"""Idle compaction in the service: each append or reply starts a session's idle wait again
+(`automatic/idle.py`); when it runs out, the session is compacted in the background if it
+still should be, as an auto-compaction its user may undo."""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from baton.core.background import Background
+from baton.core.compaction.automatic.idle import ACTIVE, IdleCompaction, why_not
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.errors import BatonError
+from baton.core.service.events import Event, SessionChanged, SessionClosed
+from baton.core.service.runtime import Runtimes
+from baton.core.settings import Settings
+from baton.core.usage.budget import Usage
+
+log = logging.getLogger(__name__)
+
+
+class Host(Protocol):
+    """What idle compaction asks of the service."""
+
+    background: Background
+    settings: Settings
+
+    def usage(self, session_id: str) -> Usage: ...
+
+    async def compact(self, session_id: str, request: CompactRequest) -> CompactResult: ...
+
+
+class IdleUpkeep:
+    def __init__(self, host: Host, runtimes: Runtimes) -> None:
+        self._host = host
+        self._runtimes = runtimes
+        self.timers = IdleCompaction(host.background.debounce, self.due)
+
+    def heard(self, event: Event) -> None:
+        """The service's events: activity starts the wait again, a closed session forgets."""
+        if isinstance(event, SessionChanged) and event.reason in ACTIVE:
+            if self._host.settings.idle_compact.enabled:
+                self.timers.active(
+                    event.session_id, event.session.view_messages(), self._host.settings
+                )
+        elif isinstance(event, SessionClosed):
+            self.timers.closed(event.session_id)
+
+    async def due(self, session_id: str) -> None:
+        """The idle wait ran out: compact now unless something says not to."""
+        runtime = self._runtimes.get(session_id)
+        if runtime is None:
+            return  # deleted or closed meanwhile
+        session = runtime.session
+        reason = why_not(
+            self._host.usage(session_id),
+            self._host.settings,
+            replying=runtime.replying,
+            compacting=session.compacting,
+            draft_open=self.timers.draft_open(session_id),
+            read_only=session.read_only,
+        )
+        if reason is not None:
+            log.debug("session %s idle, not compacted: %s", session_id, reason)
+            return
+        try:
+            result = await self._host.compact(
+                session_id, CompactRequest(direction="all", trigger="auto")
+            )
+        except BatonError as exc:
+            log.info("idle compaction of %s did not run: %s", session_id, exc.message)
+            return
+        log.info(
+            "idle compaction of %s: %d -> %d tokens",
+            session_id,
+            result.pre_tokens,
+            result.post_tokens,
+        )

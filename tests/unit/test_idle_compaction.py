@@ -1,0 +1,137 @@
+"""Idle compaction (opt-in): a session idle past the prompt cache's lifetime and above a
+share of its window is compacted in the background, undone like any compaction, never
+while a reply, a compaction or a draft is open. On the fake API, through the service."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.compaction.automatic.idle import cache_lifetime
+from baton.core.conversation.messages import Message, MessageInput, TextBlock
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.usage.draft import Draft
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+KEY = "sk-ant-test-idle-0000000000"
+
+
+def words(count: int) -> str:
+    return " ".join(f"lorem{i % 10}" for i in range(count))
+
+
+def make_service(tmp_path: Path, estimator: Estimator, **idle: Any) -> BatonService:
+    settings = Settings.model_validate(
+        {
+            "dataDir": str(tmp_path / "data"),
+            "summarizer": "extractive",
+            "contextWindow": 40_000,
+            "keepWindow": {"minTokens": 300, "minTextMessages": 1, "maxTokens": 2_000},
+            "idleCompact": {"enabled": True, "percent": 30} | idle,
+        }
+    )
+    service = BatonService(settings, api_key=KEY, estimator=estimator)
+    service.idle.timers.short, service.idle.timers.long, service.idle.timers.slack = 0.2, 30, 0
+    return service
+
+
+async def filled(service: BatonService, fake: FakeAnthropic, turns: int = 8) -> str:
+    session = service.create("idle", model="claude-haiku-4-5")
+    for turn in range(turns):
+        service.append(
+            session.session_id,
+            [
+                MessageInput(role="user", content=f"step {turn}: " + words(700)),
+                MessageInput(role="assistant", content=f"did {turn}: " + words(700)),
+            ],
+        )
+    fake.reply("Done.", usage={"input_tokens": 22_000, "output_tokens": 3})
+    await service.send(session.session_id, "carry on")  # the fake API's reply: activity
+    return session.session_id
+
+
+async def settle(seconds: float = 0.8) -> None:
+    await asyncio.sleep(seconds)
+
+
+async def test_an_idle_session_above_the_share_is_compacted_and_can_be_undone(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    service = make_service(tmp_path, estimator)
+    try:
+        sid = await filled(service, fake_anthropic)
+        before = list(service.session(sid).view)
+        await settle()
+        session = service.session(sid)
+        assert session.compactions == 1
+        boundary = session.boundaries[session.active[-1]]
+        assert boundary.trigger == "auto"
+        service.uncompact(sid)
+        assert service.session(sid).view == before
+    finally:
+        await service.close()
+
+
+async def test_activity_starts_the_wait_again(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    service = make_service(tmp_path, estimator)
+    service.idle.timers.short = 0.6
+    try:
+        sid = await filled(service, fake_anthropic)
+        for _ in range(3):
+            await asyncio.sleep(0.3)
+            service.append(sid, [MessageInput(role="user", content="one more thing")])
+            service.append(sid, [MessageInput(role="assistant", content="sure")])
+        assert service.session(sid).compactions == 0
+        await settle(1.2)
+        assert service.session(sid).compactions == 1
+    finally:
+        await service.close()
+
+
+@pytest.mark.parametrize("why", ["draft", "replying", "below", "off"])
+async def test_no_idle_compaction_when_it_must_not(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, why: str
+) -> None:
+    idle = {"percent": 95} if why == "below" else {"enabled": False} if why == "off" else {}
+    service = make_service(tmp_path, estimator, **idle)
+    try:
+        sid = await filled(service, fake_anthropic)
+        if why == "draft":
+            service.draft_usage(sid, Draft(text="I am typing a long"))
+        if why == "replying":
+            service._runtimes.of(sid).replying = True
+        await settle()
+        assert service.session(sid).compactions == 0
+    finally:
+        await service.close()
+
+
+async def test_a_draft_once_sent_lets_it_run_again(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    service = make_service(tmp_path, estimator)
+    try:
+        sid = await filled(service, fake_anthropic)
+        service.draft_usage(sid, Draft(text="typing"))
+        fake_anthropic.reply("Sure.", usage={"input_tokens": 22_100, "output_tokens": 2})
+        await service.send(sid, "typing, now sent")
+        await settle()
+        assert service.session(sid).compactions == 1
+    finally:
+        await service.close()
+
+
+def test_the_cache_lifetime_is_an_hour_when_the_request_asked_for_it() -> None:
+    marker = {"type": "ephemeral", "ttl": "1h"}
+    block = TextBlock.model_validate({"type": "text", "text": "hi", "cache_control": marker})
+    plain = Message(role="user", content=[TextBlock(text="hi")])
+    marked = Message(role="user", content=[block])
+    assert cache_lifetime([plain], 300, 3600) == 300
+    assert cache_lifetime([marked, plain], 300, 3600) == 3600

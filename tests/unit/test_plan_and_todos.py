@@ -1,0 +1,256 @@
+"""The task list and the plan after a compaction: the latest TodoWrite list's open items and
+the latest plan-mode plan come back verbatim before the kept messages, round after round;
+the todo tool the model calls; Claude Code's calls read on import."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.compaction.engine import CompactContext, compact, uncompact
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.compaction.working_set.plan_todos import (
+    HEADING,
+    TodoInputError,
+    continuity_text,
+    latest_plan,
+    latest_todos,
+)
+from baton.core.conversation.messages import (
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    invariant_violations,
+    text_message,
+)
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import NothingToCompact
+from baton.core.importers.claude_code import import_claude_code
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.turn import todo_tool
+from baton.core.usage.estimator import Estimator
+from corpus_names import CORPUS_FILES
+
+
+def todos(*items: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"content": c, "status": s, "activeForm": f"Doing: {c}"} for c, s in items]
+
+
+def tool_call(
+    call_id: str, name: str, tool_input: dict[str, Any], error: bool = False
+) -> list[Message]:
+    return [
+        Message(role="assistant", content=[ToolUseBlock(id=call_id, name=name, input=tool_input)]),
+        Message(
+            role="user",
+            content=[ToolResultBlock(tool_use_id=call_id, content="ok", is_error=error)],
+        ),
+    ]
+
+
+def chatter(tag: str, turns: int = 12) -> list[Message]:
+    out: list[Message] = []
+    for n in range(turns):
+        out.append(text_message("user", f"{tag}: step {n}, carry on with the work please."))
+        out.append(text_message("assistant", f"Working on {tag} step {n}. " * 40))
+    return out
+
+
+def context() -> CompactContext:
+    estimator = Estimator()
+    settings = Settings(keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=2))
+    return CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+
+
+async def test_a_todo_list_survives_three_compactions(tmp_path: Path) -> None:
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="todos")
+    lists = [
+        todos(("Write the parser", "in_progress"), ("Test it", "pending")),
+        todos(("Write the parser", "completed"), ("Test it", "in_progress"), ("Ship", "pending")),
+        todos(("Write the parser", "completed"), ("Test it", "completed"), ("Ship", "pending")),
+    ]
+    plan = "## Plan\n1. Parser\n2. Tests\n3. Ship it `now`"
+    for round_, items in enumerate(lists):
+        part = [text_message("user", f"Round {round_}: do the next part.")]
+        part += tool_call(f"todo{round_}", "TodoWrite", {"todos": items})
+        if round_ == 0:
+            part += tool_call("plan0", "ExitPlanMode", {"plan": plan})
+            part += tool_call("plan1", "ExitPlanMode", {"plan": "a rejected plan"}, error=True)
+        part += [text_message("assistant", "Noted.")]
+        part += chatter(f"round {round_}")
+        session.append(part)
+        await compact(session, CompactRequest(direction="all"), ctx)
+        view = session.view_messages()
+        assert not invariant_violations(view)
+        assert view[0].kind == "summary"
+        carried = view[1]
+        assert carried.kind == "attachment" and carried.text().startswith(HEADING)
+        text = carried.text()
+        assert plan in text  # verbatim
+        assert "a rejected plan" not in text
+        for item in items:
+            shown = f"- [{item['status']}] {item['content']}" in text
+            assert shown == (item["status"] != "completed")
+        # the kept messages follow it; the earlier list is gone
+        assert sum(1 for m in view if m.text().startswith(HEADING)) == 1
+    assert "- [pending] Ship" in session.view_messages()[1].text()
+    uncompact(session)  # the same undo: the attachment goes with its compaction
+    assert sum(1 for m in session.view_messages() if m.text().startswith(HEADING)) == 1
+    store.close()
+
+
+async def test_nothing_open_and_no_plan_adds_nothing(tmp_path: Path) -> None:
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="done")
+    part = [text_message("user", "Go.")]
+    part += tool_call("t", "TodoWrite", {"todos": todos(("All", "completed"))})
+    session.append([*part, text_message("assistant", "Done."), *chatter("x")])
+    await compact(session, CompactRequest(direction="all"), ctx)
+    assert not any(m.text().startswith(HEADING) for m in session.view_messages())
+    store.close()
+
+
+def test_the_latest_well_formed_list_and_plan_win() -> None:
+    messages = [
+        *tool_call("a", "TodoWrite", {"todos": todos(("one", "pending"))}),
+        *tool_call("b", "TodoWrite", {"todos": [{"content": "", "status": "nope"}]}),
+        *tool_call("c", "ExitPlanMode", {"plan": "first"}),
+        *tool_call("d", "ExitPlanMode", {"plan": "second"}),
+    ]
+    found = latest_todos(messages)
+    assert found is not None and [i.content for i in found] == ["one"]
+    assert latest_plan(messages) == "second"
+    assert continuity_text(found, None) == f"{HEADING}\n\n### Open task list\n- [pending] one"
+
+
+def test_the_todo_tool_saves_a_list_and_says_what_changed() -> None:
+    assert todo_tool.LEVEL == "auto" and todo_tool.KIND == "other"
+    assert todo_tool.DEFINITION["name"] == "TodoWrite"
+    before = tool_call(
+        "a", "TodoWrite", {"todos": todos(("Parse", "in_progress"), ("Old", "pending"))}
+    )
+    text = todo_tool.todo_write(
+        before, {"todos": todos(("Parse", "completed"), ("Test", "in_progress"))}
+    )
+    assert text.splitlines() == [
+        "Task list saved: 2 items (1 completed, 1 in progress, 0 pending).",
+        "Parse: in_progress -> completed",
+        "Added: Test",
+        "Removed: Old",
+        "Now: Doing: Test",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "says"),
+    [
+        ({}, "todos must be a list"),
+        ({"todos": ["x"]}, "item 1 must be an object"),
+        ({"todos": [{"content": " ", "status": "pending"}]}, "non-empty content"),
+        ({"todos": [{"content": "a", "status": "done"}]}, "status 'done'"),
+        ({"todos": [{"content": "a", "status": "pending", "activeForm": 3}]}, "activeForm"),
+    ],
+)
+def test_the_todo_tool_refuses_bad_input_clearly(tool_input: dict[str, Any], says: str) -> None:
+    with pytest.raises(TodoInputError, match=says):
+        todo_tool.todo_write([], tool_input)
+
+
+async def test_the_tool_runs_as_the_registry_calls_it() -> None:
+    class Ctx:
+        def __init__(self) -> None:
+            self.messages: list[Message] = []
+
+    text = await todo_tool.run({"todos": todos(("A", "pending"))}, Ctx())
+    assert text.startswith("Task list saved: 1 items")
+
+
+async def test_claude_code_calls_are_read_on_import(tmp_path: Path) -> None:
+    def record(n: int, role: str, content: list[dict[str, Any]], parent: str | None) -> str:
+        return json.dumps(
+            {
+                "type": role,
+                "uuid": f"u{n}",
+                "parentUuid": parent,
+                "sessionId": "s1",
+                "timestamp": f"2025-01-01T00:00:{n:02d}Z",
+                "message": {"role": role, "content": content},
+            }
+        )
+
+    items = todos(("Import the plan", "in_progress"), ("Check it", "pending"))
+    lines = [
+        record(0, "user", [{"type": "text", "text": "Plan it."}], None),
+        record(
+            1,
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "p",
+                    "name": "ExitPlanMode",
+                    "input": {"plan": "The plan."},
+                }
+            ],
+            "u0",
+        ),
+        record(2, "user", [{"type": "tool_result", "tool_use_id": "p", "content": "ok"}], "u1"),
+        record(
+            3,
+            "assistant",
+            [{"type": "tool_use", "id": "t", "name": "TodoWrite", "input": {"todos": items}}],
+            "u2",
+        ),
+        record(4, "user", [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}], "u3"),
+        record(5, "assistant", [{"type": "text", "text": "Started."}], "u4"),
+    ]
+    path = tmp_path / "cc.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ctx = context()
+    store = SessionStore(tmp_path / "data", ctx.estimator.count_message)
+    session = import_claude_code(path, store)
+    session.append(chatter("after import"))
+    await compact(session, CompactRequest(direction="all"), ctx)
+    text = session.view_messages()[1].text()
+    assert "### Plan (from plan mode)\nThe plan." in text
+    assert "- [in_progress] Import the plan\n- [pending] Check it" in text
+    store.close()
+
+
+# ---- the real corpus (BATON_CORPUS) --------------------------------------------------------
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_FILES)
+async def test_corpus_sessions_keep_their_open_todos_and_plan_through_three_rounds(
+    corpus_dir: Path, tmp_path: Path, name: str
+) -> None:
+    ctx = context()
+    imported = import_claude_code(
+        corpus_dir / name, SessionStore(tmp_path / "imported", ctx.estimator.count_message)
+    )
+    view = [m.model_copy() for m in imported.view_messages()]
+    todos_then, plan_then = latest_todos(view), latest_plan(view)
+    session = SessionStore(tmp_path / "rounds", ctx.estimator.count_message).create(title=name)
+    prompts = [i for i, m in enumerate(view) if m.is_user_prompt]
+    cuts = [0, *(prompts[len(prompts) * k // 3] for k in (1, 2)), len(view)]
+    for start, stop in itertools.pairwise(cuts):
+        session.append(view[start:stop])
+        try:
+            await compact(session, CompactRequest(direction="all"), ctx)
+        except NothingToCompact:
+            continue
+    shown = "\n".join(m.text() for m in session.view_messages() if m.kind == "attachment")
+    open_items = [i for i in todos_then or [] if i.status != "completed"]
+    for item in open_items:
+        assert f"- [{item.status}] {item.content}" in shown
+    if plan_then is not None:
+        assert plan_then in shown

@@ -45,6 +45,10 @@ class Lanes:
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # id -> lock, its users
 
+    def busy(self, session_id: str) -> bool:
+        """Whether work runs, or waits, in the session's lane."""
+        return session_id in self._locks
+
     @contextlib.asynccontextmanager
     async def lane(self, session_id: str) -> AsyncIterator[None]:
         """The session's turn (a lane lives while anyone waits in it)."""

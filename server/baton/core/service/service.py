@@ -64,6 +64,7 @@ class BatonService:
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
+        self._runtimes.busy = self.lanes.busy  # the store keeps a session open meanwhile
         self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
 

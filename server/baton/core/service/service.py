@@ -169,7 +169,7 @@ class BatonService:
     def append(
         self,
         session_id: str,
-        inputs: Sequence[MessageInput],
+        inputs: Sequence[MessageInput | Message],
         client_context: ClientContext | None = None,
     ) -> Appended:
         runtime = self._runtime(session_id)
@@ -186,13 +186,13 @@ class BatonService:
         the API's exact count when `exactCounts` fetched one for the view as it is."""
         return self.changes.usage(self._runtime(session_id))
 
-    def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
+    def draft_usage(self, session_id: str, draft: Draft, raw: int | None = None) -> DraftUsage:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
-        is written."""
+        is written. `raw`: the draft's tokens, counted already (`heavy.draft_tokens`)."""
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
-        return with_draft(self.usage(session_id), draft, self.estimator, budget)
+        return with_draft(self.usage(session_id), draft, self.estimator, budget, raw)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
         """Switch the session's model; its usage is re-evaluated against the new budget at

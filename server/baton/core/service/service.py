@@ -19,6 +19,7 @@ from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
+from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
 from baton.core.service.lanes import Lanes
@@ -186,9 +187,11 @@ class BatonService:
         the API's exact count when `exactCounts` fetched one for the view as it is."""
         return self.changes.usage(self._runtime(session_id))
 
-    def draft_usage(self, session_id: str, draft: Draft, raw: int | None = None) -> DraftUsage:
+    async def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
-        is written. `raw`: the draft's tokens, counted already (`heavy.draft_tokens`)."""
+        is written. A large draft is counted in a worker thread (`heavy.counted_draft`)."""
+        self.session(session_id)  # an unknown id fails before any counting
+        raw = await heavy.counted_draft(draft, self.estimator)
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]

@@ -97,9 +97,7 @@ async def pin(call: Call, args: p.PinParams) -> p.Message:
 
 async def usage(call: Call, args: p.UsageParams) -> p.DraftUsage:
     if args.draft is not None:
-        call.service.session(args.session_id)  # an unknown id fails before any counting
-        raw = await heavy.counted_draft(args.draft, call.service.estimator)
-        return call.service.draft_usage(args.session_id, args.draft, raw)
+        return await call.service.draft_usage(args.session_id, args.draft)
     return plain(call.service.usage(args.session_id))
 
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from baton.core.compaction import slices
 from baton.core.usage.estimator import Estimator
 
 CountText = Callable[[str], int]
@@ -177,7 +178,7 @@ def head_of(text: str, chars: int) -> str:
     check that compares a text's first `chars` normalized characters finds it in the cut."""
     if len(text) <= chars:
         return text
-    wanted = min(chars, len(" ".join(text.split())))
+    wanted = min(chars, len(slices.normalize(text)))
     end = chars
     while end < len(text) and len(" ".join(text[:end].split())) < wanted:
         end += max(wanted - len(" ".join(text[:end].split())), 1)

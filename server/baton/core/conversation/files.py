@@ -132,6 +132,31 @@ def open_writer(path: Path) -> tuple[int | None, str | None]:
     return fd, None
 
 
+PROC_LOCKS = Path("/proc/locks")
+
+
+def write_locked() -> set[tuple[int, int]]:
+    """(device, inode) of every file some open file holds an exclusive `flock` on, as the
+    kernel lists them (Linux's /proc/locks; empty where there is none): a transcript's
+    writer lock seen without taking a lock, which could make that writer fail to get it."""
+    try:
+        text = PROC_LOCKS.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return set()
+    held: set[tuple[int, int]] = set()
+    for line in text.splitlines():
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 2419 fd:00:1322543 0 EOF" (a blocked waiter: "-> ...")
+        if len(fields) < 6 or fields[1] != "FLOCK" or fields[3] != "WRITE":
+            continue
+        try:
+            major, minor, inode = fields[5].split(":")
+            held.add((os.makedev(int(major, 16), int(minor, 16)), int(inode)))
+        except ValueError:
+            continue
+    return held
+
+
 def ensure_private_dir(path: Path) -> None:
     """`path` and its parents made as needed, `path` itself 0700."""
     try:

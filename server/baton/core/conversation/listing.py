@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from baton.core.conversation.damage import Damage
-from baton.core.conversation.files import kind_of, storage_error
+from baton.core.conversation.files import kind_of, storage_error, write_locked
 from baton.core.conversation.transcript_summary import Entry, Summary, identity, summarize
 from baton.core.errors import StorageError
 
@@ -52,10 +52,18 @@ class SessionIndex:
         index is brought up to date first and the summaries made after, so that what a
         list leaves behind (the index) is not spread among what it drops."""
         found = self._refresh(folder, seconds)
-        return [
-            odd(sid, problem) if problem else _unpack(self._entries[sid]).summary(sid)
-            for sid, problem in found
-        ]
+        locked = {hash(key) for key in write_locked()}  # the entries' `file` hashes
+        out: list[Summary] = []
+        for sid, problem in found:
+            if problem:
+                out.append(odd(sid, problem))
+                continue
+            entry = _unpack(self._entries[sid])
+            summary = entry.summary(sid)
+            if entry.file in locked:  # open for writing elsewhere: read-only here
+                summary.read_only = True
+            out.append(summary)
+        return out
 
     def _refresh(self, folder: Path, seconds: float) -> list[tuple[str, str]]:
         """(id, "") for each session, brought up to date in the index; (id, problem) for a

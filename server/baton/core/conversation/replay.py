@@ -55,18 +55,31 @@ class ClientContext:
 def response_start(messages: Mapping[str, Message], view: list[str], index: int) -> int:
     """The index of the first record of the response whose record is view[index]: the
     records of one response share its API message id, with tool results between them
-    (parallel tool calls)."""
+    (parallel tool calls). An earlier record of it whose usage saw a smaller prompt is
+    not the start: view[index]'s usage was taken later, with what lies between in its
+    prompt (a file whose records each carry the usage as it grew)."""
     first = index
-    api_id = messages[view[index]].api_message_id
+    record = messages[view[index]]
+    api_id = record.api_message_id
     if api_id is None:
         return first
+    prompt = _prompt_side(record.usage)
     for j in range(index - 1, -1, -1):
         other = messages[view[j]]
         if other.role == "assistant" and other.api_message_id == api_id:
+            if 0 < _prompt_side(other.usage) < prompt:
+                break
             first = j
         elif other.role == "assistant" or not other.is_tool_result_only:
             break
     return first
+
+
+def _prompt_side(usage: ApiUsage | None) -> int:
+    """What a real usage says the request's prompt held (0 without one)."""
+    if usage is None or not usage.is_real:
+        return 0
+    return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
 
 
 class Replayed:

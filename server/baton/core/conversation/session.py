@@ -307,6 +307,19 @@ class Session(Replayed):
 
     # ---- helpers -------------------------------------------------------------------------
 
+    def prepared(self, inputs: Sequence[MessageInput | Message]) -> list[Message]:
+        """The inputs as the messages `append` would write, counted: the part of an append
+        that reads nothing of the session, so it may run in a worker thread first (each
+        input checked as `append` checks it; InvalidParams for the first that fails)."""
+        out: list[Message] = []
+        for n, item in enumerate(inputs):
+            check_writable(item.model_dump(), f"message {n}")
+            message = self._to_message(item)
+            if not message.tokens:
+                message.tokens = self.count(message)
+            out.append(message)
+        return out
+
     def _to_message(self, item: MessageInput | Message) -> Message:
         if isinstance(item, Message):
             return item

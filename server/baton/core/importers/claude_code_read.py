@@ -39,11 +39,20 @@ def _refuse_constant(name: str) -> Any:
     raise NotJson(f"{name} is not JSON")
 
 
+_LINE_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_NOT_UTF8_START = (b"\xef", b"\xfe", b"\xff", b"\x00")  # a byte order mark, or a NUL
+
+
 def loads(text: bytes | str) -> Any:
     """`text` as JSON; ValueError for what is not JSON (NaN and Infinity included),
     including what nests deeper than `MAX_DEPTH` levels or than the parser can go."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
+            # what `json.loads` does with bytes it takes for UTF-8 (no byte order mark,
+            # no UTF-16 or -32), without making a decoder per line
+            value = _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass"))
+        else:
+            value = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if too_deep(text, value):

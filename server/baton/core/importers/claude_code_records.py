@@ -155,8 +155,9 @@ class RecordConverter(ImportedView):
                 self._restart(record)
         self.old_style = self.old_style or (summary and self.boundary is None)
         content = self._answers(record, blocks, None)  # a prompt ends the turn: text in place
-        message = Message(id=self._id(record), role="user", content=content)
-        message.created_at = _time(record)
+        message = Message(
+            id=self._id(record), role="user", content=content, created_at=_time(record)
+        )
         if summary:
             message.kind = "summary"
         if self.boundary is not None:
@@ -187,8 +188,9 @@ class RecordConverter(ImportedView):
             self.notes_from, self.notes_at = record, _time(record)
         results = self._answers(record, blocks, self.notes)
         if results:
-            message = Message(id=self._id(record), role="user", content=results)
-            message.created_at = _time(record)
+            message = Message(
+                id=self._id(record), role="user", content=results, created_at=_time(record)
+            )
             self._append(message)
         elif self.open_uses:
             self.report.repairs.append(

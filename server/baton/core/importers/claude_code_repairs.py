@@ -97,8 +97,9 @@ class ImportedView:
         """The waiting notes as a user message (open calls, if any, are answered first)."""
         if not self.notes:
             return
-        note = Message(id=self._id(self.notes_from), role="user", content=self.notes)
-        note.created_at = self.notes_at
+        note = Message(
+            id=self._id(self.notes_from), role="user", content=self.notes, created_at=self.notes_at
+        )
         self.notes = []
         self._answer_open(f"message {note.id}", note.created_at)
         self._append(note)

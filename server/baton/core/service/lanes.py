@@ -9,7 +9,9 @@ on) with the check of what the summary kept, then the commit on the server's loo
 every other change of the session is made. A summarizer that asks the network stays on
 the server's loop (its client is bound to it), where its waiting blocks nothing. Python
 holds one lock (the GIL) for all threads: a single long C call (a split of a 50 MB text)
-still pauses the loop while it runs.
+still pauses the loop while it runs, so the compaction's passes over a long text go a
+slice at a time (`compaction/slices.py`). `busy` tells the store which sessions have work
+in their lane, so that it never closes one under that work.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class Lanes:
 
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # id -> lock, its users
+
+    def busy(self, session_id: str) -> bool:
+        """Whether work runs, or waits, in the session's lane."""
+        return session_id in self._locks
 
     @contextlib.asynccontextmanager
     async def lane(self, session_id: str) -> AsyncIterator[None]:

@@ -64,12 +64,31 @@ class Runtimes:
         self._events = events
         self._store: SessionStore | None = None
         self._by_id: dict[str, SessionRuntime] = {}
+        # whether heavy work (the service's lanes) holds a session: set by the service
+        self.busy: Callable[[str], bool] = lambda session_id: False
 
     @property
     def store(self) -> SessionStore:
         if self._store is None:
             self._store = SessionStore(self._data_dir(), self._estimator.count_message)
+            self._store.in_use = self.in_use  # never closed under a request that holds it
         return self._store
+
+    def in_use(self, session_id: str) -> bool:
+        """Whether work holds the session now: a reply streaming, an auto-compaction, a
+        summary written ahead, a notes update, heavy work in its lane. The store keeps
+        such a session open when it closes the least recently used ones."""
+        runtime = self._by_id.get(session_id)
+        if runtime is None:
+            return self.busy(session_id)
+        ahead = runtime.ahead.entry
+        return (
+            runtime.replying
+            or runtime.auto.lock.locked()
+            or runtime.notes.running
+            or (ahead is not None and ahead.task is not None and not ahead.task.done())
+            or self.busy(session_id)
+        )
 
     def of(self, session_id: str) -> SessionRuntime:
         """The session's runtime, the session read from the store (opened if need be)."""

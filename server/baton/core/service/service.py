@@ -21,6 +21,7 @@ from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
+from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
 from baton.core.service.idle_upkeep import IdleUpkeep
@@ -67,6 +68,7 @@ class BatonService:
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
+        self._runtimes.busy = self.lanes.busy  # the store keeps a session open meanwhile
         self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
         self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
@@ -173,7 +175,7 @@ class BatonService:
     def append(
         self,
         session_id: str,
-        inputs: Sequence[MessageInput],
+        inputs: Sequence[MessageInput | Message],
         client_context: ClientContext | None = None,
     ) -> Appended:
         runtime = self._runtime(session_id)
@@ -190,14 +192,16 @@ class BatonService:
         the API's exact count when `exactCounts` fetched one for the view as it is."""
         return self.changes.usage(self._runtime(session_id))
 
-    def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
+    async def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
-        is written."""
+        is written. A large draft is counted in a worker thread (`heavy.counted_draft`)."""
+        self.session(session_id)  # an unknown id fails before any counting
+        raw = await heavy.counted_draft(draft, self.estimator)
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
         self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
-        return with_draft(self.usage(session_id), draft, self.estimator, budget)
+        return with_draft(self.usage(session_id), draft, self.estimator, budget, raw)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
         """Switch the session's model; its usage is re-evaluated against the new budget at

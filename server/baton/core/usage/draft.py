@@ -72,17 +72,25 @@ def draft_blocks(draft: Draft) -> list[ContentBlock]:
     return blocks
 
 
+def draft_tokens(draft: Draft, estimator: Estimator) -> int:
+    """The draft's raw tokens as a user prompt (InvalidParams for one that cannot be)."""
+    blocks = draft_blocks(draft)
+    return MESSAGE_OVERHEAD + estimator.count_blocks(blocks) if blocks else 0
+
+
 def with_draft(
     usage: Usage,
     draft: Draft,
     estimator: Estimator,
     budget: Budget,
+    raw: int | None = None,
 ) -> DraftUsage:
     """`usage` (computed with `budget`) as it would be once `draft` is appended as the
     user's prompt. What no compaction can take away is the system prompt and the tools
-    (as `usage` counts them): with the draft, that is the floor a compaction could reach."""
-    blocks = draft_blocks(draft)
-    raw = MESSAGE_OVERHEAD + estimator.count_blocks(blocks) if blocks else 0
+    (as `usage` counts them): with the draft, that is the floor a compaction could reach.
+    `raw`: the draft's `draft_tokens`, when counted already (off the event loop)."""
+    if raw is None:
+        raw = draft_tokens(draft, estimator)
     tokens = estimator.calibrated(raw)
     used = usage.used_tokens + tokens
     fixed = usage.breakdown.system + usage.breakdown.tools

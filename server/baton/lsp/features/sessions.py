@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from baton import protocol as p
+from baton.core.service import heavy
 from baton.core.service.results import RenderData
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
@@ -44,7 +45,9 @@ async def delete(call: Call, args: p.SessionParams) -> p.Empty:
 
 
 async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
-    done = call.service.append(args.session_id, args.messages, args.client_context)
+    # a large batch is built and counted in a worker thread first (heavy.py)
+    messages = await heavy.counted_messages(call.service.session(args.session_id), args.messages)
+    done = call.service.append(args.session_id, messages, args.client_context)
     return p.AppendResult(message_ids=done.message_ids, usage=done.usage, repairs=done.repairs)
 
 
@@ -94,7 +97,7 @@ async def pin(call: Call, args: p.PinParams) -> p.Message:
 
 async def usage(call: Call, args: p.UsageParams) -> p.DraftUsage:
     if args.draft is not None:
-        return call.service.draft_usage(args.session_id, args.draft)
+        return await call.service.draft_usage(args.session_id, args.draft)
     return plain(call.service.usage(args.session_id))
 
 

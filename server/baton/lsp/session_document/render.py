@@ -149,9 +149,12 @@ def code_units(text: str, encoding: str = "utf-16") -> int:
     """The width of `text` in the position encoding the client and server agreed on."""
     if encoding == "utf-8":
         return len(text.encode("utf-8"))
-    if encoding == "utf-32":
+    if encoding == "utf-32" or text.isascii():
         return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    # a character past U+FFFF is two UTF-16 code units, any other one (a lone surrogate
+    # too, written as itself) is one: the encoded length, without a Python loop per
+    # character (a 20 MB line would hold the event loop for seconds)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def render_session(

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from baton.core.compaction import slices
 from baton.core.compaction.cuts import CountText as CountText
 from baton.core.compaction.cuts import approx_tokens as approx_tokens
 from baton.core.compaction.cuts import cut_to_tokens as cut_to_tokens
@@ -30,8 +31,9 @@ _BULLET = re.compile(r"^( *)[-*] (.*)$")
 
 
 def normalize(text: str) -> str:
-    """Whitespace-insensitive form used to decide whether a fact survived."""
-    return " ".join(text.split())
+    """Whitespace-insensitive form used to decide whether a fact survived (`" ".join(
+    text.split())`, a slice at a time over a long text: see `slices`)."""
+    return slices.normalize(text)
 
 
 def result_text(block: ToolResultBlock) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from baton.core.compaction import slices
 from baton.core.compaction.cuts import CountText, common_cap, cut_to_tokens, cut_with_marker
 from baton.core.compaction.retention.blocks import failed_results
 from baton.core.compaction.retention.error_facts import ErrorFact
@@ -118,7 +119,7 @@ class Facts:
 
 
 def _may_hold_terms(text: str) -> bool:
-    return "_" in text or "`" in text or _CAPITAL_AFTER_LOWER.search(text) is not None
+    return "_" in text or "`" in text or slices.search(_CAPITAL_AFTER_LOWER, text, 1) is not None
 
 
 def _terms(text: str) -> list[str]:

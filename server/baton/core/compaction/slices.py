@@ -1,0 +1,64 @@
+"""Long texts worked in slices, so that no single C call holds the GIL for long.
+
+A compaction runs in a worker thread while the event loop answers other sessions, but
+Python's lock is taken by a C call (a `str.split`, a regex search) for the call's whole
+length: over a 20 MB message one such call stops every other thread for a quarter of a
+second. The functions here give the same answers as the single calls they replace,
+working on about `SLICE_CHARS` characters per call (twice that at most), so that the
+interpreter can hand the lock on between two of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+SLICE_CHARS = 256 * 1024  # characters per C call: about a millisecond of work
+_SPACE = re.compile(r"\s")
+
+
+def normalize(text: str) -> str:
+    """`" ".join(text.split())`, a slice at a time: the text is cut only at a white space
+    character (`str.split`'s white space), so the words of the slices are the text's."""
+    if len(text) <= SLICE_CHARS:
+        return " ".join(text.split())
+    words: list[str] = []
+    for piece in _at_spaces(text):
+        joined = " ".join(piece.split())
+        if joined:
+            words.append(joined)
+    return " ".join(words)
+
+
+def _at_spaces(text: str) -> list[str]:
+    """`text` in consecutive pieces of about `SLICE_CHARS`, each (but the last) followed by
+    a white space character that starts the next one."""
+    pieces: list[str] = []
+    start, size = 0, len(text)
+    while size - start > SLICE_CHARS:
+        cut = start + SLICE_CHARS
+        found = _SPACE.search(text, cut, min(cut + SLICE_CHARS, size))
+        while found is None and cut + SLICE_CHARS < size:  # a very long word
+            cut += SLICE_CHARS
+            found = _SPACE.search(text, cut, min(cut + SLICE_CHARS, size))
+        if found is None:
+            break
+        pieces.append(text[start : found.start()])
+        start = found.start()
+    pieces.append(text[start:])
+    return pieces
+
+
+def search(pattern: re.Pattern[str], text: str, reach: int) -> re.Match[str] | None:
+    """`pattern.search(text)`, a slice at a time, for a pattern whose matches are at most
+    `reach` characters long and that looks at nothing after its match (a look-behind
+    may: `pos` does not cut the string, it only says where the search begins). A slice's
+    search reaches `reach` characters past it, and only a match that starts within the
+    slice is taken, so each match is tried on as much text as the whole search gives it."""
+    if len(text) <= SLICE_CHARS:
+        return pattern.search(text)
+    for start in range(0, len(text), SLICE_CHARS):
+        end = start + SLICE_CHARS
+        found = pattern.search(text, start, min(end + reach, len(text)))
+        if found is not None and found.start() < end:
+            return found
+    return None

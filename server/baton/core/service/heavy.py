@@ -1,0 +1,63 @@
+"""What a request brings that is too big to weigh on the event loop: a batch's messages
+built and counted, and a draft counted, in a worker thread before the request goes on.
+
+Counting a 50 MB message held the loop for seconds, and every other session's request
+with it. Small inputs are counted where they are (a thread's hop costs more than they do);
+the checks against the session, the write and the change stay on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from baton.core.conversation.messages import (
+    ContentBlock,
+    Message,
+    MessageInput,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+)
+from baton.core.conversation.session import Session
+from baton.core.usage.draft import Draft, draft_tokens
+from baton.core.usage.estimator import Estimator
+
+OFF_LOOP_CHARS = 64 * 1024  # text past this is counted in a worker thread
+
+
+def text_chars(content: str | Sequence[ContentBlock]) -> int:
+    """About how much text `content` holds to count (its text, thinking and results)."""
+    if isinstance(content, str):
+        return len(content)
+    total = 0
+    for block in content:
+        if isinstance(block, TextBlock):
+            total += len(block.text)
+        elif isinstance(block, ThinkingBlock):
+            total += len(block.thinking)
+        elif isinstance(block, ToolResultBlock):
+            result = block.content
+            if isinstance(result, str):
+                total += len(result)
+            elif isinstance(result, list):
+                total += sum(len(str(part.get("text", ""))) for part in result)
+    return total
+
+
+async def counted_messages(
+    session: Session, inputs: Sequence[MessageInput]
+) -> Sequence[MessageInput | Message]:
+    """`inputs`, or, when they hold much text, the messages they make, counted in a
+    worker thread (`Session.prepared`)."""
+    if sum(text_chars(item.content) for item in inputs) < OFF_LOOP_CHARS:
+        return inputs
+    return await asyncio.to_thread(session.prepared, inputs)
+
+
+async def counted_draft(draft: Draft, estimator: Estimator) -> int | None:
+    """The draft's raw tokens counted in a worker thread when it holds much text; None
+    (counted where it is used) otherwise."""
+    if text_chars(draft.blocks()) < OFF_LOOP_CHARS:
+        return None
+    return await asyncio.to_thread(draft_tokens, draft, estimator)

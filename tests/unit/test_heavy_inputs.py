@@ -1,0 +1,109 @@
+"""A huge append and a huge draft are counted off the event loop (issue 26): while the
+tokenizer counts a large message or draft (held here inside the count, in whatever thread
+it runs), another session's requests are answered; the result is the one counted where it
+was before. Checked by ordering, never by time."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton import protocol as p
+from baton.core.service import heavy
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
+from baton.lsp.features import sessions
+from baton.lsp.features.common import Call
+from baton.lsp.server import BatonServer, create_server
+
+WAIT = 20.0  # an upper bound, never a pause
+HUGE = "lorem ipsum dolor sit amet " * 10_000  # 270 KB, past heavy.OFF_LOOP_CHARS
+
+
+class Held:
+    """Holds every count of a huge text until released, noting the thread it ran in."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[int] = []
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[Held]:
+    gate = Held()
+    original = Estimator.count_text
+
+    def count_text(self: Estimator, text: str) -> int:
+        if len(text) >= heavy.OFF_LOOP_CHARS:
+            gate.threads.append(threading.get_ident())
+            gate.entered.set()
+            gate.release.wait(WAIT)  # bounded: on the event loop this holds everything
+        return original(self, text)
+
+    monkeypatch.setattr(Estimator, "count_text", count_text)
+    yield gate
+    gate.release.set()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> BatonServer:
+    settings = Settings.model_validate(
+        {"dataDir": str(tmp_path), "autoCompact": {"enabled": False}}
+    )
+    return create_server(BatonService(settings, estimator=Estimator()))
+
+
+async def _session(call: Call, title: str) -> str:
+    sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
+    turns = [
+        p.MessageInput(role="user", content="hi"),
+        p.MessageInput(role="assistant", content="hello"),
+    ]
+    await sessions.append(call, p.AppendParams(session_id=sid, messages=turns))
+    return sid
+
+
+async def _meanwhile(call: Call, gate: Held, work: Any, other: str) -> Any:
+    running = asyncio.ensure_future(work)
+    assert await asyncio.to_thread(gate.entered.wait, WAIT)
+    assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+    usage = await sessions.usage(call, p.UsageParams(session_id=other))
+    assert usage.used_tokens > 0 and not running.done()
+    gate.release.set()
+    return await asyncio.wait_for(running, WAIT)
+
+
+async def test_a_huge_append_is_counted_off_the_loop(server: BatonServer, held: Held) -> None:
+    call = Call(server)
+    busy, other = await _session(call, "busy"), await _session(call, "other")
+    message = p.MessageInput(role="user", content=HUGE)
+    work = sessions.append(call, p.AppendParams(session_id=busy, messages=[message]))
+    done = await _meanwhile(call, held, work, other)
+    stored = call.service.session(busy).get(done.message_ids[0])
+    assert stored.tokens == Estimator().count_message(stored) > 10_000
+    assert done.usage.used_tokens > stored.tokens
+
+
+async def test_a_huge_draft_is_counted_off_the_loop(server: BatonServer, held: Held) -> None:
+    call = Call(server)
+    busy, other = await _session(call, "busy"), await _session(call, "other")
+    params = p.UsageParams(session_id=busy, draft=p.Draft(text=HUGE))
+    shown = await _meanwhile(call, held, sessions.usage(call, params), other)
+    plain = await sessions.usage(call, p.UsageParams(session_id=busy))
+    assert shown.draft is not None and shown.draft.tokens > 10_000
+    assert shown.used_tokens == plain.used_tokens + shown.draft.tokens
+
+
+async def test_small_inputs_are_counted_where_they_are(server: BatonServer) -> None:
+    call = Call(server)
+    sid = await _session(call, "small")
+    inputs = [p.MessageInput(role="user", content="a short one")]
+    assert await heavy.counted_messages(call.service.session(sid), inputs) is inputs
+    assert await heavy.counted_draft(p.Draft(text="short"), call.service.estimator) is None

@@ -1,0 +1,86 @@
+"""The store and the locks of other holders (issue 26): a list says a session is read-only
+when another process (or another store) holds its writer lock, as `get` does, without
+taking a lock itself; the least recently used session the store closes is never one that
+work still holds (a lane's heavy work, a reply streaming)."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+from pathlib import Path
+
+from baton.core.conversation import files
+from baton.core.conversation.store import SessionStore
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
+
+
+def _count(message: object) -> int:
+    return 1
+
+
+def test_a_list_sees_a_session_another_holder_writes(tmp_path: Path) -> None:
+    mine = SessionStore(tmp_path, _count)
+    theirs = SessionStore(tmp_path, _count)  # its own descriptors: its locks conflict
+    held = theirs.create("held elsewhere")
+    free = mine.create("mine")
+    mine.release(free.session_id)  # not open here any more: listed from the index
+    listed = {s.session_id: s for s in mine.list()}
+    assert listed[held.session_id].read_only
+    assert not listed[free.session_id].read_only
+    looker = SessionStore(tmp_path, _count)
+    assert looker.get(held.session_id).read_only  # what `get` says too
+    looker.close()
+    theirs.release(held.session_id)  # let go: writable again for the next list
+    assert not {s.session_id: s for s in mine.list()}[held.session_id].read_only
+    mine.close()
+    theirs.close()
+
+
+def test_the_lock_is_seen_without_taking_one(tmp_path: Path) -> None:
+    """Reading the kernel's table takes no lock: a writer that opens meanwhile gets its own."""
+    path = tmp_path / "f"
+    path.write_text("x")
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        st = os.fstat(fd)
+        assert (st.st_dev, st.st_ino) in files.write_locked()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        assert (st.st_dev, st.st_ino) not in files.write_locked()
+    finally:
+        os.close(fd)
+
+
+def _service(tmp_path: Path) -> BatonService:
+    service = BatonService(Settings(data_dir=str(tmp_path)), estimator=Estimator())
+    service.store.max_open = 1
+    return service
+
+
+def test_a_session_in_its_lane_is_not_closed_by_others_opening(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    busy = service.create("busy").session_id
+
+    async def others_meanwhile() -> list[str]:
+        async with service.lanes.lane(busy):
+            for n in range(3):
+                service.create(f"other {n}")
+            return service.store.open_ids()
+
+    assert busy in asyncio.run(others_meanwhile())
+    service.create("after")  # the lane is free: the least recently used goes now
+    assert busy not in service.store.open_ids()
+
+
+def test_a_session_streaming_a_reply_is_not_closed(tmp_path: Path) -> None:
+    service = _service(tmp_path)
+    busy = service.create("replying").session_id
+    runtime = service._runtimes.get(busy)
+    assert runtime is not None
+    runtime.replying = True
+    for n in range(3):
+        service.create(f"other {n}")
+    assert busy in service.store.open_ids()

@@ -243,7 +243,5 @@ SECTIONS: dict[str, Callable[[Run, dict[str, Any]], Awaitable[Series]]] = {
     "many": many,
     "heavy": heavy,
     "acp": acp_turn,
-
-
     "webview": webview,
 }

@@ -104,7 +104,7 @@ async def test_no_idle_compaction_when_it_must_not(
     try:
         sid = await filled(service, fake_anthropic)
         if why == "draft":
-            service.draft_usage(sid, Draft(text="I am typing a long"))
+            await service.draft_usage(sid, Draft(text="I am typing a long"))
         if why == "replying":
             service._runtimes.of(sid).replying = True
         await settle()
@@ -119,7 +119,7 @@ async def test_a_draft_once_sent_lets_it_run_again(
     service = make_service(tmp_path, estimator)
     try:
         sid = await filled(service, fake_anthropic)
-        service.draft_usage(sid, Draft(text="typing"))
+        await service.draft_usage(sid, Draft(text="typing"))
         fake_anthropic.reply("Sure.", usage={"input_tokens": 22_100, "output_tokens": 2})
         await service.send(sid, "typing, now sent")
         await settle()

@@ -9,11 +9,11 @@ import logging
 from pathlib import Path
 from typing import Any, cast
 
+from acp import Agent
 from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.stdio import stdio_streams
 
-from acp import Agent
 from baton.acp.agent import BatonAgent
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService

@@ -37,6 +37,14 @@ class CompactionInProgress(BatonError):
     code = "compaction_in_progress"
 
 
+class DraftNotFound(BatonError):
+    code = "draft_not_found"
+
+
+class DraftStale(BatonError):
+    code = "draft_stale"
+
+
 class SummarizerFailed(BatonError):
     code = "summarizer_failed"
 

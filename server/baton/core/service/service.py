@@ -20,6 +20,7 @@ from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service.changes import Changes
+from baton.core.service.drafts import Drafts
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
@@ -66,6 +67,7 @@ class BatonService:
         self.lanes = Lanes()  # a session's heavy work, off the event loop
         self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
+        self.drafts = Drafts(self)  # compaction drafts: preview, apply, discard
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work

@@ -408,7 +408,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = script.model or (body or {}).get("model") or DEFAULT_MODEL
         cache = self.fake.prompt_cache
         if cache is not None and isinstance(body, dict) and isinstance(script, ScriptedReply):
-            script = replace(script, usage={**cache.usage(body), **script.usage})
+            script = replace(script, usage={**cache.usage(body, script.content), **script.usage})
         if isinstance(body, dict):
             script = replace(script, content=self.fake.thinking.serve(body, script.content))
         if isinstance(body, dict) and body.get("stream"):

@@ -5,7 +5,8 @@ count of each of its cacheable pieces in order: tools and system first, then eac
 each Messages request's usage reports the longest prefix of pieces some earlier request
 sent too as `cache_read_input_tokens` and the rest as `cache_creation_input_tokens` (the
 whole request is written to the cache, as with a breakpoint on its last message);
-`input_tokens` is 0. A script's own usage still wins over these figures.
+`input_tokens` is 0 and `output_tokens` is what `output` counts of the reply. A script's own
+usage still wins over these figures.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 Segments = Callable[[dict[str, Any]], list[int]]
+Output = Callable[[list[dict[str, Any]]], int]  # a reply's content -> its output tokens
 
 
 def pieces(body: dict[str, Any]) -> list[str]:
@@ -27,12 +29,13 @@ def pieces(body: dict[str, Any]) -> list[str]:
 
 
 class PromptCache:
-    def __init__(self, segments: Segments) -> None:
+    def __init__(self, segments: Segments, output: Output) -> None:
         self.segments = segments
+        self.output = output
         self.seen: list[list[str]] = []
         self._lock = threading.Lock()
 
-    def usage(self, body: dict[str, Any]) -> dict[str, int]:
+    def usage(self, body: dict[str, Any], reply: list[dict[str, Any]]) -> dict[str, int]:
         keys = pieces(body)
         counts = self.segments(body)
         with self._lock:
@@ -41,6 +44,7 @@ class PromptCache:
         read = sum(counts[:shared])
         return {
             "input_tokens": 0,
+            "output_tokens": self.output(reply),
             "cache_read_input_tokens": read,
             "cache_creation_input_tokens": sum(counts) - read,
         }

@@ -38,8 +38,8 @@ def _text(i: int, n: int = 120) -> str:
     return " ".join(WORDS[(i * 7 + k) % len(WORDS)] + str(k % 13) for k in range(n))
 
 
-def conversation(service: BatonService, turns: int = 24) -> str:
-    session = service.create(title="drafts", model="claude-sonnet-4-5")
+def conversation(service: BatonService, turns: int = 24, model: str = "claude-sonnet-4-5") -> str:
+    session = service.create(title="drafts", model=model)
     sid = session.session_id
     batch: list[MessageInput] = []
     for i in range(turns):

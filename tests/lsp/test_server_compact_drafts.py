@@ -114,3 +114,20 @@ async def test_the_model_summary_streams_with_progress_and_a_cancel_stops_it(
     assert draft["summarizer"] == "anthropic"
     assert draft["summary"].startswith("## 1. Primary request")
     assert draft["cost"]["summaryOffline"] is False and draft["cost"]["summaryOutputTokens"] > 0
+
+
+async def test_the_usage_hover_shows_the_drafts_cost(lsp: Harness) -> None:
+    sid, ids = await _session(lsp)
+    draft = await lsp.request(
+        protocol.COMPACT_PREVIEW, {"sessionId": sid, "direction": "from", "pivotMessageId": ids[20]}
+    )
+    where = {
+        "textDocument": {"uri": protocol.session_uri(sid)},
+        "position": {"line": 0, "character": 2},
+    }
+    text = (await lsp.request(types.TEXT_DOCUMENT_HOVER, where)).contents.value
+    assert f"**Compaction draft** `{draft['draftId']}`: from" in text
+    assert draft["cost"]["text"] in text and "the cached prefix survives" in text
+    await lsp.append(sid, {"role": "user", "content": "more"})
+    text = (await lsp.request(types.TEXT_DOCUMENT_HOVER, where)).contents.value
+    assert "(stale: the session changed since; preview again)" in text

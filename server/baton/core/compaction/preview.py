@@ -193,13 +193,15 @@ def load_record(session: Session, draft_id: str) -> dict[str, Any]:
     return record
 
 
-def current_draft(session: Session) -> CompactDraft | None:
-    """The session's saved draft, whatever its id (None when there is none)."""
+def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
+    """The session's saved draft, whatever its id, and whether it can still be applied
+    (the session has not changed since); None when there is none."""
     try:
         record = json.loads(draft_path(session).read_text(encoding="utf-8"))
-        return CompactDraft.model_validate(record["draft"])
+        draft = CompactDraft.model_validate(record["draft"])
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
+    return draft, record.get("fingerprint") == fingerprint(session)
 
 
 def discard(session: Session, draft_id: str) -> None:

@@ -50,8 +50,8 @@ class Drafts:
         model = session.model or service.settings.model
         return await preview.make_draft(session, request, ctx, model=model)
 
-    def current(self, session_id: str) -> CompactDraft | None:
-        """The session's saved draft, if any (for the hover)."""
+    def current(self, session_id: str) -> tuple[CompactDraft, bool] | None:
+        """The session's saved draft and whether it is still fresh, if any (the hover)."""
         return preview.current_draft(self._service.session(session_id))
 
     async def apply(

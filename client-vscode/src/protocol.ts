@@ -559,6 +559,8 @@ export interface Settings {
   summaryModel?: string | null;
   /** Instructions always added to summary requests. */
   compactInstructions?: string;
+  /** Compact Up To Here / From Here first offer a preview: the summary in an editable editor and its cost, applied only when you choose Apply. */
+  previewBeforeCompact?: boolean;
   keepWindow?: KeepWindowSettings;
   restore?: RestoreSettings;
   microcompact?: MicrocompactSettings;

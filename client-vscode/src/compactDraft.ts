@@ -12,6 +12,8 @@ import { ErrorCodes, type CompactDraft, type CompactResult } from "./protocol";
 import { errorCode } from "./rpc";
 
 const OPEN_CONTEXT = "baton.draftOpen";
+const MEASURE_AFTER_MS = 700; // an edit is measured again once typing pauses this long
+const EDITED_WARNING = "the summary was edited before it was applied";
 
 interface Open {
   sessionId: string;
@@ -23,12 +25,15 @@ interface Open {
 export class DraftFlow implements vscode.Disposable {
   private open: Open | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private measuring: Promise<void> = Promise.resolve();
 
   constructor(private readonly client: BatonClient) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.open !== undefined && event.document === this.open.document) {
           this.render();
+          this.scheduleMeasure();
         }
       }),
     );
@@ -45,6 +50,9 @@ export class DraftFlow implements vscode.Disposable {
 
   /** Commits the open draft: the editor's text when it was edited, else the draft as written. */
   async apply(): Promise<CompactResult | undefined> {
+    this.requireOpen();
+    this.measureNow();
+    await this.measuring; // apply the draft the edit was measured as, when it was
     const open = this.requireOpen();
     const text = open.document.getText();
     const edited = text.trim() !== open.draft.summary.trim() ? text : undefined;
@@ -90,7 +98,43 @@ export class DraftFlow implements vscode.Disposable {
     void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
   }
 
+  /** Once typing pauses, the edited text is measured again: the card shows its figures. */
+  private scheduleMeasure(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.measureNow(), MEASURE_AFTER_MS);
+  }
+
+  private measureNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const open = this.open;
+    if (open === undefined) {
+      return;
+    }
+    const text = open.document.getText();
+    if (text.trim() === "" || text.trim() === open.draft.summary.trim()) {
+      return;
+    }
+    this.measuring = this.measuring.then(async () => {
+      const current = this.open;
+      if (current === undefined || current.document !== open.document) {
+        return;
+      }
+      try {
+        const options: DraftOptions = { draftId: current.draft.draftId, summary: text };
+        const draft = await this.client.drafts.preview(current.sessionId, options);
+        if (this.open === current) {
+          this.open = { ...current, draft }; // the old id is gone: the new draft replaced it
+          this.render();
+        }
+      } catch (error) {
+        this.client.log.warn(`measuring the edited summary failed: ${String((error as { message?: unknown }).message ?? error)}`);
+      }
+    });
+  }
+
   dispose(): void {
+    clearTimeout(this.timer);
     this.open?.panel.dispose();
     for (const s of this.subscriptions) {
       s.dispose();
@@ -146,9 +190,10 @@ export class DraftFlow implements vscode.Disposable {
     if (open === undefined) {
       return;
     }
-    const edited = open.document.getText().trim() !== open.draft.summary.trim();
+    const pending = open.document.getText().trim() !== open.draft.summary.trim();
+    const edited = pending || open.draft.warnings.includes(EDITED_WARNING);
     const nonce = randomBytes(16).toString("base64");
-    open.panel.webview.html = draftCardHtml(open.draft, nonce, edited, open.panel.webview.cspSource);
+    open.panel.webview.html = draftCardHtml(open.draft, nonce, { edited, measured: !pending }, open.panel.webview.cspSource);
   }
 
   /** The draft's editor goes without asking to save it (it is the draft, not a file). */

@@ -48,8 +48,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
 
+/** How the editor's text stands against the draft: edited at all, and measured as it is. */
+export interface EditState {
+  edited: boolean;
+  measured: boolean;
+}
+
 /** The card's whole page: a strict CSP (only its own nonce'd script), the figures, buttons. */
-export function draftCardHtml(draft: CompactDraft, nonce: string, edited: boolean, cspSource: string): string {
+export function draftCardHtml(draft: CompactDraft, nonce: string, state: EditState, cspSource: string): string {
+  const { edited, measured } = state;
   const e = escapeHtml;
   const cost = draft.cost;
   const dropped = draft.dropped ? droppedLines(draft.dropped).map((l) => `<li>${e(l)}</li>`).join("") : "";
@@ -63,9 +70,9 @@ button{margin:4px 6px 4px 0;padding:4px 12px;color:var(--vscode-button-foregroun
 button.secondary{color:var(--vscode-button-secondaryForeground);background:var(--vscode-button-secondaryBackground)}</style>
 </head><body>
 <h2>Compaction draft</h2>
-<p class="figures" data-draft-id="${e(draft.draftId)}" data-post-tokens="${draft.postTokens}">${e(formatTokens(draft.preTokens))} → <b class="baton-draft-post">${e(formatTokens(draft.postTokens))}</b> tokens</p>
+<p class="figures" data-draft-id="${e(draft.draftId)}" data-post-tokens="${draft.postTokens}" data-measured="${measured}">${e(formatTokens(draft.preTokens))} → <b class="baton-draft-post">${e(formatTokens(draft.postTokens))}</b> tokens</p>
 <p>${e(draft.direction)} · ${e(draft.summarizer)} summary · ${draft.summarizedMessageIds.length} messages summarized, ${draft.keptMessageIds.length} kept${draft.pinnedMessageIds.length ? ` (${draft.pinnedMessageIds.length} pinned)` : ""}, ${draft.restoredFiles.length} files restored</p>
-<p>${edited ? "<b>The summary has been edited:</b> Apply commits your text (counted again)." : "Edit the summary in its editor tab; Apply commits what it holds then."}</p>
+<p>${edited ? `<b>The summary has been edited:</b> Apply commits your text${measured ? " (these are its figures)" : " (measuring it again…)"}.` : "Edit the summary in its editor tab; Apply commits what it holds then."}</p>
 <div><button id="apply">Apply</button><button id="regenerate" class="secondary">Regenerate…</button><button id="discard" class="secondary">Discard</button></div>
 <h3>Cost</h3><p class="baton-draft-cost">${e(cost.text)}</p>
 <h3>What it drops</h3><ul class="baton-draft-dropped">${dropped}</ul>

@@ -250,7 +250,7 @@ export interface DraftParams {
   draftId: string;
 }
 
-/** A compaction written and measured, not committed (`baton/compact/preview`); with `draftId`, that draft written again (its direction, these `instructions`). */
+/** A compaction written and measured, not committed (`baton/compact/preview`); with `draftId`, that draft written again (its direction, these `instructions`), or with `summary` too, measured again with that text (no summary is written). */
 export interface DraftPreviewParams {
   sessionId: string;
   direction?: Direction;
@@ -260,6 +260,8 @@ export interface DraftPreviewParams {
   instructions?: string | null;
   /** regenerate this draft (with `instructions` when given) */
   draftId?: string | null;
+  /** with `draftId`: that draft with this edited summary, measured again */
+  summary?: string | null;
 }
 
 /** `baton/usage`'s answer: the usage, as it would be once the draft is sent when a draft was given (`draft` then says what Send does). */

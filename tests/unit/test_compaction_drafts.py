@@ -222,3 +222,21 @@ def test_regenerate_writes_the_draft_again_with_new_instructions(service: BatonS
     with pytest.raises(DraftNotFound):  # one draft a session: the new one replaced it
         asyncio.run(service.drafts.apply(sid, draft.draft_id))
     asyncio.run(service.drafts.apply(sid, again.draft_id))
+
+
+def test_an_edited_summary_measured_again_is_the_figure_its_commit_gives(
+    service: BatonService,
+) -> None:
+    sid = conversation(service)
+    draft = _preview(service, sid, "up_to")
+    edited = "Edited: modules m0 to m11 were fixed, " + "in detail " * 200
+    again = asyncio.run(
+        service.drafts.preview(sid, CompactRequest(), regenerate=draft.draft_id, summary=edited)
+    )
+    assert again.summary == edited and again.post_tokens != draft.post_tokens
+    assert EDITED_WARNING in again.warnings
+    with pytest.raises(DraftNotFound):
+        asyncio.run(service.drafts.apply(sid, draft.draft_id))
+    result = asyncio.run(service.drafts.apply(sid, again.draft_id))
+    assert result.summary is not None and result.summary.startswith(edited.rstrip())
+    assert abs(result.post_tokens - again.post_tokens) <= 0.01 * result.post_tokens

@@ -45,12 +45,13 @@ test("the notification after a compaction ends with what it dropped", () => {
 });
 
 test("the card escapes what it shows, carries the previewed figure and its three buttons", () => {
-  const html = draftCardHtml(draft, "NONCE", true, "vscode-resource:");
+  const html = draftCardHtml(draft, "NONCE", { edited: true, measured: false }, "vscode-resource:");
   assert.ok(html.includes('data-post-tokens="9400"'));
   assert.ok(html.includes("&lt;instead&gt;") && !html.includes("<instead>"));
   assert.ok(html.includes("fix the &lt;parser&gt;"));
   for (const id of ["apply", "regenerate", "discard"]) assert.ok(html.includes(`id="${id}"`), id);
   assert.ok(html.includes("script-src 'nonce-NONCE'") && html.includes('<script nonce="NONCE">'));
-  assert.ok(html.includes("The summary has been edited"));
+  assert.ok(html.includes("The summary has been edited") && html.includes("measuring it again"));
+  assert.ok(html.includes('data-measured="false"'));
   assert.ok(isCardAction("apply") && !isCardAction("run"));
 });

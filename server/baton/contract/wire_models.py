@@ -114,7 +114,8 @@ class CompactParams(SessionParams):
 
 class DraftPreviewParams(SessionParams):
     """A compaction written and measured, not committed (`baton/compact/preview`); with
-    `draftId`, that draft written again (its direction, these `instructions`)."""
+    `draftId`, that draft written again (its direction, these `instructions`), or with
+    `summary` too, measured again with that text (no summary is written)."""
 
     direction: Direction = "all"
     pivot_message_id: OptionalPivotId
@@ -122,6 +123,10 @@ class DraftPreviewParams(SessionParams):
     instructions: str | None = None
     draft_id: str | None = Field(
         default=None, description="regenerate this draft (with `instructions` when given)"
+    )
+    summary: str | None = Field(
+        default=None,
+        description="with `draftId`: that draft with this edited summary, measured again",
     )
 
 

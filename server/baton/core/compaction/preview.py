@@ -144,6 +144,20 @@ def _draft(
     )
 
 
+def remeasure(
+    session: Session, record: dict[str, Any], ctx: CompactContext, summary: str, *, model: str
+) -> CompactDraft:
+    """The draft of `record` with `summary` as its text, measured again (no summarizer
+    runs): the figures the commit of the edited text will give. It replaces the draft."""
+    before = fingerprint(session)
+    prepared = prepared_from_record(session, record, ctx, summary)
+    prepared.retained = check_retention(prepared, ctx, str(session.transcript.path))
+    measured = commit_summary(session, prepared, ctx, dry_run=True)
+    draft = _draft(session, prepared, measured, ctx, model)
+    save_record(session, draft, prepared, before)
+    return draft
+
+
 # ---- the record ---------------------------------------------------------------------------
 
 

@@ -31,14 +31,24 @@ class Drafts:
         progress: Progress | None = None,
         *,
         regenerate: str | None = None,
+        summary: str | None = None,
     ) -> CompactDraft:
         """A draft of `request` (or, with `regenerate`, of that draft's request with the
-        instructions given, when any): the summarizer the compaction would use writes it."""
+        instructions given, when any): the summarizer the compaction would use writes it.
+        With `regenerate` and `summary`, that draft with the summary as edited, measured
+        again without writing a summary."""
         service = self._service
         session = service.session(session_id)
         check_writable(request.instructions, "instructions")
+        if summary is not None and regenerate is None:
+            raise InvalidParams("`summary` goes with the `draftId` of the draft it edits")
         if regenerate is not None:
             record = preview.load_record(session, regenerate)
+            if summary is not None:
+                self._check_summary(summary)
+                ctx = service.compact_context(progress, session_id)
+                model = session.model or service.settings.model
+                return preview.remeasure(session, record, ctx, summary, model=model)
             request = preview.request_of(record, request.instructions)
         if session.read_only:
             raise SessionLocked(
@@ -64,14 +74,18 @@ class Drafts:
         service = self._service
         session = service.session(session_id)
         if summary is not None:
-            check_writable(summary, "summary")
-            if len(summary) > MAX_SUMMARY_CHARS:
-                raise InvalidParams(f"the summary is longer than {MAX_SUMMARY_CHARS:,} characters")
+            self._check_summary(summary)
         ctx = service.compact_context(progress, session_id)
         result = preview.apply(session, draft_id, ctx, summary)
         service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
         service.changes.changed(service._runtime(session_id), "compact")
         return result
+
+    @staticmethod
+    def _check_summary(summary: str) -> None:
+        check_writable(summary, "summary")
+        if len(summary) > MAX_SUMMARY_CHARS:
+            raise InvalidParams(f"the summary is longer than {MAX_SUMMARY_CHARS:,} characters")
 
     def discard(self, session_id: str, draft_id: str) -> None:
         preview.discard(self._service.session(session_id), draft_id)

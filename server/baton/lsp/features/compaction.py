@@ -89,7 +89,7 @@ async def preview_draft(call: Call, args: p.DraftPreviewParams) -> p.CompactDraf
     request = compact_request(args, dry_run=False)
     async with work_done(call.ls, "Baton: writing a compaction draft", call.token) as reporter:
         draft = await call.service.drafts.preview(
-            args.session_id, request, reporter, regenerate=args.draft_id
+            args.session_id, request, reporter, regenerate=args.draft_id, summary=args.summary
         )
         summarized = _plural(len(draft.summarized_message_ids), "message")
         reporter.final_message = f"Draft: {summarized} would be summarized"

@@ -351,6 +351,7 @@ export interface Message {
   stopReason?: string;
   boundaryId?: string;
   attachment?: Attachment;
+  dropped?: string[];
   prefixHash?: string;
 }
 

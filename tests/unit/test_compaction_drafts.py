@@ -123,6 +123,10 @@ def test_an_edited_summary_is_committed_as_edited_with_the_ledger_of_what_it_rem
     assert result.dropped is not None and result.dropped.not_in_summary.count > 0
     assert "/src/m0.py" in result.dropped.not_in_summary.paths
     assert "/src/m0.py" in summary.text()  # carried by the ledger
+    assert summary.dropped is not None and summary.dropped[0].endswith("messages summarized")
+    assert any(line.startswith("24 tool results cleared") for line in summary.dropped) or any(
+        "tool results cleared" in line for line in summary.dropped
+    )
     # counted again: the meter shows the edited summary's size, smaller than the draft's
     assert service.usage(sid).used_tokens == result.post_tokens
 
@@ -234,7 +238,15 @@ def test_an_edited_summary_measured_again_is_the_figure_its_commit_gives(
         service.drafts.preview(sid, CompactRequest(), regenerate=draft.draft_id, summary=edited)
     )
     assert again.summary == edited and again.post_tokens != draft.post_tokens
-    assert EDITED_WARNING in again.warnings
+    assert again.warnings.count(EDITED_WARNING) == 1
+    twice = asyncio.run(
+        service.drafts.preview(
+            sid, CompactRequest(), regenerate=again.draft_id, summary=edited + "!"
+        )
+    )
+    assert twice.warnings.count(EDITED_WARNING) == 1  # measured again: said once
+    again = twice
+    edited += "!"
     with pytest.raises(DraftNotFound):
         asyncio.run(service.drafts.apply(sid, draft.draft_id))
     result = asyncio.run(service.drafts.apply(sid, again.draft_id))

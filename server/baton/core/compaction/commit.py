@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
-from baton.core.compaction.dropped import dropped
+from baton.core.compaction.dropped import dropped, lines
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger import retention
@@ -120,6 +120,15 @@ def commit_summary(
         if not dry_run:
             raise
         warnings.append(exc.message)
+    went = dropped(
+        [by_id[mid] for mid in plan.summarize],
+        kept,
+        prepared.body,
+        ledger_text,
+        restored.skipped,
+        prepared.facts,
+    )
+    summary.dropped = lines(went)  # the summary card lists them
     boundary = Boundary(
         trigger=request.trigger,
         direction=plan.direction,
@@ -138,14 +147,6 @@ def commit_summary(
         retention=kept_figures,
         adjusted_pivot=plan.adjusted_pivot,
         instructions=prepared.instructions,
-    )
-    went = dropped(
-        [by_id[mid] for mid in plan.summarize],
-        kept,
-        prepared.body,
-        ledger_text,
-        restored.skipped,
-        prepared.facts,
     )
     if dry_run:
         result = CompactResult.from_boundary(boundary, None)

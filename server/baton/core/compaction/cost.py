@@ -130,5 +130,5 @@ def cost_text(cost: DraftCost) -> str:
         f"{cost.cache_write_tokens:,} tokens to the cache{_usd(cost.next_request_dollars)}"
     )
     if cost.next_request_dollars_without is not None:
-        nxt += f", against {_usd(cost.next_request_dollars_without).strip()} without compacting"
+        nxt += f", against ${cost.next_request_dollars_without:.4f} without compacting"
     return summary + nxt + "."

@@ -104,6 +104,24 @@ class _Lists:
         return DroppedFacts(**self.by_kind, count=self.count)
 
 
+def lines(found: Dropped) -> list[str]:
+    """What went, a line each, as the summary message keeps it (`Message.dropped`)."""
+    out = [f"{_plural(found.messages_summarized, 'message')} summarized"]
+    if found.tool_results_cleared:
+        out.append(f"{_plural(found.tool_results_cleared, 'tool result')} cleared")
+    out += [f"not restored: {f.uri} ({f.reason})" for f in found.files_not_restored]
+    for where, facts in (
+        ("only in the fact ledger", found.not_in_summary),
+        ("lost (the ledger had no room)", found.lost),
+    ):
+        if facts.count:
+            named = [*(f'"{p}"' for p in facts.prompts), *facts.paths, *facts.errors]
+            more = facts.count - len(named)
+            tail = f" and {more:,} more" if more > 0 else ""
+            out.append(f"{_plural(facts.count, 'fact')} {where}: {'; '.join(named)}{tail}")
+    return out
+
+
 def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 

@@ -288,7 +288,10 @@ def prepared_from_record(
         pre_tokens=usage.used_tokens,
         facts=SpanFacts.extract([by_id[mid] for mid in plan.summarize]),
         block=block,
-        warnings=[*draft.warnings, *([EDITED_WARNING] if edited else [])],
+        warnings=[
+            *draft.warnings,
+            *([EDITED_WARNING] if edited and EDITED_WARNING not in draft.warnings else []),
+        ],
     )
 
 

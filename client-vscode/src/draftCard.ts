@@ -4,7 +4,7 @@
  */
 import { compactSummaryLine } from "./compactReport";
 import { formatTokens } from "./meterText";
-import type { CompactDraft, CompactResult, Dropped, DroppedFacts } from "./protocol";
+import type { CompactDraft, CompactResult } from "./protocol";
 
 /** The buttons' messages from the card's webview to the extension. */
 export type CardAction = "apply" | "regenerate" | "discard";
@@ -17,29 +17,6 @@ export function isCardAction(value: unknown): value is CardAction {
 export function afterCompactionLine(result: CompactResult): string {
   const went = result.dropped?.text;
   return went ? `${compactSummaryLine(result)} ${went}.` : compactSummaryLine(result);
-}
-
-/** What a compaction drops, one line each (the card's list and the panel's summary card). */
-export function droppedLines(dropped: Dropped): string[] {
-  const lines = [`${dropped.messagesSummarized} messages summarized`];
-  if (dropped.toolResultsCleared > 0) {
-    lines.push(`${dropped.toolResultsCleared} tool results cleared`);
-  }
-  for (const file of dropped.filesNotRestored) {
-    lines.push(`not restored: ${file.uri} (${file.reason})`);
-  }
-  lines.push(...facts("only in the fact ledger", dropped.notInSummary));
-  lines.push(...facts("lost (the ledger had no room)", dropped.lost));
-  return lines;
-}
-
-function facts(where: string, found: DroppedFacts): string[] {
-  if (found.count === 0) {
-    return [];
-  }
-  const named = [...found.prompts.map((p) => `"${p}"`), ...found.paths, ...found.errors];
-  const more = found.count > named.length ? ` and ${found.count - named.length} more` : "";
-  return [`${found.count} facts ${where}: ${named.join("; ")}${more}`];
 }
 
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -59,7 +36,7 @@ export function draftCardHtml(draft: CompactDraft, nonce: string, state: EditSta
   const { edited, measured } = state;
   const e = escapeHtml;
   const cost = draft.cost;
-  const dropped = draft.dropped ? droppedLines(draft.dropped).map((l) => `<li>${e(l)}</li>`).join("") : "";
+  const dropped = (draft.dropped?.lines ?? []).map((l) => `<li>${e(l)}</li>`).join("");
   const warnings = draft.warnings.map((w) => `<p class="warning">${e(w)}</p>`).join("");
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -301,6 +301,7 @@ export interface Dropped {
   notInSummary: DroppedFacts;
   lost: DroppedFacts;
   text: string;
+  lines: string[];
 }
 
 /** Facts of the summarized span, by kind, as text (prompts cut to 200 characters). */

@@ -52,6 +52,14 @@ def test_facts_are_in_the_summary_in_the_ledger_or_lost() -> None:
     assert went.not_in_summary.paths == ["/src/kept_out.py"]
     assert went.lost.count == 2 and went.lost.prompts == []  # the ledger kept the prompt
     assert went.lost.errors and went.files_not_restored == skipped
+    assert went.lines == [
+        "4 messages summarized",
+        "1 tool result cleared",
+        "not restored: file:///k.pem (looks like a credential)",
+        '3 facts only in the fact ledger: "Rename the parser module please"; /src/kept_out.py; '
+        + went.not_in_summary.errors[0],
+        "2 facts lost (the ledger had no room): /src/kept_out.py; " + went.lost.errors[0],
+    ]
     assert went.text == (
         "Summarized 4 messages, cleared 1 tool result; 1 file not restored (looks like a "
         "credential); 3 facts only in the ledger; 2 facts lost (the ledger had no room)"

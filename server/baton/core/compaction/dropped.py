@@ -44,6 +44,7 @@ class Dropped(WireModel):
     not_in_summary: DroppedFacts = Field(default_factory=DroppedFacts)  # only the ledger has them
     lost: DroppedFacts = Field(default_factory=DroppedFacts)  # neither the summary nor the ledger
     text: str = ""
+    lines: list[str] = Field(default_factory=list)  # the same, a line each, for a list
 
 
 def dropped(
@@ -87,7 +88,7 @@ def dropped(
         not_in_summary=missing.facts(),
         lost=lost.facts(),
     )
-    return result.model_copy(update={"text": sentence(result)})
+    return result.model_copy(update={"text": sentence(result), "lines": lines(result)})
 
 
 class _Lists:

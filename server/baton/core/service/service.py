@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 from baton.core.background import Background
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.listing import Summary
@@ -299,6 +300,35 @@ class BatonService:
             return None, None
         except BatonError as exc:  # busy, read-only, no key for the summarizer...
             return None, exc.message
+
+    # compaction drafts (core/service/drafts.py): preview, apply as written or edited, discard
+    async def preview_draft(
+        self,
+        session_id: str,
+        request: CompactRequest,
+        progress: Progress | None = None,
+        *,
+        regenerate: str | None = None,
+        summary: str | None = None,
+    ) -> CompactDraft:
+        return await self.drafts.preview(
+            session_id, request, progress, regenerate=regenerate, summary=summary
+        )
+
+    async def apply_draft(
+        self,
+        session_id: str,
+        draft_id: str,
+        summary: str | None = None,
+        progress: Progress | None = None,
+    ) -> CompactResult:
+        return await self.drafts.apply(session_id, draft_id, summary, progress)
+
+    def discard_draft(self, session_id: str, draft_id: str) -> None:
+        self.drafts.discard(session_id, draft_id)
+
+    def current_draft(self, session_id: str) -> tuple[CompactDraft, bool] | None:
+        return self.drafts.current(session_id)
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtime(session_id)

@@ -12,6 +12,7 @@ same compaction, and refuses (`draft_stale`) when the session changed since in a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -306,5 +307,6 @@ def apply(
     record = load_record(session, draft_id)
     prepared = prepared_from_record(session, record, ctx, summary)
     result = engine.commit_prepared(session, prepared, ctx)
-    draft_path(session).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # committed: a record left behind is stale anyway
+        draft_path(session).unlink(missing_ok=True)
     return result

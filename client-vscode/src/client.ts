@@ -16,6 +16,7 @@ import {
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
+import { DraftRpc } from "./draftRpc";
 import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
@@ -43,6 +44,8 @@ export class BatonClient implements vscode.Disposable {
   readonly onAutoCompact = this.autoCompactEmitter.event;
   /** Typed calls; each waits for a server that is starting and fails at once when none runs. */
   readonly rpc: BatonRpc;
+  /** Compaction drafts: preview, apply (as written or edited), discard. */
+  readonly drafts: DraftRpc;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -56,6 +59,7 @@ export class BatonClient implements vscode.Disposable {
       },
     };
     this.rpc = new BatonRpc(sender);
+    this.drafts = new DraftRpc(sender);
   }
 
   get currentState(): ServerState {

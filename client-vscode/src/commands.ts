@@ -6,9 +6,11 @@ import * as vscode from "vscode";
 import type { ChatView } from "./chatView";
 import { messageText, selectedSpan } from "./chatLogic";
 import type { BatonClient } from "./client";
-import { compactSummaryLine, previewReport } from "./compactReport";
+import { previewReport } from "./compactReport";
+import { afterCompactionLine } from "./draftCard";
+import type { DraftFlow } from "./compactDraft";
 import type { CurrentSession } from "./currentSession";
-import { ErrorCodes, type CompactResult } from "./protocol";
+import { ErrorCodes, SETTINGS_SECTION, type CompactResult } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
 import { promptForApiKey } from "./secrets";
 import { PreviewDocuments, sessionDocumentUri } from "./sessionDocument";
@@ -25,6 +27,7 @@ export function registerCommands(
   chat: ChatView,
   current: CurrentSession,
   previews: PreviewDocuments,
+  drafts: DraftFlow,
 ): void {
   const sessionId = (): string => {
     const id = current.sessionId;
@@ -36,7 +39,7 @@ export function registerCommands(
   const compact = async (title: string, run: (id: string, options: CallOptions) => Promise<CompactResult>): Promise<void> => {
     const id = sessionId();
     const result = await client.withProgress(title, vscode.ProgressLocation.Notification, (options) => run(id, options));
-    void vscode.window.showInformationMessage(compactSummaryLine(result));
+    void vscode.window.showInformationMessage(afterCompactionLine(result));
   };
   const register = (command: string, handler: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(command, (...args: unknown[]) => guard(handler, args)));
@@ -90,7 +93,9 @@ export function registerCommands(
     }
   });
 
-  register("baton.previewCompaction", async () => {
+  // a draft: the real summary, editable, with its cost; applied only on Apply
+  register("baton.previewCompaction", () => drafts.preview(sessionId(), { direction: "all" }));
+  register("baton.planCompaction", async () => {
     const id = sessionId();
     const result = await client.withProgress("Baton: planning a compaction", vscode.ProgressLocation.Notification, (options) =>
       client.rpc.preview(id, options),
@@ -125,12 +130,23 @@ export function registerCommands(
   });
 
   // the chat's right-click menu (ids of their own: the server's commands are registered too)
-  register("baton.chat.compactUpToHere", (ctx) =>
-    compact("Baton: compacting up to here", (id, options) => client.rpc.compactUpTo(id, messageIdOf(ctx), options)),
-  );
-  register("baton.chat.compactFromHere", (ctx) =>
-    compact("Baton: compacting from here", (id, options) => client.rpc.compactFrom(id, messageIdOf(ctx), options)),
-  );
+  register("baton.chat.compactUpToHere", async (ctx) => {
+    const pivot = messageIdOf(ctx);
+    if (await previewFirst("up to here")) {
+      return drafts.preview(sessionId(), { direction: "up_to", pivotMessageId: pivot });
+    }
+    return compact("Baton: compacting up to here", (id, options) => client.rpc.compactUpTo(id, pivot, options));
+  });
+  register("baton.chat.compactFromHere", async (ctx) => {
+    const pivot = messageIdOf(ctx);
+    if (await previewFirst("from here")) {
+      return drafts.preview(sessionId(), { direction: "from", pivotMessageId: pivot });
+    }
+    return compact("Baton: compacting from here", (id, options) => client.rpc.compactFrom(id, pivot, options));
+  });
+  register("baton.applyCompactionDraft", () => drafts.apply());
+  register("baton.regenerateCompactionDraft", () => drafts.regenerate());
+  register("baton.discardCompactionDraft", () => drafts.discard());
   register("baton.chat.compactSelected", () => {
     const span = selectedSpan(chat.selection, chat.viewMessages);
     if (span === undefined) {
@@ -153,6 +169,25 @@ export function registerCommands(
 }
 
 class UserError extends Error {}
+
+/** With `baton.previewBeforeCompact`, whether the user wants the draft first (a cancel
+ * of the question is a cancel of the compaction). */
+async function previewFirst(where: string): Promise<boolean> {
+  if (!vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>("previewBeforeCompact", false)) {
+    return false;
+  }
+  const choice = await vscode.window.showInformationMessage(
+    `Baton: compact ${where}? Preview first shows the summary (editable) and its cost before anything is committed.`,
+    "Preview First",
+    "Compact Now",
+  );
+  if (choice === undefined) {
+    throw new Cancelled();
+  }
+  return choice === "Preview First";
+}
+
+class Cancelled extends Error {}
 
 function messageIdOf(ctx: unknown): string {
   const id = typeof ctx === "object" && ctx !== null ? (ctx as MessageContext).messageId : undefined;
@@ -179,7 +214,7 @@ async function guard(handler: (...args: unknown[]) => unknown, args: unknown[]):
   try {
     return await handler(...args);
   } catch (error) {
-    if (isCancellation(error)) {
+    if (isCancellation(error) || error instanceof Cancelled) {
       return undefined;
     }
     const code = errorCode(error);

@@ -6,6 +6,7 @@ import { createApi } from "./apiImpl";
 import { CHAT_VIEW_ID, ChatView } from "./chatView";
 import { BatonClient } from "./client";
 import { registerCommands } from "./commands";
+import { DraftFlow } from "./compactDraft";
 import { CurrentSession } from "./currentSession";
 import { SETTINGS_SECTION } from "./protocol";
 import { onInterpreterChange } from "./python";
@@ -54,7 +55,9 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
       }
     }),
   );
-  registerCommands(context, client, chat, current, previews);
+  const drafts = new DraftFlow(client);
+  context.subscriptions.push(drafts);
+  registerCommands(context, client, chat, current, previews, drafts);
   void onInterpreterChange(() => {
     const configured = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string[]>("server.command") ?? [];
     if (configured.length === 0) {

@@ -34,6 +34,13 @@ export interface AppendResult {
   repairs: string[];
 }
 
+export interface ApplyDraftParams {
+  sessionId: string;
+  draftId: string;
+  /** the summary as the user edited it (absent: as written) */
+  summary?: string | null;
+}
+
 /** The file an attachment message put back, and its label: an editor file or the project instructions. The text's first line says the same to the model: `<label>: <path>`. */
 export interface Attachment {
   path: string;
@@ -56,6 +63,8 @@ export interface AutoCompacted {
   tokensBefore: number;
   tokensAfter: number;
   message: string;
+  /** what a compaction summarized, cleared and left out */
+  dropped?: Dropped;
 }
 
 export type BoundaryDirection = Direction | ("microcompact" | "rewind");
@@ -114,6 +123,30 @@ export interface CompactCommandArgs {
   instructions?: string | null;
 }
 
+/** A compaction written and measured but not committed: `summary` is the text the summarizer wrote (the fact ledger, `ledger`, is appended at the commit), the sizes are the ones the commit reports. */
+export interface CompactDraft {
+  draftId: string;
+  sessionId: string;
+  direction: BoundaryDirection;
+  summary: string;
+  ledger?: string;
+  summarizer: string;
+  instructions?: string;
+  summarizedMessageIds: string[];
+  keptMessageIds: string[];
+  pinnedMessageIds: string[];
+  restoredFiles: RestoredFile[];
+  skippedFiles: SkippedFile[];
+  preTokens: number;
+  postTokens: number;
+  retention?: Retention;
+  adjustedPivot?: AdjustedPivot;
+  dropped?: Dropped;
+  cost: DraftCost;
+  warnings: string[];
+  createdAt: string;
+}
+
 export interface CompactParams {
   sessionId: string;
   direction?: Direction;
@@ -141,6 +174,7 @@ export interface CompactResult {
   retention?: Retention;
   dryRun: boolean;
   warnings: string[];
+  dropped?: Dropped;
 }
 
 /** A summary the API wrote (compaction on demand), kept exactly as the API returned it: `content`, its `signature` and every other field it came with (`encrypted_content`, `tool_changes`) go back verbatim, first in every later request. Only Baton places one, as the summary message of a compaction; clients cannot append it. */
@@ -189,6 +223,23 @@ export interface Draft {
   attachments?: ContentBlock[];
 }
 
+export interface DraftCost {
+  model: string;
+  summaryOffline: boolean;
+  summaryInputTokens: number;
+  summaryOutputTokens: number;
+  cachePrefixSurvives: boolean;
+  cachedPrefixTokens: number;
+  cacheWriteTokens: number;
+  nextRequestTokens: number;
+  nextRequestTokensWithout: number;
+  price?: ModelPrice;
+  summaryDollars?: number;
+  nextRequestDollars?: number;
+  nextRequestDollarsWithout?: number;
+  text: string;
+}
+
 /** What sending the draft would do to the context. */
 export interface DraftInfo {
   /** the draft's own tokens (estimated, calibrated) */
@@ -199,6 +250,25 @@ export interface DraftInfo {
   verdict: "fits" | "autoCompact" | "compactFirst" | "tooLarge";
   /** one sentence for the user (absent when it fits) */
   message?: string;
+}
+
+export interface DraftParams {
+  sessionId: string;
+  draftId: string;
+}
+
+/** A compaction written and measured, not committed (`baton/compact/preview`); with `draftId`, that draft written again (its direction, these `instructions`), or with `summary` too, measured again with that text (no summary is written). */
+export interface DraftPreviewParams {
+  sessionId: string;
+  direction?: Direction;
+  /** the pivot message (the old spelling `messageId` is still accepted) */
+  pivotMessageId?: string | null;
+  endMessageId?: string | null;
+  instructions?: string | null;
+  /** regenerate this draft (with `instructions` when given) */
+  draftId?: string | null;
+  /** with `draftId`: that draft with this edited summary, measured again */
+  summary?: string | null;
 }
 
 /** `baton/usage`'s answer: the usage, as it would be once the draft is sent when a draft was given (`draft` then says what Send does). */
@@ -228,6 +298,25 @@ export interface DraftUsage {
   /** the usage in words */
   text: UsageText;
   draft?: DraftInfo;
+}
+
+/** What went in one compaction; `text` says it in one sentence. */
+export interface Dropped {
+  messagesSummarized: number;
+  toolResultsCleared: number;
+  filesNotRestored: SkippedFile[];
+  notInSummary: DroppedFacts;
+  lost: DroppedFacts;
+  text: string;
+  lines: string[];
+}
+
+/** Facts of the summarized span, by kind, as text (prompts cut to 200 characters). */
+export interface DroppedFacts {
+  prompts: string[];
+  paths: string[];
+  errors: string[];
+  count: number;
 }
 
 export type Empty = Record<string, never>;
@@ -283,6 +372,7 @@ export interface Message {
   stopReason?: string;
   boundaryId?: string;
   attachment?: Attachment;
+  dropped?: string[];
   prefixHash?: string;
 }
 
@@ -307,6 +397,14 @@ export interface MicrocompactSettings {
   keepRecent?: number;
   /** Tools whose old results idle clearing may clear. */
   tools?: string[];
+}
+
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
 }
 
 /** The session with its new model, its usage against the new model's budget, and a sentence when the conversation is now past the auto-compact point or over the limit. */
@@ -512,6 +610,8 @@ export interface Settings {
   summaryModel?: string | null;
   /** Instructions always added to summary requests. */
   compactInstructions?: string;
+  /** Compact Up To Here / From Here first offer a preview: the summary in an editable editor and its cost, applied only when you choose Apply. */
+  previewBeforeCompact?: boolean;
   keepWindow?: KeepWindowSettings;
   restore?: RestoreSettings;
   microcompact?: MicrocompactSettings;
@@ -644,6 +744,9 @@ export interface RequestMap {
   "baton/usage": { params: UsageParams; result: DraftUsage };
   "baton/compact": { params: CompactParams; result: CompactResult };
   "baton/uncompact": { params: UncompactParams; result: UncompactResult };
+  "baton/compact/preview": { params: DraftPreviewParams; result: CompactDraft };
+  "baton/compact/applyDraft": { params: ApplyDraftParams; result: CompactResult };
+  "baton/compact/discardDraft": { params: DraftParams; result: Empty };
 }
 
 export interface ServerNotificationMap {
@@ -681,6 +784,9 @@ export const Requests = {
   usage: "baton/usage",
   compact: "baton/compact",
   uncompact: "baton/uncompact",
+  compactPreview: "baton/compact/preview",
+  compactApplyDraft: "baton/compact/applyDraft",
+  compactDiscardDraft: "baton/compact/discardDraft",
 } as const;
 
 export const Notifications = {
@@ -707,6 +813,8 @@ export const ErrorCodes = {
   nothingToCompact: "nothing_to_compact",
   compactionInProgress: "compaction_in_progress",
   compactionBlocked: "compaction_blocked",
+  draftNotFound: "draft_not_found",
+  draftStale: "draft_stale",
   summarizerFailed: "summarizer_failed",
   promptTooLong: "prompt_too_long",
   sessionLocked: "session_locked",

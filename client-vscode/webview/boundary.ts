@@ -2,6 +2,7 @@
 // after it and its Undo, and each restored file (an attachment message) folded on its own.
 import { markdownElement } from "./blocks";
 import { button, collapsed, folded, h } from "./dom";
+import { droppedList } from "./dropped";
 import type { Message } from "./wire";
 
 /**
@@ -88,6 +89,7 @@ export function summaryBody(
     [h("span", {}, SUMMARY_TITLES[place]), label ? h("span", { class: "baton-meta" }, label) : null],
     markdownElement(text),
     list,
+    droppedList(message),
   );
   // Without a boundary id the host undoes the last compaction, so only the last summary offers it.
   const boundaryId = message.boundaryId ?? undefined;

@@ -29,6 +29,9 @@ from baton.contract.names import (
     CMD_UNCOMPACT,
     COMMANDS,
     COMPACT,
+    COMPACT_APPLY_DRAFT,
+    COMPACT_DISCARD_DRAFT,
+    COMPACT_PREVIEW,
     EDGE_CODES,
     ERROR_CODES,
     ERROR_TABLE,
@@ -65,12 +68,15 @@ from baton.contract.wire_models import (
     ActiveEditorParams,
     AppendParams,
     AppendResult,
+    ApplyDraftParams,
     AutoCompacted,
     ChangeReason,
     CompactCommandArgs,
     CompactParams,
     CreateParams,
     DamageInfo,
+    DraftParams,
+    DraftPreviewParams,
     Empty,
     ImportParams,
     MessageRange,
@@ -101,6 +107,9 @@ from baton.contract.wire_models import (
     UsageChanged,
     UsageParams,
 )
+from baton.core.compaction.cost import DraftCost, ModelPrice
+from baton.core.compaction.dropped import Dropped, DroppedFacts
+from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactResult
 from baton.core.conversation.boundary import (
     DIRECTIONS,
@@ -145,12 +154,11 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 ]  # fmt: skip
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
-__all__ += ["ClientContext", "UsageText"]
-__all__ += [
-    "SESSION_REWIND",
-    "RewindParams",
-    "RewindResult",
-]  # edit and resend, retry  # usage: what a client declares, the usage in words
+__all__ += ["SESSION_REWIND", "RewindParams", "RewindResult"]  # edit and resend, retry
+__all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "DraftPreviewParams"]
+__all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
+__all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and what went
+__all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",
@@ -201,6 +209,9 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(USAGE, UsageParams, DraftUsage),
     Request(COMPACT, CompactParams, CompactResult, progress=True),
     Request(UNCOMPACT, UncompactParams, UncompactResult),
+    Request(COMPACT_PREVIEW, DraftPreviewParams, CompactDraft, progress=True),
+    Request(COMPACT_APPLY_DRAFT, ApplyDraftParams, CompactResult, progress=True),
+    Request(COMPACT_DISCARD_DRAFT, DraftParams, Empty),
 )
 NOTIFICATION_TABLE: tuple[Notification, ...] = (
     Notification(USAGE_CHANGED, UsageChanged, "server"),

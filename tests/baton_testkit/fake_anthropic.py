@@ -34,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from baton_testkit import fake_compaction
+from baton_testkit.fake_cache import PromptCache
 from baton_testkit.fake_thinking import FakeThinking
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -127,6 +128,7 @@ class FakeAnthropic:
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
+        self.prompt_cache: PromptCache | None = None  # usage from a simulated prompt cache
         self.requests: list[RecordedRequest] = []
         self.thinking = FakeThinking()  # thinking blocks served and the checks of them
         self._queue: deque[Script] = deque()
@@ -404,6 +406,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(script.status, script.type, script.message, headers)
             return
         model = script.model or (body or {}).get("model") or DEFAULT_MODEL
+        cache = self.fake.prompt_cache
+        if cache is not None and isinstance(body, dict) and isinstance(script, ScriptedReply):
+            script = replace(script, usage={**cache.usage(body, script.content), **script.usage})
         if isinstance(body, dict):
             script = replace(script, content=self.fake.thinking.serve(body, script.content))
         if isinstance(body, dict) and body.get("stream"):

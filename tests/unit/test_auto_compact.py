@@ -346,8 +346,13 @@ async def test_every_attempt_tells_its_outcome_in_one_sentence(
     compacted = told[-1][1]
     assert compacted.outcome == "compacted"
     assert compacted.tokens_after == used(session, estimator) < compacted.tokens_before
+    # and what went: the messages summarized, the tool results cleared, facts lost
+    went = compacted.dropped
+    assert went is not None and went.messages_summarized > 0
+    assert went.text.startswith(f"Summarized {went.messages_summarized:,} messages")
     assert compacted.message == (
-        f"Auto-compacted: {compacted.tokens_before:,} -> {compacted.tokens_after:,} tokens."
+        f"Auto-compacted: {compacted.tokens_before:,} -> {compacted.tokens_after:,} tokens. "
+        f"{went.text}."
     )
 
 

@@ -19,6 +19,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         instructions=args.instructions,
     )
+    if args.preview or args.apply_draft or args.discard_draft:
+        from baton.cli.compact_draft import cmd_draft
+
+        return cmd_draft(args, request)
     workspace = Path(args.workspace).expanduser() if args.workspace else None
     compact_file(
         existing_file(args.file),
@@ -57,5 +61,20 @@ def add_compact(subparsers: Subparsers) -> None:
         action="store_true",
         help="keep the compacted copy as a new Baton session in the data dir; print its id",
     )
+    drafts = parser.add_argument_group(
+        "drafts", "a compaction of a data-dir session (FILE: its id or transcript), seen first"
+    )
+    draft = drafts.add_mutually_exclusive_group()
+    draft.add_argument(
+        "--preview",
+        action="store_true",
+        help="write and measure the compaction without committing it; print the draft",
+    )
+    draft.add_argument("--apply-draft", metavar="ID", help="commit the session's draft ID")
+    draft.add_argument("--discard-draft", metavar="ID", help="drop the session's draft ID")
+    drafts.add_argument(
+        "--summary-file", metavar="F", help="with --apply-draft: the summary as edited, in F"
+    )
+    drafts.add_argument("--summary-out", metavar="F", help="with --preview: write the summary to F")
     add_data_dir(parser)
     parser.set_defaults(func=cmd_compact)

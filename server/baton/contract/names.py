@@ -26,6 +26,9 @@ SESSION_REWIND = "baton/session/rewind"
 USAGE = "baton/usage"
 COMPACT = "baton/compact"
 UNCOMPACT = "baton/uncompact"
+COMPACT_PREVIEW = "baton/compact/preview"
+COMPACT_APPLY_DRAFT = "baton/compact/applyDraft"
+COMPACT_DISCARD_DRAFT = "baton/compact/discardDraft"
 
 # ---- notifications -----------------------------------------------------------------------
 USAGE_CHANGED = "baton/usageChanged"  # server -> client
@@ -60,6 +63,9 @@ REQUESTS = (
     USAGE,
     COMPACT,
     UNCOMPACT,
+    COMPACT_PREVIEW,
+    COMPACT_APPLY_DRAFT,
+    COMPACT_DISCARD_DRAFT,
 )
 NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, AUTO_COMPACT, ACTIVE_EDITOR)
 CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)
@@ -96,6 +102,8 @@ ERROR_TABLE: tuple[ErrorCode, ...] = (
     ErrorCode("nothing_to_compact", REQUEST_FAILED_RPC, "the compaction would change nothing"),
     ErrorCode("compaction_in_progress", REQUEST_FAILED_RPC, "the session is compacting"),
     ErrorCode("compaction_blocked", REQUEST_FAILED_RPC, "a PreCompact hook blocked it"),
+    ErrorCode("draft_not_found", REQUEST_FAILED_RPC, "no such compaction draft"),
+    ErrorCode("draft_stale", REQUEST_FAILED_RPC, "the session changed since the draft was made"),
     ErrorCode("summarizer_failed", REQUEST_FAILED_RPC, "the summary could not be written"),
     ErrorCode("prompt_too_long", REQUEST_FAILED_RPC, "past the blocking limit"),
     ErrorCode("session_locked", REQUEST_FAILED_RPC, "another process holds the session"),

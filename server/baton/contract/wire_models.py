@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, ConfigDict, Field
 
+from baton.core.compaction.dropped import Dropped
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
 from baton.core.usage.budget import Usage
@@ -131,6 +132,35 @@ class CompactParams(SessionParams):
     end_message_id: str | None = None
     instructions: str | None = None
     dry_run: bool = False
+
+
+class DraftPreviewParams(SessionParams):
+    """A compaction written and measured, not committed (`baton/compact/preview`); with
+    `draftId`, that draft written again (its direction, these `instructions`), or with
+    `summary` too, measured again with that text (no summary is written)."""
+
+    direction: Direction = "all"
+    pivot_message_id: OptionalPivotId
+    end_message_id: str | None = None
+    instructions: str | None = None
+    draft_id: str | None = Field(
+        default=None, description="regenerate this draft (with `instructions` when given)"
+    )
+    summary: str | None = Field(
+        default=None,
+        description="with `draftId`: that draft with this edited summary, measured again",
+    )
+
+
+class ApplyDraftParams(SessionParams):
+    draft_id: str
+    summary: str | None = Field(
+        default=None, description="the summary as the user edited it (absent: as written)"
+    )
+
+
+class DraftParams(SessionParams):
+    draft_id: str
 
 
 class UncompactParams(SessionParams):
@@ -306,6 +336,9 @@ class AutoCompacted(WireModel):
     tokens_before: int
     tokens_after: int
     message: str
+    dropped: Dropped | None = Field(
+        default=None, description="what a compaction summarized, cleared and left out"
+    )
 
 
 class SessionDelta(WireModel):

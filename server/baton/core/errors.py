@@ -41,6 +41,14 @@ class CompactionBlocked(BatonError):
     code = "compaction_blocked"
 
 
+class DraftNotFound(BatonError):
+    code = "draft_not_found"
+
+
+class DraftStale(BatonError):
+    code = "draft_stale"
+
+
 class SummarizerFailed(BatonError):
     code = "summarizer_failed"
 

@@ -180,6 +180,11 @@ class Settings(WireModel):
     compact_instructions: str = Field(
         default="", description="Instructions always added to summary requests."
     )
+    preview_before_compact: bool = Field(
+        default=False,
+        description="Compact Up To Here / From Here first offer a preview: the summary in an "
+        "editable editor and its cost, applied only when you choose Apply.",
+    )
     keep_window: KeepWindowSettings = Field(default_factory=KeepWindowSettings)
     restore: RestoreSettings = Field(default_factory=RestoreSettings)
     microcompact: MicrocompactSettings = Field(default_factory=MicrocompactSettings)

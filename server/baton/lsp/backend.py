@@ -63,6 +63,7 @@ def notify(ls: BatonServer, event: Event) -> None:
             tokens_before=outcome.tokens_before,
             tokens_after=outcome.tokens_after,
             message=outcome.message,
+            dropped=outcome.dropped,
         )
         ls.notify(protocol.AUTO_COMPACT, told)
     elif isinstance(event, SessionClosed) and event.deleted:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
+from baton.core.compaction.dropped import dropped, lines
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger import retention
@@ -129,6 +130,15 @@ def commit_summary(
         if not dry_run:
             raise
         warnings.append(exc.message)
+    went = dropped(
+        [by_id[mid] for mid in plan.summarize],
+        kept,
+        prepared.body,
+        ledger_text,
+        restored.skipped,
+        prepared.facts,
+    )
+    summary.dropped = lines(went)  # the summary card lists them
     boundary = Boundary(
         trigger=request.trigger,
         direction=plan.direction,
@@ -150,14 +160,16 @@ def commit_summary(
     )
     if dry_run:
         result = CompactResult.from_boundary(boundary, None)
-        return result.model_copy(update={"warnings": warnings, "dry_run": True, "boundary_id": ""})
+        update = {"warnings": warnings, "dry_run": True, "boundary_id": "", "dropped": went}
+        return result.model_copy(update=update)
     report(ctx, "Committing", 0.95)
     session.commit_boundary(boundary)
     report(ctx, "Compacted", 1.0)
     # the figure the meter shows from now on (the same computation), not a second estimate
     usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     result = CompactResult.from_boundary(boundary, body)
-    return result.model_copy(update={"warnings": warnings, "post_tokens": usage.used_tokens})
+    update = {"warnings": warnings, "post_tokens": usage.used_tokens, "dropped": went}
+    return result.model_copy(update=update)
 
 
 def with_plan_and_todos(

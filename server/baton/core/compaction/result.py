@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
+from baton.core.compaction.dropped import Dropped
 from baton.core.conversation.boundary import (
     AdjustedPivot,
     Boundary,
@@ -58,6 +59,8 @@ class CompactResult(WireModel):
     # Why the compaction did not go as the settings asked, e.g. `server` falling back to
     # Baton's own summary; empty when it did.
     warnings: list[str] = Field(default_factory=list)
+    # what went: messages summarized, tool results cleared, files not restored, facts lost
+    dropped: Dropped | None = None
 
     @classmethod
     def from_boundary(cls, boundary: Boundary, summary: str | None) -> CompactResult:

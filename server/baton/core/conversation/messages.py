@@ -178,6 +178,8 @@ class Message(WireModel, Shared):
     stop_reason: str | None = None
     boundary_id: str | None = None  # summary / attachment: the compaction that placed it
     attachment: Attachment | None = None  # a restored file's attachment: which file
+    # a summary: what the compaction that wrote it dropped, a line each (never sent to the model)
+    dropped: list[str] | None = None
     # a reply: the fingerprint of the request payload it was generated after (system,
     # tools, messages); its thinking goes back only while that prefix is unchanged
     prefix_hash: str | None = None

@@ -11,6 +11,7 @@ from baton.core.background import Background
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.hooks import load_hooks
+from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
@@ -23,6 +24,7 @@ from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
+from baton.core.service.drafts import Drafts
 from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
 from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
@@ -73,6 +75,7 @@ class BatonService:
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
         self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
         self._events.connect(self.idle.heard)
+        self.drafts = Drafts(self)  # compaction drafts: preview, apply, discard
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -314,6 +317,35 @@ class BatonService:
         runtime = self._runtime(session_id)
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self.changes.changed(runtime, "rewind")
+
+    # compaction drafts (core/service/drafts.py): preview, apply as written or edited, discard
+    async def preview_draft(
+        self,
+        session_id: str,
+        request: CompactRequest,
+        progress: Progress | None = None,
+        *,
+        regenerate: str | None = None,
+        summary: str | None = None,
+    ) -> CompactDraft:
+        return await self.drafts.preview(
+            session_id, request, progress, regenerate=regenerate, summary=summary
+        )
+
+    async def apply_draft(
+        self,
+        session_id: str,
+        draft_id: str,
+        summary: str | None = None,
+        progress: Progress | None = None,
+    ) -> CompactResult:
+        return await self.drafts.apply(session_id, draft_id, summary, progress)
+
+    def discard_draft(self, session_id: str, draft_id: str) -> None:
+        self.drafts.discard(session_id, draft_id)
+
+    def current_draft(self, session_id: str) -> tuple[CompactDraft, bool] | None:
+        return self.drafts.current(session_id)
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtime(session_id)

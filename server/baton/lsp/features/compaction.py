@@ -18,6 +18,7 @@ CompactArgs = (
     | p.PivotCommandArgs
     | p.PreviewCommandArgs
     | p.RangeCommandArgs
+    | p.DraftPreviewParams
 )
 
 
@@ -82,7 +83,43 @@ async def preview_compact(call: Call, args: p.PreviewCommandArgs) -> p.CompactRe
     return await run(call, args.session_id, compact_request(args, dry_run=True))
 
 
-REQUESTS: dict[str, Handler] = {p.COMPACT: compact, p.UNCOMPACT: uncompact}
+async def preview_draft(call: Call, args: p.DraftPreviewParams) -> p.CompactDraft:
+    """A draft: the summary written (streamed with progress, cancellable), not committed."""
+    call.service.session(args.session_id)
+    request = compact_request(args, dry_run=False)
+    async with work_done(call.ls, "Baton: writing a compaction draft", call.token) as reporter:
+        draft = await call.service.preview_draft(
+            args.session_id, request, reporter, regenerate=args.draft_id, summary=args.summary
+        )
+        summarized = _plural(len(draft.summarized_message_ids), "message")
+        reporter.final_message = f"Draft: {summarized} would be summarized"
+    return draft
+
+
+async def apply_draft(call: Call, args: p.ApplyDraftParams) -> p.CompactResult:
+    call.service.session(args.session_id)
+    async with work_done(call.ls, "Baton: applying a compaction draft", call.token) as reporter:
+        result = await call.service.apply_draft(
+            args.session_id, args.draft_id, args.summary, reporter
+        )
+        reporter.final_message = (
+            f"Summarized {_plural(len(result.summarized_message_ids), 'message')}"
+        )
+    return result
+
+
+async def discard_draft(call: Call, args: p.DraftParams) -> p.Empty:
+    call.service.discard_draft(args.session_id, args.draft_id)
+    return p.Empty()
+
+
+REQUESTS: dict[str, Handler] = {
+    p.COMPACT: compact,
+    p.UNCOMPACT: uncompact,
+    p.COMPACT_PREVIEW: preview_draft,
+    p.COMPACT_APPLY_DRAFT: apply_draft,
+    p.COMPACT_DISCARD_DRAFT: discard_draft,
+}
 COMMANDS: dict[str, Handler] = {
     p.CMD_COMPACT: compact_command,
     p.CMD_COMPACT_UP_TO: compact_up_to,

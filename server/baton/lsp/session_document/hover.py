@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from baton.core.compaction.preview import CompactDraft
 from baton.core.conversation.messages import Message
 from baton.core.usage.budget import Usage
 from baton.lsp.session_document.diagnostics import usage_message
@@ -26,6 +27,9 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
             plan = (preview.summarized_message_ids, preview.kept_message_ids)
         by_id = {m.id: m for m in data.messages}
         text = usage_hover(data.usage, plan, by_id, reason)
+        current = ls.service.current_draft(session_id)
+        if current is not None:
+            text += "\n\n" + draft_hover(*current)
         width = rendered.usage_line_width
         return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
     section = rendered.section_at(line)
@@ -94,6 +98,20 @@ def usage_hover(
         f"({summarized_tokens:,} tokens) and keep the latest {_count(len(kept))} "
         f"({kept_tokens:,} tokens) verbatim."
     )
+    return "\n".join(lines)
+
+
+def draft_hover(draft: CompactDraft, fresh: bool) -> str:
+    """The session's compaction draft: its sizes, what it costs and saves, what it drops."""
+    state = "" if fresh else " (stale: the session changed since; preview again)"
+    lines = [
+        f"**Compaction draft** `{draft.draft_id}`{state}: {draft.direction}, "
+        f"{draft.summarizer} summary; {draft.pre_tokens:,} -> {draft.post_tokens:,} tokens.",
+        "",
+        draft.cost.text,
+    ]
+    if draft.dropped is not None and draft.dropped.text:
+        lines += ["", f"It drops: {draft.dropped.text}."]
     return "\n".join(lines)
 
 

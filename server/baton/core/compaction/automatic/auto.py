@@ -27,6 +27,7 @@ from baton.core.compaction.automatic.ahead import SummariesAhead
 from baton.core.compaction.automatic.auto_state import AutoState, MemoOf, StateOf
 from baton.core.compaction.automatic.outcome import Outcome, OutcomeListener, told
 from baton.core.compaction.commit import report
+from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.boundary import Boundary
@@ -208,7 +209,8 @@ class AutoCompactor:
         state = self._state(sid)
         state.failures, state.last_error = 0, None
         state.last_auto = (result.boundary_id, len(session.view))
-        self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason)
+        figures = (before, after.used_tokens, limit)
+        self._tell(sid, "compacted", figures, "", reason, result.dropped)
         return result
 
     def _tell(
@@ -218,12 +220,13 @@ class AutoCompactor:
         figures: tuple[int, int, int],
         detail: str,
         reason: str,
+        dropped: Dropped | None = None,
     ) -> None:
         """Tell the listener what this attempt did (`figures`: the tokens before and after
         it and the blocking limit)."""
         if self.on_outcome is None:
             return
-        said = told(outcome, figures, detail, reason, self.paused(session_id))
+        said = told(outcome, figures, detail, reason, self.paused(session_id), dropped)
         try:
             self.on_outcome(session_id, said)
         except Exception:  # a listener's failure never stops the turn

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from baton.core.compaction.dropped import Dropped
+
 Outcome = Literal["compacted", "failed"]
 
 
@@ -18,6 +20,7 @@ class AutoOutcome:
     tokens_before: int
     tokens_after: int
     message: str
+    dropped: Dropped | None = None  # what the compaction summarized, cleared, left out
 
 
 OutcomeListener = Callable[[str, AutoOutcome], None]
@@ -29,15 +32,16 @@ def told(
     detail: str,
     reason: str,
     paused: bool,
+    dropped: Dropped | None = None,
 ) -> AutoOutcome:
     """The attempt in one sentence; `figures` are the tokens before and after it and the
     blocking limit, `reason` what started it (a send is refused over the limit), `paused`
     whether the breaker is now open."""
     before, after, limit = figures
     if outcome == "compacted":
-        return AutoOutcome(
-            outcome, before, after, f"Auto-compacted: {before:,} -> {after:,} tokens."
-        )
+        went = f" {dropped.text}." if dropped is not None and dropped.text else ""
+        message = f"Auto-compacted: {before:,} -> {after:,} tokens.{went}"
+        return AutoOutcome(outcome, before, after, message, dropped)
     if reason != "send":
         goes_on = f"{after:,} tokens are still in use"
     elif after >= limit:

@@ -1,0 +1,231 @@
+/**
+ * "Preview Compaction": the draft's summary in an editable Markdown editor (an untitled
+ * document) beside a card with Apply / Regenerate / Discard, the sizes and the cost. Apply
+ * commits what the editor holds: the draft as written, or the edited text.
+ */
+import { randomBytes } from "node:crypto";
+import * as vscode from "vscode";
+import type { BatonClient } from "./client";
+import { afterCompactionLine, draftCardHtml, isCardAction, type CardAction } from "./draftCard";
+import type { DraftOptions } from "./draftRpc";
+import { ErrorCodes, type CompactDraft, type CompactResult } from "./protocol";
+import { errorCode } from "./rpc";
+
+const OPEN_CONTEXT = "baton.draftOpen";
+const MEASURE_AFTER_MS = 700; // an edit is measured again once typing pauses this long
+const EDITED_WARNING = "the summary was edited before it was applied";
+
+interface Open {
+  sessionId: string;
+  draft: CompactDraft;
+  document: vscode.TextDocument;
+  panel: vscode.WebviewPanel;
+}
+
+export class DraftFlow implements vscode.Disposable {
+  private open: Open | undefined;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private measuring: Promise<void> = Promise.resolve();
+
+  constructor(private readonly client: BatonClient) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (this.open !== undefined && event.document === this.open.document) {
+          this.render();
+          this.scheduleMeasure();
+        }
+      }),
+    );
+  }
+
+  /** Writes a draft (with progress, cancellable) and shows it: the summary, then its card. */
+  async preview(sessionId: string, options: DraftOptions): Promise<CompactDraft> {
+    const draft = await this.client.withProgress("Baton: writing a compaction draft", vscode.ProgressLocation.Notification, (call) =>
+      this.client.drafts.preview(sessionId, options, call),
+    );
+    await this.show(sessionId, draft);
+    return draft;
+  }
+
+  /** Commits the open draft: the editor's text when it was edited, else the draft as written. */
+  async apply(): Promise<CompactResult | undefined> {
+    this.requireOpen();
+    this.measureNow();
+    await this.measuring; // apply the draft the edit was measured as, when it was
+    const open = this.requireOpen();
+    const text = open.document.getText();
+    const edited = text.trim() !== open.draft.summary.trim() ? text : undefined;
+    let result: CompactResult;
+    try {
+      result = await this.client.withProgress("Baton: applying the compaction draft", vscode.ProgressLocation.Notification, (call) =>
+        this.client.drafts.apply(open.sessionId, open.draft.draftId, edited, call),
+      );
+    } catch (error) {
+      if (errorCode(error) === ErrorCodes.draftStale) {
+        void this.offerPreviewAgain(open, error);
+        return undefined;
+      }
+      throw error;
+    }
+    await this.close();
+    void vscode.window.showInformationMessage(afterCompactionLine(result));
+    return result;
+  }
+
+  /** Writes the draft again with the instructions the user gives. */
+  async regenerate(): Promise<void> {
+    const open = this.requireOpen();
+    const instructions = await vscode.window.showInputBox({
+      title: "Baton: Regenerate Compaction Draft",
+      prompt: "Instructions for the new summary (what to keep, what to leave out)",
+      value: open.draft.instructions ?? "",
+    });
+    if (instructions === undefined) {
+      return;
+    }
+    const options: DraftOptions = { draftId: open.draft.draftId, instructions: instructions.trim() || null };
+    const draft = await this.client.withProgress("Baton: writing the compaction draft again", vscode.ProgressLocation.Notification, (call) =>
+      this.client.drafts.preview(open.sessionId, options, call),
+    );
+    await this.show(open.sessionId, draft);
+  }
+
+  async discard(): Promise<void> {
+    const open = this.requireOpen();
+    await this.client.drafts.discard(open.sessionId, open.draft.draftId);
+    await this.close();
+    void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
+  }
+
+  /** Once typing pauses, the edited text is measured again: the card shows its figures. */
+  private scheduleMeasure(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.measureNow(), MEASURE_AFTER_MS);
+  }
+
+  private measureNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const open = this.open;
+    if (open === undefined) {
+      return;
+    }
+    const text = open.document.getText();
+    if (text.trim() === "" || text.trim() === open.draft.summary.trim()) {
+      return;
+    }
+    this.measuring = this.measuring.then(async () => {
+      const current = this.open;
+      if (current === undefined || current.document !== open.document) {
+        return;
+      }
+      try {
+        const options: DraftOptions = { draftId: current.draft.draftId, summary: text };
+        const draft = await this.client.drafts.preview(current.sessionId, options);
+        if (this.open === current) {
+          this.open = { ...current, draft }; // the old id is gone: the new draft replaced it
+          this.render();
+        }
+      } catch (error) {
+        this.client.log.warn(`measuring the edited summary failed: ${String((error as { message?: unknown }).message ?? error)}`);
+      }
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.open?.panel.dispose();
+    for (const s of this.subscriptions) {
+      s.dispose();
+    }
+  }
+
+  private requireOpen(): Open {
+    if (this.open === undefined) {
+      throw new Error("no compaction draft is open: run Baton: Preview Compaction first");
+    }
+    return this.open;
+  }
+
+  private async show(sessionId: string, draft: CompactDraft): Promise<void> {
+    const open = this.open;
+    let document: vscode.TextDocument;
+    if (open !== undefined && !open.document.isClosed) {
+      document = open.document; // a regenerated draft replaces the text in the same editor
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), draft.summary);
+      await vscode.workspace.applyEdit(edit);
+    } else {
+      document = await vscode.workspace.openTextDocument({ language: "markdown", content: draft.summary });
+    }
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, preview: false });
+    const panel =
+      open?.panel ??
+      vscode.window.createWebviewPanel("baton.compactionDraft", "Baton: Compaction Draft", {
+        viewColumn: vscode.ViewColumn.Beside,
+        preserveFocus: true,
+      }, { enableScripts: true });
+    if (open?.panel === undefined) {
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        const action = typeof message === "object" && message !== null ? (message as { action?: unknown }).action : undefined;
+        if (isCardAction(action)) {
+          void vscode.commands.executeCommand(commandOf(action));
+        }
+      });
+      panel.onDidDispose(() => {
+        if (this.open?.panel === panel) {
+          this.open = undefined;
+          void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, false);
+        }
+      });
+    }
+    this.open = { sessionId, draft, document, panel };
+    void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, true);
+    this.render();
+  }
+
+  private render(): void {
+    const open = this.open;
+    if (open === undefined) {
+      return;
+    }
+    const pending = open.document.getText().trim() !== open.draft.summary.trim();
+    const edited = pending || open.draft.warnings.includes(EDITED_WARNING);
+    const nonce = randomBytes(16).toString("base64");
+    open.panel.webview.html = draftCardHtml(open.draft, nonce, { edited, measured: !pending }, open.panel.webview.cspSource);
+  }
+
+  /** The draft's editor goes without asking to save it (it is the draft, not a file). */
+  private async close(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, false);
+    if (open === undefined) {
+      return;
+    }
+    open.panel.dispose();
+    if (!open.document.isClosed) {
+      await vscode.window.showTextDocument(open.document, { viewColumn: vscode.ViewColumn.One, preview: false });
+      await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+    }
+  }
+
+  private async offerPreviewAgain(open: Open, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String((error as { message?: unknown }).message ?? error);
+    const choice = await vscode.window.showErrorMessage(`Baton: ${message}`, "Preview Again");
+    if (choice === "Preview Again") {
+      await this.preview(open.sessionId, { draftId: open.draft.draftId }); // the same request, on the session as it is now
+    }
+  }
+}
+
+export const DRAFT_COMMANDS: Record<CardAction, string> = {
+  apply: "baton.applyCompactionDraft",
+  regenerate: "baton.regenerateCompactionDraft",
+  discard: "baton.discardCompactionDraft",
+};
+
+function commandOf(action: CardAction): string {
+  return DRAFT_COMMANDS[action];
+}

@@ -1,0 +1,129 @@
+// End to end in a real VS Code (code-server, headless Chromium): Preview Compaction opens
+// the draft's summary in an editor beside its card; the summary is edited, measured again,
+// applied from the card, and the meter drops to the figure the card showed.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+
+const WAIT = 30_000;
+const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
+const METER_TEXT = /(\d+)% (\d+(?:\.\d+)?)K\/(\d+)K/;
+const EDITED = "Edited in VS Code: the user had the monthly report fixed for the March bank export.";
+let fx;
+let failed = false;
+
+async function until(what, probe, ms = WAIT) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last !== undefined) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
+    await fx.page.waitForTimeout(250); // poll interval between probes of the workbench
+  }
+}
+
+async function meter() {
+  const text = (await fx.page.locator(METER).innerText()).trim();
+  const m = METER_TEXT.exec(text);
+  assert.ok(m, `meter text ${JSON.stringify(text)} is not like "12% 24K/200K"`);
+  return { text, kTokens: Number(m[2]) };
+}
+
+async function palette(title) {
+  const input = fx.page.locator(".quick-input-widget input");
+  const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
+  await until(`the palette to offer "${title}"`, async () => {
+    if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(`>${title}`, { timeout: 2000 });
+    await row.waitFor({ state: "visible", timeout: 3000 });
+    return true;
+  });
+  await input.press("Enter");
+  await input.waitFor({ state: "hidden", timeout: WAIT });
+}
+
+/** The card's webview frame and its figures. */
+async function card() {
+  return until("the compaction draft's card", async () => {
+    for (const frame of fx.page.frames()) {
+      const figures = frame.locator(".figures[data-draft-id]");
+      if ((await figures.count().catch(() => 0)) > 0) {
+        return {
+          frame,
+          draftId: await figures.getAttribute("data-draft-id"),
+          postTokens: Number(await figures.getAttribute("data-post-tokens")),
+          measured: (await figures.getAttribute("data-measured")) === "true",
+          cost: await frame.locator(".baton-draft-cost").innerText(),
+        };
+      }
+    }
+    return undefined;
+  });
+}
+
+async function onScreen() {
+  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
+  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
+}
+
+describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, () => {
+  before(async () => {
+    fx = await startVsCode();
+  });
+  after(async () => {
+    if (fx) {
+      if (failed) await fx.page.screenshot({ path: join(resultsDir, "drafts-failure.png") }).catch(() => {});
+      await stopVsCode(fx, failed);
+    }
+  });
+
+  test("preview, edit, apply: the meter drops to the previewed figure", async () => {
+    try {
+      await fx.page.locator(METER).waitFor({ state: "visible", timeout: 60_000 });
+      const before = await until("the meter's figures", () => meter());
+      await palette("Baton: Preview Compaction");
+      const first = await card();
+      assert.ok(first.postTokens > 0 && first.postTokens / 1000 < before.kTokens, `${first.postTokens} vs ${before.text}`);
+      assert.match(first.cost, /The next request sends [\d,]+ tokens instead of [\d,]+/);
+      const transcript = readFileSync(fx.session.transcript, "utf8");
+      await fx.page.screenshot({ path: join(resultsDir, "drafts-1-preview.png") });
+
+      // the summary's editor: the untitled Markdown document in the first group
+      const editor = fx.page.locator(".editor-group-container").first().locator(".monaco-editor .view-lines").first();
+      await editor.click();
+      await fx.page.keyboard.press("Control+A");
+      await fx.page.keyboard.type(EDITED, { delay: 5 });
+      const edited = await until("the card to show the edited summary's figures", async () => {
+        const now = await card();
+        return now.measured && now.draftId !== first.draftId ? now : undefined;
+      });
+      assert.ok(edited.postTokens < first.postTokens, `${edited.postTokens} < ${first.postTokens}`);
+      assert.equal(readFileSync(fx.session.transcript, "utf8"), transcript, "nothing was committed yet");
+      await fx.page.screenshot({ path: join(resultsDir, "drafts-2-edited.png") });
+
+      await edited.frame.locator("#apply").click();
+      const afterApply = await until("the meter at the previewed figure", async () => {
+        const now = await meter();
+        return Math.abs(now.kTokens - edited.postTokens / 1000) <= 0.1 ? now : undefined;
+      });
+      assert.ok(afterApply.kTokens < before.kTokens, `${before.text} -> ${afterApply.text}`);
+      assert.ok(readFileSync(fx.session.transcript, "utf8").includes(EDITED), "the edited summary is committed");
+      const told = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "Summarized" });
+      await told.first().waitFor({ timeout: WAIT });
+      await fx.page.screenshot({ path: join(resultsDir, "drafts-3-applied.png") });
+    } catch (error) {
+      failed = true;
+      const shown = await onScreen().catch(() => "");
+      if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+      throw error;
+    }
+  });
+});

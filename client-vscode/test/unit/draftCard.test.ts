@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { afterCompactionLine, draftCardHtml, isCardAction } from "../../src/draftCard";
+import type { CompactDraft, CompactResult, Dropped } from "../../src/protocol";
+
+const dropped: Dropped = {
+  messagesSummarized: 12,
+  toolResultsCleared: 4,
+  filesNotRestored: [{ uri: "file:///w/.env", reason: "excluded by restore.exclude" }],
+  notInSummary: { prompts: ["fix the <parser>"], paths: ["/w/a.py"], errors: [], count: 3 },
+  lost: { prompts: [], paths: [], errors: [], count: 0 },
+  text: "Summarized 12 messages, cleared 4 tool results; 1 file not restored (excluded by restore.exclude); 3 facts only in the ledger",
+  lines: ["12 messages summarized", '3 facts only in the fact ledger: "fix the <parser>"; /w/a.py and 1 more'],
+};
+
+const draft = {
+  draftId: "draft_1",
+  sessionId: "s_1",
+  direction: "up_to",
+  summary: "## Summary",
+  summarizer: "anthropic",
+  summarizedMessageIds: ["m1", "m2"],
+  keptMessageIds: ["m3"],
+  pinnedMessageIds: [],
+  restoredFiles: [],
+  skippedFiles: [],
+  preTokens: 52_000,
+  postTokens: 9_400,
+  dropped,
+  cost: { text: "The next request sends 9,400 tokens <instead> of 52,000." },
+  warnings: ["the summary was edited before it was applied"],
+} as unknown as CompactDraft;
+
+test("the notification after a compaction ends with what it dropped", () => {
+  const result = { ...draft, boundaryId: "b", summary: "x", trigger: "manual", dryRun: false, restoredFiles: [] } as unknown as CompactResult;
+  assert.match(afterCompactionLine(result), /9\.4K tokens \(estimated\), 2 messages summarized\. Summarized 12 messages.*only in the ledger\.$/);
+});
+
+test("the card escapes what it shows, carries the previewed figure and its three buttons", () => {
+  const html = draftCardHtml(draft, "NONCE", { edited: true, measured: false }, "vscode-resource:");
+  assert.ok(html.includes('data-post-tokens="9400"'));
+  assert.ok(html.includes("&lt;instead&gt;") && !html.includes("<instead>"));
+  assert.ok(html.includes("<li>12 messages summarized</li>") && html.includes("fix the &lt;parser&gt;"));
+  for (const id of ["apply", "regenerate", "discard"]) assert.ok(html.includes(`id="${id}"`), id);
+  assert.ok(html.includes("script-src 'nonce-NONCE'") && html.includes('<script nonce="NONCE">'));
+  assert.ok(html.includes("The summary has been edited") && html.includes("measuring it again"));
+  assert.ok(html.includes('data-measured="false"'));
+  assert.ok(isCardAction("apply") && !isCardAction("run"));
+});

@@ -1,0 +1,133 @@
+"""`baton compact SESSION --preview / --apply-draft ID / --discard-draft ID`: compaction
+drafts of a session in the data dir, written and measured, then applied (as written or
+with an edited summary from a file) or discarded."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from baton.cli.common import EXIT_OK, settings_for
+from baton.core.compaction.preview import CompactDraft
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams, SessionNotFound
+from baton.core.service.service import BatonService
+
+SUMMARY_CHARS = 1_000_000  # a summary file past this is refused
+
+
+def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
+    """Run the draft action the flags ask for, on the session FILE names."""
+    if args.save or args.dry_run:
+        raise InvalidParams("--save and --dry-run do not go with a compaction draft")
+    if args.summary_file and not args.apply_draft:
+        raise InvalidParams("--summary-file goes with --apply-draft")
+    summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
+    service = BatonService(settings_for(args))
+    try:
+        sid = session_of(service, args.file)
+        if args.preview:
+            draft = asyncio.run(service.drafts.preview(sid, request, _progress(sys.stderr)))
+            if args.summary_out:
+                Path(args.summary_out).write_text(draft.summary + "\n", encoding="utf-8")
+            _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
+        elif args.apply_draft:
+            result = asyncio.run(service.drafts.apply(sid, args.apply_draft, summary))
+            _print(applied_report(result, sid) if not args.json else result, args.json, sys.stdout)
+        else:
+            service.drafts.discard(sid, args.discard_draft)
+            print(f"Discarded draft {args.discard_draft} of session {sid}; nothing changed")
+    finally:
+        asyncio.run(service.close())
+    return EXIT_OK
+
+
+def session_of(service: BatonService, name: str) -> str:
+    """The data dir's session `name` names: its id, or the path of its transcript."""
+    store = service.store
+    path = Path(name).expanduser()
+    candidate = path.stem if path.suffix == ".jsonl" else name
+    try:
+        session = service.session(candidate)
+    except (SessionNotFound, InvalidParams):
+        session = None
+    if session is None or (
+        path.suffix == ".jsonl" and path.resolve() != _transcript(store, candidate)
+    ):
+        raise InvalidParams(
+            f"{name} is not a session of the data dir ({store.sessions_dir}): a draft is made "
+            "of a Baton session there (its id or its transcript); `baton import` a file first"
+        )
+    return session.session_id
+
+
+def _transcript(store: SessionStore, session_id: str) -> Path:
+    return (store.sessions_dir / f"{session_id}.jsonl").resolve()
+
+
+def _read_summary(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParams(f"cannot read the summary file {path}: {exc}") from exc
+    if len(text) > SUMMARY_CHARS:
+        raise InvalidParams(f"the summary file {path} is longer than {SUMMARY_CHARS:,} characters")
+    return text.rstrip("\n")
+
+
+def _progress(stream: TextIO) -> Progress:
+    def report(text: str, fraction: float | None) -> None:
+        share = "" if fraction is None else f" {100 * fraction:.0f}%"
+        if stream.isatty():
+            stream.write(f"\r\x1b[K{text}{share}")
+            stream.flush()
+
+    return report
+
+
+def _print(value: str | CompactDraft | CompactResult, as_json: bool, out: TextIO) -> None:
+    if as_json and not isinstance(value, str):
+        out.write(json.dumps(value.wire(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(f"{value}\n")
+
+
+def draft_report(draft: CompactDraft) -> str:
+    """The draft as the command line prints it: figures, cost, what it drops, the summary."""
+    lines = [
+        f"Draft       {draft.draft_id} of session {draft.session_id} (nothing is committed)",
+        f"Direction   {draft.direction}, summarizer {draft.summarizer}",
+        f"Tokens      {draft.pre_tokens:,} before -> {draft.post_tokens:,} after",
+        f"Messages    {len(draft.summarized_message_ids):,} summarized, "
+        f"{len(draft.kept_message_ids):,} kept ({len(draft.pinned_message_ids)} pinned), "
+        f"{len(draft.restored_files)} files restored",
+        f"Cost        {draft.cost.text}",
+    ]
+    if draft.dropped is not None:
+        lines.append(f"Drops       {draft.dropped.text}")
+    lines += [f"Warning     {w}" for w in draft.warnings]
+    lines += ["Summary", *("  " + line for line in draft.summary.splitlines())]
+    if draft.ledger:
+        lines.append("  (the fact ledger follows it at the commit)")
+    lines.append(
+        f"Apply it with `baton compact {draft.session_id} --apply-draft {draft.draft_id}` "
+        "(add --summary-file FILE for an edited summary)"
+    )
+    return "\n".join(lines)
+
+
+def applied_report(result: CompactResult, session_id: str) -> str:
+    lines = [
+        f"Compacted   session {session_id}: boundary {result.boundary_id}",
+        f"Tokens      {result.pre_tokens:,} before -> {result.post_tokens:,} after",
+    ]
+    if result.dropped is not None:
+        lines.append(f"Dropped     {result.dropped.text}")
+    lines += [f"Warning     {w}" for w in result.warnings]
+    return "\n".join(lines)

@@ -1,0 +1,134 @@
+"""What a compaction costs and saves (`DraftCost` on the wire): the summary request's
+tokens, whether the prompt cache's prefix survives and what the next request pays to write
+it again, the next request with and without the compaction, in dollars when the model's
+price is known (`core/models/prices.py`).
+
+The next request is priced as the API bills it: what it shares with the request before
+(tools, system prompt, and for `from` / `range` the messages before the span) is read from
+the cache; the rest is written to it. Without the compaction the whole context would be
+read from the cache (it was the previous request's prefix).
+"""
+
+from __future__ import annotations
+
+from baton.core.compaction.commit import PreparedSummary, estimate
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.prompts import summary_prompt
+from baton.core.compaction.summary.model_summary import SUMMARY_SYSTEM
+from baton.core.conversation.messages import WireModel
+from baton.core.conversation.session import Session
+from baton.core.models.prices import dollars, price_of
+from baton.core.usage.overhead import carried_tokens
+
+OFFLINE = ("extractive", "memory")  # summarizers that ask no model
+
+
+class ModelPrice(WireModel):
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+
+
+class DraftCost(WireModel):
+    model: str
+    summary_offline: bool  # no model was asked for the summary (nothing to pay)
+    summary_input_tokens: int  # estimated from what the summary request sends
+    summary_output_tokens: int  # the summary as written
+    cache_prefix_survives: bool  # the messages before the span stay cached (`from`, `range`)
+    cached_prefix_tokens: int  # the next request reads these from the prompt cache
+    cache_write_tokens: int  # and writes these to it again
+    next_request_tokens: int  # the context the next request sends with the compaction
+    next_request_tokens_without: int  # and without it
+    price: ModelPrice | None = None  # when the model's family is in the table
+    summary_dollars: float | None = None
+    next_request_dollars: float | None = None
+    next_request_dollars_without: float | None = None
+    text: str = ""
+
+
+def draft_cost(
+    session: Session,
+    prepared: PreparedSummary,
+    ctx: CompactContext,
+    *,
+    model: str,
+    pre_tokens: int,
+    post_tokens: int,
+) -> DraftCost:
+    """The cost figures of committing `prepared` now, with `post_tokens` the context it
+    leaves (the figure the commit reports)."""
+    by_id = {m.id: m for m in prepared.messages}
+    plan = prepared.plan
+    count_text = ctx.estimator.count_text
+    offline = prepared.summarizer in OFFLINE
+    summary_in = summary_out = 0
+    if not offline:
+        asked = [by_id[mid] for mid in (*plan.keep_before, *plan.summarize)]
+        summary_in = count_text(SUMMARY_SYSTEM) + count_text(
+            summary_prompt(plan.direction, prepared.instructions)
+        )
+        summary_in += sum(m.tokens or ctx.estimator.count_message(m) for m in asked)
+        summary_out = count_text(prepared.body)
+    head = [by_id[mid] for mid in plan.keep_before]
+    carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
+    cached = min(post_tokens, max(0, estimate(session, ctx, head) + carried))
+    cost = DraftCost(
+        model=model,
+        summary_offline=offline,
+        summary_input_tokens=summary_in,
+        summary_output_tokens=summary_out,
+        cache_prefix_survives=bool(head),
+        cached_prefix_tokens=cached,
+        cache_write_tokens=max(0, post_tokens - cached),
+        next_request_tokens=post_tokens,
+        next_request_tokens_without=pre_tokens,
+    )
+    found = price_of(model)
+    if found is not None:
+        price = ModelPrice(
+            input=found.input,
+            output=found.output,
+            cache_write=found.cache_write,
+            cache_read=found.cache_read,
+        )
+        cost = cost.model_copy(
+            update={
+                "price": price,
+                "summary_dollars": dollars(summary_in, price.input)
+                + dollars(summary_out, price.output),
+                "next_request_dollars": dollars(cost.cached_prefix_tokens, price.cache_read)
+                + dollars(cost.cache_write_tokens, price.cache_write),
+                "next_request_dollars_without": dollars(pre_tokens, price.cache_read),
+            }
+        )
+    return cost.model_copy(update={"text": cost_text(cost)})
+
+
+def _usd(value: float | None) -> str:
+    return "" if value is None else f" (${value:.4f})"
+
+
+def cost_text(cost: DraftCost) -> str:
+    """The figures in two sentences, for the hover, the panel and the command line."""
+    if cost.summary_offline:
+        summary = "The summary was written offline (no model request)."
+    else:
+        summary = (
+            f"The summary request: ~{cost.summary_input_tokens:,} tokens in, "
+            f"{cost.summary_output_tokens:,} out{_usd(cost.summary_dollars)}."
+        )
+    if cost.cache_prefix_survives:
+        cache = f"the cached prefix survives ({cost.cached_prefix_tokens:,} tokens read)"
+    else:
+        cache = "the cached prefix is rewritten"
+    nxt = (
+        f" The next request sends {cost.next_request_tokens:,} tokens instead of "
+        f"{cost.next_request_tokens_without:,}; {cache} and it writes "
+        f"{cost.cache_write_tokens:,} tokens to the cache{_usd(cost.next_request_dollars)}"
+    )
+    if cost.next_request_dollars_without is not None:
+        nxt += f", against ${cost.next_request_dollars_without:.4f} without compacting"
+    return summary + nxt + "."

@@ -1,0 +1,312 @@
+"""Compaction drafts: a compaction's summary written and measured, not committed, for the
+user to read, edit, apply or discard (`CompactDraft` on the wire).
+
+A draft is the `PreparedSummary` the commit would take, measured by the commit itself in
+its dry run (so its `postTokens` is the figure the commit gives). Its record lives beside
+the transcript, `<sessionId>.draft.json` (one draft per session, a new preview replaces
+it): never a transcript event, so replay, undo and the session list never see it. The
+record holds what the commit needs again (the request, the summary, the API's block) and
+a fingerprint of the session (its view and its transcript's size): applying re-plans the
+same compaction, and refuses (`draft_stale`) when the session changed since in any way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from baton.core.compaction import engine
+from baton.core.compaction.commit import PreparedSummary, check_retention, commit_summary
+from baton.core.compaction.cost import DraftCost, draft_cost
+from baton.core.compaction.dropped import Dropped
+from baton.core.compaction.engine import CompactContext, bounded_keep_window
+from baton.core.compaction.plan import plan_compaction
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.retention.span_facts import SpanFacts
+from baton.core.conversation.boundary import (
+    AdjustedPivot,
+    BoundaryDirection,
+    RestoredFile,
+    Retention,
+    SkippedFile,
+)
+from baton.core.conversation.files import storage_error
+from baton.core.conversation.messages import CompactionBlock, WireModel, new_id, now_iso
+from baton.core.conversation.session import Session
+from baton.core.errors import DraftNotFound, DraftStale, InvalidParams
+from baton.core.usage.budget import compute_usage
+
+EDITED_WARNING = "the summary was edited before it was applied"
+RECORD_VERSION = 1
+
+
+class CompactDraft(WireModel):
+    """A compaction written and measured but not committed: `summary` is the text the
+    summarizer wrote (the fact ledger, `ledger`, is appended at the commit), the sizes are
+    the ones the commit reports."""
+
+    draft_id: str
+    session_id: str
+    direction: BoundaryDirection
+    summary: str
+    ledger: str | None = None
+    summarizer: str
+    instructions: str | None = None
+    summarized_message_ids: list[str] = Field(default_factory=list)
+    kept_message_ids: list[str] = Field(default_factory=list)
+    pinned_message_ids: list[str] = Field(default_factory=list)
+    restored_files: list[RestoredFile] = Field(default_factory=list)
+    skipped_files: list[SkippedFile] = Field(default_factory=list)
+    pre_tokens: int = 0
+    post_tokens: int = 0
+    retention: Retention | None = None
+    adjusted_pivot: AdjustedPivot | None = None
+    dropped: Dropped | None = None
+    cost: DraftCost
+    warnings: list[str] = Field(default_factory=list)
+    created_at: str = Field(default_factory=now_iso)
+
+
+def draft_path(session: Session) -> Path:
+    """`<sessionId>.draft.json` beside `<sessionId>.jsonl` (no listing reads that name)."""
+    path = Path(session.transcript.path)
+    return path.with_name(f"{path.stem}.draft.json")
+
+
+def fingerprint(session: Session) -> dict[str, Any]:
+    """What must not change between a draft and its commit: the view, and every event of
+    the transcript (a pin, an undo, an append, a model switch all grow it)."""
+    view = hashlib.sha256("\n".join(session.view).encode()).hexdigest()
+    try:
+        size = os.stat(session.transcript.path).st_size
+    except OSError:
+        size = -1
+    return {"view": view, "transcriptBytes": size}
+
+
+async def make_draft(
+    session: Session, request: CompactRequest, ctx: CompactContext, *, model: str
+) -> CompactDraft:
+    """Summarize and measure a compaction of the session as it is now and save its record;
+    the transcript is not touched."""
+    before = fingerprint(session)
+    prepared = await engine.summarize(session, replace(request, dry_run=False), ctx)
+    prepared.retained = check_retention(prepared, ctx, str(session.transcript.path))
+    measured = commit_summary(session, prepared, ctx, dry_run=True)
+    if fingerprint(session) != before:
+        raise DraftStale("the conversation changed while the draft was written; try again")
+    draft = _draft(session, prepared, measured, ctx, model)
+    save_record(session, draft, prepared, before)
+    return draft
+
+
+def _draft(
+    session: Session,
+    prepared: PreparedSummary,
+    measured: CompactResult,
+    ctx: CompactContext,
+    model: str,
+) -> CompactDraft:
+    retained = prepared.retained
+    return CompactDraft(
+        draft_id=new_id("draft"),
+        session_id=session.session_id,
+        direction=measured.direction,
+        summary=prepared.body,
+        ledger=retained[1] if retained else None,
+        summarizer=prepared.summarizer,
+        instructions=prepared.instructions,
+        summarized_message_ids=measured.summarized_message_ids,
+        kept_message_ids=measured.kept_message_ids,
+        pinned_message_ids=list(prepared.plan.pinned),
+        restored_files=measured.restored_files,
+        skipped_files=measured.skipped_files,
+        pre_tokens=measured.pre_tokens,
+        post_tokens=measured.post_tokens,
+        retention=measured.retention,
+        adjusted_pivot=measured.adjusted_pivot,
+        dropped=measured.dropped,
+        cost=draft_cost(
+            session,
+            prepared,
+            ctx,
+            model=model,
+            pre_tokens=measured.pre_tokens,
+            post_tokens=measured.post_tokens,
+        ),
+        warnings=measured.warnings,
+    )
+
+
+def remeasure(
+    session: Session, record: dict[str, Any], ctx: CompactContext, summary: str, *, model: str
+) -> CompactDraft:
+    """The draft of `record` with `summary` as its text, measured again (no summarizer
+    runs): the figures the commit of the edited text will give. It replaces the draft."""
+    before = fingerprint(session)
+    prepared = prepared_from_record(session, record, ctx, summary)
+    prepared.retained = check_retention(prepared, ctx, str(session.transcript.path))
+    measured = commit_summary(session, prepared, ctx, dry_run=True)
+    draft = _draft(session, prepared, measured, ctx, model)
+    save_record(session, draft, prepared, before)
+    return draft
+
+
+# ---- the record ---------------------------------------------------------------------------
+
+
+def save_record(
+    session: Session, draft: CompactDraft, prepared: PreparedSummary, print_: dict[str, Any]
+) -> None:
+    request = prepared.request
+    record = {
+        "version": RECORD_VERSION,
+        "draft": draft.wire(),
+        "request": {
+            "direction": request.direction,
+            "pivotMessageId": request.pivot_message_id,
+            "endMessageId": request.end_message_id,
+            "instructions": request.instructions,
+            "trigger": request.trigger,
+        },
+        "fingerprint": print_,
+        "block": prepared.block.model_dump(mode="json") if prepared.block else None,
+    }
+    path = draft_path(session)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise storage_error("write the compaction draft", path, exc) from exc
+
+
+def load_record(session: Session, draft_id: str) -> dict[str, Any]:
+    """The session's draft record if it is `draft_id` (else `draft_not_found`)."""
+    path = draft_path(session)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        record = None
+    except (OSError, ValueError, UnicodeDecodeError):
+        record = None  # unreadable: as good as none (a preview writes it again)
+    if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
+        raise DraftNotFound(f"session {session.session_id} has no draft {draft_id}")
+    if (record.get("draft") or {}).get("draftId") != draft_id:
+        raise DraftNotFound(f"session {session.session_id} has no draft {draft_id}")
+    return record
+
+
+def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
+    """The session's saved draft, whatever its id, and whether it can still be applied
+    (the session has not changed since); None when there is none."""
+    try:
+        record = json.loads(draft_path(session).read_text(encoding="utf-8"))
+        draft = CompactDraft.model_validate(record["draft"])
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+    return draft, record.get("fingerprint") == fingerprint(session)
+
+
+def discard(session: Session, draft_id: str) -> None:
+    """Drop the draft's record; nothing else changes."""
+    load_record(session, draft_id)
+    path = draft_path(session)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise storage_error("remove the compaction draft", path, exc) from exc
+
+
+def request_of(record: dict[str, Any], instructions: str | None = None) -> CompactRequest:
+    """The compaction request a draft was made for (other instructions for a regenerate)."""
+    asked = record["request"]
+    return CompactRequest(
+        direction=asked["direction"],
+        pivot_message_id=asked.get("pivotMessageId"),
+        end_message_id=asked.get("endMessageId"),
+        instructions=instructions if instructions is not None else asked.get("instructions"),
+        trigger=asked.get("trigger") or "manual",
+    )
+
+
+# ---- applying ----------------------------------------------------------------------------
+
+
+def prepared_from_record(
+    session: Session, record: dict[str, Any], ctx: CompactContext, summary: str | None = None
+) -> PreparedSummary:
+    """The prepared summary a draft stands for, planned again on the session as it is now
+    (refused when it changed since the draft was made); `summary` replaces the text."""
+    if record.get("fingerprint") != fingerprint(session):
+        raise DraftStale(
+            f"the session changed since draft {record['draft']['draftId']} was made; "
+            "preview the compaction again"
+        )
+    draft = CompactDraft.model_validate(record["draft"])
+    request = request_of(record)
+    view = session.view_messages()
+    usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
+    plan = plan_compaction(
+        view,
+        request.direction,
+        request.pivot_message_id,
+        request.end_message_id,
+        keep_window=bounded_keep_window(ctx.settings.keep_window, usage.auto_compact_threshold),
+        count=lambda m: m.tokens or ctx.estimator.count_message(m),
+    )
+    if plan.summarize != draft.summarized_message_ids or plan.kept != draft.kept_message_ids:
+        raise DraftStale(
+            "the settings changed since the draft was made (it would summarize other "
+            "messages now); preview the compaction again"
+        )
+    edited = summary is not None and summary != draft.summary
+    if edited and not (summary or "").strip():
+        raise InvalidParams("an edited summary cannot be empty")
+    block = None
+    if record.get("block") is not None and not edited:
+        block = CompactionBlock.model_validate(record["block"])
+    by_id = {m.id: m for m in view}
+    return PreparedSummary(
+        request=request,
+        plan=plan,
+        snapshot=[m.id for m in view],
+        messages=view,
+        body=summary if edited and summary is not None else draft.summary,
+        instructions=draft.instructions,
+        summarizer=draft.summarizer,
+        pre_tokens=usage.used_tokens,
+        facts=SpanFacts.extract([by_id[mid] for mid in plan.summarize]),
+        block=block,
+        warnings=[
+            *draft.warnings,
+            *([EDITED_WARNING] if edited and EDITED_WARNING not in draft.warnings else []),
+        ],
+    )
+
+
+def apply(
+    session: Session,
+    draft_id: str,
+    ctx: CompactContext,
+    summary: str | None = None,
+) -> CompactResult:
+    """Commit the draft (its summary as written, or `summary` exactly as edited: counted
+    again, with the fact ledger of what it no longer carries); its record goes."""
+    record = load_record(session, draft_id)
+    prepared = prepared_from_record(session, record, ctx, summary)
+    result = engine.commit_prepared(session, prepared, ctx)
+    with contextlib.suppress(OSError):  # committed: a record left behind is stale anyway
+        draft_path(session).unlink(missing_ok=True)
+    return result

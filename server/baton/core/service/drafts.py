@@ -1,0 +1,91 @@
+"""Compaction drafts for every front end: preview (write and measure a compaction without
+committing it), apply (as written or edited), regenerate, discard (`core/compaction/preview`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from baton.core.compaction import preview
+from baton.core.compaction.preview import CompactDraft
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.transcript import check_writable
+from baton.core.errors import CompactionInProgress, InvalidParams, SessionLocked
+
+if TYPE_CHECKING:
+    from baton.core.service.service import BatonService
+
+MAX_SUMMARY_CHARS = 2_000_000  # an edited summary past this is refused (`invalid_params`)
+
+
+class Drafts:
+    """The service's drafts: one per session, its record beside the transcript."""
+
+    def __init__(self, service: BatonService) -> None:
+        self._service = service
+
+    async def preview(
+        self,
+        session_id: str,
+        request: CompactRequest,
+        progress: Progress | None = None,
+        *,
+        regenerate: str | None = None,
+        summary: str | None = None,
+    ) -> CompactDraft:
+        """A draft of `request` (or, with `regenerate`, of that draft's request with the
+        instructions given, when any): the summarizer the compaction would use writes it.
+        With `regenerate` and `summary`, that draft with the summary as edited, measured
+        again without writing a summary."""
+        service = self._service
+        session = service.session(session_id)
+        check_writable(request.instructions, "instructions")
+        if summary is not None and regenerate is None:
+            raise InvalidParams("`summary` goes with the `draftId` of the draft it edits")
+        if regenerate is not None:
+            record = preview.load_record(session, regenerate)
+            if summary is not None:
+                self._check_summary(summary)
+                ctx = service.compact_context(progress, session_id)
+                model = session.model or service.settings.model
+                return preview.remeasure(session, record, ctx, summary, model=model)
+            request = preview.request_of(record, request.instructions)
+        if session.read_only:
+            raise SessionLocked(
+                f"session {session_id} is open for writing in another Baton process"
+            )
+        if session.compacting:
+            raise CompactionInProgress(f"session {session_id} is being compacted")
+        ctx = service.compact_context(progress, session_id)
+        model = session.model or service.settings.model
+        return await preview.make_draft(session, request, ctx, model=model)
+
+    def current(self, session_id: str) -> tuple[CompactDraft, bool] | None:
+        """The session's saved draft and whether it is still fresh, if any (the hover)."""
+        return preview.current_draft(self._service.session(session_id))
+
+    async def apply(
+        self,
+        session_id: str,
+        draft_id: str,
+        summary: str | None = None,
+        progress: Progress | None = None,
+    ) -> CompactResult:
+        service = self._service
+        session = service.session(session_id)
+        if summary is not None:
+            self._check_summary(summary)
+        ctx = service.compact_context(progress, session_id)
+        result = preview.apply(session, draft_id, ctx, summary)
+        service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
+        service.changes.changed(service._runtime(session_id), "compact")
+        return result
+
+    @staticmethod
+    def _check_summary(summary: str) -> None:
+        check_writable(summary, "summary")
+        if len(summary) > MAX_SUMMARY_CHARS:
+            raise InvalidParams(f"the summary is longer than {MAX_SUMMARY_CHARS:,} characters")
+
+    def discard(self, session_id: str, draft_id: str) -> None:
+        preview.discard(self._service.session(session_id), draft_id)

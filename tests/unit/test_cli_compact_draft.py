@@ -1,0 +1,87 @@
+"""`baton compact SESSION --preview`, `--apply-draft ID --summary-file F`, `--discard-draft`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_compaction_drafts import conversation
+
+from baton.cli.main import main
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> tuple[Path, str]:
+    data = tmp_path / "data"
+    service = BatonService(Settings(data_dir=str(data)))
+    sid = conversation(service, turns=40)
+    service._runtimes.close_store()
+    return data, sid
+
+
+def test_preview_prints_the_draft_and_an_edited_summary_is_applied(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    data, sid = saved
+    transcript = data / "sessions" / f"{sid}.jsonl"
+    before = transcript.read_bytes()
+    out_file = tmp_path / "summary.md"
+    code, out, err = run(
+        capsys, "compact", sid, "--preview", "--summary-out", str(out_file), "--data-dir", str(data)
+    )
+    assert code == 0, err
+    assert transcript.read_bytes() == before
+    assert "(nothing is committed)" in out and "Cost        The summary was written offline" in out
+    assert "Drops       Summarized" in out
+    draft_id = out.split("Draft       ")[1].split()[0]
+    assert out_file.read_text(encoding="utf-8").strip()
+
+    out_file.write_text("Edited by hand: the modules were fixed.\n", encoding="utf-8")
+    code, out, err = run(
+        capsys,
+        "compact",
+        str(transcript),
+        "--apply-draft",
+        draft_id,
+        "--summary-file",
+        str(out_file),
+        "--data-dir",
+        str(data),
+        "--json",
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["summary"].startswith("Edited by hand: the modules were fixed.")
+    assert "the summary was edited before it was applied" in result["warnings"]
+    code, _, err = run(capsys, "compact", sid, "--apply-draft", draft_id, "--data-dir", str(data))
+    assert code == 2 and "no draft" in err
+
+
+def test_a_discarded_draft_and_bad_uses_are_clear(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    data, sid = saved
+    code, out, err = run(capsys, "compact", sid, "--preview", "--json", "--data-dir", str(data))
+    assert code == 0, err
+    draft_id = json.loads(out)["draftId"]
+    code, out, err = run(
+        capsys, "compact", sid, "--discard-draft", draft_id, "--data-dir", str(data)
+    )
+    assert code == 0 and "nothing changed" in out
+    assert not (data / "sessions" / f"{sid}.draft.json").exists()
+
+    code, out, err = run(capsys, "compact", "s_nosuchsession", "--preview", "--data-dir", str(data))
+    assert code == 2 and "not a session of the data dir" in err
+    code, out, err = run(
+        capsys, "compact", sid, "--preview", "--summary-file", "x.md", "--data-dir", str(data)
+    )
+    assert code == 2 and "--summary-file goes with --apply-draft" in err

@@ -1,0 +1,172 @@
+"""Compaction drafts against the fake API: every summarizer gives the commit's sizes, an
+edited summary is what the next request sends, and the cost figures match the usage the
+(simulated) prompt cache reports for the next request."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_compaction_drafts import conversation
+
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summary.notes import MemoryNotes, NotesMark, notes_path
+from baton.core.conversation.messages import Message
+from baton.core.service.service import BatonService
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.usage.cl100k import Encoder
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_cache import PromptCache
+
+FAKE_KEY = "sk-ant-test-SECRET-123"
+MODEL = "claude-sonnet-4-6"  # the fake's Models API lists compaction for it
+SUMMARY = (
+    "<analysis>read it all</analysis><summary>## 1. Primary request and intent\n"
+    "The user had modules m0 to m9 fixed one by one.</summary>"
+)
+SYSTEM = "You are a careful coding assistant working in a Python repository."
+
+
+def _settings(tmp_path: Path, summarizer: str) -> Settings:
+    return Settings(
+        data_dir=str(tmp_path / "data"),
+        model=MODEL,
+        summarizer=summarizer,  # type: ignore[arg-type]
+        keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+    )
+
+
+@pytest.fixture
+async def make_service(tmp_path: Path, fake_anthropic: FakeAnthropic) -> AsyncIterator[Any]:
+    made: list[BatonService] = []
+    fake_anthropic.default_text = SUMMARY
+
+    def make(summarizer: str, estimator: Estimator | None = None) -> BatonService:
+        service = BatonService(
+            _settings(tmp_path, summarizer), api_key=FAKE_KEY, estimator=estimator
+        )
+        made.append(service)
+        return service
+
+    yield make
+    for service in made:
+        await service.close()
+
+
+def _request(view: list[str], direction: str) -> CompactRequest:
+    if direction == "all":
+        return CompactRequest("all")
+    if direction == "up_to":
+        return CompactRequest("up_to", view[len(view) // 2])
+    if direction == "from":
+        return CompactRequest("from", view[len(view) // 3])
+    return CompactRequest("range", view[8], view[len(view) // 2])
+
+
+@pytest.mark.parametrize("direction", ["all", "up_to", "from", "range"])
+@pytest.mark.parametrize("summarizer", ["anthropic", "memory", "server"])
+async def test_preview_and_commit_give_the_same_sizes_for_every_summarizer(
+    make_service: Any, fake_anthropic: FakeAnthropic, summarizer: str, direction: str
+) -> None:
+    service: BatonService = make_service(summarizer)
+    sid = conversation(service, model=MODEL)
+    session = service.session(sid)
+    if summarizer == "memory":  # notes that cover the first half: the rest offline
+        notes = MemoryNotes(notes_path(session.transcript.path), service.estimator.count_text)
+        notes.write("# Current State\nModules m0 to m11 are fixed.", NotesMark(session.view[47]))
+    if summarizer == "server" and direction in ("all", "up_to"):
+        fake_anthropic.compaction.summary("The user had every module fixed, one by one.")
+    draft = await service.drafts.preview(sid, _request(session.view, direction))
+    expected = {"anthropic": "anthropic", "memory": "memory", "server": "server"}[summarizer]
+    if summarizer == "server" and direction in ("from", "range"):
+        expected = "anthropic"  # the API compacts only a prefix: Baton's own model summary
+    assert draft.summarizer == expected, draft.warnings
+    if expected == "anthropic":
+        assert draft.summary.startswith("## 1. Primary request")
+        assert not draft.cost.summary_offline and draft.cost.summary_input_tokens > 1_000
+    result = await service.drafts.apply(sid, draft.draft_id)
+    assert result.summarizer == draft.summarizer
+    assert abs(result.post_tokens - draft.post_tokens) <= 0.01 * result.post_tokens
+    assert service.usage(sid).used_tokens == result.post_tokens
+
+
+async def test_an_edited_summary_is_what_the_next_request_sends(
+    make_service: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    service: BatonService = make_service("anthropic")
+    sid = conversation(service)
+    draft = await service.drafts.preview(sid, _request(service.session(sid).view, "up_to"))
+    edited = "EDITED: modules m0 to m11 were fixed; keep going with m12."
+    await service.drafts.apply(sid, draft.draft_id, edited)
+    fake_anthropic.default_text = "Continuing."
+    await service.send(sid, "carry on")
+    sent = fake_anthropic.message_requests()[-1].body
+    first = sent["messages"][0]
+    text = " ".join(b.get("text", "") for b in first["content"] if isinstance(b, dict))
+    assert edited in text and "m0 to m9" not in text  # the model's wording went with the edit
+
+
+def _segments(estimator: Estimator) -> Any:
+    """The fake's token counts: the estimator's, piece by piece, as Baton counts them."""
+
+    def count(body: dict[str, Any]) -> list[int]:
+        system = body.get("system") or ""
+        if isinstance(system, list):
+            system = "".join(b.get("text", "") for b in system)
+        head = estimator.count_text(system) if system else 0
+        pieces = [head]
+        for item in body.get("messages") or []:
+            content = item["content"]
+            message = Message.model_validate({"role": item["role"], "content": content})
+            pieces.append(estimator.count_message(message))
+        return pieces
+
+    return count
+
+
+def _output(estimator: Estimator) -> Any:
+    def count(content: list[dict[str, Any]]) -> int:
+        return estimator.count_message(
+            Message.model_validate({"role": "assistant", "content": content})
+        )
+
+    return count
+
+
+@pytest.mark.parametrize("direction", ["from", "all"])
+async def test_the_cost_figures_match_the_next_requests_cache_usage(
+    make_service: Any, fake_anthropic: FakeAnthropic, cl100k: Encoder, direction: str
+) -> None:
+    service: BatonService = make_service("extractive", Estimator(encoder=cl100k))
+    counter = Estimator(encoder=cl100k)
+    fake_anthropic.prompt_cache = PromptCache(_segments(counter), _output(counter))
+    fake_anthropic.default_text = "Done: " + " ".join(f"step{i}" for i in range(150))
+    sid = service.create(title="cost", model=MODEL, system_prompt=SYSTEM).session_id
+    for i in range(16):
+        await service.send(
+            sid, f"Please fix module m{i}.py. " + " ".join(f"w{i}x{k}" for k in range(300))
+        )
+    view = service.session(sid).view
+    draft = await service.drafts.preview(sid, _request(view, direction))
+    cost = draft.cost
+    assert cost.cache_prefix_survives is (direction == "from")
+    assert cost.next_request_tokens == draft.post_tokens
+    assert cost.next_request_tokens_without == draft.pre_tokens
+    assert cost.price is not None and cost.next_request_dollars is not None
+    await service.drafts.apply(sid, draft.draft_id)
+    await service.send(sid, "next")
+    session = service.session(sid)
+    reply = session.get(session.view[-1])
+    assert reply.usage is not None
+    actual = reply.usage.model_dump()  # what the fake's prompt cache billed
+    total = actual["cache_read_input_tokens"] + actual["cache_creation_input_tokens"]
+    assert abs(total - cost.next_request_tokens) <= 0.02 * total
+    read = actual["cache_read_input_tokens"]
+    assert abs(read - cost.cached_prefix_tokens) <= 0.02 * total
+    written = actual["cache_creation_input_tokens"]
+    assert abs(written - cost.cache_write_tokens) <= 0.02 * total
+    if direction == "from":
+        assert read > 0.2 * total  # the kept prefix was read from the cache

@@ -1,0 +1,83 @@
+"""What a compaction dropped: messages summarized, tool results cleared, files not
+restored and why, facts only the ledger carries and facts lost."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from test_compaction_drafts import conversation
+
+from baton.core.compaction.dropped import dropped
+from baton.core.compaction.result import CompactRequest
+from baton.core.conversation.boundary import SkippedFile
+from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from baton.core.service.service import BatonService
+from baton.core.settings import KeepWindowSettings, Settings
+
+
+def _span() -> list[Message]:
+    call = ToolUseBlock(id="toolu_1", name="Read", input={"file_path": "/src/kept_out.py"})
+    return [
+        Message(role="user", content=[TextBlock(text="Rename the parser module please")]),
+        Message(role="assistant", content=[call]),
+        Message(
+            role="user",
+            content=[
+                ToolResultBlock(
+                    tool_use_id="toolu_1", content="Error: permission denied", is_error=True
+                )
+            ],
+        ),
+        Message(role="assistant", content=[TextBlock(text="Renamed.")]),
+    ]
+
+
+def test_facts_are_in_the_summary_in_the_ledger_or_lost() -> None:
+    span = _span()
+    skipped = [SkippedFile(uri="file:///k.pem", reason="looks like a credential")]
+    everything = dropped(
+        span,
+        [],
+        "Did: Rename the parser module please; read /src/kept_out.py. Error: permission denied",
+        None,
+        [],
+    )
+    assert everything.not_in_summary.count == 0 and everything.lost.count == 0
+    assert everything.tool_results_cleared == 1 and everything.messages_summarized == 4
+
+    ledger = "## Facts\n- Rename the parser module please"
+    went = dropped(span, [], "Something else entirely.", ledger, skipped)
+    assert went.not_in_summary.count == 3  # the prompt, the path and the error
+    assert went.not_in_summary.paths == ["/src/kept_out.py"]
+    assert went.lost.count == 2 and went.lost.prompts == []  # the ledger kept the prompt
+    assert went.lost.errors and went.files_not_restored == skipped
+    assert went.lines == [
+        "4 messages summarized",
+        "1 tool result cleared",
+        "not restored: file:///k.pem (looks like a credential)",
+        '3 facts only in the fact ledger: "Rename the parser module please"; /src/kept_out.py; '
+        + went.not_in_summary.errors[0],
+        "2 facts lost (the ledger had no room): /src/kept_out.py; " + went.lost.errors[0],
+    ]
+    assert went.text == (
+        "Summarized 4 messages, cleared 1 tool result; 1 file not restored (looks like a "
+        "credential); 3 facts only in the ledger; 2 facts lost (the ledger had no room)"
+    )
+
+
+def test_every_compaction_result_says_what_went(tmp_path: Path) -> None:
+    service = BatonService(
+        Settings(
+            data_dir=str(tmp_path / "data"),
+            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+        )
+    )
+    sid = conversation(service)
+    result = asyncio.run(service.compact(sid, CompactRequest("all")))
+    went = result.dropped
+    assert went is not None
+    assert went.messages_summarized == len(result.summarized_message_ids)
+    assert went.tool_results_cleared > 0 and went.text.startswith("Summarized")
+    dry = asyncio.run(service.compact(sid, CompactRequest("all", dry_run=True)))
+    assert dry.dropped is not None

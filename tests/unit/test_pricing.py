@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from baton.core.models.pricing import cost_usd, price_of
+from baton.core.models.prices import cost_usd, price_of
 
 
 @pytest.mark.parametrize(

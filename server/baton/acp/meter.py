@@ -8,7 +8,7 @@ import weakref
 from acp.schema import Cost, UsageUpdate
 
 from baton.core.conversation.session import Session
-from baton.core.models.pricing import cost_usd, price_of
+from baton.core.models.prices import cost_usd, price_of
 from baton.core.usage.budget import Usage
 
 _memo: weakref.WeakKeyDictionary[Session, tuple[int, float | None]] = weakref.WeakKeyDictionary()

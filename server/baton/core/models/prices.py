@@ -47,11 +47,36 @@ PRICES: dict[str, Price] = {
 }
 
 
+# "claude-opus-4" and "claude-sonnet-4" name the first models of the series only: bare or
+# dated ("claude-sonnet-4-20250514"), never a later one the table does not know yet
+_FIRST_OF_SERIES = frozenset({"claude-opus-4", "claude-sonnet-4"})
+
+
 def price_of(model: str) -> Price | None:
-    """The model's price, or None when the table does not know its family."""
+    """The model's price, or None when the table does not know its family (a cost is then
+    not reported rather than guessed)."""
     name, _ = model_name(model)
     best = longest_prefix(name, PRICES)
+    if best in _FIRST_OF_SERIES and not (name == best or name[len(best) :].startswith("-2")):
+        return None
     return PRICES[best] if best else None
+
+
+def cost_usd(
+    price: Price,
+    *,
+    input_tokens: int,
+    output_tokens: int,
+    cache_creation_input_tokens: int = 0,
+    cache_read_input_tokens: int = 0,
+) -> float:
+    """What one response with this usage cost, in US dollars."""
+    return (
+        dollars(input_tokens, price.input)
+        + dollars(output_tokens, price.output)
+        + dollars(cache_creation_input_tokens, price.cache_write)
+        + dollars(cache_read_input_tokens, price.cache_read)
+    )
 
 
 def dollars(tokens: int, per_million: float) -> float:

@@ -29,6 +29,7 @@ from baton.contract.names import (
     CMD_UNCOMPACT,
     COMMANDS,
     COMPACT,
+    CONTRACT_VERSION,
     EDGE_CODES,
     ERROR_CODES,
     ERROR_TABLE,
@@ -142,6 +143,7 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 ]  # fmt: skip
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
+__all__ += ["CONTRACT_VERSION"]  # the contract's version (names.py), in initialize's answer
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",

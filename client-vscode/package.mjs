@@ -18,8 +18,8 @@ const python = process.env.BATON_PYTHON || (process.env.VIRTUAL_ENV ? join(proce
 const vsce = join(repo, "node_modules", ".bin", "vsce");
 const bundled = join(here, "bundled");
 
-function run(command, args, cwd = here) {
-  execFileSync(command, args, { cwd, stdio: ["ignore", "inherit", "inherit"] });
+function run(command, args, cwd = here, quiet = false) {
+  execFileSync(command, args, { cwd, stdio: ["ignore", quiet ? "ignore" : "inherit", "inherit"] });
 }
 
 function vsix(out, target) {
@@ -39,7 +39,7 @@ if (chosen.length > 0) {
   const wheels = mkdtempSync(join(tmpdir(), "baton-wheel-"));
   try {
     // the sdist, then the wheel from it: nothing left over in the tree (build/) joins the wheel
-    run(python, ["-m", "build", "--outdir", wheels, repo], repo);
+    run(python, ["-m", "build", "--outdir", wheels, repo], repo, true);
     const wheel = readdirSync(wheels).find((name) => name.endsWith(".whl"));
     if (!wheel) throw new Error("python -m build made no wheel");
     for (const target of chosen) {

@@ -101,7 +101,7 @@ for (const target of chosen) {
       const folder = bundle.wheels[`cp${cp}`];
       assert.ok(Array.isArray(folder), `a folder for Python ${python}`);
       for (const wheel of folder) {
-        const [, , pyTag, abiTag, platTags] = /^(.+?)-(.+)-([^-]+)-([^-]+)-([^-]+)\.whl$/.exec(wheel) ?? [];
+        const [, , , pyTag, abiTag, platTags] = /^(.+?)-(.+)-([^-]+)-([^-]+)-([^-]+)\.whl$/.exec(wheel) ?? [];
         assert.ok(platTags, `${wheel} is a wheel file name`);
         if (platTags === "any") continue; // a pure wheel only this Python needs
         assert.ok(pyTag.split(".").some((t) => t === `cp${cp}` || (t.startsWith("cp3") && abiTag === "abi3")), `${wheel} is for CPython ${python}`);
@@ -113,7 +113,7 @@ for (const target of chosen) {
           `${name}'s compiled wheel for Python ${python}`,
         );
       }
-      const ext = names.filter((n) => n.startsWith(`extension/bundled/libs/cp${cp}/pydantic_core/_pydantic_core`));
+      const ext = names.filter((n) => n.startsWith(`extension/bundled/libs/cp${cp}/pydantic_core/_pydantic_core.`) && /\.(so|pyd)$/.test(n));
       assert.deepEqual(ext.map((n) => n.slice(n.indexOf("_pydantic_core") + "_pydantic_core".length)), [SUFFIX[target](cp)]);
       for (const other of TARGETS.filter((t) => SUFFIX[t](cp) !== SUFFIX[target](cp))) {
         const foreign = names.filter((n) => n.startsWith(`extension/bundled/libs/cp${cp}/`) && n.endsWith(SUFFIX[other](cp)));

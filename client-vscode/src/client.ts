@@ -20,6 +20,7 @@ import { DraftRpc } from "./draftRpc";
 import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
+import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
 import { logServerLine, ServerLogParser } from "./serverLog";
 import { apiKey } from "./secrets";
 import { registerToolPermission, type PermissionHandler } from "./toolPermission";
@@ -36,6 +37,8 @@ export class BatonClient implements vscode.Disposable {
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
   private readonly deltaEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/session/delta"]>();
   private readonly autoCompactEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/autoCompact"]>();
+  /** Which server runs, e.g. "Baton 0.1.0 from the bundled server (Python 3.11, /usr/bin/python3)". */
+  private label: string | undefined;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onDidChangeUsage = this.usageEmitter.event;
@@ -64,6 +67,11 @@ export class BatonClient implements vscode.Disposable {
 
   get currentState(): ServerState {
     return this.state;
+  }
+
+  /** Which server runs and its version (undefined while none does). */
+  get serverLabel(): string | undefined {
+    return this.state === "running" ? this.label : undefined;
   }
 
   /** Starts the server unless it is already starting or running. */
@@ -170,14 +178,16 @@ export class BatonClient implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.setState("starting");
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const bundle = readBundle(this.context.extensionPath);
     const resolution = await resolveLaunch({
       configured: config.get("server.command"),
       pythonPath: await selectedInterpreter(this.log),
       env: process.env,
+      bundle,
     });
     if (!resolution.ok) {
       this.setState("failed");
-      const message = notFoundMessage(resolution.tried);
+      const message = notFoundMessage(resolution.tried, bundle !== undefined);
       this.log.error(message);
       void this.offerFixes(message);
       return;
@@ -185,7 +195,8 @@ export class BatonClient implements vscode.Disposable {
     const { command, args, source } = resolution.launch;
     this.log.info(`starting ${command} ${args.join(" ")} (from ${source})`);
     const key = await apiKey(this.context);
-    const serverOptions: ServerOptions = { command, args, options: { env: process.env } };
+    const env = { ...process.env, ...resolution.launch.env };
+    const serverOptions: ServerOptions = { command, args, options: { env } };
     const clientOptions: LanguageClientOptions = {
       // every file the user opens or edits is the server's working set for restore;
       // baton: session documents get its diagnostics, code actions and hovers
@@ -224,6 +235,19 @@ export class BatonClient implements vscode.Disposable {
     this.client = client;
     try {
       await client.start();
+      const hello = client.initializeResult as ServerHello | undefined;
+      const problem = contractProblem(hello, source);
+      if (problem !== undefined) {
+        this.client = undefined;
+        this.setState("failed");
+        this.log.error(problem);
+        void this.offerFixes(problem);
+        await client.stop(3000).catch(() => undefined);
+        await client.dispose().catch(() => undefined);
+        return;
+      }
+      this.label = `${serverName(hello)} from ${source}`;
+      this.log.info(`running ${this.label}: ${command} ${args.join(" ")}`);
       this.setState("running");
     } catch (error) {
       this.client = undefined;

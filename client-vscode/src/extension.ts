@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
     sessionDocuments,
     current.onDidChange(() => meter.render()),
     client.onDidChangeState((state) => {
-      meter.setServerState(state);
+      meter.setServerState(state, batonClient.serverLabel);
       if (state === "running") {
         sendActiveEditor(batonClient, vscode.window.activeTextEditor);
       }

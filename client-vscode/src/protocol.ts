@@ -3,6 +3,9 @@
 
 export const SETTINGS_SECTION = "baton";
 
+/** The contract's version; a server whose initialize answer carries a lower one (capabilities.experimental.baton.contractVersion) is too old for this client. */
+export const CONTRACT_VERSION = 1;
+
 export interface ActiveEditorParams {
   uri?: string | null;
 }

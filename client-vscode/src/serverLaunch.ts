@@ -1,17 +1,21 @@
 /**
- * How the server is started: the `baton.server.command` setting, else the Python
- * extension's interpreter as `python -m baton serve`, else `baton serve` from PATH.
- * No vscode import: the extension passes the setting and the interpreter in.
+ * How the server is started: the `baton.server.command` setting, else the server the
+ * platform package carries (bundledServer.ts; the universal package carries none and tries
+ * the Python extension's interpreter as `python -m baton serve`), else `baton serve` from
+ * PATH. No vscode import: the extension passes the setting, the interpreter and the bundle in.
  */
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { bundledLaunch, type Bundle } from "./bundledServer";
 
 export interface Launch {
   command: string;
   args: string[];
   /** Where the command came from, for the log. */
   source: string;
+  /** Variables added to the extension host's environment (the bundled server's PYTHONPATH). */
+  env?: Record<string, string>;
 }
 
 export type LaunchResolution = { ok: true; launch: Launch } | { ok: false; tried: string[] };
@@ -26,6 +30,10 @@ export interface LaunchInputs {
   platform?: NodeJS.Platform;
   /** Whether `python` can import Baton (real check by default; replaced in tests). */
   pythonHasBaton?: (python: string) => Promise<boolean>;
+  /** The server this package carries (a platform package), if any. */
+  bundle?: Bundle;
+  /** `python`'s major.minor (real check by default; replaced in tests). */
+  pythonVersion?: (python: string) => Promise<string | undefined>;
 }
 
 /** The setting as a command line, or a reason it is not one. Empty: not set. */
@@ -90,7 +98,15 @@ export async function resolveLaunch(inputs: LaunchInputs): Promise<LaunchResolut
     // an explicit setting is the user's choice: no silent fallback to something else
     return { ok: false, tried: [`baton.server.command: ${configured.join(" ")} (${command} is not an executable file)`] };
   }
-  if (inputs.pythonPath) {
+  if (inputs.bundle !== undefined) {
+    const onPath = (platform === "win32" ? ["python"] : ["python3", "python"]).map((name) => findOnPath(name, inputs.env, platform));
+    const candidates = [inputs.pythonPath, ...onPath].filter((p): p is string => p !== undefined && p !== "");
+    const bundled = await bundledLaunch(inputs.bundle, candidates, platform, inputs.pythonVersion);
+    if (bundled.launch !== undefined) {
+      return { ok: true, launch: bundled.launch };
+    }
+    tried.push(...bundled.tried);
+  } else if (inputs.pythonPath) {
     const check = inputs.pythonHasBaton ?? pythonHasBaton;
     if (await check(inputs.pythonPath)) {
       return {
@@ -111,16 +127,17 @@ export async function resolveLaunch(inputs: LaunchInputs): Promise<LaunchResolut
 }
 
 /**
- * The notification shown when nothing worked: what was tried and how to install Baton. No
- * package index has Baton: it installs from a clone of its repository (README, Set-up).
+ * The notification shown when nothing worked: what was tried and what works. No package
+ * index has Baton: the platform package carries its server; else it installs from a clone.
  */
-export function notFoundMessage(tried: string[]): string {
+export function notFoundMessage(tried: string[], bundled = false): string {
+  const fix = bundled
+    ? "Install Python 3.11 or newer (python3 on PATH, or select it with Python: Select Interpreter), then run Baton: Restart Server. "
+    : "Install the Baton package for your platform (linux-x64, linux-arm64, darwin-x64, darwin-arm64 or win32-x64), which carries its server and needs only Python 3.11 or newer. ";
   return (
-    `Baton's server could not be started. Tried: ${tried.join("; ")}. ` +
-    "Install it from a clone of the Baton repository: in the clone, " +
-    "`python3 -m venv .venv && . .venv/bin/activate && pip install -e .` (README, Set-up); " +
-    "then select that .venv's interpreter (Python: Select Interpreter) or set baton.server.command " +
-    'to ["<clone>/.venv/bin/baton", "serve"].'
+    `Baton's server could not be started. Tried: ${tried.join("; ")}. ${fix}` +
+    "Or install the server from a clone of Baton: `pipx install <clone>` (or `uv tool install <clone>`) puts baton on PATH, " +
+    'or set baton.server.command to ["<path>/baton", "serve"].'
   );
 }
 

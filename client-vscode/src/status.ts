@@ -9,6 +9,7 @@ export const SHOW_CHAT_COMMAND = "baton.showChat";
 export class Meter implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private serverState: ServerState = "stopped";
+  private serverLabel: string | undefined;
 
   constructor(private readonly current: CurrentSession) {
     this.item = vscode.window.createStatusBarItem("baton.meter", vscode.StatusBarAlignment.Right, 100);
@@ -18,8 +19,10 @@ export class Meter implements vscode.Disposable {
     this.item.show();
   }
 
-  setServerState(state: ServerState): void {
+  /** The server's state, and which server runs (its version and where it came from). */
+  setServerState(state: ServerState, label?: string): void {
     this.serverState = state;
+    this.serverLabel = label;
     this.render();
   }
 
@@ -35,16 +38,20 @@ export class Meter implements vscode.Disposable {
     this.item.command = SHOW_CHAT_COMMAND;
     if (session === undefined || usage === undefined) {
       this.item.text = this.serverState === "starting" ? "$(sync~spin) Baton" : "$(comment-discussion) Baton";
-      this.item.tooltip = "Baton: no conversation open. Click to show the chat.";
+      this.item.tooltip = "Baton: no conversation open. Click to show the chat." + this.serverLine();
       this.item.backgroundColor = undefined;
       return;
     }
     this.item.text = meterText(usage);
-    const tooltip = new vscode.MarkdownString(meterTooltip(usage, session.title, session.compactions));
+    const tooltip = new vscode.MarkdownString(meterTooltip(usage, session.title, session.compactions) + this.serverLine());
     tooltip.supportThemeIcons = true;
     this.item.tooltip = tooltip;
     const background = meterBackground(usage);
     this.item.backgroundColor = background === undefined ? undefined : new vscode.ThemeColor(background);
+  }
+
+  private serverLine(): string {
+    return this.serverLabel !== undefined ? `\n\nServer: ${this.serverLabel}` : "";
   }
 
   dispose(): void {

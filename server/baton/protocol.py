@@ -32,6 +32,7 @@ from baton.contract.names import (
     COMPACT_APPLY_DRAFT,
     COMPACT_DISCARD_DRAFT,
     COMPACT_PREVIEW,
+    CONTRACT_VERSION,
     EDGE_CODES,
     ERROR_CODES,
     ERROR_TABLE,
@@ -158,6 +159,7 @@ __all__ += ["SESSION_REWIND", "RewindParams", "RewindResult"]  # edit and resend
 __all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "DraftPreviewParams"]
 __all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
 __all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and what went
+__all__ += ["CONTRACT_VERSION"]  # the contract's version (names.py), in initialize's answer
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",

@@ -103,6 +103,8 @@ async def test_initialize_is_answered_before_the_models_and_core_are_imported(
     assert capabilities["codeActionProvider"]["codeActionKinds"] == ["source", "refactor.rewrite"]
     assert capabilities["hoverProvider"] is True
     assert capabilities["textDocumentSync"]["change"] == 2
+    # the contract's version, which the VS Code extension checks the server against
+    assert capabilities["experimental"] == {"baton": {"contractVersion": p.CONTRACT_VERSION}}
     await pipe.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     await pipe.send({"jsonrpc": "2.0", "id": 2, "method": p.SESSION_LIST, "params": {}})
     assert (await pipe.response(2))["result"] == {"sessions": []}

@@ -37,7 +37,7 @@ export async function locateTools() {
   };
 }
 
-async function freePort() {
+export async function freePort() {
   const server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -173,7 +173,7 @@ async function setUp(fx) {
 }
 
 /** However this process ends (a test timeout, a signal), code-server's group goes with it. */
-function killOnExit(pid) {
+export function killOnExit(pid) {
   const kill = () => {
     try {
       process.kill(-pid, "SIGKILL");
@@ -190,7 +190,7 @@ function killOnExit(pid) {
   }
 }
 
-async function waitForHealth(fx, ms) {
+export async function waitForHealth(fx, ms) {
   const deadline = Date.now() + ms;
   let exited = false;
   fx.exited.then(() => (exited = true));

@@ -3,6 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { advertisedContract, bundlePythonPath, contractProblem, readBundle, serverName, type Bundle, type ServerHello } from "../../src/bundledServer";
+import { CONTRACT_VERSION } from "../../src/protocol";
 import { findOnPath, notFoundMessage, parseConfigured, resolveLaunch } from "../../src/serverLaunch";
 
 function binDir(...names: string[]): string {
@@ -95,11 +97,124 @@ test("when nothing works, the message lists every attempt and how to install", a
   // no package index has Baton: the message says what works from a clone (README, Set-up)
   assert.doesNotMatch(message, /pip install baton-lsp/);
   assert.match(message, /clone/);
-  assert.match(message, /python3 -m venv \.venv && \. \.venv\/bin\/activate && pip install -e \./);
+  assert.match(message, /Install the Baton package for your platform/);
+  assert.match(message, /pipx install <clone>/);
 });
 
 test("without the Python extension the attempt says so", async () => {
   const empty = mkdtempSync(join(tmpdir(), "baton-launch-"));
   const result = await resolveLaunch({ configured: undefined, pythonPath: undefined, env: { PATH: empty }, platform: "linux" });
   assert.match((result as { tried: string[] }).tried[0] ?? "", /none selected, or the extension is not installed/);
+});
+
+// ---- the bundled server of a platform package ----------------------------------------
+
+const bundle: Bundle = { dir: "/ext/bundled", target: "linux-x64", batonVersion: "0.1.0", pythons: ["3.11", "3.12", "3.13", "3.14"] };
+const versions =
+  (table: Record<string, string>) =>
+  async (python: string): Promise<string | undefined> =>
+    table[python];
+
+test("a platform package runs its bundled server on the selected interpreter, before PATH", async () => {
+  const dir = binDir("baton", "python3");
+  const result = await resolveLaunch({
+    configured: [],
+    pythonPath: "/venv/bin/python",
+    env: { PATH: dir },
+    platform: "linux",
+    bundle,
+    pythonHasBaton: always,
+    pythonVersion: versions({ "/venv/bin/python": "3.12" }),
+  });
+  assert.deepEqual(result, {
+    ok: true,
+    launch: {
+      command: "/venv/bin/python",
+      args: ["-s", "-m", "baton", "serve"],
+      env: { PYTHONPATH: "/ext/bundled/libs/cp312:/ext/bundled/libs/common", PYTHONNOUSERSITE: "1" },
+      source: "the bundled server (Python 3.12, /venv/bin/python)",
+    },
+  });
+});
+
+test("the setting still wins over the bundled server", async () => {
+  const dir = binDir("my-baton");
+  const result = await resolveLaunch({ configured: ["my-baton", "serve"], pythonPath: undefined, env: { PATH: dir }, platform: "linux", bundle });
+  assert.equal(result.ok && result.launch.source, "the baton.server.command setting");
+});
+
+test("a selected interpreter too old for the bundle gives way to python3 on PATH", async () => {
+  const dir = binDir("python3");
+  const python3 = join(dir, "python3");
+  const result = await resolveLaunch({
+    configured: [],
+    pythonPath: "/old/bin/python",
+    env: { PATH: dir },
+    platform: "linux",
+    bundle,
+    pythonVersion: versions({ "/old/bin/python": "3.10", [python3]: "3.11" }),
+  });
+  assert.ok(result.ok);
+  assert.equal(result.launch.command, python3);
+  assert.equal(result.launch.env?.PYTHONPATH, "/ext/bundled/libs/cp311:/ext/bundled/libs/common");
+});
+
+test("with no Python the bundle can use, baton on PATH runs; without it the message says which Python is needed", async () => {
+  const dir = binDir("python3", "baton");
+  const python3 = join(dir, "python3");
+  const probe = versions({ [python3]: "3.10" });
+  const withBaton = await resolveLaunch({ configured: [], pythonPath: undefined, env: { PATH: dir }, platform: "linux", bundle, pythonVersion: probe });
+  assert.deepEqual(withBaton.ok && withBaton.launch, { command: join(dir, "baton"), args: ["serve"], source: "PATH" });
+  const bare = binDir("python3");
+  const none = await resolveLaunch({
+    configured: [],
+    pythonPath: undefined,
+    env: { PATH: bare },
+    platform: "linux",
+    bundle,
+    pythonVersion: versions({ [join(bare, "python3")]: "3.10" }),
+  });
+  assert.equal(none.ok, false);
+  const tried = (none as { tried: string[] }).tried;
+  assert.match(tried[0] ?? "", /Python 3\.10; it needs Python 3\.11 to 3\.14/);
+  const message = notFoundMessage(tried, true);
+  assert.match(message, /Install Python 3\.11 or newer/);
+  assert.match(message, /Restart Server/);
+  assert.doesNotMatch(message, /pip install baton-lsp/);
+});
+
+test("on Windows the bundle's libraries are joined with ;", () => {
+  assert.equal(bundlePythonPath({ ...bundle, dir: "C:\\ext\\bundled" }, "3.13", "win32").split(";").length, 2);
+});
+
+test("readBundle reads the platform package's bundle.json and nothing else", () => {
+  const ext = mkdtempSync(join(tmpdir(), "baton-ext-"));
+  assert.equal(readBundle(ext), undefined);
+  mkdirSync(join(ext, "bundled"));
+  writeFileSync(join(ext, "bundled", "bundle.json"), "{not json");
+  assert.equal(readBundle(ext), undefined);
+  writeFileSync(join(ext, "bundled", "bundle.json"), JSON.stringify({ target: "linux-x64", batonVersion: "0.1.0", pythons: ["3.11"], wheels: {} }));
+  assert.deepEqual(readBundle(ext), { dir: join(ext, "bundled"), target: "linux-x64", batonVersion: "0.1.0", pythons: ["3.11"] });
+});
+
+// ---- the contract check of whatever server started -------------------------------------
+
+const hello = (contract: unknown): ServerHello => ({
+  serverInfo: { name: "baton", version: "0.0.9" },
+  capabilities: contract === undefined ? {} : { experimental: { baton: { contractVersion: contract } } },
+});
+
+test("a server at the extension's contract, or newer, is used", () => {
+  assert.equal(contractProblem(hello(CONTRACT_VERSION), "PATH"), undefined);
+  assert.equal(contractProblem(hello(CONTRACT_VERSION + 1), "PATH"), undefined);
+});
+
+test("an older server is refused with how to update it, by where it came from", () => {
+  const old = contractProblem(hello(undefined), "the baton.server.command setting", 1);
+  assert.match(old ?? "", /Baton 0\.0\.9 from the baton\.server\.command setting speaks contract 0; this extension needs contract 1/);
+  assert.match(old ?? "", /clear baton\.server\.command to use the server this extension carries/);
+  assert.match(contractProblem(hello(1), "PATH", 2) ?? "", /update the baton on PATH .*pipx install --force/);
+  assert.match(contractProblem(hello("1"), "PATH", 1) ?? "", /speaks contract 0/);
+  assert.equal(advertisedContract(undefined), 0);
+  assert.equal(serverName({ serverInfo: { name: "baton" } }), "Baton (version unknown)");
 });

@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# The contract's version: raised whenever a client built against this contract could not
+# work with a server built before the change (a new method, field or setting it relies on).
+# The server advertises it in `initialize`'s capabilities.experimental.baton.contractVersion;
+# the VS Code extension reads its own copy from protocol.ts and refuses an older server.
+CONTRACT_VERSION = 1
+
 # ---- requests (client -> server) ---------------------------------------------------------
 SESSION_CREATE = "baton/session/create"
 SESSION_LIST = "baton/session/list"

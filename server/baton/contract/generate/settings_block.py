@@ -16,6 +16,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from baton import __version__
 from baton.core.settings import Settings
 
 Json = dict[str, Any]
@@ -103,8 +104,10 @@ MINIMAL_MANIFEST: Json = {
 
 
 def merged_manifest(current: str | None) -> str:
-    """package.json with its server-derived settings rebuilt; the rest kept as it was."""
+    """package.json with its server-derived settings and its version (Baton's, so that the
+    extension and `baton --version` agree) rebuilt; the rest kept as it was."""
     manifest: Json = json.loads(current) if current else json.loads(json.dumps(MINIMAL_MANIFEST))
+    manifest["version"] = __version__
     contributes = manifest.setdefault("contributes", {})
     configuration = contributes.setdefault("configuration", {"title": "Baton"})
     if isinstance(configuration, list):  # VS Code allows an array of categories

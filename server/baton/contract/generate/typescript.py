@@ -120,6 +120,11 @@ def render(schema: Json) -> str:
 
     out: list[str] = [HEADER]
     out.append(f"export const SETTINGS_SECTION = {json.dumps(p.SETTINGS_SECTION)};\n")
+    out.append(
+        "/** The contract's version; a server whose initialize answer carries a lower one"
+        " (capabilities.experimental.baton.contractVersion) is too old for this client. */\n"
+        f"export const CONTRACT_VERSION = {json.dumps(schema['contractVersion'])};\n"
+    )
     for def_name, body in schema["$defs"].items():
         out.append("\n".join(_definition(def_name, body)) + "\n")
     requests = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 from cattrs import Converter
@@ -25,6 +25,7 @@ from pygls.protocol import (
     lsp_method,
 )
 
+from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
 
 log = logging.getLogger(__name__)
@@ -145,6 +146,17 @@ class BatonProtocol(LanguageServerProtocol):
 
     def report_parse_error(self, exc: Exception) -> None:
         self.send_error(None, JsonRpcParseError(f"could not parse the message: {exc}"))
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's answer, plus the contract's version a client checks the server against."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        experimental = result.capabilities.experimental
+        extra = experimental if isinstance(experimental, dict) else {}
+        result.capabilities.experimental = {**extra, "baton": {"contractVersion": CONTRACT_VERSION}}
+        return result
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(  # type: ignore[override]

@@ -27,12 +27,17 @@ from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
+from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.host import ToolHost
+from baton.core.tools.registry import ToolContext
+from baton.core.tools.workspace import Workspace
+from baton.core.turn.tool_loop import ServerTools
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
-from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_path
+from baton.core.workspace.editor_files import EditorFiles, path_problem, path_to_uri, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -235,10 +240,12 @@ class BatonService:
         content: str | list[ContentBlock] | None = None,
         tools: list[dict[str, Any]] | None = None,
         progress: Progress | None = None,
+        host: ToolHost | None = None,
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt as soon as it is appended, any compaction as soon as it is committed (both
-        before the model is asked), the reply at the end."""
+        before the model is asked), the reply at the end. With a `host` and no `tools` of
+        the send's own, the workspace tools are offered and run here (`tools.enabled`)."""
         from baton.core.turn import chat
 
         runtime = self._runtime(session_id)
@@ -252,8 +259,10 @@ class BatonService:
         def delta(message_id: str, text: str) -> None:
             self._events.emit(ReplyText(session_id, message_id, text))
 
-        runtime.tools = list(tools or [])
-        runtime.tools_tokens = self.estimator.count_json(tools) if tools else 0
+        server_tools = self._server_tools(runtime, host) if not tools else None
+        offered = tools or (server_tools.definitions() if server_tools is not None else None)
+        runtime.tools = list(offered or [])
+        runtime.tools_tokens = self.estimator.count_json(offered) if offered else 0
         context = chat.ChatContext(
             settings=self.settings,
             estimator=self.estimator,
@@ -263,6 +272,7 @@ class BatonService:
             compact_context=lambda: self.compact_context(session_id=session_id),
             progress=progress,
             on_step=watch.catch_up,
+            server_tools=server_tools,
         )
         runtime.replying = True
         try:
@@ -272,6 +282,21 @@ class BatonService:
             runtime.replying = False
         self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
+
+    def _server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
+        settings = self.settings.tools
+        if host is None or not settings.enabled or not self.workspace_folders:
+            return None
+        model = runtime.session.model or self.settings.model
+        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
+
+        def touched(path: Path) -> None:
+            self.editor_files.touched(path_to_uri(path))
+
+        context = ToolContext(runtime.session.session_id, workspace, host, settings, touched)
+        return ServerTools(
+            workspace_registry(model), context, runtime.tools_allowed, settings.max_steps
+        )
 
     # ---- compaction ----------------------------------------------------------------------
 

@@ -472,6 +472,9 @@ export interface Settings {
   anthropicBaseUrl?: string | null;
   /** With an API key: once changes settle, ask the API's count_tokens endpoint for the exact size of the view and publish it as the usage. */
   exactCounts?: boolean;
+  tools?: ToolsSettings;
+  /** Added to Baton's default system prompt of new sessions. */
+  systemPrompt?: string;
   /** Thinking for replies: `off`, `adaptive` or a token budget (at least 1024), sent in the form the reply's model takes (null: the model's own default). */
   thinking?: string | number | null;
 }
@@ -497,6 +500,42 @@ export interface ThinkingBlock {
   [key: string]: unknown;
 }
 
+export interface ToolPermissionOption {
+  id: "allowOnce" | "allowSession" | "deny";
+  label: string;
+}
+
+/** `baton/tool/permission`: a workspace tool call whose level is `ask` waits for the user's answer. `title` is the call in one line, `diff` an edit's unified diff. */
+export interface ToolPermissionParams {
+  sessionId: string;
+  toolUseId: string;
+  tool: string;
+  input: { [key: string]: unknown };
+  title: string;
+  kind: "read" | "search" | "edit" | "other";
+  path?: string;
+  diff?: string;
+  options: ToolPermissionOption[];
+}
+
+export interface ToolPermissionResult {
+  outcome: "allowOnce" | "allowSession" | "deny";
+}
+
+/** Each workspace tool's level, keyed by the tool's name (`edit`: every edit command). */
+export interface ToolPermissions {
+  /** Reading a file. */
+  read_file?: "auto" | "ask" | "off";
+  /** Listing a folder. */
+  list_dir?: "auto" | "ask" | "off";
+  /** Finding files by glob. */
+  find_files?: "auto" | "ask" | "off";
+  /** Searching text in the workspace. */
+  search_text?: "auto" | "ask" | "off";
+  /** Editing or creating a file. */
+  edit?: "auto" | "ask" | "off";
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
@@ -511,6 +550,16 @@ export interface ToolUseBlock {
   name: string;
   input?: unknown;
   [key: string]: unknown;
+}
+
+export interface ToolsSettings {
+  /** Offer the workspace tools (read, list, find, search, edit) on a send that brings no tools of its own. */
+  enabled?: boolean;
+  permissions?: ToolPermissions;
+  /** Apply edits with needsConfirmation, so the editor shows them for review. */
+  reviewEdits?: boolean;
+  /** Tool rounds one send runs, at most. */
+  maxSteps?: number;
 }
 
 export type Trigger = "manual" | "auto";
@@ -596,6 +645,10 @@ export interface RequestMap {
   "baton/uncompact": { params: UncompactParams; result: UncompactResult };
 }
 
+export interface ServerRequestMap {
+  "baton/tool/permission": { params: ToolPermissionParams; result: ToolPermissionResult };
+}
+
 export interface ServerNotificationMap {
   "baton/usageChanged": UsageChanged;
   "baton/sessionChanged": SessionChanged;
@@ -630,6 +683,10 @@ export const Requests = {
   usage: "baton/usage",
   compact: "baton/compact",
   uncompact: "baton/uncompact",
+} as const;
+
+export const ServerRequests = {
+  toolPermission: "baton/tool/permission",
 } as const;
 
 export const Notifications = {

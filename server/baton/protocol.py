@@ -38,6 +38,7 @@ from baton.contract.names import (
     REQUEST_FAILED_RPC,
     REQUESTS,
     RPC_CODE,
+    SERVER_REQUESTS,
     SESSION_APPEND,
     SESSION_CHANGED,
     SESSION_CREATE,
@@ -52,6 +53,8 @@ from baton.contract.names import (
     SESSION_SEND,
     SESSION_SET_MODEL,
     SETTINGS_SECTION,
+    TOOL_PERMISSION,
+    TOOL_PERMISSION_CAPABILITY,
     UNAUTHORIZED,
     UNCOMPACT,
     USAGE,
@@ -93,6 +96,9 @@ from baton.contract.wire_models import (
     SessionParams,
     SessionView,
     SetModelParams,
+    ToolPermissionOption,
+    ToolPermissionParams,
+    ToolPermissionResult,
     UncompactParams,
     UncompactResult,
     UsageChanged,
@@ -142,6 +148,8 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 ]  # fmt: skip
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
+__all__ += ["SERVER_REQUESTS", "TOOL_PERMISSION", "TOOL_PERMISSION_CAPABILITY"]
+__all__ += ["ToolPermissionOption", "ToolPermissionParams", "ToolPermissionResult"]
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
@@ -193,6 +201,9 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(COMPACT, CompactParams, CompactResult, progress=True),
     Request(UNCOMPACT, UncompactParams, UncompactResult),
 )
+SERVER_REQUEST_TABLE: tuple[Request, ...] = (  # requests the server sends, the client answers
+    Request(TOOL_PERMISSION, ToolPermissionParams, ToolPermissionResult),
+)
 NOTIFICATION_TABLE: tuple[Notification, ...] = (
     Notification(USAGE_CHANGED, UsageChanged, "server"),
     Notification(SESSION_CHANGED, SessionChanged, "server"),
@@ -228,6 +239,7 @@ def _names_match() -> None:
             tuple(n.method for n in NOTIFICATION_TABLE if n.sender == "client"),
         ),
         ("commands", COMMANDS, tuple(c.name for c in COMMAND_TABLE)),
+        ("server requests", SERVER_REQUESTS, tuple(r.method for r in SERVER_REQUEST_TABLE)),
     )
     for kind, names, table in pairs:
         if names != table:

@@ -277,3 +277,32 @@ class SessionDelta(WireModel):
     session_id: str
     message_id: str
     text: str
+
+
+# ---- requests the server sends ------------------------------------------------------------
+
+PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
+
+
+class ToolPermissionOption(WireModel):
+    id: PermissionOutcome
+    label: str
+
+
+class ToolPermissionParams(WireModel):
+    """`baton/tool/permission`: a workspace tool call whose level is `ask` waits for the
+    user's answer. `title` is the call in one line, `diff` an edit's unified diff."""
+
+    session_id: str
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    title: str
+    kind: Literal["read", "search", "edit", "other"]
+    path: str | None = None
+    diff: str | None = None
+    options: list[ToolPermissionOption]
+
+
+class ToolPermissionResult(WireModel):
+    outcome: PermissionOutcome

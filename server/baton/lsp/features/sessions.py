@@ -7,6 +7,7 @@ from baton.core.service.results import RenderData
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
+from baton.lsp.features.tool_host import LspToolHost
 
 
 async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
@@ -52,7 +53,8 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
     service = call.service
     service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
-        reply = await service.send(args.session_id, args.content, args.tools, reporter)
+        host = LspToolHost(call.ls)
+        reply = await service.send(args.session_id, args.content, args.tools, reporter, host)
     return p.SendResult(message=reply.message, usage=reply.usage)
 
 

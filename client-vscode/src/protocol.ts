@@ -37,7 +37,18 @@ export interface AppendResult {
 /** The file an attachment message put back, and its label: an editor file or the project instructions. The text's first line says the same to the model: `<label>: <path>`. */
 export interface Attachment {
   path: string;
-  label: "Restored file" | "Project instructions";
+  label: "Restored file" | "Project instructions" | "Attached file" | "Selection";
+  kind?: "file" | "selection";
+  range?: LineRange;
+}
+
+/** A file (or its visible range) or a selection the editor attaches to the prompt; `text` is the editor's (absent: the server reads the file, `range` of it). */
+export interface AttachmentInput {
+  kind: "file" | "selection";
+  path: string;
+  text?: string | null;
+  range?: LineRange | null;
+  languageId?: string | null;
 }
 
 export interface AutoCompactSettings {
@@ -248,6 +259,12 @@ export interface KeepWindowSettings {
 
 export type Kind = "message" | "summary" | "attachment";
 
+/** Lines of a file, 1-based and inclusive. */
+export interface LineRange {
+  startLine: number;
+  endLine: number;
+}
+
 /** One message of a conversation as Baton stores it. */
 export interface Message {
   id: string;
@@ -396,6 +413,7 @@ export interface SendParams {
   sessionId: string;
   content?: string | ContentBlock[] | null;
   tools?: { [key: string]: unknown }[] | null;
+  attachments?: AttachmentInput[] | null;
 }
 
 export interface SendResult {

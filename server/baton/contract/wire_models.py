@@ -11,7 +11,13 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, ConfigDict, Field
 
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
+from baton.core.conversation.messages import (
+    ContentBlock,
+    LineRange,
+    Message,
+    MessageInput,
+    WireModel,
+)
 from baton.core.usage.budget import Usage
 from baton.core.usage.draft import Draft
 from baton.core.usage.overhead import ClientContext
@@ -92,9 +98,21 @@ class AppendParams(SessionParams):
     )
 
 
+class AttachmentInput(Params):
+    """A file (or its visible range) or a selection the editor attaches to the prompt;
+    `text` is the editor's (absent: the server reads the file, `range` of it)."""
+
+    kind: Literal["file", "selection"]
+    path: str
+    text: str | None = None
+    range: LineRange | None = None
+    language_id: str | None = None
+
+
 class SendParams(SessionParams):
     content: str | list[ContentBlock] | None = None
     tools: list[dict[str, Any]] | None = None
+    attachments: list[AttachmentInput] | None = None
 
 
 class ImportParams(Params):

@@ -111,9 +111,18 @@ CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock
 
 Role = Literal["user", "assistant"]
 Kind = Literal["message", "summary", "attachment"]
-AttachmentLabel = Literal["Restored file", "Project instructions"]
+AttachmentLabel = Literal["Restored file", "Project instructions", "Attached file", "Selection"]
 RESTORED_FILE: AttachmentLabel = "Restored file"
 PROJECT_INSTRUCTIONS: AttachmentLabel = "Project instructions"
+ATTACHED_FILE: AttachmentLabel = "Attached file"  # attached by the user with a prompt
+SELECTION: AttachmentLabel = "Selection"
+
+
+class LineRange(WireModel):
+    """Lines of a file, 1-based and inclusive."""
+
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
 
 
 class Attachment(WireModel):
@@ -122,6 +131,8 @@ class Attachment(WireModel):
 
     path: str
     label: AttachmentLabel
+    kind: Literal["file", "selection"] | None = None  # attached with a prompt: what
+    range: LineRange | None = None  # attached with a prompt: the lines it holds
 
     def heading(self) -> str:
         return f"{self.label}: {self.path}"

@@ -27,6 +27,7 @@ from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
+from baton.core.tools.attachments import EditorAttachment, attachment_messages
 from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.host import ToolHost
 from baton.core.tools.registry import ToolContext
@@ -241,6 +242,7 @@ class BatonService:
         tools: list[dict[str, Any]] | None = None,
         progress: Progress | None = None,
         host: ToolHost | None = None,
+        attachments: Sequence[EditorAttachment] = (),
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt as soon as it is appended, any compaction as soon as it is committed (both
@@ -250,6 +252,7 @@ class BatonService:
 
         runtime = self._runtime(session_id)
         client = self.models.client(self.settings)
+        attached = await self._attachments(attachments, host)
 
         def step(reason: str) -> None:
             self.changes.changed(runtime, cast(Reason, reason))
@@ -276,12 +279,26 @@ class BatonService:
         )
         runtime.replying = True
         try:
-            result = await chat.send(runtime.session, content=content, tools=tools, ctx=context)
+            result = await chat.send(
+                runtime.session, content=content, tools=tools, ctx=context, attachments=attached
+            )
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
             runtime.replying = False
         self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
+
+    async def _attachments(
+        self, items: Sequence[EditorAttachment], host: ToolHost | None
+    ) -> list[Message]:
+        if not items:
+            return []
+        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
+        made = await attachment_messages(items, workspace, host)
+        for message in made:  # they join the files a compaction restores
+            if message.attachment is not None:
+                self.editor_files.touched(path_to_uri(message.attachment.path))
+        return made
 
     def _server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
         settings = self.settings.tools

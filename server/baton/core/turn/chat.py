@@ -17,7 +17,7 @@ import asyncio
 import inspect
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -98,10 +98,12 @@ async def send(
     content: str | list[ContentBlock] | list[dict[str, Any]] | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
+    attachments: Sequence[Message] = (),
 ) -> SendResult:
-    """Append `content` as the user's prompt (None: continue after tool results) and get
-    the model's reply. A tool_use reply is returned as it is; the client runs the tools,
-    appends their results and calls `send` again with no content."""
+    """Append `content` as the user's prompt, after its `attachments` (None: continue after
+    tool results), and get the model's reply. A tool_use reply of the client's own tools is
+    returned as it is (the client runs them, appends their results and calls `send` again
+    with no content); with `ctx.server_tools` the tool loop runs here."""
     if session.read_only:
         raise SessionLocked(f"session {session.session_id} is open in another Baton process")
     if ctx.client is None:
@@ -118,10 +120,12 @@ async def send(
         ctx = replace(ctx, server_tools=None)  # a client with its own tools runs them
     prompt = prompt_input(content)
     if prompt is None:
+        if attachments:
+            raise InvalidParams("attachments go with content: send them with a prompt")
         check_continuable(session)
     _replying.add(session)
     try:
-        return await _turn(session, client, prompt, checked_tools, ctx)
+        return await _turn(session, client, prompt, checked_tools, ctx, attachments)
     finally:
         _replying.discard(session)
 
@@ -132,8 +136,11 @@ async def _turn(
     prompt: MessageInput | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
+    attachments: Sequence[Message],
 ) -> SendResult:
-    prompt_id = session.append([prompt]).message_ids[0] if prompt is not None else None
+    prompt_id = None
+    if prompt is not None:
+        prompt_id = session.append([*attachments, prompt]).message_ids[-1]
     if prompt_id is not None:
         _step(ctx)
     try:

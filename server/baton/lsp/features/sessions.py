@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from baton import protocol as p
 from baton.core.service.results import RenderData
+from baton.core.tools.attachments import EditorAttachment
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
@@ -54,7 +55,13 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
     service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
         host = LspToolHost(call.ls)
-        reply = await service.send(args.session_id, args.content, args.tools, reporter, host)
+        attachments = [
+            EditorAttachment(a.kind, a.path, a.text, a.range, a.language_id)
+            for a in args.attachments or []
+        ]
+        reply = await service.send(
+            args.session_id, args.content, args.tools, reporter, host, attachments
+        )
     return p.SendResult(message=reply.message, usage=reply.usage)
 
 

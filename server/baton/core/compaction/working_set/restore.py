@@ -181,6 +181,9 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+fence = _fence  # the fence around an attachment's text, for every attachment
+
+
 def _attachment(
     heading: str, source: str, content: _Content, room: int, count: CountText
 ) -> tuple[str, bool] | None:

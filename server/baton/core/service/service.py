@@ -32,6 +32,7 @@ from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.host import ToolHost
 from baton.core.tools.registry import ToolContext
 from baton.core.tools.workspace import Workspace
+from baton.core.turn.system_prompt import default_system_prompt
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
@@ -67,6 +68,7 @@ class BatonService:
         self.estimator = estimator or default_estimator()
         self.editor_files = EditorFiles()
         self.workspace_folders: list[Path] = []
+        self.editor_name: str | None = None  # the client's name, for the default system prompt
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
@@ -138,6 +140,13 @@ class BatonService:
         model: str | None = None,
         client_context: ClientContext | None = None,
     ) -> Session:
+        if system_prompt is None:  # the client brings none: Baton's default
+            system_prompt = default_system_prompt(
+                self.editor_name,
+                self.workspace_folders,
+                self.settings.system_prompt,
+                self.settings.tools.enabled,
+            )
         session = self.store.create(title, model or self.settings.model, system_prompt)
         declare(session, client_context, self.estimator)
         self.changes.changed(self._runtimes.opened(session), "create")

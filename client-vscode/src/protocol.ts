@@ -281,6 +281,7 @@ export interface Message {
   boundaryId?: string;
   attachment?: Attachment;
   prefixHash?: string;
+  toolCalls?: ToolCallInfo[];
 }
 
 /** What a client may append: content as a string or API blocks. */
@@ -516,6 +517,17 @@ export interface ThinkingBlock {
   thinking: string;
   signature?: string | null;
   [key: string]: unknown;
+}
+
+/** A tool call as the panel shows it (views only: never stored, never sent to the API). */
+export interface ToolCallInfo {
+  toolUseId: string;
+  tool: string;
+  title: string;
+  status: "pending" | "running" | "done" | "denied" | "failed";
+  summary?: string;
+  path?: string;
+  diff?: string;
 }
 
 export interface ToolPermissionOption {

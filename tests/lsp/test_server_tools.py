@@ -112,6 +112,14 @@ async def test_an_approved_edit_is_asked_for_and_applied_by_the_editor(
     assert told(fake_anthropic, 2)["content"] == "Applied: Edit utils.py (+1 -1)."
     tools = fake_anthropic.message_requests()[0].body["tools"]
     assert {"type": "text_editor_20250728", "name": EDIT} in tools
+    calls = [c for m in (await lsp.get(sid))["messages"] for c in m.get("toolCalls", [])]
+    assert [(c["title"], c["status"], c.get("summary")) for c in calls] == [
+        ("Read utils.py", "done", "2 lines"),
+        ("Edit utils.py (+1 -1)", "done", "applied"),
+    ]
+    assert "-parse_date\n+parse_day" in calls[1]["diff"]  # from the call's input
+    transcript = (lsp.data_dir / "sessions" / f"{sid}.jsonl").read_text()
+    assert "toolCalls" not in transcript  # computed for views, never stored
 
 
 async def test_a_denied_edit_leaves_the_file_and_tells_the_model(

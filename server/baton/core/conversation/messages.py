@@ -173,6 +173,18 @@ class ApiUsage(WireModel, Shared):
         return self.context_tokens > 0
 
 
+class ToolCallInfo(WireModel):
+    """A tool call as the panel shows it (views only: never stored, never sent to the API)."""
+
+    tool_use_id: str
+    tool: str
+    title: str
+    status: Literal["pending", "running", "done", "denied", "failed"]
+    summary: str | None = None
+    path: str | None = None
+    diff: str | None = None
+
+
 class Message(WireModel, Shared):
     """One message of a conversation as Baton stores it."""
 
@@ -192,6 +204,7 @@ class Message(WireModel, Shared):
     # a reply: the fingerprint of the request payload it was generated after (system,
     # tools, messages); its thinking goes back only while that prefix is unchanged
     prefix_hash: str | None = None
+    tool_calls: list[ToolCallInfo] | None = None  # views only (tools/display.py)
 
     @property
     def is_synthetic(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from baton import protocol as p
 from baton.core.service.results import RenderData
 from baton.core.tools.attachments import EditorAttachment
+from baton.core.tools.display import with_tool_calls
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
@@ -26,9 +27,10 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
     def work() -> tuple[RenderData, p.SessionView]:
         data = call.service.render_data(args.session_id)
         start, stop = args.bounds(len(data.messages))
+        shown = with_tool_calls(data.messages)  # each call's line, status and diff
         view = p.SessionView(
             session=session_info(data.session),
-            messages=data.messages[start:stop] if args.paged else data.messages,
+            messages=shown[start:stop] if args.paged else shown,
             usage=data.usage,
             offset=start if args.paged else None,
             total_messages=len(data.messages) if args.paged else None,

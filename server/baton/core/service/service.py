@@ -98,6 +98,20 @@ class BatonService:
     def set_api_key(self, key: str | None) -> None:
         self.models.set_key(key)
 
+    def set_editor_name(self, name: str | None) -> None:
+        """The client's name (`clientInfo.name`), for the default system prompt."""
+        self.editor_name = name
+
+    def open_document(self, path: Path) -> tuple[str, int | None] | None:
+        """The text and version of `path` as the editor has it open, or None."""
+        tracked = self.editor_files.get(path_to_uri(path))
+        if tracked is None or not tracked.is_open or tracked.text is None:
+            return None
+        return tracked.text, tracked.version
+
+    def review_edits(self) -> bool:
+        return self.settings.tools.review_edits
+
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
         paths = [p for p in map(uri_to_path, uris) if p is not None]
         self.workspace_folders = [p for p in paths if path_problem(p) is None]
@@ -140,7 +154,8 @@ class BatonService:
         model: str | None = None,
         client_context: ClientContext | None = None,
     ) -> Session:
-        if system_prompt is None:  # the client brings none: Baton's default
+        declared_own = client_context is not None and bool(client_context.system_tokens)
+        if system_prompt is None and not declared_own:  # none of its own: the default
             system_prompt = default_system_prompt(
                 self.editor_name,
                 self.workspace_folders,

@@ -94,15 +94,15 @@ class LspToolHost:
         return outcome if outcome in request.options else "deny"
 
     async def read_text(self, path: Path) -> str | None:
-        tracked = self.ls.service.editor_files.get(path_to_uri(path))
-        return tracked.text if tracked is not None and tracked.is_open else None
+        found = self.ls.service.open_document(path)
+        return found[0] if found is not None else None
 
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         if not self.can_apply:
             return EditOutcome(False, "this editor cannot apply edits (no workspace/applyEdit)")
         uri = path_to_uri(edit.path)
-        tracked = self.ls.service.editor_files.get(uri)
-        current = await self.read_text(edit.path)
+        document = self.ls.service.open_document(edit.path)
+        current = document[0] if document is not None else None
         if current is None:
             try:
                 current = edit.path.read_text(encoding="utf-8") if edit.path.exists() else None
@@ -110,7 +110,7 @@ class LspToolHost:
                 return EditOutcome(False, "the file cannot be read")
         if current != edit.before:
             return EditOutcome(False, "the file changed meanwhile")
-        version = tracked.version if tracked is not None and tracked.is_open else None
+        version = document[1] if document is not None else None
         changes: list[Any] = []
         if edit.before is None:
             changes.append(types.CreateFile(uri=uri, annotation_id=ANNOTATION))
@@ -120,10 +120,10 @@ class LspToolHost:
             )
         else:
             where, text = minimal_edit(edit.before, edit.after)
-        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
-        changes.append(types.TextDocumentEdit(text_document=document, edits=[annotated]))
-        review = self.ls.service.settings.tools.review_edits
+        changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))
+        review = self.ls.service.review_edits()
         annotation = types.ChangeAnnotation(label=f"Baton: {edit.title}", needs_confirmation=review)
         workspace_edit = types.WorkspaceEdit(
             document_changes=changes, change_annotations={ANNOTATION: annotation}

@@ -47,7 +47,18 @@ export interface ApplyDraftParams {
 /** The file an attachment message put back, and its label: an editor file or the project instructions. The text's first line says the same to the model: `<label>: <path>`. */
 export interface Attachment {
   path: string;
-  label: "Restored file" | "Project instructions";
+  label: "Restored file" | "Project instructions" | "Attached file" | "Selection";
+  kind?: "file" | "selection";
+  range?: LineRange;
+}
+
+/** A file (or its visible range) or a selection the editor attaches to the prompt; `text` is the editor's (absent: the server reads the file, `range` of it). */
+export interface AttachmentInput {
+  kind: "file" | "selection";
+  path: string;
+  text?: string | null;
+  range?: LineRange | null;
+  languageId?: string | null;
 }
 
 export interface AutoCompactSettings {
@@ -354,7 +365,7 @@ export interface KeepWindowSettings {
 
 export type Kind = "message" | "summary" | "attachment";
 
-/** Lines of a file, 1-based and inclusive: an editor's visible range or a selection. */
+/** Lines of a file, 1-based and inclusive. */
 export interface LineRange {
   startLine: number;
   endLine: number;
@@ -377,6 +388,7 @@ export interface Message {
   attachment?: Attachment;
   dropped?: string[];
   prefixHash?: string;
+  toolCalls?: ToolCallInfo[];
 }
 
 /** What a client may append: content as a string or API blocks. */
@@ -527,23 +539,11 @@ export interface RewindResult {
 
 export type Role = "user" | "assistant";
 
-/** Editor context sent with a prompt: a file (or its visible range) or a selection. */
-export interface SendAttachment {
-  kind: "file" | "selection";
-  /** an absolute file path or a file: URI */
-  path: string;
-  /** the editor's text (absent: the server reads the file) */
-  text?: string | null;
-  range?: LineRange | null;
-  languageId?: string | null;
-}
-
 export interface SendParams {
   sessionId: string;
   content?: string | ContentBlock[] | null;
   tools?: { [key: string]: unknown }[] | null;
-  /** editor context: each is stored before the prompt */
-  attachments?: SendAttachment[] | null;
+  attachments?: AttachmentInput[] | null;
 }
 
 export interface SendResult {
@@ -624,6 +624,9 @@ export interface Settings {
   anthropicBaseUrl?: string | null;
   /** With an API key: once changes settle, ask the API's count_tokens endpoint for the exact size of the view and publish it as the usage. */
   exactCounts?: boolean;
+  tools?: ToolsSettings;
+  /** Added to Baton's default system prompt of new sessions. */
+  systemPrompt?: string;
   /** Thinking for replies: `off`, `adaptive` or a token budget (at least 1024), sent in the form the reply's model takes (null: the model's own default). */
   thinking?: string | number | null;
 }
@@ -649,6 +652,53 @@ export interface ThinkingBlock {
   [key: string]: unknown;
 }
 
+/** A tool call as the panel shows it (views only: never stored, never sent to the API). */
+export interface ToolCallInfo {
+  toolUseId: string;
+  tool: string;
+  title: string;
+  status: "pending" | "running" | "done" | "denied" | "failed";
+  summary?: string;
+  path?: string;
+  diff?: string;
+}
+
+export interface ToolPermissionOption {
+  id: "allowOnce" | "allowSession" | "deny";
+  label: string;
+}
+
+/** `baton/tool/permission`: a workspace tool call whose level is `ask` waits for the user's answer. `title` is the call in one line, `diff` an edit's unified diff. */
+export interface ToolPermissionParams {
+  sessionId: string;
+  toolUseId: string;
+  tool: string;
+  input: { [key: string]: unknown };
+  title: string;
+  kind: "read" | "search" | "edit" | "other";
+  path?: string;
+  diff?: string;
+  options: ToolPermissionOption[];
+}
+
+export interface ToolPermissionResult {
+  outcome: "allowOnce" | "allowSession" | "deny";
+}
+
+/** Each workspace tool's level, keyed by the tool's name (`edit`: every edit command). */
+export interface ToolPermissions {
+  /** Reading a file. */
+  read_file?: "auto" | "ask" | "off";
+  /** Listing a folder. */
+  list_dir?: "auto" | "ask" | "off";
+  /** Finding files by glob. */
+  find_files?: "auto" | "ask" | "off";
+  /** Searching text in the workspace. */
+  search_text?: "auto" | "ask" | "off";
+  /** Editing or creating a file. */
+  edit?: "auto" | "ask" | "off";
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
@@ -663,6 +713,16 @@ export interface ToolUseBlock {
   name: string;
   input?: unknown;
   [key: string]: unknown;
+}
+
+export interface ToolsSettings {
+  /** Offer the workspace tools (read, list, find, search, edit) on a send that brings no tools of its own. */
+  enabled?: boolean;
+  permissions?: ToolPermissions;
+  /** Apply edits with needsConfirmation, so the editor shows them for review. */
+  reviewEdits?: boolean;
+  /** Tool rounds one send runs, at most. */
+  maxSteps?: number;
 }
 
 export type Trigger = "manual" | "auto";
@@ -752,6 +812,10 @@ export interface RequestMap {
   "baton/compact/discardDraft": { params: DraftParams; result: Empty };
 }
 
+export interface ServerRequestMap {
+  "baton/tool/permission": { params: ToolPermissionParams; result: ToolPermissionResult };
+}
+
 export interface ServerNotificationMap {
   "baton/usageChanged": UsageChanged;
   "baton/sessionChanged": SessionChanged;
@@ -790,6 +854,10 @@ export const Requests = {
   compactPreview: "baton/compact/preview",
   compactApplyDraft: "baton/compact/applyDraft",
   compactDiscardDraft: "baton/compact/discardDraft",
+} as const;
+
+export const ServerRequests = {
+  toolPermission: "baton/tool/permission",
 } as const;
 
 export const Notifications = {

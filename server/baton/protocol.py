@@ -42,6 +42,7 @@ from baton.contract.names import (
     REQUEST_FAILED_RPC,
     REQUESTS,
     RPC_CODE,
+    SERVER_REQUESTS,
     SESSION_APPEND,
     SESSION_CHANGED,
     SESSION_CREATE,
@@ -57,6 +58,8 @@ from baton.contract.names import (
     SESSION_SEND,
     SESSION_SET_MODEL,
     SETTINGS_SECTION,
+    TOOL_PERMISSION,
+    TOOL_PERMISSION_CAPABILITY,
     UNAUTHORIZED,
     UNCOMPACT,
     USAGE,
@@ -103,6 +106,9 @@ from baton.contract.wire_models import (
     SessionParams,
     SessionView,
     SetModelParams,
+    ToolPermissionOption,
+    ToolPermissionParams,
+    ToolPermissionResult,
     UncompactParams,
     UncompactResult,
     UsageChanged,
@@ -160,6 +166,8 @@ __all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "Dra
 __all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
 __all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and what went
 __all__ += ["CONTRACT_VERSION"]  # the contract's version (names.py), in initialize's answer
+__all__ += ["SERVER_REQUESTS", "TOOL_PERMISSION", "TOOL_PERMISSION_CAPABILITY"]
+__all__ += ["ToolPermissionOption", "ToolPermissionParams", "ToolPermissionResult"]
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
@@ -215,6 +223,9 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(COMPACT_APPLY_DRAFT, ApplyDraftParams, CompactResult, progress=True),
     Request(COMPACT_DISCARD_DRAFT, DraftParams, Empty),
 )
+SERVER_REQUEST_TABLE: tuple[Request, ...] = (  # requests the server sends, the client answers
+    Request(TOOL_PERMISSION, ToolPermissionParams, ToolPermissionResult),
+)
 NOTIFICATION_TABLE: tuple[Notification, ...] = (
     Notification(USAGE_CHANGED, UsageChanged, "server"),
     Notification(SESSION_CHANGED, SessionChanged, "server"),
@@ -250,6 +261,7 @@ def _names_match() -> None:
             tuple(n.method for n in NOTIFICATION_TABLE if n.sender == "client"),
         ),
         ("commands", COMMANDS, tuple(c.name for c in COMMAND_TABLE)),
+        ("server requests", SERVER_REQUESTS, tuple(r.method for r in SERVER_REQUEST_TABLE)),
     )
     for kind, names, table in pairs:
         if names != table:

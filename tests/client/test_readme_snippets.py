@@ -12,6 +12,8 @@ from pathlib import Path
 
 from test_neovim import nvim_binary
 
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("readme_neovim_driver.lua")
 EMACS_DRIVER = Path(__file__).with_name("readme_emacs_driver.el")
@@ -87,3 +89,49 @@ def test_the_readme_eglot_config_attaches_and_compacts(tmp_path: Path) -> None:
     messages = result.read_text(encoding="utf-8")
     assert "[eglot] Connected!" in messages
     assert re.search(r"^compacted: \d+ -> \d+ tokens$", messages, re.M), messages
+
+
+def test_the_readme_neovim_config_answers_a_tool_permission_and_applies_the_edit(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    init = tmp_path / "init.lua"
+    init.write_text(readme_block("### Neovim (0.11+)", "lua"), encoding="utf-8")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / ".git").mkdir()
+    rename = {
+        "command": "str_replace",
+        "path": "utils.py",
+        "old_str": "parse_date",
+        "new_str": "parse_day",
+    }
+    fake_anthropic.reply(
+        tool_use_block("str_replace_based_edit_tool", rename), stop_reason="tool_use"
+    )
+    fake_anthropic.reply("Renamed it.")
+    env = {
+        **editor_env(),
+        "ANTHROPIC_API_KEY": "sk-ant-test-0123456789abcdefghij",
+        "ANTHROPIC_BASE_URL": fake_anthropic.base_url,
+        "BATON_INIT": str(init),
+        "BATON_RESULT": str(tmp_path / "result.json"),
+        "BATON_WORKSPACE": str(workspace),
+        "BATON_DATA_DIR": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    driver = Path(__file__).with_name("neovim_tools_driver.lua")
+    done = run_editor([nvim_binary(), "--headless", "--clean", "-l", str(driver)], env, workspace)
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), done.stderr[-2000:]
+    result = json.loads(result_file.read_text())
+    assert result["ok"], (result, done.stderr[-2000:])
+    assert result["reply"] == "Renamed it."
+    (asked,) = result["asked"]
+    assert asked.startswith("Edit utils.py (+1 -1)\n\n--- a/utils.py")
+    # Neovim applied the edit natively: the buffer changed (unsaved), the disk did not
+    assert result["buffer"] == ["def parse_day(s):", "    return s"]
+    assert result["modified"] is True
+    assert result["disk"] == ["def parse_date(s):", "    return s"]
+    told = fake_anthropic.message_requests()[1].body["messages"][-1]["content"][0]
+    assert told["content"] == "Applied: Edit utils.py (+1 -1)."

@@ -111,7 +111,7 @@ async def test_switching_a_1m_session_to_a_200k_model_re_evaluates_its_budget(
     start_server,
 ) -> None:
     lsp: Harness = await start_server(options={"summarizer": "extractive"})
-    sid = (await lsp.create(model="claude-sonnet-4-5[1m]"))["sessionId"]
+    sid = (await lsp.create(model="claude-sonnet-4-5[1m]", systemPrompt=""))["sessionId"]
     real = {"input_tokens": 300_000, "output_tokens": 20}
     await lsp.append(sid, user("read the whole repository"), assistant("done", usage=real))
     before = await lsp.request(protocol.USAGE, {"sessionId": sid})

@@ -31,6 +31,7 @@ def test_every_error_code_is_in_the_protocol_doc(code: str) -> None:
 
 def test_the_grouped_lists_hold_every_constant() -> None:
     grouped = set(protocol.REQUESTS) | set(protocol.NOTIFICATIONS) | set(protocol.COMMANDS)
+    grouped |= set(protocol.SERVER_REQUESTS)
     assert grouped == set(constants("baton/")) | set(constants("baton."))
 
 

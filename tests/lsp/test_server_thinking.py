@@ -25,6 +25,7 @@ async def test_thinking_goes_back_until_an_up_to_compaction_then_not_for_kept_tu
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
     options = {"anthropicApiKey": API_KEY, "model": MODEL, "thinking": "adaptive"}
+    options["tools"] = {"enabled": False}  # the client runs the tool: no workspace tools
     lsp = await start_server(options=options)
     sid = (await lsp.create(systemPrompt=SYSTEM, model=MODEL))["sessionId"]
 

@@ -57,8 +57,16 @@ ALLOWED: dict[str, set[str]] = {
         "core.errors",
         "core.redaction",  # a hook's stderr, shown to the user
     },
+    "core.tools": {
+        "core.conversation",
+        "core.compaction",
+        "core.workspace",
+        "core.settings",
+        "core.errors",
+    },
     "core.turn": {
         "core.conversation",
+        "core.tools",
         "core.usage",
         "core.model_api",
         "core.compaction",
@@ -72,6 +80,7 @@ ALLOWED: dict[str, set[str]] = {
         "core.model_api",
         "core.compaction",
         "core.turn",
+        "core.tools",
         "core.importers",
         "core.workspace",
         "core.settings",
@@ -90,6 +99,7 @@ LAYERS = (
     "core.usage",
     "core.model_api",
     "core.compaction",
+    "core.tools",
     "core.turn",
     "core.importers",
     "core.service",

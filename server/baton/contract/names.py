@@ -42,6 +42,8 @@ SESSION_CHANGED = "baton/sessionChanged"  # server -> client
 SESSION_DELTA = "baton/session/delta"  # server -> client
 AUTO_COMPACT = "baton/autoCompact"  # server -> client
 ACTIVE_EDITOR = "baton/activeEditor"  # client -> server
+TOOL_PERMISSION = "baton/tool/permission"  # a request the server sends the client
+TOOL_PERMISSION_CAPABILITY = "toolPermission"  # capabilities.experimental.baton.<this>
 
 # ---- commands (workspace/executeCommand, one argument object) ----------------------------
 CMD_COMPACT = "baton.compact"
@@ -75,6 +77,7 @@ REQUESTS = (
 )
 NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, AUTO_COMPACT, ACTIVE_EDITOR)
 CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)
+SERVER_REQUESTS = (TOOL_PERMISSION,)
 COMMANDS = (
     CMD_COMPACT,
     CMD_COMPACT_UP_TO,

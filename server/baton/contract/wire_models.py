@@ -12,7 +12,13 @@ from pydantic import AliasChoices, ConfigDict, Field
 
 from baton.core.compaction.dropped import Dropped
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import ContentBlock, Message, MessageInput, WireModel
+from baton.core.conversation.messages import (
+    ContentBlock,
+    LineRange,
+    Message,
+    MessageInput,
+    WireModel,
+)
 from baton.core.usage.budget import Usage
 from baton.core.usage.draft import Draft
 from baton.core.usage.overhead import ClientContext
@@ -93,21 +99,13 @@ class AppendParams(SessionParams):
     )
 
 
-class LineRange(WireModel):
-    """Lines of a file, 1-based and inclusive: an editor's visible range or a selection."""
-
-    start_line: int = Field(ge=1)
-    end_line: int = Field(ge=1)
-
-
-class SendAttachment(WireModel):
-    """Editor context sent with a prompt: a file (or its visible range) or a selection."""
+class AttachmentInput(Params):
+    """A file (or its visible range) or a selection the editor attaches to the prompt;
+    `text` is the editor's (absent: the server reads the file, `range` of it)."""
 
     kind: Literal["file", "selection"]
-    path: str = Field(min_length=1, description="an absolute file path or a file: URI")
-    text: str | None = Field(
-        default=None, description="the editor's text (absent: the server reads the file)"
-    )
+    path: str
+    text: str | None = None
     range: LineRange | None = None
     language_id: str | None = None
 
@@ -115,9 +113,7 @@ class SendAttachment(WireModel):
 class SendParams(SessionParams):
     content: str | list[ContentBlock] | None = None
     tools: list[dict[str, Any]] | None = None
-    attachments: list[SendAttachment] | None = Field(
-        default=None, description="editor context: each is stored before the prompt"
-    )
+    attachments: list[AttachmentInput] | None = None
 
 
 class ImportParams(Params):
@@ -345,3 +341,32 @@ class SessionDelta(WireModel):
     session_id: str
     message_id: str
     text: str
+
+
+# ---- requests the server sends ------------------------------------------------------------
+
+PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
+
+
+class ToolPermissionOption(WireModel):
+    id: PermissionOutcome
+    label: str
+
+
+class ToolPermissionParams(WireModel):
+    """`baton/tool/permission`: a workspace tool call whose level is `ask` waits for the
+    user's answer. `title` is the call in one line, `diff` an edit's unified diff."""
+
+    session_id: str
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    title: str
+    kind: Literal["read", "search", "edit", "other"]
+    path: str | None = None
+    diff: str | None = None
+    options: list[ToolPermissionOption]
+
+
+class ToolPermissionResult(WireModel):
+    outcome: PermissionOutcome

@@ -149,6 +149,39 @@ class BudgetNoteSettings(WireModel):
     )
 
 
+Level = Literal["auto", "ask", "off"]
+
+
+class ToolPermissions(WireModel):
+    """Each workspace tool's level, keyed by the tool's name (`edit`: every edit command)."""
+
+    read_file: Level = Field(default="auto", alias="read_file", description="Reading a file.")
+    list_dir: Level = Field(default="auto", alias="list_dir", description="Listing a folder.")
+    find_files: Level = Field(
+        default="auto", alias="find_files", description="Finding files by glob."
+    )
+    search_text: Level = Field(
+        default="auto", alias="search_text", description="Searching text in the workspace."
+    )
+    edit: Level = Field(default="ask", description="Editing or creating a file.")
+
+
+class ToolsSettings(WireModel):
+    enabled: bool = Field(
+        default=True,
+        description="Offer the workspace tools (read, list, find, search, edit) on a send "
+        "that brings no tools of its own.",
+    )
+    permissions: ToolPermissions = Field(default_factory=ToolPermissions)
+    review_edits: bool = Field(
+        default=False,
+        description="Apply edits with needsConfirmation, so the editor shows them for review.",
+    )
+    max_steps: int = Field(
+        default=25, ge=1, le=500, description="Tool rounds one send runs, at most."
+    )
+
+
 SummarizerName = Literal["auto", "anthropic", "extractive", "memory", "server"]
 
 
@@ -198,6 +231,10 @@ class Settings(WireModel):
         default=False,
         description="With an API key: once changes settle, ask the API's count_tokens "
         "endpoint for the exact size of the view and publish it as the usage.",
+    )
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    system_prompt: str = Field(
+        default="", description="Added to Baton's default system prompt of new sessions."
     )
     # str | int on the wire: the schema must not put the two words' enum on the budget too
     thinking: str | int | None = Field(

@@ -74,12 +74,14 @@ def reachable(roots: list[type[BaseModel]]) -> list[type[BaseModel]]:
 def sent_models() -> list[type[BaseModel]]:
     roots = [r.result for r in p.REQUEST_TABLE] + [c.result for c in p.COMMAND_TABLE]
     roots += [n.params for n in p.NOTIFICATION_TABLE if n.sender == "server"]
+    roots += [r.params for r in p.SERVER_REQUEST_TABLE]
     return reachable(roots)
 
 
 def received_models() -> list[type[BaseModel]]:
     roots = [r.params for r in p.REQUEST_TABLE] + [c.argument for c in p.COMMAND_TABLE]
     roots += [n.params for n in p.NOTIFICATION_TABLE if n.sender == "client"]
+    roots += [r.result for r in p.SERVER_REQUEST_TABLE]
     return reachable(roots)
 
 
@@ -214,6 +216,10 @@ def build() -> Json:
         "requests": {
             r.method: {"params": ref(wire_name(r.params)), "result": ref(wire_name(r.result))}
             for r in p.REQUEST_TABLE
+        },
+        "serverRequests": {
+            r.method: {"params": ref(wire_name(r.params)), "result": ref(wire_name(r.result))}
+            for r in p.SERVER_REQUEST_TABLE
         },
         "notifications": {
             n.method: {"params": ref(wire_name(n.params)), "sender": n.sender}

@@ -132,6 +132,11 @@ def render(schema: Json) -> str:
         for m, e in schema["requests"].items()
     ]
     out.append("\n".join(_map("RequestMap", requests)) + "\n")
+    server_requests = [
+        f"  {json.dumps(m)}: {{ params: {name(e['params'])}; result: {name(e['result'])} }};"
+        for m, e in schema["serverRequests"].items()
+    ]
+    out.append("\n".join(_map("ServerRequestMap", server_requests)) + "\n")
     for sender, map_name in (
         ("server", "ServerNotificationMap"),
         ("client", "ClientNotificationMap"),
@@ -149,6 +154,7 @@ def render(schema: Json) -> str:
     ]
     out.append("\n".join(_map("CommandMap", commands)) + "\n")
     out.append("\n".join(_constants("Requests", list(schema["requests"]))) + "\n")
+    out.append("\n".join(_constants("ServerRequests", list(schema["serverRequests"]))) + "\n")
     out.append("\n".join(_constants("Notifications", list(schema["notifications"]))) + "\n")
     out.append("\n".join(_constants("Commands", list(schema["commands"]))) + "\n")
     out.append("\n".join(_constants("ErrorCodes", list(schema["errorCodes"]))) + "\n")

@@ -111,9 +111,18 @@ CONTENT_ADAPTER: TypeAdapter[list[ContentBlock]] = TypeAdapter(list[ContentBlock
 
 Role = Literal["user", "assistant"]
 Kind = Literal["message", "summary", "attachment"]
-AttachmentLabel = Literal["Restored file", "Project instructions"]
+AttachmentLabel = Literal["Restored file", "Project instructions", "Attached file", "Selection"]
 RESTORED_FILE: AttachmentLabel = "Restored file"
 PROJECT_INSTRUCTIONS: AttachmentLabel = "Project instructions"
+ATTACHED_FILE: AttachmentLabel = "Attached file"  # attached by the user with a prompt
+SELECTION: AttachmentLabel = "Selection"
+
+
+class LineRange(WireModel):
+    """Lines of a file, 1-based and inclusive."""
+
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
 
 
 class Attachment(WireModel):
@@ -122,6 +131,8 @@ class Attachment(WireModel):
 
     path: str
     label: AttachmentLabel
+    kind: Literal["file", "selection"] | None = None  # attached with a prompt: what
+    range: LineRange | None = None  # attached with a prompt: the lines it holds
 
     def heading(self) -> str:
         return f"{self.label}: {self.path}"
@@ -162,6 +173,18 @@ class ApiUsage(WireModel, Shared):
         return self.context_tokens > 0
 
 
+class ToolCallInfo(WireModel):
+    """A tool call as the panel shows it (views only: never stored, never sent to the API)."""
+
+    tool_use_id: str
+    tool: str
+    title: str
+    status: Literal["pending", "running", "done", "denied", "failed"]
+    summary: str | None = None
+    path: str | None = None
+    diff: str | None = None
+
+
 class Message(WireModel, Shared):
     """One message of a conversation as Baton stores it."""
 
@@ -183,6 +206,7 @@ class Message(WireModel, Shared):
     # a reply: the fingerprint of the request payload it was generated after (system,
     # tools, messages); its thinking goes back only while that prefix is unchanged
     prefix_hash: str | None = None
+    tool_calls: list[ToolCallInfo] | None = None  # views only (tools/display.py)
 
     @property
     def is_synthetic(self) -> bool:

@@ -34,6 +34,7 @@ class SessionRuntime:
     session: Session
     tools: list[dict[str, Any]] | None = None  # from its last send
     tools_tokens: int = 0
+    tools_allowed: set[str] = field(default_factory=set)  # tool kinds allowed for the session
     replying: bool = False  # a reply streams (the document publishes less often)
     auto: AutoState = field(default_factory=AutoState)
     ahead: AheadState = field(default_factory=AheadState)

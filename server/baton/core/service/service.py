@@ -33,12 +33,19 @@ from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
+from baton.core.tools.attachments import EditorAttachment, attachment_messages
+from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.host import ToolHost
+from baton.core.tools.registry import ToolContext
+from baton.core.tools.workspace import Workspace
+from baton.core.turn.system_prompt import default_system_prompt
+from baton.core.turn.tool_loop import ServerTools
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
-from baton.core.workspace.editor_files import EditorFiles, path_problem, uri_to_path
+from baton.core.workspace.editor_files import EditorFiles, path_problem, path_to_uri, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +74,7 @@ class BatonService:
         self.estimator = estimator or default_estimator()
         self.editor_files = EditorFiles()
         self.workspace_folders: list[Path] = []
+        self.editor_name: str | None = None  # the client's name, for the default system prompt
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
@@ -99,6 +107,20 @@ class BatonService:
 
     def set_api_key(self, key: str | None) -> None:
         self.models.set_key(key)
+
+    def set_editor_name(self, name: str | None) -> None:
+        """The client's name (`clientInfo.name`), for the default system prompt."""
+        self.editor_name = name
+
+    def open_document(self, path: Path) -> tuple[str, int | None] | None:
+        """The text and version of `path` as the editor has it open, or None."""
+        tracked = self.editor_files.get(path_to_uri(path))
+        if tracked is None or not tracked.is_open or tracked.text is None:
+            return None
+        return tracked.text, tracked.version
+
+    def review_edits(self) -> bool:
+        return self.settings.tools.review_edits
 
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
         paths = [p for p in map(uri_to_path, uris) if p is not None]
@@ -142,6 +164,14 @@ class BatonService:
         model: str | None = None,
         client_context: ClientContext | None = None,
     ) -> Session:
+        declared_own = client_context is not None and bool(client_context.system_tokens)
+        if system_prompt is None and not declared_own:  # none of its own: the default
+            system_prompt = default_system_prompt(
+                self.editor_name,
+                self.workspace_folders,
+                self.settings.system_prompt,
+                self.settings.tools.enabled,
+            )
         session = self.store.create(title, model or self.settings.model, system_prompt)
         declare(session, client_context, self.estimator)
         self.changes.changed(self._runtimes.opened(session), "create")
@@ -248,14 +278,18 @@ class BatonService:
         content: str | list[ContentBlock] | None = None,
         tools: list[dict[str, Any]] | None = None,
         progress: Progress | None = None,
+        host: ToolHost | None = None,
+        attachments: Sequence[EditorAttachment] = (),
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt as soon as it is appended, any compaction as soon as it is committed (both
-        before the model is asked), the reply at the end."""
+        before the model is asked), the reply at the end. With a `host` and no `tools` of
+        the send's own, the workspace tools are offered and run here (`tools.enabled`)."""
         from baton.core.turn import chat
 
         runtime = self._runtime(session_id)
         client = self.models.client(self.settings)
+        attached = await self._attachments(attachments, host)
 
         def step(reason: str) -> None:
             self.changes.changed(runtime, cast(Reason, reason))
@@ -265,8 +299,10 @@ class BatonService:
         def delta(message_id: str, text: str) -> None:
             self._events.emit(ReplyText(session_id, message_id, text))
 
-        runtime.tools = list(tools or [])
-        runtime.tools_tokens = self.estimator.count_json(tools) if tools else 0
+        server_tools = self._server_tools(runtime, host) if not tools else None
+        offered = tools or (server_tools.definitions() if server_tools is not None else None)
+        runtime.tools = list(offered or [])
+        runtime.tools_tokens = self.estimator.count_json(offered) if offered else 0
         context = chat.ChatContext(
             settings=self.settings,
             estimator=self.estimator,
@@ -276,15 +312,45 @@ class BatonService:
             compact_context=lambda: self.compact_context(session_id=session_id),
             progress=progress,
             on_step=watch.catch_up,
+            server_tools=server_tools,
         )
         runtime.replying = True
         try:
-            result = await chat.send(runtime.session, content=content, tools=tools, ctx=context)
+            result = await chat.send(
+                runtime.session, content=content, tools=tools, ctx=context, attachments=attached
+            )
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
             runtime.replying = False
         self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
+
+    async def _attachments(
+        self, items: Sequence[EditorAttachment], host: ToolHost | None
+    ) -> list[Message]:
+        if not items:
+            return []
+        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
+        made = await attachment_messages(items, workspace, host)
+        for message in made:  # they join the files a compaction restores
+            if message.attachment is not None:
+                self.editor_files.touched(path_to_uri(message.attachment.path))
+        return made
+
+    def _server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
+        settings = self.settings.tools
+        if host is None or not settings.enabled or not self.workspace_folders:
+            return None
+        model = runtime.session.model or self.settings.model
+        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
+
+        def touched(path: Path) -> None:
+            self.editor_files.touched(path_to_uri(path))
+
+        context = ToolContext(runtime.session.session_id, workspace, host, settings, touched)
+        return ServerTools(
+            workspace_registry(model), context, runtime.tools_allowed, settings.max_steps
+        )
 
     # ---- compaction ----------------------------------------------------------------------
 

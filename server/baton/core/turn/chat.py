@@ -17,7 +17,7 @@ import asyncio
 import inspect
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,8 +41,10 @@ from baton.core.errors import (
 from baton.core.model_api.client import ModelClient
 from baton.core.model_api.reply_request import build_payload, request_thinking
 from baton.core.settings import Settings
+from baton.core.turn import tool_loop
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
 from baton.core.turn.recovery import keep_partial, learn_from_overflow
+from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.budget import (
     ModelLimits,
     Usage,
@@ -81,6 +83,8 @@ class ChatContext:
     # called when the session changed before the model is asked (the prompt appended, an
     # auto-compaction), so a client sees those steps while it waits for the first text
     on_step: Callable[[], None] | None = None
+    # the workspace tools, offered and run here when the send brings no tools of its own
+    server_tools: ServerTools | None = None
 
 
 @dataclass
@@ -95,10 +99,12 @@ async def send(
     content: str | list[ContentBlock] | list[dict[str, Any]] | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
+    attachments: Sequence[Message] = (),
 ) -> SendResult:
-    """Append `content` as the user's prompt (None: continue after tool results) and get
-    the model's reply. A tool_use reply is returned as it is; the client runs the tools,
-    appends their results and calls `send` again with no content."""
+    """Append `content` as the user's prompt, after its `attachments` (None: continue after
+    tool results), and get the model's reply. A tool_use reply of the client's own tools is
+    returned as it is (the client runs them, appends their results and calls `send` again
+    with no content); with `ctx.server_tools` the tool loop runs here."""
     if session.read_only:
         raise SessionLocked(f"session {session.session_id} is open in another Baton process")
     if ctx.client is None:
@@ -107,13 +113,20 @@ async def send(
         )
     if session in _replying:
         raise InvalidParams(f"a reply is already streaming in session {session.session_id}")
+    client = ctx.client
     checked_tools = check_tools(tools)
+    if checked_tools is None and ctx.server_tools is not None:
+        checked_tools = ctx.server_tools.definitions()
+    else:
+        ctx = replace(ctx, server_tools=None)  # a client with its own tools runs them
     prompt = prompt_input(content)
     if prompt is None:
+        if attachments:
+            raise InvalidParams("attachments go with content: send them with a prompt")
         check_continuable(session)
     _replying.add(session)
     try:
-        return await _turn(session, ctx.client, prompt, checked_tools, ctx)
+        return await _turn(session, client, prompt, checked_tools, ctx, attachments)
     finally:
         _replying.discard(session)
 
@@ -124,12 +137,22 @@ async def _turn(
     prompt: MessageInput | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
+    attachments: Sequence[Message],
 ) -> SendResult:
-    prompt_id = session.append([prompt]).message_ids[0] if prompt is not None else None
+    prompt_id = None
+    if prompt is not None:
+        prompt_id = session.append([*attachments, prompt]).message_ids[-1]
     if prompt_id is not None:
         _step(ctx)
     try:
-        return await _reply(session, client, tools, ctx)
+        if ctx.server_tools is None:
+            return await _reply(session, client, tools, ctx)
+        return await tool_loop.run(
+            session,
+            ctx.server_tools,
+            lambda: _reply(session, client, tools, ctx),
+            lambda: _step(ctx),
+        )
     except BatonError as exc:
         if prompt_id is not None:
             exc.data.setdefault("promptMessageId", prompt_id)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from baton import protocol as p
 from baton.core.service import heavy
 from baton.core.service.results import RenderData
+from baton.core.tools.attachments import EditorAttachment
+from baton.core.tools.display import with_tool_calls
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
+from baton.lsp.features.tool_host import LspToolHost
 
 
 async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
@@ -25,9 +28,10 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
     def work() -> tuple[RenderData, p.SessionView]:
         data = call.service.render_data(args.session_id)
         start, stop = args.bounds(len(data.messages))
+        shown = with_tool_calls(data.messages)  # each call's line, status and diff
         view = p.SessionView(
             session=session_info(data.session),
-            messages=data.messages[start:stop] if args.paged else data.messages,
+            messages=shown[start:stop] if args.paged else shown,
             usage=data.usage,
             offset=start if args.paged else None,
             total_messages=len(data.messages) if args.paged else None,
@@ -55,7 +59,14 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
     service = call.service
     service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
-        reply = await service.send(args.session_id, args.content, args.tools, reporter)
+        host = LspToolHost(call.ls)
+        attachments = [
+            EditorAttachment(a.kind, a.path, a.text, a.range, a.language_id)
+            for a in args.attachments or []
+        ]
+        reply = await service.send(
+            args.session_id, args.content, args.tools, reporter, host, attachments
+        )
     return p.SendResult(message=reply.message, usage=reply.usage)
 
 

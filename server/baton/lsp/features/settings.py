@@ -91,6 +91,7 @@ def initialize(ls: BatonServer, params: types.InitializeParams) -> None:
         configure(ls, raw)
         check_data_dir(ls)
         service.set_workspace_folders(folders)
+        service.set_editor_name(params.client_info.name if params.client_info else None)
 
     ls.with_service(apply)
     ls.load_after_answer()

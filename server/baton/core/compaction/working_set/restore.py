@@ -59,14 +59,14 @@ class _Content:
     partial: bool  # the text is only the head of the file
 
 
-def _resolve(path: Path) -> Path | None:
+def resolve_path(path: Path) -> Path | None:
     try:
         return path.resolve()
     except (OSError, RuntimeError, ValueError):  # ValueError: a NUL or a lone surrogate
         return None
 
 
-def _excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
+def excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
     """Whether a pattern matches the path relative to its folder or the file name; case is
     ignored (`.ENV` is as secret as `.env`, and some file systems ignore case anyway)."""
     try:
@@ -105,7 +105,7 @@ class _Visible:
         candidates = [path] if path.is_absolute() else [folder / path for folder in folders]
         for candidate in candidates:
             self.paths.add(str(candidate))
-            resolved = _resolve(candidate)
+            resolved = resolve_path(candidate)
             if resolved is not None:
                 self.paths.add(str(resolved))
 
@@ -114,7 +114,7 @@ class _Visible:
         return bool(names & self.paths) or any(n in self.text for n in names)
 
 
-def _decode(data: bytes, partial: bool) -> str | None:
+def decode_utf8(data: bytes, partial: bool) -> str | None:
     if b"\x00" in data:
         return None
     try:
@@ -145,7 +145,7 @@ def _read(path: Path, live_text: str | None, per_file: int, room: int) -> _Conte
                 # Only sniff the head: a binary file is skipped, not referenced.
                 return (
                     _Content(None, size, True)
-                    if _decode(handle.read(SNIFF_BYTES), True) is not None
+                    if decode_utf8(handle.read(SNIFF_BYTES), True) is not None
                     else None
                 )
             limit = room * READ_BYTES_PER_TOKEN + SNIFF_BYTES
@@ -153,7 +153,7 @@ def _read(path: Path, live_text: str | None, per_file: int, room: int) -> _Conte
     except OSError:
         return None
     partial = len(data) > limit
-    text = _decode(data[:limit] if partial else data, partial)
+    text = decode_utf8(data[:limit] if partial else data, partial)
     return None if text is None else _Content(text, size, partial)
 
 
@@ -179,6 +179,9 @@ def _fence(text: str) -> str:
         run = run + 1 if char == "`" else 0
         longest = max(longest, run)
     return "`" * max(3, longest + 1)
+
+
+fence = _fence  # the fence around an attachment's text, for every attachment
 
 
 def _attachment(
@@ -245,7 +248,7 @@ def restore_files(
 ) -> Restored:
     """Attachment messages for the project instructions file, then the most recently touched
     editor files, within the restore budgets; files the kept messages show are skipped."""
-    folders = [f for f in (_resolve(Path(w)) for w in workspace_folders) if f is not None]
+    folders = [f for f in (resolve_path(Path(w)) for w in workspace_folders) if f is not None]
     out = Restored()
     if not folders:
         return out
@@ -265,7 +268,7 @@ def restore_files(
         problem = path_problem(path)
         if problem is not None:
             return skip(path, tracked, problem)
-        resolved = _resolve(path)
+        resolved = resolve_path(path)
         if resolved is None or resolved in done or visible.shows(path, resolved):
             return False
         folder = next((f for f in folders if resolved.is_relative_to(f)), None)
@@ -275,8 +278,8 @@ def restore_files(
             (Path(w) for w in workspace_folders if path.is_relative_to(w)), folder
         )
         if label == RESTORED_FILE and (
-            _excluded(resolved, folder, settings.exclude)
-            or _excluded(path, unresolved_folder, settings.exclude)
+            excluded(resolved, folder, settings.exclude)
+            or excluded(path, unresolved_folder, settings.exclude)
         ):
             return skip(path, tracked, "it matches restore.exclude")
         per_file = settings.max_tokens_per_file

@@ -1,0 +1,123 @@
+"""What the panel shows of each tool call: one line (`Read app.py:1-80`, "Search
+`parse_date` (12 hits)", `Edit utils.py (+4 -1)`), its status and summary, an edit's
+diff; computed from the stored calls and results for views, never stored."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from baton.core.conversation.messages import Message, ToolCallInfo, ToolResultBlock, ToolUseBlock
+from baton.core.tools import find_files, list_dir, read_file, search_text
+from baton.core.tools.diffs import edit_title, unified
+from baton.core.tools.edit import EDIT_FILE, TEXT_EDITOR
+
+CallStatus = Literal["pending", "running", "done", "denied", "failed"]
+__all__ = ["ToolCallInfo", "call_info", "with_tool_calls"]
+_HITS = re.compile(r"\[cut: \d+ of (\d+) hits")
+_NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+
+def _text(result: ToolResultBlock) -> str:
+    content = result.content
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def _edit(use: ToolUseBlock, input: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    path = str(input.get("path") or "?")
+    command = input.get("command")
+    if use.name == EDIT_FILE:
+        old, new = str(input.get("oldText") or ""), str(input.get("newText") or "")
+    elif command == "create":
+        old, new = "", str(input.get("file_text") or "")
+    elif command == "insert":
+        old, new = "", str(input.get("new_str", input.get("insert_text")) or "")
+    elif command == "str_replace":
+        old, new = str(input.get("old_str") or ""), str(input.get("new_str") or "")
+    else:  # view
+        return read_file.title({"path": path, **_view_range(input)}), path, None
+    diff = unified(path, old, new)
+    return edit_title(path, diff, created=command == "create"), path, diff
+
+
+def _view_range(input: dict[str, Any]) -> dict[str, Any]:
+    found = input.get("view_range")
+    if isinstance(found, list) and len(found) == 2 and found[1] != -1:
+        return {"startLine": found[0], "endLine": found[1]}
+    if isinstance(found, list) and found:
+        return {"startLine": found[0]}
+    return {}
+
+
+def _summary(name: str, text: str, error: bool) -> str | None:
+    first = text.strip().split("\n", 1)[0]
+    if error:
+        return first.removeprefix("Error: ")[:120]
+    if name in (EDIT_FILE, TEXT_EDITOR) and first.startswith("Applied"):
+        return "applied"
+    if name == search_text.DEFINITION["name"]:
+        cut = _HITS.search(text)
+        hits = int(cut.group(1)) if cut else len(_NUMBERED.findall(text)) or text.count("\n") + 1
+        return "0 hits" if first.startswith("No hits") else f"{hits} hits"
+    if name in (read_file.DEFINITION["name"], TEXT_EDITOR):
+        return f"{len(_NUMBERED.findall(text))} lines" + (" (cut)" if "[cut:" in text else "")
+    if name == find_files.DEFINITION["name"]:
+        return "0 files" if first.startswith("No files") else f"{len(text.splitlines())} files"
+    return None
+
+
+def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) -> ToolCallInfo:
+    input: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
+    path: str | None = str(input["path"]) if isinstance(input.get("path"), str) else None
+    diff = None
+    titles = {
+        read_file.DEFINITION["name"]: read_file.title,
+        list_dir.DEFINITION["name"]: list_dir.title,
+        find_files.DEFINITION["name"]: find_files.title,
+        search_text.DEFINITION["name"]: search_text.title,
+    }
+    if use.name in (EDIT_FILE, TEXT_EDITOR):
+        title, path, diff = _edit(use, input)
+    elif use.name in titles:
+        title = titles[use.name](input)
+    else:
+        title = use.name
+    if result is None:
+        status: CallStatus = "running" if running else "pending"
+        return ToolCallInfo(
+            tool_use_id=use.id, tool=use.name, title=title, status=status, path=path, diff=diff
+        )
+    text = _text(result)
+    error = bool(result.is_error)
+    status = ("denied" if text.startswith("Denied") else "failed") if error else "done"
+    summary = _summary(use.name, text, error)
+    if use.name == search_text.DEFINITION["name"] and summary and not error:
+        title = f"{title} ({summary})"
+    return ToolCallInfo(
+        tool_use_id=use.id,
+        tool=use.name,
+        title=title,
+        status=status,
+        summary=summary,
+        path=path,
+        diff=diff,
+    )
+
+
+def with_tool_calls(messages: Sequence[Message], running: bool = False) -> list[Message]:
+    """`messages`, each one holding tool_use blocks copied with its `toolCalls`."""
+    results = {r.tool_use_id: r for m in messages for r in m.tool_results()}
+    out: list[Message] = []
+    for message in messages:
+        uses = message.tool_uses()
+        if not uses:
+            out.append(message)
+            continue
+        calls = [call_info(u, results.get(u.id), running) for u in uses]
+        out.append(message.model_copy(update={"tool_calls": calls}))
+    return out

@@ -1,0 +1,168 @@
+"""Edits: the API's text editor tool (view / str_replace / create / insert) for the models
+trained on it, else `edit_file`; each edit planned as a whole-file change with its diff,
+applied through the host (the editor), and answered with what was applied or why not."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from baton.core.tools import list_dir, read_file
+from baton.core.tools.diffs import edit_title, unified
+from baton.core.tools.host import FileEdit
+from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
+from baton.core.tools.workspace import Located, ToolError, read_contained
+
+TEXT_EDITOR = "str_replace_based_edit_tool"
+TEXT_EDITOR_TYPE = "text_editor_20250728"
+EDIT_FILE = "edit_file"
+_FAMILY = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)|claude-(\d+)")
+
+EDIT_FILE_DEFINITION: dict[str, Any] = {
+    "name": EDIT_FILE,
+    "description": (
+        "Edit a workspace file: replace oldText (which must occur exactly once; include "
+        "enough surrounding lines) with newText. An empty oldText on a file that does not "
+        "exist creates it with newText. The user may be asked to approve the edit."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "oldText": {"type": "string"},
+            "newText": {"type": "string"},
+        },
+        "required": ["path", "oldText", "newText"],
+    },
+}
+
+
+def supports_text_editor(model: str) -> bool:
+    """Claude 4 and later models take the text editor tool `text_editor_20250728`."""
+    found = _FAMILY.search(model)
+    if found is None:
+        return False
+    return int(found.group(1) or found.group(2)) >= 4
+
+
+def _text(input: dict[str, Any], key: str, *, allow_empty: bool = True) -> str:
+    value = input.get(key)
+    if not isinstance(value, str) or (not allow_empty and not value):
+        raise ToolError(f"{key} must be a{' non-empty' if not allow_empty else ''} string")
+    return value
+
+
+def replaced(shown: str, before: str, old: str, new: str) -> str:
+    if not old:
+        raise ToolError("the text to replace must not be empty")
+    found = before.count(old)
+    if found == 0:
+        raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
+    if found > 1:
+        raise ToolError(
+            f"the text to replace occurs {found} times in {shown}; include more lines so it "
+            "matches once"
+        )
+    return before.replace(old, new, 1)
+
+
+def inserted(shown: str, before: str, line: object, new: str) -> str:
+    lines = before.splitlines(keepends=True)
+    if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
+        raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
+    if lines and line == len(lines) and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    piece = new if new.endswith("\n") else new + "\n"
+    return "".join(lines[:line]) + piece + "".join(lines[line:])
+
+
+async def _current(located: Located, ctx: ToolContext) -> str | None:
+    if not located.real.exists():
+        return None
+    return (await read_contained(located, ctx.host)).text
+
+
+def edit_call(located: Located, before: str | None, after: str, ctx: ToolContext) -> Call:
+    diff = unified(located.shown, before or "", after)
+    title = edit_title(located.shown, diff, created=before is None)
+
+    async def apply() -> ToolResult:
+        outcome = await ctx.host.apply_edit(FileEdit(located.path, before, after, title))
+        ctx.touched(located.path)
+        if outcome.applied:
+            return ToolResult(f"Applied: {title}.", summary="applied")
+        reason = outcome.reason or "the editor did not apply it"
+        return ToolResult(
+            f"Not applied: {reason}. {located.shown} is unchanged.",
+            is_error=True,
+            summary=reason,
+            status="failed",
+        )
+
+    return Call(title, "edit", "edit", apply, path=located.shown, diff=diff)
+
+
+async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
+    old, new = _text(input, "oldText"), _text(input, "newText")
+    located = ctx.workspace.locate(input.get("path"), must_exist=False)
+    before = await _current(located, ctx)
+    if before is None:
+        if old:
+            raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
+        return edit_call(located, None, new, ctx)
+    return edit_call(located, before, replaced(located.shown, before, old, new), ctx)
+
+
+async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
+    command = input.get("command")
+    if command == "view":
+        return await _plan_view(input, ctx)
+    if command not in ("str_replace", "create", "insert"):
+        raise ToolError(f"unknown command {command!r} (view, str_replace, create, insert)")
+    located = ctx.workspace.locate(input.get("path"), must_exist=False)
+    before = await _current(located, ctx)
+    if command == "create":
+        return edit_call(located, before, _text(input, "file_text"), ctx)
+    if before is None:
+        raise ToolError(f"{located.shown} does not exist")
+    if command == "str_replace":
+        after = replaced(located.shown, before, _text(input, "old_str"), _text(input, "new_str"))
+    else:
+        new = input.get("new_str", input.get("insert_text"))
+        if not isinstance(new, str):
+            raise ToolError("new_str must be a string")
+        after = inserted(located.shown, before, input.get("insert_line"), new)
+    return edit_call(located, before, after, ctx)
+
+
+async def _plan_view(input: dict[str, Any], ctx: ToolContext) -> Call:
+    path = input.get("path")
+    view_range = input.get("view_range")
+    args: dict[str, Any] = {"path": path}
+    if isinstance(view_range, list) and len(view_range) == 2:
+        start, end = view_range
+        args["startLine"] = start
+        if isinstance(end, int) and end != -1:
+            args["endLine"] = end
+    located = ctx.workspace.locate(path)
+    if located.real.is_dir():
+
+        async def listing() -> ToolResult:
+            return await list_dir.run({"path": path}, ctx)
+
+        return Call(list_dir.title({"path": path}), "read", "list_dir", listing)
+
+    async def reading() -> ToolResult:
+        return await read_file.run(args, ctx)
+
+    return Call(read_file.title(args), "read", "read_file", reading, path=located.shown)
+
+
+async def _not_planned(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    raise ToolError("this tool runs only through its plan")
+
+
+TEXT_EDITOR_TOOL = Tool(
+    {"type": TEXT_EDITOR_TYPE, "name": TEXT_EDITOR}, "ask", "edit", _not_planned, plan_text_editor
+)
+EDIT_FILE_TOOL = Tool(EDIT_FILE_DEFINITION, "ask", "edit", _not_planned, plan_edit_file)

@@ -1,0 +1,91 @@
+"""The ToolHost: what a front end gives the tools (permission, the editor's text, edits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
+ToolKind = Literal["read", "search", "edit", "other"]
+OUTCOMES: tuple[PermissionOutcome, ...] = ("allowOnce", "allowSession", "deny")
+OPTION_LABELS: dict[PermissionOutcome, str] = {
+    "allowOnce": "Allow once",
+    "allowSession": "Allow for this session",
+    "deny": "Deny",
+}
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """One call waiting for the user's word (the wire's ToolPermissionParams)."""
+
+    session_id: str
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    title: str
+    kind: ToolKind
+    path: str | None = None
+    diff: str | None = None
+    options: tuple[PermissionOutcome, ...] = OUTCOMES
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    """A whole file's change: `before` is the text it was computed on (None: a new file)."""
+
+    path: Path
+    before: str | None
+    after: str
+    title: str
+
+
+@dataclass(frozen=True)
+class EditOutcome:
+    applied: bool
+    reason: str | None = None
+
+
+class ToolHost(Protocol):
+    """A front end's side of the tools. A host may also have `can_ask: bool` (False: it
+    cannot ask the user, so an `ask` tool is `off`); without it the host can ask."""
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome: ...
+
+    async def read_text(self, path: Path) -> str | None:
+        """The editor's text of `path` with its unsaved changes; None: not open there."""
+        ...
+
+    async def apply_edit(self, edit: FileEdit) -> EditOutcome: ...
+
+
+@dataclass
+class DiskHost:
+    """A host with no editor: files read from and written to disk, every `ask` answered
+    by `answer` (deny by default). For the command line and tests."""
+
+    answer: PermissionOutcome = "deny"
+    asked: list[PermissionRequest] = field(default_factory=list)
+    can_ask: bool = True
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
+        self.asked.append(request)
+        return self.answer
+
+    async def read_text(self, path: Path) -> str | None:
+        return None
+
+    async def apply_edit(self, edit: FileEdit) -> EditOutcome:
+        try:
+            current = edit.path.read_text(encoding="utf-8") if edit.path.exists() else None
+        except (OSError, UnicodeDecodeError) as exc:
+            return EditOutcome(False, f"the file cannot be read ({type(exc).__name__})")
+        if current != edit.before:
+            return EditOutcome(False, "the file changed meanwhile")
+        try:
+            edit.path.parent.mkdir(parents=True, exist_ok=True)
+            edit.path.write_text(edit.after, encoding="utf-8")
+        except OSError as exc:
+            return EditOutcome(False, f"the file cannot be written ({exc.strerror or exc})")
+        return EditOutcome(True)

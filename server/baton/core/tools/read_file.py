@@ -1,0 +1,102 @@
+"""read_file: a file's lines (a range of them) numbered, the editor's unsaved text when the
+file is open there, cut at a line, character and line-length bound with a note saying so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.workspace import ToolError, read_contained
+
+MAX_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_CHARS = 100_000
+
+DEFINITION: dict[str, Any] = {
+    "name": "read_file",
+    "description": (
+        "Read a text file of the workspace with line numbers (the editor's unsaved text "
+        "when the file is open). Paths are relative to a workspace folder. Give startLine "
+        "and endLine (1-based, inclusive) to read part of a large file; long output is cut "
+        "with a note saying how to read on."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file, relative to the workspace."},
+            "startLine": {"type": "integer", "minimum": 1},
+            "endLine": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+    },
+}
+
+
+def _line_arg(input: dict[str, Any], key: str) -> int | None:
+    value = input.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ToolError(f"{key} must be a positive integer")
+    return value
+
+
+def title(input: dict[str, Any]) -> str:
+    path = str(input.get("path") or "?")
+    start, end = input.get("startLine"), input.get("endLine")
+    if isinstance(start, int) or isinstance(end, int):
+        return f"Read {path}:{start or 1}-{end or ''}".rstrip("-")
+    return f"Read {path}"
+
+
+def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolResult:
+    """Lines start..end of `text`, numbered, within the bounds; the note says what was cut."""
+    lines = text.splitlines()
+    total = len(lines)
+    if total == 0:
+        return ToolResult(f"{shown} is empty.", summary="empty")
+    first = start or 1
+    if first > total:
+        raise ToolError(f"{shown} has {total} lines; startLine {first} is past its end")
+    last = min(end or total, total)
+    if last < first:
+        raise ToolError("endLine must not be before startLine")
+    out: list[str] = []
+    chars = 0
+    long_lines = 0
+    shown_last = first - 1
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + " [line cut]"
+            long_lines += 1
+        entry = f"{number:6}\t{line}"
+        if len(out) >= MAX_LINES or chars + len(entry) > MAX_CHARS:
+            break
+        out.append(entry)
+        chars += len(entry) + 1
+        shown_last = number
+    notes: list[str] = []
+    if shown_last < last:
+        notes.append(
+            f"[cut: lines {first}-{shown_last} of {total} shown; read on with "
+            f"startLine={shown_last + 1}]"
+        )
+    elif last < total and end is not None:
+        notes.append(f"[lines {first}-{last} of {total}]")
+    if long_lines:
+        notes.append(f"[{long_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut]")
+    count = shown_last - first + 1
+    summary = f"{count} lines" + (" (cut)" if shown_last < last else "")
+    return ToolResult("\n".join(out + notes), summary=summary)
+
+
+async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    start, end = _line_arg(input, "startLine"), _line_arg(input, "endLine")
+    located = ctx.workspace.locate(input.get("path"))
+    file = await read_contained(located, ctx.host)
+    ctx.touched(located.path)
+    return numbered(file.text, start, end, located.shown)
+
+
+TOOL = Tool(DEFINITION, "auto", "read", run, title=title)

@@ -1,0 +1,159 @@
+"""Where the tools may look: paths contained in the workspace folders by the working set's
+rules (symlinks resolved, credential files and texts refused), and text read within bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baton.core.compaction.working_set.credentials import credential_in
+from baton.core.compaction.working_set.restore import (
+    SNIFF_BYTES,
+    decode_utf8,
+    excluded,
+    resolve_path,
+)
+from baton.core.tools.host import ToolHost
+from baton.core.workspace.editor_files import path_problem, uri_to_path
+
+MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
+
+
+class ToolError(Exception):
+    """What a call could not do, in the words the model reads (the result is an error)."""
+
+
+@dataclass(frozen=True)
+class Located:
+    """A contained path: `real` (symlinks resolved, what is opened), `path` (the same file
+    under the folder as the editor names it), `shown` (relative to its folder)."""
+
+    real: Path
+    path: Path
+    shown: str
+    folder: Path
+
+
+@dataclass
+class Workspace:
+    folders: Sequence[Path]
+    exclude: Sequence[str] = ()
+    _resolved: list[tuple[Path, Path]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        for folder in self.folders:
+            real = resolve_path(Path(folder))
+            if real is not None:
+                self._resolved.append((Path(folder), real))
+
+    @property
+    def roots(self) -> list[Located]:
+        return [Located(real, given, ".", given) for given, real in self._resolved]
+
+    def locate(self, raw: object, *, must_exist: bool = True, what: str = "path") -> Located:
+        """The contained file or folder `raw` names (relative: to the workspace folders, in
+        order); ToolError naming why not."""
+        if not self._resolved:
+            raise ToolError("no workspace folder is open: the tools work only inside one")
+        if not isinstance(raw, str) or not raw.strip():
+            raise ToolError(f"{what} must be a non-empty string")
+        text = raw.strip()
+        given = uri_to_path(text) if text.startswith("file:") else Path(text)
+        if given is None:
+            raise ToolError(f"{what} {text!r} is not a usable file URI")
+        problem = path_problem(given)
+        if problem is not None:
+            raise ToolError(f"{what} {text!r}: {problem}")
+        if given.is_absolute():
+            candidates = [given]
+        else:
+            candidates = [folder / given for folder, _ in self._resolved]
+        found: Located | None = None
+        for candidate in candidates:
+            located = self._contain(candidate, text)
+            if located is None:
+                continue
+            if found is None:
+                found = located
+            if located.real.exists():
+                return located
+        if found is None:
+            raise ToolError(f"{text!r} is outside the workspace folders")
+        if must_exist:
+            raise ToolError(f"{text!r} does not exist")
+        return found
+
+    def _contain(self, candidate: Path, text: str) -> Located | None:
+        real = resolve_path(candidate)
+        if real is None:
+            return None
+        for given, folder in self._resolved:
+            if not real.is_relative_to(folder):
+                continue
+            relative = real.relative_to(folder)
+            if excluded(real, folder, self.exclude) or (
+                candidate.is_relative_to(given) and excluded(candidate, given, self.exclude)
+            ):
+                raise ToolError(
+                    f"{text!r} may hold credentials (it matches restore.exclude): "
+                    "Baton never shows such files to the model"
+                )
+            shown = relative.as_posix() or "."
+            return Located(real, given / relative, shown, given)
+        return None
+
+    def shown(self, real: Path) -> str | None:
+        """`real` relative to its folder, when it is inside one and not excluded."""
+        for _, folder in self._resolved:
+            if real.is_relative_to(folder):
+                if excluded(real, folder, self.exclude):
+                    return None
+                return real.relative_to(folder).as_posix() or "."
+        return None
+
+
+@dataclass(frozen=True)
+class FileText:
+    text: str
+    from_editor: bool
+
+
+async def read_contained(located: Located, host: ToolHost | None) -> FileText:
+    """The file's text: the editor's (unsaved changes included) when it has it open, else
+    the disk's; refused when binary, too large, not UTF-8 or holding a credential."""
+    live = await host.read_text(located.path) if host is not None else None
+    if live is not None:
+        text, from_editor = live, True
+        if "\x00" in text:
+            raise ToolError(f"{located.shown} is a binary file")
+    else:
+        text, from_editor = read_disk(located), False
+    kind = credential_in(text)
+    if kind is not None:
+        raise ToolError(f"{located.shown} looks like it holds {kind}; it is not shown")
+    return FileText(text, from_editor)
+
+
+def read_disk(located: Located) -> str:
+    path = located.real
+    try:
+        if path.is_dir():
+            raise ToolError(f"{located.shown} is a folder (list it with list_dir)")
+        if not path.is_file():
+            raise ToolError(f"{located.shown} is not a regular file")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ToolError(
+                f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ToolError(f"{located.shown} cannot be read ({why})") from None
+    if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
+        raise ToolError(f"{located.shown} is a binary file")
+    text = decode_utf8(data, False)
+    if text is None:
+        raise ToolError(f"{located.shown} is a binary file or not UTF-8 text")
+    return text

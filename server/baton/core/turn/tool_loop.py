@@ -1,0 +1,106 @@
+"""The server's tool loop inside one send: each tool_use reply answered by the workspace
+tools (one user message of results, as the API expects), then the model asked again, until
+it stops calling tools or the step cap is reached. Every tool_use is answered, even when
+the turn is cancelled while a call waits for the user."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from baton.core.conversation.messages import Message, MessageInput, unanswered_tool_uses
+from baton.core.conversation.session import Session
+from baton.core.tools.calls import CANCELLED, answer, block
+from baton.core.tools.registry import Registry, ToolContext, ToolResult
+
+
+class _Replied(Protocol):
+    message: Message
+
+
+@dataclass
+class ServerTools:
+    """The tools a send runs itself: the registry, what a call gets, the kinds of call the
+    user allowed for the session, the cap on rounds."""
+
+    registry: Registry
+    context: ToolContext
+    allowed: set[str] = field(default_factory=set)
+    max_steps: int = 25
+    on_result: Callable[[str, ToolResult], None] | None = None  # tool_use id, its result
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return self.registry.definitions()
+
+
+def step_limit_text(cap: int) -> str:
+    return (
+        f"Not run: this turn reached its limit of {cap} tool rounds (baton.tools.maxSteps). "
+        "Tell the user what is done and what is left; they can send again to go on."
+    )
+
+
+R = TypeVar("R", bound=_Replied)
+
+
+async def run(
+    session: Session,
+    tools: ServerTools,
+    reply: Callable[[], Awaitable[R]],
+    on_step: Callable[[], None],
+) -> R:
+    """`reply()` until a reply calls no tool; each round's results appended before the next."""
+    result = await reply()
+    rounds = 0
+    while _calls(result.message):
+        rounds += 1
+        if rounds > tools.max_steps:
+            _append_results(
+                session, result.message, tools, lambda _: step_limit_text(tools.max_steps)
+            )
+            on_step()
+            return result
+        await _answer_round(session, result.message, tools)
+        on_step()
+        result = await reply()
+    return result
+
+
+def _calls(message: Message) -> bool:
+    return message.role == "assistant" and bool(message.tool_uses())
+
+
+async def _answer_round(session: Session, message: Message, tools: ServerTools) -> None:
+    results: dict[str, ToolResult] = {}
+    try:
+        for use in message.tool_uses():
+            found = await answer(use, tools.registry, tools.context, tools.allowed)
+            results[use.id] = found
+            if tools.on_result is not None:
+                tools.on_result(use.id, found)
+    except asyncio.CancelledError:
+        _append_results(session, message, tools, lambda _: CANCELLED, results)
+        raise
+    _append_results(session, message, tools, lambda _: CANCELLED, results)
+
+
+def _append_results(
+    session: Session,
+    message: Message,
+    tools: ServerTools,
+    missing: Callable[[str], str],
+    results: dict[str, ToolResult] | None = None,
+) -> None:
+    """One user message answering every call of `message` still open in the view."""
+    found = results or {}
+    open_ids = {u.id for u in unanswered_tool_uses(session.view_messages())}
+    blocks = []
+    for use in message.tool_uses():
+        if use.id not in open_ids:
+            continue
+        result = found.get(use.id) or ToolResult(missing(use.id), is_error=True, status="failed")
+        blocks.append(block(use.id, result))
+    if blocks:
+        session.append([MessageInput(role="user", content=blocks)])

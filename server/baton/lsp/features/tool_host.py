@@ -1,0 +1,141 @@
+"""The LSP front end's ToolHost: `baton/tool/permission` asked of the client (when it
+declares `capabilities.experimental.baton.toolPermission`), the text of the documents the
+client synced, and edits applied with `workspace/applyEdit` as one annotated change."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from baton import protocol as p
+from baton.core.tools.host import (
+    OPTION_LABELS,
+    EditOutcome,
+    FileEdit,
+    PermissionOutcome,
+    PermissionRequest,
+)
+from baton.core.workspace.editor_files import path_to_uri
+
+if TYPE_CHECKING:
+    from baton.lsp.server import BatonServer
+
+log = logging.getLogger(__name__)
+ANNOTATION = "baton-edit"
+_ids = itertools.count(1)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for name in path:
+        obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def utf16_position(text: str, offset: int) -> types.Position:
+    """The LSP position (UTF-16 code units) of a character offset of `text`."""
+    before = text[:offset]
+    line = before.count("\n")
+    start = before.rfind("\n") + 1
+    column = len(before[start:].encode("utf-16-le")) // 2
+    return types.Position(line=line, character=column)
+
+
+def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
+    """The one range of `before` to replace (common head and tail kept) and its new text."""
+    head = 0
+    limit = min(len(before), len(after))
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
+        tail += 1
+    start, end = utf16_position(before, head), utf16_position(before, len(before) - tail)
+    return types.Range(start=start, end=end), after[head : len(after) - tail]
+
+
+class LspToolHost:
+    def __init__(self, ls: BatonServer) -> None:
+        self.ls = ls
+        caps = getattr(ls.protocol, "client_capabilities", None)
+        self.can_ask = bool(_get(caps, "experimental", "baton", p.TOOL_PERMISSION_CAPABILITY))
+        self.can_apply = bool(_get(caps, "workspace", "apply_edit"))
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
+        params = p.ToolPermissionParams(
+            session_id=request.session_id,
+            tool_use_id=request.tool_use_id,
+            tool=request.tool,
+            input=request.input,
+            title=request.title,
+            kind=request.kind,
+            path=request.path,
+            diff=request.diff,
+            options=[p.ToolPermissionOption(id=o, label=OPTION_LABELS[o]) for o in request.options],
+        )
+        msg_id = f"baton-permission-{request.tool_use_id}-{next(_ids)}"
+        future = self.ls.protocol.send_request_async(p.TOOL_PERMISSION, params.wire(), msg_id)
+        try:
+            raw = await asyncio.shield(future)  # its answer may still come: pygls expects it
+        except asyncio.CancelledError:
+            # the send was cancelled: the client withdraws its prompt
+            self.ls.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+            raise
+        except Exception as exc:  # an error answer counts as deny
+            log.info("tool permission answered with an error: %s", type(exc).__name__)
+            return "deny"
+        outcome = _get(raw, "outcome")
+        return outcome if outcome in request.options else "deny"
+
+    async def read_text(self, path: Path) -> str | None:
+        found = self.ls.service.open_document(path)
+        return found[0] if found is not None else None
+
+    async def apply_edit(self, edit: FileEdit) -> EditOutcome:
+        if not self.can_apply:
+            return EditOutcome(False, "this editor cannot apply edits (no workspace/applyEdit)")
+        uri = path_to_uri(edit.path)
+        document = self.ls.service.open_document(edit.path)
+        current = document[0] if document is not None else None
+        if current is None:
+            try:
+                current = edit.path.read_text(encoding="utf-8") if edit.path.exists() else None
+            except (OSError, UnicodeDecodeError):
+                return EditOutcome(False, "the file cannot be read")
+        if current != edit.before:
+            return EditOutcome(False, "the file changed meanwhile")
+        version = document[1] if document is not None else None
+        changes: list[Any] = []
+        if edit.before is None:
+            changes.append(types.CreateFile(uri=uri, annotation_id=ANNOTATION))
+            where, text = (
+                types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
+                edit.after,
+            )
+        else:
+            where, text = minimal_edit(edit.before, edit.after)
+        target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
+        changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))
+        review = self.ls.service.review_edits()
+        annotation = types.ChangeAnnotation(label=f"Baton: {edit.title}", needs_confirmation=review)
+        workspace_edit = types.WorkspaceEdit(
+            document_changes=changes, change_annotations={ANNOTATION: annotation}
+        )
+        params = types.ApplyWorkspaceEditParams(edit=workspace_edit, label=f"Baton: {edit.title}")
+        try:
+            result = await self.ls.workspace_apply_edit_async(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return EditOutcome(False, f"the editor did not apply it ({type(exc).__name__})")
+        if result is not None and result.applied:
+            return EditOutcome(True)
+        reason = getattr(result, "failure_reason", None) or "the user or the editor refused it"
+        return EditOutcome(False, f"refused: {reason}")

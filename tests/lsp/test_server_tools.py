@@ -1,0 +1,197 @@
+"""The workspace tools through the real server: `baton/tool/permission` answered by the
+client, the edit applied with `workspace/applyEdit`, refusals, cancelling while asked."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsp_harness import VSCODE, Harness
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import client_capabilities
+
+from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
+WITH_KEY = {"anthropicApiKey": "sk-ant-test-0123456789abcdefghij"}
+EDIT = "str_replace_based_edit_tool"
+RENAME = {
+    "command": "str_replace",
+    "path": "utils.py",
+    "old_str": "parse_date",
+    "new_str": "parse_day",
+}
+
+
+def asking() -> types.ClientCapabilities:
+    caps = client_capabilities(VSCODE)
+    caps.experimental = {"baton": {"toolPermission": True}}
+    return caps
+
+
+class Editor:
+    """The client's side: answers the permission request and applies edits to the files."""
+
+    def __init__(self, lsp: Harness, outcome: str = "allowOnce", applied: bool = True) -> None:
+        self.asked: list[Any] = []
+        self.edits: list[types.ApplyWorkspaceEditParams] = []
+        self.outcome, self.applied = outcome, applied
+        self.hold = asyncio.Event()
+        self.waiting = asyncio.Event()
+        self.lsp = lsp
+
+        async def permission(ls: Any, params: Any) -> dict[str, str]:
+            return await self.permission(params)
+
+        def apply(ls: Any, params: types.ApplyWorkspaceEditParams) -> Any:
+            return self.apply(params)
+
+        lsp.client.feature(protocol.TOOL_PERMISSION)(permission)
+        lsp.client.feature(types.WORKSPACE_APPLY_EDIT)(apply)
+
+    async def permission(self, params: Any) -> dict[str, str]:
+        self.asked.append(params)
+        if self.outcome == "never":
+            self.waiting.set()
+            await self.hold.wait()
+        return {"outcome": self.outcome}
+
+    def apply(self, params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        self.edits.append(params)
+        if not self.applied:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
+        for change in params.edit.document_changes or []:
+            assert isinstance(change, types.TextDocumentEdit)
+            path = self.lsp.workspace / change.text_document.uri.rsplit("/", 1)[-1]
+            for edit in change.edits:
+                text = path.read_text()
+                start, end = offset(text, edit.range.start), offset(text, edit.range.end)
+                path.write_text(text[:start] + edit.new_text + text[end:])
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+
+def offset(text: str, position: types.Position) -> int:
+    """A position's offset in `text` (the tests' files are ASCII: UTF-16 units are chars)."""
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[: position.line]) + position.character
+
+
+def field(params: Any, name: str) -> Any:
+    return params[name] if isinstance(params, dict) else getattr(params, name)
+
+
+def told(fake: FakeAnthropic, request: int = 1) -> dict[str, Any]:
+    last = fake.message_requests()[request].body["messages"][-1]["content"]
+    return next(b for b in last if b["type"] == "tool_result")
+
+
+async def test_an_approved_edit_is_asked_for_and_applied_by_the_editor(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY, capabilities=asking())
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n    return s\n")
+    editor = Editor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block("read_file", {"path": "utils.py"}), stop_reason="tool_use")
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    fake_anthropic.reply("Renamed.")
+    result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+
+    assert result["message"]["content"] == [{"type": "text", "text": "Renamed."}]
+    assert len(editor.asked) == 1  # the read was auto, the edit asked
+    asked = editor.asked[0]
+    assert field(asked, "title") == "Edit utils.py (+1 -1)"
+    assert field(asked, "kind") == "edit" and field(asked, "toolUseId") == "toolu_e"
+    assert "+def parse_day(s):" in field(asked, "diff")
+    (edit,) = editor.edits
+    annotation = edit.edit.change_annotations["baton-edit"]
+    assert annotation.label == "Baton: Edit utils.py (+1 -1)"
+    assert not annotation.needs_confirmation
+    assert (lsp.workspace / "utils.py").read_text() == "def parse_day(s):\n    return s\n"
+    assert told(fake_anthropic, 2)["content"] == "Applied: Edit utils.py (+1 -1)."
+    tools = fake_anthropic.message_requests()[0].body["tools"]
+    assert {"type": "text_editor_20250728", "name": EDIT} in tools
+    calls = [c for m in (await lsp.get(sid))["messages"] for c in m.get("toolCalls", [])]
+    assert [(c["title"], c["status"], c.get("summary")) for c in calls] == [
+        ("Read utils.py", "done", "2 lines"),
+        ("Edit utils.py (+1 -1)", "done", "applied"),
+    ]
+    assert "-parse_date\n+parse_day" in calls[1]["diff"]  # from the call's input
+    transcript = (lsp.data_dir / "sessions" / f"{sid}.jsonl").read_text()
+    assert "toolCalls" not in transcript  # computed for views, never stored
+
+
+async def test_a_denied_edit_leaves_the_file_and_tells_the_model(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY, capabilities=asking())
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    editor = Editor(lsp, outcome="deny")
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("OK, not renamed.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    assert editor.edits == []
+    assert (lsp.workspace / "utils.py").read_text() == "def parse_date(s):\n"
+    assert told(fake_anthropic)["content"].startswith("Denied: the user did not allow")
+
+
+async def test_a_refused_apply_edit_is_told_to_the_model(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(
+        options={**WITH_KEY, "tools": {"reviewEdits": True}}, capabilities=asking()
+    )
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    editor = Editor(lsp, applied=False)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("Understood.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    assert editor.edits[0].edit.change_annotations["baton-edit"].needs_confirmation is True
+    assert told(fake_anthropic)["content"].startswith("Not applied: refused: the user said no")
+
+
+async def test_a_client_without_the_capability_is_never_asked(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY)
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    editor = Editor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("Cannot.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    assert editor.asked == [] and editor.edits == []
+    assert "is off in this editor's settings" in told(fake_anthropic)["content"]
+
+
+async def test_cancelling_the_send_while_the_user_is_asked_keeps_a_valid_session(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY, capabilities=asking())
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    editor = Editor(lsp, outcome="never")
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    params = {"sessionId": sid, "content": "rename it"}
+    future = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(protocol.SESSION_SEND, params, "send-1")
+    )
+    try:
+        await asyncio.wait_for(editor.waiting.wait(), 20)
+        lsp.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="send-1"))
+        try:
+            await asyncio.wait_for(future, 20)
+            raise AssertionError("the send should have been cancelled")
+        except JsonRpcException as exc:
+            assert exc.code == -32800
+    finally:
+        editor.hold.set()
+    messages = (await lsp.get(sid))["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    result = messages[2]["content"][0]
+    assert result["tool_use_id"] == "toolu_e" and result["is_error"] is True
+    assert result["content"].startswith("Not run: the user stopped the turn")
+    assert (lsp.workspace / "utils.py").read_text() == "def parse_date(s):\n"

@@ -1,0 +1,41 @@
+"""The one line a view shows per tool call: title, status, summary, an edit's diff."""
+
+from __future__ import annotations
+
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
+from baton.core.tools.display import with_tool_calls
+
+
+def pair(name: str, input: dict, result: str | None, error: bool = False) -> list[Message]:
+    use = Message(role="assistant", content=[ToolUseBlock(id="t1", name=name, input=input)])
+    if result is None:
+        return [use]
+    block = ToolResultBlock(tool_use_id="t1", content=result, is_error=True if error else None)
+    return [use, Message(role="user", content=[block])]
+
+
+def info(messages: list[Message]) -> tuple:
+    (call,) = with_tool_calls(messages)[0].tool_calls or []
+    return call.title, call.status, call.summary
+
+
+def test_titles_statuses_and_summaries() -> None:
+    hits = "a.py:1: parse_date\nb.py:2: parse_date(x)"
+    assert info(pair("search_text", {"pattern": "parse_date"}, hits)) == (
+        "Search `parse_date` (2 hits)", "done", "2 hits",
+    )  # fmt: skip
+    numbered = "\n".join(f"{n:6}\tx" for n in range(1, 81))
+    read = pair("read_file", {"path": "app.py", "startLine": 1, "endLine": 80}, numbered)
+    assert info(read) == ("Read app.py:1-80", "done", "80 lines")
+    denied = pair(
+        "edit_file", {"path": "u.py", "oldText": "a\n", "newText": "b\nc\n"}, "Denied: no", True
+    )
+    assert info(denied) == ("Edit u.py (+2 -1)", "denied", "Denied: no")
+    assert info(pair("list_dir", {}, None)) == ("List the workspace", "pending", None)
+
+
+def test_views_get_copies_and_the_stored_message_stays_bare() -> None:
+    messages = pair("find_files", {"pattern": "*.py"}, "a.py\nb.py")
+    shown = with_tool_calls(messages)
+    assert shown[0] is not messages[0] and messages[0].tool_calls is None
+    assert "toolCalls" in shown[0].wire() and "toolCalls" not in messages[0].wire()

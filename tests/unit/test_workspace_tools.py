@@ -1,0 +1,229 @@
+"""The workspace tools one by one: what each returns, containment, bounds, the text editor."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.conversation.messages import ToolUseBlock
+from baton.core.settings import DEFAULT_EXCLUDES, ToolsSettings
+from baton.core.tools.calls import answer
+from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.edit import supports_text_editor
+from baton.core.tools.host import DiskHost
+from baton.core.tools.registry import ToolContext, ToolResult
+from baton.core.tools.workspace import Workspace
+
+AUTO_EDITS = ToolsSettings.model_validate({"permissions": {"edit": "auto"}})
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "utils.py").write_text("def parse_date(s):\n    return s\n")
+    (folder / "src" / "app.py").write_text("from utils import parse_date\nparse_date('x')\n")
+    (folder / "README.md").write_text("# demo\n")
+    return folder
+
+
+def ctx(
+    root: Path, host: DiskHost | None = None, settings: ToolsSettings = AUTO_EDITS
+) -> ToolContext:
+    workspace = Workspace([root], DEFAULT_EXCLUDES)
+    return ToolContext("s1", workspace, host or DiskHost(), settings)
+
+
+async def call(
+    context: ToolContext, name: str, model: str = "claude-sonnet-4-5", **input: Any
+) -> ToolResult:
+    use = ToolUseBlock(id="toolu_1", name=name, input=input)
+    return await answer(use, workspace_registry(model), context, set())
+
+
+async def test_read_file_numbers_lines_and_reads_a_range(root: Path) -> None:
+    whole = await call(ctx(root), "read_file", path="src/utils.py")
+    assert whole.text == "     1\tdef parse_date(s):\n     2\t    return s"
+    assert not whole.is_error
+    part = await call(ctx(root), "read_file", path="src/utils.py", startLine=1, endLine=1)
+    assert part.text == "     1\tdef parse_date(s):\n[lines 1-1 of 2]"
+
+
+async def test_read_file_prefers_the_editors_unsaved_text(root: Path) -> None:
+    class Editor(DiskHost):
+        async def read_text(self, path: Path) -> str | None:
+            return "unsaved\n" if path.name == "utils.py" else None
+
+    result = await call(ctx(root, Editor()), "read_file", path="src/utils.py")
+    assert result.text == "     1\tunsaved"
+
+
+async def test_list_dir_marks_folders(root: Path) -> None:
+    result = await call(ctx(root), "list_dir")
+    assert result.text.splitlines() == ["README.md", "src/"]
+    assert (await call(ctx(root), "list_dir", path="src")).text.splitlines() == [
+        "app.py",
+        "utils.py",
+    ]
+
+
+async def test_find_files_globs_and_honours_gitignore(root: Path) -> None:
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    (root / "build").mkdir()
+    (root / "build" / "gen.py").write_text("x = 1\n")
+    (root / "debug.log").write_text("noise\n")
+    result = await call(ctx(root), "find_files", pattern="**/*.py")
+    assert result.text.splitlines() == ["src/app.py", "src/utils.py"]
+    assert (await call(ctx(root), "find_files", pattern="*.log")).text.startswith("No files")
+
+
+async def test_search_text_finds_hits_and_honours_gitignore(root: Path) -> None:
+    (root / ".gitignore").write_text("vendor/\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "lib.py").write_text("parse_date = None\n")
+    result = await call(ctx(root), "search_text", pattern=r"parse_date\(")
+    assert result.text.splitlines() == [
+        "src/app.py:2: parse_date('x')",
+        "src/utils.py:1: def parse_date(s):",
+    ]
+    assert result.summary == "2 hits"
+    only = await call(ctx(root), "search_text", pattern="parse_date", glob="app.py")
+    assert only.text.splitlines() == [
+        "src/app.py:1: from utils import parse_date",
+        "src/app.py:2: parse_date('x')",
+    ]
+    bad = await call(ctx(root), "search_text", pattern="(")
+    assert bad.is_error and "not a valid regular expression" in bad.text
+
+
+@pytest.mark.parametrize("path", ["../outside.txt", "src/../../outside.txt"])
+async def test_paths_outside_the_workspace_are_refused(root: Path, path: str) -> None:
+    (root.parent / "outside.txt").write_text("secret\n")
+    result = await call(ctx(root), "read_file", path=path)
+    assert result.is_error and "outside the workspace" in result.text
+    absolute = await call(ctx(root), "read_file", path=str(root.parent / "outside.txt"))
+    assert absolute.is_error and "outside the workspace" in absolute.text
+
+
+async def test_a_symlink_out_of_the_workspace_is_refused(root: Path) -> None:
+    (root.parent / "outside.txt").write_text("secret\n")
+    os.symlink(root.parent / "outside.txt", root / "link.txt")
+    os.symlink(root.parent, root / "linkdir")
+    for path in ("link.txt", "linkdir/outside.txt"):
+        result = await call(ctx(root), "read_file", path=path)
+        assert result.is_error and "outside the workspace" in result.text, path
+    found = await call(ctx(root), "search_text", pattern="secret")
+    assert found.text.startswith("No hits")
+
+
+async def test_credential_files_and_texts_are_refused(root: Path) -> None:
+    (root / ".env").write_text("API_KEY=abc\n")
+    (root / "notes.txt").write_text(
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n"
+    )
+    env = await call(ctx(root), "read_file", path=".env")
+    assert env.is_error and "credentials" in env.text and "abc" not in env.text
+    key = await call(ctx(root), "read_file", path="notes.txt")
+    assert key.is_error and "MIIE" not in key.text
+    hits = await call(ctx(root), "search_text", pattern="API_KEY|MIIE")
+    assert hits.text.startswith("No hits")
+    edit = await call(
+        ctx(root), "edit_file", model="claude-2", path=".env", oldText="", newText="x"
+    )
+    assert edit.is_error and (root / ".env").read_text() == "API_KEY=abc\n"
+
+
+async def test_a_huge_file_is_cut_with_a_note(root: Path) -> None:
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(10_000)))
+    result = await call(ctx(root), "read_file", path="big.txt")
+    assert "[cut: lines 1-2000 of 10000 shown; read on with startLine=2001]" in result.text
+    assert result.summary == "2000 lines (cut)"
+    (root / "wide.txt").write_text("x" * 50_000 + "\n")
+    wide = await call(ctx(root), "read_file", path="wide.txt")
+    assert "[line cut]" in wide.text and len(wide.text) < 3_000
+
+
+async def test_a_binary_file_is_refused(root: Path) -> None:
+    (root / "blob.bin").write_bytes(b"\x89PNG\x00\x00\x01")
+    result = await call(ctx(root), "read_file", path="blob.bin")
+    assert result.is_error and "binary" in result.text
+
+
+async def test_many_hits_are_cut(root: Path) -> None:
+    (root / "many.txt").write_text("hit\n" * 1000)
+    result = await call(ctx(root), "search_text", pattern="hit")
+    assert result.text.count("\n") == 200
+    assert "[cut: 200 of 1000 hits shown" in result.text
+    assert result.summary == "1000 hits"
+
+
+async def test_edit_file_replaces_once_and_says_what_was_applied(root: Path) -> None:
+    result = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="src/utils.py",
+        oldText="def parse_date(s):",
+        newText="def parse_day(s):",
+    )
+    assert result.text == "Applied: Edit src/utils.py (+1 -1)."
+    assert (root / "src" / "utils.py").read_text().startswith("def parse_day(s):")
+    again = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="src/utils.py",
+        oldText="nope",
+        newText="x",
+    )
+    assert again.is_error and "no match" in again.text
+
+
+async def test_the_text_editor_tool_views_replaces_creates_and_inserts(root: Path) -> None:
+    assert supports_text_editor("claude-sonnet-4-5") and not supports_text_editor(
+        "claude-3-5-haiku"
+    )
+    names = [d["name"] for d in workspace_registry("claude-sonnet-4-5").definitions()]
+    assert names[-1] == "str_replace_based_edit_tool"
+    tool = "str_replace_based_edit_tool"
+    view = await call(ctx(root), tool, command="view", path="src/utils.py", view_range=[1, 1])
+    assert view.text.startswith("     1\tdef parse_date(s):")
+    await call(
+        ctx(root),
+        tool,
+        command="str_replace",
+        path="src/utils.py",
+        old_str="return s",
+        new_str="return s.strip()",
+    )
+    await call(
+        ctx(root), tool, command="insert", path="src/utils.py", insert_line=0, new_str="import os"
+    )
+    created = await call(ctx(root), tool, command="create", path="src/new.py", file_text="x = 1\n")
+    assert created.text == "Applied: Create src/new.py (+1 -0)."
+    assert (
+        root / "src" / "utils.py"
+    ).read_text() == "import os\ndef parse_date(s):\n    return s.strip()\n"
+    assert (root / "src" / "new.py").read_text() == "x = 1\n"
+
+
+async def test_an_edit_of_a_file_changed_meanwhile_is_not_applied(root: Path) -> None:
+    class Racing(DiskHost):
+        async def ask_permission(self, request: Any) -> Any:
+            (root / "src" / "utils.py").write_text("someone else\n")
+            return "allowOnce"
+
+    ask = ToolsSettings()
+    result = await call(
+        ctx(root, Racing(), ask),
+        "edit_file",
+        model="claude-2",
+        path="src/utils.py",
+        oldText="return s",
+        newText="return 1",
+    )
+    assert result.is_error and result.text.startswith("Not applied: the file changed meanwhile")
+    assert (root / "src" / "utils.py").read_text() == "someone else\n"

@@ -2,8 +2,7 @@
 // fake Messages API scripted to answer with tool calls. "rename parse_date to parse_day in
 // utils.py": the model reads the file, the edit is offered as a diff in the panel, Accept
 // applies it in the editor, undo restores it; a second rename is rejected and the file stays
-// as it was, and the model is told. Needs the server that runs the tools (issue 20's server
-// side): run with `npm run e2e:tools` once that server is in the branch.
+// as it was, and the model is told.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";

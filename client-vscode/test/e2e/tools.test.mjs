@@ -165,6 +165,16 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.match(await card.locator(".baton-diff-del").first().textContent(), /-def parse_date\(/);
     assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_day\(/);
     assert.deepEqual((await card.locator(".baton-permission-actions button").allInnerTexts())[0], "Accept");
+    // while the edit waits, the feed already shows the file attached to the prompt and the
+    // read, done, as one line
+    await frame.locator("article.kind-attachment details.baton-attachment", { hasText: "Attached file utils.py" }).first().waitFor({ timeout: WAIT });
+    const read = frame.locator("details.baton-toolcall", { hasText: /Read utils\.py/ }).first();
+    await read.waitFor({ timeout: WAIT });
+    assert.equal(await read.getAttribute("data-status"), "done");
+    assert.match(await read.locator("> summary").innerText(), /Read utils\.py\s*\(\d+ lines\)/);
+    // the view holds the prompt: its pending copy is gone, it shows once
+    await until("the pending prompt to go", async () => ((await frame.locator("article.baton-pending.role-user").count()) === 0 ? true : undefined));
+    assert.equal(await frame.locator("article.role-user", { hasText: "rename parse_date to parse_day in utils.py" }).count(), 1);
     await shot("e2e-tools-2-edit-offered");
   });
 

@@ -274,6 +274,22 @@ test("a file attached to a prompt after a compaction is named as attached, not a
   assert.deepEqual([await role("r1"), await role("at"), await role("sel")], ["Restored", "Attached file", "Selection"]);
 });
 
+test("mid-turn, a view holding the prompt and a tool round drops the pending prompt; the streamed reply stays", async (t) => {
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [] }));
+  await page.locator("#baton-input").fill("rename parse_date to parse_day in utils.py");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "t_next", text: "Now the edit." });
+  await page.locator('article.baton-pending[data-pending-id="t_next"]').waitFor();
+  // the server stored the prompt, the read and its result; the send goes on
+  await toView(page, sessionUpdate({ messages: TOOL_MESSAGES }));
+  await page.locator('article[data-message-id="t_results"]').waitFor();
+  await page.waitForFunction(() => !document.querySelector("article.baton-pending.role-user"));
+  assert.equal(await page.getByText("rename parse_date to parse_day in utils.py").count(), 1, "the prompt shows once");
+  assert.equal(await page.locator('article.baton-pending[data-pending-id="t_next"]').count(), 1, "the reply still streaming stays");
+});
+
 const THEMES = [
   // [theme, inserted-line background, removed-line background]
   ["dark", "rgba(155, 185, 85, 0.2)", "rgba(255, 0, 0, 0.2)"],

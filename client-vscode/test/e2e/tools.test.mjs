@@ -152,6 +152,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     await fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]').click({ timeout: 60_000 });
     const frame = await chatFrame();
     await frame.getByRole("button", { name: "New Chat" }).click();
+    await until("the new chat's empty feed", async () => ((await frame.locator("[data-message-id]").count()) === 0 ? true : undefined));
     await frame.locator(".baton-attach-chip", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
     await shot("e2e-tools-1-chip");
   });
@@ -237,5 +238,6 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.ok(told, "the rejected edit was answered");
     assert.match(JSON.stringify(told.content ?? ""), /den|reject|refus/i);
     assert.match(JSON.stringify(first.messages), /def parse_date\(text: str\)/, "the active file went with the prompt");
+    assert.doesNotMatch(JSON.stringify(first.messages), /Uncategorized/, "the prompt went to the new chat, not the imported session");
   });
 });

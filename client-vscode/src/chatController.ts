@@ -60,6 +60,7 @@ export class ChatController {
   private selected: string[] = [];
   private sending: CancellationTokenSource | undefined;
   private pendingRefresh: Promise<void> | undefined;
+  private selects = 0; // selects started: the latest one decides what the view shows
   private readonly draft: DraftUsageWatch;
 
   constructor(
@@ -93,9 +94,16 @@ export class ChatController {
     return this.sending !== undefined;
   }
 
-  /** Opens the session in the view and makes it the current one. */
+  /**
+   * Opens the session in the view and makes it the current one. Of two selects in flight
+   * the one started last wins (a refresh that began before New Chat does not undo it).
+   */
   async select(sessionId: string): Promise<void> {
+    const mine = ++this.selects;
     const { session, messages, usage } = await this.ports.rpc.getSession(sessionId);
+    if (mine !== this.selects) {
+      return; // another session was chosen meanwhile
+    }
     if (this.current.sessionId !== sessionId) {
       this.setSelection([]);
     }
@@ -119,7 +127,11 @@ export class ChatController {
       return;
     }
     try {
+      const started = this.selects;
       this.sessions = await this.ports.rpc.listSessions();
+      if (this.selects !== started) {
+        return; // a session was chosen meanwhile: that select shows it
+      }
       const wanted = this.current.sessionId;
       const target = this.sessions.some((s) => s.sessionId === wanted) ? wanted : mostRecent(this.sessions)?.sessionId;
       if (target === undefined) {
@@ -308,10 +320,13 @@ export class ChatController {
     this.ports.post({ type: "error", message, scope });
   }
 
+  /**
+   * Re-reads the view shortly (changes in a burst are read once). During a send too: a turn
+   * that runs workspace tools stores each reply and its tool results as it goes, and waits
+   * for the user's answer in between, so the feed shows each call's line as it happens (the
+   * webview keeps the prompt and the streamed text until the view holds them).
+   */
   private scheduleRefresh(): Promise<void> | undefined {
-    if (this.sending !== undefined) {
-      return undefined; // a reply is streaming: the view is refreshed once when it ends
-    }
     this.pendingRefresh ??= new Promise<void>((resolve) => setTimeout(resolve, this.refreshDelayMs)).then(() => {
       this.pendingRefresh = undefined;
       return this.refresh();

@@ -1,59 +1,28 @@
 /**
  * The workspace-tools shapes of the wire contract the extension reads: the server's
  * `baton/tool/permission` request and its answer, a message's `toolCalls`, and the
- * attachments a send carries. The attachment comes from the generated protocol.ts; the
- * permission request and ToolCallInfo are written here, field for field as the contract
- * names them, until protocol.ts carries them (then these become re-exports of it).
+ * attachments a send carries. Every shape is the generated protocol.ts's (the one source,
+ * `python -m baton.contract` writes it); this module names their parts and checks a
+ * permission request that comes off the wire untyped.
  */
-import type { Message, SendParams } from "./protocol";
+import type { Message, SendParams, ToolCallInfo, ToolPermissionOption, ToolPermissionParams, ToolPermissionResult } from "./protocol";
+
+export type { ToolCallInfo, ToolPermissionOption, ToolPermissionParams, ToolPermissionResult } from "./protocol";
 
 /** One attachment of `baton/session/send` (the generated SendParams's own item type). */
 export type SendAttachment = NonNullable<SendParams["attachments"]>[number];
 
-export type ToolKind = "read" | "search" | "edit" | "other";
-export type PermissionOutcome = "allowOnce" | "allowSession" | "deny";
-export const PERMISSION_OUTCOMES: readonly PermissionOutcome[] = ["allowOnce", "allowSession", "deny"];
+export type ToolKind = ToolPermissionParams["kind"];
+export type PermissionOutcome = ToolPermissionResult["outcome"];
+export type ToolCallStatus = ToolCallInfo["status"];
 
-export interface ToolPermissionOption {
-  id: PermissionOutcome;
-  label: string;
-}
+/** Each outcome once: the compiler checks this list against the generated union both ways. */
+const OUTCOMES = { allowOnce: true, allowSession: true, deny: true } satisfies { [id in PermissionOutcome]: true };
+export const PERMISSION_OUTCOMES: readonly PermissionOutcome[] = Object.keys(OUTCOMES) as PermissionOutcome[];
+const KINDS = { read: true, search: true, edit: true, other: true } satisfies { [kind in ToolKind]: true };
 
-/** `baton/tool/permission`'s params: the server asks before it runs a tool whose level is `ask`. */
-export interface ToolPermissionParams {
-  sessionId: string;
-  toolUseId: string;
-  tool: string;
-  input: { [key: string]: unknown };
-  /** e.g. "Edit utils.py (+4 -1)", "Read app.py:1-80" */
-  title: string;
-  kind: ToolKind;
-  path?: string;
-  /** the edit as a unified diff */
-  diff?: string;
-  options: ToolPermissionOption[];
-}
-
-export interface ToolPermissionResult {
-  outcome: PermissionOutcome;
-}
-
-export type ToolCallStatus = "pending" | "running" | "done" | "denied" | "failed";
-
-/** How the server describes one tool call of a message (computed for the view, never stored). */
-export interface ToolCallInfo {
-  toolUseId: string;
-  tool: string;
-  title: string;
-  status: ToolCallStatus;
-  /** e.g. "12 hits", "80 lines", "applied", "file changed meanwhile" */
-  summary?: string;
-  path?: string;
-  diff?: string;
-}
-
-/** A view message as the server sends it once it runs tools. */
-export type ToolMessage = Message & { toolCalls?: ToolCallInfo[] };
+/** A view message as the server sends it (the generated Message carries `toolCalls`). */
+export type ToolMessage = Message;
 
 /** The request the server sends; the initialize capability that says the client answers it. */
 export const TOOL_PERMISSION_METHOD = "baton/tool/permission";
@@ -67,7 +36,7 @@ export function permissionParams(raw: unknown): ToolPermissionParams | null {
   const r = raw as { [key: string]: unknown };
   const str = (v: unknown): v is string => typeof v === "string";
   if (!str(r.sessionId) || !str(r.toolUseId) || !str(r.tool) || !str(r.title)) return null;
-  if (r.kind !== "read" && r.kind !== "search" && r.kind !== "edit" && r.kind !== "other") return null;
+  if (!str(r.kind) || !Object.hasOwn(KINDS, r.kind)) return null;
   if (typeof r.input !== "object" || r.input === null || Array.isArray(r.input)) return null;
   if (r.path !== undefined && r.path !== null && !str(r.path)) return null;
   if (r.diff !== undefined && r.diff !== null && !str(r.diff)) return null;
@@ -86,7 +55,7 @@ export function permissionParams(raw: unknown): ToolPermissionParams | null {
     tool: r.tool,
     input: r.input as { [key: string]: unknown },
     title: r.title,
-    kind: r.kind,
+    kind: r.kind as ToolKind,
     options,
   };
   if (str(r.path)) params.path = r.path;

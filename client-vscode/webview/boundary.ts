@@ -7,7 +7,8 @@ import type { Message } from "./wire";
 
 /**
  * For each summary (by message id), the files its compaction restored: the attachments that
- * carry its boundary id, or without ids, those after it up to the next summary.
+ * carry its boundary id, or without ids, those after it up to the next summary. A file the
+ * editor attached to a prompt (its attachment has a `kind`) is no compaction's.
  */
 export function restoredBySummary(messages: readonly Message[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -18,7 +19,7 @@ export function restoredBySummary(messages: readonly Message[]): Map<string, str
       current = [];
       out.set(m.id, current);
       if (m.boundaryId) byBoundary.set(m.boundaryId, current);
-    } else if (m.kind === "attachment") {
+    } else if (m.kind === "attachment" && m.attachment?.kind === undefined) {
       const owner = m.boundaryId ? byBoundary.get(m.boundaryId) : current;
       if (m.attachment) owner?.push(m.attachment.path); // a note names no file
     }

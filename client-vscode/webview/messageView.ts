@@ -94,7 +94,7 @@ export function messageElement(
 /** Who a message's header names: its kind for the boundary's messages, else its author. */
 function roleLabel(message: Message, onlyResults: boolean): string {
   if (message.kind === "summary") return "Summary";
-  if (message.kind === "attachment") return "Restored";
+  if (message.kind === "attachment") return message.attachment?.kind === undefined ? "Restored" : message.attachment.label;
   if (message.role === "assistant") return "Assistant";
   return onlyResults ? "Tool result" : "You";
 }

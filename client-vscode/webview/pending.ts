@@ -86,9 +86,12 @@ export class PendingTurn {
   }
 }
 
-/** Whether the view's last prompt is `text` (the pending copy can go). */
+/** Whether the view's last prompt is `text` (the pending copy can go). A message of tool
+ * results is no prompt: in a turn that runs tools they come after it. */
 function holdsPrompt(messages: readonly Message[], text: string): boolean {
-  const last = [...messages].reverse().find((m) => m.role === "user" && (m.kind ?? "message") === "message");
+  const prompt = (m: Message): boolean =>
+    m.role === "user" && (m.kind ?? "message") === "message" && !m.content.every((b) => b.type === "tool_result");
+  const last = [...messages].reverse().find(prompt);
   const said = last?.content.map((b) => (b.type === "text" ? b.text : "")).join("") ?? "";
   return said === text;
 }

@@ -19,6 +19,8 @@ class Fake {
   key = false;
   sendFailure: unknown;
   sendGate: Promise<void> | undefined;
+  /** Holds the next getSession (once) until it resolves. */
+  getGate: Promise<void> | undefined;
   sendToken: CancellationToken | undefined;
   created = 0;
   /** What `baton/usage` with a draft answers: the usage and the verdict it carries. */
@@ -39,6 +41,9 @@ class Fake {
       rpc: {
         listSessions: async () => [...this.sessions.values()].map((e) => e.session),
         getSession: async (id: string) => {
+          const gate = this.getGate;
+          this.getGate = undefined;
+          if (gate) await gate;
           const entry = this.sessions.get(id);
           if (entry === undefined) throw Object.assign(new Error("no such session"), { data: { code: "session_not_found" } });
           return { session: entry.session, messages: entry.messages, usage: usage({ sessionId: id }) };
@@ -241,6 +246,21 @@ test("send with no session open creates one, shows busy, then the reply", async 
   assert.equal(shown.hasApiKey, true);
 });
 
+test("New Chat during the first refresh stays chosen when that refresh ends", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  let open!: () => void;
+  fake.getGate = new Promise((resolve) => (open = resolve));
+  const ready = chat.receive({ type: "ready" }); // picks the newest, "a": its view is on its way
+  await new Promise((resolve) => setImmediate(resolve));
+  await chat.receive({ type: "newChat" });
+  assert.equal(current.sessionId, "new1");
+  open();
+  await ready;
+  assert.equal(current.sessionId, "new1");
+  assert.equal(fake.lastSession().session?.sessionId, "new1");
+});
+
 test("Stop cancels the running send; no error is shown and the view is refreshed", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));
@@ -250,8 +270,12 @@ test("Stop cancels the running send; no error is shown and the view is refreshed
   const sending = chat.receive({ type: "send", text: "long one" });
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(chat.busy, true);
-  // changes while the reply streams wait for its end
-  assert.equal(chat.onSessionChanged({ sessionId: "a", reason: "append" }), undefined);
+  // a change while the send runs (the prompt stored, a tool round) shows at once
+  const before = fake.sessionsPosted().length;
+  await chat.onSessionChanged({ sessionId: "a", reason: "append" });
+  assert.equal(chat.busy, true);
+  assert.equal(fake.sessionsPosted().length, before + 1);
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["u0"], "the stored prompt, before the reply");
   await chat.receive({ type: "send", text: "a second send while busy is ignored" });
   await chat.receive({ type: "stop" });
   assert.equal(fake.sendToken?.isCancellationRequested, true);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { SESSION, sessionUpdate } from "./fixture.mjs";
-import { openView, posted, RESULTS, toView, useBrowser, waitPosted } from "./view.mjs";
+import { message, openView, posted, RESULTS, toView, useBrowser, waitPosted } from "./view.mjs";
 
 useBrowser();
 
@@ -252,6 +252,42 @@ test("a file dropped on the panel or pasted into the box attaches", async (t) =>
   });
   assert.deepEqual(await waitPosted(page, (m) => m.type === "attachUris", next), { type: "attachUris", uris: ["file:///ws/README.md"] });
   assert.equal(await page.locator("#baton-input").inputValue(), "", "the pasted URI did not land in the box");
+});
+
+test("a file attached to a prompt after a compaction is named as attached, not as the summary's restored file", async (t) => {
+  const page = await openView(t);
+  const text = (said) => [{ type: "text", text: said }];
+  const base = { role: "user", createdAt: "2026-12-01T09:00:00Z", tokens: 10, pinned: false };
+  const messages = [
+    { ...base, id: "s1", kind: "summary", boundaryId: "bnd_1", content: text("The summary") },
+    { ...base, id: "r1", kind: "attachment", boundaryId: "bnd_1", attachment: { path: "/ws/app.py", label: "Restored file" }, content: text("Restored file: /ws/app.py\nx") },
+    { ...base, id: "at", kind: "attachment", attachment: { path: "/ws/utils.py", label: "Attached file", kind: "file" }, content: text("Attached file: /ws/utils.py\ny") },
+    { ...base, id: "sel", kind: "attachment", attachment: { path: "/ws/utils.py", label: "Selection", kind: "selection", range: { startLine: 3, endLine: 5 } }, content: text("Selection: /ws/utils.py\nz") },
+    { ...base, id: "u1", kind: "message", content: text("rename parse_date to parse_day in utils.py") },
+  ];
+  await toView(page, sessionUpdate({ messages }));
+  await message(page, "u1").waitFor();
+  assert.deepEqual(await message(page, "s1").locator(".baton-restored li").allTextContents(), ["app.py"]);
+  assert.equal(await message(page, "at").locator("details.baton-attachment > summary").textContent(), "Attached file utils.py /ws");
+  // the article is labelled by its (hidden) header, whose role names what it is
+  const role = (id) => message(page, id).locator(".baton-role").textContent();
+  assert.deepEqual([await role("r1"), await role("at"), await role("sel")], ["Restored", "Attached file", "Selection"]);
+});
+
+test("mid-turn, a view holding the prompt and a tool round drops the pending prompt; the streamed reply stays", async (t) => {
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [] }));
+  await page.locator("#baton-input").fill("rename parse_date to parse_day in utils.py");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "t_next", text: "Now the edit." });
+  await page.locator('article.baton-pending[data-pending-id="t_next"]').waitFor();
+  // the server stored the prompt, the read and its result; the send goes on
+  await toView(page, sessionUpdate({ messages: TOOL_MESSAGES }));
+  await page.locator('article[data-message-id="t_results"]').waitFor();
+  await page.waitForFunction(() => !document.querySelector("article.baton-pending.role-user"));
+  assert.equal(await page.getByText("rename parse_date to parse_day in utils.py").count(), 1, "the prompt shows once");
+  assert.equal(await page.locator('article.baton-pending[data-pending-id="t_next"]').count(), 1, "the reply still streaming stays");
 });
 
 const THEMES = [

@@ -2,8 +2,7 @@
 // fake Messages API scripted to answer with tool calls. "rename parse_date to parse_day in
 // utils.py": the model reads the file, the edit is offered as a diff in the panel, Accept
 // applies it in the editor, undo restores it; a second rename is rejected and the file stays
-// as it was, and the model is told. Needs the server that runs the tools (issue 20's server
-// side): run with `npm run e2e:tools` once that server is in the branch.
+// as it was, and the model is told.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -153,6 +152,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     await fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]').click({ timeout: 60_000 });
     const frame = await chatFrame();
     await frame.getByRole("button", { name: "New Chat" }).click();
+    await until("the new chat's empty feed", async () => ((await frame.locator("[data-message-id]").count()) === 0 ? true : undefined));
     await frame.locator(".baton-attach-chip", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
     await shot("e2e-tools-1-chip");
   });
@@ -166,6 +166,16 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.match(await card.locator(".baton-diff-del").first().textContent(), /-def parse_date\(/);
     assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_day\(/);
     assert.deepEqual((await card.locator(".baton-permission-actions button").allInnerTexts())[0], "Accept");
+    // while the edit waits, the feed already shows the file attached to the prompt and the
+    // read, done, as one line
+    await frame.locator("article.kind-attachment details.baton-attachment", { hasText: "Attached file utils.py" }).first().waitFor({ timeout: WAIT });
+    const read = frame.locator("details.baton-toolcall", { hasText: /Read utils\.py/ }).first();
+    await read.waitFor({ timeout: WAIT });
+    assert.equal(await read.getAttribute("data-status"), "done");
+    assert.match(await read.locator("> summary").innerText(), /Read utils\.py\s*\(\d+ lines\)/);
+    // the view holds the prompt: its pending copy is gone, it shows once
+    await until("the pending prompt to go", async () => ((await frame.locator("article.baton-pending.role-user").count()) === 0 ? true : undefined));
+    assert.equal(await frame.locator("article.role-user", { hasText: "rename parse_date to parse_day in utils.py" }).count(), 1);
     await shot("e2e-tools-2-edit-offered");
   });
 
@@ -228,5 +238,6 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.ok(told, "the rejected edit was answered");
     assert.match(JSON.stringify(told.content ?? ""), /den|reject|refus/i);
     assert.match(JSON.stringify(first.messages), /def parse_date\(text: str\)/, "the active file went with the prompt");
+    assert.doesNotMatch(JSON.stringify(first.messages), /Uncategorized/, "the prompt went to the new chat, not the imported session");
   });
 });

@@ -11,6 +11,7 @@ from baton.core.models.prices import cost_usd, price_of
 @pytest.mark.parametrize(
     ("model", "input_price", "output_price"),
     [
+        ("claude-sonnet-4-6", 3.0, 15.0),
         ("claude-sonnet-4-5", 3.0, 15.0),
         ("claude-sonnet-4-5-20250929", 3.0, 15.0),
         ("claude-opus-4-1-20250805", 15.0, 75.0),
@@ -28,7 +29,7 @@ def test_known_families_have_their_price(
     assert (price.input, price.output) == (input_price, output_price)
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-sonnet-4-6", "gpt-9", ""])
+@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-sonnet-4-7", "claude-opus-4-8", "gpt-9", ""])
 def test_unknown_families_have_no_price(model: str) -> None:
     assert price_of(model) is None
 

@@ -104,7 +104,7 @@ class AttachmentInput(Params):
     `text` is the editor's (absent: the server reads the file, `range` of it)."""
 
     kind: Literal["file", "selection"]
-    path: str
+    path: str = Field(min_length=1, description="an absolute file path or a file: URI")
     text: str | None = None
     range: LineRange | None = None
     language_id: str | None = None

@@ -33,9 +33,11 @@ class Price:
 
 
 PRICES: dict[str, Price] = {
+    "claude-opus-4-6": Price(5.0, 25.0),
     "claude-opus-4-5": Price(5.0, 25.0),
     "claude-opus-4-1": Price(15.0, 75.0),
     "claude-opus-4": Price(15.0, 75.0),
+    "claude-sonnet-4-6": Price(3.0, 15.0),
     "claude-sonnet-4-5": Price(3.0, 15.0),
     "claude-sonnet-4": Price(3.0, 15.0),
     "claude-haiku-4-5": Price(1.0, 5.0),

@@ -128,9 +128,9 @@ async def test_an_edit_goes_through_the_client_and_is_refused_when_the_file_move
 async def test_without_fs_an_edit_is_written_on_the_disk(pair: Any, tmp_path: Path) -> None:
     path = tmp_path / "new.py"
     p = pair(fs=False)
-    made = await p.host.apply_edit(FileEdit(path, "", "print('hi')\n", "Create new.py"))
+    made = await p.host.apply_edit(FileEdit(path, None, "print('hi')\n", "Create new.py"))
     assert made.applied and path.read_text() == "print('hi')\n"
-    moved = await p.host.apply_edit(FileEdit(path, "", "other\n", "Create new.py"))
+    moved = await p.host.apply_edit(FileEdit(path, None, "other\n", "Create new.py"))
     assert not moved.applied and path.read_text() == "print('hi')\n"
 
 

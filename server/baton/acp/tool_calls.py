@@ -1,9 +1,11 @@
 """A workspace tool's call as ACP shows it: a `tool_call` when it first appears and a
 `tool_call_update` as it moves on (kind, title, locations, content, the diff of an edit),
-made from a record shaped like the contract's `ToolCallInfo`."""
+made from a record shaped like the contract's `ToolCallInfo`; `CallReport` tells a turn's
+calls as the server's tool loop runs them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from acp.schema import (
@@ -14,6 +16,11 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+
+from baton.core.conversation.messages import ToolUseBlock
+from baton.core.tools.calls import block
+from baton.core.tools.display import call_info
+from baton.core.tools.registry import ToolResult
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -142,3 +149,29 @@ def tool_call_notification(
         raw_input=tool_input,
         raw_output=output,
     )
+
+
+class CallReport:
+    """One session's calls as the tool loop answers them: `tool_call` (in progress) when a
+    call is about to run, before any permission request; `tool_call_update` with its status,
+    summary, the edit's diff and the text the model reads when it is answered."""
+
+    def __init__(self, send: Callable[[ToolCallStart | ToolCallProgress], None]) -> None:
+        self.send = send
+        self.running: dict[str, ToolUseBlock] = {}
+
+    def started(self, use: ToolUseBlock) -> None:
+        self.running[use.id] = use
+        info = call_info(use, None, running=True)
+        self.send(tool_call_notification(info, first=True, tool_input=use.input))
+
+    def finished(self, tool_use_id: str, result: ToolResult) -> None:
+        use = self.running.pop(tool_use_id, None)
+        if use is None:
+            return
+        info = call_info(use, block(tool_use_id, result), running=False)
+        info = info.model_copy(
+            update={"status": result.status, "summary": result.summary or info.summary}
+        )
+        update = tool_call_notification(info, first=False, tool_input=use.input, output=result.text)
+        self.send(update)

@@ -126,7 +126,7 @@ def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
 async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
     _title(agent, live, content)
-    reply = await agent.service.send(sid, list(content.blocks))
+    reply = await agent.service.send(sid, list(content.blocks), host=live.host)
     message = reply.message
     for block in message.content:
         if isinstance(block, ThinkingBlock) and block.thinking:

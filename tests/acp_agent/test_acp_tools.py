@@ -1,0 +1,219 @@
+"""The workspace tools in an ACP prompt turn: each call told as `tool_call` then
+`tool_call_update` (kind, title, locations, content, a diff for edits); an `ask` edit asked
+through `session/request_permission` (allowed: written through `fs/write_text_file`;
+denied or never answered: nothing written, the model told, the turn goes on); the files
+read joining the working set; the transcript keeping every call and result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton_testkit.acp_client import Agent, Recorder, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
+EDIT = "str_replace_based_edit_tool"
+RENAME = {
+    "command": "str_replace",
+    "path": "utils.py",
+    "old_str": "parse_date",
+    "new_str": "parse_day",
+}
+UTILS = "def parse_date(s):\n    return s\n"
+
+
+def tool_result(fake: FakeAnthropic, request: int) -> dict[str, Any]:
+    """The tool_result the model got in its `request`-th call (0-based)."""
+    last = fake.message_requests()[request].body["messages"][-1]["content"]
+    return next(b for b in last if b["type"] == "tool_result")
+
+
+def calls(agent: Agent, sid: str, call_id: str) -> list[dict[str, Any]]:
+    """Every `tool_call` / `tool_call_update` of one call, in order."""
+    kinds = {"tool_call", "tool_call_update"}
+    return [
+        u
+        for u in agent.recorder.updates(sid)
+        if u["sessionUpdate"] in kinds and u["toolCallId"] == call_id
+    ]
+
+
+def transcript(agent: Agent, sid: str) -> list[dict[str, Any]]:
+    path = agent.data_dir / "sessions" / f"{sid}.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    return [e["message"] for e in events if e["type"] == "message"]
+
+
+def boundary_messages(agent: Agent, sid: str) -> list[dict[str, Any]]:
+    """The messages the session's compactions added (summaries, restored files)."""
+    path = agent.data_dir / "sessions" / f"{sid}.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    return [m for e in events if e["type"] == "boundary" for m in e["boundary"]["newMessages"]]
+
+
+def blocks_of(messages: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        b
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == kind
+    ]
+
+
+async def test_a_read_is_a_tool_call_answered_through_the_clients_buffer(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(
+        tool_use_block("read_file", {"path": "app.py"}, id="toolu_r"), stop_reason="tool_use"
+    )
+    fake_anthropic.reply("It returns 43.")
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=False) as agent:
+        app = agent.workspace / "app.py"
+        app.write_text("def main():\n    return 42\n")
+        agent.recorder.files[str(app)] = "def main():\n    return 43\n"  # unsaved in the editor
+        sid = await agent.new()
+        answer = await agent.say(sid, "What does main return?")
+        assert answer.stop_reason == "end_turn"
+
+        start, *moves = calls(agent, sid, "toolu_r")
+        assert start["sessionUpdate"] == "tool_call"
+        assert (start["kind"], start["title"], start["status"]) == (
+            "read",
+            "Read app.py",
+            "in_progress",
+        )
+        assert start["locations"] == [{"path": "app.py"}] or start["locations"][0]["path"].endswith(
+            "app.py"
+        )
+        assert start["rawInput"] == {"path": "app.py"}
+        (done,) = moves
+        assert done["sessionUpdate"] == "tool_call_update" and done["status"] == "completed"
+        assert done["content"][0]["content"]["text"] == "2 lines"
+        told = tool_result(fake_anthropic, 1)
+        assert "return 43" in str(told["content"]) and not told.get("is_error")
+        assert "read_file" in {
+            t["name"] for t in fake_anthropic.message_requests()[0].body["tools"]
+        }
+        text = "".join(
+            c["content"]["text"] for c in agent.recorder.updates(sid, "agent_message_chunk")
+        )
+        assert text == "It returns 43."
+
+        # the file read joins the working set a compaction restores
+        fake_anthropic.reply("<summary>The user asked what main returns: 43.</summary>")
+        assert (await agent.say(sid, "/compact-up-to 3")).stop_reason == "end_turn"
+        restored = [m for m in boundary_messages(agent, sid) if m.get("kind") == "attachment"]
+        assert any(str(m["attachment"]["path"]).endswith("app.py") for m in restored)
+
+
+async def test_an_allowed_edit_is_asked_and_written_through_the_client(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    fake_anthropic.reply("Renamed.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        utils = agent.workspace / "utils.py"
+        utils.write_text(UTILS)
+        sid = await agent.new()
+        assert (await agent.say(sid, "rename it")).stop_reason == "end_turn"
+
+        rec = agent.recorder
+        (asked,) = rec.permission_requests
+        call = asked["toolCall"]
+        assert (call.tool_call_id, call.kind, call.title) == (
+            "toolu_e",
+            "edit",
+            "Edit utils.py (+1 -1)",
+        )
+        assert [o.option_id for o in asked["options"]] == ["allowOnce", "allowSession", "deny"]
+        assert rec.written == {str(utils): "def parse_day(s):\n    return s\n"}
+        assert utils.read_text() == UTILS  # the editor writes, not Baton
+
+        start, done = calls(agent, sid, "toolu_e")
+        assert (start["sessionUpdate"], start["kind"]) == ("tool_call", "edit")
+        assert start["title"] == "Edit utils.py (+1 -1)"
+        assert done["status"] == "completed"
+        diff = next(c for c in done["content"] if c["type"] == "diff")
+        assert diff["path"] == "utils.py" or diff["path"].endswith("utils.py")
+        assert "parse_day" in diff["newText"] and "parse_date" in diff["oldText"]
+        assert tool_result(fake_anthropic, 1)["content"] == "Applied: Edit utils.py (+1 -1)."
+
+
+async def test_a_denied_edit_writes_nothing_and_tells_the_model(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    fake_anthropic.reply("Left as it is.")
+    recorder = Recorder(permission="deny")
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=recorder) as agent:
+        utils = agent.workspace / "utils.py"
+        utils.write_text(UTILS)
+        sid = await agent.new()
+        assert (await agent.say(sid, "rename it")).stop_reason == "end_turn"
+
+        assert len(recorder.permission_requests) == 1
+        assert recorder.written == {} and utils.read_text() == UTILS
+        told = tool_result(fake_anthropic, 1)
+        assert told["is_error"] is True and told["content"].startswith("Denied")
+        _, done = calls(agent, sid, "toolu_e")
+        assert done["status"] == "failed"
+
+
+async def test_a_client_that_never_answers_is_denied_after_a_bounded_wait(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BATON_ACP_PERMISSION_WAIT", "0.5")
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    fake_anthropic.reply("Nobody answered; nothing changed.")
+    recorder = Recorder(permission=None)
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=recorder) as agent:
+        utils = agent.workspace / "utils.py"
+        utils.write_text(UTILS)
+        sid = await agent.new()
+        assert (await agent.say(sid, "rename it")).stop_reason == "end_turn"
+
+        assert len(recorder.permission_requests) == 1
+        assert recorder.written == {} and utils.read_text() == UTILS
+        told = tool_result(fake_anthropic, 1)
+        assert told["is_error"] is True and told["content"].startswith("Denied")
+        said = "".join(c["content"]["text"] for c in recorder.updates(sid, "agent_message_chunk"))
+        assert "No answer to the permission request" in said
+        assert said.endswith("Nobody answered; nothing changed.")  # the turn went on
+
+
+async def test_the_transcript_keeps_every_call_and_result_and_a_load_replays_them(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(
+        tool_use_block("read_file", {"path": "utils.py"}, id="toolu_r"), stop_reason="tool_use"
+    )
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    fake_anthropic.reply("Renamed.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        (agent.workspace / "utils.py").write_text(UTILS)
+        sid = await agent.new()
+        assert (await agent.say(sid, "rename it")).stop_reason == "end_turn"
+        messages = transcript(agent, sid)
+        assert [m["role"] for m in messages] == [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+        ]
+        assert [b["id"] for b in blocks_of(messages, "tool_use")] == ["toolu_r", "toolu_e"]
+        results = blocks_of(messages, "tool_result")
+        assert [r["tool_use_id"] for r in results] == ["toolu_r", "toolu_e"]
+        assert results[1]["content"] == "Applied: Edit utils.py (+1 -1)."
+
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="b") as again:
+        await again.conn.load_session(cwd=str(again.workspace), session_id=sid)
+        told = [u["toolCallId"] for u in again.recorder.updates(sid, "tool_call")]
+        assert told == ["toolu_r", "toolu_e"]
+        updates = again.recorder.updates(sid, "tool_call_update")
+        assert {u["toolCallId"] for u in updates} == {"toolu_r", "toolu_e"}

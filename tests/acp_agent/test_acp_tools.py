@@ -25,6 +25,21 @@ RENAME = {
 UTILS = "def parse_date(s):\n    return s\n"
 
 
+class Watching(Recorder):
+    """A client that notes, when asked, which calls it had been told of."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.told_when_asked: list[list[str]] = []
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: Any, **_: Any
+    ) -> Any:
+        told = [u["toolCallId"] for u in self.updates(session_id, "tool_call")]
+        self.told_when_asked.append(told)
+        return await super().request_permission(session_id, tool_call, options)
+
+
 def tool_result(fake: FakeAnthropic, request: int) -> dict[str, Any]:
     """The tool_result the model got in its `request`-th call (0-based)."""
     last = fake.message_requests()[request].body["messages"][-1]["content"]
@@ -86,9 +101,7 @@ async def test_a_read_is_a_tool_call_answered_through_the_clients_buffer(
             "Read app.py",
             "in_progress",
         )
-        assert start["locations"] == [{"path": "app.py"}] or start["locations"][0]["path"].endswith(
-            "app.py"
-        )
+        assert start["locations"] == [{"path": str(app)}]  # absolute, in the session's cwd
         assert start["rawInput"] == {"path": "app.py"}
         (done,) = moves
         assert done["sessionUpdate"] == "tool_call_update" and done["status"] == "completed"
@@ -115,7 +128,8 @@ async def test_an_allowed_edit_is_asked_and_written_through_the_client(
 ) -> None:
     fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
     fake_anthropic.reply("Renamed.")
-    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+    recorder = Watching()
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=recorder) as agent:
         utils = agent.workspace / "utils.py"
         utils.write_text(UTILS)
         sid = await agent.new()
@@ -130,6 +144,8 @@ async def test_an_allowed_edit_is_asked_and_written_through_the_client(
             "Edit utils.py (+1 -1)",
         )
         assert [o.option_id for o in asked["options"]] == ["allowOnce", "allowSession", "deny"]
+        assert call.locations[0].path == str(utils)
+        assert recorder.told_when_asked == [["toolu_e"]]  # the tool_call came first
         assert rec.written == {str(utils): "def parse_day(s):\n    return s\n"}
         assert utils.read_text() == UTILS  # the editor writes, not Baton
 
@@ -138,7 +154,7 @@ async def test_an_allowed_edit_is_asked_and_written_through_the_client(
         assert start["title"] == "Edit utils.py (+1 -1)"
         assert done["status"] == "completed"
         diff = next(c for c in done["content"] if c["type"] == "diff")
-        assert diff["path"] == "utils.py" or diff["path"].endswith("utils.py")
+        assert diff["path"] == str(utils)
         assert "parse_day" in diff["newText"] and "parse_date" in diff["oldText"]
         assert tool_result(fake_anthropic, 1)["content"] == "Applied: Edit utils.py (+1 -1)."
 
@@ -217,3 +233,24 @@ async def test_the_transcript_keeps_every_call_and_result_and_a_load_replays_the
         assert told == ["toolu_r", "toolu_e"]
         updates = again.recorder.updates(sid, "tool_call_update")
         assert {u["toolCallId"] for u in updates} == {"toolu_r", "toolu_e"}
+
+
+async def test_a_sessions_tools_reach_only_its_own_cwd(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "secret.py").write_text("KEY = 'not for the first session'\n")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        await agent.conn.new_session(cwd=str(other))  # open too: a workspace folder of the service
+        sid = await agent.new()
+        fake_anthropic.reply(
+            tool_use_block("read_file", {"path": str(other / "secret.py")}, id="toolu_x"),
+            stop_reason="tool_use",
+        )
+        fake_anthropic.reply("I cannot read it.")
+        assert (await agent.say(sid, "read the other project's file")).stop_reason == "end_turn"
+        told = tool_result(fake_anthropic, 1)
+        assert told["is_error"] is True and "not for the first session" not in str(told["content"])
+        _, done = calls(agent, sid, "toolu_x")
+        assert done["status"] == "failed"

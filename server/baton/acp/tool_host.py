@@ -12,6 +12,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -24,7 +25,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from baton.acp.tool_calls import CallReport, ToolContent, diff_texts
+from baton.acp.tool_calls import CallReport, ToolContent, absolute, diff_texts
 from baton.core.conversation.messages import ToolUseBlock
 from baton.core.tools.host import (
     OPTION_LABELS,
@@ -114,11 +115,11 @@ class AcpToolHost:
 
     def call_started(self, use: ToolUseBlock) -> None:
         if self.report is not None:
-            self.report.started(use)
+            self.report.started(use, self.folders)
 
     def call_finished(self, tool_use_id: str, result: ToolResult) -> None:
         if self.report is not None:
-            self.report.finished(tool_use_id, result)
+            self.report.finished(tool_use_id, result, self.folders)
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
         """The option the user picked; deny when they cancelled, the answer is not one of
@@ -130,7 +131,8 @@ class AcpToolHost:
         ids = set(request.options)
         if self.flush is not None:
             await self.flush()  # the call's `tool_call` reaches the client before the question
-        call = self.client.request_permission(self.session_id, _permission_call(request), options)
+        shown = replace(request, path=absolute(request.path, self.folders))
+        call = self.client.request_permission(self.session_id, _permission_call(shown), options)
         try:
             answer = await asyncio.wait_for(call, self.wait)
         except TimeoutError:

@@ -6,13 +6,14 @@ read joining the working set; the transcript keeping every call and result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from baton_testkit.acp_client import Agent, Recorder, running_agent
+from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 EDIT = "str_replace_based_edit_tool"
@@ -26,7 +27,7 @@ UTILS = "def parse_date(s):\n    return s\n"
 
 
 class Watching(Recorder):
-    """A client that notes, when asked, which calls it had been told of."""
+    """A client that notes, when asked, which calls it had been told of, and wakes `until`."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -37,6 +38,8 @@ class Watching(Recorder):
     ) -> Any:
         told = [u["toolCallId"] for u in self.updates(session_id, "tool_call")]
         self.told_when_asked.append(told)
+        # `until` looks again once the request is recorded (a request is no session/update)
+        asyncio.get_running_loop().call_soon(self._changed.set)
         return await super().request_permission(session_id, tool_call, options)
 
 
@@ -254,3 +257,22 @@ async def test_a_sessions_tools_reach_only_its_own_cwd(
         assert told["is_error"] is True and "not for the first session" not in str(told["content"])
         _, done = calls(agent, sid, "toolu_x")
         assert done["status"] == "failed"
+
+
+async def test_cancel_while_asked_ends_the_turn_and_answers_the_call(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    recorder = Watching(permission=None)
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=recorder) as agent:
+        utils = agent.workspace / "utils.py"
+        utils.write_text(UTILS)
+        sid = await agent.new()
+        turn = asyncio.ensure_future(agent.say(sid, "rename it"))
+        await recorder.until(lambda: recorder.permission_requests, what="a permission request")
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "cancelled"
+        assert recorder.written == {} and utils.read_text() == UTILS
+        (result,) = blocks_of(transcript(agent, sid), "tool_result")
+        assert result["tool_use_id"] == "toolu_e" and result["content"].startswith("Not run")
+        assert len(fake_anthropic.message_requests()) == 1  # the model was not asked again

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
-from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 
 EDIT = "str_replace_based_edit_tool"
 RENAME = {
@@ -276,3 +276,24 @@ async def test_cancel_while_asked_ends_the_turn_and_answers_the_call(
         (result,) = blocks_of(transcript(agent, sid), "tool_result")
         assert result["tool_use_id"] == "toolu_e" and result["content"].startswith("Not run")
         assert len(fake_anthropic.message_requests()) == 1  # the model was not asked again
+
+
+async def test_each_rounds_thinking_is_told_before_its_calls(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(
+        thinking_block("I should read app.py."),
+        tool_use_block("read_file", {"path": "app.py"}, id="toolu_r"),
+        stop_reason="tool_use",
+    )
+    fake_anthropic.reply(thinking_block("It says 42."), "42.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        (agent.workspace / "app.py").write_text("def main():\n    return 42\n")
+        sid = await agent.new()
+        assert (await agent.say(sid, "What does main return?")).stop_reason == "end_turn"
+        told = [
+            u.get("toolCallId") or u["content"]["text"]
+            for u in agent.recorder.updates(sid)
+            if u["sessionUpdate"] in {"agent_thought_chunk", "tool_call", "tool_call_update"}
+        ]
+        assert told == ["I should read app.py.", "toolu_r", "toolu_r", "It says 42."]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,7 @@ class Live:
     host: AcpToolHost
     turn: Any = None  # the asyncio task of the running prompt turn, if any
     untitled: bool = False  # made here with no title: its first prompt names it
+    thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
 
 
 class BatonAgent:
@@ -189,7 +190,10 @@ class BatonAgent:
                 tell=lambda text: turns.say(self, session_id, text),
                 wait=permission_wait(),
                 flush=lambda: self.out.drain(),
-                report=CallReport(lambda update: self.out.update(session_id, update)),
+                report=CallReport(
+                    lambda update: self.out.update(session_id, update),
+                    before=lambda use_id: turns.thoughts_before_call(self, session_id, use_id),
+                ),
             )
             live = self.live[session_id] = Live(session_id, cwd, host)
         live.cwd = cwd

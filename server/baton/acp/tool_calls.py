@@ -164,14 +164,22 @@ class CallReport:
     """One session's calls as the tool loop answers them: `tool_call` (in progress) when a
     call is about to run, before any permission request; `tool_call_update` with its status,
     summary, the edit's diff and the text the model reads when it is answered. Paths are
-    made absolute against `folders` (the session's cwd)."""
+    made absolute against `folders` (the session's cwd); `before` runs first (the turn tells
+    the thinking of the reply that made the call)."""
 
-    def __init__(self, send: Callable[[ToolCallStart | ToolCallProgress], None]) -> None:
+    def __init__(
+        self,
+        send: Callable[[ToolCallStart | ToolCallProgress], None],
+        before: Callable[[str], None] | None = None,
+    ) -> None:
         self.send = send
+        self.before = before  # called with a call's id before it is told
         self.running: dict[str, ToolUseBlock] = {}
 
     def started(self, use: ToolUseBlock, folders: Sequence[Path] = ()) -> None:
         self.running[use.id] = use
+        if self.before is not None:
+            self.before(use.id)
         info = call_info(use, None, running=True)
         info = info.model_copy(update={"path": absolute(info.path, folders)})
         self.send(tool_call_notification(info, first=True, tool_input=use.input))

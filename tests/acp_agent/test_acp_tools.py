@@ -229,6 +229,8 @@ async def test_the_transcript_keeps_every_call_and_result_and_a_load_replays_the
         results = blocks_of(messages, "tool_result")
         assert [r["tool_use_id"] for r in results] == ["toolu_r", "toolu_e"]
         assert results[1]["content"] == "Applied: Edit utils.py (+1 -1)."
+        live = agent.recorder.updates(sid, "tool_call_update")
+        assert [u["title"] for u in live] == ["Read utils.py", "Edit utils.py (+1 -1)"]
 
     async with running_agent(tmp_path, fake_anthropic.base_url, name="b") as again:
         await again.conn.load_session(cwd=str(again.workspace), session_id=sid)
@@ -236,6 +238,12 @@ async def test_the_transcript_keeps_every_call_and_result_and_a_load_replays_the
         assert told == ["toolu_r", "toolu_e"]
         updates = again.recorder.updates(sid, "tool_call_update")
         assert {u["toolCallId"] for u in updates} == {"toolu_r", "toolu_e"}
+        # replayed as they were told live: titles, kinds, absolute locations, results
+        replayed = [
+            (u["title"], u["kind"], u["locations"], u["status"])
+            for u in again.recorder.updates(sid, "tool_call_update")
+        ]
+        assert replayed == [(u["title"], u["kind"], u["locations"], u["status"]) for u in live]
 
 
 async def test_a_sessions_tools_reach_only_its_own_cwd(

@@ -234,7 +234,7 @@ class BatonAgent:
     ) -> LoadSessionResponse:
         session = self.service.session(session_id)
         self._attach(session_id, cwd)
-        replay(self.out, session, self.compaction_entity)
+        replay(self.out, session, self.compaction_entity, [Path(cwd)])
         await self.out.drain()  # the history comes before the answer
         self._greet(session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))

@@ -17,6 +17,7 @@ from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.compaction.working_set.plan_todos import (
     HEADING,
     TodoInputError,
+    TodoItem,
     continuity_text,
     latest_plan,
     latest_todos,
@@ -31,9 +32,12 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import NothingToCompact
 from baton.core.importers.claude_code import import_claude_code
+from baton.core.service.service import BatonService
 from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.tools.host import DiskHost
 from baton.core.turn import todo_tool
 from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 from corpus_names import CORPUS_FILES
 
 
@@ -164,13 +168,49 @@ def test_the_todo_tool_refuses_bad_input_clearly(tool_input: dict[str, Any], say
         todo_tool.todo_write([], tool_input)
 
 
-async def test_the_tool_runs_as_the_registry_calls_it() -> None:
-    class Ctx:
-        def __init__(self) -> None:
-            self.messages: list[Message] = []
+async def test_the_server_runs_the_todo_tool_in_its_tool_loop(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """A send with the workspace tools offers TodoWrite beside them; the model's call is
+    answered by the server (the list saved), and a bad one is told why."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    service = BatonService(
+        Settings.model_validate({"dataDir": str(tmp_path / "data")}),
+        api_key="sk-ant-test-todo-000000000",
+        estimator=estimator,
+    )
+    service.set_workspace_folders([folder.as_uri()])
+    try:
+        sid = service.create("todos", model="claude-haiku-4-5").session_id
+        items = todos(("Write the parser", "in_progress"), ("Test it", "pending"))
+        fake_anthropic.reply(
+            tool_use_block(todo_tool.TODO_TOOL, {"todos": items}, id="toolu_t"),
+            stop_reason="tool_use",
+        )
+        fake_anthropic.reply(
+            tool_use_block(todo_tool.TODO_TOOL, {"todos": [{"content": "x"}]}, id="toolu_b"),
+            stop_reason="tool_use",
+        )
+        fake_anthropic.reply("Planned.")
+        await service.send(sid, "plan the parser work", host=DiskHost())
 
-    text = await todo_tool.run({"todos": todos(("A", "pending"))}, Ctx())
-    assert text.startswith("Task list saved: 1 items")
+        requests = fake_anthropic.message_requests()
+        assert todo_tool.TODO_TOOL in [t["name"] for t in requests[0].body["tools"]]
+        saved, refused = (
+            b
+            for r in requests[1:]
+            for b in r.body["messages"][-1]["content"]
+            if b["type"] == "tool_result"
+        )
+        assert saved["content"].startswith("Task list saved: 2 items")
+        assert refused["is_error"] is True and "status None" in refused["content"]
+        assert latest_todos(service.session(sid).view_messages()) == [
+            TodoItem("Write the parser", "in_progress", "Doing: Write the parser"),
+            TodoItem("Test it", "pending", "Doing: Test it"),
+        ]
+    finally:
+        await service.close()
 
 
 async def test_claude_code_calls_are_read_on_import(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.host import ToolHost
 from baton.core.tools.registry import ToolContext
 from baton.core.tools.workspace import Workspace
+from baton.core.turn import todo_tool
 from baton.core.turn.system_prompt import default_system_prompt
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.turn.watch import TurnWatch
@@ -348,9 +349,12 @@ class BatonService:
         def touched(path: Path) -> None:
             self.editor_files.touched(path_to_uri(path))
 
-        context = ToolContext(runtime.session.session_id, workspace, host, settings, touched)
+        session = runtime.session
+        context = ToolContext(session.session_id, workspace, host, settings, touched)
+        context.messages = lambda: list(session.messages.values())
+        registry = workspace_registry(model).register(todo_tool.TOOL)
         return ServerTools(
-            workspace_registry(model),
+            registry,
             context,
             runtime.tools_allowed,
             settings.max_steps,

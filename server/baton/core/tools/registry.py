@@ -3,11 +3,12 @@ planned (title, path, diff) before anyone is asked, and run once allowed."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from baton.core.conversation.messages import Message
 from baton.core.settings import Level, ToolsSettings
 from baton.core.tools.host import ToolHost, ToolKind
 from baton.core.tools.workspace import Workspace
@@ -32,6 +33,7 @@ class ToolContext:
     host: ToolHost
     settings: ToolsSettings
     touched: Callable[[Path], None] = lambda path: None  # a file read or edited
+    messages: Callable[[], Sequence[Message]] = lambda: ()  # the session's, in order
 
 
 Run = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -20,11 +20,14 @@ from baton.core.compaction.working_set.plan_todos import (
     parse_todos,
 )
 from baton.core.conversation.messages import Message
+from baton.core.settings import Level
+from baton.core.tools.host import ToolKind
+from baton.core.tools.registry import Tool, ToolContext, ToolResult
 
-__all__ = ["DEFINITION", "KIND", "LEVEL", "TodoInputError", "run", "todo_write"]
+__all__ = ["DEFINITION", "KIND", "LEVEL", "TOOL", "TodoInputError", "run", "todo_write"]
 
-LEVEL = "auto"
-KIND = "other"
+LEVEL: Level = "auto"
+KIND: ToolKind = "other"
 MAX_ITEMS = 100
 DEFINITION: dict[str, Any] = {
     "name": TODO_TOOL,
@@ -94,8 +97,16 @@ def _changes(before: Sequence[TodoItem], after: Sequence[TodoItem]) -> list[str]
     return lines
 
 
-async def run(tool_input: dict[str, Any], ctx: Any) -> str:
-    """The registry's entry: `ctx.messages` (when the context has them) are the session's
-    messages before this call."""
-    messages: Sequence[Message] = getattr(ctx, "messages", None) or ()
-    return todo_write(messages, tool_input)
+async def run(tool_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The registry's entry: the list saved, or why the input was refused (told to the
+    model, nothing kept)."""
+    try:
+        text = todo_write(ctx.messages(), tool_input)
+    except TodoInputError as exc:
+        return ToolResult(f"Error: {exc}", is_error=True, summary=str(exc), status="failed")
+    items = tool_input.get("todos")
+    return ToolResult(text, summary=f"{len(items)} items" if isinstance(items, list) else None)
+
+
+TOOL = Tool(DEFINITION, LEVEL, KIND, run, title=lambda _input: "Update the task list")
+"""The todo tool as the server's tool loop registers it (beside the workspace tools)."""

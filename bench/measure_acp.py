@@ -94,13 +94,19 @@ def _env(data_dir: Path, base_url: str) -> dict[str, str]:
     return env
 
 
-async def _lsp(data_dir: Path, base_url: str) -> tuple[StdioClient, str]:
+async def _lsp(data_dir: Path, base_url: str, folder: Path) -> tuple[StdioClient, str]:
+    """`baton serve` with `folder` open, as the ACP session's cwd: both offer the tools."""
     client = StdioClient(env=_env(data_dir, base_url))
     await client.start()
     options = {"autoCompact": {"enabled": False}}
     await client.request(
         "initialize",
-        {"processId": os.getpid(), "capabilities": {}, "initializationOptions": options},
+        {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "initializationOptions": options,
+            "workspaceFolders": [{"uri": folder.as_uri(), "name": "bench"}],
+        },
     )
     await client.notify("initialized", {})
     made = await client.request("baton/session/create", {"title": "bench"})
@@ -120,7 +126,7 @@ async def turns(work: Path, reps: int) -> dict[str, list[float]]:
     lsp_dir, acp_dir = work / "acp-lsp", work / "acp-acp"
     command = [sys.executable, "-m", "baton", "acp", "--settings", str(_settings(work))]
     agent = AcpClient(command, _env(acp_dir, fake.base_url))
-    client, lsp_sid = await _lsp(lsp_dir, fake.base_url)
+    client, lsp_sid = await _lsp(lsp_dir, fake.base_url, work)
     try:
         await agent.start()
         await agent.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})

@@ -128,9 +128,9 @@ async def test_an_edit_goes_through_the_client_and_is_refused_when_the_file_move
 async def test_without_fs_an_edit_is_written_on_the_disk(pair: Any, tmp_path: Path) -> None:
     path = tmp_path / "new.py"
     p = pair(fs=False)
-    made = await p.host.apply_edit(FileEdit(path, "", "print('hi')\n", "Create new.py"))
+    made = await p.host.apply_edit(FileEdit(path, None, "print('hi')\n", "Create new.py"))
     assert made.applied and path.read_text() == "print('hi')\n"
-    moved = await p.host.apply_edit(FileEdit(path, "", "other\n", "Create new.py"))
+    moved = await p.host.apply_edit(FileEdit(path, None, "other\n", "Create new.py"))
     assert not moved.applied and path.read_text() == "print('hi')\n"
 
 
@@ -184,3 +184,35 @@ def test_denied_and_failed_calls_are_failed_and_search_tools_are_searches() -> N
     )
     assert view.kind == "read"
     assert diff_texts("@@ -1 +1 @@\n-a\n+b\n c") == ("a\nc", "b\nc")
+
+
+def test_a_call_report_tells_the_call_then_its_result_with_absolute_paths() -> None:
+    from baton.acp.tool_calls import CallReport
+    from baton.core.conversation.messages import ToolUseBlock
+    from baton.core.tools.registry import ToolResult
+
+    sent: list[Any] = []
+    before: list[str] = []
+    report = CallReport(sent.append, before=before.append)
+    use = ToolUseBlock(
+        id="toolu_e", name="edit_file", input={"path": "u.py", "oldText": "a", "newText": "b"}
+    )
+    report.started(use, [Path("/w")])
+    denied = ToolResult("Denied: no.", is_error=True, summary="Denied: no.", status="denied")
+    report.finished("toolu_e", denied, [Path("/w")])
+    report.finished("toolu_e", denied, [Path("/w")])  # told once
+    assert before == ["toolu_e"]
+    start, done = (u.model_dump(by_alias=True, exclude_none=True) for u in sent)
+    assert (start["sessionUpdate"], start["kind"], start["status"]) == (
+        "tool_call",
+        "edit",
+        "in_progress",
+    )
+    assert start["locations"] == [{"path": "/w/u.py"}]
+    assert (done["sessionUpdate"], done["status"], done["rawOutput"]) == (
+        "tool_call_update",
+        "failed",
+        "Denied: no.",
+    )
+    assert done["content"][0]["content"]["text"] == "Denied: no."
+    assert done["content"][1]["path"] == "/w/u.py"

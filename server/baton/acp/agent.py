@@ -5,7 +5,8 @@ as `session/update`s (reply text, the meter, auto-compactions)."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,8 @@ from baton.acp.history import replay
 from baton.acp.listener import told
 from baton.acp.meter import usage_update
 from baton.acp.outbox import Outbox
-from baton.acp.tool_host import AcpToolHost
+from baton.acp.tool_calls import CallReport
+from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core.service.service import BatonService
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -51,6 +53,17 @@ log = logging.getLogger(__name__)
 
 AUTH_METHOD = "anthropic-api-key"
 KEY_ENV = "ANTHROPIC_API_KEY"
+WAIT_ENV = "BATON_ACP_PERMISSION_WAIT"  # seconds a permission request waits (default 300)
+
+
+def permission_wait() -> float:
+    """How long a permission request waits for the user: `BATON_ACP_PERMISSION_WAIT`
+    seconds when it is a positive number, else the default."""
+    try:
+        wait = float(os.environ.get(WAIT_ENV, ""))
+    except ValueError:
+        return PERMISSION_WAIT
+    return wait if 0 < wait < float("inf") else PERMISSION_WAIT
 
 
 @dataclass
@@ -62,6 +75,7 @@ class Live:
     host: AcpToolHost
     turn: Any = None  # the asyncio task of the running prompt turn, if any
     untitled: bool = False  # made here with no title: its first prompt names it
+    thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
 
 
 class BatonAgent:
@@ -174,9 +188,16 @@ class BatonAgent:
                 can_read=self.can_read,
                 can_write=self.can_write,
                 tell=lambda text: turns.say(self, session_id, text),
+                wait=permission_wait(),
+                flush=lambda: self.out.drain(),
+                report=CallReport(
+                    lambda update: self.out.update(session_id, update),
+                    before=lambda use_id: turns.thoughts_before_call(self, session_id, use_id),
+                ),
             )
             live = self.live[session_id] = Live(session_id, cwd, host)
         live.cwd = cwd
+        live.host.folders = [Path(cwd)]
         self._folders().set(session_id, cwd)
         self.service.set_workspace_folders(sorted({path_to_uri(v.cwd) for v in self.live.values()}))
         return live
@@ -213,7 +234,7 @@ class BatonAgent:
     ) -> LoadSessionResponse:
         session = self.service.session(session_id)
         self._attach(session_id, cwd)
-        replay(self.out, session, self.compaction_entity)
+        replay(self.out, session, self.compaction_entity, [Path(cwd)])
         await self.out.drain()  # the history comes before the answer
         self._greet(session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))

@@ -5,7 +5,9 @@ files, and each summary as a compaction entity (or a short agent message)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from acp.schema import (
@@ -19,7 +21,7 @@ from acp.schema import (
 
 from baton.acp.compaction_report import CompactionReport, summary_text
 from baton.acp.outbox import Outbox
-from baton.acp.tool_calls import tool_call_notification
+from baton.acp.tool_calls import KINDS, absolute, tool_call_notification
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -29,6 +31,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.tools.display import call_info
 from baton.core.workspace.editor_files import path_to_uri
 
 TITLE_INPUT_CHARS = 60
@@ -65,7 +68,13 @@ def _result_text(block: ToolResultBlock) -> str:
     return ""
 
 
-def _user(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBlock]) -> None:
+def _user(
+    outbox: Outbox,
+    sid: str,
+    message: Message,
+    calls: dict[str, ToolUseBlock],
+    folders: Sequence[Path],
+) -> None:
     for block in message.content:
         if isinstance(block, TextBlock):
             content: Any = TextContentBlock(type="text", text=block.text)
@@ -77,8 +86,16 @@ def _user(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBl
             )
         elif isinstance(block, ToolResultBlock):
             use = calls.get(block.tool_use_id)
-            status = "failed" if block.is_error else "done"
             text = _result_text(block)
+            if use is not None and use.name in KINDS:  # a workspace tool: as it was told live
+                info = call_info(use, block, running=False)
+                info = info.model_copy(update={"path": absolute(info.path, folders)})
+                update = tool_call_notification(
+                    info, first=False, tool_input=use.input, output=text or None
+                )
+                outbox.update(sid, update)
+                continue
+            status = "failed" if block.is_error else "done"
             record = ReplayedCall(
                 block.tool_use_id,
                 use.name if use else "tool",
@@ -96,7 +113,13 @@ def _user(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBl
         outbox.update(sid, chunk)
 
 
-def _assistant(outbox: Outbox, sid: str, message: Message, calls: dict[str, ToolUseBlock]) -> None:
+def _assistant(
+    outbox: Outbox,
+    sid: str,
+    message: Message,
+    calls: dict[str, ToolUseBlock],
+    folders: Sequence[Path],
+) -> None:
     for block in message.content:
         if isinstance(block, TextBlock):
             text = TextContentBlock(type="text", text=block.text)
@@ -116,8 +139,12 @@ def _assistant(outbox: Outbox, sid: str, message: Message, calls: dict[str, Tool
             )
         elif isinstance(block, ToolUseBlock):
             calls[block.id] = block
-            record = ReplayedCall(block.id, block.name, _title(block), "pending")
-            outbox.update(sid, tool_call_notification(record, first=True, tool_input=block.input))
+            if block.name in KINDS:
+                info = call_info(block, None, running=False)
+                found: Any = info.model_copy(update={"path": absolute(info.path, folders)})
+            else:
+                found = ReplayedCall(block.id, block.name, _title(block), "pending")
+            outbox.update(sid, tool_call_notification(found, first=True, tool_input=block.input))
 
 
 def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
@@ -135,8 +162,10 @@ def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
     outbox.update(sid, chunk)
 
 
-def replay(outbox: Outbox, session: Session, entity: bool) -> int:
-    """Queue the view's updates; returns how many messages were replayed."""
+def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Path] = ()) -> int:
+    """Queue the view's updates; returns how many messages were replayed. A workspace
+    tool's call is told as it was live (title, kind, the path made absolute against
+    `folders`, summary, diff); other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock] = {}
     view = session.view_messages()
@@ -161,7 +190,7 @@ def replay(outbox: Outbox, session: Session, entity: bool) -> int:
         elif message.kind == "attachment":
             _attachment(outbox, sid, message)
         elif message.role == "user":
-            _user(outbox, sid, message, calls)
+            _user(outbox, sid, message, calls, folders)
         else:
-            _assistant(outbox, sid, message, calls)
+            _assistant(outbox, sid, message, calls, folders)
     return len(view)

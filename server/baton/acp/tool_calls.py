@@ -1,9 +1,12 @@
 """A workspace tool's call as ACP shows it: a `tool_call` when it first appears and a
 `tool_call_update` as it moves on (kind, title, locations, content, the diff of an edit),
-made from a record shaped like the contract's `ToolCallInfo`."""
+made from a record shaped like the contract's `ToolCallInfo`; `CallReport` tells a turn's
+calls as the server's tool loop runs them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from acp.schema import (
@@ -14,6 +17,11 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
 )
+
+from baton.core.conversation.messages import ToolUseBlock
+from baton.core.tools.calls import block
+from baton.core.tools.display import call_info
+from baton.core.tools.registry import ToolResult
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -55,6 +63,14 @@ class ToolCallLike(Protocol):
     def path(self) -> str | None: ...
     @property
     def diff(self) -> str | None: ...
+
+
+def absolute(path: str | None, folders: Sequence[Path]) -> str | None:
+    """A path as ACP wants it (absolute): one the tools show relative to the session's
+    folder is joined to it."""
+    if path is None or not folders or path.startswith("file:") or Path(path).is_absolute():
+        return path
+    return str(folders[0] / path)
 
 
 def tool_kind(tool: str, tool_input: Any = None) -> ToolKind:
@@ -142,3 +158,43 @@ def tool_call_notification(
         raw_input=tool_input,
         raw_output=output,
     )
+
+
+class CallReport:
+    """One session's calls as the tool loop answers them: `tool_call` (in progress) when a
+    call is about to run, before any permission request; `tool_call_update` with its status,
+    summary, the edit's diff and the text the model reads when it is answered. Paths are
+    made absolute against `folders` (the session's cwd); `before` runs first (the turn tells
+    the thinking of the reply that made the call)."""
+
+    def __init__(
+        self,
+        send: Callable[[ToolCallStart | ToolCallProgress], None],
+        before: Callable[[str], None] | None = None,
+    ) -> None:
+        self.send = send
+        self.before = before  # called with a call's id before it is told
+        self.running: dict[str, ToolUseBlock] = {}
+
+    def started(self, use: ToolUseBlock, folders: Sequence[Path] = ()) -> None:
+        self.running[use.id] = use
+        if self.before is not None:
+            self.before(use.id)
+        info = call_info(use, None, running=True)
+        info = info.model_copy(update={"path": absolute(info.path, folders)})
+        self.send(tool_call_notification(info, first=True, tool_input=use.input))
+
+    def finished(self, tool_use_id: str, result: ToolResult, folders: Sequence[Path] = ()) -> None:
+        use = self.running.pop(tool_use_id, None)
+        if use is None:
+            return
+        info = call_info(use, block(tool_use_id, result), running=False)
+        changes = {
+            "status": result.status,
+            "summary": result.summary or info.summary,
+            "path": absolute(info.path, folders),
+        }
+        update = tool_call_notification(
+            info.model_copy(update=changes), first=False, tool_input=use.input, output=result.text
+        )
+        self.send(update)

@@ -2,8 +2,8 @@
 (allow once / allow always / deny), the editor's text through `fs/read_text_file` and
 edits through `fs/write_text_file` when the client offers them, the disk otherwise.
 
-The shapes are the ToolHost contract's (`core/tools/host.py`): `PermissionRequest`,
-`PermissionOutcome`, `FileEdit`, `EditOutcome`."""
+The shapes are the ToolHost contract's own (`core/tools/host.py`): `PermissionRequest`,
+`PermissionOutcome`, `FileEdit`, `EditOutcome`; only ACP's option kinds are added here."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import asyncio
 import logging
 import os
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -25,67 +25,29 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from baton.acp.tool_calls import ToolContent, diff_texts
+from baton.acp.tool_calls import CallReport, ToolContent, absolute, diff_texts
+from baton.core.conversation.messages import ToolUseBlock
+from baton.core.tools.host import (
+    OPTION_LABELS,
+    EditOutcome,
+    FileEdit,
+    PermissionOutcome,
+    PermissionRequest,
+)
+from baton.core.tools.registry import ToolResult
+
+__all__ = ["AcpToolHost", "EditOutcome", "FileEdit", "PermissionOutcome", "PermissionRequest"]
 
 log = logging.getLogger(__name__)
 
-PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
-PermissionKind = Literal["read", "search", "edit", "other"]
 PERMISSION_WAIT = 300.0  # seconds a permission request waits for an answer, then: denied
 CHANGED_MEANWHILE = "file changed meanwhile"
-
-
-@dataclass(frozen=True)
-class PermissionChoice:
-    id: PermissionOutcome
-    label: str
-
-
-DEFAULT_CHOICES = (
-    PermissionChoice("allowOnce", "Allow once"),
-    PermissionChoice("allowSession", "Allow for this session"),
-    PermissionChoice("deny", "Deny"),
-)
+# ACP's kind of each of the contract's options
 ACP_KINDS: dict[PermissionOutcome, Literal["allow_once", "allow_always", "reject_once"]] = {
     "allowOnce": "allow_once",
     "allowSession": "allow_always",
     "deny": "reject_once",
 }
-
-
-@dataclass(frozen=True)
-class PermissionRequest:
-    """What a tool asks leave for (the contract's `ToolPermissionParams`)."""
-
-    session_id: str
-    tool_use_id: str
-    tool: str
-    input: dict[str, Any]
-    title: str
-    kind: PermissionKind
-    path: str | None = None
-    diff: str | None = None
-    options: tuple[PermissionChoice, ...] = field(default=DEFAULT_CHOICES)
-
-
-@dataclass(frozen=True)
-class FileEdit:
-    path: Path
-    before: str  # the text the edit was computed on
-    after: str
-    title: str
-
-
-@dataclass(frozen=True)
-class EditOutcome:
-    applied: bool
-    reason: str | None = None
-
-
-class ToolHost(Protocol):
-    async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome: ...
-    async def read_text(self, path: Path) -> str | None: ...
-    async def apply_edit(self, edit: FileEdit) -> EditOutcome: ...
 
 
 class AcpClient(Protocol):
@@ -124,7 +86,9 @@ def _permission_call(request: PermissionRequest) -> ToolCallUpdate:
 
 class AcpToolHost:
     """One session's host. `tell` says something to the user in the turn (a permission
-    request nobody answered); `wait` bounds how long a permission request waits."""
+    request nobody answered); `wait` bounds how long a permission request waits; `flush`
+    (optional) sends the updates queued so far before a permission request goes out;
+    `report` tells each call as it runs; `folders` are the tools' workspace folders."""
 
     def __init__(
         self,
@@ -135,6 +99,9 @@ class AcpToolHost:
         can_write: bool,
         tell: Callable[[str], None] | None = None,
         wait: float = PERMISSION_WAIT,
+        flush: Callable[[], Awaitable[None]] | None = None,
+        report: CallReport | None = None,
+        folders: list[Path] | None = None,
     ) -> None:
         self.client = client
         self.session_id = session_id
@@ -142,16 +109,30 @@ class AcpToolHost:
         self.can_write = can_write
         self.tell = tell
         self.wait = wait
+        self.flush = flush
+        self.report = report
+        self.folders = folders or []  # the session's cwd: the tools' workspace folder
+
+    def call_started(self, use: ToolUseBlock) -> None:
+        if self.report is not None:
+            self.report.started(use, self.folders)
+
+    def call_finished(self, tool_use_id: str, result: ToolResult) -> None:
+        if self.report is not None:
+            self.report.finished(tool_use_id, result, self.folders)
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
         """The option the user picked; deny when they cancelled, the answer is not one of
         the options, the request failed, or nobody answered within `wait` seconds."""
         options = [
-            PermissionOption(option_id=c.id, name=c.label, kind=ACP_KINDS[c.id])
-            for c in request.options
+            PermissionOption(option_id=o, name=OPTION_LABELS[o], kind=ACP_KINDS[o])
+            for o in request.options
         ]
-        ids = {c.id for c in request.options}
-        call = self.client.request_permission(self.session_id, _permission_call(request), options)
+        ids = set(request.options)
+        if self.flush is not None:
+            await self.flush()  # the call's `tool_call` reaches the client before the question
+        shown = replace(request, path=absolute(request.path, self.folders))
+        call = self.client.request_permission(self.session_id, _permission_call(shown), options)
         try:
             answer = await asyncio.wait_for(call, self.wait)
         except TimeoutError:
@@ -187,7 +168,7 @@ class AcpToolHost:
         through `fs/write_text_file` when offered (the editor's buffer follows), else on
         the disk (a new file in one replace)."""
         current = await self._current(edit.path)
-        if (current if current is not None else "") != edit.before:
+        if current != edit.before:  # None both: a new file
             return EditOutcome(False, CHANGED_MEANWHILE)
         if self.can_write:
             try:
@@ -222,6 +203,7 @@ class AcpToolHost:
 
 def _write_file(path: Path, text: str) -> None:
     folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:

@@ -25,7 +25,7 @@ from baton.acp.compaction_report import (
 from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import ThinkingBlock
+from baton.core.conversation.messages import Message, ThinkingBlock
 from baton.core.errors import BatonError
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -126,8 +126,18 @@ def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
 async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
     _title(agent, live, content)
-    reply = await agent.service.send(sid, list(content.blocks))
+    live.thought.clear()
+    reply = await agent.service.send(sid, list(content.blocks), host=live.host)
     message = reply.message
+    _thoughts(agent, live, message)
+    return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
+
+
+def _thoughts(agent: BatonAgent, live: Live, message: Message) -> None:
+    """A recorded reply's thinking as `agent_thought_chunk`s, once per message."""
+    if message.id in live.thought:
+        return
+    live.thought.add(message.id)
     for block in message.content:
         if isinstance(block, ThinkingBlock) and block.thinking:
             thought = AgentThoughtChunk(
@@ -135,8 +145,19 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
                 content=TextContentBlock(type="text", text=block.thinking),
                 message_id=message.id,
             )
-            agent.out.update(sid, thought)
-    return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
+            agent.out.update(live.session_id, thought)
+
+
+def thoughts_before_call(agent: BatonAgent, session_id: str, tool_use_id: str) -> None:
+    """Before a tool call is told: the thinking of the reply that made it (a reply of the
+    tool loop is recorded before its calls run, and is not the turn's last)."""
+    live = agent.live.get(session_id)
+    if live is None:
+        return
+    for message in reversed(agent.service.session(session_id).view_messages()):
+        if any(use.id == tool_use_id for use in message.tool_uses()):
+            _thoughts(agent, live, message)
+            return
 
 
 # ---- commands ------------------------------------------------------------------------------

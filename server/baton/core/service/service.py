@@ -340,10 +340,11 @@ class BatonService:
 
     def _server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
         settings = self.settings.tools
-        if host is None or not settings.enabled or not self.workspace_folders:
+        folders = getattr(host, "folders", None) or self.workspace_folders  # the host's own
+        if host is None or not settings.enabled or not folders:
             return None
         model = runtime.session.model or self.settings.model
-        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
+        workspace = Workspace(list(folders), self.settings.restore.exclude)
 
         def touched(path: Path) -> None:
             self.editor_files.touched(path_to_uri(path))
@@ -352,7 +353,14 @@ class BatonService:
         context = ToolContext(session.session_id, workspace, host, settings, touched)
         context.messages = lambda: list(session.messages.values())
         registry = workspace_registry(model).register(todo_tool.TOOL)
-        return ServerTools(registry, context, runtime.tools_allowed, settings.max_steps)
+        return ServerTools(
+            registry,
+            context,
+            runtime.tools_allowed,
+            settings.max_steps,
+            on_call=getattr(host, "call_started", None),
+            on_result=getattr(host, "call_finished", None),
+        )
 
     # ---- compaction ----------------------------------------------------------------------
 

@@ -10,7 +10,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from baton.core.conversation.messages import Message, MessageInput, unanswered_tool_uses
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    ToolUseBlock,
+    unanswered_tool_uses,
+)
 from baton.core.conversation.session import Session
 from baton.core.tools.calls import CANCELLED, answer, block
 from baton.core.tools.registry import Registry, ToolContext, ToolResult
@@ -29,6 +34,7 @@ class ServerTools:
     context: ToolContext
     allowed: set[str] = field(default_factory=set)
     max_steps: int = 25
+    on_call: Callable[[ToolUseBlock], None] | None = None  # a call about to be answered
     on_result: Callable[[str, ToolResult], None] | None = None  # tool_use id, its result
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -76,6 +82,8 @@ async def _answer_round(session: Session, message: Message, tools: ServerTools) 
     results: dict[str, ToolResult] = {}
     try:
         for use in message.tool_uses():
+            if tools.on_call is not None:
+                tools.on_call(use)
             found = await answer(use, tools.registry, tools.context, tools.allowed)
             results[use.id] = found
             if tools.on_result is not None:

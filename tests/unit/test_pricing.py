@@ -29,7 +29,9 @@ def test_known_families_have_their_price(
     assert (price.input, price.output) == (input_price, output_price)
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-sonnet-4-7", "claude-opus-4-8", "gpt-9", ""])
+@pytest.mark.parametrize(
+    "model", ["claude-sonnet-5-5", "claude-sonnet-4-7", "claude-opus-4-8", "gpt-9", ""]
+)
 def test_unknown_families_have_no_price(model: str) -> None:
     assert price_of(model) is None
 

@@ -216,11 +216,12 @@ def test_an_undeclared_overhead_does_not_pass_for_a_tokenizer_that_counts_more(
     assert abs(estimator.factor - 1.0) < 0.05, estimator.factor
 
 
-def test_service_create_and_append_take_a_declaration(tmp_path: Path) -> None:
+def test_service_create_and_append_take_a_declaration(tmp_path: Path, estimator: Estimator) -> None:
     from baton.core.service.service import BatonService
 
     settings = Settings(data_dir=str(tmp_path))
-    service = BatonService(settings)
+    # its own estimator: the process-wide one may have been calibrated by another test
+    service = BatonService(settings, estimator=estimator)
     declared = ClientContext(system_tokens=7_000, tools_tokens=3_000)
     session = service.create(title="t", client_context=declared)
     done = service.append(session.session_id, [_user("hi")])

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from baton.core.compaction.commit import PreparedSummary, estimate
 from baton.core.compaction.engine import CompactContext
-from baton.core.compaction.prompts import summary_prompt
-from baton.core.compaction.summary.model_summary import SUMMARY_SYSTEM
+from baton.core.compaction.prompts import SUMMARY_SYSTEM, summary_prompt
 from baton.core.conversation.messages import WireModel
 from baton.core.conversation.session import Session
 from baton.core.models.prices import dollars, price_of

@@ -8,6 +8,11 @@ from pathlib import Path
 from baton.core.conversation.boundary import DIRECTIONS, Direction
 from baton.core.errors import InvalidParams
 
+SUMMARY_SYSTEM = (
+    "You write faithful, detailed summaries of conversations between a user and an AI "
+    "coding assistant, so that the work can continue from the summary alone."
+)
+
 SECTION_TITLES: tuple[str, ...] = (
     "Primary request and intent",
     "Key technical concepts",

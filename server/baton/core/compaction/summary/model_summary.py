@@ -7,7 +7,12 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from baton.core.compaction.prompts import SUMMARY_REMINDER, summary_prompt, summary_section
+from baton.core.compaction.prompts import (
+    SUMMARY_REMINDER,
+    SUMMARY_SYSTEM,
+    summary_prompt,
+    summary_section,
+)
 from baton.core.compaction.retention.standing import joined
 from baton.core.compaction.rounds import truncate_head
 from baton.core.compaction.summary.summarizers import Progress, SummaryRequest, strip_media
@@ -31,10 +36,6 @@ log = logging.getLogger(__name__)
 MAX_OUTPUT = 20_000
 MAX_RETRIES = 3  # shorter retries after "prompt is too long"
 PROGRESS_EVERY = 400  # characters between two progress reports while the summary streams
-SUMMARY_SYSTEM = (
-    "You write faithful, detailed summaries of conversations between a user and an AI "
-    "coding assistant, so that the work can continue from the summary alone."
-)
 SPAN_MARKER = "[End of the earlier context. The messages from here on are the part to summarize.]"
 OMITTED_MARKER = "[earlier conversation omitted]"
 

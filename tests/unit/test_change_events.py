@@ -15,6 +15,7 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, SessionChanged
 from baton.core.service.service import BatonService
+from baton.core.service.tool_setup import ToolSetup
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles
@@ -109,7 +110,7 @@ def test_nothing_in_the_lsp_layer_sets_an_attribute_of_the_service() -> None:
 
 # The service's public parts a handler may call into (`service.drafts.preview(...)`), each
 # held to the same rule: only its public methods, and only called.
-PARTS: dict[str, type] = {"drafts": Drafts, "editor_files": EditorFiles}
+PARTS: dict[str, type] = {"drafts": Drafts, "editor_files": EditorFiles, "tool_setup": ToolSetup}
 
 
 def _public_methods(cls: type) -> set[str]:

@@ -41,7 +41,7 @@ from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
-from baton.core.workspace.editor_files import EditorFiles, path_to_uri
+from baton.core.workspace.editor_files import EditorFiles
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +107,6 @@ class BatonService:
     def set_editor_name(self, name: str | None) -> None:
         """The client's name (`clientInfo.name`), for the default system prompt."""
         self.editor_name = name
-
-    def open_document(self, path: Path) -> tuple[str, int | None] | None:
-        """The text and version of `path` as the editor has it open, or None."""
-        tracked = self.editor_files.get(path_to_uri(path))
-        if tracked is None or not tracked.is_open or tracked.text is None:
-            return None
-        return tracked.text, tracked.version
-
-    def review_edits(self) -> bool:
-        return self.settings.tools.review_edits
 
     @property
     def workspace_folders(self) -> list[Path]:

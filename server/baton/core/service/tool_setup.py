@@ -34,6 +34,17 @@ class ToolSetup:
         paths = [p for p in map(uri_to_path, uris) if p is not None]
         self.folders = [p for p in paths if path_problem(p) is None]
 
+    def open_document(self, path: Path) -> tuple[str, int | None] | None:
+        """The text and version of `path` as the editor has it open, or None."""
+        tracked = self._editor_files.get(path_to_uri(path))
+        if tracked is None or not tracked.is_open or tracked.text is None:
+            return None
+        return tracked.text, tracked.version
+
+    def review_edits(self) -> bool:
+        """Whether the editor asks before it applies a tool's edit (`tools.reviewEdits`)."""
+        return self._settings().tools.review_edits
+
     async def attachments(
         self, items: Sequence[EditorAttachment], host: ToolHost | None
     ) -> list[Message]:

@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 
 from baton.core.conversation.messages import MessageInput
+from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, SessionChanged
 from baton.core.service.service import BatonService
+from baton.core.service.tool_setup import ToolSetup
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
+from baton.core.workspace.editor_files import EditorFiles
 from baton.lsp.server import create_server
 from baton.lsp.session_document.publisher import SessionDocuments
 
@@ -105,18 +108,45 @@ def test_nothing_in_the_lsp_layer_sets_an_attribute_of_the_service() -> None:
     assert found == []
 
 
+# The service's public parts a handler may call into (`service.drafts.preview(...)`), each
+# held to the same rule: only its public methods, and only called.
+PARTS: dict[str, type] = {"drafts": Drafts, "editor_files": EditorFiles, "tool_setup": ToolSetup}
+
+
+def _public_methods(cls: type) -> set[str]:
+    public = {n for n in dir(cls) if not n.startswith("_")}
+    return {n for n in public if callable(getattr(cls, n, None))}
+
+
+def _called(node: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
 def test_handlers_call_only_the_services_public_methods() -> None:
-    public = {n for n in dir(BatonService) if not n.startswith("_")}
-    methods = {n for n in public if callable(getattr(BatonService, n, None))}
+    methods = _public_methods(BatonService)
     found = []
     for path, tree in modules("features", "session_document"):
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and _names_service(node.value):
-                called = isinstance(parents.get(node), ast.Call) and parents[node].func is node
-                if node.attr not in methods or not called:
+            if not (isinstance(node, ast.Attribute) and _names_service(node.value)):
+                continue
+            if node.attr in PARTS:
+                member = parents.get(node)
+                if not (
+                    isinstance(member, ast.Attribute)
+                    and member.attr in _public_methods(PARTS[node.attr])
+                    and _called(member, parents)
+                ):
                     found.append(f"{path.name}:{node.lineno} service.{node.attr}")
+            elif node.attr not in methods or not _called(node, parents):
+                found.append(f"{path.name}:{node.lineno} service.{node.attr}")
     assert found == []
+
+
+def test_a_part_a_handler_calls_into_is_one_the_service_makes(tmp_path: Path) -> None:
+    service = BatonService(Settings(data_dir=str(tmp_path)))
+    assert {name: type(getattr(service, name)) for name in PARTS} == PARTS
 
 
 def test_every_method_is_registered_by_the_registry() -> None:

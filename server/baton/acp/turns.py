@@ -102,9 +102,9 @@ def _touch(agent: BatonAgent, content: PromptContent) -> None:
     for path, text in content.files.items():
         uri = path_to_uri(path)
         if text is not None:
-            agent.service.file_opened(uri, text)
+            agent.service.editor_files.opened(uri, text)
         else:
-            agent.service.file_saved(uri)
+            agent.service.editor_files.saved(uri)
 
 
 def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:

@@ -11,7 +11,6 @@ from baton.core.background import Background
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.hooks import load_hooks
-from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
@@ -31,22 +30,18 @@ from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
+from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
-from baton.core.tools.attachments import EditorAttachment, attachment_messages
-from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.attachments import EditorAttachment
 from baton.core.tools.host import ToolHost
-from baton.core.tools.registry import ToolContext
-from baton.core.tools.workspace import Workspace
-from baton.core.turn import todo_tool
 from baton.core.turn.system_prompt import default_system_prompt
-from baton.core.turn.tool_loop import ServerTools
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
-from baton.core.workspace.editor_files import EditorFiles, path_problem, path_to_uri, uri_to_path
+from baton.core.workspace.editor_files import EditorFiles
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +69,7 @@ class BatonService:
         self.models = ModelAccess(self.background, api_key)
         self.estimator = estimator or default_estimator()
         self.editor_files = EditorFiles()
-        self.workspace_folders: list[Path] = []
+        self.tool_setup = ToolSetup(lambda: self.settings, self.editor_files)  # folders, tools
         self.editor_name: str | None = None  # the client's name, for the default system prompt
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
@@ -84,7 +79,7 @@ class BatonService:
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
         self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
         self._events.connect(self.idle.heard)
-        self.drafts = Drafts(self)  # compaction drafts: preview, apply, discard
+        self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -113,36 +108,12 @@ class BatonService:
         """The client's name (`clientInfo.name`), for the default system prompt."""
         self.editor_name = name
 
-    def open_document(self, path: Path) -> tuple[str, int | None] | None:
-        """The text and version of `path` as the editor has it open, or None."""
-        tracked = self.editor_files.get(path_to_uri(path))
-        if tracked is None or not tracked.is_open or tracked.text is None:
-            return None
-        return tracked.text, tracked.version
-
-    def review_edits(self) -> bool:
-        return self.settings.tools.review_edits
+    @property
+    def workspace_folders(self) -> list[Path]:
+        return self.tool_setup.folders
 
     def set_workspace_folders(self, uris: Sequence[str]) -> None:
-        paths = [p for p in map(uri_to_path, uris) if p is not None]
-        self.workspace_folders = [p for p in paths if path_problem(p) is None]
-
-    # the editor's files (what a compaction restores): opened, changed, saved, closed, focused
-
-    def file_opened(self, uri: str, text: str, version: int | None = None) -> None:
-        self.editor_files.opened(uri, text, version)
-
-    def file_changed(self, uri: str, text: str, version: int | None = None) -> None:
-        self.editor_files.changed(uri, text, version)
-
-    def file_saved(self, uri: str, text: str | None = None) -> None:
-        self.editor_files.saved(uri, text)
-
-    def file_closed(self, uri: str) -> None:
-        self.editor_files.closed(uri)
-
-    def editor_focused(self, uri: str | None) -> None:
-        self.editor_files.focused(uri)
+        self.tool_setup.set_folders(uris)
 
     def start_loading_tokenizer(self) -> None:
         """Load the tokenizer now, on its thread (counts wait for it)."""
@@ -290,7 +261,7 @@ class BatonService:
 
         runtime = self._runtime(session_id)
         client = self.models.client(self.settings)
-        attached = await self._attachments(attachments, host)
+        attached = await self.tool_setup.attachments(attachments, host)
 
         def step(reason: str) -> None:
             self.changes.changed(runtime, cast(Reason, reason))
@@ -300,7 +271,7 @@ class BatonService:
         def delta(message_id: str, text: str) -> None:
             self._events.emit(ReplyText(session_id, message_id, text))
 
-        server_tools = self._server_tools(runtime, host) if not tools else None
+        server_tools = self.tool_setup.server_tools(runtime, host) if not tools else None
         offered = tools or (server_tools.definitions() if server_tools is not None else None)
         runtime.tools = list(offered or [])
         runtime.tools_tokens = self.estimator.count_json(offered) if offered else 0
@@ -325,42 +296,6 @@ class BatonService:
             runtime.replying = False
         self.upkeep.after_reply(self._runtime(session_id))
         return Reply(result.message, self.usage(session_id))
-
-    async def _attachments(
-        self, items: Sequence[EditorAttachment], host: ToolHost | None
-    ) -> list[Message]:
-        if not items:
-            return []
-        workspace = Workspace(list(self.workspace_folders), self.settings.restore.exclude)
-        made = await attachment_messages(items, workspace, host)
-        for message in made:  # they join the files a compaction restores
-            if message.attachment is not None:
-                self.editor_files.touched(path_to_uri(message.attachment.path))
-        return made
-
-    def _server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
-        settings = self.settings.tools
-        folders = getattr(host, "folders", None) or self.workspace_folders  # the host's own
-        if host is None or not settings.enabled or not folders:
-            return None
-        model = runtime.session.model or self.settings.model
-        workspace = Workspace(list(folders), self.settings.restore.exclude)
-
-        def touched(path: Path) -> None:
-            self.editor_files.touched(path_to_uri(path))
-
-        session = runtime.session
-        context = ToolContext(session.session_id, workspace, host, settings, touched)
-        context.messages = lambda: list(session.messages.values())
-        registry = workspace_registry(model).register(todo_tool.TOOL)
-        return ServerTools(
-            registry,
-            context,
-            runtime.tools_allowed,
-            settings.max_steps,
-            on_call=getattr(host, "call_started", None),
-            on_result=getattr(host, "call_finished", None),
-        )
 
     # ---- compaction ----------------------------------------------------------------------
 
@@ -393,35 +328,6 @@ class BatonService:
         runtime = self._runtime(session_id)
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self.changes.changed(runtime, "rewind")
-
-    # compaction drafts (core/service/drafts.py): preview, apply as written or edited, discard
-    async def preview_draft(
-        self,
-        session_id: str,
-        request: CompactRequest,
-        progress: Progress | None = None,
-        *,
-        regenerate: str | None = None,
-        summary: str | None = None,
-    ) -> CompactDraft:
-        return await self.drafts.preview(
-            session_id, request, progress, regenerate=regenerate, summary=summary
-        )
-
-    async def apply_draft(
-        self,
-        session_id: str,
-        draft_id: str,
-        summary: str | None = None,
-        progress: Progress | None = None,
-    ) -> CompactResult:
-        return await self.drafts.apply(session_id, draft_id, summary, progress)
-
-    def discard_draft(self, session_id: str, draft_id: str) -> None:
-        self.drafts.discard(session_id, draft_id)
-
-    def current_draft(self, session_id: str) -> tuple[CompactDraft, bool] | None:
-        return self.drafts.current(session_id)
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtime(session_id)

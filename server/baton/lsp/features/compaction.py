@@ -88,7 +88,7 @@ async def preview_draft(call: Call, args: p.DraftPreviewParams) -> p.CompactDraf
     call.service.session(args.session_id)
     request = compact_request(args, dry_run=False)
     async with work_done(call.ls, "Baton: writing a compaction draft", call.token) as reporter:
-        draft = await call.service.preview_draft(
+        draft = await call.service.drafts.preview(
             args.session_id, request, reporter, regenerate=args.draft_id, summary=args.summary
         )
         summarized = _plural(len(draft.summarized_message_ids), "message")
@@ -99,7 +99,7 @@ async def preview_draft(call: Call, args: p.DraftPreviewParams) -> p.CompactDraf
 async def apply_draft(call: Call, args: p.ApplyDraftParams) -> p.CompactResult:
     call.service.session(args.session_id)
     async with work_done(call.ls, "Baton: applying a compaction draft", call.token) as reporter:
-        result = await call.service.apply_draft(
+        result = await call.service.drafts.apply(
             args.session_id, args.draft_id, args.summary, reporter
         )
         reporter.final_message = (
@@ -109,7 +109,7 @@ async def apply_draft(call: Call, args: p.ApplyDraftParams) -> p.CompactResult:
 
 
 async def discard_draft(call: Call, args: p.DraftParams) -> p.Empty:
-    call.service.discard_draft(args.session_id, args.draft_id)
+    call.service.drafts.discard(args.session_id, args.draft_id)
     return p.Empty()
 
 

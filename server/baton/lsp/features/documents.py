@@ -30,7 +30,7 @@ def _text_of(ls: BatonServer, uri: str) -> str | None:
 def did_open(ls: BatonServer, params: types.DidOpenTextDocumentParams) -> None:
     document = params.text_document
     if is_file(document.uri):
-        ls.service.file_opened(document.uri, document.text, document.version)
+        ls.service.editor_files.opened(document.uri, document.text, document.version)
         return
     session_id = names.session_id_from_uri(document.uri)
     if session_id is not None:
@@ -43,19 +43,19 @@ def did_change(ls: BatonServer, params: types.DidChangeTextDocumentParams) -> No
     uri = params.text_document.uri
     text = _text_of(ls, uri)
     if is_file(uri) and text is not None:
-        ls.service.file_changed(uri, text, params.text_document.version)
+        ls.service.editor_files.changed(uri, text, params.text_document.version)
 
 
 def did_save(ls: BatonServer, params: types.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
     if is_file(uri):
         text = params.text if params.text is not None else _text_of(ls, uri)
-        ls.service.file_saved(uri, text)
+        ls.service.editor_files.saved(uri, text)
 
 
 def did_close(ls: BatonServer, params: types.DidCloseTextDocumentParams) -> None:
     if is_file(params.text_document.uri):
-        ls.service.file_closed(params.text_document.uri)
+        ls.service.editor_files.closed(params.text_document.uri)
 
 
 async def code_action(

@@ -10,7 +10,7 @@ from baton.lsp.features.documents import is_file
 def active_editor(call: Call, args: p.ActiveEditorParams) -> None:
     """`baton/activeEditor`: the focused editor feeds the restore rules (files only)."""
     uri = args.uri
-    call.service.editor_focused(uri if uri and is_file(uri) else None)
+    call.service.editor_files.focused(uri if uri and is_file(uri) else None)
 
 
 NOTIFICATIONS: dict[str, NotificationHandler] = {p.ACTIVE_EDITOR: active_editor}

@@ -94,14 +94,14 @@ class LspToolHost:
         return outcome if outcome in request.options else "deny"
 
     async def read_text(self, path: Path) -> str | None:
-        found = self.ls.service.open_document(path)
+        found = self.ls.service.tool_setup.open_document(path)
         return found[0] if found is not None else None
 
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         if not self.can_apply:
             return EditOutcome(False, "this editor cannot apply edits (no workspace/applyEdit)")
         uri = path_to_uri(edit.path)
-        document = self.ls.service.open_document(edit.path)
+        document = self.ls.service.tool_setup.open_document(edit.path)
         current = document[0] if document is not None else None
         if current is None:
             try:
@@ -123,7 +123,7 @@ class LspToolHost:
         target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
         changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))
-        review = self.ls.service.review_edits()
+        review = self.ls.service.tool_setup.review_edits()
         annotation = types.ChangeAnnotation(label=f"Baton: {edit.title}", needs_confirmation=review)
         workspace_edit = types.WorkspaceEdit(
             document_changes=changes, change_annotations={ANNOTATION: annotation}

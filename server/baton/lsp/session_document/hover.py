@@ -27,7 +27,7 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
             plan = (preview.summarized_message_ids, preview.kept_message_ids)
         by_id = {m.id: m for m in data.messages}
         text = usage_hover(data.usage, plan, by_id, reason)
-        current = ls.service.current_draft(session_id)
+        current = ls.service.drafts.current(session_id)
         if current is not None:
             text += "\n\n" + draft_hover(*current)
         width = rendered.usage_line_width

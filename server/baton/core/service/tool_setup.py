@@ -1,0 +1,83 @@
+"""A turn's workspace reach: the folders, the tools offered on them, the attachments sent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from baton.core.conversation.messages import Message
+from baton.core.service.runtime import SessionRuntime
+from baton.core.settings import Settings
+from baton.core.tools.attachments import EditorAttachment, attachment_messages
+from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.host import ToolHost
+from baton.core.tools.registry import ToolContext
+from baton.core.tools.workspace import Workspace
+from baton.core.turn import todo_tool
+from baton.core.turn.tool_loop import ServerTools
+from baton.core.workspace.editor_files import EditorFiles, path_problem, path_to_uri, uri_to_path
+
+
+class ToolSetup:
+    """The workspace folders the client named, and what a `send` reaches inside them.
+
+    `settings` is asked each time (a `configure` replaces the service's settings); a file a
+    tool or an attachment touches joins the editor files a compaction restores.
+    """
+
+    def __init__(self, settings: Callable[[], Settings], editor_files: EditorFiles) -> None:
+        self._settings = settings
+        self._editor_files = editor_files
+        self.folders: list[Path] = []
+
+    def set_folders(self, uris: Sequence[str]) -> None:
+        paths = [p for p in map(uri_to_path, uris) if p is not None]
+        self.folders = [p for p in paths if path_problem(p) is None]
+
+    def open_document(self, path: Path) -> tuple[str, int | None] | None:
+        """The text and version of `path` as the editor has it open, or None."""
+        tracked = self._editor_files.get(path_to_uri(path))
+        if tracked is None or not tracked.is_open or tracked.text is None:
+            return None
+        return tracked.text, tracked.version
+
+    def review_edits(self) -> bool:
+        """Whether the editor asks before it applies a tool's edit (`tools.reviewEdits`)."""
+        return self._settings().tools.review_edits
+
+    async def attachments(
+        self, items: Sequence[EditorAttachment], host: ToolHost | None
+    ) -> list[Message]:
+        if not items:
+            return []
+        workspace = Workspace(list(self.folders), self._settings().restore.exclude)
+        made = await attachment_messages(items, workspace, host)
+        for message in made:  # they join the files a compaction restores
+            if message.attachment is not None:
+                self._editor_files.touched(path_to_uri(message.attachment.path))
+        return made
+
+    def server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
+        current = self._settings()
+        settings = current.tools
+        folders = getattr(host, "folders", None) or self.folders  # the host's own
+        if host is None or not settings.enabled or not folders:
+            return None
+        model = runtime.session.model or current.model
+        workspace = Workspace(list(folders), current.restore.exclude)
+
+        def touched(path: Path) -> None:
+            self._editor_files.touched(path_to_uri(path))
+
+        session = runtime.session
+        context = ToolContext(session.session_id, workspace, host, settings, touched)
+        context.messages = lambda: list(session.messages.values())
+        registry = workspace_registry(model).register(todo_tool.TOOL)
+        return ServerTools(
+            registry,
+            context,
+            runtime.tools_allowed,
+            settings.max_steps,
+            on_call=getattr(host, "call_started", None),
+            on_result=getattr(host, "call_finished", None),
+        )

@@ -55,6 +55,7 @@ export interface Attachment {
 /** A file (or its visible range) or a selection the editor attaches to the prompt; `text` is the editor's (absent: the server reads the file, `range` of it). */
 export interface AttachmentInput {
   kind: "file" | "selection";
+  /** an absolute file path or a file: URI */
   path: string;
   text?: string | null;
   range?: LineRange | null;

@@ -37,6 +37,23 @@ export async function locateTools() {
   };
 }
 
+/** Probes until `probe` answers something other than undefined, every 250 ms for at most
+ * `ms`; a timeout names `what` and the probe's last answer or error. */
+export async function pollUntil(what, probe, ms) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last !== undefined) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 250)); // poll interval between probes of the workbench
+  }
+}
+
 export async function freePort() {
   const server = createServer();
   server.listen(0, "127.0.0.1");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { resultsDir, startVsCode, stopVsCode, pollUntil } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -14,20 +14,7 @@ const EDITED = "Edited in VS Code: the user had the monthly report fixed for the
 let fx;
 let failed = false;
 
-async function until(what, probe, ms = WAIT) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last !== undefined) return last;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
-    await fx.page.waitForTimeout(250); // poll interval between probes of the workbench
-  }
-}
+const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
 async function meter() {
   const text = (await fx.page.locator(METER).innerText()).trim();

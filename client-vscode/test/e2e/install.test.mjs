@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
-import { clientDir, freePort, killOnExit, resultsDir, stopVsCode, waitForHealth } from "./codeServer.mjs";
+import { clientDir, freePort, killOnExit, resultsDir, stopVsCode, waitForHealth, pollUntil } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const PYTHON = "/usr/bin/python3"; // Debian's, the only Python this test lets the extension see
@@ -21,20 +21,7 @@ const repoRoot = resolve(clientDir, "..");
 let fx;
 let failed = false;
 
-async function until(what, probe, ms = WAIT) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last !== undefined) return last;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
-    await new Promise((r) => setTimeout(r, 250)); // poll interval between probes of the workbench
-  }
-}
+const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
 /** Every file under `dir` (the workbench's logs). */
 function files(dir) {

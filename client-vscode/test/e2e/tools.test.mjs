@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
-import { clientDir, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { clientDir, resultsDir, startVsCode, stopVsCode, pollUntil } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const REPO = resolve(clientDir, "..");
@@ -49,20 +49,7 @@ async function shot(name) {
 }
 
 /** Polls `probe` until it returns a value that is not undefined; bounded by `ms`. */
-async function until(what, probe, ms = WAIT) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last !== undefined) return last;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${last})`);
-    await fx.page.waitForTimeout(250); // poll interval between probes of the workbench
-  }
-}
+const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
 /** The chat webview's frame, found by its input box. */
 function chatFrame() {

@@ -486,6 +486,46 @@ def test_an_anchored_breakdown_is_scaled_to_the_real_figure(
     assert parts.free == 200_000 - usage.used_tokens
 
 
+def test_an_anchored_excess_goes_to_the_conversation_not_the_system_prompt(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    # a real figure far beyond the estimate (300K against a few hundred tokens) is the
+    # conversation's: the system prompt and tools keep their own counts, so a compaction's
+    # floor (what it can never remove) stays the size of the prompt, not a share of 300K
+    prompt = "Be brief and precise. " * 4
+    session = store.create(model="claude-sonnet-4-5[1m]", system_prompt=prompt)
+    session.append(
+        [
+            _user("read the whole repository"),
+            _assistant("api_1", [TextBlock(text="Read.")], _usage(300_000, 20)),
+        ]
+    )
+    usage = compute_usage(session, settings, estimator, tools_tokens=500)
+    parts = usage.breakdown
+    assert usage.used_tokens == 300_020
+    assert parts.system == estimator.calibrated(estimator.count_text(prompt))
+    assert parts.tools == estimator.calibrated(500)
+    assert parts.messages == usage.used_tokens - parts.system - parts.tools
+    assert parts.unattributed == 0
+
+
+def test_an_anchored_figure_under_the_estimate_shrinks_every_part_alike(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    session = store.create(model="claude-sonnet-4-5", system_prompt="System rules. " * 100)
+    session.append(
+        [
+            _user("question " * 400),
+            _assistant("api_1", [TextBlock(text="answer")], _usage(50, 10)),
+        ]
+    )
+    usage = compute_usage(session, settings, estimator, tools_tokens=2_000)
+    parts = usage.breakdown
+    assert usage.used_tokens == 60
+    assert parts.system + parts.tools + parts.messages == 60
+    assert parts.tools > parts.messages > 0 and parts.system > 0
+
+
 def _claude_code_file(
     path: Path, prompt: str, context_tokens: int, reply_at: str = "2025-03-04T09:00:05.000Z"
 ) -> Path:

@@ -202,9 +202,9 @@ test("send streams deltas with the key from initializationOptions, and Stop canc
 });
 
 test("a draft's usage once sent, and a model switch that leaves the conversation over the limit", async () => {
-  // no system prompt: the anchored 300K is shared over the parts in proportion, and a
-  // system prompt's share would count as what no compaction removes
-  const session = await server.rpc.createSession({ title: "Draft and model", model: "claude-sonnet-4-5[1m]", systemPrompt: "" });
+  // with the default system prompt: the anchored 300K beyond the estimate is the
+  // conversation's, not a share of it on the system prompt that no compaction removes
+  const session = await server.rpc.createSession({ title: "Draft and model", model: "claude-sonnet-4-5[1m]" });
   const real = { inputTokens: 300_000, outputTokens: 20 };
   await server.rpc.append(session.sessionId, [
     { role: "user", content: "read the whole repository" },

@@ -162,6 +162,27 @@ def _split(total: int, parts: Sequence[int]) -> list[int]:
     return out
 
 
+def _attribute(total: int, estimate: int, parts: Sequence[int]) -> list[int]:
+    """`total` over the system prompt, the tools and the view's parts (`parts`, raw).
+
+    Up to the calibrated `estimate` each part takes its share of it. What the figure holds
+    beyond the estimate is put on the conversation (messages, summary, attachments), where
+    an estimate can miss (images, documents, another tokenizer's way with code), never on
+    the system prompt or the tools, which are counted whole: a short system prompt must not
+    read as 200K tokens that no compaction can free because the API's figure ran ahead.
+    """
+    shares = _split(min(total, estimate), parts)
+    beyond = total - sum(shares)
+    if beyond > 0:
+        conversation = parts[2:]
+        if sum(conversation) > 0:
+            for i, extra in enumerate(_split(beyond, conversation), start=2):
+                shares[i] += extra
+        else:
+            shares[2] += beyond
+    return shares
+
+
 def compute_usage(
     session: Session,
     settings: Settings,
@@ -179,7 +200,8 @@ def compute_usage(
     what the last real usage showed besides the estimate of the view it covered (the
     client's own system prompt and tools, which an imported file never shows), carried
     until a newer usage arrives. Usages are never added across turns: only one anchors.
-    The breakdown divides the used figure in proportion to the estimates, except that an
+    The breakdown divides the used figure in proportion to the estimates up to the
+    estimate; an excess beyond it goes to the conversation (`_attribute`), except that an
     imported session's excess over the estimate of its view is `unattributed`, not folded
     into the messages. `paused_by` says why auto-compact is paused (`auto_paused`).
 
@@ -241,7 +263,9 @@ def _compute_usage(
         # what the client sent besides the messages Baton knows (an imported file never
         # shows it), or what the last usage showed besides them, carried over a change
         unattributed = min(figure.extra, used)
-    system, tools, messages, summary, attachments = _split(used - unattributed, parts)
+    system, tools, messages, summary, attachments = _attribute(
+        used - unattributed, figure.estimate, parts
+    )
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
     if not settings.auto_compact.enabled:
         paused_by = "user"

@@ -150,8 +150,8 @@ export class Server {
 }
 
 /** The fake Anthropic API from tests/baton_testkit/fake_anthropic.py, on loopback. */
-export async function startFakeApi(folder = "protocol"): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const child = spawn(python(), [join(REPO, "client-vscode", "test", folder, "fake_api.py")], { stdio: ["pipe", "pipe", "inherit"] });
+export async function startFakeApi(folder = "protocol", args: string[] = []): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const child = spawn(python(), [join(REPO, "client-vscode", "test", folder, "fake_api.py"), ...args], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((resolveLine, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once("line", resolveLine);

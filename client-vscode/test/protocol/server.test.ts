@@ -246,7 +246,7 @@ test("a declared client context counts on create and append; the usage carries i
 });
 
 test("edit and resend, then retry: rewind takes the turns out of the view, a send or a continuation follows, undo brings them back", async () => {
-  const fake = await startFakeApi();
+  const fake = await startFakeApi("protocol", ["plain"]); // every reply finishes: nothing here cancels
   const keyed = await Server.start({ key: "sk-ant-protocol-test", env: { ANTHROPIC_BASE_URL: fake.baseUrl } });
   try {
     const { sessionId } = await keyed.rpc.createSession({ title: "Edits" });

@@ -57,8 +57,9 @@ async function onScreen() {
   return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
 }
 
-/** Runs a palette command by its title, once (Enter on the highlighted row). */
-async function palette(title) {
+/** Runs a palette command by its title, once (Enter on the highlighted row); `picks`: the
+ * command asks with a quick pick of its own, left open for the caller. */
+async function palette(title, picks = false) {
   const input = fx.page.locator(".quick-input-widget input");
   const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
   await until(`the palette to offer "${title}"`, async () => {
@@ -69,7 +70,7 @@ async function palette(title) {
     return true;
   });
   await input.press("Enter");
-  await input.waitFor({ state: "hidden", timeout: WAIT });
+  if (!picks) await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
 /** The chat webview's frame, found by its input box. */
@@ -303,6 +304,32 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     const lines = changed.split("\n");
     assert.ok(lines.indexOf(CODE) > lines.findIndex((l) => l.includes("Monthly report")), `inserted at the end:\n${changed}`);
     await shot("e2e-panel-7-inserted-at-cursor");
+  });
+
+  step("the walkthrough opens with its four steps, and its first opens the chat", async () => {
+    await palette("Welcome: Open Walkthrough...", true);
+    const input = fx.page.locator('.quick-input-widget input[placeholder="Select a walkthrough to open"]');
+    await input.waitFor({ state: "visible", timeout: WAIT });
+    await input.fill("Get started with Baton");
+    await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Get started with Baton" }).waitFor({ timeout: WAIT });
+    await input.press("Enter");
+    const page = fx.page.locator(".gettingStartedContainer");
+    await page.getByText("Get started with Baton").first().waitFor({ timeout: WAIT });
+    const steps = page.locator(".getting-started-step .step-title");
+    await until("the walkthrough's steps", async () => ((await steps.count()) === 4 ? true : undefined));
+    assert.deepEqual(
+      (await steps.allInnerTexts()).map((t) => t.trim()),
+      ["Open the chat", "Set an API key", "Import a Claude Code session", "Compact, and undo"],
+    );
+    await shot("e2e-panel-8-walkthrough");
+    // the chat is closed first, so the link is what opens it
+    const sideBar = fx.page.locator(".part.sidebar");
+    await palette("View: Close Primary Side Bar");
+    await sideBar.waitFor({ state: "hidden", timeout: WAIT });
+    await page.getByRole("button", { name: "Show Chat" }).first().click();
+    await sideBar.waitFor({ state: "visible", timeout: WAIT });
+    await sideBar.locator(".title-label", { hasText: "Baton" }).first().waitFor({ timeout: WAIT });
+    await chatFrame();
   });
 
   step("the model got the edited prompt without the turns it replaced, and Retry sent no prompt again", async () => {

@@ -1,10 +1,11 @@
 // End to end in a real VS Code (code-server, headless Chromium): the chat panel's message
 // actions and its size. A generated 1M-token session (about 3,700 messages) opens in the
-// panel drawn a window at a time and scrolls from its last message to its first; then, in a
-// new chat against the fake Messages API (fake_panel_api.py): a past prompt edited and sent
-// again (the turns after it leave the view, stay in the transcript, and Undo Compaction
-// brings them back), Retry on the last reply, and Insert at Cursor from the new reply's code
-// block into the open editor.
+// panel drawn a window at a time, scrolls from its last message to its first, and its find
+// box reaches a message not drawn; then, in a new chat against the fake Messages API
+// (fake_panel_api.py): a past prompt edited and sent again (the turns after it leave the
+// view, stay in the transcript, and Undo Compaction brings them back), Retry on the last
+// reply, Insert at Cursor from the new reply's code block into the open editor; and the
+// walkthrough.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -211,6 +212,19 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     });
   });
 
+  step("the panel's find box reaches the first message from the bottom, where it is not drawn", async () => {
+    const big = fx.generated;
+    const frame = await chatFrame();
+    assert.equal(await frame.locator(`article[data-message-id="${big.firstMessageId}"]`).count(), 0);
+    await frame.locator(".baton-find-open").click();
+    await frame.locator(".baton-find-input").fill("(request 1):"); // the first prompt's words
+    await frame.locator(`article[data-message-id="${big.firstMessageId}"]`).waitFor({ timeout: WAIT });
+    assert.match(await frame.locator(".baton-find-count").textContent(), /^1 of \d+ messages$/);
+    assert.ok((await counts(frame)).elements <= MAX_ELEMENTS);
+    await shot("e2e-panel-3-1m-found");
+    await frame.locator(".baton-find-input").press("Escape");
+  });
+
   step("a new chat: two turns with the model", async () => {
     await palette("Baton: New Chat");
     const frame = await chatFrame();
@@ -232,7 +246,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     const box = first.locator(".baton-edit-input");
     assert.equal(await box.inputValue(), "What is 2 + 2?");
     await box.fill("What is 3 + 3?");
-    await shot("e2e-panel-3-editing");
+    await shot("e2e-panel-4-editing");
     await first.locator(".baton-edit-send").click();
     const now = await feedIs(frame, ["What is 3 + 3?", "6"], "after the edit");
     for (const m of now) assert.ok(!later.includes(m.id), `${m.id} is a new message`);
@@ -240,7 +254,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     for (const id of later) assert.ok(transcript.includes(`"${id}"`), `${id} is still in the transcript`);
     assert.match(transcript, /"direction": ?"rewind"/, "one rewind boundary line");
     await frame.getByText(/4 messages left the view/).first().waitFor({ timeout: WAIT });
-    await shot("e2e-panel-4-edited-and-sent");
+    await shot("e2e-panel-5-edited-and-sent");
   });
 
   step("Undo Compaction brings the turns back before the new one", async () => {
@@ -252,7 +266,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
       "after the undo",
     );
     assert.deepEqual(now.slice(0, 4).map((m) => m.id), later, "the same messages, back");
-    await shot("e2e-panel-5-undone");
+    await shot("e2e-panel-6-undone");
   });
 
   let replaced = "";
@@ -272,7 +286,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     assert.deepEqual(now.slice(0, 5).map((m) => m.id), before.slice(0, 5).map((m) => m.id), "the prompt is kept, not sent again");
     assert.ok(!now.some((m) => m.id === replaced), "the old reply left the view");
     assert.ok(transcriptWith(CODE).includes(`"${replaced}"`), "the old reply is still in the transcript");
-    await shot("e2e-panel-6-retried");
+    await shot("e2e-panel-7-retried");
   });
 
   step("Insert at Cursor puts the reply's code into the open editor", async () => {
@@ -303,7 +317,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     });
     const lines = changed.split("\n");
     assert.ok(lines.indexOf(CODE) > lines.findIndex((l) => l.includes("Monthly report")), `inserted at the end:\n${changed}`);
-    await shot("e2e-panel-7-inserted-at-cursor");
+    await shot("e2e-panel-8-inserted-at-cursor");
   });
 
   step("the walkthrough opens with its four steps, and its first opens the chat", async () => {
@@ -321,7 +335,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
       (await steps.allInnerTexts()).map((t) => t.trim()),
       ["Open the chat", "Set an API key", "Import a Claude Code session", "Compact, and undo"],
     );
-    await shot("e2e-panel-8-walkthrough");
+    await shot("e2e-panel-9-walkthrough");
     // the chat is closed first, so the link is what opens it
     const sideBar = fx.page.locator(".part.sidebar");
     await palette("View: Close Primary Side Bar");

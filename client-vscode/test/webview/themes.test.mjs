@@ -3,7 +3,7 @@
 // folded with their size, summaries titled by what they replaced, terminal escape codes
 // gone, a disclosure that opens without selecting its message, "Unattributed" drawn in grey,
 // and the message and code-block actions shown on hover with text that reads against what
-// is behind it (the WCAG contrast ratio, computed in the page).
+// is behind it (the WCAG contrast ratio, computed in the page); a code block's Copy copies.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -168,6 +168,9 @@ for (const theme of ["light", "dark", "hc"]) {
     const codeActions = block.locator(".baton-code-actions");
     assert.equal(await codeActions.evaluate((el) => getComputedStyle(el).opacity), "1");
     await readable(codeActions.locator("button"), "a code block's action");
+    assert.deepEqual(await codeActions.locator("button").allTextContents(), ["Insert", "Apply", "Copy"]);
+    await codeActions.locator(".baton-copy").click();
+    assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), "pytest tests/test_x.py -k test_y");
 
     // The screenshot: the paste folded again, from the top, the first prompt hovered.
     await paste.locator("> summary").click();

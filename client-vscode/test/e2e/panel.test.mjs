@@ -266,6 +266,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
       "after the undo",
     );
     assert.deepEqual(now.slice(0, 4).map((m) => m.id), later, "the same messages, back");
+    await fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "the messages are back in the view" }).first().waitFor({ timeout: WAIT });
     await shot("e2e-panel-6-undone");
   });
 

@@ -277,7 +277,7 @@ export class ChatController {
         this.ports.post({
           type: "notice",
           sessionId,
-          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings them back).`,
+          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings ${count === 1 ? "it" : "them"} back).`,
           tone: "info",
         });
       }

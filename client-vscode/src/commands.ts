@@ -107,7 +107,7 @@ export function registerCommands(
   register("baton.undoCompaction", async (boundaryId?: unknown) => {
     const id = sessionId();
     const { usage } = await client.rpc.uncompact(id, typeof boundaryId === "string" ? boundaryId : undefined);
-    void vscode.window.showInformationMessage(`Baton: compaction undone; the context is ${Math.round(usage.percentUsed)}% full.`);
+    void vscode.window.showInformationMessage(`Baton: undone, the messages are back in the view; the context is ${Math.round(usage.percentUsed)}% full.`);
   });
 
   register("baton.openSessionDocument", async (id?: unknown) => {

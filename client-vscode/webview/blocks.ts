@@ -2,7 +2,7 @@
 // and tool calls, tool results and thinking collapsed behind a <details>.
 import { folded, h } from "./dom";
 import { codeBlock, renderMarkdown } from "./markdown";
-import { titleElement, toolCallLine, type ToolContext } from "./toolCalls";
+import { stripEscapes, titleElement, toolCallLine, type ToolContext } from "./toolCalls";
 import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
 
 /** What a block needs to know about the rest of the conversation. */
@@ -77,12 +77,6 @@ function basename(path: string): string {
 export function codeOf(button: HTMLElement): { code: string; file: string | undefined } {
   const pre = button.closest<HTMLElement>("pre.baton-code");
   return { code: pre?.querySelector("code")?.textContent ?? "", file: pre?.dataset.file };
-}
-
-/** Terminal escape codes (colours, cursor moves, titles) in a tool's output: never shown. */
-const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
-export function stripEscapes(text: string): string {
-  return text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
 }
 
 /** A code block's HTML as an element with its Copy button. */

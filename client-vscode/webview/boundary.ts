@@ -43,6 +43,27 @@ export const SUMMARY_TITLES: { [place in SummaryPlace]: string } = {
   middle: "Part of the conversation summarized",
 };
 
+/** How many messages a summary replaced, as its `dropped` lines say ("29 messages summarized"). */
+export function summarizedCount(message: Message): number | undefined {
+  for (const line of message.dropped ?? []) {
+    const m = /^([\d,]+) messages? summarized$/.exec(line);
+    if (m?.[1]) return Number(m[1].replaceAll(",", ""));
+  }
+  return undefined;
+}
+
+/**
+ * A summary's title: what it replaced. A part between two stretches of conversation is named
+ * by the positions its messages had in the view ("Messages 12-40 summarized"), `row` being
+ * the summary's own index in the view, where the first of them stood; without the count, a part.
+ */
+export function summaryTitle(message: Message, place: SummaryPlace, row?: number): string {
+  const count = summarizedCount(message);
+  if (place !== "middle" || row === undefined || !count) return SUMMARY_TITLES[place];
+  const first = row + 1;
+  return count === 1 ? `Message ${first} summarized` : `Messages ${first}-${first + count - 1} summarized`;
+}
+
 /** For each summary (by id): earlier (no conversation before it), later (none after), or a part between. */
 export function summaryPlaces(messages: readonly Message[]): Map<string, SummaryPlace> {
   const out = new Map<string, SummaryPlace>();
@@ -68,6 +89,7 @@ export function summaryBody(
   last: boolean,
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
   place: SummaryPlace = "earlier",
+  row?: number, // the summary's index in the view
 ): HTMLElement {
   // The summary body comes wrapped in <summary> tags for the model; here they are noise.
   // A summary the API wrote (`summarizer: "server"`) is one compaction block.
@@ -87,7 +109,7 @@ export function summaryBody(
     : null;
   const details = collapsed(
     "baton-summary",
-    [h("span", {}, SUMMARY_TITLES[place]), label ? h("span", { class: "baton-meta" }, label) : null],
+    [h("span", {}, summaryTitle(message, place, row)), label ? h("span", { class: "baton-meta" }, label) : null],
     markdownElement(text),
     list,
     droppedList(message),

@@ -297,6 +297,7 @@ export class Feed {
       last: message.id === this.lastSummary,
       readOnly: this.readOnly,
       place: this.places.get(message.id),
+      row: message.kind === "summary" ? row : undefined, // only a summary's title reads it
       retry: message.role === "assistant" && message.id === this.idList[this.idList.length - 1] && !this.busy,
     };
     const old = this.cache.get(message.id);

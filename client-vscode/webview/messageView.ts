@@ -18,6 +18,8 @@ export interface MessageExtra {
   retry: boolean;
   /** A summary's place in the conversation (its title says what it replaced). */
   place?: SummaryPlace | undefined;
+  /** The message's index in the view (a part's summary is titled by the rows it replaced). */
+  row?: number | undefined;
 }
 
 /** Stop reasons worth a word in the message header (a normal end_turn says nothing). */
@@ -57,7 +59,7 @@ export function messageElement(
   );
   let body: HTMLElement;
   if (kind === "summary") {
-    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place);
+    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place, extra.row);
   } else if (kind === "attachment") body = attachmentBody(message);
   else {
     const paste = message.role === "user";

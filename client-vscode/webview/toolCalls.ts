@@ -48,9 +48,15 @@ function body(info: ToolCallInfo, use: ToolUseBlock, result: ToolResultBlock | u
   return parts;
 }
 
+/** Terminal escape codes (colours, cursor moves, titles) in a tool's output: never shown. */
+const ESCAPES = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+export function stripEscapes(text: string): string {
+  return text.includes("\x1b") ? text.replace(ESCAPES, "") : text;
+}
+
 function resultElement(result: ToolResultBlock | undefined): HTMLElement {
   if (result === undefined) return h("div", { class: "baton-muted" }, "(no result yet)");
-  const text = resultText(result);
+  const text = stripEscapes(resultText(result));
   if (text === "") return h("div", { class: "baton-muted" }, "(no output)");
   const lines = text.split("\n");
   if (lines.length <= LONG_RESULT_LINES) return code(text);

@@ -99,7 +99,9 @@ async function importSession(baton, dataDir) {
 
 /**
  * `options`: `env` added to code-server's (and so the server's) environment, `settings` added
- * to the user settings, `keepResults` to leave test-results/ as an earlier run left it.
+ * to the user settings, `example: false` for a data dir without the imported example
+ * session, `generate` (tokens) for a generated session of that size in it (`fx.generated`:
+ * see generateSession).
  */
 export async function startVsCode(options = {}) {
   const tools = await locateTools();
@@ -122,12 +124,14 @@ async function setUp(fx) {
   const xdg = join(root, "xdg");
   fx.workspace = join(root, "workspace");
   fx.apiResult = join(root, "api-consumer-result.json");
-  if (!fx.options.keepResults) rmSync(resultsDir, { recursive: true, force: true }); // screenshots and logs of this run only
+  // test-results/ is shared by every test file (webview and e2e, run side by side): none
+  // empties it; scripts/test-vscode does, once, before the run
   for (const dir of [dataDir, join(userDir, "User"), extDir, xdg, resultsDir]) mkdirSync(dir, { recursive: true });
   cpSync(join(repoRoot, "server/baton/examples/workspace"), fx.workspace, { recursive: true });
   writeFileSync(join(fx.workspace, "README.md"), "# expenses\n\nMonthly report from the bank's CSV export.\n");
-  fx.session = await importSession(tools.baton, dataDir);
   fx.dataDir = dataDir;
+  if (fx.options.example !== false) fx.session = await importSession(tools.baton, dataDir);
+  if (fx.options.generate) fx.generated = await generateSession(fx, fx.options.generate);
 
   const consumerVsix = join(root, "api-consumer.vsix");
   await run(tools.vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", consumerVsix], {

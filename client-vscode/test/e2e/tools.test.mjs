@@ -99,7 +99,6 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     fx = await startVsCode({
       env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "sk-ant-fake-e2e-key" },
       settings: { "baton.model": "claude-sonnet-4-5" },
-      keepResults: true,
     });
     original = readFileSync(join(fx.workspace, "utils.py"), "utf8");
   });

@@ -1,4 +1,5 @@
-"""Session requests: create, list, get, delete, append, send, render, import, pin, model, usage."""
+"""Session requests: create, list, get, delete, append, send, render, import, rename, pin,
+model (and the models to choose from), usage."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
 
 
 async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
-    return p.SessionList(sessions=[session_info(s) for s in call.service.list_sessions()])
+    store = call.service.store
+    listed = call.service.list_sessions()
+    return p.SessionList(sessions=[session_info(s, store.context_size(s)) for s in listed])
 
 
 async def get(call: Call, args: p.PageParams) -> p.SessionView:
@@ -102,6 +105,15 @@ async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:
     return session_info(session)
 
 
+async def rename(call: Call, args: p.RenameParams) -> p.SessionInfo:
+    session = call.service.rename(args.session_id, args.title)
+    return session_info(session, call.service.store.context_size(session))
+
+
+async def models(call: Call, args: p.ModelsParams) -> p.ModelCatalog:
+    return await call.service.model_catalog(args.session_id)
+
+
 async def pin(call: Call, args: p.PinParams) -> p.Message:
     return call.service.pin(args.session_id, args.message_id, args.pinned)
 
@@ -136,5 +148,7 @@ REQUESTS: dict[str, Handler] = {
     p.SESSION_PIN: pin,
     p.SESSION_SET_MODEL: set_model,
     p.SESSION_REWIND: rewind,
+    p.SESSION_RENAME: rename,
+    p.MODELS: models,
     p.USAGE: usage,
 }

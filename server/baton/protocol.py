@@ -145,7 +145,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
     WireModel,
 )
-from baton.core.models.catalog import ModelCatalog, ModelOption
+from baton.core.service.model_catalog import ModelCatalog, ModelOption
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage
 from baton.core.usage.draft import Draft, DraftInfo, DraftUsage

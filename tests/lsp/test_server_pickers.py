@@ -170,7 +170,9 @@ async def test_list_carries_size_and_source_and_forgets_deleted(lsp: Harness) ->
     assert listed[empty]["contextTokens"] > 0  # its system prompt
 
     await lsp.request(protocol.SESSION_DELETE, {"sessionId": empty})
-    listed_ids = [s["sessionId"] for s in (await lsp.request(protocol.SESSION_LIST, {}))["sessions"]]
+    listed_ids = [
+        s["sessionId"] for s in (await lsp.request(protocol.SESSION_LIST, {}))["sessions"]
+    ]
     assert empty not in listed_ids and made in listed_ids
 
 

@@ -156,6 +156,8 @@ class SessionStore:
         title = title.strip()
         if not title:
             raise InvalidParams("title must not be empty")
+        if any(ord(c) < 32 or ord(c) == 127 for c in title):
+            raise InvalidParams("title must be one line without control characters")
         check_writable(title, "title")
         if title != session.title:
             session.set_meta(title=title)

@@ -18,7 +18,7 @@ from baton.core.compaction.summary.summarizers import (
 )
 from baton.core.errors import ApiKeyMissing, BatonError
 from baton.core.model_api.model_list import ListedModel
-from baton.core.models.catalog import ModelCatalog, configured, from_api
+from baton.core.service.model_catalog import ModelCatalog, configured, from_api
 from baton.core.settings import Settings
 from baton.core.usage.budget import ModelLimits
 from baton.core.usage.estimator import Estimator

@@ -21,7 +21,6 @@ from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.importers.claude_code import import_off_loop, named_file
-from baton.core.models.catalog import ModelCatalog
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.drafts import Drafts
@@ -37,6 +36,7 @@ from baton.core.service.events import (
 from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
+from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup

@@ -121,7 +121,7 @@ class ModelAccess:
         """The models a picker offers: the Models API's list with a key (asked again after
         LIST_FRESH seconds), else, or when the API fails, the configured list saying why."""
         if self._key is None:
-            return configured(settings, current, "no Anthropic API key: the configured list")
+            return configured(settings, current, "no Anthropic API key")
         wanted = (self._key, settings.resolved_base_url())
         cached = self._listed
         if cached is None or cached[0] != wanted or time.monotonic() - cached[1] > LIST_FRESH:

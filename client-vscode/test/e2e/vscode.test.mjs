@@ -219,12 +219,11 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     assert.ok(big.messages > 3000, JSON.stringify(big));
     await fx.page.locator(METER).click();
     const frame = await chatFrame();
-    await frame.locator(".baton-more").click(); // the header's "All sessions"
-    const input = fx.page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: WAIT });
+    await frame.locator(".baton-session-button").click(); // the header's session picker
+    const input = frame.getByRole("searchbox", { name: "Search sessions" });
     await input.fill("Benchmark session");
-    const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Benchmark session" });
-    await row.waitFor({ state: "visible", timeout: WAIT });
+    const row = frame.locator(".baton-session-row", { hasText: "Benchmark session" });
+    await row.first().waitFor({ state: "visible", timeout: WAIT });
     await input.press("Enter");
     const chat = await chatFrame();
     await chat.locator(`article[data-message-id="${big.lastMessageId}"]`).waitFor({ timeout: 60_000 });

@@ -3,8 +3,7 @@
  * session list as the session picker shows it, with a rename or a delete. The webview keeps
  * no list of its own that the host relies on: it asks, and gets the answer posted.
  */
-import type { BatonRpc } from "./rpc";
-import { errorMessage } from "./rpc";
+import { errorMessage, type BatonRpc } from "./rpc";
 import type { ToWebview } from "./webviewMessages";
 
 export interface PickerPorts {

@@ -46,6 +46,8 @@ async def test_models_without_a_session_mark_none(lsp: Harness) -> None:
     assert found["source"] == "configured"
     assert not any(m["current"] for m in found["models"])
     assert "current" not in found
+    error = await lsp.error(protocol.MODELS, {"sessionId": "s_missing"})
+    assert error.data["code"] == "session_not_found"
 
 
 async def test_models_from_the_models_api_every_page(

@@ -189,3 +189,13 @@ def _listed(sessions: SessionStore, sid: str) -> Summary:
     assert len(found) == 1, found
     assert isinstance(found[0], Summary), "listed as the open session, not from the index"
     return found[0]
+
+
+def test_a_size_noted_for_a_file_that_went_is_dropped_by_the_next_list(tmp_path: Path) -> None:
+    sessions = store(tmp_path)
+    sid = sessions.create("gone").session_id
+    sessions.note_size(sid, 99)
+    sessions.release(sid)
+    sessions.path_for(sid).unlink()
+    assert all(s.session_id != sid for s in sessions.list())
+    assert sessions._index.size(sid) is None

@@ -97,6 +97,7 @@ class SessionIndex:
             for found in entries:
                 self._refresh_one(found, deadline, seen, out)
         self._entries = seen
+        self._sizes = {sid: n for sid, n in self._sizes.items() if sid in seen}  # files gone
         return out
 
     def _refresh_one(

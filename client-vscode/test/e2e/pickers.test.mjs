@@ -1,6 +1,7 @@
 // End to end in a real VS Code (code-server, headless Chromium), without an API key: the
 // panel's model picker offers the configured models with their windows, and choosing one
-// moves the meter and the draft's "after sending" figure to the new window; the session
+// moves the meter and the draft's "after sending" figure to the new window (so does
+// "Baton: Switch Model" from the palette, which lists the same models); the session
 // picker lists the sessions with their size and source, searches them by title, renames one
 // (a record appended to its transcript), deletes one after a confirmation (its file stays),
 // and starts a New Chat.
@@ -124,6 +125,34 @@ describe("the panel's model and session pickers in VS Code (code-server)", { con
     await shot("e2e-pickers-2-switched");
     await fx.page.keyboard.press("Escape");
     await frame.locator(".baton-model-picker").waitFor({ state: "hidden", timeout: WAIT });
+  });
+
+  step("Baton: Switch Model from the palette offers the same models with their windows", async () => {
+    const input = fx.page.locator(".quick-input-widget input");
+    await until("the palette to offer Baton: Switch Model", async () => {
+      if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
+      await input.waitFor({ state: "visible", timeout: 3000 });
+      await input.fill(">Baton: Switch Model", { timeout: 2000 });
+      await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Switch Model" }).waitFor({ timeout: 3000 });
+      return true;
+    });
+    await input.press("Enter");
+    const haiku = fx.page.locator(".quick-input-list .monaco-list-row", { hasText: "claude-haiku-4-5" });
+    await haiku.first().waitFor({ timeout: WAIT });
+    assert.match(await haiku.first().innerText(), /200,000-token window/);
+    const opus = fx.page.locator(".quick-input-list .monaco-list-row", { hasText: "claude-opus-5" });
+    assert.match(await opus.first().innerText(), /1,000,000-token window \(current\)/);
+    await shot("e2e-pickers-2b-palette");
+    await input.fill("haiku");
+    await haiku.first().waitFor({ timeout: WAIT });
+    await input.press("Enter");
+    const frame = await chatFrame();
+    await until("the header on haiku", async () =>
+      (await frame.locator(".baton-model-button").textContent()) === "haiku-4-5 · 200K" ? true : undefined,
+    );
+    await until("the meter on the 200K window", async () =>
+      (await fx.page.locator(METER).innerText()).includes("/200K") ? true : undefined,
+    );
   });
 
   step("the session picker lists sizes and sources, searches, and renames a session", async () => {

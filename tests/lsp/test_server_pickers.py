@@ -110,6 +110,7 @@ async def test_switching_to_a_listed_model_moves_the_budget(
         protocol.SESSION_SET_MODEL, {"sessionId": sid, "model": chosen["id"]}
     )
     assert switched["session"]["model"] == "claude-small-test"
+    assert switched["session"]["contextTokens"] == switched["usage"]["usedTokens"]
     found = await lsp.request(protocol.MODELS, {"sessionId": sid})
     assert [m["id"] for m in found["models"] if m["current"]] == ["claude-small-test"]
     usage = (await lsp.get(sid))["usage"]
@@ -162,6 +163,8 @@ async def test_list_carries_size_and_source_and_forgets_deleted(lsp: Harness) ->
     imported = await lsp.request(protocol.SESSION_IMPORT, {"path": str(EXAMPLE)})
     listed = {s["sessionId"]: s for s in (await lsp.request(protocol.SESSION_LIST, {}))["sessions"]}
     assert listed[made]["contextTokens"] == appended["usage"]["usedTokens"]
+    shown = (await lsp.get(made))["session"]
+    assert shown["contextTokens"] == appended["usage"]["usedTokens"]  # a get says it too
     assert "source" not in listed[made]
     assert listed[imported["sessionId"]]["source"] == {
         "kind": "claude-code",

@@ -15,6 +15,7 @@ import {
 } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
 import { DraftUsageWatch, makeRoom } from "./draftUsage";
+import { PickerHost } from "./pickerHost";
 import type { SendAttachment } from "./toolWire";
 import type { ErrorScope, FromWebview, ToWebview } from "./webviewMessages";
 
@@ -24,7 +25,17 @@ export { sendFailure } from "./chatLogic";
 export interface ChatPorts {
   rpc: Pick<
     BatonRpc,
-    "listSessions" | "getSession" | "createSession" | "send" | "draftUsage" | "compact" | "setModel" | "rewind"
+    | "listSessions"
+    | "getSession"
+    | "createSession"
+    | "send"
+    | "draftUsage"
+    | "compact"
+    | "setModel"
+    | "rewind"
+    | "listModels"
+    | "renameSession"
+    | "deleteSession"
   >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
@@ -62,6 +73,7 @@ export class ChatController {
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
   private readonly draft: DraftUsageWatch;
+  private readonly pickers: PickerHost;
 
   constructor(
     private readonly ports: ChatPorts,
@@ -78,6 +90,12 @@ export class ChatController {
       },
       draftDelayMs,
     );
+    this.pickers = new PickerHost({
+      rpc: ports.rpc,
+      post: (message) => ports.post(message),
+      currentSessionId: () => current.sessionId,
+      refresh: () => this.refresh(),
+    });
   }
 
   /** The current session's view, as last fetched. */
@@ -233,6 +251,17 @@ export class ChatController {
         case "applyCode":
           await this.ports.applyCode(message.code, message.file);
           return;
+        case "listModels":
+          return await this.pickers.models();
+        case "setModel":
+          await this.switchModel(message.model);
+          return;
+        case "listSessions":
+          return await this.pickers.sessions();
+        case "renameSession":
+          return await this.pickers.rename(message.sessionId, message.title);
+        case "deleteSession":
+          return await this.pickers.delete(message.sessionId);
         case "loadEarlier":
           this.postEarlier(message.sessionId, message.before);
           return;

@@ -10,6 +10,7 @@ import { previewReport } from "./compactReport";
 import { afterCompactionLine } from "./draftCard";
 import type { DraftFlow } from "./compactDraft";
 import type { CurrentSession } from "./currentSession";
+import { chooseModel } from "./modelChoice";
 import { ErrorCodes, SETTINGS_SECTION, type CompactResult } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
 import { promptForApiKey } from "./secrets";
@@ -73,16 +74,11 @@ export function registerCommands(
 
   register("baton.switchModel", async () => {
     const id = sessionId();
-    const model = await vscode.window.showInputBox({
-      title: "Baton: Switch Model",
-      prompt: "The model this conversation's replies come from; its context budget is re-evaluated at once.",
-      value: current.session?.model ?? "",
-      validateInput: (value) => (value.trim() === "" ? "A model id, e.g. claude-sonnet-4-5" : undefined),
-    });
-    if (model === undefined || model.trim() === "" || current.sessionId !== id) {
+    const model = await chooseModel(client.rpc, id, current.session?.model ?? "");
+    if (model === undefined || current.sessionId !== id) {
       return;
     }
-    const result = await chat.switchModel(model.trim());
+    const result = await chat.switchModel(model);
     if (result?.warning !== undefined) {
       const choice = await vscode.window.showWarningMessage(`Baton: ${result.warning}`, "Compact Now");
       if (choice === "Compact Now") {

@@ -4,7 +4,7 @@
 export const SETTINGS_SECTION = "baton";
 
 /** The contract's version; a server whose initialize answer carries a lower one (capabilities.experimental.baton.contractVersion) is too old for this client. */
-export const CONTRACT_VERSION = 1;
+export const CONTRACT_VERSION = 2;
 
 export interface ActiveEditorParams {
   uri?: string | null;
@@ -115,7 +115,7 @@ export interface BudgetSettings {
   blockingMargin?: number;
 }
 
-export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model" | "rewind";
+export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model" | "rewind" | "rename";
 
 /** What a client sends to the model besides the messages Baton holds (its own system prompt and tool definitions), so that the usage counts it: each as a size in tokens, or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the sizes are kept. */
 export interface ClientContext {
@@ -415,6 +415,26 @@ export interface MicrocompactSettings {
   tools?: string[];
 }
 
+/** The models to choose from; `source` says where the list came from and `reason`, for the configured list, why the Models API was not used. */
+export interface ModelCatalog {
+  models: ModelOption[];
+  source: "api" | "configured";
+  reason?: string;
+  /** the session's model, if one is named */
+  current?: string;
+}
+
+/** One model to choose: its id, the name to show and the window the meter would use with it (`windowFrom`: the Models API, Baton's model table, the `contextWindow` setting, or assumed for a model neither knows). */
+export interface ModelOption {
+  id: string;
+  displayName: string;
+  contextWindow: number;
+  maxOutput: number;
+  windowFrom: "api" | "table" | "setting" | "assumed";
+  /** the session's model (when one is named) */
+  current: boolean;
+}
+
 /** US dollars per million tokens. */
 export interface ModelPrice {
   input: number;
@@ -428,6 +448,11 @@ export interface ModelSwitch {
   session: Session;
   usage: Usage;
   warning?: string;
+}
+
+export interface ModelsParams {
+  /** the session whose model is marked current (absent: none) */
+  sessionId?: string | null;
 }
 
 export type NoParams = Record<string, never>;
@@ -484,6 +509,12 @@ export interface RedactedThinkingBlock {
   type: "redacted_thinking";
   data: string;
   [key: string]: unknown;
+}
+
+export interface RenameParams {
+  sessionId: string;
+  /** the session's new title */
+  title: string;
 }
 
 export interface RenderResult {
@@ -563,6 +594,10 @@ export interface Session {
   compactions: number;
   readOnly: boolean;
   damaged?: DamageInfo;
+  /** the last known context size in tokens (the last change this server saw, else the last reply's API usage); absent when unknown */
+  contextTokens?: number;
+  /** where the session came from (absent: made here) */
+  source?: SessionSource;
 }
 
 export interface SessionChanged {
@@ -582,6 +617,13 @@ export interface SessionList {
 
 export interface SessionParams {
   sessionId: string;
+}
+
+/** Where a session came from: a Claude Code transcript it was imported from, or a file the CLI compacted into it; `file` is the file's name, `path` the whole path. */
+export interface SessionSource {
+  kind: "claude-code" | "compacted";
+  file: string;
+  path: string;
 }
 
 export interface SessionView {
@@ -605,6 +647,8 @@ export interface Settings {
   model?: string;
   /** Override the model's context window (tokens). */
   contextWindow?: number | null;
+  /** The models the chat panel's model picker offers when the Models API cannot be asked (no API key, or it failed); `model` is always offered too. */
+  models?: string[];
   autoCompact?: AutoCompactSettings;
   /** The context budget's reserve and margins, in tokens. */
   budget?: BudgetSettings;
@@ -805,6 +849,8 @@ export interface RequestMap {
   "baton/session/pin": { params: PinParams; result: Message };
   "baton/session/setModel": { params: SetModelParams; result: ModelSwitch };
   "baton/session/rewind": { params: RewindParams; result: RewindResult };
+  "baton/session/rename": { params: RenameParams; result: Session };
+  "baton/models": { params: ModelsParams; result: ModelCatalog };
   "baton/usage": { params: UsageParams; result: DraftUsage };
   "baton/compact": { params: CompactParams; result: CompactResult };
   "baton/uncompact": { params: UncompactParams; result: UncompactResult };
@@ -849,6 +895,8 @@ export const Requests = {
   sessionPin: "baton/session/pin",
   sessionSetModel: "baton/session/setModel",
   sessionRewind: "baton/session/rewind",
+  sessionRename: "baton/session/rename",
+  models: "baton/models",
   usage: "baton/usage",
   compact: "baton/compact",
   uncompact: "baton/uncompact",

@@ -14,6 +14,7 @@ import {
   type Draft,
   type DraftUsage,
   type Message,
+  type ModelCatalog,
   type ModelSwitch,
   type MessageInput,
   type RequestMap,
@@ -135,6 +136,21 @@ export class BatonRpc {
   /** The usage as it would be once `draft` is sent, and what Send would do (nothing is written). */
   draftUsage(sessionId: string, draft: Draft): Promise<DraftUsage> {
     return request(this.sender, Requests.usage, { sessionId, draft: dropUndefined(draft) });
+  }
+
+  /** The models to choose from (the Models API's, or the configured list and why), `sessionId`'s marked. */
+  listModels(sessionId?: string): Promise<ModelCatalog> {
+    return request(this.sender, Requests.models, sessionId === undefined ? {} : { sessionId });
+  }
+
+  /** A new title (the server appends it to the transcript). */
+  renameSession(sessionId: string, title: string): Promise<Session> {
+    return request(this.sender, Requests.sessionRename, { sessionId, title });
+  }
+
+  /** Hides the session (its transcript stays on disk). */
+  async deleteSession(sessionId: string): Promise<void> {
+    await request(this.sender, Requests.sessionDelete, { sessionId });
   }
 
   /** Switches the session's model; the usage comes back against the new model's budget. */

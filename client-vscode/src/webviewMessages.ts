@@ -1,6 +1,6 @@
 // The messages between the extension host and the chat webview (`baton.chat`).
 // Both sides import these types; the webview imports them type-only.
-import type { DraftInfo, LineRange, Message, Session, Usage } from "./protocol";
+import type { DraftInfo, LineRange, Message, ModelCatalog, Session, Usage } from "./protocol";
 import type { PermissionOutcome, ToolPermissionParams } from "./toolWire";
 
 /** Extension host -> webview. */
@@ -44,7 +44,15 @@ export type ToWebview =
    * not (nothing was sent: `text` goes back into the input box).
    */
   | { type: "sendOutcome"; stored: boolean; text: string }
+  | PickersToWebview
   | ToolsToWebview;
+
+/** The header's pickers: the models to choose from, the sessions as listed now. */
+export type PickersToWebview =
+  /** `listModels`' answer: the catalog, or null and why (the model picker says it). */
+  | { type: "models"; catalog: ModelCatalog | null; message?: string }
+  /** `listSessions`' answer, and the list after a rename or delete. */
+  | { type: "sessions"; sessions: Session[] };
 
 /** The workspace tools' part of the panel: attachment chips, the `@` picker, permission cards. */
 export type ToolsToWebview =
@@ -117,7 +125,19 @@ export type FromWebview =
   | { type: "applyCode"; code: string; file?: string }
   /** The last page posted is drawn: send the view's messages before index `before`. */
   | { type: "loadEarlier"; sessionId: string; before: number }
+  | PickersFromWebview
   | ToolsFromWebview;
+
+export type PickersFromWebview =
+  /** The model picker opened: the models to choose from (`baton/models`). */
+  | { type: "listModels" }
+  /** A model chosen: the current session switches to it (`baton/session/setModel`). */
+  | { type: "setModel"; model: string }
+  /** The session picker opened: the list as it is now. */
+  | { type: "listSessions" }
+  | { type: "renameSession"; sessionId: string; title: string }
+  /** Delete, once the user confirmed it in the picker. */
+  | { type: "deleteSession"; sessionId: string };
 
 export type ToolsFromWebview =
   | { type: "removeChip"; id: string }

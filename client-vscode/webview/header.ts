@@ -1,9 +1,13 @@
-// The session header (picker, New Chat) and the welcome shown when no session is open.
+// The session header (the session and model pickers, Find, New Chat) and the welcome shown
+// when no session is open.
 import { button, h } from "./dom";
-import type { Session } from "./wire";
+import { ModelPicker } from "./modelPicker";
+import { SessionPicker } from "./sessionPicker";
+import type { ModelCatalog, Session, Usage } from "./wire";
 
 export interface HeaderHandlers {
   selectSession(sessionId: string): void;
+  /** Open the session picker (the header's, also from the welcome). */
   pickSession(): void;
   newChat(): void;
   importSession(): void;
@@ -11,24 +15,46 @@ export interface HeaderHandlers {
   find(): void;
 }
 
-export class Header {
-  readonly el: HTMLElement;
-  private readonly picker: HTMLSelectElement;
+/** What the pickers ask of the host. */
+export interface PickerHandlers {
+  listSessions(): void;
+  renameSession(sessionId: string, title: string): void;
+  deleteSession(sessionId: string): void;
+  listModels(): void;
+  chooseModel(model: string): void;
+}
 
-  constructor(private readonly handlers: HeaderHandlers) {
-    this.picker = h("select", { class: "baton-picker", "aria-label": "Session" });
-    this.picker.addEventListener("change", () => {
-      if (this.picker.value) this.handlers.selectSession(this.picker.value);
+export class Header {
+  /** The header bar and, under it, the pickers' drop-downs. */
+  readonly el: HTMLElement;
+  private readonly bar: HTMLElement;
+  private readonly sessionButton: HTMLButtonElement;
+  private readonly models: ModelPicker;
+  private readonly sessions: SessionPicker;
+  private listed: readonly Session[] = [];
+  private current: Session | null = null;
+  private usage: Usage | null = null; // the last usage shown: the model's window
+
+  constructor(handlers: HeaderHandlers, pickers: PickerHandlers) {
+    this.sessionButton = button("", () => this.openSessions(), {
+      class: "secondary baton-session-button",
+      "aria-haspopup": "dialog",
+      "aria-expanded": "false",
     });
-    this.el = h(
+    this.models = new ModelPicker({ list: () => pickers.listModels(), choose: (model) => pickers.chooseModel(model) });
+    this.sessions = new SessionPicker(this.sessionButton, {
+      list: () => pickers.listSessions(),
+      select: (sessionId) => handlers.selectSession(sessionId),
+      rename: (sessionId, title) => pickers.renameSession(sessionId, title),
+      remove: (sessionId) => pickers.deleteSession(sessionId),
+      newChat: () => handlers.newChat(),
+      importSession: () => handlers.importSession(),
+    });
+    this.bar = h(
       "header",
       { class: "baton-header" },
-      this.picker,
-      button("…", () => handlers.pickSession(), {
-        class: "secondary baton-more",
-        title: "All sessions (search)",
-        "aria-label": "All sessions",
-      }),
+      this.sessionButton,
+      this.models.button,
       button("Find", () => handlers.find(), {
         class: "secondary baton-find-open",
         title: "Find in the conversation (Ctrl+F)",
@@ -36,16 +62,44 @@ export class Header {
       }),
       button("New Chat", () => handlers.newChat(), { class: "baton-new-chat" }),
     );
+    this.el = h("div", { class: "baton-top" }, this.bar, this.sessions.popover.el, this.models.popover.el);
   }
 
   render(current: Session | null, sessions: readonly Session[]): void {
-    this.el.hidden = current === null;
-    const list =
+    this.bar.hidden = current === null;
+    this.current = current;
+    this.listed =
       current && !sessions.some((s) => s.sessionId === current.sessionId) ? [current, ...sessions] : sessions;
-    this.picker.replaceChildren(
-      ...list.map((s) => h("option", { value: s.sessionId, selected: s.sessionId === current?.sessionId }, label(s))),
-    );
-    if (current) this.picker.value = current.sessionId;
+    if (current) {
+      const name = label(current);
+      this.sessionButton.textContent = name;
+      this.sessionButton.title = `Session: ${name}. All sessions: search, rename, delete`;
+      this.sessionButton.setAttribute("aria-label", `Session: ${name}`);
+      const usage = this.usage?.sessionId === current.sessionId ? this.usage : null; // at least as new
+      this.models.show(usage?.model ?? current.model, usage?.contextWindow ?? 0);
+    } else {
+      this.models.popover.close(false);
+    }
+    this.sessions.update(this.listed, current?.sessionId ?? null);
+  }
+
+  /** The usage names the model in use and its window (it follows a switch at once). */
+  setUsage(usage: Usage | null): void {
+    this.usage = usage;
+    if (usage && this.current && usage.sessionId === this.current.sessionId) this.models.show(usage.model, usage.contextWindow);
+  }
+
+  /** The host's list as it is now (the picker asked, or a rename or delete changed it). */
+  setSessions(sessions: readonly Session[]): void {
+    this.render(this.current, sessions);
+  }
+
+  setModels(catalog: ModelCatalog | null, message?: string): void {
+    this.models.render(catalog, message);
+  }
+
+  openSessions(): void {
+    this.sessions.toggle(this.listed, this.current?.sessionId ?? null);
   }
 }
 

@@ -56,12 +56,18 @@ class ChatView {
   constructor(root: HTMLElement) {
     const actions: HeaderHandlers = {
       selectSession: (sessionId) => this.host.post({ type: "selectSession", sessionId }),
-      pickSession: () => this.host.post({ type: "pickSession" }),
+      pickSession: () => this.header.openSessions(),
       newChat: () => this.host.post({ type: "newChat" }),
       importSession: () => this.host.post({ type: "import" }),
       find: () => this.find.open(),
     };
-    this.header = new Header(actions);
+    this.header = new Header(actions, {
+      listSessions: () => this.host.post({ type: "listSessions" }),
+      renameSession: (sessionId, title) => this.host.post({ type: "renameSession", sessionId, title }),
+      deleteSession: (sessionId) => this.host.post({ type: "deleteSession", sessionId }),
+      listModels: () => this.host.post({ type: "listModels" }),
+      chooseModel: (model) => this.host.post({ type: "setModel", model }),
+    });
     this.usage = new UsageChart(
       this.host.state.usageOpen ?? false,
       (usageOpen) => this.host.save({ usageOpen }),
@@ -142,8 +148,14 @@ class ChatView {
       case "session":
         return this.showSession(message);
       case "usage":
-        if (message.sessionId === this.session?.sessionId) this.usage.render(message.usage);
+        if (message.sessionId !== this.session?.sessionId) return;
+        this.usage.render(message.usage);
+        this.header.setUsage(message.usage);
         return;
+      case "sessions":
+        return this.header.setSessions(message.sessions);
+      case "models":
+        return this.header.setModels(message.catalog, message.message);
       case "earlier":
         return this.showEarlier(message);
       case "delta":
@@ -201,6 +213,7 @@ class ChatView {
     this.session = update.session;
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);
+    this.header.setUsage(update.session ? update.usage : null);
     this.composer.setHasApiKey(update.hasApiKey);
     const readOnly = update.session?.readOnly === true;
     this.composer.setReadOnly(readOnly);

@@ -6,6 +6,8 @@ export type {
   DocumentBlock,
   ImageBlock,
   Message,
+  ModelCatalog,
+  ModelOption,
   RedactedThinkingBlock,
   Session,
   TextBlock,

@@ -38,6 +38,7 @@ from baton.contract.names import (
     ERROR_TABLE,
     INTERNAL_ERROR_RPC,
     INVALID_PARAMS_RPC,
+    MODELS,
     NOTIFICATIONS,
     REQUEST_FAILED_RPC,
     REQUESTS,
@@ -52,6 +53,7 @@ from baton.contract.names import (
     SESSION_IMPORT,
     SESSION_LIST,
     SESSION_PIN,
+    SESSION_RENAME,
     SESSION_RENDER,
     SESSION_REWIND,
     SESSION_SCHEME,
@@ -84,6 +86,7 @@ from baton.contract.wire_models import (
     Empty,
     ImportParams,
     MessageRange,
+    ModelsParams,
     ModelSwitch,
     NoParams,
     PageParams,
@@ -94,6 +97,7 @@ from baton.contract.wire_models import (
     PreviewCommandArgs,
     Range,
     RangeCommandArgs,
+    RenameParams,
     RenderResult,
     RewindParams,
     RewindResult,
@@ -104,6 +108,7 @@ from baton.contract.wire_models import (
     SessionInfo,
     SessionList,
     SessionParams,
+    SessionSource,
     SessionView,
     SetModelParams,
     ToolPermissionOption,
@@ -140,6 +145,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
     WireModel,
 )
+from baton.core.service.model_catalog import ModelCatalog, ModelOption
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage
 from baton.core.usage.draft import Draft, DraftInfo, DraftUsage
@@ -168,6 +174,8 @@ __all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and wh
 __all__ += ["CONTRACT_VERSION"]  # the contract's version (names.py), in initialize's answer
 __all__ += ["SERVER_REQUESTS", "TOOL_PERMISSION", "TOOL_PERMISSION_CAPABILITY"]
 __all__ += ["ToolPermissionOption", "ToolPermissionParams", "ToolPermissionResult"]
+__all__ += ["MODELS", "ModelCatalog", "ModelOption", "ModelsParams"]  # the model picker
+__all__ += ["SESSION_RENAME", "RenameParams", "SessionSource"]  # the session picker
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
@@ -216,6 +224,8 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_PIN, PinParams, Message),
     Request(SESSION_SET_MODEL, SetModelParams, ModelSwitch),
     Request(SESSION_REWIND, RewindParams, RewindResult),
+    Request(SESSION_RENAME, RenameParams, SessionInfo),
+    Request(MODELS, ModelsParams, ModelCatalog),
     Request(USAGE, UsageParams, DraftUsage),
     Request(COMPACT, CompactParams, CompactResult, progress=True),
     Request(UNCOMPACT, UncompactParams, UncompactResult),

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from baton_testkit import fake_compaction
 from baton_testkit.fake_cache import PromptCache
@@ -125,6 +126,8 @@ class FakeAnthropic:
     def __init__(self, default_text: str = "OK") -> None:
         self.default_text = default_text
         self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
+        self.display_names: dict[str, str] = {}  # a model id -> the name the list gives
+        self.models_error: tuple[int, str, str] | None = None  # GET /v1/models fails so
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
@@ -353,6 +356,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._record(None)
         path = self.path.split("?")[0]
+        if path in ("/v1/models", "/v1/models/"):
+            self._model_list()
+            return
         if path.startswith("/v1/models/"):
             model_id = path.removeprefix("/v1/models/")
             limits = self.fake.models.get(model_id) or self.fake.compaction.limits(model_id)
@@ -374,6 +380,33 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         self._error(404, "not_found_error", f"no route {path}")
+
+    def _model_list(self) -> None:
+        """`GET /v1/models`: the fake's models a page at a time (`limit`, `after_id`), or
+        the error `models_error` scripts."""
+        if self.fake.models_error is not None:
+            status, kind, message = self.fake.models_error
+            self._error(status, kind, message)
+            return
+        query = parse_qs(urlsplit(self.path).query)
+        limit = int(query.get("limit", ["20"])[0])
+        ids = list(self.fake.models)
+        after = query.get("after_id", [None])[0]
+        start = ids.index(after) + 1 if after in ids else 0
+        page = ids[start : start + limit]
+        data = [
+            {
+                "type": "model",
+                "id": model_id,
+                "display_name": self.fake.display_names.get(model_id, model_id),
+                "created_at": "2025-01-01T00:00:00Z",
+                **self.fake.models[model_id],
+            }
+            for model_id in page
+        ]
+        more = start + limit < len(ids)
+        first, last = (page[0], page[-1]) if page else (None, None)
+        self._json(200, {"data": data, "has_more": more, "first_id": first, "last_id": last})
 
     def do_POST(self) -> None:
         body = self._read_body()

@@ -137,6 +137,15 @@ test("the panel's Send attaches the chips on show, and says they went once the p
       setModel: async () => {
         throw new Error("no model switch expected");
       },
+      listModels: async () => {
+        throw new Error("no model list expected");
+      },
+      renameSession: async () => {
+        throw new Error("no rename expected");
+      },
+      deleteSession: async () => {
+        throw new Error("no delete expected");
+      },
       rewind: async () => {
         throw new Error("no rewind expected");
       },

@@ -31,6 +31,7 @@ class Fake {
   compactFailure: unknown;
   calls: string[] = [];
   modelWarning: string | undefined;
+  modelsFailure: unknown;
 
   add(s: Session, messages: Message[] = []): void {
     this.sessions.set(s.sessionId, { session: s, messages });
@@ -84,6 +85,32 @@ class Fake {
           if (at < 0) throw Object.assign(new Error("not in the view"), { data: { code: "invalid_params" } });
           const rewound = entry.messages.splice(at).map((m) => m.id);
           return { boundaryId: "bnd_rw", rewoundMessageIds: rewound, usage: usage({ sessionId: id }) };
+        },
+        listModels: async (id?: string) => {
+          this.calls.push(`models ${id ?? "-"}`);
+          if (this.modelsFailure) throw this.modelsFailure;
+          const current = id === undefined ? undefined : this.sessions.get(id)?.session.model;
+          const ids = ["claude-sonnet-4-5", "claude-opus-5"];
+          const models = ids.map((m) => ({
+            id: m,
+            displayName: m,
+            contextWindow: m === "claude-opus-5" ? 1_000_000 : 200_000,
+            maxOutput: 64_000,
+            windowFrom: "table" as const,
+            current: m === current,
+          }));
+          return { models, source: "configured" as const, reason: "no Anthropic API key" };
+        },
+        renameSession: async (id: string, title: string) => {
+          this.calls.push(`rename ${id} ${title}`);
+          const entry = this.sessions.get(id);
+          if (entry === undefined) throw Object.assign(new Error("no session"), { data: { code: "session_not_found" } });
+          entry.session = { ...entry.session, title };
+          return entry.session;
+        },
+        deleteSession: async (id: string) => {
+          this.calls.push(`delete ${id}`);
+          this.sessions.delete(id);
         },
         setModel: async (id: string, model: string) => {
           const entry = this.sessions.get(id)!;
@@ -576,4 +603,78 @@ test("retry: the last reply leaves the view and a continuation asks for a new on
   fake.calls = [];
   await chat.receive({ type: "retry" });
   assert.deepEqual(fake.calls, []);
+});
+
+// ---- the pickers --------------------------------------------------------------------------
+
+function lastOf<T extends ToWebview["type"]>(fake: Fake, type: T): Extract<ToWebview, { type: T }> {
+  const found = fake.posted.filter((m): m is Extract<ToWebview, { type: T }> => m.type === type);
+  assert.ok(found.length > 0, `a ${type} message was posted`);
+  return found[found.length - 1]!;
+}
+
+test("the model picker gets the catalog with the current session's model marked, and a choice switches it", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-12-01T10:00:00Z"));
+  await chat.select("a");
+  await chat.receive({ type: "listModels" });
+  const models = lastOf(fake, "models");
+  assert.deepEqual(fake.calls.filter((c) => c.startsWith("models")), ["models a"]);
+  assert.equal(models.catalog?.source, "configured");
+  assert.deepEqual(models.catalog?.models.filter((m) => m.current).map((m) => m.id), ["claude-sonnet-4-5"]);
+
+  await chat.receive({ type: "setModel", model: "claude-opus-5" });
+  assert.equal(current.session?.model, "claude-opus-5");
+  const usagePosted = lastOf(fake, "usage");
+  assert.equal(usagePosted.usage.model, "claude-opus-5"); // the meter's figures follow the switch
+  await chat.receive({ type: "listModels" });
+  assert.deepEqual(lastOf(fake, "models").catalog?.models.filter((m) => m.current).map((m) => m.id), ["claude-opus-5"]);
+});
+
+test("a model list that fails is said in the picker, not as a banner", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-12-01T10:00:00Z"));
+  await chat.select("a");
+  fake.modelsFailure = Object.assign(new Error("server gone"), { data: { code: "internal_error" } });
+  await chat.receive({ type: "listModels" });
+  const models = lastOf(fake, "models");
+  assert.equal(models.catalog, null);
+  assert.match(models.message ?? "", /could not be listed: server gone/);
+  assert.equal(fake.posted.filter((m) => m.type === "error").length, 0);
+});
+
+test("the session picker lists, renames and deletes; deleting the current session shows the newest", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("old", "2026-11-01T10:00:00Z"));
+  fake.add(session("new", "2026-12-01T10:00:00Z"));
+  await chat.select("old");
+  await chat.receive({ type: "listSessions" });
+  assert.deepEqual(lastOf(fake, "sessions").sessions.map((s) => s.sessionId).sort(), ["new", "old"]);
+
+  await chat.receive({ type: "renameSession", sessionId: "new", title: "Parser fixes" });
+  assert.ok(fake.calls.includes("rename new Parser fixes"));
+  assert.deepEqual(
+    lastOf(fake, "sessions").sessions.filter((s) => s.sessionId === "new").map((s) => s.title),
+    ["Parser fixes"],
+  );
+  await chat.receive({ type: "renameSession", sessionId: "old", title: "Kept work" });
+  assert.equal(lastOf(fake, "session").session?.title, "Kept work"); // the header's title follows
+
+  await chat.receive({ type: "deleteSession", sessionId: "old" });
+  assert.ok(fake.calls.includes("delete old"));
+  assert.equal(current.sessionId, "new");
+  assert.equal(lastOf(fake, "session").session?.sessionId, "new");
+  assert.deepEqual(lastOf(fake, "sessions").sessions.map((s) => s.sessionId), ["new"]);
+});
+
+test("a rename the server refuses is shown as an error and changes nothing", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-12-01T10:00:00Z"));
+  await chat.select("a");
+  const posted = fake.posted.length;
+  await chat.receive({ type: "renameSession", sessionId: "missing", title: "X" });
+  const errors = fake.posted.slice(posted).filter((m) => m.type === "error");
+  assert.equal(errors.length, 1);
+  assert.equal(fake.sessions.get("a")!.session.title, "Chat a");
+  assert.equal(fake.posted.slice(posted).filter((m) => m.type === "sessions").length, 0);
 });

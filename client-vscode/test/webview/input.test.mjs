@@ -206,14 +206,13 @@ test("without an API key a note offers Set API Key and the rest still works", as
   await page.locator("#baton-input").fill("still sends");
   await page.locator("#baton-input").press("Enter");
   await waitPosted(page, (m) => m.type === "send" && m.text === "still sends");
-  await page.getByRole("combobox", { name: "Session" }).selectOption("s_other");
+  await page.getByRole("button", { name: /^Session:/ }).click();
+  await page.getByRole("button", { name: /^Fix the importer/ }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
     type: "selectSession",
     sessionId: "s_other",
   });
-  await page.getByRole("button", { name: "All sessions" }).click();
-  await waitPosted(page, (m) => m.type === "pickSession");
-  await page.getByRole("button", { name: "New Chat" }).click();
+  await page.locator(".baton-header").getByRole("button", { name: "New Chat" }).click();
   await waitPosted(page, (m) => m.type === "newChat");
   await toView(page, { type: "error", message: "The server stopped: see Baton: Show Logs." });
   assert.match(await page.getByRole("alert").textContent(), /The server stopped/);

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 # work with a server built before the change (a new method, field or setting it relies on).
 # The server advertises it in `initialize`'s capabilities.experimental.baton.contractVersion;
 # the VS Code extension reads its own copy from protocol.ts and refuses an older server.
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2  # 2: baton/models, baton/session/rename, a session's size and source
 
 # ---- requests (client -> server) ---------------------------------------------------------
 SESSION_CREATE = "baton/session/create"
@@ -29,6 +29,8 @@ SESSION_IMPORT = "baton/session/import"
 SESSION_PIN = "baton/session/pin"
 SESSION_SET_MODEL = "baton/session/setModel"
 SESSION_REWIND = "baton/session/rewind"
+SESSION_RENAME = "baton/session/rename"
+MODELS = "baton/models"
 USAGE = "baton/usage"
 COMPACT = "baton/compact"
 UNCOMPACT = "baton/uncompact"
@@ -68,6 +70,8 @@ REQUESTS = (
     SESSION_PIN,
     SESSION_SET_MODEL,
     SESSION_REWIND,
+    SESSION_RENAME,
+    MODELS,
     USAGE,
     COMPACT,
     UNCOMPACT,

@@ -167,6 +167,16 @@ class RewindParams(SessionParams):
     message_id: str = Field(description="the first message taken out of the view")
 
 
+class RenameParams(SessionParams):
+    title: str = Field(min_length=1, max_length=200, description="the session's new title")
+
+
+class ModelsParams(Params):
+    session_id: str | None = Field(
+        default=None, description="the session whose model is marked current (absent: none)"
+    )
+
+
 class PinParams(SessionParams):
     message_id: str
     pinned: bool
@@ -215,6 +225,15 @@ class DamageInfo(WireModel):
     problems: list[str] = Field(description="one sentence per kind of damage")
 
 
+class SessionSource(WireModel):
+    """Where a session came from: a Claude Code transcript it was imported from, or a
+    file the CLI compacted into it; `file` is the file's name, `path` the whole path."""
+
+    kind: Literal["claude-code", "compacted"]
+    file: str
+    path: str
+
+
 class SessionInfo(WireModel):
     """A conversation (`Session` on the wire); `readOnly` when another process holds its
     transcript or the transcript has no valid header (it can be read, and changing it fails
@@ -229,6 +248,14 @@ class SessionInfo(WireModel):
     compactions: int
     read_only: bool = False
     damaged: DamageInfo | None = None
+    context_tokens: int | None = Field(
+        default=None,
+        description="the last known context size in tokens (the last change this server "
+        "saw, else the last reply's API usage); absent when unknown",
+    )
+    source: SessionSource | None = Field(
+        default=None, description="where the session came from (absent: made here)"
+    )
 
 
 class SessionList(WireModel):
@@ -308,7 +335,16 @@ class RenderResult(WireModel):
 # ---- notification payloads ---------------------------------------------------------------
 
 ChangeReason = Literal[
-    "append", "reply", "compact", "uncompact", "delete", "pin", "create", "model", "rewind"
+    "append",
+    "reply",
+    "compact",
+    "uncompact",
+    "delete",
+    "pin",
+    "create",
+    "model",
+    "rewind",
+    "rename",
 ]
 
 

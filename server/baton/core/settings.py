@@ -15,6 +15,7 @@ from baton.core.models.thinking import ThinkingSetting, parse_thinking
 from baton.core.settings_lists import DEFAULT_EXCLUDES, DEFAULT_MICROCOMPACT_TOOLS
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_MODELS = ("claude-opus-5", "claude-sonnet-5-5", "claude-haiku-4-5")
 
 
 class AutoCompactSettings(WireModel):
@@ -194,6 +195,11 @@ class Settings(WireModel):
     model: str = Field(default=DEFAULT_MODEL, description="The model replies come from.")
     context_window: int | None = Field(
         default=None, gt=0, description="Override the model's context window (tokens)."
+    )
+    models: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_MODELS),
+        description="The models the chat panel's model picker offers when the Models API "
+        "cannot be asked (no API key, or it failed); `model` is always offered too.",
     )
     auto_compact: AutoCompactSettings = Field(default_factory=AutoCompactSettings)
     budget: BudgetSettings = Field(

@@ -45,6 +45,20 @@ class SessionIndex:
 
     def __init__(self) -> None:
         self._entries: dict[str, bytes] = {}  # id -> the packed `Entry`
+        self._sizes: dict[str, int] = {}  # id -> the context size its last change left
+
+    def note_size(self, session_id: str, tokens: int) -> None:
+        """The context size a change of the session left (what its meter showed)."""
+        self._sizes[session_id] = tokens
+
+    def size(self, session_id: str) -> int | None:
+        """The last known context size: the last change's here, else the last reply's
+        (from the transcript, when a list has read it); None when unknown."""
+        if session_id in self._sizes:
+            return self._sizes[session_id]
+        packed = self._entries.get(session_id)
+        tokens = _unpack(packed).tokens if packed is not None else -1
+        return tokens if tokens >= 0 else None
 
     def summaries(self, folder: Path, seconds: float = LIST_SECONDS) -> list[Summary]:
         """Every `<id>.jsonl` of `folder` summarized; never opens anything but a regular
@@ -60,6 +74,8 @@ class SessionIndex:
                 continue
             entry = _unpack(self._entries[sid])
             summary = entry.summary(sid)
+            if sid in self._sizes:
+                summary.context_tokens = self._sizes[sid]
             if entry.file in locked:  # open for writing elsewhere: read-only here
                 summary.read_only = True
             out.append(summary)
@@ -81,6 +97,7 @@ class SessionIndex:
             for found in entries:
                 self._refresh_one(found, deadline, seen, out)
         self._entries = seen
+        self._sizes = {sid: n for sid, n in self._sizes.items() if sid in seen}  # files gone
         return out
 
     def _refresh_one(
@@ -115,6 +132,7 @@ class SessionIndex:
 
     def forget(self, session_id: str) -> None:
         self._entries.pop(session_id, None)
+        self._sizes.pop(session_id, None)
 
 
 def odd(session_id: str, problem: str) -> Summary:

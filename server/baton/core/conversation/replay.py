@@ -109,6 +109,7 @@ class Replayed:
         self.model = ""
         self.system_prompt: str | None = None
         self.imported_from: str | None = None  # the file an imported session came from
+        self.compacted_from: str | None = None  # the file the CLI compacted into this one
         self.created_at = ""
         self.updated_at = ""
         self.deleted = False
@@ -180,6 +181,8 @@ class Replayed:
             self.system_prompt = event.get("systemPrompt")
             imported = event.get("importedFrom")
             self.imported_from = str(imported) if imported else None
+            compacted = event.get("compactedFrom")
+            self.compacted_from = str(compacted) if compacted else None
             self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
         elif kind == "message":
             message = self._load_message(event.get("message"))

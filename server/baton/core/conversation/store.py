@@ -150,6 +150,28 @@ class SessionStore:
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
 
+    def rename(self, session_id: str, title: str) -> Session:
+        """A new title, appended to the transcript (a `meta` record; nothing rewritten)."""
+        session = self.get(session_id)
+        title = title.strip()
+        if not title:
+            raise InvalidParams("title must not be empty")
+        if any(ord(c) < 32 or ord(c) == 127 for c in title):
+            raise InvalidParams("title must be one line without control characters")
+        check_writable(title, "title")
+        if title != session.title:
+            session.set_meta(title=title)
+        return session
+
+    def note_size(self, session_id: str, tokens: int) -> None:
+        self._index.note_size(session_id, tokens)
+
+    def context_size(self, session: Session | Summary) -> int | None:
+        """The last known context size of a listed session (None: unknown)."""
+        if isinstance(session, Summary):
+            return session.context_tokens
+        return self._index.size(session.session_id)
+
     def release(self, session_id: str) -> None:
         """Close one session (its descriptor and lock); the next `get` opens it again."""
         session = self._open.pop(session_id, None)

@@ -26,6 +26,11 @@ _ID = re.compile(rb'"id": "([^"\\]{1,200})"')
 _DIRECTION = re.compile(rb'"direction": "(\w+)"')
 _CREATED = re.compile(rb'"createdAt": "([^"\\]{1,64})"')
 _SESSION_ID = re.compile(rb'"sessionId": "([^"\\]{1,200})"')
+_USAGE_FIELDS = ("inputTokens", "outputTokens", "cacheCreationInputTokens", "cacheReadInputTokens")
+_USAGE = re.compile(
+    rb'"usage": \{"inputTokens": (\d{1,12}), "outputTokens": (\d{1,12}), '
+    rb'"cacheCreationInputTokens": (\d{1,12}), "cacheReadInputTokens": (\d{1,12})\}'
+)
 
 
 @dataclass(slots=True)
@@ -43,6 +48,7 @@ class Summary:
     imported_from: str | None = None
     header: dict[str, Any] | None = None
     damage: Damage = field(default_factory=Damage)
+    context_tokens: int | None = None  # the last known context size (None: unknown)
 
 
 _HEALTHY = Damage()  # the damage of every healthy summary: one object, never changed
@@ -68,6 +74,7 @@ class Entry:
     deleted: bool = False
     bad_lines: int = 0
     complete: bool = True  # False: summarized from the header only (the list ran out of time)
+    tokens: int = -1  # the context at the last reply (the API's usage); -1: unknown since
 
     def summary(self, session_id: str) -> Summary:
         mismatch = self.header_ok and self.header_id != session_id
@@ -90,6 +97,7 @@ class Entry:
             imported_from=imported,
             header={**header, "compactedFrom": compacted} if compacted else header,
             damage=damage,
+            context_tokens=self.tokens if self.tokens >= 0 else None,
         )
 
     # ---- one event -----------------------------------------------------------------------
@@ -117,12 +125,16 @@ class Entry:
         if kind == "message":
             message = event.get("message")
             at = message.get("createdAt") if isinstance(message, dict) else None
+            self.tokens = _reply_tokens(message, self.tokens)
         elif kind == "boundary":
+            self.tokens = -1  # the view changed shape: unknown until the next reply
             boundary = event.get("boundary")
             if isinstance(boundary, dict) and isinstance(boundary.get("id"), str):
                 self._boundary(boundary["id"], str(boundary.get("direction") or "all"))
-        elif kind == "uncompact" and self.active:
-            self.active.pop(str(event.get("boundaryId")), None)
+        elif kind == "uncompact":
+            self.tokens = -1
+            if self.active:
+                self.active.pop(str(event.get("boundaryId")), None)
         elif kind == "meta":
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
@@ -148,7 +160,10 @@ class Entry:
             created = list(_CREATED.finditer(tail))
             if created:
                 self._seen(_text(created[-1]))
+            usage = _USAGE.search(tail)
+            self.tokens = sum(int(n) for n in usage.groups()) if usage else self.tokens
         elif name == b"boundary":
+            self.tokens = -1
             found, direction = _ID.search(head), _DIRECTION.search(head)
             if found:
                 self._boundary(_text(found), _text(direction) or "all")
@@ -168,6 +183,19 @@ class Entry:
         moment = instant(stamp)
         if moment is not None and moment > before:
             self.updated_at = stamp
+
+
+def _reply_tokens(message: object, before: int) -> int:
+    """The context a reply's API usage reports (`ApiUsage.context_tokens`), else `before`."""
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if not isinstance(usage, dict):
+        return before
+    total = 0
+    for name in _USAGE_FIELDS:
+        value = usage.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            total += value
+    return total if total > 0 else before
 
 
 def _text(match: re.Match[bytes] | None) -> str:

@@ -13,10 +13,12 @@ import anthropic
 from baton.core import redaction
 from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
 from baton.core.model_api import compaction_request as server_compaction
+from baton.core.model_api import model_list
 from baton.core.model_api.api_messages import ModelReply as ModelReply
 from baton.core.model_api.api_messages import OnText as OnText
 from baton.core.model_api.api_messages import ReplyBuilder
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
+from baton.core.model_api.model_list import ListedModel
 from baton.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -235,6 +237,13 @@ class AnthropicClient:
             # cached either way: a budget is computed on every change, the lookup once
             self._limits[model] = limits
             return limits
+
+    async def list_models(self) -> list[ListedModel]:
+        """The Models API's list (every page); an `ApiError` when it cannot be had."""
+        try:
+            return await model_list.list_models(self._client())
+        except anthropic.APIError as exc:
+            raise map_error(exc, self._secret) from None
 
     async def count_tokens(
         self,

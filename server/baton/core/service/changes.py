@@ -18,7 +18,7 @@ from baton.core.settings import Settings
 from baton.core.usage.budget import Usage, budget_for, compute_usage, observe_response
 from baton.core.usage.estimator import Estimator
 
-GROWN = ("append", "reply", "create")  # changes that leave a summary written ahead fresh
+GROWN = ("append", "reply", "create", "rename")  # changes that leave a summary written ahead fresh
 
 
 class Settled(Protocol):

@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 
 # what changed: the wire's `baton/sessionChanged` reasons, or None when only the usage
 # moved (settings, model limits, an exact count, auto-compact paused)
-Reason = Literal["create", "append", "reply", "compact", "uncompact", "pin", "model", "rewind"]
+Reason = Literal[
+    "create", "append", "reply", "compact", "uncompact", "pin", "model", "rewind", "rename"
+]
 ProgressScope = Callable[[str], AbstractAsyncContextManager[Progress]]
 
 

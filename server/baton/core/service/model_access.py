@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,9 @@ from baton.core.compaction.summary.summarizers import (
     Summarizer,
     SummaryRequest,
 )
-from baton.core.errors import ApiKeyMissing
+from baton.core.errors import ApiKeyMissing, BatonError
+from baton.core.model_api.model_list import ListedModel
+from baton.core.service.model_catalog import ModelCatalog, configured, from_api
 from baton.core.settings import Settings
 from baton.core.usage.budget import ModelLimits
 from baton.core.usage.estimator import Estimator
@@ -28,6 +31,7 @@ log = logging.getLogger(__name__)
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 TIMEOUT_ENV = "BATON_API_TIMEOUT"  # seconds a request may wait on the API (default 600)
+LIST_FRESH = 600.0  # seconds a Models API list is reused before it is asked for again
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
 
 
@@ -62,6 +66,7 @@ class ModelAccess:
         self._limits: dict[str, ModelLimits] = {}
         self._pending: set[str] = set()
         self._notes: NotesUpdater | None = None
+        self._listed: tuple[tuple[str, str | None], float, list[ListedModel]] | None = None
 
     @property
     def has_key(self) -> bool:
@@ -111,6 +116,25 @@ class ModelAccess:
         self._limits[model] = ModelLimits.from_api(found or {})
         if found:
             on_found(model)
+
+    async def catalog(self, settings: Settings, current: str | None) -> ModelCatalog:
+        """The models a picker offers: the Models API's list with a key (asked again after
+        LIST_FRESH seconds), else, or when the API fails, the configured list saying why."""
+        if self._key is None:
+            return configured(settings, current, "no Anthropic API key")
+        wanted = (self._key, settings.resolved_base_url())
+        cached = self._listed
+        if cached is None or cached[0] != wanted or time.monotonic() - cached[1] > LIST_FRESH:
+            try:
+                listed = await self.client(settings).list_models()
+            except Exception as exc:  # any failure: the configured list, saying why
+                why = exc.message if isinstance(exc, BatonError) else type(exc).__name__
+                log.info("the Models API's list is unavailable: %s", why)
+                return configured(settings, current, f"the Models API failed: {why}")
+            if not listed:
+                return configured(settings, current, "the Models API listed no models")
+            cached = self._listed = (wanted, time.monotonic(), listed)
+        return from_api(cached[2], settings, current)
 
     def summarizer(self, settings: Settings, estimator: Estimator) -> Summarizer:
         """The summarizer the settings ask for (`auto`: the API's own compaction where the

@@ -24,10 +24,19 @@ from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.drafts import Drafts
-from baton.core.service.events import Events, Listener, ProgressScope, Reason, ReplyText
+from baton.core.service.events import (
+    Event,
+    Events,
+    Listener,
+    ProgressScope,
+    Reason,
+    ReplyText,
+    SessionChanged,
+)
 from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
+from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.results import Appended, RenderData, Reply
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
@@ -80,6 +89,7 @@ class BatonService:
         self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
         self._events.connect(self.idle.heard)
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
+        self._events.connect(self._note_size)  # the list's last known size of each session
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -156,6 +166,24 @@ class BatonService:
 
     def session(self, session_id: str) -> Session:
         return self._runtime(session_id).session
+
+    def rename(self, session_id: str, title: str) -> Session:
+        """A new title, appended to the transcript as a record (nothing is rewritten)."""
+        runtime = self._runtime(session_id)
+        before = runtime.session.title
+        self.store.rename(session_id, title)
+        if runtime.session.title != before:
+            self.changes.changed(runtime, "rename", tell_usage=False)
+        return runtime.session
+
+    async def model_catalog(self, session_id: str | None) -> ModelCatalog:
+        """The models a picker offers (`ModelAccess.catalog`), the session's marked."""
+        current = (self.session(session_id).model or self.settings.model) if session_id else None
+        return await self.models.catalog(self.settings, current)
+
+    def _note_size(self, event: Event) -> None:
+        if isinstance(event, SessionChanged):
+            self.store.note_size(event.session_id, event.usage.used_tokens)
 
     def delete(self, session_id: str) -> None:
         self.store.delete(session_id)

@@ -13,7 +13,7 @@ from baton.core.conversation.messages import WireModel
 from baton.core.conversation.session import Session
 from baton.core.errors import InvalidParams
 from baton.lsp.dispatch.errors import field_problems
-from baton.protocol import DamageInfo, SessionInfo, session_uri
+from baton.protocol import DamageInfo, SessionInfo, SessionSource, session_uri
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
@@ -62,7 +62,8 @@ def one_argument(model: type[M], args: tuple[Any, ...]) -> M:
     return parse(model, args[0])
 
 
-def session_info(session: Session | Summary) -> SessionInfo:
+def session_info(session: Session | Summary, context_tokens: int | None = None) -> SessionInfo:
+    """A session on the wire; `context_tokens` is its last known size (None: unknown)."""
     return SessionInfo(
         session_id=session.session_id,
         title=session.title,
@@ -73,7 +74,28 @@ def session_info(session: Session | Summary) -> SessionInfo:
         compactions=session.compactions,
         read_only=session.read_only,
         damaged=damage_info(session),
+        context_tokens=context_tokens,
+        source=source_of(session),
     )
+
+
+def source_of(session: Session | Summary) -> SessionSource | None:
+    """A session imported from a Claude Code file, or compacted by the CLI from a file."""
+    if isinstance(session, Summary):
+        compacted = (session.header or {}).get("compactedFrom")
+    else:
+        compacted = session.compacted_from
+    if session.imported_from:
+        return SessionSource(
+            kind="claude-code", file=file_name(session.imported_from), path=session.imported_from
+        )
+    if isinstance(compacted, str) and compacted:
+        return SessionSource(kind="compacted", file=file_name(compacted), path=compacted)
+    return None
+
+
+def file_name(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
 
 
 def damage_info(session: Session | Summary) -> DamageInfo | None:

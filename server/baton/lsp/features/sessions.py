@@ -1,8 +1,11 @@
-"""Session requests: create, list, get, delete, append, send, render, import, pin, model, usage."""
+"""Session requests: create, list, get, delete, append, send, render, import, rename, pin,
+model (and the models to choose from), usage."""
 
 from __future__ import annotations
 
 from baton import protocol as p
+from baton.core.conversation.listing import Summary
+from baton.core.conversation.session import Session
 from baton.core.service import heavy
 from baton.core.service.results import RenderData
 from baton.core.tools.attachments import EditorAttachment
@@ -13,15 +16,20 @@ from baton.lsp.features.common import Call, Handler, session_info
 from baton.lsp.features.tool_host import LspToolHost
 
 
+def info(call: Call, session: Session | Summary) -> p.SessionInfo:
+    """The session on the wire with its last known size (the list's index keeps it)."""
+    return session_info(session, call.service.store.context_size(session))
+
+
 async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
     service = call.service
-    return session_info(
-        service.create(args.title, args.system_prompt, args.model, args.client_context)
+    return info(
+        call, service.create(args.title, args.system_prompt, args.model, args.client_context)
     )
 
 
 async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
-    return p.SessionList(sessions=[session_info(s) for s in call.service.list_sessions()])
+    return p.SessionList(sessions=[info(call, s) for s in call.service.list_sessions()])
 
 
 async def get(call: Call, args: p.PageParams) -> p.SessionView:
@@ -30,7 +38,7 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
         start, stop = args.bounds(len(data.messages))
         shown = with_tool_calls(data.messages)  # each call's line, status and diff
         view = p.SessionView(
-            session=session_info(data.session),
+            session=info(call, data.session),
             messages=shown[start:stop] if args.paged else shown,
             usage=data.usage,
             offset=start if args.paged else None,
@@ -99,7 +107,15 @@ async def render(call: Call, args: p.PageParams) -> p.RenderResult:
 async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:
     async with work_done(call.ls, "Baton: import", call.token) as reporter:
         session = await call.service.import_file(args.path, args.title, reporter)
-    return session_info(session)
+    return info(call, session)
+
+
+async def rename(call: Call, args: p.RenameParams) -> p.SessionInfo:
+    return info(call, call.service.rename(args.session_id, args.title))
+
+
+async def models(call: Call, args: p.ModelsParams) -> p.ModelCatalog:
+    return await call.service.model_catalog(args.session_id)
 
 
 async def pin(call: Call, args: p.PinParams) -> p.Message:
@@ -114,7 +130,7 @@ async def usage(call: Call, args: p.UsageParams) -> p.DraftUsage:
 
 async def set_model(call: Call, args: p.SetModelParams) -> p.ModelSwitch:
     session, usage, warning = call.service.set_model(args.session_id, args.model)
-    return p.ModelSwitch(session=session_info(session), usage=usage, warning=warning)
+    return p.ModelSwitch(session=info(call, session), usage=usage, warning=warning)
 
 
 async def rewind(call: Call, args: p.RewindParams) -> p.RewindResult:
@@ -136,5 +152,7 @@ REQUESTS: dict[str, Handler] = {
     p.SESSION_PIN: pin,
     p.SESSION_SET_MODEL: set_model,
     p.SESSION_REWIND: rewind,
+    p.SESSION_RENAME: rename,
+    p.MODELS: models,
     p.USAGE: usage,
 }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 # work with a server built before the change (a new method, field or setting it relies on).
 # The server advertises it in `initialize`'s capabilities.experimental.baton.contractVersion;
 # the VS Code extension reads its own copy from protocol.ts and refuses an older server.
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2
 
 # ---- requests (client -> server) ---------------------------------------------------------
 SESSION_CREATE = "baton/session/create"
@@ -35,6 +35,7 @@ UNCOMPACT = "baton/uncompact"
 COMPACT_PREVIEW = "baton/compact/preview"
 COMPACT_APPLY_DRAFT = "baton/compact/applyDraft"
 COMPACT_DISCARD_DRAFT = "baton/compact/discardDraft"
+SESSION_REPLACED = "baton/session/replaced"
 
 # ---- notifications -----------------------------------------------------------------------
 USAGE_CHANGED = "baton/usageChanged"  # server -> client
@@ -74,6 +75,7 @@ REQUESTS = (
     COMPACT_PREVIEW,
     COMPACT_APPLY_DRAFT,
     COMPACT_DISCARD_DRAFT,
+    SESSION_REPLACED,
 )
 NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, AUTO_COMPACT, ACTIVE_EDITOR)
 CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)

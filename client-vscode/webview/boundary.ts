@@ -61,13 +61,15 @@ export function summaryPlaces(messages: readonly Message[]): Map<string, Summary
   return out;
 }
 
-/** The summary's body: folded Markdown, its restored files, Undo (see below for when). */
+/** The summary's body: folded Markdown, its restored files and what it dropped; under it
+ * the messages it replaced (folded, read when opened); Undo (see below for when). */
 export function summaryBody(
   message: Message,
   files: readonly string[],
   last: boolean,
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
   place: SummaryPlace = "earlier",
+  replaced: HTMLElement | null = null, // what the compaction replaced, read when opened
 ): HTMLElement {
   // The summary body comes wrapped in <summary> tags for the model; here they are noise.
   // A summary the API wrote (`summarizer: "server"`) is one compaction block.
@@ -105,6 +107,7 @@ export function summaryBody(
     "div",
     { class: "baton-message-body" },
     details,
+    replaced,
     undoButton ? h("div", { class: "baton-summary-actions" }, undoButton) : null,
   );
 }

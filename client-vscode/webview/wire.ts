@@ -10,6 +10,7 @@ export type {
   Session,
   TextBlock,
   ThinkingBlock,
+  TodoEntry,
   ToolResultBlock,
   ToolUseBlock,
   Usage,

@@ -210,3 +210,37 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
     assert abs(written - cost.cache_write_tokens) <= 0.02 * total
     if direction == "from":
         assert read > 0.2 * total  # the kept prefix was read from the cache
+
+
+async def test_a_model_summary_reports_the_requests_usage_as_the_api_billed_it(
+    make_service: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    service: BatonService = make_service("anthropic")
+    sid = conversation(service, model=MODEL)
+    billed = {
+        "input_tokens": 1_234,
+        "output_tokens": 321,
+        "cache_creation_input_tokens": 4_000,
+        "cache_read_input_tokens": 20_000,
+    }
+    fake_anthropic.reply(SUMMARY, usage=billed)
+    result = await service.compact(sid, CompactRequest("all"))
+    assert result.summarizer == "anthropic" and result.summary_usage is not None
+    assert result.summary_usage.model_dump() == billed
+    assert result.wire()["summaryUsage"] == {
+        "inputTokens": 1_234,
+        "outputTokens": 321,
+        "cacheCreationInputTokens": 4_000,
+        "cacheReadInputTokens": 20_000,
+    }
+    # an answer without a summary gets a reminder: both requests are billed, both count
+    service.uncompact(sid)
+    fake_anthropic.reply("no summary here", usage={"input_tokens": 100, "output_tokens": 10})
+    fake_anthropic.reply(SUMMARY, usage={"input_tokens": 200, "output_tokens": 20})
+    again = await service.compact(sid, CompactRequest("all"))
+    assert again.summary_usage is not None
+    assert (again.summary_usage.input_tokens, again.summary_usage.output_tokens) == (300, 30)
+    # offline: no model was asked, no usage
+    offline: BatonService = make_service("extractive")
+    other = conversation(offline, model=MODEL)
+    assert (await offline.compact(other, CompactRequest("all"))).summary_usage is None

@@ -1,8 +1,11 @@
 """What a compaction replaced, over the wire (`baton/session/replaced`, a page at a time, as
-the transcript holds them), and the session's task list on its view (`SessionView.todos`)."""
+the transcript holds them), and the session's task list on its view (`SessionView.todos`,
+also an imported Claude Code session's)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from lsp_harness import Harness, assistant, conversation, user
@@ -130,3 +133,35 @@ async def test_the_view_carries_the_latest_task_list_through_a_compaction(lsp: H
         ("Read the spec", "completed"),
         ("Write it", "in_progress"),
     ]
+
+
+async def test_an_imported_claude_code_sessions_task_list_is_on_its_view(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    def record(n: int, role: str, content: list[dict[str, Any]]) -> str:
+        return json.dumps(
+            {
+                "type": role,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "cc1",
+                "timestamp": f"2025-01-01T00:00:{n:02d}Z",
+                "message": {"role": role, "content": content},
+            }
+        )
+
+    items = [
+        {"content": "Import it", "status": "completed", "activeForm": "Importing it"},
+        {"content": "Check it", "status": "in_progress", "activeForm": "Checking it"},
+    ]
+    call = {"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": items}}
+    lines = [
+        record(0, "user", [{"type": "text", "text": "Plan it."}]),
+        record(1, "assistant", [call]),
+        record(2, "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]),
+        record(3, "assistant", [{"type": "text", "text": "Checking."}]),
+    ]
+    path = tmp_path / "cc.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session = await lsp.request(protocol.SESSION_IMPORT, {"path": str(path)})
+    assert (await lsp.get(session["sessionId"]))["todos"] == items

@@ -9,6 +9,7 @@ import type { CurrentSession } from "./currentSession";
 import {
   ErrorCodes,
   type Message,
+  type TodoEntry,
   type ModelSwitch,
   type Session,
   type ServerNotificationMap,
@@ -36,6 +37,7 @@ export interface ChatPorts {
     | "listModels"
     | "renameSession"
     | "deleteSession"
+    | "replaced"
   >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
@@ -62,11 +64,14 @@ export const REFRESH_DELAY_MS = 50;
 export const VIEW_PAGE = 120;
 /** How long the input box must rest before its draft's usage is asked for. */
 export const DRAFT_DELAY_MS = 250;
+/** How many of a compaction's summarized messages one "show more" reads. */
+export const REPLACED_PAGE = 40;
 export const NO_SERVER =
   "Baton's server is not running. Baton: Show Logs says why; Baton: Restart Server tries again.";
 
 export class ChatController {
   private messages: Message[] = [];
+  private todos: TodoEntry[] | undefined;
   private sessions: Session[] = [];
   private selected: string[] = [];
   private sending: CancellationTokenSource | undefined;
@@ -118,7 +123,7 @@ export class ChatController {
    */
   async select(sessionId: string): Promise<void> {
     const mine = ++this.selects;
-    const { session, messages, usage } = await this.ports.rpc.getSession(sessionId);
+    const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId);
     if (mine !== this.selects) {
       return; // another session was chosen meanwhile
     }
@@ -126,6 +131,7 @@ export class ChatController {
       this.setSelection([]);
     }
     this.messages = messages;
+    this.todos = todos;
     this.current.set(session, usage);
     this.sessions = await this.ports.rpc.listSessions();
     await this.postSession();
@@ -154,6 +160,7 @@ export class ChatController {
       const target = this.sessions.some((s) => s.sessionId === wanted) ? wanted : mostRecent(this.sessions)?.sessionId;
       if (target === undefined) {
         this.messages = [];
+        this.todos = undefined;
         this.setSelection([]);
         this.current.clear();
         await this.postSession();
@@ -265,6 +272,8 @@ export class ChatController {
         case "loadEarlier":
           this.postEarlier(message.sessionId, message.before);
           return;
+        case "loadReplaced":
+          return await this.postReplaced(message.sessionId, message.boundaryId, message.offset);
         case "undo":
           await this.ports.command("undo", message.boundaryId);
           return;
@@ -380,6 +389,7 @@ export class ChatController {
       usage: session !== null ? (this.current.usage ?? null) : null,
       hasApiKey: await this.ports.hasApiKey(),
       ...(page.offset > 0 ? { offset: page.offset, totalMessages: messages.length } : {}),
+      ...(session !== null && this.todos !== undefined ? { todos: this.todos } : {}),
     });
   }
 
@@ -390,6 +400,17 @@ export class ChatController {
     }
     const messages = this.messages.slice(0, before);
     this.ports.post({ type: "earlier", sessionId, messages, totalMessages: this.messages.length });
+  }
+
+  /** A page of what compaction `boundaryId` replaced, for its summary card (a failure is said there). */
+  private async postReplaced(sessionId: string, boundaryId: string, offset: number): Promise<void> {
+    const base = { type: "replaced" as const, sessionId, boundaryId, offset };
+    try {
+      const page = await this.ports.rpc.replaced(sessionId, boundaryId, offset, REPLACED_PAGE);
+      this.ports.post({ ...base, messages: page.messages, totalMessages: page.totalMessages });
+    } catch (error) {
+      this.ports.post({ ...base, messages: [], totalMessages: 0, error: errorMessage(error) });
+    }
   }
 
   dispose(): void {

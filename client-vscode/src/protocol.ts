@@ -190,6 +190,7 @@ export interface CompactResult {
   dryRun: boolean;
   warnings: string[];
   dropped?: Dropped;
+  summaryUsage?: ApiUsage;
 }
 
 /** A summary the API wrote (compaction on demand), kept exactly as the API returned it: `content`, its `signature` and every other field it came with (`encrypted_content`, `tool_changes`) go back verbatim, first in every later request. Only Baton places one, as the summary message of a compaction; clients cannot append it. */
@@ -243,6 +244,7 @@ export interface DraftCost {
   summaryOffline: boolean;
   summaryInputTokens: number;
   summaryOutputTokens: number;
+  summaryUsage?: ApiUsage;
   cachePrefixSurvives: boolean;
   cachedPrefixTokens: number;
   cacheWriteTokens: number;
@@ -527,6 +529,25 @@ export interface RenderResult {
   startLine?: number;
 }
 
+/** What a compaction replaced, as they were before it (`summarizedMessageIds`' messages, read from the transcript): the page from `offset`, of `totalMessages` in all. */
+export interface ReplacedMessages {
+  boundaryId: string;
+  messages: Message[];
+  offset: number;
+  totalMessages: number;
+}
+
+/** The messages one compaction replaced (`baton/session/replaced`), a page at a time. */
+export interface ReplacedParams {
+  sessionId: string;
+  /** the first message of the page */
+  offset?: number | null;
+  /** at most this many messages */
+  limit?: number | null;
+  /** the compaction (`Message.boundaryId`) */
+  boundaryId: string;
+}
+
 export interface RestoreSettings {
   /** Editor files restored after a compaction, at most. */
   maxFiles?: number;
@@ -632,6 +653,8 @@ export interface SessionView {
   usage: Usage;
   offset?: number;
   totalMessages?: number;
+  /** the latest task list (absent: the session has none) */
+  todos?: TodoEntry[];
 }
 
 export interface SetModelParams {
@@ -695,6 +718,14 @@ export interface ThinkingBlock {
   thinking: string;
   signature?: string | null;
   [key: string]: unknown;
+}
+
+/** One item of the session's task list (the model's latest `TodoWrite` call). */
+export interface TodoEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  /** the item said while it is in progress */
+  activeForm: string;
 }
 
 /** A tool call as the panel shows it (views only: never stored, never sent to the API). */
@@ -857,6 +888,7 @@ export interface RequestMap {
   "baton/compact/preview": { params: DraftPreviewParams; result: CompactDraft };
   "baton/compact/applyDraft": { params: ApplyDraftParams; result: CompactResult };
   "baton/compact/discardDraft": { params: DraftParams; result: Empty };
+  "baton/session/replaced": { params: ReplacedParams; result: ReplacedMessages };
 }
 
 export interface ServerRequestMap {
@@ -903,6 +935,7 @@ export const Requests = {
   compactPreview: "baton/compact/preview",
   compactApplyDraft: "baton/compact/applyDraft",
   compactDiscardDraft: "baton/compact/discardDraft",
+  sessionReplaced: "baton/session/replaced",
 } as const;
 
 export const ServerRequests = {

@@ -19,6 +19,7 @@ import {
   type MessageInput,
   type RequestMap,
   type SendParams,
+  type ReplacedMessages,
   type RewindResult,
   type Session,
   type Usage,
@@ -184,6 +185,11 @@ export class BatonRpc {
   /** Takes `messageId` and every later message out of the view (edit a prompt, retry a reply); undone with `uncompact`. */
   rewind(sessionId: string, messageId: string): Promise<RewindResult> {
     return request(this.sender, Requests.sessionRewind, { sessionId, messageId });
+  }
+
+  /** A page of the messages compaction `boundaryId` replaced, as the transcript holds them. */
+  replaced(sessionId: string, boundaryId: string, offset: number, limit: number): Promise<ReplacedMessages> {
+    return request(this.sender, Requests.sessionReplaced, { sessionId, boundaryId, offset, limit });
   }
 
   uncompact(sessionId: string, boundaryId?: string): Promise<{ usage: Usage }> {

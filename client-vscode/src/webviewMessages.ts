@@ -1,6 +1,6 @@
 // The messages between the extension host and the chat webview (`baton.chat`).
 // Both sides import these types; the webview imports them type-only.
-import type { DraftInfo, LineRange, Message, ModelCatalog, Session, Usage } from "./protocol";
+import type { DraftInfo, LineRange, Message, ModelCatalog, Session, TodoEntry, Usage } from "./protocol";
 import type { PermissionOutcome, ToolPermissionParams } from "./toolWire";
 
 /** Extension host -> webview. */
@@ -20,6 +20,21 @@ export type ToWebview =
       hasApiKey: boolean;
       offset?: number;
       totalMessages?: number;
+      /** The session's task list (the model's latest TodoWrite), absent when it has none. */
+      todos?: TodoEntry[];
+    }
+  /**
+   * A page of the messages a compaction replaced (`loadReplaced`'s answer), from index
+   * `offset` of `totalMessages`; `error` instead when they could not be read.
+   */
+  | {
+      type: "replaced";
+      sessionId: string;
+      boundaryId: string;
+      messages: Message[];
+      offset: number;
+      totalMessages: number;
+      error?: string;
     }
   /** The view's messages before the last page posted (`loadEarlier`'s answer): indexes 0 to `messages.length`. */
   | { type: "earlier"; sessionId: string; messages: Message[]; totalMessages: number }
@@ -126,6 +141,8 @@ export type FromWebview =
   /** The last page posted is drawn: send the view's messages before index `before`. */
   | { type: "loadEarlier"; sessionId: string; before: number }
   | PickersFromWebview
+  /** A summary card's "summarized messages" opened: the page of compaction `boundaryId`'s from `offset`. */
+  | { type: "loadReplaced"; sessionId: string; boundaryId: string; offset: number }
   | ToolsFromWebview;
 
 export type PickersFromWebview =

@@ -82,7 +82,8 @@ export function summaryPlaces(messages: readonly Message[]): Map<string, Summary
   return out;
 }
 
-/** The summary's body: folded Markdown, its restored files, Undo (see below for when). */
+/** The summary's body: folded Markdown, its restored files and what it dropped; under it
+ * the messages it replaced (folded, read when opened); Undo (see below for when). */
 export function summaryBody(
   message: Message,
   files: readonly string[],
@@ -90,6 +91,7 @@ export function summaryBody(
   undo: ((boundaryId: string | undefined) => void) | null, // null: read-only, no Undo
   place: SummaryPlace = "earlier",
   row?: number, // the summary's index in the view
+  replaced: HTMLElement | null = null, // what the compaction replaced, read when opened
 ): HTMLElement {
   // The summary body comes wrapped in <summary> tags for the model; here they are noise.
   // A summary the API wrote (`summarizer: "server"`) is one compaction block.
@@ -127,6 +129,7 @@ export function summaryBody(
     "div",
     { class: "baton-message-body" },
     details,
+    replaced,
     undoButton ? h("div", { class: "baton-summary-actions" }, undoButton) : null,
   );
 }

@@ -13,6 +13,7 @@ import { estimateHeight, Layout } from "./layout";
 import { copyText, messageText, openEditor } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import { PendingTurn } from "./pending";
+import { type ReplacedPage, ReplacedList } from "./replaced";
 import { resultsFor, type ToolContext, toolContext } from "./toolCalls";
 import type { Message } from "./wire";
 
@@ -26,6 +27,8 @@ export interface FeedHandlers {
   insertCode(code: string): void;
   /** A code block's Apply (to the file it names, else the active editor's): a diff first. */
   applyCode(code: string, file: string | undefined): void;
+  /** A summary's "Summarized messages" opened: the page of compaction `boundaryId`'s from `offset`. */
+  loadReplaced(boundaryId: string, offset: number): void;
 }
 
 /** Where the viewport is: at the end, or `delta` px into the row of message `id` (row `row`). */
@@ -71,6 +74,7 @@ export class Feed {
   private drawing = false;
   private readonly resize: ResizeObserver;
   private readonly pendingTurn: PendingTurn;
+  private replacedLists = new Map<string, ReplacedList>(); // by compaction: what was read stays
 
   constructor(private readonly handlers: FeedHandlers) {
     this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
@@ -308,13 +312,35 @@ export class Feed {
       el =
         old && old.signature === signature
           ? old.el
-          : messageElement(message, { toolNames: this.toolNames, ...this.tools }, extra, this.handlers.undo);
+          : messageElement(message, { toolNames: this.toolNames, ...this.tools }, extra, this.handlers.undo, (id) =>
+              this.replacedList(id),
+            );
       this.cache.delete(message.id);
       this.cache.set(message.id, { generation: this.generation, signature, el });
     }
     el.setAttribute("aria-posinset", String(row + 1));
     el.setAttribute("aria-setsize", String(this.layout.count));
     return el;
+  }
+
+  /** The list of what compaction `boundaryId` replaced (one per compaction, moved into a card drawn again). */
+  private replacedList(boundaryId: string): HTMLElement {
+    let list = this.replacedLists.get(boundaryId);
+    if (!list) {
+      list = new ReplacedList((offset) => this.handlers.loadReplaced(boundaryId, offset));
+      this.replacedLists.set(boundaryId, list);
+    }
+    return list.el;
+  }
+
+  /** A page of what compaction `boundaryId` replaced, for its card's list. */
+  replacedPage(boundaryId: string, page: ReplacedPage): void {
+    this.replacedLists.get(boundaryId)?.receive(page);
+  }
+
+  /** Another session is shown: the lists read for this one go. */
+  forgetReplaced(): void {
+    this.replacedLists.clear();
   }
 
   private relayout(rows: number): void {

@@ -18,6 +18,7 @@ import { Header, type HeaderHandlers, welcome } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
 import { PermissionCards } from "./permission";
+import { TodoChecklist } from "./todos";
 import { UsageChart } from "./usage";
 import type { Session } from "./wire";
 
@@ -36,6 +37,7 @@ class ChatView {
   private readonly composer: Composer;
   private readonly chips: ChipBar;
   private readonly permissions: PermissionCards;
+  private readonly todos = new TodoChecklist();
   private readonly attachSlot = h("div", { class: "baton-attach-slot" });
   private readonly banner = h("div", { class: "baton-banner", role: "alert" });
   private bannerScope: ErrorScope | undefined;
@@ -84,6 +86,10 @@ class ChatView {
       },
       retry: () => this.host.post({ type: "retry" }),
       applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
+      loadReplaced: (boundaryId, offset) => {
+        const sessionId = this.session?.sessionId;
+        if (sessionId !== undefined) this.host.post({ type: "loadReplaced", sessionId, boundaryId, offset });
+      },
     });
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.find = new FindBar(this.feed);
@@ -128,6 +134,7 @@ class ChatView {
         this.feed.el,
         this.input.bar,
         this.permissions.el,
+        this.todos.el,
         this.attachSlot,
         this.composer.el,
       ),
@@ -158,6 +165,9 @@ class ChatView {
         return this.header.setModels(message.catalog, message.message);
       case "earlier":
         return this.showEarlier(message);
+      case "replaced":
+        if (message.sessionId === this.session?.sessionId) this.feed.replacedPage(message.boundaryId, message);
+        return;
       case "delta":
         if (message.sessionId !== this.session?.sessionId) return;
         {
@@ -209,6 +219,8 @@ class ChatView {
     if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
     this.dropStale(update, changed);
+    if (changed) this.feed.forgetReplaced();
+    this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
     this.header.render(update.session, update.sessions);

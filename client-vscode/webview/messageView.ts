@@ -35,6 +35,7 @@ export function messageElement(
   ctx: BlockContext,
   extra: MessageExtra,
   undo: (boundaryId: string | undefined) => void,
+  replaced?: (boundaryId: string) => HTMLElement, // a summary's list of what it replaced
 ): HTMLElement {
   const kind = message.kind ?? "message";
   const onlyResults = message.content.length > 0 && message.content.every((b) => b.type === "tool_result");
@@ -59,7 +60,8 @@ export function messageElement(
   );
   let body: HTMLElement;
   if (kind === "summary") {
-    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place, extra.row);
+    const list = message.boundaryId && replaced ? replaced(message.boundaryId) : null;
+    body = summaryBody(message, extra.files ?? [], extra.last, extra.readOnly ? null : undo, extra.place, extra.row, list);
   } else if (kind === "attachment") body = attachmentBody(message);
   else {
     const paste = message.role === "user";

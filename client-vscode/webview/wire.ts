@@ -12,6 +12,7 @@ export type {
   Session,
   TextBlock,
   ThinkingBlock,
+  TodoEntry,
   ToolResultBlock,
   ToolUseBlock,
   Usage,

@@ -55,6 +55,7 @@ from baton.contract.names import (
     SESSION_PIN,
     SESSION_RENAME,
     SESSION_RENDER,
+    SESSION_REPLACED,
     SESSION_REWIND,
     SESSION_SCHEME,
     SESSION_SEND,
@@ -99,6 +100,8 @@ from baton.contract.wire_models import (
     RangeCommandArgs,
     RenameParams,
     RenderResult,
+    ReplacedMessages,
+    ReplacedParams,
     RewindParams,
     RewindResult,
     SendParams,
@@ -111,6 +114,7 @@ from baton.contract.wire_models import (
     SessionSource,
     SessionView,
     SetModelParams,
+    TodoEntry,
     ToolPermissionOption,
     ToolPermissionParams,
     ToolPermissionResult,
@@ -171,6 +175,7 @@ __all__ += ["SESSION_REWIND", "RewindParams", "RewindResult"]  # edit and resend
 __all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "DraftPreviewParams"]
 __all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
 __all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and what went
+__all__ += ["SESSION_REPLACED", "ReplacedMessages", "ReplacedParams", "TodoEntry"]
 __all__ += ["CONTRACT_VERSION"]  # the contract's version (names.py), in initialize's answer
 __all__ += ["SERVER_REQUESTS", "TOOL_PERMISSION", "TOOL_PERMISSION_CAPABILITY"]
 __all__ += ["ToolPermissionOption", "ToolPermissionParams", "ToolPermissionResult"]
@@ -232,6 +237,7 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(COMPACT_PREVIEW, DraftPreviewParams, CompactDraft, progress=True),
     Request(COMPACT_APPLY_DRAFT, ApplyDraftParams, CompactResult, progress=True),
     Request(COMPACT_DISCARD_DRAFT, DraftParams, Empty),
+    Request(SESSION_REPLACED, ReplacedParams, ReplacedMessages),
 )
 SERVER_REQUEST_TABLE: tuple[Request, ...] = (  # requests the server sends, the client answers
     Request(TOOL_PERMISSION, ToolPermissionParams, ToolPermissionResult),

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from test_compaction_drafts import conversation
 
+from baton.core.compaction.prompts import SUMMARY_SYSTEM
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.notes import MemoryNotes, NotesMark, notes_path
 from baton.core.conversation.messages import Message
@@ -86,9 +87,13 @@ async def test_preview_and_commit_give_the_same_sizes_for_every_summarizer(
     assert draft.summarizer == expected, draft.warnings
     if expected == "anthropic":
         assert draft.summary.startswith("## 1. Primary request")
-        assert not draft.cost.summary_offline and draft.cost.summary_input_tokens > 1_000
+        assert not draft.cost.summary_offline and draft.cost.summary_usage is not None
     result = await service.drafts.apply(sid, draft.draft_id)
     assert result.summarizer == draft.summarizer
+    if expected == "anthropic":  # the commit reports the usage of the request that wrote it
+        assert result.summary_usage == draft.cost.summary_usage
+    else:
+        assert result.summary_usage is None
     assert abs(result.post_tokens - draft.post_tokens) <= 0.01 * result.post_tokens
     assert service.usage(sid).used_tokens == result.post_tokens
 
@@ -136,13 +141,32 @@ def _output(estimator: Estimator) -> Any:
     return count
 
 
+class BilledCache(PromptCache):
+    """The fake's prompt cache, keeping what it billed each request."""
+
+    def __init__(self, segments: Any, output: Any) -> None:
+        super().__init__(segments, output)
+        self.billed: list[tuple[dict[str, Any], dict[str, int]]] = []
+
+    def usage(self, body: dict[str, Any], reply: list[dict[str, Any]]) -> dict[str, int]:
+        found = super().usage(body, reply)
+        self.billed.append((body, found))
+        return found
+
+
+@pytest.mark.parametrize("summarizer", ["extractive", "anthropic"])
 @pytest.mark.parametrize("direction", ["from", "all"])
 async def test_the_cost_figures_match_the_next_requests_cache_usage(
-    make_service: Any, fake_anthropic: FakeAnthropic, cl100k: Encoder, direction: str
+    make_service: Any,
+    fake_anthropic: FakeAnthropic,
+    cl100k: Encoder,
+    direction: str,
+    summarizer: str,
 ) -> None:
-    service: BatonService = make_service("extractive", Estimator(encoder=cl100k))
+    service: BatonService = make_service(summarizer, Estimator(encoder=cl100k))
     counter = Estimator(encoder=cl100k)
-    fake_anthropic.prompt_cache = PromptCache(_segments(counter), _output(counter))
+    cache = BilledCache(_segments(counter), _output(counter))
+    fake_anthropic.prompt_cache = cache
     fake_anthropic.default_text = "Done: " + " ".join(f"step{i}" for i in range(150))
     sid = service.create(title="cost", model=MODEL, system_prompt=SYSTEM).session_id
     for i in range(16):
@@ -150,13 +174,29 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
             sid, f"Please fix module m{i}.py. " + " ".join(f"w{i}x{k}" for k in range(300))
         )
     view = service.session(sid).view
+    if summarizer == "anthropic":
+        fake_anthropic.reply(SUMMARY)
     draft = await service.drafts.preview(sid, _request(view, direction))
     cost = draft.cost
+    if summarizer == "anthropic":  # the summary request's figures are what the API billed
+        asked = [used for body, used in cache.billed if body.get("system") == SUMMARY_SYSTEM]
+        assert len(asked) == 1
+        billed = asked[0]
+        assert cost.summary_input_tokens == (
+            billed["input_tokens"]
+            + billed["cache_read_input_tokens"]
+            + billed["cache_creation_input_tokens"]
+        )
+        assert cost.summary_output_tokens == billed["output_tokens"] > 0
+        assert cost.summary_usage is not None and "~" not in cost.text
+    else:
+        assert cost.summary_offline and cost.summary_usage is None
     assert cost.cache_prefix_survives is (direction == "from")
     assert cost.next_request_tokens == draft.post_tokens
     assert cost.next_request_tokens_without == draft.pre_tokens
     assert cost.price is not None and cost.next_request_dollars is not None
-    await service.drafts.apply(sid, draft.draft_id)
+    result = await service.drafts.apply(sid, draft.draft_id)
+    assert result.summary_usage == cost.summary_usage
     await service.send(sid, "next")
     session = service.session(sid)
     reply = session.get(session.view[-1])
@@ -170,3 +210,37 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
     assert abs(written - cost.cache_write_tokens) <= 0.02 * total
     if direction == "from":
         assert read > 0.2 * total  # the kept prefix was read from the cache
+
+
+async def test_a_model_summary_reports_the_requests_usage_as_the_api_billed_it(
+    make_service: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    service: BatonService = make_service("anthropic")
+    sid = conversation(service, model=MODEL)
+    billed = {
+        "input_tokens": 1_234,
+        "output_tokens": 321,
+        "cache_creation_input_tokens": 4_000,
+        "cache_read_input_tokens": 20_000,
+    }
+    fake_anthropic.reply(SUMMARY, usage=billed)
+    result = await service.compact(sid, CompactRequest("all"))
+    assert result.summarizer == "anthropic" and result.summary_usage is not None
+    assert result.summary_usage.model_dump() == billed
+    assert result.wire()["summaryUsage"] == {
+        "inputTokens": 1_234,
+        "outputTokens": 321,
+        "cacheCreationInputTokens": 4_000,
+        "cacheReadInputTokens": 20_000,
+    }
+    # an answer without a summary gets a reminder: both requests are billed, both count
+    service.uncompact(sid)
+    fake_anthropic.reply("no summary here", usage={"input_tokens": 100, "output_tokens": 10})
+    fake_anthropic.reply(SUMMARY, usage={"input_tokens": 200, "output_tokens": 20})
+    again = await service.compact(sid, CompactRequest("all"))
+    assert again.summary_usage is not None
+    assert (again.summary_usage.input_tokens, again.summary_usage.output_tokens) == (300, 30)
+    # offline: no model was asked, no usage
+    offline: BatonService = make_service("extractive")
+    other = conversation(offline, model=MODEL)
+    assert (await offline.compact(other, CompactRequest("all"))).summary_usage is None

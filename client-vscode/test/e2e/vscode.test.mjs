@@ -154,6 +154,13 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
     assert.match((await head.getAttribute("class")) ?? "", /kind-summary/);
     const size = Number(await head.getAttribute("aria-setsize"));
     assert.ok(size < total && size >= total - (at + 1) + 1, `${total} messages became ${size}`);
+    // Under the summary, the messages it replaced, read from the transcript once opened, greyed.
+    await head.locator("details.baton-replaced > summary").click();
+    const replaced = head.locator(".baton-replaced-message");
+    await until("the summarized messages under the summary", async () => ((await replaced.count()) > 0 ? true : undefined));
+    const shown = await replaced.count();
+    assert.equal(shown, Math.min(at + 1, 40), `${shown} of the ${at + 1} summarized messages drawn (a page is 40)`);
+    assert.match(await head.locator("details.baton-replaced > summary").innerText(), new RegExp(`${at + 1} messages`));
     await summary.scrollIntoViewIfNeeded();
     await shot("e2e-3-compacted");
   });

@@ -69,6 +69,21 @@ test("sessions: create, append, list, get, usage, render, pin", async () => {
   assert.notEqual((await server.rpc.pin(session.sessionId, appended.messageIds[2]!, false)).pinned, true);
 });
 
+test("the session's task list is the latest TodoWrite list, on the session's view", async () => {
+  const session = await server.rpc.createSession({ title: "Tasks" });
+  assert.equal((await server.rpc.getSession(session.sessionId)).todos, undefined);
+  const todos = [
+    { content: "Read the spec", status: "completed" as const, activeForm: "Reading the spec" },
+    { content: "Write the code", status: "in_progress" as const, activeForm: "Writing the code" },
+  ];
+  await server.rpc.append(session.sessionId, [
+    { role: "user", content: "Plan it, then do it." },
+    { role: "assistant", content: [{ type: "tool_use", id: "toolu_t1", name: "TodoWrite", input: { todos } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_t1", content: "Task list saved." }] },
+  ]);
+  assert.deepEqual((await server.rpc.getSession(session.sessionId)).todos, todos);
+});
+
 test("right-click compactions with client progress, undo, preview, range and from", async () => {
   const session = await server.rpc.createSession({ title: "Compaction" });
   const ids = (await server.rpc.append(session.sessionId, conversation(4, 400))).messageIds;
@@ -97,6 +112,14 @@ test("right-click compactions with client progress, undo, preview, range and fro
   const compacted = await server.rpc.getSession(session.sessionId);
   assert.equal(compacted.messages[0]?.kind, "summary");
   assert.equal(compacted.session.compactions, 1);
+
+  // what it replaced, a page at a time, as the summary card reads it
+  const first = await server.rpc.replaced(session.sessionId, result.boundaryId, 0, 3);
+  assert.deepEqual([first.offset, first.totalMessages], [0, 4]);
+  assert.deepEqual(first.messages.map((m) => m.id), ids.slice(0, 3));
+  const rest = await server.rpc.replaced(session.sessionId, result.boundaryId, 3, 3);
+  assert.deepEqual(rest.messages.map((m) => m.id), ids.slice(3, 4));
+  assert.equal(errorCode(await failure(server.rpc.replaced(session.sessionId, "cmp_none", 0, 3))), "invalid_params");
 
   const undone = await server.rpc.uncompact(session.sessionId, result.boundaryId);
   assert.equal(undone.usage.usedTokens, before.usedTokens);

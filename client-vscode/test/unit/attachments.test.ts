@@ -149,6 +149,9 @@ test("the panel's Send attaches the chips on show, and says they went once the p
       rewind: async () => {
         throw new Error("no rewind expected");
       },
+      replaced: async () => {
+        throw new Error("no replaced messages expected");
+      },
     },
     post: () => undefined,
     hasApiKey: async () => true,

@@ -1,16 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
-import { ChatController, NO_SERVER, VIEW_PAGE, type ChatPorts } from "../../src/chatController";
+import { ChatController, NO_SERVER, REPLACED_PAGE, VIEW_PAGE, type ChatPorts } from "../../src/chatController";
 import { CurrentSession } from "../../src/currentSession";
-import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, Usage } from "../../src/protocol";
+import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, TodoEntry, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
 import type { ToWebview } from "../../src/webviewMessages";
 import { message, session, usage } from "./fixtures";
 
 /** A fake server holding sessions in memory, and a record of everything posted. */
 class Fake {
-  sessions = new Map<string, { session: Session; messages: Message[] }>();
+  sessions = new Map<string, { session: Session; messages: Message[]; todos?: TodoEntry[] }>();
+  /** What each compaction replaced (`baton/session/replaced`), and the pages asked for. */
+  replacedBy = new Map<string, Message[]>();
+  replacedCalls: [string, string, number, number][] = [];
   posted: ToWebview[] = [];
   commands: [string, string | undefined][] = [];
   selections: string[][] = [];
@@ -47,7 +50,8 @@ class Fake {
           if (gate) await gate;
           const entry = this.sessions.get(id);
           if (entry === undefined) throw Object.assign(new Error("no such session"), { data: { code: "session_not_found" } });
-          return { session: entry.session, messages: entry.messages, usage: usage({ sessionId: id }) };
+          const view = { session: entry.session, messages: entry.messages, usage: usage({ sessionId: id }) };
+          return entry.todos === undefined ? view : { ...view, todos: entry.todos };
         },
         createSession: async () => {
           const s = session(`new${++this.created}`, "2026-12-01T10:00:00Z");
@@ -111,6 +115,12 @@ class Fake {
         deleteSession: async (id: string) => {
           this.calls.push(`delete ${id}`);
           this.sessions.delete(id);
+        },
+        replaced: async (id: string, boundaryId: string, offset: number, limit: number) => {
+          this.replacedCalls.push([id, boundaryId, offset, limit]);
+          const all = this.replacedBy.get(boundaryId);
+          if (all === undefined) throw Object.assign(new Error(`no compaction ${boundaryId}`), { data: { code: "invalid_params" } });
+          return { boundaryId, messages: all.slice(offset, offset + limit), offset, totalMessages: all.length };
         },
         setModel: async (id: string, model: string) => {
           const entry = this.sessions.get(id)!;
@@ -677,4 +687,46 @@ test("a rename the server refuses is shown as an error and changes nothing", asy
   assert.equal(errors.length, 1);
   assert.equal(fake.sessions.get("a")!.session.title, "Chat a");
   assert.equal(fake.posted.slice(posted).filter((m) => m.type === "sessions").length, 0);
+});
+
+test("a summary card's list of what its compaction replaced is read a page at a time; a failure is said there", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("s", "2026-12-01T10:00:00Z"), [message("sum", "user", "summary")]);
+  const gone = Array.from({ length: REPLACED_PAGE + 5 }, (_, i) => message(`old${i}`, i % 2 ? "assistant" : "user", `old ${i}`));
+  fake.replacedBy.set("cmp_1", gone);
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "loadReplaced", sessionId: "s", boundaryId: "cmp_1", offset: 0 });
+  await chat.receive({ type: "loadReplaced", sessionId: "s", boundaryId: "cmp_1", offset: REPLACED_PAGE });
+  assert.deepEqual(fake.replacedCalls, [
+    ["s", "cmp_1", 0, REPLACED_PAGE],
+    ["s", "cmp_1", REPLACED_PAGE, REPLACED_PAGE],
+  ]);
+  const pages = ofType(fake.posted, "replaced");
+  assert.deepEqual(pages.map((p) => [p.boundaryId, p.offset, p.messages.length, p.totalMessages, p.error]), [
+    ["cmp_1", 0, REPLACED_PAGE, REPLACED_PAGE + 5, undefined],
+    ["cmp_1", REPLACED_PAGE, 5, REPLACED_PAGE + 5, undefined],
+  ]);
+  assert.deepEqual([...pages[0]!.messages, ...pages[1]!.messages].map((m) => m.id), gone.map((m) => m.id));
+  await chat.receive({ type: "loadReplaced", sessionId: "s", boundaryId: "cmp_gone", offset: 0 });
+  const failed = ofType(fake.posted, "replaced").at(-1)!;
+  assert.equal(failed.boundaryId, "cmp_gone");
+  assert.deepEqual(failed.messages, []);
+  assert.match(failed.error ?? "", /no compaction cmp_gone/);
+  assert.equal(ofType(fake.posted, "error").length, 0); // said on the card, not in the banner
+});
+
+test("the session's task list goes to the view with the session, as the server gives it", async () => {
+  const { fake, chat } = setup();
+  const todos: TodoEntry[] = [
+    { content: "Read the spec", status: "completed", activeForm: "Reading the spec" },
+    { content: "Write it", status: "in_progress", activeForm: "Writing it" },
+  ];
+  fake.add(session("t", "2026-12-01T10:00:00Z"), [message("u", "user", "go")]);
+  fake.sessions.get("t")!.todos = todos;
+  fake.add(session("none", "2026-11-01T10:00:00Z"), [message("v", "user", "hi")]);
+  await chat.receive({ type: "ready" });
+  assert.deepEqual(fake.lastSession().todos, todos);
+  await chat.receive({ type: "selectSession", sessionId: "none" });
+  assert.equal(fake.lastSession().todos, undefined);
+  assert.equal("todos" in fake.lastSession(), false);
 });

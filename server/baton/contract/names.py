@@ -15,7 +15,8 @@ from dataclasses import dataclass
 # work with a server built before the change (a new method, field or setting it relies on).
 # The server advertises it in `initialize`'s capabilities.experimental.baton.contractVersion;
 # the VS Code extension reads its own copy from protocol.ts and refuses an older server.
-CONTRACT_VERSION = 2  # 2: baton/models, baton/session/rename, a session's size and source
+CONTRACT_VERSION = 2  # 2: baton/models, baton/session/rename, a session's size and source,
+# baton/session/replaced, a view's task list
 
 # ---- requests (client -> server) ---------------------------------------------------------
 SESSION_CREATE = "baton/session/create"
@@ -37,6 +38,7 @@ UNCOMPACT = "baton/uncompact"
 COMPACT_PREVIEW = "baton/compact/preview"
 COMPACT_APPLY_DRAFT = "baton/compact/applyDraft"
 COMPACT_DISCARD_DRAFT = "baton/compact/discardDraft"
+SESSION_REPLACED = "baton/session/replaced"
 
 # ---- notifications -----------------------------------------------------------------------
 USAGE_CHANGED = "baton/usageChanged"  # server -> client
@@ -78,6 +80,7 @@ REQUESTS = (
     COMPACT_PREVIEW,
     COMPACT_APPLY_DRAFT,
     COMPACT_DISCARD_DRAFT,
+    SESSION_REPLACED,
 )
 NOTIFICATIONS = (USAGE_CHANGED, SESSION_CHANGED, SESSION_DELTA, AUTO_COMPACT, ACTIVE_EDITOR)
 CLIENT_NOTIFICATIONS = (ACTIVE_EDITOR,)

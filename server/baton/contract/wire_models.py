@@ -92,6 +92,12 @@ class PageParams(SessionParams):
         return start, total if self.limit is None else min(total, start + self.limit)
 
 
+class ReplacedParams(PageParams):
+    """The messages one compaction replaced (`baton/session/replaced`), a page at a time."""
+
+    boundary_id: str = Field(min_length=1, description="the compaction (`Message.boundaryId`)")
+
+
 class AppendParams(SessionParams):
     messages: list[MessageInput] = Field(min_length=1)
     client_context: ClientContext | None = Field(
@@ -262,12 +268,33 @@ class SessionList(WireModel):
     sessions: list[SessionInfo]
 
 
+class TodoEntry(WireModel):
+    """One item of the session's task list (the model's latest `TodoWrite` call)."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    active_form: str = Field(default="", description="the item said while it is in progress")
+
+
 class SessionView(WireModel):
     session: SessionInfo
     messages: list[Message]
     usage: Usage
     offset: int | None = None  # a page (offset or limit given): where it starts in the view
     total_messages: int | None = None  # a page: the messages in the whole view
+    todos: list[TodoEntry] | None = Field(
+        default=None, description="the latest task list (absent: the session has none)"
+    )
+
+
+class ReplacedMessages(WireModel):
+    """What a compaction replaced, as they were before it (`summarizedMessageIds`' messages,
+    read from the transcript): the page from `offset`, of `totalMessages` in all."""
+
+    boundary_id: str
+    messages: list[Message]
+    offset: int
+    total_messages: int
 
 
 class AppendResult(WireModel):

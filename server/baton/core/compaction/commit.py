@@ -27,6 +27,7 @@ from baton.core.compaction.working_set.plan_todos import (
 from baton.core.compaction.working_set.restore import Restored, restore_files
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.messages import (
+    ApiUsage,
     CompactionBlock,
     Message,
     invariant_violations,
@@ -68,6 +69,8 @@ class PreparedSummary:
     # the retention check, when made ahead of the commit (`check_retention`): it reads only
     # the prepared summary, so it may run off the event loop
     retained: tuple[Retention, str | None] | None = None
+    # the summary requests' usage as the API reported it (None: no model was asked)
+    summary_usage: ApiUsage | None = None
 
 
 def check_retention(
@@ -169,7 +172,7 @@ def commit_summary(
     usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
     result = CompactResult.from_boundary(boundary, body)
     update = {"warnings": warnings, "post_tokens": usage.used_tokens, "dropped": went}
-    return result.model_copy(update=update)
+    return result.model_copy(update={**update, "summary_usage": prepared.summary_usage})
 
 
 def with_plan_and_todos(

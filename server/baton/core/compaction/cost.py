@@ -14,7 +14,7 @@ from __future__ import annotations
 from baton.core.compaction.commit import PreparedSummary, estimate
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.prompts import SUMMARY_SYSTEM, summary_prompt
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.messages import ApiUsage, WireModel
 from baton.core.conversation.session import Session
 from baton.core.models.prices import dollars, price_of
 from baton.core.usage.overhead import carried_tokens
@@ -34,8 +34,10 @@ class ModelPrice(WireModel):
 class DraftCost(WireModel):
     model: str
     summary_offline: bool  # no model was asked for the summary (nothing to pay)
-    summary_input_tokens: int  # estimated from what the summary request sends
-    summary_output_tokens: int  # the summary as written
+    summary_input_tokens: int  # the API's usage when a model wrote it, else an estimate
+    summary_output_tokens: int  # likewise: the API's output tokens, or the summary counted
+    # the summary request's usage as the API reported it (absent: the figures are estimates)
+    summary_usage: ApiUsage | None = None
     cache_prefix_survives: bool  # the messages before the span stay cached (`from`, `range`)
     cached_prefix_tokens: int  # the next request reads these from the prompt cache
     cache_write_tokens: int  # and writes these to it again
@@ -71,6 +73,12 @@ def draft_cost(
         )
         summary_in += sum(m.tokens or ctx.estimator.count_message(m) for m in asked)
         summary_out = count_text(prepared.body)
+    used = prepared.summary_usage
+    if used is not None:  # the model was asked: what the API billed, not an estimate
+        summary_in = (
+            used.input_tokens + used.cache_creation_input_tokens + used.cache_read_input_tokens
+        )
+        summary_out = used.output_tokens
     head = [by_id[mid] for mid in plan.keep_before]
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     cached = min(post_tokens, max(0, estimate(session, ctx, head) + carried))
@@ -79,6 +87,7 @@ def draft_cost(
         summary_offline=offline,
         summary_input_tokens=summary_in,
         summary_output_tokens=summary_out,
+        summary_usage=used,
         cache_prefix_survives=bool(head),
         cached_prefix_tokens=cached,
         cache_write_tokens=max(0, post_tokens - cached),
@@ -96,14 +105,28 @@ def draft_cost(
         cost = cost.model_copy(
             update={
                 "price": price,
-                "summary_dollars": dollars(summary_in, price.input)
-                + dollars(summary_out, price.output),
+                "summary_dollars": _summary_dollars(summary_in, summary_out, used, price),
                 "next_request_dollars": dollars(cost.cached_prefix_tokens, price.cache_read)
                 + dollars(cost.cache_write_tokens, price.cache_write),
                 "next_request_dollars_without": dollars(pre_tokens, price.cache_read),
             }
         )
     return cost.model_copy(update={"text": cost_text(cost)})
+
+
+def _summary_dollars(
+    tokens_in: int, tokens_out: int, used: ApiUsage | None, price: ModelPrice
+) -> float:
+    """The summary request's price: as billed (cache reads and writes at their own rates)
+    when the API's usage is known, else every input token at the input rate."""
+    if used is None:
+        return dollars(tokens_in, price.input) + dollars(tokens_out, price.output)
+    return (
+        dollars(used.input_tokens, price.input)
+        + dollars(used.cache_creation_input_tokens, price.cache_write)
+        + dollars(used.cache_read_input_tokens, price.cache_read)
+        + dollars(used.output_tokens, price.output)
+    )
 
 
 def _usd(value: float | None) -> str:
@@ -115,8 +138,9 @@ def cost_text(cost: DraftCost) -> str:
     if cost.summary_offline:
         summary = "The summary was written offline (no model request)."
     else:
+        about = "" if cost.summary_usage is not None else "~"
         summary = (
-            f"The summary request: ~{cost.summary_input_tokens:,} tokens in, "
+            f"The summary request: {about}{cost.summary_input_tokens:,} tokens in, "
             f"{cost.summary_output_tokens:,} out{_usd(cost.summary_dollars)}."
         )
     if cost.cache_prefix_survives:

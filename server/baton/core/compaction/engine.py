@@ -256,6 +256,7 @@ async def _plan_and_summarize(
         counts=counts,
         block=written.block,
         warnings=written.warnings,
+        summary_usage=written.usage,
     )
 
 

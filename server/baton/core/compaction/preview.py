@@ -289,6 +289,7 @@ def prepared_from_record(
         pre_tokens=usage.used_tokens,
         facts=SpanFacts.extract([by_id[mid] for mid in plan.summarize]),
         block=block,
+        summary_usage=draft.cost.summary_usage,  # the request that wrote the draft
         warnings=[
             *draft.warnings,
             *([EDITED_WARNING] if edited and EDITED_WARNING not in draft.warnings else []),

@@ -17,7 +17,7 @@ from baton.core.conversation.boundary import (
     SkippedFile,
     Trigger,
 )
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.messages import ApiUsage, WireModel
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class CompactResult(WireModel):
     warnings: list[str] = Field(default_factory=list)
     # what went: messages summarized, tool results cleared, files not restored, facts lost
     dropped: Dropped | None = None
+    # the summary request's usage as the API reported it, when a model wrote the summary
+    # (Baton's `anthropic` summarizer; a reminder or a shorter retry adds its own)
+    summary_usage: ApiUsage | None = None
 
     @classmethod
     def from_boundary(cls, boundary: Boundary, summary: str | None) -> CompactResult:

@@ -109,9 +109,14 @@ def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) 
     )
 
 
-def with_tool_calls(messages: Sequence[Message], running: bool = False) -> list[Message]:
-    """`messages`, each one holding tool_use blocks copied with its `toolCalls`."""
-    results = {r.tool_use_id: r for m in messages for r in m.tool_results()}
+def with_tool_calls(
+    messages: Sequence[Message], running: bool = False, among: Sequence[Message] | None = None
+) -> list[Message]:
+    """`messages`, each one holding tool_use blocks copied with its `toolCalls` (the results
+    looked up in `among` when given: a page's calls may be answered after it)."""
+    results = {
+        r.tool_use_id: r for m in (messages if among is None else among) for r in m.tool_results()
+    }
     out: list[Message] = []
     for message in messages:
         uses = message.tool_uses()

@@ -1,10 +1,12 @@
 """Session requests: create, list, get, delete, append, send, render, import, rename, pin,
-model (and the models to choose from), usage."""
+model (and the models to choose from), usage, rewind, and what a compaction replaced."""
 
 from __future__ import annotations
 
 from baton import protocol as p
+from baton.core.compaction.working_set.plan_todos import latest_todos
 from baton.core.conversation.listing import Summary
+from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.service import heavy
 from baton.core.service.results import RenderData
@@ -43,12 +45,40 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
             usage=data.usage,
             offset=start if args.paged else None,
             total_messages=len(data.messages) if args.paged else None,
+            todos=_todos(data.session),
         )
         return data, view
 
     data, view = await call.service.in_lane(args.session_id, work)  # off the event loop
     call.ls.documents.first_look(args.session_id, data.session.damage.any)
     return view
+
+
+def _todos(session: Session) -> list[p.TodoEntry] | None:
+    """The session's latest task list (from every message it holds, as a compaction
+    restores it), or None when the model never wrote one."""
+    found = latest_todos(session.messages.values())
+    if found is None:
+        return None
+    return [
+        p.TodoEntry(content=t.content, status=t.status, active_form=t.active_form) for t in found
+    ]
+
+
+async def replaced(call: Call, args: p.ReplacedParams) -> p.ReplacedMessages:
+    """A page of the messages one compaction replaced, read in the session's lane."""
+
+    def work() -> p.ReplacedMessages:
+        found = replaced_messages(call.service.session(args.session_id), args.boundary_id)
+        start, stop = args.bounds(len(found))
+        return p.ReplacedMessages(
+            boundary_id=args.boundary_id,
+            messages=with_tool_calls(found[start:stop], among=found),
+            offset=start,
+            total_messages=len(found),
+        )
+
+    return await call.service.in_lane(args.session_id, work)
 
 
 async def delete(call: Call, args: p.SessionParams) -> p.Empty:
@@ -154,5 +184,6 @@ REQUESTS: dict[str, Handler] = {
     p.SESSION_REWIND: rewind,
     p.SESSION_RENAME: rename,
     p.MODELS: models,
+    p.SESSION_REPLACED: replaced,
     p.USAGE: usage,
 }

@@ -16,8 +16,9 @@ from baton.core.compaction.summary.api_compaction import (
     note_message,
     server_request,
 )
+from baton.core.compaction.summary.request_usage import summary_usage
 from baton.core.compaction.summary.summarizers import Progress, Summarizer, SummaryRequest
-from baton.core.conversation.messages import CompactionBlock, Message, TextBlock
+from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, SummarizerFailed
 
@@ -37,6 +38,7 @@ class Written:
     summarizer: str
     block: CompactionBlock | None = None
     warnings: list[str] = field(default_factory=list)
+    usage: ApiUsage | None = None  # the summary requests' usage as the API reported it
 
 
 async def write_summary(
@@ -71,8 +73,9 @@ async def write_summary(
             summarizer = summarizer.fallback
         else:
             return Written(block.content or "", "server", block)
-    body = await summarize_checked(summarizer, request, progress)
-    return Written(body, summarizer.name, warnings=warnings)
+    with summary_usage() as tally:
+        body = await summarize_checked(summarizer, request, progress)
+    return Written(body, summarizer.name, warnings=warnings, usage=tally.total)
 
 
 def planned_summarizer(summarizer: Summarizer, direction: str) -> str:

@@ -15,6 +15,7 @@ from baton.core.compaction.prompts import (
 )
 from baton.core.compaction.retention.standing import joined
 from baton.core.compaction.rounds import truncate_head
+from baton.core.compaction.summary import request_usage
 from baton.core.compaction.summary.summarizers import Progress, SummaryRequest, strip_media
 from baton.core.conversation.messages import (
     CompactionBlock,
@@ -188,6 +189,7 @@ async def _stream_text(
         max_tokens=max_tokens,
         on_text=on_text,
     )
+    request_usage.record(reply.usage)  # what the API billed, for the result's cost figures
     text = "".join(b.text for b in reply.content if isinstance(b, TextBlock))
     if reply.stop_reason == "max_tokens":
         log.warning("the summary hit its %d-token output cap", max_tokens)

@@ -1,0 +1,102 @@
+// Under a summary: the messages its compaction replaced, as the transcript holds them, read a
+// page at a time (`baton/session/replaced`) once the disclosure opens, shown greyed and
+// read-only (no actions, no selection of their own: they are not in the model's view). The
+// feed keeps one list per compaction, so a card drawn again keeps what was read.
+import { renderBlock } from "./blocks";
+import { button, collapsed, compactNumber, h } from "./dom";
+import { toolContext } from "./toolCalls";
+import type { Message } from "./wire";
+
+/** One page of the answer (`replaced` from the host). */
+export interface ReplacedPage {
+  messages: Message[];
+  offset: number;
+  totalMessages: number;
+  error?: string;
+}
+
+export class ReplacedList {
+  readonly el: HTMLDetailsElement;
+  private readonly list = h("div", { class: "baton-replaced-list" });
+  private readonly status = h("div", { class: "baton-replaced-status baton-meta", role: "status" });
+  private readonly count = h("span", { class: "baton-meta" });
+  private readonly more: HTMLButtonElement;
+  private messages: Message[] = [];
+  private total: number | undefined;
+  private waiting = false;
+
+  /** `load(offset)` asks the host for the page from `offset`; `receive` gets it. */
+  constructor(private readonly load: (offset: number) => void) {
+    this.more = button("Show more", () => this.ask(), { class: "secondary baton-replaced-more" });
+    this.more.hidden = true;
+    this.el = collapsed(
+      "baton-replaced",
+      [h("span", {}, "Summarized messages"), this.count],
+      this.list,
+      this.status,
+      this.more,
+    );
+    this.el.addEventListener("toggle", () => {
+      if (this.el.open && this.total === undefined && !this.waiting) this.ask();
+    });
+  }
+
+  private ask(): void {
+    this.waiting = true;
+    this.more.hidden = true;
+    this.status.textContent = "Reading them from the transcript…";
+    this.load(this.messages.length);
+  }
+
+  receive(page: ReplacedPage): void {
+    if (page.error === undefined && page.offset !== this.messages.length) return; // a page asked for before
+    this.waiting = false;
+    if (page.error !== undefined) {
+      this.status.textContent = `They could not be read: ${page.error}`;
+      this.more.textContent = "Try again";
+      this.more.hidden = false;
+      return;
+    }
+    this.messages = [...this.messages, ...page.messages];
+    this.total = page.totalMessages;
+    // drawn again whole: a call's result may come on a later page than the call
+    const ctx = { toolNames: toolNames(this.messages), ...toolContext(this.messages) };
+    this.list.replaceChildren(...this.messages.map((m) => replacedMessage(m, ctx)));
+    const total = this.total;
+    const loaded = this.messages.length;
+    this.count.textContent = ` · ${total.toLocaleString("en-US")} ${total === 1 ? "message" : "messages"}`;
+    this.status.textContent =
+      total === 0 ? "The transcript holds none of them." : loaded < total ? `${loaded} of ${total} shown` : "";
+    this.more.textContent = "Show more";
+    this.more.hidden = loaded >= total || page.messages.length === 0;
+  }
+}
+
+function toolNames(messages: readonly Message[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of messages) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
+  return names;
+}
+
+/** One replaced message: who and when, its blocks; greyed by its class. */
+function replacedMessage(message: Message, ctx: Parameters<typeof renderBlock>[1]): HTMLElement {
+  const when = message.createdAt ? new Date(message.createdAt).toLocaleString() : undefined;
+  return h(
+    "div",
+    { class: `baton-replaced-message role-${message.role}`, "data-replaced-id": message.id },
+    h(
+      "div",
+      { class: "baton-replaced-head" },
+      h("span", { class: "baton-role", title: when }, label(message)),
+      message.tokens ? h("span", { class: "baton-meta" }, ` ${compactNumber(message.tokens)} tokens`) : null,
+    ),
+    ...message.content.map((b) => renderBlock(b, ctx)),
+  );
+}
+
+function label(message: Message): string {
+  if (message.kind === "summary") return "Earlier summary";
+  if (message.kind === "attachment") return message.attachment?.label ?? "Restored";
+  if (message.role === "assistant") return "Assistant";
+  return message.content.length > 0 && message.content.every((b) => b.type === "tool_result") ? "Tool result" : "You";
+}

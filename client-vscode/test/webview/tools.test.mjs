@@ -127,6 +127,8 @@ test("a tool line opens on its input and result; a long result is folded; an edi
   assert.match(await result.innerText(), /line 20 of app\.py/);
   assert.doesNotMatch(await result.innerText(), /line 21 of app\.py/, "folded after 20 lines");
   await result.locator("details.baton-toolcall-more > summary").click();
+  // the opened fold is drawn on the next frame: wait for its last line rather than read at once
+  await result.getByText("line 80 of app.py").waitFor({ timeout: 10_000 });
   assert.match(await result.innerText(), /line 80 of app\.py/);
 
   const edit = page.locator('details[data-tool-use-id="tu_edit"]');

@@ -215,8 +215,8 @@ async def heavy(run: Run, extra: dict[str, Any]) -> Series:
 
 async def acp_turn(run: Run, extra: dict[str, Any]) -> Series:
     """An ACP prompt turn beside the same turn over LSP, and the meter's delay after it."""
-    reps = max(3, run.reps * 3)
-    run.say(f"{reps} prompt turns over ACP and over LSP, alternating")
+    reps = max(10, run.reps * 6)  # a turn is short and the load shared: many pairs
+    run.say(f"{reps} pairs of prompt turns over ACP and over LSP, in alternating order")
     return {"acp_turn": await measure_acp.turns(run.work, reps)}
 
 

@@ -50,6 +50,9 @@ async def test_a_prompt_turn_streams_the_reply_and_the_meter(
         assert len(chunks) > 1  # streamed, not one block at the end
         text = "".join(c["content"]["text"] for c in chunks)
         assert text == "Hello from the fake model, streamed in pieces."
+        # the process's first session already names its cwd to the model
+        [request] = fake_anthropic.message_requests()
+        assert str(agent.workspace) in json.dumps(request.body["system"])
         assert len({c["messageId"] for c in chunks}) == 1
         usages = rec.updates(sid, "usage_update")
         last = usages[-1]
@@ -99,6 +102,24 @@ async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change
         assert transcript.read_bytes() == before  # nothing was stored
         assert fake_anthropic.message_requests() == []
         answer = await agent.conn.prompt(session_id=sid, prompt=[text_block("now a good one")])
+        assert answer.stop_reason == "end_turn"
+
+
+async def test_a_line_that_is_not_json_is_a_parse_error_and_the_agent_goes_on(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("still here", usage={"input_tokens": 50, "output_tokens": 2})
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        stdin = agent.process.stdin
+        assert stdin is not None
+        for line in (b"this is not JSON\n", b"[1, 2]\n"):
+            stdin.write(line)
+            await stdin.drain()
+        rec = agent.recorder
+        await rec.until(lambda: len(rec.answers_without_id) == 2, what="two parse errors")
+        assert [a["error"]["code"] for a in rec.answers_without_id] == [-32700, -32700]
+        answer = await agent.say(sid, "are you there?")
         assert answer.stop_reason == "end_turn"
 
 

@@ -41,6 +41,7 @@ class Recorder:
     files: dict[str, str] = field(default_factory=dict)
     written: dict[str, str] = field(default_factory=dict)
     raw: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    answers_without_id: list[dict[str, Any]] = field(default_factory=list)  # id null: errors
     permission_requests: list[dict[str, Any]] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -51,6 +52,9 @@ class Recorder:
             and message.get("method") == "session/update"
         ):
             self.raw.append((time.time(), message["params"]))
+            self._changed.set()
+        elif event.direction == StreamDirection.INCOMING and message.get("id", 0) is None:
+            self.answers_without_id.append(message)
             self._changed.set()
 
     # ---- the Client protocol -----------------------------------------------------------
@@ -166,7 +170,8 @@ async def running_agent(
             recorder,
             *command,
             env=agent_env(data_dir, base_url, key),
-            transport_kwargs={"stderr": stderr},
+            # a loaded machine may take more than the SDK's 2 s to exit: wait, then check
+            transport_kwargs={"stderr": stderr, "shutdown_timeout": WAIT},
             observers=[recorder.observe],
             use_unstable_protocol=True,
         ) as (conn, process):
@@ -179,4 +184,7 @@ async def running_agent(
             init = await conn._conn.send_request(
                 "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities}
             )
-            yield Agent(conn, recorder, process, workspace, data_dir, init)
+            agent = Agent(conn, recorder, process, workspace, data_dir, init)
+            yield agent
+    # closing its stdin ends the agent by itself (the SDK terminates it only after WAIT)
+    assert agent.process.returncode == 0, f"baton acp exited {agent.process.returncode}"

@@ -317,6 +317,9 @@ def _message_id() -> str:
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeAnthropic
     protocol_version = "HTTP/1.1"
+    # each SSE event leaves at once, as from the real API: without TCP_NODELAY, Nagle's
+    # algorithm and the client's delayed ACK hold a small write back ~40 ms now and then
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read records
         pass

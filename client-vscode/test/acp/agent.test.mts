@@ -3,22 +3,14 @@
 // /compact reported as the Session Compaction entity the SDK's schema parses.
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
 import { client, ndJsonStream, type SessionNotification, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { python, startFakeApi } from "../protocol/harness.js";
-
-/** `baton acp`: BATON_SERVER_COMMAND (scripts/test-vscode sets it), else python()'s. */
-function acpCommand(): [string, string[]] {
-  if (process.env.BATON_SERVER_COMMAND) {
-    return [process.env.BATON_SERVER_COMMAND, ["acp"]];
-  }
-  const script = join(dirname(python()), "baton");
-  return existsSync(script) ? [script, ["acp"]] : [python(), ["-m", "baton", "acp"]];
-}
+import { startFakeApi } from "../protocol/harness.js";
+import { acpCommand } from "./spawn.mjs";
 
 const LONG = Array.from({ length: 600 }, (_, n) => `word${n}`).join(" "); // about 3,000 tokens
 

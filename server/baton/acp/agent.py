@@ -43,7 +43,7 @@ from baton.acp.folders import Folders
 from baton.acp.history import replay
 from baton.acp.listener import told
 from baton.acp.meter import usage_update
-from baton.acp.outbox import Outbox
+from baton.acp.outbox import Outbox, Poster
 from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core.service.service import BatonService
@@ -79,8 +79,9 @@ class Live:
 
 
 class BatonAgent:
-    def __init__(self, service: BatonService) -> None:
+    def __init__(self, service: BatonService, transport: Poster) -> None:
         self.service = service
+        self.transport = transport  # what the connection speaks through
         self.conn: Any = None
         self.outbox: Outbox | None = None
         self.live: dict[str, Live] = {}
@@ -94,7 +95,7 @@ class BatonAgent:
         import asyncio
 
         self.conn = conn
-        self.outbox = Outbox(conn._conn)  # raw notifications: the SDK lacks the RFD's updates
+        self.outbox = Outbox(self.transport)  # raw updates: the SDK lacks the RFD's updates
         self.outbox.bind(asyncio.get_running_loop())
 
     def observe(self, event: StreamEvent) -> None:
@@ -199,8 +200,13 @@ class BatonAgent:
         live.cwd = cwd
         live.host.folders = [Path(cwd)]
         self._folders().set(session_id, cwd)
-        self.service.set_workspace_folders(sorted({path_to_uri(v.cwd) for v in self.live.values()}))
+        self._open_folders()
         return live
+
+    def _open_folders(self, *extra: str) -> None:
+        """The service's workspace folders: every open session's cwd (and `extra`)."""
+        folders = {path_to_uri(v.cwd) for v in self.live.values()} | {path_to_uri(c) for c in extra}
+        self.service.set_workspace_folders(sorted(folders))
 
     def live_session(self, session_id: str) -> Live:
         live = self.live.get(session_id)
@@ -222,6 +228,7 @@ class BatonAgent:
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         if not Path(cwd).is_absolute():
             raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+        self._open_folders(cwd)  # before the session: its system prompt names its folder
         session = self.service.create()
         self._attach(session.session_id, cwd).untitled = True
         self._greet(session.session_id)
@@ -234,8 +241,7 @@ class BatonAgent:
     ) -> LoadSessionResponse:
         session = self.service.session(session_id)
         self._attach(session_id, cwd)
-        replay(self.out, session, self.compaction_entity, [Path(cwd)])
-        await self.out.drain()  # the history comes before the answer
+        replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
         self._greet(session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 

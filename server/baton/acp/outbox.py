@@ -4,38 +4,36 @@ SDK's schema and raw ones the SDK does not know yet (the compaction updates)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-log = logging.getLogger(__name__)
-
 UPDATE = "session/update"
 
 
-class Sender(Protocol):
-    """What the outbox needs of the connection: a raw JSON-RPC notification."""
+class Poster(Protocol):
+    """What the outbox needs of the transport: a message queued at once, in call order,
+    behind every message handed over before it (the SDK's answers and requests too)."""
 
-    async def send_notification(self, method: str, params: Any = None) -> None: ...
+    def post(self, message: dict[str, Any]) -> None: ...
+
+    async def drain(self) -> None: ...
 
 
 class Outbox:
-    """A queue of notifications and the one task that writes them, so that a chunk raised
-    from a synchronous event listener goes out after every chunk raised before it.
+    """Updates handed to the transport as they are raised, so that a chunk raised from a
+    synchronous event listener goes out after everything sent before it and before any
+    answer sent after it (a prompt's answer follows its chunks, a load's answer its
+    history). An update raised on another thread hops to the loop's thread first.
 
-    `drain` waits until everything queued so far is written (a prompt's answer must follow
-    its chunks); `later` queues after the answer now being sent (a session's first updates
-    must follow the `session/new` answer that names it)."""
+    `later` queues after the answer now being sent (a session's first updates must follow
+    the `session/new` answer that names it)."""
 
-    def __init__(self, sender: Sender) -> None:
-        self._sender = sender
-        self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    def __init__(self, transport: Poster) -> None:
+        self._transport = transport
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
-        self._pump: asyncio.Task[None] | None = None
-        self._sending: set[asyncio.Future[None]] = set()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Called on the loop's own thread: updates raised on another thread hop to it."""
@@ -46,40 +44,21 @@ class Outbox:
         self.raw(session_id, body)
 
     def raw(self, session_id: str, update: dict[str, Any]) -> None:
-        params = {"sessionId": session_id, "update": update}
+        message = {
+            "jsonrpc": "2.0",
+            "method": UPDATE,
+            "params": {"sessionId": session_id, "update": update},
+        }
         loop = self._loop
         if loop is not None and threading.get_ident() != self._thread:
-            loop.call_soon_threadsafe(self._put, params)  # raised off the loop's thread
+            loop.call_soon_threadsafe(self._transport.post, message)  # off the loop's thread
         else:
-            self._put(params)
+            self._transport.post(message)
 
     def later(self, session_id: str, update: BaseModel) -> None:
         loop = self._loop or asyncio.get_running_loop()
         loop.call_soon(self.update, session_id, update)
 
     async def drain(self) -> None:
-        await self._queue.join()
-
-    def _put(self, params: dict[str, Any]) -> None:
-        self._queue.put_nowait(params)
-        if self._pump is None or self._pump.done():
-            self._pump = asyncio.get_running_loop().create_task(self._run(), name="acp-outbox")
-
-    async def _run(self) -> None:
-        """Hand each notification to the connection's writer in order, without waiting for
-        the pipe: the writer keeps the order it was handed them in."""
-        while True:
-            params = await self._queue.get()
-            sent = asyncio.ensure_future(self._sender.send_notification(UPDATE, params))
-            self._sending.add(sent)
-            sent.add_done_callback(self._sent)  # tasks start in the order they were made
-
-    def _sent(self, sent: asyncio.Future[None]) -> None:
-        self._sending.discard(sent)
-        self._queue.task_done()
-        if not sent.cancelled() and sent.exception() is not None:  # the client went away
-            log.debug("session/update not sent: %s", type(sent.exception()).__name__)
-
-    async def close(self) -> None:
-        if self._pump is not None:
-            self._pump.cancel()
+        """Returns once every update raised so far is written to the pipe."""
+        await self._transport.drain()

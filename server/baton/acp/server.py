@@ -15,6 +15,7 @@ from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.stdio import stdio_streams
 
 from baton.acp.agent import BatonAgent
+from baton.acp.transport import StdioTransport
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
 
@@ -41,12 +42,12 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         raw["dataDir"] = data_dir
     if raw:
         service.configure(raw, lambda text: log.warning("%s", text))
-    agent = BatonAgent(service)
     reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    transport = StdioTransport(reader, writer)
+    agent = BatonAgent(service, transport)
     conn = AgentSideConnection(
         cast(Agent, agent),  # the SDK's Protocol: BatonAgent implements what Baton offers
-        writer,
-        reader,
+        transport,
         listening=False,
         use_unstable_protocol=True,  # session/resume and session/close
         observers=[agent.observe],
@@ -57,8 +58,6 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         for live in list(agent.live.values()):
             if live.turn is not None:
                 live.turn.cancel()
-        if agent.outbox is not None:
-            await agent.outbox.close()
         await asyncio.shield(conn.close())
         await service.close()
 

@@ -78,7 +78,7 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
         raise
     finally:
         live.turn = None
-    await agent.out.drain()  # every chunk of the turn goes out before its answer
+    # every chunk of the turn is already handed to the transport, ahead of the answer
     if task.cancelled():
         return PromptResponse(stop_reason="cancelled")
     error = task.exception()

@@ -124,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
     try:
         code = _run(argv)
-        sys.stdout.flush()  # a reader that went away shows here, not at exit
+        if not sys.stdout.closed:  # `baton acp`'s pipe, closed with its reader gone
+            sys.stdout.flush()  # a reader that went away shows here, not at exit
         return code
     except BrokenPipeError:
         return _reader_gone()

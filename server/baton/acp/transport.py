@@ -1,0 +1,110 @@
+"""The agent's stdio as the ACP SDK's message transport: newline-delimited JSON-RPC read
+from stdin, and every outgoing message (the SDK's answers and requests, the outbox's
+updates) written to stdout in the order it was handed over, those of one loop turn in
+one write. A line that is not JSON is answered with a JSON-RPC parse error."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, separators=(",", ":")) + "\n").encode()
+
+
+class StdioTransport:
+    """What `AgentSideConnection` speaks through (its `Transport`: `send`, `receive`,
+    `close`), plus `post`: a message queued synchronously, so that an update raised by a
+    synchronous listener keeps its place among the SDK's own messages without a task, a
+    queue hop or a write of its own."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+        self._pending: list[bytes] = []
+        self._scheduled = False
+        self._closed = False
+
+    def post(self, message: dict[str, Any]) -> None:
+        """Queue `message` behind everything handed over before it; it is written at the
+        end of this turn of the loop, with whatever else is posted meanwhile."""
+        if self._closed:
+            return  # the client went away: nobody reads
+        self._pending.append(encode(message))
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        if not self._pending or self._closed:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        try:
+            self._writer.write(data)
+        except (ConnectionError, RuntimeError) as exc:  # stdout closed under us
+            log.debug("stdout closed: %s", exc)
+            self._closed = True
+
+    async def drain(self) -> None:
+        """Returns once everything handed over so far is written to the pipe (and the
+        pipe's buffer is below its high-water mark)."""
+        self._flush()
+        if not self._closed:
+            await self._writer.drain()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed:
+            raise ConnectionError("the client closed the agent's stdout")
+        self.post(message)
+        await self.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message, or None at the end of stdin."""
+        while True:
+            line = await self._line()
+            if not line:
+                return None
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                self._parse_error(f"not JSON: {exc}")
+                continue
+            if not isinstance(message, dict):
+                self._parse_error("a JSON-RPC message is a JSON object")
+                continue
+            return message
+
+    def _parse_error(self, detail: str) -> None:
+        error = {"code": PARSE_ERROR, "message": "Parse error", "data": {"details": detail}}
+        self.post({"jsonrpc": "2.0", "id": None, "error": error})
+
+    async def _line(self) -> bytes:
+        """One line however long (the reader's limit only bounds each piece)."""
+        pieces: list[bytes] = []
+        while True:
+            try:
+                pieces.append(await self._reader.readuntil(b"\n"))
+                return b"".join(pieces)
+            except asyncio.LimitOverrunError as exc:
+                pieces.append(await self._reader.readexactly(exc.consumed))
+            except asyncio.IncompleteReadError as exc:
+                pieces.append(exc.partial)
+                return b"".join(pieces)
+
+    async def close(self) -> None:
+        self._flush()
+        self._closed = True
+        with contextlib.suppress(ConnectionError, RuntimeError):  # the client went away
+            await self._writer.drain()

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { createInterface } from "node:readline";
+import { test } from "node:test";
 import { chromium } from "playwright-core";
 
 const run = promisify(execFile);
@@ -34,6 +36,60 @@ export async function locateTools() {
     baton: need("baton", baton, "pip install -e . (the Python package) and put its venv on PATH"),
     vsix: need("baton.vsix", join(clientDir, "baton.vsix"), "npm run package in client-vscode"),
     vsce: need("vsce", join(repoRoot, "node_modules/.bin/vsce"), "npm ci at the repository root"),
+  };
+}
+
+/** The dialogs and notifications the workbench shows: what a failed step's message adds. */
+export async function onScreen(page) {
+  const texts = await page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
+  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
+}
+
+/** The steps of one e2e file: `run.step(name, body)` is a test whose failure adds what the
+ * workbench showed (`page()`, once it exists) and sets `run.failed`, so `after` keeps the
+ * logs and a screenshot. */
+export function steps(page) {
+  const run = {
+    failed: false,
+    step: (name, body) =>
+      test(name, async () => {
+        try {
+          await body();
+        } catch (error) {
+          run.failed = true;
+          const current = page();
+          const shown = current ? await onScreen(current).catch(() => "") : "";
+          if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+          throw error;
+        }
+      }),
+  };
+  return run;
+}
+
+/** The Python that runs the e2e's fake APIs: BATON_TEST_PYTHON, else the clone's .venv's. */
+export function testPython() {
+  const venv = join(repoRoot, ".venv", "bin", "python");
+  return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
+}
+
+/** A scripted fake API (`script` in this folder, given a file to write its requests to):
+ * its URL, and `stop()`, which answers the Messages requests it got, in order. */
+export async function startScriptedFake(script) {
+  const requestsFile = join(mkdtempSync(join(tmpdir(), "baton-fake-")), "requests.json");
+  const child = spawn(testPython(), [join(here, script), requestsFile], { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((done) => child.once("exit", done));
+  const baseUrl = await new Promise((resolveLine, reject) => {
+    createInterface({ input: child.stdout }).once("line", (line) => resolveLine(line.trim()));
+    child.once("exit", (code) => reject(new Error(`the fake API exited (${code})`)));
+  });
+  return {
+    baseUrl,
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+      return existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { resultsDir, startVsCode, stopVsCode, pollUntil } from "./codeServer.mjs";
+import { onScreen, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -56,11 +56,6 @@ async function card() {
   });
 }
 
-async function onScreen() {
-  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
-}
-
 describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
     fx = await startVsCode();
@@ -108,7 +103,7 @@ describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, (
       await fx.page.screenshot({ path: join(resultsDir, "drafts-3-applied.png") });
     } catch (error) {
       failed = true;
-      const shown = await onScreen().catch(() => "");
+      const shown = await onScreen(fx.page).catch(() => "");
       if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
       throw error;
     }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
-import { clientDir, freePort, killOnExit, resultsDir, stopVsCode, waitForHealth, pollUntil } from "./codeServer.mjs";
+import { clientDir, freePort, killOnExit, pollUntil, resultsDir, steps, stopVsCode, waitForHealth } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const PYTHON = "/usr/bin/python3"; // Debian's, the only Python this test lets the extension see
@@ -19,7 +19,8 @@ const TARGET = `${process.platform}-${process.arch}`;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
 const repoRoot = resolve(clientDir, "..");
 let fx;
-let failed = false;
+const run = steps(() => fx?.page);
+const step = run.step;
 
 const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
@@ -97,11 +98,6 @@ async function start() {
   await f.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
 }
 
-async function onScreen() {
-  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
-}
-
 describe("one install: the platform package brings its own server", { concurrency: false }, () => {
   before(async () => {
     // what makes this a fresh machine: nothing else could be the server that runs
@@ -112,25 +108,14 @@ describe("one install: the platform package brings its own server", { concurrenc
 
   after(async () => {
     if (fx) {
-      if (failed) {
+      if (run.failed) {
         mkdirSync(resultsDir, { recursive: true });
         await fx.page?.screenshot({ path: join(resultsDir, "install-failure.png") }).catch(() => {});
       }
-      await stopVsCode(fx, failed);
+      await stopVsCode(fx, run.failed);
     }
   });
 
-  const step = (name, body) =>
-    test(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        failed = true;
-        const shown = await onScreen().catch(() => "");
-        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
-        throw error;
-      }
-    });
 
   step("the extension starts the bundled server on python3 and says which one runs", async () => {
     const running = await until("the log line of the running server", async () => logLines(/running Baton /)[0], 90_000);

@@ -7,55 +7,23 @@
 // reply, Insert at Cursor from the new reply's code block into the open editor; and the
 // walkthrough.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-import { after, before, describe, test } from "node:test";
-import { clientDir, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe } from "node:test";
+import { clientDir, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
-const REPO = resolve(clientDir, "..");
 const MAX_ELEMENTS = 3000; // the issue's bound on the panel's DOM, whatever the session's size
 const CODE = "print(3 + 3)  # six";
 let fx;
 let fake;
-let failed = false;
+const run = steps(() => fx?.page);
+const step = run.step;
 
 const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
-function python() {
-  const venv = join(REPO, ".venv", "bin", "python");
-  return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
-}
-
-/** The scripted fake API (fake_panel_api.py): its URL, and the requests it got once stopped. */
-async function startFake() {
-  const requestsFile = join(mkdtempSync(join(tmpdir(), "baton-fake-")), "requests.json");
-  const child = spawn(python(), [join(clientDir, "test/e2e/fake_panel_api.py"), requestsFile], { stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise((done) => child.once("exit", done));
-  const baseUrl = await new Promise((resolveLine, reject) => {
-    createInterface({ input: child.stdout }).once("line", (line) => resolveLine(line.trim()));
-    child.once("exit", (code) => reject(new Error(`the fake API exited (${code})`)));
-  });
-  return {
-    baseUrl,
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-      return existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
-    },
-  };
-}
-
 async function shot(name) {
   await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
-}
-
-async function onScreen() {
-  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
 }
 
 /** Runs a palette command by its title, once (Enter on the highlighted row); `picks`: the
@@ -132,7 +100,7 @@ const counts = (frame) =>
 
 describe("The chat panel in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
-    fake = await startFake();
+    fake = await startScriptedFake("fake_panel_api.py");
     fx = await startVsCode({
       env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "sk-ant-fake-e2e-key" },
       settings: { "baton.model": "claude-sonnet-4-5" },
@@ -143,23 +111,12 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
 
   after(async () => {
     if (fx) {
-      if (failed) await shot("e2e-panel-failure").catch(() => {});
-      await stopVsCode(fx, failed);
+      if (run.failed) await shot("e2e-panel-failure").catch(() => {});
+      await stopVsCode(fx, run.failed);
     }
     await fake?.stop().catch(() => []);
   });
 
-  const step = (name, body) =>
-    test(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        failed = true;
-        const shown = await onScreen().catch(() => "");
-        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
-        throw error;
-      }
-    });
 
   step("a 1M-token session opens on its last message, a window of it drawn", async () => {
     const big = fx.generated;

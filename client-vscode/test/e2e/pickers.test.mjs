@@ -8,14 +8,15 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { generateSession, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { after, before, describe } from "node:test";
+import { generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
 const RENAMED = "Benchmark, renamed in the picker";
 let fx;
-let failed = false;
+const run = steps(() => fx?.page);
+const step = run.step;
 let extra; // a second session, generated into the data dir: renamed, then deleted
 
 const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
@@ -34,11 +35,6 @@ function chatFrame() {
   });
 }
 
-async function onScreen() {
-  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
-}
-
 const transcript = (sessionId) => join(fx.dataDir, "sessions", `${sessionId}.jsonl`);
 const lastRecord = (sessionId) => JSON.parse(readFileSync(transcript(sessionId), "utf8").trim().split("\n").at(-1));
 
@@ -53,22 +49,11 @@ describe("the panel's model and session pickers in VS Code (code-server)", { con
 
   after(async () => {
     if (fx) {
-      if (failed) await shot("e2e-pickers-failure").catch(() => {});
-      await stopVsCode(fx, failed);
+      if (run.failed) await shot("e2e-pickers-failure").catch(() => {});
+      await stopVsCode(fx, run.failed);
     }
   });
 
-  const step = (name, body) =>
-    test(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        failed = true;
-        const shown = await onScreen().catch(() => "");
-        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
-        throw error;
-      }
-    });
 
   step("the model picker offers the configured models with their windows, the current one marked", async () => {
     await fx.page.locator(METER).click({ timeout: 60_000 });

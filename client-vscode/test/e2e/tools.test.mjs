@@ -4,45 +4,17 @@
 // applies it in the editor, undo restores it; a second rename is rejected and the file stays
 // as it was, and the model is told.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-import { after, before, describe, test } from "node:test";
-import { clientDir, resultsDir, startVsCode, stopVsCode, pollUntil } from "./codeServer.mjs";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe } from "node:test";
+import { clientDir, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
-const REPO = resolve(clientDir, "..");
 let fx;
 let fake;
-let failed = false;
+const run = steps(() => fx?.page);
+const step = run.step;
 let original;
-
-function python() {
-  const venv = join(REPO, ".venv", "bin", "python");
-  return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
-}
-
-/** The scripted fake API (fake_tools_api.py): its URL, and what it was asked once stopped. */
-async function startFake() {
-  const requestsFile = join(mkdtempSync(join(tmpdir(), "baton-fake-")), "requests.json");
-  const child = spawn(python(), [join(clientDir, "test/e2e/fake_tools_api.py"), requestsFile], { stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise((done) => child.once("exit", done));
-  const baseUrl = await new Promise((resolveLine, reject) => {
-    createInterface({ input: child.stdout }).once("line", (line) => resolveLine(line.trim()));
-    child.once("exit", (code) => reject(new Error(`the fake API exited (${code})`)));
-  });
-  return {
-    baseUrl,
-    /** Stops it; the Messages requests it got, in order. */
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-      return existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
-    },
-  };
-}
 
 async function shot(name) {
   await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
@@ -81,11 +53,6 @@ async function editorLine(line) {
   });
 }
 
-async function onScreen() {
-  const texts = await fx.page.locator(".monaco-dialog-box, .notifications-toasts .notification-list-item").allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
-}
-
 async function send(frame, text) {
   const input = frame.locator("#baton-input");
   await input.click();
@@ -95,7 +62,7 @@ async function send(frame, text) {
 
 describe("Baton's workspace tools in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
-    fake = await startFake();
+    fake = await startScriptedFake("fake_tools_api.py");
     fx = await startVsCode({
       env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "sk-ant-fake-e2e-key" },
       settings: { "baton.model": "claude-sonnet-4-5" },
@@ -105,23 +72,12 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
 
   after(async () => {
     if (fx) {
-      if (failed) await shot("e2e-tools-failure").catch(() => {});
-      await stopVsCode(fx, failed);
+      if (run.failed) await shot("e2e-tools-failure").catch(() => {});
+      await stopVsCode(fx, run.failed);
     }
     await fake?.stop().catch(() => []);
   });
 
-  const step = (name, body) =>
-    test(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        failed = true;
-        const shown = await onScreen().catch(() => "");
-        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
-        throw error;
-      }
-    });
 
   let line = 0; // parse_date's line in utils.py, 1-based
 

@@ -5,11 +5,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { resultsDir, startVsCode, stopVsCode, pollUntil } from "./codeServer.mjs";
+import { pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 let fx;
-let failed = false;
+const run = steps(() => fx?.page);
+const step = run.step;
 let meterBefore;
 
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -59,14 +60,6 @@ async function palette(title) {
   await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
-/** The dialogs and notifications the workbench shows: what a failed step's message adds. */
-async function onScreen() {
-  const texts = await fx.page
-    .locator(".monaco-dialog-box, .notifications-toasts .notification-list-item")
-    .allInnerTexts();
-  return texts.map((t) => t.replace(/\s+/g, " ").trim()).join(" | ");
-}
-
 describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
     fx = await startVsCode();
@@ -74,22 +67,11 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
 
   after(async () => {
     if (fx) {
-      if (failed) await shot("e2e-failure").catch(() => {});
-      await stopVsCode(fx, failed);
+      if (run.failed) await shot("e2e-failure").catch(() => {});
+      await stopVsCode(fx, run.failed);
     }
   });
 
-  const step = (name, body) =>
-    test(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        failed = true;
-        const shown = await onScreen().catch(() => "");
-        if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
-        throw error;
-      }
-    });
 
   step("the status-bar meter shows the imported session's usage", async () => {
     await fx.page.locator(METER).waitFor({ state: "visible", timeout: 60_000 });

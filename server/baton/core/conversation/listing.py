@@ -51,6 +51,10 @@ class SessionIndex:
         """The context size a change of the session left (what its meter showed)."""
         self._sizes[session_id] = tokens
 
+    def drop_size(self, session_id: str) -> None:
+        """Forget a deleted session's size (its file stays, hidden; nothing lists it)."""
+        self._sizes.pop(session_id, None)
+
     def size(self, session_id: str) -> int | None:
         """The last known context size: the last change's here, else the last reply's
         (from the transcript, when a list has read it); None when unknown."""

@@ -149,6 +149,7 @@ class SessionStore:
         session = self.get(session_id)
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
+        self._index.drop_size(session_id)
 
     def rename(self, session_id: str, title: str) -> Session:
         """A new title, appended to the transcript (a `meta` record; nothing rewritten)."""

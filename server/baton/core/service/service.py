@@ -181,6 +181,10 @@ class BatonService:
         current = (self.session(session_id).model or self.settings.model) if session_id else None
         return await self.models.catalog(self.settings, current)
 
+    def context_size(self, session: Session | Summary) -> int | None:
+        """A listed session's last known context size (None: unknown), for the pickers."""
+        return self.store.context_size(session)
+
     def _note_size(self, event: Event) -> None:
         if isinstance(event, SessionChanged):
             self.store.note_size(event.session_id, event.usage.used_tokens)

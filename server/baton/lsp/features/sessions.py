@@ -20,7 +20,7 @@ from baton.lsp.features.tool_host import LspToolHost
 
 def info(call: Call, session: Session | Summary) -> p.SessionInfo:
     """The session on the wire with its last known size (the list's index keeps it)."""
-    return session_info(session, call.service.store.context_size(session))
+    return session_info(session, call.service.context_size(session))
 
 
 async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:

@@ -187,14 +187,13 @@ def import_to_file(
             since += 1
             due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
             # the header, written first, says when the conversation began: once known
-            if due and (staged.started or facts.first_time is not None):
+            if due and (staged.transcript is not None or facts.first_time is not None):
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()
         if report.messages == 0:
             raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
         staged.write(builder.take(final=True), facts.header(staged.session_id, path))
-        staged.wait()
         report.problems.extend(staged.rules.problems)  # none, unless a repair missed
         report.tool_pairs = builder.tool_pairs
         staged.finish(facts.title(), facts.model)

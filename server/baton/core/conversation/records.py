@@ -71,8 +71,7 @@ def _slices(items: list[Any]) -> Iterable[str]:
 def encode(events: Iterable[Event]) -> bytes:
     batch = list(events)
     payload = "".join(
-        (dumps(e) if e.get("type") == "boundary" else json.dumps(e, ensure_ascii=False)) + "\n"
-        for e in batch
+        (dumps(e) if e.get("type") == "boundary" else _ENCODE(e)) + "\n" for e in batch
     )
     try:
         return payload.encode("utf-8")

@@ -1,8 +1,9 @@
 """The import row: a generated Claude Code file (every record in it with a session id of
 its own, as the crafted file that made imports quadratic) imported by a fresh process per
-repetition: its seconds per 100 MB of file beside
-`json.loads` of the same lines in the same process, and its peak RSS growth beside the
-resulting session's bytes.
+repetition: its seconds per 100 MB of file (wall, and the process's CPU over all its
+threads) beside `json.loads` of the same lines and the counting of the resulting session's
+messages (one after the other, a fresh cache: what no import can do without) in the same
+process, and its peak RSS growth beside the resulting session's bytes.
 
     python bench/bench_import.py --child FILE DATA_DIR   (what each repetition runs)
 """
@@ -62,26 +63,39 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
 
 
+def _cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
 def _child(file: Path, data: Path) -> dict[str, Any]:
     from baton.core.conversation.store import SessionStore
     from baton.core.importers.claude_code import import_with_report
-    from baton.core.usage.estimator import default_estimator
+    from baton.core.usage.estimator import Estimator, default_estimator, load_cl100k
 
     estimator = default_estimator()
     estimator.wait_ready()
     base = _rss_mb()
     store = SessionStore(data, estimator.count_message)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_s()
     session, report = import_with_report(file, store)
-    import_s = time.perf_counter() - start
+    import_s, import_cpu_s = time.perf_counter() - start, _cpu_s() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # before the baseline's
+    fresh = Estimator(encoder=load_cl100k())
+    messages = list(session.messages.values())
+    cpu = _cpu_s()
+    counted = sum(fresh.count_message(m) for m in messages)
+    count_cpu_s = _cpu_s() - cpu
+    assert counted == sum(m.tokens or 0 for m in messages)  # the import's own counts
     start = time.perf_counter()
     lines = [json.loads(line) for line in file.read_bytes().splitlines() if line.strip()]
     json_s = time.perf_counter() - start
     assert len(lines) >= report.records
     return {
         "import_s": import_s,
+        "import_cpu_s": import_cpu_s,
         "json_s": json_s,
+        "count_cpu_s": count_cpu_s,
         "peak_growth_mb": max(peak - base, 0.0),
         "session_mb": session.transcript.path.stat().st_size / MB,
         "file_mb": file.stat().st_size / MB,

@@ -14,6 +14,7 @@ from baton.core.compaction.summary.user_messages import prompts_section
 from baton.core.conversation.messages import Message
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
+from baton.core.usage import cl100k as cl100k_module
 from baton.core.usage.cl100k import CAPPED_HEAD_CHARS, Cl100k, Encoder, piece_end
 from baton.core.usage.estimator import Estimator
 from baton_testkit.claude_code_gen import CASES, case
@@ -85,6 +86,26 @@ def test_piece_end_is_the_last_split_in_the_upper_half_of_the_limit() -> None:
     for limit in range(1, len(text)):
         found = [p for p in splits(text) if limit // 2 < p <= limit]
         assert piece_end(text, limit) == (found[-1] if found else 0), limit
+        for start in range(len(text) - limit):
+            found = [p for p in splits(text) if start + limit // 2 < p <= start + limit]
+            assert piece_end(text, limit, start) == (found[-1] if found else 0), (limit, start)
+
+
+@pytest.mark.parametrize("piece", [16, 64, 500])
+def test_a_long_text_counted_a_piece_at_a_time_counts_as_encoded_whole(
+    cl100k: Encoder,
+    store: SessionStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    piece: int,
+) -> None:
+    assert isinstance(cl100k, Cl100k)
+    texts = TRICKY + random_texts(500, seed=piece) + session_texts(store, tmp_path)
+    texts += ["\n".join(texts), " ".join(TRICKY) * 40, "x" * 5_000 + " y" * 300]
+    whole = [len(cl100k.encode(text)) for text in texts]
+    monkeypatch.setattr(cl100k_module, "COUNT_PIECE_CHARS", piece)
+    assert [cl100k.count(text) for text in texts] == whole
+    assert sum(len(t) > 2 * piece and bool(piece_end(t, piece)) for t in texts) >= 5
 
 
 @pytest.mark.parametrize("cap", [0, 1, 5, 22, 23, 40])

@@ -11,41 +11,41 @@ interpreter can hand the lock on between two of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 SLICE_CHARS = 256 * 1024  # characters per C call: about a millisecond of work
+NORMALIZE_CHARS = 16 * 1024  # `normalize`'s pieces (the words of one are held at once)
 _SPACE = re.compile(r"\s")
 
 
 def normalize(text: str) -> str:
-    """`" ".join(text.split())`, a slice at a time: the text is cut only at a white space
-    character (`str.split`'s white space), so the words of the slices are the text's."""
-    if len(text) <= SLICE_CHARS:
+    """`" ".join(text.split())`, a piece at a time: the text is cut only at a white space
+    character (`str.split`'s white space), so the words of the pieces are the text's. A
+    piece is at most `NORMALIZE_CHARS` (and `SLICE_CHARS`) long but for a longer word, so
+    that the words held at once (a string object each, ~60 bytes for a word of a few
+    letters) are a piece's, never a whole summary's."""
+    size = min(SLICE_CHARS, NORMALIZE_CHARS)
+    if len(text) <= size:
         return " ".join(text.split())
-    words: list[str] = []
-    for piece in _at_spaces(text):
-        joined = " ".join(piece.split())
-        if joined:
-            words.append(joined)
-    return " ".join(words)
+    joined = (" ".join(piece.split()) for piece in _at_spaces(text, size))
+    return " ".join([part for part in joined if part])
 
 
-def _at_spaces(text: str) -> list[str]:
-    """`text` in consecutive pieces of about `SLICE_CHARS`, each (but the last) followed by
-    a white space character that starts the next one."""
-    pieces: list[str] = []
-    start, size = 0, len(text)
-    while size - start > SLICE_CHARS:
-        cut = start + SLICE_CHARS
-        found = _SPACE.search(text, cut, min(cut + SLICE_CHARS, size))
-        while found is None and cut + SLICE_CHARS < size:  # a very long word
-            cut += SLICE_CHARS
-            found = _SPACE.search(text, cut, min(cut + SLICE_CHARS, size))
+def _at_spaces(text: str, size: int) -> Iterator[str]:
+    """`text` in consecutive pieces of about `size` characters, each (but the last)
+    followed by a white space character that starts the next one."""
+    start, end = 0, len(text)
+    while end - start > size:
+        cut = start + size
+        found = _SPACE.search(text, cut, min(cut + size, end))
+        while found is None and cut + size < end:  # a very long word
+            cut += size
+            found = _SPACE.search(text, cut, min(cut + size, end))
         if found is None:
             break
-        pieces.append(text[start : found.start()])
+        yield text[start : found.start()]
         start = found.start()
-    pieces.append(text[start:])
-    return pieces
+    yield text[start:]
 
 
 def search(pattern: re.Pattern[str], text: str, reach: int) -> re.Match[str] | None:

@@ -30,6 +30,8 @@ BPE_RELATIVE = Path("data") / "cl100k_base.tiktoken"
 # `Cl100k.count_capped` counts a head of a long text this many characters a token of the
 # cap long (prose runs about four characters a token, so such a head mostly counts past it).
 CAPPED_HEAD_CHARS = 7
+# `Cl100k.count` encodes a longer text a piece of about this many characters at a time.
+COUNT_PIECE_CHARS = 8 * 1024
 
 
 class Encoder(Protocol):
@@ -62,7 +64,22 @@ class Cl100k:
         return tokens
 
     def count(self, text: str) -> int:
-        """len(encode(text)), with no Python layer between the caller and the Rust call."""
+        """len(encode(text)). A text longer than `COUNT_PIECE_CHARS` is encoded a piece at
+        a time, cut where the pre-split always ends a piece (`piece_end`), so that the
+        list of token ids held at once (~36 bytes a token) stays a piece's: the sum is the
+        whole text's count."""
+        if len(text) <= COUNT_PIECE_CHARS:
+            return self._count(text)
+        total, start = 0, 0
+        while len(text) - start > COUNT_PIECE_CHARS:
+            end = piece_end(text, COUNT_PIECE_CHARS, start)
+            if not end:
+                break
+            total += self._count(text[start:end])
+            start = end
+        return total + self._count(text[start:] if start else text)
+
+    def _count(self, text: str) -> int:
         try:
             return len(self._core.encode_ordinary(text))
         except UnicodeEncodeError:
@@ -83,15 +100,16 @@ class Cl100k:
         return self.count(text)
 
 
-def piece_end(text: str, limit: int) -> int:
-    """The last position in [limit // 2, limit] where cl100k's pre-split (CL100K_PATTERN)
-    ends a piece whatever precedes or follows, 0 if none: a space after an ASCII letter.
+def piece_end(text: str, limit: int, start: int = 0) -> int:
+    """The last position in [start + limit // 2, start + limit] where cl100k's pre-split
+    (CL100K_PATTERN) ends a piece whatever precedes or follows, 0 if none: a space after
+    an ASCII letter.
     The piece that holds the letter ends at the space (a run of letters stops at the first
     other character, a contraction is letters after its apostrophe, no other pattern takes
     a letter), it looks no further than the space, and no pattern looks behind: so the
     text's pieces are those of the text up to there followed by those of the rest, and its
     count is the sum of theirs."""
-    low = limit // 2
+    low, limit = start + limit // 2, start + limit
     position = text.rfind(" ", low, limit + 1)
     while position > low:
         before = text[position - 1]

@@ -110,6 +110,54 @@ async def test_a_todo_list_survives_three_compactions(tmp_path: Path) -> None:
     store.close()
 
 
+async def test_a_rewound_task_list_is_not_the_latest_until_the_rewind_is_undone(
+    tmp_path: Path,
+) -> None:
+    # an edited prompt's abandoned turns wrote a list; the conversation no longer stands on
+    # it: the view's list and what a compaction restores are the one before
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="rewound")
+    kept = todos(("Write the parser", "in_progress"), ("Test it", "pending"))
+    dropped = todos(("Rewrite everything", "in_progress"))
+    session.append(
+        [
+            text_message("user", "Plan the parser."),
+            *tool_call("todo0", "TodoWrite", {"todos": kept}),
+            text_message("assistant", "Planned."),
+            *chatter("work"),
+        ]
+    )
+    edited = text_message("user", "A prompt with a typo: rewrite it all.")
+    session.append(
+        [
+            edited,
+            *tool_call("todo1", "TodoWrite", {"todos": dropped}),
+            text_message("assistant", "Rewriting."),
+        ]
+    )
+    assert [t.content for t in latest_todos(session.held_messages()) or []] == [
+        "Rewrite everything"
+    ]
+    rewind = session.rewind(edited.id)
+    assert [t.content for t in latest_todos(session.held_messages()) or []] == [
+        "Write the parser",
+        "Test it",
+    ]
+    session.append([text_message("user", "Carry on with the parser.")])
+    session.append([text_message("assistant", "On it.")])
+    await compact(session, CompactRequest(direction="all"), ctx)
+    carried = next(m for m in session.view_messages() if m.text().startswith(HEADING))
+    assert "- [in_progress] Write the parser" in carried.text()
+    assert "Rewrite everything" not in carried.text()
+    uncompact(session)
+    session.uncompact(rewind.id)  # the abandoned turns come back, and with them their list
+    assert [t.content for t in latest_todos(session.held_messages()) or []] == [
+        "Rewrite everything"
+    ]
+    store.close()
+
+
 async def test_nothing_open_and_no_plan_adds_nothing(tmp_path: Path) -> None:
     ctx = context()
     store = SessionStore(tmp_path, ctx.estimator.count_message)

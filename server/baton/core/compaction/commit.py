@@ -185,7 +185,7 @@ def with_plan_and_todos(
     """The view and attachments with the latest open task list and plan put back: right
     after Baton's summary, or after the kept messages when the API's signed block must
     be followed by the kept turns (beside the note placed for it)."""
-    carried = continuity_attachment(list(session.messages.values()))
+    carried = continuity_attachment(session.held_messages())
     if carried is None:
         return view, attachments
     carried = carried.model_copy(update={"tokens": ctx.estimator.count_message(carried)})

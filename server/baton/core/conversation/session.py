@@ -49,6 +49,18 @@ class Session(Replayed):
         kinds = ("microcompact", "rewind")
         return sum(1 for b in self.active if self.boundaries[b].direction not in kinds)
 
+    def held_messages(self) -> list[Message]:
+        """Every message the session holds, in order, but those an active rewind took out:
+        what the conversation still stands on (a compaction's summarized turns are in, an
+        edited prompt's abandoned turns are not). The task list and plan are read here."""
+        rewound = {
+            mid
+            for b in self.active
+            if self.boundaries[b].direction == "rewind"
+            for mid in self.boundaries[b].summarized_ids
+        }
+        return [m for m in self.messages.values() if m.id not in rewound]
+
     def get(self, message_id: str) -> Message:
         try:
             return self.messages[message_id]

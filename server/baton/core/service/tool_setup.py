@@ -71,7 +71,7 @@ class ToolSetup:
 
         session = runtime.session
         context = ToolContext(session.session_id, workspace, host, settings, touched)
-        context.messages = lambda: list(session.messages.values())
+        context.messages = session.held_messages
         registry = workspace_registry(model).register(todo_tool.TOOL)
         return ServerTools(
             registry,

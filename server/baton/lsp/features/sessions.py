@@ -55,9 +55,10 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
 
 
 def _todos(session: Session) -> list[p.TodoEntry] | None:
-    """The session's latest task list (from every message it holds, as a compaction
-    restores it), or None when the model never wrote one."""
-    found = latest_todos(session.messages.values())
+    """The session's latest task list (from the messages it still stands on, as a
+    compaction restores it: a rewind's abandoned turns left out), or None when the model
+    never wrote one."""
+    found = latest_todos(session.held_messages())
     if found is None:
         return None
     return [

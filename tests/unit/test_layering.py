@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "core.errors": set(),
     "core.redaction": set(),
     "core.background": set(),
+    "core.memory": set(),  # hands freed heap memory back (the front ends call it)
     "core.models": set(),
     "core.workspace": set(),
     "core.conversation": {"core.errors"},

@@ -13,6 +13,7 @@ from acp import RequestError
 from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
 from baton.core import redaction
 from baton.core.errors import ApiKeyMissing, BatonError
+from baton.core.memory import ReleaseAfterWork
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,9 @@ def as_request_error(exc: BatonError) -> RequestError:
     return RequestError(RPC_CODE.get(exc.code, REQUEST_FAILED_RPC), text, data)
 
 
+RELEASE = ReleaseAfterWork()  # one per process: the memory a burst of requests took goes back
+
+
 def guarded(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     """A handler whose Baton errors reach the client as ACP errors, and whose unexpected
     failures are logged here and told as an internal error with no detail."""
@@ -51,5 +55,7 @@ def guarded(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         except Exception:
             log.exception("%s failed", handler.__name__)
             raise RequestError(-32603, "Internal error", {"code": "internal_error"}) from None
+        finally:
+            RELEASE.worked()
 
     return run

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from baton import protocol as p
 from baton.core.conversation.messages import WireModel
 from baton.core.errors import BatonError
+from baton.core.memory import ReleaseAfterWork
 from baton.lsp.features.common import (
     Call,
     Handler,
@@ -68,20 +69,30 @@ def _check(name: str, handler: Callable[..., Any], model: type[BaseModel]) -> No
         raise TypeError(f"the handler of {name} must take (call, args: {model.__name__})")
 
 
-def _request(ls: BatonServer, spec: p.Request, handler: Handler) -> RequestEndpoint:
+def _request(
+    ls: BatonServer, spec: p.Request, handler: Handler, release: ReleaseAfterWork
+) -> RequestEndpoint:
     async def endpoint(params: Any) -> Json:
-        args = parse(spec.params, params)
-        token = work_done_token(params) if spec.progress else None
-        return answer(spec.result, await handler(Call(ls, token), args))
+        try:
+            args = parse(spec.params, params)
+            token = work_done_token(params) if spec.progress else None
+            return answer(spec.result, await handler(Call(ls, token), args))
+        finally:
+            release.worked()
 
     endpoint.__name__ = endpoint.__qualname__ = handler.__name__
     return endpoint
 
 
-def _command(ls: BatonServer, spec: p.Command, handler: Handler) -> CommandEndpoint:
+def _command(
+    ls: BatonServer, spec: p.Command, handler: Handler, release: ReleaseAfterWork
+) -> CommandEndpoint:
     async def endpoint(arguments: list[Any], token: Any = None) -> Json:
-        args = one_argument(spec.argument, tuple(arguments))
-        return answer(spec.result, await handler(Call(ls, token), args))
+        try:
+            args = one_argument(spec.argument, tuple(arguments))
+            return answer(spec.result, await handler(Call(ls, token), args))
+        finally:
+            release.worked()
 
     endpoint.__name__ = endpoint.__qualname__ = handler.__name__
     return endpoint
@@ -126,9 +137,11 @@ def routes(
         _check(command.name, commands[command.name], command.argument)
     for notification in client_notifications:
         _check(notification.method, notifications[notification.method], notification.params)
+    # the memory a request's transients took goes back once a burst of requests is over
+    release = ReleaseAfterWork()
     return Routes(
-        requests={r.method: _request(ls, r, requests[r.method]) for r in p.REQUEST_TABLE},
-        commands={c.name: _command(ls, c, commands[c.name]) for c in p.COMMAND_TABLE},
+        requests={r.method: _request(ls, r, requests[r.method], release) for r in p.REQUEST_TABLE},
+        commands={c.name: _command(ls, c, commands[c.name], release) for c in p.COMMAND_TABLE},
         notifications={
             n.method: _notification(ls, n, notifications[n.method]) for n in client_notifications
         },

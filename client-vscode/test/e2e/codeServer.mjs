@@ -67,6 +67,25 @@ export function steps(page) {
   return run;
 }
 
+/** Runs a palette command by its title: F1, type it, and once the highlighted row is that
+ * command, Enter (once: the command must not run twice); then waits for the palette to
+ * close, unless `picks` (the command asks with a quick pick of its own, left open for the
+ * caller). The quick input closes when focus moves (an editor that is still opening takes
+ * it), so an attempt that loses it before the row shows starts over. */
+export async function palette(page, title, { picks = false, ms = 30_000 } = {}) {
+  const input = page.locator(".quick-input-widget input");
+  const row = page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
+  await pollUntil(`the palette to offer "${title}"`, async () => {
+    if (!(await input.isVisible())) await page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(`>${title}`, { timeout: 2000 });
+    await row.waitFor({ state: "visible", timeout: 3000 });
+    return true;
+  }, ms);
+  await input.press("Enter");
+  if (!picks) await input.waitFor({ state: "hidden", timeout: ms });
+}
+
 /** The Python that runs the e2e's fake APIs: BATON_TEST_PYTHON, else the clone's .venv's. */
 export function testPython() {
   const venv = join(repoRoot, ".venv", "bin", "python");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { onScreen, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { onScreen, palette, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -21,20 +21,6 @@ async function meter() {
   const m = METER_TEXT.exec(text);
   assert.ok(m, `meter text ${JSON.stringify(text)} is not like "12% 24K/200K"`);
   return { text, kTokens: Number(m[2]) };
-}
-
-async function palette(title) {
-  const input = fx.page.locator(".quick-input-widget input");
-  const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
-  await until(`the palette to offer "${title}"`, async () => {
-    if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`>${title}`, { timeout: 2000 });
-    await row.waitFor({ state: "visible", timeout: 3000 });
-    return true;
-  });
-  await input.press("Enter");
-  await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
 /** The card's webview frame and its figures. */
@@ -71,7 +57,7 @@ describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, (
     try {
       await fx.page.locator(METER).waitFor({ state: "visible", timeout: 60_000 });
       const before = await until("the meter's figures", () => meter());
-      await palette("Baton: Preview Compaction");
+      await palette(fx.page, "Baton: Preview Compaction");
       const first = await card();
       assert.ok(first.postTokens > 0 && first.postTokens / 1000 < before.kTokens, `${first.postTokens} vs ${before.text}`);
       assert.match(first.cost, /The next request sends [\d,]+ tokens instead of [\d,]+/);

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, palette, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const MAX_ELEMENTS = 3000; // the issue's bound on the panel's DOM, whatever the session's size
@@ -24,22 +24,6 @@ const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
 async function shot(name) {
   await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
-}
-
-/** Runs a palette command by its title, once (Enter on the highlighted row); `picks`: the
- * command asks with a quick pick of its own, left open for the caller. */
-async function palette(title, picks = false) {
-  const input = fx.page.locator(".quick-input-widget input");
-  const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
-  await until(`the palette to offer "${title}"`, async () => {
-    if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`>${title}`, { timeout: 2000 });
-    await row.waitFor({ state: "visible", timeout: 3000 });
-    return true;
-  });
-  await input.press("Enter");
-  if (!picks) await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
 /** The chat webview's frame, found by its input box. */
@@ -183,7 +167,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
   });
 
   step("a new chat: two turns with the model", async () => {
-    await palette("Baton: New Chat");
+    await palette(fx.page, "Baton: New Chat");
     const frame = await chatFrame();
     await until("the new chat's empty feed", async () => ((await frame.locator("[data-message-id]").count()) === 0 ? true : undefined));
     await send(frame, "What is 2 + 2?");
@@ -216,7 +200,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
 
   step("Undo Compaction brings the turns back before the new one", async () => {
     const frame = await chatFrame();
-    await palette("Baton: Undo Compaction");
+    await palette(fx.page, "Baton: Undo Compaction");
     const now = await feedIs(
       frame,
       ["What is 2 + 2?", "5", "Are you sure?", "It is 4.", "What is 3 + 3?", "6"],
@@ -279,7 +263,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
   });
 
   step("the walkthrough opens with its four steps, and its first opens the chat", async () => {
-    await palette("Welcome: Open Walkthrough...", true);
+    await palette(fx.page, "Welcome: Open Walkthrough...", { picks: true });
     const input = fx.page.locator('.quick-input-widget input[placeholder="Select a walkthrough to open"]');
     await input.waitFor({ state: "visible", timeout: WAIT });
     await input.fill("Get started with Baton");
@@ -296,7 +280,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
     await shot("e2e-panel-9-walkthrough");
     // the chat is closed first, so the link is what opens it
     const sideBar = fx.page.locator(".part.sidebar");
-    await palette("View: Close Primary Side Bar");
+    await palette(fx.page, "View: Close Primary Side Bar");
     await sideBar.waitFor({ state: "hidden", timeout: WAIT });
     await page.getByRole("button", { name: "Show Chat" }).first().click();
     await sideBar.waitFor({ state: "visible", timeout: WAIT });

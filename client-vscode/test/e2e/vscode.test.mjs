@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { palette, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 let fx;
@@ -38,26 +38,6 @@ async function chatFrame() {
     }
     return undefined;
   });
-}
-
-/**
- * Runs a palette command by its title: F1, type it, and once the highlighted row is that
- * command, Enter (once: the command must not run twice). The quick input closes when focus
- * moves (an editor that is still opening takes it), so an attempt that loses it before the
- * row shows starts over.
- */
-async function palette(title) {
-  const input = fx.page.locator(".quick-input-widget input");
-  const row = fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
-  await until(`the palette to offer "${title}"`, async () => {
-    if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`>${title}`, { timeout: 2000 });
-    await row.waitFor({ state: "visible", timeout: 3000 });
-    return true;
-  });
-  await input.press("Enter");
-  await input.waitFor({ state: "hidden", timeout: WAIT });
 }
 
 describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
@@ -148,10 +128,10 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
   });
 
   step("Open Session Document lists the context-usage diagnostic in Problems", async () => {
-    await palette("Baton: Open Session Document");
+    await palette(fx.page, "Baton: Open Session Document");
     const tab = fx.page.locator(".tabs-container .tab", { hasText: fx.session.sessionId });
     await tab.first().waitFor({ state: "visible", timeout: WAIT });
-    await palette("View: Focus Problems");
+    await palette(fx.page, "View: Focus Problems");
     const row = fx.page.locator(".markers-panel .monaco-list-row", { hasText: /Context \d+% used/ }).first();
     await row.waitFor({ state: "visible", timeout: WAIT });
     const text = await row.innerText();
@@ -161,7 +141,7 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
   });
 
   step("a second extension drives the session through Baton's API", async () => {
-    await palette("Baton API Consumer: Run");
+    await palette(fx.page, "Baton API Consumer: Run");
     const item = fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="batonApiConsumer.result"]');
     const text = await until("the API consumer's result", async () => {
       const t = (await item.innerText()).trim();
@@ -188,7 +168,7 @@ describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
   step("a session document tab open at reload opens again, from the server", async () => {
     const tab = fx.page.locator(".tabs-container .tab", { hasText: fx.session.sessionId });
     await tab.first().waitFor({ state: "visible", timeout: WAIT });
-    await palette("Developer: Reload Window");
+    await palette(fx.page, "Developer: Reload Window");
     await fx.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     await tab.first().waitFor({ state: "visible", timeout: 60_000 });
     await tab.first().click();

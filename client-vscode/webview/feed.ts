@@ -14,7 +14,7 @@ import { copyText, messageText, openEditor } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import { PendingTurn } from "./pending";
 import { type ReplacedPage, ReplacedList } from "./replaced";
-import { resultsFor, type ToolContext, toolContext } from "./toolCalls";
+import { resultsFor, type ToolContext, toolContext, toolNames } from "./toolCalls";
 import type { Message } from "./wire";
 
 export interface FeedHandlers {
@@ -157,8 +157,7 @@ export class Feed {
     this.offset = offset;
     this.idList = messages.map((m) => m.id);
     this.rowOf = new Map(this.idList.map((id, i) => [id, i + offset]));
-    this.toolNames = new Map();
-    for (const m of messages) for (const b of m.content) if (b.type === "tool_use") this.toolNames.set(b.id, b.name);
+    this.toolNames = toolNames(messages);
     this.tools = toolContext(messages);
     this.restored = restoredBySummary(messages);
     this.places = summaryPlaces(messages);

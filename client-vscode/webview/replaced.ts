@@ -4,7 +4,7 @@
 // feed keeps one list per compaction, so a card drawn again keeps what was read.
 import { renderBlock } from "./blocks";
 import { button, collapsed, compactNumber, h } from "./dom";
-import { toolContext } from "./toolCalls";
+import { toolContext, toolNames } from "./toolCalls";
 import type { Message } from "./wire";
 
 /** One page of the answer (`replaced` from the host). */
@@ -70,12 +70,6 @@ export class ReplacedList {
     this.more.textContent = "Show more";
     this.more.hidden = loaded >= total || page.messages.length === 0;
   }
-}
-
-function toolNames(messages: readonly Message[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const m of messages) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
-  return names;
 }
 
 /** One replaced message: who and when, its blocks; greyed by its class. */

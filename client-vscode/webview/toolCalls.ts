@@ -88,6 +88,13 @@ function code(text: string, lang = ""): HTMLElement {
   return el;
 }
 
+/** Each call's tool name by its id (a result's line names the tool that was called). */
+export function toolNames(messages: readonly ToolMessage[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of messages) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
+  return names;
+}
+
 /** What the feed's blocks need to draw tool calls: the server's infos and the results, by call. */
 export interface ToolContext {
   toolCalls: Map<string, ToolCallInfo>;

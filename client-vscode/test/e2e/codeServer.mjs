@@ -86,6 +86,16 @@ export async function palette(page, title, { picks = false, ms = 30_000 } = {}) 
   if (!picks) await input.waitFor({ state: "hidden", timeout: ms });
 }
 
+/** The first frame of `page` holding `selector` (a webview's DOM lives in a nested frame). */
+export function frameWith(page, selector, what, ms = 30_000) {
+  return pollUntil(what, async () => {
+    for (const frame of page.frames()) {
+      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return frame;
+    }
+    return undefined;
+  }, ms);
+}
+
 /** The Python that runs the e2e's fake APIs: BATON_TEST_PYTHON, else the clone's .venv's. */
 export function testPython() {
   const venv = join(repoRoot, ".venv", "bin", "python");

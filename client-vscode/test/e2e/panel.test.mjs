@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, palette, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, frameWith, palette, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const MAX_ELEMENTS = 3000; // the bound on the panel's DOM, whatever the session's size
@@ -27,14 +27,7 @@ async function shot(name) {
 }
 
 /** The chat webview's frame, found by its input box. */
-function chatFrame() {
-  return until("the chat webview", async () => {
-    for (const frame of fx.page.frames()) {
-      if ((await frame.locator("#baton-input").count().catch(() => 0)) > 0) return frame;
-    }
-    return undefined;
-  });
-}
+const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
 
 /** The drawn messages, in order: role and the text of the body (a short chat draws all). */
 function feed(frame) {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { frameWith, generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -26,14 +26,7 @@ async function shot(name) {
 }
 
 /** The chat webview's frame, found by its input box. */
-function chatFrame() {
-  return until("the chat webview", async () => {
-    for (const frame of fx.page.frames()) {
-      if ((await frame.locator("#baton-input").count().catch(() => 0)) > 0) return frame;
-    }
-    return undefined;
-  });
-}
+const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
 
 const transcript = (sessionId) => join(fx.dataDir, "sessions", `${sessionId}.jsonl`);
 const lastRecord = (sessionId) => JSON.parse(readFileSync(transcript(sessionId), "utf8").trim().split("\n").at(-1));

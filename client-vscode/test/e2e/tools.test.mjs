@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, frameWith, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 let fx;
@@ -24,14 +24,7 @@ async function shot(name) {
 const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 
 /** The chat webview's frame, found by its input box. */
-function chatFrame() {
-  return until("the chat webview", async () => {
-    for (const frame of fx.page.frames()) {
-      if ((await frame.locator("#baton-input").count().catch(() => 0)) > 0) return frame;
-    }
-    return undefined;
-  });
-}
+const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
 
 /** The text of utils.py's line `line` as the editor shows it (Go to Line first). */
 async function editorLine(line) {

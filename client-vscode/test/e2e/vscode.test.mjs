@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { palette, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { frameWith, palette, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 let fx;
@@ -31,14 +31,7 @@ async function meter() {
 }
 
 /** The webview frame that shows the chat, found by its message elements. */
-async function chatFrame() {
-  return until("the chat webview's messages", async () => {
-    for (const frame of fx.page.frames()) {
-      if ((await frame.locator("[data-message-id]").count().catch(() => 0)) > 0) return frame;
-    }
-    return undefined;
-  });
-}
+const chatFrame = () => frameWith(fx.page, "[data-message-id]", "the chat webview's messages");
 
 describe("Baton in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {

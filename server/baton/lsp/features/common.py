@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -95,7 +96,8 @@ def source_of(session: Session | Summary) -> SessionSource | None:
 
 
 def file_name(path: str) -> str:
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+    """The last part of `path`, whichever separator it was written with."""
+    return PureWindowsPath(path).name or path
 
 
 def damage_info(session: Session | Summary) -> DamageInfo | None:

@@ -1,9 +1,9 @@
 """The import row: a generated Claude Code file (every record in it with a session id of
 its own, as the crafted file that made imports quadratic) imported by a fresh process per
 repetition: its seconds per 100 MB of file (wall, and the process's CPU over all its
-threads) beside `json.loads` of the same lines and the counting of the resulting session's
-messages (one after the other, a fresh cache: what no import can do without) in the same
-process, and its peak RSS growth beside the resulting session's bytes.
+threads) against `json.loads` of the same lines plus the counting of the resulting
+session's messages (one after the other, a fresh cache: what no import can do without) in
+the same process, and its peak RSS growth beside the resulting session's bytes.
 
     python bench/bench_import.py --child FILE DATA_DIR   (what each repetition runs)
 """

@@ -36,7 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "core.workspace": set(),
     "core.conversation": {"core.errors"},
     "core.settings_lists": set(),
-    "core.settings": {"core.conversation", "core.models", "core.settings_lists"},
+    "core.settings_sections": {"core.conversation", "core.settings_lists"},
+    "core.settings": {"core.conversation", "core.models", "core.settings_sections"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
     "core.importers": {"core.conversation", "core.errors"},
     "core.model_api": {

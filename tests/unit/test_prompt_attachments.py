@@ -13,7 +13,8 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.model_api.client import AnthropicClient
-from baton.core.settings import DEFAULT_EXCLUDES, Settings
+from baton.core.settings import Settings
+from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.attachments import EditorAttachment, attachment_messages
 from baton.core.tools.workspace import Workspace
 from baton.core.turn.chat import ChatContext, send

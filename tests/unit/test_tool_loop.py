@@ -17,7 +17,8 @@ from baton.core.conversation.messages import MessageInput, invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.model_api.client import AnthropicClient
-from baton.core.settings import DEFAULT_EXCLUDES, KeepWindowSettings, Settings, ToolsSettings
+from baton.core.settings import KeepWindowSettings, Settings, ToolsSettings
+from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.calls import CANCELLED
 from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.host import DiskHost, PermissionOutcome, PermissionRequest

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from baton.core.conversation.messages import ToolUseBlock
-from baton.core.settings import DEFAULT_EXCLUDES, ToolsSettings
+from baton.core.settings import ToolsSettings
+from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.calls import answer
 from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.edit import supports_text_editor

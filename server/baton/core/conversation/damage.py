@@ -171,3 +171,10 @@ def _result_as_text(result: ToolResultBlock) -> TextBlock:
             for item in content or []
         )
     return TextBlock(text=f"{head}: {body}" if body else head)
+
+
+def mismatch_note(header_id: str, file_id: str) -> str:
+    return (
+        f"its header names session {header_id!r}, not {file_id!r} as its file name does "
+        "(a renamed or copied file); it is shown read-only"
+    )

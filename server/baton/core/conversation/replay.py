@@ -9,77 +9,23 @@ applies again as it did then.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, expand, unrewind, view_after_commit
-from baton.core.conversation.damage import Damage, repair_view
-from baton.core.conversation.messages import (
-    ApiUsage,
-    Attachment,
-    Message,
-    now_iso,
-    share_bookkeeping,
-)
+from baton.core.conversation.damage import Damage, mismatch_note, repair_view
+from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
+from baton.core.conversation.recorded_usage import ClientContext, LastUsage, response_start
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.view_state import ViewState
 
+# response_start lives in recorded_usage.py; session.py reads it from here with the rest
+__all__ = ["Replayed", "TokenCounter", "instant", "response_start"]
+
 TokenCounter = Callable[[Message], int]
-
-
-@dataclass(frozen=True)
-class LastUsage:
-    """The newest real usage the session received, and the raw estimate (the stored counts)
-    of the view it covered, from the first message up to the first record of its
-    response: what the API saw besides that estimate is learned from the pair, and it
-    holds after the view has changed (a compaction, an undo) until a newer usage arrives."""
-
-    message_id: str
-    usage: ApiUsage
-    prefix_tokens: int
-
-
-@dataclass(frozen=True)
-class ClientContext:
-    """Raw tokens a client declared it sends besides the messages (its own system prompt
-    and tool definitions); the transcript's `meta` events carry it."""
-
-    system_tokens: int = 0
-    tools_tokens: int = 0
-
-
-def response_start(messages: Mapping[str, Message], view: list[str], index: int) -> int:
-    """The index of the first record of the response whose record is view[index]: the
-    records of one response share its API message id, with tool results between them
-    (parallel tool calls). An earlier record of it whose usage saw a smaller prompt is
-    not the start: view[index]'s usage was taken later, with what lies between in its
-    prompt (a file whose records each carry the usage as it grew)."""
-    first = index
-    record = messages[view[index]]
-    api_id = record.api_message_id
-    if api_id is None:
-        return first
-    prompt = _prompt_side(record.usage)
-    for j in range(index - 1, -1, -1):
-        other = messages[view[j]]
-        if other.role == "assistant" and other.api_message_id == api_id:
-            if 0 < _prompt_side(other.usage) < prompt:
-                break
-            first = j
-        elif other.role == "assistant" or not other.is_tool_result_only:
-            break
-    return first
-
-
-def _prompt_side(usage: ApiUsage | None) -> int:
-    """What a real usage says the request's prompt held (0 without one)."""
-    if usage is None or not usage.is_real:
-        return 0
-    return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
 
 
 class Replayed:
@@ -330,13 +276,6 @@ class Replayed:
 
     def _view_fingerprints(self) -> list[str]:
         return self._state.marks
-
-
-def mismatch_note(header_id: str, file_id: str) -> str:
-    return (
-        f"its header names session {header_id!r}, not {file_id!r} as its file name does "
-        "(a renamed or copied file); it is shown read-only"
-    )
 
 
 def instant(stamp: str) -> datetime | None:

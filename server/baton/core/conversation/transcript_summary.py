@@ -10,9 +10,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from baton.core.conversation.damage import Damage
+from baton.core.conversation.damage import Damage, mismatch_note
 from baton.core.conversation.files import open_regular
-from baton.core.conversation.replay import instant, mismatch_note
+from baton.core.conversation.replay import instant
 from baton.core.conversation.transcript_read import parse_line
 
 CHUNK = 1 << 16  # the most one read holds

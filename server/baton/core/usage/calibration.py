@@ -8,7 +8,7 @@ it declares them) cancels out instead of passing for a tokenizer that counts mor
 from __future__ import annotations
 
 from baton.core.conversation.messages import ApiUsage
-from baton.core.conversation.replay import response_start
+from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.session import Session
 from baton.core.usage.estimator import Estimator
 

@@ -10,7 +10,7 @@ from lsprotocol import types
 from baton.contract import names
 
 if TYPE_CHECKING:
-    from baton.contract.wire_models import Params
+    from baton.contract.params import Params
     from baton.lsp.session_document.render import RenderedSession
 
 WHOLE_KIND = types.CodeActionKind.Source
@@ -44,7 +44,7 @@ def compact_actions(
     only: Sequence[str] | None = None,
 ) -> list[types.CodeAction]:
     # the models load at the first call: KINDS is read while `initialize` is answered
-    from baton.contract.wire_models import (
+    from baton.contract.params import (
         CompactCommandArgs,
         PivotCommandArgs,
         RangeCommandArgs,

@@ -24,10 +24,10 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === "--scroll-ms") scrollMs = Number(args[++i]);
 }
 
-// The page size the extension host uses (src/chatController.ts), read so the two never differ.
-const controller = await readFile(join(CLIENT_ROOT, "src", "chatController.ts"), "utf8");
-const PAGE = Number(/export const VIEW_PAGE = (\d+)/.exec(controller)?.[1]);
-if (!PAGE) throw new Error("VIEW_PAGE not found in src/chatController.ts");
+// The page size the extension host uses (src/chatPages.ts), read so the two never differ.
+const pages = await readFile(join(CLIENT_ROOT, "src", "chatPages.ts"), "utf8");
+const PAGE = Number(/export const VIEW_PAGE = (\d+)/.exec(pages)?.[1]);
+if (!PAGE) throw new Error("VIEW_PAGE not found in src/chatPages.ts");
 
 const server = await serve();
 const browser = await chromium.launch({

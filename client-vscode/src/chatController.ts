@@ -1,84 +1,35 @@
 /**
  * The chat view's state flow, without the editor: which session it shows, what goes to the
  * webview, and what each message from the webview does. The webview keeps no state the
- * host needs: on every (re)load it says "ready" and gets the whole picture again.
+ * host needs: on every (re)load it says "ready" and gets the whole picture again. The
+ * editor is reached through its ports (chatPorts.ts); a send runs in chatSend.ts.
  */
-import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { lastUserText, mostRecent, pageOf, promptStored, retryCut, sendFailure } from "./chatLogic";
+import { mostRecent, pageOf, retryCut } from "./chatLogic";
+import { postEarlier, postReplaced, VIEW_PAGE } from "./chatPages";
+import { NO_SERVER, postError, type ChatPorts } from "./chatPorts";
+import { ChatSender } from "./chatSend";
 import type { CurrentSession } from "./currentSession";
-import {
-  ErrorCodes,
-  type Message,
-  type TodoEntry,
-  type ModelSwitch,
-  type Session,
-  type ServerNotificationMap,
-} from "./protocol";
-import { errorCode, errorMessage, isCancellation, type BatonRpc, type CallOptions } from "./rpc";
-import { DraftUsageWatch, makeRoom } from "./draftUsage";
+import type { Message, TodoEntry, ModelSwitch, Session, ServerNotificationMap } from "./protocol";
+import { DraftUsageWatch } from "./draftUsage";
 import { PickerHost } from "./pickerHost";
-import type { SendAttachment } from "./toolWire";
-import type { ErrorScope, FromWebview, ToWebview } from "./webviewMessages";
+import type { FromWebview } from "./webviewMessages";
 
 export { sendFailure } from "./chatLogic";
 
-/** What the controller needs from the editor (the chat view supplies it; tests fake it). */
-export interface ChatPorts {
-  rpc: Pick<
-    BatonRpc,
-    | "listSessions"
-    | "getSession"
-    | "createSession"
-    | "send"
-    | "draftUsage"
-    | "compact"
-    | "setModel"
-    | "rewind"
-    | "listModels"
-    | "renameSession"
-    | "deleteSession"
-    | "replaced"
-  >;
-  post(message: ToWebview): void;
-  hasApiKey(): Promise<boolean>;
-  /** Whether a server runs (or is starting): no refresh is tried without one. */
-  serverAvailable(): boolean;
-  /** Runs a send under editor progress; `options` carries the Stop token. */
-  sendWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
-  /** Runs a compaction (the one a send needs first) under editor progress. */
-  compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
-  /** The editor commands the webview's buttons stand for. */
-  command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string): Promise<unknown>;
-  /** The selection, for the "Compact Selected" menu item's context key. */
-  selectionChanged(messageIds: readonly string[]): void;
-  /** The editor context a send attaches (the chips on show), and word that they went. */
-  attachments?: { build(): SendAttachment[]; sent(): void };
-  /** A code block's Insert at Cursor. */
-  insertCode(code: string): Promise<void>;
-  /** A code block's Apply to File (`file`: the one it names; none: the active editor's). */
-  applyCode(code: string, file: string | undefined): Promise<void>;
-}
-
 export const REFRESH_DELAY_MS = 50;
-/** A view longer than this goes to the webview as its last page first, the rest on request. */
-export const VIEW_PAGE = 120;
 /** How long the input box must rest before its draft's usage is asked for. */
 export const DRAFT_DELAY_MS = 250;
-/** How many of a compaction's summarized messages one "show more" reads. */
-export const REPLACED_PAGE = 40;
-export const NO_SERVER =
-  "Baton's server is not running. Baton: Show Logs says why; Baton: Restart Server tries again.";
 
 export class ChatController {
   private messages: Message[] = [];
   private todos: TodoEntry[] | undefined;
   private sessions: Session[] = [];
   private selected: string[] = [];
-  private sending: CancellationTokenSource | undefined;
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
+  private readonly sender: ChatSender;
 
   constructor(
     private readonly ports: ChatPorts,
@@ -101,6 +52,7 @@ export class ChatController {
       currentSessionId: () => current.sessionId,
       refresh: () => this.refresh(),
     });
+    this.sender = new ChatSender(ports, current, this.draft, this);
   }
 
   /** The current session's view, as last fetched. */
@@ -114,7 +66,7 @@ export class ChatController {
   }
 
   get busy(): boolean {
-    return this.sending !== undefined;
+    return this.sender.busy;
   }
 
   /**
@@ -168,7 +120,7 @@ export class ChatController {
       }
       await this.select(target);
     } catch (error) {
-      this.postError(error);
+      postError(this.ports, error);
     }
   }
 
@@ -229,20 +181,20 @@ export class ChatController {
         case "ready":
           return await this.refresh();
         case "send":
-          return await this.send(message.text);
+          return await this.sender.send(message.text);
         case "edit":
           // The prompt and what followed it leave the view (kept, undone like a compaction).
-          return await this.send(message.text, message.messageId);
+          return await this.sender.send(message.text, message.messageId);
         case "retry": {
           const cut = retryCut(this.messages);
-          if (cut !== undefined) await this.send(undefined, cut);
+          if (cut !== undefined) await this.sender.send(undefined, cut);
           return;
         }
         case "draft":
           this.draft.changed(message.text);
           return;
         case "stop":
-          this.sending?.cancel();
+          this.sender.stop();
           return;
         case "newChat":
           await this.newChat();
@@ -270,10 +222,10 @@ export class ChatController {
         case "deleteSession":
           return await this.pickers.delete(message.sessionId);
         case "loadEarlier":
-          this.postEarlier(message.sessionId, message.before);
+          postEarlier(this.ports, { sessionId: this.current.sessionId, messages: this.messages }, message.sessionId, message.before);
           return;
         case "loadReplaced":
-          return await this.postReplaced(message.sessionId, message.boundaryId, message.offset);
+          return await postReplaced(this.ports, message.sessionId, message.boundaryId, message.offset);
         case "undo":
           await this.ports.command("undo", message.boundaryId);
           return;
@@ -285,77 +237,8 @@ export class ChatController {
           return;
       }
     } catch (error) {
-      this.postError(error);
+      postError(this.ports, error);
     }
-  }
-
-  /**
-   * Sends a prompt (into a new session when none is open); Stop cancels the reply. Before
-   * it goes, the server says what it would do to the context: a prompt that cannot fit is
-   * not sent, one over the limit with auto-compact off is sent after a compaction, one past
-   * the auto-compact point is announced. The webview keeps the text until the outcome says
-   * the session holds it.
-   */
-  private async send(text: string | undefined, rewindTo?: string): Promise<void> {
-    // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
-    if (this.sending !== undefined || (text !== undefined && text.trim() === "")) {
-      return;
-    }
-    const cancel = new CancellationTokenSource();
-    this.sending = cancel;
-    this.ports.post({ type: "busy", busy: true });
-    let stored = false;
-    let cancelled = false;
-    try {
-      const sessionId = this.current.sessionId ?? (await this.newChat()).sessionId;
-      if (rewindTo !== undefined) {
-        const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
-        const count = rewound.rewoundMessageIds.length;
-        const what = count === 1 ? "1 message left" : `${count} messages left`;
-        this.ports.post({
-          type: "notice",
-          sessionId,
-          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings ${count === 1 ? "it" : "them"} back).`,
-          tone: "info",
-        });
-      }
-      const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
-      if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
-        await this.ports.sendWithProgress((options) =>
-          this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
-        );
-        stored = true;
-      }
-    } catch (error) {
-      cancelled = isCancellation(error);
-      stored = promptStored(error);
-      if (!cancelled) {
-        this.postError(error, sendFailure(error));
-      }
-    } finally {
-      cancel.dispose();
-      this.sending = undefined;
-      this.ports.post({ type: "busy", busy: false });
-      await this.refresh();
-      // a Stop may come before or after the server stored the prompt: the view says which
-      if (text !== undefined) {
-        stored ||= cancelled && lastUserText(this.messages) === text;
-        if (stored) {
-          this.draft.text = "";
-          this.ports.attachments?.sent();
-        }
-        this.ports.post({ type: "sendOutcome", stored, text });
-      }
-    }
-  }
-
-  private postError(error: unknown, message = errorMessage(error)): void {
-    if (!this.ports.serverAvailable()) {
-      this.ports.post({ type: "error", message: NO_SERVER, scope: "server" });
-      return;
-    }
-    const scope: ErrorScope = errorCode(error) === ErrorCodes.apiKeyMissing ? "apiKey" : "session";
-    this.ports.post({ type: "error", message, scope });
   }
 
   /**
@@ -393,28 +276,8 @@ export class ChatController {
     });
   }
 
-  /** The messages before `before` of the view last posted, when it is still the one shown. */
-  private postEarlier(sessionId: string, before: number): void {
-    if (sessionId !== this.current.sessionId || before <= 0 || before > this.messages.length) {
-      return; // another session or view since: its own session update is on its way
-    }
-    const messages = this.messages.slice(0, before);
-    this.ports.post({ type: "earlier", sessionId, messages, totalMessages: this.messages.length });
-  }
-
-  /** A page of what compaction `boundaryId` replaced, for its summary card (a failure is said there). */
-  private async postReplaced(sessionId: string, boundaryId: string, offset: number): Promise<void> {
-    const base = { type: "replaced" as const, sessionId, boundaryId, offset };
-    try {
-      const page = await this.ports.rpc.replaced(sessionId, boundaryId, offset, REPLACED_PAGE);
-      this.ports.post({ ...base, messages: page.messages, totalMessages: page.totalMessages });
-    } catch (error) {
-      this.ports.post({ ...base, messages: [], totalMessages: 0, error: errorMessage(error) });
-    }
-  }
-
   dispose(): void {
-    this.sending?.cancel();
+    this.sender.stop();
     this.draft.dispose();
   }
 }

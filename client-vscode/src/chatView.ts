@@ -1,6 +1,7 @@
 /** The `baton.chat` webview view: its HTML and the editor side of the chat controller. */
 import * as vscode from "vscode";
-import { ChatController, type ChatPorts } from "./chatController";
+import { ChatController } from "./chatController";
+import type { ChatPorts } from "./chatPorts";
 import { chatHtml, makeNonce } from "./chatHtml";
 import { applyToFile, insertAtCursor, PROPOSED_SCHEME, ProposedDocuments } from "./codeActions";
 import { sessionPickRows } from "./chatLogic";

@@ -4,48 +4,26 @@
 // by an anchor (the message at the top of the viewport and how far into it) across height
 // changes, new pages and new messages; at the end it stays at the end. Elements are reused
 // while a message is unchanged (so open <details> stay open). The pending prompt and reply
-// that deltas stream into sit after the rows (pending.ts). One message's DOM is built by `messageElement`
-// (messageView.ts), the one place a message's rendering lives.
-import { codeOf, copyCode } from "./blocks";
-import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary";
+// that deltas stream into sit after the rows (pending.ts). A row's element comes from
+// rowElements.ts (built by `messageElement`, messageView.ts, the one place a message's
+// rendering lives); the clicks in the feed are handled by feedClicks.ts.
 import { h } from "./dom";
+import { handleClicks, type ClickHandlers } from "./feedClicks";
 import { estimateHeight, Layout } from "./layout";
-import { copyText, messageText, openEditor } from "./messageActions";
-import { type MessageExtra, messageElement } from "./messageView";
 import { PendingTurn } from "./pending";
-import { type ReplacedPage, ReplacedList } from "./replaced";
-import { resultsFor, type ToolContext, toolContext, toolNames } from "./toolCalls";
+import type { ReplacedPage } from "./replaced";
+import { type RowHandlers, RowElements } from "./rowElements";
 import type { Message } from "./wire";
 
-export interface FeedHandlers {
-  undo(boundaryId: string | undefined): void;
-  /** Edit and resend: the prompt `messageId` is sent again as `text`. */
-  edit(messageId: string, text: string): void;
-  /** Retry: a new reply to the last prompt. */
-  retry(): void;
-  /** A code block's Insert (at the active editor's cursor). */
-  insertCode(code: string): void;
-  /** A code block's Apply (to the file it names, else the active editor's): a diff first. */
-  applyCode(code: string, file: string | undefined): void;
-  /** A summary's "Summarized messages" opened: the page of compaction `boundaryId`'s from `offset`. */
-  loadReplaced(boundaryId: string, offset: number): void;
-}
+export interface FeedHandlers extends RowHandlers, ClickHandlers {}
 
 /** Where the viewport is: at the end, or `delta` px into the row of message `id` (row `row`). */
 export type Anchor = { end: true } | { end?: false; id: string | undefined; row: number; delta: number };
 
 /** Pixels drawn beyond each edge of the viewport. */
 const OVERSCAN_PX = 900;
-/** Elements kept for messages scrolled out of the window (so they come back as they were). */
-const KEEP_ELEMENTS = 300;
 /** How close to the bottom counts as "at the end". */
 const END_SLACK_PX = 24;
-
-interface Rendered {
-  generation: number; // the render() it was checked in (the same one: no check again)
-  signature: string;
-  el: HTMLElement;
-}
 
 export class Feed {
   readonly el: HTMLElement;
@@ -60,39 +38,19 @@ export class Feed {
   private readonly layout = new Layout();
   private readonly measured = new Map<string, number>(); // id -> height at `measuredWidth`
   private measuredWidth = 0;
-  private cache = new Map<string, Rendered>();
   private drawn: { start: number; end: number; els: HTMLElement[] } = { start: 0, end: 0, els: [] };
-  private restored = new Map<string, string[]>();
-  private places = new Map<string, SummaryPlace>();
-  private lastSummary: string | undefined;
-  private readOnly = false;
-  private busy = false;
-  private generation = 0;
-  private toolNames = new Map<string, string>();
-  private tools: ToolContext = toolContext([]);
+  private readonly rows: RowElements;
   private atEndNow = true;
   private drawing = false;
   private readonly resize: ResizeObserver;
   private readonly pendingTurn: PendingTurn;
-  private replacedLists = new Map<string, ReplacedList>(); // by compaction: what was read stays
 
-  constructor(private readonly handlers: FeedHandlers) {
+  constructor(handlers: FeedHandlers) {
     this.el = h("div", { class: "baton-feed", role: "feed", "aria-label": "Conversation", tabindex: "-1" });
     this.el.append(this.topSpacer, this.bottomSpacer);
     this.pendingTurn = new PendingTurn(this.el);
-    this.el.addEventListener("click", (event) => {
-      const target = event.target as Element;
-      const copy = target.closest<HTMLElement>(".baton-copy");
-      if (copy) void copyCode(copy);
-      this.messageAction(target);
-      const insert = target.closest<HTMLElement>(".baton-insert");
-      if (insert) this.handlers.insertCode(codeOf(insert).code);
-      const apply = target.closest<HTMLElement>(".baton-apply");
-      if (apply) {
-        const { code, file } = codeOf(apply);
-        this.handlers.applyCode(code, file);
-      }
-    });
+    this.rows = new RowElements(handlers);
+    handleClicks(this.el, handlers, (id) => this.messages[(this.rowOf.get(id) ?? -1) - this.offset]);
     this.el.addEventListener("scroll", () => {
       if (this.drawing) return;
       this.atEndNow = this.isAtEnd();
@@ -105,17 +63,6 @@ export class Feed {
       this.draw(this.capture());
     });
     this.resize.observe(this.el);
-  }
-
-  /** A click on a message's own action (Edit, Retry, Copy). */
-  private messageAction(target: Element): void {
-    const action = target.closest<HTMLElement>(".baton-edit, .baton-retry, .baton-copy-message");
-    const article = action?.closest<HTMLElement>("article[data-message-id]");
-    const message = article ? this.messages[(this.rowOf.get(article.dataset.messageId ?? "") ?? -1) - this.offset] : undefined;
-    if (!action || !article || !message) return;
-    if (action.classList.contains("baton-retry")) this.handlers.retry();
-    else if (action.classList.contains("baton-edit")) openEditor(article, messageText(message), (text) => this.handlers.edit(message.id, text));
-    else void copyText(action, messageText(message));
   }
 
   /** The loaded message ids in view order. */
@@ -152,19 +99,11 @@ export class Feed {
    */
   render(messages: readonly Message[], busy: boolean, readOnly = false, offset = 0, total?: number): void {
     const anchor = this.capture();
-    this.generation += 1;
+    this.rows.update(messages, busy, readOnly);
     this.messages = messages;
     this.offset = offset;
     this.idList = messages.map((m) => m.id);
     this.rowOf = new Map(this.idList.map((id, i) => [id, i + offset]));
-    this.toolNames = toolNames(messages);
-    this.tools = toolContext(messages);
-    this.restored = restoredBySummary(messages);
-    this.places = summaryPlaces(messages);
-    this.lastSummary = undefined;
-    for (const m of messages) if (m.kind === "summary") this.lastSummary = m.id;
-    this.readOnly = readOnly;
-    this.busy = busy;
     const rows = Math.max(total ?? 0, offset + messages.length);
     this.relayout(rows);
     this.dropStaleCache();
@@ -295,51 +234,20 @@ export class Feed {
   private rowElement(row: number): HTMLElement {
     const message = this.messages[row - this.offset];
     if (!message) throw new Error(`row ${row} is not loaded`);
-    const extra: MessageExtra = {
-      files: this.restored.get(message.id),
-      last: message.id === this.lastSummary,
-      readOnly: this.readOnly,
-      place: this.places.get(message.id),
-      row: message.kind === "summary" ? row : undefined, // only a summary's title reads it
-      retry: message.role === "assistant" && message.id === this.idList[this.idList.length - 1] && !this.busy,
-    };
-    const old = this.cache.get(message.id);
-    let el: HTMLElement;
-    if (old && old.generation === this.generation) el = old.el;
-    else {
-      const signature = JSON.stringify([message, extra, namesFor(message, this.toolNames), resultsFor(message, this.tools)]);
-      el =
-        old && old.signature === signature
-          ? old.el
-          : messageElement(message, { toolNames: this.toolNames, ...this.tools }, extra, this.handlers.undo, (id) =>
-              this.replacedList(id),
-            );
-      this.cache.delete(message.id);
-      this.cache.set(message.id, { generation: this.generation, signature, el });
-    }
+    const el = this.rows.element(message, row, message.id === this.idList[this.idList.length - 1]);
     el.setAttribute("aria-posinset", String(row + 1));
     el.setAttribute("aria-setsize", String(this.layout.count));
     return el;
   }
 
-  /** The list of what compaction `boundaryId` replaced (one per compaction, moved into a card drawn again). */
-  private replacedList(boundaryId: string): HTMLElement {
-    let list = this.replacedLists.get(boundaryId);
-    if (!list) {
-      list = new ReplacedList((offset) => this.handlers.loadReplaced(boundaryId, offset));
-      this.replacedLists.set(boundaryId, list);
-    }
-    return list.el;
-  }
-
   /** A page of what compaction `boundaryId` replaced, for its card's list. */
   replacedPage(boundaryId: string, page: ReplacedPage): void {
-    this.replacedLists.get(boundaryId)?.receive(page);
+    this.rows.replacedPage(boundaryId, page);
   }
 
   /** Another session is shown: the lists read for this one go. */
   forgetReplaced(): void {
-    this.replacedLists.clear();
+    this.rows.forgetReplaced();
   }
 
   private relayout(rows: number): void {
@@ -352,12 +260,10 @@ export class Feed {
     this.layout.reset(heights);
   }
 
-  /** Forget elements of messages no longer in the view, and the oldest beyond the keep. */
+  /** Forget the elements and heights of messages no longer in the view (and the oldest elements beyond the keep). */
   private dropStaleCache(): void {
-    for (const id of [...this.cache.keys()]) if (!this.rowOf.has(id)) this.cache.delete(id);
+    this.rows.dropStale((id) => this.rowOf.has(id));
     for (const id of this.measured.keys()) if (!this.rowOf.has(id)) this.measured.delete(id);
-    const extra = this.cache.size - KEEP_ELEMENTS;
-    if (extra > 0) [...this.cache.keys()].slice(0, extra).forEach((id) => this.cache.delete(id));
   }
 
   private idAt(row: number): string | undefined {
@@ -376,8 +282,4 @@ export class Feed {
   showPrompt(text: string): void {
     this.pendingTurn.showPrompt(text);
   }
-}
-
-function namesFor(message: Message, toolNames: Map<string, string>): string[] {
-  return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
 }

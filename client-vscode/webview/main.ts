@@ -7,11 +7,13 @@
 //   CSP: default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource};
 //        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
-// keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState.
-import type { ErrorScope, ToWebview } from "../src/webviewMessages";
+// keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState. The error banner and
+// notices are alerts.ts's; a long session's pages, viewPages.ts's.
+import type { ToWebview } from "../src/webviewMessages";
+import { Alerts } from "./alerts";
 import { ChipBar } from "./chips";
 import { Composer } from "./composer";
-import { button, h } from "./dom";
+import { h } from "./dom";
 import { Feed } from "./feed";
 import { FindBar } from "./find";
 import { Header, type HeaderHandlers, welcome } from "./header";
@@ -20,14 +22,8 @@ import { Host } from "./host";
 import { PermissionCards } from "./permission";
 import { TodoChecklist } from "./todos";
 import { UsageChart } from "./usage";
+import { type SessionUpdate, ViewPages } from "./viewPages";
 import type { Session } from "./wire";
-
-type SessionUpdate = Extract<ToWebview, { type: "session" }>;
-type Earlier = Extract<ToWebview, { type: "earlier" }>;
-type Notice = Extract<ToWebview, { type: "notice" }>;
-
-/** How long a notice stays: an auto-compaction that worked, and one that did not. */
-const NOTICE_MS = { info: 8_000, warning: 20_000 };
 
 class ChatView {
   private readonly host = new Host();
@@ -39,21 +35,17 @@ class ChatView {
   private readonly permissions: PermissionCards;
   private readonly todos = new TodoChecklist();
   private readonly attachSlot = h("div", { class: "baton-attach-slot" });
-  private readonly banner = h("div", { class: "baton-banner", role: "alert" });
-  private bannerScope: ErrorScope | undefined;
-  private readonly notice = h("div", { class: "baton-notice", role: "status" });
-  private noticeTimer = 0;
+  private readonly alerts = new Alerts();
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
   private readonly input: FeedInput;
   private readonly find: FindBar;
+  private readonly pages: ViewPages;
   private readonly welcomeActions: HeaderHandlers;
   private session: Session | null = null;
   private firstUpdate = true;
   private restoreScroll = true; // until the saved session has been shown (or another chosen)
   private busy = false;
   private scrollSaved = 0;
-  private shownUpdate: SessionUpdate | null = null; // the last session update drawn (for its pages)
-  private earlierAsked = 0;
 
   constructor(root: HTMLElement) {
     const actions: HeaderHandlers = {
@@ -80,8 +72,8 @@ class ChatView {
       undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
       insertCode: (code) => this.host.post({ type: "insertCode", code }),
       edit: (messageId, text) => {
-        this.banner.hidden = true;
-        this.hideNotice();
+        this.alerts.hideError();
+        this.alerts.hideNotice();
         this.host.post({ type: "edit", messageId, text });
       },
       retry: () => this.host.post({ type: "retry" }),
@@ -93,10 +85,18 @@ class ChatView {
     });
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.find = new FindBar(this.feed);
+    this.pages = new ViewPages(this.feed, {
+      busy: () => this.busy,
+      post: (message) => this.host.post(message),
+      drawn: (changed) => {
+        this.input.refresh(changed);
+        this.find.refresh();
+      },
+    });
     this.composer = new Composer({
       send: (text) => {
-        this.banner.hidden = true; // an old failure is no news once the user goes on
-        this.hideNotice();
+        this.alerts.hideError(); // an old failure is no news once the user goes on
+        this.alerts.hideNotice();
         this.feed.showPrompt(text);
         this.feed.scrollToEnd();
         this.host.post({ type: "send", text });
@@ -117,8 +117,6 @@ class ChatView {
     this.permissions = new PermissionCards((toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }));
     this.attachSlot.append(this.chips.picker, this.chips.el);
     this.attachSlot.hidden = true;
-    this.banner.hidden = true;
-    this.notice.hidden = true;
     this.feed.el.hidden = true;
     this.composer.el.hidden = true;
     root.replaceChildren(
@@ -127,8 +125,8 @@ class ChatView {
         { class: "baton-chat" },
         this.header.el,
         this.usage.el,
-        this.banner,
-        this.notice,
+        this.alerts.banner,
+        this.alerts.notice,
         this.welcomeSlot,
         this.find.el,
         this.feed.el,
@@ -164,7 +162,7 @@ class ChatView {
       case "models":
         return this.header.setModels(message.catalog, message.message);
       case "earlier":
-        return this.showEarlier(message);
+        return this.pages.showEarlier(message);
       case "replaced":
         if (message.sessionId === this.session?.sessionId) this.feed.replacedPage(message.boundaryId, message);
         return;
@@ -184,10 +182,10 @@ class ChatView {
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".
         if (this.firstUpdate) this.welcomeSlot.replaceChildren();
-        this.showError(message.message, message.scope);
+        this.alerts.showError(message.message, message.scope);
         return;
       case "notice":
-        if (message.sessionId === this.session?.sessionId) this.showNotice(message);
+        if (message.sessionId === this.session?.sessionId) this.alerts.showNotice(message);
         return;
       case "draftUsage":
         if (message.sessionId === this.session?.sessionId) this.composer.setDraftUsage(message.draft);
@@ -218,8 +216,11 @@ class ChatView {
     this.firstUpdate = false;
     if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
-    this.dropStale(update, changed);
-    if (changed) this.feed.forgetReplaced();
+    this.alerts.sessionUpdated(update.hasApiKey, changed);
+    if (changed) {
+      this.composer.setDraftUsage(null);
+      this.feed.forgetReplaced();
+    }
     this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
@@ -234,7 +235,7 @@ class ChatView {
     this.composer.el.hidden = !open;
     this.attachSlot.hidden = !open;
     this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
-    this.showMessages(update, changed);
+    this.pages.show(update, changed);
     const anchor = this.host.state.scrollAnchor;
     const restoring = this.restoreScroll && open && shown === saved && (anchor ?? null) !== null;
     if (!interim) {
@@ -243,94 +244,9 @@ class ChatView {
     }
     if (restoring && anchor) this.feed.restore({ id: anchor.id, row: 0, delta: anchor.delta });
     else if (open && (changed || stick)) this.feed.scrollToEnd();
-    this.askEarlier();
+    this.pages.askEarlier();
     // a draft restored with the view state gets its line once the host has a session
     if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
-  }
-
-  /**
-   * Draw the update's messages. A last page of a session already shown keeps the earlier
-   * messages drawn before until the host sends the new ones (`earlier`), when the page
-   * starts where they left off; else the rows before the page wait, estimated, for them.
-   */
-  private showMessages(update: SessionUpdate, changed: boolean): void {
-    const open = update.session !== null;
-    const readOnly = update.session?.readOnly === true;
-    let messages = open ? update.messages : [];
-    let offset = open ? (update.offset ?? 0) : 0;
-    const held = this.feed.all();
-    if (!changed && offset > 0 && this.feed.firstLoaded === 0 && held[offset]?.id === messages[0]?.id) {
-      messages = [...held.slice(0, offset), ...messages];
-      offset = 0;
-    }
-    this.shownUpdate = update;
-    this.feed.render(messages, this.busy, readOnly, offset, open ? (update.totalMessages ?? messages.length) : 0);
-    this.input.refresh(changed);
-    this.find.refresh();
-  }
-
-  /** Once the last page is drawn (the next frame has painted), ask for the messages before it. */
-  private askEarlier(): void {
-    const update = this.shownUpdate;
-    const sessionId = update?.session?.sessionId;
-    const before = update?.offset ?? 0;
-    if (!update || sessionId === undefined || before <= 0) return;
-    const ask = ++this.earlierAsked;
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        if (ask === this.earlierAsked && this.shownUpdate === update) this.host.post({ type: "loadEarlier", sessionId, before });
-      }, 0),
-    );
-  }
-
-  /** The messages before the last page: the whole view is drawn from them and the page. */
-  private showEarlier(message: Earlier): void {
-    const update = this.shownUpdate;
-    if (!update || update.session?.sessionId !== message.sessionId) return;
-    if ((update.offset ?? 0) !== message.messages.length || update.totalMessages !== message.totalMessages) return;
-    const whole: SessionUpdate = { ...update, messages: [...message.messages, ...update.messages] };
-    delete whole.offset;
-    delete whole.totalMessages;
-    this.showMessages(whole, false);
-  }
-
-  /** What a session update makes stale: the server answered; a key is set; another session. */
-  private dropStale(update: SessionUpdate, changed: boolean): void {
-    const scope = this.bannerScope;
-    const stale =
-      scope === "server" ||
-      (scope === "apiKey" && (update.hasApiKey || changed)) ||
-      (scope === "session" && changed);
-    if (stale) this.banner.hidden = true;
-    if (changed) {
-      this.hideNotice();
-      this.composer.setDraftUsage(null);
-    }
-  }
-
-  private showError(text: string, scope: ErrorScope | undefined): void {
-    this.bannerScope = scope;
-    this.banner.replaceChildren(
-      h("span", { class: "baton-banner-text" }, text),
-      button("Dismiss", () => (this.banner.hidden = true), { class: "secondary" }),
-    );
-    this.banner.hidden = false;
-  }
-
-  private showNotice(notice: Notice): void {
-    window.clearTimeout(this.noticeTimer);
-    this.notice.dataset.tone = notice.tone;
-    this.notice.replaceChildren(
-      h("span", { class: "baton-notice-text" }, notice.message),
-      button("Dismiss", () => this.hideNotice(), { class: "secondary" }),
-    );
-    this.notice.hidden = false;
-    this.noticeTimer = window.setTimeout(() => this.hideNotice(), NOTICE_MS[notice.tone]);
-  }
-
-  private hideNotice(): void {
-    window.clearTimeout(this.noticeTimer);
-    this.notice.hidden = true;
   }
 
   private wireFeed(): void {

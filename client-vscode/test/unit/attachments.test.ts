@@ -2,7 +2,8 @@
 // picked files; chips the user removed stay off until the editor shows something else.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ChatController, type ChatPorts } from "../../src/chatController";
+import { ChatController } from "../../src/chatController";
+import type { ChatPorts } from "../../src/chatPorts";
 import { AttachmentSet, LARGE_FILE_LINES, rankFiles, type EditorSnapshot } from "../../src/attachments";
 import { CurrentSession } from "../../src/currentSession";
 import type { LineRange } from "../../src/protocol";

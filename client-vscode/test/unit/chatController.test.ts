@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CancellationToken } from "vscode-languageserver-protocol";
-import { ChatController, NO_SERVER, REPLACED_PAGE, VIEW_PAGE, type ChatPorts } from "../../src/chatController";
+import { ChatController } from "../../src/chatController";
+import { REPLACED_PAGE, VIEW_PAGE } from "../../src/chatPages";
+import { NO_SERVER, type ChatPorts } from "../../src/chatPorts";
 import { CurrentSession } from "../../src/currentSession";
 import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, TodoEntry, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";

@@ -1,0 +1,100 @@
+/**
+ * A prompt's send from the chat view: the one in flight, its Stop, the rewind an edit or a
+ * Retry makes first, and the outcome the webview is told (whether the session holds the text).
+ */
+import { CancellationTokenSource } from "vscode-languageserver-protocol";
+import { lastUserText, promptStored, sendFailure } from "./chatLogic";
+import { postError, type ChatPorts } from "./chatPorts";
+import type { CurrentSession } from "./currentSession";
+import { makeRoom, type DraftUsageWatch } from "./draftUsage";
+import type { Message, Session } from "./protocol";
+import { isCancellation } from "./rpc";
+
+/** What a send needs of the controller around it (the chat controller is one). */
+export interface SendHost {
+  newChat(): Promise<Session>;
+  /** Re-reads the view and posts it. */
+  refresh(): Promise<void>;
+  /** The current session's view, as last fetched. */
+  readonly viewMessages: readonly Message[];
+}
+
+export class ChatSender {
+  private sending: CancellationTokenSource | undefined;
+
+  constructor(
+    private readonly ports: ChatPorts,
+    private readonly current: CurrentSession,
+    private readonly draft: DraftUsageWatch,
+    private readonly host: SendHost,
+  ) {}
+
+  get busy(): boolean {
+    return this.sending !== undefined;
+  }
+
+  /** Cancels the reply in flight, if any. */
+  stop(): void {
+    this.sending?.cancel();
+  }
+
+  /**
+   * Sends a prompt (into a new session when none is open); Stop cancels the reply. Before
+   * it goes, the server says what it would do to the context: a prompt that cannot fit is
+   * not sent, one over the limit with auto-compact off is sent after a compaction, one past
+   * the auto-compact point is announced. The webview keeps the text until the outcome says
+   * the session holds it.
+   */
+  async send(text: string | undefined, rewindTo?: string): Promise<void> {
+    // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
+    if (this.sending !== undefined || (text !== undefined && text.trim() === "")) {
+      return;
+    }
+    const cancel = new CancellationTokenSource();
+    this.sending = cancel;
+    this.ports.post({ type: "busy", busy: true });
+    let stored = false;
+    let cancelled = false;
+    try {
+      const sessionId = this.current.sessionId ?? (await this.host.newChat()).sessionId;
+      if (rewindTo !== undefined) {
+        const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
+        const count = rewound.rewoundMessageIds.length;
+        const what = count === 1 ? "1 message left" : `${count} messages left`;
+        this.ports.post({
+          type: "notice",
+          sessionId,
+          message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings ${count === 1 ? "it" : "them"} back).`,
+          tone: "info",
+        });
+      }
+      const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
+      if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
+        await this.ports.sendWithProgress((options) =>
+          this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
+        );
+        stored = true;
+      }
+    } catch (error) {
+      cancelled = isCancellation(error);
+      stored = promptStored(error);
+      if (!cancelled) {
+        postError(this.ports, error, sendFailure(error));
+      }
+    } finally {
+      cancel.dispose();
+      this.sending = undefined;
+      this.ports.post({ type: "busy", busy: false });
+      await this.host.refresh();
+      // a Stop may come before or after the server stored the prompt: the view says which
+      if (text !== undefined) {
+        stored ||= cancelled && lastUserText(this.host.viewMessages) === text;
+        if (stored) {
+          this.draft.text = "";
+          this.ports.attachments?.sent();
+        }
+        this.ports.post({ type: "sendOutcome", stored, text });
+      }
+    }
+  }
+}

@@ -263,6 +263,9 @@ export class ChatController {
   private async postSession(): Promise<void> {
     const session = this.current.session ?? null;
     const messages = session !== null ? this.messages : [];
+    if (session !== null && this.sender.rewindUndone(session.sessionId, messages)) {
+      this.ports.post({ type: "noticeEnd", sessionId: session.sessionId, about: "rewind" });
+    }
     const page = pageOf(messages, VIEW_PAGE);
     this.ports.post({
       type: "session",

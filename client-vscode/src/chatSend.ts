@@ -21,6 +21,8 @@ export interface SendHost {
 
 export class ChatSender {
   private sending: CancellationTokenSource | undefined;
+  /** The messages the last edit or Retry took out of the view, while its notice may show. */
+  private rewound: { sessionId: string; ids: ReadonlySet<string> } | undefined;
 
   constructor(
     private readonly ports: ChatPorts,
@@ -31,6 +33,19 @@ export class ChatSender {
 
   get busy(): boolean {
     return this.sending !== undefined;
+  }
+
+  /**
+   * Whether `messages`, the view of `sessionId`, holds again what the last edit or Retry
+   * took out (an Undo brought it back): its notice is stale. Said once.
+   */
+  rewindUndone(sessionId: string | undefined, messages: readonly Message[]): boolean {
+    const rewound = this.rewound;
+    if (rewound === undefined || rewound.sessionId !== sessionId || !messages.some((m) => rewound.ids.has(m.id))) {
+      return false;
+    }
+    this.rewound = undefined;
+    return true;
   }
 
   /** Cancels the reply in flight, if any. */
@@ -60,12 +75,14 @@ export class ChatSender {
       if (rewindTo !== undefined) {
         const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
         const count = rewound.rewoundMessageIds.length;
+        this.rewound = { sessionId, ids: new Set(rewound.rewoundMessageIds) };
         const what = count === 1 ? "1 message left" : `${count} messages left`;
         this.ports.post({
           type: "notice",
           sessionId,
           message: `${what} the view (kept in the transcript; Baton: Undo Compaction brings ${count === 1 ? "it" : "them"} back).`,
           tone: "info",
+          about: "rewind",
         });
       }
       const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);

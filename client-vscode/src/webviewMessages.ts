@@ -50,8 +50,14 @@ export type ToWebview =
    * "session" one once another session is shown; none: until dismissed or the next send.
    */
   | { type: "error"; message: string; scope?: ErrorScope }
-  /** A brief notice (an auto-compaction, a compaction before a send): shown, then it goes. */
-  | { type: "notice"; sessionId: string; message: string; tone: "info" | "warning" }
+  /**
+   * A brief notice (an auto-compaction, a compaction before a send): shown, then it goes.
+   * `about: "rewind"`: the messages an edit or a Retry took out of the view, which a
+   * `noticeEnd` about the same ends early (they came back).
+   */
+  | { type: "notice"; sessionId: string; message: string; tone: "info" | "warning"; about?: NoticeAbout }
+  /** What a notice about `about` said is no longer true: it goes now. */
+  | { type: "noticeEnd"; sessionId: string; about: NoticeAbout }
   /** What the draft would do once sent (`baton/usage` with the draft), or null: no figure. */
   | { type: "draftUsage"; sessionId: string; draft: DraftLine | null }
   /**
@@ -61,6 +67,9 @@ export type ToWebview =
   | { type: "sendOutcome"; stored: boolean; text: string }
   | PickersToWebview
   | ToolsToWebview;
+
+/** What a notice is about, when something can make it stale before it goes by itself. */
+export type NoticeAbout = "rewind";
 
 /** The header's pickers: the models to choose from, the sessions as listed now. */
 export type PickersToWebview =

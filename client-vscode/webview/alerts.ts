@@ -1,7 +1,7 @@
 // The two lines above the feed that speak for the host: the error banner (a failure, shown
 // until dismissed or until what it was about has changed) and the notice (news, such as an
 // auto-compaction's outcome, that goes by itself).
-import type { ErrorScope, ToWebview } from "../src/webviewMessages";
+import type { ErrorScope, NoticeAbout, ToWebview } from "../src/webviewMessages";
 import { button, h } from "./dom";
 
 type Notice = Extract<ToWebview, { type: "notice" }>;
@@ -14,6 +14,7 @@ export class Alerts {
   readonly notice = h("div", { class: "baton-notice", role: "status" });
   private bannerScope: ErrorScope | undefined;
   private noticeTimer = 0;
+  private noticeAbout: NoticeAbout | undefined;
 
   constructor() {
     this.banner.hidden = true;
@@ -35,6 +36,7 @@ export class Alerts {
 
   showNotice(notice: Notice): void {
     window.clearTimeout(this.noticeTimer);
+    this.noticeAbout = notice.about;
     this.notice.dataset.tone = notice.tone;
     this.notice.replaceChildren(
       h("span", { class: "baton-notice-text" }, notice.message),
@@ -42,6 +44,11 @@ export class Alerts {
     );
     this.notice.hidden = false;
     this.noticeTimer = window.setTimeout(() => this.hideNotice(), NOTICE_MS[notice.tone]);
+  }
+
+  /** The notice on show goes if it is about `about` (what it said stopped being true). */
+  endNotice(about: NoticeAbout): void {
+    if (!this.notice.hidden && this.noticeAbout === about) this.hideNotice();
   }
 
   hideNotice(): void {

@@ -187,6 +187,9 @@ class ChatView {
       case "notice":
         if (message.sessionId === this.session?.sessionId) this.alerts.showNotice(message);
         return;
+      case "noticeEnd":
+        if (message.sessionId === this.session?.sessionId) this.alerts.endNotice(message.about);
+        return;
       case "draftUsage":
         if (message.sessionId === this.session?.sessionId) this.composer.setDraftUsage(message.draft);
         return;

@@ -35,6 +35,8 @@ class Fake {
   draftGate: Promise<void> | undefined;
   compactFailure: unknown;
   calls: string[] = [];
+  /** Ids a rewind took out of a view: never given again (the server's ids are unique). */
+  retired = new Set<string>();
   modelWarning: string | undefined;
   modelsFailure: unknown;
 
@@ -66,11 +68,11 @@ class Fake {
           const entry = this.sessions.get(id)!;
           // refused before the prompt is stored (no key, say): the server keeps nothing
           if (this.sendFailure && !hasPromptId(this.sendFailure)) throw this.sendFailure;
-          if (text !== undefined) entry.messages.push(message(`u${entry.messages.length}`, "user", text));
+          if (text !== undefined) entry.messages.push(message(this.newId("u", entry.messages.length), "user", text));
           if (this.sendGate) await this.sendGate;
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.sendFailure) throw this.sendFailure;
-          const reply = message(`a${entry.messages.length}`, "assistant", "Reply");
+          const reply = message(this.newId("a", entry.messages.length), "assistant", "Reply");
           entry.messages.push(reply);
           return { message: reply, usage: usage({ sessionId: id }) };
         },
@@ -90,6 +92,7 @@ class Fake {
           const at = entry.messages.findIndex((m) => m.id === messageId);
           if (at < 0) throw Object.assign(new Error("not in the view"), { data: { code: "invalid_params" } });
           const rewound = entry.messages.splice(at).map((m) => m.id);
+          for (const gone of rewound) this.retired.add(gone);
           return { boundaryId: "bnd_rw", rewoundMessageIds: rewound, usage: usage({ sessionId: id }) };
         },
         listModels: async (id?: string) => {
@@ -153,6 +156,12 @@ class Fake {
 
   sessionsPosted(): Extract<ToWebview, { type: "session" }>[] {
     return this.posted.filter((m): m is Extract<ToWebview, { type: "session" }> => m.type === "session");
+  }
+
+  newId(prefix: string, at: number): string {
+    let id = `${prefix}${at}`;
+    while (this.retired.has(id)) id += "'";
+    return id;
   }
 
   lastSession(): Extract<ToWebview, { type: "session" }> {
@@ -593,6 +602,27 @@ test("edit and resend: the prompt and what followed leave the view, then the new
   assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question" });
 });
 
+test("the notice of an edit goes once an Undo brings what it took out back into the view", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  const before = [message("u1", "user", "first"), message("a1", "assistant", "one"), message("u2", "user", "wrong")];
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [...before, message("a2", "assistant", "two")]);
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "edit", messageId: "u2", text: "right" });
+  assert.equal(ofType(fake.posted, "notice").at(-1)?.about, "rewind");
+  // the new prompt and its reply are in the view, what the edit took out is not: it stays
+  await chat.onSessionChanged({ sessionId: "s", reason: "reply" });
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), []);
+  // Undo: the rewound messages are back
+  const entry = fake.sessions.get("s")!;
+  entry.messages = [...before, message("a2", "assistant", "two"), ...entry.messages.slice(2)];
+  await chat.onSessionChanged({ sessionId: "s", reason: "uncompact" });
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), [{ type: "noticeEnd", sessionId: "s", about: "rewind" }]);
+  // said once: a later change does not say it again
+  await chat.onSessionChanged({ sessionId: "s", reason: "append" });
+  assert.equal(ofType(fake.posted, "noticeEnd").length, 1);
+});
+
 test("retry: the last reply leaves the view and a continuation asks for a new one", async () => {
   const { fake, chat } = setup();
   fake.key = true;
@@ -605,7 +635,7 @@ test("retry: the last reply leaves the view and a continuation asks for a new on
   const outcomes = ofType(fake.posted, "sendOutcome").length;
   await chat.receive({ type: "retry" });
   assert.deepEqual(fake.calls, ["rewind a1", "send (continue)"]);
-  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["u1", "a1"]); // a new reply, the same id here
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["u1", "a1'"]); // a new reply, an id of its own
   assert.equal(fake.lastSession().messages[1]!.content[0]!.type === "text" && fake.lastSession().messages[1]!.content[0]!.text, "Reply");
   // no prompt went from the box, so the box is left as it is
   assert.equal(ofType(fake.posted, "sendOutcome").length, outcomes);

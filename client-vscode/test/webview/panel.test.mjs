@@ -84,6 +84,29 @@ test("an auto-compaction's outcome shows briefly, for the session on show only",
   await notice.waitFor({ state: "hidden" });
 });
 
+test("an edit's notice goes when what it took out is back; another notice stays", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const notice = page.locator(".baton-notice");
+  const end = { type: "noticeEnd", sessionId: SESSION.sessionId, about: "rewind" };
+  await toView(page, { type: "notice", sessionId: SESSION.sessionId, message: "Auto-compacted.", tone: "info" });
+  await notice.waitFor();
+  await toView(page, end);
+  assert.equal(await notice.isVisible(), true, "a notice about something else stays");
+  await toView(page, {
+    type: "notice",
+    sessionId: SESSION.sessionId,
+    message: "2 messages left the view (kept in the transcript; Baton: Undo Compaction brings them back).",
+    tone: "info",
+    about: "rewind",
+  });
+  await page.getByText("2 messages left the view").waitFor();
+  await toView(page, { ...end, sessionId: OTHER_SESSION.sessionId });
+  assert.equal(await notice.isVisible(), true, "another session's end says nothing here");
+  await toView(page, end);
+  await notice.waitFor({ state: "hidden", timeout: 3_000 }); // now, not after its 8 s
+});
+
 test("the draft's weight once sent shows under the box, with the server's warning", async (t) => {
   const page = await openView(t);
   const from = await showFixture(page);

@@ -12,3 +12,26 @@ def test_the_contract_loads_without_the_anthropic_sdk() -> None:
     code = "import sys, baton.protocol, baton.lsp.backend; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# what a server that opens, counts and compacts sessions never runs: a turn's workspace
+# tools (their file walk and ignore rules, edits and diffs) and the Claude Code importer
+# load with the first request that uses them
+LOADED_ON_USE = (
+    "baton.core.tools.attachments",
+    "baton.core.tools.display",
+    "baton.core.tools.workspace",
+    "baton.core.turn.tool_loop",
+    "baton.core.importers.claude_code",
+    "pathspec",
+    "difflib",
+)
+
+
+def test_the_server_loads_without_the_workspace_tools_or_the_importer() -> None:
+    code = (
+        "import sys, baton.lsp.server, baton.lsp.backend, baton.lsp.dispatch.routes\n"
+        f"print(sorted(m for m in {LOADED_ON_USE!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from baton.core.background import Background
 from baton.core.compaction import engine
@@ -20,7 +20,6 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
-from baton.core.importers.claude_code import import_off_loop, named_file
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.drafts import Drafts
@@ -42,8 +41,6 @@ from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
-from baton.core.tools.attachments import EditorAttachment
-from baton.core.tools.host import ToolHost
 from baton.core.turn.system_prompt import default_system_prompt
 from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
@@ -51,6 +48,10 @@ from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
 from baton.core.workspace.editor_files import EditorFiles
+
+if TYPE_CHECKING:  # a turn's tools and the importer load with the first that uses them
+    from baton.core.tools.attachments import EditorAttachment
+    from baton.core.tools.host import ToolHost
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,8 @@ class BatonService:
         self, path: str, title: str | None = None, progress: Progress | None = None
     ) -> Session:
         """The import runs off the event loop; cancelling the call cancels it."""
+        from baton.core.importers.claude_code import import_off_loop, named_file
+
         session = await import_off_loop(
             named_file(path), self.store, title=title, progress=progress
         )

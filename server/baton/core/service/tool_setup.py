@@ -1,21 +1,25 @@
-"""A turn's workspace reach: the folders, the tools offered on them, the attachments sent."""
+"""A turn's workspace reach: the folders, the tools offered on them, the attachments sent.
+
+The tools themselves (the workspace, its file walk and ignore rules, the registry, the tool
+loop) are imported by the turn that first offers them or sends an attachment: a server
+that only opens, counts and compacts sessions never holds them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import Message
 from baton.core.service.runtime import SessionRuntime
 from baton.core.settings import Settings
-from baton.core.tools.attachments import EditorAttachment, attachment_messages
-from baton.core.tools.catalog import workspace_registry
-from baton.core.tools.host import ToolHost
-from baton.core.tools.registry import ToolContext
-from baton.core.tools.workspace import Workspace
-from baton.core.turn import todo_tool
-from baton.core.turn.tool_loop import ServerTools
 from baton.core.workspace.editor_files import EditorFiles, path_problem, path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from baton.core.tools.attachments import EditorAttachment
+    from baton.core.tools.host import ToolHost
+    from baton.core.turn.tool_loop import ServerTools
 
 
 class ToolSetup:
@@ -50,6 +54,9 @@ class ToolSetup:
     ) -> list[Message]:
         if not items:
             return []
+        from baton.core.tools.attachments import attachment_messages
+        from baton.core.tools.workspace import Workspace
+
         workspace = Workspace(list(self.folders), self._settings().restore.exclude)
         made = await attachment_messages(items, workspace, host)
         for message in made:  # they join the files a compaction restores
@@ -63,6 +70,12 @@ class ToolSetup:
         folders = getattr(host, "folders", None) or self.folders  # the host's own
         if host is None or not settings.enabled or not folders:
             return None
+        from baton.core.tools.catalog import workspace_registry
+        from baton.core.tools.registry import ToolContext
+        from baton.core.tools.workspace import Workspace
+        from baton.core.turn import todo_tool
+        from baton.core.turn.tool_loop import ServerTools
+
         model = runtime.session.model or current.model
         workspace = Workspace(list(folders), current.restore.exclude)
 

@@ -1,5 +1,9 @@
 """Session requests: create, list, get, delete, append, send, render, import, rename, pin,
-model (and the models to choose from), usage, rewind, and what a compaction replaced."""
+model (and the models to choose from), usage, rewind, and what a compaction replaced.
+
+The workspace tools (their display, the attachments a send carries) are imported by the
+handlers that use them: a server that only opens, counts and compacts sessions never
+loads them (bench P5, the peak RSS with a large session open)."""
 
 from __future__ import annotations
 
@@ -10,8 +14,6 @@ from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.service import heavy
 from baton.core.service.results import RenderData
-from baton.core.tools.attachments import EditorAttachment
-from baton.core.tools.display import with_tool_calls
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
@@ -35,6 +37,8 @@ async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
 
 
 async def get(call: Call, args: p.PageParams) -> p.SessionView:
+    from baton.core.tools.display import with_tool_calls
+
     def work() -> tuple[RenderData, p.SessionView]:
         data = call.service.render_data(args.session_id)
         start, stop = args.bounds(len(data.messages))
@@ -68,6 +72,7 @@ def _todos(session: Session) -> list[p.TodoEntry] | None:
 
 async def replaced(call: Call, args: p.ReplacedParams) -> p.ReplacedMessages:
     """A page of the messages one compaction replaced, read in the session's lane."""
+    from baton.core.tools.display import with_tool_calls
 
     def work() -> p.ReplacedMessages:
         found = replaced_messages(call.service.session(args.session_id), args.boundary_id)
@@ -95,6 +100,8 @@ async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
 
 
 async def send(call: Call, args: p.SendParams) -> p.SendResult:
+    from baton.core.tools.attachments import EditorAttachment
+
     service = call.service
     service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:

@@ -1,6 +1,7 @@
 """The contract's table loads without the Messages API's SDK: every server start and every
 `--json` answer reads it, and the SDK alone takes over a second to import; only a summary
-or a reply needs it."""
+or a reply needs it. Nor does the server hold a turn's workspace tools or the importer
+before a request uses them (bench P5: the peak RSS with a large session open)."""
 
 from __future__ import annotations
 

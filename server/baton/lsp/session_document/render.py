@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, overload
 
 from baton.core.conversation.messages import (
     CompactionBlock,
@@ -81,13 +82,65 @@ class Piece:
         return self._text
 
 
+class Sections(Sequence[Section]):
+    """The sections of a rendering, each made when asked for from its piece and the line
+    it starts on: a rendering keeps one machine int per message (`starts`) rather than a
+    section object and its line numbers (~150 bytes a message)."""
+
+    __slots__ = ("_pieces", "_starts")
+
+    def __init__(self, pieces: Sequence[Piece], starts: Sequence[int]) -> None:
+        self._pieces = pieces
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Section: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Section]: ...
+    def __getitem__(self, index: int | slice) -> Section | list[Section]:
+        if isinstance(index, slice):
+            return [self._section(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("section index out of range")
+        return self._section(index)
+
+    def _section(self, index: int) -> Section:
+        piece, first = self._pieces[index], self._starts[index]
+        return Section(
+            piece.message.id,
+            first,
+            first + piece.line_count - 2,  # a piece's first line is the blank before it
+            piece.end_character,
+            piece.heading_character,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, like a list
+
+    def __repr__(self) -> str:
+        return f"Sections({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class RenderedSession:
     header: list[str]
     pieces: list[Piece]
-    sections: list[Section]
+    starts: array[int]  # starts[i]: the line pieces[i]'s section starts on (its heading)
     encoding: str = "utf-16"
     messages: list[Message] = field(default_factory=list)  # what it was rendered from
+
+    @cached_property
+    def sections(self) -> Sections:
+        return Sections(self.pieces, self.starts)
 
     @cached_property
     def text(self) -> str:
@@ -113,7 +166,7 @@ class RenderedSession:
             end = self.sections[-1].end_line + 1 if self.sections else len(self.header)
             return ("\n".join(self.header) + "\n", 0) if start == 0 else ("", end)
         head = self.header if start == 0 else []
-        first_line = 0 if start == 0 else self.sections[start].start_line - 1
+        first_line = 0 if start == 0 else self.starts[start] - 1
         return "\n".join([*head, *(p.text for p in pieces)]) + "\n", first_line
 
     def ranges(self, start: int = 0, stop: int | None = None) -> list[MessageRange]:
@@ -129,15 +182,15 @@ class RenderedSession:
         ]
 
     def section_at(self, line: int) -> Section | None:
-        index = bisect_right(self.sections, line, key=lambda s: s.start_line) - 1
+        index = bisect_right(self.starts, line) - 1
         if index >= 0 and self.sections[index].contains_line(line):
             return self.sections[index]
         return None
 
     def sections_between(self, first_line: int, last_line: int) -> list[Section]:
         """Every section that shares a line with [first_line, last_line]."""
-        start = max(0, bisect_right(self.sections, first_line, key=lambda s: s.start_line) - 1)
-        stop = bisect_right(self.sections, last_line, key=lambda s: s.start_line)
+        start = max(0, bisect_right(self.starts, first_line) - 1)
+        stop = bisect_right(self.starts, last_line)
         return [
             s
             for s in self.sections[start:stop]
@@ -180,25 +233,23 @@ def render_session(
     if previous is not None and previous.encoding != encoding:
         previous = None
     pieces: list[Piece] = []
-    sections: list[Section] = []
+    starts: array[int] = array("q")
     start = 0
     if previous is not None and grown:
         kept = len(previous.pieces)
         if kept and kept <= count and previous.messages == list(messages[:kept]):
-            pieces, sections, start = list(previous.pieces), list(previous.sections), kept
+            pieces, starts, start = list(previous.pieces), array("q", previous.starts), kept
     known = {p.message.id: p for p in previous.pieces} if previous and not start else {}
-    line = sections[-1].end_line + 1 if sections else len(header)
+    # the line after the last kept section (each section ends a line before the next piece)
+    line = starts[-1] + pieces[-1].line_count - 1 if starts else len(header)
     for message in messages[start:]:
         piece = known.get(message.id)
         if piece is None or piece.message is not message or piece.key != _key(message):
             piece = _piece(message, encoding)
         pieces.append(piece)
-        first = line + 1  # each piece begins with a blank line
+        starts.append(line + 1)  # each piece begins with a blank line
         line += piece.line_count
-        sections.append(
-            Section(message.id, first, line - 1, piece.end_character, piece.heading_character)
-        )
-    return RenderedSession(header, pieces, sections, encoding, list(messages))
+    return RenderedSession(header, pieces, starts, encoding, list(messages))
 
 
 def _key(message: Message) -> tuple[Any, ...]:

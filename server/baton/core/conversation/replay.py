@@ -69,7 +69,7 @@ class Replayed:
         self.id_mismatch = False  # the header names another session than the file name
         self._repairing = repairing
         self._bad_records: list[bytes] = []
-        self._prefix_marks: dict[str, str] = {}
+        self._prefix_marks: dict[str, bytes] = {}
         self.last_usage: LastUsage | None = None
         self.client_context = ClientContext()
         self._state = ViewState()
@@ -273,9 +273,6 @@ class Replayed:
         """A view that changed wholesale: what is kept about it is worked out again."""
         self.view = view
         self._state = ViewState(self.view_messages())
-
-    def _view_fingerprints(self) -> list[str]:
-        return self._state.marks
 
 
 def instant(stamp: str) -> datetime | None:

@@ -118,11 +118,11 @@ class Session(Replayed):
         return self._find_anchor(stop)
 
     def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
-        marks = self._state.marks
+        state = self._state
         top = len(self.view) if stop is None else stop
         for index in range(top - 1, -1, -1):
             message = self.messages[self.view[index]]
-            if not message.anchors_usage or self._prefix_marks.get(message.id) != marks[index]:
+            if not message.anchors_usage or self._prefix_marks.get(message.id) != state.mark(index):
                 continue
             assert message.usage is not None
             return response_start(self.messages, self.view, index), message.usage

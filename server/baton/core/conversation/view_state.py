@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from baton.core.conversation.messages import ApiUsage, Message
 
 Anchor = tuple[int, "ApiUsage"] | None
+MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
 
 
 class ViewState:
@@ -22,7 +23,9 @@ class ViewState:
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._running = hashlib.blake2b(digest_size=16)
-        self.marks: list[str] = []  # marks[i]: the fingerprint of the view before message i
+        # the fingerprint of the view before each message, packed (`mark(i)`): 16 bytes a
+        # message rather than a string object (~80 bytes) each
+        self.marks = bytearray()
         # tally[i]: stored token counts of the view's first i (machine ints, not int objects)
         self.tally: array[int] = array("q", [0])
         self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
@@ -34,14 +37,18 @@ class ViewState:
         for message in messages:
             self.add(message)
 
-    def add(self, message: Message) -> str:
+    def mark(self, index: int) -> bytes:
+        """The fingerprint of the view before message `index`."""
+        return bytes(self.marks[index * MARK_BYTES : (index + 1) * MARK_BYTES])
+
+    def add(self, message: Message) -> bytes:
         """Take in the message that joins the view at its end; returns its mark."""
-        mark = self._running.hexdigest()
+        mark = self._running.digest()
         # surrogatepass: an id read from a hand-edited file may hold a lone surrogate
         self._running.update(message.id.encode("utf-8", "surrogatepass") + b"\0")
         if not message.tokens:
-            self.uncounted.append(len(self.marks))
-        self.marks.append(mark)
+            self.uncounted.append(len(self.marks) // MARK_BYTES)
+        self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
         self.by_kind[message.kind] += message.tokens
         if self.rules is not None:

@@ -10,7 +10,13 @@ from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT
 from baton.core.conversation.messages import Message, unanswered_tool_uses
 from baton.core.usage.budget import Usage
 from baton.core.usage.wording import headline
-from baton.lsp.session_document.render import USAGE_LINE, RenderedSession, Section, code_units
+from baton.lsp.session_document.render import (
+    USAGE_LINE,
+    LazyRendering,
+    RenderedSession,
+    Section,
+    code_units,
+)
 
 SOURCE = "baton"
 USAGE_CODE = "context-usage"
@@ -38,7 +44,7 @@ def usage_severity(usage: Usage) -> types.DiagnosticSeverity:
 
 
 def build_diagnostics(
-    rendered: RenderedSession,
+    rendered: RenderedSession | LazyRendering,
     messages: Sequence[Message],
     usage: Usage,
     encoding: str = "utf-16",
@@ -50,7 +56,8 @@ def build_diagnostics(
     when auto-compact stopped because it thrashed (`paused_by` "thrashing"), then hints on
     large messages and warnings on unpaired tool calls (`unpaired`, as the session keeps
     them, or found in `messages`). Built from the usage, the messages' counts and the
-    rendering's sections: the rendered text is never looked at."""
+    rendering's sections (a `LazyRendering` renders only when one is needed): the rendered
+    text is never looked at."""
     width = code_units(rendered.header[USAGE_LINE], encoding)
     out = [
         types.Diagnostic(

@@ -21,7 +21,12 @@ from baton.core.errors import SessionNotFound
 from baton.core.service.events import Event, SessionChanged, SessionClosed, SessionOpened
 from baton.core.service.results import RenderData
 from baton.lsp.session_document.diagnostics import build_diagnostics
-from baton.lsp.session_document.render import RenderedSession, render_session
+from baton.lsp.session_document.render import (
+    LazyRendering,
+    RenderedSession,
+    header_lines,
+    render_session,
+)
 from baton.protocol import session_uri
 
 if TYPE_CHECKING:
@@ -163,10 +168,15 @@ class SessionDocuments:
         latest = document.latest if document is not None else None
         try:
             shown = latest.document() if latest is not None else None
-            rendered, data, version = self.render(session_id, shown)
+            data = shown if shown is not None else self._service.render_data(session_id)
         except SessionNotFound:
             self.clear(session_id)
             return
+        version = self._document(session_id).version  # made by the first look, if it came first
+        session = data.session
+        header = header_lines(session.title, session.session_id, session.model, len(data.messages))
+        # rendered only when a diagnostic points at a message (render() keeps it then)
+        rendered = LazyRendering(header, lambda: self.render(session_id, data)[0])
         diagnostics = build_diagnostics(
             rendered,
             data.messages,

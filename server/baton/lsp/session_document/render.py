@@ -12,7 +12,7 @@ import json
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, overload
@@ -224,12 +224,7 @@ def render_session(
     its pieces. `grown`: nothing shown of the earlier messages changed since `previous`
     (only appends), so when its messages begin the view they are not looked at again."""
     count = len(messages)
-    header = [
-        f"# {_one_line(title) or 'Conversation'}",
-        "",
-        f"_Session {session_id} · {model or 'default model'} · "
-        f"{count} message{'s' if count != 1 else ''} in the model's view_",
-    ]
+    header = header_lines(title, session_id, model, count)
     if previous is not None and previous.encoding != encoding:
         previous = None
     pieces: list[Piece] = []
@@ -250,6 +245,35 @@ def render_session(
         starts.append(line + 1)  # each piece begins with a blank line
         line += piece.line_count
     return RenderedSession(header, pieces, starts, encoding, list(messages))
+
+
+def header_lines(title: str, session_id: str, model: str, count: int) -> list[str]:
+    """The document's first lines (the usage line first): the same whatever the messages
+    say, so an append never moves a section."""
+    return [
+        f"# {_one_line(title) or 'Conversation'}",
+        "",
+        f"_Session {session_id} · {model or 'default model'} · "
+        f"{count} message{'s' if count != 1 else ''} in the model's view_",
+    ]
+
+
+class LazyRendering:
+    """A session's document as diagnostics read it: the header now, the sections made
+    (`make`, a rendering) only when a hint or a warning first points at a message. A
+    session whose messages need none is never rendered for its diagnostics, so a session
+    no client reads the document of holds no pieces (~120 bytes a message)."""
+
+    def __init__(self, header: list[str], make: Callable[[], RenderedSession]) -> None:
+        self.header = header
+        self._make = make
+        self._made: RenderedSession | None = None
+
+    @property
+    def by_id(self) -> dict[str, Section]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made.by_id
 
 
 def _key(message: Message) -> tuple[Any, ...]:

@@ -18,7 +18,7 @@ import pytest
 from baton.core.compaction import slices
 from baton.core.compaction.cuts import head_of
 from baton.core.compaction.retention.facts import normalize
-from baton.lsp.session_document.render import code_units
+from baton.lsp.session_document.markdown import code_units
 
 SPACES = [" ", "\n", "\t", "\r\n", "\u00a0", "\u2003", "\x0b", "  \n "]
 WORDS = ["alpha", "beta_gamma", "camelCase", "x=1", "é", "😀", "`q`", "AbCd", "z" * 40]

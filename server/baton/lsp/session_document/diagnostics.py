@@ -10,12 +10,12 @@ from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT
 from baton.core.conversation.messages import Message, unanswered_tool_uses
 from baton.core.usage.budget import Usage
 from baton.core.usage.wording import headline
+from baton.lsp.session_document.markdown import code_units
 from baton.lsp.session_document.render import (
     USAGE_LINE,
     LazyRendering,
     RenderedSession,
     Section,
-    code_units,
 )
 
 SOURCE = "baton"

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from baton.core.conversation.append_batch import (
+    INTERRUPTED,
+    AppendResult,
+    checked_batch,
+    prepared_messages,
+)
 from baton.core.conversation.boundary import Boundary, unrewind
 from baton.core.conversation.messages import (
-    ApiUsage,
     Message,
     MessageInput,
-    ToolResultBlock,
-    block_problems,
     invariant_violations,
-    new_id,
     now_iso,
 )
-from baton.core.conversation.replay import Replayed, TokenCounter, response_start
-from baton.core.conversation.transcript import Event, Transcript, check_writable
+from baton.core.conversation.replay import Replayed, TokenCounter
+from baton.core.conversation.transcript import Event, Transcript
+from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
     MessageNotFound,
@@ -29,17 +31,11 @@ from baton.core.errors import (
     TranscriptError,
 )
 
-INTERRUPTED = "interrupted"
+# INTERRUPTED and AppendResult live in append_batch.py; callers read them from here
 __all__ = ["INTERRUPTED", "AppendResult", "Session", "TokenCounter"]
 
 
-@dataclass
-class AppendResult:
-    message_ids: list[str]
-    repairs: list[str] = field(default_factory=list)
-
-
-class Session(Replayed):
+class Session(ViewTokens):
     """One conversation. Every change is written to the transcript before it is applied."""
 
     # ---- reading -------------------------------------------------------------------------
@@ -78,55 +74,11 @@ class Session(Replayed):
                 f"message {message_id!r} is not in the current view (it was compacted)"
             ) from None
 
-    def anchor(self) -> tuple[int, ApiUsage] | None:
-        """(index of the first record of the anchoring response, its usage), or None.
-
-        The anchor is the last assistant record with real usage whose preceding view is
-        unchanged since that usage arrived; the count starts at the first record sharing
-        its API message id so that interleaved tool results are counted.
-        """
-        state = self._state
-        if not state.anchor_known:
-            state.anchor = self._find_anchor()
-            state.anchor_known = True
-        return state.anchor
-
-    def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
-        """Raw tokens of view[start:stop] from the running tallies; a message stored
-        without a count is counted by `count` (default: the session's counter)."""
-        counter = count or self.count
-        return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
-
-    def tokens_by_kind(self, count: TokenCounter | None = None) -> dict[str, int]:
-        """Raw tokens of the view per message kind, from the running tallies."""
-        counter = count or self.count
-        out = dict(self._state.by_kind)
-        for i in self._state.uncounted:
-            message = self.messages[self.view[i]]
-            out[message.kind] += counter(message)
-        return out
-
     def unpaired_tool_calls(self) -> list[tuple[str, str]]:
         """(message id, problem) for each tool_use of the view nobody answered (except the
         trailing turn's, whose results are about to come) and each orphaned result."""
         awaiting = {u.id for u in self._state.api_rules(self.view_messages).unanswered()}
         return self._state.tool_pairs(self.view_messages).problems(awaiting)
-
-    def anchor_before(self, stop: int) -> tuple[int, ApiUsage] | None:
-        """The anchor `anchor()` would find in view[:stop] (for calibration from the growth
-        between two usages)."""
-        return self._find_anchor(stop)
-
-    def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
-        state = self._state
-        top = len(self.view) if stop is None else stop
-        for index in range(top - 1, -1, -1):
-            message = self.messages[self.view[index]]
-            if not message.anchors_usage or self._prefix_marks.get(message.id) != state.mark(index):
-                continue
-            assert message.usage is not None
-            return response_start(self.messages, self.view, index), message.usage
-        return None
 
     # ---- changing ------------------------------------------------------------------------
 
@@ -147,47 +99,9 @@ class Session(Replayed):
         if not inputs:
             raise InvalidParams("messages must not be empty")
         rules = self._state.api_rules(self.view_messages).fork()
-        known: set[str] = set()  # this batch's ids (the session's are in self.messages)
-        batch: list[Message] = []
-        own_ids: list[str] = []
-        repairs: list[str] = []
-        for n, item in enumerate(inputs):
-            check_writable(item.model_dump(), f"message {n}")
-            message = self._to_message(item)
-            if message.id in known or message.id in self.messages:
-                raise InvalidParams(f"message id {message.id!r} already exists in this session")
-            known.add(message.id)
-            if message.role == "user" and not message.is_tool_result_only:
-                answered = {r.tool_use_id for r in message.tool_results()}
-                missing = [u for u in rules.unanswered() if u.id not in answered]
-                if missing:
-                    repair = Message(
-                        role="user",
-                        content=[
-                            ToolResultBlock(tool_use_id=u.id, content=INTERRUPTED, is_error=True)
-                            for u in missing
-                        ],
-                    )
-                    repairs.append(
-                        "answered unanswered tool call(s) "
-                        + ", ".join(u.id for u in missing)
-                        + f" with '{INTERRUPTED}' before message {message.id}"
-                    )
-                    repair.tokens = self.count(repair)
-                    batch.append(repair)
-                    rules.add(repair)
-            batch.append(message)
-            own_ids.append(message.id)
-            rules.add(message)
-        # what the view already broke is not this batch's fault (a damaged or imported view)
-        new_problems = [p for p in rules.problems if p not in rules.known_before]
-        if new_problems:
-            raise InvalidParams("invalid messages: " + "; ".join(new_problems[:5]))
-        for message in batch:
-            if not message.tokens:
-                message.tokens = self.count(message)
+        batch, result = checked_batch(inputs, rules, self.messages, self.count)
         self._write([{"type": "message", "message": m.wire()} for m in batch])
-        return AppendResult(own_ids, repairs)
+        return result
 
     def replace_message(self, message: Message) -> None:
         """Record a new version of a message (a streamed reply that finished)."""
@@ -320,29 +234,7 @@ class Session(Replayed):
     # ---- helpers -------------------------------------------------------------------------
 
     def prepared(self, inputs: Sequence[MessageInput | Message]) -> list[Message]:
-        """The inputs as the messages `append` would write, counted: the part of an append
-        that reads nothing of the session, so it may run in a worker thread first (each
-        input checked as `append` checks it; InvalidParams for the first that fails)."""
-        out: list[Message] = []
-        for n, item in enumerate(inputs):
-            check_writable(item.model_dump(), f"message {n}")
-            message = self._to_message(item)
-            if not message.tokens:
-                message.tokens = self.count(message)
-            out.append(message)
-        return out
-
-    def _to_message(self, item: MessageInput | Message) -> Message:
-        if isinstance(item, Message):
-            return item
-        blocks = item.blocks()
-        problems = block_problems(item.role, blocks)
-        if problems:
-            raise InvalidParams(f"invalid {item.role} message: " + "; ".join(problems[:5]))
-        return Message(
-            id=item.id or new_id(),
-            role=item.role,
-            content=blocks,
-            api_message_id=item.api_message_id,
-            usage=item.usage,
-        )
+        """The inputs as the messages `append` would write, counted (append_batch.py): the
+        part of an append that reads nothing of the session, so it may run in a worker
+        thread first."""
+        return prepared_messages(inputs, self.count)

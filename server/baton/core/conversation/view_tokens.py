@@ -1,0 +1,59 @@
+"""What a session's view holds in tokens: the usage anchor and the running tallies.
+
+The anchor is the newest real usage that still describes the start of the view; the
+tallies (view_state.py) give the raw estimate of any stretch of it. The meter, the
+budget and calibration read both through `Session`, which inherits them from here.
+"""
+
+from __future__ import annotations
+
+from baton.core.conversation.messages import ApiUsage
+from baton.core.conversation.replay import Replayed, TokenCounter, response_start
+
+
+class ViewTokens(Replayed):
+    """A replayed session's view measured: where its usage anchors, and its raw tokens."""
+
+    def anchor(self) -> tuple[int, ApiUsage] | None:
+        """(index of the first record of the anchoring response, its usage), or None.
+
+        The anchor is the last assistant record with real usage whose preceding view is
+        unchanged since that usage arrived; the count starts at the first record sharing
+        its API message id so that interleaved tool results are counted.
+        """
+        state = self._state
+        if not state.anchor_known:
+            state.anchor = self._find_anchor()
+            state.anchor_known = True
+        return state.anchor
+
+    def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
+        """Raw tokens of view[start:stop] from the running tallies; a message stored
+        without a count is counted by `count` (default: the session's counter)."""
+        counter = count or self.count
+        return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
+
+    def tokens_by_kind(self, count: TokenCounter | None = None) -> dict[str, int]:
+        """Raw tokens of the view per message kind, from the running tallies."""
+        counter = count or self.count
+        out = dict(self._state.by_kind)
+        for i in self._state.uncounted:
+            message = self.messages[self.view[i]]
+            out[message.kind] += counter(message)
+        return out
+
+    def anchor_before(self, stop: int) -> tuple[int, ApiUsage] | None:
+        """The anchor `anchor()` would find in view[:stop] (for calibration from the growth
+        between two usages)."""
+        return self._find_anchor(stop)
+
+    def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
+        state = self._state
+        top = len(self.view) if stop is None else stop
+        for index in range(top - 1, -1, -1):
+            message = self.messages[self.view[index]]
+            if not message.anchors_usage or self._prefix_marks.get(message.id) != state.mark(index):
+                continue
+            assert message.usage is not None
+            return response_start(self.messages, self.view, index), message.usage
+        return None

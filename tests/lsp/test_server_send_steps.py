@@ -103,7 +103,7 @@ async def test_hover_on_a_line_whose_message_left_the_view_is_no_hover(tmp_path:
         section = next(s for s in rendered.sections if s.message_id == first_id)
         # the view changes with no event: the cached rendering still shows the old message
         request = CompactRequest(direction="up_to", pivot_message_id=first_id)
-        await engine.compact(service.session(sid), request, service.compact_context())
+        await engine.compact(service.session(sid), request, service.compaction.context())
         hover = server.protocol.fm.features[types.TEXT_DOCUMENT_HOVER]
         params = types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=protocol.session_uri(sid)),

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from baton.core.conversation.messages import MessageInput
+from baton.core.service.compaction import Compaction
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, SessionChanged
+from baton.core.service.replies import Replies
 from baton.core.service.service import BatonService
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.settings import Settings
@@ -110,7 +112,13 @@ def test_nothing_in_the_lsp_layer_sets_an_attribute_of_the_service() -> None:
 
 # The service's public parts a handler may call into (`service.drafts.preview(...)`), each
 # held to the same rule: only its public methods, and only called.
-PARTS: dict[str, type] = {"drafts": Drafts, "editor_files": EditorFiles, "tool_setup": ToolSetup}
+PARTS: dict[str, type] = {
+    "compaction": Compaction,
+    "drafts": Drafts,
+    "editor_files": EditorFiles,
+    "replies": Replies,
+    "tool_setup": ToolSetup,
+}
 
 
 def _public_methods(cls: type) -> set[str]:

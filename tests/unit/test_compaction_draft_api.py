@@ -107,7 +107,7 @@ async def test_an_edited_summary_is_what_the_next_request_sends(
     edited = "EDITED: modules m0 to m11 were fixed; keep going with m12."
     await service.drafts.apply(sid, draft.draft_id, edited)
     fake_anthropic.default_text = "Continuing."
-    await service.send(sid, "carry on")
+    await service.replies.send(sid, "carry on")
     sent = fake_anthropic.message_requests()[-1].body
     first = sent["messages"][0]
     text = " ".join(b.get("text", "") for b in first["content"] if isinstance(b, dict))
@@ -170,7 +170,7 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
     fake_anthropic.default_text = "Done: " + " ".join(f"step{i}" for i in range(150))
     sid = service.create(title="cost", model=MODEL, system_prompt=SYSTEM).session_id
     for i in range(16):
-        await service.send(
+        await service.replies.send(
             sid, f"Please fix module m{i}.py. " + " ".join(f"w{i}x{k}" for k in range(300))
         )
     view = service.session(sid).view
@@ -197,7 +197,7 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
     assert cost.price is not None and cost.next_request_dollars is not None
     result = await service.drafts.apply(sid, draft.draft_id)
     assert result.summary_usage == cost.summary_usage
-    await service.send(sid, "next")
+    await service.replies.send(sid, "next")
     session = service.session(sid)
     reply = session.get(session.view[-1])
     assert reply.usage is not None
@@ -224,7 +224,7 @@ async def test_a_model_summary_reports_the_requests_usage_as_the_api_billed_it(
         "cache_read_input_tokens": 20_000,
     }
     fake_anthropic.reply(SUMMARY, usage=billed)
-    result = await service.compact(sid, CompactRequest("all"))
+    result = await service.compaction.compact(sid, CompactRequest("all"))
     assert result.summarizer == "anthropic" and result.summary_usage is not None
     assert result.summary_usage.model_dump() == billed
     assert result.wire()["summaryUsage"] == {
@@ -234,13 +234,13 @@ async def test_a_model_summary_reports_the_requests_usage_as_the_api_billed_it(
         "cacheReadInputTokens": 20_000,
     }
     # an answer without a summary gets a reminder: both requests are billed, both count
-    service.uncompact(sid)
+    service.compaction.uncompact(sid)
     fake_anthropic.reply("no summary here", usage={"input_tokens": 100, "output_tokens": 10})
     fake_anthropic.reply(SUMMARY, usage={"input_tokens": 200, "output_tokens": 20})
-    again = await service.compact(sid, CompactRequest("all"))
+    again = await service.compaction.compact(sid, CompactRequest("all"))
     assert again.summary_usage is not None
     assert (again.summary_usage.input_tokens, again.summary_usage.output_tokens) == (300, 30)
     # offline: no model was asked, no usage
     offline: BatonService = make_service("extractive")
     other = conversation(offline, model=MODEL)
-    assert (await offline.compact(other, CompactRequest("all"))).summary_usage is None
+    assert (await offline.compaction.compact(other, CompactRequest("all"))).summary_usage is None

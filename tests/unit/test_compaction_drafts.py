@@ -200,12 +200,12 @@ def test_undo_never_takes_a_draft_for_a_compaction(service: BatonService) -> Non
     sid = conversation(service)
     _preview(service, sid, "all")
     with pytest.raises(NothingToCompact):  # a draft alone: nothing to undo
-        service.uncompact(sid)
+        service.compaction.uncompact(sid)
     committed = asyncio.run(
-        service.compact(sid, CompactRequest("up_to", service.session(sid).view[6]))
+        service.compaction.compact(sid, CompactRequest("up_to", service.session(sid).view[6]))
     )
     draft = _preview(service, sid, "from")
-    service.uncompact(sid)  # undoes the committed compaction, not the draft
+    service.compaction.uncompact(sid)  # undoes the committed compaction, not the draft
     session = service.session(sid)
     assert list(session.boundaries) == [committed.boundary_id] and session.active == []
     with pytest.raises(DraftStale):

@@ -74,10 +74,10 @@ def test_every_compaction_result_says_what_went(tmp_path: Path) -> None:
         )
     )
     sid = conversation(service)
-    result = asyncio.run(service.compact(sid, CompactRequest("all")))
+    result = asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
     went = result.dropped
     assert went is not None
     assert went.messages_summarized == len(result.summarized_message_ids)
     assert went.tool_results_cleared > 0 and went.text.startswith("Summarized")
-    dry = asyncio.run(service.compact(sid, CompactRequest("all", dry_run=True)))
+    dry = asyncio.run(service.compaction.compact(sid, CompactRequest("all", dry_run=True)))
     assert dry.dropped is not None

@@ -165,7 +165,7 @@ async def test_the_service_reads_the_hooks_file_for_each_compaction(
     path.write_text(json.dumps({"PreCompact": [{"command": [PY, "-c", "raise SystemExit(2)"]}]}))
     service = BatonService(Settings(data_dir=str(tmp_path / "data")))
     try:
-        ctx = service.compact_context()
+        ctx = service.compaction.context()
         assert ctx.hooks is not None and len(ctx.hooks.pre) == 1
     finally:
         await service.close()

@@ -108,7 +108,7 @@ def test_a_document_kept_across_appends_compaction_undo_and_pins_is_the_whole_re
     service.pin(sid, session.view[1], True)  # a pin and an append between two renderings
     turn(service, sid, 7)
     same(documents.render(sid)[0], whole(service, sid, encoding))
-    service.uncompact(sid)
+    service.compaction.uncompact(sid)
     same(documents.render(sid)[0], whole(service, sid, encoding))
     turn(service, sid, 8, answered=False)
     rendered, _, version = documents.render(sid)

@@ -51,7 +51,7 @@ async def filled(service: BatonService, fake: FakeAnthropic, turns: int = 8) -> 
             ],
         )
     fake.reply("Done.", usage={"input_tokens": 22_000, "output_tokens": 3})
-    await service.send(session.session_id, "carry on")  # the fake API's reply: activity
+    await service.replies.send(session.session_id, "carry on")  # the fake API's reply: activity
     return session.session_id
 
 
@@ -71,7 +71,7 @@ async def test_an_idle_session_above_the_share_is_compacted_and_can_be_undone(
         assert session.compactions == 1
         boundary = session.boundaries[session.active[-1]]
         assert boundary.trigger == "auto"
-        service.uncompact(sid)
+        service.compaction.uncompact(sid)
         assert service.session(sid).view == before
     finally:
         await service.close()
@@ -121,7 +121,7 @@ async def test_a_draft_once_sent_lets_it_run_again(
         sid = await filled(service, fake_anthropic)
         await service.draft_usage(sid, Draft(text="typing"))
         fake_anthropic.reply("Sure.", usage={"input_tokens": 22_100, "output_tokens": 2})
-        await service.send(sid, "typing, now sent")
+        await service.replies.send(sid, "typing, now sent")
         await settle()
         assert service.session(sid).compactions == 1
     finally:

@@ -241,7 +241,7 @@ async def test_the_server_runs_the_todo_tool_in_its_tool_loop(
             stop_reason="tool_use",
         )
         fake_anthropic.reply("Planned.")
-        await service.send(sid, "plan the parser work", host=DiskHost())
+        await service.replies.send(sid, "plan the parser work", host=DiskHost())
 
         requests = fake_anthropic.message_requests()
         assert todo_tool.TODO_TOOL in [t["name"] for t in requests[0].body["tools"]]

@@ -142,7 +142,7 @@ async def test_deleting_a_thousand_sessions_leaves_nothing_keyed_by_their_ids(
         runtime = service._runtimes.get(sid)
         assert runtime is not None
         auto_ran = bool(runtime.auto.failures or runtime.auto.last_auto)
-        await service.compact(sid, CompactRequest(direction="all"))
+        await service.compaction.compact(sid, CompactRequest(direction="all"))
         session = service.session(sid)
         if n == 0:  # the walk finds a live session's state wherever it is kept
             paths = ids_reachable(service)[sid]

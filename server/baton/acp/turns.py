@@ -66,7 +66,7 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
         work = _command(agent, live, command)
     else:
         content = await prompt_content(blocks, lambda path: _read(live, path))
-        agent.service.check_can_send(live.session_id)  # no key: nothing is stored
+        agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
         _touch(agent, content)
         work = _turn(agent, live, content)
     task = asyncio.get_running_loop().create_task(work, name=f"acp-turn-{live.session_id}")
@@ -127,7 +127,7 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
     _title(agent, live, content)
     live.thought.clear()
-    reply = await agent.service.send(sid, list(content.blocks), host=live.host)
+    reply = await agent.service.replies.send(sid, list(content.blocks), host=live.host)
     message = reply.message
     _thoughts(agent, live, message)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
@@ -178,7 +178,7 @@ async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> 
     elif command.name == "undo-compact":
         try:
             before = service.usage(sid).used_tokens
-            usage = service.uncompact(sid)
+            usage = service.compaction.uncompact(sid)
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:
@@ -211,7 +211,7 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
     report = CompactionReport(agent.out, sid, agent.compaction_entity)
     report.start()
     try:
-        result = await service.compact(sid, request)
+        result = await service.compaction.compact(sid, request)
     except asyncio.CancelledError:
         report.cancelled()
         raise

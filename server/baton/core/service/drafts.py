@@ -46,7 +46,7 @@ class Drafts:
             record = preview.load_record(session, regenerate)
             if summary is not None:
                 self._check_summary(summary)
-                ctx = service.compact_context(progress, session_id)
+                ctx = service.compaction.context(progress, session_id)
                 model = session.model or service.settings.model
                 return preview.remeasure(session, record, ctx, summary, model=model)
             request = preview.request_of(record, request.instructions)
@@ -56,7 +56,7 @@ class Drafts:
             )
         if session.compacting:
             raise CompactionInProgress(f"session {session_id} is being compacted")
-        ctx = service.compact_context(progress, session_id)
+        ctx = service.compaction.context(progress, session_id)
         model = session.model or service.settings.model
         return await preview.make_draft(session, request, ctx, model=model)
 
@@ -75,7 +75,7 @@ class Drafts:
         session = service.session(session_id)
         if summary is not None:
             self._check_summary(summary)
-        ctx = service.compact_context(progress, session_id)
+        ctx = service.compaction.context(progress, session_id)
         result = preview.apply(session, draft_id, ctx, summary)
         service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
         service.changes.changed(service._runtime(session_id), "compact")

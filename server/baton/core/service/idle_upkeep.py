@@ -5,6 +5,7 @@ still should be, as an auto-compaction its user may undo."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from baton.core.background import Background
@@ -27,13 +28,15 @@ class Host(Protocol):
 
     def usage(self, session_id: str) -> Usage: ...
 
-    async def compact(self, session_id: str, request: CompactRequest) -> CompactResult: ...
+
+CompactNow = Callable[[str, CompactRequest], Awaitable[CompactResult]]
 
 
 class IdleUpkeep:
-    def __init__(self, host: Host, runtimes: Runtimes) -> None:
+    def __init__(self, host: Host, runtimes: Runtimes, compact: CompactNow) -> None:
         self._host = host
         self._runtimes = runtimes
+        self._compact = compact  # the service's `compaction.compact`
         self.timers = IdleCompaction(host.background.debounce, self.due)
 
     def heard(self, event: Event) -> None:
@@ -64,7 +67,7 @@ class IdleUpkeep:
             log.debug("session %s idle, not compacted: %s", session_id, reason)
             return
         try:
-            result = await self._host.compact(
+            result = await self._compact(
                 session_id, CompactRequest(direction="all", trigger="auto")
             )
         except BatonError as exc:

@@ -1,57 +1,42 @@
-"""The one facade the server calls: settings, sessions, usage, replies and compaction."""
+"""The one facade the server calls: settings, sessions, usage; replies and compaction
+through its parts (`service.replies`, `service.compaction`, `service.drafts`)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from baton.core.background import Background
-from baton.core.compaction import engine
-from baton.core.compaction.engine import CompactContext
-from baton.core.compaction.hooks import load_hooks
-from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summary.summarizers import Progress, Summarizer
-from baton.core.conversation.boundary import Boundary
+from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.listing import Summary
-from baton.core.conversation.messages import ContentBlock, Message, MessageInput
+from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
-from baton.core.errors import BatonError, InvalidParams, NothingToCompact
+from baton.core.errors import InvalidParams
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
+from baton.core.service.compaction import Compaction
 from baton.core.service.drafts import Drafts
-from baton.core.service.events import (
-    Event,
-    Events,
-    Listener,
-    ProgressScope,
-    Reason,
-    ReplyText,
-    SessionChanged,
-)
+from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
-from baton.core.service.results import Appended, RenderData, Reply
+from baton.core.service.replies import Replies
+from baton.core.service.results import Appended, RenderData
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
 from baton.core.turn.system_prompt import default_system_prompt
-from baton.core.turn.watch import TurnWatch
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
 from baton.core.workspace.editor_files import EditorFiles
-
-if TYPE_CHECKING:  # a turn's tools and the importer load with the first that uses them
-    from baton.core.tools.attachments import EditorAttachment
-    from baton.core.tools.host import ToolHost
 
 log = logging.getLogger(__name__)
 
@@ -85,11 +70,19 @@ class BatonService:
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
         self._runtimes.busy = self.lanes.busy  # the store keeps a session open meanwhile
-        self.upkeep = Upkeep(self, self._runtimes, self._events, self.lanes.compact_any)
+        self.compaction = Compaction(self, self._runtimes)  # compact, rewind, uncompact
+        self.upkeep = Upkeep(
+            self.background,
+            self.compaction.context,
+            self._runtimes,
+            self._events,
+            self.lanes.compact_any,
+        )
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
-        self.idle = IdleUpkeep(self, self._runtimes)  # `idleCompact`: opt-in
+        self.idle = IdleUpkeep(self, self._runtimes, self.compaction.compact)  # `idleCompact`
         self._events.connect(self.idle.heard)
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
+        self.replies = Replies(self, self._runtimes, self._events)  # send, check_can_send
         self._events.connect(self._note_size)  # the list's last known size of each session
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
@@ -271,123 +264,6 @@ class BatonService:
         """`work()` in a worker thread after the session's earlier heavy work, while the
         event loop answers every other session (a document's render, a view's page)."""
         return await self.lanes.call(session_id, work)
-
-    # ---- replies -------------------------------------------------------------------------
-
-    def check_can_send(self, session_id: str) -> None:
-        """Fail now as `send` would before asking the model: an unknown session, no key."""
-        self._runtime(session_id)
-        self.models.client(self.settings)
-
-    async def send(
-        self,
-        session_id: str,
-        content: str | list[ContentBlock] | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        progress: Progress | None = None,
-        host: ToolHost | None = None,
-        attachments: Sequence[EditorAttachment] = (),
-    ) -> Reply:
-        """One turn; auto-compact runs inside it. Events follow each visible step: the
-        prompt as soon as it is appended, any compaction as soon as it is committed (both
-        before the model is asked), the reply at the end. With a `host` and no `tools` of
-        the send's own, the workspace tools are offered and run here (`tools.enabled`)."""
-        from baton.core.turn import chat
-
-        runtime = self._runtime(session_id)
-        client = self.models.client(self.settings)
-        attached = await self.tool_setup.attachments(attachments, host)
-
-        def step(reason: str) -> None:
-            self.changes.changed(runtime, cast(Reason, reason))
-
-        watch = TurnWatch(runtime.session, step)
-
-        def delta(message_id: str, text: str) -> None:
-            self._events.emit(ReplyText(session_id, message_id, text))
-
-        server_tools = self.tool_setup.server_tools(runtime, host) if not tools else None
-        offered = tools or (server_tools.definitions() if server_tools is not None else None)
-        runtime.tools = list(offered or [])
-        runtime.tools_tokens = self.estimator.count_json(offered) if offered else 0
-        context = chat.ChatContext(
-            settings=self.settings,
-            estimator=self.estimator,
-            client=client,
-            on_delta=delta,
-            auto=self.upkeep.auto,
-            compact_context=lambda: self.compact_context(session_id=session_id),
-            progress=progress,
-            on_step=watch.catch_up,
-            server_tools=server_tools,
-        )
-        runtime.replying = True
-        try:
-            result = await chat.send(
-                runtime.session, content=content, tools=tools, ctx=context, attachments=attached
-            )
-        finally:
-            watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
-            runtime.replying = False
-        self.upkeep.after_reply(self._runtime(session_id))
-        return Reply(result.message, self.usage(session_id))
-
-    # ---- compaction ----------------------------------------------------------------------
-
-    async def compact(
-        self, session_id: str, request: CompactRequest, progress: Progress | None = None
-    ) -> CompactResult:
-        session = self.session(session_id)
-        check_writable(request.instructions, "instructions")
-        context = self.compact_context(progress, session_id)
-        result = await self.lanes.compact_any(session, request, context)  # offline: off the loop
-        if not request.dry_run:
-            self.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
-            self.changes.changed(self._runtime(session_id), "compact")
-        return result
-
-    async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
-        """What auto-compact would summarize and keep right now, or None and why not."""
-        self.session(session_id)
-        request = CompactRequest(direction="all", dry_run=True, trigger="auto", measure=False)
-        try:
-            return await self.compact(session_id, request), None
-        except NothingToCompact:
-            return None, None
-        except BatonError as exc:  # busy, read-only, no key for the summarizer...
-            return None, exc.message
-
-    def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
-        """Take a message and the rest of the view after it out of the view (kept in the
-        transcript; undone like a compaction)."""
-        runtime = self._runtime(session_id)
-        boundary = engine.rewind(runtime.session, message_id)
-        return boundary, self.changes.changed(runtime, "rewind")
-
-    def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
-        runtime = self._runtime(session_id)
-        engine.uncompact(runtime.session, boundary_id)
-        return self.changes.changed(runtime, "uncompact")
-
-    def compact_context(
-        self,
-        progress: Progress | None = None,
-        session_id: str | None = None,
-        *,
-        summarizer: Summarizer | None = None,
-    ) -> CompactContext:
-        runtime = self._runtimes.get(session_id) if session_id is not None else None
-        return CompactContext(
-            settings=self.settings,
-            estimator=self.estimator,
-            summarizer=summarizer or self.models.summarizer(self.settings, self.estimator),
-            editor_files=self.editor_files,
-            workspace_folders=list(self.workspace_folders),
-            progress=progress,
-            tools_tokens=runtime.tools_tokens if runtime is not None else 0,
-            tools=(runtime.tools or None) if runtime is not None else None,
-            hooks=load_hooks(),
-        )
 
     async def close(self) -> None:
         await self.background.close()

@@ -24,12 +24,10 @@ AUTO_COMPACT_TITLE = "Baton: auto-compacting"
 Outcome = Literal["compacted", "paused"] | None
 
 
-class Contexts(Protocol):
-    """What upkeep asks of the service: background work, and the compaction context."""
+class ContextOf(Protocol):
+    """The compaction context for a session's work (the service's `compaction.context`)."""
 
-    background: Background
-
-    def compact_context(
+    def __call__(
         self,
         progress: Progress | None = None,
         session_id: str | None = None,
@@ -41,19 +39,18 @@ class Contexts(Protocol):
 class Upkeep:
     def __init__(
         self,
-        host: Contexts,
+        background: Background,
+        context_of: ContextOf,
         runtimes: Runtimes,
         events: Events,
         compact: CompactFn | None = None,
     ) -> None:
-        self._host = host
+        self._context_of = context_of
         self._events = events
         # summaries written ahead run as background work with their own progress
-        self.ahead = SummariesAhead(
-            host.background.spawn, lambda: events.progress, runtimes.ahead_of
-        )
+        self.ahead = SummariesAhead(background.spawn, lambda: events.progress, runtimes.ahead_of)
         self.auto = AutoCompactor(
-            host,
+            context_of,
             ahead=self.ahead,
             states=runtimes.auto_of,
             memos=runtimes.memo_of,
@@ -64,7 +61,7 @@ class Upkeep:
     def after_reply(self, runtime: SessionRuntime) -> None:
         """A reply may have brought usage past the point where the summary is written ahead."""
         try:
-            context = self._host.compact_context(None, runtime.session_id)
+            context = self._context_of(None, runtime.session_id)
         except ApiKeyMissing:
             return  # nothing can write a model summary ahead without a key
         self.auto.start_ahead(runtime.session, context)
@@ -97,11 +94,11 @@ class Upkeep:
     ) -> CompactResult | None:
         session_id = session.session_id
         try:
-            context = self._host.compact_context(progress, session_id)
+            context = self._context_of(progress, session_id)
         except ApiKeyMissing:
             # the anthropic summarizer chosen without a key: the attempt fails inside the
             # compaction, so the breaker counts it and, after repeated failures, the meter
             # and the diagnostics tell the user (not just a log line on every append)
             keyless = KeyMissingSummarizer()
-            context = self._host.compact_context(progress, session_id, summarizer=keyless)
+            context = self._context_of(progress, session_id, summarizer=keyless)
         return await self.auto.check(session, reason=reason, context=context)

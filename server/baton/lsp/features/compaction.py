@@ -47,7 +47,7 @@ async def run(call: Call, session_id: str, request: CompactRequest) -> p.Compact
     call.service.session(session_id)  # unknown ids fail before any progress shows
     title = "Baton: planning a compaction" if request.dry_run else "Baton: compacting"
     async with work_done(call.ls, title, call.token) as reporter:
-        result = await call.service.compact(session_id, request, reporter)
+        result = await call.service.compaction.compact(session_id, request, reporter)
         summarized = _plural(len(result.summarized_message_ids), "message")
         reporter.final_message = (
             f"{summarized} would be summarized" if request.dry_run else f"Summarized {summarized}"
@@ -60,7 +60,9 @@ async def compact(call: Call, args: p.CompactParams) -> p.CompactResult:
 
 
 async def uncompact(call: Call, args: p.UncompactParams) -> p.UncompactResult:
-    return p.UncompactResult(usage=call.service.uncompact(args.session_id, args.boundary_id))
+    return p.UncompactResult(
+        usage=call.service.compaction.uncompact(args.session_id, args.boundary_id)
+    )
 
 
 async def compact_command(call: Call, args: p.CompactCommandArgs) -> p.CompactResult:

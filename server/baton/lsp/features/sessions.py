@@ -103,14 +103,14 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
     from baton.core.tools.attachments import EditorAttachment
 
     service = call.service
-    service.check_can_send(args.session_id)  # an unknown id or no key fails before progress
+    service.replies.check_can_send(args.session_id)  # an unknown id or no key fails before progress
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
         host = LspToolHost(call.ls)
         attachments = [
             EditorAttachment(a.kind, a.path, a.text, a.range, a.language_id)
             for a in args.attachments or []
         ]
-        reply = await service.send(
+        reply = await service.replies.send(
             args.session_id, args.content, args.tools, reporter, host, attachments
         )
     return p.SendResult(message=reply.message, usage=reply.usage)
@@ -172,7 +172,7 @@ async def set_model(call: Call, args: p.SetModelParams) -> p.ModelSwitch:
 
 
 async def rewind(call: Call, args: p.RewindParams) -> p.RewindResult:
-    boundary, usage = call.service.rewind(args.session_id, args.message_id)
+    boundary, usage = call.service.compaction.rewind(args.session_id, args.message_id)
     return p.RewindResult(
         boundary_id=boundary.id, rewound_message_ids=boundary.summarized_ids, usage=usage
     )

@@ -21,7 +21,7 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
     """The hover on `line` of a session document: the usage line, or a message's section."""
     rendered, data, _ = ls.documents.render(session_id)
     if line == USAGE_LINE:
-        preview, reason = await ls.service.preview_auto(session_id)
+        preview, reason = await ls.service.compaction.preview_auto(session_id)
         plan = None
         if preview is not None:
             plan = (preview.summarized_message_ids, preview.kept_message_ids)

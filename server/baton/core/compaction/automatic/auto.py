@@ -49,7 +49,7 @@ ContextFactory = Callable[[], CompactContext]
 
 
 class ContextHost(Protocol):
-    """Anything that can build the compaction context (the server's facade does)."""
+    """Anything with a `compact_context` method that builds the compaction context."""
 
     def compact_context(self) -> CompactContext: ...
 
@@ -77,7 +77,7 @@ class AutoCompactor:
         memos: MemoOf | None = None,
         on_outcome: OutcomeListener | None = None,
     ) -> None:
-        # a host object (the server's facade) or a plain factory function
+        # a host object or a plain factory function (the service's `compaction.context`)
         self._contexts = cast(ContextFactory, getattr(contexts, "compact_context", contexts))
         self.max_failures = max_failures
         self._compact: CompactFn = compact or engine.compact

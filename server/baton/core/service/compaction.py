@@ -1,0 +1,88 @@
+"""The service's compaction entry points: compact now, preview what auto-compact would do,
+rewind, undo a boundary, and the context every compaction of a session runs with."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from baton.core.compaction import engine
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hooks import load_hooks
+from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.transcript import check_writable
+from baton.core.errors import BatonError, NothingToCompact
+from baton.core.service.runtime import Runtimes
+from baton.core.usage.budget import Usage
+
+if TYPE_CHECKING:
+    from baton.core.service.service import BatonService
+
+
+class Compaction:
+    """Front ends call it as `service.compaction`; each commit is one change of the session
+    (`changes.py` raises its event), and a manual success closes auto-compact's breaker."""
+
+    def __init__(self, service: BatonService, runtimes: Runtimes) -> None:
+        self._service = service
+        self._runtimes = runtimes
+
+    async def compact(
+        self, session_id: str, request: CompactRequest, progress: Progress | None = None
+    ) -> CompactResult:
+        service = self._service
+        session = service.session(session_id)
+        check_writable(request.instructions, "instructions")
+        context = self.context(progress, session_id)
+        result = await service.lanes.compact_any(session, request, context)  # offline: off the loop
+        if not request.dry_run:
+            service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
+            service.changes.changed(self._runtimes.of(session_id), "compact")
+        return result
+
+    async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
+        """What auto-compact would summarize and keep right now, or None and why not."""
+        self._service.session(session_id)
+        request = CompactRequest(direction="all", dry_run=True, trigger="auto", measure=False)
+        try:
+            return await self.compact(session_id, request), None
+        except NothingToCompact:
+            return None, None
+        except BatonError as exc:  # busy, read-only, no key for the summarizer...
+            return None, exc.message
+
+    def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
+        """Take a message and the rest of the view after it out of the view (kept in the
+        transcript; undone like a compaction)."""
+        runtime = self._runtimes.of(session_id)
+        boundary = engine.rewind(runtime.session, message_id)
+        return boundary, self._service.changes.changed(runtime, "rewind")
+
+    def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
+        runtime = self._runtimes.of(session_id)
+        engine.uncompact(runtime.session, boundary_id)
+        return self._service.changes.changed(runtime, "uncompact")
+
+    def context(
+        self,
+        progress: Progress | None = None,
+        session_id: str | None = None,
+        *,
+        summarizer: Summarizer | None = None,
+    ) -> CompactContext:
+        """What a compaction runs with: the settings of now, the summarizer they choose,
+        and, for an open session, the tools its last send offered (they count too)."""
+        service = self._service
+        runtime = self._runtimes.get(session_id) if session_id is not None else None
+        return CompactContext(
+            settings=service.settings,
+            estimator=service.estimator,
+            summarizer=summarizer or service.models.summarizer(service.settings, service.estimator),
+            editor_files=service.editor_files,
+            workspace_folders=list(service.workspace_folders),
+            progress=progress,
+            tools_tokens=runtime.tools_tokens if runtime is not None else 0,
+            tools=(runtime.tools or None) if runtime is not None else None,
+            hooks=load_hooks(),
+        )

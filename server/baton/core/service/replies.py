@@ -1,0 +1,88 @@
+"""The service's turns: whether a send can start, and the send itself, with each visible step
+raised as a change and the reply's text streamed as it arrives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.messages import ContentBlock
+from baton.core.service.events import Events, Reason, ReplyText
+from baton.core.service.results import Reply
+from baton.core.service.runtime import Runtimes
+from baton.core.turn.watch import TurnWatch
+
+if TYPE_CHECKING:  # a turn's tools load with the first send that uses them
+    from baton.core.service.service import BatonService
+    from baton.core.tools.attachments import EditorAttachment
+    from baton.core.tools.host import ToolHost
+
+
+class Replies:
+    """Front ends call it as `service.replies`; a send's changes go through the service's
+    `changes`, its text out as `ReplyText` events."""
+
+    def __init__(self, service: BatonService, runtimes: Runtimes, events: Events) -> None:
+        self._service = service
+        self._runtimes = runtimes
+        self._events = events
+
+    def check_can_send(self, session_id: str) -> None:
+        """Fail now as `send` would before asking the model: an unknown session, no key."""
+        self._runtimes.of(session_id)
+        self._service.models.client(self._service.settings)
+
+    async def send(
+        self,
+        session_id: str,
+        content: str | list[ContentBlock] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        progress: Progress | None = None,
+        host: ToolHost | None = None,
+        attachments: Sequence[EditorAttachment] = (),
+    ) -> Reply:
+        """One turn; auto-compact runs inside it. Events follow each visible step: the
+        prompt as soon as it is appended, any compaction as soon as it is committed (both
+        before the model is asked), the reply at the end. With a `host` and no `tools` of
+        the send's own, the workspace tools are offered and run here (`tools.enabled`)."""
+        from baton.core.turn import chat
+
+        service = self._service
+        runtime = self._runtimes.of(session_id)
+        client = service.models.client(service.settings)
+        attached = await service.tool_setup.attachments(attachments, host)
+
+        def step(reason: str) -> None:
+            service.changes.changed(runtime, cast(Reason, reason))
+
+        watch = TurnWatch(runtime.session, step)
+
+        def delta(message_id: str, text: str) -> None:
+            self._events.emit(ReplyText(session_id, message_id, text))
+
+        server_tools = service.tool_setup.server_tools(runtime, host) if not tools else None
+        offered = tools or (server_tools.definitions() if server_tools is not None else None)
+        runtime.tools = list(offered or [])
+        runtime.tools_tokens = service.estimator.count_json(offered) if offered else 0
+        context = chat.ChatContext(
+            settings=service.settings,
+            estimator=service.estimator,
+            client=client,
+            on_delta=delta,
+            auto=service.upkeep.auto,
+            compact_context=lambda: service.compaction.context(session_id=session_id),
+            progress=progress,
+            on_step=watch.catch_up,
+            server_tools=server_tools,
+        )
+        runtime.replying = True
+        try:
+            result = await chat.send(
+                runtime.session, content=content, tools=tools, ctx=context, attachments=attached
+            )
+        finally:
+            watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
+            runtime.replying = False
+        service.upkeep.after_reply(self._runtimes.of(session_id))
+        return Reply(result.message, service.usage(session_id))

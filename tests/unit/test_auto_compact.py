@@ -205,11 +205,7 @@ async def test_microcompact_runs_first_and_can_make_compaction_unnecessary(
     later = datetime.now(UTC) + timedelta(hours=2)  # the prompt cache is surely cold
     spy = SpyCompact()
 
-    class Host:
-        def compact_context(self) -> CompactContext:
-            return factory(estimator)()
-
-    auto = AutoCompactor(Host(), compact=spy, clock=lambda: later)
+    auto = AutoCompactor(factory(estimator), compact=spy, clock=lambda: later)
     result = await auto.check(session, reason="send")
     assert result is not None and result.direction == "microcompact"
     assert spy.calls == []

@@ -19,7 +19,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Literal, Protocol, cast
+from typing import Literal
 
 from baton.core.compaction import engine
 from baton.core.compaction.automatic import microcompact as micro
@@ -48,12 +48,6 @@ MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
 
 
-class ContextHost(Protocol):
-    """Anything with a `compact_context` method that builds the compaction context."""
-
-    def compact_context(self) -> CompactContext: ...
-
-
 class AutoCompactor:
     """One per server; remembers, per session, how many auto-compacts failed in a row.
 
@@ -66,7 +60,7 @@ class AutoCompactor:
 
     def __init__(
         self,
-        contexts: ContextFactory | ContextHost,
+        contexts: ContextFactory,
         *,
         max_failures: int = MAX_FAILURES,
         compact: CompactFn | None = None,
@@ -77,8 +71,7 @@ class AutoCompactor:
         memos: MemoOf | None = None,
         on_outcome: OutcomeListener | None = None,
     ) -> None:
-        # a host object or a plain factory function (the service's `compaction.context`)
-        self._contexts = cast(ContextFactory, getattr(contexts, "compact_context", contexts))
+        self._contexts = contexts  # the service's `compaction.context`
         self.max_failures = max_failures
         self._compact: CompactFn = compact or engine.compact
         self._microcompact: MicrocompactFn = microcompact or micro.microcompact

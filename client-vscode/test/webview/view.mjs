@@ -59,6 +59,10 @@ export const toView = (page, message) => page.evaluate((m) => window.postMessage
 /** Everything the view has posted to the host, in order. */
 export const posted = (page) => page.evaluate(() => window.__baton.posted);
 
+/** Two frames have gone by: the feed has measured and placed what a click changed. */
+export const settled = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+
 /** The first message posted at or after index `from` that matches, waiting for it if need be. */
 export async function waitPosted(page, predicate, from = 0) {
   for (;;) {

@@ -27,6 +27,7 @@ export class ChatController {
   private selected: string[] = [];
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
+  private opening: string | undefined; // the session the latest select is opening, until it has it
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
   private readonly sender: ChatSender;
@@ -75,7 +76,16 @@ export class ChatController {
    */
   async select(sessionId: string): Promise<void> {
     const mine = ++this.selects;
-    const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId);
+    this.opening = sessionId;
+    let opened;
+    try {
+      opened = await this.ports.rpc.getSession(sessionId);
+    } finally {
+      if (mine === this.selects) {
+        this.opening = undefined;
+      }
+    }
+    const { session, messages, usage, todos } = opened;
     if (mine !== this.selects) {
       return; // another session was chosen meanwhile
     }
@@ -108,7 +118,8 @@ export class ChatController {
       if (this.selects !== started) {
         return; // a session was chosen meanwhile: that select shows it
       }
-      const wanted = this.current.sessionId;
+      // the session being opened, if any: a refresh must not undo a New Chat on its way
+      const wanted = this.opening ?? this.current.sessionId;
       const target = this.sessions.some((s) => s.sessionId === wanted) ? wanted : mostRecent(this.sessions)?.sessionId;
       if (target === undefined) {
         this.messages = [];

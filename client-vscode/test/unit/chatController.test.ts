@@ -309,6 +309,23 @@ test("New Chat during the first refresh stays chosen when that refresh ends", as
   assert.equal(fake.lastSession().session?.sessionId, "new1");
 });
 
+test("a refresh while New Chat's session is on its way shows the new chat, not the one before", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  assert.equal(current.sessionId, "a");
+  let open!: () => void;
+  fake.getGate = new Promise((resolve) => (open = resolve));
+  const chosen = chat.receive({ type: "newChat" }); // created; its view is on its way
+  await new Promise((resolve) => setImmediate(resolve));
+  const refreshed = chat.onSessionChanged({ sessionId: "new1", reason: "create" }); // the server's word of it
+  await refreshed;
+  open();
+  await chosen;
+  assert.equal(current.sessionId, "new1");
+  assert.equal(fake.lastSession().session?.sessionId, "new1");
+});
+
 test("Stop cancels the running send; no error is shown and the view is refreshed", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -77,15 +77,11 @@ export class ChatController {
   async select(sessionId: string): Promise<void> {
     const mine = ++this.selects;
     this.opening = sessionId;
-    let opened;
-    try {
-      opened = await this.ports.rpc.getSession(sessionId);
-    } finally {
+    const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId).finally(() => {
       if (mine === this.selects) {
         this.opening = undefined;
       }
-    }
-    const { session, messages, usage, todos } = opened;
+    });
     if (mine !== this.selects) {
       return; // another session was chosen meanwhile
     }

@@ -162,8 +162,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
   step("the model got the editor's file, the read's result, and was told the edit was denied", async () => {
     const all = await fake.stop();
     fake = undefined;
-    // the new chat's requests: the imported session may have had its own meanwhile (a
-    // summary written ahead in the background, when the run is slow enough to leave it idle)
+    // the requests that carry the new chat's prompt (one sent to another session fails below)
     const requests = all.filter((body) => JSON.stringify(body.messages).includes("rename parse_date to parse_day"));
     assert.ok(requests.length >= 5, `${requests.length} of ${all.length} Messages requests are the new chat's`);
     const [first, second] = requests;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { SESSION, sessionUpdate } from "./fixture.mjs";
-import { RESULTS, message, openView, posted, settled, toView, useBrowser } from "./view.mjs";
+import { RESULTS, frame, message, openView, posted, toView, useBrowser } from "./view.mjs";
 
 useBrowser();
 
@@ -134,12 +134,12 @@ for (const theme of ["light", "dark", "hc"]) {
     const before = await selections();
     // Each click once the feed has placed what the one before opened.
     await message(page, "call").locator("details.baton-toolcall > summary").first().click();
-    await settled(page);
+    await frame(page, 2);
     await paste.locator("> summary").click();
     await message(page, "paste").getByText("worker 119 ok").waitFor();
-    await settled(page);
+    await frame(page, 2);
     await message(page, "s_mid").locator(".baton-summary > summary").click();
-    await settled(page);
+    await frame(page, 2);
     assert.equal(await message(page, "call").locator("details.baton-toolcall").first().evaluate((el) => el.open), true);
     assert.equal(await paste.evaluate((el) => el.open), true);
     const chosen = await page.$$eval("article.selected", (els) => els.map((el) => el.dataset.messageId));

@@ -59,9 +59,16 @@ export const toView = (page, message) => page.evaluate((m) => window.postMessage
 /** Everything the view has posted to the host, in order. */
 export const posted = (page) => page.evaluate(() => window.__baton.posted);
 
-/** Two frames have gone by: the feed has measured and placed what a click changed. */
-export const settled = (page) =>
-  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+/** `frames` animation frames have gone by (then a task): the feed has measured and placed what changed. */
+export const frame = (page, frames = 1) =>
+  page.evaluate(
+    (n) =>
+      new Promise((r) => {
+        const step = (left) => (left === 0 ? setTimeout(r, 0) : requestAnimationFrame(() => step(left - 1)));
+        step(n);
+      }),
+    frames,
+  );
 
 /** The first message posted at or after index `from` that matches, waiting for it if need be. */
 export async function waitPosted(page, predicate, from = 0) {

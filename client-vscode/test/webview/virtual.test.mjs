@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { longUpdate, longView } from "./fixture.mjs";
-import { RESULTS, message, openView, posted, toView, useBrowser, waitPosted } from "./view.mjs";
+import { RESULTS, frame, message, openView, posted, toView, useBrowser, waitPosted } from "./view.mjs";
 
 useBrowser();
 
@@ -33,7 +33,6 @@ async function openLong(t, theme = "dark") {
 const drawn = (page) => page.$$eval("article[data-message-id]", (els) => els.map((el) => el.dataset.messageId));
 const elements = (page) => page.evaluate(() => document.getElementsByTagName("*").length);
 const feed = (page) => page.locator(".baton-feed");
-const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 
 /** The first drawn message whose top is at or below the feed's top, and where it is. */
 const topMessage = (page) =>

@@ -123,10 +123,93 @@ def _longest_split(seen: list[tuple[str, Any]]) -> int:
     )
 
 
-def test_a_compaction_splits_no_text_longer_than_a_slice(tmp_path: Any) -> None:
-    """The extractive summary of a session holding a 3 MB message: no `str.split` over more
-    than a slice (each one holds the GIL, and so every other session, while it runs)."""
-    from baton.core.compaction import engine
+LINE_BREAKS = ["\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\n\n"]
+PROSE = ["Never", "touch", "it.", "Always", "run", "tests!", "why?", "(see", '"quoted"', "`x`"]
+GAPS = [" ", "  ", "\n", " \n ", "\t", "\n\n", "\u2003"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lines_in_slices_are_the_lines_of_the_text(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(300 + seed)
+    monkeypatch.setattr(slices, "SLICE_CHARS", rng.choice([3, 8, 40]))
+    for _ in range(20):
+        parts = [rng.choice(["ab", "", "x" * 60, " "]) for _ in range(rng.randint(0, 40))]
+        text = "".join(part + rng.choice(LINE_BREAKS) for part in parts) + rng.choice(["", "z"])
+        assert list(slices.lines(text)) == text.splitlines()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sentence_split_in_slices_equals_the_single_split(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from baton.core.compaction.retention.standing import _SENTENCE_END
+
+    rng = random.Random(400 + seed)
+    monkeypatch.setattr(slices, "SLICE_CHARS", rng.choice([4, 9, 33]))
+    for _ in range(20):
+        words = [rng.choice(PROSE) for _ in range(rng.randint(0, 80))]
+        text = "".join(word + rng.choice(GAPS) for word in words)
+        assert slices.split(_SENTENCE_END, text) == _SENTENCE_END.split(text)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tags_are_taken_out_as_the_single_substitution_does(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from baton.core.compaction.retention import standing
+
+    rng = random.Random(500 + seed)
+    monkeypatch.setattr(slices, "SLICE_CHARS", 5)
+    pieces = ["<a>", "</a>", "<ide_opened_file>", "</ide_opened_file>", "<B>", "<", ">", "</"]
+    for _ in range(40):
+        text = "".join(rng.choice([*pieces, "text ", "\n"]) for _ in range(rng.randint(0, 30)))
+        assert standing._without_tags(text) == standing._TAG.sub(" ", text)
+
+
+def test_sentences_of_a_long_prompt_are_unchanged_by_the_slices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from baton.core.compaction.retention.standing import sentences, standing_instructions
+
+    rng = random.Random(11)
+    blocks = [
+        "Never edit the migrations. ",
+        "the log says: error. ",
+        "<ide_opened_file>Never open this.</ide_opened_file> ",
+        "```\nnever in code. Always\n```\n",
+        "    Always indented code.\n",
+        "From now on answer in German!\n",
+        "Don't push to main, ok?",
+    ]
+    prompt = "".join(rng.choice(blocks) + rng.choice(GAPS) for _ in range(300))
+    whole_sentences, whole_rules = sentences(prompt), standing_instructions([prompt])
+    monkeypatch.setattr(slices, "SLICE_CHARS", 17)
+    assert sentences(prompt) == whole_sentences
+    assert standing_instructions([prompt]) == whole_rules
+    assert whole_rules[:1] and all("open this" not in rule for rule in whole_rules)
+
+
+class _Measured:
+    """A compiled pattern that notes the length of each text it is given."""
+
+    def __init__(self, pattern: re.Pattern[str], lengths: list[int]) -> None:
+        self.pattern, self.lengths = pattern, lengths
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.pattern, name)
+
+        def measured(text: str, *args: Any) -> Any:
+            self.lengths.append(len(text) if not args else min(len(text), args[-1] - args[0]))
+            return method(text, *args)
+
+        return measured
+
+
+def _huge_session(tmp_path: Any) -> tuple[Any, Any, Any]:
+    """A session holding a 3 MB message, an extractive compaction context and a request
+    that summarizes the message."""
     from baton.core.compaction.engine import CompactContext
     from baton.core.compaction.result import CompactRequest
     from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
@@ -139,7 +222,7 @@ def test_a_compaction_splits_no_text_longer_than_a_slice(tmp_path: Any) -> None:
     store = SessionStore(tmp_path, estimator.count_message)
     session = store.create("huge", "claude-sonnet-4-5", None)
     rng = random.Random(3)
-    words = ["alpha", "beta", "file.py", "error:", "x=1"]
+    words = ["alpha", "beta", "file.py", "error:", "x=1", "Never.", "<b>", "</b>"]
     huge = " ".join(rng.choice(words) for _ in range(500_000))
     turns = [MessageInput(role="user", content=huge), MessageInput(role="assistant", content="ok")]
     for i in range(3):
@@ -152,9 +235,70 @@ def test_a_compaction_splits_no_text_longer_than_a_slice(tmp_path: Any) -> None:
     summarizer = ExtractiveSummarizer(estimator.count_text)
     ctx = CompactContext(settings=settings, estimator=estimator, summarizer=summarizer)
     request = CompactRequest(direction="up_to", pivot_message_id=appended.message_ids[1])
+    return session, ctx, request
+
+
+def test_standing_instructions_of_a_huge_prompt_take_no_long_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The standing instructions of a 3 MB prompt: no regular expression call is given more
+    than a slice's text or two, and neither is `str.splitlines`."""
+    from baton.core.compaction.retention import standing
+
+    rng = random.Random(5)
+    words = ["Never", "push.", "<b>", "</b>", "x\n", "ok"]
+    prompt = " ".join(rng.choice(words) for _ in range(600_000))
+    slice_chars = slices.SLICE_CHARS
+    monkeypatch.setattr(slices, "SLICE_CHARS", len(prompt) + 1)  # one call each
+    whole = standing.standing_instructions([prompt])
+    monkeypatch.setattr(slices, "SLICE_CHARS", slice_chars)
+    lengths: list[int] = []
+    for name in ("_TAG", "_OPENING_TAG", "_SENTENCE_END", "_FENCE"):
+        monkeypatch.setattr(standing, name, _Measured(getattr(standing, name), lengths))
+    with _calls_seen() as seen:
+        rules = standing.standing_instructions([prompt])
+    assert rules == whole and len(rules) > 100
+    lines = [len(b) for name, b in seen if name == "str.splitlines" and isinstance(b, str)]
+    assert 0 < max(lengths) <= 2 * slices.SLICE_CHARS
+    assert 0 < max(lines) <= 2 * slices.SLICE_CHARS
+
+
+def test_a_compaction_splits_no_text_longer_than_a_slice(tmp_path: Any) -> None:
+    """The extractive summary of a session holding a 3 MB message: no `str.split` over more
+    than a slice (each one holds the GIL, and so every other session, while it runs)."""
+    from baton.core.compaction import engine
+
+    session, ctx, request = _huge_session(tmp_path)
     import asyncio
 
     with _calls_seen(every_thread=True) as seen:
         result = asyncio.run(engine.compact(session, request, ctx))
     assert result.post_tokens < result.pre_tokens
     assert 0 < _longest_split(seen) <= 2 * slices.SLICE_CHARS  # a slice runs to a space
+
+
+def test_the_commit_on_the_loop_normalizes_no_huge_prompt(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compaction's summary is made in a thread and committed on the server's loop: the
+    commit finds the summarized facts' normalized forms made (`SpanFacts.unique_prompts`)
+    and normalizes nothing as long as the 3 MB prompt, which would stop the loop."""
+    import asyncio
+
+    from baton.core.compaction import engine
+    from baton.core.compaction.commit import check_retention
+
+    session, ctx, request = _huge_session(tmp_path)
+    prepared = asyncio.run(engine.summarize(session, request, ctx, session.view_messages()))
+    prepared.retained = check_retention(prepared, ctx, str(session.transcript.path))
+    lengths: list[int] = []
+    normalize_whole = slices.normalize
+
+    def measured(text: str) -> str:
+        lengths.append(len(text))
+        return normalize_whole(text)
+
+    monkeypatch.setattr(slices, "normalize", measured)
+    result = engine.commit_prepared(session, prepared, ctx)
+    assert result.post_tokens < result.pre_tokens
+    assert lengths and max(lengths) < 100_000, f"the commit normalized {max(lengths)} characters"

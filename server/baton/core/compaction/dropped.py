@@ -62,19 +62,14 @@ def dropped(
     ledger = normalize(ledger_text or "")
     kept_paths = normalize("\n".join(t.path for t in touched_paths(kept)))
     missing, lost = _Lists(), _Lists()
-    for kind, values in (
-        ("prompts", facts.prompts),
-        ("paths", [touch.path for touch in facts.paths]),
-        ("errors", [fact.line for fact in facts.errors]),
+    for kind, keyed in (
+        ("prompts", facts.unique_prompts),
+        ("paths", facts.unique_paths),
+        ("errors", facts.unique_errors),
     ):
         prefix = PROMPT_PREFIX_CHARS if kind == "prompts" else None
-        seen: set[str] = set()
-        for value in values:
-            key = normalize(value)
-            if not key or key in seen:
-                continue
-            seen.add(key)
-            besides = kept_paths if kind == "paths" else kept_text
+        besides = kept_paths if kind == "paths" else kept_text
+        for value, key in keyed.items():
             if found_in(summary, key, prefix) or found_in(besides, key, prefix):
                 continue
             missing.add(kind, value)

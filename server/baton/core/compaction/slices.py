@@ -16,6 +16,7 @@ from collections.abc import Iterator
 SLICE_CHARS = 256 * 1024  # characters per C call: about a millisecond of work
 NORMALIZE_CHARS = 16 * 1024  # `normalize`'s pieces (the words of one are held at once)
 _SPACE = re.compile(r"\s")
+_TWO_WORD_CHARACTERS = re.compile(r"\S\S")  # a cut between them is inside a word
 
 
 def normalize(text: str) -> str:
@@ -62,3 +63,56 @@ def search(pattern: re.Pattern[str], text: str, reach: int) -> re.Match[str] | N
         if found is not None and found.start() < end:
             return found
     return None
+
+
+def lines(text: str) -> Iterator[str]:
+    """`text.splitlines()`, a piece at a time: a piece ends just after a "\\n" (so never
+    inside a "\\r\\n"), and the lines of the pieces are the text's."""
+    start, end = 0, len(text)
+    while end - start > SLICE_CHARS:
+        cut = text.rfind("\n", start, start + SLICE_CHARS)
+        if cut == -1:  # a line longer than a slice: it is one piece
+            cut = text.find("\n", start + SLICE_CHARS)
+            if cut == -1:
+                break
+        yield from text[start : cut + 1].splitlines()
+        start = cut + 1
+    yield from text[start:].splitlines()
+
+
+def split(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`pattern.split(text)` for a pattern without groups that matches white space only
+    and looks at most one character before and after its match: the text is cut between
+    two characters that are not white space (no match covers such a cut, none looks
+    across it), each piece is split on its own, and the part each cut went through is
+    joined back together."""
+    if len(text) <= SLICE_CHARS:
+        return pattern.split(text)
+    parts: list[str] = []
+    open_part: list[str] = []  # the pieces of the part that runs on into the next piece
+    for piece in _inside_words(text, SLICE_CHARS):
+        split_piece = pattern.split(piece)
+        open_part.append(split_piece[0])
+        if len(split_piece) > 1:
+            parts.append("".join(open_part))
+            parts.extend(split_piece[1:-1])
+            open_part = [split_piece[-1]]
+    parts.append("".join(open_part))
+    return parts
+
+
+def _inside_words(text: str, size: int) -> Iterator[str]:
+    """`text` in consecutive pieces of about `size` characters, each (but the last) cut
+    between two characters that are not white space."""
+    start, end = 0, len(text)
+    while end - start > size:
+        cut = start + size
+        found = _TWO_WORD_CHARACTERS.search(text, cut, min(cut + size, end))
+        while found is None and cut + size < end:  # a long run of white space
+            cut += size
+            found = _TWO_WORD_CHARACTERS.search(text, cut, min(cut + size, end))
+        if found is None:
+            break
+        yield text[start : found.start() + 1]
+        start = found.start() + 1
+    yield text[start:]

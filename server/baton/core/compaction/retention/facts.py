@@ -36,6 +36,18 @@ def normalize(text: str) -> str:
     return slices.normalize(text)
 
 
+def unique(values: Sequence[str]) -> dict[str, str]:
+    """The values whose normalized form is new, in order, each with that form."""
+    seen: set[str] = set()
+    out: dict[str, str] = {}
+    for value in values:
+        key = normalize(value)
+        if key and key not in seen:
+            seen.add(key)
+            out[value] = key
+    return out
+
+
 def result_text(block: ToolResultBlock) -> str:
     """The text a tool_result carries (string content or its text parts)."""
     if isinstance(block.content, str):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from baton.core.compaction.retention.facts import (
     CountText,
     approx_tokens,
@@ -24,18 +22,6 @@ from baton.core.conversation.boundary import Retention, RetentionFigure
 from baton.core.conversation.messages import Message
 
 __all__ = ["PROMPT_PREFIX_CHARS", "found_in", "retention"]
-
-
-def _unique(values: Sequence[str]) -> dict[str, str]:
-    """The values whose normalized form is new, in order, each with that form."""
-    seen: set[str] = set()
-    out: dict[str, str] = {}
-    for value in values:
-        key = normalize(value)
-        if key and key not in seen:
-            seen.add(key)
-            out[value] = key
-    return out
 
 
 def _is_word(char: str) -> bool:
@@ -96,16 +82,14 @@ def retention(
     kept_paths = [touch.path for touch in touched_paths(kept)]
     kept_paths += [touch.path for facts in carried_facts(kept) for touch in facts.paths]
     path_haystack = summary + "\n" + normalize("\n".join(kept_paths))
-    prompts = _unique(facts.prompts)
-    paths = _unique([touch.path for touch in facts.paths])
-    errors = _unique([fact.line for fact in facts.errors])
+    prompts, paths, errors = facts.unique_prompts, facts.unique_paths, facts.unique_errors
 
     missing = (
         [p for p, key in prompts.items() if not found_in(haystack, key, PROMPT_PREFIX_CHARS)],
         [p for p, key in paths.items() if not found_in(path_haystack, key)],
         [e for e, key in errors.items() if not found_in(haystack, key)],
     )
-    standing = _unique(facts.instructions)
+    standing = facts.unique_instructions
     lost = [i for i, key in standing.items() if not found_in(haystack, key)]
     figures = Retention(
         prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),

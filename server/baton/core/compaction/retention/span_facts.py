@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from baton.core.compaction.retention.blocks import is_prompt
 from baton.core.compaction.retention.error_facts import ErrorFact, note_command, result_errors
-from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths
+from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths, unique
 from baton.core.compaction.retention.standing import merged, read_standing, standing_instructions
 from baton.core.compaction.retention.summary_facts import read_summary, summary_text
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
@@ -76,6 +77,25 @@ class SpanFacts:
             list(tool_touches.values()),
             merged(carried_instructions, standing_instructions(prompts)),
         )
+
+    # Each kind's facts whose normalized form is new, with that form (`unique`): worked out
+    # once, in the compaction's thread, where the retention check asks first; the commit,
+    # on the server's loop, finds them made (a prompt may be a 20 MB paste).
+    @functools.cached_property
+    def unique_prompts(self) -> dict[str, str]:
+        return unique(self.prompts)
+
+    @functools.cached_property
+    def unique_paths(self) -> dict[str, str]:
+        return unique([touch.path for touch in self.paths])
+
+    @functools.cached_property
+    def unique_errors(self) -> dict[str, str]:
+        return unique([fact.line for fact in self.errors])
+
+    @functools.cached_property
+    def unique_instructions(self) -> dict[str, str]:
+        return unique(self.instructions)
 
     def without_attachments(self) -> SpanFacts:
         """These facts as they stand once attachments are dropped from the span."""

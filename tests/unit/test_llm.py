@@ -252,6 +252,24 @@ async def test_a_stream_cut_mid_reply_raises_with_the_partial_text(
     assert caught.value.data["type"] == "stream_error"
 
 
+async def test_an_api_that_cannot_be_reached_is_a_connection_error() -> None:
+    """Before any reply began the failure is the connection's (`connection_error`); once
+    it began, the stream's (`stream_error`, above), whichever way the SDK words it."""
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = AnthropicClient("sk-ant-test", base_url=f"http://127.0.0.1:{port}", max_retries=0)
+    try:
+        with pytest.raises(ApiError) as caught:
+            await ask(client)
+    finally:
+        await client.aclose()
+    assert caught.value.data["type"] == "connection_error"
+    assert partial_reply(caught.value) is None
+
+
 async def test_a_stream_that_just_stops_is_a_broken_stream(
     fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
 ) -> None:

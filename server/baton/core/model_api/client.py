@@ -113,6 +113,18 @@ def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLon
     return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
 
 
+def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
+    """The Baton error for a failure once the reply had begun: the stream broke, however
+    the SDK words a connection lost mid-reply (a transport error of its HTTP library, or,
+    in newer versions, its own connection or timeout error); an `error` event the API
+    sent mid-stream keeps its own type (`map_error`)."""
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc
+        detail = scrub(f"{type(cause).__name__}: {cause}", secret)
+        return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
+    return map_error(exc, secret)
+
+
 # ---- the Anthropic adapter ---------------------------------------------------------------
 
 
@@ -191,8 +203,10 @@ class AnthropicClient:
             options["extra_headers"] = {"anthropic-beta": beta}
         options = server_compaction.with_beta(options, messages)
         acc = ReplyBuilder()
+        started = False  # the API answered and its events began
         try:
             async with sdk.messages.stream(**options) as stream:
+                started = True
                 async for event in stream:
                     await acc.feed(event, on_text)
         except asyncio.CancelledError as exc:
@@ -202,7 +216,7 @@ class AnthropicClient:
             if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
                 attach_partial(exc, acc.partial())
                 raise  # not the API's doing (e.g. the on_text callback failed)
-            error = map_error(exc, self._secret)
+            error = broken_stream(exc, self._secret) if started else map_error(exc, self._secret)
             attach_partial(error, acc.partial())
             log.debug("reply failed: %s", error.message)
             raise error from None

@@ -16,7 +16,7 @@ from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.usage import cl100k as cl100k_module
 from baton.core.usage.cl100k import CAPPED_HEAD_CHARS, Cl100k, Encoder, piece_end
-from baton.core.usage.estimator import Estimator
+from baton.core.usage.estimator import CHUNK_CHARS, Estimator
 from baton_testkit.claude_code_gen import CASES, case
 from baton_testkit.claude_code_text import Text
 
@@ -156,6 +156,27 @@ def test_an_estimator_counts_only_a_head_of_a_long_text_to_tell_it_is_over_a_cap
     spy.seen.clear()
     assert count_within(long, 23, plain) == estimator.count_text(long)
     assert long in spy.seen  # any other counter counts the text whole
+
+
+def test_a_text_longer_than_a_chunk_is_counted_only_until_it_passes_the_cap(
+    cl100k: Encoder,
+) -> None:
+    """Past CHUNK_CHARS a text counts as the sum of its chunks: a capped count stops at
+    the chunk that passes the cap (a 20 MB paste is not counted whole to learn that it
+    does not fit), and is the count itself when that is within the cap."""
+    assert isinstance(cl100k, Cl100k)
+    spy = SpyCl100k(cl100k)
+    estimator = Estimator(encoder=spy)
+    paragraph = Text(random.Random(5)).paragraph(40) + "\n"
+    long = paragraph * (3 * CHUNK_CHARS // len(paragraph) + 1)
+    assert len(long) > 3 * CHUNK_CHARS
+    whole = estimator.count_text(long)
+    spy.seen.clear()
+    capped = estimator.count_capped(long, 500)
+    assert 500 < capped <= whole
+    assert sum(len(seen) for seen in spy.seen) <= CHUNK_CHARS
+    assert estimator.count_capped(long, whole) == whole
+    assert estimator.count_capped(long, whole - 1) > whole - 1
 
 
 def test_without_cl100k_a_capped_count_is_the_count(tmp_path: Path) -> None:

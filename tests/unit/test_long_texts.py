@@ -302,3 +302,30 @@ def test_the_commit_on_the_loop_normalizes_no_huge_prompt(
     result = engine.commit_prepared(session, prepared, ctx)
     assert result.post_tokens < result.pre_tokens
     assert lengths and max(lengths) < 100_000, f"the commit normalized {max(lengths)} characters"
+
+
+def test_a_compaction_does_not_count_a_huge_prompt_whole(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary needs to know that the 3 MB prompt does not fit, not its exact count:
+    what the compaction counts is a small part of it (it was counted whole twice, seconds
+    of a 20 MB message's compaction)."""
+    import asyncio
+
+    from baton.core.compaction import engine
+    from baton.core.usage.estimator import Estimator
+
+    counted: list[int] = []
+    count_text = Estimator.count_text
+
+    def measured(self: Estimator, text: str) -> int:
+        counted.append(len(text))
+        return count_text(self, text)
+
+    monkeypatch.setattr(Estimator, "count_text", measured)
+    session, ctx, request = _huge_session(tmp_path)
+    huge = max(len(m.text()) for m in session.view_messages())
+    counted.clear()  # the append's count: the compaction's alone from here
+    result = asyncio.run(engine.compact(session, request, ctx))
+    assert result.post_tokens < result.pre_tokens
+    assert 0 < sum(counted) < huge // 2, f"{sum(counted)} characters counted"

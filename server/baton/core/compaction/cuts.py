@@ -178,13 +178,27 @@ def head_of(text: str, chars: int) -> str:
     check that compares a text's first `chars` normalized characters finds it in the cut."""
     if len(text) <= chars:
         return text
-    wanted = min(chars, len(slices.normalize(text)))
+    wanted = min(chars, _normalized_length(text, chars))
     end = chars
     while end < len(text) and len(" ".join(text[:end].split())) < wanted:
         end += max(wanted - len(" ".join(text[:end].split())), 1)
     if end >= len(text):
         return text
     return f"{text[:end]} [... {len(text) - end} characters cut ...]"
+
+
+def _normalized_length(text: str, at_least: int) -> int:
+    """`len(slices.normalize(text))`, or any figure from `at_least` up to it when it is
+    that long: a growing head is normalized until it reaches `at_least` (a head's
+    normalized length is never more than the text's), so a 20 MB text is not normalized
+    whole to learn that it runs past a few thousand characters."""
+    head = 2 * at_least + 64
+    while head < len(text):
+        length = len(slices.normalize(text[:head]))
+        if length >= at_least:
+            return length
+        head *= 4
+    return len(slices.normalize(text))
 
 
 def first_and_last(sizes: Sequence[int], room: int) -> list[int]:

@@ -179,9 +179,18 @@ class Estimator:
         """`count_text(text)` when that is at most `cap`, else a figure above `cap`, at most
         `count_text(text)`: with cl100k a long text is not counted whole for that
         (`Cl100k.count_capped`)."""
-        if isinstance(self._encoder, Cl100k) and len(text) <= CHUNK_CHARS:
+        if not isinstance(self._encoder, Cl100k):
+            return self.count_text(text)
+        if len(text) <= CHUNK_CHARS:
             return self._encoder.count_capped(text, cap)
-        return self.count_text(text)
+        # a longer text counts as the sum of its chunks': the chunks are counted until
+        # the sum passes the cap (a 20 MB paste is not counted whole to learn it does not fit)
+        count, tokens = self._count or self.wait_ready(), 0
+        for chunk in chunks(text):
+            tokens += count(chunk)
+            if tokens > cap:
+                break
+        return tokens
 
     def count_json(self, obj: object) -> int:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)

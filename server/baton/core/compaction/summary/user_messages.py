@@ -65,8 +65,12 @@ def prompts_section(
     sizes = [count_within(item, floor - 1, count) + 1 for item in items]
     if sum(min(size, floor) for size in sizes) > budget:
         return _first_and_latest(prompts, sizes, budget, count)
+    # Exact up to the budget: a prompt past it (a pasted log) is cut whichever figure
+    # above the budget it has (every cap worked out below is within the budget), so it
+    # is not counted whole.
     sizes = [
-        size if size <= floor else count(item) + 1 for item, size in zip(items, sizes, strict=True)
+        size if size <= floor else count_within(item, budget, count) + 1
+        for item, size in zip(items, sizes, strict=True)
     ]
     if sum(sizes) <= budget:
         return "\n".join(items)

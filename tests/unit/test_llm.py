@@ -252,6 +252,23 @@ async def test_a_stream_cut_mid_reply_raises_with_the_partial_text(
     assert caught.value.data["type"] == "stream_error"
 
 
+async def test_a_stream_that_stalls_mid_reply_breaks_with_the_partial_text(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
+    """A reply that stops arriving past the read timeout: the stream broke (whether the
+    SDK raises its own timeout error or its HTTP library's), the text so far is kept."""
+    gate = threading.Event()  # never set: the reply hangs after its fifth event
+    fake_anthropic.reply("Some words, then silence.", hold_after=5, gate=gate)
+    try:
+        with pytest.raises(ApiError) as caught:
+            await ask(anthropic_client(timeout=0.5, max_retries=0))
+    finally:
+        gate.set()
+    assert caught.value.data["type"] == "stream_error"
+    partial = partial_reply(caught.value)
+    assert partial is not None and partial.content == [TextBlock(text="Some words, then")]
+
+
 async def test_an_api_that_cannot_be_reached_is_a_connection_error() -> None:
     """Before any reply began the failure is the connection's (`connection_error`); once
     it began, the stream's (`stream_error`, above), whichever way the SDK words it."""

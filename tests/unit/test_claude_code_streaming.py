@@ -195,6 +195,52 @@ async def test_the_import_runs_off_the_loop_and_reports_the_share_read(
     assert plain_store.get(session.session_id) is session
 
 
+async def test_the_imported_session_is_read_off_the_loop_and_kept_by_the_store(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big import's new session took a second to read, and that was on the loop: it is
+    read in the import's thread, and the store keeps that same object."""
+    path = generate(9, turns=40).write(tmp_path / "file.jsonl")
+    loop_thread = threading.get_ident()
+    read_on: list[int] = []
+    load = SessionStore.load
+
+    def noted(store: SessionStore, session_id: str) -> Session:
+        read_on.append(threading.get_ident())
+        return load(store, session_id)
+
+    monkeypatch.setattr(SessionStore, "load", noted)
+    session = await import_off_loop(path, plain_store)
+
+    assert read_on and loop_thread not in read_on
+    assert plain_store.get(session.session_id) is session  # kept: not read again
+    assert session.view_messages() and not session.read_only
+
+
+def test_the_import_runs_without_the_cyclic_collector_and_leaves_it_on(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each full collection walks the whole process (a second of a 100 MB import, and the
+    other sessions waited through each): the collector is off while records are converted."""
+    import gc
+
+    from baton.core.importers.claude_code_records import RecordConverter
+
+    path = generate(9, turns=20).write(tmp_path / "file.jsonl")
+    seen: set[bool] = set()
+    add = RecordConverter.add
+
+    def noted(self: RecordConverter, record: Any) -> None:
+        seen.add(gc.isenabled())
+        add(self, record)
+
+    monkeypatch.setattr(RecordConverter, "add", noted)
+    assert gc.isenabled()
+    import_with_report(path, plain_store)
+    assert seen == {False}
+    assert gc.isenabled()
+
+
 async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
     tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

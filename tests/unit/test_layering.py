@@ -31,15 +31,17 @@ ALLOWED: dict[str, set[str]] = {
     "core.errors": set(),
     "core.redaction": set(),
     "core.background": set(),
-    "core.memory": set(),  # hands freed heap memory back (the front ends call it)
+    # hands freed heap memory back (the front ends call it); pauses the cyclic collector
+    # for a session's load and an import
+    "core.memory": set(),
     "core.models": set(),
     "core.workspace": set(),
-    "core.conversation": {"core.errors"},
+    "core.conversation": {"core.errors", "core.memory"},
     "core.settings_lists": set(),
     "core.settings_sections": {"core.conversation", "core.settings_lists"},
     "core.settings": {"core.conversation", "core.models", "core.settings_sections"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
-    "core.importers": {"core.conversation", "core.errors"},
+    "core.importers": {"core.conversation", "core.errors", "core.memory"},
     "core.model_api": {
         "core.conversation",
         "core.models",

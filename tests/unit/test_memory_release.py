@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes.util
+import time
 
 import pytest
 
@@ -46,6 +47,33 @@ async def test_one_release_runs_once_a_burst_of_requests_settles() -> None:
     assert release.releases == 0
     await asyncio.sleep(0.2)
     assert release.releases == 1
+
+
+async def test_requests_without_pause_get_a_release_now_and_then_not_after_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A release on a big heap costs ~0.4 ms; a client that asks again as soon as it is
+    answered got one after every request (a third of the loop's time). The next release
+    now waits twenty times the last one's cost, and the last of a burst still comes."""
+    costs: list[float] = []
+
+    def trim(pad: int) -> int:
+        time.sleep(0.004)  # a release on a big heap, made slow
+        costs.append(0.004)
+        return 1
+
+    monkeypatch.setattr(memory, "_trim", trim)
+    release = ReleaseAfterWork()
+    start = time.perf_counter()
+    requests = 0
+    while time.perf_counter() - start < 0.4:  # a client asking without pause
+        release.worked()
+        requests += 1
+        await asyncio.sleep(0.001)
+    flood = release.releases
+    assert requests > 3 * flood and 1 <= flood <= 8, (requests, flood)
+    await asyncio.sleep(0.3)
+    assert release.releases == flood + 1  # the burst's end is released
 
 
 def test_the_c_library_is_found_on_linux() -> None:

@@ -23,6 +23,7 @@ from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancel
 from baton.core.importers.claude_code_records import CONTINUED_PREFIX, RecordConverter
 from baton.core.importers.claude_code_repairs import Record
 from baton.core.importers.claude_code_write import StagedTranscript
+from baton.core.memory import collector_paused
 
 __all__ = [
     "MAX_IMPORT_BYTES",
@@ -132,7 +133,8 @@ async def import_off_loop(
     and once more as the new session is opened.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote (a file it finished meanwhile is removed
-    too: it was never answered). The store is touched on the loop only."""
+    too: it was never answered). The new session is read in the thread as well (a big
+    one's load would hold the loop); the store is changed on the loop only (`adopt`)."""
     loop = asyncio.get_running_loop()
     cancel = threading.Event()
     shown = -1
@@ -145,20 +147,24 @@ async def import_off_loop(
             with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
                 loop.call_soon_threadsafe(progress, f"Reading {path.name}", percent / 100)
 
-    work = asyncio.ensure_future(
-        asyncio.to_thread(import_to_file, path, store, title=title, progress=read, cancel=cancel)
-    )
+    def import_and_load() -> Session:
+        sid, _ = import_to_file(path, store, title=title, progress=read, cancel=cancel)
+        if progress is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(progress, "Opening the imported session", 1.0)
+        return store.load(sid)
+
+    work = asyncio.ensure_future(asyncio.to_thread(import_and_load))
     try:
-        sid, _ = await asyncio.shield(work)
+        session = await asyncio.shield(work)
     except asyncio.CancelledError:
         cancel.set()
         with contextlib.suppress(BaseException):
-            late, _ = await work  # done before it saw the cancel: never answered, removed
-            store.path_for(late).unlink(missing_ok=True)
+            late = await work  # done before it saw the cancel: never answered, removed
+            late.transcript.close()
+            late.transcript.path.unlink(missing_ok=True)
         raise
-    if progress is not None:
-        progress("Opening the imported session", 1.0)
-    return store.get(sid)
+    return store.adopt(session)
 
 
 def import_to_file(
@@ -173,7 +179,21 @@ def import_to_file(
     a file no listing reads, which becomes the session (its id returned) only when all of
     it made sense: a failure or `cancel` leaves nothing behind. Time and memory are linear
     in the file: every record is looked at once, and only the batch being converted is
-    held. Nothing of `store` but its paths and its counter is used (safe off the loop)."""
+    held, without the cyclic collector (`collector_paused`: its full collections would
+    walk the whole process again and again, a second of a 100 MB import, holding up every
+    other session meanwhile). Nothing of `store` but its paths and its counter is used
+    (safe off the loop)."""
+    with collector_paused():
+        return _import_to_file(path, store, title, progress, cancel)
+
+
+def _import_to_file(
+    path: Path,
+    store: SessionStore,
+    title: str | None,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+) -> tuple[str, ImportReport]:
     report = ImportReport(source=str(path))
     builder = RecordConverter(report, store.count)
     facts = _Facts(title)

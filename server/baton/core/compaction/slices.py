@@ -11,12 +11,14 @@ interpreter can hand the lock on between two of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 SLICE_CHARS = 256 * 1024  # characters per C call: about a millisecond of work
 NORMALIZE_CHARS = 16 * 1024  # `normalize`'s pieces (the words of one are held at once)
 _SPACE = re.compile(r"\s")
 _TWO_WORD_CHARACTERS = re.compile(r"\S\S")  # a cut between them is inside a word
+# a cut between them is inside a line (what `str.splitlines` breaks at is left out)
+_TWO_LINE_CHARACTERS = re.compile("[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]{2}")
 
 
 def normalize(text: str) -> str:
@@ -65,19 +67,13 @@ def search(pattern: re.Pattern[str], text: str, reach: int) -> re.Match[str] | N
     return None
 
 
-def lines(text: str) -> Iterator[str]:
-    """`text.splitlines()`, a piece at a time: a piece ends just after a "\\n" (so never
-    inside a "\\r\\n"), and the lines of the pieces are the text's."""
-    start, end = 0, len(text)
-    while end - start > SLICE_CHARS:
-        cut = text.rfind("\n", start, start + SLICE_CHARS)
-        if cut == -1:  # a line longer than a slice: it is one piece
-            cut = text.find("\n", start + SLICE_CHARS)
-            if cut == -1:
-                break
-        yield from text[start : cut + 1].splitlines()
-        start = cut + 1
-    yield from text[start:].splitlines()
+def lines(text: str) -> list[str]:
+    """`text.splitlines()`, a piece at a time: the text is cut between two characters
+    that are not line breaks (`str.splitlines`'s), each piece is split on its own, and the
+    line each cut went through is joined back together."""
+    if len(text) <= SLICE_CHARS:
+        return text.splitlines()
+    return _joined_at_cuts(str.splitlines, _pieces(text, SLICE_CHARS, _TWO_LINE_CHARACTERS))
 
 
 def split(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -88,10 +84,16 @@ def split(pattern: re.Pattern[str], text: str) -> list[str]:
     joined back together."""
     if len(text) <= SLICE_CHARS:
         return pattern.split(text)
+    return _joined_at_cuts(pattern.split, _pieces(text, SLICE_CHARS, _TWO_WORD_CHARACTERS))
+
+
+def _joined_at_cuts(split_one: Callable[[str], list[str]], pieces: Iterable[str]) -> list[str]:
+    """The parts of consecutive pieces, split one by one, the last part of each piece
+    joined to the first of the next (a cut is never where the whole text splits)."""
     parts: list[str] = []
     open_part: list[str] = []  # the pieces of the part that runs on into the next piece
-    for piece in _inside_words(text, SLICE_CHARS):
-        split_piece = pattern.split(piece)
+    for piece in pieces:
+        split_piece = split_one(piece)
         open_part.append(split_piece[0])
         if len(split_piece) > 1:
             parts.append("".join(open_part))
@@ -101,16 +103,16 @@ def split(pattern: re.Pattern[str], text: str) -> list[str]:
     return parts
 
 
-def _inside_words(text: str, size: int) -> Iterator[str]:
+def _pieces(text: str, size: int, pair: re.Pattern[str]) -> Iterator[str]:
     """`text` in consecutive pieces of about `size` characters, each (but the last) cut
-    between two characters that are not white space."""
+    between the two characters of a match of `pair`."""
     start, end = 0, len(text)
     while end - start > size:
         cut = start + size
-        found = _TWO_WORD_CHARACTERS.search(text, cut, min(cut + size, end))
-        while found is None and cut + size < end:  # a long run of white space
+        found = pair.search(text, cut, min(cut + size, end))
+        while found is None and cut + size < end:  # a long run without such a pair
             cut += size
-            found = _TWO_WORD_CHARACTERS.search(text, cut, min(cut + size, end))
+            found = pair.search(text, cut, min(cut + size, end))
         if found is None:
             break
         yield text[start : found.start() + 1]

@@ -130,8 +130,7 @@ class SessionStore:
             if session is not None:
                 session.transcript.close()
             try:
-                with _loading():
-                    session = Session(Transcript.open(path), self.count, session_id=sid)
+                session = self.load(sid)
             except TranscriptError:  # gone between the check and the open
                 self.release(sid)
                 raise SessionNotFound(f"no session {sid}") from None

@@ -139,19 +139,21 @@ async def import_off_loop(
     cancel = threading.Event()
     shown = -1
 
+    def tell(message: str, fraction: float) -> None:  # from the thread, run on the loop
+        if progress is not None:
+            with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
+                loop.call_soon_threadsafe(progress, message, fraction)
+
     def read(done: int, total: int) -> None:
         nonlocal shown
         percent = done * 100 // max(total, 1)
-        if progress is not None and percent != shown:
+        if percent != shown:
             shown = percent
-            with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
-                loop.call_soon_threadsafe(progress, f"Reading {path.name}", percent / 100)
+            tell(f"Reading {path.name}", percent / 100)
 
     def import_and_load() -> Session:
         sid, _ = import_to_file(path, store, title=title, progress=read, cancel=cancel)
-        if progress is not None:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(progress, "Opening the imported session", 1.0)
+        tell("Opening the imported session", 1.0)
         return store.load(sid)
 
     work = asyncio.ensure_future(asyncio.to_thread(import_and_load))

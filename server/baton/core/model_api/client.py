@@ -109,8 +109,7 @@ def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLon
             status=None,
             type="connection_error",
         )
-    detail = scrub(f"{type(exc).__name__}: {exc}", secret)
-    return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
+    return _stream_broke(exc, secret)
 
 
 def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
@@ -119,10 +118,13 @@ def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTo
     in newer versions, its own connection or timeout error); an `error` event the API
     sent mid-stream keeps its own type (`map_error`)."""
     if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc
-        detail = scrub(f"{type(cause).__name__}: {cause}", secret)
-        return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
+        return _stream_broke(exc.__cause__ or exc, secret)
     return map_error(exc, secret)
+
+
+def _stream_broke(cause: BaseException, secret: str | None) -> ApiError:
+    detail = scrub(f"{type(cause).__name__}: {cause}", secret)
+    return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
 
 
 # ---- the Anthropic adapter ---------------------------------------------------------------

@@ -86,6 +86,20 @@ export async function palette(page, title, { picks = false, ms = 30_000 } = {}) 
   if (!picks) await input.waitFor({ state: "hidden", timeout: ms });
 }
 
+/** Moves the active editor's cursor to `line` (1-based) through the palette's ":" (Go to
+ * Line), with the same care as `palette`: an attempt whose quick input closes before the
+ * line is typed (focus moved) starts over. */
+export async function goToLine(page, line, ms = 30_000) {
+  const input = page.locator(".quick-input-widget input");
+  await pollUntil(`the palette to take ":${line}"`, async () => {
+    if (!(await input.isVisible())) await page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(`:${line}`, { timeout: 2000 });
+    await input.press("Enter", { timeout: 2000 });
+    return true;
+  }, ms);
+}
+
 /** The first frame of `page` holding `selector` (a webview's DOM lives in a nested frame). */
 export function frameWith(page, selector, what, ms = 30_000) {
   return pollUntil(what, async () => {

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, frameWith, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, frameWith, goToLine, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
+const PROBE = 10_000; // one probe of the editor; `until` asks again after a failed one
 let fx;
 let fake;
 const run = steps(() => fx?.page);
@@ -26,17 +27,14 @@ const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
 /** The chat webview's frame, found by its input box. */
 const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
 
-/** The text of utils.py's line `line` as the editor shows it (Go to Line first). */
+/** The text of utils.py's line `line` as the editor shows it (Go to Line first). Each
+ * wait is short: a probe that loses the palette to a focus change fails and is asked again. */
 async function editorLine(line) {
-  await fx.page.locator(".tabs-container .tab", { hasText: "utils.py" }).first().click();
-  await fx.page.keyboard.press("F1");
-  const input = fx.page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: WAIT });
-  await input.fill(`:${line}`);
-  await input.press("Enter");
+  await fx.page.locator(".tabs-container .tab", { hasText: "utils.py" }).first().click({ timeout: PROBE });
+  await goToLine(fx.page, line, PROBE);
   const editor = fx.page.locator(".editor-instance .monaco-editor").first();
   const current = editor.locator(".view-overlays .current-line").first();
-  await current.waitFor({ timeout: WAIT });
+  await current.waitFor({ timeout: PROBE });
   // the line under the cursor: the view line at the current-line overlay's height
   return editor.evaluate((el) => {
     const overlay = el.querySelector(".view-overlays .current-line")?.parentElement;
@@ -138,9 +136,11 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
   });
 
   step("undo in the editor restores the file", async () => {
-    await fx.page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    const editor = fx.page.locator(".editor-instance .monaco-editor").first();
+    await editor.locator(".view-lines").first().click();
+    await fx.page.locator(".editor-instance .monaco-editor.focused").first().waitFor({ timeout: WAIT });
     await fx.page.keyboard.press("Control+Z");
-    await until("the undo", async () => ((await editorLine(line)).startsWith("def parse_date(") ? true : undefined));
+    await until("the undo", async () => ((await editorLine(line)).startsWith("def parse_date(") ? true : undefined), 60_000);
     await shot("e2e-tools-5-undone");
   });
 
@@ -152,7 +152,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     assert.match(await card.locator(".baton-diff-add").first().textContent(), /\+def parse_when\(/);
     await card.locator('button[data-outcome="deny"]').click();
     await frame.getByText("Understood: utils.py stays as it is.").first().waitFor({ timeout: 60_000 });
-    assert.ok((await editorLine(line)).startsWith("def parse_date("), "the editor still has parse_date");
+    assert.ok((await until("the editor's line", () => editorLine(line))).startsWith("def parse_date("), "the editor still has parse_date");
     assert.equal(readFileSync(join(fx.workspace, "utils.py"), "utf8"), original, "the file on disk is as it was");
     await shot("e2e-tools-6-rejected");
     const denied = frame.locator('details.baton-toolcall[data-status="denied"]');

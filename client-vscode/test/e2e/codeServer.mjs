@@ -86,6 +86,22 @@ export async function palette(page, title, { picks = false, ms = 30_000 } = {}) 
   if (!picks) await input.waitFor({ state: "hidden", timeout: ms });
 }
 
+/** Opens the workspace file `name` through Quick Open (Ctrl+P), with the same care as
+ * `palette`, and waits for its tab to be the active one. */
+export async function openFile(page, name, ms = 30_000) {
+  const input = page.locator(".quick-input-widget input");
+  const row = page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name });
+  await pollUntil(`Quick Open to offer ${name}`, async () => {
+    if (!(await input.isVisible())) await page.keyboard.press("Control+P");
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(name, { timeout: 2000 });
+    await row.waitFor({ state: "visible", timeout: 5000 });
+    return true;
+  }, ms);
+  await input.press("Enter");
+  await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ state: "visible", timeout: ms });
+}
+
 /** Moves the active editor's cursor to `line` (1-based) through the palette's ":" (Go to
  * Line), with the same care as `palette`: an attempt whose quick input closes before the
  * line is typed (focus moved) starts over. */

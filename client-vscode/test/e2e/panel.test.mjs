@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, frameWith, palette, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, frameWith, openFile, palette, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const MAX_ELEMENTS = 3000; // the bound on the panel's DOM, whatever the session's size
@@ -225,13 +225,7 @@ describe("The chat panel in VS Code (code-server)", { concurrency: false }, () =
   });
 
   step("Insert at Cursor puts the reply's code into the open editor", async () => {
-    await fx.page.keyboard.press("Control+P");
-    const input = fx.page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: WAIT });
-    await input.fill("README.md");
-    await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "README.md" }).waitFor({ timeout: WAIT });
-    await input.press("Enter");
-    await fx.page.locator(".tabs-container .tab.active", { hasText: "README.md" }).waitFor({ state: "visible", timeout: WAIT });
+    await openFile(fx.page, "README.md");
     const editor = fx.page.locator(".editor-instance .monaco-editor").first();
     const text = async () => (await editor.locator(".view-lines").first().innerText({ timeout: 2000 })).replace(/\u00a0/g, " ");
     const original = await until("README.md's text", async () => ((await text()).includes("Monthly report") ? text() : undefined));

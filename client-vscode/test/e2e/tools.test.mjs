@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { clientDir, frameWith, goToLine, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { clientDir, frameWith, goToLine, openFile, pollUntil, resultsDir, startScriptedFake, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const PROBE = 10_000; // one probe of the editor; `until` asks again after a failed one
@@ -75,13 +75,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
   step("the active file shows as a chip on a new chat", async () => {
     line = original.split("\n").findIndex((l) => l.startsWith("def parse_date(")) + 1;
     assert.ok(line > 0, "utils.py defines parse_date");
-    await fx.page.keyboard.press("F1"); // the palette; without its ">" it finds files
-    const input = fx.page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: WAIT });
-    await input.fill("utils.py");
-    await fx.page.locator(".quick-input-list .monaco-list-row", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
-    await input.press("Enter");
-    await fx.page.locator(".tabs-container .tab", { hasText: "utils.py" }).first().waitFor({ timeout: WAIT });
+    await openFile(fx.page, "utils.py");
     await fx.page.locator('#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]').click({ timeout: 60_000 });
     const frame = await chatFrame();
     await frame.getByRole("button", { name: "New Chat" }).click();

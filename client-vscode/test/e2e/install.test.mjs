@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
-import { clientDir, freePort, killOnExit, pollUntil, resultsDir, steps, stopVsCode, waitForHealth } from "./codeServer.mjs";
+import { clientDir, freePort, killOnExit, palette, pollUntil, resultsDir, steps, stopVsCode, waitForHealth } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const PYTHON = "/usr/bin/python3"; // Debian's, the only Python this test lets the extension see
@@ -135,14 +135,7 @@ describe("one install: the platform package brings its own server", { concurrenc
 
   step("Import Claude Code Session imports the file and the panel shows it", async () => {
     const input = fx.page.locator(".quick-input-widget input");
-    await until("the palette to offer the import", async () => {
-      if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
-      await input.waitFor({ state: "visible", timeout: 3000 });
-      await input.fill(">Baton: Import Claude Code Session", { timeout: 2000 });
-      await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Import Claude Code Session" }).waitFor({ timeout: 3000 });
-      return true;
-    });
-    await input.press("Enter");
+    await palette(fx.page, "Baton: Import Claude Code Session", { picks: true });
     // VS Code's own file dialog (a quick input holding a path): type the file's path
     await until("the open dialog", async () => ((await input.isVisible()) && (await input.inputValue()).startsWith("/") ? true : undefined));
     await input.fill(fx.sessionFile);

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { frameWith, generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import { frameWith, generateSession, palette, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -107,14 +107,7 @@ describe("the panel's model and session pickers in VS Code (code-server)", { con
 
   step("Baton: Switch Model from the palette offers the same models with their windows", async () => {
     const input = fx.page.locator(".quick-input-widget input");
-    await until("the palette to offer Baton: Switch Model", async () => {
-      if (!(await input.isVisible())) await fx.page.keyboard.press("F1");
-      await input.waitFor({ state: "visible", timeout: 3000 });
-      await input.fill(">Baton: Switch Model", { timeout: 2000 });
-      await fx.page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "Switch Model" }).waitFor({ timeout: 3000 });
-      return true;
-    });
-    await input.press("Enter");
+    await palette(fx.page, "Baton: Switch Model", { picks: true });
     const haiku = fx.page.locator(".quick-input-list .monaco-list-row", { hasText: "claude-haiku-4-5" });
     await haiku.first().waitFor({ timeout: WAIT });
     assert.match(await haiku.first().innerText(), /200,000-token window/);

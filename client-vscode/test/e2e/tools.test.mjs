@@ -56,7 +56,9 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     fake = await startScriptedFake("fake_tools_api.py");
     fx = await startVsCode({
       env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "sk-ant-fake-e2e-key" },
-      settings: { "baton.model": "claude-sonnet-4-5" },
+      // auto-save off, as in desktop VS Code (the web workbench saves after a delay, and its
+      // save racing the undo left the disk on the accepted edit with the editor clean)
+      settings: { "baton.model": "claude-sonnet-4-5", "files.autoSave": "off" },
     });
     original = readFileSync(join(fx.workspace, "utils.py"), "utf8");
   });
@@ -147,11 +149,7 @@ describe("Baton's workspace tools in VS Code (code-server)", { concurrency: fals
     await card.locator('button[data-outcome="deny"]').click();
     await frame.getByText("Understood: utils.py stays as it is.").first().waitFor({ timeout: 60_000 });
     assert.ok((await until("the editor's line", () => editorLine(line))).startsWith("def parse_date("), "the editor still has parse_date");
-    // the web workbench saves after a delay (files.autoSave is afterDelay there): the disk
-    // follows the editor, which the undo put back, a second or so later
-    const onDisk = () => readFileSync(join(fx.workspace, "utils.py"), "utf8");
-    await until("the file on disk as it was", async () => (onDisk() === original ? true : undefined)).catch(() => {});
-    assert.equal(onDisk(), original, "the file on disk is as it was");
+    assert.equal(readFileSync(join(fx.workspace, "utils.py"), "utf8"), original, "the file on disk is as it was");
     await shot("e2e-tools-6-rejected");
     const denied = frame.locator('details.baton-toolcall[data-status="denied"]');
     await denied.first().waitFor({ timeout: WAIT });

@@ -67,53 +67,51 @@ export function steps(page) {
   return run;
 }
 
+/** Types `text` into the quick input (opened with `key` when it is not open) until `then`
+ * (given the input) succeeds within the same attempt. The quick input closes when focus
+ * moves (an editor that is still opening takes it), so an attempt that loses it starts
+ * over; `then` must be safe to repeat. Returns the input. */
+async function typeInQuickInput(page, key, text, then, what, ms) {
+  const input = page.locator(".quick-input-widget input");
+  await pollUntil(what, async () => {
+    if (!(await input.isVisible())) await page.keyboard.press(key);
+    await input.waitFor({ state: "visible", timeout: 3000 });
+    await input.fill(text, { timeout: 2000 });
+    await then(input);
+    return true;
+  }, ms);
+  return input;
+}
+
+/** The quick input's highlighted row, once it holds `text`. */
+const focusedRow = (page, text, timeout) =>
+  page.locator(".quick-input-list .monaco-list-row.focused", { hasText: text }).waitFor({ state: "visible", timeout });
+
 /** Runs a palette command by its title: F1, type it, and once the highlighted row is that
  * command, Enter (once: the command must not run twice); then waits for the palette to
  * close, unless `picks` (the command asks with a quick pick of its own, left open for the
- * caller). The quick input closes when focus moves (an editor that is still opening takes
- * it), so an attempt that loses it before the row shows starts over. */
+ * caller). */
 export async function palette(page, title, { picks = false, ms = 30_000 } = {}) {
-  const input = page.locator(".quick-input-widget input");
-  const row = page.locator(".quick-input-list .monaco-list-row.focused", { hasText: title });
-  await pollUntil(`the palette to offer "${title}"`, async () => {
-    if (!(await input.isVisible())) await page.keyboard.press("F1");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`>${title}`, { timeout: 2000 });
-    await row.waitFor({ state: "visible", timeout: 3000 });
-    return true;
-  }, ms);
+  const offered = () => focusedRow(page, title, 3000);
+  const input = await typeInQuickInput(page, "F1", `>${title}`, offered, `the palette to offer "${title}"`, ms);
   await input.press("Enter");
   if (!picks) await input.waitFor({ state: "hidden", timeout: ms });
 }
 
-/** Opens the workspace file `name` through Quick Open (Ctrl+P), with the same care as
- * `palette`, and waits for its tab to be the active one. */
+/** Opens the workspace file `name` through Quick Open (Ctrl+P) and waits for its tab to be
+ * the active one. */
 export async function openFile(page, name, ms = 30_000) {
-  const input = page.locator(".quick-input-widget input");
-  const row = page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name });
-  await pollUntil(`Quick Open to offer ${name}`, async () => {
-    if (!(await input.isVisible())) await page.keyboard.press("Control+P");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(name, { timeout: 2000 });
-    await row.waitFor({ state: "visible", timeout: 5000 });
-    return true;
-  }, ms);
+  const offered = () => focusedRow(page, name, 5000);
+  const input = await typeInQuickInput(page, "Control+P", name, offered, `Quick Open to offer ${name}`, ms);
   await input.press("Enter");
   await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ state: "visible", timeout: ms });
 }
 
 /** Moves the active editor's cursor to `line` (1-based) through the palette's ":" (Go to
- * Line), with the same care as `palette`: an attempt whose quick input closes before the
- * line is typed (focus moved) starts over. */
+ * Line). */
 export async function goToLine(page, line, ms = 30_000) {
-  const input = page.locator(".quick-input-widget input");
-  await pollUntil(`the palette to take ":${line}"`, async () => {
-    if (!(await input.isVisible())) await page.keyboard.press("F1");
-    await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`:${line}`, { timeout: 2000 });
-    await input.press("Enter", { timeout: 2000 });
-    return true;
-  }, ms);
+  const go = (input) => input.press("Enter", { timeout: 2000 });
+  await typeInQuickInput(page, "F1", `:${line}`, go, `the palette to take ":${line}"`, ms);
 }
 
 /** The first frame of `page` holding `selector` (a webview's DOM lives in a nested frame). */

@@ -2,8 +2,10 @@
 its own, as the crafted file that made imports quadratic) imported by a fresh process per
 repetition: its seconds per 100 MB of file (wall, and the process's CPU over all its
 threads) against `json.loads` of the same lines plus the counting of the resulting
-session's messages (one after the other, a fresh cache: what no import can do without) in
-the same process, and its peak RSS growth beside the resulting session's bytes.
+session's view (one after the other, a fresh cache: what no import can do without; the
+turns a compaction in the file summarized need no count until they are shown) in the
+same process, beside the counting of every message it made, and its peak RSS growth
+beside the resulting session's bytes.
 
     python bench/bench_import.py --child FILE DATA_DIR   (what each repetition runs)
 """
@@ -82,11 +84,17 @@ def _child(file: Path, data: Path) -> dict[str, Any]:
     import_s, import_cpu_s = time.perf_counter() - start, _cpu_s() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # before the baseline's
     fresh = Estimator(encoder=load_cl100k())
+    view = session.view_messages()
+    cpu = _cpu_s()
+    counted = [fresh.count_message(m) for m in view]
+    count_cpu_s = _cpu_s() - cpu
+    assert counted == [m.tokens for m in view]  # the import's own counts
+    fresh = Estimator(encoder=load_cl100k())
     messages = list(session.messages.values())
     cpu = _cpu_s()
-    counted = sum(fresh.count_message(m) for m in messages)
-    count_cpu_s = _cpu_s() - cpu
-    assert counted == sum(m.tokens or 0 for m in messages)  # the import's own counts
+    every = [fresh.count_message(m) for m in messages]
+    count_all_cpu_s = _cpu_s() - cpu
+    assert all(m.tokens in (0, n) for m, n in zip(messages, every, strict=True))
     start = time.perf_counter()
     lines = [json.loads(line) for line in file.read_bytes().splitlines() if line.strip()]
     json_s = time.perf_counter() - start
@@ -96,6 +104,7 @@ def _child(file: Path, data: Path) -> dict[str, Any]:
         "import_cpu_s": import_cpu_s,
         "json_s": json_s,
         "count_cpu_s": count_cpu_s,
+        "count_all_cpu_s": count_all_cpu_s,
         "peak_growth_mb": max(peak - base, 0.0),
         "session_mb": session.transcript.path.stat().st_size / MB,
         "file_mb": file.stat().st_size / MB,

@@ -98,3 +98,33 @@ async def test_the_progress_cancel_button_cancels_the_import(lsp: Harness, tmp_p
 
     assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
     assert list((lsp.data_dir / "sessions").glob("*")) == []  # nor a file being written
+
+
+async def test_an_imports_summarized_turns_come_with_their_token_counts(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    """They are stored without one (the import counts only what may end up in the view):
+    `replaced` and, after an undo, `get` count them as they serve them."""
+    source = generate(31, era="newest", compactions=3, turns=16, repairs=False).write(
+        tmp_path / "compacted.jsonl"
+    )
+    sid = (await lsp.request(protocol.SESSION_IMPORT, {"path": str(source)}))["sessionId"]
+    stored = [
+        json.loads(line)
+        for line in (lsp.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+    ]
+    messages = [e["message"] for e in stored if e["type"] == "message"]
+    uncounted = {m["id"] for m in messages if not m["tokens"]}
+    assert uncounted
+    summary = (await lsp.get(sid))["messages"][0]
+    assert summary["kind"] == "summary"
+    replaced = await lsp.request(
+        protocol.SESSION_REPLACED, {"sessionId": sid, "boundaryId": summary["boundaryId"]}
+    )
+    shown = replaced["messages"]
+    assert {m["id"] for m in shown} & uncounted
+    assert all(m["tokens"] > 0 for m in shown)
+    await lsp.request(protocol.UNCOMPACT, {"sessionId": sid})
+    view = (await lsp.get(sid))["messages"]
+    assert {m["id"] for m in view} & uncounted
+    assert all(m["tokens"] > 0 for m in view)

@@ -22,11 +22,7 @@ from baton.core.compaction.hook_runs import after_hooks, before_hooks
 from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
-from baton.core.compaction.represented import (
-    SUMMARY_MAX_TOKENS,
-    stands_for_tokens,
-    summary_bound,
-)
+from baton.core.compaction.represented import SUMMARY_MAX_TOKENS, span_summary_bound
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import planned_summarizer, write_summary
@@ -233,8 +229,10 @@ async def _plan_and_summarize(
         instructions=instructions,
         trigger=request.trigger,
         transcript_path=str(session.transcript.path),
-        max_tokens=summary_bound(
-            stands_for_tokens(session, summarized, lambda m: m.tokens or count_message(m)),
+        max_tokens=span_summary_bound(
+            session,
+            summarized,
+            lambda m: m.tokens or count_message(m),
             usage.auto_compact_threshold,
         ),
         facts=facts.without_attachments(),

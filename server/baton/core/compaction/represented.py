@@ -19,10 +19,14 @@ THRESHOLD_SHARE = 4  # the summary takes at most 1/4 of the auto-compact thresho
 
 
 def stands_for_tokens(
-    session: Session, summarized: Sequence[Message], count: Callable[[Message], int]
+    session: Session,
+    summarized: Sequence[Message],
+    count: Callable[[Message], int],
+    enough: Callable[[int], bool] | None = None,
 ) -> int:
     """The tokens the messages stand for: their own, where a message a boundary introduced
-    (a summary, a microcompacted copy) counts as what it replaced."""
+    (a summary, a microcompacted copy) counts as what it replaced. With `enough`, the
+    count stops at the first total it accepts."""
     replaced: dict[str, list[str]] = {}
     for boundary_id in session.active:
         replaced.update(session.boundaries[boundary_id].stands_for)
@@ -42,6 +46,8 @@ def stands_for_tokens(
         message = by_id.get(message_id) or session.messages.get(message_id)
         if message is not None and message.kind != "attachment":
             total += count(message)
+            if enough is not None and enough(total):
+                break
     return total
 
 
@@ -51,3 +57,19 @@ def summary_bound(stands_for: int, threshold: int) -> int:
     if threshold > 0:
         grown = min(grown, threshold // THRESHOLD_SHARE)
     return max(SUMMARY_MAX_TOKENS, grown)
+
+
+def span_summary_bound(
+    session: Session, summarized: Sequence[Message], count: Callable[[Message], int], threshold: int
+) -> int:
+    """`summary_bound` of what `summarized` stands for, counted only as far as the bound
+    can still move: past the threshold's share more tokens change nothing, so the turns an
+    imported session's summaries stand for (stored without counts) are not all counted."""
+    if threshold <= 0:
+        return summary_bound(stands_for_tokens(session, summarized, count), threshold)
+    ceiling = threshold // THRESHOLD_SHARE
+
+    def enough(total: int) -> bool:
+        return int(total * FACTS_SHARE) > ceiling
+
+    return summary_bound(stands_for_tokens(session, summarized, count, enough), threshold)

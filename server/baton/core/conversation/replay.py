@@ -70,7 +70,9 @@ class Replayed:
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, bytes] = {}
-        self.last_usage: LastUsage | None = None
+        # the newest real usage, with the view it covered (`last_usage` works out its estimate)
+        self._learned: tuple[Message, list[str], int, ViewState] | None = None
+        self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
@@ -136,6 +138,7 @@ class Replayed:
                 return
             at = message.created_at
             if event.get("replace") and message.id in self.messages:
+                _ = self.last_usage  # estimated from the message it replaces
                 self.messages[message.id] = message
                 self._state = ViewState(self.view_messages())
                 if message.anchors_usage and message.id in self.view:
@@ -193,12 +196,26 @@ class Replayed:
             self._learn(len(self.view) - 1)
 
     def _learn(self, index: int) -> None:
-        """Keep view[index]'s usage with the raw estimate of the view it covered."""
+        """Keep view[index]'s usage with the view it covered: the view's list and its
+        tallies as they are now (neither changes later: appends go after the prefix, and a
+        view that changes wholesale is a new list with new tallies)."""
         message = self.messages[self.view[index]]
-        assert message.usage is not None
         first = response_start(self.messages, self.view, index)
-        prefix = self._state.tokens(0, first + 1, lambda i: self.count(self.messages[self.view[i]]))
-        self.last_usage = LastUsage(message.id, message.usage, prefix)
+        self._learned = (message, self.view, first + 1, self._state)
+        self._last_usage = None
+
+    @property
+    def last_usage(self) -> LastUsage | None:
+        """The newest real usage with the raw estimate of the view it covered, worked out
+        at the first ask: a load does not count, for every usage it replays, the turns
+        stored without a count that a later compaction summarized (an import's)."""
+        if self._learned is not None:
+            message, view, stop, state = self._learned
+            assert message.usage is not None
+            prefix = state.tokens(0, stop, lambda i: self.count(self.messages[view[i]]))
+            self._last_usage = LastUsage(message.id, message.usage, prefix)
+            self._learned = None  # the view it covered is let go
+        return self._last_usage
 
     def _declared(self, raw: Any) -> None:
         """A `meta` event's `clientContext` (raw token counts); anything else is ignored."""
@@ -263,6 +280,7 @@ class Replayed:
         changed = len(repaired) != len(self.view)
         for message in repaired:
             if self.messages.get(message.id) is not message:
+                _ = self.last_usage  # estimated from the messages as they were
                 self.messages[message.id] = message
                 self.damage.repaired(message.id)
                 changed = True
@@ -270,9 +288,22 @@ class Replayed:
             self._mark_view([m.id for m in repaired])
 
     def _mark_view(self, view: list[str]) -> None:
-        """A view that changed wholesale: what is kept about it is worked out again."""
+        """A view that changed wholesale: what is kept about it is worked out again. A
+        message stored without a token count (a turn an imported compaction had summarized,
+        brought back by an undo) is counted as it comes into the view."""
+        learned, state = self._learned, self._state
+        if (
+            learned is not None
+            and learned[3] is state
+            and min(state.uncounted, default=learned[2]) >= learned[2]
+        ):
+            _ = self.last_usage  # nothing to count: worked out now, the old view let go
         self.view = view
-        self._state = ViewState(self.view_messages())
+        messages = self.view_messages()
+        for message in messages:
+            if not message.tokens:
+                message.tokens = self.count(message)
+        self._state = ViewState(messages)
 
 
 def instant(stamp: str) -> datetime | None:

@@ -1,9 +1,11 @@
 """An import's transcript, written while the records are converted and put in place at the end.
 
 The events go out in batches under a name no listing reads (`.<id>.importing` beside the
-sessions), so that nothing of a conversation waits in memory for the end of the file; the
-file gets its session name only once all of it made sense. What was only known at the end
-(the title, the model) follows as a `meta` event when the header said otherwise.
+sessions), so that no more than two batches of a conversation wait in memory, never the
+whole file; the file gets its session name only once all of it made sense. What was only
+known at the end (the title, the model) follows as a `meta` event when the header said
+otherwise. Only what may end up in the view is counted: the turns a later compaction
+summarized are written without a token count (`StagedTranscript.write`).
 """
 
 from __future__ import annotations
@@ -34,27 +36,51 @@ class StagedTranscript:
         self.header: Event = {}
         self.rules = ApiRules()
         self.events_written = 0
+        self.held: list[Entry] = []  # written at the next write, or by `finish`
 
     def write(self, entries: list[Entry], header: Event) -> None:
-        """The entries as events (the header first, on the first write); messages are
-        counted and checked against the API rules here, once each, in the view's order."""
-        events: list[Event] = []
+        """The entries as events, in order (the header first, on the first write); each
+        message is checked against the API rules here, once, in the view's order.
+
+        A message is counted only when it may end up in the session's view. The entries
+        after the last compaction are held back until the next write: when a compaction
+        follows among its entries, they are out of the view and are written without a count
+        (counted when they come back into a view or are shown: `Replayed._mark_view`,
+        `replaced.counted`); otherwise they are counted and written then. So the final view
+        is always counted, and at most two batches are held at once."""
         for entry in entries:
             if isinstance(entry, Message):
                 self.rules.add(entry)
-                entry.tokens = self.count(entry)
-                events.append({"type": "message", "message": entry.wire()})
             elif isinstance(entry, Boundary):
                 self.rules = ApiRules()  # the view starts again at the summary
                 for message in entry.new_messages:
                     self.rules.add(message)
-                events.append({"type": "boundary", "boundary": entry.wire()})
-            else:
-                events.append({"type": "opaque", "record": entry})
         if self.transcript is None:
             self.header = header
             self.staging.unlink(missing_ok=True)  # left by an import killed at this id
             self.transcript = Transcript.create(self.staging, header)
+        last = max((i for i, e in enumerate(entries) if isinstance(e, Boundary)), default=-1)
+        if last >= 0:
+            self._emit([*self.held, *entries[: last + 1]], counted=False)
+            self.held = entries[last + 1 :]
+        else:
+            self._emit(self.held, counted=True)
+            self.held = entries
+
+    def _emit(self, entries: list[Entry], *, counted: bool) -> None:
+        """Write `entries`; with `counted`, each message with its token count (a summary a
+        boundary brings was counted when it was made)."""
+        assert self.transcript is not None
+        events: list[Event] = []
+        for entry in entries:
+            if isinstance(entry, Message):
+                if counted:
+                    entry.tokens = self.count(entry)
+                events.append({"type": "message", "message": entry.wire()})
+            elif isinstance(entry, Boundary):
+                events.append({"type": "boundary", "boundary": entry.wire()})
+            else:
+                events.append({"type": "opaque", "record": entry})
         if events:
             self.transcript.append_many(events)
             self.events_written += len(events)
@@ -69,8 +95,11 @@ class StagedTranscript:
                     message.content.clear()
 
     def finish(self, title: str, model: str) -> None:
-        """The last word on title and model, then the file under its session name."""
+        """The held entries (the final view) counted and written, the last word on title
+        and model, then the file under its session name."""
         assert self.transcript is not None
+        self._emit(self.held, counted=True)
+        self.held = []
         changed = {
             key: value
             for key, value in (("title", title), ("model", model))

@@ -82,11 +82,16 @@ def due(session: Session, mark: NotesMark, has_notes: bool) -> bool:
     """First after 10,000 tokens of conversation; then after 5,000 more and either three
     tool calls or a reply that called no tool."""
     new = _since(_conversation(session), mark.covered if has_notes else None)
-    grown = sum(m.tokens for m in new)
-    if not has_notes:
-        return grown >= FIRST_UPDATE_TOKENS
-    if grown < MORE_TOKENS:
+    needed = MORE_TOKENS if has_notes else FIRST_UPDATE_TOKENS
+    grown = 0
+    for message in new:  # up to the figure: an import's summarized turns have no count
+        grown += message.tokens or session.count(message)
+        if grown >= needed:
+            break
+    if grown < needed:
         return False
+    if not has_notes:
+        return True
     calls = sum(len(m.tool_uses()) for m in new)
     view = session.view_messages()
     quiet_turn = bool(view) and view[-1].role == "assistant" and not view[-1].tool_uses()

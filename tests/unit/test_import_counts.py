@@ -26,7 +26,6 @@ from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.replaced import counted, replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.importers import claude_code_write
 from baton.core.importers.claude_code import import_to_file
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton_testkit.claude_code_gen import case, generate
@@ -233,20 +232,23 @@ def test_held_entries_wait_one_write_and_are_counted_unless_a_compaction_follows
     store.close()
 
 
-def test_at_most_two_batches_are_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    most = 0
-    emit = StagedTranscript._emit
+def test_what_is_held_is_the_tail_of_the_last_batch_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So no more than two batches are held at once: the one being written and that tail."""
+    held: list[int] = []
+    write = StagedTranscript.write
 
-    def watching(self: StagedTranscript, entries: list[Any], *, counted: bool) -> None:
-        nonlocal most
-        most = max(most, len(self.held) + len(entries))
-        emit(self, entries, counted=counted)
+    def watching(self: StagedTranscript, entries: list[Any], header: dict[str, Any]) -> None:
+        write(self, entries, header)
+        tail = entries[len(entries) - len(self.held) :]
+        assert all(a is b for a, b in zip(self.held, tail, strict=True))
+        held.append(len(self.held))
 
-    monkeypatch.setattr(StagedTranscript, "_emit", watching)
+    monkeypatch.setattr(StagedTranscript, "write", watching)
     monkeypatch.setattr("baton.core.importers.claude_code.FLUSH_RECORDS", 20)
-    imported(tmp_path, generate(4, era="newest", compactions=0, turns=30), char_count)
-    assert 0 < most <= 2 * 20
-    assert claude_code_write.Entry  # the module's entry type is what the batches hold
+    imported(tmp_path, generate(4, era="newest", compactions=2, turns=30), char_count)
+    assert len(held) > 3 and max(held) > 0
 
 
 @pytest.mark.parametrize("threshold", [0, 200, 1_000, 5_000, 160_000])

@@ -5,6 +5,7 @@ with every figure as an import that counted everything gives."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_to_file
 from baton.core.importers.claude_code_write import StagedTranscript
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
 from baton_testkit.claude_code_gen import case, generate
 
 SEVERAL = "newest-several-compactions"
@@ -272,3 +276,30 @@ def test_the_summary_bound_counts_what_a_span_stands_for_only_as_far_as_it_can_m
         assert len(tally.asked) < everything  # stopped once the bound could not move
     else:
         assert len(tally.asked) == everything
+
+
+async def test_an_undo_of_an_imported_compaction_counts_what_it_brings_back_off_the_loop(
+    tmp_path: Path, estimator: Estimator
+) -> None:
+    service = BatonService(Settings(data_dir=str(tmp_path / "data")), estimator=estimator)
+    source = case(SEVERAL).write(tmp_path / "file.jsonl")
+    session = await service.import_file(str(source))
+    threads: list[str] = []
+    count = session.count
+
+    def watched(message: Message) -> int:
+        threads.append(threading.current_thread().name)
+        return count(message)
+
+    session.count = watched
+    boundary = session.boundaries[session.active[-1]]
+    back = [session.messages[mid] for mid in boundary.summarized_ids]
+    assert any(not m.tokens for m in back)
+    await service.compaction.count_restored(session.session_id)
+    assert threads and threading.main_thread().name not in threads
+    assert all(m.tokens == estimator.count_message(m) for m in back)
+    threads.clear()
+    service.compaction.uncompact(session.session_id)
+    assert threads == []  # the undo on the loop had nothing left to count
+    assert {m.id for m in back} <= set(session.view)
+    await service.close()

@@ -178,6 +178,7 @@ async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> 
     elif command.name == "undo-compact":
         try:
             before = service.usage(sid).used_tokens
+            await service.compaction.count_restored(sid)
             usage = service.compaction.uncompact(sid)
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")

@@ -11,6 +11,7 @@ from baton.core.compaction.hooks import load_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.replaced import counted, replaced_messages
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, NothingToCompact
 from baton.core.service.runtime import Runtimes
@@ -58,6 +59,18 @@ class Compaction:
         runtime = self._runtimes.of(session_id)
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self._service.changes.changed(runtime, "rewind")
+
+    async def count_restored(self, session_id: str, boundary_id: str | None = None) -> None:
+        """Count, in the session's lane (off the event loop), what an undo of `boundary_id`
+        (default: the latest) would bring back stored without a count (the turns of an
+        imported compaction), so that `uncompact` on the loop finds them counted."""
+        session = self._service.session(session_id)
+        target = boundary_id or (session.active[-1] if session.active else None)
+        if target is None or target not in session.active:
+            return  # nothing to undo: `uncompact` says so
+        back = [m for m in replaced_messages(session, target) if not m.tokens]
+        if back:
+            await self._service.in_lane(session_id, lambda: counted(session, back))
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtimes.of(session_id)

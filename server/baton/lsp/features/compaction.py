@@ -60,6 +60,7 @@ async def compact(call: Call, args: p.CompactParams) -> p.CompactResult:
 
 
 async def uncompact(call: Call, args: p.UncompactParams) -> p.UncompactResult:
+    await call.service.compaction.count_restored(args.session_id, args.boundary_id)
     return p.UncompactResult(
         usage=call.service.compaction.uncompact(args.session_id, args.boundary_id)
     )

@@ -149,8 +149,14 @@ async def importing(run: Run, extra: dict[str, Any]) -> Series:
     extra["import_file"] = {
         name: measured[name][0] for name in ("file_mb", "session_mb", "messages", "records")
     }
-    kept = ("import_s", "import_cpu_s", "json_s", "count_cpu_s", "count_all_cpu_s")
-    kept += ("peak_growth_mb",)
+    kept = (
+        "import_s",
+        "import_cpu_s",
+        "json_s",
+        "count_cpu_s",
+        "count_all_cpu_s",
+        "peak_growth_mb",
+    )
     return {"import": {k: measured[k] for k in kept}}
 
 

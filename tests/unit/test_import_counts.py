@@ -24,7 +24,7 @@ from baton.core.compaction.summary.memory import due
 from baton.core.compaction.summary.notes import NotesMark
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message, TextBlock
-from baton.core.conversation.replaced import counted, replaced_messages
+from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_to_file
@@ -54,18 +54,24 @@ def imported(folder: Path, generated: Any, count: Any, *, eager: bool = False) -
     folder.mkdir(parents=True, exist_ok=True)
     path = generated.write(folder / "file.jsonl")
     store = SessionStore(folder / "data", count)
-    if eager:
-        emit = StagedTranscript._emit
+    emit = StagedTranscript._emit
 
-        def counting(self: StagedTranscript, entries: list[Any], *, counted: bool) -> None:
-            emit(self, entries, counted=True)
+    def counting(self: StagedTranscript, entries: list[Any], *, counted: bool) -> None:
+        emit(self, entries, counted=True)
 
-        with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
+        if eager:
             patch.setattr(StagedTranscript, "_emit", counting)
-            import_to_file(path, store)
-    else:
         import_to_file(path, store)
     return store
+
+
+def both_imports(folder: Path, seed: int) -> tuple[Session, Session]:
+    """A seeded file with three compactions imported as it is and as an import that counted
+    every message would have it."""
+    generated = generate(seed, era="newest", compactions=3, turns=14, repairs=False)
+    lazy = only_session(imported(folder / "lazy", generated, char_count))
+    return lazy, only_session(imported(folder / "eager", generated, char_count, eager=True))
 
 
 def only_session(store: SessionStore) -> Session:
@@ -74,7 +80,7 @@ def only_session(store: SessionStore) -> Session:
 
 
 def message_lines(store: SessionStore) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(index of the last boundary line before it, message) for each message line."""
+    """(how many boundary lines come before it, message) for each message line."""
     (path,) = store.sessions_dir.glob("*.jsonl")
     boundaries = 0
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -119,16 +125,14 @@ def test_a_load_of_an_import_counts_nothing_it_summarized(tmp_path: Path) -> Non
 def test_every_figure_is_that_of_an_import_that_counted_everything(
     tmp_path: Path, seed: int
 ) -> None:
-    generated = generate(seed, era="newest", compactions=3, turns=14, repairs=False)
-    lazy = only_session(imported(tmp_path / "lazy", generated, char_count))
-    eager = only_session(imported(tmp_path / "eager", generated, char_count, eager=True))
+    lazy, eager = both_imports(tmp_path, seed)
     assert lazy.view == eager.view
     assert lazy.last_usage == eager.last_usage
     assert lazy.tokens_by_kind() == eager.tokens_by_kind()
     assert lazy.tokens_in_view(0, len(lazy.view)) == eager.tokens_in_view(0, len(eager.view))
     assert len(lazy.active) == len(eager.active) == 3
     for lazy_id, eager_id in zip(lazy.active, eager.active, strict=True):
-        shown = counted(lazy, replaced_messages(lazy, lazy_id))
+        shown = lazy.with_counts(replaced_messages(lazy, lazy_id))
         assert [m.tokens for m in shown] == [m.tokens for m in replaced_messages(eager, eager_id)]
 
 
@@ -136,9 +140,7 @@ def test_every_figure_is_that_of_an_import_that_counted_everything(
 def test_undoing_an_imported_compaction_gives_the_figures_of_an_import_that_counted_everything(
     tmp_path: Path, seed: int
 ) -> None:
-    generated = generate(seed, era="newest", compactions=3, turns=14, repairs=False)
-    lazy = only_session(imported(tmp_path / "lazy", generated, char_count))
-    eager = only_session(imported(tmp_path / "eager", generated, char_count, eager=True))
+    lazy, eager = both_imports(tmp_path, seed)
     while lazy.active:  # every compaction undone: the summarized turns back in the view
         lazy.uncompact()
         eager.uncompact()

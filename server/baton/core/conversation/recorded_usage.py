@@ -1,16 +1,21 @@
 """What a transcript records about usage: the newest real usage, and what a client declared.
 
 `LastUsage` pairs the newest real usage with the estimate of the view it covered, up to
-where its response starts (`response_start`); `ClientContext` is what a client said it
-sends besides the messages. Replay (replay.py) keeps both as it applies each event.
+where its response starts (`response_start`); `LearnedUsage` is that usage before its
+estimate is worked out. `ClientContext` is what a client said it sends besides the
+messages. Replay (replay.py) keeps both as it applies each event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import ApiUsage, Message
+
+if TYPE_CHECKING:
+    from baton.core.conversation.view_state import ViewState
 
 
 @dataclass(frozen=True)
@@ -26,12 +31,49 @@ class LastUsage:
 
 
 @dataclass(frozen=True)
+class LearnedUsage:
+    """A usage as it arrived, with the view it covered: the view's list and its tallies,
+    its first `stop` messages (neither changes later: appends go after them, and a view
+    that changes wholesale is a new list with new tallies). Its estimate is worked out
+    when first asked (`settled`), so a load does not count, for every usage it replays,
+    the turns stored without a count that a later compaction summarized (an import's)."""
+
+    message: Message
+    view: list[str]
+    stop: int
+    state: ViewState
+
+    def settled(
+        self, messages: Mapping[str, Message], count: Callable[[Message], int]
+    ) -> LastUsage:
+        assert self.message.usage is not None
+        view = self.view
+        prefix = self.state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
+        return LastUsage(self.message.id, self.message.usage, prefix)
+
+    def costs_nothing(self, state: ViewState) -> bool:
+        """Whether `state` is the one it covered, with every message of it counted."""
+        return state is self.state and min(state.uncounted, default=self.stop) >= self.stop
+
+
+@dataclass(frozen=True)
 class ClientContext:
     """Raw tokens a client declared it sends besides the messages (its own system prompt
     and tool definitions); the transcript's `meta` events carry it."""
 
     system_tokens: int = 0
     tools_tokens: int = 0
+
+    @classmethod
+    def read(cls, raw: object, current: ClientContext) -> ClientContext:
+        """A `meta` event's `clientContext` (raw token counts); anything else leaves
+        `current` as it is."""
+        if not isinstance(raw, dict):
+            return current
+        figures = [raw.get("systemTokens", 0), raw.get("toolsTokens", 0)]
+        if all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures):
+            return cls(*figures)
+        return current
 
 
 def response_start(messages: Mapping[str, Message], view: list[str], index: int) -> int:

@@ -17,12 +17,3 @@ def replaced_messages(session: Session, boundary_id: str) -> list[Message]:
     if boundary is None:
         raise InvalidParams(f"no compaction {boundary_id!r} in session {session.session_id}")
     return [session.messages[mid] for mid in boundary.summarized_ids if mid in session.messages]
-
-
-def counted(session: Session, messages: list[Message]) -> list[Message]:
-    """`messages`, each with its token count: one stored without a count (a turn an
-    imported compaction had summarized) is counted now."""
-    for message in messages:
-        if not message.tokens:
-            message.tokens = session.count(message)
-    return messages

@@ -18,7 +18,12 @@ from pydantic import ValidationError
 from baton.core.conversation.boundary import Boundary, expand, unrewind, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note, repair_view
 from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
-from baton.core.conversation.recorded_usage import ClientContext, LastUsage, response_start
+from baton.core.conversation.recorded_usage import (
+    ClientContext,
+    LastUsage,
+    LearnedUsage,
+    response_start,
+)
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.view_state import ViewState
 
@@ -70,8 +75,7 @@ class Replayed:
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, bytes] = {}
-        # the newest real usage, with the view it covered (`last_usage` works out its estimate)
-        self._learned: tuple[Message, list[str], int, ViewState] | None = None
+        self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
         self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
         self._state = ViewState()
@@ -156,7 +160,9 @@ class Replayed:
         elif kind == "meta":
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
-            self._declared(event.get("clientContext"))
+            self.client_context = ClientContext.read(
+                event.get("clientContext"), self.client_context
+            )
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":
@@ -196,34 +202,19 @@ class Replayed:
             self._learn(len(self.view) - 1)
 
     def _learn(self, index: int) -> None:
-        """Keep view[index]'s usage with the view it covered: the view's list and its
-        tallies as they are now (neither changes later: appends go after the prefix, and a
-        view that changes wholesale is a new list with new tallies)."""
-        message = self.messages[self.view[index]]
+        """Keep view[index]'s usage with the view it covered (`LearnedUsage`)."""
         first = response_start(self.messages, self.view, index)
-        self._learned = (message, self.view, first + 1, self._state)
+        message = self.messages[self.view[index]]
+        self._learned = LearnedUsage(message, self.view, first + 1, self._state)
         self._last_usage = None
 
     @property
     def last_usage(self) -> LastUsage | None:
-        """The newest real usage with the raw estimate of the view it covered, worked out
-        at the first ask: a load does not count, for every usage it replays, the turns
-        stored without a count that a later compaction summarized (an import's)."""
+        """The newest real usage with the raw estimate of the view it covered."""
         if self._learned is not None:
-            message, view, stop, state = self._learned
-            assert message.usage is not None
-            prefix = state.tokens(0, stop, lambda i: self.count(self.messages[view[i]]))
-            self._last_usage = LastUsage(message.id, message.usage, prefix)
+            self._last_usage = self._learned.settled(self.messages, self.count)
             self._learned = None  # the view it covered is let go
         return self._last_usage
-
-    def _declared(self, raw: Any) -> None:
-        """A `meta` event's `clientContext` (raw token counts); anything else is ignored."""
-        if not isinstance(raw, dict):
-            return
-        figures = [raw.get("systemTokens", 0), raw.get("toolsTokens", 0)]
-        if all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures):
-            self.client_context = ClientContext(*figures)
 
     def _apply_boundary(self, event: Event) -> None:
         try:
@@ -291,19 +282,18 @@ class Replayed:
         """A view that changed wholesale: what is kept about it is worked out again. A
         message stored without a token count (a turn an imported compaction had summarized,
         brought back by an undo) is counted as it comes into the view."""
-        learned, state = self._learned, self._state
-        if (
-            learned is not None
-            and learned[3] is state
-            and min(state.uncounted, default=learned[2]) >= learned[2]
-        ):
-            _ = self.last_usage  # nothing to count: worked out now, the old view let go
+        if self._learned is not None and self._learned.costs_nothing(self._state):
+            _ = self.last_usage  # worked out now, and the old view let go
         self.view = view
-        messages = self.view_messages()
+        self._state = ViewState(self.with_counts(self.view_messages()))
+
+    def with_counts(self, messages: list[Message]) -> list[Message]:
+        """`messages`, each with its token count: one stored without a count (a turn an
+        imported compaction had summarized) is counted now."""
         for message in messages:
             if not message.tokens:
                 message.tokens = self.count(message)
-        self._state = ViewState(messages)
+        return messages
 
 
 def instant(stamp: str) -> datetime | None:

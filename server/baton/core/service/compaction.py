@@ -11,7 +11,7 @@ from baton.core.compaction.hooks import load_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.replaced import counted, replaced_messages
+from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, NothingToCompact
 from baton.core.service.runtime import Runtimes
@@ -70,7 +70,7 @@ class Compaction:
             return  # nothing to undo: `uncompact` says so
         back = [m for m in replaced_messages(session, target) if not m.tokens]
         if back:
-            await self._service.in_lane(session_id, lambda: counted(session, back))
+            await self._service.in_lane(session_id, lambda: session.with_counts(back))
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtimes.of(session_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from baton import protocol as p
 from baton.core.compaction.working_set.plan_todos import latest_todos
 from baton.core.conversation.listing import Summary
-from baton.core.conversation.replaced import counted, replaced_messages
+from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.service import heavy
 from baton.core.service.results import RenderData
@@ -80,7 +80,7 @@ async def replaced(call: Call, args: p.ReplacedParams) -> p.ReplacedMessages:
         start, stop = args.bounds(len(found))
         return p.ReplacedMessages(
             boundary_id=args.boundary_id,
-            messages=with_tool_calls(counted(session, found[start:stop]), among=found),
+            messages=with_tool_calls(session.with_counts(found[start:stop]), among=found),
             offset=start,
             total_messages=len(found),
         )

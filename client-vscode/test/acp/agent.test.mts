@@ -3,13 +3,13 @@
 // /compact reported as the Session Compaction entity the SDK's schema parses.
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { test } from "node:test";
 import { client, ndJsonStream, type SessionNotification, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { startFakeApi } from "../protocol/harness.js";
+import { scratchDir } from "../scratch.js";
 import { acpCommand } from "./spawn.mjs";
 
 const LONG = Array.from({ length: 600 }, (_, n) => `word${n}`).join(" "); // about 3,000 tokens
@@ -20,9 +20,9 @@ function kind(updates: SessionUpdate[], name: SessionUpdate["sessionUpdate"]): S
 
 test("a prompt turn and a /compact through the npm ACP SDK", { timeout: 120_000 }, async () => {
   const fake = await startFakeApi("acp");
-  const dataDir = mkdtempSync(join(tmpdir(), "baton-acp-data-"));
-  const workspace = mkdtempSync(join(tmpdir(), "baton-acp-ws-"));
-  const settings = join(dataDir, "..", `baton-acp-settings-${process.pid}.json`);
+  const dataDir = scratchDir("baton-acp-data-");
+  const workspace = scratchDir("baton-acp-ws-");
+  const settings = join(scratchDir("baton-acp-settings-"), "settings.json");
   // a small recent window, so one short turn leaves something to summarize
   writeFileSync(settings, JSON.stringify({ keepWindow: { minTokens: 1, minTextMessages: 1, maxTokens: 20 } }));
   const [command, args] = acpCommand();

@@ -4,8 +4,7 @@
 // /compact-up-to (by ACP message id) as a compaction entity with a lower meter; /undo-compact;
 // then session/load in a new process replaying every message and every tool call.
 import { strict as assert } from "node:assert";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -16,6 +15,7 @@ import {
   type RequestPermissionResponse,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
+import { scratchDir } from "../scratch.js";
 import { startAgent, startFake, stopAgent } from "./spawn.mjs";
 
 const WORDS = Array.from({ length: 400 }, (_, n) => `word${n}`).join(" ");
@@ -106,9 +106,9 @@ async function refused(call: Promise<unknown>): Promise<RequestError> {
 
 test("every Done-when case of the ACP face through the npm ACP SDK", { timeout: 300_000 }, async () => {
   const fake = await startFake("fake_api_flow.py");
-  const dataDir = mkdtempSync(join(tmpdir(), "baton-acp-flow-data-"));
-  const workspace = mkdtempSync(join(tmpdir(), "baton-acp-flow-ws-"));
-  const settings = join(workspace, "..", `baton-acp-flow-settings-${process.pid}.json`);
+  const dataDir = scratchDir("baton-acp-flow-data-");
+  const workspace = scratchDir("baton-acp-flow-ws-");
+  const settings = join(scratchDir("baton-acp-flow-settings-"), "settings.json");
   writeFileSync(settings, JSON.stringify({ autoCompact: { enabled: false } }));
   const utils = join(workspace, "utils.py");
   writeFileSync(utils, UTILS);

@@ -145,7 +145,9 @@ export async function startScriptedFake(script) {
     stop: async () => {
       child.stdin.end();
       await exited;
-      return existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
+      const requests = existsSync(requestsFile) ? JSON.parse(readFileSync(requestsFile, "utf8")) : [];
+      rmSync(dirname(requestsFile), { recursive: true, force: true });
+      return requests;
     },
   };
 }

@@ -1,8 +1,7 @@
 // A real `baton serve` over stdio, driven by vscode-languageserver-protocol the way the
 // extension's LanguageClient drives it: same capabilities that matter, same requests.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import {
@@ -18,6 +17,7 @@ import {
 } from "vscode-languageserver-protocol/node";
 import { BatonRpc } from "../../src/rpc";
 import { initializationOptions } from "../../src/serverLaunch";
+import { scratchDir } from "../scratch";
 
 /** client-vscode/out/test/protocol -> the repository root. */
 export const REPO = resolve(__dirname, "..", "..", "..", "..");
@@ -60,8 +60,8 @@ export class Server {
   }
 
   static async start(options: { key?: string; env?: Record<string, string>; dataDir?: string } = {}): Promise<Server> {
-    const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "baton-proto-data-"));
-    const workspace = mkdtempSync(join(tmpdir(), "baton-proto-ws-"));
+    const dataDir = options.dataDir ?? scratchDir("baton-proto-data-");
+    const workspace = scratchDir("baton-proto-ws-");
     const [command, args] = serveCommand();
     const env: NodeJS.ProcessEnv = { ...process.env, BATON_DATA_DIR: dataDir, ...options.env };
     delete env.ANTHROPIC_API_KEY; // the key comes through initializationOptions, as from the extension

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { advertisedContract, bundlePythonPath, contractProblem, readBundle, serverName, type Bundle, type ServerHello } from "../../src/bundledServer";
 import { CONTRACT_VERSION } from "../../src/protocol";
+import { scratchDir } from "../scratch";
 import { findOnPath, notFoundMessage, parseConfigured, resolveLaunch } from "../../src/serverLaunch";
 
 function binDir(...names: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), "baton-launch-"));
+  const dir = scratchDir("baton-launch-");
   for (const name of names) {
     const path = join(dir, name);
     writeFileSync(path, "#!/bin/sh\nexit 0\n");
@@ -32,7 +32,7 @@ test("the setting must be an array of strings", () => {
 test("findOnPath finds executables only, in PATH order", () => {
   const first = binDir("baton");
   const second = binDir("baton");
-  const plain = mkdtempSync(join(tmpdir(), "baton-launch-"));
+  const plain = scratchDir("baton-launch-");
   writeFileSync(join(plain, "baton"), "not executable");
   mkdirSync(join(plain, "dir-baton"));
   const env = { PATH: [plain, first, second].join(":") };
@@ -85,7 +85,7 @@ test("an interpreter without baton falls back to baton on PATH", async () => {
 });
 
 test("when nothing works, the message lists every attempt and how to install", async () => {
-  const empty = mkdtempSync(join(tmpdir(), "baton-launch-"));
+  const empty = scratchDir("baton-launch-");
   const result = await resolveLaunch({ configured: [], pythonPath: "/venv/bin/python", env: { PATH: empty }, platform: "linux", pythonHasBaton: never });
   assert.equal(result.ok, false);
   const tried = (result as { tried: string[] }).tried;
@@ -102,7 +102,7 @@ test("when nothing works, the message lists every attempt and how to install", a
 });
 
 test("without the Python extension the attempt says so", async () => {
-  const empty = mkdtempSync(join(tmpdir(), "baton-launch-"));
+  const empty = scratchDir("baton-launch-");
   const result = await resolveLaunch({ configured: undefined, pythonPath: undefined, env: { PATH: empty }, platform: "linux" });
   assert.match((result as { tried: string[] }).tried[0] ?? "", /none selected, or the extension is not installed/);
 });
@@ -188,7 +188,7 @@ test("on Windows the bundle's libraries are joined with ;", () => {
 });
 
 test("readBundle reads the platform package's bundle.json and nothing else", () => {
-  const ext = mkdtempSync(join(tmpdir(), "baton-ext-"));
+  const ext = scratchDir("baton-ext-");
   assert.equal(readBundle(ext), undefined);
   mkdirSync(join(ext, "bundled"));
   writeFileSync(join(ext, "bundled", "bundle.json"), "{not json");

@@ -246,6 +246,35 @@ async def test_a_second_compaction_while_one_runs_is_refused(
     assert (await lsp.get(sid))["session"]["compactions"] == 1
 
 
+async def test_a_pin_while_a_compaction_runs_is_refused_and_the_compaction_carries_on(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """The compaction planned from the pins it found: a pin now could not keep the message
+    out of its summary, so it is refused (an unpin is harmless and goes through)."""
+    lsp, sid, ids = await keyed_session(start_server, 3)
+    await lsp.request(protocol.SESSION_PIN, {"sessionId": sid, "messageId": ids[2], "pinned": True})
+    gate = threading.Event()
+    script = fake_anthropic.reply("<summary>held summary</summary>", hold_after=3, gate=gate)
+    params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
+    try:
+        first = await started_request(lsp, protocol.COMPACT, params, "compact-1")
+        await held(script)
+        pin = {"sessionId": sid, "messageId": ids[0], "pinned": True}
+        refused = await lsp.error(protocol.SESSION_PIN, pin)
+        assert refused.baton_code == "compaction_in_progress"
+        assert "pin the message once it ends" in refused.message
+        unpin = {"sessionId": sid, "messageId": ids[2], "pinned": False}
+        assert (await lsp.request(protocol.SESSION_PIN, unpin))["pinned"] is False
+    finally:
+        gate.set()
+    done = await first
+    assert ids[0] in done["summarizedMessageIds"]
+    view = (await lsp.get(sid))["messages"]
+    assert not any(m["pinned"] for m in view)
+    # once it ended, the pin goes through
+    assert (await lsp.request(protocol.SESSION_PIN, {**pin, "messageId": view[-1]["id"]}))["pinned"]
+
+
 async def test_cancel_request_stops_a_compaction_and_changes_nothing(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -140,3 +140,63 @@ def test_a_rewind_after_a_compaction_and_its_undo_in_either_order(store: Session
     assert session.view == ["p1", "a1"]
     session.uncompact(rewind.id)
     assert session.view == ["p1", "a1", "p2", "a2"]
+
+
+def _rewound_then_compacted(store: SessionStore, summarized: list[str]) -> tuple[Session, str, str]:
+    """p1 a1 p2 a2, rewound at p2, a new p2b a2b sent, then `summarized` compacted: the
+    session, the rewind's id and the compaction's."""
+    session = store.create()
+    conversation(session)
+    rewind = session.rewind("p2")
+    session.append([say("p2b", "second try"), answer("a2b")])
+    compaction = summary_boundary(session, summarized)
+    session.commit_boundary(compaction)
+    return session, rewind.id, compaction.id
+
+
+def test_a_rewind_undone_under_a_summary_of_what_it_kept_puts_its_turns_after_the_summary(
+    store: SessionStore,
+) -> None:
+    """The messages the rewind kept are summarized: its turns go back after that summary,
+    not first in the conversation, so both undo orders end in the same conversation."""
+    everything = ["p1", "a1", "p2", "a2", "p2b", "a2b"]
+    session, rewind, compaction = _rewound_then_compacted(store, ["p1", "a1"])
+    summary = session.view[0]
+    session.uncompact(rewind)
+    assert session.view == [summary, "p2", "a2", "p2b", "a2b"]
+    assert reopen(store, session.session_id).view == [summary, "p2", "a2", "p2b", "a2b"]
+    session = store.get(session.session_id)
+    session.uncompact(compaction)
+    assert session.view == everything
+
+    other, rewind, compaction = _rewound_then_compacted(store, ["p1", "a1"])
+    other.uncompact(compaction)
+    other.uncompact(rewind)
+    assert other.view == everything
+    assert reopen(store, other.session_id).view == everything
+
+
+def test_a_rewind_undo_is_refused_when_one_summary_holds_what_it_kept_and_what_came_since(
+    store: SessionStore,
+) -> None:
+    """No place puts the rewound turns between the kept ones and the ones sent since when a
+    summary stands for both: the undo names the compaction to undo first, writes nothing."""
+    session, rewind, compaction = _rewound_then_compacted(store, ["p1", "a1", "p2b"])
+    before = session.transcript.path.read_bytes()
+    view = list(session.view)
+    with pytest.raises(InvalidParams, match=f"compaction {compaction} summarized both"):
+        session.uncompact(rewind)
+    assert session.transcript.path.read_bytes() == before and session.view == view
+    session.uncompact(compaction)
+    session.uncompact(rewind)
+    assert session.view == ["p1", "a1", "p2", "a2", "p2b", "a2b"]
+
+
+def test_an_empty_compaction_id_names_none_and_undoes_nothing(store: SessionStore) -> None:
+    session = store.create()
+    conversation(session)
+    session.commit_boundary(summary_boundary(session, ["p1", "a1"]))
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match="no active compaction ''"):
+        session.uncompact("")
+    assert session.transcript.path.read_bytes() == before and session.compactions == 1

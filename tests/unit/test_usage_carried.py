@@ -22,7 +22,7 @@ from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.budget import compute_usage, observe_response
 from baton.core.usage.estimator import Estimator
-from baton.core.usage.overhead import ClientContext, declare
+from baton.core.usage.overhead import ClientContext, carried_tokens, declare
 from baton_testkit.claude_code_gen import generate
 from baton_testkit.meter_error import figures, measure, measure_compacted
 
@@ -350,3 +350,33 @@ async def test_the_hover_says_where_the_figure_comes_from(
     assert f"unattributed (the original client's system prompt and tools) {OVERHEAD:,}" in (
         breakdown_line(usage)
     )
+
+
+async def test_the_smaller_check_compares_the_figures_the_compaction_reports(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    """An API that counts well under the estimate: the compaction is judged on the meter's
+    figures (the usage before, the postTokens after), so one whose dry run says it shrinks
+    the context is not refused as one that would not."""
+    session = store.create(model="claude-sonnet-4-5")
+    for n in range(10):
+        session.append([_user(f"r{n}: please fix bug {n} in src/mod{n}.py. " + "lorem " * 1000)])
+        session.append([MessageInput(role="assistant", content=f"Fixed {n}. " + "dolor " * 1000)])
+    estimated = compute_usage(session, settings, estimator).used_tokens
+    session.append([_user("and the last one?")])
+    session.append([_reply("api_low", "done", int(estimated * 0.5))])
+    before = compute_usage(session, settings, estimator)
+    assert before.basis == "api" and before.used_tokens >= engine.MIN_CHECKED_TOKENS
+    ctx = CompactContext(
+        settings=Settings(keep_window=KeepWindowSettings(min_tokens=5_000, min_text_messages=2)),
+        estimator=estimator,
+        summarizer=ExtractiveSummarizer(estimator.count_text),
+    )
+    preview = await engine.compact(session, CompactRequest(direction="all", dry_run=True), ctx)
+    # the case in question: the new view's bare estimate is over the usage before
+    assert preview.post_tokens - carried_tokens(session, estimator) > before.used_tokens
+    assert preview.post_tokens < preview.pre_tokens == before.used_tokens
+    assert preview.warnings == []
+    result = await engine.compact(session, CompactRequest(direction="all"), ctx)
+    assert result.post_tokens == preview.post_tokens
+    assert compute_usage(session, settings, estimator).used_tokens == result.post_tokens

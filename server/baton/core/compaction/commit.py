@@ -119,13 +119,12 @@ def commit_summary(
     report(ctx, "Checking the new conversation", 0.9)
     late = _check(session, snapshot, new_view)
     pre_tokens = prepared.pre_tokens
-    view = prepared.messages
     if late:  # prepared earlier: the context grew since, and the late messages stay
         usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
-        pre_tokens, view = usage.used_tokens, [*view, *late]
+        pre_tokens = usage.used_tokens
     restored_ids = {message.id for message, _ in restored.files}
-    before = min(pre_tokens, estimate(session, ctx, view))
-    after = estimate(session, ctx, [m for m in [*new_view, *late] if m.id not in restored_ids])
+    unrestored = [m for m in [*new_view, *late] if m.id not in restored_ids]
+    before, after = pre_tokens, after_compaction(session, ctx, unrestored)
     warnings = list(prepared.warnings)
     try:
         _check_smaller(ctx, before, after)
@@ -256,9 +255,10 @@ def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
     """Refuse a compaction whose summary would not make the context smaller: it would
     trade messages for a longer text about them, and auto-compact would try again at once.
 
-    `before` is the smaller of the usage reported as the compaction's start (API usage when
-    there is one) and the old view's estimate; `after` is the new view without the editor
-    files restored into it (those are a separate addition with their own bound, BEHAVIOR 6).
+    Both figures are the meter's: `before` the usage at the compaction's start (API usage
+    when there is one), `after` what the compaction reports as its `postTokens`, without
+    the editor files restored into it (those are a separate addition with their own bound,
+    BEHAVIOR 6).
     Contexts under MIN_CHECKED_TOKENS are exempt: nothing there needs reclaiming, a summary
     has a fixed size of its own (headings, the wrapper) that a short conversation may not
     reach, and its growth is bounded (the summarizer's bound plus the ledger's)."""

@@ -51,6 +51,8 @@ __all__ = [
     "commit_summary",
     "compact",
     "layout_view",
+    "pin",
+    "rewind",
     "summarize",
     "uncompact",
 ]
@@ -102,6 +104,17 @@ def rewind(session: Session, message_id: str) -> Boundary:
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is being compacted")
     return session.rewind(message_id)
+
+
+def pin(session: Session, message_id: str, pinned: bool) -> Message:
+    """Pin or unpin a message. Not a pin while the session compacts: the compaction planned
+    from the pins it found and would summarize the message all the same (an unpin is
+    harmless: the message stays verbatim this once)."""
+    if pinned and session.compacting:
+        raise CompactionInProgress(
+            f"session {session.session_id} is being compacted: pin the message once it ends"
+        )
+    return session.set_pinned(message_id, pinned)
 
 
 def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:

@@ -242,7 +242,7 @@ class Replayed:
         self._repair()
         self.active.remove(boundary_id)
         if boundary.direction == "rewind":
-            self._set_view(unrewind(self.view, boundary))
+            self._set_view(unrewind(self.view, boundary, self.active_stands_for()))
             return
         mapping = {
             mid: boundary.stands_for.get(mid, []) for mid in (m.id for m in boundary.new_messages)
@@ -253,6 +253,14 @@ class Replayed:
             if other.direction == "rewind":  # where its messages go back: after these now
                 other.view_after = expand(other.view_after, mapping)
         self._set_view(expand(self.view, mapping))
+
+    def active_stands_for(self, *, besides: str | None = None) -> dict[str, list[str]]:
+        """What each message the active compactions (but `besides`) introduced stands for."""
+        out: dict[str, list[str]] = {}
+        for boundary_id in self.active:
+            if boundary_id != besides:
+                out.update(self.boundaries[boundary_id].stands_for)
+        return out
 
     def _set_view(self, view: list[str]) -> None:
         """The new view; ids of lost messages drop out of it (and are reported), and a

@@ -11,7 +11,7 @@ from baton.core.conversation.append_batch import (
     checked_batch,
     prepared_messages,
 )
-from baton.core.conversation.boundary import Boundary, unrewind
+from baton.core.conversation.boundary import Boundary, rewind_return, unrewind
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
@@ -121,12 +121,20 @@ class Session(ViewTokens):
         self.refuse_if_read_only()
         if not self.active:
             raise NothingToCompact("this session has no compaction to undo")
-        target = boundary_id or self.active[-1]
+        target = self.active[-1] if boundary_id is None else boundary_id  # "" names none
         if target not in self.active:
             raise InvalidParams(f"no active compaction {target!r} in this session")
         boundary = self.boundaries[target]
         if boundary.direction == "rewind":
-            restored = [self.messages[mid] for mid in unrewind(self.view, boundary)]
+            stands_for = self.active_stands_for(besides=target)
+            _, mixed = rewind_return(self.view, boundary, stands_for)
+            if mixed is not None:
+                by = next(b for b in self.active if mixed in self.boundaries[b].stands_for)
+                raise InvalidParams(
+                    f"undoing rewind {target} would put the turns it took out after turns "
+                    f"sent since: compaction {by} summarized both; undo that compaction first"
+                )
+            restored = [self.messages[mid] for mid in unrewind(self.view, boundary, stands_for)]
             problems = invariant_violations(restored)
             if problems:
                 raise InvalidParams(

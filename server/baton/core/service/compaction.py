@@ -65,7 +65,8 @@ class Compaction:
         (default: the latest) would bring back stored without a count (the turns of an
         imported compaction), so that `uncompact` on the loop finds them counted."""
         session = self._service.session(session_id)
-        target = boundary_id or (session.active[-1] if session.active else None)
+        latest = session.active[-1] if session.active else None
+        target = latest if boundary_id is None else boundary_id
         if target is None or target not in session.active:
             return  # nothing to undo: `uncompact` says so
         back = [m for m in replaced_messages(session, target) if not m.tokens]

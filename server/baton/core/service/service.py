@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from baton.core.background import Background
+from baton.core.compaction import engine
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import Message, MessageInput
@@ -201,7 +202,7 @@ class BatonService:
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         runtime = self._runtime(session_id)
-        message = runtime.session.set_pinned(message_id, pinned)
+        message = engine.pin(runtime.session, message_id, pinned)
         self.changes.changed(runtime, "pin", tell_usage=False)  # the document shows pins
         return message
 

@@ -28,6 +28,16 @@ async def test_initialize_advertises_sessions_prompts_and_no_auth_with_a_key(
         assert agent.init["agentInfo"]["name"] == "baton"
 
 
+async def test_initialize_answers_the_version_asked_for_only_when_baton_speaks_it(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        assert agent.init["protocolVersion"] == 1
+        for asked in (0, 2, 99):  # not spoken: the latest Baton speaks
+            again = await agent.request("initialize", {"protocolVersion": asked})
+            assert again["protocolVersion"] == 1
+
+
 async def test_a_prompt_turn_streams_the_reply_and_the_meter(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -93,12 +103,28 @@ async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change
             [{"type": "text"}],  # no text: the schema refuses it
             [{"type": "hologram", "text": "x"}],
             [],
+            [{"type": "image", "data": "", "mimeType": "image/png"}],
+            [
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "file:///doc.pdf",
+                        "blob": "not base64!!",
+                        "mimeType": "application/pdf",
+                    },
+                }
+            ],
         ]
         for prompt in bad_blocks:
             with pytest.raises(RequestError) as refused:
                 await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
             assert refused.value.code == -32602, prompt
             assert "Traceback" not in str(refused.value.data)
+        # a select's values are the ones it lists: a model it does not offer is refused
+        for model in ("no-such-model", "gpt-4o; rm -rf"):
+            with pytest.raises(RequestError) as refused:
+                await agent.conn.set_config_option(config_id="model", session_id=sid, value=model)
+            assert refused.value.data["code"] == "invalid_params"
         assert transcript.read_bytes() == before  # nothing was stored
         assert fake_anthropic.message_requests() == []
         answer = await agent.conn.prompt(session_id=sid, prompt=[text_block("now a good one")])

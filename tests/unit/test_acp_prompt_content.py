@@ -75,7 +75,14 @@ async def test_a_huge_linked_file_is_named_not_read(tmp_path: Path) -> None:
     "block",
     [
         ImageContentBlock(type="image", data="not base64!", mime_type="image/png"),
+        ImageContentBlock(type="image", data="", mime_type="image/png"),
         ImageContentBlock(type="image", data=PNG, mime_type="image/tiff"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///doc.pdf", blob="not base64!!", mime_type="application/pdf"
+            ),
+        ),
         AudioContentBlock(type="audio", data=PNG, mime_type="audio/wav"),
         EmbeddedResourceContentBlock(
             type="resource",
@@ -91,3 +98,46 @@ async def test_blocks_baton_cannot_send_are_invalid_params(block: object) -> Non
         await pc.prompt_content([block], disk)
     assert refused.value.code == -32602
     assert refused.value.data["code"] == "invalid_params"
+
+
+async def test_a_link_to_what_is_not_a_regular_file_is_named_never_read(tmp_path: Path) -> None:
+    """A FIFO would block the read (and the agent with it), a device never end."""
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    read: list[Path] = []
+
+    async def spy(path: Path) -> str | None:
+        read.append(path)
+        return None
+
+    links = [
+        ResourceContentBlock(type="resource_link", name="pipe", uri=fifo.as_uri()),
+        ResourceContentBlock(type="resource_link", name="zero", uri="file:///dev/zero"),
+        ResourceContentBlock(type="resource_link", name="here", uri=tmp_path.as_uri()),
+    ]
+    made = await pc.prompt_content([TextContentBlock(type="text", text="see"), *links], spy)
+    assert read == []
+    texts = [b.text for b in made.blocks[1:]]  # type: ignore[union-attr]
+    assert texts == [
+        f"Linked file: {fifo} (not included: a FIFO)",
+        "Linked file: /dev/zero (not included: a device)",
+        f"Linked file: {tmp_path} (not included: a directory)",
+    ]
+    assert made.files == {}
+
+
+async def test_the_users_words_are_the_text_not_the_files_attached(tmp_path: Path) -> None:
+    linked = tmp_path / "app.py"
+    linked.write_text("import os\n")
+    blocks = [
+        ResourceContentBlock(type="resource_link", name="app.py", uri=linked.as_uri()),
+        TextContentBlock(type="text", text="Explain this file"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=(tmp_path / "b.py").as_uri(), text="x = 1"),
+        ),
+    ]
+    made = await pc.prompt_content(blocks, disk)
+    assert made.text() == "Explain this file"

@@ -158,7 +158,10 @@ class BatonAgent:
             ),
         )
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            # the version asked for when Baton speaks it, else the latest it speaks
+            protocol_version=protocol_version
+            if 1 <= protocol_version <= PROTOCOL_VERSION
+            else PROTOCOL_VERSION,
             agent_capabilities=capabilities,
             auth_methods=methods,
             agent_info=Implementation(name="baton", title="Baton", version=__version__),

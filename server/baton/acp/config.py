@@ -44,9 +44,14 @@ def _with(values: tuple[str, ...], current: str) -> list[str]:
     return list(values) if current in values else [*values, current]
 
 
-def config_options(service: BatonService, session_id: str) -> list[SessionConfigOptionSelect]:
+def _models(service: BatonService, session_id: str) -> tuple[str, list[str]]:
+    """The session's model and the models offered: it, the settings' one, the known ones."""
     model = service.session(session_id).model or service.settings.model
-    models = list(dict.fromkeys([model, service.settings.model, *MODELS]))
+    return model, list(dict.fromkeys([model, service.settings.model, *MODELS]))
+
+
+def config_options(service: BatonService, session_id: str) -> list[SessionConfigOptionSelect]:
+    model, models = _models(service, session_id)
     thinking = _current_thinking(service)
     threshold = _current_threshold(service)
     return [
@@ -87,6 +92,9 @@ def apply(service: BatonService, session_id: str, config_id: str, value: str | b
     if not isinstance(value, str):
         raise invalid(f"{config_id} takes one of its listed values")
     if config_id == MODEL:
+        _, models = _models(service, session_id)
+        if value not in models:  # a select's values are the ones it lists
+            raise invalid(f"model takes one of {', '.join(models)}")
         service.set_model(session_id, value)
         return
     raw: dict[str, Any]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from acp.schema import (
 )
 
 from baton.acp.errors import invalid
+from baton.core.conversation.files import kind_of
 from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
 from baton.core.workspace.editor_files import uri_to_path
 
@@ -40,14 +42,16 @@ Reader = Callable[[Path], Awaitable[str | None]]
 
 @dataclass
 class PromptContent:
-    """The user message's blocks, and the files it named (path -> the text it carried, or
-    None when it was read from the disk)."""
+    """The user message's blocks, the files it named (path -> the text it carried, or
+    None when it was read from the disk), and the user's own words (its text blocks, not
+    the files' text: what a title is made of)."""
 
     blocks: list[ContentBlock] = field(default_factory=list)
     files: dict[str, str | None] = field(default_factory=dict)
+    said: list[str] = field(default_factory=list)
 
     def text(self) -> str:
-        return "\n".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+        return "\n".join(self.said)
 
 
 def fenced(text: str) -> str:
@@ -66,11 +70,19 @@ def file_text(path: str, text: str) -> str:
 def _image(data: str, mime: str, where: str) -> ImageBlock:
     if mime not in IMAGE_TYPES:
         raise invalid(f"{where}: image type {mime!r} is not one of {', '.join(IMAGE_TYPES)}")
+    return ImageBlock(source={"type": "base64", "media_type": mime, "data": _base64(data, where)})
+
+
+def _base64(data: str, where: str) -> str:
+    """`data` when it is base64 of something: the API refuses anything else, and a stored
+    message it refuses would fail every later turn of the session."""
     try:
-        base64.b64decode(data, validate=True)
+        decoded = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
-        raise invalid(f"{where}: the image data is not base64") from None
-    return ImageBlock(source={"type": "base64", "media_type": mime, "data": data})
+        raise invalid(f"{where}: the data is not base64") from None
+    if not decoded:
+        raise invalid(f"{where}: the data is empty")
+    return data
 
 
 async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -> None:
@@ -79,9 +91,15 @@ async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -
         out.blocks.append(TextBlock(text=f"Linked resource: {block.uri} ({block.name})"))
         return
     try:
-        size = path.stat().st_size
+        found = path.stat()
     except OSError:
-        size = 0  # not on this disk: the client may still have it
+        found = None  # not on this disk: the client may still have it
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        # a FIFO would block the read, a device never end: only regular files are read
+        kind = kind_of(found.st_mode)
+        out.blocks.append(TextBlock(text=f"Linked file: {path} (not included: {kind})"))
+        return
+    size = found.st_size if found is not None else 0
     if size > MAX_FILE_CHARS * 4:  # never read a huge file whole to find it is too large
         out.blocks.append(TextBlock(text=f"Attached file: {path} (not included: {size:,} bytes)"))
         out.files[str(path)] = None
@@ -103,7 +121,7 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
         if mime in IMAGE_TYPES:
             out.blocks.append(_image(resource.blob, mime, where))
         elif mime == "application/pdf":
-            source = {"type": "base64", "media_type": mime, "data": resource.blob}
+            source = {"type": "base64", "media_type": mime, "data": _base64(resource.blob, where)}
             out.blocks.append(DocumentBlock(source=source))
         else:
             raise invalid(
@@ -124,6 +142,7 @@ async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> Prom
         if isinstance(block, TextContentBlock):
             if block.text:
                 out.blocks.append(TextBlock(text=block.text))
+                out.said.append(block.text)
         elif isinstance(block, ImageContentBlock):
             out.blocks.append(_image(block.data, block.mime_type, where))
         elif isinstance(block, ResourceContentBlock):

@@ -191,3 +191,57 @@ async def test_no_key_offers_the_api_key_auth_method_and_a_prompt_asks_for_it(
             await agent.conn.authenticate(method_id=method["id"])
         transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
         assert '"type": "message"' not in transcript.read_text()
+
+
+async def test_a_prompt_sent_again_after_an_api_error_is_a_retry_not_a_second_copy(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The failed turn kept its prompt; sending the same prompt again (an agent panel's only
+    retry) continues after it: the model and a later load see the words once."""
+    fake_anthropic.error(529, "overloaded_error", "Overloaded", retry_after="0.01", times=3)
+    fake_anthropic.reply("Four.", usage={"input_tokens": 40, "output_tokens": 2})
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError) as failed:
+            await agent.say(sid, "What is 2+2?")
+        assert failed.value.data["code"] == "api_error"
+        answer = await agent.say(sid, "What is 2+2?")
+        assert answer.stop_reason == "end_turn"
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert json.dumps(sent).count("What is 2+2?") == 1
+        assert _prompts(agent.data_dir, sid).count("What is 2+2?") == 1
+        # another prompt after a failure is a new prompt: stored as sent
+        fake_anthropic.error(529, "overloaded_error", "Overloaded", retry_after="0.01", times=3)
+        with pytest.raises(RequestError):
+            await agent.say(sid, "And 3+3?")
+        fake_anthropic.reply("Six.", usage={"input_tokens": 60, "output_tokens": 2})
+        await agent.say(sid, "Then 4+4?")
+        assert _prompts(agent.data_dir, sid) == ["What is 2+2?", "And 3+3?", "Then 4+4?"]
+
+
+def _prompts(data_dir: Path, sid: str) -> list[str]:
+    """The text of every user message the transcript stores, in order."""
+    lines = (data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    messages = [e["message"] for e in events if e.get("type") == "message"]
+    return [
+        block["text"]
+        for m in messages
+        if m["role"] == "user"
+        for block in m["content"]
+        if block["type"] == "text"
+    ]
+
+
+async def test_a_prompt_too_long_says_what_an_agent_panel_can_do(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.prompt_too_long(actual=210_000, limit=200_000)
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError) as refused:
+            await agent.say(sid, "hello")
+        assert refused.value.data["code"] == "prompt_too_long"
+        assert "/compact" in str(refused.value)
+        assert "baton/compact" not in str(refused.value)
+        assert "no content" not in str(refused.value)

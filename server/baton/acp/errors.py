@@ -12,7 +12,7 @@ from acp import RequestError
 
 from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
 from baton.core import redaction
-from baton.core.errors import ApiKeyMissing, BatonError
+from baton.core.errors import ApiKeyMissing, BatonError, PromptTooLong
 from baton.core.memory import ReleaseAfterWork
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,20 @@ def invalid(message: str, **data: object) -> RequestError:
     return RequestError(INVALID_PARAMS, message, {"code": "invalid_params", **data})
 
 
+# what to do about a conversation too long to send, as an agent panel can do it (the core's
+# advice names the LSP face's request and code action)
+ACP_ADVICE = (
+    "Compact the conversation (/compact) or start a new session, then send the prompt "
+    "again to continue."
+)
+
+
 def as_request_error(exc: BatonError) -> RequestError:
     text = redaction.redact(exc.message)
+    if isinstance(exc, PromptTooLong):
+        from baton.core.turn.chat import ADVICE
+
+        text = text.replace(ADVICE, ACP_ADVICE)
     data = {"code": exc.code, **{k: v for k, v in exc.data.items() if v is not None}}
     if isinstance(exc, ApiKeyMissing):
         return RequestError(AUTH_REQUIRED, text, data)

@@ -107,6 +107,16 @@ def _touch(agent: BatonAgent, content: PromptContent) -> None:
             agent.service.editor_files.saved(uri)
 
 
+def _unanswered(view: list[Message], content: PromptContent) -> bool:
+    """Whether the view ends with this very prompt, stored by a turn that failed before its
+    reply (an API error keeps the prompt): sending it again, all an agent panel can do to
+    retry, continues after it instead of storing the user's words twice."""
+    if not view or view[-1].role != "user" or view[-1].kind != "message":
+        return False
+    stored = [b.model_dump(exclude_none=True) for b in view[-1].content]
+    return stored == [b.model_dump(exclude_none=True) for b in content.blocks]
+
+
 def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
     session_id = live.session_id
     session = agent.service.session(session_id)
@@ -127,7 +137,9 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
     _title(agent, live, content)
     live.thought.clear()
-    reply = await agent.service.replies.send(sid, list(content.blocks), host=live.host)
+    retry = _unanswered(agent.service.session(sid).view_messages(), content)
+    blocks = None if retry else list(content.blocks)  # None: continue after the stored one
+    reply = await agent.service.replies.send(sid, blocks, host=live.host)
     message = reply.message
     _thoughts(agent, live, message)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")

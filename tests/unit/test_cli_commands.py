@@ -291,3 +291,94 @@ def test_the_readme_lists_every_flag_of_every_subcommand() -> None:
                 if flag not in ("-h", "--help") and f"{flag}" not in section
             )
     assert missing == []
+
+
+# ---- bad input: one line, exit 2 ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tools", "needle"),
+    [
+        ("notjson", "--tools is not JSON"),
+        ('{"a": 1}', "a JSON list of tool definitions"),
+        ('"x"', "a JSON list of tool definitions"),
+        ("null", "a JSON list of tool definitions"),
+        ("[1]", "a JSON list of tool definitions"),
+        ("[" * 100_000, "--tools is not JSON"),
+    ],
+)
+def test_payload_tools_must_be_a_json_list_of_definitions(
+    capsys: pytest.CaptureFixture[str], tools: str, needle: str
+) -> None:
+    code, out, err = run(capsys, "payload", str(EXAMPLE_SESSION), "--tools", tools)
+    assert code == 2 and out == ""
+    assert err.startswith("baton: ") and needle in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["usage", "show", "payload", "compact"])
+def test_a_first_line_nested_past_the_parser_is_no_session_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"a":' * 50_000 + "1" + "}" * 50_000 + "\n")
+    code, out, err = run(capsys, command, str(deep))
+    assert code == 2 and "Traceback" not in err
+    assert "is not a Claude Code session file" in err and err.count("\n") == 1
+
+
+def test_an_empty_id_and_a_range_the_wrong_way_round_are_clear_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ids = [str(r["shortId"]) for r in shown(capsys, str(EXAMPLE_SESSION))]
+    for argv, needle in ((["--up-to", ""], "an empty message id"),
+                         (["--from", ""], "an empty message id"),
+                         (["--range", ids[8], ids[3]], "--range: END_ID comes before ID")):  # fmt: skip
+        code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), *argv)
+        assert code == 2 and out == "" and needle in err, argv
+
+
+def test_what_is_not_a_regular_file_is_named_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "usage", "/dev/null")
+    assert code == 2 and "/dev/null is not a regular file" in err
+
+
+def test_a_compacted_copy_names_where_the_full_history_is(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    """Not the scratch copy deleted when the command ends: the file given, or the saved
+    session's transcript; so the same file compacts to the same figures every time."""
+    figures = set()
+    for _ in range(3):
+        code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--json")
+        assert code == 0, err
+        figures.add(json.loads(out)["postTokens"])
+    assert len(figures) == 1  # a random scratch path counted in the summary moved it
+
+    code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--json")
+    assert code == 0, err
+    saved = data_dir / "sessions" / f"{json.loads(out)['savedSessionId']}.jsonl"
+    boundary = json.loads(saved.read_text().splitlines()[-1])["boundary"]
+    [summary] = [m for m in boundary["newMessages"] if m["kind"] == "summary"]
+    text = " ".join(summary["content"][0]["text"].split())
+    assert f"transcript file {saved} " in text and "baton-compact-" not in text
+
+
+def test_compact_of_a_baton_transcript_names_the_file_given(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--json")
+    saved = data_dir / "sessions" / f"{json.loads(out)['savedSessionId']}.jsonl"
+    lines = saved.read_text().splitlines()
+    damaged = tmp_path / "g.jsonl"
+    damaged.write_text("\n".join([*lines[:5], "garbage", *lines[5:]]) + "\n")
+    warned = subprocess.run(
+        [sys.executable, "-m", "baton", "compact", str(damaged)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stderr
+    assert "baton: g.jsonl: skipped unreadable line 6" in warned and "copy.jsonl" not in warned
+    headless = tmp_path / "h.jsonl"
+    headless.write_text('{"type":"session","format":1}\n')
+    code, out, err = run(capsys, "compact", str(headless))
+    assert code == 2 and "another Baton process" not in err and "no valid header" in err

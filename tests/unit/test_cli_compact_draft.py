@@ -85,3 +85,34 @@ def test_a_discarded_draft_and_bad_uses_are_clear(
         capsys, "compact", sid, "--preview", "--summary-file", "x.md", "--data-dir", str(data)
     )
     assert code == 2 and "--summary-file goes with --apply-draft" in err
+
+
+def test_a_preview_whose_summary_cannot_be_written_keeps_the_draft_there(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The --summary-out file is checked before the preview: a failure at its end had
+    already replaced the session's draft, and never printed the new one's id."""
+    data, sid = saved
+    code, out, err = run(capsys, "compact", sid, "--preview", "--json", "--data-dir", str(data))
+    assert code == 0, err
+    draft_id = json.loads(out)["draftId"]
+    draft_file = data / "sessions" / f"{sid}.draft.json"
+    before = draft_file.read_bytes()
+    for target, needle in ((tmp_path / "no" / "x.md", "no such folder"), (tmp_path, "a folder")):
+        code, out, err = run(
+            capsys, "compact", sid, "--preview", "--summary-out", str(target), "--data-dir",
+            str(data),
+        )  # fmt: skip
+        assert code == 2 and out == "" and needle in err
+        assert draft_file.read_bytes() == before
+    code, _, err = run(capsys, "compact", sid, "--apply-draft", draft_id, "--data-dir", str(data))
+    assert code == 0, err
+
+
+def test_the_draft_flags_alone_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from baton.cli.main import EXAMPLE_SESSION
+
+    for flag, needle in (("--summary-out", "goes with --preview"),
+                         ("--summary-file", "goes with --apply-draft")):  # fmt: skip
+        code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), flag, "x.md")
+        assert code == 2 and out == "" and needle in err

@@ -32,6 +32,8 @@ def existing_file(name: str) -> Path:
     if path.is_dir():
         raise InvalidParams(f"{name} is a directory, not a session file")
     if not path.is_file():
+        if path.exists():  # a FIFO, a device: never read
+            raise InvalidParams(f"{name} is not a regular file (a FIFO, a device): no session")
         raise InvalidParams(f"no such file: {name}")
     return path
 

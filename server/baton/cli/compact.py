@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
+from baton.core.errors import InvalidParams
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
@@ -19,6 +20,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         instructions=args.instructions,
     )
+    if args.summary_out is not None and not args.preview:
+        raise InvalidParams("--summary-out goes with --preview")
+    if args.summary_file is not None and not args.apply_draft:
+        raise InvalidParams("--summary-file goes with --apply-draft")
     if args.preview or args.apply_draft or args.discard_draft:
         from baton.cli.compact_draft import cmd_draft
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -29,6 +30,8 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
     if args.summary_file and not args.apply_draft:
         raise InvalidParams("--summary-file goes with --apply-draft")
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
+    if args.summary_out:
+        _check_writable(Path(args.summary_out))  # before the draft replaces the one there
     service = BatonService(settings_for(args))
     try:
         sid = session_of(service, args.file)
@@ -69,6 +72,18 @@ def session_of(service: BatonService, name: str) -> str:
 
 def _transcript(store: SessionStore, session_id: str) -> Path:
     return (store.sessions_dir / f"{session_id}.jsonl").resolve()
+
+
+def _check_writable(path: Path) -> None:
+    """InvalidParams, before anything is done, when the summary could not be written to
+    `path`: a preview that fails at its end must not have replaced the session's draft."""
+    folder = path.parent
+    if path.is_dir():
+        raise InvalidParams(f"cannot write the summary to {path}: it is a folder")
+    if not folder.is_dir():
+        raise InvalidParams(f"cannot write the summary to {path}: no such folder {folder}")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        raise InvalidParams(f"cannot write the summary to {path}: permission denied")
 
 
 def _read_summary(path: Path) -> str:

@@ -16,7 +16,7 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import SessionStore
+from baton.core.conversation.store import SessionStore, new_session_id
 from baton.core.errors import InvalidParams
 from baton.core.settings import Settings
 from baton.core.usage.estimator import default_estimator
@@ -67,11 +67,11 @@ def compact_request(
     instructions: str | None = None,
 ) -> CompactRequest:
     """The request the command line's flags describe (default: the whole conversation)."""
-    if up_to:
+    if up_to is not None:
         return CompactRequest("up_to", up_to, None, instructions, dry_run)
-    if from_id:
+    if from_id is not None:
         return CompactRequest("from", from_id, None, instructions, dry_run)
-    if span:
+    if span is not None:
         return CompactRequest("range", span[0], span[1], instructions, dry_run)
     return CompactRequest("all", None, None, instructions, dry_run)
 
@@ -94,6 +94,13 @@ def compact_file(
     if save_in is not None and request.dry_run:
         raise InvalidParams("--save keeps a compaction; a dry run makes none")
     estimator = default_estimator()
+    # the summary names where the full history is: the saved copy, else the file given
+    saved_id = new_session_id() if save_in is not None else None
+    history = (
+        SessionStore(save_in, estimator.count_message).path_for(saved_id)
+        if save_in is not None and saved_id is not None
+        else path.resolve()
+    )
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
         store = SessionStore(Path(scratch), estimator.count_message)
         try:
@@ -107,12 +114,17 @@ def compact_file(
                     editor_files=EditorFiles() if workspace else None,
                     workspace_folders=[workspace] if workspace else [],
                     progress=display,
+                    history_path=history,
                 )
                 try:
                     result = asyncio.run(compact(source.session, request, ctx))
                 finally:
                     display.close()
-                saved = _save(source.session, save_in, path) if save_in is not None else None
+                saved = (
+                    _save(source.session, save_in, path, saved_id)
+                    if save_in is not None and saved_id is not None
+                    else None
+                )
                 if as_json:
                     wire = result.wire() | ({"savedSessionId": saved} if saved else {})
                     out.write(json.dumps(wire, indent=2, ensure_ascii=False) + "\n")
@@ -127,17 +139,21 @@ def compact_file(
 
 def _resolved(session: Session, request: CompactRequest) -> CompactRequest:
     """`request` with its message ids resolved (`baton show` prints shortened ones)."""
-    first = resolve_id(session, request.pivot_message_id) if request.pivot_message_id else None
-    end = resolve_id(session, request.end_message_id) if request.end_message_id else None
-    return replace(request, pivot_message_id=first, end_message_id=end)
+    pivot, end = request.pivot_message_id, request.end_message_id
+    first = resolve_id(session, pivot) if pivot is not None else None
+    last = resolve_id(session, end) if end is not None else None
+    view = session.view
+    if first in view and last in view and view.index(str(last)) < view.index(str(first)):
+        raise InvalidParams("--range: END_ID comes before ID in the conversation")
+    return replace(request, pivot_message_id=first, end_message_id=last)
 
 
-def _save(session: Session, data_dir: Path, source: Path) -> str:
+def _save(session: Session, data_dir: Path, source: Path, session_id: str) -> str:
     keeper = SessionStore(data_dir, session.count)
     title = f"{session.title} (compacted)"
     try:
         return save_copy(
-            session, keeper, title=title, compactedFrom=str(source.resolve())
+            session, keeper, session_id, title=title, compactedFrom=str(source.resolve())
         ).session_id
     finally:
         keeper.close()

@@ -47,6 +47,8 @@ def resolve_id(session: Session, given: str) -> str:
     """The message id `given` names: a whole id, or a prefix of exactly one id in the view."""
     if given in session.messages:
         return given
+    if not given:
+        raise InvalidParams("an empty message id names no message (see `baton show`)")
     found = [mid for mid in session.view if mid.startswith(given)]
     if len(found) == 1:
         return found[0]

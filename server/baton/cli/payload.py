@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from baton.cli.common import EXIT_OK, Subparsers, file_or_example, open_session_file
+from baton.core.errors import InvalidParams
 
 if TYPE_CHECKING:
     from baton.core.conversation.messages import Message
@@ -46,6 +47,17 @@ def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[
     return out
 
 
+def _tools(text: str) -> list[dict[str, Any]]:
+    """--tools: a JSON list of tool definitions (objects), or a clear InvalidParams."""
+    try:
+        tools = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidParams("--tools is not JSON (a list of tool definitions)") from None
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise InvalidParams("--tools takes a JSON list of tool definitions (objects)")
+    return tools
+
+
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.core.model_api.reply_request import build_payload
     from baton.core.usage.estimator import default_estimator
@@ -55,7 +67,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         view = session.view_messages()
-        tools = json.loads(args.tools) if args.tools else None
+        tools = _tools(args.tools) if args.tools is not None else None
         payload = build_payload(view, session.system_prompt, tools)
         found = thinking_rows(view, payload.messages)
         if args.json:

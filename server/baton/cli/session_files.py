@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import SessionStore, new_session_id
+from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
 from baton.core.importers.claude_code import ImportReport, import_with_report
 
@@ -28,7 +28,7 @@ def is_baton_transcript(path: Path) -> bool:
         first = handle.readline(1 << 20)
     try:
         header = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past the parser's depth included
         return False
     return isinstance(header, dict) and header.get("type") == "session" and "format" in header
 
@@ -43,7 +43,7 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
         yield LoadedFile(session, "claude-code", report)
         return
     if writable:
-        copy = store.sessions_dir / "copy.jsonl"
+        copy = store.sessions_dir / path.name  # what its warnings and errors name
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         path = copy
@@ -54,11 +54,10 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
         transcript.close()
 
 
-def save_copy(session: Session, store: SessionStore, **header: str) -> Session:
-    """A copy of `session`'s whole transcript as a new session of `store` (a new id; the
+def save_copy(session: Session, store: SessionStore, sid: str, **header: str) -> Session:
+    """A copy of `session`'s whole transcript as session `sid` (a new id) of `store` (the
     header's other fields, plus `header`, kept), written in one durable append."""
     events = session.transcript.events()
-    sid = new_session_id()
     first = {**next(events), **header, "sessionId": sid}
     transcript = Transcript.create(store.path_for(sid), first)
     try:

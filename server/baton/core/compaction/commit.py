@@ -34,7 +34,7 @@ from baton.core.conversation.messages import (
     leads_with_compaction,
 )
 from baton.core.conversation.session import Session
-from baton.core.errors import BatonError, CompactionInProgress, SessionLocked, SummarizerFailed
+from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
 from baton.core.usage.budget import compute_usage
 from baton.core.usage.overhead import carried_tokens
 
@@ -97,14 +97,11 @@ def commit_summary(
     between the checks and the commit. With `dry_run`, everything but the commit: the
     result says what the compaction would leave (a summary that would not make the
     context smaller is a warning then, not an error)."""
-    if session.read_only:
-        raise SessionLocked(
-            f"session {session.session_id} is open for writing in another Baton process"
-        )
+    session.refuse_if_read_only()
     plan, snapshot, request = prepared.plan, prepared.snapshot, prepared.request
     by_id = {m.id: m for m in prepared.messages}
     kept = [by_id[mid] for mid in plan.kept]
-    transcript_path = str(session.transcript.path)
+    transcript_path = ctx.history(session)
     body = prepared.body
 
     report(ctx, "Checking what the summary kept", 0.8)

@@ -36,7 +36,7 @@ from baton.core.compaction.summary.summarizers import (
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
-from baton.core.errors import CompactionInProgress, SessionLocked
+from baton.core.errors import CompactionInProgress
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
@@ -76,6 +76,13 @@ class CompactContext:
     tools_tokens: int = 0  # tool definitions sent with every request count too
     tools: list[dict[str, Any]] | None = None  # the tools of the last send (server summaries)
     hooks: Hooks | None = None  # the user's PreCompact / PostCompact commands (`hooks.py`)
+    # the file the summary names as holding the full history, when it is not the session's
+    # transcript (the command line compacts a scratch copy of the file it was given)
+    history_path: Path | None = None
+
+    def history(self, session: Session) -> str:
+        """The file where the full history of `session` can be read."""
+        return str(self.history_path or session.transcript.path)
 
 
 async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:
@@ -86,10 +93,7 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
     """
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is already being compacted")
-    if session.read_only:
-        raise SessionLocked(
-            f"session {session.session_id} is open for writing in another Baton process"
-        )
+    session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
     session.compacting = True
     try:
         request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
@@ -241,7 +245,7 @@ async def _plan_and_summarize(
         context_before=strip_media([by_id[mid] for mid in plan.keep_before]),
         instructions=instructions,
         trigger=request.trigger,
-        transcript_path=str(session.transcript.path),
+        transcript_path=ctx.history(session),
         max_tokens=span_summary_bound(
             session,
             summarized,

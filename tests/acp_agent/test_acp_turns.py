@@ -149,6 +149,29 @@ async def test_a_line_that_is_not_json_is_a_parse_error_and_the_agent_goes_on(
         assert answer.stop_reason == "end_turn"
 
 
+async def test_json_that_is_no_json_rpc_message_is_an_invalid_request_and_the_agent_goes_on(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("still here", usage={"input_tokens": 50, "output_tokens": 2})
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        stdin = agent.process.stdin
+        assert stdin is not None
+        for line in (
+            b'{"jsonrpc": "2.0", "id": 903}\n',  # no method, no result: nothing at all
+            b'{"jsonrpc": "1.0", "id": 904, "method": "session/list", "params": {}}\n',
+            b'{"jsonrpc": "2.0", "id": {"x": 1}, "method": "session/list", "params": {}}\n',
+            b'{"jsonrpc": "2.0", "id": 905, "method": 7}\n',
+        ):
+            stdin.write(line)
+            await stdin.drain()
+        rec = agent.recorder
+        await rec.until(lambda: len(rec.invalid_requests) == 4, what="four invalid requests")
+        assert [a["id"] for a in rec.invalid_requests] == [903, 904, None, 905]
+        answer = await agent.say(sid, "are you there?")
+        assert answer.stop_reason == "end_turn"
+
+
 async def test_cancel_mid_turn_ends_it_cancelled_and_keeps_what_arrived(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:

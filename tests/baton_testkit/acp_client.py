@@ -42,6 +42,7 @@ class Recorder:
     written: dict[str, str] = field(default_factory=dict)
     raw: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     answers_without_id: list[dict[str, Any]] = field(default_factory=list)  # id null: errors
+    invalid_requests: list[dict[str, Any]] = field(default_factory=list)  # -32600 answers
     permission_requests: list[dict[str, Any]] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -55,6 +56,14 @@ class Recorder:
             self._changed.set()
         elif event.direction == StreamDirection.INCOMING and message.get("id", 0) is None:
             self.answers_without_id.append(message)
+            if message.get("error", {}).get("code") == -32600:
+                self.invalid_requests.append(message)
+            self._changed.set()
+        elif (
+            event.direction == StreamDirection.INCOMING
+            and message.get("error", {}).get("code") == -32600
+        ):
+            self.invalid_requests.append(message)
             self._changed.set()
 
     # ---- the Client protocol -----------------------------------------------------------

@@ -65,6 +65,10 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
         await pipe.send_bytes(b"[1, 2, 3]")
         assert (await pipe.response(None))["error"]["code"] == INVALID_REQUEST
 
+        # an id with neither a method nor a result: no request, no response
+        await pipe.send({"jsonrpc": "2.0", "id": 903})
+        assert (await pipe.response(903))["error"]["code"] == INVALID_REQUEST
+
         await pipe.send({"jsonrpc": "2.0", "id": 2, "method": "baton/nope", "params": {}})
         assert (await pipe.response(2))["error"]["code"] == METHOD_NOT_FOUND
 

@@ -321,7 +321,7 @@ def test_a_first_line_nested_past_the_parser_is_no_session_file(
 ) -> None:
     deep = tmp_path / "deep.jsonl"
     deep.write_text('{"a":' * 50_000 + "1" + "}" * 50_000 + "\n")
-    code, out, err = run(capsys, command, str(deep))
+    code, _, err = run(capsys, command, str(deep))
     assert code == 2 and "Traceback" not in err
     assert "is not a Claude Code session file" in err and err.count("\n") == 1
 
@@ -330,15 +330,16 @@ def test_an_empty_id_and_a_range_the_wrong_way_round_are_clear_errors(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     ids = [str(r["shortId"]) for r in shown(capsys, str(EXAMPLE_SESSION))]
+    wrong_way = ["--range", ids[8], ids[3]]
     for argv, needle in ((["--up-to", ""], "an empty message id"),
                          (["--from", ""], "an empty message id"),
-                         (["--range", ids[8], ids[3]], "--range: END_ID comes before ID")):  # fmt: skip
+                         (wrong_way, "--range: END_ID comes before ID")):  # fmt: skip
         code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), *argv)
         assert code == 2 and out == "" and needle in err, argv
 
 
 def test_what_is_not_a_regular_file_is_named_so(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "usage", "/dev/null")
+    code, _, err = run(capsys, "usage", "/dev/null")
     assert code == 2 and "/dev/null is not a regular file" in err
 
 

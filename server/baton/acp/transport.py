@@ -1,7 +1,8 @@
 """The agent's stdio as the ACP SDK's message transport: newline-delimited JSON-RPC read
 from stdin, and every outgoing message (the SDK's answers and requests, the outbox's
 updates) written to stdout in the order it was handed over, those of one loop turn in
-one write. A line that is not JSON is answered with a JSON-RPC parse error."""
+one write. A line that is not JSON is answered with a JSON-RPC parse error, one that is
+no JSON-RPC 2.0 message with an invalid request."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import contextlib
 import json
 import logging
 from typing import Any
+
+from baton.contract.envelope import INVALID_REQUEST, envelope_problem, usable_id
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +87,20 @@ class StdioTransport:
             if not isinstance(message, dict):
                 self._parse_error("a JSON-RPC message is a JSON object")
                 continue
+            problem = envelope_problem(message)
+            if problem is not None:
+                self._invalid_request(message.get("id"), problem)
+                continue
             return message
 
     def _parse_error(self, detail: str) -> None:
         error = {"code": PARSE_ERROR, "message": "Parse error", "data": {"details": detail}}
         self.post({"jsonrpc": "2.0", "id": None, "error": error})
+
+    def _invalid_request(self, msg_id: Any, detail: str) -> None:
+        """Valid JSON that is no JSON-RPC 2.0 message: answered, with its id when usable."""
+        error = {"code": INVALID_REQUEST, "message": "Invalid Request", "data": {"details": detail}}
+        self.post({"jsonrpc": "2.0", "id": msg_id if usable_id(msg_id) else None, "error": error})
 
     async def _line(self) -> bytes:
         """One line however long (the reader's limit only bounds each piece)."""

@@ -25,6 +25,7 @@ from pygls.protocol import (
     lsp_method,
 )
 
+from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
 
@@ -185,24 +186,6 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, list):
         return [_redacted(v) for v in value]
     return value
-
-
-def usable_id(msg_id: Any) -> bool:
-    """A request id Baton can answer: a string or an integer (JSON-RPC 2.0)."""
-    return isinstance(msg_id, str | int) and not isinstance(msg_id, bool)
-
-
-def envelope_problem(message: Any) -> str | None:
-    """Why `message` is no JSON-RPC 2.0 request, notification or response (None: it is)."""
-    if not isinstance(message, dict):
-        return "not a JSON-RPC 2.0 message: expected an object"
-    if message.get("jsonrpc") != "2.0":
-        return 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"'
-    if "id" in message and message["id"] is not None and not usable_id(message["id"]):
-        return "a request id must be a string or an integer"
-    if "method" in message and not isinstance(message["method"], str):
-        return "a method must be a string"
-    return None
 
 
 def is_parse_error(exc: Exception) -> bool:

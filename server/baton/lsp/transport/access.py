@@ -21,9 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from pygls.exceptions import JsonRpcException
 
+from baton.contract.envelope import usable_id
 from baton.contract.names import RPC_CODE, UNAUTHORIZED
 from baton.core import redaction
-from baton.lsp.dispatch.rpc import usable_id
 
 log = logging.getLogger(__name__)
 

@@ -199,6 +199,43 @@ async def test_cancel_mid_turn_ends_it_cancelled_and_keeps_what_arrived(
         assert again.stop_reason == "end_turn"
 
 
+async def test_a_load_while_a_reply_streams_replays_what_it_said_so_far(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The reply is stored when it ends: a load before that replays the text streamed so
+    far under its message id, and the rest follows, so a view rebuilt from the load holds
+    the whole reply."""
+    script = held_reply(fake_anthropic, "BEGINNING of the answer, then the END.", after=5)
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        turn = asyncio.ensure_future(agent.say(sid, "question"))
+        await rec.until(
+            lambda: script.held.is_set() and rec.updates(sid, "agent_message_chunk"),  # type: ignore[union-attr]
+            what="a held reply",
+        )
+        seen = len(rec.updates(sid))
+        await agent.request(
+            "session/load", {"sessionId": sid, "cwd": str(agent.workspace), "mcpServers": []}
+        )
+        script.gate.set()  # type: ignore[union-attr]
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "end_turn"
+        await rec.until(
+            lambda: (
+                "END."
+                in "".join(u["content"]["text"] for u in rec.updates(sid, "agent_message_chunk"))
+            ),
+            what="the reply's end",
+        )
+        after = [u for u in rec.updates(sid)[seen:] if u["sessionUpdate"].endswith("_chunk")]
+        replies = [u for u in after if u["sessionUpdate"] == "agent_message_chunk"]
+        assert after[0]["sessionUpdate"] == "user_message_chunk"
+        assert "".join(u["content"]["text"] for u in replies) == (
+            "BEGINNING of the answer, then the END."
+        )
+        assert len({u["messageId"] for u in replies}) == 1
+
+
 async def test_no_key_offers_the_api_key_auth_method_and_a_prompt_asks_for_it(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -40,7 +40,7 @@ from baton.acp import config, turns
 from baton.acp.commands import available_commands
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.folders import Folders
-from baton.acp.history import replay
+from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
 from baton.acp.meter import usage_update
 from baton.acp.outbox import Outbox, Poster
@@ -76,6 +76,9 @@ class Live:
     turn: Any = None  # the asyncio task of the running prompt turn, if any
     untitled: bool = False  # made here with no title: its first prompt names it
     thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
+    # the text of the turn's replies streamed so far (message id -> pieces): a load while
+    # one streams replays what it said, which is stored only once the reply ends
+    streamed: dict[str, list[str]] = field(default_factory=dict)
 
 
 class BatonAgent:
@@ -245,6 +248,9 @@ class BatonAgent:
         session = self.service.session(session_id)
         self._attach(session_id, cwd)
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
+        live = self.live[session_id]
+        if live.turn is not None and not live.turn.done():
+            replay_streaming(self.out, session, live.streamed)  # the rest follows as it comes
         self._greet(session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 

@@ -194,3 +194,16 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
         else:
             _assistant(outbox, sid, message, calls, folders)
     return len(view)
+
+
+def replay_streaming(outbox: Outbox, session: Session, streamed: dict[str, list[str]]) -> None:
+    """The text of the running turn's replies streamed so far and not stored yet (a reply
+    is stored once it ends), each under its message id."""
+    for message_id, pieces in streamed.items():
+        if message_id not in session.messages:
+            chunk = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "".join(pieces)},
+                "messageId": message_id,
+            }
+            outbox.raw(session.session_id, chunk)

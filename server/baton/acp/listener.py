@@ -19,6 +19,7 @@ def told(agent: BatonAgent, event: Event) -> None:
     if outbox is None or getattr(event, "session_id", None) not in agent.live:
         return
     if isinstance(event, ReplyText):  # the hottest path: the chunk's JSON written directly
+        agent.live[event.session_id].streamed.setdefault(event.message_id, []).append(event.text)
         chunk = {
             "sessionUpdate": "agent_message_chunk",
             "content": {"type": "text", "text": event.text},

@@ -78,6 +78,7 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
         raise
     finally:
         live.turn = None
+        live.streamed.clear()
     # every chunk of the turn is already handed to the transport, ahead of the answer
     if task.cancelled():
         return PromptResponse(stop_reason="cancelled")

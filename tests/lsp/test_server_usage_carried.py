@@ -3,6 +3,8 @@ after a compaction the result, the usage and the diagnostic show one estimated f
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsp_harness import Harness, assistant, conversation
 
 from baton import protocol
@@ -66,3 +68,28 @@ async def test_after_a_compaction_result_usage_and_diagnostic_agree(lsp: Harness
     assert found[0].message == usage["text"]["headline"]
     assert f"({usage['usedTokens']:,} / " in found[0].message
     assert "estimated after a compaction" in found[0].message
+
+
+async def test_a_restarted_server_shows_a_compacted_session_as_the_one_before_did(
+    start_server: Any,
+) -> None:
+    """The estimate after a compaction is calibrated by what replies taught the server: the
+    data dir keeps that, so the meter does not move when the editor starts it again."""
+    lsp = await start_server()
+    sid = (await lsp.create(title="long"))["sessionId"]
+    messages = conversation(40)
+    await lsp.append(sid, *messages[:-1])
+    prompt = sum(m["tokens"] for m in (await lsp.get(sid))["messages"])
+    reply = assistant("Answer 39: done.", apiMessageId="msg_last")
+    reply["usage"] = {"inputTokens": int(prompt * 1.3), "outputTokens": 12}  # teaches a factor
+    await lsp.append(sid, reply)
+    await lsp.request(protocol.COMPACT, {"sessionId": sid})
+    shown = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert shown["basis"] == "compacted"
+    await lsp.close()
+    assert (lsp.data_dir / "calibration.json").is_file()
+
+    again = await start_server()
+    restarted = await again.request(protocol.USAGE, {"sessionId": sid})
+    assert restarted["usedTokens"] == shown["usedTokens"]
+    assert restarted["breakdown"] == shown["breakdown"]

@@ -139,6 +139,7 @@ class BatonAgent:
         self.can_read = bool(getattr(fs, "read_text_file", False))
         self.can_write = bool(getattr(fs, "write_text_file", False))
         self.service.start_loading_tokenizer()
+        self.service.keep_calibration()
         methods = []
         if not self.service.models.has_key:
             methods.append(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
+
+from baton.core.conversation.files import replace_file
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +40,6 @@ class Folders:
         folders[session_id] = cwd
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=".acp-folders.", dir=self.path.parent)
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(folders, out, ensure_ascii=False, indent=0)
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.path)
+            replace_file(self.path, json.dumps(folders, ensure_ascii=False, indent=0).encode())
         except OSError as exc:
             log.warning("the folder of session %s is not recorded: %s", session_id, exc)

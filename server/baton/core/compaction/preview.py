@@ -37,7 +37,7 @@ from baton.core.conversation.boundary import (
     Retention,
     SkippedFile,
 )
-from baton.core.conversation.files import storage_error
+from baton.core.conversation.files import replace_file, storage_error
 from baton.core.conversation.messages import CompactionBlock, WireModel, new_id, now_iso
 from baton.core.conversation.session import Session
 from baton.core.errors import DraftNotFound, DraftStale, InvalidParams
@@ -180,14 +180,8 @@ def save_record(
         "block": prepared.block.model_dump(mode="json") if prepared.block else None,
     }
     path = draft_path(session)
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        replace_file(path, json.dumps(record, ensure_ascii=False).encode())
     except OSError as exc:
         raise storage_error("write the compaction draft", path, exc) from exc
 

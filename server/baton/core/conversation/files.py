@@ -3,11 +3,13 @@ on a FIFO), written in full and synced, and their failures told with the path an
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from baton.core.errors import StorageError
@@ -109,6 +111,42 @@ def append_copy(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     sync_dir(path.parent)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """`path` replaced whole by `data` (0600): written beside it under a unique name, synced,
+    then renamed over it, so a reader sees the old file or the new one, never a part. The
+    OSError of a failure is raised, with nothing left behind."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        try:
+            os.fchmod(fd, 0o600)
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def read_small(path: Path, limit: int) -> bytes | None:
+    """A small file of the data dir read whole, only if it is a regular file of at most
+    `limit` bytes (never through a link); None when it is missing. StorageError for what
+    is no regular file or is larger, the OSError of a read that fails."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise StorageError(f"{path} is larger than {limit:,} bytes; it is not read")
+    return data
 
 
 def identity(st: os.stat_result) -> tuple[int, int]:

@@ -37,6 +37,7 @@ from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
+from baton.core.usage.saved_calibration import SavedCalibration
 from baton.core.workspace.editor_files import EditorFiles
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,12 @@ class BatonService:
     def start_loading_tokenizer(self) -> None:
         """Load the tokenizer now, on its thread (counts wait for it)."""
         self.estimator.start_loading()
+
+    def keep_calibration(self) -> None:
+        """The estimator starts from the factor the data dir keeps, and keeps it there after
+        each reply that teaches it, so that a restart estimates as before (a server's start)."""
+        SavedCalibration(self._data_dir()).restore(self.estimator)
+        self.estimator.on_learned = lambda: SavedCalibration(self._data_dir()).save(self.estimator)
 
     def data_dir_problems(self) -> list[str]:
         """What the data dir does not allow (read-only, no permission), each naming the

@@ -99,6 +99,7 @@ class Estimator:
     ) -> None:
         self.factor = 1.0
         self.observations = 0
+        self.on_learned: Callable[[], None] | None = None  # told after each observation
         self._fallback_reason: str | None = None
         self._encoder: Encoder | None = None
         # text -> tokens, set once the tokenizer is ready (or known to be unavailable)
@@ -237,6 +238,8 @@ class Estimator:
         ratio = _clamp(actual / estimated_raw)
         self.factor = _clamp(self.factor + FACTOR_ALPHA * (ratio - self.factor))
         self.observations += 1
+        if self.on_learned is not None:
+            self.on_learned()
 
     def _count_block(self, block: object) -> int:
         # the validated block classes first: their fields are typed, so no lookups by name

@@ -90,6 +90,7 @@ def initialize(ls: BatonServer, params: types.InitializeParams) -> None:
         service.set_api_key(key)
         configure(ls, raw)
         check_data_dir(ls)
+        service.keep_calibration()
         service.set_workspace_folders(folders)
         service.set_editor_name(params.client_info.name if params.client_info else None)
 

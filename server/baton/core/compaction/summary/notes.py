@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import CountText, approx_tokens, cut_to_tokens
+from baton.core.conversation.files import replace_file
 from baton.core.conversation.session import Session
 
 SECTIONS: tuple[str, ...] = (
@@ -72,13 +72,7 @@ class MemoryNotes:
         """Normalize `body` into the ten capped sections and replace the file atomically."""
         notes = self.normalize(body)
         header = f"<!-- baton-notes covered={mark.covered or ''} updated={mark.updated or ''} -->"
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(f"{header}\n{notes}\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
+        replace_file(self.path, f"{header}\n{notes}\n".encode())
         return notes
 
     def normalize(self, text: str) -> str:

@@ -1,0 +1,56 @@
+"""The estimator's calibration kept in the data dir (`calibration.json`), so that a server
+started again estimates as the one before it did: the figure a compacted session's meter
+shows (an estimate until the next reply) would otherwise move at every restart.
+
+Several servers on one data dir each start from the file and write it after each reply
+that teaches them; the last to learn is what the next one starts from."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from baton.core.conversation.files import read_small, replace_file
+from baton.core.errors import StorageError
+from baton.core.usage.estimator import FACTOR_MAX, FACTOR_MIN, Estimator
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "calibration.json"
+MAX_BYTES = 4096
+
+
+class SavedCalibration:
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / FILE_NAME
+
+    def restore(self, estimator: Estimator) -> bool:
+        """Start `estimator` from the saved factor, unless it learned one already; whether
+        it did. A file that is missing, unreadable or out of range changes nothing."""
+        if estimator.observations:
+            return False
+        try:
+            data = read_small(self.path, MAX_BYTES)
+            saved = json.loads(data) if data is not None else None
+        except (OSError, StorageError, ValueError) as exc:
+            log.warning("%s is not read (%s): estimates start uncalibrated", self.path, exc)
+            return False
+        if not isinstance(saved, dict):
+            return False
+        factor, seen = saved.get("factor"), saved.get("observations")
+        if not isinstance(factor, float | int) or isinstance(factor, bool):
+            return False
+        if not FACTOR_MIN <= factor <= FACTOR_MAX or not isinstance(seen, int) or seen < 1:
+            return False
+        estimator.factor, estimator.observations = float(factor), seen
+        return True
+
+    def save(self, estimator: Estimator) -> None:
+        """Write the factor now; a data dir that cannot take it is logged, not an error
+        (the reply that taught it is stored all the same)."""
+        record = {"factor": estimator.factor, "observations": estimator.observations}
+        try:
+            replace_file(self.path, (json.dumps(record) + "\n").encode())
+        except OSError as exc:
+            log.debug("%s is not written: %s", self.path, exc)

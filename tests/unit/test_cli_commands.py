@@ -383,3 +383,17 @@ def test_compact_of_a_baton_transcript_names_the_file_given(
     headless.write_text('{"type":"session","format":1}\n')
     code, out, err = run(capsys, "compact", str(headless))
     assert code == 2 and "another Baton process" not in err and "no valid header" in err
+
+
+def test_the_table_stays_aligned_past_six_digits_of_tokens() -> None:
+    from baton.cli.message_table import table
+
+    rows = [
+        {"index": n, "shortId": f"id{n}", "role": "user", "kind": "message", "tokens": tokens,
+         "preview": "words", "pinned": False}
+        for n, tokens in enumerate((625_004, 5, 12_345_678))
+    ]  # fmt: skip
+    lines = table(rows)
+    assert (
+        len({line.index("first words" if n == 0 else "words") for n, line in enumerate(lines)}) == 1
+    )

@@ -113,12 +113,13 @@ def table(table_rows: Sequence[dict[str, Any]]) -> list[str]:
     """The rows as aligned text columns: index, short id, role, kind, tokens, first words."""
     id_width = max([len("id"), *(len(r["shortId"]) for r in table_rows)])
     index_width = max(1, len(str(len(table_rows) - 1)))
-    head = f"{'#':>{index_width}}  {'id':<{id_width}}"
-    lines = [f"{head}  role       kind        tokens  first words"]
+    tokens_width = max([len("tokens"), *(len(f"{r['tokens']:,}") for r in table_rows)])
+    head = f"{'#':>{index_width}}  {'id':<{id_width}}  role       kind        "
+    lines = [f"{head}{'tokens':>{tokens_width}}  first words"]
     for r in table_rows:
         pin = " (pinned)" if r["pinned"] else ""
         lines.append(
             f"{r['index']:>{index_width}}  {r['shortId']:<{id_width}}  {r['role']:<9}  "
-            f"{r['kind']:<10}  {r['tokens']:>6,}  {r['preview']}{pin}"
+            f"{r['kind']:<10}  {r['tokens']:>{tokens_width},}  {r['preview']}{pin}"
         )
     return lines

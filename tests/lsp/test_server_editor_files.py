@@ -64,6 +64,34 @@ async def test_an_open_and_edited_file_is_restored_after_a_compaction(any_lsp: H
     assert "value = 1" not in text
 
 
+async def test_a_change_to_a_document_never_opened_is_dropped_without_an_error(
+    lsp: Harness,
+) -> None:
+    path = lsp.workspace / "never.py"
+    path.write_text("a = 1\n")
+    lsp.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="a = 2\n")],
+        )
+    )
+    sid = (await lsp.create())["sessionId"]  # the server goes on; the change went nowhere
+    assert (await lsp.get(sid))["messages"] == []
+    errors = [
+        m for m in lsp.recorder.of(types.WINDOW_LOG_MESSAGE) if m.type == types.MessageType.Error
+    ]
+    assert errors == []
+    uri = open_file(lsp, path, "a = 1\n")  # once opened, changes apply
+    lsp.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="a = 3\n")],
+        )
+    )
+    sid, _ = await compact_all_but_last(lsp)
+    assert "a = 3" in attachments_text(await lsp.get(sid))
+
+
 async def test_full_document_changes_are_applied_too(lsp: Harness) -> None:
     path = lsp.workspace / "notes.py"
     path.write_text("old = True\n")

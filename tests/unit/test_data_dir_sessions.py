@@ -255,3 +255,21 @@ def test_lines_too_long_to_parse_are_summarized_from_their_ends(store: SessionSt
     fds = descriptors()
     assert [shown(s) for s in store.list()] == [expected]
     assert descriptors() == fds
+
+
+@pytest.mark.parametrize("summary_chars", [100, 2 << 20])  # parsed, and too long to parse
+def test_a_compaction_is_activity_its_session_moves_up_the_list(
+    store: SessionStore, summary_chars: int
+) -> None:
+    early = store.create(title="early")
+    early.append([say("one"), reply("two"), say("three"), reply("four")])
+    later = store.create(title="later")
+    later.append([say("hello")])
+    boundary = summary_boundary(early, early.view[:2], text="s" * summary_chars)
+    boundary.created_at = "2099-01-01T00:00:00.000Z"
+    early.commit_boundary(boundary)
+    assert early.updated_at == boundary.created_at
+    store.close()
+    assert [s.title for s in store.list()] == ["early", "later"]
+    assert store.list()[0].updated_at == boundary.created_at
+    assert store.get(early.session_id).updated_at == boundary.created_at

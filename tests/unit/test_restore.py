@@ -257,6 +257,22 @@ def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
     assert restored_paths(run(files, ws, kept=kept)) == [str(fresh)]
 
 
+def test_a_file_whose_path_starts_a_longer_one_in_the_kept_text_is_still_restored(
+    ws: Path,
+) -> None:
+    """`config.js` is not shown by a message naming `config.json`, nor `app.py` by one
+    naming `app.py.bak`; a path at the end of a sentence is shown."""
+    config = write(ws / "config.js", "module.exports = {}")
+    app = write(ws / "app.py", "print(1)")
+    shown = write(ws / "shown.py", "x = 1")
+    kept = [
+        text_message("user", f"compare {ws / 'config.json'} with {ws / 'app.py.bak'}"),
+        text_message("assistant", f"I read {shown}."),
+    ]
+    result = restored_paths(run(focus_all(shown, app, config), ws, kept=kept))
+    assert result == [str(config), str(app)]
+
+
 def test_a_path_named_only_by_a_kept_summary_is_still_restored(ws: Path) -> None:
     path = write(ws / "named.py", "body")
     kept = [text_message("user", f"## 3. Files\n- {path} (edited)", kind="summary")]
@@ -403,3 +419,11 @@ def test_ordinary_code_mentioning_keys_is_still_restored(ws: Path) -> None:
     result = outcome(focus_all(code), ws)
     assert restored_paths(result.files) == [str(code)]
     assert result.skipped == []
+
+
+def test_a_budget_past_any_file_reads_no_more_than_the_file(ws: Path) -> None:
+    """The read asks for what the file can hold, not what the budget could use (10^15
+    tokens' worth of bytes was a MemoryError, 10^20 an OverflowError)."""
+    path = write(ws / "small.py", "x = 1\n")
+    content = restore._read(path, None, per_file=10**9, room=10**20)
+    assert content is not None and content.text == "x = 1\n" and not content.partial

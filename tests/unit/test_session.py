@@ -456,3 +456,26 @@ def test_an_attachment_written_without_its_file_reads_back_with_it(store: Sessio
         "path": "/w/app.py",
         "label": "Restored file",
     }
+
+
+@pytest.mark.parametrize(
+    ("title", "why"),
+    [
+        ("x" * 201, "at most 200 characters"),
+        ("line1\nline2", "one line without control characters"),
+        ("bell\x07", "one line without control characters"),
+    ],
+)
+def test_create_takes_the_titles_rename_takes(store: SessionStore, title: str, why: str) -> None:
+    with pytest.raises(InvalidParams, match=why):
+        store.create(title=title)
+    assert store.list() == []
+    session = store.create(title="ok")
+    with pytest.raises(InvalidParams, match=why):
+        store.rename(session.session_id, title)
+
+
+def test_create_trims_a_title_and_a_blank_one_is_none_given(store: SessionStore) -> None:
+    assert store.create(title="  Report bug  ").title == "Report bug"
+    assert store.create(title="   ").title == store.create().title
+    assert store.create(title="é" * 200).title == "é" * 200  # characters, not bytes

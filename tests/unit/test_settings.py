@@ -90,3 +90,43 @@ def test_the_data_dir_setting_wins_over_the_environment_which_wins_over_the_defa
     assert Settings().resolved_data_dir() == tmp_path / "env"
     chosen = parse_settings({"dataDir": str(tmp_path / "setting")})
     assert chosen.resolved_data_dir() == tmp_path / "setting"
+
+
+def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
+    """A bad `edit` level once reset every permission, switching `read_file: off` back on."""
+    warnings: list[str] = []
+    settings = parse_settings(
+        {"tools": {"permissions": {"read_file": "off", "edit": "bogus"}}}, warnings.append
+    )
+    permissions = settings.tools.permissions
+    assert permissions.read_file == "off"
+    assert permissions.edit == Settings().tools.permissions.edit
+    assert len(warnings) == 1 and warnings[0].startswith("baton.tools.permissions.edit:")
+
+
+@pytest.mark.parametrize(
+    ("raw", "field", "why"),
+    [
+        ({"contextWindow": True}, "context_window", "a number, not true or false"),
+        ({"autoCompact": {"thresholdPercent": True}}, "auto_compact", "a number"),
+        ({"restore": {"maxFiles": False}}, "restore", "a number"),
+        ({"model": ""}, "model", "a model is named"),
+        ({"model": "   "}, "model", "a model is named"),
+        ({"summaryModel": " "}, "summary_model", "a model is named"),
+        ({"dataDir": "/tmp/a\x00b"}, "data_dir", "no NUL"),
+        ({"compactInstructions": "keep \ud800 facts"}, "compact_instructions", "lone surrogate"),
+        ({"systemPrompt": "be \ud800 brief"}, "system_prompt", "lone surrogate"),
+        ({"models": ["claude-x", "\udc00"]}, "models", "lone surrogate"),
+        ({"restore": {"maxTokensPerFile": 10**20}}, "restore", "less than or equal"),
+        ({"restore": {"totalTokens": 10**10}}, "restore", "less than or equal"),
+    ],
+)
+def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default(
+    raw: dict[str, object], field: str, why: str
+) -> None:
+    """`true` read as 1, an empty model, a path no file system takes, text no transcript
+    can hold, a budget no window holds: each failed later, far from its setting."""
+    warnings: list[str] = []
+    settings = parse_settings(raw, warnings.append)
+    assert getattr(settings, field) == getattr(Settings(), field)
+    assert len(warnings) == 1 and why in warnings[0] and "using the default" in warnings[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
@@ -100,6 +100,27 @@ class Settings(WireModel):
         "1024), sent in the form the reply's model takes (null: the model's own default).",
     )
 
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a model is named, not empty")
+        return value
+
+    @field_validator("summary_model")
+    @classmethod
+    def _check_summary_model(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("a model is named, not empty (null: `model`)")
+        return value
+
+    @field_validator("data_dir")
+    @classmethod
+    def _check_data_dir(cls, value: str | None) -> str | None:
+        if value is not None and "\0" in value:
+            raise ValueError("a path holds no NUL character")
+        return value
+
     @field_validator("thinking", mode="before")
     @classmethod
     def _check_thinking(cls, value: object) -> ThinkingSetting:
@@ -156,12 +177,11 @@ def parse_settings(
             setattr(result, name, _merge_nested(current, value, f"{key}", warn))
             continue
         try:
+            _refuse_unfit(fields[name].annotation, value)
             checked = Settings.model_validate({**result.model_dump(), name: value})
-        except ValidationError as exc:
+        except (ValidationError, ValueError) as exc:
             if warn:
-                warn(
-                    f"baton.{key}: invalid value {value!r} ({_first_error(exc)}); using the default"
-                )
+                warn(f"baton.{key}: invalid value {value!r} ({_reason(exc)}); using the default")
             setattr(result, name, getattr(DEFAULTS, name))
             continue
         setattr(result, name, getattr(checked, name))
@@ -171,19 +191,27 @@ def parse_settings(
 def _merge_nested(
     current: WireModel, raw: Mapping[str, Any], prefix: str, warn: Callable[[str], None] | None
 ) -> WireModel:
+    """`current` with the keys of `raw` applied one by one: a group within the group (the
+    tools' permissions) is merged key by key too, so one bad key never resets its siblings."""
     model_cls = type(current)
-    values = current.model_dump()
-    by_alias = {(info.alias or name): name for name, info in model_cls.model_fields.items()}
+    fields = model_cls.model_fields
+    values = {name: getattr(current, name) for name in fields}
+    by_alias = {(info.alias or name): name for name, info in fields.items()}
     for key, value in raw.items():
-        name = by_alias.get(key, key if key in model_cls.model_fields else None)
+        name = by_alias.get(key, key if key in fields else None)
         if name is None:
             continue
+        inner = values[name]
+        if isinstance(inner, WireModel) and isinstance(value, Mapping):
+            values[name] = _merge_nested(inner, value, f"{prefix}.{key}", warn)
+            continue
         try:
+            _refuse_unfit(fields[name].annotation, value)
             checked = model_cls.model_validate({**values, name: value})
-        except ValidationError as exc:
+        except (ValidationError, ValueError) as exc:
             if warn:
                 warn(
-                    f"baton.{prefix}.{key}: invalid value {value!r} ({_first_error(exc)}); "
+                    f"baton.{prefix}.{key}: invalid value {value!r} ({_reason(exc)}); "
                     "using the default"
                 )
             values[name] = getattr(model_cls(), name)
@@ -192,6 +220,24 @@ def _merge_nested(
     return model_cls.model_validate(values)
 
 
-def _first_error(exc: ValidationError) -> str:
-    errors = exc.errors()
-    return str(errors[0]["msg"]) if errors else "invalid"
+def _refuse_unfit(annotation: Any, value: Any) -> None:
+    """ValueError for what pydantic would take but means something else: `true` for a
+    number (it would read as 1), and text no transcript or request can hold (a lone
+    surrogate, which then fails every create or compaction that carries it)."""
+    kinds = get_args(annotation) or (annotation,)
+    if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
+        raise ValueError("a number, not true or false")
+    texts = value if isinstance(value, list) else [value]
+    for text in texts:
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("text with a lone surrogate") from None
+
+
+def _reason(exc: ValidationError | ValueError) -> str:
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        return str(errors[0]["msg"]) if errors else "invalid"
+    return str(exc)

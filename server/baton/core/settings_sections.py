@@ -84,15 +84,24 @@ class KeepWindowSettings(WireModel):
     )
 
 
+RESTORE_TOKENS_MAX = 1_000_000  # no context window holds more
+
+
 class RestoreSettings(WireModel):
     max_files: int = Field(
         default=5, ge=0, description="Editor files restored after a compaction, at most."
     )
     max_tokens_per_file: int = Field(
-        default=5_000, ge=0, description="Each restored file is cut to this many tokens."
+        default=5_000,
+        ge=0,
+        le=RESTORE_TOKENS_MAX,
+        description="Each restored file is cut to this many tokens.",
     )
     total_tokens: int = Field(
-        default=50_000, ge=0, description="All restored files together, at most this many tokens."
+        default=50_000,
+        ge=0,
+        le=RESTORE_TOKENS_MAX,
+        description="All restored files together, at most this many tokens.",
     )
     exclude: list[str] = Field(
         default_factory=lambda: list(DEFAULT_EXCLUDES),

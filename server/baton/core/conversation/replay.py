@@ -151,6 +151,8 @@ class Replayed:
                 self._add_to_view(message)
         elif kind == "boundary":
             self._apply_boundary(event)
+            boundary = event.get("boundary")
+            at = boundary.get("createdAt") if isinstance(boundary, dict) else None
         elif kind == "uncompact":
             self._apply_uncompact(str(event.get("boundaryId")))
         elif kind == "pin":

@@ -52,6 +52,23 @@ def new_session_id() -> str:
     return f"s_{secrets.token_hex(8)}"
 
 
+TITLE_MAX_CHARS = 200
+
+
+def checked_title(title: str) -> str:
+    """A session's title as given to create or rename: trimmed, one line of 1 to
+    TITLE_MAX_CHARS characters without control characters (else InvalidParams)."""
+    title = title.strip()
+    if not title:
+        raise InvalidParams("title must not be empty")
+    if len(title) > TITLE_MAX_CHARS:
+        raise InvalidParams(f"title must be at most {TITLE_MAX_CHARS} characters")
+    if any(ord(c) < 32 or ord(c) == 127 for c in title):
+        raise InvalidParams("title must be one line without control characters")
+    check_writable(title, "title")
+    return title
+
+
 class SessionStore:
     """Sessions under `<data_dir>/sessions/`.
 
@@ -91,6 +108,8 @@ class SessionStore:
         session_id: str | None = None,
     ) -> Session:
         sid = check_session_id(session_id) if session_id else new_session_id()
+        if title is not None:  # a blank one: none given (the default title)
+            title = checked_title(title) if title.strip() else None
         check_writable(
             {"title": title, "model": model, "systemPrompt": system_prompt}, "the session"
         )
@@ -172,12 +191,7 @@ class SessionStore:
     def rename(self, session_id: str, title: str) -> Session:
         """A new title, appended to the transcript (a `meta` record; nothing rewritten)."""
         session = self.get(session_id)
-        title = title.strip()
-        if not title:
-            raise InvalidParams("title must not be empty")
-        if any(ord(c) < 32 or ord(c) == 127 for c in title):
-            raise InvalidParams("title must be one line without control characters")
-        check_writable(title, "title")
+        title = checked_title(title)
         if title != session.title:
             session.set_meta(title=title)
         return session

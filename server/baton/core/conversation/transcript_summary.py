@@ -131,6 +131,7 @@ class Entry:
             boundary = event.get("boundary")
             if isinstance(boundary, dict) and isinstance(boundary.get("id"), str):
                 self._boundary(boundary["id"], str(boundary.get("direction") or "all"))
+                at = boundary.get("createdAt")
         elif kind == "uncompact":
             self.tokens = -1
             if self.active:
@@ -167,6 +168,9 @@ class Entry:
             found, direction = _ID.search(head), _DIRECTION.search(head)
             if found:
                 self._boundary(_text(found), _text(direction) or "all")
+            stamp = _CREATED.search(head)  # the boundary's own, before its new messages
+            if stamp:
+                self._seen(_text(stamp))
 
     def _boundary(self, boundary_id: str, direction: str) -> None:
         if self.active is None:

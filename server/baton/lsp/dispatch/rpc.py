@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
+from urllib.parse import unquote
 
 from cattrs import Converter
 from lsprotocol import types
@@ -57,6 +58,17 @@ class BatonProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, Any]:
+        """A change to a document the client never opened is dropped: pygls would fail on it
+        and tell the client an error that names a KeyError."""
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.debug("a change to a document not opened is dropped")
+            return None
+        return (yield from super().lsp_text_document__did_change(params))
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         # json.loads calls this for every object, innermost first; structuring there would

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +112,14 @@ class _Visible:
 
     def shows(self, path: Path, resolved: Path) -> bool:
         names = {str(path), str(resolved)}
-        return bool(names & self.paths) or any(n in self.text for n in names)
+        return bool(names & self.paths) or any(_named(n, self.text) for n in names)
+
+
+def _named(path: str, text: str) -> bool:
+    """Whether `text` writes out `path` whole: not as the start of a longer one
+    (`config.js` in `config.json`, `app.py` in `app.py.bak`) or the end of another."""
+    pattern = rf"(?<![\w./-]){re.escape(path)}(?![\w/-]|\.\w)"
+    return re.search(pattern, text) is not None
 
 
 def decode_utf8(data: bytes, partial: bool) -> str | None:
@@ -148,7 +156,8 @@ def _read(path: Path, live_text: str | None, per_file: int, room: int) -> _Conte
                     if decode_utf8(handle.read(SNIFF_BYTES), True) is not None
                     else None
                 )
-            limit = room * READ_BYTES_PER_TOKEN + SNIFF_BYTES
+            # never more than a file this size can hold, however large the budget
+            limit = min(room * READ_BYTES_PER_TOKEN, too_big) + SNIFF_BYTES
             data = handle.read(limit + 1)
     except OSError:
         return None

@@ -134,6 +134,31 @@ async def test_without_fs_an_edit_is_written_on_the_disk(pair: Any, tmp_path: Pa
     assert not moved.applied and path.read_text() == "print('hi')\n"
 
 
+async def test_without_fs_a_file_the_user_may_not_write_is_not_replaced(
+    pair: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename over it would replace a read-only file (root may write anything, so the
+    refusal is simulated by what os.access answers)."""
+    import os
+
+    path = tmp_path / "locked.py"
+    path.write_text("x = 1\n")
+    path.chmod(0o444)
+    monkeypatch.setattr(os, "access", lambda *_a, **_k: False)
+    refused = await pair(fs=False).host.apply_edit(FileEdit(path, "x = 1\n", "x = 2\n", "Edit"))
+    assert not refused.applied and "Permission denied" in (refused.reason or "")
+    assert path.read_text() == "x = 1\n" and path.stat().st_mode & 0o777 == 0o444
+
+
+async def test_without_fs_a_crlf_file_is_compared_with_its_line_ends(
+    pair: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "win.py"
+    path.write_bytes(b"x = 1\r\n")
+    done = await pair(fs=False).host.apply_edit(FileEdit(path, "x = 1\r\n", "x = 2\r\n", "Edit"))
+    assert done.applied and path.read_bytes() == b"x = 2\r\n"
+
+
 @dataclass(frozen=True)
 class Info:
     tool_use_id: str

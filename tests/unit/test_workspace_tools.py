@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -228,3 +229,111 @@ async def test_an_edit_of_a_file_changed_meanwhile_is_not_applied(root: Path) ->
     )
     assert result.is_error and result.text.startswith("Not applied: the file changed meanwhile")
     assert (root / "src" / "utils.py").read_text() == "someone else\n"
+
+
+# ---- the model's inputs that hung or crashed the server ------------------------------------
+
+
+async def test_a_gitignore_that_is_no_regular_file_is_never_read(root: Path) -> None:
+    """A FIFO blocked the walk for good, a link to /dev/zero read until memory ran out."""
+    os.mkfifo(root / "src" / ".gitignore")
+    (root / ".gitignore").symlink_to("/dev/zero")
+    for name, input in (("find_files", {"pattern": "**/*.py"}), ("search_text", {"pattern": "x"})):
+        result = await asyncio.wait_for(call(ctx(root), name, **input), 30)
+        assert not result.is_error, result.text
+
+
+async def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_sentence(
+    root: Path,
+) -> None:
+    (root / "src" / "long.txt").write_text("a" * 80 + "!\n")
+    result = await asyncio.wait_for(call(ctx(root), "search_text", pattern="(a|aa)+$"), 30)
+    assert result.is_error and "takes too long to match" in result.text
+
+
+@pytest.mark.parametrize("pattern", ["a{4294967296}", "(" * 499 + ")" * 499, "["])
+async def test_patterns_the_engine_cannot_take_are_a_tool_error(root: Path, pattern: str) -> None:
+    result = await call(ctx(root), "search_text", pattern=pattern)
+    assert result.is_error and "not a valid regular expression" in result.text
+
+
+async def test_a_loop_of_links_is_skipped_by_the_walks(root: Path) -> None:
+    (root / "loop_a").symlink_to(root / "loop_b")
+    (root / "loop_b").symlink_to(root / "loop_a")
+    found = await call(ctx(root), "find_files", pattern="**/*.py")
+    assert not found.is_error and "src/utils.py" in found.text
+    hits = await call(ctx(root), "search_text", pattern="parse_date")
+    assert not hits.is_error and "src/app.py:1:" in hits.text
+
+
+async def test_any_other_fault_of_a_tool_is_answered_to_the_model(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from baton.core.tools import find_files
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("a fault of the tool's own")
+
+    monkeypatch.setattr(find_files, "_find", broken)
+    result = await call(ctx(root), "find_files", pattern="*.py")
+    assert result.is_error and result.text == "Error: find_files failed (RuntimeError)"
+
+
+async def test_find_files_refuses_a_huge_pattern_and_lists_no_credential_file(root: Path) -> None:
+    (root / ".env").write_text("KEY=1\n")
+    (root / "secrets").mkdir()
+    (root / "secrets" / "prod.txt").write_text("x\n")
+    huge = await call(ctx(root), "find_files", pattern="**/" * 20_000 + "*.py")
+    assert huge.is_error and "longer than 1000 characters" in huge.text
+    listed = await call(ctx(root), "find_files", pattern="**/*")
+    assert "README.md" in listed.text
+    assert ".env" not in listed.text and "prod.txt" not in listed.text
+
+
+async def test_a_nested_gitignore_can_keep_what_an_outer_one_ignores(root: Path) -> None:
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "sub").mkdir()
+    (root / "sub" / ".gitignore").write_text("!keep.log\n")
+    (root / "sub" / "keep.log").write_text("kept\n")
+    (root / "sub" / "drop.log").write_text("dropped\n")
+    listed = await call(ctx(root), "find_files", pattern="**/*.log")
+    assert listed.text == "sub/keep.log"
+
+
+# ---- line ends and line numbers as the editor has them --------------------------------------
+
+
+async def test_a_crlf_file_is_edited_with_text_as_read_file_shows_it(root: Path) -> None:
+    path = root / "win.py"
+    path.write_bytes(b"def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 2\r\n")
+    shown = await call(ctx(root), "read_file", path="win.py")
+    assert "\r" not in shown.text and "     4\tdef b():" in shown.text
+    result = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="win.py",
+        oldText="def b():\n    return 2",
+        newText="def b():\n    return 3",
+    )
+    assert not result.is_error, result.text
+    assert path.read_bytes() == b"def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 3\r\n"
+
+
+async def test_line_numbers_break_only_where_an_editor_breaks_lines(root: Path) -> None:
+    """A form feed or a Unicode line separator is no line break for an editor."""
+    path = root / "ff.py"
+    path.write_text("def a():\n    pass\n\x0c\ndef b():\n    s = 'x\u2028y'\n")
+    shown = await call(ctx(root), "read_file", path="ff.py")
+    assert "     4\tdef b():" in shown.text
+    hits = await call(ctx(root), "search_text", pattern="def b")
+    assert "ff.py:4:" in hits.text
+    result = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="ff.py",
+        oldText="s = 'x\u2028y'",
+        newText="s = 'z'",
+    )
+    assert not result.is_error, result.text

@@ -8,6 +8,7 @@ The shapes are the ToolHost contract's own (`core/tools/host.py`): `PermissionRe
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import tempfile
@@ -33,6 +34,7 @@ from baton.core.tools.host import (
     FileEdit,
     PermissionOutcome,
     PermissionRequest,
+    current_text,
 )
 from baton.core.tools.registry import ToolResult
 
@@ -189,9 +191,7 @@ class AcpToolHost:
         if text is not None:
             return text
         try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
+            return current_text(path)
         except (OSError, UnicodeError):
             return "\0unreadable"  # never equal to a `before`: the edit is refused
 
@@ -202,6 +202,10 @@ class AcpToolHost:
 
 
 def _write_file(path: Path, text: str) -> None:
+    """`text` in place of the file (a new file beside it renamed over it); a file the user
+    may not write is refused as a plain write would be (a rename would replace it)."""
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)

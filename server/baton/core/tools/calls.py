@@ -47,6 +47,9 @@ async def answer(
     except (OSError, ValueError, UnicodeError) as exc:
         log.debug("tool %s failed: %s", use.name, type(exc).__name__)
         return _failed(f"Error: {use.name} failed ({type(exc).__name__})")
+    except Exception as exc:  # a tool's own fault: the model is still answered, the turn goes on
+        log.warning("tool %s failed unexpectedly: %s", use.name, type(exc).__name__, exc_info=True)
+        return _failed(f"Error: {use.name} failed ({type(exc).__name__})")
 
 
 async def _permission(

@@ -11,7 +11,7 @@ from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
-from baton.core.tools.workspace import Located, ToolError, read_contained
+from baton.core.tools.workspace import Located, ToolError, read_contained, split_lines
 
 TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
@@ -56,6 +56,10 @@ def replaced(shown: str, before: str, old: str, new: str) -> str:
     if not old:
         raise ToolError("the text to replace must not be empty")
     found = before.count(old)
+    if found == 0 and "\r\n" in before and "\n" in old and "\r" not in old:
+        # the file's lines end in \r\n; the model quotes them as read_file shows them
+        old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+        found = before.count(old)
     if found == 0:
         raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
     if found > 1:
@@ -67,12 +71,14 @@ def replaced(shown: str, before: str, old: str, new: str) -> str:
 
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:
-    lines = before.splitlines(keepends=True)
+    lines = split_lines(before, keepends=True)
     if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
         raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
     if lines and line == len(lines) and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     piece = new if new.endswith("\n") else new + "\n"
+    if "\r\n" in before:  # the file's own line ends
+        piece = piece.replace("\r\n", "\n").replace("\n", "\r\n")
     return "".join(lines[:line]) + piece + "".join(lines[line:])
 
 

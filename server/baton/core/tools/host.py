@@ -16,6 +16,16 @@ OPTION_LABELS: dict[PermissionOutcome, str] = {
 }
 
 
+def current_text(path: Path) -> str | None:
+    """The file's text as it is on disk, line ends untouched (None when it is missing):
+    what an edit planned on it compares with. OSError, UnicodeDecodeError as they come."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return data.decode("utf-8")
+
+
 @dataclass(frozen=True)
 class PermissionRequest:
     """One call waiting for the user's word (the wire's ToolPermissionParams)."""
@@ -80,14 +90,14 @@ class DiskHost:
 
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         try:
-            current = edit.path.read_text(encoding="utf-8") if edit.path.exists() else None
+            current = current_text(edit.path)
         except (OSError, UnicodeDecodeError) as exc:
             return EditOutcome(False, f"the file cannot be read ({type(exc).__name__})")
         if current != edit.before:
             return EditOutcome(False, "the file changed meanwhile")
         try:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
-            edit.path.write_text(edit.after, encoding="utf-8")
+            edit.path.write_text(edit.after, encoding="utf-8", newline="")
         except OSError as exc:
             return EditOutcome(False, f"the file cannot be written ({exc.strerror or exc})")
         return EditOutcome(True)

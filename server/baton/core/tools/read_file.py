@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
-from baton.core.tools.workspace import ToolError, read_contained
+from baton.core.tools.workspace import ToolError, read_contained, split_lines
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -51,7 +51,7 @@ def title(input: dict[str, Any]) -> str:
 
 def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolResult:
     """Lines start..end of `text`, numbered, within the bounds; the note says what was cut."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     total = len(lines)
     if total == 0:
         return ToolResult(f"{shown} is empty.", summary="empty")

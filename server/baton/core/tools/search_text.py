@@ -1,23 +1,38 @@
 """search_text: a regular expression over the workspace's text files (`.gitignore`
-honoured, binary and credential files skipped), hits as `path:line: text`, bounded."""
+honoured, binary and credential files skipped), hits as `path:line: text`, bounded.
+
+Matched with the `regex` module (Python's syntax; tiktoken's own dependency), which can
+stop a match: a pattern that backtracks without end (`(a|aa)+$`) is stopped after
+MATCH_SECONDS on a line, and lets go of the GIL meanwhile, so the server answers on."""
 
 from __future__ import annotations
 
 import asyncio
-import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.tools.find_files import matches
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
 from baton.core.tools.walk import Walk, files
-from baton.core.tools.workspace import MAX_FILE_BYTES, Located, ToolError, Workspace, read_disk
+from baton.core.tools.workspace import (
+    MAX_FILE_BYTES,
+    Located,
+    ToolError,
+    Workspace,
+    read_disk,
+    split_lines,
+)
 
 MAX_HITS = 200
 MAX_HIT_CHARS = 300
 MAX_PATTERN = 1000
+MATCH_SECONDS = 2.0  # one line's match, at most
+SEARCH_SECONDS = 30.0  # the whole search, at most
 
 DEFINITION: dict[str, Any] = {
     "name": "search_text",
@@ -43,9 +58,10 @@ def title(input: dict[str, Any]) -> str:
 
 
 def _search(
-    workspace: Workspace, start: Located | None, regex: re.Pattern[str], glob: str | None
+    workspace: Workspace, start: Located | None, pattern: regex.Pattern[str], glob: str | None
 ) -> tuple[list[str], int, int, bool]:
     walk = Walk()
+    deadline = time.monotonic() + SEARCH_SECONDS
     hits: list[str] = []
     total = files_hit = 0
     entries: Iterable[tuple[Path, str]]
@@ -67,8 +83,8 @@ def _search(
         if credential_in(text) is not None:
             continue
         hit_here = False
-        for number, line in enumerate(text.splitlines(), 1):
-            if regex.search(line) is None:
+        for number, line in enumerate(split_lines(text), 1):
+            if _search_line(pattern, line, deadline, f"{shown}:{number}") is None:
                 continue
             total += 1
             hit_here = True
@@ -79,16 +95,36 @@ def _search(
     return hits, total, files_hit, walk.cut
 
 
+def _search_line(
+    pattern: regex.Pattern[str], line: str, deadline: float, where: str
+) -> regex.Match[str] | None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ToolError(f"the search took over {SEARCH_SECONDS:.0f} s; narrow it (path, glob)")
+    try:
+        return pattern.search(line, timeout=min(MATCH_SECONDS, left), concurrent=True)
+    except TimeoutError:
+        raise ToolError(
+            f"the pattern takes too long to match at {where}: a repetition inside a "
+            "repetition (`(a|aa)+`) backtracks without end; simplify it"
+        ) from None
+
+
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    try:
+        return regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError, ValueError) as exc:
+        why = str(exc) if isinstance(exc, regex.error) else "it nests or repeats too deeply"
+        raise ToolError(f"pattern is not a valid regular expression: {why}") from None
+
+
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     pattern = input.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise ToolError("pattern must be a non-empty regular expression")
     if len(pattern) > MAX_PATTERN:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-    try:
-        regex = re.compile(pattern)
-    except re.error as exc:
-        raise ToolError(f"pattern is not a valid regular expression: {exc}") from None
+    compiled = _compiled(pattern)
     raw_path, glob = input.get("path"), input.get("glob")
     if glob is not None and (not isinstance(glob, str) or not glob.strip()):
         raise ToolError("glob must be a non-empty string")
@@ -98,7 +134,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
     hits, total, files_hit, cut = await asyncio.to_thread(
-        _search, ctx.workspace, start, regex, glob.strip() if glob else None
+        _search, ctx.workspace, start, compiled, glob.strip() if glob else None
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:

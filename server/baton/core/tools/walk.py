@@ -1,5 +1,7 @@
-"""The workspace's files, walked once per call: `.gitignore` files (nested ones too) and
-`.git` honoured, symlinks that leave the folders skipped, the walk bounded."""
+"""The workspace's files, walked once per call: `.gitignore` files (nested ones too, the
+deepest that speaks about a path deciding, as git does) and `.git` honoured, symlinks
+that leave the folders skipped, the walk bounded. Files `restore.exclude` names are left
+to the callers to drop (`Workspace.shown`) among what they keep: cheaper than for all."""
 
 from __future__ import annotations
 
@@ -10,9 +12,12 @@ from pathlib import Path
 
 import pathspec
 
+from baton.core.conversation.files import read_small
+from baton.core.errors import StorageError
 from baton.core.tools.workspace import Located, Workspace
 
 MAX_VISITED = 100_000  # entries one walk looks at, at most
+MAX_GITIGNORE_BYTES = 1_000_000
 SKIPPED_DIRS = {".git", ".hg", ".svn"}
 
 
@@ -31,11 +36,15 @@ class Walk:
 
 
 def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
+    """The folder's `.gitignore`, read only when it is a regular file of a sane size: a
+    FIFO would block the walk, a link could lead out of the workspace (to /dev/zero)."""
     try:
-        lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        data = read_small(folder / ".gitignore", MAX_GITIGNORE_BYTES)
+    except (OSError, StorageError):
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    if data is None:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", "replace").splitlines())
 
 
 def _rel(path: Path, folder: Path) -> str:
@@ -44,12 +53,15 @@ def _rel(path: Path, folder: Path) -> str:
 
 
 def _ignored(rel: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
-    for base, spec in specs:
+    """Whether git would ignore `rel`: the deepest `.gitignore` whose patterns speak about
+    it decides (a nested `!keep.log` keeps what the root's `*.log` ignores)."""
+    for base, spec in reversed(specs):  # outermost first in `specs`
         if base and not rel.startswith(base + "/"):
             continue
         inner = rel[len(base) + 1 :] if base else rel
-        if spec.match_file(inner + "/" if is_dir else inner):
-            return True
+        verdict = spec.check_file(inner + "/" if is_dir else inner).include
+        if verdict is not None:
+            return verdict
     return False
 
 
@@ -94,7 +106,10 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                     continue
                 path = here / name
                 if path.is_symlink():
-                    real = path.resolve()
+                    try:
+                        real = path.resolve()
+                    except (OSError, RuntimeError):  # a loop of links
+                        continue
                     if workspace.shown(real) is None or not real.is_file():
                         continue
                 yield Walked(path, prefix + rel)

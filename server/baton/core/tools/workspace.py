@@ -3,6 +3,7 @@ rules (symlinks resolved, credential files and texts refused), and text read wit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,15 @@ from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import path_problem, uri_to_path
 
 MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str, *, keepends: bool = False) -> list[str]:
+    """The lines of `text` as an editor numbers them: broken at \\n, \\r\\n and \\r only
+    (`str.splitlines` also breaks at form feeds and Unicode line separators, so its
+    numbers drift from the editor's and a line shown split cannot be matched)."""
+    lines: list[str] = _LINE.findall(text)
+    return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 
 class ToolError(Exception):

@@ -19,6 +19,7 @@ from baton.core.tools.host import (
     FileEdit,
     PermissionOutcome,
     PermissionRequest,
+    current_text,
 )
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -105,7 +106,7 @@ class LspToolHost:
         current = document[0] if document is not None else None
         if current is None:
             try:
-                current = edit.path.read_text(encoding="utf-8") if edit.path.exists() else None
+                current = current_text(edit.path)
             except (OSError, UnicodeDecodeError):
                 return EditOutcome(False, "the file cannot be read")
         if current != edit.before:

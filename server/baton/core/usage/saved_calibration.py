@@ -33,7 +33,10 @@ class SavedCalibration:
         try:
             data = read_small(self.path, MAX_BYTES)
             saved = json.loads(data) if data is not None else None
-        except (OSError, StorageError, ValueError) as exc:
+        except OSError as exc:  # the data dir itself: the start says what it does not allow
+            log.debug("%s is not read: %s", self.path, exc)
+            return False
+        except (StorageError, ValueError) as exc:
             log.warning("%s is not read (%s): estimates start uncalibrated", self.path, exc)
             return False
         if not isinstance(saved, dict):

@@ -131,34 +131,21 @@ async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change
         assert answer.stop_reason == "end_turn"
 
 
-async def test_a_line_that_is_not_json_is_a_parse_error_and_the_agent_goes_on(
+async def test_lines_that_are_no_json_rpc_message_are_answered_and_the_agent_goes_on(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:
-    fake_anthropic.reply("still here", usage={"input_tokens": 50, "output_tokens": 2})
-    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
-        sid = await agent.new()
-        stdin = agent.process.stdin
-        assert stdin is not None
-        for line in (b"this is not JSON\n", b"[1, 2]\n"):
-            stdin.write(line)
-            await stdin.drain()
-        rec = agent.recorder
-        await rec.until(lambda: len(rec.answers_without_id) == 2, what="two parse errors")
-        assert [a["error"]["code"] for a in rec.answers_without_id] == [-32700, -32700]
-        answer = await agent.say(sid, "are you there?")
-        assert answer.stop_reason == "end_turn"
-
-
-async def test_json_that_is_no_json_rpc_message_is_an_invalid_request_and_the_agent_goes_on(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
-) -> None:
+    """Text that is no JSON object: a parse error (id null); JSON that is no JSON-RPC 2.0
+    message: an invalid request, with its id when usable (an id with no method at all used
+    to get no answer, and a client waited on it for good)."""
     fake_anthropic.reply("still here", usage={"input_tokens": 50, "output_tokens": 2})
     async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
         sid = await agent.new()
         stdin = agent.process.stdin
         assert stdin is not None
         for line in (
-            b'{"jsonrpc": "2.0", "id": 903}\n',  # no method, no result: nothing at all
+            b"this is not JSON\n",
+            b"[1, 2]\n",
+            b'{"jsonrpc": "2.0", "id": 903}\n',
             b'{"jsonrpc": "1.0", "id": 904, "method": "session/list", "params": {}}\n',
             b'{"jsonrpc": "2.0", "id": {"x": 1}, "method": "session/list", "params": {}}\n',
             b'{"jsonrpc": "2.0", "id": 905, "method": 7}\n',
@@ -167,6 +154,8 @@ async def test_json_that_is_no_json_rpc_message_is_an_invalid_request_and_the_ag
             await stdin.drain()
         rec = agent.recorder
         await rec.until(lambda: len(rec.invalid_requests) == 4, what="four invalid requests")
+        parse_errors = [a for a in rec.answers_without_id if a["error"]["code"] == -32700]
+        assert len(parse_errors) == 2
         assert [a["id"] for a in rec.invalid_requests] == [903, 904, None, 905]
         answer = await agent.say(sid, "are you there?")
         assert answer.stop_reason == "end_turn"

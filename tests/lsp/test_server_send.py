@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -34,6 +36,23 @@ async def outcome(future: asyncio.Future) -> Any:
 async def held(script: Any) -> None:
     """Until the fake is holding the scripted stream (a threading.Event set by its thread)."""
     assert await asyncio.to_thread(script.held.wait, 20)
+
+
+@contextlib.asynccontextmanager
+async def compaction_held(
+    lsp: Harness, fake: FakeAnthropic, sid: str, pivot: str
+) -> AsyncIterator[asyncio.Future]:
+    """An `up_to` compaction whose summary the fake holds while the block runs (its answer,
+    the future, comes once the block is left)."""
+    gate = threading.Event()
+    script = fake.reply("<summary>held summary</summary>", hold_after=3, gate=gate)
+    params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": pivot}
+    try:
+        first = await started_request(lsp, protocol.COMPACT, params, "compact-1")
+        await held(script)
+        yield first
+    finally:
+        gate.set()
 
 
 async def keyed_session(start_server: Any, turns: int) -> tuple[Harness, str, list[str]]:
@@ -221,12 +240,8 @@ async def test_a_second_compaction_while_one_runs_is_refused(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:
     lsp, sid, ids = await keyed_session(start_server, 3)
-    gate = threading.Event()
-    script = fake_anthropic.reply("<summary>held summary</summary>", hold_after=3, gate=gate)
     params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
-    try:
-        first = await started_request(lsp, protocol.COMPACT, params, "compact-1")
-        await held(script)
+    async with compaction_held(lsp, fake_anthropic, sid, ids[1]) as first:
         second = await lsp.error(protocol.COMPACT, params)
         assert second.baton_code == "compaction_in_progress"
         hover = await lsp.request(
@@ -239,8 +254,6 @@ async def test_a_second_compaction_while_one_runs_is_refused(
         assert "cannot plan right now" in hover.contents.value
         undo = await lsp.error(protocol.UNCOMPACT, {"sessionId": sid})
         assert undo.baton_code in ("compaction_in_progress", "nothing_to_compact")
-    finally:
-        gate.set()
     done = await first
     assert done["summary"].startswith("held summary")
     assert (await lsp.get(sid))["session"]["compactions"] == 1
@@ -253,20 +266,13 @@ async def test_a_pin_while_a_compaction_runs_is_refused_and_the_compaction_carri
     out of its summary, so it is refused (an unpin is harmless and goes through)."""
     lsp, sid, ids = await keyed_session(start_server, 3)
     await lsp.request(protocol.SESSION_PIN, {"sessionId": sid, "messageId": ids[2], "pinned": True})
-    gate = threading.Event()
-    script = fake_anthropic.reply("<summary>held summary</summary>", hold_after=3, gate=gate)
-    params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
-    try:
-        first = await started_request(lsp, protocol.COMPACT, params, "compact-1")
-        await held(script)
+    async with compaction_held(lsp, fake_anthropic, sid, ids[1]) as first:
         pin = {"sessionId": sid, "messageId": ids[0], "pinned": True}
         refused = await lsp.error(protocol.SESSION_PIN, pin)
         assert refused.baton_code == "compaction_in_progress"
         assert "pin the message once it ends" in refused.message
         unpin = {"sessionId": sid, "messageId": ids[2], "pinned": False}
         assert (await lsp.request(protocol.SESSION_PIN, unpin))["pinned"] is False
-    finally:
-        gate.set()
     done = await first
     assert ids[0] in done["summarizedMessageIds"]
     view = (await lsp.get(sid))["messages"]

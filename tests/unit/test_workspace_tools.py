@@ -303,19 +303,19 @@ async def test_a_nested_gitignore_can_keep_what_an_outer_one_ignores(root: Path)
 # ---- line ends and line numbers as the editor has them --------------------------------------
 
 
+async def edit_file(root: Path, path: str, old: str, new: str) -> ToolResult:
+    """An `edit_file` call, the tool a model without the API's text editor has."""
+    return await call(
+        ctx(root), "edit_file", model="claude-3-5-haiku", path=path, oldText=old, newText=new
+    )
+
+
 async def test_a_crlf_file_is_edited_with_text_as_read_file_shows_it(root: Path) -> None:
     path = root / "win.py"
     path.write_bytes(b"def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 2\r\n")
     shown = await call(ctx(root), "read_file", path="win.py")
     assert "\r" not in shown.text and "     4\tdef b():" in shown.text
-    result = await call(
-        ctx(root),
-        "edit_file",
-        model="claude-3-5-haiku",
-        path="win.py",
-        oldText="def b():\n    return 2",
-        newText="def b():\n    return 3",
-    )
+    result = await edit_file(root, "win.py", "def b():\n    return 2", "def b():\n    return 3")
     assert not result.is_error, result.text
     assert path.read_bytes() == b"def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 3\r\n"
 
@@ -328,12 +328,5 @@ async def test_line_numbers_break_only_where_an_editor_breaks_lines(root: Path) 
     assert "     4\tdef b():" in shown.text
     hits = await call(ctx(root), "search_text", pattern="def b")
     assert "ff.py:4:" in hits.text
-    result = await call(
-        ctx(root),
-        "edit_file",
-        model="claude-3-5-haiku",
-        path="ff.py",
-        oldText="s = 'x\u2028y'",
-        newText="s = 'z'",
-    )
+    result = await edit_file(root, "ff.py", "s = 'x\u2028y'", "s = 'z'")
     assert not result.is_error, result.text

@@ -4,7 +4,7 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again. The
  * editor is reached through its ports (chatPorts.ts); a send runs in chatSend.ts.
  */
-import { mostRecent, pageOf, retryCut } from "./chatLogic";
+import { endsWithPrompt, mostRecent, pageOf, retryCut } from "./chatLogic";
 import { postEarlier, postReplaced, VIEW_PAGE } from "./chatPages";
 import { NO_SERVER, postError, type ChatPorts } from "./chatPorts";
 import { ChatSender } from "./chatSend";
@@ -186,7 +186,10 @@ export class ChatController {
     try {
       switch (message.type) {
         case "ready":
-          return await this.refresh();
+          await this.refresh();
+          // a panel that reloaded while a reply streams: Stop, not Send
+          if (this.sender.busy) this.ports.post({ type: "busy", busy: true });
+          return;
         case "send":
           return await this.sender.send(message.text);
         case "edit":
@@ -195,6 +198,8 @@ export class ChatController {
         case "retry": {
           const cut = retryCut(this.messages);
           if (cut !== undefined) await this.sender.send(undefined, cut);
+          // a prompt whose reply failed: a new reply to it, nothing rewound
+          else if (endsWithPrompt(this.messages)) await this.sender.send(undefined);
           return;
         }
         case "draft":

@@ -153,6 +153,12 @@ export function isPrompt(message: Message): boolean {
 }
 
 /** Where Retry cuts the view: the first message after the last prompt (its reply), if any. */
+/** Whether the view ends with a prompt no reply answers (the send failed after storing it). */
+export function endsWithPrompt(view: readonly Message[]): boolean {
+  const last = view[view.length - 1];
+  return last !== undefined && isPrompt(last);
+}
+
 export function retryCut(view: readonly Message[]): string | undefined {
   for (let i = view.length - 1; i >= 0; i--) {
     if (isPrompt(view[i]!)) return view[i + 1]?.id;

@@ -31,6 +31,7 @@ export class ChatSender {
     private readonly host: SendHost,
   ) {}
 
+  /** Whether a send is running (a reloaded panel is told so: Stop, input disabled). */
   get busy(): boolean {
     return this.sending !== undefined;
   }
@@ -62,7 +63,12 @@ export class ChatSender {
    */
   async send(text: string | undefined, rewindTo?: string): Promise<void> {
     // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
-    if (this.sending !== undefined || (text !== undefined && text.trim() === "")) {
+    if (text !== undefined && text.trim() === "") {
+      return;
+    }
+    if (this.sending !== undefined) {
+      // one send at a time: the text goes back into the box rather than nowhere
+      if (text !== undefined) this.ports.post({ type: "sendOutcome", stored: false, text });
       return;
     }
     const cancel = new CancellationTokenSource();
@@ -107,7 +113,8 @@ export class ChatSender {
       if (text !== undefined) {
         stored ||= cancelled && lastUserText(this.host.viewMessages) === text;
         if (stored) {
-          this.draft.text = "";
+          // what was typed while the reply streamed stays the draft
+          if (this.draft.text === text) this.draft.text = "";
           this.ports.attachments?.sent();
         }
         this.ports.post({ type: "sendOutcome", stored, text });

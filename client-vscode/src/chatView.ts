@@ -60,6 +60,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeState((state) => {
         if (state === "running") {
           void this.controller.refresh();
+        } else {
+          // the server that asked is gone: its questions end denied, their cards with them
+          this.tools.permissions.denyAll();
         }
       }),
     );

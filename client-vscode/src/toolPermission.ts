@@ -144,9 +144,14 @@ export class PermissionBroker {
     }
   }
 
-  /** Everything still waiting is denied (the server stops, the extension goes). */
-  dispose(): void {
+  /** Everything still waiting is denied, its card dropped (the server stopped). */
+  denyAll(): void {
     for (const waiting of [...this.waiting.values()]) waiting.resolve("deny");
+  }
+
+  /** The extension goes: nothing waits on. */
+  dispose(): void {
+    this.denyAll();
   }
 }
 

@@ -178,6 +178,8 @@ class ChatView {
         this.busy = message.busy;
         this.composer.setBusy(message.busy);
         this.feed.el.setAttribute("aria-busy", String(message.busy));
+        // Edit and Retry send: gone while a send runs (its end brings the new view, and them)
+        if (message.busy) this.pages.redraw();
         return;
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".

@@ -20,15 +20,16 @@ export function messageText(message: Message): string {
 }
 
 /** The header's action buttons for `message` (none for a read-only view's edits). */
-export function messageActions(message: Message, opts: { retry: boolean; readOnly: boolean }): HTMLElement | null {
+export function messageActions(message: Message, opts: { retry: boolean; readOnly: boolean; editable: boolean }): HTMLElement | null {
   const buttons: HTMLElement[] = [];
   const kind = message.kind ?? "message";
   if (kind !== "message") return null;
-  if (!opts.readOnly && isPrompt(message)) {
+  if (!opts.readOnly && opts.editable && isPrompt(message)) {
     buttons.push(h("button", { type: "button", class: "baton-edit link", title: "Edit this prompt and send it again" }, "Edit"));
   }
   if (!opts.readOnly && opts.retry) {
-    buttons.push(h("button", { type: "button", class: "baton-retry link", title: "Ask for a new reply to the last prompt" }, "Retry"));
+    const title = message.role === "user" ? "Ask for a reply to this prompt again" : "Ask for a new reply to the last prompt";
+    buttons.push(h("button", { type: "button", class: "baton-retry link", title }, "Retry"));
   }
   if (messageText(message) !== "") {
     buttons.push(h("button", { type: "button", class: "baton-copy-message link", title: "Copy the message's text" }, "Copy"));

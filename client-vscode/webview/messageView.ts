@@ -14,8 +14,10 @@ export interface MessageExtra {
   /** Whether this is the view's last summary (the only one Undo without an id reaches). */
   last: boolean;
   readOnly: boolean;
-  /** Whether this is the view's last reply (it offers Retry). */
+  /** Whether this is the view's last reply, or a last prompt no reply answers (Retry). */
   retry: boolean;
+  /** Whether a prompt offers Edit (not while a reply streams). */
+  editable: boolean;
   /** A summary's place in the conversation (its title says what it replaced). */
   place?: SummaryPlace | undefined;
   /** The message's index in the view (a part's summary is titled by the rows it replaced). */
@@ -56,7 +58,7 @@ export function messageElement(
     message.pinned ? h("span", { class: "baton-pin", title: "Pinned: never summarized" }, "pinned") : null,
     meta.length ? h("span", { class: "baton-meta" }, meta.join(" · ")) : null,
     h("span", { class: "baton-selected-note" }, ", selected"),
-    messageActions(message, { retry: extra.retry, readOnly: extra.readOnly }),
+    messageActions(message, { retry: extra.retry, readOnly: extra.readOnly, editable: extra.editable }),
   );
   let body: HTMLElement;
   if (kind === "summary") {

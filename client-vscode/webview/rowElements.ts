@@ -4,6 +4,7 @@
 // (so open <details> stay open); the lists of what each compaction replaced, kept while the
 // session is shown.
 import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary";
+import { isPrompt } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import { type ReplacedPage, ReplacedList } from "./replaced";
 import { resultsFor, type ToolContext, toolContext, toolNames } from "./toolCalls";
@@ -60,7 +61,8 @@ export class RowElements {
       readOnly: this.readOnly,
       place: this.places.get(message.id),
       row: message.kind === "summary" ? row : undefined, // only a summary's title reads it
-      retry: message.role === "assistant" && last && !this.busy,
+      retry: (message.role === "assistant" || isPrompt(message)) && last && !this.busy,
+      editable: !this.busy, // an edit sends: not while a reply streams
     };
     const old = this.cache.get(message.id);
     let el: HTMLElement;

@@ -46,6 +46,11 @@ export class ViewPages {
     this.view.drawn(changed);
   }
 
+  /** Draw the last update again (a send started: its prompts offer no Edit meanwhile). */
+  redraw(): void {
+    if (this.shownUpdate !== null) this.show(this.shownUpdate, false);
+  }
+
   /** Once the last page is drawn (the next frame has painted), ask for the messages before it. */
   askEarlier(): void {
     const update = this.shownUpdate;

@@ -779,3 +779,71 @@ test("the session's task list goes to the view with the session, as the server g
   assert.equal(fake.lastSession().todos, undefined);
   assert.equal("todos" in fake.lastSession(), false);
 });
+
+test("a panel reloaded while a reply streams is told it is busy, and a second send comes back", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "long one" });
+  await tick();
+  fake.posted.length = 0;
+  await chat.receive({ type: "ready" }); // hidden and shown again: a fresh webview
+  assert.deepEqual(ofType(fake.posted, "busy"), [{ type: "busy", busy: true }]);
+  await chat.receive({ type: "send", text: "second prompt" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "second prompt" }]);
+  open();
+  await sending;
+  assert.deepEqual(fake.calls, ["send"]); // the second was never sent
+});
+
+test("an edit sent while a reply streams comes back to the box, nothing rewound", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"), [message("u0", "user", "first"), message("a1", "assistant", "r")]);
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "long one" });
+  await tick();
+  await chat.receive({ type: "edit", messageId: "u0", text: "my carefully edited prompt" });
+  open();
+  await sending;
+  assert.ok(ofType(fake.posted, "sendOutcome").some((o) => !o.stored && o.text === "my carefully edited prompt"));
+  assert.ok(!fake.calls.some((call) => call.startsWith("rewind")));
+});
+
+test("Retry on a prompt whose reply failed asks for a reply to it, nothing rewound or sent twice", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [message("u1", "user", "q1"), message("a1", "assistant", "r1")]);
+  await chat.receive({ type: "ready" });
+  fake.sendFailure = Object.assign(new Error("Overloaded (529)"), { data: { code: "api_error", promptMessageId: "u2" } });
+  await chat.receive({ type: "send", text: "q2" });
+  fake.sendFailure = undefined;
+  assert.equal(fake.lastSession().messages.at(-1)?.role, "user");
+  fake.calls = [];
+  await chat.receive({ type: "retry" });
+  assert.deepEqual(fake.calls, ["send (continue)"]);
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+});
+
+test("what is typed while a reply streams keeps its draft line once the send ends", async () => {
+  const { fake, chat } = setup(0);
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "first" });
+  await tick();
+  await chat.receive({ type: "draft", text: "next question typed meanwhile" });
+  await tick(5);
+  open();
+  await sending;
+  await tick(5);
+  fake.posted.length = 0;
+  await chat.onSessionChanged({ sessionId: "a", reason: "append" }); // a later change re-reads the view
+  await tick(5);
+  const shown = ofType(fake.posted, "draftUsage");
+  assert.ok(shown.length > 0 && shown.at(-1)?.draft !== null);
+});

@@ -105,6 +105,16 @@ test("with the panel on screen the card asks; its answer is the result and the c
   assert.deepEqual(ports.modals, [], "no dialog while the panel asks");
 });
 
+test("when the server stops, what it was asking ends denied and its card goes", async () => {
+  const ports = new Ports();
+  const broker = new PermissionBroker(ports);
+  const answer = broker.handle(editRequest(), new CancellationTokenSource().token);
+  broker.denyAll();
+  assert.deepEqual(await answer, { outcome: "deny" });
+  assert.deepEqual(ports.dropped, ["toolu_1"]);
+  assert.deepEqual(broker.pending, [], "a reloaded panel shows no stale card");
+});
+
 test("an answer the request does not offer counts as deny; an answer to nothing is ignored", async () => {
   const ports = new Ports();
   const broker = new PermissionBroker(ports);

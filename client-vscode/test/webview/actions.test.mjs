@@ -77,6 +77,21 @@ test("the header's Find opens the find box", async (t) => {
   assert.equal(await page.locator(".baton-find-count").textContent(), "1 of 1 messages");
 });
 
+test("while a send runs no prompt offers Edit or Retry; a last prompt with no reply offers Retry", async (t) => {
+  const page = await showTurns(t);
+  await toView(page, { type: "busy", busy: true });
+  await page.waitForFunction(() => document.querySelectorAll(".baton-edit, .baton-retry").length === 0);
+  await toView(page, { type: "busy", busy: false });
+  // the reply to the last prompt failed: the view ends with it
+  await toView(page, sessionUpdate({ messages: TURNS.slice(0, 3), session: { ...SESSION, compactions: 0 } }));
+  await message(page, "r2").waitFor({ state: "detached" });
+  assert.equal(await page.locator(".baton-edit").count(), 2);
+  const from = (await posted(page)).length;
+  await message(page, "u2").hover();
+  await message(page, "u2").locator(".baton-retry").click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry" });
+});
+
 for (const theme of ["dark", "light", "hc"]) {
   test(`code actions in the ${theme} theme`, async (t) => {
     const page = await show(t, theme);

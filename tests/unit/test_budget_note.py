@@ -110,3 +110,23 @@ async def test_no_note_below_the_start_or_when_off(
     fresh = filled(store, "claude-haiku-4-5", 1)
     body = await ask(fake_anthropic, anthropic_client, fresh, estimator, early)
     assert "Token usage" in all_text(body)
+
+
+def test_a_paused_auto_compact_is_said_paused_and_why_never_that_it_will_fire(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    from baton.core.usage.budget import compute_usage
+    from baton.core.usage.budget_note import note_text
+    from baton.core.usage.draft import _verdict
+
+    s = settings()
+    usage = compute_usage(filled(store, "claude-sonnet-4-5", 4), s, estimator)
+    assert "summarizes the conversation at" in note_text(usage, s, "claude-sonnet-4-5")
+    for by, why in (("failures", "paused after repeated failures"),
+                    ("thrashing", "stopped: the working set does not fit")):  # fmt: skip
+        pause = {"auto_compact_paused": True, "auto_compact_paused_by": by}
+        paused = usage.model_copy(update=pause)
+        note = note_text(paused, s, "claude-sonnet-4-5")
+        assert f"Auto-compact is {why}." in note and "summarizes the conversation at" not in note
+        verdict, message = _verdict(paused, paused.blocking_limit + 1, 10, 0)
+        assert verdict == "compactFirst" and f"auto-compact is {why}:" in str(message)

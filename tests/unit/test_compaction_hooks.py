@@ -169,3 +169,42 @@ async def test_the_service_reads_the_hooks_file_for_each_compaction(
         assert ctx.hooks is not None and len(ctx.hooks.pre) == 1
     finally:
         await service.close()
+
+
+async def test_every_compaction_path_of_the_service_runs_the_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline summarizer's compaction (in the session's lane, as auto and idle
+    compaction run too) and a draft's apply: a blocking PreCompact stops each, a PostCompact
+    is told of each. They skipped both."""
+    from baton.core.service.service import BatonService
+
+    hooks = tmp_path / "hooks.json"
+    told = tmp_path / "told.jsonl"
+    post = script(tmp_path, "post", f"open({str(told)!r}, 'a').write(sys.stdin.read() + '\\n')\n")
+    block = [PY, "-c", "raise SystemExit(2)"]
+    monkeypatch.setenv(HOOKS_FILE_ENV, str(hooks))
+    service = BatonService(
+        parse_settings({"dataDir": str(tmp_path / "data"), "summarizer": "extractive",
+                        "keepWindow": {"minTokens": 300, "minTextMessages": 2}})
+    )  # fmt: skip
+    try:
+        sid = service.create(title="hooks").session_id
+        service.append(sid, chatter())
+        draft = await service.drafts.preview(sid, CompactRequest(direction="all"))
+
+        hooks.write_text(json.dumps({"PreCompact": [{"command": block}]}))
+        with pytest.raises(CompactionBlocked):
+            await service.compaction.compact(sid, CompactRequest(direction="all"))
+        with pytest.raises(CompactionBlocked):
+            await service.drafts.apply(sid, draft.draft_id)
+        assert service.session(sid).compactions == 0
+
+        hooks.write_text(json.dumps({"PostCompact": [{"command": post}]}))
+        applied = await service.drafts.apply(sid, draft.draft_id)  # the draft is still there
+        service.compaction.uncompact(sid, applied.boundary_id)
+        await service.compaction.compact(sid, CompactRequest(direction="all"))
+        results = [json.loads(line)["result"] for line in told.read_text().splitlines()]
+        assert len(results) == 2 and results[0]["boundaryId"] == applied.boundary_id
+    finally:
+        await service.close()

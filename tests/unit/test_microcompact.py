@@ -146,3 +146,15 @@ def test_keep_recent_zero_clears_every_bulky_result_worth_clearing(store: Sessio
     after = results_by_tool(session)
     assert {k for k in after if after[k] == CLEARED} == {"t1", "t2", "t5", "t6", "t7"}
     assert after["t8"] == "Read output t8"
+
+
+def test_the_old_results_of_every_tool_baton_offers_are_cleared_by_default() -> None:
+    """Its own search, find and edit results were never cleared (only read_file was)."""
+    from baton.core.settings import MicrocompactSettings
+    from baton.core.tools.catalog import workspace_registry
+
+    offered = {
+        name for model in ("claude-sonnet-4-5", "claude-3-5-haiku")
+        for name in workspace_registry(model).names()
+    }  # fmt: skip
+    assert offered <= set(MicrocompactSettings().tools)

@@ -44,7 +44,12 @@ DEFAULT_MICROCOMPACT_TOOLS = [
     "MultiEdit",
     "Write",
     "NotebookEdit",
-    "read_file",
+    "read_file",  # Baton's own workspace tools (core/tools) and the API's text editor
+    "list_dir",
+    "find_files",
+    "search_text",
+    "edit_file",
+    "str_replace_based_edit_tool",
     "bash",
     "shell",
     "grep",

@@ -26,10 +26,11 @@ from typing import Any, TypeVar
 from baton.core.compaction import engine
 from baton.core.compaction.commit import PreparedSummary, check_retention
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hook_runs import after_hooks, before_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
-from baton.core.errors import CompactionInProgress, SessionLocked
+from baton.core.errors import CompactionInProgress
 from baton.core.usage.budget import compute_usage
 
 T = TypeVar("T")
@@ -89,7 +90,8 @@ class Lanes:
     async def compact(
         self, session: Session, request: CompactRequest, ctx: CompactContext
     ) -> CompactResult:
-        """`engine.compact` with its plan and summary in the session's lane."""
+        """`engine.compact` with its plan and summary in the session's lane (the compaction
+        hooks around it, as `engine.compact` runs them)."""
         # the plan's usage, figured here where the session changes: the thread finds it
         # remembered (compute_usage's memo) instead of reading the session as it changes
         compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
@@ -100,26 +102,27 @@ class Lanes:
             )
         if session.compacting:
             raise CompactionInProgress(f"session {session.session_id} is already being compacted")
-        if session.read_only:
-            raise SessionLocked(
-                f"session {session.session_id} is open for writing in another Baton process"
-            )
-        view = session.view_messages()
+        session.refuse_if_read_only()
         work = replace(ctx, progress=_threadsafe(ctx.progress))
-        transcript_path = str(session.transcript.path)
-
-        async def prepare() -> PreparedSummary:
-            prepared = await engine.summarize(session, request, work, view)
-            # the check of what it kept reads the summary alone: made here too
-            prepared.retained = check_retention(prepared, work, transcript_path)
-            return prepared
+        transcript_path = ctx.history(session)
 
         session.compacting = True  # no other compaction or undo meanwhile
         try:
+            request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
+            view = session.view_messages()
+            asked = request
+
+            async def prepare() -> PreparedSummary:
+                prepared = await engine.summarize(session, asked, work, view)
+                # the check of what it kept reads the summary alone: made here too
+                prepared.retained = check_retention(prepared, work, transcript_path)
+                return prepared
+
             prepared = await self.run(session.session_id, prepare)
         finally:
             session.compacting = False
-        return engine.commit_prepared(session, prepared, ctx)
+        result = engine.commit_prepared(session, prepared, ctx)
+        return await after_hooks(ctx.hooks, session, request, result, warnings)
 
 
 def _threadsafe(progress: Progress | None) -> Progress | None:

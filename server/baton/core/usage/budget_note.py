@@ -16,6 +16,7 @@ from typing import Any
 from baton.core.models.windows import longest_prefix, model_name
 from baton.core.settings import Settings
 from baton.core.usage.budget import Usage
+from baton.core.usage.wording import paused_why
 
 # The families whose documentation describes context awareness (the token budget and the
 # `<system_warning>` usage lines), by the model table's prefixes.
@@ -49,6 +50,8 @@ def note_due(usage: Usage, settings: Settings) -> bool:
 def _compact_clause(usage: Usage, settings: Settings) -> str:
     if not settings.auto_compact.enabled:
         return "auto-compact is off"
+    if usage.auto_compact_paused:  # it will not fire: the note must not say it will
+        return f"auto-compact is {paused_why(usage.auto_compact_paused_by)}"
     return f"auto-compact summarizes the conversation at {usage.auto_compact_threshold:,} tokens"
 
 

@@ -23,6 +23,7 @@ from baton.core.conversation.messages import (
 from baton.core.errors import InvalidParams
 from baton.core.usage.budget import Budget, Usage, percent_left, usage_state
 from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
+from baton.core.usage.wording import paused_why
 
 Verdict = Literal["fits", "autoCompact", "compactFirst", "tooLarge"]
 
@@ -137,7 +138,7 @@ def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict,
             f"({usage.auto_compact_threshold:,}): Baton compacts the conversation first."
         )
     if used >= limit:
-        why = "paused after repeated failures" if usage.auto_compact_paused else "off"
+        why = paused_why(usage.auto_compact_paused_by) if usage.auto_compact_paused else "off"
         return "compactFirst", (
             f"Sending this takes the context to {used:,} tokens, over the limit of "
             f"{limit:,}, and auto-compact is {why}: compact the conversation first."

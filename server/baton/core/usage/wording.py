@@ -104,6 +104,15 @@ def headline(usage: Usage) -> str:
     return f"{head} - {tail}"
 
 
+def paused_why(paused: PausedBy | None) -> str:
+    """Why auto-compact does not run although it is on, as a clause."""
+    if paused == "thrashing":
+        return "stopped: the working set does not fit"
+    if paused == "failures":
+        return "paused after repeated failures"
+    return "paused"
+
+
 def auto_compact_sentence(usage: Usage) -> str:
     paused = usage.auto_compact_paused_by
     if not usage.auto_compact_enabled:

@@ -28,6 +28,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly controller: ChatController;
   private readonly tools: ToolsView;
   private readonly subscriptions: vscode.Disposable[] = [];
+  /** The listeners of the view on show: a view closed and opened again is resolved anew. */
+  private readonly viewListeners: vscode.Disposable[] = [];
   private readonly proposed = new ProposedDocuments();
 
   constructor(
@@ -89,18 +91,24 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       styleUris: STYLES.map((path) => view.webview.asWebviewUri(vscode.Uri.joinPath(root, path)).toString()),
       nonce: makeNonce(),
     });
-    view.webview.onDidReceiveMessage((message: FromWebview) => this.receive(message), undefined, this.subscriptions);
+    this.disposeViewListeners(); // the view before this one's, if it was not disposed
+    view.webview.onDidReceiveMessage((message: FromWebview) => this.receive(message), undefined, this.viewListeners);
     view.onDidChangeVisibility(() => {
       if (!view.visible) {
         this.tools.permissions.panelGone(); // nobody would see the card: a dialog asks
       }
-    }, undefined, this.subscriptions);
+    }, undefined, this.viewListeners);
     view.onDidDispose(() => {
       if (this.view === view) {
         this.view = undefined;
         this.tools.permissions.panelGone();
+        this.disposeViewListeners();
       }
-    });
+    }, undefined, this.viewListeners);
+  }
+
+  private disposeViewListeners(): void {
+    for (const listener of this.viewListeners.splice(0)) listener.dispose();
   }
 
   /** Shows the chat view (the meter's click). */
@@ -156,6 +164,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.client.setPermissionHandler(undefined);
     this.tools.dispose();
     this.controller.dispose();
+    this.disposeViewListeners();
     for (const subscription of this.subscriptions) {
       subscription.dispose();
     }

@@ -84,7 +84,23 @@ def api_block(block: ContentBlock) -> dict[str, Any] | None:
         return None  # an unsigned thinking block cannot be sent back
     if kind == "tool_use" and out.get("input") is None:
         out["input"] = {}
+    if kind == "tool_result" and isinstance(out.get("content"), list):
+        out["content"] = [_result_part(part) for part in out["content"]]
     return out
+
+
+# What a tool result's content may hold. Anything else an imported result carries (Claude
+# Code's `tool_reference` to a deferred tool this request does not define, which the API
+# refuses) goes as text saying what it was.
+RESULT_PARTS = frozenset({"text", "image", "document", "search_result"})
+
+
+def _result_part(part: Any) -> Any:
+    if not isinstance(part, dict) or part.get("type") in RESULT_PARTS:
+        return part
+    name = part.get("tool_name") or part.get("name")
+    about = f" {name}" if isinstance(name, str) and name else ""
+    return {"type": "text", "text": f"[{part.get('type') or 'block'}{about}]"}
 
 
 def compaction_api_block(raw: dict[str, Any]) -> dict[str, Any] | None:

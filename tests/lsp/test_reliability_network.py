@@ -145,3 +145,35 @@ async def test_a_websocket_token_as_header_query_or_option(tmp_path: Path) -> No
         await websocket.close()
     finally:
         await stop(process, stderr)
+
+
+async def test_a_websocket_message_before_the_token_is_held_to_the_first_messages_limit(
+    tmp_path: Path,
+) -> None:
+    """As a TCP frame: before its token a message is at most 1 MiB (an 8 MiB one was read
+    and parsed whole, so unauthenticated connections could grow the server by GBs); with
+    the token, the ordinary limit; the server serves on either way."""
+    from websockets.exceptions import ConnectionClosed
+
+    process, stderr, host, port, token = await start_watched(tmp_path, "--ws")
+    try:
+        big = initialize(None)
+        big["params"]["initializationOptions"] = {"pad": "x" * (2 * 1024 * 1024)}
+        websocket = await ws_connect(host, port, max_size=None)
+        await websocket.send(json.dumps(big))
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(websocket.recv(), 20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+        websocket = await ws_connect(host, port, query=f"?token={token}", max_size=None)
+        await websocket.send(json.dumps(initialize(None)))
+        assert "result" in json.loads(await asyncio.wait_for(websocket.recv(), 20))
+        create = {"title": "big", "systemPrompt": "y" * (2 * 1024 * 1024)}
+        request = {"jsonrpc": "2.0", "id": 5, "method": protocol.SESSION_CREATE, "params": create}
+        await websocket.send(json.dumps(request))
+        while (answer := json.loads(await asyncio.wait_for(websocket.recv(), 20))).get("id") != 5:
+            pass
+        assert answer["result"]["title"] == "big"
+        await websocket.close()
+    finally:
+        await stop(process, stderr)

@@ -135,6 +135,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
         def admit() -> bool:
             if waiting is None or not admission.admit(waiting):
                 return False
+            message_limit(websocket, framing.MAX_CONTENT_LENGTH)  # the token shown
             server.protocol.set_writer(writer, include_headers=False)
             return True
 
@@ -180,13 +181,27 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
             connection,
             host,
             port,
-            max_size=framing.MAX_CONTENT_LENGTH,
+            # before the token, a message is at most the size an initialize needs (the
+            # library reads a whole message before Baton sees it): raised on admission
+            max_size=framing.MAX_BEFORE_TOKEN,
             process_request=check,
             create_connection=Connection,
             open_timeout=admission.timeout,
         )
 
     _serve(server, listen, "ws")
+
+
+MESSAGE_TOO_BIG = 1009  # WebSocket close code
+
+
+def message_limit(websocket: Any, limit: int | None = None) -> int:
+    """The largest message the connection takes (set to `limit` when given)."""
+    state = websocket.protocol
+    name = "max_message_size" if hasattr(state, "max_message_size") else "max_size"  # < 14
+    if limit is not None:
+        setattr(state, name, limit)
+    return int(getattr(state, name) or 0)
 
 
 def _turned_away(peer: Any) -> None:
@@ -202,7 +217,11 @@ async def run_websocket_messages(
     while not stop_event.is_set():
         try:
             data = await websocket.recv(decode=False)
-        except ConnectionClosed:
+        except ConnectionClosed as exc:
+            if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
+                # a message cannot be skipped unread: the library closed the connection
+                limit = message_limit(websocket)
+                log.warning("closed the WebSocket: a message over the limit of %d bytes", limit)
             break
         framing.handle_body(protocol, data if isinstance(data, bytes) else data.encode())
     await websocket.close()

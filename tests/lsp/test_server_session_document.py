@@ -146,6 +146,26 @@ def _built_from_its_model(action: types.CodeAction) -> None:
     assert model.model_validate(argument).wire() == argument, action.title
 
 
+async def test_a_client_without_code_action_literals_gets_the_commands(start_server: Any) -> None:
+    """LSP 3.17: without `codeActionLiteralSupport` a client takes `Command[]` only; it got
+    CodeAction objects it cannot run."""
+    plain = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            code_action=types.CodeActionClientCapabilities()
+        )
+    )
+    lsp = await start_server(capabilities=plain)
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(2)))["messageIds"]
+    first = (await lsp.render(sid))["messages"][0]["range"]["start"]["line"]
+    commands = await _actions(lsp, sid, _range(first, first, 1))
+    assert all(isinstance(c, types.Command) for c in commands)
+    up_to = next(c for c in commands if c.title == "Compact up to here")
+    assert up_to.command == protocol.CMD_COMPACT_UP_TO
+    result = await lsp.command(up_to.command, *(up_to.arguments or []))
+    assert result["summarizedMessageIds"] == ids[:1]
+
+
 async def test_code_actions_work_on_a_document_the_client_never_opened(lsp: Harness) -> None:
     sid = (await lsp.create())["sessionId"]
     ids = (await lsp.append(sid, *conversation(2)))["messageIds"]

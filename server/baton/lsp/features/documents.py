@@ -60,13 +60,19 @@ def did_close(ls: BatonServer, params: types.DidCloseTextDocumentParams) -> None
 
 async def code_action(
     ls: BatonServer, params: types.CodeActionParams
-) -> list[types.CodeAction] | None:
+) -> list[types.CodeAction] | list[types.Command] | None:
     session_id = names.session_id_from_uri(params.text_document.uri)
     if session_id is None:
         return None
     rendered, data, _ = ls.documents.render(session_id)
     only = [kind_name(k) for k in params.context.only] if params.context.only else None
-    return compact_actions(session_id, rendered, params.range, data.last_boundary_id, only)
+    actions = compact_actions(session_id, rendered, params.range, data.last_boundary_id, only)
+    text_document = getattr(ls.client_capabilities, "text_document", None)
+    asked = getattr(text_document, "code_action", None)
+    if getattr(asked, "code_action_literal_support", None) is None:
+        # a client without literal support takes commands alone (LSP 3.17)
+        return [action.command for action in actions if action.command is not None]
+    return actions
 
 
 async def hover(ls: BatonServer, params: types.HoverParams) -> types.Hover | None:

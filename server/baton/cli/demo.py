@@ -90,7 +90,17 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
             "processId": os.getpid(),
             "rootUri": workspace.as_uri(),
             "workspaceFolders": [{"uri": workspace.as_uri(), "name": "workspace"}],
-            "capabilities": {"textDocument": {"codeAction": {}}, "workspace": {}},
+            "capabilities": {
+                # an editor's: code actions as objects (a title, a kind, a command)
+                "textDocument": {
+                    "codeAction": {
+                        "codeActionLiteralSupport": {
+                            "codeActionKind": {"valueSet": ["", "source", "refactor.rewrite"]}
+                        }
+                    }
+                },
+                "workspace": {},
+            },
             "initializationOptions": {},
         },
     )

@@ -116,15 +116,17 @@ def commit_summary(
     report(ctx, "Checking the new conversation", 0.9)
     late = _check(session, snapshot, new_view)
     pre_tokens = prepared.pre_tokens
+    view = prepared.messages
     if late:  # prepared earlier: the context grew since, and the late messages stay
         usage = compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
-        pre_tokens = usage.used_tokens
+        pre_tokens, view = usage.used_tokens, [*view, *late]
     restored_ids = {message.id for message, _ in restored.files}
     unrestored = [m for m in [*new_view, *late] if m.id not in restored_ids]
     before, after = pre_tokens, after_compaction(session, ctx, unrestored)
+    reclaimable = min(pre_tokens, estimate(session, ctx, view))
     warnings = list(prepared.warnings)
     try:
-        _check_smaller(ctx, before, after)
+        _check_smaller(ctx, before, after, reclaimable)
     except SummarizerFailed as exc:
         if not dry_run:
             raise
@@ -248,7 +250,7 @@ def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> li
     return late
 
 
-def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
+def _check_smaller(ctx: CompactContext, before: int, after: int, reclaimable: int) -> None:
     """Refuse a compaction whose summary would not make the context smaller: it would
     trade messages for a longer text about them, and auto-compact would try again at once.
 
@@ -256,10 +258,12 @@ def _check_smaller(ctx: CompactContext, before: int, after: int) -> None:
     when there is one), `after` what the compaction reports as its `postTokens`, without
     the editor files restored into it (those are a separate addition with their own bound,
     BEHAVIOR 6).
-    Contexts under MIN_CHECKED_TOKENS are exempt: nothing there needs reclaiming, a summary
-    has a fixed size of its own (headings, the wrapper) that a short conversation may not
-    reach, and its growth is bounded (the summarizer's bound plus the ledger's)."""
-    if before >= MIN_CHECKED_TOKENS and after >= before:
+    A conversation under MIN_CHECKED_TOKENS (`reclaimable`: the smaller of the usage and
+    the estimate of the view, so what the client sends besides the messages does not
+    count) is exempt: nothing there needs reclaiming, a summary has a fixed size of its
+    own (headings, the wrapper) that a short conversation may not reach, and its growth is
+    bounded (the summarizer's bound plus the ledger's)."""
+    if reclaimable >= MIN_CHECKED_TOKENS and after >= before:
         raise SummarizerFailed(
             f"the {ctx.summarizer.name} summary would not make the conversation smaller "
             f"({before:,} tokens before, {after:,} after); nothing was changed"

@@ -211,6 +211,15 @@ function ofType<T extends ToWebview["type"]>(posted: ToWebview[], type: T): Extr
   return posted.filter((m): m is Extract<ToWebview, { type: T }> => m.type === type);
 }
 
+/** A send whose reply the fake holds until `open()`: it runs meanwhile. */
+async function heldSend(fake: Fake, chat: ChatController, text: string): Promise<{ open: () => void; sending: Promise<void> }> {
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text });
+  await tick();
+  return { open, sending };
+}
+
 test("on ready the view shows the most recently updated session, with its messages and usage", async () => {
   const { fake, current, chat } = setup();
   fake.add(session("old", "2026-11-01T10:00:00Z"), [message("m1", "user", "old")]);
@@ -439,10 +448,7 @@ test("a Stop after the prompt was stored counts as stored", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));
   await chat.receive({ type: "ready" });
-  let open!: () => void;
-  fake.sendGate = new Promise((resolve) => (open = resolve));
-  const sending = chat.receive({ type: "send", text: "long one" });
-  await tick();
+  const { open, sending } = await heldSend(fake, chat, "long one");
   await chat.receive({ type: "stop" });
   open();
   await sending;
@@ -784,10 +790,7 @@ test("a panel reloaded while a reply streams is told it is busy, and a second se
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));
   await chat.receive({ type: "ready" });
-  let open!: () => void;
-  fake.sendGate = new Promise((resolve) => (open = resolve));
-  const sending = chat.receive({ type: "send", text: "long one" });
-  await tick();
+  const { open, sending } = await heldSend(fake, chat, "long one");
   fake.posted.length = 0;
   await chat.receive({ type: "ready" }); // hidden and shown again: a fresh webview
   assert.deepEqual(ofType(fake.posted, "busy"), [{ type: "busy", busy: true }]);
@@ -802,10 +805,7 @@ test("an edit sent while a reply streams comes back to the box, nothing rewound"
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"), [message("u0", "user", "first"), message("a1", "assistant", "r")]);
   await chat.receive({ type: "ready" });
-  let open!: () => void;
-  fake.sendGate = new Promise((resolve) => (open = resolve));
-  const sending = chat.receive({ type: "send", text: "long one" });
-  await tick();
+  const { open, sending } = await heldSend(fake, chat, "long one");
   await chat.receive({ type: "edit", messageId: "u0", text: "my carefully edited prompt" });
   open();
   await sending;
@@ -832,10 +832,7 @@ test("what is typed while a reply streams keeps its draft line once the send end
   const { fake, chat } = setup(0);
   fake.add(session("a", "2026-11-01T10:00:00Z"));
   await chat.receive({ type: "ready" });
-  let open!: () => void;
-  fake.sendGate = new Promise((resolve) => (open = resolve));
-  const sending = chat.receive({ type: "send", text: "first" });
-  await tick();
+  const { open, sending } = await heldSend(fake, chat, "first");
   await chat.receive({ type: "draft", text: "next question typed meanwhile" });
   await tick(5);
   open();

@@ -11,7 +11,6 @@ import asyncio
 import errno
 import logging
 import os
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from acp.schema import (
 )
 
 from baton.acp.tool_calls import CallReport, ToolContent, absolute, diff_texts
+from baton.core.conversation.files import replace_file
 from baton.core.conversation.messages import ToolUseBlock
 from baton.core.tools.host import (
     OPTION_LABELS,
@@ -206,17 +206,6 @@ def _write_file(path: Path, text: str) -> None:
     may not write is refused as a plain write would be (a rename would replace it)."""
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o600  # the file's own kept
+    replace_file(path, text.encode("utf-8"), mode)

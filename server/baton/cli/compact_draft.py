@@ -27,8 +27,6 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
     """Run the draft action the flags ask for, on the session FILE names."""
     if args.save or args.dry_run:
         raise InvalidParams("--save and --dry-run do not go with a compaction draft")
-    if args.summary_file and not args.apply_draft:
-        raise InvalidParams("--summary-file goes with --apply-draft")
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
     if args.summary_out:
         _check_writable(Path(args.summary_out))  # before the draft replaces the one there

@@ -95,10 +95,10 @@ def compact_file(
         raise InvalidParams("--save keeps a compaction; a dry run makes none")
     estimator = default_estimator()
     # the summary names where the full history is: the saved copy, else the file given
-    saved_id = new_session_id() if save_in is not None else None
+    saving = (save_in, new_session_id()) if save_in is not None else None
     history = (
-        SessionStore(save_in, estimator.count_message).path_for(saved_id)
-        if save_in is not None and saved_id is not None
+        SessionStore(saving[0], estimator.count_message).path_for(saving[1])
+        if saving
         else path.resolve()
     )
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
@@ -120,11 +120,7 @@ def compact_file(
                     result = asyncio.run(compact(source.session, request, ctx))
                 finally:
                     display.close()
-                saved = (
-                    _save(source.session, save_in, path, saved_id)
-                    if save_in is not None and saved_id is not None
-                    else None
-                )
+                saved = _save(source.session, *saving, path) if saving else None
                 if as_json:
                     wire = result.wire() | ({"savedSessionId": saved} if saved else {})
                     out.write(json.dumps(wire, indent=2, ensure_ascii=False) + "\n")
@@ -148,7 +144,7 @@ def _resolved(session: Session, request: CompactRequest) -> CompactRequest:
     return replace(request, pivot_message_id=first, end_message_id=last)
 
 
-def _save(session: Session, data_dir: Path, source: Path, session_id: str) -> str:
+def _save(session: Session, data_dir: Path, session_id: str, source: Path) -> str:
     keeper = SessionStore(data_dir, session.count)
     title = f"{session.title} (compacted)"
     try:

@@ -18,7 +18,7 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
-from baton.core.compaction.hook_runs import after_hooks, before_hooks
+from baton.core.compaction.hook_runs import run_compaction
 from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.prompts import merge_instructions, project_instructions
@@ -53,6 +53,7 @@ __all__ = [
     "layout_view",
     "pin",
     "rewind",
+    "run_compaction",
     "summarize",
     "uncompact",
 ]
@@ -91,16 +92,7 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
     Only one compaction runs per session at a time; messages appended while it runs
     follow the new view once it commits.
     """
-    if session.compacting:
-        raise CompactionInProgress(f"session {session.session_id} is already being compacted")
-    session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
-    session.compacting = True
-    try:
-        request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
-        result = await _compact(session, request, ctx)
-        return await after_hooks(ctx.hooks, session, request, result, warnings)
-    finally:
-        session.compacting = False
+    return await run_compaction(session, request, ctx, lambda asked: _compact(session, asked, ctx))
 
 
 def rewind(session: Session, message_id: str) -> Boundary:

@@ -1,15 +1,17 @@
 """The compaction hooks run around one compaction: PreCompact may block it or add
-instructions, PostCompact is told the result; what failed becomes the result's warnings."""
+instructions, PostCompact is told the result; what failed becomes the result's warnings.
+`run_compaction` is the frame every compaction that commits runs in."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from baton.core.compaction.hooks import BLOCK_EXIT, Hooks, read_output, run_hook
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.session import Session
-from baton.core.errors import CompactionBlocked
+from baton.core.errors import CompactionBlocked, CompactionInProgress
 from baton.core.usage.budget import compute_usage
 
 if TYPE_CHECKING:
@@ -99,3 +101,26 @@ async def after_hooks(
     if not warnings:
         return result
     return result.model_copy(update={"warnings": [*result.warnings, *warnings]})
+
+
+async def run_compaction(
+    session: Session,
+    request: CompactRequest,
+    ctx: CompactContext,
+    work: Callable[[CompactRequest], Awaitable[CompactResult]],
+) -> CompactResult:
+    """One compaction's frame, whoever does its work (`engine.compact`, the session's lane, a
+    draft's apply): refused while another runs or where nothing may be written; the session
+    compacting throughout (no other compaction, undo or pin meanwhile); the user's
+    PreCompact hooks before `work`, which gets the request as they left it, the PostCompact
+    ones after, and their warnings in the result."""
+    if session.compacting:
+        raise CompactionInProgress(f"session {session.session_id} is already being compacted")
+    session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
+    session.compacting = True
+    try:
+        request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
+        result = await work(request)
+        return await after_hooks(ctx.hooks, session, request, result, warnings)
+    finally:
+        session.compacting = False

@@ -293,15 +293,15 @@ def prepared_from_record(
 
 def apply(
     session: Session,
-    draft_id: str,
+    record: dict[str, Any],
     ctx: CompactContext,
     summary: str | None = None,
 ) -> CompactResult:
-    """Commit the draft (its summary as written, or `summary` exactly as edited: counted
-    again, with the fact ledger of what it no longer carries); its record goes."""
-    record = load_record(session, draft_id)
+    """Commit the draft of `record` (`load_record`), within a compaction's frame
+    (`engine.run_compaction`): its summary as written, or `summary` exactly as edited
+    (counted again, with the fact ledger of what it no longer carries); its record goes."""
     prepared = prepared_from_record(session, record, ctx, summary)
-    result = engine.commit_prepared(session, prepared, ctx)
+    result = engine.commit_summary(session, prepared, ctx)
     with contextlib.suppress(OSError):  # committed: a record left behind is stale anyway
         draft_path(session).unlink(missing_ok=True)
     return result

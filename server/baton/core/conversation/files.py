@@ -113,14 +113,14 @@ def append_copy(path: Path, data: bytes) -> None:
     sync_dir(path.parent)
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """`path` replaced whole by `data` (0600): written beside it under a unique name, synced,
-    then renamed over it, so a reader sees the old file or the new one, never a part. The
-    OSError of a failure is raised, with nothing left behind."""
+def replace_file(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """`path` replaced whole by `data` (with `mode`): written beside it under a unique name,
+    synced, then renamed over it, so a reader sees the old file or the new one, never a
+    part. The OSError of a failure is raised, with nothing left behind."""
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         try:
-            os.fchmod(fd, 0o600)
+            os.fchmod(fd, mode)
             write_all(fd, data)
             os.fsync(fd)
         finally:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.core.compaction import preview
-from baton.core.compaction.hook_runs import after_hooks, before_hooks
+from baton.core.compaction import engine, preview
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
@@ -17,6 +16,10 @@ if TYPE_CHECKING:
     from baton.core.service.service import BatonService
 
 MAX_SUMMARY_CHARS = 2_000_000  # an edited summary past this is refused (`invalid_params`)
+HOOK_TOO_LATE = (
+    "the PreCompact hook's instructions were not applied: the draft's summary was written "
+    "before it ran (preview again to have them)"
+)
 
 
 class Drafts:
@@ -77,17 +80,18 @@ class Drafts:
         if summary is not None:
             self._check_summary(summary)
         ctx = service.compaction.context(progress, session_id)
-        # the compaction hooks run around a draft's commit as around any compaction's; the
-        # summary is written already, so instructions a PreCompact hook adds cannot apply
-        request = preview.request_of(preview.load_record(session, draft_id))
-        asked, warnings = await before_hooks(ctx.hooks, session, request, ctx)
-        if asked.instructions != request.instructions:
-            warnings.append(
-                "the PreCompact hook's instructions were not applied: the draft's summary "
-                "was written before it ran (preview again to have them)"
-            )
-        result = preview.apply(session, draft_id, ctx, summary)
-        result = await after_hooks(ctx.hooks, session, request, result, warnings)
+        record = preview.load_record(session, draft_id)
+        request = preview.request_of(record)
+
+        async def commit(asked: CompactRequest) -> CompactResult:
+            result = preview.apply(session, record, ctx, summary)
+            if asked.instructions == request.instructions:
+                return result
+            # the summary is written already: instructions a PreCompact hook adds cannot apply
+            return result.model_copy(update={"warnings": [*result.warnings, HOOK_TOO_LATE]})
+
+        # within a compaction's frame, as any compaction: its hooks run around the commit
+        result = await engine.run_compaction(session, request, ctx, commit)
         service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
         service.changes.changed(service._runtime(session_id), "compact")
         return result

@@ -26,11 +26,9 @@ from typing import Any, TypeVar
 from baton.core.compaction import engine
 from baton.core.compaction.commit import PreparedSummary, check_retention
 from baton.core.compaction.engine import CompactContext
-from baton.core.compaction.hook_runs import after_hooks, before_hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
-from baton.core.errors import CompactionInProgress
 from baton.core.usage.budget import compute_usage
 
 T = TypeVar("T")
@@ -100,17 +98,11 @@ class Lanes:
             return await self.run(
                 session.session_id, lambda: engine.compact(session, request, work)
             )
-        if session.compacting:
-            raise CompactionInProgress(f"session {session.session_id} is already being compacted")
-        session.refuse_if_read_only()
         work = replace(ctx, progress=_threadsafe(ctx.progress))
         transcript_path = ctx.history(session)
 
-        session.compacting = True  # no other compaction or undo meanwhile
-        try:
-            request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
+        async def summarized(asked: CompactRequest) -> CompactResult:
             view = session.view_messages()
-            asked = request
 
             async def prepare() -> PreparedSummary:
                 prepared = await engine.summarize(session, asked, work, view)
@@ -119,10 +111,9 @@ class Lanes:
                 return prepared
 
             prepared = await self.run(session.session_id, prepare)
-        finally:
-            session.compacting = False
-        result = engine.commit_prepared(session, prepared, ctx)
-        return await after_hooks(ctx.hooks, session, request, result, warnings)
+            return engine.commit_summary(session, prepared, ctx)
+
+        return await engine.run_compaction(session, request, ctx, summarized)
 
 
 def _threadsafe(progress: Progress | None) -> Progress | None:

@@ -9,12 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baton.core.compaction.working_set.credentials import credential_in
-from baton.core.compaction.working_set.restore import (
-    SNIFF_BYTES,
-    decode_utf8,
-    excluded,
-    resolve_path,
-)
+from baton.core.compaction.working_set.restore import SNIFF_BYTES, decode_utf8, excluded
+from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import path_problem, uri_to_path
 

@@ -9,19 +9,14 @@ from __future__ import annotations
 import codecs
 import fnmatch
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from baton.core.compaction.prompts import instruction_files
-from baton.core.compaction.retention.facts import (
-    CountText,
-    attachment_path,
-    cut_to_tokens,
-    tool_paths,
-)
+from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.credentials import credential_in
+from baton.core.compaction.working_set.visible import Visible, resolve_path
 from baton.core.conversation.boundary import RestoredFile, SkippedFile
 from baton.core.conversation.messages import (
     PROJECT_INSTRUCTIONS,
@@ -29,7 +24,6 @@ from baton.core.conversation.messages import (
     Attachment,
     AttachmentLabel,
     Message,
-    TextBlock,
     text_message,
 )
 from baton.core.settings import RestoreSettings
@@ -60,13 +54,6 @@ class _Content:
     partial: bool  # the text is only the head of the file
 
 
-def resolve_path(path: Path) -> Path | None:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL or a lone surrogate
-        return None
-
-
 def excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
     """Whether a pattern matches the path relative to its folder or the file name; case is
     ignored (`.ENV` is as secret as `.env`, and some file systems ignore case anyway)."""
@@ -81,45 +68,6 @@ def excluded(path: Path, folder: Path, patterns: Sequence[str]) -> bool:
             if fnmatch.fnmatchcase(relative, shape) or fnmatch.fnmatchcase(name, shape):
                 return True
     return False
-
-
-class _Visible:
-    """Paths the kept messages already show: named by a tool call or an attachment, or
-    written out in a message's text (not a summary's)."""
-
-    def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
-        self.paths: set[str] = set()
-        texts: list[str] = []
-        for message in kept:
-            named = attachment_path(message)
-            if named:
-                self._add(named, folders)
-            for use in message.tool_uses():
-                for path, _ in tool_paths(use):
-                    self._add(path, folders)
-            if message.kind != "summary":  # a summary names files without showing them
-                texts.extend(b.text for b in message.content if isinstance(b, TextBlock))
-        self.text = "\n".join(texts)
-
-    def _add(self, raw: str, folders: Sequence[Path]) -> None:
-        path = Path(raw).expanduser()
-        candidates = [path] if path.is_absolute() else [folder / path for folder in folders]
-        for candidate in candidates:
-            self.paths.add(str(candidate))
-            resolved = resolve_path(candidate)
-            if resolved is not None:
-                self.paths.add(str(resolved))
-
-    def shows(self, path: Path, resolved: Path) -> bool:
-        names = {str(path), str(resolved)}
-        return bool(names & self.paths) or any(_named(n, self.text) for n in names)
-
-
-def _named(path: str, text: str) -> bool:
-    """Whether `text` writes out `path` whole: not as the start of a longer one
-    (`config.js` in `config.json`, `app.py` in `app.py.bak`) or the end of another."""
-    pattern = rf"(?<![\w./-]){re.escape(path)}(?![\w/-]|\.\w)"
-    return re.search(pattern, text) is not None
 
 
 def decode_utf8(data: bytes, partial: bool) -> str | None:
@@ -261,7 +209,7 @@ def restore_files(
     out = Restored()
     if not folders:
         return out
-    visible = _Visible(kept, folders)
+    visible = Visible(kept, folders)
     left = settings.total_tokens
     done: set[Path] = set()
 

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from baton.core.compaction.automatic.idle import cache_lifetime
+from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import Message, MessageInput, TextBlock
+from baton.core.service.events import AutoCompacted
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.draft import Draft
@@ -135,3 +137,52 @@ def test_the_cache_lifetime_is_an_hour_when_the_request_asked_for_it() -> None:
     marked = Message(role="user", content=[block])
     assert cache_lifetime([plain], 300, 3600) == 300
     assert cache_lifetime([marked, plain], 300, 3600) == 3600
+
+
+async def test_an_idle_compaction_is_told_and_does_not_close_the_breaker(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """An idle compaction is an auto-compaction: the panel hears of it as one
+    (`baton/autoCompact`), and it neither runs while auto-compact is paused nor resumes it
+    (only a manual compaction does)."""
+    service = make_service(tmp_path, estimator)
+    told: list[AutoCompacted] = []
+    service.connect(lambda event: told.append(event) if isinstance(event, AutoCompacted) else None)
+    try:
+        sid = await filled(service, fake_anthropic)
+        state = service._runtimes.auto_of(sid)
+        state.failures = 1  # an auto-compaction failed before: a success clears the count
+        await settle()
+        assert service.session(sid).compactions == 1
+        assert [event.outcome.outcome for event in told] == ["compacted"]
+        outcome = told[0].outcome
+        assert outcome.tokens_before > outcome.tokens_after
+        assert outcome.message.startswith("Compacted while idle: ")
+        assert state.failures == 0
+
+        state.thrashing = True  # auto-compact paused: idle compaction waits for it too
+        service.append(sid, [MessageInput(role="user", content="next: " + words(8_000))])
+        await settle()
+        assert service.session(sid).compactions == 1
+        assert service.upkeep.auto.paused_by(sid) == "thrashing"
+        assert len(told) == 1
+    finally:
+        await service.close()
+
+
+async def test_the_compaction_an_idle_one_runs_keeps_the_breaker_open(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """What a paused auto-compact waits for is a manual compaction: one with trigger `auto`
+    (what idle compaction commits) leaves it paused."""
+    service = make_service(tmp_path, estimator, enabled=False)
+    try:
+        sid = await filled(service, fake_anthropic)
+        service._runtimes.auto_of(sid).thrashing = True
+        await service.compaction.compact(sid, CompactRequest(direction="all", trigger="auto"))
+        assert service.upkeep.auto.paused_by(sid) == "thrashing"
+        service.compaction.uncompact(sid)
+        await service.compaction.compact(sid, CompactRequest(direction="all"))
+        assert service.upkeep.auto.paused_by(sid) is None
+    finally:
+        await service.close()

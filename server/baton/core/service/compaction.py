@@ -38,7 +38,8 @@ class Compaction:
         context = self.context(progress, session_id)
         result = await service.lanes.compact_any(session, request, context)  # offline: off the loop
         if not request.dry_run:
-            service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
+            if request.trigger != "auto":  # an idle compaction is no manual one
+                service.upkeep.auto.reset(session_id)  # a manual success closes the breaker
             service.changes.changed(self._runtimes.of(session_id), "compact")
         return result
 

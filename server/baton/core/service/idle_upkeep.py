@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from baton.core.background import Background
+from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.automatic.idle import ACTIVE, IdleCompaction, why_not
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.errors import BatonError
@@ -33,10 +34,13 @@ CompactNow = Callable[[str, CompactRequest], Awaitable[CompactResult]]
 
 
 class IdleUpkeep:
-    def __init__(self, host: Host, runtimes: Runtimes, compact: CompactNow) -> None:
+    def __init__(
+        self, host: Host, runtimes: Runtimes, compact: CompactNow, auto: AutoCompactor
+    ) -> None:
         self._host = host
         self._runtimes = runtimes
         self._compact = compact  # the service's `compaction.compact`
+        self._auto = auto  # its pause holds idle compaction too; a success is told through it
         self.timers = IdleCompaction(host.background.debounce, self.due)
 
     def heard(self, event: Event) -> None:
@@ -55,13 +59,15 @@ class IdleUpkeep:
         if runtime is None:
             return  # deleted or closed meanwhile
         session = runtime.session
+        before = self._host.usage(session_id)
         reason = why_not(
-            self._host.usage(session_id),
+            before,
             self._host.settings,
             replying=runtime.replying,
             compacting=session.compacting,
             draft_open=self.timers.draft_open(session_id),
             read_only=session.read_only,
+            paused=self._auto.paused(session_id),
         )
         if reason is not None:
             log.debug("session %s idle, not compacted: %s", session_id, reason)
@@ -79,3 +85,6 @@ class IdleUpkeep:
             result.pre_tokens,
             result.post_tokens,
         )
+        after = self._host.usage(session_id)
+        figures = (before.used_tokens, after.used_tokens, after.blocking_limit)
+        self._auto.idle_compacted(session_id, figures, result.dropped)

@@ -81,7 +81,7 @@ class BatonService:
             self.lanes.compact_any,
         )
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
-        self.idle = IdleUpkeep(self, self._runtimes, self.compaction.compact)  # `idleCompact`
+        self.idle = IdleUpkeep(self, self._runtimes, self.compaction.compact, self.upkeep.auto)
         self._events.connect(self.idle.heard)
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
         self.replies = Replies(self, self._runtimes, self._events)  # send, check_can_send

@@ -206,6 +206,15 @@ class AutoCompactor:
         self._tell(sid, "compacted", figures, "", reason, result.dropped)
         return result
 
+    def idle_compacted(
+        self, session_id: str, figures: tuple[int, int, int], dropped: Dropped | None
+    ) -> None:
+        """An idle compaction (`idle.py`, trigger `auto`) made room: a success of auto-compact
+        like its own (the failures in a row are cleared), told the same way."""
+        state = self._state(session_id)
+        state.failures, state.last_error = 0, None
+        self._tell(session_id, "compacted", figures, "", "idle", dropped)
+
     def _tell(
         self,
         session_id: str,

@@ -50,13 +50,18 @@ def why_not(
     compacting: bool,
     draft_open: bool,
     read_only: bool,
+    paused: bool,
 ) -> str | None:
-    """Why an idle session is not compacted now, or None when it is to be."""
+    """Why an idle session is not compacted now, or None when it is to be. An idle
+    compaction is an auto-compaction: it waits, as auto-compact does, while auto-compact is
+    paused (after repeated failures, or thrashing) until a manual compaction."""
     idle = settings.idle_compact
     if not idle.enabled:
         return "idle compaction is off"
     if replying or compacting or draft_open or read_only:
         return "a reply, a compaction or a draft is open"
+    if paused:
+        return "auto-compact is paused until a manual compaction"
     if usage.used_tokens < usage.context_window * idle.percent / 100:
         return f"below {idle.percent:g}% of the window"
     return None

@@ -35,12 +35,14 @@ def told(
     dropped: Dropped | None = None,
 ) -> AutoOutcome:
     """The attempt in one sentence; `figures` are the tokens before and after it and the
-    blocking limit, `reason` what started it (a send is refused over the limit), `paused`
+    blocking limit, `reason` what started it (a send is refused over the limit; `idle`: an
+    idle compaction), `paused`
     whether the breaker is now open."""
     before, after, limit = figures
     if outcome == "compacted":
         went = f" {dropped.text}." if dropped is not None and dropped.text else ""
-        message = f"Auto-compacted: {before:,} -> {after:,} tokens.{went}"
+        what = "Compacted while idle" if reason == "idle" else "Auto-compacted"
+        message = f"{what}: {before:,} -> {after:,} tokens.{went}"
         return AutoOutcome(outcome, before, after, message, dropped)
     if reason != "send":
         goes_on = f"{after:,} tokens are still in use"

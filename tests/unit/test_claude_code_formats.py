@@ -144,21 +144,6 @@ def test_a_prompt_with_no_parent_after_an_old_compaction_starts_the_view_again(
     assert session.view == ["u1", "a1", "u3", "a3", "u4", "a4"]
 
 
-def test_a_prompt_with_no_parent_in_a_file_without_old_compactions_stays_in_the_view(
-    tmp_path: Path, store: SessionStore
-) -> None:
-    records = [
-        record("user", "u1", "first question", None),
-        record("assistant", "a1", [{"type": "text", "text": "first answer"}], "u1"),
-        record("user", "u2", "another question", None),
-        record("assistant", "a2", [{"type": "text", "text": "another answer"}], "u2"),
-    ]
-    session, report = import_with_report(write(tmp_path / "plain.jsonl", records), store)
-
-    assert report.boundaries == 0
-    assert session.view == ["u1", "a1", "u2", "a2"]
-
-
 def test_newer_record_types_and_sidechains_are_kept_and_stay_out_of_the_view(
     tmp_path: Path, store: SessionStore
 ) -> None:

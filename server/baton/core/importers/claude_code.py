@@ -56,6 +56,7 @@ class ImportReport:
     unsupported_blocks: int = 0
     broken_lines: list[int] = field(default_factory=list)
     boundaries: int = 0
+    edits: int = 0  # prompts edited in Claude Code: each one's replaced turns rewound
     session_ids: list[str] = field(default_factory=list)
     # what the import changed so that the view keeps the API's rules (the file is untouched)
     repairs: list[str] = field(default_factory=list)
@@ -71,6 +72,11 @@ class ImportReport:
             out.append(f"{self.empty} record(s) without content kept as opaque")
         if self.unsupported_blocks:
             out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
+        if self.edits:
+            out.append(
+                f"{self.edits} prompt(s) edited in Claude Code: the turns each one replaced are "
+                "out of the view, as a rewind (undo brings them back)"
+            )
         return out + self.repairs + self.problems
 
     def wire(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
     now_iso,
 )
+from baton.core.importers.claude_code_branches import PromptBranches, edit_rewind
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
     ImportedView,
@@ -50,6 +51,7 @@ class RecordConverter(ImportedView):
         self.session_ids: set[str] = set()
         self.old_style = False  # a summary record with no compact_boundary was seen
         self.last_context = 0  # the context of the latest response (its usage's total)
+        self.branches = PromptBranches()  # the newest typed prompt under each parent
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -145,6 +147,9 @@ class RecordConverter(ImportedView):
         prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
         if not prompt:
             return self._results_record(record, blocks)
+        typed = not summary and not record.get("isMeta")  # a prompt the user wrote
+        if typed and not (root and self.old_style):
+            self._leave_branch(record)
         if self.boundary is None and self.view and (summary or (root and self.old_style)):
             # Claude Code before compact_boundary: a summary (or, after one, any prompt
             # without a parent) starts the model's context again; what came before is
@@ -168,7 +173,31 @@ class RecordConverter(ImportedView):
             return
         self._answer_open(f"message {message.id}", message.created_at)
         self._append(message)
+        if typed:
+            self.branches.add(record, message.id)
         self._flush_notes()
+
+    def _leave_branch(self, record: Record) -> None:
+        """A typed prompt under the parent of an earlier one is an edit of it
+        (`claude_code_branches.py`): the view from that prompt on goes out, as a rewind."""
+        replaced = self.branches.replaced(record)
+        if replaced is None:
+            return
+        first, earlier = replaced
+        if first not in self.view:  # a compaction summarized it since
+            self.report.problems.append(
+                f"record {record_uuid(record)}: edits prompt {earlier}, which a later "
+                "compaction summarized; imported after the turns it replaces"
+            )
+            return
+        at = _time(record)
+        self._answer_open(f"message {record_uuid(record)}", at)  # the left branch stays valid
+        self._flush_notes()
+        boundary = edit_rewind(self.view, first, record, earlier, at)
+        self.entries.append(boundary)
+        self.view = list(boundary.view_after)
+        self.last, self.last_api_id, self.turn_api_id = None, None, None
+        self.report.edits += 1
 
     def _restart(self, record: Record) -> None:
         """A prompt with no parent after an old compaction: what came before is out of the

@@ -51,15 +51,17 @@ class StagedTranscript:
         for entry in entries:
             if isinstance(entry, Message):
                 self.rules.add(entry)
-            elif isinstance(entry, Boundary):
+            elif isinstance(entry, Boundary) and entry.direction != "rewind":
                 self.rules = ApiRules()  # the view starts again at the summary
                 for message in entry.new_messages:
                     self.rules.add(message)
+            # an edited prompt's rewind keeps the view up to it: the rules go on, and the
+            # prompt that follows closes the turn as any prompt does
         if self.transcript is None:
             self.header = header
             self.staging.unlink(missing_ok=True)  # left by an import killed at this id
             self.transcript = Transcript.create(self.staging, header)
-        last = max((i for i, e in enumerate(entries) if isinstance(e, Boundary)), default=-1)
+        last = max((i for i, e in enumerate(entries) if _replaces_view(e)), default=-1)
         if last >= 0:
             self._emit([*self.held, *entries[: last + 1]], counted=False)
             self.held = entries[last + 1 :]
@@ -115,3 +117,9 @@ class StagedTranscript:
         if self.transcript is not None:
             self.transcript.close()
         self.staging.unlink(missing_ok=True)
+
+
+def _replaces_view(entry: Entry) -> bool:
+    """A compaction: its summary stands for the whole view before it (an edited prompt's
+    rewind keeps the view up to the prompt it replaces, which is still to be counted)."""
+    return isinstance(entry, Boundary) and entry.direction != "rewind"

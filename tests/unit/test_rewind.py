@@ -8,6 +8,7 @@ import json
 import pytest
 from conversations import say, summary_boundary, ten_per_block
 
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
@@ -200,3 +201,134 @@ def test_an_empty_compaction_id_names_none_and_undoes_nothing(store: SessionStor
     with pytest.raises(InvalidParams, match="no active compaction ''"):
         session.uncompact("")
     assert session.transcript.path.read_bytes() == before and session.compactions == 1
+
+
+def test_two_rewinds_undone_oldest_first_put_every_turn_back(store: SessionStore) -> None:
+    """The first rewind's turns, put back by its undo, are older than the second rewind: they
+    neither stand in the way of its undo nor count as turns sent since it."""
+    session = store.create()
+    conversation(session)
+    first = session.rewind("p2")
+    session.append([say("p3"), answer("a3"), say("p4"), answer("a4")])
+    second = session.rewind("p4")
+    session.uncompact(first.id)
+    assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3"]
+
+    session.uncompact(second.id)
+
+    everything = ["p1", "a1", "p2", "a2", "p3", "a3", "p4", "a4"]
+    assert session.view == everything
+    assert reopen(store, session.session_id).view == everything
+
+
+def test_a_compaction_undone_while_a_rewind_holds_its_summary_gives_the_turns_back_later(
+    store: SessionStore,
+) -> None:
+    """A rewind took out a summary; the summary's compaction is undone meanwhile: undoing the
+    rewind then puts back the turns the summary stood for, never the undone summary."""
+    session = store.create()
+    conversation(session)
+    session.append([say("p3"), answer("a3")])
+    compaction = summary_boundary(session, ["p2", "a2"])
+    assert compaction.summary_id is not None
+    compaction.view_after = ["p1", "a1", compaction.summary_id, "p3", "a3"]  # in place
+    session.commit_boundary(compaction)
+    rewind = session.rewind(compaction.summary_id)
+    session.uncompact(compaction.id)
+    assert session.view == ["p1", "a1"]
+
+    session.uncompact(rewind.id)
+
+    everything = ["p1", "a1", "p2", "a2", "p3", "a3"]
+    assert session.view == everything
+    assert reopen(store, session.session_id).view == everything
+
+
+def test_a_compaction_undone_leaves_out_what_a_rewind_in_force_took(store: SessionStore) -> None:
+    """p2 stayed verbatim after the summary standing for its span (a pin) and was rewound,
+    then edited: undoing the compaction gives back its span up to p2 only, since the
+    rewind took p2 and everything after it; undoing the rewind then gives back the rest,
+    where it was."""
+    session = store.create()
+    conversation(session)
+    session.append([say("p3"), answer("a3")])
+    summary = Message(role="user", kind="summary", content=[TextBlock(text="summary")])
+    span = ["p1", "a1", "p2", "a2"]
+    view = [summary.id, "p2", "p3", "a3"]
+    session.commit_boundary(
+        Boundary(
+            summary_id=summary.id,
+            new_messages=[summary],
+            stands_for={summary.id: span},
+            summarized_ids=["p1", "a1", "a2"],
+            kept_ids=["p2", "p3", "a3"],
+            view_before=list(session.view),
+            view_after=view,
+        )
+    )
+    rewind = session.rewind("p2")
+    session.append([say("p2b", "edited"), answer("a2b")])
+    compaction = session.active[0]
+
+    session.uncompact(compaction)
+
+    assert session.view == ["p1", "a1", "p2b", "a2b"]
+    assert reopen(store, session.session_id).view == ["p1", "a1", "p2b", "a2b"]
+    session = store.get(session.session_id)
+    session.uncompact(rewind.id)
+    assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3", "p2b", "a2b"]
+
+
+def test_a_compaction_undo_that_would_break_the_api_rules_is_refused(store: SessionStore) -> None:
+    """Whatever the summary stood for, its undo must leave a conversation the API takes: one
+    that would not (here a call with no result before the next prompt) writes nothing, and
+    says which rule it would break."""
+    session = store.create()
+    call = Message(
+        id="a1", role="assistant", content=[ToolUseBlock(id="u1", name="Read", input={})]
+    )
+    session.append([say("p1"), say("p2"), answer("a2")])
+    session.messages["a1"] = call  # known to the session, as a message it once held
+    summary = Message(role="user", kind="summary", content=[TextBlock(text="summary")])
+    session.commit_boundary(
+        Boundary(
+            summary_id=summary.id,
+            new_messages=[summary],
+            stands_for={summary.id: ["a1"]},
+            summarized_ids=["a1"],
+            kept_ids=["p1", "p2", "a2"],
+            view_before=list(session.view),
+            view_after=["p1", summary.id, "p2", "a2"],
+        )
+    )
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match="would break the API's rules"):
+        session.uncompact()
+    assert session.transcript.path.read_bytes() == before and session.compactions == 1
+
+
+def test_a_rewind_whose_kept_turns_another_rewind_holds_waits_for_that_one(
+    store: SessionStore,
+) -> None:
+    """A later rewind took out (inside a summary) the turns the first one kept: undoing the
+    first now would put its turns back with nothing of what came before them, so it names the
+    later rewind; undone in that order, every turn is back where it was."""
+    session = store.create()
+    conversation(session)
+    first = session.rewind("a2")  # kept p1 a1 p2
+    session.append([answer("a2b", "again"), say("p3"), answer("a3")])
+    compaction = summary_boundary(session, ["p2", "a2b"])
+    assert compaction.summary_id is not None
+    compaction.view_after = ["p1", "a1", compaction.summary_id, "p3", "a3"]
+    session.commit_boundary(compaction)
+    second = session.rewind(compaction.summary_id)
+    before = session.transcript.path.read_bytes()
+
+    with pytest.raises(InvalidParams, match=f"rewind {second.id} took out what came before"):
+        session.uncompact(first.id)
+
+    assert session.transcript.path.read_bytes() == before and session.view == ["p1", "a1"]
+    session.uncompact(second.id)
+    session.uncompact(compaction.id)
+    session.uncompact(first.id)
+    assert session.view == ["p1", "a1", "p2", "a2", "a2b", "p3", "a3"]

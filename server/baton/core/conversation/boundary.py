@@ -1,7 +1,8 @@
-"""The boundary record: what one compaction replaced, and how undoing it expands the view."""
+"""The boundary record: what one compaction replaced, and the view it leaves."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Literal, get_args
 
 from pydantic import Field
@@ -110,68 +111,20 @@ def view_after_commit(
     return [*boundary.view_after, *late]
 
 
-def expand(ids: list[str], stands_for: dict[str, list[str]]) -> list[str]:
+def expand(
+    ids: list[str], stands_for: dict[str, list[str]], *, skip: Collection[str] = ()
+) -> list[str]:
     """Replace each id that `stands_for` names by the ids it stood for, in place.
 
     An id is placed once, where it first comes: a pinned message that stayed verbatim
-    beside the summary standing for its span goes back to its old place on undo.
+    beside the summary standing for its span goes back to its old place on undo. An id
+    in `skip` is not placed at all.
     """
     out: list[str] = []
-    placed: set[str] = set()
+    placed: set[str] = set(skip)
     for mid in ids:
         for one in stands_for.get(mid, [mid]):
             if one not in placed:
                 placed.add(one)
                 out.append(one)
     return out
-
-
-def unrewind(view: list[str], boundary: Boundary, stands_for: dict[str, list[str]]) -> list[str]:
-    """The view once rewind `boundary` is undone: the messages it took out back where
-    `rewind_return` puts them."""
-    present = set(view)
-    back = [mid for mid in boundary.summarized_ids if mid not in present]
-    at, _ = rewind_return(view, boundary, stands_for)
-    return [*view[:at], *back, *view[at:]]
-
-
-def rewind_return(
-    view: list[str], boundary: Boundary, stands_for: dict[str, list[str]]
-) -> tuple[int, str | None]:
-    """Where the messages rewind `boundary` took out go back into `view`: after the last
-    entry that is, or stands for (a summary, through the active compactions' `stands_for`),
-    a message the rewind kept, before the turns sent since (at the start when none is).
-
-    Also the first entry before that place that stands for turns sent since as well: a
-    compaction summarized both, so no place puts the rewound turns between them (None when
-    there is no such entry)."""
-    kept = set(boundary.view_after)
-    at, mixed = 0, None
-    reach = [_reach(mid, kept, stands_for) for mid in view]
-    for n, (has_kept, _) in enumerate(reach):
-        if has_kept:
-            at = n + 1
-    for mid, (_, has_later) in zip(view[:at], reach[:at], strict=True):
-        if has_later:
-            mixed = mid
-            break
-    return at, mixed
-
-
-def _reach(mid: str, kept: set[str], stands_for: dict[str, list[str]]) -> tuple[bool, bool]:
-    """Whether view entry `mid` is or stands for a message in `kept`, and whether it stands
-    for one that is not (a turn sent after the rewind)."""
-    has_kept = has_later = False
-    stack, seen = [mid], set()
-    while stack:
-        one = stack.pop()
-        if one in seen:
-            continue
-        seen.add(one)
-        if one in kept:
-            has_kept = True
-        elif one in stands_for:
-            stack.extend(stands_for[one])  # an attachment stands for nothing
-        else:
-            has_later = True
-    return has_kept, has_later

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from baton.core.conversation.boundary import Boundary, expand, unrewind, view_after_commit
+from baton.core.conversation.boundary import Boundary, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note, repair_view
 from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
 from baton.core.conversation.recorded_usage import (
@@ -25,6 +25,13 @@ from baton.core.conversation.recorded_usage import (
     response_start,
 )
 from baton.core.conversation.transcript import Event, Transcript
+from baton.core.conversation.undo import (
+    SentSince,
+    rewound_out,
+    sent_since,
+    undo_compaction,
+    unrewind,
+)
 from baton.core.conversation.view_state import ViewState
 
 # response_start lives in recorded_usage.py; session.py reads it from here with the rest
@@ -68,6 +75,7 @@ class Replayed:
         self.view: list[str] = []
         self.boundaries: dict[str, Boundary] = {}
         self.active: list[str] = []  # committed, not undone, oldest first
+        self._known_at: dict[str, int] = {}  # boundary id -> messages known when it came
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
         self.damage = Damage()
@@ -225,6 +233,7 @@ class Replayed:
             self._unreadable(event, "boundary", exc)
             return
         self._repair()
+        self._known_at[boundary.id] = len(self.messages)
         for message in boundary.new_messages:
             if message.kind != "message":  # a summary or attachment names its compaction
                 message.boundary_id = boundary.id
@@ -244,17 +253,19 @@ class Replayed:
         self._repair()
         self.active.remove(boundary_id)
         if boundary.direction == "rewind":
-            self._set_view(unrewind(self.view, boundary, self.active_stands_for()))
+            since = self.sent_since(boundary_id)
+            self._set_view(unrewind(self.view, boundary, self.active_stands_for(), since))
             return
-        mapping = {
-            mid: boundary.stands_for.get(mid, []) for mid in (m.id for m in boundary.new_messages)
-        }
-        for other_id in self.active:
-            other = self.boundaries[other_id]
-            other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
-            if other.direction == "rewind":  # where its messages go back: after these now
-                other.view_after = expand(other.view_after, mapping)
-        self._set_view(expand(self.view, mapping))
+        others = [self.boundaries[b] for b in self.active]
+        self._set_view(undo_compaction(self.view, boundary, others))
+
+    def rewound_out(self) -> set[str]:
+        """The messages the rewinds in force took out of the view."""
+        return rewound_out(self.view, (self.boundaries[b] for b in self.active))
+
+    def sent_since(self, boundary_id: str) -> SentSince:
+        """Whether a message came into the session after boundary `boundary_id` did."""
+        return sent_since(self.messages, self._known_at.get(boundary_id, 0))
 
     def active_stands_for(self, *, besides: str | None = None) -> dict[str, list[str]]:
         """What each message the active compactions (but `besides`) introduced stands for."""

@@ -11,7 +11,7 @@ from baton.core.conversation.append_batch import (
     checked_batch,
     prepared_messages,
 )
-from baton.core.conversation.boundary import Boundary, rewind_return, unrewind
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
@@ -20,6 +20,12 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.replay import Replayed, TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
+from baton.core.conversation.undo import (
+    held_by_rewind,
+    rewind_return,
+    uncompacted,
+    unrewind,
+)
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -126,21 +132,33 @@ class Session(ViewTokens):
             raise InvalidParams(f"no active compaction {target!r} in this session")
         boundary = self.boundaries[target]
         if boundary.direction == "rewind":
+            others = [self.boundaries[b] for b in self.active if b != target]
+            holder = held_by_rewind(boundary, self.view, others)
+            if holder is not None:
+                raise InvalidParams(
+                    f"undoing rewind {target} would put the turns it took out where rewind "
+                    f"{holder} took out what came before them; undo that rewind first"
+                )
             stands_for = self.active_stands_for(besides=target)
-            _, mixed = rewind_return(self.view, boundary, stands_for)
-            if mixed is not None:
-                by = next(b for b in self.active if mixed in self.boundaries[b].stands_for)
+            since = self.sent_since(target)
+            _, mixed = rewind_return(self.view, boundary, stands_for, since)
+            by = next((b.id for b in others if mixed in b.stands_for), None)
+            if by is not None:
                 raise InvalidParams(
                     f"undoing rewind {target} would put the turns it took out after turns "
                     f"sent since: compaction {by} summarized both; undo that compaction first"
                 )
-            restored = [self.messages[mid] for mid in unrewind(self.view, boundary, stands_for)]
-            problems = invariant_violations(restored)
-            if problems:
-                raise InvalidParams(
-                    f"undoing rewind {target} would break the API's rules ({problems[0]}): "
-                    "the turns sent since cannot follow the ones it took out; rewind them first"
-                )
+            after = unrewind(self.view, boundary, stands_for, since)
+            why = "the turns sent since cannot follow the ones it took out; rewind them first"
+        else:
+            after = uncompacted(self.view, boundary, self.rewound_out())
+            why = "a rewind made since took out part of what it summarized; undo that first"
+        problems = invariant_violations([self.messages[m] for m in after if m in self.messages])
+        if problems and not invariant_violations(self.view_messages()):
+            kind = "rewind" if boundary.direction == "rewind" else "compaction"
+            raise InvalidParams(
+                f"undoing {kind} {target} would break the API's rules ({problems[0]}): {why}"
+            )
         self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
         return self.boundaries[target]
 

@@ -1,0 +1,174 @@
+"""Undoing a compaction or a rewind: the view it gives back, and the bookkeeping of the
+boundaries still in force.
+
+A compaction's undo puts back, in place of each message it introduced, what that message
+stood for, but never what a rewind still in force took out: a rewind takes a message and
+every later one, so a summarized span that holds a rewound message ends before it, and the
+rest of the span goes with that rewind (its undo brings it all back). A rewind's undo puts
+its messages back after what it kept, before the turns sent since. An undo whose view would
+break the API's rules is refused before anything is written (`Session.uncompact`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+
+from baton.core.conversation.boundary import Boundary, expand
+
+SentSince = Callable[[str], bool]
+"""Whether a message came after a given rewind (a turn sent since, or a summary made since)."""
+
+
+def rewound_out(view: list[str], active: Iterable[Boundary]) -> set[str]:
+    """The messages the rewinds among `active` took out of `view`."""
+    out: set[str] = set()
+    for boundary in active:
+        if boundary.direction == "rewind":
+            out.update(boundary.summarized_ids)
+    return out - set(view)
+
+
+def undo_mapping(boundary: Boundary) -> dict[str, list[str]]:
+    """What each message compaction `boundary` introduced stands for (an attachment, for
+    nothing)."""
+    return {m.id: boundary.stands_for.get(m.id, []) for m in boundary.new_messages}
+
+
+def _spans(
+    boundary: Boundary, view: list[str], rewound: Collection[str]
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What undoing compaction `boundary` puts in place of each message it introduced, and
+    what a rewind in force cut from it (a rewound id -> the span's later ids, those not in
+    `view` or rewound already)."""
+    spans: dict[str, list[str]] = {}
+    tails: dict[str, list[str]] = {}
+    present = set(view)
+    for mid, span in undo_mapping(boundary).items():
+        cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
+        spans[mid] = span[:cut]
+        if cut < len(span):
+            later = span[cut + 1 :]
+            tails[span[cut]] = [one for one in later if one not in rewound and one not in present]
+    return spans, tails
+
+
+def uncompacted(view: list[str], boundary: Boundary, rewound: Collection[str]) -> list[str]:
+    """The view once compaction `boundary` is undone, `rewound` (`rewound_out`) left out."""
+    spans, _ = _spans(boundary, view, rewound)
+    return expand(view, spans)
+
+
+def undo_compaction(view: list[str], boundary: Boundary, others: list[Boundary]) -> list[str]:
+    """Undo compaction `boundary`: the view it gives back. The boundaries still in force
+    (`others`) are brought up to date in place: what their summaries stand for, and, for a
+    rewind, what it took out and kept, in the messages the undone summary stood for (its
+    undo puts those back, never the undone summary), with what it cut from a span."""
+    rewound = rewound_out(view, others)
+    spans, tails = _spans(boundary, view, rewound)
+    mapping = undo_mapping(boundary)
+    for other in others:
+        other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
+        if other.direction == "rewind":
+            out = _with_tails(expand(other.summarized_ids, mapping), tails)
+            other.view_after = expand(other.view_after, spans, skip=out)
+            other.summarized_ids = out
+    return expand(view, spans)
+
+
+def _with_tails(ids: list[str], tails: dict[str, list[str]]) -> list[str]:
+    """`ids`, each followed by the ids cut after it from a span (`_spans`), in order."""
+    out: list[str] = []
+    for mid in ids:
+        out.append(mid)
+        out.extend(one for one in tails.get(mid, []) if one not in ids)
+    return out
+
+
+def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) -> str | None:
+    """The rewind among `others` that holds, out of `view`, a message `rewind` kept (itself,
+    or inside a summary it took out): undoing `rewind` first would put its turns back with
+    nothing of what came before them to follow. None when none does."""
+    stands_for: dict[str, list[str]] = {}
+    for other in others:
+        stands_for.update(other.stands_for)
+    missing = set(rewind.view_after) - _reached(view, stands_for)
+    if missing:
+        for other in others:
+            if other.direction == "rewind" and missing & _reached(other.summarized_ids, stands_for):
+                return other.id
+    return None
+
+
+def _reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
+    """`ids` and every id they stand for, through `stands_for`."""
+    out: set[str] = set()
+    stack = list(ids)
+    while stack:
+        one = stack.pop()
+        if one not in out:
+            out.add(one)
+            stack.extend(stands_for.get(one, []))
+    return out
+
+
+def sent_since(order: Iterable[str], known: int) -> SentSince:
+    """Whether a message came after the first `known` of the session's messages (`order`,
+    every message id in the order they came)."""
+    position = {mid: n for n, mid in enumerate(order)}
+    return lambda mid: position.get(mid, known) >= known
+
+
+def unrewind(
+    view: list[str], boundary: Boundary, stands_for: dict[str, list[str]], since: SentSince
+) -> list[str]:
+    """The view once rewind `boundary` is undone: the messages it took out back where
+    `rewind_return` puts them."""
+    present = set(view)
+    back = [mid for mid in boundary.summarized_ids if mid not in present]
+    at, _ = rewind_return(view, boundary, stands_for, since)
+    return [*view[:at], *back, *view[at:]]
+
+
+def rewind_return(
+    view: list[str], boundary: Boundary, stands_for: dict[str, list[str]], since: SentSince
+) -> tuple[int, str | None]:
+    """Where the messages rewind `boundary` took out go back into `view`: after the last
+    entry that is, or stands for (a summary, through the active compactions' `stands_for`),
+    a message the rewind kept, before the turns sent since (at the start when none is).
+
+    Also the first entry before that place that stands for turns sent since as well: a
+    compaction summarized both, so no place puts the rewound turns between them (None when
+    there is no such entry). A message from before the rewind that it neither kept nor
+    took out (another rewind's turns, put back by its undo) is neither."""
+    kept = set(boundary.view_after)
+    at, mixed = 0, None
+    reach = [_reach(mid, kept, stands_for, since) for mid in view]
+    for n, (has_kept, _) in enumerate(reach):
+        if has_kept:
+            at = n + 1
+    for mid, (_, has_later) in zip(view[:at], reach[:at], strict=True):
+        if has_later:
+            mixed = mid
+            break
+    return at, mixed
+
+
+def _reach(
+    mid: str, kept: set[str], stands_for: dict[str, list[str]], since: SentSince
+) -> tuple[bool, bool]:
+    """Whether view entry `mid` is or stands for a message in `kept`, and whether it stands
+    for a turn sent after the rewind."""
+    has_kept = has_later = False
+    stack, seen = [mid], set()
+    while stack:
+        one = stack.pop()
+        if one in seen:
+            continue
+        seen.add(one)
+        if one in kept:
+            has_kept = True
+        elif one in stands_for:
+            stack.extend(stands_for[one])  # an attachment stands for nothing
+        elif since(one):
+            has_later = True
+    return has_kept, has_later

@@ -76,6 +76,16 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
         wrong = (await pipe.response(3))["error"]
         assert wrong["code"] == INVALID_PARAMS
         assert wrong["data"]["code"] == "invalid_params"
+        assert wrong["data"]["problems"] == ["params must be an object, got list"]
+
+        # the server's own checks, not only the params' types, list what was wrong
+        long_title = {"title": "x" * 201}
+        await pipe.send(
+            {"jsonrpc": "2.0", "id": 11, "method": "baton/session/create", "params": long_title}
+        )
+        assert (await pipe.response(11))["error"]["data"]["problems"] == [
+            "title must be at most 200 characters"
+        ]
 
         await pipe.send({"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover", "params": "x"})
         hover = (await pipe.response(4))["error"]
@@ -95,6 +105,18 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
         )
         created = (await pipe.response(6))["result"]
         assert created["title"] == "ok"
+
+        # JSON-RPC 2.0 lets a request leave out its params: as `{}`
+        await pipe.send({"jsonrpc": "2.0", "id": 8, "method": "baton/session/list"})
+        assert [s["title"] for s in (await pipe.response(8))["result"]["sessions"]] == ["ok"]
+        await pipe.send({"jsonrpc": "2.0", "id": 9, "method": "baton/session/create"})
+        assert (await pipe.response(9))["result"]["title"] == "New conversation"
+
+        # a request with a null id cannot be answered as itself: refused, and not run
+        await pipe.send({"jsonrpc": "2.0", "id": None, "method": "baton/session/create"})
+        assert (await pipe.response(None))["error"]["code"] == INVALID_REQUEST
+        await pipe.send({"jsonrpc": "2.0", "id": 10, "method": "baton/session/list"})
+        assert len((await pipe.response(10))["result"]["sessions"]) == 2
 
         await pipe.send({"jsonrpc": "2.0", "id": 7, "method": "shutdown"})
         assert (await pipe.response(7))["result"] is None

@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 from lsprotocol.types import ErrorCodes, LSPErrorCodes
+from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol as p
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.dispatch import routes as dispatch
+from baton.lsp.dispatch.errors import field_problems
 from baton.lsp.features import compaction, editor, sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
@@ -111,6 +113,31 @@ async def test_a_params_error_is_invalid_params_naming_the_field_path(
         "code": "invalid_params",
         "problems": ["endMessageId: Field required"],
     }
+
+
+@pytest.mark.parametrize(
+    ("model", "params", "field"),
+    [
+        (p.CompactParams, {"dryRun": "false"}, "dryRun"),
+        (p.PinParams, {"messageId": "m", "pinned": "yes"}, "pinned"),
+        (p.PinParams, {"messageId": "m", "pinned": 1}, "pinned"),
+        (p.PageParams, {"offset": True}, "offset"),
+        (p.PageParams, {"limit": "2"}, "limit"),
+        (p.CreateParams, {"clientContext": {"systemTokens": True}}, "clientContext.systemTokens"),
+    ],
+)
+def test_a_flag_or_a_count_of_another_json_type_is_refused_not_converted(
+    model: type[p.Params], params: dict[str, Any], field: str
+) -> None:
+    """A dry run sent as "false" must not commit, nor `true` count as one token."""
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate({"sessionId": "s", **params})
+    assert field_problems(caught.value, params)[0].startswith(f"{field}: ")
+    valid = {"dryRun": False, "pinned": True, "offset": 0, "limit": 2, "systemTokens": 12}
+    fixed = {k: valid.get(k, v) for k, v in params.items()}
+    if field.startswith("clientContext"):
+        fixed = {"clientContext": {"systemTokens": 12}}
+    model.model_validate({"sessionId": "s", **fixed})  # the right JSON type still is taken
 
 
 def test_the_error_table_uses_the_lsp_error_numbers() -> None:

@@ -18,7 +18,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.errors import InvalidParams
+from baton.core.errors import InvalidParams, NothingToCompact
 
 COUNT = ten_per_block  # how the `store` fixture counts
 
@@ -332,3 +332,20 @@ def test_a_rewind_whose_kept_turns_another_rewind_holds_waits_for_that_one(
     session.uncompact(compaction.id)
     session.uncompact(first.id)
     assert session.view == ["p1", "a1", "p2", "a2", "a2b", "p3", "a3"]
+
+
+def test_a_named_compaction_not_in_force_is_invalid_params_with_or_without_others(
+    store: SessionStore,
+) -> None:
+    """A stale "undo" that names a compaction gets the same answer whether or not another
+    compaction is in force; only "undo the latest" with none in force has nothing to undo."""
+    session = store.create()
+    conversation(session)
+    compaction = summary_boundary(session, ["p1", "a1"])
+    session.commit_boundary(compaction)
+    session.uncompact(compaction.id)
+    for named in (compaction.id, "cmp_unknown", ""):
+        with pytest.raises(InvalidParams, match="no active compaction"):
+            session.uncompact(named)
+    with pytest.raises(NothingToCompact):
+        session.uncompact()

@@ -21,6 +21,8 @@ def envelope_problem(message: Any) -> str | None:
         return 'not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"'
     if "id" in message and message["id"] is not None and not usable_id(message["id"]):
         return "a request id must be a string or an integer"
+    if "method" in message and "id" in message and message["id"] is None:
+        return "a request id must be a string or an integer"  # null only answers the unreadable
     if "method" in message:
         return None if isinstance(message["method"], str) else "a method must be a string"
     if "result" not in message and "error" not in message:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field
+from pydantic import AliasChoices, ConfigDict, Field, Strict
 
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput, WireModel
@@ -31,6 +31,13 @@ OptionalPivotId = Annotated[
         description="the pivot message (the old spelling `messageId` is still accepted)",
     ),
 ]
+
+
+# a flag or a count is taken as the JSON type it is, never read from another one: "false"
+# or 1 for a flag, "2" or true for a count, are `invalid_params` (a dry run sent as "false"
+# would otherwise commit)
+Flag = Annotated[bool, Strict()]
+Count = Annotated[int, Strict()]
 
 
 class Params(WireModel):
@@ -69,8 +76,8 @@ class SetModelParams(SessionParams):
 class PageParams(SessionParams):
     """A session's view read a page at a time (`get` and `render`); neither given: all of it."""
 
-    offset: int | None = Field(default=None, ge=0, description="the first message of the page")
-    limit: int | None = Field(default=None, ge=1, description="at most this many messages")
+    offset: Count | None = Field(default=None, ge=0, description="the first message of the page")
+    limit: Count | None = Field(default=None, ge=1, description="at most this many messages")
 
     @property
     def paged(self) -> bool:
@@ -123,7 +130,7 @@ class CompactParams(SessionParams):
     pivot_message_id: OptionalPivotId
     end_message_id: str | None = None
     instructions: str | None = None
-    dry_run: bool = False
+    dry_run: Flag = False
 
 
 class DraftPreviewParams(SessionParams):
@@ -175,7 +182,7 @@ class ModelsParams(Params):
 
 class PinParams(SessionParams):
     message_id: str
-    pinned: bool
+    pinned: Flag
 
 
 class ActiveEditorParams(Params):

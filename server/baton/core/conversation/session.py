@@ -125,10 +125,10 @@ class Session(ViewTokens):
     def uncompact(self, boundary_id: str | None = None) -> Boundary:
         """Undo one compaction (default: the latest), keeping every later turn."""
         self.refuse_if_read_only()
-        if not self.active:
+        if not self.active and boundary_id is None:
             raise NothingToCompact("this session has no compaction to undo")
         target = self.active[-1] if boundary_id is None else boundary_id  # "" names none
-        if target not in self.active:
+        if target not in self.active:  # a named one, whether or not another is in force
             raise InvalidParams(f"no active compaction {target!r} in this session")
         boundary = self.boundaries[target]
         if boundary.direction == "rewind":

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, Strict, model_validator
 
 from baton.core.conversation.messages import WireModel
 from baton.core.conversation.session import Session
@@ -28,8 +28,12 @@ class ClientContext(WireModel):
     or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the
     sizes are kept."""
 
-    system_tokens: int | None = Field(default=None, ge=0, description="its system prompt's size")
-    tools_tokens: int | None = Field(default=None, ge=0, description="its tool definitions' size")
+    system_tokens: Annotated[int, Strict()] | None = Field(
+        default=None, ge=0, description="its system prompt's size"
+    )
+    tools_tokens: Annotated[int, Strict()] | None = Field(
+        default=None, ge=0, description="its tool definitions' size"
+    )
     system: str | None = Field(default=None, description="its system prompt, to be counted")
     tools: list[dict[str, Any]] | None = Field(default=None, description="its tool definitions")
 

@@ -85,6 +85,8 @@ def to_rpc_error(exc: BaseException) -> JsonRpcException:
         return exc
     if isinstance(exc, BatonError):
         data = {k: v for k, v in exc.data.items() if _is_json(v)}
+        if exc.code == "invalid_params" and "problems" not in data:
+            data["problems"] = [exc.message]  # every invalid_params lists what was wrong
         return JsonRpcException(exc.message, _rpc_code(exc.code), {**data, "code": exc.code})
     if is_validation_error(exc):
         problems = field_problems(exc)

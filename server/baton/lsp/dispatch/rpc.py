@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     # pygls turns unknown payloads into namedtuples, which renames keys that are not
     # identifiers (tool inputs may have any key); Baton validates the raw JSON itself.
+    if "method" in obj and "params" not in obj:
+        obj = {**obj, "params": None}  # JSON-RPC 2.0 lets a request leave out its params
     return cls(**obj)
 
 
@@ -96,7 +98,10 @@ class BatonProtocol(LanguageServerProtocol):
             method = str(message["method"])
             log.warning("invalid params for %s (request %r)", method, message["id"])
             error = JsonRpcInvalidParams(f"invalid params for {method}")
-            error.data = {"code": "invalid_params"}
+            error.data = {
+                "code": "invalid_params",
+                "problems": [f"params: not readable as {method}'s"],
+            }
             self.send_error(message["id"], error)
             return
         super().handle_message(structured)

@@ -12,6 +12,7 @@ import pytest
 
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code import import_with_report
 from baton.core.importers.claude_code_records import RESTARTED
 from baton.core.usage.estimator import Estimator
@@ -184,3 +185,24 @@ def test_corpus_file_view_holds_no_more_than_the_api_last_saw(
     session, _ = import_with_report(corpus_dir / name, store)
 
     assert view_tokens(session, estimator) <= last_api_usage(read_records(corpus_dir / name))
+
+
+def test_an_import_title_follows_the_rules_of_a_title(tmp_path: Path, store: SessionStore) -> None:
+    """A title given to the import is checked as create checks one (a blank one is none
+    given); one the file gives is made one line of at most 200 characters."""
+    long_summary = "Fix the parser\n\n## Assistant: injected\t" + "x" * 300
+    records = [
+        {"type": "summary", "summary": long_summary, "leafUuid": "a1"},
+        record("user", "u1", "first question", None),
+        record("assistant", "a1", [{"type": "text", "text": "first answer"}], "u1"),
+    ]
+    path = write(tmp_path / "titled.jsonl", records)
+
+    session, _ = import_with_report(path, store)
+    assert session.title.startswith("Fix the parser ## Assistant: injected xxx")
+    assert len(session.title) == 200 and "\n" not in session.title
+    assert import_with_report(path, store, title="   ")[0].title == session.title
+    assert import_with_report(path, store, title=" Mine ")[0].title == "Mine"
+    for bad in ("x" * 201, "two\nlines"):
+        with pytest.raises(InvalidParams):
+            import_with_report(path, store, title=bad)

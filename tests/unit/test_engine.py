@@ -663,3 +663,23 @@ async def test_a_summary_that_would_not_shrink_the_context_changes_nothing(
     assert dumps(session.view_messages()) == before and session.compactions == 0
     assert session.transcript.path.read_bytes() == written
     assert not session.compacting
+
+
+async def test_a_short_conversation_grown_by_its_summary_is_compacted_and_the_dry_run_says_so(
+    store: SessionStore, estimator: Estimator
+) -> None:
+    """Under 10,000 tokens a summary may outweigh what it replaces: the compaction commits,
+    but its dry run warns that the conversation does not get smaller."""
+    c = Convo(tokens=0)
+    for n in range(4):
+        c.user(f"question {n}: " + "detail " * 20)
+        c.reply(f"answer {n}: " + "words " * 40)
+    session = new_session(store, c)
+    wordy = FakeSummarizer(body=BODY + "\n" + "and then some more " * 400)
+
+    dry = await compact(session, CompactRequest(dry_run=True), context(estimator, wordy))
+
+    assert dry.post_tokens >= dry.pre_tokens
+    assert any("under 10,000 tokens it is compacted all the same" in w for w in dry.warnings)
+    done = await compact(session, CompactRequest(), context(estimator, wordy))
+    assert done.post_tokens >= done.pre_tokens and session.compactions == 1

@@ -11,10 +11,11 @@ from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol as p
+from baton.core.errors import ApiError
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.dispatch import routes as dispatch
-from baton.lsp.dispatch.errors import field_problems
+from baton.lsp.dispatch.errors import field_problems, to_rpc_error
 from baton.lsp.features import compaction, editor, sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
@@ -138,6 +139,27 @@ def test_a_flag_or_a_count_of_another_json_type_is_refused_not_converted(
     if field.startswith("clientContext"):
         fixed = {"clientContext": {"systemTokens": 12}}
     model.model_validate({"sessionId": "s", **fixed})  # the right JSON type still is taken
+
+
+def test_a_new_title_is_trimmed_before_its_length_is_checked() -> None:
+    """As create's: a 200-character title with spaces around it is a 200-character title."""
+    padded = p.RenameParams.model_validate({"sessionId": "s", "title": "  " + "x" * 200 + "  "})
+    assert padded.title == "x" * 200
+    with pytest.raises(ValidationError):
+        p.RenameParams.model_validate({"sessionId": "s", "title": "x" * 201})
+
+
+def test_an_error_sends_no_field_as_null() -> None:
+    """A broken stream has no HTTP status: the error's data leaves it out, as every answer
+    leaves out a field with no value."""
+    broken = ApiError("the reply stream broke: reset", status=None, type="stream_error")
+    assert to_rpc_error(broken).data == {"type": "stream_error", "code": "api_error"}
+    refused = ApiError("Anthropic API error 529", status=529, type="overloaded_error")
+    assert to_rpc_error(refused).data == {
+        "status": 529,
+        "type": "overloaded_error",
+        "code": "api_error",
+    }
 
 
 def test_the_error_table_uses_the_lsp_error_numbers() -> None:

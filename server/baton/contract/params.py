@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, Strict
+from pydantic import AliasChoices, ConfigDict, Field, Strict, StringConstraints
 
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput, WireModel
@@ -171,7 +171,10 @@ class RewindParams(SessionParams):
 
 
 class RenameParams(SessionParams):
-    title: str = Field(min_length=1, max_length=200, description="the session's new title")
+    # trimmed before its length is checked, as create's title is
+    title: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
+    ] = Field(description="the session's new title")
 
 
 class ModelsParams(Params):

@@ -124,13 +124,7 @@ def commit_summary(
     unrestored = [m for m in [*new_view, *late] if m.id not in restored_ids]
     before, after = pre_tokens, after_compaction(session, ctx, unrestored)
     reclaimable = min(pre_tokens, estimate(session, ctx, view))
-    warnings = list(prepared.warnings)
-    try:
-        _check_smaller(ctx, before, after, reclaimable)
-    except SummarizerFailed as exc:
-        if not dry_run:
-            raise
-        warnings.append(exc.message)
+    warnings = [*prepared.warnings, *_check_smaller(ctx, before, after, reclaimable, dry_run)]
     went = dropped(
         [by_id[mid] for mid in plan.summarize],
         kept,
@@ -250,9 +244,12 @@ def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> li
     return late
 
 
-def _check_smaller(ctx: CompactContext, before: int, after: int, reclaimable: int) -> None:
+def _check_smaller(
+    ctx: CompactContext, before: int, after: int, reclaimable: int, dry_run: bool
+) -> list[str]:
     """Refuse a compaction whose summary would not make the context smaller: it would
     trade messages for a longer text about them, and auto-compact would try again at once.
+    A dry run is not refused: the warnings it returns say so.
 
     Both figures are the meter's: `before` the usage at the compaction's start (API usage
     when there is one), `after` what the compaction reports as its `postTokens`, without
@@ -262,12 +259,21 @@ def _check_smaller(ctx: CompactContext, before: int, after: int, reclaimable: in
     the estimate of the view, so what the client sends besides the messages does not
     count) is exempt: nothing there needs reclaiming, a summary has a fixed size of its
     own (headings, the wrapper) that a short conversation may not reach, and its growth is
-    bounded (the summarizer's bound plus the ledger's)."""
-    if reclaimable >= MIN_CHECKED_TOKENS and after >= before:
-        raise SummarizerFailed(
-            f"the {ctx.summarizer.name} summary would not make the conversation smaller "
-            f"({before:,} tokens before, {after:,} after); nothing was changed"
+    bounded (the summarizer's bound plus the ledger's). Its dry run still says it."""
+    if after < before:
+        return []
+    grows = f"({before:,} tokens before, {after:,} after)"
+    if reclaimable < MIN_CHECKED_TOKENS:
+        exempt = f"under {MIN_CHECKED_TOKENS:,} tokens it is compacted all the same"
+        return (
+            [f"the summary would not make the conversation smaller {grows}; {exempt}"]
+            if dry_run
+            else []
         )
+    refusal = f"the {ctx.summarizer.name} summary would not make the conversation smaller {grows}"
+    if dry_run:
+        return [refusal]
+    raise SummarizerFailed(f"{refusal}; nothing was changed")
 
 
 def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:

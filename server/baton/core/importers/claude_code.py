@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import SessionStore
+from baton.core.conversation.store import TITLE_MAX_CHARS, SessionStore, checked_title
 from baton.core.conversation.transcript import Event
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
@@ -191,8 +191,9 @@ def import_to_file(
     walk the whole process again and again, a second of a 100 MB import, holding up every
     other session meanwhile). Nothing of `store` but its paths and its counter is used
     (safe off the loop)."""
+    given = checked_title(title) if title is not None and title.strip() else None  # as create
     with collector_paused():
-        return _import_to_file(path, store, title, progress, cancel)
+        return _import_to_file(path, store, given, progress, cancel)
 
 
 def _import_to_file(
@@ -267,12 +268,16 @@ class _Facts:
             self.prompt_title = _prompt_title(record)
 
     def title(self) -> str:
+        """The given title, else the file's, made to fit a title's rules (one line of at
+        most TITLE_MAX_CHARS characters, no control characters)."""
         if self.given:
             return self.given
+        found = self.prompt_title or ""
         if self.titles:
             about_this = [r for r in self.titles if r.get("leafUuid") in self.uuids]
-            return str((about_this[-1] if about_this else self.titles[0])["summary"])
-        return self.prompt_title or "Imported Claude Code session"
+            found = str((about_this[-1] if about_this else self.titles[0])["summary"])
+        line = "".join(c for c in " ".join(found.split()) if ord(c) >= 32 and ord(c) != 127)
+        return line[:TITLE_MAX_CHARS] or "Imported Claude Code session"
 
     def header(self, sid: str, path: Path) -> Event:
         return {

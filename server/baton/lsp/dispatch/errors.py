@@ -84,7 +84,8 @@ def to_rpc_error(exc: BaseException) -> JsonRpcException:
     if isinstance(exc, JsonRpcException):
         return exc
     if isinstance(exc, BatonError):
-        data = {k: v for k, v in exc.data.items() if _is_json(v)}
+        # a field with no value is left out, as in every answer (never sent as null)
+        data = {k: v for k, v in exc.data.items() if v is not None and _is_json(v)}
         if exc.code == "invalid_params" and "problems" not in data:
             data["problems"] = [exc.message]  # every invalid_params lists what was wrong
         return JsonRpcException(exc.message, _rpc_code(exc.code), {**data, "code": exc.code})

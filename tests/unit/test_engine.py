@@ -265,6 +265,11 @@ async def test_a_read_only_session_cannot_be_compacted(
         assert other.read_only
         with pytest.raises(SessionLocked):
             await compact(other, CompactRequest(), context(estimator))
+        written = session.transcript.path.read_bytes()
+        # a dry run writes nothing: what a compaction would do is readable there too
+        preview = await compact(other, CompactRequest(dry_run=True), context(estimator))
+        assert preview.dry_run and preview.summarized_message_ids
+        assert session.transcript.path.read_bytes() == written and not other.boundaries
     finally:
         other.transcript.close()
 

@@ -97,7 +97,8 @@ def commit_summary(
     between the checks and the commit. With `dry_run`, everything but the commit: the
     result says what the compaction would leave (a summary that would not make the
     context smaller is a warning then, not an error)."""
-    session.refuse_if_read_only()
+    if not dry_run:
+        session.refuse_if_read_only()
     plan, snapshot, request = prepared.plan, prepared.snapshot, prepared.request
     by_id = {m.id: m for m in prepared.messages}
     kept = [by_id[mid] for mid in plan.kept]

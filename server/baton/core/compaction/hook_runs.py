@@ -116,7 +116,8 @@ async def run_compaction(
     ones after, and their warnings in the result."""
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is already being compacted")
-    session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
+    if not request.dry_run:  # a dry run writes nothing: a read-only session has one too
+        session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
     session.compacting = True
     try:
         request, warnings = await before_hooks(ctx.hooks, session, request, ctx)

@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from baton.core.compaction.summary.summarizers import (
     Progress,
     SummaryRequest,
 )
-from baton.core.conversation.messages import Message, MessageInput, invariant_violations
+from baton.core.conversation.messages import ApiUsage, Message, MessageInput, invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
@@ -35,6 +36,7 @@ from baton.core.errors import (
 )
 from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 from baton_testkit.claude_code_gen import CASES, case
@@ -688,3 +690,31 @@ async def test_a_short_conversation_grown_by_its_summary_is_compacted_and_the_dr
     assert any("under 10,000 tokens it is compacted all the same" in w for w in dry.warnings)
     done = await compact(session, CompactRequest(), context(estimator, wordy))
     assert done.post_tokens >= done.pre_tokens and session.compactions == 1
+
+
+@pytest.mark.parametrize("direction", ["from", "range"])
+async def test_a_dry_run_reports_the_figure_the_compaction_and_the_meter_will(
+    store: SessionStore, estimator: Estimator, direction: str
+) -> None:
+    """The prefix a `from` or `range` compaction keeps holds a usage that stays valid, and
+    the newest usage is another: the dry run's `postTokens`, the committed compaction's
+    and the meter after it are one figure."""
+    c = Convo(tokens=0)
+    for n in range(12):
+        c.user(f"question {n}: " + "detail " * 60)
+        c.reply(f"answer {n}: " + "words " * 200, usage=ApiUsage(input_tokens=300 + 700 * n))
+    session = new_session(store, c)
+    ids = session.view
+    request = CompactRequest(
+        direction=direction,  # type: ignore[arg-type]
+        pivot_message_id=ids[4],
+        end_message_id=ids[15] if direction == "range" else None,
+    )
+
+    offline = CompactContext(small_window(), estimator, ExtractiveSummarizer(estimator.count_text))
+    dry = await compact(session, replace(request, dry_run=True), offline)
+    done = await compact(session, request, offline)
+
+    meter = compute_usage(session, Settings(), estimator)
+    assert meter.basis == "compacted"
+    assert dry.post_tokens == done.post_tokens == meter.used_tokens

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
 from baton.core.compaction.dropped import dropped, lines
+from baton.core.compaction.figures import after_compaction, estimate
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger import retention
@@ -36,7 +37,6 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
 from baton.core.usage.budget import compute_usage
-from baton.core.usage.overhead import carried_tokens
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
@@ -275,23 +275,6 @@ def _check_smaller(
     if dry_run:
         return [refusal]
     raise SummarizerFailed(f"{refusal}; nothing was changed")
-
-
-def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
-    """Estimated context tokens of a view: right after a compaction there is no API usage
-    that still describes it."""
-    declared = session.client_context
-    raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
-    raw += declared.system_tokens + declared.tools_tokens
-    raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
-    return ctx.estimator.calibrated(raw)
-
-
-def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
-    """The context a compaction leaves with `messages` as its view, as the meter will show
-    it: their estimate plus what the API's last usage saw besides the view it covered."""
-    carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
-    return max(0, estimate(session, ctx, messages) + carried)
 
 
 def report(ctx: CompactContext, text: str, fraction: float | None) -> None:

@@ -11,13 +11,13 @@ from typing import Any
 from baton.core.compaction.commit import (
     MIN_CHECKED_TOKENS,
     PreparedSummary,
-    after_compaction,
     commit_summary,
     count_noun,
     layout_view,
     report,
 )
 from baton.core.compaction.cuts import counts_shared
+from baton.core.compaction.figures import after_compaction
 from baton.core.compaction.hook_runs import run_compaction
 from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction

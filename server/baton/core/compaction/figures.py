@@ -1,0 +1,44 @@
+"""The context figures a compaction reports: what the meter (`usage/budget.compute_usage`)
+will show once the view is the one it leaves, worked out before it is committed, so that a
+compaction's `postTokens`, its dry run and the meter are one figure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from baton.core.conversation.messages import Message
+from baton.core.conversation.session import Session
+from baton.core.usage.overhead import carried_tokens
+
+if TYPE_CHECKING:
+    from baton.core.compaction.engine import CompactContext
+
+
+def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """Estimated context tokens of a view: right after a compaction there is no API usage
+    that still describes it."""
+    declared = session.client_context
+    raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
+    raw += declared.system_tokens + declared.tools_tokens
+    raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
+    return ctx.estimator.calibrated(raw)
+
+
+def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """The context a compaction leaves with `messages` as its view, as the meter will show
+    it (`budget.compute_usage`): a usage in the prefix the compaction keeps as it was (after
+    `from` or `range`) plus the estimate of what follows it; else their estimate plus what
+    the API's last usage saw besides the view it covered."""
+    same = 0  # the messages the compaction leaves where they were, from the start
+    for current, message in zip(session.view, messages, strict=False):
+        if current != message.id:
+            break
+        same += 1
+    anchor = session.anchor_before(same)
+    if anchor is not None:
+        index, usage = anchor
+        after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
+        return usage.context_tokens + ctx.estimator.calibrated(after)
+    carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
+    return max(0, estimate(session, ctx, messages) + carried)

@@ -89,18 +89,24 @@ def test_the_view_read_again_is_the_imported_one_with_its_counts(
     assert again.view == session.view == ["u1", "a1", "u2b", "a2b"]
 
 
-def test_the_first_prompt_edited_starts_the_view_again(tmp_path: Path, store: SessionStore) -> None:
-    """A second prompt with no parent, in a file with no old compaction (after one, it is a
-    restart: `test_claude_code_formats`): the first prompt, edited."""
-    records = [
+def first_edited(reply: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first prompt answered with `reply`, then edited (a second prompt with no parent)
+    and answered again."""
+    return [
         record("user", "u1", "first question", None),
-        record("assistant", "a1", text("first answer"), "u1"),
+        record("assistant", "a1", reply, "u1"),
         record("user", "u1b", "the first question, edited", None),
         record("assistant", "a1b", text("another answer"), "u1b"),
     ]
-    session, report = imported(tmp_path, store, records)
+
+
+def test_the_first_prompt_edited_starts_the_view_again(tmp_path: Path, store: SessionStore) -> None:
+    """A second prompt with no parent, in a file with no old compaction (after one, it is a
+    restart: `test_claude_code_formats`): the first prompt, edited."""
+    session, report = imported(tmp_path, store, first_edited(text("first answer")))
 
     assert session.view == ["u1b", "a1b"]  # an edit, not a restart: no compaction, no note
+    assert session.title == "the first question, edited"  # the prompt it began with now
     assert report.edits == 1 and report.boundaries == 0
     assert not any(m.text() == RESTARTED for m in session.messages.values())
 
@@ -110,13 +116,7 @@ def test_a_call_left_open_in_the_left_branch_is_answered_there(
 ) -> None:
     """The user stopped a tool call and edited their prompt: the view keeps the API's rules,
     with the branch left and with it brought back."""
-    records = [
-        record("user", "u1", "read a.py", None),
-        record("assistant", "a1", call("toolu_1"), "u1"),
-        record("user", "u1b", "read b.py instead", None),
-        record("assistant", "a1b", text("b.py is empty."), "u1b"),
-    ]
-    session, _ = imported(tmp_path, store, records)
+    session, _ = imported(tmp_path, store, first_edited(call("toolu_1")))
 
     assert session.view == ["u1b", "a1b"]
     assert invariant_violations(session.view_messages()) == []

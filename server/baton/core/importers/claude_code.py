@@ -13,15 +13,13 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import TITLE_MAX_CHARS, SessionStore, checked_title
-from baton.core.conversation.transcript import Event
+from baton.core.conversation.store import SessionStore, checked_title
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
+from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
-from baton.core.importers.claude_code_records import CONTINUED_PREFIX, RecordConverter
-from baton.core.importers.claude_code_repairs import Record
+from baton.core.importers.claude_code_records import RecordConverter
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.memory import collector_paused
 
@@ -205,7 +203,7 @@ def _import_to_file(
 ) -> tuple[str, ImportReport]:
     report = ImportReport(source=str(path))
     builder = RecordConverter(report, store.count)
-    facts = _Facts(title)
+    facts = Facts(title)
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:
@@ -234,74 +232,3 @@ def _import_to_file(
 
 FLUSH_RECORDS = 20_000  # records converted between two writes, at most
 FLUSH_BYTES = 8 * 1024 * 1024  # or this much of the file read
-
-
-class _Facts:
-    """What the header says, gathered as the records go by: when the conversation began,
-    its model (the last assistant's), its title (Claude Code's own `summary` record about
-    this file, else the first typed prompt)."""
-
-    def __init__(self, title: str | None) -> None:
-        self.given = title
-        self.first_time: str | None = None
-        self.model = ""
-        self.uuids: set[str] = set()
-        self.titles: list[Record] = []  # `summary` records with a text
-        self.prompt_title: str | None = None
-
-    def add(self, record: Record) -> None:
-        stamp = record.get("timestamp")
-        if self.first_time is None and isinstance(stamp, str) and stamp:
-            self.first_time = stamp
-        uuid = record.get("uuid")
-        if isinstance(uuid, str):
-            self.uuids.add(uuid)
-        kind = record.get("type")
-        message = record.get("message")
-        if kind == "assistant" and isinstance(message, dict):
-            model = message.get("model")
-            if isinstance(model, str) and model and model != "<synthetic>":
-                self.model = model
-        elif kind == "summary" and record.get("summary"):
-            self.titles.append({"summary": record["summary"], "leafUuid": record.get("leafUuid")})
-        elif kind == "user" and self.prompt_title is None:
-            self.prompt_title = _prompt_title(record)
-
-    def title(self) -> str:
-        """The given title, else the file's, made to fit a title's rules (one line of at
-        most TITLE_MAX_CHARS characters, no control characters)."""
-        if self.given:
-            return self.given
-        found = self.prompt_title or ""
-        if self.titles:
-            about_this = [r for r in self.titles if r.get("leafUuid") in self.uuids]
-            found = str((about_this[-1] if about_this else self.titles[0])["summary"])
-        line = "".join(c for c in " ".join(found.split()) if ord(c) >= 32 and ord(c) != 127)
-        return line[:TITLE_MAX_CHARS] or "Imported Claude Code session"
-
-    def header(self, sid: str, path: Path) -> Event:
-        return {
-            "type": "session",
-            "format": 1,
-            "sessionId": sid,
-            "title": self.title(),
-            "model": self.model,
-            "systemPrompt": None,
-            "createdAt": self.first_time or now_iso(),
-            "importedFrom": str(path),
-        }
-
-
-def _prompt_title(record: Record) -> str | None:
-    """The first line of a typed prompt (not IDE context, command markup, interruption
-    notes, a subagent's or a summary)."""
-    if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
-        return None
-    content = (record.get("message") or {}).get("content")
-    texts = [content] if isinstance(content, str) else []
-    if isinstance(content, list):
-        texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]
-    for text in (t.strip() for t in texts):
-        if text and not text.startswith(("<", "[", "Caveat:", CONTINUED_PREFIX)):
-            return text.splitlines()[0][:80]
-    return None

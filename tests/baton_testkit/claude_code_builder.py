@@ -217,7 +217,8 @@ class Builder:
     def finish(self, *, title: bool) -> None:
         self.flush_note()
         typed = [p for p in self.truth.prompts if not p.startswith(("<", "["))]
-        self.truth.title = typed[0].splitlines()[0][:80] if typed else None
+        # a title is one line, its spaces collapsed and trimmed (the rules of a title)
+        self.truth.title = " ".join(typed[0].splitlines()[0][:80].split()) if typed else None
         if title:
             self.truth.title = f"{self.text.words(2, 5).title()} Session"
             record = {"type": "summary", "summary": self.truth.title, "leafUuid": self.parent}

@@ -349,3 +349,92 @@ def test_a_named_compaction_not_in_force_is_invalid_params_with_or_without_other
             session.uncompact(named)
     with pytest.raises(NothingToCompact):
         session.uncompact()
+
+
+def _summarize(session: Session, span: list[str], view_after: list[str]) -> str:
+    """Commit a summary standing for `span`, the view becoming `view_after` ("S" marks the
+    summary's place; the messages of `span` also in it stayed verbatim, as pinned ones do)."""
+    summary = Message(role="user", kind="summary", content=[TextBlock(text="summary")])
+    view = [summary.id if mid == "S" else mid for mid in view_after]
+    session.commit_boundary(
+        Boundary(
+            summary_id=summary.id,
+            new_messages=[summary],
+            stands_for={summary.id: span},
+            summarized_ids=[mid for mid in span if mid not in view],
+            kept_ids=[mid for mid in view if mid != summary.id],
+            view_before=list(session.view),
+            view_after=view,
+        )
+    )
+    return summary.id
+
+
+def _turns(session: Session, *names: str) -> None:
+    session.append([m for n in names for m in (say(f"p{n}"), answer(f"a{n}"))])
+
+
+def test_two_rewinds_at_one_place_undone_in_either_order_keep_the_turns_in_order(
+    store: SessionStore,
+) -> None:
+    for first_undone in (0, 1):
+        session = store.create()
+        _turns(session, "1", "2")
+        rewinds = [session.rewind("p2").id]
+        _turns(session, "3")
+        rewinds.append(session.rewind("p3").id)
+        session.uncompact(rewinds[first_undone])
+        session.uncompact(rewinds[1 - first_undone])
+        assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3"]
+
+
+def test_an_outer_summary_undone_after_its_inner_one_keeps_the_turns_sent_since_a_rewind(
+    store: SessionStore,
+) -> None:
+    """p2 stayed beside the inner summary and was rewound; p5 was sent after that, and an
+    outer summary then stood for the inner one and p5: undoing the inner one, then the outer
+    one, gives back p5, and the rewind then everything it took, in order."""
+    session = store.create()
+    _turns(session, "1", "2", "3", "4")
+    inner = _summarize(session, ["p1", "a1", "p2", "a2", "p3", "a3"], ["S", "p2", "p4", "a4"])
+    rewind = session.rewind("p2")
+    _turns(session, "5")
+    _summarize(session, [inner, "p5"], ["S", "a5"])
+    session.uncompact(session.active[0])
+    session.uncompact(session.active[-1])
+    assert session.view == ["p1", "a1", "p5", "a5"]
+    session.uncompact(rewind.id)
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+    assert reopen(store, session.session_id).view == session.view
+
+
+def test_two_rewinds_holding_parts_of_one_undone_summary_each_give_back_their_own(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    _turns(session, "1", "2", "3", "4", "5")
+    summary = _summarize(
+        session, ["p2", "a2", "p3", "a3", "p4", "a4"], ["p1", "a1", "S", "p4", "p5", "a5"]
+    )
+    first = session.rewind("p4")
+    _turns(session, "6")
+    second = session.rewind(summary)
+    session.uncompact(session.active[0])
+    session.uncompact(second.id)
+    assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3", "p6", "a6"]
+    session.uncompact(first.id)
+    assert session.view == [f"{r}{n}" for n in "123456" for r in "pa"]
+
+
+def test_a_summary_with_two_messages_kept_beside_it_gives_back_its_span_in_order(
+    store: SessionStore,
+) -> None:
+    session = store.create()
+    _turns(session, "1", "2", "3", "4", "5")
+    span = ["p1", "a1", "p2", "a2", "p3", "a3", "p4", "a4"]
+    _summarize(session, span, ["S", "p2", "p4", "p5", "a5"])
+    rewind = session.rewind("p2")
+    session.uncompact(session.active[0])
+    assert session.view == ["p1", "a1"]
+    session.uncompact(rewind.id)
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]

@@ -257,7 +257,8 @@ class Replayed:
             self._set_view(unrewind(self.view, boundary, self.active_stands_for(), since))
             return
         others = [self.boundaries[b] for b in self.active]
-        self._set_view(undo_compaction(self.view, boundary, others))
+        order = {mid: n for n, mid in enumerate(self.messages)}
+        self._set_view(undo_compaction(self.view, boundary, others, order))
 
     def rewound_out(self) -> set[str]:
         """The messages the rewinds in force took out of the view."""

@@ -4,14 +4,17 @@ boundaries still in force.
 A compaction's undo puts back, in place of each message it introduced, what that message
 stood for, but never what a rewind still in force took out: a rewind takes a message and
 every later one, so a summarized span that holds a rewound message ends before it, and the
-rest of the span goes with that rewind (its undo brings it all back). A rewind's undo puts
-its messages back after what it kept, before the turns sent since. An undo whose view would
+rest of the span goes with that rewind (its undo brings it all back, in the order the
+messages came). The other boundaries in force are kept in those terms: a summary that stood
+for the undone one, and a rewind that took it out, stand for its messages as the view gets
+them. A rewind's undo puts its messages back after what it kept and what is older than it
+(another rewind's turns, put back), before the turns sent since. An undo whose view would
 break the API's rules is refused before anything is written (`Session.uncompact`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
 
@@ -58,30 +61,35 @@ def uncompacted(view: list[str], boundary: Boundary, rewound: Collection[str]) -
     return expand(view, spans)
 
 
-def undo_compaction(view: list[str], boundary: Boundary, others: list[Boundary]) -> list[str]:
+def undo_compaction(
+    view: list[str], boundary: Boundary, others: list[Boundary], order: Mapping[str, int]
+) -> list[str]:
     """Undo compaction `boundary`: the view it gives back. The boundaries still in force
-    (`others`) are brought up to date in place: what their summaries stand for, and, for a
-    rewind, what it took out and kept, in the messages the undone summary stood for (its
-    undo puts those back, never the undone summary), with what it cut from a span."""
+    (`others`) are brought up to date in place, in the messages the undone summary stood
+    for as the view gets them (a span cut before a rewound message): what their summaries
+    stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
+    the undone summary), with the rest of a span cut before a message it holds, in the
+    order the messages came (`order`: each message's place in the session)."""
     rewound = rewound_out(view, others)
     spans, tails = _spans(boundary, view, rewound)
-    mapping = undo_mapping(boundary)
     for other in others:
-        other.stands_for = {k: expand(v, mapping) for k, v in other.stands_for.items()}
+        other.stands_for = {k: expand(v, spans) for k, v in other.stands_for.items()}
+    stands_for: dict[str, list[str]] = {}
+    for other in others:
+        stands_for.update(other.stands_for)
+    for other in others:
         if other.direction == "rewind":
-            out = _with_tails(expand(other.summarized_ids, mapping), tails)
+            out = expand(other.summarized_ids, spans)
+            out += [one for mid in out for one in tails.get(mid, []) if one not in out]
             other.view_after = expand(other.view_after, spans, skip=out)
-            other.summarized_ids = out
+            other.summarized_ids = sorted(out, key=lambda mid: _first(mid, stands_for, order))
     return expand(view, spans)
 
 
-def _with_tails(ids: list[str], tails: dict[str, list[str]]) -> list[str]:
-    """`ids`, each followed by the ids cut after it from a span (`_spans`), in order."""
-    out: list[str] = []
-    for mid in ids:
-        out.append(mid)
-        out.extend(one for one in tails.get(mid, []) if one not in ids)
-    return out
+def _first(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, int]) -> int:
+    """Where `mid` (a message, or the first of what a summary stands for) came."""
+    reached = _reached([mid], stands_for)
+    return min((order[one] for one in reached if one in order), default=len(order))
 
 
 def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) -> str | None:
@@ -139,7 +147,7 @@ def rewind_return(
     Also the first entry before that place that stands for turns sent since as well: a
     compaction summarized both, so no place puts the rewound turns between them (None when
     there is no such entry). A message from before the rewind that it neither kept nor
-    took out (another rewind's turns, put back by its undo) is neither."""
+    took out (another rewind's turns, put back by its undo) comes before them too."""
     kept = set(boundary.view_after)
     at, mixed = 0, None
     reach = [_reach(mid, kept, stands_for, since) for mid in view]
@@ -156,8 +164,10 @@ def rewind_return(
 def _reach(
     mid: str, kept: set[str], stands_for: dict[str, list[str]], since: SentSince
 ) -> tuple[bool, bool]:
-    """Whether view entry `mid` is or stands for a message in `kept`, and whether it stands
-    for a turn sent after the rewind."""
+    """Whether view entry `mid` is or stands for a message that comes before the rewind's
+    turns (one it kept, or one older than the rewind that it did not take out: another
+    rewind's turns, put back by its undo), and whether it stands for a turn sent after the
+    rewind."""
     has_kept = has_later = False
     stack, seen = [mid], set()
     while stack:
@@ -165,10 +175,10 @@ def _reach(
         if one in seen:
             continue
         seen.add(one)
-        if one in kept:
-            has_kept = True
-        elif one in stands_for:
+        if one in stands_for and one not in kept:
             stack.extend(stands_for[one])  # an attachment stands for nothing
-        elif since(one):
+        elif one in kept or not since(one):
+            has_kept = True  # kept, or older (another rewind's turns its undo put back)
+        else:
             has_later = True
     return has_kept, has_later

@@ -18,6 +18,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.undo import undo_compaction
 from baton.core.errors import InvalidParams, NothingToCompact
 
 COUNT = ten_per_block  # how the `store` fixture counts
@@ -438,3 +439,20 @@ def test_a_summary_with_two_messages_kept_beside_it_gives_back_its_span_in_order
     assert session.view == ["p1", "a1"]
     session.uncompact(rewind.id)
     assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+
+
+def test_a_message_still_in_the_view_is_never_held_by_a_rewind_after_an_undo() -> None:
+    """A rewind took out a summary whose span also holds a message shown in the view (kept
+    verbatim): once that compaction is undone, the rewind holds the rest of the span, never
+    the message the view still shows."""
+    compaction = Boundary(
+        new_messages=[Message(id="S", role="user", kind="summary", content=[TextBlock(text="s")])],
+        stands_for={"S": ["P", "x", "y"]},
+    )
+    rewind = Boundary(direction="rewind", summarized_ids=["S", "z"], view_after=["P", "w"])
+    order = {mid: n for n, mid in enumerate(["P", "x", "y", "w", "S", "z"])}
+
+    view = undo_compaction(["P", "w"], compaction, [rewind], order)
+
+    assert view == ["P", "w"]
+    assert rewind.summarized_ids == ["x", "y", "z"]

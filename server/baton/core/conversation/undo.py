@@ -72,6 +72,7 @@ def undo_compaction(
     order the messages came (`order`: each message's place in the session)."""
     rewound = rewound_out(view, others)
     spans, tails = _spans(boundary, view, rewound)
+    present = set(view)
     for other in others:
         other.stands_for = {k: expand(v, spans) for k, v in other.stands_for.items()}
     stands_for: dict[str, list[str]] = {}
@@ -79,7 +80,7 @@ def undo_compaction(
         stands_for.update(other.stands_for)
     for other in others:
         if other.direction == "rewind":
-            out = expand(other.summarized_ids, spans)
+            out = expand(other.summarized_ids, spans, skip=present)  # a pinned one stays
             out += [one for mid in out for one in tails.get(mid, []) if one not in out]
             other.view_after = expand(other.view_after, spans, skip=out)
             other.summarized_ids = sorted(out, key=lambda mid: _first(mid, stands_for, order))

@@ -18,7 +18,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.conversation.undo import undo_compaction
+from baton.core.conversation.undo import sent_since, undo_compaction, unrewind
 from baton.core.errors import InvalidParams, NothingToCompact
 
 COUNT = ten_per_block  # how the `store` fixture counts
@@ -456,3 +456,16 @@ def test_a_message_still_in_the_view_is_never_held_by_a_rewind_after_an_undo() -
 
     assert view == ["P", "w"]
     assert rewind.summarized_ids == ["x", "y", "z"]
+
+
+def test_a_rewinds_turns_go_back_among_older_turns_in_the_order_they_came() -> None:
+    """After what the rewind kept (k), the view holds older turns another rewind's undo put
+    back (o1, o2): the rewound turns (b1, b2) go among them where they came, not after them
+    all."""
+    arrival = ["k", "b1", "o1", "b2", "o2", "later"]
+    rewind = Boundary(direction="rewind", summarized_ids=["b1", "b2"], view_after=["k"])
+    since = sent_since(arrival, arrival.index("later"))
+
+    view = unrewind(["k", "o1", "o2", "later"], rewind, {}, since, arrival)
+
+    assert view == ["k", "b1", "o1", "b2", "o2", "later"]

@@ -254,7 +254,8 @@ class Replayed:
         self.active.remove(boundary_id)
         if boundary.direction == "rewind":
             since = self.sent_since(boundary_id)
-            self._set_view(unrewind(self.view, boundary, self.active_stands_for(), since))
+            stands_for = self.active_stands_for()
+            self._set_view(unrewind(self.view, boundary, stands_for, since, self.messages))
             return
         others = [self.boundaries[b] for b in self.active]
         order = {mid: n for n, mid in enumerate(self.messages)}

@@ -148,7 +148,7 @@ class Session(ViewTokens):
                     f"undoing rewind {target} would put the turns it took out after turns "
                     f"sent since: compaction {by} summarized both; undo that compaction first"
                 )
-            after = unrewind(self.view, boundary, stands_for, since)
+            after = unrewind(self.view, boundary, stands_for, since, self.messages)
             why = "the turns sent since cannot follow the ones it took out; rewind them first"
         else:
             after = uncompacted(self.view, boundary, self.rewound_out())

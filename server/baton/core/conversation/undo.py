@@ -128,14 +128,27 @@ def sent_since(order: Iterable[str], known: int) -> SentSince:
 
 
 def unrewind(
-    view: list[str], boundary: Boundary, stands_for: dict[str, list[str]], since: SentSince
+    view: list[str],
+    boundary: Boundary,
+    stands_for: dict[str, list[str]],
+    since: SentSince,
+    arrival: Iterable[str],
 ) -> list[str]:
     """The view once rewind `boundary` is undone: the messages it took out back where
-    `rewind_return` puts them."""
+    `rewind_return` puts them. Among older turns another rewind's undo put back after what
+    this one kept, they go where they came (`arrival`: every message id, in the order they
+    came), so that the view keeps that order."""
     present = set(view)
     back = [mid for mid in boundary.summarized_ids if mid not in present]
+    kept = set(boundary.view_after)
+    reach = [_reach(mid, kept, stands_for, since) for mid in view]
+    start = max((n + 1 for n, (has_kept, _, _) in enumerate(reach) if has_kept), default=0)
     at, _ = rewind_return(view, boundary, stands_for, since)
-    return [*view[:at], *back, *view[at:]]
+    if at <= start:
+        return [*view[:at], *back, *view[at:]]
+    order = {mid: n for n, mid in enumerate(arrival)}
+    middle = sorted([*view[start:at], *back], key=lambda mid: _first(mid, stands_for, order))
+    return [*view[:start], *middle, *view[at:]]
 
 
 def rewind_return(
@@ -152,10 +165,10 @@ def rewind_return(
     kept = set(boundary.view_after)
     at, mixed = 0, None
     reach = [_reach(mid, kept, stands_for, since) for mid in view]
-    for n, (has_kept, _) in enumerate(reach):
-        if has_kept:
+    for n, (has_kept, has_older, _) in enumerate(reach):
+        if has_kept or has_older:
             at = n + 1
-    for mid, (_, has_later) in zip(view[:at], reach[:at], strict=True):
+    for mid, (_, _, has_later) in zip(view[:at], reach[:at], strict=True):
         if has_later:
             mixed = mid
             break
@@ -164,12 +177,11 @@ def rewind_return(
 
 def _reach(
     mid: str, kept: set[str], stands_for: dict[str, list[str]], since: SentSince
-) -> tuple[bool, bool]:
-    """Whether view entry `mid` is or stands for a message that comes before the rewind's
-    turns (one it kept, or one older than the rewind that it did not take out: another
-    rewind's turns, put back by its undo), and whether it stands for a turn sent after the
-    rewind."""
-    has_kept = has_later = False
+) -> tuple[bool, bool, bool]:
+    """Whether view entry `mid` is or stands for a message the rewind kept, one older than
+    the rewind that it did not take out (another rewind's turns, put back by its undo), and
+    a turn sent after the rewind."""
+    has_kept = has_older = has_later = False
     stack, seen = [mid], set()
     while stack:
         one = stack.pop()
@@ -178,8 +190,10 @@ def _reach(
         seen.add(one)
         if one in stands_for and one not in kept:
             stack.extend(stands_for[one])  # an attachment stands for nothing
-        elif one in kept or not since(one):
-            has_kept = True  # kept, or older (another rewind's turns its undo put back)
-        else:
+        elif one in kept:
+            has_kept = True
+        elif since(one):
             has_later = True
-    return has_kept, has_later
+        else:
+            has_older = True
+    return has_kept, has_older, has_later

@@ -29,6 +29,7 @@ from baton.core.conversation.undo import (
     SentSince,
     rewound_out,
     sent_since,
+    stands_for_of,
     undo_compaction,
     unrewind,
 )
@@ -271,11 +272,7 @@ class Replayed:
 
     def active_stands_for(self, *, besides: str | None = None) -> dict[str, list[str]]:
         """What each message the active compactions (but `besides`) introduced stands for."""
-        out: dict[str, list[str]] = {}
-        for boundary_id in self.active:
-            if boundary_id != besides:
-                out.update(self.boundaries[boundary_id].stands_for)
-        return out
+        return stands_for_of(self.boundaries[b] for b in self.active if b != besides)
 
     def _set_view(self, view: list[str]) -> None:
         """The new view; ids of lost messages drop out of it (and are reported), and a

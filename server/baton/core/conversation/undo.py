@@ -75,9 +75,7 @@ def undo_compaction(
     present = set(view)
     for other in others:
         other.stands_for = {k: expand(v, spans) for k, v in other.stands_for.items()}
-    stands_for: dict[str, list[str]] = {}
-    for other in others:
-        stands_for.update(other.stands_for)
+    stands_for = stands_for_of(others)
     for other in others:
         if other.direction == "rewind":
             out = expand(other.summarized_ids, spans, skip=present)  # a pinned one stays
@@ -97,15 +95,21 @@ def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) ->
     """The rewind among `others` that holds, out of `view`, a message `rewind` kept (itself,
     or inside a summary it took out): undoing `rewind` first would put its turns back with
     nothing of what came before them to follow. None when none does."""
-    stands_for: dict[str, list[str]] = {}
-    for other in others:
-        stands_for.update(other.stands_for)
+    stands_for = stands_for_of(others)
     missing = set(rewind.view_after) - _reached(view, stands_for)
     if missing:
         for other in others:
             if other.direction == "rewind" and missing & _reached(other.summarized_ids, stands_for):
                 return other.id
     return None
+
+
+def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:
+    """What each message the `boundaries` introduced stands for, all in one map."""
+    out: dict[str, list[str]] = {}
+    for boundary in boundaries:
+        out.update(boundary.stands_for)
+    return out
 
 
 def _reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from baton.cli.main import main
+from baton.core.conversation.messages import MessageInput
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
@@ -90,3 +92,52 @@ def test_a_data_dir_that_cannot_take_it_is_no_error(tmp_path: Path) -> None:
 def test_a_missing_folder_is_no_error_and_leaves_nothing(tmp_path: Path) -> None:
     SavedCalibration(tmp_path / "not-there").save(learned())
     assert not (tmp_path / "not-there").exists()
+
+
+def test_a_data_dir_given_after_the_start_brings_its_own_factor(tmp_path: Path) -> None:
+    """A client that names the data dir only in its settings (pulled after `initialize`,
+    where the server's start kept the calibration of the default dir), or changes it: the
+    new directory's factor is the one its sessions were estimated with, and what is
+    learned from then on is kept there."""
+    (tmp_path / "A").mkdir()
+    SavedCalibration(tmp_path / "A").save(learned((1_000, 1_900)))
+    service = BatonService(
+        Settings(data_dir=str(tmp_path / "default")), estimator=Estimator(encoder=None)
+    )
+    service.keep_calibration()
+    service.estimator.observe(1_000, 1_100)  # learned in the default dir
+    assert service.estimator.factor != learned((1_000, 1_900)).factor
+
+    service.configure({"dataDir": str(tmp_path / "A")})
+
+    assert service.estimator.factor == learned((1_000, 1_900)).factor
+    service.estimator.observe(1_000, 1_500)
+    saved = json.loads((tmp_path / "A" / FILE_NAME).read_text())
+    assert saved["factor"] == service.estimator.factor
+
+    service.configure({"dataDir": str(tmp_path / "empty")})  # nothing kept there: unchanged
+    assert json.loads((tmp_path / "A" / FILE_NAME).read_text())["factor"] == (
+        service.estimator.factor
+    )
+
+
+def test_the_command_line_estimates_a_data_dirs_session_with_its_factor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service = BatonService(Settings(data_dir=str(tmp_path)), estimator=Estimator())
+    service.keep_calibration()
+    session = service.create("calibrated")
+    session.append([MessageInput(role="user", content="how big is this? " * 400)])
+    path = tmp_path / "sessions" / f"{session.session_id}.jsonl"
+    capsys.readouterr()
+    assert main(["usage", str(path), "--json"]) == 0
+    uncalibrated = json.loads(capsys.readouterr().out)["usedTokens"]
+
+    service.estimator.observe(1_000, 1_600)  # what a reply taught the server: kept
+    served = service.usage(session.session_id).used_tokens
+    assert main(["usage", str(path), "--json"]) == 0
+    reported = json.loads(capsys.readouterr().out)["usedTokens"]
+
+    assert reported == served > uncalibrated
+    assert main(["usage", str(path), "--json"]) == 0  # the process's estimator is not moved
+    assert json.loads(capsys.readouterr().out)["usedTokens"] == reported

@@ -21,14 +21,21 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from baton.core.settings import Settings
     from baton.core.usage.budget import compute_usage
     from baton.core.usage.estimator import default_estimator
+    from baton.core.usage.saved_calibration import SavedCalibration
 
     path = file_or_example(args.file)
     estimator = default_estimator()
+    saved = SavedCalibration(path.parent.parent)
+    if path.parent.name == "sessions" and saved.path.is_file():
+        estimator = estimator.fresh()  # a data dir's session: estimated as its server does
+        saved.restore(estimator)
     settings = Settings()
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)
-        usage = compute_usage(session, settings, estimator)
+        tools = session.sent_tools  # what the last send offered, counted as the server does
+        tools_tokens = estimator.count_json(tools) if tools else 0
+        usage = compute_usage(session, settings, estimator, tools_tokens=tools_tokens)
         if args.json:
             print(json.dumps(usage.wire(), indent=2))
             return EXIT_OK

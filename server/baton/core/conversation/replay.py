@@ -22,6 +22,7 @@ from baton.core.conversation.recorded_usage import (
     ClientContext,
     LastUsage,
     LearnedUsage,
+    read_sent_tools,
     response_start,
 )
 from baton.core.conversation.transcript import Event, Transcript
@@ -87,6 +88,7 @@ class Replayed:
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
         self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
+        self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
         self._updated_instant: tuple[str, datetime | None] = ("", None)
@@ -174,6 +176,7 @@ class Replayed:
             self.client_context = ClientContext.read(
                 event.get("clientContext"), self.client_context
             )
+            self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":

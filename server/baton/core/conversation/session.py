@@ -204,6 +204,15 @@ class Session(ViewTokens):
         self.set_meta(clientContext=figures)
         return True
 
+    def keep_sent_tools(self, tools: list[dict[str, Any]]) -> bool:
+        """Record the tool definitions a send offers the model, so that the session read
+        again (a restart, a reopening) counts them as this send does; False, and nothing
+        written, when they are the ones recorded."""
+        if tools == self.sent_tools:
+            return False
+        self.set_meta(tools=tools)
+        return True
+
     def set_meta(self, **fields: Any) -> None:
         self._write([{"type": "meta", **fields, "at": now_iso()}])
 

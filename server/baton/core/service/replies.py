@@ -65,6 +65,7 @@ class Replies:
         offered = tools or (server_tools.definitions() if server_tools is not None else None)
         runtime.tools = list(offered or [])
         runtime.tools_tokens = service.estimator.count_json(offered) if offered else 0
+        runtime.session.keep_sent_tools(runtime.tools)
         context = chat.ChatContext(
             settings=service.settings,
             estimator=service.estimator,

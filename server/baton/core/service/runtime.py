@@ -106,10 +106,20 @@ class Runtimes:
         runtime = self._by_id.get(session.session_id)
         if runtime is not None:
             runtime.session = session
+            self._adopt_tools(runtime)
             return runtime
         runtime = self._by_id[session.session_id] = SessionRuntime(session)
+        self._adopt_tools(runtime)
         self._events.emit(SessionOpened(session.session_id))
         return runtime
+
+    def _adopt_tools(self, runtime: SessionRuntime) -> None:
+        """The tools the session's last send offered, as its transcript keeps them: a
+        session opened again counts them as that send did."""
+        tools = runtime.session.sent_tools
+        if tools != (runtime.tools or []):
+            runtime.tools = list(tools)
+            runtime.tools_tokens = self._estimator.count_json(tools) if tools else 0
 
     def get(self, session_id: str) -> SessionRuntime | None:
         """The runtime of an open session, or None (never opens one)."""

@@ -102,8 +102,11 @@ class BatonService:
         """Apply a client's `baton` settings on top of the current ones; usage follows."""
         before = self.settings.resolved_data_dir()
         self.settings = parse_settings(raw, warn, base=self.settings)
-        if self._runtimes.store_open and self.settings.resolved_data_dir() != before:
-            self._runtimes.close_store()  # release the old directory's locks
+        if self.settings.resolved_data_dir() != before:
+            if self._runtimes.store_open:
+                self._runtimes.close_store()  # release the old directory's locks
+            if self.estimator.on_learned is not None:  # kept: the new directory's factor
+                SavedCalibration(self._data_dir()).restore(self.estimator, replace=True)
         for session_id in self.open_session_ids():
             self.changes.usage_moved(session_id)
 

@@ -119,6 +119,12 @@ class Estimator:
         elif not background:
             self._load(bpe_path, expected_hash)
 
+    def fresh(self) -> Estimator:
+        """An estimator with a cache and a calibration of its own over this one's
+        tokenizer (loaded first)."""
+        self.wait_ready()
+        return Estimator(*self._source, encoder=self._encoder)
+
     def start_loading(self) -> None:
         """Start the background load, once; later calls (and loaded estimators) do nothing."""
         with self._loader_lock:

@@ -25,10 +25,12 @@ class SavedCalibration:
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / FILE_NAME
 
-    def restore(self, estimator: Estimator) -> bool:
-        """Start `estimator` from the saved factor, unless it learned one already; whether
-        it did. A file that is missing, unreadable or out of range changes nothing."""
-        if estimator.observations:
+    def restore(self, estimator: Estimator, *, replace: bool = False) -> bool:
+        """Start `estimator` from the saved factor, unless it learned one already (or
+        `replace`: the data dir changed, and its factor is the one its sessions were
+        estimated with); whether it did. A file that is missing, unreadable or out of range
+        changes nothing."""
+        if estimator.observations and not replace:
             return False
         try:
             data = read_small(self.path, MAX_BYTES)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from baton.core.conversation import files
+from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
@@ -84,3 +85,51 @@ def test_a_session_streaming_a_reply_is_not_closed(tmp_path: Path) -> None:
     for n in range(3):
         service.create(f"other {n}")
     assert busy in service.store.open_ids()
+
+
+def test_a_session_closed_here_reads_what_another_store_wrote_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """A session the store closed to stay within max_open, and that its holder still
+    keeps, is read again when it is opened again if another process wrote it meanwhile:
+    the holder's object (never two of one) shows that process's turns, and the next write
+    lands after them instead of failing with transcript_changed."""
+    mine = SessionStore(tmp_path, _count, max_open=1)
+    held = mine.create("a")
+    held.append([MessageInput(role="user", content="first")])
+    mine.create("b")  # `a` is closed here: its lock let go, its object still held
+    assert held.session_id not in mine.open_ids()
+    theirs = SessionStore(tmp_path, _count)
+    theirs.get(held.session_id).append(
+        [
+            MessageInput(role="assistant", content="theirs"),
+            MessageInput(role="user", content="more"),
+        ]
+    )
+    theirs.close()
+
+    again = mine.get(held.session_id)
+
+    assert again is held
+    assert [m.text() for m in again.view_messages()] == ["first", "theirs", "more"]
+    again.append([MessageInput(role="assistant", content="mine")])
+    fresh = SessionStore(tmp_path, _count)
+    assert [m.text() for m in fresh.get(held.session_id).view_messages()] == [
+        "first",
+        "theirs",
+        "more",
+        "mine",
+    ]
+    fresh.close()
+    mine.close()
+
+
+def test_a_session_closed_here_and_untouched_is_not_read_again(tmp_path: Path) -> None:
+    mine = SessionStore(tmp_path, _count, max_open=1)
+    held = mine.create("a")
+    held.append([MessageInput(role="user", content="first")])
+    revision = held.revision
+    mine.create("b")
+    assert mine.get(held.session_id) is held
+    assert held.revision == revision  # nothing replayed: the file is as it left it
+    mine.close()

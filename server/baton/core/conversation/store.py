@@ -136,6 +136,8 @@ class SessionStore:
         session = self._open.get(sid)
         if session is None:
             session = self._closed.pop(sid, None)  # its file is opened again at its next write
+            if session is not None and session.transcript.moved_on():
+                session.reload()  # another process wrote it while it was closed here
             if session is not None and not session.read_only:
                 self._keep(sid, session)
         if session is None or session.read_only:

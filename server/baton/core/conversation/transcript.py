@@ -270,6 +270,18 @@ class Transcript:
             path=str(self.path),
         )
 
+    def moved_on(self) -> bool:
+        """Whether the file at `path` is no longer the one this transcript read, or no
+        longer of the size it saw: another process wrote, replaced or cut it while this
+        one held no descriptor (cheap: one stat)."""
+        if self._size is None:
+            return False  # nothing read yet: whatever is read is the file's latest
+        try:
+            on_disk = os.lstat(self.path)
+        except OSError:
+            return True
+        return identity(on_disk) != self._identity or on_disk.st_size != self._size
+
     def _reopen(self) -> None:
         """The writer's descriptor and lock again, after `close()`, for the same file."""
         self._closed = False

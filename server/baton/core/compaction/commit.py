@@ -26,6 +26,7 @@ from baton.core.compaction.working_set.plan_todos import (
     place_after_summary,
 )
 from baton.core.compaction.working_set.restore import Restored, restore_files
+from baton.core.compaction.working_set.session_files import session_files
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.messages import (
     ApiUsage,
@@ -108,7 +109,7 @@ def commit_summary(
     report(ctx, "Checking what the summary kept", 0.8)
     kept_figures, ledger_text = prepared.retained or check_retention(prepared, ctx, transcript_path)
     summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
-    restored = _restore(ctx, kept)
+    restored = _restore(ctx, kept, session)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
     attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = layout_view(plan, summary, attachments, by_id)
@@ -188,15 +189,17 @@ def with_plan_and_todos(
     return place_after_summary(view, after, carried), [carried, *attachments]
 
 
-def _restore(ctx: CompactContext, kept: list[Message]) -> Restored:
+def _restore(ctx: CompactContext, kept: list[Message], session: Session) -> Restored:
     if ctx.editor_files is None:
         return Restored()
+    touched = session_files(session.held_messages(), ctx.workspace_folders)
     return restore_files(
         ctx.editor_files,
         kept=kept,
         settings=ctx.settings.restore,
         workspace_folders=ctx.workspace_folders,
         count_text=ctx.estimator.count_text,
+        touched=touched,
     )
 
 

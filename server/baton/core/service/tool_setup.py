@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 class ToolSetup:
     """The workspace folders the client named, and what a `send` reaches inside them.
 
-    `settings` is asked each time (a `configure` replaces the service's settings); a file a
-    tool or an attachment touches joins the editor files a compaction restores.
+    `settings` is asked each time (a `configure` replaces the service's settings). The
+    files a session's tools and attachments touch are not the editor's: a compaction reads
+    them from the session's messages (working_set/session_files.py).
     """
 
     def __init__(self, settings: Callable[[], Settings], editor_files: EditorFiles) -> None:
@@ -58,11 +59,7 @@ class ToolSetup:
         from baton.core.tools.workspace import Workspace
 
         workspace = Workspace(list(self.folders), self._settings().restore.exclude)
-        made = await attachment_messages(items, workspace, host)
-        for message in made:  # they join the files a compaction restores
-            if message.attachment is not None:
-                self._editor_files.touched(path_to_uri(message.attachment.path))
-        return made
+        return await attachment_messages(items, workspace, host)
 
     def server_tools(self, runtime: SessionRuntime, host: ToolHost | None) -> ServerTools | None:
         current = self._settings()
@@ -79,11 +76,10 @@ class ToolSetup:
         model = runtime.session.model or current.model
         workspace = Workspace(list(folders), current.restore.exclude)
 
-        def touched(path: Path) -> None:
-            self._editor_files.touched(path_to_uri(path))
-
         session = runtime.session
-        context = ToolContext(session.session_id, workspace, host, settings, touched)
+        # the files its tools read or edit are the session's own (compaction reads them
+        # from its messages: working_set/session_files.py), never the editor's
+        context = ToolContext(session.session_id, workspace, host, settings)
         context.messages = session.held_messages
         registry = workspace_registry(model).register(todo_tool.TOOL)
         return ServerTools(

@@ -16,6 +16,7 @@ from pathlib import Path
 from baton.core.compaction.prompts import instruction_files
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.credentials import credential_in
+from baton.core.compaction.working_set.session_files import SessionFile
 from baton.core.compaction.working_set.visible import Visible, resolve_path
 from baton.core.conversation.boundary import RestoredFile, SkippedFile
 from baton.core.conversation.messages import (
@@ -202,9 +203,11 @@ def restore_files(
     settings: RestoreSettings,
     workspace_folders: list[Path],
     count_text: CountText,
+    touched: Sequence[SessionFile] = (),
 ) -> Restored:
     """Attachment messages for the project instructions file, then the most recently touched
-    editor files, within the restore budgets; files the kept messages show are skipped."""
+    files, the editor's and those the session's own work `touched`, within the restore
+    budgets; files the kept messages show are skipped."""
     folders = [f for f in (resolve_path(Path(w)) for w in workspace_folders) if f is not None]
     out = Restored()
     if not folders:
@@ -254,10 +257,26 @@ def restore_files(
         if left > 0:
             take(PROJECT_INSTRUCTIONS, path, None)
     taken = 0
-    for tracked in files.recent():
+    for path, tracked in _newest_first(files, touched):
         if taken >= settings.max_files or left <= 0:
             break
-        path = tracked.path if path_problem(tracked.path) else Path(os.path.abspath(tracked.path))
+        path = path if path_problem(path) else Path(os.path.abspath(path))
         if take(RESTORED_FILE, path, tracked):
             taken += 1
     return out
+
+
+def _newest_first(
+    files: EditorFiles, touched: Sequence[SessionFile]
+) -> list[tuple[Path, TrackedFile | None]]:
+    """The editor's recent files and the session's, by when each was last touched (an
+    editor file keeps its open text)."""
+    timed = [(tracked.touched_at, tracked.path, tracked) for tracked in files.recent()]
+    timed += [(f.at, f.path, files.get(path_to_uri(f.path))) for f in touched]
+    timed.sort(key=lambda entry: entry[0], reverse=True)
+    out: dict[str, tuple[Path, TrackedFile | None]] = {}
+    for _, path, tracked in timed:  # a file both touched: once, at its latest, the editor's
+        key = os.path.abspath(path)
+        if key not in out:
+            out[key] = (path, tracked or files.get(path_to_uri(path)))
+    return list(out.values())

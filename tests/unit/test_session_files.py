@@ -1,0 +1,227 @@
+"""The files a session's own work touched come back after a compaction whichever server
+runs it: they are read from the session's messages (tool calls that read or edited a file,
+Claude Code's included, and prompts' attachments), not from one server's memory, and one
+session's reads never come back in another."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.working_set.session_files import session_files
+from baton.core.conversation.messages import (
+    Attachment,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from baton.core.importers.claude_code import import_claude_code
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.tools.host import DiskHost
+from baton.core.usage.estimator import Encoder, Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
+API_KEY = "sk-ant-test-session-files-0000"
+APP = "def main():\n    return 42\n" * 60
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "app.py").write_text(APP)
+    (folder / "notes.md").write_text("# notes\n" * 40)
+    return folder
+
+
+def service_on(data: Path, workspace: Path, estimator: Estimator) -> BatonService:
+    settings = {
+        "dataDir": str(data),
+        "keepWindow": {"minTokens": 300, "minTextMessages": 2},
+        "summarizer": "extractive",
+    }
+    service = BatonService(Settings.model_validate(settings), api_key=API_KEY, estimator=estimator)
+    service.keep_calibration()
+    service.set_workspace_folders([workspace.as_uri()])
+    return service
+
+
+async def read_then_chat(service: BatonService, fake: FakeAnthropic, title: str) -> str:
+    sid = service.create(title, model="claude-haiku-4-5").session_id
+    fake.reply(tool_use_block("read_file", {"path": "src/app.py"}), stop_reason="tool_use")
+    fake.reply("Read it. " * 50, usage={"input_tokens": 3_200})
+    await service.replies.send(sid, "read src/app.py please " * 20, host=DiskHost())
+    for n in range(4):
+        fake.reply(f"Answer {n}. " * 150, usage={"input_tokens": 4_000 + 1_500 * n})
+        await service.replies.send(sid, f"question {n} " * 80, host=DiskHost())
+    return sid
+
+
+def restored(service: BatonService, sid: str) -> list[str]:
+    view = service.session(sid).view_messages()
+    return [m.attachment.path for m in view if m.kind == "attachment" and m.attachment]
+
+
+async def test_a_restarted_server_restores_what_the_sessions_tools_read(
+    tmp_path: Path,
+    workspace: Path,
+    estimator: Estimator,
+    cl100k: Encoder,
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    warm = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        sid = await read_then_chat(warm, fake_anthropic, "reads")
+        shutil.copytree(tmp_path / "data", tmp_path / "copy")
+        cold = service_on(tmp_path / "copy", workspace, Estimator(encoder=cl100k))
+        try:
+            by_warm = await warm.compaction.compact(sid, CompactRequest(direction="all"))
+            by_cold = await cold.compaction.compact(sid, CompactRequest(direction="all"))
+            assert [f.uri for f in by_cold.restored_files] == [
+                (workspace / "src" / "app.py").as_uri()
+            ]
+            assert by_cold.restored_files == by_warm.restored_files
+            assert restored(cold, sid) == restored(warm, sid)
+            assert abs(by_cold.post_tokens - by_warm.post_tokens) <= 5  # the ids differ
+        finally:
+            await cold.close()
+    finally:
+        await warm.close()
+
+
+async def test_a_draft_applied_by_a_restarted_server_gives_its_figure(
+    tmp_path: Path,
+    workspace: Path,
+    estimator: Estimator,
+    cl100k: Encoder,
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    data = tmp_path / "data"
+    warm = service_on(data, workspace, estimator)
+    try:
+        sid = await read_then_chat(warm, fake_anthropic, "draft")
+        draft = await warm.drafts.preview(sid, CompactRequest(direction="all"))
+    finally:
+        await warm.close()
+    cold = service_on(data, workspace, Estimator(encoder=cl100k))
+    try:
+        result = await cold.drafts.apply(sid, draft.draft_id)
+        assert result.restored_files == draft.restored_files != []
+        assert result.post_tokens == draft.post_tokens
+    finally:
+        await cold.close()
+
+
+async def test_another_sessions_reads_are_not_restored(
+    tmp_path: Path, workspace: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    service = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        other = service.create("b", model="claude-haiku-4-5").session_id
+        for n in range(5):
+            fake_anthropic.reply(f"B answer {n}. " * 150, usage={"input_tokens": 2_000 + 1_500 * n})
+            await service.replies.send(other, f"b question {n} " * 80)
+        await read_then_chat(service, fake_anthropic, "a")
+        result = await service.compaction.compact(other, CompactRequest(direction="all"))
+        assert result.restored_files == []
+    finally:
+        await service.close()
+
+
+def _call(
+    call_id: str, name: str, tool_input: dict[str, object], error: bool = False
+) -> list[Message]:
+    return [
+        Message(role="assistant", content=[ToolUseBlock(id=call_id, name=name, input=tool_input)]),
+        Message(
+            role="user",
+            content=[ToolResultBlock(tool_use_id=call_id, content="ok", is_error=error)],
+        ),
+    ]
+
+
+def test_which_calls_and_prompts_count(tmp_path: Path, workspace: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n")
+    app, notes = workspace / "src" / "app.py", workspace / "notes.md"
+    attached = Message(
+        role="user",
+        kind="attachment",
+        content=[TextBlock(text=f"Attached file: {notes}")],
+        attachment=Attachment(path=str(notes), label="Attached file", kind="file"),
+    )
+    messages = [
+        *_call("t1", "read_file", {"path": "src/app.py"}),
+        *_call("t2", "read_file", {"path": "missing.py"}),  # gone: nothing to restore
+        *_call("t3", "read_file", {"path": "notes.md"}, error=True),  # refused: not read
+        *_call("t4", "list_dir", {"path": "src"}),  # no file
+        *_call("t5", "Read", {"file_path": str(outside)}),  # the restore refuses it later
+        attached,
+        Message(role="assistant", content=[ToolUseBlock(id="t6", name="Read", input={})]),
+    ]
+    for n, message in enumerate(messages):
+        message.created_at = f"2026-03-01T10:00:{n:02d}.000Z"
+
+    found = session_files(messages, [workspace])
+
+    assert [f.path for f in found] == [notes, outside, app]  # newest first
+    again = session_files([*messages, *_call("t7", "edit_file", {"path": str(app)})], [workspace])
+    assert again[0].path == app  # touched again: newest, once
+    assert len(again) == 3
+
+
+async def test_an_imported_claude_code_session_restores_what_claude_code_read(
+    tmp_path: Path, workspace: Path, estimator: Estimator
+) -> None:
+    app = workspace / "src" / "app.py"
+
+    def record(n: int, kind: str, content: object) -> str:
+        return json.dumps(
+            {
+                "type": kind,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "cc-1",
+                "timestamp": f"2026-03-01T10:{n:02d}:00.000Z",
+                "message": {"role": kind, "content": content},
+            }
+        )
+
+    lines = [record(0, "user", "look at the app " * 30)]
+    lines.append(
+        record(
+            1,
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_r",
+                    "name": "Read",
+                    "input": {"file_path": str(app)},
+                }
+            ],
+        )
+    )
+    lines.append(
+        record(2, "user", [{"type": "tool_result", "tool_use_id": "toolu_r", "content": APP}])
+    )
+    for n in range(3, 13):
+        role = "assistant" if n % 2 else "user"
+        lines.append(record(n, role, f"turn {n} " * 120))
+    source = tmp_path / "cc.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    service = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        session = import_claude_code(source, service.store)
+        result = await service.compaction.compact(
+            session.session_id, CompactRequest(direction="all")
+        )
+        assert [f.uri for f in result.restored_files] == [app.as_uri()]
+    finally:
+        await service.close()

@@ -72,6 +72,21 @@ async def test_list_dir_marks_folders(root: Path) -> None:
     ]
 
 
+async def test_list_dir_never_names_a_credential_file(root: Path) -> None:
+    """As find_files: a name restore.exclude matches is left out, and the count said."""
+    (root / ".env").write_text("API_KEY=sk-live-000\n")
+    (root / "src" / "server.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    top = await call(ctx(root), "list_dir")
+    assert top.text.splitlines() == [
+        "README.md",
+        "src/",
+        "[1 not shown: they may hold credentials (restore.exclude)]",
+    ]
+    inner = (await call(ctx(root), "list_dir", path="src")).text
+    assert "server.pem" not in inner and inner.startswith("app.py\nutils.py\n[1 not shown")
+    assert ".env" not in (await call(ctx(root), "find_files", pattern="**/*")).text
+
+
 async def test_find_files_globs_and_honours_gitignore(root: Path) -> None:
     (root / ".gitignore").write_text("build/\n*.log\n")
     (root / "build").mkdir()

@@ -44,9 +44,12 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         children = sorted(located.real.iterdir(), key=lambda p: p.name)
     except OSError as exc:
         raise ToolError(f"{located.shown} cannot be listed ({exc.strerror or exc})") from None
-    entries = []
+    entries, hidden = [], 0
     for child in children:
         if child.name == ".git":
+            continue
+        if ctx.workspace.shown(child) is None:
+            hidden += 1  # a credential file (restore.exclude): never named, as find_files
             continue
         try:
             is_dir = child.is_dir() and not child.is_symlink()
@@ -57,6 +60,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = "\n".join(entries[:MAX_ENTRIES]) or "(empty folder)"
     if total > MAX_ENTRIES:
         text += f"\n[cut: {MAX_ENTRIES} of {total} entries shown]"
+    if hidden:
+        text += f"\n[{hidden} not shown: they may hold credentials (restore.exclude)]"
     return ToolResult(text, summary=f"{total} entries")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import ApiUsage, Message
 
@@ -74,15 +74,6 @@ class ClientContext:
         if all(isinstance(f, int) and not isinstance(f, bool) and f >= 0 for f in figures):
             return cls(*figures)
         return current
-
-
-def read_sent_tools(raw: object, current: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A `meta` event's `tools`: the tool definitions a send offered the model, kept so
-    that a session read again counts them as the send did; anything but a list of
-    objects leaves `current` as it is."""
-    if isinstance(raw, list) and all(isinstance(tool, dict) for tool in raw):
-        return raw
-    return current
 
 
 def response_start(messages: Mapping[str, Message], view: list[str], index: int) -> int:

@@ -18,11 +18,15 @@ from pydantic import ValidationError
 from baton.core.conversation.boundary import Boundary, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note, repair_view
 from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
+from baton.core.conversation.meta_records import (
+    AutoPause,
+    read_auto_pause,
+    read_sent_tools,
+)
 from baton.core.conversation.recorded_usage import (
     ClientContext,
     LastUsage,
     LearnedUsage,
-    read_sent_tools,
     response_start,
 )
 from baton.core.conversation.transcript import Event, Transcript
@@ -89,6 +93,7 @@ class Replayed:
         self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
         self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
+        self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
         self._state = ViewState()
         self.revision = 0  # moves on with every event applied (what a cache keys on)
         self._updated_instant: tuple[str, datetime | None] = ("", None)
@@ -177,6 +182,8 @@ class Replayed:
                 event.get("clientContext"), self.client_context
             )
             self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
+            if "autoCompactPaused" in event:
+                self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":

@@ -18,6 +18,7 @@ from baton.core.conversation.messages import (
     invariant_violations,
     now_iso,
 )
+from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed, TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import (
@@ -212,6 +213,11 @@ class Session(ViewTokens):
             return False
         self.set_meta(tools=tools)
         return True
+
+    def keep_auto_pause(self, pause: AutoPause | None) -> None:
+        """Record that auto-compact paused on the session, and why, or that it resumed
+        (None): a restart keeps a pause until a manual compaction ends it."""
+        self.set_meta(autoCompactPaused=pause.wire() if pause is not None else None)
 
     def set_meta(self, **fields: Any) -> None:
         self._write([{"type": "meta", **fields, "at": now_iso()}])

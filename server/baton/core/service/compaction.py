@@ -39,7 +39,7 @@ class Compaction:
         result = await service.lanes.compact_any(session, request, context)  # offline: off the loop
         if not request.dry_run:
             if request.trigger != "auto":  # an idle compaction is no manual one
-                service.upkeep.auto.reset(session_id)  # a manual success closes the breaker
+                service.upkeep.auto.reset(session_id, session)  # a manual success: resumed
             service.changes.changed(self._runtimes.of(session_id), "compact")
         return result
 

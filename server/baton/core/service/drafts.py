@@ -92,7 +92,7 @@ class Drafts:
 
         # within a compaction's frame, as any compaction: its hooks run around the commit
         result = await engine.run_compaction(session, request, ctx, commit)
-        service.upkeep.auto.reset(session_id)  # a manual success closes the circuit breaker
+        service.upkeep.auto.reset(session_id, session)  # a manual success: resumed
         service.changes.changed(service._runtime(session_id), "compact")
         return result
 

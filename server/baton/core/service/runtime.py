@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.compaction.automatic.ahead import AheadState
+from baton.core.compaction.automatic.auto import MAX_FAILURES
 from baton.core.compaction.automatic.auto_state import AutoState
 from baton.core.compaction.summary.notes_state import NotesState
 from baton.core.conversation.session import Session
@@ -110,6 +111,8 @@ class Runtimes:
             return runtime
         runtime = self._by_id[session.session_id] = SessionRuntime(session)
         self._adopt_tools(runtime)
+        if session.auto_pause is not None:
+            runtime.auto.paused_before(session.auto_pause, MAX_FAILURES)
         self._events.emit(SessionOpened(session.session_id))
         return runtime
 

@@ -19,7 +19,6 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Literal
 
 from baton.core.compaction import engine
 from baton.core.compaction.automatic import microcompact as micro
@@ -31,6 +30,7 @@ from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.meta_records import AutoPause, PausedBy
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 MAX_FAILURES = 3
 REFILL_TURNS = 3  # a refill within this many turns of an auto-compaction counts
 THRASH_LIMIT = 3  # refills in a row that stop auto-compact
-PausedBy = Literal["failures", "thrashing"]
 
 CompactFn = Callable[[Session, CompactRequest, CompactContext], Awaitable[CompactResult]]
 MicrocompactFn = Callable[..., Boundary | None]
@@ -103,9 +102,25 @@ class AutoCompactor:
     def last_error(self, session_id: str) -> str | None:
         return self._state(session_id).last_error
 
-    def reset(self, session_id: str) -> None:
-        """Close the breaker and the thrash guard (a manual compaction succeeded)."""
+    def reset(self, session_id: str, session: Session | None = None) -> None:
+        """Close the breaker and the thrash guard (a manual compaction succeeded); the
+        `session`'s transcript, if it recorded a pause, records that it ended."""
         self._state(session_id).reset()
+        if session is not None:
+            self._keep_pause(session)
+
+    def _keep_pause(self, session: Session) -> None:
+        """Record a pause that started or ended in the transcript, so that a restart keeps
+        auto-compact paused (it would try again, and pay for a summary each time)."""
+        sid = session.session_id
+        by = self.paused_by(sid)
+        pause = AutoPause(by, self.last_error(sid) or "") if by is not None else None
+        if (pause and pause.by) == (session.auto_pause and session.auto_pause.by):
+            return
+        try:
+            session.keep_auto_pause(pause)
+        except BatonError as exc:  # read-only, or the file changed: a restart may try again
+            log.warning("auto-compact's pause of %s is not recorded: %s", sid, exc.message)
 
     # ---- the check -----------------------------------------------------------------------
 
@@ -156,6 +171,7 @@ class AutoCompactor:
                 return await self._run(session, ctx, reason)
             finally:
                 state.holder = None
+                self._keep_pause(session)
 
     async def _run(
         self, session: Session, ctx: CompactContext, reason: str

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from baton.core.conversation.meta_records import AutoPause
 from baton.core.usage.usage_memo import UsageMemo
 
 
@@ -25,6 +26,15 @@ class AutoState:
     last_auto: tuple[str, int] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     holder: asyncio.Task[Any] | None = None
+
+    def paused_before(self, pause: AutoPause, max_failures: int) -> None:
+        """Stopped as the transcript recorded it before a restart, until a manual
+        compaction (`reset`)."""
+        if pause.by == "thrashing":
+            self.thrashing = True
+        else:
+            self.failures = max(self.failures, max_failures)
+        self.last_error = pause.reason or None
 
     def reset(self) -> None:
         """Close the breaker and the thrash guard (the lock and its holder stay as they are)."""

@@ -1,0 +1,42 @@
+"""What a session's `meta` events keep besides its title, its model and the client's declared
+context: the tools the last send offered, and auto-compact's pause. Each reader takes the
+field's raw value and what is in force; a value it cannot read leaves that in force."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+PausedBy = Literal["failures", "thrashing"]
+REASON_MAX_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class AutoPause:
+    """Auto-compact stopped on the session (repeated failures, or thrashing) and why."""
+
+    by: PausedBy
+    reason: str
+
+    def wire(self) -> dict[str, str]:
+        return {"by": self.by, "reason": self.reason}
+
+
+def read_sent_tools(raw: object, current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`tools`: the tool definitions a send offered the model, kept so that a session read
+    again counts them as the send did; anything but a list of objects is not read."""
+    if isinstance(raw, list) and all(isinstance(tool, dict) for tool in raw):
+        return raw
+    return current
+
+
+def read_auto_pause(raw: object, current: AutoPause | None) -> AutoPause | None:
+    """`autoCompactPaused`: `{"by", "reason"}` when auto-compact paused, null when it
+    resumed; a restart keeps the pause until a manual compaction ends it."""
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        by, reason = raw.get("by"), raw.get("reason")
+        if by in ("failures", "thrashing") and isinstance(reason, str):
+            return AutoPause(cast(PausedBy, by), reason[:REASON_MAX_CHARS])
+    return current

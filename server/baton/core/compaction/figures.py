@@ -9,20 +9,23 @@ from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
+from baton.core.conversation.thinking_sent import thinking_left_out
 from baton.core.usage.overhead import carried_tokens
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
 
 
-def estimate(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
+def estimate(
+    session: Session, ctx: CompactContext, messages: Sequence[Message], unsent: int = 0
+) -> int:
     """Estimated context tokens of a view: right after a compaction there is no API usage
-    that still describes it."""
+    that still describes it (`unsent`: raw tokens of thinking the request leaves out)."""
     declared = session.client_context
     raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
     raw += declared.system_tokens + declared.tools_tokens
     raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
-    return ctx.estimator.calibrated(raw)
+    return ctx.estimator.calibrated(raw - unsent)
 
 
 def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
@@ -36,9 +39,28 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
             break
         same += 1
     anchor = session.anchor_before(same)
+    start = anchor[0] + 1 if anchor is not None else 0
+    unsent = _thinking_left_out(session, ctx, messages, same, start)
     if anchor is not None:
         index, usage = anchor
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
-        return usage.context_tokens + ctx.estimator.calibrated(after)
+        return usage.context_tokens + ctx.estimator.calibrated(after - unsent)
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
-    return max(0, estimate(session, ctx, messages) + carried)
+    return max(0, estimate(session, ctx, messages, unsent) + carried)
+
+
+def _thinking_left_out(
+    session: Session, ctx: CompactContext, messages: Sequence[Message], same: int, start: int
+) -> int:
+    """Raw tokens of the thinking the request after the compaction leaves out of
+    messages[start:], as the meter will take it out: the turns after the first change
+    follow a new view, so they go without their thinking (`thinking_sent.py`)."""
+    if not session.holds_thinking:
+        return 0
+    left_out = thinking_left_out(
+        messages.__getitem__,
+        start,
+        len(messages),
+        lambda i: i < same and session.unchanged_before(i),
+    )
+    return sum(ctx.estimator.count_thinking(messages[i]) for i in left_out)

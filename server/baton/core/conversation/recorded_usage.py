@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import ApiUsage, Message
+from baton.core.conversation.thinking_sent import thinking_left_out
 
 if TYPE_CHECKING:
     from baton.core.conversation.view_state import ViewState
@@ -28,6 +29,9 @@ class LastUsage:
     message_id: str
     usage: ApiUsage
     prefix_tokens: int
+    # the messages of that view whose thinking its request left out (`thinking_sent.py`):
+    # their stored counts hold it, the usage does not
+    thinking_left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,12 +48,23 @@ class LearnedUsage:
     state: ViewState
 
     def settled(
-        self, messages: Mapping[str, Message], count: Callable[[Message], int]
+        self,
+        messages: Mapping[str, Message],
+        count: Callable[[Message], int],
+        marks: Mapping[str, bytes],
     ) -> LastUsage:
+        """`marks`: each message's mark when it joined the view (the view before it)."""
         assert self.message.usage is not None
-        view = self.view
-        prefix = self.state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
-        return LastUsage(self.message.id, self.message.usage, prefix)
+        view, state = self.view, self.state
+        prefix = state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
+        left_out = thinking_left_out(  # in the view its request sent
+            lambda i: messages[view[i]],
+            0,
+            self.stop - 1,
+            lambda i: marks.get(view[i]) == state.mark(i),
+        )
+        ids = tuple(view[i] for i in left_out)
+        return LastUsage(self.message.id, self.message.usage, prefix, ids)
 
     def costs_nothing(self, state: ViewState) -> bool:
         """Whether `state` is the one it covered, with every message of it counted."""

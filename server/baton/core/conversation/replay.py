@@ -29,6 +29,7 @@ from baton.core.conversation.recorded_usage import (
     LearnedUsage,
     response_start,
 )
+from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import (
     SentSince,
@@ -89,6 +90,7 @@ class Replayed:
         self._repairing = repairing
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, bytes] = {}
+        self.holds_thinking = False  # some reply of it thought (`thinking_sent.py`)
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
         self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
@@ -218,9 +220,14 @@ class Replayed:
         self.messages[message.id] = message
         mark = self._state.add(message)
         self.view.append(message.id)
+        thinking = message.role == "assistant" and has_thinking(message)
+        if thinking:
+            self.holds_thinking = True
         if message.anchors_usage:
             self._prefix_marks[message.id] = mark
             self._learn(len(self.view) - 1)
+        elif thinking:
+            self._prefix_marks[message.id] = mark  # its thinking goes back while it holds
 
     def _learn(self, index: int) -> None:
         """Keep view[index]'s usage with the view it covered (`LearnedUsage`)."""
@@ -233,7 +240,7 @@ class Replayed:
     def last_usage(self) -> LastUsage | None:
         """The newest real usage with the raw estimate of the view it covered."""
         if self._learned is not None:
-            self._last_usage = self._learned.settled(self.messages, self.count)
+            self._last_usage = self._learned.settled(self.messages, self.count, self._prefix_marks)
             self._learned = None  # the view it covered is let go
         return self._last_usage
 

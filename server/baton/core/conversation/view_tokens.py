@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.replay import Replayed, TokenCounter, response_start
+from baton.core.conversation.thinking_sent import thinking_left_out
 
 
 class ViewTokens(Replayed):
@@ -41,6 +42,20 @@ class ViewTokens(Replayed):
             message = self.messages[self.view[i]]
             out[message.kind] += counter(message)
         return out
+
+    def thinking_left_out(self, start: int = 0, stop: int | None = None) -> list[str]:
+        """The messages of view[start:stop] whose thinking a request for view[:stop] (the
+        next one, by default) leaves out (`thinking_sent.py`): their stored counts hold it."""
+        if not self.holds_thinking:
+            return []
+        view, messages = self.view, self.messages
+        top = len(view) if stop is None else stop
+        left_out = thinking_left_out(lambda i: messages[view[i]], start, top, self.unchanged_before)
+        return [view[i] for i in left_out]
+
+    def unchanged_before(self, index: int) -> bool:
+        """Whether the view before view[index] is the one its message joined after."""
+        return self._prefix_marks.get(self.view[index]) == self._state.mark(index)
 
     def anchor_before(self, stop: int) -> tuple[int, ApiUsage] | None:
         """The anchor `anchor()` would find in view[:stop] (for calibration from the growth

@@ -249,12 +249,17 @@ def _compute_usage(
     declared = session.client_context
     system_raw = _system_tokens(session, estimator, memo) + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
-    parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]
-    parts += [by_kind["summary"], by_kind["attachment"]]
     anchor = session.anchor()
+    # the thinking the next request leaves out is in the stored counts, not in what it sends
+    start = anchor[0] + 1 if anchor is not None else 0
+    unsent = estimator.thinking_of(session.messages, session.thinking_left_out(start))
     after = None
     if anchor is not None:
-        after = session.tokens_in_view(anchor[0] + 1, len(session.view), count)
+        after = session.tokens_in_view(anchor[0] + 1, len(session.view), count) - unsent
+    else:
+        by_kind["message"] -= unsent
+    parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]
+    parts += [by_kind["summary"], by_kind["attachment"]]
     figure = context_figure(session, estimator, parts, after)
     used = figure.used
     unattributed = 0

@@ -35,13 +35,17 @@ def observe_response(
     estimate += session.tokens_in_view(0, first, estimator.count_message)
     actual = _prompt_side(message.usage)
     previous = session.anchor_before(first)
+    start = previous[0] if previous is not None else 0
+    # the thinking its request left out is in the stored counts, not in the usage
+    unsent = estimator.thinking_of(session.messages, session.thinking_left_out(start, first))
     if previous is not None:
         start, earlier = previous
-        added = session.tokens_in_view(start, first, estimator.count_message)
+        added = session.tokens_in_view(start, first, estimator.count_message) - unsent
         grown = actual - _prompt_side(earlier)
         if added >= MIN_CALIBRATION_SAMPLE and grown > 0:
             estimator.observe(added, grown)
         return
+    estimate -= unsent
     if estimate >= MIN_CALIBRATION_SAMPLE:
         estimator.observe(estimate, actual)
 

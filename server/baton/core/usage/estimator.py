@@ -18,6 +18,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from baton.core.conversation.thinking_sent import THINKING_TYPES
 from baton.core.errors import BatonError
 from baton.core.usage.cl100k import (
     BPE_PACKAGE,
@@ -108,6 +109,7 @@ class Estimator:
         # message id -> (content list it was counted from, cheap shape, raw tokens); the
         # list is held so its identity cannot be recycled while the entry lives
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        self._thinking: dict[str, int] = {}  # message id -> raw tokens of its thinking
         # session -> the memo of its usage, for callers that hold none (weakly: it goes with
         # the session); the service passes each session's own, from its runtime
         self._memos: WeakKeyDictionary[Any, UsageMemo] = WeakKeyDictionary()
@@ -222,6 +224,19 @@ class Estimator:
         self._cache[message.id] = (content, shape, tokens)
         return tokens
 
+    def count_thinking(self, message: Message) -> int:
+        """Raw tokens of the message's thinking blocks (as `count_message` counts them),
+        cached by id: what a request that leaves them out does not send."""
+        cached = self._thinking.get(message.id)
+        if cached is None:
+            blocks = [b for b in message.content if b.type in THINKING_TYPES]
+            cached = self._thinking[message.id] = self.count_blocks(blocks)
+        return cached
+
+    def thinking_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
+        """Raw tokens of the thinking of the messages `ids` names (those still held)."""
+        return sum(self.count_thinking(messages[i]) for i in ids if i in messages)
+
     def usage_memo(self, session: object) -> UsageMemo:
         """The memo of `session`'s usage for a caller that holds none."""
         memo = self._memos.get(session)
@@ -233,6 +248,7 @@ class Estimator:
         """Drop the cached counts of these messages (their session went away)."""
         for message_id in message_ids:
             self._cache.pop(message_id, None)
+            self._thinking.pop(message_id, None)
 
     def calibrated(self, raw: int) -> int:
         return round(raw * self.factor)

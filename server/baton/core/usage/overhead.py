@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, Strict, model_validator
 
 from baton.core.conversation.messages import WireModel
+from baton.core.conversation.recorded_usage import LastUsage
 from baton.core.conversation.session import Session
 from baton.core.usage.estimator import Estimator
 
@@ -97,7 +98,7 @@ def context_figure(
     if last is None:
         return Context(estimate, estimate, 0, "estimate")
     # the same prefix, as the estimator counts it now: system, tools, and the view it saw
-    then = estimator.calibrated(known[0] + known[1] + last.prefix_tokens)
+    then = estimator.calibrated(known[0] + known[1] + sent_prefix(session, estimator, last))
     extra = last.usage.context_tokens - then
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
 
@@ -117,4 +118,11 @@ def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0
     declared = session.client_context
     known = estimator.count_text(session.system_prompt or "") + declared.system_tokens
     known += tools_tokens + declared.tools_tokens
-    return last.usage.context_tokens - estimator.calibrated(known + last.prefix_tokens)
+    prefix = sent_prefix(session, estimator, last)
+    return last.usage.context_tokens - estimator.calibrated(known + prefix)
+
+
+def sent_prefix(session: Session, estimator: Estimator, last: LastUsage) -> int:
+    """Raw tokens of the view the last usage covered, without the thinking its request
+    left out (`conversation/thinking_sent.py`)."""
+    return last.prefix_tokens - estimator.thinking_of(session.messages, last.thinking_left_out)

@@ -1,0 +1,90 @@
+"""Which stored thinking a request leaves out, so that an estimate counts what is sent.
+
+A reply's thinking goes back to the model only while everything before its turn is what
+it was when the reply was generated (`model_api/reply_request.py` checks the payload's
+fingerprint); otherwise the turn goes without it. So a request leaves out the thinking of
+a turn whose view before it changed since it arrived (a compaction, an undo or a rewind
+before it) and of every record of a turn but its first (only the first record's prefix is
+known), but never of the turn in progress (the last assistant turn, followed only by the
+tool results that answer it), which goes back as it was received. The stored counts hold
+every thinking block: the meter, the figures a compaction reports and the usage a reply
+teaches take this thinking out.
+
+An imported turn has no fingerprint, so Baton's own requests leave its thinking out too;
+it is still counted here, as the client that wrote the file sent it: the meter of an
+imported session follows that client's recorded usage until Baton's first reply anchors it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from baton.core.conversation.messages import Message
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+At = Callable[[int], Message]  # the view's message at an index
+
+
+def has_thinking(message: Message) -> bool:
+    return message.role == "assistant" and any(b.type in THINKING_TYPES for b in message.content)
+
+
+def thinking_left_out(at: At, start: int, stop: int, unchanged: Callable[[int], bool]) -> list[int]:
+    """The indices in [start, stop) of the messages whose thinking a request for the view
+    up to `stop` leaves out (`at(i)`: the view's message i); `unchanged(i)`: whether the
+    view before message i is the one it arrived after. Looks no further back than the
+    prompt before `start`."""
+    low = start
+    while low > 0 and not _typed(at(low - 1)):
+        low -= 1  # back to a typed prompt (or the start): no turn spans it
+    firsts = _turn_starts(at, low, stop)
+    in_progress = _in_progress_start(at, low, stop, firsts)
+    out = []
+    for index in range(start, min(stop, in_progress)):
+        message = at(index)
+        if not has_thinking(message):
+            continue
+        if message.prefix_hash is None:
+            continue  # imported: counted as its client sent it (below)
+        if index not in firsts or not unchanged(index):
+            out.append(index)
+    return out
+
+
+def _typed(message: Message) -> bool:
+    return message.role == "user" and not message.is_tool_result_only
+
+
+def _turn_starts(at: At, low: int, stop: int) -> set[int]:
+    """The indices in [low, stop) of the assistant records that start an API turn (the
+    records of one response, with tool results between them, are one turn, and so are
+    consecutive assistant records); view[low - 1], if any, is a typed prompt."""
+    starts: set[int] = set()
+    open_response: str | None = None  # the last response's id, while only results follow
+    previous = ""
+    for index in range(low, stop):
+        message = at(index)
+        if message.role == "assistant":
+            api_id = message.api_message_id
+            same = api_id is not None and api_id == open_response
+            if previous != "assistant" and not same:
+                starts.add(index)
+            open_response = api_id
+        elif not message.is_tool_result_only:
+            open_response = None
+        previous = message.role
+    return starts
+
+
+def _in_progress_start(at: At, low: int, stop: int, firsts: set[int]) -> int:
+    """Where the turn in progress of a request for the view up to `stop` starts (`stop` if
+    none)."""
+    index = stop
+    while index > low and at(index - 1).role == "user" and at(index - 1).is_tool_result_only:
+        index -= 1
+    if index in (stop, low) or at(index - 1).role != "assistant":
+        return stop
+    turn = index - 1
+    while turn > low and turn not in firsts:
+        turn -= 1
+    return turn

@@ -184,6 +184,26 @@ def test_a_declared_text_is_counted_and_only_its_size_kept(
     assert again.client_context == session.client_context
 
 
+@pytest.mark.parametrize(
+    "declared",
+    [ClientContext(system_tokens=1_500), ClientContext(system="The client's own prompt. " * 60)],
+)
+def test_a_client_that_declares_its_own_system_prompt_gets_no_default(
+    tmp_path: Path, estimator: Estimator, declared: ClientContext
+) -> None:
+    """Its size or its text: either way the client sends its own, so Baton's default is
+    neither kept nor counted (the text was counted beside the default before)."""
+    from baton.core.service.service import BatonService
+
+    service = BatonService(Settings(data_dir=str(tmp_path)), estimator=estimator)
+    session = service.create(client_context=declared)
+    assert session.system_prompt is None
+    usage = service.usage(session.session_id)
+    assert usage.breakdown.system == session.client_context.system_tokens > 0
+    plain = service.create()
+    assert plain.system_prompt  # without a declaration: the default
+
+
 def test_a_declaration_gives_a_size_or_a_text_not_both() -> None:
     with pytest.raises(ValidationError, match="systemTokens or system"):
         ClientContext(system_tokens=5, system="x")

@@ -151,7 +151,9 @@ class BatonService:
         model: str | None = None,
         client_context: ClientContext | None = None,
     ) -> Session:
-        declared_own = client_context is not None and bool(client_context.system_tokens)
+        declared_own = client_context is not None and bool(
+            client_context.system_tokens or client_context.system  # its size, or its text
+        )
         if system_prompt is None and not declared_own:  # none of its own: the default
             system_prompt = default_system_prompt(
                 self.editor_name,

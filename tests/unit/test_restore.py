@@ -292,6 +292,37 @@ def test_the_instructions_file_is_restored_outside_the_file_count(ws: Path) -> N
     assert restored_paths(result) == [str(claude), str(second)]  # CLAUDE.md not twice
 
 
+def test_an_instructions_file_the_system_prompt_carries_is_not_restored_again(ws: Path) -> None:
+    """Baton's default system prompt holds the project's instructions: restoring them too
+    sent them twice with every request after a compaction. A session with a system prompt
+    of its own gets them back."""
+    from baton.core.turn.system_prompt import default_system_prompt
+
+    claude = write(ws / "CLAUDE.md", "# Project rules\nUse tabs.\n")
+    other = write(ws / "one.py", "1")
+    carried = default_system_prompt("Code", [ws])
+    assert "Use tabs." in carried
+    result = restore_files(
+        focus_all(other),
+        kept=[],
+        settings=RestoreSettings(),
+        workspace_folders=[ws],
+        count_text=approx_tokens,
+        system_prompt=carried,
+    )
+    assert restored_paths(result.files) == [str(other)]
+    assert result.skipped == []
+    own = restore_files(
+        focus_all(other),
+        kept=[],
+        settings=RestoreSettings(),
+        workspace_folders=[ws],
+        count_text=approx_tokens,
+        system_prompt="You review pull requests.",
+    )
+    assert restored_paths(own.files) == [str(claude), str(other)]
+
+
 def test_baton_instructions_file_is_restored_and_counts_towards_the_total(ws: Path) -> None:
     write(ws / ".baton" / "instructions.md", "word " * 400)
     other = write(ws / "a.py", "x = 1\n" * 200)

@@ -200,6 +200,7 @@ def _restore(ctx: CompactContext, kept: list[Message], session: Session) -> Rest
         workspace_folders=ctx.workspace_folders,
         count_text=ctx.estimator.count_text,
         touched=touched,
+        system_prompt=session.system_prompt,
     )
 
 

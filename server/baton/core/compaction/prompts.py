@@ -216,6 +216,12 @@ def instruction_files(workspace_folders: list[Path]) -> list[Path]:
     return found
 
 
+def instructions_heading(path: Path) -> str:
+    """The line before an instructions file's text in Baton's default system prompt: a
+    compaction does not restore a file the session's system prompt carries."""
+    return f"Project instructions from {path}:"
+
+
 def _read_head(path: Path) -> str | None:
     try:
         with path.open("rb") as handle:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from baton.core.compaction.prompts import instruction_files
+from baton.core.compaction.prompts import instruction_files, instructions_heading
 
 MAX_INSTRUCTIONS_CHARS = 20_000
 
@@ -47,5 +47,5 @@ def default_system_prompt(
     for path in instruction_files(list(folders)):
         text = _read(path)
         if text:
-            parts.append(f"Project instructions from {path}:\n{text}")
+            parts.append(f"{instructions_heading(path)}\n{text}")
     return "\n\n".join(parts)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baton.core.compaction.prompts import instruction_files
+from baton.core.compaction.prompts import instruction_files, instructions_heading
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.session_files import SessionFile
@@ -204,6 +204,7 @@ def restore_files(
     workspace_folders: list[Path],
     count_text: CountText,
     touched: Sequence[SessionFile] = (),
+    system_prompt: str | None = None,
 ) -> Restored:
     """Attachment messages for the project instructions file, then the most recently touched
     files, the editor's and those the session's own work `touched`, within the restore
@@ -254,8 +255,8 @@ def restore_files(
         return True
 
     for path in instruction_files(workspace_folders):
-        if left > 0:
-            take(PROJECT_INSTRUCTIONS, path, None)
+        if left > 0 and instructions_heading(path) not in (system_prompt or ""):
+            take(PROJECT_INSTRUCTIONS, path, None)  # (one the system prompt carries: not twice)
     taken = 0
     for path, tracked in _newest_first(files, touched):
         if taken >= settings.max_files or left <= 0:
@@ -271,6 +272,7 @@ def _newest_first(
 ) -> list[tuple[Path, TrackedFile | None]]:
     """The editor's recent files and the session's, by when each was last touched (an
     editor file keeps its open text)."""
+    timed: list[tuple[float, Path, TrackedFile | None]]
     timed = [(tracked.touched_at, tracked.path, tracked) for tracked in files.recent()]
     timed += [(f.at, f.path, files.get(path_to_uri(f.path))) for f in touched]
     timed.sort(key=lambda entry: entry[0], reverse=True)

@@ -72,8 +72,12 @@ async def test_requests_without_pause_get_a_release_now_and_then_not_after_each(
         await asyncio.sleep(0.001)
     flood = release.releases
     assert requests > 3 * flood and 1 <= flood <= 8, (requests, flood)
+    for _ in range(300):  # the burst's end is released (soon; a loaded machine is slower)
+        await asyncio.sleep(0.01)
+        if release.releases > flood:
+            break
     await asyncio.sleep(0.3)
-    assert release.releases == flood + 1  # the burst's end is released
+    assert release.releases == flood + 1  # once
 
 
 def test_the_c_library_is_found_on_linux() -> None:

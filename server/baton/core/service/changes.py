@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from baton.core.background import Background
-from baton.core.compaction.automatic.auto import PausedBy
+from baton.core.conversation.meta_records import PausedBy
 from baton.core.model_api.exact_counts import ExactCounts, fingerprint, with_exact_count
 from baton.core.service.events import Events, Reason, SessionChanged
 from baton.core.service.model_access import ModelAccess

@@ -14,9 +14,9 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal
 
-from baton.core.compaction.automatic.auto import PausedBy
 from baton.core.compaction.automatic.outcome import AutoOutcome
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.meta_records import PausedBy
 from baton.core.conversation.session import Session
 from baton.core.service.results import RenderData
 from baton.core.usage.budget import Usage

@@ -11,15 +11,10 @@ from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from baton.core.conversation.messages import (
-    Message,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-)
+from baton.core.conversation.messages import Message
 from baton.core.conversation.thinking_sent import THINKING_TYPES
 from baton.core.errors import BatonError
+from baton.core.usage.block_tokens import BlockTokens
 from baton.core.usage.cl100k import (
     BPE_PACKAGE,
     BPE_RELATIVE,
@@ -31,7 +26,6 @@ from baton.core.usage.cl100k import (
     find_bpe_file,
     load_cl100k,
 )
-from baton.core.usage.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
 from baton.core.usage.usage_memo import UsageMemo
 
 __all__ = [
@@ -82,7 +76,7 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
     yield text[start:]
 
 
-class Estimator:
+class Estimator(BlockTokens):
     """Counts tokens the way the model will see them, as closely as is cheap.
 
     With `background=True` the tokenizer loads on a thread of its own, started by
@@ -209,10 +203,6 @@ class Estimator:
             return math.ceil(len(text) / 2)  # JSON is punctuation-dense
         return self.count_text(text)
 
-    def count_blocks(self, blocks: Iterable[object]) -> int:
-        count = self._count_block
-        return sum([count(block) for block in blocks])
-
     def count_message(self, message: Message) -> int:
         """Raw (uncalibrated) tokens of one message, cached by id and content identity."""
         content = message.content
@@ -263,68 +253,9 @@ class Estimator:
         if self.on_learned is not None:
             self.on_learned()
 
-    def _count_block(self, block: object) -> int:
-        # the validated block classes first: their fields are typed, so no lookups by name
-        if isinstance(block, TextBlock):
-            return self.count_text(block.text)
-        if isinstance(block, ToolResultBlock):
-            result = block.content
-            if isinstance(result, str):
-                return self.count_text(result)
-            return self.count_blocks(result) if isinstance(result, list) else 0
-        if isinstance(block, ToolUseBlock):
-            name, arguments = block.name, block.input
-            return self.count_text(name) + self.count_json(arguments or {})
-        if isinstance(block, ThinkingBlock):
-            return self.count_text(block.thinking)
-        return self._count_other(block)
-
-    def _count_other(self, block: object) -> int:
-        if isinstance(block, str):
-            return self.count_text(block)
-        kind = _field(block, "type")
-        if kind == "text":
-            return self.count_text(str(_field(block, "text") or ""))
-        if kind == "tool_use":
-            name = str(_field(block, "name") or "")
-            return self.count_text(name) + self.count_json(_field(block, "input") or {})
-        if kind == "tool_result":
-            content = _field(block, "content")
-            if isinstance(content, str):
-                return self.count_text(content)
-            return self.count_blocks(content) if isinstance(content, list) else 0
-        if kind == "thinking":
-            return self.count_text(str(_field(block, "thinking") or ""))
-        if kind == "compaction":  # the API's summary; its signature is not context
-            return self.count_text(str(_field(block, "content") or ""))
-        if kind == "redacted_thinking":
-            return math.ceil(len(str(_field(block, "data") or "")) / 4)
-        if kind == "image":
-            return image_tokens(_field(block, "source"))
-        if kind == "document":
-            return self._document_tokens(_field(block, "source"))
-        dumped = block.model_dump() if hasattr(block, "model_dump") else block
-        return self.count_json(dumped)  # a block type this version does not know
-
-    def _document_tokens(self, source: object) -> int:
-        if not isinstance(source, Mapping):
-            return MEDIA_FLAT
-        if source.get("type") == "text" and isinstance(source.get("data"), str):
-            return self.count_text(source["data"])
-        if source.get("type") == "content" and isinstance(source.get("content"), list):
-            return self.count_blocks(source["content"])
-        if source.get("type") == "base64" and source.get("media_type") == "application/pdf":
-            pages = pdf_pages(str(source.get("data") or ""))
-            return pages * PDF_PER_PAGE if pages else MEDIA_FLAT
-        return MEDIA_FLAT
-
 
 def _clamp(factor: float) -> float:
     return min(FACTOR_MAX, max(FACTOR_MIN, factor))
-
-
-def _field(block: object, name: str) -> Any:
-    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
 
 
 def _approximate(text: str) -> int:

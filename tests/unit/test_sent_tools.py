@@ -14,12 +14,12 @@ import pytest
 from baton.cli.main import main
 from baton.core.compaction.result import CompactRequest
 from baton.core.service.service import BatonService
-from baton.core.settings import Settings
 from baton.core.tools.host import DiskHost
+from baton.core.usage.budget import Usage
 from baton.core.usage.estimator import Encoder, Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.services import service_on as make_service
 
-API_KEY = "sk-ant-test-sent-tools-000000"
 CLIENT_TOOLS = [
     {
         "name": "lookup_ticket",
@@ -29,16 +29,27 @@ CLIENT_TOOLS = [
 ]
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
 def service_on(data: Path, workspace: Path, estimator: Estimator) -> BatonService:
-    settings = {
-        "dataDir": str(data),
-        "keepWindow": {"minTokens": 300, "minTextMessages": 2},
-        "summarizer": "extractive",
-    }
-    service = BatonService(Settings.model_validate(settings), api_key=API_KEY, estimator=estimator)
-    service.keep_calibration()  # as a server's start does
-    service.set_workspace_folders([workspace.as_uri()])
-    return service
+    return make_service(data, estimator, workspace)
+
+
+async def chatted(
+    data: Path, workspace: Path, estimator: Estimator, fake: FakeAnthropic, turns: int, **send: Any
+) -> tuple[str, Usage]:
+    """A session of `turns` sends on a server that stops after them: its id, its usage."""
+    service = service_on(data, workspace, estimator)
+    try:
+        sid = await chat(service, fake, turns, **send)
+        return sid, service.usage(sid)
+    finally:
+        await service.close()
 
 
 async def chat(service: BatonService, fake: FakeAnthropic, turns: int, **send: Any) -> str:
@@ -57,20 +68,17 @@ def tools_events(data: Path, sid: str) -> list[Any]:
 
 @pytest.mark.parametrize("offered", ["workspace", "client"])
 async def test_a_restart_counts_the_tools_the_last_send_offered(
-    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, offered: str
+    tmp_path: Path,
+    workspace: Path,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    offered: str,
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     data = tmp_path / "data"
     send: dict[str, Any] = (
         {"host": DiskHost()} if offered == "workspace" else {"tools": CLIENT_TOOLS}
     )
-    service = service_on(data, workspace, estimator)
-    try:
-        sid = await chat(service, fake_anthropic, 5, **send)
-        before = service.usage(sid)
-    finally:
-        await service.close()
+    sid, before = await chatted(data, workspace, estimator, fake_anthropic, 5, **send)
     assert before.breakdown.tools > 0
 
     again = service_on(data, workspace, estimator)
@@ -86,13 +94,15 @@ async def test_a_restart_counts_the_tools_the_last_send_offered(
 
 
 async def test_a_compaction_after_a_restart_counts_the_tools_as_before_it(
-    tmp_path: Path, estimator: Estimator, cl100k: Encoder, fake_anthropic: FakeAnthropic
+    tmp_path: Path,
+    workspace: Path,
+    estimator: Estimator,
+    cl100k: Encoder,
+    fake_anthropic: FakeAnthropic,
 ) -> None:
     """The same compaction of the same transcript, by the server that sent the turns and
     by a fresh one on a copy: the figures after it agree (the tools were left out of the
     fresh one's, so its meter fell by their size and rose again at the next send)."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     warm = service_on(tmp_path / "data", workspace, estimator)
     try:
         sid = await chat(warm, fake_anthropic, 6, host=DiskHost())
@@ -118,10 +128,8 @@ async def test_a_compaction_after_a_restart_counts_the_tools_as_before_it(
 
 
 async def test_a_change_of_tools_is_kept_and_the_newest_counts(
-    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+    tmp_path: Path, workspace: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     data = tmp_path / "data"
     service = service_on(data, workspace, estimator)
     try:
@@ -143,19 +151,13 @@ async def test_a_change_of_tools_is_kept_and_the_newest_counts(
 
 async def test_the_command_line_counts_the_kept_tools(
     tmp_path: Path,
+    workspace: Path,
     estimator: Estimator,
     fake_anthropic: FakeAnthropic,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     data = tmp_path / "data"
-    service = service_on(data, workspace, estimator)
-    try:
-        sid = await chat(service, fake_anthropic, 3, tools=CLIENT_TOOLS)
-        served = service.usage(sid)
-    finally:
-        await service.close()
+    sid, served = await chatted(data, workspace, estimator, fake_anthropic, 3, tools=CLIENT_TOOLS)
     capsys.readouterr()
 
     assert main(["usage", str(data / "sessions" / f"{sid}.jsonl"), "--json"]) == 0
@@ -166,19 +168,12 @@ async def test_the_command_line_counts_the_kept_tools(
 
 
 async def test_a_broken_tools_record_changes_nothing(
-    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+    tmp_path: Path, workspace: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
 ) -> None:
     """A `tools` field that is not a list of definitions (another program's edit) leaves
     the ones read before it in force."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
     data = tmp_path / "data"
-    service = service_on(data, workspace, estimator)
-    try:
-        sid = await chat(service, fake_anthropic, 2, tools=CLIENT_TOOLS)
-        before = service.usage(sid)
-    finally:
-        await service.close()
+    sid, before = await chatted(data, workspace, estimator, fake_anthropic, 2, tools=CLIENT_TOOLS)
     path = data / "sessions" / f"{sid}.jsonl"
     with path.open("a") as out:
         for bad in ("all of them", [1, 2], {"name": "x"}, None):

@@ -22,12 +22,11 @@ from baton.core.conversation.messages import (
 )
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.service.service import BatonService
-from baton.core.settings import Settings
 from baton.core.tools.host import DiskHost
 from baton.core.usage.estimator import Encoder, Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.services import service_on as make_service
 
-API_KEY = "sk-ant-test-session-files-0000"
 APP = "def main():\n    return 42\n" * 60
 
 
@@ -41,15 +40,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def service_on(data: Path, workspace: Path, estimator: Estimator) -> BatonService:
-    settings = {
-        "dataDir": str(data),
-        "keepWindow": {"minTokens": 300, "minTextMessages": 2},
-        "summarizer": "extractive",
-    }
-    service = BatonService(Settings.model_validate(settings), api_key=API_KEY, estimator=estimator)
-    service.keep_calibration()
-    service.set_workspace_folders([workspace.as_uri()])
-    return service
+    return make_service(data, estimator, workspace)
 
 
 async def read_then_chat(service: BatonService, fake: FakeAnthropic, title: str) -> str:

@@ -73,8 +73,10 @@ def undo_compaction(
     rewound = rewound_out(view, others)
     spans, tails = _spans(boundary, view, rewound)
     present = set(view)
+    inside, whole = _held_inside(boundary, view, others)
+    tails = {mid: later for mid, later in tails.items() if mid not in whole}
     for other in others:
-        other.stands_for = {k: expand(v, spans) for k, v in other.stands_for.items()}
+        other.stands_for = {k: expand(v, inside.get(k, spans)) for k, v in other.stands_for.items()}
     stands_for = stands_for_of(others)
     for other in others:
         if other.direction == "rewind":
@@ -83,6 +85,49 @@ def undo_compaction(
             other.view_after = expand(other.view_after, spans, skip=out)
             other.summarized_ids = sorted(out, key=lambda mid: _first(mid, stands_for, order))
     return expand(view, spans)
+
+
+def _held_inside(
+    boundary: Boundary, view: list[str], others: list[Boundary]
+) -> tuple[dict[str, dict[str, list[str]]], set[str]]:
+    """The summaries of `others` that a rewind holds (out of the view, inside what it took
+    out), each with what undoing compaction `boundary` puts in place of its messages there;
+    and the rewound messages before which no span of `boundary` is cut anywhere else.
+
+    A span is not cut inside such a summary before a message the same rewind took out: all
+    of it goes back with that rewind's undo, while a span cut inside a summary would leave
+    the summary standing for turns later than the rest cut off (the rewind holds that rest
+    beside it), and undoing the summary then would put those later turns first."""
+    stands_for = stands_for_of(others)
+    present = set(view)
+    in_view = _reached(view, stands_for)
+    rewound = rewound_out(view, others)
+    mine = undo_mapping(boundary)
+    inside: dict[str, dict[str, list[str]]] = {}
+    cut_elsewhere = {mid for mid in mine if mid in in_view}
+    for rewind in others:
+        if rewind.direction != "rewind":
+            continue
+        took = [mid for mid in rewind.summarized_ids if mid not in present]
+        cut_elsewhere.update(mid for mid in mine if mid in took)
+        held = _reached(took, stands_for) - in_view
+        if not held & set(mine):
+            continue
+        keep = rewound - set(took)
+        spans, _ = _spans(boundary, view, keep)
+        for mid in held:
+            if mid in stands_for and mid not in mine:
+                inside.setdefault(mid, spans)
+        # a span cut here before another rewind's message: that rewind takes its rest
+        for mid in held & set(mine):
+            if any(one in keep for one in mine[mid]):
+                cut_elsewhere.add(mid)
+    whole = {
+        span[next(n for n, one in enumerate(span) if one in rewound)]
+        for mid, span in mine.items()
+        if mid not in cut_elsewhere and any(one in rewound for one in span)
+    }
+    return inside, whole
 
 
 def _first(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, int]) -> int:
@@ -145,7 +190,7 @@ def unrewind(
     present = set(view)
     back = [mid for mid in boundary.summarized_ids if mid not in present]
     kept = set(boundary.view_after)
-    reach = [_reach(mid, kept, stands_for, since) for mid in view]
+    reach = _reaches(view, kept, stands_for, since)
     start = max((n + 1 for n, (has_kept, _, _) in enumerate(reach) if has_kept), default=0)
     at, _ = rewind_return(view, boundary, stands_for, since)
     if at <= start:
@@ -162,29 +207,60 @@ def rewind_return(
     entry that is, or stands for (a summary, through the active compactions' `stands_for`),
     a message the rewind kept, before the turns sent since (at the start when none is).
 
-    Also the first entry before that place that stands for turns sent since as well: a
-    compaction summarized both, so no place puts the rewound turns between them (None when
+    Also, when a turn sent since comes before that place, the summary that puts the place
+    after it: one that stands for turns sent since as well as older ones (a compaction
+    summarized both), or one after such a turn that stands for older ones; no place then
+    puts the rewound turns after the older ones and before the turns sent since (None when
     there is no such entry). A message from before the rewind that it neither kept nor
     took out (another rewind's turns, put back by its undo) comes before them too."""
     kept = set(boundary.view_after)
     at, mixed = 0, None
-    reach = [_reach(mid, kept, stands_for, since) for mid in view]
+    reach = _reaches(view, kept, stands_for, since)
     for n, (has_kept, has_older, _) in enumerate(reach):
         if has_kept or has_older:
             at = n + 1
-    for mid, (_, _, has_later) in zip(view[:at], reach[:at], strict=True):
-        if has_later:
-            mixed = mid
-            break
+    first_later = next((n for n, (_, _, later) in enumerate(reach[:at]) if later), None)
+    if first_later is not None:
+        mixed = next(
+            (
+                mid
+                for mid, (has_kept, has_older, _) in zip(
+                    view[first_later:at], reach[first_later:at], strict=True
+                )
+                if mid in stands_for and (has_kept or has_older)
+            ),
+            view[first_later],
+        )
     return at, mixed
 
 
+def _reaches(
+    view: list[str], kept: set[str], stands_for: dict[str, list[str]], since: SentSince
+) -> list[tuple[bool, bool, bool]]:
+    """`_reach` of each entry of `view`. A message an earlier entry is or stands for (a
+    pinned one shown verbatim before a summary that also stands for it) keeps that place
+    once the summaries are undone (`expand` places an id where it first comes), so the later
+    summary is not placed by it; one shown verbatim after the summary goes back into the
+    summary's place, and counts there."""
+    out: list[tuple[bool, bool, bool]] = []
+    before: set[str] = set()
+    for mid in view:
+        out.append(_reach(mid, kept, stands_for, since, before))
+        before |= _reached([mid], stands_for)
+    return out
+
+
 def _reach(
-    mid: str, kept: set[str], stands_for: dict[str, list[str]], since: SentSince
+    mid: str,
+    kept: set[str],
+    stands_for: dict[str, list[str]],
+    since: SentSince,
+    present: Collection[str] = (),
 ) -> tuple[bool, bool, bool]:
     """Whether view entry `mid` is or stands for a message the rewind kept, one older than
     the rewind that it did not take out (another rewind's turns, put back by its undo), and
-    a turn sent after the rewind."""
+    a turn sent after the rewind. What it stands for that an earlier entry places
+    (`present`) does not count."""
     has_kept = has_older = has_later = False
     stack, seen = [mid], set()
     while stack:
@@ -192,6 +268,8 @@ def _reach(
         if one in seen:
             continue
         seen.add(one)
+        if one != mid and one in present:
+            continue
         if one in stands_for and one not in kept:
             stack.extend(stands_for[one])  # an attachment stands for nothing
         elif one in kept:

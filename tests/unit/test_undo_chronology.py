@@ -1,0 +1,129 @@
+"""Chronology of the view across rewinds, range summaries with pinned messages beside them,
+and undos (minimal reproductions of ufuzz seeds 5 and 23)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import Message, MessageInput, TextBlock
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    sessions = SessionStore(tmp_path, lambda m: 10 * len(m.content))
+    yield sessions
+    sessions.close()
+
+
+def _turns(session: Session, *names: str) -> None:
+    batch = []
+    for n in names:
+        batch.append(MessageInput(id=f"p{n}", role="user", content=f"prompt {n}"))
+        batch.append(Message(id=f"a{n}", role="assistant", content=[TextBlock(text=f"answer {n}")]))
+    session.append(batch)
+
+
+def _summarize(session: Session, span: list[str], view_after: list[str]) -> str:
+    """A summary standing for `span`; the view becomes `view_after` ("S" is the summary;
+    ids of `span` also in it stayed verbatim beside it, as pinned ones do)."""
+    summary = Message(role="user", kind="summary", content=[TextBlock(text="summary")])
+    view = [summary.id if mid == "S" else mid for mid in view_after]
+    session.commit_boundary(
+        Boundary(
+            direction="range",
+            summary_id=summary.id,
+            new_messages=[summary],
+            stands_for={summary.id: span},
+            summarized_ids=[mid for mid in span if mid not in view],
+            kept_ids=[mid for mid in view if mid != summary.id],
+            view_before=list(session.view),
+            view_after=view,
+        )
+    )
+    return summary.id
+
+
+def _in_order(session: Session) -> bool:
+    order = {mid: n for n, mid in enumerate(session.messages)}
+    plain = [order[m] for m in session.view if session.messages[m].kind == "message"]
+    return plain == sorted(plain)
+
+
+def _undo_all(session: Session, order: list[str]) -> None:
+    """Undo every boundary, trying them in `order`; a refused undo waits (it must name
+    another one to undo first); the view keeps arrival order after every undo."""
+    pending = list(order)
+    while pending:
+        for b in pending:
+            try:
+                session.uncompact(b)
+            except InvalidParams as exc:
+                assert "first" in str(exc)
+                continue
+            assert _in_order(session), (b, session.view)
+            pending.remove(b)
+            break
+        else:
+            raise AssertionError(f"every undo refused: {pending}")
+
+
+@pytest.mark.parametrize("span", [["a1"], ["a1", "a3"]])
+def test_seed5_summary_of_a_kept_pinned_message_after_turns_sent_since(
+    store: SessionStore, span: list[str]
+) -> None:
+    """a1 (pinned) was kept by the rewind; a summary standing for it (and, here or not, for
+    a3, sent since) sits after p3: the rewind's turns go back before p3, or the undo is
+    refused."""
+    session = store.create()
+    _turns(session, "1", "2")
+    rewind = session.rewind("p2")
+    _turns(session, "3")
+    outer_view = ["S", "a1"] if span == ["a1"] else ["S", "a1", "a3"]
+    first = _summarize(session, ["p1", "a1", "p3", "a3"][: 4 if span == ["a1"] else 3], outer_view)
+    _summarize(session, span, [first, "S", "a1"])
+    session.uncompact(session.active[1])  # the first summary
+    assert _in_order(session), session.view
+    try:
+        session.uncompact(rewind.id)
+    except InvalidParams as exc:
+        assert "first" in str(exc)
+    assert _in_order(session), session.view
+    _undo_all(session, list(session.active))
+    assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3"]
+
+
+def test_seed23_inner_summary_undone_while_a_rewind_holds_the_outer_one(
+    store: SessionStore,
+) -> None:
+    """p2 (pinned) stayed beside the inner summary and the outer one; a rewind took out the
+    outer summary: undoing the inner one, the rewind, then the outer one keeps the order."""
+    session = store.create()
+    _turns(session, "1", "2", "3", "4")
+    inner = _summarize(session, ["p2", "a2", "p3", "a3"], ["p1", "a1", "S", "p2", "p4", "a4"])
+    outer = _summarize(session, ["p1", "a1", inner, "p2", "p4"], ["S", "p2", "a4"])
+    rewind = session.rewind(outer)
+    session.uncompact(session.active[0])  # the inner summary
+    session.uncompact(rewind.id)
+    session.uncompact(session.active[0])  # the outer one
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_seed23_every_undo_order_keeps_arrival_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    _turns(session, "1", "2", "3", "4")
+    inner = _summarize(session, ["p2", "a2", "p3", "a3"], ["p1", "a1", "S", "p2", "p4", "a4"])
+    outer = _summarize(session, ["p1", "a1", inner, "p2", "p4"], ["S", "p2", "a4"])
+    session.rewind(outer)
+    _undo_all(session, [session.active[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]

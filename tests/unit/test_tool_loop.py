@@ -27,7 +27,7 @@ from baton.core.tools.workspace import Workspace
 from baton.core.turn.chat import ChatContext, send
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.estimator import Estimator
-from baton.core.workspace.editor_files import EditorFiles, path_to_uri
+from baton.core.workspace.editor_files import EditorFiles
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 MODEL = "claude-haiku-4-5"
@@ -328,7 +328,7 @@ async def test_a_compaction_in_the_middle_of_a_loop_keeps_it_valid_and_restores_
         )
 
     host = DiskHost(answer="allowOnce")
-    tools = server_tools(root, host, touched=lambda path: files.touched(path_to_uri(path)))
+    tools = server_tools(root, host)  # the files it reads: the session's, for the restore
     ctx = ChatContext(
         settings=settings,
         estimator=estimator,

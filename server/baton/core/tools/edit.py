@@ -94,7 +94,6 @@ def edit_call(located: Located, before: str | None, after: str, ctx: ToolContext
 
     async def apply() -> ToolResult:
         outcome = await ctx.host.apply_edit(FileEdit(located.path, before, after, title))
-        ctx.touched(located.path)
         if outcome.applied:
             return ToolResult(f"Applied: {title}.", summary="applied")
         reason = outcome.reason or "the editor did not apply it"

@@ -95,7 +95,6 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     start, end = _line_arg(input, "startLine"), _line_arg(input, "endLine")
     located = ctx.workspace.locate(input.get("path"))
     file = await read_contained(located, ctx.host)
-    ctx.touched(located.path)
     return numbered(file.text, start, end, located.shown)
 
 

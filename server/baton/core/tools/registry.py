@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from baton.core.conversation.messages import Message
@@ -32,7 +31,6 @@ class ToolContext:
     workspace: Workspace
     host: ToolHost
     settings: ToolsSettings
-    touched: Callable[[Path], None] = lambda path: None  # a file read or edited
     messages: Callable[[], Sequence[Message]] = lambda: ()  # the session's, in order
 
 

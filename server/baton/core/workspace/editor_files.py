@@ -135,10 +135,6 @@ class EditorFiles:
         self.active = uri
         self._touch(uri)
 
-    def touched(self, uri: str) -> None:
-        """A file a tool read or edited: it joins the recent files a compaction restores."""
-        self._touch(uri)
-
     def get(self, uri: str) -> TrackedFile | None:
         return self._find(uri)
 

@@ -51,12 +51,15 @@ class LearnedUsage:
         self,
         messages: Mapping[str, Message],
         count: Callable[[Message], int],
-        marks: Mapping[str, bytes],
+        marks: Mapping[str, bytes] | None,
     ) -> LastUsage:
-        """`marks`: each message's mark when it joined the view (the view before it)."""
+        """`marks`: each message's mark when it joined the view (the view before it); None
+        when no message of the session holds thinking."""
         assert self.message.usage is not None
         view, state = self.view, self.state
         prefix = state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
+        if marks is None:
+            return LastUsage(self.message.id, self.message.usage, prefix)
         left_out = thinking_left_out(  # in the view its request sent
             lambda i: messages[view[i]],
             0,

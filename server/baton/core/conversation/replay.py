@@ -240,7 +240,8 @@ class Replayed:
     def last_usage(self) -> LastUsage | None:
         """The newest real usage with the raw estimate of the view it covered."""
         if self._learned is not None:
-            self._last_usage = self._learned.settled(self.messages, self.count, self._prefix_marks)
+            marks = self._prefix_marks if self.holds_thinking else None
+            self._last_usage = self._learned.settled(self.messages, self.count, marks)
             self._learned = None  # the view it covered is let go
         return self._last_usage
 

@@ -63,9 +63,8 @@ class Replies:
 
         server_tools = service.tool_setup.server_tools(runtime, host) if not tools else None
         offered = tools or (server_tools.definitions() if server_tools is not None else None)
-        runtime.tools = list(offered or [])
-        runtime.tools_tokens = service.estimator.count_json(offered) if offered else 0
-        runtime.session.keep_sent_tools(runtime.tools)
+        runtime.session.keep_sent_tools(list(offered or []))  # the transcript keeps them
+        self._runtimes.adopt_tools(runtime)  # and counts them (again only when they change)
         context = chat.ChatContext(
             settings=service.settings,
             estimator=service.estimator,

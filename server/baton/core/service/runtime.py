@@ -107,16 +107,16 @@ class Runtimes:
         runtime = self._by_id.get(session.session_id)
         if runtime is not None:
             runtime.session = session
-            self._adopt_tools(runtime)
+            self.adopt_tools(runtime)
             return runtime
         runtime = self._by_id[session.session_id] = SessionRuntime(session)
-        self._adopt_tools(runtime)
+        self.adopt_tools(runtime)
         if session.auto_pause is not None:
             runtime.auto.paused_before(session.auto_pause, MAX_FAILURES)
         self._events.emit(SessionOpened(session.session_id))
         return runtime
 
-    def _adopt_tools(self, runtime: SessionRuntime) -> None:
+    def adopt_tools(self, runtime: SessionRuntime) -> None:
         """The tools the session's last send offered, as its transcript keeps them: a
         session opened again counts them as that send did."""
         tools = runtime.session.sent_tools

@@ -5,6 +5,7 @@ unknown block its JSON. The estimator (`estimator.py`) counts a message's blocks
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -12,15 +13,15 @@ from baton.core.conversation.messages import TextBlock, ThinkingBlock, ToolResul
 from baton.core.usage.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
 
 
-class BlockTokens:
+class BlockTokens(ABC):
     """Raw tokens of content blocks, on the texts' and JSON's counts of the class it is
     mixed into."""
 
-    def count_text(self, text: str) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def count_text(self, text: str) -> int: ...
 
-    def count_json(self, obj: object) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def count_json(self, obj: object) -> int: ...
 
     def count_blocks(self, blocks: Iterable[object]) -> int:
         count = self._count_block

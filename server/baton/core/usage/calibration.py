@@ -39,7 +39,7 @@ def observe_response(
     # the thinking its request left out is in the stored counts, not in the usage
     unsent = estimator.thinking_of(session.messages, session.thinking_left_out(start, first))
     if previous is not None:
-        start, earlier = previous
+        earlier = previous[1]
         added = session.tokens_in_view(start, first, estimator.count_message) - unsent
         grown = actual - _prompt_side(earlier)
         if added >= MIN_CALIBRATION_SAMPLE and grown > 0:

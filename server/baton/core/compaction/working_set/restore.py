@@ -274,7 +274,7 @@ def _newest_first(
     editor file keeps its open text)."""
     timed: list[tuple[float, Path, TrackedFile | None]]
     timed = [(tracked.touched_at, tracked.path, tracked) for tracked in files.recent()]
-    timed += [(f.at, f.path, files.get(path_to_uri(f.path))) for f in touched]
+    timed += [(f.at, f.path, None) for f in touched]
     timed.sort(key=lambda entry: entry[0], reverse=True)
     out: dict[str, tuple[Path, TrackedFile | None]] = {}
     for _, path, tracked in timed:  # a file both touched: once, at its latest, the editor's

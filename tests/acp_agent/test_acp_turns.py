@@ -239,7 +239,8 @@ async def test_no_key_offers_the_api_key_auth_method_and_a_prompt_asks_for_it(
         with pytest.raises(RequestError):
             await agent.conn.authenticate(method_id=method["id"])
         transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
-        assert '"type": "message"' not in transcript.read_text()
+        events = [json.loads(line) for line in transcript.read_text().splitlines()]
+        assert all(event["type"] != "message" for event in events)
 
 
 async def test_a_prompt_sent_again_after_an_api_error_is_a_retry_not_a_second_copy(

@@ -6,6 +6,7 @@ to still be the one on disk, so nothing is ever acknowledged into a file that is
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from conversations import summary_boundary
 
-from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.messages import ApiUsage, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import SessionLocked, SessionNotFound, StorageError, TranscriptChanged
@@ -29,8 +30,8 @@ def say(text: str, mid: str | None = None) -> MessageInput:
     return MessageInput(id=mid, role="user", content=text)
 
 
-def reply(text: str, mid: str | None = None) -> MessageInput:
-    return MessageInput(id=mid, role="assistant", content=text)
+def reply(text: str, mid: str | None = None, usage: ApiUsage | None = None) -> MessageInput:
+    return MessageInput(id=mid, role="assistant", content=text, usage=usage)
 
 
 def descriptors() -> int:
@@ -138,7 +139,7 @@ def test_many_sessions_list_and_open_within_a_small_descriptor_limit(tmp_path: P
         f"""
         import resource, sys
         from pathlib import Path
-        from baton.core.conversation.messages import MessageInput
+        from baton.core.conversation.messages import ApiUsage, MessageInput
         from baton.core.conversation.store import SessionStore
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         store = SessionStore(Path({str(tmp_path)!r}), lambda m: 1)
@@ -255,6 +256,31 @@ def test_lines_too_long_to_parse_are_summarized_from_their_ends(store: SessionSt
     fds = descriptors()
     assert [shown(s) for s in store.list()] == [expected]
     assert descriptors() == fds
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", ": ")])  # now, and before
+def test_long_lines_are_read_from_their_ends_whichever_separators_wrote_them(
+    store: SessionStore, separators: tuple[str, str]
+) -> None:
+    """Baton wrote its lines with `json.dumps`'s spaced separators and writes them compact
+    now: the list reads a line too long to parse the same from either."""
+    rng = random.Random(SEED + 4)
+    session = store.create(title="long")
+    big = "".join(rng.choice("abcdefgh ") for _ in range(1_500_000))  # past LONG_LINE
+    usage = ApiUsage(input_tokens=11, output_tokens=22, cache_read_input_tokens=33)
+    session.append([say("x"), reply(big, usage=usage)])
+    session.commit_boundary(summary_boundary(session, session.view[:2], text=big))
+    session.append([say("y"), reply(big, usage=usage)])
+    expected = (*shown(session), 66)
+    path = session.transcript.path
+    store.close()
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text(
+        "".join(json.dumps(e, ensure_ascii=False, separators=separators) + "\n" for e in events)
+    )
+    assert [(*shown(s), s.context_tokens) for s in store.list()] == [expected]
+    [summary] = store.list()
+    assert summary.compactions == 1
 
 
 @pytest.mark.parametrize("summary_chars", [100, 2 << 20])  # parsed, and too long to parse

@@ -1,16 +1,17 @@
-"""A transcript line is `json.dumps(event, ensure_ascii=False)`, whichever way it is made: a
-boundary's big lists are joined a slice at a time, to the same text."""
+"""A transcript line is the event as JSON: whatever `encode` writes, `json.loads` reads back
+as the same event (NaN and Infinity included, as `json.dumps` writes them), one line per
+event, and a string that cannot be written as UTF-8 is refused with where it is."""
 
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
 import pytest
 
-from baton.core.conversation import records
-from baton.core.conversation.records import dumps, encode
+from baton.core.conversation.records import encode
 from baton.core.errors import InvalidParams
 
 LEAVES: list[Any] = [
@@ -25,6 +26,7 @@ LEAVES: list[Any] = [
     1e300,
     float("nan"),
     float("inf"),
+    -float("inf"),
     True,
     False,
     None,
@@ -37,22 +39,42 @@ def value(rng: random.Random, depth: int = 0) -> Any:
         return rng.choice(LEAVES)
     if roll < 0.7:
         return [value(rng, depth + 1) for _ in range(rng.choice([0, 1, 3, 5, 9, 40]))]
-    keys: list[Any] = ["a", "b", "type", "é", 'q"', "k" * 3]
-    if rng.random() < 0.2:
-        keys += [1, 2.5, None, True]  # json.dumps turns them into strings
+    keys = ["a", "b", "type", "é", 'q"', "k" * 3, "line\nbreak"]
     return {rng.choice(keys): value(rng, depth + 1) for _ in range(rng.randint(0, 6))}
 
 
+def same(read: Any, written: Any) -> bool:
+    """Equal, NaN counting as equal to NaN."""
+    if isinstance(written, float) and math.isnan(written):
+        return isinstance(read, float) and math.isnan(read)
+    if isinstance(written, dict):
+        return (
+            isinstance(read, dict)
+            and list(read) == list(written)
+            and all(same(read[k], written[k]) for k in written)
+        )
+    if isinstance(written, list):
+        return (
+            isinstance(read, list)
+            and len(read) == len(written)
+            and all(same(r, w) for r, w in zip(read, written, strict=True))
+        )
+    return type(read) is type(written) and read == written
+
+
 @pytest.mark.parametrize("seed", range(8))
-def test_dumps_writes_what_json_dumps_writes(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_line_reads_back_as_the_event_it_was(seed: int) -> None:
     rng = random.Random(seed)
-    monkeypatch.setattr(records, "BIG", rng.choice([1, 2, 4, 7]))  # lists cut into slices
-    for _ in range(300):
-        item = value(rng)
-        assert dumps(item) == json.dumps(item, ensure_ascii=False)
+    events = [{"type": "meta", "value": value(rng)} for _ in range(300)]
+    data = encode(events)
+    assert data.endswith(b"\n")
+    lines = data.split(b"\n")[:-1]
+    assert len(lines) == len(events)  # a newline in a string never breaks a line
+    for line, event in zip(lines, events, strict=True):
+        assert same(json.loads(line), event)
 
 
-def test_a_boundary_line_is_the_one_json_dumps_makes() -> None:
+def test_a_boundary_line_holds_its_big_lists_whole() -> None:
     ids = [f"msg_{n:016x}" for n in range(3_000)]
     boundary = {
         "id": "cmp_1",
@@ -63,10 +85,18 @@ def test_a_boundary_line_is_the_one_json_dumps_makes() -> None:
         "retention": {"kept": 3, "of": 4, "ratio": 0.75},
     }
     events = [{"type": "boundary", "boundary": boundary}, {"type": "meta", "title": "t"}]
-    expected = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
-    assert encode(events) == expected.encode("utf-8")
+    first, second, end = encode(events).split(b"\n")
+    assert json.loads(first) == events[0]
+    assert json.loads(second) == events[1]
+    assert end == b""
+    assert "é".encode() in first  # UTF-8 as it is, not \u escapes
 
 
 def test_a_boundary_with_a_lone_surrogate_is_refused() -> None:
-    with pytest.raises(InvalidParams, match="lone surrogate"):
+    with pytest.raises(InvalidParams, match=r"lone surrogate\) at \[0\]\.boundary\.ids\[0\]"):
         encode([{"type": "boundary", "boundary": {"ids": ["a\ud800"] * 400}}])
+
+
+def test_a_key_with_a_lone_surrogate_is_refused() -> None:
+    with pytest.raises(InvalidParams, match="lone surrogate"):
+        encode([{"type": "meta", "extra": {"k\udc80": 1}}])

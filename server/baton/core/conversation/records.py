@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
+
+from pydantic_core import PydanticSerializationError, to_json
 
 from baton.core.errors import InvalidParams
 
@@ -45,38 +46,20 @@ def check_writable(value: Any, what: str) -> None:
         )
 
 
-BIG = 256  # items of a list that `dumps` encodes a slice at a time
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False)
-
-
-def dumps(value: Any) -> str:
-    """`json.dumps(value, ensure_ascii=False)`, the same text, with less held at once for
-    the big lists of a compaction's boundary (every message it stands for, three times):
-    `json.dumps` keeps a string object for every item and separator until it is done
-    (~5x the text), this joins `BIG` items at a time; a dict is walked into, anything
-    else is `json.dumps`'s."""
-    if isinstance(value, dict) and all(type(key) is str for key in value):
-        pairs = (f"{_ENCODE(k)}: {dumps(v)}" for k, v in value.items())
-        return "{" + ", ".join(pairs) + "}"  # json's default separators
-    if isinstance(value, list) and len(value) > BIG:
-        return "[" + ", ".join(_slices(value)) + "]"
-    return _ENCODE(value)
-
-
-def _slices(items: list[Any]) -> Iterable[str]:
-    for start in range(0, len(items), BIG):
-        yield ", ".join([dumps(item) for item in items[start : start + BIG]])
-
-
 def encode(events: Iterable[Event]) -> bytes:
+    """The events as transcript lines: each one JSON (pydantic-core's serializer, compact
+    separators, UTF-8, NaN and Infinity written as `json.dumps` writes them) and a newline.
+    The serializer writes a boundary's big lists (every message a compaction stands for,
+    three times) straight into the line's bytes, with no string object per item, and at
+    about three times the speed of `json.dumps` (an import writes every message of its
+    file)."""
     batch = list(events)
-    payload = "".join(
-        (dumps(e) if e.get("type") == "boundary" else _ENCODE(e)) + "\n" for e in batch
-    )
     try:
-        return payload.encode("utf-8")
-    except UnicodeEncodeError:
+        lines = [to_json(event) for event in batch]
+    except PydanticSerializationError:
         # Only now walk the events, to say where: the walk costs more than the encoding,
         # and a compaction's boundary record names thousands of message ids.
         check_writable(batch, "the record")
-        raise InvalidParams("the record holds text that cannot be written as UTF-8") from None
+        raise
+    lines.append(b"")
+    return b"\n".join(lines)

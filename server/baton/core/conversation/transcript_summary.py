@@ -21,15 +21,17 @@ EDGE = 4096  # how much of a long line's start and end is kept
 SMALL = 1 << 18  # a file (or what was appended to it) up to this size is read in one go
 MARK = 32  # the bytes before a summary's end that tell the file only grew since
 MASK = (1 << 64) - 1
-_TYPE = re.compile(rb'^\{"type": "(\w+)"')
-_ID = re.compile(rb'"id": "([^"\\]{1,200})"')
-_DIRECTION = re.compile(rb'"direction": "(\w+)"')
-_CREATED = re.compile(rb'"createdAt": "([^"\\]{1,64})"')
-_SESSION_ID = re.compile(rb'"sessionId": "([^"\\]{1,200})"')
+# A line too long to parse is read by these, in either way Baton has written its lines
+# (`json.dumps`'s separators, ", " and ": ", before; pydantic-core's, with no space, since).
+_TYPE = re.compile(rb'^\{"type": ?"(\w+)"')
+_ID = re.compile(rb'"id": ?"([^"\\]{1,200})"')
+_DIRECTION = re.compile(rb'"direction": ?"(\w+)"')
+_CREATED = re.compile(rb'"createdAt": ?"([^"\\]{1,64})"')
+_SESSION_ID = re.compile(rb'"sessionId": ?"([^"\\]{1,200})"')
 _USAGE_FIELDS = ("inputTokens", "outputTokens", "cacheCreationInputTokens", "cacheReadInputTokens")
 _USAGE = re.compile(
-    rb'"usage": \{"inputTokens": (\d{1,12}), "outputTokens": (\d{1,12}), '
-    rb'"cacheCreationInputTokens": (\d{1,12}), "cacheReadInputTokens": (\d{1,12})\}'
+    rb'"usage": ?\{"inputTokens": ?(\d{1,12}), ?"outputTokens": ?(\d{1,12}), ?'
+    rb'"cacheCreationInputTokens": ?(\d{1,12}), ?"cacheReadInputTokens": ?(\d{1,12})\}'
 )
 
 

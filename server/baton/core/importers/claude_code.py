@@ -47,6 +47,7 @@ class ImportReport:
     kinds: Counter[str] = field(default_factory=Counter)  # `type` or `type/subtype`
     messages: int = 0  # built from records (summaries, stray results as text), repairs not
     merged_records: int = 0  # assistant records folded into the previous record's message
+    repeated: int = 0  # conversation records read before under the same uuid (kept as opaque)
     tool_pairs: int = 0  # tool_use blocks answered by a tool_result
     opaque: int = 0
     sidechain: int = 0
@@ -68,6 +69,11 @@ class ImportReport:
             out.append(f"skipped {len(self.broken_lines)} unreadable line(s)")
         if self.empty:
             out.append(f"{self.empty} record(s) without content kept as opaque")
+        if self.repeated:
+            out.append(
+                f"{self.repeated} record(s) written again under a uuid already read: "
+                "imported once, the repeats kept as opaque"
+            )
         if self.unsupported_blocks:
             out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
         if self.edits:

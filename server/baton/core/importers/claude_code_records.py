@@ -52,6 +52,7 @@ class RecordConverter(ImportedView):
         self.old_style = False  # a summary record with no compact_boundary was seen
         self.last_context = 0  # the context of the latest response (its usage's total)
         self.branches = PromptBranches()  # the newest typed prompt under each parent
+        self.records_read: dict[str, int] = {}  # conversation record uuid -> fingerprint
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -63,6 +64,8 @@ class RecordConverter(ImportedView):
             self.report.session_ids.append(sid)
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
+            return self._opaque(record)
+        if self._repeated(record, kind, subtype):
             return self._opaque(record)
         if kind == "system" and subtype == "compact_boundary":
             self._drop_boundary()
@@ -80,6 +83,27 @@ class RecordConverter(ImportedView):
         if kind == "assistant":
             return self._assistant(record, message, blocks)
         return self._user(record, blocks)
+
+    def _repeated(self, record: Record, kind: str, subtype: object) -> bool:
+        """Whether this conversation record was read before: the same uuid and the same
+        message. Claude Code writes a record again (the same line several times in a row,
+        or earlier history appended to the file again) and reads its file by uuid, so to
+        it the repeat is the same message; it is kept as opaque, out of the view, and
+        counted. A uuid reused for another message is no repeat (`_id` gives it an id of
+        its own)."""
+        if kind not in ("user", "assistant") and not (
+            kind == "system" and subtype == "compact_boundary"
+        ):
+            return False
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str) or not uuid:
+            return False
+        mark = fingerprint(kind, record.get("message"))
+        if self.records_read.get(uuid) == mark:
+            self.report.repeated += 1
+            return True
+        self.records_read.setdefault(uuid, mark)
+        return False
 
     def _assistant(self, record: Record, message: Record, blocks: list[ContentBlock]) -> None:
         api_id = message.get("id") if isinstance(message.get("id"), str) else None
@@ -317,3 +341,30 @@ def _usage(raw: Any) -> ApiUsage | None:
 def _time(record: Record) -> str:
     stamp = record.get("timestamp")
     return stamp if isinstance(stamp, str) and stamp else now_iso()
+
+
+def fingerprint(kind: str, message: object) -> int:
+    """A hash of what a record says (its kind, its message's id and role, each block's type
+    and text, thinking or id), for telling a record written again from another one under
+    a reused uuid. Timestamps and session ids are left out: history appended again may
+    carry new ones."""
+    if not isinstance(message, dict):
+        return hash((kind, None))
+    content = message.get("content")
+    if isinstance(content, list):
+        content = tuple(_block_mark(block) for block in content)
+    elif not isinstance(content, str):
+        content = None
+    return hash((kind, message.get("id"), message.get("role"), content))
+
+
+def _block_mark(block: object) -> object:
+    if not isinstance(block, dict):
+        return block if isinstance(block, str) else None
+    inner = block.get("content")
+    if isinstance(inner, list):
+        inner = tuple(item.get("text") if isinstance(item, dict) else None for item in inner)
+    elif not isinstance(inner, str):
+        inner = None
+    said = block.get("text") or block.get("thinking") or block.get("id") or block.get("tool_use_id")
+    return (block.get("type"), said if isinstance(said, str) else None, inner)

@@ -10,7 +10,6 @@ size of that send's request without its new prompt."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -21,60 +20,13 @@ from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block
+from baton_testkit.request_size import SizeOfRequest, prose, raw_size
 
 API_KEY = "sk-ant-test-meter-thinking-00"
-WORDS = [
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "parser",
-    "token",
-    "budget",
-    "window",
-    "cache",
-    "file",
-    "module",
-    "reply",
-]
 # the estimator counts 4 tokens of framing per stored message, the request per API turn:
 # where two stored messages make one turn (a summary and the prompt after it) the meter
 # is a few tokens above the request
 FRAMING_SLACK = 8
-
-
-def prose(seed: int, words: int) -> str:
-    rng = random.Random(seed)
-    return " ".join(rng.choice(WORDS) + str(rng.randint(0, 99)) for _ in range(words))
-
-
-def raw_size(estimator: Estimator, body: dict[str, Any]) -> int:
-    size = (
-        estimator.count_text(body.get("system") or "") if isinstance(body.get("system"), str) else 0
-    )
-    if isinstance(body.get("system"), list):
-        size = sum(estimator.count_text(b.get("text", "")) for b in body["system"])
-    size += estimator.count_json(body["tools"]) if body.get("tools") else 0
-    for message in body.get("messages") or []:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        size += 4 + estimator.count_blocks(blocks)
-    return size
-
-
-class SizeOfRequest:
-    """The fake's usage: what each request was sent, counted at a factor of 1."""
-
-    def __init__(self, estimator: Estimator) -> None:
-        self.estimator = estimator
-
-    def usage(self, body: dict[str, Any], reply: list[dict[str, Any]]) -> dict[str, int]:
-        return {
-            "input_tokens": raw_size(self.estimator, body),
-            "output_tokens": 4 + self.estimator.count_blocks(reply),
-            "cache_read_input_tokens": 0,
-            "cache_creation_input_tokens": 0,
-        }
 
 
 def without_last_prompt(body: dict[str, Any], prompt: str) -> dict[str, Any]:

@@ -4,7 +4,8 @@ replaced, through each boundary), and the summary's bound that follows from them
 A summary carries the facts of everything it stands for, round after round: its bound is
 at least SUMMARY_MAX_TOKENS and grows to FACTS_SHARE of the tokens it stands for, so a
 third round can still quote every prompt ever typed; never past a quarter of the
-auto-compact threshold, so the summary leaves room to work in."""
+auto-compact threshold (below SUMMARY_MAX_TOKENS too, under an 80,000-token threshold), so the
+summary leaves room to work in."""
 
 from __future__ import annotations
 
@@ -53,10 +54,10 @@ def stands_for_tokens(
 
 def summary_bound(stands_for: int, threshold: int) -> int:
     """The summary's bound for a span standing for `stands_for` tokens (see above)."""
-    grown = int(stands_for * FACTS_SHARE)
-    if threshold > 0:
-        grown = min(grown, threshold // THRESHOLD_SHARE)
-    return max(SUMMARY_MAX_TOKENS, grown)
+    bound = max(SUMMARY_MAX_TOKENS, int(stands_for * FACTS_SHARE))
+    if threshold > 0:  # the cap holds below SUMMARY_MAX_TOKENS too: a small window
+        bound = min(bound, threshold // THRESHOLD_SHARE)
+    return bound
 
 
 def span_summary_bound(

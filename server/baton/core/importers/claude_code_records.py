@@ -53,6 +53,9 @@ class RecordConverter(ImportedView):
         self.last_context = 0  # the context of the latest response (its usage's total)
         self.branches = PromptBranches()  # the newest typed prompt under each parent
         self.records_read: dict[str, int] = {}  # conversation record uuid -> fingerprint
+        # the message each conversation record of the view went into (a response written as
+        # several records is one message): where a compaction's kept segment starts and ends
+        self.holder: dict[str, str] = {}
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -81,8 +84,13 @@ class RecordConverter(ImportedView):
             self.report.empty += 1
             return self._opaque(record)
         if kind == "assistant":
-            return self._assistant(record, message, blocks)
-        return self._user(record, blocks)
+            self._assistant(record, message, blocks)
+        else:
+            self._user(record, blocks)
+        uuid = record.get("uuid")
+        if isinstance(uuid, str) and self.last is not None:
+            self.holder[uuid] = self.last.id
+        return None
 
     def _repeated(self, record: Record, kind: str, subtype: object) -> bool:
         """Whether this conversation record was read before: the same uuid and the same
@@ -268,29 +276,51 @@ class RecordConverter(ImportedView):
         summary.tokens = self.count(summary)
         meta = (record or {}).get("compactMetadata") or {}
         before = self.view
+        kept = self._kept(record, meta.get("preservedSegment"))
+        summarized = before[: len(before) - len(kept)]
         trigger = meta.get("trigger") if meta.get("trigger") in ("manual", "auto") else "manual"
         pre = meta.get("preTokens") if record is not None else self.last_context
         found = {"record": record} if record is not None else {"found": "no compact_boundary"}
         self.entries.append(
             Boundary(
                 trigger=trigger,
+                direction="up_to" if kept else "all",
                 created_at=_time(record or at or {"timestamp": summary.created_at}),
                 summarizer=SUMMARIZER,
                 pre_tokens=pre if isinstance(pre, int) else 0,
-                post_tokens=summary.tokens,
+                post_tokens=summary.tokens,  # kept messages are counted with the view
                 summary_id=summary.id,
                 new_messages=[summary],
-                stands_for={summary.id: before},
-                summarized_ids=before,
+                stands_for={summary.id: summarized},
+                summarized_ids=summarized,
+                kept_ids=kept,
                 view_before=before,
-                view_after=[summary.id],
+                view_after=[summary.id, *kept],
                 extra=found,
             )
         )
         self.report.boundaries += 1
         self.report.messages += int(built)
-        self.view = [summary.id]
+        self.view = [summary.id, *kept]
+        self.holder = {uuid: mid for uuid, mid in self.holder.items() if mid in kept}
         self.last, self.last_api_id, self.turn_api_id = summary, None, None
+
+    def _kept(self, record: Record | None, segment: object) -> list[str]:
+        """The messages a Claude Code compaction kept (its `preservedSegment`, 2.1): from the
+        one holding its head record to the one holding its tail, which must end the view;
+        the summary stands for the view before them. None when it names no such run."""
+        if record is None or not isinstance(segment, dict):
+            return []
+        head = self.holder.get(str(segment.get("headUuid")))
+        tail = self.holder.get(str(segment.get("tailUuid")))
+        view = self.view
+        if head in view and tail == view[-1] and view.index(head) > 0:
+            return view[view.index(head) :]
+        self.report.problems.append(
+            f"compact_boundary {record_uuid(record)}: its kept messages are not the end of "
+            "the view; imported as a compaction of the whole view"
+        )
+        return []
 
     def _opaque(self, record: Record) -> None:
         self.entries.append(record)

@@ -17,6 +17,12 @@ from baton.core.conversation.messages import (
     now_iso,
 )
 from baton.core.importers.claude_code_branches import PromptBranches, edit_rewind
+from baton.core.importers.claude_code_chain import (
+    SUMMARIZER,
+    ClearedResults,
+    RepeatedRecords,
+    kept_segment,
+)
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
     ImportedView,
@@ -32,7 +38,6 @@ RESTARTED = (
     "[Claude Code started the conversation again here, without what came before: "
     "that part is not in the model's context]"
 )
-SUMMARIZER = "claude-code"
 
 
 class RecordConverter(ImportedView):
@@ -52,7 +57,8 @@ class RecordConverter(ImportedView):
         self.old_style = False  # a summary record with no compact_boundary was seen
         self.last_context = 0  # the context of the latest response (its usage's total)
         self.branches = PromptBranches()  # the newest typed prompt under each parent
-        self.records_read: dict[str, int] = {}  # conversation record uuid -> fingerprint
+        self.repeats = RepeatedRecords()
+        self.results = ClearedResults()  # the view's tool results, for a microcompaction
         # the message each conversation record of the view went into (a response written as
         # several records is one message): where a compaction's kept segment starts and ends
         self.holder: dict[str, str] = {}
@@ -68,8 +74,11 @@ class RecordConverter(ImportedView):
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
             return self._opaque(record)
-        if self._repeated(record, kind, subtype):
+        if self.repeats.seen(record, kind, subtype):
+            self.report.repeated += 1  # the same message to Claude Code, which reads by uuid
             return self._opaque(record)
+        if kind == "system" and subtype == "microcompact_boundary":
+            return self._microcompact(record)
         if kind == "system" and subtype == "compact_boundary":
             self._drop_boundary()
             self.boundary = record
@@ -91,27 +100,6 @@ class RecordConverter(ImportedView):
         if isinstance(uuid, str) and self.last is not None:
             self.holder[uuid] = self.last.id
         return None
-
-    def _repeated(self, record: Record, kind: str, subtype: object) -> bool:
-        """Whether this conversation record was read before: the same uuid and the same
-        message. Claude Code writes a record again (the same line several times in a row,
-        or earlier history appended to the file again) and reads its file by uuid, so to
-        it the repeat is the same message; it is kept as opaque, out of the view, and
-        counted. A uuid reused for another message is no repeat (`_id` gives it an id of
-        its own)."""
-        if kind not in ("user", "assistant") and not (
-            kind == "system" and subtype == "compact_boundary"
-        ):
-            return False
-        uuid = record.get("uuid")
-        if not isinstance(uuid, str) or not uuid:
-            return False
-        mark = fingerprint(kind, record.get("message"))
-        if self.records_read.get(uuid) == mark:
-            self.report.repeated += 1
-            return True
-        self.records_read.setdefault(uuid, mark)
-        return False
 
     def _assistant(self, record: Record, message: Record, blocks: list[ContentBlock]) -> None:
         api_id = message.get("id") if isinstance(message.get("id"), str) else None
@@ -306,21 +294,37 @@ class RecordConverter(ImportedView):
         self.last, self.last_api_id, self.turn_api_id = summary, None, None
 
     def _kept(self, record: Record | None, segment: object) -> list[str]:
-        """The messages a Claude Code compaction kept (its `preservedSegment`, 2.1): from the
-        one holding its head record to the one holding its tail, which must end the view;
-        the summary stands for the view before them. None when it names no such run."""
-        if record is None or not isinstance(segment, dict):
-            return []
-        head = self.holder.get(str(segment.get("headUuid")))
-        tail = self.holder.get(str(segment.get("tailUuid")))
-        view = self.view
-        if head in view and tail == view[-1] and view.index(head) > 0:
-            return view[view.index(head) :]
+        """The messages a Claude Code compaction kept (`kept_segment`); the whole view is
+        summarized, with a note, when its segment names no run that ends the view."""
+        kept = kept_segment(self.holder, self.view, segment) if record is not None else []
+        if kept is not None:
+            return kept
+        assert record is not None
         self.report.problems.append(
             f"compact_boundary {record_uuid(record)}: its kept messages are not the end of "
             "the view; imported as a compaction of the whole view"
         )
         return []
+
+    def _microcompact(self, record: Record) -> None:
+        """Claude Code cleared old tool results before a request (the file keeps them in
+        full): the view clears them too, so that it holds what the API saw next."""
+        self._flush_notes()
+        boundary, notes = self.results.boundary(
+            record, self.view, self.entries, lambda: self._id({}), self.count
+        )
+        where = f"microcompact_boundary {record_uuid(record)}"
+        self.report.problems.extend(f"{where}: {note}" for note in notes)
+        if boundary is None:
+            return self._opaque(record)
+        self.entries.append(boundary)
+        self.view = list(boundary.view_after)
+        self.report.boundaries += 1
+        return None
+
+    def _put(self, message: Message) -> None:
+        super()._put(message)
+        self.results.add(message)
 
     def _opaque(self, record: Record) -> None:
         self.entries.append(record)
@@ -371,30 +375,3 @@ def _usage(raw: Any) -> ApiUsage | None:
 def _time(record: Record) -> str:
     stamp = record.get("timestamp")
     return stamp if isinstance(stamp, str) and stamp else now_iso()
-
-
-def fingerprint(kind: str, message: object) -> int:
-    """A hash of what a record says (its kind, its message's id and role, each block's type
-    and text, thinking or id), for telling a record written again from another one under
-    a reused uuid. Timestamps and session ids are left out: history appended again may
-    carry new ones."""
-    if not isinstance(message, dict):
-        return hash((kind, None))
-    content = message.get("content")
-    if isinstance(content, list):
-        content = tuple(_block_mark(block) for block in content)
-    elif not isinstance(content, str):
-        content = None
-    return hash((kind, message.get("id"), message.get("role"), content))
-
-
-def _block_mark(block: object) -> object:
-    if not isinstance(block, dict):
-        return block if isinstance(block, str) else None
-    inner = block.get("content")
-    if isinstance(inner, list):
-        inner = tuple(item.get("text") if isinstance(item, dict) else None for item in inner)
-    elif not isinstance(inner, str):
-        inner = None
-    said = block.get("text") or block.get("thinking") or block.get("id") or block.get("tool_use_id")
-    return (block.get("type"), said if isinstance(said, str) else None, inner)

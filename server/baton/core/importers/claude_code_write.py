@@ -51,7 +51,7 @@ class StagedTranscript:
         for entry in entries:
             if isinstance(entry, Message):
                 self.rules.add(entry)
-            elif isinstance(entry, Boundary) and entry.direction != "rewind":
+            elif isinstance(entry, Boundary) and _replaces_view(entry):
                 self.rules = ApiRules()  # the view starts again at the summary
                 for message in entry.new_messages:
                     self.rules.add(message)
@@ -120,6 +120,7 @@ class StagedTranscript:
 
 
 def _replaces_view(entry: Entry) -> bool:
-    """A compaction: its summary stands for the whole view before it (an edited prompt's
-    rewind keeps the view up to the prompt it replaces, which is still to be counted)."""
-    return isinstance(entry, Boundary) and entry.direction != "rewind"
+    """A compaction: its summary stands for the view before it (an edited prompt's rewind
+    keeps the view up to the prompt it replaces, which is still to be counted; a
+    microcompaction keeps the view, with copies of some results, counted when made)."""
+    return isinstance(entry, Boundary) and entry.direction not in ("rewind", "microcompact")

@@ -1,0 +1,170 @@
+"""What Claude Code's later formats say about its chain of records beyond each record: the
+same record written again, the messages a compaction kept (2.1's `preservedSegment`), and
+the tool results a microcompaction cleared (`microcompact_boundary`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from baton.core.compaction.automatic.microcompact import CLEARED
+from baton.core.conversation.boundary import Boundary, Trigger
+from baton.core.conversation.messages import ContentBlock, Message, ToolResultBlock
+from baton.core.importers.claude_code_repairs import Record
+
+SUMMARIZER = "claude-code"
+
+
+class RepeatedRecords:
+    """The conversation records read so far, by uuid, with a fingerprint of each: Claude
+    Code writes a record again (the same line several times in a row, or earlier history
+    appended to the file again) and reads its file by uuid, so a repeat is the same message
+    to it. A uuid reused for another message is no repeat."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, int] = {}
+
+    def seen(self, record: Record, kind: str, subtype: object) -> bool:
+        if kind not in ("user", "assistant") and not (
+            kind == "system" and subtype == "compact_boundary"
+        ):
+            return False
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str) or not uuid:
+            return False
+        mark = fingerprint(kind, record.get("message"))
+        if self._read.get(uuid) == mark:
+            return True
+        self._read.setdefault(uuid, mark)
+        return False
+
+
+def fingerprint(kind: str, message: object) -> int:
+    """A hash of what a record says (its kind, its message's id and role, each block's type
+    and text, thinking or id). Timestamps and session ids are left out: history appended
+    again may carry new ones."""
+    if not isinstance(message, dict):
+        return hash((kind, None))
+    content = message.get("content")
+    if isinstance(content, list):
+        content = tuple(_block_mark(block) for block in content)
+    elif not isinstance(content, str):
+        content = None
+    return hash((kind, message.get("id"), message.get("role"), content))
+
+
+def _block_mark(block: object) -> object:
+    if not isinstance(block, dict):
+        return block if isinstance(block, str) else None
+    inner = block.get("content")
+    if isinstance(inner, list):
+        inner = tuple(item.get("text") if isinstance(item, dict) else None for item in inner)
+    elif not isinstance(inner, str):
+        inner = None
+    said = block.get("text") or block.get("thinking") or block.get("id") or block.get("tool_use_id")
+    return (block.get("type"), said if isinstance(said, str) else None, inner)
+
+
+def kept_segment(holder: dict[str, str], view: list[str], segment: object) -> list[str] | None:
+    """The messages a compaction kept, from the one holding the segment's head record to
+    the one holding its tail (`holder`: record uuid -> message), when they end the view
+    after something to summarize; [] for no segment; None when the segment names no such
+    run."""
+    if not isinstance(segment, dict):
+        return []
+    head = holder.get(str(segment.get("headUuid")))
+    tail = holder.get(str(segment.get("tailUuid")))
+    if head in view and tail == view[-1] and view.index(head) > 0:
+        return view[view.index(head) :]
+    return None
+
+
+@dataclass
+class _Results:
+    """A message of the view made of tool results only: when, and each result's call."""
+
+    created_at: str
+    results: list[tuple[str, bool | None]]  # (tool_use_id, is_error)
+
+
+@dataclass
+class ClearedResults:
+    """The tool-result messages of the view, kept as stubs (their content is written and
+    let go as the import goes), so that a microcompaction can clear them."""
+
+    stubs: dict[str, _Results] = field(default_factory=dict)  # message id -> its results
+
+    def add(self, message: Message) -> None:
+        if message.is_tool_result_only:
+            results = [(b.tool_use_id, b.is_error) for b in message.tool_results()]
+            self.stubs[message.id] = _Results(message.created_at, results)
+
+    def boundary(
+        self,
+        record: Record,
+        view: list[str],
+        held: Iterable[Message | Boundary | Record],
+        new_id: Callable[[], str],
+        count: Callable[[Message], int],
+    ) -> tuple[Boundary | None, list[str]]:
+        """Claude Code's microcompaction as a Baton one: each message of the view whose
+        results it cleared replaced by a copy with them cleared. A message it cleared only
+        part of is copied from `held` (the entries not written yet) or left as it is, with
+        a note. Returns the boundary (None when it cleared nothing of the view) and the
+        notes."""
+        meta = record.get("microcompactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        listed = meta.get("compactedToolIds")
+        cleared = {u for u in listed if isinstance(u, str)} if isinstance(listed, list) else set()
+        by_id = {e.id: e for e in held if isinstance(e, Message)}
+        copies: dict[str, Message] = {}
+        notes: list[str] = []
+        for message_id in view:
+            stub = self.stubs.get(message_id)
+            if stub is None or not cleared & {u for u, _ in stub.results}:
+                continue
+            whole = all(u in cleared for u, _ in stub.results)
+            original = by_id.get(message_id)
+            if original is not None:
+                content: list[ContentBlock] = [_cleared(b, cleared) for b in original.content]
+            elif whole:
+                content = [
+                    ToolResultBlock(tool_use_id=u, content=CLEARED, is_error=e)
+                    for u, e in stub.results
+                ]
+            else:
+                notes.append(f"message {message_id}: only some of its tool results were cleared")
+                continue
+            copy = Message(id=new_id(), role="user", content=content, created_at=stub.created_at)
+            copy.tokens = count(copy)
+            copies[message_id] = copy
+        if not copies:
+            return None, notes
+        trigger: Trigger = "manual" if meta.get("trigger") == "manual" else "auto"
+        pre, saved = meta.get("preTokens"), meta.get("tokensSaved")
+        pre = pre if isinstance(pre, int) and pre >= 0 else 0
+        saved = saved if isinstance(saved, int) and 0 <= saved <= pre else 0
+        boundary = Boundary(
+            trigger=trigger,
+            direction="microcompact",
+            summarizer=SUMMARIZER,
+            pre_tokens=pre,
+            post_tokens=pre - saved,
+            new_messages=list(copies.values()),
+            stands_for={copy.id: [original] for original, copy in copies.items()},
+            summarized_ids=list(copies),
+            kept_ids=[m for m in view if m not in copies],
+            view_before=list(view),
+            view_after=[copies[m].id if m in copies else m for m in view],
+            extra={"record": record, "clearedResults": len(copies)},
+        )
+        for copy in copies.values():
+            self.add(copy)
+        return boundary, notes
+
+
+def _cleared(block: ContentBlock, cleared: set[str]) -> ContentBlock:
+    if isinstance(block, ToolResultBlock) and block.tool_use_id in cleared:
+        use_id, is_error = block.tool_use_id, block.is_error
+        return ToolResultBlock(tool_use_id=use_id, content=CLEARED, is_error=is_error)
+    return block

@@ -13,7 +13,8 @@ import pytest
 from baton.core.compaction.automatic.idle import cache_lifetime
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import Message, MessageInput, TextBlock
-from baton.core.service.events import AutoCompacted
+from baton.core.errors import SummarizerFailed
+from baton.core.service.events import AutoCompacted, AutoCompactStarted, Event
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.draft import Draft
@@ -184,5 +185,36 @@ async def test_the_compaction_an_idle_one_runs_keeps_the_breaker_open(
         service.compaction.uncompact(sid)
         await service.compaction.compact(sid, CompactRequest(direction="all"))
         assert service.upkeep.auto.paused_by(sid) is None
+    finally:
+        await service.close()
+
+
+async def test_an_idle_compaction_is_told_when_it_starts_and_when_it_fails(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """Its start is told (an ACP client shows it in progress), so its end is told too, even
+    when it fails; a failure of this extra compaction does not count towards the breaker."""
+    service = make_service(tmp_path, estimator)
+    told: list[Event] = []
+    service.connect(
+        lambda event: (
+            told.append(event) if isinstance(event, AutoCompacted | AutoCompactStarted) else None
+        )
+    )
+
+    async def failing(session_id: str, request: CompactRequest) -> Any:
+        raise SummarizerFailed("the summary service is down")
+
+    service.idle._compact = failing
+    try:
+        sid = await filled(service, fake_anthropic)
+        await settle()
+        assert [type(event).__name__ for event in told] == ["AutoCompactStarted", "AutoCompacted"]
+        start, end = told
+        assert isinstance(start, AutoCompactStarted) and start.reason == "idle"
+        assert isinstance(end, AutoCompacted) and end.outcome.outcome == "failed"
+        assert end.outcome.message.startswith("Compaction while idle failed (the summary")
+        assert service.session(sid).compactions == 0
+        assert service.upkeep.auto.failures(sid) == 0
     finally:
         await service.close()

@@ -38,6 +38,7 @@ from acp.schema import (
 from baton import __version__
 from baton.acp import config, turns
 from baton.acp.commands import available_commands
+from baton.acp.compaction_report import CompactionReport
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.folders import Folders
 from baton.acp.history import replay, replay_streaming
@@ -79,6 +80,8 @@ class Live:
     # the text of the turn's replies streamed so far (message id -> pieces): a load while
     # one streams replays what it said, which is stored only once the reply ends
     streamed: dict[str, list[str]] = field(default_factory=dict)
+    # the auto-compaction told in progress, until its end is told
+    auto_compaction: CompactionReport | None = None
 
 
 class BatonAgent:
@@ -252,6 +255,8 @@ class BatonAgent:
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             replay_streaming(self.out, session, live.streamed)  # the rest follows as it comes
+        if live.auto_compaction is not None:
+            live.auto_compaction.start()  # in progress still: its end follows
         self._greet(session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 

@@ -1,5 +1,6 @@
 """The service's events told to the ACP client as `session/update`s: reply text as it
-streams, the meter after every change, and each auto-compaction."""
+streams, the meter after every change, and each auto-compaction (in progress when it
+starts its work, then its one end)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from baton.acp.compaction_report import CompactionReport, boundary_summary
 from baton.acp.meter import usage_update
-from baton.core.service.events import AutoCompacted, Event, ReplyText, SessionChanged
+from baton.core.service.events import (
+    AutoCompacted,
+    AutoCompactStarted,
+    Event,
+    ReplyText,
+    SessionChanged,
+)
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
@@ -28,19 +35,30 @@ def told(agent: BatonAgent, event: Event) -> None:
         outbox.raw(event.session_id, chunk)
     elif isinstance(event, SessionChanged) and event.tell_usage:
         outbox.update(event.session_id, usage_update(event.usage, event.session))
+    elif isinstance(event, AutoCompactStarted):
+        report = CompactionReport(agent.out, event.session_id, agent.compaction_entity)
+        agent.live[event.session_id].auto_compaction = report
+        report.start()
     elif isinstance(event, AutoCompacted):
         auto_compacted(agent, event)
 
 
 def auto_compacted(agent: BatonAgent, event: AutoCompacted) -> None:
-    """A committed auto-compaction is the entity of its boundary; a failed one a new one."""
+    """The end of the entity its start made; one that was not told started (the thrash
+    guard's failure, or a session opened here meanwhile) is a new entity, started and
+    ended at once: a committed one named after its boundary, as a replay names it."""
     session = agent.service.session(event.session_id)
-    compacted = event.outcome.outcome == "compacted"
-    boundary_id = session.active[-1] if compacted and session.active else ""
-    entity_id = f"compaction-{boundary_id}" if boundary_id else ""
-    report = CompactionReport(agent.out, event.session_id, agent.compaction_entity, entity_id)
-    report.start()
-    if compacted:
+    outcome = event.outcome.outcome
+    boundary_id = session.active[-1] if outcome == "compacted" and session.active else ""
+    live = agent.live[event.session_id]
+    report, live.auto_compaction = live.auto_compaction, None
+    if report is None:
+        entity_id = f"compaction-{boundary_id}" if boundary_id else ""
+        report = CompactionReport(agent.out, event.session_id, agent.compaction_entity, entity_id)
+        report.start()
+    if outcome == "compacted":
         report.completed(boundary_summary(session, boundary_id), event.outcome.message)
+    elif outcome == "cancelled":
+        report.cancelled()
     else:
         report.failed(event.outcome.message)

@@ -55,11 +55,12 @@ def notify(ls: BatonServer, event: Event) -> None:
         if event.tell_usage:
             usage = protocol.UsageChanged(session_id=event.session_id, usage=event.usage)
             ls.notify(protocol.USAGE_CHANGED, usage)
-    elif isinstance(event, AutoCompacted):
+    elif isinstance(event, AutoCompacted) and event.outcome.outcome != "cancelled":
+        # a cancelled attempt changed nothing: its work-done progress (if any) just ends
         outcome = event.outcome
         told = protocol.AutoCompacted(
             session_id=event.session_id,
-            outcome=outcome.outcome,
+            outcome="compacted" if outcome.outcome == "compacted" else "failed",
             tokens_before=outcome.tokens_before,
             tokens_after=outcome.tokens_after,
             message=outcome.message,

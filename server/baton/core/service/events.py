@@ -77,6 +77,16 @@ class SessionClosed:
 
 
 @dataclass(frozen=True)
+class AutoCompactStarted:
+    """An auto-compaction starts its work (before a send, in the background after a
+    change, or while idle: `reason`); its `AutoCompacted` follows when it ends, whatever
+    the end. An attempt that ends before any work (the thrash guard) has no start."""
+
+    session_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class AutoCompacted:
     """What one auto-compaction attempt did, in a sentence the panel shows."""
 
@@ -84,7 +94,9 @@ class AutoCompacted:
     outcome: AutoOutcome
 
 
-Event = SessionChanged | ReplyText | SessionOpened | SessionClosed | AutoCompacted
+Event = (
+    SessionChanged | ReplyText | SessionOpened | SessionClosed | AutoCompactStarted | AutoCompacted
+)
 Listener = Callable[[Event], None]
 
 

@@ -72,11 +72,16 @@ class IdleUpkeep:
         if reason is not None:
             log.debug("session %s idle, not compacted: %s", session_id, reason)
             return
+        self._auto.started(session_id, "idle")
         try:
             result = await self._compact(
                 session_id, CompactRequest(direction="all", trigger="auto")
             )
-        except BatonError as exc:
+        except BaseException as exc:  # the start is told its end, whatever ended it
+            figures = (before.used_tokens, before.used_tokens, before.blocking_limit)
+            self._auto.idle_stopped(session_id, figures, exc)
+            if not isinstance(exc, BatonError):
+                raise  # cancelled (the server stops), or a bug: Background logs it
             log.info("idle compaction of %s did not run: %s", session_id, exc.message)
             return
         log.info(

@@ -16,7 +16,7 @@ from baton.core.compaction.result import CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiKeyMissing
-from baton.core.service.events import AutoCompacted, Events
+from baton.core.service.events import AutoCompacted, AutoCompactStarted, Events
 from baton.core.service.model_access import KeyMissingSummarizer
 from baton.core.service.runtime import Runtimes, SessionRuntime
 
@@ -54,6 +54,7 @@ class Upkeep:
             ahead=self.ahead,
             states=runtimes.auto_of,
             memos=runtimes.memo_of,
+            on_start=lambda sid, reason: events.emit(AutoCompactStarted(sid, reason)),
             on_outcome=lambda sid, outcome: events.emit(AutoCompacted(sid, outcome)),
             compact=compact,
         )

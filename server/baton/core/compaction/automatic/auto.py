@@ -24,7 +24,12 @@ from baton.core.compaction import engine
 from baton.core.compaction.automatic import microcompact as micro
 from baton.core.compaction.automatic.ahead import SummariesAhead
 from baton.core.compaction.automatic.auto_state import AutoState, MemoOf, StateOf
-from baton.core.compaction.automatic.outcome import Outcome, OutcomeListener, told
+from baton.core.compaction.automatic.outcome import (
+    Outcome,
+    OutcomeListener,
+    StartListener,
+    told,
+)
 from baton.core.compaction.commit import report
 from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext
@@ -69,6 +74,7 @@ class AutoCompactor:
         states: StateOf | None = None,
         memos: MemoOf | None = None,
         on_outcome: OutcomeListener | None = None,
+        on_start: StartListener | None = None,
     ) -> None:
         self._contexts = contexts  # the service's `compaction.context`
         self.max_failures = max_failures
@@ -82,6 +88,7 @@ class AutoCompactor:
         self._state: StateOf = states or (lambda sid: own.setdefault(sid, AutoState()))
         self._memo: MemoOf = memos or (lambda sid: None)  # the sessions' usage memos
         self.on_outcome = on_outcome  # told after every attempt
+        self.on_start = on_start  # told when an attempt starts its work: its outcome follows
 
     # ---- the breaker ---------------------------------------------------------------------
 
@@ -186,6 +193,8 @@ class AutoCompactor:
             return micro_result
         sid = session.session_id
         before, limit = usage.used_tokens, usage.blocking_limit
+        state = self._state(sid)
+        guard = (state.last_auto, state.refills)  # an attempt called off leaves them be
         if self._thrashing(session, usage.auto_compact_threshold):
             self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
@@ -196,14 +205,43 @@ class AutoCompactor:
             usage.used_tokens,
             usage.auto_compact_threshold,
         )
+        last = session.active[-1] if session.active else None
+        self.started(sid, reason)
         try:
             result = await self._compact_now(session, ctx)
-        except (CompactionInProgress, SessionLocked):
-            return micro_result  # someone else is compacting or writing: not a failure
+        except (CompactionInProgress, SessionLocked, asyncio.CancelledError) as exc:
+            committed = session.active[-1] if session.active else None
+            if committed is not None and committed != last:
+                # cancelled in a PostCompact hook, after the commit: the compaction stands
+                self._settle(session, ctx, reason, (before, limit), committed, None)
+            else:
+                # cancelled (the turn, the progress, the server), or someone else compacts or
+                # writes: not a failure, and nothing changed (the thrash guard's count neither)
+                state.last_auto, state.refills = guard
+                self._tell(sid, "cancelled", (before, before, limit), "", reason)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return micro_result
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
             self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
+        self._settle(session, ctx, reason, (before, limit), result.boundary_id, result.dropped)
+        return result
+
+    def _settle(
+        self,
+        session: Session,
+        ctx: CompactContext,
+        reason: str,
+        figures: tuple[int, int],
+        boundary_id: str,
+        dropped: Dropped | None,
+    ) -> None:
+        """Count and tell an auto-compaction that committed `boundary_id` (`figures`: the
+        tokens before it and the blocking limit)."""
+        sid = session.session_id
+        before, limit = figures
         after = self._usage(session, ctx)
         if after.used_tokens >= after.auto_compact_threshold:
             # Committed (the view did change), but it did not make room: a failure all the same.
@@ -212,15 +250,13 @@ class AutoCompactor:
                 f"auto-compaction left {after.used_tokens:,} tokens in use, still at or over "
                 f"the auto-compact threshold of {after.auto_compact_threshold:,}",
             )
-            figures = (before, after.used_tokens, limit)
-            self._tell(sid, "failed", figures, self.last_error(sid) or "", reason)
-            return result
+            told_figures = (before, after.used_tokens, limit)
+            self._tell(sid, "failed", told_figures, self.last_error(sid) or "", reason)
+            return
         state = self._state(sid)
         state.failures, state.last_error = 0, None
-        state.last_auto = (result.boundary_id, len(session.view))
-        figures = (before, after.used_tokens, limit)
-        self._tell(sid, "compacted", figures, "", reason, result.dropped)
-        return result
+        state.last_auto = (boundary_id, len(session.view))
+        self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason, dropped)
 
     def idle_compacted(
         self, session_id: str, figures: tuple[int, int, int], dropped: Dropped | None
@@ -230,6 +266,28 @@ class AutoCompactor:
         state = self._state(session_id)
         state.failures, state.last_error = 0, None
         self._tell(session_id, "compacted", figures, "", "idle", dropped)
+
+    def idle_stopped(
+        self, session_id: str, figures: tuple[int, int, int], error: BaseException
+    ) -> None:
+        """An idle compaction that did not commit: cancelled (the server stopped, or another
+        compaction or writer came first) or failed. Neither counts towards the breaker: an
+        idle compaction is an extra, and the next send's auto-compact still runs."""
+        if isinstance(error, (asyncio.CancelledError, CompactionInProgress, SessionLocked)):
+            self._tell(session_id, "cancelled", figures, "", "idle")
+        else:
+            detail = error.message if isinstance(error, BatonError) else type(error).__name__
+            self._tell(session_id, "failed", figures, detail, "idle")
+
+    def started(self, session_id: str, reason: str) -> None:
+        """Tell the listener an attempt starts its work (`reason`: what started it, `idle`
+        for an idle compaction); exactly one outcome (`_tell`) follows."""
+        if self.on_start is None:
+            return
+        try:
+            self.on_start(session_id, reason)
+        except Exception:  # a listener's failure never stops the turn
+            log.exception("auto-compact listener failed")
 
     def _tell(
         self,

@@ -8,13 +8,15 @@ from typing import Literal
 
 from baton.core.compaction.dropped import Dropped
 
-Outcome = Literal["compacted", "failed"]
+Outcome = Literal["compacted", "failed", "cancelled"]
 
 
 @dataclass(frozen=True)
 class AutoOutcome:
     """What one auto-compaction did, for the user: `compacted` (the context went from
-    `tokens_before` to `tokens_after`) or `failed` (nothing changed, or not enough)."""
+    `tokens_before` to `tokens_after`), `failed` (nothing changed, or not enough) or
+    `cancelled` (stopped before it committed, or another compaction or writer came first:
+    nothing changed, and no failure is counted)."""
 
     outcome: Outcome
     tokens_before: int
@@ -24,6 +26,7 @@ class AutoOutcome:
 
 
 OutcomeListener = Callable[[str, AutoOutcome], None]
+StartListener = Callable[[str, str], None]  # session id, what started it (told()'s `reason`)
 
 
 def told(
@@ -44,6 +47,9 @@ def told(
         what = "Compacted while idle" if reason == "idle" else "Auto-compacted"
         message = f"{what}: {before:,} -> {after:,} tokens.{went}"
         return AutoOutcome(outcome, before, after, message, dropped)
+    what = "Compaction while idle" if reason == "idle" else "Auto-compact"
+    if outcome == "cancelled":
+        return AutoOutcome(outcome, before, before, f"{what} cancelled: nothing changed.")
     if reason != "send":
         goes_on = f"{after:,} tokens are still in use"
     elif after >= limit:
@@ -51,4 +57,4 @@ def told(
     else:
         goes_on = f"the request goes out with {after:,} tokens in context"
     pause = " Auto-compact is paused until a manual compaction." if paused else ""
-    return AutoOutcome(outcome, before, after, f"Auto-compact failed ({detail}): {goes_on}.{pause}")
+    return AutoOutcome(outcome, before, after, f"{what} failed ({detail}): {goes_on}.{pause}")

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from baton.core.compaction.result import CompactRequest
+from baton.core.conversation.messages import Message, ThinkingBlock
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
@@ -141,3 +142,18 @@ async def test_the_reply_after_a_compaction_teaches_no_false_factor(
         assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.005
     finally:
         await chat.service.close()
+
+
+def test_thinking_is_counted_for_the_message_at_hand_not_an_other_of_its_id(
+    estimator: Estimator,
+) -> None:
+    """Two sessions may hold a message of one id (an import done again, a copy): the count
+    of its thinking is its own, as `count_message`'s is."""
+    short = Message(role="assistant", content=[ThinkingBlock(thinking="short", signature="s")])
+    long = short.model_copy(
+        update={"content": [ThinkingBlock(thinking=prose(4, 400), signature="s")]}
+    )
+    assert long.id == short.id
+    first = estimator.count_thinking(short)
+    assert estimator.count_thinking(long) > first + 300
+    assert estimator.count_thinking(short) == first

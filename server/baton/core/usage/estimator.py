@@ -103,7 +103,8 @@ class Estimator(BlockTokens):
         # message id -> (content list it was counted from, cheap shape, raw tokens); the
         # list is held so its identity cannot be recycled while the entry lives
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
-        self._thinking: dict[str, int] = {}  # message id -> raw tokens of its thinking
+        # message id -> (its content, that content's shape, raw tokens of its thinking)
+        self._thinking: dict[str, tuple[object, tuple[int, ...], int]] = {}
         # session -> the memo of its usage, for callers that hold none (weakly: it goes with
         # the session); the service passes each session's own, from its runtime
         self._memos: WeakKeyDictionary[Any, UsageMemo] = WeakKeyDictionary()
@@ -216,12 +217,16 @@ class Estimator(BlockTokens):
 
     def count_thinking(self, message: Message) -> int:
         """Raw tokens of the message's thinking blocks (as `count_message` counts them),
-        cached by id: what a request that leaves them out does not send."""
+        cached by id and content identity as `count_message` caches (two sessions may hold
+        a message of one id): what a request that leaves them out does not send."""
+        content = message.content
+        shape = _shape(content)
         cached = self._thinking.get(message.id)
-        if cached is None:
-            blocks = [b for b in message.content if b.type in THINKING_TYPES]
-            cached = self._thinking[message.id] = self.count_blocks(blocks)
-        return cached
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = self.count_blocks([b for b in content if b.type in THINKING_TYPES])
+        self._thinking[message.id] = (content, shape, tokens)
+        return tokens
 
     def thinking_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
         """Raw tokens of the thinking of the messages `ids` names (those still held)."""

@@ -17,6 +17,7 @@ from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings
 from baton.core.usage.budget import Usage, budget_for, compute_usage, observe_response
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.overhead import calibrated_part
 
 GROWN = ("append", "reply", "create", "rename")  # changes that leave a summary written ahead fresh
 
@@ -38,6 +39,7 @@ class Changes:
         self._events = events
         self._upkeep = upkeep
         self.exact = ExactCounts(host.background, states=runtimes.exact_of)
+        self._factor = host.estimator.factor  # the calibration the open sessions were told with
 
     def appended(self, runtime: SessionRuntime, message_ids: Sequence[str]) -> Usage:
         """An append's one event, after what its messages teach the estimator."""
@@ -110,16 +112,36 @@ class Changes:
         if reason not in GROWN:
             self._upkeep.reshaped(runtime.session)  # the summary written ahead may be stale
         event = self.state(runtime, reason, tell_usage)
-        self._events.emit(event)
+        self._emit(runtime, event)
         self._follow(runtime, reason)
+        self.recalibrated()  # what the change taught the estimator moves the others' figures
         return event.usage
 
     def usage_moved(self, session_id: str) -> None:
         """Only the usage moved (settings, model limits, an exact count, the breaker)."""
         runtime = self._runtimes.get(session_id)
         if runtime is not None:
-            self._events.emit(self.state(runtime))
+            self._emit(runtime, self.state(runtime))
             self._follow(runtime, None)
+
+    def recalibrated(self) -> None:
+        """Once the estimator's factor has moved (a reply taught it, in whichever session),
+        every open session whose figure moved with it is told, as `usage_moved`; a figure
+        that stands (anchored on a reply with nothing after it) is not told again."""
+        factor = self._host.estimator.factor
+        if factor == self._factor:
+            return
+        self._factor = factor
+        for runtime in self._runtimes:
+            if runtime.told is not None and not calibrated_part(runtime.session):
+                continue  # the figure is a reply's real usage alone: it stands as told
+            if self.usage(runtime).used_tokens != runtime.told:
+                self.usage_moved(runtime.session_id)
+
+    def _emit(self, runtime: SessionRuntime, event: SessionChanged) -> None:
+        self._events.emit(event)
+        if event.tell_usage:
+            runtime.told = event.usage.used_tokens
 
     def _follow(self, runtime: SessionRuntime, reason: Reason | None) -> None:
         host, sid = self._host, runtime.session_id

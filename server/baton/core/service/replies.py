@@ -84,5 +84,6 @@ class Replies:
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt
             runtime.replying = False
+            service.changes.recalibrated()  # a prompt-too-long error's real size taught it
         service.upkeep.after_reply(self._runtimes.of(session_id))
         return Reply(result.message, service.usage(session_id))

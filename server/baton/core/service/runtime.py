@@ -2,7 +2,8 @@
 
 Everything the server keeps about a session besides its transcript lives in its
 `SessionRuntime`: the tools of its last send, auto-compact's breaker and lock, the summary
-written ahead, the exact count, the notes update, the usage memo, whether a reply streams.
+written ahead, the exact count, the notes update, the usage memo and the figure last told,
+whether a reply streams.
 A runtime is created when the service first opens the session and dropped when the session
 is deleted or the store closes; dropping it cancels what it still has scheduled and drops
 the estimator's counts of its messages, so nothing of the session remains.
@@ -42,6 +43,7 @@ class SessionRuntime:
     exact: ExactState = field(default_factory=ExactState)
     notes: NotesState = field(default_factory=NotesState)
     usage: UsageMemo = field(default_factory=UsageMemo)
+    told: int | None = None  # the used tokens its last usage event told (None: none yet)
 
     @property
     def session_id(self) -> str:

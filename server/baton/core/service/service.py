@@ -107,6 +107,7 @@ class BatonService:
                 self._runtimes.close_store()  # release the old directory's locks
             if self.estimator.on_learned is not None:  # kept: the new directory's factor
                 SavedCalibration(self._data_dir()).restore(self.estimator, replace=True)
+                self.changes.recalibrated()  # no session is open: the factor is only noted
         for session_id in self.open_session_ids():
             self.changes.usage_moved(session_id)
 
@@ -132,6 +133,7 @@ class BatonService:
         """The estimator starts from the factor the data dir keeps, and keeps it there after
         each reply that teaches it, so that a restart estimates as before (a server's start)."""
         SavedCalibration(self._data_dir()).restore(self.estimator)
+        self.changes.recalibrated()  # the factor the sessions are told with from now on
         self.estimator.on_learned = lambda: SavedCalibration(self._data_dir()).save(self.estimator)
 
     def data_dir_problems(self) -> list[str]:

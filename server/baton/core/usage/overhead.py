@@ -103,6 +103,14 @@ def context_figure(
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
 
 
+def calibrated_part(session: Session) -> bool:
+    """Whether the calibration factor reaches the session's figure: it does unless the
+    figure is the last reply's real usage alone (that reply ends the view); a cheap test,
+    so that a factor that moves skips the figures it cannot move without computing them."""
+    anchor = session.anchor()
+    return anchor is None or anchor[0] + 1 < len(session.view)
+
+
 def _compacted_after(session: Session, index: int) -> bool:
     """Whether a compaction's message (a summary, an attachment) follows view[index]."""
     view, messages = session.view, session.messages

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +16,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.automatic.outcome import AutoOutcome
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hooks import Hook, Hooks
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
 from baton.core.conversation.messages import MessageInput, ToolResultBlock, ToolUseBlock
@@ -111,6 +116,42 @@ async def test_a_single_huge_message_that_jumps_past_the_threshold_triggers_it(
     result = await AutoCompactor(factory(estimator)).check(session, reason="append")
     assert result is not None and result.trigger == "auto"
     assert session.view_messages()[0].kind == "summary"
+
+
+async def test_what_an_auto_compaction_left_is_measured_as_it_commits(
+    session: Session, estimator: Estimator, tmp_path: Path
+) -> None:
+    """The commit is announced before the PostCompact hooks end, and the client may append
+    meanwhile: a large append then is the next check's to handle, not a failure of this
+    compaction (it was counted as one when measured after the hooks)."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    held = (
+        f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
+        f"while not pathlib.Path({str(release)!r}).exists():\n    time.sleep(0.02)\n"
+    )
+    hooks = Hooks(post=[Hook([sys.executable, "-c", held])])
+    summarizer = ExtractiveSummarizer(estimator.count_text)
+    seen: list[int] = []
+    make = factory(estimator)
+
+    def contexts() -> CompactContext:
+        return replace(make(), summarizer=summarizer, hooks=hooks, committed=told)
+
+    def told(result: CompactResult) -> None:
+        seen.append(used(session, estimator))
+
+    auto = AutoCompactor(contexts)
+    fill(session, 6)
+    check = asyncio.ensure_future(auto.check(session, reason="append"))
+    deadline = time.monotonic() + 20
+    while not started.exists():
+        assert time.monotonic() < deadline, "the PostCompact hook never started"
+        await asyncio.sleep(0.02)
+    fill(session, 6)  # appended while the hook runs: past the threshold again
+    release.touch()
+    result = await check
+    assert result is not None and seen and seen[0] < 13_400
+    assert auto.failures(session.session_id) == 0 and auto.last_error(session.session_id) is None
 
 
 async def test_no_compaction_while_one_runs(session: Session, estimator: Estimator) -> None:

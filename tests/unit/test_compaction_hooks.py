@@ -3,6 +3,7 @@ times out, one that adds instructions, one told the result; failures lose nothin
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
@@ -208,3 +209,37 @@ async def test_every_compaction_path_of_the_service_runs_the_hooks(
         assert len(results) == 2 and results[0]["boundaryId"] == applied.boundary_id
     finally:
         await service.close()
+
+
+async def test_a_commit_is_told_before_the_post_hooks_and_a_cancel_meanwhile_comes_too_late(
+    tmp_path: Path, setup: tuple[Session, CompactContext, SessionStore]
+) -> None:
+    """The compaction is done once it commits: `committed` is told then (the service
+    announces the change), and a cancel while the PostCompact hook runs changes nothing
+    more: the hook runs to its end and the result is returned. The cancel used to skip the
+    announcement of a compaction committed all the same."""
+    session, ctx, _ = setup
+    started, release, finished = (tmp_path / name for name in ("started", "release", "finished"))
+    held = (
+        f"import pathlib\npathlib.Path({str(started)!r}).touch()\n"
+        f"while not pathlib.Path({str(release)!r}).exists():\n    time.sleep(0.02)\n"
+        f"pathlib.Path({str(finished)!r}).touch()\n"
+    )
+    ctx.hooks = Hooks(post=[Hook(script(tmp_path, "held", held))])
+    told: list[tuple[str, int, bool]] = []
+    ctx.committed = lambda result: told.append(
+        (result.boundary_id, session.compactions, started.exists())
+    )
+    task = asyncio.ensure_future(compact(session, CompactRequest(direction="all"), ctx))
+    deadline = time.monotonic() + 20
+    while not started.exists():
+        assert time.monotonic() < deadline, "the PostCompact hook never started"
+        await asyncio.sleep(0.02)
+    assert told == [(session.active[-1], 1, False)]  # told before the hook started
+    task.cancel()
+    await asyncio.sleep(0)  # the cancel reaches the compaction while its hook runs
+    release.touch()
+    result = await task
+    assert result.boundary_id == told[0][0] and finished.exists()
+    assert not session.compacting
+    assert not task.cancelled() and len(told) == 1

@@ -4,6 +4,7 @@ atomically (`commit.py`)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,9 @@ class CompactContext:
     # the file the summary names as holding the full history, when it is not the session's
     # transcript (the command line compacts a scratch copy of the file it was given)
     history_path: Path | None = None
+    # told as soon as the compaction commits, before its PostCompact hooks run (`run_compaction`):
+    # the service announces the change there
+    committed: Callable[[CompactResult], None] | None = None
 
     def history(self, session: Session) -> str:
         """The file where the full history of `session` can be read."""

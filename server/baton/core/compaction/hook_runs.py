@@ -4,9 +4,10 @@ instructions, PostCompact is told the result; what failed becomes the result's w
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from baton.core.compaction.hooks import BLOCK_EXIT, Hooks, read_output, run_hook
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -16,6 +17,8 @@ from baton.core.usage.budget import compute_usage
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
+
+T = TypeVar("T")
 
 
 def _base(session: Session, request: CompactRequest, event: str) -> dict[str, Any]:
@@ -112,8 +115,14 @@ async def run_compaction(
     """One compaction's frame, whoever does its work (`engine.compact`, the session's lane, a
     draft's apply): refused while another runs or where nothing may be written; the session
     compacting throughout (no other compaction, undo or pin meanwhile); the user's
-    PreCompact hooks before `work`, which gets the request as they left it, the PostCompact
-    ones after, and their warnings in the result."""
+    PreCompact hooks before `work`, which gets the request as they left it and commits last
+    (no await after its commit), the PostCompact ones after, and their warnings in the
+    result.
+
+    Once `work` has committed, the compaction is done: `ctx.committed` is told at once (the
+    service announces the change there, so the client never waits on a PostCompact hook to
+    see the new view), and a cancel that arrives while the PostCompact hooks run comes too
+    late: they run to their end and the result is returned, not a CancelledError."""
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is already being compacted")
     if not request.dry_run:  # a dry run writes nothing: a read-only session has one too
@@ -122,6 +131,32 @@ async def run_compaction(
     try:
         request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
         result = await work(request)
-        return await after_hooks(ctx.hooks, session, request, result, warnings)
-    finally:
+        if not result.dry_run and ctx.committed is not None:
+            ctx.committed(result)
+    except BaseException:
         session.compacting = False
+        raise
+
+    async def after() -> CompactResult:
+        try:
+            return await after_hooks(ctx.hooks, session, request, result, warnings)
+        finally:
+            session.compacting = False
+
+    return await _past_cancel(after())
+
+
+async def _past_cancel(work: Awaitable[T]) -> T:
+    """`work` run to its end even when the caller is cancelled meanwhile: the cancel came
+    after the commit, too late to change anything, so it is dropped and the caller returns
+    the result. `work` itself cancelled (the loop closing) still ends as cancelled."""
+    task = asyncio.ensure_future(work)
+    current = asyncio.current_task()
+    while True:
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                raise  # cancelled itself, not only its caller
+            if current is not None:
+                current.uncancel()  # taken back: the request answers with the result

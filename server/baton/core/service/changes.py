@@ -15,6 +15,7 @@ from baton.core.service.model_access import ModelAccess
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings
+from baton.core.turn.watch import mark
 from baton.core.usage.budget import Usage, budget_for, compute_usage, observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import calibrated_part
@@ -112,16 +113,33 @@ class Changes:
         if reason not in GROWN:
             self._upkeep.reshaped(runtime.session)  # the summary written ahead may be stale
         event = self.state(runtime, reason, tell_usage)
+        runtime.shown = (mark(runtime.session), event.paused_by)
         self._emit(runtime, event)
         self._follow(runtime, reason)
         self.recalibrated()  # what the change taught the estimator moves the others' figures
         return event.usage
 
+    def caught_up(self, runtime: SessionRuntime, reason: Reason) -> None:
+        """Tell what the client has not seen yet of the session after work that may have
+        changed it (a turn's step, auto-compact): a new view or compactions as `reason`'s
+        change, else auto-compact paused or resumed as a move of the usage. A compaction
+        announced itself as it committed, and is not announced again."""
+        if self._runtimes.get(runtime.session_id) is not runtime:
+            return  # deleted meanwhile: nobody to tell
+        shown = runtime.shown
+        if shown is None or shown[0] != mark(runtime.session):
+            self.changed(runtime, reason)
+        elif shown[1] != self._upkeep.auto.paused_by(runtime.session_id):
+            self.usage_moved(runtime.session_id)
+
     def usage_moved(self, session_id: str) -> None:
         """Only the usage moved (settings, model limits, an exact count, the breaker)."""
         runtime = self._runtimes.get(session_id)
         if runtime is not None:
-            self._emit(runtime, self.state(runtime))
+            event = self.state(runtime)
+            if runtime.shown is not None:
+                runtime.shown = (runtime.shown[0], event.paused_by)
+            self._emit(runtime, event)
             self._follow(runtime, None)
 
     def recalibrated(self) -> None:
@@ -165,8 +183,8 @@ class Changes:
             usage = self.usage(runtime)
             over = usage.used_tokens >= usage.auto_compact_threshold
         outcome = await self._upkeep.auto_check(runtime, reason, over)
-        if outcome == "compacted":
-            self.changed(self._runtimes.of(session_id), "compact")
+        if outcome == "compacted":  # a compaction told as it committed; a microcompact alone now
+            self.caught_up(self._runtimes.of(session_id), "compact")
         elif outcome == "paused":
             self.usage_moved(session_id)  # the breaker opened: the meter says so
 

@@ -3,6 +3,7 @@ rewind, undo a boundary, and the context every compaction of a session runs with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from baton.core.compaction import engine
@@ -14,7 +15,7 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import BatonError, NothingToCompact
-from baton.core.service.runtime import Runtimes
+from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.usage.budget import Usage
 
 if TYPE_CHECKING:
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 
 
 class Compaction:
-    """Front ends call it as `service.compaction`; each commit is one change of the session
-    (`changes.py` raises its event), and a manual success closes auto-compact's breaker."""
+    """Front ends call it as `service.compaction`; each commit is one change of the session,
+    announced as it commits (`changes.py` raises its event), before the PostCompact hooks run;
+    a manual success closes auto-compact's breaker first, so that its event says so."""
 
     def __init__(self, service: BatonService, runtimes: Runtimes) -> None:
         self._service = service
@@ -35,13 +37,9 @@ class Compaction:
         service = self._service
         session = service.session(session_id)
         check_writable(request.instructions, "instructions")
-        context = self.context(progress, session_id)
-        result = await service.lanes.compact_any(session, request, context)  # offline: off the loop
-        if not request.dry_run:
-            if request.trigger != "auto":  # an idle compaction is no manual one
-                service.upkeep.auto.reset(session_id, session)  # a manual success: resumed
-            service.changes.changed(self._runtimes.of(session_id), "compact")
-        return result
+        # an idle compaction (trigger auto) is no manual one: it leaves the breaker as it is
+        context = self.context(progress, session_id, manual=request.trigger != "auto")
+        return await service.lanes.compact_any(session, request, context)  # offline: off the loop
 
     async def preview_auto(self, session_id: str) -> tuple[CompactResult | None, str | None]:
         """What auto-compact would summarize and keep right now, or None and why not."""
@@ -85,9 +83,12 @@ class Compaction:
         session_id: str | None = None,
         *,
         summarizer: Summarizer | None = None,
+        manual: bool = False,
     ) -> CompactContext:
         """What a compaction runs with: the settings of now, the summarizer they choose,
-        and, for an open session, the tools its last send offered (they count too)."""
+        and, for an open session, the tools its last send offered (they count too) and the
+        announcement of its commit (`manual`: one the user asked for, which resumes a
+        paused auto-compact)."""
         service = self._service
         runtime = self._runtimes.get(session_id) if session_id is not None else None
         return CompactContext(
@@ -100,4 +101,17 @@ class Compaction:
             tools_tokens=runtime.tools_tokens if runtime is not None else 0,
             tools=(runtime.tools or None) if runtime is not None else None,
             hooks=load_hooks(),
+            committed=self._announce(runtime, manual) if runtime is not None else None,
         )
+
+    def _announce(self, runtime: SessionRuntime, manual: bool) -> Callable[[CompactResult], None]:
+        """What a commit of the session tells: its one change, the breaker closed first
+        when the user asked for the compaction."""
+        service = self._service
+
+        def committed(_: CompactResult) -> None:
+            if manual:
+                service.upkeep.auto.reset(runtime.session_id, runtime.session)  # resumed
+            service.changes.changed(runtime, "compact")
+
+        return committed

@@ -79,7 +79,7 @@ class Drafts:
         session = service.session(session_id)
         if summary is not None:
             self._check_summary(summary)
-        ctx = service.compaction.context(progress, session_id)
+        ctx = service.compaction.context(progress, session_id, manual=True)
         record = preview.load_record(session, draft_id)
         request = preview.request_of(record)
 
@@ -90,11 +90,9 @@ class Drafts:
             # the summary is written already: instructions a PreCompact hook adds cannot apply
             return result.model_copy(update={"warnings": [*result.warnings, HOOK_TOO_LATE]})
 
-        # within a compaction's frame, as any compaction: its hooks run around the commit
-        result = await engine.run_compaction(session, request, ctx, commit)
-        service.upkeep.auto.reset(session_id, session)  # a manual success: resumed
-        service.changes.changed(service._runtime(session_id), "compact")
-        return result
+        # within a compaction's frame, as any compaction: its hooks run around the commit,
+        # which is announced (and resumes a paused auto-compact) as it happens
+        return await engine.run_compaction(session, request, ctx, commit)
 
     @staticmethod
     def _check_summary(summary: str) -> None:

@@ -53,8 +53,8 @@ class Replies:
         client = service.models.client(service.settings)
         attached = await service.tool_setup.attachments(attachments, host)
 
-        def step(reason: str) -> None:
-            service.changes.changed(runtime, cast(Reason, reason))
+        def step(reason: str) -> None:  # an auto-compaction told itself as it committed
+            service.changes.caught_up(runtime, cast(Reason, reason))
 
         watch = TurnWatch(runtime.session, step)
 

@@ -20,11 +20,13 @@ from baton.core.compaction.automatic.ahead import AheadState
 from baton.core.compaction.automatic.auto import MAX_FAILURES
 from baton.core.compaction.automatic.auto_state import AutoState
 from baton.core.compaction.summary.notes_state import NotesState
+from baton.core.conversation.meta_records import PausedBy
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import SessionNotFound
 from baton.core.model_api.exact_counts import ExactState
 from baton.core.service.events import Events, SessionClosed, SessionOpened
+from baton.core.turn.watch import Mark
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.usage_memo import UsageMemo
 
@@ -44,6 +46,9 @@ class SessionRuntime:
     notes: NotesState = field(default_factory=NotesState)
     usage: UsageMemo = field(default_factory=UsageMemo)
     told: int | None = None  # the used tokens its last usage event told (None: none yet)
+    # what the client was last told: the view and compactions of the last change announced,
+    # and why auto-compact was paused then (`Changes.caught_up` tells only what is new)
+    shown: tuple[Mark, PausedBy | None] | None = None
 
     @property
     def session_id(self) -> str:

@@ -18,10 +18,10 @@ class TurnWatch:
     def __init__(self, session: Session, changed: Callable[[str], object]) -> None:
         self._session = session
         self._changed = changed
-        self._seen = _mark(session)
+        self._seen = mark(session)
 
     def catch_up(self) -> None:
-        now = _mark(self._session)
+        now = mark(self._session)
         if now[0] != self._seen[0]:
             self._changed("compact")
         elif now != self._seen:
@@ -31,6 +31,6 @@ class TurnWatch:
         self._seen = now
 
 
-def _mark(session: Session) -> Mark:
+def mark(session: Session) -> Mark:
     """What a client can see of a session: its compactions and its view."""
     return tuple(session.active), tuple(session.view)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
 
 from baton.core.compaction import engine
@@ -206,14 +207,23 @@ class AutoCompactor:
             usage.auto_compact_threshold,
         )
         last = session.active[-1] if session.active else None
+        # what the compaction left, measured as it commits: the client hears of the commit
+        # then, and may append before the PostCompact hooks end (no refill of this one)
+        left: list[tuple[Usage, int]] = []
+
+        def committed(result: CompactResult) -> None:
+            left.append((self._usage(session, ctx), len(session.view)))
+            if ctx.committed is not None:
+                ctx.committed(result)
+
         self.started(sid, reason)
         try:
-            result = await self._compact_now(session, ctx)
+            result = await self._compact_now(session, replace(ctx, committed=committed))
         except (CompactionInProgress, SessionLocked, asyncio.CancelledError) as exc:
-            committed = session.active[-1] if session.active else None
-            if committed is not None and committed != last:
-                # cancelled in a PostCompact hook, after the commit: the compaction stands
-                self._settle(session, ctx, reason, (before, limit), committed, None)
+            newest = session.active[-1] if session.active else None
+            if newest is not None and newest != last:
+                # cancelled after the commit: the compaction stands
+                self._settle(session, ctx, reason, (before, limit), (newest, None), left)
             else:
                 # cancelled (the turn, the progress, the server), or someone else compacts or
                 # writes: not a failure, and nothing changed (the thrash guard's count neither)
@@ -226,7 +236,8 @@ class AutoCompactor:
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
             self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
-        self._settle(session, ctx, reason, (before, limit), result.boundary_id, result.dropped)
+        done = (result.boundary_id, result.dropped)
+        self._settle(session, ctx, reason, (before, limit), done, left)
         return result
 
     def _settle(
@@ -235,14 +246,16 @@ class AutoCompactor:
         ctx: CompactContext,
         reason: str,
         figures: tuple[int, int],
-        boundary_id: str,
-        dropped: Dropped | None,
+        done: tuple[str, Dropped | None],
+        left: list[tuple[Usage, int]],
     ) -> None:
-        """Count and tell an auto-compaction that committed `boundary_id` (`figures`: the
-        tokens before it and the blocking limit)."""
+        """Count and tell an auto-compaction that committed (`figures`: the tokens before
+        it and the blocking limit; `done`: its boundary and what it dropped; `left`: the
+        usage and the view's length as it committed, when measured then)."""
         sid = session.session_id
         before, limit = figures
-        after = self._usage(session, ctx)
+        boundary_id, dropped = done
+        after, mark = left[-1] if left else (self._usage(session, ctx), len(session.view))
         if after.used_tokens >= after.auto_compact_threshold:
             # Committed (the view did change), but it did not make room: a failure all the same.
             self._fail(
@@ -255,7 +268,7 @@ class AutoCompactor:
             return
         state = self._state(sid)
         state.failures, state.last_error = 0, None
-        state.last_auto = (boundary_id, len(session.view))
+        state.last_auto = (boundary_id, mark)
         self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason, dropped)
 
     def idle_compacted(

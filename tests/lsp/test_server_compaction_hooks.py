@@ -1,6 +1,6 @@
 """Compaction hooks over the wire (the user's hooks file, `BATON_HOOKS_FILE`): a compaction
 is announced as it commits, while its PostCompact hook still runs; a cancel that arrives
-then comes too late."""
+then comes too late; and the summary written ahead of auto-compact runs the hooks too."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_harness import WAIT_SECONDS, Harness, conversation
+from lsp_harness import WAIT_SECONDS, Harness, conversation, user
 from lsprotocol import types
+from test_server_background_compact import MODEL, compacted, grow_to
 from test_server_send import outcome, started_request
 
 from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic, held_reply
 
 OFFLINE: dict[str, Any] = {
     "summarizer": "extractive",
@@ -32,6 +34,11 @@ pathlib.Path({started!r}).touch()
 while not pathlib.Path({release!r}).exists():
     time.sleep(0.02)
 pathlib.Path({finished!r}).touch()
+"""
+TELLING_HOOK = """\
+import sys
+with open({told!r}, "a") as told:
+    told.write(sys.stdin.read().replace("\\n", " ") + "\\n")
 """
 
 
@@ -156,3 +163,39 @@ async def test_cancelling_the_auto_compaction_while_its_post_hook_runs_still_tel
     assert meter[-1]["usage"]["usedTokens"] == usage["usedTokens"] < usage["autoCompactThreshold"]
     told = told_since(lsp, mark, protocol.AUTO_COMPACT, sid)
     assert [t["outcome"] for t in told] == ["compacted"]
+
+
+async def test_the_summary_written_ahead_is_committed_with_the_hooks_around_it(
+    start_server, fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    told = tmp_path / "told.jsonl"
+    script = tmp_path / "telling_hook.py"
+    script.write_text(TELLING_HOOK.format(told=str(told)))
+    hooks = tmp_path / "hooks.json"
+    command = [sys.executable, str(script)]
+    hooks.write_text(json.dumps({"PreCompact": [{"command": command}],
+                                 "PostCompact": [{"command": command}]}))  # fmt: skip
+    lsp: Harness = await start_server(options=MODEL, env={"BATON_HOOKS_FILE": str(hooks)})
+    sid = (await lsp.create())["sessionId"]
+    written = held_reply(fake_anthropic, "<summary>Written ahead: parts 0 to 9.</summary>")
+    n = await grow_to(lsp, sid, 0.8)
+    started = await lsp.progress_begin("Baton: summarizing ahead of auto-compact")
+    assert written.gate is not None
+    written.gate.set()
+    await lsp.progress_end(started.token)
+
+    mark = lsp.recorder.mark()
+    await grow_to(lsp, sid, 1.0, start=n)
+    await compacted(lsp, sid, mark)
+    auto = await lsp.recorder.notification(protocol.AUTO_COMPACT, after=mark)  # after the hooks
+    assert auto["outcome"] == "compacted"
+    assert len(fake_anthropic.message_requests()) == 1  # the summary written ahead, committed
+    events = [json.loads(line) for line in told.read_text().splitlines()]
+    assert [(e["hook_event_name"], e["trigger"]) for e in events] == [
+        ("PreCompact", "auto"),
+        ("PostCompact", "auto"),
+    ]
+    view = (await lsp.get(sid))["messages"]
+    assert "Written ahead" in str(view[0]["content"])
+    assert events[1]["result"]["summary"].startswith("Written ahead")
+    await lsp.append(sid, user("and the next question"))  # the session is not left compacting

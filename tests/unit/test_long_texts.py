@@ -301,7 +301,7 @@ def test_the_commit_on_the_loop_normalizes_no_huge_prompt(
         return normalize_whole(text)
 
     monkeypatch.setattr(slices, "normalize", measured)
-    result = engine.commit_prepared(session, prepared, ctx)
+    result = engine.commit_summary(session, prepared, ctx)
     assert result.post_tokens < result.pre_tokens
     assert lengths and max(lengths) < 100_000, f"the commit normalized {max(lengths)} characters"
 

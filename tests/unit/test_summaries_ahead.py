@@ -4,6 +4,8 @@ cancel and failure; and the thrash guard that stops auto-compact."""
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 from collections.abc import Coroutine
 from typing import Any
 
@@ -13,6 +15,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.automatic.ahead import SummariesAhead, start_point
 from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT, AutoCompactor
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.hooks import Hook, Hooks
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer, Progress, SummaryRequest
 from baton.core.conversation.messages import MessageInput
@@ -102,11 +105,13 @@ def fill_to(session: Session, estimator: Estimator, tokens: int, start: int = 0)
 
 
 def setup(
-    estimator: Estimator, summarizer: Any, settings: Settings = SMALL
+    estimator: Estimator, summarizer: Any, settings: Settings = SMALL, hooks: Hooks | None = None
 ) -> tuple[AutoCompactor, SummariesAhead, Tasks]:
     tasks = Tasks()
     ahead = SummariesAhead(tasks, lambda: None)
-    auto = AutoCompactor(lambda: CompactContext(settings, estimator, summarizer), ahead=ahead)
+    auto = AutoCompactor(
+        lambda: CompactContext(settings, estimator, summarizer, hooks=hooks), ahead=ahead
+    )
     return auto, ahead, tasks
 
 
@@ -307,6 +312,57 @@ async def test_a_manual_compaction_drops_the_summary_even_when_it_is_undone_late
     fill_to(session, estimator, THRESHOLD, start=n)
     assert await auto.check(session, reason="append") is not None
     assert len(summarizer.calls) == 2
+
+
+# ---- the compaction hooks ----------------------------------------------------------------
+
+
+async def ready_at_threshold(
+    session: Session, estimator: Estimator, hooks: Hooks
+) -> tuple[GatedSummarizer, AutoCompactor]:
+    """A summary written ahead and ready, the session filled to the threshold since."""
+    summarizer = GatedSummarizer()
+    auto, ahead, tasks = setup(estimator, summarizer, hooks=hooks)
+    n = fill_to(session, estimator, int(THRESHOLD * 0.8))
+    await auto.check(session, reason="append")
+    summarizer.gate.set()
+    await tasks.settle()
+    assert ahead.ready(session.session_id)
+    fill_to(session, estimator, THRESHOLD, start=n)
+    return summarizer, auto
+
+
+async def test_a_pre_hook_that_blocks_the_summary_written_ahead_fails_the_auto_compaction(
+    session: Session, estimator: Estimator
+) -> None:
+    """It was committed without running the hooks (nor holding the compacting flag)."""
+    block = [sys.executable, "-c", "import sys; print('frozen', file=sys.stderr); sys.exit(2)"]
+    summarizer, auto = await ready_at_threshold(session, estimator, Hooks(pre=[Hook(block)]))
+    view, sid = list(session.view), session.session_id
+    assert await auto.check(session, reason="append") is None
+    assert session.view == view and session.compactions == 0 and not session.compacting
+    error = auto.last_error(sid) or ""
+    assert auto.failures(sid) == 1 and "PreCompact hook" in error and "frozen" in error
+    assert len(summarizer.calls) == 1  # no new summary after the block
+
+
+async def test_instructions_a_pre_hook_adds_make_the_summary_written_ahead_give_way(
+    session: Session, estimator: Estimator, tmp_path: Any
+) -> None:
+    """The summary was written before the hook gave its instructions: a new one, in the
+    same compaction, follows them; the PostCompact hook is told of that one."""
+    adds = [sys.executable, "-c", 'print(\'{"instructions": "Keep the SQL verbatim."}\')']
+    told = tmp_path / "post.json"
+    post = [sys.executable, "-c", f"import sys; open({str(told)!r}, 'w').write(sys.stdin.read())"]
+    hooks = Hooks(pre=[Hook(adds)], post=[Hook(post)])
+    summarizer, auto = await ready_at_threshold(session, estimator, hooks)
+    result = await auto.check(session, reason="append")
+    assert result is not None and session.compactions == 1 and not session.compacting
+    assert len(summarizer.calls) == 2 and "Summary number 2" in (result.summary or "")
+    assert "Keep the SQL verbatim." in (summarizer.calls[1].instructions or "")
+    payload = json.loads(told.read_text())
+    assert payload["trigger"] == "auto"
+    assert payload["result"]["boundaryId"] == result.boundary_id
 
 
 # ---- cancel and failure ------------------------------------------------------------------

@@ -37,7 +37,7 @@ from baton.core.compaction.summary.summarizers import (
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
-from baton.core.errors import CompactionInProgress
+from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
@@ -48,9 +48,9 @@ __all__ = [
     "SUMMARY_MAX_TOKENS",
     "CompactContext",
     "PreparedSummary",
-    "commit_prepared",
     "commit_summary",
     "compact",
+    "compact_prepared",
     "layout_view",
     "pin",
     "rewind",
@@ -271,13 +271,28 @@ async def _plan_and_summarize(
     )
 
 
-def commit_prepared(
+async def compact_prepared(
     session: Session, prepared: PreparedSummary, ctx: CompactContext
 ) -> CompactResult:
-    """Commit a summary prepared earlier (`summarize`), unless a compaction is running."""
-    if session.compacting:
-        raise CompactionInProgress(f"session {session.session_id} is being compacted")
-    return commit_summary(session, prepared, ctx)
+    """Commit a summary prepared earlier (`summarize`: the summary written ahead of
+    auto-compact) in a compaction's frame, as every compaction commits: one at a time, the
+    PreCompact hooks first (one may block it: nothing changes), the PostCompact ones after.
+    A summary that can no longer commit (the context would not get smaller), or that was
+    written before a PreCompact hook added instructions, gives way to a new one, written in
+    the same frame for the request as the hooks left it."""
+    request = prepared.request
+
+    async def work(asked: CompactRequest) -> CompactResult:
+        if asked.instructions == request.instructions:
+            try:
+                return commit_summary(session, prepared, ctx)
+            except BatonError as exc:
+                log.info("the summary prepared earlier cannot be committed: %s", exc.message)
+        else:
+            log.info("a PreCompact hook added instructions: a new summary follows them")
+        return await _compact(session, asked, ctx)
+
+    return await run_compaction(session, request, ctx, work)
 
 
 def bounded_keep_window(window: KeepWindowSettings, threshold: int) -> KeepWindowSettings:

@@ -113,11 +113,11 @@ async def run_compaction(
     work: Callable[[CompactRequest], Awaitable[CompactResult]],
 ) -> CompactResult:
     """One compaction's frame, whoever does its work (`engine.compact`, the session's lane, a
-    draft's apply): refused while another runs or where nothing may be written; the session
-    compacting throughout (no other compaction, undo or pin meanwhile); the user's
-    PreCompact hooks before `work`, which gets the request as they left it and commits last
-    (no await after its commit), the PostCompact ones after, and their warnings in the
-    result.
+    draft's apply, the summary written ahead of auto-compact): refused while another runs or
+    where nothing may be written; the session compacting throughout (no other compaction,
+    undo or pin meanwhile); the user's PreCompact hooks before `work`, which gets the request
+    as they left it and commits last (no await after its commit), the PostCompact ones after,
+    and their warnings in the result.
 
     Once `work` has committed, the compaction is done: `ctx.committed` is told at once (the
     service announces the change there, so the client never waits on a PostCompact hook to

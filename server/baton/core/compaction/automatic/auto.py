@@ -322,17 +322,15 @@ class AutoCompactor:
             log.exception("auto-compact listener failed")
 
     async def _compact_now(self, session: Session, ctx: CompactContext) -> CompactResult:
-        """The summary written ahead when it is ready and fresh, else a new compaction."""
+        """The summary written ahead when it is ready and fresh, else a new compaction; the
+        hooks run around either (a PreCompact that blocks fails it as any failure)."""
         prepared = None
         if self.ahead is not None:
             if self.ahead.running(session.session_id):
                 report(ctx, "Waiting for the summary written ahead", None)
             prepared = await self.ahead.take(session, ctx.summarizer.name)
-        if prepared is not None:
-            try:
-                return engine.commit_prepared(session, prepared, ctx)
-            except BatonError as exc:  # e.g. no longer smaller: write a new one
-                log.info("the summary written ahead cannot be committed: %s", exc.message)
+        if prepared is not None:  # one no longer smaller gives way to a new one, in its frame
+            return await engine.compact_prepared(session, prepared, ctx)
         return await self._compact(session, CompactRequest(direction="all", trigger="auto"), ctx)
 
     def _thrashing(self, session: Session, threshold: int) -> bool:

@@ -24,6 +24,10 @@ def new_id(prefix: str = "msg") -> str:
     return f"{prefix}_{secrets.token_hex(8)}"
 
 
+# what a tool result holds once a microcompaction cleared it (Baton's, or Claude Code's imported)
+CLEARED_RESULT = "[Old tool result content cleared]"
+
+
 class WireModel(BaseModel):
     """Base for payloads that travel camelCase on the wire and snake_case in Python."""
 

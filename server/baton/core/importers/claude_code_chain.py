@@ -7,9 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from baton.core.compaction.automatic.microcompact import CLEARED
 from baton.core.conversation.boundary import Boundary, Trigger
-from baton.core.conversation.messages import ContentBlock, Message, ToolResultBlock
+from baton.core.conversation.messages import (
+    CLEARED_RESULT,
+    ContentBlock,
+    Message,
+    ToolResultBlock,
+)
 from baton.core.importers.claude_code_repairs import Record
 
 SUMMARIZER = "claude-code"
@@ -129,7 +133,7 @@ class ClearedResults:
                 content: list[ContentBlock] = [_cleared(b, cleared) for b in original.content]
             elif whole:
                 content = [
-                    ToolResultBlock(tool_use_id=u, content=CLEARED, is_error=e)
+                    ToolResultBlock(tool_use_id=u, content=CLEARED_RESULT, is_error=e)
                     for u, e in stub.results
                 ]
             else:
@@ -166,5 +170,5 @@ class ClearedResults:
 def _cleared(block: ContentBlock, cleared: set[str]) -> ContentBlock:
     if isinstance(block, ToolResultBlock) and block.tool_use_id in cleared:
         use_id, is_error = block.tool_use_id, block.is_error
-        return ToolResultBlock(tool_use_id=use_id, content=CLEARED, is_error=is_error)
+        return ToolResultBlock(tool_use_id=use_id, content=CLEARED_RESULT, is_error=is_error)
     return block

@@ -6,11 +6,17 @@ from datetime import UTC, datetime, timedelta
 
 from baton.core.compaction.retention.facts import result_text
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.messages import ContentBlock, Message, ToolResultBlock, new_id
+from baton.core.conversation.messages import (
+    CLEARED_RESULT,
+    ContentBlock,
+    Message,
+    ToolResultBlock,
+    new_id,
+)
 from baton.core.conversation.session import Session
 from baton.core.settings import MicrocompactSettings
 
-CLEARED = "[Old tool result content cleared]"
+CLEARED = CLEARED_RESULT
 
 
 def _parse_time(text: str) -> datetime | None:

@@ -266,7 +266,7 @@ async def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_sentence(
     assert result.is_error and "takes too long to match" in result.text
 
 
-@pytest.mark.parametrize("pattern", ["a{4294967296}", "(" * 499 + ")" * 499, "["])
+@pytest.mark.parametrize("pattern", ["(" * 499 + ")" * 499, "["])
 async def test_patterns_the_engine_cannot_take_are_a_tool_error(root: Path, pattern: str) -> None:
     result = await call(ctx(root), "search_text", pattern=pattern)
     assert result.is_error and "not a valid regular expression" in result.text

@@ -17,6 +17,7 @@ import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.tools.find_files import matches
+from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
 from baton.core.tools.walk import Walk, files
 from baton.core.tools.workspace import (
@@ -111,6 +112,14 @@ def _search_line(
 
 
 def _compiled(pattern: str) -> regex.Pattern[str]:
+    items = regex_items(pattern)
+    if items > MAX_REGEX_ITEMS:
+        # refused before compiling: `regex` copies each counted repeat, nested ones multiply
+        shown = f"{items:,}" if items < 10**15 else "more than 10^15"
+        raise ToolError(
+            f"pattern is too large to compile: its counted repeats (`{{n}}`) come to {shown} "
+            f"items, over {MAX_REGEX_ITEMS:,}; use `+`, `*` or a range `{{m,n}}` with a small m"
+        )
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError, ValueError) as exc:
@@ -124,7 +133,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("pattern must be a non-empty regular expression")
     if len(pattern) > MAX_PATTERN:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-    compiled = _compiled(pattern)
+    compiled = await asyncio.to_thread(_compiled, pattern)  # a large one takes a while
     raw_path, glob = input.get("path"), input.get("glob")
     if glob is not None and (not isinstance(glob, str) or not glob.strip()):
         raise ToolError("glob must be a non-empty string")

@@ -7,12 +7,14 @@ import logging
 from typing import Any
 
 from baton.core.conversation.messages import ToolResultBlock, ToolUseBlock
-from baton.core.tools.host import OUTCOMES, PermissionRequest
+from baton.core.settings import Level
+from baton.core.tools.host import PermissionRequest, ToolKind
 from baton.core.tools.registry import Call, Registry, ToolContext, ToolResult, level_of
 from baton.core.tools.workspace import ToolError
 
 log = logging.getLogger(__name__)
 
+READ_KEY = "read_file"  # the level that lets the model read a file's text
 CANCELLED = "Not run: the user stopped the turn before this call ran."
 
 
@@ -37,8 +39,20 @@ async def answer(
         return _failed(f"Unknown tool {use.name!r}: the tools are {', '.join(registry.names())}.")
     input: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
     try:
-        call = await tool.prepare(input, ctx)
-        refusal = await _permission(use, call, registry, ctx, allowed, input)
+        # a level known from the input is looked at before the plan reads anything: an
+        # edit planned while `off` answered "no match" or "Denied" by what the file holds
+        key = tool.key_before_plan(input)
+        if key is not None and _level(key, registry, ctx) == "off":
+            return _off(use.name, key)
+        try:
+            call = await tool.prepare(input, ctx)
+        except ToolError as exc:
+            if key is None or not _asked_first(key, registry, ctx, allowed):
+                raise
+            call = _failed_plan(tool.input_title(input), key, tool.kind, exc)
+        # a denial names the call by its input only: what the plan found stays unsaid
+        named = call.title if key is None else tool.input_title(input)
+        refusal = await _permission(use, call, registry, ctx, allowed, input, named)
         if refusal is not None:
             return refusal
         return await call.run()
@@ -52,6 +66,46 @@ async def answer(
         return _failed(f"Error: {use.name} failed ({type(exc).__name__})")
 
 
+def _level(key: str, registry: Registry, ctx: ToolContext) -> Level:
+    level = level_of(key, ctx.settings, registry)
+    if level == "ask" and not getattr(ctx.host, "can_ask", True):
+        return "off"  # nobody can be asked
+    return level
+
+
+def _off(name: str, key: str) -> ToolResult:
+    return _failed(
+        f"Denied: {name} ({key}) is off in this editor's settings "
+        "(baton.tools.permissions); do not try it again.",
+        "denied",
+    )
+
+
+def _asked_first(key: str, registry: Registry, ctx: ToolContext, allowed: set[str]) -> bool:
+    """Whether a call at `key` whose plan failed is asked about before the model is told
+    why: its level is `ask` and the model may not read files freely, so the failure (no
+    match, two matches, past the last line) would tell it what the file holds."""
+    if _level(key, registry, ctx) != "ask" or key in allowed:
+        return False
+    return _level(READ_KEY, registry, ctx) != "auto" and READ_KEY not in allowed
+
+
+def _failed_plan(title: str, key: str, kind: ToolKind, exc: ToolError) -> Call:
+    """A call that only tells its failure, once the user allows that (never for the session:
+    allowing a failure's answer allows no later call)."""
+
+    async def run() -> ToolResult:
+        raise exc
+
+    return Call(
+        f"{title}: it cannot be applied ({exc}); tell the model why",
+        kind,
+        key,
+        run,
+        options=("allowOnce", "deny"),
+    )
+
+
 async def _permission(
     use: ToolUseBlock,
     call: Call,
@@ -59,16 +113,11 @@ async def _permission(
     ctx: ToolContext,
     allowed: set[str],
     input: dict[str, Any],
+    named: str,
 ) -> ToolResult | None:
-    level = level_of(call.level_key, ctx.settings, registry)
-    if level == "ask" and not getattr(ctx.host, "can_ask", True):
-        level = "off"  # nobody can be asked
+    level = _level(call.level_key, registry, ctx)
     if level == "off":
-        return _failed(
-            f"Denied: {use.name} ({call.level_key}) is off in this editor's settings "
-            "(baton.tools.permissions); do not try it again.",
-            "denied",
-        )
+        return _off(use.name, call.level_key)
     if level == "auto" or call.level_key in allowed:
         return None
     request = PermissionRequest(
@@ -80,18 +129,21 @@ async def _permission(
         kind=call.kind,
         path=call.path,
         diff=call.diff,
+        options=call.options,
     )
     try:
         outcome = await ctx.host.ask_permission(request)
     except ToolError:
         outcome = "deny"
-    if outcome not in OUTCOMES:
+    if outcome == "allowSession" and outcome not in request.options:
+        outcome = "allowOnce"  # a front end that offers every option anyway
+    if outcome not in request.options:
         outcome = "deny"
     if outcome == "allowSession":
         allowed.add(call.level_key)
     if outcome == "deny":
         return _failed(
-            f"Denied: the user did not allow {call.title}. Nothing was changed; ask the user "
+            f"Denied: the user did not allow {named}. Nothing was changed; ask the user "
             "how to go on instead of retrying.",
             "denied",
         )

@@ -167,7 +167,30 @@ async def _not_planned(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     raise ToolError("this tool runs only through its plan")
 
 
+def _edit_title(input: dict[str, Any]) -> str:
+    path = input.get("path")
+    return f"Edit {path if isinstance(path, str) and path.strip() else '?'}"
+
+
+def _text_editor_key(input: dict[str, Any]) -> str | None:
+    return None if input.get("command") == "view" else "edit"  # a view reads or lists
+
+
 TEXT_EDITOR_TOOL = Tool(
-    {"type": TEXT_EDITOR_TYPE, "name": TEXT_EDITOR}, "ask", "edit", _not_planned, plan_text_editor
+    {"type": TEXT_EDITOR_TYPE, "name": TEXT_EDITOR},
+    "ask",
+    "edit",
+    _not_planned,
+    plan_text_editor,
+    title=_edit_title,
+    level_key=_text_editor_key,
 )
-EDIT_FILE_TOOL = Tool(EDIT_FILE_DEFINITION, "ask", "edit", _not_planned, plan_edit_file)
+EDIT_FILE_TOOL = Tool(
+    EDIT_FILE_DEFINITION,
+    "ask",
+    "edit",
+    _not_planned,
+    plan_edit_file,
+    title=_edit_title,
+    level_key=lambda _: "edit",
+)

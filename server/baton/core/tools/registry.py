@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from baton.core.conversation.messages import Message
 from baton.core.settings import Level, ToolsSettings
-from baton.core.tools.host import ToolHost, ToolKind
+from baton.core.tools.host import OUTCOMES, PermissionOutcome, ToolHost, ToolKind
 from baton.core.tools.workspace import Workspace
 
 Status = Literal["pending", "running", "done", "denied", "failed"]
@@ -47,6 +47,7 @@ class Call:
     run: Callable[[], Awaitable[ToolResult]]
     path: str | None = None
     diff: str | None = None
+    options: tuple[PermissionOutcome, ...] = OUTCOMES  # what the user may answer
 
 
 Plan = Callable[[dict[str, Any], ToolContext], Awaitable[Call]]
@@ -56,7 +57,9 @@ Plan = Callable[[dict[str, Any], ToolContext], Awaitable[Call]]
 class Tool:
     """`definition` is what the API gets (a custom tool's name, description and schema, or
     a built-in tool's type and name); `level` is used when the settings name no level for
-    it; `plan` (optional) works out a call's title and diff before it is allowed."""
+    it; `plan` (optional) works out a call's title and diff before it is allowed;
+    `level_key` (with a plan) names the call's level from its input alone, so an `off`
+    call is refused before its plan reads anything (None: the plan decides)."""
 
     definition: dict[str, Any]
     level: Level
@@ -64,10 +67,20 @@ class Tool:
     run: Run
     plan: Plan | None = None
     title: Callable[[dict[str, Any]], str] | None = None
+    level_key: Callable[[dict[str, Any]], str | None] | None = None
 
     @property
     def name(self) -> str:
         return str(self.definition["name"])
+
+    def key_before_plan(self, input: dict[str, Any]) -> str | None:
+        """The call's level key when its input tells it (None: only its plan knows)."""
+        if self.plan is None:
+            return self.name
+        return self.level_key(input) if self.level_key is not None else None
+
+    def input_title(self, input: dict[str, Any]) -> str:
+        return self.title(input) if self.title is not None else self.name
 
     async def prepare(self, input: dict[str, Any], ctx: ToolContext) -> Call:
         if self.plan is not None:
@@ -76,8 +89,7 @@ class Tool:
         async def run() -> ToolResult:
             return await self.run(input, ctx)
 
-        title = self.title(input) if self.title is not None else self.name
-        return Call(title, self.kind, self.name, run)
+        return Call(self.input_title(input), self.kind, self.name, run)
 
 
 @dataclass

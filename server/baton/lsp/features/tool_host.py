@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ANNOTATION = "baton-edit"
+_BREAK = re.compile(r"\r\n|\r|\n")
 _ids = itertools.count(1)
 
 
@@ -40,10 +42,12 @@ def _get(obj: Any, *path: str) -> Any:
 
 
 def utf16_position(text: str, offset: int) -> types.Position:
-    """The LSP position (UTF-16 code units) of a character offset of `text`."""
+    """The LSP position (UTF-16 code units) of a character offset of `text`; lines break at
+    \\n, \\r\\n and \\r, as LSP says (a file of lone \\r lines is no single line)."""
     before = text[:offset]
-    line = before.count("\n")
-    start = before.rfind("\n") + 1
+    line = start = 0
+    for found in _BREAK.finditer(before):
+        line, start = line + 1, found.end()
     column = len(before[start:].encode("utf-16-le")) // 2
     return types.Position(line=line, character=column)
 
@@ -57,6 +61,12 @@ def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
     tail = 0
     while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
         tail += 1
+    # never between the \r and \n of a line end: no position names that place
+    if 0 < head < len(before) and before[head - 1 : head + 1] == "\r\n":
+        head -= 1
+    stop = len(before) - tail
+    if tail and 0 < stop < len(before) and before[stop - 1 : stop + 1] == "\r\n":
+        tail -= 1
     start, end = utf16_position(before, head), utf16_position(before, len(before) - tail)
     return types.Range(start=start, end=end), after[head : len(after) - tail]
 

@@ -16,6 +16,7 @@ from baton.core.tools.workspace import Located, ToolError, read_contained, split
 TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
 EDIT_FILE = "edit_file"
+_BREAK = re.compile(r"\r\n|\r|\n")
 _FAMILY = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)|claude-(\d+)")
 
 EDIT_FILE_DEFINITION: dict[str, Any] = {
@@ -52,13 +53,25 @@ def _text(input: dict[str, Any], key: str, *, allow_empty: bool = True) -> str:
     return value
 
 
+def line_end(text: str) -> str | None:
+    """The line end `text` uses (its first: `\r\n`, `\r` or `\n`), None without one."""
+    found = _BREAK.search(text)
+    return found.group() if found is not None else None
+
+
+def _with_end(text: str, end: str | None) -> str:
+    return text if end is None else _BREAK.sub(end, text)
+
+
 def replaced(shown: str, before: str, old: str, new: str) -> str:
+    """`before` with `old` (once) replaced by `new`, whose lines end as the file's do."""
     if not old:
         raise ToolError("the text to replace must not be empty")
     found = before.count(old)
-    if found == 0 and "\r\n" in before and "\n" in old and "\r" not in old:
-        # the file's lines end in \r\n; the model quotes them as read_file shows them
-        old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+    end = line_end(before)
+    if found == 0 and end not in (None, "\n") and "\n" in old and "\r" not in old:
+        # the file's lines end in \r\n (or \r); the model quotes them as read_file shows them
+        old = old.replace("\n", end or "\n")
         found = before.count(old)
     if found == 0:
         raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
@@ -67,18 +80,19 @@ def replaced(shown: str, before: str, old: str, new: str) -> str:
             f"the text to replace occurs {found} times in {shown}; include more lines so it "
             "matches once"
         )
-    return before.replace(old, new, 1)
+    return before.replace(old, _with_end(new, line_end(old) or end), 1)
 
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:
     lines = split_lines(before, keepends=True)
     if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
         raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
-    if lines and line == len(lines) and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    piece = new if new.endswith("\n") else new + "\n"
-    if "\r\n" in before:  # the file's own line ends
-        piece = piece.replace("\r\n", "\n").replace("\n", "\r\n")
+    end = line_end(before) or "\n"  # the file's own line ends
+    if lines and line == len(lines) and not lines[-1].endswith(("\r", "\n")):
+        lines[-1] += end
+    piece = _with_end(new, end)
+    if not piece.endswith(end):
+        piece += end
     return "".join(lines[:line]) + piece + "".join(lines[line:])
 
 

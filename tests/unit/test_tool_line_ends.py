@@ -1,0 +1,67 @@
+"""An edit keeps the file's line ends, whatever the model writes: \\r\\n and lone \\r files
+stay so when text is replaced, inserted or put after a last line without one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tool_calls import call, ctx
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\r", b"\n"])
+async def test_a_one_line_match_replaced_by_several_lines_keeps_the_line_ends(
+    root: Path, end: bytes
+) -> None:
+    """newText was converted only when oldText had needed converting: `one\\ntwo` went
+    into a \\r\\n file with a bare \\n."""
+    (root / "a.txt").write_bytes(b"alpha" + end + b"beta" + end)
+    result = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-sonnet",
+        path="a.txt",
+        oldText="alpha",
+        newText="one\ntwo",
+    )
+    assert not result.is_error, result.text
+    assert (root / "a.txt").read_bytes() == end.join([b"one", b"two", b"beta", b""])
+
+
+async def test_several_lines_of_a_cr_file_match_as_read_file_shows_them(root: Path) -> None:
+    (root / "mac.txt").write_bytes(b"a\rb\rc\r")
+    result = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-sonnet",
+        path="mac.txt",
+        oldText="a\nb",
+        newText="x\ny",
+    )
+    assert not result.is_error, result.text
+    assert (root / "mac.txt").read_bytes() == b"x\ry\rc\r"
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\r"])
+async def test_an_insert_after_a_last_line_without_its_end_keeps_the_line_ends(
+    root: Path, end: bytes
+) -> None:
+    """The last line got a bare \\n before the inserted one."""
+    (root / "a.txt").write_bytes(b"alpha" + end + b"beta")
+    result = await call(
+        ctx(root),
+        "str_replace_based_edit_tool",
+        path="a.txt",
+        command="insert",
+        insert_line=2,
+        new_str="gamma\ndelta",
+    )
+    assert not result.is_error, result.text
+    assert (root / "a.txt").read_bytes() == end.join([b"alpha", b"beta", b"gamma", b"delta", b""])

@@ -15,10 +15,10 @@ import pathspec
 from baton.core.conversation.files import read_small
 from baton.core.errors import StorageError
 from baton.core.tools.workspace import Located, Workspace
+from baton.core.workspace.editor_files import VCS_DIRS
 
 MAX_VISITED = 100_000  # entries one walk looks at, at most
 MAX_GITIGNORE_BYTES = 1_000_000
-SKIPPED_DIRS = {".git", ".hg", ".svn"}
 
 
 @dataclass
@@ -90,7 +90,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
             kept_dirs = []
             for name in sorted(dirs):
                 rel = f"{rel_here}/{name}" if rel_here else name
-                if name in SKIPPED_DIRS or _ignored(rel, True, specs):
+                if name.lower() in VCS_DIRS or _ignored(rel, True, specs):
                     continue
                 if (here / name).is_symlink():
                     continue  # never walked through: it may lead anywhere

@@ -12,7 +12,7 @@ from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.restore import SNIFF_BYTES, decode_utf8, excluded
 from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
-from baton.core.workspace.editor_files import path_problem, uri_to_path
+from baton.core.workspace.editor_files import in_vcs_dir, path_problem, uri_to_path
 
 MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -98,6 +98,11 @@ class Workspace:
             if not real.is_relative_to(folder):
                 continue
             relative = real.relative_to(folder)
+            problem = path_problem(relative)  # a link into .git, or a path through one
+            if problem is None and candidate.is_relative_to(given):
+                problem = path_problem(candidate.relative_to(given))
+            if problem is not None:
+                raise ToolError(f"{text!r}: {problem}")
             if excluded(real, folder, self.exclude) or (
                 candidate.is_relative_to(given) and excluded(candidate, given, self.exclude)
             ):
@@ -113,7 +118,7 @@ class Workspace:
         """`real` relative to its folder, when it is inside one and not excluded."""
         for _, folder in self._resolved:
             if real.is_relative_to(folder):
-                if excluded(real, folder, self.exclude):
+                if excluded(real, folder, self.exclude) or in_vcs_dir(real.relative_to(folder)):
                     return None
                 return real.relative_to(folder).as_posix() or "."
         return None

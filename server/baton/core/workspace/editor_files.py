@@ -10,6 +10,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 MAX_TRACKED = 256
+# version control's own folders: never walked, read, searched, edited or restored
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _DRIVE = re.compile(r"^/[A-Za-z]:")
 
 
@@ -26,9 +28,20 @@ def uri_to_path(uri: str) -> Path | None:
     return Path(path) if path else None
 
 
+def in_vcs_dir(path: Path) -> bool:
+    """Whether `path` lies inside a version-control folder (`.git`, `.hg`, `.svn`)."""
+    return any(part.lower() in VCS_DIRS for part in path.parts)
+
+
 def path_problem(path: Path) -> str | None:
-    """Why `path` cannot name a file Baton can restore (a NUL byte, a lone surrogate, a
-    name that is not UTF-8), or None when it can."""
+    """Why `path` cannot name a file Baton can restore or a tool can reach (a NUL byte, a
+    lone surrogate, a name that is not UTF-8, a place inside `.git`), or None when it can."""
+    if in_vcs_dir(path):
+        name = next(part for part in path.parts if part.lower() in VCS_DIRS)
+        return (
+            f"it is inside {name}, the version control's own files (a remote URL there may "
+            "carry a token): Baton never shows them to the model"
+        )
     text = str(path)
     if "\x00" in text:
         return "its URI names no usable path (it holds a NUL byte)"

@@ -1,0 +1,83 @@
+"""`.git` (and `.hg`, `.svn`) is version control's own: its config often carries a remote
+URL with a token no credential shape catches. No tool reads, lists, searches or edits
+inside it, an attachment of it is refused and a compaction does not restore it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from editor_clock import Clock
+from tool_calls import call, ctx
+
+from baton.core.compaction.retention.facts import approx_tokens
+from baton.core.compaction.working_set.restore import restore_files
+from baton.core.errors import InvalidParams
+from baton.core.settings import RestoreSettings
+from baton.core.settings_lists import DEFAULT_EXCLUDES
+from baton.core.tools.attachments import EditorAttachment, attachment_messages
+from baton.core.tools.workspace import Workspace
+from baton.core.workspace.editor_files import EditorFiles, path_to_uri
+
+TOKEN = "s3cr3t-deploy-token"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "config").write_text(
+        f'[remote "origin"]\n\turl = https://deploy:{TOKEN}@git.example.com/app.git\n'
+    )
+    (folder / "app.py").write_text("x = 1\n")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("name", "input"),
+    [
+        ("read_file", {"path": ".git/config"}),
+        ("read_file", {"path": "./.GIT/config"}),
+        ("search_text", {"pattern": "s3cr3t", "path": ".git"}),
+        ("search_text", {"pattern": "s3cr3t", "path": ".git/config"}),
+        ("list_dir", {"path": ".git"}),
+        ("str_replace_based_edit_tool", {"command": "view", "path": ".git/config"}),
+        ("str_replace_based_edit_tool", {"command": "create", "path": ".git/x", "file_text": "a"}),
+    ],
+)
+async def test_no_tool_reaches_inside_git(root: Path, name: str, input: dict[str, str]) -> None:
+    result = await call(ctx(root), name, **input)
+    assert result.is_error and "inside .git" in result.text.lower(), result.text
+    assert TOKEN not in result.text and not (root / ".git" / "x").exists()
+
+
+async def test_a_link_into_git_is_neither_read_nor_found(root: Path) -> None:
+    (root / "config.ini").symlink_to(root / ".git" / "config")
+    read = await call(ctx(root), "read_file", path="config.ini")
+    assert read.is_error and "inside .git" in read.text and TOKEN not in read.text
+    for name, input in (("find_files", {"pattern": "*.ini"}), ("search_text", {"pattern": "s3"})):
+        result = await call(ctx(root), name, **input)
+        assert "config.ini" not in result.text and TOKEN not in result.text, result.text
+
+
+async def test_an_attachment_inside_git_is_refused(root: Path) -> None:
+    item = EditorAttachment(kind="file", path=str(root / ".git" / "config"))
+    with pytest.raises(InvalidParams, match=r"inside \.git"):
+        await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
+
+
+def test_a_compaction_does_not_restore_a_file_inside_git(root: Path) -> None:
+    files = EditorFiles(clock=Clock())
+    for path in (root / ".git" / "config", root / "app.py"):
+        files.opened(path_to_uri(path), path.read_text())  # open in the editor
+    outcome = restore_files(
+        files,
+        kept=[],
+        settings=RestoreSettings(max_files=50),
+        workspace_folders=[root],
+        count_text=approx_tokens,
+    )
+    texts = [str(message.content) for message, _ in outcome.files]
+    assert len(texts) == 1 and "x = 1" in texts[0]
+    assert [s.reason for s in outcome.skipped if ".git" in s.uri] != []
+    assert all(TOKEN not in t for t in texts)

@@ -45,3 +45,77 @@ async def test_nested_counted_repeats_are_refused_before_they_are_compiled(
 async def test_counted_repeats_of_a_usual_size_still_search(root: Path, pattern: str) -> None:
     result = await call(ctx(root), "search_text", pattern=pattern)
     assert not result.is_error, result.text
+
+
+def tree(root: Path) -> Path:
+    for d in range(5):
+        (root / f"pkg{d}").mkdir()
+        for n in range(20):
+            (root / f"pkg{d}" / f"module_{n}.py").write_text("x\n")
+    return root
+
+
+async def test_a_glob_of_many_globstars_costs_like_a_plain_one(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`"**/" * 333` was expanded into 128 shapes again for every file: about 5 ms a file,
+    minutes on a large tree. A run of `**/` is one, and the shapes are made once."""
+    from baton.core.tools import find_files
+
+    tree(root)
+    tried: list[str] = []
+    real = find_files.fnmatch.fnmatchcase
+
+    def counting(name: str, pattern: str) -> bool:
+        tried.append(pattern)
+        return real(name, pattern)
+
+    monkeypatch.setattr(find_files.fnmatch, "fnmatchcase", counting)
+    result = await call(ctx(root), "find_files", pattern="**/" * 330 + "*.py")
+    assert "pkg4/module_19.py" in result.text, result.text
+    globs = [p for p in tried if p.endswith("*.py")]  # (restore.exclude is matched too)
+    assert len(globs) <= 2 * 101, len(globs)
+
+
+async def test_a_glob_of_too_many_separate_globstars_is_refused(root: Path) -> None:
+    pattern = "/".join(["**/x"] * 7)
+    for name, input in (
+        ("find_files", {"pattern": pattern}),
+        ("search_text", {"pattern": "a", "glob": pattern}),
+    ):
+        result = await call(ctx(root), name, **input)
+        assert result.is_error and "at most 6 times" in result.text, result.text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "hit"),
+    [
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "x/y/a.py", True),
+        ("src/**/test_*.ts", "src/test_a.ts", True),
+        ("src/**/test_*.ts", "src/x/y/test_a.ts", True),
+        ("src/**/**/test_*.ts", "src/x/test_a.ts", True),
+        ("src/**/test_*.ts", "lib/test_a.ts", False),
+        ("*.md", "docs/a.md", True),
+    ],
+)
+def test_globs_match_as_before(pattern: str, path: str, hit: bool) -> None:
+    from baton.core.tools.find_files import glob_matcher
+
+    assert glob_matcher(pattern)(path) is hit
+
+
+async def test_the_walks_stop_at_their_deadline(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """find_files had no deadline; search_text checked its own only on the lines of files
+    its glob kept, so a slow glob ran on."""
+    from baton.core.tools import find_files, search_text
+
+    tree(root)
+    monkeypatch.setattr(find_files, "WALK_SECONDS", -1.0)
+    monkeypatch.setattr(search_text, "SEARCH_SECONDS", -1.0)
+    found = await call(ctx(root), "find_files", pattern="**/*.nothing")
+    searched = await call(ctx(root), "search_text", pattern="zzz", glob="*.nothing")
+    for result in (found, searched):
+        assert result.is_error and "took too long; narrow it" in result.text, result.text

@@ -16,10 +16,10 @@ from typing import Any
 import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
-from baton.core.tools.find_files import matches
+from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
-from baton.core.tools.walk import Walk, files
+from baton.core.tools.walk import WALK_SECONDS, Walk, files
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -33,7 +33,7 @@ MAX_HITS = 200
 MAX_HIT_CHARS = 300
 MAX_PATTERN = 1000
 MATCH_SECONDS = 2.0  # one line's match, at most
-SEARCH_SECONDS = 30.0  # the whole search, at most
+SEARCH_SECONDS = WALK_SECONDS  # the whole search, at most
 
 DEFINITION: dict[str, Any] = {
     "name": "search_text",
@@ -61,8 +61,9 @@ def title(input: dict[str, Any]) -> str:
 def _search(
     workspace: Workspace, start: Located | None, pattern: regex.Pattern[str], glob: str | None
 ) -> tuple[list[str], int, int, bool]:
-    walk = Walk()
     deadline = time.monotonic() + SEARCH_SECONDS
+    walk = Walk(deadline=deadline)  # a slow glob or walk stops there too
+    matcher = glob_matcher(glob) if glob is not None else None
     hits: list[str] = []
     total = files_hit = 0
     entries: Iterable[tuple[Path, str]]
@@ -71,7 +72,7 @@ def _search(
     else:
         entries = ((w.real, w.shown) for w in files(workspace, start, walk))
     for real, shown in entries:
-        if glob is not None and not matches(glob, shown):
+        if matcher is not None and not matcher(shown):
             continue
         if workspace.shown(real) is None:
             continue  # a credential file (restore.exclude): never searched

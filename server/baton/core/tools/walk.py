@@ -6,6 +6,7 @@ to the callers to drop (`Workspace.shown`) among what they keep: cheaper than fo
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +15,11 @@ import pathspec
 
 from baton.core.conversation.files import read_small
 from baton.core.errors import StorageError
-from baton.core.tools.workspace import Located, Workspace
+from baton.core.tools.workspace import Located, ToolError, Workspace
 from baton.core.workspace.editor_files import VCS_DIRS
 
 MAX_VISITED = 100_000  # entries one walk looks at, at most
+WALK_SECONDS = 30.0  # one call's walk, at most (search_text's whole search too)
 MAX_GITIGNORE_BYTES = 1_000_000
 
 
@@ -33,6 +35,11 @@ class Walked:
 @dataclass
 class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
+    deadline: float | None = None  # time.monotonic() past which the walk is an error
+
+    def check(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise ToolError("the walk of the workspace took too long; narrow it")
 
 
 def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
@@ -97,6 +104,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                 kept_dirs.append(name)
             dirs[:] = kept_dirs
             for name in sorted(names):
+                walk.check()
                 visited += 1
                 if visited > MAX_VISITED:
                     walk.cut = True

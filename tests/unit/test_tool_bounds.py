@@ -119,3 +119,31 @@ async def test_the_walks_stop_at_their_deadline(
     searched = await call(ctx(root), "search_text", pattern="zzz", glob="*.nothing")
     for result in (found, searched):
         assert result.is_error and "took too long; narrow it" in result.text, result.text
+
+
+async def test_folders_count_toward_the_walk_bound(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only files were counted: 300 empty folders were walked whole past a bound of 50,
+    and the cut never said."""
+    from baton.core.tools import walk
+
+    monkeypatch.setattr(walk, "MAX_VISITED", 50)
+    for n in range(300):
+        (root / f"d{n:03}" / "inner").mkdir(parents=True)
+    entered: list[str] = []
+    real_walk = walk.os.walk
+
+    def counting(top: Any, *args: Any, **kwargs: Any) -> Any:
+        for item in real_walk(top, *args, **kwargs):
+            entered.append(item[0])
+            yield item
+
+    monkeypatch.setattr(walk.os, "walk", counting)
+    for name, input in (
+        ("find_files", {"pattern": "*.nothing"}),
+        ("search_text", {"pattern": "z"}),
+    ):
+        result = await call(ctx(root), name, **input)
+        assert "stopped before its end" in result.text, result.text
+    assert len(entered) <= 2 * 5, len(entered)

@@ -18,7 +18,7 @@ from baton.core.errors import StorageError
 from baton.core.tools.workspace import Located, ToolError, Workspace
 from baton.core.workspace.editor_files import VCS_DIRS
 
-MAX_VISITED = 100_000  # entries one walk looks at, at most
+MAX_VISITED = 100_000  # entries (files and folders) one walk looks at, at most
 WALK_SECONDS = 30.0  # one call's walk, at most (search_text's whole search too)
 MAX_GITIGNORE_BYTES = 1_000_000
 
@@ -96,6 +96,12 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                 specs = [s for s in specs if s[0] != rel_here] + [(rel_here, found)]
             kept_dirs = []
             for name in sorted(dirs):
+                # folders count too: a tree of empty folders was walked whole, however large
+                walk.check()
+                visited += 1
+                if visited > MAX_VISITED:
+                    walk.cut = True
+                    return
                 rel = f"{rel_here}/{name}" if rel_here else name
                 if name.lower() in VCS_DIRS or _ignored(rel, True, specs):
                     continue

@@ -76,3 +76,19 @@ async def test_an_attachment_that_cannot_be_attached_is_refused(root: Path, name
     ]
     with pytest.raises(InvalidParams, match=r"attachments\[1\]"):
         await attachment_messages(items, Workspace([root], DEFAULT_EXCLUDES), None)
+
+
+@pytest.mark.parametrize("odd", ["\x0c", "\x1c", "\x85", "\u2028"])
+async def test_a_range_takes_the_editors_lines(root: Path, odd: str) -> None:
+    """str.splitlines broke at form feeds and Unicode separators too: lines 4-5 of this
+    file came out as lines 3-4 of the editor's."""
+    path = root / "mod.py"
+    path.write_text(f"def a():\n    pass\n{odd}\ndef b():\n    return 'B'\n")
+    item = EditorAttachment("selection", str(path), range=LineRange(start_line=4, end_line=5))
+    [message] = await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
+    assert "def b():\n    return 'B'\n```" in message.text()
+    crlf = root / "win.py"
+    crlf.write_bytes(b"one\r\ntwo\rthree\nfour\r\n")
+    item = EditorAttachment("selection", str(crlf), range=LineRange(start_line=2, end_line=3))
+    [message] = await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
+    assert "two\rthree\n```" in message.text()

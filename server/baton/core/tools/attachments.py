@@ -19,7 +19,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.errors import InvalidParams
 from baton.core.tools.host import ToolHost
-from baton.core.tools.workspace import ToolError, Workspace, read_contained
+from baton.core.tools.workspace import ToolError, Workspace, read_contained, split_lines
 
 MAX_ATTACHMENT_CHARS = 100_000
 MAX_ATTACHMENTS = 20
@@ -39,7 +39,7 @@ def _lines(text: str, where: LineRange | None) -> str:
         return text
     if where.end_line < where.start_line:
         raise ToolError("range.endLine must not be before range.startLine")
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)  # the editor's lines, as read_file numbers them
     return "".join(lines[where.start_line - 1 : where.end_line])
 
 

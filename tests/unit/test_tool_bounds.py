@@ -147,3 +147,23 @@ async def test_folders_count_toward_the_walk_bound(
         result = await call(ctx(root), name, **input)
         assert "stopped before its end" in result.text, result.text
     assert len(entered) <= 2 * 5, len(entered)
+
+
+async def test_every_result_is_cut_at_read_files_character_bound(root: Path) -> None:
+    """find_files and list_dir bound their entries, not their length: 500 paths 3,000
+    characters deep answered 1.5 MB, 1,000 names of 200 characters about 200,000."""
+    deep = root.joinpath(*(["d" * 200] * 15))
+    deep.mkdir(parents=True)
+    for n in range(500):
+        (deep / f"f{n}.txt").write_text("x\n")
+    for n in range(1000):
+        (root / f"{n:04}{'n' * 196}").write_text("x\n")
+    found = await call(ctx(root), "find_files", pattern="**/f*.txt")
+    listed = await call(ctx(root), "list_dir")
+    for result in (found, listed):
+        assert len(result.text) <= 100_000, len(result.text)
+        assert result.text.endswith(
+            "over the 100,000 a tool answers; narrow it (a path, a pattern, a line range)]"
+        )
+    assert "[cut: 1000 of 1002 entries shown]" in listed.text  # list_dir's own note stays
+    assert all(line.startswith(("d" * 200, "[")) for line in found.text.splitlines())

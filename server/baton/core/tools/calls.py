@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from baton.core.conversation.messages import ToolResultBlock, ToolUseBlock
@@ -14,6 +15,7 @@ from baton.core.tools.workspace import ToolError
 
 log = logging.getLogger(__name__)
 
+MAX_RESULT_CHARS = 100_000  # what one result tells the model, at most (read_file's bound)
 READ_KEY = "read_file"  # the level that lets the model read a file's text
 CANCELLED = "Not run: the user stopped the turn before this call ran."
 
@@ -28,6 +30,29 @@ def _failed(text: str, status: str = "failed") -> ToolResult:
     return ToolResult(
         text, is_error=True, summary=text, status="denied" if status == "denied" else "failed"
     )
+
+
+def capped(result: ToolResult) -> ToolResult:
+    """`result` with its text cut at MAX_RESULT_CHARS (its closing notes kept), and a note
+    saying so: each tool bounds its entries, not their length (500 deep paths of find_files
+    came to 1.5 MB), and a result goes whole into every later request."""
+    text = result.text
+    if len(text) <= MAX_RESULT_CHARS:
+        return result
+    lines = text.split("\n")
+    notes: list[str] = []
+    while len(lines) > 1 and lines[-1].startswith("[") and len(notes) < 4:
+        notes.insert(0, lines.pop())
+    note = (
+        f"[cut: the result was {len(text):,} characters, over the {MAX_RESULT_CHARS:,} a "
+        "tool answers; narrow it (a path, a pattern, a line range)]"
+    )
+    room = MAX_RESULT_CHARS - sum(len(n) + 1 for n in notes) - len(note) - 1
+    body = "\n".join(lines)[: max(room, 0)]
+    if "\n" in body:
+        body = body[: body.rindex("\n")]  # whole lines only
+    text = "\n".join([body, *notes, note])[:MAX_RESULT_CHARS]
+    return replace(result, text=text)
 
 
 async def answer(
@@ -55,7 +80,7 @@ async def answer(
         refusal = await _permission(use, call, registry, ctx, allowed, input, named)
         if refusal is not None:
             return refusal
-        return await call.run()
+        return capped(await call.run())
     except ToolError as exc:
         return _failed(f"Error: {exc}")
     except (OSError, ValueError, UnicodeError) as exc:

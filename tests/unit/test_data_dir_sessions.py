@@ -21,7 +21,11 @@ from conversations import summary_boundary
 from baton.core.conversation.messages import ApiUsage, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.transcript import Transcript
 from baton.core.errors import SessionLocked, SessionNotFound, StorageError, TranscriptChanged
+from baton.core.settings import Settings
+from baton.core.usage.budget import compute_usage
+from baton.core.usage.estimator import Estimator
 
 SEED = int(os.environ.get("BATON_SEED", "20261201"))
 
@@ -190,6 +194,30 @@ def test_a_safe_save_replacing_the_file_loses_nothing_acknowledged(store: Sessio
 
     assert session.transcript.path.stat().st_ino == path.stat().st_ino
     assert acknowledged(store, session.session_id) == ["one", "two", "three"]
+
+
+def test_usage_after_a_safe_save_is_the_new_files_not_a_figure_kept_from_before(
+    store: SessionStore, settings: Settings, estimator: Estimator
+) -> None:
+    """A session read again starts its events over; a revision must never repeat, or the
+    usage kept for the old file (as many events in) answers for the new one."""
+    session = store.create(title="saved")
+    for n in range(1, 5):
+        session.append([say(f"p{n} " * 40 * n, f"u{n}"), reply(f"a{n} " * 40 * n, f"a{n}")])
+    before = compute_usage(session, settings, estimator).used_tokens
+    path = session.transcript.path
+    kept = [line for line in path.read_bytes().splitlines(keepends=True) if b'"u4"' not in line]
+    copy = path.with_suffix(".tmp")  # another program drops turn 4: copy, then rename over
+    copy.write_bytes(b"".join(line for line in kept if b'"a4"' not in line))
+    copy.rename(path)
+
+    session.append([say("p5", "u5"), reply("a5", "a5")])  # read again, then written
+
+    fresh = Session(Transcript.open(path, writable=False), estimator.count_message)
+    truth = compute_usage(fresh, settings, estimator).used_tokens
+    assert truth < before
+    assert compute_usage(session, settings, estimator).used_tokens == truth
+    fresh.transcript.close()
 
 
 def test_a_file_another_program_appended_to_is_read_again_first(store: SessionStore) -> None:

@@ -239,7 +239,7 @@ def snapshot(session: Session) -> dict[str, Any]:
         "problems": session.load_problems,
         "header": (session.session_id, session.title, session.model, session.created_at),
         "updated": session.updated_at,
-        "revision": session.revision,
+        # not the revision: it is drawn from one count for the process, never repeated
     }
 
 

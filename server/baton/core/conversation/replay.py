@@ -8,6 +8,7 @@ applies again as it did then.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -45,6 +46,11 @@ from baton.core.conversation.view_state import ViewState
 __all__ = ["Replayed", "TokenCounter", "instant", "response_start"]
 
 TokenCounter = Callable[[Message], int]
+
+# Revisions are drawn from one count for the whole process, so that none ever repeats: a
+# session read again (another program changed its file) or opened again after it was
+# closed must never meet a figure a cache kept under a revision of the state before.
+_REVISIONS = itertools.count(1)
 
 
 class Replayed:
@@ -97,7 +103,8 @@ class Replayed:
         self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
         self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
         self._state = ViewState()
-        self.revision = 0  # moves on with every event applied (what a cache keys on)
+        # moves on with every event applied (what a cache keys on); never repeats
+        self.revision = next(_REVISIONS)
         self._updated_instant: tuple[str, datetime | None] = ("", None)
         # each event is applied as it is read and dropped after: the session keeps what
         # the events built, never the events themselves
@@ -139,7 +146,7 @@ class Replayed:
         return [self.messages[mid] for mid in self.view]
 
     def _apply(self, event: Event) -> None:
-        self.revision += 1
+        self.revision = next(_REVISIONS)
         kind = event.get("type")
         at = event.get("at") or event.get("createdAt")
         if kind == "session":

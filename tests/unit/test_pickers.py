@@ -120,7 +120,7 @@ def test_the_index_knows_the_last_replys_size_until_a_compaction(tmp_path: Path)
     sessions.release(sid)  # listed from the index, not as the open session
     assert _listed(sessions, sid).context_tokens == 5000
     assert sessions.context_size(_listed(sessions, sid)) == 5000
-    assert sessions._index.size(sid) == 5000  # what an open session's row is given
+    assert sessions._index.size(sid, None) == 5000  # what an open session's row is given
     session = sessions.get(sid)
     session.append([MessageInput(role="user", content="more")])  # the reply's figure stays
     sessions.release(sid)
@@ -143,7 +143,48 @@ def test_a_noted_size_wins_and_is_forgotten_with_the_session(tmp_path: Path) -> 
     sessions.release(sid)
     assert _listed(sessions, sid).context_tokens == 1234
     sessions._index.forget(sid)
-    assert sessions._index.size(sid) is None
+    assert sessions._index.size(sid, None) is None
+
+
+def test_a_size_noted_for_a_session_another_process_writes_gives_way_to_its_reply(
+    tmp_path: Path,
+) -> None:
+    """A view of another process's session notes no size of its own: the list follows the
+    writer's replies (it showed the view's 5,100 after the writer's 60,100 before)."""
+    writer, viewer = store(tmp_path), store(tmp_path)
+    sid = writer.create("theirs").session_id
+    writer.get(sid).append([MessageInput(role="user", content="q"), _reply("a", _usage(5000))])
+    assert viewer.get(sid).read_only
+    viewer.note_size(sid, 5100)  # a settings change published the view's usage
+
+    writer.get(sid).append([MessageInput(role="user", content="r"), _reply("b", _usage(60000))])
+
+    assert _listed(viewer, sid).context_tokens == 60100
+    assert viewer.context_size(viewer.get(sid)) == 60100
+    writer.close()
+    viewer.close()
+
+
+def test_a_size_noted_here_stands_only_until_another_process_changes_the_file(
+    tmp_path: Path,
+) -> None:
+    """A session written here, let go, then written by another process: the list shows the
+    other process's reply (it kept showing this one's 3,700)."""
+    mine = store(tmp_path)
+    session = mine.create("shared")
+    sid = session.session_id
+    session.append([MessageInput(role="user", content="q"), _reply("a", _usage(3600))])
+    mine.note_size(sid, 3700)
+    mine.release(sid)
+    assert _listed(mine, sid).context_tokens == 3700  # the file as it left it: the note
+    other = store(tmp_path)
+
+    other.get(sid).append([MessageInput(role="user", content="r"), _reply("b", _usage(9000))])
+
+    assert _listed(mine, sid).context_tokens == 9100
+    assert mine.context_size(mine.get(sid)) == 9100
+    other.close()
+    mine.close()
 
 
 def test_a_rename_is_one_record_appended(tmp_path: Path) -> None:
@@ -180,6 +221,10 @@ def _limits(window: int | None = None, output: int | None = None) -> ModelLimits
     return ModelLimits(window, output)
 
 
+def _usage(tokens: int) -> ApiUsage:
+    return ApiUsage(input_tokens=tokens, output_tokens=100)
+
+
 def _reply(text: str, usage: ApiUsage) -> MessageInput:
     return MessageInput(role="assistant", content=text, usage=usage)
 
@@ -198,4 +243,4 @@ def test_a_size_noted_for_a_file_that_went_is_dropped_by_the_next_list(tmp_path:
     sessions.release(sid)
     sessions.path_for(sid).unlink()
     assert all(s.session_id != sid for s in sessions.list())
-    assert sessions._index.size(sid) is None
+    assert sessions._index.size(sid, None) is None

@@ -45,21 +45,31 @@ class SessionIndex:
 
     def __init__(self) -> None:
         self._entries: dict[str, bytes] = {}  # id -> the packed `Entry`
-        self._sizes: dict[str, int] = {}  # id -> the context size its last change left
+        # id -> (the context size its last change left, the file's `identity` then)
+        self._sizes: dict[str, tuple[int, int]] = {}
 
-    def note_size(self, session_id: str, tokens: int) -> None:
-        """The context size a change of the session left (what its meter showed)."""
-        self._sizes[session_id] = tokens
+    def note_size(self, session_id: str, tokens: int, file: int | None) -> None:
+        """The context size a change of the session left (what its meter showed), for the
+        file as `file` (its `identity`) says it was then: a file another process changed
+        since (it wrote a reply, replaced the file) is read for its size again. None (the
+        file is not the one the session read, or another process may write it) notes
+        nothing, and forgets what was noted before."""
+        if file is None:
+            self._sizes.pop(session_id, None)
+        else:
+            self._sizes[session_id] = (tokens, file)
 
     def drop_size(self, session_id: str) -> None:
         """Forget a deleted session's size (its file stays, hidden; nothing lists it)."""
         self._sizes.pop(session_id, None)
 
-    def size(self, session_id: str) -> int | None:
-        """The last known context size: the last change's here, else the last reply's
-        (from the transcript, when a list has read it); None when unknown."""
-        if session_id in self._sizes:
-            return self._sizes[session_id]
+    def size(self, session_id: str, file: int | None) -> int | None:
+        """The last known context size of the file whose `identity` is `file` now: the
+        last change's here while the file is as it left it, else the last reply's (from
+        the transcript, when a list has read it); None when unknown."""
+        noted = self._sizes.get(session_id)
+        if noted is not None and noted[1] == file:
+            return noted[0]
         packed = self._entries.get(session_id)
         tokens = _unpack(packed).tokens if packed is not None else -1
         return tokens if tokens >= 0 else None
@@ -78,8 +88,9 @@ class SessionIndex:
                 continue
             entry = _unpack(self._entries[sid])
             summary = entry.summary(sid)
-            if sid in self._sizes:
-                summary.context_tokens = self._sizes[sid]
+            noted = self._sizes.get(sid)  # `_refresh` kept only those of the file as it is
+            if noted is not None:
+                summary.context_tokens = noted[0]
             if entry.file in locked:  # open for writing elsewhere: read-only here
                 summary.read_only = True
             out.append(summary)
@@ -123,8 +134,12 @@ class SessionIndex:
             out.append((sid, f"{name} is {kind_of(st.st_mode)}, not a regular file; not read"))
             return
         packed = self._entries.get(sid)
+        key = identity(st)
+        noted = self._sizes.get(sid)
+        if noted is not None and noted[1] != key:
+            del self._sizes[sid]  # noted for the file as it was: another process changed it
         try:
-            if packed is None or _packed_identity(packed) != identity(st):
+            if packed is None or _packed_identity(packed) != key:
                 before = _unpack(packed) if packed is not None else None
                 whole = time.monotonic() < deadline
                 packed = _pack(summarize(found.path, st, before, whole=whole))

@@ -19,11 +19,19 @@ from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.transcript import Transcript, check_writable
+from baton.core.conversation.transcript_summary import identity
 from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
 from baton.core.memory import collector_paused
 
 log = logging.getLogger(__name__)
 MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
+
+
+def _file_of(session: Session | None) -> int | None:
+    """The list index's identity of the file `session` holds, as the session left it; None
+    when it is not so (or the session is another process's)."""
+    st = session.transcript.file_state() if session is not None else None
+    return identity(st) if st is not None else None
 
 
 def check_session_id(session_id: object) -> str:
@@ -199,13 +207,17 @@ class SessionStore:
         return session
 
     def note_size(self, session_id: str, tokens: int) -> None:
-        self._index.note_size(session_id, tokens)
+        """The context size a change of the session left, kept for the list while its file
+        stays as the session holds it: not for a session another process writes, nor
+        past a change another process makes."""
+        session = self._open.get(session_id) or self._closed.get(session_id)
+        self._index.note_size(session_id, tokens, _file_of(session))
 
     def context_size(self, session: Session | Summary) -> int | None:
         """The last known context size of a listed session (None: unknown)."""
         if isinstance(session, Summary):
             return session.context_tokens
-        return self._index.size(session.session_id)
+        return self._index.size(session.session_id, _file_of(session))
 
     def release(self, session_id: str) -> None:
         """Close one session (its descriptor and lock); the next `get` opens it again."""

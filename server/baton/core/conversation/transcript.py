@@ -282,6 +282,20 @@ class Transcript:
             return True
         return identity(on_disk) != self._identity or on_disk.st_size != self._size
 
+    def file_state(self) -> os.stat_result | None:
+        """The `lstat` of the file at `path` while it is the one this transcript holds, at
+        the size it last saw (so what this transcript read and wrote is all it holds); None
+        when not, or when no file is held (a read-only view: another process may write it)."""
+        if self._identity is None or self._size is None:
+            return None
+        try:
+            on_disk = os.lstat(self.path)
+        except OSError:
+            return None
+        if identity(on_disk) != self._identity or on_disk.st_size != self._size:
+            return None
+        return on_disk
+
     def _reopen(self) -> None:
         """The writer's descriptor and lock again, after `close()`, for the same file."""
         self._closed = False

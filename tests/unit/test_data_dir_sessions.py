@@ -311,6 +311,25 @@ def test_long_lines_are_read_from_their_ends_whichever_separators_wrote_them(
     assert summary.compactions == 1
 
 
+def test_a_listed_session_counts_its_compactions_as_an_open_one_does(
+    store: SessionStore,
+) -> None:
+    """A rewind is not a compaction (PROTOCOL.md), nor is an idle microcompaction: the
+    index counted the rewind (1 where the session says 0)."""
+    session = store.create(title="rewound")
+    for n in range(3):
+        session.append([say(f"p{n}", f"u{n}"), reply(f"a{n}", f"a{n}")])
+    session.commit_boundary(summary_boundary(session, session.view[:2]))
+    session.rewind("u2")
+    assert session.compactions == 1
+    sid = session.session_id
+    store.release(sid)
+
+    listed = next(s for s in store.list() if s.session_id == sid)
+
+    assert listed.compactions == session.compactions == 1
+
+
 @pytest.mark.parametrize("summary_chars", [100, 2 << 20])  # parsed, and too long to parse
 def test_a_compaction_is_activity_its_session_moves_up_the_list(
     store: SessionStore, summary_chars: int

@@ -16,6 +16,9 @@ BoundaryDirection = Direction | Literal["microcompact", "rewind"]
 """A committed boundary's direction: a requested one, idle microcompaction's, or a rewind's
 (the view cut before a message, to edit a prompt or retry a reply: `summarized_ids` are the
 messages it took out, which undo puts back)."""
+NOT_COMPACTIONS = frozenset({"microcompact", "rewind"})
+"""The directions a session's `compactions` does not count (PROTOCOL.md): the list's index
+and an open session count alike."""
 Trigger = Literal["manual", "auto"]
 
 

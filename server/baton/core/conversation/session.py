@@ -11,7 +11,7 @@ from baton.core.conversation.append_batch import (
     checked_batch,
     prepared_messages,
 )
-from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.boundary import NOT_COMPACTIONS, Boundary
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
@@ -49,8 +49,7 @@ class Session(ViewTokens):
 
     @property
     def compactions(self) -> int:
-        kinds = ("microcompact", "rewind")
-        return sum(1 for b in self.active if self.boundaries[b].direction not in kinds)
+        return sum(1 for b in self.active if self.boundaries[b].direction not in NOT_COMPACTIONS)
 
     def held_messages(self) -> list[Message]:
         """Every message the session holds, in order, but those an active rewind took out:

@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from baton.core.conversation.boundary import NOT_COMPACTIONS
 from baton.core.conversation.damage import Damage, mismatch_note
 from baton.core.conversation.files import open_regular
 from baton.core.conversation.replay import instant
@@ -93,7 +94,7 @@ class Entry:
             model=self.model,
             created_at=self.created_at,
             updated_at=self.updated_at,
-            compactions=sum(1 for d in (self.active or {}).values() if d != "microcompact"),
+            compactions=sum(1 for d in (self.active or {}).values() if d not in NOT_COMPACTIONS),
             read_only=damage.header_missing or mismatch,
             deleted=self.deleted,
             imported_from=imported,

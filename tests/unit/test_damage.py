@@ -172,6 +172,37 @@ def test_a_lost_line_that_a_boundary_kept_leaves_a_usable_reported_session(
         assert path.with_suffix(".jsonl.bad").read_bytes() == aside
 
 
+@pytest.mark.parametrize("repeated", ["a3", "a5", "boundary"])
+def test_a_line_written_twice_is_applied_once_and_reported(
+    store: SessionStore, repeated: str
+) -> None:
+    """A message or boundary line duplicated by hand: before, the reply stood twice in the
+    view (and was sent twice), the boundary counted two compactions and its summary stood
+    twice; nothing was reported."""
+    session, _ = compacted(store)
+    session.append([say("p5"), reply("a5")])
+    sid, path = session.session_id, session.transcript.path
+    view, compactions = list(session.view), session.compactions
+    store.close()
+    lines = lines_of(path)
+    n = next(i for i, line in enumerate(lines) if b'"boundary"' in line[:20])
+    n = n if repeated == "boundary" else message_line(path, repeated)
+    rewrite(path, lambda lines: [*lines[: n + 1], lines[n], *lines[n + 1 :]])
+    written = path.read_bytes()
+
+    session = store.get(sid)
+
+    assert session.view == view and session.compactions == compactions == 1
+    assert_usable(session)
+    assert session.damage.lines == 1
+    assert any("repeated" in p for p in session.load_problems)
+    session.append([say("p4"), reply("a4")])
+    assert path.read_bytes().startswith(written)  # nothing taken out of the file
+    assert path.with_suffix(".jsonl.bad").read_bytes().count(b"\n") == 1  # kept aside
+    store.close()
+    assert store.get(sid).view == [*view, "p4", "a4"]
+
+
 def test_a_lost_tool_call_turns_its_result_into_text(store: SessionStore) -> None:
     session, _ = compacted(store)
     sid, path = session.session_id, session.transcript.path

@@ -172,6 +172,8 @@ class Replayed:
                 self._state = ViewState(self.view_messages())
                 if message.anchors_usage and message.id in self.view:
                     self._learn(self.view.index(message.id))
+            elif message.id in self.messages:
+                self._repeated(event, "message", message.id)
             else:
                 self._add_to_view(message)
         elif kind == "boundary":
@@ -223,6 +225,14 @@ class Replayed:
         self.damage.lines += 1
         self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
 
+    def _repeated(self, event: Event, what: str, record_id: str) -> None:
+        """A second record of a message or boundary already applied (a line written twice
+        by hand): skipped, counted, kept aside, like an unreadable one. Applied again it
+        would stand twice in the view (and be sent twice), or summarize twice."""
+        self.load_problems.append(f"skipped a repeated {what} record ({record_id})")
+        self.damage.lines += 1
+        self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
+
     def _add_to_view(self, message: Message) -> None:
         self.messages[message.id] = message
         mark = self._state.add(message)
@@ -257,6 +267,9 @@ class Replayed:
             boundary = Boundary.model_validate(event.get("boundary"))
         except ValidationError as exc:
             self._unreadable(event, "boundary", exc)
+            return
+        if boundary.id in self.boundaries:
+            self._repeated(event, "boundary", boundary.id)
             return
         self._repair()
         self._known_at[boundary.id] = len(self.messages)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conversations import say, ten_per_block
+from conversations import say, summary_boundary, ten_per_block
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
@@ -201,6 +201,35 @@ def test_a_line_written_twice_is_applied_once_and_reported(
     assert path.with_suffix(".jsonl.bad").read_bytes().count(b"\n") == 1  # kept aside
     store.close()
     assert store.get(sid).view == [*view, "p4", "a4"]
+
+
+@pytest.mark.parametrize("edit", ["before-its-boundary", "twice"])
+def test_an_undo_line_that_names_no_compaction_in_force_is_reported(
+    store: SessionStore, edit: str
+) -> None:
+    """An undo line moved before the boundary it undoes (two lines swapped by hand), or
+    written twice: it is skipped, and the session says it is damaged (before, only a load
+    note told: the undone compaction was back in force, 2 compactions, nothing reported)."""
+    session, _ = compacted(store)
+    session.commit_boundary(summary_boundary(session, ["p2", "c2", "r2", "a2"]))
+    session.uncompact()
+    session.append([say("p5"), reply("a5")])
+    sid, path = session.session_id, session.transcript.path
+    store.close()
+    lines = lines_of(path)
+    k = next(i for i, line in enumerate(lines) if b'"uncompact"' in line[:20])
+    if edit == "twice":
+        rewrite(path, lambda lines: [*lines[: k + 1], lines[k], *lines[k + 1 :]])
+    else:
+        rewrite(path, lambda lines: [*lines[: k - 1], lines[k], lines[k - 1], *lines[k + 1 :]])
+
+    session = store.get(sid)
+
+    assert session.damage.any and session.damage.lines == 1
+    assert any("undo of" in p for p in session.load_problems)
+    assert_usable(session)
+    if edit == "twice":
+        assert session.compactions == 1  # the first copy undid it; the second changes nothing
 
 
 def test_a_lost_tool_call_turns_its_result_into_text(store: SessionStore) -> None:

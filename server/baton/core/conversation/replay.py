@@ -173,7 +173,8 @@ class Replayed:
                 if message.anchors_usage and message.id in self.view:
                     self._learn(self.view.index(message.id))
             elif message.id in self.messages:
-                self._repeated(event, "message", message.id)
+                # a line written twice: applied again it would stand twice in the view
+                self._skipped(event, f"a repeated message record ({message.id})")
             else:
                 self._add_to_view(message)
         elif kind == "boundary":
@@ -181,7 +182,7 @@ class Replayed:
             boundary = event.get("boundary")
             at = boundary.get("createdAt") if isinstance(boundary, dict) else None
         elif kind == "uncompact":
-            self._apply_uncompact(str(event.get("boundaryId")))
+            self._apply_uncompact(event, str(event.get("boundaryId")))
         elif kind == "pin":
             target = self.messages.get(str(event.get("messageId")))
             if target is not None:
@@ -225,11 +226,10 @@ class Replayed:
         self.damage.lines += 1
         self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
 
-    def _repeated(self, event: Event, what: str, record_id: str) -> None:
-        """A second record of a message or boundary already applied (a line written twice
-        by hand): skipped, counted, kept aside, like an unreadable one. Applied again it
-        would stand twice in the view (and be sent twice), or summarize twice."""
-        self.load_problems.append(f"skipped a repeated {what} record ({record_id})")
+    def _skipped(self, event: Event, problem: str) -> None:
+        """A record that does not fit where it stands in the file (lines written twice or
+        swapped by hand): skipped, counted, kept aside, like an unreadable one."""
+        self.load_problems.append(f"skipped {problem}")
         self.damage.lines += 1
         self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
 
@@ -269,7 +269,7 @@ class Replayed:
             self._unreadable(event, "boundary", exc)
             return
         if boundary.id in self.boundaries:
-            self._repeated(event, "boundary", boundary.id)
+            self._skipped(event, f"a repeated boundary record ({boundary.id})")
             return
         self._repair()
         self._known_at[boundary.id] = len(self.messages)
@@ -284,10 +284,13 @@ class Replayed:
         self.active.append(boundary.id)
         self._set_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
 
-    def _apply_uncompact(self, boundary_id: str) -> None:
+    def _apply_uncompact(self, event: Event, boundary_id: str) -> None:
         boundary = self.boundaries.get(boundary_id)
         if boundary is None or boundary_id not in self.active:
-            self.load_problems.append(f"skipped an undo of unknown compaction {boundary_id}")
+            # (its boundary comes later, was lost, or was undone already): the view is not
+            # the one the file's writer had, so the session is damaged, and says so
+            why = "not in force" if boundary is not None else "unknown"
+            self._skipped(event, f"an undo of {why} compaction {boundary_id}")
             return
         self._repair()
         self.active.remove(boundary_id)

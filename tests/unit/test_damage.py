@@ -232,6 +232,26 @@ def test_an_undo_line_that_names_no_compaction_in_force_is_reported(
         assert session.compactions == 1  # the first copy undid it; the second changes nothing
 
 
+def test_a_lost_line_that_a_compaction_in_force_summarized_is_reported_at_load(
+    store: SessionStore,
+) -> None:
+    """Before, the session loaded healthy and the loss showed only once an undo brought
+    the summarized turns back."""
+    session, _ = compacted(store)
+    sid, path = session.session_id, session.transcript.path
+    store.close()
+    rewrite(path, deleted(message_line(path, "a1")))
+
+    session = store.get(sid)
+
+    assert session.damage.lost_messages == ["a1"]
+    assert_usable(session)
+    session.uncompact()
+    assert "p1" in session.view and "a1" not in session.view
+    assert session.damage.lost_messages == ["a1"]
+    assert_usable(session)
+
+
 def test_a_lost_tool_call_turns_its_result_into_text(store: SessionStore) -> None:
     session, _ = compacted(store)
     sid, path = session.session_id, session.transcript.path

@@ -120,6 +120,7 @@ class Replayed:
             self._apply(first)
         for event in events:
             self._apply(event)
+        self._lost_behind_boundaries()
         self.damage.lines += len(self.transcript.report.bad_lines)  # known once all is read
         if repairing:
             self._repair()
@@ -283,6 +284,16 @@ class Replayed:
         self.boundaries[boundary.id] = boundary
         self.active.append(boundary.id)
         self._set_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
+
+    def _lost_behind_boundaries(self) -> None:
+        """The messages a compaction (or rewind) in force names as summarized whose lines
+        are gone: lost, and told at load, not first when an undo brings them back (one
+        look-up per id, once per load)."""
+        messages = self.messages
+        for boundary_id in self.active:
+            for mid in self.boundaries[boundary_id].summarized_ids:
+                if mid not in messages:
+                    self.damage.lose(mid)
 
     def _apply_uncompact(self, event: Event, boundary_id: str) -> None:
         boundary = self.boundaries.get(boundary_id)

@@ -259,6 +259,32 @@ def test_a_deleted_or_truncated_file_is_never_acknowledged_into(
             store.get(sid)
 
 
+def test_a_file_rewritten_in_place_without_growing_is_summarized_again(
+    store: SessionStore,
+) -> None:
+    """Two lines swapped by an editor that saves over the file (same inode, same size, the
+    bytes before the end unchanged): the index took it for one that only grew and kept
+    listing "title two" where a replay reads "title one"."""
+    session = store.create(title="x")
+    sid, path = session.session_id, session.transcript.path
+    store.rename(sid, "title one")
+    store.rename(sid, "title two")
+    session.append([say("one"), reply("two")])
+    store.release(sid)
+    assert next(s for s in store.list() if s.session_id == sid).title == "title two"
+    lines = path.read_bytes().splitlines(keepends=True)
+    i = next(n for n, line in enumerate(lines) if b'"title one"' in line)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    st = path.stat()
+    with path.open("r+b") as handle:  # in place: same inode, same size
+        handle.write(b"".join(lines))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # whatever the clock
+
+    listed = next(s for s in store.list() if s.session_id == sid)
+
+    assert listed.title == store.get(sid).title == "title one"
+
+
 def test_a_list_out_of_time_shows_headers_and_the_next_one_completes_them(
     store: SessionStore,
 ) -> None:

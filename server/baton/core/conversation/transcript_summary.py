@@ -78,6 +78,7 @@ class Entry:
     bad_lines: int = 0
     complete: bool = True  # False: summarized from the header only (the list ran out of time)
     tokens: int = -1  # the context at the last reply (the API's usage); -1: unknown since
+    size: int = 0  # the file's size when last summarized (`end` is where its whole lines end)
 
     def summary(self, session_id: str) -> Summary:
         mismatch = self.header_ok and self.header_id != session_id
@@ -227,6 +228,7 @@ def summarize(path: str, st: os.stat_result, before: Entry | None, *, whole: boo
         if entry is None:
             entry = Entry(identity(st), file_of(st))
         entry.identity = identity(st)
+        entry.size = st.st_size
         entry.complete = whole
         if whole and st.st_size - entry.end <= SMALL:
             _read_small(fd, entry, st.st_size)
@@ -254,8 +256,11 @@ def _read_small(fd: int, entry: Entry, size: int) -> None:
 
 
 def _grew(fd: int, st: os.stat_result, before: Entry) -> bool:
-    """Whether the file is the one `before` summarized, with lines appended after it."""
-    if before.file != file_of(st) or st.st_size < before.end or not before.complete:
+    """Whether the file is the one `before` summarized, with lines appended after it. One
+    that did not grow was changed in place (its mtime moved, an editor saved it over
+    itself, lines swapped): it is read again whole. One that grew is taken for appended
+    to when the bytes before the old end are those it had (`mark`)."""
+    if before.file != file_of(st) or st.st_size <= before.size or not before.complete:
         return False
     start = max(0, before.end - MARK)
     return hash(os.pread(fd, before.end - start, start)) == before.mark

@@ -101,7 +101,7 @@ def test_the_bound_grows_with_what_the_summary_stands_for_within_the_threshold()
     assert summary_bound(100_000, 160_000) == SUMMARY_MAX_TOKENS
     assert summary_bound(1_000_000, 800_000) == 50_000
     assert summary_bound(1_000_000, 160_000) == 40_000  # a quarter of the threshold
-    assert summary_bound(1_000_000, 60_000) == SUMMARY_MAX_TOKENS
+    assert summary_bound(1_000_000, 60_000) == 15_000  # the quarter holds below the floor too
     assert summary_bound(2_000_000, 400_000) == 100_000
 
 

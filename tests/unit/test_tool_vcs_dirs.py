@@ -81,3 +81,20 @@ def test_a_compaction_does_not_restore_a_file_inside_git(root: Path) -> None:
     assert len(texts) == 1 and "x = 1" in texts[0]
     assert [s.reason for s in outcome.skipped if ".git" in s.uri] != []
     assert all(TOKEN not in t for t in texts)
+
+
+def test_a_compaction_does_not_restore_a_link_into_git(root: Path) -> None:
+    """An editor file that is a link into .git under another name is skipped as the
+    tools refuse it: what it shows is the link's target."""
+    (root / "settings.ini").symlink_to(root / ".git" / "config")
+    files = EditorFiles(clock=Clock())
+    files.focused(path_to_uri(root / "settings.ini"))  # not open: read from disk
+    outcome = restore_files(
+        files,
+        kept=[],
+        settings=RestoreSettings(max_files=50),
+        workspace_folders=[root],
+        count_text=approx_tokens,
+    )
+    assert all(TOKEN not in str(message.content) for message, _ in outcome.files)
+    assert [s.reason for s in outcome.skipped if s.uri.endswith("settings.ini")] != []

@@ -232,6 +232,9 @@ def restore_files(
         resolved = resolve_path(path)
         if resolved is None or resolved in done or visible.shows(path, resolved):
             return False
+        problem = path_problem(resolved)  # a link into .git under another name
+        if problem is not None:
+            return skip(path, tracked, problem)
         folder = next((f for f in folders if resolved.is_relative_to(f)), None)
         if folder is None:
             return False

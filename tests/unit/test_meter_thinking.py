@@ -19,9 +19,11 @@ from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import Message, ThinkingBlock
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
+from baton.core.tools.host import DiskHost
 from baton.core.usage.estimator import Estimator
-from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block
+from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 from baton_testkit.request_size import SizeOfRequest, prose, raw_size
+from baton_testkit.services import service_on
 
 API_KEY = "sk-ant-test-meter-thinking-00"
 # the estimator counts 4 tokens of framing per stored message, the request per API turn:
@@ -157,3 +159,90 @@ def test_thinking_is_counted_for_the_message_at_hand_not_an_other_of_its_id(
     first = estimator.count_thinking(short)
     assert estimator.count_thinking(long) > first + 300
     assert estimator.count_thinking(short) == first
+
+
+def tool_loop(fake: FakeAnthropic, seed: int, path: str) -> None:
+    """The next send's tool loop: a reply that thinks and reads `path`, then one that
+    thinks and answers."""
+    call = tool_use_block("read_file", {"path": path})
+    fake.reply(thinking_block(prose(seed, 120), f"loop-{seed}"), "Let me read it.", call)
+    fake.reply(thinking_block(prose(seed + 1, 60), f"end-{seed}"), "Read. " + prose(seed + 2, 40))
+
+
+async def meter_and_next(service: BatonService, fake: FakeAnthropic, sid: str) -> tuple[int, int]:
+    """(the meter now, the size of the next request without the new prompt)."""
+    meter = service.usage(sid).used_tokens
+    before = len(fake.message_requests())
+    prompt = "Next: " + prose(9_999, 30)
+    fake.reply("Done.")
+    await service.replies.send(sid, prompt, host=DiskHost())
+    body = without_last_prompt(fake.message_requests()[before].body, prompt)
+    return meter, raw_size(service.estimator, body)
+
+
+async def test_a_tool_loop_compacted_in_its_middle_leaves_its_thinking_out_of_the_meter(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """The tool result crosses the threshold: auto-compact runs before the loop's next
+    request, which sends the turn in progress back with its thinking (its prefix changed)
+    and whose reply thinks on top of it. Once a prompt closes the loop, both go without
+    their thinking (no request matches that prefix again): the meter takes both out."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "big.py").write_text(
+        "".join(f"def f{n}(x):\n    return x * {n}\n" for n in range(40))
+    )
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    service = service_on(
+        tmp_path / "data", estimator, workspace, contextWindow=12_000, budgetNote={"enabled": False}
+    )
+    try:
+        sid = service.create("t", model="claude-sonnet-4-5").session_id
+        n = 0
+        while service.usage(sid).used_tokens < 7_300:  # the threshold is 8,040
+            n += 1
+            thought = thinking_block(prose(70 + n, 60), f"t{n}")
+            fake_anthropic.reply(thought, "Answer. " + prose(n, 80))
+            await service.replies.send(sid, f"Q{n} " + prose(100 + n, 60), host=DiskHost())
+        compactions = service.session(sid).compactions
+        tool_loop(fake_anthropic, 500, "big.py")
+        await service.replies.send(sid, "Read big.py please.", host=DiskHost())
+        assert service.session(sid).compactions == compactions + 1  # in the loop's middle
+        meter, sent = await meter_and_next(service, fake_anthropic, sid)
+        assert 0 <= meter - sent <= FRAMING_SLACK, (meter, sent)
+    finally:
+        await service.close()
+
+
+async def test_a_pinned_tool_call_left_last_by_a_compaction_is_no_turn_in_progress(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """`from` a prompt, with the tool call of its turn pinned: the view ends in that call
+    and its result, after the summary. The next request, a prompt's, closes that loop: the
+    call's thinking (its prefix changed) goes out, and the meter and postTokens say so."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "app.py").write_text("def main():\n    return 42\n" * 8)
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    service = service_on(tmp_path / "data", estimator, workspace)
+    try:
+        sid = service.create("t", model="claude-sonnet-4-5").session_id
+        for n in range(5):
+            if n == 2:
+                tool_loop(fake_anthropic, 50, "app.py")
+            else:
+                thought = thinking_block(prose(70 + n, 60), f"t{n}")
+                fake_anthropic.reply(thought, "Answer. " + prose(n, 80))
+            await service.replies.send(sid, f"Q{n} " + prose(100 + n, 60), host=DiskHost())
+        session = service.session(sid)
+        call = next(m for m in session.view_messages() if m.tool_uses())
+        service.pin(sid, call.id, True)
+        prompts = [m.id for m in session.view_messages() if m.is_user_prompt]
+        request = CompactRequest(direction="from", pivot_message_id=prompts[2])
+        result = await service.compaction.compact(sid, request)
+        assert session.view[-2:] == [call.id, session.view[-1]]  # the call and its result
+        meter, sent = await meter_and_next(service, fake_anthropic, sid)
+        assert result.post_tokens == meter
+        assert 0 <= meter - sent <= FRAMING_SLACK, (meter, sent)
+    finally:
+        await service.close()

@@ -62,5 +62,6 @@ def _thinking_left_out(
         start,
         len(messages),
         lambda i: i < same and session.unchanged_before(i),
+        continued=False,  # as the meter: the request a new prompt starts
     )
     return sum(ctx.estimator.count_thinking(messages[i]) for i in left_out)

@@ -6,7 +6,9 @@ fingerprint); otherwise the turn goes without it. So a request leaves out the th
 a turn whose view before it changed since it arrived (a compaction, an undo or a rewind
 before it) and of every record of a turn but its first (only the first record's prefix is
 known), but never of the turn in progress (the last assistant turn, followed only by the
-tool results that answer it), which goes back as it was received. The stored counts hold
+tool results that answer it) in a request that continues it, which sends it back as it
+was received; a new prompt closes that turn, and the request it starts treats the turn as
+any other. The meter estimates that request. The stored counts hold
 every thinking block: the meter, the figures a compaction reports and the usage a reply
 teaches take this thinking out.
 
@@ -22,6 +24,10 @@ from collections.abc import Callable
 from baton.core.conversation.messages import Message
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
+# a reply whose request sent back the turn in progress after its prefix changed (a
+# compaction in the middle of a tool loop) records its fingerprint behind this mark: that
+# thinking goes out of every later request, so no request matches its prefix again
+STALE_PREFIX = "stale:"
 At = Callable[[int], Message]  # the view's message at an index
 
 
@@ -29,16 +35,20 @@ def has_thinking(message: Message) -> bool:
     return message.role == "assistant" and any(b.type in THINKING_TYPES for b in message.content)
 
 
-def thinking_left_out(at: At, start: int, stop: int, unchanged: Callable[[int], bool]) -> list[int]:
+def thinking_left_out(
+    at: At, start: int, stop: int, unchanged: Callable[[int], bool], *, continued: bool = True
+) -> list[int]:
     """The indices in [start, stop) of the messages whose thinking a request for the view
     up to `stop` leaves out (`at(i)`: the view's message i); `unchanged(i)`: whether the
     view before message i is the one it arrived after. Looks no further back than the
-    prompt before `start`."""
+    prompt before `start`. `continued`: the request continues the turn in progress (a tool
+    loop's next step); a request that a new prompt starts (what the meter estimates) has
+    no turn in progress: the prompt joins the results' turn and closes the loop."""
     low = start
     while low > 0 and not _typed(at(low - 1)):
         low -= 1  # back to a typed prompt (or the start): no turn spans it
     firsts = _turn_starts(at, low, stop)
-    in_progress = _in_progress_start(at, low, stop, firsts)
+    in_progress = _in_progress_start(at, low, stop, firsts) if continued else stop
     out = []
     for index in range(start, min(stop, in_progress)):
         message = at(index)
@@ -46,9 +56,35 @@ def thinking_left_out(at: At, start: int, stop: int, unchanged: Callable[[int], 
             continue
         if message.prefix_hash is None:
             continue  # imported: counted as its client sent it (below)
-        if index not in firsts or not unchanged(index):
+        if index not in firsts or not unchanged(index) or is_stale(message):
             out.append(index)
     return out
+
+
+def is_stale(message: Message) -> bool:
+    return (message.prefix_hash or "").startswith(STALE_PREFIX)
+
+
+def turn_low(at: At, index: int) -> int:
+    """The index just after the typed prompt before view[index] (0 if none)."""
+    low = index
+    while low > 0 and not _typed(at(low - 1)):
+        low -= 1
+    return low
+
+
+def thinking_dropped(
+    at: At, anchor: int, stop: int, unchanged: Callable[[int], bool], *, continued: bool
+) -> list[int]:
+    """The indices in the anchoring reply's turn, up to view[anchor] (the reply's first
+    record), whose thinking its usage holds (its request sent it, or it made it) but a
+    request for the view up to `stop` leaves out: a turn in progress that its request sent
+    back after its prefix changed, and a reply made on top of one. Its request's view is
+    the view before `anchor` as it is now (the anchor holds only while that is so)."""
+    low = turn_low(at, anchor)
+    then = set(thinking_left_out(at, low, anchor, unchanged))
+    now = thinking_left_out(at, low, stop, unchanged, continued=continued)
+    return [i for i in now if i <= anchor and i not in then]
 
 
 def _typed(message: Message) -> bool:

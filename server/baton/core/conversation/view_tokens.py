@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.replay import Replayed, TokenCounter, response_start
-from baton.core.conversation.thinking_sent import thinking_left_out
+from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
 
 
 class ViewTokens(Replayed):
@@ -43,15 +43,35 @@ class ViewTokens(Replayed):
             out[message.kind] += counter(message)
         return out
 
-    def thinking_left_out(self, start: int = 0, stop: int | None = None) -> list[str]:
+    def thinking_left_out(
+        self, start: int = 0, stop: int | None = None, *, continued: bool = True
+    ) -> list[str]:
         """The messages of view[start:stop] whose thinking a request for view[:stop] (the
-        next one, by default) leaves out (`thinking_sent.py`): their stored counts hold it."""
+        next one, by default) leaves out (`thinking_sent.py`): their stored counts hold it.
+        `continued`: that request continues the turn in progress (not a new prompt's)."""
         if not self.holds_thinking:
             return []
         view, messages = self.view, self.messages
         top = len(view) if stop is None else stop
-        left_out = thinking_left_out(lambda i: messages[view[i]], start, top, self.unchanged_before)
+        left_out = thinking_left_out(
+            lambda i: messages[view[i]], start, top, self.unchanged_before, continued=continued
+        )
         return [view[i] for i in left_out]
+
+    def thinking_dropped(
+        self, anchor: int, stop: int | None = None, *, continued: bool = True
+    ) -> list[str]:
+        """The messages of the anchoring reply's turn, up to view[anchor], whose thinking
+        that reply's usage holds but a request for view[:stop] leaves out
+        (`thinking_sent.thinking_dropped`)."""
+        if not self.holds_thinking:
+            return []
+        view, messages = self.view, self.messages
+        top = len(view) if stop is None else stop
+        dropped = thinking_dropped(
+            lambda i: messages[view[i]], anchor, top, self.unchanged_before, continued=continued
+        )
+        return [view[i] for i in dropped]
 
     def unchanged_before(self, index: int) -> bool:
         """Whether the view before view[index] is the one its message joined after."""

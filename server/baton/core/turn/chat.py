@@ -31,6 +31,7 @@ from baton.core.conversation.messages import (
     new_id,
 )
 from baton.core.conversation.session import Session
+from baton.core.conversation.thinking_sent import STALE_PREFIX
 from baton.core.errors import (
     ApiKeyMissing,
     BatonError,
@@ -201,7 +202,9 @@ async def _reply(
     thinking, beta = request_thinking(model, ctx.settings.thinking_setting(), max_tokens, payload)
     if payload.omitted:
         log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
-    mark = payload.prefix_hash
+    # a reply on a turn in progress sent back after its prefix changed: no later request
+    # matches its prefix (that thinking goes out of them), and the meter knows it by this
+    mark = (STALE_PREFIX if payload.stale_in_progress else "") + payload.prefix_hash
     system, messages = session.system_prompt, payload.messages
     if note is not None:
         system, messages = with_budget_note(note, model, system, messages)

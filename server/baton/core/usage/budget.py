@@ -250,12 +250,17 @@ def _compute_usage(
     system_raw = _system_tokens(session, estimator, memo) + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
     anchor = session.anchor()
-    # the thinking the next request leaves out is in the stored counts, not in what it sends
+    # the thinking the next request leaves out is in the stored counts, not in what it sends;
+    # the meter estimates the request a new prompt starts (no tool loop goes on from here)
     start = anchor[0] + 1 if anchor is not None else 0
-    unsent = estimator.thinking_of(session.messages, session.thinking_left_out(start))
+    left_out = session.thinking_left_out(start, continued=False)
+    unsent = estimator.thinking_of(session.messages, left_out)
     after = None
     if anchor is not None:
         after = session.tokens_in_view(anchor[0] + 1, len(session.view), count) - unsent
+        # and what its usage holds that the next request leaves out (a stale tool loop's)
+        dropped = session.thinking_dropped(anchor[0], continued=False)
+        after -= estimator.thinking_of(session.messages, dropped)
     else:
         by_kind["message"] -= unsent
     parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]

@@ -37,10 +37,14 @@ def observe_response(
     previous = session.anchor_before(first)
     start = previous[0] if previous is not None else 0
     # the thinking its request left out is in the stored counts, not in the usage
-    unsent = estimator.thinking_of(session.messages, session.thinking_left_out(start, first))
+    left_out = session.thinking_left_out(start, first)
+    unsent = estimator.thinking_of(session.messages, left_out)
     if previous is not None:
         earlier = previous[1]
         added = session.tokens_in_view(start, first, estimator.count_message) - unsent
+        # what the earlier usage held that this request left out (a stale tool loop's)
+        dropped = [m for m in session.thinking_dropped(start, first) if m not in left_out]
+        added -= estimator.thinking_of(session.messages, dropped)
         grown = actual - _prompt_side(earlier)
         if added >= MIN_CALIBRATION_SAMPLE and grown > 0:
             estimator.observe(added, grown)

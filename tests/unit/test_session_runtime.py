@@ -165,13 +165,29 @@ async def test_deleting_a_thousand_sessions_leaves_nothing_keyed_by_their_ids(
     assert not set(left) & deleted, {sid: left[sid][:3] for sid in set(left) & deleted}
     assert service.open_session_ids() == [] and documents.open_ids() == []
     alive = await sessions_alive(deleted)
-    assert alive == []
+    assert alive == [], holders(alive[0])
     pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     assert pending == []
     await service.close()
 
 
-async def sessions_alive(ids: set[str], patience: float = 20.0) -> list[Session]:
+def holders(item: object, depth: int = 5) -> list[str]:
+    """What holds `item`, a few steps out: the failure says where a session is kept."""
+    seen, out = {id(item)}, []
+    frontier = [(item, 0)]
+    while frontier:
+        held, level = frontier.pop(0)
+        for holder in gc.get_referrers(held):
+            if id(holder) in seen or level >= depth or type(holder).__name__ == "frame":
+                continue
+            seen.add(id(holder))
+            shown = ",".join(map(str, list(holder)[:6])) if isinstance(holder, dict) else ""
+            out.append(f"{'  ' * level}{type(holder).__name__} {shown or repr(holder)[:120]}")
+            frontier.append((holder, level + 1))
+    return out[:60]
+
+
+async def sessions_alive(ids: set[str], patience: float = 60.0) -> list[Session]:
     """The sessions of `ids` still in memory once the loop and the worker threads have let
     go of them: the loop's last callbacks and a compaction's worker thread may hold one for
     a moment after their answer arrived, so this asks again (at most `patience` seconds)

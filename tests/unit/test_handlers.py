@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton import protocol as p
-from baton.core.errors import ApiError
+from baton.core.errors import ApiError, InvalidParams
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.dispatch import routes as dispatch
@@ -147,6 +147,26 @@ def test_a_new_title_is_trimmed_before_its_length_is_checked() -> None:
     assert padded.title == "x" * 200
     with pytest.raises(ValidationError):
         p.RenameParams.model_validate({"sessionId": "s", "title": "x" * 201})
+
+
+@pytest.mark.parametrize("model", ["claude-x\n\n\ny", "claude-x\ry", "claude\x00x", "a\x85b"])
+def test_a_model_name_with_a_line_break_or_a_control_character_is_refused(
+    model: str, server: BatonServer
+) -> None:
+    """It goes into the session document's header line: a break there moved every range.
+    The service refuses it too (acp's picker offers the `models` setting's names)."""
+    with pytest.raises(ValidationError, match="one line without control characters"):
+        p.CreateParams.model_validate({"model": model})
+    with pytest.raises(ValidationError, match="one line without control characters"):
+        p.SetModelParams.model_validate({"sessionId": "s", "model": model})
+    sid = server.service.create().session_id
+    with pytest.raises(InvalidParams, match="one line without control characters"):
+        server.service.set_model(sid, model)
+
+
+def test_a_model_name_is_trimmed_and_a_blank_one_at_create_is_none_given() -> None:
+    assert p.SetModelParams.model_validate({"sessionId": "s", "model": " m\n"}).model == "m"
+    assert p.CreateParams.model_validate({"model": "\n\n"}).model == ""
 
 
 def test_an_error_sends_no_field_as_null() -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, Strict, StringConstraints
+from pydantic import AfterValidator, AliasChoices, ConfigDict, Field, Strict, StringConstraints
 
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput, WireModel
+from baton.core.models.windows import model_name_problem
 from baton.core.usage.draft import Draft
 from baton.core.usage.overhead import ClientContext
 
@@ -40,6 +41,18 @@ Flag = Annotated[bool, Strict()]
 Count = Annotated[int, Strict()]
 
 
+def _one_line(model: str) -> str:
+    """A model's name, trimmed: one line without control characters (it is written into
+    the session document's header line); an empty one is left to the caller."""
+    problem = model_name_problem(model) if model else None
+    if problem:
+        raise ValueError(problem)
+    return model
+
+
+OneLine = AfterValidator(_one_line)
+
+
 class Params(WireModel):
     """Request parameters: unknown keys are ignored, wrong types are `invalid_params`."""
 
@@ -53,7 +66,8 @@ class NoParams(Params):
 class CreateParams(Params):
     title: str | None = None
     system_prompt: str | None = None
-    model: str | None = None
+    # a blank one: none given (the `model` setting's)
+    model: Annotated[str, StringConstraints(strip_whitespace=True), OneLine] | None = None
     client_context: ClientContext | None = Field(
         default=None, description="what the client sends besides the messages (it counts)"
     )
@@ -70,7 +84,9 @@ class UsageParams(SessionParams):
 
 
 class SetModelParams(SessionParams):
-    model: str = Field(min_length=1, max_length=200, description="the model replies come from")
+    model: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), OneLine
+    ] = Field(description="the model replies come from")
 
 
 class PageParams(SessionParams):

@@ -12,6 +12,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from baton.core.conversation.messages import WireModel
 from baton.core.models.thinking import ThinkingSetting, parse_thinking
+from baton.core.models.windows import model_name_problem
 from baton.core.settings_sections import (
     AutoCompactSettings,
     BudgetNoteSettings,
@@ -103,15 +104,17 @@ class Settings(WireModel):
     @field_validator("model")
     @classmethod
     def _check_model(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("a model is named, not empty")
+        problem = model_name_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("summary_model")
     @classmethod
     def _check_summary_model(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("a model is named, not empty (null: `model`)")
+        problem = None if value is None else model_name_problem(value)
+        if problem:
+            raise ValueError(f"{problem} (null: `model`)")
         return value
 
     @field_validator("data_dir")

@@ -59,6 +59,16 @@ class ModelLimits:
         return cls(pick("max_input_tokens"), pick("max_tokens"))
 
 
+def model_name_problem(model: str) -> str | None:
+    """Why `model` names no model, or None. A name is one line without control characters:
+    it is written into the session document's header line, which must stay one line."""
+    if not model.strip():
+        return "a model is named, not empty"
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in model):
+        return "a model name is one line without control characters"
+    return None
+
+
 def model_name(model: str) -> tuple[str, bool]:
     """`model` as the tables spell it (lower case, from "claude-" on, without a 1M-token
     suffix), and whether it named the 1M-token variant."""

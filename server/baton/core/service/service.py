@@ -17,6 +17,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import InvalidParams
+from baton.core.models.windows import model_name_problem
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.compaction import Compaction
@@ -260,6 +261,9 @@ class BatonService:
         check_writable(model, "model")
         if not model:
             raise InvalidParams("model must not be empty")
+        problem = model_name_problem(model)
+        if problem:  # acp's picker offers the `models` setting's names as written
+            raise InvalidParams(problem)
         if model != runtime.session.model:
             runtime.session.set_meta(model=model)
             usage = self.changes.changed(runtime, "model")

@@ -197,11 +197,12 @@ def render_session(
 
 def header_lines(title: str, session_id: str, model: str, count: int) -> list[str]:
     """The document's first lines (the usage line first): the same whatever the messages
-    say, so an append never moves a section."""
+    say, so an append never moves a section. Always three: each field is made one line (a
+    transcript may hold a model name from before names were checked)."""
     return [
         f"# {one_line(title) or 'Conversation'}",
         "",
-        f"_Session {session_id} · {model or 'default model'} · "
+        f"_Session {one_line(session_id)} · {one_line(model) or 'default model'} · "
         f"{count} message{'s' if count != 1 else ''} in the model's view_",
     ]
 

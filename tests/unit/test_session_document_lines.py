@@ -1,0 +1,42 @@
+"""The session document's lines: every message's range starts on its own heading, whatever
+its fields and text hold (a line break in a field the renderer writes on one line would
+move every later range; "Compact up to here" would name the next message)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from baton.core.conversation.messages import Message, TextBlock
+from baton.lsp.session_document.render import RenderedSession, render_session
+
+# the line ends a client counts (LSP: \n, \r\n and \r)
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def said(role: str, text: str, **fields: Any) -> Message:
+    return Message(role=role, content=[TextBlock(text=text)], **fields)
+
+
+def assert_ranges_on_headings(rendered: RenderedSession) -> None:
+    """Each section starts on its message's heading and the text has no line the ranges
+    do not count."""
+    lines = LINE_END.split(rendered.text)
+    assert len(lines) == len(rendered.lines)
+    for section in rendered.sections:
+        heading = lines[section.start_line]
+        assert heading.startswith("## "), (section, heading)
+        assert f" · {' '.join(section.message_id.split())} · " in heading
+
+
+@pytest.mark.parametrize("model", ["claude-x\n\n\n\ny", "claude-x\r\r\ry", "claude-x\u2028y"])
+def test_a_model_name_with_line_breaks_moves_no_range(model: str) -> None:
+    """A transcript may hold such a name (they were taken before the contract refused
+    them): the header stays three lines."""
+    messages = [said("user", "one"), said("assistant", "two"), said("user", "three")]
+    rendered = render_session("Title", "s1", model, messages)
+    assert rendered.sections[0].start_line == 4
+    assert_ranges_on_headings(rendered)
+    assert "claude-x y" in rendered.lines[2]

@@ -89,6 +89,9 @@ bad_input = ToolUseBlock(id="t8", name="Read", input=[1])
             )
         ],
         [MessageInput(id="e7", role="user", content=[ImageBlock(source={})])],
+        [MessageInput(id="e\n8", role="user", content="hi")],
+        [MessageInput(id="e9", role="assistant", content=[ToolUseBlock(id="t\r9", name="R")])],
+        [MessageInput(id="e10", role="assistant", content=[ToolUseBlock(id="t10", name="R\n")])],
     ],
     ids=[
         "orphan-result",
@@ -103,6 +106,9 @@ bad_input = ToolUseBlock(id="t8", name="Read", input=[1])
         "tool-result-from-assistant",
         "tool-input-not-object",
         "image-without-source",
+        "line-break-in-id",
+        "line-break-in-tool-use-id",
+        "line-break-in-tool-name",
     ],
 )
 def test_an_invalid_append_is_rejected_and_the_file_is_byte_identical(

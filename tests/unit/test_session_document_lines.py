@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from baton.core.conversation.messages import Message, TextBlock
+from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from baton.lsp.session_document.render import RenderedSession, render_session
 
 # the line ends a client counts (LSP: \n, \r\n and \r)
@@ -40,3 +40,18 @@ def test_a_model_name_with_line_breaks_moves_no_range(model: str) -> None:
     assert rendered.sections[0].start_line == 4
     assert_ranges_on_headings(rendered)
     assert "claude-x y" in rendered.lines[2]
+
+
+BREAKS = "\n\r\n\r\u2028"
+
+
+@pytest.mark.parametrize("field", ["message id", "tool_use name", "tool_use id"])
+def test_a_line_break_in_an_id_or_a_name_moves_no_range(field: str) -> None:
+    """Append refuses them now; a transcript written before may hold them."""
+    broken = {field: BREAKS.join(field.split())}  # "tool_use\n\r\n\r\u2028name"
+    name, call_id = broken.get("tool_use name", "Read"), broken.get("tool_use id", "t1")
+    first = said("user", "question", id=broken.get("message id", "m1"))
+    call = Message(role="assistant", content=[ToolUseBlock(id=call_id, name=name, input={})])
+    answer = Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content="ok")])
+    rendered = render_session("t", "s1", "m", [first, call, answer, said("assistant", "last")])
+    assert_ranges_on_headings(rendered)

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from baton.core.conversation.invariants import ApiRules
 from baton.core.conversation.messages import (
+    ContentBlock,
     Message,
     MessageInput,
     ToolResultBlock,
+    ToolUseBlock,
     block_problems,
     new_id,
 )
@@ -105,7 +107,7 @@ def to_message(item: MessageInput | Message) -> Message:
     if isinstance(item, Message):
         return item
     blocks = item.blocks()
-    problems = block_problems(item.role, blocks)
+    problems = block_problems(item.role, blocks) + one_line_problems(item.id, blocks)
     if problems:
         raise InvalidParams(f"invalid {item.role} message: " + "; ".join(problems[:5]))
     return Message(
@@ -115,3 +117,19 @@ def to_message(item: MessageInput | Message) -> Message:
         api_message_id=item.api_message_id,
         usage=item.usage,
     )
+
+
+def one_line_problems(message_id: str | None, blocks: Sequence[ContentBlock]) -> list[str]:
+    """The ids and names given that hold a line break or another control character: the
+    session document shows each on one line, and no id or name needs one."""
+    named = [("its id", message_id or "")]
+    for n, block in enumerate(blocks):
+        if isinstance(block, ToolUseBlock):
+            named += [(f"block {n} (tool_use) id", block.id), (f"block {n} name", block.name)]
+        elif isinstance(block, ToolResultBlock):
+            named.append((f"block {n} (tool_result) tool_use_id", block.tool_use_id))
+    return [
+        f"{what} holds a line break or another control character"
+        for what, text in named
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in text)
+    ]

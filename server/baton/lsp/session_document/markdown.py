@@ -103,7 +103,8 @@ def _lines(message: Message, key: tuple[Any, ...]) -> list[str]:
 
 def _heading(message_id: str, key: tuple[Any, ...]) -> str:
     role, kind, tokens, pinned, stop_reason = key
-    parts = [ROLE_TITLES.get(role, role), KIND_TITLES.get(kind, kind), message_id]
+    # an id is one line here whatever it holds: the piece's line count says two lines
+    parts = [ROLE_TITLES.get(role, role), KIND_TITLES.get(kind, kind), one_line(message_id)]
     parts.append(f"{tokens:,} tokens")
     if pinned:
         parts.append("pinned")
@@ -126,9 +127,10 @@ def _block_lines(block: object) -> list[str]:
         return block.text.splitlines() or [""]
     if isinstance(block, ToolUseBlock):
         body = json.dumps(block.input, indent=2, ensure_ascii=False, default=str)
-        return [f"**tool_use** `{block.name}` ({block.id})", *_fenced(body, "json")]
+        label = f"**tool_use** `{one_line(block.name)}` ({one_line(block.id)})"
+        return [label, *_fenced(body, "json")]
     if isinstance(block, ToolResultBlock):
-        label = f"**tool_result** for {block.tool_use_id}"
+        label = f"**tool_result** for {one_line(block.tool_use_id)}"
         if block.is_error:
             label += " (error)"
         return [label, *_fenced(_result_text(block), "")]
@@ -172,4 +174,6 @@ def _fenced(text: str, language: str) -> list[str]:
 
 
 def one_line(text: str) -> str:
+    """`text` for a line the piece counts as one: its runs of white space (line breaks
+    among them) each a space."""
     return " ".join(text.split())

@@ -19,6 +19,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from baton.lsp.session_document.open_blocks import closed_blocks
 
 ROLE_TITLES = {"user": "User", "assistant": "Assistant"}
 KIND_TITLES = {"message": "message", "summary": "summary", "attachment": "attachment"}
@@ -114,12 +115,9 @@ def _heading(message_id: str, key: tuple[Any, ...]) -> str:
 
 
 def _body(message: Message) -> list[str]:
-    out: list[str] = []
-    for block in message.content:
-        if out:
-            out.append("")
-        out.extend(_block_lines(block))
-    return out
+    # a code fence or an HTML block a text leaves open is closed after it: else it would
+    # take in every later message's heading (one section per message)
+    return closed_blocks([_block_lines(block) for block in message.content])
 
 
 def _block_lines(block: object) -> list[str]:

@@ -311,8 +311,12 @@ class Replayed:
             self._set_view(unrewind(self.view, boundary, stands_for, since, self.messages))
             return
         others = [self.boundaries[b] for b in self.active]
-        order = {mid: n for n, mid in enumerate(self.messages)}
-        self._set_view(undo_compaction(self.view, boundary, others, order))
+        every = self.boundaries.values()
+        self._set_view(undo_compaction(self.view, boundary, others, self.arrival(), every))
+
+    def arrival(self) -> dict[str, int]:
+        """Each message's place in the order the session's messages came."""
+        return {mid: n for n, mid in enumerate(self.messages)}
 
     def rewound_out(self) -> set[str]:
         """The messages the rewinds in force took out of the view."""

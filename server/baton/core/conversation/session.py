@@ -151,7 +151,9 @@ class Session(ViewTokens):
             after = unrewind(self.view, boundary, stands_for, since, self.messages)
             why = "the turns sent since cannot follow the ones it took out; rewind them first"
         else:
-            after = uncompacted(self.view, boundary, self.rewound_out())
+            others = [self.boundaries[b] for b in self.active if b != target]
+            every = self.boundaries.values()
+            after = uncompacted(self.view, boundary, others, self.arrival(), every)
             why = "a rewind made since took out part of what it summarized; undo that first"
         problems = invariant_violations([self.messages[m] for m in after if m in self.messages])
         if problems and not invariant_violations(self.view_messages()):

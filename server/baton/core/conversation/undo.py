@@ -7,9 +7,12 @@ every later one, so a summarized span that holds a rewound message ends before i
 rest of the span goes with that rewind (its undo brings it all back, in the order the
 messages came). The other boundaries in force are kept in those terms: a summary that stood
 for the undone one, and a rewind that took it out, stand for its messages as the view gets
-them. A rewind's undo puts its messages back after what it kept and what is older than it
-(another rewind's turns, put back), before the turns sent since. An undo whose view would
-break the API's rules is refused before anything is written (`Session.uncompact`).
+them. Nor does it put back what a summary still in force summarized (a message pinned
+beside the undone summary, then unpinned and summarized by a later one): that summary's
+undo puts it back, where it came (`undo_place.py`). A rewind's undo puts its messages back
+after what it kept and what is older than it (another rewind's turns, put back), before
+the turns sent since. An undo whose view would break the API's rules is refused before
+anything is written (`Session.uncompact`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
+from baton.core.conversation.undo_place import (
+    Summarized,
+    first_came,
+    put_back,
+    reached,
+)
 
 SentSince = Callable[[str], bool]
 """Whether a message came after a given rewind (a turn sent since, or a summary made since)."""
@@ -38,53 +47,74 @@ def undo_mapping(boundary: Boundary) -> dict[str, list[str]]:
 
 
 def _spans(
-    boundary: Boundary, view: list[str], rewound: Collection[str]
+    boundary: Boundary, view: list[str], rewound: Collection[str], held: Collection[str] = ()
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """What undoing compaction `boundary` puts in place of each message it introduced, and
     what a rewind in force cut from it (a rewound id -> the span's later ids, those not in
-    `view` or rewound already)."""
+    `view`, rewound already or `held` by another summary)."""
     spans: dict[str, list[str]] = {}
     tails: dict[str, list[str]] = {}
-    present = set(view)
+    out = {*view, *held}
     for mid, span in undo_mapping(boundary).items():
         cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
         spans[mid] = span[:cut]
         if cut < len(span):
             later = span[cut + 1 :]
-            tails[span[cut]] = [one for one in later if one not in rewound and one not in present]
+            tails[span[cut]] = [one for one in later if one not in rewound and one not in out]
     return spans, tails
 
 
-def uncompacted(view: list[str], boundary: Boundary, rewound: Collection[str]) -> list[str]:
-    """The view once compaction `boundary` is undone, `rewound` (`rewound_out`) left out."""
-    spans, _ = _spans(boundary, view, rewound)
-    return expand(view, spans)
+def uncompacted(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary] = (),
+) -> list[str]:
+    """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
+    still in force, `others`, left as they are)."""
+    summarized = Summarized([*every, *others, boundary], others, order)
+    held = summarized.elsewhere(view)
+    spans, _ = _spans(boundary, view, rewound_out(view, others), held)
+    return put_back(view, spans, held, summarized)
 
 
 def undo_compaction(
-    view: list[str], boundary: Boundary, others: list[Boundary], order: Mapping[str, int]
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary] = (),
 ) -> list[str]:
     """Undo compaction `boundary`: the view it gives back. The boundaries still in force
     (`others`) are brought up to date in place, in the messages the undone summary stood
     for as the view gets them (a span cut before a rewound message): what their summaries
     stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
     the undone summary), with the rest of a span cut before a message it holds, in the
-    order the messages came (`order`: each message's place in the session)."""
-    rewound = rewound_out(view, others)
-    spans, tails = _spans(boundary, view, rewound)
+    order the messages came (`order`: each message's place in the session). `every`: the
+    session's boundaries, undone ones too (a summary in force may have summarized one)."""
+    every = [*every, *others, boundary]
+    after = uncompacted(view, boundary, others, order, every)
+    summarized = Summarized(every, others, order)
+    held = summarized.elsewhere(view)
+    spans, tails = _spans(boundary, view, rewound_out(view, others), held)
     present = set(view)
     inside, whole = _held_inside(boundary, view, others)
     tails = {mid: later for mid, later in tails.items() if mid not in whole}
     for other in others:
-        other.stands_for = {k: expand(v, inside.get(k, spans)) for k, v in other.stands_for.items()}
+        other.stands_for = {
+            k: put_back(v, inside.get(k, spans), (), summarized)
+            for k, v in other.stands_for.items()
+        }
     stands_for = stands_for_of(others)
     for other in others:
         if other.direction == "rewind":
-            out = expand(other.summarized_ids, spans, skip=present)  # a pinned one stays
+            # a pinned one stays, one a summary summarized goes back with it
+            out = expand(other.summarized_ids, spans, skip=present | held)
             out += [one for mid in out for one in tails.get(mid, []) if one not in out]
             other.view_after = expand(other.view_after, spans, skip=out)
-            other.summarized_ids = sorted(out, key=lambda mid: _first(mid, stands_for, order))
-    return expand(view, spans)
+            other.summarized_ids = sorted(out, key=lambda mid: first_came(mid, stands_for, order))
+    return after
 
 
 def _held_inside(
@@ -100,7 +130,7 @@ def _held_inside(
     beside it), and undoing the summary then would put those later turns first."""
     stands_for = stands_for_of(others)
     present = set(view)
-    in_view = _reached(view, stands_for)
+    in_view = reached(view, stands_for)
     rewound = rewound_out(view, others)
     mine = undo_mapping(boundary)
     inside: dict[str, dict[str, list[str]]] = {}
@@ -110,7 +140,7 @@ def _held_inside(
             continue
         took = [mid for mid in rewind.summarized_ids if mid not in present]
         cut_elsewhere.update(mid for mid in mine if mid in took)
-        held = _reached(took, stands_for) - in_view
+        held = reached(took, stands_for) - in_view
         if not held & set(mine):
             continue
         keep = rewound - set(took)
@@ -130,21 +160,15 @@ def _held_inside(
     return inside, whole
 
 
-def _first(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, int]) -> int:
-    """Where `mid` (a message, or the first of what a summary stands for) came."""
-    reached = _reached([mid], stands_for)
-    return min((order[one] for one in reached if one in order), default=len(order))
-
-
 def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) -> str | None:
     """The rewind among `others` that holds, out of `view`, a message `rewind` kept (itself,
     or inside a summary it took out): undoing `rewind` first would put its turns back with
     nothing of what came before them to follow. None when none does."""
     stands_for = stands_for_of(others)
-    missing = set(rewind.view_after) - _reached(view, stands_for)
+    missing = set(rewind.view_after) - reached(view, stands_for)
     if missing:
         for other in others:
-            if other.direction == "rewind" and missing & _reached(other.summarized_ids, stands_for):
+            if other.direction == "rewind" and missing & reached(other.summarized_ids, stands_for):
                 return other.id
     return None
 
@@ -154,18 +178,6 @@ def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for boundary in boundaries:
         out.update(boundary.stands_for)
-    return out
-
-
-def _reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
-    """`ids` and every id they stand for, through `stands_for`."""
-    out: set[str] = set()
-    stack = list(ids)
-    while stack:
-        one = stack.pop()
-        if one not in out:
-            out.add(one)
-            stack.extend(stands_for.get(one, []))
     return out
 
 
@@ -196,7 +208,7 @@ def unrewind(
     if at <= start:
         return [*view[:at], *back, *view[at:]]
     order = {mid: n for n, mid in enumerate(arrival)}
-    middle = sorted([*view[start:at], *back], key=lambda mid: _first(mid, stands_for, order))
+    middle = sorted([*view[start:at], *back], key=lambda mid: first_came(mid, stands_for, order))
     return [*view[:start], *middle, *view[at:]]
 
 
@@ -246,7 +258,7 @@ def _reaches(
     before: set[str] = set()
     for mid in view:
         out.append(_reach(mid, kept, stands_for, since, before))
-        before |= _reached([mid], stands_for)
+        before |= reached([mid], stands_for)
     return out
 
 

@@ -1,0 +1,126 @@
+"""Where a compaction's undo puts messages back: what it leaves inside a summary still in
+force, and the order of the messages it puts back among those around them."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+
+from baton.core.conversation.boundary import Boundary
+
+
+class Summarized:
+    """What each summary in force (each message the boundaries in force, `others`,
+    introduced) stands for and summarized: what its undo would put back (`stands_for`)
+    that its text covers, as messages of the session. A summary's text covers its
+    `summarized_ids`, each summary among them read the same way, whether or not its
+    compaction is still in force (`every`: all the session's boundaries); a microcompacted
+    copy covers its original. A message pinned beside a summary is in what it stands for,
+    not in what it summarized; one a rewind took back out of it is in neither."""
+
+    def __init__(
+        self, every: Iterable[Boundary], others: Iterable[Boundary], order: Mapping[str, int]
+    ) -> None:
+        self._owner = {m.id: b for b in every for m in b.new_messages}
+        self._stands_for: dict[str, list[str]] = {}
+        for other in others:
+            self._stands_for.update(other.stands_for)
+        self._order = order
+        self._text: dict[str, frozenset[str]] = {}
+
+    def _covered(self, mid: str) -> frozenset[str]:
+        """The messages the text of `mid` covers (itself, for a message)."""
+        boundary = self._owner.get(mid)
+        if boundary is None:
+            return frozenset((mid,))
+        if mid not in self._text:
+            self._text[mid] = frozenset()  # a record that names itself covers nothing
+            base = boundary.summarized_ids if mid == boundary.summary_id else []
+            base = base or boundary.stands_for.get(mid, [])
+            self._text[mid] = frozenset(one for part in base for one in self._covered(part))
+        return self._text[mid]
+
+    def of(self, mid: str) -> set[str]:
+        """The messages `mid` stands for and summarized (itself, for a message)."""
+        if mid not in self._stands_for:
+            return {mid}
+        return reached([mid], self._stands_for) & self._covered(mid)
+
+    def came(self, mid: str) -> int | None:
+        """Where `mid` came (a summary: the first message it summarized); None for an
+        attachment, which keeps its place."""
+        if self._stands_for.get(mid, [mid]) == []:
+            return None
+        first = self.of(mid) or reached([mid], self._stands_for)
+        order = self._order
+        return min((order[one] for one in first if one in order), default=len(order))
+
+    def stands_for_any(self, mid: str, ids: Collection[str]) -> bool:
+        """Whether `mid` is a summary that stands for one of `ids`."""
+        return mid in self._stands_for and not reached([mid], self._stands_for).isdisjoint(ids)
+
+    def elsewhere(self, view: list[str]) -> set[str]:
+        """The messages a summary in force summarized, out of `view`: an undo leaves them
+        inside it. A message pinned beside a summary, then unpinned and summarized by a
+        later one, is in both spans: undoing the older summary while the later one stands
+        does not put it back beside the summary that quotes it (the model would get it
+        twice)."""
+        out = {one for mid in self._stands_for for one in self.of(mid) if one != mid}
+        return out.difference(view)
+
+
+def put_back(
+    ids: list[str],
+    spans: Mapping[str, list[str]],
+    held: Collection[str],
+    summarized: Summarized,
+) -> list[str]:
+    """`expand(ids, spans, skip=held)`, each span merged, in the order the messages came,
+    with the entries just before it that came after it starts: a message an older
+    summary's undo left inside a later one goes back where it came, before the turns that
+    followed it, not after them. An attachment keeps its place and ends the entries merged
+    with, and so does a summary that stands for a message of the span (kept verbatim
+    beside it, the message follows it, as the compaction laid it out)."""
+    out: list[str] = []
+    placed = set(held)
+    for mid in ids:
+        block = [one for one in spans.get(mid, [mid]) if one not in placed]
+        placed.update(block)
+        first = summarized.came(block[0]) if mid in spans and block else None
+        if first is None:
+            out += block
+            continue
+        keys: dict[str, int] = {}
+        start = len(out)
+        while start and not summarized.stands_for_any(out[start - 1], block):
+            before = summarized.came(out[start - 1])
+            if before is None or before <= first:
+                break
+            start -= 1
+            keys[out[start]] = before
+        for one in block:  # an attachment among them follows the message before it
+            came = summarized.came(one)
+            first = keys[one] = first if came is None else came
+        run, out[start:] = out[start:], []
+        while run and block:
+            out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
+        out += run + block
+    return out
+
+
+def first_came(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, int]) -> int:
+    """Where `mid` (a message, or the first of what a summary stands for) came."""
+    return min(
+        (order[one] for one in reached([mid], stands_for) if one in order), default=len(order)
+    )
+
+
+def reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
+    """`ids` and every id they stand for, through `stands_for`."""
+    out: set[str] = set()
+    stack = list(ids)
+    while stack:
+        one = stack.pop()
+        if one not in out:
+            out.add(one)
+            stack.extend(stands_for.get(one, []))
+    return out

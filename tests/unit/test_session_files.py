@@ -216,3 +216,24 @@ async def test_an_imported_claude_code_session_restores_what_claude_code_read(
         assert [f.uri for f in result.restored_files] == [app.as_uri()]
     finally:
         await service.close()
+
+
+async def test_a_restored_file_is_counted_as_the_meter_counts_a_message(
+    tmp_path: Path,
+    workspace: Path,
+    estimator: Estimator,
+    cl100k: Encoder,
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    """A restored file's message holds its framing too: its stored count is the one the
+    meter would make of it (the restore's figure is the file's text alone)."""
+    service = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        sid = await read_then_chat(service, fake_anthropic, "reads")
+        result = await service.compaction.compact(sid, CompactRequest(direction="all"))
+        view = service.session(sid).view_messages()
+        [attachment] = [m for m in view if m.kind == "attachment" and m.attachment]
+        assert attachment.tokens == Estimator(encoder=cl100k).count_message(attachment)
+        assert [f.tokens for f in result.restored_files] == [attachment.tokens - 4]
+    finally:
+        await service.close()

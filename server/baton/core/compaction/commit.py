@@ -110,6 +110,8 @@ def commit_summary(
     kept_figures, ledger_text = prepared.retained or check_retention(prepared, ctx, transcript_path)
     summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     restored = _restore(ctx, kept, session)
+    for message, _ in restored.files:  # with its framing, as the meter counts a message
+        message.tokens = ctx.estimator.count_message(message)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
     attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = layout_view(plan, summary, attachments, by_id)

@@ -73,10 +73,23 @@ def uncompacted(
 ) -> list[str]:
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are)."""
+    summarized, held, spans, _ = _placing(view, boundary, others, order, every)
+    return put_back(view, spans, held, summarized)
+
+
+def _placing(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary],
+) -> tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]]]:
+    """What undoing `boundary` places: what the summaries in force summarized, the
+    messages they hold out of the view, and the spans (with their tails) put back."""
     summarized = Summarized([*every, *others, boundary], others, order)
     held = summarized.elsewhere(view)
-    spans, _ = _spans(boundary, view, rewound_out(view, others), held)
-    return put_back(view, spans, held, summarized)
+    spans, tails = _spans(boundary, view, rewound_out(view, others), held)
+    return summarized, held, spans, tails
 
 
 def undo_compaction(
@@ -93,11 +106,8 @@ def undo_compaction(
     the undone summary), with the rest of a span cut before a message it holds, in the
     order the messages came (`order`: each message's place in the session). `every`: the
     session's boundaries, undone ones too (a summary in force may have summarized one)."""
-    every = [*every, *others, boundary]
-    after = uncompacted(view, boundary, others, order, every)
-    summarized = Summarized(every, others, order)
-    held = summarized.elsewhere(view)
-    spans, tails = _spans(boundary, view, rewound_out(view, others), held)
+    summarized, held, spans, tails = _placing(view, boundary, others, order, every)
+    after = put_back(view, spans, held, summarized)
     present = set(view)
     inside, whole = _held_inside(boundary, view, others)
     tails = {mid: later for mid, later in tails.items() if mid not in whole}

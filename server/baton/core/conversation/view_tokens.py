@@ -7,6 +7,8 @@ budget and calibration read both through `Session`, which inherits them from her
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.replay import Replayed, TokenCounter, response_start
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
@@ -49,14 +51,7 @@ class ViewTokens(Replayed):
         """The messages of view[start:stop] whose thinking a request for view[:stop] (the
         next one, by default) leaves out (`thinking_sent.py`): their stored counts hold it.
         `continued`: that request continues the turn in progress (not a new prompt's)."""
-        if not self.holds_thinking:
-            return []
-        view, messages = self.view, self.messages
-        top = len(view) if stop is None else stop
-        left_out = thinking_left_out(
-            lambda i: messages[view[i]], start, top, self.unchanged_before, continued=continued
-        )
-        return [view[i] for i in left_out]
+        return self._thinking_ids(thinking_left_out, start, stop, continued)
 
     def thinking_dropped(
         self, anchor: int, stop: int | None = None, *, continued: bool = True
@@ -64,14 +59,19 @@ class ViewTokens(Replayed):
         """The messages of the anchoring reply's turn, up to view[anchor], whose thinking
         that reply's usage holds but a request for view[:stop] leaves out
         (`thinking_sent.thinking_dropped`)."""
+        return self._thinking_ids(thinking_dropped, anchor, stop, continued)
+
+    def _thinking_ids(
+        self, which: Callable[..., list[int]], index: int, stop: int | None, continued: bool
+    ) -> list[str]:
         if not self.holds_thinking:
             return []
         view, messages = self.view, self.messages
         top = len(view) if stop is None else stop
-        dropped = thinking_dropped(
-            lambda i: messages[view[i]], anchor, top, self.unchanged_before, continued=continued
+        found = which(
+            lambda i: messages[view[i]], index, top, self.unchanged_before, continued=continued
         )
-        return [view[i] for i in dropped]
+        return [view[i] for i in found]
 
     def unchanged_before(self, index: int) -> bool:
         """Whether the view before view[index] is the one its message joined after."""

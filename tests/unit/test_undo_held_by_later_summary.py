@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from conversations import reload
 from test_compaction_properties import shared_estimator, small_window
 
+from baton.core.compaction.automatic.microcompact import microcompact
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
@@ -27,6 +29,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.settings import MicrocompactSettings
 
 EVERY = [f"{r}{n}" for n in range(6) for r in "pa"]  # p0 a0 p1 a1 ... p5 a5
 
@@ -147,6 +150,36 @@ def test_a_message_kept_beside_for_its_pinned_tool_call_partner_stays_inside_too
     assert _sent_twice(session) == set() and session.unpaired_tool_calls() == []
     session.uncompact(second)
     assert session.view == [*EVERY[:5], "u2", "r2", *EVERY[5:]]
+
+
+@pytest.mark.parametrize("undo_copy_first", [False, True])
+def test_a_result_kept_beside_then_microcompacted_goes_back_as_its_copy_in_its_place(
+    store: SessionStore, undo_copy_first: bool
+) -> None:
+    """r2 pinned beside the first summary, unpinned, then cleared by a microcompaction:
+    undoing the summary puts the cleared copy where r2 came, after its call (the undo was
+    refused as breaking the API's rules, the copy left after the span), and undoing the
+    microcompaction then brings r2 back there."""
+    session = store.create()
+    _turns(session, tool_turn=2)
+    session.set_pinned("r2", True)
+    first = _compact(session, "p1", "p3")
+    session.set_pinned("r2", False)
+    later = datetime.now(UTC) + timedelta(hours=2)
+    cleared = microcompact(session, MicrocompactSettings(keep_recent=0), now=later)
+    assert cleared is not None
+    copy = cleared.new_messages[0].id
+    assert copy in session.view and "r2" not in session.view
+    if undo_copy_first:
+        session.uncompact(cleared.id)
+    else:
+        session.uncompact(first)
+        assert session.view == [*EVERY[:5], "u2", copy, *EVERY[5:]]
+        assert session.unpaired_tool_calls() == []
+        assert reload(session).view == session.view
+    session.uncompact(first if undo_copy_first else cleared.id)
+    assert session.view == [*EVERY[:5], "u2", "r2", *EVERY[5:]]
+    assert reload(session).view == session.view
 
 
 @pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))

@@ -22,8 +22,11 @@ class Summarized:
     ) -> None:
         self._owner = {m.id: b for b in every for m in b.new_messages}
         self._stands_for: dict[str, list[str]] = {}
+        self.copies: dict[str, str] = {}  # a message -> the microcompacted copy in force of it
         for other in others:
             self._stands_for.update(other.stands_for)
+            if other.direction == "microcompact":
+                self.copies.update((was[0], copy) for copy, was in other.stands_for.items() if was)
         self._order = order
         self._text: dict[str, frozenset[str]] = {}
 
@@ -79,12 +82,19 @@ def put_back(
     summary's undo left inside a later one goes back where it came, before the turns that
     followed it, not after them. An attachment keeps its place and ends the entries merged
     with, and so does a summary that stands for a message of the span (kept verbatim
-    beside it, the message follows it, as the compaction laid it out)."""
+    beside it, the message follows it, as the compaction laid it out). A message of a span
+    that a microcompaction in force replaced goes back as its copy, in its place (a tool
+    result kept beside the summary, cleared since, still answers the call before it)."""
     out: list[str] = []
     placed = set(held)
     for mid in ids:
-        block = [one for one in spans.get(mid, [mid]) if one not in placed]
-        placed.update(block)
+        block: list[str] = []
+        for one in spans.get(mid, [mid]):
+            while one in held and one in summarized.copies:
+                one = summarized.copies[one]
+            if one not in placed:
+                block.append(one)
+                placed.add(one)
         first = summarized.came(block[0]) if mid in spans and block else None
         if first is None:
             out += block

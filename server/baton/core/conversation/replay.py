@@ -10,42 +10,25 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, view_after_commit
-from baton.core.conversation.damage import Damage, mismatch_note, repair_view
+from baton.core.conversation.damage import Damage, mismatch_note
 from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
 from baton.core.conversation.meta_records import (
     AutoPause,
     read_auto_pause,
     read_sent_tools,
 )
-from baton.core.conversation.recorded_usage import (
-    ClientContext,
-    LastUsage,
-    LearnedUsage,
-    response_start,
-)
+from baton.core.conversation.recorded_usage import ClientContext, LastUsage, LearnedUsage
+from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
 from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import (
-    SentSince,
-    rewound_out,
-    sent_since,
-    stands_for_of,
-    undo_compaction,
-    unrewind,
-)
+from baton.core.conversation.undo import undo_compaction, unrewind
 from baton.core.conversation.view_state import ViewState
-
-# response_start lives in recorded_usage.py; session.py reads it from here with the rest
-__all__ = ["Replayed", "TokenCounter", "instant", "response_start"]
-
-TokenCounter = Callable[[Message], int]
 
 # Revisions are drawn from one count for the whole process, so that none ever repeats: a
 # session read again (another program changed its file) or opened again after it was
@@ -53,7 +36,7 @@ TokenCounter = Callable[[Message], int]
 _REVISIONS = itertools.count(1)
 
 
-class Replayed:
+class Replayed(ReplayedView):
     """The state of one session as its transcript's events left it."""
 
     def __init__(
@@ -142,9 +125,6 @@ class Replayed:
     def header(self) -> Event | None:
         """The transcript's first event (its session header when healthy)."""
         return self.transcript.header
-
-    def view_messages(self) -> list[Message]:
-        return [self.messages[mid] for mid in self.view]
 
     def _apply(self, event: Event) -> None:
         self.revision = next(_REVISIONS)
@@ -247,22 +227,6 @@ class Replayed:
         elif thinking:
             self._prefix_marks[message.id] = mark  # its thinking goes back while it holds
 
-    def _learn(self, index: int) -> None:
-        """Keep view[index]'s usage with the view it covered (`LearnedUsage`)."""
-        first = response_start(self.messages, self.view, index)
-        message = self.messages[self.view[index]]
-        self._learned = LearnedUsage(message, self.view, first + 1, self._state)
-        self._last_usage = None
-
-    @property
-    def last_usage(self) -> LastUsage | None:
-        """The newest real usage with the raw estimate of the view it covered."""
-        if self._learned is not None:
-            marks = self._prefix_marks if self.holds_thinking else None
-            self._last_usage = self._learned.settled(self.messages, self.count, marks)
-            self._learned = None  # the view it covered is let go
-        return self._last_usage
-
     def _apply_boundary(self, event: Event) -> None:
         try:
             boundary = Boundary.model_validate(event.get("boundary"))
@@ -285,16 +249,6 @@ class Replayed:
         self.active.append(boundary.id)
         self._set_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
 
-    def _lost_behind_boundaries(self) -> None:
-        """The messages a compaction (or rewind) in force names as summarized whose lines
-        are gone: lost, and told at load, not first when an undo brings them back (one
-        look-up per id, once per load)."""
-        messages = self.messages
-        for boundary_id in self.active:
-            for mid in self.boundaries[boundary_id].summarized_ids:
-                if mid not in messages:
-                    self.damage.lose(mid)
-
     def _apply_uncompact(self, event: Event, boundary_id: str) -> None:
         boundary = self.boundaries.get(boundary_id)
         if boundary is None or boundary_id not in self.active:
@@ -313,63 +267,6 @@ class Replayed:
         others = [self.boundaries[b] for b in self.active]
         every = self.boundaries.values()
         self._set_view(undo_compaction(self.view, boundary, others, self.arrival(), every))
-
-    def arrival(self) -> dict[str, int]:
-        """Each message's place in the order the session's messages came."""
-        return {mid: n for n, mid in enumerate(self.messages)}
-
-    def rewound_out(self) -> set[str]:
-        """The messages the rewinds in force took out of the view."""
-        return rewound_out(self.view, (self.boundaries[b] for b in self.active))
-
-    def sent_since(self, boundary_id: str) -> SentSince:
-        """Whether a message came into the session after boundary `boundary_id` did."""
-        return sent_since(self.messages, self._known_at.get(boundary_id, 0))
-
-    def active_stands_for(self, *, besides: str | None = None) -> dict[str, list[str]]:
-        """What each message the active compactions (but `besides`) introduced stands for."""
-        return stands_for_of(self.boundaries[b] for b in self.active if b != besides)
-
-    def _set_view(self, view: list[str]) -> None:
-        """The new view; ids of lost messages drop out of it (and are reported), and a
-        damaged session's view is repaired to stay within the API rules."""
-        for mid in view:
-            if mid not in self.messages:
-                self.damage.lose(mid)
-                self._repairing = True
-        self._mark_view([mid for mid in view if mid in self.messages])
-        self._repair()
-
-    def _repair(self) -> None:
-        if not self._repairing:
-            return
-        repaired = repair_view(self.view_messages(), self.count)
-        changed = len(repaired) != len(self.view)
-        for message in repaired:
-            if self.messages.get(message.id) is not message:
-                _ = self.last_usage  # estimated from the messages as they were
-                self.messages[message.id] = message
-                self.damage.repaired(message.id)
-                changed = True
-        if changed:
-            self._mark_view([m.id for m in repaired])
-
-    def _mark_view(self, view: list[str]) -> None:
-        """A view that changed wholesale: what is kept about it is worked out again. A
-        message stored without a token count (a turn an imported compaction had summarized,
-        brought back by an undo) is counted as it comes into the view."""
-        if self._learned is not None and self._learned.costs_nothing(self._state):
-            _ = self.last_usage  # worked out now, and the old view let go
-        self.view = view
-        self._state = ViewState(self.with_counts(self.view_messages()))
-
-    def with_counts(self, messages: list[Message]) -> list[Message]:
-        """`messages`, each with its token count: one stored without a count (a turn an
-        imported compaction had summarized) is counted now."""
-        for message in messages:
-            if not message.tokens:
-                message.tokens = self.count(message)
-        return messages
 
 
 def instant(stamp: str) -> datetime | None:

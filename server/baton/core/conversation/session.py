@@ -19,7 +19,8 @@ from baton.core.conversation.messages import (
     now_iso,
 )
 from baton.core.conversation.meta_records import AutoPause
-from baton.core.conversation.replay import Replayed, TokenCounter
+from baton.core.conversation.replay import Replayed
+from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import (
     held_by_rewind,

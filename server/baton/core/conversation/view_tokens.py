@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from baton.core.conversation.messages import ApiUsage
-from baton.core.conversation.replay import Replayed, TokenCounter, response_start
+from baton.core.conversation.recorded_usage import response_start
+from baton.core.conversation.replay import Replayed
+from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
 
 

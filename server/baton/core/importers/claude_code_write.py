@@ -45,9 +45,9 @@ class StagedTranscript:
         A message is counted only when it may end up in the session's view. The entries
         after the last compaction are held back until the next write: when a compaction
         follows among its entries, they are out of the view and are written without a count
-        (counted when they come back into a view or are shown: `Replayed._mark_view`,
-        `Replayed.with_counts`); otherwise they are counted and written then. So the final view
-        is always counted, and at most two batches are held at once."""
+        (counted when they come back into a view or are shown: `ReplayedView._mark_view`,
+        `ReplayedView.with_counts`); otherwise they are counted and written then. So the
+        final view is always counted, and at most two batches are held at once."""
         for entry in entries:
             if isinstance(entry, Message):
                 self.rules.add(entry)

@@ -1,0 +1,125 @@
+"""A replayed session's view as it changes wholesale: the usage it learned, a repaired view.
+
+A boundary, an undo or a repair gives the view a new list: its tallies are worked out
+again, messages stored without a count are counted as they come back, ids of lost
+messages drop out (and are reported), and a damaged session's view is repaired to stay
+within the API rules. `Replayed` (replay.py) applies the events on top of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.damage import Damage, repair_view
+from baton.core.conversation.messages import Message
+from baton.core.conversation.recorded_usage import LastUsage, LearnedUsage, response_start
+from baton.core.conversation.undo import SentSince, rewound_out, sent_since, stands_for_of
+from baton.core.conversation.view_state import ViewState
+
+TokenCounter = Callable[[Message], int]
+
+
+class ReplayedView:
+    """The view, the boundaries in force and the usage of a session being replayed; the
+    replay (`Replayed._replay`) sets every field below."""
+
+    count: TokenCounter
+    messages: dict[str, Message]
+    view: list[str]
+    boundaries: dict[str, Boundary]
+    active: list[str]
+    damage: Damage
+    holds_thinking: bool
+    _known_at: dict[str, int]
+    _repairing: bool
+    _prefix_marks: dict[str, bytes]
+    _learned: LearnedUsage | None
+    _last_usage: LastUsage | None
+    _state: ViewState
+
+    def view_messages(self) -> list[Message]:
+        return [self.messages[mid] for mid in self.view]
+
+    def _learn(self, index: int) -> None:
+        """Keep view[index]'s usage with the view it covered (`LearnedUsage`)."""
+        first = response_start(self.messages, self.view, index)
+        message = self.messages[self.view[index]]
+        self._learned = LearnedUsage(message, self.view, first + 1, self._state)
+        self._last_usage = None
+
+    @property
+    def last_usage(self) -> LastUsage | None:
+        """The newest real usage with the raw estimate of the view it covered."""
+        if self._learned is not None:
+            marks = self._prefix_marks if self.holds_thinking else None
+            self._last_usage = self._learned.settled(self.messages, self.count, marks)
+            self._learned = None  # the view it covered is let go
+        return self._last_usage
+
+    def _lost_behind_boundaries(self) -> None:
+        """The messages a compaction (or rewind) in force names as summarized whose lines
+        are gone: lost, and told at load, not first when an undo brings them back (one
+        look-up per id, once per load)."""
+        messages = self.messages
+        for boundary_id in self.active:
+            for mid in self.boundaries[boundary_id].summarized_ids:
+                if mid not in messages:
+                    self.damage.lose(mid)
+
+    def arrival(self) -> dict[str, int]:
+        """Each message's place in the order the session's messages came."""
+        return {mid: n for n, mid in enumerate(self.messages)}
+
+    def rewound_out(self) -> set[str]:
+        """The messages the rewinds in force took out of the view."""
+        return rewound_out(self.view, (self.boundaries[b] for b in self.active))
+
+    def sent_since(self, boundary_id: str) -> SentSince:
+        """Whether a message came into the session after boundary `boundary_id` did."""
+        return sent_since(self.messages, self._known_at.get(boundary_id, 0))
+
+    def active_stands_for(self, *, besides: str | None = None) -> dict[str, list[str]]:
+        """What each message the active compactions (but `besides`) introduced stands for."""
+        return stands_for_of(self.boundaries[b] for b in self.active if b != besides)
+
+    def _set_view(self, view: list[str]) -> None:
+        """The new view; ids of lost messages drop out of it (and are reported), and a
+        damaged session's view is repaired to stay within the API rules."""
+        for mid in view:
+            if mid not in self.messages:
+                self.damage.lose(mid)
+                self._repairing = True
+        self._mark_view([mid for mid in view if mid in self.messages])
+        self._repair()
+
+    def _repair(self) -> None:
+        if not self._repairing:
+            return
+        repaired = repair_view(self.view_messages(), self.count)
+        changed = len(repaired) != len(self.view)
+        for message in repaired:
+            if self.messages.get(message.id) is not message:
+                _ = self.last_usage  # estimated from the messages as they were
+                self.messages[message.id] = message
+                self.damage.repaired(message.id)
+                changed = True
+        if changed:
+            self._mark_view([m.id for m in repaired])
+
+    def _mark_view(self, view: list[str]) -> None:
+        """A view that changed wholesale: what is kept about it is worked out again. A
+        message stored without a token count (a turn an imported compaction had summarized,
+        brought back by an undo) is counted as it comes into the view."""
+        if self._learned is not None and self._learned.costs_nothing(self._state):
+            _ = self.last_usage  # worked out now, and the old view let go
+        self.view = view
+        self._state = ViewState(self.with_counts(self.view_messages()))
+
+    def with_counts(self, messages: list[Message]) -> list[Message]:
+        """`messages`, each with its token count: one stored without a count (a turn an
+        imported compaction had summarized) is counted now."""
+        for message in messages:
+            if not message.tokens:
+                message.tokens = self.count(message)
+        return messages

@@ -16,7 +16,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers import claude_code
 from baton.core.importers.claude_code import ImportReport, import_with_report
-from baton.core.importers.claude_code_records import RESTARTED
+from baton.core.importers.claude_code_boundaries import RESTARTED
 
 
 def text(words: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code import import_with_report
-from baton.core.importers.claude_code_records import RESTARTED
+from baton.core.importers.claude_code_boundaries import RESTARTED
 from baton.core.usage.estimator import Estimator
 from baton_testkit.claude_code_gen import CASES, Generated, case, generate
 from corpus_names import CORPUS_FILES

@@ -1,4 +1,8 @@
-"""How Claude Code records become Baton messages, compaction boundaries and opaque events."""
+"""How Claude Code records become Baton messages and opaque events.
+
+Compactions, microcompactions and edited prompts become boundaries in
+claude_code_boundaries.py, which `RecordConverter` builds on.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +11,24 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
     Message,
     TextBlock,
     ToolResultBlock,
-    now_iso,
 )
-from baton.core.importers.claude_code_branches import PromptBranches, edit_rewind
-from baton.core.importers.claude_code_chain import (
-    SUMMARIZER,
-    ClearedResults,
-    RepeatedRecords,
-    kept_segment,
-)
-from baton.core.importers.claude_code_repairs import (
-    BLOCK_ADAPTER,
-    ImportedView,
-    Record,
-    record_uuid,
-)
+from baton.core.importers.claude_code_boundaries import ImportedBoundaries
+from baton.core.importers.claude_code_chain import RepeatedRecords
+from baton.core.importers.claude_code_repairs import BLOCK_ADAPTER, Record, record_time, record_uuid
 
 if TYPE_CHECKING:
     from baton.core.importers.claude_code import ImportReport
 
 CONTINUED_PREFIX = "This session is being continued from a previous conversation"
-RESTARTED = (
-    "[Claude Code started the conversation again here, without what came before: "
-    "that part is not in the model's context]"
-)
 
 
-class RecordConverter(ImportedView):
+class RecordConverter(ImportedBoundaries):
     """Turns records, in file order, into `entries`: messages, boundaries, opaque records.
 
     The view it builds passes `invariant_violations()`: what the file breaks (results of
@@ -50,18 +38,10 @@ class RecordConverter(ImportedView):
     """
 
     def __init__(self, report: ImportReport, count: Callable[[Message], int]) -> None:
-        super().__init__(report)
-        self.count = count
-        self.boundary: Record | None = None  # a compact_boundary awaiting its summary
+        super().__init__(report, count)
         self.session_ids: set[str] = set()
         self.old_style = False  # a summary record with no compact_boundary was seen
-        self.last_context = 0  # the context of the latest response (its usage's total)
-        self.branches = PromptBranches()  # the newest typed prompt under each parent
         self.repeats = RepeatedRecords()
-        self.results = ClearedResults()  # the view's tool results, for a microcompaction
-        # the message each conversation record of the view went into (a response written as
-        # several records is one message): where a compaction's kept segment starts and ends
-        self.holder: dict[str, str] = {}
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -121,10 +101,10 @@ class RecordConverter(ImportedView):
         if api_id is None or api_id != self.turn_api_id:
             # a new response: calls of the one before get no result any more (the API wants
             # them right after it), and stray results waiting as text can go in now
-            self._answer_open(f"message {uid}", _time(record))
+            self._answer_open(f"message {uid}", record_time(record))
             self._flush_notes()
             if not self.view:
-                self._open(uid, _time(record))
+                self._open(uid, record_time(record))
             if api_id in self.api_ids:
                 own_id = None  # the API would take the two parts for one response
                 self.report.repairs.append(
@@ -137,7 +117,7 @@ class RecordConverter(ImportedView):
                 id=uid,
                 role="assistant",
                 content=self._calls(record, uid, blocks),
-                created_at=_time(record),
+                created_at=record_time(record),
                 api_message_id=own_id,
                 usage=usage,
                 model=model if isinstance(model, str) else None,
@@ -155,7 +135,7 @@ class RecordConverter(ImportedView):
         )
         if self.boundary is not None:
             # close what the summary replaces, so that undoing the compaction is valid too
-            self._answer_open(f"compact_boundary {record_uuid(self.boundary)}", _time(record))
+            self._answer_open(f"compact_boundary {record_uuid(self.boundary)}", record_time(record))
             self._flush_notes()
             if not self.view:  # the boundary replaces nothing of this file
                 self.report.repairs.append(
@@ -174,14 +154,14 @@ class RecordConverter(ImportedView):
             # Claude Code before compact_boundary: a summary (or, after one, any prompt
             # without a parent) starts the model's context again; what came before is
             # no more than the API saw if a compaction stands for it
-            self._answer_open(f"message {record_uuid(record)}", _time(record))
+            self._answer_open(f"message {record_uuid(record)}", record_time(record))
             self._flush_notes()
             if not summary:
                 self._restart(record)
         self.old_style = self.old_style or (summary and self.boundary is None)
         content = self._answers(record, blocks, None)  # a prompt ends the turn: text in place
         message = Message(
-            id=self._id(record), role="user", content=content, created_at=_time(record)
+            id=self._id(record), role="user", content=content, created_at=record_time(record)
         )
         if summary:
             message.kind = "summary"
@@ -197,48 +177,14 @@ class RecordConverter(ImportedView):
             self.branches.add(record, message.id)
         self._flush_notes()
 
-    def _leave_branch(self, record: Record) -> None:
-        """A typed prompt under the parent of an earlier one is an edit of it
-        (`claude_code_branches.py`): the view from that prompt on goes out, as a rewind."""
-        replaced = self.branches.replaced(record)
-        if replaced is None:
-            return
-        first, earlier = replaced
-        if first not in self.view:  # a compaction summarized it since
-            self.report.problems.append(
-                f"record {record_uuid(record)}: edits prompt {earlier}, which a later "
-                "compaction summarized; imported after the turns it replaces"
-            )
-            return
-        at = _time(record)
-        self._answer_open(f"message {record_uuid(record)}", at)  # the left branch stays valid
-        self._flush_notes()
-        boundary = edit_rewind(self.view, first, record, earlier, at)
-        self.entries.append(boundary)
-        self.view = list(boundary.view_after)
-        self.last, self.last_api_id, self.turn_api_id = None, None, None
-        self.report.edits += 1
-
-    def _restart(self, record: Record) -> None:
-        """A prompt with no parent after an old compaction: what came before is out of the
-        model's context, and a note says so, standing for it (undo brings it back)."""
-        uuid = record.get("uuid")
-        note = Message(
-            id=self._id({"uuid": f"restart-{uuid}"} if isinstance(uuid, str) else {}),
-            role="user",
-            content=[TextBlock(text=RESTARTED)],
-            created_at=_time(record),
-        )
-        self._commit_boundary(None, note, built=False, at=record)
-
     def _results_record(self, record: Record, blocks: list[ContentBlock]) -> None:
         """A record of tool results only; those answering no open call wait as notes."""
         if not self.notes:
-            self.notes_from, self.notes_at = record, _time(record)
+            self.notes_from, self.notes_at = record, record_time(record)
         results = self._answers(record, blocks, self.notes)
         if results:
             message = Message(
-                id=self._id(record), role="user", content=results, created_at=_time(record)
+                id=self._id(record), role="user", content=results, created_at=record_time(record)
             )
             self._append(message)
         elif self.open_uses:
@@ -246,96 +192,6 @@ class RecordConverter(ImportedView):
                 f"record {record_uuid(record)}: left without content and dropped; its tool results "
                 "follow as text after the results of the response's other calls"
             )
-
-    def _commit_boundary(
-        self,
-        record: Record | None,
-        summary: Message,
-        *,
-        built: bool = True,
-        at: Record | None = None,
-    ) -> None:
-        """Claude Code's compaction becomes a Baton one: the summary stands for the view.
-        `record` is its compact_boundary (None for a compaction of the time before them,
-        whose figure before is then the last response's); `built` when the summary is a
-        record's message (a restart's note is the import's own)."""
-        self.boundary = None
-        summary.kind = "summary"
-        summary.tokens = self.count(summary)
-        meta = (record or {}).get("compactMetadata") or {}
-        before = self.view
-        kept = self._kept(record, meta.get("preservedSegment"))
-        summarized = before[: len(before) - len(kept)]
-        trigger = meta.get("trigger") if meta.get("trigger") in ("manual", "auto") else "manual"
-        pre = meta.get("preTokens") if record is not None else self.last_context
-        found = {"record": record} if record is not None else {"found": "no compact_boundary"}
-        self.entries.append(
-            Boundary(
-                trigger=trigger,
-                direction="up_to" if kept else "all",
-                created_at=_time(record or at or {"timestamp": summary.created_at}),
-                summarizer=SUMMARIZER,
-                pre_tokens=pre if isinstance(pre, int) else 0,
-                post_tokens=summary.tokens,  # kept messages are counted with the view
-                summary_id=summary.id,
-                new_messages=[summary],
-                stands_for={summary.id: summarized},
-                summarized_ids=summarized,
-                kept_ids=kept,
-                view_before=before,
-                view_after=[summary.id, *kept],
-                extra=found,
-            )
-        )
-        self.report.boundaries += 1
-        self.report.messages += int(built)
-        self.view = [summary.id, *kept]
-        self.holder = {uuid: mid for uuid, mid in self.holder.items() if mid in kept}
-        self.last, self.last_api_id, self.turn_api_id = summary, None, None
-
-    def _kept(self, record: Record | None, segment: object) -> list[str]:
-        """The messages a Claude Code compaction kept (`kept_segment`); the whole view is
-        summarized, with a note, when its segment names no run that ends the view."""
-        kept = kept_segment(self.holder, self.view, segment) if record is not None else []
-        if kept is not None:
-            return kept
-        assert record is not None
-        self.report.problems.append(
-            f"compact_boundary {record_uuid(record)}: its kept messages are not the end of "
-            "the view; imported as a compaction of the whole view"
-        )
-        return []
-
-    def _microcompact(self, record: Record) -> None:
-        """Claude Code cleared old tool results before a request (the file keeps them in
-        full): the view clears them too, so that it holds what the API saw next."""
-        self._flush_notes()
-        boundary, notes = self.results.boundary(
-            record, self.view, self.entries, lambda: self._id({}), self.count
-        )
-        where = f"microcompact_boundary {record_uuid(record)}"
-        self.report.problems.extend(f"{where}: {note}" for note in notes)
-        if boundary is None:
-            return self._opaque(record)
-        self.entries.append(boundary)
-        self.view = list(boundary.view_after)
-        self.report.boundaries += 1
-        return None
-
-    def _put(self, message: Message) -> None:
-        super()._put(message)
-        self.results.add(message)
-
-    def _opaque(self, record: Record) -> None:
-        self.entries.append(record)
-        self.report.opaque += 1
-
-    def _drop_boundary(self) -> None:
-        """A compact_boundary whose summary record never came stays an opaque record."""
-        if self.boundary is not None:
-            self.report.problems.append("a compact_boundary without its summary was kept as opaque")
-            self._opaque(self.boundary)
-            self.boundary = None
 
     def finish(self) -> None:
         """After the last record: what still waits goes in (`entries` is then complete)."""
@@ -370,8 +226,3 @@ def _usage(raw: Any) -> ApiUsage | None:
         )
     except ValidationError:
         return None
-
-
-def _time(record: Record) -> str:
-    stamp = record.get("timestamp")
-    return stamp if isinstance(stamp, str) and stamp else now_iso()

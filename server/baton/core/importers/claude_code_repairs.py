@@ -15,6 +15,7 @@ from baton.core.conversation.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
+    now_iso,
 )
 from baton.core.conversation.session import INTERRUPTED
 from baton.core.conversation.store import SESSION_ID
@@ -211,3 +212,8 @@ def _as_text(result: ToolResultBlock) -> list[ContentBlock]:
 
 def record_uuid(record: Record) -> str:
     return str(record.get("uuid") or "without uuid")
+
+
+def record_time(record: Record) -> str:
+    stamp = record.get("timestamp")
+    return stamp if isinstance(stamp, str) and stamp else now_iso()

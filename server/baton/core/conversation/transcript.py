@@ -16,7 +16,6 @@ from baton.core.conversation.files import (
     cause,
     end_on_newline,
     ensure_private_dir,
-    identity,
     not_regular,
     open_regular,
     open_writer,
@@ -27,22 +26,15 @@ from baton.core.conversation.files import (
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
 from baton.core.conversation.records import encode
 from baton.core.conversation.records import unwritable as unwritable  # re-exported
+from baton.core.conversation.transcript_file import VIEW, TranscriptFile
 from baton.core.conversation.transcript_read import Event as Event  # re-exported: the event type
 from baton.core.conversation.transcript_read import LinePass, LoadReport
-from baton.core.errors import (
-    SessionLocked,
-    StorageError,
-    TranscriptChanged,
-    TranscriptError,
-)
+from baton.core.errors import SessionLocked, StorageError, TranscriptError
 
 log = logging.getLogger(__name__)
 
 
-VIEW = "opened read-only"
-
-
-class Transcript:
+class Transcript(TranscriptFile):
     """One session's event log. Appends are acknowledged only after flush + fsync.
 
     The writer holds an exclusive, non-blocking `flock` on the file for as long as it is
@@ -60,27 +52,11 @@ class Transcript:
     def __init__(
         self, path: Path, fd: int | None, *, loaded: bool = False, reason: str | None = None
     ) -> None:
-        self.path = path
-        self._fd = fd
+        super().__init__(path, fd, loaded=loaded, reason=reason)
         self._report = LoadReport()
         self._header: Event | None = None
-        # the bytes of the file this transcript has read and written; None until loaded
-        self._size: int | None = 0 if loaded else None
         self._tail: bytes | None = None  # a last line without its newline, left until a write
         self._aside: list[bytes] = []  # unreadable lines to keep aside at the first write
-        self._identity = identity(os.fstat(fd)) if fd is not None else None
-        self._closed = False  # a writer closed by `close()`: the next append opens it again
-        self.read_only_reason = reason if fd is None else None
-
-    @property
-    def read_only(self) -> bool:
-        return self._fd is None and not self._closed
-
-    @property
-    def locked(self) -> bool:
-        """Read-only because another process writes it, or it was opened as a view (not
-        because it cannot be written)."""
-        return self.read_only_reason in (LOCKED, VIEW)
 
     @property
     def report(self) -> LoadReport:
@@ -243,98 +219,10 @@ class Transcript:
         if self._header is None and batch:
             self._header = batch[0]
 
-    def check_current(self) -> None:
-        """`TranscriptChanged` unless the file held is still the one at `path`, of the size
-        this transcript last saw (cheap: two stats). The transcript is closed then."""
-        assert self._fd is not None
-        try:
-            on_disk = os.lstat(self.path)
-        except FileNotFoundError:
-            problem = "was deleted"
-        else:
-            held = os.fstat(self._fd)
-            problem = ""
-            same = identity(on_disk) == identity(held) == self._identity
-            if not same or held.st_nlink == 0:
-                problem = "was replaced"
-            elif held.st_size < (self._size or 0):
-                problem = "was truncated"
-            elif held.st_size > (self._size or 0):
-                problem = "was written to"
-        if not problem:
-            return
-        self.abandon(f"it {problem} by another program")
-        raise TranscriptChanged(
-            f"{self.path} {problem} by another program since Baton read it; nothing was "
-            "written and the session is read again from the disk",
-            path=str(self.path),
-        )
-
-    def moved_on(self) -> bool:
-        """Whether the file at `path` is no longer the one this transcript read, or no
-        longer of the size it saw: another process wrote, replaced or cut it while this
-        one held no descriptor (cheap: one stat)."""
-        if self._size is None:
-            return False  # nothing read yet: whatever is read is the file's latest
-        try:
-            on_disk = os.lstat(self.path)
-        except OSError:
-            return True
-        return identity(on_disk) != self._identity or on_disk.st_size != self._size
-
-    def file_state(self) -> os.stat_result | None:
-        """The `lstat` of the file at `path` while it is the one this transcript holds, at
-        the size it last saw (so what this transcript read and wrote is all it holds); None
-        when not, or when no file is held (a read-only view: another process may write it)."""
-        if self._identity is None or self._size is None:
-            return None
-        try:
-            on_disk = os.lstat(self.path)
-        except OSError:
-            return None
-        if identity(on_disk) != self._identity or on_disk.st_size != self._size:
-            return None
-        return on_disk
-
-    def _reopen(self) -> None:
-        """The writer's descriptor and lock again, after `close()`, for the same file."""
-        self._closed = False
-        try:
-            self._fd, self.read_only_reason = open_writer(self.path)
-        except FileNotFoundError:
-            self.read_only_reason = "it was deleted by another program"
-            raise TranscriptChanged(
-                f"{self.path} was deleted by another program; nothing was written",
-                path=str(self.path),
-            ) from None
-        except OSError as exc:
-            raise storage_error("open", self.path, exc) from None
-        if self._fd is not None:
-            self.check_current()
-
     def _repair_tail(self) -> None:
         assert self._fd is not None and self._tail is not None and self._size is not None
         self._size = end_on_newline(self._fd, self.path, self._size, self._tail)
         self._tail = None
-
-    def close(self) -> None:
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            self._closed = True
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-
-    def abandon(self, reason: str) -> None:
-        """Close for good: read-only from now on, because of `reason`."""
-        self.close()
-        self._closed = False
-        self.read_only_reason = reason
-
-    def __enter__(self) -> Transcript:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def read_events(path: Path) -> tuple[list[Event], LoadReport]:

@@ -13,13 +13,8 @@ from pathlib import Path
 
 from sessions import Built, Counter
 
-from baton.core.conversation.messages import (
-    ApiUsage,
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    invariant_violations,
-)
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import ApiUsage, Message, ToolResultBlock, ToolUseBlock
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 

@@ -20,7 +20,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from baton.core.conversation.messages import Message, TextBlock, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.transcript import Transcript
 from baton.core.settings import DEFAULT_MODEL
 from baton_testkit.claude_code_text import MODULES, TOOLS, Text

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from servers import Launcher, RpcError, Server, long_run, result_of, seed
 
-from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import Transcript
 

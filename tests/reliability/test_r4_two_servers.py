@@ -18,7 +18,7 @@ import pytest
 from servers import Launcher, RpcError, Server, long_run, result_of, seed
 from test_r1_sigkill import load
 
-from baton.core.conversation.messages import invariant_violations
+from baton.core.conversation.invariants import invariant_violations
 
 ROUNDS, LONG_ROUNDS = 6, 60
 

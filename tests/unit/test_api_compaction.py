@@ -14,13 +14,8 @@ from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.api_compaction import ServerSummarizer
 from baton.core.compaction.summary.model_summary import as_text_messages
 from baton.core.compaction.summary.summarizers import Progress, SummaryRequest
-from baton.core.conversation.messages import (
-    CompactionBlock,
-    Message,
-    MessageInput,
-    invariant_violations,
-    text_message,
-)
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import CompactionBlock, Message, MessageInput, text_message
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError, InvalidParams, NothingToCompact

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.conversation.messages import Message, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message
 from baton.core.conversation.store import SessionStore
 from baton.core.usage.estimator import default_estimator
 from baton_testkit.bench_modules import bench_module

@@ -13,11 +13,8 @@ from conversations import char_count
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.core.conversation.messages import (
-    TextBlock,
-    ToolResultBlock,
-    invariant_violations,
-)
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import TextBlock, ToolResultBlock
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams

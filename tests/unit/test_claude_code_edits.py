@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_claude_code_formats import SUMMARY, record, write
 
-from baton.core.conversation.messages import invariant_violations
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers import claude_code

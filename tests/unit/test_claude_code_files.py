@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conversations import char_count
 
-from baton.core.conversation.messages import invariant_violations
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SESSION_ID, SessionStore
 from baton.core.errors import InvalidParams

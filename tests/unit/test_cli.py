@@ -14,7 +14,8 @@ import pytest
 
 from baton.cli.main import EXAMPLE_SESSION, EXAMPLES_DIR, build_parser, main, plain_serve
 from baton.cli.usage_report import BAR_WIDTH, bar
-from baton.core.conversation.messages import MessageInput, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import Settings

@@ -23,7 +23,8 @@ from baton.core.compaction.engine import CompactContext, compact, layout_view
 from baton.core.compaction.plan import DIRECTIONS, Plan, plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
-from baton.core.conversation.messages import Message, invariant_violations, text_message
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message, text_message
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript

@@ -13,12 +13,12 @@ import pytest
 from conversations import say, summary_boundary, ten_per_block
 
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import (
     MessageInput,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    invariant_violations,
     text_message,
 )
 from baton.core.conversation.session import Session

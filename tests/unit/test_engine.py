@@ -23,7 +23,8 @@ from baton.core.compaction.summary.summarizers import (
     Progress,
     SummaryRequest,
 )
-from baton.core.conversation.messages import ApiUsage, Message, MessageInput, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import ApiUsage, Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from baton.core.conversation.invariants import invariant_violations, unanswered_tool_uses
 from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
@@ -15,8 +16,6 @@ from baton.core.conversation.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    invariant_violations,
-    unanswered_tool_uses,
 )
 
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from conversations import Convo
 
 from baton.core.compaction.automatic.microcompact import CLEARED, microcompact
-from baton.core.conversation.messages import ToolResultBlock, invariant_violations, text_message
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import ToolResultBlock, text_message
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript

@@ -6,7 +6,8 @@ import pytest
 from conversations import Convo
 
 from baton.core.compaction.plan import Plan, plan_compaction, safe_cuts
-from baton.core.conversation.messages import Message, invariant_violations, text_message
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message, text_message
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
 from baton.core.settings import KeepWindowSettings
 

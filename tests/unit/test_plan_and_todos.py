@@ -22,13 +22,8 @@ from baton.core.compaction.working_set.plan_todos import (
     latest_plan,
     latest_todos,
 )
-from baton.core.conversation.messages import (
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    invariant_violations,
-    text_message,
-)
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import NothingToCompact
 from baton.core.importers.claude_code import import_claude_code

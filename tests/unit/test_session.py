@@ -8,6 +8,7 @@ import pytest
 from conversations import say, summary_boundary, ten_per_block
 from pydantic import ValidationError
 
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import (
     ApiUsage,
     Attachment,
@@ -18,7 +19,6 @@ from baton.core.conversation.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    invariant_violations,
 )
 from baton.core.conversation.session import INTERRUPTED, Session
 from baton.core.conversation.store import SessionStore

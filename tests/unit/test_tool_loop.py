@@ -13,7 +13,8 @@ import pytest
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
-from baton.core.conversation.messages import MessageInput, invariant_violations
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.model_api.client import AnthropicClient

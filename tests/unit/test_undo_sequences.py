@@ -19,7 +19,7 @@ from test_compaction_properties import request_for, shared_estimator, small_wind
 
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
-from baton.core.conversation.messages import invariant_violations
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import BatonError
 

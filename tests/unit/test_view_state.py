@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 from conversations import summary_boundary
 
-from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.invariants import (
+    ApiRules,
+    ToolPairs,
+    invariant_violations,
+    unanswered_tool_uses,
+)
 from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
@@ -19,8 +24,6 @@ from baton.core.conversation.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    invariant_violations,
-    unanswered_tool_uses,
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore

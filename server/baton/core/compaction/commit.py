@@ -28,13 +28,8 @@ from baton.core.compaction.working_set.plan_todos import (
 from baton.core.compaction.working_set.restore import Restored, restore_files
 from baton.core.compaction.working_set.session_files import session_files
 from baton.core.conversation.boundary import Boundary, Retention
-from baton.core.conversation.messages import (
-    ApiUsage,
-    CompactionBlock,
-    Message,
-    invariant_violations,
-    leads_with_compaction,
-)
+from baton.core.conversation.invariants import invariant_violations, leads_with_compaction
+from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
 from baton.core.usage.budget import compute_usage

@@ -6,12 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from baton.core.conversation.boundary import DIRECTIONS, AdjustedPivot, Direction
-from baton.core.conversation.messages import (
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    unanswered_tool_uses,
-)
+from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
 from baton.core.settings import KeepWindowSettings
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
-from baton.core.conversation.invariants import ApiRules
+from baton.core.conversation.invariants import ApiRules, block_problems
 from baton.core.conversation.messages import (
     ContentBlock,
     Message,
     MessageInput,
     ToolResultBlock,
     ToolUseBlock,
-    block_problems,
     new_id,
 )
 from baton.core.conversation.records import check_writable

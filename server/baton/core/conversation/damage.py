@@ -16,13 +16,13 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from baton.core.conversation.invariants import leads_with_compaction
 from baton.core.conversation.messages import (
     ContentBlock,
     Message,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    leads_with_compaction,
     text_message,
 )
 

@@ -1,12 +1,74 @@
-"""The Messages API's rules as running state of a message list, so a list that grows is
-checked only where it grows."""
+"""The Messages API's rules: the blocks each role may send, a message list's invariants.
+
+A list's rules are also kept as running state, so a list that grows is checked only where
+it grows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from baton.core.conversation.messages import Message, ToolUseBlock, leads_with_compaction
+from baton.core.conversation.messages import (
+    CompactionBlock,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    Role,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+ROLE_BLOCKS: dict[str, tuple[type[ContentBlock], ...]] = {
+    "user": (TextBlock, ImageBlock, DocumentBlock, ToolResultBlock),
+    "assistant": (TextBlock, ToolUseBlock, ThinkingBlock, RedactedThinkingBlock),
+}
+
+
+def block_problems(role: Role, blocks: Sequence[ContentBlock]) -> list[str]:
+    """Why these blocks cannot be sent as a `role` message (the API would refuse them)."""
+    problems: list[str] = []
+    if not blocks:
+        problems.append("a message needs at least one content block")
+    for n, block in enumerate(blocks):
+        where = f"block {n} ({block.type})"
+        if not isinstance(block, ROLE_BLOCKS[role]):
+            problems.append(f"{where} cannot appear in a {role} message")
+        elif isinstance(block, TextBlock) and not block.text.strip():
+            problems.append(f"{where} has no text")
+        elif isinstance(block, ToolUseBlock) and not isinstance(block.input, dict):
+            problems.append(f"{where} input must be an object")
+        elif isinstance(block, ImageBlock | DocumentBlock) and not block.source.get("type"):
+            problems.append(f"{where} needs a source with a type")
+    return problems
+
+
+def leads_with_compaction(message: Message) -> bool:
+    """True for a summary the API wrote: a message whose first block is a compaction block,
+    which the API wants first in `messages`, whatever the role of its message."""
+    return bool(message.content) and isinstance(message.content[0], CompactionBlock)
+
+
+def invariant_violations(messages: Sequence[Message]) -> list[str]:
+    """Every way this message list breaks the Messages API's rules, in order found (the
+    rules and their running form are `ApiRules`)."""
+    return ApiRules().extend(messages).problems
+
+
+def unanswered_tool_uses(messages: Sequence[Message]) -> list[ToolUseBlock]:
+    """tool_use blocks of the trailing assistant turn that no tool_result answers yet."""
+    answered = {r.tool_use_id for m in messages for r in m.tool_results()}
+    open_uses: list[ToolUseBlock] = []
+    for message in reversed(messages):
+        if message.role == "user" and not message.is_tool_result_only:
+            break
+        if message.role == "assistant":
+            open_uses[:0] = [u for u in message.tool_uses() if u.id not in answered]
+    return open_uses
 
 
 class _Ids(Protocol):

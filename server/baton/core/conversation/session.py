@@ -12,12 +12,8 @@ from baton.core.conversation.append_batch import (
     prepared_messages,
 )
 from baton.core.conversation.boundary import NOT_COMPACTIONS, Boundary
-from baton.core.conversation.messages import (
-    Message,
-    MessageInput,
-    invariant_violations,
-    now_iso,
-)
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message, MessageInput, now_iso
 from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter

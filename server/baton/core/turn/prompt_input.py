@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from baton.core.conversation.messages import MessageInput, unanswered_tool_uses
+from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.errors import InvalidParams
 

@@ -10,12 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from baton.core.conversation.messages import (
-    Message,
-    MessageInput,
-    ToolUseBlock,
-    unanswered_tool_uses,
-)
+from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.messages import Message, MessageInput, ToolUseBlock
 from baton.core.conversation.session import Session
 from baton.core.tools.calls import CANCELLED, answer, block
 from baton.core.tools.registry import Registry, ToolContext, ToolResult

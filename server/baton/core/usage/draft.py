@@ -14,12 +14,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from baton.core.conversation.messages import (
-    ContentBlock,
-    TextBlock,
-    WireModel,
-    block_problems,
-)
+from baton.core.conversation.invariants import block_problems
+from baton.core.conversation.messages import ContentBlock, TextBlock, WireModel
 from baton.core.errors import InvalidParams
 from baton.core.usage.budget import Budget, Usage, percent_left, usage_state
 from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from lsprotocol import types
 
 from baton.core.compaction.automatic.auto import REFILL_TURNS, THRASH_LIMIT
-from baton.core.conversation.messages import Message, unanswered_tool_uses
+from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.messages import Message
 from baton.core.usage.budget import Usage
 from baton.core.usage.wording import headline
 from baton.lsp.session_document.markdown import code_units

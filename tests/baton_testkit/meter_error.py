@@ -20,8 +20,8 @@ from typing import Any
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 Record = dict[str, Any]
 

@@ -18,8 +18,8 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import CompactionInProgress
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 # threshold 13,400 tokens, blocking limit 15,400
 SMALL = Settings(

@@ -26,12 +26,12 @@ from baton.core.usage.budget import (
     UNATTRIBUTED_LABEL,
     Budget,
     budget_for,
-    compute_usage,
     observe_response,
     percent_left,
     usage_state,
 )
 from baton.core.usage.estimator import Encoder, Estimator
+from baton.core.usage.session_usage import compute_usage
 
 # ---- windows and thresholds ------------------------------------------------------------
 

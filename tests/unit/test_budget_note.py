@@ -115,9 +115,9 @@ async def test_no_note_below_the_start_or_when_off(
 def test_a_paused_auto_compact_is_said_paused_and_why_never_that_it_will_fire(
     store: SessionStore, estimator: Estimator
 ) -> None:
-    from baton.core.usage.budget import compute_usage
     from baton.core.usage.budget_note import note_text
     from baton.core.usage.draft import _verdict
+    from baton.core.usage.session_usage import compute_usage
 
     s = settings()
     usage = compute_usage(filled(store, "claude-sonnet-4-5", 4), s, estimator)

@@ -19,8 +19,8 @@ from baton.core.conversation.store import SessionStore
 from baton.core.importers import claude_code
 from baton.core.importers.claude_code import ImportReport, import_with_report
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator, load_cl100k
+from baton.core.usage.session_usage import compute_usage
 
 SID = "5a1e0000-0000-4000-8000-000000000001"
 BIG = "\n".join(f"{i:5d}\tvalue_{i} = compute(x, y, z)  # line {i}" for i in range(2_500))

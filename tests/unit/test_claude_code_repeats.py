@@ -17,8 +17,8 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import ImportReport, import_with_report
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator, load_cl100k
+from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import generate
 
 Record = dict[str, Any]

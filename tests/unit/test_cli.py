@@ -19,8 +19,8 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator, default_estimator
+from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import CASES, case
 from corpus_names import CORPUS_FILES
 

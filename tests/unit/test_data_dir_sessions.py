@@ -24,8 +24,8 @@ from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
 from baton.core.errors import SessionLocked, SessionNotFound, StorageError, TranscriptChanged
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 SEED = int(os.environ.get("BATON_SEED", "20261201"))
 

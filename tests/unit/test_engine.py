@@ -37,8 +37,8 @@ from baton.core.errors import (
 )
 from baton.core.importers.claude_code import import_with_report
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 from baton_testkit.claude_code_gen import CASES, case
 

@@ -15,8 +15,9 @@ from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError
 from baton.core.model_api.exact_counts import ExactCounts, fingerprint, with_exact_count
 from baton.core.settings import Settings
-from baton.core.usage.budget import budget_for, compute_usage
+from baton.core.usage.budget import budget_for
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 MODEL = "claude-haiku-4-5"
 

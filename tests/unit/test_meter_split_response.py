@@ -19,8 +19,8 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import generate
 from baton_testkit.meter_error import figures, measure
 

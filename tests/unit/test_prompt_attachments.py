@@ -18,8 +18,8 @@ from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.attachments import EditorAttachment, attachment_messages
 from baton.core.tools.workspace import Workspace
 from baton.core.turn.chat import ChatContext, send
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 from baton_testkit.fake_anthropic import FakeAnthropic
 
 MakeClient = Callable[..., AnthropicClient]

@@ -22,8 +22,8 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import AutoCompactSettings, KeepWindowSettings, Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 # threshold 13,400 tokens: the summary starts at 80% of it, 10,720
 SMALL = Settings(

@@ -20,9 +20,10 @@ from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code import import_claude_code
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.usage.budget import compute_usage, observe_response
+from baton.core.usage.budget import observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import ClientContext, carried_tokens, declare
+from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import generate
 from baton_testkit.meter_error import figures, measure, measure_compacted
 

@@ -29,8 +29,8 @@ def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
 def cmd_import(args: argparse.Namespace) -> int:
     from baton.core.conversation.store import SessionStore
     from baton.core.importers.claude_code import import_with_report
-    from baton.core.usage.budget import compute_usage
     from baton.core.usage.estimator import default_estimator
+    from baton.core.usage.session_usage import compute_usage
 
     path = existing_file(args.file)
     settings = settings_for(args)

@@ -19,9 +19,9 @@ CLAUDE_CODE = "Claude Code session file"
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, usage_report
     from baton.core.settings import Settings
-    from baton.core.usage.budget import compute_usage
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.saved_calibration import SavedCalibration
+    from baton.core.usage.session_usage import compute_usage
 
     path = file_or_example(args.file)
     estimator = default_estimator()

@@ -32,7 +32,7 @@ from baton.core.conversation.invariants import invariant_violations, leads_with_
 from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
-from baton.core.usage.budget import compute_usage
+from baton.core.usage.session_usage import compute_usage
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext

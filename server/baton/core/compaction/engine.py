@@ -39,8 +39,8 @@ from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.usage.budget import compute_usage
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 from baton.core.workspace.editor_files import EditorFiles
 
 __all__ = [

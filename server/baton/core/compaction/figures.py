@@ -1,6 +1,7 @@
-"""The context figures a compaction reports: what the meter (`usage/budget.compute_usage`)
-will show once the view is the one it leaves, worked out before it is committed, so that a
-compaction's `postTokens`, its dry run and the meter are one figure."""
+"""The context figures a compaction reports: what the meter
+(`usage/session_usage.compute_usage`) will show once the view is the one it leaves, worked
+out before it is committed, so that a compaction's `postTokens`, its dry run and the meter
+are one figure."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def estimate(
 
 def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
     """The context a compaction leaves with `messages` as its view, as the meter will show
-    it (`budget.compute_usage`): a usage in the prefix the compaction keeps as it was (after
-    `from` or `range`) plus the estimate of what follows it; else their estimate plus what
-    the API's last usage saw besides the view it covered."""
+    it (`session_usage.compute_usage`): a usage in the prefix the compaction keeps as it was
+    (after `from` or `range`) plus the estimate of what follows it; else their estimate plus
+    what the API's last usage saw besides the view it covered."""
     same = 0  # the messages the compaction leaves where they were, from the start
     for current, message in zip(session.view, messages, strict=False):
         if current != message.id:

@@ -13,7 +13,7 @@ from baton.core.compaction.hooks import BLOCK_EXIT, Hooks, read_output, run_hook
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.session import Session
 from baton.core.errors import CompactionBlocked, CompactionInProgress
-from baton.core.usage.budget import compute_usage
+from baton.core.usage.session_usage import compute_usage
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext

@@ -41,7 +41,7 @@ from baton.core.conversation.files import replace_file, storage_error
 from baton.core.conversation.messages import CompactionBlock, WireModel, new_id, now_iso
 from baton.core.conversation.session import Session
 from baton.core.errors import DraftNotFound, DraftStale, InvalidParams
-from baton.core.usage.budget import compute_usage
+from baton.core.usage.session_usage import compute_usage
 
 EDITED_WARNING = "the summary was edited before it was applied"
 RECORD_VERSION = 1

@@ -16,9 +16,10 @@ from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings
 from baton.core.turn.watch import mark
-from baton.core.usage.budget import Usage, budget_for, compute_usage, observe_response
+from baton.core.usage.budget import Usage, budget_for, observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import calibrated_part
+from baton.core.usage.session_usage import compute_usage
 
 GROWN = ("append", "reply", "create", "rename")  # changes that leave a summary written ahead fresh
 

@@ -29,7 +29,7 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.session import Session
-from baton.core.usage.budget import compute_usage
+from baton.core.usage.session_usage import compute_usage
 
 T = TypeVar("T")
 

@@ -46,15 +46,10 @@ from baton.core.turn import tool_loop
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
 from baton.core.turn.recovery import keep_partial, learn_from_overflow
 from baton.core.turn.tool_loop import ServerTools
-from baton.core.usage.budget import (
-    ModelLimits,
-    Usage,
-    budget_for,
-    compute_usage,
-    observe_response,
-)
+from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
 from baton.core.usage.budget_note import note_due, note_text, with_budget_note
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 
 log = logging.getLogger(__name__)
 

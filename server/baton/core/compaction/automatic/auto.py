@@ -30,7 +30,8 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
-from baton.core.usage.budget import Usage, compute_usage
+from baton.core.usage.budget import Usage
+from baton.core.usage.session_usage import compute_usage
 
 log = logging.getLogger(__name__)
 

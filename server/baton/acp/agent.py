@@ -5,8 +5,6 @@ as `session/update`s (reply text, the meter, auto-compactions)."""
 from __future__ import annotations
 
 import logging
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,6 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AuthEnvVar,
-    AvailableCommandsUpdate,
     CloseSessionResponse,
     EnvVarAuthMethod,
     Implementation,
@@ -37,51 +34,17 @@ from acp.schema import (
 
 from baton import __version__
 from baton.acp import config, turns
-from baton.acp.commands import available_commands
-from baton.acp.compaction_report import CompactionReport
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
-from baton.acp.folders import Folders
 from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
-from baton.acp.meter import usage_update
+from baton.acp.open_sessions import Live, attach, greet, kept_cwds, live_session, open_folders
 from baton.acp.outbox import Outbox, Poster
-from baton.acp.tool_calls import CallReport
-from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core.service.service import BatonService
-from baton.core.workspace.editor_files import path_to_uri
 
 log = logging.getLogger(__name__)
 
 AUTH_METHOD = "anthropic-api-key"
 KEY_ENV = "ANTHROPIC_API_KEY"
-WAIT_ENV = "BATON_ACP_PERMISSION_WAIT"  # seconds a permission request waits (default 300)
-
-
-def permission_wait() -> float:
-    """How long a permission request waits for the user: `BATON_ACP_PERMISSION_WAIT`
-    seconds when it is a positive number, else the default."""
-    try:
-        wait = float(os.environ.get(WAIT_ENV, ""))
-    except ValueError:
-        return PERMISSION_WAIT
-    return wait if 0 < wait < float("inf") else PERMISSION_WAIT
-
-
-@dataclass
-class Live:
-    """A session this client opened (new, load or resume) and has not closed."""
-
-    session_id: str
-    cwd: str
-    host: AcpToolHost
-    turn: Any = None  # the asyncio task of the running prompt turn, if any
-    untitled: bool = False  # made here with no title: its first prompt names it
-    thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
-    # the text of the turn's replies streamed so far (message id -> pieces): a load while
-    # one streams replays what it said, which is stored only once the reply ends
-    streamed: dict[str, list[str]] = field(default_factory=dict)
-    # the auto-compaction told in progress, until its end is told
-    auto_compaction: CompactionReport | None = None
 
 
 class BatonAgent:
@@ -185,63 +148,14 @@ class BatonAgent:
 
     # ---- sessions --------------------------------------------------------------------
 
-    def _folders(self) -> Folders:
-        return Folders(self.service.settings.resolved_data_dir())
-
-    def _attach(self, session_id: str, cwd: str) -> Live:
-        if not Path(cwd).is_absolute():
-            raise invalid(f"cwd must be an absolute path, got {cwd!r}")
-        live = self.live.get(session_id)
-        if live is None:
-            host = AcpToolHost(
-                self.conn,
-                session_id,
-                can_read=self.can_read,
-                can_write=self.can_write,
-                tell=lambda text: turns.say(self, session_id, text),
-                wait=permission_wait(),
-                flush=lambda: self.out.drain(),
-                report=CallReport(
-                    lambda update: self.out.update(session_id, update),
-                    before=lambda use_id: turns.thoughts_before_call(self, session_id, use_id),
-                ),
-            )
-            live = self.live[session_id] = Live(session_id, cwd, host)
-        live.cwd = cwd
-        live.host.folders = [Path(cwd)]
-        self._folders().set(session_id, cwd)
-        self._open_folders()
-        return live
-
-    def _open_folders(self, *extra: str) -> None:
-        """The service's workspace folders: every open session's cwd (and `extra`)."""
-        folders = {path_to_uri(v.cwd) for v in self.live.values()} | {path_to_uri(c) for c in extra}
-        self.service.set_workspace_folders(sorted(folders))
-
-    def live_session(self, session_id: str) -> Live:
-        live = self.live.get(session_id)
-        if live is None:
-            self.service.session(session_id)  # an unknown id: session_not_found
-            raise invalid(f"session {session_id} is not open here: load or resume it first")
-        return live
-
-    def _greet(self, session_id: str) -> None:
-        """The session's commands and meter, queued after the answer that names it."""
-        commands = AvailableCommandsUpdate(
-            session_update="available_commands_update", available_commands=available_commands()
-        )
-        self.out.later(session_id, commands)
-        session = self.service.session(session_id)
-        self.out.later(session_id, usage_update(self.service.usage(session_id), session))
-
     @guarded
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         if not Path(cwd).is_absolute():
             raise invalid(f"cwd must be an absolute path, got {cwd!r}")
-        self._open_folders(cwd)  # before the session: its system prompt names its folder
+        open_folders(self, cwd)  # before the session: its system prompt names its folder
         session = self.service.create()
-        self._attach(session.session_id, cwd).untitled = True
-        self._greet(session.session_id)
+        attach(self, session.session_id, cwd).untitled = True
+        greet(self, session.session_id)
         options = config.config_options(self.service, session.session_id)
         return NewSessionResponse(session_id=session.session_id, config_options=options)
 
@@ -250,14 +164,14 @@ class BatonAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
         session = self.service.session(session_id)
-        self._attach(session_id, cwd)
+        attach(self, session_id, cwd)
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             replay_streaming(self.out, session, live.streamed)  # the rest follows as it comes
         if live.auto_compaction is not None:
             live.auto_compaction.start()  # in progress still: its end follows
-        self._greet(session_id)
+        greet(self, session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 
     @guarded
@@ -265,13 +179,13 @@ class BatonAgent:
         self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> ResumeSessionResponse:
         self.service.session(session_id)
-        self._attach(session_id, cwd)
-        self._greet(session_id)
+        attach(self, session_id, cwd)
+        greet(self, session_id)
         return ResumeSessionResponse(config_options=config.config_options(self.service, session_id))
 
     @guarded
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
-        live = self.live_session(session_id)
+        live = live_session(self, session_id)
         if live.turn is not None:
             live.turn.cancel()
         del self.live[session_id]
@@ -281,7 +195,7 @@ class BatonAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
     ) -> ListSessionsResponse:
-        folders = self._folders().read()
+        folders = kept_cwds(self).read()
         here = cwd or str(Path.cwd())
         sessions = []
         for found in self.service.list_sessions():
@@ -305,7 +219,7 @@ class BatonAgent:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
-        self.live_session(session_id)
+        live_session(self, session_id)
         config.apply(self.service, session_id, config_id, value)
         options = config.config_options(self.service, session_id)
         return SetSessionConfigOptionResponse(config_options=options)
@@ -314,7 +228,7 @@ class BatonAgent:
 
     @guarded
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        return await turns.prompt(self, self.live_session(session_id), prompt)
+        return await turns.prompt(self, live_session(self, session_id), prompt)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         live = self.live.get(session_id)

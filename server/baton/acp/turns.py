@@ -30,7 +30,8 @@ from baton.core.errors import BatonError
 from baton.core.workspace.editor_files import path_to_uri
 
 if TYPE_CHECKING:
-    from baton.acp.agent import BatonAgent, Live
+    from baton.acp.agent import BatonAgent
+    from baton.acp.open_sessions import Live
 
 TITLE_CHARS = 80
 STOP_REASONS = {

@@ -1,0 +1,110 @@
+"""The sessions an ACP client holds open: each one's `Live` record, tool host and folder.
+
+Every open session's cwd is a workspace folder of the service; a session that opens is
+told its commands and its meter.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import AvailableCommandsUpdate
+
+from baton.acp import turns
+from baton.acp.commands import available_commands
+from baton.acp.compaction_report import CompactionReport
+from baton.acp.errors import invalid
+from baton.acp.folders import Folders
+from baton.acp.meter import usage_update
+from baton.acp.tool_calls import CallReport
+from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
+from baton.core.workspace.editor_files import path_to_uri
+
+if TYPE_CHECKING:
+    from baton.acp.agent import BatonAgent
+
+WAIT_ENV = "BATON_ACP_PERMISSION_WAIT"  # seconds a permission request waits (default 300)
+
+
+def permission_wait() -> float:
+    """How long a permission request waits for the user: `BATON_ACP_PERMISSION_WAIT`
+    seconds when it is a positive number, else the default."""
+    try:
+        wait = float(os.environ.get(WAIT_ENV, ""))
+    except ValueError:
+        return PERMISSION_WAIT
+    return wait if 0 < wait < float("inf") else PERMISSION_WAIT
+
+
+@dataclass
+class Live:
+    """A session this client opened (new, load or resume) and has not closed."""
+
+    session_id: str
+    cwd: str
+    host: AcpToolHost
+    turn: Any = None  # the asyncio task of the running prompt turn, if any
+    untitled: bool = False  # made here with no title: its first prompt names it
+    thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
+    # the text of the turn's replies streamed so far (message id -> pieces): a load while
+    # one streams replays what it said, which is stored only once the reply ends
+    streamed: dict[str, list[str]] = field(default_factory=dict)
+    # the auto-compaction told in progress, until its end is told
+    auto_compaction: CompactionReport | None = None
+
+
+def kept_cwds(agent: BatonAgent) -> Folders:
+    return Folders(agent.service.settings.resolved_data_dir())
+
+
+def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
+    if not Path(cwd).is_absolute():
+        raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+    live = agent.live.get(session_id)
+    if live is None:
+        host = AcpToolHost(
+            agent.conn,
+            session_id,
+            can_read=agent.can_read,
+            can_write=agent.can_write,
+            tell=lambda text: turns.say(agent, session_id, text),
+            wait=permission_wait(),
+            flush=lambda: agent.out.drain(),
+            report=CallReport(
+                lambda update: agent.out.update(session_id, update),
+                before=lambda use_id: turns.thoughts_before_call(agent, session_id, use_id),
+            ),
+        )
+        live = agent.live[session_id] = Live(session_id, cwd, host)
+    live.cwd = cwd
+    live.host.folders = [Path(cwd)]
+    kept_cwds(agent).set(session_id, cwd)
+    open_folders(agent)
+    return live
+
+
+def open_folders(agent: BatonAgent, *extra: str) -> None:
+    """The service's workspace folders: every open session's cwd (and `extra`)."""
+    folders = {path_to_uri(v.cwd) for v in agent.live.values()} | {path_to_uri(c) for c in extra}
+    agent.service.set_workspace_folders(sorted(folders))
+
+
+def live_session(agent: BatonAgent, session_id: str) -> Live:
+    live = agent.live.get(session_id)
+    if live is None:
+        agent.service.session(session_id)  # an unknown id: session_not_found
+        raise invalid(f"session {session_id} is not open here: load or resume it first")
+    return live
+
+
+def greet(agent: BatonAgent, session_id: str) -> None:
+    """The session's commands and meter, queued after the answer that names it."""
+    commands = AvailableCommandsUpdate(
+        session_update="available_commands_update", available_commands=available_commands()
+    )
+    agent.out.later(session_id, commands)
+    session = agent.service.session(session_id)
+    agent.out.later(session_id, usage_update(agent.service.usage(session_id), session))

@@ -11,7 +11,7 @@ import pytest
 from test_server_malformed import INVALID_PARAMS, INVALID_REQUEST, RawPipe
 
 from baton import protocol
-from baton.lsp.transport.framing import MAX_DEPTH
+from baton.lsp.transport.message_body import MAX_DEPTH
 
 SERVER_FILES = str(Path(protocol.__file__).parent)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
 
-from baton.lsp.transport import access, framing
+from baton.lsp.transport import access, framing, message_body
 from baton.lsp.transport.admission import Admission, Waiting
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def _turned_away(peer: Any) -> None:
 
 
 async def run_websocket_messages(
-    websocket: Any, protocol: framing.Answering, stop_event: threading.Event
+    websocket: Any, protocol: message_body.Answering, stop_event: threading.Event
 ) -> None:
     """One message per WebSocket message (no headers); the same checks as a frame's body."""
     from websockets.exceptions import ConnectionClosed
@@ -223,7 +223,7 @@ async def run_websocket_messages(
                 limit = message_limit(websocket)
                 log.warning("closed the WebSocket: a message over the limit of %d bytes", limit)
             break
-        framing.handle_body(protocol, data if isinstance(data, bytes) else data.encode())
+        message_body.handle_body(protocol, data if isinstance(data, bytes) else data.encode())
     await websocket.close()
 
 

@@ -23,13 +23,13 @@ from baton.core.compaction.automatic.microcompact import microcompact
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    invariant_violations,
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore

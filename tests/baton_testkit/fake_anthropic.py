@@ -63,6 +63,12 @@ def tool_use_block(name: str, input: dict[str, Any], id: str | None = None) -> d
     }
 
 
+def cut_tool_use_block(name: str, partial_json: str, id: str | None = None) -> dict[str, Any]:
+    """A tool_use whose input stops where the reply hit max_tokens: the stream sends
+    `partial_json` as its input's text (the API ends the block there)."""
+    return {**tool_use_block(name, {}, id), "partial_json": partial_json}
+
+
 def thinking_block(thinking: str, signature: str = "sig-fake") -> dict[str, Any]:
     return {"type": "thinking", "thinking": thinking, "signature": signature}
 
@@ -265,7 +271,7 @@ def stream_events(reply: ScriptedReply, model: str) -> Iterator[tuple[str, dict[
             deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], size)]
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            raw = json.dumps(block["input"])
+            raw = block.get("partial_json") or json.dumps(block["input"])
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw, size)]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
@@ -461,7 +467,10 @@ class _Handler(BaseHTTPRequestHandler):
                 "type": "message",
                 "role": "assistant",
                 "model": model,
-                "content": reply.content,
+                "content": [
+                    {k: v for k, v in block.items() if k != "partial_json"}
+                    for block in reply.content
+                ],
                 "stop_reason": reply.stop_reason,
                 "stop_sequence": None,
                 "usage": usage,

@@ -29,7 +29,7 @@ from baton.core.turn.chat import ChatContext, send
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles
-from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, cut_tool_use_block, tool_use_block
 
 MODEL = "claude-haiku-4-5"
 MakeClient = Callable[..., AnthropicClient]
@@ -273,6 +273,38 @@ async def test_a_turn_cancelled_while_waiting_for_approval_keeps_a_valid_transcr
     assert (
         await send(session, content="never mind", tools=None, ctx=ctx)
     ).message.text() == "stopped"
+
+
+async def test_a_call_cut_by_max_tokens_is_not_run_and_the_model_is_told_why(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+    root: Path,
+) -> None:
+    # the reply ran out of output tokens inside its second call: the SDK reads the partial
+    # JSON as {"command": "insert", "path": "utils.py", "new_str": ..., "insert_line": 1}
+    # where the model was writing 12, which would insert at the wrong line
+    partial = '{"command": "insert", "path": "utils.py", "new_str": "# note\\n", "insert_line": 1'
+    fake_anthropic.reply(
+        "Reading, then editing.",
+        tool_use_block("read_file", {"path": "utils.py"}, id="toolu_r"),
+        cut_tool_use_block(EDIT, partial, id="toolu_cut"),
+        stop_reason="max_tokens",
+    )
+    fake_anthropic.reply("I will split it.")
+    host = DiskHost(answer="allowOnce")
+    ctx = chat(anthropic_client(), estimator, server_tools(root, host))
+    result = await send(session, content="add a note", tools=None, ctx=ctx)
+
+    assert result.message.text() == "I will split it."
+    assert (root / "utils.py").read_text() == "def parse_date(s):\n    return s\n"
+    assert host.asked == []  # nobody is asked about a call that cannot run
+    read, cut = results(fake_anthropic, 1)
+    assert read["tool_use_id"] == "toolu_r" and read["content"].startswith("     1\tdef")
+    assert cut["tool_use_id"] == "toolu_cut" and cut["is_error"] is True
+    assert "output limit (max_tokens)" in cut["content"]
+    assert invariant_violations(session.view_messages()) == []
 
 
 async def test_the_step_cap_answers_the_last_calls_and_ends_the_turn(

@@ -37,6 +37,28 @@ class ServerTools:
         return self.registry.definitions()
 
 
+# stop reasons of a reply whose output ran out: a tool_use that ends it was cut mid-input
+CUT_SHORT = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def cut_call_text(stop_reason: str) -> str:
+    return (
+        f"Not run: the reply reached its output limit ({stop_reason}) while writing this "
+        "call, so its input is incomplete. Make the call again with less input (split a "
+        "long text into several smaller edits)."
+    )
+
+
+def cut_call(message: Message) -> ToolUseBlock | None:
+    """The call a reply was cut in (the API ends a tool_use whose input ran out of output
+    tokens with what it had: the SDK reads the partial JSON, an unfinished string left
+    out), which must not run: its input is not what the model meant."""
+    if message.stop_reason not in CUT_SHORT or not message.content:
+        return None
+    last = message.content[-1]
+    return last if isinstance(last, ToolUseBlock) else None
+
+
 def step_limit_text(cap: int) -> str:
     return (
         f"Not run: this turn reached its limit of {cap} tool rounds (baton.tools.maxSteps). "
@@ -76,11 +98,16 @@ def _calls(message: Message) -> bool:
 
 async def _answer_round(session: Session, message: Message, tools: ServerTools) -> None:
     results: dict[str, ToolResult] = {}
+    cut = cut_call(message)
     try:
         for use in message.tool_uses():
             if tools.on_call is not None:
                 tools.on_call(use)
-            found = await answer(use, tools.registry, tools.context, tools.allowed)
+            if use is cut:
+                text = cut_call_text(str(message.stop_reason))
+                found = ToolResult(text, is_error=True, summary=text, status="failed")
+            else:
+                found = await answer(use, tools.registry, tools.context, tools.allowed)
             results[use.id] = found
             if tools.on_result is not None:
                 tools.on_result(use.id, found)

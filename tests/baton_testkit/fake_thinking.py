@@ -13,6 +13,8 @@ As the Messages API documents them (BEHAVIOR.md section 10):
   ignore thinking whose prefix changed (dropped without error).
 - With thinking on, an assistant turn in an open tool loop (the last assistant turn,
   followed only by tool results) must start with a thinking block: 400.
+- An assistant message whose last block is thinking (anywhere in `messages`, thinking
+  on or not): 400.
 - `budget_tokens` on an adaptive-only model, `disabled` on one that always thinks,
   `adaptive` on a budget-only model, a budget under 1,024 or not below max_tokens: 400.
 Every block dropped is recorded in `FakeThinking.dropped` (signatures), as the real API
@@ -87,6 +89,9 @@ class FakeThinking:
         if problem is not None:
             return problem
         messages = body.get("messages") or []
+        problem = _ends_in_thinking(messages)
+        if problem is not None:
+            return problem
         drop = self._drops(body, headers)
         invalid_from: tuple[int, int] | None = None
         for i, message in enumerate(messages):
@@ -214,6 +219,20 @@ class FakeThinking:
                 "turn": blocks_before,
             }
         )
+
+
+def _ends_in_thinking(messages: list[dict[str, Any]]) -> ThinkingProblem | None:
+    """The API refuses an assistant message whose last block is thinking, wherever the
+    message stands (whether thinking is on or not)."""
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, list) or not content:
+            continue
+        if isinstance(content[-1], dict) and content[-1].get("type") in THINKING:
+            return ThinkingProblem(
+                f"messages.{i}: The final block in an assistant message cannot be `thinking`."
+            )
+    return None
 
 
 def _fresh_thinking() -> dict[str, Any]:

@@ -246,3 +246,26 @@ async def test_a_pinned_tool_call_left_last_by_a_compaction_is_no_turn_in_progre
         assert 0 <= meter - sent <= FRAMING_SLACK, (meter, sent)
     finally:
         await service.close()
+
+
+async def test_a_reply_that_ends_in_its_thinking_is_counted_as_the_next_request_sends_it(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """A reply whose output ran out while it thought holds only its thinking, which no
+    request sends back (the API refuses a message ending in thinking): the meter and
+    what the next reply teaches leave it out."""
+    chat = Chat(tmp_path, estimator, fake_anthropic)
+    try:
+        for _ in range(3):
+            await chat.turn()
+        factor = estimator.factor
+        thought = thinking_block(prose(4_242, 900), "sig-ran-out")
+        fake_anthropic.reply(thought, stop_reason="max_tokens")
+        await chat.service.replies.send(chat.sid, "Q4: " + prose(1_004, 120))
+
+        meter, sent = await chat.next_request()
+
+        assert 0 <= meter - sent <= FRAMING_SLACK, (meter, sent)
+        assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.005, estimator.factor
+    finally:
+        await chat.service.close()

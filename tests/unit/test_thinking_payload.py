@@ -423,13 +423,16 @@ async def test_a_model_without_the_prefix_check_drops_stale_thinking_without_an_
     assert stale and talk.fake.thinking.dropped == stale
 
 
-def test_a_turn_left_empty_by_the_omission_goes_and_its_neighbours_merge() -> None:
+@pytest.mark.parametrize("prefix", ["not-this-prefix", None])
+def test_a_turn_of_thinking_alone_goes_and_its_neighbours_merge(prefix: str | None) -> None:
     thinking = ThinkingBlock(thinking="hmm", signature="sig-1")
     view = [
         Message(role="user", content=[TextBlock(text="first")]),
-        Message(role="assistant", content=[thinking], prefix_hash="not-this-prefix"),
+        Message(role="assistant", content=[thinking], prefix_hash=prefix),
         Message(role="user", content=[TextBlock(text="second")]),
     ]
+    if prefix is None:  # its prefix as the payload will be: the turn sent as it is
+        view[1].prefix_hash = build_payload(view[:1], SYSTEM, None).prefix_hash
     payload = build_payload(view, SYSTEM, None)
     assert payload.messages == [
         {
@@ -437,4 +440,35 @@ def test_a_turn_left_empty_by_the_omission_goes_and_its_neighbours_merge() -> No
             "content": [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}],
         }
     ]
-    assert payload.omitted == [view[1].id]
+    # it ends in thinking, which no request sends (the API refuses it), whatever its prefix
+    assert payload.omitted == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        ["thinking"],  # output ran out while it thought
+        ["thinking", "   "],  # its text block holds only blanks, which no request sends
+    ],
+)
+async def test_a_reply_that_ends_in_its_thinking_never_makes_a_request_the_api_refuses(
+    talk: Talk, content: list[str]
+) -> None:
+    # the API refuses any assistant message whose last block is thinking ("messages.1:
+    # The final block in an assistant message cannot be `thinking`"), wherever it stands
+    ctx = talk.chat(settings("adaptive"))
+    session = talk.store.create("thinking", CHECKING, SYSTEM)
+    blocks: list[str | dict[str, Any]] = [
+        {"type": "thinking", "thinking": "Let me see.", "signature": "sig-ends"}
+        if kind == "thinking"
+        else kind
+        for kind in content
+    ]
+    talk.fake.reply(*blocks, stop_reason="max_tokens")
+    await send(session, content="Think about it.", tools=None, ctx=ctx)
+    await talk.accepts_next_turn(session, ctx, "And now?")
+
+    sent = talk.fake.message_requests()[-1].body["messages"]
+    assert [turn["role"] for turn in sent] == ["user"]  # the turn had nothing else to send
+    assert [b["text"] for b in sent[0]["content"]] == ["Think about it.", "And now?"]
+    assert session.view_messages()[1].content[0].type == "thinking"  # kept as received

@@ -8,7 +8,10 @@ before it) and of every record of a turn but its first (only the first record's 
 known), but never of the turn in progress (the last assistant turn, followed only by the
 tool results that answer it) in a request that continues it, which sends it back as it
 was received; a new prompt closes that turn, and the request it starts treats the turn as
-any other. The meter estimates that request. The stored counts hold
+any other. Thinking that ends a reply (its output ran out while it thought) never goes:
+the API refuses an assistant message whose last block is thinking, and the payload leaves
+it out (`model_api/api_messages.api_turns`); a reply holding thinking before its last
+block too is counted out whole. The meter estimates that request. The stored counts hold
 every thinking block: the meter, the figures a compaction reports and the usage a reply
 teaches take this thinking out.
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from baton.core.conversation.messages import Message
+from baton.core.conversation.messages import Message, TextBlock, ThinkingBlock
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 # a reply whose request sent back the turn in progress after its prefix changed (a
@@ -56,9 +59,22 @@ def thinking_left_out(
             continue
         if message.prefix_hash is None:
             continue  # imported: counted as its client sent it (below)
-        if index not in firsts or not unchanged(index) or is_stale(message):
+        changed = index not in firsts or not unchanged(index) or is_stale(message)
+        if changed or ends_in_thinking(message):
             out.append(index)
     return out
+
+
+def ends_in_thinking(message: Message) -> bool:
+    """Whether the last block a request sends of `message` is thinking (blank text and
+    unsigned thinking are never sent)."""
+    for block in reversed(message.content):
+        if isinstance(block, TextBlock) and not block.text.strip():
+            continue
+        if isinstance(block, ThinkingBlock) and not block.signature:
+            continue
+        return block.type in THINKING_TYPES
+    return False
 
 
 def is_stale(message: Message) -> bool:

@@ -129,7 +129,10 @@ def api_turns(view: Sequence[Message], *, keep_thinking: bool = True) -> list[Ap
     Records of one streamed response (same API message id, tool results between them)
     become one assistant turn, with those tool results moved into the user turn after
     it; consecutive turns of one role are merged; in a user turn tool results come first.
-    Without `keep_thinking` no thinking goes back.
+    Without `keep_thinking` no thinking goes back. Thinking that ends an assistant turn
+    stays out (the API refuses a message whose last block is thinking: a reply whose output
+    ran out while it thought, or whose only text was blanks), and a turn left with nothing
+    goes.
     """
     turns: list[ApiTurn] = []
     for message in view:
@@ -147,6 +150,11 @@ def api_turns(view: Sequence[Message], *, keep_thinking: bool = True) -> list[Ap
         turns.append(ApiTurn(message.role, blocks, [message], api_id))
     merged: list[ApiTurn] = []
     for turn in turns:
+        if turn.role == "assistant":
+            while turn.content and turn.content[-1]["type"] in THINKING_TYPES:
+                turn.content.pop()
+            if not turn.content:
+                continue
         if merged and merged[-1].role == turn.role:
             merged[-1].content.extend(turn.content)
             merged[-1].sources.extend(turn.sources)

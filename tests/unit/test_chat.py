@@ -23,7 +23,7 @@ from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
-from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
 
 KEY = "sk-ant-test-SECRET-123"  # what the anthropic_client fixture uses
 MODEL = "claude-haiku-4-5"
@@ -281,6 +281,24 @@ async def test_a_stream_cut_mid_reply_keeps_the_partial_reply_as_interrupted(
     assert kept.text() == "Here is the firs"
     assert kept.usage is None  # a cut reply's usage would not describe what was kept
     assert {mid for mid, _ in deltas} == {kept.id}
+
+
+async def test_a_stream_cut_after_its_thinking_appends_nothing_and_send_retries(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    # message_start, ping, the thinking block (start, 2 deltas, signature, stop): then cut
+    fake_anthropic.reply(thinking_block("Let me think."), "Here is my answer.", cut_after=7)
+    ctx = context(anthropic_client(), estimator)
+    with pytest.raises(ApiError) as caught:
+        await send(session, content="think first", tools=None, ctx=ctx)
+    # no text arrived: as for a reply that failed before any, nothing is appended
+    assert [m.role for m in session.view_messages()] == ["user"]
+    assert caught.value.data["promptMessageId"] == session.view[-1]
+    result = await send(session, content=None, tools=None, ctx=ctx)  # the documented retry
+    assert result.message.text() == "OK"
 
 
 async def test_cancelling_a_slow_reply_keeps_what_arrived_as_interrupted(

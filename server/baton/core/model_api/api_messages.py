@@ -245,22 +245,32 @@ class ReplyBuilder:
             )
 
     def partial(self) -> ModelReply | None:
-        """Finished blocks plus the text of an unfinished one; unfinished tool calls and
-        thinking are dropped (an incomplete call cannot run, unsigned thinking cannot be
-        sent back). None when nothing usable arrived."""
+        """Finished blocks plus the text of an unfinished one, without unfinished calls and
+        thinking (they cannot run or go back) nor thinking that ends them (never sent: a
+        reply cut before its text keeps nothing). None when nothing usable arrived."""
         blocks = dict(self.done)
         for index, text in self.open_text.items():
             if text:
                 blocks[index] = TextBlock(text=text)
-        if not blocks:
+        content = [blocks[i] for i in sorted(blocks)]
+        while content and _unsent_end(content[-1]):
+            content.pop()
+        if not content:
             return None
         return ModelReply(
-            content=[blocks[i] for i in sorted(blocks)],
+            content=content,
             usage=self.usage,
             stop_reason=self.stop_reason,
             api_message_id=self.api_message_id,
             model=self.model,
         )
+
+
+def _unsent_end(block: ContentBlock) -> bool:
+    """A block that, ending a reply, no request sends: thinking, or text of blanks."""
+    if isinstance(block, TextBlock):
+        return not block.text.strip()
+    return block.type in THINKING_TYPES
 
 
 def api_usage(raw: Any) -> ApiUsage:

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from baton.core.compaction.result import CompactRequest
-from baton.core.conversation.messages import Message, ThinkingBlock
+from baton.core.conversation.messages import Message, TextBlock, ThinkingBlock
+from baton.core.errors import PromptTooLong
+from baton.core.model_api.reply_request import build_payload
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.tools.host import DiskHost
@@ -266,6 +268,38 @@ async def test_a_reply_that_ends_in_its_thinking_is_counted_as_the_next_request_
         meter, sent = await chat.next_request()
 
         assert 0 <= meter - sent <= FRAMING_SLACK, (meter, sent)
+        assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.005, estimator.factor
+    finally:
+        await chat.service.close()
+
+
+async def test_a_prompt_too_long_teaches_its_size_against_what_the_request_sent(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """The API's 'prompt is too long: N tokens' gives the failed request's real size; what
+    it teaches compares N with the estimate of that request, without the thinking it left
+    out (the kept turns' after a compaction). The API counts as the estimator does here."""
+    chat = Chat(tmp_path, estimator, fake_anthropic)
+    try:
+        for _ in range(6):
+            await chat.turn()
+        await chat.service.compaction.compact(chat.sid, CompactRequest(direction="all"))
+        await chat.turn()  # its reply anchors the count again; the kept thinking stays out
+        factor = estimator.factor
+        session = chat.service.session(chat.sid)
+        prompt = "Next: " + prose(9_999, 40)
+        asked = [*session.view_messages(), Message(role="user", content=[TextBlock(text=prompt)])]
+        body = {
+            "system": session.system_prompt,
+            "messages": build_payload(asked, session.system_prompt, None).messages,
+        }
+        size = raw_size(estimator, body)
+        fake_anthropic.prompt_too_long(actual=size, limit=size - 1)
+
+        with pytest.raises(PromptTooLong):
+            await chat.service.replies.send(chat.sid, prompt)
+
+        assert fake_anthropic.message_requests()[-1].body["messages"] == body["messages"]
         assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.005, estimator.factor
     finally:
         await chat.service.close()

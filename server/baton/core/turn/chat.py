@@ -174,9 +174,8 @@ async def _reply(
     budget, _ = budget_for(model, ctx.settings, limits)
     # the budget note near the thresholds: counted in the room, never stored
     note = note_text(usage, ctx.settings, model) if note_due(usage, ctx.settings) else None
-    room = (
-        usage.context_window - usage.used_tokens - (ctx.estimator.count_text(note) if note else 0)
-    )
+    note_tokens = ctx.estimator.count_text(note) if note else 0
+    room = usage.context_window - usage.used_tokens - note_tokens
     max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
 
     message_id = new_id()
@@ -218,7 +217,7 @@ async def _reply(
         keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
-        learn_from_overflow(session, ctx.estimator, view, tools_tokens, exc)
+        learn_from_overflow(session, ctx.estimator, view, tools_tokens + note_tokens, exc)
         raise PromptTooLong(
             f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
         ) from None

@@ -40,13 +40,17 @@ def learn_from_overflow(
     session: Session,
     estimator: Estimator,
     view: list[Message],
-    tools_tokens: int,
+    besides: int,
     exc: PromptTooLong,
 ) -> None:
-    """A prompt-too-long error states the prompt's real size: calibrate on it."""
-    if exc.actual is None:
-        return
-    raw = estimator.count_text(session.system_prompt or "") + tools_tokens
-    raw += sum(m.tokens or estimator.count_message(m) for m in view)
+    """A prompt-too-long error states the prompt's real size: calibrate on it, against the
+    estimate of what that request sent: the system prompt, `besides` (its tools, the budget
+    note) and `view` without the thinking the request left out (a compaction's kept turns,
+    a reply that ended in its thinking), which its stored counts hold."""
+    if exc.actual is None or [m.id for m in view] != session.view:
+        return  # no figure, or the view changed meanwhile: not the request's any more
+    raw = estimator.count_text(session.system_prompt or "") + besides
+    raw += session.tokens_in_view(0, len(view), estimator.count_message)
+    raw -= estimator.thinking_of(session.messages, session.thinking_left_out(0))
     if raw >= MIN_CALIBRATION_SAMPLE:
         estimator.observe(raw, exc.actual)

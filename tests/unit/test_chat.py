@@ -425,6 +425,36 @@ async def test_prompt_too_long_from_the_api_gives_advice_and_calibrates(
     assert [m.role for m in session.view_messages()] == ["user"]
 
 
+async def test_an_output_cap_that_does_not_fit_beside_the_prompt_is_lowered_and_sent_again(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    # models before Claude 4.5 refuse a request whose prompt and max_tokens pass the window;
+    # the room Baton gives the reply is the window less its estimate, which may be short
+    session.set_meta(model="claude-opus-4-1")
+    fake_anthropic.error(
+        400,
+        "invalid_request_error",
+        "input length and `max_tokens` exceed context limit: 188240 + 32000 > 200000, "
+        "decrease input length or `max_tokens` and try again",
+    )
+    fake_anthropic.reply("It fits now.")
+    settings = Settings(thinking=16_000)
+    result = await send(
+        session, content="go on", tools=None, ctx=context(anthropic_client(), estimator, settings)
+    )
+
+    assert result.message.text() == "It fits now."
+    first, second = (r.body for r in fake_anthropic.message_requests())
+    assert first["max_tokens"] == 32_000
+    assert second["max_tokens"] == 200_000 - 188_240  # what fits beside the prompt
+    assert second["thinking"] == {"type": "enabled", "budget_tokens": 11_759}
+    assert second["messages"] == first["messages"]
+    assert [m.role for m in session.view_messages()] == ["user", "assistant"]
+
+
 async def test_the_api_key_is_in_no_transcript_log_or_error(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

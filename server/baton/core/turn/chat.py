@@ -33,18 +33,19 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import STALE_PREFIX
 from baton.core.errors import (
+    ApiError,
     ApiKeyMissing,
     BatonError,
     InvalidParams,
     PromptTooLong,
     SessionLocked,
 )
-from baton.core.model_api.client import ModelClient
+from baton.core.model_api.client import ModelClient, ModelReply
 from baton.core.model_api.reply_request import build_payload, request_thinking
 from baton.core.settings import Settings
 from baton.core.turn import tool_loop
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
-from baton.core.turn.recovery import keep_partial, learn_from_overflow
+from baton.core.turn.recovery import keep_partial, learn_from_overflow, output_fit
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
 from baton.core.usage.budget_note import note_due, note_text, with_budget_note
@@ -193,7 +194,6 @@ async def _reply(
     _report(ctx, "Waiting for the model", None)
     view = session.view_messages()
     payload = build_payload(view, session.system_prompt, tools)
-    thinking, beta = request_thinking(model, ctx.settings.thinking_setting(), max_tokens, payload)
     if payload.omitted:
         log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
     # a reply on a turn in progress sent back after its prefix changed: no later request
@@ -202,8 +202,11 @@ async def _reply(
     system, messages = session.system_prompt, payload.messages
     if note is not None:
         system, messages = with_budget_note(note, model, system, messages)
-    try:
-        reply = await client.stream_reply(
+
+    async def ask(max_tokens: int) -> ModelReply:
+        setting = ctx.settings.thinking_setting()
+        thinking, beta = request_thinking(model, setting, max_tokens, payload)
+        return await client.stream_reply(
             model=model,
             system=system,
             messages=messages,
@@ -213,11 +216,23 @@ async def _reply(
             thinking=thinking,
             beta=beta,
         )
+
+    try:
+        try:
+            reply = await ask(max_tokens)
+        except ApiError as exc:
+            fit = output_fit(exc) if not streamed else None
+            if fit is None:
+                raise
+            # the prompt's real size, and the output that fits beside it: asked once more
+            learn_from_overflow(session, ctx.estimator, view, tools_tokens + note_tokens, fit[0])
+            reply = await ask(min(max_tokens, fit[1]))
     except asyncio.CancelledError as exc:
         keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
-        learn_from_overflow(session, ctx.estimator, view, tools_tokens + note_tokens, exc)
+        besides = tools_tokens + note_tokens
+        learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
         raise PromptTooLong(
             f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
         ) from None

@@ -1,18 +1,24 @@
 """What a reply that fails leaves behind: what arrived before it stopped, kept and marked
-interrupted, and the calibration a prompt-too-long error's real size gives."""
+interrupted; the calibration a prompt-too-long error's real size gives; the output that
+fits beside a prompt whose max_tokens the API refused."""
 
 from __future__ import annotations
 
 import logging
+import re
 
 from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.session import Session
-from baton.core.errors import BatonError, PromptTooLong
+from baton.core.errors import ApiError, BatonError
 from baton.core.model_api.client import ModelReply, partial_reply
 from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
 from baton.core.usage.estimator import Estimator
 
 log = logging.getLogger(__name__)
+_OVER_WINDOW = re.compile(
+    r"input length and `?max_tokens`? exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)",
+    re.IGNORECASE,
+)
 
 
 def keep_partial(
@@ -36,21 +42,34 @@ def keep_partial(
         log.warning("could not keep the interrupted reply: %s", error.message)
 
 
+def output_fit(exc: ApiError) -> tuple[int, int] | None:
+    """(the prompt's real size, the output that fits beside it in the window) when `exc`
+    is the API's 'input length and `max_tokens` exceed context limit: P + M > W' (models
+    before Claude 4.5 refuse a request whose max_tokens does not fit beside its prompt;
+    Baton's room for the reply is the window less its estimate, which may fall short)."""
+    found = _OVER_WINDOW.search(exc.message)
+    if found is None:
+        return None
+    prompt, window = int(found[1]), int(found[3])
+    return (prompt, window - prompt) if window > prompt else None
+
+
 def learn_from_overflow(
     session: Session,
     estimator: Estimator,
     view: list[Message],
     besides: int,
-    exc: PromptTooLong,
+    actual: int | None,
 ) -> None:
-    """A prompt-too-long error states the prompt's real size: calibrate on it, against the
+    """An error stating the prompt's real size (too long, or too long for the output asked
+    beside it), `actual`: calibrate on it, against the
     estimate of what that request sent: the system prompt, `besides` (its tools, the budget
     note) and `view` without the thinking the request left out (a compaction's kept turns,
     a reply that ended in its thinking), which its stored counts hold."""
-    if exc.actual is None or [m.id for m in view] != session.view:
+    if actual is None or [m.id for m in view] != session.view:
         return  # no figure, or the view changed meanwhile: not the request's any more
     raw = estimator.count_text(session.system_prompt or "") + besides
     raw += session.tokens_in_view(0, len(view), estimator.count_message)
     raw -= estimator.thinking_of(session.messages, session.thinking_left_out(0))
     if raw >= MIN_CALIBRATION_SAMPLE:
-        estimator.observe(raw, exc.actual)
+        estimator.observe(raw, actual)

@@ -307,6 +307,29 @@ async def test_a_call_cut_by_max_tokens_is_not_run_and_the_model_is_told_why(
     assert invariant_violations(session.view_messages()) == []
 
 
+async def test_the_calls_of_a_refused_reply_are_not_run_and_the_turn_ends(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+    root: Path,
+) -> None:
+    # the API's streaming classifier stopped the reply (stop_reason refusal): what it cut
+    # is no call the model finished, and asking again without a change is refused again
+    fake_anthropic.reply("Renaming it.", rename(), stop_reason="refusal")
+    host = DiskHost(answer="allowOnce")
+    ctx = chat(anthropic_client(), estimator, server_tools(root, host))
+    result = await send(session, content="rename parse_date", tools=None, ctx=ctx)
+
+    assert result.message.stop_reason == "refusal"
+    assert len(fake_anthropic.message_requests()) == 1
+    assert "parse_date" in (root / "utils.py").read_text() and host.asked == []
+    answered = session.view_messages()[-1].tool_results()
+    assert [r.tool_use_id for r in answered] == ["toolu_e"] and answered[0].is_error
+    assert "refused" in str(answered[0].content)
+    assert invariant_violations(session.view_messages()) == []
+
+
 async def test_the_step_cap_answers_the_last_calls_and_ends_the_turn(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

@@ -1,7 +1,7 @@
 """The server's tool loop inside one send: each tool_use reply answered by the workspace
 tools (one user message of results, as the API expects), then the model asked again, until
-it stops calling tools or the step cap is reached. Every tool_use is answered, even when
-the turn is cancelled while a call waits for the user."""
+it stops calling tools, the step cap is reached or the API refuses a reply. Every tool_use
+is answered, even when the turn is cancelled while a call waits for the user."""
 
 from __future__ import annotations
 
@@ -59,6 +59,12 @@ def cut_call(message: Message) -> ToolUseBlock | None:
     return last if isinstance(last, ToolUseBlock) else None
 
 
+REFUSED = (
+    "Not run: the API refused this reply (stop_reason refusal) and stopped it, so its calls "
+    "are not the model's finished work."
+)
+
+
 def step_limit_text(cap: int) -> str:
     return (
         f"Not run: this turn reached its limit of {cap} tool rounds (baton.tools.maxSteps). "
@@ -80,6 +86,10 @@ async def run(
     rounds = 0
     while _calls(result.message):
         rounds += 1
+        if result.message.stop_reason == "refusal":  # asked again, it is refused again
+            _append_results(session, result.message, tools, lambda _: REFUSED)
+            on_step()
+            return result
         if rounds > tools.max_steps:
             _append_results(
                 session, result.message, tools, lambda _: step_limit_text(tools.max_steps)

@@ -44,11 +44,19 @@ def without_last_prompt(body: dict[str, Any], prompt: str) -> dict[str, Any]:
 
 
 class Chat:
-    def __init__(self, tmp_path: Path, estimator: Estimator, fake: FakeAnthropic) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        estimator: Estimator,
+        fake: FakeAnthropic,
+        model: str = "claude-sonnet-4-5",
+        **more: Any,
+    ) -> None:
         settings = {
             "dataDir": str(tmp_path / "data"),
             "keepWindow": {"minTokens": 300, "minTextMessages": 2},
             "summarizer": "extractive",
+            **more,
         }
         self.service = BatonService(
             Settings.model_validate(settings), api_key=API_KEY, estimator=estimator
@@ -56,7 +64,7 @@ class Chat:
         self.service.keep_calibration()
         self.estimator, self.fake = estimator, fake
         fake.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
-        self.sid = self.service.create("thinks", model="claude-sonnet-4-5").session_id
+        self.sid = self.service.create("thinks", model=model).session_id
         self.turns = 0
 
     async def turn(self) -> None:
@@ -301,5 +309,31 @@ async def test_a_prompt_too_long_teaches_its_size_against_what_the_request_sent(
 
         assert fake_anthropic.message_requests()[-1].body["messages"] == body["messages"]
         assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.005, estimator.factor
+    finally:
+        await chat.service.close()
+
+
+async def test_with_the_budget_note_the_meter_counts_the_thinking_that_no_longer_goes(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """A reply made after a request carrying the budget note was made on a prefix no later
+    request repeats (the note is not stored): its thinking goes back no more (a model with
+    preserved thinking refuses it), and the meter and calibration leave it out. The meter's
+    last usage holds that request's note, which the next one does not send."""
+    chat = Chat(
+        tmp_path, estimator, fake_anthropic, "claude-fable-5-1", budgetNote={"startTokens": 0}
+    )
+    try:
+        for _ in range(4):
+            await chat.turn()
+        factor = estimator.factor
+
+        meter, sent = await chat.next_request()
+
+        body = fake_anthropic.message_requests()[-1].body
+        assert thinking_sent(body) == 0
+        note = estimator.count_text(body["messages"][-1]["content"][-1]["text"])
+        assert 0 <= meter - (sent - note) <= note + FRAMING_SLACK, (meter, sent, note)
+        assert abs(estimator.factor - 1.0) <= abs(factor - 1.0) + 0.01, estimator.factor
     finally:
         await chat.service.close()

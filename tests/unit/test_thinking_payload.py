@@ -27,7 +27,12 @@ from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError
 from baton.core.model_api.client import AnthropicClient, to_api_messages
 from baton.core.model_api.reply_request import build_payload
-from baton.core.settings import KeepWindowSettings, MicrocompactSettings, Settings
+from baton.core.settings import (
+    BudgetNoteSettings,
+    KeepWindowSettings,
+    MicrocompactSettings,
+    Settings,
+)
 from baton.core.turn.chat import ChatContext, send
 from baton.core.usage.estimator import Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
@@ -472,3 +477,29 @@ async def test_a_reply_that_ends_in_its_thinking_never_makes_a_request_the_api_r
     assert [turn["role"] for turn in sent] == ["user"]  # the turn had nothing else to send
     assert [b["text"] for b in sent[0]["content"]] == ["Think about it.", "And now?"]
     assert session.view_messages()[1].content[0].type == "thinking"  # kept as received
+
+
+async def test_the_budget_note_never_makes_a_request_send_thinking_bound_to_another_prefix(
+    talk: Talk,
+) -> None:
+    # the note is the last text of the request's last user turn and is never stored: the
+    # next request sends that turn without it, so a reply made after it was made on a
+    # prefix no later request repeats (a model with preserved thinking checks it: a 400)
+    config = settings("adaptive").model_copy(
+        update={"budget_note": BudgetNoteSettings(start_tokens=0)}
+    )
+    ctx = talk.chat(config)
+    session = await talk.conversation(ctx, CHECKING, rounds=2)  # a tool loop in each
+    talk.fake.reply("Fine.")
+    await send(session, content="And now?", tools=None, ctx=ctx)  # the API takes each one
+
+    requests = [r.body for r in talk.fake.message_requests()]
+    assert len(requests) == 5
+    assert all("<system_warning>" in json.dumps(r["messages"][-1]) for r in requests)
+    # a loop's next step sends its turn in progress as received, asking the API to drop
+    # the thinking whose prefix the note's move changed; a closed turn goes without it
+    steps = [r for r in requests if r["messages"][-1]["content"][0]["type"] == "tool_result"]
+    assert len(steps) == 2 and all(r["thinking"].get("block_binding") for r in steps)
+    calls = [m for m in session.view_messages() if m.tool_uses()]
+    assert talk.fake.thinking.dropped == [m.content[0].signature for m in calls]  # type: ignore[union-attr]
+    assert thinking_in(requests[-1]["messages"]) == []

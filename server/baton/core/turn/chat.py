@@ -196,9 +196,11 @@ async def _reply(
     payload = build_payload(view, session.system_prompt, tools)
     if payload.omitted:
         log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
-    # a reply on a turn in progress sent back after its prefix changed: no later request
-    # matches its prefix (that thinking goes out of them), and the meter knows it by this
-    mark = (STALE_PREFIX if payload.stale_in_progress else "") + payload.prefix_hash
+    # a reply on a turn in progress sent back after its prefix changed, or made after the
+    # budget note (which no later request sends where it stood): no later request matches
+    # its prefix (that thinking goes out of them), and the meter knows it by this
+    stale = payload.stale_in_progress or note is not None
+    mark = (STALE_PREFIX if stale else "") + payload.prefix_hash
     system, messages = session.system_prompt, payload.messages
     if note is not None:
         system, messages = with_budget_note(note, model, system, messages)

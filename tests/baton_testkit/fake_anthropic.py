@@ -93,6 +93,7 @@ class ScriptedReply:
     gate: threading.Event | None = None
     held: threading.Event = field(default_factory=threading.Event)  # set once it waits
     event_delay: float = 0.0  # seconds between events, for demos (tests use `gate`)
+    no_usage: bool = False  # message_start and message_delta carry no usage (a proxy's)
 
 
 @dataclass
@@ -302,6 +303,15 @@ def stream_events(reply: ScriptedReply, model: str) -> Iterator[tuple[str, dict[
     yield "message_stop", {"type": "message_stop"}
 
 
+def _without_usage(events: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[tuple[str, Any]]:
+    for name, data in events:
+        if name == "message_start":
+            data = {**data, "message": {k: v for k, v in data["message"].items() if k != "usage"}}
+        elif name == "message_delta":
+            data = {k: v for k, v in data.items() if k != "usage"}
+        yield name, data
+
+
 def _full_usage(reply: ScriptedReply) -> dict[str, int]:
     base = {
         "input_tokens": 10,
@@ -485,7 +495,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", f"req_fake_{secrets.token_hex(6)}")
         self.end_headers()
         try:
-            for count, (name, data) in enumerate(stream_events(reply, model)):
+            events = stream_events(reply, model)
+            if reply.no_usage:
+                events = _without_usage(events)
+            for count, (name, data) in enumerate(events):
                 if reply.cut_after is not None and count >= reply.cut_after:
                     if reply.stream_error is not None:
                         kind, message = reply.stream_error

@@ -301,6 +301,28 @@ async def test_a_stream_cut_after_its_thinking_appends_nothing_and_send_retries(
     assert result.message.text() == "OK"
 
 
+async def test_a_stream_the_sdk_cannot_read_is_a_clean_error_that_keeps_what_arrived(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a proxy that sends no usage: the SDK fails on its message_delta (AttributeError)
+    fake_anthropic.reply("All of the answer.", no_usage=True)
+    ctx = context(anthropic_client(), estimator)
+    with caplog.at_level(logging.DEBUG), pytest.raises(ApiError) as caught:
+        await send(session, content="answer me", tools=None, ctx=ctx)
+    assert caught.value.data["type"] == "stream_error"
+    assert caught.value.message.startswith("the reply stream broke: AttributeError")
+    assert caught.value.data["promptMessageId"] == session.view[0]
+    kept = session.view_messages()[-1]
+    assert (kept.text(), kept.stop_reason) == ("All of the answer.", "interrupted")
+    assert not any(r.exc_info for r in caplog.records)  # no traceback logged
+    fake_anthropic.reply("Again, whole.")
+    assert (await send(session, content="again", tools=None, ctx=ctx)).message.text()
+
+
 async def test_cancelling_a_slow_reply_keeps_what_arrived_as_interrupted(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

@@ -310,6 +310,23 @@ async def test_an_error_event_mid_stream_keeps_the_partial(
     assert partial is not None and partial.content == [TextBlock(text="Some wor")]
 
 
+async def test_a_failing_text_callback_is_raised_as_it_is_with_the_partial(
+    fake_anthropic: FakeAnthropic, anthropic_client: MakeClient
+) -> None:
+    """Not the API's doing: the caller's own failure, not a broken stream."""
+    fake_anthropic.reply("Some words first.")
+
+    def on_text(text: str) -> None:
+        raise LookupError("the client went away")
+
+    with pytest.raises(LookupError) as caught:
+        await anthropic_client().stream_reply(
+            model=MODEL, system=None, messages=HELLO, tools=None, max_tokens=64, on_text=on_text
+        )
+    partial = partial_reply(caught.value)
+    assert partial is not None and partial.content == [TextBlock(text="Some wor")]
+
+
 async def test_an_unfinished_tool_call_is_not_part_of_a_partial_reply(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

@@ -206,6 +206,7 @@ class ReplyBuilder:
         self.current = 0  # index of the block now streaming
         self.open_text: dict[int, str] = {}  # text of blocks still streaming
         self.final: ModelReply | None = None
+        self.callback_error: Exception | None = None  # what `on_text` raised, if it did
 
     async def feed(self, event: Any, on_text: OnText | None) -> None:
         kind = event.type
@@ -220,9 +221,12 @@ class ReplyBuilder:
         elif kind == "text":
             self.open_text[self.current] = self.open_text.get(self.current, "") + event.text
             if on_text is not None and event.text:
-                result = on_text(event.text)
-                if inspect.isawaitable(result):
-                    await result
+                try:
+                    if inspect.isawaitable(result := on_text(event.text)):
+                        await result
+                except Exception as exc:
+                    self.callback_error = exc
+                    raise
         elif kind == "content_block_stop":
             self.open_text.pop(event.index, None)
             block = baton_block(event.content_block)
@@ -253,8 +257,8 @@ class ReplyBuilder:
             if text:
                 blocks[index] = TextBlock(text=text)
         content = [blocks[i] for i in sorted(blocks)]
-        while content and _unsent_end(content[-1]):
-            content.pop()
+        while content and (_blank(content[-1]) or content[-1].type in THINKING_TYPES):
+            content.pop()  # ending a reply, no request sends these
         if not content:
             return None
         return ModelReply(
@@ -266,11 +270,8 @@ class ReplyBuilder:
         )
 
 
-def _unsent_end(block: ContentBlock) -> bool:
-    """A block that, ending a reply, no request sends: thinking, or text of blanks."""
-    if isinstance(block, TextBlock):
-        return not block.text.strip()
-    return block.type in THINKING_TYPES
+def _blank(block: ContentBlock) -> bool:
+    return isinstance(block, TextBlock) and not block.text.strip()
 
 
 def api_usage(raw: Any) -> ApiUsage:

@@ -215,9 +215,11 @@ class AnthropicClient:
             attach_partial(exc, acc.partial())
             raise
         except Exception as exc:
-            if not isinstance(exc, anthropic.APIError) and not _is_transport_error(exc):
+            if exc is acc.callback_error:
                 attach_partial(exc, acc.partial())
-                raise  # not the API's doing (e.g. the on_text callback failed)
+                raise  # not the API's doing: the on_text callback failed
+            # the API's, the transport's, or a stream the SDK could not read (a proxy's
+            # message_delta without usage): a broken stream, whatever the SDK raised
             error = broken_stream(exc, self._secret) if started else map_error(exc, self._secret)
             attach_partial(error, acc.partial())
             log.debug("reply failed: %s", error.message)
@@ -297,8 +299,3 @@ class AnthropicClient:
             found = await server_compaction.model_supports_compaction(self._sdk, model)
             self._compaction[model] = found
         return self._compaction[model]
-
-
-def _is_transport_error(exc: BaseException) -> bool:
-    module = type(exc).__module__ or ""
-    return module.split(".")[0] in {"httpx", "httpx2", "httpcore", "h11"}

@@ -330,6 +330,34 @@ async def test_the_calls_of_a_refused_reply_are_not_run_and_the_turn_ends(
     assert invariant_violations(session.view_messages()) == []
 
 
+async def test_replies_that_share_an_api_id_stay_replies_of_their_own(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+    root: Path,
+) -> None:
+    # a gateway that gives every response the same id: records sharing an id are one
+    # response's (parallel tool calls), and the API's rules keep them together
+    api_id = "msg_same"
+    fake_anthropic.reply(tool_use_block("list_dir", {}, id="toolu_1"), message_id=api_id)
+    fake_anthropic.reply("Listed.", message_id=api_id)
+    fake_anthropic.reply("Next.", message_id=api_id)
+    ctx = chat(anthropic_client(), estimator, server_tools(root, DiskHost()))
+    await send(session, content="list it", tools=None, ctx=ctx)
+    result = await send(session, content="and then?", tools=None, ctx=ctx)
+
+    assert result.message.text() == "Next."
+    assert [m.role for m in session.view_messages()] == [
+        "user", "assistant", "user", "assistant", "user", "assistant"
+    ]  # fmt: skip
+    last = fake_anthropic.message_requests()[-1].body["messages"]
+    assert [[b["type"] for b in turn["content"]] for turn in last] == [
+        ["text"], ["tool_use"], ["tool_result"], ["text"], ["text"]
+    ]  # fmt: skip
+    assert invariant_violations(session.view_messages()) == []
+
+
 async def test_the_step_cap_answers_the_last_calls_and_ends_the_turn(
     fake_anthropic: FakeAnthropic,
     anthropic_client: MakeClient,

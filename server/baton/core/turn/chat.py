@@ -45,7 +45,7 @@ from baton.core.model_api.reply_request import build_payload, request_thinking
 from baton.core.settings import Settings
 from baton.core.turn import tool_loop
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
-from baton.core.turn.recovery import keep_partial, learn_from_overflow, output_fit
+from baton.core.turn.recovery import keep_partial, learn_from_overflow, output_fit, own_api_id
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
 from baton.core.usage.budget_note import note_due, note_text, with_budget_note
@@ -242,7 +242,7 @@ async def _reply(
         keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
-    message = reply.message(message_id, model, mark)
+    message = own_api_id(session, reply.message(message_id, model, mark))
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
     _report(ctx, "Reply complete", 1.0)

@@ -1,6 +1,7 @@
 """What a reply that fails leaves behind: what arrived before it stopped, kept and marked
 interrupted; the calibration a prompt-too-long error's real size gives; the output that
-fits beside a prompt whose max_tokens the API refused."""
+fits beside a prompt whose max_tokens the API refused. And the API id a reply is recorded
+with, failed or not: its own."""
 
 from __future__ import annotations
 
@@ -35,11 +36,22 @@ def keep_partial(
         partial = ModelReply(content=[TextBlock(text="".join(streamed))])
     if partial is None or not partial.content:
         return
-    message = partial.message(message_id, model, mark, interrupted=True)
+    message = own_api_id(session, partial.message(message_id, model, mark, interrupted=True))
     try:
         session.append([message])
     except BatonError as error:  # never hide the original failure behind this one
         log.warning("could not keep the interrupted reply: %s", error.message)
+
+
+def own_api_id(session: Session, message: Message) -> Message:
+    """`message`, a reply about to be recorded, without an API message id that a message
+    of the session holds already: records sharing one are one response's (parallel tool
+    calls), so a gateway that gives every response the same id merged the reply into an
+    earlier one's turn, or had it refused as that response's records out of order."""
+    api_id = message.api_message_id
+    if api_id and any(m.api_message_id == api_id for m in session.messages.values()):
+        return message.model_copy(update={"api_message_id": None})
+    return message
 
 
 def output_fit(exc: ApiError) -> tuple[int, int] | None:

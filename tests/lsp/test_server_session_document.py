@@ -294,3 +294,43 @@ async def test_hover_on_an_imported_sessions_usage_line_names_the_unattributed_p
     text = hover.contents.value
     assert f"unattributed (the original client's system prompt and tools) {unattributed:,}" in text
     assert f"messages {usage['breakdown']['messages']:,}" in text
+
+
+async def test_a_session_another_server_writes_is_rendered_as_it_now_stands(start_server) -> None:
+    """A server that views another process's session (read-only, read again at each look)
+    rendered the document it first read under the same version: after the writer appended
+    and compacted, `render` gave the old text, ranges and version, and the code actions
+    named messages the view no longer held; its meter and diagnostics kept the old figure."""
+    writer = await start_server()
+    sid = (await writer.create())["sessionId"]
+    ids = (await writer.append(sid, *conversation(3)))["messageIds"]
+    viewer = await start_server()
+    before = await viewer.render(sid)
+    assert [m["messageId"] for m in before["messages"]] == ids
+
+    await writer.append(sid, user("one more question"))
+    await writer.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[3]}
+    )
+    view = [m["id"] for m in (await viewer.get(sid))["messages"]]
+    after = await viewer.render(sid)
+
+    assert [m["messageId"] for m in after["messages"]] == view
+    assert after["version"] > before["version"]
+    lines = after["text"].split("\n")
+    for entry in after["messages"]:
+        assert entry["messageId"] in lines[entry["range"]["start"]["line"]]
+    last = after["messages"][-1]["range"]["start"]["line"]
+    actions = await _actions(viewer, sid, _range(last, last, 1))
+    up_to = next(a for a in actions if a.title == "Compact up to here")
+    assert list(up_to.command.arguments) == [{"sessionId": sid, "pivotMessageId": view[-1]}]
+    assert (await viewer.render(sid)) == after  # read again unchanged: the same version
+    # the meter and the diagnostics follow what the viewer found
+    usage = await viewer.request(protocol.USAGE, {"sessionId": sid})
+    told = await viewer.recorder.notification(
+        protocol.USAGE_CHANGED, lambda p: p["usage"]["usedTokens"] == usage["usedTokens"]
+    )
+    assert told["sessionId"] == sid
+    published = await viewer.diagnostics(sid, lambda p: p.version == after["version"])
+    headline = next(d for d in published.diagnostics if d.code == "context-usage").message
+    assert headline == usage["text"]["headline"]

@@ -26,6 +26,7 @@ from baton.lsp.session_document.render import (
     RenderedSession,
     header_lines,
     render_session,
+    shown_state,
 )
 from baton.protocol import session_uri
 
@@ -40,13 +41,24 @@ STREAM_INTERVAL = 0.25  # at most one publish this often while a reply streams
 GROWN = ("append", "reply")  # changes that only add messages at the end of the view
 
 
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """A rendering and what it shows: the document's version, and the session's revision
+    and `shown_state` it was made from."""
+
+    version: int
+    revision: int
+    state: int
+    session: RenderedSession
+
+
 @dataclass(eq=False)
 class Document:
-    """One session's document. `rendered` is the latest rendering and its version: current
-    while the version is, and the pieces the next rendering reuses."""
+    """One session's document. `rendered` is the latest rendering: current while the version
+    is (and the session shows what it was made from), and the pieces the next one reuses."""
 
     version: int = 1
-    rendered: tuple[int, RenderedSession] | None = None
+    rendered: Rendering | None = None
     reshaped: bool = False  # changed by more than appends since rendered
     pending: asyncio.TimerHandle | None = None
     last_publish: float | None = None
@@ -66,6 +78,10 @@ class SessionDocuments:
         self._service = service if service is not None else ls.service
         self._documents: dict[str, Document] = {}
         self._service.connect(self.heard)
+        try:  # a render request renders in a worker thread: what it finds is told on the loop
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
 
     def heard(self, event: Event) -> None:
         """One event of the service: the documents follow it."""
@@ -108,23 +124,46 @@ class SessionDocuments:
             data = self._service.render_data(session_id)
         document = self._document(session_id)  # made by the first look, if it came first
         encoding = self._ls.position_encoding
-        cached = document.rendered
-        current = cached is not None and cached[0] == document.version
-        if cached is not None and current and cached[1].encoding == encoding:
-            return cached[1], data, document.version
         session = data.session
+        cached = document.rendered
+        state = None
+        if cached is not None and cached.version == document.version:
+            if cached.revision != session.revision:
+                state = shown_state(session.title, session_id, session.model, data.messages)
+                if state != cached.state:
+                    self._read_again(session_id, document)
+            if cached.version == document.version and cached.session.encoding == encoding:
+                return cached.session, data, document.version
         rendered = render_session(
             session.title,
             session.session_id,
             session.model,
             data.messages,
             encoding,
-            cached[1] if cached is not None else None,
+            cached.session if cached is not None else None,
             grown=not document.reshaped,
         )
         document.reshaped = False
-        document.rendered = (document.version, rendered)
+        if state is None:
+            state = shown_state(session.title, session_id, session.model, data.messages)
+        document.rendered = Rendering(document.version, session.revision, state, rendered)
         return rendered, data, document.version
+
+    def _read_again(self, session_id: str, document: Document) -> None:
+        """The session shows another state than the current version was rendered from, with
+        no change heard: it was read again from its file (another process writes it, or
+        another program did while it was closed here). The document takes a new version,
+        and the service tells the usage it now has (its diagnostics follow)."""
+        self._bump(document, "read again")
+        document.latest = None  # the last change heard no longer shows the session
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._tell_usage, session_id)
+
+    def _tell_usage(self, session_id: str) -> None:
+        try:
+            self._service.read_again(session_id)
+        except SessionNotFound:
+            self.clear(session_id)
 
     # ---- diagnostics ---------------------------------------------------------------------
 

@@ -195,6 +195,13 @@ def render_session(
     return RenderedSession(header, pieces, starts, encoding, list(messages))
 
 
+def shown_state(title: str, session_id: str, model: str, messages: Sequence[Message]) -> int:
+    """What a rendering shows of a session, as one number: its header's fields and each
+    message's id and heading (`message_key`). Two states that give the same number render
+    alike (a message's id stands for its content, which never changes)."""
+    return hash((title, session_id, model, *((m.id, *message_key(m)) for m in messages)))
+
+
 def header_lines(title: str, session_id: str, model: str, count: int) -> list[str]:
     """The document's first lines (the usage line first): the same whatever the messages
     say, so an append never moves a section. Always three: each field is made one line (a

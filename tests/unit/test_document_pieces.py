@@ -23,6 +23,7 @@ from baton.core.conversation.messages import (
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
+from baton.lsp.session_document import publisher
 from baton.lsp.session_document.diagnostics import build_diagnostics, unpaired_tool_calls
 from baton.lsp.session_document.publisher import SessionDocuments
 from baton.lsp.session_document.render import RenderedSession, render_session
@@ -186,3 +187,33 @@ def test_diagnostics_from_kept_state_are_those_found_in_the_messages(
         "unpaired-tool-call",
         "unpaired-tool-call",
     ]
+
+
+def test_a_change_made_while_the_document_renders_gets_a_rendering_of_its_own(
+    service: BatonService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`baton/session/render` renders in a worker thread while the loop goes on changing the
+    session: a pin that landed meanwhile moved the version on, and the rendering of the
+    state before it was kept as the new version's, so every later render, code action and
+    hover of that version showed the message unpinned."""
+    documents = SessionDocuments(FakeServer(service, "utf-16"))  # type: ignore[arg-type]
+    sid = service.create().session_id
+    turn(service, sid, 1)
+    turn(service, sid, 2)
+    session = service.session(sid)
+    render = publisher.render_session
+
+    def pinned_meanwhile(*args: Any, **kwargs: Any) -> RenderedSession:
+        rendered = render(*args, **kwargs)
+        service.pin(sid, session.view[0], True)  # on the loop, while the thread renders
+        return rendered
+
+    monkeypatch.setattr(publisher, "render_session", pinned_meanwhile)
+    before, _, first = documents.render(sid)
+    monkeypatch.setattr(publisher, "render_session", render)
+    after, _, version = documents.render(sid)
+
+    assert "pinned" not in before.text
+    assert version > first
+    same(after, whole(service, sid, "utf-16"))
+    assert "pinned" in after.text.split("\n")[after.sections[0].start_line]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -77,6 +78,7 @@ class SessionDocuments:
         self._ls = ls
         self._service = service if service is not None else ls.service
         self._documents: dict[str, Document] = {}
+        self._bumping = threading.Lock()  # versions move on the loop and in a render's thread
         self._service.connect(self.heard)
         try:  # a render request renders in a worker thread: what it finds is told on the loop
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -109,31 +111,38 @@ class SessionDocuments:
     def bump(self, session_id: str, reason: str = "") -> None:
         self._bump(self._document(session_id), reason)
 
-    @staticmethod
-    def _bump(document: Document, reason: str) -> None:
-        document.version += 1
-        if reason not in GROWN:
-            document.reshaped = True
+    def _bump(self, document: Document, reason: str) -> int:
+        with self._bumping:
+            document.version += 1
+            if reason not in GROWN:
+                document.reshaped = True
+            return document.version
 
     def render(
         self, session_id: str, data: RenderData | None = None
     ) -> tuple[RenderedSession, RenderData, int]:
         """The document as it is now (or as `data`, an event's, shows it), rendered once
-        per version and position encoding."""
+        per version and position encoding. A render request renders in a worker thread
+        while the loop goes on changing the session: the version is the one the data was
+        read at, and a rendering is kept only when no change landed while it was made."""
         if data is None:
-            data = self._service.render_data(session_id)
+            data, version = self._read(session_id)
+        else:
+            version = self.version(session_id)
         document = self._document(session_id)  # made by the first look, if it came first
         encoding = self._ls.position_encoding
         session = data.session
-        cached = document.rendered
-        state = None
-        if cached is not None and cached.version == document.version:
-            if cached.revision != session.revision:
+        revision = session.revision  # read before rendering: a pin changes a message in place
+        cached, state = document.rendered, None
+        if cached is not None and cached.version == version:
+            if cached.revision != revision:
                 state = shown_state(session.title, session_id, session.model, data.messages)
-                if state != cached.state:
-                    self._read_again(session_id, document)
-            if cached.version == document.version and cached.session.encoding == encoding:
-                return cached.session, data, document.version
+            if state is not None and state != cached.state:
+                version = self._read_again(session_id, document)
+            elif cached.session.encoding == encoding:
+                return cached.session, data, version
+        if state is None:
+            state = shown_state(session.title, session_id, session.model, data.messages)
         rendered = render_session(
             session.title,
             session.session_id,
@@ -143,21 +152,31 @@ class SessionDocuments:
             cached.session if cached is not None else None,
             grown=not document.reshaped,
         )
-        document.reshaped = False
-        if state is None:
-            state = shown_state(session.title, session_id, session.model, data.messages)
-        document.rendered = Rendering(document.version, session.revision, state, rendered)
-        return rendered, data, document.version
+        with self._bumping:
+            if document.version == version:  # else a change landed while it rendered
+                document.reshaped = False
+                document.rendered = Rendering(version, revision, state, rendered)
+        return rendered, data, version
 
-    def _read_again(self, session_id: str, document: Document) -> None:
+    def _read(self, session_id: str) -> tuple[RenderData, int]:
+        """The session's data and the document version it shows (read again when a change
+        landed while it was read)."""
+        while True:
+            version = self.version(session_id)
+            data = self._service.render_data(session_id)
+            if self.version(session_id) == version:
+                return data, version
+
+    def _read_again(self, session_id: str, document: Document) -> int:
         """The session shows another state than the current version was rendered from, with
         no change heard: it was read again from its file (another process writes it, or
         another program did while it was closed here). The document takes a new version,
         and the service tells the usage it now has (its diagnostics follow)."""
-        self._bump(document, "read again")
+        version = self._bump(document, "read again")
         document.latest = None  # the last change heard no longer shows the session
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._tell_usage, session_id)
+        return version
 
     def _tell_usage(self, session_id: str) -> None:
         try:

@@ -334,3 +334,57 @@ async def test_a_session_another_server_writes_is_rendered_as_it_now_stands(star
     published = await viewer.diagnostics(sid, lambda p: p.version == after["version"])
     headline = next(d for d in published.diagnostics if d.code == "context-usage").message
     assert headline == usage["text"]["headline"]
+
+
+def _open(lsp: Harness, sid: str, text: str, version: int) -> None:
+    uri = protocol.session_uri(sid)
+    item = types.TextDocumentItem(uri=uri, language_id="markdown", version=version, text=text)
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+
+
+async def _hover(lsp: Harness, sid: str, line: int) -> Any:
+    return await lsp.request(
+        types.TEXT_DOCUMENT_HOVER,
+        {
+            "textDocument": {"uri": protocol.session_uri(sid)},
+            "position": {"line": line, "character": 0},
+        },
+    )
+
+
+async def test_a_range_in_the_clients_older_copy_names_no_other_message(lsp: Harness) -> None:
+    """A client that holds an older text of the document (it opened it, and the session was
+    compacted since) asks for code actions and hovers at positions in that text: they were
+    answered from the current text, where the same lines belong to another message, so
+    "Compact up to here" on the message the user pointed at compacted a later one."""
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(4)))["messageIds"]
+    old = await lsp.render(sid)
+    _open(lsp, sid, old["text"], old["version"])
+    await lsp.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[2]}
+    )
+    pointed = old["messages"][5]["range"]["start"]["line"] + 1  # inside ids[5], as it reads
+    actions = await _actions(lsp, sid, _range(pointed, pointed, 1))
+    for action in actions:
+        (argument,) = action.command.arguments
+        assert argument.get("pivotMessageId") in (None, ids[5]), action.title
+    assert {a.title for a in actions} >= {"Compact conversation", "Undo last compaction"}
+    hover = await _hover(lsp, sid, pointed)
+    assert hover is None or ids[5] in hover.contents.value
+
+    # once the client holds the current text, its positions name its messages again
+    new = await lsp.render(sid)
+    lsp.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(
+                uri=protocol.session_uri(sid), version=new["version"]
+            ),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new["text"])],
+        )
+    )
+    line = next(m for m in new["messages"] if m["messageId"] == ids[5])["range"]["start"]["line"]
+    actions = await _actions(lsp, sid, _range(line + 1, line + 1, 1))
+    up_to = next(a for a in actions if a.title == "Compact up to here")
+    assert list(up_to.command.arguments) == [{"sessionId": sid, "pivotMessageId": ids[5]}]
+    assert ids[5] in (await _hover(lsp, sid, line + 1)).contents.value

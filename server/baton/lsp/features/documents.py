@@ -66,7 +66,9 @@ async def code_action(
         return None
     rendered, data, _ = ls.documents.render(session_id)
     only = [kind_name(k) for k in params.context.only] if params.context.only else None
-    actions = compact_actions(session_id, rendered, params.range, data.last_boundary_id, only)
+    # a range in the client's older copy names no message here: only the actions for none
+    selection = params.range if ls.documents.held_as_rendered(session_id, rendered) else None
+    actions = compact_actions(session_id, rendered, selection, data.last_boundary_id, only)
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)
     if getattr(asked, "code_action_literal_support", None) is None:

@@ -39,10 +39,11 @@ def selected_lines(selection: types.Range) -> tuple[int, int]:
 def compact_actions(
     session_id: str,
     rendered: RenderedSession,
-    selection: types.Range,
+    selection: types.Range | None,
     last_boundary_id: str | None,
     only: Sequence[str] | None = None,
 ) -> list[types.CodeAction]:
+    """The actions on `selection` (None: a range that names no message of `rendered`)."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -51,8 +52,9 @@ def compact_actions(
         UncompactParams,
     )
 
-    first, last = selected_lines(selection)
-    sections = rendered.sections_between(first, last)
+    sections = (
+        rendered.sections_between(*selected_lines(selection)) if selection is not None else []
+    )
     whole = CompactCommandArgs(session_id=session_id)
     actions = [_action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, whole)]
     if len(sections) == 1:

@@ -33,8 +33,8 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
         width = rendered.usage_line_width
         return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
     section = rendered.section_at(line)
-    if section is None:
-        return None
+    if section is None or not ls.documents.held_as_rendered(session_id, rendered):
+        return None  # a line of the client's older copy names no message here
     message = next((m for m in data.messages if m.id == section.message_id), None)
     if message is None:  # the line belongs to a rendering the view has since left
         return None

@@ -184,6 +184,13 @@ class SessionDocuments:
         except SessionNotFound:
             self.clear(session_id)
 
+    def held_as_rendered(self, session_id: str, rendered: RenderedSession) -> bool:
+        """Whether the positions the client sends are in `rendered`: it holds no copy of
+        the document (never opened it), or holds that text. In an older copy (the session
+        changed since the client last read it) the same lines belong to other messages."""
+        held = self._ls.workspace.text_documents.get(session_uri(session_id))
+        return held is None or held.source == rendered.text
+
     # ---- diagnostics ---------------------------------------------------------------------
 
     def first_look(self, session_id: str, damaged: bool) -> None:

@@ -141,3 +141,43 @@ async def test_a_safe_save_under_the_server_loses_nothing_acknowledged(
 
     lsp = await start_server()
     assert [m["id"] for m in (await lsp.get(sid))["messages"]] == acknowledged
+
+
+async def test_a_change_another_program_made_is_told_once_a_write_finds_it(
+    start_server: Starter,
+) -> None:
+    """A pin after another program dropped the last turn (a safe-save of a shorter copy)
+    failed with `transcript_changed` and read the session again, but nothing told it: the
+    meter, the document's version and its diagnostics kept the turn that was gone."""
+    lsp = await start_server()
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    before = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    version = (await lsp.render(sid))["version"]
+    path = lsp.data_dir / "sessions" / f"{sid}.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.with_suffix(".tmp").write_text("".join(lines[:-2]))
+    path.with_suffix(".tmp").rename(path)
+    mark = lsp.recorder.mark()
+
+    pin = {"sessionId": sid, "messageId": ids[0], "pinned": True}
+    assert (await lsp.error(protocol.SESSION_PIN, pin)).baton_code == "transcript_changed"
+
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert usage["usedTokens"] < before["usedTokens"]
+    await lsp.recorder.notification(
+        protocol.SESSION_CHANGED,
+        lambda p: p["sessionId"] == sid and p["reason"] == "reload",
+        after=mark,
+    )
+    await lsp.recorder.notification(
+        protocol.USAGE_CHANGED,
+        lambda p: p["sessionId"] == sid and p["usage"]["usedTokens"] == usage["usedTokens"],
+        after=mark,
+    )
+    doc = await lsp.render(sid)
+    assert doc["version"] > version
+    assert [m["messageId"] for m in doc["messages"]] == ids[:-2]
+    published = await lsp.diagnostics(sid, lambda p: p.version == doc["version"])
+    headline = next(d for d in published.diagnostics if d.code == "context-usage").message
+    assert headline == usage["text"]["headline"]

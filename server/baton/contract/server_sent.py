@@ -26,6 +26,7 @@ ChangeReason = Literal[
     "model",
     "rewind",
     "rename",
+    "reload",
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from baton.core.conversation.append_batch import (
@@ -41,6 +41,10 @@ __all__ = ["INTERRUPTED", "AppendResult", "Session", "TokenCounter"]
 
 class Session(ViewTokens):
     """One conversation. Every change is written to the transcript before it is applied."""
+
+    # called once a write found the file changed and read the session again from it (the
+    # service tells front ends the state the disk holds now); set by its runtime
+    read_again: Callable[[], None] | None = None
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -251,24 +255,26 @@ class Session(ViewTokens):
         try:
             self.transcript.append_many(events)
         except TranscriptChanged:
-            self.reload()
+            if self.reload() and self.read_again is not None:
+                self.read_again()
             raise
         for event in events:
             self._apply(event)
 
-    def reload(self) -> None:
+    def reload(self) -> bool:
         """Read the session again from its file (another program changed it); a file that
-        is gone leaves the session as it was, read-only."""
+        is gone leaves the session as it was, read-only (False)."""
         old = self.transcript
         old.close()
         try:
             transcript = Transcript.open(old.path)
         except (TranscriptError, StorageError) as exc:
             old.abandon(f"it cannot be read again ({exc.message})")
-            return
+            return False
         compacting = self.compacting
         Replayed.__init__(self, transcript, self.count, session_id=self.expected_id)
         self.compacting = compacting
+        return True
 
     # ---- helpers -------------------------------------------------------------------------
 

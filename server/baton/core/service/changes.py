@@ -42,6 +42,7 @@ class Changes:
         self._upkeep = upkeep
         self.exact = ExactCounts(host.background, states=runtimes.exact_of)
         self._factor = host.estimator.factor  # the calibration the open sessions were told with
+        runtimes.read_again = self.read_again  # another program's change, told as one
 
     def appended(self, runtime: SessionRuntime, message_ids: Sequence[str]) -> Usage:
         """An append's one event, after what its messages teach the estimator."""
@@ -119,6 +120,11 @@ class Changes:
         self._follow(runtime, reason)
         self.recalibrated()  # what the change taught the estimator moves the others' figures
         return event.usage
+
+    def read_again(self, runtime: SessionRuntime) -> None:
+        """A write found the session's file changed by another program (`transcript_changed`)
+        and read the session again: the state the disk holds now is a change of its own."""
+        self.changed(runtime, "reload")
 
     def caught_up(self, runtime: SessionRuntime, reason: Reason) -> None:
         """Tell what the client has not seen yet of the session after work that may have

@@ -26,7 +26,16 @@ log = logging.getLogger(__name__)
 # what changed: the wire's `baton/sessionChanged` reasons, or None when only the usage
 # moved (settings, model limits, an exact count, auto-compact paused)
 Reason = Literal[
-    "create", "append", "reply", "compact", "uncompact", "pin", "model", "rewind", "rename"
+    "create",
+    "append",
+    "reply",
+    "compact",
+    "uncompact",
+    "pin",
+    "model",
+    "rewind",
+    "rename",
+    "reload",
 ]
 ProgressScope = Callable[[str], AbstractAsyncContextManager[Progress]]
 

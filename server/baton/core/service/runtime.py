@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,8 @@ class Runtimes:
         self._by_id: dict[str, SessionRuntime] = {}
         # whether heavy work (the service's lanes) holds a session: set by the service
         self.busy: Callable[[str], bool] = lambda session_id: False
+        # a write found the session's file changed and read it again: the service tells it
+        self.read_again: Callable[[SessionRuntime], None] = lambda runtime: None
 
     @property
     def store(self) -> SessionStore:
@@ -111,6 +114,7 @@ class Runtimes:
     def opened(self, session: Session) -> SessionRuntime:
         """The runtime of a session the store just gave (made at its first opening; a
         session read again, another process's, keeps its runtime)."""
+        session.read_again = partial(self._read_again, session.session_id)
         runtime = self._by_id.get(session.session_id)
         if runtime is not None:
             runtime.session = session
@@ -122,6 +126,11 @@ class Runtimes:
             runtime.auto.paused_before(session.auto_pause, MAX_FAILURES)
         self._events.emit(SessionOpened(session.session_id))
         return runtime
+
+    def _read_again(self, session_id: str) -> None:
+        runtime = self._by_id.get(session_id)
+        if runtime is not None:  # else dropped while a turn on it ran: nobody to tell
+            self.read_again(runtime)
 
     def adopt_tools(self, runtime: SessionRuntime) -> None:
         """The tools the session's last send offered, as its transcript keeps them: a

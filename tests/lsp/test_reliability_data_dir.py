@@ -181,3 +181,36 @@ async def test_a_change_another_program_made_is_told_once_a_write_finds_it(
     published = await lsp.diagnostics(sid, lambda p: p.version == doc["version"])
     headline = next(d for d in published.diagnostics if d.code == "context-usage").message
     assert headline == usage["text"]["headline"]
+
+
+async def test_a_session_whose_file_went_away_is_told_as_deleted(start_server: Starter) -> None:
+    """Another program moved an open session's transcript out of the data dir: a write
+    found it gone (`transcript_changed`), the next look answered `session_not_found` and the
+    server forgot the session, but told nobody, so the client kept its document's
+    diagnostics (the meter of a session that no longer exists) and never heard it was gone."""
+    lsp = await start_server()
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(2)))["messageIds"]
+    await lsp.latest_diagnostics(sid)
+    path = lsp.data_dir / "sessions" / f"{sid}.jsonl"
+    path.rename(lsp.data_dir / "moved-away.jsonl")
+    pin = {"sessionId": sid, "messageId": ids[0], "pinned": True}
+    assert (await lsp.error(protocol.SESSION_PIN, pin)).baton_code == "transcript_changed"
+    mark = lsp.recorder.mark()
+
+    error = await lsp.error(protocol.SESSION_GET, {"sessionId": sid})
+
+    assert error.baton_code == "session_not_found"
+    await lsp.recorder.notification(
+        protocol.SESSION_CHANGED,
+        lambda p: p["sessionId"] == sid and p["reason"] == "delete",
+        after=mark,
+    )
+    cleared = await lsp.recorder.notification(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        lambda p: p.uri == protocol.session_uri(sid),
+        after=mark,
+    )
+    assert list(cleared.diagnostics) == []
+    listed = await lsp.request(protocol.SESSION_LIST)
+    assert sid not in [s["sessionId"] for s in listed["sessions"]]

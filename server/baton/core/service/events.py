@@ -78,8 +78,9 @@ class SessionOpened:
 
 @dataclass(frozen=True)
 class SessionClosed:
-    """The session's runtime was dropped: it was deleted (the wire's `delete` change), or
-    the store closed (another data directory)."""
+    """The session's runtime was dropped: it was deleted (the wire's `delete` change; also
+    when a look finds it deleted elsewhere or its file gone), or the store closed (another
+    data directory)."""
 
     session_id: str
     deleted: bool = False

@@ -107,7 +107,8 @@ class Runtimes:
         try:
             session = self.store.get(session_id)
         except SessionNotFound:
-            self.forget(session_id)  # deleted elsewhere, or its file went away
+            # deleted elsewhere, or its file went away: a session open here is told as deleted
+            self.forget(session_id, deleted=session_id in self._by_id)
             raise
         return self.opened(session)
 

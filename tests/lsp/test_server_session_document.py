@@ -300,7 +300,8 @@ async def test_a_session_another_server_writes_is_rendered_as_it_now_stands(star
     """A server that views another process's session (read-only, read again at each look)
     rendered the document it first read under the same version: after the writer appended
     and compacted, `render` gave the old text, ranges and version, and the code actions
-    named messages the view no longer held; its meter and diagnostics kept the old figure."""
+    named messages the view no longer held; nothing told the change, and its meter and
+    diagnostics kept the old figure."""
     writer = await start_server()
     sid = (await writer.create())["sessionId"]
     ids = (await writer.append(sid, *conversation(3)))["messageIds"]
@@ -324,14 +325,19 @@ async def test_a_session_another_server_writes_is_rendered_as_it_now_stands(star
     actions = await _actions(viewer, sid, _range(last, last, 1))
     up_to = next(a for a in actions if a.title == "Compact up to here")
     assert list(up_to.command.arguments) == [{"sessionId": sid, "pivotMessageId": view[-1]}]
-    assert (await viewer.render(sid)) == after  # read again unchanged: the same version
-    # the meter and the diagnostics follow what the viewer found
+    again = await viewer.render(sid)
+    assert again["text"] == after["text"]
+    assert again == await viewer.render(sid)  # read again unchanged: the same version
+    # what the viewer found is told as a change: the meter and the diagnostics follow it
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload"
+    )
     usage = await viewer.request(protocol.USAGE, {"sessionId": sid})
     told = await viewer.recorder.notification(
         protocol.USAGE_CHANGED, lambda p: p["usage"]["usedTokens"] == usage["usedTokens"]
     )
     assert told["sessionId"] == sid
-    published = await viewer.diagnostics(sid, lambda p: p.version == after["version"])
+    published = await viewer.latest_diagnostics(sid)
     headline = next(d for d in published.diagnostics if d.code == "context-usage").message
     assert headline == usage["text"]["headline"]
 

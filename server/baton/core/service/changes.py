@@ -122,8 +122,9 @@ class Changes:
         return event.usage
 
     def read_again(self, runtime: SessionRuntime) -> None:
-        """A write found the session's file changed by another program (`transcript_changed`)
-        and read the session again: the state the disk holds now is a change of its own."""
+        """The session was read again from its file in a state no change told (a write found
+        it changed by another program, `transcript_changed`; a look at a session another
+        process writes found it moved on): what the disk holds now is a change of its own."""
         self.changed(runtime, "reload")
 
     def caught_up(self, runtime: SessionRuntime, reason: Reason) -> None:

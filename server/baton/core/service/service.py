@@ -272,9 +272,8 @@ class BatonService:
         return runtime.session, usage, switch_warning(usage)
 
     def read_again(self, session_id: str) -> None:
-        """A front end found the session read again from its file (another process writes
-        it) in a state no change told: its usage is told now, as a move of the usage."""
-        self.changes.usage_moved(self._runtime(session_id).session_id)
+        """The session, read again from its file, shows a state no change told: `reload`."""
+        self.changes.read_again(self._runtime(session_id))
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""

@@ -170,8 +170,8 @@ class SessionDocuments:
     def _read_again(self, session_id: str, document: Document) -> int:
         """The session shows another state than the current version was rendered from, with
         no change heard: it was read again from its file (another process writes it, or
-        another program did while it was closed here). The document takes a new version,
-        and the service tells the usage it now has (its diagnostics follow)."""
+        another program did while it was closed here). The document takes a new version
+        now, and the service tells the change (`reload`: its usage and diagnostics follow)."""
         version = self._bump(document, "read again")
         document.latest = None  # the last change heard no longer shows the session
         if self._loop is not None:

@@ -164,6 +164,29 @@ async def test_settings_change_republishes_usage_and_diagnostics(lsp: Harness) -
     assert published.uri == protocol.session_uri(sid)
 
 
+async def test_another_data_dir_clears_the_diagnostics_of_the_sessions_it_leaves(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    """`dataDir` switched to another folder: the server let go of the old folder's sessions
+    (a look answers `session_not_found`) but left their documents' diagnostics published, a
+    meter of a session it no longer serves, for as long as the client ran."""
+    sid = (await lsp.create())["sessionId"]
+    await lsp.append(sid, *conversation(2))
+    await lsp.latest_diagnostics(sid)
+    mark = lsp.recorder.mark()
+    lsp.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"baton": {"dataDir": str(tmp_path / "b")}})
+    )
+    cleared = await lsp.recorder.notification(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        lambda p: p.uri == protocol.session_uri(sid),
+        after=mark,
+    )
+    assert list(cleared.diagnostics) == []
+    error = await lsp.error(protocol.USAGE, {"sessionId": sid})
+    assert error.baton_code == "session_not_found"
+
+
 async def test_a_bad_setting_warns_once_and_keeps_the_default(start_server) -> None:
     lsp = await start_server(options={"contextWindow": "huge", "autoCompact": {"enabled": "maybe"}})
     warnings = await lsp.recorder.wait_for(

@@ -3,7 +3,8 @@ its debounced diagnostics), made and dropped by the service's events.
 
 The documents hear the service's events like any front end: `SessionOpened` makes a
 session's document, each `SessionChanged` moves its version on and schedules diagnostics,
-`SessionClosed` drops it (clearing a deleted session's diagnostics). Diagnostics are
+`SessionClosed` drops it and clears its diagnostics (a deleted session, or one of the data
+dir the server let go; not at shutdown). Diagnostics are
 published from the latest event's usage and session: a change is never read back from
 the service."""
 
@@ -79,6 +80,7 @@ class SessionDocuments:
         self._service = service if service is not None else ls.service
         self._documents: dict[str, Document] = {}
         self._bumping = threading.Lock()  # versions move on the loop and in a render's thread
+        self._closing = False  # shutdown: the sessions let go keep what the client shows
         self._service.connect(self.heard)
         try:  # a render request renders in a worker thread: what it finds is told on the loop
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -90,10 +92,10 @@ class SessionDocuments:
         if isinstance(event, SessionOpened):
             self._documents.setdefault(event.session_id, Document())
         elif isinstance(event, SessionClosed):
-            if event.deleted:
-                self.clear(event.session_id)
-            else:
+            if self._closing:
                 self._drop(event.session_id)
+            else:  # deleted, or its data dir let go: no meter of a session not served
+                self.clear(event.session_id)
         elif isinstance(event, SessionChanged):
             document = self._document(event.session_id)
             if event.reason is not None:
@@ -260,7 +262,8 @@ class SessionDocuments:
         )
 
     def clear(self, session_id: str) -> None:
-        """A deleted session's document loses its diagnostics."""
+        """A session no longer served (deleted, or its data dir let go) loses its
+        diagnostics."""
         self._drop(session_id)
         self._ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=session_uri(session_id), diagnostics=[])
@@ -276,5 +279,6 @@ class SessionDocuments:
         return list(self._documents)
 
     def close(self) -> None:
+        self._closing = True
         for document in self._documents.values():
             document.cancel()

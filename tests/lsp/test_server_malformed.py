@@ -95,6 +95,18 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
             {"jsonrpc": "2.0", "id": 5, "method": "workspace/executeCommand", "params": {"x": 1}}
         )
         assert (await pipe.response(5))["error"]["code"] == INVALID_PARAMS
+        # `arguments` as the argument object itself, not an array holding it
+        await pipe.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 12,
+                "method": "workspace/executeCommand",
+                "params": {"command": "baton.compactUpTo", "arguments": {"sessionId": "s", "x": 1}},
+            }
+        )
+        bare = (await pipe.response(12))["error"]
+        assert bare["code"] == INVALID_PARAMS
+        assert "arguments must be an array" in bare["message"], bare
 
         # notifications have nobody to answer; a bad one is dropped
         await pipe.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": 5})

@@ -41,6 +41,18 @@ def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**obj)
 
 
+def _arguments_problem(message: dict[str, Any]) -> str | None:
+    """Why an executeCommand request's `arguments` is no array, or None."""
+    params = message.get("params")
+    if message.get("method") != types.WORKSPACE_EXECUTE_COMMAND or "id" not in message:
+        return None
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if arguments is None or isinstance(arguments, list):
+        return None
+    kind = "an object" if isinstance(arguments, dict) else type(arguments).__name__
+    return f"arguments must be an array (a command takes one argument object), got {kind}"
+
+
 def make_converter() -> Converter:
     """pygls's converter, except that custom methods' params and results stay plain JSON."""
     converter: Converter = default_converter()  # type: ignore[no-untyped-call]
@@ -87,6 +99,12 @@ class BatonProtocol(LanguageServerProtocol):
             log.warning("invalid request (id %s): %s", msg_id if usable else "unusable", problem)
             if usable or not isinstance(message, dict) or "method" in message:
                 self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
+            return
+        problem = _arguments_problem(message)
+        if problem is not None:  # lsprotocol would read an object's keys as the arguments
+            error = JsonRpcInvalidParams(problem)
+            error.data = {"code": "invalid_params", "problems": [problem]}
+            self.send_error(message["id"], error)
             return
         try:
             structured = self._structure(message)

@@ -336,6 +336,22 @@ def test_delete_hides_the_session_but_keeps_its_file(store: SessionStore) -> Non
     assert path.exists()
 
 
+def test_work_that_began_before_a_delete_writes_nothing_after_it(store: SessionStore) -> None:
+    """A compaction or a reply that was running when the session was deleted is refused
+    at its commit (it answered success and wrote its boundary after the `deleted` record,
+    into a session no one can open)."""
+    session = store.create()
+    conversation(session)
+    boundary = summary_boundary(session, list(session.view[:2]))
+    store.delete(session.session_id)
+    written = session.transcript.path.read_bytes()
+    with pytest.raises(SessionNotFound, match="was deleted"):
+        session.commit_boundary(boundary)
+    with pytest.raises(SessionNotFound, match="was deleted"):
+        session.append([MessageInput(role="user", content="late")])
+    assert session.transcript.path.read_bytes() == written
+
+
 def test_a_read_only_view_follows_the_writer_and_becomes_writable_when_it_lets_go(
     tmp_path: Path,
 ) -> None:

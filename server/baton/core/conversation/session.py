@@ -30,6 +30,7 @@ from baton.core.errors import (
     MessageNotFound,
     NothingToCompact,
     SessionLocked,
+    SessionNotFound,
     StorageError,
     TranscriptChanged,
     TranscriptError,
@@ -252,6 +253,8 @@ class Session(ViewTokens):
 
     def _write(self, events: list[Event]) -> None:
         self.refuse_if_read_only()
+        if self.deleted:  # work that began before the delete (a compaction, a reply)
+            raise SessionNotFound(f"session {self.session_id} was deleted")
         try:
             self.transcript.append_many(events)
         except TranscriptChanged:

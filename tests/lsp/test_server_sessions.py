@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_harness import Harness, assistant, conversation, user
+from lsp_harness import NEOVIM, Harness, assistant, conversation, user
+from lsprotocol.types import TEXT_DOCUMENT_CODE_ACTION as CODE_ACTION
 
 from baton import protocol
 from baton_testkit.claude_code_gen import case
@@ -220,6 +221,28 @@ async def test_a_second_server_on_the_same_data_sees_the_session_read_only(
     assert [m["role"] for m in view["messages"]] == ["user"]
     error = await second.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]})
     assert error.baton_code == "session_locked"
+
+
+async def test_a_read_only_session_offers_its_actions_greyed_out_or_none(
+    lsp: Harness, start_server
+) -> None:
+    """Every compaction and undo action on a session another server holds fails with
+    session_locked: a client that can grey actions out gets them disabled with the reason,
+    one that cannot (Neovim) gets none (both got actions that could only fail)."""
+    sid = (await lsp.create(title="shared"))["sessionId"]
+    await lsp.append(sid, user("hello"), assistant("hi"), user("more"), assistant("ok"))
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    asked = {
+        "textDocument": {"uri": protocol.session_uri(sid)},
+        "range": whole,
+        "context": {"diagnostics": []},
+    }
+    assert all(a.disabled is None for a in await lsp.request(CODE_ACTION, asked))
+    viewer = await start_server()
+    greyed = await viewer.request(CODE_ACTION, asked)
+    assert greyed and all("another Baton process" in a.disabled.reason for a in greyed)
+    neovim = await start_server(NEOVIM)
+    assert not await neovim.request(CODE_ACTION, asked)
 
 
 async def test_message_content_that_looks_like_json_rpc_stays_content(lsp: Harness) -> None:

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.contract import names
+from baton.core.errors import BatonError
 from baton.lsp.dispatch.registry import Feature
 from baton.lsp.session_document.code_actions import KINDS, compact_actions, kind_name
 
 if TYPE_CHECKING:
+    from baton.core.conversation.session import Session
     from baton.lsp.server import BatonServer
 
 
@@ -68,13 +70,26 @@ async def code_action(
     only = [kind_name(k) for k in params.context.only] if params.context.only else None
     # a range in the client's older copy names no message here: only the actions for none
     selection = params.range if ls.documents.held_as_rendered(session_id, rendered) else None
-    actions = compact_actions(session_id, rendered, selection, data.last_boundary_id, only)
+    locked = _refused(data.session)
+    actions = compact_actions(session_id, rendered, selection, data.last_boundary_id, only, locked)
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)
+    if locked is not None and not getattr(asked, "disabled_support", None):
+        return []  # every action would fail: a client that cannot grey them out gets none
     if getattr(asked, "code_action_literal_support", None) is None:
         # a client without literal support takes commands alone (LSP 3.17)
         return [action.command for action in actions if action.command is not None]
     return actions
+
+
+def _refused(session: Session) -> str | None:
+    """Why a change to `session` would be refused (held by another server, a damaged
+    header, a data dir Baton may not write), or None."""
+    try:
+        session.refuse_if_read_only()
+    except BatonError as exc:
+        return exc.message
+    return None
 
 
 async def hover(ls: BatonServer, params: types.HoverParams) -> types.Hover | None:

@@ -42,8 +42,10 @@ def compact_actions(
     selection: types.Range | None,
     last_boundary_id: str | None,
     only: Sequence[str] | None = None,
+    locked: str | None = None,
 ) -> list[types.CodeAction]:
-    """The actions on `selection` (None: a range that names no message of `rendered`)."""
+    """The actions on `selection` (None: a range that names no message of `rendered`);
+    each disabled with `locked`, the reason a change would be refused, when there is one."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -75,6 +77,9 @@ def compact_actions(
         actions.append(_action("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo))
     if only:
         actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]
+    if locked is not None:
+        for action in actions:
+            action.disabled = types.CodeActionDisabled(reason=locked)
     return actions
 
 

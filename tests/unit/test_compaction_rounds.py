@@ -177,6 +177,35 @@ def test_baton_summary_and_ledger_give_back_full_paths_ops_and_locations() -> No
     assert len(facts.prompts) == 1 and len(facts.prompts[0]) > 200
 
 
+async def test_a_prompt_quoting_the_summary_tags_does_not_hide_the_rest_of_the_summary(
+    tmp_path: Path,
+) -> None:
+    # the extractive summary quotes every prompt verbatim; one that mentions </summary> ended
+    # the summary there when a later compaction read it back: none of its prompts came back
+    estimator = Estimator()
+    settings = Settings(keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=2))
+    ctx = CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+    store = SessionStore(tmp_path, estimator.count_message)
+    session = store.create(title="tags")
+    quoting = "Parse the reply: keep what is between <summary> and </summary> only."
+    later = [f"Step {n}: carry on with the parser please." for n in range(10)]
+    for prompt in [quoting, *later]:
+        session.append([text_message("user", prompt)])
+        session.append([text_message("assistant", f"Working on it. {prompt} " * 30)])
+    await compact(session, CompactRequest(direction="all"), ctx)
+    summary = session.view_messages()[0]
+
+    facts = SpanFacts.extract([summary])
+
+    assert facts.prompts[:2] == [quoting, later[0]]
+    assert later[5] in facts.prompts
+    # a model's answer that quotes the tags in its user messages section keeps the rest too
+    answer = "<analysis>draft</analysis>\n<summary>\n## 6. All user messages\n"
+    answer += f"- {quoting}\n- Ship it\n</summary>"
+    assert read_summary(answer).prompts == [quoting, "Ship it"]
+    store.close()
+
+
 def test_a_user_messages_list_ends_at_a_paragraph_after_a_blank_line() -> None:
     text = "## 6. All user messages\n- first\n  continued\n\n- second\n\nA note after the list."
 

@@ -150,25 +150,41 @@ SUMMARY_REMINDER = (
 def summary_section(model_text: str) -> str | None:
     """The `<summary>` body of a model's answer; None when it has no `<summary>` section
     (or an empty one): then the answer is not a summary, whatever else it says."""
-    text = _ANALYSIS.sub("", model_text)
-    if _OPEN_SUMMARY.search(text) is None:
+    if _summary_opening(model_text) is None:
         return None
-    return extract_summary(text) or None
+    return extract_summary(model_text) or None
 
 
 def extract_summary(model_text: str) -> str:
     """The `<summary>` body of a text, without its analysis draft; a text without the tag
-    (an earlier summary in another layout) is kept whole."""
-    text = _ANALYSIS.sub("", model_text)
-    opening = _OPEN_SUMMARY.search(text)
+    (an earlier summary in another layout) is kept whole.
+
+    The body runs to the last closing tag, and only an analysis draft before it is taken
+    out: the summary quotes the user's messages verbatim, and one that mentions the tags
+    ("take what is between <summary> and </summary>") must not end it there, or a later
+    compaction reads back only its head (and none of the prompts it quoted)."""
+    opening = _summary_opening(model_text)
     if opening is None:
         # No summary tag: drop an unclosed analysis opening tag but keep what follows it.
+        text = _ANALYSIS.sub("", model_text)
         return re.sub(r"</?analysis>", "", text, flags=re.IGNORECASE).strip()
-    body = text[opening.end() :]
-    closing = _CLOSE_SUMMARY.search(body)
-    if closing is not None:
-        body = body[: closing.start()]
+    body = model_text[opening:]
+    closings = [match.start() for match in _CLOSE_SUMMARY.finditer(body)]
+    if closings:
+        body = body[: closings[-1]]
     return body.strip()
+
+
+def _summary_opening(text: str) -> int | None:
+    """Where the body after the first `<summary>` tag outside an analysis draft starts."""
+    at = 0
+    while True:
+        opening = _OPEN_SUMMARY.search(text, at)
+        draft = _ANALYSIS.search(text, at)
+        if draft is not None and (opening is None or draft.start() < opening.start()):
+            at = draft.end()  # a tag the draft mentions is not the summary's
+            continue
+        return None if opening is None else opening.end()
 
 
 _INTRO = {

@@ -105,6 +105,47 @@ async def test_a_todo_list_survives_three_compactions(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.parametrize("finished", [False, True])
+async def test_a_summary_compacted_alone_takes_its_stale_task_list_with_it(
+    tmp_path: Path, finished: bool
+) -> None:
+    # compacting up to the first summary kept the list it brought back right after the new
+    # summary's fresh one: the model read the stale list last ("[in_progress] Parse")
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="second")
+    first = todos(("Parse", "in_progress"), ("Test", "pending"))
+    session.append(
+        [text_message("user", "Go."), *tool_call("todo0", "TodoWrite", {"todos": first})]
+    )
+    session.append([text_message("assistant", "Started."), *chatter("one")])
+    await compact(session, CompactRequest(direction="all"), ctx)
+    old = session.view_messages()[1]
+    assert old.text().startswith(HEADING)
+    second = todos(("Parse", "completed"), ("Test", "completed" if finished else "in_progress"))
+    session.append(
+        [text_message("user", "Next."), *tool_call("todo1", "TodoWrite", {"todos": second})]
+    )
+    session.append([text_message("assistant", "Parsed."), *chatter("two", 2)])
+    before = session.view
+
+    request = CompactRequest(direction="up_to", pivot_message_id=session.view[0])
+    await compact(session, request, ctx)
+
+    view = session.view_messages()
+    assert not invariant_violations(view)
+    carried = [m.text() for m in view if m.text().startswith(HEADING)]
+    assert old.id not in session.view
+    if finished:
+        assert carried == []
+    else:
+        assert len(carried) == 1 and "- [in_progress] Test" in carried[0]
+        assert "Parse" not in carried[0]
+    uncompact(session)  # the old list comes back where it was
+    assert session.view == before
+    store.close()
+
+
 async def test_a_rewound_task_list_is_not_the_latest_until_the_rewind_is_undone(
     tmp_path: Path,
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from baton.core.compaction.working_set.plan_todos import is_continuity
 from baton.core.conversation.boundary import DIRECTIONS, AdjustedPivot, Direction
 from baton.core.conversation.invariants import unanswered_tool_uses
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
@@ -192,6 +193,10 @@ def plan_compaction(
         end, end_word = _nearest(safe, last + 1, prefer=+1, empty=lambda c: c <= start)
     if end <= start:
         raise NothingToCompact("nothing left to summarize once tool calls are kept whole")
+    if end < len(view) and is_continuity(view[end]) and safe[end + 1]:
+        # the task list an earlier summary at the span's end brought back goes with it: a
+        # fresh one follows the new summary, and the stale one must not come after it
+        end += 1
     pinned = _pinned(view, safe, start, end)
     summarize = [view[i].id for i in range(start, end) if i not in pinned]
     if not summarize:

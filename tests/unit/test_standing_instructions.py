@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from baton.core.compaction.engine import CompactContext, compact
+from baton.core.compaction.prompts import summary_message_text
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.retention.facts import message_haystack, normalize
 from baton.core.compaction.retention.ledger import retention
@@ -89,6 +90,91 @@ def test_each_rule_once_and_in_order() -> None:
     assert standing_instructions(prompts) == ["Always run the tests with -q."]
 
 
+@pytest.mark.parametrize(
+    ("prompts", "held"),
+    [
+        (["Never touch the migrations.", "Forget that, you may edit them now."], []),
+        (["Never touch the migrations. Actually, scratch that."], []),
+        (
+            [
+                "Always use -q. Never touch the migrations.",
+                "Fine.",
+                "Ignore what I said about the migrations.",
+            ],
+            ["Always use -q."],
+        ),
+        (
+            [
+                "Never touch the migrations.",
+                "Disregard my instruction to never touch the migrations.",
+            ],
+            [],
+        ),
+        (
+            ["Always answer in German.", "From now on, answer in English."],
+            ["From now on, answer in English."],
+        ),
+        # a bare "forget that" takes back only what was just said
+        (
+            ["Never touch the migrations.", "Run the tests.", "Forget that."],
+            ["Never touch the migrations."],
+        ),
+        (["Never use tabs.", "Forget that approach and use regex."], ["Never use tabs."]),
+        (["Don't push.", "Forget it.", "Don't push."], ["Don't push."]),
+    ],
+)
+def test_a_rule_taken_back_or_replaced_no_longer_holds(prompts: list[str], held: list[str]) -> None:
+    assert standing_instructions(prompts) == held
+
+
+async def test_a_rule_an_earlier_summary_carried_is_taken_back_in_a_later_round(
+    tmp_path: Path,
+) -> None:
+    # withdrawn after the first compaction: the second summary still quoted it as holding,
+    # and every later one would have carried it on
+    estimator = Estimator()
+    settings = Settings(keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2))
+    ctx = CompactContext(settings, estimator, ExtractiveSummarizer(estimator.count_text))
+    store = SessionStore(tmp_path, estimator.count_message)
+    session = store.create(title="withdrawn")
+    rules = [
+        "Never touch the migrations.",
+        "Always answer in German.",
+        "Always run the tests with -q.",
+    ]
+    later = ["Ignore what I said about the migrations.", "From now on, answer in English."]
+    for n, said in enumerate([rules, later]):
+        part = session_messages(said, turns=20)
+        for m in part:
+            m.id = f"{m.id}-{n}"
+        session.append(part)
+        await compact(session, CompactRequest(direction="all"), ctx)
+        summary = session.view_messages()[0]
+        assert read_standing(summary.text().split("## 2.")[0]) == (
+            rules
+            if n == 0
+            else ["Always run the tests with -q.", "From now on, answer in English."]
+        )
+    store.close()
+
+
+def test_an_earlier_summarys_quoted_rules_are_not_undone_by_the_prompts_it_kept() -> None:
+    # the earlier summary's list of prompts may have cut the one that set German: its
+    # earlier French request must not replace the German rule the summary quotes
+    body = (
+        f"## 1. Primary request and intent\n{STANDING_LABEL}\n"
+        '- "From now on, answer in German."\n\n'
+        "## 6. All user messages\n- Answer in French. Look at the parser.\n"
+        "- ... 40 user messages cut ...\n- Fix the tests."
+    )
+    text = summary_message_text(body, transcript_path=None, auto=False, direction="all")
+    summary = text_message("user", text, kind="summary")
+
+    facts = SpanFacts.extract([summary, text_message("user", "Never push to main.")])
+
+    assert facts.instructions == ["From now on, answer in German.", "Never push to main."]
+
+
 def session_messages(rules: list[str], turns: int = 40) -> list[Message]:
     messages: list[Message] = []
     for n in range(turns):
@@ -103,17 +189,19 @@ def session_messages(rules: list[str], turns: int = 40) -> list[Message]:
 async def test_extractive_summary_quotes_them_first_and_the_ledger_finds_them() -> None:
     messages = session_messages(RULES)
     facts = SpanFacts.extract(messages)
-    assert facts.instructions == RULES
+    # "Answer in French." replaces "From now on, answer in German.": one language holds
+    held = [rule for rule in RULES if rule != "From now on, answer in German."]
+    assert facts.instructions == held
     request = SummaryRequest(direction="all", messages=messages, facts=facts)
     body = await ExtractiveSummarizer().summarize(request)
     first = body.split("## 2.")[0]
     assert STANDING_LABEL in first
-    for rule in RULES:
+    for rule in held:
         assert f'- "{rule}"' in first
     figures, _ = retention(messages, body, [], facts=facts)
     assert figures.instructions is not None
-    assert (figures.instructions.kept, figures.instructions.total) == (len(RULES), len(RULES))
-    assert read_standing(body) == RULES
+    assert (figures.instructions.kept, figures.instructions.total) == (len(held), len(held))
+    assert read_standing(body) == held
 
 
 class ForgetfulSummarizer:

@@ -39,6 +39,7 @@ class SpanFacts:
         touches: dict[str, PathTouch] = {}
         tool_touches: dict[str, PathTouch] = {}
         prompts: list[str] = []
+        ruling: list[str] = []  # the prompts whose rules are not quoted already (`standing`)
         errors: dict[str, ErrorFact] = {}
         commands: dict[str, str] = {}  # call id -> the shell command it ran
         carried_instructions: list[str] = []
@@ -51,10 +52,14 @@ class SpanFacts:
                 text = message.text().strip()
                 if text:
                     prompts.append(text)
+                    ruling.append(text)
             elif (earlier := summary_text(message)) is not None:
                 carried = read_summary(earlier)
                 prompts.extend(carried.prompts)
-                carried_instructions.extend(read_standing(earlier))
+                quoted = read_standing(earlier)
+                carried_instructions.extend(quoted)
+                if not quoted:  # else they are the rules its prompts left (some may be cut)
+                    ruling.extend(carried.prompts)
                 for touch in carried.paths:
                     for op in touch.ops:
                         _note(touches, touch.path, op)
@@ -75,7 +80,7 @@ class SpanFacts:
             list(touches.values()),
             list(errors.values()),
             list(tool_touches.values()),
-            merged(carried_instructions, standing_instructions(prompts)),
+            standing_instructions(ruling, merged(carried_instructions)),
         )
 
     # Each kind's facts whose normalized form is new, with that form (`unique`): worked out

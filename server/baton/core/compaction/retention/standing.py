@@ -6,7 +6,8 @@ imperative that opens with "always", "never", "don't" / "do not", or a sentence 
 the rule lasts ("from now on", "going forward", "for the rest of the session"), or asks for
 a language ("answer in German"). Questions, descriptions ("the test always fails") and
 code are not: the cue must open the sentence or a clause of it, the sentence must not be a
-question, and fenced or indented code is skipped.
+question, and fenced or indented code is skipped. A rule the user took back or replaced
+later no longer holds (`withdrawn.py`).
 """
 
 from __future__ import annotations
@@ -16,16 +17,12 @@ from collections.abc import Iterable, Sequence
 
 from baton.core.compaction import slices
 from baton.core.compaction.retention.facts import normalize
+from baton.core.compaction.retention.withdrawn import LANGUAGES, language, withdrawal
 
 # The label above the quoted list, at the head of section 1 of every Baton summary; a later
 # compaction reads the bullets under it back (`read_standing`).
 STANDING_LABEL = "Standing instructions from the user (verbatim):"
 MAX_SENTENCE_CHARS = 400
-_LANGUAGES = (
-    "english|german|french|spanish|italian|portuguese|dutch|polish|russian|ukrainian|czech|"
-    "swedish|norwegian|danish|finnish|turkish|greek|hebrew|arabic|hindi|chinese|japanese|"
-    "korean|vietnamese|indonesian|deutsch|français|español"
-)
 # What may come before the cue at the start of a clause: "please", "and", "also", "but", "so".
 _LEAD = (
     r"(?:(?:please|pls|and|also|but|so|just|remember(?: to| that)?|note:?|important:?"
@@ -43,7 +40,7 @@ _LASTING = re.compile(
 )
 _LANGUAGE = re.compile(
     rf"^\s*{_LEAD}(?:(?:always|only)\s+)?(?:answer|respond|reply|write|talk|speak)"
-    rf"(?:\s+(?:to me|me))?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})\b",
+    rf"(?:\s+(?:to me|me))?\s+(?:only\s+)?in\s+(?:{LANGUAGES})\b",
     re.IGNORECASE,
 )
 # Words after "don't" / "never" that make a statement, not a rule: "I don't know", "never mind".
@@ -167,16 +164,35 @@ def is_standing(sentence: str) -> bool:
     return False
 
 
-def standing_instructions(prompts: Iterable[str]) -> list[str]:
-    """Every standing instruction the prompts give, verbatim, in order, each once."""
-    found: dict[str, str] = {}
+def standing_instructions(prompts: Iterable[str], carried: Sequence[str] = ()) -> list[str]:
+    """Every standing instruction that still holds after the prompts, verbatim, in order,
+    each once: `carried` (an earlier summary's) first, then the prompts' own, less those a
+    later sentence withdrew or a later language request replaced (`withdrawn`)."""
+    found = {_key(rule): rule for rule in carried}
+    previous: list[str] = []  # the rules the previous prompt gave
     for prompt in prompts:
         if _CLIENT_NOTE.match(prompt):
             continue
+        given: list[str] = []
         for sentence in sentences(prompt):
-            if is_standing(sentence):
-                found.setdefault(normalize(sentence).casefold(), sentence)
+            taken = withdrawal(sentence)
+            if taken is not None:
+                for rule in taken.taken(list(found.values()), [*previous, *given]):
+                    found.pop(_key(rule), None)
+            if not is_standing(sentence):
+                continue
+            asked = language(sentence)
+            if asked is not None:  # a later language request replaces an earlier one
+                for key in [k for k, rule in found.items() if language(rule) not in (None, asked)]:
+                    del found[key]
+            found.setdefault(_key(sentence), sentence)
+            given.append(sentence)
+        previous = given
     return list(found.values())
+
+
+def _key(rule: str) -> str:
+    return normalize(rule).casefold()
 
 
 def merged(*lists: Sequence[str]) -> list[str]:

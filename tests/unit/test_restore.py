@@ -257,6 +257,35 @@ def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
     assert restored_paths(run(files, ws, kept=kept)) == [str(fresh)]
 
 
+@pytest.mark.parametrize("change", ["unchanged", "saved", "edited unsaved", "grew huge"])
+def test_an_earlier_restores_copy_kept_shows_the_file_only_while_it_is_the_same(
+    ws: Path, change: str
+) -> None:
+    # a second compaction soon after the first keeps its restored copy: the file changed
+    # since, and the model was left with the stale copy (it counted as already visible)
+    path = write(ws / "app.py", "VERSION = 1\n" + "x = 1\n" * 300)
+    files = focus_all(path)
+    [(copy, _)] = run(files, ws, max_tokens_per_file=400)
+    assert "(cut at" in copy.text()
+    if change == "saved":
+        write(path, "VERSION = 2\n")
+    elif change == "edited unsaved":
+        files.opened(path_to_uri(path), "VERSION = 3\n", 2)
+    elif change == "grew huge":
+        write(path, "y = 2\n" * 200_000)
+    kept = [copy, text_message("user", "Carry on."), text_message("assistant", "On it.")]
+
+    again = run(files, ws, kept=kept, max_tokens_per_file=300)  # cut shorter this time
+
+    if change == "unchanged":
+        assert again == []  # the kept copy shows it (cut at another length)
+    else:
+        [(fresh, _)] = again
+        expected = {"saved": "VERSION = 2", "edited unsaved": "VERSION = 3"}.get(change)
+        assert (expected or "Reference only") in fresh.text()
+        assert run(files, ws, kept=[fresh], max_tokens_per_file=300) == []  # now the same
+
+
 def test_a_file_whose_path_starts_a_longer_one_in_the_kept_text_is_still_restored(
     ws: Path,
 ) -> None:

@@ -17,7 +17,13 @@ from baton.core.compaction.prompts import instruction_files, instructions_headin
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.session_files import SessionFile
-from baton.core.compaction.working_set.visible import Visible, resolve_path
+from baton.core.compaction.working_set.visible import (
+    COPY_NOTE,
+    CUT_NOTE,
+    REFERENCE_NOTE,
+    Visible,
+    resolve_path,
+)
 from baton.core.conversation.boundary import RestoredFile, SkippedFile
 from baton.core.conversation.messages import (
     PROJECT_INSTRUCTIONS,
@@ -147,13 +153,13 @@ def _attachment(
 ) -> tuple[str, bool] | None:
     """The attachment text within `room` tokens and whether it was cut; None if nothing fits."""
     reference = (
-        f"{heading}\nReference only: the file is {_human(content.size)}, too large to "
+        f"{heading}\n{REFERENCE_NOTE}the file is {_human(content.size)}, too large to "
         "restore here. Read it with a tool if it is needed."
     )
     if content.text is None:
         return (reference, True) if count(reference) <= room else None
     fence = _fence(content.text)
-    head = f"{heading}\nRestored after a compaction from {source}"
+    head = f"{heading}\n{COPY_NOTE}{source}"
     whole = f"{head}.\n{fence}\n{content.text}\n{fence}"
     if not content.partial and count(whole) <= room:
         return whole, False
@@ -161,7 +167,7 @@ def _attachment(
     if room - overhead < MIN_USEFUL_TOKENS:
         return (reference, True) if count(reference) <= room else None
     cut = cut_to_tokens(content.text, room - overhead, count)
-    note = f" (cut at {count(cut):,} tokens)"
+    note = f" {CUT_NOTE}{count(cut):,} tokens)"
     return f"{head}{note}.\n{fence}\n{cut}\n{fence}", True
 
 
@@ -250,7 +256,7 @@ def restore_files(
         made = _restore_one(label, path, tracked, per_file, min(per_file, left), count_text)
         if isinstance(made, str):
             return skip(path, tracked, made)
-        if made is None:
+        if made is None or visible.shows_copy(path, resolved, made[0].text()):
             return False
         done.add(resolved)
         out.files.append(made)

@@ -1,5 +1,6 @@
 """The paths the messages a compaction keeps already show, so that a restore does not put
-them back a second time."""
+them back a second time; an earlier restore's copy among them shows a file only while it
+still shows what the file holds now."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import attachment_path, tool_paths
-from baton.core.conversation.messages import Message, TextBlock
+from baton.core.conversation.messages import (
+    PROJECT_INSTRUCTIONS,
+    RESTORED_FILE,
+    Message,
+    TextBlock,
+)
 
 
 def resolve_path(path: Path) -> Path | None:
@@ -24,9 +30,14 @@ class Visible:
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
+        self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         texts: list[str] = []
         for message in kept:
             attached = attachment_path(message)
+            if attached and _restored_copy(message):  # may be stale: see `shows_copy`
+                for name in self._names(attached, folders):
+                    self.copies[name] = message.text()
+                continue
             if attached:
                 self._add(attached, folders)
             for use in message.tool_uses():
@@ -37,17 +48,72 @@ class Visible:
         self.text = "\n".join(texts)
 
     def _add(self, raw: str, folders: Sequence[Path]) -> None:
+        self.paths.update(self._names(raw, folders))
+
+    @staticmethod
+    def _names(raw: str, folders: Sequence[Path]) -> set[str]:
         path = Path(raw).expanduser()
         candidates = [path] if path.is_absolute() else [folder / path for folder in folders]
+        names: set[str] = set()
         for candidate in candidates:
-            self.paths.add(str(candidate))
+            names.add(str(candidate))
             resolved = resolve_path(candidate)
             if resolved is not None:
-                self.paths.add(str(resolved))
+                names.add(str(resolved))
+        return names
 
     def shows(self, path: Path, resolved: Path) -> bool:
         names = {str(path), str(resolved)}
         return bool(names & self.paths) or any(named(n, self.text) for n in names)
+
+    def shows_copy(self, path: Path, resolved: Path, made: str) -> bool:
+        """Whether an earlier restore's kept copy shows what `made`, the copy a restore
+        would make now, shows: the same text (from disk or the editor), or the head of it
+        when both were cut. A file changed since is restored again, after the stale copy."""
+        kept = self.copies.get(str(path)) or self.copies.get(str(resolved))
+        if kept is None:
+            return False
+        if kept == made:
+            return True
+        old, new = kept.split("\n", 2), made.split("\n", 2)
+        if _is_reference(old):  # the path only: the same while the file is still too large
+            return _is_reference(new)
+        if not _is_copy(old):  # another layout (an older Baton's): it shows the file, as before
+            return True
+        if not _is_copy(new):
+            return False
+        old_text, new_text = _fenced(old[2]), _fenced(new[2])
+        if old_text == new_text:
+            return True
+        cut = CUT_NOTE in old[1] and CUT_NOTE in new[1]
+        return cut and (old_text.startswith(new_text) or new_text.startswith(old_text))
+
+
+COPY_NOTE = "Restored after a compaction from "  # a restored copy's second line opens so
+CUT_NOTE = "(cut at "  # and carries this when the copy was cut
+REFERENCE_NOTE = "Reference only: "  # a file too large to restore: its path only
+
+
+def _restored_copy(message: Message) -> bool:
+    """Whether `message` is a copy a compaction restored (a file or the project
+    instructions), not a file the user attached with a prompt."""
+    attachment = message.attachment
+    if attachment is None:
+        return message.kind == "attachment"  # written before the field: named by its heading
+    return attachment.kind is None and attachment.label in (RESTORED_FILE, PROJECT_INSTRUCTIONS)
+
+
+def _is_copy(lines: list[str]) -> bool:
+    return len(lines) == 3 and lines[1].startswith(COPY_NOTE)
+
+
+def _is_reference(lines: list[str]) -> bool:
+    return len(lines) > 1 and lines[1].startswith(REFERENCE_NOTE)
+
+
+def _fenced(body: str) -> str:
+    """The text between a copy's opening and closing fence lines."""
+    return body.split("\n", 1)[-1].rsplit("\n", 1)[0]
 
 
 def named(path: str, text: str) -> bool:

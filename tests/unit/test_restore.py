@@ -120,6 +120,24 @@ def test_total_budget_is_shared_across_files(ws: Path, estimator: Estimator) -> 
     assert len(result) == 2  # the second is cut to what is left
 
 
+def test_the_total_budget_holds_the_messages_as_the_meter_counts_them(
+    ws: Path, estimator: Estimator
+) -> None:
+    # each restored message is counted with its framing (MESSAGE_OVERHEAD): the files alone
+    # fitted the budget, their messages took 4 tokens each past it (1,006 of 1,000)
+    write(ws / "CLAUDE.md", "Use tabs.\n")
+    paths = [write(ws / f"m{i}.py", f"value_{i} = 1\n" * 400) for i in range(4)]
+    result = run(
+        focus_all(*paths),
+        ws,
+        count=estimator.count_text,
+        max_tokens_per_file=500,
+        total_tokens=1_000,
+    )
+    assert len(result) == 3  # the instructions and two files, the second cut
+    assert sum(estimator.count_message(message) for message, _ in result) <= 1_000
+
+
 def test_excluded_files_are_never_restored(ws: Path) -> None:
     secrets = [
         write(ws / ".env", "TOKEN=1"),

@@ -34,6 +34,7 @@ from baton.core.conversation.messages import (
     text_message,
 )
 from baton.core.settings import RestoreSettings
+from baton.core.usage.estimator import MESSAGE_OVERHEAD
 from baton.core.workspace.editor_files import EditorFiles, TrackedFile, path_problem, path_to_uri
 
 LARGE_FILE_BYTES = 1_000_000
@@ -253,14 +254,17 @@ def restore_files(
         ):
             return skip(path, tracked, "it matches restore.exclude")
         per_file = settings.max_tokens_per_file
-        made = _restore_one(label, path, tracked, per_file, min(per_file, left), count_text)
+        room = min(per_file, left - MESSAGE_OVERHEAD)  # the message's framing counts in all
+        if room <= 0:
+            return False
+        made = _restore_one(label, path, tracked, per_file, room, count_text)
         if isinstance(made, str):
             return skip(path, tracked, made)
         if made is None or visible.shows_copy(path, resolved, made[0].text()):
             return False
         done.add(resolved)
         out.files.append(made)
-        left -= made[1].tokens
+        left -= made[1].tokens + MESSAGE_OVERHEAD
         return True
 
     for path in instruction_files(workspace_folders):

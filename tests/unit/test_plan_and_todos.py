@@ -219,6 +219,24 @@ def test_the_latest_well_formed_list_and_plan_win() -> None:
     assert continuity_text(found, None) == f"{HEADING}\n\n### Open task list\n- [pending] one"
 
 
+def test_a_todo_call_that_failed_wrote_no_list() -> None:
+    # the todo tool refuses a list over MAX_ITEMS ("nothing kept"), yet the refused list was
+    # the one the view showed and a compaction restored; a denied or interrupted call alike
+    saved = todos(("Parse", "in_progress"), ("Test", "pending"))
+    too_long = todos(*((f"item {n}", "pending") for n in range(todo_tool.MAX_ITEMS + 1)))
+    with pytest.raises(TodoInputError, match="at most"):
+        todo_tool.todo_write([], {"todos": too_long})
+    messages = [
+        *tool_call("a", "TodoWrite", {"todos": saved}),
+        *tool_call("b", "TodoWrite", {"todos": too_long}, error=True),
+        *tool_call("c", "TodoWrite", {"todos": todos(("Interrupted", "pending"))}, error=True),
+    ]
+    found = latest_todos(messages)
+    assert found is not None and [i.content for i in found] == ["Parse", "Test"]
+    text = todo_tool.todo_write(messages, {"todos": saved})
+    assert "Removed" not in text and "Added" not in text  # compared with the saved list
+
+
 def test_the_todo_tool_saves_a_list_and_says_what_changed() -> None:
     assert todo_tool.LEVEL == "auto" and todo_tool.KIND == "other"
     assert todo_tool.DEFINITION["name"] == "TodoWrite"

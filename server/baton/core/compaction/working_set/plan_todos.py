@@ -5,7 +5,7 @@ right after the summary, before the kept messages."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -64,12 +64,14 @@ def _failed_calls(messages: Sequence[Message]) -> set[str]:
     }
 
 
-def latest_todos(messages: Iterable[Message]) -> list[TodoItem] | None:
-    """The list the latest well-formed TodoWrite call wrote (None when there was none)."""
+def latest_todos(messages: Sequence[Message]) -> list[TodoItem] | None:
+    """The list the latest well-formed TodoWrite call wrote (None when there was none); a
+    call whose result is an error (refused, denied, interrupted) wrote nothing."""
+    failed = _failed_calls(messages)
     latest: list[TodoItem] | None = None
     for message in messages:
         for block in message.content:
-            if type(block) is ToolUseBlock and block.name == TODO_TOOL:
+            if type(block) is ToolUseBlock and block.name == TODO_TOOL and block.id not in failed:
                 raw = block.input.get("todos") if isinstance(block.input, dict) else None
                 try:
                     latest = parse_todos(raw)

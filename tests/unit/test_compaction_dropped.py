@@ -11,7 +11,13 @@ from test_compaction_drafts import conversation
 from baton.core.compaction.dropped import dropped
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import SkippedFile
-from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from baton.core.service.service import BatonService
 from baton.core.settings import KeepWindowSettings, Settings
 
@@ -81,3 +87,43 @@ def test_every_compaction_result_says_what_went(tmp_path: Path) -> None:
     assert went.tool_results_cleared > 0 and went.text.startswith("Summarized")
     dry = asyncio.run(service.compaction.compact(sid, CompactRequest("all", dry_run=True)))
     assert dry.dropped is not None
+
+
+def test_a_file_restored_again_is_not_reported_gone_nor_carried_by_the_ledger(
+    tmp_path: Path,
+) -> None:
+    # the second compaction summarizes the first one's restored copy of app.py and restores
+    # it again, yet said "1 fact only in the fact ledger: .../app.py" and wrote a ledger for
+    # it (retention: 0 of 1 paths kept), as if the file had left the model's view
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = workspace / "app.py"
+    source.write_text("VERSION = 1\n")
+    service = BatonService(
+        Settings(
+            data_dir=str(tmp_path / "data"),
+            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+        )
+    )
+    service.set_workspace_folders([workspace.as_uri()])
+    service.editor_files.focused(source.as_uri())
+    sid = conversation(service, turns=12)
+    first = asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
+    assert [f.uri for f in first.restored_files] == [source.as_uri()]
+    service.append(sid, [MessageInput(role="user", content="Carry on with the parser.")])
+    service.append(sid, [MessageInput(role="assistant", content="On it. " * 600)])
+    service.append(sid, [MessageInput(role="user", content="And the tests.")])
+    service.append(sid, [MessageInput(role="assistant", content="Done. " * 600)])
+
+    draft = asyncio.run(service.drafts.preview(sid, CompactRequest("all")))
+    second = asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
+
+    assert first.restored_files[0].uri in [f.uri for f in second.restored_files]
+    for went, retention, ledger in (
+        (draft.dropped, draft.retention, draft.ledger or ""),
+        (second.dropped, second.retention, second.summary or ""),
+    ):
+        assert went is not None and retention is not None
+        assert str(source) not in "\n".join(went.lines)
+        assert retention.paths.kept == retention.paths.total
+        assert str(source) not in ledger

@@ -18,17 +18,15 @@ from baton.core.compaction.dropped import dropped, lines
 from baton.core.compaction.figures import after_compaction, estimate
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.compaction.retention.facts import attachment_path, normalize
 from baton.core.compaction.retention.ledger import retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
-from baton.core.compaction.working_set.plan_todos import (
-    continuity_attachment,
-    place_after_summary,
-)
+from baton.core.compaction.working_set.plan_todos import with_plan_and_todos
 from baton.core.compaction.working_set.restore import Restored, restore_files
 from baton.core.compaction.working_set.session_files import session_files
 from baton.core.conversation.boundary import Boundary, Retention
-from baton.core.conversation.invariants import invariant_violations, leads_with_compaction
+from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
@@ -70,9 +68,13 @@ class PreparedSummary:
 
 
 def check_retention(
-    prepared: PreparedSummary, ctx: CompactContext, transcript_path: str
+    prepared: PreparedSummary,
+    ctx: CompactContext,
+    transcript_path: str,
+    restored: Sequence[str] = (),
 ) -> tuple[Retention, str | None]:
-    """What the summary kept of the summarized facts, and the ledger of the rest."""
+    """What the summary kept of the summarized facts, and the ledger of the rest (the
+    paths of the files `restored` are kept)."""
     by_id = {m.id: m for m in prepared.messages}
     with counts_shared(prepared.counts):
         return retention(
@@ -82,7 +84,19 @@ def check_retention(
             count_text=ctx.estimator.count_text,
             transcript_path=transcript_path,
             facts=prepared.facts,
+            restored=restored,
         )
+
+
+def _retained(
+    prepared: PreparedSummary, ctx: CompactContext, transcript_path: str, restored: list[str]
+) -> tuple[Retention, str | None]:
+    """The retention check made ahead, or made now when a file restored now is a path of
+    the span: it stays in view, so no ledger carries it and it is not reported gone."""
+    span = set(prepared.facts.unique_paths.values()) if prepared.facts is not None else None
+    if prepared.retained is None or span is None or any(normalize(p) in span for p in restored):
+        prepared.retained = check_retention(prepared, ctx, transcript_path, restored)
+    return prepared.retained
 
 
 def commit_summary(
@@ -101,16 +115,19 @@ def commit_summary(
     transcript_path = ctx.history(session)
     body = prepared.body
 
-    report(ctx, "Checking what the summary kept", 0.8)
-    kept_figures, ledger_text = prepared.retained or check_retention(prepared, ctx, transcript_path)
-    summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     restored = _restore(ctx, kept, session)
+    again = [path for message, _ in restored.files if (path := attachment_path(message))]
+    report(ctx, "Checking what the summary kept", 0.8)
+    kept_figures, ledger_text = _retained(prepared, ctx, transcript_path, again)
+    summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     for message, _ in restored.files:  # with its framing, as the meter counts a message
         message.tokens = ctx.estimator.count_message(message)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
     attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = layout_view(plan, summary, attachments, by_id)
-    new_view, attachments = with_plan_and_todos(session, summary, new_view, attachments, ctx)
+    new_view, attachments = with_plan_and_todos(
+        session.held_messages(), summary, new_view, attachments, ctx.estimator.count_message
+    )
 
     report(ctx, "Checking the new conversation", 0.9)
     late = _check(session, snapshot, new_view)
@@ -131,6 +148,7 @@ def commit_summary(
         ledger_text,
         restored.skipped,
         prepared.facts,
+        again,
     )
     summary.dropped = lines(went)  # the summary card lists them
     boundary = Boundary(
@@ -164,26 +182,6 @@ def commit_summary(
     result = CompactResult.from_boundary(boundary, body)
     update = {"warnings": warnings, "post_tokens": usage.used_tokens, "dropped": went}
     return result.model_copy(update={**update, "summary_usage": prepared.summary_usage})
-
-
-def with_plan_and_todos(
-    session: Session,
-    summary: Message,
-    view: list[Message],
-    attachments: list[Message],
-    ctx: CompactContext,
-) -> tuple[list[Message], list[Message]]:
-    """The view and attachments with the latest open task list and plan put back: right
-    after Baton's summary, or after the kept messages when the API's signed block must
-    be followed by the kept turns (beside the note placed for it)."""
-    carried = continuity_attachment(session.held_messages())
-    if carried is None:
-        return view, attachments
-    carried = carried.model_copy(update={"tokens": ctx.estimator.count_message(carried)})
-    after = summary
-    if leads_with_compaction(summary) and attachments:  # beside the note that follows it
-        after = attachments[-1]
-    return place_after_summary(view, after, carried), [carried, *attachments]
 
 
 def _restore(ctx: CompactContext, kept: list[Message], session: Session) -> Restored:

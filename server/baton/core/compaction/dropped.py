@@ -54,13 +54,15 @@ def dropped(
     ledger_text: str | None,
     skipped: Sequence[SkippedFile],
     facts: SpanFacts | None = None,
+    restored: Sequence[str] = (),
 ) -> Dropped:
-    """What a compaction of `summarized` into `summary_text` (with `ledger_text`) dropped."""
+    """What a compaction of `summarized` into `summary_text` (with `ledger_text`) dropped;
+    the paths of the files it restores (`restored`) went nowhere."""
     facts = facts if facts is not None else SpanFacts.extract(summarized)
     kept_text = message_haystack(kept)
     summary = normalize(summary_text)
     ledger = normalize(ledger_text or "")
-    kept_paths = normalize("\n".join(t.path for t in touched_paths(kept)))
+    kept_paths = normalize("\n".join([*(t.path for t in touched_paths(kept)), *restored]))
     missing, lost = _Lists(), _Lists()
     for kind, keyed in (
         ("prompts", facts.unique_prompts),

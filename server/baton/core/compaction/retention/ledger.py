@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from baton.core.compaction.retention.facts import (
     CountText,
     approx_tokens,
@@ -58,6 +60,7 @@ def retention(
     count_text: CountText = approx_tokens,
     transcript_path: str | None = None,
     facts: SpanFacts | None = None,
+    restored: Sequence[str] = (),
 ) -> tuple[Retention, str | None]:
     """How many of the summarized messages' facts survive in `summary_text` or in the kept
     messages, and a ledger of the missing ones (None when nothing is missing).
@@ -71,7 +74,7 @@ def retention(
     shortened (see `ledger_text`) and says what it left out and that `transcript_path` holds
     the full text. With the full ledger appended, every fact is found. `facts` are the
     summarized messages' facts when the caller has them already (the summarizer was given
-    the same ones).
+    the same ones). The paths of the files the compaction restores (`restored`) are kept.
     """
     if facts is None:
         facts = SpanFacts.extract(summarized)
@@ -81,6 +84,7 @@ def retention(
     # mentioned in a kept tool result's output would not be a fact of the next round).
     kept_paths = [touch.path for touch in touched_paths(kept)]
     kept_paths += [touch.path for facts in carried_facts(kept) for touch in facts.paths]
+    kept_paths += restored
     path_haystack = summary + "\n" + normalize("\n".join(kept_paths))
     prompts, paths, errors = facts.unique_prompts, facts.unique_paths, facts.unique_errors
 

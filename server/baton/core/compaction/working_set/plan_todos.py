@@ -5,10 +5,11 @@ right after the summary, before the kept messages."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from baton.core.conversation.invariants import leads_with_compaction
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 
 TODO_TOOL = "TodoWrite"
@@ -127,3 +128,24 @@ def place_after_summary(view: list[Message], after: Message, message: Message) -
     messages that follow it)."""
     at = next(i for i, m in enumerate(view) if m.id == after.id) + 1
     return [*view[:at], message, *view[at:]]
+
+
+def with_plan_and_todos(
+    held: Sequence[Message],
+    summary: Message,
+    view: list[Message],
+    attachments: list[Message],
+    count_message: Callable[[Message], int],
+) -> tuple[list[Message], list[Message]]:
+    """The view and attachments of a compaction with the latest open task list and plan of
+    the session's `held` messages put back: right after Baton's summary, or after the kept
+    messages when the API's signed block must be followed by the kept turns (beside the
+    note placed for it)."""
+    carried = continuity_attachment(held)
+    if carried is None:
+        return view, attachments
+    carried = carried.model_copy(update={"tokens": count_message(carried)})
+    after = summary
+    if leads_with_compaction(summary) and attachments:  # beside the note that follows it
+        after = attachments[-1]
+    return place_after_summary(view, after, carried), [carried, *attachments]

@@ -370,6 +370,34 @@ def test_an_instructions_file_the_system_prompt_carries_is_not_restored_again(ws
     assert restored_paths(own.files) == [str(claude), str(other)]
 
 
+@pytest.mark.parametrize("edit", ["added a rule", "dropped a rule"])
+def test_an_instructions_file_edited_since_the_system_prompt_was_made_comes_back(
+    ws: Path, edit: str
+) -> None:
+    # the system prompt is made once, at create; a rule added to CLAUDE.md since was never
+    # restored, because the system prompt named the file (with its old text)
+    from baton.core.turn.system_prompt import default_system_prompt
+
+    claude = write(ws / "CLAUDE.md", "# Project rules\nUse tabs.\nRun make lint.\n")
+    carried = default_system_prompt("Code", [ws], extra="Be brief.")
+    now = {
+        "added a rule": "Use tabs.\nNever touch the migrations.\n",
+        "dropped a rule": "Use tabs.",
+    }
+    write(claude, f"# Project rules\n{now[edit]}")
+    result = restore_files(
+        focus_all(),
+        kept=[],
+        settings=RestoreSettings(),
+        workspace_folders=[ws],
+        count_text=approx_tokens,
+        system_prompt=carried,
+    )
+    [(message, _)] = result.files
+    assert message.text().startswith(f"Project instructions: {claude}")
+    assert now[edit].strip() in message.text() and "make lint" not in message.text()
+
+
 def test_baton_instructions_file_is_restored_and_counts_towards_the_total(ws: Path) -> None:
     write(ws / ".baton" / "instructions.md", "word " * 400)
     other = write(ws / "a.py", "x = 1\n" * 200)

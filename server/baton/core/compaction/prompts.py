@@ -221,6 +221,9 @@ def summary_message_text(
     return "\n\n".join(parts)
 
 
+MAX_SYSTEM_INSTRUCTIONS_CHARS = 20_000  # of each file, in the default system prompt
+
+
 def instruction_files(workspace_folders: list[Path]) -> list[Path]:
     """Project instruction files that exist in the workspace folders, in folder order."""
     found: list[Path] = []
@@ -232,10 +235,17 @@ def instruction_files(workspace_folders: list[Path]) -> list[Path]:
     return found
 
 
-def instructions_heading(path: Path) -> str:
-    """The line before an instructions file's text in Baton's default system prompt: a
-    compaction does not restore a file the session's system prompt carries."""
-    return f"Project instructions from {path}:"
+def instructions_block(path: Path) -> str | None:
+    """An instructions file as Baton's default system prompt carries it (its heading, then
+    its text, bounded), None when it has no text: a compaction does not restore a file the
+    session's system prompt carries as it is now (one edited since comes back)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SYSTEM_INSTRUCTIONS_CHARS * 4)
+    except OSError:
+        return None
+    text = raw.decode("utf-8", errors="replace").strip()[:MAX_SYSTEM_INSTRUCTIONS_CHARS]
+    return f"Project instructions from {path}:\n{text}" if text else None
 
 
 def _read_head(path: Path) -> str | None:

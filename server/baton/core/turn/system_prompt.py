@@ -7,19 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from baton.core.compaction.prompts import instruction_files, instructions_heading
-
-MAX_INSTRUCTIONS_CHARS = 20_000
-
-
-def _read(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_INSTRUCTIONS_CHARS * 4)
-    except OSError:
-        return None
-    text = raw.decode("utf-8", errors="replace").strip()
-    return text[:MAX_INSTRUCTIONS_CHARS] or None
+from baton.core.compaction.prompts import instruction_files, instructions_block
 
 
 def default_system_prompt(
@@ -45,7 +33,7 @@ def default_system_prompt(
     if extra.strip():
         parts.append(extra.strip())
     for path in instruction_files(list(folders)):
-        text = _read(path)
-        if text:
-            parts.append(f"{instructions_heading(path)}\n{text}")
+        block = instructions_block(path)
+        if block:
+            parts.append(block)
     return "\n\n".join(parts)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baton.core.compaction.prompts import instruction_files, instructions_heading
+from baton.core.compaction.prompts import instruction_files, instructions_block
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.session_files import SessionFile
@@ -267,8 +267,9 @@ def restore_files(
         left -= made[1].tokens + MESSAGE_OVERHEAD
         return True
 
+    carried = f"{system_prompt or ''}\n\n"  # each block the default system prompt holds ends so
     for path in instruction_files(workspace_folders):
-        if left > 0 and instructions_heading(path) not in (system_prompt or ""):
+        if left > 0 and f"{instructions_block(path)}\n\n" not in carried:
             take(PROJECT_INSTRUCTIONS, path, None)  # (one the system prompt carries: not twice)
     taken = 0
     for path, tracked in _newest_first(files, touched):

@@ -12,7 +12,13 @@ from editor_clock import Clock
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
 from baton.core.compaction.working_set import restore
 from baton.core.compaction.working_set.restore import restore_files
-from baton.core.conversation.messages import Attachment, Message, ToolUseBlock, text_message
+from baton.core.conversation.messages import (
+    Attachment,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    text_message,
+)
 from baton.core.settings import RestoreSettings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
@@ -302,6 +308,30 @@ def test_an_earlier_restores_copy_kept_shows_the_file_only_while_it_is_the_same(
         expected = {"saved": "VERSION = 2", "edited unsaved": "VERSION = 3"}.get(change)
         assert (expected or "Reference only") in fresh.text()
         assert run(files, ws, kept=[fresh], max_tokens_per_file=300) == []  # now the same
+
+
+def test_a_kept_call_that_failed_on_a_file_does_not_show_it(ws: Path) -> None:
+    # the model's Read failed ("File does not exist"), the user then wrote the file: the
+    # failed call counted as showing it, so the compaction did not restore it
+    path = write(ws / "new.py", "def created_later(): ...\n")
+    other = write(ws / "read.py", "x = 1\n")
+    kept = [
+        Message(
+            role="assistant",
+            content=[
+                ToolUseBlock(id="t1", name="Read", input={"file_path": str(path)}),
+                ToolUseBlock(id="t2", name="Read", input={"file_path": str(other)}),
+            ],
+        ),
+        Message(
+            role="user",
+            content=[
+                ToolResultBlock(tool_use_id="t1", content="File does not exist.", is_error=True),
+                ToolResultBlock(tool_use_id="t2", content="x = 1"),
+            ],
+        ),
+    ]
+    assert restored_paths(run(focus_all(other, path), ws, kept=kept)) == [str(path)]
 
 
 def test_a_file_whose_path_starts_a_longer_one_in_the_kept_text_is_still_restored(

@@ -25,13 +25,14 @@ def resolve_path(path: Path) -> Path | None:
 
 
 class Visible:
-    """Paths the kept messages already show: named by a tool call or an attachment, or
-    written out in a message's text (not a summary's)."""
+    """Paths the kept messages already show: named by a tool call (not one whose result is
+    an error) or an attachment, or written out in a message's text (not a summary's)."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         texts: list[str] = []
+        failed = {r.tool_use_id for m in kept for r in m.tool_results() if r.is_error}
         for message in kept:
             attached = attachment_path(message)
             if attached and _restored_copy(message):  # may be stale: see `shows_copy`
@@ -41,6 +42,8 @@ class Visible:
             if attached:
                 self._add(attached, folders)
             for use in message.tool_uses():
+                if use.id in failed:  # a read that failed showed nothing of the file
+                    continue
                 for path, _ in tool_paths(use):
                     self._add(path, folders)
             if message.kind != "summary":  # a summary names files without showing them

@@ -11,7 +11,7 @@ import pytest
 from baton.core.compaction.preview import EDITED_WARNING, CompactDraft, draft_path
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
-from baton.core.errors import DraftNotFound, DraftStale, NothingToCompact
+from baton.core.errors import DraftNotFound, DraftStale, NothingToCompact, SummarizerFailed
 from baton.core.service.service import BatonService
 from baton.core.settings import KeepWindowSettings, Settings
 
@@ -252,3 +252,29 @@ def test_an_edited_summary_measured_again_is_the_figure_its_commit_gives(
     result = asyncio.run(service.drafts.apply(sid, again.draft_id))
     assert result.summary is not None and result.summary.startswith(edited.rstrip())
     assert abs(result.post_tokens - again.post_tokens) <= 0.01 * result.post_tokens
+
+
+def test_an_edited_summary_far_longer_than_a_short_conversation_is_refused(
+    service: BatonService,
+) -> None:
+    # a conversation under 10,000 tokens may grow by its summary (whose size the summarizer
+    # bounds); an edited one is bounded by its length alone: 1.8 million characters were
+    # committed, and 4,529 tokens of context became 402,247 in a 200,000-token window
+    sid = conversation(service, turns=3)
+    before = service.usage(sid).used_tokens
+    assert before < 10_000
+    draft = _preview(service, sid, "up_to")
+    huge = "The user worked on the modules, in great detail. " * 36_000
+    measured = asyncio.run(
+        service.drafts.preview(sid, CompactRequest(), regenerate=draft.draft_id, summary=huge)
+    )
+    assert any("would not make the conversation smaller" in w for w in measured.warnings)
+    transcript = service.session(sid).transcript.path.read_bytes()
+    with pytest.raises(SummarizerFailed):
+        asyncio.run(service.drafts.apply(sid, measured.draft_id))
+    assert service.session(sid).transcript.path.read_bytes() == transcript
+    assert service.usage(sid).used_tokens == before
+    modest = "The user had modules m0 to m2 fixed, " + "in great detail " * 600
+    result = asyncio.run(service.drafts.apply(sid, measured.draft_id, modest))
+    assert result.boundary_id and result.post_tokens > before  # a summary's growth: allowed
+    assert service.usage(sid).used_tokens == result.post_tokens

@@ -17,9 +17,11 @@ from baton.core.compaction.cuts import SharedCounts, counts_shared
 from baton.core.compaction.dropped import dropped, lines
 from baton.core.compaction.figures import after_compaction, estimate
 from baton.core.compaction.plan import Plan
+from baton.core.compaction.represented import SUMMARY_MAX_TOKENS
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.facts import attachment_path, normalize
 from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
 from baton.core.compaction.working_set.plan_todos import with_plan_and_todos
@@ -259,11 +261,15 @@ def _check_smaller(
     the estimate of the view, so what the client sends besides the messages does not
     count) is exempt: nothing there needs reclaiming, a summary has a fixed size of its
     own (headings, the wrapper) that a short conversation may not reach, and its growth is
-    bounded (the summarizer's bound plus the ledger's). Its dry run still says it."""
+    bounded (the summarizer's bound plus the ledger's): while it stays so (a summary the
+    user edited is bounded by nothing but its length). Its dry run still says it."""
     if after < before:
         return []
     grows = f"({before:,} tokens before, {after:,} after)"
-    if reclaimable < MIN_CHECKED_TOKENS:
+    if (
+        reclaimable < MIN_CHECKED_TOKENS
+        and after - before <= SUMMARY_MAX_TOKENS + LEDGER_MAX_TOKENS
+    ):
         exempt = f"under {MIN_CHECKED_TOKENS:,} tokens it is compacted all the same"
         return (
             [f"the summary would not make the conversation smaller {grows}; {exempt}"]

@@ -190,7 +190,11 @@ class SessionDocuments:
         """Whether the positions the client sends are in `rendered`: it holds no copy of
         the document (never opened it), or holds that text. In an older copy (the session
         changed since the client last read it) the same lines belong to other messages."""
-        held = self._ls.workspace.text_documents.get(session_uri(session_id))
+        try:
+            documents = self._ls.workspace.text_documents
+        except RuntimeError:  # before initialize: no client copy yet
+            return True
+        held = documents.get(session_uri(session_id))
         return held is None or held.source == rendered.text
 
     # ---- diagnostics ---------------------------------------------------------------------

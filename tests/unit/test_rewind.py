@@ -18,7 +18,8 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.conversation.undo import sent_since, undo_compaction, unrewind
+from baton.core.conversation.undo import undo_compaction
+from baton.core.conversation.unrewind import sent_since, unrewind
 from baton.core.errors import InvalidParams, NothingToCompact
 
 COUNT = ten_per_block  # how the `store` fixture counts

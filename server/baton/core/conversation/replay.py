@@ -27,7 +27,8 @@ from baton.core.conversation.recorded_usage import ClientContext, LastUsage, Lea
 from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
 from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import undo_compaction, unrewind
+from baton.core.conversation.undo import undo_compaction
+from baton.core.conversation.unrewind import unrewind
 from baton.core.conversation.view_state import ViewState
 
 # Revisions are drawn from one count for the whole process, so that none ever repeats: a

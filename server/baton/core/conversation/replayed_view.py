@@ -14,7 +14,8 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.damage import Damage, repair_view
 from baton.core.conversation.messages import Message
 from baton.core.conversation.recorded_usage import LastUsage, LearnedUsage, response_start
-from baton.core.conversation.undo import SentSince, rewound_out, sent_since, stands_for_of
+from baton.core.conversation.undo import rewound_out, stands_for_of
+from baton.core.conversation.unrewind import SentSince, sent_since
 from baton.core.conversation.view_state import ViewState
 
 TokenCounter = Callable[[Message], int]

@@ -18,12 +18,8 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import (
-    held_by_rewind,
-    rewind_return,
-    uncompacted,
-    unrewind,
-)
+from baton.core.conversation.undo import uncompacted
+from baton.core.conversation.unrewind import held_by_rewind, rewind_return, unrewind
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,

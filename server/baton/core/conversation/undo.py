@@ -1,5 +1,5 @@
-"""Undoing a compaction or a rewind: the view it gives back, and the bookkeeping of the
-boundaries still in force.
+"""Undoing a compaction: the view it gives back, and the bookkeeping of the boundaries
+still in force.
 
 A compaction's undo puts back, in place of each message it introduced, what that message
 stood for, but never what a rewind still in force took out: a rewind takes a message and
@@ -9,15 +9,14 @@ messages came). The other boundaries in force are kept in those terms: a summary
 for the undone one, and a rewind that took it out, stand for its messages as the view gets
 them. Nor does it put back what a summary still in force summarized (a message pinned
 beside the undone summary, then unpinned and summarized by a later one): that summary's
-undo puts it back, where it came (`undo_place.py`). A rewind's undo puts its messages back
-after what it kept and what is older than it (another rewind's turns, put back), before
-the turns sent since. An undo whose view would break the API's rules is refused before
-anything is written (`Session.uncompact`).
+undo puts it back, where it came (`undo_place.py`). A rewind's undo is `unrewind.py`'s. An
+undo whose view would break the API's rules is refused before anything is written
+(`Session.uncompact`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.undo_place import (
@@ -26,9 +25,6 @@ from baton.core.conversation.undo_place import (
     put_back,
     reached,
 )
-
-SentSince = Callable[[str], bool]
-"""Whether a message came after a given rewind (a turn sent since, or a summary made since)."""
 
 
 def rewound_out(view: list[str], active: Iterable[Boundary]) -> set[str]:
@@ -170,134 +166,9 @@ def _held_inside(
     return inside, whole
 
 
-def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) -> str | None:
-    """The rewind among `others` that holds, out of `view`, a message `rewind` kept (itself,
-    or inside a summary it took out): undoing `rewind` first would put its turns back with
-    nothing of what came before them to follow. None when none does."""
-    stands_for = stands_for_of(others)
-    missing = set(rewind.view_after) - reached(view, stands_for)
-    if missing:
-        for other in others:
-            if other.direction == "rewind" and missing & reached(other.summarized_ids, stands_for):
-                return other.id
-    return None
-
-
 def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:
     """What each message the `boundaries` introduced stands for, all in one map."""
     out: dict[str, list[str]] = {}
     for boundary in boundaries:
         out.update(boundary.stands_for)
     return out
-
-
-def sent_since(order: Iterable[str], known: int) -> SentSince:
-    """Whether a message came after the first `known` of the session's messages (`order`,
-    every message id in the order they came)."""
-    position = {mid: n for n, mid in enumerate(order)}
-    return lambda mid: position.get(mid, known) >= known
-
-
-def unrewind(
-    view: list[str],
-    boundary: Boundary,
-    stands_for: dict[str, list[str]],
-    since: SentSince,
-    arrival: Iterable[str],
-) -> list[str]:
-    """The view once rewind `boundary` is undone: the messages it took out back where
-    `rewind_return` puts them. Among older turns another rewind's undo put back after what
-    this one kept, they go where they came (`arrival`: every message id, in the order they
-    came), so that the view keeps that order."""
-    present = set(view)
-    back = [mid for mid in boundary.summarized_ids if mid not in present]
-    kept = set(boundary.view_after)
-    reach = _reaches(view, kept, stands_for, since)
-    start = max((n + 1 for n, (has_kept, _, _) in enumerate(reach) if has_kept), default=0)
-    at, _ = rewind_return(view, boundary, stands_for, since)
-    if at <= start:
-        return [*view[:at], *back, *view[at:]]
-    order = {mid: n for n, mid in enumerate(arrival)}
-    middle = sorted([*view[start:at], *back], key=lambda mid: first_came(mid, stands_for, order))
-    return [*view[:start], *middle, *view[at:]]
-
-
-def rewind_return(
-    view: list[str], boundary: Boundary, stands_for: dict[str, list[str]], since: SentSince
-) -> tuple[int, str | None]:
-    """Where the messages rewind `boundary` took out go back into `view`: after the last
-    entry that is, or stands for (a summary, through the active compactions' `stands_for`),
-    a message the rewind kept, before the turns sent since (at the start when none is).
-
-    Also, when a turn sent since comes before that place, the summary that puts the place
-    after it: one that stands for turns sent since as well as older ones (a compaction
-    summarized both), or one after such a turn that stands for older ones; no place then
-    puts the rewound turns after the older ones and before the turns sent since (None when
-    there is no such entry). A message from before the rewind that it neither kept nor
-    took out (another rewind's turns, put back by its undo) comes before them too."""
-    kept = set(boundary.view_after)
-    at, mixed = 0, None
-    reach = _reaches(view, kept, stands_for, since)
-    for n, (has_kept, has_older, _) in enumerate(reach):
-        if has_kept or has_older:
-            at = n + 1
-    first_later = next((n for n, (_, _, later) in enumerate(reach[:at]) if later), None)
-    if first_later is not None:
-        mixed = next(
-            (
-                mid
-                for mid, (has_kept, has_older, _) in zip(
-                    view[first_later:at], reach[first_later:at], strict=True
-                )
-                if mid in stands_for and (has_kept or has_older)
-            ),
-            view[first_later],
-        )
-    return at, mixed
-
-
-def _reaches(
-    view: list[str], kept: set[str], stands_for: dict[str, list[str]], since: SentSince
-) -> list[tuple[bool, bool, bool]]:
-    """`_reach` of each entry of `view`. A message an earlier entry is or stands for (a
-    pinned one shown verbatim before a summary that also stands for it) keeps that place
-    once the summaries are undone (`expand` places an id where it first comes), so the later
-    summary is not placed by it; one shown verbatim after the summary goes back into the
-    summary's place, and counts there."""
-    out: list[tuple[bool, bool, bool]] = []
-    before: set[str] = set()
-    for mid in view:
-        out.append(_reach(mid, kept, stands_for, since, before))
-        before |= reached([mid], stands_for)
-    return out
-
-
-def _reach(
-    mid: str,
-    kept: set[str],
-    stands_for: dict[str, list[str]],
-    since: SentSince,
-    present: Collection[str] = (),
-) -> tuple[bool, bool, bool]:
-    """Whether view entry `mid` is or stands for a message the rewind kept, one older than
-    the rewind that it did not take out (another rewind's turns, put back by its undo), and
-    a turn sent after the rewind. What it stands for that an earlier entry places
-    (`present`) does not count."""
-    has_kept = has_older = has_later = False
-    stack, seen = [mid], set()
-    while stack:
-        one = stack.pop()
-        if one in seen:
-            continue
-        seen.add(one)
-        if one != mid and one in present:
-            continue
-        if one in stands_for and one not in kept:
-            stack.extend(stands_for[one])  # an attachment stands for nothing
-        elif one in kept:
-            has_kept = True
-        elif since(one):
-            has_later = True
-        else:
-            has_older = True
-    return has_kept, has_older, has_later

@@ -127,3 +127,29 @@ def test_seed23_every_undo_order_keeps_arrival_order(
     session.rewind(outer)
     _undo_all(session, [session.active[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+def _pinned_beside_two_summaries(session: Session) -> list[str]:
+    """p0 (pinned) stays beside a summary of the turns after it, p0..a5, then beside an
+    outer one standing for that summary and p6; a rewind to p0 keeps the outer summary.
+    The boundaries: inner, outer, rewind."""
+    _turns(session, *"0123456")
+    inner = _summarize(
+        session, [f"{r}{n}" for n in "012345" for r in "pa"], ["S", "p0", "p6", "a6"]
+    )
+    _summarize(session, [inner, "p0", "p6"], ["S", "p0", "a6"])
+    session.rewind("p0")
+    return list(session.active)
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_an_inner_summary_undone_inside_an_outer_one_a_rewind_kept_keeps_arrival_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    """The rewind took p0, beside the outer summary, and kept that summary, which holds the
+    inner one's turns after p0 and p6 after them: undoing the inner summary leaves its turns
+    inside the outer one, not with the rewind (whose undo would put them after p6)."""
+    session = store.create()
+    boundaries = _pinned_beside_two_summaries(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "0123456" for r in "pa"]

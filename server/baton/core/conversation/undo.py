@@ -5,13 +5,14 @@ A compaction's undo puts back, in place of each message it introduced, what that
 stood for, but never what a rewind still in force took out: a rewind takes a message and
 every later one, so a summarized span that holds a rewound message ends before it, and the
 rest of the span goes with that rewind (its undo brings it all back, in the order the
-messages came). The other boundaries in force are kept in those terms: a summary that stood
-for the undone one, and a rewind that took it out, stand for its messages as the view gets
-them. Nor does it put back what a summary still in force summarized (a message pinned
-beside the undone summary, then unpinned and summarized by a later one): that summary's
-undo puts it back, where it came (`undo_place.py`). A rewind's undo is `unrewind.py`'s. An
-undo whose view would break the API's rules is refused before anything is written
-(`Session.uncompact`).
+messages came), unless the span stands inside a summary the rewind kept, whose text covers
+it: it stays whole there (`_kept_inside`). The other boundaries in force are kept in those
+terms: a summary that stood for the undone one, and a rewind that took it out, stand for
+its messages as the view gets them. Nor does it put back what a summary still in force
+summarized (a message pinned beside the undone summary, then unpinned and summarized by a
+later one): that summary's undo puts it back, where it came (`undo_place.py`). A rewind's
+undo is `unrewind.py`'s. An undo whose view would break the API's rules is refused before
+anything is written (`Session.uncompact`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from baton.core.conversation.undo_place import (
     put_back,
     reached,
 )
+
+Inside = dict[str, dict[str, list[str]]]
+"""A summary a rewind holds -> what a compaction's undo puts in place of its messages there."""
 
 
 def rewound_out(view: list[str], active: Iterable[Boundary]) -> set[str]:
@@ -69,7 +73,7 @@ def uncompacted(
 ) -> list[str]:
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are)."""
-    summarized, held, spans, _ = _placing(view, boundary, others, order, every)
+    summarized, held, spans, _, _ = _placing(view, boundary, others, order, every)
     return put_back(view, spans, held, summarized)
 
 
@@ -79,13 +83,21 @@ def _placing(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary],
-) -> tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]]]:
+) -> tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]], Inside]:
     """What undoing `boundary` places: what the summaries in force summarized, the
-    messages they hold out of the view, and the spans (with their tails) put back."""
+    messages they hold out of the view, the spans put back, the rest of each span cut
+    before a rewound message (that rewind's, keyed by the message) and what goes inside
+    the summaries a rewind holds (`_held_inside`)."""
     summarized = Summarized([*every, *others, boundary], others, order)
     held = summarized.elsewhere(view)
     spans, tails = _spans(boundary, view, rewound_out(view, others), held)
-    return summarized, held, spans, tails
+    inside, whole = _held_inside(boundary, view, others)
+    mine = undo_mapping(boundary)
+    for mid in _kept_inside(boundary, view, others):
+        spans[mid] = mine[mid]
+        whole.update(one for one in mine[mid] if one in tails)
+    tails = {mid: later for mid, later in tails.items() if mid not in whole}
+    return summarized, held, spans, tails, inside
 
 
 def undo_compaction(
@@ -102,11 +114,9 @@ def undo_compaction(
     the undone summary), with the rest of a span cut before a message it holds, in the
     order the messages came (`order`: each message's place in the session). `every`: the
     session's boundaries, undone ones too (a summary in force may have summarized one)."""
-    summarized, held, spans, tails = _placing(view, boundary, others, order, every)
+    summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
     after = put_back(view, spans, held, summarized)
     present = set(view)
-    inside, whole = _held_inside(boundary, view, others)
-    tails = {mid: later for mid, later in tails.items() if mid not in whole}
     for other in others:
         other.stands_for = {
             k: put_back(v, inside.get(k, spans), (), summarized)
@@ -125,7 +135,7 @@ def undo_compaction(
 
 def _held_inside(
     boundary: Boundary, view: list[str], others: list[Boundary]
-) -> tuple[dict[str, dict[str, list[str]]], set[str]]:
+) -> tuple[Inside, set[str]]:
     """The summaries of `others` that a rewind holds (out of the view, inside what it took
     out), each with what undoing compaction `boundary` puts in place of its messages there;
     and the rewound messages before which no span of `boundary` is cut anywhere else.
@@ -139,7 +149,7 @@ def _held_inside(
     in_view = reached(view, stands_for)
     rewound = rewound_out(view, others)
     mine = undo_mapping(boundary)
-    inside: dict[str, dict[str, list[str]]] = {}
+    inside: Inside = {}
     cut_elsewhere = {mid for mid in mine if mid in in_view}
     for rewind in others:
         if rewind.direction != "rewind":
@@ -164,6 +174,28 @@ def _held_inside(
         if mid not in cut_elsewhere and any(one in rewound for one in span)
     }
     return inside, whole
+
+
+def _kept_inside(boundary: Boundary, view: list[str], others: list[Boundary]) -> set[str]:
+    """The messages compaction `boundary` introduced that stand inside a summary of the
+    view, where a rewind that kept that summary took a message of their span (pinned beside
+    it): the summary's text covers the span, so the span stays whole inside it. Cut before
+    the rewound message, with its rest given to the rewind, the rest would come back, on
+    the rewind's undo, after turns the summary holds that came after it."""
+    stands_for = stands_for_of(others)
+    present = set(view)
+    in_view = reached(view, stands_for)
+    holder = {one: mid for mid, span in stands_for.items() for one in span}
+    out: set[str] = set()
+    for mid, span in undo_mapping(boundary).items():
+        if mid in present or mid not in in_view or mid not in holder:
+            continue
+        for rewind in others:
+            if rewind.direction != "rewind" or set(rewind.summarized_ids).isdisjoint(span):
+                continue
+            if holder[mid] in reached(rewind.view_after, stands_for):
+                out.add(mid)
+    return out
 
 
 def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:

@@ -153,3 +153,40 @@ def test_an_inner_summary_undone_inside_an_outer_one_a_rewind_kept_keeps_arrival
     boundaries = _pinned_beside_two_summaries(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "0123456" for r in "pa"]
+
+
+def _pinned_beside_two_summaries_in_the_view(session: Session) -> list[str]:
+    """a1 and p2 (pinned) stay beside a summary of p1..p4, then beside a second one, of
+    a1..a4, that holds a4; a rewind to p2 keeps both summaries. The boundaries: first,
+    second, rewind."""
+    _turns(session, *"1234")
+    first = _summarize(session, ["p1", "a1", "p2", "a2", "p3", "a3", "p4"], ["S", "a1", "p2", "a4"])
+    _summarize(session, ["a1", "p2", "a4"], [first, "S", "a1", "p2"])
+    session.rewind("p2")
+    return list(session.active)
+
+
+def test_a_summary_undo_that_would_give_a_rewind_turns_older_than_some_it_kept_is_refused(
+    store: SessionStore,
+) -> None:
+    """Undoing the first summary while the rewind stands would cut its span before p2 and
+    give the rest (a2 p3 a3 p4) to the rewind, whose undo puts them after what it kept: the
+    second summary, which holds a4, later than them. The undo names the rewind to undo
+    first and writes nothing."""
+    session = store.create()
+    first, _, rewind = _pinned_beside_two_summaries_in_the_view(session)
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match="undo that rewind first") as refused:
+        session.uncompact(first)
+    assert rewind in str(refused.value)
+    assert session.transcript.path.read_bytes() == before and first in session.active
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_two_summaries_a_rewind_kept_beside_a_pinned_message_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _pinned_beside_two_summaries_in_the_view(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]

@@ -18,7 +18,7 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import uncompacted
+from baton.core.conversation.undo import kept_later, uncompacted
 from baton.core.conversation.unrewind import held_by_rewind, rewind_return, unrewind
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
@@ -152,6 +152,13 @@ class Session(ViewTokens):
             others = [self.boundaries[b] for b in self.active if b != target]
             every = self.boundaries.values()
             after = uncompacted(self.view, boundary, others, self.arrival(), every)
+            holder = kept_later(self.view, boundary, others, self.arrival(), every)
+            if holder is not None:
+                raise InvalidParams(
+                    f"undoing compaction {target} would give rewind {holder} turns older than "
+                    "some it kept (in another summary): its undo would put them after those; "
+                    "undo that rewind first"
+                )
             why = "a rewind made since took out part of what it summarized; undo that first"
         problems = invariant_violations([self.messages[m] for m in after if m in self.messages])
         if problems and not invariant_violations(self.view_messages()):

@@ -133,6 +133,32 @@ def undo_compaction(
     return after
 
 
+def kept_later(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary] = (),
+) -> str | None:
+    """The rewind in force that undoing compaction `boundary` would give the rest of a
+    span cut before a message it took, while it keeps turns that came after that rest (in
+    another summary, the message pinned beside both): its undo puts what it holds after
+    what it kept, so that rest would come back after them. None when no rewind would."""
+    summarized, held, spans, tails, _ = _placing(view, boundary, others, order, every)
+    stands_for = stands_for_of(others)
+    after = reached(put_back(view, spans, held, summarized), stands_for)
+    rewound = rewound_out(view, others)
+    for rewind in others:
+        given = [one for mid in rewind.summarized_ids for one in tails.get(mid, [])]
+        if rewind.direction != "rewind" or not given:
+            continue
+        kept = reached(expand(rewind.view_after, spans), stands_for) & after
+        plain = [order[one] for one in kept - rewound if one in order and one not in stands_for]
+        if max(plain, default=-1) > min(order.get(one, len(order)) for one in given):
+            return rewind.id
+    return None
+
+
 def _held_inside(
     boundary: Boundary, view: list[str], others: list[Boundary]
 ) -> tuple[Inside, set[str]]:

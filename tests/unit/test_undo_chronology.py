@@ -190,3 +190,28 @@ def test_two_summaries_a_rewind_kept_beside_a_pinned_message_undone_in_any_order
     boundaries = _pinned_beside_two_summaries_in_the_view(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+def _rewound_summary_beside_nothing_it_stands_for(session: Session) -> list[str]:
+    """A summary at the end of the view summarized p4 a4 and stands for a1 too, shown
+    verbatim before it (pinned beside it); a rewind to p2 took the summary out with p2..a3
+    and p5 a5, after an earlier summary of p1 the rewind kept. The boundaries: the earlier
+    summary, the later one, the rewind."""
+    _turns(session, *"12345")
+    _summarize(session, ["p1"], ["S", "a1", "p2", "a2", "p3", "a3", "p4", "a4", "p5", "a5"])
+    _summarize(session, ["a1", "p4", "a4"], [*session.view[:6], "S", "p5", "a5"])
+    session.rewind("p2")
+    return list(session.active)
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_rewound_summary_goes_back_where_what_it_summarized_came(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    """Undoing the earlier summary while the rewind stands puts what the rewind holds in
+    the order it came: the later summary where p4 came (what its text covers), not where a1
+    came (pinned beside it, shown before p2), which put p4 a4 before p2 once it was undone."""
+    session = store.create()
+    boundaries = _rewound_summary_beside_nothing_it_stands_for(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]

@@ -112,7 +112,8 @@ def undo_compaction(
     for as the view gets them (a span cut before a rewound message): what their summaries
     stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
     the undone summary), with the rest of a span cut before a message it holds, in the
-    order the messages came (`order`: each message's place in the session). `every`: the
+    order the messages came (`order`: each message's place in the session; a summary's,
+    where the first message its text covers came, not one pinned beside it). `every`: the
     session's boundaries, undone ones too (a summary in force may have summarized one)."""
     summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
     after = put_back(view, spans, held, summarized)
@@ -123,13 +124,19 @@ def undo_compaction(
             for k, v in other.stands_for.items()
         }
     stands_for = stands_for_of(others)
+    now = Summarized([*every, *others, boundary], others, order)
+
+    def came(mid: str) -> int:  # a summary: where the first message its text covers came
+        first = now.came(mid)
+        return first_came(mid, stands_for, order) if first is None else first
+
     for other in others:
         if other.direction == "rewind":
             # a pinned one stays, one a summary summarized goes back with it
             out = expand(other.summarized_ids, spans, skip=present | held)
             out += [one for mid in out for one in tails.get(mid, []) if one not in out]
             other.view_after = expand(other.view_after, spans, skip=out)
-            other.summarized_ids = sorted(out, key=lambda mid: first_came(mid, stands_for, order))
+            other.summarized_ids = sorted(out, key=came)
     return after
 
 

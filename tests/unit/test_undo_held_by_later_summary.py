@@ -268,3 +268,31 @@ def test_a_summary_that_stands_for_the_message_without_summarizing_it_leaves_it_
     assert _sent_twice(session) == set()
     session.uncompact(third)
     assert session.view == EVERY
+
+
+def test_a_cleared_copy_a_later_summary_summarized_stays_inside_it(
+    store: SessionStore,
+) -> None:
+    """r2 pinned beside the first summary, unpinned, cleared by a microcompaction, then its
+    call and the cleared copy summarized by a second summary: undoing the first leaves the
+    copy inside the second (it was put back for r2, which the second's text covers through
+    the copy, leaving a result with no call before it), and undoing the second puts the call
+    and the copy back after it, where r2 came."""
+    session = store.create()
+    _turns(session, tool_turn=2)
+    session.set_pinned("r2", True)
+    first = _compact(session, "p1", "p3")
+    session.set_pinned("r2", False)
+    later = datetime.now(UTC) + timedelta(hours=2)
+    cleared = microcompact(session, MicrocompactSettings(keep_recent=0), now=later)
+    assert cleared is not None
+    copy = cleared.new_messages[0].id
+    second = _compact(session, "u2", copy)
+    session.uncompact(first)
+    assert not {"u2", "r2", copy} & set(session.view)
+    assert _sent_twice(session) == set() and session.unpaired_tool_calls() == []
+    assert reload(session).view == session.view
+    session.uncompact(second)
+    assert session.view == [*EVERY[:5], "u2", copy, *EVERY[5:]]
+    session.uncompact(cleared.id)
+    assert session.view == [*EVERY[:5], "u2", "r2", *EVERY[5:]]

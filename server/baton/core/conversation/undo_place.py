@@ -12,10 +12,11 @@ class Summarized:
     """What each summary in force (each message the boundaries in force, `others`,
     introduced) stands for and summarized: what its undo would put back (`stands_for`)
     that its text covers, as messages of the session. A summary's text covers its
-    `summarized_ids`, each summary among them read the same way, whether or not its
-    compaction is still in force (`every`: all the session's boundaries); a microcompacted
-    copy covers its original. A message pinned beside a summary is in what it stands for,
-    not in what it summarized; one a rewind took back out of it is in neither."""
+    `summarized_ids`, each summary or microcompacted copy among them itself and read the
+    same way, whether or not its compaction is still in force (`every`: all the session's
+    boundaries); a copy covers its original. A message pinned beside a summary is in what
+    it stands for, not in what it summarized; one a rewind took back out of it is in
+    neither."""
 
     def __init__(
         self, every: Iterable[Boundary], others: Iterable[Boundary], order: Mapping[str, int]
@@ -31,7 +32,9 @@ class Summarized:
         self._text: dict[str, frozenset[str]] = {}
 
     def _covered(self, mid: str) -> frozenset[str]:
-        """The messages the text of `mid` covers (itself, for a message)."""
+        """The messages the text of `mid` covers (itself, for a message): a copy a summary
+        summarized is covered as well as its original, so an undo that would put the
+        original back as that copy leaves it inside the summary."""
         boundary = self._owner.get(mid)
         if boundary is None:
             return frozenset((mid,))
@@ -39,7 +42,9 @@ class Summarized:
             self._text[mid] = frozenset()  # a record that names itself covers nothing
             base = boundary.summarized_ids if mid == boundary.summary_id else []
             base = base or boundary.stands_for.get(mid, [])
-            self._text[mid] = frozenset(one for part in base for one in self._covered(part))
+            self._text[mid] = frozenset(
+                one for part in base for one in (part, *self._covered(part))
+            )
         return self._text[mid]
 
     def of(self, mid: str) -> set[str]:

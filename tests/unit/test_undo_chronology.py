@@ -215,3 +215,28 @@ def test_a_rewound_summary_goes_back_where_what_it_summarized_came(
     boundaries = _rewound_summary_beside_nothing_it_stands_for(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+
+
+def _kept_beside_then_held_by_a_later_summary(session: Session) -> list[str]:
+    """a1 (pinned) stays beside a summary of p2 a2; an outer summary stands for it, with
+    p0 p1 and p3, a0 and a1 pinned beside it; unpinned, both go into a third summary. The
+    boundaries: inner, outer, third."""
+    _turns(session, *"0123")
+    inner = _summarize(session, ["a1", "p2", "a2"], ["p0", "a0", "p1", "S", "a1", "p3", "a3"])
+    outer = _summarize(session, ["p0", "a0", "p1", inner, "a1", "p3"], ["S", "a0", "a1", "a3"])
+    _summarize(session, ["a0", "a1"], [outer, "S", "a3"])
+    return list(session.active)
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_message_held_by_a_later_summary_goes_back_before_a_summary_it_came_before(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    """Undoing the outer summary, then the third, puts a0 and a1 back among p0 p1, the
+    inner summary and p3 where they came: a1, kept beside the inner summary, came before
+    what that summary summarized (p2 a2), so it goes before it (it went after it, with a0,
+    and stayed there once the inner one was undone)."""
+    session = store.create()
+    boundaries = _kept_beside_then_held_by_a_later_summary(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "0123" for r in "pa"]

@@ -86,8 +86,9 @@ def put_back(
     with the entries just before it that came after it starts: a message an older
     summary's undo left inside a later one goes back where it came, before the turns that
     followed it, not after them. An attachment keeps its place and ends the entries merged
-    with, and so does a summary that stands for a message of the span (kept verbatim
-    beside it, the message follows it, as the compaction laid it out). A message of a span
+    with, and so does a summary that stands for a message of the span that came after the
+    first message it summarized (kept verbatim beside it, the message follows it, as the
+    compaction laid it out; one that came before goes before it). A message of a span
     that a microcompaction in force replaced goes back as its copy, in its place (a tool
     result kept beside the summary, cleared since, still answers the call before it)."""
     out: list[str] = []
@@ -106,9 +107,12 @@ def put_back(
             continue
         keys: dict[str, int] = {}
         start = len(out)
-        while start and not summarized.stands_for_any(out[start - 1], block):
+        while start:
             before = summarized.came(out[start - 1])
             if before is None or before <= first:
+                break
+            later = [one for one in block if (summarized.came(one) or first) > before]
+            if summarized.stands_for_any(out[start - 1], later):
                 break
             start -= 1
             keys[out[start]] = before

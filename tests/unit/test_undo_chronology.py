@@ -240,3 +240,29 @@ def test_a_message_held_by_a_later_summary_goes_back_before_a_summary_it_came_be
     boundaries = _kept_beside_then_held_by_a_later_summary(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "0123" for r in "pa"]
+
+
+def _rewound_summary_of_turns_from_before_and_after(session: Session) -> list[str]:
+    """A summary of a1 and of p3 a3 stands after p2 a2 (a1, pinned, stayed beside an
+    earlier summary, was unpinned and summarized with later turns); a rewind to p2 took it
+    out with p2 a2 p4 a4, after a summary of p1 it kept. The boundaries: the summary of p1,
+    the later one, the rewind."""
+    _turns(session, *"1234")
+    first = _summarize(session, ["p1"], ["S", "a1", "p2", "a2", "p3", "a3", "p4", "a4"])
+    _summarize(session, ["a1", "p3", "a3"], [first, "p2", "a2", "S", "p4", "a4"])
+    session.rewind("p2")
+    return list(session.active)
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_rewound_summary_of_turns_before_and_after_keeps_its_place_among_them(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    """Undoing the summary of p1 while the rewind stands keeps what the rewind holds in
+    its order: the later summary after a2, where the view had it (its undo puts a1 back
+    before p2 and p3 a3 after a2), not first, where a1 came (p3 a3 then came back before
+    p2)."""
+    session = store.create()
+    boundaries = _rewound_summary_of_turns_from_before_and_after(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]

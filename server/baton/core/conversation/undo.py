@@ -17,7 +17,7 @@ anything is written (`Session.uncompact`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.undo_place import (
@@ -111,10 +111,14 @@ def undo_compaction(
     (`others`) are brought up to date in place, in the messages the undone summary stood
     for as the view gets them (a span cut before a rewound message): what their summaries
     stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
-    the undone summary), with the rest of a span cut before a message it holds, in the
-    order the messages came (`order`: each message's place in the session; a summary's,
-    where the first message its text covers came, not one pinned beside it). `every`: the
-    session's boundaries, undone ones too (a summary in force may have summarized one)."""
+    the undone summary): a span it holds goes in the summary's place, merged with what it
+    holds where its messages came (`put_back`), and the rest of a span cut before a
+    message it took follows that message, among what it holds where each came (`order`:
+    each message's place in the session; a summary's, where the first message its text
+    covers came, not one pinned beside it); what it holds otherwise keeps its order (a
+    summary of turns from before and after another it holds has no one place among them).
+    `every`: the session's boundaries, undone ones too (a summary in force may have
+    summarized one)."""
     summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
     after = put_back(view, spans, held, summarized)
     present = set(view)
@@ -133,10 +137,11 @@ def undo_compaction(
     for other in others:
         if other.direction == "rewind":
             # a pinned one stays, one a summary summarized goes back with it
-            out = expand(other.summarized_ids, spans, skip=present | held)
-            out += [one for mid in out for one in tails.get(mid, []) if one not in out]
+            out = put_back(other.summarized_ids, spans, present | held, summarized)
+            for mid in [mid for mid in out if mid in tails]:
+                out = _given(out, mid, [one for one in tails[mid] if one not in out], came)
             other.view_after = expand(other.view_after, spans, skip=out)
-            other.summarized_ids = sorted(out, key=came)
+            other.summarized_ids = out
     return after
 
 
@@ -164,6 +169,18 @@ def kept_later(
         if max(plain, default=-1) > min(order.get(one, len(order)) for one in given):
             return rewind.id
     return None
+
+
+def _given(held: list[str], cut: str, rest: list[str], came: Callable[[str], int]) -> list[str]:
+    """What a rewind holds (`held`, in the order its undo puts it back) once it is given the
+    `rest` of a span cut before `cut`, a message it took: among what follows `cut`, each
+    where it came. The others keep their order (a summary among them that covers turns
+    from before and after the rewound message keeps its place after the first of those)."""
+    at = held.index(cut) + 1
+    out, later, rest = held[:at], held[at:], list(rest)
+    while later and rest:
+        out.append(rest.pop(0) if came(rest[0]) < came(later[0]) else later.pop(0))
+    return out + later + rest
 
 
 def _held_inside(

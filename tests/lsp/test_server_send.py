@@ -159,6 +159,30 @@ async def test_api_failures_map_to_stable_codes_and_keep_the_prompt(
     assert [m["id"] for m in view] == [prompt_id]  # the user's words stay; no reply
 
 
+async def test_a_send_with_no_content_after_a_broken_stream_makes_the_reply_again(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply("Here is the first half", cut_after=5)
+    broken = await lsp.error(protocol.SESSION_SEND, {"sessionId": sid, "content": "explain"})
+    assert broken.baton_code == "api_error"
+    [prompt, partial] = (await lsp.get(sid))["messages"]
+    assert partial["stopReason"] == "interrupted"
+
+    fake_anthropic.reply("The whole answer.")
+    mark = lsp.recorder.mark()
+    result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid})  # the retry
+    assert result["message"]["content"] == [{"type": "text", "text": "The whole answer."}]
+    await lsp.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["reason"] == "rewind", after=mark
+    )
+    view = (await lsp.get(sid))["messages"]
+    assert [m["id"] for m in view] == [prompt["id"], result["message"]["id"]]
+    sent = fake_anthropic.message_requests()[-1].body["messages"]
+    assert sent == [{"role": "user", "content": [{"type": "text", "text": "explain"}]}]
+
+
 async def test_cancel_request_stops_a_streaming_reply(
     start_server, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -501,3 +501,30 @@ async def test_the_api_key_is_in_no_transcript_log_or_error(
     assert on_disk and KEY not in on_disk
     assert all(KEY not in e for e in errors)
     assert caplog.records and all(KEY not in r.getMessage() for r in caplog.records)
+
+
+async def test_a_send_with_no_content_after_a_broken_reply_makes_the_reply_again(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    fake_anthropic.reply("Here is the first half", cut_after=5)
+    ctx = context(anthropic_client(), estimator)
+    with pytest.raises(ApiError) as caught:
+        await send(session, content="explain", tools=None, ctx=ctx)
+    prompt_id = caught.value.data["promptMessageId"]
+    partial = session.view_messages()[-1]
+    assert partial.stop_reason == "interrupted"
+    fake_anthropic.reply("The whole answer.")
+    result = await send(session, content=None, tools=None, ctx=ctx)  # the documented retry
+    assert result.message.text() == "The whole answer."
+    # asked again after the prompt alone: the partial is set aside as a rewind sets it
+    sent = fake_anthropic.message_requests()[-1].body["messages"]
+    assert [m["role"] for m in sent] == ["user"]
+    assert session.view == [prompt_id, result.message.id]
+    assert result.set_aside is not None and result.set_aside.summarized_ids == [partial.id]
+    # nothing lost: the transcript still holds it, and undoing the rewind puts it back
+    assert partial.id in session.messages
+    session.uncompact(result.set_aside.id)
+    assert session.view == [prompt_id, partial.id, result.message.id]

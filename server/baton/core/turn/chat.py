@@ -8,7 +8,8 @@ Failure rules (PROTOCOL.md `baton/session/send`):
   `data.promptMessageId`.
 - A reply that fails before any content arrives appends nothing. A reply cut short by
   cancellation or a broken stream is appended with what arrived, `stop_reason`
-  "interrupted" and no usage (its usage would not describe what was kept).
+  "interrupted" and no usage (its usage would not describe what was kept); a send with no
+  content then sets it aside (a rewind) and makes the reply again.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     ContentBlock,
     Message,
@@ -43,9 +45,8 @@ from baton.core.errors import (
 from baton.core.model_api.client import ModelClient, ModelReply
 from baton.core.model_api.reply_request import build_payload, request_thinking
 from baton.core.settings import Settings
-from baton.core.turn import tool_loop
+from baton.core.turn import recovery, tool_loop
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
-from baton.core.turn.recovery import keep_partial, learn_from_overflow, output_fit, own_api_id
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
 from baton.core.usage.budget_note import note_due, note_text, with_budget_note
@@ -88,6 +89,7 @@ class ChatContext:
 class SendResult:
     message: Message
     usage: Usage
+    set_aside: Boundary | None = None  # the rewind that took a reply out of the view
 
 
 async def send(
@@ -137,23 +139,28 @@ async def _turn(
     attachments: Sequence[Message],
 ) -> SendResult:
     prompt_id = None
+    set_aside = None
     if prompt is not None:
         prompt_id = session.append([*attachments, prompt]).message_ids[-1]
-    if prompt_id is not None:
+    else:
+        set_aside = recovery.set_aside_interrupted(session)  # a broken reply, asked for again
+    if prompt_id is not None or set_aside is not None:
         _step(ctx)
     try:
         if ctx.server_tools is None:
-            return await _reply(session, client, tools, ctx)
-        return await tool_loop.run(
-            session,
-            ctx.server_tools,
-            lambda: _reply(session, client, tools, ctx),
-            lambda: _step(ctx),
-        )
+            result = await _reply(session, client, tools, ctx)
+        else:
+            result = await tool_loop.run(
+                session,
+                ctx.server_tools,
+                lambda: _reply(session, client, tools, ctx),
+                lambda: _step(ctx),
+            )
     except BatonError as exc:
         if prompt_id is not None:
             exc.data.setdefault("promptMessageId", prompt_id)
         raise
+    return replace(result, set_aside=set_aside) if set_aside is not None else result
 
 
 async def _reply(
@@ -223,26 +230,28 @@ async def _reply(
         try:
             reply = await ask(max_tokens)
         except ApiError as exc:
-            fit = output_fit(exc) if not streamed else None
+            fit = recovery.output_fit(exc) if not streamed else None
             if fit is None:
                 raise
             # the prompt's real size, and the output that fits beside it: asked once more
-            learn_from_overflow(session, ctx.estimator, view, tools_tokens + note_tokens, fit[0])
+            recovery.learn_from_overflow(
+                session, ctx.estimator, view, tools_tokens + note_tokens, fit[0]
+            )
             reply = await ask(min(max_tokens, fit[1]))
     except asyncio.CancelledError as exc:
-        keep_partial(session, message_id, exc, streamed, model, mark)
+        recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
         besides = tools_tokens + note_tokens
-        learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
+        recovery.learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
         raise PromptTooLong(
             f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
         ) from None
     except Exception as exc:
-        keep_partial(session, message_id, exc, streamed, model, mark)
+        recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
-    message = own_api_id(session, reply.message(message_id, model, mark))
+    message = recovery.own_api_id(session, reply.message(message_id, model, mark))
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
     _report(ctx, "Reply complete", 1.0)

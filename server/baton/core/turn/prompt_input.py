@@ -1,5 +1,6 @@
 """What a send accepts: the prompt's content, the tool definitions, and whether a send with
-no content has anything to continue. Each check raises InvalidParams and changes nothing."""
+no content has anything to continue (or a broken reply to make again). Each check raises
+InvalidParams and changes nothing."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from baton.core.conversation.invariants import unanswered_tool_uses
-from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.errors import InvalidParams
 
@@ -36,9 +37,20 @@ def check_tools(tools: object) -> list[dict[str, Any]] | None:
     return tools or None
 
 
+def interrupted_last(view: list[Message]) -> Message | None:
+    """The reply that ends `view` when it was cut short (a broken stream, a cancel) after
+    the user's turn: a send with no content makes that reply again."""
+    if len(view) < 2 or view[-1].role != "assistant" or view[-2].role != "user":
+        return None
+    return view[-1] if view[-1].stop_reason == "interrupted" else None
+
+
 def check_continuable(session: Session) -> None:
-    """Continuing needs the view to end with the user's turn, every tool call answered."""
+    """Continuing needs the view to end with the user's turn, every tool call answered, or
+    with an interrupted reply after it (`interrupted_last`: it is set aside and made again)."""
     view = session.view_messages()
+    if interrupted_last(view) is not None:
+        view = view[:-1]
     if not view or view[-1].role != "user":
         raise InvalidParams(
             "nothing to continue: the conversation does not end with a user message "

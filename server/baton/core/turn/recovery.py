@@ -1,17 +1,20 @@
 """What a reply that fails leaves behind: what arrived before it stopped, kept and marked
-interrupted; the calibration a prompt-too-long error's real size gives; the output that
-fits beside a prompt whose max_tokens the API refused. And the API id a reply is recorded
-with, failed or not: its own."""
+interrupted (and set aside when the reply is asked for again); the calibration a
+prompt-too-long error's real size gives; the output that fits beside a prompt whose
+max_tokens the API refused. And the API id a reply is recorded with, failed or not: its own."""
 
 from __future__ import annotations
 
 import logging
 import re
 
+from baton.core.compaction import engine
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiError, BatonError
 from baton.core.model_api.client import ModelReply, partial_reply
+from baton.core.turn.prompt_input import interrupted_last
 from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
 from baton.core.usage.estimator import Estimator
 
@@ -41,6 +44,16 @@ def keep_partial(
         session.append([message])
     except BatonError as error:  # never hide the original failure behind this one
         log.warning("could not keep the interrupted reply: %s", error.message)
+
+
+def set_aside_interrupted(session: Session) -> Boundary | None:
+    """Before a send with no content: the interrupted reply that ends the view, taken out
+    of it as a rewind takes a reply to retry it (kept in the transcript, back on the
+    rewind's undo), so the reply is made again after the user's turn. Continuing it
+    instead would send it as a prefill, which newer models refuse, and a cut tool call or
+    text ending in blanks the API refuses whatever the model."""
+    partial = interrupted_last(session.view_messages())
+    return None if partial is None else engine.rewind(session, partial.id)
 
 
 def own_api_id(session: Session, message: Message) -> Message:

@@ -12,8 +12,9 @@ Mark = tuple[tuple[str, ...], tuple[str, ...]]
 
 class TurnWatch:
     """Compares the session with what the client last saw and reports the difference as
-    `changed(reason)`: "compact" when the compactions differ, else "reply" or "append" by
-    who spoke last. `catch_up` with nothing new reports nothing."""
+    `changed(reason)`: "compact" when the compactions differ ("rewind" when what came is a
+    rewind: a broken reply set aside to be made again), else "reply" or "append" by who
+    spoke last. `catch_up` with nothing new reports nothing."""
 
     def __init__(self, session: Session, changed: Callable[[str], object]) -> None:
         self._session = session
@@ -23,7 +24,9 @@ class TurnWatch:
     def catch_up(self) -> None:
         now = mark(self._session)
         if now[0] != self._seen[0]:
-            self._changed("compact")
+            came = [b for b in now[0] if b not in self._seen[0]]
+            rewinds = all(self._session.boundaries[b].direction == "rewind" for b in came)
+            self._changed("rewind" if came and rewinds else "compact")
         elif now != self._seen:
             view = self._session.view_messages()
             last_role = view[-1].role if view else "user"

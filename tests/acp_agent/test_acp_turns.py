@@ -269,6 +269,25 @@ async def test_a_prompt_sent_again_after_an_api_error_is_a_retry_not_a_second_co
         assert _prompts(agent.data_dir, sid) == ["What is 2+2?", "And 3+3?", "Then 4+4?"]
 
 
+async def test_a_prompt_sent_again_after_a_broken_stream_makes_the_reply_again_once(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The broken turn kept its prompt and what arrived of the reply: the same prompt sent
+    again is its retry, the words stored once and the half reply set aside, not the view
+    prompt, half a reply, prompt."""
+    fake_anthropic.reply("Here is the first half of it", cut_after=5)
+    fake_anthropic.reply("The whole answer.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError):
+            await agent.say(sid, "explain")
+        answer = await agent.say(sid, "explain")
+        assert answer.stop_reason == "end_turn"
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert sent == [{"role": "user", "content": [{"type": "text", "text": "explain"}]}]
+        assert _prompts(agent.data_dir, sid) == ["explain"]
+
+
 def _prompts(data_dir: Path, sid: str) -> list[str]:
     """The text of every user message the transcript stores, in order."""
     lines = (data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()

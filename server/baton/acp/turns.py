@@ -110,9 +110,12 @@ def _touch(agent: BatonAgent, content: PromptContent) -> None:
 
 
 def _unanswered(view: list[Message], content: PromptContent) -> bool:
-    """Whether the view ends with this very prompt, stored by a turn that failed before its
-    reply (an API error keeps the prompt): sending it again, all an agent panel can do to
-    retry, continues after it instead of storing the user's words twice."""
+    """Whether the view ends with this very prompt, stored by a turn that failed (an API
+    error keeps the prompt, a broken stream what arrived of the reply, as interrupted):
+    sending it again, all an agent panel can do to retry, continues after it (the
+    interrupted reply set aside and made again) instead of storing the user's words twice."""
+    if view and view[-1].role == "assistant" and view[-1].stop_reason == "interrupted":
+        view = view[:-1]
     if not view or view[-1].role != "user" or view[-1].kind != "message":
         return False
     stored = [b.model_dump(exclude_none=True) for b in view[-1].content]

@@ -602,6 +602,7 @@ export interface SendParams {
 export interface SendResult {
   message: Message;
   usage: Usage;
+  setAside?: SetAside;
 }
 
 /** A conversation (`Session` on the wire); `readOnly` when another process holds its transcript or the transcript has no valid header (it can be read, and changing it fails with `session_locked`); `damaged` when its transcript lost records. */
@@ -655,6 +656,13 @@ export interface SessionView {
   totalMessages?: number;
   /** the latest task list (absent: the session has none) */
   todos?: TodoEntry[];
+}
+
+/** Replies a send took out of the view as a rewind does (kept in the transcript; `baton/uncompact` with `boundaryId` puts them back): `"refusal"`, the reply the API refused, with the answers to its calls (no later request may carry it), or `"retry"`, the interrupted reply a send with no content made again. */
+export interface SetAside {
+  boundaryId: string;
+  messageIds: string[];
+  reason: "refusal" | "retry";
 }
 
 export interface SetModelParams {

@@ -33,6 +33,7 @@ from baton.contract.answers import (
     SessionList,
     SessionSource,
     SessionView,
+    SetAside,
     TodoEntry,
     UncompactResult,
 )
@@ -176,6 +177,7 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
 __all__ += ["SESSION_REWIND", "RewindParams", "RewindResult"]  # edit and resend, retry
+__all__ += ["SetAside"]  # a send's own rewind: a refused reply, or a retried one
 __all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "DraftPreviewParams"]
 __all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
 __all__ += ["Dropped", "DroppedFacts", "ModelPrice"]  # compaction drafts and what went

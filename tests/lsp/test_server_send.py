@@ -174,6 +174,8 @@ async def test_a_send_with_no_content_after_a_broken_stream_makes_the_reply_agai
     mark = lsp.recorder.mark()
     result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid})  # the retry
     assert result["message"]["content"] == [{"type": "text", "text": "The whole answer."}]
+    assert result["setAside"]["reason"] == "retry"
+    assert result["setAside"]["messageIds"] == [partial["id"]]
     await lsp.recorder.notification(
         protocol.SESSION_CHANGED, lambda p: p["reason"] == "rewind", after=mark
     )
@@ -181,6 +183,29 @@ async def test_a_send_with_no_content_after_a_broken_stream_makes_the_reply_agai
     assert [m["id"] for m in view] == [prompt["id"], result["message"]["id"]]
     sent = fake_anthropic.message_requests()[-1].body["messages"]
     assert sent == [{"role": "user", "content": [{"type": "text", "text": "explain"}]}]
+
+
+async def test_a_refused_reply_leaves_the_view_and_the_send_says_so(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "bad"})
+    refused = result["message"]
+    assert refused["stopReason"] == "refusal"
+    aside = result["setAside"]
+    assert aside["reason"] == "refusal" and aside["messageIds"] == [refused["id"]]
+    assert [m["role"] for m in (await lsp.get(sid))["messages"]] == ["user"]
+    replaced = await lsp.request(
+        protocol.SESSION_REPLACED, {"sessionId": sid, "boundaryId": aside["boundaryId"]}
+    )
+    assert [m["stopReason"] for m in replaced["messages"]] == ["refusal"]  # kept, as refused
+
+    fake_anthropic.reply("Glad to.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "something else"})
+    sent = fake_anthropic.message_requests()[-1].body["messages"]
+    assert [m["role"] for m in sent] == ["user"]
 
 
 async def test_cancel_request_stops_a_streaming_reply(

@@ -528,3 +528,26 @@ async def test_a_send_with_no_content_after_a_broken_reply_makes_the_reply_again
     assert partial.id in session.messages
     session.uncompact(result.set_aside.id)
     assert session.view == [prompt_id, partial.id, result.message.id]
+
+
+async def test_a_refused_reply_leaves_the_view_so_the_next_prompt_does_not_carry_it(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    # the API refuses every later request that carries the refused turn, until it changes
+    fake_anthropic.reply("Sure, here is how to", stop_reason="refusal")
+    ctx = context(anthropic_client(), estimator)
+    refused = await send(session, content="do the bad thing", tools=None, ctx=ctx)
+    assert refused.message.stop_reason == "refusal"
+    assert refused.set_aside is not None
+    assert refused.set_aside.summarized_ids == [refused.message.id]
+    prompt_id = session.view[0]
+    assert session.view == [prompt_id]  # set aside as a rewind to it sets it aside
+    assert session.messages[refused.message.id].stop_reason == "refusal"  # kept, as refused
+    fake_anthropic.reply("Happy to help with that.")
+    await send(session, content="something else then", tools=None, ctx=ctx)
+    sent = fake_anthropic.message_requests()[-1].body["messages"]
+    assert [m["role"] for m in sent] == ["user"]
+    assert "Sure, here is how to" not in json.dumps(sent)

@@ -324,6 +324,11 @@ async def test_the_calls_of_a_refused_reply_are_not_run_and_the_turn_ends(
     assert result.message.stop_reason == "refusal"
     assert len(fake_anthropic.message_requests()) == 1
     assert "parse_date" in (root / "utils.py").read_text() and host.asked == []
+    # the reply and the answer to its call leave the view together (a rewind), kept in
+    # the transcript: undone, the call is answered as refused
+    assert result.set_aside is not None
+    assert [m.role for m in session.view_messages()] == ["user"]
+    session.uncompact(result.set_aside.id)
     answered = session.view_messages()[-1].tool_results()
     assert [r.tool_use_id for r in answered] == ["toolu_e"] and answered[0].is_error
     assert "refused" in str(answered[0].content)

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from baton.acp.open_sessions import Live
 
 TITLE_CHARS = 80
+REFUSED_NOTE = (
+    "The API refused this reply. It is left out of the conversation (the session's file "
+    "keeps it), so later prompts are not refused because of it."
+)
 STOP_REASONS = {
     "end_turn": "end_turn",
     "max_tokens": "max_tokens",
@@ -147,6 +151,8 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     reply = await agent.service.replies.send(sid, blocks, host=live.host)
     message = reply.message
     _thoughts(agent, live, message)
+    if message.stop_reason == "refusal" and reply.set_aside is not None:
+        say(agent, sid, REFUSED_NOTE)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
 
 

@@ -98,9 +98,21 @@ class AppendResult(WireModel):
     repairs: list[str]
 
 
+class SetAside(WireModel):
+    """Replies a send took out of the view as a rewind does (kept in the transcript;
+    `baton/uncompact` with `boundaryId` puts them back): `"refusal"`, the reply the API
+    refused, with the answers to its calls (no later request may carry it), or `"retry"`,
+    the interrupted reply a send with no content made again."""
+
+    boundary_id: str
+    message_ids: list[str]
+    reason: Literal["refusal", "retry"]
+
+
 class SendResult(WireModel):
     message: Message
     usage: Usage
+    set_aside: SetAside | None = None
 
 
 class ModelSwitch(WireModel):

@@ -86,4 +86,4 @@ class Replies:
             runtime.replying = False
             service.changes.recalibrated()  # a prompt-too-long error's real size taught it
         service.upkeep.after_reply(self._runtimes.of(session_id))
-        return Reply(result.message, service.usage(session_id))
+        return Reply(result.message, service.usage(session_id), result.set_aside)

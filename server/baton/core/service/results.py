@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.usage.budget import Usage
@@ -21,6 +22,7 @@ class Appended:
 class Reply:
     message: Message
     usage: Usage
+    set_aside: Boundary | None = None  # the rewind of a refused, or a retried, reply
 
 
 @dataclass

@@ -15,6 +15,7 @@ Failure rules (PROTOCOL.md `baton/session/send`):
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import weakref
@@ -89,7 +90,7 @@ class ChatContext:
 class SendResult:
     message: Message
     usage: Usage
-    set_aside: Boundary | None = None  # the rewind that took a reply out of the view
+    set_aside: Boundary | None = None  # the rewind of a refused, or a retried, reply
 
 
 async def send(
@@ -138,29 +139,22 @@ async def _turn(
     ctx: ChatContext,
     attachments: Sequence[Message],
 ) -> SendResult:
-    prompt_id = None
-    set_aside = None
-    if prompt is not None:
-        prompt_id = session.append([*attachments, prompt]).message_ids[-1]
-    else:
-        set_aside = recovery.set_aside_interrupted(session)  # a broken reply, asked for again
+    prompt_id = session.append([*attachments, prompt]).message_ids[-1] if prompt else None
+    # no prompt: a reply that broke is asked for again, set aside first
+    set_aside = recovery.set_aside_interrupted(session) if prompt is None else None
     if prompt_id is not None or set_aside is not None:
         _step(ctx)
+    ask = functools.partial(_reply, session, client, tools, ctx)
     try:
         if ctx.server_tools is None:
-            result = await _reply(session, client, tools, ctx)
+            result = await ask()
         else:
-            result = await tool_loop.run(
-                session,
-                ctx.server_tools,
-                lambda: _reply(session, client, tools, ctx),
-                lambda: _step(ctx),
-            )
+            result = await tool_loop.run(session, ctx.server_tools, ask, lambda: _step(ctx))
     except BatonError as exc:
         if prompt_id is not None:
             exc.data.setdefault("promptMessageId", prompt_id)
         raise
-    return replace(result, set_aside=set_aside) if set_aside is not None else result
+    return replace(result, set_aside=result.set_aside or set_aside)
 
 
 async def _reply(
@@ -254,8 +248,10 @@ async def _reply(
     message = recovery.own_api_id(session, reply.message(message_id, model, mark))
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
+    refused = message.stop_reason == "refusal"  # no later request may carry it
+    set_aside = recovery.set_aside_refused(session, message) if refused else None
     _report(ctx, "Reply complete", 1.0)
-    return SendResult(message, _usage(session, ctx, tools_tokens, limits))
+    return SendResult(message, _usage(session, ctx, tools_tokens, limits), set_aside)
 
 
 # ---- steps -------------------------------------------------------------------------------

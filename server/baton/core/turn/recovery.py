@@ -1,7 +1,8 @@
 """What a reply that fails leaves behind: what arrived before it stopped, kept and marked
-interrupted (and set aside when the reply is asked for again); the calibration a
-prompt-too-long error's real size gives; the output that fits beside a prompt whose
-max_tokens the API refused. And the API id a reply is recorded with, failed or not: its own."""
+interrupted (and set aside when the reply is asked for again); a reply the API refused,
+set aside; the calibration a prompt-too-long error's real size gives; the output that fits
+beside a prompt whose max_tokens the API refused. And the API id a reply is recorded with,
+failed or not: its own."""
 
 from __future__ import annotations
 
@@ -10,11 +11,15 @@ import re
 
 from baton.core.compaction import engine
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.messages import Message, TextBlock
+from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.messages import Message, MessageInput, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiError, BatonError
 from baton.core.model_api.client import ModelReply, partial_reply
+from baton.core.tools.calls import block
+from baton.core.tools.registry import ToolResult
 from baton.core.turn.prompt_input import interrupted_last
+from baton.core.turn.tool_loop import REFUSED
 from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
 from baton.core.usage.estimator import Estimator
 
@@ -54,6 +59,25 @@ def set_aside_interrupted(session: Session) -> Boundary | None:
     text ending in blanks the API refuses whatever the model."""
     partial = interrupted_last(session.view_messages())
     return None if partial is None else engine.rewind(session, partial.id)
+
+
+def set_aside_refused(session: Session, message: Message) -> Boundary | None:
+    """A reply the API refused (`stop_reason` refusal: its streaming classifier stopped it),
+    just recorded: its calls answered as refused (never run), then the reply and those
+    answers taken out of the view as a rewind to it does. The API refuses every later
+    request that carries the refused turn, until it is changed or removed; the transcript
+    keeps it, as refused, and the rewind's undo puts it back. None when it cannot go (a
+    compaction running): it stays, and its calls are answered as refused all the same."""
+    waiting = {use.id for use in unanswered_tool_uses(session.view_messages())}
+    refused = ToolResult(REFUSED, is_error=True, summary=REFUSED, status="failed")
+    answers = [block(use.id, refused) for use in message.tool_uses() if use.id in waiting]
+    try:
+        if answers:
+            session.append([MessageInput(role="user", content=answers)])
+        return engine.rewind(session, message.id)
+    except BatonError as error:
+        log.warning("the refused reply stays in the view: %s", error.message)
+        return None
 
 
 def own_api_id(session: Session, message: Message) -> Message:

@@ -86,7 +86,9 @@ async def run(
     rounds = 0
     while _calls(result.message):
         rounds += 1
-        if result.message.stop_reason == "refusal":  # asked again, it is refused again
+        # refused: asked again, it is refused again; its calls were answered as the reply
+        # left the view (recovery.set_aside_refused), else they are answered here
+        if result.message.stop_reason == "refusal":
             _append_results(session, result.message, tools, lambda _: REFUSED)
             on_step()
             return result

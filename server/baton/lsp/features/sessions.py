@@ -114,7 +114,12 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
         reply = await service.replies.send(
             args.session_id, args.content, args.tools, reporter, host, attachments
         )
-    return p.SendResult(message=reply.message, usage=reply.usage)
+    aside = reply.set_aside
+    if aside is None:
+        return p.SendResult(message=reply.message, usage=reply.usage)
+    reason = "refusal" if aside.summarized_ids[0] == reply.message.id else "retry"
+    set_aside = p.SetAside(boundary_id=aside.id, message_ids=aside.summarized_ids, reason=reason)
+    return p.SendResult(message=reply.message, usage=reply.usage, set_aside=set_aside)
 
 
 async def render(call: Call, args: p.PageParams) -> p.RenderResult:

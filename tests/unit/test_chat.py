@@ -551,3 +551,36 @@ async def test_a_refused_reply_leaves_the_view_so_the_next_prompt_does_not_carry
     sent = fake_anthropic.message_requests()[-1].body["messages"]
     assert [m["role"] for m in sent] == ["user"]
     assert "Sure, here is how to" not in json.dumps(sent)
+
+
+async def test_an_overload_error_event_before_any_text_is_asked_again_as_a_529_is(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    # the API answered 200, then its first event is an error: the SDK retries the same
+    # overload told as HTTP 529, but not this; nothing was shown, so it can be asked again
+    overloaded = ("overloaded_error", "Overloaded")
+    fake_anthropic.reply("never shown", cut_after=1, stream_error=overloaded)
+    fake_anthropic.reply("never shown", cut_after=1, stream_error=overloaded)
+    fake_anthropic.reply("The answer.")
+    deltas: list[tuple[str, str]] = []
+    ctx = context(anthropic_client(), estimator, None, deltas)
+    result = await send(session, content="explain", tools=None, ctx=ctx)
+    assert result.message.text() == "The answer."
+    assert len(fake_anthropic.message_requests()) == 3  # max_retries 2, as the SDK's
+    assert "".join(text for _, text in deltas) == "The answer."
+    # bounded: past the client's retries the error goes through, the prompt kept
+    for _ in range(3):
+        fake_anthropic.reply("never shown", cut_after=1, stream_error=overloaded)
+    with pytest.raises(ApiError) as caught:
+        await send(session, content="again", tools=None, ctx=ctx)
+    assert "overloaded_error" in caught.value.message
+    assert len(fake_anthropic.message_requests()) == 6
+    # an error once text was shown is not asked again: the partial is kept
+    fake_anthropic.reply("Some text then an error", cut_after=5, stream_error=overloaded)
+    with pytest.raises(ApiError):
+        await send(session, content="third", tools=None, ctx=ctx)
+    assert len(fake_anthropic.message_requests()) == 7
+    assert session.view_messages()[-1].stop_reason == "interrupted"

@@ -19,6 +19,8 @@ from baton.core.model_api.api_messages import OnText as OnText
 from baton.core.model_api.api_messages import ReplyBuilder
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
+from baton.core.model_api.stream_failures import attach_partial, retried
+from baton.core.model_api.stream_failures import partial_reply as partial_reply
 from baton.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -52,21 +54,6 @@ class ModelClient(Protocol):
     async def model_limits(self, model: str) -> dict[str, int] | None:
         """The Models API's `max_input_tokens` / `max_tokens`, or None when unknown."""
         ...
-
-
-# ---- partial replies ride on the exception that stopped them ------------------------------
-
-_PARTIAL_ATTR = "baton_partial_reply"
-
-
-def attach_partial(exc: BaseException, reply: ModelReply | None) -> None:
-    setattr(exc, _PARTIAL_ATTR, reply)
-
-
-def partial_reply(exc: BaseException) -> ModelReply | None:
-    """What a stopped stream had delivered, when the client that raised `exc` recorded it."""
-    reply = getattr(exc, _PARTIAL_ATTR, None)
-    return reply if isinstance(reply, ModelReply) else None
 
 
 # ---- errors ------------------------------------------------------------------------------
@@ -144,6 +131,7 @@ class AnthropicClient:
         key = api_key or os.environ.get(KEY_ENV) or None
         redaction.remember(key)
         self._secret = key
+        self._max_retries = max_retries
         self._sdk: anthropic.AsyncAnthropic | None = None
         if key:
             self._sdk = anthropic.AsyncAnthropic(
@@ -204,6 +192,12 @@ class AnthropicClient:
         if beta is not None:
             options["extra_headers"] = {"anthropic-beta": beta}
         options = server_compaction.with_beta(options, messages)
+        # an error event before anything arrived is asked again, as the SDK asks a 529 again
+        return await retried(lambda: self._stream(sdk, options, on_text), self._max_retries)
+
+    async def _stream(
+        self, sdk: anthropic.AsyncAnthropic, options: dict[str, Any], on_text: OnText | None
+    ) -> ModelReply:
         acc = ReplyBuilder()
         started = False  # the API answered and its events began
         try:

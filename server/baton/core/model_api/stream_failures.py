@@ -1,0 +1,64 @@
+"""What a reply stream that failed leaves: what it had delivered, riding on the exception
+that stopped it; and whether it is asked again: one the API ended with an overload (or
+another error the SDK retries when the API answers it as an HTTP status) before anything
+of the reply arrived, after the SDK's backoff, as often as the client lets the SDK retry."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+
+from baton.core.errors import ApiError
+from baton.core.model_api.api_messages import ModelReply
+
+log = logging.getLogger(__name__)
+_PARTIAL_ATTR = "baton_partial_reply"
+
+
+def attach_partial(exc: BaseException, reply: ModelReply | None) -> None:
+    setattr(exc, _PARTIAL_ATTR, reply)
+
+
+def partial_reply(exc: BaseException) -> ModelReply | None:
+    """What a stopped stream had delivered, when the client that raised `exc` recorded it."""
+    reply = getattr(exc, _PARTIAL_ATTR, None)
+    return reply if isinstance(reply, ModelReply) else None
+
+
+# the error events of a stream that stand for the statuses the SDK retries (529, 500, 429)
+RETRIED_EVENTS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
+INITIAL_DELAY = 0.5  # seconds, doubled on each retry up to MAX_DELAY (the SDK's figures)
+MAX_DELAY = 8.0
+
+
+def retry_delay(
+    error: ApiError, partial: ModelReply | None, retries: int, max_retries: int
+) -> float | None:
+    """Seconds to wait before asking again, or None when `error` goes through: it is no
+    error event the API sent mid-stream (those have no status), its type is not retried,
+    something of the reply arrived (`partial`: shown, or kept as interrupted), or the
+    `retries` made already reach `max_retries`."""
+    if error.data.get("status") is not None or error.data.get("type") not in RETRIED_EVENTS:
+        return None
+    if partial is not None or retries >= max_retries:
+        return None
+    delay = min(INITIAL_DELAY * 2.0**retries, MAX_DELAY)
+    return delay * (1 - 0.25 * random.random())  # the SDK's jitter
+
+
+async def retried(stream: Callable[[], Awaitable[ModelReply]], max_retries: int) -> ModelReply:
+    """`stream()`, asked again while it fails in a way `retry_delay` retries. The reply's
+    partial rides on its error (`attach_partial`), so it is read from there."""
+    retries = 0
+    while True:
+        try:
+            return await stream()
+        except ApiError as error:
+            delay = retry_delay(error, partial_reply(error), retries, max_retries)
+            if delay is None:
+                raise
+        retries += 1
+        log.debug("the reply stream ended before any content: asking again in %.2fs", delay)
+        await asyncio.sleep(delay)

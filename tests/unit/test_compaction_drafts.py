@@ -14,6 +14,7 @@ from baton.core.conversation.messages import MessageInput, TextBlock, ToolResult
 from baton.core.errors import DraftNotFound, DraftStale, NothingToCompact, SummarizerFailed
 from baton.core.service.service import BatonService
 from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.workspace.editor_files import path_to_uri
 
 WORDS = [
     "alpha",
@@ -278,3 +279,27 @@ def test_an_edited_summary_far_longer_than_a_short_conversation_is_refused(
     result = asyncio.run(service.drafts.apply(sid, measured.draft_id, modest))
     assert result.boundary_id and result.post_tokens > before  # a summary's growth: allowed
     assert service.usage(sid).used_tokens == result.post_tokens
+
+
+def test_a_draft_whose_restored_file_changed_before_it_was_applied_says_so(
+    service: BatonService, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    app = workspace / "app.py"
+    app.write_text("x = 1\n" * 50)
+    uri = path_to_uri(app)
+    service.set_workspace_folders([path_to_uri(workspace)])
+    service.editor_files.opened(uri, app.read_text(), 1)
+    sid = conversation(service)
+    draft = _preview(service, sid, "all")
+    assert [f.uri for f in draft.restored_files] == [uri]
+    service.editor_files.changed(uri, "y = 2\n" * 2_000, 2)  # the user goes on editing
+    result = asyncio.run(service.drafts.apply(sid, draft.draft_id))
+    restored = result.restored_files[0]
+    assert restored.tokens > 10 * draft.restored_files[0].tokens  # the commit restores it now
+    assert result.post_tokens > draft.post_tokens + 1_000
+    changed = [w for w in result.warnings if "since the draft was made" in w]
+    assert len(changed) == 1, result.warnings
+    assert "app.py" in changed[0]
+    assert f"{result.post_tokens:,}" in changed[0] and f"{draft.post_tokens:,}" in changed[0]

@@ -22,6 +22,31 @@ HOOK_TOO_LATE = (
 )
 
 
+def restore_changed(draft: CompactDraft, result: CompactResult) -> list[str]:
+    """A warning when the commit restored other files than the draft said (a file edited or
+    closed in between: the restore reads the editor at the commit), with the figures."""
+    then = {f.uri: f.tokens for f in draft.restored_files}
+    now = {f.uri: f.tokens for f in result.restored_files}
+    if then == now:
+        return []
+    uris = [*then, *(uri for uri in now if uri not in then)]
+    changes = [_change(uri, then.get(uri), now.get(uri)) for uri in uris]
+    said = "; ".join(change for change in changes if change)
+    return [
+        f"the restored files changed since the draft was made ({said}): "
+        f"postTokens is {result.post_tokens:,}, not the draft's {draft.post_tokens:,}"
+    ]
+
+
+def _change(uri: str, then: int | None, now: int | None) -> str:
+    name = uri.rstrip("/").rsplit("/", 1)[-1]
+    if then == now:
+        return ""
+    if now is None:
+        return f"{name} not restored, {then or 0:,} tokens in the draft"
+    return f"{name} {now:,} tokens, " + ("not in the draft" if then is None else f"not {then:,}")
+
+
 class Drafts:
     """The service's drafts: one per session, its record beside the transcript."""
 
@@ -83,12 +108,15 @@ class Drafts:
         record = preview.load_record(session, draft_id)
         request = preview.request_of(record)
 
+        drafted = CompactDraft.model_validate(record["draft"])
+
         async def commit(asked: CompactRequest) -> CompactResult:
             result = preview.apply(session, record, ctx, summary)
-            if asked.instructions == request.instructions:
-                return result
-            # the summary is written already: instructions a PreCompact hook adds cannot apply
-            return result.model_copy(update={"warnings": [*result.warnings, HOOK_TOO_LATE]})
+            warnings = [*result.warnings, *restore_changed(drafted, result)]
+            if asked.instructions != request.instructions:
+                # the summary is written already: a PreCompact hook's instructions cannot apply
+                warnings.append(HOOK_TOO_LATE)
+            return result.model_copy(update={"warnings": warnings})
 
         # within a compaction's frame, as any compaction: its hooks run around the commit,
         # which is announced (and resumes a paused auto-compact) as it happens

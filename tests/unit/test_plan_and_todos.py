@@ -136,11 +136,9 @@ async def test_a_summary_compacted_alone_takes_its_stale_task_list_with_it(
     assert not invariant_violations(view)
     carried = [m.text() for m in view if m.text().startswith(HEADING)]
     assert old.id not in session.view
-    if finished:
-        assert carried == []
-    else:
-        assert len(carried) == 1 and "- [in_progress] Test" in carried[0]
-        assert "Parse" not in carried[0]
+    # the fresh list is the kept TodoWrite call itself: no attachment repeats it
+    assert carried == []
+    assert "todo1" in {use.id for m in view for use in m.tool_uses()}
     uncompact(session)  # the old list comes back where it was
     assert session.view == before
     store.close()
@@ -191,6 +189,41 @@ async def test_a_rewound_task_list_is_not_the_latest_until_the_rewind_is_undone(
     assert [t.content for t in latest_todos(session.held_messages()) or []] == [
         "Rewrite everything"
     ]
+    store.close()
+
+
+async def test_a_task_list_the_kept_messages_show_is_not_restored_before_them(
+    tmp_path: Path,
+) -> None:
+    # the latest TodoWrite call was kept: the attachment repeated its list just before it
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="kept")
+    earlier = todos(("Read the code", "in_progress"))
+    plan = "## Plan\n1. Parser\n2. Tests"
+    session.append(
+        [
+            text_message("user", "Look around."),
+            *tool_call("todo0", "TodoWrite", {"todos": earlier}),
+            *tool_call("plan0", "ExitPlanMode", {"plan": plan}),
+            text_message("assistant", "Looked."),
+            *chatter("look"),
+        ]
+    )
+    latest = todos(("Read the code", "completed"), ("Write the parser", "in_progress"))
+    session.append(
+        [
+            text_message("user", "Now write the parser."),
+            *tool_call("todo1", "TodoWrite", {"todos": latest}),
+            text_message("assistant", "Writing it."),
+        ]
+    )
+    await compact(session, CompactRequest(direction="all"), ctx)
+    view = session.view_messages()
+    assert "todo1" in {use.id for m in view for use in m.tool_uses()}  # kept
+    carried = [m.text() for m in view if m.text().startswith(HEADING)]
+    assert len(carried) == 1 and plan in carried[0]  # the summarized plan comes back
+    assert "Write the parser" not in carried[0] and "Open task list" not in carried[0]
     store.close()
 
 

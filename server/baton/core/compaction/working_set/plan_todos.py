@@ -68,14 +68,20 @@ def _failed_calls(messages: Sequence[Message]) -> set[str]:
 def latest_todos(messages: Sequence[Message]) -> list[TodoItem] | None:
     """The list the latest well-formed TodoWrite call wrote (None when there was none); a
     call whose result is an error (refused, denied, interrupted) wrote nothing."""
+    latest = latest_todo_call(messages)
+    return latest[1] if latest else None
+
+
+def latest_todo_call(messages: Sequence[Message]) -> tuple[str, list[TodoItem]] | None:
+    """The latest well-formed TodoWrite call that did not fail: its id and its list."""
     failed = _failed_calls(messages)
-    latest: list[TodoItem] | None = None
+    latest: tuple[str, list[TodoItem]] | None = None
     for message in messages:
         for block in message.content:
             if type(block) is ToolUseBlock and block.name == TODO_TOOL and block.id not in failed:
                 raw = block.input.get("todos") if isinstance(block.input, dict) else None
                 try:
-                    latest = parse_todos(raw)
+                    latest = block.id, parse_todos(raw)
                 except TodoInputError:
                     continue
     return latest
@@ -83,14 +89,20 @@ def latest_todos(messages: Sequence[Message]) -> list[TodoItem] | None:
 
 def latest_plan(messages: Sequence[Message]) -> str | None:
     """The latest plan-mode plan the user did not reject (its call's result is no error)."""
+    latest = latest_plan_call(messages)
+    return latest[1] if latest else None
+
+
+def latest_plan_call(messages: Sequence[Message]) -> tuple[str, str] | None:
+    """The latest plan-mode call the user did not reject: its id and its plan."""
     failed = _failed_calls(messages)
-    plan: str | None = None
+    plan: tuple[str, str] | None = None
     for message in messages:
         for block in message.content:
             if type(block) is ToolUseBlock and block.name == PLAN_TOOL:
                 text = block.input.get("plan") if isinstance(block.input, dict) else None
                 if isinstance(text, str) and text.strip() and block.id not in failed:
-                    plan = text
+                    plan = block.id, text
     return plan
 
 
@@ -110,9 +122,17 @@ def continuity_text(todos: Sequence[TodoItem] | None, plan: str | None) -> str |
     return "\n\n".join(parts)
 
 
-def continuity_attachment(messages: Sequence[Message]) -> Message | None:
-    """The attachment message for the session's messages (every one it holds, in order)."""
-    text = continuity_text(latest_todos(messages), latest_plan(messages))
+def continuity_attachment(
+    messages: Sequence[Message], shown: Sequence[Message] = ()
+) -> Message | None:
+    """The attachment message for the session's messages (every one it holds, in order),
+    without the list or plan whose call is among the messages `shown` (kept verbatim)."""
+    calls = {use.id for message in shown for use in message.tool_uses()}
+    todos, plan = latest_todo_call(messages), latest_plan_call(messages)
+    text = continuity_text(
+        todos[1] if todos and todos[0] not in calls else None,
+        plan[1] if plan and plan[0] not in calls else None,
+    )
     if text is None:
         return None
     return text_message("user", text, "attachment")
@@ -138,10 +158,11 @@ def with_plan_and_todos(
     count_message: Callable[[Message], int],
 ) -> tuple[list[Message], list[Message]]:
     """The view and attachments of a compaction with the latest open task list and plan of
-    the session's `held` messages put back: right after Baton's summary, or after the kept
+    the session's `held` messages put back (each unless its call is in the view, kept):
+    right after Baton's summary, or after the kept
     messages when the API's signed block must be followed by the kept turns (beside the
     note placed for it)."""
-    carried = continuity_attachment(held)
+    carried = continuity_attachment(held, shown=[m for m in view if m.id != summary.id])
     if carried is None:
         return view, attachments
     carried = carried.model_copy(update={"tokens": count_message(carried)})

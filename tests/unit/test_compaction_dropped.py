@@ -19,7 +19,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.service.service import BatonService
-from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.settings import KeepWindowSettings, RestoreSettings, Settings
 
 
 def _span() -> list[Message]:
@@ -127,3 +127,56 @@ def test_a_file_restored_again_is_not_reported_gone_nor_carried_by_the_ledger(
         assert str(source) not in "\n".join(went.lines)
         assert retention.paths.kept == retention.paths.total
         assert str(source) not in ledger
+
+
+def test_every_file_a_restore_left_out_is_reported_with_its_reason(tmp_path: Path) -> None:
+    # only the files left out for their name, text or URI were listed: the file limit, the
+    # budget, a binary file and a file outside the workspace left theirs out without a word
+    workspace, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    restore = RestoreSettings(max_files=3, max_tokens_per_file=2_000, total_tokens=3_000)
+    workspace.mkdir()
+    elsewhere.mkdir()
+    service = BatonService(
+        Settings(
+            data_dir=str(tmp_path / "data"),
+            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+            restore=restore,
+        )
+    )
+    service.set_workspace_folders([workspace.as_uri()])
+    names = ["old.py", "mid.py", "big.py", "small.py", "blob.bin", "outside.py"]
+    paths = {name: (elsewhere if name == "outside.py" else workspace) / name for name in names}
+    paths["old.py"].write_text("OLD = 1\n")
+    paths["mid.py"].write_text("MID = 1\n")
+    paths["big.py"].write_text("value = 'a long line of text'\n" * 2_000)  # cut to 2,000
+    paths["small.py"].write_text("SMALL = 1\n" * 500)  # cut to what is left
+    paths["blob.bin"].write_bytes(b"\x00\x01binary\x00" * 50)
+    paths["outside.py"].write_text("OUTSIDE = 1\n")
+    for name in names:  # the last focused is the newest
+        service.editor_files.focused(paths[name].as_uri())
+    sid = conversation(service, turns=12)
+    one = RestoreSettings(max_files=1, max_tokens_per_file=2_000, total_tokens=3_000)
+    service.settings = service.settings.model_copy(update={"restore": one})
+    dry = asyncio.run(service.compaction.compact(sid, CompactRequest("all", dry_run=True)))
+    assert [f.uri for f in dry.restored_files] == [paths["small.py"].as_uri()]
+    assert dry.dropped is not None
+    limited = {f.uri: f.reason for f in dry.dropped.files_not_restored}
+    for name in ("big.py", "mid.py", "old.py"):
+        assert "file limit" in limited[paths[name].as_uri()], limited
+    service.settings = service.settings.model_copy(update={"restore": restore})
+
+    result = asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
+
+    restored = {f.uri for f in result.restored_files}
+    assert restored == {paths["big.py"].as_uri(), paths["small.py"].as_uri()}
+    assert result.dropped is not None
+    reasons = {f.uri: f.reason for f in result.dropped.files_not_restored}
+    assert set(reasons) == {
+        paths[n].as_uri() for n in ("old.py", "mid.py", "blob.bin", "outside.py")
+    }
+    assert "binary" in reasons[paths["blob.bin"].as_uri()]
+    assert "outside the workspace" in reasons[paths["outside.py"].as_uri()]
+    assert "budget" in reasons[paths["mid.py"].as_uri()]  # the two restored used it up
+    assert "budget" in reasons[paths["old.py"].as_uri()]
+    assert result.skipped_files == []  # those are for a file's name, text or URI
+    assert any("outside.py" in line for line in result.dropped.lines)

@@ -10,7 +10,7 @@ import pytest
 from editor_clock import Clock
 
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
-from baton.core.compaction.working_set import restore
+from baton.core.compaction.working_set import file_text
 from baton.core.compaction.working_set.restore import restore_files
 from baton.core.conversation.messages import (
     Attachment,
@@ -220,12 +220,12 @@ def test_a_huge_file_is_only_referenced_without_being_read(
         handle.read = read
         return handle
 
-    monkeypatch.setattr(restore.Path, "open", spying_open)
+    monkeypatch.setattr(file_text.Path, "open", spying_open)
     [(message, restored)] = run(focus_all(huge), ws)
     assert restored.truncated
     assert "Reference only: the file is 5.2 MB" in message.text()
     assert "INSERT INTO" not in message.text()
-    assert read_sizes and all(0 < size <= restore.SNIFF_BYTES for size in read_sizes)
+    assert read_sizes and all(0 < size <= file_text.SNIFF_BYTES for size in read_sizes)
 
 
 def test_a_large_file_is_read_only_as_far_as_its_budget_needs(
@@ -242,10 +242,10 @@ def test_a_large_file_is_read_only_as_far_as_its_budget_needs(
         handle.read = lambda size=-1: (read_sizes.append(size), real_read(size))[1]
         return handle
 
-    monkeypatch.setattr(restore.Path, "open", spying_open)
+    monkeypatch.setattr(file_text.Path, "open", spying_open)
     [(_, restored)] = run(focus_all(path), ws, max_tokens_per_file=2_000)
     assert restored.truncated
-    assert read_sizes and max(read_sizes) <= 2_000 * 8 + restore.SNIFF_BYTES + 1
+    assert read_sizes and max(read_sizes) <= 2_000 * 8 + file_text.SNIFF_BYTES + 1
 
 
 def test_open_documents_restore_their_unsaved_text(ws: Path) -> None:
@@ -561,5 +561,5 @@ def test_a_budget_past_any_file_reads_no_more_than_the_file(ws: Path) -> None:
     """The read asks for what the file can hold, not what the budget could use (10^15
     tokens' worth of bytes was a MemoryError, 10^20 an OverflowError)."""
     path = write(ws / "small.py", "x = 1\n")
-    content = restore._read(path, None, per_file=10**9, room=10**20)
+    content = file_text.read_content(path, None, per_file=10**9, room=10**20)
     assert content is not None and content.text == "x = 1\n" and not content.partial

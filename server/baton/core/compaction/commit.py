@@ -148,7 +148,7 @@ def commit_summary(
         kept,
         prepared.body,
         ledger_text,
-        restored.skipped,
+        [*restored.skipped, *restored.left_out],
         prepared.facts,
         again,
     )

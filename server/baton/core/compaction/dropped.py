@@ -107,7 +107,10 @@ def lines(found: Dropped) -> list[str]:
     out = [f"{_plural(found.messages_summarized, 'message')} summarized"]
     if found.tool_results_cleared:
         out.append(f"{_plural(found.tool_results_cleared, 'tool result')} cleared")
-    out += [f"not restored: {f.uri} ({f.reason})" for f in found.files_not_restored]
+    files = found.files_not_restored  # (a session may have touched hundreds)
+    out += [f"not restored: {f.uri} ({f.reason})" for f in files[:LISTED]]
+    if len(files) > LISTED:
+        out.append(f"{len(files) - LISTED:,} more not restored")
     for where, facts in (
         ("only in the fact ledger", found.not_in_summary),
         ("lost (the ledger had no room)", found.lost),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from baton.core.compaction.working_set.credentials import credential_in
-from baton.core.compaction.working_set.restore import fence
+from baton.core.compaction.working_set.file_text import fence
 from baton.core.conversation.messages import (
     ATTACHED_FILE,
     SELECTION,

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baton.core.compaction.working_set.credentials import credential_in
-from baton.core.compaction.working_set.restore import SNIFF_BYTES, decode_utf8, excluded
+from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
+from baton.core.compaction.working_set.restore import excluded
 from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import in_vcs_dir, path_problem, uri_to_path

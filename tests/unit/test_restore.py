@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from editor_clock import Clock
+from test_compaction_drafts import conversation
 
+from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.retention.facts import approx_tokens, attachment_path
 from baton.core.compaction.working_set import file_text
 from baton.core.compaction.working_set.restore import restore_files
 from baton.core.conversation.messages import (
     Attachment,
     Message,
+    MessageInput,
     ToolResultBlock,
     ToolUseBlock,
     text_message,
 )
-from baton.core.settings import RestoreSettings
+from baton.core.service.service import BatonService
+from baton.core.settings import KeepWindowSettings, RestoreSettings, Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
@@ -563,3 +568,46 @@ def test_a_budget_past_any_file_reads_no_more_than_the_file(ws: Path) -> None:
     path = write(ws / "small.py", "x = 1\n")
     content = file_text.read_content(path, None, per_file=10**9, room=10**20)
     assert content is not None and content.text == "x = 1\n" and not content.partial
+
+
+def test_a_file_restored_again_replaces_its_stale_copy_and_undo_puts_it_back(
+    tmp_path: Path,
+) -> None:
+    # the second compaction restored app.py again after the first one's copy, changed
+    # since, and kept that stale copy too: the file's text twice, the older one first
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = write(workspace / "app.py", "VERSION = 1\n")
+    service = BatonService(
+        Settings(
+            data_dir=str(tmp_path / "data"),
+            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+        )
+    )
+    service.set_workspace_folders([workspace.as_uri()])
+    service.editor_files.focused(source.as_uri())
+    sid = conversation(service, turns=12)
+    asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
+    session = service.session(sid)
+    [stale] = [m for m in session.view_messages() if "VERSION = 1" in m.text()]
+    service.append(sid, [MessageInput(role="user", content="Bump the version.")])
+    service.append(sid, [MessageInput(role="assistant", content="Bumped.")])
+    write(source, "VERSION = 2\n")
+    before = list(session.view)
+
+    draft = asyncio.run(service.drafts.preview(sid, CompactRequest("all")))
+    second = asyncio.run(service.drafts.apply(sid, draft.draft_id))
+
+    view = session.view_messages()
+    copies = [m for m in view if m.kind == "attachment" and str(source) in m.text()]
+    assert len(copies) == 1 and "VERSION = 2" in copies[0].text()
+    # in the stale copy's place: before the turns that came after it
+    assert view.index(copies[0]) < [m.text() for m in view].index("Bump the version.")
+    assert stale.id not in session.view and stale.id not in second.kept_message_ids
+    assert [f.uri for f in second.restored_files] == [source.as_uri()]
+    assert service.usage(sid).used_tokens == second.post_tokens
+    service.compaction.uncompact(sid)
+    print("BEFORE", before)
+    print("AFTER", session.view)
+    print("STALE", stale.id)
+    assert session.view == before  # the stale copy is back where it was

@@ -15,32 +15,28 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
 from baton.core.compaction.dropped import dropped, lines
-from baton.core.compaction.figures import after_compaction, estimate
+from baton.core.compaction.figures import after_compaction, check_smaller, estimate
 from baton.core.compaction.plan import Plan
-from baton.core.compaction.represented import SUMMARY_MAX_TOKENS
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.facts import attachment_path, normalize
 from baton.core.compaction.retention.ledger import retention
-from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
 from baton.core.compaction.working_set.plan_todos import with_plan_and_todos
 from baton.core.compaction.working_set.restore import Restored, restore_files
 from baton.core.compaction.working_set.session_files import session_files
+from baton.core.compaction.working_set.visible import in_place_of_stale, stale_copies
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message
 from baton.core.conversation.session import Session
-from baton.core.errors import BatonError, CompactionInProgress, SummarizerFailed
+from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.usage.session_usage import compute_usage
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
 
 log = logging.getLogger(__name__)
-
-# Below this many tokens a compaction may leave the context larger (see _check_smaller).
-MIN_CHECKED_TOKENS = 10_000
 
 
 @dataclass
@@ -119,6 +115,8 @@ def commit_summary(
 
     restored = _restore(ctx, kept, session)
     again = [path for message, _ in restored.files if (path := attachment_path(message))]
+    # an earlier restore's copy of a file restored again is stale: the fresh one replaces it
+    replaced = stale_copies(kept, [message for message, _ in restored.files])
     report(ctx, "Checking what the summary kept", 0.8)
     kept_figures, ledger_text = _retained(prepared, ctx, transcript_path, again)
     summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
@@ -126,7 +124,7 @@ def commit_summary(
         message.tokens = ctx.estimator.count_message(message)
     report(ctx, f"Restoring {count_noun(len(restored.files), 'file')}", 0.85)
     attachments = [*notes, *(message for message, _ in restored.files)]
-    new_view = layout_view(plan, summary, attachments, by_id)
+    new_view = in_place_of_stale(layout_view(plan, summary, attachments, by_id), replaced)
     new_view, attachments = with_plan_and_todos(
         session.held_messages(), summary, new_view, attachments, ctx.estimator.count_message
     )
@@ -142,7 +140,7 @@ def commit_summary(
     unrestored = [m for m in [*new_view, *late] if m.id not in restored_ids]
     before, after = pre_tokens, after_compaction(session, ctx, unrestored)
     reclaimable = min(pre_tokens, estimate(session, ctx, view))
-    warnings = [*prepared.warnings, *_check_smaller(ctx, before, after, reclaimable, dry_run)]
+    warnings = [*prepared.warnings, *check_smaller(ctx, before, after, reclaimable, dry_run)]
     went = dropped(
         [by_id[mid] for mid in plan.summarize],
         kept,
@@ -153,6 +151,7 @@ def commit_summary(
         again,
     )
     summary.dropped = lines(went)  # the summary card lists them
+    view_after = {m.id: None for m in new_view}  # (in order)
     boundary = Boundary(
         trigger=request.trigger,
         direction=plan.direction,
@@ -161,11 +160,14 @@ def commit_summary(
         post_tokens=after_compaction(session, ctx, [*new_view, *late]),
         summary_id=summary.id,
         new_messages=[summary, *attachments],
-        stands_for={summary.id: list(plan.span), **{m.id: [] for m in attachments}},
+        stands_for={
+            summary.id: list(plan.span),
+            **{m.id: replaced.get(m.id, []) for m in attachments},
+        },
         summarized_ids=list(plan.summarize),
-        kept_ids=plan.kept,
+        kept_ids=[mid for mid in plan.kept if mid in view_after],
         view_before=snapshot,
-        view_after=[m.id for m in new_view],
+        view_after=list(view_after),
         restored_files=[file for _, file in restored.files],
         skipped_files=restored.skipped,
         retention=kept_figures,
@@ -244,42 +246,6 @@ def _check(session: Session, snapshot: list[str], new_view: list[Message]) -> li
     if problems:
         raise BatonError("compaction would break the conversation: " + "; ".join(problems[:3]))
     return late
-
-
-def _check_smaller(
-    ctx: CompactContext, before: int, after: int, reclaimable: int, dry_run: bool
-) -> list[str]:
-    """Refuse a compaction whose summary would not make the context smaller: it would
-    trade messages for a longer text about them, and auto-compact would try again at once.
-    A dry run is not refused: the warnings it returns say so.
-
-    Both figures are the meter's: `before` the usage at the compaction's start (API usage
-    when there is one), `after` what the compaction reports as its `postTokens`, without
-    the editor files restored into it (those are a separate addition with their own bound,
-    BEHAVIOR 6).
-    A conversation under MIN_CHECKED_TOKENS (`reclaimable`: the smaller of the usage and
-    the estimate of the view, so what the client sends besides the messages does not
-    count) is exempt: nothing there needs reclaiming, a summary has a fixed size of its
-    own (headings, the wrapper) that a short conversation may not reach, and its growth is
-    bounded (the summarizer's bound plus the ledger's): while it stays so (a summary the
-    user edited is bounded by nothing but its length). Its dry run still says it."""
-    if after < before:
-        return []
-    grows = f"({before:,} tokens before, {after:,} after)"
-    if (
-        reclaimable < MIN_CHECKED_TOKENS
-        and after - before <= SUMMARY_MAX_TOKENS + LEDGER_MAX_TOKENS
-    ):
-        exempt = f"under {MIN_CHECKED_TOKENS:,} tokens it is compacted all the same"
-        return (
-            [f"the summary would not make the conversation smaller {grows}; {exempt}"]
-            if dry_run
-            else []
-        )
-    refusal = f"the {ctx.summarizer.name} summary would not make the conversation smaller {grows}"
-    if dry_run:
-        return [refusal]
-    raise SummarizerFailed(f"{refusal}; nothing was changed")
 
 
 def report(ctx: CompactContext, text: str, fraction: float | None) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.compaction.commit import (
-    MIN_CHECKED_TOKENS,
     PreparedSummary,
     commit_summary,
     count_noun,
@@ -18,7 +17,7 @@ from baton.core.compaction.commit import (
     report,
 )
 from baton.core.compaction.cuts import counts_shared
-from baton.core.compaction.figures import after_compaction
+from baton.core.compaction.figures import MIN_CHECKED_TOKENS, after_compaction
 from baton.core.compaction.hook_runs import run_compaction
 from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction

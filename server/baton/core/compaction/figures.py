@@ -8,13 +8,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from baton.core.compaction.represented import SUMMARY_MAX_TOKENS
+from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
+from baton.core.errors import SummarizerFailed
 from baton.core.usage.overhead import carried_tokens
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
+
+# Below this many tokens a compaction may leave the context larger (see check_smaller).
+MIN_CHECKED_TOKENS = 10_000
 
 
 def estimate(
@@ -66,3 +72,39 @@ def _thinking_left_out(
         continued=False,  # as the meter: the request a new prompt starts
     )
     return sum(ctx.estimator.count_thinking(messages[i]) for i in left_out)
+
+
+def check_smaller(
+    ctx: CompactContext, before: int, after: int, reclaimable: int, dry_run: bool
+) -> list[str]:
+    """Refuse a compaction whose summary would not make the context smaller: it would
+    trade messages for a longer text about them, and auto-compact would try again at once.
+    A dry run is not refused: the warnings it returns say so.
+
+    Both figures are the meter's: `before` the usage at the compaction's start (API usage
+    when there is one), `after` what the compaction reports as its `postTokens`, without
+    the editor files restored into it (those are a separate addition with their own bound,
+    BEHAVIOR 6).
+    A conversation under MIN_CHECKED_TOKENS (`reclaimable`: the smaller of the usage and
+    the estimate of the view, so what the client sends besides the messages does not
+    count) is exempt: nothing there needs reclaiming, a summary has a fixed size of its
+    own (headings, the wrapper) that a short conversation may not reach, and its growth is
+    bounded (the summarizer's bound plus the ledger's): while it stays so (a summary the
+    user edited is bounded by nothing but its length). Its dry run still says it."""
+    if after < before:
+        return []
+    grows = f"({before:,} tokens before, {after:,} after)"
+    if (
+        reclaimable < MIN_CHECKED_TOKENS
+        and after - before <= SUMMARY_MAX_TOKENS + LEDGER_MAX_TOKENS
+    ):
+        exempt = f"under {MIN_CHECKED_TOKENS:,} tokens it is compacted all the same"
+        return (
+            [f"the summary would not make the conversation smaller {grows}; {exempt}"]
+            if dry_run
+            else []
+        )
+    refusal = f"the {ctx.summarizer.name} summary would not make the conversation smaller {grows}"
+    if dry_run:
+        return [refusal]
+    raise SummarizerFailed(f"{refusal}; nothing was changed")

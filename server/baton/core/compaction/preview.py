@@ -260,7 +260,8 @@ def prepared_from_record(
         keep_window=bounded_keep_window(ctx.settings.keep_window, usage.auto_compact_threshold),
         count=lambda m: m.tokens or ctx.estimator.count_message(m),
     )
-    if plan.summarize != draft.summarized_message_ids or plan.kept != draft.kept_message_ids:
+    kept = set(plan.kept)  # (a draft's kept ids leave out a stale copy a fresh one replaced)
+    if plan.summarize != draft.summarized_message_ids or not kept >= set(draft.kept_message_ids):
         raise DraftStale(
             "the settings changed since the draft was made (it would summarize other "
             "messages now); preview the compaction again"

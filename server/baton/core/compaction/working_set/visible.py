@@ -97,6 +97,45 @@ CUT_NOTE = "(cut at "  # and carries this when the copy was cut
 REFERENCE_NOTE = "Reference only: "  # a file too large to restore: its path only
 
 
+def stale_copies(kept: Sequence[Message], fresh: Sequence[Message]) -> dict[str, list[str]]:
+    """Each copy a restore makes now (`fresh`) -> the earlier restores' copies of its file
+    among the `kept` messages: a file is restored again only when those no longer show it
+    (`shows_copy`), so the fresh copy replaces them (and an undo puts them back)."""
+    out: dict[str, list[str]] = {}
+    for new in fresh:
+        path = attachment_path(new)
+        if path is None:
+            continue
+        here = {path, str(resolve_path(Path(path)))}
+        stale = [
+            m.id
+            for m in kept
+            if _restored_copy(m)
+            and (old := attachment_path(m)) is not None
+            and (old in here or str(resolve_path(Path(old))) in here)
+        ]
+        if stale:
+            out[new.id] = stale
+    return out
+
+
+def in_place_of_stale(view: list[Message], replaced: dict[str, list[str]]) -> list[Message]:
+    """`view` with each fresh copy in the place of the stale copies it replaces
+    (`stale_copies`): where the first one was, so an undo puts them back where they were."""
+    by_id = {m.id: m for m in view}
+    first = {stale[0]: by_id[new] for new, stale in replaced.items() if new in by_id}
+    moved = {first[mid].id for mid in first if mid in by_id}
+    gone = {mid for new, stale in replaced.items() if new in moved for mid in stale}
+    out: list[Message] = []
+    for message in view:
+        if message.id in gone:
+            if message.id in first:
+                out.append(first[message.id])
+        elif message.id not in moved:
+            out.append(message)
+    return out
+
+
 def _restored_copy(message: Message) -> bool:
     """Whether `message` is a copy a compaction restored (a file or the project
     instructions), not a file the user attached with a prompt."""

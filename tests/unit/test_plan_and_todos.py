@@ -227,6 +227,42 @@ async def test_a_task_list_the_kept_messages_show_is_not_restored_before_them(
     store.close()
 
 
+async def test_a_plan_whose_task_list_was_all_completed_is_not_restored(tmp_path: Path) -> None:
+    # the approved plan came back after every compaction, even once its list was done and
+    # the user had moved on to another task with a new list
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="done plan")
+    plan = "## Plan\n1. Parser\n2. Tests"
+    worked = todos(("Parser", "in_progress"), ("Tests", "pending"))
+    done = todos(("Parser", "completed"), ("Tests", "completed"))
+    session.append(
+        [
+            text_message("user", "Plan the parser."),
+            *tool_call("plan0", "ExitPlanMode", {"plan": plan}),
+            *tool_call("todo0", "TodoWrite", {"todos": worked}),
+            *chatter("parser", 4),
+            *tool_call("todo1", "TodoWrite", {"todos": done}),
+            text_message("assistant", "The parser is done."),
+        ]
+    )
+    assert latest_plan(session.held_messages()) is None  # done: its list was completed
+    fresh = todos(("Write the docs", "in_progress"))
+    session.append(
+        [
+            text_message("user", "Now the docs."),
+            *tool_call("todo2", "TodoWrite", {"todos": fresh}),
+            text_message("assistant", "Writing them."),
+            *chatter("docs"),
+        ]
+    )
+    await compact(session, CompactRequest(direction="all"), ctx)
+    [carried] = [m.text() for m in session.view_messages() if m.text().startswith(HEADING)]
+    assert "- [in_progress] Write the docs" in carried
+    assert plan not in carried and "Plan (from plan mode)" not in carried
+    store.close()
+
+
 async def test_nothing_open_and_no_plan_adds_nothing(tmp_path: Path) -> None:
     ctx = context()
     store = SessionStore(tmp_path, ctx.estimator.count_message)

@@ -88,22 +88,36 @@ def latest_todo_call(messages: Sequence[Message]) -> tuple[str, list[TodoItem]] 
 
 
 def latest_plan(messages: Sequence[Message]) -> str | None:
-    """The latest plan-mode plan the user did not reject (its call's result is no error)."""
+    """The latest plan-mode plan the user did not reject (its call's result is no error),
+    unless it is done: a task list written since had every item completed."""
     latest = latest_plan_call(messages)
     return latest[1] if latest else None
 
 
 def latest_plan_call(messages: Sequence[Message]) -> tuple[str, str] | None:
-    """The latest plan-mode call the user did not reject: its id and its plan."""
+    """The latest plan-mode call the user did not reject and whose work is not done (no
+    task list written after it was all completed): its id and its plan."""
     failed = _failed_calls(messages)
     plan: tuple[str, str] | None = None
     for message in messages:
         for block in message.content:
-            if type(block) is ToolUseBlock and block.name == PLAN_TOOL:
+            if type(block) is not ToolUseBlock or block.id in failed:
+                continue
+            if block.name == PLAN_TOOL:
                 text = block.input.get("plan") if isinstance(block.input, dict) else None
-                if isinstance(text, str) and text.strip() and block.id not in failed:
+                if isinstance(text, str) and text.strip():
                     plan = block.id, text
+            elif block.name == TODO_TOOL and plan is not None and _all_done(block.input):
+                plan = None  # its list was worked through: a new task is no part of it
     return plan
+
+
+def _all_done(tool_input: Any) -> bool:
+    try:
+        items = parse_todos(tool_input.get("todos") if isinstance(tool_input, dict) else None)
+    except TodoInputError:
+        return False
+    return bool(items) and all(item.status == "completed" for item in items)
 
 
 def continuity_text(todos: Sequence[TodoItem] | None, plan: str | None) -> str | None:

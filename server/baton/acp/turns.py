@@ -65,15 +65,10 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
         from baton.acp.errors import invalid
 
         raise invalid(f"a turn is already running in session {live.session_id}")
-    text = _prompt_text(blocks)
-    command = commands.parse(text) if text is not None else None
-    if command is not None:
-        work = _command(agent, live, command)
-    else:
-        content = await prompt_content(blocks, lambda path: _read(live, path))
-        agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
-        _touch(agent, content)
-        work = _turn(agent, live, content)
+    # the turn is the session's from here on, reading the prompt's files included (through
+    # the client, which may take a while): a second prompt meanwhile is refused, and a
+    # `session/cancel` ends it before anything is stored
+    work = _work(agent, live, blocks)
     task = asyncio.get_running_loop().create_task(work, name=f"acp-turn-{live.session_id}")
     live.turn = task
     try:
@@ -91,6 +86,18 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
     if error is not None:
         raise error
     return PromptResponse(stop_reason=task.result())
+
+
+async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
+    """The turn's work: a slash command, or the prompt stored and replied to."""
+    text = _prompt_text(blocks)
+    command = commands.parse(text) if text is not None else None
+    if command is not None:
+        return await _command(agent, live, command)
+    content = await prompt_content(blocks, lambda path: _read(live, path))
+    agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
+    _touch(agent, content)
+    return await _turn(agent, live, content)
 
 
 async def _read(live: Live, path: Path) -> str | None:

@@ -1,0 +1,82 @@
+"""A prompt whose files the client reads (`fs/read_text_file`) is the session's turn from
+its first step: while the client takes its time over a file, a second prompt is refused
+and `session/cancel` ends the turn with nothing stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError, resource_link_block, text_block
+from acp.schema import ReadTextFileResponse
+
+from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+
+class SlowFiles(Recorder):
+    """A client that answers `fs/read_text_file` only once `gate` opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.reading = asyncio.Event()
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> ReadTextFileResponse:
+        self.reading.set()
+        await self.gate.wait()
+        return ReadTextFileResponse(content="def main():\n    return 42\n")
+
+
+def stored_messages(agent: Agent, sid: str) -> list[dict[str, Any]]:
+    lines = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+    return [e["message"] for e in map(json.loads, lines) if e["type"] == "message"]
+
+
+async def prompt_reading_a_file(agent: Agent, client: SlowFiles, sid: str) -> asyncio.Future[Any]:
+    app = agent.workspace / "app.py"
+    app.write_text("def main():\n    return 42\n")
+    blocks = [text_block("What does app.py do?"), resource_link_block("app.py", app.as_uri())]
+    turn = asyncio.ensure_future(agent.conn.prompt(session_id=sid, prompt=blocks))
+    await asyncio.wait_for(client.reading.wait(), WAIT)  # the client holds the file
+    return turn
+
+
+async def test_a_second_prompt_while_the_first_reads_its_file_is_refused(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("It returns 42.", usage={"input_tokens": 60, "output_tokens": 4})
+    client = SlowFiles()
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=client) as agent:
+        sid = await agent.new()
+        first = await prompt_reading_a_file(agent, client, sid)
+        with pytest.raises(RequestError) as refused:
+            await agent.say(sid, "And another thing")
+        assert refused.value.data["code"] == "invalid_params"
+        client.gate.set()
+        assert (await asyncio.wait_for(first, WAIT)).stop_reason == "end_turn"
+        messages = stored_messages(agent, sid)
+        assert [m["role"] for m in messages] == ["user", "assistant"]
+        assert messages[0]["content"][0]["text"] == "What does app.py do?"
+        assert len(fake_anthropic.message_requests()) == 1
+
+
+async def test_cancel_while_the_client_reads_the_prompts_file_ends_the_turn_storing_nothing(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    client = SlowFiles()
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=client) as agent:
+        sid = await agent.new()
+        turn = await prompt_reading_a_file(agent, client, sid)
+        await agent.conn.cancel(session_id=sid)
+        client.gate.set()  # the file comes after the cancel: too late for the turn
+        answer = await asyncio.wait_for(turn, WAIT)
+        assert answer.stop_reason == "cancelled"
+        assert stored_messages(agent, sid) == []
+        assert fake_anthropic.message_requests() == []
+        fake_anthropic.reply("Here again.", usage={"input_tokens": 40, "output_tokens": 3})
+        assert (await agent.say(sid, "Hello?")).stop_reason == "end_turn"
+        assert [m["role"] for m in stored_messages(agent, sid)] == ["user", "assistant"]

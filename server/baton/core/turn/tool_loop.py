@@ -111,8 +111,10 @@ def _calls(message: Message) -> bool:
 async def _answer_round(session: Session, message: Message, tools: ServerTools) -> None:
     results: dict[str, ToolResult] = {}
     cut = cut_call(message)
+    started: set[str] = set()
     try:
         for use in message.tool_uses():
+            started.add(use.id)
             if tools.on_call is not None:
                 tools.on_call(use)
             if use is cut:
@@ -124,9 +126,9 @@ async def _answer_round(session: Session, message: Message, tools: ServerTools) 
             if tools.on_result is not None:
                 tools.on_result(use.id, found)
     except asyncio.CancelledError:
-        _append_results(session, message, tools, lambda _: CANCELLED, results)
+        _append_results(session, message, tools, lambda _: CANCELLED, results, started)
         raise
-    _append_results(session, message, tools, lambda _: CANCELLED, results)
+    _append_results(session, message, tools, lambda _: CANCELLED, results, started)
 
 
 def _append_results(
@@ -135,15 +137,26 @@ def _append_results(
     tools: ServerTools,
     missing: Callable[[str], str],
     results: dict[str, ToolResult] | None = None,
+    started: set[str] | None = None,
 ) -> None:
-    """One user message answering every call of `message` still open in the view."""
+    """One user message answering every call of `message` still open in the view. A call
+    answered here without running (the turn stopped, the step cap, a refused reply) is
+    told as a call that ran is, its start (unless `started` says it was told) then its
+    result: a front end showing the calls live would otherwise keep one running, or never
+    show it."""
     found = results or {}
     open_ids = {u.id for u in unanswered_tool_uses(session.view_messages())}
     blocks = []
     for use in message.tool_uses():
         if use.id not in open_ids:
             continue
-        result = found.get(use.id) or ToolResult(missing(use.id), is_error=True, status="failed")
+        result = found.get(use.id)
+        if result is None:
+            result = ToolResult(missing(use.id), is_error=True, status="failed")
+            if tools.on_call is not None and use.id not in (started or set()):
+                tools.on_call(use)
+            if tools.on_result is not None:
+                tools.on_result(use.id, result)
         blocks.append(block(use.id, result))
     if blocks:
         session.append([MessageInput(role="user", content=blocks)])

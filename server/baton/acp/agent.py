@@ -37,7 +37,7 @@ from baton.acp import config, turns
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
-from baton.acp.open_sessions import Live, attach, greet, kept_cwds, live_session, open_folders
+from baton.acp.open_sessions import Live, attach, greet, kept_cwds, live_session
 from baton.acp.outbox import Outbox, Poster
 from baton.core.service.service import BatonService
 
@@ -152,8 +152,7 @@ class BatonAgent:
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
         if not Path(cwd).is_absolute():
             raise invalid(f"cwd must be an absolute path, got {cwd!r}")
-        open_folders(self, cwd)  # before the session: its system prompt names its folder
-        session = self.service.create()
+        session = self.service.create(folders=[Path(cwd)])  # its system prompt names it alone
         attach(self, session.session_id, cwd).untitled = True
         greet(self, session.session_id)
         options = config.config_options(self.service, session.session_id)

@@ -81,6 +81,8 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         live = agent.live[session_id] = Live(session_id, cwd, host)
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
+    # its compactions read its own folder only, not another open session's project
+    agent.service.tool_setup.set_session_folders(session_id, [Path(cwd)])
     kept_cwds(agent).set(session_id, cwd)
     open_folders(agent)
     return live

@@ -96,7 +96,7 @@ class Compaction:
             estimator=service.estimator,
             summarizer=summarizer or service.models.summarizer(service.settings, service.estimator),
             editor_files=service.editor_files,
-            workspace_folders=list(service.workspace_folders),
+            workspace_folders=service.tool_setup.folders_of(session_id),
             progress=progress,
             tools_tokens=runtime.tools_tokens if runtime is not None else 0,
             tools=(runtime.tools or None) if runtime is not None else None,

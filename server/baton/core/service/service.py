@@ -153,18 +153,22 @@ class BatonService:
         system_prompt: str | None = None,
         model: str | None = None,
         client_context: ClientContext | None = None,
+        folders: Sequence[Path] | None = None,
     ) -> Session:
+        """`folders`: the session's own (its reach: `ToolSetup.folders_of`), else the
+        client's workspace folders."""
         declared_own = client_context is not None and bool(
             client_context.system_tokens or client_context.system  # its size, or its text
         )
         if system_prompt is None and not declared_own:  # none of its own: the default
             system_prompt = default_system_prompt(
                 self.editor_name,
-                self.workspace_folders,
+                self.workspace_folders if folders is None else folders,
                 self.settings.system_prompt,
                 self.settings.tools.enabled,
             )
         session = self.store.create(title, model or self.settings.model, system_prompt)
+        self.tool_setup.set_session_folders(session.session_id, folders)
         declare(session, client_context, self.estimator)
         self.changes.changed(self._runtimes.opened(session), "create")
         return session

@@ -34,10 +34,26 @@ class ToolSetup:
         self._settings = settings
         self._editor_files = editor_files
         self.folders: list[Path] = []
+        # a session's own folders (an ACP session's cwd): its reach in place of every
+        # folder the client has open, which another session's project is one of
+        self._own: dict[str, list[Path]] = {}
 
     def set_folders(self, uris: Sequence[str]) -> None:
         paths = [p for p in map(uri_to_path, uris) if p is not None]
         self.folders = [p for p in paths if path_problem(p) is None]
+
+    def set_session_folders(self, session_id: str, folders: Sequence[Path] | None) -> None:
+        """The folders `session_id` works in (None: the client's, as every session's)."""
+        if folders is None:
+            self._own.pop(session_id, None)
+        else:
+            self._own[session_id] = [p for p in folders if path_problem(p) is None]
+
+    def folders_of(self, session_id: str | None) -> list[Path]:
+        """What a compaction of the session reads: its own folders, else the client's."""
+        if session_id is not None and session_id in self._own:
+            return list(self._own[session_id])
+        return list(self.folders)
 
     def open_document(self, path: Path) -> tuple[str, int | None] | None:
         """The text and version of `path` as the editor has it open, or None."""

@@ -91,6 +91,12 @@ async def test_a_huge_linked_file_is_named_not_read(tmp_path: Path) -> None:
             ),
         ),
         TextContentBlock(type="text", text="   "),
+        # a NUL byte names no file: the disk's lookup raised, and the client got an
+        # internal error
+        ResourceContentBlock(type="resource_link", name="a", uri="file:///tmp/a%00b.py"),
+        EmbeddedResourceContentBlock(
+            type="resource", resource=TextResourceContents(uri="file:///a%00b.py", text="x = 1")
+        ),
     ],
 )
 async def test_blocks_baton_cannot_send_are_invalid_params(block: object) -> None:

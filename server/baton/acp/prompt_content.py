@@ -85,8 +85,17 @@ def _base64(data: str, where: str) -> str:
     return data
 
 
-async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -> None:
-    path = uri_to_path(block.uri)
+def _local_path(uri: str, where: str) -> Path | None:
+    """The path a `file:` URI names (None for another scheme); `invalid_params` for one
+    holding a NUL byte, which no file has (the disk refuses to look it up)."""
+    path = uri_to_path(uri)
+    if path is not None and "\x00" in str(path):
+        raise invalid(f"{where}: the URI {uri!r} names no usable path (it holds a NUL byte)")
+    return path
+
+
+async def _link(block: ResourceContentBlock, where: str, read: Reader, out: PromptContent) -> None:
+    path = _local_path(block.uri, where)
     if path is None or not path.is_absolute():
         out.blocks.append(TextBlock(text=f"Linked resource: {block.uri} ({block.name})"))
         return
@@ -114,7 +123,7 @@ async def _link(block: ResourceContentBlock, read: Reader, out: PromptContent) -
 
 def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptContent) -> None:
     resource = block.resource
-    path = uri_to_path(resource.uri)
+    path = _local_path(resource.uri, where)
     name = str(path) if path is not None else resource.uri
     if isinstance(resource, BlobResourceContents):
         mime = resource.mime_type or ""
@@ -135,7 +144,8 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
 
 async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
     """The user message of these blocks; `invalid_params` (nothing stored) for a block
-    Baton cannot send: audio, an image of another type or not base64, an empty prompt."""
+    Baton cannot send: audio, an image of another type or not base64, a file URI that
+    names no usable path, an empty prompt."""
     out = PromptContent()
     for n, block in enumerate(blocks):
         where = f"prompt.{n}"
@@ -146,7 +156,7 @@ async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> Prom
         elif isinstance(block, ImageContentBlock):
             out.blocks.append(_image(block.data, block.mime_type, where))
         elif isinstance(block, ResourceContentBlock):
-            await _link(block, read, out)
+            await _link(block, where, read, out)
         elif isinstance(block, EmbeddedResourceContentBlock):
             _embedded(block, where, out)
         elif isinstance(block, AudioContentBlock):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acp import resource_link_block, text_block
+import pytest
+from acp import RequestError, resource_link_block, text_block
 
 from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -58,3 +59,25 @@ async def test_a_session_neither_names_nor_restores_another_sessions_project(
         assert restored_paths(agent, b) == [str(app)]  # its own file, nothing of `a`'s
         stored = (agent.data_dir / "sessions" / f"{b}.jsonl").read_text()
         assert "ALPHA-FILE" not in stored and "ALPHA-RULES" not in stored
+
+
+async def test_a_cwd_holding_a_nul_byte_is_invalid_params_and_makes_no_session(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Such a cwd was taken: the session's tools had no folder (they drop it) while its
+    system prompt named it, and it was listed and kept as the session's folder."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        folders = (agent.data_dir / "acp-folders.json").read_bytes()
+        bad = f"{agent.workspace}\x00x"
+        for method, params in (
+            ("session/new", {"cwd": bad, "mcpServers": []}),
+            ("session/load", {"sessionId": sid, "cwd": bad, "mcpServers": []}),
+            ("session/resume", {"sessionId": sid, "cwd": bad}),
+        ):
+            with pytest.raises(RequestError) as refused:
+                await agent.request(method, params)
+            assert refused.value.data["code"] == "invalid_params", method
+        listed = (await agent.conn.list_sessions()).sessions
+        assert [s.session_id for s in listed] == [sid]
+        assert (agent.data_dir / "acp-folders.json").read_bytes() == folders

@@ -37,7 +37,7 @@ from baton.acp import config, turns
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
-from baton.acp.open_sessions import Live, attach, greet, kept_cwds, live_session
+from baton.acp.open_sessions import Live, attach, check_cwd, greet, kept_cwds, live_session
 from baton.acp.outbox import Outbox, Poster
 from baton.core.service.service import BatonService
 
@@ -150,8 +150,7 @@ class BatonAgent:
 
     @guarded
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> NewSessionResponse:
-        if not Path(cwd).is_absolute():
-            raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+        check_cwd(cwd)
         session = self.service.create(folders=[Path(cwd)])  # its system prompt names it alone
         attach(self, session.session_id, cwd).untitled = True
         greet(self, session.session_id)

@@ -60,9 +60,17 @@ def kept_cwds(agent: BatonAgent) -> Folders:
     return Folders(agent.service.settings.resolved_data_dir())
 
 
-def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
+def check_cwd(cwd: str) -> None:
+    """`invalid_params` unless `cwd` can be a folder: an absolute path with no NUL byte (the
+    tools would drop it and the session would have no folder, its system prompt naming it)."""
     if not Path(cwd).is_absolute():
         raise invalid(f"cwd must be an absolute path, got {cwd!r}")
+    if "\x00" in cwd:
+        raise invalid(f"cwd {cwd!r} names no folder: it holds a NUL byte")
+
+
+def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
+    check_cwd(cwd)
     live = agent.live.get(session_id)
     if live is None:
         host = AcpToolHost(

@@ -51,13 +51,13 @@ def available_commands() -> list[AvailableCommand]:
 def parse(text: str) -> Command | None:
     """The command a prompt's text names (`/compact keep the API notes`), or None."""
     stripped = text.strip()
-    if not stripped.startswith("/"):
+    if not stripped.startswith("/") or stripped[1:2].isspace() or stripped == "/":
         return None
-    name, _, rest = stripped[1:].partition(" ")
-    name = name.strip()
+    # any white space ends the name: instructions typed on the next line are the argument
+    name, *rest = stripped[1:].split(maxsplit=1)
     if name not in COMMANDS:
         return None
-    return Command(name, rest.strip())
+    return Command(name, rest[0].strip() if rest else "")
 
 
 def resolve(session: Session, reference: str) -> Message:

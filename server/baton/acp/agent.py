@@ -166,7 +166,8 @@ class BatonAgent:
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
-            replay_streaming(self.out, session, live.streamed)  # the rest follows as it comes
+            # the rest follows as it comes
+            replay_streaming(self.out, session, live.streamed, live.host.report)
         if live.auto_compaction is not None:
             live.auto_compaction.start()  # in progress still: its end follows
         greet(self, session_id)

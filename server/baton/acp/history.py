@@ -21,7 +21,7 @@ from acp.schema import (
 
 from baton.acp.compaction_report import CompactionReport, summary_text
 from baton.acp.outbox import Outbox
-from baton.acp.tool_calls import KINDS, absolute, tool_call_notification
+from baton.acp.tool_calls import KINDS, CallReport, absolute, tool_call_notification
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -196,9 +196,20 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
     return len(view)
 
 
-def replay_streaming(outbox: Outbox, session: Session, streamed: dict[str, list[str]]) -> None:
-    """The text of the running turn's replies streamed so far and not stored yet (a reply
-    is stored once it ends), each under its message id."""
+def replay_streaming(
+    outbox: Outbox,
+    session: Session,
+    streamed: dict[str, list[str]],
+    calls: CallReport | None = None,
+) -> None:
+    """What the running turn told and the session does not hold yet: its calls' progress
+    (a round's results are stored once every call of it is answered: the view replays
+    them pending) and the text of its replies streamed so far (a reply is stored once it
+    ends), each under its message id."""
+    if calls is not None:
+        answered = {r.tool_use_id for m in session.view_messages() for r in m.tool_results()}
+        for update in calls.told_since(answered):
+            outbox.update(session.session_id, update)
     for message_id, pieces in streamed.items():
         if message_id not in session.messages:
             chunk = {

@@ -175,6 +175,24 @@ class CallReport:
         self.send = send
         self.before = before  # called with a call's id before it is told
         self.running: dict[str, ToolUseBlock] = {}
+        # the turn's calls as last told: a round's results are stored once all its calls
+        # are answered, and a load meanwhile replays its calls from the view as pending
+        self.told: dict[str, ToolCallStart | ToolCallProgress] = {}
+
+    def _tell(self, update: ToolCallStart | ToolCallProgress) -> None:
+        self.told[update.tool_call_id] = update
+        self.send(update)
+
+    def told_since(self, answered: set[str]) -> list[ToolCallProgress]:
+        """The turn's calls whose result is not stored yet (not in `answered`) as last told
+        (in progress, or answered), each as a `tool_call_update`, for a load to follow its
+        replay with."""
+        out = []
+        for call_id, update in self.told.items():
+            if call_id not in answered:
+                fields = update.model_dump(exclude={"session_update"})
+                out.append(ToolCallProgress(session_update="tool_call_update", **fields))
+        return out
 
     def started(self, use: ToolUseBlock, folders: Sequence[Path] = ()) -> None:
         self.running[use.id] = use
@@ -182,7 +200,7 @@ class CallReport:
             self.before(use.id)
         info = call_info(use, None, running=True)
         info = info.model_copy(update={"path": absolute(info.path, folders)})
-        self.send(tool_call_notification(info, first=True, tool_input=use.input))
+        self._tell(tool_call_notification(info, first=True, tool_input=use.input))
 
     def finished(self, tool_use_id: str, result: ToolResult, folders: Sequence[Path] = ()) -> None:
         use = self.running.pop(tool_use_id, None)
@@ -197,4 +215,4 @@ class CallReport:
         update = tool_call_notification(
             info.model_copy(update=changes), first=False, tool_input=use.input, output=result.text
         )
-        self.send(update)
+        self._tell(update)

@@ -79,6 +79,8 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
     finally:
         live.turn = None
         live.streamed.clear()
+        if live.host.report is not None:
+            live.host.report.told.clear()
     # every chunk of the turn is already handed to the transport, ahead of the answer
     if task.cancelled():
         return PromptResponse(stop_reason="cancelled")

@@ -4,14 +4,15 @@ process replaying every message of the view with its id."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from acp import resource_link_block, text_block
 
-from baton_testkit.acp_client import Agent, running_agent
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.acp_client import WAIT, Agent, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, held_reply
 
 WORDS = " ".join(f"word{n}" for n in range(400))
 
@@ -162,3 +163,30 @@ async def test_auto_compaction_in_a_turn_is_a_compaction_entity(
         kinds = [m["kind"] for m in _messages(agent, sid, view_ids(agent, sid))]
         assert kinds.count("summary") == 1
         assert meters[-1] < max(meters)  # the meter fell with the compaction
+
+
+async def test_a_load_while_a_commands_compaction_runs_tells_it_in_progress_again(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """As for an auto-compaction: a client that rebuilds its panel from the load sees the
+    compaction in progress, then its end (it got an end for an entity it had not seen)."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        await converse(agent, fake_anthropic, sid, 4)
+        summary = held_reply(fake_anthropic, "<summary>Four questions.</summary>", after=3)
+        turn = asyncio.ensure_future(agent.say(sid, "/compact-up-to 5"))
+        assert await asyncio.to_thread(summary.held.wait, WAIT), "no summary request"
+        [started] = await rec.until(lambda: rec.updates(sid, "compaction_update"))
+        seen = len(rec.updates(sid))
+        params = {"sessionId": sid, "cwd": str(agent.workspace), "mcpServers": []}
+        await agent.request("session/load", params)
+        summary.gate.set()  # type: ignore[union-attr]
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "end_turn"
+        after = [
+            (u["compactionId"], u["status"])
+            for u in rec.updates(sid)[seen:]
+            if u["sessionUpdate"] == "compaction_update"
+        ]
+        entity = started["compactionId"]
+        assert after == [(entity, "in_progress"), (entity, "completed")]

@@ -168,8 +168,9 @@ class BatonAgent:
         if live.turn is not None and not live.turn.done():
             # the rest follows as it comes
             replay_streaming(self.out, session, live.streamed, live.host.report)
-        if live.auto_compaction is not None:
-            live.auto_compaction.start()  # in progress still: its end follows
+        for running in (live.auto_compaction, live.compaction):
+            if running is not None:
+                running.start()  # in progress still: its end follows
         greet(self, session_id)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 

@@ -54,6 +54,7 @@ class Live:
     streamed: dict[str, list[str]] = field(default_factory=dict)
     # the auto-compaction told in progress, until its end is told
     auto_compaction: CompactionReport | None = None
+    compaction: CompactionReport | None = None  # a command's, while it runs
 
 
 def kept_cwds(agent: BatonAgent) -> Folders:

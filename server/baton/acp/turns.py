@@ -243,6 +243,8 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
         request = CompactRequest(direction=direction, pivot_message_id=pivot.id)
     report = CompactionReport(agent.out, sid, agent.compaction_entity)
     report.start()
+    live = agent.live[sid]
+    live.compaction = report  # a load meanwhile tells it in progress again
     try:
         result = await service.compaction.compact(sid, request)
     except asyncio.CancelledError:
@@ -251,5 +253,7 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
     except BatonError as exc:
         report.failed(exc.message)
         return
+    finally:
+        live.compaction = None
     summary = result.summary or boundary_summary(service.session(sid), result.boundary_id)
     report.completed(summary, done_sentence(result))

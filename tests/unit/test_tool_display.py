@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
+from baton.core.tools import find_files, list_dir, read_file
 from baton.core.tools.display import with_tool_calls
 
 
@@ -39,3 +42,36 @@ def test_views_get_copies_and_the_stored_message_stays_bare() -> None:
     shown = with_tool_calls(messages)
     assert shown[0] is not messages[0] and messages[0].tool_calls is None
     assert "toolCalls" in shown[0].wire() and "toolCalls" not in messages[0].wire()
+
+
+async def test_a_stored_calls_summary_is_the_one_its_tool_told_as_it_ran(tmp_path: Path) -> None:
+    """A load replays the calls from their stored results: list_dir had no summary there
+    ("3 entries" live), an empty file read "0 lines" ("empty"), and a cut listing counted
+    its notes as files."""
+    from baton.core.settings import Settings
+    from baton.core.tools.registry import ToolContext
+    from baton.core.tools.workspace import Workspace
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "empty.py").write_text("")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "hollow").mkdir()
+    for n in range(find_files.MAX_RESULTS + 2):
+        (tmp_path / "src" / f"m{n}.py").write_text("")
+    other = tmp_path.parent / f"{tmp_path.name}-other"
+    other.mkdir()
+    one = ToolContext("s", Workspace([tmp_path], []), None, Settings().tools)
+    two = ToolContext("s", Workspace([tmp_path, other], []), None, Settings().tools)
+    calls = [
+        (list_dir, {"path": "."}, one),
+        (list_dir, {"path": "hollow"}, one),
+        (list_dir, {}, two),
+        (read_file, {"path": "empty.py"}, one),
+        (read_file, {"path": "a.py"}, one),
+        (find_files, {"pattern": "src/*.py"}, one),
+        (find_files, {"pattern": "*.nothing"}, one),
+    ]
+    for tool, given, ctx in calls:
+        result = await tool.run(given, ctx)
+        messages = pair(tool.DEFINITION["name"], given, result.text)
+        assert info(messages)[2] == result.summary, (tool.DEFINITION["name"], given)

@@ -16,6 +16,8 @@ from baton.core.tools.edit import EDIT_FILE, TEXT_EDITOR
 CallStatus = Literal["pending", "running", "done", "denied", "failed"]
 __all__ = ["ToolCallInfo", "call_info", "with_tool_calls"]
 _HITS = re.compile(r"\[cut: \d+ of (\d+) hits")
+_CUT = re.compile(r"^\[cut: \d+ of (\d+) (files|entries) shown", re.MULTILINE)
+_ROOT = re.compile(r"^.+/  \(.+\)$")  # list_dir of several workspace folders: one a line
 _NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
 
 
@@ -65,10 +67,26 @@ def _summary(name: str, text: str, error: bool) -> str | None:
         hits = int(cut.group(1)) if cut else len(_NUMBERED.findall(text)) or text.count("\n") + 1
         return "0 hits" if first.startswith("No hits") else f"{hits} hits"
     if name in (read_file.DEFINITION["name"], TEXT_EDITOR):
+        if "\n" not in text and text.endswith(" is empty."):
+            return "empty"
         return f"{len(_NUMBERED.findall(text))} lines" + (" (cut)" if "[cut:" in text else "")
     if name == find_files.DEFINITION["name"]:
-        return "0 files" if first.startswith("No files") else f"{len(text.splitlines())} files"
+        return "0 files" if first.startswith("No files") else f"{_listed(text)} files"
+    if name == list_dir.DEFINITION["name"]:
+        lines = [line for line in text.splitlines() if not line.startswith("[")]
+        if lines and all(_ROOT.match(line) for line in lines):
+            return f"{len(lines)} folders"
+        return "0 entries" if first == "(empty folder)" else f"{_listed(text)} entries"
     return None
+
+
+def _listed(text: str) -> int:
+    """How many paths a listing found: its cut note's total, else its lines (the notes
+    after them, in brackets, are not paths): the count the tool told live."""
+    cut = _CUT.search(text)
+    if cut:
+        return int(cut.group(1))
+    return sum(1 for line in text.splitlines() if line and not line.startswith("["))
 
 
 def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) -> ToolCallInfo:

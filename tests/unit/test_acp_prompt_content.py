@@ -3,6 +3,7 @@ files (their paths joining the working set), and the blocks refused with nothing
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,14 @@ async def test_a_huge_linked_file_is_named_not_read(tmp_path: Path) -> None:
             ),
         ),
         TextContentBlock(type="text", text="   "),
+        # base64, but of no image or PDF: the API refuses it in every later request
+        ImageContentBlock(type="image", data="aGVsbG8=", mime_type="image/png"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///doc.pdf", blob="aGVsbG8=", mime_type="application/pdf"
+            ),
+        ),
         # a NUL byte names no file: the disk's lookup raised, and the client got an
         # internal error
         ResourceContentBlock(type="resource_link", name="a", uri="file:///tmp/a%00b.py"),
@@ -147,3 +156,21 @@ async def test_the_users_words_are_the_text_not_the_files_attached(tmp_path: Pat
     ]
     made = await pc.prompt_content(blocks, disk)
     assert made.text() == "Explain this file"
+
+
+async def test_an_image_is_typed_as_its_bytes_are() -> None:
+    """A JPEG screenshot a client calls a PNG: the API refuses an image whose bytes are not
+    the type given, in that request and in every later one that sends the message again."""
+    jpeg = base64.b64encode(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00").decode()
+    webp = base64.b64encode(b"RIFF\x1a\x00\x00\x00WEBPVP8 ").decode()
+    blocks = [
+        ImageContentBlock(type="image", data=jpeg, mime_type="image/png"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=BlobResourceContents(uri="file:///shot.png", blob=webp, mime_type="image/png"),
+        ),
+        ImageContentBlock(type="image", data=PNG, mime_type="image/png"),
+    ]
+    made = await pc.prompt_content(blocks, disk)
+    types = [b.source["media_type"] for b in made.blocks if isinstance(b, ImageBlock)]
+    assert types == ["image/jpeg", "image/webp", "image/png"]

@@ -67,22 +67,47 @@ def file_text(path: str, text: str) -> str:
     return f"Attached file: {path}\n{fenced(text)}"
 
 
+def image_type(data: bytes) -> str | None:
+    """The image type the bytes are (their signature), when the API takes it."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
 def _image(data: str, mime: str, where: str) -> ImageBlock:
+    """The image, typed as its bytes are: the API refuses an image whose bytes are not the
+    type given ("Image does not match the provided media type"), and a stored message it
+    refuses fails every later turn of the session; a client may call any screenshot a PNG."""
     if mime not in IMAGE_TYPES:
         raise invalid(f"{where}: image type {mime!r} is not one of {', '.join(IMAGE_TYPES)}")
-    return ImageBlock(source={"type": "base64", "media_type": mime, "data": _base64(data, where)})
+    found = image_type(_base64(data, where))
+    if found is None:
+        raise invalid(f"{where}: the data is no PNG, JPEG, GIF or WebP image")
+    return ImageBlock(source={"type": "base64", "media_type": found, "data": data})
 
 
-def _base64(data: str, where: str) -> str:
-    """`data` when it is base64 of something: the API refuses anything else, and a stored
-    message it refuses would fail every later turn of the session."""
+def _pdf(data: str, where: str) -> DocumentBlock:
+    if b"%PDF-" not in _base64(data, where)[:1024]:  # where a PDF's header may start
+        raise invalid(f"{where}: the data is no PDF")
+    return DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": data})
+
+
+def _base64(data: str, where: str) -> bytes:
+    """What `data` decodes to when it is base64 of something: the API refuses anything
+    else, and a stored message it refuses would fail every later turn of the session."""
     try:
         decoded = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise invalid(f"{where}: the data is not base64") from None
     if not decoded:
         raise invalid(f"{where}: the data is empty")
-    return data
+    return decoded
 
 
 def _local_path(uri: str, where: str) -> Path | None:
@@ -130,8 +155,7 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
         if mime in IMAGE_TYPES:
             out.blocks.append(_image(resource.blob, mime, where))
         elif mime == "application/pdf":
-            source = {"type": "base64", "media_type": mime, "data": _base64(resource.blob, where)}
-            out.blocks.append(DocumentBlock(source=source))
+            out.blocks.append(_pdf(resource.blob, where))
         else:
             raise invalid(
                 f"{where}: a binary resource of type {mime or 'unknown'!r} cannot be sent"

@@ -21,6 +21,7 @@ from baton.acp.folders import Folders
 from baton.acp.meter import usage_update
 from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
+from baton.core.conversation.store import DEFAULT_TITLE
 from baton.core.workspace.editor_files import path_to_uri
 
 if TYPE_CHECKING:
@@ -87,7 +88,9 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
                 before=lambda use_id: turns.thoughts_before_call(agent, session_id, use_id),
             ),
         )
-        live = agent.live[session_id] = Live(session_id, cwd, host)
+        live = agent.live[session_id] = Live(
+            session_id, cwd, host, untitled=_untouched(agent, session_id)
+        )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
     # its compactions read its own folder only, not another open session's project
@@ -95,6 +98,13 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
     kept_cwds(agent).set(session_id, cwd)
     open_folders(agent)
     return live
+
+
+def _untouched(agent: BatonAgent, session_id: str) -> bool:
+    """Whether the session was made with no title and never prompted (before a restart of
+    the agent, or before the client closed it): its first prompt names it."""
+    session = agent.service.session(session_id)
+    return not session.messages and session.title == DEFAULT_TITLE
 
 
 def open_folders(agent: BatonAgent, *extra: str) -> None:

@@ -24,6 +24,7 @@ from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
 from baton.core.memory import collector_paused
 
 log = logging.getLogger(__name__)
+DEFAULT_TITLE = "New conversation"  # a session made with no title of its own
 MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
 
 
@@ -129,7 +130,7 @@ class SessionStore:
             "type": "session",
             "format": 1,
             "sessionId": sid,
-            "title": title or "New conversation",
+            "title": title or DEFAULT_TITLE,
             "model": model,
             "systemPrompt": system_prompt,
             "createdAt": created,

@@ -12,11 +12,12 @@ import json
 import logging
 from typing import Any
 
-from baton.contract.envelope import INVALID_REQUEST, envelope_problem, usable_id
+from baton.contract.envelope import INVALID_REQUEST, envelope_problem, shallow, usable_id
 
 log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
+INVALID_PARAMS = -32602
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -81,6 +82,9 @@ class StdioTransport:
                 continue
             try:
                 message = json.loads(line)
+            except RecursionError:  # nested past what the decoder reaches: never read whole
+                self._too_deep(line)
+                continue
             except ValueError as exc:
                 self._parse_error(f"not JSON: {exc}")
                 continue
@@ -96,6 +100,21 @@ class StdioTransport:
     def _parse_error(self, detail: str) -> None:
         error = {"code": PARSE_ERROR, "message": "Parse error", "data": {"details": detail}}
         self.post({"jsonrpc": "2.0", "id": None, "error": error})
+
+    def _too_deep(self, line: bytes) -> None:
+        """A message nested too deep to decode (it ended the agent): a request with a
+        usable id and method is answered invalid_params, a notification dropped, anything
+        else an invalid request."""
+        envelope = shallow(line)
+        fields = envelope if isinstance(envelope, dict) else {}
+        msg_id, method = fields.get("id"), fields.get("method")
+        detail = "the message nests too deep to be read"
+        log.warning("refused a message of %d bytes: %s", len(line), detail)
+        if usable_id(msg_id) and isinstance(method, str):
+            error = {"code": INVALID_PARAMS, "message": detail, "data": {"code": "invalid_params"}}
+            self.post({"jsonrpc": "2.0", "id": msg_id, "error": error})
+        elif not (isinstance(method, str) and "id" not in fields):
+            self._invalid_request(msg_id, detail)
 
     def _invalid_request(self, msg_id: Any, detail: str) -> None:
         """Valid JSON that is no JSON-RPC 2.0 message: answered, with its id when usable."""

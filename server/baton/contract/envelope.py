@@ -3,9 +3,14 @@ request, a notification or a response, and which ids can be answered."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 INVALID_REQUEST = -32600
+
+# strings (so that their brackets do not count) and brackets, to cut a too-deep message down
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
 def usable_id(msg_id: Any) -> bool:
@@ -28,3 +33,26 @@ def envelope_problem(message: Any) -> str | None:
     if "result" not in message and "error" not in message:
         return "neither a request (no method) nor a response (no result or error)"
     return None
+
+
+def shallow(body: bytes, keep: int = 1) -> Any:
+    """The message with everything nested deeper than `keep` levels replaced by null: the
+    id and method of one too deep to decode whole (None when even that is not JSON)."""
+    pieces: list[bytes] = []
+    depth, last = 0, 0
+    for token in _TOKEN.finditer(body):
+        mark = token.group()
+        if mark in (b"{", b"["):
+            depth += 1
+            if depth == keep + 1:
+                pieces.append(body[last : token.start()])
+        elif mark in (b"}", b"]"):
+            if depth == keep + 1:
+                pieces.append(b"null")
+                last = token.end()
+            depth -= 1
+    pieces.append(body[last:])
+    try:
+        return json.loads(b"".join(pieces))
+    except (ValueError, RecursionError):
+        return None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Any, Protocol
 
 from pygls.exceptions import (
@@ -19,12 +18,11 @@ from pygls.exceptions import (
     JsonRpcParseError,
 )
 
+from baton.contract.envelope import shallow
+
 log = logging.getLogger(__name__)
 
 MAX_DEPTH = 64  # arrays and objects nested in a message's params
-
-# strings (so that their brackets do not count) and brackets, to cut a too-deep message down
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
 class Answering(Protocol):
@@ -88,7 +86,7 @@ def _too_deep(body: bytes, message: Any) -> bool:
 def _refuse(protocol: Answering, body: bytes, text: str) -> None:
     """A message whose params cannot be taken: invalid_params to a request, invalid
     request when there is no usable method, nothing to a notification (logged)."""
-    envelope = _envelope(body)
+    envelope = shallow(body)
     msg_id = envelope.get("id") if isinstance(envelope, dict) else None
     method = envelope.get("method") if isinstance(envelope, dict) else None
     log.warning("refused a %s message of %d bytes: %s", method or "JSON", len(body), text)
@@ -102,28 +100,6 @@ def _refuse(protocol: Answering, body: bytes, text: str) -> None:
     elif has_id or not isinstance(method, str):
         protocol.send_error(msg_id, JsonRpcInvalidRequest(text))
     # a notification that cannot be taken has nobody to answer: dropped (said above)
-
-
-def _envelope(body: bytes, keep: int = 1) -> Any:
-    """The message with everything nested deeper than `keep` levels replaced by null."""
-    pieces: list[bytes] = []
-    depth, last = 0, 0
-    for token in _TOKEN.finditer(body):
-        mark = token.group()
-        if mark in (b"{", b"["):
-            depth += 1
-            if depth == keep + 1:
-                pieces.append(body[last : token.start()])
-        elif mark in (b"}", b"]"):
-            if depth == keep + 1:
-                pieces.append(b"null")
-                last = token.end()
-            depth -= 1
-    pieces.append(body[last:])
-    try:
-        return json.loads(b"".join(pieces))
-    except (ValueError, RecursionError):
-        return None
 
 
 def handle_body(protocol: Answering, body: bytes) -> None:

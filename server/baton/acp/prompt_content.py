@@ -24,10 +24,10 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import kind_of
+from baton.core.conversation.media import IMAGE_TYPES, image_type
 from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
 from baton.core.workspace.editor_files import uri_to_path
 
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 MAX_FILE_CHARS = 400_000  # about 100K tokens: a larger file is named, not included
 
 AcpBlock = (
@@ -65,19 +65,6 @@ def file_text(path: str, text: str) -> str:
     if len(text) > MAX_FILE_CHARS:
         return f"Attached file: {path} (not included: {len(text):,} characters is too large)"
     return f"Attached file: {path}\n{fenced(text)}"
-
-
-def image_type(data: bytes) -> str | None:
-    """The image type the bytes are (their signature), when the API takes it."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _image(data: str, mime: str, where: str) -> ImageBlock:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
 from baton.core.conversation.invariants import ApiRules, block_problems
+from baton.core.conversation.media import typed_images
 from baton.core.conversation.messages import (
     ContentBlock,
     Message,
@@ -105,8 +106,8 @@ def to_message(item: MessageInput | Message) -> Message:
     """A message as given, or one made from an input whose blocks pass their checks."""
     if isinstance(item, Message):
         return item
-    blocks = item.blocks()
-    problems = block_problems(item.role, blocks) + one_line_problems(item.id, blocks)
+    blocks, problems = typed_images(item.blocks())
+    problems = block_problems(item.role, blocks) + one_line_problems(item.id, blocks) + problems
     if problems:
         raise InvalidParams(f"invalid {item.role} message: " + "; ".join(problems[:5]))
     return Message(

@@ -1,0 +1,57 @@
+"""What an image's bytes are: the type their signature says, which the API checks.
+
+The API refuses an image whose bytes are not the type given ("Image does not match the
+provided media type"), in the turn that sends it and in every later one, so a session that
+stored such a message cannot go on until a compaction; a client may call any screenshot
+a PNG. An image is therefore stored as the type its bytes are, and data that is no image
+the API takes is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+
+from baton.core.conversation.messages import ContentBlock, ImageBlock
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_type(data: bytes) -> str | None:
+    """The image type the bytes are (their signature), when the API takes it."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
+    """`blocks` with each base64 image typed as its bytes are, and the problems of those
+    whose data is not base64 or no PNG, JPEG, GIF or WebP image."""
+    out: list[ContentBlock] = []
+    problems: list[str] = []
+    for n, block in enumerate(blocks):
+        source = block.source if isinstance(block, ImageBlock) else None
+        if source is None or source.get("type") != "base64":
+            out.append(block)
+            continue
+        data = source.get("data")
+        try:
+            decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
+        except (binascii.Error, ValueError):
+            decoded = b""
+        found = image_type(decoded)
+        if found is None:
+            problems.append(f"block {n} (image): its data is no base64 PNG, JPEG, GIF or WebP")
+            out.append(block)
+        elif found != source.get("media_type"):
+            out.append(block.model_copy(update={"source": {**source, "media_type": found}}))
+        else:
+            out.append(block)
+    return out, problems

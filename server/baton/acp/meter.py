@@ -11,19 +11,21 @@ from baton.core.conversation.session import Session
 from baton.core.models.prices import cost_usd, price_of
 from baton.core.usage.budget import Usage
 
-_memo: weakref.WeakKeyDictionary[Session, tuple[int, float | None]] = weakref.WeakKeyDictionary()
+_memo: weakref.WeakKeyDictionary[Session, tuple[tuple[int, str], float | None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def session_cost(session: Session) -> float | None:
     """What the session's replies cost in US dollars (every message ever recorded, the
     compacted ones too), or None when a reply's model has no known price. Worked out
-    again only when the session holds more messages than last time."""
-    count = len(session.messages)
+    again only when the session holds more messages, or another model, than last time."""
+    key = (len(session.messages), session.model)
     known = _memo.get(session)
-    if known is not None and known[0] == count:
+    if known is not None and known[0] == key:
         return known[1]
     cost = _cost(session)
-    _memo[session] = (count, cost)
+    _memo[session] = (key, cost)
     return cost
 
 

@@ -7,7 +7,7 @@ import { lastUserText, promptStored, sendFailure } from "./chatLogic";
 import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch } from "./draftUsage";
-import type { Message, Session } from "./protocol";
+import type { Message, Session, SetAside } from "./protocol";
 import { isCancellation } from "./rpc";
 
 /** What a send needs of the controller around it (the chat controller is one). */
@@ -47,6 +47,22 @@ export class ChatSender {
     }
     this.rewound = undefined;
     return true;
+  }
+
+  /** Says what the send took out of the view (a refused reply, or the interrupted one it made again). */
+  private setAside(sessionId: string, aside: SetAside): void {
+    this.rewound = { sessionId, ids: new Set(aside.messageIds) };
+    const what =
+      aside.reason === "refusal"
+        ? "The model declined to answer; its reply left the view so that later requests can go on"
+        : "The interrupted reply left the view and was made again";
+    this.ports.post({
+      type: "notice",
+      sessionId,
+      message: `${what} (kept in the transcript; Baton: Undo Compaction brings it back).`,
+      tone: aside.reason === "refusal" ? "warning" : "info",
+      about: "rewind",
+    });
   }
 
   /** Cancels the reply in flight, if any. */
@@ -93,10 +109,11 @@ export class ChatSender {
       }
       const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
       if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
-        await this.ports.sendWithProgress((options) =>
+        const sent = await this.ports.sendWithProgress((options) =>
           this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
         );
         stored = true;
+        if (sent.setAside !== undefined) this.setAside(sessionId, sent.setAside);
       }
     } catch (error) {
       cancelled = isCancellation(error);

@@ -112,7 +112,7 @@ export class BatonRpc {
     text: string | undefined,
     options: CallOptions = {},
     attachments: readonly SendAttachment[] = [],
-  ): Promise<{ message: Message; usage: Usage }> {
+  ): Promise<Result<typeof Requests.sessionSend>> {
     const params: SendParams = text === undefined ? { sessionId } : { sessionId, content: text };
     if (attachments.length > 0) params.attachments = [...attachments];
     return request(this.sender, Requests.sessionSend, params, options);

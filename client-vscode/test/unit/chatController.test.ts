@@ -23,6 +23,8 @@ class Fake {
   running = true;
   key = false;
   sendFailure: unknown;
+  /** A reply the server set aside (the API refused it): the send's answer says so. */
+  refused = false;
   sendGate: Promise<void> | undefined;
   /** Holds the next getSession (once) until it resolves. */
   getGate: Promise<void> | undefined;
@@ -73,6 +75,10 @@ class Fake {
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.sendFailure) throw this.sendFailure;
           const reply = message(this.newId("a", entry.messages.length), "assistant", "Reply");
+          if (this.refused) {
+            const setAside = { boundaryId: "bnd_refused", messageIds: [reply.id], reason: "refusal" as const };
+            return { message: reply, usage: usage({ sessionId: id }), setAside };
+          }
           entry.messages.push(reply);
           return { message: reply, usage: usage({ sessionId: id }) };
         },
@@ -623,6 +629,20 @@ test("edit and resend: the prompt and what followed leave the view, then the new
   const notice = ofType(fake.posted, "notice").at(-1);
   assert.match(notice?.message ?? "", /^2 messages left the view .*Undo Compaction/);
   assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question" });
+});
+
+test("a reply the model declined is said in the panel: it left the view, kept, undone like a rewind", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [message("u1", "user", "first"), message("a1", "assistant", "one")]);
+  await chat.receive({ type: "ready" });
+  fake.refused = true;
+  await chat.receive({ type: "send", text: "something it declines" });
+  const notice = ofType(fake.posted, "notice").at(-1);
+  assert.equal(notice?.tone, "warning");
+  assert.equal(notice?.about, "rewind");
+  assert.match(notice?.message ?? "", /^The model declined to answer; its reply left the view .*Undo Compaction/);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "something it declines" });
 });
 
 test("the notice of an edit goes once an Undo brings what it took out back into the view", async () => {

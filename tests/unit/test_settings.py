@@ -122,6 +122,7 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"models": ["claude-x", "\udc00"]}, "models", "lone surrogate"),
         ({"restore": {"maxTokensPerFile": 10**20}}, "restore", "less than or equal"),
         ({"restore": {"totalTokens": 10**10}}, "restore", "less than or equal"),
+        ({"microcompact": {"gapMinutes": 10**30}}, "microcompact", "less than or equal"),
     ],
 )
 def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default(

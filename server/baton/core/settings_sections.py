@@ -85,6 +85,7 @@ class KeepWindowSettings(WireModel):
 
 
 RESTORE_TOKENS_MAX = 1_000_000  # no context window holds more
+GAP_MINUTES_MAX = 1_000_000_000  # some 1,900 years, well inside what a timedelta holds
 
 
 class RestoreSettings(WireModel):
@@ -113,6 +114,7 @@ class MicrocompactSettings(WireModel):
     gap_minutes: int = Field(
         default=60,
         ge=0,
+        le=GAP_MINUTES_MAX,
         description="Idle minutes since the last reply after which old tool results are cleared.",
     )
     keep_recent: int = Field(

@@ -268,6 +268,23 @@ def test_output_into_a_pipe_nobody_reads_ends_quietly(argv: list[str], tmp_path:
     assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr
 
 
+@pytest.mark.parametrize("argv", [["show"], ["usage", "--json"], ["--version"]])
+def test_a_closed_output_is_one_line_on_stderr_and_exit_code_2(
+    argv: list[str], tmp_path: Path
+) -> None:
+    """`baton show >&-`: Python starts with no sys.stdout at all; nothing can be written."""
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" -m baton "$@" >&-', sys.executable, *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("baton: ") and done.stderr.count("\n") == 1, done.stderr
+    assert "output" in done.stderr
+
+
 # ---- the README ------------------------------------------------------------------------------
 
 

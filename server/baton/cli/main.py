@@ -124,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
     try:
         code = _run(argv)
-        if not sys.stdout.closed:  # `baton acp`'s pipe, closed with its reader gone
+        # `baton acp`'s pipe is closed with its reader gone; `serve --tcp >&-` has none
+        if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()  # a reader that went away shows here, not at exit
         return code
     except BrokenPipeError:
@@ -133,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     given = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None and not _network_serve(given):  # started with no output (`>&-`)
+        print("baton: standard output is closed: no output can be written", file=sys.stderr)
+        return EXIT_ERROR
     if given == ["serve"]:
         args = plain_serve()
     else:
@@ -155,6 +159,11 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     return EXIT_ERROR
+
+
+def _network_serve(given: list[str]) -> bool:
+    """`baton serve --tcp/--ws`, the one command that writes nothing to its output."""
+    return given[:1] == ["serve"] and any(a.startswith(("--tcp", "--ws")) for a in given)
 
 
 def _reader_gone() -> int:

@@ -285,6 +285,22 @@ def test_a_closed_output_is_one_line_on_stderr_and_exit_code_2(
     assert "output" in done.stderr
 
 
+def test_a_demo_whose_api_cannot_be_reached_stops_with_one_line(tmp_path: Path) -> None:
+    """A key set, the API unreachable: the compaction's request fails in the server."""
+    env = {**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")}
+    env.update(ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("baton: the demo stopped: ") and done.stderr.count("\n") == 1
+
+
 # ---- the README ------------------------------------------------------------------------------
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from baton import protocol
-from baton.cli.rpc_client import StdioClient
+from baton.cli.rpc_client import RpcError, StdioClient
 from baton.cli.usage_report import bar
+from baton.core.errors import BatonError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUMMARY_HEAD_LINES = 14
@@ -226,4 +227,11 @@ def _report_compaction(say: Narrator, result: dict[str, Any]) -> None:
 
 
 def main(out: TextIO) -> int:
-    return asyncio.run(run_demo(out))
+    """The demo's run; a request the server refused or never answered is one line."""
+    try:
+        return asyncio.run(run_demo(out))
+    except RpcError as exc:
+        hint = " (unset ANTHROPIC_API_KEY to run it offline)" if "API" in str(exc) else ""
+        raise BatonError(f"the demo stopped: {exc}{hint}") from None
+    except TimeoutError:
+        raise BatonError("the demo stopped: the server did not answer in time") from None

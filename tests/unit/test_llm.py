@@ -387,6 +387,17 @@ async def test_the_key_comes_from_the_environment_and_the_url_from_settings(
     assert fake_anthropic.message_requests()[0].api_key == KEY
 
 
+async def test_a_key_too_short_to_be_a_secret_leaves_error_texts_readable() -> None:
+    """A placeholder key ("x", a stray space) is no secret worth taking out of every text:
+    each of its letters in the error became [redacted], and the error was unreadable."""
+    client = AnthropicClient(api_key="o", base_url="http://127.0.0.1:9", max_retries=0)
+    with pytest.raises(ApiError) as caught:
+        await ask(client)
+    await client.aclose()
+    assert "[redacted]" not in caught.value.message
+    assert "could not reach the Anthropic API: Connection" in caught.value.message
+
+
 async def test_the_key_never_appears_in_errors_or_logs(
     fake_anthropic: FakeAnthropic, anthropic_client: MakeClient, caplog: pytest.LogCaptureFixture
 ) -> None:

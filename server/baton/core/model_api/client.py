@@ -60,8 +60,9 @@ class ModelClient(Protocol):
 
 
 def scrub(text: str, secret: str | None) -> str:
-    """`text` with the API key (and anything shaped like one) taken out."""
-    if secret:
+    """`text` with the API key (and anything shaped like one) taken out; a key too short to
+    be a secret (redaction.MIN_LENGTH) is left, or each of its letters would go."""
+    if secret and len(secret) >= redaction.MIN_LENGTH:
         text = text.replace(secret, "[redacted]")
     return _KEY_SHAPE.sub("[redacted]", redaction.redact(text))
 

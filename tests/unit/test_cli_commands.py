@@ -232,6 +232,36 @@ def test_an_unknown_model_warns_and_names_the_window_it_assumed(
     assert code == 0 and err == ""
 
 
+def test_a_baton_transcript_s_unreadable_records_are_told(
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    data_dir: Path,
+    tmp_path: Path,
+) -> None:
+    """A message record that is JSON but no message (its content a number) is skipped:
+    `baton usage` and `show` said nothing of it, and reported a session short of it."""
+    code, _, err = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0, err
+    (transcript,) = (data_dir / "sessions").glob("*.jsonl")
+    lines = transcript.read_text(encoding="utf-8").splitlines()
+    damaged = []
+    for line in lines:
+        event = json.loads(line)
+        if event.get("type") == "message" and len(damaged) < 3:
+            event["message"]["content"] = 5
+            damaged.append(event["message"]["id"])
+        lines[lines.index(line)] = json.dumps(event)
+    copy = tmp_path / "damaged.jsonl"
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for command in ("usage", "show"):
+        caplog.clear()
+        code, _, err = run(capsys, command, str(copy))
+        assert code == 0, err
+        told = [r.getMessage() for r in caplog.records if "unreadable message" in r.getMessage()]
+        assert len(told) == 3 and all(line.startswith("damaged.jsonl: ") for line in told)
+        assert "content" in told[0] and len(told[0]) < 200, told[0]
+
+
 # ---- output into a closed pipe ---------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,8 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
 from baton.core.importers.claude_code import ImportReport, import_with_report
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -49,7 +52,12 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
         path = copy
     transcript = Transcript.open(path, writable=writable)
     try:
-        yield LoadedFile(Session(transcript, store.count), "baton")
+        session = Session(transcript, store.count)
+        told = set(transcript.report.problems)  # the lines told as the file was read
+        for problem in session.load_problems:
+            if problem not in told:  # a record that is JSON but not a valid one, skipped
+                log.warning("%s: %s", path.name, problem)
+        yield LoadedFile(session, "baton")
     finally:
         transcript.close()
 

@@ -204,7 +204,9 @@ class Replayed(ReplayedView):
 
     def _unreadable(self, event: Event, what: str, exc: ValidationError) -> None:
         """A record that is JSON but not a valid one: skipped, counted, kept aside."""
-        self.load_problems.append(f"skipped an unreadable {what} record: {exc.errors()[0]}")
+        error = exc.errors()[0]  # its message and where, not its input (the whole record)
+        where = ".".join(str(part) for part in error["loc"]) or what
+        self.load_problems.append(f"skipped an unreadable {what} record: {error['msg']} ({where})")
         self.damage.lines += 1
         self._bad_records.append(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace"))
 

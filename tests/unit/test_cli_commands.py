@@ -262,6 +262,39 @@ def test_a_baton_transcript_s_unreadable_records_are_told(
         assert "content" in told[0] and len(told[0]) < 200, told[0]
 
 
+def test_a_file_whose_name_is_not_utf8_is_read_imported_and_saved(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    """A name byte that is no UTF-8 is a lone surrogate in Python's str: the importer wrote
+    it into importedFrom, and no transcript line can hold one."""
+    odd = tmp_path / os.fsdecode(b"caf\xe9.jsonl")  # a Latin-1 name
+    odd.write_bytes(EXAMPLE_SESSION.read_bytes())
+    for argv in (["usage"], ["show"], ["compact", "--save"], ["import"]):
+        code, _, err = run(capsys, *argv, str(odd))
+        assert code == 0, err
+    code, out, err = run(capsys, "import", str(odd))
+    assert code == 0 and out.startswith("Already imported"), err
+    for transcript in (data_dir / "sessions").glob("*.jsonl"):
+        assert "caf\\\\xe9.jsonl" in transcript.read_text(encoding="utf-8").splitlines()[0]
+    (imported,) = [
+        p
+        for p in (data_dir / "sessions").glob("*.jsonl")
+        if "compacted" not in p.read_text(encoding="utf-8").splitlines()[0]
+    ]
+    baton_odd = tmp_path / os.fsdecode(b"na\xefve.jsonl")  # a Baton transcript so named
+    baton_odd.write_bytes(imported.read_bytes())
+    code, _, err = run(capsys, "compact", str(baton_odd))  # its summary names the file
+    assert code == 0, err
+    done = subprocess.run(  # a UTF-8 locale's output refuses the surrogate: no traceback
+        [sys.executable, "-m", "baton", "usage", str(odd)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"caf\\udce9.jsonl (Claude Code session file)" in done.stdout
+
+
 # ---- output into a closed pipe ---------------------------------------------------------------
 
 

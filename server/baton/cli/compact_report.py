@@ -15,6 +15,7 @@ from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.files import path_text
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, new_session_id
 from baton.core.errors import InvalidParams
@@ -99,7 +100,7 @@ def compact_file(
     history = (
         SessionStore(saving[0], estimator.count_message).path_for(saving[1])
         if saving
-        else path.resolve()
+        else Path(path_text(path.resolve()))  # as text a summary can hold
     )
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
         store = SessionStore(Path(scratch), estimator.count_message)
@@ -149,7 +150,7 @@ def _save(session: Session, data_dir: Path, session_id: str, source: Path) -> st
     title = f"{session.title} (compacted)"
     try:
         return save_copy(
-            session, keeper, session_id, title=title, compactedFrom=str(source.resolve())
+            session, keeper, session_id, title=title, compactedFrom=path_text(source.resolve())
         ).session_id
     finally:
         keeper.close()

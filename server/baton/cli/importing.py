@@ -16,12 +16,14 @@ if TYPE_CHECKING:
 
 def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
     """The live sessions of `store` imported from `path` (not compacted copies of it)."""
-    target = path.resolve()
+    from baton.core.conversation.files import path_text
+
+    target = path_text(path.resolve())  # as the import wrote it
     return [
         s
         for s in store.list()
         if s.imported_from
-        and Path(s.imported_from).resolve() == target
+        and path_text(Path(s.imported_from).resolve()) == target
         and not (s.header or {}).get("compactedFrom")
     ]
 

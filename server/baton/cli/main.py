@@ -6,6 +6,7 @@ building the parser (argparse's help formatter, every subcommand's module)."""
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import os
 import sys
@@ -121,6 +122,10 @@ def plain_serve() -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
     try:
         code = _run(argv)

@@ -19,6 +19,12 @@ LOCKED = "open for writing in another Baton process"
 UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
 
+def path_text(path: Path | str) -> str:
+    """`path` as text a transcript can hold: a byte of its name that is not UTF-8 (which
+    Python keeps as a lone surrogate, and no JSON line can be written with) shows as \\xNN."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def kind_of(mode: int) -> str:
     """What a file that is not a regular one is, for an error or a listing."""
     if stat.S_ISLNK(mode):

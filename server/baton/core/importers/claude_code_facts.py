@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.store import TITLE_MAX_CHARS
 from baton.core.conversation.transcript import Event
@@ -74,7 +75,7 @@ class Facts:
             "model": self.model,
             "systemPrompt": None,
             "createdAt": self.first_time or now_iso(),
-            "importedFrom": str(path),
+            "importedFrom": path_text(path),
         }
 
 

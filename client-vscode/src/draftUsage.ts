@@ -93,7 +93,7 @@ export async function makeRoom(ports: RoomPorts, sessionId: string, text: string
       ports.post({ type: "notice", sessionId, message, tone: "info" });
       return true;
     case "compactFirst":
-      ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning" });
+      ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning", about: "compactFirst" });
       try {
         const result = await ports.compactWithProgress((options) =>
           ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token }),
@@ -101,6 +101,8 @@ export async function makeRoom(ports: RoomPorts, sessionId: string, text: string
         ports.post({ type: "notice", sessionId, message: compactSummaryLine(result), tone: "info" });
         return true;
       } catch (error) {
+        // nothing is compacting any more: "Compacting…" would stay on show until its timeout
+        ports.post({ type: "noticeEnd", sessionId, about: "compactFirst" });
         if (isCancellation(error)) {
           return false;
         }

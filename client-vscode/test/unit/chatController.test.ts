@@ -541,6 +541,25 @@ test("when the compaction first fails the prompt is not sent and the panel says 
   assert.equal(ofType(fake.posted, "sendOutcome")[0]?.stored, false);
 });
 
+test("the Compacting… notice goes when the compaction before a send fails or is stopped", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("compactFirst", "Over the limit.") });
+  fake.compactFailure = Object.assign(new Error("nothing to compact"), { data: { code: "nothing_to_compact" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "next step" });
+  const compacting = ofType(fake.posted, "notice").find((m) => m.message.endsWith("Compacting…"));
+  assert.equal(compacting?.about, "compactFirst", "the notice says what can make it stale");
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), [{ type: "noticeEnd", sessionId: "a", about: "compactFirst" }]);
+  // stopped: the compaction is cancelled, the prompt not sent, the notice goes too
+  fake.posted = [];
+  fake.compactFailure = { code: -32800, message: "cancelled" };
+  await chat.receive({ type: "send", text: "next step" });
+  assert.equal(ofType(fake.posted, "error").length, 0);
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), [{ type: "noticeEnd", sessionId: "a", about: "compactFirst" }]);
+  assert.equal(ofType(fake.posted, "sendOutcome")[0]?.stored, false);
+});
+
 test("past the auto-compact point the send goes, announced; the outcome arrives as a notice", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

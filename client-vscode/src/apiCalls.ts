@@ -1,0 +1,90 @@
+/**
+ * The BatonApi's calls over the server, each argument checked first (pure: no vscode import;
+ * apiImpl.ts supplies the ports). Other extensions call it from plain JavaScript as often as
+ * not: a bad argument is refused with an error that names it, before anything is sent.
+ */
+import type { BatonApi, BatonEvent, UsageChange } from "./api";
+import { ErrorCodes } from "./protocol";
+import type { BatonRpc, CallOptions } from "./rpc";
+
+export interface ApiPorts {
+  rpc: Pick<BatonRpc, "createSession" | "append" | "getSession" | "usage" | "compact" | "uncompact">;
+  onDidChangeUsage: BatonEvent<UsageChange>;
+  /** Runs a compaction under editor progress. */
+  compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
+  /** The meter (and the chat view) follow the session an API caller last changed. */
+  follow(sessionId: string): void;
+}
+
+/** A call the API refused for its arguments; `data.code` as the server's errors carry it. */
+export class BatonApiError extends Error {
+  readonly data = { code: ErrorCodes.invalidParams };
+
+  constructor(call: string, problem: string) {
+    super(`Baton API: ${call}: ${problem}`);
+    this.name = "BatonApiError";
+  }
+}
+
+function sessionIdOf(call: string, value: unknown, name = "sessionId"): string {
+  if (typeof value !== "string" || value === "") {
+    throw new BatonApiError(call, `${name} must be a non-empty string, got ${shown(value)}`);
+  }
+  return value;
+}
+
+function objectOf<T extends object>(call: string, name: string, value: T | undefined, fallback: T | undefined): T | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new BatonApiError(call, `${name} must be an object, got ${shown(value)}`);
+  }
+  return value;
+}
+
+function shown(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "string" ? (value === "" ? "an empty string" : "a string") : typeof value;
+}
+
+export function batonApi(ports: ApiPorts): BatonApi {
+  const { rpc, follow } = ports;
+  return {
+    version: 1,
+    async createSession(options) {
+      const checked = objectOf("createSession", "options", options, {})!;
+      const session = await rpc.createSession(checked);
+      follow(session.sessionId);
+      return session;
+    },
+    async append(sessionId, messages, clientContext) {
+      const id = sessionIdOf("append", sessionId);
+      if (!Array.isArray(messages)) throw new BatonApiError("append", `messages must be an array, got ${shown(messages)}`);
+      const context = objectOf("append", "clientContext", clientContext, undefined);
+      const result = await rpc.append(id, messages, context);
+      follow(id);
+      return result;
+    },
+    async getView(sessionId) {
+      return (await rpc.getSession(sessionIdOf("getView", sessionId))).messages;
+    },
+    async getUsage(sessionId) {
+      return rpc.usage(sessionIdOf("getUsage", sessionId));
+    },
+    onDidChangeUsage: ports.onDidChangeUsage,
+    async compact(sessionId, options) {
+      const id = sessionIdOf("compact", sessionId);
+      const checked = objectOf("compact", "options", options, {})!;
+      const result = await ports.compactWithProgress((call) => rpc.compact(id, checked, call));
+      follow(id);
+      return result;
+    },
+    async uncompact(sessionId, boundaryId) {
+      const id = sessionIdOf("uncompact", sessionId);
+      const boundary = boundaryId === undefined ? undefined : sessionIdOf("uncompact", boundaryId, "boundaryId");
+      const result = await rpc.uncompact(id, boundary);
+      follow(id);
+      return result;
+    },
+  };
+}

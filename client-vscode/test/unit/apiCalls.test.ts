@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { BatonApi } from "../../src/api";
+import { batonApi, type ApiPorts } from "../../src/apiCalls";
+import { errorCode } from "../../src/rpc";
+import { session, usage } from "./fixtures";
+
+/** The API over a fake server that records what reached it. */
+function setup(): { api: BatonApi; calls: string[]; followed: string[] } {
+  const calls: string[] = [];
+  const followed: string[] = [];
+  const ports: ApiPorts = {
+    rpc: {
+      createSession: async (options) => {
+        calls.push(`create ${JSON.stringify(options)}`);
+        return session("s1", "2026-12-01T10:00:00Z");
+      },
+      append: async (id) => {
+        calls.push(`append ${id}`);
+        return { messageIds: ["m1"], usage: usage({ sessionId: id }), repairs: [] };
+      },
+      getSession: async (id) => {
+        calls.push(`get ${id}`);
+        return { session: session(id, "2026-12-01T10:00:00Z"), messages: [], usage: usage({ sessionId: id }) };
+      },
+      usage: async (id) => {
+        calls.push(`usage ${id}`);
+        return usage({ sessionId: id });
+      },
+      compact: async (id, options) => {
+        calls.push(`compact ${id} ${JSON.stringify(options)}`);
+        throw new Error("not reached in these tests");
+      },
+      uncompact: async (id) => {
+        calls.push(`uncompact ${id}`);
+        return { usage: usage({ sessionId: id }) };
+      },
+    },
+    onDidChangeUsage: () => ({ dispose: () => undefined }),
+    compactWithProgress: (run) => run({}),
+    follow: (id) => followed.push(id),
+  };
+  return { api: batonApi(ports), calls, followed };
+}
+
+/** Calls the API as a JavaScript caller may: with arguments its types do not allow. */
+function untyped(api: BatonApi): Record<string, (...args: unknown[]) => unknown> {
+  return api as unknown as Record<string, (...args: unknown[]) => unknown>;
+}
+
+test("bad arguments to the API are refused with an error that names them, nothing sent", async () => {
+  const { api, calls, followed } = setup();
+  const call = untyped(api);
+  const refused: [string, unknown[], RegExp][] = [
+    ["createSession", [null], /createSession: options must be an object/],
+    ["createSession", ["My chat"], /createSession: options must be an object/],
+    ["append", ["s1", "hello"], /append: messages must be an array/],
+    ["append", ["", []], /append: sessionId must be a non-empty string/],
+    ["append", ["s1", [], "ctx"], /append: clientContext must be an object/],
+    ["getView", [42], /getView: sessionId must be a non-empty string/],
+    ["getUsage", [undefined], /getUsage: sessionId must be a non-empty string/],
+    ["compact", ["s1", null], /compact: options must be an object/],
+    ["compact", ["s1", "all"], /compact: options must be an object/],
+    ["uncompact", ["s1", 7], /uncompact: boundaryId must be a non-empty string/],
+  ];
+  for (const [name, args, expected] of refused) {
+    let outcome: unknown;
+    try {
+      // a refusal is a rejected promise, never a throw out of the call itself
+      const pending = call[name]!(...args) as Promise<unknown>;
+      await pending.then(() => assert.fail(`${name} took ${JSON.stringify(args)}`), (error: unknown) => (outcome = error));
+    } catch (error) {
+      assert.fail(`${name}(${JSON.stringify(args)}) threw instead of rejecting: ${String(error)}`);
+    }
+    assert.ok(outcome instanceof Error, name);
+    assert.match(outcome.message, /^Baton API: /, name);
+    assert.match(outcome.message, expected, name);
+    assert.equal(errorCode(outcome), "invalid_params", name);
+  }
+  assert.deepEqual(calls, [], "nothing reached the server");
+  assert.deepEqual(followed, []);
+});
+
+test("the API's good calls go through, and the view follows the session changed", async () => {
+  const { api, calls, followed } = setup();
+  await api.createSession();
+  await api.createSession({ title: "t" });
+  await api.append("s1", [{ role: "user", content: "hi" }]);
+  assert.equal((await api.getUsage("s1")).sessionId, "s1");
+  assert.deepEqual(await api.getView("s1"), []);
+  await api.uncompact("s1");
+  assert.deepEqual(calls, ['create {}', 'create {"title":"t"}', "append s1", "usage s1", "get s1", "uncompact s1"]);
+  assert.deepEqual(followed, ["s1", "s1", "s1", "s1"]);
+});

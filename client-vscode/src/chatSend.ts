@@ -65,6 +65,19 @@ export class ChatSender {
     });
   }
 
+  /**
+   * The view of the session a send went to: the one on show, or (the user switched while
+   * the reply streamed) read again; unreadable, none.
+   */
+  private async viewOf(sessionId: string): Promise<readonly Message[]> {
+    if (this.current.sessionId === sessionId) return this.host.viewMessages;
+    try {
+      return (await this.ports.rpc.getSession(sessionId)).messages;
+    } catch {
+      return [];
+    }
+  }
+
   /** Cancels the reply in flight, if any. */
   stop(): void {
     this.sending?.cancel();
@@ -92,8 +105,10 @@ export class ChatSender {
     this.ports.post({ type: "busy", busy: true });
     let stored = false;
     let cancelled = false;
+    let sentTo: string | undefined;
     try {
       const sessionId = this.current.sessionId ?? (await this.host.newChat()).sessionId;
+      sentTo = sessionId;
       if (rewindTo !== undefined) {
         const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
         const count = rewound.rewoundMessageIds.length;
@@ -128,7 +143,7 @@ export class ChatSender {
       await this.host.refresh();
       // a Stop may come before or after the server stored the prompt: the view says which
       if (text !== undefined) {
-        stored ||= cancelled && lastUserText(this.host.viewMessages) === text;
+        stored ||= cancelled && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
         if (stored) {
           // what was typed while the reply streamed stays the draft
           if (this.draft.text === text) this.draft.text = "";

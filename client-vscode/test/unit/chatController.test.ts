@@ -461,6 +461,22 @@ test("a Stop after the prompt was stored counts as stored", async () => {
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one" }]);
 });
 
+test("a Stop after switching sessions reads the sent session's view for whether the prompt was stored", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const { open, sending } = await heldSend(fake, chat, "long one");
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  await chat.receive({ type: "stop" });
+  open();
+  await sending;
+  assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.content), [[{ type: "text", text: "long one" }]]);
+  // "a" holds the prompt: the text must not come back into the box to be sent twice
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one" }]);
+  assert.equal(fake.lastSession().session?.sessionId, "b", "the view stays on the session chosen");
+});
+
 // ---- the draft's weight and the verdict before Send ---------------------------------------
 
 test("the draft's usage once sent is asked for when the box rests, and only the latest is shown", async () => {

@@ -91,7 +91,9 @@ export class ChatController {
     this.messages = messages;
     this.todos = todos;
     this.current.set(session, usage);
-    this.sessions = await this.ports.rpc.listSessions();
+    // the session is current now: the panel must show it, with the list as last read if
+    // reading it again fails (else the panel shows one session and a send goes to another)
+    this.sessions = await this.ports.rpc.listSessions().catch(() => this.sessions);
     await this.postSession();
     this.draft.changed(); // the same draft weighs differently in another session
   }

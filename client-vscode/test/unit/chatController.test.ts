@@ -41,6 +41,8 @@ class Fake {
   retired = new Set<string>();
   modelWarning: string | undefined;
   modelsFailure: unknown;
+  /** The next session list fails (once). */
+  listFailure: unknown;
 
   add(s: Session, messages: Message[] = []): void {
     this.sessions.set(s.sessionId, { session: s, messages });
@@ -49,7 +51,12 @@ class Fake {
   ports(): ChatPorts {
     return {
       rpc: {
-        listSessions: async () => [...this.sessions.values()].map((e) => e.session),
+        listSessions: async () => {
+          const failure = this.listFailure;
+          this.listFailure = undefined;
+          if (failure !== undefined) throw failure;
+          return [...this.sessions.values()].map((e) => e.session);
+        },
         getSession: async (id: string) => {
           const gate = this.getGate;
           this.getGate = undefined;
@@ -264,6 +271,22 @@ test("when the session on show is deleted the view moves to the newest left", as
   fake.sessions.delete("b");
   await chat.onSessionChanged({ sessionId: "b", reason: "delete" });
   assert.equal(fake.lastSession().session?.sessionId, "a");
+});
+
+test("a session list that fails while a session opens leaves the panel on the session now current", async () => {
+  const { fake, current, chat } = setup();
+  fake.key = true;
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  fake.listFailure = Object.assign(new Error("the server is busy"), { data: { code: "internal" } });
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  assert.equal(current.sessionId, "b");
+  assert.equal(fake.lastSession().session?.sessionId, "b", "the panel shows the session the meter and a send follow");
+  assert.equal(fake.lastSession().sessions.length, 2, "the list as last read");
+  await chat.receive({ type: "send", text: "for b" });
+  assert.equal(fake.sessions.get("a")!.messages.length, 0);
+  assert.deepEqual(fake.sessions.get("b")!.messages.map((m) => m.role), ["user", "assistant"]);
 });
 
 test("changes to other sessions are ignored unless one is created or deleted", async () => {

@@ -4,7 +4,8 @@ import type { Usage } from "./protocol";
 /** 124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950". */
 export function formatTokens(tokens: number): string {
   const n = Math.max(0, Math.round(tokens));
-  if (n >= 1_000_000) {
+  // 999_600 is 1M, not "1000K": a figure is shown in the unit it rounds to
+  if (n >= 999_500) {
     const m = n / 1_000_000;
     return `${trim(m >= 10 ? m.toFixed(0) : m.toFixed(1))}M`;
   }

@@ -12,6 +12,13 @@ test("tokens are shown in K and M with at most one decimal", () => {
   assert.equal(formatTokens(-3), "0");
 });
 
+test("a figure that rounds up to the next unit is shown in it: 1M, not 1000K", () => {
+  assert.equal(formatTokens(999_600), "1M");
+  assert.equal(formatTokens(999_499), "999K");
+  assert.equal(formatTokens(999_999_999), "1000M");
+  assert.equal(formatTokens(999.6), "1K");
+});
+
 test("the meter shows the server's figure", () => {
   assert.equal(meterText(usage()), "62% 124K/200K");
   const text = { ...usage().text, meter: "8% 15.2K/200K" };

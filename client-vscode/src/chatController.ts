@@ -175,7 +175,10 @@ export class ChatController {
       this.current.set(result.session, result.usage);
       this.ports.post({ type: "usage", sessionId, usage: result.usage });
       if (result.warning !== undefined) {
-        this.ports.post({ type: "notice", sessionId, message: result.warning, tone: "warning" });
+        this.ports.post({ type: "notice", sessionId, message: result.warning, tone: "warning", about: "model" });
+      } else {
+        // an earlier switch's "over its limit" no longer holds for this model
+        this.ports.post({ type: "noticeEnd", sessionId, about: "model" });
       }
       this.draft.changed();
     }

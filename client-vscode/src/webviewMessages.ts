@@ -54,7 +54,8 @@ export type ToWebview =
    * A brief notice (an auto-compaction, a compaction before a send): shown, then it goes.
    * `about: "rewind"`: the messages an edit or a Retry took out of the view, which a
    * `noticeEnd` about the same ends early (they came back); `"compactFirst"`: the compaction
-   * a send runs first, ended early when it fails or is stopped (nothing is compacting).
+   * a send runs first, ended early when it fails or is stopped (nothing is compacting);
+   * `"model"`: a model switch's warning, ended by a later switch that gives none.
    */
   | { type: "notice"; sessionId: string; message: string; tone: "info" | "warning"; about?: NoticeAbout }
   /** What a notice about `about` said is no longer true: it goes now. */
@@ -70,7 +71,7 @@ export type ToWebview =
   | ToolsToWebview;
 
 /** What a notice is about, when something can make it stale before it goes by itself. */
-export type NoticeAbout = "rewind" | "compactFirst";
+export type NoticeAbout = "rewind" | "compactFirst" | "model";
 
 /** The header's pickers: the models to choose from, the sessions as listed now. */
 export type PickersToWebview =

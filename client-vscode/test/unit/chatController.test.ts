@@ -629,7 +629,21 @@ test("switching the model shows the new usage at once and says when it no longer
   assert.equal(result?.warning, fake.modelWarning);
   assert.equal(current.usage?.state, "blocking");
   assert.equal(ofType(fake.posted, "usage").at(-1)?.usage.state, "blocking");
-  assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning" });
+  assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning", about: "model" });
+});
+
+test("the warning of a model switch goes when a switch back makes the conversation fit", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  fake.modelWarning = "claude-haiku-3: 150,000 tokens in use, over its limit: compact before the next send.";
+  await chat.receive({ type: "setModel", model: "claude-haiku-3" });
+  assert.equal(ofType(fake.posted, "notice").at(-1)?.about, "model");
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), []);
+  fake.modelWarning = undefined;
+  await chat.receive({ type: "setModel", model: "claude-opus-5" });
+  // the panel must not go on saying the conversation is over the limit
+  assert.deepEqual(ofType(fake.posted, "noticeEnd"), [{ type: "noticeEnd", sessionId: "a", about: "model" }]);
 });
 
 test("a long view goes as its last page; the rest comes when the view asks for it", async () => {

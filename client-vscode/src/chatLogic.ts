@@ -123,10 +123,11 @@ export function promptStored(error: unknown): boolean {
   return false;
 }
 
+/** The text of the last prompt in `view` (a tool round's results after it are no prompt). */
 export function lastUserText(view: readonly Message[]): string | undefined {
   for (let i = view.length - 1; i >= 0; i--) {
     const message = view[i]!;
-    if (message.role === "user" && message.kind === "message") {
+    if (isPrompt(message)) {
       return message.content.map((block) => ("text" in block && typeof block.text === "string" ? block.text : "")).join("");
     }
   }

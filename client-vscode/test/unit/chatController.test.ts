@@ -500,6 +500,24 @@ test("a Stop after switching sessions reads the sent session's view for whether 
   assert.equal(fake.lastSession().session?.sessionId, "b", "the view stays on the session chosen");
 });
 
+test("a Stop during a tool round counts the prompt as stored: the view ends with the tools' results", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  const { open, sending } = await heldSend(fake, chat, "fix the parser");
+  // the turn ran a tool round: its call and its result are stored after the prompt
+  const view = fake.sessions.get("a")!.messages;
+  view.push(
+    message("a1", "assistant", "", { content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "p.py" } }] }),
+    message("u2", "user", "", { content: [{ type: "tool_result", tool_use_id: "t1", content: "1: import re" }] }),
+  );
+  await chat.receive({ type: "stop" });
+  open();
+  await sending;
+  // the session holds the prompt: it must not come back into the box to be sent twice
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "fix the parser" }]);
+});
+
 // ---- the draft's weight and the verdict before Send ---------------------------------------
 
 test("the draft's usage once sent is asked for when the box rests, and only the latest is shown", async () => {

@@ -48,7 +48,7 @@ class UsageText(WireModel):
 def format_tokens(tokens: int) -> str:
     """124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950"."""
     n = max(0, tokens)
-    if n >= 1_000_000:
+    if n >= 999_500:  # what would round to 1000K reads 1M
         m = n / 1_000_000
         return _trim(f"{m:.0f}" if m >= 10 else f"{m:.1f}") + "M"
     if n >= 1_000:

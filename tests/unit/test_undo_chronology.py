@@ -266,3 +266,36 @@ def test_a_rewound_summary_of_turns_before_and_after_keeps_its_place_among_them(
     boundaries = _rewound_summary_of_turns_from_before_and_after(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_summary_a_rewind_kept_is_not_undone_inside_a_later_one(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    """p1 (pinned) stays beside a summary of p0..a2; a rewind to p1 keeps the summary, and
+    a later one summarizes it. Undoing the first summary while the later one stands is
+    refused, naming it: cut before p1, with a1 p2 a2 given to the rewind, the span came
+    back on the rewind's undo beside the summary that quotes it; left whole inside that
+    summary, it would hold p1, which the rewind holds too."""
+    session = store.create()
+    _turns(session, *"0123")
+    inner = _summarize(session, [f"{r}{n}" for n in "012" for r in "pa"], ["S", "p1", "p3", "a3"])
+    session.rewind("p1")
+    outer = _summarize(session, [inner], ["S"])
+    boundaries = list(session.active)
+    pending = [boundaries[i] for i in perm]
+    while pending:
+        for b in pending:
+            try:
+                session.uncompact(b)
+            except InvalidParams as exc:
+                assert "first" in str(exc)
+                assert b != boundaries[0] or boundaries[2] in str(exc)
+                continue
+            pending.remove(b)
+            break
+        else:
+            raise AssertionError(f"every undo refused: {pending}")
+        if outer in session.view:
+            assert session.view[1:] in ([], ["p1", "p3", "a3"]), session.view
+    assert session.view == [f"{r}{n}" for n in "0123" for r in "pa"]

@@ -18,7 +18,7 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import kept_later, uncompacted
+from baton.core.conversation.undo import held_since, kept_later, uncompacted
 from baton.core.conversation.unrewind import held_by_rewind, rewind_return, unrewind
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
@@ -158,6 +158,13 @@ class Session(ViewTokens):
                     f"undoing compaction {target} would give rewind {holder} turns older than "
                     "some it kept (in another summary): its undo would put them after those; "
                     "undo that rewind first"
+                )
+            later = held_since(self.view, boundary, others, self.sent_since)
+            if later is not None:
+                raise InvalidParams(
+                    f"undoing compaction {target} would put back turns that compaction "
+                    f"{later}, made since a rewind kept its summary, summarized; undo that "
+                    "compaction first"
                 )
             why = "a rewind made since took out part of what it summarized; undo that first"
         problems = invariant_violations([self.messages[m] for m in after if m in self.messages])

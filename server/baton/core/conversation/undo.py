@@ -12,7 +12,8 @@ its messages as the view gets them. Nor does it put back what a summary still in
 summarized (a message pinned beside the undone summary, then unpinned and summarized by a
 later one): that summary's undo puts it back, where it came (`undo_place.py`). A rewind's
 undo is `unrewind.py`'s. An undo whose view would break the API's rules is refused before
-anything is written (`Session.uncompact`).
+anything is written (`Session.uncompact`), and so is one of a summary a rewind kept that a
+summary made since holds (`held_since`).
 """
 
 from __future__ import annotations
@@ -246,6 +247,41 @@ def _kept_inside(boundary: Boundary, view: list[str], others: list[Boundary]) ->
             if holder[mid] in reached(rewind.view_after, stands_for):
                 out.add(mid)
     return out
+
+
+def held_since(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    since: Callable[[str], Callable[[str], bool]],
+) -> str | None:
+    """The compaction in force whose summary in the view holds a summary of compaction
+    `boundary` that a rewind kept, where the rewind took a message of its span (pinned
+    beside it), and that stands for no turn sent since the rewind (`since`: whether a
+    message came after a given boundary; with such a turn, the rewind's undo is refused
+    while it stands). Its text covers the whole span: cut before the rewound message, the
+    rest would come back, on the rewind's undo, beside the summary that quotes it; left
+    whole inside it, the span would hold turns the rewind holds too. Undoing that
+    compaction first puts the summary back in the view. None when no compaction holds one
+    so."""
+    stands_for = stands_for_of(others)
+    present = set(view)
+    holder = {one: mid for mid, span in stands_for.items() for one in span}
+    for mid, span in undo_mapping(boundary).items():
+        if mid in present or mid not in holder:
+            continue
+        for rewind in others:
+            if rewind.direction != "rewind" or set(rewind.summarized_ids).isdisjoint(span):
+                continue
+            kept = reached(rewind.view_after, stands_for)
+            if mid not in kept or holder[mid] in kept:
+                continue
+            top = next((one for one in view if mid in reached([one], stands_for)), None)
+            later = since(rewind.id)
+            turns = reached([top], stands_for) if top is not None else set()
+            if not any(later(one) for one in turns if one not in stands_for):
+                return next((b.id for b in others if top in b.stands_for), None)
+    return None
 
 
 def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:

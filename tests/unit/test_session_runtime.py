@@ -202,6 +202,9 @@ async def sessions_alive(ids: set[str], patience: float = 60.0) -> list[Session]
         alive = [o for o in gc.get_objects() if isinstance(o, Session) and o.session_id in ids]
         if not alive or asyncio.get_running_loop().time() > deadline:
             return alive
+        # this list must not be what keeps them: a session a thread held for a moment
+        # stayed in it, found again at every look until the patience ran out
+        del alive
         await asyncio.sleep(0.01)
 
 

@@ -106,19 +106,20 @@ def put_back(
             out += block
             continue
         keys: dict[str, int] = {}
+        came = {one: summarized.came(one) for one in block}  # once, not at every step back
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
             if before is None or before <= first:
                 break
-            later = [one for one in block if (summarized.came(one) or first) > before]
+            later = [one for one in block if (came[one] or first) > before]
             if summarized.stands_for_any(out[start - 1], later):
                 break
             start -= 1
             keys[out[start]] = before
         for one in block:  # an attachment among them follows the message before it
-            came = summarized.came(one)
-            first = keys[one] = first if came is None else came
+            arrived = came[one]
+            first = keys[one] = first if arrived is None else arrived
         run, out[start:] = out[start:], []
         while run and block:
             out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))

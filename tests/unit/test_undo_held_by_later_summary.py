@@ -20,6 +20,7 @@ from baton.core.compaction.automatic.microcompact import microcompact
 from baton.core.compaction.engine import CompactContext, compact
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     Message,
     MessageInput,
@@ -152,6 +153,19 @@ def test_a_message_kept_beside_for_its_pinned_tool_call_partner_stays_inside_too
     assert session.view == [*EVERY[:5], "u2", "r2", *EVERY[5:]]
 
 
+def _kept_beside_then_cleared(session: Session) -> tuple[str, Boundary]:
+    """r2 (a tool result) pinned beside the first summary (p1..p3), unpinned, then cleared
+    by a microcompaction: the first summary's id and the microcompaction."""
+    _turns(session, tool_turn=2)
+    session.set_pinned("r2", True)
+    first = _compact(session, "p1", "p3")
+    session.set_pinned("r2", False)
+    later = datetime.now(UTC) + timedelta(hours=2)
+    cleared = microcompact(session, MicrocompactSettings(keep_recent=0), now=later)
+    assert cleared is not None
+    return first, cleared
+
+
 @pytest.mark.parametrize("undo_copy_first", [False, True])
 def test_a_result_kept_beside_then_microcompacted_goes_back_as_its_copy_in_its_place(
     store: SessionStore, undo_copy_first: bool
@@ -161,13 +175,7 @@ def test_a_result_kept_beside_then_microcompacted_goes_back_as_its_copy_in_its_p
     refused as breaking the API's rules, the copy left after the span), and undoing the
     microcompaction then brings r2 back there."""
     session = store.create()
-    _turns(session, tool_turn=2)
-    session.set_pinned("r2", True)
-    first = _compact(session, "p1", "p3")
-    session.set_pinned("r2", False)
-    later = datetime.now(UTC) + timedelta(hours=2)
-    cleared = microcompact(session, MicrocompactSettings(keep_recent=0), now=later)
-    assert cleared is not None
+    first, cleared = _kept_beside_then_cleared(session)
     copy = cleared.new_messages[0].id
     assert copy in session.view and "r2" not in session.view
     if undo_copy_first:
@@ -279,13 +287,7 @@ def test_a_cleared_copy_a_later_summary_summarized_stays_inside_it(
     the copy, leaving a result with no call before it), and undoing the second puts the call
     and the copy back after it, where r2 came."""
     session = store.create()
-    _turns(session, tool_turn=2)
-    session.set_pinned("r2", True)
-    first = _compact(session, "p1", "p3")
-    session.set_pinned("r2", False)
-    later = datetime.now(UTC) + timedelta(hours=2)
-    cleared = microcompact(session, MicrocompactSettings(keep_recent=0), now=later)
-    assert cleared is not None
+    first, cleared = _kept_beside_then_cleared(session)
     copy = cleared.new_messages[0].id
     second = _compact(session, "u2", copy)
     session.uncompact(first)

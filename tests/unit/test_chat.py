@@ -289,8 +289,10 @@ async def test_a_stream_cut_after_its_thinking_appends_nothing_and_send_retries(
     session: Session,
     estimator: Estimator,
 ) -> None:
-    # message_start, ping, the thinking block (start, 2 deltas, signature, stop): then cut
-    fake_anthropic.reply(thinking_block("Let me think."), "Here is my answer.", cut_after=7)
+    # message_start, ping, the thinking block (start, 2 deltas, signature, stop): then cut,
+    # three times (a break before any text is asked again as often as the client retries)
+    for _ in range(3):
+        fake_anthropic.reply(thinking_block("Let me think."), "Here is my answer.", cut_after=7)
     ctx = context(anthropic_client(), estimator)
     with pytest.raises(ApiError) as caught:
         await send(session, content="think first", tools=None, ctx=ctx)
@@ -580,6 +582,39 @@ async def test_an_overload_error_event_before_any_text_is_asked_again_as_a_529_i
     assert len(fake_anthropic.message_requests()) == 6
     # an error once text was shown is not asked again: the partial is kept
     fake_anthropic.reply("Some text then an error", cut_after=5, stream_error=overloaded)
+    with pytest.raises(ApiError):
+        await send(session, content="third", tools=None, ctx=ctx)
+    assert len(fake_anthropic.message_requests()) == 7
+    assert session.view_messages()[-1].stop_reason == "interrupted"
+
+
+async def test_a_stream_that_breaks_before_any_text_is_asked_again(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    # the API answered 200 and the connection dropped after its first event (or the
+    # stream ended without its last): nothing was shown, so it is asked again, as the SDK
+    # asks a request again whose connection failed before the answer
+    fake_anthropic.reply("never shown", cut_after=1)
+    fake_anthropic.reply("never shown", cut_after=0)
+    fake_anthropic.reply("The answer.")
+    deltas: list[tuple[str, str]] = []
+    ctx = context(anthropic_client(), estimator, None, deltas)
+    result = await send(session, content="explain", tools=None, ctx=ctx)
+    assert result.message.text() == "The answer."
+    assert len(fake_anthropic.message_requests()) == 3
+    assert "".join(text for _, text in deltas) == "The answer."
+    assert [m.role for m in session.view_messages()] == ["user", "assistant"]
+    # bounded by the client's retries; once text was shown the break goes through
+    for _ in range(3):
+        fake_anthropic.reply("never shown", cut_after=1)
+    with pytest.raises(ApiError) as caught:
+        await send(session, content="again", tools=None, ctx=ctx)
+    assert caught.value.data["type"] == "stream_error"
+    assert len(fake_anthropic.message_requests()) == 6
+    fake_anthropic.reply("Some text then a break", cut_after=5)
     with pytest.raises(ApiError):
         await send(session, content="third", tools=None, ctx=ctx)
     assert len(fake_anthropic.message_requests()) == 7

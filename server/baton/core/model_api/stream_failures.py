@@ -1,7 +1,8 @@
 """What a reply stream that failed leaves: what it had delivered, riding on the exception
 that stopped it; and whether it is asked again: one the API ended with an overload (or
-another error the SDK retries when the API answers it as an HTTP status) before anything
-of the reply arrived, after the SDK's backoff, as often as the client lets the SDK retry."""
+another error the SDK retries when the API answers it as an HTTP status), or one that broke
+(its connection lost, or ended without its last event), before anything of the reply
+arrived, after the SDK's backoff, as often as the client lets the SDK retry."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ def partial_reply(exc: BaseException) -> ModelReply | None:
 
 # the error events of a stream that stand for the statuses the SDK retries (529, 500, 429)
 RETRIED_EVENTS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
+# a stream that broke: retried as the SDK retries a connection that fails before the answer
+BROKEN = "stream_error"
 INITIAL_DELAY = 0.5  # seconds, doubled on each retry up to MAX_DELAY (the SDK's figures)
 MAX_DELAY = 8.0
 
@@ -36,11 +39,12 @@ MAX_DELAY = 8.0
 def retry_delay(
     error: ApiError, partial: ModelReply | None, retries: int, max_retries: int
 ) -> float | None:
-    """Seconds to wait before asking again, or None when `error` goes through: it is no
-    error event the API sent mid-stream (those have no status), its type is not retried,
-    something of the reply arrived (`partial`: shown, or kept as interrupted), or the
-    `retries` made already reach `max_retries`."""
-    if error.data.get("status") is not None or error.data.get("type") not in RETRIED_EVENTS:
+    """Seconds to wait before asking again, or None when `error` goes through: it is
+    neither a broken stream nor an error event the API sent mid-stream (those have no
+    status) of a type retried, something of the reply arrived (`partial`: shown, or kept
+    as interrupted), or the `retries` made already reach `max_retries`."""
+    kind = error.data.get("type")
+    if error.data.get("status") is not None or (kind not in RETRIED_EVENTS and kind != BROKEN):
         return None
     if partial is not None or retries >= max_retries:
         return None

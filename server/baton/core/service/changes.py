@@ -203,6 +203,7 @@ class Changes:
         if runtime is None or not host.settings.exact_counts:
             return False  # deleted, or the setting went off, while the count waited
         model = runtime.session.model or host.settings.model
+        await host.models.client_ready()
         client = host.models.client(host.settings)
         return await self.exact.count(runtime.session, model, runtime.tools, client)
 

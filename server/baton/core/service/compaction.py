@@ -37,6 +37,7 @@ class Compaction:
         service = self._service
         session = service.session(session_id)
         check_writable(request.instructions, "instructions")
+        await service.models.client_ready()  # a summarizer that uses the key needs the SDK
         # an idle compaction (trigger auto) is no manual one: it leaves the breaker as it is
         context = self.context(progress, session_id, manual=request.trigger != "auto")
         return await service.lanes.compact_any(session, request, context)  # offline: off the loop

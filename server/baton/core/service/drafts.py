@@ -69,6 +69,7 @@ class Drafts:
         service = self._service
         session = service.session(session_id)
         check_writable(request.instructions, "instructions")
+        await service.models.client_ready()  # a summarizer that uses the key needs the SDK
         if summary is not None and regenerate is None:
             raise InvalidParams("`summary` goes with the `draftId` of the draft it edits")
         if regenerate is not None:
@@ -104,6 +105,7 @@ class Drafts:
         session = service.session(session_id)
         if summary is not None:
             self._check_summary(summary)
+        await service.models.client_ready()
         ctx = service.compaction.context(progress, session_id, manual=True)
         record = preview.load_record(session, draft_id)
         request = preview.request_of(record)

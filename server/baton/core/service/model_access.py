@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
 import os
+import sys
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from baton.core import redaction
@@ -23,7 +28,7 @@ from baton.core.settings import Settings
 from baton.core.usage.budget import ModelLimits
 from baton.core.usage.estimator import Estimator
 
-if TYPE_CHECKING:  # the SDK takes a second to import; only replies and summaries need it
+if TYPE_CHECKING:  # the SDK takes seconds to import; only what uses the key needs it
     from baton.core.compaction.summary.memory import NotesUpdater
     from baton.core.model_api.client import AnthropicClient
 
@@ -33,6 +38,9 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 TIMEOUT_ENV = "BATON_API_TIMEOUT"  # seconds a request may wait on the API (default 600)
 LIST_FRESH = 600.0  # seconds a Models API list is reused before it is asked for again
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+# the model client's module, which imports the SDK: seconds of imports (thousands of
+# modules) that would hold the event loop, so it is imported on a thread of its own
+CLIENT_MODULE = "baton.core.model_api.client"
 
 
 def api_timeout() -> float:
@@ -67,6 +75,9 @@ class ModelAccess:
         self._pending: set[str] = set()
         self._notes: NotesUpdater | None = None
         self._listed: tuple[tuple[str, str | None], float, list[ListedModel]] | None = None
+        self._importing: Future[None] | None = None
+        if self._key is not None:
+            self._import_client()
 
     @property
     def has_key(self) -> bool:
@@ -76,6 +87,40 @@ class ModelAccess:
         if key:
             redaction.remember(key)
             self._key = key
+            self._import_client()
+
+    def require_key(self) -> None:
+        """Fail as `client` would without a key, without making the client."""
+        if self._key is None:
+            raise ApiKeyMissing(NO_KEY)
+
+    def _import_client(self) -> None:
+        """Start importing the model client (and the SDK) on a thread, once, as soon as a
+        key is known: everything that uses the key needs it."""
+        if self._importing is not None or CLIENT_MODULE in sys.modules:
+            return
+        done: Future[None] = Future()
+
+        def run() -> None:
+            try:
+                importlib.import_module(CLIENT_MODULE)
+            except BaseException as exc:  # given to whoever waits (`client_ready`)
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+        self._importing = done
+        threading.Thread(target=run, name="model-client-import", daemon=True).start()
+
+    async def client_ready(self) -> None:
+        """Wait, without holding the event loop, until `client` can be made without
+        importing the SDK on the caller's thread. Async paths that use the key await this
+        first; with no key there is nothing to wait for."""
+        if self._key is None:
+            return
+        self._import_client()
+        if self._importing is not None:
+            await asyncio.wrap_future(self._importing)
 
     def __repr__(self) -> str:  # never shows the key
         return f"ModelAccess(has_key={self.has_key})"
@@ -110,6 +155,7 @@ class ModelAccess:
 
     async def _fetch(self, model: str, settings: Settings, on_found: Callable[[str], None]) -> None:
         try:
+            await self.client_ready()
             found = await self.client(settings).model_limits(model)
         finally:
             self._pending.discard(model)
@@ -126,6 +172,7 @@ class ModelAccess:
         cached = self._listed
         if cached is None or cached[0] != wanted or time.monotonic() - cached[1] > LIST_FRESH:
             try:
+                await self.client_ready()
                 listed = await self.client(settings).list_models()
             except Exception as exc:  # any failure: the configured list, saying why
                 why = exc.message if isinstance(exc, BatonError) else type(exc).__name__

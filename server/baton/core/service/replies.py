@@ -31,7 +31,7 @@ class Replies:
     def check_can_send(self, session_id: str) -> None:
         """Fail now as `send` would before asking the model: an unknown session, no key."""
         self._runtimes.of(session_id)
-        self._service.models.client(self._service.settings)
+        self._service.models.require_key()
 
     async def send(
         self,
@@ -50,6 +50,8 @@ class Replies:
 
         service = self._service
         runtime = self._runtimes.of(session_id)
+        service.models.require_key()
+        await service.models.client_ready()
         client = service.models.client(service.settings)
         attached = await service.tool_setup.attachments(attachments, host)
 

@@ -133,3 +133,32 @@ def test_a_session_closed_here_and_untouched_is_not_read_again(tmp_path: Path) -
     assert mine.get(held.session_id) is held
     assert held.revision == revision  # nothing replayed: the file is as it left it
     mine.close()
+
+
+def test_a_session_read_again_as_it_opens_again_is_told_as_a_reload(tmp_path: Path) -> None:
+    """The store closed a session to stay within max_open while its runtime kept it; another
+    process wrote it meanwhile: opening it again reads those turns, and that is a change no
+    event told, so the meter and the session document hear it as one (`reload`)."""
+    from baton.core.service.events import Event, SessionChanged
+
+    service = _service(tmp_path)
+    sid = service.create("a").session_id
+    service.append(sid, [MessageInput(role="user", content="first")])
+    service.create("b")  # `a` is closed here; its runtime still holds it
+    assert sid not in service.store.open_ids()
+    theirs = SessionStore(tmp_path, _count)
+    theirs.get(sid).append([MessageInput(role="assistant", content="theirs")])
+    theirs.close()
+    heard: list[Event] = []
+    service.connect(heard.append)
+
+    usage = service.usage(sid)
+
+    changes = [e for e in heard if isinstance(e, SessionChanged) and e.session_id == sid]
+    assert [c.reason for c in changes] == ["reload"]
+    assert [m.text() for m in service.session(sid).view_messages()] == ["first", "theirs"]
+    assert changes[0].usage.used_tokens == usage.used_tokens
+    heard.clear()
+    service.usage(sid)  # open now: nothing read again, nothing told
+    assert not [e for e in heard if isinstance(e, SessionChanged)]
+    service.store.close()

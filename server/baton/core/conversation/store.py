@@ -143,10 +143,12 @@ class SessionStore:
         """The session, opened (for writing when it can be) and kept open."""
         sid = check_session_id(session_id)
         session = self._open.get(sid)
+        reloaded = False
         if session is None:
             session = self._closed.pop(sid, None)  # its file is opened again at its next write
             if session is not None and session.transcript.moved_on():
-                session.reload()  # another process wrote it while it was closed here
+                # another process wrote it while it was closed here
+                reloaded = session.reload()
             if session is not None and not session.read_only:
                 self._keep(sid, session)
         if session is None or session.read_only:
@@ -169,6 +171,8 @@ class SessionStore:
             self._open.move_to_end(sid)
         if session.deleted:
             raise SessionNotFound(f"session {sid} was deleted")
+        if reloaded and session.read_again is not None:
+            session.read_again()  # told once kept: whoever hears it gets this same object
         return session
 
     open = get

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from baton.core.compaction.hooks import BLOCK_EXIT, Hooks, read_output, run_hook
+from baton.core.compaction.hooks import BLOCK_EXIT, OUTPUT_CHARS, Hooks, read_output, run_hook
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.session import Session
 from baton.core.errors import CompactionBlocked, CompactionInProgress
@@ -58,9 +58,9 @@ async def before_hooks(
         if run.warning is not None:
             warnings.append(run.warning)
             continue
-        output = read_output(run)
+        output, ignored = read_output(run)
         if run.exit_code == BLOCK_EXIT or output.get("decision") == "block":
-            reason = str(output.get("reason") or run.stderr or "no reason given")
+            reason = str(output.get("reason") or run.stderr or "no reason given")[:OUTPUT_CHARS]
             raise CompactionBlocked(
                 f"the PreCompact hook `{hook.shown()}` blocked the compaction: {reason}",
                 hook=hook.shown(),
@@ -70,6 +70,9 @@ async def before_hooks(
             warnings.append(
                 f"the PreCompact hook `{hook.shown()}` failed ({run.exit_code}){detail}"
             )
+            continue
+        if ignored is not None:
+            warnings.append(f"the PreCompact hook `{hook.shown()}` {ignored}")
             continue
         text = output.get("instructions")
         if isinstance(text, str) and text.strip():

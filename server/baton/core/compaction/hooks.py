@@ -15,7 +15,10 @@ argument list; `timeout` in seconds (default 30, at most 600). Each hook gets on
 object on stdin. A PreCompact hook that exits 2 (or prints {"decision": "block",
 "reason": ...}) blocks the compaction with its reason (stderr); one that prints
 {"instructions": "..."} adds them to the compaction's. A hook that fails, prints what is not
-JSON or times out (it is killed) is reported as a warning and the compaction goes on.
+JSON or times out (it is killed) is reported as a warning and the compaction goes on. Of
+what a hook prints, the first MB of stdout (its JSON) and 64 KB of stderr are kept; the
+rest is read and dropped, so a hook that floods its output holds no more of the server's
+memory.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ log = logging.getLogger(__name__)
 HOOKS_FILE_ENV = "BATON_HOOKS_FILE"
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 600.0
 BLOCK_EXIT = 2
-OUTPUT_CHARS = 4_000  # of a hook's stdout / stderr read into a reason or warning
+OUTPUT_CHARS = 4_000  # of a hook's stderr or reason shown in a warning or error
+STDOUT_KEPT = 1_000_000  # bytes of a hook's stdout kept (its JSON); the rest is dropped
+STDERR_KEPT = 64_000
+READ_CHUNK = 65_536
 Event = Literal["PreCompact", "PostCompact"]
 EVENTS: tuple[Event, ...] = ("PreCompact", "PostCompact")
 
@@ -74,6 +80,7 @@ class HookRun:
     stdout: str = ""
     stderr: str = ""
     warning: str | None = None
+    stdout_cut: bool = False  # it printed more than STDOUT_KEPT
 
 
 def hooks_file() -> Path:
@@ -157,7 +164,7 @@ async def run_hook(hook: Hook, payload: dict[str, Any]) -> HookRun:
     except OSError as exc:
         return HookRun(None, warning=f"the hook `{hook.shown()}` could not start: {exc}")
     try:
-        out, err = await asyncio.wait_for(proc.communicate(data), hook.timeout)
+        out, out_cut, err = await asyncio.wait_for(_talk(proc, data), hook.timeout)
     except TimeoutError:
         _kill(proc)
         await proc.wait()
@@ -169,9 +176,46 @@ async def run_hook(hook: Hook, payload: dict[str, Any]) -> HookRun:
     except asyncio.CancelledError:
         _kill(proc)
         raise
-    stdout = out.decode("utf-8", "replace")[:OUTPUT_CHARS]
+    stdout = out.decode("utf-8", "replace")
     stderr = redact(err.decode("utf-8", "replace")[:OUTPUT_CHARS]).strip()
-    return HookRun(proc.returncode, stdout, stderr)
+    return HookRun(proc.returncode, stdout, stderr, stdout_cut=out_cut)
+
+
+async def _talk(proc: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bool, bytes]:
+    """`data` to the hook's stdin, and a bounded part of what it prints (`_kept`), until
+    it exits: its stdout, whether that was cut, its stderr."""
+    _, (out, out_cut), (err, _) = await asyncio.gather(
+        _feed(proc, data), _kept(proc.stdout, STDOUT_KEPT), _kept(proc.stderr, STDERR_KEPT)
+    )
+    await proc.wait()
+    return out, out_cut, err
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    if proc.stdin is None:
+        return
+    try:
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # a hook that reads nothing of its input
+    finally:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.close()
+
+
+async def _kept(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
+    """The first `limit` bytes of `stream` read to its end (the rest dropped as it comes)
+    and whether there was more."""
+    kept, cut = bytearray(), False
+    if stream is None:
+        return b"", False
+    while chunk := await stream.read(READ_CHUNK):
+        room = limit - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+        cut = cut or len(chunk) > room
+    return bytes(kept), cut
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -181,13 +225,18 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
         proc.kill()
 
 
-def read_output(run: HookRun) -> dict[str, Any]:
-    """A hook's stdout as the JSON object it may print ({} when it printed nothing)."""
+def read_output(run: HookRun) -> tuple[dict[str, Any], str | None]:
+    """A hook's stdout as the JSON object it may print ({} when it printed nothing), and
+    why it was ignored when it printed something else (None when it was not)."""
+    if run.stdout_cut:
+        return {}, f"printed more than {STDOUT_KEPT:,} bytes; its output was ignored"
     text = run.stdout.strip()
     if not text:
-        return {}
+        return {}, None
     try:
         value = json.loads(text)
     except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+        value = None
+    if not isinstance(value, dict):
+        return {}, "printed what is not a JSON object; its output was ignored"
+    return value, None

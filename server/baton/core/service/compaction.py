@@ -14,7 +14,7 @@ from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.transcript import check_writable
-from baton.core.errors import BatonError, NothingToCompact
+from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.usage.budget import Usage
 
@@ -57,6 +57,11 @@ class Compaction:
         """Take a message and the rest of the view after it out of the view (kept in the
         transcript; undone like a compaction)."""
         runtime = self._runtimes.of(session_id)
+        if runtime.replying:  # it would take the prompt that reply answers out of the view
+            raise InvalidParams(
+                f"a reply is streaming in session {session_id}: stop it (cancel its send) "
+                "or let it finish, then rewind"
+            )
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self._service.changes.changed(runtime, "rewind")
 

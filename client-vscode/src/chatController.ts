@@ -50,8 +50,9 @@ export class ChatController {
     this.pickers = new PickerHost({
       rpc: ports.rpc,
       post: (message) => ports.post(message),
-      currentSessionId: () => current.sessionId,
+      current,
       refresh: () => this.refresh(),
+      draftChanged: () => this.draft.changed(),
     });
     this.sender = new ChatSender(ports, current, this.draft, this);
   }
@@ -165,24 +166,8 @@ export class ChatController {
   }
 
   /** Switches the current session's model; a warning when it no longer fits is said in the panel. */
-  async switchModel(model: string): Promise<ModelSwitch | undefined> {
-    const sessionId = this.current.sessionId;
-    if (sessionId === undefined) {
-      return undefined;
-    }
-    const result = await this.ports.rpc.setModel(sessionId, model);
-    if (this.current.sessionId === sessionId) {
-      this.current.set(result.session, result.usage);
-      this.ports.post({ type: "usage", sessionId, usage: result.usage });
-      if (result.warning !== undefined) {
-        this.ports.post({ type: "notice", sessionId, message: result.warning, tone: "warning", about: "model" });
-      } else {
-        // an earlier switch's "over its limit" no longer holds for this model
-        this.ports.post({ type: "noticeEnd", sessionId, about: "model" });
-      }
-      this.draft.changed();
-    }
-    return result;
+  switchModel(model: string): Promise<ModelSwitch | undefined> {
+    return this.pickers.switchModel(model);
   }
 
   // ---- the webview's messages ----------------------------------------------------------
@@ -230,7 +215,7 @@ export class ChatController {
         case "listModels":
           return await this.pickers.models();
         case "setModel":
-          await this.switchModel(message.model);
+          await this.pickers.switchModel(message.model);
           return;
         case "listSessions":
           return await this.pickers.sessions();

@@ -279,6 +279,8 @@ export class ChatController {
       ...(page.offset > 0 ? { offset: page.offset, totalMessages: messages.length } : {}),
       ...(session !== null && this.todos !== undefined ? { todos: this.todos } : {}),
     });
+    const failure = session !== null ? this.sender.takeFailure(session.sessionId) : undefined;
+    if (failure !== undefined) this.ports.post({ type: "error", message: failure, scope: "session" });
   }
 
   dispose(): void {

@@ -7,8 +7,8 @@ import { lastUserText, promptStored, sendFailure } from "./chatLogic";
 import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch } from "./draftUsage";
-import type { Message, Session, SetAside } from "./protocol";
-import { isCancellation } from "./rpc";
+import { ErrorCodes, type Message, type Session, type SetAside } from "./protocol";
+import { errorCode, isCancellation } from "./rpc";
 
 /** What a send needs of the controller around it (the chat controller is one). */
 export interface SendHost {
@@ -23,6 +23,8 @@ export class ChatSender {
   private sending: CancellationTokenSource | undefined;
   /** The messages the last edit or Retry took out of the view, while its notice may show. */
   private rewound: { sessionId: string; ids: ReadonlySet<string> } | undefined;
+  /** A send's failure in a session the user had left meanwhile: said once it is on show again. */
+  private unseenFailure: { sessionId: string; message: string } | undefined;
 
   constructor(
     private readonly ports: ChatPorts,
@@ -47,6 +49,28 @@ export class ChatSender {
     }
     this.rewound = undefined;
     return true;
+  }
+
+  /** The failure of a send to `sessionId` not yet shown (the user had left it), once. */
+  takeFailure(sessionId: string): string | undefined {
+    const failure = this.unseenFailure;
+    if (failure?.sessionId !== sessionId) return undefined;
+    this.unseenFailure = undefined;
+    return failure.message;
+  }
+
+  /**
+   * A failed send's banner. A banner is about the session on show: the failure of a send to
+   * a session the user has left waits until that session is on show again.
+   */
+  private failed(sentTo: string | undefined, error: unknown): void {
+    const message = sendFailure(error);
+    const elsewhere = sentTo !== undefined && this.current.sessionId !== sentTo;
+    if (elsewhere && this.ports.serverAvailable() && errorCode(error) !== ErrorCodes.apiKeyMissing) {
+      this.unseenFailure = { sessionId: sentTo, message };
+    } else {
+      postError(this.ports, error, message);
+    }
   }
 
   /** Says what the send took out of the view (a refused reply, or the interrupted one it made again). */
@@ -133,9 +157,7 @@ export class ChatSender {
     } catch (error) {
       cancelled = isCancellation(error);
       stored = promptStored(error);
-      if (!cancelled) {
-        postError(this.ports, error, sendFailure(error));
-      }
+      if (!cancelled) this.failed(sentTo, error);
     } finally {
       cancel.dispose();
       this.sending = undefined;

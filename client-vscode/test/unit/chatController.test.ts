@@ -954,3 +954,26 @@ test("what is typed while a reply streams keeps its draft line once the send end
   const shown = ofType(fake.posted, "draftUsage");
   assert.ok(shown.length > 0 && shown.at(-1)?.draft !== null);
 });
+
+test("a send that fails after the user switched sessions shows its banner on its own session, not on the one on show", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const { open, sending } = await heldSend(fake, chat, "long one");
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  fake.sendFailure = Object.assign(new Error("overloaded"), { data: { code: "api_error", promptMessageId: "u0" } });
+  const before = fake.posted.length;
+  open();
+  await sending;
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.deepEqual(ofType(fake.posted.slice(before), "error"), [], "no banner over b for a's failure");
+  // back on "a", its failure is said there, once
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const shownA = fake.posted.lastIndexOf(fake.lastSession());
+  assert.deepEqual(ofType(fake.posted.slice(shownA), "error"), [{ type: "error", message: "overloaded", scope: "session" }]);
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  assert.equal(ofType(fake.posted, "error").length, 1);
+});

@@ -4,9 +4,8 @@
  */
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
-import { ErrorCodes } from "./protocol";
-import { errorCode, errorMessage } from "./rpc";
-import { SESSION_SCHEME, sessionDocumentPath, sessionDocumentPlaceholder, sessionIdFromUri } from "./sessionUri";
+import { SessionTexts } from "./sessionTexts";
+import { SESSION_SCHEME, sessionDocumentPath, sessionIdFromUri } from "./sessionUri";
 
 export { SESSION_SCHEME };
 export const PREVIEW_SCHEME = "baton-preview";
@@ -24,30 +23,25 @@ export function sessionDocumentUri(sessionId: string): vscode.Uri {
  */
 export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  private readonly changedAt = new Map<string, number>();
+  private readonly texts: SessionTexts;
   private readonly subscriptions: vscode.Disposable[] = [];
   private reverting = false;
-  /** Documents shown as a placeholder while no server ran: re-read once one does. */
-  private readonly waiting = new Set<string>();
   readonly onDidChangeFile = this.emitter.event;
 
-  constructor(private readonly client: BatonClient) {
+  constructor(client: BatonClient) {
+    this.texts = new SessionTexts({ rpc: client.rpc, running: () => client.currentState === "running", now: () => Date.now() });
     this.subscriptions.push(
       // an open session document follows the session
       client.onDidChangeSession((event) => {
-        this.changedAt.set(event.sessionId, Date.now());
+        this.texts.changed(event.sessionId);
         const type = event.reason === "delete" ? vscode.FileChangeType.Deleted : vscode.FileChangeType.Changed;
         this.emitter.fire([{ type, uri: sessionDocumentUri(event.sessionId) }]);
       }),
       vscode.workspace.onDidChangeTextDocument((event) => void this.undoEdit(event)),
       client.onDidChangeState((state) => {
-        if (state !== "running" || this.waiting.size === 0) {
+        const ids = state === "running" ? this.texts.serverRunning() : [];
+        if (ids.length === 0) {
           return;
-        }
-        const ids = [...this.waiting];
-        this.waiting.clear();
-        for (const id of ids) {
-          this.changedAt.set(id, Date.now());
         }
         this.emitter.fire(ids.map((id) => ({ type: vscode.FileChangeType.Changed, uri: sessionDocumentUri(id) })));
       }),
@@ -61,8 +55,7 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
     const sessionId = this.sessionId(uri);
     const text = await this.text(sessionId);
-    const mtime = this.changedAt.get(sessionId) ?? 0;
-    return { type: vscode.FileType.File, ctime: 0, mtime, size: Buffer.byteLength(text) };
+    return { type: vscode.FileType.File, ctime: 0, mtime: this.texts.mtime(sessionId), size: Buffer.byteLength(text) };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
@@ -98,21 +91,10 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
   }
 
   private async text(sessionId: string): Promise<string> {
-    try {
-      const text = (await this.client.rpc.render(sessionId)).text;
-      this.waiting.delete(sessionId);
-      return text;
-    } catch (error) {
-      if (errorCode(error) === ErrorCodes.sessionNotFound) {
-        throw vscode.FileSystemError.FileNotFound(sessionDocumentUri(sessionId));
-      }
-      if (this.client.currentState !== "running") {
-        // a tab restored at reload asks before the server runs: say so rather than fail
-        this.waiting.add(sessionId);
-        return sessionDocumentPlaceholder(sessionId, errorMessage(error));
-      }
-      throw vscode.FileSystemError.Unavailable(`Baton: ${errorMessage(error)}`);
-    }
+    const read = await this.texts.read(sessionId);
+    if ("missing" in read) throw vscode.FileSystemError.FileNotFound(sessionDocumentUri(sessionId));
+    if ("unavailable" in read) throw vscode.FileSystemError.Unavailable(read.unavailable);
+    return read.text;
   }
 
   /** Puts an edited session document back as the server renders it. */

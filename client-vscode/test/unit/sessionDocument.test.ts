@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { SessionTexts } from "../../src/sessionTexts";
 import { sessionDocumentPlaceholder } from "../../src/sessionUri";
 
 const PACKAGE = join(__dirname, "..", "..", "..", "package.json");
@@ -19,4 +20,58 @@ test("while no server runs a session document says why and that it reloads", () 
   assert.match(text, /not running \(Baton's server is not running\)/);
   assert.match(text, /reloads by itself once the server runs/);
   assert.match(text, /Baton: Restart Server/);
+});
+
+/** A server that renders sessions from a map (none: not running), and a clock that stands still. */
+function texts(rendered: Map<string, string> | undefined, clock = { at: 1_000 }) {
+  let running = rendered !== undefined;
+  const server = {
+    texts: new SessionTexts({
+      rpc: {
+        render: async (sessionId: string) => {
+          if (!running) throw new Error("Baton's server is not running");
+          const text = rendered?.get(sessionId);
+          if (text === undefined) throw Object.assign(new Error(`no session ${sessionId}`), { data: { code: "session_not_found" } });
+          return { uri: `baton:/sessions/${sessionId}.md`, text, version: 1, messages: [] };
+        },
+      },
+      running: () => running,
+      now: () => clock.at,
+    }),
+    start(texts: Map<string, string>) {
+      rendered = texts;
+      running = true;
+    },
+  };
+  return server;
+}
+
+test("a session document reads the server's rendering; a session that is gone is missing", async () => {
+  const { texts: docs } = texts(new Map([["s1", "# Chat s1\n"]]));
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n" });
+  assert.deepEqual(await docs.read("s2"), { missing: true });
+});
+
+test("a document read before the server runs is a placeholder, read again once the server runs", async () => {
+  const server = texts(undefined);
+  const read = await server.texts.read("s1");
+  assert.ok("text" in read && read.text === sessionDocumentPlaceholder("s1", "Baton's server is not running"));
+  assert.equal(server.texts.mtime("s1"), 0);
+  server.start(new Map([["s1", "# Chat s1\n"]]));
+  assert.deepEqual(server.texts.serverRunning(), ["s1"], "announced changed");
+  assert.ok(server.texts.mtime("s1") > 0, "with a new modification time, so the editor reads it again");
+  assert.deepEqual(await server.texts.read("s1"), { text: "# Chat s1\n" });
+  assert.deepEqual(server.texts.serverRunning(), [], "once");
+});
+
+test("a failure while the server runs is said, not a placeholder", async () => {
+  const { texts: docs } = texts(new Map());
+  const failing = new SessionTexts({
+    rpc: { render: async () => Promise.reject(new Error("render failed")) },
+    running: () => true,
+    now: () => 1,
+  });
+  assert.deepEqual(await failing.read("s1"), { unavailable: "Baton: render failed" });
+  assert.deepEqual(failing.serverRunning(), []);
+  assert.deepEqual(await docs.read("s1"), { missing: true });
 });

@@ -1,0 +1,62 @@
+/**
+ * What a session document (`baton:/sessions/<id>.md`) reads, without the editor: the
+ * server's rendering, a placeholder while no server runs (and which documents to read again
+ * once one does), and each document's modification time. Pure (no vscode import):
+ * sessionDocument.ts is the file system around it.
+ */
+import { ErrorCodes } from "./protocol";
+import { errorCode, errorMessage, type BatonRpc } from "./rpc";
+import { sessionDocumentPlaceholder } from "./sessionUri";
+
+export interface SessionTextPorts {
+  rpc: Pick<BatonRpc, "render">;
+  /** Whether the server runs: a failure without one is a placeholder, not an error. */
+  running(): boolean;
+  /** The clock of the modification times (tests give their own). */
+  now(): number;
+}
+
+/** A session document's text, or why there is none. */
+export type SessionText = { text: string } | { missing: true } | { unavailable: string };
+
+export class SessionTexts {
+  private readonly changedAt = new Map<string, number>();
+  /** Documents shown as a placeholder while no server ran: read again once one does. */
+  private readonly waiting = new Set<string>();
+
+  constructor(private readonly ports: SessionTextPorts) {}
+
+  /** The document's modification time (0: unchanged since the extension started). */
+  mtime(sessionId: string): number {
+    return this.changedAt.get(sessionId) ?? 0;
+  }
+
+  /** The session changed: its document is to be read again. */
+  changed(sessionId: string): void {
+    this.changedAt.set(sessionId, this.ports.now());
+  }
+
+  async read(sessionId: string): Promise<SessionText> {
+    try {
+      const text = (await this.ports.rpc.render(sessionId)).text;
+      this.waiting.delete(sessionId);
+      return { text };
+    } catch (error) {
+      if (errorCode(error) === ErrorCodes.sessionNotFound) return { missing: true };
+      if (!this.ports.running()) {
+        // a tab restored at reload asks before the server runs: say so rather than fail
+        this.waiting.add(sessionId);
+        return { text: sessionDocumentPlaceholder(sessionId, errorMessage(error)) };
+      }
+      return { unavailable: `Baton: ${errorMessage(error)}` };
+    }
+  }
+
+  /** A server runs now: the documents shown as a placeholder, each marked changed. */
+  serverRunning(): string[] {
+    const ids = [...this.waiting];
+    this.waiting.clear();
+    for (const id of ids) this.changed(id);
+    return ids;
+  }
+}

@@ -31,9 +31,12 @@ export class SessionTexts {
     return this.changedAt.get(sessionId) ?? 0;
   }
 
-  /** The session changed: its document is to be read again. */
+  /**
+   * The session changed: its document is to be read again. Its time moves on even within
+   * one millisecond: the editor reads again only a file whose time or size changed.
+   */
   changed(sessionId: string): void {
-    this.changedAt.set(sessionId, this.ports.now());
+    this.changedAt.set(sessionId, Math.max(this.ports.now(), this.mtime(sessionId) + 1));
   }
 
   async read(sessionId: string): Promise<SessionText> {

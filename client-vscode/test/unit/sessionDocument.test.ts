@@ -75,3 +75,17 @@ test("a failure while the server runs is said, not a placeholder", async () => {
   assert.deepEqual(failing.serverRunning(), []);
   assert.deepEqual(await docs.read("s1"), { missing: true });
 });
+
+test("every change of a session gives its document a later modification time, within one millisecond too", () => {
+  // The editor skips reading a file again whose modification time and size are unchanged
+  // (its etag): a second change in the same millisecond must still read as a change.
+  const clock = { at: 5_000 };
+  const { texts: docs } = texts(new Map(), clock);
+  docs.changed("s1");
+  const first = docs.mtime("s1");
+  docs.changed("s1");
+  assert.ok(docs.mtime("s1") > first, `${docs.mtime("s1")} > ${first}`);
+  clock.at = 4_000; // the clock set back
+  docs.changed("s1");
+  assert.ok(docs.mtime("s1") > first + 1);
+});

@@ -1,23 +1,22 @@
 /**
  * "Preview Compaction": the draft's summary in an editable Markdown editor (an untitled
  * document) beside a card with Apply / Regenerate / Discard, the sizes and the cost. Apply
- * commits what the editor holds: the draft as written, or the edited text.
+ * commits what the editor holds: the draft as written, or the edited text (draftEdit.ts
+ * follows the edit; this is the editor around it).
  */
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
 import { afterCompactionLine, draftCardHtml, isCardAction, type CardAction } from "./draftCard";
+import { DraftEdit } from "./draftEdit";
 import type { DraftOptions } from "./draftRpc";
 import { ErrorCodes, type CompactDraft, type CompactResult } from "./protocol";
 import { errorCode } from "./rpc";
 
 const OPEN_CONTEXT = "baton.draftOpen";
-const MEASURE_AFTER_MS = 700; // an edit is measured again once typing pauses this long
-const EDITED_WARNING = "the summary was edited before it was applied";
 
 interface Open {
-  sessionId: string;
-  draft: CompactDraft;
+  edit: DraftEdit;
   document: vscode.TextDocument;
   panel: vscode.WebviewPanel;
 }
@@ -25,15 +24,12 @@ interface Open {
 export class DraftFlow implements vscode.Disposable {
   private open: Open | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private measuring: Promise<void> = Promise.resolve();
 
   constructor(private readonly client: BatonClient) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.open !== undefined && event.document === this.open.document) {
-          this.render();
-          this.scheduleMeasure();
+          this.open.edit.textChanged();
         }
       }),
     );
@@ -50,16 +46,13 @@ export class DraftFlow implements vscode.Disposable {
 
   /** Commits the open draft: the editor's text when it was edited, else the draft as written. */
   async apply(): Promise<CompactResult | undefined> {
-    this.requireOpen();
-    this.measureNow();
-    await this.measuring; // apply the draft the edit was measured as, when it was
+    const { edit } = this.requireOpen();
+    const { draftId, summary } = await edit.commit(); // the draft the edit was measured as, when it was
     const open = this.requireOpen();
-    const text = open.document.getText();
-    const edited = text.trim() !== open.draft.summary.trim() ? text : undefined;
     let result: CompactResult;
     try {
       result = await this.client.withProgress("Baton: applying the compaction draft", vscode.ProgressLocation.Notification, (call) =>
-        this.client.drafts.apply(open.sessionId, open.draft.draftId, edited, call),
+        this.client.drafts.apply(edit.sessionId, draftId, summary, call),
       );
     } catch (error) {
       if (errorCode(error) === ErrorCodes.draftStale) {
@@ -75,66 +68,31 @@ export class DraftFlow implements vscode.Disposable {
 
   /** Writes the draft again with the instructions the user gives. */
   async regenerate(): Promise<void> {
-    const open = this.requireOpen();
+    const { edit } = this.requireOpen();
     const instructions = await vscode.window.showInputBox({
       title: "Baton: Regenerate Compaction Draft",
       prompt: "Instructions for the new summary (what to keep, what to leave out)",
-      value: open.draft.instructions ?? "",
+      value: edit.draft.instructions ?? "",
     });
     if (instructions === undefined) {
       return;
     }
-    const options: DraftOptions = { draftId: open.draft.draftId, instructions: instructions.trim() || null };
+    const options: DraftOptions = { draftId: edit.draft.draftId, instructions: instructions.trim() || null };
     const draft = await this.client.withProgress("Baton: writing the compaction draft again", vscode.ProgressLocation.Notification, (call) =>
-      this.client.drafts.preview(open.sessionId, options, call),
+      this.client.drafts.preview(edit.sessionId, options, call),
     );
-    await this.show(open.sessionId, draft);
+    await this.show(edit.sessionId, draft);
   }
 
   async discard(): Promise<void> {
-    const open = this.requireOpen();
-    await this.client.drafts.discard(open.sessionId, open.draft.draftId);
+    const { edit } = this.requireOpen();
+    await this.client.drafts.discard(edit.sessionId, edit.draft.draftId);
     await this.close();
     void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
   }
 
-  /** Once typing pauses, the edited text is measured again: the card shows its figures. */
-  private scheduleMeasure(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.measureNow(), MEASURE_AFTER_MS);
-  }
-
-  private measureNow(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const open = this.open;
-    if (open === undefined) {
-      return;
-    }
-    const text = open.document.getText();
-    if (text.trim() === "" || text.trim() === open.draft.summary.trim()) {
-      return;
-    }
-    this.measuring = this.measuring.then(async () => {
-      const current = this.open;
-      if (current === undefined || current.document !== open.document) {
-        return;
-      }
-      try {
-        const options: DraftOptions = { draftId: current.draft.draftId, summary: text };
-        const draft = await this.client.drafts.preview(current.sessionId, options);
-        if (this.open === current) {
-          this.open = { ...current, draft }; // the old id is gone: the new draft replaced it
-          this.render();
-        }
-      } catch (error) {
-        this.client.log.warn(`measuring the edited summary failed: ${String((error as { message?: unknown }).message ?? error)}`);
-      }
-    });
-  }
-
   dispose(): void {
-    clearTimeout(this.timer);
+    this.open?.edit.close();
     this.open?.panel.dispose();
     for (const s of this.subscriptions) {
       s.dispose();
@@ -180,7 +138,14 @@ export class DraftFlow implements vscode.Disposable {
         }
       });
     }
-    this.open = { sessionId, draft, document, panel };
+    open?.edit.close(); // a measure of the draft before is no news for this one
+    const edit = new DraftEdit(sessionId, draft, {
+      drafts: this.client.drafts,
+      text: () => document.getText(),
+      changed: () => this.render(),
+      log: (message) => this.client.log.warn(message),
+    });
+    this.open = { edit, document, panel };
     void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, true);
     this.render();
   }
@@ -190,10 +155,8 @@ export class DraftFlow implements vscode.Disposable {
     if (open === undefined) {
       return;
     }
-    const pending = open.document.getText().trim() !== open.draft.summary.trim();
-    const edited = pending || open.draft.warnings.includes(EDITED_WARNING);
     const nonce = randomBytes(16).toString("base64");
-    open.panel.webview.html = draftCardHtml(open.draft, nonce, { edited, measured: !pending }, open.panel.webview.cspSource);
+    open.panel.webview.html = draftCardHtml(open.edit.draft, nonce, open.edit.state, open.panel.webview.cspSource);
   }
 
   /** The draft's editor goes without asking to save it (it is the draft, not a file). */
@@ -204,6 +167,7 @@ export class DraftFlow implements vscode.Disposable {
     if (open === undefined) {
       return;
     }
+    open.edit.close();
     open.panel.dispose();
     if (!open.document.isClosed) {
       await vscode.window.showTextDocument(open.document, { viewColumn: vscode.ViewColumn.One, preview: false });
@@ -215,7 +179,7 @@ export class DraftFlow implements vscode.Disposable {
     const message = error instanceof Error ? error.message : String((error as { message?: unknown }).message ?? error);
     const choice = await vscode.window.showErrorMessage(`Baton: ${message}`, "Preview Again");
     if (choice === "Preview Again") {
-      await this.preview(open.sessionId, { draftId: open.draft.draftId }); // the same request, on the session as it is now
+      await this.preview(open.edit.sessionId, { draftId: open.edit.draft.draftId }); // the same request, on the session as it is now
     }
   }
 }

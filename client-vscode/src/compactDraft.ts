@@ -77,7 +77,8 @@ export class DraftFlow implements vscode.Disposable {
     if (instructions === undefined) {
       return;
     }
-    const options: DraftOptions = { draftId: edit.draft.draftId, instructions: instructions.trim() || null };
+    const { draftId } = await edit.settled(); // a measure under way replaces the draft
+    const options: DraftOptions = { draftId, instructions: instructions.trim() || null };
     const draft = await this.client.withProgress("Baton: writing the compaction draft again", vscode.ProgressLocation.Notification, (call) =>
       this.client.drafts.preview(edit.sessionId, options, call),
     );
@@ -86,7 +87,8 @@ export class DraftFlow implements vscode.Disposable {
 
   async discard(): Promise<void> {
     const { edit } = this.requireOpen();
-    await this.client.drafts.discard(edit.sessionId, edit.draft.draftId);
+    const { draftId } = await edit.settled();
+    await this.client.drafts.discard(edit.sessionId, draftId);
     await this.close();
     void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
   }

@@ -68,6 +68,17 @@ export class DraftEdit {
     return { draftId: this.current.draftId, summary: this.isEdit(text) ? text : undefined };
   }
 
+  /**
+   * The draft once the measures under way have answered, none started: what a Regenerate or
+   * a Discard names (each measure replaces the draft, whose id is then no longer the session's).
+   */
+  async settled(): Promise<CompactDraft> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.measuring;
+    return this.current;
+  }
+
   /** The draft goes (applied, discarded, replaced by another): nothing more is measured. */
   close(): void {
     this.closed = true;

@@ -1,5 +1,5 @@
 // An open compaction draft against its editor's text: the card's state, the edit measured
-// again once typing pauses, and what Apply commits.
+// again once typing pauses, what Apply commits, and the draft a Regenerate or Discard names.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DraftEdit, EDITED_WARNING } from "../../src/draftEdit";
@@ -125,6 +125,29 @@ test("measures in a row each name the draft the one before answered", async () =
   await first;
   assert.deepEqual(await second, { draftId: "d3", summary: undefined });
   assert.deepEqual(fake.previews.map(([, o]) => o), [{ draftId: "d1", summary: "## One" }, { draftId: "d2", summary: "## Two" }]);
+});
+
+test("a Regenerate or a Discard names the draft a measure under way is replacing it with", async () => {
+  // the server keeps one draft per session: the id of the draft a measure replaced is unknown
+  const fake = new Fake();
+  const edit = fake.edit(0);
+  const open = held(fake);
+  fake.text = "## Edited";
+  edit.textChanged();
+  while (fake.previews.length === 0) await tick(1); // the measure is under way
+  const settled = edit.settled();
+  open();
+  assert.equal((await settled).draftId, "d2");
+});
+
+test("a Regenerate or a Discard starts no measure of a pause still to come", async () => {
+  const fake = new Fake();
+  const edit = fake.edit(10);
+  fake.text = "## Edited";
+  edit.textChanged();
+  assert.equal((await edit.settled()).draftId, "d1");
+  await tick(30);
+  assert.deepEqual(fake.previews, []);
 });
 
 test("once the draft goes, a measure that answers late changes nothing and no more start", async () => {

@@ -78,6 +78,8 @@ interface Waiting {
 
 export class PermissionBroker {
   private readonly waiting = new Map<string, Waiting>();
+  /** The dialogs on screen, by call: one a withdrawn request left open answers the call's next ask. */
+  private readonly dialogs = new Map<string, Promise<PermissionOutcome | undefined>>();
 
   constructor(private readonly ports: PermissionPorts) {}
 
@@ -108,11 +110,12 @@ export class PermissionBroker {
         }
         resolve(outcome);
       };
-      if (this.ports.panelVisible()) {
+      const dialog = this.dialogs.get(request.toolUseId);
+      if (dialog === undefined && this.ports.panelVisible()) {
         this.waiting.set(request.toolUseId, { request, resolve: finish });
         this.ports.showCard(request);
       } else {
-        this.ports.askModal(request).then(
+        (dialog ?? this.dialog(request)).then(
           (choice) => finish(choice ?? "deny"),
           (error: unknown) => {
             this.ports.log(`baton/tool/permission: asking failed: ${String(error)}`);
@@ -137,11 +140,22 @@ export class PermissionBroker {
     for (const [toolUseId, waiting] of [...this.waiting]) {
       this.waiting.delete(toolUseId);
       this.ports.dropCard(toolUseId);
-      this.ports.askModal(waiting.request).then(
+      this.dialog(waiting.request).then(
         (choice) => waiting.resolve(choice ?? "deny"),
         () => waiting.resolve("deny"),
       );
     }
+  }
+
+  /** Asks in a modal dialog, kept as the call's until it is answered or dismissed. */
+  private dialog(request: ToolPermissionParams): Promise<PermissionOutcome | undefined> {
+    const asked = this.ports.askModal(request);
+    this.dialogs.set(request.toolUseId, asked);
+    const gone = (): void => {
+      if (this.dialogs.get(request.toolUseId) === asked) this.dialogs.delete(request.toolUseId);
+    };
+    asked.then(gone, gone);
+    return asked;
   }
 
   /** Everything still waiting is denied, its card dropped (the server stopped). */

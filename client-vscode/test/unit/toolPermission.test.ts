@@ -224,3 +224,43 @@ test("the modal shows the title, the path and the diff; its Cancel is the deny; 
   assert.equal(optionLabel({ kind: "edit" }, "deny", "Deny"), "Reject");
   assert.equal(optionLabel({ kind: "search" }, "deny", "Deny"), "Deny");
 });
+
+test("a tool call asked again while its dialog is open is answered by that dialog: no second dialog", async () => {
+  const ports = new Ports();
+  ports.visible = false;
+  const broker = new PermissionBroker(ports);
+  let release: (o: PermissionOutcome) => void = () => undefined;
+  ports.modalAnswer = new Promise((resolve) => (release = resolve));
+  const first = new CancellationTokenSource();
+  const withdrawn = broker.handle(editRequest(), first.token);
+  first.cancel(); // the server withdrew it; the dialog stays on screen (no API closes it)
+  assert.deepEqual(await withdrawn, { outcome: "deny" });
+  const again = broker.handle(editRequest());
+  ports.visible = true; // nor does a card ask beside it once the panel shows
+  const third = broker.handle(editRequest());
+  assert.equal(ports.modals.length, 1, "one dialog for the one call");
+  assert.deepEqual(ports.cards, []);
+  release("allowOnce");
+  assert.deepEqual(await again, { outcome: "allowOnce" });
+  assert.deepEqual(await third, { outcome: "allowOnce" });
+  // once answered, the next ask of that call opens its own
+  ports.visible = false;
+  ports.modalAnswer = Promise.resolve("deny");
+  assert.deepEqual(await broker.handle(editRequest()), { outcome: "deny" });
+  assert.equal(ports.modals.length, 2);
+});
+
+test("a card moved into a dialog (the panel was hidden) is not asked again in a second dialog", async () => {
+  const ports = new Ports();
+  const broker = new PermissionBroker(ports);
+  let release: (o: PermissionOutcome) => void = () => undefined;
+  ports.modalAnswer = new Promise((resolve) => (release = resolve));
+  const answer = broker.handle(editRequest());
+  broker.panelGone();
+  ports.visible = false;
+  const again = broker.handle(editRequest());
+  assert.equal(ports.modals.length, 1);
+  release("allowSession");
+  assert.deepEqual(await answer, { outcome: "allowSession" });
+  assert.deepEqual(await again, { outcome: "allowSession" });
+});

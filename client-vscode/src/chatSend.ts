@@ -147,7 +147,9 @@ export class ChatSender {
         });
       }
       const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
-      if (text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token))) {
+      const room = text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token));
+      // a Stop before the prompt goes (while it was weighed, say): nothing is sent
+      if (room && !cancel.token.isCancellationRequested) {
         const sent = await this.ports.sendWithProgress((options) =>
           this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
         );

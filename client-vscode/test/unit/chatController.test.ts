@@ -977,3 +977,21 @@ test("a send that fails after the user switched sessions shows its banner on its
   await chat.receive({ type: "selectSession", sessionId: "a" });
   assert.equal(ofType(fake.posted, "error").length, 1);
 });
+
+test("a Stop while the prompt is weighed before it goes sends nothing: the text comes back", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.draftGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "never mind" });
+  await tick();
+  await chat.receive({ type: "stop" });
+  open();
+  await sending;
+  assert.deepEqual(fake.calls, [], "nothing sent after the Stop");
+  assert.deepEqual(fake.sessions.get("a")!.messages, []);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "never mind" }]);
+  assert.deepEqual(ofType(fake.posted, "error"), []);
+});

@@ -282,4 +282,9 @@ export class Feed {
   showPrompt(text: string): void {
     this.pendingTurn.showPrompt(text);
   }
+
+  /** Another session is shown: the prompt being sent and its streamed reply were not its. */
+  forgetPending(): void {
+    this.pendingTurn.clear();
+  }
 }

@@ -225,6 +225,7 @@ class ChatView {
     if (changed) {
       this.composer.setDraftUsage(null);
       this.feed.forgetReplaced();
+      this.feed.forgetPending();
     }
     this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();

@@ -21,6 +21,15 @@ export class PendingTurn {
     this.place();
   }
 
+  /** Another session is shown: the turn in flight is not its (nothing of it shows there). */
+  clear(): void {
+    cancelAnimationFrame(this.repaint);
+    this.repaint = 0;
+    this.pending = null;
+    this.pendingPrompt = null;
+    this.place();
+  }
+
   private place(): void {
     for (const el of this.el.querySelectorAll(".baton-pending")) {
       if (el !== this.pending?.el && el !== this.pendingPrompt?.el) el.remove();

@@ -135,3 +135,18 @@ test("the draft's weight once sent shows under the box, with the server's warnin
   const sent = (await posted(page)).filter((m) => m.type === "send");
   assert.deepEqual(sent, [{ type: "send", text: "a long paste" }]);
 });
+
+test("the prompt being sent and its streamed reply stay with their session: another one opened meanwhile shows neither", async (t) => {
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [] }));
+  await page.locator("#baton-input").fill("summarize the parser");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "a_next", text: "The parser reads" });
+  await page.locator('article.baton-pending[data-pending-id="a_next"]').waitFor();
+  // the user opens another session while the reply streams
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await page.waitForFunction(() => document.querySelector(".baton-header")?.textContent?.includes("Fix the importer") ?? true);
+  await page.waitForFunction(() => document.querySelectorAll("article.baton-pending").length === 0);
+  assert.equal(await page.getByText("summarize the parser").count(), 0);
+});

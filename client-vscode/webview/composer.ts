@@ -90,6 +90,21 @@ export class Composer {
     this.input.focus();
   }
 
+  /**
+   * How a send ended for its text. A panel reloaded while the send ran shows the text in the
+   * box again (the saved draft keeps it until the session holds it): then it stays there
+   * once when it was not sent, and goes when it was.
+   */
+  sendEnded(stored: boolean, text: string): void {
+    const held = this.input.value === text;
+    if (!stored && held) this.input.focus();
+    else if (!stored) this.restore(text);
+    else if (held) {
+      this.setDraft("");
+      this.handlers.draftChanged("");
+    }
+  }
+
   get draft(): string {
     return this.input.value;
   }

@@ -204,8 +204,8 @@ class ChatView {
       case "permissionDone":
         return this.permissions.done(message.toolUseId);
       case "sendOutcome":
-        if (!message.stored) this.composer.restore(message.text);
-        else if (this.composer.draft.trim() === "") this.host.save({ draft: "" });
+        this.composer.sendEnded(message.stored, message.text);
+        if (message.stored && this.composer.draft.trim() === "") this.host.save({ draft: "" });
         return;
     }
   }

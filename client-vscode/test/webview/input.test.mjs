@@ -255,3 +255,32 @@ test("the draft, scroll position and session survive a reload", async (t) => {
     "s_demo",
   );
 });
+
+test("a panel reloaded while its prompt is being sent shows that prompt in the box once, and not after it is stored", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  // the panel is hidden and shown again while the reply streams: the view reloads
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await showFixture(page);
+  await toView(page, { type: "busy", busy: true });
+  // the send was refused after all: the prompt comes back once, not twice
+  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser" });
+  await page.waitForFunction(() => document.activeElement?.id === "baton-input");
+  assert.equal(await input.inputValue(), "explain the parser");
+
+  // sent again, reloaded mid-send, and stored this time: the box is left empty
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send" && m.text === "explain the parser");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await showFixture(page);
+  await toView(page, { type: "sendOutcome", stored: true, text: "explain the parser" });
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
+  assert.equal(await input.inputValue(), "");
+});

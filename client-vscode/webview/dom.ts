@@ -54,10 +54,11 @@ export function folded(className: string, summary: Child | Child[], build: () =>
   return details;
 }
 
-/** 12,345 -> "12.3K"; figures under 1,000 stay as they are. */
+/** 12,345 -> "12.3K"; figures under 1,000 stay as they are; 999,600 is "1M", not "1000K". */
 export function compactNumber(n: number): string {
-  if (n >= 1_000_000) return `${trim(n / 1_000_000)}M`;
-  if (n >= 1_000) return `${trim(n / 1_000)}K`;
+  // the unit is the one the figure rounds to
+  if (n >= 999_500) return `${trim(n / 1_000_000)}M`;
+  if (n >= 999.5) return `${trim(n / 1_000)}K`;
   return String(Math.round(n));
 }
 

@@ -107,7 +107,9 @@ export async function copyCode(button: HTMLElement): Promise<void> {
 }
 
 function image(block: ImageBlock): HTMLElement {
-  const source = block.source;
+  // a tool result's parts are as their caller gave them: a source may be missing
+  const raw: unknown = block.source;
+  const source: { [key: string]: unknown } = typeof raw === "object" && raw !== null ? (raw as { [key: string]: unknown }) : {};
   const type = mediaType(source);
   if (source.type === "base64" && typeof source.data === "string" && /^image\/[\w.+-]+$/.test(type)) {
     const img = h("img", {

@@ -366,3 +366,27 @@ test("the usage chart's figures read in the unit they round to: nearly a million
   assert.equal(await value.textContent(), "1M");
   assert.equal(await page.locator(".baton-usage-row[data-category=free] .baton-usage-value").textContent(), "400");
 });
+
+test("a tool result's image part without a usable source is named, not a broken view", async (t) => {
+  // a tool result's parts are whatever the caller appended (the server keeps them as given)
+  const odd = {
+    id: "m_odd",
+    role: "user",
+    kind: "message",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "tu_1",
+        content: [{ type: "image" }, { type: "image", source: null }, { type: "text", text: "after the images" }],
+      },
+    ],
+    createdAt: "2026-12-01T09:31:11Z",
+    tokens: 40,
+  };
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [...MESSAGES.slice(0, 3), odd] }));
+  const result = message(page, "m_odd").locator("details.baton-tool-result");
+  await result.locator("summary").click();
+  await result.getByText("after the images").waitFor();
+  assert.deepEqual(await result.locator(".baton-chip").allTextContents(), ["Image", "Image"]);
+});

@@ -18,7 +18,7 @@ export interface DraftEditPorts {
   drafts: Pick<DraftRpc, "preview">;
   /** The text the draft's editor holds now. */
   text(): string;
-  /** The draft or its measure changed: the card is drawn again. */
+  /** What the card says changed (the draft, or how the text stands): it is drawn again. */
   changed(): void;
   log(message: string): void;
 }
@@ -33,13 +33,17 @@ export class DraftEdit {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private measuring: Promise<void> = Promise.resolve();
   private closed = false;
+  /** What the card on show says (drawing it again loads its page again: only on a change). */
+  private drawn: string;
 
   constructor(
     readonly sessionId: string,
     private current: CompactDraft,
     private readonly ports: DraftEditPorts,
     private readonly measureAfterMs = MEASURE_AFTER_MS,
-  ) {}
+  ) {
+    this.drawn = this.cardKey();
+  }
 
   /** The draft as last written or measured. */
   get draft(): CompactDraft {
@@ -55,7 +59,7 @@ export class DraftEdit {
   /** The editor's text changed: the card says so now, the figures follow once typing pauses. */
   textChanged(): void {
     if (this.closed) return;
-    this.ports.changed();
+    this.draw();
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.measureNow(), this.measureAfterMs);
   }
@@ -85,6 +89,19 @@ export class DraftEdit {
     clearTimeout(this.timer);
   }
 
+  /** The card is drawn again when what it says changed: the draft, or how the text stands. */
+  private draw(): void {
+    const key = this.cardKey();
+    if (key === this.drawn) return;
+    this.drawn = key;
+    this.ports.changed();
+  }
+
+  private cardKey(): string {
+    const { edited, measured } = this.state;
+    return `${this.current.draftId} ${edited} ${measured}`;
+  }
+
   private isEdit(text: string): boolean {
     return text.trim() !== this.current.summary.trim();
   }
@@ -102,7 +119,8 @@ export class DraftEdit {
         const draft = await this.ports.drafts.preview(this.sessionId, options);
         if (this.closed) return;
         this.current = draft;
-        this.ports.changed();
+        this.drawn = this.cardKey();
+        this.ports.changed(); // its figures, whatever else stands
       } catch (error) {
         this.ports.log(`measuring the edited summary failed: ${errorMessage(error)}`);
       }

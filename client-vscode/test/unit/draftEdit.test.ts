@@ -167,3 +167,22 @@ test("once the draft goes, a measure that answers late changes nothing and no mo
   await tick(5);
   assert.equal(fake.previews.length, 1);
 });
+
+test("typing that changes nothing the card says does not draw it again", async () => {
+  // drawing the card again loads its page again: once per keystroke while typing is too often
+  const fake = new Fake();
+  const edit = fake.edit(60_000);
+  for (const text of ["## S", "## Sh", "## Sho"]) {
+    fake.text = text;
+    edit.textChanged();
+  }
+  assert.equal(fake.changes, 1, "edited: drawn once");
+  fake.text = "## Summary";
+  edit.textChanged();
+  assert.equal(fake.changes, 2, "back to the draft as written: drawn again");
+  assert.deepEqual(edit.state, { edited: false, measured: true });
+  fake.text = "## Shorter";
+  await edit.commit();
+  assert.equal(fake.changes, 3, "measured: drawn with the new figures");
+  assert.deepEqual(edit.state, { edited: true, measured: true });
+});

@@ -23,6 +23,11 @@ export class SessionTexts {
   private readonly changedAt = new Map<string, number>();
   /** Documents shown as a placeholder while no server ran: read again once one does. */
   private readonly waiting = new Set<string>();
+  /**
+   * The last rendering read, with the time it was read at: the editor looks at a file's
+   * size (stat) and then reads it, and the second look takes it rather than render again.
+   */
+  private readonly kept = new Map<string, { mtime: number; text: string }>();
 
   constructor(private readonly ports: SessionTextPorts) {}
 
@@ -40,9 +45,14 @@ export class SessionTexts {
   }
 
   async read(sessionId: string): Promise<SessionText> {
+    const mtime = this.mtime(sessionId);
+    const kept = this.kept.get(sessionId);
+    this.kept.delete(sessionId);
+    if (kept !== undefined && kept.mtime === mtime) return { text: kept.text }; // unchanged since
     try {
       const text = (await this.ports.rpc.render(sessionId)).text;
       this.waiting.delete(sessionId);
+      this.kept.set(sessionId, { mtime, text });
       return { text };
     } catch (error) {
       if (errorCode(error) === ErrorCodes.sessionNotFound) return { missing: true };

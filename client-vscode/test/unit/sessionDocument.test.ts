@@ -89,3 +89,32 @@ test("every change of a session gives its document a later modification time, wi
   docs.changed("s1");
   assert.ok(docs.mtime("s1") > first + 1);
 });
+
+test("the editor's look at a document's size, then at its text, costs one rendering", async () => {
+  // VS Code stats a file before it reads it: both want the text, which the server renders
+  let renders = 0;
+  let rendered = "# Chat s1\n";
+  const clock = { at: 1_000 };
+  const docs = new SessionTexts({
+    rpc: {
+      render: async (sessionId: string) => {
+        renders++;
+        return { uri: `baton:/sessions/${sessionId}.md`, text: rendered, version: renders, messages: [] };
+      },
+    },
+    running: () => true,
+    now: () => clock.at,
+  });
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n" }); // stat
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n" }); // readFile
+  assert.equal(renders, 1);
+  // a change: the next look renders again, and sees it
+  rendered = "# Chat s1\n\nmore\n";
+  docs.changed("s1");
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n\nmore\n" });
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n\nmore\n" });
+  assert.equal(renders, 2);
+  // a text is used once: a later look asks the server again
+  assert.deepEqual(await docs.read("s1"), { text: "# Chat s1\n\nmore\n" });
+  assert.equal(renders, 3);
+});

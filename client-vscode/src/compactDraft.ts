@@ -86,9 +86,7 @@ export class DraftFlow implements vscode.Disposable {
   }
 
   async discard(): Promise<void> {
-    const { edit } = this.requireOpen();
-    const { draftId } = await edit.settled();
-    await this.client.drafts.discard(edit.sessionId, draftId);
+    await this.requireOpen().edit.discard();
     await this.close();
     void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
   }

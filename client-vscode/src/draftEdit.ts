@@ -6,8 +6,8 @@
  */
 import type { EditState } from "./draftCard";
 import type { DraftOptions, DraftRpc } from "./draftRpc";
-import type { CompactDraft } from "./protocol";
-import { errorMessage } from "./rpc";
+import { ErrorCodes, type CompactDraft } from "./protocol";
+import { errorCode, errorMessage } from "./rpc";
 
 /** An edit is measured again once typing pauses this long. */
 export const MEASURE_AFTER_MS = 700;
@@ -15,7 +15,7 @@ export const MEASURE_AFTER_MS = 700;
 export const EDITED_WARNING = "the summary was edited before it was applied";
 
 export interface DraftEditPorts {
-  drafts: Pick<DraftRpc, "preview">;
+  drafts: Pick<DraftRpc, "preview" | "discard">;
   /** The text the draft's editor holds now. */
   text(): string;
   /** What the card says changed (the draft, or how the text stands): it is drawn again. */
@@ -81,6 +81,19 @@ export class DraftEdit {
     this.timer = undefined;
     await this.measuring;
     return this.current;
+  }
+
+  /**
+   * Drops the draft on the server, once a measure under way has answered. A draft the server
+   * no longer has (another preview of the session replaced it) has nothing left to drop.
+   */
+  async discard(): Promise<void> {
+    const { draftId } = await this.settled();
+    try {
+      await this.ports.drafts.discard(this.sessionId, draftId);
+    } catch (error) {
+      if (errorCode(error) !== ErrorCodes.draftNotFound) throw error;
+    }
   }
 
   /** The draft goes (applied, discarded, replaced by another): nothing more is measured. */

@@ -45,6 +45,7 @@ class Fake {
           if (this.failure !== undefined) throw this.failure;
           return draft(`d${++this.made}`, options.summary ?? "## Summary", [EDITED_WARNING]);
         },
+        discard: async () => ({}),
       },
       text: () => this.text,
       changed: () => void this.changes++,
@@ -185,4 +186,35 @@ test("typing that changes nothing the card says does not draw it again", async (
   await edit.commit();
   assert.equal(fake.changes, 3, "measured: drawn with the new figures");
   assert.deepEqual(edit.state, { edited: true, measured: true });
+});
+
+test("Discard drops the draft; one the server no longer has (replaced elsewhere) is as good as discarded", async () => {
+  const fake = new Fake();
+  const discarded: string[] = [];
+  let gone = false;
+  const edit = new DraftEdit("s_1", draft("d1", "## Summary"), {
+    drafts: {
+      preview: async () => draft("d9", "x"),
+      discard: async (sessionId: string, draftId: string) => {
+        if (gone) throw Object.assign(new Error(`session ${sessionId} has no draft ${draftId}`), { data: { code: "draft_not_found" } });
+        discarded.push(draftId);
+        return {};
+      },
+    },
+    text: () => fake.text,
+    changed: () => undefined,
+    log: () => undefined,
+  });
+  await edit.discard();
+  assert.deepEqual(discarded, ["d1"]);
+  gone = true; // another preview of the session replaced it
+  await edit.discard();
+  // any other failure is said
+  const failing = new DraftEdit("s_1", draft("d1", "## Summary"), {
+    drafts: { preview: async () => draft("d9", "x"), discard: async () => Promise.reject(new Error("disk full")) },
+    text: () => fake.text,
+    changed: () => undefined,
+    log: () => undefined,
+  });
+  await assert.rejects(failing.discard(), /disk full/);
 });

@@ -4,7 +4,7 @@
  * Only the latest answer for the session on show is posted. And what Send does with the
  * server's verdict on the prompt. Pure: no vscode import.
  */
-import type { CancellationToken } from "vscode-languageserver-protocol";
+import { CancellationTokenSource, type CancellationToken } from "vscode-languageserver-protocol";
 import { draftLine } from "./chatLogic";
 import { compactSummaryLine } from "./compactReport";
 import type { DraftUsage } from "./protocol";
@@ -95,9 +95,15 @@ export async function makeRoom(ports: RoomPorts, sessionId: string, text: string
     case "compactFirst":
       ports.post({ type: "notice", sessionId, message: `${message} Compacting…`, tone: "warning", about: "compactFirst" });
       try {
-        const result = await ports.compactWithProgress((options) =>
-          ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token }),
-        );
+        const result = await ports.compactWithProgress(async (options) => {
+          // the send's Stop, or the Cancel of the compaction's progress (else it did nothing)
+          const stop = either(token, options.token);
+          try {
+            return await ports.rpc.compact(sessionId, { direction: "all" }, { ...options, token: stop.token });
+          } finally {
+            stop.dispose();
+          }
+        });
         ports.post({ type: "notice", sessionId, message: compactSummaryLine(result), tone: "info" });
         return true;
       } catch (error) {
@@ -113,4 +119,20 @@ export async function makeRoom(ports: RoomPorts, sessionId: string, text: string
     default:
       return true;
   }
+}
+
+/** A token cancelled when either is; disposing it lets go of both. */
+function either(first: CancellationToken, second: CancellationToken | undefined): { token: CancellationToken; dispose(): void } {
+  const source = new CancellationTokenSource();
+  const links = [first, second].map((token) => {
+    if (token?.isCancellationRequested === true) source.cancel();
+    return token?.onCancellationRequested(() => source.cancel());
+  });
+  return {
+    token: source.token,
+    dispose: () => {
+      for (const link of links) link?.dispose();
+      source.dispose();
+    },
+  };
 }

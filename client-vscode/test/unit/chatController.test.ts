@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { CancellationToken } from "vscode-languageserver-protocol";
+import { CancellationTokenSource, type CancellationToken } from "vscode-languageserver-protocol";
 import { ChatController } from "../../src/chatController";
 import { REPLACED_PAGE, VIEW_PAGE } from "../../src/chatPages";
 import { NO_SERVER, type ChatPorts } from "../../src/chatPorts";
@@ -36,6 +36,10 @@ class Fake {
   draftCalls: [string, string][] = [];
   draftGate: Promise<void> | undefined;
   compactFailure: unknown;
+  /** Holds the next compaction (once) until it resolves. */
+  compactGate: Promise<void> | undefined;
+  /** The Cancel of the compaction's progress notification. */
+  compactProgress = new CancellationTokenSource();
   calls: string[] = [];
   /** Ids a rewind took out of a view: never given again (the server's ids are unique). */
   retired = new Set<string>();
@@ -94,8 +98,12 @@ class Fake {
           if (this.draftGate) await this.draftGate;
           return this.draftAnswer(id, draft);
         },
-        compact: async (id: string) => {
+        compact: async (id: string, _params: unknown, options: CallOptions = {}) => {
           this.calls.push("compact");
+          const gate = this.compactGate;
+          this.compactGate = undefined;
+          if (gate) await gate;
+          if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.compactFailure) throw this.compactFailure;
           return compactResult(id);
         },
@@ -153,7 +161,7 @@ class Fake {
       hasApiKey: async () => this.key,
       serverAvailable: () => this.running,
       sendWithProgress: (run) => run({ workDoneToken: "w" }),
-      compactWithProgress: (run) => run({ workDoneToken: "c" }),
+      compactWithProgress: (run) => run({ workDoneToken: "c", token: this.compactProgress.token }),
       command: async (name, arg) => {
         this.commands.push([name, arg]);
       },
@@ -993,5 +1001,23 @@ test("a Stop while the prompt is weighed before it goes sends nothing: the text 
   assert.deepEqual(fake.calls, [], "nothing sent after the Stop");
   assert.deepEqual(fake.sessions.get("a")!.messages, []);
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "never mind" }]);
+  assert.deepEqual(ofType(fake.posted, "error"), []);
+});
+
+test("the Cancel of the compaction a send runs first stops it, and the prompt is not sent", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("compactFirst", "Over the limit.") });
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.compactGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "next step" });
+  while (!fake.calls.includes("compact")) await tick();
+  fake.compactProgress.cancel(); // the notification's Cancel button
+  open();
+  await sending;
+  assert.deepEqual(fake.calls, ["compact"], "the compaction was stopped and nothing sent");
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "next step" }]);
   assert.deepEqual(ofType(fake.posted, "error"), []);
 });

@@ -122,7 +122,13 @@ export function registerCommands(
     );
     await chat.reveal();
     await chat.select(session.sessionId);
-    void vscode.window.showInformationMessage(`Baton: imported "${session.title}".`);
+    // what the import skipped or repaired (a line cut short, two sessions joined...)
+    const notes = session.notes ?? [];
+    if (notes.length > 0) {
+      void vscode.window.showWarningMessage(`Baton: imported "${session.title}". ${notes.join("; ")}.`);
+    } else {
+      void vscode.window.showInformationMessage(`Baton: imported "${session.title}".`);
+    }
   });
 
   // the chat's right-click menu (ids of their own: the server's commands are registered too)

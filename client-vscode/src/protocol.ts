@@ -357,6 +357,25 @@ export interface ImportParams {
   title?: string | null;
 }
 
+/** `Session` as `baton/session/import` answers it, with what the import found. */
+export interface ImportedSession {
+  sessionId: string;
+  title: string;
+  model: string;
+  createdAt: string;
+  updatedAt: string;
+  uri: string;
+  compactions: number;
+  readOnly: boolean;
+  damaged?: DamageInfo;
+  /** the last known context size in tokens (the last change this server saw, else the last reply's API usage); absent when unknown */
+  contextTokens?: number;
+  /** where the session came from (absent: made here) */
+  source?: SessionSource;
+  /** what the import skipped (an unreadable or cut-short line, a record without content), repaired or joined, one line each, as `baton import` prints them (at most 50, the last saying how many more); empty when the file went in as found */
+  notes: string[];
+}
+
 export interface KeepWindowSettings {
   /** `all` keeps at least this many recent tokens verbatim. */
   minTokens?: number;
@@ -884,7 +903,7 @@ export interface RequestMap {
   "baton/session/append": { params: AppendParams; result: AppendResult };
   "baton/session/send": { params: SendParams; result: SendResult };
   "baton/session/render": { params: PageParams; result: RenderResult };
-  "baton/session/import": { params: ImportParams; result: Session };
+  "baton/session/import": { params: ImportParams; result: ImportedSession };
   "baton/session/pin": { params: PinParams; result: Message };
   "baton/session/setModel": { params: SetModelParams; result: ModelSwitch };
   "baton/session/rewind": { params: RewindParams; result: RewindResult };

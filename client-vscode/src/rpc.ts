@@ -13,6 +13,7 @@ import {
   type CompactResult,
   type Draft,
   type DraftUsage,
+  type ImportedSession,
   type Message,
   type ModelCatalog,
   type ModelSwitch,
@@ -122,7 +123,7 @@ export class BatonRpc {
     return request(this.sender, Requests.sessionRender, { sessionId });
   }
 
-  importClaudeCode(path: string, options: CallOptions = {}): Promise<Session> {
+  importClaudeCode(path: string, options: CallOptions = {}): Promise<ImportedSession> {
     return request(this.sender, Requests.sessionImport, { path, format: "claude-code" }, options);
   }
 

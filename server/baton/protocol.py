@@ -21,6 +21,7 @@ from baton.contract.answers import (
     AppendResult,
     DamageInfo,
     Empty,
+    ImportedSession,
     MessageRange,
     ModelSwitch,
     Position,
@@ -177,6 +178,7 @@ __all__ = [  # the re-exported models, so `protocol.X` is the one place a client
 __all__ += ["AutoCompacted", "Draft", "DraftInfo", "DraftUsage", "ModelSwitch", "SetModelParams"]
 __all__ += ["AUTO_COMPACT", "SESSION_SET_MODEL", "UsageParams"]
 __all__ += ["SESSION_REWIND", "RewindParams", "RewindResult"]  # edit and resend, retry
+__all__ += ["ImportedSession"]  # an import's answer: the session and its notes
 __all__ += ["SetAside"]  # a send's own rewind: a refused reply, or a retried one
 __all__ += ["ApplyDraftParams", "CompactDraft", "DraftCost", "DraftParams", "DraftPreviewParams"]
 __all__ += ["COMPACT_APPLY_DRAFT", "COMPACT_DISCARD_DRAFT", "COMPACT_PREVIEW"]
@@ -231,7 +233,7 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(SESSION_APPEND, AppendParams, AppendResult),
     Request(SESSION_SEND, SendParams, SendResult, progress=True),
     Request(SESSION_RENDER, PageParams, RenderResult),
-    Request(SESSION_IMPORT, ImportParams, SessionInfo, progress=True),
+    Request(SESSION_IMPORT, ImportParams, ImportedSession, progress=True),
     Request(SESSION_PIN, PinParams, Message),
     Request(SESSION_SET_MODEL, SetModelParams, ModelSwitch),
     Request(SESSION_REWIND, RewindParams, RewindResult),

@@ -128,3 +128,25 @@ async def test_an_imports_summarized_turns_come_with_their_token_counts(
     shown = replaced["messages"]
     assert {m["id"] for m in shown} & uncounted
     assert all(m["tokens"] > 0 for m in shown)
+
+
+async def test_an_import_answers_what_it_skipped_and_repaired(lsp: Harness, tmp_path: Path) -> None:
+    """The notes `baton import` prints come with the answer: a client has no other way to
+    learn that the file's last line was cut short (Claude Code still writing it) and left
+    out, or that two Claude Code sessions were joined."""
+    source = tmp_path / "torn.jsonl"
+    with source.open("w", encoding="utf-8") as out:
+        for seed in (1, 2):  # two files, two session ids
+            for record in generate(seed, era="newest", turns=4, repairs=False).records:
+                out.write(json.dumps(record) + "\n")
+        out.write('{"type": "user", "message": {"role": "us')  # torn mid-write
+    lines = len(source.read_text().splitlines())
+
+    imported = await lsp.request(protocol.SESSION_IMPORT, {"path": str(source)})
+
+    assert imported["notes"][:2] == [
+        "2 Claude Code session ids joined in one session",
+        f"skipped 1 unreadable line(s): line {lines}",
+    ]
+    clean = generate(3, era="old", repairs=False).write(tmp_path / "clean.jsonl")
+    assert (await lsp.request(protocol.SESSION_IMPORT, {"path": str(clean)}))["notes"] == []

@@ -20,7 +20,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code, claude_code_read
-from baton.core.importers.claude_code import import_off_loop, import_with_report
+from baton.core.importers.claude_code import ImportReport, import_off_loop, import_with_report
 from baton.core.importers.claude_code_read import MAX_DEPTH
 from baton_testkit.claude_code_gen import case, generate
 
@@ -181,7 +181,7 @@ async def test_the_import_runs_off_the_loop_and_reports_the_share_read(
 
     other = asyncio.ensure_future(ticker())
     try:
-        session = await import_off_loop(
+        session, _ = await import_off_loop(
             path, plain_store, progress=lambda m, f: reported.append((m, f))
         )
     finally:
@@ -210,7 +210,7 @@ async def test_the_imported_session_is_read_off_the_loop_and_kept_by_the_store(
         return load(store, session_id)
 
     monkeypatch.setattr(SessionStore, "load", noted)
-    session = await import_off_loop(path, plain_store)
+    session, _ = await import_off_loop(path, plain_store)
 
     assert read_on and loop_thread not in read_on
     assert plain_store.get(session.session_id) is session  # kept: not read again
@@ -261,7 +261,7 @@ async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
         return real(*args, progress=read, cancel=cancel, **kwargs)
 
     monkeypatch.setattr(claude_code, "import_to_file", paced)
-    task: asyncio.Task[Session] | None = None
+    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
     seen: list[float | None] = []
 
     def progress(message: str, fraction: float | None) -> None:
@@ -311,7 +311,7 @@ def test_a_line_nested_too_deeply_is_skipped_and_reported(
 
     assert report.broken_lines == [2]
     assert session.view == ["u1", "a1"]
-    assert "skipped 1 unreadable line(s)" in report.notes()
+    assert "skipped 1 unreadable line(s): line 2" in report.notes()
 
 
 def test_a_line_within_the_nesting_limit_is_imported(
@@ -362,7 +362,7 @@ async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
 ) -> None:
     path = generate(2).write(tmp_path / "file.jsonl")
     loop = asyncio.get_running_loop()
-    task: asyncio.Task[Session] | None = None
+    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
     done = claude_code.import_to_file
 
     def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:

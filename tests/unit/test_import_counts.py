@@ -285,7 +285,7 @@ async def test_an_undo_of_an_imported_compaction_counts_what_it_brings_back_off_
 ) -> None:
     service = BatonService(Settings(data_dir=str(tmp_path / "data")), estimator=estimator)
     source = case(SEVERAL).write(tmp_path / "file.jsonl")
-    session = await service.import_file(str(source))
+    session = (await service.import_file(str(source))).session
     threads: list[str] = []
     count = session.count
 

@@ -59,6 +59,17 @@ class SessionInfo(WireModel):
     )
 
 
+class ImportedSession(SessionInfo):
+    """`Session` as `baton/session/import` answers it, with what the import found."""
+
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the import skipped (an unreadable or cut-short line, a record "
+        "without content), repaired or joined, one line each, as `baton import` prints them "
+        "(at most 50, the last saying how many more); empty when the file went in as found",
+    )
+
+
 class SessionList(WireModel):
     sessions: list[SessionInfo]
 

@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 MAX_PATH = 4096  # characters in a path a request names
+SHOWN_LINES = 5  # the unreadable lines a note names
 StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
 
 
@@ -65,8 +66,11 @@ class ImportReport:
         out: list[str] = []
         if len(self.session_ids) > 1:
             out.append(f"{len(self.session_ids)} Claude Code session ids joined in one session")
-        if self.broken_lines:
-            out.append(f"skipped {len(self.broken_lines)} unreadable line(s)")
+        if self.broken_lines:  # broken, or cut short (a file still being written)
+            lines = ", ".join(str(n) for n in self.broken_lines[:SHOWN_LINES])
+            if len(self.broken_lines) > SHOWN_LINES:
+                lines += f" and {len(self.broken_lines) - SHOWN_LINES} more"
+            out.append(f"skipped {len(self.broken_lines)} unreadable line(s): line {lines}")
         if self.empty:
             out.append(f"{self.empty} record(s) without content kept as opaque")
         if self.repeated:
@@ -137,10 +141,11 @@ async def import_off_loop(
     *,
     title: str | None = None,
     progress: StepProgress | None = None,
-) -> Session:
+) -> tuple[Session, ImportReport]:
     """The import in a worker thread, so that the event loop answers other requests
-    meanwhile; `progress(message, fraction read)` is called on the loop, once per percent,
-    and once more as the new session is opened.
+    meanwhile: the new session and what the import found. `progress(message, fraction
+    read)` is called on the loop, once per percent, and once more as the new session is
+    opened.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote (a file it finished meanwhile is removed
     too: it was never answered). The new session is read in the thread as well (a big
@@ -161,22 +166,22 @@ async def import_off_loop(
             shown = percent
             tell(f"Reading {path.name}", percent / 100)
 
-    def import_and_load() -> Session:
-        sid, _ = import_to_file(path, store, title=title, progress=read, cancel=cancel)
+    def import_and_load() -> tuple[Session, ImportReport]:
+        sid, report = import_to_file(path, store, title=title, progress=read, cancel=cancel)
         tell("Opening the imported session", 1.0)
-        return store.load(sid)
+        return store.load(sid), report
 
     work = asyncio.ensure_future(asyncio.to_thread(import_and_load))
     try:
-        session = await asyncio.shield(work)
+        session, report = await asyncio.shield(work)
     except asyncio.CancelledError:
         cancel.set()
         with contextlib.suppress(BaseException):
-            late = await work  # done before it saw the cancel: never answered, removed
+            late, _ = await work  # done before it saw the cancel: never answered, removed
             late.transcript.close()
             late.transcript.path.unlink(missing_ok=True)
         raise
-    return store.adopt(session)
+    return store.adopt(session), report
 
 
 def import_to_file(

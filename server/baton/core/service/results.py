@@ -1,5 +1,5 @@
-"""What the service's calls hand back: an append's ids and repairs, a reply, and what a
-session document shows, each with the usage that followed."""
+"""What the service's calls hand back: an append's ids and repairs, an import's notes, a
+reply, and what a session document shows, each with the usage that followed."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ class Appended:
     message_ids: list[str]
     repairs: list[str]
     usage: Usage
+
+
+@dataclass
+class Imported:
+    session: Session
+    notes: list[str]  # what the import skipped, repaired or joined, one line each
 
 
 @dataclass

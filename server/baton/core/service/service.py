@@ -28,7 +28,7 @@ from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.replies import Replies
-from baton.core.service.results import Appended, RenderData
+from baton.core.service.results import Appended, Imported, RenderData
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
@@ -209,15 +209,15 @@ class BatonService:
 
     async def import_file(
         self, path: str, title: str | None = None, progress: Progress | None = None
-    ) -> Session:
+    ) -> Imported:
         """The import runs off the event loop; cancelling the call cancels it."""
         from baton.core.importers.claude_code import import_off_loop, named_file
 
-        session = await import_off_loop(
+        session, report = await import_off_loop(
             named_file(path), self.store, title=title, progress=progress
         )
         self.changes.changed(self._runtimes.opened(session), "create")
-        return session
+        return Imported(session, report.notes())
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         runtime = self._runtime(session_id)

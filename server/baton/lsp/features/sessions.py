@@ -148,10 +148,18 @@ async def render(call: Call, args: p.PageParams) -> p.RenderResult:
     return result
 
 
-async def import_session(call: Call, args: p.ImportParams) -> p.SessionInfo:
+async def import_session(call: Call, args: p.ImportParams) -> p.ImportedSession:
     async with work_done(call.ls, "Baton: import", call.token) as reporter:
-        session = await call.service.import_file(args.path, args.title, reporter)
-    return info(call, session)
+        imported = await call.service.import_file(args.path, args.title, reporter)
+    notes = imported.notes
+    if len(notes) > IMPORT_NOTES:  # a file of many repairs: `baton import` prints them all
+        more = len(notes) - IMPORT_NOTES + 1
+        notes = [*notes[: IMPORT_NOTES - 1], f"{more} more notes (`baton import` lists them all)"]
+    found = info(call, imported.session)
+    return p.ImportedSession(**dict(found), notes=notes)
+
+
+IMPORT_NOTES = 50  # notes an import's answer carries, at most
 
 
 async def rename(call: Call, args: p.RenameParams) -> p.SessionInfo:

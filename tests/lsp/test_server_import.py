@@ -150,3 +150,19 @@ async def test_an_import_answers_what_it_skipped_and_repaired(lsp: Harness, tmp_
     ]
     clean = generate(3, era="old", repairs=False).write(tmp_path / "clean.jsonl")
     assert (await lsp.request(protocol.SESSION_IMPORT, {"path": str(clean)}))["notes"] == []
+
+
+async def test_importing_a_file_again_says_it_was_imported_before(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    """As `baton import --again` does: the second import is another copy, and the answer
+    names the earlier one (the panel would otherwise list two alike with no word why)."""
+    source = generate(4, era="old", repairs=False).write(tmp_path / "again.jsonl")
+    first = await lsp.request(protocol.SESSION_IMPORT, {"path": str(source)})
+    second = await lsp.request(protocol.SESSION_IMPORT, {"path": str(source)})
+
+    assert second["sessionId"] != first["sessionId"]
+    assert second["notes"] == [
+        f"another copy: this file was imported before as {first['sessionId']}",
+        *first["notes"],
+    ]

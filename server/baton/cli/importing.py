@@ -3,34 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
-
-if TYPE_CHECKING:
-    from baton.core.conversation.listing import Summary
-    from baton.core.conversation.session import Session
-    from baton.core.conversation.store import SessionStore
-
-
-def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
-    """The live sessions of `store` imported from `path` (not compacted copies of it)."""
-    from baton.core.conversation.files import path_text
-
-    target = path_text(path.resolve())  # as the import wrote it
-    return [
-        s
-        for s in store.list()
-        if s.imported_from
-        and path_text(Path(s.imported_from).resolve()) == target
-        and not (s.header or {}).get("compactedFrom")
-    ]
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from baton.core.conversation.store import SessionStore
-    from baton.core.importers.claude_code import import_with_report
+    from baton.core.importers.claude_code import another_copy, import_with_report, imports_of
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.session_usage import compute_usage
 
@@ -49,8 +28,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         usage = compute_usage(session, settings, estimator)
         print(f"Imported {path} as session {session.session_id} ({session.title!r})")
         if earlier:
-            names = ", ".join(s.session_id for s in earlier)
-            print(f"Note       another copy: this file was imported before as {names}")
+            print(f"Note       {another_copy(earlier)}")
         print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
         print(
             f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
+from baton.core.conversation.files import path_text
+from baton.core.conversation.listing import Summary
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, checked_title
 from baton.core.errors import InvalidParams
@@ -27,10 +29,12 @@ __all__ = [
     "MAX_IMPORT_BYTES",
     "ImportCancelled",
     "ImportReport",
+    "another_copy",
     "import_claude_code",
     "import_off_loop",
     "import_to_file",
     "import_with_report",
+    "imports_of",
     "named_file",
 ]
 
@@ -92,6 +96,24 @@ class ImportReport:
         out = {to_camel(k): v for k, v in asdict(self).items()}
         out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
         return out
+
+
+def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
+    """The live sessions of `store` imported from `path` (not compacted copies of it)."""
+    target = path_text(path.resolve())  # as the import wrote it
+    return [
+        s
+        for s in store.list()
+        if s.imported_from
+        and path_text(Path(s.imported_from).resolve()) == target
+        and not (s.header or {}).get("compactedFrom")
+    ]
+
+
+def another_copy(earlier: list[Session | Summary]) -> str:
+    """The note of an import of a file imported before (as `earlier`)."""
+    names = ", ".join(s.session_id for s in earlier)
+    return f"another copy: this file was imported before as {names}"
 
 
 def named_file(path: str) -> Path:

@@ -211,13 +211,16 @@ class BatonService:
         self, path: str, title: str | None = None, progress: Progress | None = None
     ) -> Imported:
         """The import runs off the event loop; cancelling the call cancels it."""
-        from baton.core.importers.claude_code import import_off_loop, named_file
+        from baton.core.importers import claude_code
 
-        session, report = await import_off_loop(
-            named_file(path), self.store, title=title, progress=progress
-        )
+        file = claude_code.named_file(path)
+        earlier = claude_code.imports_of(file, self.store)
+        found = await claude_code.import_off_loop(file, self.store, title=title, progress=progress)
+        session, notes = found[0], found[1].notes()
         self.changes.changed(self._runtimes.opened(session), "create")
-        return Imported(session, report.notes())
+        if earlier:
+            notes.insert(0, claude_code.another_copy(earlier))
+        return Imported(session, notes)
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         runtime = self._runtime(session_id)

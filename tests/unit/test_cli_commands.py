@@ -13,6 +13,7 @@ import pytest
 from baton.cli.main import EXAMPLE_SESSION, main
 from baton.cli.message_table import short_ids
 from baton.core.conversation.store import SessionStore
+from baton_testkit.claude_code_gen import generate
 
 
 @pytest.fixture
@@ -188,6 +189,30 @@ def test_importing_a_file_again_says_so_and_again_makes_a_second_copy(
     second = again.split(" as session ")[1].split()[0]
     assert second != session_id and f"imported before as {session_id}" in again
     assert len(list((data_dir / "sessions").iterdir())) == 3
+
+
+def test_importing_a_file_that_grew_since_says_it_changed(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    """Claude Code went on writing the session after the import: 'nothing changed' would
+    tell the user the earlier import is the file as it is now."""
+    records = generate(5, era="newest", turns=8, repairs=False).records
+    source = tmp_path / "growing.jsonl"
+    half = [json.dumps(r) + "\n" for r in records[: len(records) // 2]]
+    source.write_text("".join(half), encoding="utf-8")
+    assert run(capsys, "import", str(source))[0] == 0
+    before = source.stat().st_size
+    with source.open("a", encoding="utf-8") as more:
+        more.writelines(json.dumps(r) + "\n" for r in records[len(records) // 2 :])
+
+    code, out, _ = run(capsys, "import", str(source))
+
+    assert code == 0 and out.startswith(f"Already imported {source} as session ")
+    assert "nothing changed" not in out
+    assert f"the file changed since ({before:,} bytes then, {source.stat().st_size:,} now)" in out
+    assert len(list((data_dir / "sessions").iterdir())) == 1
+    assert run(capsys, "import", str(source), "--again")[0] == 0  # the file as it is now
+    assert "; nothing changed" in run(capsys, "import", str(source))[1]
 
 
 def test_an_imported_session_keeps_the_files_times(

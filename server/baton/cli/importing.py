@@ -9,7 +9,12 @@ from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, s
 
 def cmd_import(args: argparse.Namespace) -> int:
     from baton.core.conversation.store import SessionStore
-    from baton.core.importers.claude_code import another_copy, import_with_report, imports_of
+    from baton.core.importers.claude_code import (
+        another_copy,
+        changed_since,
+        import_with_report,
+        imports_of,
+    )
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.session_usage import compute_usage
 
@@ -21,8 +26,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         earlier = imports_of(path, store)
         if earlier and not args.again:
             names = ", ".join(f"{s.session_id} ({s.title!r})" for s in earlier)
-            print(f"Already imported {path} as session {names}; nothing changed")
-            print("(--again imports another copy)")
+            changed = changed_since(path, earlier)
+            if changed is None:
+                print(f"Already imported {path} as session {names}; nothing changed")
+                print("(--again imports another copy)")
+            else:  # Claude Code went on with the session: the import is not the file now
+                print(f"Already imported {path} as session {names}")
+                print(f"Note       {changed}; --again imports it as it is now")
             return EXIT_OK
         session, report = import_with_report(path.resolve(), store, title=args.title)
         usage = compute_usage(session, settings, estimator)

@@ -72,6 +72,7 @@ class Entry:
     complete: bool = True  # False: summarized from the header only (the list ran out of time)
     tokens: int = -1  # the context at the last reply (the API's usage); -1: unknown since
     size: int = 0  # the file's size when last summarized (`end` is where its whole lines end)
+    imported_size: int = -1  # an import's: the size of the file it read; -1: not noted
 
     def summary(self, session_id: str) -> Summary:
         mismatch = self.header_ok and self.header_id != session_id
@@ -81,7 +82,9 @@ class Entry:
         if mismatch:
             damage.notes.append(mismatch_note(str(self.header_id), session_id))
         imported, compacted = self.sources
-        header = {"sessionId": self.header_id, "importedFrom": imported}
+        header: dict[str, Any] = {"sessionId": self.header_id, "importedFrom": imported}
+        if self.imported_size >= 0:
+            header["importedSize"] = self.imported_size
         return Summary(
             session_id=session_id,
             title=self.title,
@@ -114,6 +117,8 @@ class Entry:
                     str(imported) if imported else None,
                     str(compacted) if compacted else None,
                 )
+                read = event.get("importedSize")
+                self.imported_size = read if type(read) is int and read >= 0 else -1
                 self.title = str(event.get("title") or "")
                 self.model = sys.intern(str(event.get("model") or ""))
                 self.created_at = str(event.get("createdAt") or "")

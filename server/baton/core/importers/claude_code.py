@@ -30,6 +30,7 @@ __all__ = [
     "ImportCancelled",
     "ImportReport",
     "another_copy",
+    "changed_since",
     "import_claude_code",
     "import_off_loop",
     "import_to_file",
@@ -108,6 +109,20 @@ def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
         and path_text(Path(s.imported_from).resolve()) == target
         and not (s.header or {}).get("compactedFrom")
     ]
+
+
+def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
+    """How the file changed since it was imported as `earlier`, or None when one of them
+    is the file as it is now (or their import did not note its size)."""
+    sizes = [(s.header or {}).get("importedSize") for s in earlier]
+    known = [size for size in sizes if isinstance(size, int)]
+    try:
+        now = path.stat().st_size
+    except OSError:
+        return None
+    if not known or len(known) < len(sizes) or now in known:
+        return None
+    return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
 
 
 def another_copy(earlier: list[Session | Summary]) -> str:
@@ -237,6 +252,8 @@ def _import_to_file(
     report = ImportReport(source=str(path))
     builder = RecordConverter(report, store.count)
     facts = Facts(title)
+    with contextlib.suppress(OSError):  # one that cannot be read is refused below
+        facts.size = path.stat().st_size
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:

@@ -26,6 +26,7 @@ class Facts:
         self.titles: list[Record] = []  # `summary` records with a text
         self.prompt_title: str | None = None
         self.titled: tuple[object, object] | None = None  # that prompt's (parentUuid, uuid)
+        self.size: int | None = None  # the file's bytes when the import began
 
     def add(self, record: Record) -> None:
         stamp = record.get("timestamp")
@@ -76,6 +77,7 @@ class Facts:
             "systemPrompt": None,
             "createdAt": self.first_time or now_iso(),
             "importedFrom": path_text(path),
+            **({} if self.size is None else {"importedSize": self.size}),
         }
 
 

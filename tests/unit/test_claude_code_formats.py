@@ -206,3 +206,26 @@ def test_an_import_title_follows_the_rules_of_a_title(tmp_path: Path, store: Ses
     for bad in ("x" * 201, "two\nlines"):
         with pytest.raises(InvalidParams):
             import_with_report(path, store, title=bad)
+
+
+def test_a_subagents_own_file_is_refused_saying_what_it_is(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """Claude Code writes a subagent's conversation to a file of its own (agent-<id>.jsonl,
+    every record a sidechain), beside the sessions a picker shows: 'no conversation
+    records' would say the file holds none."""
+    records = [
+        {**r, "isSidechain": True, "agentId": "a1b2c3"}
+        for r in generate(7, era="recent", repairs=False).records
+        if r.get("type") in ("user", "assistant")
+    ]
+    path = write(tmp_path / "agent-a1b2c3.jsonl", records)
+
+    with pytest.raises(InvalidParams) as refused:
+        import_with_report(path, plain_store)
+
+    assert str(refused.value) == (
+        f"agent-a1b2c3.jsonl holds only a subagent's conversation ({len(records)} sidechain "
+        "records), a part of the session that ran the subagent: use that session's file"
+    )
+    assert list(plain_store.data_dir.glob("**/*.json*")) == []

@@ -268,6 +268,12 @@ def _import_to_file(
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()
+        if report.messages == 0 and report.sidechain:  # agent-<id>.jsonl
+            raise InvalidParams(
+                f"{path.name} holds only a subagent's conversation ({report.sidechain} "
+                "sidechain records), a part of the session that ran the subagent: use that "
+                "session's file"
+            )
         if report.messages == 0:
             raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
         staged.write(builder.take(final=True), facts.header(staged.session_id, path))

@@ -5,9 +5,12 @@ lines nested too deeply or holding NaN skipped like any other bad line."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -379,3 +382,31 @@ async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
         await task
 
     assert left_in(plain_store) == []
+
+
+def test_an_import_removes_what_an_import_killed_midway_left(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """A server killed while it imported (the editor closed) never removed its staged
+    file, which can be as large as the transcript. The next import removes such a file:
+    one no writer holds locked and none wrote to for a minute."""
+    folder = plain_store.sessions_dir
+    folder.mkdir(parents=True)
+    left, fresh, held = (folder / f".s_{n:016x}.importing" for n in (1, 2, 3))
+    for staged in (left, fresh, held):
+        staged.write_text('{"type":"session"}\n')
+    hour_ago = time.time() - 3600
+    for staged in (left, held):
+        os.utime(staged, (hour_ago, hour_ago))
+    writer = os.open(held, os.O_RDONLY)  # another import, still writing it
+    fcntl.flock(writer, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        session, _ = import_with_report(generate(2).write(tmp_path / "f.jsonl"), plain_store)
+    finally:
+        os.close(writer)
+
+    assert not left.exists()
+    assert fresh.exists() and held.exists()  # being written: just made, or locked
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [fresh.name, held.name, f"{session.session_id}.jsonl"]
+    )

@@ -10,7 +10,10 @@ summarized are written without a token count (`StagedTranscript.write`).
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
+from pathlib import Path
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import ApiRules
@@ -21,6 +24,7 @@ from baton.core.conversation.transcript import Event, Transcript
 from baton.core.importers.claude_code_repairs import Record
 
 Entry = Message | Boundary | Record
+ABANDONED_AFTER = 60.0  # seconds without a write, and no writer's lock: a staged file left
 
 
 class StagedTranscript:
@@ -31,6 +35,7 @@ class StagedTranscript:
         self.session_id = new_session_id()
         self.target = store.path_for(self.session_id)
         self.staging = self.target.with_name(f".{self.session_id}.importing")
+        remove_abandoned(self.target.parent, time.time())
         self.count = count
         self.transcript: Transcript | None = None
         self.header: Event = {}
@@ -117,6 +122,27 @@ class StagedTranscript:
         if self.transcript is not None:
             self.transcript.close()
         self.staging.unlink(missing_ok=True)
+
+
+def remove_abandoned(folder: Path, now: float) -> None:
+    """The staged files that imports killed midway left in `folder` (a server's process
+    ended while it imported; a cancel or a failure removes its own): no writer holds their
+    lock, and none wrote to them for `ABANDONED_AFTER` seconds (a file just made is locked
+    only after it is created)."""
+    for path in folder.glob(".*.importing"):
+        try:
+            if now - path.lstat().st_mtime < ABANDONED_AFTER:
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails while its import writes
+            path.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _replaces_view(entry: Entry) -> bool:

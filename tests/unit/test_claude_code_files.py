@@ -221,6 +221,25 @@ def test_a_summary_first_json_array_starts_with_its_summary_and_notes_two_sessio
     assert wire["toolPairs"] == generated.truth.tool_pairs
 
 
+def test_a_file_that_starts_with_a_byte_order_mark_imports_as_without_it(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """Windows tools write one (PowerShell's UTF-8 Out-File, a Stop hook that saves the
+    records as a JSON array): the JSONL form read it, the array was refused whole."""
+    for name in ("old-summary-first-array", "old-jsonl"):
+        path, _ = write_case(name, tmp_path)
+        marked = tmp_path / f"bom-{path.name}"
+        marked.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+
+        plain, plain_report = import_with_report(path, plain_store)
+        session, report = import_with_report(marked, plain_store)
+
+        assert [m.text() for m in session.view_messages()] == [
+            m.text() for m in plain.view_messages()
+        ]
+        assert report.records == plain_report.records and report.broken_lines == []
+
+
 def test_import_of_a_large_file_is_quick(tmp_path: Path, plain_store: SessionStore) -> None:
     # guards against accidental quadratic work (about as large as the largest real file);
     # CPU time, so that a busy machine does not fail it

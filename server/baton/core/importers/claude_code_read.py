@@ -110,7 +110,9 @@ def records(
         if b"\0" in head:
             raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
         handle.seek(0)
-        items = _array(handle, path) if head.lstrip()[:1] == b"[" else _lines(handle)
+        # a byte order mark (Windows tools write one) may come before the array
+        array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
+        items = _array(handle, path) if array else _lines(handle)
         found = 0
         for number, item, at, escaped in items:
             if cancel is not None and cancel.is_set():
@@ -192,7 +194,7 @@ class _Window:
         self.chunk = ARRAY_CHUNK
         self.read_bytes = 0
         self.ended = False
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a leading mark dropped
 
     def invalid(self, why: str) -> InvalidParams:
         return InvalidParams(f"{self.path.name} is not valid JSON: {why}")

@@ -240,6 +240,22 @@ def test_a_file_that_starts_with_a_byte_order_mark_imports_as_without_it(
         assert report.records == plain_report.records and report.broken_lines == []
 
 
+def test_a_utf16_copy_is_refused_saying_so(tmp_path: Path, plain_store: SessionStore) -> None:
+    """Windows PowerShell's `>` writes UTF-16: such a copy of a session was 'a binary file'."""
+    path, _ = write_case("old-jsonl", tmp_path)
+    for codec in ("utf-16", "utf-16-be"):  # with a byte order mark, and without one
+        copy = tmp_path / f"{codec}.jsonl"
+        copy.write_bytes(path.read_text(encoding="utf-8").encode(codec))
+
+        with pytest.raises(InvalidParams) as refused:
+            import_with_report(copy, plain_store)
+
+        assert str(refused.value) == (
+            f"{codec}.jsonl is UTF-16 text; Claude Code writes its sessions in UTF-8: "
+            "save it as UTF-8 to read it"
+        )
+
+
 def test_import_of_a_large_file_is_quick(tmp_path: Path, plain_store: SessionStore) -> None:
     # guards against accidental quadratic work (about as large as the largest real file);
     # CPU time, so that a busy machine does not fail it

@@ -107,6 +107,11 @@ def records(
             head = handle.read(PROBE)
         except OSError as exc:
             raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
+        if _utf16(head):
+            raise InvalidParams(
+                f"{path.name} is UTF-16 text; Claude Code writes its sessions in UTF-8: save "
+                "it as UTF-8 to read it"
+            )
         if b"\0" in head:
             raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
         handle.seek(0)
@@ -135,6 +140,14 @@ def records(
             f"{path.name} is not a Claude Code session file "
             "(expected one JSON record per line, or a JSON array of records)"
         )
+
+
+def _utf16(head: bytes) -> bool:
+    """Whether the file is UTF-16 text (Windows PowerShell's `>` writes it): its byte order
+    mark, or a record's first character beside a NUL."""
+    if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return True
+    return head[:2] in (b"{\0", b"[\0", b"\0{", b"\0[")
 
 
 Item = tuple[int, Any, int, bool]  # number, value, bytes read, whether it may hold a surrogate

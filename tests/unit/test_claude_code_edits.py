@@ -111,6 +111,30 @@ def test_the_first_prompt_edited_starts_the_view_again(tmp_path: Path, store: Se
     assert not any(m.text() == RESTARTED for m in session.messages.values())
 
 
+def test_another_conversation_in_the_file_is_told_as_one_not_as_an_edit(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """Two sessions in one file (written one after the other, or put together): the second
+    one's first prompt has no parent either, like the first prompt edited, but under
+    another session id. The view is the conversation Claude Code resumes, the later one,
+    and the note says why the first is out of it."""
+    records = first_edited(text("first answer"))
+    for later in records[2:]:
+        later["sessionId"] = "cc-2"
+
+    session, report = imported(tmp_path, store, records)
+
+    assert session.view == ["u1b", "a1b"]
+    assert report.edits == 0
+    assert report.notes() == [
+        "2 Claude Code session ids joined in one session",
+        "record u1b starts another conversation (session cc-2, no parent): the turns before "
+        "it are out of the view, as a rewind (undo brings them back)",
+    ]
+    session.uncompact(rewinds(session)[0])
+    assert session.view == ["u1", "a1", "u1b", "a1b"]
+
+
 def test_a_call_left_open_in_the_left_branch_is_answered_there(
     tmp_path: Path, store: SessionStore
 ) -> None:

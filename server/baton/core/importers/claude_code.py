@@ -62,6 +62,8 @@ class ImportReport:
     broken_lines: list[int] = field(default_factory=list)
     boundaries: int = 0
     edits: int = 0  # prompts edited in Claude Code: each one's replaced turns rewound
+    # another session's first prompt, each: the turns before it rewound (two sessions in a file)
+    conversations: list[str] = field(default_factory=list)
     session_ids: list[str] = field(default_factory=list)
     # what the import changed so that the view keeps the API's rules (the file is untouched)
     repairs: list[str] = field(default_factory=list)
@@ -90,7 +92,7 @@ class ImportReport:
                 f"{self.edits} prompt(s) edited in Claude Code: the turns each one replaced are "
                 "out of the view, as a rewind (undo brings them back)"
             )
-        return out + self.repairs + self.problems
+        return out + self.conversations + self.repairs + self.problems
 
     def wire(self) -> dict[str, Any]:
         """JSON-ready, camelCase keys (as the rest of the wire)."""

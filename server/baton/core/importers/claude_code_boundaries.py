@@ -52,11 +52,20 @@ class ImportedBoundaries(ImportedView):
         at = record_time(record)
         self._answer_open(f"message {record_uuid(record)}", at)  # the left branch stays valid
         self._flush_notes()
-        boundary = edit_rewind(self.view, first, record, earlier, at)
+        other = self.branches.another_conversation(record)
+        found = "another conversation" if other else "edited prompt"
+        boundary = edit_rewind(self.view, first, record, earlier, at, found)
         self.entries.append(boundary)
         self.view = list(boundary.view_after)
         self.last, self.last_api_id, self.turn_api_id = None, None, None
-        self.report.edits += 1
+        if not other:
+            self.report.edits += 1
+            return
+        self.report.conversations.append(
+            f"record {record_uuid(record)} starts another conversation (session "
+            f"{record.get('sessionId')}, no parent): the turns before it are out of the view, "
+            "as a rewind (undo brings them back)"
+        )
 
     def _restart(self, record: Record) -> None:
         """A prompt with no parent after an old compaction: what came before is out of the

@@ -20,10 +20,11 @@ EDIT_SUMMARIZER = "none"  # as a rewind made in Baton: nothing is summarized
 
 
 class PromptBranches:
-    """The newest typed prompt under each parent record seen: its message id and uuid."""
+    """The newest typed prompt under each parent record seen: its message id, uuid and
+    Claude Code session id."""
 
     def __init__(self) -> None:
-        self._latest: dict[str | None, tuple[str, str | None]] = {}
+        self._latest: dict[str | None, tuple[str, str | None, object]] = {}
 
     @staticmethod
     def parent(record: Record) -> tuple[bool, str | None]:
@@ -45,17 +46,29 @@ class PromptBranches:
             return None  # a record written twice is no edit
         return earlier[0], str(earlier[1] or "without uuid")
 
+    def another_conversation(self, record: Record) -> bool:
+        """Whether typed prompt `record`, with no parent, begins another Claude Code session
+        than the prompt it replaces: not that prompt edited but a conversation of its own
+        (two sessions in one file), which Claude Code resumes as the later one."""
+        named, parent = self.parent(record)
+        earlier = self._latest.get(parent) if named and parent is None else None
+        return earlier is not None and earlier[2] != record.get("sessionId")
+
     def add(self, record: Record, message_id: str) -> None:
         """Typed prompt `record` went into the view as message `message_id`."""
         named, parent = self.parent(record)
         if named:
             uuid = record.get("uuid")
-            self._latest[parent] = (message_id, uuid if isinstance(uuid, str) else None)
+            uuid = uuid if isinstance(uuid, str) else None
+            self._latest[parent] = (message_id, uuid, record.get("sessionId"))
 
 
-def edit_rewind(view: list[str], first: str, record: Record, earlier: str, at: str) -> Boundary:
+def edit_rewind(
+    view: list[str], first: str, record: Record, earlier: str, at: str, found: str
+) -> Boundary:
     """The rewind that takes `view` from message `first` on out, for prompt `record` edited
-    from the prompt with uuid `earlier`."""
+    from the prompt with uuid `earlier` (`found`: "edited prompt", or "another conversation"
+    when `record` begins one)."""
     cut = view.index(first)
     kept = view[:cut]
     return Boundary(
@@ -67,5 +80,5 @@ def edit_rewind(view: list[str], first: str, record: Record, earlier: str, at: s
         kept_ids=kept,
         view_before=list(view),
         view_after=kept,
-        extra={"found": "edited prompt", "prompt": record_uuid(record), "replaces": earlier},
+        extra={"found": found, "prompt": record_uuid(record), "replaces": earlier},
     )

@@ -151,6 +151,19 @@ async def test_an_import_answers_what_it_skipped_and_repaired(lsp: Harness, tmp_
     clean = generate(3, era="old", repairs=False).write(tmp_path / "clean.jsonl")
     assert (await lsp.request(protocol.SESSION_IMPORT, {"path": str(clean)}))["notes"] == []
 
+    many = tmp_path / "many.jsonl"  # 60 results of calls the file does not hold: 60 repairs
+    orphans = [
+        {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "x"} for n in range(60)
+    ]
+    records = [{"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}]
+    records += [
+        {"type": "user", "uuid": f"r{n}", "message": {"role": "user", "content": [result]}}
+        for n, result in enumerate(orphans)
+    ]
+    many.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    notes = (await lsp.request(protocol.SESSION_IMPORT, {"path": str(many)}))["notes"]
+    assert len(notes) == 50 and notes[-1] == "11 more notes (`baton import` lists them all)"
+
 
 async def test_importing_a_file_again_says_it_was_imported_before(
     lsp: Harness, tmp_path: Path

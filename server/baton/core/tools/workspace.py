@@ -133,7 +133,10 @@ class FileText:
 
 async def read_contained(located: Located, host: ToolHost | None) -> FileText:
     """The file's text: the editor's (unsaved changes included) when it has it open, else
-    the disk's; refused when binary, too large, not UTF-8 or holding a credential."""
+    the disk's; refused when binary, too large, not UTF-8 or holding a credential. A folder,
+    a FIFO, a device or a file over the bound is refused before the editor is asked: an
+    ACP client reads what it is asked (a FIFO waits for a writer, a huge file comes whole)."""
+    _check_file(located)
     live = await host.read_text(located.path) if host is not None else None
     if live is not None:
         text, from_editor = live, True
@@ -147,7 +150,8 @@ async def read_contained(located: Located, host: ToolHost | None) -> FileText:
     return FileText(text, from_editor)
 
 
-def read_disk(located: Located) -> str:
+def _check_file(located: Located) -> None:
+    """ToolError unless `located` is a regular file within the size a tool reads."""
     path = located.real
     try:
         if path.is_dir():
@@ -155,14 +159,24 @@ def read_disk(located: Located) -> str:
         if not path.is_file():
             raise ToolError(f"{located.shown} is not a regular file")
         size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ToolError(
-                f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
-            )
-        data = path.read_bytes()
     except OSError as exc:
-        why = exc.strerror or type(exc).__name__
-        raise ToolError(f"{located.shown} cannot be read ({why})") from None
+        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
+    if size > MAX_FILE_BYTES:
+        raise ToolError(
+            f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
+        )
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def read_disk(located: Located) -> str:
+    _check_file(located)
+    try:
+        data = located.real.read_bytes()
+    except OSError as exc:
+        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
     if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
         raise ToolError(f"{located.shown} is a binary file")
     text = decode_utf8(data, False)

@@ -195,3 +195,31 @@ async def test_cancelling_the_send_while_the_user_is_asked_keeps_a_valid_session
     assert result["tool_use_id"] == "toolu_e" and result["is_error"] is True
     assert result["content"].startswith("Not run: the user stopped the turn")
     assert (lsp.workspace / "utils.py").read_text() == "def parse_date(s):\n"
+
+
+async def test_a_file_the_editor_opened_through_a_symlink_is_read_and_edited_there(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """The editor's text was looked up under the resolved path only: `alias.py` (a link
+    to `real.py`) open with unsaved changes was read from the disk, and the edit computed
+    on the disk's text went to `real.py`, beside the buffer the user was typing in."""
+    lsp = await start_server(options={**WITH_KEY, "tools": {"permissions": {"edit": "auto"}}})
+    (lsp.workspace / "real.py").write_text("on disk\n")
+    alias = lsp.workspace / "alias.py"
+    alias.symlink_to(lsp.workspace / "real.py")
+    item = types.TextDocumentItem(uri=alias.as_uri(), language_id="python", version=4, text="x\n")
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    editor = Editor(lsp, applied=False)
+    sid = (await lsp.create())["sessionId"]
+    replace = {"command": "str_replace", "path": "alias.py", "old_str": "x", "new_str": "y"}
+    fake_anthropic.reply(tool_use_block("read_file", {"path": "alias.py"}), stop_reason="tool_use")
+    fake_anthropic.reply(tool_use_block(EDIT, replace), stop_reason="tool_use")
+    fake_anthropic.reply("Done.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "change it"})
+
+    assert told(fake_anthropic, 1)["content"] == "     1\tx"
+    (sent,) = editor.edits
+    (change,) = sent.edit.document_changes or []
+    assert isinstance(change, types.TextDocumentEdit)
+    assert (change.text_document.uri, change.text_document.version) == (alias.as_uri(), 4)
+    assert [e.new_text for e in change.edits] == ["y"]

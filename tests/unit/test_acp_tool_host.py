@@ -159,6 +159,18 @@ async def test_without_fs_a_crlf_file_is_compared_with_its_line_ends(
     assert done.applied and path.read_bytes() == b"x = 2\r\n"
 
 
+async def test_without_fs_an_edit_of_a_link_writes_the_file_it_links_to(
+    pair: Any, tmp_path: Path
+) -> None:
+    """An edit goes to the name the editor has the file open by, a link among them; the
+    new file renamed over the link replaced it with a copy."""
+    real, link = tmp_path / "real.py", tmp_path / "alias.py"
+    real.write_text("x = 1\n")
+    link.symlink_to(real)
+    done = await pair(fs=False).host.apply_edit(FileEdit(link, "x = 1\n", "x = 2\n", "Edit"))
+    assert done.applied and link.is_symlink() and real.read_text() == "x = 2\n"
+
+
 @dataclass(frozen=True)
 class Info:
     tool_use_id: str

@@ -203,7 +203,9 @@ class AcpToolHost:
 
 def _write_file(path: Path, text: str) -> None:
     """`text` in place of the file (a new file beside it renamed over it); a file the user
-    may not write is refused as a plain write would be (a rename would replace it)."""
+    may not write is refused as a plain write would be (a rename would replace it), and a
+    link (the name the editor opened the file by) is written through, never replaced."""
+    path = Path(os.path.realpath(path))
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)

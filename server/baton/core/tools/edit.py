@@ -11,7 +11,7 @@ from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
-from baton.core.tools.workspace import Located, ToolError, read_contained, split_lines
+from baton.core.tools.workspace import FileText, Located, ToolError, read_contained, split_lines
 
 TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
@@ -96,18 +96,21 @@ def inserted(shown: str, before: str, line: object, new: str) -> str:
     return "".join(lines[:line]) + piece + "".join(lines[line:])
 
 
-async def _current(located: Located, ctx: ToolContext) -> str | None:
+async def _current(located: Located, ctx: ToolContext) -> FileText | None:
     if not located.real.exists():
         return None
-    return (await read_contained(located, ctx.host)).text
+    return await read_contained(located, ctx.host)
 
 
-def edit_call(located: Located, before: str | None, after: str, ctx: ToolContext) -> Call:
-    diff = unified(located.shown, before or "", after)
+def edit_call(located: Located, before: FileText | None, after: str, ctx: ToolContext) -> Call:
+    """The call that applies `after` to the file `before` was read from (a new file: None)."""
+    old = before.text if before is not None else None
+    path = before.path if before is not None else located.path
+    diff = unified(located.shown, old or "", after)
     title = edit_title(located.shown, diff, created=before is None)
 
     async def apply() -> ToolResult:
-        outcome = await ctx.host.apply_edit(FileEdit(located.path, before, after, title))
+        outcome = await ctx.host.apply_edit(FileEdit(path, old, after, title))
         if outcome.applied:
             return ToolResult(f"Applied: {title}.", summary="applied")
         reason = outcome.reason or "the editor did not apply it"
@@ -129,7 +132,7 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
         if old:
             raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
         return edit_call(located, None, new, ctx)
-    return edit_call(located, before, replaced(located.shown, before, old, new), ctx)
+    return edit_call(located, before, replaced(located.shown, before.text, old, new), ctx)
 
 
 async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
@@ -145,12 +148,14 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
     if before is None:
         raise ToolError(f"{located.shown} does not exist")
     if command == "str_replace":
-        after = replaced(located.shown, before, _text(input, "old_str"), _text(input, "new_str"))
+        after = replaced(
+            located.shown, before.text, _text(input, "old_str"), _text(input, "new_str")
+        )
     else:
         new = input.get("new_str", input.get("insert_text"))
         if not isinstance(new, str):
             raise ToolError("new_str must be a string")
-        after = inserted(located.shown, before, input.get("insert_line"), new)
+        after = inserted(located.shown, before.text, input.get("insert_line"), new)
     return edit_call(located, before, after, ctx)
 
 

@@ -3,6 +3,7 @@ rules (symlinks resolved, credential files and texts refused), and text read wit
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,12 +35,14 @@ class ToolError(Exception):
 @dataclass(frozen=True)
 class Located:
     """A contained path: `real` (symlinks resolved, what is opened), `path` (the same file
-    under the folder as the editor names it), `shown` (relative to its folder)."""
+    under the folder as the editor names it), `shown` (relative to its folder), `named`
+    (the path as given, its links kept: the editor may have the file open by that name)."""
 
     real: Path
     path: Path
     shown: str
     folder: Path
+    named: Path | None = None
 
 
 @dataclass
@@ -112,7 +115,11 @@ class Workspace:
                     "Baton never shows such files to the model"
                 )
             shown = relative.as_posix() or "."
-            return Located(real, given / relative, shown, given)
+            # the name as given, when it is this file (`sub/../x.py` through a link `sub`
+            # is not the `x.py` beside `sub`)
+            named = Path(os.path.normpath(candidate))
+            same = resolve_path(named) == real
+            return Located(real, given / relative, shown, given, named if same else None)
         return None
 
     def shown(self, real: Path) -> str | None:
@@ -129,6 +136,7 @@ class Workspace:
 class FileText:
     text: str
     from_editor: bool
+    path: Path  # the file as the text's source names it (where an edit of the text goes)
 
 
 async def read_contained(located: Located, host: ToolHost | None) -> FileText:
@@ -137,17 +145,29 @@ async def read_contained(located: Located, host: ToolHost | None) -> FileText:
     a FIFO, a device or a file over the bound is refused before the editor is asked: an
     ACP client reads what it is asked (a FIFO waits for a writer, a huge file comes whole)."""
     _check_file(located)
-    live = await host.read_text(located.path) if host is not None else None
-    if live is not None:
-        text, from_editor = live, True
-        if "\x00" in text:
-            raise ToolError(f"{located.shown} is a binary file")
-    else:
-        text, from_editor = read_disk(located), False
+    if host is not None:
+        for path in _names(located):
+            live = await host.read_text(path)
+            if live is None:
+                continue
+            if "\x00" in live:
+                raise ToolError(f"{located.shown} is a binary file")
+            return _shown(located, live, True, path)
+    return _shown(located, read_disk(located), False, located.path)
+
+
+def _shown(located: Located, text: str, from_editor: bool, path: Path) -> FileText:
     kind = credential_in(text)
     if kind is not None:
         raise ToolError(f"{located.shown} looks like it holds {kind}; it is not shown")
-    return FileText(text, from_editor)
+    return FileText(text, from_editor, path)
+
+
+def _names(located: Located) -> list[Path]:
+    """The names the editor may have the file open by: as given (through a link), then
+    as its folder names it (`alias.py`, a link to `real.py`, is open as `alias.py`)."""
+    given = located.named
+    return [given, located.path] if given is not None and given != located.path else [located.path]
 
 
 def _check_file(located: Located) -> None:

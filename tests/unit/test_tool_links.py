@@ -1,0 +1,45 @@
+"""A path through a link: the editor's text is looked up under the name the path gives,
+and only when that name is the same file (`sub/../x.py` through a link `sub` is not the
+`x.py` beside `sub`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tool_calls import call, ctx
+
+from baton.core.tools.host import DiskHost
+
+
+class Editor(DiskHost):
+    """An editor with `open` (a path -> its unsaved text) open."""
+
+    def __init__(self, open: dict[Path, str]) -> None:
+        super().__init__()
+        self.open = open
+
+    async def read_text(self, path: Path) -> str | None:
+        return self.open.get(path)
+
+
+async def test_a_name_that_is_another_file_once_links_are_resolved_is_not_asked(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "sub").symlink_to(root / "a" / "b")
+    (root / "a" / "x.py").write_text("the file named\n")
+    (root / "x.py").write_text("another file\n")
+    editor = Editor({root / "x.py": "another file, unsaved\n"})
+    result = await call(ctx(root, editor), "read_file", path="sub/../x.py")
+    assert result.text == "     1\tthe file named"
+
+
+async def test_a_link_open_in_the_editor_is_read_there(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "real.py").write_text("saved\n")
+    (root / "alias.py").symlink_to(root / "real.py")
+    editor = Editor({root / "alias.py": "unsaved\n"})
+    assert (await call(ctx(root, editor), "read_file", path="alias.py")).text == "     1\tunsaved"
+    assert (await call(ctx(root, editor), "read_file", path="real.py")).text == "     1\tsaved"

@@ -167,3 +167,21 @@ async def test_every_result_is_cut_at_read_files_character_bound(root: Path) -> 
         )
     assert "[cut: 1000 of 1002 entries shown]" in listed.text  # list_dir's own note stays
     assert all(line.startswith(("d" * 200, "[")) for line in found.text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("name", "input"),
+    [
+        ("str_replace_based_edit_tool", {"command": "x" * 300_000, "path": "a.txt"}),
+        ("read_file_" * 30_000, {"path": "a.txt"}),
+    ],
+)
+async def test_an_error_that_quotes_the_input_is_cut_as_a_result_is(
+    root: Path, name: str, input: dict[str, Any]
+) -> None:
+    """Only a result that ran was cut: an error quoting a 300,000-character input (an
+    unknown command, a tool's name) answered it whole, and went whole into every later
+    request."""
+    result = await call(ctx(root), name, **input)
+    assert result.is_error and len(result.text) <= 100_000, len(result.text)
+    assert result.text.endswith("narrow it (a path, a pattern, a line range)]")

@@ -58,7 +58,14 @@ def capped(result: ToolResult) -> ToolResult:
 async def answer(
     use: ToolUseBlock, registry: Registry, ctx: ToolContext, allowed: set[str]
 ) -> ToolResult:
-    """The result of one call; raises only CancelledError (the turn was stopped)."""
+    """The result of one call, capped (an error may quote the input, however long); raises
+    only CancelledError (the turn was stopped)."""
+    return capped(await _answer(use, registry, ctx, allowed))
+
+
+async def _answer(
+    use: ToolUseBlock, registry: Registry, ctx: ToolContext, allowed: set[str]
+) -> ToolResult:
     tool = registry.get(use.name)
     if tool is None:
         return _failed(f"Unknown tool {use.name!r}: the tools are {', '.join(registry.names())}.")
@@ -80,7 +87,7 @@ async def answer(
         refusal = await _permission(use, call, registry, ctx, allowed, input, named)
         if refusal is not None:
             return refusal
-        return capped(await call.run())
+        return await call.run()
     except ToolError as exc:
         return _failed(f"Error: {exc}")
     except (OSError, ValueError, UnicodeError) as exc:

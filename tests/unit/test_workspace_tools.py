@@ -199,6 +199,31 @@ async def test_edit_file_replaces_once_and_says_what_was_applied(root: Path) -> 
     assert again.is_error and "no match" in again.text
 
 
+async def test_edit_file_fills_an_empty_file_given_an_empty_old_text(root: Path) -> None:
+    """No oldText matches in an empty file, and an empty one was refused as it is on a file
+    with text: a model with edit_file only could never write into an empty file."""
+    (root / "src" / "__init__.py").write_text("")
+    filled = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="src/__init__.py",
+        oldText="",
+        newText="from .utils import parse_date\n",
+    )
+    assert filled.text == "Applied: Edit src/__init__.py (+1 -0).", filled.text
+    assert (root / "src" / "__init__.py").read_text() == "from .utils import parse_date\n"
+    again = await call(
+        ctx(root),
+        "edit_file",
+        model="claude-3-5-haiku",
+        path="src/__init__.py",
+        oldText="",
+        newText="x",
+    )
+    assert again.is_error and "must not be empty" in again.text
+
+
 async def test_the_text_editor_tool_views_replaces_creates_and_inserts(root: Path) -> None:
     assert supports_text_editor("claude-sonnet-4-5") and not supports_text_editor(
         "claude-3-5-haiku"

@@ -24,7 +24,8 @@ EDIT_FILE_DEFINITION: dict[str, Any] = {
     "description": (
         "Edit a workspace file: replace oldText (which must occur exactly once; include "
         "enough surrounding lines) with newText. An empty oldText on a file that does not "
-        "exist creates it with newText. The user may be asked to approve the edit."
+        "exist creates it with newText, on an empty file fills it. The user may be asked to "
+        "approve the edit."
     ),
     "input_schema": {
         "type": "object",
@@ -132,6 +133,8 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
         if old:
             raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
         return edit_call(located, None, new, ctx)
+    if not old and not before.text:
+        return edit_call(located, before, new, ctx)  # an empty file: nothing else can match
     return edit_call(located, before, replaced(located.shown, before.text, old, new), ctx)
 
 

@@ -223,3 +223,43 @@ async def test_a_file_the_editor_opened_through_a_symlink_is_read_and_edited_the
     assert isinstance(change, types.TextDocumentEdit)
     assert (change.text_document.uri, change.text_document.version) == (alias.as_uri(), 4)
     assert [e.new_text for e in change.edits] == ["y"]
+
+
+async def test_cancelling_the_send_while_the_editor_applies_an_edit_says_it_may_be_applied(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """The editor may still apply an edit whose `workspace/applyEdit` the send stopped
+    waiting for (the user reviewing it in a preview): the model was told "Not run: ...
+    before this call ran", and the file changed after all."""
+    lsp = await start_server(options={**WITH_KEY, "tools": {"permissions": {"edit": "auto"}}})
+    utils = lsp.workspace / "utils.py"
+    utils.write_text("def parse_date(s):\n")
+    asked, release = asyncio.Event(), asyncio.Event()
+
+    @lsp.client.feature(types.WORKSPACE_APPLY_EDIT)
+    async def apply(ls: Any, params: types.ApplyWorkspaceEditParams) -> Any:
+        asked.set()
+        await release.wait()
+        utils.write_text("def parse_day(s):\n")
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    params = {"sessionId": sid, "content": "rename it"}
+    future = asyncio.ensure_future(
+        lsp.client.protocol.send_request_async(protocol.SESSION_SEND, params, "send-1")
+    )
+    try:
+        await asyncio.wait_for(asked.wait(), 20)
+        lsp.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="send-1"))
+        try:
+            await asyncio.wait_for(future, 20)
+            raise AssertionError("the send should have been cancelled")
+        except JsonRpcException as exc:
+            assert exc.code == -32800
+    finally:
+        release.set()
+    result = (await lsp.get(sid))["messages"][2]["content"][0]
+    assert result["tool_use_id"] == "toolu_e" and result["is_error"] is True
+    assert not result["content"].startswith("Not run"), result["content"]
+    assert "may have been applied" in result["content"]

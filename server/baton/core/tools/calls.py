@@ -18,6 +18,10 @@ log = logging.getLogger(__name__)
 MAX_RESULT_CHARS = 100_000  # what one result tells the model, at most (read_file's bound)
 READ_KEY = "read_file"  # the level that lets the model read a file's text
 CANCELLED = "Not run: the user stopped the turn before this call ran."
+INTERRUPTED = (
+    "Stopped: the user stopped the turn while the editor was applying this edit; it may "
+    "have been applied (the editor can still apply it): read the file before going on."
+)
 
 
 def block(use_id: str, result: ToolResult) -> ToolResultBlock:
@@ -56,15 +60,24 @@ def capped(result: ToolResult) -> ToolResult:
 
 
 async def answer(
-    use: ToolUseBlock, registry: Registry, ctx: ToolContext, allowed: set[str]
+    use: ToolUseBlock,
+    registry: Registry,
+    ctx: ToolContext,
+    allowed: set[str],
+    applying: set[str] | None = None,
 ) -> ToolResult:
     """The result of one call, capped (an error may quote the input, however long); raises
-    only CancelledError (the turn was stopped)."""
-    return capped(await _answer(use, registry, ctx, allowed))
+    only CancelledError (the turn was stopped). An edit's id goes into `applying` as it is
+    handed to the host: stopped from then on, it may be applied all the same."""
+    return capped(await _answer(use, registry, ctx, allowed, applying))
 
 
 async def _answer(
-    use: ToolUseBlock, registry: Registry, ctx: ToolContext, allowed: set[str]
+    use: ToolUseBlock,
+    registry: Registry,
+    ctx: ToolContext,
+    allowed: set[str],
+    applying: set[str] | None,
 ) -> ToolResult:
     tool = registry.get(use.name)
     if tool is None:
@@ -87,6 +100,8 @@ async def _answer(
         refusal = await _permission(use, call, registry, ctx, allowed, input, named)
         if refusal is not None:
             return refusal
+        if call.kind == "edit" and applying is not None:
+            applying.add(use.id)
         return await call.run()
     except ToolError as exc:
         return _failed(f"Error: {exc}")

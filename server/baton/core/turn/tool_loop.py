@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from baton.core.conversation.invariants import unanswered_tool_uses
 from baton.core.conversation.messages import Message, MessageInput, ToolUseBlock
 from baton.core.conversation.session import Session
-from baton.core.tools.calls import CANCELLED, answer, block
+from baton.core.tools.calls import CANCELLED, INTERRUPTED, answer, block
 from baton.core.tools.registry import Registry, ToolContext, ToolResult
 
 
@@ -112,6 +112,7 @@ async def _answer_round(session: Session, message: Message, tools: ServerTools) 
     results: dict[str, ToolResult] = {}
     cut = cut_call(message)
     started: set[str] = set()
+    applying: set[str] = set()  # edits handed to the editor: stopped, they may still apply
     try:
         for use in message.tool_uses():
             started.add(use.id)
@@ -121,12 +122,16 @@ async def _answer_round(session: Session, message: Message, tools: ServerTools) 
                 text = cut_call_text(str(message.stop_reason))
                 found = ToolResult(text, is_error=True, summary=text, status="failed")
             else:
-                found = await answer(use, tools.registry, tools.context, tools.allowed)
+                found = await answer(use, tools.registry, tools.context, tools.allowed, applying)
             results[use.id] = found
             if tools.on_result is not None:
                 tools.on_result(use.id, found)
     except asyncio.CancelledError:
-        _append_results(session, message, tools, lambda _: CANCELLED, results, started)
+
+        def told(use_id: str) -> str:
+            return INTERRUPTED if use_id in applying else CANCELLED
+
+        _append_results(session, message, tools, told, results, started)
         raise
     _append_results(session, message, tools, lambda _: CANCELLED, results, started)
 

@@ -370,3 +370,11 @@ async def test_line_numbers_break_only_where_an_editor_breaks_lines(root: Path) 
     assert "ff.py:4:" in hits.text
     result = await edit_file(root, "ff.py", "s = 'x\u2028y'", "s = 'z'")
     assert not result.is_error, result.text
+
+
+@pytest.mark.parametrize("name", ["read_file", "list_dir", "str_replace_based_edit_tool"])
+async def test_a_name_too_long_for_the_file_system_is_told_as_such(root: Path, name: str) -> None:
+    """The OSError of looking at it was answered "failed (OSError)", which said nothing."""
+    input = {"path": "a" * 300, "command": "create", "file_text": "x"}
+    result = await call(ctx(root), name, **input)
+    assert result.is_error and "cannot be reached (File name too long)" in result.text, result.text

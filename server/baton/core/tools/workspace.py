@@ -86,7 +86,7 @@ class Workspace:
                 continue
             if found is None:
                 found = located
-            if located.real.exists():
+            if _exists(located.real, text):
                 return located
         if found is None:
             raise ToolError(f"{text!r} is outside the workspace folders")
@@ -130,6 +130,18 @@ class Workspace:
                     return None
                 return real.relative_to(folder).as_posix() or "."
         return None
+
+
+def _exists(path: Path, text: str) -> bool:
+    """Whether `path` exists; ToolError when it cannot be looked at (a name too long, a
+    folder the server may not enter), which `Path.exists` raises, or hides in newer Pythons."""
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise ToolError(f"{text!r} cannot be reached ({_why(exc)})") from None
+    return True
 
 
 @dataclass(frozen=True)

@@ -263,3 +263,30 @@ async def test_cancelling_the_send_while_the_editor_applies_an_edit_says_it_may_
     assert result["tool_use_id"] == "toolu_e" and result["is_error"] is True
     assert not result["content"].startswith("Not run"), result["content"]
     assert "may have been applied" in result["content"]
+
+
+async def test_a_new_file_the_editor_has_open_unsaved_is_read_and_edited_there(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """A buffer for a file not yet saved (`:e notes.md` in Neovim, synced with didOpen):
+    read_file answered "does not exist", and an edit planned as a new file was refused
+    "the file changed meanwhile", each time the model tried."""
+    lsp = await start_server(options={**WITH_KEY, "tools": {"permissions": {"edit": "auto"}}})
+    notes = lsp.workspace / "notes.md"
+    item = types.TextDocumentItem(uri=notes.as_uri(), language_id="md", version=3, text="draft\n")
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    editor = Editor(lsp, applied=False)
+    sid = (await lsp.create())["sessionId"]
+    replace = {"command": "str_replace", "path": "notes.md", "old_str": "draft", "new_str": "final"}
+    fake_anthropic.reply(tool_use_block("read_file", {"path": "notes.md"}), stop_reason="tool_use")
+    fake_anthropic.reply(tool_use_block(EDIT, replace), stop_reason="tool_use")
+    fake_anthropic.reply("Done.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "finish it"})
+
+    assert told(fake_anthropic, 1)["content"] == "     1\tdraft"
+    (sent,) = editor.edits
+    (change,) = sent.edit.document_changes or []  # no CreateFile: the editor has it
+    assert isinstance(change, types.TextDocumentEdit)
+    assert (change.text_document.uri, change.text_document.version) == (notes.as_uri(), 3)
+    assert [e.new_text for e in change.edits] == ["final"]
+    assert not notes.exists()

@@ -11,7 +11,7 @@ from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
-from baton.core.tools.workspace import FileText, Located, ToolError, read_contained, split_lines
+from baton.core.tools.workspace import FileText, Located, ToolError, read_any, split_lines
 
 TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
@@ -98,9 +98,7 @@ def inserted(shown: str, before: str, line: object, new: str) -> str:
 
 
 async def _current(located: Located, ctx: ToolContext) -> FileText | None:
-    if not located.real.exists():
-        return None
-    return await read_contained(located, ctx.host)
+    return await read_any(located, ctx.host)
 
 
 def edit_call(located: Located, before: FileText | None, after: str, ctx: ToolContext) -> Call:
@@ -171,7 +169,7 @@ async def _plan_view(input: dict[str, Any], ctx: ToolContext) -> Call:
         args["startLine"] = start
         if isinstance(end, int) and end != -1:
             args["endLine"] = end
-    located = ctx.workspace.locate(path)
+    located = ctx.workspace.locate(path, must_exist=False)  # a buffer not saved yet is a file
     if located.real.is_dir():
 
         async def listing() -> ToolResult:

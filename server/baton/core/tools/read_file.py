@@ -93,7 +93,7 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
 
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     start, end = _line_arg(input, "startLine"), _line_arg(input, "endLine")
-    located = ctx.workspace.locate(input.get("path"))
+    located = ctx.workspace.locate(input.get("path"), must_exist=False)  # the editor's too
     file = await read_contained(located, ctx.host)
     return numbered(file.text, start, end, located.shown)
 

@@ -153,10 +153,22 @@ class FileText:
 
 async def read_contained(located: Located, host: ToolHost | None) -> FileText:
     """The file's text: the editor's (unsaved changes included) when it has it open, else
-    the disk's; refused when binary, too large, not UTF-8 or holding a credential. A folder,
-    a FIFO, a device or a file over the bound is refused before the editor is asked: an
-    ACP client reads what it is asked (a FIFO waits for a writer, a huge file comes whole)."""
-    _check_file(located)
+    the disk's; refused when binary, too large, not UTF-8 or holding a credential, or
+    when neither has the file."""
+    found = await read_any(located, host)
+    if found is None:
+        raise ToolError(f"{located.shown} does not exist")
+    return found
+
+
+async def read_any(located: Located, host: ToolHost | None) -> FileText | None:
+    """As `read_contained`, None when the file is neither on the disk nor open in the
+    editor (a buffer not saved yet is a file). A folder, a FIFO, a device or a file over
+    the bound is refused before the editor is asked: an ACP client reads what it is asked
+    (a FIFO waits for a writer, a huge file comes whole)."""
+    on_disk = _exists(located.real, located.shown)
+    if on_disk:
+        _check_file(located)
     if host is not None:
         for path in _names(located):
             live = await host.read_text(path)
@@ -165,7 +177,7 @@ async def read_contained(located: Located, host: ToolHost | None) -> FileText:
             if "\x00" in live:
                 raise ToolError(f"{located.shown} is a binary file")
             return _shown(located, live, True, path)
-    return _shown(located, read_disk(located), False, located.path)
+    return _shown(located, read_disk(located), False, located.path) if on_disk else None
 
 
 def _shown(located: Located, text: str, from_editor: bool, path: Path) -> FileText:

@@ -78,8 +78,9 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
     several = len(workspace.roots) > 1
     visited = 0
     for root in roots:
-        folder_real = next(r.real for r in workspace.roots if root.real.is_relative_to(r.real))
-        prefix = f"{folder_real.name}/" if several else ""
+        folder = next(r for r in workspace.roots if root.real.is_relative_to(r.real))
+        folder_real = folder.real
+        prefix = f"{folder.path.name}/" if several else ""  # the folder as the editor names it
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         # .gitignore files of the folders above `start`, inside the workspace folder
         base = folder_real

@@ -14,7 +14,12 @@ from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
 from baton.core.compaction.working_set.restore import excluded
 from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
-from baton.core.workspace.editor_files import in_vcs_dir, path_problem, uri_to_path
+from baton.core.workspace.editor_files import (
+    folder_candidates,
+    in_vcs_dir,
+    path_problem,
+    uri_to_path,
+)
 
 MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -62,8 +67,9 @@ class Workspace:
         return [Located(real, given, ".", given) for given, real in self._resolved]
 
     def locate(self, raw: object, *, must_exist: bool = True, what: str = "path") -> Located:
-        """The contained file or folder `raw` names (relative: to the workspace folders, in
-        order); ToolError naming why not."""
+        """The contained file or folder `raw` names (relative: to the folder whose name it
+        starts with when there are several, as the tools show paths, then to each folder
+        in order); ToolError naming why not."""
         if not self._resolved:
             raise ToolError("no workspace folder is open: the tools work only inside one")
         if not isinstance(raw, str) or not raw.strip():
@@ -78,7 +84,7 @@ class Workspace:
         if given.is_absolute():
             candidates = [given]
         else:
-            candidates = [folder / given for folder, _ in self._resolved]
+            candidates = folder_candidates(given, [folder for folder, _ in self._resolved])
         found: Located | None = None
         for candidate in candidates:
             located = self._contain(candidate, text)
@@ -115,6 +121,8 @@ class Workspace:
                     "Baton never shows such files to the model"
                 )
             shown = relative.as_posix() or "."
+            if len(self._resolved) > 1:  # as the walks show it
+                shown = given.name if shown == "." else f"{given.name}/{shown}"
             # the name as given, when it is this file (`sub/../x.py` through a link `sub`
             # is not the `x.py` beside `sub`)
             named = Path(os.path.normpath(candidate))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -50,6 +50,15 @@ def path_problem(path: Path) -> str | None:
     except UnicodeError:
         return "its URI names no usable path (it is not valid UTF-8)"
     return None
+
+
+def folder_candidates(given: Path, folders: Sequence[Path]) -> list[Path]:
+    """Where the relative path `given` may be, in order. With several folders the tools
+    show a path with its folder's name in front (`back/src/x.py`): the folder of that name
+    first, then each folder as if the path were its own."""
+    head = given.parts[0] if len(folders) > 1 and given.parts else None
+    named = [Path(f) / Path(*given.parts[1:]) for f in folders if Path(f).name == head]
+    return named + [Path(f) / given for f in folders]
 
 
 def path_to_uri(path: Path | str) -> str:

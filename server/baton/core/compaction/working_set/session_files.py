@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from baton.core.conversation.messages import Message
-from baton.core.workspace.editor_files import path_problem, uri_to_path
+from baton.core.workspace.editor_files import folder_candidates, path_problem, uri_to_path
 
 # tool name -> the input field that names the file it reads or edits
 FILE_TOOLS = {
@@ -38,8 +38,9 @@ def session_files(
 ) -> list[SessionFile]:
     """The existing files that `messages` (in arrival order) touched, each once at its
     latest touch, newest first; a relative path is the first workspace folder's that has
-    it, as the tools read it. A call whose result is an error, or that has none, touched
-    nothing. What is outside the workspace or excluded is the restore's to refuse."""
+    it (the folder it names first, when there are several), as the tools read it. A call
+    whose result is an error, or that has none, touched nothing. What is outside the
+    workspace or excluded is the restore's to refuse."""
     answered: dict[str, float] = {}
     for message in messages:
         for result in message.tool_results():
@@ -75,7 +76,7 @@ def _existing(raw: str, workspace_folders: Sequence[Path]) -> Path | None:
     given = uri_to_path(text) if text.startswith("file:") else Path(text)
     if not text or given is None or path_problem(given) is not None:
         return None
-    candidates = [given] if given.is_absolute() else [Path(f) / given for f in workspace_folders]
+    candidates = [given] if given.is_absolute() else folder_candidates(given, workspace_folders)
     for candidate in candidates:
         try:
             if candidate.is_file():

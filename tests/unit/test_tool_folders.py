@@ -1,0 +1,81 @@
+"""The tools in a workspace of several folders: a path is shown with its folder's name in
+front, and a path given that way reaches that folder's file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.core.conversation.messages import ToolUseBlock
+from baton.core.settings import ToolsSettings
+from baton.core.settings_lists import DEFAULT_EXCLUDES
+from baton.core.tools.calls import answer
+from baton.core.tools.catalog import workspace_registry
+from baton.core.tools.host import DiskHost
+from baton.core.tools.registry import ToolContext, ToolResult
+from baton.core.tools.workspace import Workspace
+
+AUTO_EDITS = ToolsSettings.model_validate({"permissions": {"edit": "auto"}})
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> list[Path]:
+    front, back = tmp_path / "front", tmp_path / "back"
+    for folder in (front, back):
+        (folder / "src").mkdir(parents=True)
+        (folder / "src" / "x.py").write_text(f"{folder.name} = 1\n")
+    (back / "src" / "only.py").write_text("only = 1\n")
+    return [front, back]
+
+
+async def call(folders: list[Path], name: str, **input: Any) -> ToolResult:
+    context = ToolContext("s1", Workspace(folders, DEFAULT_EXCLUDES), DiskHost(), AUTO_EDITS)
+    use = ToolUseBlock(id="toolu_1", name=name, input=input)
+    return await answer(use, workspace_registry("claude-sonnet-4-5"), context, set())
+
+
+async def test_the_paths_the_tools_show_reach_the_files_they_name(folders: list[Path]) -> None:
+    """find_files and search_text show `back/src/x.py`, list_dir `back/`; read_file, list_dir,
+    search_text and the edits answered each such path "does not exist"."""
+    found = await call(folders, "find_files", pattern="**/x.py")
+    assert found.text.splitlines() == ["front/src/x.py", "back/src/x.py"]
+    read = await call(folders, "read_file", path="back/src/x.py")
+    assert read.text == "     1\tback = 1", read.text
+    assert (await call(folders, "read_file", path="back/src/only.py")).text == "     1\tonly = 1"
+    listed = await call(folders, "list_dir", path="back/src")
+    assert listed.text.splitlines() == ["only.py", "x.py"]
+    hits = await call(folders, "search_text", pattern="= 1", path="back")
+    assert hits.text.splitlines() == ["back/src/only.py:1: only = 1", "back/src/x.py:1: back = 1"]
+    edit = {"command": "str_replace", "path": "back/src/x.py", "old_str": "1", "new_str": "2"}
+    edited = await call(folders, "str_replace_based_edit_tool", **edit)
+    assert edited.text == "Applied: Edit back/src/x.py (+1 -1).", edited.text
+    assert (folders[1] / "src" / "x.py").read_text() == "back = 2\n"
+    assert (folders[0] / "src" / "x.py").read_text() == "front = 1\n"
+
+
+async def test_a_path_without_a_folders_name_is_still_looked_for_in_each(
+    folders: list[Path],
+) -> None:
+    assert (await call(folders, "read_file", path="src/x.py")).text == "     1\tfront = 1"
+    assert (await call(folders, "read_file", path="src/only.py")).text == "     1\tonly = 1"
+    searched = await call(folders, "search_text", pattern="only", path="back/src/only.py")
+    assert searched.text == "back/src/only.py:1: only = 1"
+
+
+def test_a_file_read_by_its_folders_name_is_a_file_the_session_touched(
+    folders: list[Path],
+) -> None:
+    """As the tools read it: the restore looked for `back/src/only.py` under each folder,
+    found none, and never brought the file back after a compaction."""
+    from baton.core.compaction.working_set.session_files import session_files
+    from baton.core.conversation.messages import Message, ToolResultBlock
+
+    use = ToolUseBlock(id="t1", name="read_file", input={"path": "back/src/only.py"})
+    messages = [
+        Message(role="assistant", content=[use]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="1\tonly")]),
+    ]
+    found = session_files(messages, folders)
+    assert [f.path for f in found] == [folders[1] / "src" / "only.py"]

@@ -71,6 +71,12 @@ def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
     return types.Range(start=start, end=end), after[head : len(after) - tail]
 
 
+def _no_bom(text: str) -> str:
+    """`text` as an editor's document holds it: a UTF-8 byte order mark is the file's
+    encoding to VS Code and Neovim, never a character (a column) of its first line."""
+    return text.removeprefix("\ufeff")
+
+
 class LspToolHost:
     def __init__(self, ls: BatonServer) -> None:
         self.ls = ls
@@ -129,6 +135,8 @@ class LspToolHost:
                 types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
                 edit.after,
             )
+        elif document is None:  # the disk's text: the editor's document has no BOM
+            where, text = minimal_edit(_no_bom(edit.before), _no_bom(edit.after))
         else:
             where, text = minimal_edit(edit.before, edit.after)
         target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)

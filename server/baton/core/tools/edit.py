@@ -162,13 +162,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
 
 async def _plan_view(input: dict[str, Any], ctx: ToolContext) -> Call:
     path = input.get("path")
-    view_range = input.get("view_range")
-    args: dict[str, Any] = {"path": path}
-    if isinstance(view_range, list) and len(view_range) == 2:
-        start, end = view_range
-        args["startLine"] = start
-        if isinstance(end, int) and end != -1:
-            args["endLine"] = end
+    args: dict[str, Any] = {"path": path, **_view_lines(input.get("view_range"))}
     located = ctx.workspace.locate(path, must_exist=False)  # a buffer not saved yet is a file
     if located.real.is_dir():
 
@@ -181,6 +175,24 @@ async def _plan_view(input: dict[str, Any], ctx: ToolContext) -> Call:
         return await read_file.run(args, ctx)
 
     return Call(read_file.title(args), "read", "read_file", reading, path=located.shown)
+
+
+def _view_lines(view_range: object) -> dict[str, int]:
+    """read_file's startLine and endLine for a view's `view_range` ([start, end], 1-based,
+    an end of -1 reading to the end); ToolError in the view's words for anything else."""
+    if view_range is None:
+        return {}
+    if isinstance(view_range, list) and len(view_range) == 2:
+        start, end = view_range
+        numbers = all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end))
+        if numbers and start >= 1 and end == -1:
+            return {"startLine": start}
+        if numbers and 1 <= start <= end:
+            return {"startLine": start, "endLine": end}
+    raise ToolError(
+        f"view_range must be two line numbers [start, end], 1-based, start <= end (an end "
+        f"of -1 reads to the end of the file); got {view_range!r}"
+    )
 
 
 async def _not_planned(input: dict[str, Any], ctx: ToolContext) -> ToolResult:

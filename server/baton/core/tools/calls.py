@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from baton.core.tools.registry import Call, Registry, ToolContext, ToolResult, l
 from baton.core.tools.workspace import ToolError
 
 log = logging.getLogger(__name__)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 MAX_RESULT_CHARS = 100_000  # what one result tells the model, at most (read_file's bound)
 READ_KEY = "read_file"  # the level that lets the model read a file's text
@@ -66,10 +68,14 @@ async def answer(
     allowed: set[str],
     applying: set[str] | None = None,
 ) -> ToolResult:
-    """The result of one call, capped (an error may quote the input, however long); raises
-    only CancelledError (the turn was stopped). An edit's id goes into `applying` as it is
-    handed to the host: stopped from then on, it may be applied all the same."""
-    return capped(await _answer(use, registry, ctx, allowed, applying))
+    """The result of one call, capped (an error may quote the input, however long) and
+    writable (a lone surrogate, from a name that is not UTF-8, made U+FFFD: the transcript
+    refuses it, and the turn with it); raises only CancelledError (the turn was stopped).
+    An edit's id goes into `applying` as it is handed to the host: stopped from then on, it
+    may be applied all the same."""
+    result = capped(await _answer(use, registry, ctx, allowed, applying))
+    text = _SURROGATE.sub("\ufffd", result.text)
+    return result if text == result.text else replace(result, text=text)
 
 
 async def _answer(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
-from baton.core.tools.walk import WALK_SECONDS, Walk, files
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
 from baton.core.tools.workspace import ToolError, Workspace
 
 MAX_RESULTS = 500
@@ -53,7 +53,7 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     return lambda shown: any(fnmatch.fnmatchcase(shown, form) for form in forms)
 
 
-def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, bool]:
+def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, Walk]:
     matcher = glob_matcher(pattern)
     walk = Walk(deadline=time.monotonic() + WALK_SECONDS)
     found: list[str] = []
@@ -63,7 +63,7 @@ def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, bool]:
             total += 1  # (a credential file, restore.exclude, is never listed)
             if len(found) < MAX_RESULTS:
                 found.append(entry.shown)
-    return found, total, walk.cut
+    return found, total, walk
 
 
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -74,12 +74,14 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
     pattern = pattern.strip().removeprefix("./")
     # a walk of a large workspace takes a while: off the event loop
-    found, total, cut = await asyncio.to_thread(_find, ctx.workspace, pattern)
+    found, total, walk = await asyncio.to_thread(_find, ctx.workspace, pattern)
     text = "\n".join(found) if found else f"No files match {pattern}."
     if total > MAX_RESULTS:
         text += f"\n[cut: {MAX_RESULTS} of {total} files shown; narrow the pattern]"
-    if cut:
+    if walk.cut:
         text += "\n[the workspace is large: the search stopped before its end]"
+    if walk.unnamed:
+        text += "\n" + unnamed_note(walk.unnamed)
     return ToolResult(text, summary=f"{total} files")
 
 

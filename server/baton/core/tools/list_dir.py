@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.walk import unnamed_note, utf8_name
 from baton.core.tools.workspace import ToolError
 
 MAX_ENTRIES = 1000
@@ -44,9 +45,12 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         children = sorted(located.real.iterdir(), key=lambda p: p.name)
     except OSError as exc:
         raise ToolError(f"{located.shown} cannot be listed ({exc.strerror or exc})") from None
-    entries, hidden = [], 0
+    entries, hidden, unnamed = [], 0, 0
     for child in children:
         if child.name == ".git":
+            continue
+        if not utf8_name(child.name):
+            unnamed += 1
             continue
         if ctx.workspace.shown(child) is None:
             hidden += 1  # a credential file (restore.exclude): never named, as find_files
@@ -62,6 +66,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text += f"\n[cut: {MAX_ENTRIES} of {total} entries shown]"
     if hidden:
         text += f"\n[{hidden} not shown: they may hold credentials (restore.exclude)]"
+    if unnamed:
+        text += "\n" + unnamed_note(unnamed)
     return ToolResult(text, summary=f"{total} entries")
 
 

@@ -19,7 +19,7 @@ from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
-from baton.core.tools.walk import WALK_SECONDS, Walk, files
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -60,7 +60,7 @@ def title(input: dict[str, Any]) -> str:
 
 def _search(
     workspace: Workspace, start: Located | None, pattern: regex.Pattern[str], glob: str | None
-) -> tuple[list[str], int, int, bool]:
+) -> tuple[list[str], int, int, Walk]:
     deadline = time.monotonic() + SEARCH_SECONDS
     walk = Walk(deadline=deadline)  # a slow glob or walk stops there too
     matcher = glob_matcher(glob) if glob is not None else None
@@ -94,7 +94,7 @@ def _search(
                 cut = line if len(line) <= MAX_HIT_CHARS else line[:MAX_HIT_CHARS] + " [cut]"
                 hits.append(f"{shown}:{number}: {cut.strip()}")
         files_hit += hit_here
-    return hits, total, files_hit, walk.cut
+    return hits, total, files_hit, walk
 
 
 def _search_line(
@@ -143,14 +143,16 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         start = ctx.workspace.locate(raw_path)
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
-    hits, total, files_hit, cut = await asyncio.to_thread(
+    hits, total, files_hit, walk = await asyncio.to_thread(
         _search, ctx.workspace, start, compiled, glob.strip() if glob else None
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:
         text += f"\n[cut: {MAX_HITS} of {total} hits shown (in {files_hit} files); narrow it]"
-    if cut:
+    if walk.cut:
         text += "\n[the workspace is large: the search stopped before its end]"
+    if walk.unnamed:
+        text += "\n" + unnamed_note(walk.unnamed)
     return ToolResult(text, summary=f"{total} hits")
 
 

@@ -36,6 +36,7 @@ class Walked:
 class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
     deadline: float | None = None  # time.monotonic() past which the walk is an error
+    unnamed: int = 0  # files and folders left out: their names are not UTF-8
 
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -52,6 +53,20 @@ def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
     if data is None:
         return None
     return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", "replace").splitlines())
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a file's name is UTF-8 (else it holds the lone surrogates its bytes were
+    read as: no tool can name it, and no result or transcript can hold it)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unnamed_note(count: int) -> str:
+    return f"[{count} not shown: their names are not UTF-8, which no tool can name]"
 
 
 def _rel(path: Path, folder: Path) -> str:
@@ -106,6 +121,9 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                 rel = f"{rel_here}/{name}" if rel_here else name
                 if name.lower() in VCS_DIRS or _ignored(rel, True, specs):
                     continue
+                if not utf8_name(name):
+                    walk.unnamed += 1
+                    continue
                 if (here / name).is_symlink():
                     continue  # never walked through: it may lead anywhere
                 kept_dirs.append(name)
@@ -118,6 +136,9 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                     return
                 rel = f"{rel_here}/{name}" if rel_here else name
                 if _ignored(rel, False, specs):
+                    continue
+                if not utf8_name(name):
+                    walk.unnamed += 1
                     continue
                 path = here / name
                 if path.is_symlink():

@@ -97,6 +97,17 @@ async def test_find_files_globs_and_honours_gitignore(root: Path) -> None:
     assert (await call(ctx(root), "find_files", pattern="*.log")).text.startswith("No files")
 
 
+async def test_a_glob_starting_with_dot_slash_matches_as_without_it(root: Path) -> None:
+    """find_files took `./src/*.py` as `src/*.py`; search_text's glob matched it against
+    `src/app.py` as given and found nothing."""
+    for name, input in (
+        ("find_files", {"pattern": "./src/app.py"}),
+        ("search_text", {"pattern": "parse_date", "glob": "./src/app.py"}),
+    ):
+        result = await call(ctx(root), name, **input)
+        assert result.text.startswith("src/app.py"), result.text
+
+
 async def test_search_text_finds_hits_and_honours_gitignore(root: Path) -> None:
     (root / ".gitignore").write_text("vendor/\n")
     (root / "vendor").mkdir()

@@ -144,7 +144,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
     hits, total, files_hit, walk = await asyncio.to_thread(
-        _search, ctx.workspace, start, compiled, glob.strip() if glob else None
+        _search, ctx.workspace, start, compiled, glob.strip().removeprefix("./") if glob else None
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:

@@ -185,3 +185,16 @@ async def test_an_error_that_quotes_the_input_is_cut_as_a_result_is(
     result = await call(ctx(root), name, **input)
     assert result.is_error and len(result.text) <= 100_000, len(result.text)
     assert result.text.endswith("narrow it (a path, a pattern, a line range)]")
+
+
+async def test_read_file_says_where_to_read_on_from_the_last_line_it_shows(root: Path) -> None:
+    """Lines that filled read_file's 100,000 characters to the brim left its own note past
+    the bound: the result was cut again, line 50 went, and the note still said to read on
+    at 51, so the model never saw line 50."""
+    lines = ["x" * 2000] * 49 + ["y" * 1590] + ["z" * 2000] * 10
+    (root / "big.txt").write_text("\n".join(lines) + "\n")
+    result = await call(ctx(root), "read_file", path="big.txt")
+    *shown, note = result.text.split("\n")
+    assert len(result.text) <= 100_000
+    last = int(shown[-1].split("\t", 1)[0])
+    assert note == f"[cut: lines 1-{last} of 60 shown; read on with startLine={last + 1}]"

@@ -10,7 +10,8 @@ from baton.core.tools.workspace import ToolError, read_contained, split_lines
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
-MAX_CHARS = 100_000
+MAX_CHARS = 100_000  # the whole result, its notes included (every result's bound too)
+NOTES_ROOM = 300  # kept for the notes: lines shown up to the brim left them past the bound
 
 DEFINITION: dict[str, Any] = {
     "name": "read_file",
@@ -71,7 +72,7 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
             line = line[:MAX_LINE_CHARS] + " [line cut]"
             long_lines += 1
         entry = f"{number:6}\t{line}"
-        if len(out) >= MAX_LINES or chars + len(entry) > MAX_CHARS:
+        if len(out) >= MAX_LINES or chars + len(entry) > MAX_CHARS - NOTES_ROOM:
             break
         out.append(entry)
         chars += len(entry) + 1

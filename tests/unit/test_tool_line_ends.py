@@ -65,3 +65,19 @@ async def test_an_insert_after_a_last_line_without_its_end_keeps_the_line_ends(
     )
     assert not result.is_error, result.text
     assert (root / "a.txt").read_bytes() == end.join([b"alpha", b"beta", b"gamma", b"delta", b""])
+
+
+async def test_an_insert_at_the_top_of_a_file_with_a_bom_keeps_the_bom_first(root: Path) -> None:
+    """The byte order mark is the file's encoding, not text of its first line: an insert
+    at line 0 went before it, leaving the file without one and a U+FEFF inside line 2."""
+    (root / "b.py").write_bytes(b"\xef\xbb\xbfx = 1\n")
+    result = await call(
+        ctx(root),
+        "str_replace_based_edit_tool",
+        path="b.py",
+        command="insert",
+        insert_line=0,
+        new_str="# head",
+    )
+    assert not result.is_error, result.text
+    assert (root / "b.py").read_bytes() == b"\xef\xbb\xbf# head\nx = 1\n"

@@ -85,7 +85,8 @@ def replaced(shown: str, before: str, old: str, new: str) -> str:
 
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:
-    lines = split_lines(before, keepends=True)
+    bom = "\ufeff" if before.startswith("\ufeff") else ""  # the encoding's: it stays first
+    lines = split_lines(before.removeprefix(bom), keepends=True)
     if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
         raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
     end = line_end(before) or "\n"  # the file's own line ends
@@ -94,7 +95,7 @@ def inserted(shown: str, before: str, line: object, new: str) -> str:
     piece = _with_end(new, end)
     if not piece.endswith(end):
         piece += end
-    return "".join(lines[:line]) + piece + "".join(lines[line:])
+    return bom + "".join(lines[:line]) + piece + "".join(lines[line:])
 
 
 async def _current(located: Located, ctx: ToolContext) -> FileText | None:

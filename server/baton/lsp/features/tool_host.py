@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,15 +53,30 @@ def utf16_position(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=column)
 
 
+def _common(limit: int, same: Callable[[int, int], bool]) -> int:
+    """The length (at most `limit`) of the common run `same(low, high)` tells of: whether
+    positions low..high of both texts agree, asked only once all before `low` do. Halving
+    compares slices at C speed: one character at a time, a 5 MB file held the event loop
+    about 1.7 s."""
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if same(low, mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
     """The one range of `before` to replace (common head and tail kept) and its new text."""
-    head = 0
     limit = min(len(before), len(after))
-    while head < limit and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
-        tail += 1
+    head = _common(limit, lambda low, high: before[low:high] == after[low:high])
+    b_end, a_end = len(before), len(after)
+    tail = _common(
+        limit - head,
+        lambda low, high: before[b_end - high : b_end - low] == after[a_end - high : a_end - low],
+    )
     # never between the \r and \n of a line end: no position names that place
     if 0 < head < len(before) and before[head - 1 : head + 1] == "\r\n":
         head -= 1

@@ -169,8 +169,10 @@ class BatonServer(LanguageServer):
             asyncio.run(framing.run_frames(read, self.protocol, stop_event))
         except BrokenPipeError:
             log.error("the connection to the client is lost; shutting down")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
+        except SystemExit as done:  # `exit`: 0 after `shutdown`, else 1 (LSP)
+            self.exit_code = done.code if isinstance(done.code, int) else 0
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 

@@ -1,12 +1,29 @@
-"""The LSP lifecycle over a raw pipe: the exit code `exit` leaves."""
+"""The LSP lifecycle over a raw pipe: what comes after `shutdown`, and the exit code `exit`
+leaves."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest_asyncio
 from lsp_harness import WAIT_SECONDS, spawn_stdio
-from test_server_malformed import RawPipe
+from test_server_malformed import INVALID_REQUEST, RawPipe
+
+LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
+
+
+@pytest_asyncio.fixture
+async def raw(tmp_path: Path) -> AsyncIterator[RawPipe]:
+    """A server over a raw pipe, not initialized."""
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
+    try:
+        yield RawPipe(process)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
 
 
 def initialize(msg_id: int, **options: object) -> dict[str, object]:
@@ -14,22 +31,33 @@ def initialize(msg_id: int, **options: object) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": params}
 
 
-async def exit_code(pipe: RawPipe) -> int:
-    await pipe.send({"jsonrpc": "2.0", "method": "exit"})
-    return await asyncio.wait_for(pipe.process.wait(), WAIT_SECONDS)
+async def exit_code(raw: RawPipe) -> int:
+    await raw.send({"jsonrpc": "2.0", "method": "exit"})
+    return await asyncio.wait_for(raw.process.wait(), WAIT_SECONDS)
 
 
-async def test_exit_after_shutdown_exits_with_code_0(tmp_path: Path) -> None:
-    pipe = RawPipe(await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL))
-    await pipe.send(initialize(1))
-    await pipe.response(1)
-    await pipe.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-    assert (await pipe.response(2))["result"] is None
-    assert await exit_code(pipe) == 0
+async def test_a_request_after_shutdown_is_answered_invalid_request(raw: RawPipe) -> None:
+    await raw.send(initialize(1))
+    await raw.response(1)
+    await raw.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    assert (await raw.response(2))["result"] is None
+    for n, method in enumerate(("baton/session/list", "shutdown", "initialize"), start=3):
+        await raw.send({**LIST, "method": method, "id": n})
+        refused = await raw.response(n)
+        assert refused["error"]["code"] == INVALID_REQUEST, method
+        assert "shut down" in refused["error"]["message"]
+    assert await exit_code(raw) == 0
 
 
-async def test_exit_without_shutdown_exits_with_code_1(tmp_path: Path) -> None:
-    pipe = RawPipe(await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL))
-    await pipe.send(initialize(1))
-    await pipe.response(1)
-    assert await exit_code(pipe) == 1
+async def test_exit_after_shutdown_exits_with_code_0(raw: RawPipe) -> None:
+    await raw.send(initialize(1))
+    await raw.response(1)
+    await raw.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    assert (await raw.response(2))["result"] is None
+    assert await exit_code(raw) == 0
+
+
+async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:
+    await raw.send(initialize(1))
+    await raw.response(1)
+    assert await exit_code(raw) == 1

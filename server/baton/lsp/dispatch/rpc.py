@@ -100,6 +100,12 @@ class BatonProtocol(LanguageServerProtocol):
             if usable or not isinstance(message, dict) or "method" in message:
                 self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
             return
+        refusal = self._out_of_turn(message.get("method"))
+        if refusal is not None:
+            if "id" in message:  # a notification out of turn is dropped (LSP)
+                log.info("request %r refused: %s", message["id"], refusal.message)
+                self.send_error(message["id"], refusal)
+            return
         problem = _arguments_problem(message)
         if problem is not None:  # lsprotocol would read an object's keys as the arguments
             error = JsonRpcInvalidParams(problem)
@@ -123,6 +129,16 @@ class BatonProtocol(LanguageServerProtocol):
             self.send_error(message["id"], error)
             return
         super().handle_message(structured)
+
+    def _out_of_turn(self, method: Any) -> JsonRpcException | None:
+        """Why a message calling `method` comes out of turn in LSP's lifecycle, or None:
+        after `shutdown` only `exit` is taken. pygls would answer nothing (the client waits
+        forever)."""
+        if method is None or method == types.EXIT:
+            return None  # a response, or `exit`: taken in every state
+        if self._shutdown:
+            return JsonRpcInvalidRequest("the server is shut down: only exit is accepted")
+        return None
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """The message as pygls's typed objects (what pygls's structure_message does,

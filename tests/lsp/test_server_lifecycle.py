@@ -1,5 +1,5 @@
-"""The LSP lifecycle over a raw pipe: what comes after `shutdown`, and the exit code `exit`
-leaves."""
+"""The LSP lifecycle over a raw pipe: what comes before `initialize`, a second `initialize`,
+what comes after `shutdown`, and the exit code `exit` leaves."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest_asyncio
 from lsp_harness import WAIT_SECONDS, spawn_stdio
 from test_server_malformed import INVALID_REQUEST, RawPipe
 
+SERVER_NOT_INITIALIZED = -32002
 LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
 
 
@@ -34,6 +35,41 @@ def initialize(msg_id: int, **options: object) -> dict[str, object]:
 async def exit_code(raw: RawPipe) -> int:
     await raw.send({"jsonrpc": "2.0", "method": "exit"})
     return await asyncio.wait_for(raw.process.wait(), WAIT_SECONDS)
+
+
+async def test_a_request_before_initialize_is_refused_and_changes_nothing(raw: RawPipe) -> None:
+    create = {"jsonrpc": "2.0", "id": "early", "method": "baton/session/create", "params": {}}
+    await raw.send(create)
+    early = await raw.response("early")
+    assert early["error"]["code"] == SERVER_NOT_INITIALIZED
+    assert "initialize" in early["error"]["message"]
+    await raw.send({"jsonrpc": "2.0", "method": "baton/activeEditor", "params": {}})  # dropped
+
+    await raw.send(initialize(1))
+    assert "capabilities" in (await raw.response(1))["result"]
+    await raw.send({**LIST, "id": 2})
+    assert (await raw.response(2))["result"] == {"sessions": []}  # the early create made none
+    await raw.send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+    await raw.response(3)
+    assert await exit_code(raw) == 0
+
+
+async def test_a_second_initialize_is_refused_and_keeps_the_first_ones_settings(
+    raw: RawPipe, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    await raw.send(initialize(1, dataDir=str(first)))
+    await raw.response(1)
+    await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    await raw.send(initialize(2, dataDir=str(second)))
+    again = await raw.response(2)
+    assert again["error"]["code"] == INVALID_REQUEST
+    assert "initialize" in again["error"]["message"]
+
+    await raw.send({**LIST, "method": "baton/session/create", "id": 3})
+    sid = (await raw.response(3))["result"]["sessionId"]
+    assert (first / "sessions" / f"{sid}.jsonl").exists()
+    assert not second.exists()
 
 
 async def test_a_request_after_shutdown_is_answered_invalid_request(raw: RawPipe) -> None:

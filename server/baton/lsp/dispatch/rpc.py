@@ -16,6 +16,7 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
+    JsonRpcServerNotInitialized,
 )
 from pygls.protocol import (
     JsonRPCNotification,
@@ -72,6 +73,7 @@ class BatonProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
+        self.initialize_received = False
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -128,16 +130,27 @@ class BatonProtocol(LanguageServerProtocol):
             }
             self.send_error(message["id"], error)
             return
+        if message.get("method") == types.INITIALIZE:
+            self.initialize_received = True
         super().handle_message(structured)
 
     def _out_of_turn(self, method: Any) -> JsonRpcException | None:
         """Why a message calling `method` comes out of turn in LSP's lifecycle, or None:
-        after `shutdown` only `exit` is taken. pygls would answer nothing (the client waits
-        forever)."""
+        before `initialize` (a second one included) and after `shutdown`, only `exit` is
+        taken. pygls would answer nothing after `shutdown` (the client waits forever) and
+        would initialize again, dropping the open documents and the first one's settings."""
         if method is None or method == types.EXIT:
             return None  # a response, or `exit`: taken in every state
         if self._shutdown:
             return JsonRpcInvalidRequest("the server is shut down: only exit is accepted")
+        if method == types.INITIALIZE:
+            if self.initialize_received:
+                return JsonRpcInvalidRequest("initialize was already received")
+            return None
+        if not self.initialize_received:
+            return JsonRpcServerNotInitialized(
+                "the server is not initialized: send initialize first"
+            )
         return None
 
     def _structure(self, data: dict[str, Any]) -> Any:

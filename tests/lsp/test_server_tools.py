@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from lsp_harness import VSCODE, Harness
+import pytest
+from lsp_harness import NEOVIM, VSCODE, Harness
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities
@@ -16,6 +17,7 @@ from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 WITH_KEY = {"anthropicApiKey": "sk-ant-test-0123456789abcdefghij"}
 EDIT = "str_replace_based_edit_tool"
+UNITS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 RENAME = {
     "command": "str_replace",
     "path": "utils.py",
@@ -66,15 +68,23 @@ class Editor:
             path = self.lsp.workspace / change.text_document.uri.rsplit("/", 1)[-1]
             for edit in change.edits:
                 text = path.read_text()
-                start, end = offset(text, edit.range.start), offset(text, edit.range.end)
+                start, end = self.offset(text, edit.range.start), self.offset(text, edit.range.end)
                 path.write_text(text[:start] + edit.new_text + text[end:])
         return types.ApplyWorkspaceEditResult(applied=True)
 
-
-def offset(text: str, position: types.Position) -> int:
-    """A position's offset in `text` (the tests' files are ASCII: UTF-16 units are chars)."""
-    lines = text.split("\n")
-    return sum(len(line) + 1 for line in lines[: position.line]) + position.character
+    def offset(self, text: str, position: types.Position) -> int:
+        """A position's offset in `text`, its character counted in the position encoding
+        the server chose (the tests' files break lines at \\n)."""
+        assert self.lsp.initialize_result is not None
+        encoding = str(self.lsp.initialize_result.capabilities.position_encoding or "utf-16")
+        lines = text.split("\n")
+        line, column, units = lines[position.line], 0, 0
+        while units < position.character:
+            codec, size = UNITS[encoding]
+            units += len(line[column].encode(codec)) // size
+            column += 1
+        assert units == position.character, "a position inside a character"
+        return sum(len(line) + 1 for line in lines[: position.line]) + column
 
 
 def field(params: Any, name: str) -> Any:
@@ -120,6 +130,25 @@ async def test_an_approved_edit_is_asked_for_and_applied_by_the_editor(
     assert "-parse_date\n+parse_day" in calls[1]["diff"]  # from the call's input
     transcript = (lsp.data_dir / "sessions" / f"{sid}.jsonl").read_text()
     assert "toolCalls" not in transcript  # computed for views, never stored
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+async def test_an_edit_is_placed_in_the_position_encoding_agreed_on(
+    start_server: Any, fake_anthropic: FakeAnthropic, encoding: str
+) -> None:
+    caps = asking()
+    caps.general = types.GeneralClientCapabilities(position_encodings=[encoding])
+    lsp = await start_server(NEOVIM, options=WITH_KEY, capabilities=caps)
+    assert lsp.initialize_result is not None
+    assert lsp.initialize_result.capabilities.position_encoding == encoding
+    (lsp.workspace / "utils.py").write_text("s = '😀 café'; parse_date(s)\n")
+    editor = Editor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("Renamed.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    assert len(editor.edits) == 1
+    assert (lsp.workspace / "utils.py").read_text() == "s = '😀 café'; parse_day(s)\n"
 
 
 async def test_a_denied_edit_leaves_the_file_and_tells_the_model(

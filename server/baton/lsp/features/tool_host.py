@@ -24,6 +24,7 @@ from baton.core.tools.host import (
     current_text,
 )
 from baton.core.workspace.editor_files import path_to_uri
+from baton.lsp.session_document.markdown import code_units
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer
@@ -42,15 +43,15 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def utf16_position(text: str, offset: int) -> types.Position:
-    """The LSP position (UTF-16 code units) of a character offset of `text`; lines break at
-    \\n, \\r\\n and \\r, as LSP says (a file of lone \\r lines is no single line)."""
+def lsp_position(text: str, offset: int, encoding: str = "utf-16") -> types.Position:
+    """The LSP position of a character offset of `text`, its character counted in the
+    position encoding the client and server agreed on; lines break at \\n, \\r\\n and \\r,
+    as LSP says (a file of lone \\r lines is no single line)."""
     before = text[:offset]
     line = start = 0
     for found in _BREAK.finditer(before):
         line, start = line + 1, found.end()
-    column = len(before[start:].encode("utf-16-le")) // 2
-    return types.Position(line=line, character=column)
+    return types.Position(line=line, character=code_units(before[start:], encoding))
 
 
 def _common(limit: int, same: Callable[[int, int], bool]) -> int:
@@ -68,8 +69,9 @@ def _common(limit: int, same: Callable[[int, int], bool]) -> int:
     return low
 
 
-def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
-    """The one range of `before` to replace (common head and tail kept) and its new text."""
+def minimal_edit(before: str, after: str, encoding: str = "utf-16") -> tuple[types.Range, str]:
+    """The one range of `before` to replace (common head and tail kept) and its new text,
+    its positions in `encoding`."""
     limit = min(len(before), len(after))
     head = _common(limit, lambda low, high: before[low:high] == after[low:high])
     b_end, a_end = len(before), len(after)
@@ -83,7 +85,8 @@ def minimal_edit(before: str, after: str) -> tuple[types.Range, str]:
     stop = len(before) - tail
     if tail and 0 < stop < len(before) and before[stop - 1 : stop + 1] == "\r\n":
         tail -= 1
-    start, end = utf16_position(before, head), utf16_position(before, len(before) - tail)
+    start = lsp_position(before, head, encoding)
+    end = lsp_position(before, len(before) - tail, encoding)
     return types.Range(start=start, end=end), after[head : len(after) - tail]
 
 
@@ -152,9 +155,11 @@ class LspToolHost:
                 edit.after,
             )
         elif document is None:  # the disk's text: the editor's document has no BOM
-            where, text = minimal_edit(_no_bom(edit.before), _no_bom(edit.after))
+            where, text = minimal_edit(
+                _no_bom(edit.before), _no_bom(edit.after), self.ls.position_encoding
+            )
         else:
-            where, text = minimal_edit(edit.before, edit.after)
+            where, text = minimal_edit(edit.before, edit.after, self.ls.position_encoding)
         target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
         changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))

@@ -182,6 +182,32 @@ async def test_a_refused_apply_edit_is_told_to_the_model(
     assert told(fake_anthropic)["content"].startswith("Not applied: refused: the user said no")
 
 
+async def test_an_unreadable_apply_edit_answer_is_told_to_the_model(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY, capabilities=asking())
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    asked: list[Any] = []
+
+    def permission(ls: Any, params: Any) -> dict[str, str]:
+        return {"outcome": "allowOnce"}
+
+    def apply(ls: Any, params: types.ApplyWorkspaceEditParams) -> Any:
+        asked.append(params)
+        return "ok"  # no ApplyWorkspaceEditResult: the send waited for ever on it
+
+    lsp.client.feature(protocol.TOOL_PERMISSION)(permission)
+    lsp.client.feature(types.WORKSPACE_APPLY_EDIT)(apply)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("Checking.")
+    result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    assert result["message"]["content"] == [{"type": "text", "text": "Checking."}]
+    assert len(asked) == 1
+    assert told(fake_anthropic)["content"].startswith("Not applied: the editor did not apply it")
+    assert (await lsp.request(protocol.SESSION_LIST, {}))["sessions"]  # still serving
+
+
 async def test_a_client_without_the_capability_is_never_asked(
     start_server: Any, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -118,9 +118,12 @@ class BatonProtocol(LanguageServerProtocol):
             structured = self._structure(message)
         except Exception:
             # no details in the log: they would quote the message's content
-            if "id" not in message or "method" not in message:
-                log.warning("dropped an unreadable %s message", message.get("method", "?"))
-                return  # a notification or a response: nobody to answer
+            if "method" not in message:
+                self._unreadable_answer(message.get("id"))
+                return
+            if "id" not in message:
+                log.warning("dropped an unreadable %s message", message["method"])
+                return  # a notification: nobody to answer
             method = str(message["method"])
             log.warning("invalid params for %s (request %r)", method, message["id"])
             error = JsonRpcInvalidParams(f"invalid params for {method}")
@@ -133,6 +136,19 @@ class BatonProtocol(LanguageServerProtocol):
         if message.get("method") == types.INITIALIZE:
             self.initialize_received = True
         super().handle_message(structured)
+
+    def _unreadable_answer(self, msg_id: Any) -> None:
+        """The client answered a request of the server's with a result (or an error) that
+        does not have its shape: the request fails with an internal error, where it would
+        wait for ever (an edit, the configuration, a progress token the client answered
+        `"ok"`, say)."""
+        log.warning("the client's answer to request %r is unreadable", msg_id)
+        if usable_id(msg_id):
+            error = types.ResponseError(
+                code=int(types.ErrorCodes.InternalError),
+                message="the client's answer has not the shape the request expects",
+            )
+            self._handle_response(msg_id, None, error)
 
     def _out_of_turn(self, method: Any) -> JsonRpcException | None:
         """Why a message calling `method` comes out of turn in LSP's lifecycle, or None:

@@ -2,7 +2,7 @@
 -- edits the file, the snippet's handler answers baton/tool/permission (its confirm()
 -- stubbed to "Allow once") and Neovim applies the workspace/applyEdit to the buffer.
 -- Run: nvim --headless --clean -l neovim_tools_driver.lua  (env: BATON_INIT, BATON_RESULT,
--- BATON_WORKSPACE)
+-- BATON_WORKSPACE, BATON_LINES: utils.py's lines as a JSON array)
 local TIMEOUT = 60000
 local result = { asked = {} }
 local function finish(ok, why)
@@ -22,7 +22,7 @@ end
 dofile(os.getenv("BATON_INIT"))
 local workspace = os.getenv("BATON_WORKSPACE")
 local path = workspace .. "/utils.py"
-vim.fn.writefile({ "def parse_date(s):", "    return s" }, path)
+vim.fn.writefile(vim.json.decode(os.getenv("BATON_LINES")), path)
 vim.cmd.edit(vim.fn.fnameescape(path))
 
 local client

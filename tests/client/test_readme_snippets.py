@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_neovim import nvim_binary
 
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
@@ -91,8 +92,13 @@ def test_the_readme_eglot_config_attaches_and_compacts(tmp_path: Path) -> None:
     assert re.search(r"^compacted: \d+ -> \d+ tokens$", messages, re.M), messages
 
 
+@pytest.mark.parametrize(
+    "first_line",
+    # Neovim agrees on utf-8 positions: a line past ASCII puts columns apart
+    ["def {}(s):", 's = "😀 café"; {}(s)'],
+)
 def test_the_readme_neovim_config_answers_a_tool_permission_and_applies_the_edit(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
+    tmp_path: Path, fake_anthropic: FakeAnthropic, first_line: str
 ) -> None:
     init = tmp_path / "init.lua"
     init.write_text(readme_block("### Neovim (0.11+)", "lua"), encoding="utf-8")
@@ -119,6 +125,7 @@ def test_the_readme_neovim_config_answers_a_tool_permission_and_applies_the_edit
         "BATON_DATA_DIR": str(tmp_path / "data"),
         "HOME": str(tmp_path),
         "XDG_STATE_HOME": str(tmp_path / "state"),
+        "BATON_LINES": json.dumps([first_line.format("parse_date"), "    return s"]),
     }
     driver = Path(__file__).with_name("neovim_tools_driver.lua")
     done = run_editor([nvim_binary(), "--headless", "--clean", "-l", str(driver)], env, workspace)
@@ -130,8 +137,8 @@ def test_the_readme_neovim_config_answers_a_tool_permission_and_applies_the_edit
     (asked,) = result["asked"]
     assert asked.startswith("Edit utils.py (+1 -1)\n\n--- a/utils.py")
     # Neovim applied the edit natively: the buffer changed (unsaved), the disk did not
-    assert result["buffer"] == ["def parse_day(s):", "    return s"]
+    assert result["buffer"] == [first_line.format("parse_day"), "    return s"]
     assert result["modified"] is True
-    assert result["disk"] == ["def parse_date(s):", "    return s"]
+    assert result["disk"] == [first_line.format("parse_date"), "    return s"]
     told = fake_anthropic.message_requests()[1].body["messages"][-1]["content"][0]
     assert told["content"] == "Applied: Edit utils.py (+1 -1)."

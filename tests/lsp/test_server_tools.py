@@ -63,11 +63,11 @@ class Editor:
         self.edits.append(params)
         if not self.applied:
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
-        for change in params.edit.document_changes or []:
-            assert isinstance(change, types.TextDocumentEdit)
-            path = self.lsp.workspace / change.text_document.uri.rsplit("/", 1)[-1]
-            for edit in change.edits:
-                text = path.read_text()
+        changes = [(c.text_document.uri, c.edits) for c in params.edit.document_changes or []]
+        for uri, edits in [*changes, *(params.edit.changes or {}).items()]:
+            path = self.lsp.workspace / uri.rsplit("/", 1)[-1]
+            for edit in edits:
+                text = path.read_text() if path.exists() else ""
                 start, end = self.offset(text, edit.range.start), self.offset(text, edit.range.end)
                 path.write_text(text[:start] + edit.new_text + text[end:])
         return types.ApplyWorkspaceEditResult(applied=True)
@@ -149,6 +149,49 @@ async def test_an_edit_is_placed_in_the_position_encoding_agreed_on(
     await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
     assert len(editor.edits) == 1
     assert (lsp.workspace / "utils.py").read_text() == "s = '😀 café'; parse_day(s)\n"
+
+
+def taking(edits: types.WorkspaceEditClientCapabilities | None) -> types.ClientCapabilities:
+    caps = asking()
+    assert caps.workspace is not None
+    caps.workspace.workspace_edit = edits
+    return caps
+
+
+async def test_a_client_without_document_changes_gets_plain_changes(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=WITH_KEY, capabilities=taking(None))
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n")
+    editor = Editor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use")
+    fake_anthropic.reply("Renamed.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    (edit,) = editor.edits
+    assert edit.edit.document_changes is None and edit.edit.change_annotations is None
+    assert (lsp.workspace / "utils.py").read_text() == "def parse_day(s):\n"
+    assert told(fake_anthropic)["content"] == "Applied: Edit utils.py (+1 -1)."
+
+
+async def test_a_client_that_cannot_create_files_is_never_sent_a_create(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    # Emacs's eglot 1.9: documentChanges, but no resource operations (it would take a
+    # CreateFile for an edit of a file named "")
+    edits = types.WorkspaceEditClientCapabilities(document_changes=True)
+    lsp = await start_server(options=WITH_KEY, capabilities=taking(edits))
+    editor = Editor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    create = {"command": "create", "path": "new.py", "file_text": "x = 1\n"}
+    fake_anthropic.reply(tool_use_block(EDIT, create), stop_reason="tool_use")
+    fake_anthropic.reply("Made.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "make it"})
+    (edit,) = editor.edits
+    (change,) = edit.edit.document_changes or []
+    assert isinstance(change, types.TextDocumentEdit)  # the text alone, no CreateFile
+    assert (lsp.workspace / "new.py").read_text() == "x = 1\n"
+    assert told(fake_anthropic)["content"] == "Applied: Create new.py (+1 -0)."
 
 
 async def test_a_denied_edit_leaves_the_file_and_tells_the_model(

@@ -102,6 +102,11 @@ class LspToolHost:
         caps = getattr(ls.protocol, "client_capabilities", None)
         self.can_ask = bool(_get(caps, "experimental", "baton", p.TOOL_PERMISSION_CAPABILITY))
         self.can_apply = bool(_get(caps, "workspace", "apply_edit"))
+        edits = _get(caps, "workspace", "workspace_edit")
+        operations = {str(getattr(k, "value", k)) for k in _get(edits, "resource_operations") or []}
+        self.can_create = "create" in operations
+        # resource operations only exist in documentChanges: a client that takes them reads it
+        self.document_changes = bool(_get(edits, "document_changes")) or bool(operations)
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome:
         params = p.ToolPermissionParams(
@@ -147,28 +152,10 @@ class LspToolHost:
         if current != edit.before:
             return EditOutcome(False, "the file changed meanwhile")
         version = document[1] if document is not None else None
-        changes: list[Any] = []
-        if edit.before is None:
-            changes.append(types.CreateFile(uri=uri, annotation_id=ANNOTATION))
-            where, text = (
-                types.Range(start=types.Position(0, 0), end=types.Position(0, 0)),
-                edit.after,
-            )
-        elif document is None:  # the disk's text: the editor's document has no BOM
-            where, text = minimal_edit(
-                _no_bom(edit.before), _no_bom(edit.after), self.ls.position_encoding
-            )
-        else:
-            where, text = minimal_edit(edit.before, edit.after, self.ls.position_encoding)
-        target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-        annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
-        changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))
-        review = self.ls.service.tool_setup.review_edits()
-        annotation = types.ChangeAnnotation(label=f"Baton: {edit.title}", needs_confirmation=review)
-        workspace_edit = types.WorkspaceEdit(
-            document_changes=changes, change_annotations={ANNOTATION: annotation}
+        params = types.ApplyWorkspaceEditParams(
+            edit=self._workspace_edit(uri, version, edit, from_disk=document is None),
+            label=f"Baton: {edit.title}",
         )
-        params = types.ApplyWorkspaceEditParams(edit=workspace_edit, label=f"Baton: {edit.title}")
         try:
             result = await self.ls.workspace_apply_edit_async(params)
         except asyncio.CancelledError:
@@ -179,3 +166,33 @@ class LspToolHost:
             return EditOutcome(True)
         reason = getattr(result, "failure_reason", None) or "the user or the editor refused it"
         return EditOutcome(False, f"refused: {reason}")
+
+    def _workspace_edit(
+        self, uri: str, version: int | None, edit: FileEdit, from_disk: bool
+    ) -> types.WorkspaceEdit:
+        """The edit as the client can take it: one annotated TextDocumentEdit, a CreateFile
+        first for a new file when the client takes resource operations (one that does not
+        gets the text inserted into the file it names: an editor may open it as a new
+        buffer, or refuse), or the plain `changes` of a client that declares no
+        documentChanges (which then shows no review: annotations live in documentChanges)."""
+        if edit.before is None:
+            where, text = types.Range(types.Position(0, 0), types.Position(0, 0)), edit.after
+        elif from_disk:  # the disk's text: the editor's document has no BOM
+            where, text = minimal_edit(
+                _no_bom(edit.before), _no_bom(edit.after), self.ls.position_encoding
+            )
+        else:
+            where, text = minimal_edit(edit.before, edit.after, self.ls.position_encoding)
+        if not self.document_changes:
+            return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=where, new_text=text)]})
+        changes: list[Any] = []
+        if edit.before is None and self.can_create:
+            changes.append(types.CreateFile(uri=uri, annotation_id=ANNOTATION))
+        target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)
+        changes.append(types.TextDocumentEdit(text_document=target, edits=[annotated]))
+        review = self.ls.service.tool_setup.review_edits()
+        annotation = types.ChangeAnnotation(label=f"Baton: {edit.title}", needs_confirmation=review)
+        return types.WorkspaceEdit(
+            document_changes=changes, change_annotations={ANNOTATION: annotation}
+        )

@@ -1,5 +1,6 @@
 ;; Loads the README's eglot snippet as a user's init would, appends a conversation
-;; through eglot's connection and runs M-x baton-compact; writes *Messages* to BATON_RESULT.
+;; through eglot's connection, runs M-x baton-compact and asks for a hover on the session
+;; document; writes *Messages* to BATON_RESULT.
 ;; Run: emacs --batch -l readme_emacs_driver.el (env: BATON_SNIPPET, BATON_WORKSPACE, BATON_RESULT)
 (require 'eglot)
 (load-file (getenv "BATON_SNIPPET"))
@@ -19,6 +20,16 @@
                                                   `(:role "assistant" :content ,(format "done %d" n)))))))
     (jsonrpc-request server :baton/session/append `(:sessionId ,id :messages ,messages))
     (baton-compact)
+    ;; a hover on the first message of the session document, as eglot asks for it
+    (let* ((uri (format "baton:/sessions/%s.md" id))
+           (rendered (jsonrpc-request server :baton/session/render `(:sessionId ,id)))
+           (first (aref (plist-get rendered :messages) 0))
+           (line (plist-get (plist-get (plist-get first :range) :start) :line))
+           (hover (jsonrpc-request server :textDocument/hover
+                                   `(:textDocument (:uri ,uri) :position (:line ,line :character 0))))
+           (contents (plist-get hover :contents)))
+      (message "hover-kind: %s" (plist-get contents :kind))
+      (message "hover-heading: %s" (car (split-string (plist-get contents :value) "\n"))))
     (with-temp-file (getenv "BATON_RESULT")
       (insert (with-current-buffer "*Messages*" (buffer-string))))
     (kill-emacs 0)))

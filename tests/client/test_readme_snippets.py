@@ -90,6 +90,9 @@ def test_the_readme_eglot_config_attaches_and_compacts(tmp_path: Path) -> None:
     messages = result.read_text(encoding="utf-8")
     assert "[eglot] Connected!" in messages
     assert re.search(r"^compacted: \d+ -> \d+ tokens$", messages, re.M), messages
+    # eglot without markdown-mode reads hovers as plain text: no Markdown marks in them
+    assert "hover-kind: plaintext" in messages, messages
+    assert re.search(r"^hover-heading: \w+ \w+ [\w-]+$", messages, re.M), messages
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,8 @@ from baton.lsp.session_document.render import USAGE_LINE, Section
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer
+
+_MARKS = re.compile(r"\*\*|`")  # the Markdown the hovers use: bold and inline code
 
 
 async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover | None:
@@ -31,24 +34,35 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
         if current is not None:
             text += "\n\n" + draft_hover(*current)
         width = rendered.usage_line_width
-        return _hover(text, Section("", USAGE_LINE, USAGE_LINE, width))
+        return _hover(ls, text, Section("", USAGE_LINE, USAGE_LINE, width))
     section = rendered.section_at(line)
     if section is None or not ls.documents.held_as_rendered(session_id, rendered):
         return None  # a line of the client's older copy names no message here
     message = next((m for m in data.messages if m.id == section.message_id), None)
     if message is None:  # the line belongs to a rendering the view has since left
         return None
-    return _hover(message_hover(message, data.usage), section)
+    return _hover(ls, message_hover(message, data.usage), section)
 
 
-def _hover(text: str, section: Section) -> types.Hover:
+def _hover(ls: BatonServer, text: str, section: Section) -> types.Hover:
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        contents=_markup(ls, text),
         range=types.Range(
             start=types.Position(line=section.start_line, character=0),
             end=types.Position(line=section.end_line, character=section.end_character),
         ),
     )
+
+
+def _markup(ls: BatonServer, text: str) -> types.MarkupContent:
+    """`text` (Markdown) as the client reads hovers: plain text, its bold and code marks
+    taken out, for a client whose `hover.contentFormat` lists no `markdown` (Emacs's eglot
+    without markdown-mode would show them as they are)."""
+    hover = getattr(getattr(ls.client_capabilities, "text_document", None), "hover", None)
+    formats = [str(getattr(f, "value", f)) for f in getattr(hover, "content_format", None) or []]
+    if not formats or types.MarkupKind.Markdown.value in formats:
+        return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+    return types.MarkupContent(kind=types.MarkupKind.PlainText, value=_MARKS.sub("", text))
 
 
 def message_hover(message: Message, usage: Usage) -> str:

@@ -7,6 +7,7 @@
 --   BATON_TCP        "HOST:PORT" of a running `baton serve --tcp` (instead of stdio)
 --   BATON_TOKEN      that server's token (sent as initializationOptions.batonToken)
 --   BATON_WORKSPACE  a directory to use as the workspace
+--   BATON_SESSION_FILEFORMAT  open the session document as a buffer of this 'fileformat'
 -- Exits 0 when every step worked, 1 otherwise; the JSON says which step failed and why.
 
 local TIMEOUT = 20000
@@ -121,6 +122,21 @@ check("context-usage", usage_diagnostic ~= nil, "no context-usage diagnostic")
 result.usage_message = usage_diagnostic.message
 result.usage_line = usage_diagnostic.range.start.line
 result.usage_severity = usage_diagnostic.severity
+
+-- ---- the session document opened as a buffer (BATON_SESSION_FILEFORMAT) ----------------
+
+local fileformat = os.getenv("BATON_SESSION_FILEFORMAT")
+if fileformat and fileformat ~= "" then
+  -- Neovim sends the buffer's text with the line ends of its 'fileformat' (dos: CRLF)
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_buf_set_name(buf, uri)
+  vim.bo[buf].fileformat = fileformat
+  local lines = vim.split(rendered.text, "\n", { plain = true })
+  table.remove(lines) -- the text ends with a line end: 'eol' puts it back
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  check("open-document", vim.lsp.buf_attach_client(buf, client_id), "the buffer was not attached")
+  result.session_fileformat = vim.bo[buf].fileformat
+end
 
 -- ---- "Compact up to here" on the fourth message ---------------------------------------
 

@@ -90,6 +90,14 @@ def test_neovim_compacts_up_to_a_message_over_stdio(tmp_path: Path) -> None:
     check_result(result)
 
 
+def test_neovim_compacts_up_to_a_message_of_the_session_document_it_holds_with_crlf(
+    tmp_path: Path,
+) -> None:
+    result = run_scenario(tmp_path, scenario_env(tmp_path, BATON_SESSION_FILEFORMAT="dos"))
+    assert result["session_fileformat"] == "dos"
+    check_result(result)
+
+
 def test_neovim_compacts_up_to_a_message_over_tcp(tmp_path: Path) -> None:
     env = scenario_env(tmp_path, BATON_TOKEN="neovim-scenario-token-7c1d")  # server and client
     server = subprocess.Popen(

@@ -188,14 +188,18 @@ class SessionDocuments:
 
     def held_as_rendered(self, session_id: str, rendered: RenderedSession) -> bool:
         """Whether the positions the client sends are in `rendered`: it holds no copy of
-        the document (never opened it), or holds that text. In an older copy (the session
-        changed since the client last read it) the same lines belong to other messages."""
+        the document (never opened it), or holds that text, with its line ends as it keeps
+        them (Neovim sends a Windows buffer with CRLF: the same lines and columns). In an
+        older copy (the session changed since the client last read it) the same lines
+        belong to other messages."""
         try:
             documents = self._ls.workspace.text_documents
         except RuntimeError:  # before initialize: no client copy yet
             return True
         held = documents.get(session_uri(session_id))
-        return held is None or held.source == rendered.text
+        if held is None or held.source == rendered.text:
+            return True
+        return "\r\n" in held.source and held.source.replace("\r\n", "\n") == rendered.text
 
     # ---- diagnostics ---------------------------------------------------------------------
 

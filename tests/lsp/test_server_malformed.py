@@ -64,6 +64,15 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
         assert (await pipe.response(None))["error"]["code"] == PARSE_ERROR
         await pipe.send_bytes(b"[1, 2, 3]")
         assert (await pipe.response(None))["error"]["code"] == INVALID_REQUEST
+        # a batch: each request in it answered under its own id, nothing of it run
+        create = {"jsonrpc": "2.0", "method": "baton/session/create", "params": {}}
+        note = {"jsonrpc": "2.0", "method": "baton/activeEditor", "params": {}}
+        await pipe.send_bytes(
+            json.dumps([{**create, "id": 21}, note, {**create, "id": "b"}]).encode()
+        )
+        for msg_id in (21, "b"):
+            refused = (await pipe.response(msg_id))["error"]
+            assert refused["code"] == INVALID_REQUEST and "batch" in refused["message"]
 
         # an id with neither a method nor a result: no request, no response
         await pipe.send({"jsonrpc": "2.0", "id": 903})

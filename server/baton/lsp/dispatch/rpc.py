@@ -33,6 +33,8 @@ from baton.core import redaction
 
 log = logging.getLogger(__name__)
 
+BATCH_REFUSED = "batches are not supported: send each message on its own"
+
 
 def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     # pygls turns unknown payloads into namedtuples, which renames keys that are not
@@ -93,6 +95,8 @@ class BatonProtocol(LanguageServerProtocol):
         return data
 
     def handle_message(self, message: Any) -> None:
+        if isinstance(message, list) and self._refuse_batch(message):
+            return
         problem = envelope_problem(message)
         if problem is not None:
             # valid JSON that is no JSON-RPC 2.0 message: answered when it has a usable id
@@ -136,6 +140,21 @@ class BatonProtocol(LanguageServerProtocol):
         if message.get("method") == types.INITIALIZE:
             self.initialize_received = True
         super().handle_message(structured)
+
+    def _refuse_batch(self, batch: list[Any]) -> bool:
+        """A JSON-RPC batch (LSP has none): each request in it is answered with an invalid
+        request under its own id, so that no client waits for an answer that never comes;
+        False when it holds no request (answered as any message that is no object)."""
+        ids = [
+            m["id"]
+            for m in batch
+            if isinstance(m, dict) and isinstance(m.get("method"), str) and usable_id(m.get("id"))
+        ]
+        for msg_id in ids:
+            self.send_error(msg_id, JsonRpcInvalidRequest(BATCH_REFUSED))
+        if ids:
+            log.warning("refused a batch of %d messages (%d requests)", len(batch), len(ids))
+        return bool(ids)
 
     def _unreadable_answer(self, msg_id: Any) -> None:
         """The client answered a request of the server's with a result (or an error) that

@@ -62,7 +62,9 @@ def frame(msg_id: int | None, method: str, params: Any = None) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
 
 
-INITIALIZE = {"processId": None, "rootUri": None, "capabilities": {}}
+LITERALS = {"codeActionKind": {"valueSet": ["source", "refactor.rewrite"]}}
+CAPABILITIES = {"textDocument": {"codeAction": {"codeActionLiteralSupport": LITERALS}}}
+INITIALIZE = {"processId": None, "rootUri": None, "capabilities": CAPABILITIES}
 
 
 async def observed_server(tmp_path: Path) -> tuple[RawPipe, Path]:

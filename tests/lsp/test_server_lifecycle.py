@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 from lsp_harness import WAIT_SECONDS, spawn_stdio
 from test_server_malformed import INVALID_REQUEST, RawPipe
@@ -97,3 +98,28 @@ async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:
     await raw.send(initialize(1))
     await raw.response(1)
     assert await exit_code(raw) == 1
+
+
+LITERALS = {"codeActionKind": {"valueSet": ["source", "refactor.rewrite"]}}
+
+
+@pytest.mark.parametrize(
+    ("code_action", "provider"),
+    [
+        (None, True),
+        ({"dynamicRegistration": False}, True),
+        (
+            {"codeActionLiteralSupport": LITERALS},
+            {"codeActionKinds": ["source", "refactor.rewrite"]},
+        ),
+    ],
+)
+async def test_code_action_kinds_are_told_only_to_a_client_that_takes_literals(
+    raw: RawPipe, code_action: dict[str, object] | None, provider: object
+) -> None:
+    """LSP: CodeActionOptions only for a client that declares codeActionLiteralSupport."""
+    message = initialize(1)
+    if code_action is not None:
+        message["params"] = {"capabilities": {"textDocument": {"codeAction": code_action}}}
+    await raw.send(message)
+    assert (await raw.response(1))["result"]["capabilities"]["codeActionProvider"] == provider

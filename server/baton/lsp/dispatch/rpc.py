@@ -251,11 +251,17 @@ class BatonProtocol(LanguageServerProtocol):
     def lsp_initialize(
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
-        """pygls's answer, plus the contract's version a client checks the server against."""
+        """pygls's answer, plus the contract's version a client checks the server against.
+        The code action kinds are told only to a client that takes code action literals
+        (LSP: CodeActionOptions only then); any other gets `codeActionProvider: true`."""
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         experimental = result.capabilities.experimental
         extra = experimental if isinstance(experimental, dict) else {}
         result.capabilities.experimental = {**extra, "baton": {"contractVersion": CONTRACT_VERSION}}
+        code_action = getattr(params.capabilities.text_document, "code_action", None)
+        literals = getattr(code_action, "code_action_literal_support", None)
+        if literals is None and result.capabilities.code_action_provider is not None:
+            result.capabilities.code_action_provider = True
         return result
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)

@@ -30,7 +30,7 @@ from baton.lsp.session_document.render import (
     render_session,
     shown_state,
 )
-from baton.protocol import session_uri
+from baton.protocol import session_id_from_uri, session_uri
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
@@ -188,18 +188,16 @@ class SessionDocuments:
 
     def held_as_rendered(self, session_id: str, rendered: RenderedSession) -> bool:
         """Whether the positions the client sends are in `rendered`: it holds no copy of
-        the document (never opened it), or holds that text, with its line ends as it keeps
-        them (Neovim sends a Windows buffer with CRLF: the same lines and columns). In an
-        older copy (the session changed since the client last read it) the same lines
-        belong to other messages."""
+        the document (never opened it, under any spelling of its URI), or holds that text,
+        with its line ends as it keeps them (Neovim sends a Windows buffer with CRLF: the
+        same lines and columns). In an older copy (the session changed since the client
+        last read it) the same lines belong to other messages."""
         try:
             documents = self._ls.workspace.text_documents
         except RuntimeError:  # before initialize: no client copy yet
             return True
-        held = documents.get(session_uri(session_id))
-        if held is None or held.source == rendered.text:
-            return True
-        return "\r\n" in held.source and held.source.replace("\r\n", "\n") == rendered.text
+        held = [d.source for uri, d in documents.items() if session_id_from_uri(uri) == session_id]
+        return all(_same_lines(text, rendered.text) for text in held)
 
     # ---- diagnostics ---------------------------------------------------------------------
 
@@ -290,3 +288,10 @@ class SessionDocuments:
         self._closing = True
         for document in self._documents.values():
             document.cancel()
+
+
+def _same_lines(held: str, rendered: str) -> bool:
+    """Whether a client's copy is the rendering, its line ends aside."""
+    if held == rendered:
+        return True
+    return "\r\n" in held and held.replace("\r\n", "\n") == rendered

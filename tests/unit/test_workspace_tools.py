@@ -389,3 +389,37 @@ async def test_a_name_too_long_for_the_file_system_is_told_as_such(root: Path, n
     input = {"path": "a" * 300, "command": "create", "file_text": "x"}
     result = await call(ctx(root), name, **input)
     assert result.is_error and "cannot be reached (File name too long)" in result.text, result.text
+
+
+async def test_the_diff_of_a_large_file_is_worked_out_off_the_event_loop(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """difflib over a file of 200,000 lines holds its thread for about a second: on the
+    event loop's thread no other request would be answered meanwhile."""
+    import threading
+
+    from baton.core.tools import edit
+
+    ran_on: list[str] = []
+    real = edit.unified
+
+    def spied(shown: str, before: str, after: str) -> str:
+        ran_on.append(threading.current_thread().name)
+        return real(shown, before, after)
+
+    monkeypatch.setattr(edit, "unified", spied)
+    big = "".join(f"line {n}\n" for n in range(40_000))
+    (root / "big.txt").write_text(big)
+    loop_thread = threading.current_thread().name
+    editor, replace = "str_replace_based_edit_tool", "str_replace"
+    small = await call(
+        ctx(root), editor, command=replace, path="README.md", old_str="demo", new_str="Demo"
+    )
+    large = await call(
+        ctx(root), editor, command=replace, path="big.txt", old_str="line 7\n", new_str="x\n"
+    )
+    assert not small.is_error and not large.is_error
+    assert ran_on[0] == loop_thread  # a small file's diff is quicker than a hand-off
+    assert ran_on[1] != loop_thread
+    assert (root / "big.txt").read_text().startswith("line 0\nline 1\n")
+    assert "x\nline 8\n" in (root / "big.txt").read_text()

@@ -4,6 +4,7 @@ applied through the host (the editor), and answered with what was applied or why
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -17,6 +18,7 @@ TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
 EDIT_FILE = "edit_file"
 _BREAK = re.compile(r"\r\n|\r|\n")
+DIFF_ON_LOOP = 200_000  # characters (before and after) past which the diff runs on a thread
 _FAMILY = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)|claude-(\d+)")
 
 EDIT_FILE_DEFINITION: dict[str, Any] = {
@@ -102,11 +104,18 @@ async def _current(located: Located, ctx: ToolContext) -> FileText | None:
     return await read_any(located, ctx.host)
 
 
-def edit_call(located: Located, before: FileText | None, after: str, ctx: ToolContext) -> Call:
-    """The call that applies `after` to the file `before` was read from (a new file: None)."""
+async def edit_call(
+    located: Located, before: FileText | None, after: str, ctx: ToolContext
+) -> Call:
+    """The call that applies `after` to the file `before` was read from (a new file: None).
+    The diff of a large file is worked out on a thread (difflib: about a second for a file
+    of 200,000 lines), so the server's other requests are answered meanwhile."""
     old = before.text if before is not None else None
     path = before.path if before is not None else located.path
-    diff = unified(located.shown, old or "", after)
+    if len(old or "") + len(after) > DIFF_ON_LOOP:
+        diff = await asyncio.to_thread(unified, located.shown, old or "", after)
+    else:
+        diff = unified(located.shown, old or "", after)
     title = edit_title(located.shown, diff, created=before is None)
 
     async def apply() -> ToolResult:
@@ -131,10 +140,10 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
     if before is None:
         if old:
             raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
-        return edit_call(located, None, new, ctx)
+        return await edit_call(located, None, new, ctx)
     if not old and not before.text:
-        return edit_call(located, before, new, ctx)  # an empty file: nothing else can match
-    return edit_call(located, before, replaced(located.shown, before.text, old, new), ctx)
+        return await edit_call(located, before, new, ctx)  # an empty file: nothing else can match
+    return await edit_call(located, before, replaced(located.shown, before.text, old, new), ctx)
 
 
 async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
@@ -146,7 +155,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
     located = ctx.workspace.locate(input.get("path"), must_exist=False)
     before = await _current(located, ctx)
     if command == "create":
-        return edit_call(located, before, _text(input, "file_text"), ctx)
+        return await edit_call(located, before, _text(input, "file_text"), ctx)
     if before is None:
         raise ToolError(f"{located.shown} does not exist")
     if command == "str_replace":
@@ -158,7 +167,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
         if not isinstance(new, str):
             raise ToolError("new_str must be a string")
         after = inserted(located.shown, before.text, input.get("insert_line"), new)
-    return edit_call(located, before, after, ctx)
+    return await edit_call(located, before, after, ctx)
 
 
 async def _plan_view(input: dict[str, Any], ctx: ToolContext) -> Call:

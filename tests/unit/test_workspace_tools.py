@@ -423,3 +423,37 @@ async def test_the_diff_of_a_large_file_is_worked_out_off_the_event_loop(
     assert ran_on[1] != loop_thread
     assert (root / "big.txt").read_text().startswith("line 0\nline 1\n")
     assert "x\nline 8\n" in (root / "big.txt").read_text()
+
+
+async def test_list_dir_reads_a_bounded_part_of_a_huge_folder_off_the_loop(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of a million entries was read, checked and sorted whole on the event loop
+    (seconds with no request answered): it is listed on a thread, from its first MAX_READ
+    entries, saying so."""
+    import threading
+
+    from baton.core.tools import list_dir
+
+    monkeypatch.setattr(list_dir, "MAX_READ", 50)
+    crowd = root / "crowd"
+    crowd.mkdir()
+    for n in range(60):
+        (crowd / f"f{n:03d}.txt").write_text("")
+    (crowd / "sub").mkdir()
+    read_on: list[str] = []
+    real = list_dir._read
+
+    def spied(located: Any) -> Any:
+        read_on.append(threading.current_thread().name)
+        return real(located)
+
+    monkeypatch.setattr(list_dir, "_read", spied)
+    result = await call(ctx(root), "list_dir", path="crowd")
+    assert read_on and read_on[0] != threading.current_thread().name
+    lines = result.text.splitlines()
+    assert len(lines) == 51  # 50 entries read, then the note
+    assert lines[-1].startswith("[the folder holds more than 50 entries")
+    assert result.summary == "50+ entries"
+    whole = await call(ctx(root), "list_dir", path="src")
+    assert whole.text.splitlines() == ["app.py", "utils.py"]

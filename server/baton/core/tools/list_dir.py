@@ -1,14 +1,18 @@
-"""list_dir: a workspace folder's entries, folders with a trailing /, bounded."""
+"""list_dir: a workspace folder's entries, folders with a trailing /, bounded: listed off
+the event loop, and no more than `MAX_READ` entries read of a folder that holds more."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult
 from baton.core.tools.walk import unnamed_note, utf8_name
-from baton.core.tools.workspace import ToolError
+from baton.core.tools.workspace import Located, ToolError, Workspace
 
-MAX_ENTRIES = 1000
+MAX_ENTRIES = 1000  # shown
+MAX_READ = 100_000  # read of one folder (a folder of a million entries took seconds)
 
 DEFINITION: dict[str, Any] = {
     "name": "list_dir",
@@ -41,34 +45,55 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         located = ctx.workspace.locate(raw)
     if not located.real.is_dir():
         raise ToolError(f"{located.shown} is not a folder")
-    try:
-        children = sorted(located.real.iterdir(), key=lambda p: p.name)
-    except OSError as exc:
-        raise ToolError(f"{located.shown} cannot be listed ({exc.strerror or exc})") from None
+    return await asyncio.to_thread(_listing, located, ctx.workspace)
+
+
+def _listing(located: Located, workspace: Workspace) -> ToolResult:
+    names, more = _read(located)
     entries, hidden, unnamed = [], 0, 0
-    for child in children:
-        if child.name == ".git":
+    for name, is_dir in sorted(names):
+        if name == ".git":
             continue
-        if not utf8_name(child.name):
+        if not utf8_name(name):
             unnamed += 1
             continue
-        if ctx.workspace.shown(child) is None:
+        if workspace.shown(located.real / name) is None:
             hidden += 1  # a credential file (restore.exclude): never named, as find_files
             continue
-        try:
-            is_dir = child.is_dir() and not child.is_symlink()
-        except OSError:
-            continue
-        entries.append(child.name + ("/" if is_dir else ""))
+        entries.append(name + ("/" if is_dir else ""))
     total = len(entries)
     text = "\n".join(entries[:MAX_ENTRIES]) or "(empty folder)"
     if total > MAX_ENTRIES:
         text += f"\n[cut: {MAX_ENTRIES} of {total} entries shown]"
+    if more:
+        text += (
+            f"\n[the folder holds more than {MAX_READ:,} entries: these are of the first "
+            f"{MAX_READ:,} read; find_files with a pattern reaches the others]"
+        )
     if hidden:
         text += f"\n[{hidden} not shown: they may hold credentials (restore.exclude)]"
     if unnamed:
         text += "\n" + unnamed_note(unnamed)
-    return ToolResult(text, summary=f"{total} entries")
+    return ToolResult(text, summary=f"{total}{'+' if more else ''} entries")
+
+
+def _read(located: Located) -> tuple[list[tuple[str, bool]], bool]:
+    """The folder's first `MAX_READ` entries (name, whether a folder, links not followed)
+    and whether it holds more."""
+    names: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(located.real) as found:
+            for entry in found:
+                if len(names) == MAX_READ:
+                    return names, True
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                names.append((entry.name, is_dir))
+    except OSError as exc:
+        raise ToolError(f"{located.shown} cannot be listed ({exc.strerror or exc})") from None
+    return names, False
 
 
 TOOL = Tool(DEFINITION, "auto", "read", run, title=title)

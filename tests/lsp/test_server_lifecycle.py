@@ -123,3 +123,35 @@ async def test_code_action_kinds_are_told_only_to_a_client_that_takes_literals(
         message["params"] = {"capabilities": {"textDocument": {"codeAction": code_action}}}
     await raw.send(message)
     assert (await raw.response(1))["result"]["capabilities"]["codeActionProvider"] == provider
+
+
+async def test_a_second_initialized_is_dropped(raw: RawPipe) -> None:
+    """`initialized` registers the configuration (under one id) and pulls it: a second one
+    did both again, and a client refuses a registration id it already holds."""
+    caps = {"workspace": {"didChangeConfiguration": {"dynamicRegistration": True}}}
+    await raw.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": caps}}
+    )
+    await raw.response(1)
+    registrations: list[dict[str, object]] = []
+
+    async def until_answered(msg_id: int) -> None:
+        """Read up to the answer to `msg_id`, answering the server's registrations."""
+        while True:
+            message = await raw.receive()
+            if message.get("method") == "client/registerCapability":
+                registrations.append(message)
+                await raw.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "method" not in message and message.get("id") == msg_id:
+                return
+
+    await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    await raw.send({**LIST, "id": 2})
+    await until_answered(2)
+    await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    await raw.send({**LIST, "id": 3})
+    await until_answered(3)
+    await raw.send({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
+    await until_answered(4)  # whatever the notifications set going has been sent by now
+    assert len(registrations) == 1
+    assert await exit_code(raw) == 0

@@ -76,6 +76,7 @@ class BatonProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
         self.initialize_received = False
+        self.initialized_received = False
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -139,6 +140,8 @@ class BatonProtocol(LanguageServerProtocol):
             return
         if message.get("method") == types.INITIALIZE:
             self.initialize_received = True
+        if message.get("method") == types.INITIALIZED:
+            self.initialized_received = True
         super().handle_message(structured)
 
     def _refuse_batch(self, batch: list[Any]) -> bool:
@@ -172,8 +175,9 @@ class BatonProtocol(LanguageServerProtocol):
     def _out_of_turn(self, method: Any) -> JsonRpcException | None:
         """Why a message calling `method` comes out of turn in LSP's lifecycle, or None:
         before `initialize` (a second one included) and after `shutdown`, only `exit` is
-        taken. pygls would answer nothing after `shutdown` (the client waits forever) and
-        would initialize again, dropping the open documents and the first one's settings."""
+        taken; a second `initialized` is dropped. pygls would answer nothing after
+        `shutdown` (the client waits forever) and would initialize again, dropping the open
+        documents and the first one's settings."""
         if method is None or method == types.EXIT:
             return None  # a response, or `exit`: taken in every state
         if self._shutdown:
@@ -186,6 +190,10 @@ class BatonProtocol(LanguageServerProtocol):
             return JsonRpcServerNotInitialized(
                 "the server is not initialized: send initialize first"
             )
+        if method == types.INITIALIZED and self.initialized_received:
+            # its work (the configuration's registration, under one id, and its pull) is
+            # done once: a client refuses a registration id it already holds
+            return JsonRpcInvalidRequest("initialized was already received")
         return None
 
     def _structure(self, data: dict[str, Any]) -> Any:

@@ -123,6 +123,16 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"restore": {"maxTokensPerFile": 10**20}}, "restore", "less than or equal"),
         ({"restore": {"totalTokens": 10**10}}, "restore", "less than or equal"),
         ({"microcompact": {"gapMinutes": 10**30}}, "microcompact", "less than or equal"),
+        ({"contextWindow": 10**40}, "context_window", "less than or equal"),
+        ({"contextWindow": 10**400}, "context_window", "less than or equal"),
+        ({"budget": {"blockingMargin": 10**40}}, "budget", "less than or equal"),
+        ({"budget": {"autoCompactMargin": 10**40}}, "budget", "less than or equal"),
+        ({"budget": {"warningMargin": 10**40}}, "budget", "less than or equal"),
+        ({"budget": {"errorMargin": 10**40}}, "budget", "less than or equal"),
+        ({"budget": {"reservedSummaryOutput": 10**40}}, "budget", "less than or equal"),
+        ({"keepWindow": {"minTokens": 10**40}}, "keep_window", "less than or equal"),
+        ({"keepWindow": {"maxTokens": 10**40}}, "keep_window", "less than or equal"),
+        ({"budgetNote": {"startTokens": 10**40}}, "budget_note", "less than or equal"),
     ],
 )
 def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default(

@@ -14,6 +14,7 @@ from baton.core.conversation.messages import WireModel
 from baton.core.models.thinking import ThinkingSetting, parse_thinking
 from baton.core.models.windows import model_name_problem
 from baton.core.settings_sections import (
+    TOKENS_MAX,
     AutoCompactSettings,
     BudgetNoteSettings,
     BudgetSettings,
@@ -46,7 +47,10 @@ class Settings(WireModel):
     )
     model: str = Field(default=DEFAULT_MODEL, description="The model replies come from.")
     context_window: int | None = Field(
-        default=None, gt=0, description="Override the model's context window (tokens)."
+        default=None,
+        gt=0,
+        le=TOKENS_MAX,
+        description="Override the model's context window (tokens).",
     )
     models: list[str] = Field(
         default_factory=lambda: list(DEFAULT_MODELS),

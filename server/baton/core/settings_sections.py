@@ -14,6 +14,10 @@ from pydantic import Field
 from baton.core.conversation.messages import WireModel
 from baton.core.settings_lists import DEFAULT_EXCLUDES, DEFAULT_MICROCOMPACT_TOOLS
 
+RESTORE_TOKENS_MAX = 1_000_000  # no context window holds more
+TOKENS_MAX = 10_000_000  # a window, a margin: ten times the largest window (1M) a model has
+GAP_MINUTES_MAX = 1_000_000_000  # some 1,900 years, well inside what a timedelta holds
+
 
 class AutoCompactSettings(WireModel):
     enabled: bool = Field(
@@ -46,46 +50,53 @@ class BudgetSettings(WireModel):
     reserved_summary_output: int = Field(
         default=20_000,
         ge=0,
+        le=TOKENS_MAX,
         description="Tokens held back from the window for a summary's output "
         "(never more than the model's maximum output).",
     )
     auto_compact_margin: int = Field(
         default=13_000,
         ge=0,
+        le=TOKENS_MAX,
         description="How far below the effective window auto-compact starts, in tokens.",
     )
     warning_margin: int = Field(
         default=20_000,
         ge=0,
+        le=TOKENS_MAX,
         description="How far below the auto-compact threshold the warning state starts, in tokens.",
     )
     error_margin: int = Field(
         default=0,
         ge=0,
+        le=TOKENS_MAX,
         description="How far below the auto-compact threshold the error state starts, "
         "in tokens (0: at the threshold).",
     )
     blocking_margin: int = Field(
         default=3_000,
         ge=0,
+        le=TOKENS_MAX,
         description="How far below the effective window sending is refused, in tokens.",
     )
 
 
 class KeepWindowSettings(WireModel):
     min_tokens: int = Field(
-        default=10_000, ge=0, description="`all` keeps at least this many recent tokens verbatim."
+        default=10_000,
+        ge=0,
+        le=TOKENS_MAX,
+        description="`all` keeps at least this many recent tokens verbatim.",
     )
     min_text_messages: int = Field(
         default=5, ge=0, description="`all` keeps at least this many recent messages with text."
     )
     max_tokens: int = Field(
-        default=40_000, ge=0, description="`all` stops widening the kept window at this size."
+        default=40_000,
+        ge=0,
+        le=TOKENS_MAX,
+        description="`all` stops widening the kept window at this size.",
     )
-
-
-RESTORE_TOKENS_MAX = 1_000_000  # no context window holds more
-GAP_MINUTES_MAX = 1_000_000_000  # some 1,900 years, well inside what a timedelta holds
 
 
 class RestoreSettings(WireModel):
@@ -153,6 +164,7 @@ class BudgetNoteSettings(WireModel):
     start_tokens: int | None = Field(
         default=None,
         ge=0,
+        le=TOKENS_MAX,
         description="The context size, in tokens, from which the note is sent (null: the "
         "warning threshold).",
     )

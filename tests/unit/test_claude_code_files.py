@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conversations import char_count
+from conversations import char_count, say
 
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.session import Session
@@ -273,6 +273,23 @@ def test_other_agents_trajectories_are_rejected(tmp_path: Path, plain_store: Ses
         with pytest.raises(InvalidParams):
             import_claude_code(path, plain_store)
     assert no_sessions_written(plain_store)
+
+
+def test_a_baton_transcript_is_named_as_one_not_as_a_file_without_records(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """It was refused as 'holds no Claude Code conversation records', which a client shows
+    as if the file were damaged or empty."""
+    session = plain_store.create("Kept")
+    session.append([say("m1")])
+    before = sorted(plain_store.sessions_dir.iterdir())
+    with pytest.raises(InvalidParams) as refused:
+        import_claude_code(session.transcript.path, plain_store)
+    assert refused.value.message == (
+        f"{session.session_id}.jsonl is a Baton transcript (session {session.session_id}), "
+        "not a Claude Code session file: nothing to import"
+    )
+    assert sorted(plain_store.sessions_dir.iterdir()) == before
 
 
 # ---- the real corpus (BATON_CORPUS): the same checks on files as Claude Code wrote them ---

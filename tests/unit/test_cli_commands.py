@@ -215,6 +215,40 @@ def test_importing_a_file_that_grew_since_says_it_changed(
     assert "; nothing changed" in run(capsys, "import", str(source))[1]
 
 
+def test_importing_a_baton_transcript_says_what_it_is_and_how_to_use_it(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    """A session's own transcript given to `baton import` was 'holds no Claude Code
+    conversation records', which named neither what the file is nor what to do."""
+    assert run(capsys, "import", str(EXAMPLE_SESSION))[0] == 0
+    (transcript,) = (data_dir / "sessions").glob("*.jsonl")
+    sid = transcript.stem
+    code, out, err = run(capsys, "import", str(transcript))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: {transcript} is the transcript of Baton session {sid} in {data_dir} "
+        "already: nothing to import\n"
+    )
+    kept = tmp_path / "kept.jsonl"  # a copy kept elsewhere
+    kept.write_bytes(transcript.read_bytes())
+    code, out, err = run(capsys, "import", str(kept))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: {kept} is a Baton transcript of session {sid}, which {data_dir} holds "
+        "already: nothing to import; `baton show`, `usage` and `compact` read it as it is\n"
+    )
+    other = tmp_path / "other-data"
+    code, out, err = run(capsys, "import", str(kept), "--data-dir", str(other))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: {kept} is a Baton transcript (session {sid}), not a Claude Code session "
+        "file: nothing to import; `baton show`, `usage` and `compact` read it as it is, "
+        f"and copied into {other / 'sessions'} as {sid}.jsonl it is a session there\n"
+    )
+    assert [p.name for p in (data_dir / "sessions").iterdir()] == [transcript.name]
+    assert not other.exists()
+
+
 def test_an_imported_session_keeps_the_files_times(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:

@@ -3,8 +3,40 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
+from baton.core.errors import InvalidParams
+
+
+def refuse_a_transcript(path: Path, data_dir: Path) -> None:
+    """InvalidParams when `path` is a Baton transcript, saying whose and what to do."""
+    from baton.core.conversation.listing import SESSION_ID
+    from baton.core.conversation.transcript_read import baton_header
+
+    header = baton_header(path)
+    if header is None:
+        return
+    sid = header.get("sessionId")
+    if not (isinstance(sid, str) and SESSION_ID.fullmatch(sid)):
+        raise InvalidParams(f"{path} is a Baton transcript, not a Claude Code session file: {READ}")
+    held = data_dir / "sessions" / f"{sid}.jsonl"
+    if held.is_file() and held.samefile(path):
+        raise InvalidParams(
+            f"{path} is the transcript of Baton session {sid} in {data_dir} already: "
+            "nothing to import"
+        )
+    if held.exists():
+        raise InvalidParams(
+            f"{path} is a Baton transcript of session {sid}, which {data_dir} holds already: {READ}"
+        )
+    raise InvalidParams(
+        f"{path} is a Baton transcript (session {sid}), not a Claude Code session file: "
+        f"{READ}, and copied into {held.parent} as {held.name} it is a session there"
+    )
+
+
+READ = "nothing to import; `baton show`, `usage` and `compact` read it as it is"
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -21,7 +53,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     path = existing_file(args.file)
     settings = settings_for(args)
     estimator = default_estimator()
-    store = SessionStore(settings.resolved_data_dir(), estimator.count_message)
+    data_dir = settings.resolved_data_dir()
+    refuse_a_transcript(path, data_dir)
+    store = SessionStore(data_dir, estimator.count_message)
     try:
         earlier = imports_of(path, store)
         if earlier and not args.again:

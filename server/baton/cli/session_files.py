@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
+from baton.core.conversation.transcript_read import baton_header
 from baton.core.importers.claude_code import ImportReport, import_with_report
 
 log = logging.getLogger(__name__)
@@ -25,23 +25,12 @@ class LoadedFile:
     imported: ImportReport | None = None
 
 
-def is_baton_transcript(path: Path) -> bool:
-    """A Baton transcript's first line is its `{"type": "session", "format": 1}` header."""
-    with path.open("rb") as handle:
-        first = handle.readline(1 << 20)
-    try:
-        header = json.loads(first)
-    except (ValueError, RecursionError):  # a line nested past the parser's depth included
-        return False
-    return isinstance(header, dict) and header.get("type") == "session" and "format" in header
-
-
 @contextmanager
 def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Iterator[LoadedFile]:
     """A session read from `path`, which is never changed: a Claude Code file is imported
     into `store` (a scratch data directory); a Baton transcript is opened read-only in
     place, or, when `writable`, copied into `store` first."""
-    if not is_baton_transcript(path):
+    if baton_header(path) is None:
         session, report = import_with_report(path, store)
         yield LoadedFile(session, "claude-code", report)
         return

@@ -93,6 +93,23 @@ class LinePass:
             yield segment
 
 
+HEADER_BYTES = 1 << 20  # a header is a line of a few hundred bytes; one past this is none
+
+
+def baton_header(path: Path) -> Event | None:
+    """The header of the Baton transcript at `path` (a regular file the caller found),
+    its first line `{"type": "session", "format": 1, ...}`; None for any other file."""
+    with path.open("rb") as handle:
+        first = handle.readline(HEADER_BYTES)
+    try:
+        header = parse_line(first)
+    except (ValueError, RecursionError):  # a line nested past the parser's depth included
+        return None
+    if isinstance(header, dict) and header.get("type") == "session" and "format" in header:
+        return header
+    return None
+
+
 def parse_line(line: bytes) -> Any:
     """One JSON line, read by pydantic-core's parser (about twice as fast as `json`); a
     line it refuses (a lone surrogate escape, a BOM, bad JSON) is left to `json`, whose

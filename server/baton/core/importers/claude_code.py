@@ -14,9 +14,10 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 
 from baton.core.conversation.files import path_text
-from baton.core.conversation.listing import Summary
+from baton.core.conversation.listing import SESSION_ID, Summary
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, checked_title
+from baton.core.conversation.transcript_read import baton_header
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
 from baton.core.importers.claude_code_facts import Facts
@@ -240,6 +241,17 @@ def import_to_file(
     other session meanwhile). Nothing of `store` but its paths and its counter is used
     (safe off the loop)."""
     given = checked_title(title) if title is not None and title.strip() else None  # as create
+    try:
+        header = baton_header(path)
+    except OSError:
+        header = None  # the read says why it cannot be read
+    if header is not None:  # a session's own file: no Claude Code record in it
+        sid = header.get("sessionId")
+        named = f" (session {sid})" if isinstance(sid, str) and SESSION_ID.fullmatch(sid) else ""
+        raise InvalidParams(
+            f"{path.name} is a Baton transcript{named}, not a Claude Code session file: "
+            "nothing to import"
+        )
     with collector_paused():
         return _import_to_file(path, store, given, progress, cancel)
 

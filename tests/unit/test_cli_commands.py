@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -164,6 +165,88 @@ def test_compact_save_of_a_dry_run_is_refused_and_saves_nothing(
     code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--dry-run")
     assert code == 2 and out == "" and "dry run" in err
     assert not (data_dir / "sessions").exists()
+
+
+def read_only_under(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write under `folder` fails as on a read-only file system (the rest of the
+    disk, where a command keeps its scratch copies, stays writable)."""
+    real_open, real_mkdir, real_access, real_statvfs = os.open, os.mkdir, os.access, os.statvfs
+
+    def under(path: object) -> bool:
+        return Path(os.fsdecode(path)).absolute().is_relative_to(folder)  # type: ignore[arg-type]
+
+    def refuse(path: object) -> OSError:
+        return OSError(errno.EROFS, os.strerror(errno.EROFS), os.fsdecode(path))  # type: ignore[arg-type]
+
+    def open_(path: object, flags: int, mode: int = 0o777, **kw: object) -> int:
+        if under(path) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise refuse(path)
+        return real_open(path, flags, mode, **kw)  # type: ignore[arg-type]
+
+    def mkdir(path: object, mode: int = 0o777, **kw: object) -> None:
+        if under(path):
+            raise refuse(path)
+        real_mkdir(path, mode, **kw)  # type: ignore[arg-type]
+
+    def access(path: object, mode: int, **kw: object) -> bool:
+        if under(path) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kw)  # type: ignore[arg-type]
+
+    class ReadOnly:
+        def __init__(self, path: object) -> None:
+            flag = real_statvfs(path).f_flag  # type: ignore[arg-type]
+            self.f_flag = flag | os.ST_RDONLY if under(path) else flag
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "statvfs", ReadOnly)
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file", "read-only"])
+def test_a_data_dir_that_cannot_be_written_is_named_before_any_work(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    where: str,
+) -> None:
+    """import and compact --save failed only when they wrote, after the work: compact
+    printed its whole progress and then 'could not create a session in ...', import named
+    a temporary file of its own ('Not a directory: .../.s_....importing')."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder\n")
+    data = {"a file": blocker, "under a file": blocker / "data", "read-only": tmp_path / "ro"}
+    data_dir = data[where]
+    if where == "read-only":
+        data_dir.mkdir()
+        read_only_under(data_dir, monkeypatch)
+        why = f"{data_dir} cannot be written (Read-only file system)"
+    else:
+        why = f"{blocker} is not a directory"
+    for argv in (["import"], ["compact", "--save"], ["compact", "--save", "--json"]):
+        code, out, err = run(capsys, *argv, str(EXAMPLE_SESSION), "--data-dir", str(data_dir))
+        assert code == 2 and out == "", argv
+        assert err == f"baton: cannot keep sessions in the data dir {data_dir}: {why}\n", argv
+    assert blocker.read_text() == "a file, not a folder\n"
+    assert where != "read-only" or not any(data_dir.iterdir())
+
+
+def test_a_draft_of_a_session_in_a_read_only_data_dir_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    code, out, err = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0, err
+    (transcript,) = (data_dir / "sessions").iterdir()
+    before = transcript.read_bytes()
+    read_only_under(data_dir, monkeypatch)
+    why = f"{data_dir / 'sessions'} cannot be written (Read-only file system)"
+    for argv in (["--preview"], ["--apply-draft", "d_1"], ["--discard-draft", "d_1"]):
+        code, out, err = run(capsys, "compact", transcript.stem, *argv)
+        assert code == 2 and out == "", argv
+        assert err == f"baton: cannot keep sessions in the data dir {data_dir}: {why}\n", argv
+    assert [p.name for p in (data_dir / "sessions").iterdir()] == [transcript.name]
+    assert transcript.read_bytes() == before
 
 
 # ---- import ----------------------------------------------------------------------------------

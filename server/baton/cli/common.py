@@ -76,6 +76,18 @@ def settings_for(args: argparse.Namespace) -> Settings:
     return Settings(data_dir=getattr(args, "data_dir", None))
 
 
+def data_dir_to_write(args: argparse.Namespace) -> Path:
+    """The data dir a command keeps sessions in; InvalidParams, before any work is done,
+    when none can be kept there (a file on the way, a read-only disk, no permission)."""
+    from baton.core.conversation.files import write_problem
+
+    data_dir = settings_for(args).resolved_data_dir()
+    problem = write_problem(data_dir / "sessions")
+    if problem:
+        raise InvalidParams(f"cannot keep sessions in the data dir {data_dir}: {problem}")
+    return data_dir
+
+
 def use_model(session: Session, model: str | None, settings: Settings) -> None:
     """Count `session` against `model` (in memory only); say so when its window is a guess."""
     from baton.core.usage.budget import budget_for

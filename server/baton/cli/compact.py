@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
+from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, data_dir_to_write, existing_file
 from baton.core.errors import InvalidParams
 
 
@@ -36,7 +36,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         out=sys.stdout,
         err=sys.stderr,
         workspace=workspace,
-        save_in=settings_for(args).resolved_data_dir() if args.save else None,
+        save_in=data_dir_to_write(args) if args.save else None,
     )
     return EXIT_OK
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import EXIT_OK, settings_for
+from baton.cli.common import EXIT_OK, data_dir_to_write, settings_for
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
@@ -30,6 +30,7 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
     if args.summary_out:
         _check_writable(Path(args.summary_out))  # before the draft replaces the one there
+    data_dir_to_write(args)  # a draft is written beside the session's transcript
     service = BatonService(settings_for(args))
     try:
         sid = session_of(service, args.file)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, existing_file, settings_for
+from baton.cli.common import (
+    EXIT_OK,
+    Subparsers,
+    add_data_dir,
+    data_dir_to_write,
+    existing_file,
+    settings_for,
+)
 from baton.core.errors import InvalidParams
 
 
@@ -53,7 +60,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     path = existing_file(args.file)
     settings = settings_for(args)
     estimator = default_estimator()
-    data_dir = settings.resolved_data_dir()
+    data_dir = data_dir_to_write(args)
     refuse_a_transcript(path, data_dir)
     store = SessionStore(data_dir, estimator.count_message)
     try:

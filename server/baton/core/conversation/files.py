@@ -93,6 +93,29 @@ def cause(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def unwritable_cause(path: Path) -> str:
+    """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
+    try:
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        return cause(exc)
+    return os.strerror(errno.EROFS if read_only else errno.EACCES)
+
+
+def write_problem(folder: Path) -> str | None:
+    """Why no file can be created in `folder` (made with its parents as needed), naming
+    the nearest path on the way that exists: '... is not a directory' or '... cannot be
+    written (cause)'; None when one can. Nothing is created to find out."""
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} cannot be written ({unwritable_cause(probe)})"
+    return None
+
+
 def storage_error(doing: str, path: Path, exc: OSError) -> StorageError:
     """`StorageError` saying what could not be done, where, and why."""
     return StorageError(f"could not {doing} {path}: {cause(exc)}", path=str(path))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import gc
 import logging
 import os
@@ -13,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from baton.core.conversation.files import cause
+from baton.core.conversation.files import unwritable_cause
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
@@ -251,7 +250,7 @@ class SessionStore:
         if probe == folder and not os.access(folder, os.R_OK | os.X_OK):
             return [f"data dir {self.data_dir}: {folder} cannot be read (permission denied)"]
         if not os.access(probe, os.W_OK | os.X_OK):
-            reason = _unwritable_cause(probe)
+            reason = unwritable_cause(probe)
             return [
                 f"data dir {self.data_dir}: {probe} cannot be written ({reason}); sessions are "
                 "served read-only and new ones cannot be created"
@@ -290,11 +289,3 @@ class SessionStore:
                 out.append(summary)
         return sorted(out, key=lambda s: s.updated_at, reverse=True)
 
-
-def _unwritable_cause(path: Path) -> str:
-    """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
-    try:
-        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError as exc:
-        return cause(exc)
-    return os.strerror(errno.EROFS if read_only else errno.EACCES)

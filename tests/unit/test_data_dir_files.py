@@ -14,10 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from baton.core.compaction.result import CompactRequest
 from baton.core.conversation import files
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionLocked, StorageError
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.services import service_on
 
 SEED = int(os.environ.get("BATON_SEED", "20261201"))
 
@@ -270,3 +274,29 @@ def test_a_copied_file_is_listed_once_under_each_name(store: SessionStore) -> No
     original = next(s for s in store.list() if s.session_id == a)
     assert not original.damage.any
     assert store.get("s_copy").session_id == "s_copy"
+
+
+async def test_a_send_or_a_draft_in_a_read_only_data_dir_says_why_it_cannot_write(
+    tmp_path: Path,
+    estimator: Estimator,
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both said the session was 'open ... in another Baton process', where PROTOCOL has a
+    change in a read-only data dir fail with storage_error, saying why."""
+    service = service_on(tmp_path / "data", estimator)
+    sid = service.create("ro").session_id
+    await service.close()
+    path = tmp_path / "data" / "sessions" / f"{sid}.jsonl"
+    before = path.read_bytes()
+    read_only_disk(monkeypatch)
+    service = service_on(tmp_path / "data", estimator)
+    try:
+        fake_anthropic.reply("never asked for")
+        with pytest.raises(StorageError, match="Read-only file system"):
+            await service.replies.send(sid, "hello")
+        with pytest.raises(StorageError, match="Read-only file system"):
+            await service.drafts.preview(sid, CompactRequest("all"))
+    finally:
+        await service.close()
+    assert fake_anthropic.requests == [] and path.read_bytes() == before

@@ -10,7 +10,7 @@ from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.transcript import check_writable
-from baton.core.errors import CompactionInProgress, InvalidParams, SessionLocked
+from baton.core.errors import CompactionInProgress, InvalidParams
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
@@ -80,10 +80,7 @@ class Drafts:
                 model = session.model or service.settings.model
                 return preview.remeasure(session, record, ctx, summary, model=model)
             request = preview.request_of(record, request.instructions)
-        if session.read_only:
-            raise SessionLocked(
-                f"session {session_id} is open for writing in another Baton process"
-            )
+        session.refuse_if_read_only()  # locked by another process, or a file it cannot write
         if session.compacting:
             raise CompactionInProgress(f"session {session_id} is being compacted")
         ctx = service.compaction.context(progress, session_id)

@@ -41,7 +41,6 @@ from baton.core.errors import (
     BatonError,
     InvalidParams,
     PromptTooLong,
-    SessionLocked,
 )
 from baton.core.model_api.client import ModelClient, ModelReply
 from baton.core.model_api.reply_request import build_payload, request_thinking
@@ -105,8 +104,7 @@ async def send(
     tool results), and get the model's reply. A tool_use reply of the client's own tools is
     returned as it is (the client runs them, appends their results and calls `send` again
     with no content); with `ctx.server_tools` the tool loop runs here."""
-    if session.read_only:
-        raise SessionLocked(f"session {session.session_id} is open in another Baton process")
+    session.refuse_if_read_only()  # locked by another process, or a file it cannot write
     if ctx.client is None:
         raise ApiKeyMissing(
             "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"

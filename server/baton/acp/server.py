@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import stat
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -16,6 +19,7 @@ from acp.stdio import stdio_streams
 
 from baton.acp.agent import BatonAgent
 from baton.acp.transport import StdioTransport
+from baton.core.conversation.files import kind_of
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
 
@@ -33,6 +37,21 @@ def read_settings(path: str | None) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
     return raw
+
+
+def stdio_problem() -> str | None:
+    """Why the agent cannot speak over its standard input and output, or None: on POSIX
+    it polls them, which takes a pipe, a socket or a terminal (not a file, nor /dev/null)."""
+    if sys.platform == "win32":  # the SDK reads and writes them in threads there
+        return None
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None:
+            return f"standard {name} is closed"
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)):
+            return f"standard {name} is {'a regular file' if stat.S_ISREG(mode) else kind_of(mode)}"
+    return None
 
 
 async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> None:
@@ -67,6 +86,9 @@ def run(
 ) -> int:
     logging.getLogger().setLevel(log_level)
     raw = read_settings(settings)  # a bad file: one stderr line, before anything starts
+    problem = stdio_problem()
+    if problem:
+        raise InvalidParams(f"acp speaks over pipes, as an editor starts it: {problem}")
     try:
         asyncio.run(serve_acp(data_dir, raw))
     except KeyboardInterrupt:

@@ -142,6 +142,9 @@ def _run(argv: Sequence[str] | None) -> int:
     if sys.stdout is None and not _network_serve(given):  # started with no output (`>&-`)
         print("baton: standard output is closed: no output can be written", file=sys.stderr)
         return EXIT_ERROR
+    if sys.stdin is None and given[:1] == ["serve"] and not _network_serve(given):
+        print("baton: standard input is closed: no request can be read", file=sys.stderr)
+        return EXIT_ERROR
     if given == ["serve"]:
         args = plain_serve()
     else:

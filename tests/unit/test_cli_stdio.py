@@ -1,0 +1,57 @@
+"""`baton acp` and `baton serve` started on a standard input or output they cannot speak
+over: one line on stderr and exit code 2, never a traceback or a process left waiting."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}\n'
+
+
+def started(argv: list[str], redirect: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`baton ARGV` run by a shell with `redirect` applied to it."""
+    (tmp_path / "requests.jsonl").write_text(REQUEST)
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" -m baton "$@" {redirect}', sys.executable, *argv],
+        cwd=tmp_path,
+        input="",  # a pipe, as an editor gives (the test's own may be /dev/null)
+        capture_output=True,
+        text=True,
+        timeout=60,  # a guard: the agent once waited for ever
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+    )
+
+
+@pytest.mark.parametrize(
+    ("redirect", "told"),
+    [
+        ("< requests.jsonl", "standard input is a regular file"),
+        ("> replies.jsonl", "standard output is a regular file"),
+        ("< /dev/null", "standard input is a device"),
+        ("<&-", "standard input is closed"),
+    ],
+)
+def test_acp_on_what_is_no_pipe_says_so_in_one_line(
+    redirect: str, told: str, tmp_path: Path
+) -> None:
+    """Each ended in a traceback (ValueError: Pipe transport is for pipes/sockets only,
+    AttributeError on a closed input); /dev/null's failed poll left the agent waiting."""
+    done = started(["acp"], redirect, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"baton: acp speaks over pipes, as an editor starts it: {told}\n"), (
+        done.stderr
+    )
+    assert done.stdout == "" and not (tmp_path / "data").exists()
+
+
+def test_serve_on_a_closed_input_says_so_in_one_line(tmp_path: Path) -> None:
+    """It ended in "AttributeError: 'NoneType' object has no attribute 'buffer'"."""
+    done = started(["serve"], "<&-", tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "baton: standard input is closed: no request can be read\n"
+    assert done.stdout == ""

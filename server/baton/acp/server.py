@@ -27,13 +27,30 @@ log = logging.getLogger(__name__)
 
 
 def read_settings(path: str | None) -> dict[str, Any]:
-    """A settings file's object (the keys of the editor's `baton.*` settings)."""
+    """A settings file's object (the keys of the editor's `baton.*` settings);
+    InvalidParams saying why, in one line, for a file that cannot be one."""
     if path is None:
         return {}
+    file = Path(path).expanduser()
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidParams(f"--settings {path}: {exc}") from None
+        mode = file.stat().st_mode
+        if stat.S_ISREG(mode):  # never a FIFO, which would be waited on
+            text = file.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InvalidParams(f"--settings {path}: no such file") from None
+    except OSError as exc:
+        raise InvalidParams(f"--settings {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InvalidParams(f"--settings {path}: not UTF-8 text") from None
+    if not stat.S_ISREG(mode):
+        raise InvalidParams(f"--settings {path}: {kind_of(mode)}, not a settings file")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise InvalidParams(f"--settings {path}: not JSON: {exc.msg} ({where})") from None
+    except RecursionError:
+        raise InvalidParams(f"--settings {path}: not JSON: nested too deep") from None
     if not isinstance(raw, dict):
         raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
     return raw

@@ -4,6 +4,8 @@ over: one line on stderr and exit code 2, never a traceback or a process left wa
 from __future__ import annotations
 
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +57,45 @@ def test_serve_on_a_closed_input_says_so_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr == "baton: standard input is closed: no request can be read\n"
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("flag", ["--tcp", "--ws"])
+def test_an_address_serve_cannot_listen_on_is_named_in_one_line(flag: str, tmp_path: Path) -> None:
+    """It printed the token, then 'baton: Name or service not known' for a host that does
+    not resolve, and "error while attempting to bind on address ('127.0.0.1', P): address
+    already in use" for a port taken."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        for address, why in (
+            ("no-such-host.invalid:8080", ""),  # the resolver's words vary
+            (f"127.0.0.1:{port}", "Address already in use\n"),
+            (str(port), "Address already in use\n"),
+        ):
+            done = started(["serve", flag, address], "", tmp_path)
+            assert done.returncode == 2, done.stderr
+            shown = address if ":" in address else f"127.0.0.1:{port}"
+            assert done.stderr.startswith(f"baton: cannot listen on {shown}: {why}")
+            assert done.stderr.count("\n") == 1, done.stderr
+    finally:
+        taken.close()
+
+
+def test_an_ipv6_address_is_shown_as_a_url_holds_it(tmp_path: Path) -> None:
+    """'listening on tcp://::1:PORT' could not be read back as a host and a port."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "baton", "serve", "--tcp", "[::1]:0"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+    )
+    try:
+        assert process.stderr is not None
+        lines = [process.stderr.readline().decode() for _ in range(2)]
+    finally:
+        process.kill()
+        process.wait()
+    assert lines[0].startswith("baton: token ")
+    assert re.fullmatch(r"baton: listening on tcp://\[::1\]:\d+\n", lines[1]), lines

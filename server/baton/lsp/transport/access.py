@@ -37,12 +37,13 @@ NEEDS_TOKEN = (
 )
 
 
-def network_token() -> tuple[str, bool]:
-    """(the token, whether it was generated here rather than taken from BATON_TOKEN)."""
+def network_token() -> tuple[str, str]:
+    """The token (BATON_TOKEN's, else one generated here), and the line that tells it on
+    stderr once the server listens: a generated one is printed, never logged."""
     given = os.environ.get(TOKEN_ENV, "").strip()
-    token, generated = (given, False) if given else (secrets.token_urlsafe(24), True)
+    token = given or secrets.token_urlsafe(24)
     redaction.remember(token)  # shown once on stderr at start, never in a log line
-    return token, generated
+    return token, f"baton: using the token in {TOKEN_ENV}" if given else f"baton: token {token}"
 
 
 def matches(given: Any, token: str) -> bool:

@@ -14,6 +14,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import socket
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -39,7 +41,7 @@ BUSY = "Baton serves one client at a time"
 
 def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
     """Serve one client over TCP; says on stderr which port it bound (port 0 = any)."""
-    token = announce_token()
+    token, told = access.network_token()
     admission = Admission()
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -91,14 +93,14 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
     async def listen() -> Any:
         return await asyncio.start_server(connection, host, port)
 
-    _serve(server, listen, "tcp")
+    _serve(server, listen, "tcp", (host, port), told)
 
 
 def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Event) -> None:
     """Serve one client over a WebSocket; says on stderr which port it bound."""
     from websockets.asyncio.server import ServerConnection, serve
 
-    token = announce_token()
+    token, told = access.network_token()
     admission = Admission()
 
     class Connection(ServerConnection):
@@ -189,7 +191,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
             open_timeout=admission.timeout,
         )
 
-    _serve(server, listen, "ws")
+    _serve(server, listen, "ws", (host, port), told)
 
 
 MESSAGE_TOO_BIG = 1009  # WebSocket close code
@@ -255,30 +257,42 @@ class WebSocketWriter:
             await asyncio.gather(*self._sending, return_exceptions=True)
 
 
-def announce_token() -> str:
-    """The network token; a generated one is printed on stderr (stdout is not ours)."""
-    token, generated = access.network_token()
-    if generated:
-        print(f"baton: token {token}", file=sys.stderr)
-    else:
-        print(f"baton: using the token in {access.TOKEN_ENV}", file=sys.stderr)
-    sys.stderr.flush()
-    return token
-
-
-def _serve(server: BatonServer, listen: Callable[[], Awaitable[Any]], scheme: str) -> None:
+def _serve(
+    server: BatonServer,
+    listen: Callable[[], Awaitable[Any]],
+    scheme: str,
+    address: tuple[str, int],
+    told: str,
+) -> None:
     async def main() -> None:
-        listening = await listen()
+        try:
+            listening = await listen()
+        except OSError as exc:  # a name that does not resolve, a port taken: one line
+            raise OSError(exc.errno, f"cannot listen on {_shown(*address)}: {_why(exc)}") from None
         server._server = listening
         bound = listening.sockets[0].getsockname()
+        print(told, file=sys.stderr)
         # the port matters to whoever started us with port 0
-        print(f"baton: listening on {scheme}://{bound[0]}:{bound[1]}", file=sys.stderr)
+        print(f"baton: listening on {scheme}://{_shown(bound[0], bound[1])}", file=sys.stderr)
         sys.stderr.flush()
         async with listening:
             with contextlib.suppress(asyncio.CancelledError):
                 await listening.serve_forever()
 
     asyncio.run(main())
+
+
+def _shown(host: str, port: int) -> str:
+    """`host:port` as a URL holds it: an IPv6 host in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _why(exc: OSError) -> str:
+    """The cause of a failed listen in the OS's words (asyncio wraps a bind's error in a
+    sentence of its own, which names the address again)."""
+    if isinstance(exc, socket.gaierror) or not exc.errno or exc.errno < 0:
+        return exc.strerror or str(exc)
+    return os.strerror(exc.errno)
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

@@ -19,11 +19,14 @@ from acp.stdio import stdio_streams
 
 from baton.acp.agent import BatonAgent
 from baton.acp.transport import StdioTransport
-from baton.core.conversation.files import kind_of
+from baton.core.conversation.files import kind_of, read_text_file
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
 
 log = logging.getLogger(__name__)
+
+
+SETTINGS_BYTES = 1 << 20  # a settings file past this is refused
 
 
 def read_settings(path: str | None) -> dict[str, Any]:
@@ -31,26 +34,16 @@ def read_settings(path: str | None) -> dict[str, Any]:
     InvalidParams saying why, in one line, for a file that cannot be one."""
     if path is None:
         return {}
-    file = Path(path).expanduser()
     try:
-        mode = file.stat().st_mode
-        if stat.S_ISREG(mode):  # never a FIFO, which would be waited on
-            text = file.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InvalidParams(f"--settings {path}: no such file") from None
-    except OSError as exc:
-        raise InvalidParams(f"--settings {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InvalidParams(f"--settings {path}: not UTF-8 text") from None
-    if not stat.S_ISREG(mode):
-        raise InvalidParams(f"--settings {path}: {kind_of(mode)}, not a settings file")
-    try:
+        text = read_text_file(Path(path).expanduser(), "a settings file", SETTINGS_BYTES)
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise InvalidParams(f"--settings {path}: not JSON: {exc.msg} ({where})") from None
     except RecursionError:
         raise InvalidParams(f"--settings {path}: not JSON: nested too deep") from None
+    except ValueError as exc:
+        raise InvalidParams(f"--settings {path}: {exc}") from None
     if not isinstance(raw, dict):
         raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
     return raw

@@ -16,6 +16,7 @@ from baton.cli.common import EXIT_OK, data_dir_to_write, settings_for
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.files import read_text_file
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionNotFound
 from baton.core.service.service import BatonService
@@ -87,9 +88,9 @@ def _check_writable(path: Path) -> None:
 
 def _read_summary(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParams(f"cannot read the summary file {path}: {exc}") from exc
+        text = read_text_file(path, "a summary file", SUMMARY_CHARS * 4)  # 4 bytes a character
+    except ValueError as exc:
+        raise InvalidParams(f"cannot read the summary file {path}: {exc}") from None
     if len(text) > SUMMARY_CHARS:
         raise InvalidParams(f"the summary file {path} is longer than {SUMMARY_CHARS:,} characters")
     return text.rstrip("\n")

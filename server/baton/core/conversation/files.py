@@ -93,6 +93,28 @@ def cause(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def read_text_file(path: Path, what: str, limit: int) -> str:
+    """The UTF-8 text of the regular file at `path` (a link followed), or ValueError saying
+    in a few words why it cannot be `what` ('a settings file'): no such file, a folder, a
+    FIFO or a device (never waited on), not UTF-8 text, longer than `limit` bytes."""
+    try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{kind_of(mode)}, not {what}")
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise ValueError("no such file") from None
+    except OSError as exc:
+        raise ValueError(cause(exc)) from None
+    if len(data) > limit:
+        raise ValueError(f"longer than {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+
+
 def unwritable_cause(path: Path) -> str:
     """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
     try:

@@ -288,4 +288,3 @@ class SessionStore:
             if not summary.deleted:
                 out.append(summary)
         return sorted(out, key=lambda s: s.updated_at, reverse=True)
-

@@ -249,6 +249,27 @@ def test_a_draft_of_a_session_in_a_read_only_data_dir_is_refused_before_any_work
     assert transcript.read_bytes() == before
 
 
+def test_an_argument_that_is_not_utf8_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    """`--instructions $'keep \\xff this'`: the compaction ran, printed its progress and
+    failed at its commit ('the record holds text that cannot be written as UTF-8 (a lone
+    surrogate) at [0].boundary.instructions'); --title said '... at a string'."""
+    odd = "keep \udcff this"  # the byte 0xff of an argument, as Python holds it
+    for argv in (
+        ["compact", str(EXAMPLE_SESSION), "--instructions", odd],
+        ["compact", str(EXAMPLE_SESSION), "--save", "--instructions", odd],
+        ["compact", "s_1", "--preview", "--instructions", odd],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "", argv
+        assert err == "baton: --instructions is not UTF-8 text (the byte 0xff at character 6)\n"
+    code, out, err = run(capsys, "import", str(EXAMPLE_SESSION), "--title", odd)
+    assert code == 2 and out == ""
+    assert err == "baton: --title is not UTF-8 text (the byte 0xff at character 6)\n"
+    assert not data_dir.exists()
+
+
 # ---- import ----------------------------------------------------------------------------------
 
 

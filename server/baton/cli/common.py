@@ -6,6 +6,7 @@ parser and must start without the session code it does not use."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +37,20 @@ def existing_file(name: str) -> Path:
             raise InvalidParams(f"{name} is not a regular file (a FIFO, a device): no session")
         raise InvalidParams(f"no such file: {name}")
     return path
+
+
+def utf8_argument(value: str | None, flag: str) -> None:
+    """InvalidParams when an argument holds a byte that is not UTF-8 (Python keeps it as a
+    lone surrogate, which no transcript or request can hold), before any work is done."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = os.fsencode(value[exc.start])[0]
+        raise InvalidParams(
+            f"{flag} is not UTF-8 text (the byte 0x{byte:02x} at character {exc.start + 1})"
+        ) from None
 
 
 def file_or_example(name: str | None) -> Path:

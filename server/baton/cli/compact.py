@@ -6,13 +6,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from baton.cli.common import EXIT_OK, Subparsers, add_data_dir, data_dir_to_write, existing_file
+from baton.cli.common import (
+    EXIT_OK,
+    Subparsers,
+    add_data_dir,
+    data_dir_to_write,
+    existing_file,
+    utf8_argument,
+)
 from baton.core.errors import InvalidParams
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
     from baton.cli.compact_report import compact_file, compact_request
 
+    utf8_argument(args.instructions, "--instructions")
     request = compact_request(
         up_to=args.up_to,
         from_id=args.from_id,

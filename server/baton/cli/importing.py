@@ -12,6 +12,7 @@ from baton.cli.common import (
     data_dir_to_write,
     existing_file,
     settings_for,
+    utf8_argument,
 )
 from baton.core.errors import InvalidParams
 
@@ -58,6 +59,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from baton.core.usage.session_usage import compute_usage
 
     path = existing_file(args.file)
+    utf8_argument(args.title, "--title")
     settings = settings_for(args)
     estimator = default_estimator()
     data_dir = data_dir_to_write(args)

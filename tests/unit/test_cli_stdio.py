@@ -3,6 +3,7 @@ over: one line on stderr and exit code 2, never a traceback or a process left wa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -99,3 +100,35 @@ def test_an_ipv6_address_is_shown_as_a_url_holds_it(tmp_path: Path) -> None:
         process.wait()
     assert lines[0].startswith("baton: token ")
     assert re.fullmatch(r"baton: listening on tcp://\[::1\]:\d+\n", lines[1]), lines
+
+
+def test_acp_on_a_data_dir_it_cannot_use_says_so_once_at_start(tmp_path: Path) -> None:
+    """As `baton serve` does: it said nothing at start, then, at each session/new or list,
+    "... acp-folders.json cannot be read ([Errno 20] Not a directory: '...')"."""
+    data = tmp_path / "data"
+    data.write_text("a file, not a folder\n")
+    requests = [
+        {"method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+        {"method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+        {"method": "session/list", "params": {}},
+    ]
+    lines = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": n, **request}) + "\n"
+        for n, request in enumerate(requests, start=1)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", "acp"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BATON_DATA_DIR": str(data)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stderr
+        == f"baton: data dir {data}: {data} is not a directory; sessions cannot be kept\n"
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[1]["error"]["data"]["code"] == "storage_error"
+    assert answers[2]["result"] == {"sessions": []}

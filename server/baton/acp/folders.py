@@ -22,7 +22,7 @@ class Folders:
     def read(self) -> dict[str, str]:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # none yet, or no data dir (told at start)
             return {}
         except (OSError, ValueError) as exc:
             log.warning("%s cannot be read (%s): session folders unknown", self.path, exc)

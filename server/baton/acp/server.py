@@ -71,6 +71,8 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         raw["dataDir"] = data_dir
     if raw:
         service.configure(raw, lambda text: log.warning("%s", text))
+    for problem in service.data_dir_problems():  # once, at start, as `baton serve` says it
+        log.warning("%s", problem)
     reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     transport = StdioTransport(reader, writer)
     agent = BatonAgent(service, transport)

@@ -395,6 +395,20 @@ def test_an_unknown_model_warns_and_names_the_window_it_assumed(
     assert code == 0 and err == ""
 
 
+@pytest.mark.parametrize(
+    ("model", "why"),
+    [("", "a model is named, not empty"), ("claude-x\nhi", "one line without control")],
+)
+def test_a_model_name_no_model_has_is_refused(
+    capsys: pytest.CaptureFixture[str], model: str, why: str
+) -> None:
+    """An empty one was ignored without a word, one of two lines counted with a warning
+    that it is unknown; the settings refuse both (model_name_problem)."""
+    code, out, err = run(capsys, "usage", "--model", model, "--json")
+    assert code == 2 and out == ""
+    assert err.startswith("baton: --model: ") and why in err and err.count("\n") == 1
+
+
 def test_a_baton_transcript_s_unreadable_records_are_told(
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,

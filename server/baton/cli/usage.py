@@ -12,18 +12,23 @@ from baton.cli.common import (
     open_session_file,
     use_model,
 )
+from baton.core.errors import InvalidParams
 
 CLAUDE_CODE = "Claude Code session file"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, usage_report
+    from baton.core.models.windows import model_name_problem
     from baton.core.settings import Settings
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.saved_calibration import SavedCalibration
     from baton.core.usage.session_usage import compute_usage
 
     path = file_or_example(args.file)
+    problem = None if args.model is None else model_name_problem(args.model)
+    if problem:
+        raise InvalidParams(f"--model: {problem}")
     estimator = default_estimator()
     saved = SavedCalibration(path.parent.parent)
     if path.parent.name == "sessions" and saved.path.is_file():

@@ -395,6 +395,18 @@ def test_an_unknown_model_warns_and_names_the_window_it_assumed(
     assert code == 0 and err == ""
 
 
+def test_a_workspace_that_is_no_folder_is_named_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file given as --workspace was 'no such workspace folder', as if it did not exist."""
+    for given, expected in (
+        (EXAMPLE_SESSION, f"the workspace {EXAMPLE_SESSION} is a file, not a folder"),
+        (tmp_path / "none", f"no such workspace folder: {tmp_path / 'none'}"),
+    ):
+        code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--workspace", str(given))
+        assert code == 2 and out == "" and err == f"baton: {expected}\n"
+
+
 @pytest.mark.parametrize(
     ("model", "why"),
     [("", "a model is named, not empty"), ("claude-x\nhi", "one line without control")],

@@ -91,6 +91,8 @@ def compact_file(
     (BatonError on bad input; `path` is never changed). With `save_in` (a data dir) the
     compacted copy is kept there as a new Baton session."""
     if workspace is not None and not workspace.is_dir():
+        if workspace.exists():
+            raise InvalidParams(f"the workspace {workspace} is a file, not a folder")
         raise InvalidParams(f"no such workspace folder: {workspace}")
     if save_in is not None and request.dry_run:
         raise InvalidParams("--save keeps a compaction; a dry run makes none")

@@ -289,6 +289,14 @@ def test_a_baton_transcript_is_named_as_one_not_as_a_file_without_records(
         f"{session.session_id}.jsonl is a Baton transcript (session {session.session_id}), "
         "not a Claude Code session file: nothing to import"
     )
+    headless = plain_store.data_dir / "headless.jsonl"  # its header line lost
+    headless.write_bytes(session.transcript.path.read_bytes().split(b"\n", 1)[1])
+    with pytest.raises(InvalidParams) as refused:
+        import_claude_code(headless, plain_store)
+    assert refused.value.message == (
+        "headless.jsonl is a Baton transcript whose first line is no valid header, not a "
+        "Claude Code session file: nothing to import"
+    )
     assert sorted(plain_store.sessions_dir.iterdir()) == before
 
 

@@ -353,6 +353,37 @@ def test_importing_a_baton_transcript_says_what_it_is_and_how_to_use_it(
     assert not other.exists()
 
 
+@pytest.mark.parametrize("header", ["torn", "gone"])
+def test_a_baton_transcript_whose_header_is_damaged_is_read_as_one(
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    data_dir: Path,
+    tmp_path: Path,
+    header: str,
+) -> None:
+    """Its first line torn or lost, every command took it for a Claude Code file: 'holds
+    no Claude Code conversation records', where the server shows such a file read-only."""
+    assert run(capsys, "import", str(EXAMPLE_SESSION))[0] == 0
+    (transcript,) = (data_dir / "sessions").glob("*.jsonl")
+    rest = transcript.read_bytes().split(b"\n", 1)[1]
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes((b'{"type": "sess\n' if header == "torn" else b"") + rest)
+    code, out, err = run(capsys, "show", str(damaged), "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["messages"]) == 58
+    told = [r.getMessage() for r in caplog.records]
+    torn = ["damaged.jsonl: skipped unreadable line 1"] if header == "torn" else []
+    assert told == [*torn, "damaged.jsonl: the transcript has no valid header line; read as it is"]
+    code, out, err = run(capsys, "import", str(damaged))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: {damaged} is a Baton transcript whose first line is no valid header, not a "
+        "Claude Code session file: nothing to import; `baton show`, `usage` and `compact` "
+        "read it as it is\n"
+    )
+    assert len(list((data_dir / "sessions").iterdir())) == 1
+
+
 def test_an_imported_session_keeps_the_files_times(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:

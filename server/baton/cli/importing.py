@@ -20,9 +20,14 @@ from baton.core.errors import InvalidParams
 def refuse_a_transcript(path: Path, data_dir: Path) -> None:
     """InvalidParams when `path` is a Baton transcript, saying whose and what to do."""
     from baton.core.conversation.listing import SESSION_ID
-    from baton.core.conversation.transcript_read import baton_header
+    from baton.core.conversation.transcript_read import baton_header, headless_transcript
 
     header = baton_header(path)
+    if header is None and headless_transcript(path):
+        raise InvalidParams(
+            f"{path} is a Baton transcript whose first line is no valid header, not a Claude "
+            f"Code session file: {READ}"
+        )
     if header is None:
         return
     sid = header.get("sessionId")

@@ -12,7 +12,7 @@ from pathlib import Path
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
-from baton.core.conversation.transcript_read import baton_header
+from baton.core.conversation.transcript_read import baton_header, headless_transcript
 from baton.core.importers.claude_code import ImportReport, import_with_report
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
     """A session read from `path`, which is never changed: a Claude Code file is imported
     into `store` (a scratch data directory); a Baton transcript is opened read-only in
     place, or, when `writable`, copied into `store` first."""
-    if baton_header(path) is None:
+    if baton_header(path) is None and not headless_transcript(path):
         session, report = import_with_report(path, store)
         yield LoadedFile(session, "claude-code", report)
         return
@@ -42,6 +42,8 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
     transcript = Transcript.open(path, writable=writable)
     try:
         session = Session(transcript, store.count)
+        if session.damage.header_missing:  # a header lost or torn: read as it is
+            log.warning("%s: the transcript has no valid header line; read as it is", path.name)
         told = set(transcript.report.problems)  # the lines told as the file was read
         for problem in session.load_problems:
             if problem not in told:  # a record that is JSON but not a valid one, skipped

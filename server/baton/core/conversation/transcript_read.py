@@ -96,6 +96,29 @@ class LinePass:
 HEADER_BYTES = 1 << 20  # a header is a line of a few hundred bytes; one past this is none
 
 
+def headless_transcript(path: Path) -> bool:
+    """Whether `path` (a regular file the caller found with no Baton header) is a Baton
+    transcript whose first line was lost or torn: among its first lines, the first JSON
+    object is a Baton record."""
+    with path.open("rb") as handle:
+        for _ in range(HEADLESS_LINES):
+            line = handle.readline(HEADER_BYTES)
+            try:
+                event = parse_line(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(event, dict):
+                field = HEADLESS_RECORDS.get(str(event.get("type")))
+                return field is not None and isinstance(event.get(field), dict)
+    return False
+
+
+HEADLESS_LINES = 8  # a torn header line, then the records
+# Baton's records of a conversation, by the object each carries (no Claude Code record
+# has these types; an imported file's records Baton keeps but does not read are "opaque")
+HEADLESS_RECORDS = {"message": "message", "boundary": "boundary", "opaque": "record"}
+
+
 def baton_header(path: Path) -> Event | None:
     """The header of the Baton transcript at `path` (a regular file the caller found),
     its first line `{"type": "session", "format": 1, ...}`; None for any other file."""

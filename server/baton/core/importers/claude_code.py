@@ -17,7 +17,7 @@ from baton.core.conversation.files import path_text
 from baton.core.conversation.listing import SESSION_ID, Summary
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, checked_title
-from baton.core.conversation.transcript_read import baton_header
+from baton.core.conversation.transcript_read import baton_header, headless_transcript
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
 from baton.core.importers.claude_code_facts import Facts
@@ -242,12 +242,14 @@ def import_to_file(
     (safe off the loop)."""
     given = checked_title(title) if title is not None and title.strip() else None  # as create
     try:
-        header = baton_header(path)
+        header, headless = baton_header(path), False
+        headless = header is None and headless_transcript(path)
     except OSError:
-        header = None  # the read says why it cannot be read
-    if header is not None:  # a session's own file: no Claude Code record in it
-        sid = header.get("sessionId")
+        pass  # the read says why it cannot be read
+    if header is not None or headless:  # a session's own file: no Claude Code record in it
+        sid = (header or {}).get("sessionId")
         named = f" (session {sid})" if isinstance(sid, str) and SESSION_ID.fullmatch(sid) else ""
+        named = " whose first line is no valid header" if headless else named
         raise InvalidParams(
             f"{path.name} is a Baton transcript{named}, not a Claude Code session file: "
             "nothing to import"

@@ -621,6 +621,10 @@ def test_the_readme_lists_every_flag_of_every_subcommand() -> None:
         ("null", "a JSON list of tool definitions"),
         ("[1]", "a JSON list of tool definitions"),
         ("[" * 100_000, "--tools is not JSON"),
+        # a lone surrogate, by a JSON escape or a byte of the argument that is not UTF-8:
+        # it ended in a UnicodeEncodeError traceback as the request was fingerprinted
+        ('[{"name": "\\ud800"}]', "cannot be written as UTF-8 (a lone surrogate) at [0].name"),
+        ('[{"name": "caf\udce9"}]', "cannot be written as UTF-8 (a lone surrogate) at [0].name"),
     ],
 )
 def test_payload_tools_must_be_a_json_list_of_definitions(

@@ -49,12 +49,15 @@ def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[
 
 def _tools(text: str) -> list[dict[str, Any]]:
     """--tools: a JSON list of tool definitions (objects), or a clear InvalidParams."""
+    from baton.core.conversation.records import check_writable
+
     try:
         tools = json.loads(text)
     except (ValueError, RecursionError):
         raise InvalidParams("--tools is not JSON (a list of tool definitions)") from None
     if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
         raise InvalidParams("--tools takes a JSON list of tool definitions (objects)")
+    check_writable(tools, "--tools")  # no request can carry a lone surrogate
     return tools
 
 

@@ -144,3 +144,22 @@ def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default
     settings = parse_settings(raw, warnings.append)
     assert getattr(settings, field) == getattr(Settings(), field)
     assert len(warnings) == 1 and why in warnings[0] and "using the default" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"model": "claude-" + "x" * 100_000 + "\n"},
+        {"thinking": "9" * 5_000},
+        {"thinking": "x" * 100_000},  # its reason quoted the value too
+        {"restore": {"exclude": ["*.log"] * 50_000 + [5]}},
+    ],
+)
+def test_a_warning_quotes_a_long_bad_value_cut(raw: dict[str, object]) -> None:
+    """The warning quoted the whole value: a model name of 100,000 characters made a
+    warning line as long, logged and shown to the user."""
+    warnings: list[str] = []
+    parse_settings(raw, warnings.append)
+    assert len(warnings) == 1 and len(warnings[0]) < 400, len(warnings[0])
+    assert "... (" in warnings[0]
+    assert warnings[0].endswith("using the default")

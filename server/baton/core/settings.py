@@ -188,7 +188,8 @@ def parse_settings(
             checked = Settings.model_validate({**result.model_dump(), name: value})
         except (ValidationError, ValueError) as exc:
             if warn:
-                warn(f"baton.{key}: invalid value {value!r} ({_reason(exc)}); using the default")
+                why = _reason(exc)
+                warn(f"baton.{key}: invalid value {_quoted(value)} ({why}); using the default")
             setattr(result, name, getattr(DEFAULTS, name))
             continue
         setattr(result, name, getattr(checked, name))
@@ -218,7 +219,7 @@ def _merge_nested(
         except (ValidationError, ValueError) as exc:
             if warn:
                 warn(
-                    f"baton.{prefix}.{key}: invalid value {value!r} ({_reason(exc)}); "
+                    f"baton.{prefix}.{key}: invalid value {_quoted(value)} ({_reason(exc)}); "
                     "using the default"
                 )
             values[name] = getattr(model_cls(), name)
@@ -243,8 +244,21 @@ def _refuse_unfit(annotation: Any, value: Any) -> None:
                 raise ValueError("text with a lone surrogate") from None
 
 
+QUOTED_CHARS = 80  # of a bad value in its warning, and twice that of the reason: cut
+
+
+def _quoted(value: Any) -> str:
+    return _cut(repr(value), QUOTED_CHARS)
+
+
 def _reason(exc: ValidationError | ValueError) -> str:
     if isinstance(exc, ValidationError):
         errors = exc.errors()
-        return str(errors[0]["msg"]) if errors else "invalid"
-    return str(exc)
+        text = str(errors[0]["msg"]) if errors else "invalid"
+    else:
+        text = str(exc)  # it may quote the value
+    return _cut(text, 2 * QUOTED_CHARS)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from baton.cli.main import EXAMPLE_SESSION
+
 REQUEST = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}\n'
 
 
@@ -132,3 +134,25 @@ def test_acp_on_a_data_dir_it_cannot_use_says_so_once_at_start(tmp_path: Path) -
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert answers[1]["error"]["data"]["code"] == "storage_error"
     assert answers[2]["result"] == {"sessions": []}
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["usage", "--model", "gpt-nonesuch", "--json"], 0),
+        (["compact", str(EXAMPLE_SESSION), "--json"], 0),
+        (["usage", "no-such-file.jsonl", "--json"], 2),
+    ],
+)
+def test_a_closed_error_stream_leaves_the_output_as_it_is(
+    argv: list[str], code: int, tmp_path: Path
+) -> None:
+    """`baton ... --json 2>&-`: Python starts with no sys.stderr, and a print to None
+    writes to stdout, so a warning or an error came out in the middle of the JSON; compact
+    ended with exit code 1 and no output (its progress display asked None for a tty)."""
+    done = started(argv, "2>&-", tmp_path)
+    assert done.returncode == code
+    if code == 0:
+        json.loads(done.stdout)
+    else:
+        assert done.stdout == ""

@@ -122,6 +122,8 @@ def plain_serve() -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stderr is None:  # started with it closed (`2>&-`): a print to None goes to stdout
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's)
     for stream in (sys.stdout, sys.stderr):
         # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":

@@ -240,6 +240,28 @@ def test_no_command_or_a_bad_option_exits_2(capsys: pytest.CaptureFixture[str]) 
     capsys.readouterr()
 
 
+@pytest.mark.parametrize(
+    ("argv", "told"),
+    [
+        (["usage", "--bogus"], "baton usage: unrecognized arguments: --bogus"),
+        (["compact"], "baton compact: the following arguments are required: file"),
+        (["nosuch"], "baton: argument COMMAND: invalid choice: 'nosuch'"),
+        (["serve", "--log-level", "LOUD"], "baton serve: argument --log-level: invalid choice"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_help(
+    capsys: pytest.CaptureFixture[str], argv: list[str], told: str
+) -> None:
+    """README: errors are one line on stderr. A usage error printed the whole usage block
+    first (seven lines for compact), then 'baton compact: error: ...'."""
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(told) and err.count("\n") == 1, err
+    command = told.split(":")[0]
+    assert err.endswith(f" (see `{command} --help`)\n")
+
+
 def test_serve_alone_is_what_the_parser_makes_of_it_without_the_parser() -> None:
     assert vars(build_parser().parse_args(["serve"])) == vars(plain_serve())
 

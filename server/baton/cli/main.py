@@ -10,7 +10,8 @@ import io
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn
 
 from baton import __version__
 from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
@@ -105,14 +106,31 @@ def subcommands() -> list[Callable[[Subparsers], None]]:
     return [add_serve, add_acp, add_demo, add_usage, add_show, add_import, add_compact, add_payload]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="baton", description="Baton: a context manager for AI chat in editors."
-    )
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage error is one line, as every error of the command
+    line is (its subcommands' parsers are made of this class too)."""
+
+    commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+
+    def parse(self, args: Sequence[str]) -> argparse.Namespace:
+        """As `parse_args`, with an argument no parser knows told by its subcommand."""
+        parsed, extra = self.parse_known_args(args)
+        if extra:
+            command = self.commands.get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="baton", description="Baton: a context manager for AI chat in editors.")
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in subcommands():
         add(subparsers)
+    parser.commands = subparsers.choices
     return parser
 
 
@@ -152,7 +170,7 @@ def _run(argv: Sequence[str] | None) -> int:
     else:
         parser = build_parser()
         try:
-            args = parser.parse_args(given)
+            args = parser.parse(given)
         except SystemExit as exc:  # --help, --version, or a usage error argparse printed
             return exc.code if isinstance(exc.code, int) else EXIT_ERROR
         if not getattr(args, "func", None):

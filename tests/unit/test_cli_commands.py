@@ -384,6 +384,24 @@ def test_a_baton_transcript_whose_header_is_damaged_is_read_as_one(
     assert len(list((data_dir / "sessions").iterdir())) == 1
 
 
+def test_a_link_to_a_baton_transcript_is_read_as_a_link_to_any_session_file(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    """usage, show and payload followed a link to a Claude Code file but refused one to a
+    Baton transcript: '... is a symbolic link; Baton reads only regular files and never
+    follows a link', the data dir's rule for its own files, not for a file a user names."""
+    assert run(capsys, "import", str(EXAMPLE_SESSION))[0] == 0
+    (transcript,) = (data_dir / "sessions").glob("*.jsonl")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(transcript)
+    before = transcript.read_bytes()
+    for command in ("usage", "show", "payload"):
+        code, out, err = run(capsys, command, str(link), "--json")
+        assert code == 0, err
+        json.loads(out)
+    assert transcript.read_bytes() == before
+
+
 def test_an_imported_session_keeps_the_files_times(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:

@@ -39,6 +39,8 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         path = copy
+    else:  # a link the user names is followed, as for a Claude Code file
+        path = path.resolve()
     transcript = Transcript.open(path, writable=writable)
     try:
         session = Session(transcript, store.count)

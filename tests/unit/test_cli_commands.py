@@ -150,6 +150,17 @@ def test_compact_save_keeps_the_result_as_a_session_in_the_data_dir(
     assert EXAMPLE_SESSION.read_bytes() == before
 
 
+def test_compact_save_into_a_data_dir_whose_name_is_not_utf8(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The summary names the saved copy, under the data dir: it failed at the commit."""
+    data = tmp_path / os.fsdecode(b"data-\xe9")
+    code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), "--save", "--data-dir", str(data))
+    assert code == 0, err
+    assert "Saved       as Baton session s_" in out
+    assert len(list((data / "sessions").glob("*.jsonl"))) == 1
+
+
 def test_compact_save_in_json_names_the_session(
     capsys: pytest.CaptureFixture[str], data_dir: Path
 ) -> None:

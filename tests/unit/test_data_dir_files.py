@@ -13,12 +13,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_compaction_drafts import conversation
 
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation import files
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionLocked, StorageError
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic
 from baton_testkit.services import service_on
@@ -300,3 +303,19 @@ async def test_a_send_or_a_draft_in_a_read_only_data_dir_says_why_it_cannot_writ
     finally:
         await service.close()
     assert fake_anthropic.requests == [] and path.read_bytes() == before
+
+
+async def test_a_compaction_in_a_data_dir_whose_name_is_not_utf8_commits(tmp_path: Path) -> None:
+    """The summary names the transcript that holds the full history, and a byte of the
+    path that is not UTF-8 (a lone surrogate in Python) failed every compaction at its
+    commit: 'the record holds text that cannot be written as UTF-8 ... newMessages[0]'."""
+    data = tmp_path / os.fsdecode(b"data-\xe9")
+    service = BatonService(Settings(data_dir=str(data), summarizer="extractive"))
+    try:
+        sid = conversation(service, turns=40)
+        result = await service.compaction.compact(sid, CompactRequest("all"))
+        summary = service.session(sid).view_messages()[0]
+        assert result.summary is not None and summary.kind == "summary"
+        assert "data-\\xe9" in summary.text()
+    finally:
+        await service.close()

@@ -102,7 +102,7 @@ def compact_file(
     history = (
         SessionStore(saving[0], estimator.count_message).path_for(saving[1])
         if saving
-        else Path(path_text(path.resolve()))  # as text a summary can hold
+        else path.resolve()
     )
     with tempfile.TemporaryDirectory(prefix="baton-compact-") as scratch:
         store = SessionStore(Path(scratch), estimator.count_message)

@@ -34,6 +34,7 @@ from baton.core.compaction.summary.summarizers import (
     strip_media,
 )
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress
@@ -85,8 +86,9 @@ class CompactContext:
     committed: Callable[[CompactResult], None] | None = None
 
     def history(self, session: Session) -> str:
-        """The file where the full history of `session` can be read."""
-        return str(self.history_path or session.transcript.path)
+        """The file where the full history of `session` can be read, as text a summary
+        can hold (a byte of its name that is not UTF-8 shows as \\xNN)."""
+        return path_text(self.history_path or session.transcript.path)
 
 
 async def compact(session: Session, request: CompactRequest, ctx: CompactContext) -> CompactResult:

@@ -351,3 +351,46 @@ def test_usage_estimates_each_corpus_file_within_15_percent_of_a_plain_cl100k_co
     code, out, _ = run(capsys, "usage", str(corpus_dir / name))
     assert code == 0
     estimate_within_15_percent_of_plain_count(out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "told"),
+    [
+        (["usage", ""], "FILE is empty: it names no file"),
+        (["import", ""], "FILE is empty: it names no file"),
+        (
+            ["import", str(EXAMPLE_SESSION), "--data-dir", ""],
+            "--data-dir is empty: it names no folder",
+        ),
+        (
+            ["compact", str(EXAMPLE_SESSION), "--workspace", ""],
+            "--workspace is empty: it names no folder",
+        ),
+        (
+            ["compact", "s_1", "--apply-draft", "d_1", "--summary-file", ""],
+            "--summary-file is empty: it names no file",
+        ),
+        (
+            ["compact", "s_1", "--preview", "--summary-out", ""],
+            "--summary-out is empty: it names no file",
+        ),
+        (["acp", "--settings", ""], "--settings is empty: it names no file"),
+        (["acp", "--data-dir", ""], "--data-dir is empty: it names no folder"),
+    ],
+)
+def test_an_empty_name_is_refused_not_taken_for_none(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    argv: list[str],
+    told: str,
+) -> None:
+    """An unset shell variable ('baton usage "$F"') reported the bundled example; --data-dir
+    '' imported into the default data dir; --summary-file '' applied the draft unedited;
+    --workspace '' compacted without one; '' as a file was '. is a directory'."""
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "data"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == f"baton: {told}\n"
+    assert not (tmp_path / "data").exists()

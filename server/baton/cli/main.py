@@ -177,6 +177,7 @@ def _run(argv: Sequence[str] | None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_ERROR
     try:
+        refuse_empty_names(args)
         return int(args.func(args))
     except BrokenPipeError:
         raise
@@ -187,6 +188,24 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     return EXIT_ERROR
+
+
+NAMED = (  # the arguments that name a file or a folder: (attribute, as told, what it names)
+    ("file", "FILE", "file"),
+    ("data_dir", "--data-dir", "folder"),
+    ("workspace", "--workspace", "folder"),
+    ("settings", "--settings", "file"),
+    ("summary_file", "--summary-file", "file"),
+    ("summary_out", "--summary-out", "file"),
+)
+
+
+def refuse_empty_names(args: argparse.Namespace) -> None:
+    """InvalidParams for an argument that names a file or a folder by an empty name (an
+    unset shell variable): it would read as none given, or as the current folder."""
+    for attribute, flag, kind in NAMED:
+        if getattr(args, attribute, None) == "":
+            raise InvalidParams(f"{flag} is empty: it names no {kind}")
 
 
 def _network_serve(given: list[str]) -> bool:

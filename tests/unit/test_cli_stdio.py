@@ -156,3 +156,25 @@ def test_a_closed_error_stream_leaves_the_output_as_it_is(
         json.loads(done.stdout)
     else:
         assert done.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["show", "payload", "compact", "usage"])
+def test_json_output_is_json_on_an_output_that_is_not_utf8(command: str, tmp_path: Path) -> None:
+    """With an ASCII output (PYTHONIOENCODING=ascii, a C locale of old), a character the
+    output cannot take was written as \\xe9 (the output's backslashreplace), no JSON escape:
+    show, payload and compact --json printed what no JSON parser reads."""
+    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
+    first = next(r for r in records if r.get("type") == "user")
+    first["message"]["content"] = "Café naïve 日本語: " + str(first["message"]["content"])
+    source = tmp_path / "unicode.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", command, str(source), "--json"],
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "ascii", "BATON_DATA_DIR": str(tmp_path / "d")},
+    )
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    if command in ("show", "payload"):
+        assert "Café naïve 日本語" in json.dumps(printed, ensure_ascii=False)

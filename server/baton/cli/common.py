@@ -6,12 +6,13 @@ parser and must start without the session code it does not use."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from baton.core.errors import InvalidParams
 
@@ -74,6 +75,20 @@ def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
                 yield loaded
         finally:
             store.close()
+
+
+def json_text(value: Any, stream: TextIO | None = None) -> str:
+    """`value` as the JSON a --json option prints: characters as they are where `stream`
+    (stdout) can write them, else as JSON escapes (an ASCII output would write them as
+    \\xNN, which no JSON parser reads)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    try:
+        text.encode(getattr(stream or sys.stdout, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a name not UTF-8) included
+        return json.dumps(value, indent=2)
+    except LookupError:
+        pass
+    return text
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

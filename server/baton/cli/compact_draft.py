@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import EXIT_OK, data_dir_to_write, settings_for
+from baton.cli.common import EXIT_OK, data_dir_to_write, json_text, settings_for
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
@@ -108,7 +107,7 @@ def _progress(stream: TextIO) -> Progress:
 
 def _print(value: str | CompactDraft | CompactResult, as_json: bool, out: TextIO) -> None:
     if as_json and not isinstance(value, str):
-        out.write(json.dumps(value.wire(), indent=2, ensure_ascii=False) + "\n")
+        out.write(json_text(value.wire(), out) + "\n")
     else:
         out.write(f"{value}\n")
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from baton.cli.common import json_text
 from baton.cli.message_table import resolve_id
 from baton.cli.session_files import save_copy, session_from_file
 from baton.core.compaction.engine import CompactContext, compact
@@ -126,7 +126,7 @@ def compact_file(
                 saved = _save(source.session, *saving, path) if saving else None
                 if as_json:
                     wire = result.wire() | ({"savedSessionId": saved} if saved else {})
-                    out.write(json.dumps(wire, indent=2, ensure_ascii=False) + "\n")
+                    out.write(json_text(wire, out) + "\n")
                 else:
                     report = format_report(result, path=path, kind=source.kind)
                     if saved is not None and save_in is not None:

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from baton.cli.common import EXIT_OK, Subparsers, file_or_example, open_session_file
+from baton.cli.common import EXIT_OK, Subparsers, file_or_example, json_text, open_session_file
 from baton.core.errors import InvalidParams
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
         if args.json:
             body = {"system": session.system_prompt, "tools": tools, "messages": payload.messages}
             out = {"thinking": found, "prefixHash": payload.prefix_hash, "request": body}
-            print(json.dumps(out, indent=2, ensure_ascii=False))
+            print(json_text(out))
             return EXIT_OK
         print(
             f"{session.title}: the next request sends {len(payload.messages):,} turns; "

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     file_or_example,
+    json_text,
     open_session_file,
     use_model,
 )
@@ -42,7 +42,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
         tools_tokens = estimator.count_json(tools) if tools else 0
         usage = compute_usage(session, settings, estimator, tools_tokens=tools_tokens)
         if args.json:
-            print(json.dumps(usage.wire(), indent=2))
+            print(json_text(usage.wire()))
             return EXIT_OK
         messages = session.view_messages()
         anchor = session.anchor()
@@ -74,7 +74,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         if args.json:
             kind = "baton" if loaded.kind == "baton" else "claude-code"
             payload = {"title": session.title, "source": str(path), "kind": kind}
-            print(json.dumps({**payload, "messages": found}, indent=2, ensure_ascii=False))
+            print(json_text({**payload, "messages": found}))
             return EXIT_OK
         what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
         print(f"{session.title} ({path}, {what}): {len(found):,} messages in the view")

@@ -288,23 +288,6 @@ async def test_a_prompt_sent_again_after_a_broken_stream_makes_the_reply_again_o
         assert _prompts(agent.data_dir, sid) == ["explain"]
 
 
-async def test_a_refused_reply_is_said_and_left_out_of_later_prompts(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
-) -> None:
-    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
-    fake_anthropic.reply("Glad to.")
-    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
-        sid = await agent.new()
-        rec = agent.recorder
-        answer = await agent.say(sid, "something refused")
-        assert answer.stop_reason == "refusal"
-        said = "".join(c["content"]["text"] for c in rec.updates(sid, "agent_message_chunk"))
-        assert "The API refused this reply" in said
-        await agent.say(sid, "something else")
-        sent = fake_anthropic.message_requests()[-1].body["messages"]
-        assert "Sure, the first step is" not in json.dumps(sent)
-
-
 def _prompts(data_dir: Path, sid: str) -> list[str]:
     """The text of every user message the transcript stores, in order."""
     lines = (data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()

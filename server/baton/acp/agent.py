@@ -40,6 +40,7 @@ from baton.acp.listener import told
 from baton.acp.open_sessions import Live, attach, check_cwd, greet, kept_cwds, live_session
 from baton.acp.outbox import Outbox, Poster
 from baton.core.service.service import BatonService
+from baton.core.turn import recovery
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +165,8 @@ class BatonAgent:
         session = self.service.session(session_id)
         attach(self, session_id, cwd)
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
+        if recovery.refused_prompt(session) is not None:  # no reply: why, as told live
+            turns.say(self, session_id, turns.REFUSED_PROMPT_NOTE)
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             # the rest follows as it comes

@@ -26,7 +26,9 @@ from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import Message, ThinkingBlock
+from baton.core.conversation.session import Session
 from baton.core.errors import BatonError
+from baton.core.turn import recovery
 from baton.core.workspace.editor_files import path_to_uri
 
 if TYPE_CHECKING:
@@ -37,6 +39,11 @@ TITLE_CHARS = 80
 REFUSED_NOTE = (
     "The API refused this reply. It is left out of the conversation (the session's file "
     "keeps it), so later prompts are not refused because of it."
+)
+REFUSED_PROMPT_NOTE = (
+    "The API refused the reply to this prompt. The reply is left out of the conversation "
+    "(the session's file keeps it), and your next prompt takes this one's place, so that it "
+    "is not refused again; the same prompt sent again asks again."
 )
 STOP_REASONS = {
     "end_turn": "end_turn",
@@ -51,6 +58,12 @@ def say(agent: BatonAgent, session_id: str, text: str) -> None:
     """An agent message of Baton's own (a command's answer, a note in the turn)."""
     if agent.outbox is not None and session_id in agent.live:
         agent_text(agent.outbox, session_id, text)
+
+
+def say_refused(agent: BatonAgent, session: Session) -> None:
+    """Why a refused reply is gone, and what the next prompt does about it."""
+    prompt = recovery.refused_prompt(session)
+    say(agent, session.session_id, REFUSED_NOTE if prompt is None else REFUSED_PROMPT_NOTE)
 
 
 def _prompt_text(blocks: list[Any]) -> str | None:
@@ -155,13 +168,19 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
     _title(agent, live, content)
     live.thought.clear()
-    retry = _unanswered(agent.service.session(sid).view_messages(), content)
+    session = agent.service.session(sid)
+    retry = _unanswered(session.view_messages(), content)
+    refused = None if retry else recovery.refused_prompt(session)
+    if refused is not None:
+        # the API refuses again while the refused turn stands: ACP has no rewind, so the
+        # next prompt is the rephrasing an LSP client makes with one
+        agent.service.compaction.rewind(sid, refused.id)
     blocks = None if retry else list(content.blocks)  # None: continue after the stored one
     reply = await agent.service.replies.send(sid, blocks, host=live.host)
     message = reply.message
     _thoughts(agent, live, message)
     if message.stop_reason == "refusal" and reply.set_aside is not None:
-        say(agent, sid, REFUSED_NOTE)
+        say_refused(agent, session)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
 
 

@@ -1,8 +1,8 @@
 """What a reply that fails leaves behind: what arrived before it stopped, kept and marked
 interrupted (and set aside when the reply is asked for again); a reply the API refused,
 set aside; the calibration a prompt-too-long error's real size gives; the output that fits
-beside a prompt whose max_tokens the API refused. And the API id a reply is recorded with,
-failed or not: its own."""
+beside a prompt whose max_tokens the API refused; the prompt a refused reply answered. And
+the API id a reply is recorded with, failed or not: its own."""
 
 from __future__ import annotations
 
@@ -78,6 +78,25 @@ def set_aside_refused(session: Session, message: Message) -> Boundary | None:
     except BatonError as error:
         log.warning("the refused reply stays in the view: %s", error.message)
         return None
+
+
+def refused_prompt(session: Session) -> Message | None:
+    """The user's prompt that ends the view when the API refused its reply and nothing
+    changed the view since (`set_aside_refused` left it there): the turn the API asks to be
+    changed or removed before the conversation goes on. None otherwise, and when the
+    refused reply came after tool results (the user's prompt is further back)."""
+    if not session.active or not session.view:
+        return None
+    latest = session.boundaries[session.active[-1]]
+    if latest.direction != "rewind" or latest.view_after != session.view:
+        return None
+    taken = [session.messages.get(mid) for mid in latest.summarized_ids[:1]]
+    if not taken or taken[0] is None or taken[0].stop_reason != "refusal":
+        return None
+    prompt = session.messages[session.view[-1]]
+    if prompt.role != "user" or prompt.kind != "message" or prompt.tool_results():
+        return None
+    return prompt
 
 
 def own_api_id(session: Session, message: Message) -> Message:

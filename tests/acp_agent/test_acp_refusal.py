@@ -1,0 +1,79 @@
+"""A reply the API refused over ACP: it leaves the view as over LSP, an agent message says
+so, and (ACP has no rewind) the next prompt takes the refused prompt's place, or asks
+again when it is that prompt; a load tells the refusal the same way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from baton_testkit.acp_client import Agent, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+REFUSED = "The API refused"
+
+
+def _said(agent: Agent, sid: str, since: int = 0) -> str:
+    return "".join(
+        p["update"]["content"]["text"]
+        for _, p in agent.recorder.raw[since:]
+        if p["sessionId"] == sid
+        and p["update"]["sessionUpdate"] == "agent_message_chunk"
+        and p["update"]["content"]["type"] == "text"
+    )
+
+
+def _user_words(agent: Agent, sid: str, since: int) -> list[str]:
+    return [
+        p["update"]["content"]["text"]
+        for _, p in agent.recorder.raw[since:]
+        if p["sessionId"] == sid and p["update"]["sessionUpdate"] == "user_message_chunk"
+    ]
+
+
+async def test_the_next_prompt_takes_the_refused_prompts_place(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    fake_anthropic.reply("Glad to.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        answer = await agent.say(sid, "something refused")
+        assert answer.stop_reason == "refusal"
+        said = _said(agent, sid)
+        await agent.say(sid, "something else")
+        # the API refuses again a conversation that still holds the refused turn
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert sent == [{"role": "user", "content": [{"type": "text", "text": "something else"}]}]
+        assert REFUSED in said
+        assert "next prompt takes this one's place" in said
+        since = len(agent.recorder.raw)
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        assert _user_words(agent, sid, since) == ["something else"]
+        assert _said(agent, sid, since) == "Glad to."
+
+
+async def test_the_refused_prompt_sent_again_asks_again_and_a_load_tells_the_refusal(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    fake_anthropic.reply("Glad to.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        await agent.say(sid, "something refused")
+        since = len(agent.recorder.raw)
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        # the prompt is still the view's last message, with no reply: the load says why
+        assert _user_words(agent, sid, since) == ["something refused"]
+        assert REFUSED in _said(agent, sid, since)
+        answer = await agent.say(sid, "something refused")
+        assert answer.stop_reason == "end_turn"
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert "Sure, the first step is" not in json.dumps(sent)
+        assert sent == [
+            {"role": "user", "content": [{"type": "text", "text": "something refused"}]}
+        ]
+        since = len(agent.recorder.raw)
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        assert _user_words(agent, sid, since) == ["something refused"]
+        assert _said(agent, sid, since) == "Glad to."

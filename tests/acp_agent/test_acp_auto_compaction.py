@@ -84,6 +84,12 @@ async def test_an_auto_compaction_is_in_progress_while_its_summary_is_written_th
         chunks = agent.recorder.updates(sid, "compaction_summary_chunk")
         assert chunks and all(c["compactionId"] == entity for c in chunks)
         assert SUMMARY in "".join(c["content"]["text"] for c in chunks)
+        # a load replays it under the id the client saw it live
+        told = len(agent.recorder.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        replayed = agent.recorder.updates(sid)[told:]
+        named = [u["compactionId"] for u in replayed if "compactionId" in u]
+        assert named and set(named) == {entity}
 
 
 async def test_a_cancel_during_an_auto_compaction_ends_it_cancelled_once_and_changes_nothing(

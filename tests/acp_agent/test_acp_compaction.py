@@ -70,6 +70,11 @@ async def test_compact_up_to_is_a_compaction_entity_and_lowers_the_meter(
         chunks = rec.updates(sid, "compaction_summary_chunk")
         assert chunks and all(c["compactionId"] == updates[0]["compactionId"] for c in chunks)
         assert "".join(c["content"]["text"] for c in chunks).strip()
+        told = len(rec.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        # the load replays the entity under the id the client saw it live
+        replayed = [u["compactionId"] for u in rec.updates(sid)[told:] if "compactionId" in u]
+        assert replayed and set(replayed) == {updates[0]["compactionId"]}
         after = rec.updates(sid, "usage_update")[-1]["used"]
         assert after < before
         view = view_ids(agent, sid)

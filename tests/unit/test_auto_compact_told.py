@@ -82,7 +82,7 @@ def compactor(estimator: Estimator) -> tuple[AutoCompactor, Compact, list[str]]:
     auto = AutoCompactor(
         context,
         compact=compact,
-        on_start=lambda _sid, reason: told.append(f"start {reason}"),
+        on_start=lambda _sid, reason, _id: told.append(f"start {reason}"),
         on_outcome=lambda _sid, outcome: told.append(outcome.outcome),
     )
     return auto, compact, told
@@ -159,7 +159,7 @@ async def test_another_compaction_first_is_told_cancelled_not_failed(
     auto = AutoCompactor(
         context,
         compact=busy,
-        on_start=lambda _sid, reason: told.append(f"start {reason}"),
+        on_start=lambda _sid, reason, _id: told.append(f"start {reason}"),
         on_outcome=lambda _sid, outcome: told.append(outcome.outcome),
     )
     assert await auto.check(session, reason="append") is None

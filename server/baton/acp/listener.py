@@ -36,7 +36,9 @@ def told(agent: BatonAgent, event: Event) -> None:
     elif isinstance(event, SessionChanged) and event.tell_usage:
         outbox.update(event.session_id, usage_update(event.usage, event.session))
     elif isinstance(event, AutoCompactStarted):
-        report = CompactionReport(agent.out, event.session_id, agent.compaction_entity)
+        # named as its boundary is, so that a load replays it under the id seen live
+        entity_id = f"compaction-{event.boundary_id}" if event.boundary_id else ""
+        report = CompactionReport(agent.out, event.session_id, agent.compaction_entity, entity_id)
         agent.live[event.session_id].auto_compaction = report
         report.start()
     elif isinstance(event, AutoCompacted):

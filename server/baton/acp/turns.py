@@ -25,7 +25,7 @@ from baton.acp.compaction_report import (
 from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import Message, ThinkingBlock
+from baton.core.conversation.messages import Message, ThinkingBlock, new_id
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError
 from baton.core.turn import recovery
@@ -255,12 +255,14 @@ async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> 
 async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> None:
     service = agent.service
     direction = DIRECTIONS[command.name]
+    boundary_id = new_id("cmp")  # the entity is named as a load names it once committed
     if direction == "all":
-        request = CompactRequest(direction="all", instructions=command.argument or None)
+        instructions = command.argument or None
+        request = CompactRequest("all", instructions=instructions, boundary_id=boundary_id)
     else:
         pivot = commands.resolve(service.session(sid), command.argument)  # bad input: an error
-        request = CompactRequest(direction=direction, pivot_message_id=pivot.id)
-    report = CompactionReport(agent.out, sid, agent.compaction_entity)
+        request = CompactRequest(direction, pivot.id, boundary_id=boundary_id)
+    report = CompactionReport(agent.out, sid, agent.compaction_entity, f"compaction-{boundary_id}")
     report.start()
     live = agent.live[sid]
     live.compaction = report  # a load meanwhile tells it in progress again

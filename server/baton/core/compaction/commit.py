@@ -28,7 +28,7 @@ from baton.core.compaction.working_set.session_files import session_files
 from baton.core.compaction.working_set.visible import in_place_of_stale, stale_copies
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.invariants import invariant_violations
-from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message
+from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message, new_id
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.usage.session_usage import compute_usage
@@ -153,6 +153,7 @@ def commit_summary(
     summary.dropped = lines(went)  # the summary card lists them
     view_after = {m.id: None for m in new_view}  # (in order)
     boundary = Boundary(
+        id=request.boundary_id or new_id("cmp"),
         trigger=request.trigger,
         direction=plan.direction,
         summarizer=prepared.summarizer,

@@ -34,6 +34,9 @@ class CompactRequest:
     # a dry run writes the summary offline to measure the context after it; without
     # `measure` it only plans (which messages go, which stay), as a hover needs
     measure: bool = True
+    # the id its boundary takes (a new one when None): a front end that names the
+    # compaction as it starts names it as the committed boundary is named ever after
+    boundary_id: str | None = None
 
 
 class CompactResult(WireModel):

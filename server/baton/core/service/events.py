@@ -94,6 +94,7 @@ class AutoCompactStarted:
 
     session_id: str
     reason: str
+    boundary_id: str = ""  # the id its boundary takes if it commits
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from baton.core.background import Background
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.automatic.idle import ACTIVE, IdleCompaction, why_not
 from baton.core.compaction.result import CompactRequest, CompactResult
+from baton.core.conversation.messages import new_id
 from baton.core.errors import BatonError
 from baton.core.service.events import Event, SessionChanged, SessionClosed
 from baton.core.service.runtime import Runtimes
@@ -72,11 +73,11 @@ class IdleUpkeep:
         if reason is not None:
             log.debug("session %s idle, not compacted: %s", session_id, reason)
             return
-        self._auto.started(session_id, "idle")
+        boundary_id = new_id("cmp")
+        self._auto.started(session_id, "idle", boundary_id)
+        request = CompactRequest(direction="all", trigger="auto", boundary_id=boundary_id)
         try:
-            result = await self._compact(
-                session_id, CompactRequest(direction="all", trigger="auto")
-            )
+            result = await self._compact(session_id, request)
         except BaseException as exc:  # the start is told its end, whatever ended it
             figures = (before.used_tokens, before.used_tokens, before.blocking_limit)
             self._auto.idle_stopped(session_id, figures, exc)

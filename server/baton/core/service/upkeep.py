@@ -54,7 +54,9 @@ class Upkeep:
             ahead=self.ahead,
             states=runtimes.auto_of,
             memos=runtimes.memo_of,
-            on_start=lambda sid, reason: events.emit(AutoCompactStarted(sid, reason)),
+            on_start=lambda sid, reason, boundary_id: events.emit(
+                AutoCompactStarted(sid, reason, boundary_id)
+            ),
             on_outcome=lambda sid, outcome: events.emit(AutoCompacted(sid, outcome)),
             compact=compact,
         )

@@ -27,6 +27,7 @@ from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.messages import new_id
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
@@ -166,9 +167,11 @@ class AutoCompactor(AutoGuards):
             if ctx.committed is not None:
                 ctx.committed(result)
 
-        self.started(sid, reason)
+        boundary_id = new_id("cmp")
+        self.started(sid, reason, boundary_id)
         try:
-            result = await self._compact_now(session, replace(ctx, committed=committed))
+            told = replace(ctx, committed=committed)
+            result = await self._compact_now(session, told, boundary_id)
         except (CompactionInProgress, SessionLocked, asyncio.CancelledError) as exc:
             newest = session.active[-1] if session.active else None
             if newest is not None and newest != last:
@@ -221,17 +224,22 @@ class AutoCompactor(AutoGuards):
         state.last_auto = (boundary_id, mark)
         self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason, dropped)
 
-    async def _compact_now(self, session: Session, ctx: CompactContext) -> CompactResult:
+    async def _compact_now(
+        self, session: Session, ctx: CompactContext, boundary_id: str
+    ) -> CompactResult:
         """The summary written ahead when it is ready and fresh, else a new compaction; the
-        hooks run around either (a PreCompact that blocks fails it as any failure)."""
+        hooks run around either (a PreCompact that blocks fails it as any failure). It
+        commits as `boundary_id`, the id its start was told with."""
         prepared = None
         if self.ahead is not None:
             if self.ahead.running(session.session_id):
                 report(ctx, "Waiting for the summary written ahead", None)
             prepared = await self.ahead.take(session, ctx.summarizer.name)
         if prepared is not None:  # one no longer smaller gives way to a new one, in its frame
+            prepared.request = replace(prepared.request, boundary_id=boundary_id)
             return await engine.compact_prepared(session, prepared, ctx)
-        return await self._compact(session, CompactRequest(direction="all", trigger="auto"), ctx)
+        request = CompactRequest(direction="all", trigger="auto", boundary_id=boundary_id)
+        return await self._compact(session, request, ctx)
 
     def _micro(self, session: Session, settings: MicrocompactSettings) -> CompactResult | None:
         try:

@@ -107,13 +107,14 @@ class AutoGuards:
             detail = error.message if isinstance(error, BatonError) else type(error).__name__
             self._tell(session_id, "failed", figures, detail, "idle")
 
-    def started(self, session_id: str, reason: str) -> None:
+    def started(self, session_id: str, reason: str, boundary_id: str) -> None:
         """Tell the listener an attempt starts its work (`reason`: what started it, `idle`
-        for an idle compaction); exactly one outcome (`_tell`) follows."""
+        for an idle compaction; `boundary_id`: the id it commits under); exactly one
+        outcome (`_tell`) follows."""
         if self.on_start is None:
             return
         try:
-            self.on_start(session_id, reason)
+            self.on_start(session_id, reason, boundary_id)
         except Exception:  # a listener's failure never stops the turn
             log.exception("auto-compact listener failed")
 

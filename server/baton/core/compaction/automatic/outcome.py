@@ -26,7 +26,8 @@ class AutoOutcome:
 
 
 OutcomeListener = Callable[[str, AutoOutcome], None]
-StartListener = Callable[[str, str], None]  # session id, what started it (told()'s `reason`)
+# session id, what started it (told()'s `reason`), the id its boundary takes if it commits
+StartListener = Callable[[str, str, str], None]
 
 
 def told(

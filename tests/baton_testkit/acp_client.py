@@ -44,10 +44,20 @@ class Recorder:
     answers_without_id: list[dict[str, Any]] = field(default_factory=list)  # id null: errors
     invalid_requests: list[dict[str, Any]] = field(default_factory=list)  # -32600 answers
     permission_requests: list[dict[str, Any]] = field(default_factory=list)
+    # each answer to a request of the client's, as (how many updates came before it, the
+    # request's method): what the agent said before answering, and what after
+    answered: list[tuple[int, str]] = field(default_factory=list)
+    _asked: dict[Any, str] = field(default_factory=dict)  # request id -> method
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def observe(self, event: StreamEvent) -> None:
         message = event.message
+        if event.direction == StreamDirection.OUTGOING and "method" in message:
+            self._asked[message.get("id")] = message["method"]
+        elif event.direction == StreamDirection.INCOMING and "method" not in message:
+            method = self._asked.pop(message.get("id"), None)
+            if method is not None:
+                self.answered.append((len(self.raw), method))
         if (
             event.direction == StreamDirection.INCOMING
             and message.get("method") == "session/update"

@@ -4,6 +4,7 @@ as `session/update`s (reply text, the meter, auto-compactions)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,6 @@ class BatonAgent:
     # ---- the connection --------------------------------------------------------------
 
     def on_connect(self, conn: Any) -> None:
-        import asyncio
-
         self.conn = conn
         self.outbox = Outbox(self.transport)  # raw updates: the SDK lacks the RFD's updates
         self.outbox.bind(asyncio.get_running_loop())
@@ -189,9 +188,13 @@ class BatonAgent:
     @guarded
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         live = live_session(self, session_id)
-        if live.turn is not None:
-            live.turn.cancel()
-        del self.live[session_id]
+        # the turn ends first: what its end tells (a call not run, a compaction cancelled)
+        # goes before the answer, and nothing of the session after it
+        while live.turn is not None and not live.turn.done():
+            turn = live.turn
+            turn.cancel()
+            await asyncio.wait({turn})
+        self.live.pop(session_id, None)
         return CloseSessionResponse()
 
     @guarded

@@ -1,0 +1,81 @@
+"""`session/close` during a turn: the turn ends first, so whatever its end tells (a call
+answered without running, a compaction cancelled) reaches the client before the close's
+answer, and nothing of the session after it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, held_reply, tool_use_block
+
+WORDS = " ".join(f"word{n}" for n in range(400))
+EDIT = {"command": "str_replace", "path": "utils.py", "old_str": "parse", "new_str": "read"}
+
+
+async def close_during(agent: Agent, sid: str, turn: asyncio.Future[Any]) -> list[dict[str, Any]]:
+    """Close `sid` while `turn` runs; the session's updates after the close's answer."""
+    rec = agent.recorder
+    await agent.request("session/close", {"sessionId": sid})
+    answer = await asyncio.wait_for(turn, WAIT)
+    assert answer.stop_reason == "cancelled"
+    [at] = [n for n, method in rec.answered if method == "session/close"]
+    await agent.conn.list_sessions()  # a round trip: anything the turn still sent is in
+    return [p["update"] for _, p in rec.raw[at:] if p["sessionId"] == sid]
+
+
+async def test_a_close_during_a_permission_wait_tells_the_call_before_its_answer(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply(
+        tool_use_block("str_replace_based_edit_tool", EDIT, id="toolu_e"), stop_reason="tool_use"
+    )
+    client = Recorder(permission=None)  # never answers: the call waits until the close
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=client) as agent:
+        (agent.workspace / "utils.py").write_text("def parse(s):\n    return s\n")
+        sid = await agent.new()
+        turn = asyncio.ensure_future(agent.say(sid, "rename parse"))
+        await client.until(lambda: client.permission_requests, what="a permission request")
+        assert await close_during(agent, sid, turn) == []
+        ends = [u["status"] for u in client.updates(sid, "tool_call_update")]
+        assert ends == ["failed"]  # told, before the answer
+
+
+async def test_a_close_during_a_compaction_tells_it_cancelled_before_its_answer(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        for turn in range(4):
+            fake_anthropic.reply(f"Answer {turn}: {WORDS}")
+            assert (await agent.say(sid, f"Question {turn}: {WORDS}")).stop_reason == "end_turn"
+        summary = held_reply(fake_anthropic, "<summary>Four questions.</summary>", after=3)
+        turn = asyncio.ensure_future(agent.say(sid, "/compact-up-to 5"))
+        assert await asyncio.to_thread(summary.held.wait, WAIT), "no summary request"
+        await rec.until(lambda: rec.updates(sid, "compaction_update"))
+        try:
+            assert await close_during(agent, sid, turn) == []
+        finally:
+            summary.gate.set()  # type: ignore[union-attr]
+        statuses = [u["status"] for u in rec.updates(sid, "compaction_update")]
+        assert statuses == ["in_progress", "cancelled"]
+
+
+async def test_a_close_while_a_reply_streams_sends_nothing_of_it_after_its_answer(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        text = "A long reply, held after its first pieces. " * 9
+        reply = held_reply(fake_anthropic, text, after=5)
+        turn = asyncio.ensure_future(agent.say(sid, "hi"))
+        assert await asyncio.to_thread(reply.held.wait, WAIT), "no reply request"
+        await rec.until(lambda: rec.updates(sid, "agent_message_chunk"))
+        try:
+            assert await close_during(agent, sid, turn) == []
+        finally:
+            reply.gate.set()  # type: ignore[union-attr]

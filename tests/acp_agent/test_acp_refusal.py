@@ -77,3 +77,24 @@ async def test_the_refused_prompt_sent_again_asks_again_and_a_load_tells_the_ref
         await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
         assert _user_words(agent, sid, since) == ["something refused"]
         assert _said(agent, sid, since) == "Glad to."
+
+
+async def test_undo_compact_leaves_a_refused_reply_out(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A refused reply leaves the view as a rewind does; /undo-compact undoes compactions,
+    and putting the refused reply back would have the API refuse every later prompt."""
+    fake_anthropic.reply("First answer.")
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    fake_anthropic.reply("Glad to.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        await agent.say(sid, "first")
+        await agent.say(sid, "something refused")
+        since = len(agent.recorder.raw)
+        await agent.say(sid, "/undo-compact")
+        assert _said(agent, sid, since).startswith("Nothing undone")
+        await agent.say(sid, "something else")
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert "Sure, the first step is" not in json.dumps(sent)
+        assert sent[-1] == {"role": "user", "content": [{"type": "text", "text": "something else"}]}

@@ -11,6 +11,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 from baton.acp.errors import invalid
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
+from baton.core.errors import NothingToCompact
 from baton.core.usage.budget import Usage
 from baton.core.usage.wording import format_tokens
 
@@ -81,6 +82,16 @@ def resolve(session: Session, reference: str) -> Message:
         if len(found) > 1:
             raise invalid(f"{wanted!r} names {len(found)} messages: give more of the id")
     raise invalid(f"no message {wanted!r} in the context (see /context for the numbers)")
+
+
+def latest_compaction(session: Session) -> str:
+    """The boundary `/undo-compact` undoes: the latest compaction in force, never a rewind
+    (ACP makes one only to set a refused or a retried reply aside, or a refused prompt:
+    undoing it would put back a turn the API refuses every later request for)."""
+    for boundary_id in reversed(session.active):
+        if session.boundaries[boundary_id].direction != "rewind":
+            return boundary_id
+    raise NothingToCompact("there is no compaction to undo in this session")
 
 
 def _preview(message: Message) -> str:

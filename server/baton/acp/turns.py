@@ -228,9 +228,10 @@ async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> 
         await _compact(agent, sid, command)
     elif command.name == "undo-compact":
         try:
+            latest = commands.latest_compaction(session)
             before = service.usage(sid).used_tokens
-            await service.compaction.count_restored(sid)
-            usage = service.compaction.uncompact(sid)
+            await service.compaction.count_restored(sid, latest)
+            usage = service.compaction.uncompact(sid, latest)
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:

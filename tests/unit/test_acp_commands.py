@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from acp import RequestError
 
-from baton.acp.commands import Command, parse
+from baton.acp.commands import Command, parse, resolve
+from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
 
 
 @pytest.mark.parametrize(
@@ -34,3 +38,23 @@ def test_a_command_is_its_name_then_whatever_follows_the_first_white_space(
 )
 def test_other_text_is_a_prompt(text: str) -> None:
     assert parse(text) is None
+
+
+@pytest.fixture
+def three(store: SessionStore) -> Session:
+    session = store.create("odd", "claude-haiku-4-5")
+    session.append([MessageInput(role="user", content=f"prompt {n}") for n in range(3)])
+    return session
+
+
+@pytest.mark.parametrize("reference", ["²", "⑤", "1²"])
+def test_a_digit_that_is_no_number_names_no_message(three: Session, reference: str) -> None:
+    """'²' and '⑤' are digits to str.isdigit but no number to int(): `/pin ²` was an
+    internal error."""
+    with pytest.raises(RequestError) as refused:
+        resolve(three, reference)
+    assert refused.value.data == {"code": "invalid_params"}
+
+
+def test_a_number_in_other_decimal_digits_names_its_message(three: Session) -> None:
+    assert resolve(three, "٣").id == three.view[2]  # Arabic-Indic three

@@ -68,7 +68,7 @@ def resolve(session: Session, reference: str) -> Message:
     if not wanted:
         raise invalid("name a message: its number in /context or its message id")
     view = session.view
-    if wanted.isdigit():
+    if wanted.isdecimal():  # not isdigit: int() reads no '²
         number = int(wanted)
         if 1 <= number <= len(view):
             return session.messages[view[number - 1]]

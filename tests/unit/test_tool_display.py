@@ -75,3 +75,24 @@ async def test_a_stored_calls_summary_is_the_one_its_tool_told_as_it_ran(tmp_pat
         result = await tool.run(given, ctx)
         messages = pair(tool.DEFINITION["name"], given, result.text)
         assert info(messages)[2] == result.summary, (tool.DEFINITION["name"], given)
+
+
+async def test_one_thing_found_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """'1 entries', '1 lines', '1 hits', '1 files' in the panel, live and read back."""
+    from baton.core.settings import Settings
+    from baton.core.tools import search_text
+    from baton.core.tools.registry import ToolContext
+    from baton.core.tools.workspace import Workspace
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    ctx = ToolContext("s", Workspace([tmp_path], []), None, Settings().tools)
+    calls = [
+        (list_dir, {"path": "."}, "1 entry"),
+        (read_file, {"path": "a.py"}, "1 line"),
+        (find_files, {"pattern": "*.py"}, "1 file"),
+        (search_text, {"pattern": "x = 1"}, "1 hit"),
+    ]
+    for tool, given, summary in calls:
+        result = await tool.run(given, ctx)
+        assert result.summary == summary
+        assert info(pair(tool.DEFINITION["name"], given, result.text))[2] == summary

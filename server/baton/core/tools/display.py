@@ -12,6 +12,7 @@ from baton.core.conversation.messages import Message, ToolCallInfo, ToolResultBl
 from baton.core.tools import find_files, list_dir, read_file, search_text
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.edit import EDIT_FILE, TEXT_EDITOR
+from baton.core.tools.registry import counted
 
 CallStatus = Literal["pending", "running", "done", "denied", "failed"]
 __all__ = ["ToolCallInfo", "call_info", "with_tool_calls"]
@@ -65,18 +66,21 @@ def _summary(name: str, text: str, error: bool) -> str | None:
     if name == search_text.DEFINITION["name"]:
         cut = _HITS.search(text)
         hits = int(cut.group(1)) if cut else len(_NUMBERED.findall(text)) or text.count("\n") + 1
-        return "0 hits" if first.startswith("No hits") else f"{hits} hits"
+        return "0 hits" if first.startswith("No hits") else counted(hits, "hit")
     if name in (read_file.DEFINITION["name"], TEXT_EDITOR):
         if "\n" not in text and text.endswith(" is empty."):
             return "empty"
-        return f"{len(_NUMBERED.findall(text))} lines" + (" (cut)" if "[cut:" in text else "")
+        lines = counted(len(_NUMBERED.findall(text)), "line")
+        return lines + (" (cut)" if "[cut:" in text else "")
     if name == find_files.DEFINITION["name"]:
-        return "0 files" if first.startswith("No files") else f"{_listed(text)} files"
+        return "0 files" if first.startswith("No files") else counted(_listed(text), "file")
     if name == list_dir.DEFINITION["name"]:
-        lines = [line for line in text.splitlines() if not line.startswith("[")]
-        if lines and all(_ROOT.match(line) for line in lines):
-            return f"{len(lines)} folders"
-        return "0 entries" if first == "(empty folder)" else f"{_listed(text)} entries"
+        roots = [line for line in text.splitlines() if not line.startswith("[")]
+        if roots and all(_ROOT.match(line) for line in roots):
+            return counted(len(roots), "folder")
+        if first == "(empty folder)":
+            return "0 entries"
+        return counted(_listed(text), "entry", "entries")
     return None
 
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
 from baton.core.tools.workspace import ToolError, Workspace
 
@@ -82,7 +82,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text += "\n[the workspace is large: the search stopped before its end]"
     if walk.unnamed:
         text += "\n" + unnamed_note(walk.unnamed)
-    return ToolResult(text, summary=f"{total} files")
+    return ToolResult(text, summary=counted(total, "file"))
 
 
 TOOL = Tool(DEFINITION, "auto", "search", run, title=title)

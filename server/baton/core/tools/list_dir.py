@@ -7,7 +7,7 @@ import asyncio
 import os
 from typing import Any
 
-from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import unnamed_note, utf8_name
 from baton.core.tools.workspace import Located, ToolError, Workspace
 
@@ -39,7 +39,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
             raise ToolError("no workspace folder is open: the tools work only inside one")
         if len(roots) > 1:
             lines = [f"{r.path.name}/  ({r.path})" for r in roots]
-            return ToolResult("\n".join(lines), summary=f"{len(lines)} folders")
+            return ToolResult("\n".join(lines), summary=counted(len(lines), "folder"))
         located = roots[0]
     else:
         located = ctx.workspace.locate(raw)
@@ -74,7 +74,8 @@ def _listing(located: Located, workspace: Workspace) -> ToolResult:
         text += f"\n[{hidden} not shown: they may hold credentials (restore.exclude)]"
     if unnamed:
         text += "\n" + unnamed_note(unnamed)
-    return ToolResult(text, summary=f"{total}{'+' if more else ''} entries")
+    summary = f"{total}+ entries" if more else counted(total, "entry", "entries")
+    return ToolResult(text, summary=summary)
 
 
 def _read(located: Located) -> tuple[list[tuple[str, bool]], bool]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.workspace import ToolError, read_contained, split_lines
 
 MAX_LINES = 2000
@@ -88,7 +88,7 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
     if long_lines:
         notes.append(f"[{long_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut]")
     count = shown_last - first + 1
-    summary = f"{count} lines" + (" (cut)" if shown_last < last else "")
+    summary = counted(count, "line") + (" (cut)" if shown_last < last else "")
     return ToolResult("\n".join(out + notes), summary=summary)
 
 

@@ -15,6 +15,11 @@ from baton.core.tools.workspace import Workspace
 Status = Literal["pending", "running", "done", "denied", "failed"]
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """`1 line`, `2 lines`, `1 entry`: how a summary counts what a tool found."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 @dataclass(frozen=True)
 class ToolResult:
     """What the model reads back (`text`), and the line the panel shows (`summary`)."""

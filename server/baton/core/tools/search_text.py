@@ -18,7 +18,7 @@ import regex
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
-from baton.core.tools.registry import Tool, ToolContext, ToolResult
+from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
@@ -153,7 +153,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text += "\n[the workspace is large: the search stopped before its end]"
     if walk.unnamed:
         text += "\n" + unnamed_note(walk.unnamed)
-    return ToolResult(text, summary=f"{total} hits")
+    return ToolResult(text, summary=counted(total, "hit"))
 
 
 TOOL = Tool(DEFINITION, "auto", "search", run, title=title)

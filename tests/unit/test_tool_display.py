@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
+from baton.core.conversation.messages import (
+    CLEARED_RESULT,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from baton.core.tools import find_files, list_dir, read_file
 from baton.core.tools.display import with_tool_calls
 
@@ -96,3 +101,9 @@ async def test_one_thing_found_is_counted_in_the_singular(tmp_path: Path) -> Non
         result = await tool.run(given, ctx)
         assert result.summary == summary
         assert info(pair(tool.DEFINITION["name"], given, result.text))[2] == summary
+
+
+def test_a_result_cleared_by_a_microcompaction_is_said_cleared() -> None:
+    """Its placeholder read as a listing of nothing: '0 entries', '0 lines'."""
+    for name, given in (("list_dir", {"path": "."}), ("read_file", {"path": "a.py"})):
+        assert info(pair(name, given, CLEARED_RESULT))[2] == "cleared"

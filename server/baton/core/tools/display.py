@@ -8,7 +8,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from baton.core.conversation.messages import Message, ToolCallInfo, ToolResultBlock, ToolUseBlock
+from baton.core.conversation.messages import (
+    CLEARED_RESULT,
+    Message,
+    ToolCallInfo,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from baton.core.tools import find_files, list_dir, read_file, search_text
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.edit import EDIT_FILE, TEXT_EDITOR
@@ -61,6 +67,8 @@ def _summary(name: str, text: str, error: bool) -> str | None:
     first = text.strip().split("\n", 1)[0]
     if error:
         return first.removeprefix("Error: ")[:120]
+    if text == CLEARED_RESULT:  # a microcompaction's placeholder, no listing of nothing
+        return "cleared"
     if name in (EDIT_FILE, TEXT_EDITOR) and first.startswith("Applied"):
         return "applied"
     if name == search_text.DEFINITION["name"]:

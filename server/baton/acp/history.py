@@ -1,6 +1,7 @@
 """`session/load`: a session's view replayed as ACP updates, in order: user and agent
-message chunks with their message ids, thoughts, tool calls with their results, restored
-files, and each summary as a compaction entity (or a short agent message)."""
+message chunks with their message ids, thoughts, tool calls with their results (as told
+live, also once a microcompaction cleared them), restored files, and each summary as a
+compaction entity (or a short agent message)."""
 
 from __future__ import annotations
 
@@ -162,6 +163,26 @@ def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
     outbox.update(sid, chunk)
 
 
+def _as_told(session: Session) -> dict[str, Message]:
+    """Each copy an active microcompaction made (old tool results cleared for the model)
+    to the message it stands for, as the client saw it live (through a later copy's
+    copy too): the transcript keeps it, and the panel shows what the call found."""
+    shown: dict[str, str] = {}
+    for boundary_id in session.active:
+        boundary = session.boundaries[boundary_id]
+        if boundary.direction == "microcompact":
+            shown |= {c: o[0] for c, o in boundary.stands_for.items() if len(o) == 1}
+    told: dict[str, Message] = {}
+    for copy_id, original in shown.items():
+        seen = {copy_id}
+        while original in shown and original not in seen:
+            seen.add(original)
+            original = shown[original]
+        if original in session.messages:  # under the view's id, which a client names
+            told[copy_id] = session.messages[original].model_copy(update={"id": copy_id})
+    return told
+
+
 def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Path] = ()) -> int:
     """Queue the view's updates; returns how many messages were replayed. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
@@ -169,6 +190,7 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
     sid = session.session_id
     calls: dict[str, ToolUseBlock] = {}
     view = session.view_messages()
+    told = _as_told(session)
     for message in view:
         if message.kind == "summary":
             report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
@@ -190,7 +212,7 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
         elif message.kind == "attachment":
             _attachment(outbox, sid, message)
         elif message.role == "user":
-            _user(outbox, sid, message, calls, folders)
+            _user(outbox, sid, told.get(message.id, message), calls, folders)
         else:
             _assistant(outbox, sid, message, calls, folders)
     return len(view)

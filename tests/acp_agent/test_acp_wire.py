@@ -50,3 +50,27 @@ async def test_a_message_nested_too_deep_to_decode_is_answered_and_the_agent_goe
         await client.until(lambda: client.invalid_requests, what="an invalid request")
         assert [a["id"] for a in client.invalid_requests] == [None]  # the array; cancel dropped
         assert (await agent.say(sid, "are you there?")).stop_reason == "end_turn"
+
+
+async def test_a_notification_no_handler_takes_is_dropped_without_a_traceback(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """An unknown notification, or session/cancel with params of the wrong type, wrote a
+    traceback to the agent's log (the editor's output panel) for each one."""
+    fake_anthropic.reply("still here", usage={"input_tokens": 50, "output_tokens": 2})
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        stdin = agent.process.stdin
+        assert stdin is not None
+        for line in (
+            b'{"jsonrpc": "2.0", "method": "no/such/notification", "params": {}}\n',
+            b'{"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}}\n',
+            b'{"jsonrpc": "2.0", "method": "session/cancel", "params": [1]}\n',
+        ):
+            stdin.write(line)
+            await stdin.drain()
+        assert (await agent.say(sid, "are you there?")).stop_reason == "end_turn"
+        assert not agent.recorder.answers_without_id  # notifications are never answered
+    log = (tmp_path / "agent.stderr").read_text()
+    assert "Traceback" not in log
+    assert log.count("dropped a notification") == 3

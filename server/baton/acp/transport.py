@@ -2,7 +2,8 @@
 from stdin, and every outgoing message (the SDK's answers and requests, the outbox's
 updates) written to stdout in the order it was handed over, those of one loop turn in
 one write. A line that is not JSON is answered with a JSON-RPC parse error, one that is
-no JSON-RPC 2.0 message with an invalid request."""
+no JSON-RPC 2.0 message with an invalid request; a notification no handler takes (an
+unknown method, params it cannot read) is dropped with a line in the log."""
 
 from __future__ import annotations
 
@@ -18,6 +19,21 @@ log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
 INVALID_PARAMS = -32602
+
+
+# the notifications the agent takes, and the string field each needs in its params
+NOTIFICATIONS = {"session/cancel": "sessionId"}
+
+
+def _taken(notification: dict[str, Any]) -> bool:
+    """Whether a handler takes `notification`: an extension's (`_…`, which the SDK drops
+    quietly), or one of NOTIFICATIONS with params it can read."""
+    method = notification.get("method")
+    if isinstance(method, str) and method.startswith("_"):
+        return True
+    field = NOTIFICATIONS.get(method) if isinstance(method, str) else None
+    params = notification.get("params")
+    return field is not None and isinstance(params, dict) and isinstance(params.get(field), str)
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -94,6 +110,11 @@ class StdioTransport:
             problem = envelope_problem(message)
             if problem is not None:
                 self._invalid_request(message.get("id"), problem)
+                continue
+            if "id" not in message and not _taken(message):
+                # never answered; the SDK would log each one with a traceback
+                method = str(message.get("method"))[:80]
+                log.warning("dropped a notification no handler takes: %s", method)
                 continue
             return message
 

@@ -16,6 +16,7 @@ from acp.schema import (
     AuthenticateResponse,
     AuthEnvVar,
     CloseSessionResponse,
+    ConfigOptionUpdate,
     EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
@@ -227,6 +228,14 @@ class BatonAgent:
     ) -> SetSessionConfigOptionResponse:
         live_session(self, session_id)
         config.apply(self.service, session_id, config_id, value)
+        if config_id in config.PROCESS_WIDE:  # every open session's panel shows it
+            for other in self.live:
+                if other != session_id:
+                    shown = config.config_options(self.service, other)
+                    update = ConfigOptionUpdate(
+                        session_update="config_option_update", config_options=shown
+                    )
+                    self.out.update(other, update)
         options = config.config_options(self.service, session_id)
         return SetSessionConfigOptionResponse(config_options=options)
 

@@ -14,6 +14,7 @@ from baton.core.models.windows import MODELS
 from baton.core.service.service import BatonService
 
 MODEL, THINKING, AUTO_COMPACT = "model", "thinking", "auto_compact"
+PROCESS_WIDE = frozenset({THINKING, AUTO_COMPACT})  # the others are the session's own
 DEFAULT = "default"
 THINKING_VALUES = (DEFAULT, "off", "adaptive", "4096", "16384", "32768")
 THRESHOLDS = (DEFAULT, "off", "50", "60", "70", "80", "90", "95")

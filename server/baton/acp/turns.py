@@ -25,7 +25,7 @@ from baton.acp.compaction_report import (
 from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import Message, ThinkingBlock, new_id
+from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock, new_id
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError
 from baton.core.turn import recovery
@@ -135,13 +135,29 @@ def _touch(agent: BatonAgent, content: PromptContent) -> None:
             agent.service.editor_files.saved(uri)
 
 
+def _round(use: Message, answer: Message) -> bool:
+    """Whether two messages are one tool round of a turn: calls, then only their answers."""
+    return (
+        use.role == "assistant"
+        and bool(use.tool_uses())
+        and answer.role == "user"
+        and bool(answer.content)
+        and all(isinstance(b, ToolResultBlock) for b in answer.content)
+    )
+
+
 def _unanswered(view: list[Message], content: PromptContent) -> bool:
     """Whether the view ends with this very prompt, stored by a turn that failed (an API
-    error keeps the prompt, a broken stream what arrived of the reply, as interrupted):
-    sending it again, all an agent panel can do to retry, continues after it (the
-    interrupted reply set aside and made again) instead of storing the user's words twice."""
+    error keeps the prompt, a broken stream what arrived of the reply, as interrupted),
+    or with the tool rounds its turn had run when it failed: sending it again, all an
+    agent panel can do to retry, continues after them (an interrupted reply set aside and
+    made again) instead of storing the user's words twice."""
     if view and view[-1].role == "assistant" and view[-1].stop_reason == "interrupted":
         view = view[:-1]
+    end = len(view)
+    while end >= 2 and _round(view[end - 2], view[end - 1]):
+        end -= 2
+    view = view[:end]
     if not view or view[-1].role != "user" or view[-1].kind != "message":
         return False
     stored = [b.model_dump(exclude_none=True) for b in view[-1].content]

@@ -98,3 +98,18 @@ async def test_undo_compact_leaves_a_refused_reply_out(
         sent = fake_anthropic.message_requests()[-1].body["messages"]
         assert "Sure, the first step is" not in json.dumps(sent)
         assert sent[-1] == {"role": "user", "content": [{"type": "text", "text": "something else"}]}
+
+
+async def test_a_session_named_by_a_refused_prompt_is_named_by_the_one_in_its_place(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    fake_anthropic.reply("Glad to.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        await agent.say(sid, "something refused")
+        await agent.say(sid, "something else")
+        titles = [u["title"] for u in agent.recorder.updates(sid, "session_info_update")]
+        assert titles == ["something refused", "something else"]
+        [listed] = (await agent.conn.list_sessions()).sessions
+        assert listed.title == "something else"

@@ -164,15 +164,20 @@ def _unanswered(view: list[Message], content: PromptContent) -> bool:
     return stored == [b.model_dump(exclude_none=True) for b in content.blocks]
 
 
+def _title_of(text: str) -> str:
+    """The title a session's first prompt gives it: its words, cut at TITLE_CHARS."""
+    words = " ".join(text.split())
+    return words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
+
+
 def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
     session_id = live.session_id
     session = agent.service.session(session_id)
     if not live.untitled or session.read_only:
         return
-    words = " ".join(content.text().split())
-    if not words:
+    title = _title_of(content.text())
+    if not title:
         return
-    title = words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
     session.set_meta(title=title)
     live.untitled = False
     agent.out.update(
@@ -182,8 +187,6 @@ def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
 
 async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     sid = live.session_id
-    _title(agent, live, content)
-    live.thought.clear()
     session = agent.service.session(sid)
     retry = _unanswered(session.view_messages(), content)
     refused = None if retry else recovery.refused_prompt(session)
@@ -191,6 +194,10 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
         # the API refuses again while the refused turn stands: ACP has no rewind, so the
         # next prompt is the rephrasing an LSP client makes with one
         agent.service.compaction.rewind(sid, refused.id)
+        # a session it named is named by the prompt in its place
+        live.untitled = live.untitled or session.title == _title_of(refused.text())
+    _title(agent, live, content)
+    live.thought.clear()
     blocks = None if retry else list(content.blocks)  # None: continue after the stored one
     reply = await agent.service.replies.send(sid, blocks, host=live.host)
     message = reply.message

@@ -19,7 +19,7 @@ from baton.core.model_api.api_messages import OnText as OnText
 from baton.core.model_api.api_messages import ReplyBuilder
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
-from baton.core.model_api.stream_failures import attach_partial, retried
+from baton.core.model_api.stream_failures import attach_partial, mark_stalled, retried
 from baton.core.model_api.stream_failures import partial_reply as partial_reply
 from baton.core.settings import Settings
 
@@ -106,7 +106,11 @@ def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTo
     in newer versions, its own connection or timeout error); an `error` event the API
     sent mid-stream keeps its own type (`map_error`)."""
     if isinstance(exc, anthropic.APIConnectionError):
-        return _stream_broke(exc.__cause__ or exc, secret)
+        cause = exc.__cause__ or exc
+        error = _stream_broke(cause, secret)
+        if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(cause).__name__:
+            mark_stalled(error)  # waited out the whole timeout: not asked again
+        return error
     return map_error(exc, secret)
 
 

@@ -16,10 +16,17 @@ from baton.core.model_api.api_messages import ModelReply
 
 log = logging.getLogger(__name__)
 _PARTIAL_ATTR = "baton_partial_reply"
+_STALLED_ATTR = "baton_stalled"
 
 
 def attach_partial(exc: BaseException, reply: ModelReply | None) -> None:
     setattr(exc, _PARTIAL_ATTR, reply)
+
+
+def mark_stalled(error: ApiError) -> None:
+    """`error` is a stream that stalled past the client's timeout: asking again would wait
+    that long once more, so it goes through."""
+    setattr(error, _STALLED_ATTR, True)
 
 
 def partial_reply(exc: BaseException) -> ModelReply | None:
@@ -41,12 +48,13 @@ def retry_delay(
 ) -> float | None:
     """Seconds to wait before asking again, or None when `error` goes through: it is
     neither a broken stream nor an error event the API sent mid-stream (those have no
-    status) of a type retried, something of the reply arrived (`partial`: shown, or kept
-    as interrupted), or the `retries` made already reach `max_retries`."""
+    status) of a type retried, it stalled past the timeout (`mark_stalled`), something of
+    the reply arrived (`partial`: shown, or kept as interrupted), or the `retries` made
+    already reach `max_retries`."""
     kind = error.data.get("type")
     if error.data.get("status") is not None or (kind not in RETRIED_EVENTS and kind != BROKEN):
         return None
-    if partial is not None or retries >= max_retries:
+    if partial is not None or retries >= max_retries or getattr(error, _STALLED_ATTR, False):
         return None
     delay = min(INITIAL_DELAY * 2.0**retries, MAX_DELAY)
     return delay * (1 - 0.25 * random.random())  # the SDK's jitter

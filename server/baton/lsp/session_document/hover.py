@@ -58,7 +58,8 @@ def _markup(ls: BatonServer, text: str) -> types.MarkupContent:
     """`text` (Markdown) as the client reads hovers: plain text, its bold and code marks
     taken out, for a client whose `hover.contentFormat` lists no `markdown` (Emacs's eglot
     without markdown-mode would show them as they are)."""
-    hover = getattr(getattr(ls.client_capabilities, "text_document", None), "hover", None)
+    caps = getattr(ls.protocol, "client_capabilities", None)  # none before initialize
+    hover = getattr(getattr(caps, "text_document", None), "hover", None)
     formats = [str(getattr(f, "value", f)) for f in getattr(hover, "content_format", None) or []]
     if not formats or types.MarkupKind.Markdown.value in formats:
         return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)

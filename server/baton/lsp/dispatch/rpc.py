@@ -16,7 +16,6 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
-    JsonRpcServerNotInitialized,
 )
 from pygls.protocol import (
     JsonRPCNotification,
@@ -30,6 +29,7 @@ from pygls.protocol import (
 from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
+from baton.lsp.dispatch.lifecycle import Lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,7 @@ class BatonProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
-        self.initialize_received = False
-        self.initialized_received = False
+        self.lifecycle = Lifecycle()
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -107,7 +106,7 @@ class BatonProtocol(LanguageServerProtocol):
             if usable or not isinstance(message, dict) or "method" in message:
                 self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
             return
-        refusal = self._out_of_turn(message.get("method"))
+        refusal = self.lifecycle.out_of_turn(message.get("method"), self._shutdown)
         if refusal is not None:
             if "id" in message:  # a notification out of turn is dropped (LSP)
                 log.info("request %r refused: %s", message["id"], refusal.message)
@@ -138,10 +137,7 @@ class BatonProtocol(LanguageServerProtocol):
             }
             self.send_error(message["id"], error)
             return
-        if message.get("method") == types.INITIALIZE:
-            self.initialize_received = True
-        if message.get("method") == types.INITIALIZED:
-            self.initialized_received = True
+        self.lifecycle.received(message.get("method"))
         super().handle_message(structured)
 
     def _refuse_batch(self, batch: list[Any]) -> bool:
@@ -171,30 +167,6 @@ class BatonProtocol(LanguageServerProtocol):
                 message="the client's answer has not the shape the request expects",
             )
             self._handle_response(msg_id, None, error)
-
-    def _out_of_turn(self, method: Any) -> JsonRpcException | None:
-        """Why a message calling `method` comes out of turn in LSP's lifecycle, or None:
-        before `initialize` (a second one included) and after `shutdown`, only `exit` is
-        taken; a second `initialized` is dropped. pygls would answer nothing after
-        `shutdown` (the client waits forever) and would initialize again, dropping the open
-        documents and the first one's settings."""
-        if method is None or method == types.EXIT:
-            return None  # a response, or `exit`: taken in every state
-        if self._shutdown:
-            return JsonRpcInvalidRequest("the server is shut down: only exit is accepted")
-        if method == types.INITIALIZE:
-            if self.initialize_received:
-                return JsonRpcInvalidRequest("initialize was already received")
-            return None
-        if not self.initialize_received:
-            return JsonRpcServerNotInitialized(
-                "the server is not initialized: send initialize first"
-            )
-        if method == types.INITIALIZED and self.initialized_received:
-            # its work (the configuration's registration, under one id, and its pull) is
-            # done once: a client refuses a registration id it already holds
-            return JsonRpcInvalidRequest("initialized was already received")
-        return None
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """The message as pygls's typed objects (what pygls's structure_message does,

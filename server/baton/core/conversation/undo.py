@@ -6,14 +6,15 @@ stood for, but never what a rewind still in force took out: a rewind takes a mes
 every later one, so a summarized span that holds a rewound message ends before it, and the
 rest of the span goes with that rewind (its undo brings it all back, in the order the
 messages came), unless the span stands inside a summary the rewind kept, whose text covers
-it: it stays whole there (`_kept_inside`). The other boundaries in force are kept in those
-terms: a summary that stood for the undone one, and a rewind that took it out, stand for
-its messages as the view gets them. Nor does it put back what a summary still in force
-summarized (a message pinned beside the undone summary, then unpinned and summarized by a
-later one): that summary's undo puts it back, where it came (`undo_place.py`). A rewind's
-undo is `unrewind.py`'s. An undo whose view would break the API's rules is refused before
-anything is written (`Session.uncompact`), and so is one of a summary a rewind kept that a
-summary made since holds (`held_since`).
+it: it stays whole there (`_kept_inside`), but for what a rewind that did not keep that
+summary took. The other boundaries in force are kept in those terms: a summary that stood
+for the undone one, and a rewind that took it out, stand for its messages as the view gets
+them. Nor does it put back what a summary still in force summarized (a message pinned
+beside the undone summary, then unpinned and summarized by a later one): that summary's
+undo puts it back, where it came (`undo_place.py`). A rewind's undo is `unrewind.py`'s. An
+undo whose view would break the API's rules is refused before anything is written
+(`Session.uncompact`), and so is one of a summary a rewind kept that a summary made since
+holds (`held_since`).
 """
 
 from __future__ import annotations
@@ -91,12 +92,15 @@ def _placing(
     the summaries a rewind holds (`_held_inside`)."""
     summarized = Summarized([*every, *others, boundary], others, order)
     held = summarized.elsewhere(view)
-    spans, tails = _spans(boundary, view, rewound_out(view, others), held)
+    rewound = rewound_out(view, others)
+    spans, tails = _spans(boundary, view, rewound, held)
     inside, whole = _held_inside(boundary, view, others)
     mine = undo_mapping(boundary)
-    for mid in _kept_inside(boundary, view, others):
-        spans[mid] = mine[mid]
-        whole.update(one for one in mine[mid] if one in tails)
+    for mid, kept in _kept_inside(boundary, view, others).items():
+        cut, rest = _spans(boundary, view, rewound - kept, held)
+        spans[mid] = cut[mid]
+        whole.update(one for one in spans[mid] if one in tails)
+        tails.update((one, later) for one, later in rest.items() if one in mine[mid])
     tails = {mid: later for mid, later in tails.items() if mid not in whole}
     return summarized, held, spans, tails, inside
 
@@ -227,17 +231,22 @@ def _held_inside(
     return inside, whole
 
 
-def _kept_inside(boundary: Boundary, view: list[str], others: list[Boundary]) -> set[str]:
+def _kept_inside(
+    boundary: Boundary, view: list[str], others: list[Boundary]
+) -> dict[str, set[str]]:
     """The messages compaction `boundary` introduced that stand inside a summary of the
     view, where a rewind that kept that summary took a message of their span (pinned beside
-    it): the summary's text covers the span, so the span stays whole inside it. Cut before
-    the rewound message, with its rest given to the rewind, the rest would come back, on
-    the rewind's undo, after turns the summary holds that came after it."""
+    it), each with what such rewinds took: the summary's text covers the span, so the span
+    stays whole inside it. Cut before the rewound message, with its rest given to the
+    rewind, the rest would come back, on the rewind's undo, after turns the summary holds
+    that came after it. A message of the span that a rewind which did not keep the summary
+    took (one from before the summary was made, pinned beside the undone one) is not in
+    what the summary covers: the span is still cut before it."""
     stands_for = stands_for_of(others)
     present = set(view)
     in_view = reached(view, stands_for)
     holder = {one: mid for mid, span in stands_for.items() for one in span}
-    out: set[str] = set()
+    out: dict[str, set[str]] = {}
     for mid, span in undo_mapping(boundary).items():
         if mid in present or mid not in in_view or mid not in holder:
             continue
@@ -245,7 +254,7 @@ def _kept_inside(boundary: Boundary, view: list[str], others: list[Boundary]) ->
             if rewind.direction != "rewind" or set(rewind.summarized_ids).isdisjoint(span):
                 continue
             if holder[mid] in reached(rewind.view_after, stands_for):
-                out.add(mid)
+                out.setdefault(mid, set()).update(rewind.summarized_ids)
     return out
 
 

@@ -63,3 +63,41 @@ def test_two_rewinds_apart_beside_two_summaries_undone_in_any_order(
     boundaries = _pinned_beside_summaries_two_rewinds_apart(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == TURNS
+
+
+def _summary_after_the_message_it_stands_for_shown_before(session: Session) -> list[str]:
+    """A summary of p3 a3 at the end of the view stands for p1 too, shown verbatim before
+    it (pinned beside it); a rewind to p2 takes p2 a2 and the summary out, p4 a4 are sent
+    and rewound. The boundaries: the summary, the rewind to p2, the rewind to p4."""
+    _turns(session, *"123")
+    _summarize(session, ["p1", "p3", "a3"], ["p1", "a1", "p2", "a2", "S"])
+    session.rewind("p2")
+    _turns(session, "4")
+    session.rewind("p4")
+    return list(session.active)
+
+
+def test_a_rewinds_turns_go_back_after_a_summary_of_older_turns_another_one_put_back(
+    store: SessionStore,
+) -> None:
+    """Undoing the rewind to p2, then the one to p4, puts p4 a4 back after the summary (its
+    text covers p3 a3, older than p4) and keeps the summary after p2 a2: the summary went
+    first, where p1 came, shown before it, and the turns it covers came back before p2."""
+    session = store.create()
+    summary, to_p2, to_p4 = _summary_after_the_message_it_stands_for_shown_before(session)
+    session.uncompact(to_p2)
+    session.uncompact(to_p4)
+    assert session.view[:4] == ["p1", "a1", "p2", "a2"]
+    assert session.view[5:] == ["p4", "a4"]
+    session.uncompact(summary)
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_summary_beside_a_message_shown_before_it_and_two_rewinds_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _summary_after_the_message_it_stands_for_shown_before(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]

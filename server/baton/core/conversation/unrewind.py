@@ -44,7 +44,9 @@ def unrewind(
     """The view once rewind `boundary` is undone: the messages it took out back where
     `rewind_return` puts them. Among older turns another rewind's undo put back after what
     this one kept, they go where they came (`arrival`: every message id, in the order they
-    came), so that the view keeps that order."""
+    came), so that the view keeps that order: a summary among them where the first message
+    it brings came, not one shown verbatim before them that it stands for too (pinned beside
+    it)."""
     present = set(view)
     back = [mid for mid in boundary.summarized_ids if mid not in present]
     kept = set(boundary.view_after)
@@ -54,7 +56,13 @@ def unrewind(
     if at <= start:
         return [*view[:at], *back, *view[at:]]
     order = {mid: n for n, mid in enumerate(arrival)}
-    middle = sorted([*view[start:at], *back], key=lambda mid: first_came(mid, stands_for, order))
+    placed = reached(view[:start], stands_for)
+
+    def came(mid: str) -> int:  # not where a message shown before them came (pinned beside)
+        own = [order[one] for one in reached([mid], stands_for) - placed if one in order]
+        return min(own, default=first_came(mid, stands_for, order))
+
+    middle = sorted([*view[start:at], *back], key=came)
     return [*view[:start], *middle, *view[at:]]
 
 

@@ -101,3 +101,46 @@ def test_a_summary_beside_a_message_shown_before_it_and_two_rewinds_undone_in_an
     boundaries = _summary_after_the_message_it_stands_for_shown_before(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+def _summary_of_turns_before_and_after_others(session: Session) -> list[str]:
+    """p2 a2 (pinned) stay beside a summary of p1..a3; a rewind to p2 takes them, p4 a4
+    are sent, and its undo puts them back before p4. A second summary of p2 a2 and p4
+    stands after a3 once the first is undone: its text covers turns from before p3 and
+    after a3. A rewind to p3 takes p3..a4, p5 a5 are sent and rewound, and the rewind to p3
+    is undone. The boundaries: the second summary, the rewind to p5."""
+    _turns(session, *"123")
+    first = _summarize(session, ["a1", "p2", "a2", "p3", "a3"], ["p1", "S", "p2", "a2"])
+    session.uncompact(session.rewind("p2").id)
+    _turns(session, "4")
+    _summarize(session, ["p2", "a2", "p4"], ["p1", first, "S", "a4"])
+    session.uncompact(session.active[0])
+    to_p3 = session.rewind("p3")
+    _turns(session, "5")
+    session.rewind("p5")
+    session.uncompact(to_p3.id)
+    return list(session.active)
+
+
+def test_a_rewinds_undo_keeps_the_order_of_the_older_turns_it_goes_among(
+    store: SessionStore,
+) -> None:
+    """Undoing the rewind to p5 puts p5 a5 after the turns another rewind's undo put back
+    and keeps their order (p3 a3, the second summary, a4): sorted where each came, the
+    summary went before p3 (p2 came first), and its undo put p4 before p3."""
+    session = store.create()
+    second, to_p5 = _summary_of_turns_before_and_after_others(session)
+    session.uncompact(to_p5)
+    assert session.view == ["p1", "a1", "p3", "a3", session.view[4], "a4", "p5", "a5"]
+    session.uncompact(second)
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(2))))
+def test_a_summary_of_turns_before_and_after_others_and_a_rewind_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _summary_of_turns_before_and_after_others(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]

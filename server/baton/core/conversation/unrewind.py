@@ -46,7 +46,8 @@ def unrewind(
     this one kept, they go where they came (`arrival`: every message id, in the order they
     came), so that the view keeps that order: a summary among them where the first message
     it brings came, not one shown verbatim before them that it stands for too (pinned beside
-    it)."""
+    it). Those older turns keep their order (a summary among them that covers turns from
+    before and after others keeps its place after the first of those)."""
     present = set(view)
     back = [mid for mid in boundary.summarized_ids if mid not in present]
     kept = set(boundary.view_after)
@@ -62,8 +63,12 @@ def unrewind(
         own = [order[one] for one in reached([mid], stands_for) - placed if one in order]
         return min(own, default=first_came(mid, stands_for, order))
 
-    middle = sorted([*view[start:at], *back], key=came)
-    return [*view[:start], *middle, *view[at:]]
+    middle, rest = [], list(back)
+    for mid in view[start:at]:  # merged, each keeping its order
+        while rest and came(rest[0]) < came(mid):
+            middle.append(rest.pop(0))
+        middle.append(mid)
+    return [*view[:start], *middle, *rest, *view[at:]]
 
 
 def rewind_return(

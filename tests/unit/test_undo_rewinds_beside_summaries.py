@@ -144,3 +144,45 @@ def test_a_summary_of_turns_before_and_after_others_and_a_rewind_undone_in_any_o
     boundaries = _summary_of_turns_before_and_after_others(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+
+
+def _summary_put_back_before_older_turns(session: Session) -> list[str]:
+    """Rewinds to p2, p3 and p4, each after the turn sent since the one before; the rewind
+    to p2 is undone (p2 a2 go back before p5 a5), a summary of a2 p5 a5 follows p2, and a
+    rewind to p2 takes p2 and the summary; the rewind to p4 is undone: p4 a4 follow a1.
+    The boundaries: the rewind to p3, the summary, the second rewind to p2."""
+    _turns(session, *"12")
+    to_p2 = session.rewind("p2")
+    _turns(session, "3")
+    session.rewind("p3")
+    _turns(session, "4")
+    to_p4 = session.rewind("p4")
+    _turns(session, "5")
+    session.uncompact(to_p2.id)
+    _summarize(session, ["a2", "p5", "a5"], ["p1", "a1", "p2", "S"])
+    session.rewind("p2")
+    session.uncompact(to_p4.id)
+    return list(session.active)
+
+
+def test_a_summary_undone_before_older_turns_puts_its_later_turns_after_them(
+    store: SessionStore,
+) -> None:
+    """Undoing the second rewind to p2 puts the summary before p4 a4 (a2 came first);
+    undoing the summary then puts p5 a5 after p4 a4, where they came, not before them."""
+    session = store.create()
+    _, summary, rewind = _summary_put_back_before_older_turns(session)
+    session.uncompact(rewind)
+    assert session.view[:3] == ["p1", "a1", "p2"] and session.view[4:] == ["p4", "a4"]
+    session.uncompact(summary)
+    assert session.view == ["p1", "a1", "p2", "a2", "p4", "a4", "p5", "a5"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_summary_put_back_before_older_turns_and_two_rewinds_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _summary_put_back_before_older_turns(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]

@@ -62,6 +62,11 @@ class Summarized:
         order = self._order
         return min((order[one] for one in first if one in order), default=len(order))
 
+    def summary(self, mid: str) -> bool:
+        """Whether `mid` is a summary (not a message, a copy or an attachment)."""
+        boundary = self._owner.get(mid)
+        return boundary is not None and boundary.summary_id == mid
+
     def stands_for_any(self, mid: str, ids: Collection[str]) -> bool:
         """Whether `mid` is a summary that stands for one of `ids`."""
         return mid in self._stands_for and not reached([mid], self._stands_for).isdisjoint(ids)
@@ -88,11 +93,14 @@ def put_back(
     followed it, not after them. An attachment keeps its place and ends the entries merged
     with, and so does a summary that stands for a message of the span that came after the
     first message it summarized (kept verbatim beside it, the message follows it, as the
-    compaction laid it out; one that came before goes before it). A message of a span
+    compaction laid it out; one that came before goes before it). The messages just after
+    a span that came before its later ones go among them too (`_among`). A message of a span
     that a microcompaction in force replaced goes back as its copy, in its place (a tool
     result kept beside the summary, cleared since, still answers the call before it)."""
     out: list[str] = []
     placed = set(held)
+    keys: dict[str, int] = {}
+    region: int | None = None  # where the span last put back starts in `out`
     for mid in ids:
         block: list[str] = []
         for one in spans.get(mid, [mid]):
@@ -103,9 +111,14 @@ def put_back(
                 placed.add(one)
         first = summarized.came(block[0]) if mid in spans and block else None
         if first is None:
+            if mid in spans or not block or region is None:
+                region = None
+            elif _among(out, region, block[0], keys, summarized):
+                continue
+            else:
+                region = None
             out += block
             continue
-        keys: dict[str, int] = {}
         came = {one: summarized.came(one) for one in block}  # once, not at every step back
         start = len(out)
         while start:
@@ -124,7 +137,30 @@ def put_back(
         while run and block:
             out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
         out += run + block
+        region = start
     return out
+
+
+def _among(
+    out: list[str], region: int, one: str, keys: dict[str, int], summarized: Summarized
+) -> bool:
+    """Put message `one`, the entry after a span put back (from `region` on in `out`),
+    among the span's messages that came after it, where it came: the span of a summary of
+    turns from before and after it (another rewind's undo put it after the summary) goes
+    back around it. False, leaving `out` alone, when it came after them all or before them
+    all, or is an attachment or a summary (one of turns from before and after the span
+    keeps its place after it)."""
+    arrived = summarized.came(one)
+    if arrived is None or summarized.summary(one) or arrived >= keys[out[-1]]:
+        return False
+    at = len(out)
+    while at > region and keys[out[at - 1]] > arrived:
+        at -= 1
+    if at == region:
+        return False
+    out.insert(at, one)
+    keys[one] = arrived
+    return True
 
 
 def first_came(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, int]) -> int:

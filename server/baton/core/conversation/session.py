@@ -19,6 +19,7 @@ from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import held_since, kept_later, uncompacted
+from baton.core.conversation.undo_ahead import broken_ahead
 from baton.core.conversation.unrewind import held_by_rewind, rewind_return, unrewind
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
@@ -165,6 +166,12 @@ class Session(ViewTokens):
                     f"undoing compaction {target} would put back turns that compaction "
                     f"{later}, made since a rewind kept its summary, summarized; undo that "
                     "compaction first"
+                )
+            ahead = broken_ahead(self.view, boundary, others, self.arrival(), every, self.messages)
+            if ahead is not None:
+                raise InvalidParams(
+                    f"undoing compaction {target} would leave the undo of compaction {ahead}, "
+                    "which holds it, breaking the API's rules; undo that compaction first"
                 )
             why = "a rewind made since took out part of what it summarized; undo that first"
         problems = invariant_violations([self.messages[m] for m in after if m in self.messages])

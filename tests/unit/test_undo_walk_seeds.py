@@ -1,6 +1,7 @@
-"""Undos of summaries that stand beside a pinned message a rewind took out, while other
-rewinds hold turns of their spans (minimal reproductions of the compaction walk's
-seeds)."""
+"""Undos the compaction walk's seeds got wrong, each reduced to the few steps that showed
+it: summaries beside pinned messages that rewinds took out, rewinds holding turns of a
+summary's span, summaries of turns from before and after others, and a message pinned
+beside a summary that a later one summarized."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from test_undo_chronology import _summarize, _turns, _undo_all
 
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
 
 TURNS = [f"{r}{n}" for n in "01234" for r in "pa"]
 
@@ -186,3 +188,42 @@ def test_a_summary_put_back_before_older_turns_and_two_rewinds_undone_in_any_ord
     boundaries = _summary_put_back_before_older_turns(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "12345" for r in "pa"]
+
+
+def _pinned_first_prompt_then_summarized(session: Session) -> list[str]:
+    """p0 (pinned) stays beside a summary of a0 p1 a1; unpinned, a second summary takes it
+    with p2; a third summarizes both summaries. The boundaries: first, second, third."""
+    _turns(session, *"012")
+    first = _summarize(session, ["p0", "a0", "p1", "a1"], ["S", "p0", "p2", "a2"])
+    second = _summarize(session, ["p0", "p2"], [first, "S", "a2"])
+    _summarize(session, [first, second], ["S", "a2"])
+    return list(session.active)
+
+
+def test_a_summary_inside_another_whose_undo_would_lose_the_first_prompt_is_refused(
+    store: SessionStore,
+) -> None:
+    """Undoing the first summary inside the third would leave p0 inside the second: the
+    third's undo would then open the view with a0, and was refused, so undoing everything
+    latest first could not go on. The undo names the third compaction to undo first and
+    writes nothing."""
+    session = store.create()
+    first, _, third = _pinned_first_prompt_then_summarized(session)
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match="undo that compaction first") as refused:
+        session.uncompact(first)
+    assert third in str(refused.value)
+    assert session.transcript.path.read_bytes() == before and first in session.active
+    while session.active:
+        session.uncompact(session.active[-1])
+    assert session.view == ["p0", "a0", "p1", "a1", "p2", "a2"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(3))))
+def test_a_pinned_first_prompt_summarized_later_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _pinned_first_prompt_then_summarized(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == ["p0", "a0", "p1", "a1", "p2", "a2"]

@@ -1,0 +1,78 @@
+"""What undoing a compaction leaves for the undos still ahead: the summaries in force that
+hold its summary, whose own undos, once it is undone, would give a view that breaks the
+API's rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.messages import Message
+from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
+from baton.core.conversation.undo_place import reached
+
+
+def broken_ahead(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary],
+    messages: Mapping[str, Message],
+) -> str | None:
+    """The compaction in force holding the summary of compaction `boundary` (inside
+    another summary, or pinned beside it) whose undo, once `boundary` is undone, would give
+    a view that breaks the API's rules, where it gives a valid one now. A message pinned
+    beside the undone summary, then unpinned and summarized by another summary, stays
+    inside that one: the span, without the session's first prompt, would open the view
+    with a reply. Undoing that compaction first keeps the span whole. None when none
+    would."""
+    every = list(every)
+    mine = set(undo_mapping(boundary))
+    steps, broke = _holders(view, mine, [o.model_copy() for o in others], order, every, messages)
+    if not steps:
+        return None
+    copies = [other.model_copy() for other in others]  # the undos update them
+    after = undo_compaction(view, boundary, copies, order, every)
+    for holder, was_broken in zip(steps, broke, strict=True):
+        one = next(copy for copy in copies if copy.id == holder)
+        copies.remove(one)
+        after = undo_compaction(after, one, copies, order, every)
+        if _breaks(after, messages) and not was_broken:
+            return holder
+    return None
+
+
+def _holders(
+    view: list[str],
+    mine: set[str],
+    boundaries: list[Boundary],
+    order: Mapping[str, int],
+    every: list[Boundary],
+    messages: Mapping[str, Message],
+) -> tuple[list[str], list[bool]]:
+    """The compactions to undo, outermost first, until no summary in the view stands for
+    one of the summaries `mine` (one pinned beside another stays in the view), and whether
+    each undo breaks the API's rules (`boundaries` are updated)."""
+    steps: list[str] = []
+    broke: list[bool] = []
+    while True:
+        stands_for = stands_for_of(boundaries)
+        top = next((mid for mid in view if _holds(mid, mine, stands_for)), None)
+        holder = next((b for b in boundaries if top is not None and top in b.stands_for), None)
+        if holder is None:
+            break
+        boundaries.remove(holder)
+        view = undo_compaction(view, holder, boundaries, order, every)
+        steps.append(holder.id)
+        broke.append(_breaks(view, messages))
+    return steps, broke
+
+
+def _holds(mid: str, mine: set[str], stands_for: dict[str, list[str]]) -> bool:
+    return mid in stands_for and mid not in mine and not mine.isdisjoint(reached([mid], stands_for))
+
+
+def _breaks(view: list[str], messages: Mapping[str, Message]) -> bool:
+    return bool(invariant_violations([messages[mid] for mid in view if mid in messages]))

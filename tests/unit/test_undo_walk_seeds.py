@@ -227,3 +227,39 @@ def test_a_pinned_first_prompt_summarized_later_undone_in_any_order(
     boundaries = _pinned_first_prompt_then_summarized(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == ["p0", "a0", "p1", "a1", "p2", "a2"]
+
+
+def _pinned_beside_twice_then_held(session: Session) -> list[str]:
+    """p2 and a2 (pinned) stay beside a summary of p1 a1 p3; a2, unpinned, goes into a
+    second summary with a3, p2 still beside it; the first summary is undone, and a third
+    summarizes p1 a1 p3, p2 beside it again. The boundaries: second, third."""
+    _turns(session, *"123")
+    first = _summarize(session, ["p1", "a1", "p2", "a2", "p3"], ["S", "p2", "a2", "a3"])
+    second = _summarize(session, ["p2", "a2", "a3"], [first, "S", "p2"])
+    session.uncompact(session.active[0])
+    _summarize(session, ["p1", "a1", "p2", "p3"], ["S", "p2", second])
+    return list(session.active)
+
+
+def test_a_message_after_a_span_that_came_before_its_later_turns_goes_among_them(
+    store: SessionStore,
+) -> None:
+    """Undoing the second summary puts a2 a3 after p2, beside the third summary; undoing
+    the third then puts a2 back between p2 and p3, where it came: p2, verbatim after the
+    summary, goes back into the span, and a2 after it was left after p3."""
+    session = store.create()
+    second, third = _pinned_beside_twice_then_held(session)
+    session.uncompact(second)
+    assert session.view[1:] == ["p2", "a2", "a3"]
+    session.uncompact(third)
+    assert session.view == [f"{r}{n}" for n in "123" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(2))))
+def test_a_message_pinned_beside_twice_then_held_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _pinned_beside_twice_then_held(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "123" for r in "pa"]

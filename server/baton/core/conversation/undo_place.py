@@ -111,12 +111,12 @@ def put_back(
                 placed.add(one)
         first = summarized.came(block[0]) if mid in spans and block else None
         if first is None:
-            if mid in spans or not block or region is None:
-                region = None
-            elif _among(out, region, block[0], keys, summarized):
-                continue
-            else:
-                region = None
+            if mid not in spans:
+                if not block:
+                    continue  # placed in the span already (pinned beside its summary)
+                if region is not None and _among(out, region, block[0], keys, summarized):
+                    continue
+            region = None
             out += block
             continue
         came = {one: summarized.came(one) for one in block}  # once, not at every step back
@@ -144,12 +144,12 @@ def put_back(
 def _among(
     out: list[str], region: int, one: str, keys: dict[str, int], summarized: Summarized
 ) -> bool:
-    """Put message `one`, the entry after a span put back (from `region` on in `out`),
+    """Put message `one`, an entry after a span put back (from `region` on in `out`),
     among the span's messages that came after it, where it came: the span of a summary of
-    turns from before and after it (another rewind's undo put it after the summary) goes
-    back around it. False, leaving `out` alone, when it came after them all or before them
-    all, or is an attachment or a summary (one of turns from before and after the span
-    keeps its place after it)."""
+    turns from before and after it (a rewind's undo put it after the summary, or it was
+    kept beside it) goes back around it. False, leaving `out` alone, when it came after
+    them all or before them all, or is an attachment or a summary (one of turns from
+    before and after the span keeps its place after it)."""
     arrived = summarized.came(one)
     if arrived is None or summarized.summary(one) or arrived >= keys[out[-1]]:
         return False

@@ -263,3 +263,35 @@ def test_a_message_pinned_beside_twice_then_held_undone_in_any_order(
     boundaries = _pinned_beside_twice_then_held(session)
     _undo_all(session, [boundaries[i] for i in perm])
     assert session.view == [f"{r}{n}" for n in "123" for r in "pa"]
+
+
+def _summary_a_rewind_kept_undone_inside_a_later_one(session: Session) -> list[str]:
+    """p0 (pinned) stays beside a summary of a0 p1 a1; a rewind to p0 keeps the summary,
+    p3 a3 are sent, and a later summary takes the first one with p3; the first summary
+    is undone inside it (a turn was sent since: its span, cut before p0, goes with the
+    rewind). The boundaries: the rewind, the later summary."""
+    _turns(session, *"012")
+    inner = _summarize(session, ["p0", "a0", "p1", "a1"], ["S", "p0", "p2", "a2"])
+    session.rewind("p0")
+    _turns(session, "3")
+    _summarize(session, [inner, "p3"], ["S", "a3"])
+    session.uncompact(session.active[0])
+    return list(session.active)
+
+
+def test_a_rewinds_undo_that_would_put_back_turns_a_summary_quotes_is_refused(
+    store: SessionStore,
+) -> None:
+    """The rewind holds a0 p1 a1, which the later summary's text covers (it quotes the
+    first one): its undo put them back beside it, and the model got them twice. The undo
+    names the later compaction to undo first and writes nothing."""
+    session = store.create()
+    rewind, later = _summary_a_rewind_kept_undone_inside_a_later_one(session)
+    before = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match="undo that compaction first") as refused:
+        session.uncompact(rewind)
+    assert later in str(refused.value)
+    assert session.transcript.path.read_bytes() == before and rewind in session.active
+    session.uncompact(later)
+    session.uncompact(rewind)
+    assert session.view == [f"{r}{n}" for n in "0123" for r in "pa"]

@@ -20,7 +20,12 @@ from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import held_since, kept_later, uncompacted
 from baton.core.conversation.undo_ahead import broken_ahead
-from baton.core.conversation.unrewind import held_by_rewind, rewind_return, unrewind
+from baton.core.conversation.unrewind import (
+    held_by_rewind,
+    quoted_by,
+    rewind_return,
+    unrewind,
+)
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -146,6 +151,12 @@ class Session(ViewTokens):
                 raise InvalidParams(
                     f"undoing rewind {target} would put the turns it took out after turns "
                     f"sent since: compaction {by} summarized both; undo that compaction first"
+                )
+            quoting = quoted_by(self.view, boundary, others, self.boundaries.values())
+            if quoting is not None:
+                raise InvalidParams(
+                    f"undoing rewind {target} would put back turns that the summary of "
+                    f"compaction {quoting} quotes; undo that compaction first"
                 )
             after = unrewind(self.view, boundary, stands_for, since, self.messages)
             why = "the turns sent since cannot follow the ones it took out; rewind them first"

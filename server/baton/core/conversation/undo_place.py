@@ -31,7 +31,7 @@ class Summarized:
         self._order = order
         self._text: dict[str, frozenset[str]] = {}
 
-    def _covered(self, mid: str) -> frozenset[str]:
+    def covered(self, mid: str) -> frozenset[str]:
         """The messages the text of `mid` covers (itself, for a message): a copy a summary
         summarized is covered as well as its original, so an undo that would put the
         original back as that copy leaves it inside the summary."""
@@ -42,16 +42,14 @@ class Summarized:
             self._text[mid] = frozenset()  # a record that names itself covers nothing
             base = boundary.summarized_ids if mid == boundary.summary_id else []
             base = base or boundary.stands_for.get(mid, [])
-            self._text[mid] = frozenset(
-                one for part in base for one in (part, *self._covered(part))
-            )
+            self._text[mid] = frozenset(one for part in base for one in (part, *self.covered(part)))
         return self._text[mid]
 
     def of(self, mid: str) -> set[str]:
         """The messages `mid` stands for and summarized (itself, for a message)."""
         if mid not in self._stands_for:
             return {mid}
-        return reached([mid], self._stands_for) & self._covered(mid)
+        return reached([mid], self._stands_for) & self.covered(mid)
 
     def came(self, mid: str) -> int | None:
         """Where `mid` came (a summary: the first message it summarized); None for an

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.undo import stands_for_of
-from baton.core.conversation.undo_place import first_came, reached
+from baton.core.conversation.undo_place import Summarized, first_came, reached
 
 SentSince = Callable[[str], bool]
 """Whether a message came after a given rewind (a turn sent since, or a summary made since)."""
@@ -24,6 +24,23 @@ def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) ->
         for other in others:
             if other.direction == "rewind" and missing & reached(other.summarized_ids, stands_for):
                 return other.id
+    return None
+
+
+def quoted_by(
+    view: list[str], rewind: Boundary, others: list[Boundary], every: Iterable[Boundary]
+) -> str | None:
+    """The compaction in force whose summary in `view` quotes a message `rewind` would put
+    back (its text covers it, through the summaries it summarized, whether or not their
+    compaction still stands): a summary the rewind kept, undone inside a later one made
+    since, gives the rewind its turns, which the later summary's text still covers; put
+    back beside it, the model would get them twice. None when no summary does."""
+    back = set(rewind.summarized_ids).difference(view)
+    stands_for = stands_for_of(others)
+    summarized = Summarized([*every, *others], others, {})
+    for top in view:
+        if top in stands_for and not back.isdisjoint(summarized.covered(top)):
+            return next(b.id for b in others if top in b.stands_for)
     return None
 
 

@@ -20,12 +20,7 @@ from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import held_since, kept_later, uncompacted
 from baton.core.conversation.undo_ahead import broken_ahead
-from baton.core.conversation.unrewind import (
-    held_by_rewind,
-    quoted_by,
-    rewind_return,
-    unrewind,
-)
+from baton.core.conversation.unrewind import undo_first, unrewind
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -137,27 +132,11 @@ class Session(ViewTokens):
         boundary = self.boundaries[target]
         if boundary.direction == "rewind":
             others = [self.boundaries[b] for b in self.active if b != target]
-            holder = held_by_rewind(boundary, self.view, others)
-            if holder is not None:
-                raise InvalidParams(
-                    f"undoing rewind {target} would put the turns it took out where rewind "
-                    f"{holder} took out what came before them; undo that rewind first"
-                )
-            stands_for = self.active_stands_for(besides=target)
             since = self.sent_since(target)
-            _, mixed = rewind_return(self.view, boundary, stands_for, since)
-            by = next((b.id for b in others if mixed in b.stands_for), None)
-            if by is not None:
-                raise InvalidParams(
-                    f"undoing rewind {target} would put the turns it took out after turns "
-                    f"sent since: compaction {by} summarized both; undo that compaction first"
-                )
-            quoting = quoted_by(self.view, boundary, others, self.boundaries.values())
-            if quoting is not None:
-                raise InvalidParams(
-                    f"undoing rewind {target} would put back turns that the summary of "
-                    f"compaction {quoting} quotes; undo that compaction first"
-                )
+            first = undo_first(self.view, boundary, others, since, self.boundaries.values())
+            if first is not None:
+                raise InvalidParams(f"undoing rewind {target} would {first}")
+            stands_for = self.active_stands_for(besides=target)
             after = unrewind(self.view, boundary, stands_for, since, self.messages)
             why = "the turns sent since cannot follow the ones it took out; rewind them first"
         else:

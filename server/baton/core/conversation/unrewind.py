@@ -1,6 +1,6 @@
 """Undoing a rewind: where the turns it took out go back (after what it kept and what is
 older than it, another rewind's turns put back, before the turns sent since), and the
-rewind that must be undone first."""
+boundary that must be undone first."""
 
 from __future__ import annotations
 
@@ -24,6 +24,39 @@ def held_by_rewind(rewind: Boundary, view: list[str], others: list[Boundary]) ->
         for other in others:
             if other.direction == "rewind" and missing & reached(other.summarized_ids, stands_for):
                 return other.id
+    return None
+
+
+def undo_first(
+    view: list[str],
+    rewind: Boundary,
+    others: list[Boundary],
+    since: SentSince,
+    every: Iterable[Boundary],
+) -> str | None:
+    """Why rewind `rewind` cannot be undone yet, naming the boundary to undo first (what
+    its undo "would" do), or None when it can: another rewind holds what it kept
+    (`held_by_rewind`), one summary stands for what it kept and turns sent since
+    (`rewind_return`), or a summary quotes turns it would put back (`quoted_by`)."""
+    holder = held_by_rewind(rewind, view, others)
+    if holder is not None:
+        return (
+            f"put the turns it took out where rewind {holder} took out what came before "
+            "them; undo that rewind first"
+        )
+    _, mixed = rewind_return(view, rewind, stands_for_of(others), since)
+    by = next((b.id for b in others if mixed in b.stands_for), None)
+    if by is not None:
+        return (
+            f"put the turns it took out after turns sent since: compaction {by} summarized "
+            "both; undo that compaction first"
+        )
+    quoting = quoted_by(view, rewind, others, every)
+    if quoting is not None:
+        return (
+            f"put back turns that the summary of compaction {quoting} quotes; undo that "
+            "compaction first"
+        )
     return None
 
 

@@ -295,3 +295,37 @@ def test_a_rewinds_undo_that_would_put_back_turns_a_summary_quotes_is_refused(
     session.uncompact(later)
     session.uncompact(rewind)
     assert session.view == [f"{r}{n}" for n in "0123" for r in "pa"]
+
+
+def _span_before_a_summary_of_older_turns(session: Session) -> list[str]:
+    """A summary of p2 stands after a1; a second summary of a1 and p4 a4 stands before it,
+    in a1's place, with a2 p3 a3 after it. The boundaries: first, second."""
+    _turns(session, *"1234")
+    first = _summarize(session, ["p2"], ["p1", "a1", "S", "a2", "p3", "a3", "p4", "a4"])
+    _summarize(session, ["a1", "p4", "a4"], ["p1", "S", first, "a2", "p3", "a3"])
+    return list(session.active)
+
+
+def test_a_summary_of_older_turns_after_a_span_put_back_goes_among_it(
+    store: SessionStore,
+) -> None:
+    """Undoing the second summary puts p4 a4 after the summary of p2 and a2 p3 a3 (they
+    all came before p4): the summary ended the messages merged with the span, so p4 a4
+    stayed before it, and its undo put p2 after them."""
+    session = store.create()
+    first, second = _span_before_a_summary_of_older_turns(session)
+    session.uncompact(second)
+    held = session.boundaries[first].summary_id
+    assert session.view == ["p1", "a1", held, "a2", "p3", "a3", "p4", "a4"]
+    session.uncompact(first)
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(2))))
+def test_a_span_before_a_summary_of_older_turns_undone_in_any_order(
+    store: SessionStore, perm: tuple[int, ...]
+) -> None:
+    session = store.create()
+    boundaries = _span_before_a_summary_of_older_turns(session)
+    _undo_all(session, [boundaries[i] for i in perm])
+    assert session.view == [f"{r}{n}" for n in "1234" for r in "pa"]

@@ -65,6 +65,12 @@ class Summarized:
         boundary = self._owner.get(mid)
         return boundary is not None and boundary.summary_id == mid
 
+    def last_came(self, mid: str) -> int:
+        """Where the last message `mid` stands for and summarized came."""
+        order = self._order
+        plain = [order[one] for one in self.of(mid) if one in order and one not in self._owner]
+        return max(plain, default=len(order))
+
     def stands_for_any(self, mid: str, ids: Collection[str]) -> bool:
         """Whether `mid` is a summary that stands for one of `ids`."""
         return mid in self._stands_for and not reached([mid], self._stands_for).isdisjoint(ids)
@@ -142,19 +148,22 @@ def put_back(
 def _among(
     out: list[str], region: int, one: str, keys: dict[str, int], summarized: Summarized
 ) -> bool:
-    """Put message `one`, an entry after a span put back (from `region` on in `out`),
-    among the span's messages that came after it, where it came: the span of a summary of
-    turns from before and after it (a rewind's undo put it after the summary, or it was
-    kept beside it) goes back around it. False, leaving `out` alone, when it came after
-    them all or before them all, or is an attachment or a summary (one of turns from
-    before and after the span keeps its place after it)."""
+    """Put `one`, an entry after a span put back (from `region` on in `out`), among the
+    span's messages that came after it, where it came: the span of a summary of turns
+    from before and after it (a rewind's undo put it after the summary, or it was kept
+    beside it) goes back around it. False, leaving `out` alone, when it came after them
+    all or before them all, is an attachment, or is a summary of a turn that came after
+    one of those it would go before (one of turns from before and after the span keeps
+    its place after it)."""
     arrived = summarized.came(one)
-    if arrived is None or summarized.summary(one) or arrived >= keys[out[-1]]:
+    if arrived is None or arrived >= keys[out[-1]]:
         return False
     at = len(out)
     while at > region and keys[out[at - 1]] > arrived:
         at -= 1
     if at == region:
+        return False
+    if summarized.summary(one) and summarized.last_came(one) > min(keys[m] for m in out[at:]):
         return False
     out.insert(at, one)
     keys[one] = arrived

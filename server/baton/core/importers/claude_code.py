@@ -241,8 +241,9 @@ def import_to_file(
     other session meanwhile). Nothing of `store` but its paths and its counter is used
     (safe off the loop)."""
     given = checked_title(title) if title is not None and title.strip() else None  # as create
+    header, headless = None, False
     try:
-        header, headless = baton_header(path), False
+        header = baton_header(path)
         headless = header is None and headless_transcript(path)
     except OSError:
         pass  # the read says why it cannot be read

@@ -14,6 +14,7 @@ from pathlib import Path
 import pathspec
 
 from baton.core.conversation.files import read_small
+from baton.core.conversation.records import unwritable
 from baton.core.errors import StorageError
 from baton.core.tools.workspace import Located, ToolError, Workspace
 from baton.core.workspace.editor_files import VCS_DIRS
@@ -58,11 +59,7 @@ def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
 def utf8_name(name: str) -> bool:
     """Whether a file's name is UTF-8 (else it holds the lone surrogates its bytes were
     read as: no tool can name it, and no result or transcript can hold it)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return unwritable(name) is None
 
 
 def unnamed_note(count: int) -> str:

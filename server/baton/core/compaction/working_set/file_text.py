@@ -10,6 +10,7 @@ from pathlib import Path
 
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.visible import COPY_NOTE, CUT_NOTE, REFERENCE_NOTE
+from baton.core.conversation.records import unwritable
 
 LARGE_FILE_BYTES = 1_000_000
 REFERENCE_FACTOR = 10  # a file this many times over its budget is only referenced
@@ -71,11 +72,8 @@ def read_content(path: Path, live_text: str | None, per_file: int, room: int) ->
 
 
 def writable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    """Whether a transcript can hold `text` (no lone surrogate)."""
+    return unwritable(text) is None
 
 
 def _human(size: int) -> str:

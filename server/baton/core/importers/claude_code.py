@@ -13,8 +13,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from baton.core.conversation.files import path_text
-from baton.core.conversation.listing import SESSION_ID, Summary
+from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, checked_title
 from baton.core.conversation.transcript_read import baton_header, headless_transcript
@@ -24,6 +23,7 @@ from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
 from baton.core.importers.claude_code_write import StagedTranscript
+from baton.core.importers.earlier_imports import another_copy, changed_since, imports_of
 from baton.core.memory import collector_paused
 
 __all__ = [
@@ -100,38 +100,6 @@ class ImportReport:
         out = {to_camel(k): v for k, v in asdict(self).items()}
         out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
         return out
-
-
-def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
-    """The live sessions of `store` imported from `path` (not compacted copies of it)."""
-    target = path_text(path.resolve())  # as the import wrote it
-    return [
-        s
-        for s in store.list()
-        if s.imported_from
-        and path_text(Path(s.imported_from).resolve()) == target
-        and not (s.header or {}).get("compactedFrom")
-    ]
-
-
-def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
-    """How the file changed since it was imported as `earlier`, or None when one of them
-    is the file as it is now (or their import did not note its size)."""
-    sizes = [(s.header or {}).get("importedSize") for s in earlier]
-    known = [size for size in sizes if isinstance(size, int)]
-    try:
-        now = path.stat().st_size
-    except OSError:
-        return None
-    if not known or len(known) < len(sizes) or now in known:
-        return None
-    return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
-
-
-def another_copy(earlier: list[Session | Summary]) -> str:
-    """The note of an import of a file imported before (as `earlier`)."""
-    names = ", ".join(s.session_id for s in earlier)
-    return f"another copy: this file was imported before as {names}"
 
 
 def named_file(path: str) -> Path:

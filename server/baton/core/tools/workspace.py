@@ -185,7 +185,7 @@ async def read_any(located: Located, host: ToolHost | None) -> FileText | None:
             if "\x00" in live:
                 raise ToolError(f"{located.shown} is a binary file")
             return _shown(located, live, True, path)
-    return _shown(located, read_disk(located), False, located.path) if on_disk else None
+    return _shown(located, _read_checked(located), False, located.path) if on_disk else None
 
 
 def _shown(located: Located, text: str, from_editor: bool, path: Path) -> FileText:
@@ -225,6 +225,11 @@ def _why(exc: OSError) -> str:
 
 def read_disk(located: Located) -> str:
     _check_file(located)
+    return _read_checked(located)
+
+
+def _read_checked(located: Located) -> str:
+    """The text of a file `_check_file` passed."""
     try:
         data = located.real.read_bytes()
     except OSError as exc:

@@ -41,6 +41,7 @@ from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
 from baton.acp.open_sessions import Live, attach, check_cwd, greet, kept_cwds, live_session
 from baton.acp.outbox import Outbox, Poster
+from baton.acp.slash_commands import say
 from baton.core.service.service import BatonService
 from baton.core.turn import recovery
 
@@ -166,7 +167,7 @@ class BatonAgent:
         attach(self, session_id, cwd)
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
         if recovery.refused_prompt(session) is not None:  # no reply: why, as told live
-            turns.say(self, session_id, turns.REFUSED_PROMPT_NOTE)
+            say(self, session_id, turns.REFUSED_PROMPT_NOTE)
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             # the rest follows as it comes

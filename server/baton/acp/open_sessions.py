@@ -19,6 +19,7 @@ from baton.acp.compaction_report import CompactionReport
 from baton.acp.errors import invalid
 from baton.acp.folders import Folders
 from baton.acp.meter import usage_update
+from baton.acp.slash_commands import say
 from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core.conversation.store import DEFAULT_TITLE
@@ -80,7 +81,7 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
             session_id,
             can_read=agent.can_read,
             can_write=agent.can_write,
-            tell=lambda text: turns.say(agent, session_id, text),
+            tell=lambda text: say(agent, session_id, text),
             wait=permission_wait(),
             flush=lambda: agent.out.drain(),
             report=CallReport(

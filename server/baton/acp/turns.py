@@ -16,18 +16,10 @@ from acp.schema import (
 )
 
 from baton.acp import commands
-from baton.acp.compaction_report import (
-    CompactionReport,
-    agent_text,
-    boundary_summary,
-    done_sentence,
-)
 from baton.acp.prompt_content import PromptContent, prompt_content
-from baton.core.compaction.result import CompactRequest
-from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock, new_id
+from baton.acp.slash_commands import run_command, say
+from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.session import Session
-from baton.core.errors import BatonError
 from baton.core.turn import recovery
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -52,12 +44,6 @@ STOP_REASONS = {
     "interrupted": "cancelled",
     "model_context_window_exceeded": "max_tokens",
 }
-
-
-def say(agent: BatonAgent, session_id: str, text: str) -> None:
-    """An agent message of Baton's own (a command's answer, a note in the turn)."""
-    if agent.outbox is not None and session_id in agent.live:
-        agent_text(agent.outbox, session_id, text)
 
 
 def say_refused(agent: BatonAgent, session: Session) -> None:
@@ -108,7 +94,7 @@ async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
     text = _prompt_text(blocks)
     command = commands.parse(text) if text is not None else None
     if command is not None:
-        return await _command(agent, live, command)
+        return await run_command(agent, live, command)
     content = await prompt_content(blocks, lambda path: _read(live, path))
     agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
     _touch(agent, content)
@@ -232,73 +218,3 @@ def thoughts_before_call(agent: BatonAgent, session_id: str, tool_use_id: str) -
         if any(use.id == tool_use_id for use in message.tool_uses()):
             _thoughts(agent, live, message)
             return
-
-
-# ---- commands ------------------------------------------------------------------------------
-
-DIRECTIONS: dict[str, Direction] = {
-    "compact": "all",
-    "compact-up-to": "up_to",
-    "compact-from": "from",
-}
-
-
-async def _command(agent: BatonAgent, live: Live, command: commands.Command) -> str:
-    sid = live.session_id
-    service = agent.service
-    session = service.session(sid)
-    if command.name in DIRECTIONS:
-        await _compact(agent, sid, command)
-    elif command.name == "undo-compact":
-        try:
-            latest = commands.latest_compaction(session)
-            before = service.usage(sid).used_tokens
-            await service.compaction.count_restored(sid, latest)
-            usage = service.compaction.uncompact(sid, latest)
-        except BatonError as exc:
-            say(agent, sid, f"Nothing undone: {exc.message}")
-        else:
-            say(
-                agent,
-                sid,
-                f"Undid the latest compaction: {before:,} -> {usage.used_tokens:,} tokens.",
-            )
-    elif command.name == "pin":
-        message = commands.resolve(session, command.argument)
-        pinned = not message.pinned
-        service.pin(sid, message.id, pinned)
-        number = session.view.index(message.id) + 1
-        word = "Pinned" if pinned else "Unpinned"
-        keeps = "compactions keep it verbatim" if pinned else "compactions may summarize it"
-        say(agent, sid, f"{word} message {number} (`{message.id}`): {keeps}.")
-    elif command.name == "context":
-        say(agent, sid, commands.context_text(session, service.usage(sid)))
-    return "end_turn"
-
-
-async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> None:
-    service = agent.service
-    direction = DIRECTIONS[command.name]
-    boundary_id = new_id("cmp")  # the entity is named as a load names it once committed
-    if direction == "all":
-        instructions = command.argument or None
-        request = CompactRequest("all", instructions=instructions, boundary_id=boundary_id)
-    else:
-        pivot = commands.resolve(service.session(sid), command.argument)  # bad input: an error
-        request = CompactRequest(direction, pivot.id, boundary_id=boundary_id)
-    report = CompactionReport(agent.out, sid, agent.compaction_entity, f"compaction-{boundary_id}")
-    report.start()
-    live = agent.live[sid]
-    live.compaction = report  # a load meanwhile tells it in progress again
-    try:
-        result = await service.compaction.compact(sid, request)
-    except asyncio.CancelledError:
-        report.cancelled()
-        raise
-    except BatonError as exc:
-        report.failed(exc.message)
-        return
-    finally:
-        live.compaction = None
-    summary = result.summary or boundary_summary(service.session(sid), result.boundary_id)
-    report.completed(summary, done_sentence(result))

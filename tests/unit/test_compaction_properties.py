@@ -15,6 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conversations import Convo
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -216,6 +217,44 @@ def test_compaction_keeps_the_view_valid_partitions_it_and_undoes_exactly(
         assert dumps(load(session.transcript.path, session.count).view_messages()) == dumps(after)
         session.uncompact(result.boundary_id)
         assert dumps(session.view_messages()) == dumps(before)
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        (CompactRequest("from", pivot_message_id="m2"), CompactRequest("all")),
+        (
+            CompactRequest("range", pivot_message_id="m2", end_message_id="m3"),
+            CompactRequest("from", pivot_message_id="m2"),
+        ),
+    ],
+    ids=["from-then-all", "range-then-from"],
+)
+def test_undoing_a_summary_keeps_a_message_pinned_beside_an_older_one_after_it(
+    first: CompactRequest, later: CompactRequest
+) -> None:
+    """A compaction from a pinned reply lays the reply out after its summary. Undoing a
+    later compaction of both, the reply pinned beside it too, puts it back there: not
+    before the older summary because it came before the turns that one summarized (two
+    crash examples that showed it, reduced)."""
+    convo = Convo(tokens=0)
+    convo.user("prompt 0")
+    convo.reply("answer 0").pinned = True
+    convo.user("prompt 1")
+    convo.reply("answer 1")
+    with session_with(convo) as (session, ctx):
+        run(session, first, ctx)
+        session.append([convo.user("later prompt"), convo.reply("later answer")])
+        before = dumps(session.view_messages())
+        assert [(m["id"], m["kind"]) for m in before][:3] == [
+            ("m1", "message"),
+            (before[1]["id"], "summary"),
+            ("m2", "message"),
+        ]
+        assert run(session, later, ctx) is not None
+        session.uncompact()
+        assert dumps(session.view_messages()) == before
+        assert dumps(load(session.transcript.path, session.count).view_messages()) == before
 
 
 class Crash(BaseException):

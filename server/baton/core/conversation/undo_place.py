@@ -97,10 +97,12 @@ def put_back(
     followed it, not after them. An attachment keeps its place and ends the entries merged
     with, and so does a summary that stands for a message of the span that came after the
     first message it summarized (kept verbatim beside it, the message follows it, as the
-    compaction laid it out; one that came before goes before it). The messages just after
-    a span that came before its later ones go among them too (`_among`). A message of a span
-    that a microcompaction in force replaced goes back as its copy, in its place (a tool
-    result kept beside the summary, cleared since, still answers the call before it)."""
+    compaction laid it out; one that came before goes before it, unless the summary undone
+    kept it pinned beside it too: it stayed after the older one all along). The messages
+    just after a span that came before its later ones go among them too (`_among`). A
+    message of a span that a microcompaction in force replaced goes back as its copy, in
+    its place (a tool result kept beside the summary, cleared since, still answers the
+    call before it)."""
     out: list[str] = []
     placed = set(held)
     keys: dict[str, int] = {}
@@ -124,13 +126,14 @@ def put_back(
             out += block
             continue
         came = {one: summarized.came(one) for one in block}  # once, not at every step back
+        beside = [one for one in block if one not in summarized.covered(mid)]  # pinned
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
             if before is None or before <= first:
                 break
             later = [one for one in block if (came[one] or first) > before]
-            if summarized.stands_for_any(out[start - 1], later):
+            if summarized.stands_for_any(out[start - 1], later + beside):
                 break
             start -= 1
             keys[out[start]] = before
@@ -154,14 +157,17 @@ def _among(
     beside it) goes back around it. False, leaving `out` alone, when it came after them
     all or before them all, is an attachment, or is a summary of a turn that came after
     one of those it would go before (one of turns from before and after the span keeps
-    its place after it)."""
+    its place after it). It never goes before a summary it was pinned beside: the
+    compaction laid pinned messages out after their summary."""
     arrived = summarized.came(one)
     if arrived is None or arrived >= keys[out[-1]]:
         return False
     at = len(out)
     while at > region and keys[out[at - 1]] > arrived:
+        if summarized.stands_for_any(out[at - 1], (one,)):
+            break  # pinned beside that summary, which its compaction laid out before it
         at -= 1
-    if at == region:
+    if at in (region, len(out)):
         return False
     if summarized.summary(one) and summarized.last_came(one) > min(keys[m] for m in out[at:]):
         return False

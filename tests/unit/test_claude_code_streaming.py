@@ -82,7 +82,14 @@ def test_a_title_and_model_known_only_at_the_end_follow_as_a_meta_event(
     lines = [json.loads(line) for line in session.transcript.path.read_text().splitlines()]
     assert lines[0]["type"] == "session"  # written before the first response was read
     assert (lines[0]["title"], lines[0]["model"]) != ("Named At The End", "claude-opus-4-7")
-    assert lines[-1] == {"type": "meta", "title": "Named At The End", "model": "claude-opus-4-7"}
+    size = path.stat().st_size  # the header's was that of the first batch read
+    assert lines[0]["importedSize"] < size
+    assert lines[-1] == {
+        "type": "meta",
+        "title": "Named At The End",
+        "model": "claude-opus-4-7",
+        "importedSize": size,
+    }
 
 
 def test_a_failure_after_the_first_write_leaves_nothing_behind(

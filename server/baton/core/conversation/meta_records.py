@@ -1,5 +1,6 @@
 """What a session's `meta` events keep besides its title, its model and the client's declared
-context: the tools the last send offered, and auto-compact's pause. Each reader takes the
+context: the tools the last send offered, auto-compact's pause, and the bytes of its file an
+import read (which the header gives too, when known as it was written). Each reader takes the
 field's raw value and what is in force; a value it cannot read leaves that in force."""
 
 from __future__ import annotations
@@ -40,3 +41,8 @@ def read_auto_pause(raw: object, current: AutoPause | None) -> AutoPause | None:
         if by in ("failures", "thrashing") and isinstance(reason, str):
             return AutoPause(cast(PausedBy, by), reason[:REASON_MAX_CHARS])
     return current
+
+
+def read_imported_size(raw: object, current: int | None) -> int | None:
+    """`importedSize`: the bytes of a Claude Code file its import read (whole lines)."""
+    return raw if type(raw) is int and raw >= 0 else current

@@ -21,6 +21,7 @@ from baton.core.conversation.messages import Attachment, Message, now_iso, share
 from baton.core.conversation.meta_records import (
     AutoPause,
     read_auto_pause,
+    read_imported_size,
     read_sent_tools,
 )
 from baton.core.conversation.recorded_usage import ClientContext, LastUsage, LearnedUsage
@@ -64,6 +65,7 @@ class Replayed(ReplayedView):
         self.model = ""
         self.system_prompt: str | None = None
         self.imported_from: str | None = None  # the file an imported session came from
+        self.imported_size: int | None = None  # the bytes of that file the import read
         self.compacted_from: str | None = None  # the file the CLI compacted into this one
         self.created_at = ""
         self.updated_at = ""
@@ -140,6 +142,7 @@ class Replayed(ReplayedView):
             self.system_prompt = event.get("systemPrompt")
             imported = event.get("importedFrom")
             self.imported_from = str(imported) if imported else None
+            self.imported_size = read_imported_size(event.get("importedSize"), None)
             compacted = event.get("compactedFrom")
             self.compacted_from = str(compacted) if compacted else None
             self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
@@ -172,6 +175,7 @@ class Replayed(ReplayedView):
         elif kind == "meta":
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
+            self.imported_size = read_imported_size(event.get("importedSize"), self.imported_size)
             self.client_context = ClientContext.read(
                 event.get("clientContext"), self.client_context
             )

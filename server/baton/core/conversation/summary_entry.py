@@ -13,6 +13,7 @@ from typing import Any
 
 from baton.core.conversation.boundary import NOT_COMPACTIONS
 from baton.core.conversation.damage import Damage, mismatch_note
+from baton.core.conversation.meta_records import read_imported_size
 from baton.core.conversation.replay import instant
 
 # A line too long to parse is read by these, in either way Baton has written its lines
@@ -141,6 +142,8 @@ class Entry:
         elif kind == "meta":
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
+            read = read_imported_size(event.get("importedSize"), None)  # an import's last word
+            self.imported_size = self.imported_size if read is None else read
         elif kind == "deleted":
             self.deleted = True
         if at:

@@ -237,12 +237,11 @@ def _import_to_file(
     report = ImportReport(source=str(path))
     builder = RecordConverter(report, store.count)
     facts = Facts(title)
-    with contextlib.suppress(OSError):  # one that cannot be read is refused below
-        facts.size = path.stat().st_size
+    reading = read.Reading(report.broken_lines)
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:
-        for record, at in read.records(path, report.broken_lines, progress, cancel):
+        for record, at in read.records(path, reading, progress, cancel):
             report.records += 1
             facts.add(record)
             builder.add(record)
@@ -250,6 +249,7 @@ def _import_to_file(
             due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
             # the header, written first, says when the conversation began: once known
             if due and (staged.transcript is not None or facts.first_time is not None):
+                facts.size = reading.taken
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()
@@ -261,10 +261,11 @@ def _import_to_file(
             )
         if report.messages == 0:
             raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
+        facts.size = reading.taken  # what was read, not the size when the import began
         staged.write(builder.take(final=True), facts.header(staged.session_id, path))
         report.problems.extend(staged.rules.problems)  # none, unless a repair missed
         report.tool_pairs = builder.tool_pairs
-        staged.finish(facts.title(), facts.model)
+        staged.finish(facts.title(), facts.model, reading.taken)
     except BaseException:
         staged.abort()
         raise

@@ -26,7 +26,7 @@ class Facts:
         self.titles: list[Record] = []  # `summary` records with a text
         self.prompt_title: str | None = None
         self.titled: tuple[object, object] | None = None  # that prompt's (parentUuid, uuid)
-        self.size: int | None = None  # the file's bytes when the import began
+        self.size: int | None = None  # the file's bytes read so far (whole lines)
 
     def add(self, record: Record) -> None:
         stamp = record.get("timestamp")

@@ -12,6 +12,7 @@ import codecs
 import json
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,6 +30,17 @@ _DECODER = json.JSONDecoder()
 
 class ImportCancelled(Exception):
     """The import was cancelled; nothing was written."""
+
+
+@dataclass
+class Reading:
+    """What a read of the file met besides its records: the numbers of the lines (or array
+    items) that are no record, and the bytes up to the end of the last whole line, which
+    is what an import took of a file Claude Code may be writing to meanwhile (a line cut
+    short is not taken: the next import of the file reads it whole)."""
+
+    broken: list[int] = field(default_factory=list)
+    taken: int = 0
 
 
 class NotJson(ValueError):
@@ -93,12 +105,13 @@ def open_import(path: Path) -> tuple[BinaryIO, int]:
 
 def records(
     path: Path,
-    broken: list[int],
+    reading: Reading,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> Iterator[tuple[dict[str, Any], int]]:
-    """(record, bytes of the file read so far) of every JSON object in the file, in order;
-    the numbers of lines (or items) that are not one go into `broken`. Raises
+    """(record, bytes of the file read so far) of every JSON object in the file, in order,
+    read to its end as it is then (Claude Code may append to it meanwhile); the numbers of
+    lines (or items) that are not one, and the bytes taken, go into `reading`. Raises
     ImportCancelled as soon as `cancel` is set; InvalidParams for a file that is no Claude
     Code session at all, or that holds text no transcript can hold (a lone surrogate)."""
     handle, size = open_import(path)
@@ -117,7 +130,7 @@ def records(
         handle.seek(0)
         # a byte order mark (Windows tools write one) may come before the array
         array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
-        items = _array(handle, path) if array else _lines(handle)
+        items = _array(handle, path, reading) if array else _lines(handle, reading)
         found = 0
         for number, item, at, escaped in items:
             if cancel is not None and cancel.is_set():
@@ -125,7 +138,7 @@ def records(
             if progress is not None:
                 progress(at, size)
             if not isinstance(item, dict):
-                broken.append(number)
+                reading.broken.append(number)
                 continue
             where = unwritable(item) if escaped else None
             if where is not None:
@@ -153,24 +166,30 @@ def _utf16(head: bytes) -> bool:
 Item = tuple[int, Any, int, bool]  # number, value, bytes read, whether it may hold a surrogate
 
 
-def _lines(handle: BinaryIO) -> Iterator[Item]:
+def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
     at = 0
     for number, line in enumerate(handle, start=1):
         at += len(line)
         if line.isspace():
+            reading.taken = at
             continue
         try:
             value = loads(line)
         except ValueError:
             value = None
+        # a last line with no line end is whole if it parses (a copy saved without one),
+        # else Claude Code may still be writing it
+        if line.endswith(b"\n") or value is not None:
+            reading.taken = at
         # `json` reads "\\ud800" escapes, and raw surrogate bytes, as lone surrogates
         escaped = b"\\ud" in line or b"\\uD" in line or b"\xed" in line
         yield number, value, at, escaped
 
 
-def _array(handle: BinaryIO, path: Path) -> Iterator[Item]:
+def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:
     """The items of a JSON array, decoded one at a time from a window of the text (a window
-    that ends inside an item grows to twice its size, so reading stays linear)."""
+    that ends inside an item grows to twice its size, so reading stays linear). The array
+    is taken whole or not at all."""
     window = _Window(handle, path)
     number = 0
     if window.next_char() != "[":
@@ -182,6 +201,7 @@ def _array(handle: BinaryIO, path: Path) -> Iterator[Item]:
             window.pos += 1
             if window.next_char() != "":
                 raise window.invalid("text after the array")
+            reading.taken = window.read_bytes
             return
         if mark == "":
             raise window.invalid("the array does not end")

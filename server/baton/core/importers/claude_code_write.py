@@ -3,9 +3,10 @@
 The events go out in batches under a name no listing reads (`.<id>.importing` beside the
 sessions), so that no more than two batches of a conversation wait in memory, never the
 whole file; the file gets its session name only once all of it made sense. What was only
-known at the end (the title, the model) follows as a `meta` event when the header said
-otherwise. Only what may end up in the view is counted: the turns a later compaction
-summarized are written without a token count (`StagedTranscript.write`).
+known at the end (the title, the model, how much of the file was read) follows as a `meta`
+event when the header said otherwise. Only what may end up in the view is counted: the
+turns a later compaction summarized are written without a token count
+(`StagedTranscript.write`).
 """
 
 from __future__ import annotations
@@ -101,17 +102,15 @@ class StagedTranscript:
                 for message in entry.new_messages:
                     message.content.clear()
 
-    def finish(self, title: str, model: str) -> None:
-        """The held entries (the final view) counted and written, the last word on title
-        and model, then the file under its session name."""
+    def finish(self, title: str, model: str, size: int) -> None:
+        """The held entries (the final view) counted and written, the last word on title,
+        model and the bytes of the file read (`importedSize`), then the file under its
+        session name."""
         assert self.transcript is not None
         self._emit(self.held, counted=True)
         self.held = []
-        changed = {
-            key: value
-            for key, value in (("title", title), ("model", model))
-            if self.header.get(key) != value
-        }
+        last_word = (("title", title), ("model", model), ("importedSize", size))
+        changed = {key: value for key, value in last_word if self.header.get(key) != value}
         if changed:
             self.transcript.append({"type": "meta", **changed})
         self.transcript.close()

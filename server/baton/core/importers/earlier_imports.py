@@ -1,6 +1,6 @@
 """What earlier imports of a file say about importing it again: the live sessions made from
-it, whether the file changed since (its size then, noted in their headers), and the note
-that an import is another copy."""
+it, whether the file changed since (the bytes their import read, noted in their headers),
+and the note that an import is another copy."""
 
 from __future__ import annotations
 
@@ -27,7 +27,10 @@ def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
 def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
     """How the file changed since it was imported as `earlier`, or None when one of them
     is the file as it is now (or their import did not note its size)."""
-    sizes = [(s.header or {}).get("importedSize") for s in earlier]
+    sizes = [
+        s.imported_size if isinstance(s, Session) else (s.header or {}).get("importedSize")
+        for s in earlier
+    ]
     known = [size for size in sizes if isinstance(size, int)]
     try:
         now = path.stat().st_size

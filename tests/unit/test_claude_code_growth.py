@@ -1,0 +1,108 @@
+"""A Claude Code file that changes while or after it is imported: Claude Code appends to it
+as the session goes on, so an import notes how much of it it read (`importedSize`, the
+bytes up to the end of the last whole line), and a later import of the file says whether
+the file went on since."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conversations import char_count
+from test_claude_code_formats import record, write
+
+from baton.core.conversation.listing import Summary
+from baton.core.conversation.store import SessionStore
+from baton.core.importers import claude_code
+from baton.core.importers.claude_code import changed_since, import_with_report, imports_of
+
+
+def lines(records: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+TURNS = [
+    record("user", "u1", "read a.py", None),
+    record("assistant", "a1", [{"type": "text", "text": "It sets x."}], "u1"),
+]
+MORE = [
+    record("user", "u2", "now make x two", "a1"),
+    record("assistant", "a2", [{"type": "text", "text": "Done: x is 2."}], "u2"),
+]
+
+
+@pytest.mark.parametrize("batch", [None, 1])
+def test_a_file_appended_to_during_its_import_is_not_changed_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int | None
+) -> None:
+    """The size was taken as the import began: the turns Claude Code appended while it read
+    were imported, yet the file read as 'changed since' the import. A file written in
+    batches has its header written before the end is known: the size read follows as a
+    `meta` event, which the session read again and the list both take."""
+    if batch is not None:
+        monkeypatch.setattr(claude_code, "FLUSH_RECORDS", batch)
+    path = write(tmp_path / "live.jsonl", TURNS)
+
+    def append_once(done: int, total: int) -> None:
+        if path.stat().st_size == total:  # the first record read: Claude Code goes on
+            with path.open("ab") as more:
+                more.write(lines(MORE))
+
+    store = SessionStore(tmp_path / "data", char_count)
+    try:
+        session, _ = import_with_report(path, store, progress=append_once)
+        assert [m.text() for m in session.view_messages()][-1] == "Done: x is 2."
+        assert changed_since(path, imports_of(path, store)) is None
+        assert session.imported_size == path.stat().st_size
+    finally:
+        store.close()
+    listed = SessionStore(tmp_path / "data", char_count)  # nothing open: the list's summary
+    try:
+        (summary,) = imports_of(path, listed)
+        assert isinstance(summary, Summary)
+        assert changed_since(path, [summary]) is None
+        assert listed.get(summary.session_id).imported_size == path.stat().st_size
+    finally:
+        listed.close()
+
+
+def test_a_line_cut_short_is_not_counted_as_imported(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """A line Claude Code was still writing is skipped: the size noted ends before it, so
+    once the line is whole the file reads as changed since, and another import takes it."""
+    path = tmp_path / "torn.jsonl"
+    whole = lines(TURNS + MORE[:1])
+    last = lines(MORE[1:])
+    path.write_bytes(whole + last[:20])
+
+    session, report = import_with_report(path, plain_store)
+
+    assert report.broken_lines == [4]
+    with path.open("ab") as rest:
+        rest.write(last[20:])
+    changed = changed_since(path, imports_of(path, plain_store))
+    assert (
+        changed == f"the file changed since ({len(whole):,} bytes then, {len(whole + last):,} now)"
+    )
+    assert session.imported_size == len(whole)
+    again, _ = import_with_report(path, plain_store)
+    assert [m.text() for m in again.view_messages()][-1] == "Done: x is 2."
+    assert changed_since(path, imports_of(path, plain_store)) is None
+
+
+def test_a_last_line_without_its_line_end_is_read_whole(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """A file whose last record has no line end (a copy saved by hand) is the file as it is,
+    not one still being written."""
+    path = tmp_path / "no-end.jsonl"
+    path.write_bytes(lines(TURNS).rstrip(b"\n"))
+
+    session, report = import_with_report(path, plain_store)
+
+    assert report.broken_lines == []
+    assert changed_since(path, imports_of(path, plain_store)) is None
+    assert session.imported_size == path.stat().st_size

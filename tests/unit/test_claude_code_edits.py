@@ -196,3 +196,59 @@ def test_an_edit_of_a_prompt_a_compaction_summarized_is_imported_in_order(
     assert report.edits == 0
     assert any("edits prompt u2, which a later compaction summarized" in p for p in report.problems)
     assert session.view == ["s1", "u3", "u2b", "a4"]
+
+
+def two_processes(last_writer: str) -> list[dict[str, Any]]:
+    """Claude Code resumed in two terminals: each prompt goes under the same record, and
+    the two conversations go on written into one file at once, record by record; the one
+    written last is `last_writer`'s ("A" or "B")."""
+    shared = [
+        record("user", "u1", "read a.py", None),
+        record("assistant", "a1", text("It sets x."), "u1"),
+    ]
+    both = [
+        record("user", "pA", "now make x two", "a1"),
+        record("user", "pB", "now make x three", "a1"),
+        record("assistant", "aA", call("toolu_A"), "pA"),
+        record("assistant", "aB", call("toolu_B"), "pB"),
+        record("user", "rA", result("toolu_A"), "aA"),
+        record("user", "rB", result("toolu_B"), "aB"),
+        record("assistant", "dA", text("Done: x is 2."), "rA"),
+        record("assistant", "dB", text("Done: x is 3."), "rB"),
+    ]
+    writer = "A" if last_writer == "A" else "B"
+    last = [
+        record("user", f"q{writer}", "and y?", f"d{writer}"),
+        record("assistant", f"y{writer}", text("y is 1."), f"q{writer}"),
+    ]
+    return shared + both + last
+
+
+@pytest.mark.parametrize(("last_writer", "batch"), [("A", 3), ("B", claude_code.FLUSH_RECORDS)])
+def test_two_processes_writing_one_file_give_the_chain_of_the_last_one(
+    tmp_path: Path,
+    store: SessionStore,
+    monkeypatch: pytest.MonkeyPatch,
+    last_writer: str,
+    batch: int,
+) -> None:
+    """The records of two conversations interleaved in one file made one view in file
+    order, each turn of one followed by a turn of the other. The view is the chain Claude
+    Code resumes, from the last record back by parent; the other conversation's records
+    are kept beside it, out of the view (the file read twice: the first read's batches,
+    written already, are removed)."""
+    monkeypatch.setattr(claude_code, "FLUSH_RECORDS", batch)
+    session, report = imported(tmp_path, store, two_processes(last_writer))
+
+    mine = ["p", "a", "r", "d", "q", "y"]
+    assert session.view == ["u1", "a1", *(f"{kind}{last_writer}" for kind in mine)]
+    assert invariant_violations(session.view_messages()) == []
+    other = "B" if last_writer == "A" else "A"
+    kept = [r.get("uuid") for r in session.opaque]
+    assert kept == [f"{kind}{other}" for kind in ("p", "a", "r", "d")]
+    assert report.edits == 0
+    assert (
+        "4 record(s) of another conversation from the same point, written into the file at "
+        "the same time (Claude Code run twice on the session): kept as opaque, out of the view"
+    ) in report.notes()
+    assert sorted(p.name for p in store.sessions_dir.iterdir()) == [f"{session.session_id}.jsonl"]

@@ -19,6 +19,7 @@ from baton.core.conversation.store import SessionStore, checked_title
 from baton.core.conversation.transcript_read import baton_header, headless_transcript
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
+from baton.core.importers.claude_code_branches import ParentChains
 from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
@@ -58,6 +59,7 @@ class ImportReport:
     tool_pairs: int = 0  # tool_use blocks answered by a tool_result
     opaque: int = 0
     sidechain: int = 0
+    beside: int = 0  # records of another conversation written into the file at the same time
     empty: int = 0  # conversation records with no content (kept as opaque)
     unsupported_blocks: int = 0
     broken_lines: list[int] = field(default_factory=list)
@@ -88,6 +90,12 @@ class ImportReport:
             )
         if self.unsupported_blocks:
             out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
+        if self.beside:
+            out.append(
+                f"{self.beside} record(s) of another conversation from the same point, written "
+                "into the file at the same time (Claude Code run twice on the session): kept as "
+                "opaque, out of the view"
+            )
         if self.edits:
             out.append(
                 f"{self.edits} prompt(s) edited in Claude Code: the turns each one replaced are "
@@ -234,9 +242,31 @@ def _import_to_file(
     progress: Progress | None,
     cancel: threading.Event | None,
 ) -> tuple[str, ImportReport]:
+    """The file converted; read a second time, when it holds two conversations written
+    at once, the one Claude Code does not resume left out of the view."""
+    found = _convert(path, store, title, progress, cancel, None)
+    if isinstance(found, frozenset):
+        found = _convert(path, store, title, progress, cancel, found)
+    assert isinstance(found, tuple)
+    return found
+
+
+def _convert(
+    path: Path,
+    store: SessionStore,
+    title: str | None,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    beside: frozenset[str] | None,
+) -> tuple[str, ImportReport] | frozenset[str]:
+    """The session made of the file, with the records of `beside` out of its view; with
+    `beside` None, nothing written but the uuids of another conversation written at the
+    same time as the one Claude Code resumes, when the file holds one
+    (`ParentChains.beside`)."""
     report = ImportReport(source=str(path))
-    builder = RecordConverter(report, store.count)
+    builder = RecordConverter(report, store.count, beside or frozenset())
     facts = Facts(title)
+    chains = ParentChains() if beside is None else None
     reading = read.Reading(report.broken_lines)
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
@@ -244,6 +274,8 @@ def _import_to_file(
         for record, at in read.records(path, reading, progress, cancel):
             report.records += 1
             facts.add(record)
+            if chains is not None:
+                chains.add(record)
             builder.add(record)
             since += 1
             due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
@@ -261,6 +293,10 @@ def _import_to_file(
             )
         if report.messages == 0:
             raise InvalidParams(f"{path.name} holds no Claude Code conversation records")
+        other = chains.beside() if chains is not None else frozenset()
+        if other:
+            staged.abort()  # written in file order, mixed: read again, leaving it out
+            return other
         facts.size = reading.taken  # what was read, not the size when the import began
         staged.write(builder.take(final=True), facts.header(staged.session_id, path))
         report.problems.extend(staged.rules.problems)  # none, unless a repair missed

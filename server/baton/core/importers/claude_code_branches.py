@@ -9,9 +9,15 @@ takes them out (kept in the transcript, brought back by undoing it).
 
 Only typed prompts count. Parallel tool calls and hook records fork the chain too, but
 under assistant records and tool results, which are never a choice the user made.
+
+A fork at a typed prompt that goes on in the file after the other branch began is no edit
+but two conversations written at once (`ParentChains`): the one Claude Code resumes is the
+view, the other is kept out of it.
 """
 
 from __future__ import annotations
+
+from array import array
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.importers.claude_code_repairs import Record, record_uuid
@@ -82,3 +88,68 @@ def edit_rewind(
         view_after=kept,
         extra={"found": found, "prompt": record_uuid(record), "replaces": earlier},
     )
+
+
+class ParentChains:
+    """Every conversation record's parent, by its place in the file, and which records are
+    typed prompts, as the records go by: enough to find at the end the records of another
+    conversation written beside the one Claude Code resumes (`beside`).
+
+    Claude Code run twice on one session (resumed in two terminals) writes both
+    conversations into its file at once, record by record, each prompt under the same
+    record. Claude Code reads its file by uuid and resumes the chain from the last record
+    back by parent; read in file order, the two would make one view, each turn of one
+    followed by a turn of the other. Places and parents are kept as numbers (a few bytes a
+    record, the uuids shared with the records' own)."""
+
+    def __init__(self) -> None:
+        self.place: dict[str, int] = {}
+        self.uuids: list[str] = []
+        self.parents = array("q")  # the parent's place; -1: none, or not read before it
+        self.typed = bytearray()  # 1: a typed prompt
+        self.last = -1  # the place of the last user or assistant record
+
+    def add(self, record: Record) -> None:
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str) or uuid in self.place or record.get("isSidechain"):
+            return  # a record written again keeps its first place
+        parent = record.get("parentUuid")
+        self.place[uuid] = len(self.uuids)
+        self.uuids.append(uuid)
+        self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)
+        self.typed.append(_typed(record))
+        if record.get("type") in ("user", "assistant"):
+            self.last = len(self.uuids) - 1
+
+    def beside(self) -> frozenset[str]:
+        """The uuids of the records of each conversation that forks from the chain Claude
+        Code resumes at a typed prompt and goes on after the chain's own record there, in
+        file order: written at the same time, not left before it (a prompt edited in
+        Claude Code leaves its branch before the edit, a rewind `edit_rewind` makes)."""
+        on: dict[int, int] = {}  # a place on the chain -> its child's place on it (-1: none)
+        at, child = self.last, -1
+        while at >= 0 and at not in on:
+            on[at], child, at = child, at, self.parents[at]
+        branch = [-1] * len(self.uuids)  # the place of the prompt each record's fork began at
+        ends: dict[int, int] = {}  # that prompt -> the last place of its fork
+        for place, parent in enumerate(self.parents):
+            if self.typed[place] and place not in on and parent in on:
+                branch[place] = place
+            elif 0 <= parent < place and branch[parent] >= 0:
+                branch[place] = branch[parent]
+            if branch[place] >= 0:
+                ends[branch[place]] = place
+        beside = {root for root, end in ends.items() if end > on[self.parents[root]] >= 0}
+        return frozenset(u for p, u in enumerate(self.uuids) if branch[p] in beside)
+
+
+def _typed(record: Record) -> bool:
+    """A prompt the user wrote: a user record of text, not meta, not a summary."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return False
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return bool(content.strip())
+    blocks = content if isinstance(content, list) else []
+    return any(isinstance(b, dict) and b.get("type") != "tool_result" for b in blocks)

@@ -37,11 +37,17 @@ class RecordConverter(ImportedBoundaries):
     in the file, and every repair is listed in the report's `repairs`.
     """
 
-    def __init__(self, report: ImportReport, count: Callable[[Message], int]) -> None:
+    def __init__(
+        self,
+        report: ImportReport,
+        count: Callable[[Message], int],
+        beside: frozenset[str] = frozenset(),
+    ) -> None:
         super().__init__(report, count)
         self.session_ids: set[str] = set()
         self.old_style = False  # a summary record with no compact_boundary was seen
         self.repeats = RepeatedRecords()
+        self.beside = beside  # the uuids of another conversation written at the same time
 
     def add(self, record: Record) -> None:
         kind = str(record.get("type"))
@@ -53,6 +59,9 @@ class RecordConverter(ImportedBoundaries):
             self.report.session_ids.append(sid)
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
+            return self._opaque(record)
+        if self.beside and record.get("uuid") in self.beside:
+            self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
         if self.repeats.seen(record, kind, subtype):
             self.report.repeated += 1  # the same message to Claude Code, which reads by uuid

@@ -5,13 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic.alias_generators import to_camel
 
 from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
@@ -23,6 +18,7 @@ from baton.core.importers.claude_code_branches import ParentChains
 from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
+from baton.core.importers.claude_code_report import ImportReport
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.earlier_imports import another_copy, changed_since, imports_of
 from baton.core.memory import collector_paused
@@ -42,72 +38,7 @@ __all__ = [
 ]
 
 MAX_PATH = 4096  # characters in a path a request names
-SHOWN_LINES = 5  # the unreadable lines a note names
 StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
-
-
-@dataclass
-class ImportReport:
-    """What an import found in the file and what it made of it."""
-
-    source: str
-    records: int = 0  # JSON objects read
-    kinds: Counter[str] = field(default_factory=Counter)  # `type` or `type/subtype`
-    messages: int = 0  # built from records (summaries, stray results as text), repairs not
-    merged_records: int = 0  # assistant records folded into the previous record's message
-    repeated: int = 0  # conversation records read before under the same uuid (kept as opaque)
-    tool_pairs: int = 0  # tool_use blocks answered by a tool_result
-    opaque: int = 0
-    sidechain: int = 0
-    beside: int = 0  # records of another conversation written into the file at the same time
-    empty: int = 0  # conversation records with no content (kept as opaque)
-    unsupported_blocks: int = 0
-    broken_lines: list[int] = field(default_factory=list)
-    boundaries: int = 0
-    edits: int = 0  # prompts edited in Claude Code: each one's replaced turns rewound
-    # another session's first prompt, each: the turns before it rewound (two sessions in a file)
-    conversations: list[str] = field(default_factory=list)
-    session_ids: list[str] = field(default_factory=list)
-    # what the import changed so that the view keeps the API's rules (the file is untouched)
-    repairs: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # what was kept as found
-
-    def notes(self) -> list[str]:
-        out: list[str] = []
-        if len(self.session_ids) > 1:
-            out.append(f"{len(self.session_ids)} Claude Code session ids joined in one session")
-        if self.broken_lines:  # broken, or cut short (a file still being written)
-            lines = ", ".join(str(n) for n in self.broken_lines[:SHOWN_LINES])
-            if len(self.broken_lines) > SHOWN_LINES:
-                lines += f" and {len(self.broken_lines) - SHOWN_LINES} more"
-            out.append(f"skipped {len(self.broken_lines)} unreadable line(s): line {lines}")
-        if self.empty:
-            out.append(f"{self.empty} record(s) without content kept as opaque")
-        if self.repeated:
-            out.append(
-                f"{self.repeated} record(s) written again under a uuid already read: "
-                "imported once, the repeats kept as opaque"
-            )
-        if self.unsupported_blocks:
-            out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
-        if self.beside:
-            out.append(
-                f"{self.beside} record(s) of another conversation from the same point, written "
-                "into the file at the same time (Claude Code run twice on the session): kept as "
-                "opaque, out of the view"
-            )
-        if self.edits:
-            out.append(
-                f"{self.edits} prompt(s) edited in Claude Code: the turns each one replaced are "
-                "out of the view, as a rewind (undo brings them back)"
-            )
-        return out + self.conversations + self.repairs + self.problems
-
-    def wire(self) -> dict[str, Any]:
-        """JSON-ready, camelCase keys (as the rest of the wire)."""
-        out = {to_camel(k): v for k, v in asdict(self).items()}
-        out["kinds"] = dict(self.kinds)  # asdict would rebuild the Counter from pairs
-        return out
 
 
 def named_file(path: str) -> Path:

@@ -12,7 +12,7 @@ from baton.core.importers.claude_code_chain import SUMMARIZER, ClearedResults, k
 from baton.core.importers.claude_code_repairs import ImportedView, Record, record_time, record_uuid
 
 if TYPE_CHECKING:
-    from baton.core.importers.claude_code import ImportReport
+    from baton.core.importers.claude_code_report import ImportReport
 
 RESTARTED = (
     "[Claude Code started the conversation again here, without what came before: "

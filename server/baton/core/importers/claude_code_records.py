@@ -23,7 +23,7 @@ from baton.core.importers.claude_code_chain import RepeatedRecords
 from baton.core.importers.claude_code_repairs import BLOCK_ADAPTER, Record, record_time, record_uuid
 
 if TYPE_CHECKING:
-    from baton.core.importers.claude_code import ImportReport
+    from baton.core.importers.claude_code_report import ImportReport
 
 CONTINUED_PREFIX = "This session is being continued from a previous conversation"
 

@@ -21,7 +21,7 @@ from baton.core.conversation.session import INTERRUPTED
 from baton.core.conversation.store import SESSION_ID
 
 if TYPE_CHECKING:
-    from baton.core.importers.claude_code import ImportReport
+    from baton.core.importers.claude_code_report import ImportReport
 
 MISSING_START = "[the beginning of this conversation is not in the imported file]"
 BLOCK_ADAPTER: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)

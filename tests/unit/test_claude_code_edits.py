@@ -248,7 +248,27 @@ def test_two_processes_writing_one_file_give_the_chain_of_the_last_one(
     assert kept == [f"{kind}{other}" for kind in ("p", "a", "r", "d")]
     assert report.edits == 0
     assert (
-        "4 record(s) of another conversation from the same point, written into the file at "
-        "the same time (Claude Code run twice on the session): kept as opaque, out of the view"
+        "4 record(s) of another branch from the same prompt's parent, which goes on in the "
+        "file beside the one Claude Code resumes (Claude Code run twice on the session, or an "
+        "earlier branch resumed): kept as opaque, out of the view"
     ) in report.notes()
     assert sorted(p.name for p in store.sessions_dir.iterdir()) == [f"{session.session_id}.jsonl"]
+
+
+def test_an_earlier_branch_resumed_and_continued_is_the_view(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """A prompt edited, then the branch it left resumed (/resume lists each branch) and
+    continued: the edit's branch is not what Claude Code resumes, and the turns written
+    after it do not go on from it."""
+    records = [
+        *EDITED,
+        record("user", "u4", "and y?", "a3"),  # goes on from the branch u2b left
+        record("assistant", "a4", text("y is 1."), "u4"),
+    ]
+    session, report = imported(tmp_path, store, records)
+
+    assert session.view == ["u1", "a1", "u2", "a2", "r2", "a3", "u4", "a4"]
+    assert [r.get("uuid") for r in session.opaque] == ["u2b", "a2b"]
+    assert report.edits == 0 and report.beside == 2
+    assert invariant_violations(session.view_messages()) == []

@@ -15,6 +15,7 @@ from test_claude_code_formats import record, write
 
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.store import SessionStore
+from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code
 from baton.core.importers.claude_code import changed_since, import_with_report, imports_of
 
@@ -106,3 +107,28 @@ def test_a_last_line_without_its_line_end_is_read_whole(
     assert report.broken_lines == []
     assert changed_since(path, imports_of(path, plain_store)) is None
     assert session.imported_size == path.stat().st_size
+
+
+def test_a_file_cut_short_while_it_is_imported_is_refused(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """A file truncated under the import (replaced by a shorter copy, written again from the
+    start) was imported as far as the read had gone, its last piece skipped as a line cut
+    short: a session of what the file no longer holds, told as an unreadable line. It is
+    refused, saying so, and nothing is written."""
+    path = write(tmp_path / "cut.jsonl", TURNS + MORE)
+    whole = path.stat().st_size
+
+    def cut_once(done: int, total: int) -> None:
+        if path.stat().st_size == whole:
+            with path.open("r+b") as cut:
+                cut.truncate(whole // 3)
+
+    with pytest.raises(InvalidParams) as refused:
+        import_with_report(path, plain_store, progress=cut_once)
+
+    assert str(refused.value) == (
+        f"cut.jsonl was cut short while it was imported ({whole:,} bytes read, {whole // 3:,} "
+        "now): nothing was imported; import it again"
+    )
+    assert not plain_store.sessions_dir.exists() or list(plain_store.sessions_dir.iterdir()) == []

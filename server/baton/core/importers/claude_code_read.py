@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -148,10 +149,23 @@ def records(
                 )
             found += 1
             yield item, at
+        _not_cut_short(handle, path)
     if not found:
         raise InvalidParams(
             f"{path.name} is not a Claude Code session file "
             "(expected one JSON record per line, or a JSON array of records)"
+        )
+
+
+def _not_cut_short(handle: BinaryIO, path: Path) -> None:
+    """InvalidParams when the file is shorter than what was read of it: truncated under the
+    read (a shorter copy written over it), so that what was read is no longer the file,
+    and its last piece, cut, would pass for a line Claude Code was still writing."""
+    read, now = handle.tell(), os.fstat(handle.fileno()).st_size
+    if now < read:
+        raise InvalidParams(
+            f"{path.name} was cut short while it was imported ({read:,} bytes read, {now:,} "
+            "now): nothing was imported; import it again"
         )
 
 

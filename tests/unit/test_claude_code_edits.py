@@ -272,3 +272,26 @@ def test_an_earlier_branch_resumed_and_continued_is_the_view(
     assert [r.get("uuid") for r in session.opaque] == ["u2b", "a2b"]
     assert report.edits == 0 and report.beside == 2
     assert invariant_violations(session.view_messages()) == []
+
+
+def test_the_model_and_title_are_those_of_the_chain_claude_code_resumes(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """The other terminal ran another model (/model), answered last, and Claude Code titled
+    its branch: the session took that model and title, though its view is the other chain
+    (the last record is that chain's prompt); the model is the one the next request goes
+    to."""
+    records = two_processes("A")[:-1]  # A's last prompt, not answered yet
+    opus = record("assistant", "yB", text("x is 3 now."), "dB")
+    opus["message"]["model"] = "claude-opus-4-7"
+    records.insert(-1, opus)
+    records += [
+        {"type": "summary", "summary": "Making x three", "leafUuid": "yB"},
+        {"type": "summary", "summary": "Making x two", "leafUuid": "qA"},
+        {"type": "summary", "summary": "Making x three, again", "leafUuid": "yB"},
+    ]
+    session, _ = imported(tmp_path, store, records)
+
+    assert session.view[-1] == "qA"
+    assert session.model == "claude-sonnet-4-20250514"
+    assert session.title == "Making x two"

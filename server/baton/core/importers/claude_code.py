@@ -204,7 +204,8 @@ def _convert(
     try:
         for record, at in read.records(path, reading, progress, cancel):
             report.records += 1
-            facts.add(record)
+            if not beside or record.get("uuid") not in beside:  # its model, its title not
+                facts.add(record)
             if chains is not None:
                 chains.add(record)
             builder.add(record)

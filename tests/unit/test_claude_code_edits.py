@@ -295,3 +295,40 @@ def test_the_model_and_title_are_those_of_the_chain_claude_code_resumes(
     assert session.view[-1] == "qA"
     assert session.model == "claude-sonnet-4-20250514"
     assert session.title == "Making x two"
+
+
+@pytest.mark.parametrize("last_writer", ["A", "B"])
+def test_a_compaction_in_one_of_two_processes_stays_in_its_conversation(
+    tmp_path: Path, store: SessionStore, last_writer: str
+) -> None:
+    """One terminal compacts (a compact_boundary with no parent, naming its logical parent,
+    then the summary) while the other goes on: the compaction belongs to the first one's
+    conversation, and is in the view only when that conversation is."""
+    records = two_processes("B")[:-2]  # both answered; B's last turn follows
+    boundary = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": "cA",
+        "parentUuid": None,
+        "logicalParentUuid": "dA",
+        "sessionId": "cc-1",
+        "content": "Conversation compacted",
+        "compactMetadata": {"trigger": "manual", "preTokens": 900},
+    }
+    summary = record("user", "sA", text(SUMMARY), "cA", isCompactSummary=True)
+    after = [record("user", "qA", "and z?", "sA"), record("assistant", "zA", text("z is 0."), "qA")]
+    b_last = [record("user", "qB", "and y?", "dB"), record("assistant", "yB", text("y."), "qB")]
+    tail = [boundary, summary, b_last[0], *after, b_last[1]]
+    if last_writer == "A":
+        tail = [boundary, summary, *b_last, *after]
+    session, report = imported(tmp_path, store, records + tail)
+
+    if last_writer == "B":
+        assert session.view == ["u1", "a1", "pB", "aB", "rB", "dB", "qB", "yB"]
+        assert session.compactions == 0
+    else:
+        assert session.view == ["sA", "qA", "zA"] and session.compactions == 1
+        session.uncompact()
+        assert session.view == ["u1", "a1", "pA", "aA", "rA", "dA", "qA", "zA"]
+    assert invariant_violations(session.view_messages()) == []
+    assert report.edits == 0 and report.beside > 0

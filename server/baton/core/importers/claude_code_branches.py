@@ -114,6 +114,8 @@ class ParentChains:
         if not isinstance(uuid, str) or uuid in self.place or record.get("isSidechain"):
             return  # a record written again keeps its first place
         parent = record.get("parentUuid")
+        if parent is None and record.get("subtype") == "compact_boundary":
+            parent = record.get("logicalParentUuid")  # the conversation goes on through it
         self.place[uuid] = len(self.uuids)
         self.uuids.append(uuid)
         self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)

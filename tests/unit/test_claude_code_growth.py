@@ -132,3 +132,34 @@ def test_a_file_cut_short_while_it_is_imported_is_refused(
         "now): nothing was imported; import it again"
     )
     assert not plain_store.sessions_dir.exists() or list(plain_store.sessions_dir.iterdir()) == []
+
+
+def test_a_line_finished_while_it_is_read_is_left_whole_for_the_next_import(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """The read reached the end of the file in the middle of a line Claude Code was writing,
+    and went on reading as Claude Code finished it: the line's end read as a line of its
+    own, both pieces skipped as unreadable, and the size noted took the line as read, so
+    the record was never imported and the file never read as changed since. The read now
+    stops at a line cut short, which the next import reads whole."""
+    path = tmp_path / "writing.jsonl"
+    whole = lines(TURNS + MORE[:1])
+    last = lines(MORE[1:])
+    path.write_bytes(whole + last[:20])
+
+    def finish_the_line(done: int, total: int) -> None:
+        if done == len(whole) + 20:  # the piece read: Claude Code writes the rest
+            with path.open("ab") as rest:
+                rest.write(last[20:])
+
+    session, report = import_with_report(path, plain_store, progress=finish_the_line)
+
+    assert report.broken_lines == [4]
+    changed = changed_since(path, imports_of(path, plain_store))
+    assert (
+        changed == f"the file changed since ({len(whole):,} bytes then, {len(whole + last):,} now)"
+    )
+    assert session.imported_size == len(whole)
+    again, report = import_with_report(path, plain_store)
+    assert [m.text() for m in again.view_messages()][-1] == "Done: x is 2."
+    assert report.broken_lines == []

@@ -181,11 +181,17 @@ Item = tuple[int, Any, int, bool]  # number, value, bytes read, whether it may h
 
 
 def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
+    """The file's lines up to its end as the read first reaches it: a line with no line end
+    is the last one read, since Claude Code may be writing it (what it writes next would
+    read as a line of its own, the rest of that one)."""
     at = 0
     for number, line in enumerate(handle, start=1):
         at += len(line)
+        cut = not line.endswith(b"\n")
         if line.isspace():
             reading.taken = at
+            if cut:
+                return
             continue
         try:
             value = loads(line)
@@ -193,11 +199,13 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
             value = None
         # a last line with no line end is whole if it parses (a copy saved without one),
         # else Claude Code may still be writing it
-        if line.endswith(b"\n") or value is not None:
+        if not cut or value is not None:
             reading.taken = at
         # `json` reads "\\ud800" escapes, and raw surrogate bytes, as lone surrogates
         escaped = b"\\ud" in line or b"\\uD" in line or b"\xed" in line
         yield number, value, at, escaped
+        if cut:
+            return
 
 
 def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:

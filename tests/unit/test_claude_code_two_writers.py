@@ -252,3 +252,26 @@ def test_a_compaction_in_one_of_two_processes_stays_in_its_conversation(
         assert session.view == ["u1", "a1", "pA", "aA", "rA", "dA", "qA", "zA"]
     assert invariant_violations(session.view_messages()) == []
     assert report.edits == 0 and report.beside > 0
+
+
+async def test_the_second_read_never_takes_the_progress_back(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """Read a second time for the conversation Claude Code resumes, the file's progress went
+    from 100% back to 0 (a progress bar must only rise): the second read says its percent
+    in words, with no fraction."""
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in two_processes("B")), encoding="utf-8")
+    reported: list[tuple[str, float | None]] = []
+
+    session, _ = await claude_code.import_off_loop(
+        path, store, progress=lambda m, f: reported.append((m, f))
+    )
+
+    fractions = [f for _, f in reported if f is not None]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    again = [m for m, f in reported if f is None]
+    assert again and all(m.startswith("Reading two.jsonl again, for two") for m in again)
+    assert again[-1].endswith(": 100%")
+    assert reported[-1] == ("Opening the imported session", 1.0)
+    assert session.view[-2:] == ["qB", "yB"]

@@ -92,7 +92,8 @@ async def import_off_loop(
     """The import in a worker thread, so that the event loop answers other requests
     meanwhile: the new session and what the import found. `progress(message, fraction
     read)` is called on the loop, once per percent, and once more as the new session is
-    opened.
+    opened; a second read of the file (two conversations written at once) says its
+    percent in the message, the fraction None: a progress bar never goes back.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote (a file it finished meanwhile is removed
     too: it was never answered). The new session is read in the thread as well (a big
@@ -106,12 +107,19 @@ async def import_off_loop(
             with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
                 loop.call_soon_threadsafe(progress, message, fraction)
 
+    again = False  # read a second time: the fraction shown stays where the first read ended
+
     def read(done: int, total: int) -> None:
-        nonlocal shown
+        nonlocal shown, again
         percent = done * 100 // max(total, 1)
+        if percent < shown:
+            again = True
         if percent != shown:
             shown = percent
-            tell(f"Reading {path.name}", percent / 100)
+            if again:
+                tell(f"Reading {path.name} again, for two conversations in it: {percent}%", None)
+            else:
+                tell(f"Reading {path.name}", percent / 100)
 
     def import_and_load() -> tuple[Session, ImportReport]:
         sid, report = import_to_file(path, store, title=title, progress=read, cancel=cancel)

@@ -102,7 +102,7 @@ async def import_off_loop(
     cancel = threading.Event()
     shown = -1
 
-    def tell(message: str, fraction: float) -> None:  # from the thread, run on the loop
+    def tell(message: str, fraction: float | None) -> None:  # from the thread, run on the loop
         if progress is not None:
             with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
                 loop.call_soon_threadsafe(progress, message, fraction)

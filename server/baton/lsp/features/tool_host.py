@@ -142,6 +142,16 @@ class LspToolHost:
             return held.text  # an edit the editor applied and has not reported yet
         return found[0] if found is not None else None
 
+    async def open_texts(self) -> dict[Path, str]:
+        """The editor's text of each file it has open, or an edit of which it has not
+        reported yet."""
+        texts = dict(self.ls.service.tool_setup.open_documents())
+        for path in self.ls.unreported_edits.paths():
+            text = await self.read_text(path)
+            if text is not None:
+                texts[path] = text
+        return texts
+
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         if not self.can_apply:
             return EditOutcome(False, "this editor cannot apply edits (no workspace/applyEdit)")

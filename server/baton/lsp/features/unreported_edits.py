@@ -60,6 +60,10 @@ class UnreportedEdits:
         """The editor applied an edit of `path`: it holds `basis.text` from now on."""
         self._held[_key(path)] = basis
 
+    def paths(self) -> list[Path]:
+        """The files an edit was applied to and not reported yet (some since changed)."""
+        return [Path(key) for key in self._held]
+
     def reported(self, uri: str) -> None:
         """The editor told the server the file's text (opened, changed or closed it)."""
         self._held.pop(_key(uri), None)

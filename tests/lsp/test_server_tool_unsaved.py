@@ -1,0 +1,59 @@
+"""The workspace tools and the editor's unsaved text: what the editor has open is what
+every tool reads, through the real server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from test_server_tool_edits import AUTO_EDITS, LaggingEditor
+from test_server_tools import EDIT, WITH_KEY, told
+
+from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
+
+async def test_search_text_searches_the_editors_unsaved_text(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """read_file showed the editor's buffer and search_text the disk's bytes: a name the
+    user had just typed (or the model's own edit, not saved yet) was not found, a name
+    they had removed was, at line numbers read_file did not show."""
+    lsp = await start_server(options=WITH_KEY)
+    (lsp.workspace / "app.py").write_text("import os\nold_name = 1\n")
+    (lsp.workspace / "other.py").write_text("new_name = 2\n")
+    unsaved = "import os\n\n\nnew_name = 1\n"
+    item = types.TextDocumentItem(
+        uri=(lsp.workspace / "app.py").as_uri(), language_id="python", version=2, text=unsaved
+    )
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(
+        tool_use_block("search_text", {"pattern": "new_name|old_name"}), stop_reason="tool_use"
+    )
+    fake_anthropic.reply("Found.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "where is it?"})
+
+    assert sorted(told(fake_anthropic)["content"].split("\n")) == [
+        "app.py:4: new_name = 1",
+        "other.py:1: new_name = 2",
+    ]
+
+
+async def test_search_text_finds_an_edit_the_editor_has_not_reported_yet(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options=AUTO_EDITS)
+    (lsp.workspace / "app.py").write_text("old_name = 1\n")
+    editor = LaggingEditor(lsp)
+    sid = (await lsp.create())["sessionId"]
+    rename = {"command": "str_replace", "path": "app.py", "old_str": "old", "new_str": "new"}
+    fake_anthropic.reply(tool_use_block(EDIT, rename), stop_reason="tool_use")
+    fake_anthropic.reply(
+        tool_use_block("search_text", {"pattern": "_name"}), stop_reason="tool_use"
+    )
+    fake_anthropic.reply("Renamed.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+
+    assert editor.buffers[(lsp.workspace / "app.py").as_uri()][0] == "new_name = 1\n"
+    assert told(fake_anthropic, 2)["content"] == "app.py:1: new_name = 1"

@@ -57,3 +57,33 @@ async def test_search_text_finds_an_edit_the_editor_has_not_reported_yet(
 
     assert editor.buffers[(lsp.workspace / "app.py").as_uri()][0] == "new_name = 1\n"
     assert told(fake_anthropic, 2)["content"] == "app.py:1: new_name = 1"
+
+
+async def test_a_prompt_attaching_a_file_the_editor_has_but_the_disk_has_not_is_sent(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """The active editor's file is attached with its text; a buffer whose file is not on
+    the disk (deleted by a branch switch, or new and not saved yet) failed the whole send
+    ("attachments[0].path ... does not exist"), with the text right there."""
+    lsp = await start_server(options=WITH_KEY)
+    gone = lsp.workspace / "gone.py"
+    item = types.TextDocumentItem(
+        uri=gone.as_uri(), language_id="python", version=1, text="x = 1\n"
+    )
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply("Seen.")
+    fake_anthropic.reply("Seen again.")
+    given = {"kind": "file", "path": gone.as_uri(), "text": "x = 1\n", "languageId": "python"}
+    read = {"kind": "file", "path": str(gone)}  # no text: the server reads the editor's
+    for attached in (given, read):
+        params = {"sessionId": sid, "content": "what is this?", "attachments": [attached]}
+        await lsp.request(protocol.SESSION_SEND, params)
+
+    texts = [m for m in (await lsp.get(sid))["messages"] if m["kind"] == "attachment"]
+    assert len(texts) == 2
+    assert all("x = 1" in m["content"][0]["text"] for m in texts)
+    nowhere = {"kind": "file", "path": str(lsp.workspace / "nowhere.py")}
+    params = {"sessionId": sid, "content": "and this?", "attachments": [nowhere]}
+    error = await lsp.error(protocol.SESSION_SEND, params)
+    assert error.message == "attachments[0]: nowhere.py does not exist"

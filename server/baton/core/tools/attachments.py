@@ -53,7 +53,9 @@ async def attachment_messages(
     out: list[Message] = []
     for n, item in enumerate(items):
         try:
-            located = workspace.locate(item.path, what=f"attachments[{n}].path")
+            # the editor's buffer is the file even when the disk has none (not saved yet,
+            # deleted meanwhile): read_contained says when neither has it
+            located = workspace.locate(item.path, must_exist=False, what=f"attachments[{n}].path")
             given = item.text
             if given is None:
                 given = (await read_contained(located, host)).text

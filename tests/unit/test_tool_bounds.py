@@ -198,3 +198,16 @@ async def test_read_file_says_where_to_read_on_from_the_last_line_it_shows(root:
     assert len(result.text) <= 100_000
     last = int(shown[-1].split("\t", 1)[0])
     assert note == f"[cut: lines 1-{last} of 60 shown; read on with startLine={last + 1}]"
+
+
+async def test_read_file_counts_only_the_long_lines_it_shows_cut(root: Path) -> None:
+    """The line past the last one shown was looked at, counted as cut when long, and the
+    result said '[1 line(s) longer than 2000 characters were cut]' with none of its lines
+    cut; the model reads on from there and finds it whole."""
+    (root / "many.txt").write_text("a\n" * 2000 + "x" * 3000 + "\nb\n")
+    result = await call(ctx(root), "read_file", path="many.txt")
+    assert result.text.endswith(
+        "\n  2000\ta\n[cut: lines 1-2000 of 2002 shown; read on with startLine=2001]"
+    )
+    rest = await call(ctx(root), "read_file", path="many.txt", startLine=2001)
+    assert rest.text.endswith("\n  2002\tb\n[1 line(s) longer than 2000 characters were cut]")

@@ -37,7 +37,7 @@ class Walked:
 class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
     deadline: float | None = None  # time.monotonic() past which the walk is an error
-    unnamed: int = 0  # files and folders left out: their names are not UTF-8
+    unnamed: int = 0  # files and folders left out: names no result can show (utf8_name)
 
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -57,13 +57,18 @@ def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
 
 
 def utf8_name(name: str) -> bool:
-    """Whether a file's name is UTF-8 (else it holds the lone surrogates its bytes were
-    read as: no tool can name it, and no result or transcript can hold it)."""
-    return unwritable(name) is None
+    """Whether a result can show a file's name: it is UTF-8 (else it holds the lone
+    surrogates its bytes were read as: no tool can name it, and no result or transcript can
+    hold it) and on one line (a line break in it made two entries of one, `a` and `b.py`,
+    or a line that reads as a result's own note)."""
+    return unwritable(name) is None and "\n" not in name and "\r" not in name
 
 
 def unnamed_note(count: int) -> str:
-    return f"[{count} not shown: their names are not UTF-8, which no tool can name]"
+    return (
+        f"[{count} not shown: their names are not UTF-8 or hold a line break, which no "
+        "result can show]"
+    )
 
 
 def _rel(path: Path, folder: Path) -> str:

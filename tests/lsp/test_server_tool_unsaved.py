@@ -87,3 +87,32 @@ async def test_a_prompt_attaching_a_file_the_editor_has_but_the_disk_has_not_is_
     params = {"sessionId": sid, "content": "and this?", "attachments": [nowhere]}
     error = await lsp.error(protocol.SESSION_SEND, params)
     assert error.message == "attachments[0]: nowhere.py does not exist"
+
+
+async def test_a_document_opened_past_the_tracked_bound_is_read_as_the_editor_has_it(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """With 256 files tracked, a document opened next was dropped as it was opened (it
+    counted as closed while it was made): the tools read the disk's text of a file the user
+    had changed and not saved, and an edit worked out on it went to the editor's buffer
+    with no version, at a range counted on other text."""
+    lsp = await start_server(options=AUTO_EDITS)
+    editor = LaggingEditor(lsp)
+    for n in range(1, 300):
+        item = types.TextDocumentItem(
+            uri=(lsp.workspace / f"f{n:03}.py").as_uri(), language_id="python", version=1, text=""
+        )
+        lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    first = lsp.workspace / "f000.py"
+    first.write_text("saved = 1\n")
+    editor.open(first, 1)
+    editor.report(first, "# unsaved\nsaved = 1\n")
+    sid = (await lsp.create())["sessionId"]
+    change = {"command": "str_replace", "path": "f000.py", "old_str": "1", "new_str": "2"}
+    fake_anthropic.reply(tool_use_block("read_file", {"path": "f000.py"}), stop_reason="tool_use")
+    fake_anthropic.reply(tool_use_block(EDIT, change), stop_reason="tool_use")
+    fake_anthropic.reply("Done.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "change it"})
+
+    assert told(fake_anthropic, 1)["content"] == "     1\t# unsaved\n     2\tsaved = 1"
+    assert editor.buffers[first.as_uri()][0] == "# unsaved\nsaved = 2\n"

@@ -190,3 +190,42 @@ async def test_a_file_created_and_edited_in_one_reply_keeps_both(
         "Applied: Edit new.py (+1 -1).",
     ]
     assert editor.buffers[(lsp.workspace / "new.py").as_uri()][0] == "x = 2\n"
+
+
+async def test_an_edit_the_editor_reported_and_dropped_before_answering_is_not_assumed(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """The editor opened the file with the first edit, and the user closed it unsaved,
+    before the answer came: the server took the first edit's text for the editor's, and the
+    second edit, worked out on it, landed on the disk's text at the wrong line."""
+    lsp = await start_server(options=AUTO_EDITS)
+    calc = lsp.workspace / "calc.py"
+    calc.write_text("a = 1\nb = 2\n")
+    editor = LaggingEditor(lsp)
+    discard = editor.apply
+
+    def apply_then_discard(params: types.ApplyWorkspaceEditParams) -> Any:
+        result = discard(params)
+        for uri, (text, version) in list(editor.buffers.items()):
+            item = types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+            lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
+            closed = types.TextDocumentIdentifier(uri=uri)
+            lsp.client.text_document_did_close(types.DidCloseTextDocumentParams(closed))
+            del editor.buffers[uri]
+        return result
+
+    editor.apply = apply_then_discard  # type: ignore[method-assign]
+    sid = (await lsp.create())["sessionId"]
+    uses = [tool_use_block(EDIT, change, id=f"toolu_{n}") for n, change in enumerate(TWO_EDITS)]
+    fake_anthropic.reply(*uses, stop_reason="tool_use")
+    fake_anthropic.reply("Done.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "change it"})
+
+    (second,) = editor.edits[1].edit.document_changes or []
+    assert isinstance(second, types.TextDocumentEdit)
+    start, end = (
+        second.edit.range.start if False else second.edits[0].range.start,
+        second.edits[0].range.end,
+    )
+    start, end = second.edits[0].range.start, second.edits[0].range.end
+    assert (start.line, start.character, end.line, end.character) == (1, 5, 1, 5)  # b = 2|

@@ -176,6 +176,7 @@ class LspToolHost:
             edit=self._workspace_edit(uri, version, edit, from_disk=document is None),
             label=f"Baton: {edit.title}",
         )
+        mark = self.ls.unreported_edits.reports(edit.path)
         try:
             result = await self.ls.workspace_apply_edit_async(params)
         except asyncio.CancelledError:
@@ -183,13 +184,18 @@ class LspToolHost:
         except Exception as exc:
             return EditOutcome(False, f"the editor did not apply it ({type(exc).__name__})")
         if result is not None and result.applied:
-            self._applied(edit, document, held, current)
+            self._applied(edit, document, held, current, mark)
             return EditOutcome(True)
         reason = getattr(result, "failure_reason", None) or "the user or the editor refused it"
         return EditOutcome(False, f"refused: {reason}")
 
     def _applied(
-        self, edit: FileEdit, document: Document | None, held: Unreported | None, seen: str | None
+        self,
+        edit: FileEdit,
+        document: Document | None,
+        held: Unreported | None,
+        seen: str | None,
+        mark: int,
     ) -> None:
         """Keep what the editor holds now, until it reports the file: the text the server
         knew of it stays the basis (a file not open: the disk's, empty once a CreateFile
@@ -200,7 +206,7 @@ class LspToolHost:
             disk = None
         else:
             disk = "" if seen is None and self._creates() else seen
-        self.ls.unreported_edits.applied(edit.path, Unreported(document, disk, edit.after))
+        self.ls.unreported_edits.applied(edit.path, Unreported(document, disk, edit.after), mark)
 
     def _creates(self) -> bool:
         """Whether a new file's edit goes with a CreateFile (the file made empty on disk)."""

@@ -44,6 +44,13 @@ def _disk(path: Path) -> str | bool | None:
 class UnreportedEdits:
     def __init__(self) -> None:
         self._held: dict[str, Unreported] = {}
+        self._reports: dict[str, int] = {}  # how many times the editor told each file
+
+    def reports(self, path: Path) -> int:
+        """A mark taken before an edit is sent: `applied` keeps nothing when the editor
+        told the file since (it opened the file with the edit and the user closed it
+        unsaved, before its answer came: its last word stands)."""
+        return self._reports.get(_key(path), 0)
 
     def held(self, path: Path, document: Document | None) -> Unreported | None:
         """The edit applied to `path` and not reported yet, or None: none was, the editor
@@ -56,9 +63,14 @@ class UnreportedEdits:
             return None
         return found
 
-    def applied(self, path: Path, basis: Unreported) -> None:
-        """The editor applied an edit of `path`: it holds `basis.text` from now on."""
-        self._held[_key(path)] = basis
+    def applied(self, path: Path, basis: Unreported, mark: int) -> None:
+        """The editor applied an edit of `path`: it holds `basis.text` from now on, unless
+        it told the file since `mark`."""
+        key = _key(path)
+        if self._reports.get(key, 0) == mark:
+            self._held[key] = basis
+        else:
+            self._held.pop(key, None)
 
     def paths(self) -> list[Path]:
         """The files an edit was applied to and not reported yet (some since changed)."""
@@ -66,4 +78,6 @@ class UnreportedEdits:
 
     def reported(self, uri: str) -> None:
         """The editor told the server the file's text (opened, changed or closed it)."""
-        self._held.pop(_key(uri), None)
+        key = _key(uri)
+        self._held.pop(key, None)
+        self._reports[key] = self._reports.get(key, 0) + 1

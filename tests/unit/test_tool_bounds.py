@@ -211,3 +211,24 @@ async def test_read_file_counts_only_the_long_lines_it_shows_cut(root: Path) -> 
     )
     rest = await call(ctx(root), "read_file", path="many.txt", startLine=2001)
     assert rest.text.endswith("\n  2002\tb\n[1 line(s) longer than 2000 characters were cut]")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "hit"),
+    [
+        ("src/*.py", "src/a.py", True),
+        ("src/*.py", "src/a/b.py", False),
+        ("*/x.py", "a/b/x.py", False),
+        ("src/**", "src/a/b.py", True),
+        ("src/**", "src", False),
+        ("a/**/b/**/c", "a/b/c", True),
+        ("a/**/b/**/c", "a/x/b/y/z/c", True),
+    ],
+)
+def test_a_star_of_a_glob_stays_inside_one_name(pattern: str, path: str, hit: bool) -> None:
+    """`*` matched across folders (fnmatch's does): `src/*.py` found every Python file
+    below src, and search_text's glob searched them, where git and a shell find those
+    directly in src."""
+    from baton.core.tools.find_files import glob_matcher
+
+    assert glob_matcher(pattern)(path) is hit

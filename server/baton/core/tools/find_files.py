@@ -37,20 +37,39 @@ def title(input: dict[str, Any]) -> str:
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A glob against a relative path: `**/` matches any folders (none too); a pattern
-    without a / matches the file's name anywhere. Its shapes are worked out once (a run of
-    `**/` is one; at most MAX_GLOBSTARS of them, 2^n shapes): `"**/" * 333` was expanded
-    again for every file, about 5 ms each."""
+    """A glob against a relative path, a folder at a time: `*`, `?` and `[...]` stay
+    inside one name (`src/*.py` is no match for src/a/b.py, as in git or a shell), `**`
+    as a whole name matches any folders (none too); a pattern without a / matches the
+    file's name anywhere. Matched by positions (pattern part, path part), each tried once,
+    so `**` repeated costs no more than once; at most MAX_GLOBSTARS separate ones."""
     if "/" not in pattern:
         return lambda shown: fnmatch.fnmatchcase(shown.rsplit("/", 1)[-1], pattern)
     pattern = _GLOBSTARS.sub("**/", pattern)
     if pattern.count("**/") > MAX_GLOBSTARS:
         raise ToolError(f"a glob may hold `**/` at most {MAX_GLOBSTARS} times")
-    shapes = {pattern}
-    while any("**/" in s for s in shapes):
-        shapes = {t for s in shapes for t in (s.replace("**/", "", 1), s.replace("**/", "*/", 1))}
-    forms = sorted({s.replace("**", "*") for s in shapes} | {pattern.replace("**", "*")})
-    return lambda shown: any(fnmatch.fnmatchcase(shown, form) for form in forms)
+    parts: list[str] = []
+    for part in pattern.split("/"):
+        if part != "**" or parts[-1:] != ["**"]:  # `**/**` is one
+            parts.append(part)
+    if parts[-1] == "**":
+        parts.append("*")  # `src/**`: what is inside src, a name at least
+    names = [None if p == "**" else re.compile(fnmatch.translate(p)) for p in parts]
+
+    def matches(shown: str) -> bool:
+        path = shown.split("/")
+        # reach[j]: the path's first j names matched by the pattern's parts so far
+        reach = [True] + [False] * len(path)
+        for name in names:
+            if name is None:  # any folders, none too
+                for j in range(1, len(path) + 1):
+                    reach[j] = reach[j] or reach[j - 1]
+                continue
+            reach = [False] + [
+                reach[j] and name.match(path[j]) is not None for j in range(len(path))
+            ]
+        return reach[-1]
+
+    return matches
 
 
 def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, Walk]:

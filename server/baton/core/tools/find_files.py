@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import re
 import time
@@ -10,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
 from baton.core.tools.workspace import ToolError, Workspace
 
 MAX_RESULTS = 500
@@ -72,9 +71,8 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     return matches
 
 
-def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, Walk]:
+def _find(workspace: Workspace, pattern: str, walk: Walk) -> tuple[list[str], int]:
     matcher = glob_matcher(pattern)
-    walk = Walk(deadline=time.monotonic() + WALK_SECONDS)
     found: list[str] = []
     total = 0
     for entry in files(workspace, None, walk):
@@ -82,7 +80,7 @@ def _find(workspace: Workspace, pattern: str) -> tuple[list[str], int, Walk]:
             total += 1  # (a credential file, restore.exclude, is never listed)
             if len(found) < MAX_RESULTS:
                 found.append(entry.shown)
-    return found, total, walk
+    return found, total
 
 
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -93,7 +91,8 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
     pattern = pattern.strip().removeprefix("./")
     # a walk of a large workspace takes a while: off the event loop
-    found, total, walk = await asyncio.to_thread(_find, ctx.workspace, pattern)
+    walk = Walk(deadline=time.monotonic() + WALK_SECONDS)
+    found, total = await walked(walk, lambda: _find(ctx.workspace, pattern, walk))
     text = "\n".join(found) if found else f"No files match {pattern}."
     if total > MAX_RESULTS:
         text += f"\n[cut: {MAX_RESULTS} of {total} files shown; narrow the pattern]"

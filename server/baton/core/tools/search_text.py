@@ -21,7 +21,7 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -66,10 +66,10 @@ def _search(
     pattern: regex.Pattern[str],
     glob: str | None,
     editor: dict[Path, str],
-) -> tuple[list[str], int, int, Walk]:
-    deadline = time.monotonic() + SEARCH_SECONDS
+    walk: Walk,
+) -> tuple[list[str], int, int]:
+    deadline = walk.deadline or time.monotonic() + SEARCH_SECONDS
     live = _by_real_path(editor)
-    walk = Walk(deadline=deadline)  # a slow glob or walk stops there too
     matcher = glob_matcher(glob) if glob is not None else None
     hits: list[str] = []
     total = files_hit = 0
@@ -79,6 +79,7 @@ def _search(
     else:
         entries = ((w.real, w.shown) for w in files(workspace, start, walk))
     for real, shown in entries:
+        walk.check()
         if matcher is not None and not matcher(shown):
             continue
         if workspace.shown(real) is None:
@@ -103,7 +104,7 @@ def _search(
                 cut = line if len(line) <= MAX_HIT_CHARS else line[:MAX_HIT_CHARS] + " [cut]"
                 hits.append(f"{shown}:{number}: {cut.strip()}")
         files_hit += hit_here
-    return hits, total, files_hit, walk
+    return hits, total, files_hit
 
 
 def _by_real_path(editor: dict[Path, str]) -> dict[Path, str]:
@@ -168,13 +169,10 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
     editor = await _editor_texts(ctx)
-    hits, total, files_hit, walk = await asyncio.to_thread(
-        _search,
-        ctx.workspace,
-        start,
-        compiled,
-        glob.strip().removeprefix("./") if glob else None,
-        editor,
+    walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
+    shape = glob.strip().removeprefix("./") if glob else None
+    hits, total, files_hit = await walked(
+        walk, lambda: _search(ctx.workspace, start, compiled, shape, editor, walk)
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:

@@ -134,6 +134,27 @@ async def test_without_fs_an_edit_is_written_on_the_disk(pair: Any, tmp_path: Pa
     assert not moved.applied and path.read_text() == "print('hi')\n"
 
 
+async def test_without_fs_a_new_file_gets_the_mode_any_new_file_gets(
+    pair: Any, tmp_path: Path
+) -> None:
+    """A file the model created was made 0600, the mode of Baton's own data files: a
+    page, a script or a config file of the project that the web server, a container's
+    user or a teammate on the machine could not read, unlike every file made beside it."""
+    import os
+
+    before = os.umask(0o022)
+    try:
+        path = tmp_path / "sub" / "index.html"
+        made = await pair(fs=False).host.apply_edit(FileEdit(path, None, "<p>hi</p>\n", "Create"))
+        beside = tmp_path / "sub" / "beside.html"
+        beside.write_text("")
+    finally:
+        os.umask(before)
+    assert made.applied and path.read_text() == "<p>hi</p>\n"
+    assert path.stat().st_mode & 0o777 == beside.stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in path.parent.iterdir()) == ["beside.html", "index.html"]
+
+
 async def test_without_fs_a_file_the_user_may_not_write_is_not_replaced(
     pair: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -135,3 +135,18 @@ def test_tracking_is_capped_dropping_closed_files_first() -> None:
         "file:///ws/closed3.py",
         "file:///ws/open.py",
     ]
+
+
+def test_an_open_document_is_never_dropped_to_stay_within_the_bound() -> None:
+    """A document opened with the bound reached was dropped as it was made (it counted as
+    closed then), and an open one was dropped when all were open: the tools read the disk
+    in place of the editor's unsaved text."""
+    files = EditorFiles(clock=Clock(1_000.0, 1.5), max_tracked=3)
+    files.focused("file:///ws/closed.py")
+    for name in ("a", "b", "c", "d"):
+        files.opened(f"file:///ws/{name}.py", name, 1)
+    assert sorted(uris(files)) == [f"file:///ws/{n}.py" for n in "abcd"]
+    files.focused("file:///ws/other.py")
+    files.closed("file:///ws/a.py")
+    files.focused("file:///ws/e.py")
+    assert sorted(uris(files)) == [f"file:///ws/{n}.py" for n in ("b", "c", "d", "e")]

@@ -92,3 +92,30 @@ async def test_a_range_takes_the_editors_lines(root: Path, odd: str) -> None:
     item = EditorAttachment("selection", str(crlf), range=LineRange(start_line=2, end_line=3))
     [message] = await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
     assert "two\rthree\n```" in message.text()
+
+
+async def test_a_range_past_the_files_end_is_refused(root: Path) -> None:
+    """A range the file no longer reaches (it shrank since the editor took it) was attached
+    as nothing under its heading: 'Attached file: app.py (lines 200-210)' and an empty
+    block, which says the file is empty there."""
+    item = EditorAttachment(
+        "file", str(root / "app.py"), range=LineRange(start_line=200, end_line=210)
+    )
+    with pytest.raises(
+        InvalidParams,
+        match=r"attachments\[0\]: range.startLine 200 is past the end of app.py \(100 lines\)",
+    ):
+        await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
+    tail = EditorAttachment(
+        "file", str(root / "app.py"), range=LineRange(start_line=99, end_line=120)
+    )
+    [message] = await attachment_messages([tail], Workspace([root], DEFAULT_EXCLUDES), None)
+    assert message.text().startswith(
+        f"Attached file: {root / 'app.py'} (lines 99-100)\n```\nline 99\nline 100\n```"
+    )
+    (root / "empty.py").write_text("")
+    empty = EditorAttachment(
+        "file", str(root / "empty.py"), range=LineRange(start_line=1, end_line=3)
+    )
+    [message] = await attachment_messages([empty], Workspace([root], DEFAULT_EXCLUDES), None)
+    assert message.text().startswith(f"Attached file: {root / 'empty.py'} (lines 1-1)\n```")

@@ -198,3 +198,37 @@ async def test_read_file_says_where_to_read_on_from_the_last_line_it_shows(root:
     assert len(result.text) <= 100_000
     last = int(shown[-1].split("\t", 1)[0])
     assert note == f"[cut: lines 1-{last} of 60 shown; read on with startLine={last + 1}]"
+
+
+async def test_read_file_counts_only_the_long_lines_it_shows_cut(root: Path) -> None:
+    """The line past the last one shown was looked at, counted as cut when long, and the
+    result said '[1 line(s) longer than 2000 characters were cut]' with none of its lines
+    cut; the model reads on from there and finds it whole."""
+    (root / "many.txt").write_text("a\n" * 2000 + "x" * 3000 + "\nb\n")
+    result = await call(ctx(root), "read_file", path="many.txt")
+    assert result.text.endswith(
+        "\n  2000\ta\n[cut: lines 1-2000 of 2002 shown; read on with startLine=2001]"
+    )
+    rest = await call(ctx(root), "read_file", path="many.txt", startLine=2001)
+    assert rest.text.endswith("\n  2002\tb\n[1 line(s) longer than 2000 characters were cut]")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "hit"),
+    [
+        ("src/*.py", "src/a.py", True),
+        ("src/*.py", "src/a/b.py", False),
+        ("*/x.py", "a/b/x.py", False),
+        ("src/**", "src/a/b.py", True),
+        ("src/**", "src", False),
+        ("a/**/b/**/c", "a/b/c", True),
+        ("a/**/b/**/c", "a/x/b/y/z/c", True),
+    ],
+)
+def test_a_star_of_a_glob_stays_inside_one_name(pattern: str, path: str, hit: bool) -> None:
+    """`*` matched across folders (fnmatch's does): `src/*.py` found every Python file
+    below src, and search_text's glob searched them, where git and a shell find those
+    directly in src."""
+    from baton.core.tools.find_files import glob_matcher
+
+    assert glob_matcher(pattern)(path) is hit

@@ -107,3 +107,21 @@ def test_a_result_cleared_by_a_microcompaction_is_said_cleared() -> None:
     """Its placeholder read as a listing of nothing: '0 entries', '0 lines'."""
     for name, given in (("list_dir", {"path": "."}), ("read_file", {"path": "a.py"})):
         assert info(pair(name, given, CLEARED_RESULT))[2] == "cleared"
+
+
+async def test_a_stored_search_counts_its_hits_not_its_notes(tmp_path: Path) -> None:
+    """A search's notes (a file left out, a walk cut short) were counted as hits when a
+    view read the result back: '2 hits' in the panel for the one the search told live."""
+    from baton.core.settings import Settings
+    from baton.core.tools import search_text
+    from baton.core.tools.registry import ToolContext
+    from baton.core.tools.workspace import Workspace
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b\nc.py").write_text("x = 1\n")  # left out, and said so in a note
+    (tmp_path / "[x].py").write_text("x = 1\n")  # a hit, however it starts
+    ctx = ToolContext("s", Workspace([tmp_path], []), None, Settings().tools)
+    given = {"pattern": "x = 1"}
+    result = await search_text.run(given, ctx)
+    assert result.summary == "2 hits" and result.text.count("\n") == 2
+    assert info(pair("search_text", given, result.text))[2] == "2 hits"

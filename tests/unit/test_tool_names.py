@@ -25,6 +25,9 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
+NOTE = "[{} not shown: their names are not UTF-8 or hold a line break, which no result can show]"
+
+
 def writable(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -50,7 +53,7 @@ async def test_a_name_that_is_not_utf8_is_left_out_and_counted(
     assert writable(result.text), repr(result.text)
     lines = result.text.splitlines()
     assert lines[0] == shown, result.text
-    assert lines[-1] == "[2 not shown: their names are not UTF-8, which no tool can name]"
+    assert lines[-1] == NOTE.format(2)
 
 
 async def test_any_result_holding_a_lone_surrogate_is_made_writable(tmp_path: Path) -> None:
@@ -68,3 +71,27 @@ async def test_any_result_holding_a_lone_surrogate_is_made_writable(tmp_path: Pa
     use = ToolUseBlock(id="toolu_1", name="names", input={})
     result = await answer(use, registry, ctx(tmp_path), set())
     assert result.text == "caf\ufffd.txt"
+
+
+@pytest.mark.parametrize(
+    ("name", "input"),
+    [
+        ("list_dir", {"path": "src"}),
+        ("find_files", {"pattern": "**/*"}),
+        ("search_text", {"pattern": "x"}),
+    ],
+)
+async def test_a_name_holding_a_line_break_is_left_out_and_counted(
+    tmp_path: Path, name: str, input: dict[str, str]
+) -> None:
+    """The name went into the result as it is: `a\\nb.py` read as two files, `a` and
+    `b.py`, neither of which exists, and a name can make a line that reads as the tool's
+    own note."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.py").write_text("x = 1\n")
+    (src / "a\nb.py").write_text("x = 1\n")
+    (src / "x\r[cut: 1 of 9 files shown]").write_text("x = 1\n")
+    result = await call(ctx(tmp_path), name, **input)
+    shown = {"list_dir": "ok.py", "find_files": "src/ok.py", "search_text": "src/ok.py:1: x = 1"}
+    assert result.text.split("\n") == [shown[name], NOTE.format(2)]

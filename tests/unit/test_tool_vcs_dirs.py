@@ -98,3 +98,13 @@ def test_a_compaction_does_not_restore_a_link_into_git(root: Path) -> None:
     )
     assert all(TOKEN not in str(message.content) for message, _ in outcome.files)
     assert [s.reason for s in outcome.skipped if s.uri.endswith("settings.ini")] != []
+
+
+async def test_list_dir_leaves_every_version_control_folder_out_unsaid(root: Path) -> None:
+    """`.git` was left out silently, but `.hg`, `.svn` or `.GIT` were counted in the note
+    '[1 not shown: they may hold credentials (restore.exclude)]', a reason that was not
+    theirs and a setting that does not name them."""
+    for name in (".hg", ".SVN"):
+        (root / name).mkdir()
+    result = await call(ctx(root), "list_dir", path=".")
+    assert result.text == "app.py" and result.summary == "1 entry"

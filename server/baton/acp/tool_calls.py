@@ -22,6 +22,7 @@ from baton.core.conversation.messages import ToolUseBlock
 from baton.core.tools.calls import block
 from baton.core.tools.display import call_info
 from baton.core.tools.registry import ToolResult
+from baton.core.tools.workspace import split_lines
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -86,7 +87,7 @@ def diff_texts(unified: str) -> tuple[str, str]:
     diff content, which wants texts rather than a patch. Hunks are joined in order."""
     old: list[str] = []
     new: list[str] = []
-    for line in unified.splitlines():
+    for line in split_lines(unified):  # the diff's lines as unified() made them
         if line.startswith(("---", "+++", "@@", "\\")):
             continue
         if line.startswith("-"):

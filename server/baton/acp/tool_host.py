@@ -204,10 +204,18 @@ class AcpToolHost:
 def _write_file(path: Path, text: str) -> None:
     """`text` in place of the file (a new file beside it renamed over it); a file the user
     may not write is refused as a plain write would be (a rename would replace it), and a
-    link (the name the editor opened the file by) is written through, never replaced."""
+    link (the name the editor opened the file by) is written through, never replaced. The
+    file keeps its mode; a new one gets the mode any program's new file gets there."""
     path = Path(os.path.realpath(path))
     if path.exists() and not os.access(path, os.W_OK):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o600  # the file's own kept
-    replace_file(path, text.encode("utf-8"), mode)
+    made = not path.exists()
+    if made:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's
+    try:
+        replace_file(path, text.encode("utf-8"), path.stat().st_mode & 0o7777)
+    except BaseException:
+        if made:
+            path.unlink(missing_ok=True)
+        raise

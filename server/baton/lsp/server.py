@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from baton.core.conversation.messages import WireModel
     from baton.core.service.service import BatonService
     from baton.lsp.dispatch.routes import Routes
+    from baton.lsp.features.unreported_edits import UnreportedEdits
     from baton.lsp.session_document.publisher import SessionDocuments
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,7 @@ class BatonServer(LanguageServer):
         self._service: BatonService | None = None
         self._documents: SessionDocuments | None = None
         self._routes: Routes | None = None
+        self._unreported_edits: UnreportedEdits | None = None
         self._service_work: list[ServiceWork] = []
         self._warned: set[str] = set()
         self.exit_code = 0
@@ -102,6 +104,15 @@ class BatonServer(LanguageServer):
 
             self._routes = backend.routes(self)
         return self._routes
+
+    @property
+    def unreported_edits(self) -> UnreportedEdits:
+        """The edits the editor applied and has not reported yet (features/tool_host.py)."""
+        if self._unreported_edits is None:
+            from baton.lsp.features.unreported_edits import UnreportedEdits
+
+            self._unreported_edits = UnreportedEdits()
+        return self._unreported_edits
 
     def load(self) -> None:
         """Load the service, the session documents and the routes now (each loads at its

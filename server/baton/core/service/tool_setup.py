@@ -62,6 +62,14 @@ class ToolSetup:
             return None
         return tracked.text, tracked.version
 
+    def open_documents(self) -> list[tuple[Path, str]]:
+        """Every file the editor has open, with its text (unsaved changes included)."""
+        return [
+            (f.path, f.text)
+            for f in self._editor_files.recent()
+            if f.is_open and f.text is not None
+        ]
+
     def review_edits(self) -> bool:
         """Whether the editor asks before it applies a tool's edit (`tools.reviewEdits`)."""
         return self._settings().tools.review_edits

@@ -34,13 +34,22 @@ class EditorAttachment:
     language_id: str | None = None
 
 
-def _lines(text: str, where: LineRange | None) -> str:
+def _lines(text: str, where: LineRange | None, shown: str) -> tuple[str, LineRange | None]:
+    """The range's lines of `text`, and the range they are (its end at the file's last
+    line): a range past the end is refused, never attached as nothing."""
     if where is None:
-        return text
+        return text, None
     if where.end_line < where.start_line:
         raise ToolError("range.endLine must not be before range.startLine")
     lines = split_lines(text, keepends=True)  # the editor's lines, as read_file numbers them
-    return "".join(lines[where.start_line - 1 : where.end_line])
+    last = max(len(lines), 1)  # an empty file has its line 1, as the editor shows it
+    if where.start_line > last:
+        raise ToolError(
+            f"range.startLine {where.start_line} is past the end of {shown} ({len(lines)} lines)"
+        )
+    end = min(where.end_line, last)
+    got = LineRange(start_line=where.start_line, end_line=end)
+    return "".join(lines[where.start_line - 1 : end]), got
 
 
 async def attachment_messages(
@@ -53,12 +62,15 @@ async def attachment_messages(
     out: list[Message] = []
     for n, item in enumerate(items):
         try:
-            located = workspace.locate(item.path, what=f"attachments[{n}].path")
-            given = item.text
+            # the editor's buffer is the file even when the disk has none (not saved yet,
+            # deleted meanwhile): read_contained says when neither has it
+            located = workspace.locate(item.path, must_exist=False, what=f"attachments[{n}].path")
+            given, where = item.text, item.range
             if given is None:
-                given = (await read_contained(located, host)).text
                 # text read whole, then the range: the editor sends the range's text itself
-            text = _lines(given, item.range) if item.text is None else given
+                read = (await read_contained(located, host)).text
+                given, where = _lines(read, item.range, located.shown)
+            text = given
             kind = credential_in(text)
             if kind is not None:
                 raise ToolError(f"{located.shown} looks like it holds {kind}; it is not attached")
@@ -69,15 +81,13 @@ async def attachment_messages(
             text = text[:MAX_ATTACHMENT_CHARS]
             note = f"\n[cut at {MAX_ATTACHMENT_CHARS:,} characters]"
         label = SELECTION if item.kind == "selection" else ATTACHED_FILE
-        attachment = Attachment(
-            path=str(located.path), label=label, kind=item.kind, range=item.range
-        )
-        where = ""
-        if item.range is not None:
-            where = f" (lines {item.range.start_line}-{item.range.end_line})"
+        attachment = Attachment(path=str(located.path), label=label, kind=item.kind, range=where)
+        lines = ""
+        if where is not None:
+            lines = f" (lines {where.start_line}-{where.end_line})"
         marks = fence(text)
         body = (
-            f"{attachment.heading()}{where}\n{marks}{item.language_id or ''}\n"
+            f"{attachment.heading()}{lines}\n{marks}{item.language_id or ''}\n"
             f"{text.rstrip(chr(10))}\n{marks}{note}"
         )
         out.append(text_message("user", body, "attachment", attachment=attachment))

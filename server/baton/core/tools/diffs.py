@@ -1,14 +1,20 @@
-"""Edits in words: a unified diff of a file's change and its +added -removed line counts."""
+"""Edits in words: a unified diff of a file's change and its +added -removed line counts.
+
+Lines are the editor's (`split_lines`: broken at \\n, \\r\\n and \\r only): `str.splitlines`
+also breaks at a form feed, a vertical tab or U+2028, so a file holding one got hunks
+numbered past the editor's lines and a changed line shown cut in two."""
 
 from __future__ import annotations
 
 import difflib
 
+from baton.core.tools.workspace import split_lines
+
 
 def unified(shown: str, before: str, after: str, context: int = 3) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        split_lines(before, keepends=True),
+        split_lines(after, keepends=True),
         fromfile=f"a/{shown}",
         tofile=f"b/{shown}",
         n=context,
@@ -18,7 +24,7 @@ def unified(shown: str, before: str, after: str, context: int = 3) -> str:
 
 def counts(diff: str) -> tuple[int, int]:
     added = removed = 0
-    for line in diff.splitlines():
+    for line in split_lines(diff):
         if line.startswith("+") and not line.startswith("+++"):
             added += 1
         elif line.startswith("-") and not line.startswith("---"):

@@ -26,6 +26,7 @@ _HITS = re.compile(r"\[cut: \d+ of (\d+) hits")
 _CUT = re.compile(r"^\[cut: \d+ of (\d+) (files|entries) shown", re.MULTILINE)
 _ROOT = re.compile(r"^.+/  \(.+\)$")  # list_dir of several workspace folders: one a line
 _NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
+_HIT = re.compile(r"^.+?:\d+: ", re.MULTILINE)  # search_text's `path:line: text`
 
 
 def _text(result: ToolResultBlock) -> str:
@@ -73,7 +74,7 @@ def _summary(name: str, text: str, error: bool) -> str | None:
         return "applied"
     if name == search_text.DEFINITION["name"]:
         cut = _HITS.search(text)
-        hits = int(cut.group(1)) if cut else len(_NUMBERED.findall(text)) or text.count("\n") + 1
+        hits = int(cut.group(1)) if cut else len(_HIT.findall(text))  # its notes are none
         return "0 hits" if first.startswith("No hits") else counted(hits, "hit")
     if name in (read_file.DEFINITION["name"], TEXT_EDITOR):
         if "\n" not in text and text.endswith(" is empty."):

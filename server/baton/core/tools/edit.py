@@ -66,22 +66,35 @@ def _with_end(text: str, end: str | None) -> str:
     return text if end is None else _BREAK.sub(end, text)
 
 
+MAX_COUNTED = 1000  # matches of the text to replace counted, at most
+
+
+def occurrences(text: str, old: str) -> int:
+    """The places `old` matches in `text` (at most MAX_COUNTED), overlapping ones too:
+    `str.count` counts '}\\n}\\n' once in three closing braces, and an edit meant for the
+    last two went to the first two."""
+    found, at = 0, text.find(old)
+    while at != -1 and found < MAX_COUNTED:
+        found, at = found + 1, text.find(old, at + 1)
+    return found
+
+
 def replaced(shown: str, before: str, old: str, new: str) -> str:
     """`before` with `old` (once) replaced by `new`, whose lines end as the file's do."""
     if not old:
         raise ToolError("the text to replace must not be empty")
-    found = before.count(old)
+    found = occurrences(before, old)
     end = line_end(before)
     if found == 0 and end not in (None, "\n") and "\n" in old and "\r" not in old:
         # the file's lines end in \r\n (or \r); the model quotes them as read_file shows them
         old = old.replace("\n", end or "\n")
-        found = before.count(old)
+        found = occurrences(before, old)
     if found == 0:
         raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
     if found > 1:
+        times = f"{found:,} times" if found < MAX_COUNTED else f"{MAX_COUNTED:,} times or more"
         raise ToolError(
-            f"the text to replace occurs {found} times in {shown}; include more lines so it "
-            "matches once"
+            f"the text to replace occurs {times} in {shown}; include more lines so it matches once"
         )
     return before.replace(old, _with_end(new, line_end(old) or end), 1)
 

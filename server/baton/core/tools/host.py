@@ -61,7 +61,9 @@ class ToolHost(Protocol):
     """A front end's side of the tools. A host may also have `can_ask: bool` (False: it
     cannot ask the user, so an `ask` tool is `off`); without it the host can ask. It may
     have `folders` (its own workspace folders, instead of the service's),
-    `call_started(use)` and `call_finished(tool_use_id, result)` (each call as it runs)."""
+    `call_started(use)` and `call_finished(tool_use_id, result)` (each call as it runs), and
+    `async open_texts() -> dict[Path, str]` (the editor's text of every file it has open:
+    what a search reads in place of the disk's)."""
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionOutcome: ...
 

@@ -10,6 +10,7 @@ from typing import Any
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import unnamed_note, utf8_name
 from baton.core.tools.workspace import Located, ToolError, Workspace
+from baton.core.workspace.editor_files import VCS_DIRS
 
 MAX_ENTRIES = 1000  # shown
 MAX_READ = 100_000  # read of one folder (a folder of a million entries took seconds)
@@ -52,8 +53,8 @@ def _listing(located: Located, workspace: Workspace) -> ToolResult:
     names, more = _read(located)
     entries, hidden, unnamed = [], 0, 0
     for name, is_dir in sorted(names):
-        if name == ".git":
-            continue
+        if name.lower() in VCS_DIRS:
+            continue  # version control's own, as the walks leave it
         if not utf8_name(name):
             unnamed += 1
             continue

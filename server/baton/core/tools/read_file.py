@@ -68,12 +68,13 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
     shown_last = first - 1
     for number in range(first, last + 1):
         line = lines[number - 1]
-        if len(line) > MAX_LINE_CHARS:
+        long = len(line) > MAX_LINE_CHARS
+        if long:
             line = line[:MAX_LINE_CHARS] + " [line cut]"
-            long_lines += 1
         entry = f"{number:6}\t{line}"
         if len(out) >= MAX_LINES or chars + len(entry) > MAX_CHARS - NOTES_ROOM:
             break
+        long_lines += long  # a line left unshown is not cut: the next read shows it
         out.append(entry)
         chars += len(entry) + 1
         shown_last = number

@@ -1,5 +1,6 @@
 """search_text: a regular expression over the workspace's text files (`.gitignore`
-honoured, binary and credential files skipped), hits as `path:line: text`, bounded.
+honoured, binary and credential files skipped; a file the editor has open searched as the
+editor has it, as read_file reads it), hits as `path:line: text`, bounded.
 
 Matched with the `regex` module (Python's syntax; tiktoken's own dependency), which can
 stop a match: a pattern that backtracks without end (`(a|aa)+$`) is stopped after
@@ -16,10 +17,11 @@ from typing import Any
 import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
+from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -59,10 +61,15 @@ def title(input: dict[str, Any]) -> str:
 
 
 def _search(
-    workspace: Workspace, start: Located | None, pattern: regex.Pattern[str], glob: str | None
-) -> tuple[list[str], int, int, Walk]:
-    deadline = time.monotonic() + SEARCH_SECONDS
-    walk = Walk(deadline=deadline)  # a slow glob or walk stops there too
+    workspace: Workspace,
+    start: Located | None,
+    pattern: regex.Pattern[str],
+    glob: str | None,
+    editor: dict[Path, str],
+    walk: Walk,
+) -> tuple[list[str], int, int]:
+    deadline = walk.deadline or time.monotonic() + SEARCH_SECONDS
+    live = _by_real_path(editor)
     matcher = glob_matcher(glob) if glob is not None else None
     hits: list[str] = []
     total = files_hit = 0
@@ -72,17 +79,20 @@ def _search(
     else:
         entries = ((w.real, w.shown) for w in files(workspace, start, walk))
     for real, shown in entries:
+        walk.check()
         if matcher is not None and not matcher(shown):
             continue
         if workspace.shown(real) is None:
             continue  # a credential file (restore.exclude): never searched
+        text = live.get(real)
         try:
             if real.stat().st_size > MAX_FILE_BYTES:
                 continue
-            text = read_disk(Located(real, real, shown, real.parent))
+            if text is None:
+                text = read_disk(Located(real, real, shown, real.parent))
         except (ToolError, OSError):
             continue  # binary, unreadable: not text to search
-        if credential_in(text) is not None:
+        if "\x00" in text or credential_in(text) is not None:
             continue
         hit_here = False
         for number, line in enumerate(split_lines(text), 1):
@@ -94,7 +104,22 @@ def _search(
                 cut = line if len(line) <= MAX_HIT_CHARS else line[:MAX_HIT_CHARS] + " [cut]"
                 hits.append(f"{shown}:{number}: {cut.strip()}")
         files_hit += hit_here
-    return hits, total, files_hit, walk
+    return hits, total, files_hit
+
+
+def _by_real_path(editor: dict[Path, str]) -> dict[Path, str]:
+    """The editor's texts by the file they are (the editor may name one through a link)."""
+    live: dict[Path, str] = {}
+    for path, text in editor.items():
+        real = resolve_path(path)
+        if real is not None:
+            live[real] = text
+    return live
+
+
+async def _editor_texts(ctx: ToolContext) -> dict[Path, str]:
+    open_texts = getattr(ctx.host, "open_texts", None)
+    return await open_texts() if open_texts is not None else {}
 
 
 def _search_line(
@@ -143,8 +168,11 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         start = ctx.workspace.locate(raw_path)
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
-    hits, total, files_hit, walk = await asyncio.to_thread(
-        _search, ctx.workspace, start, compiled, glob.strip().removeprefix("./") if glob else None
+    editor = await _editor_texts(ctx)
+    walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
+    shape = glob.strip().removeprefix("./") if glob else None
+    hits, total, files_hit = await walked(
+        walk, lambda: _search(ctx.workspace, start, compiled, shape, editor, walk)
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:

@@ -5,11 +5,14 @@ to the callers to drop (`Workspace.shown`) among what they keep: cheaper than fo
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pathspec
 
@@ -22,6 +25,7 @@ from baton.core.workspace.editor_files import VCS_DIRS
 MAX_VISITED = 100_000  # entries (files and folders) one walk looks at, at most
 WALK_SECONDS = 30.0  # one call's walk, at most (search_text's whole search too)
 MAX_GITIGNORE_BYTES = 1_000_000
+T = TypeVar("T")
 
 
 @dataclass
@@ -37,11 +41,25 @@ class Walked:
 class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
     deadline: float | None = None  # time.monotonic() past which the walk is an error
-    unnamed: int = 0  # files and folders left out: their names are not UTF-8
+    unnamed: int = 0  # files and folders left out: names no result can show (utf8_name)
+    stopped: threading.Event = field(default_factory=threading.Event)  # its call was
 
     def check(self) -> None:
+        if self.stopped.is_set():
+            raise ToolError("the call was stopped")  # nobody reads it: the turn is over
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise ToolError("the walk of the workspace took too long; narrow it")
+
+
+async def walked(walk: Walk, work: Callable[[], T]) -> T:
+    """`work` (a walk, on a thread) awaited; when the call is cancelled (the user stopped
+    the turn) the walk stops at its next file, instead of reading on for up to
+    WALK_SECONDS beside the turns that follow."""
+    try:
+        return await asyncio.to_thread(work)
+    except asyncio.CancelledError:
+        walk.stopped.set()
+        raise
 
 
 def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
@@ -57,13 +75,18 @@ def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:
 
 
 def utf8_name(name: str) -> bool:
-    """Whether a file's name is UTF-8 (else it holds the lone surrogates its bytes were
-    read as: no tool can name it, and no result or transcript can hold it)."""
-    return unwritable(name) is None
+    """Whether a result can show a file's name: it is UTF-8 (else it holds the lone
+    surrogates its bytes were read as: no tool can name it, and no result or transcript can
+    hold it) and on one line (a line break in it made two entries of one, `a` and `b.py`,
+    or a line that reads as a result's own note)."""
+    return unwritable(name) is None and "\n" not in name and "\r" not in name
 
 
 def unnamed_note(count: int) -> str:
-    return f"[{count} not shown: their names are not UTF-8, which no tool can name]"
+    return (
+        f"[{count} not shown: their names are not UTF-8 or hold a line break, which no "
+        "result can show]"
+    )
 
 
 def _rel(path: Path, folder: Path) -> str:

@@ -3,6 +3,7 @@ rules (symlinks resolved, credential files and texts refused), and text read wit
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Sequence
@@ -74,7 +75,14 @@ class Workspace:
             raise ToolError("no workspace folder is open: the tools work only inside one")
         if not isinstance(raw, str) or not raw.strip():
             raise ToolError(f"{what} must be a non-empty string")
-        text = raw.strip()
+        text = raw.strip()  # spaces the model left around a path
+        if text != raw:
+            # unless a name holds them: `notes ` is not `notes`, which it read and edited
+            with contextlib.suppress(ToolError):
+                return self._locate(raw, True, what)
+        return self._locate(text, must_exist, what)
+
+    def _locate(self, text: str, must_exist: bool, what: str) -> Located:
         given = uri_to_path(text) if text.startswith("file:") else Path(text)
         if given is None:
             raise ToolError(f"{what} {text!r} is not a usable file URI")

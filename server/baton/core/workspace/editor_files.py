@@ -82,7 +82,8 @@ class EditorFiles:
 
     Only `file:` URIs are tracked. Open documents keep their current text (which may be
     unsaved); closed ones are read from disk when they are restored. Closing a document
-    is not a touch: it keeps its place in the order.
+    is not a touch: it keeps its place in the order. At most `max_tracked` closed files
+    are kept besides the open documents, all of which are.
     """
 
     def __init__(self, clock: Callable[[], float] = time.time, max_tracked: int = MAX_TRACKED):
@@ -103,19 +104,24 @@ class EditorFiles:
         self._seq += 1
         tracked.seq = self._seq
         tracked.touched_at = self._clock()
-        self._forget_oldest()
+        self._forget_oldest(tracked)
         return tracked
 
     def _find(self, uri: str) -> TrackedFile | None:
         path = uri_to_path(uri)
         return self._files.get(str(path)) if path is not None else None
 
-    def _forget_oldest(self) -> None:
+    def _forget_oldest(self, touched: TrackedFile) -> None:
+        """Closed files past the bound, the least recently touched first (never `touched`,
+        still being made). An open document is never dropped: its text is what the tools
+        read and edit, and the editor bounds how many it has open (the protocol's own
+        copies of them are kept anyway); one dropped was read from the disk, and an edit
+        worked out on the disk's text went to the editor's other text."""
         if len(self._files) <= self._max:
             return
-        # Closed files go first; an open document is dropped only when all are open.
-        victims = sorted(self._files.values(), key=lambda f: (f.is_open, f.seq))
-        for victim in victims[: len(self._files) - self._max]:
+        closed = [f for f in self._files.values() if not f.is_open and f is not touched]
+        closed.sort(key=lambda f: f.seq)
+        for victim in closed[: len(self._files) - self._max]:
             del self._files[str(victim.path)]
 
     def opened(self, uri: str, text: str, version: int | None = None) -> None:

@@ -32,6 +32,7 @@ def _text_of(ls: BatonServer, uri: str) -> str | None:
 def did_open(ls: BatonServer, params: types.DidOpenTextDocumentParams) -> None:
     document = params.text_document
     if is_file(document.uri):
+        ls.unreported_edits.reported(document.uri)
         ls.service.editor_files.opened(document.uri, document.text, document.version)
         return
     session_id = names.session_id_from_uri(document.uri)
@@ -45,6 +46,7 @@ def did_change(ls: BatonServer, params: types.DidChangeTextDocumentParams) -> No
     uri = params.text_document.uri
     text = _text_of(ls, uri)
     if is_file(uri) and text is not None:
+        ls.unreported_edits.reported(uri)
         ls.service.editor_files.changed(uri, text, params.text_document.version)
 
 
@@ -57,6 +59,7 @@ def did_save(ls: BatonServer, params: types.DidSaveTextDocumentParams) -> None:
 
 def did_close(ls: BatonServer, params: types.DidCloseTextDocumentParams) -> None:
     if is_file(params.text_document.uri):
+        ls.unreported_edits.reported(params.text_document.uri)
         ls.service.editor_files.closed(params.text_document.uri)
 
 

@@ -24,6 +24,7 @@ from baton.core.tools.host import (
     current_text,
 )
 from baton.core.workspace.editor_files import path_to_uri
+from baton.lsp.features.unreported_edits import Document, Unreported
 from baton.lsp.session_document.markdown import code_units
 
 if TYPE_CHECKING:
@@ -136,26 +137,46 @@ class LspToolHost:
 
     async def read_text(self, path: Path) -> str | None:
         found = self.ls.service.tool_setup.open_document(path)
+        held = self.ls.unreported_edits.held(path, found)
+        if held is not None:
+            return held.text  # an edit the editor applied and has not reported yet
         return found[0] if found is not None else None
+
+    async def open_texts(self) -> dict[Path, str]:
+        """The editor's text of each file it has open, or an edit of which it has not
+        reported yet."""
+        texts = dict(self.ls.service.tool_setup.open_documents())
+        for path in self.ls.unreported_edits.paths():
+            text = await self.read_text(path)
+            if text is not None:
+                texts[path] = text
+        return texts
 
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         if not self.can_apply:
             return EditOutcome(False, "this editor cannot apply edits (no workspace/applyEdit)")
         uri = path_to_uri(edit.path)
         document = self.ls.service.tool_setup.open_document(edit.path)
-        current = document[0] if document is not None else None
-        if current is None:
+        held = self.ls.unreported_edits.held(edit.path, document)
+        if held is not None:
+            current: str | None = held.text
+        elif document is not None:
+            current = document[0]
+        else:
             try:
                 current = current_text(edit.path)
             except (OSError, UnicodeDecodeError):
                 return EditOutcome(False, "the file cannot be read")
         if current != edit.before:
             return EditOutcome(False, "the file changed meanwhile")
-        version = document[1] if document is not None else None
+        # the version the editor has since an edit it has not reported is unknown: none is
+        # sent (the client applies the edit to the text it has, which `held.text` is)
+        version = document[1] if document is not None and held is None else None
         params = types.ApplyWorkspaceEditParams(
             edit=self._workspace_edit(uri, version, edit, from_disk=document is None),
             label=f"Baton: {edit.title}",
         )
+        mark = self.ls.unreported_edits.reports(edit.path)
         try:
             result = await self.ls.workspace_apply_edit_async(params)
         except asyncio.CancelledError:
@@ -163,9 +184,33 @@ class LspToolHost:
         except Exception as exc:
             return EditOutcome(False, f"the editor did not apply it ({type(exc).__name__})")
         if result is not None and result.applied:
+            self._applied(edit, document, held, current, mark)
             return EditOutcome(True)
         reason = getattr(result, "failure_reason", None) or "the user or the editor refused it"
         return EditOutcome(False, f"refused: {reason}")
+
+    def _applied(
+        self,
+        edit: FileEdit,
+        document: Document | None,
+        held: Unreported | None,
+        seen: str | None,
+        mark: int,
+    ) -> None:
+        """Keep what the editor holds now, until it reports the file: the text the server
+        knew of it stays the basis (a file not open: the disk's, empty once a CreateFile
+        made it)."""
+        if held is not None:
+            disk = held.disk
+        elif document is not None:
+            disk = None
+        else:
+            disk = "" if seen is None and self._creates() else seen
+        self.ls.unreported_edits.applied(edit.path, Unreported(document, disk, edit.after), mark)
+
+    def _creates(self) -> bool:
+        """Whether a new file's edit goes with a CreateFile (the file made empty on disk)."""
+        return self.document_changes and self.can_create
 
     def _workspace_edit(
         self, uri: str, version: int | None, edit: FileEdit, from_disk: bool
@@ -186,7 +231,7 @@ class LspToolHost:
         if not self.document_changes:
             return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=where, new_text=text)]})
         changes: list[Any] = []
-        if edit.before is None and self.can_create:
+        if edit.before is None and self._creates():
             changes.append(types.CreateFile(uri=uri, annotation_id=ANNOTATION))
         target = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         annotated = types.AnnotatedTextEdit(range=where, new_text=text, annotation_id=ANNOTATION)

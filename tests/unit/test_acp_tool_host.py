@@ -274,3 +274,21 @@ def test_a_call_report_tells_the_call_then_its_result_with_absolute_paths() -> N
     )
     assert done["content"][0]["content"]["text"] == "Denied: no."
     assert done["content"][1]["path"] == "/w/u.py"
+
+
+async def test_without_fs_a_new_file_is_never_written_through_a_link_put_in_its_place(
+    pair: Any, tmp_path: Path
+) -> None:
+    """A link to a file that does not exist, put where the new file goes after the edit
+    was planned (the plan refuses one already there), was followed: the file was made
+    wherever it pointed, outside the workspace. It is refused, and nothing is made."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    link = workspace / "new.py"
+    link.symlink_to(outside / "planted.py")
+
+    made = await pair(fs=False).host.apply_edit(FileEdit(link, None, "x = 1\n", "Create new.py"))
+
+    assert not made.applied and "does not exist" in (made.reason or "")
+    assert list(outside.iterdir()) == [] and link.is_symlink()

@@ -205,17 +205,23 @@ def _write_file(path: Path, text: str) -> None:
     """`text` in place of the file (a new file beside it renamed over it); a file the user
     may not write is refused as a plain write would be (a rename would replace it), and a
     link (the name the editor opened the file by) is written through, never replaced. The
-    file keeps its mode; a new one gets the mode any program's new file gets there."""
-    path = Path(os.path.realpath(path))
-    if path.exists() and not os.access(path, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    made = not path.exists()
+    file keeps its mode; a new one gets the mode any program's new file gets there. A new
+    file is made under its own name, never through a link put there since the edit was
+    planned, and a link to nothing is refused: its target may be anywhere."""
+    named = Path(path)
+    made = not os.path.lexists(named)
     if made:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's
+        named.parent.mkdir(parents=True, exist_ok=True)
+        # the umask's mode; whatever appeared there meanwhile, a link too, is EEXIST
+        os.close(os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    path = Path(os.path.realpath(named))
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, "a link to a file that does not exist", str(named))
+    if not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     try:
         replace_file(path, text.encode("utf-8"), path.stat().st_mode & 0o7777)
     except BaseException:
         if made:
-            path.unlink(missing_ok=True)
+            named.unlink(missing_ok=True)
         raise

@@ -5,9 +5,12 @@ request; and seeded prose to fill the turns."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from baton.core.usage.estimator import Estimator
+from baton.core.conversation.messages import Message
+from baton.core.model_api.api_messages import api_turns
+from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
 
 WORDS = [
     "alpha",
@@ -42,6 +45,12 @@ def raw_size(estimator: Estimator, body: dict[str, Any]) -> int:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         size += 4 + estimator.count_blocks(blocks)
     return size
+
+
+def framing_not_sent(view: Sequence[Message]) -> int:
+    """The framing the stored counts of `view` hold beyond what a request for it sends:
+    each stored count holds its message's, the request one per turn (`api_turns`)."""
+    return MESSAGE_OVERHEAD * (len(view) - len(api_turns(view)))
 
 
 class SizeOfRequest:

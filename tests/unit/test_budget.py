@@ -30,7 +30,7 @@ from baton.core.usage.budget import (
     percent_left,
     usage_state,
 )
-from baton.core.usage.estimator import Encoder, Estimator
+from baton.core.usage.estimator import MESSAGE_OVERHEAD, Encoder, Estimator
 from baton.core.usage.session_usage import compute_usage
 
 # ---- windows and thresholds ------------------------------------------------------------
@@ -333,7 +333,9 @@ def test_a_split_response_anchors_on_its_first_record_and_counts_interleaved_res
     usage = compute_usage(session, settings, estimator)
     assert not usage.estimated
     after_first_record = ids[4:]  # first result, second record, second result
-    assert usage.used_tokens == late.context_tokens + _tokens(session, after_first_record)
+    # the second record joins the response's turn, the second result the first one's
+    joined = 2 * MESSAGE_OVERHEAD
+    assert usage.used_tokens == late.context_tokens + _tokens(session, after_first_record) - joined
     # one anchor only: the earlier response's usage is never added in
     assert usage.used_tokens < late.context_tokens + early.context_tokens
 
@@ -436,9 +438,10 @@ def test_after_a_compaction_that_rewrote_the_prefix_the_usage_is_estimated(
     assert usage.estimated and usage.basis == "compacted"
     # what the last usage (60,504) saw besides the estimate of its view stays counted
     carried = 60_504 - _tokens(session, ids)
-    assert usage.used_tokens == summary.tokens + _tokens(session, ids[2:]) + carried
+    joined = MESSAGE_OVERHEAD  # the prompt after the summary joins its turn
+    assert usage.used_tokens == summary.tokens + _tokens(session, ids[2:]) - joined + carried
     assert usage.breakdown.summary == summary.tokens
-    assert usage.breakdown.messages == _tokens(session, ids[2:])
+    assert usage.breakdown.messages == _tokens(session, ids[2:]) - joined
     assert usage.breakdown.unattributed == carried
     assert "estimated after a compaction" in usage.text.headline
 

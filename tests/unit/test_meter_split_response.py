@@ -19,7 +19,7 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import Settings
-from baton.core.usage.estimator import Estimator
+from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
 from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import generate
 from baton_testkit.meter_error import figures, measure
@@ -71,7 +71,8 @@ def test_a_usage_that_grew_record_by_record_covers_the_results_before_it(
     assert newest is not None and between > 0
     # the newest usage already holds the results between the records: only what follows
     # its record is added (the old count added `between` a second time)
-    assert _used(session, estimator) == newest.context_tokens + last
+    # the last result joins the turn of the results before it
+    assert _used(session, estimator) == newest.context_tokens + last - MESSAGE_OVERHEAD
 
 
 def test_records_sharing_one_usage_count_the_results_between_them(
@@ -82,7 +83,9 @@ def test_records_sharing_one_usage_count_the_results_between_them(
     shared = session.get(session.view[-2]).usage
     assert shared is not None
     parts = sum(session.get(mid).tokens for mid in session.view[3:-1:2])  # records 2 and 3
-    assert _used(session, estimator) == shared.context_tokens + between + parts + last
+    # one turn holds the three records, one the three results: four framings not sent
+    joined = 4 * MESSAGE_OVERHEAD
+    assert _used(session, estimator) == shared.context_tokens + between + parts + last - joined
 
 
 def test_the_bench_generated_files_meet_the_meter_goal(

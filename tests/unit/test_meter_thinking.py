@@ -28,10 +28,9 @@ from baton_testkit.request_size import SizeOfRequest, prose, raw_size
 from baton_testkit.services import service_on
 
 API_KEY = "sk-ant-test-meter-thinking-00"
-# the estimator counts 4 tokens of framing per stored message, the request per API turn:
-# where two stored messages make one turn (a summary and the prompt after it) the meter
-# is a few tokens above the request
-FRAMING_SLACK = 8
+# the estimator counts each turn's framing once, as the request lays the view out in turns
+# (`conversation/turn_framing.py`): the meter is the request's size, with no slack
+FRAMING_SLACK = 0
 
 
 def without_last_prompt(body: dict[str, Any], prompt: str) -> dict[str, Any]:

@@ -118,9 +118,12 @@ async def test_a_compaction_after_a_restart_counts_the_tools_as_before_it(
             # the summary's message carries the boundary's own (random) ids: a few tokens
             # once calibrated (the tools left out were 880 of them)
             assert abs(by_cold.post_tokens - by_warm.post_tokens) <= 5
-            assert cold_after.breakdown.tools == warm_after.breakdown.tools > 0
-            assert cold_after.breakdown.system == warm_after.breakdown.system
-            assert cold_after.breakdown.messages == warm_after.breakdown.messages
+            # each part is its share of that figure, rounded: within a token of the other's
+            warm_parts, cold_parts = warm_after.breakdown, cold_after.breakdown
+            assert warm_parts.tools > 800
+            assert abs(cold_parts.tools - warm_parts.tools) <= 1
+            assert abs(cold_parts.system - warm_parts.system) <= 1
+            assert abs(cold_parts.messages - warm_parts.messages) <= 1
         finally:
             await cold.close()
     finally:

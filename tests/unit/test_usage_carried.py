@@ -26,6 +26,7 @@ from baton.core.usage.overhead import ClientContext, carried_tokens, declare
 from baton.core.usage.session_usage import compute_usage
 from baton_testkit.claude_code_gen import generate
 from baton_testkit.meter_error import figures, measure, measure_compacted
+from baton_testkit.request_size import framing_not_sent
 
 OVERHEAD = 30_000  # what a client sends besides the messages, in these tests
 
@@ -65,8 +66,10 @@ def _context(estimator: Estimator) -> CompactContext:
 
 
 def _truth(session: Session) -> int:
-    """The context the next request would hold: OVERHEAD plus the view's messages."""
-    return OVERHEAD + sum(session.get(mid).tokens for mid in session.view)
+    """The context the next request would hold: OVERHEAD plus the view's messages, as
+    its turns frame them."""
+    view = session.view_messages()
+    return OVERHEAD + sum(m.tokens for m in view) - framing_not_sent(view)
 
 
 async def test_the_overhead_is_carried_across_a_compaction_undo_and_a_pin(

@@ -13,6 +13,7 @@ from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
+from baton.core.conversation.turn_framing import joined_framing, reply_framing_unsent
 from baton.core.errors import SummarizerFailed
 from baton.core.usage.overhead import carried_tokens
 
@@ -27,11 +28,13 @@ def estimate(
     session: Session, ctx: CompactContext, messages: Sequence[Message], unsent: int = 0
 ) -> int:
     """Estimated context tokens of a view: right after a compaction there is no API usage
-    that still describes it (`unsent`: raw tokens of thinking the request leaves out)."""
+    that still describes it (`unsent`: raw tokens of thinking the request leaves out),
+    each turn's framing counted once (`turn_framing.py`), as the meter counts it."""
     declared = session.client_context
     raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
     raw += declared.system_tokens + declared.tools_tokens
     raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
+    raw -= joined_framing(messages)
     return ctx.estimator.calibrated(raw - unsent)
 
 
@@ -51,6 +54,7 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
     if anchor is not None:
         index, usage = anchor
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
+        after -= joined_framing(messages, index + 1) + reply_framing_unsent(messages[index])
         return usage.context_tokens + ctx.estimator.calibrated(after - unsent)
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     return max(0, estimate(session, ctx, messages, unsent) + carried)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.conversation.messages import ApiUsage, Message
 from baton.core.conversation.thinking_sent import thinking_left_out
+from baton.core.conversation.turn_framing import reply_framing_unsent
 
 if TYPE_CHECKING:
     from baton.core.conversation.view_state import ViewState
@@ -58,6 +59,8 @@ class LearnedUsage:
         assert self.message.usage is not None
         view, state = self.view, self.state
         prefix = state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
+        # the usage's output holds the reply's framing where no turn opens with its record
+        prefix += reply_framing_unsent(messages[view[self.stop - 1]])
         if marks is None:
             return LastUsage(self.message.id, self.message.usage, prefix)
         left_out = thinking_left_out(  # in the view its request sent

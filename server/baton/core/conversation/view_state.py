@@ -1,5 +1,6 @@
 """What a session keeps about its view as it grows, so an append costs what it adds:
-fingerprints of each prefix, running token tallies, the API rules' state, the anchor."""
+fingerprints of each prefix, running token tallies (each turn's framing counted once, as
+the request sends it: `turn_framing.py`), the API rules' state, the anchor."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
 if TYPE_CHECKING:
     from baton.core.conversation.messages import ApiUsage, Message
@@ -28,6 +30,10 @@ class ViewState:
         self.marks = bytearray()
         # tally[i]: stored token counts of the view's first i (machine ints, not int objects)
         self.tally: array[int] = array("q", [0])
+        # joined[i]: how many of the view's first i open no turn of the request (their
+        # stored counts hold framing it does not send); `by_kind` is without it already
+        self.joined: array[int] = array("q", [0])
+        self.framing = TurnFraming()
         self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
         self.uncounted: list[int] = []  # indices of messages stored without a token count
         self.rules: ApiRules | None = None  # built on first need (the first append)
@@ -50,7 +56,9 @@ class ViewState:
             self.uncounted.append(len(self.marks) // MARK_BYTES)
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
-        self.by_kind[message.kind] += message.tokens
+        opens = self.framing.opens(message)
+        self.joined.append(self.joined[-1] + (not opens))
+        self.by_kind[message.kind] += message.tokens - (0 if opens else MESSAGE_OVERHEAD)
         if self.rules is not None:
             self.rules.add(message)
         if self.pairs is not None:
@@ -70,6 +78,9 @@ class ViewState:
         return self.pairs
 
     def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:
-        """Raw tokens of view[start:stop]; `count(i)` counts a message stored without one."""
+        """Raw tokens of view[start:stop] as a request for the view up to `stop` sends them
+        (the framing of a message that opens no turn left out); `count(i)` counts a message
+        stored without a count."""
         total = self.tally[stop] - self.tally[start]
+        total -= MESSAGE_OVERHEAD * (self.joined[stop] - self.joined[start])
         return total + sum(count(i) for i in self.uncounted if start <= i < stop)

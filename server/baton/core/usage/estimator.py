@@ -13,6 +13,7 @@ from weakref import WeakKeyDictionary
 
 from baton.core.conversation.messages import Message
 from baton.core.conversation.thinking_sent import THINKING_TYPES
+from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD
 from baton.core.errors import BatonError
 from baton.core.usage.block_tokens import BlockTokens
 from baton.core.usage.cl100k import (
@@ -34,6 +35,7 @@ __all__ = [
     "CL100K_PATTERN",
     "CL100K_SHA256",
     "CL100K_SPECIAL",
+    "MESSAGE_OVERHEAD",
     "Encoder",
     "Estimator",
     "chunks",
@@ -44,9 +46,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# Role and turn framing the API adds around every message; small, and calibration
-# absorbs whatever this misses.
-MESSAGE_OVERHEAD = 4
 # tiktoken's BPE grows faster than linearly on long runs without whitespace; chunking
 # keeps a multi-megabyte tool result at a fraction of a second.
 CHUNK_CHARS = 100_000

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from baton.core.conversation.session import Session
+from baton.core.conversation.turn_framing import reply_framing_unsent
 from baton.core.models.windows import ModelLimits
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, Usage, budget_for, percent_left, usage_state
@@ -123,6 +124,8 @@ def _compute_usage(
     after = None
     if anchor is not None:
         after = session.tokens_in_view(anchor[0] + 1, len(session.view), count) - unsent
+        # the usage's output holds the reply's framing: not sent when no turn opens with it
+        after -= reply_framing_unsent(session.messages[session.view[anchor[0]]])
         # and what its usage holds that the next request leaves out (a stale tool loop's)
         dropped = session.thinking_dropped(anchor[0], continued=False)
         after -= estimator.thinking_of(session.messages, dropped)

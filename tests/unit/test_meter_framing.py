@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_meter_thinking import Chat
 
 from baton.core.compaction.result import CompactRequest
@@ -24,9 +25,10 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.conversation.view_state import ViewState
+from baton.core.usage.draft import Draft
 from baton.core.usage.estimator import Estimator
 from baton_testkit.fake_anthropic import FakeAnthropic
-from baton_testkit.request_size import framing_not_sent
+from baton_testkit.request_size import framing_not_sent, prose, raw_size
 
 
 async def pinned_prompts_beside_two_summaries(chat: Chat) -> None:
@@ -121,3 +123,29 @@ def test_the_tallies_frame_each_turn_once_as_the_request_lays_the_view_out() -> 
         sent = stored - framing_not_sent(view[:stop])
         assert state.tokens(0, stop, lambda i: 0) == sent, stop
     assert sum(state.by_kind.values()) == state.tokens(0, len(view), lambda i: 0)
+
+
+@pytest.mark.parametrize("last", ["reply", "summaries"])
+async def test_a_draft_is_counted_as_the_request_that_sends_it(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, last: str
+) -> None:
+    """A draft's usage is the size of the request that sends it. After a view that ends in
+    the user's turn (summaries and pinned prompts left last), the prompt joins that turn:
+    its framing is not sent, and the draft stood 4 tokens above the request."""
+    chat = Chat(tmp_path, estimator, fake_anthropic)
+    try:
+        if last == "summaries":
+            await pinned_prompts_beside_two_summaries(chat)
+        else:
+            for _ in range(3):
+                await chat.turn()
+        prompt = "Next: " + prose(9_999, 40)
+        drafted = await chat.service.draft_usage(chat.sid, Draft(text=prompt))
+        before = len(fake_anthropic.message_requests())
+        fake_anthropic.reply("Done.")
+        await chat.service.replies.send(chat.sid, prompt)
+
+        body = fake_anthropic.message_requests()[before].body
+        assert drafted.used_tokens == raw_size(estimator, body)
+    finally:
+        await chat.service.close()

@@ -84,6 +84,25 @@ def joined_framing(messages: Sequence[Message], start: int = 0) -> int:
     return MESSAGE_OVERHEAD * opens[start:].count(False)
 
 
+def ends_in_user_turn(messages: Sequence[Message]) -> bool:
+    """Whether the last turn a request for `messages` sends is the user's (summaries, pinned
+    prompts, tool results): a prompt sent after them joins that turn, its framing not sent.
+    Followed from the last prompt on, which ends any response's turn."""
+    start = len(messages) - 1
+    while start > 0 and not _prompt(messages[start]):
+        start -= 1
+    framing = TurnFraming()
+    for message in messages[max(start, 0) :]:
+        framing.opens(message)
+    return framing.role == "user"
+
+
+def _prompt(message: Message) -> bool:
+    return message.role == "user" and any(
+        _sendable(b) and not isinstance(b, ToolResultBlock) for b in message.content
+    )
+
+
 def _sendable(block: ContentBlock) -> bool:
     """Whether the API takes `block` (`api_messages.api_block` keeps it)."""
     if isinstance(block, TextBlock):

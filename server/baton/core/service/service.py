@@ -16,6 +16,7 @@ from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
+from baton.core.conversation.turn_framing import ends_in_user_turn
 from baton.core.errors import InvalidParams
 from baton.core.models.windows import model_name_problem
 from baton.core.service import heavy
@@ -257,7 +258,8 @@ class BatonService:
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
         self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
-        return with_draft(self.usage(session_id), draft, self.estimator, budget, raw)
+        joins = ends_in_user_turn(self.session(session_id).view_messages())
+        return with_draft(self.usage(session_id), draft, self.estimator, budget, raw, joins)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
         """Switch the session's model; its usage is re-evaluated against the new budget at

@@ -81,13 +81,17 @@ def with_draft(
     estimator: Estimator,
     budget: Budget,
     raw: int | None = None,
+    joins: bool = False,
 ) -> DraftUsage:
     """`usage` (computed with `budget`) as it would be once `draft` is appended as the
     user's prompt. What no compaction can take away is the system prompt and the tools
     (as `usage` counts them): with the draft, that is the floor a compaction could reach.
-    `raw`: the draft's `draft_tokens`, when counted already (off the event loop)."""
+    `raw`: the draft's `draft_tokens`, when counted already (off the event loop); `joins`:
+    the view ends in the user's turn, which the prompt joins (its framing is not sent)."""
     if raw is None:
         raw = draft_tokens(draft, estimator)
+    if joins and raw:
+        raw -= MESSAGE_OVERHEAD
     tokens = estimator.calibrated(raw)
     used = usage.used_tokens + tokens
     fixed = usage.breakdown.system + usage.breakdown.tools

@@ -352,18 +352,19 @@ test("the harness does report CSP violations (the checks above can fail)", async
   }
 });
 
-test("the usage chart's figures read in the unit they round to: nearly a million is 1M, not 1000K", async (t) => {
+test("the usage chart's figures round half up in the unit they round to: 1M, not 1000K; 10K, not 9.9K", async (t) => {
   const page = await openView(t);
   const usage = {
     ...USAGE,
     contextWindow: 1_000_000,
     usedTokens: 999_600,
-    breakdown: { system: 0, tools: 0, messages: 999_600, summary: 0, attachments: 0, unattributed: 0, free: 400 },
+    breakdown: { system: 9_950, tools: 0, messages: 999_600, summary: 0, attachments: 0, unattributed: 0, free: 400 },
   };
   await showFixture(page, { usage });
   await page.locator(".baton-usage > summary").click();
   const value = page.locator(".baton-usage-row[data-category=messages] .baton-usage-value");
   assert.equal(await value.textContent(), "1M");
+  assert.equal(await page.locator(".baton-usage-row[data-category=system] .baton-usage-value").textContent(), "10K");
   assert.equal(await page.locator(".baton-usage-row[data-category=free] .baton-usage-value").textContent(), "400");
 });
 

@@ -391,3 +391,34 @@ test("a tool result's image part without a usable source is named, not a broken 
   await result.getByText("after the images").waitFor();
   assert.deepEqual(await result.locator(".baton-chip").allTextContents(), ["Image", "Image"]);
 });
+
+test("only http(s) links in a reply are links: vscode:, command:, file: and the like stay text", async (t) => {
+  const links = {
+    id: "m_links",
+    role: "assistant",
+    kind: "message",
+    content: [
+      {
+        type: "text",
+        text:
+          "[docs](https://example.com/docs) [plain](http://example.com/a) " +
+          "[install](vscode://ms-python.python/install) [run](command:workbench.action.terminal.new) " +
+          "[spoof](command:baton.newChat?%5B%5D) <vscode:extension/evil.ext> <ftp://example.com/f> " +
+          "[rel](src/app.py) [proto](//example.com/x) [mail](mailto:me@example.com)",
+      },
+    ],
+    createdAt: "2026-12-01T09:40:00Z",
+    tokens: 60,
+  };
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, links] }));
+  const reply = message(page, "m_links");
+  await reply.waitFor();
+  const hrefs = await reply.locator(".baton-markdown a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  assert.deepEqual(hrefs, ["https://example.com/docs", "http://example.com/a"]);
+  // the others are shown as written, readable and copyable
+  const shown = await reply.locator(".baton-markdown").textContent();
+  assert.match(shown, /\[install\]\(vscode:\/\/ms-python\.python\/install\)/);
+  assert.match(shown, /\[run\]\(command:workbench\.action\.terminal\.new\)/);
+  assert.match(shown, /vscode:extension\/evil\.ext/);
+});

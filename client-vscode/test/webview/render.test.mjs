@@ -422,3 +422,37 @@ test("only http(s) links in a reply are links: vscode:, command:, file: and the 
   assert.match(shown, /\[run\]\(command:workbench\.action\.terminal\.new\)/);
   assert.match(shown, /vscode:extension\/evil\.ext/);
 });
+
+test("usage over the window fills the bar in proportion, marks where the window ends, and says the real figure", async (t) => {
+  const page = await openView(t);
+  const usage = {
+    ...USAGE,
+    usedTokens: 250_000,
+    percentUsed: 100,
+    state: "blocking",
+    text: { ...USAGE.text, panel: "125% used · 250K/200K est. · compacts at 167K" },
+    breakdown: { system: 5_000, tools: 10_000, messages: 220_000, summary: 0, attachments: 0, unattributed: 15_000, free: 0 },
+  };
+  await showFixture(page, { usage });
+  const stack = page.locator(".baton-usage-stack");
+  const widths = await stack.locator(".baton-usage-seg").evaluateAll((els) => els.map((el) => el.style.width));
+  // each part a share of what is used, so the parts fill the bar exactly, in their proportions
+  assert.deepEqual(widths, ["2%", "4%", "88%", "6%"]);
+  assert.equal(await stack.getAttribute("data-over"), "true");
+  assert.equal(await stack.locator(".baton-usage-limit").evaluate((el) => el.style.left), "80%");
+  assert.equal(await stack.locator(".baton-usage-tick").evaluate((el) => el.style.left), "66.8%");
+  assert.equal(await stack.getAttribute("title"), "250,000 tokens: 125% of the 200,000-token window");
+  assert.match(await page.locator(".baton-usage > summary").textContent(), /125% used · 250K\/200K/);
+  // the stack is no wider than the panel gives it
+  const [box, parts] = await stack.evaluate((el) => [
+    el.getBoundingClientRect().width,
+    [...el.querySelectorAll(".baton-usage-seg")].reduce((sum, seg) => sum + seg.getBoundingClientRect().width, 0),
+  ]);
+  assert.ok(parts <= box + 0.5, `the parts (${parts}px) overflow the bar (${box}px)`);
+
+  // back under the window: no mark
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => !document.querySelector(".baton-usage-stack").dataset.over);
+  assert.equal(await stack.locator(".baton-usage-limit").count(), 0);
+  assert.equal(await stack.getAttribute("title"), null);
+});

@@ -72,7 +72,7 @@ def _in_unit(n: int, unit: int, whole: int, suffix: str) -> str:
 def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
-    percent = f"{usage.percent_used:.0f}%"
+    percent = f"{_percent(usage):.0f}%"
     rough = "~" if usage.basis == "compacted" else ""  # estimated after a compaction
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
@@ -95,7 +95,7 @@ def headline(usage: Usage) -> str:
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.basis == "compacted":
         figures += ", estimated after a compaction"
-    head = f"Context {usage.percent_used:.0f}% used ({figures})"
+    head = f"Context {_percent(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
@@ -110,6 +110,13 @@ def headline(usage: Usage) -> str:
     else:
         tail = f"{usage.percent_left}% left until auto-compact"
     return f"{head} - {tail}"
+
+
+def _percent(usage: Usage) -> float:
+    """The share of the window used, past 100 when the context is: `percentUsed` stops at 100."""
+    if usage.used_tokens > usage.context_window > 0:
+        return 100 * usage.used_tokens / usage.context_window
+    return usage.percent_used
 
 
 def paused_why(paused: PausedBy | None) -> str:

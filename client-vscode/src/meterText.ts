@@ -53,7 +53,7 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
   const lines = [
     `**Baton: ${escapeMarkdown(title)}**`,
     "",
-    `${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(usage.percentUsed)}%), model \`${usage.model}\``,
+    `${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(percentOfWindow(usage))}%), model \`${usage.model}\``,
     "",
     "| | tokens |",
     "|---|---:|",
@@ -69,6 +69,12 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
     ...(usage.warnings ?? []).flatMap((warning) => ["", `$(warning) ${escapeMarkdown(warning)}`]),
   ];
   return lines.join("\n");
+}
+
+/** The share of the window used, past 100 when the context is (`percentUsed` stops at 100). */
+export function percentOfWindow(usage: Usage): number {
+  const { usedTokens, contextWindow } = usage;
+  return usedTokens > contextWindow && contextWindow > 0 ? (100 * usedTokens) / contextWindow : usage.percentUsed;
 }
 
 /** Escapes Markdown's punctuation so a session title shows as typed. */

@@ -2,6 +2,7 @@
 // bar per category (the known ones in a fixed order, any other key after them), each as a
 // share of the context window. The words are the server's (`Usage.text`): its usage line and
 // each category's label.
+import { percentOfWindow } from "../src/meterText";
 import { button, compactNumber, h } from "./dom";
 import type { Usage } from "./wire";
 
@@ -70,7 +71,7 @@ export class UsageChart {
     this.stack.replaceChildren(...segments, tick, ...(limit ? [limit] : []));
     if (over) {
       this.stack.dataset.over = "true";
-      const percent = Math.round((100 * usage.usedTokens) / window);
+      const percent = Math.round(percentOfWindow(usage));
       this.stack.title = `${usage.usedTokens.toLocaleString("en-US")} tokens: ${percent}% of the ${window.toLocaleString("en-US")}-token window`;
     } else {
       delete this.stack.dataset.over;

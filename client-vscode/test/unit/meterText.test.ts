@@ -70,3 +70,9 @@ test("the tooltip's sentences are the server's: auto-compact, and where the figu
   assert.match(meterTooltip(worded({ labels: { ...usage().text.labels, messages: "Turns" } }), "t", 0), /\| Turns \|/);
   assert.match(meterTooltip(usage({ warnings: ["calibration is stale"] }), "t", 0), /\$\(warning\) calibration is stale/);
 });
+
+test("the tooltip past the window gives the real share, not the 100 percentUsed stops at", () => {
+  const over = usage({ usedTokens: 250_000, percentUsed: 100, state: "blocking" });
+  assert.match(meterTooltip(over, "t", 0), /250K of 200K tokens \(125%\)/);
+  assert.match(meterTooltip(usage(), "t", 0), /124K of 200K tokens \(62%\)/);
+});

@@ -147,6 +147,7 @@ test("Edit turns a past prompt into an input box; Send posts the edit, Cancel pu
     type: "edit",
     messageId: "u1",
     text: "What is 3 + 3?",
+    sessionId: "s_demo",
   });
   // A click on an action never selects the message.
   const selections = (await posted(page)).filter((m) => m.type === "selection");

@@ -191,7 +191,7 @@ test("Enter sends, Shift+Enter adds a line, nothing empty is sent", async (t) =>
   assert.equal(await input.inputValue(), "first line\nsecond line");
   assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0);
   await input.press("Enter");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line", sessionId: "s_demo" });
   assert.equal(await input.inputValue(), "");
   assert.equal((await posted(page)).filter((m) => m.type === "send").length, 1);
 });

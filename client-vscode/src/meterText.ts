@@ -72,7 +72,7 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
 }
 
 /** The share of the window used, past 100 when the context is (`percentUsed` stops at 100). */
-export function percentOfWindow(usage: Usage): number {
+export function percentOfWindow(usage: Pick<Usage, "usedTokens" | "contextWindow" | "percentUsed">): number {
   const { usedTokens, contextWindow } = usage;
   return usedTokens > contextWindow && contextWindow > 0 ? (100 * usedTokens) / contextWindow : usage.percentUsed;
 }

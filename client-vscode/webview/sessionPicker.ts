@@ -88,7 +88,9 @@ export class SessionPicker {
 
   private draw(): void {
     const shown = this.visible();
+    const place = this.keyboardPlace();
     this.listEl.replaceChildren(...shown.map((s) => this.row(s)));
+    if (place) this.controls(place.sessionId)[place.index]?.focus();
     this.status.textContent =
       this.sessions.length === 0
         ? "No sessions yet."
@@ -96,6 +98,23 @@ export class SessionPicker {
           ? `No session's title matches "${this.search.value.trim()}".`
           : "";
     this.status.hidden = this.status.textContent === "";
+  }
+
+  /**
+   * The row and the control within it that has the focus, if one has: drawing the rows anew
+   * (each update of the list) puts the focus back there, not on the page's body.
+   */
+  private keyboardPlace(): { sessionId: string; index: number } | undefined {
+    const focused = document.activeElement;
+    const row = focused instanceof HTMLElement && this.listEl.contains(focused) ? focused.closest<HTMLElement>("[data-session-id]") : null;
+    const sessionId = row?.dataset.sessionId;
+    if (!sessionId || !focused) return undefined;
+    return { sessionId, index: this.controls(sessionId).indexOf(focused as HTMLElement) };
+  }
+
+  private controls(sessionId: string): HTMLElement[] {
+    const row = [...this.listEl.querySelectorAll<HTMLElement>("[data-session-id]")].find((r) => r.dataset.sessionId === sessionId);
+    return row ? [...row.querySelectorAll<HTMLElement>("button, input")] : [];
   }
 
   private row(s: Session): HTMLElement {

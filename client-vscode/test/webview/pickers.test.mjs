@@ -189,3 +189,37 @@ test("the welcome's All sessions opens the session picker", async (t) => {
   await page.locator(".baton-session-row").nth(9).waitFor();
   await waitPosted(page, (m) => m.type === "listSessions");
 });
+
+test("the session picker keeps the keyboard's place when the list is redrawn (a reply stored elsewhere, say)", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page, { sessions: LISTED });
+  await page.locator(".baton-session-button").click();
+  const focusedRow = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el === document.body ? null : [el.closest("[data-session-id]")?.dataset.sessionId ?? null, el.textContent];
+    });
+  // Tab from the search to the first row, then on to the second row's Open
+  await page.keyboard.press("Tab");
+  assert.deepEqual((await focusedRow())?.[0], SESSION.sessionId);
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  const before = await focusedRow();
+  assert.equal(before?.[0], OTHER_SESSION.sessionId);
+  // the host's list comes again (a session was stored meanwhile): the rows are drawn anew
+  await toView(page, { type: "sessions", sessions: [{ ...LISTED[0], updatedAt: new Date().toISOString() }, ...LISTED.slice(1)] });
+  await page.locator(".baton-session-row").first().getByText("just now").waitFor();
+  assert.deepEqual(await focusedRow(), before, "focus stays on the same control of the same row");
+  // and Enter still opens it
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: OTHER_SESSION.sessionId });
+
+  // the Delete confirmation keeps its focus too
+  await page.locator(".baton-session-button").click();
+  await page.getByRole("button", { name: `Delete "${IMPORTED.title}"` }).click();
+  const confirm = page.locator(".baton-session-confirm").getByRole("button", { name: "Cancel" });
+  await confirm.focus();
+  await toView(page, { type: "sessions", sessions: LISTED });
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Cancel");
+});

@@ -223,3 +223,26 @@ test("the session picker keeps the keyboard's place when the list is redrawn (a 
   await toView(page, { type: "sessions", sessions: LISTED });
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Cancel");
 });
+
+test("the model menu is used with the arrow keys, as a menu is: Up, Down, Home, End, then Enter", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page);
+  await page.locator(".baton-model-button").click();
+  await toView(page, { type: "models", catalog: CATALOG });
+  await page.getByRole("menuitemradio").first().waitFor();
+  const on = () => page.evaluate(() => document.activeElement?.dataset.model ?? null);
+  assert.equal(await on(), "claude-sonnet-4-5", "the current model has the focus");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await on(), "claude-haiku-4-5");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await on(), "claude-opus-5", "from the last, Down wraps to the first");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await on(), "claude-haiku-4-5");
+  await page.keyboard.press("Home");
+  assert.equal(await on(), "claude-opus-5");
+  await page.keyboard.press("End");
+  assert.equal(await on(), "claude-haiku-4-5");
+  const from = (await posted(page)).length;
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-haiku-4-5" });
+});

@@ -115,7 +115,10 @@ class ChatView {
       attachFile: (path) => this.host.post({ type: "attachFile", path }),
       attachUris: (uris) => this.host.post({ type: "attachUris", uris }),
     });
-    this.permissions = new PermissionCards((toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }));
+    this.permissions = new PermissionCards(
+      (toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }),
+      () => this.composer.input.focus(),
+    );
     this.attachSlot.append(this.chips.picker, this.chips.el);
     this.attachSlot.hidden = true;
     this.feed.el.hidden = true;

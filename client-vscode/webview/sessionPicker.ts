@@ -35,6 +35,7 @@ export class SessionPicker {
     this.search.addEventListener("input", () => this.draw());
     this.search.addEventListener("keydown", (event) => {
       if (event.key !== "Enter") return;
+      event.preventDefault(); // the Enter is this box's: not a click of the button the focus goes back to
       const first = this.visible()[0];
       if (first) this.open(first.sessionId);
     });
@@ -203,7 +204,7 @@ export class SessionPicker {
   }
 
   private act(run: () => void): void {
-    this.popover.close(false);
+    this.popover.close(); // the focus goes back to the picker's button, not to the page's body
     run();
   }
 }

@@ -246,3 +246,21 @@ test("the model menu is used with the arrow keys, as a menu is: Up, Down, Home, 
   await page.keyboard.press("Enter");
   assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-haiku-4-5" });
 });
+
+test("a session chosen from the keyboard leaves the focus on the picker's button, not on the page's body", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page, { sessions: LISTED });
+  await page.locator(".baton-session-button").focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("searchbox", { name: "Search sessions" }).waitFor();
+  await page.keyboard.type("importer");
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "selectSession");
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("baton-session-button")), true);
+  // New Chat from the picker too
+  await page.keyboard.press("Enter");
+  await page.locator(".baton-session-picker").getByRole("button", { name: "New Chat" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "newChat");
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("baton-session-button")), true);
+});

@@ -181,10 +181,10 @@ export class ChatController {
           if (this.sender.busy) this.ports.post({ type: "busy", busy: true });
           return;
         case "send":
-          return await this.sender.send(message.text);
+          return await this.sender.send(message.text, undefined, message.sessionId ?? undefined);
         case "edit":
           // The prompt and what followed it leave the view (kept, undone like a compaction).
-          return await this.sender.send(message.text, message.messageId);
+          return await this.sender.send(message.text, message.messageId, message.sessionId ?? undefined);
         case "retry": {
           const cut = retryCut(this.messages);
           if (cut !== undefined) await this.sender.send(undefined, cut);

@@ -1,5 +1,5 @@
 /** The chat view's decisions that need no editor: which session to open, picker rows, spans, a send's words. */
-import { formatTokens } from "./meterText";
+import { formatTokens, percentOfWindow } from "./meterText";
 import { ErrorCodes, type ContentBlock, type DraftUsage, type Message, type Session } from "./protocol";
 import { errorCode, errorMessage } from "./rpc";
 import type { DraftLine } from "./webviewMessages";
@@ -108,7 +108,7 @@ export function sendFailure(error: unknown): string {
 export function draftLine(usage: DraftUsage): DraftLine {
   const text =
     `After sending: ${formatTokens(usage.usedTokens)} / ${formatTokens(usage.contextWindow)} ` +
-    `(${Math.round(usage.percentUsed)}%)`;
+    `(${Math.round(percentOfWindow(usage))}%)`;
   const verdict = usage.draft?.verdict ?? "fits";
   const warning = usage.draft?.message;
   return warning === undefined ? { text, verdict } : { text, verdict, warning };

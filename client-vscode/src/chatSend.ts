@@ -112,9 +112,10 @@ export class ChatSender {
    * it goes, the server says what it would do to the context: a prompt that cannot fit is
    * not sent, one over the limit with auto-compact off is sent after a compaction, one past
    * the auto-compact point is announced. The webview keeps the text until the outcome says
-   * the session holds it.
+   * the session holds it. `shown`: the session the panel showed when the user sent, which
+   * is where the prompt goes even when another one is on its way to the panel.
    */
-  async send(text: string | undefined, rewindTo?: string): Promise<void> {
+  async send(text: string | undefined, rewindTo?: string, shown?: string): Promise<void> {
     // `text` undefined: a continuation (Retry: a new reply to the prompt already there).
     if (text !== undefined && text.trim() === "") {
       return;
@@ -131,7 +132,7 @@ export class ChatSender {
     let cancelled = false;
     let sentTo: string | undefined;
     try {
-      const sessionId = this.current.sessionId ?? (await this.host.newChat()).sessionId;
+      const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
       if (rewindTo !== undefined) {
         const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);

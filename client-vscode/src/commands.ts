@@ -8,6 +8,7 @@ import { messageText, selectedSpan } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { previewReport } from "./compactReport";
 import { afterCompactionLine } from "./draftCard";
+import { percentOfWindow } from "./meterText";
 import type { DraftFlow } from "./compactDraft";
 import type { CurrentSession } from "./currentSession";
 import { chooseModel } from "./modelChoice";
@@ -103,7 +104,7 @@ export function registerCommands(
   register("baton.undoCompaction", async (boundaryId?: unknown) => {
     const id = sessionId();
     const { usage } = await client.rpc.uncompact(id, typeof boundaryId === "string" ? boundaryId : undefined);
-    void vscode.window.showInformationMessage(`Baton: undone, the messages are back in the view; the context is ${Math.round(usage.percentUsed)}% full.`);
+    void vscode.window.showInformationMessage(`Baton: undone, the messages are back in the view; the context is ${Math.round(percentOfWindow(usage))}% full.`);
   });
 
   register("baton.openSessionDocument", async (id?: unknown) => {

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
-import { afterCompactionLine, draftCardHtml, isCardAction, type CardAction } from "./draftCard";
+import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction, type CardAction } from "./draftCard";
 import { DraftEdit } from "./draftEdit";
 import type { DraftOptions } from "./draftRpc";
 import { ErrorCodes, type CompactDraft, type CompactResult } from "./protocol";
@@ -59,6 +59,10 @@ export class DraftFlow implements vscode.Disposable {
         void this.offerPreviewAgain(open, error);
         return undefined;
       }
+      if (errorCode(error) === ErrorCodes.draftNotFound) {
+        await this.drop(open);
+        return undefined;
+      }
       throw error;
     }
     await this.close();
@@ -79,9 +83,17 @@ export class DraftFlow implements vscode.Disposable {
     }
     const { draftId } = await edit.settled(); // a measure under way replaces the draft
     const options: DraftOptions = { draftId, instructions: instructions.trim() || null };
-    const draft = await this.client.withProgress("Baton: writing the compaction draft again", vscode.ProgressLocation.Notification, (call) =>
-      this.client.drafts.preview(edit.sessionId, options, call),
-    );
+    const open = this.requireOpen();
+    let draft: CompactDraft;
+    try {
+      draft = await this.client.withProgress("Baton: writing the compaction draft again", vscode.ProgressLocation.Notification, (call) =>
+        this.client.drafts.preview(edit.sessionId, options, call),
+      );
+    } catch (error) {
+      if (errorCode(error) !== ErrorCodes.draftNotFound) throw error;
+      await this.drop(open);
+      return;
+    }
     await this.show(edit.sessionId, draft);
   }
 
@@ -173,6 +185,23 @@ export class DraftFlow implements vscode.Disposable {
       await vscode.window.showTextDocument(open.document, { viewColumn: vscode.ViewColumn.One, preview: false });
       await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
     }
+  }
+
+  /**
+   * The server no longer has the open draft: its card goes, with the editor unless the user
+   * edited the summary there, and the user is told why in words.
+   */
+  private async drop(open: Open): Promise<void> {
+    const { edited } = open.edit.state;
+    if (this.open === open && edited) {
+      this.open = undefined;
+      void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, false);
+      open.edit.close();
+      open.panel.dispose();
+    } else if (this.open === open) {
+      await this.close();
+    }
+    void vscode.window.showErrorMessage(goneDraftLine(edited));
   }
 
   private async offerPreviewAgain(open: Open, error: unknown): Promise<void> {

@@ -19,6 +19,19 @@ export function afterCompactionLine(result: CompactResult): string {
   return went ? `${compactSummaryLine(result)} ${went}.` : compactSummaryLine(result);
 }
 
+/**
+ * What Apply or Regenerate of a draft the server no longer has says (it answered
+ * draft_not_found): a session keeps one draft, so another preview of it replaced this one,
+ * or another window or client applied or discarded it. `edited`: the user's text is kept.
+ */
+export function goneDraftLine(edited: boolean): string {
+  const kept = edited ? " Your edited summary stays in its editor, to copy from." : "";
+  return (
+    "Baton: this compaction draft is no longer there: another preview of the session replaced it, " +
+    `or it was applied or discarded elsewhere. Nothing was compacted; run Preview Compaction again for a new draft.${kept}`
+  );
+}
+
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export function escapeHtml(text: string): string {

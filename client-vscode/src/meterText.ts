@@ -1,23 +1,27 @@
 /** The status-bar meter's text, colour and tooltip, from a Usage (pure: no vscode import). */
 import type { Usage } from "./protocol";
 
-/** 124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950". */
+/**
+ * 124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950": one decimal under 100K and under 10M,
+ * rounded half up (9_950 is "10K", never "9.9K"), in the unit the figure rounds to (999_600
+ * is "1M", not "1000K").
+ */
 export function formatTokens(tokens: number): string {
   const n = Math.max(0, Math.round(tokens));
-  // 999_600 is 1M, not "1000K": a figure is shown in the unit it rounds to
-  if (n >= 999_500) {
-    const m = n / 1_000_000;
-    return `${trim(m >= 10 ? m.toFixed(0) : m.toFixed(1))}M`;
-  }
-  if (n >= 1_000) {
-    const k = n / 1_000;
-    return `${trim(k >= 100 ? k.toFixed(0) : k.toFixed(1))}K`;
-  }
-  return String(n);
+  if (n < 1_000) return String(n);
+  return inUnit(n, 1_000, 100, "K") ?? inUnit(n, 1_000_000, 10, "M") ?? `${Math.round(n / 1_000_000)}M`;
 }
 
-function trim(figure: string): string {
-  return figure.endsWith(".0") ? figure.slice(0, -2) : figure;
+/**
+ * `n` in `unit`s with one decimal below `whole` of them and none from it, or undefined when
+ * it rounds to 1000 units or more. Rounded on whole numbers: 9.95 as a float is 9.9499..., and
+ * toFixed(1) would cut it to 9.9.
+ */
+function inUnit(n: number, unit: number, whole: number, suffix: string): string | undefined {
+  const tenths = Math.floor((n * 10 + unit / 2) / unit);
+  if (tenths < whole * 10) return `${tenths / 10}${suffix}`;
+  const units = Math.floor((n + unit / 2) / unit);
+  return units < 1_000 ? `${units}${suffix}` : undefined;
 }
 
 /** "62% 124K/200K", as the server words it (`Usage.text.meter`). */
@@ -49,7 +53,7 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
   const lines = [
     `**Baton: ${escapeMarkdown(title)}**`,
     "",
-    `${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(usage.percentUsed)}%), model \`${usage.model}\``,
+    `${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(percentOfWindow(usage))}%), model \`${usage.model}\``,
     "",
     "| | tokens |",
     "|---|---:|",
@@ -65,6 +69,12 @@ export function meterTooltip(usage: Usage, title: string, compactions: number): 
     ...(usage.warnings ?? []).flatMap((warning) => ["", `$(warning) ${escapeMarkdown(warning)}`]),
   ];
   return lines.join("\n");
+}
+
+/** The share of the window used, past 100 when the context is (`percentUsed` stops at 100). */
+export function percentOfWindow(usage: Pick<Usage, "usedTokens" | "contextWindow" | "percentUsed">): number {
+  const { usedTokens, contextWindow } = usage;
+  return usedTokens > contextWindow && contextWindow > 0 ? (100 * usedTokens) / contextWindow : usage.percentUsed;
 }
 
 /** Escapes Markdown's punctuation so a session title shows as typed. */

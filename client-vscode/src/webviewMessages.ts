@@ -127,9 +127,13 @@ export interface DraftLine {
 /** Webview -> extension host. */
 export type FromWebview =
   | { type: "ready" }
-  | { type: "send"; text: string }
+  /**
+   * `sessionId`: the session on show when the user sent (the host may already be opening
+   * another one): the prompt goes there. Absent or null: the current one, else a new chat.
+   */
+  | { type: "send"; text: string; sessionId?: string | null }
   /** Edit and resend: `messageId` (a past prompt) and what followed it leave the view, then `text` is sent. */
-  | { type: "edit"; messageId: string; text: string }
+  | { type: "edit"; messageId: string; text: string; sessionId?: string | null }
   /** Retry: the last reply leaves the view and a new one is asked for. */
   | { type: "retry" }
   /** The input box changed (the host asks for its usage, debounced). */

@@ -22,6 +22,7 @@ export class Composer {
   private readonly draftLine: HTMLElement;
   private readOnly = false;
   private busy = false;
+  private opening = false;
 
   constructor(private readonly handlers: ComposerHandlers) {
     this.input = h("textarea", {
@@ -118,7 +119,17 @@ export class Composer {
     this.readOnly = readOnly;
     this.lockNote.hidden = !readOnly;
     this.input.disabled = readOnly;
-    this.sendButton.disabled = readOnly;
+    this.sendButton.disabled = readOnly || this.opening;
+  }
+
+  /**
+   * Another session is on its way to the panel: Send waits for it (the text stays in the
+   * box), so a prompt never goes to a session the user has just left, nor to one not yet shown.
+   */
+  setOpening(opening: boolean): void {
+    this.opening = opening;
+    this.sendButton.disabled = this.readOnly || opening;
+    this.sendButton.title = opening ? "Opening the session…" : "";
   }
 
   setBusy(busy: boolean): void {
@@ -136,7 +147,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value;
-    if (this.busy || this.readOnly || text.trim() === "") return;
+    if (this.busy || this.readOnly || this.opening || text.trim() === "") return;
     this.setDraft("");
     this.draftLine.hidden = true;
     // the saved draft keeps the text until the host says the session holds it

@@ -1,4 +1,5 @@
 // Small DOM builders for the chat webview: elements, text, and no HTML strings but Markdown's.
+import { formatTokens } from "../src/meterText";
 
 type Attrs = { [name: string]: string | boolean | undefined };
 type Child = Node | string | null | undefined | false;
@@ -54,14 +55,5 @@ export function folded(className: string, summary: Child | Child[], build: () =>
   return details;
 }
 
-/** 12,345 -> "12.3K"; figures under 1,000 stay as they are; 999,600 is "1M", not "1000K". */
-export function compactNumber(n: number): string {
-  // the unit is the one the figure rounds to
-  if (n >= 999_500) return `${trim(n / 1_000_000)}M`;
-  if (n >= 999.5) return `${trim(n / 1_000)}K`;
-  return String(Math.round(n));
-}
-
-function trim(n: number): string {
-  return n >= 100 ? String(Math.round(n)) : n.toFixed(1).replace(/\.0$/, "");
-}
+/** 12,345 -> "12.3K": figures read as the status-bar meter reads them (formatTokens). */
+export const compactNumber = formatTokens;

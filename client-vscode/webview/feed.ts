@@ -201,6 +201,9 @@ export class Feed {
     const els: HTMLElement[] = [];
     for (let row = start; row < end; row++) els.push(this.rowElement(row));
     const keep = new Set(els);
+    // the keyboard's message, drawn anew (a send started: its prompts lose Edit): it keeps the focus
+    const focused = document.activeElement;
+    const refocus = this.drawn.els.find((el) => !keep.has(el) && focused !== null && el.contains(focused))?.dataset.messageId;
     for (const el of this.drawn.els) {
       if (!keep.has(el)) {
         this.resize.unobserve(el);
@@ -217,6 +220,7 @@ export class Feed {
     }
     for (const el of els) if (!this.drawn.els.includes(el)) this.decorate(el, el.dataset.messageId ?? "");
     this.drawn = { start, end, els };
+    if (refocus !== undefined) els.find((el) => el.dataset.messageId === refocus)?.focus({ preventScroll: true });
   }
 
   /** Read the drawn rows' heights into the layout; true when one changed. */

@@ -52,6 +52,8 @@ export class FindBar {
   private readonly count: HTMLElement;
   private hits: string[] = [];
   private current = -1;
+  /** What had the focus when the box opened: it gets it back on close when nothing was found. */
+  private before: HTMLElement | null = null;
 
   constructor(private readonly feed: Feed) {
     this.input = h("input", {
@@ -90,17 +92,25 @@ export class FindBar {
   }
 
   open(): void {
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && !this.el.contains(active)) this.before = active;
     this.el.hidden = false;
     this.input.focus();
     this.input.select();
     if (this.input.value) this.search(false);
   }
 
+  /** Hides the box; the focus, if it was in it, goes to the match shown, else back where it was. */
   close(): void {
+    const focused = this.el.contains(document.activeElement);
+    const hit = this.hits[this.current];
     this.el.hidden = true;
     this.hits = [];
     this.current = -1;
     clearHighlights();
+    if (!focused) return;
+    const to = (hit !== undefined ? this.feed.element(hit) : undefined) ?? (this.before?.isConnected ? this.before : null);
+    to?.focus({ preventScroll: true });
   }
 
   /** The view changed (a new page, a new message): search it again, staying on the same hit. */

@@ -49,9 +49,9 @@ class ChatView {
 
   constructor(root: HTMLElement) {
     const actions: HeaderHandlers = {
-      selectSession: (sessionId) => this.host.post({ type: "selectSession", sessionId }),
+      selectSession: (sessionId) => this.openSession({ type: "selectSession", sessionId }),
       pickSession: () => this.header.openSessions(),
-      newChat: () => this.host.post({ type: "newChat" }),
+      newChat: () => this.openSession({ type: "newChat" }),
       importSession: () => this.host.post({ type: "import" }),
       find: () => this.find.open(),
     };
@@ -74,7 +74,7 @@ class ChatView {
       edit: (messageId, text) => {
         this.alerts.hideError();
         this.alerts.hideNotice();
-        this.host.post({ type: "edit", messageId, text });
+        this.host.post({ type: "edit", messageId, text, sessionId: this.session?.sessionId ?? null });
       },
       retry: () => this.host.post({ type: "retry" }),
       applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
@@ -99,7 +99,8 @@ class ChatView {
         this.alerts.hideNotice();
         this.feed.showPrompt(text);
         this.feed.scrollToEnd();
-        this.host.post({ type: "send", text });
+        // the session on show: the host may already be opening another one
+        this.host.post({ type: "send", text, sessionId: this.session?.sessionId ?? null });
       },
       stop: () => this.host.post({ type: "stop" }),
       setApiKey: () => this.host.post({ type: "setApiKey" }),
@@ -114,7 +115,10 @@ class ChatView {
       attachFile: (path) => this.host.post({ type: "attachFile", path }),
       attachUris: (uris) => this.host.post({ type: "attachUris", uris }),
     });
-    this.permissions = new PermissionCards((toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }));
+    this.permissions = new PermissionCards(
+      (toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }),
+      () => this.composer.input.focus(),
+    );
     this.attachSlot.append(this.chips.picker, this.chips.el);
     this.attachSlot.hidden = true;
     this.feed.el.hidden = true;
@@ -184,6 +188,7 @@ class ChatView {
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".
         if (this.firstUpdate) this.welcomeSlot.replaceChildren();
+        this.composer.setOpening(false); // a session that could not be opened: the one on show stays
         this.alerts.showError(message.message, message.scope);
         return;
       case "notice":
@@ -219,7 +224,8 @@ class ChatView {
       this.firstUpdate && saved !== null && saved !== shown && update.sessions.some((s) => s.sessionId === saved);
     const first = this.firstUpdate;
     this.firstUpdate = false;
-    if (interim && saved !== null) this.host.post({ type: "selectSession", sessionId: saved });
+    this.composer.setOpening(false);
+    if (interim && saved !== null) this.openSession({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
     this.alerts.sessionUpdated(update.hasApiKey, changed);
     if (changed) {
@@ -253,6 +259,12 @@ class ChatView {
     this.pages.askEarlier();
     // a draft restored with the view state gets its line once the host has a session
     if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
+  }
+
+  /** Asks the host for another session; Send waits until a session update (or an error) comes. */
+  private openSession(message: { type: "selectSession"; sessionId: string } | { type: "newChat" }): void {
+    this.composer.setOpening(true);
+    this.host.post(message);
   }
 
   private wireFeed(): void {

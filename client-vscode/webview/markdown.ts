@@ -49,6 +49,10 @@ const md = new MarkdownIt({
 });
 // A Markdown image would be a remote fetch (blocked by the CSP anyway): show it as text.
 md.disable("image");
+// Only a web page is a link. VS Code hands a webview's link to its opener: a vscode: link
+// reaches an extension's URI handler, a command: link runs a command where command links are
+// on; written by the model, none may be one click away. Any other link is shown as written.
+md.validateLink = (url: string): boolean => /^https?:\/\//i.test(url.trim());
 // markdown-it aligns table cells with style attributes, which the CSP refuses: use classes.
 md.core.ruler.push("baton_align_classes", (state: StateCore) => {
   for (const token of state.tokens) {

@@ -47,8 +47,11 @@ export function openEditor(article: HTMLElement, text: string, send: (text: stri
   const input = h("textarea", { class: "baton-input baton-edit-input", "aria-label": "Edit the prompt", rows: "4" });
   input.value = text;
   const close = (): void => {
+    const hadFocus = box.contains(document.activeElement);
     box.remove();
     body.hidden = false;
+    // the focus goes back where the edit came from, not to the page's body
+    if (hadFocus) (article.querySelector<HTMLElement>(".baton-edit") ?? article).focus({ preventScroll: true });
   };
   const submit = (): void => {
     if (input.value.trim() === "") return;

@@ -53,10 +53,9 @@ export class ModelPicker {
         ? "From the Anthropic Models API"
         : `Configured models${catalog.reason ? `: ${catalog.reason}` : ""}`;
     const rows = catalog.models.map((m) => this.row(m));
-    this.popover.fill([
-      h("p", { class: "baton-picker-note" }, note),
-      h("div", { class: "baton-model-list", role: "menu", "aria-label": "Models" }, ...rows),
-    ]);
+    const list = h("div", { class: "baton-model-list", role: "menu", "aria-label": "Models" }, ...rows);
+    list.addEventListener("keydown", (event) => arrows(event, rows));
+    this.popover.fill([h("p", { class: "baton-picker-note" }, note), list]);
     (rows.find((r) => r.getAttribute("aria-checked") === "true") ?? rows[0])?.focus();
   }
 
@@ -88,4 +87,14 @@ export class ModelPicker {
     });
     return el;
   }
+}
+
+/** A menu's keys: Up and Down move between its items (wrapping), Home and End go to the ends. */
+function arrows(event: KeyboardEvent, items: readonly HTMLElement[]): void {
+  const at = items.indexOf(document.activeElement as HTMLElement);
+  const to: { [key: string]: number } = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 };
+  const next = to[event.key];
+  if (next === undefined || items.length === 0) return;
+  event.preventDefault();
+  items[(next + items.length) % items.length]?.focus();
 }

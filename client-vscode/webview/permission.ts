@@ -12,7 +12,11 @@ export class PermissionCards {
   readonly el = h("div", { class: "baton-permissions", "aria-live": "assertive" });
   private readonly cards = new Map<string, HTMLElement>();
 
-  constructor(private readonly answer: (toolUseId: string, outcome: PermissionOutcome) => void) {
+  /** `back`: where the focus goes once the last card answered from the keyboard goes (the input box). */
+  constructor(
+    private readonly answer: (toolUseId: string, outcome: PermissionOutcome) => void,
+    private readonly back: () => void,
+  ) {
     this.el.hidden = true;
   }
 
@@ -53,15 +57,25 @@ export class PermissionCards {
     this.cards.set(request.toolUseId, card);
     this.el.appendChild(card);
     this.el.hidden = false;
-    // the first option takes the focus unless the user is typing somewhere
-    const typing = document.activeElement instanceof HTMLTextAreaElement || document.activeElement instanceof HTMLInputElement;
-    if (!typing) buttons[0]?.focus({ preventScroll: true });
+    // the first option takes the focus unless the user is typing somewhere, or on another card
+    const active = document.activeElement;
+    const typing = active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement;
+    if (!typing && !(active instanceof HTMLElement && this.el.contains(active))) buttons[0]?.focus({ preventScroll: true });
   }
 
-  /** The request was answered (here or elsewhere) or withdrawn. */
+  /**
+   * The request was answered (here or elsewhere) or withdrawn. A card that had the focus
+   * hands it on, to the next card's first option or else back, not to the page's body.
+   */
   done(toolUseId: string): void {
-    this.cards.get(toolUseId)?.remove();
+    const card = this.cards.get(toolUseId);
+    const focused = card !== undefined && card.contains(document.activeElement);
+    card?.remove();
     this.cards.delete(toolUseId);
     this.el.hidden = this.cards.size === 0;
+    if (!focused) return;
+    const next = [...this.cards.values()][0]?.querySelector<HTMLElement>(".baton-permission-actions button");
+    if (next) next.focus({ preventScroll: true });
+    else this.back();
   }
 }

@@ -35,6 +35,7 @@ export class SessionPicker {
     this.search.addEventListener("input", () => this.draw());
     this.search.addEventListener("keydown", (event) => {
       if (event.key !== "Enter") return;
+      event.preventDefault(); // the Enter is this box's: not a click of the button the focus goes back to
       const first = this.visible()[0];
       if (first) this.open(first.sessionId);
     });
@@ -88,7 +89,9 @@ export class SessionPicker {
 
   private draw(): void {
     const shown = this.visible();
+    const place = this.keyboardPlace();
     this.listEl.replaceChildren(...shown.map((s) => this.row(s)));
+    if (place) this.controls(place.sessionId)[place.index]?.focus();
     this.status.textContent =
       this.sessions.length === 0
         ? "No sessions yet."
@@ -96,6 +99,23 @@ export class SessionPicker {
           ? `No session's title matches "${this.search.value.trim()}".`
           : "";
     this.status.hidden = this.status.textContent === "";
+  }
+
+  /**
+   * The row and the control within it that has the focus, if one has: drawing the rows anew
+   * (each update of the list) puts the focus back there, not on the page's body.
+   */
+  private keyboardPlace(): { sessionId: string; index: number } | undefined {
+    const focused = document.activeElement;
+    const row = focused instanceof HTMLElement && this.listEl.contains(focused) ? focused.closest<HTMLElement>("[data-session-id]") : null;
+    const sessionId = row?.dataset.sessionId;
+    if (!sessionId || !focused) return undefined;
+    return { sessionId, index: this.controls(sessionId).indexOf(focused as HTMLElement) };
+  }
+
+  private controls(sessionId: string): HTMLElement[] {
+    const row = [...this.listEl.querySelectorAll<HTMLElement>("[data-session-id]")].find((r) => r.dataset.sessionId === sessionId);
+    return row ? [...row.querySelectorAll<HTMLElement>("button, input")] : [];
   }
 
   private row(s: Session): HTMLElement {
@@ -184,7 +204,7 @@ export class SessionPicker {
   }
 
   private act(run: () => void): void {
-    this.popover.close(false);
+    this.popover.close(); // the focus goes back to the picker's button, not to the page's body
     run();
   }
 }

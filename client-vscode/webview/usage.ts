@@ -2,6 +2,7 @@
 // bar per category (the known ones in a fixed order, any other key after them), each as a
 // share of the context window. The words are the server's (`Usage.text`): its usage line and
 // each category's label.
+import { percentOfWindow } from "../src/meterText";
 import { button, compactNumber, h } from "./dom";
 import type { Usage } from "./wire";
 
@@ -41,7 +42,7 @@ export class UsageChart {
     this.el.hidden = usage === null;
     if (usage === null) return;
     const window = Math.max(usage.contextWindow, 1);
-    const share = (tokens: number): string => `${Math.max(0, Math.min(100, (100 * tokens) / window)).toFixed(2)}%`;
+    const share = (tokens: number, of = window): string => `${Math.max(0, Math.min(100, (100 * tokens) / of)).toFixed(2)}%`;
     const notes = [usage.text.panel];
     const warnings = [...(usage.warnings ?? [])];
     if (usage.estimatorExact === false) warnings.unshift("Token counts come from an approximate tokenizer.");
@@ -52,16 +53,30 @@ export class UsageChart {
     this.el.dataset.state = usage.state;
     const all = categories(usage.breakdown as unknown as { [key: string]: unknown }, usage.text.labels);
     // The stacked bar: every category but free space, then a tick at the auto-compact threshold.
+    // Past the window the bar spans what is used, so the parts keep their proportions and fill
+    // it, and a mark shows where the window ends.
+    const over = usage.usedTokens > window;
+    const span = over ? usage.usedTokens : window;
     const segments = all
       .filter(([key, , tokens]) => key !== "free" && tokens > 0)
       .map(([key, label, tokens]) => {
         const seg = h("span", { class: `baton-usage-seg cat-${key}`, title: `${label}: ${compactNumber(tokens)}` });
-        seg.style.width = share(tokens); // CSSOM: allowed by the CSP, unlike a style attribute
+        seg.style.width = share(tokens, span); // CSSOM: allowed by the CSP, unlike a style attribute
         return seg;
       });
     const tick = h("span", { class: "baton-usage-tick" });
-    tick.style.left = share(usage.autoCompactThreshold);
-    this.stack.replaceChildren(...segments, tick);
+    tick.style.left = share(usage.autoCompactThreshold, span);
+    const limit = over ? h("span", { class: "baton-usage-limit" }) : null;
+    if (limit) limit.style.left = share(window, span);
+    this.stack.replaceChildren(...segments, tick, ...(limit ? [limit] : []));
+    if (over) {
+      this.stack.dataset.over = "true";
+      const percent = Math.round(percentOfWindow(usage));
+      this.stack.title = `${usage.usedTokens.toLocaleString("en-US")} tokens: ${percent}% of the ${window.toLocaleString("en-US")}-token window`;
+    } else {
+      delete this.stack.dataset.over;
+      this.stack.removeAttribute("title");
+    }
     const rows = all.map(([key, label, tokens]) => {
       const fill = h("span", { class: `baton-usage-fill cat-${key}${tokens > 0 ? "" : " empty"}` });
       fill.style.width = share(tokens);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from baton.core.usage.budget import Breakdown, Usage
 from baton.core.usage.wording import format_tokens
 
 
@@ -11,16 +12,49 @@ from baton.core.usage.wording import format_tokens
     ("tokens", "shown"),
     [
         (950, "950"),
+        (999, "999"),
         (1_000, "1K"),
+        (9_949, "9.9K"),
+        (9_950, "10K"),  # rounded, not cut to "9.9K"
+        (15_250, "15.3K"),
+        (99_950, "100K"),
+        (124_500, "125K"),
         (12_345, "12.3K"),
         (124_300, "124K"),
         (999_499, "999K"),
         (999_500, "1M"),  # read "1000K" of "1M"
         (999_600, "1M"),
         (1_000_000, "1M"),
-        (1_250_000, "1.2M"),
+        (1_250_000, "1.3M"),  # half up, as every other figure
+        (9_950_000, "10M"),
         (12_400_000, "12M"),
+        (999_999_999, "1000M"),
     ],
 )
 def test_a_figure_reads_in_the_unit_it_rounds_to(tokens: int, shown: str) -> None:
     assert format_tokens(tokens) == shown
+
+
+def test_a_context_past_its_window_says_how_far_past_not_100_percent() -> None:
+    usage = Usage(
+        session_id="s_1",
+        model="claude-sonnet-4-5",
+        context_window=200_000,
+        effective_window=180_000,
+        auto_compact_threshold=167_000,
+        warning_threshold=147_000,
+        error_threshold=167_000,
+        blocking_limit=177_000,
+        used_tokens=250_000,
+        percent_used=100,  # the wire's figure stops at 100
+        percent_left=0,
+        state="blocking",
+        estimated=True,
+        auto_compact_enabled=True,
+        auto_compact_paused=False,
+        breakdown=Breakdown(messages=250_000),
+    ).worded()
+    assert usage.text.meter == "125% 250K/200K"
+    assert usage.text.panel.startswith("125% used · 250K/200K est.")
+    assert usage.text.headline.startswith("Context 125% used (250,000 / 200,000)")
+    assert usage.percent_used == 100

@@ -2,7 +2,7 @@
 // the draft's summary in an editor beside its card; the summary is edited, measured again,
 // applied from the card, and the meter drops to the figure the card showed.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { onScreen, palette, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
@@ -87,6 +87,36 @@ describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, (
       const told = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "Summarized" });
       await told.first().waitFor({ timeout: WAIT });
       await fx.page.screenshot({ path: join(resultsDir, "drafts-3-applied.png") });
+    } catch (error) {
+      failed = true;
+      const shown = await onScreen(fx.page).catch(() => "");
+      if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+      throw error;
+    }
+  });
+
+  test("Apply of a draft the server no longer has says so in words and drops the card", async () => {
+    try {
+      await palette(fx.page, "Baton: Preview Compaction");
+      await card();
+      // another window or client discarded it: the session's draft record is gone
+      const record = fx.session.transcript.replace(/\.jsonl$/, ".draft.json");
+      assert.ok(existsSync(record), record);
+      rmSync(record);
+      const transcript = readFileSync(fx.session.transcript, "utf8");
+      const shown = await card();
+      await shown.frame.locator("#apply").click();
+      const told = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "no longer there" });
+      await told.first().waitFor({ timeout: WAIT });
+      assert.match(await told.first().innerText(), /Nothing was compacted; run Preview Compaction again/);
+      assert.doesNotMatch(await onScreen(fx.page), /draft_not_found|has no draft/);
+      await until("the stale card to go", async () => {
+        for (const frame of fx.page.frames()) {
+          if ((await frame.locator(".figures[data-draft-id]").count().catch(() => 0)) > 0) return undefined;
+        }
+        return true;
+      });
+      assert.equal(readFileSync(fx.session.transcript, "utf8"), transcript, "nothing was committed");
     } catch (error) {
       failed = true;
       const shown = await onScreen(fx.page).catch(() => "");

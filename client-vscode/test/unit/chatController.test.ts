@@ -47,6 +47,8 @@ class Fake {
   modelsFailure: unknown;
   /** The next session list fails (once). */
   listFailure: unknown;
+  /** Holds the next session list (once) until it resolves. */
+  listGate: Promise<void> | undefined;
 
   add(s: Session, messages: Message[] = []): void {
     this.sessions.set(s.sessionId, { session: s, messages });
@@ -56,6 +58,9 @@ class Fake {
     return {
       rpc: {
         listSessions: async () => {
+          const gate = this.listGate;
+          this.listGate = undefined;
+          if (gate) await gate;
           const failure = this.listFailure;
           this.listFailure = undefined;
           if (failure !== undefined) throw failure;
@@ -1020,4 +1025,27 @@ test("the Cancel of the compaction a send runs first stops it, and the prompt is
   assert.deepEqual(fake.calls, ["compact"], "the compaction was stopped and nothing sent");
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "next step" }]);
   assert.deepEqual(ofType(fake.posted, "error"), []);
+});
+
+test("a send while another session is being opened goes to the session on show, not to the one on its way", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  // b is chosen: it is current for the host once read, while the panel still shows a
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" });
+  await tick();
+  assert.equal(current.sessionId, "b");
+  assert.equal(fake.lastSession().session?.sessionId, "a", "the panel still shows a");
+  const message = { type: "send", text: "for what I see", sessionId: "a" } as const;
+  await chat.receive(message);
+  open();
+  await opening;
+  assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(fake.sessions.get("b")!.messages, []);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "for what I see" }]);
+  assert.equal(current.sessionId, "b", "the choice still stands");
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ago, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
-import { message, session } from "./fixtures";
+import { ago, draftLine, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
+import { message, session, usage } from "./fixtures";
 
 test("the view opens the most recently updated session", () => {
   const sessions = [session("a", "2026-11-02T10:00:00Z"), session("b", "2026-11-03T09:00:00+00:00"), session("c", "2026-11-01T23:00:00Z")];
@@ -52,4 +52,11 @@ test("a copied message keeps its text and names its tool calls", () => {
     content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "print(1)" }] }] as never,
   });
   assert.equal(messageText(result), "print(1)");
+});
+
+test("the draft's line past the window gives the real share, not the 100 percentUsed stops at", () => {
+  const draft = { tokens: 130_000, usedBefore: 120_000, verdict: "tooLarge" as const, message: "It cannot fit." };
+  const line = draftLine({ ...usage({ usedTokens: 250_000, percentUsed: 100, state: "blocking" }), draft });
+  assert.equal(line.text, "After sending: 250K / 200K (125%)");
+  assert.equal(draftLine({ ...usage(), draft: { ...draft, verdict: "fits" } }).text, "After sending: 124K / 200K (62%)");
 });

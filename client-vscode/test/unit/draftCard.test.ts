@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { afterCompactionLine, draftCardHtml, isCardAction } from "../../src/draftCard";
+import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction } from "../../src/draftCard";
 import type { CompactDraft, CompactResult, Dropped } from "../../src/protocol";
 
 const dropped: Dropped = {
@@ -46,4 +46,12 @@ test("the card escapes what it shows, carries the previewed figure and its three
   assert.ok(html.includes("The summary has been edited") && html.includes("measuring it again"));
   assert.ok(html.includes('data-measured="false"'));
   assert.ok(isCardAction("apply") && !isCardAction("run"));
+});
+
+test("a draft the server no longer has is said in words, never by its code or ids", () => {
+  const line = goneDraftLine(false);
+  assert.match(line, /no longer there: another preview of the session replaced it, or it was applied or discarded elsewhere/);
+  assert.match(line, /Nothing was compacted/);
+  assert.doesNotMatch(line, /draft_not_found|editor/);
+  assert.match(goneDraftLine(true), /Your edited summary stays in its editor/);
 });

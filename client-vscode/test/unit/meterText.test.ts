@@ -19,6 +19,20 @@ test("a figure that rounds up to the next unit is shown in it: 1M, not 1000K", (
   assert.equal(formatTokens(999.6), "1K");
 });
 
+test("a figure rounds half up at every boundary, never truncates: 9,950 is 10K, not 9.9K", () => {
+  assert.equal(formatTokens(999), "999");
+  assert.equal(formatTokens(9_949), "9.9K");
+  assert.equal(formatTokens(9_950), "10K");
+  assert.equal(formatTokens(15_250), "15.3K");
+  assert.equal(formatTokens(99_949), "99.9K");
+  assert.equal(formatTokens(99_950), "100K");
+  assert.equal(formatTokens(124_500), "125K");
+  assert.equal(formatTokens(999_500), "1M");
+  assert.equal(formatTokens(1_000_000), "1M");
+  assert.equal(formatTokens(1_250_000), "1.3M");
+  assert.equal(formatTokens(9_950_000), "10M");
+});
+
 test("the meter shows the server's figure", () => {
   assert.equal(meterText(usage()), "62% 124K/200K");
   const text = { ...usage().text, meter: "8% 15.2K/200K" };
@@ -55,4 +69,10 @@ test("the tooltip's sentences are the server's: auto-compact, and where the figu
   assert.doesNotMatch(meterTooltip(compacted, "t", 0), /Exact/);
   assert.match(meterTooltip(worded({ labels: { ...usage().text.labels, messages: "Turns" } }), "t", 0), /\| Turns \|/);
   assert.match(meterTooltip(usage({ warnings: ["calibration is stale"] }), "t", 0), /\$\(warning\) calibration is stale/);
+});
+
+test("the tooltip past the window gives the real share, not the 100 percentUsed stops at", () => {
+  const over = usage({ usedTokens: 250_000, percentUsed: 100, state: "blocking" });
+  assert.match(meterTooltip(over, "t", 0), /250K of 200K tokens \(125%\)/);
+  assert.match(meterTooltip(usage(), "t", 0), /124K of 200K tokens \(62%\)/);
 });

@@ -147,6 +147,7 @@ test("Edit turns a past prompt into an input box; Send posts the edit, Cancel pu
     type: "edit",
     messageId: "u1",
     text: "What is 3 + 3?",
+    sessionId: "s_demo",
   });
   // A click on an action never selects the message.
   const selections = (await posted(page)).filter((m) => m.type === "selection");
@@ -180,3 +181,23 @@ for (const theme of ["dark", "light", "hc"]) {
     await page.screenshot({ path: join(RESULTS, `webview-message-actions-${theme}.png`) });
   });
 }
+
+test("an Edit put away with Escape or Cancel gives the focus back to its Edit button", async (t) => {
+  const page = await showTurns(t);
+  const onEdit = () => page.evaluate(() => document.activeElement?.classList.contains("baton-edit") && document.activeElement.closest("article")?.dataset.messageId);
+  await message(page, "u2").hover();
+  await message(page, "u2").locator(".baton-edit").focus();
+  await page.keyboard.press("Enter");
+  const input = message(page, "u2").locator(".baton-edit-input");
+  await input.waitFor();
+  await page.keyboard.press("Escape");
+  assert.equal(await input.count(), 0);
+  assert.equal(await onEdit(), "u2");
+  // and Enter opens it again; Cancel from the keyboard puts it away the same way
+  await page.keyboard.press("Enter");
+  await input.waitFor();
+  await message(page, "u2").locator(".baton-edit-cancel").focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await input.count(), 0);
+  assert.equal(await onEdit(), "u2");
+});

@@ -191,7 +191,7 @@ test("Enter sends, Shift+Enter adds a line, nothing empty is sent", async (t) =>
   assert.equal(await input.inputValue(), "first line\nsecond line");
   assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0);
   await input.press("Enter");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "first line\nsecond line", sessionId: "s_demo" });
   assert.equal(await input.inputValue(), "");
   assert.equal((await posted(page)).filter((m) => m.type === "send").length, 1);
 });
@@ -283,4 +283,28 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   await toView(page, { type: "sendOutcome", stored: true, text: "explain the parser" });
   await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
   assert.equal(await input.inputValue(), "");
+});
+
+test("the message the keyboard is on keeps the focus when a send starts and ends", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const focused = () => page.evaluate(() => document.activeElement?.closest("article")?.dataset.messageId ?? null);
+  await clickMessage(page, "m_user1");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "m_asst1");
+  // a send starts (its prompts lose Edit, so they are drawn again) while the user reads
+  await toView(page, { type: "busy", busy: true });
+  await page.waitForFunction(() => document.querySelector(".baton-feed").getAttribute("aria-busy") === "true");
+  assert.equal(await focused(), "m_asst1");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "m_result1");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await focused(), "m_user1");
+  await toView(page, { type: "busy", busy: false });
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => document.querySelector(".baton-feed").getAttribute("aria-busy") === "false");
+  assert.equal(await focused(), "m_user1");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "m_asst1");
 });

@@ -133,7 +133,7 @@ test("the draft's weight once sent shows under the box, with the server's warnin
   await input.press("Enter");
   await line.waitFor({ state: "hidden" });
   const sent = (await posted(page)).filter((m) => m.type === "send");
-  assert.deepEqual(sent, [{ type: "send", text: "a long paste" }]);
+  assert.deepEqual(sent, [{ type: "send", text: "a long paste", sessionId: SESSION.sessionId }]);
 });
 
 test("the prompt being sent and its streamed reply stay with their session: another one opened meanwhile shows neither", async (t) => {
@@ -149,4 +149,43 @@ test("the prompt being sent and its streamed reply stay with their session: anot
   await page.waitForFunction(() => document.querySelector(".baton-header")?.textContent?.includes("Fix the importer") ?? true);
   await page.waitForFunction(() => document.querySelectorAll("article.baton-pending").length === 0);
   assert.equal(await page.getByText("summarize the parser").count(), 0);
+});
+
+test("a Send while another session is being opened waits for it: the text stays, then goes to the one on show", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await page.locator(".baton-session-button").click();
+  await page.getByRole("searchbox", { name: "Search sessions" }).fill("importer");
+  await page.getByRole("searchbox", { name: "Search sessions" }).press("Enter");
+  await waitPosted(page, (m) => m.type === "selectSession" && m.sessionId === OTHER_SESSION.sessionId);
+  // the host has not shown it yet: Enter and Send keep the text in the box
+  await input.fill("for the importer");
+  await input.press("Enter");
+  assert.equal(await page.locator(".baton-send").isDisabled(), true);
+  assert.equal(await input.inputValue(), "for the importer");
+  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0);
+  // the session is on show: the prompt goes, naming it
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await page.waitForFunction(() => !document.querySelector(".baton-send").disabled);
+  await input.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), {
+    type: "send",
+    text: "for the importer",
+    sessionId: OTHER_SESSION.sessionId,
+  });
+});
+
+test("a session that could not be opened lets Send go again, to the session still on show", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await page.locator(".baton-session-button").click();
+  await page.locator(".baton-session-picker").getByRole("button", { name: "New Chat" }).click();
+  await waitPosted(page, (m) => m.type === "newChat");
+  assert.equal(await page.locator(".baton-send").isDisabled(), true);
+  await toView(page, { type: "error", message: "Baton's server is not running.", scope: "server" });
+  await page.waitForFunction(() => !document.querySelector(".baton-send").disabled);
+  await page.locator("#baton-input").fill("still here");
+  await page.locator("#baton-input").press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "still here", sessionId: SESSION.sessionId });
 });

@@ -189,3 +189,78 @@ test("the welcome's All sessions opens the session picker", async (t) => {
   await page.locator(".baton-session-row").nth(9).waitFor();
   await waitPosted(page, (m) => m.type === "listSessions");
 });
+
+test("the session picker keeps the keyboard's place when the list is redrawn (a reply stored elsewhere, say)", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page, { sessions: LISTED });
+  await page.locator(".baton-session-button").click();
+  const focusedRow = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el === document.body ? null : [el.closest("[data-session-id]")?.dataset.sessionId ?? null, el.textContent];
+    });
+  // Tab from the search to the first row, then on to the second row's Open
+  await page.keyboard.press("Tab");
+  assert.deepEqual((await focusedRow())?.[0], SESSION.sessionId);
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  const before = await focusedRow();
+  assert.equal(before?.[0], OTHER_SESSION.sessionId);
+  // the host's list comes again (a session was stored meanwhile): the rows are drawn anew
+  await toView(page, { type: "sessions", sessions: [{ ...LISTED[0], updatedAt: new Date().toISOString() }, ...LISTED.slice(1)] });
+  await page.locator(".baton-session-row").first().getByText("just now").waitFor();
+  assert.deepEqual(await focusedRow(), before, "focus stays on the same control of the same row");
+  // and Enter still opens it
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), { type: "selectSession", sessionId: OTHER_SESSION.sessionId });
+
+  // the Delete confirmation keeps its focus too
+  await page.locator(".baton-session-button").click();
+  await page.getByRole("button", { name: `Delete "${IMPORTED.title}"` }).click();
+  const confirm = page.locator(".baton-session-confirm").getByRole("button", { name: "Cancel" });
+  await confirm.focus();
+  await toView(page, { type: "sessions", sessions: LISTED });
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Cancel");
+});
+
+test("the model menu is used with the arrow keys, as a menu is: Up, Down, Home, End, then Enter", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page);
+  await page.locator(".baton-model-button").click();
+  await toView(page, { type: "models", catalog: CATALOG });
+  await page.getByRole("menuitemradio").first().waitFor();
+  const on = () => page.evaluate(() => document.activeElement?.dataset.model ?? null);
+  assert.equal(await on(), "claude-sonnet-4-5", "the current model has the focus");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await on(), "claude-haiku-4-5");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await on(), "claude-opus-5", "from the last, Down wraps to the first");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await on(), "claude-haiku-4-5");
+  await page.keyboard.press("Home");
+  assert.equal(await on(), "claude-opus-5");
+  await page.keyboard.press("End");
+  assert.equal(await on(), "claude-haiku-4-5");
+  const from = (await posted(page)).length;
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-haiku-4-5" });
+});
+
+test("a session chosen from the keyboard leaves the focus on the picker's button, not on the page's body", async (t) => {
+  const page = await openView(t, "dark");
+  await showFixture(page, { sessions: LISTED });
+  await page.locator(".baton-session-button").focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("searchbox", { name: "Search sessions" }).waitFor();
+  await page.keyboard.type("importer");
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "selectSession");
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("baton-session-button")), true);
+  // New Chat from the picker too
+  await page.keyboard.press("Enter");
+  await page.locator(".baton-session-picker").getByRole("button", { name: "New Chat" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "newChat");
+  assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("baton-session-button")), true);
+});

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { SESSION, sessionUpdate } from "./fixture.mjs";
-import { RESULTS, message, openView, posted, toView, useBrowser } from "./view.mjs";
+import { RESULTS, message, openView, posted, showFixture, toView, useBrowser } from "./view.mjs";
 
 useBrowser();
 
@@ -129,4 +129,28 @@ test("a summary's title says what it replaced: the earlier conversation, the lat
   assert.equal(await title("s_first"), "Earlier conversation summarized");
   assert.equal(await title("s_mid"), "Part of the conversation summarized");
   assert.equal(await title("s_last"), "Later conversation summarized");
+});
+
+test("the find box closed with Escape leaves the focus on the match it showed, or where it was before", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const where = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      return el?.closest("article")?.dataset.messageId ?? el?.id ?? el?.tagName;
+    });
+  await page.locator("#baton-input").focus();
+  await page.keyboard.press("Control+f");
+  await page.keyboard.type("subtracted before");
+  assert.equal(await page.locator(".baton-find-count").textContent(), "1 of 1 messages");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.locator(".baton-find").isHidden(), true);
+  assert.equal(await where(), "m_asst1", "on the message found");
+  // nothing found: back where the user was
+  await page.locator("#baton-input").focus();
+  await page.keyboard.press("Control+f");
+  await page.keyboard.press("Control+a");
+  await page.keyboard.type("no such words anywhere");
+  await page.keyboard.press("Escape");
+  assert.equal(await where(), "baton-input");
 });

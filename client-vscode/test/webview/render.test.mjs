@@ -352,18 +352,19 @@ test("the harness does report CSP violations (the checks above can fail)", async
   }
 });
 
-test("the usage chart's figures read in the unit they round to: nearly a million is 1M, not 1000K", async (t) => {
+test("the usage chart's figures round half up in the unit they round to: 1M, not 1000K; 10K, not 9.9K", async (t) => {
   const page = await openView(t);
   const usage = {
     ...USAGE,
     contextWindow: 1_000_000,
     usedTokens: 999_600,
-    breakdown: { system: 0, tools: 0, messages: 999_600, summary: 0, attachments: 0, unattributed: 0, free: 400 },
+    breakdown: { system: 9_950, tools: 0, messages: 999_600, summary: 0, attachments: 0, unattributed: 0, free: 400 },
   };
   await showFixture(page, { usage });
   await page.locator(".baton-usage > summary").click();
   const value = page.locator(".baton-usage-row[data-category=messages] .baton-usage-value");
   assert.equal(await value.textContent(), "1M");
+  assert.equal(await page.locator(".baton-usage-row[data-category=system] .baton-usage-value").textContent(), "10K");
   assert.equal(await page.locator(".baton-usage-row[data-category=free] .baton-usage-value").textContent(), "400");
 });
 
@@ -389,4 +390,69 @@ test("a tool result's image part without a usable source is named, not a broken 
   await result.locator("summary").click();
   await result.getByText("after the images").waitFor();
   assert.deepEqual(await result.locator(".baton-chip").allTextContents(), ["Image", "Image"]);
+});
+
+test("only http(s) links in a reply are links: vscode:, command:, file: and the like stay text", async (t) => {
+  const links = {
+    id: "m_links",
+    role: "assistant",
+    kind: "message",
+    content: [
+      {
+        type: "text",
+        text:
+          "[docs](https://example.com/docs) [plain](http://example.com/a) " +
+          "[install](vscode://ms-python.python/install) [run](command:workbench.action.terminal.new) " +
+          "[spoof](command:baton.newChat?%5B%5D) <vscode:extension/evil.ext> <ftp://example.com/f> " +
+          "[rel](src/app.py) [proto](//example.com/x) [mail](mailto:me@example.com)",
+      },
+    ],
+    createdAt: "2026-12-01T09:40:00Z",
+    tokens: 60,
+  };
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, links] }));
+  const reply = message(page, "m_links");
+  await reply.waitFor();
+  const hrefs = await reply.locator(".baton-markdown a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  assert.deepEqual(hrefs, ["https://example.com/docs", "http://example.com/a"]);
+  // the others are shown as written, readable and copyable
+  const shown = await reply.locator(".baton-markdown").textContent();
+  assert.match(shown, /\[install\]\(vscode:\/\/ms-python\.python\/install\)/);
+  assert.match(shown, /\[run\]\(command:workbench\.action\.terminal\.new\)/);
+  assert.match(shown, /vscode:extension\/evil\.ext/);
+});
+
+test("usage over the window fills the bar in proportion, marks where the window ends, and says the real figure", async (t) => {
+  const page = await openView(t);
+  const usage = {
+    ...USAGE,
+    usedTokens: 250_000,
+    percentUsed: 100,
+    state: "blocking",
+    text: { ...USAGE.text, panel: "125% used · 250K/200K est. · compacts at 167K" },
+    breakdown: { system: 5_000, tools: 10_000, messages: 220_000, summary: 0, attachments: 0, unattributed: 15_000, free: 0 },
+  };
+  await showFixture(page, { usage });
+  const stack = page.locator(".baton-usage-stack");
+  const widths = await stack.locator(".baton-usage-seg").evaluateAll((els) => els.map((el) => el.style.width));
+  // each part a share of what is used, so the parts fill the bar exactly, in their proportions
+  assert.deepEqual(widths, ["2%", "4%", "88%", "6%"]);
+  assert.equal(await stack.getAttribute("data-over"), "true");
+  assert.equal(await stack.locator(".baton-usage-limit").evaluate((el) => el.style.left), "80%");
+  assert.equal(await stack.locator(".baton-usage-tick").evaluate((el) => el.style.left), "66.8%");
+  assert.equal(await stack.getAttribute("title"), "250,000 tokens: 125% of the 200,000-token window");
+  assert.match(await page.locator(".baton-usage > summary").textContent(), /125% used · 250K\/200K/);
+  // the stack is no wider than the panel gives it
+  const [box, parts] = await stack.evaluate((el) => [
+    el.getBoundingClientRect().width,
+    [...el.querySelectorAll(".baton-usage-seg")].reduce((sum, seg) => sum + seg.getBoundingClientRect().width, 0),
+  ]);
+  assert.ok(parts <= box + 0.5, `the parts (${parts}px) overflow the bar (${box}px)`);
+
+  // back under the window: no mark
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => !document.querySelector(".baton-usage-stack").dataset.over);
+  assert.equal(await stack.locator(".baton-usage-limit").count(), 0);
+  assert.equal(await stack.getAttribute("title"), null);
 });

@@ -326,3 +326,26 @@ test("high contrast: added and removed lines are told apart by their borders", a
   await page.locator('details[data-tool-use-id="tu_edit"] > summary').click();
   await page.screenshot({ path: join(RESULTS, "tools-high-contrast.png") });
 });
+
+test("a permission answered from the keyboard hands the focus on: to the next card, then back to the input box", async (t) => {
+  const page = await openView(t);
+  await showTools(page);
+  const focus = () => page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.id || document.activeElement?.className]);
+  await page.locator("#baton-input").click();
+  await page.locator("#baton-input").fill("a draft of the next question");
+  await page.locator(".baton-feed").focus(); // the user left the box: the card takes the focus
+  await toView(page, { type: "permission", request: EDIT_REQUEST });
+  const read = { ...EDIT_REQUEST, toolUseId: "tu_read2", kind: "read", title: "Read secrets.txt", diff: undefined, input: { path: "secrets.txt" } };
+  await toView(page, { type: "permission", request: read });
+  await page.locator('.baton-permission[data-tool-use-id="tu_read2"]').waitFor();
+  assert.deepEqual(await focus(), ["BUTTON", "baton-permission-allowOnce"]);
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "permissionAnswer" && m.toolUseId === "tu_ask");
+  // the next card's first option
+  assert.equal(await page.evaluate(() => document.activeElement?.closest(".baton-permission")?.dataset.toolUseId), "tu_read2");
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "permissionAnswer" && m.toolUseId === "tu_read2");
+  // none left: back in the input box, the draft there as it was
+  assert.deepEqual(await focus(), ["TEXTAREA", "baton-input"]);
+  assert.equal(await page.locator("#baton-input").inputValue(), "a draft of the next question");
+});

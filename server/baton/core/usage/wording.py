@@ -46,25 +46,33 @@ class UsageText(WireModel):
 
 
 def format_tokens(tokens: int) -> str:
-    """124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950"."""
+    """124_300 -> "124K", 1_000_000 -> "1M", 950 -> "950".
+
+    One decimal under 100K and under 10M, rounded half up on whole numbers (9_950 is "10K":
+    9.95 as a float is 9.9499..., which formatting cut to "9.9"), in the unit the figure rounds
+    to (999_600 is "1M", not "1000K").
+    """
     n = max(0, tokens)
-    if n >= 999_500:  # what would round to 1000K reads 1M
-        m = n / 1_000_000
-        return _trim(f"{m:.0f}" if m >= 10 else f"{m:.1f}") + "M"
-    if n >= 1_000:
-        k = n / 1_000
-        return _trim(f"{k:.0f}" if k >= 100 else f"{k:.1f}") + "K"
-    return str(n)
+    if n < 1_000:
+        return str(n)
+    shown = _in_unit(n, 1_000, 100, "K") or _in_unit(n, 1_000_000, 10, "M")
+    return shown or f"{(n + 500_000) // 1_000_000}M"
 
 
-def _trim(figure: str) -> str:
-    return figure[:-2] if figure.endswith(".0") else figure
+def _in_unit(n: int, unit: int, whole: int, suffix: str) -> str:
+    """`n` in `unit`s, one decimal below `whole` of them; "" when it rounds to 1000 or more."""
+    tenths = (n * 10 + unit // 2) // unit
+    if tenths < whole * 10:
+        units, tenth = divmod(tenths, 10)
+        return f"{units}.{tenth}{suffix}" if tenth else f"{units}{suffix}"
+    units = (n + unit // 2) // unit
+    return f"{units}{suffix}" if units < 1_000 else ""
 
 
 def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
-    percent = f"{usage.percent_used:.0f}%"
+    percent = f"{_percent(usage):.0f}%"
     rough = "~" if usage.basis == "compacted" else ""  # estimated after a compaction
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
@@ -87,7 +95,7 @@ def headline(usage: Usage) -> str:
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.basis == "compacted":
         figures += ", estimated after a compaction"
-    head = f"Context {usage.percent_used:.0f}% used ({figures})"
+    head = f"Context {_percent(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
@@ -102,6 +110,13 @@ def headline(usage: Usage) -> str:
     else:
         tail = f"{usage.percent_left}% left until auto-compact"
     return f"{head} - {tail}"
+
+
+def _percent(usage: Usage) -> float:
+    """The share of the window used, past 100 when the context is: `percentUsed` stops at 100."""
+    if usage.used_tokens > usage.context_window > 0:
+        return 100 * usage.used_tokens / usage.context_window
+    return usage.percent_used
 
 
 def paused_why(paused: PausedBy | None) -> str:

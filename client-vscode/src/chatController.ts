@@ -229,7 +229,8 @@ export class ChatController {
         case "loadReplaced":
           return await postReplaced(this.ports, message.sessionId, message.boundaryId, message.offset);
         case "undo":
-          await this.ports.command("undo", message.boundaryId);
+          // the session on show: the host may already be opening another one
+          await this.ports.command("undo", message.boundaryId, message.sessionId ?? undefined);
           return;
         case "pickSession":
         case "import":

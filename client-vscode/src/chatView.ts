@@ -46,7 +46,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       serverAvailable: () => client.currentState === "running" || client.currentState === "starting",
       sendWithProgress: (run) => client.withProgress("Baton: reply", vscode.ProgressLocation.Window, run),
       compactWithProgress: (run) => client.withProgress("Baton: compacting before the send", vscode.ProgressLocation.Notification, run),
-      command: async (name, arg) => (name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg)),
+      command: async (name, arg, sessionId) =>
+        name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg, sessionId),
       selectionChanged: (ids) => void vscode.commands.executeCommand("setContext", SELECTION_CONTEXT_KEY, ids.length >= 2),
       attachments: this.tools,
       insertCode: (code) => insertAtCursor(code),

@@ -101,8 +101,8 @@ export function registerCommands(
     await previews.show(`Compaction preview ${session.title}`.replace(/[\\/]/g, "-"), previewReport(result, session.title, messages));
   });
 
-  register("baton.undoCompaction", async (boundaryId?: unknown) => {
-    const id = sessionId();
+  register("baton.undoCompaction", async (boundaryId?: unknown, inSession?: unknown) => {
+    const id = typeof inSession === "string" ? inSession : sessionId();
     const { usage } = await client.rpc.uncompact(id, typeof boundaryId === "string" ? boundaryId : undefined);
     void vscode.window.showInformationMessage(`Baton: undone, the messages are back in the view; the context is ${Math.round(percentOfWindow(usage))}% full.`);
   });

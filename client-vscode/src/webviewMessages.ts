@@ -145,7 +145,8 @@ export type FromWebview =
   | { type: "import" }
   | { type: "setApiKey" }
   /** Undo a compaction: the summary's boundary, or the last one when absent. */
-  | { type: "undo"; boundaryId?: string }
+  /** `sessionId`: the session on show, whose summary card was clicked (as with send). */
+  | { type: "undo"; boundaryId?: string; sessionId?: string | null }
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
   | { type: "openSessionDocument" }

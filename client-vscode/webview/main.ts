@@ -69,7 +69,10 @@ class ChatView {
     );
     this.welcomeActions = actions;
     this.feed = new Feed({
-      undo: (boundaryId) => this.host.post(boundaryId ? { type: "undo", boundaryId } : { type: "undo" }),
+      undo: (boundaryId) => {
+        const sessionId = this.session?.sessionId ?? null;
+        this.host.post(boundaryId ? { type: "undo", boundaryId, sessionId } : { type: "undo", sessionId });
+      },
       insertCode: (code) => this.host.post({ type: "insertCode", code }),
       edit: (messageId, text) => {
         this.alerts.hideError();

@@ -18,6 +18,8 @@ class Fake {
   replacedCalls: [string, string, number, number][] = [];
   posted: ToWebview[] = [];
   commands: [string, string | undefined][] = [];
+  /** The session each undo named (the one on show), in order. */
+  undoSessions: (string | undefined)[] = [];
   selections: string[][] = [];
   code: [string, string, string | undefined][] = [];
   running = true;
@@ -167,8 +169,9 @@ class Fake {
       serverAvailable: () => this.running,
       sendWithProgress: (run) => run({ workDoneToken: "w" }),
       compactWithProgress: (run) => run({ workDoneToken: "c", token: this.compactProgress.token }),
-      command: async (name, arg) => {
+      command: async (name, arg, sessionId) => {
         this.commands.push([name, arg]);
+        if (name === "undo") this.undoSessions.push(sessionId);
       },
       selectionChanged: (ids) => this.selections.push([...ids]),
       insertCode: async (code) => {
@@ -1048,4 +1051,20 @@ test("a send while another session is being opened goes to the session on show, 
   assert.deepEqual(fake.sessions.get("b")!.messages, []);
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "for what I see" }]);
   assert.equal(current.sessionId, "b", "the choice still stands");
+});
+
+test("an Undo while another session is being opened undoes the compaction of the session on show", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" });
+  await tick();
+  assert.equal(current.sessionId, "b", "b is current for the host while the panel still shows a");
+  await chat.receive({ type: "undo", boundaryId: "bnd_a", sessionId: "a" });
+  open();
+  await opening;
+  assert.deepEqual(fake.undoSessions, ["a"]);
 });

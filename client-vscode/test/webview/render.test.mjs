@@ -84,7 +84,7 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
   assert.equal(await summary.locator("h2").first().textContent(), "Primary request");
   assert.doesNotMatch(await summary.textContent(), /<\/?summary>/); // the model's wrapper tags
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", boundaryId: "bnd_1" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", boundaryId: "bnd_1", sessionId: SESSION.sessionId });
 
   // The usage chart: a stacked bar in sight; unfolded, a bar for every category present,
   // unknown ones included.
@@ -178,7 +178,7 @@ test("two compactions: each summary lists the files it restored and undoes its o
   assert.equal(await message(page, "a3").locator("details.baton-attachment .baton-markdown").textContent(), "Use tabs.\n");
   const from = (await posted(page)).length;
   await message(page, "s1").getByRole("button", { name: "Undo" }).click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo", from), { type: "undo", boundaryId: "bnd_1" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo", from), { type: "undo", boundaryId: "bnd_1", sessionId: SESSION.sessionId });
 });
 
 test("a summary the API wrote shows its compaction block's text", async (t) => {
@@ -232,7 +232,7 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
     "PROTOCOL.md",
   ]);
   await message(page, "m_summary").getByRole("button", { name: "Undo" }).click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "undo"), { type: "undo", sessionId: SESSION.sessionId });
 });
 
 test("a session another process holds is shown read-only: no sending, no Undo", async (t) => {

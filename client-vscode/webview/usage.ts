@@ -52,7 +52,8 @@ export class UsageChart {
     this.warnings.hidden = warnings.length === 0;
     this.el.dataset.state = usage.state;
     const all = categories(usage.breakdown as unknown as { [key: string]: unknown }, usage.text.labels);
-    // The stacked bar: every category but free space, then a tick at the auto-compact threshold.
+    // The stacked bar: every category but free space, then a tick at the auto-compact threshold
+    // (none when auto-compact is off: nothing happens there).
     // Past the window the bar spans what is used, so the parts keep their proportions and fill
     // it, and a mark shows where the window ends.
     const over = usage.usedTokens > window;
@@ -64,11 +65,11 @@ export class UsageChart {
         seg.style.width = share(tokens, span); // CSSOM: allowed by the CSP, unlike a style attribute
         return seg;
       });
-    const tick = h("span", { class: "baton-usage-tick" });
-    tick.style.left = share(usage.autoCompactThreshold, span);
+    const tick = usage.autoCompactEnabled ? h("span", { class: "baton-usage-tick" }) : null;
+    if (tick) tick.style.left = share(usage.autoCompactThreshold, span);
     const limit = over ? h("span", { class: "baton-usage-limit" }) : null;
     if (limit) limit.style.left = share(window, span);
-    this.stack.replaceChildren(...segments, tick, ...(limit ? [limit] : []));
+    this.stack.replaceChildren(...segments, ...(tick ? [tick] : []), ...(limit ? [limit] : []));
     if (over) {
       this.stack.dataset.over = "true";
       const percent = Math.round(percentOfWindow(usage));

@@ -224,6 +224,12 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
     "Token counts come from an approximate tokenizer.",
     "unknown model: a 200K window was assumed",
   ]);
+  assert.equal(await page.locator(".baton-usage-tick").count(), 1);
+  // auto-compact off: no tick where nothing happens
+  const off = { ...usage, autoCompactEnabled: false, text: { ...usage.text, panel: "20% used · auto-compact off" } };
+  await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage: off });
+  await page.waitForFunction(() => document.querySelector(".baton-usage > summary")?.textContent?.includes("auto-compact off"));
+  assert.equal(await page.locator(".baton-usage-tick").count(), 0);
   await page.getByRole("button", { name: "Open as Document" }).click();
   await waitPosted(page, (m) => m.type === "openSessionDocument");
   // Without ids the restored files are the attachments after the summary.

@@ -116,3 +116,31 @@ async def test_a_document_opened_past_the_tracked_bound_is_read_as_the_editor_ha
 
     assert told(fake_anthropic, 1)["content"] == "     1\t# unsaved\n     2\tsaved = 1"
     assert editor.buffers[first.as_uri()][0] == "# unsaved\nsaved = 2\n"
+
+
+async def test_search_text_searches_a_file_only_the_editor_has(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """search_text with a path naming a buffer not saved yet answered "does not exist",
+    while read_file read it; a path neither the disk nor the editor has still does."""
+    lsp = await start_server(options=WITH_KEY)
+    new = lsp.workspace / "new.py"
+    item = types.TextDocumentItem(
+        uri=new.as_uri(), language_id="python", version=1, text="def helper():\n    pass\n"
+    )
+    lsp.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply(
+        tool_use_block("search_text", {"pattern": "helper", "path": "new.py"}),
+        stop_reason="tool_use",
+    )
+    fake_anthropic.reply(
+        tool_use_block("search_text", {"pattern": "helper", "path": "none.py"}),
+        stop_reason="tool_use",
+    )
+    fake_anthropic.reply("Found.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "where is it?"})
+
+    assert told(fake_anthropic)["content"] == "new.py:1: def helper():"
+    missing = told(fake_anthropic, 2)
+    assert missing.get("is_error") and "'none.py' does not exist" in str(missing["content"])

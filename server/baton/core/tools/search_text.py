@@ -74,7 +74,7 @@ def _search(
     hits: list[str] = []
     total = files_hit = 0
     entries: Iterable[tuple[Path, str]]
-    if start is not None and start.real.is_file():
+    if start is not None and (start.real in live or start.real.is_file()):
         entries = [(start.real, start.shown)]
     else:
         entries = ((w.real, w.shown) for w in files(workspace, start, walk))
@@ -86,7 +86,7 @@ def _search(
             continue  # a credential file (restore.exclude): never searched
         text = live.get(real)
         try:
-            if real.stat().st_size > MAX_FILE_BYTES:
+            if (real.stat().st_size if text is None else len(text)) > MAX_FILE_BYTES:
                 continue
             if text is None:
                 text = read_disk(Located(real, real, shown, real.parent))
@@ -165,10 +165,12 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("glob must be a non-empty string")
     start = None
     if isinstance(raw_path, str) and raw_path.strip() not in ("", "."):
-        start = ctx.workspace.locate(raw_path)
+        start = ctx.workspace.locate(raw_path, must_exist=False)  # the editor's too
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
     editor = await _editor_texts(ctx)
+    if start is not None and not start.real.exists() and start.real not in _by_real_path(editor):
+        raise ToolError(f"{str(raw_path).strip()!r} does not exist")
     walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
     shape = glob.strip().removeprefix("./") if glob else None
     hits, total, files_hit = await walked(

@@ -1,5 +1,6 @@
 """The service's compaction entry points: compact now, preview what auto-compact would do,
-rewind, undo a boundary, and the context every compaction of a session runs with."""
+say whether a compaction offered now would find nothing to summarize, rewind, undo a boundary,
+and the context every compaction of a session runs with."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.hooks import load_hooks
+from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
@@ -52,6 +54,32 @@ class Compaction:
             return None, None
         except BatonError as exc:  # busy, read-only, no key for the summarizer...
             return None, exc.message
+
+    def refusal(
+        self,
+        session_id: str,
+        direction: str,
+        pivot_message_id: str | None = None,
+        end_message_id: str | None = None,
+    ) -> str | None:
+        """Why a compaction in `direction` would find nothing to summarize in the view now
+        (planned as the compaction plans it), or None. Only the plan is made: a summary
+        that would not make the context smaller is found by writing it."""
+        service = self._service
+        session = service.session(session_id)
+        threshold = service.usage(session_id).auto_compact_threshold
+        try:
+            plan_compaction(
+                session.view_messages(),
+                direction,
+                pivot_message_id,
+                end_message_id,
+                keep_window=engine.bounded_keep_window(service.settings.keep_window, threshold),
+                count=lambda m: m.tokens or service.estimator.count_message(m),
+            )
+        except (NothingToCompact, InvalidParams) as exc:
+            return exc.message
+        return None
 
     def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
         """Take a message and the rest of the view after it out of the view (kept in the

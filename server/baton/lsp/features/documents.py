@@ -74,9 +74,10 @@ async def code_action(
     # a range in the client's older copy names no message here: only the actions for none
     selection = params.range if ls.documents.held_as_rendered(session_id, rendered) else None
     locked = _refused(data.session)
-    # each compaction is planned as its command would plan it
+    # each action is asked as its command would ask: planned, or the undo checked
     refusals = Refusals(
         compaction=lambda *asked: ls.service.compaction.refusal(session_id, *asked),
+        undo=lambda boundary_id: ls.service.compaction.undo_refusal(session_id, boundary_id),
     )
     actions = compact_actions(
         session_id, rendered, selection, data.last_boundary_id, only, locked, refusals

@@ -22,9 +22,10 @@ KINDS = [WHOLE_KIND, PIVOT_KIND]
 @dataclass(frozen=True)
 class Refusals:
     """Why a command of one session would be refused now, or None: a compaction (its
-    direction, pivot and end message ids)."""
+    direction, pivot and end message ids), an undo (its boundary id)."""
 
     compaction: Callable[[str, str | None, str | None], str | None]
+    undo: Callable[[str], str | None]
 
 
 def _action(title: str, kind: str, command: str, args: Params) -> types.CodeAction:
@@ -57,7 +58,7 @@ def compact_actions(
     """The actions on `selection` (None: a range that names no message of `rendered`);
     each disabled with `locked`, the reason any change would be refused, when there is
     one, else with the reason `refusals` gives for its own command (nothing to summarize
-    there)."""
+    there, an undo that must wait for another)."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -120,7 +121,13 @@ def compact_actions(
     if last_boundary_id is not None:
         boundary_id = last_boundary_id
         undo = UncompactParams(session_id=session_id, boundary_id=boundary_id)
-        offer("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo, lambda _: None)
+        offer(
+            "Undo last compaction",
+            WHOLE_KIND,
+            names.CMD_UNCOMPACT,
+            undo,
+            lambda r: r.undo(boundary_id),
+        )
     return actions
 
 

@@ -244,3 +244,24 @@ async def test_auto_compact_runs_after_an_append_crosses_the_threshold(start_ser
     published = await lsp.latest_diagnostics(sid)
     assert usage_diagnostic(published).severity == Severity.Information
     assert view["session"]["compactions"] == 1
+
+
+async def test_a_client_started_again_gets_the_meter_of_a_compacted_session_it_looks_at(
+    start_server,
+) -> None:
+    """A client that reads the meter from the diagnostics and never opens the document,
+    started again (with a server of its own), got no meter for a session it got or
+    rendered until that session next changed, though the same one stood before."""
+    first: Harness = await start_server()
+    sid = (await first.create())["sessionId"]
+    await first.append(sid, *conversation(40))
+    await first.request(protocol.COMPACT, {"sessionId": sid})
+    before = usage_diagnostic(await first.latest_diagnostics(sid))
+    await first.close()
+
+    again: Harness = await start_server()
+    view = await again.get(sid)
+    published = await again.diagnostics(sid)
+    assert usage_diagnostic(published).message == before.message
+    assert published.version == (await again.render(sid))["version"]
+    assert view["messages"][0]["kind"] == "summary"

@@ -94,7 +94,8 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     any_lsp: Harness,
 ) -> None:
     sid = (await any_lsp.create())["sessionId"]
-    ids = (await any_lsp.append(sid, *conversation(3)))["messageIds"]
+    # more than the recent window kept verbatim: the whole conversation can be compacted
+    ids = (await any_lsp.append(sid, *conversation(40)))["messageIds"]
     doc = await any_lsp.render(sid)
     second = doc["messages"][1]["range"]
     inside = _range(second["start"]["line"] + 1, second["start"]["line"] + 2, 3)
@@ -129,7 +130,9 @@ async def test_code_actions_for_one_message_two_messages_and_after_a_compaction(
     only = await _actions(any_lsp, sid, inside, only=["refactor"])
     assert {a.title for a in only} == {"Compact up to here", "Compact from here"}
 
-    result = await any_lsp.command(up_to.command.command, *up_to.command.arguments)
+    # (up to the second message: two messages, shorter than their summary)
+    from_here = by_title["Compact from here"].command
+    result = await any_lsp.command(from_here.command, *from_here.arguments)
     after = await _actions(any_lsp, sid, _range(0, 0))
     undo = next(a for a in after if a.title == "Undo last compaction")
     assert list(undo.command.arguments) == [{"sessionId": sid, "boundaryId": result["boundaryId"]}]

@@ -230,7 +230,7 @@ async def test_a_read_only_session_offers_its_actions_greyed_out_or_none(
     session_locked: a client that can grey actions out gets them disabled with the reason,
     one that cannot (Neovim) gets none (both got actions that could only fail)."""
     sid = (await lsp.create(title="shared"))["sessionId"]
-    await lsp.append(sid, user("hello"), assistant("hi"), user("more"), assistant("ok"))
+    await lsp.append(sid, *conversation(40))  # more than the recent window kept verbatim
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     asked = {
         "textDocument": {"uri": protocol.session_uri(sid)},

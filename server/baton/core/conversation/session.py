@@ -12,15 +12,12 @@ from baton.core.conversation.append_batch import (
     prepared_messages,
 )
 from baton.core.conversation.boundary import NOT_COMPACTIONS, Boundary
-from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import Message, MessageInput, now_iso
 from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo import held_since, kept_later, uncompacted
-from baton.core.conversation.undo_ahead import broken_ahead
-from baton.core.conversation.unrewind import undo_first, unrewind
+from baton.core.conversation.undo_check import check_undo
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -129,47 +126,7 @@ class Session(ViewTokens):
         target = self.active[-1] if boundary_id is None else boundary_id  # "" names none
         if target not in self.active:  # a named one, whether or not another is in force
             raise InvalidParams(f"no active compaction {target!r} in this session")
-        boundary = self.boundaries[target]
-        if boundary.direction == "rewind":
-            others = [self.boundaries[b] for b in self.active if b != target]
-            since = self.sent_since(target)
-            first = undo_first(self.view, boundary, others, since, self.boundaries.values())
-            if first is not None:
-                raise InvalidParams(f"undoing rewind {target} would {first}")
-            stands_for = self.active_stands_for(besides=target)
-            after = unrewind(self.view, boundary, stands_for, since, self.messages)
-            why = "the turns sent since cannot follow the ones it took out; rewind them first"
-        else:
-            others = [self.boundaries[b] for b in self.active if b != target]
-            every = self.boundaries.values()
-            after = uncompacted(self.view, boundary, others, self.arrival(), every)
-            holder = kept_later(self.view, boundary, others, self.arrival(), every)
-            if holder is not None:
-                raise InvalidParams(
-                    f"undoing compaction {target} would give rewind {holder} turns older than "
-                    "some it kept (in another summary): its undo would put them after those; "
-                    "undo that rewind first"
-                )
-            later = held_since(self.view, boundary, others, self.sent_since)
-            if later is not None:
-                raise InvalidParams(
-                    f"undoing compaction {target} would put back turns that compaction "
-                    f"{later}, made since a rewind kept its summary, summarized; undo that "
-                    "compaction first"
-                )
-            ahead = broken_ahead(self.view, boundary, others, self.arrival(), every, self.messages)
-            if ahead is not None:
-                raise InvalidParams(
-                    f"undoing compaction {target} would leave the undo of compaction {ahead}, "
-                    "which holds it, breaking the API's rules; undo that compaction first"
-                )
-            why = "a rewind made since took out part of what it summarized; undo that first"
-        problems = invariant_violations([self.messages[m] for m in after if m in self.messages])
-        if problems and not invariant_violations(self.view_messages()):
-            kind = "rewind" if boundary.direction == "rewind" else "compaction"
-            raise InvalidParams(
-                f"undoing {kind} {target} would break the API's rules ({problems[0]}): {why}"
-            )
+        check_undo(self, target)
         self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
         return self.boundaries[target]
 

@@ -1,19 +1,24 @@
 """The service's compaction entry points: compact now, preview what auto-compact would do,
-rewind, undo a boundary, and the context every compaction of a session runs with."""
+say whether a compaction or an undo offered now would be refused, rewind, undo a boundary,
+and the context every compaction of a session runs with."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.hooks import load_hooks
+from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.replaced import replaced_messages
+from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import check_writable
+from baton.core.conversation.undo_check import undo_refusal
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.usage.budget import Usage
@@ -30,6 +35,9 @@ class Compaction:
     def __init__(self, service: BatonService, runtimes: Runtimes) -> None:
         self._service = service
         self._runtimes = runtimes
+        # the answers of `refusal` and `undo_refusal` for one state of one session
+        self._answered_at: tuple[str, int] | None = None
+        self._answers: dict[tuple[str | None, ...], str | None] = {}
 
     async def compact(
         self, session_id: str, request: CompactRequest, progress: Progress | None = None
@@ -52,6 +60,58 @@ class Compaction:
             return None, None
         except BatonError as exc:  # busy, read-only, no key for the summarizer...
             return None, exc.message
+
+    def refusal(
+        self,
+        session_id: str,
+        direction: str,
+        pivot_message_id: str | None = None,
+        end_message_id: str | None = None,
+    ) -> str | None:
+        """Why a compaction in `direction` would find nothing to summarize in the view now
+        (planned as the compaction plans it), or None. Only the plan is made: a summary
+        that would not make the context smaller is found by writing it."""
+        service = self._service
+        session = service.session(session_id)
+        threshold = service.usage(session_id).auto_compact_threshold
+        keep_window = engine.bounded_keep_window(service.settings.keep_window, threshold)
+
+        def planned() -> str | None:
+            try:
+                plan_compaction(
+                    session.view_messages(),
+                    direction,
+                    pivot_message_id,
+                    end_message_id,
+                    keep_window=keep_window,
+                    count=lambda m: m.tokens or service.estimator.count_message(m),
+                )
+            except (NothingToCompact, InvalidParams) as exc:
+                return exc.message
+            return None
+
+        asked = (direction, pivot_message_id, end_message_id, keep_window.model_dump_json())
+        return self._answer(session, asked, planned)
+
+    def undo_refusal(self, session_id: str, boundary_id: str) -> str | None:
+        """Why undoing the session's active boundary `boundary_id` would be refused (what
+        to undo first), or None; nothing is written."""
+        session = self._service.session(session_id)
+        checked = partial(undo_refusal, session, boundary_id)
+        return self._answer(session, ("undo", boundary_id), checked)
+
+    def _answer(
+        self, session: Session, asked: tuple[str | None, ...], work: Callable[[], str | None]
+    ) -> str | None:
+        """`work()`'s answer to `asked` about the session as it is now, kept while it stays
+        so: each code action request (a cursor move) asks again, and on a long session
+        the plans and undo checks take tens of milliseconds."""
+        state = (session.session_id, session.revision)
+        if self._answered_at != state:
+            self._answered_at, self._answers = state, {}
+        if asked not in self._answers:
+            self._answers[asked] = work()
+        return self._answers[asked]
 
     def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
         """Take a message and the rest of the view after it out of the view (kept in the

@@ -13,7 +13,7 @@ from lsprotocol import types
 from baton.contract import names
 from baton.core.errors import BatonError
 from baton.lsp.dispatch.registry import Feature
-from baton.lsp.session_document.code_actions import KINDS, compact_actions, kind_name
+from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
 if TYPE_CHECKING:
     from baton.core.conversation.session import Session
@@ -74,11 +74,19 @@ async def code_action(
     # a range in the client's older copy names no message here: only the actions for none
     selection = params.range if ls.documents.held_as_rendered(session_id, rendered) else None
     locked = _refused(data.session)
-    actions = compact_actions(session_id, rendered, selection, data.last_boundary_id, only, locked)
+    # each action is asked as its command would ask: planned, or the undo checked
+    refusals = Refusals(
+        compaction=lambda *asked: ls.service.compaction.refusal(session_id, *asked),
+        undo=lambda boundary_id: ls.service.compaction.undo_refusal(session_id, boundary_id),
+    )
+    actions = compact_actions(
+        session_id, rendered, selection, data.last_boundary_id, only, locked, refusals
+    )
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)
-    if locked is not None and not getattr(asked, "disabled_support", None):
-        return []  # every action would fail: a client that cannot grey them out gets none
+    if not getattr(asked, "disabled_support", None):
+        # an action that would fail is left out for a client that cannot grey it out
+        actions = [action for action in actions if action.disabled is None]
     if getattr(asked, "code_action_literal_support", None) is None:
         # a client without literal support takes commands alone (LSP 3.17)
         return [action.command for action in actions if action.command is not None]

@@ -13,7 +13,6 @@ from baton.core.conversation.listing import Summary
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.service import heavy
-from baton.core.service.results import RenderData
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
@@ -39,7 +38,7 @@ async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
 async def get(call: Call, args: p.PageParams) -> p.SessionView:
     from baton.core.tools.display import with_tool_calls
 
-    def work() -> tuple[RenderData, p.SessionView]:
+    def work() -> p.SessionView:
         data = call.service.render_data(args.session_id)
         start, stop = args.bounds(len(data.messages))
         shown = with_tool_calls(data.messages)  # each call's line, status and diff
@@ -51,10 +50,10 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
             total_messages=len(data.messages) if args.paged else None,
             todos=_todos(data.session),
         )
-        return data, view
+        return view
 
-    data, view = await call.service.in_lane(args.session_id, work)  # off the event loop
-    call.ls.documents.first_look(args.session_id, data.session.damage.any)
+    view = await call.service.in_lane(args.session_id, work)  # off the event loop
+    call.ls.documents.first_look(args.session_id)
     return view
 
 
@@ -123,11 +122,11 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
 
 
 async def render(call: Call, args: p.PageParams) -> p.RenderResult:
-    def work() -> tuple[RenderData, p.RenderResult]:
-        rendered, data, version = call.ls.documents.render(args.session_id)
+    def work() -> p.RenderResult:
+        rendered, _, version = call.ls.documents.render(args.session_id)
         uri = p.session_uri(args.session_id)
         if not args.paged:
-            return data, p.RenderResult(
+            return p.RenderResult(
                 uri=uri, text=rendered.text, version=version, messages=rendered.ranges()
             )
         start, stop = args.bounds(len(rendered.pieces))
@@ -141,10 +140,10 @@ async def render(call: Call, args: p.PageParams) -> p.RenderResult:
             total_messages=len(rendered.pieces),
             start_line=start_line,
         )
-        return data, result
+        return result
 
-    data, result = await call.service.in_lane(args.session_id, work)  # off the event loop
-    call.ls.documents.first_look(args.session_id, data.session.damage.any)
+    result = await call.service.in_lane(args.session_id, work)  # off the event loop
+    call.ls.documents.first_look(args.session_id)
     return result
 
 

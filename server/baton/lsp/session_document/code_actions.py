@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -16,6 +17,15 @@ if TYPE_CHECKING:
 WHOLE_KIND = types.CodeActionKind.Source
 PIVOT_KIND = types.CodeActionKind.RefactorRewrite
 KINDS = [WHOLE_KIND, PIVOT_KIND]
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """Why a command of one session would be refused now, or None: a compaction (its
+    direction, pivot and end message ids), an undo (its boundary id)."""
+
+    compaction: Callable[[str, str | None, str | None], str | None]
+    undo: Callable[[str], str | None]
 
 
 def _action(title: str, kind: str, command: str, args: Params) -> types.CodeAction:
@@ -43,9 +53,12 @@ def compact_actions(
     last_boundary_id: str | None,
     only: Sequence[str] | None = None,
     locked: str | None = None,
+    refusals: Refusals | None = None,
 ) -> list[types.CodeAction]:
     """The actions on `selection` (None: a range that names no message of `rendered`);
-    each disabled with `locked`, the reason a change would be refused, when there is one."""
+    each disabled with `locked`, the reason any change would be refused, when there is
+    one, else with the reason `refusals` gives for its own command (nothing to summarize
+    there, an undo that must wait for another)."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -57,29 +70,64 @@ def compact_actions(
     sections = (
         rendered.sections_between(*selected_lines(selection)) if selection is not None else []
     )
+    actions: list[types.CodeAction] = []
+
+    def offer(
+        title: str, kind: str, command: str, args: Params, why: Callable[[Refusals], str | None]
+    ) -> None:
+        if only and not _kind_matches(kind_name(kind), only):
+            return
+        action = _action(title, kind, command, args)
+        reason = locked if locked is not None or refusals is None else why(refusals)
+        if reason is not None:
+            action.disabled = types.CodeActionDisabled(reason=reason)
+        actions.append(action)
+
     whole = CompactCommandArgs(session_id=session_id)
-    actions = [_action("Compact conversation", WHOLE_KIND, names.CMD_COMPACT, whole)]
+    offer(
+        "Compact conversation",
+        WHOLE_KIND,
+        names.CMD_COMPACT,
+        whole,
+        lambda r: r.compaction("all", None, None),
+    )
     if len(sections) == 1:
-        target = PivotCommandArgs(session_id=session_id, pivot_message_id=sections[0].message_id)
-        actions.append(_action("Compact up to here", PIVOT_KIND, names.CMD_COMPACT_UP_TO, target))
-        actions.append(_action("Compact from here", PIVOT_KIND, names.CMD_COMPACT_FROM, target))
-    elif len(sections) > 1:
-        span = RangeCommandArgs(
-            session_id=session_id,
-            pivot_message_id=sections[0].message_id,
-            end_message_id=sections[-1].message_id,
+        pivot = sections[0].message_id
+        target = PivotCommandArgs(session_id=session_id, pivot_message_id=pivot)
+        offer(
+            "Compact up to here",
+            PIVOT_KIND,
+            names.CMD_COMPACT_UP_TO,
+            target,
+            lambda r: r.compaction("up_to", pivot, None),
         )
-        actions.append(
-            _action("Compact selected messages", PIVOT_KIND, names.CMD_COMPACT_RANGE, span)
+        offer(
+            "Compact from here",
+            PIVOT_KIND,
+            names.CMD_COMPACT_FROM,
+            target,
+            lambda r: r.compaction("from", pivot, None),
+        )
+    elif len(sections) > 1:
+        first, last = sections[0].message_id, sections[-1].message_id
+        span = RangeCommandArgs(session_id=session_id, pivot_message_id=first, end_message_id=last)
+        offer(
+            "Compact selected messages",
+            PIVOT_KIND,
+            names.CMD_COMPACT_RANGE,
+            span,
+            lambda r: r.compaction("range", first, last),
         )
     if last_boundary_id is not None:
-        undo = UncompactParams(session_id=session_id, boundary_id=last_boundary_id)
-        actions.append(_action("Undo last compaction", WHOLE_KIND, names.CMD_UNCOMPACT, undo))
-    if only:
-        actions = [a for a in actions if _kind_matches(kind_name(a.kind), only)]
-    if locked is not None:
-        for action in actions:
-            action.disabled = types.CodeActionDisabled(reason=locked)
+        boundary_id = last_boundary_id
+        undo = UncompactParams(session_id=session_id, boundary_id=boundary_id)
+        offer(
+            "Undo last compaction",
+            WHOLE_KIND,
+            names.CMD_UNCOMPACT,
+            undo,
+            lambda r: r.undo(boundary_id),
+        )
     return actions
 
 

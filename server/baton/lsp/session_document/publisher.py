@@ -201,11 +201,12 @@ class SessionDocuments:
 
     # ---- diagnostics ---------------------------------------------------------------------
 
-    def first_look(self, session_id: str, damaged: bool) -> None:
-        """A client looks at a session this server has published nothing for: a damaged
-        one gets its diagnostics now, not only after its next change."""
+    def first_look(self, session_id: str) -> None:
+        """A client looks at a session this server has published nothing for (a session
+        of an earlier run, the client started again): it gets its diagnostics now, the
+        meter and a damaged transcript's warning, not only after its next change."""
         document = self._documents.get(session_id)
-        if damaged and (document is None or document.last_publish is None):
+        if document is None or document.last_publish is None:
             self.schedule(session_id)
 
     def schedule(self, session_id: str) -> None:

@@ -1,0 +1,74 @@
+"""Whether one boundary's undo would be refused: every check `Session.uncompact` makes
+before it writes, so that what a front end offers (an Undo action) is asked the same
+question without writing anything."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from baton.core.conversation.invariants import invariant_violations
+from baton.core.conversation.undo import held_since, kept_later, uncompacted
+from baton.core.conversation.undo_ahead import broken_ahead
+from baton.core.conversation.unrewind import undo_first, unrewind
+from baton.core.errors import InvalidParams
+
+if TYPE_CHECKING:
+    from baton.core.conversation.session import Session
+
+
+def check_undo(session: Session, target: str) -> None:
+    """Raise `InvalidParams`, saying why and what to undo first, when undoing the active
+    boundary `target` would be refused; return when it would go through."""
+    boundary = session.boundaries[target]
+    others = [session.boundaries[b] for b in session.active if b != target]
+    every = session.boundaries.values()
+    if boundary.direction == "rewind":
+        since = session.sent_since(target)
+        first = undo_first(session.view, boundary, others, since, every)
+        if first is not None:
+            raise InvalidParams(f"undoing rewind {target} would {first}")
+        stands_for = session.active_stands_for(besides=target)
+        after = unrewind(session.view, boundary, stands_for, since, session.messages)
+        why = "the turns sent since cannot follow the ones it took out; rewind them first"
+    else:
+        arrival = session.arrival()
+        after = uncompacted(session.view, boundary, others, arrival, every)
+        holder = kept_later(session.view, boundary, others, arrival, every)
+        if holder is not None:
+            raise InvalidParams(
+                f"undoing compaction {target} would give rewind {holder} turns older than "
+                "some it kept (in another summary): its undo would put them after those; "
+                "undo that rewind first"
+            )
+        later = held_since(session.view, boundary, others, session.sent_since)
+        if later is not None:
+            raise InvalidParams(
+                f"undoing compaction {target} would put back turns that compaction "
+                f"{later}, made since a rewind kept its summary, summarized; undo that "
+                "compaction first"
+            )
+        ahead = broken_ahead(session.view, boundary, others, arrival, every, session.messages)
+        if ahead is not None:
+            raise InvalidParams(
+                f"undoing compaction {target} would leave the undo of compaction {ahead}, "
+                "which holds it, breaking the API's rules; undo that compaction first"
+            )
+        why = "a rewind made since took out part of what it summarized; undo that first"
+    messages = session.messages
+    problems = invariant_violations([messages[m] for m in after if m in messages])
+    if problems and not invariant_violations(session.view_messages()):
+        kind = "rewind" if boundary.direction == "rewind" else "compaction"
+        raise InvalidParams(
+            f"undoing {kind} {target} would break the API's rules ({problems[0]}): {why}"
+        )
+
+
+def undo_refusal(session: Session, target: str) -> str | None:
+    """Why undoing the boundary `target` would be refused, or None."""
+    if target not in session.active:
+        return f"no active compaction {target!r} in this session"
+    try:
+        check_undo(session, target)
+    except InvalidParams as exc:
+        return exc.message
+    return None

@@ -117,3 +117,9 @@ class CompactionReport:
             self._update("cancelled")
         else:
             agent_text(self.outbox, self.session_id, "Compaction cancelled.")
+
+    def undone(self) -> None:
+        """The entity the client holds, committed, is no longer in force (`/undo-compact`):
+        updated in place as cancelled; without the entity, the command's answer says it."""
+        if self.entity:
+            self._update("cancelled")

@@ -53,6 +53,11 @@ async def run_command(agent: BatonAgent, live: Live, command: commands.Command) 
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:
+            # the entity the compaction was told as (live and replayed) under its id
+            entity = CompactionReport(
+                agent.out, sid, agent.compaction_entity, f"compaction-{latest}"
+            )
+            entity.undone()
             say(
                 agent,
                 sid,

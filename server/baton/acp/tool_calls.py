@@ -208,9 +208,12 @@ class CallReport:
         if use is None:
             return
         info = call_info(use, block(tool_use_id, result), running=False)
+        # an error's own summary is its whole text (an input it quotes, however long): its
+        # first line, cut as the editor's panel and a load's replay show it, instead
+        summary = info.summary if result.is_error else result.summary or info.summary
         changes = {
             "status": result.status,
-            "summary": result.summary or info.summary,
+            "summary": summary,
             "path": absolute(info.path, folders),
         }
         update = tool_call_notification(

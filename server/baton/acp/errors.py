@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from acp import RequestError
 
@@ -22,6 +22,26 @@ R = TypeVar("R")
 
 AUTH_REQUIRED = -32000  # ACP's "authentication required": the client offers its auth methods
 INVALID_PARAMS = -32602
+QUOTE_CHARS = 1_000  # of a text an error answer carries: a longer one keeps its start and end
+QUOTE_HEAD, QUOTE_TAIL = 700, 200
+QUOTED_ITEMS = 20  # of a list in an error's data (the schema's problems, one per field)
+
+
+def quoted(value: Any) -> Any:
+    """An error's message or data within bounds: a text past QUOTE_CHARS keeps its start
+    and end (a sentence quoting a value of megabytes still names it and says why), a list
+    its first QUOTED_ITEMS, and the schema's problems leave out the `input` each quotes
+    whole (the block, or the request's value, refused)."""
+    if isinstance(value, str):
+        if len(value) <= QUOTE_CHARS:
+            return value
+        left_out = len(value) - QUOTE_HEAD - QUOTE_TAIL
+        return f"{value[:QUOTE_HEAD]} … [{left_out:,} characters left out] … {value[-QUOTE_TAIL:]}"
+    if isinstance(value, dict):
+        return {k: quoted(v) for k, v in value.items() if k != "input"}
+    if isinstance(value, list):
+        return [quoted(v) for v in value[:QUOTED_ITEMS]]
+    return value
 
 
 def invalid(message: str, **data: object) -> RequestError:

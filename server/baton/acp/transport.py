@@ -13,6 +13,7 @@ import json
 import logging
 from typing import Any
 
+from baton.acp.errors import quoted
 from baton.contract.envelope import INVALID_REQUEST, envelope_problem, shallow, usable_id
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,8 @@ class StdioTransport:
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
             raise ConnectionError("the client closed the agent's stdout")
+        if isinstance(message.get("error"), dict):  # never the whole input quoted back
+            message = {**message, "error": quoted(message["error"])}
         self.post(message)
         await self.drain()
 

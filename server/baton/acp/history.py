@@ -73,7 +73,7 @@ def _user(
     outbox: Outbox,
     sid: str,
     message: Message,
-    calls: dict[str, ToolUseBlock],
+    calls: dict[str, ToolUseBlock | None],
     folders: Sequence[Path],
 ) -> None:
     for block in message.content:
@@ -86,6 +86,8 @@ def _user(
                 mime_type=str(block.source.get("media_type", "image/png")),
             )
         elif isinstance(block, ToolResultBlock):
+            if block.tool_use_id in calls and calls[block.tool_use_id] is None:
+                continue  # the answer to a call never told (below)
             use = calls.get(block.tool_use_id)
             text = _result_text(block)
             if use is not None and use.name in KINDS:  # a workspace tool: as it was told live
@@ -118,7 +120,7 @@ def _assistant(
     outbox: Outbox,
     sid: str,
     message: Message,
-    calls: dict[str, ToolUseBlock],
+    calls: dict[str, ToolUseBlock | None],
     folders: Sequence[Path],
 ) -> None:
     for block in message.content:
@@ -139,6 +141,11 @@ def _assistant(
                 ),
             )
         elif isinstance(block, ToolUseBlock):
+            if message.stop_reason == "interrupted":
+                # stopped as it streamed: never run, so never told live (a call is told as
+                # it runs), nor its answer (the next prompt's "interrupted")
+                calls[block.id] = None
+                continue
             calls[block.id] = block
             if block.name in KINDS:
                 info = call_info(block, None, running=False)
@@ -188,7 +195,7 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
     tool's call is told as it was live (title, kind, the path made absolute against
     `folders`, summary, diff); other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
-    calls: dict[str, ToolUseBlock] = {}
+    calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
     told = _as_told(session)
     for message in view:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from baton_testkit.acp_client import Agent, running_agent
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 REFUSED = "The API refused"
 
@@ -113,3 +113,29 @@ async def test_a_session_named_by_a_refused_prompt_is_named_by_the_one_in_its_pl
         assert titles == ["something refused", "something else"]
         [listed] = (await agent.conn.list_sessions()).sessions
         assert listed.title == "something else"
+
+
+async def test_a_reply_refused_after_a_tool_round_is_told_refused_by_a_load_too(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Refused after the calls it made: the prompt is not the view's last message (the
+    calls' answers are), but a load tells the refusal where the refused reply stood, as it
+    does after the prompt of a refused reply outside the tool loop."""
+    fake_anthropic.reply(
+        "Looking.", tool_use_block("list_dir", {"path": "."}), stop_reason="tool_use"
+    )
+    fake_anthropic.reply("Sure, the first step is", stop_reason="refusal")
+    fake_anthropic.reply("Glad to.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        answer = await agent.say(sid, "something refused")
+        assert answer.stop_reason == "refusal"
+        live = _said(agent, sid).removeprefix("Looking.Sure, the first step is")
+        assert live.startswith(REFUSED)
+        since = len(agent.recorder.raw)
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        assert _said(agent, sid, since) == "Looking." + live  # the note in the reply's place
+        await agent.say(sid, "something else")
+        since = len(agent.recorder.raw)
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        assert _said(agent, sid, since) == "Looking.Glad to."

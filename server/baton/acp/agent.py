@@ -41,7 +41,6 @@ from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
 from baton.acp.open_sessions import Live, attach, check_cwd, greet, kept_cwds, live_session
 from baton.acp.outbox import Outbox, Poster
-from baton.acp.slash_commands import say
 from baton.core.service.service import BatonService
 from baton.core.turn import recovery
 
@@ -166,8 +165,8 @@ class BatonAgent:
         session = self.service.session(session_id)
         attach(self, session_id, cwd)
         replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
-        if recovery.refused_prompt(session) is not None:  # no reply: why, as told live
-            say(self, session_id, turns.REFUSED_PROMPT_NOTE)
+        if recovery.refused_set_aside(session) is not None:  # in its place, as told live
+            turns.say_refused(self, session)
         live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             # the rest follows as it comes

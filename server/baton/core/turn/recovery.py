@@ -80,18 +80,25 @@ def set_aside_refused(session: Session, message: Message) -> Boundary | None:
         return None
 
 
+def refused_set_aside(session: Session) -> Message | None:
+    """The reply the API refused that `set_aside_refused` took out of the view, when
+    nothing changed the view since: the view ends where it stood (after its prompt, or
+    after the tool results of the round before it). None otherwise."""
+    if not session.active:
+        return None
+    latest = session.boundaries[session.active[-1]]
+    if latest.direction != "rewind" or latest.view_after != session.view:
+        return None
+    taken = session.messages.get(latest.summarized_ids[0]) if latest.summarized_ids else None
+    return taken if taken is not None and taken.stop_reason == "refusal" else None
+
+
 def refused_prompt(session: Session) -> Message | None:
     """The user's prompt that ends the view when the API refused its reply and nothing
     changed the view since (`set_aside_refused` left it there): the turn the API asks to be
     changed or removed before the conversation goes on. None otherwise, and when the
     refused reply came after tool results (the user's prompt is further back)."""
-    if not session.active or not session.view:
-        return None
-    latest = session.boundaries[session.active[-1]]
-    if latest.direction != "rewind" or latest.view_after != session.view:
-        return None
-    taken = [session.messages.get(mid) for mid in latest.summarized_ids[:1]]
-    if not taken or taken[0] is None or taken[0].stop_reason != "refusal":
+    if not session.view or refused_set_aside(session) is None:
         return None
     prompt = session.messages[session.view[-1]]
     if prompt.role != "user" or prompt.kind != "message" or prompt.tool_results():

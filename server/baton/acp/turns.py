@@ -185,7 +185,12 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     _title(agent, live, content)
     live.thought.clear()
     blocks = None if retry else list(content.blocks)  # None: continue after the stored one
-    reply = await agent.service.replies.send(sid, blocks, host=live.host)
+    before = set(session.view)
+    try:
+        reply = await agent.service.replies.send(sid, blocks, host=live.host)
+    except BaseException:
+        _stopped_thoughts(agent, live, session, before)
+        raise
     message = reply.message
     _thoughts(agent, live, message)
     if message.stop_reason == "refusal" and reply.set_aside is not None:
@@ -206,6 +211,14 @@ def _thoughts(agent: BatonAgent, live: Live, message: Message) -> None:
                 message_id=message.id,
             )
             agent.out.update(live.session_id, thought)
+
+
+def _stopped_thoughts(agent: BatonAgent, live: Live, session: Session, before: set[str]) -> None:
+    """A reply stopped mid-way (cancelled, a broken stream) is kept, as interrupted, with
+    what arrived of it: its thinking told as a recorded reply's is, as a load replays it."""
+    for message in session.view_messages():
+        if message.id not in before and message.stop_reason == "interrupted":
+            _thoughts(agent, live, message)
 
 
 def thoughts_before_call(agent: BatonAgent, session_id: str, tool_use_id: str) -> None:

@@ -80,3 +80,25 @@ async def test_cancel_while_the_client_reads_the_prompts_file_ends_the_turn_stor
         fake_anthropic.reply("Here again.", usage={"input_tokens": 40, "output_tokens": 3})
         assert (await agent.say(sid, "Hello?")).stop_reason == "end_turn"
         assert [m["role"] for m in stored_messages(agent, sid)] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize("kind", ["resource_link", "resource"])
+async def test_a_file_uri_that_is_not_utf8_text_is_invalid_params(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, kind: str
+) -> None:
+    """A lone surrogate in a `file:` URI (a JSON escape no file name can hold): the link's
+    lookup on the disk ended the turn with an internal error (UnicodeEncodeError)."""
+    uri = "file:///tmp/\ud800.py"
+    block: dict[str, Any] = {"type": "resource_link", "name": "x.py", "uri": uri}
+    if kind == "resource":
+        block = {"type": "resource", "resource": {"uri": uri, "text": "x = 1\n"}}
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError) as refused:
+            await agent.request("session/prompt", {"sessionId": sid, "prompt": [block]})
+        assert refused.value.data["code"] == "invalid_params"
+        assert "names no usable path" in str(refused.value)
+        assert not (agent.data_dir / "sessions" / f"{sid}.jsonl").exists() or not stored_messages(
+            agent, sid
+        )
+        assert fake_anthropic.message_requests() == []

@@ -26,6 +26,7 @@ from baton.acp.errors import invalid
 from baton.core.conversation.files import kind_of
 from baton.core.conversation.media import IMAGE_TYPES, image_type
 from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
+from baton.core.conversation.records import unwritable
 from baton.core.workspace.editor_files import uri_to_path
 
 MAX_FILE_CHARS = 400_000  # about 100K tokens: a larger file is named, not included
@@ -99,10 +100,14 @@ def _base64(data: str, where: str) -> bytes:
 
 def _local_path(uri: str, where: str) -> Path | None:
     """The path a `file:` URI names (None for another scheme); `invalid_params` for one
-    holding a NUL byte, which no file has (the disk refuses to look it up)."""
+    holding a NUL byte or a lone surrogate (a JSON escape), which no file name has: the
+    disk refuses to look either up."""
     path = uri_to_path(uri)
     if path is not None and "\x00" in str(path):
         raise invalid(f"{where}: the URI {uri!r} names no usable path (it holds a NUL byte)")
+    if path is not None and unwritable(str(path)) is not None:
+        why = "it holds a lone surrogate, no UTF-8 text"
+        raise invalid(f"{where}: the URI {uri!r} names no usable path ({why})")
     return path
 
 

@@ -33,6 +33,8 @@ async def test_a_huge_tool_error_is_summarized_in_one_short_line(
         sid = await agent.new()
         await agent.say(sid, "read it")
         [live] = summaries(agent, sid)
+        titles = [u["title"] for u in agent.recorder.updates(sid) if "toolCallId" in u]
+        assert len(titles) == 2 and all(len(t) <= 200 for t in titles)
         assert len(live) <= 120
         assert live.startswith("'/xxx")
         [update] = agent.recorder.updates(sid, "tool_call_update")

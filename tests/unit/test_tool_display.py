@@ -125,3 +125,16 @@ async def test_a_stored_search_counts_its_hits_not_its_notes(tmp_path: Path) -> 
     result = await search_text.run(given, ctx)
     assert result.summary == "2 hits" and result.text.count("\n") == 2
     assert info(pair("search_text", given, result.text))[2] == "2 hits"
+
+
+def test_a_title_quoting_a_huge_input_is_cut() -> None:
+    """The title names the call by its input: a path or pattern of megabytes (the model's
+    own) made a title of megabytes, sent with every view and every call's update."""
+    far = "/" + "x" * 300_000
+    title, status, summary = info(pair("read_file", {"path": far}, "Error: outside", True))
+    assert title.startswith("Read /xxx") and title.endswith("…")
+    assert len(title) == 200
+    assert (status, summary) == ("failed", "outside")
+    hits = "a.py:1: x\nb.py:2: x"
+    title, _, _ = info(pair("search_text", {"pattern": "x" * 900}, hits))
+    assert title.endswith("… (2 hits)")  # what the search found still said

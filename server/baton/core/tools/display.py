@@ -27,6 +27,7 @@ _CUT = re.compile(r"^\[cut: \d+ of (\d+) (files|entries) shown", re.MULTILINE)
 _ROOT = re.compile(r"^.+/  \(.+\)$")  # list_dir of several workspace folders: one a line
 _NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
 _HIT = re.compile(r"^.+?:\d+: ", re.MULTILINE)  # search_text's `path:line: text`
+TITLE_CHARS = 200  # of a call's title: it names the call by its input, which may be huge
 
 
 def _text(result: ToolResultBlock) -> str:
@@ -118,6 +119,8 @@ def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) 
         title = titles[use.name](input)
     else:
         title = use.name
+    if len(title) > TITLE_CHARS:  # a path or a pattern of megabytes, the model's own
+        title = title[: TITLE_CHARS - 1] + "…"
     if result is None:
         status: CallStatus = "running" if running else "pending"
         return ToolCallInfo(

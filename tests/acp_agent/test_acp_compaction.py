@@ -195,3 +195,22 @@ async def test_a_load_while_a_commands_compaction_runs_tells_it_in_progress_agai
         ]
         entity = started["compactionId"]
         assert after == [(entity, "in_progress"), (entity, "completed")]
+
+
+async def test_compact_up_to_says_it_summarizes_the_message_it_names(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """`/compact-up-to 2` summarizes messages 1 and 2 (the `up_to` direction, inclusive):
+    the command's description said "everything before a message", so a user naming the
+    first message to keep lost it to the summary."""
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=False) as agent:
+        sid = await agent.new()
+        await converse(agent, fake_anthropic, sid, 2)
+        [update] = agent.recorder.updates(sid, "available_commands_update")
+        [command] = [c for c in update["availableCommands"] if c["name"] == "compact-up-to"]
+        assert "through" in command["description"]
+        assert "before" not in command["description"]
+        second = view_ids(agent, sid)[1]
+        fake_anthropic.reply("<summary>The first question and its answer.</summary>")
+        await agent.say(sid, "/compact-up-to 2")
+        assert second not in view_ids(agent, sid)  # the message named went into the summary

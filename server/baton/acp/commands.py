@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str | None]] = {
         "Summarize the conversation to free context (optional instructions)",
         "instructions",
     ),
-    "compact-up-to": ("Summarize everything before a message, keep the rest", "message"),
+    "compact-up-to": ("Summarize from the start through a message, keep the rest", "message"),
     "compact-from": ("Summarize a message and everything after it", "message"),
     "undo-compact": ("Undo the latest compaction: its messages come back", None),
     "pin": ("Pin a message (or unpin it): compactions keep it verbatim", "message"),

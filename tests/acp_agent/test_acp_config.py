@@ -33,3 +33,21 @@ async def test_a_process_wide_option_set_in_one_session_is_told_to_the_others(
         assert current["model"] != "claude-haiku-4-5"
         assert len(rec.updates(second, "config_option_update")) == 2
         assert not rec.updates(first, "config_option_update")  # its answer says it
+
+
+async def test_a_value_the_settings_gave_is_listed_and_can_be_chosen(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A thinking budget or a threshold of the --settings file that is not one of the usual
+    values is offered as the current one; choosing it (a panel that sets every option it
+    shows, or a user going back to it) was refused as a value the option does not take."""
+    settings = {"thinking": 8000, "autoCompact": {"thresholdPercent": 75}}
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        for config_id, value in (("thinking", "8000"), ("auto_compact", "75")):
+            answer = await agent.conn.set_config_option(
+                config_id=config_id, session_id=sid, value=value
+            )
+            [option] = [o for o in answer.config_options if o.id == config_id]
+            assert option.current_value == value
+            assert value in [choice.value for choice in option.options]

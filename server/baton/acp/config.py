@@ -99,13 +99,16 @@ def apply(service: BatonService, session_id: str, config_id: str, value: str | b
         service.set_model(session_id, value)
         return
     raw: dict[str, Any]
+    # the values each lists: the usual ones, and the current one the settings gave
     if config_id == THINKING:
-        if value not in THINKING_VALUES:
-            raise invalid(f"thinking takes one of {', '.join(THINKING_VALUES)}")
+        listed = _with(THINKING_VALUES, _current_thinking(service))
+        if value not in listed:
+            raise invalid(f"thinking takes one of {', '.join(listed)}")
         raw = {"thinking": None if value == DEFAULT else (int(value) if value.isdigit() else value)}
     elif config_id == AUTO_COMPACT:
-        if value not in THRESHOLDS:
-            raise invalid(f"auto_compact takes one of {', '.join(THRESHOLDS)}")
+        listed = _with(THRESHOLDS, _current_threshold(service))
+        if value not in listed:
+            raise invalid(f"auto_compact takes one of {', '.join(listed)}")
         if value == "off":
             raw = {"autoCompact": {"enabled": False}}
         else:

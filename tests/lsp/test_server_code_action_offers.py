@@ -111,17 +111,17 @@ async def test_an_undo_that_would_be_refused_is_not_offered_as_runnable(
     )
     assert isinstance(error, RpcError) and error.baton_code == "invalid_params"
     if _greys_out(any_lsp):
-        undo = top["Undo last compaction"]
+        undo = top["Undo last rewind"]
         assert undo.command.arguments[0]["boundaryId"] == rewound["boundaryId"]
         assert undo.disabled is not None and undo.disabled.reason == error.message
     else:
-        assert "Undo last compaction" not in top
+        assert "Undo last rewind" not in top
 
     # the turn sent since rewound too: that rewind, the latest, can be undone
     second = await any_lsp.request(
         protocol.SESSION_REWIND, {"sessionId": sid, "messageId": since["messageIds"][0]}
     )
-    undo = (await _offered(any_lsp, sid, TOP))["Undo last compaction"]
+    undo = (await _offered(any_lsp, sid, TOP))["Undo last rewind"]
     assert undo.disabled is None
     assert undo.command.arguments[0]["boundaryId"] == second["boundaryId"]
 

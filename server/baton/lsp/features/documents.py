@@ -79,8 +79,10 @@ async def code_action(
         compaction=lambda *asked: ls.service.compaction.refusal(session_id, *asked),
         undo=lambda boundary_id: ls.service.compaction.undo_refusal(session_id, boundary_id),
     )
+    last = data.last_boundary_id
+    last_direction = data.session.boundaries[last].direction if last is not None else None
     actions = compact_actions(
-        session_id, rendered, selection, data.last_boundary_id, only, locked, refusals
+        session_id, rendered, selection, last, only, locked, refusals, last_direction
     )
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)

@@ -54,11 +54,13 @@ def compact_actions(
     only: Sequence[str] | None = None,
     locked: str | None = None,
     refusals: Refusals | None = None,
+    last_direction: str | None = None,
 ) -> list[types.CodeAction]:
     """The actions on `selection` (None: a range that names no message of `rendered`);
     each disabled with `locked`, the reason any change would be refused, when there is
     one, else with the reason `refusals` gives for its own command (nothing to summarize
-    there, an undo that must wait for another)."""
+    there, an undo that must wait for another). `last_direction`: the direction of the
+    latest boundary in force, which the undo's title names (a rewind is undone too)."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -122,13 +124,20 @@ def compact_actions(
         boundary_id = last_boundary_id
         undo = UncompactParams(session_id=session_id, boundary_id=boundary_id)
         offer(
-            "Undo last compaction",
+            UNDO_TITLES.get(last_direction or "", "Undo last compaction"),
             WHOLE_KIND,
             names.CMD_UNCOMPACT,
             undo,
             lambda r: r.undo(boundary_id),
         )
     return actions
+
+
+# what the undo puts back, by the latest boundary's direction (a compaction otherwise)
+UNDO_TITLES = {
+    "rewind": "Undo last rewind",
+    "microcompact": "Undo last microcompaction",
+}
 
 
 def kind_name(kind: object) -> str:

@@ -178,3 +178,32 @@ def test_json_output_is_json_on_an_output_that_is_not_utf8(command: str, tmp_pat
     printed = json.loads(done.stdout)
     if command in ("show", "payload"):
         assert "Café naïve 日本語" in json.dumps(printed, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize(
+    "argv",
+    [["--version"], ["--help"], ["usage", "--help"], ["usage"], ["show", "--json"], ["demo"]],
+)
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_code_2(
+    argv: list[str], buffered: bool, tmp_path: Path
+) -> None:
+    """`baton --version > /dev/full`: --version and --help ended with exit code 0 (argparse
+    drops the error of its write), and with Python's usual buffered output every command
+    ended in an OSError traceback from its last flush, exit code 120."""
+    env = {**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")}
+    if buffered:
+        env.pop("PYTHONUNBUFFERED", None)
+    else:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "baton", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "baton: standard output cannot be written: No space left on device\n"

@@ -11,11 +11,15 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from baton import __version__
 from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
+from baton.cli.output import Output, OutputFailed, discard
 from baton.core.errors import BatonError, InvalidParams
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["EXAMPLES_DIR", "EXAMPLE_SESSION", "build_parser", "main"]
 
@@ -115,6 +119,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """argparse's, without dropping what the write raised: --help or --version into
+        an output that refuses it is told as any other output error."""
+        if message:
+            (file or sys.stderr).write(message)
+
     def parse(self, args: Sequence[str]) -> argparse.Namespace:
         """As `parse_args`, with an argument no parser knows told by its subcommand."""
         parsed, extra = self.parse_known_args(args)
@@ -147,14 +157,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = cast(TextIO, Output(stdout))
     try:
         code = _run(argv)
         # `baton acp`'s pipe is closed with its reader gone; `serve --tcp >&-` has none
         if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()  # a reader that went away shows here, not at exit
         return code
-    except BrokenPipeError:
-        return _reader_gone()
+    except BrokenPipeError:  # the reader stopped reading (`baton usage | head`)
+        discard(stdout)
+        return EXIT_OK
+    except OutputFailed as exc:  # `baton usage > /dev/full`
+        discard(stdout)
+        print(f"baton: standard output cannot be written: {exc.reason}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if isinstance(sys.stdout, Output):
+            sys.stdout = stdout
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -211,12 +232,3 @@ def refuse_empty_names(args: argparse.Namespace) -> None:
 def _network_serve(given: list[str]) -> bool:
     """`baton serve --tcp/--ws`, the one command that writes nothing to its output."""
     return given[:1] == ["serve"] and any(a.startswith(("--tcp", "--ws")) for a in given)
-
-
-def _reader_gone() -> int:
-    """The output's reader stopped reading (`baton usage | head`): end quietly. Further
-    writes go nowhere, so the interpreter's last flush raises nothing either."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return EXIT_OK

@@ -9,8 +9,11 @@ import argparse
 import io
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from baton import __version__
@@ -197,9 +200,12 @@ def _run(argv: Sequence[str] | None) -> int:
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_ERROR
+    # a command stopped cleans up its copies; a server ends as its client says
+    stopping = (signal.SIGTERM, getattr(signal, "SIGHUP", None))
     try:
-        refuse_empty_names(args)
-        return int(args.func(args))
+        with stop_cleanly_on(*(stopping if args.command not in ("serve", "acp") else ())):
+            refuse_empty_names(args)
+            return int(args.func(args))
     except BrokenPipeError:
         raise
     except BatonError as exc:
@@ -227,6 +233,32 @@ def refuse_empty_names(args: argparse.Namespace) -> None:
     for attribute, flag, kind in NAMED:
         if getattr(args, attribute, None) == "":
             raise InvalidParams(f"{flag} is empty: it names no {kind}")
+
+
+@contextmanager
+def stop_cleanly_on(*signals: signal.Signals | None) -> Iterator[None]:
+    """While in the block, each of `signals` (a job killed, a shell closed) ends the
+    command as Ctrl-C does: its `with` and `finally` blocks run (a temporary copy of the
+    conversation goes), then it exits quietly with 128 + the signal's number. A signal the
+    process was started ignoring (`nohup`) stays ignored; the handlers are put back after."""
+
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    taken = [
+        each
+        for each in signals
+        if each is not None
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(each) == signal.SIG_DFL
+    ]
+    for each in taken:
+        signal.signal(each, stop)
+    try:
+        yield
+    finally:
+        for each in taken:
+            signal.signal(each, signal.SIG_DFL)
 
 
 def _network_serve(given: list[str]) -> bool:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from baton import __version__
 from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
-from baton.cli.output import Output, OutputFailed, discard
+from baton.cli.output import Output, OutputFailed, Unheard, discard
 from baton.core.errors import BatonError, InvalidParams
 
 if TYPE_CHECKING:
@@ -159,10 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
-    logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stderr = cast(TextIO, Unheard(stderr))
     if stdout is not None:
         sys.stdout = cast(TextIO, Output(stdout))
+    logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
     try:
         code = _run(argv)
         # `baton acp`'s pipe is closed with its reader gone; `serve --tcp >&-` has none
@@ -179,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if isinstance(sys.stdout, Output):
             sys.stdout = stdout
+        if isinstance(sys.stderr, Unheard):
+            sys.stderr = stderr
 
 
 def _run(argv: Sequence[str] | None) -> int:

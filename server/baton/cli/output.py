@@ -1,5 +1,6 @@
-"""The standard output a command prints on: a write it refuses (a full disk, /dev/full,
-an I/O error) is told apart from an error of a file the command reads or writes."""
+"""The standard streams while a command runs: a write its output refuses (a full disk,
+/dev/full, an I/O error) is told apart from an error of a file the command reads or
+writes; one its error stream refuses is dropped."""
 
 from __future__ import annotations
 
@@ -37,6 +38,31 @@ class Output:
             raise
         except OSError as exc:
             raise OutputFailed(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno, buffer, closed
+        return getattr(self.stream, name)
+
+
+class Unheard:
+    """`stream` (sys.stderr) whose write and flush drop what the stream refuses (a full
+    disk, /dev/full), and all that comes after: a warning that cannot be told fails no
+    command, and an error's exit code stays its own."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except OSError:
+            discard(self.stream)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError:
+            discard(self.stream)
 
     def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno, buffer, closed
         return getattr(self.stream, name)

@@ -17,7 +17,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from baton import __version__
-from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
+from baton.cli.common import (
+    EXAMPLE_SESSION,
+    EXAMPLES_DIR,
+    EXIT_ERROR,
+    EXIT_OK,
+    Subparsers,
+    one_line,
+)
 from baton.cli.output import Output, OutputFailed, Unheard, discard
 from baton.core.errors import BatonError, InvalidParams
 
@@ -120,7 +127,7 @@ class Parser(argparse.ArgumentParser):
     commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+        self.exit(EXIT_ERROR, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         """argparse's, without dropping what the write raised: --help or --version into
@@ -212,9 +219,10 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except BatonError as exc:
-        print(f"baton: {exc.message}", file=sys.stderr)
+        print(f"baton: {one_line(exc.message)}", file=sys.stderr)
     except OSError as exc:
-        print(f"baton: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        told = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        print(f"baton: {one_line(told)}", file=sys.stderr)
     except KeyboardInterrupt:
         return 130
     return EXIT_ERROR

@@ -8,10 +8,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
+
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 
@@ -101,3 +104,64 @@ def test_serve_interrupted_while_its_input_is_open_ends(tmp_path: Path) -> None:
     told = process.stderr.read().decode()
     assert "Traceback" not in told, told[:2000]
     assert code == 0, told[:2000]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_serve_stopped_mid_reply_keeps_what_arrived_as_shutdown_does(
+    stop: signal.Signals, tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Ctrl-C or SIGTERM (an editor, a service manager stopping the server) while a reply
+    streamed: the text that had arrived, which the client had shown, was lost; a
+    `shutdown` keeps it as an interrupted reply."""
+    data = tmp_path / "data"
+    gate = threading.Event()
+    text = "Hello there, this reply is cut in the middle by the stop."
+    fake_anthropic.reply(text, hold_after=6, gate=gate)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "baton", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "BATON_DATA_DIR": str(data), "ANTHROPIC_API_KEY": "sk-test-stop"},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    def request(msg_id: int, method: str, params: dict[str, object]) -> None:
+        stdin.write(framed({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}))
+        stdin.flush()
+
+    def result(msg_id: int | str) -> Any:
+        """The answer to `msg_id`, or with "delta" the first streamed text of a reply."""
+        while True:
+            message = answer(stdout)
+            if message.get("id") == msg_id and "method" not in message:
+                return message["result"]
+            if msg_id == "delta" and message.get("method") == "baton/session/delta":
+                return message["params"]
+            if "method" in message and "id" in message:  # the server asks: nothing to say
+                stdin.write(framed({"jsonrpc": "2.0", "id": message["id"], "result": None}))
+                stdin.flush()
+
+    try:
+        request(1, "initialize", {"capabilities": {}})
+        result(1)
+        request(2, "baton/session/create", {"title": "stopped"})
+        sid = result(2)["sessionId"]
+        request(3, "baton/session/send", {"sessionId": sid, "content": "hi"})
+        result("delta")  # part of the reply streamed and was shown, the rest is held
+        process.send_signal(stop)
+        code = process.wait(timeout=60)  # a guard
+    finally:
+        gate.set()
+        process.kill()
+        stdin.close()
+    assert process.stderr is not None
+    told = process.stderr.read().decode()
+    assert "Traceback" not in told, told[-2000:]
+    assert code == 0, told[-2000:]
+    records = [json.loads(line) for line in (data / "sessions" / f"{sid}.jsonl").open()]
+    replies = [r["message"] for r in records if r.get("message", {}).get("role") == "assistant"]
+    assert len(replies) == 1, records
+    kept = replies[0]["content"][0]["text"]
+    assert kept and text.startswith(kept) and kept != text

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -178,15 +179,26 @@ class BatonServer(LanguageServer):
         self.protocol.set_writer(output)
         read = InputReader(stdin or sys.stdin.buffer).read
 
+        stopped = threading.Event()  # SIGTERM: a stop as Ctrl-C's
+
         async def serve() -> None:
             loop, task = asyncio.get_running_loop(), asyncio.current_task()
             assert task is not None
             output.on_failure = lambda: loop.call_soon_threadsafe(task.cancel)
+
+            def stop() -> None:
+                stopped.set()
+                task.cancel()
+
+            # the tasks still running are cancelled as asyncio.run ends: a reply streaming
+            # keeps what arrived, as at a shutdown (the loop's close drops the handler)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signal.SIGTERM, stop)
             try:
                 await framing.run_frames(read, self.protocol, stop_event)
             except asyncio.CancelledError:
-                if output.failed is None:
-                    raise  # cancelled by the output's failure alone
+                if output.failed is None and not stopped.is_set():
+                    raise  # cancelled by the output's failure or SIGTERM alone
 
         try:
             asyncio.run(serve())

@@ -165,3 +165,18 @@ def test_serve_stopped_mid_reply_keeps_what_arrived_as_shutdown_does(
     assert len(replies) == 1, records
     kept = replies[0]["content"][0]["text"]
     assert kept and text.startswith(kept) and kept != text
+
+
+def test_serve_whose_input_cannot_be_read_says_which_in_one_line(tmp_path: Path) -> None:
+    """`baton serve 0>file` (its input open for writing only): 'baton: Bad file
+    descriptor', naming nothing."""
+    (tmp_path / "in").write_text("")
+    done = subprocess.run(
+        ["sh", "-c", f'exec "$0" -m baton serve 0>"{tmp_path / "in"}"', sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "baton: standard input cannot be read: Bad file descriptor\n"

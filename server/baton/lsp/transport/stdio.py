@@ -41,9 +41,13 @@ class InputReader:
     def _serve(self) -> None:
         while True:
             loop, future = self._requests.get()
+            error: Exception | None = None
             try:
-                data, error = self._read_some(CHUNK), None
-            except Exception as exc:  # an input that cannot be read: the awaiting task's
+                data = self._read_some(CHUNK)
+            except OSError as exc:  # an input that cannot be read (`0>file`) ends the server
+                reason = f"standard input cannot be read: {exc.strerror or exc}"
+                data, error = b"", OSError(exc.errno, reason)
+            except Exception as exc:  # the awaiting task's
                 data, error = b"", exc
             try:
                 loop.call_soon_threadsafe(_settle, future, data, error)

@@ -722,7 +722,7 @@ export interface Settings {
   tools?: ToolsSettings;
   /** Added to Baton's default system prompt of new sessions. */
   systemPrompt?: string;
-  /** Thinking for replies: `off`, `adaptive` or a token budget (at least 1024), sent in the form the reply's model takes (null: the model's own default). */
+  /** Thinking for replies: `off`, `adaptive` or a token budget (1024 to 1000000), sent in the form the reply's model takes (null: the model's own default). */
   thinking?: string | number | null;
 }
 

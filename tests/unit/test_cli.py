@@ -207,6 +207,11 @@ def test_import_creates_a_session_in_the_data_dir(
         (["usage", "/no/such/file.jsonl"], "no such file"),
         (["import", "/no/such/file.jsonl"], "no such file"),
         (["usage", "/"], "is a directory"),
+        # a name holding a line break (or another control character) is told escaped: the
+        # error was as many lines as the name
+        (["usage", "/no/such\nfile\r.jsonl"], "no such file: /no/such\\nfile\\r.jsonl"),
+        (["import", "/no/such\x1b[2Jfile"], "no such file: /no/such\\x1b[2Jfile"),
+        (["compact", str(EXAMPLE_SESSION), "--workspace", "/no\nws"], "folder: /no\\nws"),
     ],
 )
 def test_errors_are_one_line_on_stderr_with_exit_code_2(

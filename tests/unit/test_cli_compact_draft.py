@@ -116,3 +116,22 @@ def test_the_draft_flags_alone_are_usage_errors(capsys: pytest.CaptureFixture[st
                          ("--summary-file", "goes with --apply-draft")):  # fmt: skip
         code, out, err = run(capsys, "compact", str(EXAMPLE_SESSION), flag, "x.md")
         assert code == 2 and out == "" and needle in err
+
+
+def test_a_summary_the_output_file_refuses_names_the_file_and_the_draft(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str]
+) -> None:
+    """--summary-out /dev/full (a full disk): 'baton: No space left on device', naming
+    neither the file nor the draft the preview had made, which stays the session's."""
+    data, sid = saved
+    code, out, err = run(
+        capsys, "compact", sid, "--preview", "--summary-out", "/dev/full", "--data-dir", str(data)
+    )
+    assert code == 2 and out == ""
+    assert err.startswith("baton: cannot write the summary to /dev/full: No space left on device")
+    draft_id = err.split("the draft ")[1].split()[0]
+    assert f"--apply-draft {draft_id}" in err and err.count("\n") == 1, err
+    code, out, err = run(
+        capsys, "compact", sid, "--discard-draft", draft_id, "--data-dir", str(data)
+    )
+    assert code == 0, err

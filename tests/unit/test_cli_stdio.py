@@ -158,6 +158,29 @@ def test_a_closed_error_stream_leaves_the_output_as_it_is(
         assert done.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["usage", "--model", "gpt-nonesuch", "--json"], 0),
+        (["compact", str(EXAMPLE_SESSION), "--json"], 0),
+        (["usage", "no-such-file.jsonl", "--json"], 2),
+        (["bogus"], 2),
+    ],
+)
+def test_an_error_stream_that_cannot_be_written_leaves_the_exit_code_as_it_is(
+    argv: list[str], code: int, tmp_path: Path
+) -> None:
+    """`baton ... 2>/dev/full`: a warning that could not be written failed a command that
+    had done its work (exit code 1, or 120 from the last flush), and an error's exit code
+    was 1 or 120 instead of 2. What would go there goes nowhere, as with `2>&-`."""
+    done = started(argv, "2>/dev/full", tmp_path)
+    assert done.returncode == code
+    if code == 0:
+        json.loads(done.stdout)
+    else:
+        assert done.stdout == ""
+
+
 @pytest.mark.parametrize("command", ["show", "payload", "compact", "usage"])
 def test_json_output_is_json_on_an_output_that_is_not_utf8(command: str, tmp_path: Path) -> None:
     """With an ASCII output (PYTHONIOENCODING=ascii, a C locale of old), a character the
@@ -178,3 +201,32 @@ def test_json_output_is_json_on_an_output_that_is_not_utf8(command: str, tmp_pat
     printed = json.loads(done.stdout)
     if command in ("show", "payload"):
         assert "Café naïve 日本語" in json.dumps(printed, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize(
+    "argv",
+    [["--version"], ["--help"], ["usage", "--help"], ["usage"], ["show", "--json"], ["demo"]],
+)
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_code_2(
+    argv: list[str], buffered: bool, tmp_path: Path
+) -> None:
+    """`baton --version > /dev/full`: --version and --help ended with exit code 0 (argparse
+    drops the error of its write), and with Python's usual buffered output every command
+    ended in an OSError traceback from its last flush, exit code 120."""
+    env = {**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")}
+    if buffered:
+        env.pop("PYTHONUNBUFFERED", None)
+    else:
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "baton", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "baton: standard output cannot be written: No space left on device\n"

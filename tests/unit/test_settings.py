@@ -133,6 +133,8 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"keepWindow": {"minTokens": 10**40}}, "keep_window", "less than or equal"),
         ({"keepWindow": {"maxTokens": 10**40}}, "keep_window", "less than or equal"),
         ({"budgetNote": {"startTokens": 10**40}}, "budget_note", "less than or equal"),
+        ({"thinking": 10**20}, "thinking", "at most 1,000,000 tokens"),
+        ({"thinking": "1000001"}, "thinking", "at most 1,000,000 tokens"),
     ],
 )
 def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default(

@@ -6,7 +6,6 @@ told its commands and its meter.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from baton.acp.meter import usage_update
 from baton.acp.slash_commands import say
 from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
+from baton.core import environment
 from baton.core.conversation.store import DEFAULT_TITLE
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -33,12 +33,8 @@ WAIT_ENV = "BATON_ACP_PERMISSION_WAIT"  # seconds a permission request waits (de
 
 def permission_wait() -> float:
     """How long a permission request waits for the user: `BATON_ACP_PERMISSION_WAIT`
-    seconds when it is a positive number, else the default."""
-    try:
-        wait = float(os.environ.get(WAIT_ENV, ""))
-    except ValueError:
-        return PERMISSION_WAIT
-    return wait if 0 < wait < float("inf") else PERMISSION_WAIT
+    seconds, in (0, a day]."""
+    return environment.seconds(WAIT_ENV, PERMISSION_WAIT)
 
 
 @dataclass

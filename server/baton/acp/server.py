@@ -4,9 +4,11 @@ data dir as `baton serve`. Logs go to stderr; stdout carries the protocol alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import stat
 import sys
 from pathlib import Path
@@ -83,14 +85,37 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         use_unstable_protocol=True,  # session/resume and session/close
         observers=[agent.observe],
     )
+    stopped = stop_on_sigterm()
     try:
         await conn.listen()
+    except asyncio.CancelledError:
+        if not stopped.is_set():
+            raise
     finally:
-        for live in list(agent.live.values()):
-            if live.turn is not None:
-                live.turn.cancel()
+        turns = [live.turn for live in agent.live.values() if live.turn is not None]
+        for turn in turns:
+            turn.cancel()
+        # each keeps what arrived of its reply before the store closes
+        await asyncio.shield(asyncio.gather(*turns, return_exceptions=True))
         await asyncio.shield(conn.close())
         await service.close()
+
+
+def stop_on_sigterm() -> asyncio.Event:
+    """SIGTERM (an editor or a service manager ending the agent) stops the running task as
+    Ctrl-C does: its turns are cancelled and keep what arrived of a reply. The event is
+    set once it came (the loop's close drops the handler)."""
+    stopped = asyncio.Event()
+    task = asyncio.current_task()
+
+    def stop() -> None:
+        stopped.set()
+        if task is not None:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no signals
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+    return stopped
 
 
 def run(

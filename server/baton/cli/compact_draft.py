@@ -37,7 +37,7 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
         if args.preview:
             draft = asyncio.run(service.drafts.preview(sid, request, _progress(sys.stderr)))
             if args.summary_out:
-                Path(args.summary_out).write_text(draft.summary + "\n", encoding="utf-8")
+                _write_summary(Path(args.summary_out), draft)
             _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
         elif args.apply_draft:
             result = asyncio.run(service.drafts.apply(sid, args.apply_draft, summary))
@@ -83,6 +83,19 @@ def _check_writable(path: Path) -> None:
         raise InvalidParams(f"cannot write the summary to {path}: no such folder {folder}")
     if not os.access(path if path.exists() else folder, os.W_OK):
         raise InvalidParams(f"cannot write the summary to {path}: permission denied")
+
+
+def _write_summary(path: Path, draft: CompactDraft) -> None:
+    """The draft's summary into `path`; InvalidParams naming the file and the draft, which
+    is made, when the file refuses it (a full disk, /dev/full)."""
+    try:
+        path.write_text(draft.summary + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParams(
+            f"cannot write the summary to {path}: {exc.strerror or exc} (the draft "
+            f"{draft.draft_id} is made: apply it with --apply-draft {draft.draft_id}, or "
+            f"drop it with --discard-draft {draft.draft_id})"
+        ) from None
 
 
 def _read_summary(path: Path) -> str:

@@ -9,13 +9,27 @@ import argparse
 import io
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, NoReturn, TextIO, cast
 
 from baton import __version__
-from baton.cli.common import EXAMPLE_SESSION, EXAMPLES_DIR, EXIT_ERROR, EXIT_OK, Subparsers
+from baton.cli.common import (
+    EXAMPLE_SESSION,
+    EXAMPLES_DIR,
+    EXIT_ERROR,
+    EXIT_OK,
+    Subparsers,
+    one_line,
+)
+from baton.cli.output import Output, OutputFailed, Unheard, discard
 from baton.core.errors import BatonError, InvalidParams
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = ["EXAMPLES_DIR", "EXAMPLE_SESSION", "build_parser", "main"]
 
@@ -113,7 +127,13 @@ class Parser(argparse.ArgumentParser):
     commands: Mapping[str, argparse.ArgumentParser]  # the subcommands' parsers, by name
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
+        self.exit(EXIT_ERROR, f"{self.prog}: {one_line(message)} (see `{self.prog} --help`)\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """argparse's, without dropping what the write raised: --help or --version into
+        an output that refuses it is told as any other output error."""
+        if message:
+            (file or sys.stderr).write(message)
 
     def parse(self, args: Sequence[str]) -> argparse.Namespace:
         """As `parse_args`, with an argument no parser knows told by its subcommand."""
@@ -146,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stderr = cast(TextIO, Unheard(stderr))
+    if stdout is not None:
+        sys.stdout = cast(TextIO, Output(stdout))
     logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
     try:
         code = _run(argv)
@@ -153,8 +177,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()  # a reader that went away shows here, not at exit
         return code
-    except BrokenPipeError:
-        return _reader_gone()
+    except BrokenPipeError:  # the reader stopped reading (`baton usage | head`)
+        discard(stdout)
+        return EXIT_OK
+    except OutputFailed as exc:  # `baton usage > /dev/full`
+        discard(stdout)
+        print(f"baton: standard output cannot be written: {exc.reason}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if isinstance(sys.stdout, Output):
+            sys.stdout = stdout
+        if isinstance(sys.stderr, Unheard):
+            sys.stderr = stderr
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -176,15 +210,19 @@ def _run(argv: Sequence[str] | None) -> int:
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_ERROR
+    # a command stopped cleans up its copies; a server ends as its client says
+    stopping = (signal.SIGTERM, getattr(signal, "SIGHUP", None))
     try:
-        refuse_empty_names(args)
-        return int(args.func(args))
+        with stop_cleanly_on(*(stopping if args.command not in ("serve", "acp") else ())):
+            refuse_empty_names(args)
+            return int(args.func(args))
     except BrokenPipeError:
         raise
     except BatonError as exc:
-        print(f"baton: {exc.message}", file=sys.stderr)
+        print(f"baton: {one_line(exc.message)}", file=sys.stderr)
     except OSError as exc:
-        print(f"baton: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        told = f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+        print(f"baton: {one_line(told)}", file=sys.stderr)
     except KeyboardInterrupt:
         return 130
     return EXIT_ERROR
@@ -208,15 +246,32 @@ def refuse_empty_names(args: argparse.Namespace) -> None:
             raise InvalidParams(f"{flag} is empty: it names no {kind}")
 
 
+@contextmanager
+def stop_cleanly_on(*signals: signal.Signals | None) -> Iterator[None]:
+    """While in the block, each of `signals` (a job killed, a shell closed) ends the
+    command as Ctrl-C does: its `with` and `finally` blocks run (a temporary copy of the
+    conversation goes), then it exits quietly with 128 + the signal's number. A signal the
+    process was started ignoring (`nohup`) stays ignored; the handlers are put back after."""
+
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    taken = [
+        each
+        for each in signals
+        if each is not None
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(each) == signal.SIG_DFL
+    ]
+    for each in taken:
+        signal.signal(each, stop)
+    try:
+        yield
+    finally:
+        for each in taken:
+            signal.signal(each, signal.SIG_DFL)
+
+
 def _network_serve(given: list[str]) -> bool:
     """`baton serve --tcp/--ws`, the one command that writes nothing to its output."""
     return given[:1] == ["serve"] and any(a.startswith(("--tcp", "--ws")) for a in given)
-
-
-def _reader_gone() -> int:
-    """The output's reader stopped reading (`baton usage | head`): end quietly. Further
-    writes go nowhere, so the interpreter's last flush raises nothing either."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return EXIT_OK

@@ -101,8 +101,8 @@ class Settings(WireModel):
     # str | int on the wire: the schema must not put the two words' enum on the budget too
     thinking: str | int | None = Field(
         default=None,
-        description="Thinking for replies: `off`, `adaptive` or a token budget (at least "
-        "1024), sent in the form the reply's model takes (null: the model's own default).",
+        description="Thinking for replies: `off`, `adaptive` or a token budget (1024 to "
+        "1000000), sent in the form the reply's model takes (null: the model's own default).",
     )
 
     @field_validator("model")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -20,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
-from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from baton import __version__
@@ -28,6 +28,7 @@ from baton.core import redaction
 from baton.lsp.dispatch.rpc import BatonProtocol, is_parse_error, make_converter
 from baton.lsp.transport import framing
 from baton.lsp.transport.process_memory import share_one_arena
+from baton.lsp.transport.stdio import ClientOutput, InputReader
 
 if TYPE_CHECKING:
     from baton.core.conversation.messages import WireModel
@@ -174,17 +175,42 @@ class BatonServer(LanguageServer):
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve one client over stdio, reading frames with Baton's own reader."""
         self._stop_event = stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        read = framing.stdin_reader(stdin or sys.stdin.buffer, self.thread_pool)
+        output = ClientOutput(stdout or sys.stdout.buffer)
+        self.protocol.set_writer(output)
+        read = InputReader(stdin or sys.stdin.buffer).read
+
+        stopped = threading.Event()  # SIGTERM: a stop as Ctrl-C's
+
+        async def serve() -> None:
+            loop, task = asyncio.get_running_loop(), asyncio.current_task()
+            assert task is not None
+            output.on_failure = lambda: loop.call_soon_threadsafe(task.cancel)
+
+            def stop() -> None:
+                stopped.set()
+                task.cancel()
+
+            # the tasks still running are cancelled as asyncio.run ends: a reply streaming
+            # keeps what arrived, as at a shutdown (the loop's close drops the handler)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signal.SIGTERM, stop)
+            try:
+                await framing.run_frames(read, self.protocol, stop_event)
+            except asyncio.CancelledError:
+                if output.failed is None and not stopped.is_set():
+                    raise  # cancelled by the output's failure or SIGTERM alone
+
         try:
-            asyncio.run(framing.run_frames(read, self.protocol, stop_event))
-        except BrokenPipeError:
-            log.error("the connection to the client is lost; shutting down")
+            asyncio.run(serve())
         except KeyboardInterrupt:
             pass
         except SystemExit as done:  # `exit`: 0 after `shutdown`, else 1 (LSP)
             self.exit_code = done.code if isinstance(done.code, int) else 0
         finally:
+            told = output.told()
+            if told is not None:
+                log.error("%s", told[0])
+                self.exit_code = told[1]
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:

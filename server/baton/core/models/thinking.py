@@ -18,6 +18,8 @@ from baton.core.models.windows import longest_prefix, model_name
 log = logging.getLogger(__name__)
 
 MIN_BUDGET = 1_024
+# a budget is sent below max_tokens, which lies inside the context window: none is larger
+MAX_BUDGET = 1_000_000
 DEFAULT_BUDGET = 16_000  # "adaptive" asked of a model that takes only a budget
 ThinkingSetting = Literal["off", "adaptive"] | int | None
 
@@ -78,8 +80,9 @@ def spec_for(model: str) -> ThinkingSpec:
 
 
 def parse_thinking(value: object) -> ThinkingSetting:
-    """The setting's value: None (the model's default), "off", "adaptive" or a budget of at
-    least MIN_BUDGET tokens (an int or a string of digits). Anything else: ValueError."""
+    """The setting's value: None (the model's default), "off", "adaptive" or a budget of
+    MIN_BUDGET to MAX_BUDGET tokens (an int or a string of digits). Anything else:
+    ValueError."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -94,6 +97,8 @@ def parse_thinking(value: object) -> ThinkingSetting:
     if isinstance(value, int):
         if value < MIN_BUDGET:
             raise ValueError(f"a thinking budget must be at least {MIN_BUDGET:,} tokens")
+        if value > MAX_BUDGET:
+            raise ValueError(f"a thinking budget must be at most {MAX_BUDGET:,} tokens")
         return value
     raise ValueError("thinking must be 'off', 'adaptive' or a token budget")
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from baton.core import redaction
+from baton.core import environment, redaction
 from baton.core.background import Background
 from baton.core.compaction.summary.summarizers import (
     ExtractiveSummarizer,
@@ -44,22 +44,10 @@ CLIENT_MODULE = "baton.core.model_api.client"
 
 
 def api_timeout() -> float:
-    """The API request timeout: BATON_API_TIMEOUT seconds when it is a positive number."""
+    """The API request timeout: BATON_API_TIMEOUT seconds, in (0, a day]."""
     from baton.core.model_api.client import DEFAULT_TIMEOUT
 
-    raw = os.environ.get(TIMEOUT_ENV)
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = 0.0
-    if not 0 < seconds < float("inf"):
-        log.warning(
-            "%s=%r is not a positive number of seconds; using %s", TIMEOUT_ENV, raw, DEFAULT_TIMEOUT
-        )
-        return DEFAULT_TIMEOUT
-    return seconds
+    return environment.seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT)
 
 
 class ModelAccess:

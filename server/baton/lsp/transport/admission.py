@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 import time
 from collections.abc import Callable
 from typing import Any
+
+from baton.core import environment
 
 log = logging.getLogger(__name__)
 
@@ -30,24 +31,8 @@ QUIET_SECONDS = 10.0  # between two lines about closed waiting connections
 
 
 def token_timeout() -> float:
-    """`BATON_TOKEN_TIMEOUT` in seconds (a positive number up to 600), else the default."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_TIMEOUT:
-        log.warning(
-            "%s=%r is not a number of seconds in (0, %g]: using %g",
-            TIMEOUT_ENV,
-            raw[:40],
-            MAX_TIMEOUT,
-            DEFAULT_TIMEOUT,
-        )
-        return DEFAULT_TIMEOUT
-    return value
+    """`BATON_TOKEN_TIMEOUT` in seconds, in (0, 600]."""
+    return environment.seconds(TIMEOUT_ENV, DEFAULT_TIMEOUT, MAX_TIMEOUT)
 
 
 class Waiting:

@@ -18,7 +18,6 @@ import re
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
 
 from pygls.exceptions import JsonRpcParseError
 
@@ -183,16 +182,6 @@ async def run_frames(
                 _report(protocol, event)
     if decoder.pending:
         log.info("the input ended inside a frame: %d bytes unread", decoder.pending)
-
-
-def stdin_reader(stream: BinaryIO, executor: Any = None) -> Callable[[], Awaitable[bytes]]:
-    """Chunks of a blocking binary stream, read in `executor` (whatever is available)."""
-    read_some: Callable[[int], bytes] = getattr(stream, "read1", None) or stream.read
-
-    def read() -> Awaitable[bytes]:
-        return asyncio.get_running_loop().run_in_executor(executor, read_some, CHUNK)
-
-    return read
 
 
 def stream_reader(reader: asyncio.StreamReader) -> Callable[[], Awaitable[bytes]]:

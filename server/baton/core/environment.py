@@ -1,0 +1,37 @@
+"""Numbers read from the environment (BATON_API_TIMEOUT, BATON_ACP_PERMISSION_WAIT,
+BATON_TOKEN_TIMEOUT): a value out of its range warns and takes the default."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+log = logging.getLogger(__name__)
+
+DAY = 86_400.0  # seconds: the longest wait any of them allows
+SHOWN = 40  # characters of a bad value the warning quotes
+
+
+def seconds(name: str, default: float, maximum: float = DAY) -> float:
+    """The environment variable `name` as a number of seconds in (0, maximum]; unset or
+    empty: `default`; anything else (not a number, nan, inf, 0, negative, past `maximum`)
+    warns, naming the variable and its range, and takes `default`."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if 0 < value <= maximum:
+        return value
+    shown = raw if len(raw) <= SHOWN else raw[:SHOWN] + "..."
+    log.warning(
+        "%s=%r is not a number of seconds in (0, %g]: using %g",
+        name,
+        shown,
+        maximum,
+        default,
+    )
+    return default

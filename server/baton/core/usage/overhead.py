@@ -92,7 +92,7 @@ def context_figure(
     if anchor is not None and count_after is not None:
         index, api_usage = anchor
         used = api_usage.context_tokens + estimator.calibrated(count_after)
-        basis: UsageBasis = "compacted" if _compacted_after(session, index) else "api"
+        basis: UsageBasis = "compacted" if _changed_after(session, index) else "api"
         return Context(used, estimate, used - estimate, basis)
     last = session.last_usage
     if last is None:
@@ -111,10 +111,20 @@ def calibrated_part(session: Session) -> bool:
     return anchor is None or anchor[0] + 1 < len(session.view)
 
 
-def _compacted_after(session: Session, index: int) -> bool:
-    """Whether a compaction's message (a summary, an attachment) follows view[index]."""
+def _changed_after(session: Session, index: int) -> bool:
+    """Whether the view changed after the response starting at view[index] anchored it: a
+    compaction's message (a summary, an attachment) follows it, or a later reply's usage
+    went stale (an undo brought back what its view had left out). Either way the figure
+    is not the API's count anchored on the view's last reply."""
     view, messages = session.view, session.messages
-    return any(messages[mid].kind != "message" for mid in view[index + 1 :])
+    api_id = messages[view[index]].api_message_id
+    for mid in view[index + 1 :]:
+        message = messages[mid]
+        if message.kind != "message":
+            return True
+        if message.anchors_usage and (api_id is None or message.api_message_id != api_id):
+            return True  # a later response's usage: stale, or it would be the anchor
+    return False
 
 
 def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0) -> int:

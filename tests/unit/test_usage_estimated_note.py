@@ -1,0 +1,89 @@
+"""When the meter says its figure is estimated: whenever it is not the API's count anchored
+on the view's last reply. An undo that leaves a later reply's usage stale (the view before
+it changed), like one that leaves none valid, shows an estimate, and says so in the
+headline, the meter and the panel alike; a reply confirms the figure again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baton.core.compaction.result import CompactRequest
+from baton.core.conversation.messages import MessageInput
+from baton.core.service.service import BatonService
+from baton.core.usage.budget import Usage
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.services import service_on
+
+
+@pytest.fixture
+def service(tmp_path: Path, estimator: Estimator) -> Iterator[BatonService]:
+    baton = service_on(tmp_path / "data", estimator, autoCompact={"enabled": False})
+    yield baton
+    baton.store.close()
+
+
+def talk(turns: int) -> list[MessageInput]:
+    said = []
+    for n in range(turns):
+        said.append(MessageInput(role="user", content=f"question {n}: " + "lorem ipsum " * 120))
+        said.append(MessageInput(role="assistant", content=f"answer {n}: " + "dolor sit " * 120))
+    return said
+
+
+def says_estimated(usage: Usage) -> bool:
+    """Whether every word of the usage says it is an estimate (and the flags agree)."""
+    marks = [
+        usage.estimated,
+        usage.basis == "compacted",
+        usage.text.meter.startswith("~"),
+        "estimated" in usage.text.headline,
+        " est." in usage.text.panel,
+        usage.text.basis.startswith("Estimated"),
+    ]
+    assert len(set(marks)) == 1, (marks, usage.text)
+    return marks[0]
+
+
+async def compacted_three_times(service: BatonService, fake: FakeAnthropic) -> str:
+    """A session compacted three times, with a reply after each compaction."""
+    sid = service.create("three").session_id
+    service.append(sid, talk(6))
+    for n in range(3):
+        await service.compaction.compact(sid, CompactRequest(direction="all"))
+        service.append(sid, talk(1))
+        fake.reply("noted", usage={"input_tokens": 9_000 + 800 * n, "output_tokens": 5})
+        await service.replies.send(sid, f"after {n} " * 50)
+        assert not says_estimated(service.usage(sid))
+    return sid
+
+
+async def test_every_undo_of_a_compaction_followed_by_replies_says_estimated(
+    service: BatonService, fake_anthropic: FakeAnthropic
+) -> None:
+    sid = await compacted_three_times(service, fake_anthropic)
+    for _ in range(3):
+        service.compaction.uncompact(sid)
+        assert says_estimated(service.usage(sid))
+
+    fake_anthropic.reply("confirmed", usage={"input_tokens": 12_000, "output_tokens": 5})
+    await service.replies.send(sid, "and now?")
+    confirmed = service.usage(sid)
+    assert not says_estimated(confirmed) and confirmed.used_tokens == 12_005
+
+
+async def test_an_undo_that_brings_the_last_reply_back_reads_it_as_the_api_counted_it(
+    service: BatonService, fake_anthropic: FakeAnthropic
+) -> None:
+    sid = service.create("one").session_id
+    service.append(sid, talk(6))
+    fake_anthropic.reply("noted", usage={"input_tokens": 9_000, "output_tokens": 5})
+    await service.replies.send(sid, "first " * 50)
+    await service.compaction.compact(sid, CompactRequest(direction="all"))
+    assert says_estimated(service.usage(sid))
+    service.compaction.uncompact(sid)
+    undone = service.usage(sid)
+    assert not says_estimated(undone) and undone.used_tokens == 9_005

@@ -67,7 +67,7 @@ async def test_after_a_compaction_result_usage_and_diagnostic_agree(lsp: Harness
     found = [d for d in published.diagnostics if d.code == "context-usage"]
     assert found[0].message == usage["text"]["headline"]
     assert f"({usage['usedTokens']:,} / " in found[0].message
-    assert "estimated after a compaction" in found[0].message
+    assert "estimated until the next reply" in found[0].message
 
 
 async def test_a_restarted_server_shows_a_compacted_session_as_the_one_before_did(

@@ -443,7 +443,7 @@ def test_after_a_compaction_that_rewrote_the_prefix_the_usage_is_estimated(
     assert usage.breakdown.summary == summary.tokens
     assert usage.breakdown.messages == _tokens(session, ids[2:]) - joined
     assert usage.breakdown.unattributed == carried
-    assert "estimated after a compaction" in usage.text.headline
+    assert "estimated until the next reply" in usage.text.headline
 
 
 def test_a_from_compaction_keeps_the_prefix_usage_valid(
@@ -467,7 +467,7 @@ def test_a_from_compaction_keeps_the_prefix_usage_valid(
     assert usage.used_tokens == prefix_usage.context_tokens + session.get(summary.id).tokens
     # the summary after the anchor is an estimate: the figure is until the next reply
     assert usage.estimated and usage.basis == "compacted"
-    assert "Estimated after a compaction" in usage.text.basis
+    assert "Estimated since the conversation changed" in usage.text.basis
 
 
 def test_an_anchored_breakdown_is_scaled_to_the_real_figure(

@@ -135,9 +135,9 @@ async def test_post_tokens_the_preview_and_the_meter_show_one_figure(
     assert result.post_tokens == meter.used_tokens == preview.post_tokens
     assert meter.text.headline.startswith(
         f"Context {meter.percent_used:.0f}% used ({meter.used_tokens:,} / "
-        f"{meter.context_window:,}, estimated after a compaction)"
+        f"{meter.context_window:,}, estimated until the next reply)"
     )
-    assert "Estimated after a compaction" in meter.text.basis
+    assert "Estimated since the conversation changed" in meter.text.basis
     assert meter.text.meter == f"~{meter.percent_used:.0f}% " + meter.text.meter.split(" ")[1]
 
 

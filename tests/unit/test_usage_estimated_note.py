@@ -87,3 +87,21 @@ async def test_an_undo_that_brings_the_last_reply_back_reads_it_as_the_api_count
     service.compaction.uncompact(sid)
     undone = service.usage(sid)
     assert not says_estimated(undone) and undone.used_tokens == 9_005
+
+
+async def test_a_rewind_that_leaves_no_reply_says_estimated_without_naming_a_compaction(
+    service: BatonService, fake_anthropic: FakeAnthropic
+) -> None:
+    """Editing the first prompt takes every reply out of the view: the figure is estimated
+    (what the API saw besides the messages carried), and no compaction made it so."""
+    sid = service.create("rewound").session_id
+    fake_anthropic.reply("one", usage={"input_tokens": 5_000, "output_tokens": 5})
+    await service.replies.send(sid, "first " * 200)
+    service.compaction.rewind(sid, service.session(sid).view[0])
+    usage = service.usage(sid)
+    assert says_estimated(usage)
+    assert "compaction" not in usage.text.headline + usage.text.basis
+    assert (
+        f"({usage.used_tokens:,} / {usage.context_window:,}, estimated until the next reply)"
+        in (usage.text.headline)
+    )

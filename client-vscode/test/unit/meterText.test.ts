@@ -63,9 +63,9 @@ test("the tooltip's sentences are the server's: auto-compact, and where the figu
   const worded = (text: Partial<ReturnType<typeof usage>["text"]>) => usage({ text: { ...usage().text, ...text } });
   assert.match(meterTooltip(worded({ autoCompact: "Auto-compact is off." }), "t", 0), /Auto-compact is off\./);
   const compacted = worded({
-    basis: "Estimated after a compaction (tiktoken, calibrated); the next reply's usage confirms it.",
+    basis: "Estimated since the conversation changed (tiktoken, calibrated); the next reply's usage confirms it.",
   });
-  assert.match(meterTooltip(compacted, "t", 0), /Estimated after a compaction/);
+  assert.match(meterTooltip(compacted, "t", 0), /Estimated since the conversation changed/);
   assert.doesNotMatch(meterTooltip(compacted, "t", 0), /Exact/);
   assert.match(meterTooltip(worded({ labels: { ...usage().text.labels, messages: "Turns" } }), "t", 0), /\| Turns \|/);
   assert.match(meterTooltip(usage({ warnings: ["calibration is stale"] }), "t", 0), /\$\(warning\) calibration is stale/);

@@ -34,7 +34,8 @@ class UsageText(WireModel):
 
     meter: str = Field(
         default="",
-        description='the status bar\'s figure: "62% 124K/200K" ("~" first after a compaction)',
+        description='the status bar\'s figure: "62% 124K/200K" ("~" first until a reply confirms'
+        " it)",
     )
     headline: str = Field(default="", description="the usage in one sentence (the diagnostic)")
     panel: str = Field(default="", description="the chat panel's usage line, short")
@@ -73,7 +74,7 @@ def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
     percent = f"{_percent(usage):.0f}%"
-    rough = "~" if usage.basis == "compacted" else ""  # estimated after a compaction
+    rough = "~" if usage.basis == "compacted" else ""  # estimated until the next reply
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
         headline=headline(usage),
@@ -94,7 +95,7 @@ def headline(usage: Usage) -> str:
     """ "Context 62% used (124,300 / 200,000) - 38% left until auto-compact"."""
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.basis == "compacted":
-        figures += ", estimated after a compaction"
+        figures += ", estimated until the next reply"
     head = f"Context {_percent(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
@@ -161,7 +162,7 @@ def basis_sentence(usage: Usage) -> str:
     if usage.basis == "compacted":
         besides = f", with the {carried:,} tokens the API saw besides it" if carried else ""
         return (
-            f"Estimated after a compaction (tiktoken, calibrated){besides}; "
+            f"Estimated since the conversation changed (tiktoken, calibrated){besides}; "
             "the next reply's usage confirms it."
         )
     return "Estimated offline (tiktoken, calibrated)."

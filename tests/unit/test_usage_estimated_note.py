@@ -14,7 +14,9 @@ from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput
 from baton.core.service.service import BatonService
 from baton.core.usage.budget import Usage
+from baton.core.usage.draft import Draft
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.wording import describe
 from baton_testkit.fake_anthropic import FakeAnthropic
 from baton_testkit.services import service_on
 
@@ -105,3 +107,19 @@ async def test_a_rewind_that_leaves_no_reply_says_estimated_without_naming_a_com
         f"({usage.used_tokens:,} / {usage.context_window:,}, estimated until the next reply)"
         in (usage.text.headline)
     )
+
+
+async def test_a_drafts_usage_says_in_words_the_figures_it_gives(
+    service: BatonService, fake_anthropic: FakeAnthropic
+) -> None:
+    """`baton/usage` with a draft adds the draft to the figures: its words say them too,
+    not the figures before the draft."""
+    sid = service.create("drafted").session_id
+    fake_anthropic.reply("noted", usage={"input_tokens": 9_000, "output_tokens": 5})
+    await service.replies.send(sid, "first " * 50)
+    before = service.usage(sid)
+    drafted = await service.draft_usage(sid, Draft(text="next " * 3_000))
+    assert drafted.used_tokens > before.used_tokens + 2_500
+    assert drafted.text == describe(drafted)
+    assert f"({drafted.used_tokens:,} / " in drafted.text.headline
+    assert " est." in drafted.text.panel  # the draft is an estimate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import Field
 
@@ -123,7 +123,7 @@ class Usage(WireModel):
     basis: UsageBasis = Field(default="estimate", description="where usedTokens comes from")
     text: UsageText = Field(default_factory=UsageText, description="the usage in words")
 
-    def worded(self) -> Usage:
+    def worded(self) -> Self:
         """This usage with its sentences (`text`) written from its figures."""
         return self.model_copy(update={"text": describe(self)})
 

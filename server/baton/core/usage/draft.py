@@ -115,7 +115,7 @@ def with_draft(
                 tokens=tokens, used_before=usage.used_tokens, verdict=verdict, message=message
             ).model_dump(),
         }
-    )
+    ).worded()  # its words say the figures with the draft, not the ones before it
 
 
 def plain(usage: Usage) -> DraftUsage:

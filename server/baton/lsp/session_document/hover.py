@@ -89,27 +89,30 @@ def usage_hover(
     nothing to summarize, or when no plan could be made (`reason` says why)."""
     lines = [f"**{usage_message(usage)}**", ""]
     estimated = " (estimated)" if usage.estimated else ""
+    # off or paused, auto-compact runs at no point: the headline says which
+    runs = usage.auto_compact_enabled and not usage.auto_compact_paused
+    auto = f"auto-compact at {usage.auto_compact_threshold:,}, " if runs else ""
     lines.append(
         f"Used {usage.used_tokens:,} of {usage.effective_window:,} usable tokens{estimated}; "
-        f"warning at {usage.warning_threshold:,}, auto-compact at "
-        f"{usage.auto_compact_threshold:,}, blocked at {usage.blocking_limit:,}."
+        f"warning at {usage.warning_threshold:,}, {auto}blocked at {usage.blocking_limit:,}."
     )
     lines.append("")
     lines.append(usage.text.basis)
     lines.append("")
     lines.append(breakdown_line(usage))
     lines.append("")
+    who = "Auto-compact" if runs else "A compaction"
     if plan is None and reason:
-        lines.append(f"Auto-compact cannot plan right now: {reason}.")
+        lines.append(f"{who} cannot plan right now: {reason}.")
         return "\n".join(lines)
     if plan is None:
-        lines.append("Auto-compact would have nothing to summarize now.")
+        lines.append(f"{who} would have nothing to summarize now.")
         return "\n".join(lines)
     summarized, kept = plan
     summarized_tokens = sum(messages[m].tokens for m in summarized if m in messages)
     kept_tokens = sum(messages[m].tokens for m in kept if m in messages)
     lines.append(
-        f"Auto-compact now would summarize {_count(len(summarized))} "
+        f"{who} now would summarize {_count(len(summarized))} "
         f"({summarized_tokens:,} tokens) and keep the latest {_count(len(kept))} "
         f"({kept_tokens:,} tokens) verbatim."
     )

@@ -74,11 +74,16 @@ def _block_text(block: dict[str, Any]) -> list[str]:
 
 def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
     """The figures a meter is built from, one per line."""
-    if usage.estimated:
+    anchored = "anchored on real API usage" + (f" of {anchored_on}" if anchored_on else "")
+    anchored += " + estimates after it"
+    if usage.basis == "compacted":  # an older usage still anchors it, or none does
+        how = "estimated since the view changed: " + (
+            anchored if anchored_on else "its estimate + what the last API usage showed besides it"
+        )
+    elif usage.estimated:
         how = "estimated (no API usage to anchor on)"
     else:
-        how = "anchored on real API usage" + (f" of {anchored_on}" if anchored_on else "")
-        how += " + estimates after it"
+        how = anchored
     reserved = usage.context_window - usage.effective_window
     left_of = "auto-compact" if usage.auto_compact_enabled else "the effective window"
     lines = [

@@ -1,0 +1,89 @@
+"""`baton usage` says where its figure comes from as the meter does: a figure estimated since
+the view changed is not one with "no API usage to anchor on" when a reply's usage still
+anchors it (a `from` compaction keeps the prefix it covered)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from baton.cli.main import main
+from baton.core.compaction import engine
+from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
+from baton.core.conversation.messages import ApiUsage, MessageInput, TextBlock
+from baton.core.conversation.store import SessionStore
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
+
+
+def _talk(store: SessionStore, turns: int) -> str:
+    session = store.create(model="claude-sonnet-4-5")
+    for n in range(turns):
+        session.append([MessageInput(role="user", content=f"question {n}: " + "lorem " * 400)])
+        usage = ApiUsage(input_tokens=1_000 + 900 * n, output_tokens=20)
+        reply = MessageInput(
+            role="assistant",
+            content=[TextBlock(text=f"answer {n}: " + "dolor " * 50)],
+            api_message_id=f"api_{n}",
+            usage=usage,
+        )
+        session.append([reply])
+    return session.session_id
+
+
+def _used_line(capsys: pytest.CaptureFixture[str], path: Path) -> str:
+    code = main(["usage", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("Used tokens")]
+    return line
+
+
+async def test_a_from_compaction_over_a_valid_anchor_is_said_anchored_and_estimated(
+    capsys: pytest.CaptureFixture[str], store: SessionStore, estimator: Estimator
+) -> None:
+    session = store.get(_talk(store, 8))
+    pivot = session.view[6]
+    keep = KeepWindowSettings(min_tokens=600, min_text_messages=2)
+    context = CompactContext(
+        Settings(keep_window=keep), estimator, ExtractiveSummarizer(estimator.count_text)
+    )
+    await engine.compact(session, CompactRequest(direction="from", pivot_message_id=pivot), context)
+    usage = compute_usage(session, Settings(), estimator)
+    anchor = session.anchor()
+    assert usage.basis == "compacted" and anchor is not None
+    anchored = session.view[anchor[0]]
+
+    line = _used_line(capsys, session.transcript.path)
+    assert "no API usage to anchor on" not in line
+    assert f"anchored on real API usage of message {anchored}" in line
+    assert "estimated" in line
+
+
+async def test_an_all_compaction_says_what_it_carries(
+    capsys: pytest.CaptureFixture[str], store: SessionStore, estimator: Estimator
+) -> None:
+    session = store.get(_talk(store, 8))
+    keep = KeepWindowSettings(min_tokens=600, min_text_messages=2)
+    context = CompactContext(
+        Settings(keep_window=keep), estimator, ExtractiveSummarizer(estimator.count_text)
+    )
+    await engine.compact(session, CompactRequest(direction="all"), context)
+    assert session.anchor() is None
+    line = _used_line(capsys, session.transcript.path)
+    assert "no API usage to anchor on" not in line
+    assert "estimated since the view changed" in line
+    assert "what the last API usage showed besides it" in line
+
+
+def test_a_session_never_replied_to_has_no_usage_to_anchor_on(
+    capsys: pytest.CaptureFixture[str], store: SessionStore
+) -> None:
+    session = store.create(model="claude-sonnet-4-5")
+    session.append([MessageInput(role="user", content="hello " * 100)])
+    line = _used_line(capsys, session.transcript.path)
+    assert line.endswith("(estimated (no API usage to anchor on))")

@@ -12,10 +12,13 @@ import pytest
 
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
+from baton.core.settings import Settings
 from baton.core.usage.budget import Usage
 from baton.core.usage.draft import Draft
 from baton.core.usage.estimator import Estimator
+from baton.core.usage.session_usage import compute_usage
 from baton.core.usage.wording import describe
 from baton_testkit.fake_anthropic import FakeAnthropic
 from baton_testkit.services import service_on
@@ -123,3 +126,17 @@ async def test_a_drafts_usage_says_in_words_the_figures_it_gives(
     assert drafted.text == describe(drafted)
     assert f"({drafted.used_tokens:,} / " in drafted.text.headline
     assert " est." in drafted.text.panel  # the draft is an estimate
+
+
+def test_an_estimate_without_tiktoken_says_how_it_was_counted(
+    store: SessionStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Without the tokenizer the estimator counts characters / 4: the basis says that, not
+    "tiktoken"."""
+    fallback = Estimator(bpe_path=tmp_path / "absent.tiktoken")
+    session = store.create(model="claude-sonnet-4-5")
+    session.append([MessageInput(role="user", content="x" * 400)])
+    usage = compute_usage(session, settings, fallback)
+    assert not usage.estimator_exact
+    assert "tiktoken" not in usage.text.basis
+    assert usage.text.basis == "Estimated offline (characters / 4, calibrated)."

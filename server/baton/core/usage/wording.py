@@ -155,6 +155,8 @@ def _panel_auto(usage: Usage) -> str:
 
 def basis_sentence(usage: Usage) -> str:
     carried = usage.breakdown.unattributed
+    # without the tokenizer the estimator counts characters / 4 (`usage.warnings` says why)
+    counted = "tiktoken" if usage.estimator_exact else "characters / 4"
     if usage.basis == "exact":
         return "Exact (counted by the API for the conversation as it is)."
     if usage.basis == "api":
@@ -162,7 +164,7 @@ def basis_sentence(usage: Usage) -> str:
     if usage.basis == "compacted":
         besides = f", with the {carried:,} tokens the API saw besides it" if carried else ""
         return (
-            f"Estimated since the conversation changed (tiktoken, calibrated){besides}; "
+            f"Estimated since the conversation changed ({counted}, calibrated){besides}; "
             "the next reply's usage confirms it."
         )
-    return "Estimated offline (tiktoken, calibrated)."
+    return f"Estimated offline ({counted}, calibrated)."

@@ -1,6 +1,7 @@
-"""`baton usage` says where its figure comes from as the meter does: a figure estimated since
-the view changed is not one with "no API usage to anchor on" when a reply's usage still
-anchors it (a `from` compaction keeps the prefix it covered)."""
+"""`baton usage` words its figure as the meter does: a figure estimated since the view
+changed is not one with "no API usage to anchor on" when a reply's usage still anchors it
+(a `from` compaction keeps the prefix it covered), and past the window its share is the
+real one."""
 
 from __future__ import annotations
 
@@ -87,3 +88,18 @@ def test_a_session_never_replied_to_has_no_usage_to_anchor_on(
     session.append([MessageInput(role="user", content="hello " * 100)])
     line = _used_line(capsys, session.transcript.path)
     assert line.endswith("(estimated (no API usage to anchor on))")
+
+
+def test_past_the_window_the_share_used_is_the_real_one_as_the_meter_says(
+    capsys: pytest.CaptureFixture[str], store: SessionStore
+) -> None:
+    """`percentUsed` stops at 100; the meter's words say 125%, and so does `baton usage`."""
+    session = store.create(model="claude-sonnet-4-5")  # a 200,000-token window
+    session.append([MessageInput(role="user", content="hello")])
+    usage = ApiUsage(input_tokens=249_980, output_tokens=20)
+    reply = MessageInput(role="assistant", content="hi", api_message_id="api_big", usage=usage)
+    session.append([reply])
+    code = main(["usage", str(session.transcript.path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "125.0% of the window used" in out

@@ -9,6 +9,7 @@ from typing import Any
 from baton.core.conversation.messages import Message
 from baton.core.importers.claude_code import ImportReport
 from baton.core.usage.budget import UNATTRIBUTED_LABEL, Usage
+from baton.core.usage.wording import share_used
 
 BAR_WIDTH = 40
 EIGHTHS = " ▏▎▍▌▋▊▉"  # partial blocks, by eighths of a cell
@@ -93,7 +94,7 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
         "Thresholds      "
         f"warning {usage.warning_threshold:,} · auto-compact {usage.auto_compact_threshold:,} · "
         f"error {usage.error_threshold:,} · blocking {usage.blocking_limit:,}",
-        f"Used / left     {usage.percent_used:.1f}% of the window used · "
+        f"Used / left     {share_used(usage):.1f}% of the window used · "
         f"{usage.percent_left}% left until {left_of}",
         f"State           {usage.state}"
         + ("" if usage.auto_compact_enabled else " (auto-compact off)")

@@ -73,7 +73,7 @@ def _in_unit(n: int, unit: int, whole: int, suffix: str) -> str:
 def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
-    percent = f"{_percent(usage):.0f}%"
+    percent = f"{share_used(usage):.0f}%"
     rough = "~" if usage.basis == "compacted" else ""  # estimated until the next reply
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
@@ -96,7 +96,7 @@ def headline(usage: Usage) -> str:
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.basis == "compacted":
         figures += ", estimated until the next reply"
-    head = f"Context {_percent(usage):.0f}% used ({figures})"
+    head = f"Context {share_used(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
@@ -113,7 +113,7 @@ def headline(usage: Usage) -> str:
     return f"{head} - {tail}"
 
 
-def _percent(usage: Usage) -> float:
+def share_used(usage: Usage) -> float:
     """The share of the window used, past 100 when the context is: `percentUsed` stops at 100."""
     if usage.used_tokens > usage.context_window > 0:
         return 100 * usage.used_tokens / usage.context_window

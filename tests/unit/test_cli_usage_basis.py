@@ -5,6 +5,7 @@ real one."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,34 @@ def test_past_the_window_the_share_used_is_the_real_one_as_the_meter_says(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "125.0% of the window used" in out
+
+
+def test_an_import_past_the_window_gives_its_real_share(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "data"))
+    head = {"sessionId": "s1", "cwd": "/w", "timestamp": "2026-01-01T00:00:00Z"}
+    reply = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "hi"}],
+        "usage": {"input_tokens": 249_980, "output_tokens": 20},
+    }
+    records = [
+        {
+            **head,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": "hello"},
+        },
+        {**head, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": reply},
+    ]
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code = main(["import", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Usage      250,000 of 200,000 tokens (125.0% used, 0% left, blocking)" in out

@@ -62,6 +62,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     )
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.session_usage import compute_usage
+    from baton.core.usage.wording import share_used
 
     path = existing_file(args.file)
     utf8_argument(args.title, "--title")
@@ -90,7 +91,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
         print(
             f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "
-            f"({usage.percent_used:.1f}% used, {usage.percent_left}% left, {usage.state})"
+            f"({share_used(usage):.1f}% used, {usage.percent_left}% left, {usage.state})"
         )
         print(f"Transcript {session.transcript.path}")
         for note in report.notes():

@@ -16,10 +16,12 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.messages import ApiUsage, MessageInput, TextBlock
+from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.session_usage import compute_usage
+from baton.core.usage.wording import PausedBy
 
 
 def _talk(store: SessionStore, turns: int) -> str:
@@ -135,3 +137,21 @@ def test_an_import_past_the_window_gives_its_real_share(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "Usage      250,000 of 200,000 tokens (125.0% used, 0% left, blocking)" in out
+
+
+@pytest.mark.parametrize("by", ["failures", "thrashing"])
+def test_a_session_whose_auto_compact_paused_is_said_paused(
+    capsys: pytest.CaptureFixture[str], store: SessionStore, by: PausedBy
+) -> None:
+    """The transcript keeps the pause (a restarted server's meter says it): so does
+    `baton usage`, in its state and its JSON."""
+    session = store.create(model="claude-sonnet-4-5")
+    session.append([MessageInput(role="user", content="hello " * 100)])
+    session.keep_auto_pause(AutoPause(by, "the summary request failed"))
+    path = str(session.transcript.path)
+    assert main(["usage", path]) == 0
+    assert "(auto-compact paused)" in capsys.readouterr().out
+    assert main(["usage", path, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["autoCompactPaused"] and shown["autoCompactPausedBy"] == by
+    assert shown["state"] == "error"

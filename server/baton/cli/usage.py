@@ -40,7 +40,16 @@ def cmd_usage(args: argparse.Namespace) -> int:
         use_model(session, args.model, settings)
         tools = session.sent_tools  # what the last send offered, counted as the server does
         tools_tokens = estimator.count_json(tools) if tools else 0
-        usage = compute_usage(session, settings, estimator, tools_tokens=tools_tokens)
+        # a pause the transcript keeps, as a server started on it shows it
+        pause = session.auto_pause
+        usage = compute_usage(
+            session,
+            settings,
+            estimator,
+            tools_tokens=tools_tokens,
+            auto_paused=pause is not None,
+            paused_by=pause.by if pause is not None else None,
+        )
         if args.json:
             print(json_text(usage.wire()))
             return EXIT_OK

@@ -118,3 +118,19 @@ def test_a_parallel_calls_result_off_the_chain_stays_in_the_view(
     answered = [b.tool_use_id for m in session.view_messages() for b in m.tool_results()]
     assert answered == ["toolu_1", "toolu_2"]
     assert invariant_violations(session.view_messages()) == []
+
+
+def test_a_compaction_the_other_terminal_made_before_this_one_went_on_is_left_out(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """A ran /compact and quit (or /resume picked the branch before it) before B typed its
+    prompt under the shared reply: no edit stands for A's branch, and the summary went
+    into B's view, standing for the turns B goes on from. Claude Code resumes B's chain."""
+    a = compacted_in_a()
+    session, report = imported(tmp_path, store, [*SHARED, *a, *B_TURN])
+
+    assert session.view == ["u1", "a1", "pB", "aB", "rB", "dB"]
+    assert session.compactions == 0 and report.edits == 0
+    assert [r.get("uuid") for r in session.opaque] == [r["uuid"] for r in a]
+    assert report.beside == len(a)
+    assert invariant_violations(session.view_messages()) == []

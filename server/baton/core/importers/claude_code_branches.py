@@ -11,8 +11,9 @@ Only typed prompts count. Parallel tool calls and hook records fork the chain to
 under assistant records and tool results, which are never a choice the user made.
 
 A fork whose other branch says something (a typed prompt, a reply, a compaction) after the
-branch Claude Code resumes began there is no edit but two conversations written at once
-(`ParentChains`): the one Claude Code resumes is the view, the other is kept out of it.
+branch Claude Code resumes began there, or begins with something else than a typed prompt,
+is no edit but two conversations written at once (`ParentChains`): the one Claude Code
+resumes is the view, the other is kept out of it.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class ParentChains:
         self.place: dict[str, int] = {}
         self.uuids: list[str] = []
         self.parents = array("q")  # the parent's place; -1: none, or not read before it
-        self.says = bytearray()  # 1: a typed prompt, a reply or a compaction
+        self.says = bytearray()  # 2: a typed prompt; 1: a reply or a compaction
         self.kept_head: dict[int, int] = {}  # a compaction's place -> its kept segment's head
         self.last = -1  # the place of the last user or assistant record
 
@@ -121,7 +122,7 @@ class ParentChains:
         self.place[uuid] = len(self.uuids)
         self.uuids.append(uuid)
         self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)
-        self.says.append(_typed(record) or record.get("type") == "assistant" or compacts)
+        self.says.append(2 if _typed(record) else record.get("type") == "assistant" or compacts)
         head = _kept_head(record) if compacts else None
         if head in self.place:
             self.kept_head[len(self.uuids) - 1] = self.place[head]
@@ -133,8 +134,10 @@ class ParentChains:
         resumes and says something (a typed prompt, a reply, a compaction: not a parallel
         call's result or a hook's record alone) after the chain's own record there, in file
         order: written at the same time, whatever record it begins with (a terminal's
-        /compact begins with its compact_boundary), not left before it (a prompt edited in
-        Claude Code leaves its branch before the edit, a rewind `edit_rewind` makes)."""
+        /compact begins with its compact_boundary). A branch begun by a typed prompt and
+        left before is a prompt edited in Claude Code (a rewind `edit_rewind` makes); one
+        begun by another record has no edit to stand for it, and is left out too (a
+        terminal's /compact done before the other terminal went on)."""
         on: dict[int, int] = {}  # a place on the chain -> its child's place on it (-1: none)
         at, child = self.last, -1
         while at >= 0 and at not in on:
@@ -148,7 +151,11 @@ class ParentChains:
                 branch[place] = branch[parent]
             if branch[place] >= 0 and self.says[place]:
                 said[branch[place]] = place
-        beside = {root for root, end in said.items() if end > on[self.parents[root]] >= 0}
+        beside = {
+            root
+            for root, end in said.items()
+            if (mine := on[self.parents[root]]) >= 0 and (end > mine or self.says[root] != 2)
+        }
         return frozenset(u for p, u in enumerate(self.uuids) if branch[p] in beside)
 
 

@@ -163,3 +163,91 @@ def test_a_line_finished_while_it_is_read_is_left_whole_for_the_next_import(
     again, report = import_with_report(path, plain_store)
     assert [m.text() for m in again.view_messages()][-1] == "Done: x is 2."
     assert report.broken_lines == []
+
+
+def same_length(records: list[dict[str, Any]]) -> bytes:
+    """`records` with their texts changed, not their length: another file of the same size."""
+    return other_text(lines(records))
+
+
+def other_text(data: bytes) -> bytes:
+    changed = data.replace(b"It sets x.", b"It sets y.")
+    assert changed != data and len(changed) == len(data)
+    return changed
+
+
+@pytest.mark.parametrize(("array", "batch"), [(False, None), (False, 1), (True, None)])
+def test_a_file_replaced_by_another_of_the_same_size_changed_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, array: bool, batch: int | None
+) -> None:
+    """Only the sizes were compared: a file replaced by a different one of exactly the same
+    byte length was 'nothing changed'. The import notes a fingerprint of what it read (its
+    first and last 64 KB, hashed as it reads), which is compared too: for the session open,
+    for the list's summary, in JSONL (whole, or written in batches) or a JSON array."""
+    if batch is not None:
+        monkeypatch.setattr(claude_code, "FLUSH_RECORDS", batch)
+    path = tmp_path / ("replaced.json" if array else "replaced.jsonl")
+    first = json.dumps(TURNS + MORE).encode() if array else lines(TURNS + MORE)
+    path.write_bytes(first)
+    store = SessionStore(tmp_path / "data", char_count)
+    try:
+        import_with_report(path, store)
+        assert changed_since(path, imports_of(path, store)) is None
+        path.write_bytes(other_text(first))
+        changed = changed_since(path, imports_of(path, store))
+    finally:
+        store.close()
+    size = len(first)
+    assert changed == f"the file changed since (other content of the same {size:,} bytes)"
+    listed = SessionStore(tmp_path / "data", char_count)  # nothing open: the list's summary
+    try:
+        assert changed_since(path, imports_of(path, listed)) == changed
+        path.write_bytes(first)  # put back: what was imported
+        assert changed_since(path, imports_of(path, listed)) is None
+    finally:
+        listed.close()
+
+
+def test_a_change_past_the_first_64_kb_is_seen_and_an_unchanged_big_file_is_not(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """A file larger than the two ends the fingerprint reads, its long lines across them:
+    the fingerprint taken while reading is that of the file's ends, and a change near the
+    end of a file of the same size is seen."""
+    words = "x" * 50_000
+    many = [record("user", f"u{n}", f"{words} {n}", f"u{n - 1}" if n else None) for n in range(9)]
+    path = write(tmp_path / "big.jsonl", many)
+    assert path.stat().st_size > 4 * 64 * 1024
+
+    import_with_report(path, plain_store)
+    assert changed_since(path, imports_of(path, plain_store)) is None
+    data = path.read_bytes()
+    end = data[-1000:].replace(b'x 8"', b'x 9"')
+    assert end != data[-1000:]
+    path.write_bytes(data[:-1000] + end)  # the last prompt's text, near the end
+    assert changed_since(path, imports_of(path, plain_store)) is not None
+
+
+def test_an_import_noted_without_a_fingerprint_is_compared_by_size(tmp_path: Path) -> None:
+    """A transcript an earlier version imported notes the size alone: the same size is
+    still 'nothing changed', another size still changed."""
+    path = write(tmp_path / "old.jsonl", TURNS + MORE)
+    store = SessionStore(tmp_path / "data", char_count)
+    try:
+        session, _ = import_with_report(path, store)
+        transcript = session.transcript.path
+    finally:
+        store.close()
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert "importedFingerprint" in events[0]
+    for event in events:
+        event.pop("importedFingerprint", None)
+    transcript.write_text("".join(json.dumps(e) + "\n" for e in events))
+    older = SessionStore(tmp_path / "data", char_count)
+    try:
+        path.write_bytes(same_length(TURNS + MORE))
+        assert changed_since(path, imports_of(path, older)) is None
+        write(path, TURNS)
+        assert changed_since(path, imports_of(path, older)) is not None
+    finally:
+        older.close()

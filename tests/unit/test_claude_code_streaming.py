@@ -25,6 +25,7 @@ from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code, claude_code_read
 from baton.core.importers.claude_code import ImportReport, import_off_loop, import_with_report
 from baton.core.importers.claude_code_read import MAX_DEPTH
+from baton.core.importers.read_fingerprint import file_fingerprint
 from baton_testkit.claude_code_gen import case, generate
 
 
@@ -89,6 +90,7 @@ def test_a_title_and_model_known_only_at_the_end_follow_as_a_meta_event(
         "title": "Named At The End",
         "model": "claude-opus-4-7",
         "importedSize": size,
+        "importedFingerprint": file_fingerprint(path, size),
     }
 
 

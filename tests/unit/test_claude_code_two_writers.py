@@ -168,9 +168,9 @@ def test_two_processes_writing_one_file_give_the_chain_of_the_last_one(
     assert kept == [f"{kind}{other}" for kind in ("p", "a", "r", "d")]
     assert report.edits == 0
     assert (
-        "4 record(s) of another branch from the same prompt's parent, which goes on in the "
-        "file beside the one Claude Code resumes (Claude Code run twice on the session, or an "
-        "earlier branch resumed): kept as opaque, out of the view"
+        "4 record(s) of another branch from the chain Claude Code resumes, which goes on in "
+        "the file beside it (Claude Code run twice on the session, or an earlier branch "
+        "resumed): kept as opaque, out of the view"
     ) in report.notes()
     assert sorted(p.name for p in store.sessions_dir.iterdir()) == [f"{session.session_id}.jsonl"]
 

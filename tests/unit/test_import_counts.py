@@ -231,7 +231,7 @@ def test_held_entries_wait_one_write_and_are_counted_unless_a_compaction_follows
     assert written(staged) == [("a", 0), ("b", 0), ("c", 0)]  # summarized: no count
     staged.write([said("e")], header)  # no compaction: "d" waited a write, counted now
     assert written(staged)[3:] == [("d", char_count(said("d")))]
-    staged.finish("title", "m", 0)
+    staged.finish("title", "m", 0, "0" * 32)
     session = store.get(staged.session_id)
     assert session.view == ["s1", "d", "e"]
     assert all(m.tokens == char_count(m) for m in session.view_messages())

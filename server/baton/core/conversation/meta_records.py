@@ -1,15 +1,18 @@
 """What a session's `meta` events keep besides its title, its model and the client's declared
 context: the tools the last send offered, auto-compact's pause, and the bytes of its file an
-import read (which the header gives too, when known as it was written). Each reader takes the
+import read and their fingerprint (which the header gives too, when known as it was
+written). Each reader takes the
 field's raw value and what is in force; a value it cannot read leaves that in force."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 PausedBy = Literal["failures", "thrashing"]
 REASON_MAX_CHARS = 2_000
+FINGERPRINT = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,9 @@ def read_auto_pause(raw: object, current: AutoPause | None) -> AutoPause | None:
 def read_imported_size(raw: object, current: int | None) -> int | None:
     """`importedSize`: the bytes of a Claude Code file its import read (whole lines)."""
     return raw if type(raw) is int and raw >= 0 else current
+
+
+def read_imported_fingerprint(raw: object, current: str | None) -> str | None:
+    """`importedFingerprint`: a hash of the first and last 64 KB of those bytes (32 hex
+    digits); an import before it noted the size alone."""
+    return raw if isinstance(raw, str) and FINGERPRINT.fullmatch(raw) else current

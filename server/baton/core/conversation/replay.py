@@ -21,6 +21,7 @@ from baton.core.conversation.messages import Attachment, Message, now_iso, share
 from baton.core.conversation.meta_records import (
     AutoPause,
     read_auto_pause,
+    read_imported_fingerprint,
     read_imported_size,
     read_sent_tools,
 )
@@ -66,6 +67,7 @@ class Replayed(ReplayedView):
         self.system_prompt: str | None = None
         self.imported_from: str | None = None  # the file an imported session came from
         self.imported_size: int | None = None  # the bytes of that file the import read
+        self.imported_fingerprint: str | None = None  # of those bytes
         self.compacted_from: str | None = None  # the file the CLI compacted into this one
         self.created_at = ""
         self.updated_at = ""
@@ -143,6 +145,8 @@ class Replayed(ReplayedView):
             imported = event.get("importedFrom")
             self.imported_from = str(imported) if imported else None
             self.imported_size = read_imported_size(event.get("importedSize"), None)
+            found = event.get("importedFingerprint")
+            self.imported_fingerprint = read_imported_fingerprint(found, None)
             compacted = event.get("compactedFrom")
             self.compacted_from = str(compacted) if compacted else None
             self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
@@ -176,6 +180,9 @@ class Replayed(ReplayedView):
             self.title = str(event.get("title", self.title))
             self.model = str(event.get("model", self.model))
             self.imported_size = read_imported_size(event.get("importedSize"), self.imported_size)
+            self.imported_fingerprint = read_imported_fingerprint(
+                event.get("importedFingerprint"), self.imported_fingerprint
+            )
             self.client_context = ClientContext.read(
                 event.get("clientContext"), self.client_context
             )

@@ -13,7 +13,7 @@ from typing import Any
 
 from baton.core.conversation.boundary import NOT_COMPACTIONS
 from baton.core.conversation.damage import Damage, mismatch_note
-from baton.core.conversation.meta_records import read_imported_size
+from baton.core.conversation.meta_records import read_imported_fingerprint, read_imported_size
 from baton.core.conversation.replay import instant
 
 # A line too long to parse is read by these, in either way Baton has written its lines
@@ -74,6 +74,7 @@ class Entry:
     tokens: int = -1  # the context at the last reply (the API's usage); -1: unknown since
     size: int = 0  # the file's size when last summarized (`end` is where its whole lines end)
     imported_size: int = -1  # an import's: the size of the file it read; -1: not noted
+    imported_fingerprint: str = ""  # of the bytes it read; "": not noted
 
     def summary(self, session_id: str) -> Summary:
         mismatch = self.header_ok and self.header_id != session_id
@@ -86,6 +87,8 @@ class Entry:
         header: dict[str, Any] = {"sessionId": self.header_id, "importedFrom": imported}
         if self.imported_size >= 0:
             header["importedSize"] = self.imported_size
+        if self.imported_fingerprint:
+            header["importedFingerprint"] = self.imported_fingerprint
         return Summary(
             session_id=session_id,
             title=self.title,
@@ -120,6 +123,8 @@ class Entry:
                 )
                 read = event.get("importedSize")
                 self.imported_size = read if type(read) is int and read >= 0 else -1
+                found = read_imported_fingerprint(event.get("importedFingerprint"), None)
+                self.imported_fingerprint = found or ""
                 self.title = str(event.get("title") or "")
                 self.model = sys.intern(str(event.get("model") or ""))
                 self.created_at = str(event.get("createdAt") or "")
@@ -144,6 +149,8 @@ class Entry:
             self.model = str(event.get("model", self.model))
             read = read_imported_size(event.get("importedSize"), None)  # an import's last word
             self.imported_size = self.imported_size if read is None else read
+            found = read_imported_fingerprint(event.get("importedFingerprint"), None)
+            self.imported_fingerprint = found or self.imported_fingerprint
         elif kind == "deleted":
             self.deleted = True
         if at:

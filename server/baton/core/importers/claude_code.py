@@ -221,7 +221,7 @@ def _convert(
             due = since >= FLUSH_RECORDS or at - written_at >= FLUSH_BYTES
             # the header, written first, says when the conversation began: once known
             if due and (staged.transcript is not None or facts.first_time is not None):
-                facts.size = reading.taken
+                facts.size, facts.fingerprint = reading.taken, reading.edges.fingerprint()
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()
@@ -237,11 +237,12 @@ def _convert(
         if other:
             staged.abort()  # written in file order, mixed: read again, leaving it out
             return other
-        facts.size = reading.taken  # what was read, not the size when the import began
+        # what was read, not the size when the import began
+        facts.size, facts.fingerprint = reading.taken, reading.edges.fingerprint()
         staged.write(builder.take(final=True), facts.header(staged.session_id, path))
         report.problems.extend(staged.rules.problems)  # none, unless a repair missed
         report.tool_pairs = builder.tool_pairs
-        staged.finish(facts.title(), facts.model, reading.taken)
+        staged.finish(facts.title(), facts.model, facts.size, facts.fingerprint)
     except BaseException:
         staged.abort()
         raise

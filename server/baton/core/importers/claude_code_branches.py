@@ -10,9 +10,10 @@ takes them out (kept in the transcript, brought back by undoing it).
 Only typed prompts count. Parallel tool calls and hook records fork the chain too, but
 under assistant records and tool results, which are never a choice the user made.
 
-A fork at a typed prompt that goes on in the file after the other branch began is no edit
-but two conversations written at once (`ParentChains`): the one Claude Code resumes is the
-view, the other is kept out of it.
+A fork whose other branch says something (a typed prompt, a reply, a compaction) after the
+branch Claude Code resumes began there, or begins with something else than a typed prompt,
+is no edit but two conversations written at once (`ParentChains`): the one Claude Code
+resumes is the view, the other is kept out of it.
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ class ParentChains:
         self.place: dict[str, int] = {}
         self.uuids: list[str] = []
         self.parents = array("q")  # the parent's place; -1: none, or not read before it
-        self.typed = bytearray()  # 1: a typed prompt
+        self.says = bytearray()  # 2: a typed prompt; 1: a reply or a compaction
+        self.kept_head: dict[int, int] = {}  # a compaction's place -> its kept segment's head
         self.last = -1  # the place of the last user or assistant record
 
     def add(self, record: Record) -> None:
@@ -114,34 +116,46 @@ class ParentChains:
         if not isinstance(uuid, str) or uuid in self.place or record.get("isSidechain"):
             return  # a record written again keeps its first place
         parent = record.get("parentUuid")
-        if parent is None and record.get("subtype") == "compact_boundary":
+        compacts = record.get("subtype") == "compact_boundary"
+        if parent is None and compacts:
             parent = record.get("logicalParentUuid")  # the conversation goes on through it
         self.place[uuid] = len(self.uuids)
         self.uuids.append(uuid)
         self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)
-        self.typed.append(_typed(record))
+        self.says.append(2 if _typed(record) else record.get("type") == "assistant" or compacts)
+        head = _kept_head(record) if compacts else None
+        if head in self.place:
+            self.kept_head[len(self.uuids) - 1] = self.place[head]
         if record.get("type") in ("user", "assistant"):
             self.last = len(self.uuids) - 1
 
     def beside(self) -> frozenset[str]:
-        """The uuids of the records of each conversation that forks from the chain Claude
-        Code resumes at a typed prompt and goes on after the chain's own record there, in
-        file order: written at the same time, not left before it (a prompt edited in
-        Claude Code leaves its branch before the edit, a rewind `edit_rewind` makes)."""
+        """The uuids of the records of each branch that forks from the chain Claude Code
+        resumes and says something (a typed prompt, a reply, a compaction: not a parallel
+        call's result or a hook's record alone) after the chain's own record there, in file
+        order: written at the same time, whatever record it begins with (a terminal's
+        /compact begins with its compact_boundary). A branch begun by a typed prompt and
+        left before is a prompt edited in Claude Code (a rewind `edit_rewind` makes); one
+        begun by another record has no edit to stand for it, and is left out too (a
+        terminal's /compact done before the other terminal went on)."""
         on: dict[int, int] = {}  # a place on the chain -> its child's place on it (-1: none)
         at, child = self.last, -1
         while at >= 0 and at not in on:
             on[at], child, at = child, at, self.parents[at]
-        branch = [-1] * len(self.uuids)  # the place of the prompt each record's fork began at
-        ends: dict[int, int] = {}  # that prompt -> the last place of its fork
+        branch = [-1] * len(self.uuids)  # the place of the record each record's fork began at
+        said: dict[int, int] = {}  # that record -> the last place its fork says something
         for place, parent in enumerate(self.parents):
-            if self.typed[place] and place not in on and parent in on:
-                branch[place] = place
+            if place not in on and parent in on and self.kept_head.get(place) not in on:
+                branch[place] = place  # a compaction keeping messages of the chain is on it
             elif 0 <= parent < place and branch[parent] >= 0:
                 branch[place] = branch[parent]
-            if branch[place] >= 0:
-                ends[branch[place]] = place
-        beside = {root for root, end in ends.items() if end > on[self.parents[root]] >= 0}
+            if branch[place] >= 0 and self.says[place]:
+                said[branch[place]] = place
+        beside = {
+            root
+            for root, end in said.items()
+            if (mine := on[self.parents[root]]) >= 0 and (end > mine or self.says[root] != 2)
+        }
         return frozenset(u for p, u in enumerate(self.uuids) if branch[p] in beside)
 
 
@@ -155,3 +169,13 @@ def _typed(record: Record) -> bool:
         return bool(content.strip())
     blocks = content if isinstance(content, list) else []
     return any(isinstance(b, dict) and b.get("type") != "tool_result" for b in blocks)
+
+
+def _kept_head(record: Record) -> str | None:
+    """The first record a compaction kept (2.1's `preservedSegment`), which Claude Code
+    relinks under its summary: the chain that goes on from the kept messages goes through
+    the compaction."""
+    meta = record.get("compactMetadata")
+    segment = meta.get("preservedSegment") if isinstance(meta, dict) else None
+    head = segment.get("headUuid") if isinstance(segment, dict) else None
+    return head if isinstance(head, str) else None

@@ -27,6 +27,7 @@ class Facts:
         self.prompt_title: str | None = None
         self.titled: tuple[object, object] | None = None  # that prompt's (parentUuid, uuid)
         self.size: int | None = None  # the file's bytes read so far (whole lines)
+        self.fingerprint: str | None = None  # of those bytes (`read_fingerprint.py`)
 
     def add(self, record: Record) -> None:
         stamp = record.get("timestamp")
@@ -78,6 +79,7 @@ class Facts:
             "createdAt": self.first_time or now_iso(),
             "importedFrom": path_text(path),
             **({} if self.size is None else {"importedSize": self.size}),
+            **({} if self.fingerprint is None else {"importedFingerprint": self.fingerprint}),
         }
 
 

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from baton.core.conversation.transcript import unwritable
 from baton.core.errors import InvalidParams
+from baton.core.importers.read_fingerprint import Edges
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
 MAX_DEPTH = 128  # arrays and objects nested in one record (the record itself is one)
@@ -38,10 +39,17 @@ class Reading:
     """What a read of the file met besides its records: the numbers of the lines (or array
     items) that are no record, and the bytes up to the end of the last whole line, which
     is what an import took of a file Claude Code may be writing to meanwhile (a line cut
-    short is not taken: the next import of the file reads it whole)."""
+    short is not taken: the next import of the file reads it whole), with the ends of
+    those bytes, for their fingerprint."""
 
     broken: list[int] = field(default_factory=list)
     taken: int = 0
+    edges: Edges = field(default_factory=Edges)
+
+    def take(self, piece: bytes) -> None:
+        """The bytes after those taken so far, taken."""
+        self.taken += len(piece)
+        self.edges.add(piece)
 
 
 class NotJson(ValueError):
@@ -189,7 +197,7 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
         at += len(line)
         cut = not line.endswith(b"\n")
         if line.isspace():
-            reading.taken = at
+            reading.take(line)
             if cut:
                 return
             continue
@@ -200,7 +208,7 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
         # a last line with no line end is whole if it parses (a copy saved without one),
         # else Claude Code may still be writing it
         if not cut or value is not None:
-            reading.taken = at
+            reading.take(line)
         # `json` reads "\\ud800" escapes, and raw surrogate bytes, as lone surrogates
         escaped = b"\\ud" in line or b"\\uD" in line or b"\xed" in line
         yield number, value, at, escaped
@@ -212,7 +220,7 @@ def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:
     """The items of a JSON array, decoded one at a time from a window of the text (a window
     that ends inside an item grows to twice its size, so reading stays linear). The array
     is taken whole or not at all."""
-    window = _Window(handle, path)
+    window = _Window(handle, path, reading.edges)
     number = 0
     if window.next_char() != "[":
         raise window.invalid("expected '['")
@@ -243,8 +251,8 @@ def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:
 class _Window:
     """The part of the array's text not decoded yet, read from the file as needed."""
 
-    def __init__(self, handle: BinaryIO, path: Path) -> None:
-        self.handle, self.path = handle, path
+    def __init__(self, handle: BinaryIO, path: Path, edges: Edges) -> None:
+        self.handle, self.path, self.edges = handle, path, edges
         self.text, self.pos = "", 0
         self.chunk = ARRAY_CHUNK
         self.read_bytes = 0
@@ -257,6 +265,7 @@ class _Window:
     def more(self) -> None:
         data = self.handle.read(self.chunk)
         self.read_bytes += len(data)
+        self.edges.add(data)  # taken whole or not at all: `taken` is set at the end
         self.ended = not data
         try:
             decoded = self.decoder.decode(data, final=self.ended)

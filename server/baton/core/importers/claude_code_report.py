@@ -58,10 +58,9 @@ class ImportReport:
             out.append(f"{self.unsupported_blocks} unsupported block(s) replaced by a marker")
         if self.beside:
             out.append(
-                f"{self.beside} record(s) of another branch from the same prompt's parent, "
-                "which goes on in the file beside the one Claude Code resumes (Claude Code run "
-                "twice on the session, or an earlier branch resumed): kept as opaque, out of "
-                "the view"
+                f"{self.beside} record(s) of another branch from the chain Claude Code "
+                "resumes, which goes on in the file beside it (Claude Code run twice on the "
+                "session, or an earlier branch resumed): kept as opaque, out of the view"
             )
         if self.edits:
             out.append(

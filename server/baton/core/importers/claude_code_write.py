@@ -102,14 +102,19 @@ class StagedTranscript:
                 for message in entry.new_messages:
                     message.content.clear()
 
-    def finish(self, title: str, model: str, size: int) -> None:
+    def finish(self, title: str, model: str, size: int, fingerprint: str) -> None:
         """The held entries (the final view) counted and written, the last word on title,
-        model and the bytes of the file read (`importedSize`), then the file under its
-        session name."""
+        model and the bytes of the file read (`importedSize`, `importedFingerprint`), then
+        the file under its session name."""
         assert self.transcript is not None
         self._emit(self.held, counted=True)
         self.held = []
-        last_word = (("title", title), ("model", model), ("importedSize", size))
+        last_word = (
+            ("title", title),
+            ("model", model),
+            ("importedSize", size),
+            ("importedFingerprint", fingerprint),
+        )
         changed = {key: value for key, value in last_word if self.header.get(key) != value}
         if changed:
             self.transcript.append({"type": "meta", **changed})

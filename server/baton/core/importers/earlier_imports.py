@@ -1,6 +1,6 @@
 """What earlier imports of a file say about importing it again: the live sessions made from
-it, whether the file changed since (the bytes their import read, noted in their headers),
-and the note that an import is another copy."""
+it, whether the file changed since (the bytes their import read and a fingerprint of their
+ends, noted in their headers), and the note that an import is another copy."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from pathlib import Path
 
 from baton.core.conversation.files import path_text
 from baton.core.conversation.listing import Summary
+from baton.core.conversation.meta_records import read_imported_fingerprint
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.importers.read_fingerprint import file_fingerprint
 
 
 def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
@@ -26,19 +28,33 @@ def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
 
 def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
     """How the file changed since it was imported as `earlier`, or None when one of them
-    is the file as it is now (or their import did not note its size)."""
-    sizes = [
-        s.imported_size if isinstance(s, Session) else (s.header or {}).get("importedSize")
-        for s in earlier
-    ]
-    known = [size for size in sizes if isinstance(size, int)]
+    is the file as it is now: its size, and the fingerprint of its ends (an import before
+    the fingerprint was noted is taken at its size; None too when an import noted no
+    size)."""
+    noted = [_noted(s) for s in earlier]
+    known = [size for size, _ in noted if isinstance(size, int)]
     try:
         now = path.stat().st_size
     except OSError:
         return None
-    if not known or len(known) < len(sizes) or now in known:
+    if not known or len(known) < len(noted):
         return None
-    return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
+    if now not in known:
+        return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
+    prints = [mark for size, mark in noted if size == now]
+    if None in prints or file_fingerprint(path, now) in prints:
+        return None
+    return f"the file changed since (other content of the same {now:,} bytes)"
+
+
+def _noted(earlier: Session | Summary) -> tuple[object, str | None]:
+    """The size and the fingerprint of what an import read, as its transcript noted them."""
+    if isinstance(earlier, Session):
+        return earlier.imported_size, earlier.imported_fingerprint
+    header = earlier.header or {}
+    return header.get("importedSize"), read_imported_fingerprint(
+        header.get("importedFingerprint"), None
+    )
 
 
 def another_copy(earlier: list[Session | Summary]) -> str:

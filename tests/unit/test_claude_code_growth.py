@@ -251,3 +251,21 @@ def test_an_import_noted_without_a_fingerprint_is_compared_by_size(tmp_path: Pat
         assert changed_since(path, imports_of(path, older)) is not None
     finally:
         older.close()
+
+
+def test_a_file_of_the_same_size_that_cannot_be_read_now_is_not_said_changed(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its size known but its bytes unreadable (permissions changed since), nothing is
+    known of its content: no "changed since", as when its size cannot be read either."""
+    path = write(tmp_path / "locked.jsonl", TURNS + MORE)
+    import_with_report(path, plain_store)
+    real_open = Path.open
+
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse)
+    assert changed_since(path, imports_of(path, plain_store)) is None

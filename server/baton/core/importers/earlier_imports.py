@@ -42,7 +42,10 @@ def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
     if now not in known:
         return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
     prints = [mark for size, mark in noted if size == now]
-    if None in prints or file_fingerprint(path, now) in prints:
+    if None in prints:
+        return None
+    mark = file_fingerprint(path, now)
+    if mark is None or mark in prints:  # unreadable now: nothing known, as when stat fails
         return None
     return f"the file changed since (other content of the same {now:,} bytes)"
 

@@ -21,7 +21,7 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -179,10 +179,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:
         text += f"\n[cut: {MAX_HITS} of {total} hits shown (in {files_hit} files); narrow it]"
-    if walk.cut:
-        text += "\n[the workspace is large: the search stopped before its end]"
-    if walk.unnamed:
-        text += "\n" + unnamed_note(walk.unnamed)
+    text += walk.notes()
     return ToolResult(text, summary=counted(total, "hit"))
 
 

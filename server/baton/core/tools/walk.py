@@ -42,7 +42,30 @@ class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
     deadline: float | None = None  # time.monotonic() past which the walk is an error
     unnamed: int = 0  # files and folders left out: names no result can show (utf8_name)
+    unreadable: int = 0  # folders the walk could not list (no permission): not searched
+    why: str = ""  # the first of their errors, in words
     stopped: threading.Event = field(default_factory=threading.Event)  # its call was
+
+    def refused(self, error: OSError) -> None:
+        """os.walk's onerror: a folder it could not list is counted, not skipped silently."""
+        self.unreadable += 1
+        self.why = self.why or error.strerror or type(error).__name__
+
+    def notes(self) -> str:
+        """The notes a result ends with on what the walk left out, each on its line."""
+        notes = ""
+        if self.cut:
+            notes += "\n[the workspace is large: the search stopped before its end]"
+        if self.unnamed:
+            notes += "\n" + unnamed_note(self.unnamed)
+        if self.unreadable == 1:
+            notes += f"\n[1 folder could not be read ({self.why}): what it holds was not searched]"
+        elif self.unreadable:
+            notes += (
+                f"\n[{self.unreadable} folders could not be read ({self.why}): "
+                "what they hold was not searched]"
+            )
+        return notes
 
     def check(self) -> None:
         if self.stopped.is_set():
@@ -124,7 +147,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
             if found is not None:
                 specs.append((_rel(base, folder_real), found))
             base = base / part
-        for current, dirs, names in os.walk(root.real, followlinks=False):
+        for current, dirs, names in os.walk(root.real, onerror=walk.refused, followlinks=False):
             here = Path(current)
             rel_here = _rel(here, folder_real)
             found = _spec(here)

@@ -31,7 +31,7 @@ T = TypeVar("T")
 @dataclass
 class Walked:
     """A file the walk found: its real path and its path as shown (relative to its folder;
-    with the folder's name in front when the workspace has several)."""
+    with the folder's label in front (`folder_labels`) when the workspace has several)."""
 
     real: Path
     shown: str
@@ -138,7 +138,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
     for root in roots:
         folder = next(r for r in workspace.roots if root.real.is_relative_to(r.real))
         folder_real = folder.real
-        prefix = f"{folder.path.name}/" if several else ""  # the folder as the editor names it
+        prefix = f"{folder.shown}/" if several else ""  # the folder's label (folder_labels)
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         # .gitignore files of the folders above `start`, inside the workspace folder
         base = folder_real

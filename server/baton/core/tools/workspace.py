@@ -17,6 +17,7 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import (
     folder_candidates,
+    folder_labels,
     in_vcs_dir,
     path_problem,
     uri_to_path,
@@ -56,16 +57,23 @@ class Workspace:
     folders: Sequence[Path]
     exclude: Sequence[str] = ()
     _resolved: list[tuple[Path, Path]] = field(default_factory=list, init=False)
+    _labels: list[str] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         for folder in self.folders:
             real = resolve_path(Path(folder))
             if real is not None:
                 self._resolved.append((Path(folder), real))
+        self._labels = folder_labels([given for given, _ in self._resolved])
 
     @property
     def roots(self) -> list[Located]:
-        return [Located(real, given, ".", given) for given, real in self._resolved]
+        """The folders; each `shown` as the tools name it: `.` alone, else its label."""
+        several = len(self._resolved) > 1
+        return [
+            Located(real, given, label if several else ".", given)
+            for (given, real), label in zip(self._resolved, self._labels, strict=True)
+        ]
 
     def locate(self, raw: object, *, must_exist: bool = True, what: str = "path") -> Located:
         """The contained file or folder `raw` names (relative: to the folder whose name it
@@ -112,7 +120,7 @@ class Workspace:
         real = resolve_path(candidate)
         if real is None:
             return None
-        for given, folder in self._resolved:
+        for (given, folder), label in zip(self._resolved, self._labels, strict=True):
             if not real.is_relative_to(folder):
                 continue
             relative = real.relative_to(folder)
@@ -130,7 +138,7 @@ class Workspace:
                 )
             shown = relative.as_posix() or "."
             if len(self._resolved) > 1:  # as the walks show it
-                shown = given.name if shown == "." else f"{given.name}/{shown}"
+                shown = label if shown == "." else f"{label}/{shown}"
             # the name as given, when it is this file (`sub/../x.py` through a link `sub`
             # is not the `x.py` beside `sub`)
             named = Path(os.path.normpath(candidate))

@@ -50,7 +50,7 @@ async def test_the_paths_the_tools_show_reach_the_files_they_name(folders: list[
     assert hits.text.splitlines() == ["back/src/only.py:1: only = 1", "back/src/x.py:1: back = 1"]
     edit = {"command": "str_replace", "path": "back/src/x.py", "old_str": "1", "new_str": "2"}
     edited = await call(folders, "str_replace_based_edit_tool", **edit)
-    assert edited.text == "Applied: Edit back/src/x.py (+1 -1).", edited.text
+    assert edited.text == "Applied: Edit back/src/x.py (+1 -1) at line 1.", edited.text
     assert (folders[1] / "src" / "x.py").read_text() == "back = 2\n"
     assert (folders[0] / "src" / "x.py").read_text() == "front = 1\n"
 

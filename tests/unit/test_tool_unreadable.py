@@ -68,3 +68,31 @@ async def test_a_search_of_one_unreadable_folder_says_it(root: Path) -> None:
         "No hits for 'match'.",
         "[1 folder could not be read (Permission denied): what it holds was not searched]",
     ], result.text
+
+
+async def test_files_search_text_cannot_read_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file the server may not read was skipped as a binary one is: 'No hits' for a text
+    it holds, without a word."""
+    (tmp_path / "locked.txt").write_text("match\n")
+    (tmp_path / "open.txt").write_text("other\n")
+    real_read = Path.read_bytes
+
+    def read_bytes(path: Path) -> bytes:
+        if path.name == "locked.txt":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    result = await call(ctx(tmp_path), "search_text", pattern="match")
+    assert result.text.splitlines() == [
+        "No hits for 'match'.",
+        "[1 file could not be read (Permission denied): it was not searched]",
+    ], result.text
+    binary = tmp_path / "data.bin"
+    binary.write_bytes(b"match\x00\x01")  # not text: skipped as ever, not counted
+    again = await call(ctx(tmp_path), "search_text", pattern="match")
+    assert again.text.splitlines()[1:] == [
+        "[1 file could not be read (Permission denied): it was not searched]"
+    ], again.text

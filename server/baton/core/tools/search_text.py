@@ -26,6 +26,7 @@ from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
     ToolError,
+    Unreadable,
     Workspace,
     read_disk,
     split_lines,
@@ -90,8 +91,16 @@ def _search(
                 continue
             if text is None:
                 text = read_disk(Located(real, real, shown, real.parent))
-        except (ToolError, OSError):
-            continue  # binary, unreadable: not text to search
+        except FileNotFoundError:
+            continue  # gone since the walk found it
+        except Unreadable as exc:
+            walk.unread_file(exc.why)  # said in the result: its text may hold hits
+            continue
+        except OSError as exc:
+            walk.unread_file(exc.strerror or type(exc).__name__)
+            continue
+        except ToolError:
+            continue  # binary, not UTF-8: not text to search
         if "\x00" in text or credential_in(text) is not None:
             continue
         hit_here = False

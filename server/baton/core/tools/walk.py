@@ -43,6 +43,7 @@ class Walk:
     deadline: float | None = None  # time.monotonic() past which the walk is an error
     unnamed: int = 0  # files and folders left out: names no result can show (utf8_name)
     unreadable: int = 0  # folders the walk could not list (no permission): not searched
+    unread: int = 0  # files a search could not read (no permission): not searched
     why: str = ""  # the first of their errors, in words
     stopped: threading.Event = field(default_factory=threading.Event)  # its call was
 
@@ -50,6 +51,11 @@ class Walk:
         """os.walk's onerror: a folder it could not list is counted, not skipped silently."""
         self.unreadable += 1
         self.why = self.why or error.strerror or type(error).__name__
+
+    def unread_file(self, why: str) -> None:
+        """A file a search could not read: counted, as a folder it could not list."""
+        self.unread += 1
+        self.why = self.why or why
 
     def notes(self) -> str:
         """The notes a result ends with on what the walk left out, each on its line."""
@@ -65,6 +71,10 @@ class Walk:
                 f"\n[{self.unreadable} folders could not be read ({self.why}): "
                 "what they hold was not searched]"
             )
+        if self.unread == 1:
+            notes += f"\n[1 file could not be read ({self.why}): it was not searched]"
+        elif self.unread:
+            notes += f"\n[{self.unread} files could not be read ({self.why}): not searched]"
         return notes
 
     def check(self) -> None:

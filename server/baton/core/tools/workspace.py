@@ -39,6 +39,14 @@ class ToolError(Exception):
     """What a call could not do, in the words the model reads (the result is an error)."""
 
 
+class Unreadable(ToolError):
+    """A file the system would not let the server read (`why`: its error, in words)."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
 @dataclass(frozen=True)
 class Located:
     """A contained path: `real` (symlinks resolved, what is opened), `path` (the same file
@@ -228,7 +236,8 @@ def _check_file(located: Located) -> None:
             raise ToolError(f"{located.shown} is not a regular file")
         size = path.stat().st_size
     except OSError as exc:
-        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
+        why = _why(exc)
+        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
     if size > MAX_FILE_BYTES:
         raise ToolError(
             f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
@@ -249,7 +258,8 @@ def _read_checked(located: Located) -> str:
     try:
         data = located.real.read_bytes()
     except OSError as exc:
-        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
+        why = _why(exc)
+        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
     if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
         raise ToolError(f"{located.shown} is a binary file")
     text = decode_utf8(data, False)

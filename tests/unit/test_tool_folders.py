@@ -133,3 +133,16 @@ def test_a_file_read_in_the_second_of_two_folders_of_the_same_name_is_touched_th
         Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="1\ttwo")]),
     ]
     assert [f.path for f in session_files(messages, twins)] == [twins[1] / "x.py"]
+
+
+async def test_a_path_by_a_name_two_folders_share_says_how_to_name_them(
+    twins: list[Path],
+) -> None:
+    """`app/x.py` once named the first folder's file; now that the two are shown apart it
+    named none, answered only "does not exist"."""
+    read = await call(twins, "read_file", path="app/x.py")
+    assert read.is_error
+    assert read.text == (
+        "Error: 'app/x.py' does not exist (2 workspace folders are named app: "
+        "start the path with one/app or two/app)"
+    ), read.text

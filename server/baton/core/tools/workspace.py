@@ -120,9 +120,28 @@ class Workspace:
                 return located
         if found is None:
             raise ToolError(f"{text!r} is outside the workspace folders")
-        if must_exist:
-            raise ToolError(f"{text!r} does not exist")
+        shared = self._shared_name(given)
+        if must_exist or shared:
+            raise ToolError(f"{text!r} does not exist{shared}")
         return found
+
+    def _shared_name(self, given: Path) -> str:
+        """Why a relative path that starts with a name two folders share reaches neither
+        (they are shown apart: `one/app`, `two/app`); "" when it does not."""
+        if given.is_absolute() or not given.parts or len(self._resolved) < 2:
+            return ""
+        head = given.parts[0]
+        labels = [
+            label
+            for (folder, _), label in zip(self._resolved, self._labels, strict=True)
+            if folder.name == head and label != head
+        ]
+        if not labels:
+            return ""
+        return (
+            f" ({len(labels)} workspace folders are named {head}: start the path with "
+            f"{', '.join(labels[:-1])} or {labels[-1]})"
+        )
 
     def _contain(self, candidate: Path, text: str) -> Located | None:
         real = resolve_path(candidate)

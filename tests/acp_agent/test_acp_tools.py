@@ -159,7 +159,9 @@ async def test_an_allowed_edit_is_asked_and_written_through_the_client(
         diff = next(c for c in done["content"] if c["type"] == "diff")
         assert diff["path"] == str(utils)
         assert "parse_day" in diff["newText"] and "parse_date" in diff["oldText"]
-        assert tool_result(fake_anthropic, 1)["content"] == "Applied: Edit utils.py (+1 -1)."
+        assert (
+            tool_result(fake_anthropic, 1)["content"] == "Applied: Edit utils.py (+1 -1) at line 1."
+        )
 
 
 async def test_a_denied_edit_writes_nothing_and_tells_the_model(
@@ -228,7 +230,7 @@ async def test_the_transcript_keeps_every_call_and_result_and_a_load_replays_the
         assert [b["id"] for b in blocks_of(messages, "tool_use")] == ["toolu_r", "toolu_e"]
         results = blocks_of(messages, "tool_result")
         assert [r["tool_use_id"] for r in results] == ["toolu_r", "toolu_e"]
-        assert results[1]["content"] == "Applied: Edit utils.py (+1 -1)."
+        assert results[1]["content"] == "Applied: Edit utils.py (+1 -1) at line 1."
         live = agent.recorder.updates(sid, "tool_call_update")
         assert [u["title"] for u in live] == ["Read utils.py", "Edit utils.py (+1 -1)"]
 

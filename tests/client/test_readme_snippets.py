@@ -144,4 +144,4 @@ def test_the_readme_neovim_config_answers_a_tool_permission_and_applies_the_edit
     assert result["modified"] is True
     assert result["disk"] == [first_line.format("parse_date"), "    return s"]
     told = fake_anthropic.message_requests()[1].body["messages"][-1]["content"][0]
-    assert told["content"] == "Applied: Edit utils.py (+1 -1)."
+    assert told["content"] == "Applied: Edit utils.py (+1 -1) at line 1."

@@ -149,8 +149,8 @@ async def test_a_second_edit_of_a_file_sees_the_first_before_the_editor_reports_
 
     results = fake_anthropic.message_requests()[1].body["messages"][-1]["content"]
     assert [r["content"] for r in results] == [
-        "Applied: Edit calc.py (+1 -0).",
-        "Applied: Edit calc.py (+1 -1).",
+        "Applied: Edit calc.py (+1 -0) at line 1.",
+        "Applied: Edit calc.py (+1 -1) at line 3.",
     ]
     assert editor.buffers[calc.as_uri()][0] == "a = 1\nc = 3\nb = 20\n"
     assert calc.read_text() == "a = 1\nb = 2\n"  # the editor has not saved
@@ -161,7 +161,7 @@ async def test_a_second_edit_of_a_file_sees_the_first_before_the_editor_reports_
     fake_anthropic.reply(tool_use_block(EDIT, change), stop_reason="tool_use")
     fake_anthropic.reply("Done.")
     await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "and d"})
-    assert told(fake_anthropic, 3)["content"] == "Applied: Edit calc.py (+1 -1)."
+    assert told(fake_anthropic, 3)["content"] == "Applied: Edit calc.py (+1 -1) at line 4."
     assert editor.buffers[calc.as_uri()][0] == "a = 1\nc = 3\nb = 20\nd = 5\n"
     (last,) = editor.edits[-1].edit.document_changes or []
     assert isinstance(last, types.TextDocumentEdit)
@@ -187,7 +187,7 @@ async def test_a_file_created_and_edited_in_one_reply_keeps_both(
     results = fake_anthropic.message_requests()[1].body["messages"][-1]["content"]
     assert [r["content"] for r in results] == [
         "Applied: Create new.py (+1 -0).",
-        "Applied: Edit new.py (+1 -1).",
+        "Applied: Edit new.py (+1 -1) at line 1.",
     ]
     assert editor.buffers[(lsp.workspace / "new.py").as_uri()][0] == "x = 2\n"
 

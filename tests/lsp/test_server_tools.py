@@ -119,7 +119,7 @@ async def test_an_approved_edit_is_asked_for_and_applied_by_the_editor(
     assert annotation.label == "Baton: Edit utils.py (+1 -1)"
     assert not annotation.needs_confirmation
     assert (lsp.workspace / "utils.py").read_text() == "def parse_day(s):\n    return s\n"
-    assert told(fake_anthropic, 2)["content"] == "Applied: Edit utils.py (+1 -1)."
+    assert told(fake_anthropic, 2)["content"] == "Applied: Edit utils.py (+1 -1) at line 1."
     tools = fake_anthropic.message_requests()[0].body["tools"]
     assert {"type": "text_editor_20250728", "name": EDIT} in tools
     calls = [c for m in (await lsp.get(sid))["messages"] for c in m.get("toolCalls", [])]
@@ -171,7 +171,7 @@ async def test_a_client_without_document_changes_gets_plain_changes(
     (edit,) = editor.edits
     assert edit.edit.document_changes is None and edit.edit.change_annotations is None
     assert (lsp.workspace / "utils.py").read_text() == "def parse_day(s):\n"
-    assert told(fake_anthropic)["content"] == "Applied: Edit utils.py (+1 -1)."
+    assert told(fake_anthropic)["content"] == "Applied: Edit utils.py (+1 -1) at line 1."
 
 
 async def test_a_client_that_cannot_create_files_is_never_sent_a_create(

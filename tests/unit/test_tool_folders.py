@@ -50,7 +50,7 @@ async def test_the_paths_the_tools_show_reach_the_files_they_name(folders: list[
     assert hits.text.splitlines() == ["back/src/only.py:1: only = 1", "back/src/x.py:1: back = 1"]
     edit = {"command": "str_replace", "path": "back/src/x.py", "old_str": "1", "new_str": "2"}
     edited = await call(folders, "str_replace_based_edit_tool", **edit)
-    assert edited.text == "Applied: Edit back/src/x.py (+1 -1).", edited.text
+    assert edited.text == "Applied: Edit back/src/x.py (+1 -1) at line 1.", edited.text
     assert (folders[1] / "src" / "x.py").read_text() == "back = 2\n"
     assert (folders[0] / "src" / "x.py").read_text() == "front = 1\n"
 
@@ -79,3 +79,70 @@ def test_a_file_read_by_its_folders_name_is_a_file_the_session_touched(
     ]
     found = session_files(messages, folders)
     assert [f.path for f in found] == [folders[1] / "src" / "only.py"]
+
+
+@pytest.fixture
+def twins(tmp_path: Path) -> list[Path]:
+    """Two workspace folders of the same name, `one/app` and `two/app`."""
+    folders = [tmp_path / "one" / "app", tmp_path / "two" / "app"]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        (folder / "x.py").write_text(f"{folder.parent.name} = 1\n")
+    return folders
+
+
+async def test_folders_of_the_same_name_are_told_apart_by_their_parents(
+    twins: list[Path],
+) -> None:
+    """Both were `app`: find_files listed `app/x.py` twice, and that path, read or edited,
+    always reached the first folder's file."""
+    found = await call(twins, "find_files", pattern="**/x.py")
+    assert found.text.splitlines() == ["one/app/x.py", "two/app/x.py"], found.text
+    hits = await call(twins, "search_text", pattern="= 1")
+    assert hits.text.splitlines() == ["one/app/x.py:1: one = 1", "two/app/x.py:1: two = 1"]
+    roots = await call(twins, "list_dir")
+    assert roots.text.splitlines() == [f"one/app/  ({twins[0]})", f"two/app/  ({twins[1]})"]
+    assert (await call(twins, "list_dir", path="two/app")).text == "x.py"
+    assert (await call(twins, "read_file", path="two/app/x.py")).text == "     1\ttwo = 1"
+    assert (await call(twins, "read_file", path="one/app/x.py")).text == "     1\tone = 1"
+    edit = {"command": "str_replace", "path": "two/app/x.py", "old_str": "1", "new_str": "2"}
+    edited = await call(twins, "str_replace_based_edit_tool", **edit)
+    assert edited.text.startswith("Applied: Edit two/app/x.py (+1 -1)"), edited.text
+    assert (twins[1] / "x.py").read_text() == "two = 2\n"
+    assert (twins[0] / "x.py").read_text() == "one = 1\n"
+
+
+async def test_a_search_in_one_of_two_folders_of_the_same_name_shows_its_own_paths(
+    twins: list[Path],
+) -> None:
+    hits = await call(twins, "search_text", pattern="= 1", path="two/app")
+    assert hits.text == "two/app/x.py:1: two = 1"
+    found = await call(twins, "search_text", pattern="= 1", path="one/app/x.py")
+    assert found.text == "one/app/x.py:1: one = 1"
+
+
+def test_a_file_read_in_the_second_of_two_folders_of_the_same_name_is_touched_there(
+    twins: list[Path],
+) -> None:
+    from baton.core.compaction.working_set.session_files import session_files
+    from baton.core.conversation.messages import Message, ToolResultBlock
+
+    use = ToolUseBlock(id="t1", name="read_file", input={"path": "two/app/x.py"})
+    messages = [
+        Message(role="assistant", content=[use]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="1\ttwo")]),
+    ]
+    assert [f.path for f in session_files(messages, twins)] == [twins[1] / "x.py"]
+
+
+async def test_a_path_by_a_name_two_folders_share_says_how_to_name_them(
+    twins: list[Path],
+) -> None:
+    """`app/x.py` once named the first folder's file; now that the two are shown apart it
+    named none, answered only "does not exist"."""
+    read = await call(twins, "read_file", path="app/x.py")
+    assert read.is_error
+    assert read.text == (
+        "Error: 'app/x.py' does not exist (2 workspace folders are named app: "
+        "start the path with one/app or two/app)"
+    ), read.text

@@ -173,7 +173,7 @@ async def test_each_permission_level(
     assert ("parse_day" in text) is applied
     told = results(fake_anthropic, 1)[0]
     if applied:
-        assert told["content"] == "Applied: Edit utils.py (+1 -1)."
+        assert told["content"] == "Applied: Edit utils.py (+1 -1) at line 1."
     else:
         assert told["is_error"] is True and told["content"].startswith("Denied")
     if asked:

@@ -18,7 +18,7 @@ async def test_a_name_ending_in_a_space_is_that_file_not_its_neighbour(tmp_path:
     assert read.text == "     1\tspaced"
     change = {"command": "str_replace", "old_str": "spaced", "new_str": "edited"}
     edited = await call(ctx(tmp_path), "str_replace_based_edit_tool", path="notes ", **change)
-    assert edited.text == "Applied: Edit notes  (+1 -1)."
+    assert edited.text == "Applied: Edit notes  (+1 -1) at line 1."
     assert (tmp_path / "notes ").read_text() == "edited\n"
     assert (tmp_path / "notes").read_text() == "plain\n"
     stripped = await call(ctx(tmp_path), "read_file", path="  notes\n")

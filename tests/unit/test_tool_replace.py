@@ -41,5 +41,5 @@ async def test_text_that_matches_once_is_replaced(tmp_path: Path) -> None:
     result = await call(
         ctx(tmp_path), EDIT, command="str_replace", path="f.js", old_str="}\n}\n", new_str="}\n"
     )
-    assert result.text == "Applied: Edit f.js (+0 -1)."
+    assert result.text == "Applied: Edit f.js (+0 -1) at line 1."
     assert (tmp_path / "f.js").read_text() == "}\n// end\n"

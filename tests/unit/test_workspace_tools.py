@@ -197,7 +197,7 @@ async def test_edit_file_replaces_once_and_says_what_was_applied(root: Path) -> 
         oldText="def parse_date(s):",
         newText="def parse_day(s):",
     )
-    assert result.text == "Applied: Edit src/utils.py (+1 -1)."
+    assert result.text == "Applied: Edit src/utils.py (+1 -1) at line 1."
     assert (root / "src" / "utils.py").read_text().startswith("def parse_day(s):")
     again = await call(
         ctx(root),

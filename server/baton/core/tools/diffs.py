@@ -7,8 +7,11 @@ numbered past the editor's lines and a changed line shown cut in two."""
 from __future__ import annotations
 
 import difflib
+import re
 
 from baton.core.tools.workspace import split_lines
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@$", re.MULTILINE)
 
 
 def unified(shown: str, before: str, after: str, context: int = 3) -> str:
@@ -20,6 +23,21 @@ def unified(shown: str, before: str, after: str, context: int = 3) -> str:
         n=context,
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def at_line(diff: str, line: int | None) -> str:
+    """A diff of a piece of a file (the texts of a stored replace) with its hunks numbered
+    from `line`, the file's line the piece starts at (its line 1); when that is not known,
+    its hunks labelled `@@ @@`: numbered from 1 they named lines the change was not at."""
+
+    def numbered(found: re.Match[str]) -> str:
+        if line is None:
+            return "@@ @@"
+        old, old_count, new, new_count = found.groups()
+        shift = line - 1
+        return f"@@ -{int(old) + shift}{old_count or ''} +{int(new) + shift}{new_count or ''} @@"
+
+    return _HUNK.sub(numbered, diff)
 
 
 def counts(diff: str) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.tools import find_files, list_dir, read_file, search_text
-from baton.core.tools.diffs import edit_title, unified
+from baton.core.tools.diffs import at_line, edit_title, unified
 from baton.core.tools.edit import EDIT_FILE, TEXT_EDITOR
 from baton.core.tools.registry import counted
 
@@ -26,6 +26,7 @@ _HITS = re.compile(r"\[cut: \d+ of (\d+) hits")
 _CUT = re.compile(r"^\[cut: \d+ of (\d+) (files|entries) shown", re.MULTILINE)
 _ROOT = re.compile(r"^.+/  \(.+\)$")  # list_dir of several workspace folders: one a line
 _NUMBERED = re.compile(r"^\s*\d+\t", re.MULTILINE)
+_AT_LINE = re.compile(r"Applied: .* at line (\d+)\.$")  # a replace's result (edit.py)
 _HIT = re.compile(r"^.+?:\d+: ", re.MULTILINE)  # search_text's `path:line: text`
 TITLE_CHARS = 200  # of a call's title: it names the call by its input, which may be huge
 
@@ -39,21 +40,31 @@ def _text(result: ToolResultBlock) -> str:
     return ""
 
 
-def _edit(use: ToolUseBlock, input: dict[str, Any]) -> tuple[str, str | None, str | None]:
+def _edit(
+    use: ToolUseBlock, input: dict[str, Any], result: str
+) -> tuple[str, str | None, str | None]:
+    """An edit's title, path and diff, rebuilt from its input: a replace's diff numbered
+    from the line its result says it changed (none when not said), an insert's from
+    the line it names."""
     path = str(input.get("path") or "?")
     command = input.get("command")
-    if use.name == EDIT_FILE:
-        old, new = str(input.get("oldText") or ""), str(input.get("newText") or "")
+    line: int | None = 1
+    if use.name == EDIT_FILE or command == "str_replace":
+        keys = ("oldText", "newText") if use.name == EDIT_FILE else ("old_str", "new_str")
+        old, new = str(input.get(keys[0]) or ""), str(input.get(keys[1]) or "")
+        at = _AT_LINE.match(result)
+        line = int(at.group(1)) if at else None if old else 1  # (an empty oldText: a new file)
     elif command == "create":
         old, new = "", str(input.get("file_text") or "")
     elif command == "insert":
         old, new = "", str(input.get("new_str", input.get("insert_text")) or "")
-    elif command == "str_replace":
-        old, new = str(input.get("old_str") or ""), str(input.get("new_str") or "")
+        after = input.get("insert_line")
+        numbered = isinstance(after, int) and not isinstance(after, bool) and after >= 0
+        line = after + 1 if isinstance(after, int) and numbered else None
     else:  # view
         return read_file.title({"path": path, **_view_range(input)}), path, None
     diff = unified(path, old, new)
-    return edit_title(path, diff, created=command == "create"), path, diff
+    return edit_title(path, diff, created=command == "create"), path, at_line(diff, line)
 
 
 def _view_range(input: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +125,7 @@ def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) 
         search_text.DEFINITION["name"]: search_text.title,
     }
     if use.name in (EDIT_FILE, TEXT_EDITOR):
-        title, path, diff = _edit(use, input)
+        title, path, diff = _edit(use, input, _text(result) if result is not None else "")
     elif use.name in titles:
         title = titles[use.name](input)
     else:

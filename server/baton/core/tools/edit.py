@@ -79,8 +79,9 @@ def occurrences(text: str, old: str) -> int:
     return found
 
 
-def replaced(shown: str, before: str, old: str, new: str) -> str:
-    """`before` with `old` (once) replaced by `new`, whose lines end as the file's do."""
+def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
+    """`before` with `old` (once) replaced by `new`, whose lines end as the file's do, and
+    the line `old` started at (the result says it: a view's diff of the call shows it)."""
     if not old:
         raise ToolError("the text to replace must not be empty")
     found = occurrences(before, old)
@@ -96,7 +97,8 @@ def replaced(shown: str, before: str, old: str, new: str) -> str:
         raise ToolError(
             f"the text to replace occurs {times} in {shown}; include more lines so it matches once"
         )
-    return before.replace(old, _with_end(new, line_end(old) or end), 1)
+    line = len(_BREAK.findall(before[: before.find(old)])) + 1
+    return before.replace(old, _with_end(new, line_end(old) or end), 1), line
 
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:
@@ -118,9 +120,10 @@ async def _current(located: Located, ctx: ToolContext) -> FileText | None:
 
 
 async def edit_call(
-    located: Located, before: FileText | None, after: str, ctx: ToolContext
+    located: Located, before: FileText | None, after: str, ctx: ToolContext, line: int = 0
 ) -> Call:
-    """The call that applies `after` to the file `before` was read from (a new file: None).
+    """The call that applies `after` to the file `before` was read from (a new file: None);
+    `line`, where a replaced text started, is said in the result (`at line 12`).
     The diff of a large file is worked out on a thread (difflib: about a second for a file
     of 200,000 lines), so the server's other requests are answered meanwhile."""
     old = before.text if before is not None else None
@@ -134,7 +137,8 @@ async def edit_call(
     async def apply() -> ToolResult:
         outcome = await ctx.host.apply_edit(FileEdit(path, old, after, title))
         if outcome.applied:
-            return ToolResult(f"Applied: {title}.", summary="applied")
+            at = f" at line {line}" if line else ""
+            return ToolResult(f"Applied: {title}{at}.", summary="applied")
         reason = outcome.reason or "the editor did not apply it"
         return ToolResult(
             f"Not applied: {reason}. {located.shown} is unchanged.",
@@ -156,7 +160,8 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
         return await edit_call(located, None, new, ctx)
     if not old and not before.text:
         return await edit_call(located, before, new, ctx)  # an empty file: nothing else can match
-    return await edit_call(located, before, replaced(located.shown, before.text, old, new), ctx)
+    after, line = replaced(located.shown, before.text, old, new)
+    return await edit_call(located, before, after, ctx, line)
 
 
 async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
@@ -172,14 +177,13 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
     if before is None:
         raise ToolError(f"{located.shown} does not exist")
     if command == "str_replace":
-        after = replaced(
-            located.shown, before.text, _text(input, "old_str"), _text(input, "new_str")
-        )
-    else:
-        new = input.get("new_str", input.get("insert_text"))
-        if not isinstance(new, str):
-            raise ToolError("new_str must be a string")
-        after = inserted(located.shown, before.text, input.get("insert_line"), new)
+        old = _text(input, "old_str")
+        after, line = replaced(located.shown, before.text, old, _text(input, "new_str"))
+        return await edit_call(located, before, after, ctx, line)
+    piece = input.get("new_str", input.get("insert_text"))
+    if not isinstance(piece, str):
+        raise ToolError("new_str must be a string")
+    after = inserted(located.shown, before.text, input.get("insert_line"), piece)
     return await edit_call(located, before, after, ctx)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
 from baton.core.tools.workspace import ToolError, Workspace
 
 MAX_RESULTS = 500
@@ -96,10 +96,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = "\n".join(found) if found else f"No files match {pattern}."
     if total > MAX_RESULTS:
         text += f"\n[cut: {MAX_RESULTS} of {total} files shown; narrow the pattern]"
-    if walk.cut:
-        text += "\n[the workspace is large: the search stopped before its end]"
-    if walk.unnamed:
-        text += "\n" + unnamed_note(walk.unnamed)
+    text += walk.notes()
     return ToolResult(text, summary=counted(total, "file"))
 
 

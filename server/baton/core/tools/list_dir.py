@@ -39,7 +39,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not roots:
             raise ToolError("no workspace folder is open: the tools work only inside one")
         if len(roots) > 1:
-            lines = [f"{r.path.name}/  ({r.path})" for r in roots]
+            lines = [f"{r.shown}/  ({r.path})" for r in roots]
             return ToolResult("\n".join(lines), summary=counted(len(lines), "folder"))
         located = roots[0]
     else:

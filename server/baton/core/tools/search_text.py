@@ -21,11 +21,12 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, unnamed_note, walked
+from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
     ToolError,
+    Unreadable,
     Workspace,
     read_disk,
     split_lines,
@@ -90,8 +91,16 @@ def _search(
                 continue
             if text is None:
                 text = read_disk(Located(real, real, shown, real.parent))
-        except (ToolError, OSError):
-            continue  # binary, unreadable: not text to search
+        except FileNotFoundError:
+            continue  # gone since the walk found it
+        except Unreadable as exc:
+            walk.unread_file(exc.why)  # said in the result: its text may hold hits
+            continue
+        except OSError as exc:
+            walk.unread_file(exc.strerror or type(exc).__name__)
+            continue
+        except ToolError:
+            continue  # binary, not UTF-8: not text to search
         if "\x00" in text or credential_in(text) is not None:
             continue
         hit_here = False
@@ -179,10 +188,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:
         text += f"\n[cut: {MAX_HITS} of {total} hits shown (in {files_hit} files); narrow it]"
-    if walk.cut:
-        text += "\n[the workspace is large: the search stopped before its end]"
-    if walk.unnamed:
-        text += "\n" + unnamed_note(walk.unnamed)
+    text += walk.notes()
     return ToolResult(text, summary=counted(total, "hit"))
 
 

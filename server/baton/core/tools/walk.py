@@ -31,7 +31,7 @@ T = TypeVar("T")
 @dataclass
 class Walked:
     """A file the walk found: its real path and its path as shown (relative to its folder;
-    with the folder's name in front when the workspace has several)."""
+    with the folder's label in front (`folder_labels`) when the workspace has several)."""
 
     real: Path
     shown: str
@@ -42,7 +42,40 @@ class Walk:
     cut: bool = False  # the walk stopped at MAX_VISITED
     deadline: float | None = None  # time.monotonic() past which the walk is an error
     unnamed: int = 0  # files and folders left out: names no result can show (utf8_name)
+    unreadable: int = 0  # folders the walk could not list (no permission): not searched
+    unread: int = 0  # files a search could not read (no permission): not searched
+    why: str = ""  # the first of their errors, in words
     stopped: threading.Event = field(default_factory=threading.Event)  # its call was
+
+    def refused(self, error: OSError) -> None:
+        """os.walk's onerror: a folder it could not list is counted, not skipped silently."""
+        self.unreadable += 1
+        self.why = self.why or error.strerror or type(error).__name__
+
+    def unread_file(self, why: str) -> None:
+        """A file a search could not read: counted, as a folder it could not list."""
+        self.unread += 1
+        self.why = self.why or why
+
+    def notes(self) -> str:
+        """The notes a result ends with on what the walk left out, each on its line."""
+        notes = ""
+        if self.cut:
+            notes += "\n[the workspace is large: the search stopped before its end]"
+        if self.unnamed:
+            notes += "\n" + unnamed_note(self.unnamed)
+        if self.unreadable == 1:
+            notes += f"\n[1 folder could not be read ({self.why}): what it holds was not searched]"
+        elif self.unreadable:
+            notes += (
+                f"\n[{self.unreadable} folders could not be read ({self.why}): "
+                "what they hold was not searched]"
+            )
+        if self.unread == 1:
+            notes += f"\n[1 file could not be read ({self.why}): it was not searched]"
+        elif self.unread:
+            notes += f"\n[{self.unread} files could not be read ({self.why}): not searched]"
+        return notes
 
     def check(self) -> None:
         if self.stopped.is_set():
@@ -115,7 +148,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
     for root in roots:
         folder = next(r for r in workspace.roots if root.real.is_relative_to(r.real))
         folder_real = folder.real
-        prefix = f"{folder.path.name}/" if several else ""  # the folder as the editor names it
+        prefix = f"{folder.shown}/" if several else ""  # the folder's label (folder_labels)
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         # .gitignore files of the folders above `start`, inside the workspace folder
         base = folder_real
@@ -124,7 +157,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
             if found is not None:
                 specs.append((_rel(base, folder_real), found))
             base = base / part
-        for current, dirs, names in os.walk(root.real, followlinks=False):
+        for current, dirs, names in os.walk(root.real, onerror=walk.refused, followlinks=False):
             here = Path(current)
             rel_here = _rel(here, folder_real)
             found = _spec(here)

@@ -17,6 +17,7 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import (
     folder_candidates,
+    folder_labels,
     in_vcs_dir,
     path_problem,
     uri_to_path,
@@ -38,6 +39,14 @@ class ToolError(Exception):
     """What a call could not do, in the words the model reads (the result is an error)."""
 
 
+class Unreadable(ToolError):
+    """A file the system would not let the server read (`why`: its error, in words)."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
 @dataclass(frozen=True)
 class Located:
     """A contained path: `real` (symlinks resolved, what is opened), `path` (the same file
@@ -56,16 +65,23 @@ class Workspace:
     folders: Sequence[Path]
     exclude: Sequence[str] = ()
     _resolved: list[tuple[Path, Path]] = field(default_factory=list, init=False)
+    _labels: list[str] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         for folder in self.folders:
             real = resolve_path(Path(folder))
             if real is not None:
                 self._resolved.append((Path(folder), real))
+        self._labels = folder_labels([given for given, _ in self._resolved])
 
     @property
     def roots(self) -> list[Located]:
-        return [Located(real, given, ".", given) for given, real in self._resolved]
+        """The folders; each `shown` as the tools name it: `.` alone, else its label."""
+        several = len(self._resolved) > 1
+        return [
+            Located(real, given, label if several else ".", given)
+            for (given, real), label in zip(self._resolved, self._labels, strict=True)
+        ]
 
     def locate(self, raw: object, *, must_exist: bool = True, what: str = "path") -> Located:
         """The contained file or folder `raw` names (relative: to the folder whose name it
@@ -104,15 +120,34 @@ class Workspace:
                 return located
         if found is None:
             raise ToolError(f"{text!r} is outside the workspace folders")
-        if must_exist:
-            raise ToolError(f"{text!r} does not exist")
+        shared = self._shared_name(given)
+        if must_exist or shared:
+            raise ToolError(f"{text!r} does not exist{shared}")
         return found
+
+    def _shared_name(self, given: Path) -> str:
+        """Why a relative path that starts with a name two folders share reaches neither
+        (they are shown apart: `one/app`, `two/app`); "" when it does not."""
+        if given.is_absolute() or not given.parts or len(self._resolved) < 2:
+            return ""
+        head = given.parts[0]
+        labels = [
+            label
+            for (folder, _), label in zip(self._resolved, self._labels, strict=True)
+            if folder.name == head and label != head
+        ]
+        if not labels:
+            return ""
+        return (
+            f" ({len(labels)} workspace folders are named {head}: start the path with "
+            f"{', '.join(labels[:-1])} or {labels[-1]})"
+        )
 
     def _contain(self, candidate: Path, text: str) -> Located | None:
         real = resolve_path(candidate)
         if real is None:
             return None
-        for given, folder in self._resolved:
+        for (given, folder), label in zip(self._resolved, self._labels, strict=True):
             if not real.is_relative_to(folder):
                 continue
             relative = real.relative_to(folder)
@@ -130,7 +165,7 @@ class Workspace:
                 )
             shown = relative.as_posix() or "."
             if len(self._resolved) > 1:  # as the walks show it
-                shown = given.name if shown == "." else f"{given.name}/{shown}"
+                shown = label if shown == "." else f"{label}/{shown}"
             # the name as given, when it is this file (`sub/../x.py` through a link `sub`
             # is not the `x.py` beside `sub`)
             named = Path(os.path.normpath(candidate))
@@ -220,7 +255,8 @@ def _check_file(located: Located) -> None:
             raise ToolError(f"{located.shown} is not a regular file")
         size = path.stat().st_size
     except OSError as exc:
-        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
+        why = _why(exc)
+        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
     if size > MAX_FILE_BYTES:
         raise ToolError(
             f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
@@ -241,7 +277,8 @@ def _read_checked(located: Located) -> str:
     try:
         data = located.real.read_bytes()
     except OSError as exc:
-        raise ToolError(f"{located.shown} cannot be read ({_why(exc)})") from None
+        why = _why(exc)
+        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
     if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
         raise ToolError(f"{located.shown} is a binary file")
     text = decode_utf8(data, False)

@@ -52,12 +52,32 @@ def path_problem(path: Path) -> str | None:
     return None
 
 
+def folder_labels(folders: Sequence[Path]) -> list[str]:
+    """How the tools name each folder of a workspace of several: its name, with as many of
+    its parents in front as tell it from another folder of the same name (`one/app` and
+    `two/app`), as an editor tells such folders apart."""
+    parts = [Path(folder).parts for folder in folders]
+    labels: list[str] = []
+    for i, own in enumerate(parts):
+        k = 1
+        while k < len(own) and any(
+            j != i and other[-k:] == own[-k:] for j, other in enumerate(parts)
+        ):
+            k += 1
+        labels.append(Path(*own[-k:]).as_posix() if own else ".")
+    return labels
+
+
 def folder_candidates(given: Path, folders: Sequence[Path]) -> list[Path]:
     """Where the relative path `given` may be, in order. With several folders the tools
-    show a path with its folder's name in front (`back/src/x.py`): the folder of that name
-    first, then each folder as if the path were its own."""
-    head = given.parts[0] if len(folders) > 1 and given.parts else None
-    named = [Path(f) / Path(*given.parts[1:]) for f in folders if Path(f).name == head]
+    show a path with its folder's label in front (`back/src/x.py`, `two/app/x.py`): the
+    folder of that label first, then each folder as if the path were its own."""
+    named: list[Path] = []
+    if len(folders) > 1:
+        for folder, label in zip(folders, folder_labels(folders), strict=True):
+            head = Path(label).parts
+            if given.parts[: len(head)] == head:
+                named.append(Path(folder) / Path(*given.parts[len(head) :]))
     return named + [Path(f) / given for f in folders]
 
 

@@ -4,6 +4,7 @@ what comes after `shutdown`, and the exit code `exit` leaves."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from test_server_malformed import INVALID_REQUEST, RawPipe
 
 SERVER_NOT_INITIALIZED = -32002
 LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
+SHUTDOWN = {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}
 
 
 @pytest_asyncio.fixture
@@ -31,6 +33,11 @@ async def raw(tmp_path: Path) -> AsyncIterator[RawPipe]:
 def initialize(msg_id: int, **options: object) -> dict[str, object]:
     params = {"capabilities": {}, "initializationOptions": options or None}
     return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": params}
+
+
+def framed(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 async def exit_code(raw: RawPipe) -> int:
@@ -92,6 +99,33 @@ async def test_exit_after_shutdown_exits_with_code_0(raw: RawPipe) -> None:
     await raw.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     assert (await raw.response(2))["result"] is None
     assert await exit_code(raw) == 0
+
+
+async def test_exit_sent_with_shutdown_waits_for_its_answer_and_exits_with_code_0(
+    tmp_path: Path,
+) -> None:
+    """`shutdown` and `exit` written at once, without waiting for the answer: the server
+    took `exit` before it had answered `shutdown`, exited with code 1 and printed a
+    CancelledError traceback on stderr."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        assert process.stdin is not None
+        process.stdin.write(framed(SHUTDOWN) + framed({"jsonrpc": "2.0", "method": "exit"}))
+        await process.stdin.drain()  # one write: the server reads both at once
+        assert (await raw.response(2))["result"] is None
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    assert process.stderr is not None
+    told = (await process.stderr.read()).decode()
+    assert "Traceback" not in told, told[-2000:]
+    assert code == 0, told[-2000:]
 
 
 async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:

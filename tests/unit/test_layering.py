@@ -30,6 +30,7 @@ CONTRACT_FORBIDDEN = ("pygls", "lsprotocol", "baton.lsp", "baton.cli")
 ALLOWED: dict[str, set[str]] = {
     "core.errors": set(),
     "core.redaction": set(),
+    "core.one_line": set(),
     "core.background": set(),
     # hands freed heap memory back (the front ends call it); pauses the cyclic collector
     # for a session's load and an import

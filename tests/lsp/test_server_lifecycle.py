@@ -128,6 +128,37 @@ async def test_exit_sent_with_shutdown_waits_for_its_answer_and_exits_with_code_
     assert code == 0, told[-2000:]
 
 
+async def test_a_request_sent_with_shutdown_is_answered_invalid_request(tmp_path: Path) -> None:
+    """A second `shutdown` written right behind the first: taken while the first ran, it
+    was cancelled by it, which failed on the requests it went through, so that the first
+    was answered with an internal error (-32603) and `exit` left code 1."""
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
+    raw = RawPipe(process)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        assert process.stdin is not None
+        again = {**SHUTDOWN, "id": 3}
+        process.stdin.write(framed(SHUTDOWN) + framed(again) + framed(LIST | {"id": 4}))
+        await process.stdin.drain()  # one write: the server reads them at once
+        answers: dict[int, dict[str, object]] = {}
+        while len(answers) < 3:  # in whatever order they come
+            message = await raw.receive()
+            if "method" not in message:
+                answers[message["id"]] = message
+        assert "result" in answers[2] and answers[2]["result"] is None, answers[2]
+        for msg_id in (3, 4):
+            refused = answers[msg_id]["error"]
+            assert isinstance(refused, dict), answers[msg_id]
+            assert refused["code"] == INVALID_REQUEST, refused
+            assert "shut down" in refused["message"]
+        assert await exit_code(raw) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
 async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:
     await raw.send(initialize(1))
     await raw.response(1)

@@ -129,7 +129,8 @@ class BatonProtocol(LanguageServerProtocol):
             if usable or not isinstance(message, dict) or "method" in message:
                 self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
             return
-        refusal = self.lifecycle.out_of_turn(message.get("method"), self._shutdown)
+        shut_down = self._shutdown or self.shutdown_answer is not None  # received: no more
+        refusal = self.lifecycle.out_of_turn(message.get("method"), shut_down)
         if refusal is not None:
             if "id" in message:  # a notification out of turn is dropped (LSP)
                 log.info("request %r refused: %s", message["id"], refusal.message)

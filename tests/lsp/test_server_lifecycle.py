@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from test_server_malformed import INVALID_REQUEST, RawPipe
 SERVER_NOT_INITIALIZED = -32002
 LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
 SHUTDOWN = {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
 
 
 @pytest_asyncio.fixture
@@ -157,6 +159,38 @@ async def test_a_request_sent_with_shutdown_is_answered_invalid_request(tmp_path
         if process.returncode is None:
             process.kill()
         await process.wait()
+
+
+@pytest.mark.parametrize("end", ["exit", "SIGTERM"])
+async def test_the_server_ended_while_it_waits_for_the_client_prints_no_traceback(
+    end: str, tmp_path: Path
+) -> None:
+    """`initialized` waits for the client's answer to workspace/configuration: an `exit`
+    (without shutdown) or a SIGTERM then printed the cut handler's CancelledError with a
+    traceback on stderr."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    start = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+    start["params"] = {"capabilities": {"workspace": {"configuration": True}}}
+    try:
+        assert process.stdin is not None
+        process.stdin.write(framed(start) + framed(INITIALIZED))
+        await process.stdin.drain()
+        while (await raw.receive()).get("method") != "workspace/configuration":
+            pass  # never answered
+        if end == "exit":
+            await raw.send({"jsonrpc": "2.0", "method": "exit"})
+        else:
+            process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    assert process.stderr is not None
+    told = (await process.stderr.read()).decode()
+    assert "Traceback" not in told, told[-2000:]
+    assert code == (1 if end == "exit" else 0), told[-2000:]
 
 
 async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:

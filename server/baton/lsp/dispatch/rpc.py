@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
 from collections.abc import Awaitable, Callable, Generator
-from concurrent.futures import Future
-from functools import partial
 from typing import Any
 from urllib.parse import unquote
 
@@ -24,7 +21,6 @@ from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
     JsonRPCResponseMessage,
-    LanguageServerProtocol,
     default_converter,
     lsp_method,
 )
@@ -32,7 +28,7 @@ from pygls.protocol import (
 from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
-from baton.lsp.dispatch.lifecycle import Lifecycle
+from baton.lsp.dispatch.lifecycle import Lifecycle, LifecycleProtocol
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +63,7 @@ def make_converter() -> Converter:
     return converter
 
 
-class BatonProtocol(LanguageServerProtocol):
+class BatonProtocol(LifecycleProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
     Stock pygls drops a request whose params cannot be structured (the client waits
@@ -79,7 +75,6 @@ class BatonProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self.command_endpoints: dict[str, Callable[[list[Any], Any], Awaitable[Any]]] = {}
         self.lifecycle = Lifecycle()
-        self.shutdown_answer: Future[Any] | None = None  # the `shutdown` request's
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -91,25 +86,6 @@ class BatonProtocol(LanguageServerProtocol):
             log.debug("a change to a document not opened is dropped")
             return None
         return (yield from super().lsp_text_document__did_change(params))
-
-    @lsp_method(types.SHUTDOWN)
-    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
-        self.shutdown_answer = self._request_futures.get(self.msg_id or "")
-        return (yield from super().lsp_shutdown(*args))
-
-    @lsp_method(types.EXIT)
-    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
-        """`exit` written right behind `shutdown` waits for its answer: pygls took it at
-        once, exit code 1 as if no shutdown had come, and a traceback of the shutdown cut."""
-        answer = self.shutdown_answer
-        if answer is not None and not answer.done():
-            # taken again once answered (that callback comes first); never as a handler to
-            # wait for, which the shutdown cancels with every other
-            take = partial(self._handle_notification, types.EXIT, *args)
-            loop = asyncio.get_running_loop()
-            answer.add_done_callback(lambda _: loop.call_soon_threadsafe(take))
-            return
-        yield from super().lsp_exit(*args)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         # json.loads calls this for every object, innermost first; structuring there would

@@ -4,6 +4,8 @@ what comes after `shutdown`, and the exit code `exit` leaves."""
 from __future__ import annotations
 
 import asyncio
+import json
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,6 +16,8 @@ from test_server_malformed import INVALID_REQUEST, RawPipe
 
 SERVER_NOT_INITIALIZED = -32002
 LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
+SHUTDOWN = {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
 
 
 @pytest_asyncio.fixture
@@ -31,6 +35,11 @@ async def raw(tmp_path: Path) -> AsyncIterator[RawPipe]:
 def initialize(msg_id: int, **options: object) -> dict[str, object]:
     params = {"capabilities": {}, "initializationOptions": options or None}
     return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": params}
+
+
+def framed(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 async def exit_code(raw: RawPipe) -> int:
@@ -92,6 +101,96 @@ async def test_exit_after_shutdown_exits_with_code_0(raw: RawPipe) -> None:
     await raw.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     assert (await raw.response(2))["result"] is None
     assert await exit_code(raw) == 0
+
+
+async def test_exit_sent_with_shutdown_waits_for_its_answer_and_exits_with_code_0(
+    tmp_path: Path,
+) -> None:
+    """`shutdown` and `exit` written at once, without waiting for the answer: the server
+    took `exit` before it had answered `shutdown`, exited with code 1 and printed a
+    CancelledError traceback on stderr."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        assert process.stdin is not None
+        process.stdin.write(framed(SHUTDOWN) + framed({"jsonrpc": "2.0", "method": "exit"}))
+        await process.stdin.drain()  # one write: the server reads both at once
+        assert (await raw.response(2))["result"] is None
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    assert process.stderr is not None
+    told = (await process.stderr.read()).decode()
+    assert "Traceback" not in told, told[-2000:]
+    assert code == 0, told[-2000:]
+
+
+async def test_a_request_sent_with_shutdown_is_answered_invalid_request(tmp_path: Path) -> None:
+    """A second `shutdown` written right behind the first: taken while the first ran, it
+    was cancelled by it, which failed on the requests it went through, so that the first
+    was answered with an internal error (-32603) and `exit` left code 1."""
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
+    raw = RawPipe(process)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        assert process.stdin is not None
+        again = {**SHUTDOWN, "id": 3}
+        process.stdin.write(framed(SHUTDOWN) + framed(again) + framed(LIST | {"id": 4}))
+        await process.stdin.drain()  # one write: the server reads them at once
+        answers: dict[int, dict[str, object]] = {}
+        while len(answers) < 3:  # in whatever order they come
+            message = await raw.receive()
+            if "method" not in message:
+                answers[message["id"]] = message
+        assert "result" in answers[2] and answers[2]["result"] is None, answers[2]
+        for msg_id in (3, 4):
+            refused = answers[msg_id]["error"]
+            assert isinstance(refused, dict), answers[msg_id]
+            assert refused["code"] == INVALID_REQUEST, refused
+            assert "shut down" in refused["message"]
+        assert await exit_code(raw) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+@pytest.mark.parametrize("end", ["exit", "SIGTERM"])
+async def test_the_server_ended_while_it_waits_for_the_client_prints_no_traceback(
+    end: str, tmp_path: Path
+) -> None:
+    """`initialized` waits for the client's answer to workspace/configuration: an `exit`
+    (without shutdown) or a SIGTERM then printed the cut handler's CancelledError with a
+    traceback on stderr."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    start = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+    start["params"] = {"capabilities": {"workspace": {"configuration": True}}}
+    try:
+        assert process.stdin is not None
+        process.stdin.write(framed(start) + framed(INITIALIZED))
+        await process.stdin.drain()
+        while (await raw.receive()).get("method") != "workspace/configuration":
+            pass  # never answered
+        if end == "exit":
+            await raw.send({"jsonrpc": "2.0", "method": "exit"})
+        else:
+            process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    assert process.stderr is not None
+    told = (await process.stderr.read()).decode()
+    assert "Traceback" not in told, told[-2000:]
+    assert code == (1 if end == "exit" else 0), told[-2000:]
 
 
 async def test_exit_without_shutdown_exits_with_code_1(raw: RawPipe) -> None:

@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "core.errors": set(),
     "core.redaction": set(),
     "core.environment": set(),
+    "core.one_line": set(),
     "core.background": set(),
     # hands freed heap memory back (the front ends call it); pauses the cyclic collector
     # for a session's load and an import

@@ -11,16 +11,17 @@ import os
 import signal
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from acp import Agent
 from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
-from acp.stdio import stdio_streams
 
 from baton.acp.agent import BatonAgent
-from baton.acp.transport import StdioTransport
+from baton.acp.transport import StdioTransport, stdio_streams
+from baton.contract.output_lost import output_lost
 from baton.core.conversation.files import kind_of, read_text_file
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
@@ -66,7 +67,9 @@ def stdio_problem() -> str | None:
     return None
 
 
-async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> None:
+async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> int:
+    """Serve the client until its input ends, SIGTERM, or its output is lost (said in one
+    line, as `baton serve` says it); the exit code."""
     service = BatonService()
     raw = dict(settings or {})
     if data_dir:
@@ -75,7 +78,7 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         service.configure(raw, lambda text: log.warning("%s", text))
     for problem in service.data_dir_problems():  # once, at start, as `baton serve` says it
         log.warning("%s", problem)
-    reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    reader, writer, pipe = await stdio_streams(DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     transport = StdioTransport(reader, writer)
     agent = BatonAgent(service, transport)
     conn = AgentSideConnection(
@@ -85,7 +88,16 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         use_unstable_protocol=True,  # session/resume and session/close
         observers=[agent.observe],
     )
-    stopped = stop_on_sigterm()
+    stopped, stop = stopping()
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no signals
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+
+    def output_gone() -> None:  # a client that no longer reads is answered no more
+        transport.drop_output()
+        stop()
+
+    if pipe is not None:
+        pipe.on_lost = output_gone
     try:
         await conn.listen()
     except asyncio.CancelledError:
@@ -99,12 +111,17 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         await asyncio.shield(asyncio.gather(*turns, return_exceptions=True))
         await asyncio.shield(conn.close())
         await service.close()
+    if pipe is None or pipe.failed is None or reader.at_eof():  # the client ended both
+        return 0
+    told, code = output_lost(pipe.failed)
+    log.error("%s", told)
+    return code
 
 
-def stop_on_sigterm() -> asyncio.Event:
-    """SIGTERM (an editor or a service manager ending the agent) stops the running task as
-    Ctrl-C does: its turns are cancelled and keep what arrived of a reply. The event is
-    set once it came (the loop's close drops the handler)."""
+def stopping() -> tuple[asyncio.Event, Callable[[], None]]:
+    """What stops the running task as Ctrl-C does (SIGTERM, an editor or a service manager
+    ending the agent; its output lost): its turns are cancelled and keep what arrived of a
+    reply. The event is set once it was called (the loop's close drops a signal handler)."""
     stopped = asyncio.Event()
     task = asyncio.current_task()
 
@@ -113,9 +130,7 @@ def stop_on_sigterm() -> asyncio.Event:
         if task is not None:
             task.cancel()
 
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # no signals
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
-    return stopped
+    return stopped, stop
 
 
 def run(
@@ -127,7 +142,6 @@ def run(
     if problem:
         raise InvalidParams(f"acp speaks over pipes, as an editor starts it: {problem}")
     try:
-        asyncio.run(serve_acp(data_dir, raw))
+        return asyncio.run(serve_acp(data_dir, raw))
     except KeyboardInterrupt:
         return 130
-    return 0

@@ -54,20 +54,6 @@ def utf8_argument(value: str | None, flag: str) -> None:
         ) from None
 
 
-# a line break or another control character a name may hold, as an escape
-_CONTROLS = {
-    code: ascii(chr(code))[1:-1]
-    for code in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029)
-    if chr(code) != "\t"
-}
-
-
-def one_line(text: str) -> str:
-    """`text` with its line breaks and control characters escaped (a file name holding
-    one): an error of the command line is one line."""
-    return text.translate(_CONTROLS)
-
-
 def file_or_example(name: str | None) -> Path:
     """The session file a command names, or the bundled example when it names none."""
     return existing_file(name) if name else EXAMPLE_SESSION

@@ -23,10 +23,10 @@ from baton.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
     Subparsers,
-    one_line,
 )
 from baton.cli.output import Output, OutputFailed, Unheard, discard
 from baton.core.errors import BatonError, InvalidParams
+from baton.core.one_line import OneLineFilter, one_line
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -170,7 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stderr = cast(TextIO, Unheard(stderr))
     if stdout is not None:
         sys.stdout = cast(TextIO, Output(stdout))
-    logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(OneLineFilter())  # a name holding a line break never splits a record
+    logging.basicConfig(level=logging.WARNING, format="baton: %(message)s", handlers=[handler])
     try:
         code = _run(argv)
         # `baton acp`'s pipe is closed with its reader gone; `serve --tcp >&-` has none

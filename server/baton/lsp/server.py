@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from baton import __version__
 from baton.core import redaction
+from baton.core.one_line import OneLineFilter
 from baton.lsp.dispatch.rpc import BatonProtocol, is_parse_error, make_converter
 from baton.lsp.transport import framing
 from baton.lsp.transport.process_memory import share_one_arena
@@ -257,6 +258,7 @@ def configure_logging(level: str = "INFO") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(redaction.RedactingFilter())  # the API key never reaches the log
+    handler.addFilter(OneLineFilter())  # a name holding a line break never splits a record
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

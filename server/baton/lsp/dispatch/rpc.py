@@ -21,7 +21,6 @@ from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
     JsonRPCResponseMessage,
-    LanguageServerProtocol,
     default_converter,
     lsp_method,
 )
@@ -29,7 +28,7 @@ from pygls.protocol import (
 from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
-from baton.lsp.dispatch.lifecycle import Lifecycle
+from baton.lsp.dispatch.lifecycle import Lifecycle, LifecycleProtocol
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,7 @@ def make_converter() -> Converter:
     return converter
 
 
-class BatonProtocol(LanguageServerProtocol):
+class BatonProtocol(LifecycleProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
     Stock pygls drops a request whose params cannot be structured (the client waits
@@ -106,7 +105,8 @@ class BatonProtocol(LanguageServerProtocol):
             if usable or not isinstance(message, dict) or "method" in message:
                 self.send_error(msg_id if usable else None, JsonRpcInvalidRequest(problem))
             return
-        refusal = self.lifecycle.out_of_turn(message.get("method"), self._shutdown)
+        shut_down = self._shutdown or self.shutdown_answer is not None  # received: no more
+        refusal = self.lifecycle.out_of_turn(message.get("method"), shut_down)
         if refusal is not None:
             if "id" in message:  # a notification out of turn is dropped (LSP)
                 log.info("request %r refused: %s", message["id"], refusal.message)

@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from pygls.io_ import StdoutWriter
 
+from baton.contract.output_lost import output_lost
 from baton.lsp.transport.framing import CHUNK
 
 Request = tuple[asyncio.AbstractEventLoop, "asyncio.Future[bytes]"]
@@ -101,14 +102,8 @@ class ClientOutput(StdoutWriter):
             self.stream.close()
 
     def told(self) -> tuple[str, int] | None:
-        """What the server says of the failure and its exit code, or None: a client gone
-        (a broken pipe) ends it as an exit would; another error is exit code 2."""
-        if self.failed is None:
-            return None
-        if isinstance(self.failed, BrokenPipeError | ConnectionResetError):
-            return "the connection to the client is lost; shutting down", 0
-        reason = self.failed.strerror or str(self.failed)
-        return f"the output to the client cannot be written ({reason}): shutting down", 2
+        """What the server says of the failure and its exit code, or None."""
+        return None if self.failed is None else output_lost(self.failed)
 
     def _discard(self) -> None:
         """What the stream still holds goes to the null device, so that the interpreter's

@@ -19,10 +19,10 @@ from typing import Any, BinaryIO
 
 from baton.core.conversation.transcript import unwritable
 from baton.core.errors import InvalidParams
+from baton.core.importers.claude_code_json import MAX_DEPTH, has_constant, loads, too_deep
 from baton.core.importers.read_fingerprint import Edges
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
-MAX_DEPTH = 128  # arrays and objects nested in one record (the record itself is one)
 PROBE = 65536  # bytes looked at for a NUL (a binary file) and the first character
 ARRAY_CHUNK = 4 * 1024 * 1024
 
@@ -50,52 +50,6 @@ class Reading:
         """The bytes after those taken so far, taken."""
         self.taken += len(piece)
         self.edges.add(piece)
-
-
-class NotJson(ValueError):
-    """NaN, Infinity or -Infinity: Python's json reads them, JSON has no such values."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise NotJson(f"{name} is not JSON")
-
-
-_LINE_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_NOT_UTF8_START = (b"\xef", b"\xfe", b"\xff", b"\x00")  # a byte order mark, or a NUL
-
-
-def loads(text: bytes | str) -> Any:
-    """`text` as JSON; ValueError for what is not JSON (NaN and Infinity included),
-    including what nests deeper than `MAX_DEPTH` levels or than the parser can go."""
-    try:
-        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
-            # what `json.loads` does with bytes it takes for UTF-8 (no byte order mark,
-            # no UTF-16 or -32), without making a decoder per line
-            value = _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass"))
-        else:
-            value = json.loads(text, parse_constant=_refuse_constant)
-    except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
-    if too_deep(text, value):
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return value
-
-
-def too_deep(text: bytes | str, value: Any) -> bool:
-    """Whether `value` (parsed from `text`) nests arrays and objects deeper than MAX_DEPTH.
-    A text with no more brackets than the limit cannot, which spares nearly every record
-    the walk; the walk visits containers only, never the text of strings."""
-    opening: tuple[Any, Any] = (b"{", b"[") if isinstance(text, bytes) else ("{", "[")
-    if text.count(opening[0]) + text.count(opening[1]) <= MAX_DEPTH:
-        return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return False
 
 
 def open_import(path: Path) -> tuple[BinaryIO, int]:
@@ -242,7 +196,7 @@ def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:
             window.next_char()
         item, piece = window.item()
         number += 1
-        if too_deep(piece, item) or _has_constant(piece, item):
+        if too_deep(piece, item) or has_constant(piece, item):
             item = None  # an item past the limit is skipped like a broken line
         escaped = "\\ud" in piece or "\\uD" in piece
         yield number, item, window.read_bytes, escaped
@@ -300,14 +254,3 @@ class _Window:
             piece = self.text[self.pos : end]
             self.pos = end
             return value, piece
-
-
-def _has_constant(piece: str, item: Any) -> bool:
-    """Whether an array item holds NaN or Infinity (only looked for when its text could)."""
-    if "NaN" not in piece and "Infinity" not in piece:
-        return False
-    try:
-        json.loads(piece, parse_constant=_refuse_constant)
-    except ValueError:
-        return True
-    return False

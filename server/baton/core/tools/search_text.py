@@ -66,11 +66,10 @@ def _search(
     start: Located | None,
     pattern: regex.Pattern[str],
     glob: str | None,
-    editor: dict[Path, str],
+    live: dict[Path, str],
     walk: Walk,
 ) -> tuple[list[str], int, int]:
     deadline = walk.deadline or time.monotonic() + SEARCH_SECONDS
-    live = _by_real_path(editor)
     matcher = glob_matcher(glob) if glob is not None else None
     hits: list[str] = []
     total = files_hit = 0
@@ -177,13 +176,13 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         start = ctx.workspace.locate(raw_path, must_exist=False)  # the editor's too
     elif raw_path is not None and not isinstance(raw_path, str):
         raise ToolError("path must be a string")
-    editor = await _editor_texts(ctx)
-    if start is not None and not start.real.exists() and start.real not in _by_real_path(editor):
+    live = _by_real_path(await _editor_texts(ctx))  # the editor's texts, by the file they are
+    if start is not None and not start.real.exists() and start.real not in live:
         raise ToolError(f"{str(raw_path).strip()!r} does not exist")
     walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
     shape = glob.strip().removeprefix("./") if glob else None
     hits, total, files_hit = await walked(
-        walk, lambda: _search(ctx.workspace, start, compiled, shape, editor, walk)
+        walk, lambda: _search(ctx.workspace, start, compiled, shape, live, walk)
     )
     text = "\n".join(hits) if hits else f"No hits for {pattern!r}."
     if total > MAX_HITS:

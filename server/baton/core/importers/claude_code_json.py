@@ -1,0 +1,66 @@
+"""What a Claude Code record's JSON may be: JSON proper (no NaN or Infinity, which Python's
+json reads), nested no deeper than `MAX_DEPTH`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_DEPTH = 128  # arrays and objects nested in one record (the record itself is one)
+
+
+class NotJson(ValueError):
+    """NaN, Infinity or -Infinity: Python's json reads them, JSON has no such values."""
+
+
+def refuse_constant(name: str) -> Any:
+    raise NotJson(f"{name} is not JSON")
+
+
+_LINE_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+_NOT_UTF8_START = (b"\xef", b"\xfe", b"\xff", b"\x00")  # a byte order mark, or a NUL
+
+
+def loads(text: bytes | str) -> Any:
+    """`text` as JSON; ValueError for what is not JSON (NaN and Infinity included),
+    including what nests deeper than `MAX_DEPTH` levels or than the parser can go."""
+    try:
+        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
+            # what `json.loads` does with bytes it takes for UTF-8 (no byte order mark,
+            # no UTF-16 or -32), without making a decoder per line
+            value = _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass"))
+        else:
+            value = json.loads(text, parse_constant=refuse_constant)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if too_deep(text, value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def too_deep(text: bytes | str, value: Any) -> bool:
+    """Whether `value` (parsed from `text`) nests arrays and objects deeper than MAX_DEPTH.
+    A text with no more brackets than the limit cannot, which spares nearly every record
+    the walk; the walk visits containers only, never the text of strings."""
+    opening: tuple[Any, Any] = (b"{", b"[") if isinstance(text, bytes) else ("{", "[")
+    if text.count(opening[0]) + text.count(opening[1]) <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def has_constant(piece: str, item: Any) -> bool:
+    """Whether an array item holds NaN or Infinity (only looked for when its text could)."""
+    if "NaN" not in piece and "Infinity" not in piece:
+        return False
+    try:
+        json.loads(piece, parse_constant=refuse_constant)
+    except ValueError:
+        return True
+    return False

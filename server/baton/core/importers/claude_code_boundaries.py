@@ -94,7 +94,8 @@ class ImportedBoundaries(ImportedView):
         self.boundary = None
         summary.kind = "summary"
         summary.tokens = self.count(summary)
-        meta = (record or {}).get("compactMetadata") or {}
+        meta = (record or {}).get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}  # a damaged record's string or list
         before = self.view
         kept = self._kept(record, meta.get("preservedSegment"))
         summarized = before[: len(before) - len(kept)]

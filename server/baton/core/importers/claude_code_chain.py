@@ -54,19 +54,25 @@ def fingerprint(kind: str, message: object) -> int:
         content = tuple(_block_mark(block) for block in content)
     elif not isinstance(content, str):
         content = None
-    return hash((kind, message.get("id"), message.get("role"), content))
+    return hash((kind, _text(message.get("id")), _text(message.get("role")), content))
 
 
 def _block_mark(block: object) -> object:
     if not isinstance(block, dict):
-        return block if isinstance(block, str) else None
+        return _text(block)
     inner = block.get("content")
     if isinstance(inner, list):
-        inner = tuple(item.get("text") if isinstance(item, dict) else None for item in inner)
-    elif not isinstance(inner, str):
-        inner = None
+        inner = tuple(_text(item.get("text")) if isinstance(item, dict) else None for item in inner)
+    else:
+        inner = _text(inner)
     said = block.get("text") or block.get("thinking") or block.get("id") or block.get("tool_use_id")
-    return (block.get("type"), said if isinstance(said, str) else None, inner)
+    return (_text(block.get("type")), _text(said), inner)
+
+
+def _text(value: object) -> str | None:
+    """A field's string, None for any other JSON value (a damaged record's list or object
+    would make the fingerprint unhashable)."""
+    return value if isinstance(value, str) else None
 
 
 def kept_segment(holder: dict[str, str], view: list[str], segment: object) -> list[str] | None:

@@ -43,7 +43,8 @@ class Facts:
             if isinstance(model, str) and model and model != "<synthetic>":
                 self.model = model
         elif kind == "summary" and record.get("summary"):
-            self.titles.append({"summary": record["summary"], "leafUuid": record.get("leafUuid")})
+            leaf = record.get("leafUuid")  # a damaged record's list or object names no leaf
+            self.titles.append({"summary": record["summary"], "leafUuid": _text(leaf)})
         elif kind == "user" and (self.prompt_title is None or self._edits_titled(record)):
             self.prompt_title = _prompt_title(record) or self.prompt_title
             if self.prompt_title is not None and self.titled is None:
@@ -83,12 +84,17 @@ class Facts:
         }
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _prompt_title(record: Record) -> str | None:
     """The first line of a typed prompt (not IDE context, command markup, interruption
     notes, a subagent's or a summary)."""
     if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
         return None
-    content = (record.get("message") or {}).get("content")
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
     texts = [content] if isinstance(content, str) else []
     if isinstance(content, list):
         texts = [str(b.get("text", "")) for b in content if isinstance(b, dict)]

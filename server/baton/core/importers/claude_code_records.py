@@ -102,7 +102,7 @@ class RecordConverter(ImportedBoundaries):
             # response's final usage and stop reason
             last.content.extend(self._calls(record, last.id, blocks))
             last.usage = usage or last.usage
-            last.stop_reason = stop or last.stop_reason
+            last.stop_reason = stop if isinstance(stop, str) and stop else last.stop_reason
             self.report.merged_records += 1
             return
         uid = self._id(record)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +180,23 @@ async def test_importing_a_file_again_says_it_was_imported_before(
         f"another copy: this file was imported before as {first['sessionId']}",
         *first["notes"],
     ]
+
+
+async def test_a_folder_or_a_fifo_named_for_import_is_refused_as_what_it_is(
+    lsp: Harness, tmp_path: Path
+) -> None:
+    """'no file at' sent the user looking for a missing file where a folder of sessions (or
+    a FIFO) was; `baton import` says what it is, and so does the request."""
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    missing = tmp_path / "gone.jsonl"
+    for path, said in (
+        (folder, f"{str(folder)!r} is a directory, not a Claude Code session file"),
+        (fifo, f"{str(fifo)!r} is a FIFO, not a Claude Code session file"),
+        (missing, f"no file at {str(missing)!r}"),
+    ):
+        error = await lsp.error(protocol.SESSION_IMPORT, {"path": str(path)})
+        assert error.message == said
+        assert error.baton_code == "invalid_params"

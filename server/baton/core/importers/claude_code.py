@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from baton.core.conversation.files import kind_of
 from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, checked_title
@@ -48,12 +50,14 @@ def named_file(path: str) -> Path:
     shown = path if len(path) <= 200 else path[:200] + "..."
     file = Path(path).expanduser()
     try:
-        found = file.is_file()
+        mode = file.stat().st_mode
+    except FileNotFoundError:
+        raise InvalidParams(f"no file at {shown!r}") from None
     except (OSError, ValueError) as exc:  # a name too long, a NUL, an unreadable folder
         reason = getattr(exc, "strerror", None) or "not a usable path"
         raise InvalidParams(f"cannot read {shown!r}: {reason}") from None
-    if not found:
-        raise InvalidParams(f"no file at {shown!r}")
+    if not stat.S_ISREG(mode):  # a folder of sessions, a FIFO: there, but no session file
+        raise InvalidParams(f"{shown!r} is {kind_of(mode)}, not a Claude Code session file")
     return file
 
 

@@ -64,6 +64,12 @@ def damaged(case: str) -> list[Record]:
         more = reply(4, 2, "and prints it once")
         more["message"] |= {"id": "msg_2", "stop_reason": ["end_turn"]}
         return [first, answer, more, {**later, "parentUuid": uid(4)}]
+    elif case == "uuid-a-list-beside-two-writers":  # read again, the other branch left out
+        other = prompt(6, 2, "in the other terminal")
+        others = reply(7, 6, "the other terminal's answer")
+        odd = {"type": "system", "subtype": "turn_duration", "uuid": [uid(8)]}
+        last = reply(9, 3, "b.py prints bye")
+        return [first, answer, other, later, others, last, {**odd, "parentUuid": uid(9)}]
     elif case == "message-a-number":
         return [{**prompt(9, None, ""), "message": 1}, first, answer, later]
     elif case == "title-leaf-an-object":
@@ -88,6 +94,7 @@ CASES = [
     "block-type-a-list",
     "result-text-an-object",
     "later-stop-reason-a-list",
+    "uuid-a-list-beside-two-writers",
     "message-a-number",
     "title-leaf-an-object",
     "compact-metadata-a-string",
@@ -104,7 +111,10 @@ def test_a_record_with_a_field_of_another_json_type_is_imported_with_the_rest(
     session, report = import_with_report(path, plain_store)
 
     texts = [m.text() for m in session.view_messages()]
-    assert texts[-1].endswith("and b.py?")
+    if case == "uuid-a-list-beside-two-writers":
+        assert report.beside == 2
+        assert texts[-1] == "b.py prints bye"  # the answer under `later`
+    assert texts[-1 - (case == "uuid-a-list-beside-two-writers")].endswith("and b.py?")
     assert invariant_violations(session.view_messages()) == []
     if case == "compact-metadata-a-string":  # a compaction all the same
         assert texts == ["Summary: a.py prints hi", "and b.py?"]
@@ -112,7 +122,7 @@ def test_a_record_with_a_field_of_another_json_type_is_imported_with_the_rest(
         return
     assert texts[0] == "what is in a.py?"
     assert texts[1].startswith("a.py prints hi")
-    assert report.messages == 3
+    assert report.messages == len(session.view_messages())
     session.transcript.close()
     reloaded = plain_store.load(session.session_id)
     assert [m.text() for m in reloaded.view_messages()] == texts  # every record read back

@@ -20,6 +20,7 @@ from baton.core.importers.claude_code_branches import ParentChains
 from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
+from baton.core.importers.claude_code_repairs import in_uuids
 from baton.core.importers.claude_code_report import ImportReport
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.earlier_imports import another_copy, changed_since, imports_of
@@ -216,7 +217,7 @@ def _convert(
     try:
         for record, at in read.records(path, reading, progress, cancel):
             report.records += 1
-            if not beside or record.get("uuid") not in beside:  # its model, its title not
+            if not beside or not in_uuids(record, beside):  # its model, its title not
                 facts.add(record)
             if chains is not None:
                 chains.add(record)

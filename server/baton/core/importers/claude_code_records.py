@@ -20,7 +20,13 @@ from baton.core.conversation.messages import (
 )
 from baton.core.importers.claude_code_boundaries import ImportedBoundaries
 from baton.core.importers.claude_code_chain import RepeatedRecords
-from baton.core.importers.claude_code_repairs import BLOCK_ADAPTER, Record, record_time, record_uuid
+from baton.core.importers.claude_code_repairs import (
+    BLOCK_ADAPTER,
+    Record,
+    in_uuids,
+    record_time,
+    record_uuid,
+)
 
 if TYPE_CHECKING:
     from baton.core.importers.claude_code_report import ImportReport
@@ -60,7 +66,7 @@ class RecordConverter(ImportedBoundaries):
         if record.get("isSidechain"):
             self.report.sidechain += 1  # a subagent's own conversation
             return self._opaque(record)
-        if self.beside and record.get("uuid") in self.beside:
+        if self.beside and in_uuids(record, self.beside):
             self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
         if self.repeats.seen(record, kind, subtype):

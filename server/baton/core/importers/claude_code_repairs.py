@@ -210,6 +210,13 @@ def _as_text(result: ToolResultBlock) -> list[ContentBlock]:
     return [TextBlock(text=f"{head}: {text}" if text else head), *media]
 
 
+def in_uuids(record: Record, uuids: frozenset[str]) -> bool:
+    """Whether the record's uuid is one of `uuids` (a damaged record's list or object is
+    none of them)."""
+    uuid = record.get("uuid")
+    return isinstance(uuid, str) and uuid in uuids
+
+
 def record_uuid(record: Record) -> str:
     return str(record.get("uuid") or "without uuid")
 

@@ -362,6 +362,8 @@ def test_an_array_item_past_the_limit_is_skipped_and_one_beyond_parsing_refused(
     path.write_text(f"[{first},\n{with_input(400)},\n{second}]")
     session, report = import_with_report(path, plain_store)
     assert report.broken_lines == [2] and session.view == ["u1", "a1"]
+    # numbered as the array's items: an item written indented spans many lines
+    assert "skipped 1 unreadable item(s): item 2" in report.notes()
 
     path.write_text(f"[{first},\n{with_input(100_000)},\n{second}]")
     with pytest.raises(InvalidParams, match="deeper than"):

@@ -230,6 +230,7 @@ def _convert(
                 staged.write(builder.take(), facts.header(staged.session_id, path))
                 written_at, since = at, 0
         builder.finish()
+        report.array = reading.array
         if report.messages == 0 and report.sidechain:  # agent-<id>.jsonl
             raise InvalidParams(
                 f"{path.name} holds only a subagent's conversation ({report.sidechain} "

@@ -43,6 +43,7 @@ class Reading:
     those bytes, for their fingerprint."""
 
     broken: list[int] = field(default_factory=list)
+    array: bool = False  # `broken` numbers a JSON array's items, not lines
     taken: int = 0
     edges: Edges = field(default_factory=Edges)
 
@@ -92,8 +93,8 @@ def records(
             raise InvalidParams(f"{path.name} is a binary file, not a Claude Code session")
         handle.seek(0)
         # a byte order mark (Windows tools write one) may come before the array
-        array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
-        items = _array(handle, path, reading) if array else _lines(handle, reading)
+        reading.array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
+        items = _array(handle, path, reading) if reading.array else _lines(handle, reading)
         found = 0
         for number, item, at, escaped in items:
             if cancel is not None and cancel.is_set():

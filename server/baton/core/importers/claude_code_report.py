@@ -29,6 +29,7 @@ class ImportReport:
     empty: int = 0  # conversation records with no content (kept as opaque)
     unsupported_blocks: int = 0
     broken_lines: list[int] = field(default_factory=list)
+    array: bool = False  # a JSON array: `broken_lines` are the numbers of its items
     boundaries: int = 0
     edits: int = 0  # prompts edited in Claude Code: each one's replaced turns rewound
     # another session's first prompt, each: the turns before it rewound (two sessions in a file)
@@ -46,7 +47,8 @@ class ImportReport:
             lines = ", ".join(str(n) for n in self.broken_lines[:SHOWN_LINES])
             if len(self.broken_lines) > SHOWN_LINES:
                 lines += f" and {len(self.broken_lines) - SHOWN_LINES} more"
-            out.append(f"skipped {len(self.broken_lines)} unreadable line(s): line {lines}")
+            unit = "item" if self.array else "line"  # an array's item may span many lines
+            out.append(f"skipped {len(self.broken_lines)} unreadable {unit}(s): {unit} {lines}")
         if self.empty:
             out.append(f"{self.empty} record(s) without content kept as opaque")
         if self.repeated:

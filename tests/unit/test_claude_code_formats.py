@@ -174,6 +174,31 @@ def test_the_title_is_the_summary_record_about_this_file(
     assert len(titles) == 2 and all(t in session.opaque for t in titles)
 
 
+def test_the_title_is_the_name_rename_gave_then_claude_codes_own_title(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """As Claude Code's /resume list names a session: the latest `custom-title` record (its
+    /rename), else the latest `ai-title` (the title 2.1 writes), else a `summary` record."""
+    conversation = [
+        {"type": "summary", "summary": "Parser bug", "leafUuid": "a1"},
+        record("user", "u1", "why does the parser fail?", None),
+        record("assistant", "a1", [{"type": "text", "text": "a missing comma"}], "u1"),
+    ]
+    generated = {"type": "ai-title", "aiTitle": "Fix the parser", "sessionId": "cc-1"}
+    renamed = {"type": "custom-title", "customTitle": "parser comma", "sessionId": "cc-1"}
+    files = {
+        "generated": [*conversation, {**generated, "aiTitle": "Parser"}, generated],
+        "renamed": [renamed, *conversation, generated, {**renamed, "customTitle": "  "}],
+    }
+
+    titles = {
+        name: import_with_report(write(tmp_path / f"{name}.jsonl", records), store)[0].title
+        for name, records in files.items()
+    }
+
+    assert titles == {"generated": "Fix the parser", "renamed": "parser comma"}
+
+
 # ---- the corpus tier: each real file's view against the API's last usage -----------------
 
 

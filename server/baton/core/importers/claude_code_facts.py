@@ -15,8 +15,9 @@ from baton.core.importers.claude_code_repairs import Record
 
 class Facts:
     """What the header says, gathered as the records go by: when the conversation began,
-    its model (the last assistant's), its title (Claude Code's own `summary` record about
-    this file, else the first typed prompt)."""
+    its model (the last assistant's), its title (as Claude Code's /resume list names the
+    session: the name /rename gave it, else its own generated title, else its `summary`
+    record about this file, else the first typed prompt)."""
 
     def __init__(self, title: str | None) -> None:
         self.given = title
@@ -24,6 +25,8 @@ class Facts:
         self.model = ""
         self.uuids: set[str] = set()
         self.titles: list[Record] = []  # `summary` records with a text
+        # the latest `custom-title` (/rename) and `ai-title` (2.1's generated title) records
+        self.named: dict[str, str] = {}
         self.prompt_title: str | None = None
         self.titled: tuple[object, object] | None = None  # that prompt's (parentUuid, uuid)
         self.size: int | None = None  # the file's bytes read so far (whole lines)
@@ -42,6 +45,10 @@ class Facts:
             model = message.get("model")
             if isinstance(model, str) and model and model != "<synthetic>":
                 self.model = model
+        elif isinstance(kind, str) and kind in TITLE_FIELDS:
+            named = record.get(TITLE_FIELDS[kind])
+            if isinstance(named, str) and named.strip():
+                self.named[kind] = named
         elif kind == "summary" and record.get("summary"):
             leaf = record.get("leafUuid")  # a damaged record's list or object names no leaf
             self.titles.append({"summary": record["summary"], "leafUuid": _text(leaf)})
@@ -63,7 +70,9 @@ class Facts:
         if self.given:
             return self.given
         found = self.prompt_title or ""
-        if self.titles:
+        if self.named:
+            found = self.named.get("custom-title") or self.named["ai-title"]
+        elif self.titles:
             about_this = [r for r in self.titles if r.get("leafUuid") in self.uuids]
             found = str((about_this[-1] if about_this else self.titles[0])["summary"])
         line = "".join(c for c in " ".join(found.split()) if ord(c) >= 32 and ord(c) != 127)
@@ -82,6 +91,9 @@ class Facts:
             **({} if self.size is None else {"importedSize": self.size}),
             **({} if self.fingerprint is None else {"importedFingerprint": self.fingerprint}),
         }
+
+
+TITLE_FIELDS = {"custom-title": "customTitle", "ai-title": "aiTitle"}  # record type -> field
 
 
 def _text(value: object) -> str | None:

@@ -199,6 +199,32 @@ def test_the_title_is_the_name_rename_gave_then_claude_codes_own_title(
     assert titles == {"generated": "Fix the parser", "renamed": "parser comma"}
 
 
+def test_an_api_error_claude_code_wrote_itself_is_out_of_the_view_as_out_of_its_requests(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """Claude Code shows a failed request as an 'API Error' reply of its own (a `<synthetic>`
+    one with `isApiErrorMessage`) and never sends it back; a synthetic reply without that
+    mark (1.0's usage-limit notice) it sends as any other."""
+    synthetic = {"model": "<synthetic>", "usage": {"input_tokens": 0, "output_tokens": 0}}
+    error = record("assistant", "e1", [{"type": "text", "text": "API Error: 529"}], "u1")
+    error["message"] |= synthetic
+    notice = record("assistant", "n1", [{"type": "text", "text": "usage limit reached"}], "u2")
+    notice["message"] |= synthetic
+    records = [
+        record("user", "u1", "why does the parser fail?", None),
+        {**error, "isApiErrorMessage": True},
+        record("user", "u2", "try again", "e1"),
+        notice,
+        record("user", "u3", "and now?", "n1"),
+        record("assistant", "a1", [{"type": "text", "text": "a missing comma"}], "u3"),
+    ]
+
+    session, report = import_with_report(write(tmp_path / "errors.jsonl", records), store)
+
+    assert session.view == ["u1", "u2", "n1", "u3", "a1"]
+    assert report.api_errors == 1 and records[1] in session.opaque
+
+
 # ---- the corpus tier: each real file's view against the API's last usage -----------------
 
 

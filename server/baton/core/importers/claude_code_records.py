@@ -81,6 +81,9 @@ class RecordConverter(ImportedBoundaries):
         message = record.get("message")
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             return self._opaque(record)
+        if kind == "assistant" and _api_error(record, message):
+            self.report.api_errors += 1  # Claude Code never sends it back to the model
+            return self._opaque(record)
         if self.boundary is not None and not (kind == "user" and record.get("isCompactSummary")):
             self._drop_boundary()
         blocks = self._blocks(message.get("content"))
@@ -230,6 +233,13 @@ class RecordConverter(ImportedBoundaries):
 
 
 _USAGE_FIELDS = tuple(ApiUsage.model_fields)
+
+
+def _api_error(record: Record, message: Record) -> bool:
+    """Whether an assistant record is the reply Claude Code wrote itself for a request that
+    failed ('API Error: ...'): shown in its transcript, but left out of every request it
+    sends (`isApiErrorMessage` on a `<synthetic>` reply; other synthetic replies are sent)."""
+    return record.get("isApiErrorMessage") is True and message.get("model") == "<synthetic>"
 
 
 def _usage(raw: Any) -> ApiUsage | None:

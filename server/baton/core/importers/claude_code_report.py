@@ -27,6 +27,7 @@ class ImportReport:
     sidechain: int = 0
     beside: int = 0  # records of another conversation written into the file at the same time
     empty: int = 0  # conversation records with no content (kept as opaque)
+    api_errors: int = 0  # Claude Code's own 'API Error' replies, never sent (kept as opaque)
     unsupported_blocks: int = 0
     broken_lines: list[int] = field(default_factory=list)
     array: bool = False  # a JSON array: `broken_lines` are the numbers of its items

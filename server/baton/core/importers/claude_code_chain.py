@@ -14,7 +14,7 @@ from baton.core.conversation.messages import (
     Message,
     ToolResultBlock,
 )
-from baton.core.importers.claude_code_repairs import Record
+from baton.core.importers.claude_code_repairs import LOCAL_COMMAND, Record
 
 SUMMARIZER = "claude-code"
 
@@ -30,13 +30,14 @@ class RepeatedRecords:
 
     def seen(self, record: Record, kind: str, subtype: object) -> bool:
         if kind not in ("user", "assistant") and not (
-            kind == "system" and subtype == "compact_boundary"
+            kind == "system" and subtype in ("compact_boundary", LOCAL_COMMAND)
         ):
             return False
         uuid = record.get("uuid")
         if not isinstance(uuid, str) or not uuid:
             return False
-        mark = fingerprint(kind, record.get("message"))
+        said = record.get("message") if kind != "system" else {"content": record.get("content")}
+        mark = fingerprint(kind, said)
         if self._read.get(uuid) == mark:
             return True
         self._read.setdefault(uuid, mark)

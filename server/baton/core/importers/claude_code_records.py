@@ -22,6 +22,7 @@ from baton.core.importers.claude_code_boundaries import ImportedBoundaries
 from baton.core.importers.claude_code_chain import RepeatedRecords
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
+    LOCAL_COMMAND,
     Record,
     in_uuids,
     record_time,
@@ -79,6 +80,9 @@ class RecordConverter(ImportedBoundaries):
             self.boundary = record
             return None
         message = record.get("message")
+        if kind == "system" and subtype == LOCAL_COMMAND:
+            # a slash command's input or output (2.x): Claude Code sends it as a user message
+            kind, message = "user", {"role": "user", "content": record.get("content")}
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             return self._opaque(record)
         if kind == "assistant" and _api_error(record, message):
@@ -165,7 +169,8 @@ class RecordConverter(ImportedBoundaries):
         prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
         if not prompt:
             return self._results_record(record, blocks)
-        typed = not summary and not record.get("isMeta")  # a prompt the user wrote
+        # a prompt the user wrote (a slash command's system record is none)
+        typed = not summary and not record.get("isMeta") and record.get("type") == "user"
         if typed and not (root and self.old_style):
             self._leave_branch(record)
         if self.boundary is None and self.view and (summary or (root and self.old_style)):

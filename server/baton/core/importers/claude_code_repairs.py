@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 MISSING_START = "[the beginning of this conversation is not in the imported file]"
 BLOCK_ADAPTER: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)
 Record = dict[str, Any]
+LOCAL_COMMAND = "local_command"  # a system record of 2.x that Claude Code sends as a user one
 
 
 class ImportedView:

@@ -289,6 +289,37 @@ def test_a_slash_command_run_in_another_terminal_stays_out_of_the_view(
     assert report.beside == 3
 
 
+def test_a_prompt_typed_while_claude_code_worked_is_in_the_view_where_it_was_read(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """2.1 writes a prompt typed during a turn as a `queued_command` attachment where it
+    read it, between a tool's result and the next request, and sends it there."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a = 1,"}
+    queued = {
+        "type": "attachment",
+        "uuid": "q1",
+        "parentUuid": "r1",
+        "sessionId": "cc-1",
+        "attachment": {"type": "queued_command", "prompt": "also check b.py"},
+    }
+    records = [
+        record("user", "u1", "why does the parser fail?", None),
+        record("assistant", "a1", [call], "u1"),
+        record("user", "r1", [result], "a1"),
+        queued,
+        queued,  # written again
+        record("assistant", "a2", [{"type": "text", "text": "a comma; b.py is fine"}], "q1"),
+    ]
+
+    session, report = import_with_report(write(tmp_path / "queued.jsonl", records), store)
+
+    assert session.view == ["u1", "a1", "r1", "q1", "a2"]
+    assert session.view_messages()[3].text() == "also check b.py"
+    assert report.edits == 0 and report.repeated == 1
+    assert session.title == "why does the parser fail?"
+
+
 # ---- the corpus tier: each real file's view against the API's last usage -----------------
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from array import array
 
 from baton.core.conversation.boundary import Boundary
-from baton.core.importers.claude_code_repairs import LOCAL_COMMAND, Record, record_uuid
+from baton.core.importers.claude_code_repairs import Record, record_uuid, sent_as_user
 
 EDIT_SUMMARIZER = "none"  # as a rewind made in Baton: nothing is summarized
 
@@ -122,7 +122,7 @@ class ParentChains:
         self.place[uuid] = len(self.uuids)
         self.uuids.append(uuid)
         self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)
-        says = record.get("type") == "assistant" or compacts or _local_command(record)
+        says = record.get("type") == "assistant" or compacts or sent_as_user(record) is not None
         self.says.append(2 if _typed(record) else says)
         head = _kept_head(record) if compacts else None
         if head in self.place:
@@ -170,11 +170,6 @@ def _typed(record: Record) -> bool:
         return bool(content.strip())
     blocks = content if isinstance(content, list) else []
     return any(isinstance(b, dict) and b.get("type") != "tool_result" for b in blocks)
-
-
-def _local_command(record: Record) -> bool:
-    """A slash command's input or output as 2.x writes it, which Claude Code sends."""
-    return record.get("type") == "system" and record.get("subtype") == LOCAL_COMMAND
 
 
 def _kept_head(record: Record) -> str | None:

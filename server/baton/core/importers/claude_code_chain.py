@@ -14,7 +14,7 @@ from baton.core.conversation.messages import (
     Message,
     ToolResultBlock,
 )
-from baton.core.importers.claude_code_repairs import LOCAL_COMMAND, Record
+from baton.core.importers.claude_code_repairs import Record
 
 SUMMARIZER = "claude-code"
 
@@ -28,16 +28,17 @@ class RepeatedRecords:
     def __init__(self) -> None:
         self._read: dict[str, int] = {}
 
-    def seen(self, record: Record, kind: str, subtype: object) -> bool:
+    def seen(self, record: Record, kind: str, subtype: object, message: object) -> bool:
+        """Whether the record (a conversation record: its `message` as it reads) was read
+        before under its uuid."""
         if kind not in ("user", "assistant") and not (
-            kind == "system" and subtype in ("compact_boundary", LOCAL_COMMAND)
+            kind == "system" and subtype == "compact_boundary"
         ):
             return False
         uuid = record.get("uuid")
         if not isinstance(uuid, str) or not uuid:
             return False
-        said = record.get("message") if kind != "system" else {"content": record.get("content")}
-        mark = fingerprint(kind, said)
+        mark = fingerprint(kind, message)
         if self._read.get(uuid) == mark:
             return True
         self._read.setdefault(uuid, mark)

@@ -22,11 +22,11 @@ from baton.core.importers.claude_code_boundaries import ImportedBoundaries
 from baton.core.importers.claude_code_chain import RepeatedRecords
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
-    LOCAL_COMMAND,
     Record,
     in_uuids,
     record_time,
     record_uuid,
+    sent_as_user,
 )
 
 if TYPE_CHECKING:
@@ -70,7 +70,11 @@ class RecordConverter(ImportedBoundaries):
         if self.beside and in_uuids(record, self.beside):
             self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
-        if self.repeats.seen(record, kind, subtype):
+        message = record.get("message")
+        sent = sent_as_user(record)
+        if sent is not None:  # a record of another kind that Claude Code sends as a user's
+            kind, message = "user", {"role": "user", "content": sent}
+        if self.repeats.seen(record, kind, subtype, message):
             self.report.repeated += 1  # the same message to Claude Code, which reads by uuid
             return self._opaque(record)
         if kind == "system" and subtype == "microcompact_boundary":
@@ -79,10 +83,6 @@ class RecordConverter(ImportedBoundaries):
             self._drop_boundary()
             self.boundary = record
             return None
-        message = record.get("message")
-        if kind == "system" and subtype == LOCAL_COMMAND:
-            # a slash command's input or output (2.x): Claude Code sends it as a user message
-            kind, message = "user", {"role": "user", "content": record.get("content")}
         if kind not in ("user", "assistant") or not isinstance(message, dict):
             return self._opaque(record)
         if kind == "assistant" and _api_error(record, message):
@@ -169,7 +169,7 @@ class RecordConverter(ImportedBoundaries):
         prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
         if not prompt:
             return self._results_record(record, blocks)
-        # a prompt the user wrote (a slash command's system record is none)
+        # a prompt the user wrote (a slash command's system record, a queued one, are none)
         typed = not summary and not record.get("isMeta") and record.get("type") == "user"
         if typed and not (root and self.old_style):
             self._leave_branch(record)

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 MISSING_START = "[the beginning of this conversation is not in the imported file]"
 BLOCK_ADAPTER: TypeAdapter[ContentBlock] = TypeAdapter(ContentBlock)
 Record = dict[str, Any]
-LOCAL_COMMAND = "local_command"  # a system record of 2.x that Claude Code sends as a user one
 
 
 class ImportedView:
@@ -209,6 +208,18 @@ def _as_text(result: ToolResultBlock) -> list[ContentBlock]:
             texts.append(json.dumps(item, ensure_ascii=False))
     text = "\n".join(texts)
     return [TextBlock(text=f"{head}: {text}" if text else head), *media]
+
+
+def sent_as_user(record: Record) -> object | None:
+    """The content Claude Code sends as a user message for a record of another kind: a
+    slash command's input or output (2.x's `system/local_command`), or a prompt typed while
+    it worked, read between two requests (2.1's `queued_command` attachment)."""
+    if record.get("type") == "system" and record.get("subtype") == "local_command":
+        return record.get("content")
+    attachment = record.get("attachment")
+    if record.get("type") != "attachment" or not isinstance(attachment, dict):
+        return None
+    return attachment.get("prompt") if attachment.get("type") == "queued_command" else None
 
 
 def in_uuids(record: Record, uuids: frozenset[str]) -> bool:

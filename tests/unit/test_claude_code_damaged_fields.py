@@ -48,7 +48,11 @@ def reply(n: int, parent: int, text: str) -> Record:
     }
 
 
-def damaged(case: str) -> list[Record]:
+ASKED = ["what is in a.py?", "a.py prints hi", "and b.py?"]  # the view's texts, in part
+
+
+def damaged(case: str) -> tuple[list[Record], list[str]]:
+    """The records of a case, and what each message of the view must say."""
     first, answer = prompt(1, None, "what is in a.py?"), reply(2, 1, "a.py prints hi")
     later = prompt(3, 2, "and b.py?")
     if case == "message-id-a-list":
@@ -63,18 +67,18 @@ def damaged(case: str) -> list[Record]:
     elif case == "later-stop-reason-a-list":  # the response's second record
         more = reply(4, 2, "and prints it once")
         more["message"] |= {"id": "msg_2", "stop_reason": ["end_turn"]}
-        return [first, answer, more, {**later, "parentUuid": uid(4)}]
+        return [first, answer, more, {**later, "parentUuid": uid(4)}], ASKED
     elif case == "uuid-a-list-beside-two-writers":  # read again, the other branch left out
         other = prompt(6, 2, "in the other terminal")
         others = reply(7, 6, "the other terminal's answer")
-        odd = {"type": "system", "subtype": "turn_duration", "uuid": [uid(8)]}
+        odd = {"type": "system", "subtype": "turn_duration", "uuid": [uid(8)], "parentUuid": uid(9)}
         last = reply(9, 3, "b.py prints bye")
-        return [first, answer, other, later, others, last, {**odd, "parentUuid": uid(9)}]
+        return [first, answer, other, later, others, last, odd], [*ASKED, "b.py prints bye"]
     elif case == "message-a-number":
-        return [{**prompt(9, None, ""), "message": 1}, first, answer, later]
+        return [{**prompt(9, None, ""), "message": 1}, first, answer, later], ASKED
     elif case == "title-leaf-an-object":
-        return [first, answer, later, {"type": "summary", "summary": "A.py", "leafUuid": {}}]
-    elif case == "compact-metadata-a-string":
+        return [first, answer, later, {"type": "summary", "summary": "A", "leafUuid": {}}], ASKED
+    elif case == "compact-metadata-a-string":  # a compaction all the same
         boundary = {
             "type": "system",
             "subtype": "compact_boundary",
@@ -84,8 +88,9 @@ def damaged(case: str) -> list[Record]:
             "compactMetadata": "auto",
         }
         summary = {**prompt(5, 4, "Summary: a.py prints hi"), "isCompactSummary": True}
-        return [first, answer, boundary, summary, {**later, "parentUuid": uid(5)}]
-    return [first, answer, later]
+        records = [first, answer, boundary, summary, {**later, "parentUuid": uid(5)}]
+        return records, ["Summary: a.py prints hi", "and b.py?"]
+    return [first, answer, later], ASKED
 
 
 CASES = [
@@ -105,24 +110,17 @@ CASES = [
 def test_a_record_with_a_field_of_another_json_type_is_imported_with_the_rest(
     tmp_path: Path, plain_store: SessionStore, case: str
 ) -> None:
+    records, said = damaged(case)
     path = tmp_path / "damaged.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in damaged(case)), encoding="utf-8")
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
     session, report = import_with_report(path, plain_store)
 
     texts = [m.text() for m in session.view_messages()]
-    if case == "uuid-a-list-beside-two-writers":
-        assert report.beside == 2
-        assert texts[-1] == "b.py prints bye"  # the answer under `later`
-    assert texts[-1 - (case == "uuid-a-list-beside-two-writers")].endswith("and b.py?")
+    assert len(texts) == len(said)
+    assert all(part in text for part, text in zip(said, texts, strict=True)), texts
     assert invariant_violations(session.view_messages()) == []
-    if case == "compact-metadata-a-string":  # a compaction all the same
-        assert texts == ["Summary: a.py prints hi", "and b.py?"]
-        assert report.boundaries == 1
-        return
-    assert texts[0] == "what is in a.py?"
-    assert texts[1].startswith("a.py prints hi")
-    assert report.messages == len(session.view_messages())
+    assert report.beside == (2 if case == "uuid-a-list-beside-two-writers" else 0)
     session.transcript.close()
     reloaded = plain_store.load(session.session_id)
     assert [m.text() for m in reloaded.view_messages()] == texts  # every record read back

@@ -249,6 +249,11 @@ export class Feed {
     this.rows.replacedPage(boundaryId, page);
   }
 
+  /** Permission was asked for an edit: its call's line shows the request's (numbered) diff; draw again to see it. */
+  askedDiff(toolUseId: string, diff: string): void {
+    this.rows.askedDiff(toolUseId, diff);
+  }
+
   /** Another session is shown: the lists read for this one go. */
   forgetReplaced(): void {
     this.rows.forgetReplaced();

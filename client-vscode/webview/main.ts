@@ -208,6 +208,10 @@ class ChatView {
       case "fileResults":
         return this.chips.results(message.query, message.items);
       case "permission":
+        if (message.request.diff !== undefined) {
+          this.feed.askedDiff(message.request.toolUseId, message.request.diff);
+          this.pages.redraw(); // the call's line, drawn with the server's unnumbered diff
+        }
         return this.permissions.show(message.request);
       case "permissionDone":
         return this.permissions.done(message.toolUseId);

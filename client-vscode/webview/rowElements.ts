@@ -7,7 +7,7 @@ import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary"
 import { isPrompt } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import { type ReplacedPage, ReplacedList } from "./replaced";
-import { resultsFor, type ToolContext, toolContext, toolNames } from "./toolCalls";
+import { callsFor, type ToolContext, toolContext, toolNames } from "./toolCalls";
 import type { Message } from "./wire";
 
 /** What a row's element calls back. */
@@ -19,6 +19,8 @@ export interface RowHandlers {
 
 /** Elements kept for messages scrolled out of the window (so they come back as they were). */
 const KEEP_ELEMENTS = 300;
+/** Asked-for diffs kept (a call whose turn was cancelled never gets the result that ends its entry). */
+const KEEP_ASKED = 50;
 
 interface Rendered {
   generation: number; // the render() it was checked in (the same one: no check again)
@@ -37,6 +39,7 @@ export class RowElements {
   private toolNames = new Map<string, string>();
   private tools: ToolContext = toolContext([]);
   private replacedLists = new Map<string, ReplacedList>(); // by compaction: what was read stays
+  private readonly asked = new Map<string, string>(); // the diffs of the edits permission was asked for
 
   constructor(private readonly handlers: RowHandlers) {}
 
@@ -44,7 +47,8 @@ export class RowElements {
   update(messages: readonly Message[], busy: boolean, readOnly: boolean): void {
     this.generation += 1;
     this.toolNames = toolNames(messages);
-    this.tools = toolContext(messages);
+    this.tools = toolContext(messages, this.asked);
+    for (const id of this.tools.toolResults.keys()) this.asked.delete(id); // answered: the server's diff is numbered
     this.restored = restoredBySummary(messages);
     this.places = summaryPlaces(messages);
     this.lastSummary = undefined;
@@ -68,7 +72,7 @@ export class RowElements {
     let el: HTMLElement;
     if (old && old.generation === this.generation) el = old.el;
     else {
-      const signature = JSON.stringify([message, extra, namesFor(message, this.toolNames), resultsFor(message, this.tools)]);
+      const signature = JSON.stringify([message, extra, namesFor(message, this.toolNames), callsFor(message, this.tools)]);
       el =
         old && old.signature === signature
           ? old.el
@@ -79,6 +83,13 @@ export class RowElements {
       this.cache.set(message.id, { generation: this.generation, signature, el });
     }
     return el;
+  }
+
+  /** Permission was asked for an edit: its numbered diff, shown in the call's line until the call has its result. */
+  askedDiff(toolUseId: string, diff: string): void {
+    this.asked.delete(toolUseId);
+    this.asked.set(toolUseId, diff);
+    if (this.asked.size > KEEP_ASKED) this.asked.delete(this.asked.keys().next().value ?? "");
   }
 
   /** Forget elements of messages no longer in the view (`loaded` says which are), and the oldest beyond the keep. */

@@ -101,17 +101,28 @@ export interface ToolContext {
   toolResults: Map<string, ToolResultBlock>;
 }
 
-export function toolContext(messages: readonly ToolMessage[]): ToolContext {
+/**
+ * `asked`: the diffs of the edits permission was asked for, by call. Until its result comes
+ * a replace's line is not known to the server, whose diff then has unnumbered hunks (`@@ @@`);
+ * the request's diff, of the whole file, is numbered, and is shown instead.
+ */
+export function toolContext(messages: readonly ToolMessage[], asked: ReadonlyMap<string, string> = new Map()): ToolContext {
   const toolCalls = new Map<string, ToolCallInfo>();
   const toolResults = new Map<string, ToolResultBlock>();
   for (const message of messages) {
-    for (const info of message.toolCalls ?? []) toolCalls.set(info.toolUseId, info);
+    for (const info of message.toolCalls ?? []) {
+      const diff = asked.get(info.toolUseId);
+      const waiting = info.status === "pending" || info.status === "running";
+      toolCalls.set(info.toolUseId, diff !== undefined && waiting && info.diff !== undefined ? { ...info, diff } : info);
+    }
     for (const block of message.content) if (block.type === "tool_result") toolResults.set(block.tool_use_id, block);
   }
   return { toolCalls, toolResults };
 }
 
-/** The results a message's calls have now (a message is drawn again when one arrives). */
-export function resultsFor(message: ToolMessage, ctx: ToolContext): unknown[] {
-  return message.content.flatMap((b) => (b.type === "tool_use" && ctx.toolCalls.has(b.id) ? [ctx.toolResults.get(b.id) ?? null] : []));
+/** What a message's calls are drawn from now, their lines and results (it is drawn again when one changes). */
+export function callsFor(message: ToolMessage, ctx: ToolContext): unknown[] {
+  return message.content.flatMap((b) =>
+    b.type === "tool_use" && ctx.toolCalls.has(b.id) ? [ctx.toolResults.get(b.id) ?? null, ctx.toolCalls.get(b.id)?.diff ?? null] : [],
+  );
 }

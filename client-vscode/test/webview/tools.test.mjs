@@ -177,6 +177,49 @@ test("the permission card shows the edit as a diff and answers with the option c
   await readCard.waitFor({ state: "detached" });
 });
 
+test("an edit waiting for permission shows the request's numbered diff in its line, not the server's unnumbered one", async (t) => {
+  const page = await openView(t);
+  // a str_replace not yet run: the server does not know its line, so its hunk is unnumbered
+  const waiting = structuredClone(TOOL_MESSAGES.slice(0, 1));
+  waiting.push({
+    id: "t_ask",
+    role: "assistant",
+    kind: "message",
+    content: [{ type: "tool_use", id: "tu_ask", name: "str_replace_based_edit_tool", input: EDIT_REQUEST.input }],
+    createdAt: "2026-12-01T10:00:05Z",
+    tokens: 40,
+    pinned: false,
+    toolCalls: [
+      {
+        toolUseId: "tu_ask",
+        tool: "str_replace_based_edit_tool",
+        title: "Edit utils.py (+1 -1)",
+        status: "running",
+        path: "utils.py",
+        diff: "--- a/utils.py\n+++ b/utils.py\n@@ @@\n-def parse_date\n+def parse_day\n",
+      },
+    ],
+  });
+  await toView(page, sessionUpdate({ messages: waiting }));
+  await page.locator('details[data-tool-use-id="tu_ask"]').waitFor();
+  await toView(page, { type: "permission", request: EDIT_REQUEST });
+  await page.locator('.baton-permission[data-tool-use-id="tu_ask"]').waitFor();
+  const hunk = () => page.locator('details[data-tool-use-id="tu_ask"] pre.baton-diff .baton-diff-hunk').allInnerTexts();
+  await page.locator('details[data-tool-use-id="tu_ask"] > summary').click();
+  await page.locator('details[data-tool-use-id="tu_ask"] pre.baton-diff').waitFor();
+  assert.deepEqual(await hunk(), ["@@ -1,6 +1,9 @@"]);
+  // answered, the call runs on: still the numbered diff until its result comes
+  await page.locator('.baton-permission[data-tool-use-id="tu_ask"] button[data-outcome="allowOnce"]').click();
+  await toView(page, { type: "permissionDone", toolUseId: "tu_ask" });
+  const redrawn = structuredClone(waiting);
+  redrawn[1].tokens = 41; // a changed message: its line is drawn anew
+  await toView(page, sessionUpdate({ messages: redrawn }));
+  await page.locator('details[data-tool-use-id="tu_ask"]:not([open])').waitFor();
+  await page.locator('details[data-tool-use-id="tu_ask"] > summary').click();
+  await page.locator('details[data-tool-use-id="tu_ask"][open] pre.baton-diff').waitFor();
+  assert.deepEqual(await hunk(), ["@@ -1,6 +1,9 @@"]);
+});
+
 test("chips show what the next send attaches, and each can be removed", async (t) => {
   const page = await openView(t);
   await showTools(page);

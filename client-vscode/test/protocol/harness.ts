@@ -1,6 +1,6 @@
 // A real `baton serve` over stdio, driven by vscode-languageserver-protocol the way the
 // extension's LanguageClient drives it: same capabilities that matter, same requests.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -9,7 +9,9 @@ import {
   DidChangeConfigurationNotification,
   RegistrationRequest,
   createProtocolConnection,
+  ErrorCodes,
   InitializeRequest,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
   WorkDoneProgressCreateRequest,
@@ -22,10 +24,52 @@ import { scratchDir } from "../scratch";
 /** client-vscode/out/test/protocol -> the repository root. */
 export const REPO = resolve(__dirname, "..", "..", "..", "..");
 
-/** The venv's Python (BATON_TEST_PYTHON, else the repository's .venv, else python3). */
+/** What a Python must import to run the server and the fake APIs. */
+const NEEDED = ["baton", "baton_testkit", "pygls", "lsprotocol", "tiktoken"];
+
+/**
+ * The Python that runs the server and the fake APIs: BATON_TEST_PYTHON, else the first of the
+ * repository's .venv, the active virtual environment's and python3 that imports what they
+ * need. None: an error of one line saying what to set (a Python that cannot start the server
+ * left the tests waiting for its answer to initialize, without end).
+ */
+export function findPython(env: NodeJS.ProcessEnv, repo: string): string {
+  const imports = (candidate: string): string | null => {
+    const probe = spawnSync(candidate, ["-c", `import ${NEEDED.join(", ")}`], { env, encoding: "utf8", timeout: 60_000 });
+    if (probe.error !== undefined) return probe.error.message;
+    if (probe.status === 0) return null;
+    return lastLine(probe.stderr) || `exit ${String(probe.status ?? probe.signal)}`;
+  };
+  const set = env.BATON_TEST_PYTHON;
+  if (set) {
+    const why = imports(set);
+    if (why === null) return set;
+    throw new Error(`BATON_TEST_PYTHON=${set} cannot run the tests (${why}): set it to a Python that imports ${NEEDED.join(", ")} (pip install -e '.[dev]')`);
+  }
+  const candidates = [join(repo, ".venv", "bin", "python")];
+  if (env.VIRTUAL_ENV) candidates.push(join(env.VIRTUAL_ENV, "bin", "python"));
+  candidates.push("python3");
+  const found = candidates.find((candidate) => (candidate === "python3" || existsSync(candidate)) && imports(candidate) === null);
+  if (found !== undefined) return found;
+  throw new Error(
+    `no Python that imports ${NEEDED.join(", ")} (tried ${candidates.join(", ")}): set BATON_TEST_PYTHON to one (a venv's bin/python after pip install -e '.[dev]')`,
+  );
+}
+
+/** vscode-jsonrpc's own errors, of a connection that failed rather than of an answer. */
+const CONNECTION_LOST: ReadonlySet<number> = new Set([ErrorCodes.MessageWriteError, ErrorCodes.MessageReadError, ErrorCodes.PendingResponseRejected, ErrorCodes.ConnectionInactive]);
+
+/** The last line of a process's output (a Python traceback's: the error). */
+function lastLine(text: string): string {
+  return text.trim().split("\n").at(-1) ?? "";
+}
+
+let found: string | undefined;
+
+/** findPython's answer for this process, looked for once. */
 export function python(): string {
-  const venv = join(REPO, ".venv", "bin", "python");
-  return process.env.BATON_TEST_PYTHON ?? (existsSync(venv) ? venv : "python3");
+  found ??= findPython(process.env, REPO);
+  return found;
 }
 
 /** `baton serve`: BATON_SERVER_COMMAND (scripts/test-vscode sets it), else python()'s. */
@@ -82,7 +126,11 @@ export class Server {
     connection.onRequest(RegistrationRequest.type, () => undefined);
     const server = new Server(connection, child, dataDir, workspace, stderr, settings);
     connection.listen();
-    await connection.sendRequest(InitializeRequest.type, {
+    // a server that ends before it answers never will: its stderr says why
+    const ended = new Promise<string>((done) =>
+      child.once("close", (code, signal) => done(`${command} ${args.join(" ")} ended (${String(code ?? signal)}) before initialize was answered: ${lastLine(stderr.join(""))}`)),
+    );
+    const initialized = connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: `file://${workspace}`,
       workspaceFolders: [{ uri: `file://${workspace}`, name: "workspace" }],
@@ -97,6 +145,14 @@ export class Server {
       },
       initializationOptions: initializationOptions(initialSettings, options.key),
     });
+    try {
+      await Promise.race([initialized, ended.then((why) => Promise.reject(new Error(why)))]);
+    } catch (error) {
+      connection.dispose();
+      child.kill();
+      const why = await ended;
+      throw error instanceof ResponseError && !CONNECTION_LOST.has(error.code) ? error : new Error(why); // an answer, else why it ended
+    }
     await connection.sendNotification("initialized", {});
     return server;
   }

@@ -34,7 +34,7 @@ before(async () => {
 });
 
 after(async () => {
-  await server.stop();
+  if (server !== undefined) await server.stop(); // none when it could not start
 });
 
 test("sessions: create, append, list, get, usage, render, pin", async () => {

@@ -41,6 +41,21 @@ function objectOf<T extends object>(call: string, name: string, value: T | undef
   return value;
 }
 
+/**
+ * `value`, checked to be one JSON can carry: a BigInt, a cycle or a toJSON that throws failed
+ * vscode-jsonrpc's writer, whose error the LanguageClient takes for a broken connection: it
+ * stopped the server.
+ */
+function jsonOf<T>(call: string, name: string, value: T): T {
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    throw new BatonApiError(call, `${name} cannot be sent as JSON (${why})`);
+  }
+  return value;
+}
+
 function shown(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
@@ -52,7 +67,7 @@ export function batonApi(ports: ApiPorts): BatonApi {
   return {
     version: 1,
     async createSession(options) {
-      const checked = objectOf("createSession", "options", options, {})!;
+      const checked = jsonOf("createSession", "options", objectOf("createSession", "options", options, {})!);
       const session = await rpc.createSession(checked);
       follow(session.sessionId);
       return session;
@@ -60,8 +75,8 @@ export function batonApi(ports: ApiPorts): BatonApi {
     async append(sessionId, messages, clientContext) {
       const id = sessionIdOf("append", sessionId);
       if (!Array.isArray(messages)) throw new BatonApiError("append", `messages must be an array, got ${shown(messages)}`);
-      const context = objectOf("append", "clientContext", clientContext, undefined);
-      const result = await rpc.append(id, messages, context);
+      const context = jsonOf("append", "clientContext", objectOf("append", "clientContext", clientContext, undefined));
+      const result = await rpc.append(id, jsonOf("append", "messages", messages), context);
       follow(id);
       return result;
     },
@@ -74,7 +89,7 @@ export function batonApi(ports: ApiPorts): BatonApi {
     onDidChangeUsage: ports.onDidChangeUsage,
     async compact(sessionId, options) {
       const id = sessionIdOf("compact", sessionId);
-      const checked = objectOf("compact", "options", options, {})!;
+      const checked = jsonOf("compact", "options", objectOf("compact", "options", options, {})!);
       const result = await ports.compactWithProgress((call) => rpc.compact(id, checked, call));
       follow(id);
       return result;

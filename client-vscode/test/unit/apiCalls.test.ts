@@ -81,6 +81,32 @@ test("bad arguments to the API are refused with an error that names them, nothin
   assert.deepEqual(followed, []);
 });
 
+test("arguments JSON cannot carry are refused with an error that names them, nothing sent", async () => {
+  // vscode-jsonrpc's writer fails on them with an error the LanguageClient takes for a broken
+  // connection, and stops the server: one bad call from another extension stopped Baton
+  const { api, calls, followed } = setup();
+  const call = untyped(api);
+  const cycle: Record<string, unknown> = { role: "user" };
+  cycle.content = [cycle];
+  const throwing = { toJSON: () => { throw new Error("not today"); } };
+  const refused: [string, unknown[], RegExp][] = [
+    ["append", ["s1", [{ role: "user", content: 1n }]], /append: messages cannot be sent as JSON \(Do not know how to serialize a BigInt\)/],
+    ["append", ["s1", [cycle]], /append: messages cannot be sent as JSON \(Converting circular structure to JSON\)/],
+    ["append", ["s1", [], { systemPromptTokens: 10n }], /append: clientContext cannot be sent as JSON/],
+    ["createSession", [{ title: throwing }], /createSession: options cannot be sent as JSON \(not today\)/],
+    ["compact", ["s1", { instructions: 2n }], /compact: options cannot be sent as JSON/],
+  ];
+  for (const [name, args, expected] of refused) {
+    const error = await (call[name]!(...args) as Promise<unknown>).then(() => assert.fail(`${name} took its arguments`), (e: unknown) => e);
+    assert.ok(error instanceof Error, name);
+    assert.match(error.message, expected, name);
+    assert.doesNotMatch(error.message, /\n/, name);
+    assert.equal(errorCode(error), "invalid_params", name);
+  }
+  assert.deepEqual(calls, [], "nothing reached the server");
+  assert.deepEqual(followed, []);
+});
+
 test("the API's good calls go through, and the view follows the session changed", async () => {
   const { api, calls, followed } = setup();
   await api.createSession();

@@ -12,6 +12,7 @@ import type { CurrentSession } from "./currentSession";
 import type { Message, TodoEntry, ModelSwitch, Session, ServerNotificationMap } from "./protocol";
 import { DraftUsageWatch } from "./draftUsage";
 import { PickerHost } from "./pickerHost";
+import { ReplyStreams } from "./replyStreams";
 import type { FromWebview } from "./webviewMessages";
 
 export { sendFailure } from "./chatLogic";
@@ -28,6 +29,7 @@ export class ChatController {
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
   private opening: string | undefined; // the session the latest select is opening, until it has it
+  private readonly streams = new ReplyStreams(); // a reloaded webview gets the reply's text so far
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
   private readonly sender: ChatSender;
@@ -152,6 +154,7 @@ export class ChatController {
   }
 
   onDelta(event: ServerNotificationMap["baton/session/delta"]): void {
+    this.streams.delta(event);
     if (event.sessionId === this.current.sessionId) {
       this.ports.post({ type: "delta", sessionId: event.sessionId, messageId: event.messageId, text: event.text });
     }
@@ -176,6 +179,7 @@ export class ChatController {
     try {
       switch (message.type) {
         case "ready":
+          this.streams.reloaded();
           await this.refresh();
           // a panel that reloaded while a reply streams: Stop, not Send
           if (this.sender.busy) this.ports.post({ type: "busy", busy: true });
@@ -280,6 +284,8 @@ export class ChatController {
       ...(page.offset > 0 ? { offset: page.offset, totalMessages: messages.length } : {}),
       ...(session !== null && this.todos !== undefined ? { todos: this.todos } : {}),
     });
+    const replay = this.streams.shown(session?.sessionId ?? null, messages, this.sender.busy);
+    if (replay !== undefined) this.ports.post({ type: "delta", ...replay });
     const failure = session !== null ? this.sender.takeFailure(session.sessionId) : undefined;
     if (failure !== undefined) this.ports.post({ type: "error", message: failure, scope: "session" });
   }

@@ -927,6 +927,43 @@ test("a panel reloaded while a reply streams is told it is busy, and a second se
   assert.deepEqual(fake.calls, ["send"]); // the second was never sent
 });
 
+test("a panel reloaded, or back on the session, while a reply streams gets the reply's text so far, then the rest", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const { open, sending } = await heldSend(fake, chat, "long one");
+  chat.onDelta({ sessionId: "a", messageId: "r1", text: "Once upon " });
+  chat.onDelta({ sessionId: "a", messageId: "r1", text: "a time" });
+  /** What a webview fresh since `since` would hold of r1: the deltas it was posted since. */
+  const streamed = (since: number): string =>
+    ofType(fake.posted.slice(since), "delta")
+      .filter((d) => d.messageId === "r1")
+      .map((d) => d.text)
+      .join("");
+  let since = fake.posted.length;
+  await chat.receive({ type: "ready" }); // the window reloaded: a fresh webview
+  chat.onDelta({ sessionId: "a", messageId: "r1", text: " there" });
+  assert.equal(streamed(since), "Once upon a time there");
+  // a refresh of the session on show (a tool's result stored, say) posts nothing twice
+  since = fake.posted.length;
+  await chat.onSessionChanged({ sessionId: "a", reason: "append" });
+  assert.ok(ofType(fake.posted.slice(since), "session").length > 0);
+  assert.equal(streamed(since), "");
+  // another session shown meanwhile, then this one again: the webview dropped the reply
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  chat.onDelta({ sessionId: "a", messageId: "r1", text: " was" });
+  since = fake.posted.length;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  chat.onDelta({ sessionId: "a", messageId: "r1", text: " a reply." });
+  assert.equal(streamed(since), "Once upon a time there was a reply.");
+  open();
+  await sending;
+  since = fake.posted.length;
+  await chat.receive({ type: "ready" }); // once the send has ended there is nothing to replay
+  assert.equal(streamed(since), "");
+});
+
 test("an edit sent while a reply streams comes back to the box, nothing rewound", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"), [message("u0", "user", "first"), message("a1", "assistant", "r")]);

@@ -86,7 +86,14 @@ export function batonApi(ports: ApiPorts): BatonApi {
     async getUsage(sessionId) {
       return rpc.usage(sessionIdOf("getUsage", sessionId));
     },
-    onDidChangeUsage: ports.onDidChangeUsage,
+    // a listener that is no function was taken, and failed on every usage change after
+    onDidChangeUsage: (listener, ...rest: unknown[]) => {
+      if (typeof listener !== "function") {
+        throw new BatonApiError("onDidChangeUsage", `listener must be a function, got ${shown(listener)}`);
+      }
+      // vscode.Event's thisArgs and disposables, when the caller passes them, go through
+      return (ports.onDidChangeUsage as (...args: unknown[]) => { dispose(): unknown })(listener, ...rest);
+    },
     async compact(sessionId, options) {
       const id = sessionIdOf("compact", sessionId);
       const checked = jsonOf("compact", "options", objectOf("compact", "options", options, {})!);

@@ -36,7 +36,10 @@ function setup(): { api: BatonApi; calls: string[]; followed: string[] } {
         return { usage: usage({ sessionId: id }) };
       },
     },
-    onDidChangeUsage: () => ({ dispose: () => undefined }),
+    onDidChangeUsage: (...args: unknown[]) => {
+      calls.push(`listen ${args.length}`);
+      return { dispose: () => undefined };
+    },
     compactWithProgress: (run) => run({}),
     follow: (id) => followed.push(id),
   };
@@ -105,6 +108,22 @@ test("arguments JSON cannot carry are refused with an error that names them, not
   }
   assert.deepEqual(calls, [], "nothing reached the server");
   assert.deepEqual(followed, []);
+});
+
+test("onDidChangeUsage refuses a listener that is no function, and passes a good one on with vscode.Event's arguments", () => {
+  const { api, calls } = setup();
+  const call = untyped(api);
+  for (const bad of [undefined, 42, "listener", {}]) {
+    assert.throws(
+      () => call.onDidChangeUsage!(bad),
+      (error: Error) => /^Baton API: onDidChangeUsage: listener must be a function, got /.test(error.message) && errorCode(error) === "invalid_params",
+    );
+  }
+  assert.deepEqual(calls, []);
+  const subscriptions: unknown[] = [];
+  call.onDidChangeUsage!(() => undefined, undefined, subscriptions);
+  api.onDidChangeUsage(() => undefined);
+  assert.deepEqual(calls, ["listen 3", "listen 1"]);
 });
 
 test("the API's good calls go through, and the view follows the session changed", async () => {

@@ -196,4 +196,6 @@ export interface WebviewState {
   scrollAnchor?: { id: string; delta: number } | null;
   /** Whether the usage chart shows its per-category bars (absent: folded). */
   usageOpen?: boolean;
+  /** The prompt sent whose outcome has not come (the draft keeps its text until then), and the session it went to. */
+  sent?: { text: string; sessionId: string | null } | null;
 }

@@ -36,6 +36,10 @@ function validState(raw: unknown): Partial<WebviewState> {
   if (typeof r.draft === "string") out.draft = r.draft;
   if (typeof r.scrollTop === "number" && Number.isFinite(r.scrollTop)) out.scrollTop = r.scrollTop;
   if (typeof r.usageOpen === "boolean") out.usageOpen = r.usageOpen;
+  const sent = r.sent as { [key: string]: unknown } | null | undefined;
+  if (sent && typeof sent.text === "string" && (typeof sent.sessionId === "string" || sent.sessionId === null)) {
+    out.sent = { text: sent.text, sessionId: sent.sessionId };
+  }
   const anchor = r.scrollAnchor as { [key: string]: unknown } | null | undefined;
   if (anchor && typeof anchor.id === "string" && typeof anchor.delta === "number" && Number.isFinite(anchor.delta)) {
     out.scrollAnchor = { id: anchor.id, delta: anchor.delta };

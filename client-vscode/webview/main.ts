@@ -20,6 +20,7 @@ import { Header, type HeaderHandlers, welcome } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
 import { PermissionCards } from "./permission";
+import { SentPrompt } from "./sentPrompt";
 import { TodoChecklist } from "./todos";
 import { UsageChart } from "./usage";
 import { type SessionUpdate, ViewPages } from "./viewPages";
@@ -33,6 +34,7 @@ class ChatView {
   private readonly composer: Composer;
   private readonly chips: ChipBar;
   private readonly permissions: PermissionCards;
+  private readonly sent: SentPrompt;
   private readonly todos = new TodoChecklist();
   private readonly attachSlot = h("div", { class: "baton-attach-slot" });
   private readonly alerts = new Alerts();
@@ -103,7 +105,9 @@ class ChatView {
         this.feed.showPrompt(text);
         this.feed.scrollToEnd();
         // the session on show: the host may already be opening another one
-        this.host.post({ type: "send", text, sessionId: this.session?.sessionId ?? null });
+        const sessionId = this.session?.sessionId ?? null;
+        this.sent.sending(text, sessionId);
+        this.host.post({ type: "send", text, sessionId });
       },
       stop: () => this.host.post({ type: "stop" }),
       setApiKey: () => this.host.post({ type: "setApiKey" }),
@@ -112,6 +116,7 @@ class ChatView {
         this.host.post({ type: "draft", text: draft });
       },
     });
+    this.sent = new SentPrompt(this.host, this.composer);
     this.chips = new ChipBar(this.composer.input, this.composer.el, {
       remove: (id) => this.host.post({ type: "removeChip", id }),
       findFiles: (query) => this.host.post({ type: "findFiles", query }),
@@ -218,6 +223,7 @@ class ChatView {
       case "sendOutcome":
         this.composer.sendEnded(message.stored, message.text);
         if (message.stored && this.composer.draft.trim() === "") this.host.save({ draft: "" });
+        this.sent.ended();
         return;
     }
   }
@@ -264,6 +270,7 @@ class ChatView {
     if (restoring && anchor) this.feed.restore({ id: anchor.id, row: 0, delta: anchor.delta });
     else if (open && (changed || stick)) this.feed.scrollToEnd();
     this.pages.askEarlier();
+    this.sent.settle(update);
     // a draft restored with the view state gets its line once the host has a session
     if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
   }

@@ -97,7 +97,7 @@ export class PendingTurn {
 
 /** Whether the view's last prompt is `text` (the pending copy can go). A message of tool
  * results is no prompt: in a turn that runs tools they come after it. */
-function holdsPrompt(messages: readonly Message[], text: string): boolean {
+export function holdsPrompt(messages: readonly Message[], text: string): boolean {
   const prompt = (m: Message): boolean =>
     m.role === "user" && (m.kind ?? "message") === "message" && !m.content.every((b) => b.type === "tool_result");
   const last = [...messages].reverse().find(prompt);

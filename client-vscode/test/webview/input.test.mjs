@@ -285,6 +285,38 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   assert.equal(await input.inputValue(), "");
 });
 
+test("a window reloaded while its prompt is being sent does not offer that prompt again once the session holds it", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  const prompt = { id: "m_sent", role: "user", kind: "message", content: [{ type: "text", text: "explain the parser" }], createdAt: "2026-12-01T10:05:00Z", tokens: 5 };
+  // stored, the prompt is in the view while the reply streams
+  await toView(page, { type: "busy", busy: true });
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
+  await page.locator('article[data-message-id="m_sent"]').waitFor();
+  // the whole window reloads: a new extension host, which never says how that send ended
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  assert.equal(await input.inputValue(), "");
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
+  await page.locator('article[data-message-id="m_sent"]').waitFor();
+  assert.equal(await input.inputValue(), "");
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
+
+  // a prompt the session does not hold (it was never stored) stays in the box to send again
+  await input.fill("and the lexer");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send" && m.text === "and the lexer");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
+  await page.locator('article[data-message-id="m_sent"]').waitFor();
+  assert.equal(await input.inputValue(), "and the lexer");
+});
+
 test("the message the keyboard is on keeps the focus when a send starts and ends", async (t) => {
   const page = await openView(t);
   await showFixture(page);

@@ -4,8 +4,22 @@ import { markdownElement } from "./blocks";
 import { h } from "./dom";
 import type { Message } from "./wire";
 
+/**
+ * A reply streaming in. Its text up to `settled` (a blank line outside a code block) is drawn
+ * once, a part at a time; only the rest is drawn again as it grows: a long reply costs a frame
+ * what its last part does, and a selection in what is drawn stays put.
+ */
+interface Streaming {
+  messageId: string;
+  text: string;
+  el: HTMLElement;
+  body: HTMLElement;
+  settled: number;
+  tail: HTMLElement;
+}
+
 export class PendingTurn {
-  private pending: { messageId: string; text: string; el: HTMLElement; body: HTMLElement } | null = null;
+  private pending: Streaming | null = null;
   private pendingPrompt: { text: string; el: HTMLElement } | null = null;
   private repaint = 0;
 
@@ -63,7 +77,9 @@ export class PendingTurn {
           body,
         ),
       );
-      this.pending = { messageId, text: "", el, body };
+      const tail = h("div", {});
+      body.append(tail);
+      this.pending = { messageId, text: "", el, body, settled: 0, tail };
       this.el.appendChild(el);
     }
     this.pending.text += text;
@@ -71,7 +87,7 @@ export class PendingTurn {
       // Re-render the Markdown once per frame, not once per chunk.
       this.repaint = requestAnimationFrame(() => {
         this.repaint = 0;
-        if (this.pending) this.pending.body.replaceChildren(markdownElement(this.pending.text));
+        if (this.pending) draw(this.pending);
         painted();
       });
     }
@@ -93,6 +109,38 @@ export class PendingTurn {
     this.pendingPrompt = { text, el };
     this.el.insertBefore(el, this.pending?.el ?? null);
   }
+}
+
+/** Draws what came since the last frame: the parts newly settled once, the rest again. */
+function draw(reply: Streaming): void {
+  const cut = settledEnd(reply.text, reply.settled);
+  if (cut > reply.settled) {
+    reply.tail.before(markdownElement(reply.text.slice(reply.settled, cut)));
+    reply.settled = cut;
+  }
+  const tail = markdownElement(reply.text.slice(cut));
+  reply.tail.replaceWith(tail);
+  reply.tail = tail;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Where the text's settled part ends: after its last blank line outside a code block (from
+ * `from`, itself such a place); a line not yet ended counts for nothing.
+ */
+function settledEnd(text: string, from: number): number {
+  let cut = from;
+  let fence: string | null = null; // the open code block's fence
+  let start = from;
+  for (let end = text.indexOf("\n", start); end >= 0; start = end + 1, end = text.indexOf("\n", start)) {
+    const line = text.slice(start, end);
+    const marker = FENCE.exec(line)?.[1];
+    if (fence === null && marker !== undefined) fence = marker;
+    else if (fence !== null && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+    else if (fence === null && line.trim() === "") cut = end + 1;
+  }
+  return cut;
 }
 
 /** Whether the view's last prompt is `text` (the pending copy can go). A message of tool

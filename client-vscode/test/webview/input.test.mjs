@@ -256,6 +256,32 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   );
 });
 
+test("a streaming reply keeps what it has drawn: text selected in it stays selected as more comes", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await toView(page, { type: "busy", busy: true });
+  const delta = (text) => toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_long", text });
+  const drawn = (text) =>
+    page.waitForFunction((t) => document.querySelector('[data-pending-id="m_long"] .baton-message-body')?.textContent?.includes(t), text);
+  await delta("The first paragraph, done.\n\n```python\nx = 1\n\ny = 2\n");
+  await drawn("y = 2");
+  // the user selects the first paragraph to copy it while the reply goes on
+  await page.evaluate(() => {
+    const p = document.querySelector('[data-pending-id="m_long"] .baton-message-body p');
+    getSelection().selectAllChildren(p);
+  });
+  for (const chunk of ["z = 3\n```\n\nA third", " part, with **bold**", " words.\n\n- one\n- two\n"]) await delta(chunk);
+  await drawn("two");
+  assert.equal(await page.evaluate(() => getSelection().toString()), "The first paragraph, done.");
+  const body = page.locator('[data-pending-id="m_long"] .baton-message-body');
+  // drawn as the whole text would be: the code block kept whole across its blank line
+  assert.equal(await body.locator("pre code").count(), 1);
+  assert.equal(await body.locator("pre code").textContent(), "x = 1\n\ny = 2\nz = 3\n");
+  assert.equal(await body.locator("strong").textContent(), "bold");
+  assert.deepEqual(await body.locator("li").allTextContents(), ["one", "two"]);
+  assert.match(await body.textContent(), /A third part, with bold words\./);
+});
+
 test("a panel reloaded while its prompt is being sent shows that prompt in the box once, and not after it is stored", async (t) => {
   const page = await openView(t);
   await showFixture(page);

@@ -3,7 +3,7 @@
  * apiImpl.ts supplies the ports). Other extensions call it from plain JavaScript as often as
  * not: a bad argument is refused with an error that names it, before anything is sent.
  */
-import type { BatonApi, BatonEvent, UsageChange } from "./api";
+import type { BatonApi, BatonEvent, ClientContext, CompactOptions, UsageChange } from "./api";
 import { ErrorCodes } from "./protocol";
 import type { BatonRpc, CallOptions } from "./rpc";
 
@@ -41,6 +41,22 @@ function objectOf<T extends object>(call: string, name: string, value: T | undef
   return value;
 }
 
+const CREATE_KEYS = ["title", "systemPrompt", "model", "clientContext"] as const satisfies readonly (keyof NonNullable<Parameters<BatonApi["createSession"]>[0]>)[];
+const COMPACT_KEYS = ["direction", "pivotMessageId", "endMessageId", "instructions", "dryRun"] as const satisfies readonly (keyof CompactOptions)[];
+const CONTEXT_KEYS = ["systemTokens", "toolsTokens", "system", "tools"] as const satisfies readonly (keyof ClientContext)[];
+
+/**
+ * `value`, whose keys are all `known`: the server leaves out a key it does not know, so a
+ * misspelt one went unsaid (`dryrun: true` compacted for real).
+ */
+function knownKeys<T extends object | undefined>(call: string, name: string, value: T, known: readonly string[]): T {
+  const unknown = Object.keys(value ?? {}).filter((key) => !known.includes(key));
+  if (unknown.length > 0) {
+    throw new BatonApiError(call, `${name} has no ${unknown.map((key) => JSON.stringify(key)).join(", ")} (it takes ${known.join(", ")})`);
+  }
+  return value;
+}
+
 /**
  * `value`, checked to be one JSON can carry: a BigInt, a cycle or a toJSON that throws failed
  * vscode-jsonrpc's writer, whose error the LanguageClient takes for a broken connection: it
@@ -67,7 +83,9 @@ export function batonApi(ports: ApiPorts): BatonApi {
   return {
     version: 1,
     async createSession(options) {
-      const checked = jsonOf("createSession", "options", objectOf("createSession", "options", options, {})!);
+      const checked = knownKeys("createSession", "options", objectOf("createSession", "options", options, {})!, CREATE_KEYS);
+      knownKeys("createSession", "clientContext", objectOf("createSession", "clientContext", checked.clientContext, undefined), CONTEXT_KEYS);
+      jsonOf("createSession", "options", checked);
       const session = await rpc.createSession(checked);
       follow(session.sessionId);
       return session;
@@ -75,7 +93,8 @@ export function batonApi(ports: ApiPorts): BatonApi {
     async append(sessionId, messages, clientContext) {
       const id = sessionIdOf("append", sessionId);
       if (!Array.isArray(messages)) throw new BatonApiError("append", `messages must be an array, got ${shown(messages)}`);
-      const context = jsonOf("append", "clientContext", objectOf("append", "clientContext", clientContext, undefined));
+      const context = knownKeys("append", "clientContext", objectOf("append", "clientContext", clientContext, undefined), CONTEXT_KEYS);
+      jsonOf("append", "clientContext", context);
       const result = await rpc.append(id, jsonOf("append", "messages", messages), context);
       follow(id);
       return result;
@@ -96,7 +115,8 @@ export function batonApi(ports: ApiPorts): BatonApi {
     },
     async compact(sessionId, options) {
       const id = sessionIdOf("compact", sessionId);
-      const checked = jsonOf("compact", "options", objectOf("compact", "options", options, {})!);
+      const checked = knownKeys("compact", "options", objectOf("compact", "options", options, {})!, COMPACT_KEYS);
+      jsonOf("compact", "options", checked);
       const result = await ports.compactWithProgress((call) => rpc.compact(id, checked, call));
       follow(id);
       return result;

@@ -65,6 +65,13 @@ test("bad arguments to the API are refused with an error that names them, nothin
     ["compact", ["s1", null], /compact: options must be an object/],
     ["compact", ["s1", "all"], /compact: options must be an object/],
     ["uncompact", ["s1", 7], /uncompact: boundaryId must be a non-empty string/],
+    // a key the server does not know it leaves out: misspelt, it went unsaid
+    ["compact", ["s1", { dryrun: true }], /compact: options has no "dryrun" \(it takes direction, pivotMessageId, endMessageId, instructions, dryRun\)/],
+    ["compact", ["s1", { direction: "all", sessionId: "s2" }], /compact: options has no "sessionId"/],
+    ["createSession", [{ titel: "x", system: "y" }], /createSession: options has no "titel", "system" \(it takes title, systemPrompt, model, clientContext\)/],
+    ["createSession", [{ clientContext: { systemPromptTokens: 10 } }], /createSession: clientContext has no "systemPromptTokens"/],
+    ["createSession", [{ clientContext: 5 }], /createSession: clientContext must be an object/],
+    ["append", ["s1", [], { toolTokens: 10 }], /append: clientContext has no "toolTokens" \(it takes systemTokens, toolsTokens, system, tools\)/],
   ];
   for (const [name, args, expected] of refused) {
     let outcome: unknown;
@@ -95,7 +102,7 @@ test("arguments JSON cannot carry are refused with an error that names them, not
   const refused: [string, unknown[], RegExp][] = [
     ["append", ["s1", [{ role: "user", content: 1n }]], /append: messages cannot be sent as JSON \(Do not know how to serialize a BigInt\)/],
     ["append", ["s1", [cycle]], /append: messages cannot be sent as JSON \(Converting circular structure to JSON\)/],
-    ["append", ["s1", [], { systemPromptTokens: 10n }], /append: clientContext cannot be sent as JSON/],
+    ["append", ["s1", [], { systemTokens: 10n }], /append: clientContext cannot be sent as JSON/],
     ["createSession", [{ title: throwing }], /createSession: options cannot be sent as JSON \(not today\)/],
     ["compact", ["s1", { instructions: 2n }], /compact: options cannot be sent as JSON/],
   ];
@@ -129,11 +136,11 @@ test("onDidChangeUsage refuses a listener that is no function, and passes a good
 test("the API's good calls go through, and the view follows the session changed", async () => {
   const { api, calls, followed } = setup();
   await api.createSession();
-  await api.createSession({ title: "t" });
+  await api.createSession({ title: "t", clientContext: { systemTokens: 10 } });
   await api.append("s1", [{ role: "user", content: "hi" }]);
   assert.equal((await api.getUsage("s1")).sessionId, "s1");
   assert.deepEqual(await api.getView("s1"), []);
   await api.uncompact("s1");
-  assert.deepEqual(calls, ['create {}', 'create {"title":"t"}', "append s1", "usage s1", "get s1", "uncompact s1"]);
+  assert.deepEqual(calls, ['create {}', 'create {"title":"t","clientContext":{"systemTokens":10}}', "append s1", "usage s1", "get s1", "uncompact s1"]);
   assert.deepEqual(followed, ["s1", "s1", "s1", "s1"]);
 });

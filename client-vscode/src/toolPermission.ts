@@ -169,20 +169,31 @@ export class PermissionBroker {
   }
 }
 
-/** The modal's message and buttons for a request: what the editor's dialog shows. */
-export function modalText(request: ToolPermissionParams, maxDiffLines = 40): { message: string; detail: string; buttons: { id: PermissionOutcome; label: string }[] } {
+/** A line of the modal's detail is cut to this many characters. */
+const MODAL_LINE_CHARS = 120;
+
+/**
+ * The modal's message and buttons for a request: what the editor's dialog shows. Its detail
+ * is bounded: the first `maxLines` lines of the diff (or the input), each cut (a minified
+ * file's one line, or an input of megabytes, made a dialog of as many).
+ */
+export function modalText(request: ToolPermissionParams, maxLines = 40): { message: string; detail: string; buttons: { id: PermissionOutcome; label: string }[] } {
   const lines: string[] = [];
-  if (request.path !== undefined) lines.push(request.path);
-  if (request.diff !== undefined) {
-    const diff = request.diff.split("\n");
-    lines.push(...diff.slice(0, maxDiffLines));
-    if (diff.length > maxDiffLines) lines.push(`… ${diff.length - maxDiffLines} more lines of the diff`);
-  } else if (Object.keys(request.input).length > 0) {
-    lines.push(JSON.stringify(request.input, null, 2));
-  }
+  if (request.path !== undefined) lines.push(cutLine(request.path));
+  const shown = (text: string, what: string): void => {
+    const all = text.split("\n");
+    lines.push(...all.slice(0, maxLines).map(cutLine));
+    if (all.length > maxLines) lines.push(`… ${all.length - maxLines} more lines of the ${what}`);
+  };
+  if (request.diff !== undefined) shown(request.diff, "diff");
+  else if (Object.keys(request.input).length > 0) shown(JSON.stringify(request.input, null, 2), "input");
   // the dialog's own Cancel is the deny: a Deny button beside it would say the same twice
   const buttons = request.options.filter((o) => o.id !== "deny").map((o) => ({ id: o.id, label: optionLabel(request, o.id, o.label) }));
   return { message: `Baton: ${request.title}?`, detail: lines.join("\n"), buttons };
+}
+
+function cutLine(line: string): string {
+  return line.length <= MODAL_LINE_CHARS ? line : `${line.slice(0, MODAL_LINE_CHARS)}… (${line.length.toLocaleString("en-US")} characters)`;
 }
 
 function isObject(value: unknown): value is { [key: string]: unknown } {

@@ -225,6 +225,17 @@ test("the modal shows the title, the path and the diff; its Cancel is the deny; 
   assert.equal(optionLabel({ kind: "search" }, "deny", "Deny"), "Deny");
 });
 
+test("the modal's detail stays short for a huge edit or input: each line cut, the input's lines counted like the diff's", () => {
+  const minified = `+${"x".repeat(300_000)}`;
+  const created = modalText(editRequest({ diff: `--- /dev/null\n+++ b/app.min.js\n@@ -0,0 +1 @@\n${minified}\n` }));
+  assert.ok(created.detail.length < 2_000, `a detail of ${created.detail.length} characters`);
+  assert.match(created.detail, /\n\+x{100,}… \(300,001 characters\)$/m);
+  const input = { blob: "y".repeat(1_000_000), steps: Array.from({ length: 500 }, (_, i) => `step ${i}`) };
+  const other = modalText(editRequest({ kind: "other", tool: "run", diff: undefined, title: "Run a script", input }), 10);
+  assert.ok(other.detail.length < 3_000, `a detail of ${other.detail.length} characters`);
+  assert.match(other.detail, /more lines of the input$/);
+});
+
 test("a tool call asked again while its dialog is open is answered by that dialog: no second dialog", async () => {
   const ports = new Ports();
   ports.visible = false;

@@ -118,7 +118,7 @@ export function batonApi(ports: ApiPorts): BatonApi {
       const checked = knownKeys("compact", "options", objectOf("compact", "options", options, {})!, COMPACT_KEYS);
       jsonOf("compact", "options", checked);
       const result = await ports.compactWithProgress((call) => rpc.compact(id, checked, call));
-      follow(id);
+      if (!result.dryRun) follow(id); // a plan changed nothing: the view stays where the user has it
       return result;
     },
     async uncompact(sessionId, boundaryId) {

@@ -29,7 +29,8 @@ function setup(): { api: BatonApi; calls: string[]; followed: string[] } {
       },
       compact: async (id, options) => {
         calls.push(`compact ${id} ${JSON.stringify(options)}`);
-        throw new Error("not reached in these tests");
+        const dryRun = options?.dryRun === true;
+        return { boundaryId: "bnd_1", direction: "all", summary: dryRun ? null : "s", summarizedMessageIds: ["m1"], keptMessageIds: [], restoredFiles: [], skippedFiles: [], preTokens: 9, postTokens: 3, trigger: "manual", summarizer: "extractive", dryRun, warnings: [] };
       },
       uncompact: async (id) => {
         calls.push(`uncompact ${id}`);
@@ -131,6 +132,15 @@ test("onDidChangeUsage refuses a listener that is no function, and passes a good
   call.onDidChangeUsage!(() => undefined, undefined, subscriptions);
   api.onDidChangeUsage(() => undefined);
   assert.deepEqual(calls, ["listen 3", "listen 1"]);
+});
+
+test("a dry-run compaction changes nothing, so the meter and the view do not follow it; a compaction does", async () => {
+  const { api, calls, followed } = setup();
+  assert.equal((await api.compact("s2", { dryRun: true })).summary, null);
+  assert.deepEqual(followed, []);
+  await api.compact("s2", { direction: "all" });
+  assert.deepEqual(followed, ["s2"]);
+  assert.deepEqual(calls, ['compact s2 {"dryRun":true}', 'compact s2 {"direction":"all"}']);
 });
 
 test("the API's good calls go through, and the view follows the session changed", async () => {

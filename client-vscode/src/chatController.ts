@@ -150,6 +150,8 @@ export class ChatController {
     this.current.setUsage(event.sessionId, event.usage);
     if (event.sessionId === this.current.sessionId) {
       this.ports.post({ type: "usage", sessionId: event.sessionId, usage: event.usage });
+      // a usage that changed by itself (a setting, an exact count) moves the draft's line too
+      if (this.draft.text.trim() !== "") this.draft.changed();
     }
   }
 

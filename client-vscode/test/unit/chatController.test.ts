@@ -556,6 +556,25 @@ test("the draft's usage once sent is asked for when the box rests, and only the 
   assert.deepEqual(ofType(fake.posted, "draftUsage").at(-1), { type: "draftUsage", sessionId: "a", draft: null });
 });
 
+test("the draft's line is weighed again when the session's usage changes by itself (a new window, an exact count)", async () => {
+  const { fake, chat } = setup(0);
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  await chat.receive({ type: "draft", text: "hello" });
+  const lines = (): unknown[] => ofType(fake.posted, "draftUsage").flatMap((m) => (m.draft === null ? [] : [m.draft]));
+  await tick(); // the box's rest (0 ms here) is a timer set before this one: its ask has been answered
+  assert.deepEqual(lines().at(-1), { text: "After sending: 124K / 200K (62%)", verdict: "fits" });
+  // the context window setting went up: the usage alone changes, the session's messages do not
+  fake.draftAnswer = (id, draft) => ({ ...usage({ sessionId: id, usedTokens: 124_300 + draft.text!.length, contextWindow: 1_000_000, percentUsed: 12 }), draft: info("fits") });
+  const asked = fake.draftCalls.length;
+  chat.onUsageChanged({ sessionId: "a", usage: usage({ sessionId: "a", contextWindow: 1_000_000 }) });
+  chat.onUsageChanged({ sessionId: "b", usage: usage({ sessionId: "b" }) }); // not the one on show: no ask for it
+  await tick();
+  assert.deepEqual(lines().at(-1), { text: "After sending: 124K / 1M (12%)", verdict: "fits" });
+  assert.deepEqual(fake.draftCalls.slice(asked), [["a", "hello"]]);
+});
+
 test("an answer for a draft that changed meanwhile, or for another session, is dropped", async () => {
   const { fake, chat } = setup(0);
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -19,6 +19,7 @@ export interface ChatPorts {
     | "compact"
     | "setModel"
     | "rewind"
+    | "uncompact"
     | "listModels"
     | "renameSession"
     | "deleteSession"

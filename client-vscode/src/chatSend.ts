@@ -102,6 +102,18 @@ export class ChatSender {
     }
   }
 
+  /** Undoes the rewind of a send that sent nothing, and says its notice no longer holds. */
+  private async putBack(rewind: { sessionId: string; boundaryId: string }): Promise<void> {
+    try {
+      await this.ports.rpc.uncompact(rewind.sessionId, rewind.boundaryId);
+    } catch {
+      return; // the notice stays: Undo Compaction brings them back
+    }
+    this.rewound = undefined;
+    this.ports.post({ type: "noticeEnd", sessionId: rewind.sessionId, about: "rewind" });
+    await this.host.refresh();
+  }
+
   /** Cancels the reply in flight, if any. */
   stop(): void {
     this.sending?.cancel();
@@ -131,11 +143,15 @@ export class ChatSender {
     let stored = false;
     let cancelled = false;
     let sentTo: string | undefined;
+    let rewind: { sessionId: string; boundaryId: string } | undefined;
+    let asked = false; // whether the send went to the server
+    let refused = false; // refused before anything was stored (no key)
     try {
       const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
       if (rewindTo !== undefined) {
         const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
+        rewind = { sessionId, boundaryId: rewound.boundaryId };
         const count = rewound.rewoundMessageIds.length;
         this.rewound = { sessionId, ids: new Set(rewound.rewoundMessageIds) };
         const what = count === 1 ? "1 message left" : `${count} messages left`;
@@ -151,6 +167,7 @@ export class ChatSender {
       const room = text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token));
       // a Stop before the prompt goes (while it was weighed, say): nothing is sent
       if (room && !cancel.token.isCancellationRequested) {
+        asked = true;
         const sent = await this.ports.sendWithProgress((options) =>
           this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
         );
@@ -160,6 +177,7 @@ export class ChatSender {
     } catch (error) {
       cancelled = isCancellation(error);
       stored = promptStored(error);
+      refused = errorCode(error) === ErrorCodes.apiKeyMissing;
       if (!cancelled) this.failed(sentTo, error);
     } finally {
       cancel.dispose();
@@ -169,6 +187,10 @@ export class ChatSender {
       // a Stop may come before or after the server stored the prompt: the view says which
       if (text !== undefined) {
         stored ||= cancelled && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
+      }
+      // an edit whose prompt the session does not hold, or a Retry that never asked: the view as it was
+      if (rewind !== undefined && (text !== undefined ? !stored : !asked || refused)) await this.putBack(rewind);
+      if (text !== undefined) {
         if (stored) {
           // what was typed while the reply streamed stays the draft
           if (this.draft.text === text) this.draft.text = "";

@@ -147,6 +147,9 @@ test("the panel's Send attaches the chips on show, and says they went once the p
       deleteSession: async () => {
         throw new Error("no delete expected");
       },
+      uncompact: async () => {
+        throw new Error("no undo expected");
+      },
       rewind: async () => {
         throw new Error("no rewind expected");
       },

@@ -43,6 +43,9 @@ class Fake {
   /** The Cancel of the compaction's progress notification. */
   compactProgress = new CancellationTokenSource();
   calls: string[] = [];
+  /** What each rewind took out of a view, by its boundary (an undo puts it back). */
+  rewoundBy = new Map<string, { id: string; taken: Message[] }>();
+  rewinds = 0;
   /** Ids a rewind took out of a view: never given again (the server's ids are unique). */
   retired = new Set<string>();
   modelWarning: string | undefined;
@@ -119,9 +122,18 @@ class Fake {
           const entry = this.sessions.get(id)!;
           const at = entry.messages.findIndex((m) => m.id === messageId);
           if (at < 0) throw Object.assign(new Error("not in the view"), { data: { code: "invalid_params" } });
-          const rewound = entry.messages.splice(at).map((m) => m.id);
+          const taken = entry.messages.splice(at);
+          const rewound = taken.map((m) => m.id);
           for (const gone of rewound) this.retired.add(gone);
-          return { boundaryId: "bnd_rw", rewoundMessageIds: rewound, usage: usage({ sessionId: id }) };
+          this.rewoundBy.set(`bnd_rw${++this.rewinds}`, { id, taken });
+          return { boundaryId: `bnd_rw${this.rewinds}`, rewoundMessageIds: rewound, usage: usage({ sessionId: id }) };
+        },
+        uncompact: async (id: string, boundaryId?: string) => {
+          this.calls.push(`uncompact ${boundaryId ?? "-"}`);
+          const rewind = boundaryId === undefined ? undefined : this.rewoundBy.get(boundaryId);
+          if (rewind === undefined || rewind.id !== id) throw Object.assign(new Error("no such compaction"), { data: { code: "invalid_params" } });
+          this.sessions.get(id)!.messages.push(...rewind.taken);
+          return { usage: usage({ sessionId: id }) };
         },
         listModels: async (id?: string) => {
           this.calls.push(`models ${id ?? "-"}`);
@@ -754,6 +766,41 @@ test("edit and resend: the prompt and what followed leave the view, then the new
   const notice = ofType(fake.posted, "notice").at(-1);
   assert.match(notice?.message ?? "", /^2 messages left the view .*Undo Compaction/);
   assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question" });
+});
+
+test("an edit or a Retry that sends nothing puts back what its rewind took out of the view", async () => {
+  const { fake, chat } = setup();
+  const before = [message("u1", "user", "first"), message("a1", "assistant", "one"), message("u2", "user", "wrong"), message("a2", "assistant", "two")];
+  fake.add(session("s", "2026-11-30T10:00:00Z"), [...before]);
+  await chat.receive({ type: "ready" });
+  const ids = (): string[] => fake.lastSession().messages.map((m) => m.id);
+  // no key: the server refuses the send before storing anything
+  fake.sendFailure = Object.assign(new Error("no API key"), { data: { code: "api_key_missing" } });
+  fake.calls = [];
+  await chat.receive({ type: "edit", messageId: "u2", text: "right" });
+  assert.deepEqual(fake.calls, ["rewind u2", "send", "uncompact bnd_rw1"]);
+  assert.deepEqual(ids(), ["u1", "a1", "u2", "a2"]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: false, text: "right" });
+  assert.deepEqual(ofType(fake.posted, "noticeEnd").at(-1), { type: "noticeEnd", sessionId: "s", about: "rewind" });
+  assert.match(ofType(fake.posted, "error").at(-1)?.message ?? "", /No API key/);
+  fake.calls = [];
+  await chat.receive({ type: "retry" });
+  assert.deepEqual(fake.calls, ["rewind a2", "send (continue)", "uncompact bnd_rw2"]);
+  assert.deepEqual(ids(), ["u1", "a1", "u2", "a2"]);
+  // a prompt too large to send: refused before the send
+  fake.sendFailure = undefined;
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("tooLarge", "The prompt alone is past the window.") });
+  fake.calls = [];
+  await chat.receive({ type: "edit", messageId: "u2", text: "x".repeat(50) });
+  assert.deepEqual(fake.calls, ["rewind u2", "uncompact bnd_rw3"]);
+  assert.deepEqual(ids(), ["u1", "a1", "u2", "a2"]);
+  // an edit whose send fails after the server stored its prompt keeps the rewind: the new prompt stands
+  fake.draftAnswer = (id, draft) => ({ ...usage({ sessionId: id, usedTokens: 124_300 + draft.text!.length }), draft: info("fits") });
+  fake.sendFailure = Object.assign(new Error("Overloaded (529)"), { data: { code: "api_error", promptMessageId: "u2'" } });
+  fake.calls = [];
+  await chat.receive({ type: "edit", messageId: "u2", text: "right again" });
+  assert.deepEqual(fake.calls, ["rewind u2", "send"]);
+  assert.equal(fake.lastSession().messages.at(-1)?.content[0]?.type === "text" && fake.lastSession().messages.at(-1)?.content[0]?.text, "right again");
 });
 
 test("a reply the model declined is said in the panel: it left the view, kept, undone like a rewind", async () => {

@@ -6,7 +6,7 @@ import { CancellationTokenSource } from "vscode-languageserver-protocol";
 import { lastUserText, promptStored, sendFailure } from "./chatLogic";
 import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
-import { makeRoom, type DraftUsageWatch } from "./draftUsage";
+import { makeRoom, type DraftUsageWatch, type RoomPorts } from "./draftUsage";
 import { ErrorCodes, type Message, type Session, type SetAside } from "./protocol";
 import { errorCode, isCancellation } from "./rpc";
 
@@ -102,6 +102,21 @@ export class ChatSender {
     }
   }
 
+  /**
+   * What weighing the prompt (and the compaction it may need) posts: its banner about
+   * `sessionId`, once the user has left that session, waits for it like a failed send's.
+   */
+  private roomPorts(sessionId: string): RoomPorts {
+    return {
+      rpc: this.ports.rpc,
+      compactWithProgress: (run) => this.ports.compactWithProgress(run),
+      post: (message) => {
+        if (message.type === "error" && this.current.sessionId !== sessionId) this.unseenFailure = { sessionId, message: message.message };
+        else this.ports.post(message);
+      },
+    };
+  }
+
   /** Undoes the rewind of a send that sent nothing, and says its notice no longer holds. */
   private async putBack(rewind: { sessionId: string; boundaryId: string }): Promise<void> {
     try {
@@ -164,7 +179,7 @@ export class ChatSender {
         });
       }
       const attachments = text === undefined ? [] : (this.ports.attachments?.build() ?? []);
-      const room = text === undefined || (await makeRoom(this.ports, sessionId, text, cancel.token));
+      const room = text === undefined || (await makeRoom(this.roomPorts(sessionId), sessionId, text, cancel.token));
       // a Stop before the prompt goes (while it was weighed, say): nothing is sent
       if (room && !cancel.token.isCancellationRequested) {
         asked = true;

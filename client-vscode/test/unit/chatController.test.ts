@@ -1097,6 +1097,31 @@ test("a send that fails after the user switched sessions shows its banner on its
   assert.equal(ofType(fake.posted, "error").length, 1);
 });
 
+test("a compaction before a send that fails after the user switched sessions says so on its own session too", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id }), draft: info("compactFirst", "Over the limit.") });
+  fake.compactFailure = Object.assign(new Error("the summary request failed"), { data: { code: "api_error" } });
+  let open!: () => void;
+  fake.compactGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "next step" });
+  while (!fake.calls.includes("compact")) await tick();
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  const before = fake.posted.length;
+  open();
+  await sending;
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.deepEqual(ofType(fake.posted.slice(before), "error"), [], "no banner over b for a's failure");
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const shownA = fake.posted.lastIndexOf(fake.lastSession());
+  assert.deepEqual(ofType(fake.posted.slice(shownA), "error"), [
+    { type: "error", message: "Not sent: the conversation could not be compacted first (the summary request failed).", scope: "session" },
+  ]);
+});
+
 test("a Stop while the prompt is weighed before it goes sends nothing: the text comes back", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

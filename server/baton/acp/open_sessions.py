@@ -90,9 +90,10 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
-    # its compactions read its own folder only, not another open session's project
-    agent.service.tool_setup.set_session_folders(session_id, [Path(cwd)])
-    kept_cwds(agent).set(session_id, cwd)
+    # its tools and compactions work in its own folder only, not another open session's
+    # project; a default system prompt made for another folder is made again for this one
+    if agent.service.move(session_id, [Path(cwd)]):
+        kept_cwds(agent).set(session_id, cwd)  # else its prompt still names the folder kept
     open_folders(agent)
     return live
 

@@ -176,3 +176,16 @@ async def test_a_session_open_in_another_agent_loads_in_another_folder_as_it_was
         assert (owner.data_dir / "sessions" / f"{sid}.jsonl").read_bytes() == stored
         listed = (await owner.conn.list_sessions()).sessions
         assert [s.cwd for s in listed if s.session_id == sid] == [str(first)]
+
+
+async def test_the_system_prompt_names_the_editor_the_client_says_it_is(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """`initialize`'s `clientInfo.name` was not read: the prompt said "the user's editor"."""
+    editor = {"name": "Zed", "version": "0.200.0"}
+    async with running_agent(tmp_path, fake_anthropic.base_url, client_info=editor) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Hello.")
+        await agent.say(sid, "Hi")
+        system = json.dumps(fake_anthropic.message_requests()[-1].body["system"])
+        assert "working with the user in Zed, on the workspace folder" in system

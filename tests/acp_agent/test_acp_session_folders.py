@@ -85,6 +85,34 @@ async def test_a_cwd_holding_a_nul_byte_is_invalid_params_and_makes_no_session(
         assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
 
 
+async def test_a_cwd_inside_git_is_invalid_params_and_makes_no_session(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Such a cwd was taken: the session's tools read inside it, a remote URL with its
+    token in `.git/config` included, where Baton never shows the model a file of `.git`."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        git = agent.workspace / ".git"
+        git.mkdir()
+        (git / "config").write_text("[remote]\n  url = https://TOKEN@example.com/x\n")
+        (agent.workspace / "linked").symlink_to(git)
+        sid = await agent.new()
+        folders = (agent.data_dir / "acp-folders.json").read_bytes()
+        for bad in (str(git), str(git / "refs"), str(agent.workspace / "linked")):
+            for method, params in (
+                ("session/new", {"cwd": bad, "mcpServers": []}),
+                ("session/load", {"sessionId": sid, "cwd": bad, "mcpServers": []}),
+                ("session/resume", {"sessionId": sid, "cwd": bad}),
+            ):
+                with pytest.raises(RequestError) as refused:
+                    await agent.request(method, params)
+                assert refused.value.data["code"] == "invalid_params", method
+                assert ".git" in str(refused.value), method
+        listed = (await agent.conn.list_sessions()).sessions
+        assert [s.session_id for s in listed] == [sid]
+        assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
+        assert fake_anthropic.message_requests() == []
+
+
 def transcript_lines(agent: Agent, sid: str) -> list[dict]:
     lines = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]

@@ -115,7 +115,7 @@ export interface BudgetSettings {
   blockingMargin?: number;
 }
 
-export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model" | "rewind" | "rename" | "reload";
+export type ChangeReason = "append" | "reply" | "compact" | "uncompact" | "delete" | "pin" | "create" | "model" | "rewind" | "rename" | "reload" | "systemPrompt";
 
 /** What a client sends to the model besides the messages Baton holds (its own system prompt and tool definitions), so that the usage counts it: each as a size in tokens, or as its text (the prompt; the tools' JSON definitions), which Baton counts. Only the sizes are kept. */
 export interface ClientContext {

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from acp import RequestError, resource_link_block, text_block
 
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
 from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
 
@@ -81,3 +83,137 @@ async def test_a_cwd_holding_a_nul_byte_is_invalid_params_and_makes_no_session(
         listed = (await agent.conn.list_sessions()).sessions
         assert [s.session_id for s in listed] == [sid]
         assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
+
+
+async def test_a_cwd_inside_git_is_invalid_params_and_makes_no_session(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Such a cwd was taken: the session's tools read inside it, a remote URL with its
+    token in `.git/config` included, where Baton never shows the model a file of `.git`."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        git = agent.workspace / ".git"
+        git.mkdir()
+        (git / "config").write_text("[remote]\n  url = https://TOKEN@example.com/x\n")
+        (agent.workspace / "linked").symlink_to(git)
+        sid = await agent.new()
+        folders = (agent.data_dir / "acp-folders.json").read_bytes()
+        for bad in (str(git), str(git / "refs"), str(agent.workspace / "linked")):
+            for method, params in (
+                ("session/new", {"cwd": bad, "mcpServers": []}),
+                ("session/load", {"sessionId": sid, "cwd": bad, "mcpServers": []}),
+                ("session/resume", {"sessionId": sid, "cwd": bad}),
+            ):
+                with pytest.raises(RequestError) as refused:
+                    await agent.request(method, params)
+                assert refused.value.data["code"] == "invalid_params", method
+                assert ".git" in str(refused.value), method
+        listed = (await agent.conn.list_sessions()).sessions
+        assert [s.session_id for s in listed] == [sid]
+        assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
+        assert fake_anthropic.message_requests() == []
+
+
+def transcript_lines(agent: Agent, sid: str) -> list[dict]:
+    lines = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+async def test_a_session_loaded_in_another_folder_is_told_that_folder_and_keeps_it(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The tools moved to the folder of the load while the system prompt, written when the
+    session was made, still named (and carried the CLAUDE.md of) the folder it was made
+    in: the model was told one folder and worked in another."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, rules in ((first, "FIRST-RULES"), (second, "SECOND-RULES")):
+        folder.mkdir()
+        (folder / "CLAUDE.md").write_text(f"Rules: {rules}\n")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = (await agent.conn.new_session(cwd=str(first))).session_id
+        fake_anthropic.reply("Here.")
+        await agent.say(sid, "Where are we?")
+        header = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()[0]
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="again") as agent:
+        await agent.conn.load_session(session_id=sid, cwd=str(second))
+        fake_anthropic.reply("There.")
+        await agent.say(sid, "And now?")
+        moved = fake_anthropic.message_requests()[-1].body["system"]
+        text = json.dumps(moved)
+        assert str(second) in text and "SECOND-RULES" in text
+        assert str(first) not in text and "FIRST-RULES" not in text
+        events = transcript_lines(agent, sid)
+        # recorded by a record of its own, the header left as it was written
+        stored = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        assert stored.read_text().splitlines()[0] == header
+        assert [e["systemPrompt"] for e in events if e["type"] == "meta" and "systemPrompt" in e]
+        # loaded again in the same folder: nothing more is written
+        count = len(events)
+        await agent.conn.load_session(session_id=sid, cwd=str(second))
+        assert len(transcript_lines(agent, sid)) == count
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="third") as agent:
+        await agent.conn.resume_session(session_id=sid, cwd=str(second))
+        fake_anthropic.reply("Still there.")
+        await agent.say(sid, "Same place?")
+        assert fake_anthropic.message_requests()[-1].body["system"] == moved
+
+
+async def test_an_editors_session_loaded_in_a_folder_is_told_it_unless_its_prompt_is_its_own(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A session made in the editor, its default prompt naming the editor's folder, worked
+    in the agent's folder while told the editor's; one whose client gave its own prompt
+    keeps it, wherever it is loaded."""
+    project, there = tmp_path / "project", tmp_path / "there"
+    project.mkdir()
+    there.mkdir()
+    service = BatonService(Settings(data_dir=str(tmp_path / "data")))
+    service.set_editor_name("Visual Studio Code")
+    service.set_workspace_folders([project.as_uri()])
+    made = service.create().session_id
+    own = service.create(system_prompt="Custom rules: OWN-RULES").session_id
+    await service.close()
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        for sid in (made, own):
+            await agent.conn.load_session(session_id=sid, cwd=str(there))
+            fake_anthropic.reply("Here.")
+            await agent.say(sid, "Where are we?")
+        systems = [json.dumps(r.body["system"]) for r in fake_anthropic.message_requests()]
+        assert str(there) in systems[0] and str(project) not in systems[0]
+        assert systems[1] == json.dumps("Custom rules: OWN-RULES")
+        await agent.conn.load_session(session_id=own, cwd=str(project))
+        fake_anthropic.reply("Here again.")
+        await agent.say(own, "And now?")
+        assert fake_anthropic.message_requests()[-1].body["system"] == "Custom rules: OWN-RULES"
+
+
+async def test_a_session_open_in_another_agent_loads_in_another_folder_as_it_was(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """It cannot be written: its prompt and its recorded folder stay, and the load works."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    async with running_agent(tmp_path, fake_anthropic.base_url) as owner:
+        sid = (await owner.conn.new_session(cwd=str(first))).session_id
+        fake_anthropic.reply("Here.")
+        await owner.say(sid, "Where are we?")
+        stored = (owner.data_dir / "sessions" / f"{sid}.jsonl").read_bytes()
+        async with running_agent(tmp_path, fake_anthropic.base_url, name="other") as other:
+            await other.conn.load_session(session_id=sid, cwd=str(second))
+            assert other.recorder.updates(sid, "user_message_chunk")
+        assert (owner.data_dir / "sessions" / f"{sid}.jsonl").read_bytes() == stored
+        listed = (await owner.conn.list_sessions()).sessions
+        assert [s.cwd for s in listed if s.session_id == sid] == [str(first)]
+
+
+async def test_the_system_prompt_names_the_editor_the_client_says_it_is(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """`initialize`'s `clientInfo.name` was not read: the prompt said "the user's editor"."""
+    editor = {"name": "Zed", "version": "0.200.0"}
+    async with running_agent(tmp_path, fake_anthropic.base_url, client_info=editor) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Hello.")
+        await agent.say(sid, "Hi")
+        system = json.dumps(fake_anthropic.message_requests()[-1].body["system"])
+        assert "working with the user in Zed, on the workspace folder" in system

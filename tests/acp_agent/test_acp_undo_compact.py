@@ -4,12 +4,13 @@ without the entity reads the answer alone, as it read the compaction's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from test_acp_compaction import converse
 
 from baton_testkit.acp_client import running_agent
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 
 async def test_undo_compact_updates_the_compaction_entity_the_client_saw(
@@ -50,3 +51,33 @@ async def test_undo_compact_without_the_entity_is_said_only(
         assert not [u for u in after if "compactionId" in u]
         said = [u["content"]["text"] for u in after if u["sessionUpdate"] == "agent_message_chunk"]
         assert len(said) == 1 and said[0].startswith("Undid the latest compaction")
+
+
+async def test_undo_compact_of_a_microcompaction_touches_no_entity_and_says_what_it_undid(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A microcompaction (old tool results cleared after an idle gap) is told as no entity:
+    its undo sent a `cancelled` update for an id the client never saw, and said it undid
+    "the latest compaction", as if the one the client saw were gone."""
+    settings = {"microcompact": {"gapMinutes": 0, "keepRecent": 0}}  # cleared at once
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        (agent.workspace / "a.py").write_text("A = 1\n" * 50)
+        sid = await agent.new()
+        rec = agent.recorder
+        fake_anthropic.reply(tool_use_block("read_file", {"path": "a.py"}), stop_reason="tool_use")
+        fake_anthropic.reply("Read it.")
+        await agent.say(sid, "Read a.py")
+        fake_anthropic.reply("Next.")
+        await agent.say(sid, "And now?")  # its request found the read's result cleared
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert sent[2]["content"][0]["content"] == "[Old tool result content cleared]"
+        seen = len(rec.updates(sid))
+        assert (await agent.say(sid, "/undo-compact")).stop_reason == "end_turn"
+        after = rec.updates(sid)[seen:]
+        assert not [u for u in rec.updates(sid) if "compactionId" in u]
+        said = [u["content"]["text"] for u in after if u["sessionUpdate"] == "agent_message_chunk"]
+        assert len(said) == 1 and said[0].startswith("Undid the latest microcompaction")
+        lines = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
+        events = [json.loads(line) for line in lines]
+        [micro] = [e["boundary"]["id"] for e in events if e["type"] == "boundary"]
+        assert [e["boundaryId"] for e in events if e["type"] == "uncompact"] == [micro]

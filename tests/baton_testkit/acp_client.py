@@ -171,10 +171,11 @@ async def running_agent(
     recorder: Recorder | None = None,
     name: str = "agent",
     settings: dict[str, Any] | None = None,
+    client_info: dict[str, Any] | None = None,
 ) -> AsyncIterator[Agent]:
     """`baton acp` on the data dir `tmp_path/data` (with `settings` as its --settings
     file), initialized by a client that declares `session.compaction` (unless
-    `compaction` is False) and the fs methods."""
+    `compaction` is False) and the fs methods, and names itself with `client_info`."""
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
     data_dir = tmp_path / "data"
@@ -200,9 +201,10 @@ async def running_agent(
             }
             if compaction:
                 capabilities["session"] = {"compaction": {}}
-            init = await conn._conn.send_request(
-                "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities}
-            )
+            params: dict[str, Any] = {"protocolVersion": 1, "clientCapabilities": capabilities}
+            if client_info is not None:
+                params["clientInfo"] = client_info
+            init = await conn._conn.send_request("initialize", params)
             agent = Agent(conn, recorder, process, workspace, data_dir, init)
             yield agent
     # closing its stdin ends the agent by itself (the SDK terminates it only after WAIT)

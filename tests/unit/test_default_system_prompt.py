@@ -7,6 +7,7 @@ from pathlib import Path
 
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
+from baton.core.turn.system_prompt import default_system_prompt, made_for_other_folders
 
 
 async def test_the_default_names_the_editor_and_folders_and_is_extended(tmp_path: Path) -> None:
@@ -30,3 +31,15 @@ async def test_the_default_names_the_editor_and_folders_and_is_extended(tmp_path
         assert service.usage(service.create("c").session_id).breakdown.system > 20
     finally:
         await service.close()
+
+
+def test_only_the_default_made_for_other_folders_is_made_again() -> None:
+    here, there = Path("/work/here"), Path("/work/there")
+    made = default_system_prompt("Zed", [here], "Answer in French.")
+    assert made_for_other_folders(made, [there])
+    assert not made_for_other_folders(made, [here])
+    assert made_for_other_folders(default_system_prompt(None, []), [here])
+    # a folder whose name another one's starts with is another folder
+    assert made_for_other_folders(default_system_prompt(None, [Path("/work/here2")]), [here])
+    assert not made_for_other_folders("Mine: work in /work/there.", [here])
+    assert not made_for_other_folders(None, [here])

@@ -105,6 +105,8 @@ class BatonAgent:
         fs = getattr(client_capabilities, "fs", None)
         self.can_read = bool(getattr(fs, "read_text_file", False))
         self.can_write = bool(getattr(fs, "write_text_file", False))
+        # the default system prompt of the sessions it makes names the editor
+        self.service.set_editor_name(getattr(client_info, "name", None))
         self.service.start_loading_tokenizer()
         self.service.keep_calibration()
         methods = []

@@ -23,6 +23,7 @@ from acp.schema import (
 from baton.acp.compaction_report import CompactionReport, summary_text
 from baton.acp.outbox import Outbox
 from baton.acp.tool_calls import KINDS, CallReport, absolute, tool_call_notification
+from baton.core.compaction.working_set.plan_todos import TODO_TOOL
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -36,6 +37,9 @@ from baton.core.tools.display import call_info
 from baton.core.workspace.editor_files import path_to_uri
 
 TITLE_INPUT_CHARS = 60
+# the tools the server's tool loop runs, whose calls were told live as `CallReport` tells
+# them: the workspace tools and the task list
+RUN_HERE = frozenset({*KINDS, TODO_TOOL})
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def _user(
                 continue  # the answer to a call never told (below)
             use = calls.get(block.tool_use_id)
             text = _result_text(block)
-            if use is not None and use.name in KINDS:  # a workspace tool: as it was told live
+            if use is not None and use.name in RUN_HERE:  # the server's tool: as told live
                 info = call_info(use, block, running=False)
                 info = info.model_copy(update={"path": absolute(info.path, folders)})
                 update = tool_call_notification(
@@ -147,7 +151,7 @@ def _assistant(
                 calls[block.id] = None
                 continue
             calls[block.id] = block
-            if block.name in KINDS:
+            if block.name in RUN_HERE:
                 info = call_info(block, None, running=False)
                 found: Any = info.model_copy(update={"path": absolute(info.path, folders)})
             else:

@@ -6,6 +6,7 @@ told its commands and its meter.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core import environment
 from baton.core.conversation.store import DEFAULT_TITLE
-from baton.core.workspace.editor_files import path_to_uri
+from baton.core.workspace.editor_files import path_problem, path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
@@ -61,11 +62,16 @@ def kept_cwds(agent: BatonAgent) -> Folders:
 
 def check_cwd(cwd: str) -> None:
     """`invalid_params` unless `cwd` can be a folder: an absolute path with no NUL byte (the
-    tools would drop it and the session would have no folder, its system prompt naming it)."""
+    tools would drop it and the session would have no folder, its system prompt naming it),
+    and outside a version control's own files (`.git`: the tools would read them)."""
     if not Path(cwd).is_absolute():
         raise invalid(f"cwd must be an absolute path, got {cwd!r}")
     if "\x00" in cwd:
         raise invalid(f"cwd {cwd!r} names no folder: it holds a NUL byte")
+    # a link to such a folder too: the tools work in the folder the link resolves to
+    problem = path_problem(Path(cwd)) or path_problem(Path(os.path.realpath(cwd)))
+    if problem is not None:
+        raise invalid(f"cwd {cwd!r} cannot be a session's folder: {problem}")
 
 
 def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
@@ -90,9 +96,10 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
-    # its compactions read its own folder only, not another open session's project
-    agent.service.tool_setup.set_session_folders(session_id, [Path(cwd)])
-    kept_cwds(agent).set(session_id, cwd)
+    # its tools and compactions work in its own folder only, not another open session's
+    # project; a default system prompt made for another folder is made again for this one
+    if agent.service.move(session_id, [Path(cwd)]):
+        kept_cwds(agent).set(session_id, cwd)  # else its prompt still names the folder kept
     open_folders(agent)
     return live
 

@@ -30,6 +30,8 @@ def say(agent: BatonAgent, session_id: str, text: str) -> None:
         agent_text(agent.outbox, session_id, text)
 
 
+MICRO = "the old tool results it cleared after an idle gap are back"
+
 DIRECTIONS: dict[str, Direction] = {
     "compact": "all",
     "compact-up-to": "up_to",
@@ -53,16 +55,17 @@ async def run_command(agent: BatonAgent, live: Live, command: commands.Command) 
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:
-            # the entity the compaction was told as (live and replayed) under its id
-            entity = CompactionReport(
-                agent.out, sid, agent.compaction_entity, f"compaction-{latest}"
-            )
-            entity.undone()
-            say(
-                agent,
-                sid,
-                f"Undid the latest compaction: {before:,} -> {usage.used_tokens:,} tokens.",
-            )
+            figures = f"{before:,} -> {usage.used_tokens:,} tokens"
+            if session.boundaries[latest].direction == "microcompact":
+                # told as no entity (old tool results cleared after an idle gap)
+                say(agent, sid, f"Undid the latest microcompaction ({MICRO}): {figures}.")
+            else:
+                # the entity the compaction was told as (live and replayed) under its id
+                entity = CompactionReport(
+                    agent.out, sid, agent.compaction_entity, f"compaction-{latest}"
+                )
+                entity.undone()
+                say(agent, sid, f"Undid the latest compaction: {figures}.")
     elif command.name == "pin":
         message = commands.resolve(session, command.argument)
         pinned = not message.pinned

@@ -27,6 +27,7 @@ ChangeReason = Literal[
     "rewind",
     "rename",
     "reload",
+    "systemPrompt",
 ]
 
 

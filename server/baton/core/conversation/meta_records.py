@@ -1,8 +1,9 @@
 """What a session's `meta` events keep besides its title, its model and the client's declared
-context: the tools the last send offered, auto-compact's pause, and the bytes of its file an
+context: the tools the last send offered, auto-compact's pause, the bytes of its file an
 import read and their fingerprint (which the header gives too, when known as it was
-written). Each reader takes the
-field's raw value and what is in force; a value it cannot read leaves that in force."""
+written), and a system prompt made again for another folder (in place of the header's).
+Each reader takes the field's raw value and what is in force; a value it cannot read leaves
+that in force."""
 
 from __future__ import annotations
 
@@ -55,3 +56,11 @@ def read_imported_fingerprint(raw: object, current: str | None) -> str | None:
     """`importedFingerprint`: a hash of the first and last 64 KB of those bytes (32 hex
     digits); an import before it noted the size alone."""
     return raw if isinstance(raw, str) and FINGERPRINT.fullmatch(raw) else current
+
+
+def read_system_prompt(event: dict[str, Any], current: str | None) -> str | None:
+    """`systemPrompt`: the session's system prompt from here on, in place of its header's
+    (made again for the folder an ACP session was loaded in); a value that is no text is
+    not read, and a `meta` event without it leaves the prompt in force."""
+    raw = event.get("systemPrompt", current)
+    return raw if isinstance(raw, str) else current

@@ -24,6 +24,7 @@ from baton.core.conversation.meta_records import (
     read_imported_fingerprint,
     read_imported_size,
     read_sent_tools,
+    read_system_prompt,
 )
 from baton.core.conversation.recorded_usage import ClientContext, LastUsage, LearnedUsage
 from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
@@ -187,6 +188,7 @@ class Replayed(ReplayedView):
                 event.get("clientContext"), self.client_context
             )
             self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
+            self.system_prompt = read_system_prompt(event, self.system_prompt)
             if "autoCompactPaused" in event:
                 self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
         elif kind == "deleted":

@@ -36,6 +36,7 @@ Reason = Literal[
     "rewind",
     "rename",
     "reload",
+    "systemPrompt",
 ]
 ProgressScope = Callable[[str], AbstractAsyncContextManager[Progress]]
 

@@ -34,7 +34,7 @@ from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
-from baton.core.turn.system_prompt import default_system_prompt
+from baton.core.turn.system_prompt import default_system_prompt, made_for_other_folders
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
@@ -173,6 +173,25 @@ class BatonService:
         declare(session, client_context, self.estimator)
         self.changes.changed(self._runtimes.opened(session), "create")
         return session
+
+    def move(self, session_id: str, folders: Sequence[Path]) -> bool:
+        """The session works in `folders` from now on: its reach, and, when its system
+        prompt is Baton's default made for other folders, that prompt made again for
+        these, recorded as a `meta` event (its header is never rewritten; a client's own
+        prompt is left as it is). False, and the prompt left, for a session that cannot
+        be written."""
+        runtime = self._runtime(session_id)
+        self.tool_setup.set_session_folders(session_id, folders)
+        if not made_for_other_folders(runtime.session.system_prompt, folders):
+            return True
+        if runtime.session.read_only:
+            return False
+        made = default_system_prompt(
+            self.editor_name, folders, self.settings.system_prompt, self.settings.tools.enabled
+        )
+        runtime.session.set_meta(systemPrompt=made)
+        self.changes.changed(runtime, "systemPrompt")
+        return True
 
     def list_sessions(self) -> list[Session | Summary]:
         """Every session, from the store's index: the ones open here as themselves, the

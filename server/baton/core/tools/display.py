@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from baton.core.compaction.working_set.plan_todos import TODO_TOOL
 from baton.core.conversation.messages import (
     CLEARED_RESULT,
     Message,
@@ -141,6 +142,9 @@ def call_info(use: ToolUseBlock, result: ToolResultBlock | None, running: bool) 
     error = bool(result.is_error)
     status = ("denied" if text.startswith("Denied") else "failed") if error else "done"
     summary = _summary(use.name, text, error)
+    todos = input.get("todos")
+    if use.name == TODO_TOOL and not error and isinstance(todos, list):
+        summary = f"{len(todos)} items"  # as the tool said it (turn/todo_tool.py)
     if use.name == search_text.DEFINITION["name"] and summary and not error:
         title = f"{title} ({summary})"
     return ToolCallInfo(

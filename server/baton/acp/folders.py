@@ -8,11 +8,13 @@ import json
 import logging
 from pathlib import Path
 
-from baton.core.conversation.files import replace_file
+from baton.core.conversation.files import read_small, replace_file
+from baton.core.errors import StorageError
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "acp-folders.json"
+MAX_BYTES = 64 * 1024 * 1024  # a few hundred bytes a session: room for 100,000s of them
 
 
 class Folders:
@@ -20,22 +22,36 @@ class Folders:
         self.path = data_dir / FILE_NAME
 
     def read(self) -> dict[str, str]:
+        """The folders recorded, {} when none can be read (the reason logged)."""
+        folders = self._read()
+        return folders if folders is not None else {}
+
+    def _read(self) -> dict[str, str] | None:
+        """The folders recorded ({} when there is no file yet); None when the file cannot
+        be read: it is read only as a regular file (a link, a FIFO or a folder of that name
+        is never followed, waited on or read), of at most MAX_BYTES."""
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, NotADirectoryError):  # none yet, or no data dir (told at start)
+            data = read_small(self.path, MAX_BYTES)
+            raw = json.loads(data) if data is not None else {}
+        except (FileNotFoundError, NotADirectoryError):  # no data dir (told at start)
             return {}
+        except StorageError as exc:  # it names the path
+            log.warning("%s: session folders unknown", exc.message)
+            return None
         except (OSError, ValueError) as exc:
             log.warning("%s cannot be read (%s): session folders unknown", self.path, exc)
-            return {}
+            return None
         if not isinstance(raw, dict):
-            return {}
+            log.warning("%s holds no JSON object: session folders unknown", self.path)
+            return None
         return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
 
     def set(self, session_id: str, cwd: str) -> None:
         """Record `cwd` for the session (one whole-file replace; a failure is logged: the
-        session itself is stored and only its folder goes unrecorded)."""
-        folders = self.read()
-        if folders.get(session_id) == cwd:
+        session itself is stored and only its folder goes unrecorded). A file that cannot
+        be read is left as it is, never replaced by one without the folders it holds."""
+        folders = self._read()
+        if folders is None or folders.get(session_id) == cwd:
             return
         folders[session_id] = cwd
         try:

@@ -3,42 +3,20 @@ file, never through a link nor waiting on a FIFO, and never replaced when it can
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import struct
-import termios
-import threading
-import time
 from pathlib import Path
 
+from fifo_probe import BYTES as RECORDED
+from fifo_probe import read_of_fifo
+
 from baton.acp.folders import FILE_NAME, Folders
-
-RECORDED = b'{"s_other": "/elsewhere"}'
-
-
-def unread(fd: int) -> int:
-    """The bytes written into a FIFO that no reader took yet."""
-    found = fcntl.ioctl(fd, termios.FIONREAD, struct.pack("i", 0))
-    return int(struct.unpack("i", found)[0])
 
 
 def test_a_fifo_in_its_place_is_neither_waited_on_nor_read_nor_replaced(tmp_path: Path) -> None:
     """Such a FIFO was opened and read to its end: `baton acp`'s session/list and
     session/new waited on it for as long as its writer stayed, the whole agent with them."""
     path = tmp_path / FILE_NAME
-    os.mkfifo(path)
-    writer = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # a writer that never ends the FIFO
-    os.write(writer, RECORDED)
-    answers: list[dict[str, str]] = []
-
-    reader = threading.Thread(target=lambda: answers.append(Folders(tmp_path).read()))
-    reader.start()
-    while reader.is_alive() and unread(writer) == len(RECORDED):
-        time.sleep(0.001)  # until it has answered, or has taken the FIFO's bytes
-    taken = unread(writer) < len(RECORDED)
-    os.close(writer)  # ends a read that waits on the FIFO
-    reader.join()
+    taken, answers = read_of_fifo(path, Folders(tmp_path).read)
     assert not taken, "the FIFO was read"
     assert answers == [{}]
     Folders(tmp_path).set("s_new", "/work")

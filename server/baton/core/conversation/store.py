@@ -196,8 +196,10 @@ class SessionStore:
         return session
 
     def delete(self, session_id: str) -> None:
-        """Hide a session; its transcript stays on disk (nothing is ever lost)."""
+        """Hide a session; its transcript stays on disk (nothing is ever lost). A damaged
+        one (its header lost, or naming another session) is never written to: refused."""
         session = self.get(session_id)
+        session.refuse_if_read_only()
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
         self._index.drop_size(session_id)

@@ -169,6 +169,7 @@ class SessionStore:
         else:
             self._open.move_to_end(sid)
         if session.deleted:
+            self._let_go(sid, session)
             raise SessionNotFound(f"session {sid} was deleted")
         if reloaded and session.read_again is not None:
             session.read_again()  # told once kept: whoever hears it gets this same object
@@ -203,6 +204,7 @@ class SessionStore:
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
         self._index.drop_size(session_id)
+        self._let_go(session_id, session)
 
     def rename(self, session_id: str, title: str) -> Session:
         """A new title, appended to the transcript (a `meta` record; nothing rewritten)."""
@@ -230,6 +232,13 @@ class SessionStore:
         session = self._open.pop(session_id, None)
         if session is not None:
             session.transcript.close()
+
+    def _let_go(self, sid: str, session: Session) -> None:
+        """A deleted session is never written again: its descriptor and lock go, and so
+        does what it holds once nobody else has it (a caller that still does finds it
+        deleted, as `get` does while it lives)."""
+        self.release(sid)
+        self._closed[sid] = session
 
     def close(self) -> None:
         """Close every session; the next `get` of each reads it again from its file."""

@@ -4,8 +4,13 @@ elsewhere (VS Code) has none and is listed under whatever folder the client asks
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from baton.core.conversation.files import read_small, replace_file
@@ -49,13 +54,31 @@ class Folders:
     def set(self, session_id: str, cwd: str) -> None:
         """Record `cwd` for the session (one whole-file replace; a failure is logged: the
         session itself is stored and only its folder goes unrecorded). A file that cannot
-        be read is left as it is, never replaced by one without the folders it holds."""
-        folders = self._read()
-        if folders is None or folders.get(session_id) == cwd:
-            return
-        folders[session_id] = cwd
+        be read is left as it is, never replaced by one without the folders it holds.
+
+        The data dir is locked (`flock`) from the read to the replace, so that agents on
+        one data dir recording at once each add to what the other wrote."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(self.path, json.dumps(folders, ensure_ascii=False, indent=0).encode())
+            with _locked(self.path.parent):
+                folders = self._read()
+                if folders is None or folders.get(session_id) == cwd:
+                    return
+                folders[session_id] = cwd
+                data = json.dumps(folders, ensure_ascii=False, indent=0).encode()
+                replace_file(self.path, data)
         except OSError as exc:
             log.warning("the folder of session %s is not recorded: %s", session_id, exc)
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """`folder` locked while the block runs; where it cannot be (a file system without
+    locks), the block runs as it did before there was a lock."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with it

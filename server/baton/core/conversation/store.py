@@ -33,12 +33,12 @@ def _file_of(session: Session | None) -> int | None:
 
 
 def _followed(session: Session) -> bool:
-    """Whether `get` reads the session again: a view of a file another process writes (or
-    Baton may not write), each time, so it shows that process's latest turns and becomes
-    writable once it lets go; a damaged one that is never written (its header lost, or
-    naming another session) only when its file changed since it was read."""
+    """Whether `get` reads the session again: a view of a file another process writes once
+    that process wrote it or let go (so it shows that process's latest turns, and becomes
+    writable), one Baton may not write each time; a damaged one that is never written (its
+    header lost, or naming another session) only when its file changed since it was read."""
     if session.transcript.read_only:
-        return True
+        return not session.transcript.unchanged_view()
     return session.read_only and session.transcript.moved_on()
 
 

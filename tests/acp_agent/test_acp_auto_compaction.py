@@ -6,10 +6,13 @@ stops the turn meanwhile, which changes nothing and keeps auto-compact going."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from pathlib import Path
 from typing import Any
+
+from acp import RequestError
 
 from baton_testkit.acp_client import WAIT, Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, ScriptedReply, text_block
@@ -126,3 +129,33 @@ async def test_a_cancel_during_an_auto_compaction_ends_it_cancelled_once_and_cha
         assert (again, started, ended) == (ended_id, "in_progress", "completed")
         assert again != entity
         assert [e["type"] for e in transcript(agent, sid)].count("boundary") == 1
+
+
+async def test_an_auto_compaction_whose_transcript_went_away_ends_failed_without_a_traceback(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """Another program put a folder in the place of the transcript while the summary was
+    written: the commit failed, and the end of the compaction read the session to name its
+    boundary, failed on the folder, and logged 'a listener failed on AutoCompacted' with
+    the StorageError's traceback; the client's compaction stayed in progress for good."""
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=SETTINGS) as agent:
+        sid = await past_the_threshold(agent, fake_anthropic)
+        gate = threading.Event()
+        summary = held_summary(gate)
+        fake_anthropic.add(summary)
+        turn = asyncio.ensure_future(agent.say(sid, "One more question"))
+        path = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        try:
+            running = await compaction_running(agent, sid, summary)
+            path.unlink()
+            path.mkdir()
+        finally:
+            gate.set()
+        with contextlib.suppress(RequestError):  # the turn cannot go on: no transcript
+            await asyncio.wait_for(turn, WAIT)
+        entity = running["compactionId"]
+        rec = agent.recorder
+        await rec.until(lambda: len(statuses(agent, sid)) == 2, what="the compaction's end")
+        assert statuses(agent, sid) == [(entity, "in_progress"), (entity, "failed")]
+        path.rmdir()
+    assert "Traceback" not in (tmp_path / "agent.stderr").read_text()

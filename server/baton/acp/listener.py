@@ -48,17 +48,19 @@ def told(agent: BatonAgent, event: Event) -> None:
 def auto_compacted(agent: BatonAgent, event: AutoCompacted) -> None:
     """The end of the entity its start made; one that was not told started (the thrash
     guard's failure, or a session opened here meanwhile) is a new entity, started and
-    ended at once: a committed one named after its boundary, as a replay names it."""
-    session = agent.service.session(event.session_id)
+    ended at once: a committed one named after its boundary, as a replay names it. Only a
+    committed one reads the session (held as it committed): one that failed may have
+    failed on the session's file, which may not be read now."""
     outcome = event.outcome.outcome
-    boundary_id = session.active[-1] if outcome == "compacted" and session.active else ""
+    session = agent.service.session(event.session_id) if outcome == "compacted" else None
+    boundary_id = session.active[-1] if session is not None and session.active else ""
     live = agent.live[event.session_id]
     report, live.auto_compaction = live.auto_compaction, None
     if report is None:
         entity_id = f"compaction-{boundary_id}" if boundary_id else ""
         report = CompactionReport(agent.out, event.session_id, agent.compaction_entity, entity_id)
         report.start()
-    if outcome == "compacted":
+    if session is not None:
         report.completed(boundary_summary(session, boundary_id), event.outcome.message)
     elif outcome == "cancelled":
         report.cancelled()

@@ -13,11 +13,8 @@ same compaction, and refuses (`draft_stale`) when the session changed since in a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import os
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -25,6 +22,7 @@ from pydantic import Field
 from baton.core.compaction import engine
 from baton.core.compaction.commit import PreparedSummary, check_retention, commit_summary
 from baton.core.compaction.cost import DraftCost, draft_cost
+from baton.core.compaction.draft_file import draft_path, fingerprint, saved_record
 from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext, bounded_keep_window
 from baton.core.compaction.plan import plan_compaction
@@ -72,23 +70,6 @@ class CompactDraft(WireModel):
     cost: DraftCost
     warnings: list[str] = Field(default_factory=list)
     created_at: str = Field(default_factory=now_iso)
-
-
-def draft_path(session: Session) -> Path:
-    """`<sessionId>.draft.json` beside `<sessionId>.jsonl` (no listing reads that name)."""
-    path = Path(session.transcript.path)
-    return path.with_name(f"{path.stem}.draft.json")
-
-
-def fingerprint(session: Session) -> dict[str, Any]:
-    """What must not change between a draft and its commit: the view, and every event of
-    the transcript (a pin, an undo, an append, a model switch all grow it)."""
-    view = hashlib.sha256("\n".join(session.view).encode()).hexdigest()
-    try:
-        size = os.stat(session.transcript.path).st_size
-    except OSError:
-        size = -1
-    return {"view": view, "transcriptBytes": size}
 
 
 async def make_draft(
@@ -188,13 +169,7 @@ def save_record(
 
 def load_record(session: Session, draft_id: str) -> dict[str, Any]:
     """The session's draft record if it is `draft_id` (else `draft_not_found`)."""
-    path = draft_path(session)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        record = None
-    except (OSError, ValueError, UnicodeDecodeError):
-        record = None  # unreadable: as good as none (a preview writes it again)
+    record = saved_record(session)
     if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
         raise DraftNotFound(f"session {session.session_id} has no draft {draft_id}")
     if (record.get("draft") or {}).get("draftId") != draft_id:
@@ -205,10 +180,10 @@ def load_record(session: Session, draft_id: str) -> dict[str, Any]:
 def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
     """The session's saved draft, whatever its id, and whether it can still be applied
     (the session has not changed since); None when there is none."""
+    record = saved_record(session)
     try:
-        record = json.loads(draft_path(session).read_text(encoding="utf-8"))
         draft = CompactDraft.model_validate(record["draft"])
-    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError):
         return None
     return draft, record.get("fingerprint") == fingerprint(session)
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import secrets
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from baton.core.conversation.files import unwritable_cause
@@ -20,7 +18,7 @@ from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.transcript import Transcript, check_writable
 from baton.core.conversation.transcript_summary import identity
 from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
-from baton.core.memory import collector_paused
+from baton.core.memory import loading
 
 log = logging.getLogger(__name__)
 DEFAULT_TITLE = "New conversation"  # a session made with no title of its own
@@ -34,26 +32,21 @@ def _file_of(session: Session | None) -> int | None:
     return identity(st) if st is not None else None
 
 
+def _followed(session: Session) -> bool:
+    """Whether `get` reads the session again: a view of a file another process writes once
+    that process wrote it or let go (so it shows that process's latest turns, and becomes
+    writable), one Baton may not write each time; a damaged one that is never written (its
+    header lost, or naming another session) only when its file changed since it was read."""
+    if session.transcript.read_only:
+        return not session.transcript.unchanged_view()
+    return session.read_only and session.transcript.moved_on()
+
+
 def check_session_id(session_id: object) -> str:
     """A session id names a file: letters, digits, `_` and `-` only (no path tricks)."""
     if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
         raise InvalidParams(f"invalid session id {session_id!r}")
     return session_id
-
-
-@contextmanager
-def _loading() -> Iterator[None]:
-    """A load allocates most of what a session will hold. The cyclic collector stays out of
-    it (it would walk the growing heap again and again), and afterwards everything alive is
-    frozen out of later collections' walks, so a full collection in an append does not walk
-    a million-token session (refcounting still frees what is dropped). Frozen before the
-    collector is back on: else the first allocation after would run a full collection over
-    all that was just loaded (0.13 s for a 57,000-message import, holding every session)."""
-    with collector_paused():
-        try:
-            yield
-        finally:
-            gc.freeze()
 
 
 def new_session_id() -> str:
@@ -148,12 +141,9 @@ class SessionStore:
             if session is not None and session.transcript.moved_on():
                 # another process wrote it while it was closed here
                 reloaded = session.reload()
-            if session is not None and not session.read_only:
+            if session is not None and not _followed(session):
                 self._keep(sid, session)
-        if session is None or session.read_only:
-            # A read-only view is another process's session (or a file Baton may not
-            # write): read it again each time, so it shows that process's latest turns
-            # and becomes writable once it lets go.
+        if session is None or _followed(session):
             path = self.path_for(sid)
             if not os.path.lexists(path):
                 self.release(sid)
@@ -169,6 +159,7 @@ class SessionStore:
         else:
             self._open.move_to_end(sid)
         if session.deleted:
+            self._let_go(sid, session)
             raise SessionNotFound(f"session {sid} was deleted")
         if reloaded and session.read_again is not None:
             session.read_again()  # told once kept: whoever hears it gets this same object
@@ -182,7 +173,7 @@ class SessionStore:
         on the loop. Safe off the loop: nothing of the store but its paths and its counter
         is used."""
         sid = check_session_id(session_id)
-        with _loading():
+        with loading():
             return Session(Transcript.open(self.path_for(sid)), self.count, session_id=sid)
 
     def adopt(self, session: Session) -> Session:
@@ -196,11 +187,14 @@ class SessionStore:
         return session
 
     def delete(self, session_id: str) -> None:
-        """Hide a session; its transcript stays on disk (nothing is ever lost)."""
+        """Hide a session; its transcript stays on disk (nothing is ever lost). A damaged
+        one (its header lost, or naming another session) is never written to: refused."""
         session = self.get(session_id)
+        session.refuse_if_read_only()
         session.transcript.append({"type": "deleted", "at": now_iso()})
         session.deleted = True
         self._index.drop_size(session_id)
+        self._let_go(session_id, session)
 
     def rename(self, session_id: str, title: str) -> Session:
         """A new title, appended to the transcript (a `meta` record; nothing rewritten)."""
@@ -228,6 +222,13 @@ class SessionStore:
         session = self._open.pop(session_id, None)
         if session is not None:
             session.transcript.close()
+
+    def _let_go(self, sid: str, session: Session) -> None:
+        """A deleted session is never written again: its descriptor and lock go, and so
+        does what it holds once nobody else has it (a caller that still does finds it
+        deleted, as `get` does while it lives)."""
+        self.release(sid)
+        self._closed[sid] = session
 
     def close(self) -> None:
         """Close every session; the next `get` of each reads it again from its file."""

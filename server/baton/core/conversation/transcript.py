@@ -144,6 +144,7 @@ class Transcript(TranscriptFile):
             raise
         self._report = reading.report
         self._size = reading.end
+        self._read = reading.file
         self._tail = reading.tail
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)

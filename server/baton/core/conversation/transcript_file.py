@@ -11,7 +11,13 @@ import os
 from pathlib import Path
 from typing import Self
 
-from baton.core.conversation.files import LOCKED, identity, open_writer, storage_error
+from baton.core.conversation.files import (
+    LOCKED,
+    identity,
+    open_writer,
+    storage_error,
+    write_locked,
+)
 from baton.core.errors import TranscriptChanged
 
 VIEW = "opened read-only"
@@ -30,6 +36,7 @@ class TranscriptFile:
         # the bytes of the file this transcript has read and written; None until loaded
         self._size: int | None = 0 if loaded else None
         self._identity = identity(os.fstat(fd)) if fd is not None else None
+        self._read: tuple[int, int] | None = self._identity  # the file read (a view's too)
         self._closed = False  # a writer closed by `close()`: the next append opens it again
         self.read_only_reason = reason if fd is None else None
 
@@ -81,6 +88,20 @@ class TranscriptFile:
         except OSError:
             return True
         return identity(on_disk) != self._identity or on_disk.st_size != self._size
+
+    def unchanged_view(self) -> bool:
+        """Whether this view of a file another process writes still shows all of it: that
+        process still holds the file's lock, and the file is the one read, of the size read
+        (a stat and the kernel's table of locks; False where there is no such table)."""
+        if self.read_only_reason != LOCKED or self._read is None or self._size is None:
+            return False
+        try:
+            on_disk = os.lstat(self.path)
+        except OSError:
+            return False
+        if identity(on_disk) != self._read or on_disk.st_size != self._size:
+            return False
+        return self._read in write_locked()
 
     def file_state(self) -> os.stat_result | None:
         """The `lstat` of the file at `path` while it is the one this transcript holds, at

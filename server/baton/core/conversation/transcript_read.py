@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from baton.core.conversation.files import open_regular
+from baton.core.conversation.files import identity, open_regular
 
 Event = dict[str, Any]
 
@@ -53,11 +53,13 @@ class LinePass:
         self.report = LoadReport()
         self.end = 0
         self.tail: bytes | None = None
+        self.file: tuple[int, int] | None = None  # the (device, inode) read, once opened
 
     def __iter__(self) -> Iterator[Event]:
         report = self.report
         # only a regular file is read: never a link, a FIFO or a device
         with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as handle:
+            self.file = identity(os.fstat(handle.fileno()))
             for number, segment in enumerate(self._segments(handle), start=1):
                 self.end += len(segment)
                 ends_line = segment.endswith(b"\n")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from baton.core.errors import SessionNotFound
+from baton.core.errors import BatonError, SessionNotFound
 from baton.core.service.events import Event, SessionChanged, SessionClosed, SessionOpened
 from baton.core.service.results import RenderData
 from baton.lsp.session_document.diagnostics import build_diagnostics
@@ -232,6 +232,8 @@ class SessionDocuments:
         document.pending = None
         try:
             self.publish(session_id)
+        except BatonError as exc:  # its file cannot be read now (a folder in its place...)
+            log.warning("the diagnostics of session %s are not published: %s", session_id, exc)
         except Exception:  # a timer callback has no caller to report to
             log.exception("publishing diagnostics for %s failed", session_id)
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import CountText, approx_tokens, cut_to_tokens
-from baton.core.conversation.files import replace_file
+from baton.core.conversation.files import read_small, replace_file
 from baton.core.conversation.session import Session
+from baton.core.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 SECTIONS: tuple[str, ...] = (
     "Session title",
@@ -25,6 +29,7 @@ SECTIONS: tuple[str, ...] = (
 SECTION_TOKENS = 2_000
 TOTAL_TOKENS = 12_000
 EMPTY = "_Nothing recorded yet._"
+NOTES_BYTES = 4 * 1024 * 1024  # notes of 12,000 tokens, and room for a hand's edits
 _META = re.compile(r"^<!-- baton-notes (.*?) -->\n?", re.DOTALL)
 _HEADING = re.compile(r"^#{1,3}\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
 
@@ -55,10 +60,16 @@ class MemoryNotes:
         return cls(notes_path(session.transcript.path), count_text)
 
     def read(self) -> tuple[str | None, NotesMark]:
-        """(the notes body, or None when there are none yet; how far they reach)."""
+        """(the notes body, or None when there are none yet, or none can be read; how far
+        they reach). Read only as a regular file of at most NOTES_BYTES: a link is never
+        followed, a FIFO never waited on; notes that cannot be read are written afresh."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except (FileNotFoundError, UnicodeDecodeError):
+            data = read_small(self.path, NOTES_BYTES)
+            text = data.decode("utf-8") if data is not None else None
+        except (OSError, StorageError, UnicodeDecodeError) as exc:
+            log.warning("%s is not read: %s", self.path, getattr(exc, "message", None) or exc)
+            text = None
+        if text is None:
             return None, NotesMark()
         mark = NotesMark()
         meta = _META.match(text)

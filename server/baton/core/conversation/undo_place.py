@@ -53,12 +53,21 @@ class Summarized:
 
     def came(self, mid: str) -> int | None:
         """Where `mid` came (a summary: the first message it summarized); None for an
-        attachment, which keeps its place."""
-        if self._stands_for.get(mid, [mid]) == []:
+        attachment, which keeps its place: a fresh copy of a restored file too, though it
+        stands for the stale copies it replaced (it came where it stands, not with them)."""
+        if self._stands_for.get(mid, [mid]) == [] or self._attachment(mid):
             return None
         first = self.of(mid) or reached([mid], self._stands_for)
         order = self._order
         return min((order[one] for one in first if one in order), default=len(order))
+
+    def _attachment(self, mid: str) -> bool:
+        """Whether `mid` is an attachment a compaction in force introduced (neither its
+        summary nor a microcompacted copy, which goes where its original came)."""
+        boundary = self._owner.get(mid)
+        if boundary is None or mid not in self._stands_for or boundary.summary_id == mid:
+            return False
+        return boundary.direction != "microcompact"
 
     def summary(self, mid: str) -> bool:
         """Whether `mid` is a summary (not a message, a copy or an attachment)."""

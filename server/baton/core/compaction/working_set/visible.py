@@ -10,6 +10,7 @@ from pathlib import Path
 
 from baton.core.compaction.retention.facts import attachment_path, tool_paths
 from baton.core.conversation.messages import (
+    CLEARED_RESULT,
     PROJECT_INSTRUCTIONS,
     RESTORED_FILE,
     Message,
@@ -26,13 +27,19 @@ def resolve_path(path: Path) -> Path | None:
 
 class Visible:
     """Paths the kept messages already show: named by a tool call (not one whose result is
-    an error) or an attachment, or written out in a message's text (not a summary's)."""
+    an error, or was cleared by a microcompaction) or an attachment, or written out in a
+    message's text (not a summary's)."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         texts: list[str] = []
-        failed = {r.tool_use_id for m in kept for r in m.tool_results() if r.is_error}
+        failed = {
+            r.tool_use_id
+            for m in kept
+            for r in m.tool_results()
+            if r.is_error or r.content == CLEARED_RESULT
+        }
         for message in kept:
             attached = attachment_path(message)
             if attached and _restored_copy(message):  # may be stale: see `shows_copy`
@@ -42,7 +49,7 @@ class Visible:
             if attached:
                 self._add(attached, folders)
             for use in message.tool_uses():
-                if use.id in failed:  # a read that failed showed nothing of the file
+                if use.id in failed:  # a read that failed, or was cleared, shows nothing
                     continue
                 for path, _ in tool_paths(use):
                     self._add(path, folders)

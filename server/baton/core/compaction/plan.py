@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from baton.core.compaction.working_set.plan_todos import is_continuity
 from baton.core.conversation.boundary import DIRECTIONS, AdjustedPivot, Direction
-from baton.core.conversation.invariants import unanswered_tool_uses
+from baton.core.conversation.invariants import leads_with_compaction, unanswered_tool_uses
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
 from baton.core.settings import KeepWindowSettings
@@ -237,10 +237,12 @@ def _adjustment(
 
 def _pinned(view: Sequence[Message], safe: list[bool], start: int, end: int) -> set[int]:
     """Indices inside [start, end) that stay verbatim: each pinned message together with
-    the tool calls, results and response records it cannot be separated from."""
+    the tool calls, results and response records it cannot be separated from. Not a
+    summary the API wrote, pinned or not: its block must come first in a request, and the
+    new summary goes before what the span keeps, so the span's summary takes it in."""
     keep: set[int] = set()
     for index in range(start, end):
-        if not view[index].pinned or index in keep:
+        if not view[index].pinned or index in keep or leads_with_compaction(view[index]):
             continue
         low = max(i for i in range(index + 1) if safe[i])
         high = min(i for i in range(index + 1, len(safe)) if safe[i])

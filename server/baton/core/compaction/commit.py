@@ -19,7 +19,7 @@ from baton.core.compaction.figures import after_compaction, check_smaller, estim
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.facts import attachment_path, normalize
-from baton.core.compaction.retention.ledger import retention
+from baton.core.compaction.retention.ledger import found_in, retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
 from baton.core.compaction.working_set.plan_todos import with_plan_and_todos
@@ -90,9 +90,12 @@ def _retained(
     prepared: PreparedSummary, ctx: CompactContext, transcript_path: str, restored: list[str]
 ) -> tuple[Retention, str | None]:
     """The retention check made ahead, or made now when a file restored now is a path of
-    the span: it stays in view, so no ledger carries it and it is not reported gone."""
-    span = set(prepared.facts.unique_paths.values()) if prepared.facts is not None else None
-    if prepared.retained is None or span is None or any(normalize(p) in span for p in restored):
+    the span: it stays in view, so no ledger carries it and it is not reported gone. A path
+    of the span is one the restored paths hold, as the check finds it (a relative path a
+    tool call read is found in the restored file's absolute one)."""
+    span = prepared.facts.unique_paths.values() if prepared.facts is not None else None
+    again = normalize("\n".join(restored))
+    if prepared.retained is None or span is None or any(found_in(again, key) for key in span):
         prepared.retained = check_retention(prepared, ctx, transcript_path, restored)
     return prepared.retained
 

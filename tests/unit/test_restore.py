@@ -607,7 +607,4 @@ def test_a_file_restored_again_replaces_its_stale_copy_and_undo_puts_it_back(
     assert [f.uri for f in second.restored_files] == [source.as_uri()]
     assert service.usage(sid).used_tokens == second.post_tokens
     service.compaction.uncompact(sid)
-    print("BEFORE", before)
-    print("AFTER", session.view)
-    print("STALE", stale.id)
     assert session.view == before  # the stale copy is back where it was

@@ -146,3 +146,17 @@ async def test_a_path_by_a_name_two_folders_share_says_how_to_name_them(
         "Error: 'app/x.py' does not exist (2 workspace folders are named app: "
         "start the path with one/app or two/app)"
     ), read.text
+
+
+async def test_a_glob_by_a_name_two_folders_share_matches_in_both(twins: list[Path]) -> None:
+    """`app/*.py` matched nothing: the glob was matched against `one/app/x.py` only, while
+    `**/app/*.py` found both files."""
+    (twins[1] / "y.py").write_text("y = 1\n")
+    found = await call(twins, "find_files", pattern="app/*.py")
+    assert found.text.splitlines() == ["one/app/x.py", "two/app/x.py", "two/app/y.py"]
+    shown = await call(twins, "find_files", pattern="two/app/*.py")
+    assert shown.text.splitlines() == ["two/app/x.py", "two/app/y.py"]
+    hits = await call(twins, "search_text", pattern="= 1", glob="app/x.py")
+    assert hits.text.splitlines() == ["one/app/x.py:1: one = 1", "two/app/x.py:1: two = 1"]
+    inside = await call(twins, "search_text", pattern="= 1", path="two/app", glob="app/y.py")
+    assert inside.text == "two/app/y.py:1: y = 1"

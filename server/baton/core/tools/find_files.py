@@ -76,7 +76,7 @@ def _find(workspace: Workspace, pattern: str, walk: Walk) -> tuple[list[str], in
     found: list[str] = []
     total = 0
     for entry in files(workspace, None, walk):
-        if matcher(entry.shown) and workspace.shown(entry.real) is not None:
+        if entry.matches(matcher) and workspace.shown(entry.real) is not None:
             total += 1  # (a credential file, restore.exclude, is never listed)
             if len(found) < MAX_RESULTS:
                 found.append(entry.shown)

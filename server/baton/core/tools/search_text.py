@@ -21,7 +21,7 @@ from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.find_files import glob_matcher
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
+from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file
 from baton.core.tools.workspace import (
     MAX_FILE_BYTES,
     Located,
@@ -73,14 +73,15 @@ def _search(
     matcher = glob_matcher(glob) if glob is not None else None
     hits: list[str] = []
     total = files_hit = 0
-    entries: Iterable[tuple[Path, str]]
+    entries: Iterable[Walked]
     if start is not None and (start.real in live or start.real.is_file()):
-        entries = [(start.real, start.shown)]
+        entries = [walked_file(workspace, start)]
     else:
-        entries = ((w.real, w.shown) for w in files(workspace, start, walk))
-    for real, shown in entries:
+        entries = files(workspace, start, walk)
+    for entry in entries:
         walk.check()
-        if matcher is not None and not matcher(shown):
+        real, shown = entry.real, entry.shown
+        if matcher is not None and not entry.matches(matcher):
             continue
         if workspace.shown(real) is None:
             continue  # a credential file (restore.exclude): never searched

@@ -35,6 +35,27 @@ class Walked:
 
     real: Path
     shown: str
+    named: str | None = None  # with its folder's own name for a longer label: app/x.py
+
+    def matches(self, glob: Callable[[str], bool]) -> bool:
+        """Whether `glob` matches the path as shown, or by its folder's own name: with two
+        folders named app, `app/*.py` is a glob of both `one/app/x.py` and `two/app/x.py`."""
+        return glob(self.shown) or (self.named is not None and glob(self.named))
+
+
+def walked_file(workspace: Workspace, located: Located) -> Walked:
+    """The file `located` names, as `files` would find it."""
+    root = next(r for r in workspace.roots if r.path == located.folder)
+    return Walked(located.real, located.shown, _named(root, located.shown))
+
+
+def _named(root: Located, shown: str) -> str | None:
+    """`shown` (under `root`) with the folder's own name where its label stands (`app/x.py`
+    for `one/app/x.py`); None when the label is that name (or `.`, a folder alone)."""
+    name = root.path.name
+    if root.shown in (".", name) or not name:
+        return None
+    return name + shown[len(root.shown) :]
 
 
 @dataclass
@@ -201,4 +222,4 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                         continue
                     if workspace.shown(real) is None or not real.is_file():
                         continue
-                yield Walked(path, prefix + rel)
+                yield Walked(path, prefix + rel, _named(folder, prefix + rel))

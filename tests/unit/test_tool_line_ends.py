@@ -81,3 +81,50 @@ async def test_an_insert_at_the_top_of_a_file_with_a_bom_keeps_the_bom_first(roo
     )
     assert not result.is_error, result.text
     assert (root / "b.py").read_bytes() == b"\xef\xbb\xbf# head\nx = 1\n"
+
+
+async def test_lines_of_a_file_of_mixed_line_ends_match_as_read_file_shows_them(
+    root: Path,
+) -> None:
+    """A text quoted across a \\r\\n line and a \\n line was answered "no match": it was
+    looked for with \\n, then with the file's first line end only."""
+    (root / "mixed.txt").write_bytes(b"a\r\nb\nc\r\nd\n")
+    result = await call(
+        ctx(root),
+        "str_replace_based_edit_tool",
+        command="str_replace",
+        path="mixed.txt",
+        old_str="b\nc\nd",
+        new_str="B\nC",
+    )
+    assert result.text == "Applied: Edit mixed.txt (+2 -3) at line 2.", result.text
+    assert (root / "mixed.txt").read_bytes() == b"a\r\nB\nC\n"
+
+
+async def test_a_text_quoted_twice_in_a_file_of_mixed_line_ends_is_ambiguous(root: Path) -> None:
+    (root / "twice.txt").write_bytes(b"x\r\ny\nx\ny\r\n")
+    result = await call(
+        ctx(root),
+        "str_replace_based_edit_tool",
+        command="str_replace",
+        path="twice.txt",
+        old_str="x\ny",
+        new_str="z",
+    )
+    assert result.is_error
+    assert "occurs 2 times" in result.text, result.text
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\n"])
+async def test_a_text_that_starts_with_a_line_end_matches_it_once(root: Path, end: bytes) -> None:
+    (root / "a.txt").write_bytes(b"x" + end + b"y" + end)
+    result = await call(
+        ctx(root),
+        "str_replace_based_edit_tool",
+        command="str_replace",
+        path="a.txt",
+        old_str="\ny",
+        new_str="\nz",
+    )
+    assert not result.is_error, result.text
+    assert (root / "a.txt").read_bytes() == b"x" + end + b"z" + end

@@ -69,27 +69,35 @@ def _with_end(text: str, end: str | None) -> str:
 MAX_COUNTED = 1000  # matches of the text to replace counted, at most
 
 
-def occurrences(text: str, old: str) -> int:
+def _quoted(old: str) -> re.Pattern[str]:
+    """What `old` matches: itself, its line breaks (\\n, as read_file shows them, when it
+    holds no \\r) any of \\r\\n, \\r and \\n: a file's lines may end in each (mixed)."""
+    if "\n" not in old or "\r" in old:
+        return re.compile(re.escape(old))
+    # a break is a whole \r\n, never its \r or \n alone (`\ny` once in `x\r\ny`)
+    breaks = r"(?:\r\n|\r(?!\n)|(?<!\r)\n)"
+    return re.compile(breaks.join(re.escape(line) for line in old.split("\n")))
+
+
+def occurrences(text: str, old: str | re.Pattern[str]) -> int:
     """The places `old` matches in `text` (at most MAX_COUNTED), overlapping ones too:
     `str.count` counts '}\\n}\\n' once in three closing braces, and an edit meant for the
     last two went to the first two."""
-    found, at = 0, text.find(old)
-    while at != -1 and found < MAX_COUNTED:
-        found, at = found + 1, text.find(old, at + 1)
+    pattern = re.compile(re.escape(old)) if isinstance(old, str) else old
+    found, match = 0, pattern.search(text)
+    while match is not None and found < MAX_COUNTED:
+        found, match = found + 1, pattern.search(text, match.start() + 1)
     return found
 
 
 def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
-    """`before` with `old` (once) replaced by `new`, whose lines end as the file's do, and
-    the line `old` started at (the result says it: a view's diff of the call shows it)."""
+    """`before` with `old` (once) replaced by `new`, whose lines end as the replaced text's
+    do (else as the file's), and the line `old` started at (the result says it: a view's
+    diff of the call shows it)."""
     if not old:
         raise ToolError("the text to replace must not be empty")
-    found = occurrences(before, old)
-    end = line_end(before)
-    if found == 0 and end not in (None, "\n") and "\n" in old and "\r" not in old:
-        # the file's lines end in \r\n (or \r); the model quotes them as read_file shows them
-        old = old.replace("\n", end or "\n")
-        found = occurrences(before, old)
+    pattern = _quoted(old)
+    found = occurrences(before, pattern)
     if found == 0:
         raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
     if found > 1:
@@ -97,8 +105,11 @@ def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
         raise ToolError(
             f"the text to replace occurs {times} in {shown}; include more lines so it matches once"
         )
-    line = len(_BREAK.findall(before[: before.find(old)])) + 1
-    return before.replace(old, _with_end(new, line_end(old) or end), 1), line
+    match = pattern.search(before)
+    assert match is not None  # found once
+    line = len(_BREAK.findall(before[: match.start()])) + 1
+    end = line_end(match.group()) or line_end(before)
+    return before[: match.start()] + _with_end(new, end) + before[match.end() :], line
 
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:

@@ -114,7 +114,7 @@ def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
 
 def inserted(shown: str, before: str, line: object, new: str) -> str:
     bom = "\ufeff" if before.startswith("\ufeff") else ""  # the encoding's: it stays first
-    lines = split_lines(before.removeprefix(bom), keepends=True)
+    lines = split_lines(before, keepends=True)  # the mark left out
     if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
         raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
     end = line_end(before) or "\n"  # the file's own line ends

@@ -30,8 +30,9 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 def split_lines(text: str, *, keepends: bool = False) -> list[str]:
     """The lines of `text` as an editor numbers them: broken at \\n, \\r\\n and \\r only
     (`str.splitlines` also breaks at form feeds and Unicode line separators, so its
-    numbers drift from the editor's and a line shown split cannot be matched)."""
-    lines: list[str] = _LINE.findall(text)
+    numbers drift from the editor's and a line shown split cannot be matched). A UTF-8 byte
+    order mark first is left out: the file's encoding to an editor, no text of line 1."""
+    lines: list[str] = _LINE.findall(text.removeprefix("\ufeff"))
     return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 

@@ -1,0 +1,32 @@
+"""A UTF-8 byte order mark is the file's encoding, as editors take it, not a character of
+its first line: the tools read and search the file without it, and an edit keeps it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tool_calls import call, ctx
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "b.py").write_bytes(BOM + b"import os\nimport re\n")
+    return folder
+
+
+async def test_a_search_anchored_at_a_line_start_finds_the_first_line(root: Path) -> None:
+    """`^import` found line 2 only: line 1 started with U+FEFF."""
+    result = await call(ctx(root), "search_text", pattern="^import")
+    assert result.text.splitlines() == ["b.py:1: import os", "b.py:2: import re"], result.text
+
+
+async def test_read_file_shows_the_first_line_without_the_mark(root: Path) -> None:
+    """Line 1 was shown as '\\ufeffimport os', which the editor's copy of the file (open
+    there) never holds."""
+    result = await call(ctx(root), "read_file", path="b.py")
+    assert result.text == "     1\timport os\n     2\timport re", repr(result.text)

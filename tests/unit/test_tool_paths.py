@@ -23,3 +23,20 @@ async def test_a_name_ending_in_a_space_is_that_file_not_its_neighbour(tmp_path:
     assert (tmp_path / "notes").read_text() == "plain\n"
     stripped = await call(ctx(tmp_path), "read_file", path="  notes\n")
     assert stripped.text == "     1\tplain"  # no such name: the spaces were the model's
+
+
+async def test_a_path_ending_in_a_slash_is_a_folder_no_edit_makes_a_file_of(
+    tmp_path: Path,
+) -> None:
+    """`create` of `docs/` made a file named docs (the slash was dropped with the path's
+    spelling), where every later file of docs/ could then not be made."""
+    create = {"command": "create", "path": "docs/", "file_text": "# Docs\n"}
+    made = await call(ctx(tmp_path), "str_replace_based_edit_tool", **create)
+    assert made.is_error
+    assert made.text == "Error: 'docs/' names a folder (it ends in /): give the file's path"
+    assert not (tmp_path / "docs").exists()
+    filled = await call(
+        ctx(tmp_path), "edit_file", model="claude-3-5-sonnet", path="a/b/", oldText="", newText="x"
+    )
+    assert filled.text == "Error: 'a/b/' names a folder (it ends in /): give the file's path"
+    assert not (tmp_path / "a").exists()

@@ -126,6 +126,14 @@ def inserted(shown: str, before: str, line: object, new: str) -> str:
     return bom + "".join(lines[:line]) + piece + "".join(lines[line:])
 
 
+def _edited(raw: object, ctx: ToolContext) -> Located:
+    """The file an edit names (it may not exist yet). A path ending in / names a folder
+    (`docs/`): no edit makes a file of it, as the dropped slash of `Path` would."""
+    if isinstance(raw, str) and raw.strip().endswith("/"):
+        raise ToolError(f"{raw.strip()!r} names a folder (it ends in /): give the file's path")
+    return ctx.workspace.locate(raw, must_exist=False)
+
+
 async def _current(located: Located, ctx: ToolContext) -> FileText | None:
     return await read_any(located, ctx.host)
 
@@ -163,7 +171,7 @@ async def edit_call(
 
 async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
     old, new = _text(input, "oldText"), _text(input, "newText")
-    located = ctx.workspace.locate(input.get("path"), must_exist=False)
+    located = _edited(input.get("path"), ctx)
     before = await _current(located, ctx)
     if before is None:
         if old:
@@ -181,7 +189,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
         return await _plan_view(input, ctx)
     if command not in ("str_replace", "create", "insert"):
         raise ToolError(f"unknown command {command!r} (view, str_replace, create, insert)")
-    located = ctx.workspace.locate(input.get("path"), must_exist=False)
+    located = _edited(input.get("path"), ctx)
     before = await _current(located, ctx)
     if command == "create":
         return await edit_call(located, before, _text(input, "file_text"), ctx)

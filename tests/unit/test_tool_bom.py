@@ -30,3 +30,24 @@ async def test_read_file_shows_the_first_line_without_the_mark(root: Path) -> No
     there) never holds."""
     result = await call(ctx(root), "read_file", path="b.py")
     assert result.text == "     1\timport os\n     2\timport re", repr(result.text)
+
+
+async def test_a_create_over_a_file_with_the_mark_keeps_it(root: Path) -> None:
+    """The file lost its mark on the disk, while the editor, applying the same edit to its
+    document, keeps the file's encoding."""
+    create = {"command": "create", "path": "b.py", "file_text": "import sys\n"}
+    result = await call(ctx(root), "str_replace_based_edit_tool", **create)
+    assert not result.is_error, result.text
+    assert (root / "b.py").read_bytes() == BOM + b"import sys\n"
+
+
+async def test_a_file_holding_only_the_mark_is_empty_and_filled(root: Path) -> None:
+    """read_file says such a file is empty; edit_file's empty oldText, which fills an empty
+    file, was answered "the text to replace must not be empty"."""
+    (root / "e.py").write_bytes(BOM)
+    assert (await call(ctx(root), "read_file", path="e.py")).text == "e.py is empty."
+    filled = await call(
+        ctx(root), "edit_file", model="claude-3-5-sonnet", path="e.py", oldText="", newText="x\n"
+    )
+    assert not filled.is_error, filled.text
+    assert (root / "e.py").read_bytes() == BOM + b"x\n"

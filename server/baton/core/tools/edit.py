@@ -18,6 +18,7 @@ TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"
 EDIT_FILE = "edit_file"
 _BREAK = re.compile(r"\r\n|\r|\n")
+BOM = "\ufeff"  # UTF-8's byte order mark, as a file's text read from the disk starts
 DIFF_ON_LOOP = 200_000  # characters (before and after) past which the diff runs on a thread
 _FAMILY = re.compile(r"claude-(?:opus|sonnet|haiku)-(\d+)|claude-(\d+)")
 
@@ -112,8 +113,16 @@ def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
     return before[: match.start()] + _with_end(new, end) + before[match.end() :], line
 
 
+def _marked(before: FileText | None, text: str) -> str:
+    """`text` in place of the whole file, with the file's UTF-8 byte order mark kept (its
+    encoding, which an editor keeps when it applies the edit to its document)."""
+    if before is not None and before.text.startswith(BOM) and not text.startswith(BOM):
+        return BOM + text
+    return text
+
+
 def inserted(shown: str, before: str, line: object, new: str) -> str:
-    bom = "\ufeff" if before.startswith("\ufeff") else ""  # the encoding's: it stays first
+    bom = BOM if before.startswith(BOM) else ""  # the encoding's: it stays first
     lines = split_lines(before, keepends=True)  # the mark left out
     if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
         raise ToolError(f"insert_line must be between 0 and {len(lines)} for {shown}")
@@ -177,8 +186,8 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
         if old:
             raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
         return await edit_call(located, None, new, ctx)
-    if not old and not before.text:
-        return await edit_call(located, before, new, ctx)  # an empty file: nothing else can match
+    if not old and not before.text.removeprefix(BOM):  # an empty file: nothing else can match
+        return await edit_call(located, before, _marked(before, new), ctx)
     after, line = replaced(located.shown, before.text, old, new)
     return await edit_call(located, before, after, ctx, line)
 
@@ -192,7 +201,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
     located = _edited(input.get("path"), ctx)
     before = await _current(located, ctx)
     if command == "create":
-        return await edit_call(located, before, _text(input, "file_text"), ctx)
+        return await edit_call(located, before, _marked(before, _text(input, "file_text")), ctx)
     if before is None:
         raise ToolError(f"{located.shown} does not exist")
     if command == "str_replace":

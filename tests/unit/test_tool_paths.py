@@ -40,3 +40,24 @@ async def test_a_path_ending_in_a_slash_is_a_folder_no_edit_makes_a_file_of(
     )
     assert filled.text == "Error: 'a/b/' names a folder (it ends in /): give the file's path"
     assert not (tmp_path / "a").exists()
+
+
+async def test_a_file_in_the_middle_of_a_path_is_said_before_the_user_is_asked(
+    tmp_path: Path,
+) -> None:
+    """`create` of `src/x.py/y.py` asked the user, then answered "the file cannot be read
+    (NotADirectoryError)" (over ACP: "file changed meanwhile")."""
+    from baton.core.settings import ToolsSettings
+    from baton.core.tools.host import DiskHost
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x.py").write_text("x = 1\n")
+    host = DiskHost(answer="allowOnce")
+    context = ctx(tmp_path, host, ToolsSettings())
+    create = {"command": "create", "path": "src/x.py/deep/y.py", "file_text": "y = 1\n"}
+    made = await call(context, "str_replace_based_edit_tool", **create)
+    assert made.text == (
+        "Error: src/x.py/deep/y.py cannot be made: src/x.py is a file, not a folder"
+    ), made.text
+    assert host.asked == []
+    assert (tmp_path / "src" / "x.py").read_text() == "x = 1\n"

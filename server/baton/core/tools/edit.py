@@ -5,6 +5,7 @@ applied through the host (the editor), and answered with what was applied or why
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from typing import Any
 
@@ -140,7 +141,22 @@ def _edited(raw: object, ctx: ToolContext) -> Located:
     (`docs/`): no edit makes a file of it, as the dropped slash of `Path` would."""
     if isinstance(raw, str) and raw.strip().endswith("/"):
         raise ToolError(f"{raw.strip()!r} names a folder (it ends in /): give the file's path")
-    return ctx.workspace.locate(raw, must_exist=False)
+    located = ctx.workspace.locate(raw, must_exist=False)
+    _check_room(located)
+    return located
+
+
+def _check_room(located: Located) -> None:
+    """ToolError when a file of the path sits where a folder must be (`x.py/y.py`): the
+    user would be asked about an edit no host can apply."""
+    found = located.real
+    while not os.path.lexists(found) and found.parent != found:
+        found = found.parent
+    if found == located.real or found.is_dir():
+        return
+    parts = located.shown.split("/")
+    above = "/".join(parts[: len(parts) - len(located.real.relative_to(found).parts)])
+    raise ToolError(f"{located.shown} cannot be made: {above} is a file, not a folder")
 
 
 async def _current(located: Located, ctx: ToolContext) -> FileText | None:

@@ -43,3 +43,25 @@ async def test_text_that_matches_once_is_replaced(tmp_path: Path) -> None:
     )
     assert result.text == "Applied: Edit f.js (+0 -1) at line 1."
     assert (tmp_path / "f.js").read_text() == "}\n// end\n"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"command": "str_replace", "old_str": "x = 1", "new_str": "x = 1"},
+        {"command": "create", "file_text": "x = 1\n"},
+    ],
+)
+async def test_an_edit_that_changes_nothing_is_said_before_the_user_is_asked(
+    tmp_path: Path, edit: dict[str, str]
+) -> None:
+    """It asked the user about an empty diff, then answered 'Applied: Edit f.py (+0 -0)'."""
+    from baton.core.settings import ToolsSettings
+    from baton.core.tools.host import DiskHost
+
+    (tmp_path / "f.py").write_text("x = 1\n")
+    host = DiskHost(answer="allowOnce")
+    result = await call(ctx(tmp_path, host, ToolsSettings()), EDIT, path="f.py", **edit)
+    assert result.is_error
+    assert result.text == "Error: the edit changes nothing: f.py already holds that text"
+    assert host.asked == []

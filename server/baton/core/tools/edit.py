@@ -92,6 +92,8 @@ async def edit_call(
     The diff of a large file is worked out on a thread (difflib: about a second for a file
     of 200,000 lines), so the server's other requests are answered meanwhile."""
     old = before.text if before is not None else None
+    if old == after:  # nobody is asked about an empty diff
+        raise ToolError(f"the edit changes nothing: {located.shown} already holds that text")
     path = before.path if before is not None else located.path
     if len(old or "") + len(after) > DIFF_ON_LOOP:
         diff = await asyncio.to_thread(unified, located.shown, old or "", after)

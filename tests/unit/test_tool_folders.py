@@ -160,3 +160,14 @@ async def test_a_glob_by_a_name_two_folders_share_matches_in_both(twins: list[Pa
     assert hits.text.splitlines() == ["one/app/x.py:1: one = 1", "two/app/x.py:1: two = 1"]
     inside = await call(twins, "search_text", pattern="= 1", path="two/app", glob="app/y.py")
     assert inside.text == "two/app/y.py:1: y = 1"
+
+
+async def test_a_glob_without_a_folders_name_matches_in_each_folder(folders: list[Path]) -> None:
+    """`src/*.py` matched nothing once there were two folders (each path shown as
+    front/src/x.py), though a path so written is looked for in each folder."""
+    found = await call(folders, "find_files", pattern="src/*.py")
+    assert found.text.splitlines() == ["front/src/x.py", "back/src/only.py", "back/src/x.py"]
+    hits = await call(folders, "search_text", pattern="= 1", glob="src/x.py")
+    assert hits.text.splitlines() == ["front/src/x.py:1: front = 1", "back/src/x.py:1: back = 1"]
+    named = await call(folders, "find_files", pattern="back/src/*.py")
+    assert named.text.splitlines() == ["back/src/only.py", "back/src/x.py"]

@@ -35,27 +35,29 @@ class Walked:
 
     real: Path
     shown: str
-    named: str | None = None  # with its folder's own name for a longer label: app/x.py
+    also: tuple[str, ...] = ()  # other spellings of it a glob may use (`_spellings`)
 
     def matches(self, glob: Callable[[str], bool]) -> bool:
-        """Whether `glob` matches the path as shown, or by its folder's own name: with two
-        folders named app, `app/*.py` is a glob of both `one/app/x.py` and `two/app/x.py`."""
-        return glob(self.shown) or (self.named is not None and glob(self.named))
+        """Whether `glob` matches the path as shown or as it may be written otherwise."""
+        return glob(self.shown) or any(glob(spelling) for spelling in self.also)
 
 
 def walked_file(workspace: Workspace, located: Located) -> Walked:
     """The file `located` names, as `files` would find it."""
     root = next(r for r in workspace.roots if r.path == located.folder)
-    return Walked(located.real, located.shown, _named(root, located.shown))
+    return Walked(located.real, located.shown, _spellings(root, located.shown))
 
 
-def _named(root: Located, shown: str) -> str | None:
-    """`shown` (under `root`) with the folder's own name where its label stands (`app/x.py`
-    for `one/app/x.py`); None when the label is that name (or `.`, a folder alone)."""
+def _spellings(root: Located, shown: str) -> tuple[str, ...]:
+    """How else a glob may write `shown`, a path under `root` of a workspace of several
+    folders: relative to its folder, as a path may be given (`src/*.py` for front/src/x.py),
+    and with the folder's own name where a longer label stands (`app/*.py` for one/app/x.py
+    and two/app/x.py). None for a folder alone: its paths are shown relative to it."""
+    if root.shown == ".":
+        return ()
+    relative = shown[len(root.shown) + 1 :]
     name = root.path.name
-    if root.shown in (".", name) or not name:
-        return None
-    return name + shown[len(root.shown) :]
+    return (relative,) if name in ("", root.shown) else (relative, f"{name}/{relative}")
 
 
 @dataclass
@@ -222,4 +224,4 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                         continue
                     if workspace.shown(real) is None or not real.is_file():
                         continue
-                yield Walked(path, prefix + rel, _named(folder, prefix + rel))
+                yield Walked(path, prefix + rel, _spellings(folder, prefix + rel))

@@ -171,3 +171,8 @@ async def test_a_glob_without_a_folders_name_matches_in_each_folder(folders: lis
     assert hits.text.splitlines() == ["front/src/x.py:1: front = 1", "back/src/x.py:1: back = 1"]
     named = await call(folders, "find_files", pattern="back/src/*.py")
     assert named.text.splitlines() == ["back/src/only.py", "back/src/x.py"]
+
+
+async def test_an_absolute_glob_matches_in_the_folder_it_names(folders: list[Path]) -> None:
+    found = await call(folders, "find_files", pattern=f"{folders[1]}/src/*.py")
+    assert found.text.splitlines() == ["back/src/only.py", "back/src/x.py"], found.text

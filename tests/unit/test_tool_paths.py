@@ -61,3 +61,22 @@ async def test_a_file_in_the_middle_of_a_path_is_said_before_the_user_is_asked(
     ), made.text
     assert host.asked == []
     assert (tmp_path / "src" / "x.py").read_text() == "x = 1\n"
+
+
+async def test_an_absolute_glob_inside_the_workspace_matches_as_a_relative_one(
+    tmp_path: Path,
+) -> None:
+    """A path may be given absolute; a glob so given matched nothing (`No files match
+    /…/src/*.py.`), and one outside the workspace was answered as if searched."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x.py").write_text("x = 1\n")
+    found = await call(ctx(tmp_path), "find_files", pattern=f"{tmp_path}/src/*.py")
+    assert found.text == "src/x.py", found.text
+    hits = await call(ctx(tmp_path), "search_text", pattern="x", glob=f"{tmp_path}/**/*.py")
+    assert hits.text == "src/x.py:1: x = 1", hits.text
+    (tmp_path / "top.py").write_text("top = 1\n")
+    top = await call(ctx(tmp_path), "find_files", pattern=f"{tmp_path}/*.py")
+    assert top.text == "top.py", top.text  # the folder's own files, as `*.py` in a shell
+    outside = await call(ctx(tmp_path), "find_files", pattern="/etc/*.conf")
+    assert outside.is_error
+    assert outside.text == "Error: '/etc/*.conf' is outside the workspace folders"

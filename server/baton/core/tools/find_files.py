@@ -43,7 +43,7 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     so `**` repeated costs no more than once; at most MAX_GLOBSTARS separate ones."""
     if "/" not in pattern:
         return lambda shown: fnmatch.fnmatchcase(shown.rsplit("/", 1)[-1], pattern)
-    pattern = _GLOBSTARS.sub("**/", pattern)
+    pattern = _GLOBSTARS.sub("**/", pattern.removeprefix("/"))  # `/x`: x at the top
     if pattern.count("**/") > MAX_GLOBSTARS:
         raise ToolError(f"a glob may hold `**/` at most {MAX_GLOBSTARS} times")
     parts: list[str] = []
@@ -71,6 +71,25 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     return matches
 
 
+def workspace_glob(workspace: Workspace, glob: str) -> str:
+    """`glob` as the walk's paths are matched: spaces around it and a leading `./` dropped,
+    an absolute one made relative to the folder it starts with (`/w/src/*.py`: `src/*.py`,
+    `/w/*.py`: `/*.py`, the top's files only); ToolError when it starts with none."""
+    glob = glob.strip().removeprefix("./")
+    if not glob.startswith("/"):
+        return glob
+    bases = [
+        (base.as_posix().rstrip("/"), root)
+        for root in workspace.roots
+        for base in (root.path, root.real)
+    ]
+    for base, root in sorted(bases, key=lambda found: -len(found[0])):  # the deepest first
+        if glob.startswith(base + "/"):
+            rest = glob[len(base) + 1 :]
+            return f"/{rest}" if root.shown == "." else f"{root.shown}/{rest}"
+    raise ToolError(f"{glob!r} is outside the workspace folders")
+
+
 def _find(workspace: Workspace, pattern: str, walk: Walk) -> tuple[list[str], int]:
     matcher = glob_matcher(pattern)
     found: list[str] = []
@@ -89,7 +108,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("pattern must be a non-empty glob")
     if len(pattern) > MAX_PATTERN:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-    pattern = pattern.strip().removeprefix("./")
+    pattern = workspace_glob(ctx.workspace, pattern)
     # a walk of a large workspace takes a while: off the event loop
     walk = Walk(deadline=time.monotonic() + WALK_SECONDS)
     found, total = await walked(walk, lambda: _find(ctx.workspace, pattern, walk))

@@ -18,7 +18,7 @@ import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.visible import resolve_path
-from baton.core.tools.find_files import glob_matcher
+from baton.core.tools.find_files import glob_matcher, workspace_glob
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file
@@ -181,7 +181,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if start is not None and not start.real.exists() and start.real not in live:
         raise ToolError(f"{str(raw_path).strip()!r} does not exist")
     walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
-    shape = glob.strip().removeprefix("./") if glob else None
+    shape = workspace_glob(ctx.workspace, glob) if glob else None
     hits, total, files_hit = await walked(
         walk, lambda: _search(ctx.workspace, start, compiled, shape, live, walk)
     )

@@ -176,3 +176,24 @@ async def test_a_glob_without_a_folders_name_matches_in_each_folder(folders: lis
 async def test_an_absolute_glob_matches_in_the_folder_it_names(folders: list[Path]) -> None:
     found = await call(folders, "find_files", pattern=f"{folders[1]}/src/*.py")
     assert found.text.splitlines() == ["back/src/only.py", "back/src/x.py"], found.text
+
+
+@pytest.mark.parametrize(
+    ("order", "shown"), [("outer first", "w/sub/x.py"), ("inner first", "sub/x.py")]
+)
+async def test_a_folder_inside_another_is_walked_once(
+    tmp_path: Path, order: str, shown: str
+) -> None:
+    """With a workspace folder inside another (w and w/sub), find_files listed w/sub/x.py
+    twice and search_text counted each of its hits twice. A file is shown once, under the
+    first folder that holds it, as a path so shown is read."""
+    outer, inner = tmp_path / "w", tmp_path / "w" / "sub"
+    inner.mkdir(parents=True)
+    (inner / "x.py").write_text("x = 1\n")
+    (outer / "top.py").write_text("t = 1\n")
+    folders = [outer, inner] if order == "outer first" else [inner, outer]
+    found = await call(folders, "find_files", pattern="**/x.py")
+    assert found.text == shown, found.text
+    hits = await call(folders, "search_text", pattern="= 1")
+    assert sorted(hits.text.splitlines()) == sorted([f"{shown}:1: x = 1", "w/top.py:1: t = 1"])
+    assert (await call(folders, "read_file", path=shown)).text == "     1\tx = 1"

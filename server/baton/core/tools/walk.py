@@ -168,7 +168,12 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
     roots = [start] if start is not None else workspace.roots
     several = len(workspace.roots) > 1
     visited = 0
-    for root in roots:
+    for index, root in enumerate(roots):
+        # a folder inside another is walked once, under the first that holds it (as a
+        # path shown so is read): one earlier holds it, or it is left out of this walk
+        earlier = {r.real for r in roots[:index]} if start is None else set()
+        if any(root.real.is_relative_to(real) for real in earlier):
+            continue
         folder = next(r for r in workspace.roots if root.real.is_relative_to(r.real))
         folder_real = folder.real
         prefix = f"{folder.shown}/" if several else ""  # the folder's label (folder_labels)
@@ -195,7 +200,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                     walk.cut = True
                     return
                 rel = f"{rel_here}/{name}" if rel_here else name
-                if name.lower() in VCS_DIRS or _ignored(rel, True, specs):
+                if name.lower() in VCS_DIRS or _ignored(rel, True, specs) or here / name in earlier:
                     continue
                 if not utf8_name(name):
                     walk.unnamed += 1

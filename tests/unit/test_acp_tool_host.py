@@ -292,3 +292,25 @@ async def test_without_fs_a_new_file_is_never_written_through_a_link_put_in_its_
 
     assert not made.applied and "does not exist" in (made.reason or "")
     assert list(outside.iterdir()) == [] and link.is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("given", "location"),
+    [
+        ("file:///w/src/u.py", "/w/src/u.py"),
+        ("file:///w/src/u%20v.py", "/w/src/u v.py"),
+        ("./src/u.py", "/w/src/u.py"),
+    ],
+)
+def test_a_calls_location_is_the_plain_absolute_path_of_the_file(given: str, location: str) -> None:
+    """A path the model gave as a file: URI was told as that URI, which ACP's location (an
+    absolute path) is not."""
+    from baton.acp.tool_calls import CallReport
+    from baton.core.conversation.messages import ToolUseBlock
+
+    sent: list[Any] = []
+    report = CallReport(sent.append)
+    use = ToolUseBlock(id="toolu_r", name="read_file", input={"path": given})
+    report.started(use, [Path("/w")])
+    [start] = (u.model_dump(by_alias=True, exclude_none=True) for u in sent)
+    assert start["locations"] == [{"path": location}]

@@ -51,3 +51,15 @@ async def test_a_file_holding_only_the_mark_is_empty_and_filled(root: Path) -> N
     )
     assert not filled.is_error, filled.text
     assert (root / "e.py").read_bytes() == BOM + b"x\n"
+
+
+async def test_a_whole_file_attached_from_the_disk_has_no_mark(root: Path) -> None:
+    """Its block began with U+FEFF, as a range of it (split_lines) and the editor's copy
+    of it do not."""
+    from baton.core.settings_lists import DEFAULT_EXCLUDES
+    from baton.core.tools.attachments import EditorAttachment, attachment_messages
+    from baton.core.tools.workspace import Workspace
+
+    item = EditorAttachment("file", str(root / "b.py"))
+    [message] = await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
+    assert message.text() == f"Attached file: {root / 'b.py'}\n```\nimport os\nimport re\n```"

@@ -36,9 +36,10 @@ class EditorAttachment:
 
 def _lines(text: str, where: LineRange | None, shown: str) -> tuple[str, LineRange | None]:
     """The range's lines of `text`, and the range they are (its end at the file's last
-    line): a range past the end is refused, never attached as nothing."""
+    line): a range past the end is refused, never attached as nothing. A byte order mark
+    is left out, as the editor's lines have none (`split_lines`)."""
     if where is None:
-        return text, None
+        return text.removeprefix("\ufeff"), None
     if where.end_line < where.start_line:
         raise ToolError("range.endLine must not be before range.startLine")
     lines = split_lines(text, keepends=True)  # the editor's lines, as read_file numbers them

@@ -232,3 +232,13 @@ def test_a_star_of_a_glob_stays_inside_one_name(pattern: str, path: str, hit: bo
     from baton.core.tools.find_files import glob_matcher
 
     assert glob_matcher(pattern)(path) is hit
+
+
+async def test_a_hit_far_into_a_long_line_is_shown_with_its_match(root: Path) -> None:
+    """A long line's hit was cut to its first 300 characters: a match at column 5,000 (a
+    minified file) was shown without the text it matched."""
+    (root / "min.js").write_text("x" * 5000 + "needle()" + "y" * 5000 + "\n")
+    result = await call(ctx(root), "search_text", pattern="needle")
+    hit = result.text
+    assert hit.startswith("min.js:1: [cut] ") and hit.endswith(" [cut]"), hit[:80]
+    assert "needle()" in hit and len(hit) < 400

@@ -105,15 +105,27 @@ def _search(
             continue
         hit_here = False
         for number, line in enumerate(split_lines(text), 1):
-            if _search_line(pattern, line, deadline, f"{shown}:{number}") is None:
+            found = _search_line(pattern, line, deadline, f"{shown}:{number}")
+            if found is None:
                 continue
             total += 1
             hit_here = True
             if len(hits) < MAX_HITS:
-                cut = line if len(line) <= MAX_HIT_CHARS else line[:MAX_HIT_CHARS] + " [cut]"
-                hits.append(f"{shown}:{number}: {cut.strip()}")
+                hits.append(f"{shown}:{number}: {_around(line, found.start())}")
         files_hit += hit_here
     return hits, total, files_hit
+
+
+def _around(line: str, at: int) -> str:
+    """The hit's line, a long one cut to MAX_HIT_CHARS around where the match starts (`at`):
+    its first characters may hold nothing of it (a minified file's match at column 5,000)."""
+    if len(line) <= MAX_HIT_CHARS:
+        return line.strip()
+    start = max(0, min(at - MAX_HIT_CHARS // 4, len(line) - MAX_HIT_CHARS))
+    end = start + MAX_HIT_CHARS
+    head = "[cut] " if start else ""
+    tail = " [cut]" if end < len(line) else ""
+    return f"{head}{line[start:end].strip()}{tail}"
 
 
 def _by_real_path(editor: dict[Path, str]) -> dict[Path, str]:

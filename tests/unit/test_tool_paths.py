@@ -80,3 +80,15 @@ async def test_an_absolute_glob_inside_the_workspace_matches_as_a_relative_one(
     outside = await call(ctx(tmp_path), "find_files", pattern="/etc/*.conf")
     assert outside.is_error
     assert outside.text == "Error: '/etc/*.conf' is outside the workspace folders"
+
+
+async def test_an_edit_never_makes_a_name_no_listing_can_show(tmp_path: Path) -> None:
+    """`create` of `src/a\\nb.py` made a file whose name holds a line break: list_dir and
+    find_files leave such names out (they read as two entries), so it could not be found."""
+    create = {"command": "create", "path": "a\nb.py", "file_text": "x = 1\n"}
+    made = await call(ctx(tmp_path), "str_replace_based_edit_tool", **create)
+    assert made.text == (
+        "Error: 'a\\nb.py' holds a line break: a file so named is never listed (list_dir "
+        "and find_files leave such names out)"
+    ), made.text
+    assert list(tmp_path.iterdir()) == []

@@ -43,3 +43,14 @@ async def test_a_link_open_in_the_editor_is_read_there(tmp_path: Path) -> None:
     editor = Editor({root / "alias.py": "unsaved\n"})
     assert (await call(ctx(root, editor), "read_file", path="alias.py")).text == "     1\tunsaved"
     assert (await call(ctx(root, editor), "read_file", path="real.py")).text == "     1\tsaved"
+
+
+async def test_a_loop_of_links_is_said_to_be_one(tmp_path: Path) -> None:
+    """A link to itself (or a ring of them) was answered "'loop/x.py' is outside the
+    workspace folders", though it is inside them."""
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    for path in ("loop", "loop/x.py", "a"):
+        read = await call(ctx(tmp_path), "read_file", path=path)
+        assert read.text == f"Error: {path!r} cannot be reached: a link on its way leads to itself"

@@ -120,6 +120,8 @@ class Workspace:
             if _exists(located.real, text):
                 return located
         if found is None:
+            if any(resolve_path(candidate) is None for candidate in candidates):
+                raise ToolError(f"{text!r} cannot be reached: a link on its way leads to itself")
             raise ToolError(f"{text!r} is outside the workspace folders")
         shared = self._shared_name(given)
         if must_exist or shared:

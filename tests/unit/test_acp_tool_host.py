@@ -122,7 +122,7 @@ async def test_an_edit_goes_through_the_client_and_is_refused_when_the_file_move
     assert done.applied and p.recorder.written == {str(path): "x = 2\n"}
     assert path.read_text() == "x = 1\n"  # the editor writes; the host did not
     stale = await p.host.apply_edit(FileEdit(path, "x = 1\n", "x = 3\n", "Edit utils.py"))
-    assert (stale.applied, stale.reason) == (False, "file changed meanwhile")
+    assert (stale.applied, stale.reason) == (False, "the file changed meanwhile")
 
 
 async def test_without_fs_an_edit_is_written_on_the_disk(pair: Any, tmp_path: Path) -> None:
@@ -314,3 +314,31 @@ def test_a_calls_location_is_the_plain_absolute_path_of_the_file(given: str, loc
     report.started(use, [Path("/w")])
     [start] = (u.model_dump(by_alias=True, exclude_none=True) for u in sent)
     assert start["locations"] == [{"path": location}]
+
+
+async def test_without_fs_an_edit_not_applied_is_told_as_with_no_editor(
+    pair: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same edit not applied was told in other words over ACP: 'file changed meanwhile'
+    for 'the file changed meanwhile', and a file that could not be read was said to have
+    changed (root reads anything, so the refusal is simulated)."""
+    from baton.acp import tool_host as acp_host
+    from baton.core.tools import host as core_host
+    from baton.core.tools.host import DiskHost
+
+    path = tmp_path / "f.py"
+    path.write_text("x = 2\n")
+    stale = FileEdit(path, "x = 1\n", "x = 3\n", "Edit f.py")
+    over_acp = await pair(fs=False).host.apply_edit(stale)
+    assert over_acp == await DiskHost().apply_edit(stale)
+    assert over_acp.reason == "the file changed meanwhile"
+
+    def refused(_: Path) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(core_host, "current_text", refused)
+    monkeypatch.setattr(acp_host, "current_text", refused)
+    edit = FileEdit(path, "x = 2\n", "x = 3\n", "Edit f.py")
+    over_acp = await pair(fs=False).host.apply_edit(edit)
+    assert over_acp == await DiskHost().apply_edit(edit)
+    assert over_acp.reason == "the file cannot be read (Permission denied)"

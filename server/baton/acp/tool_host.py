@@ -29,11 +29,13 @@ from baton.acp.tool_calls import CallReport, ToolContent, absolute, diff_texts
 from baton.core.conversation.files import replace_file
 from baton.core.conversation.messages import ToolUseBlock
 from baton.core.tools.host import (
+    CHANGED_MEANWHILE,
     OPTION_LABELS,
     EditOutcome,
     FileEdit,
     PermissionOutcome,
     PermissionRequest,
+    cannot_read,
     current_text,
 )
 from baton.core.tools.registry import ToolResult
@@ -43,7 +45,6 @@ __all__ = ["AcpToolHost", "EditOutcome", "FileEdit", "PermissionOutcome", "Permi
 log = logging.getLogger(__name__)
 
 PERMISSION_WAIT = 300.0  # seconds a permission request waits for an answer, then: denied
-CHANGED_MEANWHILE = "file changed meanwhile"
 # ACP's kind of each of the contract's options
 ACP_KINDS: dict[PermissionOutcome, Literal["allow_once", "allow_always", "reject_once"]] = {
     "allowOnce": "allow_once",
@@ -169,7 +170,10 @@ class AcpToolHost:
         """Write `after` when the file still holds `before` (else: changed meanwhile),
         through `fs/write_text_file` when offered (the editor's buffer follows), else on
         the disk (a new file in one replace)."""
-        current = await self._current(edit.path)
+        try:
+            current = await self._current(edit.path)
+        except (OSError, UnicodeError) as exc:
+            return EditOutcome(False, cannot_read(exc))
         if current != edit.before:  # None both: a new file
             return EditOutcome(False, CHANGED_MEANWHILE)
         if self.can_write:
@@ -188,12 +192,7 @@ class AcpToolHost:
 
     async def _current(self, path: Path) -> str | None:
         text = await self.read_text(path)
-        if text is not None:
-            return text
-        try:
-            return current_text(path)
-        except (OSError, UnicodeError):
-            return "\0unreadable"  # never equal to a `before`: the edit is refused
+        return text if text is not None else current_text(path)
 
     def _tell(self, text: str) -> None:
         log.info("%s", text)

@@ -16,6 +16,15 @@ OPTION_LABELS: dict[PermissionOutcome, str] = {
 }
 
 
+CHANGED_MEANWHILE = "the file changed meanwhile"  # not applied: every host's words
+
+
+def cannot_read(exc: Exception) -> str:
+    """Why an edit was not applied: the file it was planned on cannot be read now."""
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+    return f"the file cannot be read ({why})"
+
+
 def current_text(path: Path) -> str | None:
     """The file's text as it is on disk, line ends untouched (None when it is missing):
     what an edit planned on it compares with. OSError, UnicodeDecodeError as they come."""
@@ -94,9 +103,9 @@ class DiskHost:
         try:
             current = current_text(edit.path)
         except (OSError, UnicodeDecodeError) as exc:
-            return EditOutcome(False, f"the file cannot be read ({type(exc).__name__})")
+            return EditOutcome(False, cannot_read(exc))
         if current != edit.before:
-            return EditOutcome(False, "the file changed meanwhile")
+            return EditOutcome(False, CHANGED_MEANWHILE)
         try:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
             edit.path.write_text(edit.after, encoding="utf-8", newline="")

@@ -16,11 +16,13 @@ from lsprotocol import types
 
 from baton import protocol as p
 from baton.core.tools.host import (
+    CHANGED_MEANWHILE,
     OPTION_LABELS,
     EditOutcome,
     FileEdit,
     PermissionOutcome,
     PermissionRequest,
+    cannot_read,
     current_text,
 )
 from baton.core.workspace.editor_files import path_to_uri
@@ -165,10 +167,10 @@ class LspToolHost:
         else:
             try:
                 current = current_text(edit.path)
-            except (OSError, UnicodeDecodeError):
-                return EditOutcome(False, "the file cannot be read")
+            except (OSError, UnicodeDecodeError) as exc:
+                return EditOutcome(False, cannot_read(exc))
         if current != edit.before:
-            return EditOutcome(False, "the file changed meanwhile")
+            return EditOutcome(False, CHANGED_MEANWHILE)
         # the version the editor has since an edit it has not reported is unknown: none is
         # sent (the client applies the edit to the text it has, which `held.text` is)
         version = document[1] if document is not None and held is None else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from baton.core.tools.workspace import ToolError, Workspace
 
 MAX_RESULTS = 500
 MAX_PATTERN = 1000
+MAX_ALTERNATIVES = 100  # globs a pattern's braces expand to, at most
 MAX_GLOBSTARS = 6  # `**/` in a glob, at most (after a run of them is made one)
 _GLOBSTARS = re.compile(r"(?:\*\*/)+")
 
@@ -36,11 +38,54 @@ def title(input: dict[str, Any]) -> str:
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A glob against a relative path, a folder at a time: `*`, `?` and `[...]` stay
-    inside one name (`src/*.py` is no match for src/a/b.py, as in git or a shell), `**`
-    as a whole name matches any folders (none too); a pattern without a / matches the
-    file's name anywhere. Matched by positions (pattern part, path part), each tried once,
-    so `**` repeated costs no more than once; at most MAX_GLOBSTARS separate ones."""
+    """A glob against a relative path: any of the globs its braces expand to
+    (`*.{ts,tsx}`: `*.ts` or `*.tsx`), at most MAX_ALTERNATIVES."""
+    matchers = [_matcher(glob) for glob in _expanded(pattern)]
+    if len(matchers) == 1:
+        return matchers[0]
+    return lambda shown: any(matches(shown) for matches in matchers)
+
+
+def _expanded(pattern: str) -> list[str]:
+    """The globs `pattern`'s braces stand for, as a shell expands them: `{a,b}` is a or b,
+    nested ones too; braces without a comma in them, or not closed, are characters."""
+    for start, char in enumerate(pattern):
+        if char != "{":
+            continue
+        depth, commas = 0, []
+        for i in range(start, len(pattern)):
+            if pattern[i] == "{":
+                depth += 1
+            elif pattern[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif pattern[i] == "," and depth == 1:
+                commas.append(i)
+        else:
+            continue  # not closed: a character (`{y{a,b}` is `{ya` or `{yb`)
+        if not commas:
+            continue
+        head, tail = pattern[:start], pattern[i + 1 :]
+        cuts = [start, *commas, i]
+        globs: list[str] = []
+        for left, right in itertools.pairwise(cuts):
+            globs += _expanded(head + pattern[left + 1 : right] + tail)
+            if len(globs) > MAX_ALTERNATIVES:
+                raise ToolError(
+                    f"a glob's braces may expand to at most {MAX_ALTERNATIVES} alternatives"
+                )
+        return globs
+    return [pattern]
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """A glob without braces against a relative path, a folder at a time: `*`, `?` and
+    `[...]` stay inside one name (`src/*.py` is no match for src/a/b.py, as in git or a
+    shell), `**` as a whole name matches any folders (none too); a pattern without a /
+    matches the file's name anywhere. Matched by positions (pattern part, path part), each
+    tried once, so `**` repeated costs no more than once; at most MAX_GLOBSTARS separate
+    ones."""
     if "/" not in pattern:
         return lambda shown: fnmatch.fnmatchcase(shown.rsplit("/", 1)[-1], pattern)
     pattern = _GLOBSTARS.sub("**/", pattern.removeprefix("/"))  # `/x`: x at the top

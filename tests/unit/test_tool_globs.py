@@ -1,0 +1,46 @@
+"""What a glob of find_files and search_text matches: braces too (`*.{ts,tsx}`), the form
+models write most, bounded like the rest of a glob."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tool_calls import call, ctx
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    for name in ("src/a.ts", "src/b.tsx", "src/c.js", "test/d.ts", "e.ts"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    return tmp_path
+
+
+async def test_a_glob_with_braces_matches_each_alternative(root: Path) -> None:
+    """`**/*.{ts,tsx}` answered 'No files match': the braces were taken as characters."""
+    found = await call(ctx(root), "find_files", pattern="**/*.{ts,tsx}")
+    assert found.text.splitlines() == ["e.ts", "src/a.ts", "src/b.tsx", "test/d.ts"], found.text
+    named = await call(ctx(root), "find_files", pattern="{src,test}/*.ts")
+    assert named.text.splitlines() == ["src/a.ts", "test/d.ts"], named.text
+    hits = await call(ctx(root), "search_text", pattern="x", glob="*.{js,tsx}")
+    assert hits.text.splitlines() == ["src/b.tsx:1: x", "src/c.js:1: x"], hits.text
+
+
+async def test_braces_without_a_comma_and_unclosed_ones_are_characters(root: Path) -> None:
+    (root / "{x}.ts").write_text("x\n")
+    (root / "{y.ts").write_text("x\n")
+    assert (await call(ctx(root), "find_files", pattern="{x}.ts")).text == "{x}.ts"
+    assert (await call(ctx(root), "find_files", pattern="{y.ts")).text == "{y.ts"
+
+
+async def test_a_glob_whose_braces_expand_too_far_is_refused(root: Path) -> None:
+    pattern = "{a,b,c,d}" * 6 + ".ts"  # 4,096 alternatives
+    result = await call(ctx(root), "find_files", pattern=pattern)
+    assert result.is_error
+    assert result.text == "Error: a glob's braces may expand to at most 100 alternatives"
+
+
+async def test_braces_inside_an_unclosed_one_still_expand(root: Path) -> None:
+    (root / "{ya.ts").write_text("x\n")
+    assert (await call(ctx(root), "find_files", pattern="{y{a,b}.ts")).text == "{ya.ts"

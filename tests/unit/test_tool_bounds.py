@@ -242,3 +242,17 @@ async def test_a_hit_far_into_a_long_line_is_shown_with_its_match(root: Path) ->
     hit = result.text
     assert hit.startswith("min.js:1: [cut] ") and hit.endswith(" [cut]"), hit[:80]
     assert "needle()" in hit and len(hit) < 400
+
+
+async def test_a_pattern_holding_a_line_break_is_refused_with_why(root: Path) -> None:
+    """Hits are matched a line at a time: a pattern quoting two lines was answered 'No hits'
+    for a text the file holds, as if it held none."""
+    (root / "m.py").write_text("def a():\n    pass\n")
+    result = await call(ctx(root), "search_text", pattern="def a\\(\\):\n    pass")
+    assert result.is_error
+    assert result.text == (
+        "Error: search_text matches one line at a time: a pattern holding a line break never "
+        "matches; search for one of its lines"
+    ), result.text
+    verbose = await call(ctx(root), "search_text", pattern="(?x) def \\s a\n \\(")
+    assert verbose.text == "m.py:1: def a():", verbose.text  # a line break there is a space

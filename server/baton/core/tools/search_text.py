@@ -181,6 +181,12 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if len(pattern) > MAX_PATTERN:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
     compiled = await asyncio.to_thread(_compiled, pattern)  # a large one takes a while
+    # a line holds no line break ("No hits" would mislead), unless (?x) makes it a space
+    if ("\n" in pattern or "\r" in pattern) and not compiled.flags & regex.VERBOSE:
+        raise ToolError(
+            "search_text matches one line at a time: a pattern holding a line break never "
+            "matches; search for one of its lines"
+        )
     raw_path, glob = input.get("path"), input.get("glob")
     if glob is not None and (not isinstance(glob, str) or not glob.strip()):
         raise ToolError("glob must be a non-empty string")

@@ -44,3 +44,14 @@ async def test_a_glob_whose_braces_expand_too_far_is_refused(root: Path) -> None
 async def test_braces_inside_an_unclosed_one_still_expand(root: Path) -> None:
     (root / "{ya.ts").write_text("x\n")
     assert (await call(ctx(root), "find_files", pattern="{y{a,b}.ts")).text == "{ya.ts"
+
+
+async def test_search_texts_glob_may_be_written_from_its_path(root: Path) -> None:
+    """With `path` src, the glob `sub/*.ts` (relative to the folder searched, as ripgrep
+    takes it) matched nothing: only `src/sub/*.ts` reached src/sub/f.ts."""
+    (root / "src" / "sub").mkdir()
+    (root / "src" / "sub" / "f.ts").write_text("x\n")
+    hits = await call(ctx(root), "search_text", pattern="x", path="src", glob="sub/*.ts")
+    assert hits.text == "src/sub/f.ts:1: x", hits.text
+    whole = await call(ctx(root), "search_text", pattern="x", path="src", glob="src/sub/*.ts")
+    assert whole.text == "src/sub/f.ts:1: x", whole.text

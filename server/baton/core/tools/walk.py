@@ -177,6 +177,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
         folder = next(r for r in workspace.roots if root.real.is_relative_to(r.real))
         folder_real = folder.real
         prefix = f"{folder.shown}/" if several else ""  # the folder's label (folder_labels)
+        below = _rel(root.real, folder_real) + "/" if root.real != folder_real else ""
         specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         # .gitignore files of the folders above `start`, inside the workspace folder
         base = folder_real
@@ -229,4 +230,7 @@ def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[W
                         continue
                     if workspace.shown(real) is None or not real.is_file():
                         continue
-                yield Walked(path, prefix + rel, _spellings(folder, prefix + rel))
+                also = _spellings(folder, prefix + rel)
+                if below:  # as written from the folder searched (search_text's path)
+                    also += (rel[len(below) :],)
+                yield Walked(path, prefix + rel, also)

@@ -54,3 +54,17 @@ async def test_a_loop_of_links_is_said_to_be_one(tmp_path: Path) -> None:
     for path in ("loop", "loop/x.py", "a"):
         read = await call(ctx(tmp_path), "read_file", path=path)
         assert read.text == f"Error: {path!r} cannot be reached: a link on its way leads to itself"
+
+
+async def test_list_dir_marks_a_link_to_a_folder_of_the_workspace_as_a_folder(
+    tmp_path: Path,
+) -> None:
+    """It was listed as `link`, a file to the model, whose read_file then answered 'link is
+    a folder', though list_dir, read_file of link/x.py and search_text in link all reach
+    the folder it leads to. A link out of the workspace, which no tool follows, stays bare."""
+    (tmp_path / "ws" / "real").mkdir(parents=True)
+    (tmp_path / "ws" / "real" / "x.py").write_text("x = 1\n")
+    (tmp_path / "ws" / "link").symlink_to(tmp_path / "ws" / "real")
+    (tmp_path / "ws" / "out").symlink_to(tmp_path)
+    listed = await call(ctx(tmp_path / "ws"), "list_dir")
+    assert listed.text.splitlines() == ["link/", "out", "real/"], listed.text

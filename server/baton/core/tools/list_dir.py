@@ -7,6 +7,7 @@ import asyncio
 import os
 from typing import Any
 
+from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import unnamed_note, utf8_name
 from baton.core.tools.workspace import Located, ToolError, Workspace
@@ -52,7 +53,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
 def _listing(located: Located, workspace: Workspace) -> ToolResult:
     names, more = _read(located)
     entries, hidden, unnamed = [], 0, 0
-    for name, is_dir in sorted(names):
+    for name, is_dir, is_link in sorted(names):
         if name.lower() in VCS_DIRS:
             continue  # version control's own, as the walks leave it
         if not utf8_name(name):
@@ -61,6 +62,9 @@ def _listing(located: Located, workspace: Workspace) -> ToolResult:
         if workspace.shown(located.real / name) is None:
             hidden += 1  # a credential file (restore.exclude): never named, as find_files
             continue
+        if is_link:  # a folder to every tool that follows it: one of the workspace only
+            real = resolve_path(located.real / name)
+            is_dir = real is not None and real.is_dir() and workspace.shown(real) is not None
         entries.append(name + ("/" if is_dir else ""))
     total = len(entries)
     text = "\n".join(entries[:MAX_ENTRIES]) or "(empty folder)"
@@ -79,10 +83,10 @@ def _listing(located: Located, workspace: Workspace) -> ToolResult:
     return ToolResult(text, summary=summary)
 
 
-def _read(located: Located) -> tuple[list[tuple[str, bool]], bool]:
-    """The folder's first `MAX_READ` entries (name, whether a folder, links not followed)
-    and whether it holds more."""
-    names: list[tuple[str, bool]] = []
+def _read(located: Located) -> tuple[list[tuple[str, bool, bool]], bool]:
+    """The folder's first `MAX_READ` entries (name, whether a folder, links not followed,
+    whether a link) and whether it holds more."""
+    names: list[tuple[str, bool, bool]] = []
     try:
         with os.scandir(located.real) as found:
             for entry in found:
@@ -90,9 +94,10 @@ def _read(located: Located) -> tuple[list[tuple[str, bool]], bool]:
                     return names, True
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
+                    is_link = entry.is_symlink()
                 except OSError:
                     continue
-                names.append((entry.name, is_dir))
+                names.append((entry.name, is_dir, is_link))
     except OSError as exc:
         raise ToolError(f"{located.shown} cannot be listed ({exc.strerror or exc})") from None
     return names, False

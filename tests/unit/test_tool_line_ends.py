@@ -128,3 +128,16 @@ async def test_a_text_that_starts_with_a_line_end_matches_it_once(root: Path, en
     )
     assert not result.is_error, result.text
     assert (root / "a.txt").read_bytes() == b"x" + end + b"z" + end
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\r"])
+async def test_a_create_over_a_file_keeps_its_line_ends(root: Path, end: bytes) -> None:
+    """The file was written with the model's \\n line ends on the disk (a whole Windows file
+    changed in every line), while the editor, applying the same edit to its document,
+    keeps the document's own."""
+    (root / "w.txt").write_bytes(b"a" + end + b"b" + end)
+    result = await call(
+        ctx(root), "str_replace_based_edit_tool", command="create", path="w.txt", file_text="x\ny\n"
+    )
+    assert not result.is_error, result.text
+    assert (root / "w.txt").read_bytes() == b"x" + end + b"y" + end

@@ -11,7 +11,7 @@ from typing import Any
 
 from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
-from baton.core.tools.edit_text import BOM, inserted, marked, replaced
+from baton.core.tools.edit_text import BOM, inserted, replaced, whole
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
 from baton.core.tools.workspace import FileText, Located, ToolError, read_any
@@ -133,7 +133,7 @@ async def plan_edit_file(input: dict[str, Any], ctx: ToolContext) -> Call:
             raise ToolError(f"{located.shown} does not exist (give an empty oldText to create it)")
         return await edit_call(located, None, new, ctx)
     if not old and not before.text.removeprefix(BOM):  # an empty file: nothing else can match
-        return await edit_call(located, before, marked(before, new), ctx)
+        return await edit_call(located, before, whole(before, new), ctx)
     after, line = replaced(located.shown, before.text, old, new)
     return await edit_call(located, before, after, ctx, line)
 
@@ -147,7 +147,7 @@ async def plan_text_editor(input: dict[str, Any], ctx: ToolContext) -> Call:
     located = _edited(input.get("path"), ctx)
     before = await _current(located, ctx)
     if command == "create":
-        return await edit_call(located, before, marked(before, _text(input, "file_text")), ctx)
+        return await edit_call(located, before, whole(before, _text(input, "file_text")), ctx)
     if before is None:
         raise ToolError(f"{located.shown} does not exist")
     if command == "str_replace":

@@ -1,5 +1,6 @@
 """How an edit changes a file's text: the text to replace found once (its line breaks
-matching any line end), lines inserted, the file's line ends and byte order mark kept."""
+matching any line end), lines inserted, a whole text put in, the file's line ends and byte
+order mark kept."""
 
 from __future__ import annotations
 
@@ -67,10 +68,16 @@ def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
     return before[: match.start()] + _with_end(new, end) + before[match.end() :], line
 
 
-def marked(before: FileText | None, text: str) -> str:
-    """`text` in place of the whole file, with the file's UTF-8 byte order mark kept (its
-    encoding, which an editor keeps when it applies the edit to its document)."""
-    if before is not None and before.text.startswith(BOM) and not text.startswith(BOM):
+def whole(before: FileText | None, text: str) -> str:
+    """`text` in place of the whole file, with the file's line ends (those of its first
+    line, for a text written with \\n only) and its UTF-8 byte order mark kept, as an editor
+    keeps its document's when it applies the edit."""
+    if before is None:
+        return text
+    end = line_end(before.text)
+    if end not in (None, "\n") and "\r" not in text:
+        text = _with_end(text, end)
+    if before.text.startswith(BOM) and not text.startswith(BOM):
         return BOM + text
     return text
 

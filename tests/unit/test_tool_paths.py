@@ -92,3 +92,20 @@ async def test_an_edit_never_makes_a_name_no_listing_can_show(tmp_path: Path) ->
         "and find_files leave such names out)"
     ), made.text
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_new_file_under_a_tilde_is_not_made_in_the_workspace(tmp_path: Path) -> None:
+    """`create` of `~/notes.md` made a folder named ~ in the workspace (which a shell's
+    `rm -rf ~` meant for it would take as the home folder), where the model meant its home."""
+    create = {"command": "create", "path": "~/notes.md", "file_text": "x\n"}
+    made = await call(ctx(tmp_path), "str_replace_based_edit_tool", **create)
+    assert made.text == (
+        "Error: '~/notes.md': ~ is the home folder to a shell, not a folder here; give the "
+        "path from a workspace folder, or absolute"
+    ), made.text
+    assert list(tmp_path.iterdir()) == []
+    backup = {"command": "create", "path": "~backup.txt", "file_text": "x\n"}
+    assert not (await call(ctx(tmp_path), "str_replace_based_edit_tool", **backup)).is_error
+    (tmp_path / "~").mkdir()  # one that is there is a folder like any
+    made = await call(ctx(tmp_path), "str_replace_based_edit_tool", **create)
+    assert not made.is_error, made.text

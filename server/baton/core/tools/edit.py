@@ -60,16 +60,25 @@ def _text(input: dict[str, Any], key: str, *, allow_empty: bool = True) -> str:
 def _edited(raw: object, ctx: ToolContext) -> Located:
     """The file an edit names (it may not exist yet). A path ending in / names a folder
     (`docs/`): no edit makes a file of it, as the dropped slash of `Path` would; nor of a
-    name with a line break, which the walks leave out (`utf8_name`)."""
+    new name with a line break, which the walks leave out (`utf8_name`), nor under `~/`
+    (the model's home folder, as a shell reads it) when the folder holds no `~`."""
     if isinstance(raw, str) and raw.strip().endswith("/"):
         raise ToolError(f"{raw.strip()!r} names a folder (it ends in /): give the file's path")
     located = ctx.workspace.locate(raw, must_exist=False)
     _check_room(located)
     named = str(raw).strip()  # (spaces around it are the model's: `locate`)
-    if ("\n" in named or "\r" in named) and not os.path.lexists(located.real):
+    if os.path.lexists(located.real):
+        return located
+    if "\n" in named or "\r" in named:
         raise ToolError(
             f"{named!r} holds a line break: a file so named is never listed "
             "(list_dir and find_files leave such names out)"
+        )
+    head, _, rest = named.partition("/")  # `~/`, `~user/`: a shell's, unless the folder has one
+    if head.startswith("~") and rest and not os.path.lexists(located.folder / head):
+        raise ToolError(
+            f"{named!r}: ~ is the home folder to a shell, not a folder here; give the path "
+            "from a workspace folder, or absolute"
         )
     return located
 

@@ -18,8 +18,9 @@ from baton.core.conversation.messages import (
     text_message,
 )
 from baton.core.errors import InvalidParams
+from baton.core.tools.file_reads import read_contained
 from baton.core.tools.host import ToolHost
-from baton.core.tools.workspace import ToolError, Workspace, read_contained, split_lines
+from baton.core.tools.workspace import ToolError, Workspace, split_lines
 
 MAX_ATTACHMENT_CHARS = 100_000
 MAX_ATTACHMENTS = 20

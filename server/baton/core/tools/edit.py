@@ -12,9 +12,10 @@ from typing import Any
 from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.edit_text import BOM, inserted, replaced, whole
+from baton.core.tools.file_reads import FileText, read_any
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
-from baton.core.tools.workspace import FileText, Located, ToolError, read_any
+from baton.core.tools.workspace import Located, ToolError
 
 TEXT_EDITOR = "str_replace_based_edit_tool"
 TEXT_EDITOR_TYPE = "text_editor_20250728"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from baton.core.tools.workspace import FileText, ToolError, split_lines
+from baton.core.tools.file_reads import FileText
+from baton.core.tools.workspace import ToolError, split_lines
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 BOM = "\ufeff"  # UTF-8's byte order mark, as a file's text read from the disk starts

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from baton.core.tools.file_reads import read_contained
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.workspace import ToolError, read_contained, split_lines
+from baton.core.tools.workspace import ToolError, split_lines
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000

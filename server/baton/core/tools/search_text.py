@@ -18,19 +18,12 @@ import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.visible import resolve_path
+from baton.core.tools.file_reads import MAX_FILE_BYTES, read_disk
 from baton.core.tools.find_files import glob_matcher, workspace_glob
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file
-from baton.core.tools.workspace import (
-    MAX_FILE_BYTES,
-    Located,
-    ToolError,
-    Unreadable,
-    Workspace,
-    read_disk,
-    split_lines,
-)
+from baton.core.tools.workspace import Located, ToolError, Unreadable, Workspace, split_lines
 
 MAX_HITS = 200
 MAX_HIT_CHARS = 300

@@ -1,5 +1,5 @@
 """Where the tools may look: paths contained in the workspace folders by the working set's
-rules (symlinks resolved, credential files and texts refused), and text read within bounds."""
+rules (symlinks resolved, credential files refused), and the editor's lines of a text."""
 
 from __future__ import annotations
 
@@ -10,11 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baton.core.compaction.working_set.credentials import credential_in
-from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
 from baton.core.compaction.working_set.restore import excluded
 from baton.core.compaction.working_set.visible import resolve_path
-from baton.core.tools.host import ToolHost
 from baton.core.workspace.editor_files import (
     folder_candidates,
     folder_labels,
@@ -23,7 +20,6 @@ from baton.core.workspace.editor_files import (
     uri_to_path,
 )
 
-MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -117,7 +113,7 @@ class Workspace:
                 continue
             if found is None:
                 found = located
-            if _exists(located.real, text):
+            if exists(located.real, text):
                 return located
         if found is None:
             if any(resolve_path(candidate) is None for candidate in candidates):
@@ -186,7 +182,7 @@ class Workspace:
         return None
 
 
-def _exists(path: Path, text: str) -> bool:
+def exists(path: Path, text: str) -> bool:
     """Whether `path` exists; ToolError when it cannot be looked at (a name too long, a
     folder the server may not enter), which `Path.exists` raises, or hides in newer Pythons."""
     try:
@@ -194,97 +190,10 @@ def _exists(path: Path, text: str) -> bool:
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError as exc:
-        raise ToolError(f"{text!r} cannot be reached ({_why(exc)})") from None
+        raise ToolError(f"{text!r} cannot be reached ({why(exc)})") from None
     return True
 
 
-@dataclass(frozen=True)
-class FileText:
-    text: str
-    from_editor: bool
-    path: Path  # the file as the text's source names it (where an edit of the text goes)
-
-
-async def read_contained(located: Located, host: ToolHost | None) -> FileText:
-    """The file's text: the editor's (unsaved changes included) when it has it open, else
-    the disk's; refused when binary, too large, not UTF-8 or holding a credential, or
-    when neither has the file."""
-    found = await read_any(located, host)
-    if found is None:
-        raise ToolError(f"{located.shown} does not exist")
-    return found
-
-
-async def read_any(located: Located, host: ToolHost | None) -> FileText | None:
-    """As `read_contained`, None when the file is neither on the disk nor open in the
-    editor (a buffer not saved yet is a file). A folder, a FIFO, a device or a file over
-    the bound is refused before the editor is asked: an ACP client reads what it is asked
-    (a FIFO waits for a writer, a huge file comes whole)."""
-    on_disk = _exists(located.real, located.shown)
-    if on_disk:
-        _check_file(located)
-    if host is not None:
-        for path in _names(located):
-            live = await host.read_text(path)
-            if live is None:
-                continue
-            if "\x00" in live:
-                raise ToolError(f"{located.shown} is a binary file")
-            return _shown(located, live, True, path)
-    return _shown(located, _read_checked(located), False, located.path) if on_disk else None
-
-
-def _shown(located: Located, text: str, from_editor: bool, path: Path) -> FileText:
-    kind = credential_in(text)
-    if kind is not None:
-        raise ToolError(f"{located.shown} looks like it holds {kind}; it is not shown")
-    return FileText(text, from_editor, path)
-
-
-def _names(located: Located) -> list[Path]:
-    """The names the editor may have the file open by: as given (through a link), then
-    as its folder names it (`alias.py`, a link to `real.py`, is open as `alias.py`)."""
-    given = located.named
-    return [given, located.path] if given is not None and given != located.path else [located.path]
-
-
-def _check_file(located: Located) -> None:
-    """ToolError unless `located` is a regular file within the size a tool reads."""
-    path = located.real
-    try:
-        if path.is_dir():
-            raise ToolError(f"{located.shown} is a folder (list it with list_dir)")
-        if not path.is_file():
-            raise ToolError(f"{located.shown} is not a regular file")
-        size = path.stat().st_size
-    except OSError as exc:
-        why = _why(exc)
-        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
-    if size > MAX_FILE_BYTES:
-        raise ToolError(
-            f"{located.shown} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes a tool reads"
-        )
-
-
-def _why(exc: OSError) -> str:
+def why(exc: OSError) -> str:
+    """An OS error in words (its strerror, else its kind)."""
     return exc.strerror or type(exc).__name__
-
-
-def read_disk(located: Located) -> str:
-    _check_file(located)
-    return _read_checked(located)
-
-
-def _read_checked(located: Located) -> str:
-    """The text of a file `_check_file` passed."""
-    try:
-        data = located.real.read_bytes()
-    except OSError as exc:
-        why = _why(exc)
-        raise Unreadable(f"{located.shown} cannot be read ({why})", why) from None
-    if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
-        raise ToolError(f"{located.shown} is a binary file")
-    text = decode_utf8(data, False)
-    if text is None:
-        raise ToolError(f"{located.shown} is a binary file or not UTF-8 text")
-    return text

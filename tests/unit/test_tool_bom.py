@@ -63,3 +63,17 @@ async def test_a_whole_file_attached_from_the_disk_has_no_mark(root: Path) -> No
     item = EditorAttachment("file", str(root / "b.py"))
     [message] = await attachment_messages([item], Workspace([root], DEFAULT_EXCLUDES), None)
     assert message.text() == f"Attached file: {root / 'b.py'}\n```\nimport os\nimport re\n```"
+
+
+@pytest.mark.parametrize("mark", [b"\xff\xfe", b"\xfe\xff"])
+async def test_a_utf16_file_is_said_to_be_text_the_tools_cannot_read(
+    root: Path, mark: bytes
+) -> None:
+    """It was called 'a binary file' (its every other byte is NUL), so the model told the
+    user a text file of theirs was binary."""
+    codec = "utf-16-le" if mark == b"\xff\xfe" else "utf-16-be"
+    (root / "w.txt").write_bytes(mark + "hello\r\n".encode(codec))
+    result = await call(ctx(root), "read_file", path="w.txt")
+    assert result.text == (
+        "Error: w.txt is UTF-16 text (its byte order mark says so): the tools read UTF-8 only"
+    ), result.text

@@ -1,5 +1,6 @@
 """A contained file's text for the tools: the editor's when it has the file open, else the
-disk's, refused when binary, over the bound, not UTF-8 or holding a credential."""
+disk's, refused when binary, over the bound, not UTF-8 (UTF-16 said so) or holding a
+credential."""
 
 from __future__ import annotations
 
@@ -87,6 +88,14 @@ def read_disk(located: Located) -> str:
     return _read_checked(located)
 
 
+def _utf16(data: bytes) -> bool:
+    try:
+        data.decode("utf-16")  # the byte order mark says which end first
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _read_checked(located: Located) -> str:
     """The text of a file `_check_file` passed."""
     try:
@@ -94,6 +103,11 @@ def _read_checked(located: Located) -> str:
     except OSError as exc:
         said = why(exc)
         raise Unreadable(f"{located.shown} cannot be read ({said})", said) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and _utf16(data):  # NULs: no binary
+        raise ToolError(
+            f"{located.shown} is UTF-16 text (its byte order mark says so): the tools read "
+            "UTF-8 only"
+        )
     if decode_utf8(data[:SNIFF_BYTES], True) is None and b"\x00" in data[:SNIFF_BYTES]:
         raise ToolError(f"{located.shown} is a binary file")
     text = decode_utf8(data, False)

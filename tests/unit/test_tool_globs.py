@@ -55,3 +55,10 @@ async def test_search_texts_glob_may_be_written_from_its_path(root: Path) -> Non
     assert hits.text == "src/sub/f.ts:1: x", hits.text
     whole = await call(ctx(root), "search_text", pattern="x", path="src", glob="src/sub/*.ts")
     assert whole.text == "src/sub/f.ts:1: x", whole.text
+
+
+async def test_a_glob_ending_in_a_slash_matches_what_the_folder_holds(root: Path) -> None:
+    """`src/` answered 'No files match src/.': the empty name after the slash matched no
+    file, where .gitignore's `src/` is the folder and all it holds."""
+    found = await call(ctx(root), "find_files", pattern="src/")
+    assert found.text.splitlines() == ["src/a.ts", "src/b.tsx", "src/c.js"], found.text

@@ -89,6 +89,8 @@ def _matcher(pattern: str) -> Callable[[str], bool]:
     if "/" not in pattern:
         return lambda shown: fnmatch.fnmatchcase(shown.rsplit("/", 1)[-1], pattern)
     pattern = _GLOBSTARS.sub("**/", pattern.removeprefix("/"))  # `/x`: x at the top
+    if pattern.endswith("/"):
+        pattern += "**"  # `src/`: the folder, what it holds (as in .gitignore)
     if pattern.count("**/") > MAX_GLOBSTARS:
         raise ToolError(f"a glob may hold `**/` at most {MAX_GLOBSTARS} times")
     parts: list[str] = []

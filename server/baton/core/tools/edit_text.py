@@ -5,6 +5,7 @@ order mark kept."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from baton.core.tools.file_reads import FileText
 from baton.core.tools.workspace import ToolError, split_lines
@@ -26,35 +27,31 @@ def _with_end(text: str, end: str | None) -> str:
 MAX_COUNTED = 1000  # matches of the text to replace counted, at most
 
 
-def _quoted(old: str) -> re.Pattern[str]:
-    """What `old` matches: itself, its line breaks (\\n, as read_file shows them, when it
-    holds no \\r) any of \\r\\n, \\r and \\n: a file's lines may end in each (mixed)."""
-    if "\n" not in old or "\r" in old:
-        return re.compile(re.escape(old))
-    # a break is a whole \r\n, never its \r or \n alone (`\ny` once in `x\r\ny`)
-    breaks = r"(?:\r\n|\r(?!\n)|(?<!\r)\n)"
-    return re.compile(breaks.join(re.escape(line) for line in old.split("\n")))
-
-
-def occurrences(text: str, old: str | re.Pattern[str]) -> int:
+def occurrences(text: str, old: str) -> int:
     """The places `old` matches in `text` (at most MAX_COUNTED), overlapping ones too:
     `str.count` counts '}\\n}\\n' once in three closing braces, and an edit meant for the
     last two went to the first two."""
-    pattern = re.compile(re.escape(old)) if isinstance(old, str) else old
-    found, match = 0, pattern.search(text)
-    while match is not None and found < MAX_COUNTED:
-        found, match = found + 1, pattern.search(text, match.start() + 1)
+    found, at = 0, text.find(old)
+    while at != -1 and found < MAX_COUNTED:
+        found, at = found + 1, text.find(old, at + 1)
     return found
+
+
+def _crlf_at(text: str) -> list[int]:
+    """Where each \\r\\n of `text` stands once every line end is made \\n (in order)."""
+    return [m.start() - n for n, m in enumerate(re.finditer("\r\n", text))]
 
 
 def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
     """`before` with `old` (once) replaced by `new`, whose lines end as the replaced text's
     do (else as the file's), and the line `old` started at (the result says it: a view's
-    diff of the call shows it)."""
+    diff of the call shows it). A \\n of an `old` holding no \\r (as read_file shows lines)
+    matches any whole line end: a file's lines may end in \\r\\n, \\r and \\n (mixed)."""
     if not old:
         raise ToolError("the text to replace must not be empty")
-    pattern = _quoted(old)
-    found = occurrences(before, pattern)
+    loose = "\n" in old and "\r" not in old and "\r" in before
+    text = _BREAK.sub("\n", before) if loose else before  # looked for with \n line ends
+    found = occurrences(text, old)
     if found == 0:
         raise ToolError(f"no match in {shown} for the text to replace (it must match exactly)")
     if found > 1:
@@ -62,11 +59,14 @@ def replaced(shown: str, before: str, old: str, new: str) -> tuple[str, int]:
         raise ToolError(
             f"the text to replace occurs {times} in {shown}; include more lines so it matches once"
         )
-    match = pattern.search(before)
-    assert match is not None  # found once
-    line = len(_BREAK.findall(before[: match.start()])) + 1
-    end = line_end(match.group()) or line_end(before)
-    return before[: match.start()] + _with_end(new, end) + before[match.end() :], line
+    start = text.find(old)
+    stop = start + len(old)
+    if loose:  # back to `before`: each \r\n before a place is one character more
+        crlf = _crlf_at(before)
+        start, stop = start + bisect_left(crlf, start), stop + bisect_left(crlf, stop)
+    line = len(_BREAK.findall(before[:start])) + 1
+    end = line_end(before[start:stop]) or line_end(before)
+    return before[:start] + _with_end(new, end) + before[stop:], line
 
 
 def whole(before: FileText | None, text: str) -> str:

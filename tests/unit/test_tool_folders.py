@@ -197,3 +197,16 @@ async def test_a_folder_inside_another_is_walked_once(
     hits = await call(folders, "search_text", pattern="= 1")
     assert sorted(hits.text.splitlines()) == sorted([f"{shown}:1: x = 1", "w/top.py:1: t = 1"])
     assert (await call(folders, "read_file", path=shown)).text == "     1\tx = 1"
+
+
+async def test_a_folder_named_twice_is_one_folder(tmp_path: Path) -> None:
+    """The same folder given twice (or by a link to it) was two folders of the same name,
+    each labelled by its whole path (/tmp/.../w/x.py) and listed twice by list_dir."""
+    folder = tmp_path / "w"
+    folder.mkdir()
+    (folder / "x.py").write_text("x = 1\n")
+    (tmp_path / "alias").symlink_to(folder)
+    for folders in ([folder, folder], [folder, tmp_path / "alias"]):
+        assert (await call(folders, "list_dir")).text == "x.py"
+        assert (await call(folders, "find_files", pattern="**/*.py")).text == "x.py"
+        assert (await call(folders, "search_text", pattern="x")).text == "x.py:1: x = 1"

@@ -67,7 +67,8 @@ class Workspace:
     def __post_init__(self) -> None:
         for folder in self.folders:
             real = resolve_path(Path(folder))
-            if real is not None:
+            # a folder given twice (or by a link to it) is one: the first name stands
+            if real is not None and all(real != seen for _, seen in self._resolved):
                 self._resolved.append((Path(folder), real))
         self._labels = folder_labels([given for given, _ in self._resolved])
 

@@ -62,3 +62,18 @@ async def test_a_glob_ending_in_a_slash_matches_what_the_folder_holds(root: Path
     file, where .gitignore's `src/` is the folder and all it holds."""
     found = await call(ctx(root), "find_files", pattern="src/")
     assert found.text.splitlines() == ["src/a.ts", "src/b.tsx", "src/c.js"], found.text
+
+
+async def test_a_glob_given_as_a_path_says_where_a_glob_goes(root: Path) -> None:
+    """read_file and search_text's path took `src/*.ts` for a name and answered only
+    "'src/*.ts' does not exist"."""
+    read = await call(ctx(root), "read_file", path="src/*.ts")
+    assert read.text == (
+        "Error: src/*.ts does not exist (it is a glob: find_files lists the files it matches)"
+    ), read.text
+    searched = await call(ctx(root), "search_text", pattern="x", path="src/**/*.ts")
+    assert searched.text == (
+        "Error: 'src/**/*.ts' does not exist (path names a file or folder: give a glob as glob)"
+    ), searched.text
+    listed = await call(ctx(root), "list_dir", path="s*")
+    assert listed.text.endswith("(it is a glob: find_files lists the files it matches)")

@@ -10,7 +10,7 @@ from pathlib import Path
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
 from baton.core.tools.host import ToolHost
-from baton.core.tools.workspace import Located, ToolError, Unreadable, exists, why
+from baton.core.tools.workspace import Located, ToolError, Unreadable, exists, glob_hint, why
 
 MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
 
@@ -28,7 +28,7 @@ async def read_contained(located: Located, host: ToolHost | None) -> FileText:
     when neither has the file."""
     found = await read_any(located, host)
     if found is None:
-        raise ToolError(f"{located.shown} does not exist")
+        raise ToolError(f"{located.shown} does not exist{glob_hint(located.shown)}")
     return found
 
 

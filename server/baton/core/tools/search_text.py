@@ -23,7 +23,14 @@ from baton.core.tools.find_files import glob_matcher, workspace_glob
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file
-from baton.core.tools.workspace import Located, ToolError, Unreadable, Workspace, split_lines
+from baton.core.tools.workspace import (
+    Located,
+    ToolError,
+    Unreadable,
+    Workspace,
+    glob_hint,
+    split_lines,
+)
 
 MAX_HITS = 200
 MAX_HIT_CHARS = 300
@@ -190,7 +197,9 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("path must be a string")
     live = _by_real_path(await _editor_texts(ctx))  # the editor's texts, by the file they are
     if start is not None and not start.real.exists() and start.real not in live:
-        raise ToolError(f"{str(raw_path).strip()!r} does not exist")
+        named = str(raw_path).strip()
+        hint = " (path names a file or folder: give a glob as glob)" if glob_hint(named) else ""
+        raise ToolError(f"{named!r} does not exist{hint}")
     walk = Walk(deadline=time.monotonic() + SEARCH_SECONDS)  # a slow glob or walk stops there too
     shape = workspace_glob(ctx.workspace, glob) if glob else None
     hits, total, files_hit = await walked(

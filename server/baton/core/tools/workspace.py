@@ -122,7 +122,7 @@ class Workspace:
             raise ToolError(f"{text!r} is outside the workspace folders")
         shared = self._shared_name(given)
         if must_exist or shared:
-            raise ToolError(f"{text!r} does not exist{shared}")
+            raise ToolError(f"{text!r} does not exist{shared or glob_hint(text)}")
         return found
 
     def _shared_name(self, given: Path) -> str:
@@ -193,6 +193,13 @@ def exists(path: Path, text: str) -> bool:
     except OSError as exc:
         raise ToolError(f"{text!r} cannot be reached ({why(exc)})") from None
     return True
+
+
+def glob_hint(path: str) -> str:
+    """What a path that does not exist is, when it is a glob (`src/*.py`): "" otherwise."""
+    if "*" in path or "?" in path:  # (`[id].tsx` is a name as often as a glob)
+        return " (it is a glob: find_files lists the files it matches)"
+    return ""
 
 
 def why(exc: OSError) -> str:

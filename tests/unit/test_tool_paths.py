@@ -77,6 +77,8 @@ async def test_an_absolute_glob_inside_the_workspace_matches_as_a_relative_one(
     (tmp_path / "top.py").write_text("top = 1\n")
     top = await call(ctx(tmp_path), "find_files", pattern=f"{tmp_path}/*.py")
     assert top.text == "top.py", top.text  # the folder's own files, as `*.py` in a shell
+    uri = await call(ctx(tmp_path), "find_files", pattern=f"{tmp_path.as_uri()}/src/*.py")
+    assert uri.text == "src/x.py", uri.text  # a path may be a file: URI too
     outside = await call(ctx(tmp_path), "find_files", pattern="/etc/*.conf")
     assert outside.is_error
     assert outside.text == "Error: '/etc/*.conf' is outside the workspace folders"

@@ -12,6 +12,7 @@ from typing import Any
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
 from baton.core.tools.workspace import ToolError, Workspace
+from baton.core.workspace.editor_files import uri_to_path
 
 MAX_RESULTS = 500
 MAX_PATTERN = 1000
@@ -121,8 +122,12 @@ def _matcher(pattern: str) -> Callable[[str], bool]:
 def workspace_glob(workspace: Workspace, glob: str) -> str:
     """`glob` as the walk's paths are matched: spaces around it and a leading `./` dropped,
     an absolute one made relative to the folder it starts with (`/w/src/*.py`: `src/*.py`,
-    `/w/*.py`: `/*.py`, the top's files only); ToolError when it starts with none."""
+    `/w/*.py`: `/*.py`, the top's files only), a `file:` URI as its path; ToolError when
+    it starts with none."""
     glob = glob.strip().removeprefix("./")
+    if glob.startswith("file:"):
+        path = uri_to_path(glob)
+        glob = path.as_posix() if path is not None else glob
     if not glob.startswith("/"):
         return glob
     bases = [

@@ -342,3 +342,17 @@ async def test_without_fs_an_edit_not_applied_is_told_as_with_no_editor(
     over_acp = await pair(fs=False).host.apply_edit(edit)
     assert over_acp == await DiskHost().apply_edit(edit)
     assert over_acp.reason == "the file cannot be read (Permission denied)"
+
+
+async def test_without_fs_a_write_refused_is_told_as_with_no_editor(
+    pair: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was told 'Permission denied: /…/locked.py' over ACP, where the disk host says
+    'the file cannot be written (Permission denied)' (root may write anything: simulated)."""
+    import os
+
+    path = tmp_path / "locked.py"
+    path.write_text("x = 1\n")
+    monkeypatch.setattr(os, "access", lambda *_a, **_k: False)
+    refused = await pair(fs=False).host.apply_edit(FileEdit(path, "x = 1\n", "x = 2\n", "Edit"))
+    assert refused.reason == "the file cannot be written (Permission denied)"

@@ -36,6 +36,7 @@ from baton.core.tools.host import (
     PermissionOutcome,
     PermissionRequest,
     cannot_read,
+    cannot_write,
     current_text,
 )
 from baton.core.tools.registry import ToolResult
@@ -187,7 +188,7 @@ class AcpToolHost:
         try:
             _write_file(edit.path, edit.after)
         except OSError as exc:
-            return EditOutcome(False, f"{exc.strerror or type(exc).__name__}: {edit.path}")
+            return EditOutcome(False, cannot_write(exc))
         return EditOutcome(True)
 
     async def _current(self, path: Path) -> str | None:

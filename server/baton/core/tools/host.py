@@ -25,6 +25,11 @@ def cannot_read(exc: Exception) -> str:
     return f"the file cannot be read ({why})"
 
 
+def cannot_write(exc: OSError) -> str:
+    """Why an edit was not applied: the file cannot be written."""
+    return f"the file cannot be written ({exc.strerror or type(exc).__name__})"
+
+
 def current_text(path: Path) -> str | None:
     """The file's text as it is on disk, line ends untouched (None when it is missing):
     what an edit planned on it compares with. OSError, UnicodeDecodeError as they come."""
@@ -110,5 +115,5 @@ class DiskHost:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
             edit.path.write_text(edit.after, encoding="utf-8", newline="")
         except OSError as exc:
-            return EditOutcome(False, f"the file cannot be written ({exc.strerror or exc})")
+            return EditOutcome(False, cannot_write(exc))
         return EditOutcome(True)

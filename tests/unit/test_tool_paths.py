@@ -111,3 +111,17 @@ async def test_a_new_file_under_a_tilde_is_not_made_in_the_workspace(tmp_path: P
     (tmp_path / "~").mkdir()  # one that is there is a folder like any
     made = await call(ctx(tmp_path), "str_replace_based_edit_tool", **create)
     assert not made.is_error, made.text
+
+
+async def test_a_path_with_a_line_number_says_how_to_read_from_that_line(
+    tmp_path: Path,
+) -> None:
+    """`app.py:42`, as compilers and search results name a line, was answered only
+    "app.py:42 does not exist"."""
+    (tmp_path / "app.py").write_text("".join(f"line {n}\n" for n in range(1, 51)))
+    read = await call(ctx(tmp_path), "read_file", path="app.py:42")
+    assert read.text == (
+        "Error: app.py:42 does not exist (to read app.py from line 42, give startLine 42)"
+    ), read.text
+    (tmp_path / "app.py:42").write_text("a name like any\n")
+    assert (await call(ctx(tmp_path), "read_file", path="app.py:42")).text.endswith("like any")

@@ -3,15 +3,17 @@ file is open there, cut at a line, character and line-length bound with a note s
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from baton.core.tools.file_reads import read_contained
+from baton.core.tools.file_reads import read_any
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.workspace import ToolError, split_lines
+from baton.core.tools.workspace import ToolError, glob_hint, split_lines
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_CHARS = 100_000  # the whole result, its notes included (every result's bound too)
+_AT_LINE = re.compile(r"(.+?):(\d+)(?::\d+)?")  # `app.py:42`, `app.py:42:7`
 NOTES_ROOM = 300  # kept for the notes: lines shown up to the brim left them past the bound
 
 DEFINITION: dict[str, Any] = {
@@ -97,8 +99,24 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     start, end = _line_arg(input, "startLine"), _line_arg(input, "endLine")
     located = ctx.workspace.locate(input.get("path"), must_exist=False)  # the editor's too
-    file = await read_contained(located, ctx.host)
-    return numbered(file.text, start, end, located.shown)
+    found = await read_any(located, ctx.host)
+    if found is None:
+        raise ToolError(f"{located.shown} does not exist{_line_hint(located.shown, ctx)}")
+    return numbered(found.text, start, end, located.shown)
+
+
+def _line_hint(shown: str, ctx: ToolContext) -> str:
+    """How to read from a line, for a path naming one (`app.py:42`, as compilers and search
+    results do) whose file exists; else what `read_contained` would add (a glob's hint)."""
+    named = _AT_LINE.fullmatch(shown)
+    if named is not None:
+        try:
+            ctx.workspace.locate(named[1])
+        except ToolError:
+            pass
+        else:
+            return f" (to read {named[1]} from line {named[2]}, give startLine {named[2]})"
+    return glob_hint(shown)
 
 
 TOOL = Tool(DEFINITION, "auto", "read", run, title=title)

@@ -65,3 +65,26 @@ async def test_an_edit_that_changes_nothing_is_said_before_the_user_is_asked(
     assert result.is_error
     assert result.text == "Error: the edit changes nothing: f.py already holds that text"
     assert host.asked == []
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"command": "str_replace", "path": "f.py", "old_str": "1", "new_str": "\ud800"},
+        {"command": "create", "path": "g.py", "file_text": "\udc80x"},
+    ],
+)
+async def test_a_text_no_utf8_file_can_hold_changes_nothing(
+    tmp_path: Path, edit: dict[str, str]
+) -> None:
+    """A lone surrogate in the new text: the file was opened for writing, then the text
+    failed to encode, so f.py was left empty (and g.py made empty), answered
+    'str_replace_based_edit_tool failed (UnicodeEncodeError)'."""
+    (tmp_path / "f.py").write_text("x = 1\n")
+    result = await call(ctx(tmp_path), EDIT, **edit)
+    assert result.text == (
+        "Error: the new text holds a lone surrogate, which no UTF-8 file can hold; "
+        "nothing was changed"
+    ), result.text
+    assert (tmp_path / "f.py").read_text() == "x = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.py"]

@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from baton.core.conversation.records import unwritable
 from baton.core.tools import list_dir, read_file
 from baton.core.tools.diffs import edit_title, unified
 from baton.core.tools.edit_text import BOM, inserted, replaced, whole
@@ -111,6 +112,10 @@ async def edit_call(
     old = before.text if before is not None else None
     if old == after:  # nobody is asked about an empty diff
         raise ToolError(f"the edit changes nothing: {located.shown} already holds that text")
+    if unwritable(after) is not None:  # no host could write it (the disk's left it empty)
+        raise ToolError(
+            "the new text holds a lone surrogate, which no UTF-8 file can hold; nothing was changed"
+        )
     path = before.path if before is not None else located.path
     if len(old or "") + len(after) > DIFF_ON_LOOP:
         diff = await asyncio.to_thread(unified, located.shown, old or "", after)

@@ -111,9 +111,10 @@ class DiskHost:
             return EditOutcome(False, cannot_read(exc))
         if current != edit.before:
             return EditOutcome(False, CHANGED_MEANWHILE)
+        data = edit.after.encode("utf-8")  # before the file is opened: it is never left empty
         try:
             edit.path.parent.mkdir(parents=True, exist_ok=True)
-            edit.path.write_text(edit.after, encoding="utf-8", newline="")
+            edit.path.write_bytes(data)
         except OSError as exc:
             return EditOutcome(False, cannot_write(exc))
         return EditOutcome(True)

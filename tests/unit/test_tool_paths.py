@@ -125,3 +125,15 @@ async def test_a_path_with_a_line_number_says_how_to_read_from_that_line(
     ), read.text
     (tmp_path / "app.py:42").write_text("a name like any\n")
     assert (await call(ctx(tmp_path), "read_file", path="app.py:42")).text.endswith("like any")
+
+
+async def test_a_file_uri_is_one_whatever_the_case_of_its_scheme(tmp_path: Path) -> None:
+    """`FILE:///…/a.py` (a scheme is case-insensitive) was taken for a relative path, a
+    folder named 'FILE:' in the workspace, which a create then made."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    uri = "FILE://" + (tmp_path / "a.py").as_posix()
+    assert (await call(ctx(tmp_path), "read_file", path=uri)).text == "     1\tx = 1"
+    create = {"command": "create", "path": "File://" + (tmp_path / "b.py").as_posix()}
+    made = await call(ctx(tmp_path), "str_replace_based_edit_tool", file_text="y\n", **create)
+    assert not made.is_error, made.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]

@@ -23,7 +23,7 @@ from baton.core.tools.calls import block
 from baton.core.tools.display import call_info
 from baton.core.tools.registry import ToolResult
 from baton.core.tools.workspace import split_lines
-from baton.core.workspace.editor_files import uri_to_path
+from baton.core.workspace.editor_files import is_file_uri, uri_to_path
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
@@ -70,7 +70,7 @@ class ToolCallLike(Protocol):
 def absolute(path: str | None, folders: Sequence[Path]) -> str | None:
     """A path as ACP wants it (absolute): one the tools show relative to the session's
     folder is joined to it, a `file:` URI the model gave is its path."""
-    if path is not None and path.startswith("file:"):
+    if path is not None and is_file_uri(path):
         found = uri_to_path(path)
         return str(found) if found is not None else path
     if path is None or not folders or Path(path).is_absolute():

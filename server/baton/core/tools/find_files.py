@@ -12,7 +12,7 @@ from typing import Any
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, files, walked
 from baton.core.tools.workspace import ToolError, Workspace
-from baton.core.workspace.editor_files import uri_to_path
+from baton.core.workspace.editor_files import is_file_uri, uri_to_path
 
 MAX_RESULTS = 500
 MAX_PATTERN = 1000
@@ -125,7 +125,7 @@ def workspace_glob(workspace: Workspace, glob: str) -> str:
     `/w/*.py`: `/*.py`, the top's files only), a `file:` URI as its path; ToolError when
     it starts with none."""
     glob = glob.strip().removeprefix("./")
-    if glob.startswith("file:"):
+    if is_file_uri(glob):
         path = uri_to_path(glob)
         glob = path.as_posix() if path is not None else glob
     if not glob.startswith("/"):

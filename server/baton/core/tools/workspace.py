@@ -16,6 +16,7 @@ from baton.core.workspace.editor_files import (
     folder_candidates,
     folder_labels,
     in_vcs_dir,
+    is_file_uri,
     path_problem,
     uri_to_path,
 )
@@ -97,7 +98,7 @@ class Workspace:
         return self._locate(text, must_exist, what)
 
     def _locate(self, text: str, must_exist: bool, what: str) -> Located:
-        given = uri_to_path(text) if text.startswith("file:") else Path(text)
+        given = uri_to_path(text) if is_file_uri(text) else Path(text)
         if given is None:
             raise ToolError(f"{what} {text!r} is not a usable file URI")
         problem = path_problem(given)

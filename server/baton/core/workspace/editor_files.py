@@ -15,6 +15,11 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _DRIVE = re.compile(r"^/[A-Za-z]:")
 
 
+def is_file_uri(text: str) -> bool:
+    """Whether `text` is a `file:` URI (its scheme in any case: `FILE:///x` is one)."""
+    return text[:5].lower() == "file:"
+
+
 def uri_to_path(uri: str) -> Path | None:
     """The local path of a `file:` URI (percent-decoded); None for any other scheme."""
     parts = urlsplit(uri)

@@ -12,7 +12,12 @@ from datetime import datetime
 from pathlib import Path
 
 from baton.core.conversation.messages import Message
-from baton.core.workspace.editor_files import folder_candidates, path_problem, uri_to_path
+from baton.core.workspace.editor_files import (
+    folder_candidates,
+    is_file_uri,
+    path_problem,
+    uri_to_path,
+)
 
 # tool name -> the input field that names the file it reads or edits
 FILE_TOOLS = {
@@ -73,7 +78,7 @@ def _note(named: dict[str, float], raw: str, at: float) -> None:
 
 def _existing(raw: str, workspace_folders: Sequence[Path]) -> Path | None:
     text = raw.strip()
-    given = uri_to_path(text) if text.startswith("file:") else Path(text)
+    given = uri_to_path(text) if is_file_uri(text) else Path(text)
     if not text or given is None or path_problem(given) is not None:
         return None
     candidates = [given] if given.is_absolute() else folder_candidates(given, workspace_folders)

@@ -52,7 +52,7 @@ def _spellings(root: Located, shown: str) -> tuple[str, ...]:
     """How else a glob may write `shown`, a path under `root` of a workspace of several
     folders: relative to its folder, as a path may be given (`src/*.py` for front/src/x.py),
     and with the folder's own name where a longer label stands (`app/*.py` for one/app/x.py
-    and two/app/x.py). None for a folder alone: its paths are shown relative to it."""
+    and two/app/x.py). None for a folder alone: its paths are shown relative to it anyway."""
     if root.shown == ".":
         return ()
     relative = shown[len(root.shown) + 1 :]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from editor_clock import Clock
-from tool_calls import call, ctx
+from tool_calls import AUTO_EDITS, call, ctx
 
 from baton.core.compaction.retention.facts import approx_tokens
 from baton.core.compaction.working_set.restore import restore_files
@@ -16,6 +16,8 @@ from baton.core.errors import InvalidParams
 from baton.core.settings import RestoreSettings
 from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.attachments import EditorAttachment, attachment_messages
+from baton.core.tools.host import DiskHost
+from baton.core.tools.registry import ToolContext
 from baton.core.tools.workspace import Workspace
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 
@@ -108,3 +110,37 @@ async def test_list_dir_leaves_every_version_control_folder_out_unsaid(root: Pat
         (root / name).mkdir()
     result = await call(ctx(root), "list_dir", path=".")
     assert result.text == "app.py" and result.summary == "1 entry"
+
+
+@pytest.mark.parametrize("through_link", [False, True])
+@pytest.mark.parametrize(
+    ("name", "input"),
+    [
+        ("read_file", {"path": "config"}),
+        ("search_text", {"pattern": "s3cr3t"}),
+        ("find_files", {"pattern": "*"}),
+        ("list_dir", {"path": "."}),
+    ],
+)
+async def test_a_workspace_folder_inside_git_is_no_folder_of_the_tools(
+    root: Path, tmp_path: Path, through_link: bool, name: str, input: dict[str, str]
+) -> None:
+    """An editor opened on `.git` itself (or on a link to it): the paths the tools see are
+    relative to that folder and hold no `.git`, yet every file there is version control's."""
+    folder = root / ".git"
+    if through_link:
+        folder = tmp_path / "repo-meta"
+        folder.symlink_to(root / ".git")
+    result = await call(ctx(folder), name, **input)
+    assert result.is_error and "inside .git" in result.text, result.text
+    assert TOKEN not in result.text and "config" not in result.text.replace(".git", "")
+
+
+async def test_a_folder_inside_git_leaves_the_other_folders_working(root: Path) -> None:
+    other = root.parent / "other"
+    other.mkdir()
+    (other / "b.py").write_text("y = 2\n")
+    workspace = Workspace([root / ".git", other], DEFAULT_EXCLUDES)
+    context = ToolContext("s1", workspace, DiskHost(), AUTO_EDITS)
+    result = await call(context, "find_files", pattern="*")
+    assert not result.is_error and "b.py" in result.text and "config" not in result.text

@@ -38,7 +38,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if raw is None or (isinstance(raw, str) and raw.strip() in ("", ".")):
         roots = ctx.workspace.roots
         if not roots:
-            raise ToolError("no workspace folder is open: the tools work only inside one")
+            raise ctx.workspace.no_folder()
         if len(roots) > 1:
             lines = [f"{r.shown}/  ({r.path})" for r in roots]
             return ToolResult("\n".join(lines), summary=counted(len(lines), "folder"))

@@ -166,6 +166,8 @@ def _ignored(rel: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSp
 def files(workspace: Workspace, start: Located | None, walk: Walk) -> Iterator[Walked]:
     """Every file under `start` (or every workspace folder) not ignored, in name order."""
     roots = [start] if start is not None else workspace.roots
+    if not roots and workspace.only_version_control:
+        raise workspace.no_folder()
     several = len(workspace.roots) > 1
     visited = 0
     for index, root in enumerate(roots):

@@ -64,10 +64,16 @@ class Workspace:
     exclude: Sequence[str] = ()
     _resolved: list[tuple[Path, Path]] = field(default_factory=list, init=False)
     _labels: list[str] = field(default_factory=list, init=False)
+    # folders inside `.git` (an editor opened on it, or on a link to it): none of the tools'
+    _version_control: list[Path] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         for folder in self.folders:
             real = resolve_path(Path(folder))
+            if real is not None and (in_vcs_dir(real) or in_vcs_dir(Path(folder))):
+                # the paths inside are relative to it, with no `.git` left to refuse them
+                self._version_control.append(Path(folder))
+                continue
             # a folder given twice (or by a link to it) is one: the first name stands
             if real is not None and all(real != seen for _, seen in self._resolved):
                 self._resolved.append((Path(folder), real))
@@ -82,12 +88,25 @@ class Workspace:
             for (given, real), label in zip(self._resolved, self._labels, strict=True)
         ]
 
+    def no_folder(self) -> ToolError:
+        """Why the tools have no folder to work in: none is open, or each is inside `.git`."""
+        if not self._version_control:
+            return ToolError("no workspace folder is open: the tools work only inside one")
+        named = self._version_control[0]
+        problem = path_problem(resolve_path(named) or named) or path_problem(named)
+        return ToolError(f"the workspace folder {str(named)!r} cannot be used: {problem}")
+
+    @property
+    def only_version_control(self) -> bool:
+        """Whether every folder given is inside `.git` (the tools then have none)."""
+        return bool(self._version_control) and not self._resolved
+
     def locate(self, raw: object, *, must_exist: bool = True, what: str = "path") -> Located:
         """The contained file or folder `raw` names (relative: to the folder whose name it
         starts with when there are several, as the tools show paths, then to each folder
         in order); ToolError naming why not."""
         if not self._resolved:
-            raise ToolError("no workspace folder is open: the tools work only inside one")
+            raise self.no_folder()
         if not isinstance(raw, str) or not raw.strip():
             raise ToolError(f"{what} must be a non-empty string")
         text = raw.strip()  # spaces the model left around a path

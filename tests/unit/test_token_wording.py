@@ -54,7 +54,7 @@ def test_a_context_past_its_window_says_how_far_past_not_100_percent() -> None:
         auto_compact_paused=False,
         breakdown=Breakdown(messages=250_000),
     ).worded()
-    assert usage.text.meter == "125% 250K/200K"
+    assert usage.text.meter == "~125% 250K/200K"  # estimated: "~" first
     assert usage.text.panel.startswith("125% used · 250K/200K est.")
-    assert usage.text.headline.startswith("Context 125% used (250,000 / 200,000)")
+    assert usage.text.headline.startswith("Context 125% used (250,000 / 200,000, estimated")
     assert usage.percent_used == 100

@@ -140,3 +140,27 @@ def test_an_estimate_without_tiktoken_says_how_it_was_counted(
     assert not usage.estimator_exact
     assert "tiktoken" not in usage.text.basis
     assert usage.text.basis == "Estimated offline (characters / 4, calibrated)."
+
+
+def marks_estimate(usage: Usage) -> list[bool]:
+    """Whether each of the usage's words says its figure is an estimate."""
+    return [
+        usage.text.meter.startswith("~"),
+        "estimated" in usage.text.headline,
+        " est." in usage.text.panel,
+        usage.text.basis.startswith("Estimated"),
+    ]
+
+
+async def test_a_session_no_reply_has_confirmed_says_estimated_in_every_word(
+    service: BatonService,
+) -> None:
+    """Before the first reply the figure is estimates alone: the meter marks it as the
+    headline, the panel and the basis do, as after a compaction."""
+    sid = service.create("fresh").session_id
+    service.append(sid, talk(1)[:1])
+    usage = service.usage(sid)
+    assert usage.basis == "estimate" and usage.estimated
+    assert marks_estimate(usage) == [True] * 4, usage.text
+    assert usage.text.meter.startswith(f"~{usage.percent_used:.0f}% ")
+    assert f"({usage.used_tokens:,} / {usage.context_window:,}, estimated" in usage.text.headline

@@ -34,8 +34,7 @@ class UsageText(WireModel):
 
     meter: str = Field(
         default="",
-        description='the status bar\'s figure: "62% 124K/200K" ("~" first until a reply confirms'
-        " it)",
+        description='the status bar\'s figure: "62% 124K/200K" ("~" first while it is estimated)',
     )
     headline: str = Field(default="", description="the usage in one sentence (the diagnostic)")
     panel: str = Field(default="", description="the chat panel's usage line, short")
@@ -74,7 +73,7 @@ def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
     percent = f"{share_used(usage):.0f}%"
-    rough = "~" if usage.basis == "compacted" else ""  # estimated until the next reply
+    rough = "~" if usage.estimated else ""
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
         headline=headline(usage),
@@ -94,7 +93,7 @@ def describe(usage: Usage) -> UsageText:
 def headline(usage: Usage) -> str:
     """ "Context 62% used (124,300 / 200,000) - 38% left until auto-compact"."""
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
-    if usage.basis == "compacted":
+    if usage.estimated:
         figures += ", estimated until the next reply"
     head = f"Context {share_used(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by

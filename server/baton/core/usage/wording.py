@@ -94,7 +94,7 @@ def headline(usage: Usage) -> str:
     """ "Context 62% used (124,300 / 200,000) - 38% left until auto-compact"."""
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.estimated:
-        figures += ", estimated until the next reply"
+        figures += f", {estimated_until(usage)}"
     head = f"Context {share_used(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
@@ -110,6 +110,14 @@ def headline(usage: Usage) -> str:
     else:
         tail = f"{usage.percent_left}% left until auto-compact"
     return f"{head} - {tail}"
+
+
+def estimated_until(usage: Usage) -> str:
+    """How long an estimated figure stays one. Estimated over the API's own figure (its
+    usage, its count), it is a draft's: the session's figure with the draft's estimate."""
+    if usage.basis in ("api", "exact"):
+        return "estimated with the draft"
+    return "estimated until the next reply"
 
 
 def share_used(usage: Usage) -> float:
@@ -157,8 +165,15 @@ def basis_sentence(usage: Usage) -> str:
     # without the tokenizer the estimator counts characters / 4 (`usage.warnings` says why)
     counted = "tiktoken" if usage.estimator_exact else "characters / 4"
     if usage.basis == "exact":
+        if usage.estimated:  # a draft's
+            return "Estimated: the API's count of the conversation as it is, plus the draft's."
         return "Exact (counted by the API for the conversation as it is)."
     if usage.basis == "api":
+        if usage.estimated:  # a draft's
+            return (
+                "Estimated: the API's usage of the last reply, plus estimates of what came "
+                "after it and of the draft."
+            )
         return "From the API's usage of the last reply, plus estimates of what came after it."
     if usage.basis == "compacted":
         besides = f", with the {carried:,} tokens the API saw besides it" if carried else ""

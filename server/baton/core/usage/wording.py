@@ -100,9 +100,9 @@ def headline(usage: Usage) -> str:
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
     elif paused == "thrashing":
-        tail = "auto-compact stopped: the working set does not fit"
+        tail = f"auto-compact {paused_why(paused)}"
     elif paused == "failures":
-        tail = "auto-compact paused after repeated failures: compact manually"
+        tail = f"auto-compact {paused_why(paused)}: compact manually"
     elif not usage.auto_compact_enabled:
         tail = "auto-compact off"
     elif usage.used_tokens >= usage.auto_compact_threshold:
@@ -127,13 +127,20 @@ def share_used(usage: Usage) -> float:
     return usage.percent_used
 
 
+def paused_word(paused: PausedBy | None) -> str:
+    """What auto-compact is while it does not run although it is on, in one word: the thrash
+    guard stopped it (running again would not help), the breaker paused it."""
+    return "stopped" if paused == "thrashing" else "paused"
+
+
 def paused_why(paused: PausedBy | None) -> str:
-    """Why auto-compact does not run although it is on, as a clause."""
+    """Why auto-compact does not run although it is on, as a clause: the one wording of a
+    pause, for the meter, the diagnostic, the panel, a draft's verdict and `baton usage`."""
     if paused == "thrashing":
-        return "stopped: the working set does not fit"
+        return f"{paused_word(paused)}: the working set does not fit"
     if paused == "failures":
-        return "paused after repeated failures"
-    return "paused"
+        return f"{paused_word(paused)} after repeated failures"
+    return paused_word(paused)
 
 
 def auto_compact_sentence(usage: Usage) -> str:
@@ -142,10 +149,8 @@ def auto_compact_sentence(usage: Usage) -> str:
         return "Auto-compact is off."
     at = f"Auto-compact at {format_tokens(usage.auto_compact_threshold)}"
     at += f" ({usage.percent_left}% left)"
-    if paused == "thrashing":
-        return f"{at}; stopped: the working set does not fit. Compact manually to resume."
-    if paused == "failures":
-        return f"{at}; paused after repeated failures. Compact manually to resume."
+    if paused in ("thrashing", "failures"):
+        return f"{at}; {paused_why(paused)}. Compact manually to resume."
     return f"{at}."
 
 
@@ -153,10 +158,8 @@ def _panel_auto(usage: Usage) -> str:
     paused = usage.auto_compact_paused_by
     if not usage.auto_compact_enabled:
         return "auto-compact off"
-    if paused == "thrashing":
-        return "auto-compact stopped"
-    if paused == "failures":
-        return "auto-compact paused"
+    if paused in ("thrashing", "failures"):
+        return f"auto-compact {paused_word(paused)}"
     return f"compacts at {format_tokens(usage.auto_compact_threshold)}"
 
 

@@ -98,7 +98,7 @@ def headline(usage: Usage) -> str:
     head = f"Context {share_used(usage):.0f}% used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
-        tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
+        tail = f"blocked at {usage.blocking_limit:,}: {over_limit(usage)}"
     elif paused == "thrashing":
         tail = f"auto-compact {paused_why(paused)}"
     elif paused == "failures":
@@ -118,6 +118,17 @@ def estimated_until(usage: Usage) -> str:
     if usage.basis in ("api", "exact"):
         return "estimated with the draft"
     return "estimated until the next reply"
+
+
+def auto_runs(usage: Usage) -> bool:
+    """Whether auto-compact runs before a send that needs it: on, and not paused."""
+    return usage.auto_compact_enabled and not usage.auto_compact_paused
+
+
+def over_limit(usage: Usage) -> str:
+    """What happens to a send over the limit, as a clause: auto-compact makes room first
+    when it can run (a send compacts before its request goes out), else the user must."""
+    return "the next send compacts first" if auto_runs(usage) else "compact before the next send"
 
 
 def share_used(usage: Usage) -> float:

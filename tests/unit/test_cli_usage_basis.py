@@ -165,3 +165,24 @@ def test_a_session_whose_auto_compact_paused_is_said_paused_as_the_meter_says(
     assert shown["state"] == "error"
     assert f"auto-compact {said}" in shown["text"]["headline"]
     assert f"; {said}. " in shown["text"]["autoCompact"]
+
+
+def test_an_import_with_no_usage_to_anchor_on_says_its_figure_is_estimated(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose replies carry no usage is counted offline: the import's usage line says
+    so, as the meter's "~" and `baton usage` do."""
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "data"))
+    head = {"sessionId": "s1", "cwd": "/w", "timestamp": "2026-01-01T00:00:00Z"}
+    record = {
+        **head,
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "message": {"role": "user", "content": "hello " * 200},
+    }
+    path = tmp_path / "fresh.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["import", str(path)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Usage")]
+    assert " tokens (estimated; " in line, line

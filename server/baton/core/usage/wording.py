@@ -3,6 +3,7 @@ usage line and the session document's diagnostic all show these (`Usage.text`)."
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -72,7 +73,7 @@ def _in_unit(n: int, unit: int, whole: int, suffix: str) -> str:
 def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
-    percent = f"{share_used(usage):.0f}%"
+    percent = whole_percent(usage)
     rough = "~" if usage.estimated else ""
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
@@ -95,7 +96,7 @@ def headline(usage: Usage) -> str:
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
     if usage.estimated:
         figures += f", {estimated_until(usage)}"
-    head = f"Context {share_used(usage):.0f}% used ({figures})"
+    head = f"Context {whole_percent(usage)} used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: {over_limit(usage)}"
@@ -129,6 +130,12 @@ def over_limit(usage: Usage) -> str:
     """What happens to a send over the limit, as a clause: auto-compact makes room first
     when it can run (a send compacts before its request goes out), else the user must."""
     return "the next send compacts first" if auto_runs(usage) else "compact before the next send"
+
+
+def whole_percent(usage: Usage) -> str:
+    """The share used in whole percent, "63%" for 62.5: rounded half up, as token figures
+    are and as a client rounds the same figure (formatting would give the even "62%")."""
+    return f"{math.floor(share_used(usage) + 0.5)}%"
 
 
 def share_used(usage: Usage) -> float:

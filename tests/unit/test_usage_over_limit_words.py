@@ -96,3 +96,27 @@ async def test_the_diagnostic_told_of_a_pause_its_usage_does_not_say_yet_says_so
             assert message.endswith("blocked at 177,000: compact before the next send"), message
     finally:
         await service.close()
+
+
+@pytest.mark.usefixtures("fake_anthropic")
+async def test_when_the_system_prompt_and_tools_alone_reach_the_limit_no_word_promises_a_compaction(
+    tmp_path: Path, estimator: Estimator
+) -> None:
+    """A client's own system prompt over the limit: no compaction makes room (the draft's
+    verdict is tooLarge), so the headline says so instead of a compaction first."""
+    from baton.core.usage.overhead import ClientContext
+
+    service = service_on(tmp_path / "data", estimator)
+    try:
+        own = ClientContext(system_tokens=190_000)
+        sid = service.create("own", model="claude-sonnet-4-5", client_context=own).session_id
+        service.append(sid, [MessageInput(role="user", content="hello")])
+        usage = service.usage(sid)
+        assert usage.state == "blocking" and usage.breakdown.system >= usage.blocking_limit
+        drafted = await service.draft_usage(sid, Draft(text="next"))
+        assert drafted.draft is not None and drafted.draft.verdict == "tooLarge"
+        assert usage.text.headline.endswith(
+            "blocked at 177,000: the system prompt and tools alone reach it"
+        ), usage.text.headline
+    finally:
+        await service.close()

@@ -128,7 +128,10 @@ def auto_runs(usage: Usage) -> bool:
 
 def over_limit(usage: Usage) -> str:
     """What happens to a send over the limit, as a clause: auto-compact makes room first
-    when it can run (a send compacts before its request goes out), else the user must."""
+    when it can run (a send compacts before its request goes out), else the user must;
+    unless what no compaction takes away (the system prompt, the tools) reaches it."""
+    if usage.breakdown.system + usage.breakdown.tools >= usage.blocking_limit:
+        return "the system prompt and tools alone reach it"
     return "the next send compacts first" if auto_runs(usage) else "compact before the next send"
 
 

@@ -58,3 +58,22 @@ def test_a_digit_that_is_no_number_names_no_message(three: Session, reference: s
 
 def test_a_number_in_other_decimal_digits_names_its_message(three: Session) -> None:
     assert resolve(three, "٣").id == three.view[2]  # Arabic-Indic three
+
+
+def test_a_compactions_sentence_says_the_figure_after_it_is_estimated() -> None:
+    """As auto-compact's sentence and the meter (its "~") say it: the context after a
+    compaction is an estimate until the next reply."""
+    from baton.acp.compaction_report import done_sentence
+    from baton.core.compaction.result import CompactResult
+
+    result = CompactResult(
+        boundary_id="b1",
+        direction="all",
+        summary="s",
+        summarized_message_ids=["m1", "m2"],
+        pre_tokens=11_200,
+        post_tokens=2_300,
+    )
+    assert done_sentence(result) == (
+        "Compacted 2 messages: 11,200 -> 2,300 tokens (estimated). /undo-compact puts them back."
+    )

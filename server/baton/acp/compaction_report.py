@@ -57,8 +57,8 @@ def done_sentence(result: CompactResult) -> str:
     restored = len(result.restored_files)
     files = f"; {restored} file{'s' if restored != 1 else ''} restored" if restored else ""
     return (
-        f"Compacted {count} {noun}: {result.pre_tokens:,} -> {result.post_tokens:,} tokens"
-        f"{files}. /undo-compact puts them back."
+        f"Compacted {count} {noun}: {result.pre_tokens:,} -> {result.post_tokens:,} tokens "
+        f"(estimated){files}. /undo-compact puts them back."
     )
 
 

@@ -48,7 +48,8 @@ def told(
     if outcome == "compacted":
         went = f" {dropped.text}." if dropped is not None and dropped.text else ""
         what = "Compacted while idle" if reason == "idle" else "Auto-compacted"
-        message = f"{what}: {before:,} -> {after:,} tokens.{went}"
+        # the figure after it is an estimate until the next reply, as the meter marks it
+        message = f"{what}: {before:,} -> {after:,} tokens (estimated).{went}"
         return AutoOutcome(outcome, before, after, message, dropped)
     what = "Compaction while idle" if reason == "idle" else "Auto-compact"
     if outcome == "cancelled":

@@ -77,3 +77,35 @@ def test_a_compactions_sentence_says_the_figure_after_it_is_estimated() -> None:
     assert done_sentence(result) == (
         "Compacted 2 messages: 11,200 -> 2,300 tokens (estimated). /undo-compact puts them back."
     )
+
+
+@pytest.mark.parametrize(("estimated", "said"), [(True, " (estimated)"), (False, "")])
+def test_an_undos_sentence_says_when_the_figure_after_it_is_estimated(
+    estimated: bool, said: str
+) -> None:
+    """An undo that leaves a later reply's usage stale leaves an estimate: said so, as the
+    meter's "~" says it; one the last reply's usage anchors again is said bare."""
+    from baton.acp.compaction_report import undone_sentence
+    from baton.core.usage.budget import Breakdown, Usage
+
+    usage = Usage(
+        session_id="s_1",
+        model="claude-sonnet-4-5",
+        context_window=200_000,
+        effective_window=180_000,
+        auto_compact_threshold=167_000,
+        warning_threshold=147_000,
+        error_threshold=167_000,
+        blocking_limit=177_000,
+        used_tokens=12_000,
+        percent_used=6,
+        percent_left=93,
+        state="ok",
+        estimated=estimated,
+        auto_compact_enabled=True,
+        auto_compact_paused=False,
+        breakdown=Breakdown(messages=12_000, free=188_000),
+    )
+    assert undone_sentence(2_300, usage) == (
+        f"Undid the latest compaction: 2,300 -> 12,000 tokens{said}."
+    )

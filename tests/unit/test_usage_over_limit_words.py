@@ -58,6 +58,12 @@ async def test_over_the_new_limit_every_word_says_what_the_send_will_do(
         assert f"blocked at {usage.blocking_limit:,}: {said}" in usage.text.headline
         drafted = await service.draft_usage(sid, Draft(text="next"))
         assert drafted.draft is not None and drafted.draft.verdict == verdict
+        if auto == PAUSED:  # the pause in the meter's words, one clause of the sentence
+            assert drafted.draft.message is not None
+            assert drafted.draft.message.endswith(
+                ", and auto-compact is stopped: the working set does not fit; compact the "
+                "conversation first."
+            ), drafted.draft.message
     finally:
         await service.close()
 

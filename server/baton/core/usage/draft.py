@@ -141,7 +141,7 @@ def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict,
         why = paused_why(usage.auto_compact_paused_by) if usage.auto_compact_paused else "off"
         return "compactFirst", (
             f"Sending this takes the context to {used:,} tokens, over the limit of "
-            f"{limit:,}, and auto-compact is {why}: compact the conversation first."
+            f"{limit:,}, and auto-compact is {why}; compact the conversation first."
         )
     return "fits", None
 

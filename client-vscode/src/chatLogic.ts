@@ -104,10 +104,14 @@ export function sendFailure(error: unknown): string {
   }
 }
 
-/** The line under the input box: the context once the draft is sent, and the server's warning. */
+/**
+ * The line under the input box: the context once the draft is sent, and the server's warning.
+ * The figure is an estimate (the draft's is added), marked "~" as the meter marks one.
+ */
 export function draftLine(usage: DraftUsage): DraftLine {
+  const rough = usage.estimated ? "~" : "";
   const text =
-    `After sending: ${formatTokens(usage.usedTokens)} / ${formatTokens(usage.contextWindow)} ` +
+    `After sending: ${rough}${formatTokens(usage.usedTokens)} / ${formatTokens(usage.contextWindow)} ` +
     `(${Math.round(percentOfWindow(usage))}%)`;
   const verdict = usage.draft?.verdict ?? "fits";
   const warning = usage.draft?.message;

@@ -6,9 +6,8 @@ import * as vscode from "vscode";
 import type { ChatView } from "./chatView";
 import { messageText, selectedSpan } from "./chatLogic";
 import type { BatonClient } from "./client";
-import { previewReport } from "./compactReport";
+import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine } from "./draftCard";
-import { percentOfWindow } from "./meterText";
 import type { DraftFlow } from "./compactDraft";
 import type { CurrentSession } from "./currentSession";
 import { chooseModel } from "./modelChoice";
@@ -104,7 +103,7 @@ export function registerCommands(
   register("baton.undoCompaction", async (boundaryId?: unknown, inSession?: unknown) => {
     const id = typeof inSession === "string" ? inSession : sessionId();
     const { usage } = await client.rpc.uncompact(id, typeof boundaryId === "string" ? boundaryId : undefined);
-    void vscode.window.showInformationMessage(`Baton: undone, the messages are back in the view; the context is ${Math.round(percentOfWindow(usage))}% full.`);
+    void vscode.window.showInformationMessage(undoneLine(usage));
   });
 
   register("baton.openSessionDocument", async (id?: unknown) => {

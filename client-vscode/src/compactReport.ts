@@ -1,6 +1,6 @@
-/** What a compaction did or would do, in words: notifications and the preview document. */
-import type { CompactResult, Message } from "./protocol";
-import { formatTokens } from "./meterText";
+/** What a compaction did or would do, or its undo, in words: notifications and the preview document. */
+import type { CompactResult, Message, Usage } from "./protocol";
+import { formatTokens, percentOfWindow } from "./meterText";
 
 const DIRECTION_WORDS: Record<string, string> = {
   all: "the whole conversation",
@@ -20,6 +20,12 @@ export function compactSummaryLine(result: CompactResult): string {
     (restored > 0 ? `, ${plural(restored, "file")} restored` : "") +
     "."
   );
+}
+
+/** The notification after an undo: how full the context is now, "~" first when estimated, as the meter says. */
+export function undoneLine(usage: Usage): string {
+  const rough = usage.estimated ? "~" : "";
+  return `Baton: undone, the messages are back in the view; the context is ${rough}${Math.round(percentOfWindow(usage))}% full.`;
 }
 
 /** The preview of a dry run as Markdown: what is summarized, kept and restored, with figures. */

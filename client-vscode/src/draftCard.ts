@@ -60,7 +60,7 @@ button{margin:4px 6px 4px 0;padding:4px 12px;color:var(--vscode-button-foregroun
 button.secondary{color:var(--vscode-button-secondaryForeground);background:var(--vscode-button-secondaryBackground)}</style>
 </head><body>
 <h2>Compaction draft</h2>
-<p class="figures" data-draft-id="${e(draft.draftId)}" data-post-tokens="${draft.postTokens}" data-measured="${measured}">${e(formatTokens(draft.preTokens))} → <b class="baton-draft-post">${e(formatTokens(draft.postTokens))}</b> tokens</p>
+<p class="figures" data-draft-id="${e(draft.draftId)}" data-post-tokens="${draft.postTokens}" data-measured="${measured}">${e(formatTokens(draft.preTokens))} → <b class="baton-draft-post">~${e(formatTokens(draft.postTokens))}</b> tokens</p>
 <p>${e(draft.direction)} · ${e(draft.summarizer)} summary · ${draft.summarizedMessageIds.length} messages summarized, ${draft.keptMessageIds.length} kept${draft.pinnedMessageIds.length ? ` (${draft.pinnedMessageIds.length} pinned)` : ""}, ${draft.restoredFiles.length} files restored</p>
 <p>${edited ? `<b>The summary has been edited:</b> Apply commits your text${measured ? " (these are its figures)" : " (measuring it again…)"}.` : "Edit the summary in its editor tab; Apply commits what it holds then."}</p>
 <div><button id="apply">Apply</button><button id="regenerate" class="secondary">Regenerate…</button><button id="discard" class="secondary">Discard</button></div>

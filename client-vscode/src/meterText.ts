@@ -50,10 +50,11 @@ const CATEGORIES: (keyof Usage["breakdown"])[] = ["system", "tools", "messages",
  */
 export function meterTooltip(usage: Usage, title: string, compactions: number): string {
   const label = (key: string): string => usage.text.labels[key] ?? key;
+  const rough = usage.estimated ? "~" : ""; // as the meter marks an estimate
   const lines = [
     `**Baton: ${escapeMarkdown(title)}**`,
     "",
-    `${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(percentOfWindow(usage))}%), model \`${usage.model}\``,
+    `${rough}${formatTokens(usage.usedTokens)} of ${formatTokens(usage.contextWindow)} tokens (${Math.round(percentOfWindow(usage))}%), model \`${usage.model}\``,
     "",
     "| | tokens |",
     "|---|---:|",

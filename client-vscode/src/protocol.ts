@@ -881,7 +881,7 @@ export type UsageState = "ok" | "warning" | "error" | "blocking";
 
 /** The usage in words, for clients to show as they are. */
 export interface UsageText {
-  /** the status bar's figure: "62% 124K/200K" ("~" first until a reply confirms it) */
+  /** the status bar's figure: "62% 124K/200K" ("~" first while it is estimated) */
   meter: string;
   /** the usage in one sentence (the diagnostic) */
   headline: string;

@@ -117,7 +117,7 @@ export type ErrorScope = "server" | "apiKey" | "session";
 
 /** The line under the input box: the context once the draft is sent, and a warning. */
 export interface DraftLine {
-  /** e.g. "After sending: 152.3K / 200K (76%)". */
+  /** e.g. "After sending: ~152.3K / 200K (76%)". */
   text: string;
   verdict: DraftInfo["verdict"];
   /** The server's sentence when the draft does not simply fit. */

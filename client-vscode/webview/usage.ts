@@ -53,7 +53,7 @@ export class UsageChart {
     this.el.dataset.state = usage.state;
     const all = categories(usage.breakdown as unknown as { [key: string]: unknown }, usage.text.labels);
     // The stacked bar: every category but free space, then a tick at the auto-compact threshold
-    // (none when auto-compact is off: nothing happens there).
+    // (none when auto-compact is off or paused: nothing happens there).
     // Past the window the bar spans what is used, so the parts keep their proportions and fill
     // it, and a mark shows where the window ends.
     const over = usage.usedTokens > window;
@@ -65,7 +65,8 @@ export class UsageChart {
         seg.style.width = share(tokens, span); // CSSOM: allowed by the CSP, unlike a style attribute
         return seg;
       });
-    const tick = usage.autoCompactEnabled ? h("span", { class: "baton-usage-tick" }) : null;
+    const runs = usage.autoCompactEnabled && !usage.autoCompactPaused;
+    const tick = runs ? h("span", { class: "baton-usage-tick" }) : null;
     if (tick) tick.style.left = share(usage.autoCompactThreshold, span);
     const limit = over ? h("span", { class: "baton-usage-limit" }) : null;
     if (limit) limit.style.left = share(window, span);

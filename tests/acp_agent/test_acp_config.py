@@ -51,3 +51,31 @@ async def test_a_value_the_settings_gave_is_listed_and_can_be_chosen(
             [option] = [o for o in answer.config_options if o.id == config_id]
             assert option.current_value == value
             assert value in [choice.value for choice in option.options]
+
+
+async def test_a_model_switch_that_leaves_the_conversation_over_the_limit_says_so(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The switch's warning (what `baton/session/setModel` answers over LSP) reaches an ACP
+    client too, as an agent message: the meter alone showed the new window past full."""
+    settings = {"model": "claude-sonnet-4-5[1m]", "summarizer": "extractive"}
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Read it all.", usage={"input_tokens": 300_000, "output_tokens": 5})
+        assert (await agent.say(sid, "read the whole repository")).stop_reason == "end_turn"
+        rec = agent.recorder
+        said = len(rec.updates(sid, "agent_message_chunk"))
+        await agent.conn.set_config_option(
+            config_id="model", session_id=sid, value="claude-sonnet-4-5"
+        )
+        [meter] = await rec.until(
+            lambda: [u for u in rec.updates(sid, "usage_update") if u["size"] == 200_000][:1],
+            what="the meter on the new window",
+        )
+        assert meter["used"] >= 300_000
+        [told] = await rec.until(
+            lambda: rec.updates(sid, "agent_message_chunk")[said:], what="the switch's warning"
+        )
+        text = told["content"]["text"]
+        assert text.startswith("claude-sonnet-4-5: ") and "over its limit of 177,000" in text
+        assert text.endswith(": the next send compacts first."), text

@@ -17,7 +17,8 @@ SCENARIO = Path(__file__).with_name("neovim_scenario.lua")
 TIMEOUT = 120
 LISTENING = re.compile(r"baton: listening on tcp://([\d.]+):(\d+)")
 USAGE_MESSAGE = re.compile(
-    r"^Context \d+% used \([\d,]+ / [\d,]+\) - \d+% left until auto-compact$"
+    r"^Context \d+% used \([\d,]+ / [\d,]+, estimated until the next reply\) - "
+    r"\d+% left until auto-compact$"
 )
 
 

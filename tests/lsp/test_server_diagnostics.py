@@ -40,8 +40,8 @@ async def test_usage_diagnostic_sits_on_the_first_line(any_lsp: Harness) -> None
     usage = result["usage"]
     assert diagnostic.message == (
         f"Context {usage['percentUsed']:.0f}% used "
-        f"({usage['usedTokens']:,} / {usage['contextWindow']:,}) - "
-        f"{usage['percentLeft']}% left until auto-compact"
+        f"({usage['usedTokens']:,} / {usage['contextWindow']:,}, estimated until the next "
+        f"reply) - {usage['percentLeft']}% left until auto-compact"
     )
 
 
@@ -58,7 +58,9 @@ async def test_severity_follows_the_usage_state(start_server) -> None:
     warning = usage_diagnostic(await lsp.latest_diagnostics(sid))
     assert warning.severity == Severity.Warning
     assert warning.message.endswith("- auto-compact off")
-    assert re.match(r"Context \d+% used \([\d,]+ / 20,000\)", warning.message)
+    assert re.match(
+        r"Context \d+% used \([\d,]+ / 20,000, estimated until the next", warning.message
+    )
 
     await lsp.append(sid, *conversation(8))
     assert (await lsp.request(protocol.USAGE, {"sessionId": sid}))["state"] == "error"
@@ -160,7 +162,9 @@ async def test_settings_change_republishes_usage_and_diagnostics(lsp: Harness) -
         protocol.USAGE_CHANGED, lambda p: p["usage"]["contextWindow"] == 50_000, after=mark
     )
     assert usage["sessionId"] == sid
-    published = await lsp.diagnostics(sid, lambda p: "/ 50,000)" in usage_diagnostic(p).message)
+    published = await lsp.diagnostics(
+        sid, lambda p: "/ 50,000, estimated" in usage_diagnostic(p).message
+    )
     assert published.uri == protocol.session_uri(sid)
 
 

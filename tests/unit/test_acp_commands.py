@@ -58,3 +58,54 @@ def test_a_digit_that_is_no_number_names_no_message(three: Session, reference: s
 
 def test_a_number_in_other_decimal_digits_names_its_message(three: Session) -> None:
     assert resolve(three, "٣").id == three.view[2]  # Arabic-Indic three
+
+
+def test_a_compactions_sentence_says_the_figure_after_it_is_estimated() -> None:
+    """As auto-compact's sentence and the meter (its "~") say it: the context after a
+    compaction is an estimate until the next reply."""
+    from baton.acp.compaction_report import done_sentence
+    from baton.core.compaction.result import CompactResult
+
+    result = CompactResult(
+        boundary_id="b1",
+        direction="all",
+        summary="s",
+        summarized_message_ids=["m1", "m2"],
+        pre_tokens=11_200,
+        post_tokens=2_300,
+    )
+    assert done_sentence(result) == (
+        "Compacted 2 messages: 11,200 -> 2,300 tokens (estimated). /undo-compact puts them back."
+    )
+
+
+@pytest.mark.parametrize(("estimated", "said"), [(True, " (estimated)"), (False, "")])
+def test_an_undos_sentence_says_when_the_figure_after_it_is_estimated(
+    estimated: bool, said: str
+) -> None:
+    """An undo that leaves a later reply's usage stale leaves an estimate: said so, as the
+    meter's "~" says it; one the last reply's usage anchors again is said bare."""
+    from baton.acp.compaction_report import undone_sentence
+    from baton.core.usage.budget import Breakdown, Usage
+
+    usage = Usage(
+        session_id="s_1",
+        model="claude-sonnet-4-5",
+        context_window=200_000,
+        effective_window=180_000,
+        auto_compact_threshold=167_000,
+        warning_threshold=147_000,
+        error_threshold=167_000,
+        blocking_limit=177_000,
+        used_tokens=12_000,
+        percent_used=6,
+        percent_left=93,
+        state="ok",
+        estimated=estimated,
+        auto_compact_enabled=True,
+        auto_compact_paused=False,
+        breakdown=Breakdown(messages=12_000, free=188_000),
+    )
+    assert undone_sentence(2_300, usage) == (
+        f"Undid the latest compaction: 2,300 -> 12,000 tokens{said}."
+    )

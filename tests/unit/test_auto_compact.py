@@ -387,9 +387,11 @@ async def test_every_attempt_tells_its_outcome_in_one_sentence(
     went = compacted.dropped
     assert went is not None and went.messages_summarized > 0
     assert went.text.startswith(f"Summarized {went.messages_summarized:,} messages")
+    # the figure after it is the meter's, estimated until the next reply: said so, as the
+    # panel's notice of a manual compaction says it
     assert compacted.message == (
-        f"Auto-compacted: {compacted.tokens_before:,} -> {compacted.tokens_after:,} tokens. "
-        f"{went.text}."
+        f"Auto-compacted: {compacted.tokens_before:,} -> {compacted.tokens_after:,} tokens "
+        f"(estimated). {went.text}."
     )
 
 

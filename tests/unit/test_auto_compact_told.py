@@ -181,3 +181,24 @@ async def test_an_attempt_the_thrash_guard_stops_is_told_its_failure_without_a_s
         await auto.check(session, reason="send")
     assert state.thrashing
     assert told == ["failed"]
+
+
+async def test_the_attempt_the_thrash_guard_stops_says_stopped_as_the_meter_does(
+    session: Session, estimator: Estimator
+) -> None:
+    """The thrash guard stops auto-compact: its last attempt's sentence says so in the
+    meter's word for that state, not the breaker's "paused"."""
+    fill(session, 6)
+    auto, _, _ = compactor(estimator)
+    messages: list[str] = []
+    auto.on_outcome = lambda _sid, outcome: messages.append(outcome.message)
+    assert await auto.check(session, reason="send") is not None
+    for _ in range(3):  # refill within a turn, three times in a row
+        while not over(session, estimator):
+            fill(session, 1, size=6_000)
+        await auto.check(session, reason="send")
+    paused_by = auto.paused_by(session.session_id)
+    assert paused_by == "thrashing"
+    usage = compute_usage(session, SMALL, estimator, auto_paused=True, paused_by=paused_by)
+    assert "; stopped: the working set does not fit." in usage.text.auto_compact
+    assert messages[-1].endswith(" Auto-compact is stopped until a manual compaction."), messages

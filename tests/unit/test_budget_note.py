@@ -129,4 +129,4 @@ def test_a_paused_auto_compact_is_said_paused_and_why_never_that_it_will_fire(
         note = note_text(paused, s, "claude-sonnet-4-5")
         assert f"Auto-compact is {why}." in note and "summarizes the conversation at" not in note
         verdict, message = _verdict(paused, paused.blocking_limit + 1, 10, 0)
-        assert verdict == "compactFirst" and f"auto-compact is {why}:" in str(message)
+        assert verdict == "compactFirst" and f"auto-compact is {why};" in str(message)

@@ -139,19 +139,50 @@ def test_an_import_past_the_window_gives_its_real_share(
     assert "Usage      250,000 of 200,000 tokens (125.0% used, 0% left, blocking)" in out
 
 
-@pytest.mark.parametrize("by", ["failures", "thrashing"])
-def test_a_session_whose_auto_compact_paused_is_said_paused(
-    capsys: pytest.CaptureFixture[str], store: SessionStore, by: PausedBy
+@pytest.mark.parametrize(
+    ("by", "said"),
+    [
+        ("failures", "paused after repeated failures"),
+        ("thrashing", "stopped: the working set does not fit"),
+    ],
+)
+def test_a_session_whose_auto_compact_paused_is_said_paused_as_the_meter_says(
+    capsys: pytest.CaptureFixture[str], store: SessionStore, by: PausedBy, said: str
 ) -> None:
     """The transcript keeps the pause (a restarted server's meter says it): so does
-    `baton usage`, in its state and its JSON."""
+    `baton usage`, in its state and its JSON, in the meter's words for that pause (a
+    thrashing auto-compact is stopped, not paused)."""
     session = store.create(model="claude-sonnet-4-5")
     session.append([MessageInput(role="user", content="hello " * 100)])
     session.keep_auto_pause(AutoPause(by, "the summary request failed"))
     path = str(session.transcript.path)
     assert main(["usage", path]) == 0
-    assert "(auto-compact paused)" in capsys.readouterr().out
+    (state,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("State")]
+    assert state == f"State           error (auto-compact {said})"
     assert main(["usage", path, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["autoCompactPaused"] and shown["autoCompactPausedBy"] == by
     assert shown["state"] == "error"
+    assert f"auto-compact {said}" in shown["text"]["headline"]
+    assert f"; {said}. " in shown["text"]["autoCompact"]
+
+
+def test_an_import_with_no_usage_to_anchor_on_says_its_figure_is_estimated(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose replies carry no usage is counted offline: the import's usage line says
+    so, as the meter's "~" and `baton usage` do."""
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "data"))
+    head = {"sessionId": "s1", "cwd": "/w", "timestamp": "2026-01-01T00:00:00Z"}
+    record = {
+        **head,
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "message": {"role": "user", "content": "hello " * 200},
+    }
+    path = tmp_path / "fresh.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["import", str(path)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Usage")]
+    assert " tokens (estimated; " in line, line

@@ -54,7 +54,35 @@ def test_a_context_past_its_window_says_how_far_past_not_100_percent() -> None:
         auto_compact_paused=False,
         breakdown=Breakdown(messages=250_000),
     ).worded()
-    assert usage.text.meter == "125% 250K/200K"
+    assert usage.text.meter == "~125% 250K/200K"  # estimated: "~" first
     assert usage.text.panel.startswith("125% used · 250K/200K est.")
-    assert usage.text.headline.startswith("Context 125% used (250,000 / 200,000)")
+    assert usage.text.headline.startswith("Context 125% used (250,000 / 200,000, estimated")
     assert usage.percent_used == 100
+
+
+def test_a_share_half_way_between_two_percents_rounds_up_as_every_figure_does() -> None:
+    """62.5% reads "63%" in the meter, the headline and the panel, as the client rounds the
+    same `percentUsed` (Math.round) in its tooltip and its draft line, and as token figures
+    round; formatting alone rounded it to the even "62%"."""
+    usage = Usage(
+        session_id="s_1",
+        model="claude-sonnet-4-5",
+        context_window=200_000,
+        effective_window=180_000,
+        auto_compact_threshold=167_000,
+        warning_threshold=147_000,
+        error_threshold=167_000,
+        blocking_limit=177_000,
+        used_tokens=125_000,
+        percent_used=62.5,
+        percent_left=25,
+        state="ok",
+        estimated=False,
+        auto_compact_enabled=True,
+        auto_compact_paused=False,
+        breakdown=Breakdown(messages=125_000, free=75_000),
+        basis="api",
+    ).worded()
+    assert usage.text.meter == "63% 125K/200K"
+    assert usage.text.headline.startswith("Context 63% used (125,000 / 200,000)")
+    assert usage.text.panel.startswith("63% used · 125K/200K")

@@ -126,6 +126,7 @@ async def test_a_drafts_usage_says_in_words_the_figures_it_gives(
     assert drafted.text == describe(drafted)
     assert f"({drafted.used_tokens:,} / " in drafted.text.headline
     assert " est." in drafted.text.panel  # the draft is an estimate
+    assert drafted.basis == "api" and marks_estimate(drafted) == [True] * 4, drafted.text
 
 
 def test_an_estimate_without_tiktoken_says_how_it_was_counted(
@@ -140,3 +141,48 @@ def test_an_estimate_without_tiktoken_says_how_it_was_counted(
     assert not usage.estimator_exact
     assert "tiktoken" not in usage.text.basis
     assert usage.text.basis == "Estimated offline (characters / 4, calibrated)."
+
+
+def marks_estimate(usage: Usage) -> list[bool]:
+    """Whether each of the usage's words says its figure is an estimate."""
+    return [
+        usage.text.meter.startswith("~"),
+        "estimated" in usage.text.headline,
+        " est." in usage.text.panel,
+        usage.text.basis.startswith("Estimated"),
+    ]
+
+
+async def test_a_session_no_reply_has_confirmed_says_estimated_in_every_word(
+    service: BatonService,
+) -> None:
+    """Before the first reply the figure is estimates alone: the meter marks it as the
+    headline, the panel and the basis do, as after a compaction."""
+    sid = service.create("fresh").session_id
+    service.append(sid, talk(1)[:1])
+    usage = service.usage(sid)
+    assert usage.basis == "estimate" and usage.estimated
+    assert marks_estimate(usage) == [True] * 4, usage.text
+    assert usage.text.meter.startswith(f"~{usage.percent_used:.0f}% ")
+    assert f"({usage.used_tokens:,} / {usage.context_window:,}, estimated" in usage.text.headline
+
+
+async def test_a_draft_over_an_exact_count_says_estimated_not_exact(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    """The API's exact count of the view plus the draft's estimate is an estimate: no word
+    of it says "Exact"; the usage without the draft still does."""
+    fake_anthropic.count_tokens_result = 4_321
+    service = service_on(tmp_path / "data", estimator, exactCounts=True)
+    try:
+        sid = service.create("exact").session_id
+        service.append(sid, talk(1))
+        assert await service.changes.count_exactly(sid)
+        exact = service.usage(sid)
+        assert exact.basis == "exact" and marks_estimate(exact) == [False] * 4, exact.text
+        drafted = await service.draft_usage(sid, Draft(text="next " * 300))
+        assert drafted.estimated and drafted.used_tokens > 4_321
+        assert marks_estimate(drafted) == [True] * 4, drafted.text
+        assert "Exact" not in drafted.text.basis
+    finally:
+        await service.close()

@@ -562,7 +562,7 @@ test("the draft's usage once sent is asked for when the box rests, and only the 
   assert.deepEqual(lines.at(-1), {
     type: "draftUsage",
     sessionId: "a",
-    draft: { text: "After sending: 124K / 200K (62%)", verdict: "fits" },
+    draft: { text: "After sending: ~124K / 200K (62%)", verdict: "fits" },
   });
   await chat.receive({ type: "draft", text: "  " });
   assert.deepEqual(ofType(fake.posted, "draftUsage").at(-1), { type: "draftUsage", sessionId: "a", draft: null });
@@ -576,14 +576,14 @@ test("the draft's line is weighed again when the session's usage changes by itse
   await chat.receive({ type: "draft", text: "hello" });
   const lines = (): unknown[] => ofType(fake.posted, "draftUsage").flatMap((m) => (m.draft === null ? [] : [m.draft]));
   await tick(); // the box's rest (0 ms here) is a timer set before this one: its ask has been answered
-  assert.deepEqual(lines().at(-1), { text: "After sending: 124K / 200K (62%)", verdict: "fits" });
+  assert.deepEqual(lines().at(-1), { text: "After sending: ~124K / 200K (62%)", verdict: "fits" });
   // the context window setting went up: the usage alone changes, the session's messages do not
   fake.draftAnswer = (id, draft) => ({ ...usage({ sessionId: id, usedTokens: 124_300 + draft.text!.length, contextWindow: 1_000_000, percentUsed: 12 }), draft: info("fits") });
   const asked = fake.draftCalls.length;
   chat.onUsageChanged({ sessionId: "a", usage: usage({ sessionId: "a", contextWindow: 1_000_000 }) });
   chat.onUsageChanged({ sessionId: "b", usage: usage({ sessionId: "b" }) }); // not the one on show: no ask for it
   await tick();
-  assert.deepEqual(lines().at(-1), { text: "After sending: 124K / 1M (12%)", verdict: "fits" });
+  assert.deepEqual(lines().at(-1), { text: "After sending: ~124K / 1M (12%)", verdict: "fits" });
   assert.deepEqual(fake.draftCalls.slice(asked), [["a", "hello"]]);
 });
 

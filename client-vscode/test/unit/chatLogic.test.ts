@@ -57,6 +57,14 @@ test("a copied message keeps its text and names its tool calls", () => {
 test("the draft's line past the window gives the real share, not the 100 percentUsed stops at", () => {
   const draft = { tokens: 130_000, usedBefore: 120_000, verdict: "tooLarge" as const, message: "It cannot fit." };
   const line = draftLine({ ...usage({ usedTokens: 250_000, percentUsed: 100, state: "blocking" }), draft });
-  assert.equal(line.text, "After sending: 250K / 200K (125%)");
-  assert.equal(draftLine({ ...usage(), draft: { ...draft, verdict: "fits" } }).text, "After sending: 124K / 200K (62%)");
+  assert.equal(line.text, "After sending: ~250K / 200K (125%)");
+  assert.equal(draftLine({ ...usage(), draft: { ...draft, verdict: "fits" } }).text, "After sending: ~124K / 200K (62%)");
+});
+
+test("the draft's line marks its figure as the meter marks an estimate, with the ~ first", () => {
+  const draft = { tokens: 300, usedBefore: 124_000, verdict: "fits" as const };
+  // the server says every draft's figure is estimated, over the API's own figure too
+  const drafted = usage({ estimated: true, basis: "exact", text: { ...usage().text, meter: "~62% 124K/200K" } });
+  assert.equal(draftLine({ ...drafted, draft }).text, "After sending: ~124K / 200K (62%)");
+  assert.equal(draftLine({ ...usage({ estimated: false, basis: "api" }), draft }).text, "After sending: 124K / 200K (62%)");
 });

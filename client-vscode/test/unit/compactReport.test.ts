@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compactSummaryLine, previewReport } from "../../src/compactReport";
+import { compactSummaryLine, previewReport, undoneLine } from "../../src/compactReport";
 import type { CompactResult } from "../../src/protocol";
-import { message } from "./fixtures";
+import { message, usage } from "./fixtures";
 
 const result = {
   boundaryId: "b1",
@@ -38,4 +38,12 @@ test("the preview lists what is summarized, kept and restored with token figures
   assert.match(text, /- file:\/\/\/w\/a\.py: 1\.5K tokens \(truncated\)/);
   assert.match(text, /52K tokens; after compaction: 9\.4K tokens \(estimated until the next reply's usage\)/);
   assert.match(text, /dry run/);
+});
+
+test("the undo's notification marks an estimated figure as the meter does, with the ~ first", () => {
+  // an undo that leaves a later reply's usage stale: the figure is estimated until a reply
+  const estimated = usage({ usedTokens: 130_000, percentUsed: 65, estimated: true, basis: "compacted" });
+  assert.equal(undoneLine(estimated), "Baton: undone, the messages are back in the view; the context is ~65% full.");
+  const anchored = usage({ usedTokens: 130_000, percentUsed: 65, estimated: false, basis: "api" });
+  assert.equal(undoneLine(anchored), "Baton: undone, the messages are back in the view; the context is 65% full.");
 });

@@ -39,6 +39,8 @@ test("the notification after a compaction ends with what it dropped", () => {
 test("the card escapes what it shows, carries the previewed figure and its three buttons", () => {
   const html = draftCardHtml(draft, "NONCE", { edited: true, measured: false }, "vscode-resource:");
   assert.ok(html.includes('data-post-tokens="9400"'));
+  // the figure after it is an estimate until the next reply: "~" first, as the meter marks it
+  assert.ok(html.includes('52K → <b class="baton-draft-post">~9.4K</b> tokens'), html);
   assert.ok(html.includes("&lt;instead&gt;") && !html.includes("<instead>"));
   assert.ok(html.includes("<li>12 messages summarized</li>") && html.includes("fix the &lt;parser&gt;"));
   for (const id of ["apply", "regenerate", "discard"]) assert.ok(html.includes(`id="${id}"`), id);

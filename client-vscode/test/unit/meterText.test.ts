@@ -76,3 +76,9 @@ test("the tooltip past the window gives the real share, not the 100 percentUsed 
   assert.match(meterTooltip(over, "t", 0), /250K of 200K tokens \(125%\)/);
   assert.match(meterTooltip(usage(), "t", 0), /124K of 200K tokens \(62%\)/);
 });
+
+test("the tooltip's figure is marked as the meter marks an estimate, with the ~ first", () => {
+  assert.match(meterTooltip(usage({ estimated: true }), "t", 0), /\n~124K of 200K tokens \(62%\)/);
+  const anchored = usage({ estimated: false, basis: "api" });
+  assert.match(meterTooltip(anchored, "t", 0), /\n124K of 200K tokens \(62%\)/);
+});

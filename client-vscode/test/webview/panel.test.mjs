@@ -118,13 +118,13 @@ test("the draft's weight once sent shows under the box, with the server's warnin
     type: "draftUsage",
     sessionId: SESSION.sessionId,
     draft: {
-      text: "After sending: 172K / 200K (86%)",
+      text: "After sending: ~172K / 200K (86%)",
       verdict: "autoCompact",
       warning: "Sending this takes the context past the auto-compact point: Baton compacts the conversation first.",
     },
   });
   await line.waitFor();
-  assert.match(await line.textContent(), /After sending: 172K \/ 200K \(86%\)/);
+  assert.match(await line.textContent(), /After sending: ~172K \/ 200K \(86%\)/);
   assert.match(await line.locator(".baton-draft-warning").textContent(), /Baton compacts the conversation first/);
   assert.equal(await line.getAttribute("data-verdict"), "autoCompact");
   // another session's figure is not this box's

@@ -230,6 +230,16 @@ test("a usage update redraws the chart; a session without a boundary id undoes t
   await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage: off });
   await page.waitForFunction(() => document.querySelector(".baton-usage > summary")?.textContent?.includes("auto-compact off"));
   assert.equal(await page.locator(".baton-usage-tick").count(), 0);
+  // auto-compact paused (the thrash guard stopped it): it does not run there either
+  const stopped = {
+    ...usage,
+    autoCompactPaused: true,
+    autoCompactPausedBy: "thrashing",
+    text: { ...usage.text, panel: "20% used · 40K/200K est. · auto-compact stopped" },
+  };
+  await toView(page, { type: "usage", sessionId: SESSION.sessionId, usage: stopped });
+  await page.waitForFunction(() => document.querySelector(".baton-usage > summary")?.textContent?.includes("auto-compact stopped"));
+  assert.equal(await page.locator(".baton-usage-tick").count(), 0);
   await page.getByRole("button", { name: "Open as Document" }).click();
   await waitPosted(page, (m) => m.type === "openSessionDocument");
   // Without ids the restored files are the attachments after the summary.

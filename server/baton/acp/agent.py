@@ -36,6 +36,7 @@ from acp.schema import (
 
 from baton import __version__
 from baton.acp import config, turns
+from baton.acp.compaction_report import agent_text
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
@@ -229,7 +230,9 @@ class BatonAgent:
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
         live_session(self, session_id)
-        config.apply(self.service, session_id, config_id, value)
+        warning = config.apply(self.service, session_id, config_id, value)
+        if warning is not None:  # as `baton/session/setModel` answers it: the meter alone
+            agent_text(self.out, session_id, warning)  # shows the window past full
         if config_id in config.PROCESS_WIDE:  # every open session's panel shows it
             for other in self.live:
                 if other != session_id:

@@ -18,6 +18,7 @@ from baton.acp.outbox import Outbox
 from baton.core.compaction.result import CompactResult
 from baton.core.conversation.messages import CompactionBlock, Message, new_id
 from baton.core.conversation.session import Session
+from baton.core.usage.budget import Usage
 
 Status = Literal["in_progress", "completed", "failed", "cancelled"]
 SUMMARY_CHUNK_CHARS = 2_000
@@ -57,9 +58,17 @@ def done_sentence(result: CompactResult) -> str:
     restored = len(result.restored_files)
     files = f"; {restored} file{'s' if restored != 1 else ''} restored" if restored else ""
     return (
-        f"Compacted {count} {noun}: {result.pre_tokens:,} -> {result.post_tokens:,} tokens"
-        f"{files}. /undo-compact puts them back."
+        f"Compacted {count} {noun}: {result.pre_tokens:,} -> {result.post_tokens:,} tokens "
+        f"(estimated){files}. /undo-compact puts them back."
     )
+
+
+def undone_sentence(before: int, usage: Usage, what: str = "the latest compaction") -> str:
+    """`/undo-compact`'s answer: what it undid, the context before and after it,
+    "(estimated)" when the figure after is (an undo can leave a later reply's usage stale),
+    as the meter's "~"."""
+    rough = " (estimated)" if usage.estimated else ""
+    return f"Undid {what}: {before:,} -> {usage.used_tokens:,} tokens{rough}."
 
 
 class CompactionReport:

@@ -88,16 +88,17 @@ def config_options(service: BatonService, session_id: str) -> list[SessionConfig
     ]
 
 
-def apply(service: BatonService, session_id: str, config_id: str, value: str | bool) -> None:
-    """Set one option; an unknown option or value is `invalid_params` and changes nothing."""
+def apply(service: BatonService, session_id: str, config_id: str, value: str | bool) -> str | None:
+    """Set one option; an unknown option or value is `invalid_params` and changes nothing.
+    A model switch answers its warning (over the new model's limit, or past its auto-compact
+    point), else None."""
     if not isinstance(value, str):
         raise invalid(f"{config_id} takes one of its listed values")
     if config_id == MODEL:
         _, models = _models(service, session_id)
         if value not in models:  # a select's values are the ones it lists
             raise invalid(f"model takes one of {', '.join(models)}")
-        service.set_model(session_id, value)
-        return
+        return service.set_model(session_id, value)[2]
     raw: dict[str, Any]
     # the values each lists: the usual ones, and the current one the settings gave
     if config_id == THINKING:
@@ -118,3 +119,4 @@ def apply(service: BatonService, session_id: str, config_id: str, value: str | b
         raise invalid(f"unknown config option {config_id!r}")
     service.session(session_id)  # an unknown session fails before anything is set
     service.configure(raw)
+    return None

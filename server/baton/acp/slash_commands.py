@@ -13,6 +13,7 @@ from baton.acp.compaction_report import (
     agent_text,
     boundary_summary,
     done_sentence,
+    undone_sentence,
 )
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
@@ -55,17 +56,17 @@ async def run_command(agent: BatonAgent, live: Live, command: commands.Command) 
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:
-            figures = f"{before:,} -> {usage.used_tokens:,} tokens"
             if session.boundaries[latest].direction == "microcompact":
                 # told as no entity (old tool results cleared after an idle gap)
-                say(agent, sid, f"Undid the latest microcompaction ({MICRO}): {figures}.")
+                what = f"the latest microcompaction ({MICRO})"
+                say(agent, sid, undone_sentence(before, usage, what))
             else:
                 # the entity the compaction was told as (live and replayed) under its id
                 entity = CompactionReport(
                     agent.out, sid, agent.compaction_entity, f"compaction-{latest}"
                 )
                 entity.undone()
-                say(agent, sid, f"Undid the latest compaction: {figures}.")
+                say(agent, sid, undone_sentence(before, usage))
     elif command.name == "pin":
         message = commands.resolve(session, command.argument)
         pinned = not message.pinned

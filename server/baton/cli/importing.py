@@ -89,9 +89,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         if earlier:
             print(f"Note       {another_copy(earlier)}")
         print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
+        rough = "estimated; " if usage.estimated else ""  # as the meter's "~" says it
         print(
             f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "
-            f"({share_used(usage):.1f}% used, {usage.percent_left}% left, {usage.state})"
+            f"({rough}{share_used(usage):.1f}% used, {usage.percent_left}% left, {usage.state})"
         )
         print(f"Transcript {session.transcript.path}")
         for note in report.notes():

@@ -9,7 +9,7 @@ from typing import Any
 from baton.core.conversation.messages import Message
 from baton.core.importers.claude_code import ImportReport
 from baton.core.usage.budget import UNATTRIBUTED_LABEL, Usage
-from baton.core.usage.wording import share_used
+from baton.core.usage.wording import paused_why, share_used
 
 BAR_WIDTH = 40
 EIGHTHS = " ▏▎▍▌▋▊▉"  # partial blocks, by eighths of a cell
@@ -87,6 +87,7 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
         how = anchored
     reserved = usage.context_window - usage.effective_window
     left_of = "auto-compact" if usage.auto_compact_enabled else "the effective window"
+    paused = usage.auto_compact_paused
     lines = [
         f"Used tokens     {usage.used_tokens:,} ({how})",
         f"Context window  {usage.context_window:,} ({usage.model})",
@@ -98,7 +99,7 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
         f"{usage.percent_left}% left until {left_of}",
         f"State           {usage.state}"
         + ("" if usage.auto_compact_enabled else " (auto-compact off)")
-        + (" (auto-compact paused)" if usage.auto_compact_paused else ""),
+        + (f" (auto-compact {paused_why(usage.auto_compact_paused_by)})" if paused else ""),
     ]
     lines.extend(f"Warning         {w}" for w in usage.warnings)
     return lines

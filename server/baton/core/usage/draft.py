@@ -19,7 +19,7 @@ from baton.core.conversation.messages import ContentBlock, TextBlock, WireModel
 from baton.core.errors import InvalidParams
 from baton.core.usage.budget import Budget, Usage, percent_left, usage_state
 from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
-from baton.core.usage.wording import paused_why
+from baton.core.usage.wording import auto_runs, over_limit, paused_why
 
 Verdict = Literal["fits", "autoCompact", "compactFirst", "tooLarge"]
 
@@ -124,7 +124,7 @@ def plain(usage: Usage) -> DraftUsage:
 
 
 def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict, str | None]:
-    auto = usage.auto_compact_enabled and not usage.auto_compact_paused
+    auto = auto_runs(usage)
     limit = usage.blocking_limit
     if floor >= limit:
         return "tooLarge", (
@@ -141,21 +141,22 @@ def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict,
         why = paused_why(usage.auto_compact_paused_by) if usage.auto_compact_paused else "off"
         return "compactFirst", (
             f"Sending this takes the context to {used:,} tokens, over the limit of "
-            f"{limit:,}, and auto-compact is {why}: compact the conversation first."
+            f"{limit:,}, and auto-compact is {why}; compact the conversation first."
         )
     return "fits", None
 
 
 def switch_warning(usage: Usage) -> str | None:
     """What a model switch left: a sentence when the conversation is over the new model's
-    limit or past its auto-compact point, else None."""
+    limit, or past its auto-compact point while auto-compact runs (the next send compacts
+    first), else None."""
     used, model = usage.used_tokens, usage.model
     if used >= usage.blocking_limit:
         return (
             f"{model}: {used:,} tokens in use, over its limit of {usage.blocking_limit:,} "
-            f"({usage.context_window:,}-token window): compact before the next send."
+            f"({usage.context_window:,}-token window): {over_limit(usage)}."
         )
-    if usage.auto_compact_enabled and used >= usage.auto_compact_threshold:
+    if auto_runs(usage) and used >= usage.auto_compact_threshold:
         return (
             f"{model}: {used:,} tokens in use, past its auto-compact point "
             f"({usage.auto_compact_threshold:,}): the next send compacts first."

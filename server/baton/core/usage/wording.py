@@ -3,6 +3,7 @@ usage line and the session document's diagnostic all show these (`Usage.text`)."
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -34,8 +35,7 @@ class UsageText(WireModel):
 
     meter: str = Field(
         default="",
-        description='the status bar\'s figure: "62% 124K/200K" ("~" first until a reply confirms'
-        " it)",
+        description='the status bar\'s figure: "62% 124K/200K" ("~" first while it is estimated)',
     )
     headline: str = Field(default="", description="the usage in one sentence (the diagnostic)")
     panel: str = Field(default="", description="the chat panel's usage line, short")
@@ -73,8 +73,8 @@ def _in_unit(n: int, unit: int, whole: int, suffix: str) -> str:
 def describe(usage: Usage) -> UsageText:
     """Every sentence of `usage`, from its figures."""
     used, window = usage.used_tokens, usage.context_window
-    percent = f"{share_used(usage):.0f}%"
-    rough = "~" if usage.basis == "compacted" else ""  # estimated until the next reply
+    percent = whole_percent(usage)
+    rough = "~" if usage.estimated else ""
     return UsageText(
         meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
         headline=headline(usage),
@@ -94,16 +94,16 @@ def describe(usage: Usage) -> UsageText:
 def headline(usage: Usage) -> str:
     """ "Context 62% used (124,300 / 200,000) - 38% left until auto-compact"."""
     figures = f"{usage.used_tokens:,} / {usage.context_window:,}"
-    if usage.basis == "compacted":
-        figures += ", estimated until the next reply"
-    head = f"Context {share_used(usage):.0f}% used ({figures})"
+    if usage.estimated:
+        figures += f", {estimated_until(usage)}"
+    head = f"Context {whole_percent(usage)} used ({figures})"
     paused = usage.auto_compact_paused_by
     if usage.state == "blocking":
-        tail = f"blocked at {usage.blocking_limit:,}: compact before sending"
+        tail = f"blocked at {usage.blocking_limit:,}: {over_limit(usage)}"
     elif paused == "thrashing":
-        tail = "auto-compact stopped: the working set does not fit"
+        tail = f"auto-compact {paused_why(paused)}"
     elif paused == "failures":
-        tail = "auto-compact paused after repeated failures: compact manually"
+        tail = f"auto-compact {paused_why(paused)}: compact manually"
     elif not usage.auto_compact_enabled:
         tail = "auto-compact off"
     elif usage.used_tokens >= usage.auto_compact_threshold:
@@ -113,6 +113,34 @@ def headline(usage: Usage) -> str:
     return f"{head} - {tail}"
 
 
+def estimated_until(usage: Usage) -> str:
+    """How long an estimated figure stays one. Estimated over the API's own figure (its
+    usage, its count), it is a draft's: the session's figure with the draft's estimate."""
+    if usage.basis in ("api", "exact"):
+        return "estimated with the draft"
+    return "estimated until the next reply"
+
+
+def auto_runs(usage: Usage) -> bool:
+    """Whether auto-compact runs before a send that needs it: on, and not paused."""
+    return usage.auto_compact_enabled and not usage.auto_compact_paused
+
+
+def over_limit(usage: Usage) -> str:
+    """What happens to a send over the limit, as a clause: auto-compact makes room first
+    when it can run (a send compacts before its request goes out), else the user must;
+    unless what no compaction takes away (the system prompt, the tools) reaches it."""
+    if usage.breakdown.system + usage.breakdown.tools >= usage.blocking_limit:
+        return "the system prompt and tools alone reach it"
+    return "the next send compacts first" if auto_runs(usage) else "compact before the next send"
+
+
+def whole_percent(usage: Usage) -> str:
+    """The share used in whole percent, "63%" for 62.5: rounded half up, as token figures
+    are and as a client rounds the same figure (formatting would give the even "62%")."""
+    return f"{math.floor(share_used(usage) + 0.5)}%"
+
+
 def share_used(usage: Usage) -> float:
     """The share of the window used, past 100 when the context is: `percentUsed` stops at 100."""
     if usage.used_tokens > usage.context_window > 0:
@@ -120,13 +148,20 @@ def share_used(usage: Usage) -> float:
     return usage.percent_used
 
 
+def paused_word(paused: PausedBy | None) -> str:
+    """What auto-compact is while it does not run although it is on, in one word: the thrash
+    guard stopped it (running again would not help), the breaker paused it."""
+    return "stopped" if paused == "thrashing" else "paused"
+
+
 def paused_why(paused: PausedBy | None) -> str:
-    """Why auto-compact does not run although it is on, as a clause."""
+    """Why auto-compact does not run although it is on, as a clause: the one wording of a
+    pause, for the meter, the diagnostic, the panel, a draft's verdict and `baton usage`."""
     if paused == "thrashing":
-        return "stopped: the working set does not fit"
+        return f"{paused_word(paused)}: the working set does not fit"
     if paused == "failures":
-        return "paused after repeated failures"
-    return "paused"
+        return f"{paused_word(paused)} after repeated failures"
+    return paused_word(paused)
 
 
 def auto_compact_sentence(usage: Usage) -> str:
@@ -135,10 +170,8 @@ def auto_compact_sentence(usage: Usage) -> str:
         return "Auto-compact is off."
     at = f"Auto-compact at {format_tokens(usage.auto_compact_threshold)}"
     at += f" ({usage.percent_left}% left)"
-    if paused == "thrashing":
-        return f"{at}; stopped: the working set does not fit. Compact manually to resume."
-    if paused == "failures":
-        return f"{at}; paused after repeated failures. Compact manually to resume."
+    if paused in ("thrashing", "failures"):
+        return f"{at}; {paused_why(paused)}. Compact manually to resume."
     return f"{at}."
 
 
@@ -146,10 +179,8 @@ def _panel_auto(usage: Usage) -> str:
     paused = usage.auto_compact_paused_by
     if not usage.auto_compact_enabled:
         return "auto-compact off"
-    if paused == "thrashing":
-        return "auto-compact stopped"
-    if paused == "failures":
-        return "auto-compact paused"
+    if paused in ("thrashing", "failures"):
+        return f"auto-compact {paused_word(paused)}"
     return f"compacts at {format_tokens(usage.auto_compact_threshold)}"
 
 
@@ -158,8 +189,15 @@ def basis_sentence(usage: Usage) -> str:
     # without the tokenizer the estimator counts characters / 4 (`usage.warnings` says why)
     counted = "tiktoken" if usage.estimator_exact else "characters / 4"
     if usage.basis == "exact":
+        if usage.estimated:  # a draft's
+            return "Estimated: the API's count of the conversation as it is, plus the draft's."
         return "Exact (counted by the API for the conversation as it is)."
     if usage.basis == "api":
+        if usage.estimated:  # a draft's
+            return (
+                "Estimated: the API's usage of the last reply, plus estimates of what came "
+                "after it and of the draft."
+            )
         return "From the API's usage of the last reply, plus estimates of what came after it."
     if usage.basis == "compacted":
         besides = f", with the {carried:,} tokens the API saw besides it" if carried else ""

@@ -32,7 +32,8 @@ def usage_message(usage: Usage, paused_by: str | None = None) -> str:
     """The usage's one sentence, as the server words it for every client (`Usage.text`).
     `paused_by` ("failures" / "thrashing") is for a usage that does not say it yet."""
     if paused_by in ("failures", "thrashing") and usage.auto_compact_paused_by is None:
-        return headline(usage.model_copy(update={"auto_compact_paused_by": paused_by}))
+        paused = {"auto_compact_paused": True, "auto_compact_paused_by": paused_by}
+        return headline(usage.model_copy(update=paused))
     return usage.text.headline or headline(usage)
 
 

@@ -131,7 +131,7 @@ class AutoGuards:
         it and the blocking limit)."""
         if self.on_outcome is None:
             return
-        said = told(outcome, figures, detail, reason, self.paused(session_id), dropped)
+        said = told(outcome, figures, detail, reason, self.paused_by(session_id), dropped)
         try:
             self.on_outcome(session_id, said)
         except Exception:  # a listener's failure never stops the turn

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from baton.core.compaction.dropped import Dropped
+from baton.core.conversation.meta_records import PausedBy
+from baton.core.usage.wording import paused_word
 
 Outcome = Literal["compacted", "failed", "cancelled"]
 
@@ -35,18 +37,19 @@ def told(
     figures: tuple[int, int, int],
     detail: str,
     reason: str,
-    paused: bool,
+    paused: PausedBy | None,
     dropped: Dropped | None = None,
 ) -> AutoOutcome:
     """The attempt in one sentence; `figures` are the tokens before and after it and the
     blocking limit, `reason` what started it (a send is refused over the limit; `idle`: an
-    idle compaction), `paused`
-    whether the breaker is now open."""
+    idle compaction), `paused` why auto-compact now stops (the breaker opened, or the thrash
+    guard), None while it goes on."""
     before, after, limit = figures
     if outcome == "compacted":
         went = f" {dropped.text}." if dropped is not None and dropped.text else ""
         what = "Compacted while idle" if reason == "idle" else "Auto-compacted"
-        message = f"{what}: {before:,} -> {after:,} tokens.{went}"
+        # the figure after it is an estimate until the next reply, as the meter marks it
+        message = f"{what}: {before:,} -> {after:,} tokens (estimated).{went}"
         return AutoOutcome(outcome, before, after, message, dropped)
     what = "Compaction while idle" if reason == "idle" else "Auto-compact"
     if outcome == "cancelled":
@@ -57,5 +60,6 @@ def told(
         goes_on = f"the send is refused: {after:,} tokens are over the limit of {limit:,}"
     else:
         goes_on = f"the request goes out with {after:,} tokens in context"
-    pause = " Auto-compact is paused until a manual compaction." if paused else ""
+    # in the meter's word for the pause: the thrash guard stops it, the breaker pauses it
+    pause = f" Auto-compact is {paused_word(paused)} until a manual compaction." if paused else ""
     return AutoOutcome(outcome, before, after, f"{what} failed ({detail}): {goes_on}.{pause}")

@@ -217,3 +217,30 @@ async def test_the_system_prompt_names_the_editor_the_client_says_it_is(
         await agent.say(sid, "Hi")
         system = json.dumps(fake_anthropic.message_requests()[-1].body["system"])
         assert "working with the user in Zed, on the workspace folder" in system
+
+
+async def test_session_list_finds_a_folder_however_its_cwd_is_spelled(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The filter compared the text: a session made in `/w/app` was not listed for
+    `/w/app/`, `/w/./app` or a link to the folder, and another folder's was not left out
+    for its spelling either way."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        other = tmp_path / "other"
+        other.mkdir()
+        elsewhere = (await agent.conn.new_session(cwd=str(other))).session_id
+        link = tmp_path / "link-to-workspace"
+        link.symlink_to(agent.workspace)
+        workspace = str(agent.workspace)
+        spellings = [
+            workspace,
+            workspace + "/",
+            f"{agent.workspace.parent}/./{agent.workspace.name}",
+            str(link),
+        ]
+        for spelled in spellings:
+            listed = (await agent.conn.list_sessions(cwd=spelled)).sessions
+            assert [s.session_id for s in listed] == [sid], spelled
+        listed = (await agent.conn.list_sessions(cwd=str(other) + "/")).sessions
+        assert [s.session_id for s in listed] == [elsewhere]

@@ -40,7 +40,15 @@ from baton.acp.compaction_report import agent_text
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
 from baton.acp.history import replay, replay_streaming
 from baton.acp.listener import told
-from baton.acp.open_sessions import Live, attach, check_cwd, greet, kept_cwds, live_session
+from baton.acp.open_sessions import (
+    Live,
+    attach,
+    check_cwd,
+    greet,
+    kept_cwds,
+    live_session,
+    same_folder,
+)
 from baton.acp.outbox import Outbox, Poster
 from baton.core.service.service import BatonService
 from baton.core.turn import recovery
@@ -212,7 +220,7 @@ class BatonAgent:
             if getattr(found, "deleted", False):
                 continue
             folder = folders.get(found.session_id)
-            if cwd is not None and folder is not None and folder != cwd:
+            if cwd is not None and folder is not None and not same_folder(folder, cwd):
                 continue
             sessions.append(
                 SessionInfo(

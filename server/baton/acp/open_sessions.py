@@ -74,6 +74,17 @@ def check_cwd(cwd: str) -> None:
         raise invalid(f"cwd {cwd!r} cannot be a session's folder: {problem}")
 
 
+def same_folder(one: str, other: str) -> bool:
+    """Whether two cwds name one folder: spelled alike once normalised (`/w/app/`,
+    `/w/./app`), or the same folder once links are followed."""
+    if os.path.normpath(one) == os.path.normpath(other):
+        return True
+    try:
+        return os.path.realpath(one) == os.path.realpath(other)
+    except (OSError, ValueError):  # a loop of links, a NUL byte
+        return False
+
+
 def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
     check_cwd(cwd)
     live = agent.live.get(session_id)

@@ -262,7 +262,8 @@ async def test_a_client_without_the_capability_is_never_asked(
     fake_anthropic.reply("Cannot.")
     await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
     assert editor.asked == [] and editor.edits == []
-    assert "is off in this editor's settings" in told(fake_anthropic)["content"]
+    # not "off in this editor's settings": the setting is ask, and this editor cannot ask
+    assert "this editor cannot ask for it" in told(fake_anthropic)["content"]
 
 
 async def test_cancelling_the_send_while_the_user_is_asked_keeps_a_valid_session(

@@ -203,7 +203,8 @@ async def test_a_host_that_cannot_ask_gets_off_for_an_ask_tool(
         ctx=chat(anthropic_client(), estimator, server_tools(root, host)),
     )
     assert host.asked == []
-    assert "off in this editor's settings" in results(fake_anthropic, 1)[0]["content"]
+    told = results(fake_anthropic, 1)[0]["content"]
+    assert "this editor cannot ask for it" in told and "off in this editor" not in told
     assert "parse_date" in (root / "utils.py").read_text()
 
 

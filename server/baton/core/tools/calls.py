@@ -94,7 +94,7 @@ async def _answer(
         # edit planned while `off` answered "no match" or "Denied" by what the file holds
         key = tool.key_before_plan(input)
         if key is not None and _level(key, registry, ctx) == "off":
-            return _off(use.name, key)
+            return _off(use.name, key, registry, ctx)
         try:
             call = await tool.prepare(input, ctx)
         except ToolError as exc:
@@ -126,7 +126,14 @@ def _level(key: str, registry: Registry, ctx: ToolContext) -> Level:
     return level
 
 
-def _off(name: str, key: str) -> ToolResult:
+def _off(name: str, key: str, registry: Registry, ctx: ToolContext) -> ToolResult:
+    if level_of(key, ctx.settings, registry) == "ask":  # set to ask, with nobody to ask
+        return _failed(
+            f"Denied: {name} ({key}) needs the user's permission "
+            "(baton.tools.permissions: ask) and this editor cannot ask for it; "
+            "do not try it again.",
+            "denied",
+        )
     return _failed(
         f"Denied: {name} ({key}) is off in this editor's settings "
         "(baton.tools.permissions); do not try it again.",
@@ -170,7 +177,7 @@ async def _permission(
 ) -> ToolResult | None:
     level = _level(call.level_key, registry, ctx)
     if level == "off":
-        return _off(use.name, call.level_key)
+        return _off(use.name, call.level_key, registry, ctx)
     if level == "auto" or call.level_key in allowed:
         return None
     request = PermissionRequest(

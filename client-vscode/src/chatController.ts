@@ -184,7 +184,7 @@ export class ChatController {
           this.streams.reloaded();
           await this.refresh();
           // a panel that reloaded while a reply streams: Stop, not Send
-          if (this.sender.busy) this.ports.post({ type: "busy", busy: true });
+          if (this.sender.busy) this.ports.post({ type: "busy", busy: true, sessionId: this.sender.busyIn });
           return;
         case "send":
           return await this.sender.send(message.text, undefined, message.sessionId ?? undefined);
@@ -202,7 +202,7 @@ export class ChatController {
           this.draft.changed(message.text);
           return;
         case "stop":
-          this.sender.stop();
+          this.sender.stop(message.sessionId);
           return;
         case "newChat":
           await this.newChat();
@@ -288,8 +288,7 @@ export class ChatController {
     });
     const replay = this.streams.shown(session?.sessionId ?? null, messages, this.sender.busy);
     if (replay !== undefined) this.ports.post({ type: "delta", ...replay });
-    const failure = session !== null ? this.sender.takeFailure(session.sessionId) : undefined;
-    if (failure !== undefined) this.ports.post({ type: "error", message: failure, scope: "session" });
+    if (session !== null) this.sender.shown(session.sessionId);
   }
 
   dispose(): void {

@@ -21,10 +21,14 @@ export interface SendHost {
 
 export class ChatSender {
   private sending: CancellationTokenSource | undefined;
+  /** The session the running send goes to, once known. */
+  private sendingTo: string | undefined;
   /** The messages the last edit or Retry took out of the view, while its notice may show. */
   private rewound: { sessionId: string; ids: ReadonlySet<string> } | undefined;
   /** A send's failure in a session the user had left meanwhile: said once it is on show again. */
   private unseenFailure: { sessionId: string; message: string } | undefined;
+  /** The prompts not sent to a session the user had left meanwhile: back in the box once it is on show. */
+  private readonly unseenReturns = new Map<string, string>();
 
   constructor(
     private readonly ports: ChatPorts,
@@ -36,6 +40,11 @@ export class ChatSender {
   /** Whether a send is running (a reloaded panel is told so: Stop, input disabled). */
   get busy(): boolean {
     return this.sending !== undefined;
+  }
+
+  /** The session the running send goes to (null: none, or not known yet). */
+  get busyIn(): string | null {
+    return this.sendingTo ?? null;
   }
 
   /**
@@ -51,12 +60,20 @@ export class ChatSender {
     return true;
   }
 
-  /** The failure of a send to `sessionId` not yet shown (the user had left it), once. */
-  takeFailure(sessionId: string): string | undefined {
+  /**
+   * `sessionId` is on show (again): what a send to it said while the user was elsewhere is
+   * said now, once: its failure, and the prompt it did not send (back into the box).
+   */
+  shown(sessionId: string): void {
     const failure = this.unseenFailure;
-    if (failure?.sessionId !== sessionId) return undefined;
-    this.unseenFailure = undefined;
-    return failure.message;
+    if (failure?.sessionId === sessionId) {
+      this.unseenFailure = undefined;
+      this.ports.post({ type: "error", message: failure.message, scope: "session" });
+    }
+    const text = this.unseenReturns.get(sessionId);
+    if (text === undefined) return;
+    this.unseenReturns.delete(sessionId);
+    this.ports.post({ type: "sendOutcome", stored: false, text, sessionId });
   }
 
   /**
@@ -129,8 +146,25 @@ export class ChatSender {
     await this.host.refresh();
   }
 
-  /** Cancels the reply in flight, if any. */
-  stop(): void {
+  /**
+   * Tells the webview how the send ended for its prompt. A prompt not sent to a session the
+   * user has left waits for that session to be on show: it goes back into its box, not into
+   * the box of another session (where Enter would send it there).
+   */
+  private outcome(stored: boolean, text: string, sentTo: string | undefined): void {
+    if (!stored && sentTo !== undefined && this.current.sessionId !== sentTo) {
+      this.unseenReturns.set(sentTo, text);
+      return;
+    }
+    this.ports.post({ type: "sendOutcome", stored, text, sessionId: sentTo ?? null });
+  }
+
+  /**
+   * Cancels the reply in flight, if any: when `sessionId` is given, only a reply in that
+   * session (a Stop belongs to the view it was clicked in, not to whatever runs).
+   */
+  stop(sessionId?: string | null): void {
+    if (typeof sessionId === "string" && sessionId !== this.sendingTo) return;
     this.sending?.cancel();
   }
 
@@ -149,12 +183,13 @@ export class ChatSender {
     }
     if (this.sending !== undefined) {
       // one send at a time: the text goes back into the box rather than nowhere
-      if (text !== undefined) this.ports.post({ type: "sendOutcome", stored: false, text });
+      if (text !== undefined) {
+        this.ports.post({ type: "sendOutcome", stored: false, text, sessionId: shown ?? this.current.sessionId ?? null });
+      }
       return;
     }
     const cancel = new CancellationTokenSource();
     this.sending = cancel;
-    this.ports.post({ type: "busy", busy: true });
     let stored = false;
     let cancelled = false;
     let sentTo: string | undefined;
@@ -164,6 +199,8 @@ export class ChatSender {
     try {
       const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
+      this.sendingTo = sessionId;
+      this.ports.post({ type: "busy", busy: true, sessionId });
       if (rewindTo !== undefined) {
         const rewound = await this.ports.rpc.rewind(sessionId, rewindTo);
         rewind = { sessionId, boundaryId: rewound.boundaryId };
@@ -197,7 +234,8 @@ export class ChatSender {
     } finally {
       cancel.dispose();
       this.sending = undefined;
-      this.ports.post({ type: "busy", busy: false });
+      this.sendingTo = undefined;
+      this.ports.post({ type: "busy", busy: false, sessionId: sentTo ?? null });
       await this.host.refresh();
       // a Stop may come before or after the server stored the prompt: the view says which
       if (text !== undefined) {
@@ -211,7 +249,7 @@ export class ChatSender {
           if (this.draft.text === text) this.draft.text = "";
           this.ports.attachments?.sent();
         }
-        this.ports.post({ type: "sendOutcome", stored, text });
+        this.outcome(stored, text, sentTo);
       }
     }
   }

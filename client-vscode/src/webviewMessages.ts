@@ -42,8 +42,11 @@ export type ToWebview =
   | { type: "usage"; sessionId: string; usage: Usage }
   /** Streamed reply text for an assistant message that is still being written. */
   | { type: "delta"; sessionId: string; messageId: string; text: string }
-  /** A send is running (Stop shown, input disabled) or finished. */
-  | { type: "busy"; busy: boolean }
+  /**
+   * A send is running in session `sessionId` (its view shows Stop; another session's, a Send
+   * that waits) or finished.
+   */
+  | { type: "busy"; busy: boolean; sessionId: string | null }
   /**
    * A failure to show in the panel (never a traceback). `scope` says when it is stale: a
    * "server" failure once the server answers, an "apiKey" one once a key is set, a
@@ -63,10 +66,11 @@ export type ToWebview =
   /** What the draft would do once sent (`baton/usage` with the draft), or null: no figure. */
   | { type: "draftUsage"; sessionId: string; draft: DraftLine | null }
   /**
-   * How a send ended for the prompt: `stored` (the session holds it: the draft goes) or
-   * not (nothing was sent: `text` goes back into the input box).
+   * How a send to `sessionId` ended for the prompt: `stored` (the session holds it: the draft
+   * goes) or not (nothing was sent: `text` goes back into the input box once that session is
+   * on show; the host says so when it is).
    */
-  | { type: "sendOutcome"; stored: boolean; text: string }
+  | { type: "sendOutcome"; stored: boolean; text: string; sessionId: string | null }
   | PickersToWebview
   | ToolsToWebview;
 
@@ -138,7 +142,8 @@ export type FromWebview =
   | { type: "retry" }
   /** The input box changed (the host asks for its usage, debounced). */
   | { type: "draft"; text: string }
-  | { type: "stop" }
+  /** Stop the reply in `sessionId`, the session on show (absent: whichever runs). */
+  | { type: "stop"; sessionId?: string | null }
   | { type: "newChat" }
   | { type: "pickSession" }
   | { type: "selectSession"; sessionId: string }

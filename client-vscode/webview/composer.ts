@@ -22,6 +22,7 @@ export class Composer {
   private readonly draftLine: HTMLElement;
   private readOnly = false;
   private busy = false;
+  private busyElsewhere = false;
   private opening = false;
 
   constructor(private readonly handlers: ComposerHandlers) {
@@ -119,7 +120,7 @@ export class Composer {
     this.readOnly = readOnly;
     this.lockNote.hidden = !readOnly;
     this.input.disabled = readOnly;
-    this.sendButton.disabled = readOnly || this.opening;
+    this.sendWaits();
   }
 
   /**
@@ -128,15 +129,29 @@ export class Composer {
    */
   setOpening(opening: boolean): void {
     this.opening = opening;
-    this.sendButton.disabled = this.readOnly || opening;
-    this.sendButton.title = opening ? "Opening the session…" : "";
+    this.sendWaits();
   }
 
-  setBusy(busy: boolean): void {
+  /**
+   * A reply runs in this session (`busy`: Stop, for it) or in another one (`elsewhere`:
+   * Send waits for it, one send at a time, and the text stays in the box).
+   */
+  setBusy(busy: boolean, elsewhere = false): void {
     this.busy = busy;
+    this.busyElsewhere = elsewhere && !busy;
     this.sendButton.hidden = busy;
     this.stopButton.hidden = !busy;
     this.input.setAttribute("aria-busy", String(busy));
+    this.sendWaits();
+  }
+
+  private sendWaits(): void {
+    this.sendButton.disabled = this.readOnly || this.opening || this.busyElsewhere;
+    this.sendButton.title = this.opening
+      ? "Opening the session…"
+      : this.busyElsewhere
+        ? "A reply is being written in another conversation"
+        : "";
   }
 
   private keydown(event: KeyboardEvent): void {
@@ -147,7 +162,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value;
-    if (this.busy || this.readOnly || this.opening || text.trim() === "") return;
+    if (this.busy || this.busyElsewhere || this.readOnly || this.opening || text.trim() === "") return;
     this.setDraft("");
     this.draftLine.hidden = true;
     // the saved draft keeps the text until the host says the session holds it

@@ -46,7 +46,8 @@ class ChatView {
   private session: Session | null = null;
   private firstUpdate = true;
   private restoreScroll = true; // until the saved session has been shown (or another chosen)
-  private busy = false;
+  /** The session a send runs in (null: not known yet); undefined: none runs. */
+  private busyIn: string | null | undefined;
   private scrollSaved = 0;
 
   constructor(root: HTMLElement) {
@@ -91,7 +92,7 @@ class ChatView {
     this.input = new FeedInput(this.feed, (messageIds) => this.host.post({ type: "selection", messageIds }));
     this.find = new FindBar(this.feed);
     this.pages = new ViewPages(this.feed, {
-      busy: () => this.busy,
+      busy: () => this.busyIn !== undefined, // Edit and Retry send: not while any send runs
       post: (message) => this.host.post(message),
       drawn: (changed) => {
         this.input.refresh(changed);
@@ -109,7 +110,7 @@ class ChatView {
         this.sent.sending(text, sessionId);
         this.host.post({ type: "send", text, sessionId });
       },
-      stop: () => this.host.post({ type: "stop" }),
+      stop: () => this.host.post({ type: "stop", sessionId: this.session?.sessionId ?? null }),
       setApiKey: () => this.host.post({ type: "setApiKey" }),
       draftChanged: (draft) => {
         this.host.save({ draft });
@@ -187,9 +188,8 @@ class ChatView {
         }
         return;
       case "busy":
-        this.busy = message.busy;
-        this.composer.setBusy(message.busy);
-        this.feed.el.setAttribute("aria-busy", String(message.busy));
+        this.busyIn = message.busy ? message.sessionId : undefined;
+        this.showBusy();
         // Edit and Retry send: gone while a send runs (its end brings the new view, and them)
         if (message.busy) this.pages.redraw();
         return;
@@ -221,10 +221,7 @@ class ChatView {
       case "permissionDone":
         return this.permissions.done(message.toolUseId);
       case "sendOutcome":
-        this.composer.sendEnded(message.stored, message.text);
-        if (message.stored && this.composer.draft.trim() === "") this.host.save({ draft: "" });
-        this.sent.ended();
-        return;
+        return this.sent.outcome(message, this.session?.sessionId ?? null);
     }
   }
 
@@ -255,6 +252,7 @@ class ChatView {
     this.composer.setHasApiKey(update.hasApiKey);
     const readOnly = update.session?.readOnly === true;
     this.composer.setReadOnly(readOnly);
+    this.showBusy();
     const open = update.session !== null;
     this.feed.el.hidden = !open;
     this.composer.el.hidden = !open;
@@ -273,6 +271,13 @@ class ChatView {
     this.sent.settle(update);
     // a draft restored with the view state gets its line once the host has a session
     if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
+  }
+
+  /** Stop for a send in the session on show; for one in another session, a Send that waits. */
+  private showBusy(): void {
+    const here = this.busyIn !== undefined && this.busyIn === (this.session?.sessionId ?? null);
+    this.composer.setBusy(here, this.busyIn !== undefined);
+    this.feed.el.setAttribute("aria-busy", String(here));
   }
 
   /** Asks the host for another session; Send waits until a session update (or an error) comes. */

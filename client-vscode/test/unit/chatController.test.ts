@@ -353,7 +353,7 @@ test("send with no session open creates one, shows busy, then the reply", async 
   await chat.receive({ type: "send", text: "Hello there" });
   const types = fake.posted.map((m) => m.type);
   assert.deepEqual(types.filter((t) => t === "busy").length, 2);
-  assert.deepEqual(fake.posted.filter((m) => m.type === "busy"), [{ type: "busy", busy: true }, { type: "busy", busy: false }]);
+  assert.deepEqual(fake.posted.filter((m) => m.type === "busy"), [{ type: "busy", busy: true, sessionId: "new1" }, { type: "busy", busy: false, sessionId: "new1" }]);
   const shown = fake.lastSession();
   assert.equal(shown.session?.sessionId, "new1");
   assert.deepEqual(shown.messages.map((m) => m.role), ["user", "assistant"]);
@@ -481,7 +481,7 @@ test("a send refused before the prompt is stored gives the text back and scopes 
   fake.sendFailure = Object.assign(new Error("no API key"), { data: { code: "api_key_missing" } });
   await chat.receive({ type: "ready" });
   await chat.receive({ type: "send", text: "keep these words" });
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "keep these words" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "keep these words", sessionId: "a" }]);
   assert.equal(ofType(fake.posted, "error")[0]?.scope, "apiKey");
   assert.deepEqual(fake.lastSession().messages, []);
 });
@@ -495,8 +495,8 @@ test("a send that stored the prompt lets the draft go, even when the reply then 
   fake.sendFailure = Object.assign(new Error("overloaded"), { data: { code: "api_error", promptMessageId: "u2" } });
   await chat.receive({ type: "send", text: "second" });
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [
-    { type: "sendOutcome", stored: true, text: "first" },
-    { type: "sendOutcome", stored: true, text: "second" },
+    { type: "sendOutcome", stored: true, text: "first", sessionId: "a" },
+    { type: "sendOutcome", stored: true, text: "second", sessionId: "a" },
   ]);
   assert.deepEqual(ofType(fake.posted, "error"), [{ type: "error", message: "overloaded", scope: "session" }]);
 });
@@ -509,7 +509,7 @@ test("a Stop after the prompt was stored counts as stored", async () => {
   await chat.receive({ type: "stop" });
   open();
   await sending;
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one", sessionId: "a" }]);
 });
 
 test("a Stop after switching sessions reads the sent session's view for whether the prompt was stored", async () => {
@@ -518,13 +518,13 @@ test("a Stop after switching sessions reads the sent session's view for whether 
   fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
   await chat.receive({ type: "selectSession", sessionId: "a" });
   const { open, sending } = await heldSend(fake, chat, "long one");
+  await chat.receive({ type: "stop", sessionId: "a" });
   await chat.receive({ type: "selectSession", sessionId: "b" });
-  await chat.receive({ type: "stop" });
   open();
   await sending;
   assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.content), [[{ type: "text", text: "long one" }]]);
   // "a" holds the prompt: the text must not come back into the box to be sent twice
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "long one", sessionId: "a" }]);
   assert.equal(fake.lastSession().session?.sessionId, "b", "the view stays on the session chosen");
 });
 
@@ -543,7 +543,7 @@ test("a Stop during a tool round counts the prompt as stored: the view ends with
   open();
   await sending;
   // the session holds the prompt: it must not come back into the box to be sent twice
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "fix the parser" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "fix the parser", sessionId: "a" }]);
 });
 
 // ---- the draft's weight and the verdict before Send ---------------------------------------
@@ -615,7 +615,7 @@ test("a prompt that cannot fit is not sent: the panel says why and the text come
   assert.deepEqual(ofType(fake.posted, "error"), [
     { type: "error", message: "Not sent: This prompt is about 300,000 tokens.", scope: "session" },
   ]);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a huge paste" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a huge paste", sessionId: "a" }]);
 });
 
 test("over the limit with auto-compact off, the send compacts first and says so", async () => {
@@ -765,7 +765,7 @@ test("edit and resend: the prompt and what followed leave the view, then the new
   assert.deepEqual(texts, ["first", "one", "right question", "Reply"]);
   const notice = ofType(fake.posted, "notice").at(-1);
   assert.match(notice?.message ?? "", /^2 messages left the view .*Undo Compaction/);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "right question", sessionId: "s" });
 });
 
 test("an edit or a Retry that sends nothing puts back what its rewind took out of the view", async () => {
@@ -780,7 +780,7 @@ test("an edit or a Retry that sends nothing puts back what its rewind took out o
   await chat.receive({ type: "edit", messageId: "u2", text: "right" });
   assert.deepEqual(fake.calls, ["rewind u2", "send", "uncompact bnd_rw1"]);
   assert.deepEqual(ids(), ["u1", "a1", "u2", "a2"]);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: false, text: "right" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: false, text: "right", sessionId: "s" });
   assert.deepEqual(ofType(fake.posted, "noticeEnd").at(-1), { type: "noticeEnd", sessionId: "s", about: "rewind" });
   assert.match(ofType(fake.posted, "error").at(-1)?.message ?? "", /No API key/);
   fake.calls = [];
@@ -814,7 +814,7 @@ test("a reply the model declined is said in the panel: it left the view, kept, u
   assert.equal(notice?.tone, "warning");
   assert.equal(notice?.about, "rewind");
   assert.match(notice?.message ?? "", /^The model declined to answer; its reply left the view .*Undo Compaction/);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "something it declines" });
+  assert.deepEqual(ofType(fake.posted, "sendOutcome").at(-1), { type: "sendOutcome", stored: true, text: "something it declines", sessionId: "s" });
 });
 
 test("the notice of an edit goes once an Undo brings what it took out back into the view", async () => {
@@ -985,9 +985,9 @@ test("a panel reloaded while a reply streams is told it is busy, and a second se
   const { open, sending } = await heldSend(fake, chat, "long one");
   fake.posted.length = 0;
   await chat.receive({ type: "ready" }); // hidden and shown again: a fresh webview
-  assert.deepEqual(ofType(fake.posted, "busy"), [{ type: "busy", busy: true }]);
+  assert.deepEqual(ofType(fake.posted, "busy"), [{ type: "busy", busy: true, sessionId: "a" }]);
   await chat.receive({ type: "send", text: "second prompt" });
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "second prompt" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "second prompt", sessionId: "a" }]);
   open();
   await sending;
   assert.deepEqual(fake.calls, ["send"]); // the second was never sent
@@ -1136,7 +1136,7 @@ test("a Stop while the prompt is weighed before it goes sends nothing: the text 
   await sending;
   assert.deepEqual(fake.calls, [], "nothing sent after the Stop");
   assert.deepEqual(fake.sessions.get("a")!.messages, []);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "never mind" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "never mind", sessionId: "a" }]);
   assert.deepEqual(ofType(fake.posted, "error"), []);
 });
 
@@ -1154,7 +1154,7 @@ test("the Cancel of the compaction a send runs first stops it, and the prompt is
   open();
   await sending;
   assert.deepEqual(fake.calls, ["compact"], "the compaction was stopped and nothing sent");
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "next step" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "next step", sessionId: "a" }]);
   assert.deepEqual(ofType(fake.posted, "error"), []);
 });
 
@@ -1177,7 +1177,7 @@ test("a send while another session is being opened goes to the session on show, 
   await opening;
   assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.role), ["user", "assistant"]);
   assert.deepEqual(fake.sessions.get("b")!.messages, []);
-  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "for what I see" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "for what I see", sessionId: "a" }]);
   assert.equal(current.sessionId, "b", "the choice still stands");
 });
 
@@ -1195,4 +1195,50 @@ test("an Undo while another session is being opened undoes the compaction of the
   open();
   await opening;
   assert.deepEqual(fake.undoSessions, ["a"]);
+});
+
+test("a reply streaming in one session keeps its Stop and its returned prompt to that session while another is on show", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  // the prompt is being weighed when the user goes to b
+  let open!: () => void;
+  fake.draftGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  await tick();
+  assert.deepEqual(ofType(fake.posted, "busy"), [{ type: "busy", busy: true, sessionId: "a" }], "the busy session is named");
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  // a Stop from b's view is not a's
+  await chat.receive({ type: "stop", sessionId: "b" });
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id, state: "blocking" }), draft: info("tooLarge", "Too large.") });
+  const before = fake.posted.length;
+  open();
+  await sending;
+  assert.deepEqual(fake.calls, [], "nothing sent: the prompt did not fit");
+  assert.deepEqual(ofType(fake.posted.slice(before), "sendOutcome"), [], "a's prompt does not come back into b's box");
+  assert.deepEqual(ofType(fake.posted.slice(before), "busy"), [{ type: "busy", busy: false, sessionId: "a" }]);
+  // back on a, the prompt comes back there, once
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const shownA = fake.posted.lastIndexOf(fake.lastSession());
+  assert.deepEqual(ofType(fake.posted.slice(shownA), "sendOutcome"), [
+    { type: "sendOutcome", stored: false, text: "a's question", sessionId: "a" },
+  ]);
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  assert.equal(ofType(fake.posted, "sendOutcome").length, 1);
+});
+
+test("a Stop from the view of the session whose reply streams cancels it", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const { open, sending } = await heldSend(fake, chat, "long one");
+  await chat.receive({ type: "stop", sessionId: "b" });
+  assert.equal(fake.sendToken?.isCancellationRequested, false, "another session's Stop");
+  await chat.receive({ type: "stop", sessionId: "a" });
+  assert.equal(fake.sendToken?.isCancellationRequested, true);
+  open();
+  await sending;
 });

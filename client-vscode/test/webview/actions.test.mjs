@@ -79,9 +79,9 @@ test("the header's Find opens the find box", async (t) => {
 
 test("while a send runs no prompt offers Edit or Retry; a last prompt with no reply offers Retry", async (t) => {
   const page = await showTurns(t);
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await page.waitForFunction(() => document.querySelectorAll(".baton-edit, .baton-retry").length === 0);
-  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   // the reply to the last prompt failed: the view ends with it
   await toView(page, sessionUpdate({ messages: TURNS.slice(0, 3), session: { ...SESSION, compactions: 0 } }));
   await message(page, "r2").waitFor({ state: "detached" });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { MESSAGES, SESSION, sessionUpdate } from "./fixture.mjs";
+import { MESSAGES, OTHER_SESSION, SESSION, sessionUpdate } from "./fixture.mjs";
 import {
   RESULTS,
   clickMessage,
@@ -23,7 +23,7 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
   await showFixture(page);
   await page.locator("#baton-input").fill("Explain the clamp");
   await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   const stop = page.getByRole("button", { name: "Stop" });
   await stop.waitFor();
   assert.equal(await page.getByRole("button", { name: "Send" }).isVisible(), false);
@@ -59,7 +59,7 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
     content: [{ type: "text", text: "The clamp keeps it in **range** and `0` is the floor." }],
     stopReason: "end_turn",
   };
-  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
   await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
   assert.equal(await page.locator('[data-message-id="m_new"]').count(), 1);
@@ -69,10 +69,10 @@ test("streamed deltas appear in a pending reply; Stop posts stop; the stored rep
   // A stopped reply the server did not keep goes once the send has ended.
   await page.locator("#baton-input").fill("Again");
   await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_lost", text: "half a rep" });
   await page.locator('[data-pending-id="m_lost"]').waitFor();
-  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt, reply] }));
   await page.waitForFunction(() => !document.querySelector("article.baton-pending"));
   assert.equal(await page.getByText("half a rep").count(), 0);
@@ -259,7 +259,7 @@ test("the draft, scroll position and session survive a reload", async (t) => {
 test("a streaming reply keeps what it has drawn: text selected in it stays selected as more comes", async (t) => {
   const page = await openView(t);
   await showFixture(page);
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   const delta = (text) => toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_long", text });
   const drawn = (text) =>
     page.waitForFunction((t) => document.querySelector('[data-pending-id="m_long"] .baton-message-body')?.textContent?.includes(t), text);
@@ -293,10 +293,10 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   await page.reload();
   await waitPosted(page, (m) => m.type === "ready");
   await showFixture(page);
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   // the send was refused after all: the prompt comes back once, not twice
-  await toView(page, { type: "busy", busy: false });
-  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser" });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
   await page.waitForFunction(() => document.activeElement?.id === "baton-input");
   assert.equal(await input.inputValue(), "explain the parser");
 
@@ -306,7 +306,7 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   await page.reload();
   await waitPosted(page, (m) => m.type === "ready");
   await showFixture(page);
-  await toView(page, { type: "sendOutcome", stored: true, text: "explain the parser" });
+  await toView(page, { type: "sendOutcome", stored: true, text: "explain the parser", sessionId: SESSION.sessionId });
   await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
   assert.equal(await input.inputValue(), "");
 });
@@ -320,7 +320,7 @@ test("a window reloaded while its prompt is being sent does not offer that promp
   await waitPosted(page, (m) => m.type === "send");
   const prompt = { id: "m_sent", role: "user", kind: "message", content: [{ type: "text", text: "explain the parser" }], createdAt: "2026-12-01T10:05:00Z", tokens: 5 };
   // stored, the prompt is in the view while the reply streams
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
   await page.locator('article[data-message-id="m_sent"]').waitFor();
   // the whole window reloads: a new extension host, which never says how that send ended
@@ -351,7 +351,7 @@ test("the message the keyboard is on keeps the focus when a send starts and ends
   await page.keyboard.press("ArrowDown");
   assert.equal(await focused(), "m_asst1");
   // a send starts (its prompts lose Edit, so they are drawn again) while the user reads
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await page.waitForFunction(() => document.querySelector(".baton-feed").getAttribute("aria-busy") === "true");
   assert.equal(await focused(), "m_asst1");
   await page.keyboard.press("ArrowDown");
@@ -359,10 +359,45 @@ test("the message the keyboard is on keeps the focus when a send starts and ends
   await page.keyboard.press("ArrowUp");
   await page.keyboard.press("ArrowUp");
   assert.equal(await focused(), "m_user1");
-  await toView(page, { type: "busy", busy: false });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   await toView(page, sessionUpdate());
   await page.waitForFunction(() => document.querySelector(".baton-feed").getAttribute("aria-busy") === "false");
   assert.equal(await focused(), "m_user1");
   await page.keyboard.press("ArrowDown");
   assert.equal(await focused(), "m_asst1");
+});
+
+test("a reply streaming in one session keeps its Stop and its returned prompt to that session", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("a long question");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  await page.getByRole("button", { name: "Stop" }).waitFor();
+  // the user opens another session while the reply streams: its box sends, later
+  await page.evaluate(() => document.querySelector(".baton-input").focus());
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  const send = page.getByRole("button", { name: "Send" });
+  await send.waitFor();
+  assert.equal(await page.getByRole("button", { name: "Stop" }).isVisible(), false, "no Stop for another session's reply");
+  assert.equal(await send.isDisabled(), true, "one send at a time: Send waits for the other session's reply");
+  await input.fill("for the other one");
+  await input.press("Enter");
+  assert.equal(await input.inputValue(), "for the other one", "Enter keeps the text while Send waits");
+  // the first session's prompt was not sent: it does not come into this box
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, { type: "sendOutcome", stored: false, text: "a long question", sessionId: SESSION.sessionId });
+  await page.waitForFunction(() => !document.querySelector(".baton-send").disabled);
+  assert.equal(await input.inputValue(), "for the other one");
+  // back on its own session, it is in the box again
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => document.querySelector(".baton-input").value.startsWith("a long question"));
+  assert.equal(await input.inputValue(), "a long question\nfor the other one");
+  // a Stop names the session it was clicked in
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  const from = (await posted(page)).length;
+  await page.getByRole("button", { name: "Stop" }).click();
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "stop", from), { type: "stop", sessionId: SESSION.sessionId });
 });

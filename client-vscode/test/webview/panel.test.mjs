@@ -20,17 +20,17 @@ test("a prompt the host did not send comes back into the box, and the saved draf
   await waitPosted(page, (m) => m.type === "send" && m.text === "my carefully written question");
   assert.equal(await input.inputValue(), "", "the box is free while the send runs");
   assert.equal(await savedDraft(page), "my carefully written question", "kept until the outcome");
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, { type: "error", message: "No API key: replies need one.", scope: "apiKey" });
-  await toView(page, { type: "busy", busy: false });
-  await toView(page, { type: "sendOutcome", stored: false, text: "my carefully written question" });
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, { type: "sendOutcome", stored: false, text: "my carefully written question", sessionId: SESSION.sessionId });
   await page.waitForFunction(() => document.querySelector("#baton-input").value !== "");
   assert.equal(await input.inputValue(), "my carefully written question");
   assert.equal(await savedDraft(page), "my carefully written question");
 
   // once the session holds it, the draft goes
   await input.press("Enter");
-  await toView(page, { type: "sendOutcome", stored: true, text: "my carefully written question" });
+  await toView(page, { type: "sendOutcome", stored: true, text: "my carefully written question", sessionId: SESSION.sessionId });
   await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state")).draft === "");
   assert.equal(await input.inputValue(), "");
 });
@@ -141,7 +141,7 @@ test("the prompt being sent and its streamed reply stay with their session: anot
   await toView(page, sessionUpdate({ messages: [] }));
   await page.locator("#baton-input").fill("summarize the parser");
   await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "a_next", text: "The parser reads" });
   await page.locator('article.baton-pending[data-pending-id="a_next"]').waitFor();
   // the user opens another session while the reply streams

@@ -324,7 +324,7 @@ test("mid-turn, a view holding the prompt and a tool round drops the pending pro
   await toView(page, sessionUpdate({ messages: [] }));
   await page.locator("#baton-input").fill("rename parse_date to parse_day in utils.py");
   await page.locator("#baton-input").press("Enter");
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "t_next", text: "Now the edit." });
   await page.locator('article.baton-pending[data-pending-id="t_next"]').waitFor();
   // the server stored the prompt, the read and its result; the send goes on

@@ -96,7 +96,7 @@ test("the scroll position holds while heights change above it and a reply stream
   assert.ok(Math.abs(after.y - before.y) <= 1, `stayed at ${before.y}px (now ${after.y}px)`);
 
   // A reply streaming in at the end does not move a reader who scrolled up.
-  await toView(page, { type: "busy", busy: true });
+  await toView(page, { type: "busy", busy: true, sessionId: "s_demo" });
   for (let i = 0; i < 5; i++) {
     await toView(page, { type: "delta", sessionId: "s_demo", messageId: "m_new", text: `Streaming line ${i}\n\n` });
     await frame(page);

@@ -63,6 +63,30 @@ export function selectedSpan(selected: readonly string[], view: readonly Message
   return { first: inView[0]!.id, last: inView[inView.length - 1]!.id };
 }
 
+/** What a message's right-click menu receives: the element's data-vscode-context. */
+export interface MessageContext {
+  messageId?: unknown;
+  /** A message a compaction replaced (under its summary): that compaction, and its place in the list. */
+  boundaryId?: unknown;
+  replacedIndex?: unknown;
+}
+
+/**
+ * The message a right-click names: one of the view's, or one that compaction `boundaryId`
+ * replaced, read again from the transcript (`replaced(boundaryId, offset)`: the page from
+ * there). None when it is no longer where it was named.
+ */
+export async function menuMessage(
+  ctx: MessageContext,
+  view: readonly Message[],
+  replaced: (boundaryId: string, offset: number) => Promise<readonly Message[]>,
+): Promise<Message | undefined> {
+  const { messageId, boundaryId, replacedIndex } = ctx;
+  if (typeof boundaryId !== "string" || typeof replacedIndex !== "number") return view.find((m) => m.id === messageId);
+  const [message] = await replaced(boundaryId, replacedIndex);
+  return message?.id === messageId ? message : undefined;
+}
+
 /** A message as plain text for the clipboard: its text blocks, tool calls and results in brief. */
 export function messageText(message: Message): string {
   return message.content.map(blockText).filter((text) => text !== "").join("\n\n");

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { ChatView } from "./chatView";
-import { messageText, selectedSpan } from "./chatLogic";
+import { menuMessage, messageText, selectedSpan, type MessageContext } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine } from "./draftCard";
@@ -16,11 +16,6 @@ import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc
 import { promptForApiKey } from "./secrets";
 import { PreviewDocuments, sessionDocumentUri } from "./sessionDocument";
 import { SHOW_CHAT_COMMAND } from "./status";
-
-/** What a `webview/context` item receives: the element's data-vscode-context. */
-interface MessageContext {
-  messageId?: unknown;
-}
 
 export function registerCommands(
   context: vscode.ExtensionContext,
@@ -161,8 +156,11 @@ export function registerCommands(
   register("baton.chat.pinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), true));
   register("baton.chat.unpinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), false));
   register("baton.chat.copyMessage", async (ctx) => {
-    const id = messageIdOf(ctx);
-    const message = chat.viewMessages.find((m) => m.id === id);
+    messageIdOf(ctx);
+    // a message of the view, or one a compaction replaced (shown greyed under its summary)
+    const message = await menuMessage(ctx as MessageContext, chat.viewMessages, async (boundaryId, offset) => {
+      return (await client.rpc.replaced(sessionId(), boundaryId, offset, 1)).messages;
+    });
     if (message === undefined) {
       throw new UserError("Baton: that message is no longer in the view.");
     }

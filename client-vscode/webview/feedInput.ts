@@ -34,7 +34,8 @@ export class FeedInput {
     // from the nearest data-vscode-context: never preventDefault here.
     el.addEventListener("contextmenu", (event) => {
       const article = target(event);
-      if (!article) return;
+      // a message a compaction replaced, under its summary: its own menu (Copy), no selection
+      if (!article || (event.target as Element).closest(".baton-replaced-message")) return;
       if (this.selection.contextMenu(article.dataset.messageId ?? "", this.feed.ids())) this.changed();
       this.focus(article, event.button !== 2); // the menu key: keep the message in sight
     });

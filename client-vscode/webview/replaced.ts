@@ -1,6 +1,7 @@
 // Under a summary: the messages its compaction replaced, as the transcript holds them, read a
 // page at a time (`baton/session/replaced`) once the disclosure opens, shown greyed and
-// read-only (no actions, no selection of their own: they are not in the model's view). The
+// read-only (no actions, no selection of their own: they are not in the model's view). A
+// right-click names the message (its compaction and place in the list) for Copy Message. The
 // feed keeps one list per compaction, so a card drawn again keeps what was read.
 import { renderBlock } from "./blocks";
 import { button, collapsed, compactNumber, h } from "./dom";
@@ -26,7 +27,10 @@ export class ReplacedList {
   private waiting = false;
 
   /** `load(offset)` asks the host for the page from `offset`; `receive` gets it. */
-  constructor(private readonly load: (offset: number) => void) {
+  constructor(
+    private readonly boundaryId: string,
+    private readonly load: (offset: number) => void,
+  ) {
     this.more = button("Show more", () => this.ask(), { class: "secondary baton-replaced-more" });
     this.more.hidden = true;
     this.el = collapsed(
@@ -61,7 +65,7 @@ export class ReplacedList {
     this.total = page.totalMessages;
     // drawn again whole: a call's result may come on a later page than the call
     const ctx = { toolNames: toolNames(this.messages), ...toolContext(this.messages) };
-    this.list.replaceChildren(...this.messages.map((m) => replacedMessage(m, ctx)));
+    this.list.replaceChildren(...this.messages.map((m, i) => replacedMessage(m, ctx, this.boundaryId, i)));
     const total = this.total;
     const loaded = this.messages.length;
     this.count.textContent = ` · ${total.toLocaleString("en-US")} ${total === 1 ? "message" : "messages"}`;
@@ -72,12 +76,21 @@ export class ReplacedList {
   }
 }
 
-/** One replaced message: who and when, its blocks; greyed by its class. */
-function replacedMessage(message: Message, ctx: Parameters<typeof renderBlock>[1]): HTMLElement {
+/**
+ * One replaced message: who and when, its blocks; greyed by its class. Its menu context (the
+ * nearest one wins over the summary's) offers Copy Message only, for the message at `index`
+ * of what compaction `boundaryId` replaced.
+ */
+function replacedMessage(message: Message, ctx: Parameters<typeof renderBlock>[1], boundaryId: string, index: number): HTMLElement {
   const when = message.createdAt ? new Date(message.createdAt).toLocaleString() : undefined;
+  const menu = { webviewSection: "replacedMessage", messageId: message.id, boundaryId, replacedIndex: index };
   return h(
     "div",
-    { class: `baton-replaced-message role-${message.role}`, "data-replaced-id": message.id },
+    {
+      class: `baton-replaced-message role-${message.role}`,
+      "data-replaced-id": message.id,
+      "data-vscode-context": JSON.stringify(menu),
+    },
     h(
       "div",
       { class: "baton-replaced-head" },

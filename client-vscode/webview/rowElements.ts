@@ -103,7 +103,7 @@ export class RowElements {
   private replacedList(boundaryId: string): HTMLElement {
     let list = this.replacedLists.get(boundaryId);
     if (!list) {
-      list = new ReplacedList((offset) => this.handlers.loadReplaced(boundaryId, offset));
+      list = new ReplacedList(boundaryId, (offset) => this.handlers.loadReplaced(boundaryId, offset));
       this.replacedLists.set(boundaryId, list);
     }
     return list.el;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ago, draftLine, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
+import { ago, draftLine, menuMessage, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
 import { message, session, usage } from "./fixtures";
 
 test("the view opens the most recently updated session", () => {
@@ -67,4 +67,20 @@ test("the draft's line marks its figure as the meter marks an estimate, with the
   const drafted = usage({ estimated: true, basis: "exact", text: { ...usage().text, meter: "~62% 124K/200K" } });
   assert.equal(draftLine({ ...drafted, draft }).text, "After sending: ~124K / 200K (62%)");
   assert.equal(draftLine({ ...usage({ estimated: false, basis: "api" }), draft }).text, "After sending: 124K / 200K (62%)");
+});
+
+test("Copy Message on a message a compaction replaced copies that message, read from the transcript, not the summary", async () => {
+  const view = [message("m_summary", "user", "the summary", { kind: "summary", boundaryId: "bnd_1" }), message("u2", "user", "next")];
+  const transcript = [message("o1", "user", "first words"), message("o2", "assistant", "the reply I want")];
+  const reads: [string, number][] = [];
+  const replaced = async (boundaryId: string, offset: number) => {
+    reads.push([boundaryId, offset]);
+    return boundaryId === "bnd_1" ? transcript.slice(offset, offset + 1) : [];
+  };
+  const named = { webviewSection: "replacedMessage", messageId: "o2", boundaryId: "bnd_1", replacedIndex: 1 };
+  assert.equal((await menuMessage(named, view, replaced))?.id, "o2");
+  assert.deepEqual(reads, [["bnd_1", 1]]);
+  // a view's message is the view's; one the transcript no longer has where named is none
+  assert.equal((await menuMessage({ messageId: "u2" }, view, replaced))?.id, "u2");
+  assert.equal(await menuMessage({ ...named, replacedIndex: 0 }, view, replaced), undefined);
 });

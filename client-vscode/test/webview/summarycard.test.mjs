@@ -112,6 +112,27 @@ test("the card reads what its compaction replaced a page at a time, greyed, and 
   assert.equal((await posted(view)).filter((m) => m.type === "loadReplaced").length, 2, "not read again");
 });
 
+test("a right-click on a summarized message names that message, for Copy Message, not the summary", async (t) => {
+  const view = await openView(t);
+  await toView(view, sessionUpdate({ messages: withDropped() }));
+  const card = await openCard(view);
+  await card.locator("details.baton-replaced > summary").click();
+  await waitPosted(view, (m) => m.type === "loadReplaced");
+  await toView(view, page(REPLACED, 0, 5));
+  const shown = card.locator(".baton-replaced-message");
+  await shown.nth(4).waitFor();
+  const from = (await posted(view)).length;
+  await shown.nth(3).getByText("The warning point").click({ button: "right" });
+  const menu = await view.evaluate(() => window.__baton.contextMenus.at(-1));
+  assert.equal(menu.webviewSection, "replacedMessage", "the menu of a summarized message: Copy, not the summary's Compact or Pin");
+  assert.equal(menu.messageId, "o4");
+  assert.equal(menu.boundaryId, "bnd_1");
+  assert.equal(menu.replacedIndex, 3, "where the host reads it from the transcript");
+  // it selects nothing: it is not a message of the view
+  assert.equal((await posted(view)).slice(from).filter((m) => m.type === "selection").length, 0);
+  assert.equal(await view.locator("article.selected").count(), 0);
+});
+
 test("a page that could not be read says so on the card and can be asked again", async (t) => {
   const view = await openView(t);
   await toView(view, sessionUpdate({ messages: withDropped() }));

@@ -126,19 +126,25 @@ function draw(reply: Streaming): void {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
- * Where the text's settled part ends: after its last blank line outside a code block (from
- * `from`, itself such a place); a line not yet ended counts for nothing.
+ * Where the text's settled part ends: at the start of a line after a blank one outside a
+ * code block (from `from`, itself such a place), when that line is not indented. An indented
+ * one may go on what came before the blank line (a list item's next paragraph, or the code
+ * block nested in it, whatever its fence's indent), so drawn apart it would read otherwise;
+ * a line not yet begun counts for nothing.
  */
 function settledEnd(text: string, from: number): number {
   let cut = from;
   let fence: string | null = null; // the open code block's fence
+  let blank = false; // the line before was blank, outside a code block
   let start = from;
-  for (let end = text.indexOf("\n", start); end >= 0; start = end + 1, end = text.indexOf("\n", start)) {
-    const line = text.slice(start, end);
+  for (let end = text.indexOf("\n", start); start < text.length; start = end + 1, end = text.indexOf("\n", start)) {
+    const line = end >= 0 ? text.slice(start, end) : text.slice(start);
+    if (blank && fence === null && /^\S/.test(line)) cut = start;
+    if (end < 0) break;
     const marker = FENCE.exec(line)?.[1];
     if (fence === null && marker !== undefined) fence = marker;
     else if (fence !== null && marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
-    else if (fence === null && line.trim() === "") cut = end + 1;
+    blank = fence === null && line.trim() === "";
   }
   return cut;
 }

@@ -282,6 +282,30 @@ test("a streaming reply keeps what it has drawn: text selected in it stays selec
   assert.match(await body.textContent(), /A third part, with bold words\./);
 });
 
+test("a streaming reply keeps a code block nested in a list whole across its blank line, and a list item's later paragraph in it", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  const delta = (text) => toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_list", text });
+  const drawn = (text) =>
+    page.waitForFunction((t) => document.querySelector('[data-pending-id="m_list"] .baton-message-body')?.textContent?.includes(t), text);
+  // each part drawn before the next comes: what a frame settled stays as it was drawn
+  await delta("1. Install it:\n   - then run:\n\n     ```python\n     a = 1\n\n");
+  await drawn("a = 1");
+  await delta("     b = 2\n     ```\n\n");
+  await drawn("b = 2");
+  await delta("   - and check,\n\n         indented four past the item\n\nDone.\n");
+  await drawn("Done.");
+  const body = page.locator('[data-pending-id="m_list"] .baton-message-body');
+  // drawn as the whole text would be
+  assert.equal(await body.locator("pre code").count(), 2);
+  assert.equal(await body.locator("pre code").first().textContent(), "a = 1\n\nb = 2\n");
+  assert.equal(await body.locator("pre code").nth(1).textContent(), "indented four past the item\n");
+  assert.equal(await body.locator("ol").count(), 1, "one list, not one per part");
+  assert.deepEqual(await body.locator("ol > li > ul > li").count(), 2);
+  assert.equal(await body.locator(":scope > div > p, :scope > p").last().textContent(), "Done.");
+});
+
 test("a panel reloaded while its prompt is being sent shows that prompt in the box once, and not after it is stored", async (t) => {
   const page = await openView(t);
   await showFixture(page);

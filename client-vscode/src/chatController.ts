@@ -4,7 +4,7 @@
  * host needs: on every (re)load it says "ready" and gets the whole picture again. The
  * editor is reached through its ports (chatPorts.ts); a send runs in chatSend.ts.
  */
-import { endsWithPrompt, mostRecent, pageOf, retryCut } from "./chatLogic";
+import { mostRecent, pageOf } from "./chatLogic";
 import { postEarlier, postReplaced, VIEW_PAGE } from "./chatPages";
 import { NO_SERVER, postError, type ChatPorts } from "./chatPorts";
 import { ChatSender } from "./chatSend";
@@ -191,13 +191,8 @@ export class ChatController {
         case "edit":
           // The prompt and what followed it leave the view (kept, undone like a compaction).
           return await this.sender.send(message.text, message.messageId, message.sessionId ?? undefined);
-        case "retry": {
-          const cut = retryCut(this.messages);
-          if (cut !== undefined) await this.sender.send(undefined, cut);
-          // a prompt whose reply failed: a new reply to it, nothing rewound
-          else if (endsWithPrompt(this.messages)) await this.sender.send(undefined);
-          return;
-        }
+        case "retry":
+          return await this.sender.retry(message.sessionId ?? undefined);
         case "draft":
           this.draft.changed(message.text);
           return;

@@ -3,7 +3,7 @@
  * Retry makes first, and the outcome the webview is told (whether the session holds the text).
  */
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
-import { lastUserText, promptStored, sendFailure } from "./chatLogic";
+import { endsWithPrompt, lastUserText, promptStored, retryCut, sendFailure } from "./chatLogic";
 import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch, type RoomPorts } from "./draftUsage";
@@ -166,6 +166,18 @@ export class ChatSender {
   stop(sessionId?: string | null): void {
     if (typeof sessionId === "string" && sessionId !== this.sendingTo) return;
     this.sending?.cancel();
+  }
+
+  /**
+   * Retry: the last reply leaves the view and a new one is asked for; a prompt whose reply
+   * failed gets a new reply, nothing rewound. `shown`: the session on show when it was
+   * clicked (another one may be on its way to the panel), whose view says what to retry.
+   */
+  async retry(shown?: string): Promise<void> {
+    const view = shown === undefined ? this.host.viewMessages : await this.viewOf(shown);
+    const cut = retryCut(view);
+    if (cut !== undefined) await this.send(undefined, cut, shown);
+    else if (endsWithPrompt(view)) await this.send(undefined, undefined, shown);
   }
 
   /**

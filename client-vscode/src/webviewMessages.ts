@@ -138,8 +138,11 @@ export type FromWebview =
   | { type: "send"; text: string; sessionId?: string | null }
   /** Edit and resend: `messageId` (a past prompt) and what followed it leave the view, then `text` is sent. */
   | { type: "edit"; messageId: string; text: string; sessionId?: string | null }
-  /** Retry: the last reply leaves the view and a new one is asked for. */
-  | { type: "retry" }
+  /**
+   * Retry: the last reply leaves the view and a new one is asked for. `sessionId`: the
+   * session on show (as with send).
+   */
+  | { type: "retry"; sessionId?: string | null }
   /** The input box changed (the host asks for its usage, debounced). */
   | { type: "draft"; text: string }
   /** Stop the reply in `sessionId`, the session on show (absent: whichever runs). */

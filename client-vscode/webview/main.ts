@@ -82,7 +82,7 @@ class ChatView {
         this.alerts.hideNotice();
         this.host.post({ type: "edit", messageId, text, sessionId: this.session?.sessionId ?? null });
       },
-      retry: () => this.host.post({ type: "retry" }),
+      retry: () => this.host.post({ type: "retry", sessionId: this.session?.sessionId ?? null }),
       applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
       loadReplaced: (boundaryId, offset) => {
         const sessionId = this.session?.sessionId;

@@ -1242,3 +1242,23 @@ test("a Stop from the view of the session whose reply streams cancels it", async
   open();
   await sending;
 });
+
+test("a Retry while another session is being opened retries the session on show, not the one on its way", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"), [message("u1", "user", "q in a"), message("a1", "assistant", "r in a")]);
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("u1b", "user", "q in b"), message("a1b", "assistant", "r in b")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" });
+  await tick();
+  assert.equal(current.sessionId, "b", "b is current for the host while the panel still shows a");
+  await chat.receive({ type: "retry", sessionId: "a" });
+  open();
+  await opening;
+  assert.deepEqual(fake.calls, ["rewind a1", "send (continue)"]);
+  assert.deepEqual(fake.sessions.get("b")!.messages.map((m) => m.id), ["u1b", "a1b"], "b untouched");
+  assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.role), ["user", "assistant"]);
+  assert.notEqual(fake.sessions.get("a")!.messages[1]!.id, "a1", "a's reply made again");
+});

@@ -89,7 +89,7 @@ test("while a send runs no prompt offers Edit or Retry; a last prompt with no re
   const from = (await posted(page)).length;
   await message(page, "u2").hover();
   await message(page, "u2").locator(".baton-retry").click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry", sessionId: "s_demo" });
 });
 
 for (const theme of ["dark", "light", "hc"]) {
@@ -159,7 +159,7 @@ test("Retry posts retry; Copy copies the message's text; a read-only view offers
   const from = (await posted(page)).length;
   await message(page, "r2").hover();
   await message(page, "r2").locator(".baton-retry").click();
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "retry", from), { type: "retry", sessionId: "s_demo" });
   await message(page, "u2").hover();
   await message(page, "u2").locator(".baton-copy-message").click();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Are you sure?");

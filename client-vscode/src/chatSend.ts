@@ -25,8 +25,8 @@ export class ChatSender {
   private sendingTo: string | undefined;
   /** The messages the last edit or Retry took out of the view, while its notice may show. */
   private rewound: { sessionId: string; ids: ReadonlySet<string> } | undefined;
-  /** A send's failure in a session the user had left meanwhile: said once it is on show again. */
-  private unseenFailure: { sessionId: string; message: string } | undefined;
+  /** The failures of sends to sessions the user had left meanwhile: each said once its session is on show again. */
+  private readonly unseenFailures = new Map<string, string>();
   /** The prompts not sent to a session the user had left meanwhile: back in the box once it is on show. */
   private readonly unseenReturns = new Map<string, string>();
 
@@ -65,10 +65,10 @@ export class ChatSender {
    * said now, once: its failure, and the prompt it did not send (back into the box).
    */
   shown(sessionId: string): void {
-    const failure = this.unseenFailure;
-    if (failure?.sessionId === sessionId) {
-      this.unseenFailure = undefined;
-      this.ports.post({ type: "error", message: failure.message, scope: "session" });
+    const failure = this.unseenFailures.get(sessionId);
+    if (failure !== undefined) {
+      this.unseenFailures.delete(sessionId);
+      this.ports.post({ type: "error", message: failure, scope: "session" });
     }
     const text = this.unseenReturns.get(sessionId);
     if (text === undefined) return;
@@ -84,7 +84,7 @@ export class ChatSender {
     const message = sendFailure(error);
     const elsewhere = sentTo !== undefined && this.current.sessionId !== sentTo;
     if (elsewhere && this.ports.serverAvailable() && errorCode(error) !== ErrorCodes.apiKeyMissing) {
-      this.unseenFailure = { sessionId: sentTo, message };
+      this.unseenFailures.set(sentTo, message);
     } else {
       postError(this.ports, error, message);
     }
@@ -128,7 +128,7 @@ export class ChatSender {
       rpc: this.ports.rpc,
       compactWithProgress: (run) => this.ports.compactWithProgress(run),
       post: (message) => {
-        if (message.type === "error" && this.current.sessionId !== sessionId) this.unseenFailure = { sessionId, message: message.message };
+        if (message.type === "error" && this.current.sessionId !== sessionId) this.unseenFailures.set(sessionId, message.message);
         else this.ports.post(message);
       },
     };

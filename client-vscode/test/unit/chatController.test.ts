@@ -1262,3 +1262,26 @@ test("a Retry while another session is being opened retries the session on show,
   assert.deepEqual(fake.sessions.get("a")!.messages.map((m) => m.role), ["user", "assistant"]);
   assert.notEqual(fake.sessions.get("a")!.messages[1]!.id, "a1", "a's reply made again");
 });
+
+test("the failures of sends to two sessions the user had left are each said on their own session", async () => {
+  const { fake, chat } = setup();
+  for (const [id, at] of [["a", "01"], ["b", "02"], ["c", "03"]] as const) fake.add(session(id, `2026-11-${at}T10:00:00Z`));
+  fake.key = true;
+  const failLeft = async (from: string, to: string, message: string): Promise<void> => {
+    await chat.receive({ type: "selectSession", sessionId: from });
+    const { open, sending } = await heldSend(fake, chat, `question in ${from}`);
+    await chat.receive({ type: "selectSession", sessionId: to });
+    fake.sendFailure = Object.assign(new Error(message), { data: { code: "api_error", promptMessageId: "u0" } });
+    open();
+    await sending;
+    fake.sendFailure = undefined;
+  };
+  await failLeft("a", "b", "a's failure");
+  await failLeft("b", "c", "b's failure");
+  const errorsOn = async (id: string) => {
+    await chat.receive({ type: "selectSession", sessionId: id });
+    return ofType(fake.posted.slice(fake.posted.lastIndexOf(fake.lastSession())), "error").map((e) => e.message);
+  };
+  assert.deepEqual(await errorsOn("a"), ["a's failure"]);
+  assert.deepEqual(await errorsOn("b"), ["b's failure"]);
+});

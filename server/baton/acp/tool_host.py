@@ -8,9 +8,7 @@ The shapes are the ToolHost contract's own (`core/tools/host.py`): `PermissionRe
 from __future__ import annotations
 
 import asyncio
-import errno
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +24,6 @@ from acp.schema import (
 )
 
 from baton.acp.tool_calls import CallReport, ToolContent, absolute, diff_texts
-from baton.core.conversation.files import replace_file
 from baton.core.conversation.messages import ToolUseBlock
 from baton.core.tools.host import (
     CHANGED_MEANWHILE,
@@ -38,6 +35,7 @@ from baton.core.tools.host import (
     cannot_read,
     cannot_write,
     current_text,
+    write_file,
 )
 from baton.core.tools.registry import ToolResult
 
@@ -186,7 +184,7 @@ class AcpToolHost:
                 return EditOutcome(False, "the editor went away")
             return EditOutcome(True)
         try:
-            _write_file(edit.path, edit.after)
+            write_file(edit.path, edit.after)
         except OSError as exc:
             return EditOutcome(False, cannot_write(exc))
         return EditOutcome(True)
@@ -199,29 +197,3 @@ class AcpToolHost:
         log.info("%s", text)
         if self.tell is not None:
             self.tell(text)
-
-
-def _write_file(path: Path, text: str) -> None:
-    """`text` in place of the file (a new file beside it renamed over it); a file the user
-    may not write is refused as a plain write would be (a rename would replace it), and a
-    link (the name the editor opened the file by) is written through, never replaced. The
-    file keeps its mode; a new one gets the mode any program's new file gets there. A new
-    file is made under its own name, never through a link put there since the edit was
-    planned, and a link to nothing is refused: its target may be anywhere."""
-    named = Path(path)
-    made = not os.path.lexists(named)
-    if made:
-        named.parent.mkdir(parents=True, exist_ok=True)
-        # the umask's mode; whatever appeared there meanwhile, a link too, is EEXIST
-        os.close(os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-    path = Path(os.path.realpath(named))
-    if not path.exists():
-        raise FileNotFoundError(errno.ENOENT, "a link to a file that does not exist", str(named))
-    if not os.access(path, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-    try:
-        replace_file(path, text.encode("utf-8"), path.stat().st_mode & 0o7777)
-    except BaseException:
-        if made:
-            named.unlink(missing_ok=True)
-        raise

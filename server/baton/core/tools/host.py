@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
+
+from baton.core.conversation.files import replace_file
 
 PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
 ToolKind = Literal["read", "search", "edit", "other"]
@@ -111,10 +115,34 @@ class DiskHost:
             return EditOutcome(False, cannot_read(exc))
         if current != edit.before:
             return EditOutcome(False, CHANGED_MEANWHILE)
-        data = edit.after.encode("utf-8")  # before the file is opened: it is never left empty
         try:
-            edit.path.parent.mkdir(parents=True, exist_ok=True)
-            edit.path.write_bytes(data)
+            write_file(edit.path, edit.after)
         except OSError as exc:
             return EditOutcome(False, cannot_write(exc))
         return EditOutcome(True)
+
+
+def write_file(path: Path, text: str) -> None:
+    """`text` in place of the file (a new file beside it renamed over it); a file the user
+    may not write is refused as a plain write would be (a rename would replace it), and a
+    link (the name the editor opened the file by) is written through, never replaced. The
+    file keeps its mode; a new one gets the mode any program's new file gets there. A new
+    file is made under its own name, never through a link put there since the edit was
+    planned, and a link to nothing is refused: its target may be anywhere."""
+    named = Path(path)
+    made = not os.path.lexists(named)
+    if made:
+        named.parent.mkdir(parents=True, exist_ok=True)
+        # the umask's mode; whatever appeared there meanwhile, a link too, is EEXIST
+        os.close(os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    path = Path(os.path.realpath(named))
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, "a link to a file that does not exist", str(named))
+    if not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+    try:
+        replace_file(path, text.encode("utf-8"), path.stat().st_mode & 0o7777)
+    except BaseException:
+        if made:
+            named.unlink(missing_ok=True)
+        raise

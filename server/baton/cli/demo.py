@@ -36,13 +36,10 @@ class Narrator:
 
 
 def meter(usage: dict[str, Any]) -> str:
+    """The meter as a bar, then in the server's own words (its headline): the share it says
+    (past 100% when the context is, where `percentUsed` stops), auto-compact as it stands."""
     used, window = usage["usedTokens"], usage["contextWindow"]
-    kind = "estimated" if usage["estimated"] else "from the API's last usage"
-    return (
-        f"[{bar(used, window, 30):<30}] {usage['percentUsed']:.1f}% used "
-        f"({used:,} / {window:,} tokens, {kind}) - {usage['percentLeft']}% left until "
-        f"auto-compact at {usage['autoCompactThreshold']:,} - state {usage['state']}"
-    )
+    return f"[{bar(used, window, 30):<30}] {usage['text']['headline']} - state {usage['state']}"
 
 
 def pick_pivot(messages: list[dict[str, Any]]) -> dict[str, Any]:

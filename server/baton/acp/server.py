@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
 import stat
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, cast
 
 from acp import Agent
@@ -22,34 +20,12 @@ from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from baton.acp.agent import BatonAgent
 from baton.acp.transport import StdioTransport, stdio_streams
 from baton.contract.output_lost import output_lost
-from baton.core.conversation.files import kind_of, read_text_file
+from baton.core.conversation.files import kind_of
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
+from baton.core.settings import read_settings
 
 log = logging.getLogger(__name__)
-
-
-SETTINGS_BYTES = 1 << 20  # a settings file past this is refused
-
-
-def read_settings(path: str | None) -> dict[str, Any]:
-    """A settings file's object (the keys of the editor's `baton.*` settings);
-    InvalidParams saying why, in one line, for a file that cannot be one."""
-    if path is None:
-        return {}
-    try:
-        text = read_text_file(Path(path).expanduser(), "a settings file", SETTINGS_BYTES)
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise InvalidParams(f"--settings {path}: not JSON: {exc.msg} ({where})") from None
-    except RecursionError:
-        raise InvalidParams(f"--settings {path}: not JSON: nested too deep") from None
-    except ValueError as exc:
-        raise InvalidParams(f"--settings {path}: {exc}") from None
-    if not isinstance(raw, dict):
-        raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
-    return raw
 
 
 def stdio_problem() -> str | None:

@@ -106,6 +106,27 @@ def settings_for(args: argparse.Namespace) -> Settings:
     return Settings(data_dir=getattr(args, "data_dir", None))
 
 
+def file_settings(path: str | None) -> Settings:
+    """The settings a server given the settings file `path` counts with (the file `baton acp
+    --settings` takes, the editor's `baton.*` keys); the defaults without one. A bad value
+    warns and keeps its default, as the server's does."""
+    from baton.core.settings import parse_settings, read_settings
+
+    def warn(text: str) -> None:
+        print(f"baton: warning: {text}", file=sys.stderr)
+
+    return parse_settings(read_settings(path), warn)
+
+
+def add_settings_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="a JSON file of Baton settings (the editor's keys, as `baton acp --settings`); "
+        "without it the defaults (auto-compact on)",
+    )
+
+
 def data_dir_to_write(args: argparse.Namespace) -> Path:
     """The data dir a command keeps sessions in; InvalidParams, before any work is done,
     when none can be kept there (a file on the way, a read-only disk, no permission)."""

@@ -7,7 +7,9 @@ import argparse
 from baton.cli.common import (
     EXIT_OK,
     Subparsers,
+    add_settings_file,
     file_or_example,
+    file_settings,
     json_text,
     open_session_file,
     use_model,
@@ -20,11 +22,11 @@ CLAUDE_CODE = "Claude Code session file"
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, usage_report
     from baton.core.models.windows import model_name_problem
-    from baton.core.settings import Settings
     from baton.core.usage.estimator import default_estimator
     from baton.core.usage.saved_calibration import SavedCalibration
     from baton.core.usage.session_usage import compute_usage
 
+    settings = file_settings(args.settings)  # a bad file: one line, before anything is read
     path = file_or_example(args.file)
     problem = None if args.model is None else model_name_problem(args.model)
     if problem:
@@ -34,7 +36,6 @@ def cmd_usage(args: argparse.Namespace) -> int:
     if path.parent.name == "sessions" and saved.path.is_file():
         estimator = estimator.fresh()  # a data dir's session: estimated as its server does
         saved.restore(estimator)
-    settings = Settings()
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)
@@ -60,6 +61,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
             usage_report(
                 title=session.title,
                 source=f"{path} ({what})",
+                settings_from=args.settings or "the defaults (--settings FILE for an editor's)",
                 messages=messages,
                 usage=usage,
                 plain_tokens=estimator.count_text(plain_text(messages)),
@@ -100,6 +102,7 @@ def add_usage(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--model", help="count against this model's window (an unknown one assumes 200,000)"
     )
+    add_settings_file(parser)
     parser.add_argument("--json", action="store_true", help="print the Usage wire object")
     parser.set_defaults(func=cmd_usage)
 

@@ -134,6 +134,7 @@ def usage_report(
     *,
     title: str,
     source: str,
+    settings_from: str,
     messages: Sequence[Message],
     usage: Usage,
     plain_tokens: int,
@@ -141,7 +142,11 @@ def usage_report(
     anchored_on: str | None = None,
     estimate_only: int | None = None,
 ) -> str:
-    lines = [f"Session         {title}", f"Source          {source}"]
+    lines = [
+        f"Session         {title}",
+        f"Source          {source}",
+        f"Settings        {settings_from}",
+    ]
     if imported is not None:
         lines.extend(import_lines(imported))
     lines.append(f"View            {len(messages):,} messages")

@@ -1,0 +1,60 @@
+"""`baton usage` counts with the settings a server would have: those of a settings file
+(`--settings`, the file `baton acp --settings` takes), else the defaults, and says which."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baton.cli.main import EXAMPLE_SESSION, main
+
+
+def usage_of(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[str, str]:
+    code = main(["usage", str(EXAMPLE_SESSION), *argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out, err
+
+
+def test_with_auto_compact_off_in_the_settings_it_is_said_off(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """It said "N% left until auto-compact" whatever the editor's settings: it read none."""
+    settings = tmp_path / "baton.json"
+    settings.write_text(json.dumps({"autoCompact": {"enabled": False}}))
+    out, _ = usage_of(capsys, "--settings", str(settings))
+    assert "until auto-compact" not in out and "(auto-compact off)" in out
+    assert f"Settings        {settings}" in out.splitlines()
+    shown, _ = usage_of(capsys, "--settings", str(settings), "--json")
+    usage = json.loads(shown)
+    assert usage["autoCompactEnabled"] is False and "auto-compact off" in usage["text"]["headline"]
+
+
+def test_without_a_settings_file_it_says_it_counts_with_the_defaults(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out, _ = usage_of(capsys)
+    (line,) = [x for x in out.splitlines() if x.startswith("Settings")]
+    assert "defaults" in line and "--settings" in line
+
+
+def test_a_bad_value_warns_and_keeps_its_default_as_a_server_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    settings = tmp_path / "baton.json"
+    settings.write_text(json.dumps({"autoCompact": {"enabled": "maybe"}}))
+    out, err = usage_of(capsys, "--settings", str(settings))
+    assert "baton: warning: baton.autoCompact.enabled: invalid value" in err
+    assert "until auto-compact" in out
+
+
+def test_a_settings_file_that_is_no_json_object_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    settings = tmp_path / "baton.json"
+    settings.write_text("[1]")
+    assert main(["usage", "--settings", str(settings)]) != 0
+    err = capsys.readouterr().err
+    assert err == f"baton: --settings {settings}: the file must hold a JSON object\n"

@@ -135,3 +135,27 @@ def test_a_summary_the_output_file_refuses_names_the_file_and_the_draft(
         capsys, "compact", sid, "--discard-draft", draft_id, "--data-dir", str(data)
     )
     assert code == 0, err
+
+
+def test_a_preview_takes_the_short_ids_baton_show_prints(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str]
+) -> None:
+    """`--up-to 2f749bc9` (as `baton show` prints it) was "not in the conversation's current
+    view" for a preview, where a compaction of the file takes it; a whole id did."""
+    data, sid = saved
+    transcript = data / "sessions" / f"{sid}.jsonl"
+    code, out, err = run(capsys, "show", str(transcript), "--json")
+    assert code == 0, err
+    rows = json.loads(out)["messages"]
+    short, whole = rows[9]["shortId"], rows[9]["id"]
+    assert short != whole
+    code, out, err = run(
+        capsys, "compact", sid, "--preview", "--up-to", short, "--data-dir", str(data), "--json"
+    )
+    assert code == 0, err
+    assert whole in json.loads(out)["summarizedMessageIds"]
+    code, _, err = run(
+        capsys, "compact", sid, "--preview", "--range", short, rows[2]["shortId"],
+        "--data-dir", str(data),
+    )  # fmt: skip
+    assert code == 2 and err == "baton: --range: END_ID comes before ID in the conversation\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from baton.cli.common import EXIT_OK, data_dir_to_write, json_text, settings_for
+from baton.cli.compact_report import resolved_request
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
@@ -35,6 +36,7 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
     try:
         sid = session_of(service, args.file)
         if args.preview:
+            request = resolved_request(service.session(sid), request)  # ids as `show` prints
             draft = asyncio.run(service.drafts.preview(sid, request, _progress(sys.stderr)))
             if args.summary_out:
                 _write_summary(Path(args.summary_out), draft)

@@ -108,7 +108,7 @@ def compact_file(
         store = SessionStore(Path(scratch), estimator.count_message)
         try:
             with session_from_file(path, store, writable=True) as source:
-                request = _resolved(source.session, request)
+                request = resolved_request(source.session, request)
                 display = ProgressDisplay(err)
                 ctx = CompactContext(
                     settings=Settings(),
@@ -136,7 +136,7 @@ def compact_file(
             store.close()
 
 
-def _resolved(session: Session, request: CompactRequest) -> CompactRequest:
+def resolved_request(session: Session, request: CompactRequest) -> CompactRequest:
     """`request` with its message ids resolved (`baton show` prints shortened ones)."""
     pivot, end = request.pivot_message_id, request.end_message_id
     first = resolve_id(session, pivot) if pivot is not None else None

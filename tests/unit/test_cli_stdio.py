@@ -203,6 +203,23 @@ def test_json_output_is_json_on_an_output_that_is_not_utf8(command: str, tmp_pat
         assert "Café naïve 日本語" in json.dumps(printed, ensure_ascii=False)
 
 
+@pytest.mark.parametrize("command", ["show", "usage"])
+def test_a_report_prints_on_the_c_locale_without_utf8_mode(command: str, tmp_path: Path) -> None:
+    """On the C locale with UTF-8 mode off, Python's output is ASCII with surrogateescape
+    errors (not strict, so it was left as it was): the table's "…" and the usage's "·"
+    ended `baton show` and `baton usage` in a UnicodeEncodeError traceback, exit code 1."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LANG")}
+    locale = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", command, str(EXAMPLE_SESSION)],
+        capture_output=True,
+        timeout=120,
+        env={**env, **locale, "BATON_DATA_DIR": str(tmp_path / "d")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b"" and b"Fix expense report crash" in done.stdout
+
+
 @pytest.mark.parametrize("buffered", [True, False])
 @pytest.mark.parametrize(
     "argv",

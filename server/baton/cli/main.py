@@ -6,6 +6,7 @@ building the parser (argparse's help formatter, every subcommand's module)."""
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import logging
 import os
@@ -163,8 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stderr is None:  # started with it closed (`2>&-`): a print to None goes to stdout
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's)
     for stream in (sys.stdout, sys.stderr):
-        # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        # a file name that is not UTF-8 (a lone surrogate in Python) never fails a print,
+        # nor does a report's "…" on an ASCII output (the C locale's has surrogateescape)
+        if isinstance(stream, io.TextIOWrapper) and (
+            stream.errors == "strict" or codecs.lookup(stream.encoding).name != "utf-8"
+        ):
             stream.reconfigure(errors="backslashreplace")
     stdout, stderr = sys.stdout, sys.stderr
     sys.stderr = cast(TextIO, Unheard(stderr))

@@ -279,6 +279,10 @@ def test_an_argument_that_is_not_utf8_is_refused_before_any_work(
     assert code == 2 and out == ""
     assert err == "baton: --title is not UTF-8 text (the byte 0xff at character 6)\n"
     assert not data_dir.exists()
+    # --model named an "unknown model 'keep \\udcff this'" and printed its usage on a guess
+    code, out, err = run(capsys, "usage", str(EXAMPLE_SESSION), "--model", odd)
+    assert code == 2 and out == ""
+    assert err == "baton: --model is not UTF-8 text (the byte 0xff at character 6)\n"
 
 
 # ---- import ----------------------------------------------------------------------------------

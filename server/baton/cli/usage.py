@@ -13,6 +13,7 @@ from baton.cli.common import (
     json_text,
     open_session_file,
     use_model,
+    utf8_argument,
 )
 from baton.core.errors import InvalidParams
 
@@ -26,6 +27,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from baton.core.usage.saved_calibration import SavedCalibration
     from baton.core.usage.session_usage import compute_usage
 
+    utf8_argument(args.model, "--model")
     settings = file_settings(args.settings)  # a bad file: one line, before anything is read
     path = file_or_example(args.file)
     problem = None if args.model is None else model_name_problem(args.model)

@@ -58,3 +58,20 @@ def test_a_settings_file_that_is_no_json_object_is_refused_in_one_line(
     assert main(["usage", "--settings", str(settings)]) != 0
     err = capsys.readouterr().err
     assert err == f"baton: --settings {settings}: the file must hold a JSON object\n"
+
+
+def test_compact_keeps_the_window_the_settings_file_sets(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`baton compact` compacted with the defaults whatever the editor set: its kept window
+    was not the one the server's compaction of the same conversation keeps."""
+    settings = tmp_path / "baton.json"
+    narrow = {"minTokens": 0, "minTextMessages": 1, "maxTokens": 500}
+    settings.write_text(json.dumps({"keepWindow": narrow}))
+    kept = []
+    for extra in ([], ["--settings", str(settings)]):
+        code = main(["compact", str(EXAMPLE_SESSION), "--json", *extra])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        kept.append(len(json.loads(out)["keptMessageIds"]))
+    assert kept[1] < kept[0]

@@ -101,9 +101,11 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
-    from baton.core.settings import Settings
-
-    return Settings(data_dir=getattr(args, "data_dir", None))
+    """The settings a command counts and compacts with: its settings file's (`--settings`,
+    where it takes one), else the defaults; `--data-dir` over the file's `dataDir`."""
+    settings = file_settings(getattr(args, "settings", None))
+    data_dir = getattr(args, "data_dir", None)
+    return settings.model_copy(update={"data_dir": data_dir}) if data_dir else settings
 
 
 def file_settings(path: str | None) -> Settings:
@@ -122,17 +124,17 @@ def add_settings_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--settings",
         metavar="FILE",
-        help="a JSON file of Baton settings (the editor's keys, as `baton acp --settings`); "
-        "without it the defaults (auto-compact on)",
+        help="a JSON file of Baton settings (the editor's keys, as `baton acp --settings` "
+        "takes); without it, the defaults",
     )
 
 
-def data_dir_to_write(args: argparse.Namespace) -> Path:
+def data_dir_to_write(settings: Settings) -> Path:
     """The data dir a command keeps sessions in; InvalidParams, before any work is done,
     when none can be kept there (a file on the way, a read-only disk, no permission)."""
     from baton.core.conversation.files import write_problem
 
-    data_dir = settings_for(args).resolved_data_dir()
+    data_dir = settings.resolved_data_dir()
     problem = write_problem(data_dir / "sessions")
     if problem:
         raise InvalidParams(f"cannot keep sessions in the data dir {data_dir}: {problem}")

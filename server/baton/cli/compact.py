@@ -10,8 +10,10 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_data_dir,
+    add_settings_file,
     data_dir_to_write,
     existing_file,
+    settings_for,
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
@@ -21,6 +23,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from baton.cli.compact_report import compact_file, compact_request
 
     utf8_argument(args.instructions, "--instructions")
+    settings = settings_for(args)  # a bad settings file: one line, before any work
     request = compact_request(
         up_to=args.up_to,
         from_id=args.from_id,
@@ -35,7 +38,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.preview or args.apply_draft or args.discard_draft:
         from baton.cli.compact_draft import cmd_draft
 
-        return cmd_draft(args, request)
+        return cmd_draft(args, request, settings)
     workspace = Path(args.workspace).expanduser() if args.workspace else None
     compact_file(
         existing_file(args.file),
@@ -44,7 +47,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
         out=sys.stdout,
         err=sys.stderr,
         workspace=workspace,
-        save_in=data_dir_to_write(args) if args.save else None,
+        settings=settings,
+        save_in=data_dir_to_write(settings) if args.save else None,
     )
     return EXIT_OK
 
@@ -89,5 +93,6 @@ def add_compact(subparsers: Subparsers) -> None:
         "--summary-file", metavar="F", help="with --apply-draft: the summary as edited, in F"
     )
     drafts.add_argument("--summary-out", metavar="F", help="with --preview: write the summary to F")
+    add_settings_file(parser)
     add_data_dir(parser)
     parser.set_defaults(func=cmd_compact)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import EXIT_OK, data_dir_to_write, json_text, settings_for
+from baton.cli.common import EXIT_OK, data_dir_to_write, json_text
 from baton.cli.compact_report import resolved_request
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -20,19 +20,20 @@ from baton.core.conversation.files import read_text_file
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionNotFound
 from baton.core.service.service import BatonService
+from baton.core.settings import Settings
 
 SUMMARY_CHARS = 1_000_000  # a summary file past this is refused
 
 
-def cmd_draft(args: argparse.Namespace, request: CompactRequest) -> int:
+def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Settings) -> int:
     """Run the draft action the flags ask for, on the session FILE names."""
     if args.save or args.dry_run:
         raise InvalidParams("--save and --dry-run do not go with a compaction draft")
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
     if args.summary_out:
         _check_writable(Path(args.summary_out))  # before the draft replaces the one there
-    data_dir_to_write(args)  # a draft is written beside the session's transcript
-    service = BatonService(settings_for(args))
+    data_dir_to_write(settings)  # a draft is written beside the session's transcript
+    service = BatonService(settings)
     try:
         sid = session_of(service, args.file)
         if args.preview:

@@ -85,11 +85,13 @@ def compact_file(
     out: TextIO,
     err: TextIO,
     workspace: Path | None = None,
+    settings: Settings | None = None,
     save_in: Path | None = None,
 ) -> None:
     """Compact a temporary copy of `path` with the offline summarizer and print the result
-    (BatonError on bad input; `path` is never changed). With `save_in` (a data dir) the
-    compacted copy is kept there as a new Baton session."""
+    (BatonError on bad input; `path` is never changed), with `settings` (the defaults
+    without). With `save_in` (a data dir) the compacted copy is kept there as a new Baton
+    session."""
     if workspace is not None and not workspace.is_dir():
         if workspace.exists():
             raise InvalidParams(f"the workspace {workspace} is a file, not a folder")
@@ -111,7 +113,7 @@ def compact_file(
                 request = resolved_request(source.session, request)
                 display = ProgressDisplay(err)
                 ctx = CompactContext(
-                    settings=Settings(),
+                    settings=settings or Settings(),
                     estimator=estimator,
                     summarizer=ExtractiveSummarizer(estimator.count_text),
                     editor_files=EditorFiles() if workspace else None,

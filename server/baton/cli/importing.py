@@ -68,7 +68,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     utf8_argument(args.title, "--title")
     settings = settings_for(args)
     estimator = default_estimator()
-    data_dir = data_dir_to_write(args)
+    data_dir = data_dir_to_write(settings)
     refuse_a_transcript(path, data_dir)
     store = SessionStore(data_dir, estimator.count_message)
     try:

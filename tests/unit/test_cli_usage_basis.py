@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from baton.cli.main import main
+from baton.cli.main import EXAMPLE_SESSION, main
 from baton.core.compaction import engine
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest
@@ -186,3 +186,27 @@ def test_an_import_with_no_usage_to_anchor_on_says_its_figure_is_estimated(
     assert main(["import", str(path)]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Usage")]
     assert " tokens (estimated; " in line, line
+
+
+def test_an_import_says_its_usage_with_the_data_dirs_calibration(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """With no usage to anchor on, `baton import` estimated uncalibrated (21,070 tokens)
+    where the data dir's server, and `baton usage` of the new transcript, start from its
+    saved calibration (27,391 at 1.3): the import now says what they say."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.json").write_text('{"factor": 1.3, "observations": 5}\n')
+    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
+    for record in records:
+        if isinstance(record.get("message"), dict):
+            record["message"].pop("usage", None)
+    path = tmp_path / "unanchored.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["import", str(path), "--data-dir", str(data)]) == 0
+    imported = capsys.readouterr().out
+    (transcript,) = (data / "sessions").iterdir()
+    assert main(["usage", str(transcript), "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["estimated"]
+    assert f"Usage      {said['usedTokens']:,} of " in imported

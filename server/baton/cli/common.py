@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from baton.cli.session_files import LoadedFile
     from baton.core.conversation.session import Session, TokenCounter
     from baton.core.settings import Settings
+    from baton.core.usage.estimator import Estimator
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 EXAMPLE_SESSION = EXAMPLES_DIR / "session.jsonl"
@@ -118,6 +119,20 @@ def file_settings(path: str | None) -> Settings:
         print(f"baton: warning: {text}", file=sys.stderr)
 
     return parse_settings(read_settings(path), warn)
+
+
+def data_dir_estimator(data_dir: Path | None) -> Estimator:
+    """The estimator a server on `data_dir` counts with: the default one, from the data
+    dir's saved calibration when it has one (None: no data dir's session)."""
+    from baton.core.usage.estimator import default_estimator
+    from baton.core.usage.saved_calibration import SavedCalibration
+
+    estimator = default_estimator()
+    saved = SavedCalibration(data_dir) if data_dir is not None else None
+    if saved is not None and saved.path.is_file():
+        estimator = estimator.fresh()
+        saved.restore(estimator)
+    return estimator
 
 
 def add_settings_file(parser: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_data_dir,
+    data_dir_estimator,
     data_dir_to_write,
     existing_file,
     settings_for,
@@ -60,15 +61,14 @@ def cmd_import(args: argparse.Namespace) -> int:
         import_with_report,
         imports_of,
     )
-    from baton.core.usage.estimator import default_estimator
     from baton.core.usage.session_usage import compute_usage
     from baton.core.usage.wording import share_used
 
     path = existing_file(args.file)
     utf8_argument(args.title, "--title")
     settings = settings_for(args)
-    estimator = default_estimator()
     data_dir = data_dir_to_write(settings)
+    estimator = data_dir_estimator(data_dir)  # its usage as the data dir's server says it
     refuse_a_transcript(path, data_dir)
     store = SessionStore(data_dir, estimator.count_message)
     try:

@@ -8,6 +8,7 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_settings_file,
+    data_dir_estimator,
     file_or_example,
     file_settings,
     json_text,
@@ -23,8 +24,6 @@ CLAUDE_CODE = "Claude Code session file"
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, usage_report
     from baton.core.models.windows import model_name_problem
-    from baton.core.usage.estimator import default_estimator
-    from baton.core.usage.saved_calibration import SavedCalibration
     from baton.core.usage.session_usage import compute_usage
 
     utf8_argument(args.model, "--model")
@@ -33,11 +32,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     problem = None if args.model is None else model_name_problem(args.model)
     if problem:
         raise InvalidParams(f"--model: {problem}")
-    estimator = default_estimator()
-    saved = SavedCalibration(path.parent.parent)
-    if path.parent.name == "sessions" and saved.path.is_file():
-        estimator = estimator.fresh()  # a data dir's session: estimated as its server does
-        saved.restore(estimator)
+    # a data dir's session: estimated as its server does
+    estimator = data_dir_estimator(path.parent.parent if path.parent.name == "sessions" else None)
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)

@@ -19,7 +19,7 @@ from baton.core.conversation.messages import ApiUsage, MessageInput, TextBlock
 from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.store import SessionStore
 from baton.core.settings import KeepWindowSettings, Settings
-from baton.core.usage.estimator import Estimator
+from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.session_usage import compute_usage
 from baton.core.usage.wording import PausedBy
 
@@ -210,3 +210,32 @@ def test_an_import_says_its_usage_with_the_data_dirs_calibration(
     said = json.loads(capsys.readouterr().out)
     assert said["estimated"]
     assert f"Usage      {said['usedTokens']:,} of " in imported
+
+
+def test_a_compaction_of_a_data_dir_session_is_measured_with_its_calibration(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`baton compact SESSION --preview` drafted 21,070 -> 12,318 tokens, and a compaction
+    of the transcript file said the same, where the data dir's server drafts 27,391 ->
+    16,013 (its saved calibration, 1.3): the figures are now the server's."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.json").write_text('{"factor": 1.3, "observations": 5}\n')
+    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
+    for record in records:
+        if isinstance(record.get("message"), dict):
+            record["message"].pop("usage", None)
+    path = tmp_path / "unanchored.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["import", str(path), "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    (transcript,) = (data / "sessions").iterdir()
+    assert main(["usage", str(transcript), "--json"]) == 0
+    used = json.loads(capsys.readouterr().out)["usedTokens"]
+    assert main(["compact", str(transcript), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["preTokens"] == used
+    shared = default_estimator()
+    factor = shared.factor
+    assert main(["compact", transcript.stem, "--preview", "--data-dir", str(data), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["preTokens"] == used
+    assert shared.factor == factor  # the process's own estimator is left as it was

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import EXIT_OK, data_dir_to_write, json_text
+from baton.cli.common import EXIT_OK, data_dir_estimator, data_dir_to_write, json_text
 from baton.cli.compact_report import resolved_request
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -33,7 +33,8 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     if args.summary_out:
         _check_writable(Path(args.summary_out))  # before the draft replaces the one there
     data_dir_to_write(settings)  # a draft is written beside the session's transcript
-    service = BatonService(settings)
+    # the draft's figures as the data dir's server says them (its saved calibration)
+    service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
     try:
         sid = session_of(service, args.file)
         if args.preview:

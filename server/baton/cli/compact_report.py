@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import json_text
+from baton.cli.common import data_dir_estimator, json_text
 from baton.cli.message_table import resolve_id
 from baton.cli.session_files import save_copy, session_from_file
 from baton.core.compaction.engine import CompactContext, compact
@@ -20,7 +20,6 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore, new_session_id
 from baton.core.errors import InvalidParams
 from baton.core.settings import Settings
-from baton.core.usage.estimator import default_estimator
 from baton.core.workspace.editor_files import EditorFiles
 
 SUMMARY_HEAD_LINES = 24
@@ -98,7 +97,8 @@ def compact_file(
         raise InvalidParams(f"no such workspace folder: {workspace}")
     if save_in is not None and request.dry_run:
         raise InvalidParams("--save keeps a compaction; a dry run makes none")
-    estimator = default_estimator()
+    # a data dir's transcript: estimated as its server does
+    estimator = data_dir_estimator(path.parent.parent if path.parent.name == "sessions" else None)
     # the summary names where the full history is: the saved copy, else the file given
     saving = (save_in, new_session_id()) if save_in is not None else None
     history = (

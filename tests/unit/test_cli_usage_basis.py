@@ -188,12 +188,9 @@ def test_an_import_with_no_usage_to_anchor_on_says_its_figure_is_estimated(
     assert " tokens (estimated; " in line, line
 
 
-def test_an_import_says_its_usage_with_the_data_dirs_calibration(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    """With no usage to anchor on, `baton import` estimated uncalibrated (21,070 tokens)
-    where the data dir's server, and `baton usage` of the new transcript, start from its
-    saved calibration (27,391 at 1.3): the import now says what they say."""
+def calibrated_and_unanchored(tmp_path: Path) -> tuple[Path, Path]:
+    """A data dir whose saved calibration is 1.3, and the example with no reply usage to
+    anchor on (21,070 tokens uncalibrated, 27,391 at 1.3)."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "calibration.json").write_text('{"factor": 1.3, "observations": 5}\n')
@@ -203,6 +200,16 @@ def test_an_import_says_its_usage_with_the_data_dirs_calibration(
             record["message"].pop("usage", None)
     path = tmp_path / "unanchored.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return data, path
+
+
+def test_an_import_says_its_usage_with_the_data_dirs_calibration(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """With no usage to anchor on, `baton import` estimated uncalibrated (21,070 tokens)
+    where the data dir's server, and `baton usage` of the new transcript, start from its
+    saved calibration (27,391 at 1.3): the import now says what they say."""
+    data, path = calibrated_and_unanchored(tmp_path)
     assert main(["import", str(path), "--data-dir", str(data)]) == 0
     imported = capsys.readouterr().out
     (transcript,) = (data / "sessions").iterdir()
@@ -218,15 +225,7 @@ def test_a_compaction_of_a_data_dir_session_is_measured_with_its_calibration(
     """`baton compact SESSION --preview` drafted 21,070 -> 12,318 tokens, and a compaction
     of the transcript file said the same, where the data dir's server drafts 27,391 ->
     16,013 (its saved calibration, 1.3): the figures are now the server's."""
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "calibration.json").write_text('{"factor": 1.3, "observations": 5}\n')
-    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
-    for record in records:
-        if isinstance(record.get("message"), dict):
-            record["message"].pop("usage", None)
-    path = tmp_path / "unanchored.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    data, path = calibrated_and_unanchored(tmp_path)
     assert main(["import", str(path), "--data-dir", str(data)]) == 0
     capsys.readouterr()
     (transcript,) = (data / "sessions").iterdir()
@@ -239,3 +238,23 @@ def test_a_compaction_of_a_data_dir_session_is_measured_with_its_calibration(
     assert main(["compact", transcript.stem, "--preview", "--data-dir", str(data), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["preTokens"] == used
     assert shared.factor == factor  # the process's own estimator is left as it was
+
+
+def test_a_data_dir_session_named_from_its_folder_is_counted_as_by_its_path(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cd DATA/sessions; baton usage s_….jsonl` was counted uncalibrated (21,070) where the
+    same transcript named by its path was counted with the data dir's calibration (27,391):
+    a relative name's folder has no name to tell it is a data dir's."""
+    data, path = calibrated_and_unanchored(tmp_path)
+    assert main(["import", str(path), "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    (transcript,) = (data / "sessions").iterdir()
+    said = []
+    for name in (str(transcript), transcript.name):
+        monkeypatch.chdir(transcript.parent)
+        assert main(["usage", name, "--json"]) == 0
+        said.append(json.loads(capsys.readouterr().out)["usedTokens"])
+        assert main(["compact", name, "--json"]) == 0
+        said.append(json.loads(capsys.readouterr().out)["preTokens"])
+    assert said[0] > 21_070 and len(set(said)) == 1, said

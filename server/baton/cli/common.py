@@ -121,6 +121,13 @@ def file_settings(path: str | None) -> Settings:
     return parse_settings(read_settings(path), warn)
 
 
+def data_dir_of(path: Path) -> Path | None:
+    """The data dir `path` is a session transcript of (it is in its `sessions` folder), or
+    None; a name relative to that folder too."""
+    folder = path.absolute().parent
+    return folder.parent if folder.name == "sessions" else None
+
+
 def data_dir_estimator(data_dir: Path | None) -> Estimator:
     """The estimator a server on `data_dir` counts with: the default one, from the data
     dir's saved calibration when it has one (None: no data dir's session)."""

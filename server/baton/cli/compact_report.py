@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from baton.cli.common import data_dir_estimator, json_text
+from baton.cli.common import data_dir_estimator, data_dir_of, json_text
 from baton.cli.message_table import resolve_id
 from baton.cli.session_files import save_copy, session_from_file
 from baton.core.compaction.engine import CompactContext, compact
@@ -98,7 +98,7 @@ def compact_file(
     if save_in is not None and request.dry_run:
         raise InvalidParams("--save keeps a compaction; a dry run makes none")
     # a data dir's transcript: estimated as its server does
-    estimator = data_dir_estimator(path.parent.parent if path.parent.name == "sessions" else None)
+    estimator = data_dir_estimator(data_dir_of(path))
     # the summary names where the full history is: the saved copy, else the file given
     saving = (save_in, new_session_id()) if save_in is not None else None
     history = (

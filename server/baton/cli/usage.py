@@ -9,6 +9,7 @@ from baton.cli.common import (
     Subparsers,
     add_settings_file,
     data_dir_estimator,
+    data_dir_of,
     file_or_example,
     file_settings,
     json_text,
@@ -33,7 +34,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     if problem:
         raise InvalidParams(f"--model: {problem}")
     # a data dir's session: estimated as its server does
-    estimator = data_dir_estimator(path.parent.parent if path.parent.name == "sessions" else None)
+    estimator = data_dir_estimator(data_dir_of(path))
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)

@@ -10,6 +10,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from baton.core.conversation import transcript_ends
 from baton.core.conversation.files import unwritable_cause
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary
@@ -150,6 +151,8 @@ class SessionStore:
                 raise SessionNotFound(f"no session {sid}")
             if session is not None:
                 session.transcript.close()
+            elif transcript_ends.deleted(path):  # told from its last line, not replayed
+                raise SessionNotFound(f"session {sid} was deleted")
             try:
                 session = self.load(sid)
             except TranscriptError:  # gone between the check and the open
@@ -188,7 +191,16 @@ class SessionStore:
 
     def delete(self, session_id: str) -> None:
         """Hide a session; its transcript stays on disk (nothing is ever lost). A damaged
-        one (its header lost, or naming another session) is never written to: refused."""
+        one (its header lost, or naming another session) is never written to: refused.
+        One that is not held is not read for it: its header and its end are enough."""
+        sid = check_session_id(session_id)
+        if sid not in self._open and sid not in self._closed:
+            path = self.path_for(sid)
+            if transcript_ends.deleted(path):
+                raise SessionNotFound(f"session {sid} was deleted")
+            if transcript_ends.delete_unread(path, sid, {"type": "deleted", "at": now_iso()}):
+                self._index.drop_size(sid)
+                return
         session = self.get(session_id)
         session.refuse_if_read_only()
         session.transcript.append({"type": "deleted", "at": now_iso()})

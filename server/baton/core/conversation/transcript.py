@@ -125,6 +125,21 @@ class Transcript(TranscriptFile):
             log.info("%s is locked by another process; opening read-only", path.name)
         return cls(path, fd, reason=reason)
 
+    def skip_reading(self, header: Event) -> bool:
+        """Take the file as read to its end without reading its lines, `header` (its first
+        line, read by the caller) as its header: for one record appended to a session
+        that is not replayed here (its delete). Only a file held for writing, not read
+        yet, that ends on a newline (no torn line to cut) is so taken; False otherwise,
+        nothing changed. Lines it could not read are not kept aside then: they stay in
+        the file, as every line does."""
+        if self._fd is None or self._size is not None:
+            return False
+        size = os.fstat(self._fd).st_size
+        if size == 0 or os.pread(self._fd, 1, size - 1) != b"\n":
+            return False
+        self._size, self._header = size, header
+        return True
+
     def events(self) -> Iterator[Event]:
         """Every event in order, read from the file one line at a time."""
         if self._size is None:

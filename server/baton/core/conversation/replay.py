@@ -91,6 +91,8 @@ class Replayed(ReplayedView):
         self.client_context = ClientContext()
         self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
         self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
+        # (boundary id, the view, the view its undo gives) checked by `uncompact` just now
+        self._undone: tuple[str, list[str], list[str]] | None = None
         self._state = ViewState()
         # moves on with every event applied (what a cache keys on); never repeats
         self.revision = next(_REVISIONS)
@@ -282,7 +284,10 @@ class Replayed(ReplayedView):
             return
         others = [self.boundaries[b] for b in self.active]
         every = self.boundaries.values()
-        self._set_view(undo_compaction(self.view, boundary, others, self.arrival(), every))
+        known = self._undone
+        after = known[2] if known and known[0] == boundary_id and known[1] is self.view else None
+        order = self.arrival()
+        self._set_view(undo_compaction(self.view, boundary, others, order, every, after))
 
 
 def instant(stamp: str) -> datetime | None:

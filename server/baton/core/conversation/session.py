@@ -126,8 +126,12 @@ class Session(ViewTokens):
         target = self.active[-1] if boundary_id is None else boundary_id  # "" names none
         if target not in self.active:  # a named one, whether or not another is in force
             raise InvalidParams(f"no active compaction {target!r} in this session")
-        check_undo(self, target)
-        self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
+        # the view the undo gives, worked out once: its record's replay takes it as it is
+        self._undone = (target, self.view, check_undo(self, target))
+        try:
+            self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
+        finally:
+            self._undone = None
         return self.boundaries[target]
 
     def rewind(self, message_id: str) -> Boundary:

@@ -111,8 +111,10 @@ def undo_compaction(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary] = (),
+    after: list[str] | None = None,
 ) -> list[str]:
-    """Undo compaction `boundary`: the view it gives back. The boundaries still in force
+    """Undo compaction `boundary`: the view it gives back (`after` when given: that view,
+    worked out by `uncompacted` from the same state). The boundaries still in force
     (`others`) are brought up to date in place, in the messages the undone summary stood
     for as the view gets them (a span cut before a rewound message): what their summaries
     stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
@@ -125,7 +127,8 @@ def undo_compaction(
     `every`: the session's boundaries, undone ones too (a summary in force may have
     summarized one)."""
     summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
-    after = put_back(view, spans, held, summarized)
+    if after is None:
+        after = put_back(view, spans, held, summarized)
     present = set(view)
     for other in others:
         other.stands_for = {
@@ -156,20 +159,24 @@ def kept_later(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary] = (),
+    after: list[str] | None = None,
 ) -> str | None:
     """The rewind in force that undoing compaction `boundary` would give the rest of a
     span cut before a message it took, while it keeps turns that came after that rest (in
     another summary, the message pinned beside both): its undo puts what it holds after
-    what it kept, so that rest would come back after them. None when no rewind would."""
+    what it kept, so that rest would come back after them. None when no rewind would.
+    `after`: the view the undo gives (`uncompacted`'s), when worked out already."""
     summarized, held, spans, tails, _ = _placing(view, boundary, others, order, every)
     stands_for = stands_for_of(others)
-    after = reached(put_back(view, spans, held, summarized), stands_for)
+    if after is None:
+        after = put_back(view, spans, held, summarized)
+    reach = reached(after, stands_for)
     rewound = rewound_out(view, others)
     for rewind in others:
         given = [one for mid in rewind.summarized_ids for one in tails.get(mid, [])]
         if rewind.direction != "rewind" or not given:
             continue
-        kept = reached(expand(rewind.view_after, spans), stands_for) & after
+        kept = reached(expand(rewind.view_after, spans), stands_for) & reach
         plain = [order[one] for one in kept - rewound if one in order and one not in stands_for]
         if max(plain, default=-1) > min(order.get(one, len(order)) for one in given):
             return rewind.id

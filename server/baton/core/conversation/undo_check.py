@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from baton.core.conversation.session import Session
 
 
-def check_undo(session: Session, target: str) -> None:
+def check_undo(session: Session, target: str) -> list[str]:
     """Raise `InvalidParams`, saying why and what to undo first, when undoing the active
-    boundary `target` would be refused; return when it would go through."""
+    boundary `target` would be refused; when it would go through, the view it gives."""
     boundary = session.boundaries[target]
     others = [session.boundaries[b] for b in session.active if b != target]
     every = session.boundaries.values()
@@ -33,7 +33,7 @@ def check_undo(session: Session, target: str) -> None:
     else:
         arrival = session.arrival()
         after = uncompacted(session.view, boundary, others, arrival, every)
-        holder = kept_later(session.view, boundary, others, arrival, every)
+        holder = kept_later(session.view, boundary, others, arrival, every, after)
         if holder is not None:
             raise InvalidParams(
                 f"undoing compaction {target} would give rewind {holder} turns older than "
@@ -61,6 +61,7 @@ def check_undo(session: Session, target: str) -> None:
         raise InvalidParams(
             f"undoing {kind} {target} would break the API's rules ({problems[0]}): {why}"
         )
+    return after
 
 
 def undo_refusal(session: Session, target: str) -> str | None:

@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "core.conversation": {"core.errors", "core.memory"},
     "core.settings_lists": set(),
     "core.settings_sections": {"core.conversation", "core.settings_lists"},
-    "core.settings": {"core.conversation", "core.models", "core.settings_sections"},
+    "core.settings": {"core.conversation", "core.models", "core.settings_sections", "core.errors"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
     "core.importers": {"core.conversation", "core.errors", "core.memory"},
     "core.model_api": {

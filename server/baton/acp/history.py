@@ -33,6 +33,7 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.tools.calls import answered_unknown
 from baton.core.tools.display import call_info
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -79,6 +80,7 @@ def _user(
     message: Message,
     calls: dict[str, ToolUseBlock | None],
     folders: Sequence[Path],
+    here: set[str],
 ) -> None:
     for block in message.content:
         if isinstance(block, TextBlock):
@@ -94,7 +96,7 @@ def _user(
                 continue  # the answer to a call never told (below)
             use = calls.get(block.tool_use_id)
             text = _result_text(block)
-            if use is not None and use.name in RUN_HERE:  # the server's tool: as told live
+            if use is not None and use.id in here:  # the server's tool loop's: as told live
                 info = call_info(use, block, running=False)
                 info = info.model_copy(update={"path": absolute(info.path, folders)})
                 update = tool_call_notification(
@@ -126,6 +128,7 @@ def _assistant(
     message: Message,
     calls: dict[str, ToolUseBlock | None],
     folders: Sequence[Path],
+    here: set[str],
 ) -> None:
     for block in message.content:
         if isinstance(block, TextBlock):
@@ -151,7 +154,7 @@ def _assistant(
                 calls[block.id] = None
                 continue
             calls[block.id] = block
-            if block.name in RUN_HERE:
+            if block.id in here:
                 info = call_info(block, None, running=False)
                 found: Any = info.model_copy(update={"path": absolute(info.path, folders)})
             else:
@@ -194,14 +197,28 @@ def _as_told(session: Session) -> dict[str, Message]:
     return told
 
 
+def _run_here(view: Sequence[Message]) -> set[str]:
+    """The ids of the calls the server's tool loop answered, told live as `CallReport`
+    tells them: its tools', and one of a tool it does not have, which it answered so."""
+    results = {r.tool_use_id: r for m in view for r in m.tool_results()}
+    here = set()
+    for use in (u for m in view for u in m.tool_uses()):
+        result = results.get(use.id)
+        if use.name in RUN_HERE or (result is not None and answered_unknown(use.name, result)):
+            here.add(use.id)
+    return here
+
+
 def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Path] = ()) -> int:
     """Queue the view's updates; returns how many messages were replayed. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
-    `folders`, summary, diff); other tools' (an imported transcript's) by name and input."""
+    `folders`, summary, diff), and so is one of a tool the loop does not have (answered
+    "Unknown tool"); other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
     told = _as_told(session)
+    here = _run_here([told.get(m.id, m) for m in view])
     for message in view:
         if message.kind == "summary":
             report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
@@ -223,9 +240,9 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
         elif message.kind == "attachment":
             _attachment(outbox, sid, message)
         elif message.role == "user":
-            _user(outbox, sid, told.get(message.id, message), calls, folders)
+            _user(outbox, sid, told.get(message.id, message), calls, folders, here)
         else:
-            _assistant(outbox, sid, message, calls, folders)
+            _assistant(outbox, sid, message, calls, folders, here)
     return len(view)
 
 

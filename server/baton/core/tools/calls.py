@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +25,22 @@ INTERRUPTED = (
     "Stopped: the user stopped the turn while the editor was applying this edit; it may "
     "have been applied (the editor can still apply it): read the file before going on."
 )
+
+
+def unknown_tool(name: str, names: Iterable[str]) -> str:
+    """The answer to a call of a tool the model named that is not one of `names`."""
+    return f"{_unknown_prefix(name)}{', '.join(names)}."
+
+
+def _unknown_prefix(name: str) -> str:
+    return f"Unknown tool {name!r}: the tools are "
+
+
+def answered_unknown(name: str, result: ToolResultBlock) -> bool:
+    """Whether `result` is the tool loop's answer to a call of a tool it does not have
+    (told as the loop tells its calls), not an imported transcript's result."""
+    text = result.content if isinstance(result.content, str) else ""
+    return bool(result.is_error) and text.startswith(_unknown_prefix(name))
 
 
 def block(use_id: str, result: ToolResult) -> ToolResultBlock:
@@ -87,7 +104,7 @@ async def _answer(
 ) -> ToolResult:
     tool = registry.get(use.name)
     if tool is None:
-        return _failed(f"Unknown tool {use.name!r}: the tools are {', '.join(registry.names())}.")
+        return _failed(unknown_tool(use.name, registry.names()))
     input: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
     try:
         # a level known from the input is looked at before the plan reads anything: an

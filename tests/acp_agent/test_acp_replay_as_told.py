@@ -1,0 +1,44 @@
+"""A `session/load` replays each call of the server's tool loop as it was told live: a
+tool the model named that does not exist too (its name as title, the error's first line,
+the whole text as `rawOutput`), while a call of another tool from an imported transcript
+keeps its name and input as title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from baton_testkit.acp_client import running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+
+SHOWN = ("title", "kind", "status", "content", "rawOutput", "locations")
+
+
+def shown(update: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(update.get(key) for key in SHOWN)
+
+
+async def test_a_call_of_an_unknown_tool_is_replayed_as_it_was_told(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    call = tool_use_block("unknown_tool", {"path": "app.py", "mode": "x"}, id="toolu_u")
+    fake_anthropic.reply(call, stop_reason="tool_use")
+    fake_anthropic.reply("That tool does not exist.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        assert (await agent.say(sid, "use it")).stop_reason == "end_turn"
+        [live] = agent.recorder.updates(sid, "tool_call_update")
+        assert live["title"] == "unknown_tool" and live["status"] == "failed"
+        assert live["rawOutput"].startswith("Unknown tool 'unknown_tool': the tools are ")
+        since = len(agent.recorder.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        replayed = [
+            u
+            for u in agent.recorder.updates(sid)[since:]
+            if u["sessionUpdate"] == "tool_call_update"
+        ]
+        assert [shown(u) for u in replayed] == [shown(live)]
+        [start] = [
+            u for u in agent.recorder.updates(sid)[since:] if u["sessionUpdate"] == "tool_call"
+        ]
+        assert (start["title"], start["kind"]) == ("unknown_tool", "other")

@@ -4,6 +4,7 @@ through its parts (`service.replies`, `service.compaction`, `service.drafts`).""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -179,9 +180,14 @@ class BatonService:
         prompt is Baton's default made for other folders, that prompt made again for
         these, recorded as a `meta` event (its header is never rewritten; a client's own
         prompt is left as it is). False, and the prompt left, for a session that cannot
-        be written."""
+        be written. A kind of call allowed for the session in other folders is asked
+        again: the permission was given for those."""
         runtime = self._runtime(session_id)
+        before = self.tool_setup.folders_of(session_id)
         self.tool_setup.set_session_folders(session_id, folders)
+        after = self.tool_setup.folders_of(session_id)
+        if {os.path.realpath(p) for p in before} != {os.path.realpath(p) for p in after}:
+            runtime.tools_allowed.clear()
         if not made_for_other_folders(runtime.session.system_prompt, folders):
             return True
         if runtime.session.read_only:

@@ -32,6 +32,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from baton.core.conversation.meta_records import folders_by_message
 from baton.core.conversation.session import Session
 from baton.core.tools.calls import answered_unknown
 from baton.core.tools.display import call_info
@@ -79,9 +80,10 @@ def _user(
     sid: str,
     message: Message,
     calls: dict[str, ToolUseBlock | None],
-    folders: Sequence[Path],
+    folders: dict[str, Sequence[Path]],
     here: set[str],
 ) -> None:
+    """`folders`: each call's, by its id."""
     for block in message.content:
         if isinstance(block, TextBlock):
             content: Any = TextContentBlock(type="text", text=block.text)
@@ -98,7 +100,8 @@ def _user(
             text = _result_text(block)
             if use is not None and use.id in here:  # the server's tool loop's: as told live
                 info = call_info(use, block, running=False)
-                info = info.model_copy(update={"path": absolute(info.path, folders)})
+                where = folders.get(use.id, ())
+                info = info.model_copy(update={"path": absolute(info.path, where)})
                 update = tool_call_notification(
                     info, first=False, tool_input=use.input, output=text or None
                 )
@@ -129,7 +132,9 @@ def _assistant(
     calls: dict[str, ToolUseBlock | None],
     folders: Sequence[Path],
     here: set[str],
+    places: dict[str, Sequence[Path]],
 ) -> None:
+    """`folders`: the message's (where its calls ran), kept in `places` by call id."""
     for block in message.content:
         if isinstance(block, TextBlock):
             text = TextContentBlock(type="text", text=block.text)
@@ -154,6 +159,7 @@ def _assistant(
                 calls[block.id] = None
                 continue
             calls[block.id] = block
+            places[block.id] = folders
             if block.id in here:
                 info = call_info(block, None, running=False)
                 found: Any = info.model_copy(update={"path": absolute(info.path, folders)})
@@ -212,13 +218,18 @@ def _run_here(view: Sequence[Message]) -> set[str]:
 def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Path] = ()) -> int:
     """Queue the view's updates; returns how many messages were replayed. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
-    `folders`, summary, diff), and so is one of a tool the loop does not have (answered
+    the folders the session worked in when it was made, else `folders`; summary, diff),
+    and so is one of a tool the loop does not have (answered
     "Unknown tool"); other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
     told = _as_told(session)
     here = _run_here([told.get(m.id, m) for m in view])
+    # the folders each message was added in, as recorded; else (recorded before there
+    # was such a record) the session's folders of now
+    recorded = folders_by_message(session.messages, session.folders_since)
+    places: dict[str, Sequence[Path]] = {}
     for message in view:
         if message.kind == "summary":
             report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
@@ -240,9 +251,10 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
         elif message.kind == "attachment":
             _attachment(outbox, sid, message)
         elif message.role == "user":
-            _user(outbox, sid, told.get(message.id, message), calls, folders, here)
+            _user(outbox, sid, told.get(message.id, message), calls, places, here)
         else:
-            _assistant(outbox, sid, message, calls, folders, here)
+            where = [Path(f) for f in recorded[message.id]] if message.id in recorded else folders
+            _assistant(outbox, sid, message, calls, where, here, places)
     return len(view)
 
 

@@ -1,13 +1,15 @@
 """What a session's `meta` events keep besides its title, its model and the client's declared
 context: the tools the last send offered, auto-compact's pause, the bytes of its file an
 import read and their fingerprint (which the header gives too, when known as it was
-written), and a system prompt made again for another folder (in place of the header's).
+written), a system prompt made again for another folder (in place of the header's), and
+the folders an ACP session works in from a point on.
 Each reader takes the field's raw value and what is in force; a value it cannot read leaves
 that in force."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -64,3 +66,28 @@ def read_system_prompt(event: dict[str, Any], current: str | None) -> str | None
     not read, and a `meta` event without it leaves the prompt in force."""
     raw = event.get("systemPrompt", current)
     return raw if isinstance(raw, str) else current
+
+
+def read_folders(raw: object) -> list[str] | None:
+    """`folders`: the folders the session works in from this event on (an ACP session's
+    cwd, recorded as it is given and whenever it changes); anything but a list of texts
+    is not read."""
+    if isinstance(raw, list) and all(isinstance(folder, str) for folder in raw):
+        return raw
+    return None
+
+
+def folders_by_message(
+    message_ids: Iterable[str], since: Sequence[tuple[int, list[str]]]
+) -> dict[str, list[str]]:
+    """Each message's folders: those recorded last before it was added (`since`: how many
+    messages were known when each record came, and its folders); a message added before
+    any record has none."""
+    out: dict[str, list[str]] = {}
+    at = -1
+    for index, message_id in enumerate(message_ids):
+        while at + 1 < len(since) and since[at + 1][0] <= index:
+            at += 1
+        if at >= 0:
+            out[message_id] = since[at][1]
+    return out

@@ -21,6 +21,7 @@ from baton.core.conversation.messages import Attachment, Message, now_iso, share
 from baton.core.conversation.meta_records import (
     AutoPause,
     read_auto_pause,
+    read_folders,
     read_imported_fingerprint,
     read_imported_size,
     read_sent_tools,
@@ -77,6 +78,8 @@ class Replayed(ReplayedView):
         self.view: list[str] = []
         self.boundaries: dict[str, Boundary] = {}
         self.active: list[str] = []  # committed, not undone, oldest first
+        # (messages known, the folders the session works in from then), oldest first
+        self.folders_since: list[tuple[int, list[str]]] = []
         self._known_at: dict[str, int] = {}  # boundary id -> messages known when it came
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
@@ -191,6 +194,9 @@ class Replayed(ReplayedView):
             )
             self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
             self.system_prompt = read_system_prompt(event, self.system_prompt)
+            folders = read_folders(event.get("folders"))
+            if folders is not None:
+                self.folders_since.append((len(self.messages), folders))
             if "autoCompactPaused" in event:
                 self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
         elif kind == "deleted":

@@ -180,23 +180,30 @@ class BatonService:
         prompt is Baton's default made for other folders, that prompt made again for
         these, recorded as a `meta` event (its header is never rewritten; a client's own
         prompt is left as it is). False, and the prompt left, for a session that cannot
-        be written. A kind of call allowed for the session in other folders is asked
-        again: the permission was given for those."""
+        be written. The folders are recorded as a `meta` event's `folders` when they
+        differ from the last recorded (its calls are shown where they ran). A kind of call
+        allowed for the session in other folders is asked again: it was given for those."""
         runtime = self._runtime(session_id)
         before = self.tool_setup.folders_of(session_id)
         self.tool_setup.set_session_folders(session_id, folders)
         after = self.tool_setup.folders_of(session_id)
         if {os.path.realpath(p) for p in before} != {os.path.realpath(p) for p in after}:
             runtime.tools_allowed.clear()
-        if not made_for_other_folders(runtime.session.system_prompt, folders):
-            return True
-        if runtime.session.read_only:
-            return False
-        made = default_system_prompt(
-            self.editor_name, folders, self.settings.system_prompt, self.settings.tools.enabled
-        )
-        runtime.session.set_meta(systemPrompt=made)
-        self.changes.changed(runtime, "systemPrompt")
+        session = runtime.session
+        fields: dict[str, Any] = {}
+        named = [str(folder) for folder in folders]  # what its calls' paths are joined to
+        if not session.folders_since or session.folders_since[-1][1] != named:
+            fields["folders"] = named
+        if made_for_other_folders(session.system_prompt, folders):
+            fields["systemPrompt"] = default_system_prompt(
+                self.editor_name, folders, self.settings.system_prompt, self.settings.tools.enabled
+            )
+        if session.read_only:
+            return "systemPrompt" not in fields
+        if fields:
+            session.set_meta(**fields)
+        if "systemPrompt" in fields:
+            self.changes.changed(runtime, "systemPrompt")
         return True
 
     def list_sessions(self) -> list[Session | Summary]:

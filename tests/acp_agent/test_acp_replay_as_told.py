@@ -1,7 +1,7 @@
-"""A `session/load` replays each call of the server's tool loop as it was told live: a
-tool the model named that does not exist too (its name as title, the error's first line,
-the whole text as `rawOutput`), while a call of another tool from an imported transcript
-keeps its name and input as title."""
+"""A `session/load` replays each call of the server's tool loop as it was told live: one of
+a tool the model named that does not exist too, answered "Unknown tool" or not run at all
+(its name as title, the answer's first line, the whole text as `rawOutput`), while a call
+of another tool from an imported transcript keeps its name and input as title."""
 
 from __future__ import annotations
 
@@ -42,3 +42,28 @@ async def test_a_call_of_an_unknown_tool_is_replayed_as_it_was_told(
             u for u in agent.recorder.updates(sid)[since:] if u["sessionUpdate"] == "tool_call"
         ]
         assert (start["title"], start["kind"]) == ("unknown_tool", "other")
+
+
+async def test_a_call_of_an_unknown_tool_not_run_is_replayed_as_it_was_told(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    read = tool_use_block("read_file", {"path": "a.py"}, id="toolu_1")
+    fake_anthropic.reply(read, stop_reason="tool_use")
+    made_up = tool_use_block("made_up", {"x": 1}, id="toolu_2")
+    fake_anthropic.reply(made_up, stop_reason="tool_use")  # past the limit: not run
+    fake_anthropic.reply("Stopped there.")
+    settings = {"tools": {"maxSteps": 1}}
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        assert (await agent.say(sid, "go")).stop_reason == "end_turn"
+        live = agent.recorder.updates(sid, "tool_call_update")
+        assert live[-1]["title"] == "made_up"
+        assert live[-1]["rawOutput"].startswith("Not run: this turn reached its limit")
+        since = len(agent.recorder.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        replayed = [
+            u
+            for u in agent.recorder.updates(sid)[since:]
+            if u["sessionUpdate"] == "tool_call_update"
+        ]
+        assert [shown(u) for u in replayed] == [shown(u) for u in live]

@@ -34,7 +34,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.meta_records import folders_by_message
 from baton.core.conversation.session import Session
-from baton.core.tools.calls import answered_unknown
+from baton.core.tools.calls import answered_here
 from baton.core.tools.display import call_info
 from baton.core.workspace.editor_files import path_to_uri
 
@@ -205,12 +205,12 @@ def _as_told(session: Session) -> dict[str, Message]:
 
 def _run_here(view: Sequence[Message]) -> set[str]:
     """The ids of the calls the server's tool loop answered, told live as `CallReport`
-    tells them: its tools', and one of a tool it does not have, which it answered so."""
+    tells them: its tools', and any other it answered itself (unknown, or not run)."""
     results = {r.tool_use_id: r for m in view for r in m.tool_results()}
     here = set()
     for use in (u for m in view for u in m.tool_uses()):
         result = results.get(use.id)
-        if use.name in RUN_HERE or (result is not None and answered_unknown(use.name, result)):
+        if use.name in RUN_HERE or (result is not None and answered_here(use.name, result)):
             here.add(use.id)
     return here
 
@@ -220,7 +220,7 @@ def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Pat
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
     and so is one of a tool the loop does not have (answered
-    "Unknown tool"); other tools' (an imported transcript's) by name and input."""
+    "Unknown tool", or not run); other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()

@@ -20,7 +20,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 MAX_RESULT_CHARS = 100_000  # what one result tells the model, at most (read_file's bound)
 READ_KEY = "read_file"  # the level that lets the model read a file's text
-CANCELLED = "Not run: the user stopped the turn before this call ran."
+NOT_RUN = "Not run: "  # how every answer to a call the loop did not run begins
+CANCELLED = f"{NOT_RUN}the user stopped the turn before this call ran."
 INTERRUPTED = (
     "Stopped: the user stopped the turn while the editor was applying this edit; it may "
     "have been applied (the editor can still apply it): read the file before going on."
@@ -36,11 +37,12 @@ def _unknown_prefix(name: str) -> str:
     return f"Unknown tool {name!r}: the tools are "
 
 
-def answered_unknown(name: str, result: ToolResultBlock) -> bool:
-    """Whether `result` is the tool loop's answer to a call of a tool it does not have
-    (told as the loop tells its calls), not an imported transcript's result."""
+def answered_here(name: str, result: ToolResultBlock) -> bool:
+    """Whether `result` is the tool loop's answer to a call of a tool it may not have (told
+    as the loop tells its calls), not an imported transcript's result: "Unknown tool", or
+    one it did not run ("Not run: ..." past its limit of rounds, a cancel, a cut call)."""
     text = result.content if isinstance(result.content, str) else ""
-    return bool(result.is_error) and text.startswith(_unknown_prefix(name))
+    return bool(result.is_error) and text.startswith((_unknown_prefix(name), NOT_RUN))
 
 
 def block(use_id: str, result: ToolResult) -> ToolResultBlock:

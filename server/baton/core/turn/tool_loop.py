@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from baton.core.conversation.invariants import unanswered_tool_uses
 from baton.core.conversation.messages import Message, MessageInput, ToolUseBlock
 from baton.core.conversation.session import Session
-from baton.core.tools.calls import CANCELLED, INTERRUPTED, answer, block
+from baton.core.tools.calls import CANCELLED, INTERRUPTED, NOT_RUN, answer, block
 from baton.core.tools.registry import Registry, ToolContext, ToolResult
 
 
@@ -43,7 +43,7 @@ CUT_SHORT = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 def cut_call_text(stop_reason: str) -> str:
     return (
-        f"Not run: the reply reached its output limit ({stop_reason}) while writing this "
+        f"{NOT_RUN}the reply reached its output limit ({stop_reason}) while writing this "
         "call, so its input is incomplete. Make the call again with less input (split a "
         "long text into several smaller edits)."
     )
@@ -60,14 +60,14 @@ def cut_call(message: Message) -> ToolUseBlock | None:
 
 
 REFUSED = (
-    "Not run: the API refused this reply (stop_reason refusal) and stopped it, so its calls "
+    f"{NOT_RUN}the API refused this reply (stop_reason refusal) and stopped it, so its calls "
     "are not the model's finished work."
 )
 
 
 def step_limit_text(cap: int) -> str:
     return (
-        f"Not run: this turn reached its limit of {cap} tool rounds (baton.tools.maxSteps). "
+        f"{NOT_RUN}this turn reached its limit of {cap} tool rounds (baton.tools.maxSteps). "
         "Tell the user what is done and what is left; they can send again to go on."
     )
 

@@ -5,10 +5,11 @@ of another tool from an imported transcript keeps its name and input as title.""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
-from baton_testkit.acp_client import running_agent
+from baton_testkit.acp_client import WAIT, Recorder, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 SHOWN = ("title", "kind", "status", "content", "rawOutput", "locations")
@@ -67,3 +68,33 @@ async def test_a_call_of_an_unknown_tool_not_run_is_replayed_as_it_was_told(
             if u["sessionUpdate"] == "tool_call_update"
         ]
         assert [shown(u) for u in replayed] == [shown(u) for u in live]
+
+
+async def test_a_call_of_an_unknown_tool_in_a_round_in_flight_is_replayed_as_told(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    edit = {"command": "str_replace", "path": "utils.py", "old_str": "parse", "new_str": "read"}
+    fake_anthropic.reply(
+        tool_use_block("made_up", {"path": "utils.py"}, id="toolu_u"),
+        tool_use_block("str_replace_based_edit_tool", edit, id="toolu_e"),
+        stop_reason="tool_use",
+    )
+    client = Recorder(permission=None)  # the edit waits: the round's results are not stored
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=client) as agent:
+        (agent.workspace / "utils.py").write_text("def parse(s):\n    return s\n")
+        sid = await agent.new()
+        turn = asyncio.ensure_future(agent.say(sid, "rename parse"))
+        await client.until(lambda: client.permission_requests, what="a permission request")
+        [start] = [u for u in client.updates(sid, "tool_call") if u["toolCallId"] == "toolu_u"]
+        seen = len(client.updates(sid))
+        params = {"sessionId": sid, "cwd": str(agent.workspace), "mcpServers": []}
+        await agent.request("session/load", params)
+        [again] = [
+            u
+            for u in client.updates(sid)[seen:]
+            if u["sessionUpdate"] == "tool_call" and u["toolCallId"] == "toolu_u"
+        ]
+        told = ("title", "kind", "locations", "rawInput")
+        assert [again.get(k) for k in told] == [start.get(k) for k in told]
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "cancelled"

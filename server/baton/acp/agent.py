@@ -174,11 +174,12 @@ class BatonAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
         session = self.service.session(session_id)
-        attach(self, session_id, cwd)
-        replay(self.out, session, self.compaction_entity, [Path(cwd)])  # before the answer
+        live = attach(self, session_id, cwd)
+        report = live.host.report
+        told = set(report.told) if report is not None else set()  # a round in flight's calls
+        replay(self.out, session, self.compaction_entity, [Path(cwd)], told)  # before the answer
         if recovery.refused_set_aside(session) is not None:  # in its place, as told live
             turns.say_refused(self, session)
-        live = self.live[session_id]
         if live.turn is not None and not live.turn.done():
             # the rest follows as it comes
             replay_streaming(self.out, session, live.streamed, live.host.report)

@@ -215,17 +215,24 @@ def _run_here(view: Sequence[Message]) -> set[str]:
     return here
 
 
-def replay(outbox: Outbox, session: Session, entity: bool, folders: Sequence[Path] = ()) -> int:
+def replay(
+    outbox: Outbox,
+    session: Session,
+    entity: bool,
+    folders: Sequence[Path] = (),
+    told_live: set[str] | None = None,
+) -> int:
     """Queue the view's updates; returns how many messages were replayed. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
-    and so is one of a tool the loop does not have (answered
-    "Unknown tool", or not run); other tools' (an imported transcript's) by name and input."""
+    and so is one of a tool the loop does not have (answered "Unknown tool", or not run;
+    `told_live`: the calls this process's loop told, a round in flight's among them);
+    other tools' (an imported transcript's) by name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
     told = _as_told(session)
-    here = _run_here([told.get(m.id, m) for m in view])
+    here = _run_here([told.get(m.id, m) for m in view]) | (told_live or set())
     # the folders each message was added in, as recorded; else (recorded before there
     # was such a record) the session's folders of now
     recorded = folders_by_message(session.messages, session.folders_since)

@@ -4,7 +4,6 @@ through its parts (`service.replies`, `service.compaction`, `service.drafts`).""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,13 +28,13 @@ from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.lanes import Lanes
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
+from baton.core.service.placement import Placement
 from baton.core.service.replies import Replies
 from baton.core.service.results import Appended, Imported, RenderData
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
-from baton.core.turn.system_prompt import default_system_prompt, made_for_other_folders
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
@@ -88,6 +87,7 @@ class BatonService:
         self._events.connect(self.idle.heard)
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
         self.replies = Replies(self, self._runtimes, self._events)  # send, check_can_send
+        self.placement = Placement(self, self._runtimes)  # create, move: a session's folders
         self._events.connect(self._note_size)  # the list's last known size of each session
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
@@ -157,54 +157,10 @@ class BatonService:
         client_context: ClientContext | None = None,
         folders: Sequence[Path] | None = None,
     ) -> Session:
-        """`folders`: the session's own (its reach: `ToolSetup.folders_of`), else the
-        client's workspace folders."""
-        declared_own = client_context is not None and bool(
-            client_context.system_tokens or client_context.system  # its size, or its text
-        )
-        if system_prompt is None and not declared_own:  # none of its own: the default
-            system_prompt = default_system_prompt(
-                self.editor_name,
-                self.workspace_folders if folders is None else folders,
-                self.settings.system_prompt,
-                self.settings.tools.enabled,
-            )
-        session = self.store.create(title, model or self.settings.model, system_prompt)
-        self.tool_setup.set_session_folders(session.session_id, folders)
-        declare(session, client_context, self.estimator)
-        self.changes.changed(self._runtimes.opened(session), "create")
-        return session
+        return self.placement.create(title, system_prompt, model, client_context, folders)
 
     def move(self, session_id: str, folders: Sequence[Path]) -> bool:
-        """The session works in `folders` from now on: its reach, and, when its system
-        prompt is Baton's default made for other folders, that prompt made again for
-        these, recorded as a `meta` event (its header is never rewritten; a client's own
-        prompt is left as it is). False, and the prompt left, for a session that cannot
-        be written. The folders are recorded as a `meta` event's `folders` when they
-        differ from the last recorded (its calls are shown where they ran). A kind of call
-        allowed for the session in other folders is asked again: it was given for those."""
-        runtime = self._runtime(session_id)
-        before = self.tool_setup.folders_of(session_id)
-        self.tool_setup.set_session_folders(session_id, folders)
-        after = self.tool_setup.folders_of(session_id)
-        if {os.path.realpath(p) for p in before} != {os.path.realpath(p) for p in after}:
-            runtime.tools_allowed.clear()
-        session = runtime.session
-        fields: dict[str, Any] = {}
-        named = [str(folder) for folder in folders]  # what its calls' paths are joined to
-        if not session.folders_since or session.folders_since[-1][1] != named:
-            fields["folders"] = named
-        if made_for_other_folders(session.system_prompt, folders):
-            fields["systemPrompt"] = default_system_prompt(
-                self.editor_name, folders, self.settings.system_prompt, self.settings.tools.enabled
-            )
-        if session.read_only:
-            return "systemPrompt" not in fields
-        if fields:
-            session.set_meta(**fields)
-        if "systemPrompt" in fields:
-            self.changes.changed(runtime, "systemPrompt")
-        return True
+        return self.placement.move(session_id, folders)
 
     def list_sessions(self) -> list[Session | Summary]:
         """Every session, from the store's index: the ones open here as themselves, the

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.undo_place import (
     Summarized,
+    copies_in_place,
     first_came,
     put_back,
     reached,
@@ -76,7 +77,7 @@ def uncompacted(
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are)."""
     summarized, held, spans, _, _ = _placing(view, boundary, others, order, every)
-    return put_back(view, spans, held, summarized)
+    return copies_in_place(put_back(view, spans, held, summarized), boundary)
 
 
 def _placing(
@@ -128,7 +129,7 @@ def undo_compaction(
     summarized one)."""
     summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
     if after is None:
-        after = put_back(view, spans, held, summarized)
+        after = copies_in_place(put_back(view, spans, held, summarized), boundary)
     present = set(view)
     for other in others:
         other.stands_for = {

@@ -157,6 +157,26 @@ def put_back(
     return out
 
 
+def copies_in_place(view: list[str], boundary: Boundary) -> list[str]:
+    """`view`, compaction `boundary` undone, with each stale copy of a file that one fresh
+    copy replaced, past the first, back after the message it followed before the
+    compaction: the fresh copy took the first one's place and stood for the others too
+    (an undo had brought an older copy back beside a later one), so they came back
+    together. One whose place is gone (that message is out of the view) stays there."""
+    out = list(view)
+    before = boundary.view_before
+    for message in boundary.new_messages:
+        if message.id == boundary.summary_id:
+            continue
+        for mid in boundary.stands_for.get(message.id, [])[1:]:
+            at = before.index(mid) if mid in before else 0
+            if not at or mid not in out or before[at - 1] not in out:
+                continue
+            out.remove(mid)
+            out.insert(out.index(before[at - 1]) + 1, mid)
+    return out
+
+
 def _among(
     out: list[str], region: int, one: str, keys: dict[str, int], summarized: Summarized
 ) -> bool:

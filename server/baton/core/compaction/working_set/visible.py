@@ -33,6 +33,7 @@ class Visible:
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
+        self.twice: set[str] = set()  # paths with more than one such copy (see `shows_copy`)
         texts: list[str] = []
         failed = {
             r.tool_use_id
@@ -44,6 +45,8 @@ class Visible:
             attached = attachment_path(message)
             if attached and _restored_copy(message):  # may be stale: see `shows_copy`
                 for name in self._names(attached, folders):
+                    if name in self.copies:
+                        self.twice.add(name)
                     self.copies[name] = message.text()
                 continue
             if attached:
@@ -79,7 +82,11 @@ class Visible:
     def shows_copy(self, path: Path, resolved: Path, made: str) -> bool:
         """Whether an earlier restore's kept copy shows what `made`, the copy a restore
         would make now, shows: the same text (from disk or the editor), or the head of it
-        when both were cut. A file changed since is restored again, after the stale copy."""
+        when both were cut. A file changed since is restored again, after the stale copy.
+        Two copies kept (an undo brought an older one back beside a later one) show it
+        twice: it is restored again, and the fresh copy takes the place of both."""
+        if {str(path), str(resolved)} & self.twice:
+            return False
         kept = self.copies.get(str(path)) or self.copies.get(str(resolved))
         if kept is None:
             return False

@@ -37,7 +37,6 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
-from baton.core.conversation.undo_check import Checked
 from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
@@ -119,14 +118,11 @@ def pin(session: Session, message_id: str, pinned: bool) -> Message:
     return session.set_pinned(message_id, pinned)
 
 
-def uncompact(
-    session: Session, boundary_id: str | None = None, checked: Checked | None = None
-) -> Boundary:
-    """Undo one compaction (default: the latest), keeping every turn made after it
-    (`checked`: the check of it made off the loop, taken while the session is as it was)."""
+def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
+    """Undo one compaction (default: the latest), keeping every turn made after it."""
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is being compacted")
-    return session.uncompact(boundary_id, checked)
+    return session.uncompact(boundary_id)
 
 
 def _summary_progress(ctx: CompactContext) -> Progress | None:

@@ -17,7 +17,7 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo_check import Checked, check_undo
+from baton.core.conversation.undo_check import check_undo
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -118,10 +118,8 @@ class Session(ViewTokens):
                 message.tokens = self.count(message)
         self._write([{"type": "boundary", "boundary": boundary.wire()}])
 
-    def uncompact(self, boundary_id: str | None = None, checked: Checked | None = None) -> Boundary:
-        """Undo one compaction (default: the latest), keeping every later turn. `checked`:
-        `check_undo`'s answer for it, made before (off the event loop), which stands while
-        the session is at the revision it was made at."""
+    def uncompact(self, boundary_id: str | None = None) -> Boundary:
+        """Undo one compaction (default: the latest), keeping every later turn."""
         self.refuse_if_read_only()
         if not self.active and boundary_id is None:
             raise NothingToCompact("this session has no compaction to undo")
@@ -129,11 +127,7 @@ class Session(ViewTokens):
         if target not in self.active:  # a named one, whether or not another is in force
             raise InvalidParams(f"no active compaction {target!r} in this session")
         # the view the undo gives, worked out once: its record's replay takes it as it is
-        if checked is not None and checked[:2] == (self.revision, target):
-            after = checked[2]
-        else:
-            after = check_undo(self, target)
-        self._undone = (target, self.view, after)
+        self._undone = (target, self.view, check_undo(self, target))
         try:
             self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
         finally:

@@ -15,9 +15,6 @@ from baton.core.errors import InvalidParams
 if TYPE_CHECKING:
     from baton.core.conversation.session import Session
 
-# an undo checked: the session's revision then, the boundary, the view the undo gives
-Checked = tuple[int, str, list[str]]
-
 
 def check_undo(session: Session, target: str) -> list[str]:
     """Raise `InvalidParams`, saying why and what to undo first, when undoing the active

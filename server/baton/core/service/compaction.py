@@ -14,12 +14,11 @@ from baton.core.compaction.hooks import load_hooks
 from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
-from baton.core.conversation import undo_check
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import check_writable
-from baton.core.conversation.undo_check import Checked, undo_refusal
+from baton.core.conversation.undo_check import undo_refusal
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.usage.budget import Usage
@@ -39,7 +38,6 @@ class Compaction:
         # the answers of `refusal` and `undo_refusal` for one state of one session
         self._answered_at: tuple[str, int] | None = None
         self._answers: dict[tuple[str | None, ...], str | None] = {}
-        self._undo_checked: tuple[str, Checked] | None = None  # by `count_restored`
 
     async def compact(
         self, session_id: str, request: CompactRequest, progress: Progress | None = None
@@ -130,40 +128,19 @@ class Compaction:
     async def count_restored(self, session_id: str, boundary_id: str | None = None) -> None:
         """Count, in the session's lane (off the event loop), what an undo of `boundary_id`
         (default: the latest) would bring back stored without a count (the turns of an
-        imported compaction), and check the undo there (`check_undo`: the view it gives,
-        seconds of work on a long session), so that `uncompact` on the loop finds them
-        counted, and the check made while the session stays as it was checked."""
+        imported compaction), so that `uncompact` on the loop finds them counted."""
         session = self._service.session(session_id)
         latest = session.active[-1] if session.active else None
         target = latest if boundary_id is None else boundary_id
         if target is None or target not in session.active:
             return  # nothing to undo: `uncompact` says so
         back = [m for m in replaced_messages(session, target) if not m.tokens]
-        if session.compacting:  # `uncompact` refuses it: nothing to check
-            if back:
-                await self._service.in_lane(session_id, lambda: session.with_counts(back))
-            return
-        revision = session.revision
-
-        def work() -> Checked:
-            session.with_counts(back)
-            return revision, target, undo_check.check_undo(session, target)
-
-        try:
-            checked = await self._service.in_lane(session_id, work)
-        except InvalidParams:
-            return  # refused: `uncompact` says why, after its own checks
-        except Exception:  # read while the loop changed it (appended, read it again)
-            if session.revision == revision:
-                raise
-            return  # `uncompact` checks the session as it is now
-        self._undo_checked = (session_id, checked)
+        if back:
+            await self._service.in_lane(session_id, lambda: session.with_counts(back))
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         runtime = self._runtimes.of(session_id)
-        found, self._undo_checked = self._undo_checked, None
-        checked = found[1] if found is not None and found[0] == session_id else None
-        engine.uncompact(runtime.session, boundary_id, checked)
+        engine.uncompact(runtime.session, boundary_id)
         return self._service.changes.changed(runtime, "uncompact")
 
     def context(

@@ -14,11 +14,11 @@ from baton.core import redaction
 from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
 from baton.core.model_api import compaction_request as server_compaction
 from baton.core.model_api import model_list
-from baton.core.model_api.api_messages import ModelReply as ModelReply
-from baton.core.model_api.api_messages import OnText as OnText
-from baton.core.model_api.api_messages import ReplyBuilder
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
+from baton.core.model_api.reply_stream import ModelReply as ModelReply
+from baton.core.model_api.reply_stream import OnText as OnText
+from baton.core.model_api.reply_stream import ReplyBuilder
 from baton.core.model_api.stream_failures import attach_partial, mark_stalled, retried
 from baton.core.model_api.stream_failures import partial_reply as partial_reply
 from baton.core.settings import Settings

@@ -12,7 +12,7 @@ import random
 from collections.abc import Awaitable, Callable
 
 from baton.core.errors import ApiError
-from baton.core.model_api.api_messages import ModelReply
+from baton.core.model_api.reply_stream import ModelReply
 
 log = logging.getLogger(__name__)
 _PARTIAL_ATTR = "baton_partial_reply"

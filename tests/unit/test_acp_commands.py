@@ -86,24 +86,14 @@ def test_an_undos_sentence_says_when_the_figure_after_it_is_estimated(
     """An undo that leaves a later reply's usage stale leaves an estimate: said so, as the
     meter's "~" says it; one the last reply's usage anchors again is said bare."""
     from baton.acp.compaction_report import undone_sentence
-    from baton.core.usage.budget import Breakdown, Usage
+    from baton.core.usage.budget import Breakdown
+    from baton_testkit.usage_figures import sonnet_usage
 
-    usage = Usage(
-        session_id="s_1",
-        model="claude-sonnet-4-5",
-        context_window=200_000,
-        effective_window=180_000,
-        auto_compact_threshold=167_000,
-        warning_threshold=147_000,
-        error_threshold=167_000,
-        blocking_limit=177_000,
-        used_tokens=12_000,
+    usage = sonnet_usage(
+        12_000,
         percent_used=6,
         percent_left=93,
-        state="ok",
         estimated=estimated,
-        auto_compact_enabled=True,
-        auto_compact_paused=False,
         breakdown=Breakdown(messages=12_000, free=188_000),
     )
     assert undone_sentence(2_300, usage) == (

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from baton.core.usage.budget import Breakdown, Usage
+from baton.core.usage.budget import Breakdown
 from baton.core.usage.wording import format_tokens
+from baton_testkit.usage_figures import sonnet_usage
 
 
 @pytest.mark.parametrize(
@@ -36,22 +37,11 @@ def test_a_figure_reads_in_the_unit_it_rounds_to(tokens: int, shown: str) -> Non
 
 
 def test_a_context_past_its_window_says_how_far_past_not_100_percent() -> None:
-    usage = Usage(
-        session_id="s_1",
-        model="claude-sonnet-4-5",
-        context_window=200_000,
-        effective_window=180_000,
-        auto_compact_threshold=167_000,
-        warning_threshold=147_000,
-        error_threshold=167_000,
-        blocking_limit=177_000,
-        used_tokens=250_000,
+    usage = sonnet_usage(
+        250_000,
         percent_used=100,  # the wire's figure stops at 100
         percent_left=0,
         state="blocking",
-        estimated=True,
-        auto_compact_enabled=True,
-        auto_compact_paused=False,
         breakdown=Breakdown(messages=250_000),
     ).worded()
     assert usage.text.meter == "~125% 250K/200K"  # estimated: "~" first
@@ -64,22 +54,11 @@ def test_a_share_half_way_between_two_percents_rounds_up_as_every_figure_does() 
     """62.5% reads "63%" in the meter, the headline and the panel, as the client rounds the
     same `percentUsed` (Math.round) in its tooltip and its draft line, and as token figures
     round; formatting alone rounded it to the even "62%"."""
-    usage = Usage(
-        session_id="s_1",
-        model="claude-sonnet-4-5",
-        context_window=200_000,
-        effective_window=180_000,
-        auto_compact_threshold=167_000,
-        warning_threshold=147_000,
-        error_threshold=167_000,
-        blocking_limit=177_000,
-        used_tokens=125_000,
+    usage = sonnet_usage(
+        125_000,
         percent_used=62.5,
         percent_left=25,
-        state="ok",
         estimated=False,
-        auto_compact_enabled=True,
-        auto_compact_paused=False,
         breakdown=Breakdown(messages=125_000, free=75_000),
         basis="api",
     ).worded()

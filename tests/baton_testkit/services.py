@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.service.service import BatonService
-from baton.core.settings import Settings
+from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
 
 API_KEY = "sk-ant-test-service-0000000000"
@@ -28,3 +28,22 @@ def service_on(
     if workspace is not None:
         service.set_workspace_folders([workspace.as_uri()])
     return service
+
+
+def service_with_open_file(tmp_path: Path) -> tuple[BatonService, Path]:
+    """A service (data dir under `tmp_path`, no key) whose editor shows one workspace
+    file, `ws/app.py` holding "VERSION = 1", and keeps a small window: a compaction of a
+    few turns restores that file."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    source = workspace / "app.py"
+    source.write_text("VERSION = 1\n")
+    service = BatonService(
+        Settings(
+            data_dir=str(tmp_path / "data"),
+            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
+        )
+    )
+    service.set_workspace_folders([workspace.as_uri()])
+    service.editor_files.focused(source.as_uri())
+    return service, source

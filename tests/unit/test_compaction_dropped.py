@@ -20,6 +20,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.service.service import BatonService
 from baton.core.settings import KeepWindowSettings, RestoreSettings, Settings
+from baton_testkit.services import service_with_open_file
 
 
 def _span() -> list[Message]:
@@ -95,18 +96,7 @@ def test_a_file_restored_again_is_not_reported_gone_nor_carried_by_the_ledger(
     # the second compaction summarizes the first one's restored copy of app.py and restores
     # it again, yet said "1 fact only in the fact ledger: .../app.py" and wrote a ledger for
     # it (retention: 0 of 1 paths kept), as if the file had left the model's view
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    source = workspace / "app.py"
-    source.write_text("VERSION = 1\n")
-    service = BatonService(
-        Settings(
-            data_dir=str(tmp_path / "data"),
-            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
-        )
-    )
-    service.set_workspace_folders([workspace.as_uri()])
-    service.editor_files.focused(source.as_uri())
+    service, source = service_with_open_file(tmp_path)
     sid = conversation(service, turns=12)
     first = asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
     assert [f.uri for f in first.restored_files] == [source.as_uri()]

@@ -23,10 +23,10 @@ from baton.core.conversation.messages import (
     ToolUseBlock,
     text_message,
 )
-from baton.core.service.service import BatonService
-from baton.core.settings import KeepWindowSettings, RestoreSettings, Settings
+from baton.core.settings import RestoreSettings
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
+from baton_testkit.services import service_with_open_file
 
 
 @pytest.fixture
@@ -575,17 +575,7 @@ def test_a_file_restored_again_replaces_its_stale_copy_and_undo_puts_it_back(
 ) -> None:
     # the second compaction restored app.py again after the first one's copy, changed
     # since, and kept that stale copy too: the file's text twice, the older one first
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    source = write(workspace / "app.py", "VERSION = 1\n")
-    service = BatonService(
-        Settings(
-            data_dir=str(tmp_path / "data"),
-            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
-        )
-    )
-    service.set_workspace_folders([workspace.as_uri()])
-    service.editor_files.focused(source.as_uri())
+    service, source = service_with_open_file(tmp_path)
     sid = conversation(service, turns=12)
     asyncio.run(service.compaction.compact(sid, CompactRequest("all")))
     session = service.session(sid)

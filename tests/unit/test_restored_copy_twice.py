@@ -12,7 +12,7 @@ from test_compaction_drafts import conversation
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput
 from baton.core.service.service import BatonService
-from baton.core.settings import KeepWindowSettings, Settings
+from baton_testkit.services import service_with_open_file
 
 
 def _copies(service: BatonService, sid: str, source: Path) -> list[str]:
@@ -28,18 +28,7 @@ def _turn(service: BatonService, sid: str, text: str) -> None:
 def test_a_copy_an_undo_brings_back_beside_a_later_one_is_replaced_with_it(
     tmp_path: Path,
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    source = workspace / "app.py"
-    source.write_text("VERSION = 1\n")
-    service = BatonService(
-        Settings(
-            data_dir=str(tmp_path / "data"),
-            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
-        )
-    )
-    service.set_workspace_folders([workspace.as_uri()])
-    service.editor_files.focused(source.as_uri())
+    service, source = service_with_open_file(tmp_path)
     sid = conversation(service, turns=6)
     session = service.session(sid)
     asyncio.run(service.compaction.compact(sid, CompactRequest("all")))

@@ -11,26 +11,14 @@ from test_compaction_drafts import conversation
 
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput
-from baton.core.service.service import BatonService
-from baton.core.settings import KeepWindowSettings, Settings
+from baton_testkit.services import service_with_open_file
 
 
 def test_undo_puts_a_copy_that_replaced_a_stale_one_back_in_its_place(tmp_path: Path) -> None:
     # the third copy stood for the second, itself in the first one's place: undone, the
     # second went back after the turns kept since the first was made (the place the
     # first copy came in the session), behind the summary and turns it stood before
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    source = workspace / "app.py"
-    source.write_text("VERSION = 1\n")
-    service = BatonService(
-        Settings(
-            data_dir=str(tmp_path / "data"),
-            keep_window=KeepWindowSettings(min_tokens=500, min_text_messages=2, max_tokens=3_000),
-        )
-    )
-    service.set_workspace_folders([workspace.as_uri()])
-    service.editor_files.focused(source.as_uri())
+    service, source = service_with_open_file(tmp_path)
     sid = conversation(service, turns=6)
     session = service.session(sid)
     view = session.view

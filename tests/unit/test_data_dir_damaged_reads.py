@@ -9,7 +9,7 @@ import logging
 import random
 
 import pytest
-from test_data_dir_files import SEED, say, turns
+from test_data_dir_files import SEED, say, swapped, turns
 
 from baton.core.conversation.store import SessionStore
 
@@ -46,13 +46,7 @@ def test_a_transcript_with_no_valid_header_is_read_once_while_unchanged(
 
 
 def test_swapped_files_are_read_once_while_unchanged(store: SessionStore) -> None:
-    rng = random.Random(SEED + 32)
-    a, b = turns(store, "A", 1, rng), turns(store, "B", 2, rng)
-    store.close()
-    pa, pb = store.path_for(a), store.path_for(b)
-    pa.rename(pa.with_suffix(".tmp"))
-    pb.rename(pa)
-    pa.with_suffix(".tmp").rename(pb)
+    a, _ = swapped(store, SEED + 32)
 
     first = store.get(a)
     assert first.read_only and first.id_mismatch

@@ -11,7 +11,7 @@ import weakref
 from pathlib import Path
 
 import pytest
-from test_data_dir_files import SEED, turns
+from test_data_dir_files import SEED, swapped, turns
 from test_data_dir_sessions import descriptors
 
 from baton.core.conversation.store import SessionStore
@@ -23,13 +23,8 @@ def test_a_delete_of_a_swapped_file_is_refused_and_hides_no_other_session(
 ) -> None:
     """It appended its `deleted` record to the file of the session the header names, so
     that once the files were named right again, that other session was gone."""
-    rng = random.Random(SEED + 21)
-    a, b = turns(store, "A", 1, rng), turns(store, "B", 2, rng)
-    store.close()
+    a, b = swapped(store, SEED + 21)
     pa, pb = store.path_for(a), store.path_for(b)
-    pa.rename(pa.with_suffix(".tmp"))
-    pb.rename(pa)
-    pa.with_suffix(".tmp").rename(pb)
     held = pa.read_bytes()  # B's transcript under A's name
 
     with pytest.raises(SessionLocked):

@@ -45,6 +45,19 @@ def turns(store: SessionStore, title: str, n: int, rng: random.Random) -> str:
     return session.session_id
 
 
+def swapped(store: SessionStore, seed: int) -> tuple[str, str]:
+    """Sessions A (1 turn) and B (2 turns), closed, with their files swapped: A's name
+    holds B's transcript and B's name A's."""
+    rng = random.Random(seed)
+    a, b = turns(store, "A", 1, rng), turns(store, "B", 2, rng)
+    store.close()
+    pa, pb = store.path_for(a), store.path_for(b)
+    pa.rename(pa.with_suffix(".tmp"))
+    pb.rename(pa)
+    pa.with_suffix(".tmp").rename(pb)
+    return a, b
+
+
 def torn(path: Path) -> bytes:
     tail = b'{"type": "meta", "title": "half' + b"x" * 300_000
     with path.open("ab") as handle:
@@ -247,13 +260,7 @@ def test_a_writable_data_dir_has_no_problems(store: SessionStore) -> None:
 
 
 def test_swapped_files_answer_by_their_names_and_are_damaged(store: SessionStore) -> None:
-    rng = random.Random(SEED + 5)
-    a, b = turns(store, "A", 1, rng), turns(store, "B", 2, rng)
-    store.close()
-    pa, pb = store.path_for(a), store.path_for(b)
-    pa.rename(pa.with_suffix(".tmp"))
-    pb.rename(pa)
-    pa.with_suffix(".tmp").rename(pb)
+    a, b = swapped(store, SEED + 5)
 
     got = store.get(a)
     assert got.session_id == a and got.read_only

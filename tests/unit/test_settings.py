@@ -110,6 +110,13 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"contextWindow": True}, "context_window", "a number, not true or false"),
         ({"autoCompact": {"thresholdPercent": True}}, "auto_compact", "a number"),
         ({"restore": {"maxFiles": False}}, "restore", "a number"),
+        ({"autoCompact": {"enabled": "no"}}, "auto_compact", "a switch takes true or false"),
+        ({"autoCompact": {"enabled": "off"}}, "auto_compact", "true or false"),
+        ({"tools": {"enabled": "0"}}, "tools", "true or false"),
+        ({"budgetNote": {"enabled": 0}}, "budget_note", "true or false"),
+        ({"exactCounts": "yes"}, "exact_counts", "true or false"),
+        ({"previewBeforeCompact": 1}, "preview_before_compact", "true or false"),
+        ({"idleCompact": {"enabled": None}}, "idle_compact", "true or false"),
         ({"model": ""}, "model", "a model is named"),
         ({"model": "   "}, "model", "a model is named"),
         ({"summaryModel": " "}, "summary_model", "a model is named"),
@@ -140,8 +147,9 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
 def test_values_that_would_be_taken_for_something_else_warn_and_keep_the_default(
     raw: dict[str, object], field: str, why: str
 ) -> None:
-    """`true` read as 1, an empty model, a path no file system takes, text no transcript
-    can hold, a budget no window holds: each failed later, far from its setting."""
+    """`true` read as 1, "no" read as false (where "nope" warned), an empty model, a path
+    no file system takes, text no transcript can hold, a budget no window holds: each
+    failed later, far from its setting, or was taken without a word."""
     warnings: list[str] = []
     settings = parse_settings(raw, warnings.append)
     assert getattr(settings, field) == getattr(Settings(), field)

@@ -233,11 +233,15 @@ def _merge_nested(
 
 def _refuse_unfit(annotation: Any, value: Any) -> None:
     """ValueError for what pydantic would take but means something else: `true` for a
-    number (it would read as 1), and text no transcript or request can hold (a lone
-    surrogate, which then fails every create or compaction that carries it)."""
+    number (it would read as 1), a word or number for a switch (pydantic reads "no", "off"
+    and 0 as false, but "nope" is refused: a switch takes true or false alone), and text no
+    transcript or request can hold (a lone surrogate, which then fails every create or
+    compaction that carries it)."""
     kinds = get_args(annotation) or (annotation,)
     if isinstance(value, bool) and bool not in kinds and (int in kinds or float in kinds):
         raise ValueError("a number, not true or false")
+    if kinds == (bool,) and not isinstance(value, bool):
+        raise ValueError("a switch takes true or false")
     texts = value if isinstance(value, list) else [value]
     for text in texts:
         if isinstance(text, str):

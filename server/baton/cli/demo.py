@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from baton import protocol
-from baton.cli.rpc_client import RpcError, StdioClient
+from baton.cli.rpc_client import RpcError, ServerEnded, StdioClient
 from baton.cli.usage_report import bar
 from baton.core.errors import BatonError
 
@@ -232,3 +232,5 @@ def main(out: TextIO) -> int:
         raise BatonError(f"the demo stopped: {exc}{hint}") from None
     except TimeoutError:
         raise BatonError("the demo stopped: the server did not answer in time") from None
+    except ServerEnded as exc:
+        raise BatonError(f"the demo stopped: {exc} before it answered") from None

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 WAIT_SECONDS = 30.0
+EXIT_WAIT_SECONDS = 5.0  # for the server's exit code, once its output has ended
 
 
 class RpcError(Exception):
@@ -21,6 +22,10 @@ class RpcError(Exception):
     def code(self) -> str | None:
         data = self.error.get("data")
         return data.get("code") if isinstance(data, dict) else None
+
+
+class ServerEnded(Exception):
+    """The server's output ended (it exited, or closed it) before it answered."""
 
 
 class StdioClient:
@@ -37,6 +42,7 @@ class StdioClient:
         self.notifications: list[tuple[str, Any]] = []
         self._changed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        self._ended: ServerEnded | None = None
 
     async def start(self) -> None:
         self._proc = await asyncio.create_subprocess_exec(
@@ -53,12 +59,21 @@ class StdioClient:
         return self._proc.pid if self._proc is not None else None
 
     async def request(self, method: str, params: Any = None) -> Any:
+        """The result; RpcError for the server's error, ServerEnded at once when its
+        output ends before it answers."""
+        if self._ended is not None:
+            raise self._ended
         self._next_id += 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[self._next_id] = future
-        await self._send(
-            {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
-        )
+        request_id = self._next_id
+        self._pending[request_id] = future
+        try:
+            await self._send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+        except BaseException:
+            self._pending.pop(request_id, None)
+            raise
         return await asyncio.wait_for(future, WAIT_SECONDS)
 
     async def notify(self, method: str, params: Any = None) -> None:
@@ -78,6 +93,8 @@ class StdioClient:
                 for name, params in self.notifications[after:]:
                     if name == method and match(params):
                         return params
+                if self._ended is not None:
+                    raise self._ended
                 await self._changed.wait()
 
         return await asyncio.wait_for(poll(), WAIT_SECONDS)
@@ -102,6 +119,24 @@ class StdioClient:
         await self._proc.stdin.drain()
 
     async def _read_loop(self) -> None:
+        """Reads until the server's output ends, then fails what still waits on it: a
+        request the server will never answer, a notification it will never send."""
+        why = ""
+        try:
+            await self._read_messages()
+        except (asyncio.IncompleteReadError, ValueError) as exc:  # cut or garbled
+            why = f" ({type(exc).__name__}: {exc})"
+        assert self._proc is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._proc.wait(), EXIT_WAIT_SECONDS)
+        self._ended = ServerEnded(f"{_ending(self._proc.returncode)}{why}")
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(self._ended)
+        self._pending.clear()
+        self._changed.set()
+
+    async def _read_messages(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stdout = self._proc.stdout
         while True:
@@ -136,3 +171,11 @@ class StdioClient:
             future.set_exception(RpcError(message["error"]))
         else:
             future.set_result(message.get("result"))
+
+
+def _ending(returncode: int | None) -> str:
+    if returncode is None:
+        return "the server closed its output"
+    if returncode < 0:
+        return f"the server was killed by signal {-returncode}"
+    return f"the server exited with code {returncode}"

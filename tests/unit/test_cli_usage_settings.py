@@ -1,5 +1,5 @@
-"""`baton usage` counts with the settings a server would have: those of a settings file
-(`--settings`, the file `baton acp --settings` takes), else the defaults, and says which."""
+"""`baton usage` and `baton import` count with the settings a server would have: those of a
+settings file (`--settings`, the file `baton acp --settings` takes), else the defaults."""
 
 from __future__ import annotations
 
@@ -75,3 +75,27 @@ def test_compact_keeps_the_window_the_settings_file_sets(
         assert code == 0, err
         kept.append(len(json.loads(out)["keptMessageIds"]))
     assert kept[1] < kept[0]
+
+
+def test_an_import_places_and_counts_with_a_settings_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`baton import` took no `--settings`: it kept the session in the default data dir and
+    told its usage against the default window, whatever the editor's server would use."""
+    settings = tmp_path / "baton.json"
+    data_dir = tmp_path / "editor-data"
+    settings.write_text(json.dumps({"contextWindow": 50_000, "dataDir": str(data_dir)}))
+    code = main(["import", str(EXAMPLE_SESSION), "--settings", str(settings)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert " of 50,000 tokens " in out
+    (transcript,) = (data_dir / "sessions").glob("*.jsonl")
+    assert f"Transcript {transcript}" in out.splitlines()
+    other = tmp_path / "other-data"  # --data-dir wins over the file's, as for every command
+    assert (
+        main(
+            ["import", str(EXAMPLE_SESSION), "--settings", str(settings), "--data-dir", str(other)]
+        )
+        == 0
+    )
+    assert len(list((other / "sessions").glob("*.jsonl"))) == 1

@@ -9,6 +9,7 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_data_dir,
+    add_settings_file,
     data_dir_estimator,
     data_dir_to_write,
     existing_file,
@@ -66,7 +67,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     path = existing_file(args.file)
     utf8_argument(args.title, "--title")
-    settings = settings_for(args)
+    settings = settings_for(args)  # the data dir, and the window and thresholds it is told in
     data_dir = data_dir_to_write(settings)
     estimator = data_dir_estimator(data_dir)  # its usage as the data dir's server says it
     refuse_a_transcript(path, data_dir)
@@ -109,5 +110,6 @@ def add_import(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--again", action="store_true", help="import it even if it was imported before"
     )
+    add_settings_file(parser)
     add_data_dir(parser)
     parser.set_defaults(func=cmd_import)

@@ -29,6 +29,7 @@ export class ChatController {
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
   private opening: string | undefined; // the session the latest select is opening, until it has it
+  private opensAsked = 0; // the sessions the webview asked to open: the latest one's failure ends its wait
   private readonly streams = new ReplyStreams(); // a reloaded webview gets the reply's text so far
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
@@ -200,10 +201,8 @@ export class ChatController {
           this.sender.stop(message.sessionId);
           return;
         case "newChat":
-          await this.newChat();
-          return;
         case "selectSession":
-          return await this.select(message.sessionId);
+          return await this.open(message);
         case "selection":
           this.setSelection(message.messageIds);
           return;
@@ -242,6 +241,20 @@ export class ChatController {
       }
     } catch (error) {
       postError(this.ports, error);
+    }
+  }
+
+  /**
+   * A session the webview asked for, which it waits for (its Send does). Its failure, if the
+   * webview has asked for no other since, ends that wait; any other failure leaves it waiting.
+   */
+  private async open(message: { type: "newChat" } | { type: "selectSession"; sessionId: string }): Promise<void> {
+    const asked = ++this.opensAsked;
+    try {
+      if (message.type === "newChat") await this.newChat();
+      else await this.select(message.sessionId);
+    } catch (error) {
+      postError(this.ports, error, undefined, asked === this.opensAsked);
     }
   }
 

@@ -48,12 +48,16 @@ export interface ChatPorts {
 export const NO_SERVER =
   "Baton's server is not running. Baton: Show Logs says why; Baton: Restart Server tries again.";
 
-/** A failure in the panel's banner, scoped so the view knows what makes it stale. */
-export function postError(ports: ChatPorts, error: unknown, message = errorMessage(error)): void {
+/**
+ * A failure in the panel's banner, scoped so the view knows what makes it stale; `opening`:
+ * the failure of the session the panel is waiting for (its Send waits no more).
+ */
+export function postError(ports: ChatPorts, error: unknown, message = errorMessage(error), opening = false): void {
+  const which = opening ? { opening } : {};
   if (!ports.serverAvailable()) {
-    ports.post({ type: "error", message: NO_SERVER, scope: "server" });
+    ports.post({ type: "error", message: NO_SERVER, scope: "server", ...which });
     return;
   }
   const scope: ErrorScope = errorCode(error) === ErrorCodes.apiKeyMissing ? "apiKey" : "session";
-  ports.post({ type: "error", message, scope });
+  ports.post({ type: "error", message, scope, ...which });
 }

@@ -51,8 +51,11 @@ export type ToWebview =
    * A failure to show in the panel (never a traceback). `scope` says when it is stale: a
    * "server" failure once the server answers, an "apiKey" one once a key is set, a
    * "session" one once another session is shown; none: until dismissed or the next send.
+   * `opening`: the session the view asked for (selectSession, newChat), the latest it asked
+   * for, could not be opened: its wait ends and the session on show stays. Any other
+   * failure meanwhile (an Apply, say) leaves the view waiting for it.
    */
-  | { type: "error"; message: string; scope?: ErrorScope }
+  | { type: "error"; message: string; scope?: ErrorScope; opening?: boolean }
   /**
    * A brief notice (an auto-compaction, a compaction before a send): shown, then it goes.
    * `about: "rewind"`: the messages an edit or a Retry took out of the view, which a

@@ -196,7 +196,9 @@ class ChatView {
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".
         if (this.firstUpdate) this.welcomeSlot.replaceChildren();
-        this.composer.setOpening(false); // a session that could not be opened: the one on show stays
+        // a session that could not be opened: the one on show stays (another failure, say a
+        // failed Apply, leaves Send waiting for the session on its way)
+        if (message.opening === true) this.composer.setOpening(false);
         this.alerts.showError(message.message, message.scope);
         return;
       case "notice":

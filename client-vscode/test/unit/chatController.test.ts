@@ -54,6 +54,8 @@ class Fake {
   listFailure: unknown;
   /** Holds the next session list (once) until it resolves. */
   listGate: Promise<void> | undefined;
+  /** What a code block's Apply fails with (it does not fail when undefined). */
+  applyFailure: unknown;
 
   add(s: Session, messages: Message[] = []): void {
     this.sessions.set(s.sessionId, { session: s, messages });
@@ -190,6 +192,7 @@ class Fake {
         this.code.push(["insert", code, undefined]);
       },
       applyCode: async (code, file) => {
+        if (this.applyFailure !== undefined) throw this.applyFailure;
         this.code.push(["apply", code, file]);
       },
     };
@@ -463,6 +466,32 @@ test("buttons that stand for editor commands run them; failures show as one line
     ["pickSession", undefined],
   ]);
   await chat.receive({ type: "selectSession", sessionId: "missing" });
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session", opening: true });
+});
+
+test("only the failure of the session the panel waits for ends its wait: an Apply failing meanwhile does not", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.getGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "gone" });
+  await tick();
+  fake.applyFailure = new Error("no editor to apply to");
+  await chat.receive({ type: "applyCode", code: "x = 1\n" });
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no editor to apply to", scope: "session" });
+  open();
+  await opening;
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session", opening: true });
+  // a failure of a session asked for before the latest one: the panel waits for the latest
+  fake.getGate = new Promise((resolve) => (open = resolve));
+  const earlier = chat.receive({ type: "selectSession", sessionId: "gone" });
+  await tick();
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  open();
+  await earlier;
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session" });
 });
 

@@ -183,9 +183,34 @@ test("a session that could not be opened lets Send go again, to the session stil
   await page.locator(".baton-session-picker").getByRole("button", { name: "New Chat" }).click();
   await waitPosted(page, (m) => m.type === "newChat");
   assert.equal(await page.locator(".baton-send").isDisabled(), true);
-  await toView(page, { type: "error", message: "Baton's server is not running.", scope: "server" });
+  await toView(page, { type: "error", message: "Baton's server is not running.", scope: "server", opening: true });
   await page.waitForFunction(() => !document.querySelector(".baton-send").disabled);
   await page.locator("#baton-input").fill("still here");
   await page.locator("#baton-input").press("Enter");
   assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), { type: "send", text: "still here", sessionId: SESSION.sessionId });
+});
+
+test("another failure while a session is being opened (an Apply) leaves Send waiting for that session", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await page.locator(".baton-session-button").click();
+  await page.getByRole("searchbox", { name: "Search sessions" }).fill("importer");
+  await page.getByRole("searchbox", { name: "Search sessions" }).press("Enter");
+  await waitPosted(page, (m) => m.type === "selectSession" && m.sessionId === OTHER_SESSION.sessionId);
+  await toView(page, { type: "error", message: "Could not apply the code: no editor is open.", scope: "session" });
+  await page.locator(".baton-banner").getByText("Could not apply the code").waitFor();
+  await input.fill("for the importer");
+  await input.press("Enter");
+  assert.equal(await page.locator(".baton-send").isDisabled(), true);
+  assert.equal(await input.inputValue(), "for the importer");
+  assert.equal((await posted(page)).filter((m) => m.type === "send").length, 0, "nothing goes to the session being left");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await page.waitForFunction(() => !document.querySelector(".baton-send").disabled);
+  await input.press("Enter");
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "send"), {
+    type: "send",
+    text: "for the importer",
+    sessionId: OTHER_SESSION.sessionId,
+  });
 });

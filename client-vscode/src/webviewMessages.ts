@@ -207,6 +207,8 @@ export interface WebviewState {
   scrollAnchor?: { id: string; delta: number } | null;
   /** Whether the usage chart shows its per-category bars (absent: folded). */
   usageOpen?: boolean;
-  /** The prompt sent whose outcome has not come (the draft keeps its text until then), and the session it went to. */
+  /** The prompt sent whose outcome has not come, and the session it went to (the draft is the box's text alone). */
   sent?: { text: string; sessionId: string | null } | null;
+  /** Prompts not sent, by the session they were for: each goes back into the box once its session is on show. */
+  returned?: { [sessionId: string]: string };
 }

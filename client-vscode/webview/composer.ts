@@ -94,8 +94,8 @@ export class Composer {
 
   /**
    * How a send ended for its text. A panel reloaded while the send ran shows the text in the
-   * box again (the saved draft keeps it until the session holds it): then it stays there
-   * once when it was not sent, and goes when it was.
+   * box again once its session is on show (sentPrompt.ts): then it stays there once when it
+   * was not sent, and goes when it was.
    */
   sendEnded(stored: boolean, text: string): void {
     const held = this.input.value === text;
@@ -165,7 +165,7 @@ export class Composer {
     if (this.busy || this.busyElsewhere || this.readOnly || this.opening || text.trim() === "") return;
     this.setDraft("");
     this.draftLine.hidden = true;
-    // the saved draft keeps the text until the host says the session holds it
+    // the prompt is kept with its session (sentPrompt.ts) until the host says how it went
     this.handlers.send(text);
   }
 

@@ -40,6 +40,11 @@ function validState(raw: unknown): Partial<WebviewState> {
   if (sent && typeof sent.text === "string" && (typeof sent.sessionId === "string" || sent.sessionId === null)) {
     out.sent = { text: sent.text, sessionId: sent.sessionId };
   }
+  const returned = r.returned as { [key: string]: unknown } | null | undefined;
+  if (typeof returned === "object" && returned !== null && !Array.isArray(returned)) {
+    const texts = Object.entries(returned).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+    out.returned = Object.fromEntries(texts);
+  }
   const anchor = r.scrollAnchor as { [key: string]: unknown } | null | undefined;
   if (anchor && typeof anchor.id === "string" && typeof anchor.delta === "number" && Number.isFinite(anchor.delta)) {
     out.scrollAnchor = { id: anchor.id, delta: anchor.delta };

@@ -1,32 +1,42 @@
-// The prompt sent whose outcome has not come: the saved draft keeps its text until then, so
-// that a view reloaded mid-send offers it again if it was not sent. After a reload of the
-// whole window no outcome ever comes (another extension host): once the session it went to
-// holds it as its last prompt, it is no draft any more. A prompt not sent to a session
-// while another is on show goes back into the box once its session is on show again.
+// The prompt sent whose outcome has not come, kept with the session it went to: the saved
+// draft is the box's text alone, so a view reloaded mid-send never shows that prompt in the
+// box of another session. Once its session is on show after a reload, the prompt comes back
+// into the box unless the session holds it (after a reload of the whole window no outcome
+// ever comes: a prompt the session holds was sent, one it does not hold can be sent again).
+// A prompt not sent to a session while another is on show goes back into the box once its
+// session is on show again; the saved state keeps it until then.
 import type { ToWebview } from "../src/webviewMessages";
 import type { Composer } from "./composer";
 import type { Host } from "./host";
 import { holdsPrompt } from "./pending";
 import type { SessionUpdate } from "./viewPages";
 
+type Sent = { text: string; sessionId: string | null };
+
 export class SentPrompt {
-  /** Prompts not sent, by the session they were for, until it is on show. */
-  private readonly returned = new Map<string, string>();
+  /** The prompt sent before the view (re)loaded, not back in a box yet. */
+  private reloaded: Sent | undefined;
 
   constructor(
     private readonly host: Host,
     private readonly composer: Composer,
-  ) {}
+  ) {
+    const sent = host.state.sent ?? undefined;
+    this.reloaded = sent;
+    // a view saved with the prompt in its draft as well: the prompt comes back with its session
+    if (sent && host.state.draft === sent.text) host.save({ draft: "" });
+  }
 
   /** `text` goes to session `sessionId` (null: none on show, the host makes one). */
   sending(text: string, sessionId: string | null): void {
-    this.host.save({ sent: { text, sessionId } });
+    this.host.save({ sent: { text, sessionId }, draft: "" });
   }
 
   /** The host said how the send ended; `shown`: the session on show. */
   outcome(message: Extract<ToWebview, { type: "sendOutcome" }>, shown: string | null): void {
+    if (this.reloaded?.text === message.text) this.reloaded = undefined;
     if (!message.stored && message.sessionId !== null && message.sessionId !== shown) {
-      this.returned.set(message.sessionId, message.text); // not into another session's box
+      this.hold(message.sessionId, message.text); // not into another session's box
     } else this.composer.sendEnded(message.stored, message.text);
     if (message.stored && this.composer.draft.trim() === "") this.host.save({ draft: "" });
     this.ended();
@@ -36,20 +46,34 @@ export class SentPrompt {
     this.host.save({ sent: null });
   }
 
-  /** A session update: the prompt the session holds leaves the box it came back into. */
+  /** A session update: what waits for this session comes into its box; the prompt the session holds leaves it. */
   settle(update: SessionUpdate): void {
     const session = update.session?.sessionId;
-    const returned = session === undefined ? undefined : this.returned.get(session);
-    if (session !== undefined && returned !== undefined) {
-      this.returned.delete(session);
+    if (session === undefined) return;
+    const returned = this.host.state.returned?.[session];
+    if (returned !== undefined) {
+      this.hold(session, undefined);
       this.composer.restore(returned);
     }
+    const reloaded = this.reloaded;
+    if (reloaded && (reloaded.sessionId === null || reloaded.sessionId === session)) {
+      this.reloaded = undefined;
+      if (!holdsPrompt(update.messages, reloaded.text)) this.composer.restore(reloaded.text);
+    }
     const sent = this.host.state.sent;
-    if (!sent || session === undefined || (sent.sessionId !== null && sent.sessionId !== session)) return;
+    if (!sent || (sent.sessionId !== null && sent.sessionId !== session)) return;
     if (!holdsPrompt(update.messages, sent.text)) return;
     // the box and the saved draft each, unless something else was typed there since
     if (this.composer.draft === sent.text) this.composer.setDraft("");
     if (this.host.state.draft === sent.text) this.host.save({ draft: "" });
     this.ended();
+  }
+
+  /** Keeps `text` for `sessionId`'s box until that session is on show (undefined: forget it). */
+  private hold(sessionId: string, text: string | undefined): void {
+    const returned = { ...this.host.state.returned };
+    if (text === undefined) delete returned[sessionId];
+    else returned[sessionId] = text;
+    this.host.save({ returned });
   }
 }

@@ -367,6 +367,40 @@ test("a window reloaded while its prompt is being sent does not offer that promp
   assert.equal(await input.inputValue(), "and the lexer");
 });
 
+test("a panel reloaded on another session while a prompt is being sent keeps that prompt out of its box, for its own session", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  // the user opens another session while the reply streams, and the panel reloads there
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sessionId === "s_other");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  assert.equal(await input.inputValue(), "", "the other session's prompt is not in this box");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await input.inputValue(), "");
+  // it was not sent after all: it waits for its own session, and comes back there once
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  assert.equal(await input.inputValue(), "");
+  // reloaded again before going back: still not this box's
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await input.inputValue(), "");
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => document.querySelector(".baton-input").value !== "");
+  assert.equal(await input.inputValue(), "explain the parser");
+});
+
 test("the message the keyboard is on keeps the focus when a send starts and ends", async (t) => {
   const page = await openView(t);
   await showFixture(page);

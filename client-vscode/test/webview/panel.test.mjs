@@ -11,7 +11,7 @@ const savedDraft = (page) =>
   page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft);
 const banner = (page) => page.locator(".baton-banner");
 
-test("a prompt the host did not send comes back into the box, and the saved draft keeps it", async (t) => {
+test("a prompt the host did not send comes back into the box, and the saved draft then keeps it", async (t) => {
   const page = await openView(t);
   await showFixture(page, { hasApiKey: false });
   const input = page.locator("#baton-input");
@@ -19,7 +19,12 @@ test("a prompt the host did not send comes back into the box, and the saved draf
   await input.press("Enter");
   await waitPosted(page, (m) => m.type === "send" && m.text === "my carefully written question");
   assert.equal(await input.inputValue(), "", "the box is free while the send runs");
-  assert.equal(await savedDraft(page), "my carefully written question", "kept until the outcome");
+  // kept until the outcome, with the session it went to: the saved draft is the box's text
+  assert.equal(await savedDraft(page), "");
+  assert.deepEqual(await page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state")).sent), {
+    text: "my carefully written question",
+    sessionId: SESSION.sessionId,
+  });
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, { type: "error", message: "No API key: replies need one.", scope: "apiKey" });
   await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });

@@ -120,6 +120,8 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"model": ""}, "model", "a model is named"),
         ({"model": "   "}, "model", "a model is named"),
         ({"summaryModel": " "}, "summary_model", "a model is named"),
+        ({"models": ["claude-opus-4-6", ""]}, "models", "a model is named"),
+        ({"models": ["claude-x\nhi"]}, "models", "one line without control characters"),
         ({"model": "claude-x\nhi"}, "model", "one line without control characters"),
         ({"model": "claude-x\r"}, "model", "one line without control characters"),
         ({"summaryModel": "a\u2028b"}, "summary_model", "one line without control"),

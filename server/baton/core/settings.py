@@ -108,12 +108,14 @@ class Settings(WireModel):
         "1000000), sent in the form the reply's model takes (null: the model's own default).",
     )
 
-    @field_validator("model")
+    @field_validator("model", "models")
     @classmethod
-    def _check_model(cls, value: str) -> str:
-        problem = model_name_problem(value)
-        if problem:
-            raise ValueError(problem)
+    def _check_model(cls, value: str | list[str]) -> str | list[str]:
+        # `models` are offered in the model picker, where setModel would refuse a bad name
+        for model in [value] if isinstance(value, str) else value:
+            problem = model_name_problem(model)
+            if problem:
+                raise ValueError(problem)
         return value
 
     @field_validator("summary_model")

@@ -95,11 +95,11 @@ export class Composer {
   /**
    * How a send ended for its text. A panel reloaded while the send ran shows the text in the
    * box again once its session is on show (sentPrompt.ts): then it stays there once when it
-   * was not sent, and goes when it was.
+   * was not sent (the user may have written on after it), and goes when it was.
    */
   sendEnded(stored: boolean, text: string): void {
     const held = this.input.value === text;
-    if (!stored && held) this.input.focus();
+    if (!stored && this.input.value.includes(text)) this.input.focus();
     else if (!stored) this.restore(text);
     else if (held) {
       this.setDraft("");

@@ -335,6 +335,25 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   assert.equal(await input.inputValue(), "");
 });
 
+test("a prompt back in a reloaded panel's box and typed on is not put back a second time when its send was refused", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await showFixture(page);
+  await page.waitForFunction(() => document.querySelector(".baton-input").value === "explain the parser");
+  // the user goes on writing while the send runs; then it is refused
+  await input.press("End");
+  await input.pressSequentially(" and the lexer");
+  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  assert.equal(await input.inputValue(), "explain the parser and the lexer");
+});
+
 test("a window reloaded while its prompt is being sent does not offer that prompt again once the session holds it", async (t) => {
   const page = await openView(t);
   await showFixture(page);

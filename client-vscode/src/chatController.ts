@@ -29,7 +29,7 @@ export class ChatController {
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
   private opening: string | undefined; // the session the latest select is opening, until it has it
-  private opensAsked = 0; // the sessions the webview asked to open: the latest one's failure ends its wait
+  private chosen = 0; // the sessions the user chose: the latest one is the one to show
   private readonly streams = new ReplyStreams(); // a reloaded webview gets the reply's text so far
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
@@ -74,24 +74,21 @@ export class ChatController {
     return this.sender.busy;
   }
 
-  /**
-   * Opens the session in the view and makes it the current one. Of two selects in flight
-   * the one started last wins (a refresh that began before New Chat does not undo it).
-   */
-  async select(sessionId: string): Promise<void> {
+  /** Opens the session the user chose in the view and makes it the current one. */
+  select(sessionId: string): Promise<void> {
+    this.chosen++;
+    return this.show(sessionId);
+  }
+
+  /** Opens a session in the view, current; of two in flight the later wins (a refresh begun before New Chat does not undo it). */
+  private async show(sessionId: string): Promise<void> {
     const mine = ++this.selects;
     this.opening = sessionId;
     const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId).finally(() => {
-      if (mine === this.selects) {
-        this.opening = undefined;
-      }
+      if (mine === this.selects) this.opening = undefined;
     });
-    if (mine !== this.selects) {
-      return; // another session was chosen meanwhile
-    }
-    if (this.current.sessionId !== sessionId) {
-      this.setSelection([]);
-    }
+    if (mine !== this.selects) return; // another session was chosen meanwhile
+    if (this.current.sessionId !== sessionId) this.setSelection([]);
     this.messages = messages;
     this.todos = todos;
     this.current.set(session, usage);
@@ -102,9 +99,11 @@ export class ChatController {
     this.draft.changed(); // the same draft weighs differently in another session
   }
 
+  /** Makes a session and opens it, unless the user chose another while it was being made. */
   async newChat(): Promise<Session> {
+    const mine = ++this.chosen;
     const session = await this.ports.rpc.createSession();
-    await this.select(session.sessionId);
+    if (mine === this.chosen) await this.show(session.sessionId);
     return session;
   }
 
@@ -131,7 +130,7 @@ export class ChatController {
         await this.postSession();
         return;
       }
-      await this.select(target);
+      await this.show(target);
     } catch (error) {
       postError(this.ports, error);
     }
@@ -201,8 +200,16 @@ export class ChatController {
           this.sender.stop(message.sessionId);
           return;
         case "newChat":
-        case "selectSession":
-          return await this.open(message);
+        case "selectSession": {
+          // the panel waits for it: its failure ends that wait, unless another was chosen since
+          const choice = this.chosen + 1; // select and New Chat count it first
+          try {
+            await (message.type === "newChat" ? this.newChat() : this.select(message.sessionId));
+          } catch (error) {
+            postError(this.ports, error, undefined, choice === this.chosen);
+          }
+          return;
+        }
         case "selection":
           this.setSelection(message.messageIds);
           return;
@@ -241,20 +248,6 @@ export class ChatController {
       }
     } catch (error) {
       postError(this.ports, error);
-    }
-  }
-
-  /**
-   * A session the webview asked for, which it waits for (its Send does). Its failure, if the
-   * webview has asked for no other since, ends that wait; any other failure leaves it waiting.
-   */
-  private async open(message: { type: "newChat" } | { type: "selectSession"; sessionId: string }): Promise<void> {
-    const asked = ++this.opensAsked;
-    try {
-      if (message.type === "newChat") await this.newChat();
-      else await this.select(message.sessionId);
-    } catch (error) {
-      postError(this.ports, error, undefined, asked === this.opensAsked);
     }
   }
 

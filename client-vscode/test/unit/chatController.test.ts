@@ -54,6 +54,8 @@ class Fake {
   listFailure: unknown;
   /** Holds the next session list (once) until it resolves. */
   listGate: Promise<void> | undefined;
+  /** Holds the next session made (once) until it resolves. */
+  createGate: Promise<void> | undefined;
   /** What a code block's Apply fails with (it does not fail when undefined). */
   applyFailure: unknown;
 
@@ -83,6 +85,9 @@ class Fake {
           return entry.todos === undefined ? view : { ...view, todos: entry.todos };
         },
         createSession: async () => {
+          const gate = this.createGate;
+          this.createGate = undefined;
+          if (gate) await gate;
           const s = session(`new${++this.created}`, "2026-12-01T10:00:00Z");
           this.add(s);
           return s;
@@ -376,6 +381,24 @@ test("New Chat during the first refresh stays chosen when that refresh ends", as
   await ready;
   assert.equal(current.sessionId, "new1");
   assert.equal(fake.lastSession().session?.sessionId, "new1");
+});
+
+test("a session chosen while New Chat's session is being made stays on show: it was chosen last", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let made!: () => void;
+  fake.createGate = new Promise((resolve) => (made = resolve));
+  const creating = chat.receive({ type: "newChat" });
+  await tick();
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  made();
+  await creating;
+  assert.equal(current.sessionId, "b");
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.ok(fake.sessions.has("new1"), "the new chat is made, for the list");
 });
 
 test("a refresh while New Chat's session is on its way shows the new chat, not the one before", async () => {

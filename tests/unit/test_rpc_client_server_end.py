@@ -49,6 +49,28 @@ async def test_every_pending_request_and_wait_fails_when_the_server_is_killed() 
         await client.close()
 
 
+# stops reading its input, says so (a notification), then exits
+CLOSES_INPUT = (
+    'import os, sys; os.close(0); body = b\'{"jsonrpc": "2.0", "method": "closed"}\'; '
+    "os.write(1, b'Content-Length: %d\\r\\n\\r\\n' % len(body) + body); sys.exit(6)"
+)
+
+
+async def test_a_request_to_a_server_that_no_longer_reads_fails_naming_its_exit() -> None:
+    """A server gone between two requests: writing the next one failed with a bare
+    ConnectionResetError, which `baton demo` told as a traceback."""
+    client = StdioClient(command=[sys.executable, "-c", CLOSES_INPUT])
+    await client.start()
+    try:
+        await client.wait_for("closed")
+        with pytest.raises(ServerEnded, match="the server exited with code 6"):
+            await client.request("initialize", {})
+        with pytest.raises(ServerEnded, match="code 6"):
+            await client.notify("initialized", {})
+    finally:
+        await client.close()
+
+
 def test_the_demo_stops_in_one_line_naming_the_server_exit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -114,9 +114,22 @@ class StdioClient:
 
     async def _send(self, message: dict[str, Any]) -> None:
         assert self._proc is not None and self._proc.stdin is not None
+        if self._ended is not None:
+            raise self._ended
         body = json.dumps(message).encode("utf-8")
-        self._proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        await self._proc.stdin.drain()
+        try:
+            self._proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            await self._proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise await self._input_closed() from None
+
+    async def _input_closed(self) -> ServerEnded:
+        """Why the server's input is closed: its end, once its output has ended too (it
+        died), else that it stopped reading."""
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._reader), EXIT_WAIT_SECONDS)
+        return self._ended or ServerEnded("the server stopped reading its input")
 
     async def _read_loop(self) -> None:
         """Reads until the server's output ends, then fails what still waits on it: a

@@ -42,6 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "core.settings_lists": set(),
     "core.settings_sections": {"core.conversation", "core.settings_lists"},
     "core.settings": {"core.conversation", "core.models", "core.settings_sections", "core.errors"},
+    "core.settings_file": {"core.conversation", "core.errors"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
     "core.importers": {"core.conversation", "core.errors", "core.memory"},
     "core.model_api": {

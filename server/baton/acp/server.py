@@ -23,7 +23,7 @@ from baton.contract.output_lost import output_lost
 from baton.core.conversation.files import kind_of
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
-from baton.core.settings import read_settings
+from baton.core.settings_file import read_settings
 
 log = logging.getLogger(__name__)
 

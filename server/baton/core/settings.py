@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -11,9 +10,7 @@ from typing import Any, Literal, get_args
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
 
-from baton.core.conversation.files import read_text_file
 from baton.core.conversation.messages import WireModel
-from baton.core.errors import InvalidParams
 from baton.core.models.thinking import ThinkingSetting, parse_thinking
 from baton.core.models.windows import model_name_problem
 from baton.core.settings_sections import (
@@ -34,7 +31,7 @@ __all__ = [  # the groups (settings_sections.py) are read from here, with the mo
     "DEFAULTS", "DEFAULT_MODEL", "DEFAULT_MODELS", "AutoCompactSettings", "BudgetNoteSettings",
     "BudgetSettings", "IdleCompactSettings", "KeepWindowSettings", "Level",
     "MicrocompactSettings", "RestoreSettings", "Settings", "SummarizerName", "ToolPermissions",
-    "ToolsSettings", "parse_settings", "read_settings",
+    "ToolsSettings", "parse_settings",
 ]  # fmt: skip
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -271,26 +268,3 @@ def _reason(exc: ValidationError | ValueError) -> str:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-SETTINGS_BYTES = 1 << 20  # a settings file past this is refused
-
-
-def read_settings(path: str | None) -> dict[str, Any]:
-    """A settings file's object (the keys of the editor's `baton.*` settings);
-    InvalidParams saying why, in one line, for a file that cannot be one."""
-    if path is None:
-        return {}
-    try:
-        text = read_text_file(Path(path).expanduser(), "a settings file", SETTINGS_BYTES)
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise InvalidParams(f"--settings {path}: not JSON: {exc.msg} ({where})") from None
-    except RecursionError:
-        raise InvalidParams(f"--settings {path}: not JSON: nested too deep") from None
-    except ValueError as exc:
-        raise InvalidParams(f"--settings {path}: {exc}") from None
-    if not isinstance(raw, dict):
-        raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
-    return raw

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
@@ -121,6 +122,14 @@ class Settings(WireModel):
         problem = None if value is None else model_name_problem(value)
         if problem:
             raise ValueError(f"{problem} (null: `model`)")
+        return value
+
+    @field_validator("anthropic_base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        url = urlsplit(value or "")  # "localhost:8080" failed each request as a connection error
+        if value and not (url.scheme in ("http", "https") and url.hostname):
+            raise ValueError("an http:// or https:// URL (null: env ANTHROPIC_BASE_URL)")
         return value
 
     @field_validator("data_dir")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import from_json
+
 MAX_DEPTH = 128  # arrays and objects nested in one record (the record itself is one)
 
 
@@ -21,21 +23,32 @@ _LINE_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 _NOT_UTF8_START = (b"\xef", b"\xfe", b"\xff", b"\x00")  # a byte order mark, or a NUL
 
 
-def loads(text: bytes | str) -> Any:
-    """`text` as JSON; ValueError for what is not JSON (NaN and Infinity included),
-    including what nests deeper than `MAX_DEPTH` levels or than the parser can go."""
-    try:
-        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
-            # what `json.loads` does with bytes it takes for UTF-8 (no byte order mark,
-            # no UTF-16 or -32), without making a decoder per line
-            value = _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass"))
-        else:
-            value = json.loads(text, parse_constant=refuse_constant)
-    except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+def loads(text: bytes | str) -> tuple[Any, bool]:
+    """`text` as JSON, and whether a string in it may be a lone surrogate (which no
+    transcript can hold: `unwritable` says where); ValueError for what is not JSON (NaN
+    and Infinity included), including what nests deeper than `MAX_DEPTH` levels or than
+    the parser can go."""
+    value, surrogates = _parsed(text)
     if too_deep(text, value):
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return value
+    return value, surrogates
+
+
+def _parsed(text: bytes | str) -> tuple[Any, bool]:
+    """UTF-8 bytes (no byte order mark, no UTF-16 or -32) go to pydantic-core's parser
+    first: it reads a line in about 60% of the time `json` takes, makes the same values of
+    what it accepts, and refuses every lone surrogate, written escaped or as its bytes.
+    What it refuses is read as `json.loads` reads it (a surrogate, nesting past its own
+    limit), which also says why a broken line is broken."""
+    try:
+        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
+            try:
+                return from_json(text, allow_inf_nan=False), False
+            except ValueError:  # as json.loads reads it, with no decoder made per line
+                return _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass")), True
+        return json.loads(text, parse_constant=refuse_constant), True
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
 
 
 def too_deep(text: bytes | str, value: Any) -> bool:

@@ -157,15 +157,16 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
                 return
             continue
         try:
-            value = loads(line)
+            value, surrogates = loads(line)
         except ValueError:
-            value = None
+            value, surrogates = None, False
         # a last line with no line end is whole if it parses (a copy saved without one),
         # else Claude Code may still be writing it
         if not cut or value is not None:
             reading.take(line)
-        # `json` reads "\\ud800" escapes, and raw surrogate bytes, as lone surrogates
-        escaped = b"\\ud" in line or b"\\uD" in line or b"\xed" in line
+        # `json` (never pydantic-core's parser) reads "\\ud800" escapes, and raw
+        # surrogate bytes, as lone surrogates
+        escaped = surrogates and (b"\\ud" in line or b"\\uD" in line or b"\xed" in line)
         yield number, value, at, escaped
         if cut:
             return

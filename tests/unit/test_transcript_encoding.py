@@ -1,6 +1,7 @@
 """A transcript line is the event as JSON: whatever `encode` writes, `json.loads` reads back
 as the same event (NaN and Infinity included, as `json.dumps` writes them), one line per
-event, and a string that cannot be written as UTF-8 is refused with where it is."""
+event, a message model in an event is written as its wire form is, and a string that
+cannot be written as UTF-8 is refused with where it is."""
 
 from __future__ import annotations
 
@@ -11,8 +12,16 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation.messages import (
+    CONTENT_ADAPTER,
+    ApiUsage,
+    Message,
+    TextBlock,
+)
 from baton.core.conversation.records import encode
+from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.errors import InvalidParams
+from baton.protocol import CompactResult
 
 LEAVES: list[Any] = [
     "",
@@ -100,3 +109,33 @@ def test_a_boundary_with_a_lone_surrogate_is_refused() -> None:
 def test_a_key_with_a_lone_surrogate_is_refused() -> None:
     with pytest.raises(InvalidParams, match="lone surrogate"):
         encode([{"type": "meta", "extra": {"k\udc80": 1}}])
+
+
+def message(rng: random.Random) -> Message:
+    """A message whose blocks carry fields of every kind besides their own (nulls, NaN,
+    big numbers, nested values), as a Claude Code file's blocks may."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "text", "text": rng.choice(LEAVES[:4]), "extra": value(rng)},
+        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": value(rng), "x": None},
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text"}]},
+        {"type": "thinking", "thinking": "hm", "signature": None, "n": float("inf")},
+    ]
+    usage = ApiUsage(input_tokens=rng.randint(0, 9)) if rng.random() < 0.5 else None
+    content = CONTENT_ADAPTER.validate_python(rng.sample(blocks, rng.randint(1, 4)))
+    return Message(role="assistant", content=content, usage=usage, model=rng.choice([None, "m"]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_message_in_an_event_is_written_as_its_wire_form_is(seed: int) -> None:
+    rng = random.Random(seed)
+    messages = [message(rng) for _ in range(200)]
+    as_models = encode([{"type": "message", "message": m} for m in messages])
+    assert as_models == encode([{"type": "message", "message": m.wire()} for m in messages])
+    assert keeps_no_null(Message)  # so an import writes its messages as models
+    assert not keeps_no_null(CompactResult)  # its summary is sent as null
+
+
+def test_a_message_in_an_event_with_a_lone_surrogate_is_refused_with_where() -> None:
+    bad = Message(role="user", content=[TextBlock(text="ok"), TextBlock(text="a\ud800")])
+    with pytest.raises(InvalidParams, match=r"at \[0\]\.message\.content\[1\]\.text"):
+        encode([{"type": "message", "message": bad}])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
 from baton.core.errors import InvalidParams
@@ -33,6 +34,8 @@ def unwritable(value: Any, where: str = "") -> str | None:
             found = unwritable(item, f"{where}[{n}]")
             if found:
                 return found
+    elif isinstance(value, BaseModel):  # an event's model, as `encode` writes it
+        return unwritable(value.model_dump(mode="json", by_alias=True, exclude_none=True), where)
     return None
 
 
@@ -52,10 +55,13 @@ def encode(events: Iterable[Event]) -> bytes:
     The serializer writes a boundary's big lists (every message a compaction stands for,
     three times) straight into the line's bytes, with no string object per item, and at
     about three times the speed of `json.dumps` (an import writes every message of its
-    file)."""
+    file). A model in an event is written in its wire form (camelCase, None fields left
+    out: the flags touch models only, a dict's nulls stay) straight into the line, with no
+    dict made of it first: only a model whose null policy keeps no null (`keeps_no_null`)
+    goes in so (an import's messages), since that form is then `WireModel.wire`'s."""
     batch = list(events)
     try:
-        lines = [to_json(event) for event in batch]
+        lines = [to_json(event, by_alias=True, exclude_none=True) for event in batch]
     except PydanticSerializationError:
         # Only now walk the events, to say where: the walk costs more than the encoding,
         # and a compaction's boundary record names thousands of message ids.

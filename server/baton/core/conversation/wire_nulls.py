@@ -23,6 +23,11 @@ def restore_required_nulls(model: BaseModel, out: dict[str, Any]) -> None:
                     restore_required_nulls(item, dumped)
 
 
+def keeps_no_null(cls: type[BaseModel]) -> bool:
+    """Whether `cls` dumped with exclude_none is its wire form as it is (no null to put back)."""
+    return not _null_plan(cls)
+
+
 _PLANS: dict[type[BaseModel], tuple[tuple[str, str, bool], ...]] = {}
 
 

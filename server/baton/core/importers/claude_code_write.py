@@ -22,9 +22,11 @@ from baton.core.conversation.messages import Message
 from baton.core.conversation.session import TokenCounter
 from baton.core.conversation.store import SessionStore, new_session_id
 from baton.core.conversation.transcript import Event, Transcript
+from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.importers.claude_code_repairs import Record
 
 Entry = Message | Boundary | Record
+MESSAGE_AS_IS = keeps_no_null(Message)  # see `encode`
 ABANDONED_AFTER = 60.0  # seconds without a write, and no writer's lock: a staged file left
 
 
@@ -84,7 +86,9 @@ class StagedTranscript:
             if isinstance(entry, Message):
                 if counted:
                     entry.tokens = self.count(entry)
-                events.append({"type": "message", "message": entry.wire()})
+                # the model itself: `encode` writes its wire form with no dict made of it
+                wired = entry if MESSAGE_AS_IS else entry.wire()
+                events.append({"type": "message", "message": wired})
             elif isinstance(entry, Boundary):
                 events.append({"type": "boundary", "boundary": entry.wire()})
             else:

@@ -119,10 +119,14 @@ class BatonServer(LanguageServer):
     def load(self) -> None:
         """Load the service, the session documents and the routes now (each loads at its
         first use anyway): called right after `initialize` is answered. The tokenizer's
-        build starts first, while the process is small (see `cl100k.build_early`)."""
+        build starts first, while the process is small (see `cl100k.build_early`), and
+        lsprotocol's generated methods give back the globals they never read (on the loop's
+        thread, the one that makes lsprotocol objects), before the rest is imported."""
         from baton.core.usage import cl100k
+        from baton.lsp.transport import generated_globals
 
         cl100k.build_early()
+        generated_globals.trim()
         try:
             _ = self.service, self.documents, self.routes
         except Exception:  # each use retries and answers the failure itself

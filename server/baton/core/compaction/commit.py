@@ -122,6 +122,11 @@ def commit_summary(
     replaced = stale_copies(kept, [message for message, _ in restored.files])
     report(ctx, "Checking what the summary kept", 0.8)
     kept_figures, ledger_text = _retained(prepared, ctx, transcript_path, again)
+    if not dry_run:
+        # The ledger is made: nothing counts with these again (a draft's dry run keeps
+        # them for its commit), and they hold every text they counted (the prompts, their
+        # cuts), alive past what follows, the compaction's peak, else.
+        prepared.counts = None
     summary, notes, body = summary_messages(prepared, ledger_text, transcript_path)
     for message, _ in restored.files:  # with its framing, as the meter counts a message
         message.tokens = ctx.estimator.count_message(message)

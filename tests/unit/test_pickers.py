@@ -46,7 +46,7 @@ def test_an_option_has_the_window_its_budget_would() -> None:
 
 
 def test_the_configured_list_marks_the_current_model_and_says_why() -> None:
-    settings = Settings(models=["claude-opus-4-1", " claude-opus-4-1 ", ""], model="claude-z")
+    settings = Settings(models=["claude-opus-4-1", " claude-opus-4-1 "], model="claude-z")
     catalog = configured(settings, "claude-opus-4-1", "no key")
     assert [m.id for m in catalog.models] == ["claude-opus-4-1", "claude-z"]
     assert [m.current for m in catalog.models] == [True, False]

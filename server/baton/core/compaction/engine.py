@@ -4,7 +4,7 @@ atomically (`commit.py`)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from baton.core.compaction.summary.summarizers import (
     SummaryRequest,
     strip_media,
 )
-from baton.core.compaction.while_compacting import pin, rewind, uncompact
+from baton.core.compaction.while_compacting import pin, rewind, uncompact, undo_target
 from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
@@ -57,6 +57,7 @@ __all__ = [
     "run_compaction",
     "summarize",
     "uncompact",
+    "undo_target",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,9 @@ class CompactContext:
     # told as soon as the compaction commits, before its PostCompact hooks run (`run_compaction`):
     # the service announces the change there
     committed: Callable[[CompactResult], None] | None = None
+    # awaited once the compaction holds the session, before its hooks and its plan: the
+    # undos asked before it (checked in the session's lane) commit first
+    settled: Callable[[], Awaitable[None]] | None = None
 
     def history(self, session: Session) -> str:
         """The file where the full history of `session` can be read, as text a summary

@@ -27,8 +27,13 @@ def pin(session: Session, message_id: str, pinned: bool) -> Message:
     return session.set_pinned(message_id, pinned)
 
 
-def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
-    """Undo one compaction (default: the latest), keeping every turn made after it."""
+def undo_target(session: Session, boundary_id: str | None = None) -> str:
+    """The boundary `uncompact` would undo, refused as it refuses before its check."""
     if session.compacting:
         raise CompactionInProgress(f"session {session.session_id} is being compacted")
-    return session.uncompact(boundary_id)
+    return session.undo_target(boundary_id)
+
+
+def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
+    """Undo one compaction (default: the latest), keeping every turn made after it."""
+    return session.uncompact(undo_target(session, boundary_id))

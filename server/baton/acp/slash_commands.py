@@ -51,8 +51,7 @@ async def run_command(agent: BatonAgent, live: Live, command: commands.Command) 
         try:
             latest = commands.latest_compaction(session)
             before = service.usage(sid).used_tokens
-            await service.compaction.count_restored(sid, latest)
-            usage = service.compaction.uncompact(sid, latest)
+            usage = await service.compaction.undo(sid, latest)
         except BatonError as exc:
             say(agent, sid, f"Nothing undone: {exc.message}")
         else:

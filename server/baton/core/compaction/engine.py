@@ -4,7 +4,7 @@ atomically (`commit.py`)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,11 @@ from baton.core.compaction.summary.summarizers import (
     SummaryRequest,
     strip_media,
 )
-from baton.core.conversation.boundary import Boundary
+from baton.core.compaction.while_compacting import pin, rewind, uncompact, undo_target
 from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
-from baton.core.errors import BatonError, CompactionInProgress
+from baton.core.errors import BatonError
 from baton.core.settings import KeepWindowSettings, Settings
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.session_usage import compute_usage
@@ -57,6 +57,7 @@ __all__ = [
     "run_compaction",
     "summarize",
     "uncompact",
+    "undo_target",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,9 @@ class CompactContext:
     # told as soon as the compaction commits, before its PostCompact hooks run (`run_compaction`):
     # the service announces the change there
     committed: Callable[[CompactResult], None] | None = None
+    # awaited once the compaction holds the session, before its hooks and its plan: the
+    # undos asked before it (checked in the session's lane) commit first
+    settled: Callable[[], Awaitable[None]] | None = None
 
     def history(self, session: Session) -> str:
         """The file where the full history of `session` can be read, as text a summary
@@ -98,31 +102,6 @@ async def compact(session: Session, request: CompactRequest, ctx: CompactContext
     follow the new view once it commits.
     """
     return await run_compaction(session, request, ctx, lambda asked: _compact(session, asked, ctx))
-
-
-def rewind(session: Session, message_id: str) -> Boundary:
-    """Cut the view before `message_id` (edit a prompt, retry a reply); not while it compacts."""
-    if session.compacting:
-        raise CompactionInProgress(f"session {session.session_id} is being compacted")
-    return session.rewind(message_id)
-
-
-def pin(session: Session, message_id: str, pinned: bool) -> Message:
-    """Pin or unpin a message. Not a pin while the session compacts: the compaction planned
-    from the pins it found and would summarize the message all the same (an unpin is
-    harmless: the message stays verbatim this once)."""
-    if pinned and session.compacting:
-        raise CompactionInProgress(
-            f"session {session.session_id} is being compacted: pin the message once it ends"
-        )
-    return session.set_pinned(message_id, pinned)
-
-
-def uncompact(session: Session, boundary_id: str | None = None) -> Boundary:
-    """Undo one compaction (default: the latest), keeping every turn made after it."""
-    if session.compacting:
-        raise CompactionInProgress(f"session {session.session_id} is being compacted")
-    return session.uncompact(boundary_id)
 
 
 def _summary_progress(ctx: CompactContext) -> Progress | None:

@@ -132,6 +132,8 @@ async def run_compaction(
         session.refuse_if_read_only()  # says why: another process writes it, a damaged header…
     session.compacting = True
     try:
+        if ctx.settled is not None:
+            await ctx.settled()
         request, warnings = await before_hooks(ctx.hooks, session, request, ctx)
         result = await work(request)
         if not result.dry_run and ctx.committed is not None:

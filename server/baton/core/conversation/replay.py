@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -34,6 +34,9 @@ from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import undo_compaction
 from baton.core.conversation.unrewind import unrewind
 from baton.core.conversation.view_state import ViewState
+
+if TYPE_CHECKING:
+    from baton.core.conversation.undo_check import Checked
 
 # Revisions are drawn from one count for the whole process, so that none ever repeats: a
 # session read again (another program changed its file) or opened again after it was
@@ -94,8 +97,7 @@ class Replayed(ReplayedView):
         self.client_context = ClientContext()
         self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
         self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
-        # (boundary id, the view, the view its undo gives) checked by `uncompact` just now
-        self._undone: tuple[str, list[str], list[str]] | None = None
+        self._undone: Checked | None = None  # the undo `uncompact` checked, as it writes it
         self._state = ViewState()
         # moves on with every event applied (what a cache keys on); never repeats
         self.revision = next(_REVISIONS)
@@ -283,17 +285,18 @@ class Replayed(ReplayedView):
             return
         self._repair()
         self.active.remove(boundary_id)
+        known = self._undone  # checked by `uncompact` just now: this undo of this view?
+        done = known if known and known.target == boundary_id and known.view is self.view else None
+        after = done.after if done else None
         if boundary.direction == "rewind":
-            since = self.sent_since(boundary_id)
-            stands_for = self.active_stands_for()
-            self._set_view(unrewind(self.view, boundary, stands_for, since, self.messages))
-            return
-        others = [self.boundaries[b] for b in self.active]
-        every = self.boundaries.values()
-        known = self._undone
-        after = known[2] if known and known[0] == boundary_id and known[1] is self.view else None
-        order = self.arrival()
-        self._set_view(undo_compaction(self.view, boundary, others, order, every, after))
+            if after is None:
+                since, stands_for = self.sent_since(boundary_id), self.active_stands_for()
+                after = unrewind(self.view, boundary, stands_for, since, self.messages)
+        else:
+            others, every = [self.boundaries[b] for b in self.active], self.boundaries.values()
+            order = done.order if done and done.order is not None else self.arrival()
+            after = undo_compaction(self.view, boundary, others, order, every, after)
+        self._set_view(after, done.state if done else None)
 
 
 def instant(stamp: str) -> datetime | None:

@@ -84,14 +84,16 @@ class ReplayedView:
         """What each message the active compactions (but `besides`) introduced stands for."""
         return stands_for_of(self.boundaries[b] for b in self.active if b != besides)
 
-    def _set_view(self, view: list[str]) -> None:
+    def _set_view(self, view: list[str], state: ViewState | None = None) -> None:
         """The new view; ids of lost messages drop out of it (and are reported), and a
-        damaged session's view is repaired to stay within the API rules."""
-        for mid in view:
-            if mid not in self.messages:
-                self.damage.lose(mid)
-                self._repairing = True
-        self._mark_view([mid for mid in view if mid in self.messages])
+        damaged session's view is repaired to stay within the API rules. `state`: the
+        view's, built already (by an undo's check made off the event loop, for a view whose
+        messages are all there)."""
+        lost = [] if state is not None else [mid for mid in view if mid not in self.messages]
+        for mid in lost:
+            self.damage.lose(mid)
+            self._repairing = True
+        self._mark_view([mid for mid in view if mid in self.messages] if lost else view, state)
         self._repair()
 
     def _repair(self) -> None:
@@ -108,14 +110,17 @@ class ReplayedView:
         if changed:
             self._mark_view([m.id for m in repaired])
 
-    def _mark_view(self, view: list[str]) -> None:
-        """A view that changed wholesale: what is kept about it is worked out again. A
-        message stored without a token count (a turn an imported compaction had summarized,
-        brought back by an undo) is counted as it comes into the view."""
+    def _mark_view(self, view: list[str], state: ViewState | None = None) -> None:
+        """A view that changed wholesale: what is kept about it is worked out again (or
+        taken as `state` built it, for this very view). A message stored without a token
+        count (a turn an imported compaction had summarized, brought back by an undo) is
+        counted as it comes into the view."""
         if self._learned is not None and self._learned.costs_nothing(self._state):
             _ = self.last_usage  # worked out now, and the old view let go
         self.view = view
-        self._state = ViewState(self.with_counts(self.view_messages()))
+        if state is None:
+            state = ViewState(self.with_counts(self.view_messages()))
+        self._state = state
 
     def with_counts(self, messages: list[Message]) -> list[Message]:
         """`messages`, each with its token count: one stored without a count (a turn an

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from baton.core.conversation.append_batch import (
@@ -17,7 +17,7 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo_check import check_undo
+from baton.core.conversation.undo_check import Checked, check_undo
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -118,16 +118,30 @@ class Session(ViewTokens):
                 message.tokens = self.count(message)
         self._write([{"type": "boundary", "boundary": boundary.wire()}])
 
-    def uncompact(self, boundary_id: str | None = None) -> Boundary:
-        """Undo one compaction (default: the latest), keeping every later turn."""
+    def undo_target(
+        self, boundary_id: str | None = None, among: Collection[str] | None = None
+    ) -> str:
+        """The boundary an undo of `boundary_id` undoes (default: the latest, of `among`
+        when given: those in force when the undo was asked), refused as `uncompact` refuses
+        before it checks the undo itself."""
         self.refuse_if_read_only()
-        if not self.active and boundary_id is None:
+        active = self.active if among is None else [b for b in self.active if b in among]
+        if not active and boundary_id is None:
             raise NothingToCompact("this session has no compaction to undo")
-        target = self.active[-1] if boundary_id is None else boundary_id  # "" names none
+        target = active[-1] if boundary_id is None else boundary_id  # "" names none
         if target not in self.active:  # a named one, whether or not another is in force
             raise InvalidParams(f"no active compaction {target!r} in this session")
+        return target
+
+    def uncompact(self, boundary_id: str | None = None, checked: Checked | None = None) -> Boundary:
+        """Undo one compaction (default: the latest), keeping every later turn. `checked`:
+        its check made before (`undo_check.checked`, off the event loop), which stands
+        while the session is at the revision it was made at."""
+        target = self.undo_target(boundary_id)
+        if checked is None or (checked.revision, checked.target) != (self.revision, target):
+            checked = Checked(self.revision, target, self.view, check_undo(self, target))
         # the view the undo gives, worked out once: its record's replay takes it as it is
-        self._undone = (target, self.view, check_undo(self, target))
+        self._undone = checked
         try:
             self._write([{"type": "uncompact", "boundaryId": target, "at": now_iso()}])
         finally:

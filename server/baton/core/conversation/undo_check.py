@@ -4,16 +4,48 @@ question without writing anything."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.undo import held_since, kept_later, uncompacted
 from baton.core.conversation.undo_ahead import broken_ahead
 from baton.core.conversation.unrewind import undo_first, unrewind
+from baton.core.conversation.view_state import ViewState
 from baton.core.errors import InvalidParams
 
 if TYPE_CHECKING:
     from baton.core.conversation.session import Session
+
+
+@dataclass
+class Checked:
+    """An undo checked before its commit (off the event loop): at the session's `revision`
+    (its `view` then), of boundary `target`, the view it gives (`after`) and that view's
+    state, when built."""
+
+    revision: int
+    target: str
+    view: list[str]
+    after: list[str]
+    state: ViewState | None = None  # built for a view whose messages are all there
+    order: dict[str, int] | None = None  # `arrival()`
+
+
+def checked(session: Session, target: str) -> Checked:
+    """`check_undo` of `target`, with what the commit would work out over the whole view
+    (the state of the view it gives, its usage anchor, the messages' order), for a commit
+    at the session's revision now; what it brings back stored without a count (an
+    imported compaction's turns) is counted first."""
+    revision, view, messages = session.revision, session.view, session.messages
+    back = session.boundaries[target].summarized_ids
+    session.with_counts([messages[m] for m in back if m in messages])
+    after = check_undo(session, target)
+    if not all(m in messages for m in after):  # lost: the commit drops and reports them
+        return Checked(revision, target, view, after)
+    state = ViewState(session.with_counts([messages[m] for m in after]))
+    session.settle_anchor(after, state)
+    return Checked(revision, target, view, after, state, session.arrival())
 
 
 def check_undo(session: Session, target: str) -> list[str]:

@@ -14,6 +14,7 @@ from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
+from baton.core.conversation.view_state import ViewState
 
 
 class ViewTokens(Replayed):
@@ -84,13 +85,22 @@ class ViewTokens(Replayed):
         between two usages)."""
         return self._find_anchor(stop)
 
-    def _find_anchor(self, stop: int | None = None) -> tuple[int, ApiUsage] | None:
-        state = self._state
-        top = len(self.view) if stop is None else stop
+    def settle_anchor(self, view: list[str], state: ViewState) -> None:
+        """Find the anchor of `view` (whose state is `state`, not the session's yet: an
+        undo's check made off the event loop) and keep it in `state`."""
+        state.anchor = self._find_anchor(view=view, state=state)
+        state.anchor_known = True
+
+    def _find_anchor(
+        self, stop: int | None = None, view: list[str] | None = None, state: ViewState | None = None
+    ) -> tuple[int, ApiUsage] | None:
+        view = self.view if view is None else view
+        state = self._state if state is None else state
+        top = len(view) if stop is None else stop
         for index in range(top - 1, -1, -1):
-            message = self.messages[self.view[index]]
+            message = self.messages[view[index]]
             if not message.anchors_usage or self._prefix_marks.get(message.id) != state.mark(index):
                 continue
             assert message.usage is not None
-            return response_start(self.messages, self.view, index), message.usage
+            return response_start(self.messages, view, index), message.usage
         return None

@@ -15,12 +15,12 @@ from baton.core.compaction.plan import plan_compaction
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import check_writable
 from baton.core.conversation.undo_check import undo_refusal
 from baton.core.errors import BatonError, InvalidParams, NothingToCompact
 from baton.core.service.runtime import Runtimes, SessionRuntime
+from baton.core.service.undos import Undos
 from baton.core.usage.budget import Usage
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ class Compaction:
         # the answers of `refusal` and `undo_refusal` for one state of one session
         self._answered_at: tuple[str, int] | None = None
         self._answers: dict[tuple[str | None, ...], str | None] = {}
+        self._undos = Undos(service, runtimes)  # the undos under way in a session's lane
 
     async def compact(
         self, session_id: str, request: CompactRequest, progress: Progress | None = None
@@ -125,20 +126,13 @@ class Compaction:
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self._service.changes.changed(runtime, "rewind")
 
-    async def count_restored(self, session_id: str, boundary_id: str | None = None) -> None:
-        """Count, in the session's lane (off the event loop), what an undo of `boundary_id`
-        (default: the latest) would bring back stored without a count (the turns of an
-        imported compaction), so that `uncompact` on the loop finds them counted."""
-        session = self._service.session(session_id)
-        latest = session.active[-1] if session.active else None
-        target = latest if boundary_id is None else boundary_id
-        if target is None or target not in session.active:
-            return  # nothing to undo: `uncompact` says so
-        back = [m for m in replaced_messages(session, target) if not m.tokens]
-        if back:
-            await self._service.in_lane(session_id, lambda: session.with_counts(back))
+    async def undo(self, session_id: str, boundary_id: str | None = None) -> Usage:
+        """Undo `boundary_id` (default: the latest compaction), as front ends ask it: on a
+        long session checked in its lane, off the event loop (`undos.py`)."""
+        return await self._undos.uncompact(session_id, boundary_id)
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
+        """Undo `boundary_id` (default: the latest compaction) at once, on the loop."""
         runtime = self._runtimes.of(session_id)
         engine.uncompact(runtime.session, boundary_id)
         return self._service.changes.changed(runtime, "uncompact")
@@ -168,6 +162,7 @@ class Compaction:
             tools=(runtime.tools or None) if runtime is not None else None,
             hooks=load_hooks(),
             committed=self._announce(runtime, manual) if runtime is not None else None,
+            settled=partial(self._undos.settled, session_id) if session_id is not None else None,
         )
 
     def _announce(self, runtime: SessionRuntime, manual: bool) -> Callable[[CompactResult], None]:

@@ -68,7 +68,7 @@ class Lanes:
     async def call(self, session_id: str, work: Callable[[], T]) -> T:
         """`work()` in a worker thread, after the session's earlier work."""
         async with self.lane(session_id):
-            return await _finished(asyncio.ensure_future(asyncio.to_thread(work)))
+            return await in_thread(work)
 
     async def run(self, session_id: str, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """The coroutine `make()` on a loop of its own in a worker thread, after the
@@ -93,8 +93,8 @@ class Lanes:
         # the plan's usage, figured here where the session changes: the thread finds it
         # remembered (compute_usage's memo) instead of reading the session as it changes
         compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
-        if request.dry_run:  # changes nothing: all of it can run there
-            work = replace(ctx, progress=_threadsafe(ctx.progress))
+        if request.dry_run:  # changes nothing: all of it can run there, in the lane's order
+            work = replace(ctx, progress=_threadsafe(ctx.progress), settled=None)
             return await self.run(
                 session.session_id, lambda: engine.compact(session, request, work)
             )
@@ -102,6 +102,8 @@ class Lanes:
         transcript_path = ctx.history(session)
 
         async def summarized(asked: CompactRequest) -> CompactResult:
+            # figured again as the plan finds it (an undo asked before may have committed)
+            compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
             view = session.view_messages()
 
             async def prepare() -> PreparedSummary:
@@ -154,6 +156,12 @@ async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         with contextlib.suppress(BaseException):
             await future  # nothing of it runs after the cancel is answered
         raise
+
+
+async def in_thread(work: Callable[[], T]) -> T:
+    """`work()` in a worker thread (the caller holds the lane it belongs to); cancelled,
+    this waits for the thread to end, then re-raises."""
+    return await _finished(asyncio.ensure_future(asyncio.to_thread(work)))
 
 
 async def _finished(future: asyncio.Future[T]) -> T:

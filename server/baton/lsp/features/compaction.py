@@ -60,10 +60,8 @@ async def compact(call: Call, args: p.CompactParams) -> p.CompactResult:
 
 
 async def uncompact(call: Call, args: p.UncompactParams) -> p.UncompactResult:
-    await call.service.compaction.count_restored(args.session_id, args.boundary_id)
-    return p.UncompactResult(
-        usage=call.service.compaction.uncompact(args.session_id, args.boundary_id)
-    )
+    usage = await call.service.compaction.undo(args.session_id, args.boundary_id)
+    return p.UncompactResult(usage=usage)
 
 
 async def compact_command(call: Call, args: p.CompactCommandArgs) -> p.CompactResult:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,6 +91,7 @@ class Replayed(ReplayedView):
         self._prefix_marks: dict[str, bytes] = {}
         self.holds_thinking = False  # some reply of it thought (`thinking_sent.py`)
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
+        self._learn_at: int | None = None  # the view's newest usage record, not learned yet
         self._last_usage: LastUsage | None = None
         self.client_context = ClientContext()
         self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
@@ -112,8 +114,7 @@ class Replayed(ReplayedView):
             self.damage.header_missing = True
         if first is not None:
             self._apply(first)
-        for event in events:
-            self._apply(event)
+        self._apply_all(events)
         self._lost_behind_boundaries()
         self.damage.lines += len(self.transcript.report.bad_lines)  # known once all is read
         if repairing:
@@ -137,9 +138,21 @@ class Replayed(ReplayedView):
         """The transcript's first event (its session header when healthy)."""
         return self.transcript.header
 
+    def _apply_all(self, events: Iterable[Event]) -> None:
+        """Apply `events` in order. Of a run of messages that join the view, only the last
+        usage record is learned (`_learn`), once the run ends: each learned replaces the one
+        before, and nothing reads it while the run goes on."""
+        try:
+            for event in events:
+                self._apply(event)
+        finally:
+            self._learn_pending()
+
     def _apply(self, event: Event) -> None:
         self.revision = next(_REVISIONS)
         kind = event.get("type")
+        if kind != "message" or event.get("replace"):
+            self._learn_pending()  # learned from the view as the messages before left it
         at = event.get("at") or event.get("createdAt")
         if kind == "session":
             if self.session_id:
@@ -247,7 +260,7 @@ class Replayed(ReplayedView):
             self.holds_thinking = True
         if message.anchors_usage:
             self._prefix_marks[message.id] = mark
-            self._learn(len(self.view) - 1)
+            self._learn_at = len(self.view) - 1  # learned when the run of messages ends
         elif thinking:
             self._prefix_marks[message.id] = mark  # its thinking goes back while it holds
 

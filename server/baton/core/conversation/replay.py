@@ -11,25 +11,16 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note
-from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
-from baton.core.conversation.meta_records import (
-    AutoPause,
-    read_auto_pause,
-    read_folders,
-    read_imported_fingerprint,
-    read_imported_size,
-    read_sent_tools,
-    read_system_prompt,
-)
-from baton.core.conversation.recorded_usage import ClientContext, LastUsage, LearnedUsage
+from baton.core.conversation.messages import Attachment, Message, share_bookkeeping
+from baton.core.conversation.recorded_usage import LastUsage, LearnedUsage
 from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
+from baton.core.conversation.session_fields import SessionFields
 from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import undo_compaction
@@ -42,7 +33,7 @@ from baton.core.conversation.view_state import ViewState
 _REVISIONS = itertools.count(1)
 
 
-class Replayed(ReplayedView):
+class Replayed(ReplayedView, SessionFields):
     """The state of one session as its transcript's events left it."""
 
     def __init__(
@@ -64,23 +55,12 @@ class Replayed(ReplayedView):
             self.transcript.keep_aside(self._bad_records)
 
     def _replay(self, *, repairing: bool) -> None:
-        self.session_id = ""
-        self.title = ""
-        self.model = ""
-        self.system_prompt: str | None = None
-        self.imported_from: str | None = None  # the file an imported session came from
-        self.imported_size: int | None = None  # the bytes of that file the import read
-        self.imported_fingerprint: str | None = None  # of those bytes
-        self.compacted_from: str | None = None  # the file the CLI compacted into this one
-        self.created_at = ""
-        self.updated_at = ""
+        self._reset_fields()
         self.deleted = False
         self.messages: dict[str, Message] = {}
         self.view: list[str] = []
         self.boundaries: dict[str, Boundary] = {}
         self.active: list[str] = []  # committed, not undone, oldest first
-        # (messages known, the folders the session works in from then), oldest first
-        self.folders_since: list[tuple[int, list[str]]] = []
         self._known_at: dict[str, int] = {}  # boundary id -> messages known when it came
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
@@ -93,15 +73,11 @@ class Replayed(ReplayedView):
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
         self._learn_at: int | None = None  # the view's newest usage record, not learned yet
         self._last_usage: LastUsage | None = None
-        self.client_context = ClientContext()
-        self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
-        self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
         # (boundary id, the view, the view its undo gives) checked by `uncompact` just now
         self._undone: tuple[str, list[str], list[str]] | None = None
         self._state = ViewState()
         # moves on with every event applied (what a cache keys on); never repeats
         self.revision = next(_REVISIONS)
-        self._updated_instant: tuple[str, datetime | None] = ("", None)
         # each event is applied as it is read and dropped after: the session keeps what
         # the events built, never the events themselves
         events = self.transcript.events()
@@ -157,18 +133,7 @@ class Replayed(ReplayedView):
         if kind == "session":
             if self.session_id:
                 return  # a header is the first line; another one is not a header
-            self.session_id = str(event.get("sessionId", ""))
-            self.title = str(event.get("title") or "")
-            self.model = str(event.get("model") or "")
-            self.system_prompt = event.get("systemPrompt")
-            imported = event.get("importedFrom")
-            self.imported_from = str(imported) if imported else None
-            self.imported_size = read_imported_size(event.get("importedSize"), None)
-            found = event.get("importedFingerprint")
-            self.imported_fingerprint = read_imported_fingerprint(found, None)
-            compacted = event.get("compactedFrom")
-            self.compacted_from = str(compacted) if compacted else None
-            self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
+            self._apply_header(event)
         elif kind == "message":
             message = self._load_message(event.get("message"))
             if message is None:
@@ -196,38 +161,13 @@ class Replayed(ReplayedView):
             if target is not None:
                 target.pinned = bool(event.get("pinned"))
         elif kind == "meta":
-            self.title = str(event.get("title", self.title))
-            self.model = str(event.get("model", self.model))
-            self.imported_size = read_imported_size(event.get("importedSize"), self.imported_size)
-            self.imported_fingerprint = read_imported_fingerprint(
-                event.get("importedFingerprint"), self.imported_fingerprint
-            )
-            self.client_context = ClientContext.read(
-                event.get("clientContext"), self.client_context
-            )
-            self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
-            self.system_prompt = read_system_prompt(event, self.system_prompt)
-            folders = read_folders(event.get("folders"))
-            if folders is not None:
-                self.folders_since.append((len(self.messages), folders))
-            if "autoCompactPaused" in event:
-                self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
+            self._apply_meta(event, len(self.messages))
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":
             self.opaque.append(event.get("record") or {})
-        if at and self._later(str(at)):
-            self.updated_at = str(at)  # the latest time seen: never before createdAt
-
-    def _later(self, stamp: str) -> bool:
-        """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
-        loses); `updated_at` is parsed once, not once per event."""
-        if self._updated_instant[0] != self.updated_at:
-            self._updated_instant = (self.updated_at, instant(self.updated_at))
-        before, after = self._updated_instant[1], instant(stamp)
-        if before is None:
-            return True
-        return after is not None and after > before
+        if at:
+            self._saw_time(str(at))
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
@@ -307,12 +247,3 @@ class Replayed(ReplayedView):
         after = known[2] if known and known[0] == boundary_id and known[1] is self.view else None
         order = self.arrival()
         self._set_view(undo_compaction(self.view, boundary, others, order, every, after))
-
-
-def instant(stamp: str) -> datetime | None:
-    """An ISO time (naive ones taken as UTC), None when it is not one."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

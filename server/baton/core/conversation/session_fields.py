@@ -75,19 +75,17 @@ class SessionFields:
             self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
 
     def _saw_time(self, stamp: str) -> None:
-        """A record's time: `updated_at` is the latest seen, never before `created_at`."""
-        if self._later(stamp):
-            self.updated_at = stamp
-
-    def _later(self, stamp: str) -> bool:
-        """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
-        loses); `updated_at` is parsed once, not once per event."""
+        """A record's time: `updated_at` is the latest seen (an unreadable one always loses),
+        never before `created_at`. Each time is parsed once: the one kept is not parsed
+        again for the next record."""
+        if stamp == self.updated_at:
+            return
         if self._updated_instant[0] != self.updated_at:
             self._updated_instant = (self.updated_at, instant(self.updated_at))
         before, after = self._updated_instant[1], instant(stamp)
-        if before is None:
-            return True
-        return after is not None and after > before
+        if before is None or (after is not None and after > before):
+            self.updated_at = stamp
+            self._updated_instant = (stamp, after)
 
 
 def instant(stamp: str) -> datetime | None:

@@ -171,7 +171,9 @@ class Replayed(ReplayedView, SessionFields):
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
-            return share_bookkeeping(Message.model_validate(raw))
+            # the model's validator, called as model_validate calls it, without that call
+            # around it: a load validates every message record
+            return share_bookkeeping(Message.__pydantic_validator__.validate_python(raw))
         except ValidationError as exc:
             self._unreadable({"type": "message", "message": raw}, "message", exc)
             return None

@@ -76,6 +76,7 @@ FRAGMENTS = [
     b"[" * 300 + b"]" * 300,
     b'{"n":123456789012345678901234567890,"f":1.5e300}',
     '{"u":"\u00e9\u4e2d\U0001f600"}'.encode(),
+    b"\x00{\x00}",  # {} in UTF-16, which `json` reads from bytes: as the line, not its newline
 ]
 
 

@@ -10,25 +10,17 @@ from __future__ import annotations
 
 import itertools
 import json
-from datetime import UTC, datetime
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from baton.core.conversation.boundary import Boundary, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note
-from baton.core.conversation.messages import Attachment, Message, now_iso, share_bookkeeping
-from baton.core.conversation.meta_records import (
-    AutoPause,
-    read_auto_pause,
-    read_folders,
-    read_imported_fingerprint,
-    read_imported_size,
-    read_sent_tools,
-    read_system_prompt,
-)
-from baton.core.conversation.recorded_usage import ClientContext, LastUsage, LearnedUsage
+from baton.core.conversation.messages import Attachment, Message, share_bookkeeping
+from baton.core.conversation.recorded_usage import LastUsage, LearnedUsage
 from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
+from baton.core.conversation.session_fields import SessionFields
 from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.undo import undo_compaction
@@ -44,7 +36,7 @@ if TYPE_CHECKING:
 _REVISIONS = itertools.count(1)
 
 
-class Replayed(ReplayedView):
+class Replayed(ReplayedView, SessionFields):
     """The state of one session as its transcript's events left it."""
 
     def __init__(
@@ -66,23 +58,12 @@ class Replayed(ReplayedView):
             self.transcript.keep_aside(self._bad_records)
 
     def _replay(self, *, repairing: bool) -> None:
-        self.session_id = ""
-        self.title = ""
-        self.model = ""
-        self.system_prompt: str | None = None
-        self.imported_from: str | None = None  # the file an imported session came from
-        self.imported_size: int | None = None  # the bytes of that file the import read
-        self.imported_fingerprint: str | None = None  # of those bytes
-        self.compacted_from: str | None = None  # the file the CLI compacted into this one
-        self.created_at = ""
-        self.updated_at = ""
+        self._reset_fields()
         self.deleted = False
         self.messages: dict[str, Message] = {}
         self.view: list[str] = []
         self.boundaries: dict[str, Boundary] = {}
         self.active: list[str] = []  # committed, not undone, oldest first
-        # (messages known, the folders the session works in from then), oldest first
-        self.folders_since: list[tuple[int, list[str]]] = []
         self._known_at: dict[str, int] = {}  # boundary id -> messages known when it came
         self.opaque: list[dict[str, Any]] = []
         self.load_problems: list[str] = []
@@ -93,15 +74,12 @@ class Replayed(ReplayedView):
         self._prefix_marks: dict[str, bytes] = {}
         self.holds_thinking = False  # some reply of it thought (`thinking_sent.py`)
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
+        self._learn_at: int | None = None  # the view's newest usage record, not learned yet
         self._last_usage: LastUsage | None = None
-        self.client_context = ClientContext()
-        self.sent_tools: list[dict[str, Any]] = []  # the tools the last send offered
-        self.auto_pause: AutoPause | None = None  # auto-compact stopped, kept over restarts
         self._undone: Checked | None = None  # the undo `uncompact` checked, as it writes it
         self._state = ViewState()
         # moves on with every event applied (what a cache keys on); never repeats
         self.revision = next(_REVISIONS)
-        self._updated_instant: tuple[str, datetime | None] = ("", None)
         # each event is applied as it is read and dropped after: the session keeps what
         # the events built, never the events themselves
         events = self.transcript.events()
@@ -114,8 +92,7 @@ class Replayed(ReplayedView):
             self.damage.header_missing = True
         if first is not None:
             self._apply(first)
-        for event in events:
-            self._apply(event)
+        self._apply_all(events)
         self._lost_behind_boundaries()
         self.damage.lines += len(self.transcript.report.bad_lines)  # known once all is read
         if repairing:
@@ -139,25 +116,26 @@ class Replayed(ReplayedView):
         """The transcript's first event (its session header when healthy)."""
         return self.transcript.header
 
+    def _apply_all(self, events: Iterable[Event]) -> None:
+        """Apply `events` in order. Of a run of messages that join the view, only the last
+        usage record is learned (`_learn`), once the run ends: each learned replaces the one
+        before, and nothing reads it while the run goes on."""
+        try:
+            for event in events:
+                self._apply(event)
+        finally:
+            self._learn_pending()
+
     def _apply(self, event: Event) -> None:
         self.revision = next(_REVISIONS)
         kind = event.get("type")
+        if kind != "message" or event.get("replace"):
+            self._learn_pending()  # learned from the view as the messages before left it
         at = event.get("at") or event.get("createdAt")
         if kind == "session":
             if self.session_id:
                 return  # a header is the first line; another one is not a header
-            self.session_id = str(event.get("sessionId", ""))
-            self.title = str(event.get("title") or "")
-            self.model = str(event.get("model") or "")
-            self.system_prompt = event.get("systemPrompt")
-            imported = event.get("importedFrom")
-            self.imported_from = str(imported) if imported else None
-            self.imported_size = read_imported_size(event.get("importedSize"), None)
-            found = event.get("importedFingerprint")
-            self.imported_fingerprint = read_imported_fingerprint(found, None)
-            compacted = event.get("compactedFrom")
-            self.compacted_from = str(compacted) if compacted else None
-            self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
+            self._apply_header(event)
         elif kind == "message":
             message = self._load_message(event.get("message"))
             if message is None:
@@ -185,42 +163,19 @@ class Replayed(ReplayedView):
             if target is not None:
                 target.pinned = bool(event.get("pinned"))
         elif kind == "meta":
-            self.title = str(event.get("title", self.title))
-            self.model = str(event.get("model", self.model))
-            self.imported_size = read_imported_size(event.get("importedSize"), self.imported_size)
-            self.imported_fingerprint = read_imported_fingerprint(
-                event.get("importedFingerprint"), self.imported_fingerprint
-            )
-            self.client_context = ClientContext.read(
-                event.get("clientContext"), self.client_context
-            )
-            self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
-            self.system_prompt = read_system_prompt(event, self.system_prompt)
-            folders = read_folders(event.get("folders"))
-            if folders is not None:
-                self.folders_since.append((len(self.messages), folders))
-            if "autoCompactPaused" in event:
-                self.auto_pause = read_auto_pause(event["autoCompactPaused"], self.auto_pause)
+            self._apply_meta(event, len(self.messages))
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":
             self.opaque.append(event.get("record") or {})
-        if at and self._later(str(at)):
-            self.updated_at = str(at)  # the latest time seen: never before createdAt
-
-    def _later(self, stamp: str) -> bool:
-        """Whether ISO time `stamp` is after `updated_at` (an unreadable `updated_at` always
-        loses); `updated_at` is parsed once, not once per event."""
-        if self._updated_instant[0] != self.updated_at:
-            self._updated_instant = (self.updated_at, instant(self.updated_at))
-        before, after = self._updated_instant[1], instant(stamp)
-        if before is None:
-            return True
-        return after is not None and after > before
+        if at:
+            self._saw_time(str(at))
 
     def _load_message(self, raw: Any) -> Message | None:
         try:
-            return share_bookkeeping(Message.model_validate(raw))
+            # the model's validator, called as model_validate calls it, without that call
+            # around it: a load validates every message record
+            return share_bookkeeping(Message.__pydantic_validator__.validate_python(raw))
         except ValidationError as exc:
             self._unreadable({"type": "message", "message": raw}, "message", exc)
             return None
@@ -249,7 +204,7 @@ class Replayed(ReplayedView):
             self.holds_thinking = True
         if message.anchors_usage:
             self._prefix_marks[message.id] = mark
-            self._learn(len(self.view) - 1)
+            self._learn_at = len(self.view) - 1  # learned when the run of messages ends
         elif thinking:
             self._prefix_marks[message.id] = mark  # its thinking goes back while it holds
 
@@ -297,12 +252,3 @@ class Replayed(ReplayedView):
             order = done.order if done and done.order is not None else self.arrival()
             after = undo_compaction(self.view, boundary, others, order, every, after)
         self._set_view(after, done.state if done else None)
-
-
-def instant(stamp: str) -> datetime | None:
-    """An ISO time (naive ones taken as UTC), None when it is not one."""
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

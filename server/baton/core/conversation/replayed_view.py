@@ -36,6 +36,7 @@ class ReplayedView:
     _repairing: bool
     _prefix_marks: dict[str, bytes]
     _learned: LearnedUsage | None
+    _learn_at: int | None
     _last_usage: LastUsage | None
     _state: ViewState
 
@@ -49,9 +50,16 @@ class ReplayedView:
         self._learned = LearnedUsage(message, self.view, first + 1, self._state)
         self._last_usage = None
 
+    def _learn_pending(self) -> None:
+        """Learn the usage record a run of new messages left last (`_apply_all`)."""
+        if self._learn_at is not None:
+            index, self._learn_at = self._learn_at, None
+            self._learn(index)
+
     @property
     def last_usage(self) -> LastUsage | None:
         """The newest real usage with the raw estimate of the view it covered."""
+        self._learn_pending()
         if self._learned is not None:
             marks = self._prefix_marks if self.holds_thinking else None
             self._last_usage = self._learned.settled(self.messages, self.count, marks)

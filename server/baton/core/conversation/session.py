@@ -243,8 +243,7 @@ class Session(ViewTokens):
             if self.reload() and self.read_again is not None:
                 self.read_again()
             raise
-        for event in events:
-            self._apply(event)
+        self._apply_all(events)
 
     def reload(self) -> bool:
         """Read the session again from its file (another program changed it); a file that

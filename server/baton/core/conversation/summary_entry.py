@@ -14,7 +14,7 @@ from typing import Any
 from baton.core.conversation.boundary import NOT_COMPACTIONS
 from baton.core.conversation.damage import Damage, mismatch_note
 from baton.core.conversation.meta_records import read_imported_fingerprint, read_imported_size
-from baton.core.conversation.replay import instant
+from baton.core.conversation.session_fields import instant
 
 # A line too long to parse is read by these, in either way Baton has written its lines
 # (`json.dumps`'s separators, ", " and ": ", before; pydantic-core's, with no space, since).

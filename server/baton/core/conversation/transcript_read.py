@@ -60,17 +60,20 @@ class LinePass:
         # only a regular file is read: never a link, a FIFO or a device
         with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as handle:
             self.file = identity(os.fstat(handle.fileno()))
-            for number, segment in enumerate(self._segments(handle), start=1):
+            # read to its end, the file's own iterator gives its lines (one generator less
+            # for each line of a load)
+            segments = handle if self.limit is None else self._segments(handle)
+            for number, segment in enumerate(segments, start=1):
                 self.end += len(segment)
                 ends_line = segment.endswith(b"\n")
-                line = segment[:-1] if ends_line else segment
                 if not ends_line:
-                    self.tail = line
-                if not line or line.isspace():
+                    self.tail = segment
+                if not segment or segment.isspace():  # its newline is whitespace too
                     continue
                 try:
-                    event = parse_line(line)
+                    event = _parse_segment(segment, ends_line)
                 except (json.JSONDecodeError, UnicodeDecodeError):
+                    line = segment[:-1] if ends_line else segment
                     if ends_line:
                         report.bad_lines.append(number)
                         report.bad_raw.append(line)
@@ -79,7 +82,7 @@ class LinePass:
                     continue
                 if not isinstance(event, dict):
                     report.bad_lines.append(number)
-                    report.bad_raw.append(line)
+                    report.bad_raw.append(segment[:-1] if ends_line else segment)
                     continue
                 yield event
 
@@ -133,6 +136,16 @@ def baton_header(path: Path) -> Event | None:
     if isinstance(header, dict) and header.get("type") == "session" and "format" in header:
         return header
     return None
+
+
+def _parse_segment(segment: bytes, ends_line: bool) -> Any:
+    """A line read with its newline, parsed as `parse_line` parses the line without it: to
+    pydantic-core's parser the newline is whitespace, so the line is not copied to cut it
+    off; what that parser refuses goes to `parse_line` without it."""
+    try:
+        return from_json(segment)
+    except ValueError:
+        return parse_line(segment[:-1] if ends_line else segment)
 
 
 def parse_line(line: bytes) -> Any:

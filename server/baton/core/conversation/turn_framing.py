@@ -22,6 +22,7 @@ from baton.core.conversation.messages import (
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
+    ToolUseBlock,
 )
 from baton.core.conversation.thinking_sent import THINKING_TYPES
 
@@ -43,14 +44,22 @@ class TurnFraming:
 
     def opens(self, message: Message) -> bool:
         """Take in the view's next message; whether it opens a turn the request sends."""
+        # loops rather than all() and any() over generators: this runs for every message
+        # a load replays
         sent = [b for b in message.content if _sendable(b)]
         if not sent:
             return False  # the request leaves it out
         if message.role == "user":
-            if not all(isinstance(b, ToolResultBlock) for b in sent):
-                self.response = None  # a prompt ends the response's turn
+            for block in sent:
+                if not isinstance(block, ToolResultBlock):
+                    self.response = None  # a prompt ends the response's turn
+                    break
             return self._open("user")
-        more = any(b.type not in THINKING_TYPES for b in sent)
+        more = False  # whether it sends more than thinking
+        for block in sent:
+            if block.type not in THINKING_TYPES:
+                more = True
+                break
         api_id = message.api_message_id
         if api_id is None or api_id != self.response:
             self.response, self.response_sent = api_id, more
@@ -105,6 +114,9 @@ def _prompt(message: Message) -> bool:
 
 def _sendable(block: ContentBlock) -> bool:
     """Whether the API takes `block` (`api_messages.api_block` keeps it)."""
+    kind = type(block)
+    if kind is ToolUseBlock or kind is ToolResultBlock:  # the most common, told at once
+        return True
     if isinstance(block, TextBlock):
         return bool(block.text.strip())
     if isinstance(block, ThinkingBlock):

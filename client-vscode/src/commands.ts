@@ -7,7 +7,7 @@ import type { ChatView } from "./chatView";
 import { menuMessage, messageText, selectedSpan, type MessageContext } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
-import { afterCompactionLine } from "./draftCard";
+import { afterCompactionLine, previewFirstSetting } from "./draftCard";
 import type { DraftFlow } from "./compactDraft";
 import type { CurrentSession } from "./currentSession";
 import { chooseModel } from "./modelChoice";
@@ -173,7 +173,7 @@ class UserError extends Error {}
 /** With `baton.previewBeforeCompact`, whether the user wants the draft first (a cancel
  * of the question is a cancel of the compaction). */
 async function previewFirst(where: string): Promise<boolean> {
-  if (!vscode.workspace.getConfiguration(SETTINGS_SECTION).get<boolean>("previewBeforeCompact", false)) {
+  if (!previewFirstSetting(vscode.workspace.getConfiguration(SETTINGS_SECTION).get("previewBeforeCompact"))) {
     return false;
   }
   const choice = await vscode.window.showInformationMessage(

@@ -13,6 +13,15 @@ export function isCardAction(value: unknown): value is CardAction {
   return value === "apply" || value === "regenerate" || value === "discard";
 }
 
+/**
+ * Whether `baton.previewBeforeCompact` asks for a draft first: `true` alone, as the server
+ * reads a switch (a word such as "no" in settings.json is no yes: the server warns and keeps
+ * false, so the commands do not ask either).
+ */
+export function previewFirstSetting(value: unknown): boolean {
+  return value === true;
+}
+
 /** The notification after a compaction: what it did, then what it dropped. */
 export function afterCompactionLine(result: CompactResult): string {
   const went = result.dropped?.text;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction } from "../../src/draftCard";
+import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction, previewFirstSetting } from "../../src/draftCard";
 import type { CompactDraft, CompactResult, Dropped } from "../../src/protocol";
 
 const dropped: Dropped = {
@@ -56,4 +56,13 @@ test("a draft the server no longer has is said in words, never by its code or id
   assert.match(line, /Nothing was compacted/);
   assert.doesNotMatch(line, /draft_not_found|editor/);
   assert.match(goneDraftLine(true), /Your edited summary stays in its editor/);
+});
+
+test("previewBeforeCompact asks for a draft first only when it is true, as the server reads it", () => {
+  // "no" in settings.json was truthy: the question was asked while the server warned and kept false
+  for (const value of ["no", "false", "yes", "true", 1, 0, null, undefined, {}]) {
+    assert.equal(previewFirstSetting(value), false, JSON.stringify(value));
+  }
+  assert.equal(previewFirstSetting(true), true);
+  assert.equal(previewFirstSetting(false), false);
 });

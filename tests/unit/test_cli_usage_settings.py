@@ -32,6 +32,24 @@ def test_with_auto_compact_off_in_the_settings_it_is_said_off(
     assert usage["autoCompactEnabled"] is False and "auto-compact off" in usage["text"]["headline"]
 
 
+def test_an_import_with_auto_compact_off_in_the_settings_says_it_as_usage_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Its usage line said "87% left" (left until the effective window, unsaid) and no word
+    of auto-compact being off, where `baton usage` says both."""
+    settings = tmp_path / "baton.json"
+    settings.write_text(json.dumps({"autoCompact": {"enabled": False}}))
+    data_dir = str(tmp_path / "data")
+    argv = ["import", str(EXAMPLE_SESSION), "--settings", str(settings), "--data-dir", data_dir]
+    assert main(argv) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("Usage")]
+    said, _ = usage_of(capsys, "--settings", str(settings))
+    left = said.split(" · ")[-1].split("\n")[0]  # "N% left until the effective window"
+    assert left.endswith("% left until the effective window") and left in line
+    assert line.endswith(", ok (auto-compact off))")
+    assert "State           ok (auto-compact off)" in said.splitlines()
+
+
 def test_without_a_settings_file_it_says_it_counts_with_the_defaults(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

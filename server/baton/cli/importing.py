@@ -55,6 +55,7 @@ READ = "nothing to import; `baton show`, `usage` and `compact` read it as it is"
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from baton.cli.usage_report import left_words, state_words
     from baton.core.conversation.store import SessionStore
     from baton.core.importers.claude_code import (
         another_copy,
@@ -93,7 +94,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         rough = "estimated; " if usage.estimated else ""  # as the meter's "~" says it
         print(
             f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "
-            f"({rough}{share_used(usage):.1f}% used, {usage.percent_left}% left, {usage.state})"
+            f"({rough}{share_used(usage):.1f}% used, {left_words(usage)}, {state_words(usage)})"
         )
         print(f"Transcript {session.transcript.path}")
         for note in report.notes():

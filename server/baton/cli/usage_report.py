@@ -86,8 +86,6 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
     else:
         how = anchored
     reserved = usage.context_window - usage.effective_window
-    left_of = "auto-compact" if usage.auto_compact_enabled else "the effective window"
-    paused = usage.auto_compact_paused
     lines = [
         f"Used tokens     {usage.used_tokens:,} ({how})",
         f"Context window  {usage.context_window:,} ({usage.model})",
@@ -95,14 +93,28 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
         "Thresholds      "
         f"warning {usage.warning_threshold:,} · auto-compact {usage.auto_compact_threshold:,} · "
         f"error {usage.error_threshold:,} · blocking {usage.blocking_limit:,}",
-        f"Used / left     {share_used(usage):.1f}% of the window used · "
-        f"{usage.percent_left}% left until {left_of}",
-        f"State           {usage.state}"
-        + ("" if usage.auto_compact_enabled else " (auto-compact off)")
-        + (f" (auto-compact {paused_why(usage.auto_compact_paused_by)})" if paused else ""),
+        f"Used / left     {share_used(usage):.1f}% of the window used · {left_words(usage)}",
+        f"State           {state_words(usage)}",
     ]
     lines.extend(f"Warning         {w}" for w in usage.warnings)
     return lines
+
+
+def left_words(usage: Usage) -> str:
+    """ "87% left until auto-compact", or until the effective window when auto-compact is off
+    (`baton usage` and `baton import` say it alike)."""
+    left_of = "auto-compact" if usage.auto_compact_enabled else "the effective window"
+    return f"{usage.percent_left}% left until {left_of}"
+
+
+def state_words(usage: Usage) -> str:
+    """The state, and auto-compact's when it does not run: "ok (auto-compact off)"."""
+    paused = usage.auto_compact_paused
+    return (
+        usage.state
+        + ("" if usage.auto_compact_enabled else " (auto-compact off)")
+        + (f" (auto-compact {paused_why(usage.auto_compact_paused_by)})" if paused else "")
+    )
 
 
 def plain_count_line(plain: int, used: int) -> str:

@@ -28,7 +28,7 @@ export class ChatController {
   private selected: string[] = [];
   private pendingRefresh: Promise<void> | undefined;
   private selects = 0; // selects started: the latest one decides what the view shows
-  private opening: string | undefined; // the session the latest select is opening, until it has it
+  private showing: Promise<void> | undefined; // the latest select, until it settles
   private chosen = 0; // the sessions the user chose: the latest one is the one to show
   private readonly streams = new ReplyStreams(); // a reloaded webview gets the reply's text so far
   private readonly draft: DraftUsageWatch;
@@ -81,12 +81,18 @@ export class ChatController {
   }
 
   /** Opens a session in the view, current; of two in flight the later wins (a refresh begun before New Chat does not undo it). */
-  private async show(sessionId: string): Promise<void> {
-    const mine = ++this.selects;
-    this.opening = sessionId;
-    const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId).finally(() => {
-      if (mine === this.selects) this.opening = undefined;
+  private show(sessionId: string): Promise<void> {
+    const shown = this.open(sessionId);
+    const settled: Promise<void> = shown.catch(() => undefined).then(() => {
+      if (this.showing === settled) this.showing = undefined;
     });
+    this.showing = settled;
+    return shown;
+  }
+
+  private async open(sessionId: string): Promise<void> {
+    const mine = ++this.selects;
+    const { session, messages, usage, todos } = await this.ports.rpc.getSession(sessionId);
     if (mine !== this.selects) return; // another session was chosen meanwhile
     if (this.current.sessionId !== sessionId) this.setSelection([]);
     this.messages = messages;
@@ -116,11 +122,14 @@ export class ChatController {
     try {
       const started = this.selects;
       this.sessions = await this.ports.rpc.listSessions();
-      if (this.selects !== started) {
-        return; // a session was chosen meanwhile: that select shows it
+      if (this.selects !== started) return; // a session was chosen meanwhile: that select shows it
+      if (this.showing !== undefined) {
+        // read again once shown, never in its place: that dropped the open's answer, and when
+        // this read failed, the panel waited for the session it asked for with none to come
+        void this.showing.then(() => this.scheduleRefresh());
+        return;
       }
-      // the session being opened, if any: a refresh must not undo a New Chat on its way
-      const wanted = this.opening ?? this.current.sessionId;
+      const wanted = this.current.sessionId;
       const target = this.sessions.some((s) => s.sessionId === wanted) ? wanted : mostRecent(this.sessions)?.sessionId;
       if (target === undefined) {
         this.messages = [];

@@ -30,6 +30,8 @@ class Fake {
   sendGate: Promise<void> | undefined;
   /** Holds the next getSession (once) until it resolves. */
   getGate: Promise<void> | undefined;
+  /** The next getSession fails (once), after its gate if it has one. */
+  getFailure: unknown;
   sendToken: CancellationToken | undefined;
   created = 0;
   /** What `baton/usage` with a draft answers: the usage and the verdict it carries. */
@@ -54,6 +56,8 @@ class Fake {
   listFailure: unknown;
   /** Holds the next session list (once) until it resolves. */
   listGate: Promise<void> | undefined;
+  /** The session lists asked for. */
+  listed = 0;
   /** Holds the next session made (once) until it resolves. */
   createGate: Promise<void> | undefined;
   /** What a code block's Apply fails with (it does not fail when undefined). */
@@ -67,6 +71,7 @@ class Fake {
     return {
       rpc: {
         listSessions: async () => {
+          this.listed++;
           const gate = this.listGate;
           this.listGate = undefined;
           if (gate) await gate;
@@ -78,7 +83,10 @@ class Fake {
         getSession: async (id: string) => {
           const gate = this.getGate;
           this.getGate = undefined;
+          const failure = this.getFailure;
+          this.getFailure = undefined;
           if (gate) await gate;
+          if (failure !== undefined) throw failure;
           const entry = this.sessions.get(id);
           if (entry === undefined) throw Object.assign(new Error("no such session"), { data: { code: "session_not_found" } });
           const view = { session: entry.session, messages: entry.messages, usage: usage({ sessionId: id }) };
@@ -516,6 +524,29 @@ test("only the failure of the session the panel waits for ends its wait: an Appl
   open();
   await earlier;
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session" });
+});
+
+test("a refresh while a session is being opened reads it after the open: the open shows it even if that read fails", async () => {
+  // the refresh read b in the open's place and dropped the open's answer: when its own read
+  // failed, the error was no answer to the open and the panel waited for b with none to come
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.getGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" }); // b's view on its way
+  await tick();
+  fake.getFailure = Object.assign(new Error("connection lost"), { data: { code: "internal_error" } });
+  const listed = fake.listed;
+  const refreshed = chat.onSessionChanged({ sessionId: "c", reason: "create" });
+  while (fake.listed === listed) await tick();
+  open();
+  await Promise.all([opening, refreshed]);
+  while (!fake.posted.some((m) => m.type === "error")) await tick();
+  assert.equal(fake.lastSession().session?.sessionId, "b", "the panel shows the session it asked for");
+  assert.equal(current.sessionId, "b");
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: "connection lost", scope: "session" }, "the read after it failed");
 });
 
 test("without a server nothing is asked and the view says how to get one", async () => {

@@ -10,10 +10,11 @@ from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
+from pydantic.config import JsonDict
 
 from baton.core.conversation.messages import WireModel
-from baton.core.models.thinking import ThinkingSetting, parse_thinking
-from baton.core.models.windows import model_name_problem
+from baton.core.models.thinking import THINKING_FORM, ThinkingSetting, parse_thinking
+from baton.core.models.windows import MODEL_NAME_PATTERN, MODEL_NAME_RULE, model_name_problem
 from baton.core.settings_sections import (
     TOKENS_MAX,
     AutoCompactSettings,
@@ -38,6 +39,14 @@ __all__ = [  # the groups (settings_sections.py) are read from here, with the mo
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_MODELS = ("claude-opus-5", "claude-sonnet-5-5", "claude-haiku-4-5")
 SummarizerName = Literal["auto", "anthropic", "extractive", "memory", "server"]
+BASE_URL = "an http:// or https:// URL (null: env ANTHROPIC_BASE_URL)"
+# What the settings manifest says of a value beyond its type, so that VS Code's Settings
+# editor marks what the checks below refuse (patterns that Python and JavaScript read alike).
+MODEL_NAME: JsonDict = {"pattern": MODEL_NAME_PATTERN, "patternErrorMessage": MODEL_NAME_RULE}
+BASE_URL_FORM: JsonDict = {
+    "pattern": r"^[hH][tT][tT][pP][sS]?://([^/?#@]*@)?[^/?#@:]",
+    "patternErrorMessage": BASE_URL,
+}
 
 
 class Settings(WireModel):
@@ -45,8 +54,13 @@ class Settings(WireModel):
         default=None,
         description="Where transcripts live (null: env BATON_DATA_DIR, else the platform's "
         "user data directory).",
+        json_schema_extra={"pattern": r"^[^\u0000]*$", "patternErrorMessage": "no NUL character"},
     )
-    model: str = Field(default=DEFAULT_MODEL, description="The model replies come from.")
+    model: str = Field(
+        default=DEFAULT_MODEL,
+        description="The model replies come from.",
+        json_schema_extra=MODEL_NAME,
+    )
     context_window: int | None = Field(
         default=None,
         gt=0,
@@ -57,6 +71,7 @@ class Settings(WireModel):
         default_factory=lambda: list(DEFAULT_MODELS),
         description="The models the chat panel's model picker offers when the Models API "
         "cannot be asked (no API key, or it failed); `model` is always offered too.",
+        json_schema_extra={"items": {"type": "string", **MODEL_NAME}},
     )
     auto_compact: AutoCompactSettings = Field(default_factory=AutoCompactSettings)
     budget: BudgetSettings = Field(
@@ -71,7 +86,9 @@ class Settings(WireModel):
         "a key, else extractive.",
     )
     summary_model: str | None = Field(
-        default=None, description="The model summaries come from (null: `model`)."
+        default=None,
+        description="The model summaries come from (null: `model`).",
+        json_schema_extra=MODEL_NAME,
     )
     compact_instructions: str = Field(
         default="", description="Instructions always added to summary requests."
@@ -89,6 +106,7 @@ class Settings(WireModel):
     anthropic_base_url: str | None = Field(
         default=None,
         description="The API endpoint (null: env ANTHROPIC_BASE_URL, else Anthropic's).",
+        json_schema_extra=BASE_URL_FORM,
     )
     exact_counts: bool = Field(
         default=False,
@@ -104,6 +122,7 @@ class Settings(WireModel):
         default=None,
         description="Thinking for replies: `off`, `adaptive` or a token budget (1024 to "
         "1000000), sent in the form the reply's model takes (null: the model's own default).",
+        json_schema_extra=THINKING_FORM,
     )
 
     @field_validator("model", "models")
@@ -129,7 +148,7 @@ class Settings(WireModel):
     def _check_base_url(cls, value: str | None) -> str | None:
         url = urlsplit(value or "")  # "localhost:8080" failed each request as a connection error
         if value and not (url.scheme in ("http", "https") and url.hostname):
-            raise ValueError("an http:// or https:// URL (null: env ANTHROPIC_BASE_URL)")
+            raise ValueError(BASE_URL)
         return value
 
     @field_validator("data_dir")

@@ -84,6 +84,8 @@ def _leaves(model: type[BaseModel], instance: BaseModel, prefix: str) -> Json:
         prop.update(extra)
         prop["default"] = value
         prop.update(_bounds(info, kinds))
+        if isinstance(info.json_schema_extra, dict):  # what the field's checks take, in JSON
+            prop.update(info.json_schema_extra)
         prop["description"] = info.description
         out[key] = prop
     return out

@@ -13,6 +13,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic.config import JsonDict
+
 from baton.core.models.windows import longest_prefix, model_name
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,14 @@ def spec_for(model: str) -> ThinkingSpec:
     """The table's entry for `model` (provider spellings and `[1m]` suffixes accepted)."""
     best = longest_prefix(model_name(model)[0], THINKING, separators="-@:.")
     return THINKING[best] if best else UNKNOWN
+
+
+THINKING_FORM: JsonDict = {  # what parse_thinking takes, for the settings manifest
+    "pattern": r"^\s*([oO][fF][fF]|[aA][dD][aA][pP][tT][iI][vV][eE]|[0-9]+)\s*$",
+    "patternErrorMessage": "off, adaptive or a token budget",
+    "minimum": MIN_BUDGET,
+    "maximum": MAX_BUDGET,
+}
 
 
 def parse_thinking(value: object) -> ThinkingSetting:

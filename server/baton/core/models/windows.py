@@ -69,6 +69,12 @@ def model_name_problem(model: str) -> str | None:
     return None
 
 
+MODEL_NAME_PATTERN = r"^(?!\s*$)[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$"
+"""What model_name_problem takes, as a JSON schema pattern that Python's re and JavaScript's
+RegExp read alike: the settings manifest's, so that VS Code marks a name the server refuses."""
+MODEL_NAME_RULE = "a model name: not empty, one line without control characters"
+
+
 def model_name(model: str) -> tuple[str, bool]:
     """`model` as the tables spell it (lower case, from "claude-" on, without a 1M-token
     suffix), and whether it named the 1M-token variant."""

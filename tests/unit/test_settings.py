@@ -178,3 +178,29 @@ def test_a_warning_quotes_a_long_bad_value_cut(raw: dict[str, object]) -> None:
     assert len(warnings) == 1 and len(warnings[0]) < 400, len(warnings[0])
     assert "... (" in warnings[0]
     assert warnings[0].endswith("using the default")
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        ({"model": ""}, "baton.model: invalid value '' (a model is named, not empty)"),
+        (
+            {"anthropicBaseUrl": "localhost:8080"},
+            "baton.anthropicBaseUrl: invalid value 'localhost:8080' (an http:// or https:// URL "
+            "(null: env ANTHROPIC_BASE_URL))",
+        ),
+        (
+            {"thinking": "often"},
+            "baton.thinking: invalid value 'often' (thinking must be 'off', 'adaptive' or a "
+            "token budget, not 'often')",
+        ),
+        ({"summaryModel": " "}, "baton.summaryModel: invalid value ' ' (a model is named, not "),
+    ],
+)
+def test_a_warning_gives_the_reason_in_the_check_s_own_words(
+    raw: dict[str, object], said: str
+) -> None:
+    """It began "Value error, ", pydantic's name for what a check refused, before the reason."""
+    warnings: list[str] = []
+    parse_settings(raw, warnings.append)
+    assert len(warnings) == 1 and warnings[0].startswith(said), warnings

@@ -287,8 +287,10 @@ def _quoted(value: Any) -> str:
 
 def _reason(exc: ValidationError | ValueError) -> str:
     if isinstance(exc, ValidationError):
-        errors = exc.errors()
-        text = str(errors[0]["msg"]) if errors else "invalid"
+        error = next(iter(exc.errors()), None)
+        text = str(error["msg"]) if error else "invalid"
+        if error and error["type"] == "value_error":  # the check's words, not "Value error, ..."
+            text = str(error.get("ctx", {}).get("error", text))
     else:
         text = str(exc)  # it may quote the value
     return _cut(text, 2 * QUOTED_CHARS)

@@ -392,10 +392,11 @@ def open_fds_on(directory: Path) -> list[str]:
 def test_a_create_on_a_full_disk_leaves_no_file_and_no_lock(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full(fd: int, data: bytes) -> int:
+    def full(fd: int, data: object) -> int:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "write", full)
+    monkeypatch.setattr(os, "writev", full)
     with pytest.raises(StorageError, match="No space left on device"):
         store.create(title="t")
     monkeypatch.undo()

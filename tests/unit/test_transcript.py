@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation import files
 from baton.core.conversation.transcript import Transcript, read_events
 from baton.core.errors import InvalidParams, SessionLocked, StorageError, TranscriptError
 
@@ -225,22 +226,48 @@ def test_a_failed_write_leaves_no_half_line_for_the_next_append(
     real_write = os.write
     calls = {"n": 0}
 
-    def half_then_fail(fd: int, data: bytes) -> int:
+    def half_then_fail(fd: int, parts: list[memoryview]) -> int:
         calls["n"] += 1
         if calls["n"] == 1:
+            data = b"".join(parts)
             return real_write(fd, data[: len(data) // 2])  # a short write ...
         raise OSError(28, "No space left on device")  # ... then the disk is full
 
-    monkeypatch.setattr(os, "write", half_then_fail)
+    monkeypatch.setattr(os, "writev", half_then_fail)
     with pytest.raises(StorageError, match="No space left on device"):
         transcript.append(event(1))
-    monkeypatch.setattr(os, "write", real_write)
+    monkeypatch.undo()
     transcript.append(event(2))  # acknowledged: it must survive a reload
     transcript.close()
 
     events, report = read_events(path)
     assert events == [HEADER, event(2)]
     assert report.problems == []
+
+
+def test_a_write_the_disk_takes_a_few_bytes_at_a_time_lands_whole_and_in_order(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = Transcript.create(path, HEADER)
+    real_write = os.write
+    given: list[int] = []
+
+    def a_few_bytes(fd: int, parts: list[memoryview]) -> int:
+        given.append(len(parts))
+        return real_write(fd, b"".join(parts)[:7])
+
+    monkeypatch.setattr(files, "IOV_MAX", 3)
+    monkeypatch.setattr(os, "writev", a_few_bytes)
+    big = {"type": "boundary", "boundary": {"id": "cmp_1", "viewBefore": ["m"] * 50}}
+    transcript.append_many([event(1), big, event(2), event(3)])
+    monkeypatch.undo()
+    transcript.append(event(4))
+    transcript.close()
+
+    events, report = read_events(path)
+    assert events == [HEADER, event(1), big, event(2), event(3), event(4)]
+    assert report.problems == []
+    assert max(given) == 3  # never more parts than a call may take
 
 
 def test_every_line_reads_as_json_reads_it_whichever_parser_took_it(path: Path) -> None:

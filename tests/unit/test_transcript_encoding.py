@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 import pytest
+from pydantic_core import to_json
 
 from baton.core.conversation.messages import (
     CONTENT_ADAPTER,
@@ -18,7 +19,7 @@ from baton.core.conversation.messages import (
     Message,
     TextBlock,
 )
-from baton.core.conversation.records import encode
+from baton.core.conversation.records import encode, encode_parts
 from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.errors import InvalidParams
 from baton.protocol import CompactResult
@@ -99,6 +100,28 @@ def test_a_boundary_line_holds_its_big_lists_whole() -> None:
     assert json.loads(second) == events[1]
     assert end == b""
     assert "é".encode() in first  # UTF-8 as it is, not \u escapes
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_boundary_record_is_written_a_field_at_a_time_as_the_whole_would_be(seed: int) -> None:
+    rng = random.Random(seed)
+    ids = [f"msg_{n:016x}" for n in range(3_000)]
+    boundary = {
+        "id": "cmp_1",
+        "summarizedIds": ids,
+        "viewBefore": ids,
+        "standsFor": {"msg_summary": ids, "att": []},
+        "newMessages": [message(rng)],
+        "extra": {"value": value(rng, 2), 7: "a key that is no text"},
+        "more": value(rng),
+    }
+    event = {"type": "boundary", "boundary": boundary}
+    parts = encode_parts([event])
+    # no part holds more than one of its lists of ids: the line is never held whole twice
+    ids_json = to_json(ids)
+    assert max(len(part) for part in parts) < 2 * len(ids_json)
+    assert b"".join(parts) == to_json(event, by_alias=True, exclude_none=True) + b"\n"
+    assert encode([event]) == b"".join(parts)
 
 
 def test_a_boundary_with_a_lone_surrogate_is_refused() -> None:

@@ -10,6 +10,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from baton.core.errors import StorageError
@@ -17,6 +18,7 @@ from baton.core.errors import StorageError
 LOCKED = "open for writing in another Baton process"
 # what a file that cannot be written because of where it is (not a bug) fails with
 UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16  # writev's limit
 
 
 def path_text(path: Path | str) -> str:
@@ -78,6 +80,24 @@ def write_all(fd: int, data: bytes) -> None:
         if written <= 0:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         view = view[written:]
+
+
+def write_parts(fd: int, parts: Sequence[bytes]) -> None:
+    """All of `parts`, in order, as one buffer of them joined would be written, without
+    joining them (`writev`, at most IOV_MAX parts a call); a call may take part of what it
+    is given, and the rest follows; a call that takes nothing is a full disk (ENOSPC)."""
+    views = [memoryview(part) for part in parts if part]
+    at = 0
+    while at < len(views):
+        written = os.writev(fd, views[at : at + IOV_MAX])
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        while written >= len(views[at]):  # the parts taken whole
+            written -= len(views[at])
+            at += 1
+            if at == len(views):
+                return
+        views[at] = views[at][written:]  # the part taken in part
 
 
 def sync_dir(path: Path) -> None:

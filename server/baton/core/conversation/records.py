@@ -11,6 +11,9 @@ from pydantic_core import PydanticSerializationError, to_json
 from baton.core.errors import InvalidParams
 
 Event = dict[str, Any]
+# Records written a field at a time, how many levels down: a boundary's names every message
+# its compaction stands for, several times (hundreds of KB in a long session).
+FIELD_AT_A_TIME = {"boundary": 2}
 
 
 def unwritable(value: Any, where: str = "") -> str | None:
@@ -50,8 +53,15 @@ def check_writable(value: Any, what: str) -> None:
 
 
 def encode(events: Iterable[Event]) -> bytes:
+    """The events as transcript lines, in one buffer (`encode_parts` joined)."""
+    return b"".join(encode_parts(events))
+
+
+def encode_parts(events: Iterable[Event]) -> list[bytes]:
     """The events as transcript lines: each one JSON (pydantic-core's serializer, compact
-    separators, UTF-8, NaN and Infinity written as `json.dumps` writes them) and a newline.
+    separators, UTF-8, NaN and Infinity written as `json.dumps` writes them) and a newline,
+    as the parts a write takes in turn (each line, then its newline): a compaction's record
+    line is hundreds of KB, and a copy of it joined to its newline would double it.
     The serializer writes a boundary's big lists (every message a compaction stands for,
     three times) straight into the line's bytes, with no string object per item, and at
     about three times the speed of `json.dumps` (an import writes every message of its
@@ -60,12 +70,29 @@ def encode(events: Iterable[Event]) -> bytes:
     dict made of it first: only a model whose null policy keeps no null (`keeps_no_null`)
     goes in so (an import's messages), since that form is then `WireModel.wire`'s."""
     batch = list(events)
+    parts: list[bytes] = []
     try:
-        lines = [to_json(event, by_alias=True, exclude_none=True) for event in batch]
+        for event in batch:
+            kind = event.get("type") if type(event) is dict else None
+            parts += _json_parts(event, FIELD_AT_A_TIME.get(kind, 0) if type(kind) is str else 0)
+            parts.append(b"\n")
     except PydanticSerializationError:
         # Only now walk the events, to say where: the walk costs more than the encoding,
         # and a compaction's boundary record names thousands of message ids.
         check_writable(batch, "the record")
         raise
-    lines.append(b"")
-    return b"\n".join(lines)
+    return parts
+
+
+def _json_parts(value: Any, depth: int) -> list[bytes]:
+    """`value`'s JSON, as `to_json` writes it, in parts that join to it: a dict whose keys
+    are all text is written a field at a time, `depth` levels down, so no buffer holds
+    the whole (the serializer's grows by doubling, then is copied into the line)."""
+    if depth <= 0 or type(value) is not dict or not all(type(key) is str for key in value):
+        return [to_json(value, by_alias=True, exclude_none=True)]
+    parts = [b"{"]
+    for n, (key, item) in enumerate(value.items()):
+        parts.append((b"," if n else b"") + to_json(key) + b":")
+        parts += _json_parts(item, depth - 1)
+    parts.append(b"}")
+    return parts

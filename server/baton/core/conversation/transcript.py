@@ -21,10 +21,10 @@ from baton.core.conversation.files import (
     open_writer,
     storage_error,
     sync_dir,
-    write_all,
+    write_parts,
 )
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
-from baton.core.conversation.records import encode
+from baton.core.conversation.records import encode, encode_parts
 from baton.core.conversation.records import unwritable as unwritable  # re-exported
 from baton.core.conversation.transcript_file import VIEW, TranscriptFile
 from baton.core.conversation.transcript_read import Event as Event  # re-exported: the event type
@@ -199,7 +199,8 @@ class Transcript(TranscriptFile):
         self.append_many([event])
 
     def append_many(self, events: Iterable[Event]) -> None:
-        """Write the events in one `write` call, then fsync, before returning."""
+        """Write the events (`write_parts`: one `writev` call as a rule), then fsync, before
+        returning."""
         if self._fd is None and self._closed:
             self._reopen()
         if self._fd is None:
@@ -208,7 +209,7 @@ class Transcript(TranscriptFile):
             raise StorageError(f"{self.path.name}: {self.read_only_reason}", path=str(self.path))
         self._ensure_loaded()
         batch = list(events)
-        data = encode(batch)
+        parts = encode_parts(batch)
         self.check_current()
         if self._tail is not None:  # a torn tail is cut before anything lands after it
             self._repair_tail()
@@ -217,7 +218,7 @@ class Transcript(TranscriptFile):
         fd = self._fd
         start = os.lseek(fd, 0, os.SEEK_END)
         try:
-            write_all(fd, data)
+            write_parts(fd, parts)
             os.fsync(fd)
         except BaseException as exc:
             # A failed or partial write must not leave half a line for the next append to
@@ -231,7 +232,7 @@ class Transcript(TranscriptFile):
                 raise storage_error("write", self.path, exc) from None
             raise
         assert self._size is not None
-        self._size += len(data)
+        self._size += sum(map(len, parts))
         if self._header is None and batch:
             self._header = batch[0]
 

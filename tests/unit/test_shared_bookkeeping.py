@@ -4,6 +4,7 @@ with others of their shape, and every instance still reads and changes as its ow
 from __future__ import annotations
 
 import copy
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,21 @@ def test_a_loaded_session_shares_and_its_pins_and_appends_stay_their_own(tmp_pat
         ]
     assert isinstance(messages[0].content[0], TextBlock)
     reopened.close()
+
+
+def test_a_loaded_messages_fields_share_their_keys_and_read_change_and_copy_as_its_own() -> None:
+    first, second = loaded("a"), loaded("b")
+    plain = Message.model_validate(wire("a"))
+
+    assert sys.getsizeof(first.__dict__) < sys.getsizeof(plain.__dict__) * 3 // 4
+    assert list(first.__dict__.items()) == list(plain.__dict__.items())
+    assert first == plain and first.wire() == plain.wire()
+    assert repr(first) == repr(plain)
+    assert first.model_copy() == plain and copy.deepcopy(first) == plain
+
+    first.pinned = True
+    first.tokens = 9
+    changed = first.model_copy(update={"model": "m"})
+    assert (first.pinned, first.tokens, changed.model, changed.tokens) == (True, 9, "m", 9)
+    assert (second.pinned, second.tokens, second.model) == (False, 3, None)
+    assert second.wire() == Message.model_validate(wire("b")).wire()

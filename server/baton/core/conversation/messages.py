@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.alias_generators import to_camel
 
-from baton.core.conversation.shared_bookkeeping import Shared, share
+from baton.core.conversation.shared_bookkeeping import Shared, share, share_keys
 from baton.core.conversation.wire_nulls import restore_required_nulls
 
 
@@ -256,6 +256,7 @@ class Message(WireModel, Shared):
 def share_bookkeeping(message: Message) -> Message:
     """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
     share((message, message.usage, *message.content))
+    share_keys(message)  # a block's or a usage's few fields gain nothing
     return message
 
 

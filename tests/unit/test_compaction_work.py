@@ -188,6 +188,22 @@ async def test_a_summary_counts_each_text_once(store: SessionStore, tmp_path: Pa
     assert max(counter.asked.values()) == 1
 
 
+async def test_a_summarys_shared_counts_keep_no_draft_of_it_and_no_guess_at_a_cut(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    messages = strip_media(imported("newest-several-compactions", store, tmp_path))
+    messages += [text_message("user", f"request {n}: " + "word " * 300) for n in range(60)]
+    prompts = [m.text().strip() for m in messages if m.role == "user" and m.text().strip()]
+    request = SummaryRequest(direction="all", messages=messages)
+    with counts_shared() as shared:  # as a compaction writes its summary, for its ledger
+        body = await ExtractiveSummarizer(CountingCounter(), max_tokens=2_000).summarize(request)
+    kept = [text for known in shared.values() for text in (*known.counts, *known.bounds)]
+    assert "characters cut ...]" in body  # prompts were cut to fit
+    assert [text for text in kept if text.startswith("## 1.")] == []  # no draft of the whole
+    guesses = {text for text in kept for p in prompts if text and p.startswith(text) != (text == p)}
+    assert guesses == set()  # no head of a prompt tried for its cut
+
+
 def test_a_ledger_counts_each_text_once() -> None:
     prompts = [f"request {n}: " + "word " * 200 for n in range(80)]
     counter = CountingCounter()

@@ -105,6 +105,13 @@ def remembered(count_text: CountText) -> Remembered:
     return Remembered(count_text, known)
 
 
+def counted_once(count_text: CountText) -> CountText:
+    """The counter under a `remembered` one, for a text counted once and never again (a
+    draft of a whole summary, a guess at a cut): remembered, it would be held for the rest
+    of the work, with every other such text, for nothing."""
+    return count_text.count_text if isinstance(count_text, Remembered) else count_text
+
+
 def count_within(text: str, cap: int, count_text: CountText) -> int:
     """`count_text(text)` when that is at most `cap`, else a figure above `cap`: what
     deciding whether a text fits needs. Only a `remembered` counter over an estimator
@@ -125,7 +132,8 @@ def longest_head(text: str, max_tokens: int, count_text: CountText) -> int:
     if max_tokens <= 0:
         return 0
     low, high = 0, min(len(text), max_tokens * MAX_CHARS_PER_TOKEN)
-    low_count, high_count = 0, count_text(text[:high])
+    guessed = counted_once(count_text)  # each guess is a prefix of its own
+    low_count, high_count = 0, (count_text if high == len(text) else guessed)(text[:high])
     if high_count <= max_tokens:
         return high
     interpolate = True
@@ -136,7 +144,7 @@ def longest_head(text: str, max_tokens: int, count_text: CountText) -> int:
         else:
             guess = (low + high) // 2
         guess = min(max(guess, low + 1), high - 1)
-        tokens = count_text(text[:guess])
+        tokens = guessed(text[:guess])
         width = high - low
         if tokens <= max_tokens:
             low, low_count = guess, tokens

@@ -9,6 +9,7 @@ from baton.core.compaction.cuts import (
     cap_above,
     common_cap,
     count_within,
+    counted_once,
     cut_with_marker,
     first_and_last,
     head_of,
@@ -213,7 +214,7 @@ class _Fitter:
                 items = [self._cut_to(i, cap) for i in range(len(self.sizes))]
             shortened = sum(1 for size in self.sizes if size > cap)
             text = _render(self._note((0, 0, 0), shortened), [(PROMPTS_TITLE, items), *after])
-            over = self.count(text) - self.budget
+            over = counted_once(self.count)(text) - self.budget  # a draft, counted once
             if over <= 0:
                 return text
             room -= over + 2
@@ -244,7 +245,7 @@ class _Fitter:
             ]
             shortened = sum(1 for i in chosen[0] if self.sizes[i] > PROMPT_FLOOR_TOKENS)
             text = _render(self._note(left, shortened), sections)
-            over = self.count(text) - self.budget
+            over = counted_once(self.count)(text) - self.budget  # a draft, counted once
             if over <= 0:
                 return text
             room -= over + 2

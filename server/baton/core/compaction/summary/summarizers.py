@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from baton.core.compaction.cuts import CountText, approx_tokens, remembered
+from baton.core.compaction.cuts import CountText, approx_tokens, counted_once, remembered
 from baton.core.compaction.prompts import check_direction, section_titles
 from baton.core.compaction.retention.ledger import PROMPT_PREFIX_CHARS
 from baton.core.compaction.retention.span_facts import SpanFacts
@@ -174,7 +174,8 @@ class ExtractiveSummarizer:
             )
 
         limit, grown = limits
-        fixed = count(render("")) + 4
+        drafted = counted_once(count)  # each draft of the whole is counted once
+        fixed = drafted(render("")) + 4
         budget = limit - fixed
         if grown > limit and facts.prompts:
             need = visible_need(facts.prompts, PROMPT_PREFIX_CHARS, count, grown - fixed)
@@ -182,7 +183,7 @@ class ExtractiveSummarizer:
                 budget, limit = need, need + fixed
         for _ in range(8):
             text = render(prompts_section(facts.prompts, budget, count, PROMPT_PREFIX_CHARS))
-            over = count(text) - limit
+            over = drafted(text) - limit
             if over <= 0:
                 return text
             budget -= over + 4

@@ -25,6 +25,7 @@ from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code, claude_code_read
 from baton.core.importers.claude_code import ImportReport, import_off_loop, import_with_report
 from baton.core.importers.claude_code_read import MAX_DEPTH
+from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.read_fingerprint import file_fingerprint
 from baton_testkit.claude_code_gen import case, generate
 
@@ -211,17 +212,18 @@ async def test_the_imported_session_is_read_off_the_loop_and_kept_by_the_store(
     tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A big import's new session took a second to read, and that was on the loop: it is
-    read in the import's thread, and the store keeps that same object."""
+    made (replayed from what the import wrote) in the import's thread, and the store keeps
+    that same object."""
     path = generate(9, turns=40).write(tmp_path / "file.jsonl")
     loop_thread = threading.get_ident()
     read_on: list[int] = []
-    load = SessionStore.load
+    opened = StagedTranscript.opened
 
-    def noted(store: SessionStore, session_id: str) -> Session:
+    def noted(staged: StagedTranscript) -> Session:
         read_on.append(threading.get_ident())
-        return load(store, session_id)
+        return opened(staged)
 
-    monkeypatch.setattr(SessionStore, "load", noted)
+    monkeypatch.setattr(StagedTranscript, "opened", noted)
     session, _ = await import_off_loop(path, plain_store)
 
     assert read_on and loop_thread not in read_on
@@ -257,7 +259,7 @@ async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
     tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = generate(9, turns=60).write(tmp_path / "file.jsonl")
-    real = claude_code.import_to_file
+    real = claude_code.import_session
 
     def paced(*args: Any, progress: Any = None, cancel: Any = None, **kwargs: Any) -> Any:
         """The reader waits, once it has reported two shares of the file, for the client's
@@ -272,7 +274,7 @@ async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
 
         return real(*args, progress=read, cancel=cancel, **kwargs)
 
-    monkeypatch.setattr(claude_code, "import_to_file", paced)
+    monkeypatch.setattr(claude_code, "import_session", paced)
     task: asyncio.Task[tuple[Session, ImportReport]] | None = None
     seen: list[float | None] = []
 
@@ -377,7 +379,7 @@ async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
     path = generate(2).write(tmp_path / "file.jsonl")
     loop = asyncio.get_running_loop()
     task: asyncio.Task[tuple[Session, ImportReport]] | None = None
-    done = claude_code.import_to_file
+    done = claude_code.import_session
 
     def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:
         written = done(*args, **kwargs)
@@ -387,7 +389,7 @@ async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
         finished.wait(10)  # the cancel reaches the task before the thread's answer does
         return written
 
-    monkeypatch.setattr(claude_code, "import_to_file", finished_then_cancelled)
+    monkeypatch.setattr(claude_code, "import_session", finished_then_cancelled)
     task = asyncio.ensure_future(import_off_loop(path, plain_store))
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -27,7 +27,7 @@ from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.importers.claude_code import import_to_file
+from baton.core.importers.claude_code import import_with_report
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
@@ -62,7 +62,7 @@ def imported(folder: Path, generated: Any, count: Any, *, eager: bool = False) -
     with pytest.MonkeyPatch.context() as patch:
         if eager:
             patch.setattr(StagedTranscript, "_emit", counting)
-        import_to_file(path, store)
+        import_with_report(path, store)
     return store
 
 

@@ -40,15 +40,23 @@ class Replayed(ReplayedView, SessionFields):
     """The state of one session as its transcript's events left it."""
 
     def __init__(
-        self, transcript: Transcript, count: TokenCounter, *, session_id: str | None = None
+        self,
+        transcript: Transcript,
+        count: TokenCounter,
+        *,
+        session_id: str | None = None,
+        written: Iterable[Event] | None = None,
     ) -> None:
         """`session_id`: the id the file's name gives (a store's session); its header must
-        name the same one, or the session is damaged and read-only."""
+        name the same one, or the session is damaged and read-only. `written`: the file's
+        events as this process wrote them, all of them (an import's, whose transcript is
+        the one that wrote them), a message event's model with its bookkeeping shared
+        (`share_bookkeeping`): replayed instead of reading the file again."""
         self.transcript = transcript
         self.count = count
         self.expected_id = session_id
         self.compacting = False  # set by the compaction engine while one runs
-        self._replay(repairing=False)
+        self._replay(repairing=False, written=written)
         if self.damage.any:
             # Replay again, repairing the view at every point where it changes wholesale,
             # so that boundaries planned from a repaired view apply as they did then.
@@ -57,7 +65,7 @@ class Replayed(ReplayedView, SessionFields):
         if self.damage.any and not self.read_only:
             self.transcript.keep_aside(self._bad_records)
 
-    def _replay(self, *, repairing: bool) -> None:
+    def _replay(self, *, repairing: bool, written: Iterable[Event] | None = None) -> None:
         self._reset_fields()
         self.deleted = False
         self.messages: dict[str, Message] = {}
@@ -82,7 +90,7 @@ class Replayed(ReplayedView, SessionFields):
         self.revision = next(_REVISIONS)
         # each event is applied as it is read and dropped after: the session keeps what
         # the events built, never the events themselves
-        events = self.transcript.events()
+        events = self.transcript.events() if written is None else iter(written)
         first = next(events, None)
         header = first or {}
         if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
@@ -172,6 +180,8 @@ class Replayed(ReplayedView, SessionFields):
             self._saw_time(str(at))
 
     def _load_message(self, raw: Any) -> Message | None:
+        if type(raw) is Message:  # the model written (`written`): checked and shared
+            return raw
         try:
             # the model's validator, called as model_validate calls it, without that call
             # around it: a load validates every message record

@@ -34,7 +34,7 @@ __all__ = [
     "changed_since",
     "import_claude_code",
     "import_off_loop",
-    "import_to_file",
+    "import_session",
     "import_with_report",
     "imports_of",
     "named_file",
@@ -82,9 +82,9 @@ def import_with_report(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> tuple[Session, ImportReport]:
-    """The new session, opened, and what the import found (see `import_to_file`)."""
-    sid, report = import_to_file(path, store, title=title, progress=progress, cancel=cancel)
-    return store.get(sid), report
+    """The new session, opened, and what the import found (see `import_session`)."""
+    session, report = import_session(path, store, title=title, progress=progress, cancel=cancel)
+    return store.adopt(session), report
 
 
 async def import_off_loop(
@@ -101,8 +101,8 @@ async def import_off_loop(
     percent in the message, the fraction None: a progress bar never goes back.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote (a file it finished meanwhile is removed
-    too: it was never answered). The new session is read in the thread as well (a big
-    one's load would hold the loop); the store is changed on the loop only (`adopt`)."""
+    too: it was never answered). The new session is made in the thread as well (a big
+    one's replay would hold the loop); the store is changed on the loop only (`adopt`)."""
     loop = asyncio.get_running_loop()
     cancel = threading.Event()
     shown = -1
@@ -126,12 +126,15 @@ async def import_off_loop(
             else:
                 tell(f"Reading {path.name}", percent / 100)
 
-    def import_and_load() -> tuple[Session, ImportReport]:
-        sid, report = import_to_file(path, store, title=title, progress=read, cancel=cancel)
+    def opened() -> None:
         tell("Opening the imported session", 1.0)
-        return store.load(sid), report
 
-    work = asyncio.ensure_future(asyncio.to_thread(import_and_load))
+    def import_and_open() -> tuple[Session, ImportReport]:
+        return import_session(
+            path, store, title=title, progress=read, cancel=cancel, opening=opened
+        )
+
+    work = asyncio.ensure_future(asyncio.to_thread(import_and_open))
     try:
         session, report = await asyncio.shield(work)
     except asyncio.CancelledError:
@@ -144,22 +147,25 @@ async def import_off_loop(
     return store.adopt(session), report
 
 
-def import_to_file(
+def import_session(
     path: Path,
     store: SessionStore,
     *,
     title: str | None = None,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
-) -> tuple[str, ImportReport]:
+    opening: Callable[[], None] | None = None,
+) -> tuple[Session, ImportReport]:
     """The file read and converted one record at a time, its events written in batches to
-    a file no listing reads, which becomes the session (its id returned) only when all of
-    it made sense: a failure or `cancel` leaves nothing behind. Time and memory are linear
-    in the file: every record is looked at once, and only the batch being converted is
-    held, without the cyclic collector (`collector_paused`: its full collections would
-    walk the whole process again and again, a second of a 100 MB import, holding up every
-    other session meanwhile). Nothing of `store` but its paths and its counter is used
-    (safe off the loop)."""
+    a file no listing reads, which becomes the session only when all of it made sense: a
+    failure or `cancel` leaves nothing behind. The session, not kept by `store` (`adopt`
+    keeps it), is replayed from the events as written, not read again (`opening()` is
+    called first). Time and memory are linear in the file: every record is looked at
+    once, and only the batch being converted is held beside what the session will hold
+    (the messages written), without the cyclic collector (`collector_paused`: its full
+    collections would walk the whole process again and again, a second of a 100 MB
+    import, holding up every other session meanwhile). Nothing of `store` but its paths
+    and its counter is used (safe off the loop)."""
     given = checked_title(title) if title is not None and title.strip() else None  # as create
     header, headless = None, False
     try:
@@ -176,7 +182,13 @@ def import_to_file(
             "nothing to import"
         )
     with collector_paused():
-        return _import_to_file(path, store, given, progress, cancel)
+        staged, report = _import_to_file(path, store, given, progress, cancel)
+        if opening is not None:
+            opening()
+        # opened with the collector still off: what the import made and the session keeps
+        # is frozen out of its walks (`loading`) before it is back on, else its first
+        # collection would walk all of it (0.26 s for the bench's 100 MB file)
+        return staged.opened(), report
 
 
 def _import_to_file(
@@ -185,7 +197,7 @@ def _import_to_file(
     title: str | None,
     progress: Progress | None,
     cancel: threading.Event | None,
-) -> tuple[str, ImportReport]:
+) -> tuple[StagedTranscript, ImportReport]:
     """The file converted; read a second time, when it holds two conversations written
     at once, the one Claude Code does not resume left out of the view."""
     found = _convert(path, store, title, progress, cancel, None)
@@ -202,7 +214,7 @@ def _convert(
     progress: Progress | None,
     cancel: threading.Event | None,
     beside: frozenset[str] | None,
-) -> tuple[str, ImportReport] | frozenset[str]:
+) -> tuple[StagedTranscript, ImportReport] | frozenset[str]:
     """The session made of the file, with the records of `beside` out of its view; with
     `beside` None, nothing written but the uuids of another conversation written at the
     same time as the one Claude Code resumes, when the file holds one
@@ -252,7 +264,7 @@ def _convert(
     except BaseException:
         staged.abort()
         raise
-    return staged.session_id, report
+    return staged, report
 
 
 FLUSH_RECORDS = 20_000  # records converted between two writes, at most

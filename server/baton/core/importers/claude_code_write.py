@@ -1,8 +1,10 @@
 """An import's transcript, written while the records are converted and put in place at the end.
 
 The events go out in batches under a name no listing reads (`.<id>.importing` beside the
-sessions), so that no more than two batches of a conversation wait in memory, never the
-whole file; the file gets its session name only once all of it made sense. What was only
+sessions), so that no more than two batches of records wait to be written, never the whole
+file; the file gets its session name only once all of it made sense. The new session is
+replayed from the events as written (`opened`), with the very messages written: what the
+session would hold once read, without reading the file again. What was only
 known at the end (the title, the model, how much of the file was read) follows as a `meta`
 event when the header said otherwise. Only what may end up in the view is counted: the
 turns a later compaction summarized are written without a token count
@@ -18,12 +20,13 @@ from pathlib import Path
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import ApiRules
-from baton.core.conversation.messages import Message
-from baton.core.conversation.session import TokenCounter
+from baton.core.conversation.messages import Message, share_bookkeeping
+from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.store import SessionStore, new_session_id
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.importers.claude_code_repairs import Record
+from baton.core.memory import loading
 
 Entry = Message | Boundary | Record
 MESSAGE_AS_IS = keeps_no_null(Message)  # see `encode`
@@ -45,6 +48,9 @@ class StagedTranscript:
         self.rules = ApiRules()
         self.events_written = 0
         self.held: list[Entry] = []  # written at the next write, or by `finish`
+        # every event written, in order, the header first: the session is replayed from
+        # them (`opened`); what a message event holds is the model written, kept
+        self.written: list[Event] = []
 
     def write(self, entries: list[Entry], header: Event) -> None:
         """The entries as events, in order (the header first, on the first write); each
@@ -69,6 +75,7 @@ class StagedTranscript:
             self.header = header
             self.staging.unlink(missing_ok=True)  # left by an import killed at this id
             self.transcript = Transcript.create(self.staging, header)
+            self.written.append(header)
         last = max((i for i, e in enumerate(entries) if _replaces_view(e)), default=-1)
         if last >= 0:
             self._emit([*self.held, *entries[: last + 1]], counted=False)
@@ -86,8 +93,9 @@ class StagedTranscript:
             if isinstance(entry, Message):
                 if counted:
                     entry.tokens = self.count(entry)
-                # the model itself: `encode` writes its wire form with no dict made of it
-                wired = entry if MESSAGE_AS_IS else entry.wire()
+                # the model itself: `encode` writes its wire form with no dict made of it,
+                # and the session holds it (its bookkeeping shared, as a load shares it)
+                wired = share_bookkeeping(entry) if MESSAGE_AS_IS else entry.wire()
                 events.append({"type": "message", "message": wired})
             elif isinstance(entry, Boundary):
                 events.append({"type": "boundary", "boundary": entry.wire()})
@@ -96,13 +104,12 @@ class StagedTranscript:
         if events:
             self.transcript.append_many(events)
             self.events_written += len(events)
+            self.written.extend(events)
         for entry in entries:
-            # written: the import is done with this copy. Emptied in place, since a counter
-            # may remember the content it counted (the estimator does, by identity), which
-            # would keep the whole conversation alive until the import ends
-            if isinstance(entry, Message):
-                entry.content.clear()
-            elif isinstance(entry, Boundary):
+            # a boundary's messages are written as a dict made of them, which the session
+            # reads: these copies are emptied in place, since a counter may remember the
+            # content it counted (the estimator does, by identity)
+            if isinstance(entry, Boundary):
                 for message in entry.new_messages:
                     message.content.clear()
 
@@ -122,8 +129,25 @@ class StagedTranscript:
         changed = {key: value for key, value in last_word if self.header.get(key) != value}
         if changed:
             self.transcript.append({"type": "meta", **changed})
-        self.transcript.close()
+            self.written.append({"type": "meta", **changed})
+        # renamed while this transcript holds the file and its lock: no other writer came
+        # between its writes and the session `opened` replays from them
         os.rename(self.staging, self.target)
+        self.transcript.path = self.target
+
+    def opened(self) -> Session:
+        """The new session (after `finish`), replayed from the events as this transcript
+        wrote them: the state a read of its file gives, without reading it again."""
+        assert self.transcript is not None
+        written, self.written = self.written, []
+        try:
+            with loading():
+                return Session(
+                    self.transcript, self.count, session_id=self.session_id, written=written
+                )
+        except BaseException:
+            self.transcript.close()  # the file stays, a session read as any other is
+            raise
 
     def abort(self) -> None:
         """Nothing of a failed import stays behind."""

@@ -1,11 +1,13 @@
-"""Numbers read from the environment (BATON_API_TIMEOUT, BATON_ACP_PERMISSION_WAIT,
-BATON_TOKEN_TIMEOUT): a value out of its range warns and takes the default."""
+"""Values read from the environment: numbers (BATON_API_TIMEOUT, BATON_ACP_PERMISSION_WAIT,
+BATON_TOKEN_TIMEOUT; a value out of its range warns and takes the default) and what an
+endpoint (the `anthropicBaseUrl` setting, ANTHROPIC_BASE_URL) must be."""
 
 from __future__ import annotations
 
 import logging
 import math
 import os
+from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
@@ -35,3 +37,10 @@ def seconds(name: str, default: float, maximum: float = DAY) -> float:
         default,
     )
     return default
+
+
+def is_http_url(text: str) -> bool:
+    """An http:// or https:// URL naming a host: an endpoint requests can go to ("localhost:8080"
+    is not one: every request fails as a connection error)."""
+    url = urlsplit(text)
+    return url.scheme in ("http", "https") and bool(url.hostname)

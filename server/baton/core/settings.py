@@ -6,13 +6,13 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, get_args
-from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import Field, ValidationError, field_validator
 from pydantic.config import JsonDict
 
 from baton.core.conversation.messages import WireModel
+from baton.core.environment import is_http_url
 from baton.core.models.thinking import THINKING_FORM, ThinkingSetting, parse_thinking
 from baton.core.models.windows import MODEL_NAME_PATTERN, MODEL_NAME_RULE, model_name_problem
 from baton.core.settings_sections import (
@@ -146,8 +146,7 @@ class Settings(WireModel):
     @field_validator("anthropic_base_url")
     @classmethod
     def _check_base_url(cls, value: str | None) -> str | None:
-        url = urlsplit(value or "")  # "localhost:8080" failed each request as a connection error
-        if value and not (url.scheme in ("http", "https") and url.hostname):
+        if value and not is_http_url(value):
             raise ValueError(BASE_URL)
         return value
 

@@ -21,7 +21,7 @@ from baton.core.compaction.summary.summarizers import (
     Summarizer,
     SummaryRequest,
 )
-from baton.core.errors import ApiKeyMissing, BatonError
+from baton.core.errors import ApiError, ApiKeyMissing, BatonError
 from baton.core.model_api.model_list import ListedModel
 from baton.core.service.model_catalog import ModelCatalog, configured, from_api
 from baton.core.settings import Settings
@@ -38,6 +38,11 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 TIMEOUT_ENV = "BATON_API_TIMEOUT"  # seconds a request may wait on the API (default 600)
 LIST_FRESH = 600.0  # seconds a Models API list is reused before it is asked for again
 NO_KEY = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey"
+# (its value is not quoted: a URL may carry credentials)
+ENV_URL = (
+    "ANTHROPIC_BASE_URL in the environment is no http:// or https:// URL: set it to one, or "
+    "set baton.anthropicBaseUrl"
+)
 # the model client's module, which imports the SDK: seconds of imports (thousands of
 # modules) that would hold the event loop, so it is imported on a thread of its own
 CLIENT_MODULE = "baton.core.model_api.client"
@@ -120,6 +125,8 @@ class ModelAccess:
         from baton.core.model_api.client import AnthropicClient
 
         wanted = (self._key, settings.resolved_base_url())
+        if wanted[1] is not None and not environment.is_http_url(wanted[1]):
+            raise ApiError(ENV_URL)  # the setting's own value was checked as it was read
         if self._client is None or self._client_for != wanted:
             if self._client is not None:
                 self._background.spawn(self._client.aclose(), "closing the old model client")

@@ -5,7 +5,6 @@ the request sends it: `turn_framing.py`), the API rules' state, the anchor."""
 from __future__ import annotations
 
 import hashlib
-import threading
 from array import array
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -22,10 +21,7 @@ MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
 
 class ViewState:
     """Built from a view once (after a load, a compaction, an undo) and then kept current
-    by `add` for every message that joins the view at its end. The token tallies take in
-    the messages added when they are first read (`_tally_up`): a load replays every view
-    the session had, and most of an imported session's are replaced wholesale by a
-    compaction before anything reads them."""
+    by `add` for every message that joins the view at its end."""
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._running = hashlib.blake2b(digest_size=16)
@@ -33,18 +29,12 @@ class ViewState:
         # message rather than a string object (~80 bytes) each
         self.marks = bytearray()
         # tally[i]: stored token counts of the view's first i (machine ints, not int objects)
-        self._tally: array[int] = array("q", [0])
+        self.tally: array[int] = array("q", [0])
         # joined[i]: how many of the view's first i open no turn of the request (their
         # stored counts hold framing it does not send); `by_kind` is without it already
-        self._joined: array[int] = array("q", [0])
-        self._framing = TurnFraming()
-        self._by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
-        # added, not in the tallies yet, in order, each with its stored count as it was
-        # added (a count given later, to a message shown, goes by `uncounted`)
-        self._untallied: list[tuple[Message, int]] = []
-        # a state is read from worker threads too (an undo's check, a compaction's plan)
-        # while the loop adds to it: each message waiting is taken in once, in order
-        self._tallying = threading.Lock()
+        self.joined: array[int] = array("q", [0])
+        self.framing = TurnFraming()
+        self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
         self.uncounted: list[int] = []  # indices of messages stored without a token count
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
@@ -65,8 +55,10 @@ class ViewState:
         if not message.tokens:
             self.uncounted.append(len(self.marks) // MARK_BYTES)
         self.marks += mark
-        with self._tallying:
-            self._untallied.append((message, message.tokens))
+        self.tally.append(self.tally[-1] + message.tokens)
+        opens = self.framing.opens(message)
+        self.joined.append(self.joined[-1] + (not opens))
+        self.by_kind[message.kind] += message.tokens - (0 if opens else MESSAGE_OVERHEAD)
         if self.rules is not None:
             self.rules.add(message)
         if self.pairs is not None:
@@ -74,25 +66,6 @@ class ViewState:
         if message.anchors_usage:
             self.anchor_known = False  # the newest record may anchor now
         return mark
-
-    def _tally_up(self) -> None:
-        """The messages added since the last read taken into the tallies, in order."""
-        with self._tallying:
-            waiting, self._untallied = self._untallied, []
-            tally, joined, by_kind = self._tally, self._joined, self._by_kind
-            framing = self._framing
-            for message, tokens in waiting:
-                tally.append(tally[-1] + tokens)
-                opens = framing.opens(message)
-                joined.append(joined[-1] + (not opens))
-                by_kind[message.kind] += tokens - (0 if opens else MESSAGE_OVERHEAD)
-
-    @property
-    def by_kind(self) -> dict[str, int]:
-        """Stored token counts of the view by message kind, less the framing of the
-        messages that open no turn."""
-        self._tally_up()
-        return self._by_kind
 
     def api_rules(self, view: Callable[[], list[Message]]) -> ApiRules:
         if self.rules is None:
@@ -108,7 +81,6 @@ class ViewState:
         """Raw tokens of view[start:stop] as a request for the view up to `stop` sends them
         (the framing of a message that opens no turn left out); `count(i)` counts a message
         stored without a count."""
-        self._tally_up()
-        total = self._tally[stop] - self._tally[start]
-        total -= MESSAGE_OVERHEAD * (self._joined[stop] - self._joined[start])
+        total = self.tally[stop] - self.tally[start]
+        total -= MESSAGE_OVERHEAD * (self.joined[stop] - self.joined[start])
         return total + sum(count(i) for i in self.uncounted if start <= i < stop)

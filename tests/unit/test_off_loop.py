@@ -26,12 +26,17 @@ WAIT = 20.0  # an upper bound, never a pause
 
 
 class Gate:
-    """Holds the summarizer (in whatever thread it runs) until released."""
+    """Holds the calls it watches (in whatever thread they run) until released."""
 
     def __init__(self) -> None:
         self.entered = threading.Event()
         self.release = threading.Event()
         self.threads: list[int] = []
+
+    def hold(self) -> None:
+        self.threads.append(threading.get_ident())
+        self.entered.set()
+        self.release.wait(WAIT)  # bounded: on the event loop this would hold everything
 
     async def wait_entered(self) -> bool:
         return await asyncio.to_thread(self.entered.wait, WAIT)
@@ -43,9 +48,7 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     original = extractive.Facts.gather.__func__  # type: ignore[attr-defined]
 
     def gather(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        held.threads.append(threading.get_ident())
-        held.entered.set()
-        held.release.wait(WAIT)  # bounded: on the event loop this would hold everything
+        held.hold()  # the summarizer
         return original(cls, *args, **kwargs)
 
     monkeypatch.setattr(extractive.Facts, "gather", classmethod(gather))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_off_loop import WAIT, Gate
 
 from baton import protocol as p
 from baton.core.compaction.summary import extractive
@@ -29,25 +30,6 @@ from baton.core.settings import DEFAULT_MODEL, Settings
 from baton.lsp.features import compaction, sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import create_server
-
-WAIT = 20.0  # an upper bound, never a pause
-
-
-class Gate:
-    """Holds the first call it watches (in whatever thread) until released."""
-
-    def __init__(self) -> None:
-        self.entered = threading.Event()
-        self.release = threading.Event()
-        self.threads: list[int] = []
-
-    def hold(self) -> None:
-        self.threads.append(threading.get_ident())
-        self.entered.set()
-        self.release.wait(WAIT)  # bounded: on the event loop this would hold everything
-
-    async def wait_entered(self) -> bool:
-        return await asyncio.to_thread(self.entered.wait, WAIT)
 
 
 @pytest.fixture

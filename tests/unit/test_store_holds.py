@@ -10,7 +10,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from baton.core.conversation import files
+from baton.core.conversation import writer_lock
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
@@ -48,9 +48,9 @@ def test_the_lock_is_seen_without_taking_one(tmp_path: Path) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         st = os.fstat(fd)
-        assert (st.st_dev, st.st_ino) in files.write_locked()
+        assert (st.st_dev, st.st_ino) in writer_lock.write_locked()
         fcntl.flock(fd, fcntl.LOCK_UN)
-        assert (st.st_dev, st.st_ino) not in files.write_locked()
+        assert (st.st_dev, st.st_ino) not in writer_lock.write_locked()
     finally:
         os.close(fd)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from baton.core.errors import StorageError
 
-LOCKED = "open for writing in another Baton process"
 # what a file that cannot be written because of where it is (not a bug) fails with
 UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16  # writev's limit
@@ -222,48 +221,6 @@ def read_small(path: Path, limit: int) -> bytes | None:
 
 def identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
-
-
-def open_writer(path: Path) -> tuple[int | None, str | None]:
-    """(the writer's descriptor with its lock, None) or (None, LOCKED) when another process
-    holds the lock; the OSError of an open that fails."""
-    fd = open_regular(path, os.O_RDWR | os.O_APPEND)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None, LOCKED
-    except OSError as exc:
-        os.close(fd)
-        if exc.errno == errno.ENOLCK:
-            return None, f"{path} cannot be locked ({cause(exc)}); it is served read-only"
-        raise
-    return fd, None
-
-
-PROC_LOCKS = Path("/proc/locks")
-
-
-def write_locked() -> set[tuple[int, int]]:
-    """(device, inode) of every file some open file holds an exclusive `flock` on, as the
-    kernel lists them (Linux's /proc/locks; empty where there is none): a transcript's
-    writer lock seen without taking a lock, which could make that writer fail to get it."""
-    try:
-        text = PROC_LOCKS.read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return set()
-    held: set[tuple[int, int]] = set()
-    for line in text.splitlines():
-        fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 2419 fd:00:1322543 0 EOF" (a blocked waiter: "-> ...")
-        if len(fields) < 6 or fields[1] != "FLOCK" or fields[3] != "WRITE":
-            continue
-        try:
-            major, minor, inode = fields[5].split(":")
-            held.add((os.makedev(int(major, 16), int(minor, 16)), int(inode)))
-        except ValueError:
-            continue
-    return held
 
 
 def ensure_private_dir(path: Path) -> None:

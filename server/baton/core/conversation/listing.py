@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 from baton.core.conversation.damage import Damage
-from baton.core.conversation.files import kind_of, storage_error, write_locked
+from baton.core.conversation.files import kind_of, storage_error
 from baton.core.conversation.summary_entry import Entry, Summary
 from baton.core.conversation.transcript_summary import identity, summarize
+from baton.core.conversation.writer_lock import write_locked
 from baton.core.errors import StorageError
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from baton.core.conversation.files import (
-    LOCKED,
     UNWRITABLE,
     append_copy,
     cause,
@@ -18,7 +17,6 @@ from baton.core.conversation.files import (
     ensure_private_dir,
     not_regular,
     open_regular,
-    open_writer,
     storage_error,
     sync_dir,
     write_parts,
@@ -29,6 +27,7 @@ from baton.core.conversation.records import unwritable as unwritable  # re-expor
 from baton.core.conversation.transcript_file import VIEW, TranscriptFile
 from baton.core.conversation.transcript_read import Event as Event  # re-exported: the event type
 from baton.core.conversation.transcript_read import LinePass, LoadReport
+from baton.core.conversation.writer_lock import LOCKED, open_writer
 from baton.core.errors import SessionLocked, StorageError, TranscriptError
 
 log = logging.getLogger(__name__)

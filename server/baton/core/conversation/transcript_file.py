@@ -11,13 +11,8 @@ import os
 from pathlib import Path
 from typing import Self
 
-from baton.core.conversation.files import (
-    LOCKED,
-    identity,
-    open_writer,
-    storage_error,
-    write_locked,
-)
+from baton.core.conversation.files import identity, storage_error
+from baton.core.conversation.writer_lock import LOCKED, open_writer, write_locked
 from baton.core.errors import TranscriptChanged
 
 VIEW = "opened read-only"

@@ -13,8 +13,7 @@ them. Nor does it put back what a summary still in force summarized (a message p
 beside the undone summary, then unpinned and summarized by a later one): that summary's
 undo puts it back, where it came (`undo_place.py`). A rewind's undo is `unrewind.py`'s. An
 undo whose view would break the API's rules is refused before anything is written
-(`Session.uncompact`), and so is one of a summary a rewind kept that a summary made since
-holds (`held_since`).
+(`Session.uncompact`), and so is one that another undo must come before (`undo_order.py`).
 """
 
 from __future__ import annotations
@@ -76,11 +75,11 @@ def uncompacted(
 ) -> list[str]:
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are)."""
-    summarized, held, spans, _, _ = _placing(view, boundary, others, order, every)
+    summarized, held, spans, _, _ = placing(view, boundary, others, order, every)
     return copies_in_place(put_back(view, spans, held, summarized), boundary)
 
 
-def _placing(
+def placing(
     view: list[str],
     boundary: Boundary,
     others: list[Boundary],
@@ -127,7 +126,7 @@ def undo_compaction(
     summary of turns from before and after another it holds has no one place among them).
     `every`: the session's boundaries, undone ones too (a summary in force may have
     summarized one)."""
-    summarized, held, spans, tails, inside = _placing(view, boundary, others, order, every)
+    summarized, held, spans, tails, inside = placing(view, boundary, others, order, every)
     if after is None:
         after = copies_in_place(put_back(view, spans, held, summarized), boundary)
     present = set(view)
@@ -152,36 +151,6 @@ def undo_compaction(
             other.view_after = expand(other.view_after, spans, skip=out)
             other.summarized_ids = out
     return after
-
-
-def kept_later(
-    view: list[str],
-    boundary: Boundary,
-    others: list[Boundary],
-    order: Mapping[str, int],
-    every: Iterable[Boundary] = (),
-    after: list[str] | None = None,
-) -> str | None:
-    """The rewind in force that undoing compaction `boundary` would give the rest of a
-    span cut before a message it took, while it keeps turns that came after that rest (in
-    another summary, the message pinned beside both): its undo puts what it holds after
-    what it kept, so that rest would come back after them. None when no rewind would.
-    `after`: the view the undo gives (`uncompacted`'s), when worked out already."""
-    summarized, held, spans, tails, _ = _placing(view, boundary, others, order, every)
-    stands_for = stands_for_of(others)
-    if after is None:
-        after = put_back(view, spans, held, summarized)
-    reach = reached(after, stands_for)
-    rewound = rewound_out(view, others)
-    for rewind in others:
-        given = [one for mid in rewind.summarized_ids for one in tails.get(mid, [])]
-        if rewind.direction != "rewind" or not given:
-            continue
-        kept = reached(expand(rewind.view_after, spans), stands_for) & reach
-        plain = [order[one] for one in kept - rewound if one in order and one not in stands_for]
-        if max(plain, default=-1) > min(order.get(one, len(order)) for one in given):
-            return rewind.id
-    return None
 
 
 def _given(held: list[str], cut: str, rest: list[str], came: Callable[[str], int]) -> list[str]:
@@ -264,41 +233,6 @@ def _kept_inside(
             if holder[mid] in reached(rewind.view_after, stands_for):
                 out.setdefault(mid, set()).update(rewind.summarized_ids)
     return out
-
-
-def held_since(
-    view: list[str],
-    boundary: Boundary,
-    others: list[Boundary],
-    since: Callable[[str], Callable[[str], bool]],
-) -> str | None:
-    """The compaction in force whose summary in the view holds a summary of compaction
-    `boundary` that a rewind kept, where the rewind took a message of its span (pinned
-    beside it), and that stands for no turn sent since the rewind (`since`: whether a
-    message came after a given boundary; with such a turn, the rewind's undo is refused
-    while it stands). Its text covers the whole span: cut before the rewound message, the
-    rest would come back, on the rewind's undo, beside the summary that quotes it; left
-    whole inside it, the span would hold turns the rewind holds too. Undoing that
-    compaction first puts the summary back in the view. None when no compaction holds one
-    so."""
-    stands_for = stands_for_of(others)
-    present = set(view)
-    holder = {one: mid for mid, span in stands_for.items() for one in span}
-    for mid, span in undo_mapping(boundary).items():
-        if mid in present or mid not in holder:
-            continue
-        for rewind in others:
-            if rewind.direction != "rewind" or set(rewind.summarized_ids).isdisjoint(span):
-                continue
-            kept = reached(rewind.view_after, stands_for)
-            if mid not in kept or holder[mid] in kept:
-                continue
-            top = next((one for one in view if mid in reached([one], stands_for)), None)
-            later = since(rewind.id)
-            turns = reached([top], stands_for) if top is not None else set()
-            if not any(later(one) for one in turns if one not in stands_for):
-                return next((b.id for b in others if top in b.stands_for), None)
-    return None
 
 
 def stands_for_of(boundaries: Iterable[Boundary]) -> dict[str, list[str]]:

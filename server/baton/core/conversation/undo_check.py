@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import invariant_violations
-from baton.core.conversation.undo import held_since, kept_later, uncompacted
+from baton.core.conversation.undo import uncompacted
 from baton.core.conversation.undo_ahead import broken_ahead
+from baton.core.conversation.undo_order import held_since, kept_later
 from baton.core.conversation.unrewind import undo_first, unrewind
 from baton.core.conversation.view_state import ViewState
 from baton.core.errors import InvalidParams

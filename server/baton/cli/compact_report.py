@@ -17,7 +17,8 @@ from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.files import path_text
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import SessionStore, new_session_id
+from baton.core.conversation.session_names import new_session_id
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.settings import Settings
 from baton.core.workspace.editor_files import EditorFiles

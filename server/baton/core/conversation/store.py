@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
+from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
 from baton.core.conversation.transcript import Transcript, check_writable
 from baton.core.conversation.transcript_summary import identity
 from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
@@ -41,34 +41,6 @@ def _followed(session: Session) -> bool:
     if session.transcript.read_only:
         return not session.transcript.unchanged_view()
     return session.read_only and session.transcript.moved_on()
-
-
-def check_session_id(session_id: object) -> str:
-    """A session id names a file: letters, digits, `_` and `-` only (no path tricks)."""
-    if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
-        raise InvalidParams(f"invalid session id {session_id!r}")
-    return session_id
-
-
-def new_session_id() -> str:
-    return f"s_{secrets.token_hex(8)}"
-
-
-TITLE_MAX_CHARS = 200
-
-
-def checked_title(title: str) -> str:
-    """A session's title as given to create or rename: trimmed, one line of 1 to
-    TITLE_MAX_CHARS characters without control characters (else InvalidParams)."""
-    title = title.strip()
-    if not title:
-        raise InvalidParams("title must not be empty")
-    if len(title) > TITLE_MAX_CHARS:
-        raise InvalidParams(f"title must be at most {TITLE_MAX_CHARS} characters")
-    if any(ord(c) < 32 or ord(c) == 127 for c in title):
-        raise InvalidParams("title must be one line without control characters")
-    check_writable(title, "title")
-    return title
 
 
 class SessionStore:

@@ -12,7 +12,8 @@ from pathlib import Path
 from baton.core.conversation.files import kind_of
 from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
-from baton.core.conversation.store import SessionStore, checked_title
+from baton.core.conversation.session_names import checked_title
+from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript_read import baton_header, headless_transcript
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from baton.core.conversation.files import path_text
 from baton.core.conversation.messages import now_iso
-from baton.core.conversation.store import TITLE_MAX_CHARS
+from baton.core.conversation.session_names import TITLE_MAX_CHARS
 from baton.core.conversation.transcript import Event
 from baton.core.importers.claude_code_records import CONTINUED_PREFIX
 from baton.core.importers.claude_code_repairs import Record

@@ -22,7 +22,8 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import ApiRules
 from baton.core.conversation.messages import Message, share_bookkeeping
 from baton.core.conversation.session import Session, TokenCounter
-from baton.core.conversation.store import SessionStore, new_session_id
+from baton.core.conversation.session_names import new_session_id
+from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.importers.claude_code_repairs import Record

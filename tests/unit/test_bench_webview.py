@@ -10,7 +10,9 @@ from baton_testkit.bench_modules import bench_module
 
 # The bench's modules import each other by name (they are scripts): lend it its siblings
 # while it loads, under those names, and take them back after.
-_LENT = [name for name in ("sessions", "report") if name not in sys.modules]
+_LENT = [
+    name for name in ("sessions", "figures", "report_kept", "report") if name not in sys.modules
+]
 for _name in _LENT:
     sys.modules[_name] = bench_module(_name)
 try:

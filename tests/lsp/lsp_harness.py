@@ -130,6 +130,9 @@ def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None)
         default_log(ls, params)
         recorder.record(types.WINDOW_LOG_MESSAGE, params)
 
+    def show_message(ls: LanguageClient, params: types.ShowMessageParams) -> None:
+        recorder.record(types.WINDOW_SHOW_MESSAGE, params)
+
     def configuration(ls: LanguageClient, params: types.ConfigurationParams) -> Any:
         answer = default_configuration(ls, params)
         recorder.record(types.WORKSPACE_CONFIGURATION, params)
@@ -140,6 +143,7 @@ def make_client(recorder: Recorder, configuration: dict[str, Any] | None = None)
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
         types.PROGRESS: progress,
         types.WINDOW_LOG_MESSAGE: log_message,
+        types.WINDOW_SHOW_MESSAGE: show_message,
         types.WORKSPACE_CONFIGURATION: configuration,
     }
     register_lsp_features(client, features)

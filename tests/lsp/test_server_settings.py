@@ -122,3 +122,35 @@ def test_serve_rejects_a_bad_address_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert "invalid address" in done.stderr
+
+
+async def test_bad_settings_are_shown_once_until_they_change_and_again_after_a_fix(
+    start_server,
+) -> None:
+    bad = {"contextWindow": "huge"}
+    lsp = await start_server(options=bad, configuration={"": {"baton": bad}})
+    await lsp.recorder.notification(types.WORKSPACE_CONFIGURATION)
+    sid = (await lsp.create())["sessionId"]  # sent after the pulled settings are applied
+
+    def shown() -> list[types.ShowMessageParams]:
+        return lsp.recorder.of(types.WINDOW_SHOW_MESSAGE)
+
+    first = await lsp.recorder.wait_for(shown)
+    assert first[0].type == types.MessageType.Warning
+    assert "baton.contextWindow: invalid value 'huge'" in first[0].message
+    assert "using the default" in first[0].message
+    # the same problem from the pull and from a change shows nothing again; a fix clears it
+    for settings in (bad, {"contextWindow": 30_000}):
+        lsp.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"baton": settings})
+        )
+    await lsp.recorder.notification(
+        protocol.USAGE_CHANGED,
+        lambda p: p["sessionId"] == sid and p["usage"]["contextWindow"] == 30_000,
+    )
+    assert len(shown()) == 1
+    lsp.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"baton": bad})
+    )
+    again = await lsp.recorder.wait_for(lambda: shown()[1:])
+    assert again[0].message == first[0].message

@@ -62,6 +62,7 @@ class BatonServer(LanguageServer):
         self._unreported_edits: UnreportedEdits | None = None
         self._service_work: list[ServiceWork] = []
         self._warned: set[str] = set()
+        self.settings_problems: tuple[str, ...] = ()  # the ones last shown to the user
         self.exit_code = 0
         if service is not None:
             self._connect(service)

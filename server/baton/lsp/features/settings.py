@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from baton.core import redaction
 from baton.lsp.dispatch.registry import Feature
 
 if TYPE_CHECKING:
@@ -50,20 +51,39 @@ def _get(obj: Any, *path: str) -> Any:
 
 
 def configure(ls: BatonServer, raw: Any) -> None:
+    """Apply settings; each problem goes to the log once, and the set of them is shown."""
     if raw is None:
         return
-    if not isinstance(raw, Mapping):
-        ls.warn_once(f"baton settings must be an object, got {type(raw).__name__}")
-        return
-    ls.service.configure(raw, ls.warn_once)
-    check_data_dir(ls)
+    said: list[str] = []
 
+    def warn(message: str) -> None:
+        said.append(message)
+        ls.warn_once(message)
 
-def check_data_dir(ls: BatonServer) -> None:
-    """What the data dir does not allow, said once: a line on stderr and a warning the
-    client shows (read-only data dir, no permission), each naming the path and cause."""
+    if isinstance(raw, Mapping):
+        ls.service.configure(raw, warn)
+    else:
+        warn(f"baton settings must be an object, got {type(raw).__name__}")
+    # what the data dir does not allow (read-only, no permission), naming the path and cause
     for problem in ls.service.data_dir_problems():
-        ls.warn_once(f"Baton: {problem}")
+        warn(f"Baton: {problem}")
+    show_warnings(ls, said)
+
+
+def show_warnings(ls: BatonServer, said: list[str]) -> None:
+    """The settings' problems as one message the client shows (window/showMessage), once per
+    distinct set: settings that leave the same problems show nothing again, and settings
+    that leave none clear them, so a bad value set again after a fix is shown again."""
+    problems = tuple(dict.fromkeys(said))
+    if problems and set(problems) != set(ls.settings_problems):
+        lines = [p.removeprefix("Baton: ") for p in problems]
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=redaction.redact("Baton: " + "\n".join(lines)),
+            )
+        )
+    ls.settings_problems = problems
 
 
 async def pull_configuration(ls: BatonServer) -> None:
@@ -89,7 +109,6 @@ def initialize(ls: BatonServer, params: types.InitializeParams) -> None:
     def apply(service: BatonService) -> None:
         service.set_api_key(key)
         configure(ls, raw)
-        check_data_dir(ls)
         service.keep_calibration()
         service.set_workspace_folders(folders)
         service.set_editor_name(params.client_info.name if params.client_info else None)

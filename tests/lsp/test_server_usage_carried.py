@@ -8,6 +8,7 @@ from typing import Any
 from lsp_harness import Harness, assistant, conversation
 
 from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 OVERHEAD = 25_000  # what this client sends besides the messages
 
@@ -93,3 +94,22 @@ async def test_a_restarted_server_shows_a_compacted_session_as_the_one_before_di
     restarted = await again.request(protocol.USAGE, {"sessionId": sid})
     assert restarted["usedTokens"] == shown["usedTokens"]
     assert restarted["breakdown"] == shown["breakdown"]
+
+
+async def test_what_batons_own_replies_showed_besides_its_estimate_is_not_a_clients(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    keep = {"minTokens": 500, "minTextMessages": 2, "maxTokens": 1_000}
+    options = {"anthropicApiKey": "sk-ant-test-0123456789abcdefghij", "keepWindow": keep}
+    lsp = await start_server(options={**options, "summarizer": "extractive"})
+    sid = (await lsp.create())["sessionId"]
+    for n in range(6):  # usages that run ahead of the estimate of what Baton sent
+        usage = {"input_tokens": 3_000 + 1_500 * n, "output_tokens": 200}
+        fake_anthropic.reply(f"answer {n} " + "words " * 200, usage=usage)
+        question = f"question {n} " + "lorem ipsum " * 300
+        await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": question})
+    await lsp.request(protocol.COMPACT, {"sessionId": sid})
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert usage["basis"] == "compacted" and usage["breakdown"]["unattributed"] > 0
+    label = usage["text"]["labels"]["unattributed"]
+    assert label == "Unattributed (what the API counted beyond Baton's estimate of its request)"

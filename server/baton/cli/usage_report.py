@@ -8,14 +8,13 @@ from typing import Any
 
 from baton.core.conversation.messages import Message
 from baton.core.importers.claude_code import ImportReport
-from baton.core.usage.budget import UNATTRIBUTED_LABEL, Usage
-from baton.core.usage.wording import paused_why, share_used
+from baton.core.usage.budget import Usage
+from baton.core.usage.wording import paused_why, share_used, unattributed_note
 
 BAR_WIDTH = 40
 EIGHTHS = " ▏▎▍▌▋▊▉"  # partial blocks, by eighths of a cell
 FULL = "█"
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
-NOTES = {"unattributed": UNATTRIBUTED_LABEL}
 
 
 def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
@@ -37,7 +36,7 @@ def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
     for name in CATEGORIES:
         value = int(figures[name])
         share = 100 * value / window if window else 0.0
-        note = f"  {NOTES[name]}" if name in NOTES else ""
+        note = f"  {unattributed_note(usage)}" if name == "unattributed" else ""
         lines.append(
             f"  {name:<12} {bar(value, window, width):<{width}} {value:>9,}  {share:5.1f}%{note}"
         )

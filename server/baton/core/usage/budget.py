@@ -93,7 +93,8 @@ class Breakdown(WireModel):
     summary: int = 0
     attachments: int = 0
     # an imported session's real usage beyond the estimate of its view: what the client
-    # that wrote the file sent besides the conversation (its system prompt and tools)
+    # that wrote the file sent besides the conversation (its system prompt and tools); or,
+    # after a compaction, what the last usage showed besides the view (text.labels says whose)
     unattributed: int = 0
     free: int = 0
 

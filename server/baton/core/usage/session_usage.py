@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.session import Session
 from baton.core.conversation.turn_framing import reply_framing_unsent
 from baton.core.models.windows import ModelLimits
@@ -12,7 +13,7 @@ from baton.core.usage.budget import Breakdown, Usage, budget_for, percent_left, 
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import context_figure
 from baton.core.usage.usage_memo import UsageMemo
-from baton.core.usage.wording import PausedBy
+from baton.core.usage.wording import CATEGORY_LABELS, PausedBy, UsageText, unattributed_label
 
 
 def _split(total: int, parts: Sequence[int]) -> list[int]:
@@ -144,6 +145,9 @@ def _compute_usage(
     system, tools, messages, summary, attachments = _attribute(
         used - unattributed, figure.estimate, parts
     )
+    labels = dict(CATEGORY_LABELS)
+    if unattributed:
+        labels["unattributed"] = unattributed_label(_asked_by_baton(session, anchor))
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
     if not settings.auto_compact.enabled:
         paused_by = "user"
@@ -177,7 +181,22 @@ def _compute_usage(
         warnings=warnings,
         auto_compact_paused_by=paused_by,
         basis=figure.basis,
+        text=UsageText(labels=labels),
     ).worded()
+
+
+def _asked_by_baton(session: Session, anchor: tuple[int, ApiUsage] | None) -> bool:
+    """Whether the usage behind the figure answered a request Baton made itself (a reply it
+    asked for keeps the fingerprint of its request): what that usage holds beyond the
+    estimate is then no client's prompt or tools, but what Baton's estimate missed."""
+    if anchor is not None:
+        message_id = session.view[anchor[0]]
+    elif session.last_usage is not None:
+        message_id = session.last_usage.message_id
+    else:
+        return False
+    message = session.messages.get(message_id)
+    return message is not None and message.prefix_hash is not None
 
 
 def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo) -> int:

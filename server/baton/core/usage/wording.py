@@ -19,6 +19,9 @@ refilled right after each of its last compactions (the thrash guard), or the use
 it off (`autoCompact.enabled` false)."""
 
 UNATTRIBUTED_LABEL = "the original client's system prompt and tools"
+# what a usage Baton asked for itself holds beyond its estimate of that request: no client
+# sent anything Baton did not count, so this is the estimate's shortfall
+OWN_UNATTRIBUTED_LABEL = "what the API counted beyond Baton's estimate of its request"
 CATEGORY_LABELS = {
     "system": "System prompt",
     "tools": "Tools",
@@ -28,6 +31,17 @@ CATEGORY_LABELS = {
     "unattributed": f"Unattributed ({UNATTRIBUTED_LABEL})",
     "free": "Free",
 }
+
+
+def unattributed_label(own_request: bool) -> str:
+    """The `unattributed` label: whose tokens they are, as far as Baton knows."""
+    return f"Unattributed ({OWN_UNATTRIBUTED_LABEL if own_request else UNATTRIBUTED_LABEL})"
+
+
+def unattributed_note(usage: Usage) -> str:
+    """What the `unattributed` label says the part is (the label's words in parentheses)."""
+    label = usage.text.labels.get("unattributed", CATEGORY_LABELS["unattributed"])
+    return label.removeprefix("Unattributed (").removesuffix(")")
 
 
 class UsageText(WireModel):
@@ -88,6 +102,7 @@ def describe(usage: Usage) -> UsageText:
         ),
         auto_compact=auto_compact_sentence(usage),
         basis=basis_sentence(usage),
+        labels=dict(usage.text.labels),  # set with the figures (whose `unattributed` is)
     )
 
 

@@ -244,3 +244,36 @@ async def test_session_list_finds_a_folder_however_its_cwd_is_spelled(
             assert [s.session_id for s in listed] == [sid], spelled
         listed = (await agent.conn.list_sessions(cwd=str(other) + "/")).sessions
         assert [s.session_id for s in listed] == [elsewhere]
+
+
+async def test_a_load_in_another_folder_leaves_the_sessions_place_in_the_list(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The record of the new folder (and of the prompt made again for it) was taken for
+    activity: the session loaded, in which nothing was said, went to the top of the list,
+    here and after a restart, above one used after it."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        older = (await agent.conn.new_session(cwd=str(first))).session_id
+        fake_anthropic.reply("Here.")
+        await agent.say(older, "Where are we?")
+        newer = (await agent.conn.new_session(cwd=str(first))).session_id
+        fake_anthropic.reply("Here too.")
+        await agent.say(newer, "And here?")
+        before = (await agent.conn.list_sessions()).sessions
+        assert [s.session_id for s in before] == [newer, older]
+        await agent.conn.load_session(session_id=older, cwd=str(second))
+        assert (await agent.conn.list_sessions()).sessions == [
+            s.model_copy(update={"cwd": str(second)}) if s.session_id == older else s
+            for s in before
+        ]
+        assert [e for e in transcript_lines(agent, older) if "folders" in e][-1]["folders"] == [
+            str(second)
+        ]
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="again") as agent:
+        listed = (await agent.conn.list_sessions()).sessions
+        assert [(s.session_id, s.updated_at) for s in listed] == [
+            (s.session_id, s.updated_at) for s in before
+        ]

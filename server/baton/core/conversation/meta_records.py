@@ -16,6 +16,7 @@ from typing import Any, Literal, cast
 PausedBy = Literal["failures", "thrashing"]
 REASON_MAX_CHARS = 2_000
 FINGERPRINT = re.compile(r"[0-9a-f]{32}")
+PLACEMENT_FIELDS = frozenset({"folders", "systemPrompt"})
 
 
 @dataclass(frozen=True)
@@ -91,3 +92,12 @@ def folders_by_message(
         if at >= 0:
             out[message_id] = since[at][1]
     return out
+
+
+def only_placement(event: dict[str, Any]) -> bool:
+    """Whether a `meta` event records only where the session works (its folders, its
+    default system prompt made again for them), as an ACP load in another folder writes:
+    an open, not a change of the conversation, so it leaves the session's last activity
+    (`updatedAt`, the order of the lists) as it was."""
+    fields = event.keys() - {"type", "at"}
+    return bool(fields) and fields <= PLACEMENT_FIELDS

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from baton.core.conversation.boundary import Boundary, view_after_commit
 from baton.core.conversation.damage import Damage, mismatch_note
 from baton.core.conversation.messages import Attachment, Message, share_bookkeeping
+from baton.core.conversation.meta_records import only_placement
 from baton.core.conversation.recorded_usage import LastUsage, LearnedUsage
 from baton.core.conversation.replayed_view import ReplayedView, TokenCounter
 from baton.core.conversation.session_fields import SessionFields
@@ -172,6 +173,8 @@ class Replayed(ReplayedView, SessionFields):
                 target.pinned = bool(event.get("pinned"))
         elif kind == "meta":
             self._apply_meta(event, len(self.messages))
+            if only_placement(event):
+                at = None
         elif kind == "deleted":
             self.deleted = True
         elif kind == "opaque":

@@ -13,7 +13,11 @@ from typing import Any
 
 from baton.core.conversation.boundary import NOT_COMPACTIONS
 from baton.core.conversation.damage import Damage, mismatch_note
-from baton.core.conversation.meta_records import read_imported_fingerprint, read_imported_size
+from baton.core.conversation.meta_records import (
+    only_placement,
+    read_imported_fingerprint,
+    read_imported_size,
+)
 from baton.core.conversation.session_fields import instant
 
 # A line too long to parse is read by these, in either way Baton has written its lines
@@ -151,6 +155,8 @@ class Entry:
             self.imported_size = self.imported_size if read is None else read
             found = read_imported_fingerprint(event.get("importedFingerprint"), None)
             self.imported_fingerprint = found or self.imported_fingerprint
+            if only_placement(event):
+                at = None
         elif kind == "deleted":
             self.deleted = True
         if at:

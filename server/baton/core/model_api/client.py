@@ -5,21 +5,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 from typing import Any, Protocol
 
 import anthropic
 
 from baton.core import redaction
-from baton.core.errors import ApiError, ApiKeyMissing, PromptTooLong
+from baton.core.errors import ApiError, ApiKeyMissing
 from baton.core.model_api import compaction_request as server_compaction
 from baton.core.model_api import model_list
+from baton.core.model_api.api_errors import broken_stream, map_error
+from baton.core.model_api.api_errors import scrub as scrub
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
 from baton.core.model_api.reply_stream import ModelReply as ModelReply
 from baton.core.model_api.reply_stream import OnText as OnText
 from baton.core.model_api.reply_stream import ReplyBuilder
-from baton.core.model_api.stream_failures import attach_partial, mark_stalled, retried
+from baton.core.model_api.stream_failures import attach_partial, retried
 from baton.core.model_api.stream_failures import partial_reply as partial_reply
 from baton.core.settings import Settings
 
@@ -28,8 +29,6 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 600.0  # seconds; long replies stream for minutes
 LIMITS_TIMEOUT = 10.0
 KEY_ENV = "ANTHROPIC_API_KEY"
-_TOO_LONG = re.compile(r"prompt is too long:\s*(\d+)\s*tokens?\s*>\s*(\d+)", re.IGNORECASE)
-_KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")
 
 
 class ModelClient(Protocol):
@@ -54,69 +53,6 @@ class ModelClient(Protocol):
     async def model_limits(self, model: str) -> dict[str, int] | None:
         """The Models API's `max_input_tokens` / `max_tokens`, or None when unknown."""
         ...
-
-
-# ---- errors ------------------------------------------------------------------------------
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """`text` with the API key (and anything shaped like one) taken out; a key too short to
-    be a secret (redaction.MIN_LENGTH) is left, or each of its letters would go."""
-    if secret and len(secret) >= redaction.MIN_LENGTH:
-        text = text.replace(secret, "[redacted]")
-    return _KEY_SHAPE.sub("[redacted]", redaction.redact(text))
-
-
-def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
-    """The Baton error for an SDK or transport failure (never carrying the key)."""
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        kind = str(exc.type or "error")
-        message = scrub(str(exc.api_message or exc.message), secret)
-        match = _TOO_LONG.search(message)
-        if match or status == 413 or "prompt is too long" in message.lower():
-            actual, limit = (int(match[1]), int(match[2])) if match else (None, None)
-            return PromptTooLong(
-                f"the prompt is too long for the model: {message}",
-                actual=actual,
-                limit=limit,
-                status=status,
-            )
-        if status < 400:  # an `error` event inside a stream that had started fine
-            return ApiError(
-                f"the Anthropic API stopped the reply ({kind}): {message}", status=None, type=kind
-            )
-        return ApiError(
-            f"Anthropic API error {status} ({kind}): {message}", status=status, type=kind
-        )
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ApiError("the Anthropic API timed out", status=None, type="timeout")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return ApiError(
-            f"could not reach the Anthropic API: {scrub(str(exc), secret)}",
-            status=None,
-            type="connection_error",
-        )
-    return _stream_broke(exc, secret)
-
-
-def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
-    """The Baton error for a failure once the reply had begun: the stream broke, however
-    the SDK words a connection lost mid-reply (a transport error of its HTTP library, or,
-    in newer versions, its own connection or timeout error); an `error` event the API
-    sent mid-stream keeps its own type (`map_error`)."""
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc
-        error = _stream_broke(cause, secret)
-        if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(cause).__name__:
-            mark_stalled(error)  # waited out the whole timeout: not asked again
-        return error
-    return map_error(exc, secret)
-
-
-def _stream_broke(cause: BaseException, secret: str | None) -> ApiError:
-    detail = scrub(f"{type(cause).__name__}: {cause}", secret)
-    return ApiError(f"the reply stream broke: {detail}", status=None, type="stream_error")
 
 
 # ---- the Anthropic adapter ---------------------------------------------------------------

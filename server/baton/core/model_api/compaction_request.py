@@ -78,7 +78,7 @@ async def request_compaction(
     """One compaction request; API errors become ServerFallback or a BatonError."""
     import anthropic
 
-    from baton.core.model_api.client import map_error
+    from baton.core.model_api.api_errors import map_error
 
     compaction: dict[str, Any] = {"type": "summarize"}
     if request.instructions:

@@ -1,0 +1,133 @@
+"""The Baton error for an SDK or transport failure: what happened, in the API's words
+without the key, and what the person who sees it can do (check the key, wait for a rate
+limit or an overload to pass, check the network), said once here for the panel, the CLI
+and ACP alike."""
+
+from __future__ import annotations
+
+import re
+
+import anthropic
+
+from baton.core import redaction
+from baton.core.errors import ApiError, PromptTooLong
+from baton.core.model_api.stream_failures import mark_stalled
+
+_TOO_LONG = re.compile(r"prompt is too long:\s*(\d+)\s*tokens?\s*>\s*(\d+)", re.IGNORECASE)
+_KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{6,}")
+RETRY_AFTER_MAX = 24 * 3600  # seconds: a longer retry-after is not quoted (not a real wait)
+
+KEY_REFUSED = "Check the Anthropic API key (set a valid one), then try again."
+NOT_ALLOWED = "The API key may not use this model or feature: check the key's access."
+NO_MODEL = "Check the model's name (the model setting), or pick another model."
+OVERLOADED = "The API is overloaded: try again in a few minutes."
+FAILED_THERE = "The API failed on its side: try again in a moment."
+NOT_REACHED = (
+    "Check the network connection (and anthropicBaseUrl or ANTHROPIC_BASE_URL, when set), "
+    "then try again."
+)
+STREAM_BROKE = "The connection was lost mid-reply: try again."
+TIMED_OUT = "Try again; BATON_API_TIMEOUT sets how long a request may take (default 600 s)."
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """`text` with the API key (and anything shaped like one) taken out; a key too short to
+    be a secret (redaction.MIN_LENGTH) is left, or each of its letters would go."""
+    if secret and len(secret) >= redaction.MIN_LENGTH:
+        text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPE.sub("[redacted]", redaction.redact(text))
+
+
+def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
+    """The Baton error for an SDK or transport failure (never carrying the key)."""
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        kind = str(exc.type or "error")
+        message = scrub(str(exc.api_message or exc.message), secret)
+        match = _TOO_LONG.search(message)
+        if match or status == 413 or "prompt is too long" in message.lower():
+            actual, limit = (int(match[1]), int(match[2])) if match else (None, None)
+            return PromptTooLong(
+                f"the prompt is too long for the model: {message}",
+                actual=actual,
+                limit=limit,
+                status=status,
+            )
+        if status < 400:  # an `error` event inside a stream that had started fine
+            text = f"the Anthropic API stopped the reply ({kind}): {message}"
+            return ApiError(_advised(text, _advice(None, kind)), status=None, type=kind)
+        text = f"Anthropic API error {status} ({kind}): {message}"
+        advice = _advice(status, kind, _retry_after(exc.response))
+        return ApiError(_advised(text, advice), status=status, type=kind)
+    if isinstance(exc, anthropic.APITimeoutError):
+        text = "the Anthropic API timed out"
+        return ApiError(_advised(text, TIMED_OUT), status=None, type="timeout")
+    if isinstance(exc, anthropic.APIConnectionError):
+        text = f"could not reach the Anthropic API: {scrub(str(exc), secret)}"
+        return ApiError(_advised(text, NOT_REACHED), status=None, type="connection_error")
+    return _stream_broke(exc, secret)
+
+
+def broken_stream(exc: BaseException, secret: str | None) -> ApiError | PromptTooLong:
+    """The Baton error for a failure once the reply had begun: the stream broke, however
+    the SDK words a connection lost mid-reply (a transport error of its HTTP library, or,
+    in newer versions, its own connection or timeout error); an `error` event the API
+    sent mid-stream keeps its own type (`map_error`)."""
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc
+        if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(cause).__name__:
+            text = (
+                "the reply stream broke: the Anthropic API sent nothing more within the "
+                f"timeout ({type(cause).__name__})"
+            )
+            error = ApiError(_advised(text, TIMED_OUT), status=None, type="stream_error")
+            mark_stalled(error)  # waited out the whole timeout: not asked again
+            return error
+        return _stream_broke(cause, secret, STREAM_BROKE)
+    return map_error(exc, secret)
+
+
+def _stream_broke(cause: BaseException, secret: str | None, advice: str | None = None) -> ApiError:
+    """A stream that failed: a connection lost mid-reply (`advice` says what to do), or
+    something else that broke it (said as it is)."""
+    detail = scrub(f"{type(cause).__name__}: {cause}", secret)
+    text = f"the reply stream broke: {detail}"
+    return ApiError(_advised(text, advice), status=None, type="stream_error")
+
+
+def _advice(status: int | None, kind: str, retry_after: int | None = None) -> str | None:
+    """What to do about an API error, by its status or type; None for one that only a
+    change of the request mends (a 400 says what in its own words)."""
+    if status == 401 or kind == "authentication_error":
+        return KEY_REFUSED
+    if status == 403 or kind == "permission_error":
+        return NOT_ALLOWED
+    if status == 404 or kind == "not_found_error":
+        return NO_MODEL
+    if status == 429 or kind == "rate_limit_error":
+        wait = "in a minute"
+        if retry_after is not None:
+            wait = f"in {retry_after:,} second{'s' if retry_after != 1 else ''}"
+        return f"Rate limited: try again {wait}."
+    if status == 529 or kind == "overloaded_error":
+        return OVERLOADED
+    if (status is not None and status >= 500) or kind == "api_error":
+        return FAILED_THERE
+    return None
+
+
+def _retry_after(response: object) -> int | None:
+    """The whole seconds the API's `retry-after` header asks for, when it gives a number."""
+    headers = getattr(response, "headers", None)
+    raw = headers.get("retry-after") if headers is not None else None
+    try:
+        seconds = float(raw) if raw is not None else None
+    except ValueError:  # an HTTP date: not quoted
+        return None
+    if seconds is None or not 0 <= seconds <= RETRY_AFTER_MAX:
+        return None
+    return max(1, round(seconds))
+
+
+def _advised(text: str, advice: str | None) -> str:
+    return f"{text}. {advice}" if advice else text

@@ -225,24 +225,6 @@ async def test_a_load_while_a_reply_streams_replays_what_it_said_so_far(
         assert len({u["messageId"] for u in replies}) == 1
 
 
-async def test_no_key_offers_the_api_key_auth_method_and_a_prompt_asks_for_it(
-    tmp_path: Path, fake_anthropic: FakeAnthropic
-) -> None:
-    async with running_agent(tmp_path, fake_anthropic.base_url, key=False) as agent:
-        [method] = agent.init["authMethods"]
-        assert method["type"] == "env_var"
-        assert method["vars"][0]["name"] == "ANTHROPIC_API_KEY"
-        sid = await agent.new()
-        with pytest.raises(RequestError) as refused:
-            await agent.say(sid, "hello")
-        assert refused.value.code == -32000  # authentication required
-        with pytest.raises(RequestError):
-            await agent.conn.authenticate(method_id=method["id"])
-        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
-        events = [json.loads(line) for line in transcript.read_text().splitlines()]
-        assert all(event["type"] != "message" for event in events)
-
-
 async def test_a_prompt_sent_again_after_an_api_error_is_a_retry_not_a_second_copy(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:

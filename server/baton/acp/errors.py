@@ -56,17 +56,30 @@ ACP_ADVICE = (
     "again to continue."
 )
 
+# where an agent's key comes from (its auth method, `env_var`): not the LSP face's options
+ACP_NO_KEY = (
+    "no Anthropic API key: set ANTHROPIC_API_KEY in the agent's environment, then try again."
+)
 
-def as_request_error(exc: BatonError) -> RequestError:
+
+def told(exc: BatonError) -> str:
+    """An error's text as an agent panel shows it: without secrets, and with what to do as
+    an agent's client does it (the core's words name the editor's ways)."""
+    if isinstance(exc, ApiKeyMissing):
+        return ACP_NO_KEY
     text = redaction.redact(exc.message)
     if isinstance(exc, PromptTooLong):
         from baton.core.turn.chat import ADVICE
 
         text = text.replace(ADVICE, ACP_ADVICE)
+    return text
+
+
+def as_request_error(exc: BatonError) -> RequestError:
     data = {"code": exc.code, **{k: v for k, v in exc.data.items() if v is not None}}
     if isinstance(exc, ApiKeyMissing):
-        return RequestError(AUTH_REQUIRED, text, data)
-    return RequestError(RPC_CODE.get(exc.code, REQUEST_FAILED_RPC), text, data)
+        return RequestError(AUTH_REQUIRED, told(exc), data)
+    return RequestError(RPC_CODE.get(exc.code, REQUEST_FAILED_RPC), told(exc), data)
 
 
 RELEASE = ReleaseAfterWork()  # one per process: the memory a burst of requests took goes back

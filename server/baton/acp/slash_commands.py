@@ -15,6 +15,7 @@ from baton.acp.compaction_report import (
     done_sentence,
     undone_sentence,
 )
+from baton.acp.errors import told
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import new_id
@@ -99,7 +100,7 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
         report.cancelled()
         raise
     except BatonError as exc:
-        report.failed(exc.message)
+        report.failed(told(exc))
         return
     finally:
         live.compaction = None

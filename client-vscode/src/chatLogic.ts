@@ -124,8 +124,14 @@ export function sendFailure(error: unknown): string {
     case ErrorCodes.promptTooLong:
       return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
     default:
-      return errorMessage(error);
+      // a key the API refused (401): the server says to set a valid one; here is how
+      return refusedKey(error) ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
   }
+}
+
+function refusedKey(error: unknown): boolean {
+  const data = typeof error === "object" && error !== null ? (error as { data?: unknown }).data : undefined;
+  return typeof data === "object" && data !== null && (data as { status?: unknown }).status === 401;
 }
 
 /**

@@ -462,6 +462,18 @@ test("a send without a key says how to set one", async () => {
   assert.match((errors[0] as { message: string }).message, /Set API Key/);
 });
 
+test("a send whose key the API refused says how to set another", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said = "Anthropic API error 401 (authentication_error): invalid x-api-key. Check the Anthropic API key (set a valid one), then try again.";
+  fake.sendFailure = Object.assign(new Error(said), { data: { code: "api_error", status: 401, promptMessageId: "u1" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(errors.length, 1);
+  assert.equal((errors[0] as { message: string }).message, `${said} (Baton: Set API Key)`);
+});
+
 test("empty prompts are not sent", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

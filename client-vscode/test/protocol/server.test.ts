@@ -150,6 +150,26 @@ test("a settings change reaches the server as the client sends it, and moves the
   await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.contextWindow === window, back);
 });
 
+test("a bad setting is shown once as a warning, not again while it stays, and again once fixed and set again", async () => {
+  const session = await server.rpc.createSession({ title: "Bad setting" });
+  await server.rpc.append(session.sessionId, conversation(1));
+  const shown = (since: number) => server.notes.slice(since).filter((n) => n.method === "window/showMessage");
+  const mark = server.notes.length;
+  await server.changeSettings({ contextWindow: "huge" });
+  const warning = await server.notification("window/showMessage", () => true, mark);
+  assert.equal(warning.params.type, 2); // Warning: the LanguageClient shows it as a notification
+  assert.match(warning.params.message, /^Baton: baton\.contextWindow: invalid value 'huge' .*using the default$/);
+  // the whole section again (another key changed), the bad value still in it: nothing more
+  await server.changeSettings({ compactInstructions: "Keep file names." });
+  await server.changeSettings({ contextWindow: 100_000 });
+  await server.notification("baton/usageChanged", (p) => p.sessionId === session.sessionId && p.usage.contextWindow === 100_000, mark);
+  assert.equal(shown(mark).length, 1);
+  await server.changeSettings({ contextWindow: "huge" });
+  const again = await server.notification("window/showMessage", () => shown(mark).length === 2, mark);
+  assert.equal(again.params.message, warning.params.message);
+  await server.changeSettings({ contextWindow: null, compactInstructions: "" });
+});
+
 test("editor files: a file the client opened and focused comes back after a compaction", async () => {
   const path = join(server.workspace, "parser.py");
   const text = "def parse(text):\n    return text.split()\n";

@@ -121,17 +121,22 @@ export function sendFailure(error: unknown): string {
   switch (errorCode(error)) {
     case ErrorCodes.apiKeyMissing:
       return "No API key: replies need one (Baton: Set API Key). Everything else works without it.";
-    case ErrorCodes.promptTooLong:
-      return `The conversation is past the context limit: compact it first. (${errorMessage(error)})`;
+    case ErrorCodes.promptTooLong: {
+      // the server's advice names its request (baton/compact) and a send with no content: the
+      // panel's own ways instead, with the API's figures when it gave them
+      const { actual, limit } = errorData(error);
+      const figures = typeof actual === "number" && typeof limit === "number" ? ` (${actual.toLocaleString("en-US")} tokens, the limit ${limit.toLocaleString("en-US")})` : "";
+      return `The conversation is past the model's context limit${figures}: compact it (Baton: Compact Conversation) or start a New Chat, then Retry the prompt.`;
+    }
     default:
       // a key the API refused (401): the server says to set a valid one; here is how
-      return refusedKey(error) ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
+      return errorData(error).status === 401 ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
   }
 }
 
-function refusedKey(error: unknown): boolean {
+function errorData(error: unknown): Record<string, unknown> {
   const data = typeof error === "object" && error !== null ? (error as { data?: unknown }).data : undefined;
-  return typeof data === "object" && data !== null && (data as { status?: unknown }).status === 401;
+  return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
 }
 
 /**

@@ -474,6 +474,22 @@ test("a send whose key the API refused says how to set another", async () => {
   assert.equal((errors[0] as { message: string }).message, `${said} (Baton: Set API Key)`);
 });
 
+test("a prompt past the context limit says what to do in the panel's words", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said =
+    "the prompt is too long for the model: prompt is too long: 250000 tokens > 200000 maximum. Compact the conversation (baton/compact, or the 'Compact conversation' action) or start a new session, then send again with no content to continue.";
+  fake.sendFailure = Object.assign(new Error(said), { data: { code: "prompt_too_long", actual: 250_000, limit: 200_000, promptMessageId: "u1" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(errors.length, 1);
+  assert.equal(
+    (errors[0] as { message: string }).message,
+    "The conversation is past the model's context limit (250,000 tokens, the limit 200,000): compact it (Baton: Compact Conversation) or start a New Chat, then Retry the prompt.",
+  );
+});
+
 test("empty prompts are not sent", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -8,6 +8,8 @@ import type { Readable } from "node:stream";
 import * as vscode from "vscode";
 import {
   LanguageClient,
+  MessageType,
+  ShowMessageNotification,
   State,
   WorkDoneProgress,
   type LanguageClientOptions,
@@ -21,7 +23,7 @@ import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
 import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
-import { logServerLine, ServerLogParser } from "./serverLog";
+import { logServerLine, ServerLogParser, settingNamed } from "./serverLog";
 import { apiKey } from "./secrets";
 import { registerToolPermission, type PermissionHandler } from "./toolPermission";
 
@@ -220,6 +222,8 @@ export class BatonClient implements vscode.Disposable {
         this.setState(event.newState === State.Running ? "running" : event.newState === State.Stopped ? "stopped" : "starting");
       }
     });
+    // as the LanguageClient shows them, and a warning about a bad setting with a way to open it
+    client.onNotification(ShowMessageNotification.type, (params) => void showServerMessage(params.type, params.message));
     client.onNotification(Notifications.usageChanged, (params: ServerNotificationMap["baton/usageChanged"]) =>
       this.usageEmitter.fire(params),
     );
@@ -273,4 +277,13 @@ export class BatonClient implements vscode.Disposable {
 
 function lines(input: Readable, each: (line: string) => void): void {
   createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on("line", each);
+}
+
+/** A message the server shows (window/showMessage); a bad setting's offers "Open Settings". */
+async function showServerMessage(type: MessageType, message: string): Promise<void> {
+  const setting = settingNamed(message);
+  const show =
+    type === MessageType.Error ? vscode.window.showErrorMessage : type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const choice = await show(message, ...(setting !== undefined ? ["Open Settings"] : []));
+  if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", setting);
 }

@@ -44,3 +44,13 @@ export function logServerLine(parser: ServerLogParser, sink: LevelSink, raw: str
   const { level, text } = parser.line(raw);
   sink[level](text);
 }
+
+const BAD_SETTING = /(?:^|\n|Baton: )(baton\.[A-Za-z][A-Za-z0-9_.]*): invalid value /;
+
+/**
+ * The first setting a message the server shows names as invalid ("Baton: baton.contextWindow:
+ * invalid value 'huge' (...); using the default"), for a button that opens it; none otherwise.
+ */
+export function settingNamed(message: string): string | undefined {
+  return BAD_SETTING.exec(message)?.[1];
+}

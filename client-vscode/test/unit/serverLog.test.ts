@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { logServerLine, ServerLogParser, type LevelSink, type LogLevel } from "../../src/serverLog";
+import { logServerLine, ServerLogParser, settingNamed, type LevelSink, type LogLevel } from "../../src/serverLog";
 
 function sink(): { lines: [LogLevel, string][]; sink: LevelSink } {
   const lines: [LogLevel, string][] = [];
@@ -43,4 +43,12 @@ test("what comes before the first prefixed line (Python failing to start) is an 
   });
   assert.equal(parser.line("2026-12-01 10:00:00,123 INFO baton: ok").level, "info");
   assert.equal(parser.line("  a continuation").level, "info", "a continuation keeps the level of its line");
+});
+
+test("a warning the server shows about a bad setting names the setting to open", () => {
+  const one = "Baton: baton.contextWindow: invalid value 'huge' (Input should be a valid integer); using the default";
+  assert.equal(settingNamed(one), "baton.contextWindow");
+  const two = "Baton: data dir /x is read-only\nbaton.autoCompact.enabled: invalid value 'maybe' (a switch takes true or false); using the default";
+  assert.equal(settingNamed(two), "baton.autoCompact.enabled");
+  assert.equal(settingNamed("Baton: data dir /x is read-only (Permission denied)"), undefined);
 });

@@ -154,3 +154,14 @@ async def test_bad_settings_are_shown_once_until_they_change_and_again_after_a_f
     )
     again = await lsp.recorder.wait_for(lambda: shown()[1:])
     assert again[0].message == first[0].message
+
+
+async def test_an_api_key_with_a_line_break_after_it_works(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp = await start_server(options={"anthropicApiKey": "sk-ant-test-0123456789abcdef\r\n"})
+    sid = (await lsp.create())["sessionId"]
+    fake_anthropic.reply("Hello.")
+    result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Hi"})
+    assert result["message"]["content"][0]["text"] == "Hello."
+    assert fake_anthropic.message_requests()[0].api_key == "sk-ant-test-0123456789abcdef"

@@ -95,3 +95,27 @@ async def test_a_reply_that_stalls_past_the_timeout_says_so_and_names_the_settin
         "(ReadTimeout). Try again; BATON_API_TIMEOUT sets how long a request may take "
         "(default 600 s)."
     )
+
+
+@pytest.mark.parametrize(
+    "given", ["sk-ant-test-0123456789\n", "sk-ant-test-0123456789\r\n", " sk-ant-test-0123456789"]
+)
+async def test_a_key_with_white_space_around_it_is_sent_without_it(
+    fake_anthropic: FakeAnthropic, given: str
+) -> None:
+    """A key read with the line break of its file failed every request as "could not reach
+    the Anthropic API: ... LocalProtocolError. Check the network connection"."""
+    fake_anthropic.reply("Hello.")
+    client = AnthropicClient(given, base_url=fake_anthropic.base_url, max_retries=0)
+    try:
+        await client.stream_reply(
+            model="claude-haiku-4-5", system=None, messages=HELLO, tools=None, max_tokens=64
+        )
+    finally:
+        await client.aclose()
+    assert fake_anthropic.message_requests()[0].api_key == "sk-ant-test-0123456789"
+
+
+def test_a_key_of_white_space_alone_is_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", " \n")
+    assert not AnthropicClient(None).has_key

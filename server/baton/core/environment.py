@@ -1,6 +1,7 @@
 """Values read from the environment: numbers (BATON_API_TIMEOUT, BATON_ACP_PERMISSION_WAIT,
-BATON_TOKEN_TIMEOUT; a value out of its range warns and takes the default) and what an
-endpoint (the `anthropicBaseUrl` setting, ANTHROPIC_BASE_URL) must be."""
+BATON_TOKEN_TIMEOUT; a value out of its range warns and takes the default), what an
+endpoint (the `anthropicBaseUrl` setting, ANTHROPIC_BASE_URL) must be, and an API key as
+given (ANTHROPIC_API_KEY, initializationOptions) without what surrounds it."""
 
 from __future__ import annotations
 
@@ -44,3 +45,10 @@ def is_http_url(text: str) -> bool:
     is not one: every request fails as a connection error)."""
     url = urlsplit(text)
     return url.scheme in ("http", "https") and bool(url.hostname)
+
+
+def api_key(given: str | None) -> str | None:
+    """An API key without the white space around it (a line break a key file or a Windows
+    `.env` left after it, a space pasted before it): no key holds any, and sent in a header
+    it failed every request as a connection error. None for no key, or white space alone."""
+    return given.strip() or None if given else None

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import anthropic
 
-from baton.core import redaction
+from baton.core import environment, redaction
 from baton.core.errors import ApiError, ApiKeyMissing
 from baton.core.model_api import compaction_request as server_compaction
 from baton.core.model_api import model_list
@@ -69,7 +69,7 @@ class AnthropicClient:
         max_retries: int = 2,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        key = api_key or os.environ.get(KEY_ENV) or None
+        key = environment.api_key(api_key or os.environ.get(KEY_ENV))
         redaction.remember(key)
         self._secret = key
         self._max_retries = max_retries

@@ -60,7 +60,7 @@ class ModelAccess:
 
     def __init__(self, background: Background, api_key: str | None = None) -> None:
         self._background = background
-        self._key = api_key or os.environ.get(KEY_ENV) or None
+        self._key = environment.api_key(api_key or os.environ.get(KEY_ENV))
         redaction.remember(self._key)
         self._client: AnthropicClient | None = None
         self._client_for: tuple[str, str | None] | None = None
@@ -77,6 +77,7 @@ class ModelAccess:
         return self._key is not None
 
     def set_key(self, key: str | None) -> None:
+        key = environment.api_key(key)
         if key:
             redaction.remember(key)
             self._key = key

@@ -16,7 +16,10 @@ from baton_testkit.fake_anthropic import FakeAnthropic
 
 KEY_REFUSED = "Check the Anthropic API key (set a valid one), then try again."
 NOT_ALLOWED = "The API key may not use this model or feature: check the key's access."
-NO_MODEL = "Check the model's name (the model setting), or pick another model."
+NO_MODEL = (
+    "Check the model's name (the model setting, or pick another model), and the API's "
+    "address (anthropicBaseUrl or ANTHROPIC_BASE_URL) when one is set."
+)
 MakeClient = Callable[..., AnthropicClient]
 HELLO = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 

@@ -19,7 +19,10 @@ RETRY_AFTER_MAX = 24 * 3600  # seconds: a longer retry-after is not quoted (not 
 
 KEY_REFUSED = "Check the Anthropic API key (set a valid one), then try again."
 NOT_ALLOWED = "The API key may not use this model or feature: check the key's access."
-NO_MODEL = "Check the model's name (the model setting), or pick another model."
+NO_MODEL = (
+    "Check the model's name (the model setting, or pick another model), and the API's "
+    "address (anthropicBaseUrl or ANTHROPIC_BASE_URL) when one is set."
+)
 OVERLOADED = "The API is overloaded: try again in a few minutes."
 FAILED_THERE = "The API failed on its side: try again in a moment."
 NOT_REACHED = (

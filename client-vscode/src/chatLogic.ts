@@ -128,9 +128,13 @@ export function sendFailure(error: unknown): string {
       const figures = typeof actual === "number" && typeof limit === "number" ? ` (${actual.toLocaleString("en-US")} tokens, the limit ${limit.toLocaleString("en-US")})` : "";
       return `The conversation is past the model's context limit${figures}: compact it (Baton: Compact Conversation) or start a New Chat, then Retry the prompt.`;
     }
-    default:
-      // a key the API refused (401): the server says to set a valid one; here is how
-      return errorData(error).status === 401 ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
+    default: {
+      // a key the API refused (401), or one no request could carry (a line break inside it):
+      // the server says to set a valid one; here is how
+      const { status, type } = errorData(error);
+      const badKey = status === 401 || type === "authentication_error";
+      return badKey ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
+    }
   }
 }
 

@@ -122,3 +122,31 @@ async def test_a_key_with_white_space_around_it_is_sent_without_it(
 def test_a_key_of_white_space_alone_is_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", " \n")
     assert not AnthropicClient(None).has_key
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ("sk-ant-test-01234\n56789", "a line break"),
+        ("sk-ant-test-01234\t56789", "a control character"),
+        ("sk-ant-test-01234\u00e956789", "a character that is not ASCII"),
+        ("sk-ant-test-01234\u201356789", "a character that is not ASCII"),
+    ],
+)
+async def test_a_key_no_header_can_carry_is_said_so_and_never_sent(
+    fake_anthropic: FakeAnthropic, given: str, named: str
+) -> None:
+    """A key with a line break inside it (two keys pasted, a wrapped line) failed every
+    request as "could not reach the Anthropic API: ... LocalProtocolError. Check the network
+    connection"; one with a typographic dash pasted from a page, as a UnicodeEncodeError."""
+    fake_anthropic.reply("Hello.")
+    client = AnthropicClient(given, base_url=fake_anthropic.base_url, max_retries=0)
+    try:
+        error = await failure(client)
+    finally:
+        await client.aclose()
+    assert error.message == (
+        f"the Anthropic API key cannot be sent: it holds {named} inside it. {KEY_REFUSED}"
+    )
+    assert given not in error.message and "56789" not in error.message
+    assert fake_anthropic.message_requests() == []

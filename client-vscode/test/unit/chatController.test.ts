@@ -467,6 +467,18 @@ test("a send whose key the API refused says how to set another", async () => {
   fake.add(session("a", "2026-11-01T10:00:00Z"));
   const said = "Anthropic API error 401 (authentication_error): invalid x-api-key. Check the Anthropic API key (set a valid one), then try again.";
   fake.sendFailure = Object.assign(new Error(said), { data: { code: "api_error", status: 401, promptMessageId: "u1" } });
+
+test("a send whose key cannot be sent says how to set another", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said = "the Anthropic API key cannot be sent: it holds a line break inside it. Check the Anthropic API key (set a valid one), then try again.";
+  fake.sendFailure = Object.assign(new Error(said), { data: { code: "api_error", status: null, type: "authentication_error" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(errors.length, 1);
+  assert.equal((errors[0] as { message: string }).message, `${said} (Baton: Set API Key)`);
+});
   await chat.receive({ type: "ready" });
   await chat.receive({ type: "send", text: "hi" });
   const errors = fake.posted.filter((m) => m.type === "error");

@@ -1,7 +1,8 @@
 """Values read from the environment: numbers (BATON_API_TIMEOUT, BATON_ACP_PERMISSION_WAIT,
 BATON_TOKEN_TIMEOUT; a value out of its range warns and takes the default), what an
 endpoint (the `anthropicBaseUrl` setting, ANTHROPIC_BASE_URL) must be, and an API key as
-given (ANTHROPIC_API_KEY, initializationOptions) without what surrounds it."""
+given (ANTHROPIC_API_KEY, initializationOptions) without what surrounds it, and what in it
+no header can carry."""
 
 from __future__ import annotations
 
@@ -52,3 +53,16 @@ def api_key(given: str | None) -> str | None:
     `.env` left after it, a space pasted before it): no key holds any, and sent in a header
     it failed every request as a connection error. None for no key, or white space alone."""
     return given.strip() or None if given else None
+
+
+def key_flaw(key: str) -> str | None:
+    """What in an API key no request header can carry, said for a person who cannot see
+    it (a line break of two keys pasted together or of a wrapped line, a tab, a
+    typographic dash pasted from a page): none, for a key made of printable ASCII."""
+    if "\n" in key or "\r" in key:
+        return "a line break"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in key):
+        return "a control character"
+    if not key.isascii():
+        return "a character that is not ASCII"
+    return None

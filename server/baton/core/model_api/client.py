@@ -13,7 +13,7 @@ from baton.core import environment, redaction
 from baton.core.errors import ApiError, ApiKeyMissing
 from baton.core.model_api import compaction_request as server_compaction
 from baton.core.model_api import model_list
-from baton.core.model_api.api_errors import broken_stream, map_error
+from baton.core.model_api.api_errors import KEY_REFUSED, broken_stream, map_error
 from baton.core.model_api.api_errors import scrub as scrub
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
@@ -74,7 +74,9 @@ class AnthropicClient:
         self._secret = key
         self._max_retries = max_retries
         self._sdk: anthropic.AsyncAnthropic | None = None
-        if key:
+        # a key no header can carry is never sent: every request says what is wrong with it
+        self._flaw = environment.key_flaw(key) if key else None
+        if key and self._flaw is None:
             self._sdk = anthropic.AsyncAnthropic(
                 api_key=key,
                 base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
@@ -93,12 +95,19 @@ class AnthropicClient:
 
     @property
     def has_key(self) -> bool:
-        return self._sdk is not None
+        return self._sdk is not None or self._flaw is not None
 
     def __repr__(self) -> str:
         return f"AnthropicClient(has_key={self.has_key})"
 
     def _client(self) -> anthropic.AsyncAnthropic:
+        if self._flaw is not None:
+            raise ApiError(
+                f"the Anthropic API key cannot be sent: it holds {self._flaw} inside it. "
+                f"{KEY_REFUSED}",
+                status=None,
+                type="authentication_error",
+            )
         if self._sdk is None:
             raise ApiKeyMissing(
                 "no Anthropic API key: set ANTHROPIC_API_KEY or "

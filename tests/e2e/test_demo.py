@@ -6,9 +6,16 @@ import os
 import subprocess
 import sys
 
+import pytest
 
-def test_the_demo_compacts_up_to_a_message_restores_files_and_undoes_it() -> None:
+
+@pytest.mark.parametrize("key", [None, " \n"], ids=["no key", "white space alone"])
+def test_the_demo_compacts_up_to_a_message_restores_files_and_undoes_it(key: str | None) -> None:
+    """A key of white space alone is no key, to the demo as to the server: the demo said
+    the model would summarize (ANTHROPIC_API_KEY is set) while the server had no key."""
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    if key is not None:
+        env["ANTHROPIC_API_KEY"] = key
     done = subprocess.run(
         [sys.executable, "-m", "baton", "demo"],
         capture_output=True,

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from baton import protocol
 from baton.cli.rpc_client import RpcError, ServerEnded, StdioClient
 from baton.cli.usage_report import bar
+from baton.core import environment
 from baton.core.errors import BatonError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -71,7 +72,8 @@ async def run_demo(out: TextIO) -> int:
         workspace = root / "workspace"
         shutil.copytree(EXAMPLES / "workspace", workspace)
         env = {**os.environ, "BATON_DATA_DIR": str(root / "data")}
-        keyed = bool(os.environ.get("ANTHROPIC_API_KEY"))
+        # read as the server reads it: white space alone is no key
+        keyed = environment.api_key(os.environ.get("ANTHROPIC_API_KEY")) is not None
         client = StdioClient(env=env)
         say.step("Start the server: `baton serve` over stdio, as an editor would")
         await client.start()

@@ -175,8 +175,10 @@ def _typed(record: Record) -> bool:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return bool(content.strip())
-    blocks = content if isinstance(content, list) else []
-    return any(isinstance(b, dict) and b.get("type") != "tool_result" for b in blocks)
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") != "tool_result":
+            return True
+    return False
 
 
 def _kept_head(record: Record) -> str | None:

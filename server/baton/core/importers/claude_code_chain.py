@@ -39,10 +39,11 @@ class RepeatedRecords:
         if not isinstance(uuid, str) or not uuid:
             return False
         mark = fingerprint(kind, message)
-        if self._read.get(uuid) == mark:
-            return True
-        self._read.setdefault(uuid, mark)
-        return False
+        first = self._read.get(uuid)
+        if first is None:
+            self._read[uuid] = mark
+            return False
+        return first == mark
 
 
 def fingerprint(kind: str, message: object) -> int:

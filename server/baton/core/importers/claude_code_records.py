@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from baton.core.conversation.messages import (
+    CONTENT_ADAPTER,
     ApiUsage,
     ContentBlock,
     Message,
@@ -114,8 +115,10 @@ class RecordConverter(ImportedBoundaries):
             # one API response written as several records: the later records carry the
             # response's final usage and stop reason
             last.content.extend(self._calls(record, last.id, blocks))
-            last.usage = usage or last.usage
-            last.stop_reason = stop if isinstance(stop, str) and stop else last.stop_reason
+            if usage is not None:  # else it stays (an assignment costs a microsecond)
+                last.usage = usage
+            if isinstance(stop, str) and stop:
+                last.stop_reason = stop
             self.report.merged_records += 1
             return
         uid = self._id(record)
@@ -225,6 +228,11 @@ class RecordConverter(ImportedBoundaries):
             return [TextBlock(text=content)] if content.strip() else []
         if not isinstance(content, list):
             return []
+        try:  # one call for the whole list; a block it refuses is looked at on its own
+            valid: list[ContentBlock] = _CONTENT(content)
+            return valid
+        except ValidationError:
+            pass
         blocks: list[ContentBlock] = []
         for raw in content:
             try:
@@ -243,13 +251,15 @@ def _text(blocks: list[ContentBlock]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
 
 
+# the validators themselves: their Python wrappers (Message's __init__ and model_validate,
+# TypeAdapter.validate_python) cost more than most validations they hand on
 _MESSAGE = Message.__pydantic_validator__.validate_python
 _USAGE = ApiUsage.__pydantic_validator__.validate_python
+_CONTENT = CONTENT_ADAPTER.validator.validate_python
 
 
 def _message(**fields: Any) -> Message:
-    """Message(**fields), validated the same, by the model's validator as its __init__ and
-    model_validate call it, without their Python wrappers (2.8 us against 4.6 us a
+    """Message(**fields), validated as its __init__ validates it (2.8 us against 4.6 us a
     message: one is made for most records)."""
     message: Message = _MESSAGE(fields)
     return message

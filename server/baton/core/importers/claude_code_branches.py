@@ -115,20 +115,27 @@ class ParentChains:
         uuid = record.get("uuid")
         if not isinstance(uuid, str) or uuid in self.place or record.get("isSidechain"):
             return  # a record written again keeps its first place
+        kind = record.get("type")
         parent = record.get("parentUuid")
         compacts = record.get("subtype") == "compact_boundary"
         if parent is None and compacts:
             parent = record.get("logicalParentUuid")  # the conversation goes on through it
-        self.place[uuid] = len(self.uuids)
+        place = len(self.uuids)
+        self.place[uuid] = place
         self.uuids.append(uuid)
         self.parents.append(self.place.get(parent, -1) if isinstance(parent, str) else -1)
-        says = record.get("type") == "assistant" or compacts or sent_as_user(record) is not None
-        self.says.append(2 if _typed(record) else says)
+        # only a user record is typed, only a system or attachment record sent as a user's
+        if kind == "user":
+            self.says.append(2 if _typed(record) else compacts)
+        elif kind == "assistant":
+            self.says.append(1)
+        else:
+            self.says.append(compacts or sent_as_user(record) is not None)
         head = _kept_head(record) if compacts else None
-        if head in self.place:
-            self.kept_head[len(self.uuids) - 1] = self.place[head]
-        if record.get("type") in ("user", "assistant"):
-            self.last = len(self.uuids) - 1
+        if head is not None and head in self.place:
+            self.kept_head[place] = self.place[head]
+        if kind in ("user", "assistant"):
+            self.last = place
 
     def beside(self) -> frozenset[str]:
         """The uuids of the records of each branch that forks from the chain Claude Code
@@ -168,8 +175,10 @@ def _typed(record: Record) -> bool:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return bool(content.strip())
-    blocks = content if isinstance(content, list) else []
-    return any(isinstance(b, dict) and b.get("type") != "tool_result" for b in blocks)
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") != "tool_result":
+            return True
+    return False
 
 
 def _kept_head(record: Record) -> str | None:

@@ -39,36 +39,44 @@ class RepeatedRecords:
         if not isinstance(uuid, str) or not uuid:
             return False
         mark = fingerprint(kind, message)
-        if self._read.get(uuid) == mark:
-            return True
-        self._read.setdefault(uuid, mark)
-        return False
+        first = self._read.get(uuid)
+        if first is None:
+            self._read[uuid] = mark
+            return False
+        return first == mark
 
 
 def fingerprint(kind: str, message: object) -> int:
     """A hash of what a record says (its kind, its message's id and role, each block's type
     and text, thinking or id). Timestamps and session ids are left out: history appended
-    again may carry new ones."""
+    again may carry new ones. Every conversation record is read for it: the fields are
+    taken with no call per field (`_text` inlined)."""
     if not isinstance(message, dict):
         return hash((kind, None))
     content = message.get("content")
     if isinstance(content, list):
-        content = tuple(_block_mark(block) for block in content)
+        content = tuple([_block_mark(block) for block in content])
     elif not isinstance(content, str):
         content = None
-    return hash((kind, _text(message.get("id")), _text(message.get("role")), content))
+    said, role = message.get("id"), message.get("role")
+    said = said if isinstance(said, str) else None
+    return hash((kind, said, role if isinstance(role, str) else None, content))
 
 
 def _block_mark(block: object) -> object:
     if not isinstance(block, dict):
         return _text(block)
-    inner = block.get("content")
+    get = block.get
+    inner = get("content")
     if isinstance(inner, list):
-        inner = tuple(_text(item.get("text")) if isinstance(item, dict) else None for item in inner)
-    else:
-        inner = _text(inner)
-    said = block.get("text") or block.get("thinking") or block.get("id") or block.get("tool_use_id")
-    return (_text(block.get("type")), _text(said), inner)
+        inner = tuple(
+            [_text(item.get("text")) if isinstance(item, dict) else None for item in inner]
+        )
+    elif not isinstance(inner, str):
+        inner = None
+    said = get("text") or get("thinking") or get("id") or get("tool_use_id")
+    kind = get("type")
+    return (kind if isinstance(kind, str) else None, said if isinstance(said, str) else None, inner)
 
 
 def _text(value: object) -> str | None:

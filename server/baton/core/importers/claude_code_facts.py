@@ -33,9 +33,9 @@ class Facts:
         self.fingerprint: str | None = None  # of those bytes (`read_fingerprint.py`)
 
     def add(self, record: Record) -> None:
-        stamp = record.get("timestamp")
-        if self.first_time is None and isinstance(stamp, str) and stamp:
-            self.first_time = stamp
+        if self.first_time is None:
+            stamp = record.get("timestamp")
+            self.first_time = stamp if isinstance(stamp, str) and stamp else None
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             self.uuids.add(uuid)

@@ -125,7 +125,9 @@ class ImportedView:
     def _append(self, message: Message) -> None:
         """A message built from records (counted in the report)."""
         self._put(message)
-        self.result_ids.update(r.tool_use_id for r in message.tool_results())
+        self.result_ids.update(
+            [b.tool_use_id for b in message.content if isinstance(b, ToolResultBlock)]
+        )
         self.last, self.last_api_id = message, None
         self.report.messages += 1
 
@@ -214,10 +216,11 @@ def sent_as_user(record: Record) -> object | None:
     """The content Claude Code sends as a user message for a record of another kind: a
     slash command's input or output (2.x's `system/local_command`), or a prompt typed while
     it worked, read between two requests (2.1's `queued_command` attachment)."""
-    if record.get("type") == "system" and record.get("subtype") == "local_command":
-        return record.get("content")
-    attachment = record.get("attachment")
-    if record.get("type") != "attachment" or not isinstance(attachment, dict):
+    kind = record.get("type")  # read once: most records are neither kind
+    if kind == "system":
+        return record.get("content") if record.get("subtype") == "local_command" else None
+    attachment = record.get("attachment") if kind == "attachment" else None
+    if not isinstance(attachment, dict):
         return None
     return attachment.get("prompt") if attachment.get("type") == "queued_command" else None
 

@@ -84,19 +84,26 @@ def write_all(fd: int, data: bytes) -> None:
 def write_parts(fd: int, parts: Sequence[bytes]) -> None:
     """All of `parts`, in order, as one buffer of them joined would be written, without
     joining them (`writev`, at most IOV_MAX parts a call); a call may take part of what it
-    is given, and the rest follows; a call that takes nothing is a full disk (ENOSPC)."""
-    views = [memoryview(part) for part in parts if part]
-    at = 0
-    while at < len(views):
-        written = os.writev(fd, views[at : at + IOV_MAX])
+    is given, and the rest follows; a call that takes nothing is a full disk (ENOSPC).
+    The parts go to `writev` as they are: only the part a call took in part is sliced (a
+    view of its rest), not every part (an import writes two for each of its records)."""
+    if b"" in parts:
+        parts = [part for part in parts if part]
+    at, taken = 0, 0  # the next part to write, and how much of it a call took already
+    while at < len(parts):
+        given: Sequence[bytes | memoryview] = parts[at : at + IOV_MAX]
+        if taken:
+            given = [memoryview(given[0])[taken:], *given[1:]]
+        written = os.writev(fd, given)
         if written <= 0:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        while written >= len(views[at]):  # the parts taken whole
-            written -= len(views[at])
+        if written == sum(map(len, given)):  # all it was given, as a rule
+            at, taken = at + len(given), 0
+            continue
+        taken += written  # counted from the start of parts[at]
+        while taken >= len(parts[at]):  # the parts taken whole
+            taken -= len(parts[at])
             at += 1
-            if at == len(views):
-                return
-        views[at] = views[at][written:]  # the part taken in part
 
 
 def sync_dir(path: Path) -> None:

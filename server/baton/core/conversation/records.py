@@ -74,7 +74,11 @@ def encode_parts(events: Iterable[Event]) -> list[bytes]:
     try:
         for event in batch:
             kind = event.get("type") if type(event) is dict else None
-            parts += _json_parts(event, FIELD_AT_A_TIME.get(kind, 0) if type(kind) is str else 0)
+            depth = FIELD_AT_A_TIME.get(kind, 0) if type(kind) is str else 0
+            if depth:
+                parts += _json_parts(event, depth)
+            else:  # a line in one part, as a rule (`_json_parts` would make a list of it)
+                parts.append(to_json(event, by_alias=True, exclude_none=True))
             parts.append(b"\n")
     except PydanticSerializationError:
         # Only now walk the events, to say where: the walk costs more than the encoding,

@@ -7,7 +7,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from baton.core.conversation.invariants import invariant_violations, unanswered_tool_uses
+from baton.core.conversation.invariants import (
+    ApiRules,
+    invariant_violations,
+    unanswered_tool_uses,
+)
 from baton.core.conversation.messages import (
     ApiUsage,
     ContentBlock,
@@ -163,6 +167,23 @@ def test_tool_result_only_records_are_not_user_prompts() -> None:
     assert prompt("p1").is_user_prompt
     summary = prompt("s1").model_copy(update={"kind": "summary"})
     assert not summary.is_user_prompt
+
+
+def test_a_record_of_results_and_text_closes_its_turn_and_one_of_results_alone_does_not() -> None:
+    both = Message(
+        id="u1",
+        role="user",
+        content=[ToolResultBlock(tool_use_id="t1", content="x"), TextBlock(text="and then")],
+    )
+    opened = [prompt("p1"), reply("a1", use("t1"), use("t2"), api="r1")]
+    problems = invariant_violations([*opened, both])
+    assert problems == ["a1: tool_use t2 is unanswered before the next user prompt"]
+    assert invariant_violations([*opened, results("u1", "t1"), results("u2", "t2")]) == []
+    # a result an assistant record holds answers nothing, but is no longer awaited
+    stray = reply("a2", use("t3"), ToolResultBlock(tool_use_id="t3", content="x"), api="r2")
+    assert ApiRules().extend([prompt("p1"), stray]).unanswered() == []
+    waiting = ApiRules().extend([prompt("p1"), reply("a2", use("t3"))]).unanswered()
+    assert [u.id for u in waiting] == ["t3"]
 
 
 # ---- the wire --------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ class ApiRules:
         if self.length == 0 and message.role != "user" and not leads_with_compaction(message):
             found.append(f"{message.id}: the conversation must start with a user message")
         self.length += 1
-        pending = self._pending
+        pending, content = self._pending, message.content
         if message.role == "assistant":
             api_id = message.api_message_id
             if api_id is not None and api_id != self._last_api_id and api_id in self._api_ids:
@@ -165,16 +165,19 @@ class ApiRules:
             if api_id is not None:
                 self._api_ids.add(api_id)
             self._last_api_id = api_id
-            uses = message.tool_uses()
+            uses = [block for block in content if type(block) is ToolUseBlock]
             for use in uses:
                 if use.id in pending or use.id in self._answered:
                     found.append(f"{message.id}: duplicate tool_use id {use.id}")
                 pending[use.id] = message.id
             self._turn_uses.extend(uses)
-            for result in message.tool_results():
-                self._results.add(result.tool_use_id)
-            return self._found(found)
-        for result in message.tool_results():
+            if len(uses) != len(content):  # blocks besides calls (results, if any)
+                for block in content:
+                    if type(block) is ToolResultBlock:
+                        self._results.add(block.tool_use_id)
+            return self._found(found) if found else found
+        results = [block for block in content if type(block) is ToolResultBlock]
+        for result in results:
             self._results.add(result.tool_use_id)
             if result.tool_use_id not in pending:
                 found.append(
@@ -184,7 +187,7 @@ class ApiRules:
             else:
                 del pending[result.tool_use_id]
                 self._answered.add(result.tool_use_id)
-        if not message.is_tool_result_only:
+        if not results or len(results) != len(content):  # a prompt (`is_tool_result_only`)
             for use_id, owner in pending.items():
                 found.append(
                     f"{owner}: tool_use {use_id} is unanswered before the next user prompt"
@@ -192,7 +195,7 @@ class ApiRules:
             pending.clear()
             self._last_api_id = None
             self._turn_uses = []
-        return self._found(found)
+        return self._found(found) if found else found
 
     def unanswered(self) -> list[ToolUseBlock]:
         """tool_use blocks of the trailing assistant turn that no tool_result answers yet."""

@@ -27,6 +27,7 @@ from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.turn_framing import TurnFraming
 from baton.core.importers.claude_code import import_with_report
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.service.service import BatonService
@@ -118,6 +119,33 @@ def test_a_load_of_an_import_counts_nothing_it_summarized(tmp_path: Path) -> Non
     assert session.last_usage is not None  # its estimate worked out, from the view's counts
     view = set(session.view)
     assert set(tally.asked) <= view
+    reopened.close()
+
+
+def test_an_import_and_its_load_frame_only_the_turns_left_in_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    framed: list[str] = []
+    opens = TurnFraming.opens
+
+    def seen(self: TurnFraming, message: Message) -> bool:
+        framed.append(message.id)
+        return opens(self, message)
+
+    monkeypatch.setattr(TurnFraming, "opens", seen)
+    store = imported(tmp_path, case(SEVERAL), char_count)
+    session = only_session(store)
+    summarized = [mid for mid in session.messages if mid not in session.view]
+    assert len(summarized) > 20
+    assert framed == session.view  # each turn of its view once, as its opening replays it
+    store.close()
+    framed.clear()
+    reopened = SessionStore(tmp_path / "data", char_count)
+    again = only_session(reopened)
+    assert framed == again.view
+    framed.clear()
+    assert again.last_usage is not None and again.tokens_by_kind()
+    assert framed == []  # framed before the session was read: nothing when it is
     reopened.close()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -86,12 +86,21 @@ class Replayed(ReplayedView, SessionFields):
         self._learn_at: int | None = None  # the view's newest usage record, not learned yet
         self._last_usage: LastUsage | None = None
         self._undone: Checked | None = None  # the undo `uncompact` checked, as it writes it
-        self._state = ViewState()
+        # the views a replay makes are framed once kept (`_keep_views`): most of a long
+        # compacted session's are replaced by a later compaction, and never read
+        self._replaying = True
+        self._state = ViewState(framed=False)
         # moves on with every event applied (what a cache keys on); never repeats
         self.revision = next(_REVISIONS)
         # each event is applied as it is read and dropped after: the session keeps what
         # the events built, never the events themselves
         events = self.transcript.events() if written is None else iter(written)
+        try:
+            self._replay_events(events, repairing=repairing)
+        finally:
+            self._keep_views()
+
+    def _replay_events(self, events: Iterator[Event], *, repairing: bool) -> None:
         first = next(events, None)
         header = first or {}
         if header.get("type") != "session" or not isinstance(header.get("sessionId"), str):
@@ -112,6 +121,14 @@ class Replayed(ReplayedView, SessionFields):
             self.damage.notes.append(mismatch_note(self.session_id, self.expected_id))
             self.id_mismatch = True
             self.session_id = self.expected_id  # the file name is the id
+
+    def _keep_views(self) -> None:
+        """The replay's views that stay (the session's, and the one its newest usage
+        covered) framed now, off the event loop, and every later one as it is made."""
+        self._replaying = False
+        self._state.framed()
+        if self._learned is not None:
+            self._learned.state.framed()
 
     @property
     def read_only(self) -> bool:

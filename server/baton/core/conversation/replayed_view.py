@@ -34,6 +34,7 @@ class ReplayedView:
     holds_thinking: bool
     _known_at: dict[str, int]
     _repairing: bool
+    _replaying: bool  # the views made wait to be framed (`ViewState`, `Replayed._keep_views`)
     _prefix_marks: dict[str, bytes]
     _learned: LearnedUsage | None
     _learn_at: int | None
@@ -127,7 +128,7 @@ class ReplayedView:
             _ = self.last_usage  # worked out now, and the old view let go
         self.view = view
         if state is None:
-            state = ViewState(self.with_counts(self.view_messages()))
+            state = ViewState(self.with_counts(self.view_messages()), framed=not self._replaying)
         self._state = state
 
     def with_counts(self, messages: list[Message]) -> list[Message]:

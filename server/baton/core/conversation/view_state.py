@@ -21,9 +21,15 @@ MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
 
 class ViewState:
     """Built from a view once (after a load, a compaction, an undo) and then kept current
-    by `add` for every message that joins the view at its end."""
+    by `add` for every message that joins the view at its end.
 
-    def __init__(self, messages: Iterable[Message] = ()) -> None:
+    Built with `framed` False (a replay's views), which turn each message opens is worked
+    out only when something reads the tallies, or once `framed()` is called: a view a
+    later compaction of the file replaces is never framed (the replay frames the views it
+    keeps before the session is read). Nothing else waits: the marks, the counts and the
+    messages stored without one are taken in as each message is added."""
+
+    def __init__(self, messages: Iterable[Message] = (), *, framed: bool = True) -> None:
         self._running = hashlib.blake2b(digest_size=16)
         # the fingerprint of the view before each message, packed (`mark(i)`): 16 bytes a
         # message rather than a string object (~80 bytes) each
@@ -34,7 +40,9 @@ class ViewState:
         # stored counts hold framing it does not send); `by_kind` is without it already
         self.joined: array[int] = array("q", [0])
         self.framing = TurnFraming()
-        self.by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
+        self._by_kind: dict[str, int] = {"message": 0, "summary": 0, "attachment": 0}
+        # the messages added whose framing waits (`framed`); None: each framed as added
+        self._unframed: list[Message] | None = None if framed else []
         self.uncounted: list[int] = []  # indices of messages stored without a token count
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
@@ -56,9 +64,11 @@ class ViewState:
             self.uncounted.append(len(self.marks) // MARK_BYTES)
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
-        opens = self.framing.opens(message)
-        self.joined.append(self.joined[-1] + (not opens))
-        self.by_kind[message.kind] += message.tokens - (0 if opens else MESSAGE_OVERHEAD)
+        self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
+        if self._unframed is None:
+            self._frame(message)
+        else:
+            self._unframed.append(message)
         if self.rules is not None:
             self.rules.add(message)
         if self.pairs is not None:
@@ -66,6 +76,34 @@ class ViewState:
         if message.anchors_usage:
             self.anchor_known = False  # the newest record may anchor now
         return mark
+
+    def _frame(self, message: Message) -> None:
+        """Take in whether `message`, the next one of the view, opens a turn."""
+        opens = self.framing.opens(message)
+        self.joined.append(self.joined[-1] + (not opens))
+        if not opens:
+            self._by_kind[message.kind] -= MESSAGE_OVERHEAD
+
+    def _frame_waiting(self) -> None:
+        waiting = self._unframed
+        if waiting:
+            self._unframed = []
+            for message in waiting:
+                self._frame(message)
+
+    def framed(self) -> ViewState:
+        """This state with every message framed, and each framed as it is added from now
+        on (what a replay does with the states it keeps: no read of them frames later)."""
+        self._frame_waiting()
+        self._unframed = None
+        return self
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """The view's stored counts per message kind, less the framing a request does not
+        send."""
+        self._frame_waiting()
+        return self._by_kind
 
     def api_rules(self, view: Callable[[], list[Message]]) -> ApiRules:
         if self.rules is None:
@@ -81,6 +119,7 @@ class ViewState:
         """Raw tokens of view[start:stop] as a request for the view up to `stop` sends them
         (the framing of a message that opens no turn left out); `count(i)` counts a message
         stored without a count."""
+        self._frame_waiting()
         total = self.tally[stop] - self.tally[start]
         total -= MESSAGE_OVERHEAD * (self.joined[stop] - self.joined[start])
         return total + sum(count(i) for i in self.uncounted if start <= i < stop)

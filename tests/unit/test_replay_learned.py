@@ -55,6 +55,33 @@ def test_a_load_works_out_where_the_newest_reply_starts_once(
     assert starts == [loaded.view.index(newest.id)]  # the newest usage record only
 
 
+def test_records_kept_as_they_were_between_turns_do_not_make_a_load_learn_a_usage(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = store.create()
+    convo = Convo()
+    for n in range(10):  # an imported session: records of another kind between its turns
+        start = len(convo.messages)
+        convo.user(f"prompt {n}")
+        convo.reply(usage=usage(n))
+        session.append(convo.messages[start:])
+        session.transcript.append({"type": "opaque", "record": {"type": "system", "n": n}})
+    store.close()
+    starts: list[int] = []
+    real = replayed_view.response_start
+
+    def counted(messages: dict[str, Message], view: list[str], index: int) -> int:
+        starts.append(index)
+        return real(messages, view, index)
+
+    monkeypatch.setattr(replayed_view, "response_start", counted)
+    loaded = store.get(session.session_id)
+    assert len(loaded.opaque) == 10
+    assert loaded.last_usage is not None
+    assert loaded.last_usage.message_id == convo.messages[-1].id
+    assert starts == [len(loaded.view) - 1]  # the newest usage record only
+
+
 def _step(session: Session, convo: Convo, r: random.Random, n: int) -> None:
     """One change a live session may see: a turn (its usage on some records), a reply
     written again, a compaction, its undo, a pin."""

@@ -218,10 +218,11 @@ class Message(WireModel, Shared):
     @property
     def anchors_usage(self) -> bool:
         """True when this record's usage may anchor the context count."""
+        usage = self.usage  # None on most records: told first
         return (
-            self.role == "assistant"
-            and self.usage is not None
-            and self.usage.is_real
+            usage is not None
+            and self.role == "assistant"
+            and usage.is_real
             and not self.is_synthetic
         )
 

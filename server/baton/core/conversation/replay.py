@@ -155,27 +155,38 @@ class Replayed(ReplayedView, SessionFields):
     def _apply(self, event: Event) -> None:
         self.revision = next(_REVISIONS)
         kind = event.get("type")
-        if kind != "message" or event.get("replace"):
+        replace = event.get("replace")
+        if kind == "message" and not replace:  # most of a transcript: told first
+            raw = event.get("message")
+            message = raw if type(raw) is Message else self._load_message(raw)
+            if message is None:
+                return
+            if message.id in self.messages:
+                # a line written twice: applied again it would stand twice in the view
+                self._skipped(event, f"a repeated message record ({message.id})")
+            else:
+                self._add_to_view(message)
+            if message.created_at:
+                self._saw_time(str(message.created_at))
+            return
+        if kind != "opaque":  # (a record Baton keeps, not reads: the view is as it was)
             self._learn_pending()  # learned from the view as the messages before left it
         at = event.get("at") or event.get("createdAt")
         if kind == "session":
             if self.session_id:
                 return  # a header is the first line; another one is not a header
             self._apply_header(event)
-        elif kind == "message":
+        elif kind == "message":  # one that replaces a message
             message = self._load_message(event.get("message"))
             if message is None:
                 return
             at = message.created_at
-            if event.get("replace") and message.id in self.messages:
+            if message.id in self.messages:
                 _ = self.last_usage  # estimated from the message it replaces
                 self.messages[message.id] = message
                 self._state = ViewState(self.view_messages())
                 if message.anchors_usage and message.id in self.view:
                     self._learn(self.view.index(message.id))
-            elif message.id in self.messages:
-                # a line written twice: applied again it would stand twice in the view
-                self._skipped(event, f"a repeated message record ({message.id})")
             else:
                 self._add_to_view(message)
         elif kind == "boundary":

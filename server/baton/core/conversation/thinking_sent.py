@@ -35,7 +35,13 @@ At = Callable[[int], Message]  # the view's message at an index
 
 
 def has_thinking(message: Message) -> bool:
-    return message.role == "assistant" and any(b.type in THINKING_TYPES for b in message.content)
+    thinks = False
+    if message.role == "assistant":
+        for block in message.content:  # a loop, not any() over a generator: a load asks it
+            if block.type in THINKING_TYPES:  # of every message it replays
+                thinks = True
+                break
+    return thinks
 
 
 def thinking_left_out(

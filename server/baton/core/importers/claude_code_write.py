@@ -63,10 +63,12 @@ class StagedTranscript:
         (counted when they come back into a view or are shown: `ReplayedView._mark_view`,
         `ReplayedView.with_counts`); otherwise they are counted and written then. So the
         final view is always counted, and at most two batches are held at once."""
-        for entry in entries:
+        last = -1  # the last compaction among them
+        for n, entry in enumerate(entries):
             if isinstance(entry, Message):
                 self.rules.add(entry)
             elif isinstance(entry, Boundary) and _replaces_view(entry):
+                last = n
                 self.rules = ApiRules()  # the view starts again at the summary
                 for message in entry.new_messages:
                     self.rules.add(message)
@@ -77,7 +79,6 @@ class StagedTranscript:
             self.staging.unlink(missing_ok=True)  # left by an import killed at this id
             self.transcript = Transcript.create(self.staging, header)
             self.written.append(header)
-        last = max((i for i, e in enumerate(entries) if _replaces_view(e)), default=-1)
         if last >= 0:
             self._emit([*self.held, *entries[: last + 1]], counted=False)
             self.held = entries[last + 1 :]
@@ -90,6 +91,7 @@ class StagedTranscript:
         boundary brings was counted when it was made)."""
         assert self.transcript is not None
         events: list[Event] = []
+        boundaries: list[Boundary] = []
         for entry in entries:
             if isinstance(entry, Message):
                 if counted:
@@ -100,19 +102,19 @@ class StagedTranscript:
                 events.append({"type": "message", "message": wired})
             elif isinstance(entry, Boundary):
                 events.append({"type": "boundary", "boundary": entry.wire()})
+                boundaries.append(entry)
             else:
                 events.append({"type": "opaque", "record": entry})
         if events:
             self.transcript.append_many(events)
             self.events_written += len(events)
             self.written.extend(events)
-        for entry in entries:
+        for boundary in boundaries:
             # a boundary's messages are written as a dict made of them, which the session
             # reads: these copies are emptied in place, since a counter may remember the
             # content it counted (the estimator does, by identity)
-            if isinstance(entry, Boundary):
-                for message in entry.new_messages:
-                    message.content.clear()
+            for message in boundary.new_messages:
+                message.content.clear()
 
     def finish(self, title: str, model: str, size: int, fingerprint: str) -> None:
         """The held entries (the final view) counted and written, the last word on title,

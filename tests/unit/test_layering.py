@@ -59,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
         "core.errors",
         "core.redaction",
         "core.background",
+        "core.environment",  # the API key as given, without what surrounds it
     },
     "core.compaction": {
         "core.conversation",

@@ -291,5 +291,6 @@ class Replayed(ReplayedView, SessionFields):
         else:
             others, every = [self.boundaries[b] for b in self.active], self.boundaries.values()
             order = done.order if done and done.order is not None else self.arrival()
-            after = undo_compaction(self.view, boundary, others, order, every, after)
+            placed = done.placed if done else None  # the check's, as `after` is
+            after = undo_compaction(self.view, boundary, others, order, every, after, placed)
         self._set_view(after, done.state if done else None)

@@ -17,7 +17,7 @@ from baton.core.conversation.meta_records import AutoPause
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.transcript import Event, Transcript
-from baton.core.conversation.undo_check import Checked, check_undo
+from baton.core.conversation.undo_check import Checked, check_placed
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.errors import (
     InvalidParams,
@@ -139,7 +139,7 @@ class Session(ViewTokens):
         while the session is at the revision it was made at."""
         target = self.undo_target(boundary_id)
         if checked is None or (checked.revision, checked.target) != (self.revision, target):
-            checked = Checked(self.revision, target, self.view, check_undo(self, target))
+            checked = Checked(self.revision, target, self.view, *check_placed(self, target))
         # the view the undo gives, worked out once: its record's replay takes it as it is
         self._undone = checked
         try:

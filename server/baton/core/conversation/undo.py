@@ -31,6 +31,8 @@ from baton.core.conversation.undo_place import (
 
 Inside = dict[str, dict[str, list[str]]]
 """A summary a rewind holds -> what a compaction's undo puts in place of its messages there."""
+Placed = tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]], Inside]
+"""What an undo places (`placing`): worked out once, by its check, for its commit too."""
 
 
 def rewound_out(view: list[str], active: Iterable[Boundary]) -> set[str]:
@@ -72,10 +74,11 @@ def uncompacted(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary] = (),
+    placed: Placed | None = None,
 ) -> list[str]:
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
-    still in force, `others`, left as they are)."""
-    summarized, held, spans, _, _ = placing(view, boundary, others, order, every)
+    still in force, `others`, left as they are); `placed`: `placing`'s, when worked out."""
+    summarized, held, spans, _, _ = placed or placing(view, boundary, others, order, every)
     return copies_in_place(put_back(view, spans, held, summarized), boundary)
 
 
@@ -85,7 +88,7 @@ def placing(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary],
-) -> tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]], Inside]:
+) -> Placed:
     """What undoing `boundary` places: what the summaries in force summarized, the
     messages they hold out of the view, the spans put back, the rest of each span cut
     before a rewound message (that rewind's, keyed by the message) and what goes inside
@@ -112,21 +115,24 @@ def undo_compaction(
     order: Mapping[str, int],
     every: Iterable[Boundary] = (),
     after: list[str] | None = None,
+    placed: Placed | None = None,
 ) -> list[str]:
     """Undo compaction `boundary`: the view it gives back (`after` when given: that view,
-    worked out by `uncompacted` from the same state). The boundaries still in force
-    (`others`) are brought up to date in place, in the messages the undone summary stood
-    for as the view gets them (a span cut before a rewound message): what their summaries
-    stand for, and, for a rewind, what it took out and kept (its undo puts those back, never
-    the undone summary): a span it holds goes in the summary's place, merged with what it
-    holds where its messages came (`put_back`), and the rest of a span cut before a
-    message it took follows that message, among what it holds where each came (`order`:
-    each message's place in the session; a summary's, where the first message its text
-    covers came, not one pinned beside it); what it holds otherwise keeps its order (a
-    summary of turns from before and after another it holds has no one place among them).
-    `every`: the session's boundaries, undone ones too (a summary in force may have
-    summarized one)."""
-    summarized, held, spans, tails, inside = placing(view, boundary, others, order, every)
+    worked out by `uncompacted` from the same state; `placed`, what it places, `placing`'s
+    from that state, the walk of every summary in force its check made already). The
+    boundaries still in force (`others`) are brought up to date in place, in the messages
+    the undone summary stood for as the view gets them (a span cut before a rewound
+    message): what their summaries stand for, and, for a rewind, what it took out and kept
+    (its undo puts those back, never the undone summary): a span it holds goes in the
+    summary's place, merged with what it holds where its messages came (`put_back`), and the
+    rest of a span cut before a message it took follows that message, among what it holds
+    where each came (`order`: each message's place in the session; a summary's, where the
+    first message its text covers came, not one pinned beside it); what it holds otherwise
+    keeps its order (a summary of turns from before and after another it holds has no one
+    place among them). `every`: the session's boundaries, undone ones too (a summary in
+    force may have summarized one)."""
+    placed = placed or placing(view, boundary, others, order, every)
+    summarized, held, spans, tails, inside = placed
     if after is None:
         after = copies_in_place(put_back(view, spans, held, summarized), boundary)
     present = set(view)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import invariant_violations
-from baton.core.conversation.undo import uncompacted
+from baton.core.conversation.undo import Placed, placing, uncompacted
 from baton.core.conversation.undo_ahead import broken_ahead
 from baton.core.conversation.undo_order import held_since, kept_later
 from baton.core.conversation.unrewind import undo_first, unrewind
@@ -22,13 +22,16 @@ if TYPE_CHECKING:
 @dataclass
 class Checked:
     """An undo checked before its commit (off the event loop): at the session's `revision`
-    (its `view` then), of boundary `target`, the view it gives (`after`) and that view's
-    state, when built."""
+    (its `view` then), of boundary `target`, the view it gives (`after`), what it places
+    (`undo.placing`'s, for a compaction's undo: a walk of every summary in force, seconds
+    on a long imported session, that the commit on the loop takes as it is) and the
+    view's state, when built."""
 
     revision: int
     target: str
     view: list[str]
     after: list[str]
+    placed: Placed | None = None
     state: ViewState | None = None  # built for a view whose messages are all there
     order: dict[str, int] | None = None  # `arrival()`
 
@@ -41,17 +44,23 @@ def checked(session: Session, target: str) -> Checked:
     revision, view, messages = session.revision, session.view, session.messages
     back = session.boundaries[target].summarized_ids
     session.with_counts([messages[m] for m in back if m in messages])
-    after = check_undo(session, target)
+    after, placed = check_placed(session, target)
     if not all(m in messages for m in after):  # lost: the commit drops and reports them
-        return Checked(revision, target, view, after)
+        return Checked(revision, target, view, after, placed)
     state = ViewState(session.with_counts([messages[m] for m in after]))
     session.settle_anchor(after, state)
-    return Checked(revision, target, view, after, state, session.arrival())
+    return Checked(revision, target, view, after, placed, state, session.arrival())
 
 
 def check_undo(session: Session, target: str) -> list[str]:
     """Raise `InvalidParams`, saying why and what to undo first, when undoing the active
     boundary `target` would be refused; when it would go through, the view it gives."""
+    return check_placed(session, target)[0]
+
+
+def check_placed(session: Session, target: str) -> tuple[list[str], Placed | None]:
+    """`check_undo`'s view, and what the undo places (None for a rewind's)."""
+    placed: Placed | None = None
     boundary = session.boundaries[target]
     others = [session.boundaries[b] for b in session.active if b != target]
     every = session.boundaries.values()
@@ -65,8 +74,9 @@ def check_undo(session: Session, target: str) -> list[str]:
         why = "the turns sent since cannot follow the ones it took out; rewind them first"
     else:
         arrival = session.arrival()
-        after = uncompacted(session.view, boundary, others, arrival, every)
-        holder = kept_later(session.view, boundary, others, arrival, every, after)
+        placed = placing(session.view, boundary, others, arrival, every)
+        after = uncompacted(session.view, boundary, others, arrival, every, placed)
+        holder = kept_later(session.view, boundary, others, arrival, every, after, placed)
         if holder is not None:
             raise InvalidParams(
                 f"undoing compaction {target} would give rewind {holder} turns older than "
@@ -94,7 +104,7 @@ def check_undo(session: Session, target: str) -> list[str]:
         raise InvalidParams(
             f"undoing {kind} {target} would break the API's rules ({problems[0]}): {why}"
         )
-    return after
+    return after, placed
 
 
 def undo_refusal(session: Session, target: str) -> str | None:

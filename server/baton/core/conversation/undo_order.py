@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
-from baton.core.conversation.undo import placing, rewound_out, stands_for_of, undo_mapping
+from baton.core.conversation.undo import (
+    Placed,
+    placing,
+    rewound_out,
+    stands_for_of,
+    undo_mapping,
+)
 from baton.core.conversation.undo_place import put_back, reached
 
 
@@ -19,13 +25,15 @@ def kept_later(
     order: Mapping[str, int],
     every: Iterable[Boundary] = (),
     after: list[str] | None = None,
+    placed: Placed | None = None,
 ) -> str | None:
     """The rewind in force that undoing compaction `boundary` would give the rest of a
     span cut before a message it took, while it keeps turns that came after that rest (in
     another summary, the message pinned beside both): its undo puts what it holds after
     what it kept, so that rest would come back after them. None when no rewind would.
-    `after`: the view the undo gives (`uncompacted`'s), when worked out already."""
-    summarized, held, spans, tails, _ = placing(view, boundary, others, order, every)
+    `after`: the view the undo gives (`uncompacted`'s), and `placed` what it places
+    (`placing`'s), when worked out already."""
+    summarized, held, spans, tails, _ = placed or placing(view, boundary, others, order, every)
     stands_for = stands_for_of(others)
     if after is None:
         after = put_back(view, spans, held, summarized)

@@ -3,9 +3,11 @@ again, and holds exactly what a fresh read of that file gives."""
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import json
+import os
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
+from baton.core.errors import StorageError
 from baton.core.importers.claude_code import import_session, import_with_report
 from baton_testkit.claude_code_gen import CASES, case, generate
 from corpus_names import CORPUS_FILES
@@ -155,3 +158,53 @@ def test_no_collection_walks_what_an_import_made_before_it_is_frozen(tmp_path: P
     walked = {id(o) for o in gc.get_objects()}
     assert not any(id(m) in walked for m in session.messages.values())
     session.transcript.close()
+
+
+def test_an_imported_session_is_in_place_on_disk_once_the_import_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file gets its session name by a rename: the sessions folder is synced after it,
+    as after a session's creation, before the import answers; else a crash of the machine
+    could bring back the file under its staged name, which a later import removes as one a
+    killed import left."""
+    path = case("newest-several-compactions").write(tmp_path / "file.jsonl")
+    store = SessionStore(tmp_path / "data", char_count)
+    done: list[str] = []
+    real_rename, real_fsync = os.rename, os.fsync
+
+    def rename(source: Any, target: Any) -> None:
+        real_rename(source, target)
+        done.append(f"rename to {Path(target).name}")
+
+    def fsync(fd: int) -> None:
+        real_fsync(fd)
+        if Path(os.readlink(f"/proc/self/fd/{fd}")) == store.sessions_dir:
+            done.append("sessions folder synced")
+
+    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(os, "fsync", fsync)
+    session, _ = import_with_report(path, store)
+    named = f"rename to {session.session_id}.jsonl"
+    assert named in done and "sessions folder synced" in done[done.index(named) :]
+    store.close()
+
+
+def test_an_import_whose_file_cannot_be_synced_in_place_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = case("newest-several-compactions").write(tmp_path / "file.jsonl")
+    store = SessionStore(tmp_path / "data", char_count)
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if Path(os.readlink(f"/proc/self/fd/{fd}")) == store.sessions_dir and any(
+            store.sessions_dir.glob("s_*.jsonl")
+        ):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(StorageError, match=r"could not put in place .*: Input/output error"):
+        import_with_report(path, store)
+    assert list(store.sessions_dir.iterdir()) == []
+    store.close()

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.files import storage_error, sync_dir
 from baton.core.conversation.invariants import ApiRules
 from baton.core.conversation.messages import Message, share_bookkeeping
 from baton.core.conversation.session import Session, TokenCounter
@@ -135,8 +136,14 @@ class StagedTranscript:
             self.written.append({"type": "meta", **changed})
         # renamed while this transcript holds the file and its lock: no other writer came
         # between its writes and the session `opened` replays from them
-        os.rename(self.staging, self.target)
-        self.transcript.path = self.target
+        try:
+            os.rename(self.staging, self.target)
+            self.transcript.path = self.target  # what `abort` removes, should the sync fail
+            # synced, as a session's creation is: else a crash of the machine could bring
+            # the file back under its staged name, which a later import removes as abandoned
+            sync_dir(self.target.parent)
+        except OSError as exc:
+            raise storage_error("put in place", self.target, exc) from None
 
     def opened(self) -> Session:
         """The new session (after `finish`), replayed from the events as this transcript
@@ -153,10 +160,12 @@ class StagedTranscript:
             raise
 
     def abort(self) -> None:
-        """Nothing of a failed import stays behind."""
+        """Nothing of a failed import stays behind (under either name)."""
+        path = self.staging
         if self.transcript is not None:
             self.transcript.close()
-        self.staging.unlink(missing_ok=True)
+            path = self.transcript.path
+        path.unlink(missing_ok=True)
 
 
 def remove_abandoned(folder: Path, now: float) -> None:

@@ -243,11 +243,14 @@ class Message(WireModel, Shared):
     @property
     def is_tool_result_only(self) -> bool:
         """A user record that only carries tool results (not a prompt the user typed)."""
-        return (
-            self.role == "user"
-            and bool(self.content)
-            and all(isinstance(b, ToolResultBlock) for b in self.content)
-        )
+        only = False
+        if self.role == "user" and self.content:
+            only = True
+            for block in self.content:  # a loop, not all() over a generator: an import asks
+                if not isinstance(block, ToolResultBlock):  # it of every message it makes
+                    only = False
+                    break
+        return only
 
     @property
     def is_user_prompt(self) -> bool:

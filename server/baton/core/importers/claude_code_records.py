@@ -72,7 +72,8 @@ class RecordConverter(ImportedBoundaries):
             self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
         message = record.get("message")
-        sent = sent_as_user(record)
+        # only a system or an attachment record can be one (most records are neither)
+        sent = sent_as_user(record) if kind == "system" or kind == "attachment" else None
         if sent is not None:  # a record of another kind that Claude Code sends as a user's
             kind, message = "user", {"role": "user", "content": sent}
         if self.repeats.seen(record, kind, subtype, message):
@@ -168,7 +169,7 @@ class RecordConverter(ImportedBoundaries):
                 )
                 self._opaque(self.boundary)
                 self.boundary = None
-        prompt = summary or any(not isinstance(b, ToolResultBlock) for b in blocks)
+        prompt = summary or _not_results_only(blocks)
         if not prompt:
             return self._results_record(record, blocks)
         # a prompt the user wrote (a slash command's system record, a queued one, are none)
@@ -247,6 +248,16 @@ class RecordConverter(ImportedBoundaries):
 _USAGE_FIELDS = tuple(ApiUsage.model_fields)
 
 
+def _not_results_only(blocks: list[ContentBlock]) -> bool:
+    """Whether a block is not a tool result (a loop: any() over a generator costs more)."""
+    other = False
+    for block in blocks:
+        if not isinstance(block, ToolResultBlock):
+            other = True
+            break
+    return other
+
+
 def _text(blocks: list[ContentBlock]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
 
@@ -275,8 +286,13 @@ def _api_error(record: Record, message: Record) -> bool:
 def _usage(raw: Any) -> ApiUsage | None:
     if not isinstance(raw, dict):
         return None
+    given = {}  # a loop: a comprehension over the four fields costs more
+    for name in _USAGE_FIELDS:
+        value = raw.get(name)
+        if isinstance(value, int):
+            given[name] = value
     try:
-        usage: ApiUsage = _USAGE({k: v for k in _USAGE_FIELDS if isinstance(v := raw.get(k), int)})
+        usage: ApiUsage = _USAGE(given)
         return usage
     except ValidationError:
         return None

@@ -193,6 +193,21 @@ def test_blocks_strings_empties_unknowns_sidechains_and_unsafe_ids(
     assert session.title == "A title"
 
 
+@pytest.mark.parametrize("uuid", ["a b\nc", "u1/../x", "u" * 300, "u1\u00e9"])
+def test_a_uuid_that_is_no_safe_id_is_not_taken_as_the_messages_id(
+    tmp_path: Path, plain_store: SessionStore, uuid: str
+) -> None:
+    """Only a uuid that starts like a safe id was asked for: one with a space, a line
+    break, a slash or 300 characters after a safe first one became the message's id."""
+    path = write_jsonl(tmp_path / "u.jsonl", [record("user", uuid, "a typed prompt")])
+
+    session = import_claude_code(path, plain_store)
+
+    (prompt,) = session.view_messages()
+    assert prompt.id != uuid and SESSION_ID.fullmatch(prompt.id)
+    assert session.messages[prompt.id].content == [TextBlock(text="a typed prompt")]
+
+
 def test_a_first_message_that_continues_an_earlier_session_is_its_summary(
     tmp_path: Path, plain_store: SessionStore
 ) -> None:

@@ -175,7 +175,7 @@ class ImportedView:
     def _id(self, record: Record) -> str:
         """The record's uuid when it is a safe, unused id; otherwise one derived from it."""
         uuid = record.get("uuid")
-        if isinstance(uuid, str) and SESSION_ID.match(uuid) and uuid not in self.ids:
+        if isinstance(uuid, str) and SESSION_ID.fullmatch(uuid) and uuid not in self.ids:
             self.ids.add(uuid)
             return uuid
         seed = f"{uuid}:{self.taken + len(self.entries)}".encode()

@@ -22,9 +22,10 @@ from baton.core.compaction.retention.facts import attachment_path, normalize
 from baton.core.compaction.retention.ledger import found_in, retention
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
+from baton.core.compaction.working_set.held_facts import HeldFacts, read_held
 from baton.core.compaction.working_set.plan_todos import with_plan_and_todos
 from baton.core.compaction.working_set.restore import Restored, restore_files
-from baton.core.compaction.working_set.session_files import session_files
+from baton.core.compaction.working_set.session_files import SessionFile
 from baton.core.compaction.working_set.visible import in_place_of_stale, stale_copies
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.invariants import invariant_violations
@@ -63,6 +64,9 @@ class PreparedSummary:
     retained: tuple[Retention, str | None] | None = None
     # the summary requests' usage as the API reported it (None: no model was asked)
     summary_usage: ApiUsage | None = None
+    # what the commit reads from every message the session holds, when read ahead (off
+    # the event loop): used while the session is still at its revision
+    held: HeldFacts | None = None
 
 
 def check_retention(
@@ -116,7 +120,8 @@ def commit_summary(
     transcript_path = ctx.history(session)
     body = prepared.body
 
-    restored = _restore(ctx, kept, session)
+    held = _held_now(session, prepared, ctx)
+    restored = _restore(ctx, kept, session, held.touched or [])
     again = [path for message, _ in restored.files if (path := attachment_path(message))]
     # an earlier restore's copy of a file restored again is stale: the fresh one replaces it
     replaced = stale_copies(kept, [message for message, _ in restored.files])
@@ -134,7 +139,7 @@ def commit_summary(
     attachments = [*notes, *(message for message, _ in restored.files)]
     new_view = in_place_of_stale(layout_view(plan, summary, attachments, by_id), replaced)
     new_view, attachments = with_plan_and_todos(
-        session.held_messages(), summary, new_view, attachments, ctx.estimator.count_message
+        held.latest, summary, new_view, attachments, ctx.estimator.count_message
     )
 
     report(ctx, "Checking the new conversation", 0.9)
@@ -197,10 +202,23 @@ def commit_summary(
     return result.model_copy(update={**update, "summary_usage": prepared.summary_usage})
 
 
-def _restore(ctx: CompactContext, kept: list[Message], session: Session) -> Restored:
+def _held_now(session: Session, prepared: PreparedSummary, ctx: CompactContext) -> HeldFacts:
+    """What was read ahead from the session's held messages, while the session is still at
+    that revision; else read now."""
+    files = ctx.editor_files is not None
+    held = prepared.held
+    if held is None or held.revision != session.revision or (files and held.touched is None):
+        held = read_held(
+            session.revision, session.held_messages(), ctx.workspace_folders, files=files
+        )
+    return held
+
+
+def _restore(
+    ctx: CompactContext, kept: list[Message], session: Session, touched: list[SessionFile]
+) -> Restored:
     if ctx.editor_files is None:
         return Restored()
-    touched = session_files(session.held_messages(), ctx.workspace_folders)
     return restore_files(
         ctx.editor_files,
         kept=kept,

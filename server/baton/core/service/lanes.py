@@ -28,6 +28,7 @@ from baton.core.compaction.commit import PreparedSummary, check_retention
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
+from baton.core.compaction.working_set.held_facts import read_held
 from baton.core.conversation.session import Session
 from baton.core.usage.session_usage import compute_usage
 
@@ -105,11 +106,16 @@ class Lanes:
             # figured again as the plan finds it (an undo asked before may have committed)
             compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
             view = session.view_messages()
+            # what the commit reads from every message held (the files the session's work
+            # touched, its task list and plan): read there, from a list taken here
+            held, revision, files = session.held_messages(), session.revision, ctx.editor_files
 
             async def prepare() -> PreparedSummary:
                 prepared = await engine.summarize(session, asked, work, view)
                 # the check of what it kept reads the summary alone: made here too
                 prepared.retained = check_retention(prepared, work, transcript_path)
+                folders = work.workspace_folders
+                prepared.held = read_held(revision, held, folders, files=files is not None)
                 return prepared
 
             prepared = await self.run(session.session_id, prepare)

@@ -136,13 +136,21 @@ def continuity_text(todos: Sequence[TodoItem] | None, plan: str | None) -> str |
     return "\n\n".join(parts)
 
 
-def continuity_attachment(
-    messages: Sequence[Message], shown: Sequence[Message] = ()
-) -> Message | None:
-    """The attachment message for the session's messages (every one it holds, in order),
-    without the list or plan whose call is among the messages `shown` (kept verbatim)."""
+# the latest task list's call (its id and list) and plan's call (its id and plan)
+LatestCalls = tuple[tuple[str, list[TodoItem]] | None, tuple[str, str] | None]
+
+
+def latest_calls(messages: Sequence[Message]) -> LatestCalls:
+    """`latest_todo_call` and `latest_plan_call` of the session's messages (every one it
+    holds, in order)."""
+    return latest_todo_call(messages), latest_plan_call(messages)
+
+
+def continuity_attachment(latest: LatestCalls, shown: Sequence[Message] = ()) -> Message | None:
+    """The attachment message for the `latest_calls` of the session's messages, without
+    the list or plan whose call is among the messages `shown` (kept verbatim)."""
     calls = {use.id for message in shown for use in message.tool_uses()}
-    todos, plan = latest_todo_call(messages), latest_plan_call(messages)
+    todos, plan = latest
     text = continuity_text(
         todos[1] if todos and todos[0] not in calls else None,
         plan[1] if plan and plan[0] not in calls else None,
@@ -165,18 +173,17 @@ def place_after_summary(view: list[Message], after: Message, message: Message) -
 
 
 def with_plan_and_todos(
-    held: Sequence[Message],
+    latest: LatestCalls,
     summary: Message,
     view: list[Message],
     attachments: list[Message],
     count_message: Callable[[Message], int],
 ) -> tuple[list[Message], list[Message]]:
     """The view and attachments of a compaction with the latest open task list and plan of
-    the session's `held` messages put back (each unless its call is in the view, kept):
-    right after Baton's summary, or after the kept
-    messages when the API's signed block must be followed by the kept turns (beside the
-    note placed for it)."""
-    carried = continuity_attachment(held, shown=[m for m in view if m.id != summary.id])
+    the session's held messages (their `latest_calls`) put back (each unless its call is in
+    the view, kept): right after Baton's summary, or after the kept messages when the API's
+    signed block must be followed by the kept turns (beside the note placed for it)."""
+    carried = continuity_attachment(latest, shown=[m for m in view if m.id != summary.id])
     if carried is None:
         return view, attachments
     carried = carried.model_copy(update={"tokens": count_message(carried)})

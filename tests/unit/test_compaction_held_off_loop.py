@@ -1,0 +1,114 @@
+"""What a compaction's commit reads from every message the session holds (the files its
+work touched, its latest task list and plan) is read off the event loop with the summary,
+and used at the commit only while the session is at the revision it was read at: on the
+76 MB session a 100 MB Claude Code file imports to, reading it at the commit held the
+loop about 0.77 s."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_off_loop import WAIT
+from test_plan_and_todos import HEADING, chatter, context, todos, tool_call
+
+from baton import protocol as p
+from baton.core.compaction.commit import commit_summary
+from baton.core.compaction.engine import summarize
+from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.working_set import held_facts
+from baton.core.conversation.messages import Message, text_message
+from baton.core.conversation.store import SessionStore
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.lsp.features import compaction, sessions
+from baton.lsp.features.common import Call
+from baton.lsp.server import create_server
+
+LIST = todos(("Parse the input", "in_progress"), ("Test it", "pending"))
+
+
+def _todo_turn(call_id: str) -> list[dict[str, Any]]:
+    """A TodoWrite call and its result, as a client appends them."""
+    return [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "TodoWrite", "input": {"todos": LIST}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "ok"}],
+        },
+    ]
+
+
+async def test_a_compaction_reads_what_the_session_holds_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings.model_validate({"dataDir": str(tmp_path), "summarizer": "extractive"})
+    call = Call(create_server(BatonService(settings)))
+    sid = (await sessions.create(call, p.CreateParams(title="held"))).session_id
+    words = " ".join(f"w{j}" for j in range(200))
+    turns = [{"role": "user", "content": "Plan the work."}, *_todo_turn("todo0")]
+    for i in range(6):
+        turns += [
+            {"role": "user", "content": f"question {i} {words}"},
+            {"role": "assistant", "content": f"answer {i} {words}"},
+        ]
+    messages = [p.MessageInput.model_validate(m) for m in turns]
+    await sessions.append(call, p.AppendParams(session_id=sid, messages=messages))
+    walked: list[tuple[str, int]] = []
+
+    def watched(name: str, original: Any) -> Any:
+        def walk(held: Sequence[Message], *args: Any) -> Any:
+            walked.append((name, threading.get_ident()))
+            return original(held, *args)
+
+        return walk
+
+    for name in ("session_files", "latest_calls"):
+        monkeypatch.setattr(held_facts, name, watched(name, getattr(held_facts, name)))
+    pivot = call.service.session(sid).view_messages()[-3].id
+    params = p.CompactParams(session_id=sid, direction="up_to", pivot_message_id=pivot)
+
+    result = await asyncio.wait_for(compaction.compact(call, params), WAIT)
+
+    assert result.summarized_message_ids
+    assert {name for name, _ in walked} == {"session_files", "latest_calls"}
+    assert threading.get_ident() not in {thread for _, thread in walked}
+    view = call.service.session(sid).view_messages()
+    assert view[0].kind == "summary" and view[1].text().startswith(HEADING)  # the open list
+
+
+@pytest.mark.parametrize("read_ahead", ["stale", "current"])
+async def test_what_was_read_ahead_is_used_at_its_revision_only(
+    tmp_path: Path, read_ahead: str
+) -> None:
+    """A summary prepared for a session that changed since it was read (a later TodoWrite
+    list): the commit reads the held messages again, and puts back the newer list."""
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="changed")
+    session.append([text_message("user", "Go."), *tool_call("todo0", "TodoWrite", {"todos": LIST})])
+    session.append([text_message("assistant", "Started."), *chatter("one")])
+    prepared = await summarize(session, CompactRequest(direction="all"), ctx)
+    before = held_facts.read_held(session.revision, session.held_messages(), [], files=False)
+    if read_ahead == "stale":
+        newer = todos(("Parse the input", "completed"), ("Test it", "in_progress"))
+        session.append(tool_call("todo1", "TodoWrite", {"todos": newer}))
+    prepared.held = before
+
+    commit_summary(session, prepared, ctx)
+
+    carried = [m.text() for m in session.view_messages() if m.text().startswith(HEADING)]
+    assert len(carried) == 1
+    if read_ahead == "stale":
+        assert "[in_progress] Test it" in carried[0] and "Parse the input" not in carried[0]
+    else:
+        assert "[in_progress] Parse the input" in carried[0]

@@ -3,9 +3,13 @@ the turns an `up_to` compaction kept, against a fake API that checks both."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
+
 from baton import protocol
+from baton.cli.main import main as cli_main
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
@@ -76,3 +80,31 @@ async def test_a_bad_thinking_setting_warns_and_keeps_the_default(
     fake_anthropic.reply("Hi.")
     await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Hello"})
     assert "thinking" not in fake_anthropic.message_requests()[-1].body
+
+
+async def test_baton_payload_of_a_served_session_sends_what_the_server_sends_next(
+    start_server, fake_anthropic: FakeAnthropic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`baton payload` of a session whose sends offered the workspace tools built its
+    request with no tools, so every reply's thinking was "left out" (its prefix held the
+    tools) while the server's next request sends it back; the file's tools are the last
+    send's, as `baton usage` counts them."""
+    options = {"anthropicApiKey": API_KEY, "model": MODEL, "thinking": "adaptive"}
+    lsp = await start_server(options=options)
+    (lsp.workspace / "notes.txt").write_text("line one\n")
+    sid = (await lsp.create(systemPrompt=SYSTEM, model=MODEL))["sessionId"]
+    fake_anthropic.reply(tool_use_block("read_file", {"path": "notes.txt"}), stop_reason="tool_use")
+    fake_anthropic.reply("It says line one.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Read notes.txt"})
+    path = str(lsp.data_dir / "sessions" / f"{sid}.jsonl")
+    capsys.readouterr()
+    assert cli_main(["payload", path, "--json"]) == 0
+    told = json.loads(capsys.readouterr().out)
+
+    fake_anthropic.reply("Nothing else.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Anything else?"})
+    sent = fake_anthropic.message_requests()[-1].body
+    assert told["request"]["tools"] == sent["tools"]
+    assert [r["sent"] for r in told["thinking"]] == [True, True]
+    prompt = {"role": "user", "content": [{"type": "text", "text": "Anything else?"}]}
+    assert [*told["request"]["messages"], prompt] == sent["messages"]

@@ -70,7 +70,8 @@ def cmd_payload(args: argparse.Namespace) -> int:
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         view = session.view_messages()
-        tools = _tools(args.tools) if args.tools is not None else None
+        # without --tools, the tools the session's last send offered (its file keeps them)
+        tools = _tools(args.tools) if args.tools is not None else session.sent_tools or None
         payload = build_payload(view, session.system_prompt, tools)
         found = thinking_rows(view, payload.messages)
         if args.json:

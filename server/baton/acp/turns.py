@@ -187,7 +187,9 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     blocks = None if retry else list(content.blocks)  # None: continue after the stored one
     before = set(session.view)
     try:
-        reply = await agent.service.replies.send(sid, blocks, host=live.host)
+        reply = await agent.service.replies.send(
+            sid, blocks, host=live.host, on_wait=lambda text: _waiting(agent, sid, text)
+        )
     except BaseException:
         _stopped_thoughts(agent, live, session, before)
         raise
@@ -196,6 +198,15 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     if message.stop_reason == "refusal" and reply.set_aside is not None:
         say_refused(agent, session)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
+
+
+def _waiting(agent: BatonAgent, session_id: str, text: str) -> None:
+    """A wait before the API is asked again (a rate limit, an overload), told as a thought:
+    the client shows it while the turn runs, and no reply holds it."""
+    wait = AgentThoughtChunk(
+        session_update="agent_thought_chunk", content=TextContentBlock(type="text", text=text)
+    )
+    agent.out.update(session_id, wait)
 
 
 def _thoughts(agent: BatonAgent, live: Live, message: Message) -> None:

@@ -5,7 +5,9 @@ and ACP alike."""
 
 from __future__ import annotations
 
+import email.utils
 import re
+import time
 
 import anthropic
 
@@ -117,6 +119,33 @@ def _advice(status: int | None, kind: str, retry_after: int | None = None) -> st
     if (status is not None and status >= 500) or kind == "api_error":
         return FAILED_THERE
     return None
+
+
+def asked_again(exc: BaseException) -> tuple[float | None] | None:
+    """Whether the SDK would ask a request again that failed with `exc` before its answer
+    began (None: it would not), and the seconds the API's `retry-after-ms` or `retry-after`
+    asked for: a connection that failed or timed out, or a status it retries (408, 409,
+    429, 5xx), unless the API's `x-should-retry` says otherwise."""
+    if isinstance(exc, anthropic.APIConnectionError):
+        return (None,)
+    if not isinstance(exc, anthropic.APIStatusError):
+        return None
+    headers = exc.response.headers
+    should = headers.get("x-should-retry")
+    status = exc.status_code
+    if should == "false" or (should != "true" and status not in (408, 409, 429) and status < 500):
+        return None
+    try:
+        return (float(headers.get("retry-after-ms", "")) / 1000,)
+    except ValueError:
+        pass
+    raw = headers.get("retry-after")
+    try:
+        return (float(raw) if raw is not None else None,)
+    except ValueError:
+        pass
+    date = email.utils.parsedate_tz(raw)
+    return (email.utils.mktime_tz(date) - time.time() if date is not None else None,)
 
 
 def _retry_after(response: object) -> int | None:

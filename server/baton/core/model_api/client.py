@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 import anthropic
@@ -13,14 +14,15 @@ from baton.core import environment, redaction
 from baton.core.errors import ApiError, ApiKeyMissing
 from baton.core.model_api import compaction_request as server_compaction
 from baton.core.model_api import model_list
-from baton.core.model_api.api_errors import KEY_REFUSED, broken_stream, map_error
+from baton.core.model_api.api_errors import KEY_REFUSED, asked_again, broken_stream, map_error
 from baton.core.model_api.api_errors import scrub as scrub
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
 from baton.core.model_api.model_list import ListedModel
 from baton.core.model_api.reply_stream import ModelReply as ModelReply
 from baton.core.model_api.reply_stream import OnText as OnText
 from baton.core.model_api.reply_stream import ReplyBuilder
-from baton.core.model_api.stream_failures import attach_partial, retried
+from baton.core.model_api.stream_failures import OnWait as OnWait
+from baton.core.model_api.stream_failures import attach_partial, mark_asked_again, retried
 from baton.core.model_api.stream_failures import partial_reply as partial_reply
 from baton.core.settings import Settings
 
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 600.0  # seconds; long replies stream for minutes
 LIMITS_TIMEOUT = 10.0
 KEY_ENV = "ANTHROPIC_API_KEY"
+RETRY_COUNT = "x-stainless-retry-count"
 
 
 class ModelClient(Protocol):
@@ -43,8 +46,10 @@ class ModelClient(Protocol):
         on_text: OnText | None = None,
         thinking: dict[str, Any] | None = None,
         beta: str | None = None,
+        on_wait: OnWait | None = None,
     ) -> ModelReply:
-        """Stream one response, passing text deltas to `on_text` as they arrive.
+        """Stream one response, passing text deltas to `on_text` as they arrive; a failure
+        asked again is told to `on_wait` before its wait (what, how long, which attempt).
 
         On cancellation or a broken stream the exception carries what arrived so far
         (see `partial_reply`)."""
@@ -130,8 +135,10 @@ class AnthropicClient:
         on_text: OnText | None = None,
         thinking: dict[str, Any] | None = None,
         beta: str | None = None,
+        on_wait: OnWait | None = None,
     ) -> ModelReply:
-        sdk = self._client()
+        # the SDK's retries are made here (stream_failures.retried), where each wait is told
+        sdk = self._client().with_options(max_retries=0)
         options: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens}
         if system:
             options["system"] = system
@@ -142,8 +149,14 @@ class AnthropicClient:
         if beta is not None:
             options["extra_headers"] = {"anthropic-beta": beta}
         options = server_compaction.with_beta(options, messages)
+
+        def attempt(retries: int) -> Awaitable[ModelReply]:
+            # the header the SDK sends with each of its own retries
+            headers = {**options.get("extra_headers", {}), RETRY_COUNT: str(retries)}
+            return self._stream(sdk, {**options, "extra_headers": headers}, on_text)
+
         # an error event before anything arrived is asked again, as the SDK asks a 529 again
-        return await retried(lambda: self._stream(sdk, options, on_text), self._max_retries)
+        return await retried(attempt, self._max_retries, on_wait)
 
     async def _stream(
         self, sdk: anthropic.AsyncAnthropic, options: dict[str, Any], on_text: OnText | None
@@ -165,6 +178,9 @@ class AnthropicClient:
             # the API's, the transport's, or a stream the SDK could not read (a proxy's
             # message_delta without usage): a broken stream, whatever the SDK raised
             error = broken_stream(exc, self._secret) if started else map_error(exc, self._secret)
+            asked = None if started else asked_again(exc)
+            if asked is not None:
+                mark_asked_again(error, asked[0])
             attach_partial(error, acc.partial())
             log.debug("reply failed: %s", error.message)
             raise error from None

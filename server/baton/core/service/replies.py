@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.messages import ContentBlock
+from baton.core.model_api.stream_failures import OnWait
 from baton.core.service.events import Events, Reason, ReplyText
 from baton.core.service.results import Reply
 from baton.core.service.runtime import Runtimes
@@ -41,11 +42,13 @@ class Replies:
         progress: Progress | None = None,
         host: ToolHost | None = None,
         attachments: Sequence[EditorAttachment] = (),
+        on_wait: OnWait | None = None,
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt as soon as it is appended, any compaction as soon as it is committed (both
         before the model is asked), the reply at the end. With a `host` and no `tools` of
-        the send's own, the workspace tools are offered and run here (`tools.enabled`)."""
+        the send's own, the workspace tools are offered and run here (`tools.enabled`).
+        `on_wait` is told each wait before the API is asked again (a rate limit, say)."""
         from baton.core.turn import chat
 
         service = self._service
@@ -77,6 +80,7 @@ class Replies:
             progress=progress,
             on_step=watch.catch_up,
             server_tools=server_tools,
+            on_wait=on_wait,
         )
         runtime.replying = True
         try:

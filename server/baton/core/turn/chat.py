@@ -42,7 +42,7 @@ from baton.core.errors import (
     InvalidParams,
     PromptTooLong,
 )
-from baton.core.model_api.client import ModelClient, ModelReply
+from baton.core.model_api.client import ModelClient, ModelReply, OnWait
 from baton.core.model_api.reply_request import build_payload, request_thinking
 from baton.core.settings import Settings
 from baton.core.turn import recovery, tool_loop
@@ -83,6 +83,8 @@ class ChatContext:
     on_step: Callable[[], None] | None = None
     # the workspace tools, offered and run here when the send brings no tools of its own
     server_tools: ServerTools | None = None
+    # told before each wait to ask the API again (a rate limit, an overload): what and how long
+    on_wait: OnWait | None = None
 
 
 @dataclass
@@ -216,6 +218,7 @@ async def _reply(
             on_text=on_text,
             thinking=thinking,
             beta=beta,
+            on_wait=ctx.on_wait,
         )
 
     try:

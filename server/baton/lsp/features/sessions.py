@@ -111,7 +111,13 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
             for a in args.attachments or []
         ]
         reply = await service.replies.send(
-            args.session_id, args.content, args.tools, reporter, host, attachments
+            args.session_id,
+            args.content,
+            args.tools,
+            reporter,
+            host,
+            attachments,
+            on_wait=lambda text: reporter.report(text, force=True),  # shown at once
         )
     aside = reply.set_aside
     if aside is None:

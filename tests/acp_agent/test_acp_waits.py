@@ -1,0 +1,48 @@
+"""A turn that waits to ask the API again (a rate limit, an overload) tells the client
+each wait as a thought while it runs; `session/cancel` during a wait ends the turn at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from baton_testkit.acp_client import Agent, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+
+def thoughts(agent: Agent, sid: str) -> list[str]:
+    return [u["content"]["text"] for u in agent.recorder.updates(sid, "agent_thought_chunk")]
+
+
+async def test_each_wait_is_told_as_a_thought_then_the_reply_comes(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
+    fake_anthropic.error(529, "overloaded_error", "Overloaded", retry_after="0.01")
+    fake_anthropic.reply("Here it is.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        assert (await agent.say(sid, "go")).stop_reason == "end_turn"
+        assert thoughts(agent, sid) == [
+            "Rate limited by the API: trying again in 1 s (attempt 2 of 3)",
+            "The API is overloaded: trying again in 1 s (attempt 3 of 3)",
+        ]
+        said = agent.recorder.updates(sid, "agent_message_chunk")
+        assert "".join(u["content"]["text"] for u in said) == "Here it is."
+
+
+async def test_a_cancel_during_a_wait_ends_the_turn_at_once(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="50")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        turn = asyncio.ensure_future(agent.say(sid, "go"))
+        rec = agent.recorder
+        await rec.until(lambda: thoughts(agent, sid), what="the wait")
+        assert thoughts(agent, sid) == [
+            "Rate limited by the API: trying again in 50 s (attempt 2 of 3)"
+        ]
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
+        assert len(fake_anthropic.message_requests()) == 1  # not asked again

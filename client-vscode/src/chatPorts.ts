@@ -29,8 +29,11 @@ export interface ChatPorts {
   hasApiKey(): Promise<boolean>;
   /** Whether a server runs (or is starting): no refresh is tried without one. */
   serverAvailable(): boolean;
-  /** Runs a send under editor progress; `options` carries the Stop token. */
-  sendWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
+  /**
+   * Runs a send under editor progress; `options` carries the Stop token, `said` is given
+   * each message the progress says.
+   */
+  sendWithProgress<T>(run: (options: CallOptions) => Promise<T>, said?: (message: string) => void): Promise<T>;
   /** Runs a compaction (the one a send needs first) under editor progress. */
   compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
   /** The editor commands the webview's buttons stand for. */

@@ -232,8 +232,9 @@ export class ChatSender {
       // a Stop before the prompt goes (while it was weighed, say): nothing is sent
       if (room && !cancel.token.isCancellationRequested) {
         asked = true;
-        const sent = await this.ports.sendWithProgress((options) =>
-          this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
+        const sent = await this.ports.sendWithProgress(
+          (options) => this.ports.rpc.send(sessionId, text, { ...options, token: cancel.token }, attachments),
+          (message) => this.ports.post({ type: "status", sessionId, message }),
         );
         stored = true;
         if (sent.setAside !== undefined) this.setAside(sessionId, sent.setAside);

@@ -44,7 +44,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       post: (message) => this.post(message),
       hasApiKey: () => hasApiKey(context),
       serverAvailable: () => client.currentState === "running" || client.currentState === "starting",
-      sendWithProgress: (run) => client.withProgress("Baton: reply", vscode.ProgressLocation.Window, run),
+      sendWithProgress: (run, said) => client.withProgress("Baton: reply", vscode.ProgressLocation.Window, run, said),
       compactWithProgress: (run) => client.withProgress("Baton: compacting before the send", vscode.ProgressLocation.Notification, run),
       command: async (name, arg, sessionId) =>
         name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg, sessionId),

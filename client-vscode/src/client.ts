@@ -122,12 +122,13 @@ export class BatonClient implements vscode.Disposable {
 
   /**
    * Runs `run` with a client-chosen workDoneToken whose begin/report/end show as VS Code
-   * progress; the progress's Cancel cancels the request.
+   * progress; the progress's Cancel cancels the request. `said` is given each message.
    */
   async withProgress<T>(
     title: string,
     location: vscode.ProgressLocation,
     run: (options: CallOptions) => Promise<T>,
+    said?: (message: string) => void,
   ): Promise<T> {
     const client = await this.ready();
     return vscode.window.withProgress({ location, title, cancellable: true }, async (progress, token) => {
@@ -139,6 +140,7 @@ export class BatonClient implements vscode.Disposable {
           last = value.percentage;
         }
         progress.report({ message: value.message, increment });
+        if (value.message !== undefined) said?.(value.message);
       };
       const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
         if (value.kind === "begin" || value.kind === "report") {

@@ -43,6 +43,12 @@ export type ToWebview =
   /** Streamed reply text for an assistant message that is still being written. */
   | { type: "delta"; sessionId: string; messageId: string; text: string }
   /**
+   * What the send running in `sessionId` is doing, as its progress says it ("Waiting for the
+   * model", "Rate limited by the API: trying again in 30 s (attempt 2 of 3)"): shown under
+   * the turn until the reply's next text or the send's end.
+   */
+  | { type: "status"; sessionId: string; message: string }
+  /**
    * A send is running in session `sessionId` (its view shows Stop; another session's, a Send
    * that waits) or finished.
    */

@@ -292,6 +292,11 @@ export class Feed {
     this.pendingTurn.showPrompt(text);
   }
 
+  /** What the running send is doing, under the turn until its next text (pending.ts). */
+  status(text: string): void {
+    this.pendingTurn.status(text);
+  }
+
   /** Another session is shown: the prompt being sent and its streamed reply were not its. */
   forgetPending(): void {
     this.pendingTurn.clear();

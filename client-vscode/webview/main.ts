@@ -187,6 +187,9 @@ class ChatView {
           if (stick) this.feed.scrollToEnd();
         }
         return;
+      case "status":
+        if (message.sessionId === this.session?.sessionId) this.feed.status(message.message);
+        return;
       case "busy":
         this.busyIn = message.busy ? message.sessionId : undefined;
         this.showBusy();

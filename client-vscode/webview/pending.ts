@@ -1,5 +1,6 @@
-// The turn in flight, after the feed's rows: the prompt just sent (until the view holds it)
-// and the reply that deltas stream into (until the stored message replaces it).
+// The turn in flight, after the feed's rows: the prompt just sent (until the view holds it),
+// the reply that deltas stream into (until the stored message replaces it), and under them
+// what the send is doing while no text streams (a wait to ask the API again, say).
 import { markdownElement } from "./blocks";
 import { h } from "./dom";
 import type { Message } from "./wire";
@@ -21,6 +22,7 @@ interface Streaming {
 export class PendingTurn {
   private pending: Streaming | null = null;
   private pendingPrompt: { text: string; el: HTMLElement } | null = null;
+  private statusLine: HTMLElement | null = null;
   private repaint = 0;
 
   constructor(private readonly el: HTMLElement) {}
@@ -32,6 +34,7 @@ export class PendingTurn {
   settle(messages: readonly Message[], busy: boolean, shown: (id: string) => boolean): void {
     if (this.pending && (!busy || shown(this.pending.messageId))) this.pending = null;
     if (this.pendingPrompt && (!busy || holdsPrompt(messages, this.pendingPrompt.text))) this.pendingPrompt = null;
+    if (!busy) this.statusLine = null;
     this.place();
   }
 
@@ -41,19 +44,35 @@ export class PendingTurn {
     this.repaint = 0;
     this.pending = null;
     this.pendingPrompt = null;
+    this.statusLine = null;
+    this.place();
+  }
+
+  /**
+   * What the send is doing ("Rate limited by the API: trying again in 30 s (attempt 2 of
+   * 3)"), a line under the turn until the reply's next text or the send's end.
+   */
+  status(text: string): void {
+    this.statusLine ??= h("div", { class: "baton-pending baton-status", role: "status" });
+    this.statusLine.textContent = text;
     this.place();
   }
 
   private place(): void {
     for (const el of this.el.querySelectorAll(".baton-pending")) {
-      if (el !== this.pending?.el && el !== this.pendingPrompt?.el) el.remove();
+      if (el !== this.pending?.el && el !== this.pendingPrompt?.el && el !== this.statusLine) el.remove();
     }
     if (this.pendingPrompt) this.el.append(this.pendingPrompt.el);
     if (this.pending) this.el.append(this.pending.el);
+    if (this.statusLine) this.el.append(this.statusLine);
   }
 
   /** Append streamed reply text to the pending assistant element for `messageId`. */
   delta(messageId: string, text: string, painted: () => void): void {
+    if (this.statusLine) {
+      this.statusLine.remove(); // the text says it now
+      this.statusLine = null;
+    }
     if (!this.pending || this.pending.messageId !== messageId) {
       this.pending?.el.remove();
       const body = h("div", { class: "baton-message-body" });
@@ -107,7 +126,7 @@ export class PendingTurn {
       ),
     );
     this.pendingPrompt = { text, el };
-    this.el.insertBefore(el, this.pending?.el ?? null);
+    this.el.insertBefore(el, this.pending?.el ?? this.statusLine);
   }
 }
 

@@ -33,6 +33,8 @@ class Fake {
   /** The next getSession fails (once), after its gate if it has one. */
   getFailure: unknown;
   sendToken: CancellationToken | undefined;
+  /** What the send's progress says while it runs, in order (the server's reports). */
+  progressSays: string[] = [];
   created = 0;
   /** What `baton/usage` with a draft answers: the usage and the verdict it carries. */
   draftAnswer: (id: string, draft: Draft) => DraftUsage = (id, draft) =>
@@ -194,7 +196,10 @@ class Fake {
       post: (m) => this.posted.push(m),
       hasApiKey: async () => this.key,
       serverAvailable: () => this.running,
-      sendWithProgress: (run) => run({ workDoneToken: "w" }),
+      sendWithProgress: (run, said) => {
+        for (const message of this.progressSays) said?.(message);
+        return run({ workDoneToken: "w" });
+      },
       compactWithProgress: (run) => run({ workDoneToken: "c", token: this.compactProgress.token }),
       command: async (name, arg, sessionId) => {
         this.commands.push([name, arg]);
@@ -374,6 +379,22 @@ test("send with no session open creates one, shows busy, then the reply", async 
   assert.equal(shown.session?.sessionId, "new1");
   assert.deepEqual(shown.messages.map((m) => m.role), ["user", "assistant"]);
   assert.equal(shown.hasApiKey, true);
+});
+
+test("what the send's progress says (a wait to ask the API again) goes to the session's view as its status", async () => {
+  const { fake, chat } = setup();
+  fake.key = true;
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.progressSays = ["Waiting for the model", "Rate limited by the API: trying again in 30 s (attempt 2 of 3)"];
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "Hello there" });
+  const told = fake.posted.filter((m) => m.type === "status" || m.type === "busy");
+  assert.deepEqual(told, [
+    { type: "busy", busy: true, sessionId: "a" },
+    { type: "status", sessionId: "a", message: "Waiting for the model" },
+    { type: "status", sessionId: "a", message: "Rate limited by the API: trying again in 30 s (attempt 2 of 3)" },
+    { type: "busy", busy: false, sessionId: "a" },
+  ]);
 });
 
 test("New Chat during the first refresh stays chosen when that refresh ends", async () => {

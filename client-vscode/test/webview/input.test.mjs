@@ -478,3 +478,29 @@ test("a reply streaming in one session keeps its Stop and its returned prompt to
   await page.getByRole("button", { name: "Stop" }).click();
   assert.deepEqual(await waitPosted(page, (m) => m.type === "stop", from), { type: "stop", sessionId: SESSION.sessionId });
 });
+
+test("what the send is doing shows under the turn until the reply's text comes, and goes when it ends", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await page.locator("#baton-input").fill("Explain the clamp");
+  await page.locator("#baton-input").press("Enter");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  const wait = "Rate limited by the API: trying again in 30 s (attempt 2 of 3)";
+  await toView(page, { type: "status", sessionId: "s_other", message: "not this one" });
+  await toView(page, { type: "status", sessionId: SESSION.sessionId, message: wait });
+  const status = page.getByRole("status").filter({ hasText: "trying again" });
+  await status.waitFor();
+  assert.equal(await status.textContent(), wait);
+  assert.equal(await page.getByText("not this one").count(), 0);
+  const order = await page.$$eval(".baton-pending", (els) => els.map((el) => el.getAttribute("aria-label") ?? el.textContent));
+  assert.deepEqual(order, ["You, sending", wait]); // under the prompt
+  await toView(page, { type: "delta", sessionId: SESSION.sessionId, messageId: "m_new", text: "The clamp" });
+  await page.locator('[data-pending-id="m_new"]').waitFor();
+  await page.waitForFunction(() => !document.querySelector(".baton-status"));
+
+  await toView(page, { type: "status", sessionId: SESSION.sessionId, message: "Reply complete" });
+  await page.locator(".baton-status").waitFor();
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, sessionUpdate({ messages: MESSAGES }));
+  await page.waitForFunction(() => !document.querySelector(".baton-pending"));
+});

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from lsp_harness import Harness, RpcError
+from lsp_harness import Harness, RpcError, conversation
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
@@ -67,3 +67,18 @@ async def test_a_cancel_during_a_wait_ends_the_send_at_once(
     assert len(fake_anthropic.message_requests()) == 1  # not asked again
     view = (await lsp.get(sid))["messages"]
     assert [m["role"] for m in view] == ["user"]  # the prompt stays, no reply
+
+
+async def test_a_compaction_whose_summary_waits_reports_the_wait_on_its_progress(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    lsp: Harness = await start_server(options={"anthropicApiKey": API_KEY})
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(4)))["messageIds"]
+    fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
+    fake_anthropic.reply("<summary>The user asked about parts.</summary>")
+    mark = lsp.recorder.mark()
+    result = await lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[3]})
+    assert result["summarizer"] == "anthropic"
+    # told at once, though "Waiting for the model" was reported just before
+    assert "Rate limited by the API: trying again in 1 s (attempt 2 of 3)" in reports(lsp, mark)

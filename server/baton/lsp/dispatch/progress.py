@@ -27,6 +27,9 @@ class Reporter:
         self._last = 0.0
         self._last_message: str | None = None
         self.final_message: str | None = None
+        # a report held back by the interval, sent when it is over unless another came first
+        self._held: tuple[str, int | None] | None = None
+        self._flush: asyncio.TimerHandle | None = None
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
         """The core's progress callback: `fraction` is 0..1 when the work knows it."""
@@ -37,13 +40,34 @@ class Reporter:
         if self._ls is None:
             return
         now = time.monotonic()
-        # a new step of known extent always shows; streaming text at most every interval
+        # a new step of known extent always shows; streaming text at most every interval,
+        # and the last of it when the interval is over: a message followed by a long wait
+        # (the API asked to wait before it is asked again) shows all the same
         step = percentage is not None and message != self._last_message
-        if not (force or step) and now - self._last < REPORT_INTERVAL:
+        left = REPORT_INTERVAL - (now - self._last)
+        if not (force or step) and left > 0:
+            self._held = (message, percentage)
+            if self._flush is None:
+                with contextlib.suppress(RuntimeError):  # off the loop: dropped, as it was
+                    self._flush = asyncio.get_running_loop().call_later(left, self._send_held)
             return
+        self.close()
         self._last, self._last_message = now, message
         value = types.WorkDoneProgressReport(message=message, percentage=percentage)
         self._ls.work_done_progress.report(self._token, value)
+
+    def _send_held(self) -> None:
+        self._flush = None
+        held, self._held = self._held, None
+        if held is not None:
+            self.report(*held, force=True)
+
+    def close(self) -> None:
+        """Drops the report held back, if any (the work ended, or a later one was sent)."""
+        self._held = None
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
 
 
 def client_supports_progress(ls: LanguageServer) -> bool:
@@ -87,5 +111,6 @@ async def work_done(ls: LanguageServer, title: str, token: Any = None) -> AsyncI
     try:
         yield reporter
     finally:
+        reporter.close()
         ls.work_done_progress.tokens.pop(token, None)
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=reporter.final_message))

@@ -188,6 +188,7 @@ async def _stream_text(
         tools=None,
         max_tokens=max_tokens,
         on_text=on_text,
+        on_wait=lambda text: report(text, None),  # a wait to ask the API again, told
     )
     request_usage.record(reply.usage)  # what the API billed, for the result's cost figures
     text = "".join(b.text for b in reply.content if isinstance(b, TextBlock))

@@ -8,6 +8,10 @@ import sys
 
 import pytest
 
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+KEY = "sk-ant-test-0123456789abcdefghij"
+
 
 @pytest.mark.parametrize("key", [None, " \n"], ids=["no key", "white space alone"])
 def test_the_demo_compacts_up_to_a_message_restores_files_and_undoes_it(key: str | None) -> None:
@@ -34,3 +38,25 @@ def test_the_demo_compacts_up_to_a_message_restores_files_and_undoes_it(key: str
     assert "app.py" in out.split("restored files:")[1].split("summary head:")[0]
     assert "## 1. Primary request and intent" in out
     assert "identical to before: True" in out
+
+
+def test_the_demo_says_when_its_summary_waits_to_ask_the_api_again(
+    fake_anthropic: FakeAnthropic,
+) -> None:
+    """A rate limit on the summary's request: the demo sat silent through the wait."""
+    fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
+    fake_anthropic.reply("<summary>The user asked for a date parser.</summary>")
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_anthropic.base_url}
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    wait = "   Rate limited by the API: trying again in 1 s (attempt 2 of 3)\n"
+    step, _, result = done.stdout.partition(wait)
+    assert step.endswith('Run "Compact up to here" (workspace/executeCommand)\n'), done.stdout
+    assert "The user asked for a date parser." in result

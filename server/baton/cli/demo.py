@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import tempfile
 import textwrap
@@ -19,6 +20,9 @@ from baton.core.errors import BatonError
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUMMARY_HEAD_LINES = 14
 WIDTH = 88
+PROGRESS_TOKEN = "baton-demo-compaction"
+# how the server says a wait before the API is asked again (PROTOCOL.md, baton/session/send)
+WAIT = re.compile(r": trying again in \d+ s \(attempt \d+ of \d+\)$")
 
 
 class Narrator:
@@ -172,10 +176,18 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
     say.step('Run "Compact up to here" (workspace/executeCommand)')
     command = up_to["command"]
     mark = client.mark()
-    result = await client.request(
-        "workspace/executeCommand",
-        {"command": command["command"], "arguments": command.get("arguments", [])},
-    )
+    client.on_notification = lambda method, params: _waits(say, method, params)
+    try:
+        result = await client.request(
+            "workspace/executeCommand",
+            {
+                "command": command["command"],
+                "arguments": command.get("arguments", []),
+                "workDoneToken": PROGRESS_TOKEN,
+            },
+        )
+    finally:
+        client.on_notification = None
     _report_compaction(say, result)
     usage = await client.wait_for(
         protocol.USAGE_CHANGED, lambda p: p["sessionId"] == sid, after=mark
@@ -196,6 +208,20 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
         "\nDone. The server was started and stopped by this demo; its data was temporary.\n"
     )
     return 0 if same else 1
+
+
+def _waits(say: Narrator, method: str, params: Any) -> None:
+    """A wait of the compaction's summary before the API is asked again, said as it begins
+    ("Rate limited by the API: trying again in 30 s (attempt 2 of 3)"): the demo would
+    otherwise sit silent for it."""
+    if method != "$/progress" or not isinstance(params, dict):
+        return
+    value = params.get("value")
+    if params.get("token") != PROGRESS_TOKEN or not isinstance(value, dict):
+        return
+    message = value.get("message")
+    if value.get("kind") == "report" and isinstance(message, str) and WAIT.search(message):
+        say.say(message)
 
 
 def _report_compaction(say: Narrator, result: dict[str, Any]) -> None:

@@ -40,6 +40,8 @@ class StdioClient:
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self.notifications: list[tuple[str, Any]] = []
+        # told each notification as it arrives (the demo prints a wait as it begins)
+        self.on_notification: Callable[[str, Any], None] | None = None
         self._changed = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._ended: ServerEnded | None = None
@@ -176,6 +178,8 @@ class StdioClient:
         if "method" in message:
             self.notifications.append((message["method"], message.get("params")))
             self._changed.set()
+            if self.on_notification is not None:
+                self.on_notification(message["method"], message.get("params"))
             return
         future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
         if future is None or future.done():

@@ -46,3 +46,23 @@ async def test_a_cancel_during_a_wait_ends_the_turn_at_once(
         await agent.conn.cancel(session_id=sid)
         assert (await asyncio.wait_for(turn, 20)).stop_reason == "cancelled"
         assert len(fake_anthropic.message_requests()) == 1  # not asked again
+
+
+async def test_a_compaction_whose_summary_waits_tells_the_wait_as_a_thought(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    settings = {"summarizer": "anthropic", "keepWindow": {"minTokens": 100, "minTextMessages": 2}}
+    words = " ".join(f"word{n}" for n in range(300))
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        for turn in range(3):
+            fake_anthropic.reply(f"Answer {turn}: {words}")
+            assert (await agent.say(sid, f"Question {turn}: {words}")).stop_reason == "end_turn"
+        fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
+        fake_anthropic.reply("<summary>A question, answered.</summary>")
+        assert (await agent.say(sid, "/compact")).stop_reason == "end_turn"
+        statuses = [u["status"] for u in agent.recorder.updates(sid, "compaction_update")]
+        assert statuses == ["in_progress", "completed"]
+        assert thoughts(agent, sid) == [
+            "Rate limited by the API: trying again in 1 s (attempt 2 of 3)"
+        ]

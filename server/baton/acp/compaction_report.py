@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from acp.schema import AgentMessageChunk, TextContentBlock
+from acp.schema import AgentMessageChunk, AgentThoughtChunk, TextContentBlock
 
 from baton.acp.outbox import Outbox
 from baton.core.compaction.result import CompactResult
@@ -50,6 +50,15 @@ def agent_text(outbox: Outbox, session_id: str, text: str, message_id: str | Non
         message_id=message_id or new_id(),
     )
     outbox.update(session_id, chunk)
+
+
+def agent_wait(outbox: Outbox, session_id: str, text: str) -> None:
+    """A wait before the API is asked again (a rate limit, an overload), told as a thought:
+    the client shows it while the turn or the compaction runs, and no reply holds it."""
+    wait = AgentThoughtChunk(
+        session_update="agent_thought_chunk", content=TextContentBlock(type="text", text=text)
+    )
+    outbox.update(session_id, wait)
 
 
 def done_sentence(result: CompactResult) -> str:

@@ -11,6 +11,7 @@ from baton.acp import commands
 from baton.acp.compaction_report import (
     CompactionReport,
     agent_text,
+    agent_wait,
     boundary_summary,
     done_sentence,
     undone_sentence,
@@ -20,6 +21,7 @@ from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import new_id
 from baton.core.errors import BatonError
+from baton.core.model_api.stream_failures import WaitText
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
@@ -82,6 +84,11 @@ async def run_command(agent: BatonAgent, live: Live, command: commands.Command) 
 
 async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> None:
     service = agent.service
+
+    def _waits(text: str) -> None:  # of its progress, a wait to ask the API again is told
+        if isinstance(text, WaitText):
+            agent_wait(agent.out, sid, text)
+
     direction = DIRECTIONS[command.name]
     boundary_id = new_id("cmp")  # the entity is named as a load names it once committed
     if direction == "all":
@@ -95,7 +102,7 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
     live = agent.live[sid]
     live.compaction = report  # a load meanwhile tells it in progress again
     try:
-        result = await service.compaction.compact(sid, request)
+        result = await service.compaction.compact(sid, request, lambda text, _: _waits(text))
     except asyncio.CancelledError:
         report.cancelled()
         raise

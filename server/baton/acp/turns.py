@@ -16,6 +16,7 @@ from acp.schema import (
 )
 
 from baton.acp import commands
+from baton.acp.compaction_report import agent_wait
 from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
@@ -188,7 +189,7 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     before = set(session.view)
     try:
         reply = await agent.service.replies.send(
-            sid, blocks, host=live.host, on_wait=lambda text: _waiting(agent, sid, text)
+            sid, blocks, host=live.host, on_wait=lambda text: agent_wait(agent.out, sid, text)
         )
     except BaseException:
         _stopped_thoughts(agent, live, session, before)
@@ -198,15 +199,6 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     if message.stop_reason == "refusal" and reply.set_aside is not None:
         say_refused(agent, session)
     return STOP_REASONS.get(message.stop_reason or "end_turn", "end_turn")
-
-
-def _waiting(agent: BatonAgent, session_id: str, text: str) -> None:
-    """A wait before the API is asked again (a rate limit, an overload), told as a thought:
-    the client shows it while the turn runs, and no reply holds it."""
-    wait = AgentThoughtChunk(
-        session_update="agent_thought_chunk", content=TextContentBlock(type="text", text=text)
-    )
-    agent.out.update(session_id, wait)
 
 
 def _thoughts(agent: BatonAgent, live: Live, message: Message) -> None:

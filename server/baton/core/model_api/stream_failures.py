@@ -25,6 +25,11 @@ _ASKED_AGAIN_ATTR = "baton_asked_again"
 OnWait = Callable[[str], None]  # told, before each wait, what it waits for and how long
 
 
+class WaitText(str):
+    """A wait's text (`wait_text`): told as progress too, where a front end that shows only
+    the waits of a piece of work (an ACP compaction) knows it by its type."""
+
+
 def attach_partial(exc: BaseException, reply: ModelReply | None) -> None:
     setattr(exc, _PARTIAL_ATTR, reply)
 
@@ -80,7 +85,7 @@ def retry_delay(
     return delay * (1 - 0.25 * random.random())  # the SDK's jitter
 
 
-def wait_text(error: ApiError, delay: float, attempt: int, attempts: int) -> str:
+def wait_text(error: ApiError, delay: float, attempt: int, attempts: int) -> WaitText:
     """What a wait before asking again says, the same in the panel, over ACP and in the CLI:
     "Rate limited by the API: trying again in 30 s (attempt 2 of 3)"."""
     status, kind = error.data.get("status"), error.data.get("type")
@@ -96,7 +101,8 @@ def wait_text(error: ApiError, delay: float, attempt: int, attempts: int) -> str
         why = "The API did not answer in time"
     else:
         why = "The API failed on its side"
-    return f"{why}: trying again in {math.ceil(delay)} s (attempt {attempt} of {attempts})"
+    seconds = math.ceil(delay)
+    return WaitText(f"{why}: trying again in {seconds} s (attempt {attempt} of {attempts})")
 
 
 async def retried(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from test_acp_auto_compaction import SETTINGS, past_the_threshold
+
 from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
 
@@ -61,6 +63,22 @@ async def test_a_compaction_whose_summary_waits_tells_the_wait_as_a_thought(
         fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
         fake_anthropic.reply("<summary>A question, answered.</summary>")
         assert (await agent.say(sid, "/compact")).stop_reason == "end_turn"
+        statuses = [u["status"] for u in agent.recorder.updates(sid, "compaction_update")]
+        assert statuses == ["in_progress", "completed"]
+        assert thoughts(agent, sid) == [
+            "Rate limited by the API: trying again in 1 s (attempt 2 of 3)"
+        ]
+
+
+async def test_an_auto_compaction_before_the_reply_tells_its_summarys_wait(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=SETTINGS) as agent:
+        sid = await past_the_threshold(agent, fake_anthropic)
+        fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
+        fake_anthropic.reply("<summary>Six questions about words.</summary>")
+        fake_anthropic.reply("The seventh answer.")
+        assert (await agent.say(sid, "One more question")).stop_reason == "end_turn"
         statuses = [u["status"] for u in agent.recorder.updates(sid, "compaction_update")]
         assert statuses == ["in_progress", "completed"]
         assert thoughts(agent, sid) == [

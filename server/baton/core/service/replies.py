@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.messages import ContentBlock
-from baton.core.model_api.stream_failures import OnWait
+from baton.core.model_api.stream_failures import OnWait, WaitText
 from baton.core.service.events import Events, Reason, ReplyText
 from baton.core.service.results import Reply
 from baton.core.service.runtime import Runtimes
@@ -48,7 +48,8 @@ class Replies:
         prompt as soon as it is appended, any compaction as soon as it is committed (both
         before the model is asked), the reply at the end. With a `host` and no `tools` of
         the send's own, the workspace tools are offered and run here (`tools.enabled`).
-        `on_wait` is told each wait before the API is asked again (a rate limit, say)."""
+        `on_wait` is told each wait before the API is asked again (a rate limit, say), the
+        reply's and the summary's of an auto-compaction the send runs first."""
         from baton.core.turn import chat
 
         service = self._service
@@ -66,6 +67,10 @@ class Replies:
         def delta(message_id: str, text: str) -> None:
             self._events.emit(ReplyText(session_id, message_id, text))
 
+        def waits(text: str, fraction: float | None) -> None:  # of an auto-compaction's summary
+            if isinstance(text, WaitText) and on_wait is not None:
+                on_wait(text)
+
         server_tools = service.tool_setup.server_tools(runtime, host) if not tools else None
         offered = tools or (server_tools.definitions() if server_tools is not None else None)
         runtime.session.keep_sent_tools(list(offered or []))  # the transcript keeps them
@@ -76,7 +81,7 @@ class Replies:
             client=client,
             on_delta=delta,
             auto=service.upkeep.auto,
-            compact_context=lambda: service.compaction.context(session_id=session_id),
+            compact_context=lambda: service.compaction.context(waits, session_id=session_id),
             progress=progress,
             on_step=watch.catch_up,
             server_tools=server_tools,

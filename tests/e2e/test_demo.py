@@ -20,14 +20,7 @@ def test_the_demo_compacts_up_to_a_message_restores_files_and_undoes_it(key: str
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     if key is not None:
         env["ANTHROPIC_API_KEY"] = key
-    done = subprocess.run(
-        [sys.executable, "-m", "baton", "demo"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = _demo(env)
     out = done.stdout
     assert done.returncode == 0, done.stderr
     assert "offline extractive" in out
@@ -47,7 +40,17 @@ def test_the_demo_says_when_its_summary_waits_to_ask_the_api_again(
     fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="1")
     fake_anthropic.reply("<summary>The user asked for a date parser.</summary>")
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_anthropic.base_url}
-    done = subprocess.run(
+    done = _demo(env)
+    assert done.returncode == 0, done.stderr
+    wait = "   Rate limited by the API: trying again in 1 s (attempt 2 of 3)\n"
+    step, _, result = done.stdout.partition(wait)
+    assert step.endswith('Run "Compact up to here" (workspace/executeCommand)\n'), done.stdout
+    assert "The user asked for a date parser." in result
+
+
+def _demo(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`baton demo` run to its end in a process of its own, with `env`."""
+    return subprocess.run(
         [sys.executable, "-m", "baton", "demo"],
         capture_output=True,
         text=True,
@@ -55,8 +58,3 @@ def test_the_demo_says_when_its_summary_waits_to_ask_the_api_again(
         timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stderr
-    wait = "   Rate limited by the API: trying again in 1 s (attempt 2 of 3)\n"
-    step, _, result = done.stdout.partition(wait)
-    assert step.endswith('Run "Compact up to here" (workspace/executeCommand)\n'), done.stdout
-    assert "The user asked for a date parser." in result

@@ -40,14 +40,7 @@ def test_a_load_works_out_where_the_newest_reply_starts_once(
             convo.reply(usage=usage(n))
     session.append(convo.messages)
     store.close()
-    starts: list[int] = []
-    real = replayed_view.response_start
-
-    def counted(messages: dict[str, Message], view: list[str], index: int) -> int:
-        starts.append(index)
-        return real(messages, view, index)
-
-    monkeypatch.setattr(replayed_view, "response_start", counted)
+    starts = _response_starts(monkeypatch)
     loaded = store.get(session.session_id)
     newest = [m for m in convo.messages if m.usage is not None][-1]
     assert loaded.last_usage is not None
@@ -67,14 +60,7 @@ def test_records_kept_as_they_were_between_turns_do_not_make_a_load_learn_a_usag
         session.append(convo.messages[start:])
         session.transcript.append({"type": "opaque", "record": {"type": "system", "n": n}})
     store.close()
-    starts: list[int] = []
-    real = replayed_view.response_start
-
-    def counted(messages: dict[str, Message], view: list[str], index: int) -> int:
-        starts.append(index)
-        return real(messages, view, index)
-
-    monkeypatch.setattr(replayed_view, "response_start", counted)
+    starts = _response_starts(monkeypatch)
     loaded = store.get(session.session_id)
     assert len(loaded.opaque) == 10
     assert loaded.last_usage is not None
@@ -119,3 +105,17 @@ def test_a_load_learns_the_usage_the_session_learned_as_it_was_written(
     for n in range(25):
         _step(session, convo, r, n)
         assert reload(session).last_usage == session.last_usage
+
+
+def _response_starts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The view indexes a load works a response's start out from (learning a usage), as
+    it asks them from now on."""
+    starts: list[int] = []
+    real = replayed_view.response_start
+
+    def counted(messages: dict[str, Message], view: list[str], index: int) -> int:
+        starts.append(index)
+        return real(messages, view, index)
+
+    monkeypatch.setattr(replayed_view, "response_start", counted)
+    return starts

@@ -6,6 +6,7 @@
 import type { CancellationToken } from "vscode-languageserver-protocol";
 import {
   Commands,
+  ErrorCodes,
   Requests,
   type CommandMap,
   type ClientContext,
@@ -215,8 +216,15 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A one-line message for the user: the server's words, never a stack. */
+/**
+ * A one-line message for the user: the server's words, never a stack; a missing key with the
+ * extension's way to set one (the server's words name the environment and the
+ * initializationOptions, which a VS Code user does not edit).
+ */
 export function errorMessage(error: unknown): string {
+  if (errorCode(error) === ErrorCodes.apiKeyMissing) {
+    return "no Anthropic API key: set one with Baton: Set API Key";
+  }
   if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
     const message = String((error as { message: unknown }).message);
     return message.split("\n")[0] ?? message;

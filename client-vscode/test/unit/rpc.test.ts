@@ -78,6 +78,15 @@ test("errors: the stable code, one line of message, cancellation", () => {
   assert.equal(isCancellation(error), false);
 });
 
+test("a missing key is said with the extension's way to set one", () => {
+  // the server's words name ANTHROPIC_API_KEY and initializationOptions, neither of which a
+  // VS Code user edits: Compact Conversation with the anthropic summarizer showed them
+  const said = "no Anthropic API key: set ANTHROPIC_API_KEY or initializationOptions.anthropicApiKey";
+  const error = Object.assign(new Error(said), { code: -32001, data: { code: "api_key_missing" } });
+  assert.equal(errorMessage(error), "no Anthropic API key: set one with Baton: Set API Key");
+  assert.equal(errorMessage(Object.assign(new Error(said), { data: { code: "api_error" } })), said);
+});
+
 test("session document URIs name their session", () => {
   assert.equal(sessionIdFromUri({ scheme: "baton", path: sessionDocumentPath("abc-1") }), "abc-1");
   assert.equal(sessionIdFromUri({ scheme: "file", path: "/sessions/abc.md" }), undefined);

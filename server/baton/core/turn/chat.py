@@ -83,8 +83,7 @@ class ChatContext:
     on_step: Callable[[], None] | None = None
     # the workspace tools, offered and run here when the send brings no tools of its own
     server_tools: ServerTools | None = None
-    # told before each wait to ask the API again (a rate limit, an overload): what and how long
-    on_wait: OnWait | None = None
+    on_wait: OnWait | None = None  # told before each wait to ask the API again, and how long
 
 
 @dataclass

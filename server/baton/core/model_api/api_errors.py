@@ -6,8 +6,10 @@ and ACP alike."""
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
+from collections.abc import Mapping
 
 import anthropic
 
@@ -62,7 +64,7 @@ def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLon
             text = f"the Anthropic API stopped the reply ({kind}): {message}"
             return ApiError(_advised(text, _advice(None, kind)), status=None, type=kind)
         text = f"Anthropic API error {status} ({kind}): {message}"
-        advice = _advice(status, kind, _retry_after(exc.response))
+        advice = _advice(status, kind, _retry_after(exc.response.headers))
         return ApiError(_advised(text, advice), status=status, type=kind)
     if isinstance(exc, anthropic.APITimeoutError):
         text = "the Anthropic API timed out"
@@ -135,30 +137,36 @@ def asked_again(exc: BaseException) -> tuple[float | None] | None:
     status = exc.status_code
     if should == "false" or (should != "true" and status not in (408, 409, 429) and status < 500):
         return None
+    return (asked_for(headers),)
+
+
+def asked_for(headers: Mapping[str, str]) -> float | None:
+    """The seconds the API asked to wait before a request is asked again, read as the SDK
+    reads them: `retry-after-ms`, else `retry-after` in seconds (a fraction allowed), else
+    `retry-after` as an HTTP date (seconds from now, below zero once past); None when none
+    of them can be read. The wait (`stream_failures.retry_delay`) and the advice quoted in
+    the error both read it here, so they never tell two numbers."""
     try:
-        return (float(headers.get("retry-after-ms", "")) / 1000,)
+        return float(headers.get("retry-after-ms", "")) / 1000
     except ValueError:
         pass
     raw = headers.get("retry-after")
     try:
-        return (float(raw) if raw is not None else None,)
+        return float(raw) if raw is not None else None
     except ValueError:
         pass
     date = email.utils.parsedate_tz(raw)
-    return (email.utils.mktime_tz(date) - time.time() if date is not None else None,)
+    return email.utils.mktime_tz(date) - time.time() if date is not None else None
 
 
-def _retry_after(response: object) -> int | None:
-    """The whole seconds the API's `retry-after` header asks for, when it gives a number."""
-    headers = getattr(response, "headers", None)
-    raw = headers.get("retry-after") if headers is not None else None
-    try:
-        seconds = float(raw) if raw is not None else None
-    except ValueError:  # an HTTP date: not quoted
-        return None
+def _retry_after(headers: Mapping[str, str]) -> int | None:
+    """The whole seconds the API asked to wait (`asked_for`), rounded up as the wait's own
+    text rounds them (`stream_failures.wait_text`); None for none, one already past, or one
+    too long to be a real wait."""
+    seconds = asked_for(headers)
     if seconds is None or not 0 <= seconds <= RETRY_AFTER_MAX:
         return None
-    return max(1, round(seconds))
+    return max(1, math.ceil(seconds))
 
 
 def _advised(text: str, advice: str | None) -> str:

@@ -35,23 +35,31 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     data_dir_to_write(settings)  # a draft is written beside the session's transcript
     # the draft's figures as the data dir's server says them (its saved calibration)
     service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
+    # one event loop for the work and the close: the API's connections end in the loop
+    # that opened them
+    asyncio.run(_run_draft(service, args, request, summary))
+    return EXIT_OK
+
+
+async def _run_draft(
+    service: BatonService, args: argparse.Namespace, request: CompactRequest, summary: str | None
+) -> None:
     try:
         sid = session_of(service, args.file)
         if args.preview:
             request = resolved_request(service.session(sid), request)  # ids as `show` prints
-            draft = asyncio.run(service.drafts.preview(sid, request, _progress(sys.stderr)))
+            draft = await service.drafts.preview(sid, request, _progress(sys.stderr))
             if args.summary_out:
                 _write_summary(Path(args.summary_out), draft)
             _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
         elif args.apply_draft:
-            result = asyncio.run(service.drafts.apply(sid, args.apply_draft, summary))
+            result = await service.drafts.apply(sid, args.apply_draft, summary)
             _print(applied_report(result, sid) if not args.json else result, args.json, sys.stdout)
         else:
             service.drafts.discard(sid, args.discard_draft)
             print(f"Discarded draft {args.discard_draft} of session {sid}; nothing changed")
     finally:
-        asyncio.run(service.close())
-    return EXIT_OK
+        await service.close()
 
 
 def session_of(service: BatonService, name: str) -> str:

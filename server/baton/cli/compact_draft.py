@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import TextIO
 
 from baton.cli.common import EXIT_OK, data_dir_estimator, data_dir_to_write, json_text
-from baton.cli.compact_report import resolved_request
+from baton.cli.compact_report import ProgressDisplay, resolved_request
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
-from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.files import read_text_file
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionNotFound
@@ -48,7 +47,11 @@ async def _run_draft(
         sid = session_of(service, args.file)
         if args.preview:
             request = resolved_request(service.session(sid), request)  # ids as `show` prints
-            draft = await service.drafts.preview(sid, request, _progress(sys.stderr))
+            display = ProgressDisplay(sys.stderr, steps=False)  # off a terminal: waits alone
+            try:
+                draft = await service.drafts.preview(sid, request, display)
+            finally:
+                display.close()
             if args.summary_out:
                 _write_summary(Path(args.summary_out), draft)
             _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
@@ -118,16 +121,6 @@ def _read_summary(path: Path) -> str:
     if len(text) > SUMMARY_CHARS:
         raise InvalidParams(f"the summary file {path} is longer than {SUMMARY_CHARS:,} characters")
     return text.rstrip("\n")
-
-
-def _progress(stream: TextIO) -> Progress:
-    def report(text: str, fraction: float | None) -> None:
-        share = "" if fraction is None else f" {100 * fraction:.0f}%"
-        if stream.isatty():
-            stream.write(f"\r\x1b[K{text}{share}")
-            stream.flush()
-
-    return report
 
 
 def _print(value: str | CompactDraft | CompactResult, as_json: bool, out: TextIO) -> None:

@@ -20,6 +20,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.session_names import new_session_id
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
+from baton.core.model_api.stream_failures import WaitText
 from baton.core.settings import Settings
 from baton.core.workspace.editor_files import EditorFiles
 
@@ -29,17 +30,25 @@ LINE_CHARS = 78
 
 
 class ProgressDisplay:
-    """Compaction progress on a stream: a redrawn bar on a terminal, else one line per step."""
+    """Compaction progress on a stream: a redrawn bar on a terminal, else one line per step
+    (none with `steps=False`). A wait before the API is asked again (`WaitText`) is a line
+    of its own either way, kept above the bar, as `baton demo` says it."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, *, steps: bool = True) -> None:
         self.stream = stream
         self.tty = stream.isatty()
+        self.steps = steps
         self._last = ""
         self._drawn = False
 
     def __call__(self, text: str, fraction: float | None) -> None:
+        if isinstance(text, WaitText):
+            self.close()
+            self.stream.write(f"  {text}\n")
+            self.stream.flush()
+            return
         if not self.tty:
-            if text != self._last:
+            if self.steps and text != self._last:
                 self.stream.write(f"  {text}\n")
                 self.stream.flush()
             self._last = text

@@ -7,6 +7,7 @@ parameter gets one `compaction` block (content + a signature this fake can verif
     fake.compaction.summary("what the API wrote")      # the next compaction's content
     fake.compaction.no_summary("max_tokens")           # a 200 with empty content
     fake.compaction.fail("compaction_unavailable")     # 529 overloaded_error, times=3 for retries
+    fake.compaction.busy(429, retry_after="0.01")       # a 429 (or 529) with its retry-after
 
 Every /v1/messages request that carries a block is checked the way the documentation says
 the API checks it: the beta header, exactly one block, first in `messages`, its signature
@@ -48,6 +49,7 @@ class Outcome:
     content: str | None = None  # None: the fake writes a summary of the messages
     stop_reason: str = "compaction"
     error: tuple[int, str, str, str | None] | None = None  # status, type, message, code
+    headers: dict[str, str] | None = None  # the error's own headers (a retry-after)
 
 
 class FakeCompaction:
@@ -76,6 +78,14 @@ class FakeCompaction:
         )
         for _ in range(times):
             self._queue.append(Outcome(error=(status, kind, f"compaction failed: {code}", code)))
+
+    def busy(self, status: int, *, retry_after: str | None = None, times: int = 1) -> None:
+        """A rate limit (429) or an overload (529) with no error code, `times` over."""
+        kind = "rate_limit_error" if status == 429 else "overloaded_error"
+        headers = {"retry-after": retry_after} if retry_after is not None else None
+        for _ in range(times):
+            error = (status, kind, f"busy ({status})", None)
+            self._queue.append(Outcome(error=error, headers=headers))
 
     # ---- signatures ----------------------------------------------------------------------
 
@@ -131,7 +141,7 @@ def serve(handler: _Handler, body: Any) -> bool:
         return True
     outcome = compaction._queue.popleft() if compaction._queue else Outcome()
     if outcome.error is not None:
-        _error(handler, *outcome.error)
+        _error(handler, *outcome.error, outcome.headers)
         return True
     _answer(handler, compaction, body, outcome)
     return True
@@ -267,8 +277,15 @@ def written_summary(body: dict[str, Any]) -> str:
     return f"API summary of {count} messages. First request: {first}. Latest: {latest}."
 
 
-def _error(handler: _Handler, status: int, kind: str, message: str, code: str | None) -> None:
+def _error(
+    handler: _Handler,
+    status: int,
+    kind: str,
+    message: str,
+    code: str | None,
+    headers: dict[str, str] | None = None,
+) -> None:
     error: dict[str, Any] = {"type": kind, "message": message}
     if code is not None:
         error["details"] = {"error_code": code}
-    handler._json(status, {"type": "error", "error": error})
+    handler._json(status, {"type": "error", "error": error}, headers)

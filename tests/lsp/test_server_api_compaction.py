@@ -88,7 +88,7 @@ async def test_an_unavailable_compaction_falls_back_and_nothing_to_summarize_cha
     after = await lsp.get(sid)
     assert after["messages"] == before["messages"] and after["session"] == before["session"]
 
-    fake_anthropic.compaction.fail("compaction_unavailable", times=3)  # the SDK retries twice
+    fake_anthropic.compaction.fail("compaction_unavailable", times=3)  # asked again twice
     fake_anthropic.reply("<summary>Baton's own summary of the start.</summary>")
     result = await lsp.request(protocol.COMPACT, up_to)
     assert result["summarizer"] == "anthropic" and "unavailable" in result["warnings"][0]

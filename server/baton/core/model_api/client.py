@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 600.0  # seconds; long replies stream for minutes
 LIMITS_TIMEOUT = 10.0
 KEY_ENV = "ANTHROPIC_API_KEY"
-RETRY_COUNT = "x-stainless-retry-count"
+RETRY_COUNT = server_compaction.RETRY_COUNT
 
 
 class ModelClient(Protocol):
@@ -247,9 +247,14 @@ class AnthropicClient:
 
     # ---- compaction on demand (compaction/server.py) ----------------------------------------
 
-    async def compact(self, request: server_compaction.ServerRequest) -> dict[str, Any]:
-        """The API's compaction of `request.messages` (the response as the API sent it)."""
-        return await server_compaction.request_compaction(self._client(), self._secret, request)
+    async def compact(
+        self, request: server_compaction.ServerRequest, on_wait: OnWait | None = None
+    ) -> dict[str, Any]:
+        """The API's compaction of `request.messages` (the response as the API sent it); a
+        failure asked again is told to `on_wait` before its wait, as a reply's is."""
+        return await server_compaction.request_compaction(
+            self._client(), self._secret, request, self._max_retries, on_wait
+        )
 
     async def compaction_supported(self, model: str) -> bool | None:
         """Whether the Models API lists compaction for `model` (asked once, then cached)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from baton.core.errors import ApiError, NothingToCompact, PromptTooLong
+from baton.core.model_api.stream_failures import OnWait, mark_asked_again, retried
 
 if TYPE_CHECKING:
     import anthropic
@@ -20,6 +21,7 @@ log = logging.getLogger(__name__)
 
 BETA = "compact-2026-09-04"
 LIMITS_TIMEOUT = 10.0
+RETRY_COUNT = "x-stainless-retry-count"
 REFUSED_BLOCK = {
     "compaction_block_misplaced",
     "compaction_signature_invalid",
@@ -73,12 +75,19 @@ def with_beta(options: dict[str, Any], messages: Sequence[dict[str, Any]]) -> di
 
 
 async def request_compaction(
-    sdk: anthropic.AsyncAnthropic, secret: str | None, request: ServerRequest
+    sdk: anthropic.AsyncAnthropic,
+    secret: str | None,
+    request: ServerRequest,
+    max_retries: int,
+    on_wait: OnWait | None = None,
 ) -> dict[str, Any]:
-    """One compaction request; API errors become ServerFallback or a BatonError."""
+    """One compaction request, asked again as a reply is (`stream_failures.retried`: the
+    statuses the SDK retries, `max_retries` times, each wait told to `on_wait`) rather than
+    inside the SDK, where its waits go unsaid; API errors become ServerFallback or a
+    BatonError."""
     import anthropic
 
-    from baton.core.model_api.api_errors import map_error
+    from baton.core.model_api.api_errors import asked_again, map_error
 
     compaction: dict[str, Any] = {"type": "summarize"}
     if request.instructions:
@@ -94,12 +103,27 @@ async def request_compaction(
         options["system"] = request.system
     if request.tools:
         options["tools"] = request.tools
+    once = sdk.with_options(max_retries=0)
+
+    async def attempt(retries: int) -> Any:
+        try:  # the header the SDK sends with each of its own retries
+            return await once.beta.messages.create(
+                **options, extra_headers={RETRY_COUNT: str(retries)}
+            )
+        except anthropic.APIError as exc:
+            error = map_error(exc, secret)
+            asked = asked_again(exc)
+            if asked is not None:
+                mark_asked_again(error, asked[0])
+            raise error from exc
+
     try:
-        response = await sdk.beta.messages.create(**options)
-    except anthropic.APIStatusError as exc:
-        raise _compaction_error(exc, map_error(exc, secret)) from None
-    except anthropic.APIError as exc:
-        raise map_error(exc, secret) from None
+        response = await retried(attempt, max_retries, on_wait)
+    except (ApiError, PromptTooLong) as error:
+        cause = error.__cause__
+        if isinstance(cause, anthropic.APIStatusError):  # the last answer, its code read
+            raise _compaction_error(cause, error) from None
+        raise error from None
     return dict(response.to_dict(mode="json"))  # the fields the API sent, as it sent them
 
 

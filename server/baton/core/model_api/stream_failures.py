@@ -14,6 +14,7 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from baton.core.errors import ApiError
 from baton.core.model_api.reply_stream import ModelReply
@@ -23,6 +24,7 @@ _PARTIAL_ATTR = "baton_partial_reply"
 _STALLED_ATTR = "baton_stalled"
 _ASKED_AGAIN_ATTR = "baton_asked_again"
 OnWait = Callable[[str], None]  # told, before each wait, what it waits for and how long
+Answer = TypeVar("Answer")
 
 
 class WaitText(str):
@@ -106,12 +108,12 @@ def wait_text(error: ApiError, delay: float, attempt: int, attempts: int) -> Wai
 
 
 async def retried(
-    stream: Callable[[int], Awaitable[ModelReply]], max_retries: int, on_wait: OnWait | None = None
-) -> ModelReply:
+    stream: Callable[[int], Awaitable[Answer]], max_retries: int, on_wait: OnWait | None = None
+) -> Answer:
     """`stream(retries)` (the retries made so far), asked again while it fails in a way
-    `retry_delay` retries, each wait told to `on_wait` first. The reply's partial rides on
-    its error (`attach_partial`), so it is read from there. A cancel during a wait ends it
-    at once."""
+    `retry_delay` retries, each wait told to `on_wait` first: a reply, or any other request
+    whose failures are marked (`mark_asked_again`). The reply's partial rides on its error
+    (`attach_partial`), so it is read from there. A cancel during a wait ends it at once."""
     retries = 0
     while True:
         try:

@@ -14,6 +14,7 @@ The API calls themselves are in `server_api.py`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -37,8 +38,11 @@ PROMPT = (
 
 
 class CompactionClient(Protocol):
-    async def compact(self, request: ServerRequest) -> dict[str, Any]:
-        """The compaction response as the API sent it (a Messages API message)."""
+    async def compact(
+        self, request: ServerRequest, on_wait: Callable[[str], None] | None = None
+    ) -> dict[str, Any]:
+        """The compaction response as the API sent it (a Messages API message); each wait
+        before the request is asked again told to `on_wait` first."""
         ...
 
     async def compaction_supported(self, model: str) -> bool | None:
@@ -86,7 +90,8 @@ class ServerSummarizer:
         limits = await _limits(self.client, request.model)
         if limits and limits.get("max_tokens"):
             request = replace(request, max_tokens=min(request.max_tokens, limits["max_tokens"]))
-        response = await self.client.compact(request)
+        told = (lambda text: progress(text, None)) if progress is not None else None
+        response = await self.client.compact(request, told)  # a wait said as it begins
         return response_block(response, self.fallback.name)
 
 

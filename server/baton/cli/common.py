@@ -61,9 +61,12 @@ def file_or_example(name: str | None) -> Path:
 
 
 @contextmanager
-def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
-    """A session read from a Baton transcript (read-only) or imported from a Claude Code
-    file into a temporary data directory that is deleted afterwards."""
+def open_session_file(
+    path: Path, count: TokenCounter, *, writable: bool = False
+) -> Iterator[LoadedFile]:
+    """A session read from a Baton transcript (read-only, or with `writable` a copy that
+    may be changed) or imported from a Claude Code file into a temporary data directory
+    that is deleted afterwards; `path` is never changed."""
     import tempfile
 
     from baton.cli.session_files import session_from_file
@@ -72,7 +75,7 @@ def open_session_file(path: Path, count: TokenCounter) -> Iterator[LoadedFile]:
     with tempfile.TemporaryDirectory(prefix="baton-") as scratch:
         store = SessionStore(Path(scratch), count)
         try:
-            with session_from_file(path, store, writable=False) as loaded:
+            with session_from_file(path, store, writable=writable) as loaded:
                 yield loaded
         finally:
             store.close()

@@ -6,7 +6,18 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from baton.cli.common import EXIT_OK, Subparsers, file_or_example, json_text, open_session_file
+from baton.cli.common import (
+    EXIT_OK,
+    Subparsers,
+    add_settings_file,
+    data_dir_estimator,
+    data_dir_of,
+    file_or_example,
+    file_settings,
+    json_text,
+    open_session_file,
+    utf8_argument,
+)
 from baton.core.errors import InvalidParams
 
 if TYPE_CHECKING:
@@ -62,28 +73,45 @@ def _tools(text: str) -> list[dict[str, Any]]:
 
 
 def cmd_payload(args: argparse.Namespace) -> int:
-    from baton.core.model_api.reply_request import build_payload
-    from baton.core.usage.estimator import default_estimator
+    from baton.cli.usage import served_usage
+    from baton.core.turn.next_request import next_request, ready_view
+    from baton.core.turn.prompt_input import prompt_input
 
+    utf8_argument(args.prompt, "--prompt")
+    settings = file_settings(args.settings)  # a bad file: one line, before anything is read
+    prompt = prompt_input(args.prompt) if args.prompt is not None else None
     path = file_or_example(args.file)
-    estimator = default_estimator()
-    with open_session_file(path, estimator.count_message) as loaded:
+    estimator = data_dir_estimator(data_dir_of(path))  # counted as its server counts
+    # a copy made ready as the send makes the session ready: the file is never changed
+    with open_session_file(path, estimator.count_message, writable=True) as loaded:
         session = loaded.session
-        view = session.view_messages()
         # without --tools, the tools the session's last send offered (its file keeps them)
         tools = _tools(args.tools) if args.tools is not None else session.sent_tools or None
-        payload = build_payload(view, session.system_prompt, tools)
-        found = thinking_rows(view, payload.messages)
+        _, set_aside = ready_view(session, prompt)
+        usage = served_usage(session, settings, estimator, tools)
+        model = session.model or settings.model
+        request = next_request(session, tools, usage, settings, model, estimator)
+        payload = request.payload
+        found = thinking_rows(request.view, payload.messages)
         if args.json:
-            body = {"system": session.system_prompt, "tools": tools, "messages": payload.messages}
-            out = {"thinking": found, "prefixHash": payload.prefix_hash, "request": body}
+            body = {"system": request.system, "tools": tools, "messages": request.messages}
+            out = {
+                "thinking": found,
+                "prefixHash": payload.prefix_hash,
+                "budgetNote": request.note,
+                "request": body,
+            }
             print(json_text(out))
             return EXIT_OK
         print(
-            f"{session.title}: the next request sends {len(payload.messages):,} turns; "
+            f"{session.title}: the next request sends {len(request.messages):,} turns; "
             f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
             "send it back"
         )
+        if set_aside is not None:
+            print("  the interrupted reply that ends the view is set aside and made again")
+        if request.note is not None:
+            print(f"  with the budget note: {request.note}")
         for row in found:
             state = "sent" if row["sent"] else "left out"
             print(
@@ -98,10 +126,15 @@ def cmd_payload(args: argparse.Namespace) -> int:
 def add_payload(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "payload",
-        help="the next reply request of a session file: which thinking goes back",
+        help="the next reply request of a session file, as the next send would send it: "
+        "which thinking goes back, the budget note when due",
     )
     parser.add_argument("file", nargs="?", help="the file (default: the bundled example)")
     parser.add_argument("--tools", help="the tools the request carries, as a JSON list")
+    parser.add_argument(
+        "--prompt", metavar="TEXT", help="the prompt the next send brings (default: none)"
+    )
+    add_settings_file(parser)
     parser.add_argument(
         "--json", action="store_true", help="print the request body and the thinking rows"
     )

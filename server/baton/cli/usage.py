@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from baton.cli.common import (
     EXIT_OK,
@@ -19,13 +20,18 @@ from baton.cli.common import (
 )
 from baton.core.errors import InvalidParams
 
+if TYPE_CHECKING:
+    from baton.core.conversation.session import Session
+    from baton.core.settings import Settings
+    from baton.core.usage.budget import Usage
+    from baton.core.usage.estimator import Estimator
+
 CLAUDE_CODE = "Claude Code session file"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, usage_report
     from baton.core.models.windows import model_name_problem
-    from baton.core.usage.session_usage import compute_usage
 
     utf8_argument(args.model, "--model")
     settings = file_settings(args.settings)  # a bad file: one line, before anything is read
@@ -38,18 +44,8 @@ def cmd_usage(args: argparse.Namespace) -> int:
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)
-        tools = session.sent_tools  # what the last send offered, counted as the server does
-        tools_tokens = estimator.count_json(tools) if tools else 0
-        # a pause the transcript keeps, as a server started on it shows it
-        pause = session.auto_pause
-        usage = compute_usage(
-            session,
-            settings,
-            estimator,
-            tools_tokens=tools_tokens,
-            auto_paused=pause is not None,
-            paused_by=pause.by if pause is not None else None,
-        )
+        # what the last send offered, counted as the server does
+        usage = served_usage(session, settings, estimator, session.sent_tools)
         if args.json:
             print(json_text(usage.wire()))
             return EXIT_OK
@@ -70,6 +66,24 @@ def cmd_usage(args: argparse.Namespace) -> int:
             )
         )
     return EXIT_OK
+
+
+def served_usage(
+    session: Session, settings: Settings, estimator: Estimator, tools: list[dict[str, Any]] | None
+) -> Usage:
+    """The session's usage as a server started on its file computes it, with `tools`
+    offered: a pause the transcript keeps counts, as that server shows it."""
+    from baton.core.usage.session_usage import compute_usage
+
+    pause = session.auto_pause
+    return compute_usage(
+        session,
+        settings,
+        estimator,
+        tools_tokens=estimator.count_json(tools) if tools else 0,
+        auto_paused=pause is not None,
+        paused_by=pause.by if pause is not None else None,
+    )
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -43,13 +43,13 @@ from baton.core.errors import (
     PromptTooLong,
 )
 from baton.core.model_api.client import ModelClient, ModelReply, OnWait
-from baton.core.model_api.reply_request import build_payload, request_thinking
+from baton.core.model_api.reply_request import request_thinking
 from baton.core.settings import Settings
 from baton.core.turn import recovery, tool_loop
+from baton.core.turn.next_request import next_request, ready_view
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
 from baton.core.turn.tool_loop import ServerTools
 from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
-from baton.core.usage.budget_note import note_due, note_text, with_budget_note
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.session_usage import compute_usage
 
@@ -138,9 +138,8 @@ async def _turn(
     ctx: ChatContext,
     attachments: Sequence[Message],
 ) -> SendResult:
-    prompt_id = session.append([*attachments, prompt]).message_ids[-1] if prompt else None
     # no prompt: a reply that broke is asked for again, set aside first
-    set_aside = recovery.set_aside_interrupted(session) if prompt is None else None
+    prompt_id, set_aside = ready_view(session, prompt, attachments)
     if prompt_id is not None or set_aside is not None:
         _step(ctx)
     ask = functools.partial(_reply, session, client, tools, ctx)
@@ -173,9 +172,9 @@ async def _reply(
             limit=usage.blocking_limit,
         )
     budget, _ = budget_for(model, ctx.settings, limits)
-    # the budget note near the thresholds: counted in the room, never stored
-    note = note_text(usage, ctx.settings, model) if note_due(usage, ctx.settings) else None
-    note_tokens = ctx.estimator.count_text(note) if note else 0
+    request = next_request(session, tools, usage, ctx.settings, model, ctx.estimator)
+    view = request.view
+    note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
     room = usage.context_window - usage.used_tokens - note_tokens
     max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
 
@@ -192,18 +191,15 @@ async def _reply(
                 await result
 
     _report(ctx, "Waiting for the model", None)
-    view = session.view_messages()
-    payload = build_payload(view, session.system_prompt, tools)
+    payload = request.payload
     if payload.omitted:
         log.debug("thinking of %d turn(s) left out: their prefix changed", len(payload.omitted))
     # a reply on a turn in progress sent back after its prefix changed, or made after the
     # budget note (which no later request sends where it stood): no later request matches
     # its prefix (that thinking goes out of them), and the meter knows it by this
-    stale = payload.stale_in_progress or note is not None
+    stale = payload.stale_in_progress or request.note is not None
     mark = (STALE_PREFIX if stale else "") + payload.prefix_hash
-    system, messages = session.system_prompt, payload.messages
-    if note is not None:
-        system, messages = with_budget_note(note, model, system, messages)
+    system, messages = request.system, request.messages
 
     async def ask(max_tokens: int) -> ModelReply:
         setting = ctx.settings.thinking_setting()

@@ -1,0 +1,97 @@
+"""`baton payload` shows the request the next send sends, as the fake API records it: the
+budget note in it when due, an interrupted reply that ends the view set aside, and the
+prompt `--prompt` names after the view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_thinking_payload import SYSTEM, Talk, talk  # noqa: F401 (the fixture)
+
+from baton.cli.main import main as cli_main
+from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.session import Session
+from baton.core.errors import ApiError
+from baton.core.settings import Settings
+from baton.core.turn.chat import send
+
+MODEL = "claude-sonnet-4-5"
+NOTED = {"budgetNote": {"enabled": True, "startTokens": 1}}  # the note on every request
+
+
+def payload(capsys: pytest.CaptureFixture[str], session: Session, *options: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert cli_main(["payload", str(session.transcript.path), "--json", *options]) == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def settings_file(tmp_path: Path, values: dict[str, Any]) -> str:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(values), encoding="utf-8")
+    return str(path)
+
+
+async def chatted(talk: Talk, config: Settings) -> Session:  # noqa: F811
+    session = talk.store.create("t", MODEL, SYSTEM)
+    talk.fake.reply("Hello there.")
+    await send(session, content="hi", tools=None, ctx=talk.chat(config))
+    return session
+
+
+async def test_an_interrupted_reply_the_next_send_sets_aside_is_not_shown(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The cut reply was shown as the request's last turn, a prefill no send makes: a send
+    with no content sets it aside and asks for the reply again."""
+    config = Settings()
+    session = await chatted(talk, config)
+    talk.fake.reply("A long answer that breaks in the middle of it", cut_after=5)
+    with pytest.raises(ApiError):
+        await send(session, content="next", tools=None, ctx=talk.chat(config))
+    before = session.transcript.path.read_bytes()
+    told = payload(capsys, session)
+    assert session.transcript.path.read_bytes() == before  # the file itself is not changed
+    talk.fake.reply("Whole now.")
+    await send(session, content=None, tools=None, ctx=talk.chat(config))
+    assert told["request"]["messages"] == talk.fake.message_requests()[-1].body["messages"]
+    assert told["budgetNote"] is None
+
+
+async def test_the_budget_note_the_next_send_adds_is_shown_in_its_request(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    config = Settings.model_validate(NOTED)
+    session = await chatted(talk, config)
+    session.append([MessageInput(role="user", content="go on please")])
+    told = payload(capsys, session, "--settings", settings_file(tmp_path, NOTED))
+    talk.fake.reply("Going on.")
+    await send(session, content=None, tools=None, ctx=talk.chat(config))
+    sent = talk.fake.message_requests()[-1].body
+    assert told["request"]["messages"] == sent["messages"]
+    assert told["request"]["system"] == sent["system"] == SYSTEM
+    assert told["budgetNote"].startswith("<system_warning>Token usage: ")
+    assert sent["messages"][-1]["content"][-1]["text"] == told["budgetNote"]
+
+
+async def test_the_prompt_named_is_shown_as_the_send_that_brings_it_sends_it(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    config = Settings.model_validate(NOTED)
+    session = await chatted(talk, config)
+    options = ["--settings", settings_file(tmp_path, NOTED), "--prompt", "Anything else?"]
+    told = payload(capsys, session, *options)
+    assert cli_main(["payload", str(session.transcript.path), *options]) == 0
+    assert f"  with the budget note: {told['budgetNote']}\n" in capsys.readouterr().out
+    talk.fake.reply("Nothing else.")
+    await send(session, content="Anything else?", tools=None, ctx=talk.chat(config))
+    sent = talk.fake.message_requests()[-1].body
+    assert told["request"]["messages"] == sent["messages"]
+    assert sent["messages"][-1]["content"][0] == {"type": "text", "text": "Anything else?"}

@@ -210,7 +210,10 @@ async def test_read_file_counts_only_the_long_lines_it_shows_cut(root: Path) -> 
         "\n  2000\ta\n[cut: lines 1-2000 of 2002 shown; read on with startLine=2001]"
     )
     rest = await call(ctx(root), "read_file", path="many.txt", startLine=2001)
-    assert rest.text.endswith("\n  2002\tb\n[1 line(s) longer than 2000 characters were cut]")
+    assert rest.text.endswith(
+        "\n  2002\tb\n[1 line(s) longer than 2000 characters were cut; to read on in line "
+        "2001, give startLine=2001, endLine=2001, startColumn=2001]"
+    )
 
 
 @pytest.mark.parametrize(

@@ -171,7 +171,7 @@ async def test_a_huge_file_is_cut_with_a_note(root: Path) -> None:
     assert result.summary == "2000 lines (cut)"
     (root / "wide.txt").write_text("x" * 50_000 + "\n")
     wide = await call(ctx(root), "read_file", path="wide.txt")
-    assert "[line cut]" in wide.text and len(wide.text) < 3_000
+    assert "[line cut at character 2,000 of 50,000]" in wide.text and len(wide.text) < 3_000
 
 
 async def test_a_binary_file_is_refused(root: Path) -> None:

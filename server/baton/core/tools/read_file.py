@@ -22,7 +22,8 @@ DEFINITION: dict[str, Any] = {
         "Read a text file of the workspace with line numbers (the editor's unsaved text "
         "when the file is open). Paths are relative to a workspace folder. Give startLine "
         "and endLine (1-based, inclusive) to read part of a large file; long output is cut "
-        "with a note saying how to read on."
+        "with a note saying how to read on. A line longer than 2,000 characters is cut "
+        "there; startColumn (1-based) starts each line at that character, to read the rest."
     ),
     "input_schema": {
         "type": "object",
@@ -30,6 +31,11 @@ DEFINITION: dict[str, Any] = {
             "path": {"type": "string", "description": "The file, relative to the workspace."},
             "startLine": {"type": "integer", "minimum": 1},
             "endLine": {"type": "integer", "minimum": 1},
+            "startColumn": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The character each line starts at (1-based; default 1).",
+            },
         },
         "required": ["path"],
     },
@@ -53,8 +59,11 @@ def title(input: dict[str, Any]) -> str:
     return f"Read {path}"
 
 
-def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolResult:
-    """Lines start..end of `text`, numbered, within the bounds; the note says what was cut."""
+def numbered(
+    text: str, start: int | None, end: int | None, shown: str, column: int = 1
+) -> ToolResult:
+    """Lines start..end of `text`, numbered, each from its character `column` on, within
+    the bounds; the notes say what was cut and how to read it."""
     lines = split_lines(text)
     total = len(lines)
     if total == 0:
@@ -68,16 +77,21 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
     out: list[str] = []
     chars = 0
     long_lines = 0
+    first_cut: tuple[int, int] | None = None  # a cut line's number, where its rest begins
     shown_last = first - 1
     for number in range(first, last + 1):
-        line = lines[number - 1]
+        whole = lines[number - 1]
+        line = whole[column - 1 :]
         long = len(line) > MAX_LINE_CHARS
         if long:
-            line = line[:MAX_LINE_CHARS] + " [line cut]"
+            ends = column - 1 + MAX_LINE_CHARS
+            line = f"{line[:MAX_LINE_CHARS]} [line cut at character {ends:,} of {len(whole):,}]"
         entry = f"{number:6}\t{line}"
         if len(out) >= MAX_LINES or chars + len(entry) > MAX_CHARS - NOTES_ROOM:
             break
         long_lines += long  # a line left unshown is not cut: the next read shows it
+        if long and first_cut is None:
+            first_cut = (number, column + MAX_LINE_CHARS)
         out.append(entry)
         chars += len(entry) + 1
         shown_last = number
@@ -89,8 +103,13 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
         )
     elif last < total and end is not None:
         notes.append(f"[lines {first}-{last} of {total}]")
-    if long_lines:
-        notes.append(f"[{long_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut]")
+    if first_cut is not None:
+        number, rest = first_cut
+        notes.append(
+            f"[{long_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut; to read "
+            f"on in line {number}, give startLine={number}, endLine={number}, "
+            f"startColumn={rest}]"
+        )
     count = shown_last - first + 1
     summary = counted(count, "line") + (" (cut)" if shown_last < last else "")
     return ToolResult("\n".join(out + notes), summary=summary)
@@ -98,11 +117,12 @@ def numbered(text: str, start: int | None, end: int | None, shown: str) -> ToolR
 
 async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
     start, end = _line_arg(input, "startLine"), _line_arg(input, "endLine")
+    column = _line_arg(input, "startColumn") or 1
     located = ctx.workspace.locate(input.get("path"), must_exist=False)  # the editor's too
     found = await read_any(located, ctx.host)
     if found is None:
         raise ToolError(f"{located.shown} does not exist{_line_hint(located.shown, ctx)}")
-    return numbered(found.text, start, end, located.shown)
+    return numbered(found.text, start, end, located.shown, column)
 
 
 def _line_hint(shown: str, ctx: ToolContext) -> str:

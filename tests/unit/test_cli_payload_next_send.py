@@ -20,6 +20,7 @@ from baton.core.turn.chat import send
 
 MODEL = "claude-sonnet-4-5"
 NOTED = {"budgetNote": {"enabled": True, "startTokens": 1}}  # the note on every request
+THINKING = {**NOTED, "thinking": "adaptive"}
 
 
 def payload(capsys: pytest.CaptureFixture[str], session: Session, *options: str) -> dict[str, Any]:
@@ -32,6 +33,14 @@ def settings_file(tmp_path: Path, values: dict[str, Any]) -> str:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(values), encoding="utf-8")
     return str(path)
+
+
+def same_request(told: dict[str, Any], sent: dict[str, Any]) -> None:
+    """The request `baton payload` showed is the one the fake API recorded."""
+    shown = told["request"]
+    assert {k: v for k, v in shown.items() if v is not None} == {
+        k: v for k, v in sent.items() if k != "stream"
+    }
 
 
 async def chatted(talk: Talk, config: Settings) -> Session:  # noqa: F811
@@ -57,7 +66,7 @@ async def test_an_interrupted_reply_the_next_send_sets_aside_is_not_shown(
     assert session.transcript.path.read_bytes() == before  # the file itself is not changed
     talk.fake.reply("Whole now.")
     await send(session, content=None, tools=None, ctx=talk.chat(config))
-    assert told["request"]["messages"] == talk.fake.message_requests()[-1].body["messages"]
+    same_request(told, talk.fake.message_requests()[-1].body)
     assert told["budgetNote"] is None
 
 
@@ -66,15 +75,15 @@ async def test_the_budget_note_the_next_send_adds_is_shown_in_its_request(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
-    config = Settings.model_validate(NOTED)
+    config = Settings.model_validate(THINKING)
     session = await chatted(talk, config)
     session.append([MessageInput(role="user", content="go on please")])
-    told = payload(capsys, session, "--settings", settings_file(tmp_path, NOTED))
+    told = payload(capsys, session, "--settings", settings_file(tmp_path, THINKING))
     talk.fake.reply("Going on.")
     await send(session, content=None, tools=None, ctx=talk.chat(config))
     sent = talk.fake.message_requests()[-1].body
-    assert told["request"]["messages"] == sent["messages"]
-    assert told["request"]["system"] == sent["system"] == SYSTEM
+    same_request(told, sent)
+    assert sent["system"] == SYSTEM and sent["thinking"]["type"] == "enabled"
     assert told["budgetNote"].startswith("<system_warning>Token usage: ")
     assert sent["messages"][-1]["content"][-1]["text"] == told["budgetNote"]
 
@@ -93,5 +102,5 @@ async def test_the_prompt_named_is_shown_as_the_send_that_brings_it_sends_it(
     talk.fake.reply("Nothing else.")
     await send(session, content="Anything else?", tools=None, ctx=talk.chat(config))
     sent = talk.fake.message_requests()[-1].body
-    assert told["request"]["messages"] == sent["messages"]
+    same_request(told, sent)
     assert sent["messages"][-1]["content"][0] == {"type": "text", "text": "Anything else?"}

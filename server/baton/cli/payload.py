@@ -74,6 +74,7 @@ def _tools(text: str) -> list[dict[str, Any]]:
 
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.cli.usage import served_usage
+    from baton.core.model_api.reply_request import request_thinking
     from baton.core.turn.next_request import next_request, ready_view
     from baton.core.turn.prompt_input import prompt_input
 
@@ -94,7 +95,16 @@ def cmd_payload(args: argparse.Namespace) -> int:
         payload = request.payload
         found = thinking_rows(request.view, payload.messages)
         if args.json:
-            body = {"system": request.system, "tools": tools, "messages": request.messages}
+            setting = settings.thinking_setting()
+            thinking, _ = request_thinking(model, setting, request.max_tokens, payload)
+            body = {
+                "model": model,
+                "max_tokens": request.max_tokens,
+                "system": request.system,
+                "tools": tools,
+                "messages": request.messages,
+                "thinking": thinking,
+            }
             out = {
                 "thinking": found,
                 "prefixHash": payload.prefix_hash,

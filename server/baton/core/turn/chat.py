@@ -46,17 +46,17 @@ from baton.core.model_api.client import ModelClient, ModelReply, OnWait
 from baton.core.model_api.reply_request import request_thinking
 from baton.core.settings import Settings
 from baton.core.turn import recovery, tool_loop
+from baton.core.turn.next_request import REPLY_MAX_TOKENS as REPLY_MAX_TOKENS
 from baton.core.turn.next_request import next_request, ready_view
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
 from baton.core.turn.tool_loop import ServerTools
-from baton.core.usage.budget import ModelLimits, Usage, budget_for, observe_response
+from baton.core.usage.budget import ModelLimits, Usage, observe_response
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.session_usage import compute_usage
 
 log = logging.getLogger(__name__)
 
 OnDelta = Callable[[str, str], Awaitable[None] | None]
-REPLY_MAX_TOKENS = 32_000  # per reply, further capped by the model and the room left
 ADVICE = (
     "Compact the conversation (baton/compact, or the 'Compact conversation' action) or "
     "start a new session, then send again with no content to continue."
@@ -171,12 +171,11 @@ async def _reply(
             actual=usage.used_tokens,
             limit=usage.blocking_limit,
         )
-    budget, _ = budget_for(model, ctx.settings, limits)
-    request = next_request(session, tools, usage, ctx.settings, model, ctx.estimator)
-    view = request.view
+    request = next_request(
+        session, tools, usage, ctx.settings, model, ctx.estimator, limits, ctx.max_tokens
+    )
+    view, max_tokens = request.view, request.max_tokens
     note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
-    room = usage.context_window - usage.used_tokens - note_tokens
-    max_tokens = max(1, min(ctx.max_tokens or REPLY_MAX_TOKENS, budget.max_output, room))
 
     message_id = new_id()
     streamed: list[str] = []

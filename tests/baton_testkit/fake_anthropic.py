@@ -135,6 +135,7 @@ class FakeAnthropic:
         self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
         self.display_names: dict[str, str] = {}  # a model id -> the name the list gives
         self.models_error: tuple[int, str, str] | None = None  # GET /v1/models fails so
+        self.model_errors: deque[ScriptedError] = deque()  # GET /v1/models/{id} answers first
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
@@ -380,6 +381,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path.startswith("/v1/models/"):
             model_id = path.removeprefix("/v1/models/")
+            with self.fake._lock:
+                failed = self.fake.model_errors.popleft() if self.fake.model_errors else None
+            if failed is not None:
+                after = {"retry-after": failed.retry_after} if failed.retry_after else None
+                self._error(failed.status, failed.type, failed.message, after)
+                return
             limits = self.fake.models.get(model_id) or self.fake.compaction.limits(model_id)
             if limits is None:
                 self._error(404, "not_found_error", f"model: {model_id}")

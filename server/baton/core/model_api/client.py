@@ -202,7 +202,9 @@ class AnthropicClient:
                 return self._limits[model]
             limits: dict[str, int] | None = None
             try:
-                sdk = self._sdk.with_options(max_retries=1, timeout=LIMITS_TIMEOUT)
+                # asked once: a retry would sit out the API's retry-after unsaid, before
+                # the send that needs it, for a figure the table gives too
+                sdk = self._sdk.with_options(max_retries=0, timeout=LIMITS_TIMEOUT)
                 info = await sdk.models.retrieve(model)
                 found = {
                     name: value

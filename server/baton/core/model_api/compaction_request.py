@@ -163,7 +163,9 @@ async def model_supports_compaction(sdk: anthropic.AsyncAnthropic, model: str) -
     """`capabilities.compaction.supported` (and `summarize.supported` when given) from the
     Models API, asked with the beta header; None when it cannot be had or says nothing."""
     try:
-        quick = sdk.with_options(max_retries=1, timeout=LIMITS_TIMEOUT)
+        # asked once: a retry would sit out the API's retry-after unsaid (Baton's own
+        # summary is the fallback)
+        quick = sdk.with_options(max_retries=0, timeout=LIMITS_TIMEOUT)
         info = await quick.beta.models.retrieve(model, betas=[BETA])
     except Exception as exc:
         log.info("compaction capability of %s unavailable: %s", model, type(exc).__name__)

@@ -82,3 +82,19 @@ async def test_a_compaction_whose_summary_waits_reports_the_wait_on_its_progress
     assert result["summarizer"] == "anthropic"
     # told at once, though "Waiting for the model" was reported just before
     assert "Rate limited by the API: trying again in 1 s (attempt 2 of 3)" in reports(lsp, mark)
+
+
+async def test_a_short_wait_of_a_compactions_summary_is_reported_all_the_same(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """A wait shorter than the interval between reports was held back, then dropped by the
+    compaction's next step: the progress never said the API had been asked again."""
+    lsp: Harness = await start_server(options={"anthropicApiKey": API_KEY})
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(4)))["messageIds"]
+    fake_anthropic.error(429, "rate_limit_error", "slow down", retry_after="0.01")
+    fake_anthropic.reply("<summary>The user asked about parts.</summary>")
+    mark = lsp.recorder.mark()
+    result = await lsp.command(protocol.CMD_COMPACT_UP_TO, {"sessionId": sid, "messageId": ids[3]})
+    assert result["summarizer"] == "anthropic"
+    assert "Rate limited by the API: trying again in 1 s (attempt 2 of 3)" in reports(lsp, mark)

@@ -13,6 +13,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from baton.core.model_api.stream_failures import WaitText
+
 log = logging.getLogger(__name__)
 
 REPORT_INTERVAL = 0.25  # seconds between reports while text streams
@@ -32,9 +34,11 @@ class Reporter:
         self._flush: asyncio.TimerHandle | None = None
 
     def __call__(self, message: str, fraction: float | None = None) -> None:
-        """The core's progress callback: `fraction` is 0..1 when the work knows it."""
+        """The core's progress callback: `fraction` is 0..1 when the work knows it. A wait
+        before the API is asked again (`WaitText`) is sent at once: held back by the
+        interval, a short one would be dropped by the next step."""
         percentage = None if fraction is None else max(0, min(100, round(fraction * 100)))
-        self.report(message, percentage)
+        self.report(message, percentage, force=isinstance(message, WaitText))
 
     def report(self, message: str, percentage: int | None = None, *, force: bool = False) -> None:
         if self._ls is None:

@@ -135,6 +135,7 @@ class FakeAnthropic:
         self.models: dict[str, dict[str, int]] = {k: dict(v) for k, v in DEFAULT_MODELS.items()}
         self.display_names: dict[str, str] = {}  # a model id -> the name the list gives
         self.models_error: tuple[int, str, str] | None = None  # GET /v1/models fails so
+        self.models_retry_after: str | None = None  # the retry-after that error carries
         self.model_errors: deque[ScriptedError] = deque()  # GET /v1/models/{id} answers first
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
@@ -412,7 +413,8 @@ class _Handler(BaseHTTPRequestHandler):
         the error `models_error` scripts."""
         if self.fake.models_error is not None:
             status, kind, message = self.fake.models_error
-            self._error(status, kind, message)
+            after = self.fake.models_retry_after
+            self._error(status, kind, message, {"retry-after": after} if after else None)
             return
         query = parse_qs(urlsplit(self.path).query)
         limit = int(query.get("limit", ["20"])[0])

@@ -105,6 +105,27 @@ async def test_the_service_falls_back_when_the_api_fails(
         await service.close()
 
 
+async def test_a_rate_limited_list_falls_back_at_once_and_is_asked_again_later(
+    fake_anthropic: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The SDK sat out the list's retry-after before asking again, the picker waiting with
+    nothing said (for as long as the API asked: this SDK does not stop at a minute)."""
+    fake_anthropic.models_error = (429, "rate_limit_error", "slow down")
+    fake_anthropic.models_retry_after = "2"
+    service = BatonService(
+        Settings(data_dir=str(tmp_path), anthropic_base_url=fake_anthropic.base_url),
+        api_key="sk-ant-test-0123456789abcdefghij",
+    )
+    try:
+        catalog = await service.model_catalog(None)
+        assert catalog.source == "configured"
+        assert catalog.reason is not None and "Rate limited" in catalog.reason
+        lists = [r for r in fake_anthropic.requests if r.path.split("?")[0] == "/v1/models"]
+        assert len(lists) == 1
+    finally:
+        await service.close()
+
+
 # ---- the list's size, rename, source -------------------------------------------------------
 
 

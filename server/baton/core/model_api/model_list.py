@@ -28,8 +28,10 @@ def _figure(value: object) -> int | None:
 
 
 async def list_models(sdk: anthropic.AsyncAnthropic) -> list[ListedModel]:
-    """Every model the API lists, newest first as it lists them; the SDK's errors go up."""
-    client = sdk.with_options(max_retries=1, timeout=LIST_TIMEOUT)
+    """Every model the API lists, newest first as it lists them; the SDK's errors go up.
+    Asked once: a retry would sit out the API's retry-after with the picker waiting unsaid,
+    where a failure gives the configured list at once (and is asked again next time)."""
+    client = sdk.with_options(max_retries=0, timeout=LIST_TIMEOUT)
     out: list[ListedModel] = []
     async for info in client.models.list(limit=100):
         if not isinstance(info.id, str) or not info.id:

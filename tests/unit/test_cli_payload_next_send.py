@@ -104,3 +104,20 @@ async def test_the_prompt_named_is_shown_as_the_send_that_brings_it_sends_it(
     sent = talk.fake.message_requests()[-1].body
     same_request(told, sent)
     assert sent["messages"][-1]["content"][0] == {"type": "text", "text": "Anything else?"}
+
+
+async def test_a_view_the_model_ended_shows_no_note_and_asks_for_the_prompt(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """With no prompt to end it, the note went into the system prompt, where no send puts
+    it: every send's request ends with the user's turn, and the note goes there."""
+    config = Settings.model_validate(NOTED)
+    session = await chatted(talk, config)
+    options = ["--settings", settings_file(tmp_path, NOTED)]
+    told = payload(capsys, session, *options)
+    assert told["request"]["system"] == SYSTEM and told["budgetNote"] is None
+    assert told["request"]["messages"][-1]["role"] == "assistant"
+    assert cli_main(["payload", str(session.transcript.path), *options]) == 0
+    assert "the next send brings a prompt: --prompt TEXT shows" in capsys.readouterr().out

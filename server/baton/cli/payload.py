@@ -118,6 +118,8 @@ def cmd_payload(args: argparse.Namespace) -> int:
             f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
             "send it back"
         )
+        if not request.messages or request.messages[-1]["role"] != "user":
+            print("  the next send brings a prompt: --prompt TEXT shows its request")
         if set_aside is not None:
             print("  the interrupted reply that ends the view is set aside and made again")
         if request.note is not None:

@@ -65,7 +65,9 @@ def next_request(
     within the model's `limits` (its table's without) and the window."""
     view, system = session.view_messages(), session.system_prompt
     payload = build_payload(view, system, tools)
-    note = note_text(usage, settings, model) if note_due(usage, settings) else None
+    # a view the model ended is no send's request (a send brings a prompt first): no note
+    users = bool(payload.messages) and payload.messages[-1]["role"] == "user"
+    note = note_text(usage, settings, model) if users and note_due(usage, settings) else None
     note_tokens = estimator.count_text(note) if note is not None else 0
     budget, _ = budget_for(model, settings, limits)
     room = usage.context_window - usage.used_tokens - note_tokens

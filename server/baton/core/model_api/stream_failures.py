@@ -60,7 +60,8 @@ RETRIED_EVENTS = frozenset({"overloaded_error", "api_error", "rate_limit_error"}
 BROKEN = "stream_error"
 INITIAL_DELAY = 0.5  # seconds, doubled on each retry up to MAX_DELAY (the SDK's figures)
 MAX_DELAY = 8.0
-MAX_ASKED = 60.0  # seconds: a longer retry-after is not waited, the backoff is (the SDK's rule)
+MAX_ASKED = 60.0  # seconds: a longer retry-after is not waited, the backoff is (a stalled
+# minute is no wait to sit through: the SDK itself waits out any retry-after)
 
 
 def retry_delay(

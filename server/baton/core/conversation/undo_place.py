@@ -119,8 +119,10 @@ def put_back(
     for mid in ids:
         block: list[str] = []
         for one in spans.get(mid, [mid]):
-            while one in held and one in summarized.copies:
+            was = {one}  # a malformed file's copies may stand for each other
+            while one in held and summarized.copies.get(one, one) not in was:
                 one = summarized.copies[one]
+                was.add(one)
             if one not in placed:
                 block.append(one)
                 placed.add(one)

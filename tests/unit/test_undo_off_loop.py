@@ -242,7 +242,7 @@ async def test_an_undo_checked_off_the_loop_leaves_the_state_a_fresh_read_finds(
 async def test_an_undo_checked_off_the_loop_places_its_messages_there_only(
     call: Call, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The walk of every summary in force an undo places messages by (seconds on a long
+    """The walk of every summary in force an undo places messages by (the whole of a long
     imported session, hundreds of compactions standing for each other) is made by its
     check, in the lane; its commit on the loop takes it as it is."""
     held = _long_session(call, "held")

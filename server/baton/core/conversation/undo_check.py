@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 class Checked:
     """An undo checked before its commit (off the event loop): at the session's `revision`
     (its `view` then), of boundary `target`, the view it gives (`after`), what it places
-    (`undo.placing`'s, for a compaction's undo: a walk of every summary in force, seconds
-    on a long imported session, that the commit on the loop takes as it is) and the
+    (`undo.placing`'s, for a compaction's undo: a walk of every summary in force, the
+    whole of a long imported session's, that the commit on the loop takes as it is) and the
     view's state, when built."""
 
     revision: int

@@ -4,8 +4,10 @@ force, and the order of the messages it puts back among those around them."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.summary_text import Texts
 
 
 class Summarized:
@@ -29,27 +31,24 @@ class Summarized:
             if other.direction == "microcompact":
                 self.copies.update((was[0], copy) for copy, was in other.stands_for.items() if was)
         self._order = order
-        self._text: dict[str, frozenset[str]] = {}
+        self._texts = Texts(self._owner)
+        self._of: dict[str, AbstractSet[str]] = {}
+        self._came: dict[str, int] = {}
 
     def covered(self, mid: str) -> frozenset[str]:
         """The messages the text of `mid` covers (itself, for a message): a copy a summary
         summarized is covered as well as its original, so an undo that would put the
         original back as that copy leaves it inside the summary."""
-        boundary = self._owner.get(mid)
-        if boundary is None:
-            return frozenset((mid,))
-        if mid not in self._text:
-            self._text[mid] = frozenset()  # a record that names itself covers nothing
-            base = boundary.summarized_ids if mid == boundary.summary_id else []
-            base = base or boundary.stands_for.get(mid, [])
-            self._text[mid] = frozenset(one for part in base for one in (part, *self.covered(part)))
-        return self._text[mid]
+        return self._texts.covered(mid)
 
-    def of(self, mid: str) -> set[str]:
+    def of(self, mid: str) -> AbstractSet[str]:
         """The messages `mid` stands for and summarized (itself, for a message)."""
         if mid not in self._stands_for:
             return {mid}
-        return reached([mid], self._stands_for) & self.covered(mid)
+        known = self._of.get(mid)
+        if known is None:
+            known = self._of[mid] = reached([mid], self._stands_for) & self.covered(mid)
+        return known
 
     def came(self, mid: str) -> int | None:
         """Where `mid` came (a summary: the first message it summarized); None for an
@@ -57,9 +56,14 @@ class Summarized:
         stands for the stale copies it replaced (it came where it stands, not with them)."""
         if self._stands_for.get(mid, [mid]) == [] or self._attachment(mid):
             return None
+        if mid in self._came:
+            return self._came[mid]
         first = self.of(mid) or reached([mid], self._stands_for)
         order = self._order
-        return min((order[one] for one in first if one in order), default=len(order))
+        came = min((order[one] for one in first if one in order), default=len(order))
+        if mid in self._stands_for:  # a summary: asked at each step of a span put back
+            self._came[mid] = came
+        return came
 
     def _attachment(self, mid: str) -> bool:
         """Whether `mid` is an attachment a compaction in force introduced (neither its
@@ -90,8 +94,55 @@ class Summarized:
         later one, is in both spans: undoing the older summary while the later one stands
         does not put it back beside the summary that quotes it (the model would get it
         twice)."""
-        out = {one for mid in self._stands_for for one in self.of(mid) if one != mid}
+        for mid in self._stands_for:  # in this order: summaries that name each other
+            self._texts.text(mid)
+        tops = self._stands_for if self._looped() else self._outermost()
+        out: set[str] = set().union(*(self.of(mid) for mid in tops))
+        for mid in tops:  # not in what it summarized itself, maybe in another's
+            if mid in out and not any(mid in self.of(other) for other in tops if other != mid):
+                out.discard(mid)
         return out.difference(view)
+
+    def _outermost(self) -> list[str]:
+        """The summaries in force but those another one in force stands for and summarized
+        as they are (its text holds theirs, worked out before it): what they stand for and
+        summarized, that one does too, so a walk of each (the square of a long chain)
+        finds nothing more. Only where no summary stands, through others, for itself."""
+        inner: set[str] = set()
+        for mid, span in self._stands_for.items():
+            text = self._texts.text(mid)
+            if text is None:
+                continue
+            direct = {one for one in span if one in self._stands_for}
+            for part, below in text.parts:
+                if part != mid and part in direct and below is self._texts.text(part):
+                    inner.add(part)
+        return [mid for mid in self._stands_for if mid not in inner]
+
+    def _looped(self) -> bool:
+        """Whether a summary in force stands, through others, for itself (a malformed
+        file)."""
+        stands_for = self._stands_for
+        done: set[str] = set()
+        for root in stands_for:
+            if root in done:
+                continue
+            path = {root}
+            stack = [(root, iter(stands_for[root]))]
+            while stack:
+                at, rest = stack[-1]
+                for one in rest:
+                    if one in path:
+                        return True
+                    if one in stands_for and one not in done:
+                        path.add(one)
+                        stack.append((one, iter(stands_for[one])))
+                        break
+                else:
+                    stack.pop()
+                    path.discard(at)
+                    done.add(at)
+        return False
 
 
 def put_back(

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 
 from baton.core.conversation.messages import (
     CONTENT_ADAPTER,
-    ApiUsage,
     ContentBlock,
     Message,
     TextBlock,
@@ -21,6 +20,8 @@ from baton.core.conversation.messages import (
 )
 from baton.core.importers.claude_code_boundaries import ImportedBoundaries
 from baton.core.importers.claude_code_chain import RepeatedRecords
+from baton.core.importers.claude_code_models import message as _message
+from baton.core.importers.claude_code_models import usage as _usage
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
     Record,
@@ -245,9 +246,6 @@ class RecordConverter(ImportedBoundaries):
         return blocks
 
 
-_USAGE_FIELDS = tuple(ApiUsage.model_fields)
-
-
 def _not_results_only(blocks: list[ContentBlock]) -> bool:
     """Whether a block is not a tool result (a loop: any() over a generator costs more)."""
     other = False
@@ -262,18 +260,9 @@ def _text(blocks: list[ContentBlock]) -> str:
     return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
 
 
-# the validators themselves: their Python wrappers (Message's __init__ and model_validate,
-# TypeAdapter.validate_python) cost more than most validations they hand on
-_MESSAGE = Message.__pydantic_validator__.validate_python
-_USAGE = ApiUsage.__pydantic_validator__.validate_python
+# the validator itself: TypeAdapter.validate_python's Python wrapper costs more than most
+# validations it hands on
 _CONTENT = CONTENT_ADAPTER.validator.validate_python
-
-
-def _message(**fields: Any) -> Message:
-    """Message(**fields), validated as its __init__ validates it (2.8 us against 4.6 us a
-    message: one is made for most records)."""
-    message: Message = _MESSAGE(fields)
-    return message
 
 
 def _api_error(record: Record, message: Record) -> bool:
@@ -281,18 +270,3 @@ def _api_error(record: Record, message: Record) -> bool:
     failed ('API Error: ...'): shown in its transcript, but left out of every request it
     sends (`isApiErrorMessage` on a `<synthetic>` reply; other synthetic replies are sent)."""
     return record.get("isApiErrorMessage") is True and message.get("model") == "<synthetic>"
-
-
-def _usage(raw: Any) -> ApiUsage | None:
-    if not isinstance(raw, dict):
-        return None
-    given = {}  # a loop: a comprehension over the four fields costs more
-    for name in _USAGE_FIELDS:
-        value = raw.get(name)
-        if isinstance(value, int):
-            given[name] = value
-    try:
-        usage: ApiUsage = _USAGE(given)
-        return usage
-    except ValidationError:
-        return None

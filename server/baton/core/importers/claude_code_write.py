@@ -56,7 +56,8 @@ class StagedTranscript:
 
     def write(self, entries: list[Entry], header: Event) -> None:
         """The entries as events, in order (the header first, on the first write); each
-        message is checked against the API rules here, once, in the view's order.
+        message of the view they leave is checked against the API rules here, once, in the
+        view's order (one a later compaction among them replaced, never).
 
         A message is counted only when it may end up in the session's view. The entries
         after the last compaction are held back until the next write: when a compaction
@@ -64,15 +65,14 @@ class StagedTranscript:
         (counted when they come back into a view or are shown: `ReplayedView._mark_view`,
         `ReplayedView.with_counts`); otherwise they are counted and written then. So the
         final view is always counted, and at most two batches are held at once."""
-        last = -1  # the last compaction among them
-        for n, entry in enumerate(entries):
+        last, compaction = _last_compaction(entries)
+        if compaction is not None:
+            # the view starts again at its summary: the messages before it are out of the
+            # view, and no rule looks at them again
+            self.rules = ApiRules().extend(compaction.new_messages)
+        for entry in entries[last + 1 :]:
             if isinstance(entry, Message):
                 self.rules.add(entry)
-            elif isinstance(entry, Boundary) and _replaces_view(entry):
-                last = n
-                self.rules = ApiRules()  # the view starts again at the summary
-                for message in entry.new_messages:
-                    self.rules.add(message)
             # an edited prompt's rewind keeps the view up to it: the rules go on, and the
             # prompt that follows closes the turn as any prompt does
         if self.transcript is None:
@@ -187,6 +187,16 @@ def remove_abandoned(folder: Path, now: float) -> None:
             pass
         finally:
             os.close(fd)
+
+
+def _last_compaction(entries: list[Entry]) -> tuple[int, Boundary | None]:
+    """The place of the last compaction among `entries` and the compaction (-1 and None
+    when there is none), looked for from their end."""
+    for n in range(len(entries) - 1, -1, -1):
+        entry = entries[n]
+        if isinstance(entry, Boundary) and _replaces_view(entry):  # a call for a boundary only
+            return n, entry
+    return -1, None
 
 
 def _replaces_view(entry: Entry) -> bool:

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
+from baton.core.importers import claude_code_read
 from baton.core.importers.claude_code import import_with_report
 from baton.core.importers.claude_code_json import loads, refuse_constant, too_deep
+from baton.core.importers.read_fingerprint import file_fingerprint
 
 SCALARS = (
     st.none()
@@ -126,3 +128,33 @@ def test_a_surrogate_pair_escaped_is_one_character(
 
     assert report.broken_lines == []
     assert session.view_messages()[0].text() == "\U0001f600"
+
+
+@pytest.mark.parametrize("buffer", [64, 4096, claude_code_read.READ_BUFFER])
+def test_lines_across_the_read_buffer_read_as_json_reads_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, buffer: int
+) -> None:
+    """Lines shorter and longer than the buffer the file is read through, and lines that
+    cross its edges, each read whole; what was taken is the file, fingerprint and all."""
+    monkeypatch.setattr(claude_code_read, "READ_BUFFER", buffer)
+    records = [
+        {"type": "user", "uuid": f"u{n}", "message": {"role": "user", "content": "x" * size}}
+        for n, size in enumerate([10, 50, 63, 64, 65, 200, 4095, 4096, 5000, 70_000, 3, 0])
+    ]
+    text = b"".join(json.dumps(r).encode() + b"\n" for r in records) + b"  \n"
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(text)
+    reading = claude_code_read.Reading()
+
+    read = [(record, at) for record, at in claude_code_read.records(path, reading)]
+
+    assert [record for record, _ in read] == records
+    assert [at for _, at in read] == [len(line) for line in accumulate_lines(text)][:-1]
+    assert reading.broken == [] and reading.taken == len(text)
+    assert reading.edges.fingerprint() == file_fingerprint(path, len(text))
+
+
+def accumulate_lines(text: bytes) -> list[bytes]:
+    """The file up to the end of each of its lines."""
+    ends = [n + 1 for n, byte in enumerate(text) if byte == ord("\n")]
+    return [text[:end] for end in ends]

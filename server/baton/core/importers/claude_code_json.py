@@ -27,28 +27,28 @@ def loads(text: bytes | str) -> tuple[Any, bool]:
     """`text` as JSON, and whether a string in it may be a lone surrogate (which no
     transcript can hold: `unwritable` says where); ValueError for what is not JSON (NaN
     and Infinity included), including what nests deeper than `MAX_DEPTH` levels or than
-    the parser can go."""
-    value, surrogates = _parsed(text)
-    if too_deep(text, value):
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return value, surrogates
+    the parser can go.
 
-
-def _parsed(text: bytes | str) -> tuple[Any, bool]:
-    """UTF-8 bytes (no byte order mark, no UTF-16 or -32) go to pydantic-core's parser
+    UTF-8 bytes (no byte order mark, no UTF-16 or -32) go to pydantic-core's parser
     first: it reads a line in about 60% of the time `json` takes, makes the same values of
     what it accepts, and refuses every lone surrogate, written escaped or as its bytes.
     What it refuses is read as `json.loads` reads it (a surrogate, nesting past its own
-    limit), which also says why a broken line is broken."""
+    limit), which also says why a broken line is broken. One call does all of it (an
+    import makes one for each line of its file)."""
     try:
         if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
             try:
-                return from_json(text, allow_inf_nan=False), False
+                value, surrogates = from_json(text, allow_inf_nan=False), False
             except ValueError:  # as json.loads reads it, with no decoder made per line
-                return _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass")), True
-        return json.loads(text, parse_constant=refuse_constant), True
+                value = _LINE_DECODER.decode(text.decode("utf-8", "surrogatepass"))
+                surrogates = True
+        else:
+            value, surrogates = json.loads(text, parse_constant=refuse_constant), True
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if too_deep(text, value):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value, surrogates
 
 
 def too_deep(text: bytes | str, value: Any) -> bool:

@@ -25,6 +25,10 @@ from baton.core.importers.read_fingerprint import Edges
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
 PROBE = 65536  # bytes looked at for a NUL (a binary file) and the first character
 ARRAY_CHUNK = 4 * 1024 * 1024
+# the file's lines are taken from a buffer this big: through the default 8 KB one, the
+# read makes a system call every few lines, and a line longer than it is several reads
+# joined
+READ_BUFFER = 1024 * 1024
 
 Progress = Callable[[int, int], None]  # (bytes read, bytes in the file)
 _DECODER = json.JSONDecoder()
@@ -61,7 +65,7 @@ def open_import(path: Path) -> tuple[BinaryIO, int]:
             raise InvalidParams(
                 f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
             )
-        handle = path.open("rb")
+        handle = path.open("rb", buffering=READ_BUFFER)
     except OSError as exc:
         raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
     return handle, size
@@ -148,6 +152,7 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
     is the last one read, since Claude Code may be writing it (what it writes next would
     read as a line of its own, the rest of that one)."""
     at = 0
+    edges = reading.edges
     for number, line in enumerate(handle, start=1):
         at += len(line)
         cut = not line.endswith(b"\n")
@@ -163,7 +168,8 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
         # a last line with no line end is whole if it parses (a copy saved without one),
         # else Claude Code may still be writing it
         if not cut or value is not None:
-            reading.take(line)
+            reading.taken += len(line)  # `Reading.take`, written out: a call for each line
+            edges.add(line)
         # `json` (never pydantic-core's parser) reads "\\ud800" escapes, and raw
         # surrogate bytes, as lone surrogates
         escaped = surrogates and (b"\\ud" in line or b"\\uD" in line or b"\xed" in line)

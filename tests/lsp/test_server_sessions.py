@@ -223,6 +223,30 @@ async def test_a_second_server_on_the_same_data_sees_the_session_read_only(
     assert error.baton_code == "session_locked"
 
 
+async def test_a_viewer_renders_another_servers_compaction_under_one_new_version(
+    lsp: Harness, start_server
+) -> None:
+    """A render that finds the session another server writes moved on gave its document a
+    new version, and the `reload` it then told moved the version on again: the render's
+    answer named a version at once out of date, whose diagnostics never came."""
+    sid = (await lsp.create(title="shared"))["sessionId"]
+    ids = (await lsp.append(sid, *conversation(3)))["messageIds"]
+    viewer = await start_server()
+    before = await viewer.render(sid)
+    await lsp.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[3]}
+    )
+    after = await viewer.render(sid)
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload"
+    )
+    assert (await viewer.render(sid))["version"] == after["version"] == before["version"] + 1
+    published = await viewer.diagnostics(sid, lambda p: p.version == after["version"])
+    usage = await viewer.request(protocol.USAGE, {"sessionId": sid})
+    headline = next(d for d in published.diagnostics if d.code == "context-usage").message
+    assert headline == usage["text"]["headline"]
+
+
 async def test_a_read_only_session_offers_its_actions_greyed_out_or_none(
     lsp: Harness, start_server
 ) -> None:

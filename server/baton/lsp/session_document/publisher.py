@@ -65,6 +65,7 @@ class Document:
     pending: asyncio.TimerHandle | None = None
     last_publish: float | None = None
     latest: SessionChanged | None = None  # the last change: what the next publish shows
+    read_again_at: int | None = None  # the version a render's reading again took, until told
 
     def cancel(self) -> None:
         pending, self.pending = self.pending, None
@@ -99,7 +100,10 @@ class SessionDocuments:
         elif isinstance(event, SessionChanged):
             document = self._document(event.session_id)
             if event.reason is not None:
-                self._bump(document, event.reason)
+                told, document.read_again_at = document.read_again_at, None
+                if event.reason != "reload" or told != document.version:
+                    self._bump(document, event.reason)
+                # else the render that read it again gave this state its version already
             document.latest = event
             self.schedule(event.session_id)
 
@@ -175,6 +179,7 @@ class SessionDocuments:
         another program did while it was closed here). The document takes a new version
         now, and the service tells the change (`reload`: its usage and diagnostics follow)."""
         version = self._bump(document, "read again")
+        document.read_again_at = version  # the `reload` this tells is this version's
         document.latest = None  # the last change heard no longer shows the session
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._tell_usage, session_id)

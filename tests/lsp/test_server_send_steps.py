@@ -7,8 +7,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from lsp_harness import Harness, conversation
+from lsp_harness import WAIT_SECONDS, Harness, conversation
 from lsprotocol import types
+from test_server_tools import EDIT, RENAME, WITH_KEY, Editor, asking
 
 from baton import protocol
 from baton.core.compaction import engine
@@ -17,7 +18,7 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.server import create_server
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 API_KEY = "sk-ant-test-steps-0123456789"
 SMALL = {
@@ -90,6 +91,41 @@ async def test_the_prompt_and_an_auto_compaction_are_published_before_the_model_
         gate.set()
     reply = await pending
     assert reply["message"]["content"][0]["text"] == "the answer"
+
+
+async def test_a_reply_whose_call_waits_for_the_user_is_seen_while_the_user_is_asked(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """A tool round's reply was told only once its calls had run: while an edit waited for
+    the user's permission, the meter, the usage notification and the diagnostics still
+    showed the prompt alone, and no `sessionChanged` told the call being asked about."""
+    lsp: Harness = await start_server(options=WITH_KEY, capabilities=asking())
+    (lsp.workspace / "utils.py").write_text("def parse_date(s):\n    return s\n")
+    editor = Editor(lsp, outcome="never")  # the user takes their time
+    sid = (await lsp.create())["sessionId"]
+    usage = {"input_tokens": 4_500, "output_tokens": 20}
+    fake_anthropic.reply(tool_use_block(EDIT, RENAME), stop_reason="tool_use", usage=usage)
+    fake_anthropic.reply("Left it as it was.")
+    mark = lsp.recorder.mark()
+    pending = asyncio.ensure_future(
+        lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "rename it"})
+    )
+    try:
+        await asyncio.wait_for(editor.waiting.wait(), WAIT_SECONDS)
+        now = await lsp.request(protocol.USAGE, {"sessionId": sid})
+        assert now["usedTokens"] == 4_520
+        told = [p for m, p in lsp.recorder.received[mark:] if m == protocol.USAGE_CHANGED]
+        assert told[-1]["usage"]["usedTokens"] == now["usedTokens"]
+        published = await lsp.latest_diagnostics(sid)
+        headline = next(d for d in published.diagnostics if d.code == "context-usage")
+        assert headline.message == now["text"]["headline"]
+        changes = [
+            p["reason"] for m, p in lsp.recorder.received[mark:] if m == protocol.SESSION_CHANGED
+        ]
+        assert changes == ["append", "reply"]
+    finally:
+        editor.hold.set()
+    assert (await pending)["message"]["content"][0]["text"] == "Left it as it was."
 
 
 async def test_hover_on_a_line_whose_message_left_the_view_names_what_is_there_now(

@@ -46,7 +46,8 @@ class Replies:
     ) -> Reply:
         """One turn; auto-compact runs inside it. Events follow each visible step: the
         prompt as soon as it is appended, any compaction as soon as it is committed (both
-        before the model is asked), the reply at the end. With a `host` and no `tools` of
+        before the model is asked), each reply as it is recorded (one that calls tools
+        before its calls run, then their results). With a `host` and no `tools` of
         the send's own, the workspace tools are offered and run here (`tools.enabled`).
         `on_wait` is told each wait before the API is asked again (a rate limit, say), the
         reply's and the summary's of an auto-compaction the send runs first."""

@@ -98,6 +98,7 @@ async def run(
             )
             on_step()
             return result
+        on_step()  # the reply and its calls are seen while they run (one may ask the user)
         await _answer_round(session, result.message, tools)
         on_step()
         result = await reply()

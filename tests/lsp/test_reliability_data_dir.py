@@ -214,3 +214,37 @@ async def test_a_session_whose_file_went_away_is_told_as_deleted(start_server: S
     assert list(cleared.diagnostics) == []
     listed = await lsp.request(protocol.SESSION_LIST)
     assert sid not in [s["sessionId"] for s in listed["sessions"]]
+
+
+async def test_a_get_that_finds_another_servers_compaction_tells_it(
+    start_server: Starter,
+) -> None:
+    """A client that only gets a session another server writes (and reads the meter from
+    its diagnostics) got the compacted view, but nothing told the change: no `reload`, no
+    usage notification, and the diagnostics kept the figure from before the compaction.
+    A render told it; a get did not."""
+    writer = await start_server()
+    sid = (await writer.create())["sessionId"]
+    ids = (await writer.append(sid, *conversation(3)))["messageIds"]
+    viewer = await start_server()
+    first = await viewer.get(sid)
+    await viewer.diagnostics(sid)  # the first look's meter
+    mark = viewer.recorder.mark()
+    await writer.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[3]}
+    )
+
+    seen = await viewer.get(sid)
+    assert seen["messages"] != first["messages"]
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload"
+    )
+    told = await viewer.recorder.notification(
+        protocol.USAGE_CHANGED, lambda p: p["sessionId"] == sid, after=mark
+    )
+    assert told["usage"]["usedTokens"] == seen["usage"]["usedTokens"]
+    published = await viewer.diagnostics(sid, lambda p: p.version > 1)
+    headline = next(d for d in published.diagnostics if d.code == "context-usage").message
+    assert headline == seen["usage"]["text"]["headline"]
+    await viewer.get(sid)  # nothing new: nothing told again
+    assert len(viewer.recorder.of(protocol.SESSION_CHANGED)) == 1

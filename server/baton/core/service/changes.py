@@ -127,6 +127,16 @@ class Changes:
         process writes found it moved on): what the disk holds now is a change of its own."""
         self.changed(runtime, "reload")
 
+    def looked(self, runtime: SessionRuntime | None) -> None:
+        """A client looked at the session (`get`): read again from its file since (another
+        process writes it), it is told as `reload` when it shows another view than the
+        client was last told (or, told nothing, than it was read with before)."""
+        if runtime is None or runtime.reread_from is None:
+            return
+        before, runtime.reread_from = runtime.reread_from, None
+        if (runtime.shown[0] if runtime.shown is not None else before) != mark(runtime.session):
+            self.read_again(runtime)
+
     def caught_up(self, runtime: SessionRuntime, reason: Reason) -> None:
         """Tell what the client has not seen yet of the session after work that may have
         changed it (a turn's step, auto-compact): a new view or compactions as `reason`'s

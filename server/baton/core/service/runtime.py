@@ -27,7 +27,7 @@ from baton.core.conversation.store import SessionStore
 from baton.core.errors import SessionNotFound
 from baton.core.model_api.exact_counts import ExactState
 from baton.core.service.events import Events, SessionClosed, SessionOpened
-from baton.core.turn.watch import Mark
+from baton.core.turn.watch import Mark, mark
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.usage_memo import UsageMemo
 
@@ -50,6 +50,9 @@ class SessionRuntime:
     # what the client was last told: the view and compactions of the last change announced,
     # and why auto-compact was paused then (`Changes.caught_up` tells only what is new)
     shown: tuple[Mark, PausedBy | None] | None = None
+    # the view and compactions before the session was read again from its file (another
+    # process writes it), until a look tells the change (`Changes.looked`)
+    reread_from: Mark | None = None
 
     @property
     def session_id(self) -> str:
@@ -118,6 +121,8 @@ class Runtimes:
         session.read_again = partial(self._read_again, session.session_id)
         runtime = self._by_id.get(session.session_id)
         if runtime is not None:
+            if runtime.session is not session and runtime.reread_from is None:
+                runtime.reread_from = mark(runtime.session)
             runtime.session = session
             self.adopt_tools(runtime)
             return runtime

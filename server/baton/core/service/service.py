@@ -272,6 +272,10 @@ class BatonService:
         """The session, read again from its file, shows a state no change told: `reload`."""
         self.changes.read_again(self._runtime(session_id))
 
+    def looked(self, session_id: str) -> None:
+        """After a look (`get`): what its reading again found is told (`Changes.looked`)."""
+        self.changes.looked(self._runtimes.get(session_id))
+
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""
         return self._runtime(session_id).tools

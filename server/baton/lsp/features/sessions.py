@@ -53,6 +53,7 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
         return view
 
     view = await call.service.in_lane(args.session_id, work)  # off the event loop
+    call.service.looked(args.session_id)  # another process's change it found is told
     call.ls.documents.first_look(args.session_id)
     return view
 

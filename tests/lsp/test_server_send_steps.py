@@ -153,3 +153,35 @@ async def test_hover_on_a_line_whose_message_left_the_view_names_what_is_there_n
         assert "summary" in answer.contents.value
     finally:
         await service.close()
+
+
+async def test_a_reply_that_streamed_through_a_compaction_does_not_anchor_the_meter(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """A compaction committed while a reply streamed: the reply's usage counted the view
+    its request sent, the one before the compaction, yet it anchored the meter as the
+    API's count of the view after it (basis "api", not estimated), so the meter showed the
+    context the compaction had just freed until the next reply."""
+    lsp: Harness = await start_server(options={**WITH_KEY, "summarizer": "extractive"})
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, *conversation(4)))["messageIds"]
+    gate = threading.Event()
+    before_compaction = {"input_tokens": 90_000, "output_tokens": 20}
+    script = fake_anthropic.reply("the answer", usage=before_compaction, hold_after=3, gate=gate)
+    pending = asyncio.ensure_future(
+        lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "what next?"})
+    )
+    try:
+        assert await asyncio.to_thread(script.held.wait, WAIT_SECONDS)
+        compacted = await lsp.request(
+            protocol.COMPACT, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[5]}
+        )
+    finally:
+        gate.set()
+    reply = await pending
+
+    usage = reply["usage"]
+    assert usage["basis"] == "estimate" and usage["estimated"]  # no usage counts this view
+    assert usage["usedTokens"] < 10_000 and compacted["postTokens"] < 10_000
+    restarted = await start_server(options=WITH_KEY)  # a fresh load counts it so too
+    assert (await restarted.get(sid))["usage"]["usedTokens"] == usage["usedTokens"]

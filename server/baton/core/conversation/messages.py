@@ -188,6 +188,11 @@ class ToolCallInfo(WireModel):
     diff: str | None = None
 
 
+# a reply whose view changed while it streamed (a compaction committed meanwhile) records
+# its request's fingerprint behind this mark: its usage counted the view before the change
+MOVED_PREFIX = "moved:"
+
+
 class Message(WireModel, Shared):
     """One message of a conversation as Baton stores it."""
 
@@ -217,13 +222,15 @@ class Message(WireModel, Shared):
 
     @property
     def anchors_usage(self) -> bool:
-        """True when this record's usage may anchor the context count."""
+        """True when this record's usage may anchor the context count: not a reply whose
+        view changed while it streamed (`MOVED_PREFIX`), whose usage measured another."""
         usage = self.usage  # None on most records: told first
         return (
             usage is not None
             and self.role == "assistant"
             and usage.is_real
             and not self.is_synthetic
+            and not (self.prefix_hash or "").startswith(MOVED_PREFIX)
         )
 
     def tool_uses(self) -> list[ToolUseBlock]:

@@ -28,6 +28,7 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
+    MOVED_PREFIX,
     ContentBlock,
     Message,
     MessageInput,
@@ -240,6 +241,8 @@ async def _reply(
         recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
 
+    if [m.id for m in session.view_messages()] != [m.id for m in view]:  # compacted meanwhile
+        mark = MOVED_PREFIX + payload.prefix_hash  # its usage measured the view before
     message = recovery.own_api_id(session, reply.message(message_id, model, mark))
     session.append([message])
     observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)

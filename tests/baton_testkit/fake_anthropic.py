@@ -138,6 +138,7 @@ class FakeAnthropic:
         self.models_retry_after: str | None = None  # the retry-after that error carries
         self.model_errors: deque[ScriptedError] = deque()  # GET /v1/models/{id} answers first
         self.count_tokens_result: int | None = None  # None: about a token per 4 body chars
+        self.count_tokens_errors: deque[ScriptedError] = deque()  # count_tokens answers first
         self.echo_key = False  # error texts quote the key sent (a misconfigured proxy)
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
         self.prompt_cache: PromptCache | None = None  # usage from a simulated prompt cache
@@ -441,6 +442,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body)
         path = self.path.split("?")[0]
         if path == "/v1/messages/count_tokens":
+            with self.fake._lock:
+                errors = self.fake.count_tokens_errors
+                failed = errors.popleft() if errors else None
+            if failed is not None:
+                after = {"retry-after": failed.retry_after} if failed.retry_after else None
+                self._error(failed.status, failed.type, failed.message, after)
+                return
             tokens = self.fake.count_tokens_result
             if tokens is None:
                 tokens = max(1, len(json.dumps(body)) // 4)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,11 +14,13 @@ from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import ApiError
+from baton.core.model_api.client import AnthropicClient
 from baton.core.model_api.exact_counts import ExactCounts, fingerprint, with_exact_count
 from baton.core.settings import Settings
 from baton.core.usage.budget import budget_for
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.session_usage import compute_usage
+from baton_testkit.fake_anthropic import FakeAnthropic, ScriptedError
 
 MODEL = "claude-haiku-4-5"
 
@@ -114,6 +117,24 @@ async def test_a_failed_count_is_logged_and_ignored(
     assert not await counts.count(session, MODEL, None, failing)
     assert counts.figure(session.session_id, fingerprint(session, MODEL, None)) is None
     assert "exact count" in caplog.text and "overloaded" in caplog.text
+
+
+async def test_a_rate_limited_count_is_asked_once_and_the_estimate_stands(
+    session: Session,
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: Callable[..., AnthropicClient],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The SDK asked again after the retry-after, the figure waiting all that time."""
+    limited = ScriptedError(429, "rate_limit_error", "slow down", retry_after="1")
+    fake_anthropic.count_tokens_errors.append(limited)
+    fake_anthropic.count_tokens_result = 4321
+    counts = ExactCounts(Background())
+    assert not await counts.count(session, MODEL, None, anthropic_client())
+    asked = [r for r in fake_anthropic.requests if r.path == "/v1/messages/count_tokens"]
+    assert len(asked) == 1
+    assert counts.figure(session.session_id, fingerprint(session, MODEL, None)) is None
+    assert "exact count" in caplog.text and "429" in caplog.text
 
 
 def test_an_exact_figure_restates_the_usage(session: Session, estimator: Estimator) -> None:

@@ -233,8 +233,10 @@ class AnthropicClient:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
     ) -> int:
-        """The API's own count of a prompt (the count_tokens endpoint)."""
-        sdk = self._client()
+        """The API's own count of a prompt (the count_tokens endpoint), asked once: a
+        retry would sit out the API's retry-after unsaid, for a figure the estimate gives
+        meanwhile (the caller keeps it on any failure)."""
+        sdk = self._client().with_options(max_retries=0)
         options: dict[str, Any] = {"model": model, "messages": messages}
         if system:
             options["system"] = system

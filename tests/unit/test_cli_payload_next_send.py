@@ -12,6 +12,7 @@ import pytest
 from test_thinking_payload import SYSTEM, Talk, talk  # noqa: F401 (the fixture)
 
 from baton.cli.main import main as cli_main
+from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiError
@@ -20,6 +21,7 @@ from baton.core.turn.chat import send
 
 MODEL = "claude-sonnet-4-5"
 NOTED = {"budgetNote": {"enabled": True, "startTokens": 1}}  # the note on every request
+LOW = {"autoCompact": {"thresholdPercent": 1}}  # 1,800 tokens of the window's 180,000
 THINKING = {**NOTED, "thinking": "adaptive"}
 
 
@@ -121,3 +123,27 @@ async def test_a_view_the_model_ended_shows_no_note_and_asks_for_the_prompt(
     assert told["request"]["messages"][-1]["role"] == "assistant"
     assert cli_main(["payload", str(session.transcript.path), *options]) == 0
     assert "the next send brings a prompt: --prompt TEXT shows" in capsys.readouterr().out
+
+
+async def test_an_auto_compaction_the_next_send_runs_first_is_said(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """Nothing said it: the request shown was the one before a compaction the send runs."""
+    config = Settings.model_validate(LOW)
+    session = await chatted(talk, config)
+    session.append([MessageInput(role="user", content="go on: " + "many words " * 1_500)])
+    options = ["--settings", settings_file(tmp_path, LOW)]
+    assert payload(capsys, session, *options)["autoCompactsFirst"] is True
+    assert cli_main(["payload", str(session.transcript.path), *options]) == 0
+    assert "  the next send auto-compacts first (" in capsys.readouterr().out
+    off = {"autoCompact": {"thresholdPercent": 1, "enabled": False}}
+    options = ["--settings", settings_file(tmp_path, off)]
+    assert payload(capsys, session, *options)["autoCompactsFirst"] is False
+    # the send decides as payload said: it compacts before its reply
+    ctx = talk.chat(config)
+    ctx.auto = AutoCompactor(lambda: talk.compacting(config))
+    talk.fake.reply("Going on.")
+    await send(session, content=None, tools=None, ctx=ctx)
+    assert session.active and session.view_messages()[0].kind == "summary"

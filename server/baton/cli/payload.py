@@ -74,6 +74,7 @@ def _tools(text: str) -> list[dict[str, Any]]:
 
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.cli.usage import served_usage
+    from baton.core.compaction.automatic.auto import compaction_due
     from baton.core.model_api.reply_request import request_thinking
     from baton.core.turn.next_request import next_request, ready_view
     from baton.core.turn.prompt_input import prompt_input
@@ -93,6 +94,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
         model = session.model or settings.model
         request = next_request(session, tools, usage, settings, model, estimator)
         payload = request.payload
+        compacts_first = compaction_due(usage)  # the send's own decision, not run here
         found = thinking_rows(request.view, payload.messages)
         if args.json:
             setting = settings.thinking_setting()
@@ -109,6 +111,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
                 "thinking": found,
                 "prefixHash": payload.prefix_hash,
                 "budgetNote": request.note,
+                "autoCompactsFirst": compacts_first,
                 "request": body,
             }
             print(json_text(out))
@@ -122,6 +125,12 @@ def cmd_payload(args: argparse.Namespace) -> int:
             print("  the next send brings a prompt: --prompt TEXT shows its request")
         if set_aside is not None:
             print("  the interrupted reply that ends the view is set aside and made again")
+        if compacts_first:
+            print(
+                f"  the next send auto-compacts first ({usage.used_tokens:,} tokens, at or "
+                f"past the threshold of {usage.auto_compact_threshold:,}): its request is "
+                "made after that compaction, not the one shown"
+            )
         if request.note is not None:
             print(f"  with the budget note: {request.note}")
         for row in found:

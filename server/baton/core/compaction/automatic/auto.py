@@ -36,11 +36,26 @@ from baton.core.usage.session_usage import compute_usage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MAX_FAILURES", "REFILL_TURNS", "THRASH_LIMIT", "AutoCompactor", "CompactFn"]
+__all__ = [
+    "MAX_FAILURES",
+    "REFILL_TURNS",
+    "THRASH_LIMIT",
+    "AutoCompactor",
+    "CompactFn",
+    "compaction_due",
+]
 
 CompactFn = Callable[[Session, CompactRequest, CompactContext], Awaitable[CompactResult]]
 MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
+
+
+def compaction_due(usage: Usage) -> bool:
+    """Whether a check compacts the view `usage` measures: auto-compact on and not paused,
+    the view at or past its threshold (before a send, the send compacts first; `baton
+    payload` says so from here)."""
+    enabled = usage.auto_compact_enabled and not usage.auto_compact_paused
+    return enabled and usage.used_tokens >= usage.auto_compact_threshold
 
 
 class AutoCompactor(AutoGuards):
@@ -92,7 +107,7 @@ class AutoCompactor(AutoGuards):
         if not ctx.settings.auto_compact.enabled:
             return False
         usage = self._usage(session, ctx)
-        if usage.used_tokens >= usage.auto_compact_threshold:
+        if compaction_due(usage):
             return False  # the next check compacts
         return self.ahead.maybe_start(session, ctx, usage.used_tokens, usage.auto_compact_threshold)
 
@@ -137,7 +152,7 @@ class AutoCompactor(AutoGuards):
     ) -> CompactResult | None:
         micro_result = self._micro(session, ctx.settings.microcompact)
         usage = self._usage(session, ctx)
-        if usage.used_tokens < usage.auto_compact_threshold:
+        if not compaction_due(usage):
             if self.ahead is not None:
                 self.ahead.maybe_start(
                     session, ctx, usage.used_tokens, usage.auto_compact_threshold

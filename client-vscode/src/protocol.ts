@@ -410,6 +410,7 @@ export interface Message {
   attachment?: Attachment;
   dropped?: string[];
   prefixHash?: string;
+  toolLoop?: boolean;
   toolCalls?: ToolCallInfo[];
 }
 

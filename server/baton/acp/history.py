@@ -203,16 +203,22 @@ def _as_told(session: Session) -> dict[str, Message]:
     return told
 
 
-def _run_here(view: Sequence[Message]) -> set[str]:
+def _run_here(view: Sequence[Message], marked: bool) -> set[str]:
     """The ids of the calls the server's tool loop answered, told live as `CallReport`
-    tells them: its tools', and any other it answered itself (unknown, or not run)."""
-    results = {r.tool_use_id: r for m in view for r in m.tool_results()}
+    tells them: its tools', and any other it answered itself (unknown, or not run), which
+    its message says (`tool_loop`); in a transcript begun before the loop marked its
+    messages (not `marked`), an unmarked answer worded as the loop words them."""
+    results = {r.tool_use_id: (r, m) for m in view for r in m.tool_results()}
     here = set()
     for use in (u for m in view for u in m.tool_uses()):
-        result = results.get(use.id)
-        if use.name in RUN_HERE or (result is not None and answered_here(use.name, result)):
+        found = results.get(use.id)
+        if use.name in RUN_HERE or (found is not None and _loops(use, *found, marked)):
             here.add(use.id)
     return here
+
+
+def _loops(use: ToolUseBlock, result: ToolResultBlock, message: Message, marked: bool) -> bool:
+    return bool(message.tool_loop) or (not marked and answered_here(use.name, result))
 
 
 def replay(
@@ -225,14 +231,16 @@ def replay(
     """Queue the view's updates; returns how many messages were replayed. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
-    and so is one of a tool the loop does not have (answered "Unknown tool", or not run;
-    `told_live`: the calls this process's loop told, a round in flight's among them);
-    other tools' (an imported transcript's) by name and input."""
+    and so is one of a tool the loop does not have that the loop answered ("Unknown
+    tool", or not run: `_run_here`; `told_live`: the calls this process's loop told, a
+    round in flight's among them); other tools' (an imported transcript's, a client's) by
+    name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
     told = _as_told(session)
-    here = _run_here([told.get(m.id, m) for m in view]) | (told_live or set())
+    marked = session.marks_tool_loop
+    here = _run_here([told.get(m.id, m) for m in view], marked) | (told_live or set())
     # the folders each message was added in, as recorded; else (recorded before there
     # was such a record) the session's folders of now
     recorded = folders_by_message(session.messages, session.folders_since)

@@ -34,6 +34,9 @@ class SessionFields:
         self.imported_size: int | None = None  # the bytes of that file the import read
         self.imported_fingerprint: str | None = None  # of those bytes
         self.compacted_from: str | None = None  # the file the CLI compacted into this one
+        # the tool loop's messages carry `tool_loop` (a transcript begun since they do):
+        # one without it is not the loop's
+        self.marks_tool_loop = False
         self.created_at = ""
         self.updated_at = ""
         # (messages known, the folders the session works in from then), oldest first
@@ -55,6 +58,7 @@ class SessionFields:
         self.imported_fingerprint = read_imported_fingerprint(found, None)
         compacted = event.get("compactedFrom")
         self.compacted_from = str(compacted) if compacted else None
+        self.marks_tool_loop = event.get("marksToolLoop") is True
         self.created_at = self.updated_at = str(event.get("createdAt") or now_iso())
 
     def _apply_meta(self, event: Event, known: int) -> None:

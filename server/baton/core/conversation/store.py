@@ -99,6 +99,7 @@ class SessionStore:
             "model": model,
             "systemPrompt": system_prompt,
             "createdAt": created,
+            "marksToolLoop": True,  # every message of the tool loop carries `toolLoop`
         }
         session = Session(Transcript.create(path, header), self.count, session_id=sid)
         self._keep(sid, session)

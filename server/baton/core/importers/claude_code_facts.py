@@ -87,6 +87,7 @@ class Facts:
             "model": self.model,
             "systemPrompt": None,
             "createdAt": self.first_time or now_iso(),
+            "marksToolLoop": True,  # none of its messages is the tool loop's
             "importedFrom": path_text(path),
             **({} if self.size is None else {"importedSize": self.size}),
             **({} if self.fingerprint is None else {"importedFingerprint": self.fingerprint}),

@@ -38,9 +38,11 @@ def _unknown_prefix(name: str) -> str:
 
 
 def answered_here(name: str, result: ToolResultBlock) -> bool:
-    """Whether `result` is the tool loop's answer to a call of a tool it may not have (told
-    as the loop tells its calls), not an imported transcript's result: "Unknown tool", or
-    one it did not run ("Not run: ..." past its limit of rounds, a cancel, a cut call)."""
+    """Whether `result` is worded as the tool loop's answer to a call of a tool it may not
+    have (told as the loop tells its calls): "Unknown tool", or one it did not run ("Not
+    run: ..." past its limit of rounds, a cancel, a cut call). How a transcript begun
+    before the loop marked its messages (`Message.tool_loop`) tells them apart from an
+    imported transcript's results."""
     text = result.content if isinstance(result.content, str) else ""
     return bool(result.is_error) and text.startswith((_unknown_prefix(name), NOT_RUN))
 

@@ -12,14 +12,14 @@ import re
 from baton.core.compaction import engine
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import unanswered_tool_uses
-from baton.core.conversation.messages import Message, MessageInput, TextBlock
+from baton.core.conversation.messages import Message, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiError, BatonError
 from baton.core.model_api.client import ModelReply, partial_reply
 from baton.core.tools.calls import block
 from baton.core.tools.registry import ToolResult
 from baton.core.turn.prompt_input import interrupted_last
-from baton.core.turn.tool_loop import REFUSED
+from baton.core.turn.tool_loop import REFUSED, loop_answers
 from baton.core.usage.budget import MIN_CALIBRATION_SAMPLE
 from baton.core.usage.estimator import Estimator
 
@@ -73,7 +73,7 @@ def set_aside_refused(session: Session, message: Message) -> Boundary | None:
     answers = [block(use.id, refused) for use in message.tool_uses() if use.id in waiting]
     try:
         if answers:
-            session.append([MessageInput(role="user", content=answers)])
+            session.append([loop_answers(answers)])
         return engine.rewind(session, message.id)
     except BatonError as error:
         log.warning("the refused reply stays in the view: %s", error.message)

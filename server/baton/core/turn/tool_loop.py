@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from baton.core.conversation.invariants import unanswered_tool_uses
-from baton.core.conversation.messages import Message, MessageInput, ToolUseBlock
+from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from baton.core.conversation.session import Session
 from baton.core.tools.calls import CANCELLED, INTERRUPTED, NOT_RUN, answer, block
 from baton.core.tools.registry import Registry, ToolContext, ToolResult
@@ -63,6 +63,12 @@ REFUSED = (
     f"{NOT_RUN}the API refused this reply (stop_reason refusal) and stopped it, so its calls "
     "are not the model's finished work."
 )
+
+
+def loop_answers(blocks: list[ToolResultBlock]) -> Message:
+    """The user message of the loop's answers, marked as the loop's (`tool_loop`): a replay
+    tells its calls as the loop told them, whatever a result says."""
+    return Message(role="user", content=list(blocks), tool_loop=True)
 
 
 def step_limit_text(cap: int) -> str:
@@ -165,4 +171,4 @@ def _append_results(
                 tools.on_result(use.id, result)
         blocks.append(block(use.id, result))
     if blocks:
-        session.append([MessageInput(role="user", content=blocks)])
+        session.append([loop_answers(blocks)])

@@ -5,6 +5,7 @@ prompt `--prompt` names after the view."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,13 @@ from test_thinking_payload import SYSTEM, Talk, talk  # noqa: F401 (the fixture)
 
 from baton.cli.main import main as cli_main
 from baton.core.compaction.automatic.auto import AutoCompactor
-from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.messages import (
+    Message,
+    MessageInput,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from baton.core.conversation.session import Session
 from baton.core.errors import ApiError
 from baton.core.settings import Settings
@@ -147,3 +154,32 @@ async def test_an_auto_compaction_the_next_send_runs_first_is_said(
     talk.fake.reply("Going on.")
     await send(session, content=None, tools=None, ctx=ctx)
     assert session.active and session.view_messages()[0].kind == "summary"
+
+
+async def test_the_idle_clearing_the_next_send_runs_first_is_in_the_request_shown(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two hours after the last reply the send clears old tool results before it asks (as
+    its auto-compact check does first); payload showed them whole."""
+    config = Settings()
+    session = talk.store.create("t", MODEL, SYSTEM)
+    then = (datetime.now(UTC) - timedelta(hours=2)).isoformat()
+    for n in range(7):
+        use = ToolUseBlock(id=f"toolu_{n}", name="read_file", input={"path": f"f{n}.py"})
+        found = ToolResultBlock(tool_use_id=use.id, content="x = 1\n" * 50)
+        turns: list[list[Any]] = [[TextBlock(text=f"read f{n}")], [use], [found]]
+        turns.append([TextBlock(text="Read.")])
+        roles = ("user", "assistant", "user", "assistant")
+        session.append(
+            [Message(role=r, content=c, created_at=then) for r, c in zip(roles, turns, strict=True)]
+        )
+    told = payload(capsys, session, "--prompt", "And now?")
+    assert told["clearedFirst"] is True and told["autoCompactsFirst"] is False
+    ctx = talk.chat(config)
+    ctx.auto = AutoCompactor(lambda: talk.compacting(config))
+    talk.fake.reply("Now this.")
+    await send(session, content="And now?", tools=None, ctx=ctx)
+    sent = talk.fake.message_requests()[-1].body
+    assert "[Old tool result content cleared]" in json.dumps(sent["messages"])
+    same_request(told, sent)

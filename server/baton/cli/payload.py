@@ -74,7 +74,8 @@ def _tools(text: str) -> list[dict[str, Any]]:
 
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.cli.usage import served_usage
-    from baton.core.compaction.automatic.auto import compaction_due
+    from baton.core.compaction.automatic.auto import checks, compaction_due
+    from baton.core.compaction.automatic.microcompact import microcompact
     from baton.core.model_api.reply_request import request_thinking
     from baton.core.turn.next_request import next_request, ready_view
     from baton.core.turn.prompt_input import prompt_input
@@ -91,6 +92,9 @@ def cmd_payload(args: argparse.Namespace) -> int:
         tools = _tools(args.tools) if args.tools is not None else session.sent_tools or None
         _, set_aside = ready_view(session, prompt)
         usage = served_usage(session, settings, estimator, tools)
+        cleared = checks(usage) and microcompact(session, settings.microcompact) is not None
+        if cleared:  # as the send's check does before it decides
+            usage = served_usage(session, settings, estimator, tools)
         model = session.model or settings.model
         request = next_request(session, tools, usage, settings, model, estimator)
         payload = request.payload
@@ -111,6 +115,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
                 "thinking": found,
                 "prefixHash": payload.prefix_hash,
                 "budgetNote": request.note,
+                "clearedFirst": cleared,
                 "autoCompactsFirst": compacts_first,
                 "request": body,
             }
@@ -125,6 +130,8 @@ def cmd_payload(args: argparse.Namespace) -> int:
             print("  the next send brings a prompt: --prompt TEXT shows its request")
         if set_aside is not None:
             print("  the interrupted reply that ends the view is set aside and made again")
+        if cleared:
+            print("  old tool results are cleared first (idle since the last reply)")
         if compacts_first:
             print(
                 f"  the next send auto-compacts first ({usage.used_tokens:,} tokens, at or "

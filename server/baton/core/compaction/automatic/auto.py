@@ -42,6 +42,7 @@ __all__ = [
     "THRASH_LIMIT",
     "AutoCompactor",
     "CompactFn",
+    "checks",
     "compaction_due",
 ]
 
@@ -50,12 +51,17 @@ MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
 
 
+def checks(usage: Usage) -> bool:
+    """Whether a check looks at the session `usage` measures (auto-compact on and not
+    paused): it clears old tool results first (microcompact), then compacts when
+    `compaction_due` (before a send, the send does both first; `baton payload` too)."""
+    return usage.auto_compact_enabled and not usage.auto_compact_paused
+
+
 def compaction_due(usage: Usage) -> bool:
-    """Whether a check compacts the view `usage` measures: auto-compact on and not paused,
-    the view at or past its threshold (before a send, the send compacts first; `baton
-    payload` says so from here)."""
-    enabled = usage.auto_compact_enabled and not usage.auto_compact_paused
-    return enabled and usage.used_tokens >= usage.auto_compact_threshold
+    """Whether a check compacts the view `usage` measures: `checks`, and the view at or
+    past its threshold."""
+    return checks(usage) and usage.used_tokens >= usage.auto_compact_threshold
 
 
 class AutoCompactor(AutoGuards):

@@ -249,7 +249,7 @@ def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:
     complete last object that only lacks its newline gets one."""
     try:
         json.loads(tail)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deep
         torn = path.with_suffix(path.suffix + ".torn")
         try:
             append_copy(torn, tail + b"\n")

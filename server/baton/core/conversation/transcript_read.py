@@ -72,7 +72,7 @@ class LinePass:
                     continue
                 try:
                     event = _parse_segment(segment, ends_line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except ValueError:  # not JSON, not UTF-8, nested too deep
                     line = segment[:-1] if ends_line else segment
                     if ends_line:
                         report.bad_lines.append(number)
@@ -110,7 +110,7 @@ def headless_transcript(path: Path) -> bool:
             line = handle.readline(HEADER_BYTES)
             try:
                 event = parse_line(line)
-            except (ValueError, RecursionError):
+            except ValueError:
                 continue
             if isinstance(event, dict):
                 field = HEADLESS_RECORDS.get(str(event.get("type")))
@@ -131,7 +131,7 @@ def baton_header(path: Path) -> Event | None:
         first = handle.readline(HEADER_BYTES)
     try:
         header = parse_line(first)
-    except (ValueError, RecursionError):  # a line nested past the parser's depth included
+    except ValueError:  # a line nested past the parser's depth included
         return None
     if isinstance(header, dict) and header.get("type") == "session" and "format" in header:
         return header
@@ -151,8 +151,12 @@ def _parse_segment(segment: bytes, ends_line: bool) -> Any:
 def parse_line(line: bytes) -> Any:
     """One JSON line, read by pydantic-core's parser (about twice as fast as `json`); a
     line it refuses (a lone surrogate escape, a BOM, bad JSON) is left to `json`, whose
-    verdict stands, so every line reads as `json.loads` reads it."""
+    verdict stands, so every line reads as `json.loads` reads it. ValueError for a line
+    that is no JSON, one nested past `json`'s depth included (a RecursionError there)."""
     try:
         return from_json(line)
     except ValueError:
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except RecursionError:
+            raise ValueError("JSON nested too deep to read") from None

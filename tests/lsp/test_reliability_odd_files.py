@@ -7,9 +7,11 @@ path and the cause, and writes nothing through a link or a second name."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
-from lsp_harness import Harness, conversation
+from lsp_harness import Harness, conversation, user
 
 from baton import protocol
 
@@ -40,3 +42,67 @@ async def test_a_line_nested_too_deep_is_an_unreadable_line(start_server: Starte
     assert path.with_suffix(".jsonl.torn").read_bytes() == NESTED
     await lsp.request(protocol.SESSION_DELETE, {"sessionId": sid})
     assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
+
+
+async def test_a_transcript_with_a_second_name_is_never_written(
+    start_server: Starter, tmp_path: Path
+) -> None:
+    """A transcript hard-linked to a file outside the data dir (`ln`, or a backup that
+    links its copies) was written like any other: an append, and a torn line's repair,
+    landed in the file outside too. A file of the data dir with more than one name is read,
+    never written: listed and opened read-only, a change answers `storage_error` saying
+    why, whether the second name was there before the server opened it or came after."""
+    lsp = await start_server()
+    before = (await lsp.create(title="linked before"))["sessionId"]
+    after = (await lsp.create(title="linked after"))["sessionId"]
+    for sid in (before, after):
+        await lsp.append(sid, *conversation(1))
+    folder = lsp.data_dir / "sessions"
+    await lsp.close()
+    outside = tmp_path / "outside.jsonl"
+    os.link(folder / f"{before}.jsonl", outside)
+    with outside.open("ab") as handle:
+        handle.write(b'{"type": "mes')  # a torn last line, which a write cuts
+    kept = outside.read_bytes()
+
+    lsp = await start_server()
+    listed = {s["sessionId"]: s for s in (await lsp.request(protocol.SESSION_LIST))["sessions"]}
+    assert listed[before]["readOnly"] and not listed[after]["readOnly"]
+    assert (await lsp.get(before))["session"]["readOnly"]
+    assert not (await lsp.get(after))["session"]["readOnly"]
+    os.link(folder / f"{after}.jsonl", tmp_path / "after.jsonl")  # while the server holds it
+    kept_after = (tmp_path / "after.jsonl").read_bytes()
+    for sid in (before, after):
+        path = folder / f"{sid}.jsonl"
+        error = await lsp.error(
+            protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]}
+        )
+        assert error.baton_code == "storage_error", error
+        assert str(path) in error.message and "hard link" in error.message
+    assert outside.read_bytes() == kept and not (folder / f"{before}.jsonl.torn").exists()
+    assert (tmp_path / "after.jsonl").read_bytes() == kept_after
+    assert (await lsp.get(after))["session"]["readOnly"]
+
+
+async def test_a_side_file_with_a_second_name_is_never_written(
+    start_server: Starter, tmp_path: Path
+) -> None:
+    """The copy of a torn last line (`<id>.jsonl.torn`), hard-linked beforehand to a file
+    outside the data dir, was appended to, so the repair wrote outside it: it is refused
+    now (`storage_error` naming it), nothing cut and nothing written."""
+    lsp = await start_server()
+    sid = (await lsp.create(title="torn"))["sessionId"]
+    await lsp.append(sid, *conversation(1))
+    path = lsp.data_dir / "sessions" / f"{sid}.jsonl"
+    with path.open("ab") as handle:
+        handle.write(b'{"type": "mes')
+    outside = tmp_path / "outside.txt"
+    outside.write_text("kept\n")
+    os.link(outside, path.with_suffix(".jsonl.torn"))
+    held = path.read_bytes()
+
+    error = await lsp.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]})
+
+    assert error.baton_code == "storage_error"
+    assert f"{path}.torn" in error.message and "hard link" in error.message
+    assert outside.read_text() == "kept\n" and path.read_bytes() == held

@@ -45,10 +45,23 @@ def not_regular(path: Path | str, mode: int) -> str:
     return f"{path} is {kind_of(mode)}; Baton reads only regular files and never follows a link"
 
 
+class SecondName(StorageError):
+    """A file of the data dir that a hard link gives another name, which may be outside
+    the data dir: it is read, never written."""
+
+    def __init__(self, path: Path | str, links: int) -> None:
+        super().__init__(
+            f"{path} has {links} names (hard links); Baton writes only a file with one "
+            "name, as another could be outside the data dir",
+            path=str(path),
+        )
+
+
 def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
     """`path` opened with `flags`, only if it is a regular file: a link is never followed
     and a FIFO never waited on (`StorageError` for either, or anything else that is not a
-    regular file). Other failures are the OSError they are."""
+    regular file), and for a write only a file with one name (`SecondName` for one a hard
+    link gives another). Other failures are the OSError they are."""
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except OSError as exc:
@@ -60,9 +73,11 @@ def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
             raise StorageError(not_regular(path, found)) from None
         raise
     try:
-        found = os.fstat(fd).st_mode
-        if not stat.S_ISREG(found):
-            raise StorageError(not_regular(path, found))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StorageError(not_regular(path, st.st_mode))
+        if st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR):
+            raise SecondName(path, st.st_nlink)
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     except BaseException:
         os.close(fd)

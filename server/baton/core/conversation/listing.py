@@ -49,6 +49,7 @@ class SessionIndex:
         self._entries: dict[str, bytes] = {}  # id -> the packed `Entry`
         # id -> (the context size its last change left, the file's `identity` then)
         self._sizes: dict[str, tuple[int, int]] = {}
+        self._linked: set[str] = set()  # files a hard link gives a second name: never written
 
     def note_size(self, session_id: str, tokens: int, file: int | None) -> None:
         """The context size a change of the session left (what its meter showed), for the
@@ -93,8 +94,8 @@ class SessionIndex:
             noted = self._sizes.get(sid)  # `_refresh` kept only those of the file as it is
             if noted is not None:
                 summary.context_tokens = noted[0]
-            if entry.file in locked:  # open for writing elsewhere: read-only here
-                summary.read_only = True
+            if entry.file in locked or sid in self._linked:  # open for writing elsewhere,
+                summary.read_only = True  # or a file with a second name: read-only here
             out.append(summary)
         return out
 
@@ -104,6 +105,7 @@ class SessionIndex:
         deadline = time.monotonic() + seconds
         seen: dict[str, bytes] = {}
         out: list[tuple[str, str]] = []
+        self._linked = set()
         try:
             entries = os.scandir(folder)  # one entry at a time (each holds its stat)
         except (FileNotFoundError, NotADirectoryError):
@@ -135,6 +137,8 @@ class SessionIndex:
         if not stat.S_ISREG(st.st_mode):
             out.append((sid, f"{name} is {kind_of(st.st_mode)}, not a regular file; not read"))
             return
+        if st.st_nlink > 1:
+            self._linked.add(sid)
         packed = self._entries.get(sid)
         key = identity(st)
         noted = self._sizes.get(sid)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Self
 
-from baton.core.conversation.files import identity, storage_error
+from baton.core.conversation.files import SecondName, identity, storage_error
 from baton.core.conversation.writer_lock import LOCKED, open_writer, write_locked
 from baton.core.errors import TranscriptChanged
 
@@ -47,7 +47,8 @@ class TranscriptFile:
 
     def check_current(self) -> None:
         """`TranscriptChanged` unless the file held is still the one at `path`, of the size
-        this transcript last saw (cheap: two stats). The transcript is closed then."""
+        this transcript last saw (cheap: two stats); `SecondName` when a hard link gave it
+        another name since. The transcript is closed then."""
         assert self._fd is not None
         try:
             on_disk = os.lstat(self.path)
@@ -63,6 +64,10 @@ class TranscriptFile:
                 problem = "was truncated"
             elif held.st_size > (self._size or 0):
                 problem = "was written to"
+            elif held.st_nlink > 1:  # a hard link made since it was opened
+                linked = SecondName(self.path, held.st_nlink)
+                self.abandon(f"{linked.message}; it is served read-only")
+                raise linked
         if not problem:
             return
         self.abandon(f"it {problem} by another program")

@@ -8,15 +8,19 @@ import fcntl
 import os
 from pathlib import Path
 
-from baton.core.conversation.files import cause, open_regular
+from baton.core.conversation.files import SecondName, cause, open_regular
 
 LOCKED = "open for writing in another Baton process"
 
 
 def open_writer(path: Path) -> tuple[int | None, str | None]:
     """(the writer's descriptor with its lock, None) or (None, LOCKED) when another process
-    holds the lock; the OSError of an open that fails."""
-    fd = open_regular(path, os.O_RDWR | os.O_APPEND)
+    holds the lock, (None, why) for a file with a second name (a hard link: it is read,
+    never written); the OSError of an open that fails."""
+    try:
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND)
+    except SecondName as exc:
+        return None, f"{exc.message}; it is served read-only"
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from baton.core.conversation.damage import Damage
-from baton.core.conversation.files import kind_of, storage_error
+from baton.core.conversation.files import cause, kind_of, storage_error
 from baton.core.conversation.summary_entry import Entry, Summary
 from baton.core.conversation.transcript_summary import identity, summarize
 from baton.core.conversation.writer_lock import write_locked
@@ -133,6 +133,9 @@ class SessionIndex:
         try:
             st = found.stat(follow_symlinks=False)
         except FileNotFoundError:
+            return
+        except OSError as exc:  # a folder that may be read but not searched
+            out.append((sid, f"{name} cannot be read: {cause(exc)}"))
             return
         if not stat.S_ISREG(st.st_mode):
             out.append((sid, f"{name} is {kind_of(st.st_mode)}, not a regular file; not read"))

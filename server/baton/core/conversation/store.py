@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
-from baton.core.conversation.files import unwritable_cause
+from baton.core.conversation.files import storage_error, unwritable_cause
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
@@ -31,6 +31,18 @@ def _file_of(session: Session | None) -> int | None:
     when it is not so (or the session is another process's)."""
     st = session.transcript.file_state() if session is not None else None
     return identity(st) if st is not None else None
+
+
+def _exists(path: Path) -> bool:
+    """Whether there is a file at `path`; `StorageError` naming it and the cause when that
+    cannot be told (a folder on the way that may not be searched), never "no session"."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise storage_error("read", path, exc) from None
+    return True
 
 
 def _followed(session: Session) -> bool:
@@ -119,7 +131,7 @@ class SessionStore:
                 self._keep(sid, session)
         if session is None or _followed(session):
             path = self.path_for(sid)
-            if not os.path.lexists(path):
+            if not _exists(path):
                 self.release(sid)
                 raise SessionNotFound(f"no session {sid}")
             if session is not None:

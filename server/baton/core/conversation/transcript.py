@@ -140,11 +140,16 @@ class Transcript(TranscriptFile):
         return True
 
     def events(self) -> Iterator[Event]:
-        """Every event in order, read from the file one line at a time."""
+        """Every event in order, read from the file one line at a time. A file that cannot
+        be read (no permission, an I/O error) is a `StorageError` naming it and the cause;
+        one gone before it was read, a `TranscriptError`."""
         if self._size is None:
             yield from self._load()
-        else:
+            return
+        try:
             yield from LinePass(self.path, self._size)
+        except OSError as exc:
+            raise self._unreadable(exc) from None
 
     def _load(self) -> Iterator[Event]:
         reading = LinePass(self.path)
@@ -153,9 +158,9 @@ class Transcript(TranscriptFile):
                 if self._header is None:
                     self._header = event
                 yield event
-        except OSError:
+        except OSError as exc:
             self.close()  # a file that cannot be read is not held locked
-            raise
+            raise self._unreadable(exc) from None
         self._report = reading.report
         self._size = reading.end
         self._read = reading.file
@@ -163,6 +168,11 @@ class Transcript(TranscriptFile):
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)
         self.keep_aside(self._report.bad_raw)
+
+    def _unreadable(self, exc: OSError) -> StorageError | TranscriptError:
+        if isinstance(exc, FileNotFoundError):
+            return TranscriptError(f"no transcript at {self.path}")
+        return storage_error("read", self.path, exc)
 
     def _ensure_loaded(self) -> None:
         if self._size is None:

@@ -1,0 +1,125 @@
+"""A data dir Baton may not read (issue 26): a transcript made unreadable (`chmod 000`), or
+its folder made unsearchable (`chmod a-x sessions`), while the server runs. Every look at
+it answers `storage_error` naming the path and the cause, never an internal error or "no
+such session"; the list names it as damaged and lists the others.
+
+The permissions are played by failing the calls (tests may run as root, whom `chmod`
+does not stop), as the OS fails them for another user."""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_data_dir_files import SEED, say, turns
+
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import StorageError
+
+DENIED = os.strerror(errno.EACCES)
+
+
+def denied(path: object) -> PermissionError:
+    return PermissionError(errno.EACCES, DENIED, os.fspath(path))  # type: ignore[arg-type]
+
+
+def unreadable_file(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """`chmod 000 path`: every open of it fails; its folder still lists and stats it."""
+    real_open = os.open
+
+    def open_(name: Any, flags: int, mode: int = 0o777, **kw: Any) -> int:
+        if os.fspath(name) == str(path):
+            raise denied(name)
+        return real_open(name, flags, mode, **kw)
+
+    monkeypatch.setattr(os, "open", open_)
+
+
+class Unsearchable:
+    """A directory entry of a folder that may be read, not searched: its name lists, its
+    stat fails."""
+
+    def __init__(self, entry: os.DirEntry[str]) -> None:
+        self.name, self.path = entry.name, entry.path
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        raise denied(self.path)
+
+
+def unsearchable_folder(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """`chmod a-x folder`: its names list, but nothing in it can be stat'ed or opened."""
+    real_lstat, real_scandir, real_open = os.lstat, os.scandir, os.open
+
+    def inside(name: Any) -> bool:
+        return Path(os.fspath(name)).parent == folder
+
+    def lstat(name: Any, **kw: Any) -> os.stat_result:
+        if inside(name):
+            raise denied(name)
+        return real_lstat(name, **kw)
+
+    def open_(name: Any, flags: int, mode: int = 0o777, **kw: Any) -> int:
+        if inside(name):
+            raise denied(name)
+        return real_open(name, flags, mode, **kw)
+
+    class Listing:
+        def __init__(self, name: Any) -> None:
+            self.entries = real_scandir(name)
+            self.hidden = Path(os.fspath(name)) == folder
+
+        def __enter__(self) -> Listing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.entries.close()
+
+        def __iter__(self) -> Iterator[Any]:
+            for entry in self.entries:
+                yield Unsearchable(entry) if self.hidden else entry
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "scandir", Listing)
+
+
+def test_an_unreadable_transcript_is_named_with_its_cause(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A get or a delete of it failed with the bare PermissionError (an internal error
+    over LSP, with neither the path nor the cause)."""
+    rng = random.Random(SEED + 51)
+    sid, other = turns(store, "locked out", 2, rng), turns(store, "fine", 1, rng)
+    store.close()
+    path = store.path_for(sid)
+    unreadable_file(monkeypatch, path)
+
+    listed = {s.session_id: s for s in store.list()}
+    assert listed[sid].read_only and DENIED in " ".join(listed[sid].damage.notes)
+    for look in (store.get, store.delete):
+        with pytest.raises(StorageError) as caught:
+            look(sid)
+        assert caught.value.message == f"could not read {path}: {DENIED}"
+    store.get(other).append([say("still written")])
+
+
+def test_a_folder_that_cannot_be_searched_is_named_with_its_cause(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list failed whole with the bare PermissionError, and a get answered "no
+    session" for a session whose file is there."""
+    sid = turns(store, "behind a folder", 1, random.Random(SEED + 52))
+    store.close()
+    unsearchable_folder(monkeypatch, store.sessions_dir)
+
+    listed = store.list()
+    assert [(s.session_id, s.read_only) for s in listed] == [(sid, True)]
+    assert listed[0].damage.notes == [f"{sid}.jsonl cannot be read: {DENIED}"]
+    with pytest.raises(StorageError) as caught:
+        store.get(sid)
+    assert caught.value.message == f"could not read {store.path_for(sid)}: {DENIED}"

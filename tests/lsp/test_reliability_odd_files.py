@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsp_harness import Harness, conversation, user
+from lsprotocol import types
 
 from baton import protocol
 
@@ -106,3 +107,47 @@ async def test_a_side_file_with_a_second_name_is_never_written(
     assert error.baton_code == "storage_error"
     assert f"{path}.torn" in error.message and "hard link" in error.message
     assert outside.read_text() == "kept\n" and path.read_bytes() == held
+
+
+async def test_a_sessions_folder_that_is_a_link_is_never_followed(
+    start_server: Starter, tmp_path: Path
+) -> None:
+    """`<dataDir>/sessions` a link to a folder elsewhere was followed: a create made that
+    folder private (0700: a link to a shared folder, or to /tmp, took it from everyone
+    else) and wrote its transcripts there. Baton follows no link inside its data dir: the
+    start names the link in one warning, nothing is read or written through it (a create
+    or a get answers `storage_error` naming it). The data dir itself may be a link."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    elsewhere.chmod(0o755)
+    (elsewhere / "s_there.jsonl").write_text('{"type": "session", "format": 1}\n')
+    data_dir = tmp_path / "linked-data"
+    data_dir.mkdir()
+    (data_dir / "sessions").symlink_to(elsewhere)
+    lsp = await start_server(env={"BATON_DATA_DIR": str(data_dir)})
+
+    warnings = await lsp.recorder.wait_for(
+        lambda: [
+            p
+            for p in lsp.recorder.of(types.WINDOW_LOG_MESSAGE)
+            if p.type == types.MessageType.Warning and str(data_dir) in p.message
+        ]
+    )
+    assert len(warnings) == 1 and "symbolic link" in warnings[0].message
+    assert (await lsp.request(protocol.SESSION_LIST))["sessions"] == []
+    for method, params in (
+        (protocol.SESSION_CREATE, {"title": "new chat"}),
+        (protocol.SESSION_GET, {"sessionId": "s_there"}),
+    ):
+        error = await lsp.error(method, params)
+        assert error.baton_code == "storage_error"
+        assert str(data_dir / "sessions") in error.message and "symbolic link" in error.message
+    assert (elsewhere.stat().st_mode & 0o777, os.listdir(elsewhere)) == (0o755, ["s_there.jsonl"])
+    await lsp.close()
+
+    (tmp_path / "real-data").mkdir()
+    (tmp_path / "data-link").symlink_to(tmp_path / "real-data")
+    lsp = await start_server(env={"BATON_DATA_DIR": str(tmp_path / "data-link")})
+    sid = (await lsp.create(title="through the data dir's own link"))["sessionId"]
+    await lsp.append(sid, *conversation(1))
+    assert (tmp_path / "real-data" / "sessions" / f"{sid}.jsonl").is_file()

@@ -158,7 +158,7 @@ def add_settings_file(parser: argparse.ArgumentParser) -> None:
 def data_dir_to_write(settings: Settings) -> Path:
     """The data dir a command keeps sessions in; InvalidParams, before any work is done,
     when none can be kept there (a file on the way, a read-only disk, no permission)."""
-    from baton.core.conversation.files import write_problem
+    from baton.core.conversation.folders import write_problem
 
     data_dir = settings.resolved_data_dir()
     problem = write_problem(data_dir / "sessions")

@@ -156,29 +156,6 @@ def read_text_file(path: Path, what: str, limit: int) -> str:
         raise ValueError("not UTF-8 text") from None
 
 
-def unwritable_cause(path: Path) -> str:
-    """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
-    try:
-        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError as exc:
-        return cause(exc)
-    return os.strerror(errno.EROFS if read_only else errno.EACCES)
-
-
-def write_problem(folder: Path) -> str | None:
-    """Why no file can be created in `folder` (made with its parents as needed), naming
-    the nearest path on the way that exists: '... is not a directory' or '... cannot be
-    written (cause)'; None when one can. Nothing is created to find out."""
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    if not probe.is_dir():
-        return f"{probe} is not a directory"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"{probe} cannot be written ({unwritable_cause(probe)})"
-    return None
-
-
 def storage_error(doing: str, path: Path, exc: OSError) -> StorageError:
     """`StorageError` saying what could not be done, where, and why."""
     return StorageError(f"could not {doing} {path}: {cause(exc)}", path=str(path))
@@ -243,16 +220,6 @@ def read_small(path: Path, limit: int) -> bytes | None:
 
 def identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
-
-
-def ensure_private_dir(path: Path) -> None:
-    """`path` and its parents made as needed, `path` itself 0700."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        if stat.S_IMODE(path.stat().st_mode) != 0o700:
-            os.chmod(path, 0o700)
-    except OSError as exc:
-        raise storage_error("create a session in", path, exc) from None
 
 
 def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
-from baton.core.conversation.files import storage_error, unwritable_cause
+from baton.core.conversation.files import storage_error
+from baton.core.conversation.folders import linked_folder, unwritable_cause
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary
 from baton.core.conversation.messages import now_iso
@@ -18,7 +19,7 @@ from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
 from baton.core.conversation.transcript import Transcript, check_writable
 from baton.core.conversation.transcript_summary import identity
-from baton.core.errors import InvalidParams, SessionNotFound, TranscriptError
+from baton.core.errors import InvalidParams, SessionNotFound, StorageError, TranscriptError
 from baton.core.memory import loading
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,11 @@ class SessionStore:
         return self.data_dir / "sessions"
 
     def path_for(self, session_id: str) -> Path:
+        """The session's transcript; `StorageError` while the sessions folder is a link,
+        which Baton never reads or writes through (`linked_folder`)."""
+        linked = linked_folder(self.sessions_dir)
+        if linked:
+            raise StorageError(linked, path=str(self.sessions_dir))
         return self.sessions_dir / f"{check_session_id(session_id)}.jsonl"
 
     def open_ids(self) -> list[str]:
@@ -238,6 +244,9 @@ class SessionStore:
         """What Baton cannot do in its data dir, one sentence each naming the path and the
         cause (nothing when it can read and write there). Nothing is created to find out."""
         folder = self.sessions_dir
+        linked = linked_folder(folder)
+        if linked:
+            return [f"data dir {self.data_dir}: {linked}; sessions cannot be kept"]
         probe = folder
         while not probe.exists() and probe.parent != probe:
             probe = probe.parent
@@ -273,6 +282,8 @@ class SessionStore:
         others from the index (no session is opened, no file written, nothing but regular
         files read)."""
         out: list[Session | Summary] = []
+        if linked_folder(self.sessions_dir):  # nothing read through it (the start said so)
+            return out
         writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
         for summary in self._index.summaries(self.sessions_dir):
             summary.read_only = summary.read_only or not writable

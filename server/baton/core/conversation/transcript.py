@@ -14,13 +14,13 @@ from baton.core.conversation.files import (
     append_copy,
     cause,
     end_on_newline,
-    ensure_private_dir,
     not_regular,
     open_regular,
     storage_error,
     sync_dir,
     write_parts,
 )
+from baton.core.conversation.folders import ensure_private_dir
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
 from baton.core.conversation.records import encode, encode_parts
 from baton.core.conversation.records import unwritable as unwritable  # re-exported

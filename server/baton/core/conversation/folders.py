@@ -1,0 +1,66 @@
+"""The data dir's folders: whether sessions can be kept in one (made private, 0700), and
+why not, naming the path and the cause; a sessions folder that is a link is never used."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from baton.core.conversation.files import cause, storage_error
+from baton.core.errors import StorageError
+
+
+def unwritable_cause(path: Path) -> str:
+    """Why `path` (which `os.access` says cannot be written) cannot be, in the OS's words."""
+    try:
+        read_only = bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError as exc:
+        return cause(exc)
+    return os.strerror(errno.EROFS if read_only else errno.EACCES)
+
+
+def linked_folder(folder: Path) -> str | None:
+    """Why nothing is kept in `folder`, the data dir's sessions folder, when it is a
+    symbolic link (what it leads to is outside the data dir, and would be written and made
+    private, 0700, through it); None when it is not one. The data dir itself may be a link,
+    or lie under one: it is where the settings say, followed to its end."""
+    if not folder.is_symlink():
+        return None
+    return (
+        f"{folder} is a symbolic link; Baton follows no link inside its data dir (make it "
+        "a folder, or set the data dir to a folder of its own)"
+    )
+
+
+def write_problem(folder: Path) -> str | None:
+    """Why no file can be created in `folder` (made with its parents as needed), naming
+    the nearest path on the way that exists: '... is not a directory', '... cannot be
+    written (cause)' or that `folder` is a link (`linked_folder`); None when one can.
+    Nothing is created to find out."""
+    linked = linked_folder(folder)
+    if linked:
+        return linked
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} cannot be written ({unwritable_cause(probe)})"
+    return None
+
+
+def ensure_private_dir(path: Path) -> None:
+    """`path` and its parents made as needed, `path` itself 0700; `StorageError` when it
+    is a link (`linked_folder`), nothing made or changed."""
+    linked = linked_folder(path)
+    if linked:
+        raise StorageError(f"could not create a session in {path}: {linked}", path=str(path))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if stat.S_IMODE(path.stat().st_mode) != 0o700:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        raise storage_error("create a session in", path, exc) from None

@@ -30,7 +30,9 @@ def whole_file_reader(path: Path) -> tuple[list[dict[str, Any]], LoadReport]:
     lines = raw.split(b"\n")
     ends_clean = raw.endswith(b"\n") or not raw
     events: list[dict[str, Any]] = []
+    at = 0  # where the line starts in the file
     for number, line in enumerate(lines, start=1):
+        start, at = at, at + len(line) + 1
         if not line.strip():
             continue
         is_last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
@@ -41,11 +43,11 @@ def whole_file_reader(path: Path) -> tuple[list[dict[str, Any]], LoadReport]:
                 report.torn_line = line.decode("utf-8", "replace")
             else:
                 report.bad_lines.append(number)
-                report.bad_raw.append(line)
+                report.bad_spans.append((start, len(line)))
             continue
         if not isinstance(event, dict):
             report.bad_lines.append(number)
-            report.bad_raw.append(line)
+            report.bad_spans.append((start, len(line)))
             continue
         events.append(event)
     return events, report

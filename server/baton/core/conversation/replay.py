@@ -65,6 +65,7 @@ class Replayed(ReplayedView, SessionFields):
         self.load_problems.extend(transcript.report.problems)
         if self.damage.any and not self.read_only:
             self.transcript.keep_aside(self._bad_records)
+        self._bad_records.clear()  # the transcript has them, or never writes them: not kept here
 
     def _replay(self, *, repairing: bool, written: Iterable[Event] | None = None) -> None:
         self._reset_fields()

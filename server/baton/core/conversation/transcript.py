@@ -55,7 +55,8 @@ class Transcript(TranscriptFile):
         self._report = LoadReport()
         self._header: Event | None = None
         self._tail: bytes | None = None  # a last line without its newline, left until a write
-        self._aside: list[bytes] = []  # unreadable lines to keep aside at the first write
+        self._aside: list[bytes] = []  # unreadable records to keep aside at the first write
+        self._aside_spans: list[tuple[int, int]] = []  # and lines, where they are in the file
 
     @property
     def report(self) -> LoadReport:
@@ -167,7 +168,8 @@ class Transcript(TranscriptFile):
         self._tail = reading.tail
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)
-        self.keep_aside(self._report.bad_raw)
+        if not self.read_only:
+            self._aside_spans = list(self._report.bad_spans)
 
     def _unreadable(self, exc: OSError) -> StorageError | TranscriptError:
         if isinstance(exc, FileNotFoundError):
@@ -192,8 +194,13 @@ class Transcript(TranscriptFile):
             self._aside.extend(line.rstrip(b"\n") for line in lines)
 
     def _write_aside(self) -> None:
-        wanted, self._aside = self._aside, []
+        """The unreadable lines the load found, read again from the file held (unchanged
+        since: `check_current`), then the records, appended to `.bad` but for those there."""
+        assert self._fd is not None
+        spans, self._aside_spans = self._aside_spans, []
+        records, self._aside = self._aside, []
         try:
+            wanted = [os.pread(self._fd, length, at) for at, length in spans] + records
             have: set[bytes] = set()
             if os.path.lexists(self.aside_path):
                 with os.fdopen(open_regular(self.aside_path, os.O_RDONLY), "rb") as handle:
@@ -222,7 +229,7 @@ class Transcript(TranscriptFile):
         self.check_current()
         if self._tail is not None:  # a torn tail is cut before anything lands after it
             self._repair_tail()
-        if self._aside:
+        if self._aside or self._aside_spans:
             self._write_aside()
         fd = self._fd
         start = os.lseek(fd, 0, os.SEEK_END)

@@ -26,7 +26,9 @@ class LoadReport:
 
     torn_line: str | None = None  # a partial last line, skipped
     bad_lines: list[int] = field(default_factory=list)  # 1-based numbers of skipped lines
-    bad_raw: list[bytes] = field(default_factory=list)  # those lines as they are on disk
+    # where those lines are in the file, (offset, length): what is copied aside is read
+    # from there, never held (a line may be hundreds of MB)
+    bad_spans: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def problems(self) -> list[str]:
@@ -64,6 +66,7 @@ class LinePass:
             # for each line of a load)
             segments = handle if self.limit is None else self._segments(handle)
             for number, segment in enumerate(segments, start=1):
+                start = self.end
                 self.end += len(segment)
                 ends_line = segment.endswith(b"\n")
                 if not ends_line:
@@ -76,13 +79,13 @@ class LinePass:
                     line = segment[:-1] if ends_line else segment
                     if ends_line:
                         report.bad_lines.append(number)
-                        report.bad_raw.append(line)
+                        report.bad_spans.append((start, len(line)))
                     else:
                         report.torn_line = line.decode("utf-8", "replace")
                     continue
                 if not isinstance(event, dict):
                     report.bad_lines.append(number)
-                    report.bad_raw.append(segment[:-1] if ends_line else segment)
+                    report.bad_spans.append((start, len(segment) - ends_line))
                     continue
                 yield event
 

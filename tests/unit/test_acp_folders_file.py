@@ -93,3 +93,12 @@ def test_two_agents_recording_at_once_keep_both_folders(
     first.join()
     second.join()
     assert Folders(tmp_path).read() == {"s_a": "/a", "s_b": "/b"}
+
+
+def test_a_file_nested_too_deep_is_not_read_nor_replaced(tmp_path: Path) -> None:
+    """A file of brackets nested past the JSON parser's depth failed the read with a
+    RecursionError (an ACP session/new or load answered an internal error)."""
+    (tmp_path / FILE_NAME).write_bytes(b"[" * 4_000)
+    assert Folders(tmp_path).read() == {}
+    Folders(tmp_path).set("s_new", "/work")
+    assert (tmp_path / FILE_NAME).read_bytes() == b"[" * 4_000

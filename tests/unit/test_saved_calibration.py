@@ -57,6 +57,9 @@ def test_an_estimator_that_learned_already_keeps_its_own(tmp_path: Path) -> None
         b'{"factor": 1.2, "observations": 0}',
         b'{"factor": 1.2}',
         b'{"factor": 1.2, "observations": 3, "pad": "' + b"x" * MAX_BYTES + b'"}',
+        # nested past the JSON parser's depth: a RecursionError failed the server's start
+        # half-way (the workspace folders it was given were never set)
+        b"[" * 4_000,
     ],
 )
 def test_a_bad_file_changes_nothing(tmp_path: Path, content: bytes) -> None:

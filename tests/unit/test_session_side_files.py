@@ -63,3 +63,13 @@ def test_a_link_or_a_folder_in_its_place_is_none(
     path.unlink()
     path.mkdir()
     assert READS[which](session) == NOTHING[which]
+
+
+def test_a_draft_nested_too_deep_is_none(store: SessionStore) -> None:
+    """A draft record of brackets nested past the JSON parser's depth failed every read of
+    it with a RecursionError (a hover of the usage line, a commit: an internal error)."""
+    session = store.create(title="side files")
+    side_path(session, "draft").write_bytes(b"[" * 4_000)
+    assert read_draft(session) is None
+    with pytest.raises(DraftNotFound):
+        preview.load_record(session, "d_1")

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from baton.core.conversation.files import read_small, replace_file
+from baton.core.conversation.transcript_read import parse_line  # nested too deep: ValueError
 from baton.core.errors import StorageError
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ class Folders:
         is never followed, waited on or read), of at most MAX_BYTES."""
         try:
             data = read_small(self.path, MAX_BYTES)
-            raw = json.loads(data) if data is not None else {}
+            raw = parse_line(data) if data is not None else {}
         except (FileNotFoundError, NotADirectoryError):  # no data dir (told at start)
             return {}
         except StorageError as exc:  # it names the path

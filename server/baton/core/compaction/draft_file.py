@@ -4,13 +4,13 @@ it is, the fingerprint of the session it was made on, and its JSON read back bou
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from baton.core.conversation.files import read_small
 from baton.core.conversation.session import Session
+from baton.core.conversation.transcript_read import parse_line  # nested too deep: ValueError
 from baton.core.errors import StorageError
 
 RECORD_BYTES = 64 * 1024 * 1024  # a summary of 2,000,000 characters, escaped, and room
@@ -39,6 +39,6 @@ def saved_record(session: Session) -> Any:
     most RECORD_BYTES: a link is never followed, a FIFO never waited on."""
     try:
         data = read_small(draft_path(session), RECORD_BYTES)
-        return json.loads(data) if data is not None else None
+        return parse_line(data) if data is not None else None
     except (OSError, StorageError, ValueError):
         return None

@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 
 from baton.core.conversation.files import read_small, replace_file
+from baton.core.conversation.transcript_read import parse_line  # nested too deep: ValueError
 from baton.core.errors import StorageError
 from baton.core.usage.estimator import FACTOR_MAX, FACTOR_MIN, Estimator
 
@@ -34,7 +35,7 @@ class SavedCalibration:
             return False
         try:
             data = read_small(self.path, MAX_BYTES)
-            saved = json.loads(data) if data is not None else None
+            saved = parse_line(data) if data is not None else None
         except OSError as exc:  # the data dir itself: the start says what it does not allow
             log.debug("%s is not read: %s", self.path, exc)
             return False

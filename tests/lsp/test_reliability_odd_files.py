@@ -151,4 +151,3 @@ async def test_a_sessions_folder_that_is_a_link_is_never_followed(
     sid = (await lsp.create(title="through the data dir's own link"))["sessionId"]
     await lsp.append(sid, *conversation(1))
     assert (tmp_path / "real-data" / "sessions" / f"{sid}.jsonl").is_file()
-

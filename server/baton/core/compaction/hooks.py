@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 import platformdirs
 
+from baton.core.conversation.files import read_text_file
 from baton.core.redaction import redact
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ HOOKS_FILE_ENV = "BATON_HOOKS_FILE"
 DEFAULT_TIMEOUT, MAX_TIMEOUT = 30.0, 600.0
 BLOCK_EXIT = 2
 OUTPUT_CHARS = 4_000  # of a hook's stderr or reason shown in a warning or error
+HOOKS_BYTES = 1 << 20  # a hooks file past this is refused, as a settings file is
 STDOUT_KEPT = 1_000_000  # bytes of a hook's stdout kept (its JSON); the rest is dropped
 STDERR_KEPT = 64_000
 READ_CHUNK = 65_536
@@ -90,15 +92,27 @@ def hooks_file() -> Path:
     return Path(platformdirs.user_config_dir("baton")) / "hooks.json"
 
 
+def _unreadable(path: Path, why: str) -> Hooks:
+    return Hooks(problems=[f"the hooks file {path} cannot be read: {why}; no hook runs"])
+
+
 def load_hooks(path: Path | None = None) -> Hooks:
-    """The hooks of the user's file (none when it does not exist)."""
+    """The hooks of the user's file (none when it does not exist). It is read as a settings
+    file is (`read_text_file`: a regular file, a link followed, of at most HOOKS_BYTES,
+    never waited on); one that cannot be read, or holds no JSON, is a problem: no hook runs."""
     path = path or hooks_file()
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Hooks()
-    except (OSError, ValueError) as exc:
-        return Hooks(problems=[f"the hooks file {path} cannot be read: {exc}; no hook runs"])
+    try:
+        text = read_text_file(path, "a hooks file", HOOKS_BYTES)
+    except ValueError as exc:
+        return _unreadable(path, str(exc))
+    try:
+        raw = json.loads(text)
+    except ValueError as exc:
+        return _unreadable(path, f"not JSON: {exc}")
+    except RecursionError:
+        return _unreadable(path, "not JSON: nested too deep")
     if not isinstance(raw, dict):
         return Hooks(problems=[f"the hooks file {path} must hold an object; no hook runs"])
     found: dict[str, list[Hook]] = {event: [] for event in EVENTS}
@@ -235,7 +249,7 @@ def read_output(run: HookRun) -> tuple[dict[str, Any], str | None]:
         return {}, None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # no JSON, or nested past the parser's depth
         value = None
     if not isinstance(value, dict):
         return {}, "printed what is not a JSON object; its output was ignored"

@@ -106,7 +106,7 @@ def test_a_torn_last_line_is_skipped_reported_and_moved_aside(path: Path) -> Non
 
     with Transcript.open(path) as transcript:
         assert list(transcript.events()) == [HEADER, event(1)]
-        assert transcript.report.torn_line == torn.decode()
+        assert transcript.report.torn_bytes == len(torn)
         assert any("torn last line" in p for p in transcript.report.problems)
         transcript.append(event(2))
 
@@ -116,12 +116,12 @@ def test_a_torn_last_line_is_skipped_reported_and_moved_aside(path: Path) -> Non
     assert report.problems == []
 
 
-def test_a_read_only_open_leaves_a_torn_line_in_place(path: Path) -> None:
+def test_a_read_only_open_leaves_a_torn_bytes_in_place(path: Path) -> None:
     write_torn(path)
     before = path.read_bytes()
 
     with Transcript.open(path, writable=False) as transcript:
-        assert transcript.report.torn_line is not None
+        assert transcript.report.torn_bytes is not None
 
     assert path.read_bytes() == before
     assert not path.with_suffix(".jsonl.torn").exists()
@@ -150,7 +150,7 @@ def test_an_unreadable_middle_line_is_skipped_and_reported(path: Path) -> None:
 
     assert events == [HEADER, event(1)]
     assert report.bad_lines == [2, 4]
-    assert report.torn_line is None
+    assert report.torn_bytes is None
 
 
 def test_a_read_only_transcript_refuses_appends(path: Path) -> None:

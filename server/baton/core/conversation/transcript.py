@@ -54,7 +54,9 @@ class Transcript(TranscriptFile):
         super().__init__(path, fd, loaded=loaded, reason=reason)
         self._report = LoadReport()
         self._header: Event | None = None
-        self._tail: bytes | None = None  # a last line without its newline, left until a write
+        # the length of a last line without its newline, left until a write (which reads
+        # it again from the file: it is not held, however long)
+        self._tail: int | None = None
         self._aside: list[bytes] = []  # unreadable records to keep aside at the first write
         self._aside_spans: list[tuple[int, int]] = []  # and lines, where they are in the file
 
@@ -165,7 +167,7 @@ class Transcript(TranscriptFile):
         self._report = reading.report
         self._size = reading.end
         self._read = reading.file
-        self._tail = reading.tail
+        self._tail = len(reading.tail) if reading.tail is not None else None
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)
         if not self.read_only:
@@ -254,7 +256,8 @@ class Transcript(TranscriptFile):
 
     def _repair_tail(self) -> None:
         assert self._fd is not None and self._tail is not None and self._size is not None
-        self._size = end_on_newline(self._fd, self.path, self._size, self._tail)
+        tail = os.pread(self._fd, self._tail, self._size - self._tail)
+        self._size = end_on_newline(self._fd, self.path, self._size, tail)
         self._tail = None
 
 

@@ -24,7 +24,7 @@ Event = dict[str, Any]
 class LoadReport:
     """What loading a transcript found besides its events."""
 
-    torn_line: str | None = None  # a partial last line, skipped
+    torn_bytes: int | None = None  # the length of a partial last line, skipped
     bad_lines: list[int] = field(default_factory=list)  # 1-based numbers of skipped lines
     # where those lines are in the file, (offset, length): what is copied aside is read
     # from there, never held (a line may be hundreds of MB)
@@ -33,8 +33,8 @@ class LoadReport:
     @property
     def problems(self) -> list[str]:
         out: list[str] = []
-        if self.torn_line is not None:
-            out.append(f"skipped a torn last line ({len(self.torn_line)} bytes)")
+        if self.torn_bytes is not None:
+            out.append(f"skipped a torn last line ({self.torn_bytes} bytes)")
         out.extend(f"skipped unreadable line {n}" for n in self.bad_lines)
         return out
 
@@ -81,7 +81,7 @@ class LinePass:
                         report.bad_lines.append(number)
                         report.bad_spans.append((start, len(line)))
                     else:
-                        report.torn_line = line.decode("utf-8", "replace")
+                        report.torn_bytes = len(line)
                     continue
                 if not isinstance(event, dict):
                     report.bad_lines.append(number)

@@ -123,3 +123,20 @@ def test_a_folder_that_cannot_be_searched_is_named_with_its_cause(
     with pytest.raises(StorageError) as caught:
         store.get(sid)
     assert caught.value.message == f"could not read {store.path_for(sid)}: {DENIED}"
+
+
+def test_a_folder_made_unsearchable_while_a_session_is_held_is_named_at_its_append(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check before an append (that the file held is still the one at its path) failed
+    with the bare PermissionError, an internal error over LSP."""
+    session = store.get(turns(store, "held", 1, random.Random(SEED + 53)))
+    path = session.transcript.path
+    before = path.read_bytes()
+    unsearchable_folder(monkeypatch, store.sessions_dir)
+
+    with pytest.raises(StorageError) as caught:
+        session.append([say("not written")])
+    assert caught.value.message == f"could not write {path}: {DENIED}"
+    monkeypatch.undo()
+    assert path.read_bytes() == before

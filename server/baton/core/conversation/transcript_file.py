@@ -54,6 +54,8 @@ class TranscriptFile:
             on_disk = os.lstat(self.path)
         except FileNotFoundError:
             problem = "was deleted"
+        except OSError as exc:  # its folder may no longer be searched: nothing is written
+            raise storage_error("write", self.path, exc) from None
         else:
             held = os.fstat(self._fd)
             problem = ""

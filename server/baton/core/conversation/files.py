@@ -122,10 +122,15 @@ def write_parts(fd: int, parts: Sequence[bytes]) -> None:
 
 
 def sync_dir(path: Path) -> None:
-    """fsync a directory, so that a file just created in it survives a crash."""
+    """fsync a directory, so that a file just created in it survives a crash. A file
+    system that cannot sync a folder (some network and FUSE ones: EINVAL, EOPNOTSUPP) is
+    left at the files' own syncs, as SQLite does; any other failure is raised."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
+            raise
     finally:
         os.close(fd)
 

@@ -91,12 +91,14 @@ class Transcript(TranscriptFile):
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             transcript.append(header)
             sync_dir(path.parent)
-        except BaseException:
+        except BaseException as exc:
             transcript._fd = None
             try:
                 path.unlink()
             finally:
                 os.close(fd)
+            if isinstance(exc, OSError):
+                raise storage_error("create", path, exc) from None
             raise
         return transcript
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Self
 
 from baton.core.conversation.files import SecondName, identity, storage_error
+from baton.core.conversation.folders import linked_folder
 from baton.core.conversation.writer_lock import LOCKED, open_writer, write_locked
-from baton.core.errors import TranscriptChanged
+from baton.core.errors import StorageError, TranscriptChanged
 
 VIEW = "opened read-only"
 
@@ -47,8 +48,9 @@ class TranscriptFile:
 
     def check_current(self) -> None:
         """`TranscriptChanged` unless the file held is still the one at `path`, of the size
-        this transcript last saw (cheap: two stats); `SecondName` when a hard link gave it
-        another name since. The transcript is closed then."""
+        this transcript last saw (cheap: three stats); `SecondName` when a hard link gave it
+        another name since, `StorageError` when its folder is now a link (`linked_folder`).
+        The transcript is closed then."""
         assert self._fd is not None
         try:
             on_disk = os.lstat(self.path)
@@ -70,6 +72,10 @@ class TranscriptFile:
                 linked = SecondName(self.path, held.st_nlink)
                 self.abandon(f"{linked.message}; it is served read-only")
                 raise linked
+        folder_link = linked_folder(self.path.parent)  # its folder moved out, a link left
+        if folder_link:
+            self.abandon(folder_link)
+            raise StorageError(folder_link, path=str(self.path.parent))
         if not problem:
             return
         self.abandon(f"it {problem} by another program")

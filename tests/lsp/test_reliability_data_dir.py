@@ -10,6 +10,7 @@ Seeded (BATON_SEED)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import shutil
@@ -248,3 +249,28 @@ async def test_a_get_that_finds_another_servers_compaction_tells_it(
     assert headline == seen["usage"]["text"]["headline"]
     await viewer.get(sid)  # nothing new: nothing told again
     assert len(viewer.recorder.of(protocol.SESSION_CHANGED)) == 1
+
+
+async def test_a_transcript_saved_over_itself_in_place_is_read_again_before_a_write(
+    start_server: Starter,
+) -> None:
+    """Another program that rewrote an open transcript in place at the same size (an
+    editor that saves over the file, a word fixed) went unseen: the check before a write
+    looked at the file's identity and size only, so the write was acknowledged after lines
+    the session never read, which kept showing the old ones. The file's mtime is checked
+    too: the write answers `transcript_changed`, and the session is read again."""
+    lsp = await start_server()
+    sid = (await lsp.create())["sessionId"]
+    ids = (await lsp.append(sid, user("the word is alpha"), *conversation(1)))["messageIds"]
+    path = lsp.data_dir / "sessions" / f"{sid}.jsonl"
+    data, st = path.read_bytes(), path.stat()
+    with path.open("r+b") as handle:  # in place: the same file, the same size
+        handle.write(data.replace(b"alpha", b"omega"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # saved a second on
+
+    pin = {"sessionId": sid, "messageId": ids[0], "pinned": True}
+    assert (await lsp.error(protocol.SESSION_PIN, pin)).baton_code == "transcript_changed"
+
+    first = json.dumps((await lsp.get(sid))["messages"][0])
+    assert "omega" in first and "alpha" not in first
+    await lsp.request(protocol.SESSION_PIN, pin)

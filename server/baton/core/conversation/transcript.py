@@ -138,10 +138,11 @@ class Transcript(TranscriptFile):
         the file, as every line does."""
         if self._fd is None or self._size is not None:
             return False
-        size = os.fstat(self._fd).st_size
+        st = os.fstat(self._fd)
+        size = st.st_size
         if size == 0 or os.pread(self._fd, 1, size - 1) != b"\n":
             return False
-        self._size, self._header = size, header
+        self._size, self._mtime, self._header = size, st.st_mtime_ns, header
         return True
 
     def events(self) -> Iterator[Event]:
@@ -168,6 +169,7 @@ class Transcript(TranscriptFile):
             raise self._unreadable(exc) from None
         self._report = reading.report
         self._size = reading.end
+        self._mtime = reading.mtime
         self._read = reading.file
         self._tail = len(reading.tail) if reading.tail is not None else None
         for problem in self._report.problems:
@@ -246,6 +248,7 @@ class Transcript(TranscriptFile):
             try:
                 os.ftruncate(fd, start)
                 os.fsync(fd)
+                self._mtime = os.fstat(fd).st_mtime_ns  # its own change, not another's
             except OSError:
                 log.error("%s: could not undo a failed append", self.path.name)
             if isinstance(exc, OSError):
@@ -253,6 +256,7 @@ class Transcript(TranscriptFile):
             raise
         assert self._size is not None
         self._size += sum(map(len, parts))
+        self._mtime = os.fstat(fd).st_mtime_ns
         if self._header is None and batch:
             self._header = batch[0]
 

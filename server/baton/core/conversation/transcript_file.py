@@ -1,7 +1,8 @@
 """The file a transcript holds: the writer's descriptor and lock, and whether it changed.
 
 Why a transcript is read-only (another process writes it, it was opened as a view, it cannot
-be written), and whether the file held is still the one at its path, of the size last seen.
+be written), and whether the file held is still the one at its path, of the size and mtime
+last seen.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ VIEW = "opened read-only"
 class TranscriptFile:
     """The file behind a `Transcript` (transcript.py) and the writer's hold on it: the
     descriptor and its `flock`, or the reason there is none (`read_only_reason`); its
-    identity and the size read and written, checked against the file at `path`."""
+    identity, size and mtime as read and written, checked against the file at `path`."""
 
     def __init__(
         self, path: Path, fd: int | None, *, loaded: bool = False, reason: str | None = None
@@ -31,6 +32,8 @@ class TranscriptFile:
         self._fd = fd
         # the bytes of the file this transcript has read and written; None until loaded
         self._size: int | None = 0 if loaded else None
+        # its mtime as this transcript last read or wrote it (None: not known yet)
+        self._mtime: int | None = None
         self._identity = identity(os.fstat(fd)) if fd is not None else None
         self._read: tuple[int, int] | None = self._identity  # the file read (a view's too)
         self._closed = False  # a writer closed by `close()`: the next append opens it again
@@ -48,9 +51,9 @@ class TranscriptFile:
 
     def check_current(self) -> None:
         """`TranscriptChanged` unless the file held is still the one at `path`, of the size
-        this transcript last saw (cheap: three stats); `SecondName` when a hard link gave it
-        another name since, `StorageError` when its folder is now a link (`linked_folder`).
-        The transcript is closed then."""
+        and mtime this transcript last saw (cheap: three stats); `SecondName` when a hard
+        link gave it another name since, `StorageError` when its folder is now a link
+        (`linked_folder`). The transcript is closed then."""
         assert self._fd is not None
         try:
             on_disk = os.lstat(self.path)
@@ -68,6 +71,8 @@ class TranscriptFile:
                 problem = "was truncated"
             elif held.st_size > (self._size or 0):
                 problem = "was written to"
+            elif self._mtime is not None and held.st_mtime_ns != self._mtime:
+                problem = "was changed in place"  # saved over itself, of the same size
             elif held.st_nlink > 1:  # a hard link made since it was opened
                 linked = SecondName(self.path, held.st_nlink)
                 self.abandon(f"{linked.message}; it is served read-only")

@@ -56,12 +56,14 @@ class LinePass:
         self.end = 0
         self.tail: bytes | None = None
         self.file: tuple[int, int] | None = None  # the (device, inode) read, once opened
+        self.mtime: int | None = None  # its mtime then
 
     def __iter__(self) -> Iterator[Event]:
         report = self.report
         # only a regular file is read: never a link, a FIFO or a device
         with os.fdopen(open_regular(self.path, os.O_RDONLY), "rb") as handle:
-            self.file = identity(os.fstat(handle.fileno()))
+            st = os.fstat(handle.fileno())
+            self.file, self.mtime = identity(st), st.st_mtime_ns
             # read to its end, the file's own iterator gives its lines (one generator less
             # for each line of a load)
             segments = handle if self.limit is None else self._segments(handle)

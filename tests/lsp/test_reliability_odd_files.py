@@ -158,19 +158,24 @@ async def test_a_sessions_folder_made_a_link_while_the_server_runs_is_not_writte
 ) -> None:
     """The sessions folder moved out of the data dir and a link to it put in its place,
     while the server held a session: its next append wrote through the link, into the
-    file now outside the data dir (the file was the one it held). It answers
-    `storage_error` naming the link, nothing written, as a session not held does."""
+    file now outside the data dir (the file was the one it held), and so did a preview's
+    draft beside it. Both answer `storage_error` naming the link, nothing written, as a
+    session not held does."""
     lsp = await start_server()
     sid = (await lsp.create(title="held"))["sessionId"]
-    await lsp.append(sid, *conversation(1))
+    await lsp.append(sid, *conversation(40))
     folder = lsp.data_dir / "sessions"
     folder.rename(tmp_path / "elsewhere")
     folder.symlink_to(tmp_path / "elsewhere")
     outside = tmp_path / "elsewhere" / f"{sid}.jsonl"
     before = outside.read_bytes()
 
-    error = await lsp.error(protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]})
-
-    assert error.baton_code == "storage_error"
-    assert str(folder) in error.message and "symbolic link" in error.message
+    for method, params in (
+        (protocol.COMPACT_PREVIEW, {"sessionId": sid}),
+        (protocol.SESSION_APPEND, {"sessionId": sid, "messages": [user("x")]}),
+    ):
+        error = await lsp.error(method, params)
+        assert error.baton_code == "storage_error"
+        assert str(folder) in error.message and "symbolic link" in error.message
     assert outside.read_bytes() == before
+    assert os.listdir(tmp_path / "elsewhere") == [outside.name]

@@ -35,7 +35,8 @@ from baton.core.conversation.boundary import (
     Retention,
     SkippedFile,
 )
-from baton.core.conversation.files import replace_file, storage_error
+from baton.core.conversation.files import storage_error
+from baton.core.conversation.folders import replace_beside
 from baton.core.conversation.messages import CompactionBlock, WireModel, new_id, now_iso
 from baton.core.conversation.session import Session
 from baton.core.errors import DraftNotFound, DraftStale, InvalidParams
@@ -162,7 +163,7 @@ def save_record(
     }
     path = draft_path(session)
     try:
-        replace_file(path, json.dumps(record, ensure_ascii=False).encode())
+        replace_beside(path, json.dumps(record, ensure_ascii=False).encode())
     except OSError as exc:
         raise storage_error("write the compaction draft", path, exc) from exc
 

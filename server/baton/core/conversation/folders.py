@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from baton.core.conversation.files import cause, storage_error
+from baton.core.conversation.files import cause, replace_file, storage_error
 from baton.core.errors import StorageError
 
 
@@ -64,3 +64,13 @@ def ensure_private_dir(path: Path) -> None:
             os.chmod(path, 0o700)
     except OSError as exc:
         raise storage_error("create a session in", path, exc) from None
+
+
+def replace_beside(path: Path, data: bytes) -> None:
+    """`replace_file` for a file beside the transcripts (a compaction's draft, the session
+    notes): `StorageError` while their folder is a link (`linked_folder`: it became one
+    while the server held the session), nothing written through it."""
+    linked = linked_folder(path.parent)
+    if linked:
+        raise StorageError(linked, path=str(path.parent))
+    replace_file(path, data)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import CountText, approx_tokens, cut_to_tokens
-from baton.core.conversation.files import read_small, replace_file
+from baton.core.conversation.files import read_small
+from baton.core.conversation.folders import replace_beside
 from baton.core.conversation.session import Session
 from baton.core.errors import StorageError
 
@@ -83,7 +84,7 @@ class MemoryNotes:
         """Normalize `body` into the ten capped sections and replace the file atomically."""
         notes = self.normalize(body)
         header = f"<!-- baton-notes covered={mark.covered or ''} updated={mark.updated or ''} -->"
-        replace_file(self.path, f"{header}\n{notes}\n".encode())
+        replace_beside(self.path, f"{header}\n{notes}\n".encode())
         return notes
 
     def normalize(self, text: str) -> str:

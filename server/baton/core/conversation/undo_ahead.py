@@ -4,6 +4,7 @@ API's rules."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary
@@ -13,6 +14,10 @@ from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_ma
 from baton.core.conversation.undo_place import reached
 
 
+class Stopped(Exception):
+    """The check was stopped at a step, its undo cancelled: nothing was written."""
+
+
 def broken_ahead(
     view: list[str],
     boundary: Boundary,
@@ -20,6 +25,7 @@ def broken_ahead(
     order: Mapping[str, int],
     every: Iterable[Boundary],
     messages: Mapping[str, Message],
+    stop: threading.Event | None = None,
 ) -> str | None:
     """The compaction in force holding the summary of compaction `boundary` (inside
     another summary, or pinned beside it) whose undo, once `boundary` is undone, would give
@@ -27,15 +33,18 @@ def broken_ahead(
     beside the undone summary, then unpinned and summarized by another summary, stays
     inside that one: the span, without the session's first prompt, would open the view
     with a reply. Undoing that compaction first keeps the span whole. None when none
-    would."""
+    would. Each undo it works out walks the whole view (a long chain: one per summary
+    that holds `boundary`, twice); `stop` set, it raises `Stopped` before the next."""
     every = list(every)
     mine = set(undo_mapping(boundary))
-    steps, broke = _holders(view, mine, [o.model_copy() for o in others], order, every, messages)
+    walked = [o.model_copy() for o in others]
+    steps, broke = _holders(view, mine, walked, order, every, messages, stop)
     if not steps:
         return None
     copies = [other.model_copy() for other in others]  # the undos update them
     after = undo_compaction(view, boundary, copies, order, every)
     for holder, was_broken in zip(steps, broke, strict=True):
+        _stopped(stop)
         one = next(copy for copy in copies if copy.id == holder)
         copies.remove(one)
         after = undo_compaction(after, one, copies, order, every)
@@ -51,6 +60,7 @@ def _holders(
     order: Mapping[str, int],
     every: list[Boundary],
     messages: Mapping[str, Message],
+    stop: threading.Event | None,
 ) -> tuple[list[str], list[bool]]:
     """The compactions to undo, outermost first, until no summary in the view stands for
     one of the summaries `mine` (one pinned beside another stays in the view), and whether
@@ -63,6 +73,7 @@ def _holders(
         holder = next((b for b in boundaries if top is not None and top in b.stands_for), None)
         if holder is None:
             break
+        _stopped(stop)
         boundaries.remove(holder)
         view = undo_compaction(view, holder, boundaries, order, every)
         steps.append(holder.id)
@@ -76,3 +87,8 @@ def _holds(mid: str, mine: set[str], stands_for: dict[str, list[str]]) -> bool:
 
 def _breaks(view: list[str], messages: Mapping[str, Message]) -> bool:
     return bool(invariant_violations([messages[mid] for mid in view if mid in messages]))
+
+
+def _stopped(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise Stopped("the undo's check was stopped; nothing was written")

@@ -4,6 +4,7 @@ question without writing anything."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,15 +37,16 @@ class Checked:
     order: dict[str, int] | None = None  # `arrival()`
 
 
-def checked(session: Session, target: str) -> Checked:
+def checked(session: Session, target: str, stop: threading.Event | None = None) -> Checked:
     """`check_undo` of `target`, with what the commit would work out over the whole view
     (the state of the view it gives, its usage anchor, the messages' order), for a commit
     at the session's revision now; what it brings back stored without a count (an
-    imported compaction's turns) is counted first."""
+    imported compaction's turns) is counted first. `stop` set (its undo cancelled), the
+    check ends at its next step (`undo_ahead.Stopped`)."""
     revision, view, messages = session.revision, session.view, session.messages
     back = session.boundaries[target].summarized_ids
     session.with_counts([messages[m] for m in back if m in messages])
-    after, placed = check_placed(session, target)
+    after, placed = check_placed(session, target, stop)
     if not all(m in messages for m in after):  # lost: the commit drops and reports them
         return Checked(revision, target, view, after, placed)
     state = ViewState(session.with_counts([messages[m] for m in after]))
@@ -58,8 +60,11 @@ def check_undo(session: Session, target: str) -> list[str]:
     return check_placed(session, target)[0]
 
 
-def check_placed(session: Session, target: str) -> tuple[list[str], Placed | None]:
-    """`check_undo`'s view, and what the undo places (None for a rewind's)."""
+def check_placed(
+    session: Session, target: str, stop: threading.Event | None = None
+) -> tuple[list[str], Placed | None]:
+    """`check_undo`'s view, and what the undo places (None for a rewind's); `stop`: as
+    `checked`'s."""
     placed: Placed | None = None
     boundary = session.boundaries[target]
     others = [session.boundaries[b] for b in session.active if b != target]
@@ -90,7 +95,8 @@ def check_placed(session: Session, target: str) -> tuple[list[str], Placed | Non
                 f"{later}, made since a rewind kept its summary, summarized; undo that "
                 "compaction first"
             )
-        ahead = broken_ahead(session.view, boundary, others, arrival, every, session.messages)
+        messages = session.messages
+        ahead = broken_ahead(session.view, boundary, others, arrival, every, messages, stop)
         if ahead is not None:
             raise InvalidParams(
                 f"undoing compaction {target} would leave the undo of compaction {ahead}, "

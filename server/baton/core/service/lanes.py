@@ -170,6 +170,21 @@ async def in_thread(work: Callable[[], T]) -> T:
     return await _finished(asyncio.ensure_future(asyncio.to_thread(work)))
 
 
+async def stoppable(work: Callable[[threading.Event], T]) -> T:
+    """`work(stop)` in a worker thread (the caller holds the lane it belongs to);
+    cancelled, this sets `stop`, for the work to end at its next step, waits for the
+    thread to end, then re-raises: a long check cancelled frees the lane soon after."""
+    stop = threading.Event()
+    future = asyncio.ensure_future(asyncio.to_thread(work, stop))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        stop.set()
+        with contextlib.suppress(BaseException):
+            await future
+        raise
+
+
 async def _finished(future: asyncio.Future[T]) -> T:
     """The thread's result; cancelled, this waits for the thread to end, then re-raises."""
     try:

@@ -26,7 +26,7 @@ from baton.core.compaction import engine
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
 from baton.core.conversation.undo_check import Checked, checked
-from baton.core.service.lanes import in_thread
+from baton.core.service.lanes import stoppable
 from baton.core.service.runtime import Runtimes
 from baton.core.usage.budget import Usage
 
@@ -95,7 +95,7 @@ class Undos:
             target = session.undo_target(boundary_id, asked)
             revision = session.revision
             try:
-                made = await in_thread(partial(checked, session, target))
+                made = await stoppable(partial(checked, session, target))
             except Exception:  # refused, or read while the loop changed it
                 if session.revision == revision:
                     raise  # refused (what to undo first): as the undo at once says

@@ -241,7 +241,7 @@ REQUEST_TABLE: tuple[Request, ...] = (
     Request(MODELS, ModelsParams, ModelCatalog),
     Request(USAGE, UsageParams, DraftUsage),
     Request(COMPACT, CompactParams, CompactResult, progress=True),
-    Request(UNCOMPACT, UncompactParams, UncompactResult),
+    Request(UNCOMPACT, UncompactParams, UncompactResult, progress=True),
     Request(COMPACT_PREVIEW, DraftPreviewParams, CompactDraft, progress=True),
     Request(COMPACT_APPLY_DRAFT, ApplyDraftParams, CompactResult, progress=True),
     Request(COMPACT_DISCARD_DRAFT, DraftParams, Empty),

@@ -5,7 +5,8 @@ API's rules."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import invariant_violations
@@ -18,6 +19,22 @@ class Stopped(Exception):
     """The check was stopped at a step, its undo cancelled: nothing was written."""
 
 
+@dataclass
+class Watched:
+    """A long check as its undo's request watches it: `stop`, set when the request is
+    cancelled, ends it at its next step (`Stopped`); `told(words, share done or None)`
+    hears each step."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    told: Callable[[str, float | None], None] | None = None
+
+    def step(self, words: str, done: float | None = None) -> None:
+        if self.stop.is_set():
+            raise Stopped("the undo's check was stopped; nothing was written")
+        if self.told is not None:
+            self.told(words, done)
+
+
 def broken_ahead(
     view: list[str],
     boundary: Boundary,
@@ -25,7 +42,7 @@ def broken_ahead(
     order: Mapping[str, int],
     every: Iterable[Boundary],
     messages: Mapping[str, Message],
-    stop: threading.Event | None = None,
+    watched: Watched | None = None,
 ) -> str | None:
     """The compaction in force holding the summary of compaction `boundary` (inside
     another summary, or pinned beside it) whose undo, once `boundary` is undone, would give
@@ -34,17 +51,20 @@ def broken_ahead(
     inside that one: the span, without the session's first prompt, would open the view
     with a reply. Undoing that compaction first keeps the span whole. None when none
     would. Each undo it works out walks the whole view (a long chain: one per summary
-    that holds `boundary`, twice); `stop` set, it raises `Stopped` before the next."""
+    that holds `boundary`, twice): `watched` hears each, and may stop the check."""
     every = list(every)
     mine = set(undo_mapping(boundary))
     walked = [o.model_copy() for o in others]
-    steps, broke = _holders(view, mine, walked, order, every, messages, stop)
+    watched = watched or Watched()
+    steps, broke = _holders(view, mine, walked, order, every, messages, watched)
     if not steps:
         return None
     copies = [other.model_copy() for other in others]  # the undos update them
     after = undo_compaction(view, boundary, copies, order, every)
-    for holder, was_broken in zip(steps, broke, strict=True):
-        _stopped(stop)
+    for n, (holder, was_broken) in enumerate(zip(steps, broke, strict=True)):
+        watched.step(
+            f"Checking their undos once it is undone: {n:,} of {len(steps):,}", n / len(steps)
+        )
         one = next(copy for copy in copies if copy.id == holder)
         copies.remove(one)
         after = undo_compaction(after, one, copies, order, every)
@@ -60,7 +80,7 @@ def _holders(
     order: Mapping[str, int],
     every: list[Boundary],
     messages: Mapping[str, Message],
-    stop: threading.Event | None,
+    watched: Watched,
 ) -> tuple[list[str], list[bool]]:
     """The compactions to undo, outermost first, until no summary in the view stands for
     one of the summaries `mine` (one pinned beside another stays in the view), and whether
@@ -73,7 +93,7 @@ def _holders(
         holder = next((b for b in boundaries if top is not None and top in b.stands_for), None)
         if holder is None:
             break
-        _stopped(stop)
+        watched.step(f"Undoing the compactions that hold it, on a copy: {len(steps):,}")
         boundaries.remove(holder)
         view = undo_compaction(view, holder, boundaries, order, every)
         steps.append(holder.id)
@@ -87,8 +107,3 @@ def _holds(mid: str, mine: set[str], stands_for: dict[str, list[str]]) -> bool:
 
 def _breaks(view: list[str], messages: Mapping[str, Message]) -> bool:
     return bool(invariant_violations([messages[mid] for mid in view if mid in messages]))
-
-
-def _stopped(stop: threading.Event | None) -> None:
-    if stop is not None and stop.is_set():
-        raise Stopped("the undo's check was stopped; nothing was written")

@@ -4,13 +4,12 @@ question without writing anything."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.undo import Placed, placing, uncompacted
-from baton.core.conversation.undo_ahead import broken_ahead
+from baton.core.conversation.undo_ahead import Watched, broken_ahead
 from baton.core.conversation.undo_order import held_since, kept_later
 from baton.core.conversation.unrewind import undo_first, unrewind
 from baton.core.conversation.view_state import ViewState
@@ -37,16 +36,16 @@ class Checked:
     order: dict[str, int] | None = None  # `arrival()`
 
 
-def checked(session: Session, target: str, stop: threading.Event | None = None) -> Checked:
+def checked(session: Session, target: str, watched: Watched | None = None) -> Checked:
     """`check_undo` of `target`, with what the commit would work out over the whole view
     (the state of the view it gives, its usage anchor, the messages' order), for a commit
     at the session's revision now; what it brings back stored without a count (an
-    imported compaction's turns) is counted first. `stop` set (its undo cancelled), the
-    check ends at its next step (`undo_ahead.Stopped`)."""
+    imported compaction's turns) is counted first. `watched` hears the steps of its
+    longest part and may stop it there (`undo_ahead.Watched`)."""
     revision, view, messages = session.revision, session.view, session.messages
     back = session.boundaries[target].summarized_ids
     session.with_counts([messages[m] for m in back if m in messages])
-    after, placed = check_placed(session, target, stop)
+    after, placed = check_placed(session, target, watched)
     if not all(m in messages for m in after):  # lost: the commit drops and reports them
         return Checked(revision, target, view, after, placed)
     state = ViewState(session.with_counts([messages[m] for m in after]))
@@ -61,10 +60,10 @@ def check_undo(session: Session, target: str) -> list[str]:
 
 
 def check_placed(
-    session: Session, target: str, stop: threading.Event | None = None
+    session: Session, target: str, watched: Watched | None = None
 ) -> tuple[list[str], Placed | None]:
-    """`check_undo`'s view, and what the undo places (None for a rewind's); `stop`: as
-    `checked`'s."""
+    """`check_undo`'s view, and what the undo places (None for a rewind's); `watched`:
+    as `checked`'s."""
     placed: Placed | None = None
     boundary = session.boundaries[target]
     others = [session.boundaries[b] for b in session.active if b != target]
@@ -96,7 +95,7 @@ def check_placed(
                 "compaction first"
             )
         messages = session.messages
-        ahead = broken_ahead(session.view, boundary, others, arrival, every, messages, stop)
+        ahead = broken_ahead(session.view, boundary, others, arrival, every, messages, watched)
         if ahead is not None:
             raise InvalidParams(
                 f"undoing compaction {target} would leave the undo of compaction {ahead}, "

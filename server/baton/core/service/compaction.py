@@ -126,10 +126,13 @@ class Compaction:
         boundary = engine.rewind(runtime.session, message_id)
         return boundary, self._service.changes.changed(runtime, "rewind")
 
-    async def undo(self, session_id: str, boundary_id: str | None = None) -> Usage:
+    async def undo(
+        self, session_id: str, boundary_id: str | None = None, progress: Progress | None = None
+    ) -> Usage:
         """Undo `boundary_id` (default: the latest compaction), as front ends ask it: on a
-        long session checked in its lane, off the event loop (`undos.py`)."""
-        return await self._undos.uncompact(session_id, boundary_id)
+        long session checked in its lane, off the event loop (`undos.py`), `progress`
+        hearing the steps of a long check, which a cancel stops."""
+        return await self._undos.uncompact(session_id, boundary_id, progress)
 
     def uncompact(self, session_id: str, boundary_id: str | None = None) -> Usage:
         """Undo `boundary_id` (default: the latest compaction) at once, on the loop."""

@@ -95,11 +95,11 @@ class Lanes:
         # remembered (compute_usage's memo) instead of reading the session as it changes
         compute_usage(session, ctx.settings, ctx.estimator, tools_tokens=ctx.tools_tokens)
         if request.dry_run:  # changes nothing: all of it can run there, in the lane's order
-            work = replace(ctx, progress=_threadsafe(ctx.progress), settled=None)
+            work = replace(ctx, progress=threadsafe(ctx.progress), settled=None)
             return await self.run(
                 session.session_id, lambda: engine.compact(session, request, work)
             )
-        work = replace(ctx, progress=_threadsafe(ctx.progress))
+        work = replace(ctx, progress=threadsafe(ctx.progress))
         transcript_path = ctx.history(session)
 
         async def summarized(asked: CompactRequest) -> CompactResult:
@@ -124,7 +124,7 @@ class Lanes:
         return await engine.run_compaction(session, request, ctx, summarized)
 
 
-def _threadsafe(progress: Progress | None) -> Progress | None:
+def threadsafe(progress: Progress | None) -> Progress | None:
     """`progress` called from a worker thread, run on the server's loop."""
     if progress is None:
         return None

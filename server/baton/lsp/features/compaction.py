@@ -60,7 +60,9 @@ async def compact(call: Call, args: p.CompactParams) -> p.CompactResult:
 
 
 async def uncompact(call: Call, args: p.UncompactParams) -> p.UncompactResult:
-    usage = await call.service.compaction.undo(args.session_id, args.boundary_id)
+    call.service.session(args.session_id)  # unknown ids fail before any progress shows
+    async with work_done(call.ls, "Baton: undoing a compaction", call.token) as reporter:
+        usage = await call.service.compaction.undo(args.session_id, args.boundary_id, reporter)
     return p.UncompactResult(usage=usage)
 
 

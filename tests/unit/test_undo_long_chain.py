@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_undo_chronology import _summarize, _turns
 
-from baton.core.conversation import undo_place
+from baton.core.conversation import undo, undo_place
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.undo_check import check_undo
 
@@ -46,3 +47,36 @@ def test_undoing_the_latest_of_a_long_chain_reads_each_message_a_few_times(
     latest = session.boundaries[session.active[-1]]
     assert check_undo(session, latest.id) == latest.stands_for[summary]
     assert sum(read) < 4 * len(session.messages)
+
+
+def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check undoes, on a copy, each summary that holds the oldest, twice: at each of
+    those undos, what every other summary stands for was read again, one message at a
+    time, where none of it changes (only the one that stood for the undone summary does),
+    and the whole view walked for rewinds when none is in force."""
+    session = store.create()
+    _turns(session, "0")
+    summary = _summarize(session, ["p0", "a0"], ["S"])
+    for n in range(1, CHAIN):
+        _turns(session, str(n))
+        summary = _summarize(session, [summary, f"p{n}", f"a{n}"], ["S"])
+    read: list[int] = []
+    original_put_back, original_reached = undo.put_back, undo.reached
+
+    def put_back(ids: list[str], *args: Any) -> list[str]:
+        read.append(len(ids))
+        return original_put_back(ids, *args)
+
+    def reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
+        out = original_reached(ids, stands_for)
+        read.append(len(out))
+        return out
+
+    monkeypatch.setattr(undo, "put_back", put_back)
+    monkeypatch.setattr(undo, "reached", reached)
+    oldest = session.boundaries[session.active[0]]
+    after = check_undo(session, oldest.id)
+    assert after == session.view  # its turns stay inside the summaries that hold it
+    assert sum(read) < 10_000  # 32,101 so: each summary's span read at each of 119 undos

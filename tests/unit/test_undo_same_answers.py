@@ -1,5 +1,6 @@
 """An undo's check and commit give the answers the walk of every summary in force gave
-before it was made near-linear (`undo_reference`, kept for this comparison only): the same
+before it was made near-linear, and the bookkeeping of an undo before it skipped the work
+that finds nothing (`undo_reference`, kept for this comparison only): the same
 view, the same refusals in the same words, the same placements and the same bookkeeping of
 the boundaries left in force, for every boundary in force as the target: on walks of
 compactions of every direction, microcompactions, pins, rewinds and undos; on imported
@@ -18,7 +19,7 @@ import pytest
 from conversations import char_count, reload
 from test_compaction_properties import shared_estimator
 from test_compaction_walk import KINDS, Walk
-from undo_reference import ReferenceSummarized
+from undo_reference import ReferenceSummarized, reference_put_back_in, reference_rewinding
 
 from baton.core.conversation import undo, undo_place, unrewind
 from baton.core.conversation.boundary import Boundary
@@ -39,6 +40,8 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as patched:
         patched.setattr(undo, "Summarized", ReferenceSummarized)
         patched.setattr(unrewind, "Summarized", ReferenceSummarized)
+        patched.setattr(undo, "_put_back_in", reference_put_back_in)
+        patched.setattr(undo, "_rewinding", reference_rewinding)
         yield
 
 

@@ -1,13 +1,26 @@
 """The walk of every summary in force as `undo_place.Summarized` made it before it was
-made near-linear, kept verbatim (a test's reference only): the differential tests give
-both the same sessions and compare every answer."""
+made near-linear, kept verbatim, and an undo's bookkeeping as `undo` made it before it
+skipped the work that finds nothing (a test's reference only): the differential tests
+give both the same sessions and compare every answer."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.undo_place import reached
+from baton.core.conversation.undo_place import put_back, reached
+
+
+def reference_put_back_in(
+    ids: list[str], spans: Mapping[str, list[str]], summarized: ReferenceSummarized
+) -> list[str]:
+    """What a summary in force stands for once an undo puts its spans back, each read."""
+    return put_back(ids, spans, (), summarized)  # type: ignore[arg-type]
+
+
+def reference_rewinding(others: Iterable[Boundary]) -> bool:
+    """Whether to look for what rewinds hold inside summaries: always."""
+    return True
 
 
 class ReferenceSummarized:

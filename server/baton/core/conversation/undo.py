@@ -97,9 +97,11 @@ def placing(
     held = summarized.elsewhere(view)
     rewound = rewound_out(view, others)
     spans, tails = _spans(boundary, view, rewound, held)
-    inside, whole = _held_inside(boundary, view, others)
+    rewinding = _rewinding(others)  # none in force: nothing is held inside or kept inside
+    inside, whole = _held_inside(boundary, view, others) if rewinding else ({}, set())
     mine = undo_mapping(boundary)
-    for mid, kept in _kept_inside(boundary, view, others).items():
+    kept_inside = _kept_inside(boundary, view, others) if rewinding else {}
+    for mid, kept in kept_inside.items():
         cut, rest = _spans(boundary, view, rewound - kept, held)
         spans[mid] = cut[mid]
         whole.update(one for one in spans[mid] if one in tails)
@@ -138,7 +140,7 @@ def undo_compaction(
     present = set(view)
     for other in others:
         other.stands_for = {
-            k: put_back(v, inside.get(k, spans), (), summarized)
+            k: _put_back_in(v, inside.get(k, spans), summarized)
             for k, v in other.stands_for.items()
         }
     stands_for = stands_for_of(others)
@@ -157,6 +159,23 @@ def undo_compaction(
             other.view_after = expand(other.view_after, spans, skip=out)
             other.summarized_ids = out
     return after
+
+
+def _put_back_in(
+    ids: list[str], spans: Mapping[str, list[str]], summarized: Summarized
+) -> list[str]:
+    """`put_back(ids, spans, (), summarized)`: `ids` as they are, each once, where none of
+    them has a span (at each undo, what most summaries in force stand for: a long chain's
+    hundreds, each read step by step otherwise)."""
+    if spans.keys().isdisjoint(ids):
+        return list(dict.fromkeys(ids))
+    return put_back(ids, spans, (), summarized)
+
+
+def _rewinding(others: Iterable[Boundary]) -> bool:
+    """Whether a rewind is among `others` (without one, `_held_inside` and `_kept_inside`
+    find nothing: no walk of the view for them)."""
+    return any(other.direction == "rewind" for other in others)
 
 
 def _given(held: list[str], cut: str, rest: list[str], came: Callable[[str], int]) -> list[str]:

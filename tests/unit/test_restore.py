@@ -280,6 +280,13 @@ def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
                 ToolUseBlock(id="t2", name="Read", input={"file_path": "src/read_rel.py"}),
             ],
         ),
+        Message(
+            role="user",
+            content=[
+                ToolResultBlock(tool_use_id="t1", content="a"),
+                ToolResultBlock(tool_use_id="t2", content="b"),
+            ],
+        ),
         text_message("user", f"Restored file: {attached}\nd", kind="attachment"),
     ]
     files = focus_all(fresh, read_abs, read_rel, mentioned, attached)
@@ -337,6 +344,20 @@ def test_a_kept_call_that_failed_on_a_file_does_not_show_it(ws: Path) -> None:
         ),
     ]
     assert restored_paths(run(focus_all(other, path), ws, kept=kept)) == [str(path)]
+
+
+def test_a_kept_call_still_waiting_for_its_result_does_not_show_its_file(ws: Path) -> None:
+    # an edit asked about when the compaction ran: it had shown nothing, and denied it
+    # never would, so the file its summarized read had shown must come back
+    path = write(ws / "utils.py", "def parse_date(s): ...\n")
+    change = {"file_path": str(path), "old_string": "date", "new_string": "day"}
+    kept = [Message(role="assistant", content=[ToolUseBlock(id="t1", name="Edit", input=change)])]
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+    answered = [
+        *kept,
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="ok")]),
+    ]
+    assert run(focus_all(path), ws, kept=answered) == []  # once applied, it shows the file
 
 
 def test_a_file_whose_path_starts_a_longer_one_in_the_kept_text_is_still_restored(

@@ -121,7 +121,10 @@ def commit_summary(
     body = prepared.body
 
     held = _held_now(session, prepared, ctx)
-    restored = _restore(ctx, kept, session, held.touched or [])
+    # what was appended since it was planned stays in view too: a kept call answered there
+    # (an edit the user allowed while it ran) shows its file as a kept answer does
+    appended = session.view_messages()[len(snapshot) :]  # (_check refuses any other change)
+    restored = _restore(ctx, [*kept, *appended], session, held.touched or [])
     again = [path for message, _ in restored.files if (path := attachment_path(message))]
     # an earlier restore's copy of a file restored again is stale: the fresh one replaces it
     replaced = stale_copies(kept, [message for message, _ in restored.files])

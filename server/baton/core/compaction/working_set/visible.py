@@ -26,15 +26,17 @@ def resolve_path(path: Path) -> Path | None:
 
 
 class Visible:
-    """Paths the kept messages already show: named by a tool call (not one whose result is
-    an error, or was cleared by a microcompaction) or an attachment, or written out in a
-    message's text (not a summary's)."""
+    """Paths the kept messages already show: named by a tool call answered among them (not
+    one whose result is an error, or was cleared by a microcompaction; a call still waiting,
+    for the user's permission say, has shown nothing yet: denied, it never will) or an
+    attachment, or written out in a message's text (not a summary's)."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         self.twice: set[str] = set()  # paths with more than one such copy (see `shows_copy`)
         texts: list[str] = []
+        answered = {r.tool_use_id for m in kept for r in m.tool_results()}
         failed = {
             r.tool_use_id
             for m in kept
@@ -52,7 +54,7 @@ class Visible:
             if attached:
                 self._add(attached, folders)
             for use in message.tool_uses():
-                if use.id in failed:  # a read that failed, or was cleared, shows nothing
+                if use.id in failed or use.id not in answered:  # failed, cleared or waiting
                     continue
                 for path, _ in tool_paths(use):
                     self._add(path, folders)

@@ -285,6 +285,33 @@ def test_a_file_rewritten_in_place_without_growing_is_summarized_again(
     assert listed.title == store.get(sid).title == "title one"
 
 
+def test_a_held_session_closed_to_stay_within_max_open_sees_an_in_place_rewrite(
+    tmp_path: Path,
+) -> None:
+    """A session closed because another was opened past `max_open`, still held by a caller,
+    missed its file saved over itself in place at the same size: the check at its next
+    `get` compared the file's identity and size only (the one before an append compared
+    its mtime too), so the get showed the old text. Both checks are one rule now."""
+    store = SessionStore(tmp_path, lambda m: 1, max_open=1)
+    held = store.create("held")
+    held.append([say("the word is alpha")])
+    store.create("other")  # past max_open: `held` is closed, its caller keeps it
+    assert held.session_id not in store.open_ids()
+    path = held.transcript.path
+    data, st = path.read_bytes(), path.stat()
+    with path.open("r+b") as handle:  # in place: same inode, same size
+        handle.write(data.replace(b"alpha", b"omega"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # whatever the clock
+
+    got = store.get(held.session_id)
+
+    assert got is held
+    assert [m.text() for m in got.view_messages()] == ["the word is omega"]
+    got.append([say("next")])  # what it holds now is the file's: the append goes on
+    assert [m.text() for m in got.view_messages()] == ["the word is omega", "next"]
+    store.close()
+
+
 def test_a_list_out_of_time_shows_headers_and_the_next_one_completes_them(
     store: SessionStore,
 ) -> None:

@@ -63,17 +63,9 @@ class TranscriptFile:
             raise storage_error("write", self.path, exc) from None
         else:
             held = os.fstat(self._fd)
-            problem = ""
-            same = identity(on_disk) == identity(held) == self._identity
-            if not same or held.st_nlink == 0:
-                problem = "was replaced"
-            elif held.st_size < (self._size or 0):
-                problem = "was truncated"
-            elif held.st_size > (self._size or 0):
-                problem = "was written to"
-            elif self._mtime is not None and held.st_mtime_ns != self._mtime:
-                problem = "was changed in place"  # saved over itself, of the same size
-            elif held.st_nlink > 1:  # a hard link made since it was opened
+            problem = "was replaced" if identity(on_disk) != identity(held) else ""
+            problem = problem or self._change(held, self._identity)
+            if not problem and held.st_nlink > 1:  # a hard link made since it was opened
                 linked = SecondName(self.path, held.st_nlink)
                 self.abandon(f"{linked.message}; it is served read-only")
                 raise linked
@@ -92,43 +84,61 @@ class TranscriptFile:
 
     def moved_on(self) -> bool:
         """Whether the file at `path` is no longer the one this transcript read, or no
-        longer of the size it saw: another process wrote, replaced or cut it while this
-        one held no descriptor (cheap: one stat)."""
+        longer of the size and mtime it saw: another process wrote, replaced, cut or saved
+        over it while this one held no descriptor (cheap: one stat)."""
         if self._size is None:
             return False  # nothing read yet: whatever is read is the file's latest
         try:
             on_disk = os.lstat(self.path)
         except OSError:
             return True
-        return identity(on_disk) != self._identity or on_disk.st_size != self._size
+        return bool(self._change(on_disk, self._identity))
 
     def unchanged_view(self) -> bool:
         """Whether this view of a file another process writes still shows all of it: that
-        process still holds the file's lock, and the file is the one read, of the size read
-        (a stat and the kernel's table of locks; False where there is no such table)."""
+        process still holds the file's lock, and the file is the one read, of the size and
+        mtime read (a stat and the kernel's table of locks; False where there is no such
+        table)."""
         if self.read_only_reason != LOCKED or self._read is None or self._size is None:
             return False
         try:
             on_disk = os.lstat(self.path)
         except OSError:
             return False
-        if identity(on_disk) != self._read or on_disk.st_size != self._size:
+        if self._change(on_disk, self._read):
             return False
         return self._read in write_locked()
 
     def file_state(self) -> os.stat_result | None:
         """The `lstat` of the file at `path` while it is the one this transcript holds, at
-        the size it last saw (so what this transcript read and wrote is all it holds); None
-        when not, or when no file is held (a read-only view: another process may write it)."""
+        the size and mtime it last saw (so what this transcript read and wrote is all it
+        holds); None when not, or when no file is held (a read-only view: another process
+        may write it)."""
         if self._identity is None or self._size is None:
             return None
         try:
             on_disk = os.lstat(self.path)
         except OSError:
             return None
-        if identity(on_disk) != self._identity or on_disk.st_size != self._size:
+        if self._change(on_disk, self._identity):
             return None
         return on_disk
+
+    def _change(self, st: os.stat_result, file: tuple[int, int] | None) -> str:
+        """What another program did to the file `st` describes since this transcript last
+        read or wrote `file` (its device and inode), "" for nothing: the one rule of every
+        check that the file is still as this transcript left it (`check_current`,
+        `moved_on`, `unchanged_view`, `file_state`). Another file there, another size, or
+        the same size at another mtime (saved over itself in place)."""
+        if identity(st) != file or st.st_nlink == 0:
+            return "was replaced"
+        if st.st_size < (self._size or 0):
+            return "was truncated"
+        if st.st_size > (self._size or 0):
+            return "was written to"
+        if self._mtime is not None and st.st_mtime_ns != self._mtime:
+            return "was changed in place"  # saved over itself, of the same size
+        return ""
 
     def _reopen(self) -> None:
         """The writer's descriptor and lock again, after `close()`, for the same file."""

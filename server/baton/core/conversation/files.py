@@ -41,7 +41,10 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def not_regular(path: Path | str, mode: int) -> str:
+def not_regular(path: Path | str, mode: int, *, write: bool = False) -> str:
+    """Why the file at `path`, of `mode`, is refused: read, or written when `write`."""
+    if write:
+        return f"{path} is {kind_of(mode)}; Baton writes only regular files, never through a link"
     return f"{path} is {kind_of(mode)}; Baton reads only regular files and never follows a link"
 
 
@@ -60,8 +63,10 @@ class SecondName(StorageError):
 def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
     """`path` opened with `flags`, only if it is a regular file: a link is never followed
     and a FIFO never waited on (`StorageError` for either, or anything else that is not a
-    regular file), and for a write only a file with one name (`SecondName` for one a hard
-    link gives another). Other failures are the OSError they are."""
+    regular file; its words say whether a read or a write was refused), and for a write
+    only a file with one name (`SecondName` for one a hard link gives another). Other
+    failures are the OSError they are."""
+    write = bool(flags & (os.O_WRONLY | os.O_RDWR))
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except OSError as exc:
@@ -70,13 +75,13 @@ def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
                 found = os.lstat(path).st_mode
             except OSError:
                 raise exc from None
-            raise StorageError(not_regular(path, found)) from None
+            raise StorageError(not_regular(path, found, write=write), path=str(path)) from None
         raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise StorageError(not_regular(path, st.st_mode))
-        if st.st_nlink > 1 and flags & (os.O_WRONLY | os.O_RDWR):
+            raise StorageError(not_regular(path, st.st_mode, write=write), path=str(path))
+        if st.st_nlink > 1 and write:
             raise SecondName(path, st.st_nlink)
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     except BaseException:
@@ -245,6 +250,12 @@ def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:
                 f"could not keep the torn last line of {path} aside in {torn} "
                 f"({cause(exc)}); nothing was cut and nothing written",
                 path=str(path),
+            ) from None
+        except StorageError as exc:  # not a regular file, or one with a second name
+            raise StorageError(
+                f"could not keep the torn last line of {path} aside: {exc.message}; "
+                "nothing was cut and nothing written",
+                path=str(torn),
             ) from None
         try:
             os.ftruncate(fd, size - len(tail))

@@ -209,7 +209,9 @@ class Transcript(TranscriptFile):
             wanted = [os.pread(self._fd, length, at) for at, length in spans] + records
             have: set[bytes] = set()
             if os.path.lexists(self.aside_path):
-                with os.fdopen(open_regular(self.aside_path, os.O_RDONLY), "rb") as handle:
+                # opened as for the append that follows: what it may not be is told so
+                aside = open_regular(self.aside_path, os.O_RDWR | os.O_APPEND)
+                with os.fdopen(aside, "rb") as handle:
                     have = set(handle.read().split(b"\n"))
             new = [line for line in dict.fromkeys(wanted) if line not in have]
             if new:

@@ -7,15 +7,30 @@ from __future__ import annotations
 import logging
 import os
 import random
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_data_dir_files import SEED, say, torn, turns
 
+from baton.core.conversation import kept_aside
+from baton.core.conversation.kept_aside import CHUNK
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import StorageError
 
 WRITE_REFUSED = "Baton writes only regular files, never through a link"
+HUGE = 32 << 20  # bytes: one line of the `.bad`
+SMALL = 160_000  # the `.bad`'s other lines, about 16 MB of them
+
+
+@pytest.fixture
+def traced() -> Iterator[None]:
+    tracemalloc.start()
+    try:
+        yield
+    finally:
+        tracemalloc.stop()
 
 
 def odd_file(path: Path, kind: str, outside: Path) -> str:
@@ -78,3 +93,79 @@ def test_a_bad_copy_that_is_no_regular_file_is_logged_as_a_refused_write(
     ]
     assert kind == "directory" or (tmp_path / "outside.txt").read_text() == "kept\n"
     assert os.path.isdir(aside) == (kind == "directory")
+
+
+@pytest.mark.usefixtures("traced")
+def test_a_huge_bad_copy_is_compared_a_bounded_read_at_a_time(store: SessionStore) -> None:
+    """The first write of a session read its whole `.bad` into memory to see which
+    unreadable lines it held already: one of 48 MB (years of bad lines, and one of 32 MB)
+    took 48 MB more at that write, whatever the session. It is compared a bounded read at a
+    time now, the lines it holds still not copied again, the others copied once."""
+    rng = random.Random(SEED + 73)
+    sid = turns(store, "bad", 1, rng)
+    store.close()
+    path = store.path_for(sid)
+    held_huge = b"{" + bytes(rng.choice(b"abc[") for _ in range(256)) * (HUGE // 256)
+    small = [b"garbage %d" % n for n in range(SMALL)]
+    aside = path.with_suffix(".jsonl.bad")
+    aside.write_bytes(b"\n".join([*small, held_huge, b"last"]) + b"\n")
+    new_huge = b"[" + held_huge[1:]  # as long, not the same
+    with path.open("ab") as handle:  # lines it holds, lines it does not, one twice
+        for line in (small[7], held_huge, b"fresh", new_huge, b"fresh", b"last"):
+            handle.write(line + b"\n")
+    session = store.get(sid)
+    assert session.damage.lines == 6
+
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    session.append([say("written after them")])
+    peak = tracemalloc.get_traced_memory()[1] - before
+
+    assert peak < 8 * CHUNK  # a few reads' worth, not the file (HUGE is 32 reads' worth)
+    kept = aside.read_bytes().split(b"\n")
+    assert kept == [*small, held_huge, b"last", b"fresh", new_huge, b""]
+
+
+def expected_aside(held: bytes, wanted: list[bytes]) -> bytes:
+    """What `.bad` holds after `wanted` is kept aside, worked out whole: its lines (a last
+    one without its newline too) are not copied again, the others once each, in order."""
+    pieces = held.split(b"\n")
+    have = set(pieces[:-1]) | ({pieces[-1]} if pieces[-1] else set())
+    new = [line for line in dict.fromkeys(wanted) if line not in have]
+    if not new:
+        return held
+    ended = held + b"\n" if held and not held.endswith(b"\n") else held
+    return ended + b"".join(line + b"\n" for line in new)
+
+
+def test_lines_are_kept_aside_once_wherever_the_reads_cut_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads of a few bytes cut lines of either file anywhere (within a line, at its
+    newline, a line longer than a read); each line is found as whole reads found it."""
+    monkeypatch.setattr(kept_aside, "CHUNK", 3)
+    rng = random.Random(SEED + 74)
+
+    def some_line() -> bytes:
+        return bytes(rng.choice(b"ab") for _ in range(rng.randint(0, 8)))
+
+    for n in range(300):
+        source, aside = tmp_path / f"{n}.jsonl", tmp_path / f"{n}.jsonl.bad"
+        held = b"\n".join(some_line() for _ in range(rng.randint(0, 6)))
+        held += rng.choice([b"", b"\n"])
+        if held or rng.random() < 0.5:
+            aside.write_bytes(held)
+        wanted = [some_line() for _ in range(rng.randint(1, 6))]
+        spans, offset = [], 0
+        for line in wanted[: rng.randint(0, len(wanted))]:
+            spans.append((offset, len(line)))
+            offset += len(line) + 1
+        source.write_bytes(b"".join(line + b"\n" for line in wanted[: len(spans)]))
+        fd = os.open(source, os.O_RDONLY)
+        try:
+            lines = [kept_aside.Line(fd, at, length) for at, length in spans]
+            records = [kept_aside.record(line) for line in wanted[len(spans) :]]
+            kept_aside.keep_aside(aside, lines + records)
+        finally:
+            os.close(fd)
+        assert aside.read_bytes() == expected_aside(held, wanted), (held, wanted)

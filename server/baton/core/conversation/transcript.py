@@ -11,7 +11,6 @@ from pathlib import Path
 
 from baton.core.conversation.files import (
     UNWRITABLE,
-    append_copy,
     cause,
     end_on_newline,
     not_regular,
@@ -21,6 +20,7 @@ from baton.core.conversation.files import (
     write_parts,
 )
 from baton.core.conversation.folders import ensure_private_dir
+from baton.core.conversation.kept_aside import Line, keep_aside, record
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
 from baton.core.conversation.records import encode, encode_parts
 from baton.core.conversation.records import unwritable as unwritable  # re-exported
@@ -201,21 +201,14 @@ class Transcript(TranscriptFile):
 
     def _write_aside(self) -> None:
         """The unreadable lines the load found, read again from the file held (unchanged
-        since: `check_current`), then the records, appended to `.bad` but for those there."""
+        since: `check_current`), then the records, appended to `.bad` but for those there
+        (`kept_aside`: compared and copied a bounded read at a time)."""
         assert self._fd is not None
         spans, self._aside_spans = self._aside_spans, []
         records, self._aside = self._aside, []
+        lines = [Line(self._fd, at, length) for at, length in spans]
         try:
-            wanted = [os.pread(self._fd, length, at) for at, length in spans] + records
-            have: set[bytes] = set()
-            if os.path.lexists(self.aside_path):
-                # opened as for the append that follows: what it may not be is told so
-                aside = open_regular(self.aside_path, os.O_RDWR | os.O_APPEND)
-                with os.fdopen(aside, "rb") as handle:
-                    have = set(handle.read().split(b"\n"))
-            new = [line for line in dict.fromkeys(wanted) if line not in have]
-            if new:
-                append_copy(self.aside_path, b"".join(line + b"\n" for line in new))
+            keep_aside(self.aside_path, lines + [record(data) for data in records])
         except (OSError, StorageError) as exc:
             log.error("%s: could not keep unreadable lines aside: %s", self.path.name, exc)
 

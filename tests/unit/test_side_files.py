@@ -126,6 +126,34 @@ def test_a_huge_bad_copy_is_compared_a_bounded_read_at_a_time(store: SessionStor
     assert kept == [*small, held_huge, b"last", b"fresh", new_huge, b""]
 
 
+@pytest.mark.usefixtures("traced")
+def test_a_huge_torn_last_line_is_copied_aside_a_bounded_read_at_a_time(
+    store: SessionStore,
+) -> None:
+    """The write that cuts a torn last line read it whole, parsed it again and joined it to
+    its newline for the copy: 32 MB torn took 96 MB at that write. The load's verdict is
+    kept instead, and the line copied a bounded read at a time."""
+    sid = turns(store, "torn", 1, random.Random(SEED + 75))
+    store.close()
+    path = store.path_for(sid)
+    torn_line = b'{"type": "message", "message": {"content": "' + b"y" * HUGE
+    with path.open("ab") as handle:
+        handle.write(torn_line)
+    session = store.get(sid)
+    before_write = path.read_bytes()[: -len(torn_line)]
+
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    session.append([say("written after it")])
+    peak = tracemalloc.get_traced_memory()[1] - before
+
+    assert peak < 8 * CHUNK
+    assert path.with_suffix(".jsonl.torn").read_bytes() == torn_line + b"\n"
+    assert path.read_bytes().startswith(before_write + b"{")  # cut, then the new line
+    store.close()
+    assert [m.text() for m in store.get(sid).view_messages()][-1] == "written after it"
+
+
 def expected_aside(held: bytes, wanted: list[bytes]) -> bytes:
     """What `.bad` holds after `wanted` is kept aside, worked out whole: its lines (a last
     one without its newline too) are not copied again, the others once each, in order."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import stat
 import tempfile
@@ -171,27 +170,6 @@ def storage_error(doing: str, path: Path, exc: OSError) -> StorageError:
     return StorageError(f"could not {doing} {path}: {cause(exc)}", path=str(path))
 
 
-def append_copy(path: Path, data: bytes) -> None:
-    """Append `data` to `path` (a regular file, created 0600 when missing), in full and
-    synced; on any failure the file is cut back to what it held, and the OSError raised."""
-    fd = open_regular(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    try:
-        start = os.fstat(fd).st_size
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        except BaseException:
-            try:
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            except OSError:
-                pass
-            raise
-    finally:
-        os.close(fd)
-    sync_dir(path.parent)
-
-
 def replace_file(path: Path, data: bytes, mode: int = 0o600) -> None:
     """`path` replaced whole by `data` (with `mode`): written beside it under a unique name,
     synced, then renamed over it, so a reader sees the old file or the new one, never a
@@ -230,42 +208,3 @@ def read_small(path: Path, limit: int) -> bytes | None:
 
 def identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
-
-
-def end_on_newline(fd: int, path: Path, size: int, tail: bytes) -> int:
-    """Make the file `fd` (at `path`, `size` bytes ending in `tail`, a last line without
-    its newline) end on a newline so the next append starts a fresh line; its new size.
-
-    A torn last line is first copied in full beside the transcript (`.torn`) and synced;
-    only then is it cut, and when the copy fails nothing is cut (`StorageError`). A
-    complete last object that only lacks its newline gets one."""
-    try:
-        json.loads(tail)
-    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested too deep
-        torn = path.with_suffix(path.suffix + ".torn")
-        try:
-            append_copy(torn, tail + b"\n")
-        except OSError as exc:
-            raise StorageError(
-                f"could not keep the torn last line of {path} aside in {torn} "
-                f"({cause(exc)}); nothing was cut and nothing written",
-                path=str(path),
-            ) from None
-        except StorageError as exc:  # not a regular file, or one with a second name
-            raise StorageError(
-                f"could not keep the torn last line of {path} aside: {exc.message}; "
-                "nothing was cut and nothing written",
-                path=str(torn),
-            ) from None
-        try:
-            os.ftruncate(fd, size - len(tail))
-            os.fsync(fd)
-        except OSError as exc:
-            raise storage_error("cut the torn last line of", path, exc) from None
-        return size - len(tail)
-    try:
-        write_all(fd, b"\n")
-        os.fsync(fd)
-    except OSError as exc:
-        raise storage_error("end the last line of", path, exc) from None
-    return size + 1

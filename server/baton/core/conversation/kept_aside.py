@@ -1,6 +1,6 @@
-"""The unreadable lines of a transcript kept aside in its `.bad`, each once: compared and
-copied a bounded read at a time, never held whole (a `.bad` grows over the years, and a
-line may be hundreds of MB)."""
+"""The lines of a transcript kept aside, a bounded read at a time, never held whole (a line
+may be hundreds of MB): its torn last line copied to `.torn` before it is cut, and its
+unreadable lines to `.bad`, each once (a `.bad` grows over the years)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from baton.core.conversation.files import open_regular, sync_dir, write_all
+from baton.core.conversation.files import cause, open_regular, storage_error, sync_dir, write_all
+from baton.core.errors import StorageError
 
 CHUNK = 1 << 20  # the most read at once, of the transcript or of the `.bad`
 
@@ -64,6 +65,58 @@ def keep_aside(aside: Path, lines: Sequence[Line]) -> None:
         os.close(fd)
     if new:
         sync_dir(aside.parent)
+
+
+def end_on_newline(fd: int, path: Path, size: int, tail: int, *, torn: bool) -> int:
+    """Make the file `fd` (at `path`, `size` bytes ending in a last line of `tail` bytes
+    without its newline) end on a newline so the next append starts a fresh line; its new
+    size.
+
+    A `torn` last line (the load could not read it) is first copied in full beside the
+    transcript (`.torn`) and synced, a bounded read at a time; only then is it cut, and
+    when the copy fails nothing is cut (`StorageError`). A complete last record that only
+    lacks its newline gets one."""
+    if torn:
+        aside = path.with_suffix(path.suffix + ".torn")
+        try:
+            append_lines(aside, [Line(fd, size - tail, tail)])
+        except OSError as exc:
+            raise StorageError(
+                f"could not keep the torn last line of {path} aside in {aside} "
+                f"({cause(exc)}); nothing was cut and nothing written",
+                path=str(path),
+            ) from None
+        except StorageError as exc:  # not a regular file, or one with a second name
+            raise StorageError(
+                f"could not keep the torn last line of {path} aside: {exc.message}; "
+                "nothing was cut and nothing written",
+                path=str(aside),
+            ) from None
+        try:
+            os.ftruncate(fd, size - tail)
+            os.fsync(fd)
+        except OSError as exc:
+            raise storage_error("cut the torn last line of", path, exc) from None
+        return size - tail
+    try:
+        write_all(fd, b"\n")
+        os.fsync(fd)
+    except OSError as exc:
+        raise storage_error("end the last line of", path, exc) from None
+    return size + 1
+
+
+def append_lines(path: Path, lines: Sequence[Line]) -> None:
+    """Append `lines` to `path` (created 0600 when missing), each with its newline, synced,
+    a bounded read at a time; on a failure it is cut back to what it held and the OSError
+    raised."""
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    try:
+        size = os.fstat(fd).st_size
+        _append(fd, lines, os.pread(fd, 1, size - 1) if size else b"")
+    finally:
+        os.close(fd)
+    sync_dir(path.parent)
 
 
 def _distinct(lines: Sequence[Line]) -> tuple[list[Line], dict[tuple[int, bytes], list[Line]]]:

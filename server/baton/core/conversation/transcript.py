@@ -12,7 +12,6 @@ from pathlib import Path
 from baton.core.conversation.files import (
     UNWRITABLE,
     cause,
-    end_on_newline,
     not_regular,
     open_regular,
     storage_error,
@@ -20,7 +19,7 @@ from baton.core.conversation.files import (
     write_parts,
 )
 from baton.core.conversation.folders import ensure_private_dir
-from baton.core.conversation.kept_aside import Line, keep_aside, record
+from baton.core.conversation.kept_aside import Line, end_on_newline, keep_aside, record
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
 from baton.core.conversation.records import encode, encode_parts
 from baton.core.conversation.records import unwritable as unwritable  # re-exported
@@ -57,6 +56,7 @@ class Transcript(TranscriptFile):
         # the length of a last line without its newline, left until a write (which reads
         # it again from the file: it is not held, however long)
         self._tail: int | None = None
+        self._torn = False  # and whether the load could not read it (else: only its newline)
         self._aside: list[bytes] = []  # unreadable records to keep aside at the first write
         self._aside_spans: list[tuple[int, int]] = []  # and lines, where they are in the file
 
@@ -172,6 +172,8 @@ class Transcript(TranscriptFile):
         self._mtime = reading.mtime
         self._read = reading.file
         self._tail = len(reading.tail) if reading.tail is not None else None
+        blank = reading.tail is not None and reading.tail.isspace()  # read as no line at all
+        self._torn = self._report.torn_bytes is not None or blank
         for problem in self._report.problems:
             log.warning("%s: %s", self.path.name, problem)
         if not self.read_only:
@@ -257,8 +259,7 @@ class Transcript(TranscriptFile):
 
     def _repair_tail(self) -> None:
         assert self._fd is not None and self._tail is not None and self._size is not None
-        tail = os.pread(self._fd, self._tail, self._size - self._tail)
-        self._size = end_on_newline(self._fd, self.path, self._size, tail)
+        self._size = end_on_newline(self._fd, self.path, self._size, self._tail, torn=self._torn)
         self._tail = None
 
 

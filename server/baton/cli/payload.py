@@ -81,6 +81,11 @@ def cmd_payload(args: argparse.Namespace) -> int:
     from baton.core.turn.prompt_input import prompt_input
 
     utf8_argument(args.prompt, "--prompt")
+    if args.prompt is not None and not args.prompt.strip():
+        raise InvalidParams(
+            "--prompt is empty: give the prompt the next send brings, or leave --prompt out "
+            "for a send that continues"
+        )
     settings = file_settings(args.settings)  # a bad file: one line, before anything is read
     prompt = prompt_input(args.prompt) if args.prompt is not None else None
     path = file_or_example(args.file)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -56,9 +58,19 @@ class ProgressDisplay:
         done = 0.0 if fraction is None else min(1.0, max(0.0, fraction))
         cells = round(done * BAR_CELLS)
         line = f"[{'#' * cells}{'.' * (BAR_CELLS - cells)}] {done * 100:3.0f}% {text}"
-        self.stream.write("\r\x1b[K" + line[:LINE_CHARS])
+        # within the terminal's width: a wrapped line's "\r" would redraw its last row only
+        width = min(LINE_CHARS, self._columns() - 1)
+        self.stream.write("\r\x1b[K" + line[: max(width, 1)])
         self.stream.flush()
         self._drawn = True
+
+    def _columns(self) -> int:
+        """The width of the terminal the stream writes to (else COLUMNS, else 80)."""
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):  # a stream in memory
+            columns = 0
+        return columns or shutil.get_terminal_size().columns
 
     def close(self) -> None:
         """Clear the bar so the report starts on a clean line."""

@@ -4,6 +4,10 @@ did not expect: each is told in the words the user wrote, or drawn to fit."""
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +25,59 @@ def test_an_empty_prompt_is_told_as_the_option_given(
     err = capsys.readouterr().err
     assert err.startswith("baton: --prompt is empty") and "content" not in err
     assert "leave --prompt out" in err and err.count("\n") == 1
+
+
+def usage_with(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, values: dict[str, object]
+) -> tuple[str, str]:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(values), encoding="utf-8")
+    assert main(["usage", str(EXAMPLE_SESSION), "--settings", str(settings)]) == 0
+    return capsys.readouterr()
+
+
+def test_a_key_with_the_editors_prefix_warns_naming_the_key_it_means(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A settings file copied from the editor's settings.json ("baton.contextWindow") was
+    read as no settings at all, with not a word: the report named the file, and counted
+    against the default window."""
+    out, err = usage_with(capsys, tmp_path, {"baton.contextWindow": 100_000, "model": "x"})
+    assert "Context window  200,000" in out  # not taken: the key is not one
+    assert err.splitlines()[0] == (
+        "baton: warning: --settings: unknown key 'baton.contextWindow', ignored "
+        "(a settings file names it without 'baton.': 'contextWindow')"
+    )
+
+
+def test_a_baton_section_and_an_unknown_key_warn(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _, err = usage_with(capsys, tmp_path, {"baton": {"contextWindow": 1}, "windw": 5})
+    assert err.splitlines() == [
+        "baton: warning: --settings: unknown key 'baton', ignored (a settings file holds "
+        "the keys of the editor's 'baton' section themselves, at its top level)",
+        "baton: warning: --settings: unknown key 'windw', ignored",
+    ]
+
+
+def test_the_acp_agent_warns_of_them_too(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"baton.model": "claude-opus-4-1"}), encoding="utf-8")
+    argv = ["acp", "--settings", str(settings), "--data-dir", str(tmp_path / "data")]
+    agent = subprocess.run(  # its input ends at once: it stops
+        [sys.executable, "-m", "baton", *argv], input=b"", capture_output=True, timeout=60
+    )
+    assert agent.returncode == 0, agent.stderr
+    assert agent.stderr.decode().splitlines() == [
+        "baton: --settings: unknown key 'baton.model', ignored (a settings file names it "
+        "without 'baton.': 'model')"
+    ]
+
+
+def test_known_keys_warn_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out, err = usage_with(capsys, tmp_path, {"contextWindow": 100_000, "autoCompact": {}})
+    assert err == "" and "Context window  100,000" in out
 
 
 class Terminal(io.StringIO):

@@ -113,7 +113,8 @@ def run(
     data_dir: str | None = None, settings: str | None = None, log_level: str = "WARNING"
 ) -> int:
     logging.getLogger().setLevel(log_level)
-    raw = read_settings(settings)  # a bad file: one stderr line, before anything starts
+    # a bad file: one stderr line, before anything starts
+    raw = read_settings(settings, lambda text: log.warning("%s", text))
     problem = stdio_problem()
     if problem:
         raise InvalidParams(f"acp speaks over pipes, as an editor starts it: {problem}")

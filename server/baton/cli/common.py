@@ -122,7 +122,7 @@ def file_settings(path: str | None) -> Settings:
     def warn(text: str) -> None:
         print(f"baton: warning: {text}", file=sys.stderr)
 
-    return parse_settings(read_settings(path), warn)
+    return parse_settings(read_settings(path, warn), warn)
 
 
 def data_dir_of(path: Path) -> Path | None:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from baton.core.conversation.files import read_text_file
 from baton.core.errors import InvalidParams
+from baton.core.settings import Settings
 
 SETTINGS_BYTES = 1 << 20  # a settings file past this is refused
 
 
-def read_settings(path: str | None) -> dict[str, Any]:
+def read_settings(path: str | None, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
     """A settings file's object (the keys of the editor's `baton.*` settings);
-    InvalidParams saying why, in one line, for a file that cannot be one."""
+    InvalidParams saying why, in one line, for a file that cannot be one. Each key that is
+    no setting is told to `warn` (a client's unknown keys go unsaid; a file's are a slip:
+    the editor's full name copied, its `baton` section kept whole)."""
     if path is None:
         return {}
     try:
@@ -29,4 +33,27 @@ def read_settings(path: str | None) -> dict[str, Any]:
         raise InvalidParams(f"--settings {path}: {exc}") from None
     if not isinstance(raw, dict):
         raise InvalidParams(f"--settings {path}: the file must hold a JSON object")
+    for key in raw:
+        if warn is not None and _setting_named(key) is None:
+            warn(f"--settings: unknown key {key!r}, ignored{_meant(key)}")
     return raw
+
+
+def _setting_named(key: str) -> str | None:
+    """The setting `key` names at the top level of a settings file (its alias or name)."""
+    fields = Settings.model_fields
+    by_alias = {(info.alias or name): name for name, info in fields.items()}
+    return by_alias.get(key, key if key in fields else None)
+
+
+def _meant(key: str) -> str:
+    """What an unknown key was likely meant as, in parentheses (empty when nothing)."""
+    if key == "baton":
+        return (
+            " (a settings file holds the keys of the editor's 'baton' section themselves, "
+            "at its top level)"
+        )
+    bare = key.removeprefix("baton.")
+    if bare != key and _setting_named(bare) is not None:
+        return f" (a settings file names it without 'baton.': {bare!r})"
+    return ""

@@ -10,7 +10,7 @@ import pytest
 from conversations import Convo
 
 from baton.cli.compact_report import ProgressDisplay, format_report
-from baton.cli.main import main
+from baton.cli.main import EXAMPLE_SESSION, main
 from baton.core.compaction.result import CompactResult
 from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.conversation.boundary import AdjustedPivot, Retention, RetentionFigure
@@ -177,3 +177,36 @@ def test_the_report_says_when_the_ledger_had_to_leave_facts_out() -> None:
     )
     text = format_report(result, path=Path("s.jsonl"), kind="baton")
     assert "counts what it left out" in text
+
+
+def test_a_dry_run_tells_the_figure_the_compaction_reports_and_its_warnings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A dry run measures the context after the compaction, its offline summary in, but
+    said "N in the kept messages (no summary yet)" and "nothing was summarized", and left
+    out its warnings: one whose compaction would be refused as no smaller (a summary
+    outweighing the one message it replaces) read as a plan that would do."""
+    first = "6f5b626e"  # the bundled example's first message
+    assert main(["compact", str(EXAMPLE_SESSION), "--up-to", first, "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    (tokens,) = [line for line in out if line.startswith("Tokens")]
+    assert "no summary" not in tokens and "after, the offline summary in" in tokens
+    (warning,) = [line for line in out if line.startswith("Warning")]
+    assert "would not make the conversation smaller" in warning
+    assert "nothing was summarized" not in "\n".join(out)
+    # the compaction refuses it, with the dry run's figure
+    assert main(["compact", str(EXAMPLE_SESSION), "--up-to", first]) == 2
+    after = tokens.split(" -> ")[1].split()[0]
+    assert f"{after} after); nothing was changed" in capsys.readouterr().err
+    # and a dry run's figure is the one the compaction then reports
+    assert main(["compact", str(EXAMPLE_SESSION), "--dry-run"]) == 0
+    planned = capsys.readouterr().out
+    assert main(["compact", str(EXAMPLE_SESSION)]) == 0
+    done = capsys.readouterr().out
+    figures = [
+        line.split(" -> ")[1].split()[0]
+        for report in (planned, done)
+        for line in report.splitlines()
+        if line.startswith("Tokens")
+    ]
+    assert figures[0] == figures[1]

@@ -69,7 +69,12 @@ def add_compact(subparsers: Subparsers) -> None:
     where.add_argument("--up-to", metavar="ID", help="summarize up to and including message ID")
     where.add_argument("--from", dest="from_id", metavar="ID", help="summarize from message ID")
     where.add_argument("--range", nargs=2, metavar=("ID", "END_ID"), help="summarize a span")
-    parser.add_argument("--dry-run", action="store_true", help="plan only; summarize nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="measure only: the summary is written offline to size the context after it, "
+        "and nothing is kept",
+    )
     parser.add_argument("--instructions", help="custom instructions for the summary")
     parser.add_argument("--workspace", help="a project folder: its compact instructions apply")
     parser.add_argument("--json", action="store_true", help="print the CompactResult wire object")

@@ -185,7 +185,8 @@ def _save(session: Session, data_dir: Path, session_id: str, source: Path) -> st
 def _tokens_line(result: CompactResult) -> str:
     pre, post = result.pre_tokens, result.post_tokens
     change = f" ({(post - pre) / pre * 100:+.0f}%)" if pre else ""
-    after = "in the kept messages (no summary yet)" if result.dry_run else "after"
+    # a dry run measures the view the compaction would leave, its summary written offline
+    after = "after, the offline summary in" if result.dry_run else "after"
     return f"Tokens      {pre:,} before -> {post:,} {after}{change}"
 
 
@@ -231,8 +232,12 @@ def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
     for restored in result.restored_files:
         cut = " (cut)" if restored.truncated else ""
         lines.append(f"Restored    {restored.uri}, {restored.tokens:,} tokens{cut}")
+    lines += [f"Warning     {warning}" for warning in result.warnings]
     if result.summary is None:
-        lines.append("Summary     none (dry run: nothing was summarized or written)")
+        lines.append(
+            "Summary     none kept (a dry run writes it offline only to measure the context "
+            "after it)"
+        )
         return "\n".join(lines)
     summary_lines = result.summary.splitlines()
     lines.append(f"Summary     {len(summary_lines)} lines; the first {SUMMARY_HEAD_LINES}:")

@@ -27,6 +27,27 @@ def test_an_empty_prompt_is_told_as_the_option_given(
     assert "leave --prompt out" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("title", "told"),
+    [
+        ("", "--title is empty: give the new session's title, or leave --title out"),
+        ("a\nb", "--title: title must be one line without control characters"),
+        ("x" * 201, "--title: title must be at most 200 characters"),
+    ],
+)
+def test_a_title_no_session_can_take_is_told_as_the_option_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, title: str, told: str
+) -> None:
+    """An empty --title was passed over unsaid, the session taking the file's title; a bad
+    one was told in the words of a rename ("title must be ..."), naming no option."""
+    data_dir = tmp_path / "data"
+    argv = ["import", str(EXAMPLE_SESSION), "--title", title, "--data-dir", str(data_dir)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"baton: {told}") and err.count("\n") == 1
+    assert not data_dir.exists()
+
+
 def usage_with(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, values: dict[str, object]
 ) -> tuple[str, str]:

@@ -51,6 +51,23 @@ def refuse_a_transcript(path: Path, data_dir: Path) -> None:
     )
 
 
+def given_title(title: str | None) -> None:
+    """InvalidParams naming --title, before anything is done, for a title no session can
+    take: an empty one (an unset shell variable) would be the file's, unsaid."""
+    from baton.core.conversation.session_names import checked_title
+
+    if title is not None and not title.strip():
+        raise InvalidParams(
+            "--title is empty: give the new session's title, or leave --title out for the one "
+            "the file gives"
+        )
+    if title is not None:
+        try:
+            checked_title(title)
+        except InvalidParams as exc:
+            raise InvalidParams(f"--title: {exc.message}") from None
+
+
 READ = "nothing to import; `baton show`, `usage` and `compact` read it as it is"
 
 
@@ -68,6 +85,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     path = existing_file(args.file)
     utf8_argument(args.title, "--title")
+    given_title(args.title)
     settings = settings_for(args)  # the data dir, and the window and thresholds it is told in
     data_dir = data_dir_to_write(settings)
     estimator = data_dir_estimator(data_dir)  # its usage as the data dir's server says it

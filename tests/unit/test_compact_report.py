@@ -210,3 +210,19 @@ def test_a_dry_run_tells_the_figure_the_compaction_reports_and_its_warnings(
         if line.startswith("Tokens")
     ]
     assert figures[0] == figures[1]
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_conversation_the_recent_window_holds_says_what_compacts_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, dry_run: list[str]
+) -> None:
+    """It said "the whole conversation fits in the recent window kept verbatim" and no
+    more: nothing of --up-to, which compacts it, nor of the window's setting."""
+    path = case("newest-recaps").write(tmp_path / "session.jsonl")
+    assert main(["compact", str(path), *dry_run]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (
+        "baton: the whole conversation fits in the recent window kept verbatim: --up-to ID "
+        "summarizes up to a message `baton show` names, or a smaller keepWindow in "
+        "--settings keeps less"
+    )

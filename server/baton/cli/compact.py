@@ -20,6 +20,21 @@ from baton.core.errors import InvalidParams
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
+    from baton.core.compaction.plan import ALL_KEPT
+    from baton.core.errors import NothingToCompact
+
+    try:
+        return _compact(args)
+    except NothingToCompact as exc:
+        if exc.message != ALL_KEPT:
+            raise
+        raise NothingToCompact(
+            f"{ALL_KEPT}: --up-to ID summarizes up to a message `baton show` names, or a "
+            "smaller keepWindow in --settings keeps less"
+        ) from None
+
+
+def _compact(args: argparse.Namespace) -> int:
     from baton.cli.compact_report import compact_file, compact_request
 
     utf8_argument(args.instructions, "--instructions")

@@ -12,6 +12,10 @@ from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBl
 from baton.core.errors import InvalidParams, MessageNotFound, NothingToCompact
 from baton.core.settings import KeepWindowSettings
 
+# why a compaction of the whole conversation has nothing to summarize, for a front end
+# to say what its user may do instead
+ALL_KEPT = "the whole conversation fits in the recent window kept verbatim"
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -174,7 +178,7 @@ def plan_compaction(
         start = 0
         end = max(i for i in range(_keep_window_start(view, keep_window, count) + 1) if safe[i])
         if end == 0:
-            raise NothingToCompact("the whole conversation fits in the recent window kept verbatim")
+            raise NothingToCompact(ALL_KEPT)
     elif direction == "up_to":
         pivot = last = _index(view, pivot_id, "pivotMessageId")
         start = 0

@@ -159,3 +159,21 @@ def test_a_preview_takes_the_short_ids_baton_show_prints(
         "--data-dir", str(data),
     )  # fmt: skip
     assert code == 2 and err == "baton: --range: END_ID comes before ID in the conversation\n"
+
+
+@pytest.mark.parametrize("text", ["", "\n \n"])
+def test_an_empty_summary_file_is_named_before_the_draft_is_looked_at(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path, text: str
+) -> None:
+    """It said "an edited summary cannot be empty", naming neither the file nor what to do
+    (and only once the session and its draft were read)."""
+    data, sid = saved
+    edited = tmp_path / "summary.md"
+    edited.write_text(text, encoding="utf-8")
+    argv = ["compact", sid, "--apply-draft", "draft_1", "--summary-file", str(edited)]
+    code, out, err = run(capsys, *argv, "--data-dir", str(data))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: the summary file {edited} is empty: write the summary in it, or leave "
+        "--summary-file out to apply the draft's own\n"
+    )

@@ -120,6 +120,11 @@ def _read_summary(path: Path) -> str:
         raise InvalidParams(f"cannot read the summary file {path}: {exc}") from None
     if len(text) > SUMMARY_CHARS:
         raise InvalidParams(f"the summary file {path} is longer than {SUMMARY_CHARS:,} characters")
+    if not text.strip():
+        raise InvalidParams(
+            f"the summary file {path} is empty: write the summary in it, or leave "
+            "--summary-file out to apply the draft's own"
+        )
     return text.rstrip("\n")
 
 

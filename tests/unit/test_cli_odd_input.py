@@ -48,6 +48,24 @@ def test_a_title_no_session_can_take_is_told_as_the_option_before_any_work(
     assert not data_dir.exists()
 
 
+@pytest.mark.parametrize("command", ["usage", "show", "payload", "import", "compact"])
+def test_a_link_to_no_file_is_told_as_a_link(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """A link whose target was moved, or a loop of links, was told "no such file: NAME",
+    though `ls` lists NAME right there."""
+    (tmp_path / "moved").symlink_to(tmp_path / "gone.jsonl")
+    (tmp_path / "one").symlink_to(tmp_path / "other")
+    (tmp_path / "other").symlink_to(tmp_path / "one")
+    for link in ("moved", "one"):
+        name = str(tmp_path / link)
+        assert main([command, name]) == 2  # told before any data dir is looked at
+        assert capsys.readouterr().err == (
+            f"baton: {name} is a link that leads to no file (its target is missing, or it is "
+            "a loop of links): name the session file itself\n"
+        )
+
+
 def usage_with(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, values: dict[str, object]
 ) -> tuple[str, str]:

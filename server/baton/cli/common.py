@@ -37,6 +37,11 @@ def existing_file(name: str) -> Path:
     if not path.is_file():
         if path.exists():  # a FIFO, a device: never read
             raise InvalidParams(f"{name} is not a regular file (a FIFO, a device): no session")
+        if path.is_symlink():  # it is there, as a link: "no such file" would deny it
+            raise InvalidParams(
+                f"{name} is a link that leads to no file (its target is missing, or it is a "
+                "loop of links): name the session file itself"
+            )
         raise InvalidParams(f"no such file: {name}")
     return path
 

@@ -136,3 +136,45 @@ def test_on_a_narrow_terminal_the_bar_fits_on_one_line(monkeypatch: pytest.Monke
     frames = stream.getvalue().split("\r\x1b[K")
     assert frames[0] == "" and frames[-1] == ""
     assert all(0 < len(frame) < 20 for frame in frames[1:-1]), frames
+
+
+CLEAR = "\x1b[2J\x1b]0;pwned\x07"  # clear the screen, retitle the terminal window
+
+
+def with_escapes(tmp_path: Path) -> Path:
+    """The bundled example with escape sequences in its first prompt."""
+    records = [json.loads(line) for line in EXAMPLE_SESSION.read_text().splitlines()]
+    first = next(r for r in records if r.get("type") == "user")
+    first["message"]["content"] = f"{CLEAR} {first['message']['content']}"
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_a_files_escape_sequences_are_shown_not_sent_to_the_terminal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`baton show` printed a message's first words as the file holds them: a shared
+    transcript cleared the screen and retitled the window of whoever looked at it, as did
+    the summary `compact` and `compact --preview` print, and a transcript's title and
+    model."""
+    path = with_escapes(tmp_path)
+    data = str(tmp_path / "data")
+    assert main(["import", str(path), "--data-dir", data]) == 0
+    (transcript,) = (tmp_path / "data" / "sessions").glob("*.jsonl")
+    header, rest = transcript.read_text(encoding="utf-8").split("\n", 1)
+    titled = {**json.loads(header), "title": f"Bug {CLEAR}", "model": f"claude-x{CLEAR}"}
+    transcript.write_text(json.dumps(titled) + "\n" + rest, encoding="utf-8")
+    capsys.readouterr()
+    for argv in (
+        ["show", str(path)],
+        ["show", str(transcript)],
+        ["usage", str(transcript)],
+        ["payload", str(transcript)],
+        ["compact", str(path)],
+        ["compact", transcript.stem, "--preview", "--data-dir", data],
+    ):
+        assert main(argv) == 0, argv
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\x07" not in out + err, argv
+        assert "\\x1b[2J" in out, argv

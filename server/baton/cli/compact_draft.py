@@ -18,6 +18,7 @@ from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.files import read_text_file
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams, SessionNotFound
+from baton.core.one_line import one_line
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 
@@ -148,8 +149,9 @@ def draft_report(draft: CompactDraft) -> str:
     ]
     if draft.dropped is not None:
         lines.append(f"Drops       {draft.dropped.text}")
-    lines += [f"Warning     {w}" for w in draft.warnings]
-    lines += ["Summary", *("  " + line for line in draft.summary.splitlines())]
+    lines += [f"Warning     {one_line(w)}" for w in draft.warnings]
+    # the summary quotes the conversation: its escape sequences are shown, not run
+    lines += ["Summary", *("  " + one_line(line) for line in draft.summary.splitlines())]
     if draft.ledger:
         lines.append("  (the fact ledger follows it at the commit)")
     lines.append(

@@ -23,6 +23,7 @@ from baton.core.conversation.session_names import new_session_id
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.model_api.stream_failures import WaitText
+from baton.core.one_line import one_line
 from baton.core.settings import Settings
 from baton.core.workspace.editor_files import EditorFiles
 
@@ -232,7 +233,7 @@ def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
     for restored in result.restored_files:
         cut = " (cut)" if restored.truncated else ""
         lines.append(f"Restored    {restored.uri}, {restored.tokens:,} tokens{cut}")
-    lines += [f"Warning     {warning}" for warning in result.warnings]
+    lines += [f"Warning     {one_line(warning)}" for warning in result.warnings]
     if result.summary is None:
         lines.append(
             "Summary     none kept (a dry run writes it offline only to measure the context "
@@ -241,7 +242,8 @@ def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
         return "\n".join(lines)
     summary_lines = result.summary.splitlines()
     lines.append(f"Summary     {len(summary_lines)} lines; the first {SUMMARY_HEAD_LINES}:")
-    lines.extend("  " + line for line in summary_lines[:SUMMARY_HEAD_LINES])
+    # the summary quotes the conversation: its escape sequences are shown, not run
+    lines.extend("  " + one_line(line) for line in summary_lines[:SUMMARY_HEAD_LINES])
     if len(summary_lines) > SUMMARY_HEAD_LINES:
         lines.append(f"  ... ({len(summary_lines) - SUMMARY_HEAD_LINES} more lines)")
     return "\n".join(lines)

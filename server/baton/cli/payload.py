@@ -19,6 +19,7 @@ from baton.cli.common import (
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
+from baton.core.one_line import one_line
 
 if TYPE_CHECKING:
     from baton.core.conversation.messages import Message
@@ -127,7 +128,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
             print(json_text(out))
             return EXIT_OK
         print(
-            f"{session.title}: the next request sends {len(request.messages):,} turns; "
+            f"{one_line(session.title)}: the next request sends {len(request.messages):,} turns; "
             f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
             "send it back"
         )
@@ -148,8 +149,10 @@ def cmd_payload(args: argparse.Namespace) -> int:
         for row in found:
             state = "sent" if row["sent"] else "left out"
             print(
-                f"  #{row['index']:<4} {row['messageId']:<22} {row['origin']:<8} "
-                f"{row['blocks']} block(s) {', '.join(row['signatures'])}  {state}"
+                one_line(
+                    f"  #{row['index']:<4} {row['messageId']:<22} {row['origin']:<8} "
+                    f"{row['blocks']} block(s) {', '.join(row['signatures'])}  {state}"
+                )
             )
         if payload.stale_in_progress:
             print("  the turn in progress goes back after its prefix changed (drop_block)")

@@ -19,6 +19,7 @@ from baton.cli.common import (
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
+from baton.core.one_line import one_line
 
 if TYPE_CHECKING:
     from baton.core.conversation.session import Session
@@ -52,19 +53,20 @@ def cmd_usage(args: argparse.Namespace) -> int:
         messages = session.view_messages()
         anchor = session.anchor()
         what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
-        print(
-            usage_report(
-                title=session.title,
-                source=f"{path} ({what})",
-                settings_from=args.settings or "the defaults (--settings FILE for an editor's)",
-                messages=messages,
-                usage=usage,
-                plain_tokens=estimator.count_text(plain_text(messages)),
-                imported=loaded.imported,
-                anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
-                estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
-            )
+        report = usage_report(
+            title=session.title,
+            source=f"{path} ({what})",
+            settings_from=args.settings or "the defaults (--settings FILE for an editor's)",
+            messages=messages,
+            usage=usage,
+            plain_tokens=estimator.count_text(plain_text(messages)),
+            imported=loaded.imported,
+            anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
+            estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
         )
+        # the file's text (its title, its model, its ids) as one line each: its escape
+        # sequences are shown, not run
+        print("\n".join(one_line(line) for line in report.splitlines()))
     return EXIT_OK
 
 
@@ -101,8 +103,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(json_text({**payload, "messages": found}))
             return EXIT_OK
         what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
-        print(f"{session.title} ({path}, {what}): {len(found):,} messages in the view")
-        print("\n".join(table(found)))
+        # the file's text as one line each, its escape sequences shown, not run
+        print(one_line(f"{session.title} ({path}, {what}): {len(found):,} messages in the view"))
+        print("\n".join(one_line(line) for line in table(found)))
         print("Ids may be given to `baton compact --up-to/--from/--range` as shown or in full.")
     return EXIT_OK
 

@@ -177,3 +177,21 @@ def test_an_empty_summary_file_is_named_before_the_draft_is_looked_at(
         f"baton: the summary file {edited} is empty: write the summary in it, or leave "
         "--summary-file out to apply the draft's own\n"
     )
+
+
+def test_a_summary_out_in_the_data_dir_is_refused_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """--summary-out naming the session's own transcript (a completion gone one name too
+    far) wrote the summary over it: the conversation was lost, the session unreadable."""
+    data, sid = saved
+    sessions = data / "sessions"
+    link = tmp_path / "notes.md"
+    link.symlink_to(sessions / f"{sid}.jsonl")
+    before = {p.name: p.read_bytes() for p in sessions.iterdir()}
+    for target in (sessions / f"{sid}.jsonl", sessions / f"{sid}.draft.json", link):
+        argv = ["compact", sid, "--preview", "--summary-out", str(target)]
+        code, out, err = run(capsys, *argv, "--data-dir", str(data))
+        assert code == 2 and out == ""
+        assert err.startswith(f"baton: cannot write the summary to {target}: it is in the data dir")
+        assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before

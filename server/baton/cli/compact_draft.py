@@ -30,9 +30,10 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     if args.save or args.dry_run:
         raise InvalidParams("--save and --dry-run do not go with a compaction draft")
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
+    data_dir = data_dir_to_write(settings)  # a draft is written beside the transcript
     if args.summary_out:
-        _check_writable(Path(args.summary_out))  # before the draft replaces the one there
-    data_dir_to_write(settings)  # a draft is written beside the session's transcript
+        # before the draft replaces the one there
+        _check_writable(Path(args.summary_out).expanduser(), data_dir)
     # the draft's figures as the data dir's server says them (its saved calibration)
     service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
     # one event loop for the work and the close: the API's connections end in the loop
@@ -89,9 +90,15 @@ def _transcript(store: SessionStore, session_id: str) -> Path:
     return (store.sessions_dir / f"{session_id}.jsonl").resolve()
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(path: Path, data_dir: Path) -> None:
     """InvalidParams, before anything is done, when the summary could not be written to
-    `path`: a preview that fails at its end must not have replaced the session's draft."""
+    `path`: a preview that fails at its end must not have replaced the session's draft.
+    Nor may it go over a file of `data_dir` (a transcript, a draft: Baton's own)."""
+    if path.resolve().is_relative_to(data_dir.resolve()):
+        raise InvalidParams(
+            f"cannot write the summary to {path}: it is in the data dir {data_dir}, whose "
+            "files (transcripts, drafts) are Baton's own; name a file elsewhere"
+        )
     folder = path.parent
     if path.is_dir():
         raise InvalidParams(f"cannot write the summary to {path}: it is a folder")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -51,6 +52,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if not item.get_closest_marker("corpus")]
         config.hook.pytest_deselected(items=deselected)
     config.stash[CORPUS_DESELECTED] = len(deselected)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """What the tests left for the cyclic collector (failed requests' tracebacks holding
+    their coroutines' frames) is collected before the plugins' end of run: hypothesis's
+    summary imports hypothesis when no test did, through pytest's assertion rewriting, and
+    a collection that runs inside that parse makes Python 3.11's AST conversion fail with
+    "SystemError: AST constructor recursion depth mismatch", after every test passed (seen
+    running tests/unit/test_cli_compact_draft.py with test_rpc_client_server_end.py)."""
+    gc.collect()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -13,6 +13,7 @@ import pytest
 from test_undo_chronology import _summarize, _turns
 
 from baton.core.conversation import undo, undo_place
+from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.undo_check import check_undo
 
@@ -29,12 +30,7 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
 def test_undoing_the_latest_of_a_long_chain_reads_each_message_a_few_times(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session = store.create()
-    _turns(session, "0")
-    summary = _summarize(session, ["p0", "a0"], ["S"])
-    for n in range(1, CHAIN):
-        _turns(session, str(n))
-        summary = _summarize(session, [summary, f"p{n}", f"a{n}"], ["S"])
+    session, summary = _chain(store)
     read: list[int] = []
     original = undo_place.reached
 
@@ -56,12 +52,7 @@ def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
     those undos, what every other summary stands for was read again, one message at a
     time, where none of it changes (only the one that stood for the undone summary does),
     and the whole view walked for rewinds when none is in force."""
-    session = store.create()
-    _turns(session, "0")
-    summary = _summarize(session, ["p0", "a0"], ["S"])
-    for n in range(1, CHAIN):
-        _turns(session, str(n))
-        summary = _summarize(session, [summary, f"p{n}", f"a{n}"], ["S"])
+    session, _ = _chain(store)
     read: list[int] = []
     original_put_back, original_reached = undo.put_back, undo.reached
 
@@ -80,3 +71,15 @@ def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
     after = check_undo(session, oldest.id)
     assert after == session.view  # its turns stay inside the summaries that hold it
     assert sum(read) < 10_000  # 32,101 so: each summary's span read at each of 119 undos
+
+
+def _chain(store: SessionStore) -> tuple[Session, str]:
+    """A session of CHAIN compactions, each summarizing the one before and a turn, and the
+    latest summary's id."""
+    session = store.create()
+    _turns(session, "0")
+    summary = _summarize(session, ["p0", "a0"], ["S"])
+    for n in range(1, CHAIN):
+        _turns(session, str(n))
+        summary = _summarize(session, [summary, f"p{n}", f"a{n}"], ["S"])
+    return session, summary

@@ -48,7 +48,8 @@ ALLOWED: dict[str, set[str]] = {
         "core.errors",
         "core.environment",
     },
-    "core.settings_file": {"core.conversation", "core.errors"},
+    # a settings file's keys are checked against the settings' own fields
+    "core.settings_file": {"core.conversation", "core.errors", "core.settings"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
     "core.importers": {"core.conversation", "core.errors", "core.memory"},
     "core.model_api": {

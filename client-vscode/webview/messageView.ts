@@ -78,22 +78,19 @@ export function messageElement(
     {
       class: `baton-message role-${message.role} kind-${kind}${onlyResults ? " tool-results" : ""}`,
       "data-message-id": message.id,
+      // `pinned`: the Pin / Unpin items test it. On the message itself, not on an element
+      // inside it: the menu key's menu is read from the focused message, whose context alone
+      // VS Code then merges (a right-click's, from the element under the pointer up)
       "data-vscode-context": JSON.stringify({
         webviewSection: "message",
         messageId: message.id,
         preventDefaultContextMenuItems: true,
+        pinned: message.pinned === true,
       }),
       "aria-labelledby": headId,
       tabindex: "-1",
     },
-    // VS Code merges the contexts from the element under the pointer up: this one adds the
-    // `pinned` key the Pin / Unpin menu items test, and covers the whole message.
-    h(
-      "div",
-      { class: "baton-message-inner", "data-vscode-context": JSON.stringify({ pinned: message.pinned === true }) },
-      head,
-      body,
-    ),
+    h("div", { class: "baton-message-inner" }, head, body),
   );
 }
 

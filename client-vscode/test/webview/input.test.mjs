@@ -83,7 +83,7 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   const shown = await showFixture(page);
   // On a word deep inside the message: VS Code reads the nearest data-vscode-context.
   await message(page, "m_asst2").locator("code.hljs .hljs-keyword").first().click({ button: "right" });
-  // The message's own context, and `pinned` from the element that fills it (Pin / Unpin).
+  // The message's own context, with `pinned` (Pin / Unpin).
   const menus = await page.evaluate(() => window.__baton.contextMenus);
   assert.deepEqual(menus, [
     { webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true, pinned: true },
@@ -114,6 +114,32 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   const clear = await waitPosted(page, (m) => m.type === "selection", cleared);
   assert.deepEqual(clear, { type: "selection", messageIds: [] });
   assert.equal(await page.locator(".baton-selection-bar").isVisible(), false);
+});
+
+test("the menu key on the message the keyboard is on opens its menu: Unpin for a pinned one, Pin for another", async (t) => {
+  const page = await openView(t);
+  const shown = await showFixture(page);
+  await clickMessage(page, "m_asst2"); // pinned
+  await page.keyboard.press("Shift+F10");
+  // the menu's target is the focused message itself, not an element inside it
+  assert.deepEqual((await page.evaluate(() => window.__baton.contextMenus)).at(-1), {
+    webviewSection: "message",
+    messageId: "m_asst2",
+    preventDefaultContextMenuItems: true,
+    pinned: true,
+  });
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.messageId), "m_result1");
+  await page.keyboard.press("ContextMenu");
+  assert.deepEqual((await page.evaluate(() => window.__baton.contextMenus)).at(-1), {
+    webviewSection: "message",
+    messageId: "m_result1",
+    preventDefaultContextMenuItems: true,
+    pinned: false,
+  });
+  // the menu key selects the message it opens on, as a right-click does
+  const selections = (await posted(page)).slice(shown).filter((m) => m.type === "selection");
+  assert.deepEqual(selections.at(-1), { type: "selection", messageIds: ["m_result1"] });
 });
 
 test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {

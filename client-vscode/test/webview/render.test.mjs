@@ -33,7 +33,7 @@ test("renders the session: Markdown, highlighted code, collapsed tools, image, s
     contexts,
     MESSAGES.map((m) => [
       m.id,
-      JSON.stringify({ webviewSection: "message", messageId: m.id, preventDefaultContextMenuItems: true }),
+      JSON.stringify({ webviewSection: "message", messageId: m.id, preventDefaultContextMenuItems: true, pinned: m.pinned === true }),
     ]),
   );
 

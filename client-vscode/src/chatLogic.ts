@@ -66,9 +66,20 @@ export function selectedSpan(selected: readonly string[], view: readonly Message
 /** What a message's right-click menu receives: the element's data-vscode-context. */
 export interface MessageContext {
   messageId?: unknown;
+  /** The session the panel showed when the menu opened (the host may hold another as current by then). */
+  sessionId?: unknown;
   /** A message a compaction replaced (under its summary): that compaction, and its place in the list. */
   boundaryId?: unknown;
   replacedIndex?: unknown;
+}
+
+/**
+ * The session a message's menu acts on, as its context names it: the one on show when the
+ * menu opened (undefined: none named, the current one).
+ */
+export function menuSession(ctx: unknown): string | undefined {
+  const named = typeof ctx === "object" && ctx !== null ? (ctx as MessageContext).sessionId : undefined;
+  return typeof named === "string" && named !== "" ? named : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { ChatView } from "./chatView";
-import { menuMessage, messageText, selectedSpan, type MessageContext } from "./chatLogic";
+import { menuMessage, menuSession, messageText, selectedSpan, type MessageContext } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine, previewFirstSetting } from "./draftCard";
@@ -32,8 +32,13 @@ export function registerCommands(
     }
     return id;
   };
-  const compact = async (title: string, run: (id: string, options: CallOptions) => Promise<CompactResult>): Promise<void> => {
-    const id = sessionId();
+  /** The session a message's menu acts on: the one the panel showed when it opened. */
+  const menuSessionId = (ctx: unknown): string => menuSession(ctx) ?? sessionId();
+  const compact = async (
+    title: string,
+    run: (id: string, options: CallOptions) => Promise<CompactResult>,
+    id = sessionId(),
+  ): Promise<void> => {
     const result = await client.withProgress(title, vscode.ProgressLocation.Notification, (options) => run(id, options));
     void vscode.window.showInformationMessage(afterCompactionLine(result));
   };
@@ -129,17 +134,19 @@ export function registerCommands(
   // the chat's right-click menu (ids of their own: the server's commands are registered too)
   register("baton.chat.compactUpToHere", async (ctx) => {
     const pivot = messageIdOf(ctx);
+    const inSession = menuSessionId(ctx); // before the question: the panel may show another one after it
     if (await previewFirst("up to here")) {
-      return drafts.preview(sessionId(), { direction: "up_to", pivotMessageId: pivot });
+      return drafts.preview(inSession, { direction: "up_to", pivotMessageId: pivot });
     }
-    return compact("Baton: compacting up to here", (id, options) => client.rpc.compactUpTo(id, pivot, options));
+    return compact("Baton: compacting up to here", (id, options) => client.rpc.compactUpTo(id, pivot, options), inSession);
   });
   register("baton.chat.compactFromHere", async (ctx) => {
     const pivot = messageIdOf(ctx);
+    const inSession = menuSessionId(ctx);
     if (await previewFirst("from here")) {
-      return drafts.preview(sessionId(), { direction: "from", pivotMessageId: pivot });
+      return drafts.preview(inSession, { direction: "from", pivotMessageId: pivot });
     }
-    return compact("Baton: compacting from here", (id, options) => client.rpc.compactFrom(id, pivot, options));
+    return compact("Baton: compacting from here", (id, options) => client.rpc.compactFrom(id, pivot, options), inSession);
   });
   register("baton.applyCompactionDraft", () => drafts.apply());
   register("baton.regenerateCompactionDraft", () => drafts.regenerate());
@@ -153,13 +160,15 @@ export function registerCommands(
       client.rpc.compactRange(id, span.first, span.last, options),
     );
   });
-  register("baton.chat.pinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), true));
-  register("baton.chat.unpinMessage", (ctx) => client.rpc.pin(sessionId(), messageIdOf(ctx), false));
+  register("baton.chat.pinMessage", (ctx) => client.rpc.pin(menuSessionId(ctx), messageIdOf(ctx), true));
+  register("baton.chat.unpinMessage", (ctx) => client.rpc.pin(menuSessionId(ctx), messageIdOf(ctx), false));
   register("baton.chat.copyMessage", async (ctx) => {
     messageIdOf(ctx);
+    const inSession = menuSessionId(ctx);
+    const view = inSession === current.sessionId ? chat.viewMessages : (await client.rpc.getSession(inSession)).messages;
     // a message of the view, or one a compaction replaced (shown greyed under its summary)
-    const message = await menuMessage(ctx as MessageContext, chat.viewMessages, async (boundaryId, offset) => {
-      return (await client.rpc.replaced(sessionId(), boundaryId, offset, 1)).messages;
+    const message = await menuMessage(ctx as MessageContext, view, async (boundaryId, offset) => {
+      return (await client.rpc.replaced(inSession, boundaryId, offset, 1)).messages;
     });
     if (message === undefined) {
       throw new UserError("Baton: that message is no longer in the view.");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ago, draftLine, menuMessage, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
+import { ago, draftLine, menuMessage, menuSession, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
 import { message, session, usage } from "./fixtures";
 
 test("the view opens the most recently updated session", () => {
@@ -67,6 +67,16 @@ test("the draft's line marks its figure as the meter marks an estimate, with the
   const drafted = usage({ estimated: true, basis: "exact", text: { ...usage().text, meter: "~62% 124K/200K" } });
   assert.equal(draftLine({ ...drafted, draft }).text, "After sending: ~124K / 200K (62%)");
   assert.equal(draftLine({ ...usage({ estimated: false, basis: "api" }), draft }).text, "After sending: 124K / 200K (62%)");
+});
+
+test("a message's menu acts on the session its context names (the one on show when it opened), else on the current one", () => {
+  // VS Code hands the command the menu's context: the message's, merged with the feed's
+  const ctx = { webviewSection: "message", messageId: "m2", preventDefaultContextMenuItems: true, pinned: false, sessionId: "s_shown" };
+  assert.equal(menuSession(ctx), "s_shown");
+  assert.equal(menuSession({ messageId: "m2" }), undefined);
+  assert.equal(menuSession({ messageId: "m2", sessionId: null }), undefined, "a welcome view names none");
+  assert.equal(menuSession({ messageId: "m2", sessionId: "" }), undefined);
+  assert.equal(menuSession(undefined), undefined, "run from the palette: no context");
 });
 
 test("Copy Message on a message a compaction replaced copies that message, read from the transcript, not the summary", async () => {

@@ -86,7 +86,7 @@ test("a right-click resolves to the message under it and selects it", async (t) 
   // The message's own context, with `pinned` (Pin / Unpin).
   const menus = await page.evaluate(() => window.__baton.contextMenus);
   assert.deepEqual(menus, [
-    { webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true, pinned: true },
+    { webviewSection: "message", messageId: "m_asst2", preventDefaultContextMenuItems: true, pinned: true, sessionId: "s_demo" },
   ]);
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selection", shown), {
     type: "selection",
@@ -104,6 +104,7 @@ test("a right-click resolves to the message under it and selects it", async (t) 
     messageId: "m_asst1",
     preventDefaultContextMenuItems: true,
     pinned: false,
+    sessionId: "s_demo",
   });
   assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
   assert.equal(await page.locator("article.selected").count(), 3);
@@ -127,6 +128,7 @@ test("the menu key on the message the keyboard is on opens its menu: Unpin for a
     messageId: "m_asst2",
     preventDefaultContextMenuItems: true,
     pinned: true,
+    sessionId: "s_demo",
   });
   await page.keyboard.press("ArrowUp");
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.messageId), "m_result1");
@@ -136,10 +138,28 @@ test("the menu key on the message the keyboard is on opens its menu: Unpin for a
     messageId: "m_result1",
     preventDefaultContextMenuItems: true,
     pinned: false,
+    sessionId: "s_demo",
   });
   // the menu key selects the message it opens on, as a right-click does
   const selections = (await posted(page)).slice(shown).filter((m) => m.type === "selection");
   assert.deepEqual(selections.at(-1), { type: "selection", messageIds: ["m_result1"] });
+});
+
+test("a message's menu names the session on show, not one the host is opening meanwhile", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const menu = async (id) => {
+    await message(page, id).click({ button: "right", position: { x: 4, y: 4 } });
+    return (await page.evaluate(() => window.__baton.contextMenus)).at(-1);
+  };
+  // the host may already hold another session as current: the menu's command acts on this one
+  assert.equal((await menu("m_asst1")).sessionId, "s_demo");
+  const otherMessages = MESSAGES.map((m) => ({ ...m, id: `o_${m.id}` }));
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: otherMessages }));
+  await message(page, "o_m_asst1").waitFor();
+  const other = await menu("o_m_asst1");
+  assert.equal(other.sessionId, "s_other");
+  assert.equal(other.messageId, "o_m_asst1");
 });
 
 test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {

@@ -128,6 +128,7 @@ test("a right-click on a summarized message names that message, for Copy Message
   assert.equal(menu.messageId, "o4");
   assert.equal(menu.boundaryId, "bnd_1");
   assert.equal(menu.replacedIndex, 3, "where the host reads it from the transcript");
+  assert.equal(menu.sessionId, "s_demo", "the session it is read from");
   // it selects nothing: it is not a message of the view
   assert.equal((await posted(view)).slice(from).filter((m) => m.type === "selection").length, 0);
   assert.equal(await view.locator("article.selected").count(), 0);

@@ -9,7 +9,7 @@
 // rendering lives); the clicks in the feed are handled by feedClicks.ts.
 import { h } from "./dom";
 import { handleClicks, type ClickHandlers } from "./feedClicks";
-import { estimateHeight, Layout } from "./layout";
+import { Layout, MeasuredHeights } from "./layout";
 import { PendingTurn } from "./pending";
 import type { ReplacedPage } from "./replaced";
 import { type RowHandlers, RowElements } from "./rowElements";
@@ -36,8 +36,7 @@ export class Feed {
   private rowOf = new Map<string, number>();
   private offset = 0; // the view's index of messages[0] (the rows before it are not loaded)
   private readonly layout = new Layout();
-  private readonly measured = new Map<string, number>(); // id -> height at `measuredWidth`
-  private measuredWidth = 0;
+  private readonly measured = new MeasuredHeights();
   private drawn: { start: number; end: number; els: HTMLElement[] } = { start: 0, end: 0, els: [] };
   private readonly rows: RowElements;
   private atEndNow = true;
@@ -158,13 +157,7 @@ export class Feed {
     if (this.drawing) return;
     this.drawing = true;
     try {
-      const width = this.el.clientWidth;
-      if (width > 0 && width !== this.measuredWidth) {
-        // Another width: every measured height is stale (they wrap differently).
-        this.measuredWidth = width;
-        this.measured.clear();
-        this.relayout(this.layout.count);
-      }
+      if (this.measured.resized(this.el.clientWidth)) this.relayout(this.layout.count);
       for (let pass = 0; pass < 4; pass++) {
         this.scrollTo(anchor);
         const y = this.el.scrollTop;
@@ -260,19 +253,13 @@ export class Feed {
   }
 
   private relayout(rows: number): void {
-    const width = this.measuredWidth || this.el.clientWidth || 400;
-    const heights = new Array<number>(rows);
-    for (let row = 0; row < rows; row++) {
-      const message = this.messages[row - this.offset];
-      heights[row] = (message && this.measured.get(message.id)) || estimateHeight(message, width);
-    }
-    this.layout.reset(heights);
+    this.layout.reset(this.measured.heights(rows, (row) => this.messages[row - this.offset], this.el.clientWidth || 400));
   }
 
   /** Forget the elements and heights of messages no longer in the view (and the oldest elements beyond the keep). */
   private dropStaleCache(): void {
     this.rows.dropStale((id) => this.rowOf.has(id));
-    for (const id of this.measured.keys()) if (!this.rowOf.has(id)) this.measured.delete(id);
+    this.measured.keep((id) => this.rowOf.has(id));
   }
 
   private idAt(row: number): string | undefined {

@@ -1,6 +1,6 @@
 // The virtualized feed's geometry: one height per message of the view (measured once drawn,
-// estimated from its content until then), their running offsets, and which messages a
-// stretch of the scroll range covers. Pure bookkeeping: no DOM.
+// at the feed's width, estimated from its content until then), their running offsets, and
+// which messages a stretch of the scroll range covers. Pure bookkeeping: no DOM.
 import type { Message } from "./wire";
 
 /** Pixels the message chrome takes (header, padding) beside its body. */
@@ -107,5 +107,39 @@ export class Layout {
     }
     this.offsets[n] = y;
     this.dirtyFrom = n + 1;
+  }
+}
+
+/** The heights measured of drawn messages, by id, at one width of the feed. */
+export class MeasuredHeights {
+  private readonly byId = new Map<string, number>();
+  private width = 0;
+
+  /** The feed is `width` wide: true when that is another width, whose wrapping makes every height measured stale (forgotten). */
+  resized(width: number): boolean {
+    if (width <= 0 || width === this.width) return false;
+    this.width = width;
+    this.byId.clear();
+    return true;
+  }
+
+  set(id: string, px: number): void {
+    this.byId.set(id, px);
+  }
+
+  /** One height per row: measured, else estimated at the width measured at (`fallbackWidth` before any). */
+  heights(rows: number, messageAt: (row: number) => Message | undefined, fallbackWidth: number): number[] {
+    const width = this.width || fallbackWidth;
+    const heights = new Array<number>(rows);
+    for (let row = 0; row < rows; row++) {
+      const message = messageAt(row);
+      heights[row] = (message && this.byId.get(message.id)) || estimateHeight(message, width);
+    }
+    return heights;
+  }
+
+  /** Forget the heights of messages no longer in the view. */
+  keep(inView: (id: string) => boolean): void {
+    for (const id of this.byId.keys()) if (!inView(id)) this.byId.delete(id);
   }
 }

@@ -40,6 +40,8 @@ export class Feed {
   private drawn: { start: number; end: number; els: HTMLElement[] } = { start: 0, end: 0, els: [] };
   private readonly rows: RowElements;
   private atEndNow = true;
+  /** Where the viewport was, on a message in rows not loaded yet (a new last page came first): kept until they are. */
+  private awaited: { id: string; delta: number } | undefined;
   private drawing = false;
   private readonly resize: ResizeObserver;
   private readonly pendingTurn: PendingTurn;
@@ -107,7 +109,7 @@ export class Feed {
     this.relayout(rows);
     this.dropStaleCache();
     this.pendingTurn.settle(messages, busy, (id) => this.rowOf.has(id));
-    this.draw(anchor);
+    this.draw(this.awaitedOr(anchor));
   }
 
   /** Where the viewport is now, to come back to (saved with the view state). */
@@ -121,7 +123,20 @@ export class Feed {
   /** Put the viewport back at `anchor` (a message that is gone: its row, clamped). */
   restore(anchor: Anchor): void {
     this.atEndNow = anchor.end === true;
-    this.draw(anchor);
+    this.draw(this.awaitedOr(anchor));
+  }
+
+  /**
+   * `anchor`, or the message the viewport waits for once it is loaded. An anchor on a message
+   * in rows not loaded yet (a reload on a place mid-session; a compaction's last page, which
+   * does not follow the messages held) waits for them: placed by its row, the place was lost.
+   */
+  private awaitedOr(anchor: Anchor): Anchor {
+    const wanted = this.awaited ?? (anchor.end || anchor.id === undefined ? undefined : { id: anchor.id, delta: anchor.delta });
+    const row = wanted !== undefined ? this.rowOf.get(wanted.id) : undefined;
+    // still in rows not loaded: awaited; once every row is, it is gone (summarized, say)
+    this.awaited = wanted !== undefined && row === undefined && this.offset > 0 ? wanted : undefined;
+    return wanted !== undefined && row !== undefined ? { id: wanted.id, row, delta: wanted.delta } : anchor;
   }
 
   isAtEnd(): boolean {
@@ -131,6 +146,7 @@ export class Feed {
 
   scrollToEnd(): void {
     this.atEndNow = true;
+    this.awaited = undefined;
     this.draw({ end: true });
   }
 
@@ -145,6 +161,7 @@ export class Feed {
     if (toTop || top < y || bottom - top > view) y = top - 8;
     else if (bottom > y + view) y = bottom - view + 8;
     this.atEndNow = false;
+    this.awaited = undefined;
     this.draw({ id, row, delta: y - top });
     return this.element(id);
   }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { longUpdate, longView } from "./fixture.mjs";
+import { longUpdate, longView, SESSION } from "./fixture.mjs";
 import { RESULTS, frame, message, openView, posted, toView, useBrowser, waitPosted } from "./view.mjs";
 
 useBrowser();
@@ -115,6 +115,56 @@ test("the scroll position holds while heights change above it and a reply stream
   const gap = await feed(page).evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
   assert.ok(gap < 24, `still at the end (${gap}px from it)`);
   assert.match(await page.locator(".baton-pending").last().textContent(), /Streaming line 4/);
+});
+
+/** Scroll the long view to message `id`, near the top of the viewport (as a reader left it). */
+async function readAt(page, id) {
+  await page.keyboard.press("Control+f");
+  await page.locator(".baton-find-input").fill(`Prompt ${id.slice(1)}:`);
+  await message(page, id).waitFor();
+  await page.keyboard.press("Escape");
+  await frame(page, 3);
+  const at = await topMessage(page);
+  assert.equal(at.id, id);
+  return at;
+}
+
+test("a compaction of a long session keeps the place being read once the messages before its last page come", async (t) => {
+  const page = await openLong(t);
+  const before = await readAt(page, "v2500");
+  // up to v1999: the view is its summary and v2000 on, and comes as its last page first
+  const summary = { id: "m_sum", role: "user", kind: "summary", boundaryId: "bnd_long", content: [{ type: "text", text: "The summary." }], createdAt: "2026-12-01T09:30:00Z", tokens: 500 };
+  const compacted = [summary, ...VIEW.slice(2000)];
+  const update = longUpdate(compacted);
+  const from = (await posted(page)).length;
+  await toView(page, { ...update, session: { ...update.session, compactions: 1 } });
+  const ask = await waitPosted(page, (m) => m.type === "loadEarlier", from);
+  assert.equal(ask.before, update.offset);
+  await toView(page, { type: "earlier", sessionId: SESSION.sessionId, messages: compacted.slice(0, update.offset), totalMessages: compacted.length });
+  await frame(page, 3);
+  const after = await topMessage(page);
+  assert.equal(after.id, "v2500", "the message being read, not the end");
+  assert.ok(Math.abs(after.y - before.y) <= 1, `at ${before.y}px (now ${after.y}px)`);
+  assert.equal(await message(page, "v2500").getAttribute("aria-posinset"), "502");
+});
+
+test("a long session reloaded comes back at the place being read, in the messages before its last page", async (t) => {
+  const page = await openLong(t);
+  await readAt(page, "v2500");
+  await feed(page).evaluate((el) => (el.scrollTop += 40)); // a scroll of the reader's: the place is saved
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop > 0);
+  await frame(page, 2);
+  const before = await topMessage(page);
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  const update = longUpdate(VIEW);
+  await toView(page, update);
+  await waitPosted(page, (m) => m.type === "loadEarlier");
+  await toView(page, { type: "earlier", sessionId: SESSION.sessionId, messages: VIEW.slice(0, update.offset), totalMessages: VIEW.length });
+  await frame(page, 3);
+  const after = await topMessage(page);
+  assert.equal(after.id, before.id, "the message being read, not the first ones");
+  assert.ok(Math.abs(after.y - before.y) <= 1, `at ${before.y}px (now ${after.y}px)`);
 });
 
 test("find searches every message, drawn or not, and jumping to a hit draws it", async (t) => {

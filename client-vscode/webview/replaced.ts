@@ -79,7 +79,7 @@ export class ReplacedList {
 /**
  * One replaced message: who and when, its blocks; greyed by its class. Its menu context (the
  * nearest one wins over the summary's) offers Copy Message only, for the message at `index`
- * of what compaction `boundaryId` replaced.
+ * of what compaction `boundaryId` replaced; a tab stop, for the menu key.
  */
 function replacedMessage(message: Message, ctx: Parameters<typeof renderBlock>[1], boundaryId: string, index: number): HTMLElement {
   const when = message.createdAt ? new Date(message.createdAt).toLocaleString() : undefined;
@@ -90,6 +90,8 @@ function replacedMessage(message: Message, ctx: Parameters<typeof renderBlock>[1
       class: `baton-replaced-message role-${message.role}`,
       "data-replaced-id": message.id,
       "data-vscode-context": JSON.stringify(menu),
+      // a tab stop: from the keyboard, the menu key opens its menu (Copy Message) on it alone
+      tabindex: "0",
     },
     h(
       "div",

@@ -134,6 +134,30 @@ test("a right-click on a summarized message names that message, for Copy Message
   assert.equal(await view.locator("article.selected").count(), 0);
 });
 
+test("from the keyboard alone a summarized message is reached with Tab and its menu opened with the menu key", async (t) => {
+  const view = await openView(t);
+  await toView(view, sessionUpdate({ messages: withDropped() }));
+  const card = message(view, "m_summary");
+  await card.locator("details.baton-summary > summary").focus();
+  await view.keyboard.press("Enter");
+  const list = card.locator("details.baton-replaced > summary");
+  await list.focus();
+  await view.keyboard.press("Enter");
+  await waitPosted(view, (m) => m.type === "loadReplaced");
+  await toView(view, page(REPLACED, 0, 5));
+  await card.locator(".baton-replaced-message").nth(4).waitFor();
+  // the next stop after the list's title is its first message (its text alone: nothing in it takes the focus)
+  await view.keyboard.press("Tab");
+  assert.equal(await view.evaluate(() => document.activeElement?.dataset.replacedId), "o1");
+  const from = (await posted(view)).length;
+  await view.keyboard.press("Shift+F10");
+  const menu = await view.evaluate(() => window.__baton.contextMenus.at(-1));
+  assert.equal(menu.webviewSection, "replacedMessage", "Copy Message, not the summary's menu");
+  assert.equal(menu.messageId, "o1");
+  assert.equal(menu.replacedIndex, 0);
+  assert.equal((await posted(view)).slice(from).filter((m) => m.type === "selection").length, 0);
+});
+
 test("a page that could not be read says so on the card and can be asked again", async (t) => {
   const view = await openView(t);
   await toView(view, sessionUpdate({ messages: withDropped() }));

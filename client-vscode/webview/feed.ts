@@ -11,7 +11,6 @@ import { h } from "./dom";
 import { handleClicks, type ClickHandlers } from "./feedClicks";
 import { Layout, MeasuredHeights } from "./layout";
 import { PendingTurn } from "./pending";
-import type { ReplacedPage } from "./replaced";
 import { type RowHandlers, RowElements } from "./rowElements";
 import type { Message } from "./wire";
 
@@ -38,7 +37,8 @@ export class Feed {
   private readonly layout = new Layout();
   private readonly measured = new MeasuredHeights();
   private drawn: { start: number; end: number; els: HTMLElement[] } = { start: 0, end: 0, els: [] };
-  private readonly rows: RowElements;
+  /** The rows' elements, and what they show besides their messages (what a compaction replaced, asked diffs). */
+  readonly rows: RowElements;
   private atEndNow = true;
   /** Where the viewport was, on a message in rows not loaded yet (a new last page came first): kept until they are. */
   private awaited: { id: string; delta: number } | undefined;
@@ -252,21 +252,6 @@ export class Feed {
     el.setAttribute("aria-posinset", String(row + 1));
     el.setAttribute("aria-setsize", String(this.layout.count));
     return el;
-  }
-
-  /** A page of what compaction `boundaryId` replaced, for its card's list. */
-  replacedPage(boundaryId: string, page: ReplacedPage): void {
-    this.rows.replacedPage(boundaryId, page);
-  }
-
-  /** Permission was asked for an edit: its call's line shows the request's (numbered) diff; draw again to see it. */
-  askedDiff(toolUseId: string, diff: string): void {
-    this.rows.askedDiff(toolUseId, diff);
-  }
-
-  /** Another session is shown: the lists read for this one go. */
-  forgetReplaced(): void {
-    this.rows.forgetReplaced();
   }
 
   private relayout(rows: number): void {

@@ -177,7 +177,7 @@ class ChatView {
       case "earlier":
         return this.pages.showEarlier(message);
       case "replaced":
-        if (message.sessionId === this.session?.sessionId) this.feed.replacedPage(message.boundaryId, message);
+        if (message.sessionId === this.session?.sessionId) this.feed.rows.replacedPage(message.boundaryId, message);
         return;
       case "delta":
         if (message.sessionId !== this.session?.sessionId) return;
@@ -219,7 +219,7 @@ class ChatView {
         return this.chips.results(message.query, message.items);
       case "permission":
         if (message.request.diff !== undefined) {
-          this.feed.askedDiff(message.request.toolUseId, message.request.diff);
+          this.feed.rows.askedDiff(message.request.toolUseId, message.request.diff);
           this.pages.redraw(); // the call's line, drawn with the server's unnumbered diff
         }
         return this.permissions.show(message.request);
@@ -245,7 +245,7 @@ class ChatView {
     this.alerts.sessionUpdated(update.hasApiKey, changed);
     if (changed) {
       this.composer.setDraftUsage(null);
-      this.feed.forgetReplaced();
+      this.feed.rows.forgetReplaced();
       this.feed.forgetPending();
     }
     this.todos.render(update.session ? update.todos : undefined);

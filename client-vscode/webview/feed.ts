@@ -28,6 +28,8 @@ export class Feed {
   readonly el: HTMLElement;
   /** Called for each element as it enters the DOM (the selection paints it). */
   decorate: (el: HTMLElement, id: string) => void = () => undefined;
+  /** Called once a render took the message holding the focus out of the view (`before`: the ids loaded until then). */
+  focusGone: (id: string, before: readonly string[]) => void = () => undefined;
   private readonly topSpacer = h("div", { class: "baton-spacer", "aria-hidden": "true" });
   private readonly bottomSpacer = h("div", { class: "baton-spacer", "aria-hidden": "true" });
   private messages: readonly Message[] = [];
@@ -100,6 +102,8 @@ export class Feed {
    */
   render(messages: readonly Message[], busy: boolean, readOnly = false, offset = 0, total?: number): void {
     const anchor = this.capture();
+    const focused = this.drawn.els.find((el) => el.contains(document.activeElement))?.dataset.messageId;
+    const before = this.idList;
     this.rows.update(messages, busy, readOnly);
     this.messages = messages;
     this.offset = offset;
@@ -110,6 +114,7 @@ export class Feed {
     this.dropStaleCache();
     this.pendingTurn.settle(messages, busy, (id) => this.rowOf.has(id));
     this.draw(this.awaitedOr(anchor));
+    if (focused !== undefined && !this.rowOf.has(focused)) this.focusGone(focused, before);
   }
 
   /** Where the viewport is now, to come back to (saved with the view state). */

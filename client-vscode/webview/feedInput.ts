@@ -13,6 +13,8 @@ export class FeedInput {
   private readonly selection = new Selection();
   private lastPosted: string | null = null; // null: post the first selection, even empty
   private focused: string | null = null; // the roving tab stop's message
+  /** The message that held the focus when a render took it out (`before`: the ids loaded then). */
+  private lostFocus: { id: string; before: readonly string[] } | undefined;
 
   constructor(
     private readonly feed: Feed,
@@ -40,6 +42,7 @@ export class FeedInput {
       this.focus(article, event.button !== 2); // the menu key: keep the message in sight
     });
     el.addEventListener("keydown", (event) => this.keydown(event));
+    feed.focusGone = (id, before) => (this.lostFocus = { id, before });
   }
 
   /** After the feed changed: drop what left the view (`reset`: everything) and post if that changed it. */
@@ -47,6 +50,25 @@ export class FeedInput {
     if (reset) this.selection.clear();
     this.selection.prune(this.feed.ids());
     this.changed();
+    this.handFocusOn();
+  }
+
+  /**
+   * The message the keyboard was on left the view (compacted from its menu, say), or is in
+   * rows not loaded yet: once every row is, the focus goes back to it, else to the first
+   * message after it still there, else to the view's last; not left on the page's body,
+   * where the arrow keys move nothing. Unless the user has put it elsewhere meanwhile.
+   */
+  private handFocusOn(): void {
+    const lost = this.lostFocus;
+    if (lost === undefined || this.feed.firstLoaded > 0) return;
+    this.lostFocus = undefined;
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    const ids = this.feed.ids();
+    const left = new Set(ids);
+    const next = lost.before.slice(Math.max(0, lost.before.indexOf(lost.id))).find((id) => left.has(id)) ?? ids.at(-1);
+    const article = next !== undefined ? this.feed.reveal(next) : undefined;
+    if (article) this.focus(article);
   }
 
   private click(event: MouseEvent): void {

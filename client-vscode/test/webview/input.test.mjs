@@ -490,6 +490,29 @@ test("the message the keyboard is on keeps the focus when a send starts and ends
   assert.equal(await focused(), "m_asst1");
 });
 
+test("the message the keyboard is on, compacted from its menu, hands the focus to the first message after it left in the view", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const focused = () => page.evaluate(() => document.activeElement?.closest("article")?.dataset.messageId ?? null);
+  await clickMessage(page, "m_user1");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Shift+F10"); // Compact Up To Here, from the keyboard
+  // a new summary stands for everything up to m_asst1
+  const summary = { ...MESSAGES[0], id: "m_summary2", boundaryId: "bnd_2" };
+  await toView(page, sessionUpdate({ messages: [summary, ...MESSAGES.slice(3)] }));
+  await message(page, "m_summary2").waitFor();
+  assert.equal(await focused(), "m_result1", "not the page's body: the arrow keys go on from there");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await focused(), "m_summary2");
+  // Compact From Here on the last messages: none is left after it, the view's last takes it
+  await page.keyboard.press("End");
+  assert.equal(await focused(), "m_att2");
+  const tail = { ...MESSAGES[0], id: "m_summary3", boundaryId: "bnd_3" };
+  await toView(page, sessionUpdate({ messages: [summary, ...MESSAGES.slice(3, 5), tail] }));
+  await message(page, "m_summary3").waitFor();
+  assert.equal(await focused(), "m_summary3");
+});
+
 test("a reply streaming in one session keeps its Stop and its returned prompt to that session", async (t) => {
   const page = await openView(t);
   await showFixture(page);

@@ -148,6 +148,26 @@ test("a compaction of a long session keeps the place being read once the message
   assert.equal(await message(page, "v2500").getAttribute("aria-posinset"), "502");
 });
 
+test("in a long session, the message the keyboard is on, compacted, hands the focus on once the messages before the last page come", async (t) => {
+  const page = await openLong(t);
+  await readAt(page, "v2500");
+  await message(page, "v2500").click({ position: { x: 4, y: 4 } });
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.messageId), "v2499");
+  // Compact Up To Here on it: the view is a summary and v2500 on, its last page first
+  const summary = { id: "m_sum", role: "user", kind: "summary", boundaryId: "bnd_long", content: [{ type: "text", text: "The summary." }], createdAt: "2026-12-01T09:30:00Z", tokens: 500 };
+  const compacted = [summary, ...VIEW.slice(2500)];
+  const update = longUpdate(compacted);
+  const from = (await posted(page)).length;
+  await toView(page, update);
+  await waitPosted(page, (m) => m.type === "loadEarlier", from);
+  await toView(page, { type: "earlier", sessionId: SESSION.sessionId, messages: compacted.slice(0, update.offset), totalMessages: compacted.length });
+  await frame(page, 3);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.messageId), "v2500", "the first message after it, not the last page's");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.messageId), "v2501");
+});
+
 test("a long session reloaded comes back at the place being read, in the messages before its last page", async (t) => {
   const page = await openLong(t);
   await readAt(page, "v2500");

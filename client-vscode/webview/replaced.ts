@@ -25,6 +25,8 @@ export class ReplacedList {
   private messages: Message[] = [];
   private total: number | undefined;
   private waiting = false;
+  /** Show more was pressed with the focus on it: the button goes while the page is read, the focus comes back with it. */
+  private handOn = false;
 
   /** `load(offset)` asks the host for the page from `offset`; `receive` gets it. */
   constructor(
@@ -46,6 +48,7 @@ export class ReplacedList {
   }
 
   private ask(): void {
+    this.handOn = this.more.contains(document.activeElement);
     this.waiting = true;
     this.more.hidden = true;
     this.status.textContent = "Reading them from the transcript…";
@@ -55,10 +58,12 @@ export class ReplacedList {
   receive(page: ReplacedPage): void {
     if (page.error === undefined && page.offset !== this.messages.length) return; // a page asked for before
     this.waiting = false;
+    const shown = this.messages.length;
     if (page.error !== undefined) {
       this.status.textContent = `They could not be read: ${page.error}`;
       this.more.textContent = "Try again";
       this.more.hidden = false;
+      this.focusAgain(this.more);
       return;
     }
     this.messages = [...this.messages, ...page.messages];
@@ -73,6 +78,18 @@ export class ReplacedList {
       total === 0 ? "The transcript holds none of them." : loaded < total ? `${loaded} of ${total} shown` : "";
     this.more.textContent = "Show more";
     this.more.hidden = loaded >= total || page.messages.length === 0;
+    this.focusAgain(this.list.children[shown] as HTMLElement | undefined); // the first message it shows
+  }
+
+  /**
+   * The keyboard pressed Show more, which hid while the page was read and left the focus on
+   * the page's body: it goes to `to`, unless the user has put it elsewhere meanwhile.
+   */
+  private focusAgain(to: HTMLElement | undefined): void {
+    const asked = this.handOn;
+    this.handOn = false;
+    const idle = document.activeElement === null || document.activeElement === document.body;
+    if (asked && idle && to !== undefined) to.focus();
   }
 }
 

@@ -158,6 +158,33 @@ test("from the keyboard alone a summarized message is reached with Tab and its m
   assert.equal((await posted(view)).slice(from).filter((m) => m.type === "selection").length, 0);
 });
 
+test("Show more pressed from the keyboard puts the focus on the first message it shows, and Try again back on itself", async (t) => {
+  const view = await openView(t);
+  await toView(view, sessionUpdate({ messages: withDropped() }));
+  const card = await openCard(view);
+  await card.locator("details.baton-replaced > summary").click();
+  await waitPosted(view, (m) => m.type === "loadReplaced");
+  await toView(view, page(REPLACED.slice(0, 2), 0, 5));
+  const more = card.locator(".baton-replaced-more");
+  await more.waitFor();
+  const focusedId = () => view.evaluate(() => document.activeElement?.dataset?.replacedId ?? document.activeElement?.textContent ?? null);
+  let from = (await posted(view)).length;
+  await more.focus();
+  await view.keyboard.press("Enter");
+  await waitPosted(view, (m) => m.type === "loadReplaced", from);
+  await toView(view, page([], 0, 0, { offset: 2, error: "the transcript is busy" }));
+  await more.waitFor();
+  assert.equal(await focusedId(), "Try again", "the button it was pressed on, shown again");
+  from = (await posted(view)).length;
+  await view.keyboard.press("Enter");
+  await waitPosted(view, (m) => m.type === "loadReplaced", from);
+  await toView(view, page(REPLACED.slice(2, 4), 2, 5));
+  await card.locator(".baton-replaced-message").nth(3).waitFor();
+  assert.equal(await focusedId(), "o3", "not the page's body: the button went while it read");
+  await view.keyboard.press("Shift+F10");
+  assert.equal((await view.evaluate(() => window.__baton.contextMenus.at(-1))).messageId, "o3");
+});
+
 test("a page that could not be read says so on the card and can be asked again", async (t) => {
   const view = await openView(t);
   await toView(view, sessionUpdate({ messages: withDropped() }));

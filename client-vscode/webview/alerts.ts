@@ -16,7 +16,8 @@ export class Alerts {
   private noticeTimer = 0;
   private noticeAbout: NoticeAbout | undefined;
 
-  constructor() {
+  /** `focusAfter`: where the focus goes when a line that held it goes (the input box). */
+  constructor(private readonly focusAfter: () => void) {
     this.banner.hidden = true;
     this.notice.hidden = true;
   }
@@ -25,13 +26,13 @@ export class Alerts {
     this.bannerScope = scope;
     this.banner.replaceChildren(
       h("span", { class: "baton-banner-text" }, text),
-      button("Dismiss", () => (this.banner.hidden = true), { class: "secondary" }),
+      button("Dismiss", () => this.hideError(), { class: "secondary" }),
     );
     this.banner.hidden = false;
   }
 
   hideError(): void {
-    this.banner.hidden = true;
+    this.hide(this.banner);
   }
 
   showNotice(notice: Notice): void {
@@ -53,7 +54,14 @@ export class Alerts {
 
   hideNotice(): void {
     window.clearTimeout(this.noticeTimer);
-    this.notice.hidden = true;
+    this.hide(this.notice);
+  }
+
+  /** A line that goes with the focus on its Dismiss would leave it on the page's body, where the keyboard starts over. */
+  private hide(line: HTMLElement): void {
+    const held = line.contains(document.activeElement);
+    line.hidden = true;
+    if (held) this.focusAfter();
   }
 
   /**
@@ -66,7 +74,7 @@ export class Alerts {
       scope === "server" ||
       (scope === "apiKey" && (hasApiKey || changed)) ||
       (scope === "session" && changed);
-    if (stale) this.banner.hidden = true;
+    if (stale) this.hideError();
     if (changed) this.hideNotice();
   }
 }

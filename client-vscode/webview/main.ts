@@ -37,7 +37,7 @@ class ChatView {
   private readonly sent: SentPrompt;
   private readonly todos = new TodoChecklist();
   private readonly attachSlot = h("div", { class: "baton-attach-slot" });
-  private readonly alerts = new Alerts();
+  private readonly alerts = new Alerts(() => this.composer.input.focus());
   private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
   private readonly input: FeedInput;
   private readonly find: FindBar;

@@ -66,6 +66,34 @@ test("banners go once stale: the server answered, a key was set, another session
   await banner(page).waitFor({ state: "hidden" });
 });
 
+test("a banner or a notice dismissed from the keyboard hands the focus to the input box", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+  await toView(page, {
+    type: "error",
+    message: "Not sent: the conversation could not be compacted first (the summary request failed).",
+    scope: "session",
+  });
+  await banner(page).getByRole("button", { name: "Dismiss" }).focus();
+  await page.keyboard.press("Enter");
+  await banner(page).waitFor({ state: "hidden" });
+  assert.equal(await focused(), "baton-input", "not the page's body: the prompt can be sent again from there");
+
+  await toView(page, { type: "notice", sessionId: SESSION.sessionId, message: "Auto-compaction failed: the summary request failed.", tone: "warning" });
+  const notice = page.locator(".baton-notice");
+  await notice.getByRole("button", { name: "Dismiss" }).focus();
+  await page.keyboard.press("Space");
+  await notice.waitFor({ state: "hidden" });
+  assert.equal(await focused(), "baton-input");
+  // one that goes by itself (it was about a compaction that stopped) while the keyboard is on it
+  await toView(page, { type: "notice", sessionId: SESSION.sessionId, message: "Compacting…", tone: "warning", about: "compactFirst" });
+  await notice.getByRole("button", { name: "Dismiss" }).focus();
+  await toView(page, { type: "noticeEnd", sessionId: SESSION.sessionId, about: "compactFirst" });
+  await notice.waitFor({ state: "hidden" });
+  assert.equal(await focused(), "baton-input");
+});
+
 test("an auto-compaction's outcome shows briefly, for the session on show only", async (t) => {
   const page = await openView(t);
   await showFixture(page);

@@ -103,7 +103,28 @@ export class Header {
   }
 }
 
-export function welcome(sessions: readonly Session[], handlers: HeaderHandlers): HTMLElement {
+/** Above the feed while no session is open: until the host's first update (the server may still be starting, or failing to) a line that says so, then the welcome. */
+export class WelcomeSlot {
+  readonly el = h("div", { class: "baton-welcome-slot" });
+
+  constructor(private readonly handlers: HeaderHandlers) {
+    this.el.replaceChildren(h("p", { class: "baton-starting", role: "status" }, "Waiting for the Baton server…"));
+  }
+
+  /** No session is open: the welcome, with these sessions. */
+  show(sessions: readonly Session[]): void {
+    this.el.replaceChildren(welcome(sessions, this.handlers));
+  }
+
+  /** A session is open, or the wait ended in an error: the slot empties; true when the focus was in it. */
+  clear(): boolean {
+    const held = this.el.contains(document.activeElement);
+    this.el.replaceChildren();
+    return held;
+  }
+}
+
+function welcome(sessions: readonly Session[], handlers: HeaderHandlers): HTMLElement {
   const recent = sessions.slice(0, 8);
   return h(
     "section",

@@ -16,7 +16,7 @@ import { Composer } from "./composer";
 import { h } from "./dom";
 import { Feed } from "./feed";
 import { FindBar } from "./find";
-import { Header, type HeaderHandlers, welcome } from "./header";
+import { Header, type HeaderHandlers, WelcomeSlot } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
 import { PermissionCards } from "./permission";
@@ -38,11 +38,10 @@ class ChatView {
   private readonly todos = new TodoChecklist();
   private readonly attachSlot = h("div", { class: "baton-attach-slot" });
   private readonly alerts = new Alerts(() => this.composer.input.focus());
-  private readonly welcomeSlot = h("div", { class: "baton-welcome-slot" });
   private readonly input: FeedInput;
   private readonly find: FindBar;
   private readonly pages: ViewPages;
-  private readonly welcomeActions: HeaderHandlers;
+  private readonly welcome: WelcomeSlot;
   private session: Session | null = null;
   private firstUpdate = true;
   private restoreScroll = true; // until the saved session has been shown (or another chosen)
@@ -70,7 +69,7 @@ class ChatView {
       (usageOpen) => this.host.save({ usageOpen }),
       () => this.host.post({ type: "openSessionDocument" }),
     );
-    this.welcomeActions = actions;
+    this.welcome = new WelcomeSlot(actions);
     this.feed = new Feed({
       undo: (boundaryId) => {
         const sessionId = this.session?.sessionId ?? null;
@@ -140,7 +139,7 @@ class ChatView {
         this.usage.el,
         this.alerts.banner,
         this.alerts.notice,
-        this.welcomeSlot,
+        this.welcome.el,
         this.find.el,
         this.feed.el,
         this.input.bar,
@@ -149,10 +148,6 @@ class ChatView {
         this.attachSlot,
         this.composer.el,
       ),
-    );
-    // Until the host's first update (the server may still be starting, or failing to).
-    this.welcomeSlot.replaceChildren(
-      h("p", { class: "baton-starting", role: "status" }, "Waiting for the Baton server…"),
     );
     this.composer.setDraft(this.host.state.draft);
     this.wireFeed();
@@ -198,7 +193,7 @@ class ChatView {
         return;
       case "error":
         // Before any session, an error (no server, say) is the whole story: stop "waiting".
-        if (this.firstUpdate) this.welcomeSlot.replaceChildren();
+        if (this.firstUpdate) this.welcome.clear();
         // a session that could not be opened: the one on show stays (another failure, say a
         // failed Apply, leaves Send waiting for the session on its way)
         if (message.opening === true) this.composer.setOpening(false);
@@ -265,7 +260,10 @@ class ChatView {
     this.feed.el.hidden = !open;
     this.composer.el.hidden = !open;
     this.attachSlot.hidden = !open;
-    this.welcomeSlot.replaceChildren(...(open ? [] : [welcome(update.sessions, this.welcomeActions)]));
+    if (!open) this.welcome.show(update.sessions);
+    // the welcome went with the focus (its New Chat, a recent session): into the box, not
+    // the page's body, to type at once
+    else if (this.welcome.clear()) this.composer.input.focus();
     this.pages.show(update, changed);
     const anchor = this.host.state.scrollAnchor;
     const restoring = this.restoreScroll && open && shown === saved && (anchor ?? null) !== null;

@@ -319,6 +319,21 @@ test("the welcome offers New Chat and Import when there is no session", async (t
   await page.screenshot({ path: join(RESULTS, "webview-welcome-light.png") });
 });
 
+test("a session opened from the welcome with the keyboard has the focus in its input box", async (t) => {
+  const page = await openView(t);
+  await toView(page, sessionUpdate({ session: null, messages: [], usage: null }));
+  const welcome = page.locator(".baton-welcome");
+  await welcome.getByRole("button", { name: "New Chat" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "newChat");
+  await toView(page, sessionUpdate({ session: { ...SESSION, compactions: 0 }, messages: [] }));
+  await page.locator("#baton-input").waitFor();
+  // not the page's body (the welcome went with the focus): the user types at once
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "baton-input");
+  await page.keyboard.type("Hello");
+  assert.equal(await page.locator("#baton-input").inputValue(), "Hello");
+});
+
 test("the light theme renders with the theme's colours", async (t) => {
   const page = await openView(t, "light", { width: 420, height: 1200 });
   await showFixture(page);

@@ -137,10 +137,16 @@ export class Composer {
    * Send waits for it, one send at a time, and the text stays in the box).
    */
   setBusy(busy: boolean, elsewhere = false): void {
+    const onSend = document.activeElement === this.sendButton;
+    const onStop = document.activeElement === this.stopButton;
     this.busy = busy;
     this.busyElsewhere = elsewhere && !busy;
     this.sendButton.hidden = busy;
     this.stopButton.hidden = !busy;
+    // the button the keyboard is on goes: the focus goes to what takes its place (Stop), or
+    // back to the box once the reply has ended, not to the page's body
+    if (busy && onSend) this.stopButton.focus();
+    else if (!busy && onStop) this.input.focus();
     this.input.setAttribute("aria-busy", String(busy));
     this.sendWaits();
   }

@@ -513,6 +513,26 @@ test("the message the keyboard is on, compacted from its menu, hands the focus t
   assert.equal(await focused(), "m_summary3");
 });
 
+test("Send pressed from the keyboard leaves the focus on Stop while the reply runs, then in the box", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || null);
+  await page.locator("#baton-input").fill("Explain the clamp");
+  await page.getByRole("button", { name: "Send" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  await page.getByRole("button", { name: "Stop" }).waitFor();
+  // the button pressed is gone: not the page's body, where the keyboard starts over
+  assert.equal(await focused(), "Stop");
+  const from = (await posted(page)).length;
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "stop", from);
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await focused(), "baton-input", "the next prompt is typed there");
+});
+
 test("a reply streaming in one session keeps its Stop and its returned prompt to that session", async (t) => {
   const page = await openView(t);
   await showFixture(page);

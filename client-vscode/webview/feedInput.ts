@@ -152,8 +152,12 @@ export class FeedInput {
     this.bar.hidden = count < 2;
     if (count < 2) return;
     const clear = (): void => {
+      const held = this.bar.contains(document.activeElement);
       this.selection.clear();
       this.changed();
+      // the bar goes with the focus on its Clear: back to the message the keyboard was on
+      const article = held && this.focused !== null ? this.feed.reveal(this.focused) : undefined;
+      if (article) this.focus(article);
     };
     this.bar.replaceChildren(
       h("span", {}, `${count} messages selected: right-click one for Compact Selected`),

@@ -162,6 +162,23 @@ test("a message's menu names the session on show, not one the host is opening me
   assert.equal(other.messageId, "o_m_asst1");
 });
 
+test("the selection bar's Clear pressed from the keyboard gives the focus back to the message it was on", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await clickMessage(page, "m_user1");
+  await page.keyboard.press("Shift+ArrowDown");
+  await page.keyboard.press("Shift+ArrowDown");
+  const bar = page.locator(".baton-selection-bar");
+  assert.match(await bar.textContent(), /3 messages selected/);
+  await bar.getByRole("button", { name: "Clear" }).focus();
+  await page.keyboard.press("Enter");
+  await bar.waitFor({ state: "hidden" });
+  // the bar went with the focus: back on the feed, where the arrow keys go on
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset?.messageId ?? null), "m_result1");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset?.messageId ?? null), "m_asst1");
+});
+
 test("click selects one message, shift-click a range in view order, Escape clears", async (t) => {
   const page = await openView(t);
   const shown = await showFixture(page);

@@ -37,3 +37,17 @@ def read_of_fifo(path: Path, read: Callable[[], Any]) -> tuple[bool, list[Any]]:
     os.close(writer)  # ends a read that waits on the FIFO
     reader.join()
     return taken, answers
+
+
+def checked_as_regular(path: Path, monkeypatch: Any, twin: Path) -> None:
+    """A stat of `path` answers as the regular file `twin` does, whatever `path` is then:
+    a check of its type, then an open of it, is made to race another program that put a
+    FIFO in its place between the two (only a stat of the descriptor opened tells)."""
+    real_stat = os.stat
+
+    def stat(name: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if not isinstance(name, int) and os.fspath(name) == os.fspath(path):
+            return real_stat(twin)
+        return real_stat(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)

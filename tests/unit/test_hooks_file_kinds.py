@@ -8,12 +8,15 @@ each is now a problem the compaction reports, and no hook runs."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fifo_probe import read_of_fifo
+from fifo_probe import checked_as_regular, read_of_fifo
 
 from baton.core.compaction.hooks import HOOKS_BYTES, Hooks, load_hooks, read_output
+from baton.core.errors import InvalidParams
+from baton.core.settings_file import read_settings
 
 
 def problem(path: Path) -> str:
@@ -68,3 +71,39 @@ def test_a_hook_that_prints_json_nested_too_deep_is_reported() -> None:
 
     run = HookRun(exit_code=0, stdout="[" * 4_000)
     assert read_output(run) == ({}, "printed what is not a JSON object; its output was ignored")
+
+
+NONE = "no hook runs"
+
+
+def _hooks_problem(path: Path) -> str:
+    [told] = load_hooks(path).problems
+    return told
+
+
+def _settings_problem(path: Path) -> str:
+    with pytest.raises(InvalidParams) as raised:
+        read_settings(str(path))
+    return raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("read", "told"),
+    [
+        (_hooks_problem, "the hooks file {path} cannot be read: a FIFO, not a hooks file; " + NONE),
+        (_settings_problem, "--settings {path}: a FIFO, not a settings file"),
+    ],
+)
+def test_a_fifo_put_in_its_place_after_its_type_was_checked_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: Callable[[Path], str], told: str
+) -> None:
+    """The file's type was checked by its name, then the name opened: another program that
+    swapped the file for a FIFO between the two held the loop (hooks, at each compaction)
+    or the start (--settings) for as long as its writer stayed. The file opened is checked."""
+    twin = tmp_path / "twin.json"
+    twin.write_text("{}")
+    path = tmp_path / "file.json"
+    checked_as_regular(path, monkeypatch, twin)
+    taken, answers = read_of_fifo(path, lambda: read(path))
+    assert not taken, "the FIFO was read"
+    assert answers == [told.format(path=path)]

@@ -146,17 +146,29 @@ def cause(exc: OSError) -> str:
 def read_text_file(path: Path, what: str, limit: int) -> str:
     """The UTF-8 text of the regular file at `path` (a link followed), or ValueError saying
     in a few words why it cannot be `what` ('a settings file'): no such file, a folder, a
-    FIFO or a device (never waited on), not UTF-8 text, longer than `limit` bytes."""
+    FIFO or a device (never waited on), not UTF-8 text, longer than `limit` bytes. The
+    type is that of the file opened, not of the name before it (another program may put a
+    FIFO there in between)."""
     try:
-        mode = path.stat().st_mode
-        if not stat.S_ISREG(mode):
-            raise ValueError(f"{kind_of(mode)}, not {what}")
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise ValueError("no such file") from None
     except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: a socket, told by its kind below
+            raise ValueError(cause(exc)) from None
+        with contextlib.suppress(OSError):
+            raise ValueError(f"{kind_of(os.stat(path).st_mode)}, not {what}") from None
         raise ValueError(cause(exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{kind_of(mode)}, not {what}")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ValueError(cause(exc)) from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise ValueError(f"longer than {limit:,} bytes")
     try:

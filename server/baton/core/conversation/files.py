@@ -11,6 +11,7 @@ import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from baton.core.errors import StorageError
 
@@ -143,32 +144,54 @@ def cause(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-def read_text_file(path: Path, what: str, limit: int) -> str:
-    """The UTF-8 text of the regular file at `path` (a link followed), or ValueError saying
-    in a few words why it cannot be `what` ('a settings file'): no such file, a folder, a
-    FIFO or a device (never waited on), not UTF-8 text, longer than `limit` bytes. The
-    type is that of the file opened, not of the name before it (another program may put a
-    FIFO there in between)."""
+class NotRegularFile(OSError):
+    """A file opened to be read, a link followed, that is no regular file (a FIFO, a
+    device, a folder), told in an OSError's words."""
+
+    def __init__(self, path: Path | str, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"{kind_of(mode)}, not a regular file", os.fspath(path))
+        self.mode = mode
+
+
+def open_read(path: Path | str, buffering: int = -1) -> BinaryIO:
+    """`path` (a link followed) open for reading, only if the file opened is a regular one:
+    its type is that of the file opened, not of the name before (another program may put a
+    FIFO in a checked file's place), and a FIFO is never waited on (`NotRegularFile`, as
+    for a socket, a device, a folder). Other failures are the OSError they are."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise ValueError("no such file") from None
     except OSError as exc:
-        if exc.errno != errno.ENXIO:  # ENXIO: a socket, told by its kind below
-            raise ValueError(cause(exc)) from None
-        with contextlib.suppress(OSError):
-            raise ValueError(f"{kind_of(os.stat(path).st_mode)}, not {what}") from None
-        raise ValueError(cause(exc)) from None
+        if exc.errno != errno.ENXIO:  # ENXIO: a socket, told by its kind
+            raise
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            raise exc from None
+        raise NotRegularFile(path, mode) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ValueError(f"{kind_of(mode)}, not {what}")
-        with os.fdopen(os.dup(fd), "rb") as handle:
+            raise NotRegularFile(path, mode)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb", buffering=buffering)
+
+
+def read_text_file(path: Path, what: str, limit: int) -> str:
+    """The UTF-8 text of the regular file at `path` (a link followed), or ValueError saying
+    in a few words why it cannot be `what` ('a settings file'): no such file, a folder, a
+    FIFO or a device (never waited on), not UTF-8 text, longer than `limit` bytes."""
+    try:
+        with open_read(path) as handle:
             data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise ValueError("no such file") from None
+    except NotRegularFile as exc:
+        raise ValueError(f"{kind_of(exc.mode)}, not {what}") from None
     except OSError as exc:
         raise ValueError(cause(exc)) from None
-    finally:
-        os.close(fd)
     if len(data) > limit:
         raise ValueError(f"longer than {limit:,} bytes")
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from baton.core.conversation.files import identity, open_regular
+from baton.core.conversation.files import identity, open_read, open_regular
 
 Event = dict[str, Any]
 
@@ -110,7 +110,7 @@ def headless_transcript(path: Path) -> bool:
     """Whether `path` (a regular file the caller found with no Baton header) is a Baton
     transcript whose first line was lost or torn: among its first lines, the first JSON
     object is a Baton record."""
-    with path.open("rb") as handle:
+    with open_read(path) as handle:
         for _ in range(HEADLESS_LINES):
             line = handle.readline(HEADER_BYTES)
             try:
@@ -132,7 +132,7 @@ HEADLESS_RECORDS = {"message": "message", "boundary": "boundary", "opaque": "rec
 def baton_header(path: Path) -> Event | None:
     """The header of the Baton transcript at `path` (a regular file the caller found),
     its first line `{"type": "session", "format": 1, ...}`; None for any other file."""
-    with path.open("rb") as handle:
+    with open_read(path) as handle:
         first = handle.readline(HEADER_BYTES)
     try:
         header = parse_line(first)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from baton.core.conversation.files import open_read
 from baton.core.conversation.transcript import unwritable
 from baton.core.errors import InvalidParams
 from baton.core.importers.claude_code_json import MAX_DEPTH, has_constant, loads, too_deep
@@ -65,7 +66,7 @@ def open_import(path: Path) -> tuple[BinaryIO, int]:
             raise InvalidParams(
                 f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
             )
-        handle = path.open("rb", buffering=READ_BUFFER)
+        handle = open_read(path, buffering=READ_BUFFER)
     except OSError as exc:
         raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
     return handle, size

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from baton.core.conversation.files import open_read
+
 EDGE = 64 * 1024  # bytes at each end of what was read
 
 
@@ -51,7 +53,7 @@ def file_fingerprint(path: Path, size: int) -> str | None:
     """The fingerprint of the first `size` bytes of the file as it is now; None when it
     cannot be read, or holds fewer bytes."""
     try:
-        with path.open("rb") as handle:
+        with open_read(path) as handle:
             head = handle.read(min(EDGE, size))
             handle.seek(max(0, size - EDGE))
             tail = handle.read(min(EDGE, size))

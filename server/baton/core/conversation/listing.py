@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Container
 from pathlib import Path
 
 from baton.core.conversation.damage import Damage
@@ -77,11 +78,15 @@ class SessionIndex:
         tokens = _unpack(packed).tokens if packed is not None else -1
         return tokens if tokens >= 0 else None
 
-    def summaries(self, folder: Path, seconds: float = LIST_SECONDS) -> list[Summary]:
+    def summaries(
+        self, folder: Path, seconds: float = LIST_SECONDS, held: Container[str] = ()
+    ) -> list[Summary]:
         """Every `<id>.jsonl` of `folder` summarized; never opens anything but a regular
-        file, and reads each one at most up to the size it had when the list began. The
-        index is brought up to date first and the summaries made after, so that what a
-        list leaves behind (the index) is not spread among what it drops."""
+        file, and reads each one at most up to the size it had when the list began. A file
+        with no whole line yet that a writer holds, not one of the sessions `held` here,
+        is left out: another process is creating it, its header not yet written. The index
+        is brought up to date first and the summaries made after, so that what a list
+        leaves behind (the index) is not spread among what it drops."""
         found = self._refresh(folder, seconds)
         locked = {hash(key) for key in write_locked()}  # the entries' `file` hashes
         out: list[Summary] = []
@@ -90,6 +95,8 @@ class SessionIndex:
                 out.append(odd(sid, problem))
                 continue
             entry = _unpack(self._entries[sid])
+            if entry.first and not entry.bad_lines and entry.file in locked and sid not in held:
+                continue  # no line yet, its writer's lock held elsewhere: a create under way
             summary = entry.summary(sid)
             noted = self._sizes.get(sid)  # `_refresh` kept only those of the file as it is
             if noted is not None:

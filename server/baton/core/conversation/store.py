@@ -285,7 +285,7 @@ class SessionStore:
         if linked_folder(self.sessions_dir):  # nothing read through it (the start said so)
             return out
         writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
-        for summary in self._index.summaries(self.sessions_dir):
+        for summary in self._index.summaries(self.sessions_dir, held=self._open):
             summary.read_only = summary.read_only or not writable
             session = self._open.get(summary.session_id)
             if session is not None and not session.transcript.read_only:

@@ -60,19 +60,23 @@ class SecondName(StorageError):
         )
 
 
-def open_regular(path: Path | str, flags: int, mode: int = 0o600) -> int:
+def open_regular(
+    path: Path | str, flags: int, mode: int = 0o600, *, dir_fd: int | None = None
+) -> int:
     """`path` opened with `flags`, only if it is a regular file: a link is never followed
     and a FIFO never waited on (`StorageError` for either, or anything else that is not a
     regular file; its words say whether a read or a write was refused), and for a write
     only a file with one name (`SecondName` for one a hard link gives another). Other
-    failures are the OSError they are."""
+    failures are the OSError they are. With `dir_fd`, `path` is a name in that folder."""
     write = bool(flags & (os.O_WRONLY | os.O_RDWR))
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+        fd = os.open(
+            path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=dir_fd
+        )
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
             try:
-                found = os.lstat(path).st_mode
+                found = os.lstat(path, dir_fd=dir_fd).st_mode
             except OSError:
                 raise exc from None
             raise StorageError(not_regular(path, found, write=write), path=str(path)) from None
@@ -127,17 +131,23 @@ def write_parts(fd: int, parts: Sequence[bytes]) -> None:
 
 
 def sync_dir(path: Path) -> None:
-    """fsync a directory, so that a file just created in it survives a crash. A file
-    system that cannot sync a folder (some network and FUSE ones: EINVAL, EOPNOTSUPP) is
-    left at the files' own syncs, as SQLite does; any other failure is raised."""
+    """fsync a directory, so that a file just created in it survives a crash."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        sync_folder(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_folder(fd: int) -> None:
+    """fsync the directory open as `fd`. A file system that cannot sync a folder (some
+    network and FUSE ones: EINVAL, EOPNOTSUPP) is left at the files' own syncs, as SQLite
+    does; any other failure is raised."""
     try:
         os.fsync(fd)
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
             raise
-    finally:
-        os.close(fd)
 
 
 def cause(exc: OSError) -> str:

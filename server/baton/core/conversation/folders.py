@@ -52,18 +52,31 @@ def write_problem(folder: Path) -> str | None:
     return None
 
 
-def ensure_private_dir(path: Path) -> None:
-    """`path` and its parents made as needed, `path` itself 0700; `StorageError` when it
-    is a link (`linked_folder`), nothing made or changed."""
+def open_private_dir(path: Path) -> int:
+    """A descriptor of the folder `path` (made with its parents as needed), made 0700
+    through it: the folder checked is the folder used (another program that swaps it for
+    a link meanwhile is refused, never followed). `StorageError` when it is a link
+    (`linked_folder`), nothing made or changed, or cannot be made or opened."""
     linked = linked_folder(path)
     if linked:
         raise StorageError(f"could not create a session in {path}: {linked}", path=str(path))
     try:
         path.mkdir(parents=True, exist_ok=True)
-        if stat.S_IMODE(path.stat().st_mode) != 0o700:
-            os.chmod(path, 0o700)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
+        linked = linked_folder(path) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else None
+        if linked:  # made a link since the check
+            raise StorageError(
+                f"could not create a session in {path}: {linked}", path=str(path)
+            ) from None
         raise storage_error("create a session in", path, exc) from None
+    try:
+        if stat.S_IMODE(os.fstat(fd).st_mode) != 0o700:
+            os.fchmod(fd, 0o700)
+    except OSError as exc:
+        os.close(fd)
+        raise storage_error("create a session in", path, exc) from None
+    return fd
 
 
 def replace_beside(path: Path, data: bytes) -> None:

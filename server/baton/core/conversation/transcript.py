@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -15,10 +16,10 @@ from baton.core.conversation.files import (
     not_regular,
     open_regular,
     storage_error,
-    sync_dir,
+    sync_folder,
     write_parts,
 )
-from baton.core.conversation.folders import ensure_private_dir
+from baton.core.conversation.folders import open_private_dir
 from baton.core.conversation.kept_aside import Line, end_on_newline, keep_aside, record
 from baton.core.conversation.records import check_writable as check_writable  # re-exported
 from baton.core.conversation.records import encode, encode_parts
@@ -79,9 +80,19 @@ class Transcript(TranscriptFile):
         A create that fails (a header that cannot be written, a full disk) leaves no
         file behind and holds no lock."""
         encode([header])  # invalid_params before anything touches the disk
-        ensure_private_dir(path.parent)
+        # the folder checked is the one written: made private and the file made in it by
+        # its descriptor (another program may swap it for a link meanwhile)
+        folder = open_private_dir(path.parent)
         try:
-            fd = open_regular(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND)
+            return cls._create_in(folder, path, header)
+        finally:
+            os.close(folder)
+
+    @classmethod
+    def _create_in(cls, folder: int, path: Path, header: Event) -> Transcript:
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND
+        try:
+            fd = open_regular(path.name, flags, dir_fd=folder)
         except FileExistsError:
             raise
         except OSError as exc:
@@ -90,13 +101,11 @@ class Transcript(TranscriptFile):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             transcript.append(header)
-            sync_dir(path.parent)
+            sync_folder(folder)
         except BaseException as exc:
-            transcript._fd = None
-            try:
-                path.unlink()
-            finally:
-                os.close(fd)
+            transcript.close()  # a check of the append may have closed it already
+            with contextlib.suppress(OSError):
+                os.unlink(path.name, dir_fd=folder)
             if isinstance(exc, OSError):
                 raise storage_error("create", path, exc) from None
             raise

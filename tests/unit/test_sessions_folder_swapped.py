@@ -76,3 +76,22 @@ def test_a_folder_swapped_for_a_link_is_neither_made_private_nor_written(
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755, "made private through the link"
     assert list(shared.iterdir()) == [], "written through the link"
     assert len(list((tmp_path / "data" / "moved").iterdir())) == 1  # the first session only
+
+
+def test_a_file_beside_the_sessions_is_not_written_through_a_folder_swapped_after_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compaction's draft or the session notes (`replace_beside`): the check found a
+    folder, the file was then written beside it by name, through the link."""
+    store = SessionStore(tmp_path / "data", lambda m: 1)
+    session = store.create("first")
+    store.close()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    _at_the_check(monkeypatch, lambda: _swap(store, shared))
+    draft = store.sessions_dir / f"{session.session_id}.draft.json"
+
+    with pytest.raises(StorageError) as caught:
+        folders.replace_beside(draft, b"{}")
+    assert "symbolic link" in caught.value.message
+    assert list(shared.iterdir()) == [], "written through the link"

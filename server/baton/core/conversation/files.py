@@ -7,8 +7,8 @@ import contextlib
 import errno
 import fcntl
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -219,7 +219,18 @@ def replace_file(path: Path, data: bytes, mode: int = 0o600) -> None:
     """`path` replaced whole by `data` (with `mode`): written beside it under a unique name,
     synced, then renamed over it, so a reader sees the old file or the new one, never a
     part. The OSError of a failure is raised, with nothing left behind."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        replace_in(folder, path.name, data, mode)
+    finally:
+        os.close(folder)
+
+
+def replace_in(folder: int, name: str, data: bytes, mode: int = 0o600) -> None:
+    """`replace_file` of the file `name` in the folder open as `folder`."""
+    temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o600, dir_fd=folder)
     try:
         try:
             os.fchmod(fd, mode)
@@ -227,10 +238,10 @@ def replace_file(path: Path, data: bytes, mode: int = 0o600) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temporary, path)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=folder)
         raise
 
 

@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from baton.core.conversation.files import cause, replace_file, storage_error
+from baton.core.conversation.files import cause, replace_in, storage_error
 from baton.core.errors import StorageError
 
 
@@ -52,23 +52,35 @@ def write_problem(folder: Path) -> str | None:
     return None
 
 
+def open_folder(folder: Path) -> int:
+    """A descriptor of `folder`, never through a link: the folder checked is the folder
+    used, however another program swaps it meanwhile. `StorageError` in `linked_folder`'s
+    words when it is a link; other failures are the OSError they are."""
+    linked = linked_folder(folder)
+    if linked:
+        raise StorageError(linked, path=str(folder))
+    try:
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        linked = linked_folder(folder) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else None
+        if linked:  # made a link since the check
+            raise StorageError(linked, path=str(folder)) from None
+        raise
+
+
 def open_private_dir(path: Path) -> int:
     """A descriptor of the folder `path` (made with its parents as needed), made 0700
-    through it: the folder checked is the folder used (another program that swaps it for
-    a link meanwhile is refused, never followed). `StorageError` when it is a link
-    (`linked_folder`), nothing made or changed, or cannot be made or opened."""
-    linked = linked_folder(path)
-    if linked:
-        raise StorageError(f"could not create a session in {path}: {linked}", path=str(path))
+    through it (`open_folder`). `StorageError` when it is a link, nothing made or changed,
+    or cannot be made or opened."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        if not path.is_symlink():
+            path.mkdir(parents=True, exist_ok=True)
+        fd = open_folder(path)
+    except StorageError as exc:
+        raise StorageError(
+            f"could not create a session in {path}: {exc.message}", path=str(path)
+        ) from None
     except OSError as exc:
-        linked = linked_folder(path) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else None
-        if linked:  # made a link since the check
-            raise StorageError(
-                f"could not create a session in {path}: {linked}", path=str(path)
-            ) from None
         raise storage_error("create a session in", path, exc) from None
     try:
         if stat.S_IMODE(os.fstat(fd).st_mode) != 0o700:
@@ -81,9 +93,10 @@ def open_private_dir(path: Path) -> int:
 
 def replace_beside(path: Path, data: bytes) -> None:
     """`replace_file` for a file beside the transcripts (a compaction's draft, the session
-    notes): `StorageError` while their folder is a link (`linked_folder`: it became one
-    while the server held the session), nothing written through it."""
-    linked = linked_folder(path.parent)
-    if linked:
-        raise StorageError(linked, path=str(path.parent))
-    replace_file(path, data)
+    notes), through their folder's descriptor (`open_folder`): `StorageError` while it is
+    a link (it became one while the server held the session), nothing written through it."""
+    folder = open_folder(path.parent)
+    try:
+        replace_in(folder, path.name, data)
+    finally:
+        os.close(folder)

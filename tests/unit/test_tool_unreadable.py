@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from tool_calls import call, ctx
+
+from baton.core.tools import file_reads
 
 NOTE = "[{} folders could not be read (Permission denied): what they hold was not searched]"
 
@@ -77,14 +80,14 @@ async def test_files_search_text_cannot_read_are_counted(
     it holds, without a word."""
     (tmp_path / "locked.txt").write_text("match\n")
     (tmp_path / "open.txt").write_text("other\n")
-    real_read = Path.read_bytes
+    real_open = file_reads.open_read
 
-    def read_bytes(path: Path) -> bytes:
+    def open_read(path: Path) -> BinaryIO:
         if path.name == "locked.txt":
             raise PermissionError(13, "Permission denied", str(path))
-        return real_read(path)
+        return real_open(path)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(file_reads, "open_read", open_read)
     result = await call(ctx(tmp_path), "search_text", pattern="match")
     assert result.text.splitlines() == [
         "No hits for 'match'.",

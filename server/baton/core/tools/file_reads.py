@@ -9,6 +9,7 @@ from pathlib import Path
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
+from baton.core.conversation.files import NotRegularFile, open_read
 from baton.core.tools.host import ToolHost
 from baton.core.tools.workspace import Located, ToolError, Unreadable, exists, glob_hint, why
 
@@ -97,12 +98,19 @@ def _utf16(data: bytes) -> bool:
 
 
 def _read_checked(located: Located) -> str:
-    """The text of a file `_check_file` passed."""
+    """The text of a file `_check_file` passed, as the file opened is (another program may
+    have put a FIFO or a larger file in its place since the check): never waited on, read
+    no further than the bound."""
     try:
-        data = located.real.read_bytes()
+        with open_read(located.real) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except NotRegularFile:
+        raise ToolError(f"{located.shown} is not a regular file") from None
     except OSError as exc:
         said = why(exc)
         raise Unreadable(f"{located.shown} cannot be read ({said})", said) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ToolError(f"{located.shown} is over the {MAX_FILE_BYTES:,} bytes a tool reads")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) and _utf16(data):  # NULs: no binary
         raise ToolError(
             f"{located.shown} is UTF-16 text (its byte order mark says so): the tools read "

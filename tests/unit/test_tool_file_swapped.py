@@ -17,7 +17,7 @@ from baton.core.settings import ToolsSettings
 from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.calls import answer
 from baton.core.tools.catalog import workspace_registry
-from baton.core.tools.host import DiskHost
+from baton.core.tools.host import DiskHost, EditOutcome, FileEdit
 from baton.core.tools.registry import ToolContext, ToolResult
 from baton.core.tools.workspace import Workspace
 
@@ -42,3 +42,15 @@ def test_a_fifo_put_in_its_place_after_the_check_is_not_read(
     assert not taken, "the FIFO was read"
     [result] = answers
     assert result.is_error and result.text == "Error: swap.py is not a regular file"
+
+
+def test_an_edit_whose_file_became_a_fifo_while_it_waited_is_not_applied(tmp_path: Path) -> None:
+    """The text an edit was planned on is compared, at the user's word, with the file as
+    it is then, read whole on the server's loop: a FIFO put in its place meanwhile (the
+    user may take minutes to answer) held the loop for as long as its writer stayed."""
+    path = tmp_path / "app.py"
+    edit = FileEdit(path, "x = 1\n", "x = 2\n", "edit app.py")
+
+    taken, answers = read_of_fifo(path, lambda: asyncio.run(DiskHost().apply_edit(edit)))
+    assert not taken, "the FIFO was read"
+    assert answers == [EditOutcome(False, "the file cannot be read (a FIFO, not a regular file)")]

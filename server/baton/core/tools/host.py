@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from baton.core.conversation.files import replace_file
+from baton.core.conversation.files import open_read, replace_file
 
 PermissionOutcome = Literal["allowOnce", "allowSession", "deny"]
 ToolKind = Literal["read", "search", "edit", "other"]
@@ -36,9 +36,12 @@ def cannot_write(exc: OSError) -> str:
 
 def current_text(path: Path) -> str | None:
     """The file's text as it is on disk, line ends untouched (None when it is missing):
-    what an edit planned on it compares with. OSError, UnicodeDecodeError as they come."""
+    what an edit planned on it compares with. Only a regular file is read (`open_read`: a
+    FIFO put there while the edit waited is never waited on). OSError, UnicodeDecodeError
+    as they come."""
     try:
-        data = path.read_bytes()
+        with open_read(path) as handle:
+            data = handle.read()
     except FileNotFoundError:
         return None
     return data.decode("utf-8")

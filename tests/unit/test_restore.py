@@ -205,27 +205,33 @@ def test_deleted_and_unreadable_files_are_skipped(ws: Path) -> None:
     assert restored_paths(run(files, ws)) == [str(text)]
 
 
-def test_a_huge_file_is_only_referenced_without_being_read(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    huge = ws / "dump.sql"
-    with huge.open("wb") as handle:
-        handle.write(b"INSERT INTO t VALUES (1);\n" * 200_000)  # about 5 MB
+def reads_spied(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes asked of each read of a file the restore opens, in order."""
     read_sizes: list[int] = []
-    real_open = Path.open
+    real_open = file_text.open_read
 
-    def spying_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        handle = real_open(self, *args, **kwargs)
+    def spying_open(path: Path) -> Any:
+        handle = real_open(path)
         real_read = handle.read
 
         def read(size: int = -1) -> Any:
             read_sizes.append(size)
             return real_read(size)
 
-        handle.read = read
+        handle.read = read  # type: ignore[method-assign]
         return handle
 
-    monkeypatch.setattr(file_text.Path, "open", spying_open)
+    monkeypatch.setattr(file_text, "open_read", spying_open)
+    return read_sizes
+
+
+def test_a_huge_file_is_only_referenced_without_being_read(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    huge = ws / "dump.sql"
+    with huge.open("wb") as handle:
+        handle.write(b"INSERT INTO t VALUES (1);\n" * 200_000)  # about 5 MB
+    read_sizes = reads_spied(monkeypatch)
     [(message, restored)] = run(focus_all(huge), ws)
     assert restored.truncated
     assert "Reference only: the file is 5.2 MB" in message.text()
@@ -238,16 +244,7 @@ def test_a_large_file_is_read_only_as_far_as_its_budget_needs(
 ) -> None:
     path = ws / "medium.log"
     path.write_text("line of log output\n" * 5_000, encoding="utf-8")  # 95 kB
-    read_sizes: list[int] = []
-    real_open = Path.open
-
-    def spying_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        handle = real_open(self, *args, **kwargs)
-        real_read = handle.read
-        handle.read = lambda size=-1: (read_sizes.append(size), real_read(size))[1]
-        return handle
-
-    monkeypatch.setattr(file_text.Path, "open", spying_open)
+    read_sizes = reads_spied(monkeypatch)
     [(_, restored)] = run(focus_all(path), ws, max_tokens_per_file=2_000)
     assert restored.truncated
     assert read_sizes and max(read_sizes) <= 2_000 * 8 + file_text.SNIFF_BYTES + 1

@@ -1,17 +1,21 @@
-"""A workspace file the tools read, swapped by another program after its check: the check
-(`_check_file`: a regular file, within the bound) was of the name, the read of the name
-again, on the server's loop. A FIFO put there in between held the loop (and the server)
-for as long as its writer stayed. The file opened is the one checked now."""
+"""A workspace file Baton reads (for a tool, an edit, the project's instructions, a
+compaction's restore), swapped by another program after its check: the check (a regular
+file, within the bound) was of the name, the read of the name again, on the server's loop.
+A FIFO put there in between held the loop (and the server) for as long as its writer
+stayed. The file opened is the one checked now."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fifo_probe import checked_as_regular, read_of_fifo
 
+from baton.core.compaction.prompts import project_instructions
+from baton.core.compaction.working_set.file_text import read_content
 from baton.core.conversation.messages import ToolUseBlock
 from baton.core.settings import ToolsSettings
 from baton.core.settings_lists import DEFAULT_EXCLUDES
@@ -20,6 +24,7 @@ from baton.core.tools.catalog import workspace_registry
 from baton.core.tools.host import DiskHost, EditOutcome, FileEdit
 from baton.core.tools.registry import ToolContext, ToolResult
 from baton.core.tools.workspace import Workspace
+from baton.core.turn.system_prompt import default_system_prompt
 
 
 def read_file(root: Path, path: str) -> ToolResult:
@@ -54,3 +59,27 @@ def test_an_edit_whose_file_became_a_fifo_while_it_waited_is_not_applied(tmp_pat
     taken, answers = read_of_fifo(path, lambda: asyncio.run(DiskHost().apply_edit(edit)))
     assert not taken, "the FIFO was read"
     assert answers == [EditOutcome(False, "the file cannot be read (a FIFO, not a regular file)")]
+
+
+@pytest.mark.parametrize("read", ["system prompt", "compact instructions", "restore"])
+def test_a_project_file_swapped_for_a_fifo_after_its_check_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: str
+) -> None:
+    """The project's CLAUDE.md, read into each send's system prompt and a compaction's
+    instructions, and a file a compaction restores: each was checked by its name (a
+    regular file), then read by its name again on the server's loop."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    twin = tmp_path / "twin.md"
+    twin.write_text("## Compact Instructions\nkeep the tests\n")
+    path = root / "CLAUDE.md"
+    checked_as_regular(path, monkeypatch, twin)
+    reads: dict[str, Callable[[], object]] = {
+        "system prompt": lambda: default_system_prompt(None, [root]),
+        "compact instructions": lambda: project_instructions([root]),
+        "restore": lambda: read_content(path, None, 10_000, 10_000),
+    }
+
+    taken, answers = read_of_fifo(path, reads[read])
+    assert not taken, "the FIFO was read"
+    assert len(answers) == 1 and "s_other" not in str(answers[0])

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from baton.core.conversation.boundary import DIRECTIONS, Direction
+from baton.core.conversation.files import open_read
 from baton.core.errors import InvalidParams
 
 SUMMARY_SYSTEM = (
@@ -240,7 +241,7 @@ def instructions_block(path: Path) -> str | None:
     its text, bounded), None when it has no text: a compaction does not restore a file the
     session's system prompt carries as it is now (one edited since comes back)."""
     try:
-        with path.open("rb") as handle:
+        with open_read(path) as handle:
             raw = handle.read(MAX_SYSTEM_INSTRUCTIONS_CHARS * 4)
     except OSError:
         return None
@@ -250,7 +251,7 @@ def instructions_block(path: Path) -> str | None:
 
 def _read_head(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
+        with open_read(path) as handle:
             raw = handle.read(MAX_INSTRUCTIONS_BYTES)
     except OSError:
         return None

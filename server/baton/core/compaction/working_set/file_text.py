@@ -5,11 +5,13 @@ that fits a room of tokens (cut and marked when it does not)."""
 from __future__ import annotations
 
 import codecs
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import CountText, cut_to_tokens
 from baton.core.compaction.working_set.visible import COPY_NOTE, CUT_NOTE, REFERENCE_NOTE
+from baton.core.conversation.files import open_read
 from baton.core.conversation.records import unwritable
 
 LARGE_FILE_BYTES = 1_000_000
@@ -50,10 +52,10 @@ def read_content(path: Path, live_text: str | None, per_file: int, room: int) ->
             return Content(None, size, True)
         return Content(live_text, size, False)
     try:
-        if not path.is_file():
-            return None
-        size = path.stat().st_size
-        with path.open("rb") as handle:
+        # only a regular file, told by the file opened (`open_read`): a FIFO put there
+        # after a look at its name would be waited on, on the server's loop
+        with open_read(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
             if size > too_big:
                 # Only sniff the head: a binary file is skipped, not referenced.
                 return (

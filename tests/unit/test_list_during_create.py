@@ -1,9 +1,10 @@
-"""A list made while another process creates a session: the file is there, empty or with
-half its header, for as long as the header takes to be written and synced. It was listed
-as a damaged, read-only session with no title, and stayed so in that list (the other
-process's client showed a broken session until it listed again); it is left out until its
-header is written, the creator's lock on it telling a create in progress from an empty
-file nobody writes (listed as damaged, as before)."""
+"""A list made while another process creates or removes a session. A file being created is
+there, empty or with half its header, for as long as the header takes to be written and
+synced: it was listed as a damaged, read-only session with no title, and stayed so in that
+list (the other process's client showed a broken session until it listed again); it is
+left out until its header is written, the creator's lock on it telling a create in
+progress from an empty file nobody writes (listed as damaged, as before). A file removed
+while the list reads it is left out too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation import listing
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -72,4 +74,27 @@ def test_an_empty_file_opened_here_is_still_listed_as_damaged(tmp_path: Path) ->
     assert store.get("s_empty").damage.header_missing
     found = listed(store)["s_empty"]
     assert found.read_only and found.damage.header_missing
+    store.close()
+
+
+def test_a_session_file_removed_while_the_list_reads_it_is_not_listed_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed between the folder's entry seen and the file opened (another program's rm,
+    a save that removes the file before writing it again): it was listed as a damaged,
+    read-only session with no title, "cannot be read: [Errno 2] No such file or
+    directory: '...'"."""
+    store = SessionStore(tmp_path, _count)
+    kept = store.create("kept").session_id
+    gone = store.create("gone").session_id
+    store.close()
+    real = listing.summarize
+
+    def removed_first(path: str, *args: Any, **kwargs: Any) -> Any:
+        if path.endswith(f"{gone}.jsonl"):
+            os.unlink(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(listing, "summarize", removed_first)
+    assert [(s.session_id, s.damage.any) for s in store.list()] == [(kept, False)]
     store.close()

@@ -159,6 +159,8 @@ class SessionIndex:
                 before = _unpack(packed) if packed is not None else None
                 whole = time.monotonic() < deadline
                 packed = _pack(summarize(found.path, st, before, whole=whole))
+        except FileNotFoundError:
+            return  # removed since its entry was seen: no session to list
         except (OSError, StorageError) as exc:
             out.append((sid, f"{name} cannot be read: {getattr(exc, 'message', exc)}"))
             return

@@ -100,7 +100,10 @@ def test_an_unreadable_transcript_is_named_with_its_cause(
     unreadable_file(monkeypatch, path)
 
     listed = {s.session_id: s for s in store.list()}
-    assert listed[sid].read_only and DENIED in " ".join(listed[sid].damage.notes)
+    assert listed[sid].read_only
+    # in the OS's words, as for a folder that cannot be searched: it said "[Errno 13]
+    # Permission denied: '<path>'", Python's way of printing the error
+    assert listed[sid].damage.notes[0] == f"{sid}.jsonl cannot be read: {DENIED}"
     for look in (store.get, store.delete):
         with pytest.raises(StorageError) as caught:
             look(sid)

@@ -162,7 +162,8 @@ class SessionIndex:
         except FileNotFoundError:
             return  # removed since its entry was seen: no session to list
         except (OSError, StorageError) as exc:
-            out.append((sid, f"{name} cannot be read: {getattr(exc, 'message', exc)}"))
+            why = exc.message if isinstance(exc, StorageError) else cause(exc)
+            out.append((sid, f"{name} cannot be read: {why}"))
             return
         seen[sid] = packed
         out.append((sid, ""))

@@ -61,14 +61,15 @@ class Reading:
 def open_import(path: Path) -> tuple[BinaryIO, int]:
     """The file, open for reading, and its size; InvalidParams when it cannot be imported."""
     try:
-        size = path.stat().st_size
-        if size > MAX_IMPORT_BYTES:
-            raise InvalidParams(
-                f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
-            )
         handle = open_read(path, buffering=READ_BUFFER)
+        size = os.fstat(handle.fileno()).st_size  # the file opened's, not the name's before
     except OSError as exc:
         raise InvalidParams(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size > MAX_IMPORT_BYTES:
+        handle.close()
+        raise InvalidParams(
+            f"{path.name} is {size:,} bytes; imports are limited to {MAX_IMPORT_BYTES:,}"
+        )
     return handle, size
 
 

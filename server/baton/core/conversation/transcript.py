@@ -250,11 +250,13 @@ class Transcript(TranscriptFile):
             os.fsync(fd)
         except BaseException as exc:
             # A failed or partial write must not leave half a line for the next append to
-            # land on: cut the file back to where this batch began.
+            # land on: cut the file back to where this batch began (when it took anything:
+            # a read-only disk refuses the cut as it refused the write).
             try:
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-                self._mtime = os.fstat(fd).st_mtime_ns  # its own change, not another's
+                if os.fstat(fd).st_size != start:
+                    os.ftruncate(fd, start)
+                    os.fsync(fd)
+                    self._mtime = os.fstat(fd).st_mtime_ns  # its own change, not another's
             except OSError:
                 log.error("%s: could not undo a failed append", self.path.name)
             if isinstance(exc, OSError):

@@ -223,6 +223,64 @@ async def test_an_undo_of_a_session_changed_while_it_was_checked_is_checked_agai
     assert threading.get_ident() not in gate.threads
 
 
+class Steps:
+    """Holds each call it watches (in whatever thread it runs) until let through, one at
+    a time."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Semaphore(0)
+        self.go = threading.Semaphore(0)
+        self.threads: list[int] = []
+
+    def hold(self) -> None:
+        self.threads.append(threading.get_ident())
+        self.entered.release()
+        self.go.acquire(timeout=WAIT)  # bounded: on the event loop this holds everything
+
+    async def wait_entered(self) -> bool:
+        return await asyncio.to_thread(self.entered.acquire, True, WAIT)
+
+
+async def test_a_session_that_changes_during_every_check_is_never_checked_on_the_loop(
+    call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Changed during each of its first four checks, the session is checked a fifth time in
+    its lane (it was checked on the loop after three, every session waiting): other
+    sessions are answered while that check runs."""
+    steps = Steps()
+    original = undo_check.kept_later
+
+    def kept_later(*args: Any) -> Any:
+        steps.hold()
+        return original(*args)
+
+    monkeypatch.setattr(undo_check, "kept_later", kept_later)
+    held = _long_session(call, "held")
+    before = list(call.service.session(held).view)
+    await _compact(call, held, "m100")
+    other = (await sessions.create(call, p.CreateParams(title="other"))).session_id
+    undoing = _undo(call, held)
+    appended: list[str] = []
+    try:
+        for n in range(4):
+            assert await steps.wait_entered()
+            turn = p.MessageInput(role=("user", "assistant")[n % 2], content=f"and then {n}?")
+            params = p.AppendParams(session_id=held, messages=[turn])
+            appended += (await sessions.append(call, params)).message_ids
+            steps.go.release()
+        assert await steps.wait_entered()  # the fifth check, the session unchanged since
+        turns = [p.MessageInput(role="user", content="hi")]
+        await sessions.append(call, p.AppendParams(session_id=other, messages=turns))
+        view = await sessions.get(call, p.PageParams(session_id=other))
+        assert len(view.messages) == 1 and not undoing.done()
+    finally:
+        for _ in range(8):
+            steps.go.release()
+    await asyncio.wait_for(undoing, WAIT)
+    assert call.service.session(held).view == [*before, *appended]
+    assert len(steps.threads) == 5 and threading.get_ident() not in steps.threads
+
+
 async def test_an_undo_checked_off_the_loop_leaves_the_state_a_fresh_read_finds(call: Call) -> None:
     held = _long_session(call, "held")
     await _compact(call, held, "m100")

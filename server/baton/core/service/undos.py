@@ -10,9 +10,10 @@ chain), saying each step on its progress, a cancel stopping it at the next
 when later summaries hold it, or another undo of the session waits) it runs in
 the session's lane, in a worker thread, and the undo commits on the loop, still in the
 lane, with that check while the session is at the revision it was checked at; a session
-changed meanwhile (an append, a pin, read again) is checked again, in the lane, and on
-the loop at last should it keep changing. A short session's undo is made where it is
-asked, as before: a thread's hop costs it more than its check does.
+changed meanwhile (an append, a pin, read again) is checked again, in the lane, as often
+as it changes (never on the loop: there the check of a long chain held every session for
+minutes; the undo's cancel stops it at its next step). A short session's undo is made
+where it is asked, as before: a thread's hop costs it more than its check does.
 
 What it answers is what the undo made at once answers: refused as it arrives while the
 session compacts; the latest compaction is the latest of those in force when it was
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from baton.core.service.service import BatonService
 
 OFF_LOOP_MESSAGES = 1_000  # an undo of a session holding this many is checked off the loop
-TRIES = 3  # checks in the lane of a session that changes meanwhile, before one on the loop
 
 
 class Undos:
@@ -107,11 +107,12 @@ class Undos:
         boundary_id: str | None,
         asked: list[str],
         progress: Progress | None,
-    ) -> tuple[str, Checked | None]:
+    ) -> tuple[str, Checked]:
         """The boundary to undo and its check made in a worker thread for the session as
-        it is now (None: it kept changing; `uncompact` checks it on the loop)."""
+        it is now: one that changed meanwhile is checked again there, until a check finds
+        it as it was (the commit then takes that check as it is)."""
         told = threadsafe(progress)
-        for _ in range(TRIES):
+        while True:
             target = session.undo_target(boundary_id, asked)
             revision = session.revision
             try:
@@ -122,7 +123,6 @@ class Undos:
                 continue  # the session changed: checked again
             if session.revision == revision:
                 return target, made
-        return session.undo_target(boundary_id, asked), None
 
 
 def _checked_watched(

@@ -28,11 +28,11 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gate, list[str]]]:
     held, made = Gate(), []
     original = undo_ahead.undo_compaction
 
-    def undo_compaction(view: list[str], boundary: Any, *args: Any) -> list[str]:
+    def undo_compaction(view: list[str], boundary: Any, *args: Any, **kwargs: Any) -> list[str]:
         made.append(boundary.id)
         if len(made) == 1:
             held.hold()
-        return original(view, boundary, *args)
+        return original(view, boundary, *args, **kwargs)
 
     monkeypatch.setattr(undo_ahead, "undo_compaction", undo_compaction)
     yield held, made

@@ -15,6 +15,7 @@ from test_undo_chronology import _summarize, _turns
 from baton.core.conversation import undo, undo_place
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.summary_text import Texts
 from baton.core.conversation.undo_check import check_undo
 
 CHAIN = 60
@@ -71,6 +72,27 @@ def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
     after = check_undo(session, oldest.id)
     assert after == session.view  # its turns stay inside the summaries that hold it
     assert sum(read) < 10_000  # 32,101 so: each summary's span read at each of 119 undos
+
+
+def test_the_undos_the_check_of_the_oldest_works_out_read_each_text_once(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Those undos, on a copy, of each summary that holds the oldest, twice, read what
+    every summary's text covers again at each (the whole chain's, at each of 119 undos):
+    each is read once for them all now, and once for the check's own placing."""
+    session, _ = _chain(store)
+    read: list[str] = []
+    base = Texts._base
+
+    def counted(self: Texts, mid: str) -> list[str]:
+        read.append(mid)
+        return base(self, mid)
+
+    monkeypatch.setattr(Texts, "_base", counted)
+    oldest = session.boundaries[session.active[0]]
+    assert check_undo(session, oldest.id) == session.view
+    owned = sum(len(b.new_messages) for b in session.boundaries.values())
+    assert owned == CHAIN and len(read) <= 2 * owned
 
 
 def _chain(store: SessionStore) -> tuple[Session, str]:

@@ -19,13 +19,29 @@ import pytest
 from conversations import char_count, reload
 from test_compaction_properties import shared_estimator
 from test_compaction_walk import KINDS, Walk
-from undo_reference import ReferenceSummarized, reference_put_back_in, reference_rewinding
+from undo_reference import (
+    ReferenceSummarized,
+    reference_broken_ahead,
+    reference_put_back,
+    reference_put_back_in,
+    reference_reached,
+    reference_rewinding,
+    reference_shared_texts,
+)
 
-from baton.core.conversation import undo, undo_place, unrewind
+from baton.core.conversation import (
+    undo,
+    undo_ahead,
+    undo_check,
+    undo_order,
+    undo_place,
+    unrewind,
+)
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message, MessageInput, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.summary_text import shared_texts
 from baton.core.conversation.undo import undo_compaction
 from baton.core.conversation.undo_check import check_placed
 from baton.core.errors import BatonError
@@ -42,6 +58,12 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patched.setattr(unrewind, "Summarized", ReferenceSummarized)
         patched.setattr(undo, "_put_back_in", reference_put_back_in)
         patched.setattr(undo, "_rewinding", reference_rewinding)
+        patched.setattr(undo_ahead, "shared_texts", reference_shared_texts)
+        for module in (undo_place, undo, unrewind, undo_ahead, undo_order):
+            patched.setattr(module, "reached", reference_reached)
+        for module in (undo, undo_order):
+            patched.setattr(module, "put_back", reference_put_back)
+        patched.setattr(undo_check, "broken_ahead", reference_broken_ahead)
         yield
 
 
@@ -132,6 +154,49 @@ def test_a_long_chain_of_summaries_with_pins_gives_the_same_answers(
                 walk.step(kind)
     assert len(session.active) >= 20
     _same_for_every_target(session, monkeypatch)
+
+
+CHAIN = ["turn", "turn", "pin", "compact", "compact", "microcompact", "rewind", "undo"]
+
+
+def _random_chain(session: Session, seed: int) -> None:
+    """Summaries holding each other, with pins, microcompactions, rewinds and undos."""
+    walk = Walk(session, 500 + seed)
+    for _ in range(4):
+        walk.turn()
+    for _ in range(90):
+        with contextlib.suppress(BatonError):
+            walk.step(walk.rng.choice(CHAIN))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_long_random_chains_give_the_same_answers(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """The undos a check works out on a copy, one after another, read each text once
+    (`shared_texts`) where the reference reads them afresh at each."""
+    session = store.create()
+    _random_chain(session, seed)
+    assert len(session.active) >= 8
+    _same_for_every_target(session, monkeypatch)
+
+
+def test_random_chains_share_their_texts(store: SessionStore) -> None:
+    """The chains above are read with shared texts (the comparison is not one of the
+    reference with itself), and most malformed files are not (each undo reads theirs
+    afresh)."""
+    shared = []
+    for seed in range(8):
+        session = store.create()
+        _random_chain(session, seed)
+        shared.append(shared_texts(session.boundaries.values()) is not None)
+    assert sum(shared) >= 6, shared
+    looped = []
+    for seed in range(40):
+        session = store.create()
+        _malformed(session, random.Random(seed))
+        looped.append(shared_texts(session.boundaries.values()) is None)
+    assert sum(looped) >= 20, looped
 
 
 @pytest.mark.parametrize("seed", range(6))

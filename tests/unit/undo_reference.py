@@ -1,21 +1,45 @@
 """The walk of every summary in force as `undo_place.Summarized` made it before it was
-made near-linear, kept verbatim, and an undo's bookkeeping as `undo` made it before it
-skipped the work that finds nothing (a test's reference only): the differential tests
-give both the same sessions and compare every answer."""
+made near-linear, kept verbatim, an undo's bookkeeping as `undo` made it before it
+skipped the work that finds nothing, `reached` and `put_back` as they went one id at a
+time, and the check of the undos ahead (`undo_ahead.broken_ahead`) as it read the texts
+afresh at each undo it works out on a copy and checked the view at each, twice (a
+test's reference only): the differential tests give both the same sessions and compare
+every answer."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
+from typing import Any
 
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.undo_place import put_back, reached
+from baton.core.conversation.messages import Message
+from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
+from baton.core.conversation.undo_ahead import Watched, _breaks, _holds
+from baton.core.conversation.undo_place import _among
+
+
+def reference_reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
+    """`ids` and every id they stand for, through `stands_for`, one id at a time."""
+    out: set[str] = set()
+    stack = list(ids)
+    while stack:
+        one = stack.pop()
+        if one not in out:
+            out.add(one)
+            stack.extend(stands_for.get(one, []))
+    return out
+
+
+def reference_shared_texts(every: Iterable[Boundary]) -> None:
+    """What each text covers: read afresh at each undo."""
+    return None
 
 
 def reference_put_back_in(
     ids: list[str], spans: Mapping[str, list[str]], summarized: ReferenceSummarized
 ) -> list[str]:
     """What a summary in force stands for once an undo puts its spans back, each read."""
-    return put_back(ids, spans, (), summarized)  # type: ignore[arg-type]
+    return reference_put_back(ids, spans, (), summarized)
 
 
 def reference_rewinding(others: Iterable[Boundary]) -> bool:
@@ -34,7 +58,11 @@ class ReferenceSummarized:
     neither."""
 
     def __init__(
-        self, every: Iterable[Boundary], others: Iterable[Boundary], order: Mapping[str, int]
+        self,
+        every: Iterable[Boundary],
+        others: Iterable[Boundary],
+        order: Mapping[str, int],
+        texts: object = None,  # read afresh, always
     ) -> None:
         self._owner = {m.id: b for b in every for m in b.new_messages}
         self._stands_for: dict[str, list[str]] = {}
@@ -64,7 +92,7 @@ class ReferenceSummarized:
         """The messages `mid` stands for and summarized (itself, for a message)."""
         if mid not in self._stands_for:
             return {mid}
-        return reached([mid], self._stands_for) & self.covered(mid)
+        return reference_reached([mid], self._stands_for) & self.covered(mid)
 
     def came(self, mid: str) -> int | None:
         """Where `mid` came (a summary: the first message it summarized); None for an
@@ -72,7 +100,7 @@ class ReferenceSummarized:
         stands for the stale copies it replaced (it came where it stands, not with them)."""
         if self._stands_for.get(mid, [mid]) == [] or self._attachment(mid):
             return None
-        first = self.of(mid) or reached([mid], self._stands_for)
+        first = self.of(mid) or reference_reached([mid], self._stands_for)
         order = self._order
         return min((order[one] for one in first if one in order), default=len(order))
 
@@ -97,7 +125,8 @@ class ReferenceSummarized:
 
     def stands_for_any(self, mid: str, ids: Collection[str]) -> bool:
         """Whether `mid` is a summary that stands for one of `ids`."""
-        return mid in self._stands_for and not reached([mid], self._stands_for).isdisjoint(ids)
+        stands_for = self._stands_for
+        return mid in stands_for and not reference_reached([mid], stands_for).isdisjoint(ids)
 
     def elsewhere(self, view: list[str]) -> set[str]:
         """The messages a summary in force summarized, out of `view`: an undo leaves them
@@ -107,3 +136,125 @@ class ReferenceSummarized:
         twice)."""
         out = {one for mid in self._stands_for for one in self.of(mid) if one != mid}
         return out.difference(view)
+
+
+def reference_put_back(
+    ids: list[str],
+    spans: Mapping[str, list[str]],
+    held: Collection[str],
+    summarized: Any,
+) -> list[str]:
+    """`undo_place.put_back` as it went through `ids`, one entry at a time."""
+    out: list[str] = []
+    placed = set(held)
+    keys: dict[str, int] = {}
+    region: int | None = None  # where the span last put back starts in `out`
+    for mid in ids:
+        block: list[str] = []
+        for one in spans.get(mid, [mid]):
+            was = {one}  # a malformed file's copies may stand for each other
+            while one in held and summarized.copies.get(one, one) not in was:
+                one = summarized.copies[one]
+                was.add(one)
+            if one not in placed:
+                block.append(one)
+                placed.add(one)
+        first = summarized.came(block[0]) if mid in spans and block else None
+        if first is None:
+            if mid not in spans:
+                if not block:
+                    continue  # placed in the span already (pinned beside its summary)
+                if region is not None and _among(out, region, block[0], keys, summarized):
+                    continue
+            region = None
+            out += block
+            continue
+        came = {one: summarized.came(one) for one in block}  # once, not at every step back
+        beside = [one for one in block if one not in summarized.covered(mid)]  # pinned
+        start = len(out)
+        while start:
+            before = summarized.came(out[start - 1])
+            if before is None or before <= first:
+                break
+            later = [one for one in block if (came[one] or first) > before]
+            if summarized.stands_for_any(out[start - 1], later + beside):
+                break
+            start -= 1
+            keys[out[start]] = before
+        for one in block:  # an attachment among them follows the message before it
+            arrived = came[one]
+            first = keys[one] = first if arrived is None else arrived
+        run, out[start:] = out[start:], []
+        while run and block:
+            out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
+        out += run + block
+        region = start
+    return out
+
+
+def reference_broken_ahead(
+    view: list[str],
+    boundary: Boundary,
+    others: list[Boundary],
+    order: Mapping[str, int],
+    every: Iterable[Boundary],
+    messages: Mapping[str, Message],
+    watched: Watched | None = None,
+) -> str | None:
+    """`undo_ahead.broken_ahead` as it worked out whether each undo on a copy broke the
+    view, without `boundary` undone, before it looked at them with it undone. The
+    compaction in force holding the summary of compaction `boundary` (inside
+    another summary, or pinned beside it) whose undo, once `boundary` is undone, would give
+    a view that breaks the API's rules, where it gives a valid one now. A message pinned
+    beside the undone summary, then unpinned and summarized by another summary, stays
+    inside that one: the span, without the session's first prompt, would open the view
+    with a reply. Undoing that compaction first keeps the span whole. None when none
+    would. Each undo it works out walks the whole view (a long chain: one per summary
+    that holds `boundary`, twice): `watched` hears each, and may stop the check."""
+    every = list(every)
+    mine = set(undo_mapping(boundary))
+    walked = [o.model_copy() for o in others]
+    watched = watched or Watched()
+    steps, broke = _reference_holders(view, mine, walked, order, every, messages, watched)
+    if not steps:
+        return None
+    copies = [other.model_copy() for other in others]  # the undos update them
+    after = undo_compaction(view, boundary, copies, order, every)
+    for n, (holder, was_broken) in enumerate(zip(steps, broke, strict=True)):
+        watched.step(
+            f"Checking their undos once it is undone: {n:,} of {len(steps):,}", n / len(steps)
+        )
+        one = next(copy for copy in copies if copy.id == holder)
+        copies.remove(one)
+        after = undo_compaction(after, one, copies, order, every)
+        if _breaks(after, messages) and not was_broken:
+            return holder
+    return None
+
+
+def _reference_holders(
+    view: list[str],
+    mine: set[str],
+    boundaries: list[Boundary],
+    order: Mapping[str, int],
+    every: list[Boundary],
+    messages: Mapping[str, Message],
+    watched: Watched,
+) -> tuple[list[str], list[bool]]:
+    """The compactions to undo, outermost first, until no summary in the view stands for
+    one of the summaries `mine` (one pinned beside another stays in the view), and whether
+    each undo breaks the API's rules (`boundaries` are updated)."""
+    steps: list[str] = []
+    broke: list[bool] = []
+    while True:
+        stands_for = stands_for_of(boundaries)
+        top = next((mid for mid in view if _holds(mid, mine, stands_for)), None)
+        holder = next((b for b in boundaries if top is not None and top in b.stands_for), None)
+        if holder is None:
+            break
+        watched.step(f"Undoing the compactions that hold it, on a copy: {len(steps):,}")
+        boundaries.remove(holder)
+        view = undo_compaction(view, holder, boundaries, order, every)
+        steps.append(holder.id)
+        broke.append(_breaks(view, messages))
+    return steps, broke

@@ -11,7 +11,7 @@ message asked about."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary
 
@@ -22,10 +22,24 @@ class Text:
     while its own text is being worked out (a malformed file whose summaries name each
     other) gives the empty text, `OPEN`, there: read back, it covers nothing."""
 
-    __slots__ = ("parts",)
+    __slots__ = ("_names", "_nested", "parts")
 
     def __init__(self, parts: tuple[tuple[str, Text | None], ...]) -> None:
         self.parts = parts
+        self._names: tuple[str, ...] | None = None
+        self._nested: tuple[tuple[str, Text], ...] | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """The messages it names."""
+        if self._names is None:
+            self._names = tuple(part for part, _ in self.parts)
+        return self._names
+
+    def nested(self) -> tuple[tuple[str, Text], ...]:
+        """The parts that have a text of their own (a boundary introduced them)."""
+        if self._nested is None:
+            self._nested = tuple((part, below) for part, below in self.parts if below is not None)
+        return self._nested
 
 
 OPEN = Text(())
@@ -70,6 +84,14 @@ class Texts:
                 frames.append((part, self._base(part), []))
         return self._texts[mid]
 
+    def fresh(self) -> Texts:
+        """These texts (each worked out once, kept), with none of the sets of what they
+        cover: an undo's check asks for those of a new summary at each undo it works out
+        (each a long chain's tens of thousands of messages), none of them kept after it."""
+        out = Texts(self._owner)
+        out._texts = self._texts
+        return out
+
     def covered(self, mid: str) -> frozenset[str]:
         """The messages the text of `mid` covers (itself, for a plain message)."""
         text = self.text(mid)
@@ -86,15 +108,68 @@ class Texts:
         return base or boundary.stands_for.get(mid, [])
 
 
+def shared_texts(every: Iterable[Boundary]) -> Texts | None:
+    """One `Texts` for every undo a check works out on a copy (`undo_ahead.py`), when each
+    message's text is the same whichever of those undos reads it: each message introduced
+    once; what each is read from (a summary's `summarized_ids`, else what it stands for)
+    never rewritten by an undo (it names no message a boundary introduced, and none twice:
+    an undo rewrites a list that names one it undoes, and drops a repeat); and no text
+    that holds itself (a malformed file's, read in the order asked). None otherwise: each
+    undo reads the texts afresh."""
+    owner: dict[str, Boundary] = {}
+    for boundary in every:
+        for message in boundary.new_messages:
+            if message.id in owner:
+                return None
+            owner[message.id] = boundary
+    below: dict[str, list[str]] = {}
+    for mid, boundary in owner.items():
+        if mid == boundary.summary_id and boundary.summarized_ids:
+            if boundary.direction == "rewind":  # an undo rewrites what a rewind took
+                return None
+            below[mid] = [one for one in boundary.summarized_ids if one in owner]
+            continue
+        base = boundary.stands_for.get(mid, [])
+        if len(set(base)) != len(base) or not owner.keys().isdisjoint(base):
+            return None
+    return None if looped(below) else Texts(owner)
+
+
+def looped(below: Mapping[str, Iterable[str]]) -> bool:
+    """Whether a message reaches itself through `below` (the messages each one names)."""
+    done: set[str] = set()
+    for root in below:
+        if root in done:
+            continue
+        path = {root}
+        stack = [(root, iter(below[root]))]
+        while stack:
+            at, rest = stack[-1]
+            for one in rest:
+                if one in path:
+                    return True
+                if one in below and one not in done:
+                    path.add(one)
+                    stack.append((one, iter(below[one])))
+                    break
+            else:
+                stack.pop()
+                path.discard(at)
+                done.add(at)
+    return False
+
+
 def _read(text: Text) -> frozenset[str]:
-    """Every message `text` names, through the texts it holds."""
+    """Every message `text` names, through the texts it holds (each text's names taken
+    whole)."""
     out: set[str] = set()
     seen = {text}
     stack = [text]
     while stack:
-        for part, below in stack.pop().parts:
-            out.add(part)
-            if below is not None and below not in seen:
+        one = stack.pop()
+        out.update(one.names())
+        for _, below in one.nested():
+            if below not in seen:
                 seen.add(below)
                 stack.append(below)
     return frozenset(out)

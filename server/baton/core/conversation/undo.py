@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
+from baton.core.conversation.summary_text import Texts
 from baton.core.conversation.undo_place import (
     Summarized,
     copies_in_place,
@@ -88,12 +89,13 @@ def placing(
     others: list[Boundary],
     order: Mapping[str, int],
     every: Iterable[Boundary],
+    texts: Texts | None = None,
 ) -> Placed:
     """What undoing `boundary` places: what the summaries in force summarized, the
     messages they hold out of the view, the spans put back, the rest of each span cut
     before a rewound message (that rewind's, keyed by the message) and what goes inside
-    the summaries a rewind holds (`_held_inside`)."""
-    summarized = Summarized([*every, *others, boundary], others, order)
+    the summaries a rewind holds (`_held_inside`). `texts`: as `undo_compaction`'s."""
+    summarized = Summarized([*every, *others, boundary], others, order, texts)
     held = summarized.elsewhere(view)
     rewound = rewound_out(view, others)
     spans, tails = _spans(boundary, view, rewound, held)
@@ -118,6 +120,7 @@ def undo_compaction(
     every: Iterable[Boundary] = (),
     after: list[str] | None = None,
     placed: Placed | None = None,
+    texts: Texts | None = None,
 ) -> list[str]:
     """Undo compaction `boundary`: the view it gives back (`after` when given: that view,
     worked out by `uncompacted` from the same state; `placed`, what it places, `placing`'s
@@ -132,8 +135,9 @@ def undo_compaction(
     first message its text covers came, not one pinned beside it); what it holds otherwise
     keeps its order (a summary of turns from before and after another it holds has no one
     place among them). `every`: the session's boundaries, undone ones too (a summary in
-    force may have summarized one)."""
-    placed = placed or placing(view, boundary, others, order, every)
+    force may have summarized one); `texts`: what the text of each message covers, read
+    once for the undos a check works out one after another (`summary_text.shared_texts`)."""
+    placed = placed or placing(view, boundary, others, order, every, texts)
     summarized, held, spans, tails, inside = placed
     if after is None:
         after = copies_in_place(put_back(view, spans, held, summarized), boundary)
@@ -144,7 +148,7 @@ def undo_compaction(
             for k, v in other.stands_for.items()
         }
     stands_for = stands_for_of(others)
-    now = Summarized([*every, *others, boundary], others, order)
+    now = Summarized([*every, *others, boundary], others, order, texts)
 
     def came(mid: str) -> int:  # a summary: where the first message its text covers came
         first = now.came(mid)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import Message
+from baton.core.conversation.summary_text import Texts, shared_texts
 from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
 from baton.core.conversation.undo_place import reached
 
@@ -56,20 +57,27 @@ def broken_ahead(
     mine = set(undo_mapping(boundary))
     walked = [o.model_copy() for o in others]
     watched = watched or Watched()
-    steps, broke = _holders(view, mine, walked, order, every, messages, watched)
+    texts = shared_texts(every)  # what each text covers, read once for all of them
+    steps, _ = _holders(view, mine, walked, order, every, watched, texts)
     if not steps:
         return None
+    broke: list[bool] | None = None  # whether each of those undos breaks them, as they go
     copies = [other.model_copy() for other in others]  # the undos update them
-    after = undo_compaction(view, boundary, copies, order, every)
-    for n, (holder, was_broken) in enumerate(zip(steps, broke, strict=True)):
+    after = undo_compaction(view, boundary, copies, order, every, texts=texts)
+    for n, holder in enumerate(steps):
         watched.step(
             f"Checking their undos once it is undone: {n:,} of {len(steps):,}", n / len(steps)
         )
         one = next(copy for copy in copies if copy.id == holder)
         copies.remove(one)
-        after = undo_compaction(after, one, copies, order, every)
-        if _breaks(after, messages) and not was_broken:
-            return holder
+        after = undo_compaction(after, one, copies, order, every, texts=texts)
+        if _breaks(after, messages):
+            if broke is None:  # worked out only for a view that breaks (seldom): again
+                walked = [o.model_copy() for o in others]
+                quiet = Watched(watched.stop)
+                _, broke = _holders(view, mine, walked, order, every, quiet, texts, messages)
+            if not broke[n]:
+                return holder
     return None
 
 
@@ -79,12 +87,13 @@ def _holders(
     boundaries: list[Boundary],
     order: Mapping[str, int],
     every: list[Boundary],
-    messages: Mapping[str, Message],
     watched: Watched,
+    texts: Texts | None,
+    messages: Mapping[str, Message] | None = None,
 ) -> tuple[list[str], list[bool]]:
     """The compactions to undo, outermost first, until no summary in the view stands for
-    one of the summaries `mine` (one pinned beside another stays in the view), and whether
-    each undo breaks the API's rules (`boundaries` are updated)."""
+    one of the summaries `mine` (one pinned beside another stays in the view), and, given
+    the `messages`, whether each undo breaks the API's rules (`boundaries` are updated)."""
     steps: list[str] = []
     broke: list[bool] = []
     while True:
@@ -95,9 +104,10 @@ def _holders(
             break
         watched.step(f"Undoing the compactions that hold it, on a copy: {len(steps):,}")
         boundaries.remove(holder)
-        view = undo_compaction(view, holder, boundaries, order, every)
+        view = undo_compaction(view, holder, boundaries, order, every, texts=texts)
         steps.append(holder.id)
-        broke.append(_breaks(view, messages))
+        if messages is not None:
+            broke.append(_breaks(view, messages))
     return steps, broke
 
 

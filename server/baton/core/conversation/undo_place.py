@@ -3,11 +3,12 @@ force, and the order of the messages it puts back among those around them."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from baton.core.conversation.boundary import Boundary
-from baton.core.conversation.summary_text import Texts
+from baton.core.conversation.summary_text import Texts, looped
 
 
 class Summarized:
@@ -21,8 +22,14 @@ class Summarized:
     neither."""
 
     def __init__(
-        self, every: Iterable[Boundary], others: Iterable[Boundary], order: Mapping[str, int]
+        self,
+        every: Iterable[Boundary],
+        others: Iterable[Boundary],
+        order: Mapping[str, int],
+        texts: Texts | None = None,
     ) -> None:
+        """`texts`: what each message's text covers, kept from the undo before
+        (`summary_text.shared_texts`); else read afresh."""
         self._owner = {m.id: b for b in every for m in b.new_messages}
         self._stands_for: dict[str, list[str]] = {}
         self.copies: dict[str, str] = {}  # a message -> the microcompacted copy in force of it
@@ -31,7 +38,7 @@ class Summarized:
             if other.direction == "microcompact":
                 self.copies.update((was[0], copy) for copy, was in other.stands_for.items() if was)
         self._order = order
-        self._texts = Texts(self._owner)
+        self._texts = Texts(self._owner) if texts is None else texts.fresh()
         self._of: dict[str, AbstractSet[str]] = {}
         self._came: dict[str, int] = {}
 
@@ -60,7 +67,7 @@ class Summarized:
             return self._came[mid]
         first = self.of(mid) or reached([mid], self._stands_for)
         order = self._order
-        came = min((order[one] for one in first if one in order), default=len(order))
+        came = min(map(order.__getitem__, order.keys() & first), default=len(order))
         if mid in self._stands_for:  # a summary: asked at each step of a span put back
             self._came[mid] = came
         return came
@@ -113,8 +120,8 @@ class Summarized:
             text = self._texts.text(mid)
             if text is None:
                 continue
-            direct = {one for one in span if one in self._stands_for}
-            for part, below in text.parts:
+            direct = self._stands_for.keys() & set(span)
+            for part, below in text.nested() if direct else ():
                 if part != mid and part in direct and below is self._texts.text(part):
                     inner.add(part)
         return [mid for mid in self._stands_for if mid not in inner]
@@ -122,27 +129,8 @@ class Summarized:
     def _looped(self) -> bool:
         """Whether a summary in force stands, through others, for itself (a malformed
         file)."""
-        stands_for = self._stands_for
-        done: set[str] = set()
-        for root in stands_for:
-            if root in done:
-                continue
-            path = {root}
-            stack = [(root, iter(stands_for[root]))]
-            while stack:
-                at, rest = stack[-1]
-                for one in rest:
-                    if one in path:
-                        return True
-                    if one in stands_for and one not in done:
-                        path.add(one)
-                        stack.append((one, iter(stands_for[one])))
-                        break
-                else:
-                    stack.pop()
-                    path.discard(at)
-                    done.add(at)
-        return False
+        keys = self._stands_for.keys()
+        return looped({mid: keys & set(span) for mid, span in self._stands_for.items()})
 
 
 def put_back(
@@ -162,12 +150,28 @@ def put_back(
     just after a span that came before its later ones go among them too (`_among`). A
     message of a span that a microcompaction in force replaced goes back as its copy, in
     its place (a tool result kept beside the summary, cleared since, still answers the
-    call before it)."""
+    call before it). A run of entries between spans goes as it is, in whole, when none of
+    it was placed already (a long view's undo: a few spans among tens of thousands)."""
     out: list[str] = []
     placed = set(held)
     keys: dict[str, int] = {}
     region: int | None = None  # where the span last put back starts in `out`
-    for mid in ids:
+    starts = _span_starts(ids, spans)
+    n, total, tried = 0, len(ids), -1  # tried: a run found not clear, gone one at a time
+    while n < total:
+        if region is None and starts is not None:
+            at = bisect_left(starts, n)
+            end = starts[at] if at < len(starts) else total
+            if n < end != tried:
+                run = ids[n:end]
+                if placed.isdisjoint(run):
+                    out += run
+                    placed.update(run)
+                    n = end
+                    continue
+                tried = end
+        mid = ids[n]
+        n += 1
         block: list[str] = []
         for one in spans.get(mid, [mid]):
             was = {one}  # a malformed file's copies may stand for each other
@@ -208,6 +212,15 @@ def put_back(
         out += run + block
         region = start
     return out
+
+
+def _span_starts(ids: list[str], spans: Mapping[str, list[str]]) -> list[int] | None:
+    """Where in `ids` each span goes, in order; None when an entry is there twice (each is
+    then gone through one at a time)."""
+    present = set(ids)
+    if len(present) != len(ids):
+        return None
+    return sorted(ids.index(mid) for mid in spans if mid in present)
 
 
 def copies_in_place(view: list[str], boundary: Boundary) -> list[str]:
@@ -266,12 +279,16 @@ def first_came(mid: str, stands_for: dict[str, list[str]], order: Mapping[str, i
 
 
 def reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
-    """`ids` and every id they stand for, through `stands_for`."""
-    out: set[str] = set()
-    stack = list(ids)
+    """`ids` and every id they stand for, through `stands_for` (each span taken in whole,
+    not one id at a time: a long chain's summaries stand, through each other, for tens of
+    thousands of messages)."""
+    out = set(ids)
+    keys = stands_for.keys()
+    stack = list(keys & out)
     while stack:
-        one = stack.pop()
-        if one not in out:
-            out.add(one)
-            stack.extend(stands_for.get(one, []))
+        fresh = set(stands_for[stack.pop()])
+        fresh -= out
+        if fresh:
+            out |= fresh
+            stack.extend(keys & fresh)
     return out

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_undo_chronology import _summarize, _turns
 
-from baton.core.conversation import undo, undo_place
+from baton.core.conversation import undo, undo_ahead, undo_place
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.summary_text import Texts
@@ -93,6 +93,27 @@ def test_the_undos_the_check_of_the_oldest_works_out_read_each_text_once(
     assert check_undo(session, oldest.id) == session.view
     owned = sum(len(b.new_messages) for b in session.boundaries.values())
     assert owned == CHAIN and len(read) <= 2 * owned
+
+
+def test_the_undos_the_check_of_the_oldest_works_out_check_the_rules_where_views_differ(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of those undos, with the oldest undone, gave a view checked against the API's
+    rules (each a walk of every message in it), where the same undo without it gives the
+    same view but at the last (the one of the summary that holds it directly): a view
+    that changes as the one without it did is not checked again."""
+    session, _ = _chain(store)
+    checked: list[int] = []
+    original = undo_ahead._breaks
+
+    def breaks(view: list[str], messages: Any) -> bool:
+        checked.append(len(view))
+        return original(view, messages)
+
+    monkeypatch.setattr(undo_ahead, "_breaks", breaks)
+    oldest = session.boundaries[session.active[0]]
+    assert check_undo(session, oldest.id) == session.view
+    assert len(checked) == 1  # 59 so: one at each undo of a summary that holds it
 
 
 def _chain(store: SessionStore) -> tuple[Session, str]:

@@ -29,14 +29,7 @@ from undo_reference import (
     reference_shared_texts,
 )
 
-from baton.core.conversation import (
-    undo,
-    undo_ahead,
-    undo_check,
-    undo_order,
-    undo_place,
-    unrewind,
-)
+from baton.core.conversation import undo, undo_ahead, undo_check, undo_order, undo_place, unrewind
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message, MessageInput, TextBlock
 from baton.core.conversation.session import Session

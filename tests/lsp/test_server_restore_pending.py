@@ -18,18 +18,19 @@ AFTER = "def parse_day(s):\n    return s\n"
 
 
 async def asked_to_edit(
-    lsp: Harness, fake: FakeAnthropic, gate: threading.Event | None = None
+    lsp: Harness, fake: FakeAnthropic, gate: threading.Event | None = None, said: str = ""
 ) -> tuple[str, str, Editor, asyncio.Future, Any]:
-    """A session whose send read utils.py, then asked to edit it, and waits for the user:
-    its id, the read's result's id, the editor, the send, and with a `gate` the fake's
-    answer to a compaction's request (scripted before the model's last reply), held until
-    the gate is set."""
+    """A session whose send read utils.py, then asked to edit it (saying `said` with the
+    call), and waits for the user: its id, the read's result's id, the editor, the send,
+    and with a `gate` the fake's answer to a compaction's request (scripted before the
+    model's last reply), held until the gate is set."""
     (lsp.workspace / "utils.py").write_text(BEFORE)
     editor = Editor(lsp, outcome="never")
     sid = (await lsp.create())["sessionId"]
     await lsp.append(sid, *conversation(3))
     fake.reply(tool_use_block("read_file", {"path": "utils.py"}), stop_reason="tool_use")
-    fake.reply(tool_use_block(EDIT, RENAME, id="toolu_e"), stop_reason="tool_use")
+    edit = tool_use_block(EDIT, RENAME, id="toolu_e")
+    fake.reply(*([said] if said else []), edit, stop_reason="tool_use")
     held = fake.reply("<summary>held</summary>", hold_after=3, gate=gate) if gate else None
     fake.reply("Done as you said.")
     send = {"sessionId": sid, "content": "rename it"}
@@ -127,3 +128,29 @@ async def test_an_edit_answered_while_the_compaction_ran_is_counted_by_its_answe
     else:  # the edit applied shows the file, as a kept one does: no copy edited twice
         assert compacted["restoredFiles"] == [] and copies(messages) == []
         assert result["content"].startswith("Applied: ") and utils.read_text() == AFTER
+
+
+async def test_a_kept_mention_of_the_files_path_does_not_stand_for_its_text(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """The model said which file it would edit, by its full path, with the call: the kept
+    mention counted as showing the file, so nothing came back after the compaction, and
+    the edit denied left the model with a path and no copy of what the file holds."""
+    options = {**WITH_KEY, "summarizer": "extractive"}
+    lsp: Harness = await start_server(options=options, capabilities=asking())
+    utils = lsp.workspace / "utils.py"
+    said = f"I'll rename parse_date in {utils}."
+    sid, read_id, editor, pending, _ = await asked_to_edit(lsp, fake_anthropic, said=said)
+    try:
+        params = {"sessionId": sid, "direction": "up_to", "pivotMessageId": read_id}
+        compacted = await lsp.request(protocol.COMPACT, params)
+        assert [f["uri"] for f in compacted["restoredFiles"]] == [utils.as_uri()]
+        editor.outcome = "deny"
+    finally:
+        editor.hold.set()
+    await pending
+
+    messages = fake_anthropic.message_requests()[-1].body["messages"]
+    ((at, copy),) = copies(messages)
+    assert fenced(copy) == BEFORE == utils.read_text()
+    assert at < the_call(messages)[0]

@@ -19,6 +19,7 @@ from baton.core.conversation.messages import (
     Attachment,
     Message,
     MessageInput,
+    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     text_message,
@@ -265,11 +266,17 @@ def test_open_documents_restore_their_unsaved_text(ws: Path) -> None:
 def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
     read_abs = write(ws / "read_abs.py", "a")
     read_rel = write(ws / "src" / "read_rel.py", "b")
-    mentioned = write(ws / "mentioned.py", "c")
+    carried = write(ws / "carried.py", "c")
     attached = write(ws / "attached.py", "d")
     fresh = write(ws / "fresh.py", "e")
     kept = [
-        text_message("user", f"have a look at {mentioned}"),
+        Message(  # an ACP prompt: the user's words, then the file it attached
+            role="user",
+            content=[
+                TextBlock(text="have a look at this"),
+                TextBlock(text=f"Attached file: {carried}\n```\nc\n```"),
+            ],
+        ),
         Message(
             role="assistant",
             content=[
@@ -286,7 +293,7 @@ def test_files_already_visible_in_kept_messages_are_skipped(ws: Path) -> None:
         ),
         text_message("user", f"Restored file: {attached}\nd", kind="attachment"),
     ]
-    files = focus_all(fresh, read_abs, read_rel, mentioned, attached)
+    files = focus_all(fresh, read_abs, read_rel, carried, attached)
     assert restored_paths(run(files, ws, kept=kept)) == [str(fresh)]
 
 
@@ -357,20 +364,23 @@ def test_a_kept_call_still_waiting_for_its_result_does_not_show_its_file(ws: Pat
     assert run(focus_all(path), ws, kept=answered) == []  # once applied, it shows the file
 
 
-def test_a_file_whose_path_starts_a_longer_one_in_the_kept_text_is_still_restored(
-    ws: Path,
-) -> None:
-    """`config.js` is not shown by a message naming `config.json`, nor `app.py` by one
-    naming `app.py.bak`; a path at the end of a sentence is shown."""
-    config = write(ws / "config.js", "module.exports = {}")
-    app = write(ws / "app.py", "print(1)")
-    shown = write(ws / "shown.py", "x = 1")
+def test_a_path_written_out_in_a_kept_message_does_not_show_the_file(ws: Path) -> None:
+    """A message that names a file by its full path holds none of its text: the file still
+    comes back; one whose text a prompt carried under its path (as an ACP prompt's attached
+    file is written) is shown, one named too large to carry is not."""
+    said = write(ws / "said.py", "x = 1")
+    carried = write(ws / "carried.py", "y = 2")
+    large = write(ws / "large.py", "z = 3")
     kept = [
-        text_message("user", f"compare {ws / 'config.json'} with {ws / 'app.py.bak'}"),
-        text_message("assistant", f"I read {shown}."),
+        text_message("user", f"Look at {said} and {large}."),
+        text_message("assistant", f"I'll edit {said}."),
+        text_message("user", f"Attached file: {carried}\n```\ny = 2\n```"),
+        text_message("user", f"Attached file: {large} (not included: 9,000,000 bytes)"),
     ]
-    result = restored_paths(run(focus_all(shown, app, config), ws, kept=kept))
-    assert result == [str(config), str(app)]
+    result = restored_paths(run(focus_all(said, carried, large), ws, kept=kept))
+    assert result == [str(large), str(said)]
+    pasted = [text_message("assistant", f"Attached file: {said}\n```\nx = 1\n```")]
+    assert restored_paths(run(focus_all(said), ws, kept=pasted)) == [str(said)]  # not a prompt
 
 
 def test_a_path_named_only_by_a_kept_summary_is_still_restored(ws: Path) -> None:

@@ -4,15 +4,16 @@ still shows what the file holds now."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from baton.core.compaction.retention.facts import attachment_path, tool_paths
 from baton.core.conversation.messages import (
+    ATTACHED_FILE,
     CLEARED_RESULT,
     PROJECT_INSTRUCTIONS,
     RESTORED_FILE,
+    ContentBlock,
     Message,
     TextBlock,
 )
@@ -29,13 +30,13 @@ class Visible:
     """Paths the kept messages already show: named by a tool call answered among them (not
     one whose result is an error, or was cleared by a microcompaction; a call still waiting,
     for the user's permission say, has shown nothing yet: denied, it never will) or an
-    attachment, or written out in a message's text (not a summary's)."""
+    attachment, or a file's text a prompt carried under its path (`attached_in_text`). A
+    path merely written out in a message shows nothing of what the file holds."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         self.twice: set[str] = set()  # paths with more than one such copy (see `shows_copy`)
-        texts: list[str] = []
         answered = {r.tool_use_id for m in kept for r in m.tool_results()}
         failed = {
             r.tool_use_id
@@ -58,9 +59,11 @@ class Visible:
                     continue
                 for path, _ in tool_paths(use):
                     self._add(path, folders)
-            if message.kind != "summary":  # a summary names files without showing them
-                texts.extend(b.text for b in message.content if isinstance(b, TextBlock))
-        self.text = "\n".join(texts)
+            if message.role == "user" and message.kind == "message":
+                for block in message.content:
+                    carried = attached_in_text(block)
+                    if carried is not None:
+                        self._add(carried, folders)
 
     def _add(self, raw: str, folders: Sequence[Path]) -> None:
         self.paths.update(self._names(raw, folders))
@@ -78,8 +81,7 @@ class Visible:
         return names
 
     def shows(self, path: Path, resolved: Path) -> bool:
-        names = {str(path), str(resolved)}
-        return bool(names & self.paths) or any(named(n, self.text) for n in names)
+        return bool({str(path), str(resolved)} & self.paths)
 
     def shows_copy(self, path: Path, resolved: Path, made: str) -> bool:
         """Whether an earlier restore's kept copy shows what `made`, the copy a restore
@@ -174,8 +176,14 @@ def _fenced(body: str) -> str:
     return body.split("\n", 1)[-1].rsplit("\n", 1)[0]
 
 
-def named(path: str, text: str) -> bool:
-    """Whether `text` writes out `path` whole: not as the start of a longer one
-    (`config.js` in `config.json`, `app.py` in `app.py.bak`) or the end of another."""
-    pattern = rf"(?<![\w./-]){re.escape(path)}(?![\w/-]|\.\w)"
-    return re.search(pattern, text) is not None
+def attached_in_text(block: ContentBlock) -> str | None:
+    """The file whose text a prompt's text block carries under its path, as an ACP
+    prompt's attached file is written ("Attached file: PATH" then the text fenced); None
+    for any other text, one naming a file too large to carry among them."""
+    if not isinstance(block, TextBlock):
+        return None
+    head, _, rest = block.text.partition("\n")
+    label = f"{ATTACHED_FILE}: "
+    if not head.startswith(label) or not rest.startswith("```"):
+        return None
+    return head[len(label) :].strip() or None

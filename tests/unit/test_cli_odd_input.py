@@ -178,3 +178,23 @@ def test_a_files_escape_sequences_are_shown_not_sent_to_the_terminal(
         out, err = capsys.readouterr()
         assert "\x1b" not in out + err and "\x07" not in out + err, argv
         assert "\\x1b[2J" in out, argv
+
+
+def test_an_untitled_transcript_is_said_to_be_untitled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A Baton transcript whose header holds no title (written by hand, or by a tool that
+    left it out) was shown with a blank where the title goes: show and payload opened
+    their first line with " (" and ": ", usage said "Session" and nothing."""
+    path = tmp_path / "s_0123456789abcdef.jsonl"
+    header = {"type": "session", "format": 1, "sessionId": path.stem, "title": None}
+    path.write_text(json.dumps(header) + "\n")
+    firsts = {}
+    for command in ("show", "payload", "usage"):
+        assert main([command, str(path)]) == 0
+        firsts[command] = capsys.readouterr().out.splitlines()[0]
+    assert firsts["show"].startswith(f"(untitled) ({path}, Baton transcript): 0 messages")
+    assert firsts["payload"].startswith("(untitled): the next request sends 0 turns")
+    assert firsts["usage"] == "Session         (untitled)"
+    assert main(["show", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["title"] == ""  # the data as the file has it

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from baton.core.errors import InvalidParams
+from baton.core.one_line import one_line
 
 if TYPE_CHECKING:
     from baton.cli.session_files import LoadedFile
@@ -84,6 +85,16 @@ def open_session_file(
                 yield loaded
         finally:
             store.close()
+
+
+UNTITLED = "(untitled)"
+
+
+def title_line(title: str) -> str:
+    """A session's title as the output's text gives it: one line, its escape sequences
+    shown, not run; UNTITLED for a file that holds none (a Baton transcript whose header
+    has no title), where a blank opened the line."""
+    return one_line(title) or UNTITLED
 
 
 def json_text(value: Any, stream: TextIO | None = None) -> str:

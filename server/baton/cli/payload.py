@@ -16,6 +16,7 @@ from baton.cli.common import (
     file_settings,
     json_text,
     open_session_file,
+    title_line,
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
@@ -128,7 +129,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
             print(json_text(out))
             return EXIT_OK
         print(
-            f"{one_line(session.title)}: the next request sends {len(request.messages):,} turns; "
+            f"{title_line(session.title)}: the next request sends {len(request.messages):,} turns; "
             f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
             "send it back"
         )

@@ -15,6 +15,7 @@ from baton.cli.common import (
     file_settings,
     json_text,
     open_session_file,
+    title_line,
     use_model,
     utf8_argument,
 )
@@ -54,7 +55,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
         anchor = session.anchor()
         what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
         report = usage_report(
-            title=session.title,
+            title=title_line(session.title),
             source=f"{path} ({what})",
             settings_from=args.settings or "the defaults (--settings FILE for an editor's)",
             messages=messages,
@@ -104,7 +105,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             return EXIT_OK
         what = "Baton transcript" if loaded.kind == "baton" else CLAUDE_CODE
         # the file's text as one line each, its escape sequences shown, not run
-        print(one_line(f"{session.title} ({path}, {what}): {len(found):,} messages in the view"))
+        title = title_line(session.title)
+        print(one_line(f"{title} ({path}, {what}): {len(found):,} messages in the view"))
         print("\n".join(one_line(line) for line in table(found)))
         print("Ids may be given to `baton compact --up-to/--from/--range` as shown or in full.")
     return EXIT_OK

@@ -117,3 +117,29 @@ def test_an_import_places_and_counts_with_a_settings_file(
         == 0
     )
     assert len(list((other / "sessions").glob("*.jsonl"))) == 1
+
+
+def test_a_relative_data_dir_in_a_settings_file_is_read_from_the_files_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`"dataDir": "sessions-here"` kept the sessions wherever the command was run from, so
+    one settings file put them in another folder from each directory it was used in (and
+    `baton acp --settings`, started by an editor, in the editor's). A relative dataDir
+    now names a folder beside the settings file, as a path in a config file does."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    settings = conf / "baton.json"
+    settings.write_text(json.dumps({"dataDir": "kept"}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    argv = ["import", str(EXAMPLE_SESSION), "--settings", str(settings)]
+    assert main(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert len(list((conf / "kept" / "sessions").glob("*.jsonl"))) == 1
+    assert list(elsewhere.iterdir()) == []
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    settings.write_text(json.dumps({"dataDir": "~/kept"}))  # a home-relative one: as it says
+    assert main(argv) == 0, capsys.readouterr().err
+    assert len(list((home / "kept" / "sessions").glob("*.jsonl"))) == 1

@@ -18,7 +18,9 @@ def read_settings(path: str | None, warn: Callable[[str], None] | None = None) -
     """A settings file's object (the keys of the editor's `baton.*` settings);
     InvalidParams saying why, in one line, for a file that cannot be one. Each key that is
     no setting is told to `warn` (a client's unknown keys go unsaid; a file's are a slip:
-    the editor's full name copied, its `baton` section kept whole)."""
+    the editor's full name copied, its `baton` section kept whole). A relative `dataDir`
+    names a folder beside the file (`~` is the home folder), whatever folder the command
+    runs in."""
     if path is None:
         return {}
     try:
@@ -36,7 +38,19 @@ def read_settings(path: str | None, warn: Callable[[str], None] | None = None) -
     for key in raw:
         if warn is not None and _setting_named(key) is None:
             warn(f"--settings: unknown key {key!r}, ignored{_meant(key)}")
-    return raw
+    return _beside(raw, Path(path).expanduser().absolute().parent)
+
+
+def _beside(raw: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """`raw` with a relative data dir made one in `folder` (a bad value is left to the
+    settings' own check, which warns)."""
+    out = dict(raw)
+    for key in ("dataDir", "data_dir"):
+        value = out.get(key)
+        if isinstance(value, str) and value.strip() and "\0" not in value:
+            given = Path(value).expanduser()
+            out[key] = str(given if given.is_absolute() else folder / given)
+    return out
 
 
 def _setting_named(key: str) -> str | None:

@@ -4,6 +4,7 @@ prompt `--prompt` names after the view."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -183,3 +184,35 @@ async def test_the_idle_clearing_the_next_send_runs_first_is_in_the_request_show
     sent = talk.fake.message_requests()[-1].body
     assert "[Old tool result content cleared]" in json.dumps(sent["messages"])
     same_request(told, sent)
+
+
+async def test_the_models_api_limits_a_send_asks_for_are_the_ones_shown(
+    talk: Talk,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A send with a key asks the Models API for the model's limits; payload used the model
+    table's, so it showed max_tokens 32,000 where the send asked for 2,048, and counted
+    against a window of 200,000 where the send's was 60,000. With a key it asks as the
+    send does, and says which limits it used."""
+    config = Settings()
+    talk.fake.models[MODEL] = {"max_input_tokens": 60_000, "max_tokens": 2_048}
+    session = await chatted(talk, config)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-payload-0123456789")
+    argv = ["payload", str(session.transcript.path), "--prompt", "More?"]
+    capsys.readouterr()
+    assert await asyncio.to_thread(cli_main, [*argv, "--json"]) == 0
+    told = json.loads(capsys.readouterr().out)
+    assert told["limits"] == {"from": "modelsApi", "contextWindow": 60_000, "maxOutput": 2_048}
+    assert await asyncio.to_thread(cli_main, argv) == 0
+    said = "  limits: the Models API's for claude-sonnet-4-5 (a window of 60,000 tokens, "
+    assert said + "output up to 2,048)" in capsys.readouterr().out.splitlines()
+    talk.fake.reply("That is all.")
+    await send(session, content="More?", tools=None, ctx=talk.chat(config))
+    same_request(told, talk.fake.message_requests()[-1].body)
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")  # no key: the table's, and said so
+    assert cli_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "  limits: the model table's for claude-sonnet-4-5 (a window of 200,000 " in out
+    assert "no ANTHROPIC_API_KEY: a send asks the Models API, whose limits may differ)" in out

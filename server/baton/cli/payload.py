@@ -24,6 +24,8 @@ from baton.core.one_line import one_line
 
 if TYPE_CHECKING:
     from baton.core.conversation.messages import Message
+    from baton.core.settings import Settings
+    from baton.core.usage.budget import ModelLimits, Usage
 
 
 def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,6 +76,52 @@ def _tools(text: str) -> list[dict[str, Any]]:
     return tools
 
 
+def api_limits(model: str, settings: Settings) -> tuple[ModelLimits | None, str | None]:
+    """The Models API's limits for `model`, asked as a send with a key asks them before its
+    request (once, no retry), or None and why the model table's stand instead."""
+    import asyncio
+    import os
+
+    from baton.core import environment
+    from baton.core.service.model_access import KEY_ENV, api_timeout
+    from baton.core.usage.budget import ModelLimits
+
+    key = environment.api_key(os.environ.get(KEY_ENV))
+    if key is None:
+        return None, f"no {KEY_ENV}: a send asks the Models API, whose limits may differ"
+    base_url = settings.resolved_base_url()
+    if base_url is not None and not environment.is_http_url(base_url):
+        return None, "the API's address is no http:// or https:// URL"
+
+    async def ask() -> dict[str, int] | None:
+        from baton.core.model_api.client import AnthropicClient
+
+        client = AnthropicClient(key, base_url=base_url, timeout=api_timeout())
+        try:
+            return await client.model_limits(model)
+        finally:
+            await client.aclose()
+
+    found = asyncio.run(ask())
+    if not found:
+        return None, "the Models API did not answer for it: a send then uses them too"
+    return ModelLimits.from_api(found), None
+
+
+def limits_line(
+    model: str, usage: Usage, max_output: int, why_table: str | None, settings: Settings
+) -> str:
+    """The line that says which limits the request was made within, and where from."""
+    whose = "the model table's" if why_table else "the Models API's"
+    window = f"a window of {usage.context_window:,} tokens"
+    if settings.context_window:
+        window += " (the contextWindow setting's)"
+    figures = f"{window}, output up to {max_output:,}"
+    return one_line(
+        f"  limits: {whose} for {model} ({figures}{'; ' + why_table if why_table else ''})"
+    )
+
+
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.cli.usage import served_usage
     from baton.core.compaction.automatic.auto import checks, compaction_due
@@ -81,6 +129,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
     from baton.core.model_api.reply_request import request_thinking
     from baton.core.turn.next_request import next_request, ready_view
     from baton.core.turn.prompt_input import prompt_input
+    from baton.core.usage.budget import budget_for
 
     utf8_argument(args.prompt, "--prompt")
     if args.prompt is not None and not args.prompt.strip():
@@ -98,12 +147,14 @@ def cmd_payload(args: argparse.Namespace) -> int:
         # without --tools, the tools the session's last send offered (its file keeps them)
         tools = _tools(args.tools) if args.tools is not None else session.sent_tools or None
         _, set_aside = ready_view(session, prompt)
-        usage = served_usage(session, settings, estimator, tools)
+        model = session.model or settings.model
+        limits, why_table = api_limits(model, settings)  # as the send asks, before it counts
+        usage = served_usage(session, settings, estimator, tools, limits)
         cleared = checks(usage) and microcompact(session, settings.microcompact) is not None
         if cleared:  # as the send's check does before it decides
-            usage = served_usage(session, settings, estimator, tools)
-        model = session.model or settings.model
-        request = next_request(session, tools, usage, settings, model, estimator)
+            usage = served_usage(session, settings, estimator, tools, limits)
+        request = next_request(session, tools, usage, settings, model, estimator, limits)
+        max_output = budget_for(model, settings, limits)[0].max_output
         payload = request.payload
         compacts_first = compaction_due(usage)  # the send's own decision, not run here
         found = thinking_rows(request.view, payload.messages)
@@ -124,6 +175,11 @@ def cmd_payload(args: argparse.Namespace) -> int:
                 "budgetNote": request.note,
                 "clearedFirst": cleared,
                 "autoCompactsFirst": compacts_first,
+                "limits": {
+                    "from": "modelTable" if why_table else "modelsApi",
+                    "contextWindow": usage.context_window,
+                    "maxOutput": max_output,
+                },
                 "request": body,
             }
             print(json_text(out))
@@ -133,6 +189,7 @@ def cmd_payload(args: argparse.Namespace) -> int:
             f"{sum(1 for r in found if r['sent'])} of {len(found)} messages with thinking "
             "send it back"
         )
+        print(limits_line(model, usage, max_output, why_table, settings))
         if not request.messages or request.messages[-1]["role"] != "user":
             print("  the next send brings a prompt: --prompt TEXT shows its request")
         if set_aside is not None:

@@ -25,7 +25,7 @@ from baton.core.one_line import one_line
 if TYPE_CHECKING:
     from baton.core.conversation.session import Session
     from baton.core.settings import Settings
-    from baton.core.usage.budget import Usage
+    from baton.core.usage.budget import ModelLimits, Usage
     from baton.core.usage.estimator import Estimator
 
 CLAUDE_CODE = "Claude Code session file"
@@ -72,10 +72,15 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
 
 def served_usage(
-    session: Session, settings: Settings, estimator: Estimator, tools: list[dict[str, Any]] | None
+    session: Session,
+    settings: Settings,
+    estimator: Estimator,
+    tools: list[dict[str, Any]] | None,
+    limits: ModelLimits | None = None,
 ) -> Usage:
     """The session's usage as a server started on its file computes it, with `tools`
-    offered: a pause the transcript keeps counts, as that server shows it."""
+    offered (and the Models API's `limits`, when they are known): a pause the transcript
+    keeps counts, as that server shows it."""
     from baton.core.usage.session_usage import compute_usage
 
     pause = session.auto_pause
@@ -85,6 +90,7 @@ def served_usage(
         estimator,
         tools_tokens=estimator.count_json(tools) if tools else 0,
         auto_paused=pause is not None,
+        api_limits=limits,
         paused_by=pause.by if pause is not None else None,
     )
 

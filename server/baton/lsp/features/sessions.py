@@ -182,8 +182,11 @@ async def pin(call: Call, args: p.PinParams) -> p.Message:
 
 async def usage(call: Call, args: p.UsageParams) -> p.DraftUsage:
     if args.draft is not None:
-        return await call.service.draft_usage(args.session_id, args.draft)
-    return plain(call.service.usage(args.session_id))
+        found = await call.service.draft_usage(args.session_id, args.draft)
+    else:
+        found = plain(call.service.usage(args.session_id))
+    call.service.looked(args.session_id)  # a look, as a get is: the reload it found is told
+    return found
 
 
 async def set_model(call: Call, args: p.SetModelParams) -> p.ModelSwitch:

@@ -58,3 +58,49 @@ def test_a_stopped_compaction_leaves_no_copy_of_the_conversation(
     assert b"Traceback" not in err and out == b"", err
     assert list(scratch.iterdir()) == []
     assert not list(data.glob("sessions/*.jsonl"))
+
+
+# the same, whose compaction's commit (a stretch with no await: its checks, then the commit
+# of the copy) waits until the test interrupts it
+COMMITTING = """
+import runpy, sys, threading
+import baton.core.compaction.engine as engine
+
+def committing(*args, **kwargs):
+    print("committing", file=sys.stderr, flush=True)
+    threading.Event().wait()
+
+engine.commit_summary = committing
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_ctrl_c_while_the_copy_is_committed_stops_the_command(tmp_path: Path) -> None:
+    """Ctrl-C once the summary was written only asked the compaction to stop at its next
+    wait, and its checks and commit have none: the compaction of the copy committed, the
+    interrupt came too late to count, and the command saved the copy, printed its report
+    and ended with 0, as if the user had not pressed it (seen on a 240 MB session: pressed
+    at "Checking what the summary kept", saved 25 s later)."""
+    scratch, data = tmp_path / "tmp", tmp_path / "data"
+    scratch.mkdir()
+    argv = ["compact", str(EXAMPLE_SESSION), "--save", "--data-dir", str(data)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", COMMITTING, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    assert process.stderr is not None
+    try:
+        while (line := process.stderr.readline()) != b"committing\n":
+            assert line, "the command ended before its commit"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130, err
+    assert b"Traceback" not in err and out == b"", err
+    assert list(scratch.iterdir()) == []
+    assert not list(data.glob("sessions/*.jsonl"))

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import tempfile
+import threading
+from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 from baton.cli.common import data_dir_estimator, data_dir_of, json_text
 from baton.cli.message_table import resolve_id
@@ -27,6 +30,7 @@ from baton.core.one_line import one_line
 from baton.core.settings import Settings
 from baton.core.workspace.editor_files import EditorFiles
 
+T = TypeVar("T")
 SUMMARY_HEAD_LINES = 24
 BAR_CELLS = 24
 LINE_CHARS = 78
@@ -145,7 +149,7 @@ def compact_file(
                     history_path=history,
                 )
                 try:
-                    result = asyncio.run(compact(source.session, request, ctx))
+                    result = run_interruptible(compact(source.session, request, ctx))
                 finally:
                     display.close()
                 saved = _save(source.session, *saving, path) if saving else None
@@ -159,6 +163,28 @@ def compact_file(
                     out.write(report + "\n")
         finally:
             store.close()
+
+
+def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, where Ctrl-C stops the command at once, wherever it is (its
+    `with` and `finally` blocks run: the scratch copy goes, nothing is saved). The event
+    loop's own handler only cancels its task at its next await, and a compaction's checks
+    and commit have none: the copy committed, the interrupt came too late to count, and
+    the command went on to save it as if the key had not been pressed."""
+
+    def stop(_number: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    ours = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if ours:
+        signal.signal(signal.SIGINT, stop)  # asyncio.run then leaves SIGINT as it is
+    try:
+        return asyncio.run(work)
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def resolved_request(session: Session, request: CompactRequest) -> CompactRequest:

@@ -17,6 +17,7 @@ from baton.core.compaction.working_set import file_text
 from baton.core.compaction.working_set.restore import restore_files
 from baton.core.conversation.messages import (
     Attachment,
+    LineRange,
     Message,
     MessageInput,
     TextBlock,
@@ -626,3 +627,32 @@ def test_a_file_restored_again_replaces_its_stale_copy_and_undo_puts_it_back(
     assert service.usage(sid).used_tokens == second.post_tokens
     service.compaction.uncompact(sid)
     assert session.view == before  # the stale copy is back where it was
+
+
+@pytest.mark.parametrize("part", ["selection", "visible range", "cut"])
+def test_a_kept_attachment_of_part_of_a_file_does_not_show_the_whole_file(
+    ws: Path, part: str
+) -> None:
+    """A prompt's selection (or the editor's visible range, or a file cut to the attachment
+    limit) counted as showing the file: a compaction that summarized the read of the whole
+    file kept the two selected lines and restored nothing, leaving the model the lines
+    and no copy of the rest."""
+    path = write(ws / "app.py", "".join(f"line {n}\n" for n in range(1, 40)))
+    kind = "selection" if part == "selection" else "file"
+    label = "Selection" if part == "selection" else "Attached file"
+    lines = None if part == "cut" else LineRange(start_line=2, end_line=3)
+    body = f"{label}: {path}" + (" (lines 2-3)" if lines else "")
+    body += "\n```python\nline 2\nline 3\n```" + ("\n[cut at 100,000 characters]" * (part == "cut"))
+    attachment = Attachment(path=str(path), label=label, kind=kind, range=lines)
+    kept = [
+        text_message("user", body, "attachment", attachment=attachment),
+        text_message("user", "What does this do?"),
+    ]
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+    whole = Attachment(path=str(path), label="Attached file", kind="file")
+    shown = [
+        text_message(
+            "user", f"Attached file: {path}\n```\n...\n```", "attachment", attachment=whole
+        )
+    ]
+    assert run(focus_all(path), ws, kept=shown) == []  # the whole file attached shows it

@@ -30,8 +30,9 @@ class Visible:
     """Paths the kept messages already show: named by a tool call answered among them (not
     one whose result is an error, or was cleared by a microcompaction; a call still waiting,
     for the user's permission say, has shown nothing yet: denied, it never will) or an
-    attachment, or a file's text a prompt carried under its path (`attached_in_text`). A
-    path merely written out in a message shows nothing of what the file holds."""
+    attachment of the whole file (`_whole`), or a file's text a prompt carried under its
+    path (`attached_in_text`). A path merely written out in a message shows nothing of
+    what the file holds, nor does a selection more than its lines."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
@@ -52,7 +53,7 @@ class Visible:
                         self.twice.add(name)
                     self.copies[name] = message.text()
                 continue
-            if attached:
+            if attached and _whole(message):  # a selection shows its lines, not the file
                 self._add(attached, folders)
             for use in message.tool_uses():
                 if use.id in failed or use.id not in answered:  # failed, cleared or waiting
@@ -161,6 +162,17 @@ def _restored_copy(message: Message) -> bool:
     if attachment is None:
         return message.kind == "attachment"  # written before the field: named by its heading
     return attachment.kind is None and attachment.label in (RESTORED_FILE, PROJECT_INSTRUCTIONS)
+
+
+def _whole(message: Message) -> bool:
+    """Whether a prompt's attachment carries its whole file: not a selection, a range of
+    lines (the editor's visible ones), or a file cut to the attachment limit."""
+    attachment = message.attachment
+    if attachment is None:
+        return True
+    if attachment.kind == "selection" or attachment.range is not None:
+        return False
+    return not message.text().rsplit("\n", 1)[-1].startswith("[cut at ")
 
 
 def _is_copy(lines: list[str]) -> bool:

@@ -198,3 +198,33 @@ def test_an_untitled_transcript_is_said_to_be_untitled(
     assert firsts["usage"] == "Session         (untitled)"
     assert main(["show", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["title"] == ""  # the data as the file has it
+
+
+@pytest.mark.parametrize(("title", "saved"), [(None, "New conversation"), ("x" * 200, "x" * 188)])
+def test_a_saved_compaction_takes_a_title_a_session_can_have(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, title: str | None, saved: str
+) -> None:
+    """`compact --save` titled the copy "<title> (compacted)" whatever the title was: an
+    untitled transcript's copy was " (compacted)", blank first, and a 200-character title's
+    212 characters long, titles no create or rename gives a session."""
+    from baton.core.conversation.messages import MessageInput
+    from baton.core.conversation.session_names import checked_title
+    from baton.core.conversation.store import SessionStore
+
+    store = SessionStore(tmp_path / "made", lambda m: 0)
+    session = store.create("placeholder")
+    for n in range(30):
+        role = "user" if n % 2 == 0 else "assistant"
+        session.append([MessageInput(role=role, content=f"message {n} " + "word " * 60)])
+    path, pivot = store.path_for(session.session_id), session.view_messages()[20].id
+    store.close()
+    records = path.read_text().splitlines()
+    header = json.loads(records[0])
+    header["title"] = title
+    path.write_text("\n".join([json.dumps(header), *records[1:]]) + "\n")
+    data = tmp_path / "data"
+    argv = ["compact", str(path), "--up-to", pivot, "--save", "--data-dir", str(data)]
+    assert main(argv) == 0, capsys.readouterr().err
+    [copy] = (data / "sessions").glob("*.jsonl")
+    told = json.loads(copy.read_text().split("\n", 1)[0])["title"]
+    assert told == f"{saved} (compacted)" == checked_title(told)

@@ -22,8 +22,8 @@ from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.files import path_text
 from baton.core.conversation.session import Session
-from baton.core.conversation.session_names import new_session_id
-from baton.core.conversation.store import SessionStore
+from baton.core.conversation.session_names import TITLE_MAX_CHARS, new_session_id
+from baton.core.conversation.store import DEFAULT_TITLE, SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.model_api.stream_failures import WaitText
 from baton.core.one_line import one_line
@@ -198,9 +198,17 @@ def resolved_request(session: Session, request: CompactRequest) -> CompactReques
     return replace(request, pivot_message_id=first, end_message_id=last)
 
 
+def compacted_title(title: str) -> str:
+    """The saved copy's title: the session's, as one line (the default one's when it has
+    none), cut to leave room for " (compacted)" within the longest title a session takes."""
+    suffix = " (compacted)"
+    base = one_line(title).strip() or DEFAULT_TITLE
+    return f"{base[: TITLE_MAX_CHARS - len(suffix)].rstrip()}{suffix}"
+
+
 def _save(session: Session, data_dir: Path, session_id: str, source: Path) -> str:
     keeper = SessionStore(data_dir, session.count)
-    title = f"{session.title} (compacted)"
+    title = compacted_title(session.title)
     try:
         return save_copy(
             session, keeper, session_id, title=title, compactedFrom=path_text(source.resolve())

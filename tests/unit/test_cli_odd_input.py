@@ -228,3 +228,18 @@ def test_a_saved_compaction_takes_a_title_a_session_can_have(
     [copy] = (data / "sessions").glob("*.jsonl")
     told = json.loads(copy.read_text().split("\n", 1)[0])["title"]
     assert told == f"{saved} (compacted)" == checked_title(told)
+
+
+@pytest.mark.parametrize("instructions", ["", " \n"])
+def test_empty_instructions_are_told_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, instructions: str
+) -> None:
+    """`--instructions "$FOCUS"` with the variable unset compacted and saved the copy with
+    no instructions and not a word, as if none had been meant (--prompt and --title are
+    refused so)."""
+    data = tmp_path / "data"
+    argv = ["compact", str(EXAMPLE_SESSION), "--instructions", instructions, "--save"]
+    assert main([*argv, "--data-dir", str(data)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("baton: --instructions is empty: give the instructions")
+    assert err.count("\n") == 1 and not data.exists()

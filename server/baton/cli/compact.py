@@ -38,6 +38,11 @@ def _compact(args: argparse.Namespace) -> int:
     from baton.cli.compact_report import compact_file, compact_request
 
     utf8_argument(args.instructions, "--instructions")
+    if args.instructions is not None and not args.instructions.strip():
+        raise InvalidParams(
+            "--instructions is empty: give the instructions for the summary, or leave "
+            "--instructions out for a summary without them"
+        )
     settings = settings_for(args)  # a bad settings file: one line, before any work
     request = compact_request(
         up_to=args.up_to,

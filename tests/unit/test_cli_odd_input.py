@@ -243,3 +243,28 @@ def test_empty_instructions_are_told_before_any_work(
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("baton: --instructions is empty: give the instructions")
     assert err.count("\n") == 1 and not data.exists()
+
+
+def test_an_index_of_show_given_as_an_id_is_told_not_taken_for_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`baton show` numbers its rows; `--up-to 44` (row #44) was taken as the start of the
+    only id beginning with "44", row #7's, and the dry run (or the compaction) summarized
+    up to row 7 with not a word. A number that is a row's index is now refused, naming
+    the row's id and, when there is one, the id it also starts."""
+    assert main(["show", str(EXAMPLE_SESSION), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["messages"]
+    starts = [r for r in found if r["id"].startswith("44")]
+    assert len(starts) == 1 and starts[0]["index"] != 44  # the example's ids are so
+    argv = ["compact", str(EXAMPLE_SESSION), "--dry-run", "--up-to"]
+    assert main([*argv, "44"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    row, other = found[44]["shortId"], starts[0]["shortId"]
+    assert f"#44 of `baton show` is message {row}" in err
+    assert f"'44' also starts message {other} (#{starts[0]['index']})" in err
+    assert main([*argv, "12"]) == 2  # no id starts so: the row's id is named
+    err = capsys.readouterr().err
+    assert "no message id in the view starts with '12'" in err
+    assert f"#12 of `baton show` is message {found[12]['shortId']}" in err
+    assert main([*argv, starts[0]["shortId"]]) == 0  # the id as shown is taken

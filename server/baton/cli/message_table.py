@@ -50,12 +50,30 @@ def resolve_id(session: Session, given: str) -> str:
     if not given:
         raise InvalidParams("an empty message id names no message (see `baton show`)")
     found = [mid for mid in session.view if mid.startswith(given)]
+    if given.isdigit() and int(given) < len(session.view):
+        _an_index(session, given, found)
     if len(found) == 1:
         return found[0]
     if not found:
         raise InvalidParams(f"no message id in the view starts with {given!r} (see `baton show`)")
     listed = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
     raise InvalidParams(f"{given!r} is the start of {len(found)} message ids: {listed}")
+
+
+def _an_index(session: Session, given: str, found: list[str]) -> None:
+    """InvalidParams for a number that is the index of a row of `baton show` (its #
+    column): read as the start of an id, it named another message than that row's, or
+    none, with not a word."""
+    shorts = short_ids(list(session.messages))
+    row = f"#{int(given)} of `baton show` is message {shorts[session.view[int(given)]]}"
+    if not found:
+        head = f"no message id in the view starts with {given!r}: {row}"
+    elif len(found) == 1:
+        also = f"message {shorts[found[0]]} (#{session.view.index(found[0])})"
+        head = f"{row}; {given!r} also starts {also}"
+    else:
+        head = f"{given!r} is the start of {len(found)} message ids, and {row}"
+    raise InvalidParams(f"{head}: give the id as `baton show` prints it, not the row's #")
 
 
 def preview(message: Message, chars: int = PREVIEW_CHARS) -> str:

@@ -180,14 +180,15 @@ def test_a_files_escape_sequences_are_shown_not_sent_to_the_terminal(
         assert "\\x1b[2J" in out, argv
 
 
+@pytest.mark.parametrize("title", [None, "  "])
 def test_an_untitled_transcript_is_said_to_be_untitled(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, title: str | None
 ) -> None:
     """A Baton transcript whose header holds no title (written by hand, or by a tool that
     left it out) was shown with a blank where the title goes: show and payload opened
     their first line with " (" and ": ", usage said "Session" and nothing."""
     path = tmp_path / "s_0123456789abcdef.jsonl"
-    header = {"type": "session", "format": 1, "sessionId": path.stem, "title": None}
+    header = {"type": "session", "format": 1, "sessionId": path.stem, "title": title}
     path.write_text(json.dumps(header) + "\n")
     firsts = {}
     for command in ("show", "payload", "usage"):
@@ -197,7 +198,7 @@ def test_an_untitled_transcript_is_said_to_be_untitled(
     assert firsts["payload"].startswith("(untitled): the next request sends 0 turns")
     assert firsts["usage"] == "Session         (untitled)"
     assert main(["show", str(path), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["title"] == ""  # the data as the file has it
+    assert json.loads(capsys.readouterr().out)["title"] == (title or "")  # as the file has it
 
 
 @pytest.mark.parametrize(("title", "saved"), [(None, "New conversation"), ("x" * 200, "x" * 188)])

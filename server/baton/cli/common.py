@@ -93,8 +93,8 @@ UNTITLED = "(untitled)"
 def title_line(title: str) -> str:
     """A session's title as the output's text gives it: one line, its escape sequences
     shown, not run; UNTITLED for a file that holds none (a Baton transcript whose header
-    has no title), where a blank opened the line."""
-    return one_line(title) or UNTITLED
+    has no title, or one of blanks), where a blank opened the line."""
+    return one_line(title).strip() or UNTITLED
 
 
 def json_text(value: Any, stream: TextIO | None = None) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from acp.schema import ReadTextFileResponse
 
-from baton.core.tools.file_reads import MAX_FILE_BYTES
+from baton.core.tools.host import MAX_FILE_BYTES
 from baton_testkit.acp_client import Recorder, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 

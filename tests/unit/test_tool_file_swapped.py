@@ -21,7 +21,7 @@ from baton.core.settings import ToolsSettings
 from baton.core.settings_lists import DEFAULT_EXCLUDES
 from baton.core.tools.calls import answer
 from baton.core.tools.catalog import workspace_registry
-from baton.core.tools.host import DiskHost, EditOutcome, FileEdit
+from baton.core.tools.host import MAX_FILE_BYTES, DiskHost, EditOutcome, FileEdit
 from baton.core.tools.registry import ToolContext, ToolResult
 from baton.core.tools.workspace import Workspace
 from baton.core.turn.system_prompt import default_system_prompt
@@ -83,3 +83,19 @@ def test_a_project_file_swapped_for_a_fifo_after_its_check_is_not_read(
     taken, answers = read_of_fifo(path, reads[read])
     assert not taken, "the FIFO was read"
     assert len(answers) == 1 and "s_other" not in str(answers[0])
+
+
+def test_an_edit_whose_file_grew_past_the_bound_while_it_waited_is_not_read_whole(
+    tmp_path: Path,
+) -> None:
+    """The comparison at the user's word read the file whole, whatever its size, on the
+    server's loop: one grown to gigabytes meanwhile (a log, a dump) was read into memory."""
+    path = tmp_path / "app.py"
+    with path.open("wb") as grown:
+        grown.truncate(MAX_FILE_BYTES + 1)
+    edit = FileEdit(path, "x = 1\n", "x = 2\n", "edit app.py")
+
+    outcome = asyncio.run(DiskHost().apply_edit(edit))
+    assert outcome == EditOutcome(
+        False, f"the file cannot be read (over the {MAX_FILE_BYTES:,} bytes a tool reads)"
+    )

@@ -10,10 +10,8 @@ from pathlib import Path
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.file_text import SNIFF_BYTES, decode_utf8
 from baton.core.conversation.files import NotRegularFile, open_read
-from baton.core.tools.host import ToolHost
+from baton.core.tools.host import MAX_FILE_BYTES, ToolHost
 from baton.core.tools.workspace import Located, ToolError, Unreadable, exists, glob_hint, why
-
-MAX_FILE_BYTES = 5_000_000  # a file larger than this is not read at all
 
 
 @dataclass(frozen=True)

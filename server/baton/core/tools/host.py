@@ -21,6 +21,8 @@ OPTION_LABELS: dict[PermissionOutcome, str] = {
 
 
 CHANGED_MEANWHILE = "the file changed meanwhile"  # not applied: every host's words
+# a file larger than this is not read at all: by a tool, nor by an edit's comparison
+MAX_FILE_BYTES = 5_000_000
 
 
 def cannot_read(exc: Exception) -> str:
@@ -37,13 +39,17 @@ def cannot_write(exc: OSError) -> str:
 def current_text(path: Path) -> str | None:
     """The file's text as it is on disk, line ends untouched (None when it is missing):
     what an edit planned on it compares with. Only a regular file is read (`open_read`: a
-    FIFO put there while the edit waited is never waited on). OSError, UnicodeDecodeError
-    as they come."""
+    FIFO put there while the edit waited is never waited on), and no more of it than a
+    tool reads (a file grown past that meanwhile is an OSError saying so). OSError,
+    UnicodeDecodeError as they come."""
     try:
         with open_read(path) as handle:
-            data = handle.read()
+            data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return None
+    if len(data) > MAX_FILE_BYTES:
+        over = f"over the {MAX_FILE_BYTES:,} bytes a tool reads"
+        raise OSError(errno.EFBIG, over, os.fspath(path))
     return data.decode("utf-8")
 
 

@@ -18,8 +18,9 @@ import regex
 
 from baton.core.compaction.working_set.credentials import credential_in
 from baton.core.compaction.working_set.visible import resolve_path
-from baton.core.tools.file_reads import MAX_FILE_BYTES, read_disk
+from baton.core.tools.file_reads import read_disk
 from baton.core.tools.find_files import glob_matcher, workspace_glob
+from baton.core.tools.host import MAX_FILE_BYTES
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
 from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file

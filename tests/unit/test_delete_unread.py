@@ -5,13 +5,16 @@ header and its last line are enough; checked by counting the passes over its fil
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_data_dir_files import SEED, torn, turns
 
+from baton.core.conversation import transcript_ends
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript_read import LinePass
 from baton.core.errors import SessionNotFound
@@ -71,3 +74,32 @@ def test_a_session_with_a_torn_last_line_is_read_to_be_deleted(
     with pytest.raises(SessionNotFound, match="was deleted"):
         store.get(sid)
     assert path.read_bytes().splitlines()[-1].startswith(b'{"type":"deleted"')
+
+
+def test_a_file_swapped_in_after_its_header_was_read_gets_no_delete(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header was read through one open of the file, the delete appended through a
+    second: a file another program saved in its place between the two (write a copy,
+    rename it over) took the delete, its own header never checked. Here the copy put in
+    its place is another session's transcript, swapped in as the first open is made."""
+    rng = random.Random(SEED + 33)
+    sid, other = turns(store, "A", 2, rng), turns(store, "B", 2, rng)
+    store.close()
+    path, saved = store.path_for(sid), store.path_for(other).read_bytes()
+    real_open = os.open
+    opened: list[str] = []
+
+    def open_then_swap(name: Any, *args: Any, **kwargs: Any) -> int:
+        fd = real_open(name, *args, **kwargs)
+        if not isinstance(name, int) and os.fspath(name) == os.fspath(path) and not opened:
+            opened.append("swapped")
+            path.with_name("saving.tmp").write_bytes(saved)
+            os.replace(path.with_name("saving.tmp"), path)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_swap)
+    written = transcript_ends.delete_unread(path, sid, {"type": "deleted", "at": "now"})
+    assert opened == ["swapped"]
+    assert path.read_bytes() == saved, "the delete went into a file whose header was not read"
+    assert not written  # the caller reads the file at the name as it is now

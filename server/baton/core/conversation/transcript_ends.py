@@ -10,23 +10,10 @@ from pathlib import Path
 from baton.core.conversation.files import open_regular
 from baton.core.conversation.transcript import Transcript
 from baton.core.conversation.transcript_read import Event, parse_line
-from baton.core.errors import StorageError, TranscriptError
+from baton.core.errors import StorageError, TranscriptChanged, TranscriptError
 
 HEAD = 1 << 20  # the longest first line read (a header with a long system prompt)
 TAIL = 1 << 16  # the longest last line read
-
-
-def first_event(path: Path) -> Event | None:
-    """The first line's event, None when it is not one JSON object ending on a newline
-    within HEAD bytes. OSError (StorageError for what is not a regular file) as the
-    open or the read fails."""
-    fd = open_regular(path, os.O_RDONLY)
-    try:
-        data = os.pread(fd, HEAD, 0)
-    finally:
-        os.close(fd)
-    end = data.find(b"\n")
-    return _event(data[:end]) if end >= 0 else None
 
 
 def last_event(path: Path) -> Event | None:
@@ -61,19 +48,35 @@ def deleted(path: Path) -> bool:
 def delete_unread(path: Path, session_id: str, record: Event) -> bool:
     """Append `record` (a delete) to the transcript of `session_id` without reading it,
     when its header names that session and its file can be written and ends on a newline;
-    False, nothing written, when it cannot be told so (the caller reads it as usual)."""
+    False, nothing written, when it cannot be told so (the caller reads it as usual). The
+    header is read through the one open the delete is written through: a file another
+    program saved in its place after that open is a file replaced (nothing written)."""
     try:
-        header = first_event(path)
         transcript = Transcript.open(path)
     except (OSError, StorageError, TranscriptError):
         return False
     with transcript:
+        try:
+            head = transcript.head(HEAD)
+        except OSError:
+            return False
+        header = _first_line(head) if head is not None else None
         if header is None or header.get("type") != "session":
             return False
         if header.get("sessionId") != session_id or not transcript.skip_reading(header):
             return False
-        transcript.append(record)
+        try:
+            transcript.append(record)
+        except TranscriptChanged:  # checked before a byte is written
+            return False
     return True
+
+
+def _first_line(data: bytes) -> Event | None:
+    """The first line's event, None when it is not one JSON object ending on a newline
+    within `data`."""
+    end = data.find(b"\n")
+    return _event(data[:end]) if end >= 0 else None
 
 
 def _event(line: bytes) -> Event | None:

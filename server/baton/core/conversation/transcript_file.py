@@ -109,6 +109,12 @@ class TranscriptFile:
             return False
         return self._read in write_locked()
 
+    def head(self, limit: int) -> bytes | None:
+        """The first `limit` bytes of the file held for writing (None when none is held),
+        read through its descriptor: the file whose lock is held, whatever is at `path`
+        by now (another program may have saved a file of its own there since the open)."""
+        return None if self._fd is None else os.pread(self._fd, limit, 0)
+
     def file_state(self) -> os.stat_result | None:
         """The `lstat` of the file at `path` while it is the one this transcript holds, at
         the size and mtime it last saw (so what this transcript read and wrote is all it

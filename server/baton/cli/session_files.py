@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from baton.core.conversation.files import open_read
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Transcript
@@ -37,7 +38,10 @@ def session_from_file(path: Path, store: SessionStore, *, writable: bool) -> Ite
     if writable:
         copy = store.sessions_dir / path.name  # what its warnings and errors name
         copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, copy)
+        # the file opened is the one copied, checked as it is opened: another program may
+        # have put a FIFO in place of the file checked (read, it would hold the command)
+        with open_read(path) as source, copy.open("wb") as target:
+            shutil.copyfileobj(source, target)
         path = copy
     else:  # a link the user names is followed, as for a Claude Code file
         path = path.resolve()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
 import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,13 +24,14 @@ from acp.schema import (
 )
 
 from baton.acp.errors import invalid
-from baton.core.conversation.files import kind_of
+from baton.core.conversation.files import NotRegularFile, kind_of, open_read
 from baton.core.conversation.media import IMAGE_TYPES, image_type
 from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
 from baton.core.conversation.records import unwritable
 from baton.core.workspace.editor_files import uri_to_path
 
 MAX_FILE_CHARS = 400_000  # about 100K tokens: a larger file is named, not included
+MAX_FILE_BYTES = MAX_FILE_CHARS * 4  # never read a larger file whole to find it too large
 
 AcpBlock = (
     TextContentBlock
@@ -126,16 +128,59 @@ async def _link(block: ResourceContentBlock, where: str, read: Reader, out: Prom
         out.blocks.append(TextBlock(text=f"Linked file: {path} (not included: {kind})"))
         return
     size = found.st_size if found is not None else 0
-    if size > MAX_FILE_CHARS * 4:  # never read a huge file whole to find it is too large
-        out.blocks.append(TextBlock(text=f"Attached file: {path} (not included: {size:,} bytes)"))
-        out.files[str(path)] = None
+    if size > MAX_FILE_BYTES:
+        _too_large(path, size, out)
         return
-    text = await read(path)
+    try:
+        text = await read(path)
+    except NotRegularFile as exc:  # put in place of the file checked, by another program
+        out.blocks.append(
+            TextBlock(text=f"Linked file: {path} (not included: {kind_of(exc.mode)})")
+        )
+        return
+    except TooLarge as exc:  # grown since its check
+        _too_large(path, exc.size, out)
+        return
     if text is None:
         out.blocks.append(TextBlock(text=f"Linked file: {path} (it could not be read)"))
         return
     out.blocks.append(TextBlock(text=file_text(str(path), text)))
     out.files[str(path)] = None
+
+
+def _too_large(path: Path, size: int, out: PromptContent) -> None:
+    out.blocks.append(TextBlock(text=f"Attached file: {path} (not included: {size:,} bytes)"))
+    out.files[str(path)] = None
+
+
+class TooLarge(Exception):
+    """A linked file found over MAX_FILE_BYTES as it is read (it grew since its check)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def disk_text(path: Path) -> str | None:
+    """A linked file's text on the disk, line ends as a text read gives them, for a client
+    that has none; None when it cannot be read or is no UTF-8 text. The file opened is the
+    one read, never waited on, and no further than MAX_FILE_BYTES: another program may
+    have put a FIFO or a larger file in place of the one checked (NotRegularFile, TooLarge)."""
+    try:
+        with open_read(path) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+            size = os.fstat(handle.fileno()).st_size
+    except NotRegularFile:
+        raise
+    except OSError:
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        raise TooLarge(max(size, len(data)))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptContent) -> None:

@@ -17,7 +17,7 @@ from acp.schema import (
 
 from baton.acp import commands
 from baton.acp.compaction_report import agent_wait
-from baton.acp.prompt_content import PromptContent, prompt_content
+from baton.acp.prompt_content import PromptContent, disk_text, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.session import Session
@@ -106,10 +106,7 @@ async def _read(live: Live, path: Path) -> str | None:
     text = await live.host.read_text(path)
     if text is not None:
         return text
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeError):
-        return None
+    return disk_text(path)
 
 
 def _touch(agent: BatonAgent, content: PromptContent) -> None:

@@ -68,6 +68,9 @@ export interface MessageContext {
   messageId?: unknown;
   /** The session the panel showed when the menu opened (the host may hold another as current by then). */
   sessionId?: unknown;
+  /** The first and last of two or more messages selected when the menu opened (Compact Selected). */
+  selectedFirst?: unknown;
+  selectedLast?: unknown;
   /** A message a compaction replaced (under its summary): that compaction, and its place in the list. */
   boundaryId?: unknown;
   replacedIndex?: unknown;
@@ -80,6 +83,16 @@ export interface MessageContext {
 export function menuSession(ctx: unknown): string | undefined {
   const named = typeof ctx === "object" && ctx !== null ? (ctx as MessageContext).sessionId : undefined;
   return typeof named === "string" && named !== "" ? named : undefined;
+}
+
+/**
+ * The selection a message's menu acts on, as its context names it: the first and last
+ * message selected when the menu opened (undefined: none named, the host's selection).
+ */
+export function menuSelection(ctx: unknown): string[] | undefined {
+  if (typeof ctx !== "object" || ctx === null) return undefined;
+  const { selectedFirst, selectedLast } = ctx as MessageContext;
+  return typeof selectedFirst === "string" && typeof selectedLast === "string" ? [selectedFirst, selectedLast] : undefined;
 }
 
 /**

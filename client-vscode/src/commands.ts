@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { ChatView } from "./chatView";
-import { menuMessage, menuSession, messageText, selectedSpan, type MessageContext } from "./chatLogic";
+import { menuMessage, menuSelection, menuSession, messageText, selectedSpan, type MessageContext } from "./chatLogic";
 import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine, previewFirstSetting } from "./draftCard";
@@ -151,13 +151,20 @@ export function registerCommands(
   register("baton.applyCompactionDraft", () => drafts.apply());
   register("baton.regenerateCompactionDraft", () => drafts.regenerate());
   register("baton.discardCompactionDraft", () => drafts.discard());
-  register("baton.chat.compactSelected", () => {
-    const span = selectedSpan(chat.selection, chat.viewMessages);
+  register("baton.chat.compactSelected", async (ctx) => {
+    // the session and the selection on show when the menu opened: the host may be opening another
+    const inSession = menuSessionId(ctx);
+    const view = inSession === current.sessionId ? chat.viewMessages : (await client.rpc.getSession(inSession)).messages;
+    // a menu's context names its selection, or none (fewer than two); else the host's
+    const selected = menuSession(ctx) !== undefined ? (menuSelection(ctx) ?? []) : chat.selection;
+    const span = selectedSpan(selected, view);
     if (span === undefined) {
       throw new UserError("Baton: select two or more messages first (click, then shift-click).");
     }
-    return compact("Baton: compacting the selected messages", (id, options) =>
-      client.rpc.compactRange(id, span.first, span.last, options),
+    return compact(
+      "Baton: compacting the selected messages",
+      (id, options) => client.rpc.compactRange(id, span.first, span.last, options),
+      inSession,
     );
   });
   register("baton.chat.pinMessage", (ctx) => client.rpc.pin(menuSessionId(ctx), messageIdOf(ctx), true));

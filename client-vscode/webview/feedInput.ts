@@ -15,6 +15,7 @@ export class FeedInput {
   private focused: string | null = null; // the roving tab stop's message
   /** The message that held the focus when a render took it out (`before`: the ids loaded then). */
   private lostFocus: { id: string; before: readonly string[] } | undefined;
+  private sessionId: string | null = null; // the session on show, which every message's menu names
 
   constructor(
     private readonly feed: Feed,
@@ -43,6 +44,16 @@ export class FeedInput {
     });
     el.addEventListener("keydown", (event) => this.keydown(event));
     feed.focusGone = (id, before) => (this.lostFocus = { id, before });
+  }
+
+  /**
+   * The session on show: every message's menu names it, and the selection's first and last
+   * message (VS Code merges the feed's context into theirs), so its command acts there, on
+   * that selection, even once the host holds another session as current.
+   */
+  setSession(sessionId: string | null): void {
+    this.sessionId = sessionId;
+    this.nameInMenus(this.selection.ordered(this.feed.ids()));
   }
 
   /** After the feed changed: drop what left the view (`reset`: everything) and post if that changed it. */
@@ -140,11 +151,17 @@ export class FeedInput {
     const stop = this.focused ? this.feed.element(this.focused) : undefined;
     if (stop && !this.feed.el.querySelector("article[tabindex='0']")) stop.tabIndex = 0;
     const messageIds = this.selection.ordered(ids);
+    this.nameInMenus(messageIds);
     const key = JSON.stringify(messageIds);
     if (key === this.lastPosted) return;
     this.lastPosted = key;
     this.post(messageIds);
     this.showBar(messageIds.length);
+  }
+
+  private nameInMenus(messageIds: readonly string[]): void {
+    const span = messageIds.length >= 2 ? { selectedFirst: messageIds[0], selectedLast: messageIds.at(-1) } : {};
+    this.feed.el.dataset.vscodeContext = JSON.stringify({ sessionId: this.sessionId, ...span });
   }
 
   /** From two messages up, say so and how to act on them (the menu's Compact Selected). */

@@ -246,9 +246,7 @@ class ChatView {
     this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
-    // every message's menu names the session on show (VS Code merges this context into
-    // theirs): its command acts there, even once the host holds another one as current
-    this.feed.el.dataset.vscodeContext = JSON.stringify({ sessionId: shown });
+    this.input.setSession(shown);
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);
     this.header.setUsage(update.session ? update.usage : null);

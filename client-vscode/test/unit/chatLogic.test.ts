@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ago, draftLine, menuMessage, menuSession, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
+import { ago, draftLine, menuMessage, menuSelection, menuSession, messageText, mostRecent, selectedSpan, sessionPickRows } from "../../src/chatLogic";
 import { message, session, usage } from "./fixtures";
 
 test("the view opens the most recently updated session", () => {
@@ -77,6 +77,16 @@ test("a message's menu acts on the session its context names (the one on show wh
   assert.equal(menuSession({ messageId: "m2", sessionId: null }), undefined, "a welcome view names none");
   assert.equal(menuSession({ messageId: "m2", sessionId: "" }), undefined);
   assert.equal(menuSession(undefined), undefined, "run from the palette: no context");
+});
+
+test("Compact Selected acts on the selection its menu's context names (the one on show when it opened), else on the host's", () => {
+  const ctx = { webviewSection: "message", messageId: "m2", sessionId: "s_shown", selectedFirst: "m1", selectedLast: "m4" };
+  assert.deepEqual(menuSelection(ctx), ["m1", "m4"]);
+  const view = ["m0", "m1", "m2", "m3", "m4", "m5"].map((id) => message(id, "user", id));
+  assert.deepEqual(selectedSpan(menuSelection(ctx)!, view), { first: "m1", last: "m4" });
+  assert.equal(menuSelection({ messageId: "m2", sessionId: "s_shown" }), undefined, "fewer than two selected");
+  assert.equal(menuSelection({ selectedFirst: "m1" }), undefined);
+  assert.equal(menuSelection(undefined), undefined);
 });
 
 test("Copy Message on a message a compaction replaced copies that message, read from the transcript, not the summary", async () => {

@@ -105,6 +105,9 @@ test("a right-click resolves to the message under it and selects it", async (t) 
     preventDefaultContextMenuItems: true,
     pinned: false,
     sessionId: "s_demo",
+    // what Compact Selected acts on, whatever the host holds by the time it is chosen
+    selectedFirst: "m_user1",
+    selectedLast: "m_result1",
   });
   assert.equal((await posted(page)).slice(before).filter((m) => m.type === "selection").length, 0);
   assert.equal(await page.locator("article.selected").count(), 3);
@@ -160,6 +163,30 @@ test("a message's menu names the session on show, not one the host is opening me
   const other = await menu("o_m_asst1");
   assert.equal(other.sessionId, "s_other");
   assert.equal(other.messageId, "o_m_asst1");
+});
+
+test("a message's menu names the selection on show, for Compact Selected, and none once another session shows", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await clickMessage(page, "m_result1");
+  await clickMessage(page, "m_user1", { modifiers: ["Shift"] });
+  await message(page, "m_asst1").click({ button: "right", position: { x: 4, y: 4 } });
+  const menu = (await page.evaluate(() => window.__baton.contextMenus)).at(-1);
+  assert.deepEqual([menu.sessionId, menu.selectedFirst, menu.selectedLast], ["s_demo", "m_user1", "m_result1"], "in view order");
+  // one message alone is no span: the menu names none
+  await clickMessage(page, "m_asst2");
+  await message(page, "m_asst2").click({ button: "right", position: { x: 4, y: 4 } });
+  const single = (await page.evaluate(() => window.__baton.contextMenus)).at(-1);
+  assert.equal(single.selectedFirst, undefined);
+  await clickMessage(page, "m_user1");
+  await clickMessage(page, "m_asst1", { modifiers: ["Shift"] });
+  const otherMessages = MESSAGES.map((m) => ({ ...m, id: `o_${m.id}` }));
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: otherMessages }));
+  await message(page, "o_m_asst1").waitFor();
+  await message(page, "o_m_asst1").click({ button: "right", position: { x: 4, y: 4 } });
+  const other = (await page.evaluate(() => window.__baton.contextMenus)).at(-1);
+  assert.equal(other.sessionId, "s_other");
+  assert.equal(other.selectedFirst, undefined, "the selection went with its session");
 });
 
 test("the selection bar's Clear pressed from the keyboard gives the focus back to the message it was on", async (t) => {

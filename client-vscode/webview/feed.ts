@@ -28,8 +28,8 @@ export class Feed {
   readonly el: HTMLElement;
   /** Called for each element as it enters the DOM (the selection paints it). */
   decorate: (el: HTMLElement, id: string) => void = () => undefined;
-  /** Called once a render took the message holding the focus out of the view (`before`: the ids loaded until then). */
-  focusGone: (id: string, before: readonly string[]) => void = () => undefined;
+  /** Called once a render took the message holding the focus out of the view (`before`: the ids loaded until then; `summary`: it was one). */
+  focusGone: (id: string, before: readonly string[], summary: boolean) => void = () => undefined;
   private readonly topSpacer = h("div", { class: "baton-spacer", "aria-hidden": "true" });
   private readonly bottomSpacer = h("div", { class: "baton-spacer", "aria-hidden": "true" });
   private messages: readonly Message[] = [];
@@ -104,6 +104,7 @@ export class Feed {
     const anchor = this.capture();
     const focused = this.drawn.els.find((el) => el.contains(document.activeElement))?.dataset.messageId;
     const before = this.idList;
+    const wasSummary = focused !== undefined && this.messages[(this.rowOf.get(focused) ?? -1) - this.offset]?.kind === "summary";
     this.rows.update(messages, busy, readOnly);
     this.messages = messages;
     this.offset = offset;
@@ -114,7 +115,7 @@ export class Feed {
     this.dropStaleCache();
     this.pendingTurn.settle(messages, busy, (id) => this.rowOf.has(id));
     this.draw(this.awaitedOr(anchor));
-    if (focused !== undefined && !this.rowOf.has(focused)) this.focusGone(focused, before);
+    if (focused !== undefined && !this.rowOf.has(focused)) this.focusGone(focused, before, wasSummary);
   }
 
   /** Where the viewport is now, to come back to (saved with the view state). */

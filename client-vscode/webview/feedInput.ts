@@ -14,7 +14,7 @@ export class FeedInput {
   private lastPosted: string | null = null; // null: post the first selection, even empty
   private focused: string | null = null; // the roving tab stop's message
   /** The message that held the focus when a render took it out (`before`: the ids loaded then). */
-  private lostFocus: { id: string; before: readonly string[] } | undefined;
+  private lostFocus: { id: string; before: readonly string[]; summary: boolean } | undefined;
   private sessionId: string | null = null; // the session on show, which every message's menu names
 
   constructor(
@@ -43,7 +43,7 @@ export class FeedInput {
       this.focus(article, event.button !== 2); // the menu key: keep the message in sight
     });
     el.addEventListener("keydown", (event) => this.keydown(event));
-    feed.focusGone = (id, before) => (this.lostFocus = { id, before });
+    feed.focusGone = (id, before, summary) => (this.lostFocus = { id, before, summary });
   }
 
   /**
@@ -68,7 +68,8 @@ export class FeedInput {
    * The message the keyboard was on left the view (compacted from its menu, say), or is in
    * rows not loaded yet: once every row is, the focus goes back to it, else to the first
    * message after it still there, else to the view's last; not left on the page's body,
-   * where the arrow keys move nothing. Unless the user has put it elsewhere meanwhile.
+   * where the arrow keys move nothing. A summary its Undo took out hands it to the first
+   * message brought back in its place. Unless the user has put it elsewhere meanwhile.
    */
   private handFocusOn(): void {
     const lost = this.lostFocus;
@@ -77,7 +78,10 @@ export class FeedInput {
     if (document.activeElement !== null && document.activeElement !== document.body) return;
     const ids = this.feed.ids();
     const left = new Set(ids);
-    const next = lost.before.slice(Math.max(0, lost.before.indexOf(lost.id))).find((id) => left.has(id)) ?? ids.at(-1);
+    const next =
+      (lost.summary ? broughtBack(lost, ids) : undefined) ??
+      lost.before.slice(Math.max(0, lost.before.indexOf(lost.id))).find((id) => left.has(id)) ??
+      ids.at(-1);
     const article = next !== undefined ? this.feed.reveal(next) : undefined;
     if (article) this.focus(article);
   }
@@ -181,6 +185,15 @@ export class FeedInput {
       button("Clear", clear, { class: "link" }),
     );
   }
+}
+
+/** The first message that came where `lost.id` was (after the one before it still there), when new. */
+function broughtBack(lost: { id: string; before: readonly string[] }, ids: readonly string[]): string | undefined {
+  const left = new Set(ids);
+  const at = Math.max(0, lost.before.indexOf(lost.id));
+  const previous = lost.before.slice(0, at).reverse().find((id) => left.has(id));
+  const first = ids[previous === undefined ? 0 : ids.indexOf(previous) + 1];
+  return first !== undefined && !lost.before.includes(first) ? first : undefined;
 }
 
 function target(event: Event): HTMLElement | null {

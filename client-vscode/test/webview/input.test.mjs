@@ -557,6 +557,26 @@ test("the message the keyboard is on, compacted from its menu, hands the focus t
   assert.equal(await focused(), "m_summary3");
 });
 
+test("Undo pressed from the keyboard on a summary puts the focus on the first message it brought back", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const focused = () => page.evaluate(() => document.activeElement?.closest("article")?.dataset.messageId ?? null);
+  const from = (await posted(page)).length;
+  await message(page, "m_summary").getByRole("button", { name: "Undo" }).focus();
+  await page.keyboard.press("Enter");
+  await waitPosted(page, (m) => m.type === "undo", from);
+  // the summary goes; the messages it stood for come back in its place, before those it kept
+  const restored = [
+    { ...MESSAGES[1], id: "o_first" },
+    { ...MESSAGES[2], id: "o_second" },
+  ];
+  await toView(page, sessionUpdate({ messages: [...restored, ...MESSAGES.slice(1)] }));
+  await message(page, "o_first").waitFor();
+  assert.equal(await focused(), "o_first", "where the summary was, not the first message it kept");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await focused(), "o_second");
+});
+
 test("Send pressed from the keyboard leaves the focus on Stop while the reply runs, then in the box", async (t) => {
   const page = await openView(t);
   await showFixture(page);

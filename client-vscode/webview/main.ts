@@ -44,6 +44,7 @@ class ChatView {
   private readonly welcome: WelcomeSlot;
   private session: Session | null = null;
   private firstUpdate = true;
+  private draftWeighed = false; // the box's draft has reached the host (restored with the view state, it has not)
   private restoreScroll = true; // until the saved session has been shown (or another chosen)
   /** The session a send runs in (null: not known yet); undefined: none runs. */
   private busyIn: string | null | undefined;
@@ -112,6 +113,7 @@ class ChatView {
       stop: () => this.host.post({ type: "stop", sessionId: this.session?.sessionId ?? null }),
       setApiKey: () => this.host.post({ type: "setApiKey" }),
       draftChanged: (draft) => {
+        this.draftWeighed = true;
         this.host.save({ draft });
         this.host.post({ type: "draft", text: draft });
       },
@@ -232,7 +234,6 @@ class ChatView {
     // keep the saved state (its scroll position) for it rather than for this interim one.
     const interim =
       this.firstUpdate && saved !== null && saved !== shown && update.sessions.some((s) => s.sessionId === saved);
-    const first = this.firstUpdate;
     this.firstUpdate = false;
     this.composer.setOpening(false);
     if (interim && saved !== null) this.openSession({ type: "selectSession", sessionId: saved });
@@ -273,8 +274,12 @@ class ChatView {
     else if (open && (changed || stick)) this.feed.scrollToEnd();
     this.pages.askEarlier();
     this.sent.settle(update);
-    // a draft restored with the view state gets its line once the host has a session
-    if (first && open && this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
+    // a draft restored with the view state gets its line once the host has a session: the
+    // first one shown, which may come after the welcome (the saved session gone)
+    if (open && !this.draftWeighed) {
+      this.draftWeighed = true;
+      if (this.composer.draft.trim() !== "") this.host.post({ type: "draft", text: this.composer.draft });
+    }
   }
 
   /** Stop for a send in the session on show; for one in another session, a Send that waits. */

@@ -169,6 +169,24 @@ test("the draft's weight once sent shows under the box, with the server's warnin
   assert.deepEqual(sent, [{ type: "send", text: "a long paste", sessionId: SESSION.sessionId }]);
 });
 
+test("a draft restored after a reload that opens on the welcome is weighed once a conversation opens", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  await page.locator("#baton-input").fill("a long paste");
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "a long paste");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  // the saved session is gone: the host's first update is the welcome, with no session
+  await toView(page, { ...sessionUpdate({ messages: [] }), session: null, sessions: [] });
+  await page.getByRole("button", { name: "New Chat" }).first().click();
+  const from = (await posted(page)).length;
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  // the host (started again with the window) has no draft until the box's is posted
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "draft", from), { type: "draft", text: "a long paste" });
+  await page.locator("#baton-input").waitFor();
+  assert.equal(await page.locator("#baton-input").inputValue(), "a long paste");
+});
+
 test("the prompt being sent and its streamed reply stay with their session: another one opened meanwhile shows neither", async (t) => {
   const page = await openView(t);
   await toView(page, sessionUpdate({ messages: [] }));

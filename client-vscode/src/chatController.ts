@@ -28,6 +28,8 @@ export class ChatController {
   private readonly draft: DraftUsageWatch;
   private readonly pickers: PickerHost;
   private readonly sender: ChatSender;
+  /** Auto-compactions that failed in sessions not on show: each said once its session is (a success stays brief news). */
+  private readonly unseenAutoCompactFailures = new Map<string, string>();
 
   constructor(
     private readonly ports: ChatPorts,
@@ -53,6 +55,7 @@ export class ChatController {
           const replay = this.streams.shown(sessionId, messages, this.sender.busy);
           if (replay !== undefined) this.ports.post({ type: "delta", ...replay });
           if (sessionId !== null) this.sender.shown(sessionId);
+          if (sessionId !== null) this.autoCompactShown(sessionId);
         },
         draftChanged: () => this.draft.changed(),
       },
@@ -123,12 +126,24 @@ export class ChatController {
     }
   }
 
-  /** An auto-compaction's outcome, said briefly in the panel. */
+  /**
+   * An auto-compaction's outcome, said briefly in the panel. One that failed in a session not
+   * on show is said once the user is back there: a nearly full request went out uncompacted.
+   */
   onAutoCompact(event: ServerNotificationMap["baton/autoCompact"]): void {
+    const failed = event.outcome !== "compacted";
     if (event.sessionId === this.current.sessionId) {
-      const tone = event.outcome === "compacted" ? "info" : "warning";
-      this.ports.post({ type: "notice", sessionId: event.sessionId, message: event.message, tone });
+      this.ports.post({ type: "notice", sessionId: event.sessionId, message: event.message, tone: failed ? "warning" : "info" });
+    } else if (failed) {
+      this.unseenAutoCompactFailures.set(event.sessionId, event.message);
     }
+  }
+
+  private autoCompactShown(sessionId: string): void {
+    const message = this.unseenAutoCompactFailures.get(sessionId);
+    if (message === undefined) return;
+    this.unseenAutoCompactFailures.delete(sessionId);
+    this.ports.post({ type: "notice", sessionId, message, tone: "warning" });
   }
 
   /** Switches the current session's model; a warning when it no longer fits is said in the panel. */

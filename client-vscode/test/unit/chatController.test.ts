@@ -829,6 +829,29 @@ test("past the auto-compact point the send goes, announced; the outcome arrives 
   assert.equal(ofType(fake.posted, "notice").length, 2);
 });
 
+test("an auto-compaction that failed in a session not on show is said once that session is on show; one that succeeded is not", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const failed = "Auto-compact failed (the summary was empty): the request goes out with 175,000 tokens in context.";
+  chat.onAutoCompact({ sessionId: "b", outcome: "failed", tokensBefore: 175_000, tokensAfter: 175_000, message: failed });
+  assert.equal(ofType(fake.posted, "notice").length, 0, "not in the session on show");
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  const shown = fake.posted.findIndex((m) => m.type === "session" && m.session?.sessionId === "b");
+  const notice = fake.posted.findIndex((m) => m.type === "notice");
+  assert.ok(shown >= 0 && notice > shown, "after its session, which the panel shows first");
+  assert.deepEqual(fake.posted[notice], { type: "notice", sessionId: "b", message: failed, tone: "warning" });
+  // said once
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  assert.equal(ofType(fake.posted, "notice").length, 1);
+  // a success is brief news: not kept for later
+  chat.onAutoCompact({ sessionId: "a", outcome: "compacted", tokensBefore: 175_000, tokensAfter: 21_000, message: "Auto-compacted." });
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  assert.equal(ofType(fake.posted, "notice").length, 1);
+});
+
 test("switching the model shows the new usage at once and says when it no longer fits", async () => {
   const { fake, current, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

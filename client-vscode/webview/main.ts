@@ -8,7 +8,8 @@
 //        font-src ${cspSource}; script-src 'nonce-…'.  (data: images are the thumbnails.)
 // The script builds the whole view inside #root, posts {type:"ready"} once loaded, and
 // keeps {sessionId, draft, scrollTop, usageOpen} with vscode.setState. The error banner and
-// notices are alerts.ts's; a long session's pages, viewPages.ts's.
+// notices are alerts.ts's; a long session's pages, viewPages.ts's; the session and place kept
+// across a reload, savedPlace.ts's.
 import type { ToWebview } from "../src/webviewMessages";
 import { Alerts } from "./alerts";
 import { ChipBar } from "./chips";
@@ -20,6 +21,7 @@ import { Header, type HeaderHandlers, WelcomeSlot } from "./header";
 import { FeedInput } from "./feedInput";
 import { Host } from "./host";
 import { PermissionCards } from "./permission";
+import { SavedPlace } from "./savedPlace";
 import { SentPrompt } from "./sentPrompt";
 import { TodoChecklist } from "./todos";
 import { UsageChart } from "./usage";
@@ -42,13 +44,12 @@ class ChatView {
   private readonly find: FindBar;
   private readonly pages: ViewPages;
   private readonly welcome: WelcomeSlot;
+  private readonly place: SavedPlace;
   private session: Session | null = null;
   private firstUpdate = true;
   private draftWeighed = false; // the box's draft has reached the host (restored with the view state, it has not)
-  private restoreScroll = true; // until the saved session has been shown (or another chosen)
   /** The session a send runs in (null: not known yet); undefined: none runs. */
   private busyIn: string | null | undefined;
-  private scrollSaved = 0;
 
   constructor(root: HTMLElement) {
     const actions: HeaderHandlers = {
@@ -152,7 +153,7 @@ class ChatView {
       ),
     );
     this.composer.setDraft(this.host.state.draft);
-    this.wireFeed();
+    this.place = new SavedPlace(this.host, this.feed, () => this.session?.sessionId);
     this.chips.acceptDrops(root);
     window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.receive(event.data));
     this.host.post({ type: "ready" });
@@ -229,14 +230,12 @@ class ChatView {
 
   private showSession(update: SessionUpdate): void {
     const shown = update.session?.sessionId ?? null;
-    const saved = this.host.state.sessionId;
     // After a reload the host shows its own choice: ask for the session this view had, and
     // keep the saved state (its scroll position) for it rather than for this interim one.
-    const interim =
-      this.firstUpdate && saved !== null && saved !== shown && update.sessions.some((s) => s.sessionId === saved);
+    const saved = this.place.wanted(update, this.firstUpdate);
     this.firstUpdate = false;
     this.composer.setOpening(false);
-    if (interim && saved !== null) this.openSession({ type: "selectSession", sessionId: saved });
+    if (saved !== undefined) this.openSession({ type: "selectSession", sessionId: saved });
     const changed = shown !== (this.session?.sessionId ?? null);
     this.alerts.sessionUpdated(update.hasApiKey, changed);
     if (changed) {
@@ -264,14 +263,7 @@ class ChatView {
     // the page's body, to type at once
     else if (this.welcome.clear()) this.composer.input.focus();
     this.pages.show(update, changed);
-    const anchor = this.host.state.scrollAnchor;
-    const restoring = this.restoreScroll && open && shown === saved && (anchor ?? null) !== null;
-    if (!interim) {
-      this.restoreScroll = false;
-      this.host.save({ sessionId: shown });
-    }
-    if (restoring && anchor) this.feed.restore({ id: anchor.id, row: 0, delta: anchor.delta });
-    else if (open && (changed || stick)) this.feed.scrollToEnd();
+    this.place.placed(shown, saved !== undefined, changed, stick);
     this.pages.askEarlier();
     this.sent.settle(update);
     // a draft restored with the view state gets its line once the host has a session: the
@@ -293,21 +285,6 @@ class ChatView {
   private openSession(message: { type: "selectSession"; sessionId: string } | { type: "newChat" }): void {
     this.composer.setOpening(true);
     this.host.post(message);
-  }
-
-  private wireFeed(): void {
-    const feed = this.feed.el;
-    feed.addEventListener("scroll", () => {
-      if (this.scrollSaved) return;
-      this.scrollSaved = requestAnimationFrame(() => {
-        this.scrollSaved = 0;
-        // Only the saved session's position: not an interim one shown while it is asked for.
-        if (this.session?.sessionId !== this.host.state.sessionId) return;
-        const at = this.feed.capture();
-        const scrollAnchor = at.end || at.id === undefined ? null : { id: at.id, delta: at.delta };
-        this.host.save({ scrollTop: feed.scrollTop, scrollAnchor });
-      });
-    });
   }
 }
 

@@ -136,6 +136,40 @@ def _messages(agent: Agent, sid: str, ids: list[str]) -> list[dict[str, Any]]:
     return [found[i] for i in ids if i in found]
 
 
+async def test_an_api_compaction_is_replayed_with_the_summary_the_api_wrote(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The `server` summarizer's summary is the API's compaction block, whose `content` is
+    the summary's text: a load replayed it as "(the API's own compaction: its summary is
+    not readable)", where the compaction had told its text live."""
+    settings = {"summarizer": "server"}
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        await converse(agent, fake_anthropic, sid, 4)
+        await agent.conn.set_config_option(
+            config_id="model", session_id=sid, value="claude-sonnet-4-6"
+        )
+        fake_anthropic.compaction.summary("The API's summary of four questions.")
+        assert (await agent.say(sid, "/compact-up-to 5")).stop_reason == "end_turn"
+        live = rec.updates(sid, "compaction_summary_chunk")
+        assert "".join(c["content"]["text"] for c in live) == (
+            "The API's summary of four questions."
+        )
+        seen = len(rec.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        replayed = [
+            u for u in rec.updates(sid)[seen:] if u["sessionUpdate"] == "compaction_summary_chunk"
+        ]
+        assert replayed == live
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=False, name="b") as b:
+        await b.conn.load_session(cwd=str(b.workspace), session_id=sid)
+        said = [u["content"]["text"] for u in b.recorder.updates(sid, "agent_message_chunk")]
+        assert (
+            "Summary of the earlier conversation:\n\nThe API's summary of four questions." in said
+        )
+
+
 async def test_auto_compaction_in_a_turn_is_a_compaction_entity(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -25,11 +25,16 @@ SUMMARY_CHUNK_CHARS = 2_000
 
 
 def summary_text(message: Message) -> str:
-    """A summary message's text; the API's own compaction block has none to show."""
+    """A summary message's text; the API's own compaction block's is its `content` (its
+    `encrypted_content` alone has none to show)."""
     text = message.text()
     if text:
         return text
-    if any(isinstance(b, CompactionBlock) for b in message.content):
+    blocks = [b for b in message.content if isinstance(b, CompactionBlock)]
+    written = "\n".join(b.content for b in blocks if b.content)
+    if written:
+        return written
+    if blocks:
         return "(the API's own compaction: its summary is not readable)"
     return ""
 

@@ -248,3 +248,28 @@ async def test_compact_up_to_says_it_summarizes_the_message_it_names(
         fake_anthropic.reply("<summary>The first question and its answer.</summary>")
         await agent.say(sid, "/compact-up-to 2")
         assert second not in view_ids(agent, sid)  # the message named went into the summary
+
+
+async def test_a_commands_summary_is_told_live_as_a_load_replays_it(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A command's compaction told its summary live as the model's summary alone, and a
+    load (as an auto-compaction, live) as the summary message the model reads (its intro,
+    the transcript's path): the panel's text changed when the session was loaded."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        rec = agent.recorder
+        await converse(agent, fake_anthropic, sid, 4)
+        fake_anthropic.reply("<summary>The user asked four questions about words.</summary>")
+        await agent.say(sid, "/compact-up-to 5")
+        live = rec.updates(sid, "compaction_summary_chunk")
+        seen = len(rec.updates(sid))
+        await agent.conn.load_session(cwd=str(agent.workspace), session_id=sid)
+        replayed = [
+            u for u in rec.updates(sid)[seen:] if u["sessionUpdate"] == "compaction_summary_chunk"
+        ]
+        assert replayed == live
+        view = _messages(agent, sid, view_ids(agent, sid))
+        [summary] = [m for m in view if m["kind"] == "summary"]
+        told = "".join(c["content"]["text"] for c in live)
+        assert told == summary["content"][0]["text"]  # what the model reads

@@ -111,5 +111,6 @@ async def _compact(agent: BatonAgent, sid: str, command: commands.Command) -> No
         return
     finally:
         live.compaction = None
-    summary = result.summary or boundary_summary(service.session(sid), result.boundary_id)
+    # the summary message the model reads, as an auto-compaction's and a load's replay tell it
+    summary = boundary_summary(service.session(sid), result.boundary_id) or result.summary or ""
     report.completed(summary, done_sentence(result))

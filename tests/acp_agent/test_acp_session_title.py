@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError
 
 from baton_testkit.acp_client import running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -26,3 +31,39 @@ async def test_a_session_never_prompted_is_named_by_its_first_prompt_after_a_res
         fake_anthropic.reply("Again.")
         await again.say(sid, "Something else")  # named once: the title stays
         assert len(again.recorder.updates(sid, "session_info_update")) == 1
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "text", "text": "and \udcff"},  # a JSON escape no UTF-8 text holds
+        {"type": "resource", "resource": {"uri": "file:///notes.txt", "text": "bad \ud800"}},
+        {"type": "resource", "resource": {"uri": "https://x.example/\ud800", "text": "t"}},
+    ],
+)
+async def test_a_prompt_refused_as_text_no_file_can_hold_names_no_session(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, block: dict[str, Any]
+) -> None:
+    """A block holding a lone surrogate was refused only as the prompt was stored, after
+    the session was named by the prompt's words: the client was told the title, the
+    transcript kept it and the next prompt did not name the session; a text block alone
+    was refused in the title's words ("... at [0].title")."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        before = transcript.read_bytes()
+        prompt = [{"type": "text", "text": "Fix the parser"}, block]
+        with pytest.raises(RequestError) as refused:
+            await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        assert refused.value.data["code"] == "invalid_params"
+        assert str(refused.value).startswith("prompt.1: ")
+        assert "lone surrogate" in str(refused.value) and "title" not in str(refused.value)
+        assert transcript.read_bytes() == before  # nothing stored, no title
+        assert not agent.recorder.updates(sid, "session_info_update")
+        fake_anthropic.reply("Done.")
+        await agent.say(sid, "Plan the release notes")
+        [named] = agent.recorder.updates(sid, "session_info_update")
+        assert named["title"] == "Plan the release notes"
+        events = [json.loads(line) for line in transcript.read_text().splitlines()]
+        named_by = [e["title"] for e in events if e["type"] == "meta" and "title" in e]
+        assert named_by == ["Plan the release notes"]

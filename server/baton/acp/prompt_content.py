@@ -203,13 +203,24 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
         out.files[str(path)] = resource.text  # the editor's text, saved or not
 
 
+def _check_writable(made: list[ContentBlock], where: str) -> None:
+    """`invalid_params` for a block whose text holds a lone surrogate (a JSON escape such as
+    "\\ud800", no UTF-8 text): the transcript cannot store it, and it is refused here, before
+    the prompt's words name the session, not once the turn stores it."""
+    if unwritable(made) is not None:
+        raise invalid(
+            f"{where}: its text cannot be stored: it holds a lone surrogate, no UTF-8 text"
+        )
+
+
 async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
     """The user message of these blocks; `invalid_params` (nothing stored) for a block
     Baton cannot send: audio, an image of another type or not base64, a file URI that
-    names no usable path, an empty prompt."""
+    names no usable path, text holding a lone surrogate, an empty prompt."""
     out = PromptContent()
     for n, block in enumerate(blocks):
         where = f"prompt.{n}"
+        made = len(out.blocks)
         if isinstance(block, TextContentBlock):
             if block.text:
                 out.blocks.append(TextBlock(text=block.text))
@@ -224,6 +235,7 @@ async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> Prom
             raise invalid(f"{where}: audio is not supported (promptCapabilities.audio is false)")
         else:
             raise invalid(f"{where}: unknown content block")
+        _check_writable(out.blocks[made:], where)
     if not out.blocks or not any(
         not isinstance(b, TextBlock) or b.text.strip() for b in out.blocks
     ):

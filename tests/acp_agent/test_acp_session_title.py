@@ -67,3 +67,19 @@ async def test_a_prompt_refused_as_text_no_file_can_hold_names_no_session(
         events = [json.loads(line) for line in transcript.read_text().splitlines()]
         named_by = [e["title"] for e in events if e["type"] == "meta" and "title" in e]
         assert named_by == ["Plan the release notes"]
+
+
+async def test_a_title_made_of_a_prompt_holds_no_control_characters(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The first prompt's words named the session control characters and all (a pasted
+    terminal line's escape sequences, a NUL): the title a rename or a create refuses ("one
+    line without control characters") went to the client, the transcript and the list."""
+    fake_anthropic.reply("Done.")
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        await agent.say(sid, "Why does \x1b[31mFAILED\x1b[0m show\x00 up\x07?")
+        [named] = agent.recorder.updates(sid, "session_info_update")
+        assert named["title"] == "Why does [31mFAILED[0m show up?"
+        [listed] = (await agent.conn.list_sessions()).sessions
+        assert listed.title == named["title"]

@@ -149,8 +149,11 @@ def _unanswered(view: list[Message], content: PromptContent) -> bool:
 
 
 def _title_of(text: str) -> str:
-    """The title a session's first prompt gives it: its words, cut at TITLE_CHARS."""
-    words = " ".join(text.split())
+    """The title a session's first prompt gives it: its words, cut at TITLE_CHARS, without
+    control characters (a pasted escape sequence, a NUL), as a title must be; read from the
+    prompt's start only (a prompt of megabytes is not gone through for its first words)."""
+    head = " ".join(text.lstrip()[: TITLE_CHARS * 16].split())
+    words = "".join(c for c in head if ord(c) >= 32 and ord(c) != 127)
     return words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
 
 

@@ -113,6 +113,44 @@ async def test_a_cwd_inside_git_is_invalid_params_and_makes_no_session(
         assert fake_anthropic.message_requests() == []
 
 
+async def test_a_cwd_that_is_no_folder_is_invalid_params_and_changes_nothing(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A cwd naming no folder (mistyped, a file, a device) was taken: session/new made a
+    session whose system prompt named it and whose tools found nothing there, and a load
+    moved a session there for good (its folder and system prompt recorded in the
+    transcript, its place in the list)."""
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Here.")
+        await agent.say(sid, f"Where are we? {WORDS}")
+        fake_anthropic.reply("<summary>The user asked where we are.</summary>")
+        await agent.say(sid, "/compact")
+        transcript = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_bytes()
+        folders = (agent.data_dir / "acp-folders.json").read_bytes()
+        (tmp_path / "notes.txt").write_text("a file\n")
+        cases = (
+            (tmp_path / "no-such-folder", "no such"),
+            (tmp_path / "notes.txt", "a file"),
+            (Path("/dev/null"), "a device"),
+        )
+        for bad, why in cases:
+            for method, params in (
+                ("session/new", {"cwd": str(bad), "mcpServers": []}),
+                ("session/load", {"sessionId": sid, "cwd": str(bad), "mcpServers": []}),
+                ("session/resume", {"sessionId": sid, "cwd": str(bad)}),
+            ):
+                with pytest.raises(RequestError) as refused:
+                    await agent.request(method, params)
+                assert refused.value.data["code"] == "invalid_params", method
+                assert str(refused.value).startswith(f"cwd {str(bad)!r} names no folder"), method
+                assert why in str(refused.value).lower(), method
+        listed = (await agent.conn.list_sessions()).sessions
+        assert [(s.session_id, s.cwd) for s in listed] == [(sid, str(agent.workspace))]
+        assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
+        assert (agent.data_dir / "sessions" / f"{sid}.jsonl").read_bytes() == transcript
+
+
 def transcript_lines(agent: Agent, sid: str) -> list[dict]:
     lines = (agent.data_dir / "sessions" / f"{sid}.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]

@@ -7,6 +7,7 @@ told its commands and its meter.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from baton.acp.slash_commands import say
 from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core import environment
+from baton.core.conversation.files import kind_of
 from baton.core.conversation.store import DEFAULT_TITLE
 from baton.core.workspace.editor_files import path_problem, path_to_uri
 
@@ -63,7 +65,8 @@ def kept_cwds(agent: BatonAgent) -> Folders:
 def check_cwd(cwd: str) -> None:
     """`invalid_params` unless `cwd` can be a folder: an absolute path with no NUL byte (the
     tools would drop it and the session would have no folder, its system prompt naming it),
-    and outside a version control's own files (`.git`: the tools would read them)."""
+    outside a version control's own files (`.git`: the tools would read them), and a
+    folder that exists (a load elsewhere would move the session there for good)."""
     if not Path(cwd).is_absolute():
         raise invalid(f"cwd must be an absolute path, got {cwd!r}")
     if "\x00" in cwd:
@@ -72,6 +75,13 @@ def check_cwd(cwd: str) -> None:
     problem = path_problem(Path(cwd)) or path_problem(Path(os.path.realpath(cwd)))
     if problem is not None:
         raise invalid(f"cwd {cwd!r} cannot be a session's folder: {problem}")
+    try:  # a folder (a link to one too): the session's tools work in it, its prompt names it
+        mode = os.stat(cwd).st_mode
+    except OSError as exc:
+        raise invalid(f"cwd {cwd!r} names no folder: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
+        what = "a file" if stat.S_ISREG(mode) else kind_of(mode)
+        raise invalid(f"cwd {cwd!r} names no folder: it is {what}")
 
 
 def same_folder(one: str, other: str) -> bool:

@@ -1,7 +1,7 @@
-"""A huge append and a huge draft are counted off the event loop (issue 26): while the
-tokenizer counts a large message or draft (held here inside the count, in whatever thread
-it runs), another session's requests are answered; the result is the one counted where it
-was before. Checked by ordering, never by time."""
+"""A huge append, a huge prompt sent and a huge draft are counted off the event loop
+(issue 26): while the tokenizer counts a large message or draft (held here inside the
+count, in whatever thread it runs), another session's requests are answered; the result
+is the one counted where it was before. Checked by ordering, never by time."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from baton.core.usage.estimator import Estimator
 from baton.lsp.features import sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 WAIT = 20.0  # an upper bound, never a pause
 HUGE = "lorem ipsum dolor sit amet " * 10_000  # 270 KB, past heavy.OFF_LOOP_CHARS
@@ -107,3 +108,24 @@ async def test_small_inputs_are_counted_where_they_are(server: BatonServer) -> N
     inputs = [p.MessageInput(role="user", content="a short one")]
     assert await heavy.counted_messages(call.service.session(sid), inputs) is inputs
     assert await heavy.counted_draft(p.Draft(text="short"), call.service.estimator) is None
+
+
+async def test_a_huge_prompt_sent_is_counted_off_the_loop(
+    tmp_path: Path, held: Held, fake_anthropic: FakeAnthropic
+) -> None:
+    """A send's prompt was counted on the event loop as it was stored: a prompt of 20 MB
+    pasted in an agent panel held every other session (their replies' streams, a cancel,
+    the meter) for seconds."""
+    settings = Settings.model_validate(
+        {"dataDir": str(tmp_path), "autoCompact": {"enabled": False}}
+    )
+    service = BatonService(settings, api_key="sk-ant-test-heavy-0000", estimator=Estimator())
+    server = create_server(service)
+    call = Call(server)
+    busy, other = await _session(call, "busy"), await _session(call, "other")
+    fake_anthropic.reply("Read it.")
+    done = await _meanwhile(call, held, service.replies.send(busy, HUGE), other)
+    assert done.message.text() == "Read it."
+    [prompt] = [m for m in service.session(busy).view_messages() if m.text() == HUGE]
+    assert prompt.tokens == Estimator().count_message(prompt) > 10_000
+    await service.close()

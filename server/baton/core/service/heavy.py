@@ -1,5 +1,6 @@
 """What a request brings that is too big to weigh on the event loop: a batch's messages
-built and counted, and a draft counted, in a worker thread before the request goes on.
+built and counted, a send's prompt, and a draft counted, in a worker thread before the
+request goes on.
 
 Counting a 50 MB message held the loop for seconds, and every other session's request
 with it. Small inputs are counted where they are (a thread's hop costs more than they do);
@@ -20,6 +21,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.turn.prompt_input import prompt_input
 from baton.core.usage.draft import Draft, draft_tokens
 from baton.core.usage.estimator import Estimator
 
@@ -53,6 +55,18 @@ async def counted_messages(
     if sum(text_chars(item.content) for item in inputs) < OFF_LOOP_CHARS:
         return inputs
     return await asyncio.to_thread(session.prepared, inputs)
+
+
+async def counted_prompt(
+    session: Session, content: str | list[ContentBlock] | None
+) -> MessageInput | Message | None:
+    """The prompt a send's `content` makes (None: no prompt, the send continues), checked as
+    a send checks it, and counted in a worker thread when it holds much text."""
+    prompt = prompt_input(content)
+    if prompt is None:
+        return None
+    [counted] = await counted_messages(session, [prompt])
+    return counted
 
 
 async def counted_draft(draft: Draft, estimator: Estimator) -> int | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.messages import ContentBlock
 from baton.core.model_api.stream_failures import OnWait, WaitText
+from baton.core.service import heavy
 from baton.core.service.events import Events, Reason, ReplyText
 from baton.core.service.results import Reply
 from baton.core.service.runtime import Runtimes
@@ -59,6 +60,8 @@ class Replies:
         await service.models.client_ready()
         client = service.models.client(service.settings)
         attached = await service.tool_setup.attachments(attachments, host)
+        # a prompt of megabytes (pasted) is counted off the loop: every session waits on it
+        prompt = await heavy.counted_prompt(runtime.session, content)
 
         def step(reason: str) -> None:  # an auto-compaction told itself as it committed
             service.changes.caught_up(runtime, cast(Reason, reason))
@@ -91,7 +94,7 @@ class Replies:
         runtime.replying = True
         try:
             result = await chat.send(
-                runtime.session, content=content, tools=tools, ctx=context, attachments=attached
+                runtime.session, content=prompt, tools=tools, ctx=context, attachments=attached
             )
         finally:
             watch.catch_up()  # a failed or cancelled turn may still have kept the prompt

@@ -97,7 +97,7 @@ class SendResult:
 async def send(
     session: Session,
     *,
-    content: str | list[ContentBlock] | list[dict[str, Any]] | None,
+    content: str | list[ContentBlock] | list[dict[str, Any]] | MessageInput | Message | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
     attachments: Sequence[Message] = (),
@@ -119,7 +119,8 @@ async def send(
         checked_tools = ctx.server_tools.definitions()
     else:
         ctx = replace(ctx, server_tools=None)  # a client with its own tools runs them
-    prompt = prompt_input(content)
+    # a prompt already made (and counted: `service/heavy.py`), or made of the content here
+    prompt = content if isinstance(content, MessageInput | Message) else prompt_input(content)
     if prompt is None:
         if attachments:
             raise InvalidParams("attachments go with content: send them with a prompt")
@@ -134,7 +135,7 @@ async def send(
 async def _turn(
     session: Session,
     client: ModelClient,
-    prompt: MessageInput | None,
+    prompt: MessageInput | Message | None,
     tools: list[dict[str, Any]] | None,
     ctx: ChatContext,
     attachments: Sequence[Message],

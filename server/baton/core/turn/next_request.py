@@ -39,7 +39,7 @@ class NextRequest:
 
 
 def ready_view(
-    session: Session, prompt: MessageInput | None, attachments: Sequence[Message] = ()
+    session: Session, prompt: MessageInput | Message | None, attachments: Sequence[Message] = ()
 ) -> tuple[str | None, Boundary | None]:
     """The session made ready for a send: `prompt` appended after its `attachments` (its
     id returned), or, with no prompt, an interrupted reply that ends the view set aside

@@ -12,8 +12,10 @@ from acp import RequestError, resource_link_block, text_block
 
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
 from baton_testkit.acp_client import Agent, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.request_size import SizeOfRequest, raw_size
 
 WORDS = " ".join(f"word{n}" for n in range(400))
 
@@ -149,6 +151,42 @@ async def test_a_cwd_that_is_no_folder_is_invalid_params_and_changes_nothing(
         assert [(s.session_id, s.cwd) for s in listed] == [(sid, str(agent.workspace))]
         assert (agent.data_dir / "acp-folders.json").read_bytes() == folders
         assert (agent.data_dir / "sessions" / f"{sid}.jsonl").read_bytes() == transcript
+
+
+@pytest.mark.parametrize("compacted", [False, True])
+async def test_the_meter_after_a_load_in_another_folder_counts_the_prompt_made_for_it(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, compacted: bool
+) -> None:
+    """A load in another folder makes the session's default system prompt again for it,
+    and its meter went on counting the old one until the next reply's usage (the last
+    reply's usage, or after a compaction what it showed besides the view, held it): 47
+    tokens short here, a long folder name's. The fake's usage is the size of each
+    request, so the meter is held against the very next request."""
+    estimator = Estimator()
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    async with running_agent(tmp_path, fake_anthropic.base_url) as agent:
+        sid = await agent.new()
+        for turn in range(4):
+            fake_anthropic.reply(f"Answer {turn}: {WORDS}")
+            await agent.say(sid, f"Question {turn}: {WORDS}")
+        if compacted:
+            fake_anthropic.reply("<summary>Four questions about words.</summary>")
+            await agent.say(sid, "/compact-up-to 4")
+    other = tmp_path / ("a-folder-with-a-long-name-" * 8)
+    other.mkdir()
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="again") as again:
+        await again.conn.load_session(session_id=sid, cwd=str(other))
+        rec = again.recorder
+        await rec.until(lambda: rec.updates(sid, "usage_update"))
+        fake_anthropic.reply("There.")
+        seen, asked = len(rec.updates(sid)), len(fake_anthropic.message_requests())
+        await again.say(sid, "And now?")
+        [request] = fake_anthropic.message_requests()[asked:]
+        assert str(other) in json.dumps(request.body["system"])
+        told = rec.updates(sid)[seen:]
+        replied = next(i for i, u in enumerate(told) if u["sessionUpdate"] == "agent_message_chunk")
+        stored = [u["used"] for u in told[:replied] if u["sessionUpdate"] == "usage_update"]
+        assert stored[-1] == raw_size(estimator, request.body)  # the prompt stored, then sent
 
 
 def transcript_lines(agent: Agent, sid: str) -> list[dict]:

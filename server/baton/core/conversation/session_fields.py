@@ -30,6 +30,9 @@ class SessionFields:
         self.title = ""
         self.model = ""
         self.system_prompt: str | None = None
+        # (messages known, the system prompt from then), oldest first: the header's, then
+        # each change (a load elsewhere made it again), for the usage a request measured
+        self.system_prompts: list[tuple[int, str | None]] = []
         self.imported_from: str | None = None  # the file an imported session came from
         self.imported_size: int | None = None  # the bytes of that file the import read
         self.imported_fingerprint: str | None = None  # of those bytes
@@ -51,6 +54,7 @@ class SessionFields:
         self.title = str(event.get("title") or "")
         self.model = str(event.get("model") or "")
         self.system_prompt = event.get("systemPrompt")
+        self.system_prompts = [(0, self.system_prompt)]
         imported = event.get("importedFrom")
         self.imported_from = str(imported) if imported else None
         self.imported_size = read_imported_size(event.get("importedSize"), None)
@@ -71,7 +75,10 @@ class SessionFields:
         )
         self.client_context = ClientContext.read(event.get("clientContext"), self.client_context)
         self.sent_tools = read_sent_tools(event.get("tools"), self.sent_tools)
-        self.system_prompt = read_system_prompt(event, self.system_prompt)
+        prompt = read_system_prompt(event, self.system_prompt)
+        if prompt != self.system_prompt:
+            self.system_prompts.append((known, prompt))
+        self.system_prompt = prompt
         folders = read_folders(event.get("folders"))
         if folders is not None:
             self.folders_since.append((known, folders))

@@ -82,11 +82,17 @@ class Context:
 
 
 def context_figure(
-    session: Session, estimator: Estimator, known: Sequence[int], count_after: int | None
+    session: Session,
+    estimator: Estimator,
+    known: Sequence[int],
+    count_after: int | None,
+    system_then: int | None = None,
 ) -> Context:
     """`known`: raw tokens of the system prompt, the tools, then the view's parts.
 
-    `count_after` is the raw estimate after a valid anchor (None without one)."""
+    `count_after` is the raw estimate after a valid anchor (None without one);
+    `system_then` the raw tokens of the system prompt the last usage's request carried,
+    when it is not the one of now (None: it is)."""
     estimate = estimator.calibrated(sum(known))
     anchor = session.anchor()
     if anchor is not None and count_after is not None:
@@ -98,7 +104,8 @@ def context_figure(
     if last is None:
         return Context(estimate, estimate, 0, "estimate")
     # the same prefix, as the estimator counts it now: system, tools, and the view it saw
-    then = estimator.calibrated(known[0] + known[1] + sent_prefix(session, estimator, last))
+    system = known[0] if system_then is None else system_then
+    then = estimator.calibrated(system + known[1] + sent_prefix(session, estimator, last))
     extra = last.usage.context_tokens - then
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
 

@@ -114,7 +114,8 @@ def _compute_usage(
     budget, budget_warning = budget_for(model, settings, api_limits)
     count = estimator.count_message
     declared = session.client_context
-    system_raw = _system_tokens(session, estimator, memo) + declared.system_tokens
+    system_now = _system_tokens(session, estimator, memo)
+    system_raw = system_now + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
     anchor = session.anchor()
     # the thinking the next request leaves out is in the stored counts, not in what it sends;
@@ -130,11 +131,18 @@ def _compute_usage(
         # and what its usage holds that the next request leaves out (a stale tool loop's)
         dropped = session.thinking_dropped(anchor[0], continued=False)
         after -= estimator.thinking_of(session.messages, dropped)
+        # and the system prompt made again since (a load elsewhere) in place of the one it held
+        then = _system_then(session, session.view[anchor[0]], estimator)
+        after += system_now - then if then is not None else 0
     else:
         by_kind["message"] -= unsent
     parts = [system_raw, tools_tokens + declared.tools_tokens, by_kind["message"]]
     parts += [by_kind["summary"], by_kind["attachment"]]
-    figure = context_figure(session, estimator, parts, after)
+    system_then = None  # without an anchor: the prompt the last usage's request carried
+    if anchor is None and session.last_usage is not None:
+        then = _system_then(session, session.last_usage.message_id, estimator)
+        system_then = then + declared.system_tokens if then is not None else None
+    figure = context_figure(session, estimator, parts, after, system_then)
     used = figure.used
     unattributed = 0
     carried = anchor is None and figure.basis == "compacted"
@@ -197,6 +205,18 @@ def _asked_by_baton(session: Session, anchor: tuple[int, ApiUsage] | None) -> bo
         return False
     message = session.messages.get(message_id)
     return message is not None and message.prefix_hash is not None
+
+
+def _system_then(session: Session, message_id: str, estimator: Estimator) -> int | None:
+    """The raw tokens of the system prompt the request `message_id` answered was sent with,
+    when it is not the one in force now (made again for another folder since); None when
+    it is. Looked for only in a session whose prompt ever changed."""
+    changes = session.system_prompts
+    if len(changes) < 2 or message_id not in session.messages:
+        return None
+    index = list(session.messages).index(message_id)
+    sent = [prompt for known, prompt in changes if known <= index][-1]
+    return None if sent == session.system_prompt else estimator.count_text(sent or "")
 
 
 def _system_tokens(session: Session, estimator: Estimator, memo: UsageMemo) -> int:

@@ -26,6 +26,7 @@ from baton.core.conversation.messages import (
     text_message,
 )
 from baton.core.settings import RestoreSettings
+from baton.core.tools.read_file import numbered
 from baton.core.usage.estimator import Estimator
 from baton.core.workspace.editor_files import EditorFiles, path_to_uri
 from baton_testkit.services import service_with_open_file
@@ -656,3 +657,73 @@ def test_a_kept_attachment_of_part_of_a_file_does_not_show_the_whole_file(
         )
     ]
     assert run(focus_all(path), ws, kept=shown) == []  # the whole file attached shows it
+
+
+def lines_of(count: int) -> str:
+    return "".join(f"line {n}\n" for n in range(1, count + 1))
+
+
+def read_tool(text: str, start: int | None, end: int | None, column: int = 1) -> str:
+    """What Baton's read_file (and the text editor's view, read_file too) answers."""
+    return numbered(text, start, end, "app.py", column).text
+
+
+def claude_read(first: int, last: int) -> str:
+    """What Claude Code's Read answers for lines first..last."""
+    return "".join(f"{n:6}\u2192line {n}\n" for n in range(first, last + 1))
+
+
+def kept_read(path: Path, name: str, given: dict[str, Any], answer: str) -> list[Message]:
+    key = "file_path" if name == "Read" else "path"
+    use = ToolUseBlock(id="t1", name=name, input={key: str(path), **given})
+    return [
+        Message(role="assistant", content=[use]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content=answer)]),
+    ]
+
+
+LONG = lines_of(199)
+VIEW = "str_replace_based_edit_tool"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "given", "answer"),
+    [
+        (LONG, "read_file", {"startLine": 20, "endLine": 39}, read_tool(LONG, 20, 39)),
+        (LONG, "read_file", {"endLine": 20}, read_tool(LONG, None, 20)),
+        (LONG, "read_file", {"startLine": 180}, read_tool(LONG, 180, None)),
+        (LONG, "read_file", {"startColumn": 3}, read_tool(LONG, None, None, 3)),
+        (lines_of(2_500), "read_file", {}, read_tool(lines_of(2_500), None, None)),  # cut
+        ("x" * 3_000 + "\n", "read_file", {}, read_tool("x" * 3_000 + "\n", None, None)),
+        (LONG, VIEW, {"command": "view", "view_range": [20, 39]}, read_tool(LONG, 20, 39)),
+        (LONG, VIEW, {"command": "view", "view_range": [20, -1]}, read_tool(LONG, 20, None)),
+        (LONG, "Read", {"offset": 20, "limit": 20}, claude_read(20, 39)),
+        (LONG, "Read", {"limit": 20}, claude_read(1, 20)),
+    ],
+)
+def test_a_kept_read_of_some_of_a_files_lines_does_not_show_the_whole_file(
+    ws: Path, text: str, name: str, given: dict[str, Any], answer: str
+) -> None:
+    """A read of 20 lines of a large file counted as showing it: a compaction that summarized
+    the read of the whole file but kept the 20 lines restored nothing, and the model was
+    left with the 20 lines and no copy of the rest (so too a read cut at its bound)."""
+    path = write(ws / "app.py", text)
+    kept = kept_read(path, name, given, answer)
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "answer"),
+    [
+        ("read_file", {}, read_tool(LONG, None, None)),
+        ("read_file", {"startLine": 1, "endLine": 500}, read_tool(LONG, 1, 500)),
+        (VIEW, {"command": "view", "view_range": [1, -1]}, read_tool(LONG, 1, None)),
+        ("Read", {}, claude_read(1, 199)),
+        ("Read", {"offset": 1, "limit": 2000}, claude_read(1, 199)),
+    ],
+)
+def test_a_kept_read_whose_range_held_the_whole_file_shows_it(
+    ws: Path, name: str, given: dict[str, Any], answer: str
+) -> None:
+    path = write(ws / "app.py", LONG)
+    assert run(focus_all(path), ws, kept=kept_read(path, name, given, answer)) == []

@@ -4,10 +4,12 @@ still shows what the file holds now."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from baton.core.compaction.retention.facts import attachment_path, tool_paths
+from baton.core.compaction.retention.facts import attachment_path, result_text, tool_paths
 from baton.core.conversation.messages import (
     ATTACHED_FILE,
     CLEARED_RESULT,
@@ -16,6 +18,8 @@ from baton.core.conversation.messages import (
     ContentBlock,
     Message,
     TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
 )
 
 
@@ -32,13 +36,14 @@ class Visible:
     for the user's permission say, has shown nothing yet: denied, it never will) or an
     attachment of the whole file (`_whole`), or a file's text a prompt carried under its
     path (`attached_in_text`). A path merely written out in a message shows nothing of
-    what the file holds, nor does a selection more than its lines."""
+    what the file holds, nor does a selection, or a read of some of its lines
+    (`read_whole`), more than those lines."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
         self.copies: dict[str, str] = {}  # a path -> the text of an earlier restore's copy
         self.twice: set[str] = set()  # paths with more than one such copy (see `shows_copy`)
-        answered = {r.tool_use_id for m in kept for r in m.tool_results()}
+        answered = {r.tool_use_id: r for m in kept for r in m.tool_results()}
         failed = {
             r.tool_use_id
             for m in kept
@@ -57,6 +62,8 @@ class Visible:
                 self._add(attached, folders)
             for use in message.tool_uses():
                 if use.id in failed or use.id not in answered:  # failed, cleared or waiting
+                    continue
+                if not read_whole(use, answered[use.id]):  # some lines: not the file
                     continue
                 for path, _ in tool_paths(use):
                     self._add(path, folders)
@@ -173,6 +180,43 @@ def _whole(message: Message) -> bool:
     if attachment.kind == "selection" or attachment.range is not None:
         return False
     return not message.text().rsplit("\n", 1)[-1].startswith("[cut at ")
+
+
+# read_file's notes (the text editor's view is read_file too) that its answer left lines out
+_PART_NOTES = re.compile(r"\[(cut: lines |lines \d+-\d+ of |\d+ line\(s\) longer than )")
+_NUMBERED = re.compile(r"\s*\d+(\u2192|\t)")  # a line of Claude Code's Read: "    12→text"
+
+
+def read_whole(use: ToolUseBlock, result: ToolResultBlock) -> bool:
+    """Whether a call's answer showed the whole of the file it read: not when it read from
+    a line (or a character of each) past the first, nor when its answer says it left
+    lines out (read_file's range short of the end, or its bound cut it), nor a Claude
+    Code `Read` with a limit it reached. A call that reads no file is left as it was."""
+    given: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
+    if use.name == "Read":  # Claude Code's: offset is where it starts, limit how many lines
+        if _past_first(given.get("offset")):
+            return False
+        limit = given.get("limit")
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            return True
+        lines = result_text(result).splitlines()
+        return sum(1 for line in lines if _NUMBERED.match(line)) < limit
+    view = given.get("view_range")
+    if use.name == "read_file":
+        starts = [given.get("startLine"), given.get("startColumn")]
+    elif use.name == "str_replace_based_edit_tool" and given.get("command") == "view":
+        starts = [view[0] if isinstance(view, list) and view else None]
+    else:
+        return True
+    if any(_past_first(start) for start in starts):
+        return False
+    notes = result_text(result).rsplit("\n", 2)[-2:]  # its notes come last, two at most
+    return not any(_PART_NOTES.match(line) for line in notes)
+
+
+def _past_first(value: object) -> bool:
+    """Whether a 1-based start (a line, a column) is past the first."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
 
 
 def _is_copy(lines: list[str]) -> bool:

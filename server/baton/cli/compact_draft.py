@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from baton.cli.common import EXIT_OK, data_dir_estimator, data_dir_to_write, json_text
-from baton.cli.compact_report import ProgressDisplay, resolved_request
+from baton.cli.compact_report import ProgressDisplay, resolved_request, run_interruptible
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.files import read_text_file
@@ -37,8 +37,11 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     # the draft's figures as the data dir's server says them (its saved calibration)
     service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
     # one event loop for the work and the close: the API's connections end in the loop
-    # that opened them
-    asyncio.run(_run_draft(service, args, request, summary))
+    # that opened them. Ctrl-C stops a preview wherever it is (its measure and the write
+    # of its record have no await, where the loop's own handler would stop it); an apply
+    # commits to the transcript itself, so it stops only at an await, as a server's does
+    run = run_interruptible if args.preview else asyncio.run
+    run(_run_draft(service, args, request, summary))
     return EXIT_OK
 
 
@@ -49,14 +52,12 @@ async def _run_draft(
         sid = session_of(service, args.file)
         if args.preview:
             request = resolved_request(service.session(sid), request)  # ids as `show` prints
-            display = ProgressDisplay(sys.stderr, steps=False)  # off a terminal: waits alone
+            earlier = service.drafts.current(sid)
             try:
-                draft = await service.drafts.preview(sid, request, display)
-            finally:
-                display.close()
-            if args.summary_out:
-                _write_summary(Path(args.summary_out), draft)
-            _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
+                await _preview(service, sid, request, args)
+            except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C
+                _tell_if_saved(service, sid, earlier[0].draft_id if earlier else None)
+                raise
         elif args.apply_draft:
             result = await service.drafts.apply(sid, args.apply_draft, summary)
             _print(applied_report(result, sid) if not args.json else result, args.json, sys.stdout)
@@ -65,6 +66,34 @@ async def _run_draft(
             print(f"Discarded draft {args.discard_draft} of session {sid}; nothing changed")
     finally:
         await service.close()
+
+
+async def _preview(
+    service: BatonService, sid: str, request: CompactRequest, args: argparse.Namespace
+) -> None:
+    display = ProgressDisplay(sys.stderr, steps=False)  # off a terminal: waits alone
+    try:
+        draft = await service.drafts.preview(sid, request, display)
+    finally:
+        display.close()
+    if args.summary_out:
+        _write_summary(Path(args.summary_out), draft)
+    _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
+
+
+def _tell_if_saved(service: BatonService, sid: str, earlier: str | None) -> None:
+    """Say so when a preview interrupted had saved its draft already (in place of the
+    `earlier` one): the record is written whole or not at all, so it is there or not."""
+    current = service.drafts.current(sid)
+    if current is None or current[0].draft_id == earlier:
+        return
+    draft_id = current[0].draft_id
+    print(
+        f"baton: interrupted once the draft {draft_id} of session {sid} was saved: apply it "
+        f"with `baton compact {sid} --apply-draft {draft_id}`, or drop it with "
+        f"--discard-draft {draft_id}",
+        file=sys.stderr,
+    )
 
 
 def session_of(service: BatonService, name: str) -> str:

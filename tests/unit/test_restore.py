@@ -727,3 +727,29 @@ def test_a_kept_read_whose_range_held_the_whole_file_shows_it(
 ) -> None:
     path = write(ws / "app.py", LONG)
     assert run(focus_all(path), ws, kept=kept_read(path, name, given, answer)) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "given"),
+    [
+        ("search_text", {"pattern": "line 2", "path": "app.py"}),
+        ("Grep", {"pattern": "line 2", "path": "{path}"}),
+        ("Glob", {"pattern": "{path}"}),
+    ],
+)
+def test_a_kept_search_of_a_file_does_not_show_the_whole_file(
+    ws: Path, name: str, given: dict[str, str]
+) -> None:
+    """A search limited to app.py counted as showing it: a compaction that summarized the
+    read of the file but kept the search restored nothing, and the model was left with the
+    lines that matched (or, for a glob, the file's name) and no copy of the rest."""
+    path = write(ws / "app.py", LONG)
+    given = {key: value.format(path=path) for key, value in given.items()}
+    use = ToolUseBlock(id="t1", name=name, input=given)
+    kept = [
+        Message(role="assistant", content=[use]),
+        Message(
+            role="user", content=[ToolResultBlock(tool_use_id="t1", content="app.py:2: line 2")]
+        ),
+    ]
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]

@@ -37,7 +37,7 @@ class Visible:
     attachment of the whole file (`_whole`), or a file's text a prompt carried under its
     path (`attached_in_text`). A path merely written out in a message shows nothing of
     what the file holds, nor does a selection, or a read of some of its lines
-    (`read_whole`), more than those lines."""
+    (`read_whole`), more than those lines, nor a search or a listing that named it."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
@@ -65,8 +65,9 @@ class Visible:
                     continue
                 if not read_whole(use, answered[use.id]):  # some lines: not the file
                     continue
-                for path, _ in tool_paths(use):
-                    self._add(path, folders)
+                for path, operation in tool_paths(use):
+                    if operation not in _NOT_SHOWING:
+                        self._add(path, folders)
             if message.role == "user" and message.kind == "message":
                 for block in message.content:
                     carried = attached_in_text(block)
@@ -182,6 +183,8 @@ def _whole(message: Message) -> bool:
     return not message.text().rsplit("\n", 1)[-1].startswith("[cut at ")
 
 
+# a search limited to a file (a grep's path, a glob) shows its hits, a listing names it
+_NOT_SHOWING = ("searched", "listed")
 # read_file's notes (the text editor's view is read_file too) that its answer left lines out
 _PART_NOTES = re.compile(r"\[(cut: lines |lines \d+-\d+ of |\d+ line\(s\) longer than )")
 _NUMBERED = re.compile(r"\s*\d+(\u2192|\t)")  # a line of Claude Code's Read: "    12→text"

@@ -699,6 +699,7 @@ VIEW = "str_replace_based_edit_tool"
         (LONG, VIEW, {"command": "view", "view_range": [20, -1]}, read_tool(LONG, 20, None)),
         (LONG, "Read", {"offset": 20, "limit": 20}, claude_read(20, 39)),
         (LONG, "Read", {"limit": 20}, claude_read(1, 20)),
+        (lines_of(2_500), "Read", {}, claude_read(1, 2_000)),  # its own limit, 2,000 lines
     ],
 )
 def test_a_kept_read_of_some_of_a_files_lines_does_not_show_the_whole_file(

@@ -187,6 +187,7 @@ def _whole(message: Message) -> bool:
 _NOT_SHOWING = ("searched", "listed")
 # read_file's notes (the text editor's view is read_file too) that its answer left lines out
 _PART_NOTES = re.compile(r"\[(cut: lines |lines \d+-\d+ of |\d+ line\(s\) longer than )")
+CLAUDE_READ_LINES = 2000  # what Claude Code's Read shows of a file with no limit given
 _NUMBERED = re.compile(r"\s*\d+(\u2192|\t)")  # a line of Claude Code's Read: "    12→text"
 
 
@@ -194,14 +195,15 @@ def read_whole(use: ToolUseBlock, result: ToolResultBlock) -> bool:
     """Whether a call's answer showed the whole of the file it read: not when it read from
     a line (or a character of each) past the first, nor when its answer says it left
     lines out (read_file's range short of the end, or its bound cut it), nor a Claude
-    Code `Read` with a limit it reached. A call that reads no file is left as it was."""
+    Code `Read` that reached its limit (its own, 2,000 lines, when none is given). A call
+    that reads no file is left as it was."""
     given: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
     if use.name == "Read":  # Claude Code's: offset is where it starts, limit how many lines
         if _past_first(given.get("offset")):
             return False
         limit = given.get("limit")
         if not isinstance(limit, int) or isinstance(limit, bool):
-            return True
+            limit = CLAUDE_READ_LINES
         lines = result_text(result).splitlines()
         return sum(1 for line in lines if _NUMBERED.match(line)) < limit
     view = given.get("view_range")

@@ -19,7 +19,8 @@ from acp.schema import (
 )
 
 from baton.acp import prompt_content as pc
-from baton.core.conversation.messages import DocumentBlock, ImageBlock, TextBlock
+from baton.core.compaction.working_set.visible import Visible
+from baton.core.conversation.messages import DocumentBlock, ImageBlock, Message, TextBlock
 
 PNG = "iVBORw0KGgo="
 
@@ -174,3 +175,26 @@ async def test_an_image_is_typed_as_its_bytes_are() -> None:
     made = await pc.prompt_content(blocks, disk)
     types = [b.source["media_type"] for b in made.blocks if isinstance(b, ImageBlock)]
     assert types == ["image/jpeg", "image/webp", "image/png"]
+
+
+async def test_an_embedded_selection_is_carried_as_its_lines_not_as_the_file(
+    tmp_path: Path,
+) -> None:
+    """A client's selection (an embedded resource whose URI names its lines, `#L2:3` as Zed
+    sends it) was carried as "Attached file: PATH" with the two lines, and taken as the
+    editor's text of the whole file: the restore after a compaction put the two lines
+    back as the file, or, while the prompt was kept, counted them as showing it."""
+    app = tmp_path / "app.py"
+    app.write_text("".join(f"line {n}\n" for n in range(1, 40)))
+    blocks = [
+        TextContentBlock(type="text", text="What does this do?"),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=f"{app.as_uri()}#L2:3", text="line 2\nline 3\n"),
+        ),
+    ]
+    made = await pc.prompt_content(blocks, disk)
+    assert made.blocks[1].text == f"Selection: {app} (lines 2-3)\n```\nline 2\nline 3\n```"  # type: ignore[union-attr]
+    assert made.files == {str(app): None}  # the file joins the working set, as on disk
+    kept = [Message(role="user", content=made.blocks)]
+    assert not Visible(kept, [tmp_path]).shows(app, app.resolve())

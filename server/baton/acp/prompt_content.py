@@ -7,11 +7,13 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acp import RequestError
 from acp.schema import (
@@ -26,12 +28,19 @@ from acp.schema import (
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
 from baton.core.conversation.media import IMAGE_TYPES, image_type
-from baton.core.conversation.messages import ContentBlock, DocumentBlock, ImageBlock, TextBlock
+from baton.core.conversation.messages import (
+    SELECTION,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    TextBlock,
+)
 from baton.core.conversation.records import unwritable
 from baton.core.workspace.editor_files import uri_to_path
 
 MAX_FILE_CHARS = 400_000  # about 100K tokens: a larger file is named, not included
 MAX_FILE_BYTES = MAX_FILE_CHARS * 4  # never read a larger file whole to find it too large
+_LINES = re.compile(r"L(\d+)(?:[:-]L?(\d+))?")  # a URI's lines: Zed's `#L2:3`, `#L2-L3`
 
 AcpBlock = (
     TextContentBlock
@@ -64,10 +73,25 @@ def fenced(text: str) -> str:
     return f"{fence}\n{text}\n{fence}" if not text.endswith("\n") else f"{fence}\n{text}{fence}"
 
 
-def file_text(path: str, text: str) -> str:
+def file_text(path: str, text: str, part: str | None = None) -> str:
+    """The text of a file attached whole, or of the `part` of it a selection holds (its
+    heading says so: a selection shows its lines, not the file)."""
+    heading = f"{SELECTION}: {path} ({part})" if part else f"Attached file: {path}"
     if len(text) > MAX_FILE_CHARS:
-        return f"Attached file: {path} (not included: {len(text):,} characters is too large)"
-    return f"Attached file: {path}\n{fenced(text)}"
+        return f"{heading} (not included: {len(text):,} characters is too large)"
+    return f"{heading}\n{fenced(text)}"
+
+
+def _part(uri: str) -> str | None:
+    """The part of its file a resource's URI names (`#L2:3`: lines 2-3), as a heading
+    says it; None for the whole file."""
+    fragment = urlsplit(uri).fragment
+    if not fragment:
+        return None
+    lines = _LINES.fullmatch(fragment)
+    if lines is None:
+        return f"#{fragment}"
+    return f"lines {lines[1]}-{lines[2] or lines[1]}"
 
 
 def _image(data: str, mime: str, where: str) -> ImageBlock:
@@ -198,9 +222,11 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
                 f"{where}: a binary resource of type {mime or 'unknown'!r} cannot be sent"
             )
         return
-    out.blocks.append(TextBlock(text=file_text(name, resource.text)))
+    part = _part(resource.uri) if path is not None else None
+    out.blocks.append(TextBlock(text=file_text(name, resource.text, part)))
     if path is not None and path.is_absolute():
-        out.files[str(path)] = resource.text  # the editor's text, saved or not
+        # the editor's text, saved or not; a selection's lines are not the file's text
+        out.files[str(path)] = resource.text if part is None else None
 
 
 def _check_writable(made: list[ContentBlock], where: str) -> None:

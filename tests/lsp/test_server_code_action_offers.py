@@ -8,8 +8,10 @@ from typing import Any
 
 from lsp_harness import Harness, RpcError, assistant, conversation, user
 from lsprotocol import types
+from test_server_send import compaction_held, keyed_session
 
 from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic
 
 TOP = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
 
@@ -131,3 +133,35 @@ def _result(text: str) -> dict[str, Any]:
         "role": "user",
         "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": text}],
     }
+
+
+async def test_while_a_compaction_runs_its_session_offers_no_runnable_compaction_or_undo(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """While a compaction runs (its summary written by the model), every other compaction
+    and the undo are refused (compaction_in_progress); their actions were offered as
+    runnable all the same, and failed when run."""
+    lsp, sid, ids = await keyed_session(start_server, 10)
+    fake_anthropic.reply("<summary>the first part</summary>")
+    first = {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[1]}
+    await lsp.request(protocol.COMPACT, first)
+    async with compaction_held(lsp, fake_anthropic, sid, ids[5]) as running:
+        doc = await lsp.render(sid)
+        offered = await _offered(lsp, sid, _inside(doc, 2))
+        assert set(offered) == {
+            "Compact conversation",
+            "Compact up to here",
+            "Compact from here",
+            "Undo last compaction",
+        }
+        for title, action in offered.items():
+            assert action.disabled is not None, f"{title} offered as runnable"
+            assert action.command is not None
+            command = {"command": action.command.command, "arguments": action.command.arguments}
+            refused = await lsp.error(types.WORKSPACE_EXECUTE_COMMAND, command)
+            assert refused.baton_code == "compaction_in_progress"
+            assert action.disabled.reason == refused.message, title
+    assert (await running)["summary"].startswith("held summary")
+    doc = await lsp.render(sid)
+    offered = await _offered(lsp, sid, _inside(doc, 2))
+    assert [t for t, a in offered.items() if a.disabled is not None] == ["Compact conversation"]

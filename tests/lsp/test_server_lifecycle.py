@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lsp_harness import WAIT_SECONDS, spawn_stdio
+from lsp_harness import WAIT_SECONDS, conversation, spawn_stdio
 from test_server_malformed import INVALID_REQUEST, RawPipe
+
+from baton import protocol
 
 SERVER_NOT_INITIALIZED = -32002
 LIST = {"jsonrpc": "2.0", "method": "baton/session/list", "params": {}}
@@ -254,3 +256,60 @@ async def test_a_second_initialized_is_dropped(raw: RawPipe) -> None:
     await until_answered(4)  # whatever the notifications set going has been sent by now
     assert len(registrations) == 1
     assert await exit_code(raw) == 0
+
+
+async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_traceback(
+    tmp_path: Path,
+) -> None:
+    """`shutdown` then `exit` while an offline compaction of a long session ran in its
+    worker thread: `exit` closed the output, and the compaction's answer (cancelled, once
+    the thread came to its next step) was written to it as the server ended, "ValueError:
+    I/O operation on closed file" with its traceback, logged again and again as each
+    report of it failed the same way. Nothing was lost: the transcript reads whole."""
+    data_dir = tmp_path / "data"
+    process = await spawn_stdio(data_dir)
+    raw = RawPipe(process)
+    told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        await raw.send(request(2, protocol.SESSION_CREATE, {}))
+        sid = (await raw.response(2))["result"]["sessionId"]
+        append = {"sessionId": sid, "messages": conversation(1_500)}
+        await raw.send(request(3, protocol.SESSION_APPEND, append))
+        ids = (await raw.response(3))["result"]["messageIds"]
+        compact = {"sessionId": sid, "workDoneToken": "compacting"}
+        await raw.send(request(4, protocol.COMPACT, compact))
+        while (await raw.receive()).get("method") != "$/progress":
+            pass  # the compaction has begun
+        await raw.send(SHUTDOWN)
+        await raw.response(2)
+        code = await exit_code(raw)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    stderr = (await told).decode()
+    assert "Traceback" not in stderr, stderr[-2000:]
+    assert code == 0
+
+    again = await spawn_stdio(data_dir, stderr=asyncio.subprocess.DEVNULL)
+    raw = RawPipe(again)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        await raw.send(request(2, protocol.SESSION_GET, {"sessionId": sid}))
+        view = (await raw.response(2))["result"]
+        assert await exit_code(raw) == 1
+    finally:
+        if again.returncode is None:
+            again.kill()
+        await again.wait()
+    assert "damaged" not in view["session"]
+    if view["session"]["compactions"] == 0:  # cancelled before it committed
+        assert [m["id"] for m in view["messages"]] == ids
+
+
+def request(msg_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}

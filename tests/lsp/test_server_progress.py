@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 from typing import Any
 
 import attrs
-from lsp_harness import Harness, conversation
+from lsp_harness import WAIT_SECONDS, Harness, conversation, spawn_stdio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import client_capabilities
+from test_server_malformed import RawPipe
 
 from baton import protocol
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -152,3 +154,50 @@ async def test_the_progress_cancel_button_cancels_the_compaction(
     end = await lsp.progress_end(begin.token)
     assert end.token == begin.token  # the progress ends even when cancelled
     assert await lsp.render(sid) == before
+
+
+async def test_a_compaction_cancelled_before_its_progress_is_created_logs_no_traceback(
+    tmp_path: Path,
+) -> None:
+    """A compaction cancelled at once, while the client had not yet answered the server's
+    `window/workDoneProgress/create`, left that request withdrawn: the client's answer,
+    when it came, was set on the withdrawn request and logged an InvalidStateError with
+    its traceback as an error."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    start = {"capabilities": {"window": {"workDoneProgress": True}}}
+    try:
+        await raw.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": start})
+        await raw.response(1)
+        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        await raw.send(rpc(2, protocol.SESSION_CREATE, {}))
+        sid = (await raw.response(2))["result"]["sessionId"]
+        append = {"sessionId": sid, "messages": conversation(30)}
+        await raw.send(rpc(3, protocol.SESSION_APPEND, append))
+        await raw.response(3)
+        await raw.send(rpc(4, protocol.COMPACT, {"sessionId": sid}))
+        create = await raw.receive()
+        while create.get("method") != types.WINDOW_WORK_DONE_PROGRESS_CREATE:
+            create = await raw.receive()
+        await raw.send({"jsonrpc": "2.0", "method": types.CANCEL_REQUEST, "params": {"id": 4}})
+        assert (await raw.response(4))["error"]["code"] == REQUEST_CANCELLED
+        await raw.send({"jsonrpc": "2.0", "id": create["id"], "result": None})  # late
+        await raw.send(rpc(5, protocol.SESSION_GET, {"sessionId": sid}))
+        view = (await raw.response(5))["result"]
+        await raw.send({"jsonrpc": "2.0", "id": 6, "method": "shutdown"})
+        await raw.response(6)
+        await raw.send({"jsonrpc": "2.0", "method": "exit"})
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    assert process.stderr is not None
+    told = (await process.stderr.read()).decode()
+    assert "Traceback" not in told and "ERROR" not in told, told[-2000:]
+    assert code == 0
+    assert view["session"]["compactions"] == 0  # the cancelled compaction changed nothing
+
+
+def rpc(msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}

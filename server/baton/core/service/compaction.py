@@ -69,11 +69,14 @@ class Compaction:
         pivot_message_id: str | None = None,
         end_message_id: str | None = None,
     ) -> str | None:
-        """Why a compaction in `direction` would find nothing to summarize in the view now
-        (planned as the compaction plans it), or None. Only the plan is made: a summary
-        that would not make the context smaller is found by writing it."""
+        """Why a compaction in `direction` would be refused now: another compaction of the
+        session runs, or it would find nothing to summarize in the view (planned as the
+        compaction plans it); else None. Only the plan is made: a summary that would not
+        make the context smaller is found by writing it."""
         service = self._service
         session = service.session(session_id)
+        if session.compacting:  # asked each time: a compaction's start or end is no revision
+            return f"session {session_id} is already being compacted"
         threshold = service.usage(session_id).auto_compact_threshold
         keep_window = engine.bounded_keep_window(service.settings.keep_window, threshold)
 
@@ -95,9 +98,11 @@ class Compaction:
         return self._answer(session, asked, planned)
 
     def undo_refusal(self, session_id: str, boundary_id: str) -> str | None:
-        """Why undoing the session's active boundary `boundary_id` would be refused (what
-        to undo first), or None; nothing is written."""
+        """Why undoing the session's active boundary `boundary_id` would be refused (a
+        compaction of the session runs, what to undo first), or None; nothing is written."""
         session = self._service.session(session_id)
+        if session.compacting:
+            return f"session {session_id} is being compacted"
         checked = partial(undo_refusal, session, boundary_id)
         return self._answer(session, ("undo", boundary_id), checked)
 

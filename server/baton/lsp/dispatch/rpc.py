@@ -168,6 +168,19 @@ class BatonProtocol(LifecycleProtocol):
             )
             self._handle_response(msg_id, None, error)
 
+    def _handle_response(
+        self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
+    ) -> None:
+        """The client's answer to a request of the server's. A request withdrawn before its
+        answer came (the compaction that asked for a progress token cancelled meanwhile)
+        takes nothing: pygls set the answer on it all the same, an InvalidStateError."""
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():
+            self._request_futures.pop(msg_id, None)
+            log.debug("the answer to request %r came after it was withdrawn", msg_id)
+            return
+        super()._handle_response(msg_id, result, error)
+
     def _structure(self, data: dict[str, Any]) -> Any:
         """The message as pygls's typed objects (what pygls's structure_message does,
         without its logging of the payload)."""

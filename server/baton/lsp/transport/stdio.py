@@ -79,16 +79,18 @@ def _settle(future: asyncio.Future[bytes], data: bytes, error: Exception | None)
 
 class ClientOutput(StdoutWriter):
     """pygls's writer over `stream`; `failed` holds the first error a write met, and
-    `on_failure` is called then. What is written after it goes nowhere."""
+    `on_failure` is called then. What is written after it, or after the close (`exit`),
+    goes nowhere."""
 
     def __init__(self, stream: BinaryIO) -> None:
         super().__init__(stream)
         self.stream = stream
         self.failed: OSError | None = None
         self.on_failure: Callable[[], object] = lambda: None
+        self.closed = False
 
     def write(self, data: bytes) -> None:
-        if self.failed is not None:
+        if self.failed is not None or self.closed:
             return
         try:
             super().write(data)
@@ -98,6 +100,10 @@ class ClientOutput(StdoutWriter):
             self.on_failure()
 
     def close(self) -> None:
+        # `exit` closes it while work cut by the server's end (an offline compaction that
+        # ends at its thread's next step) is still to answer: a write then raised
+        # ValueError, and pygls logged it, and each report of it, with a traceback
+        self.closed = True
         with contextlib.suppress(OSError):
             self.stream.close()
 

@@ -59,6 +59,12 @@ async def test_dry_run_plans_without_changing_anything(lsp: Harness) -> None:
     assert preview["summary"] is None
     assert preview["summarizedMessageIds"] == plan["summarizedMessageIds"]
     assert (await lsp.render(sid)) == before
+    # the command takes the request's dryRun as the request does: a client moving from one
+    # to the other gets a plan, never a commit it did not ask for
+    dry = await lsp.command(protocol.CMD_COMPACT, {"sessionId": sid, "dryRun": True})
+    assert dry["summary"] is None and dry["boundaryId"] == ""
+    assert dry["summarizedMessageIds"] == plan["summarizedMessageIds"]
+    assert (await lsp.render(sid)) == before
 
 
 async def test_compact_up_to_from_and_range_requests(lsp: Harness) -> None:

@@ -213,6 +213,7 @@ class CompactCommandArgs(SessionParams):
     pivot_message_id: OptionalPivotId
     end_message_id: str | None = None
     instructions: str | None = None
+    dry_run: Flag = False  # as the request takes it: never a commit where a plan was asked
 
 
 class PivotCommandArgs(SessionParams):

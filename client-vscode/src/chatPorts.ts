@@ -38,8 +38,6 @@ export interface ChatPorts {
   compactWithProgress<T>(run: (options: CallOptions) => Promise<T>): Promise<T>;
   /** The editor commands the webview's buttons stand for. */
   command(name: "import" | "setApiKey" | "undo" | "openSessionDocument" | "pickSession", arg?: string, sessionId?: string): Promise<unknown>;
-  /** The selection, for the "Compact Selected" menu item's context key. */
-  selectionChanged(messageIds: readonly string[]): void;
   /** The editor context a send attaches (the chips on show), and word that they went. */
   attachments?: { build(): SendAttachment[]; sent(): void };
   /** A code block's Insert at Cursor. */

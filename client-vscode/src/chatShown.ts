@@ -113,7 +113,6 @@ export class ShownSession {
 
   setSelection(messageIds: string[]): void {
     this.selected = messageIds;
-    this.ports.selectionChanged(messageIds);
   }
 
   /** Opens a session in the view, current; of two in flight the later wins (a refresh begun before New Chat does not undo it). */

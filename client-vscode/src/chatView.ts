@@ -13,7 +13,6 @@ import { ToolsView } from "./toolsView";
 import { isToolsMessage, type FromWebview, type ToWebview } from "./webviewMessages";
 
 export const CHAT_VIEW_ID = "baton.chat";
-export const SELECTION_CONTEXT_KEY = "baton.chat.multipleSelected";
 const STYLES = ["media/chat.css"];
 
 const COMMANDS = {
@@ -48,7 +47,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       compactWithProgress: (run) => client.withProgress("Baton: compacting before the send", vscode.ProgressLocation.Notification, run),
       command: async (name, arg, sessionId) =>
         name === "pickSession" ? this.pickSession() : await vscode.commands.executeCommand(COMMANDS[name], arg, sessionId),
-      selectionChanged: (ids) => void vscode.commands.executeCommand("setContext", SELECTION_CONTEXT_KEY, ids.length >= 2),
       attachments: this.tools,
       insertCode: (code) => insertAtCursor(code),
       applyCode: (code, file) => applyToFile(this.proposed, code, file),

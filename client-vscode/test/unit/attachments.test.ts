@@ -163,7 +163,6 @@ test("the panel's Send attaches the chips on show, and says they went once the p
     sendWithProgress: (run) => run({}),
     compactWithProgress: (run) => run({}),
     command: async () => undefined,
-    selectionChanged: () => undefined,
     insertCode: async () => undefined,
     applyCode: async () => undefined,
     attachments: {

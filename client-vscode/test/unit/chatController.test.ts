@@ -20,7 +20,6 @@ class Fake {
   commands: [string, string | undefined][] = [];
   /** The session each undo named (the one on show), in order. */
   undoSessions: (string | undefined)[] = [];
-  selections: string[][] = [];
   code: [string, string, string | undefined][] = [];
   running = true;
   key = false;
@@ -205,7 +204,6 @@ class Fake {
         this.commands.push([name, arg]);
         if (name === "undo") this.undoSessions.push(sessionId);
       },
-      selectionChanged: (ids) => this.selections.push([...ids]),
       insertCode: async (code) => {
         this.code.push(["insert", code, undefined]);
       },
@@ -540,7 +538,6 @@ test("the selection is kept for Compact Selected and cleared when another sessio
   assert.deepEqual(chat.selection, ["m1", "m3"]);
   await chat.receive({ type: "selectSession", sessionId: "b" });
   assert.deepEqual(chat.selection, []);
-  assert.deepEqual(fake.selections.slice(-2), [["m1", "m3"], []]);
 });
 
 test("buttons that stand for editor commands run them; failures show as one line", async () => {

@@ -102,8 +102,12 @@ export class ChatController {
 
   // ---- the server's notifications ------------------------------------------------------
 
-  /** A session changed: the current one is re-read; a new or deleted one changes the list. */
+  /**
+   * A session changed: the current one is re-read; a new or deleted one changes the list. A
+   * deleted one's auto-compaction failure, kept for the user's return there, goes with it.
+   */
   onSessionChanged(event: ServerNotificationMap["baton/sessionChanged"]): Promise<void> | undefined {
+    if (event.reason === "delete") this.unseenAutoCompactFailures.delete(event.sessionId);
     if (event.sessionId === this.current.sessionId || event.reason === "create" || event.reason === "delete") {
       return this.shown.scheduleRefresh();
     }

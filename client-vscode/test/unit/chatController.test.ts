@@ -849,6 +849,20 @@ test("an auto-compaction that failed in a session not on show is said once that 
   assert.equal(ofType(fake.posted, "notice").length, 1);
 });
 
+test("an auto-compaction failure kept for a session not on show goes with that session's delete", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  const failed = "Auto-compact failed (the summary was empty): the request goes out with 175,000 tokens in context.";
+  chat.onAutoCompact({ sessionId: "b", outcome: "failed", tokensBefore: 175_000, tokensAfter: 175_000, message: failed });
+  // told deleted (another server deleted it, or its transcript was moved away), then back in the list
+  await chat.onSessionChanged({ sessionId: "b", reason: "delete" });
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  assert.ok(fake.posted.some((m) => m.type === "session" && m.session?.sessionId === "b"), "b is on show");
+  assert.equal(ofType(fake.posted, "notice").length, 0, "nothing said of a session deleted since");
+});
+
 test("switching the model shows the new usage at once and says when it no longer fits", async () => {
   const { fake, current, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

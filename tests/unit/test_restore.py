@@ -683,6 +683,7 @@ def kept_read(path: Path, name: str, given: dict[str, Any], answer: str) -> list
 
 
 LONG = lines_of(199)
+WIDE = "line 1\n" + "x" * 5_000 + "\n"  # Claude Code's Read shows 2,000 of its characters
 VIEW = "str_replace_based_edit_tool"
 
 
@@ -700,6 +701,7 @@ VIEW = "str_replace_based_edit_tool"
         (LONG, "Read", {"offset": 20, "limit": 20}, claude_read(20, 39)),
         (LONG, "Read", {"limit": 20}, claude_read(1, 20)),
         (lines_of(2_500), "Read", {}, claude_read(1, 2_000)),  # its own limit, 2,000 lines
+        (WIDE, "Read", {}, f"     1\u2192line 1\n     2\u2192{'x' * 2_000}\n"),  # cut line
     ],
 )
 def test_a_kept_read_of_some_of_a_files_lines_does_not_show_the_whole_file(

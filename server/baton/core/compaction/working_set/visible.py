@@ -188,6 +188,7 @@ _NOT_SHOWING = ("searched", "listed")
 # read_file's notes (the text editor's view is read_file too) that its answer left lines out
 _PART_NOTES = re.compile(r"\[(cut: lines |lines \d+-\d+ of |\d+ line\(s\) longer than )")
 CLAUDE_READ_LINES = 2000  # what Claude Code's Read shows of a file with no limit given
+CLAUDE_LINE_CHARS = 2000  # what it shows of a longer line, silently cut there
 _NUMBERED = re.compile(r"\s*\d+(\u2192|\t)")  # a line of Claude Code's Read: "    12→text"
 
 
@@ -195,8 +196,10 @@ def read_whole(use: ToolUseBlock, result: ToolResultBlock) -> bool:
     """Whether a call's answer showed the whole of the file it read: not when it read from
     a line (or a character of each) past the first, nor when its answer says it left
     lines out (read_file's range short of the end, or its bound cut it), nor a Claude
-    Code `Read` that reached its limit (its own, 2,000 lines, when none is given). A call
-    that reads no file is left as it was."""
+    Code `Read` that reached its limit (its own, 2,000 lines, when none is given) or
+    showed a line as long as the 2,000 characters it cuts a longer one to, unmarked (a
+    line of just that length is taken as cut: the file comes back, never goes missing).
+    A call that reads no file is left as it was."""
     given: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
     if use.name == "Read":  # Claude Code's: offset is where it starts, limit how many lines
         if _past_first(given.get("offset")):
@@ -204,8 +207,12 @@ def read_whole(use: ToolUseBlock, result: ToolResultBlock) -> bool:
         limit = given.get("limit")
         if not isinstance(limit, int) or isinstance(limit, bool):
             limit = CLAUDE_READ_LINES
-        lines = result_text(result).splitlines()
-        return sum(1 for line in lines if _NUMBERED.match(line)) < limit
+        shown = [
+            len(line) - numbered.end()
+            for line in result_text(result).splitlines()
+            if (numbered := _NUMBERED.match(line))
+        ]
+        return len(shown) < limit and all(chars < CLAUDE_LINE_CHARS for chars in shown)
     view = given.get("view_range")
     if use.name == "read_file":
         starts = [given.get("startLine"), given.get("startColumn")]

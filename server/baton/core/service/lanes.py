@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 from baton.core.compaction import engine
@@ -150,7 +152,7 @@ async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
         return asyncio.run(inner())
 
-    future = asyncio.ensure_future(asyncio.to_thread(thread_main))
+    future = _daemon(thread_main)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
@@ -162,6 +164,36 @@ async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         with contextlib.suppress(BaseException):
             await future  # nothing of it runs after the cancel is answered
         raise
+
+
+def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
+    """`work()` in a daemon thread of its own, its outcome the future's. The process's end
+    waits for the threads of `asyncio.to_thread` (the loop's executor joins them), not for
+    this one: an `exit` during a long compaction ends the process, the compaction
+    cancelled on the server's loop before it committed (the thread writes nothing)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], object]) -> None:
+        if not future.done():  # cancelled meanwhile: nobody waits for it
+            outcome()
+
+    def main() -> None:
+        try:
+            result = work()
+        except asyncio.CancelledError:  # its loop's task, cancelled from here
+            told: Callable[[], object] = future.cancel
+        except BaseException as error:  # handed to the one who waits for it
+            told = partial(future.set_exception, error)
+        else:
+            told = partial(future.set_result, result)
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed
+            loop.call_soon_threadsafe(settle, told)
+
+    context = contextvars.copy_context()  # as asyncio.to_thread carries it
+    thread = threading.Thread(target=context.run, args=(main,), name="baton-lane", daemon=True)
+    thread.start()
+    return future
 
 
 async def in_thread(work: Callable[[], T]) -> T:

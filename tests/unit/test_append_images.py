@@ -1,4 +1,5 @@
-"""An appended image is stored as the type its bytes are; data that is no image is refused."""
+"""An appended image is stored as the type its bytes are; data that is no image, or an image
+over the API's limit, is refused."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ from pathlib import Path
 import pytest
 from conversations import ten_per_block
 
-from baton.core.conversation.messages import ImageBlock, MessageInput
+from baton.core.conversation.media import MAX_IMAGE_BASE64
+from baton.core.conversation.messages import ImageBlock, MessageInput, TextBlock
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.services import service_on
 
+TEXT = {"type": "text", "text": "see"}
 JPEG = base64.b64encode(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32).decode()
 
 
@@ -41,3 +47,38 @@ def test_data_that_is_no_image_is_refused_and_nothing_is_written(tmp_path: Path,
         session.append([MessageInput(role="user", content=[_image(data)])])
     assert session.transcript.path.read_bytes() == written
     store.close()
+
+
+PNG_HEAD = b"\x89PNG\r\n\x1a\n"
+# 4 MB of PNG: under 5 MB as bytes, over it as the base64 the API measures ("image exceeds
+# 5 MB maximum: 5592416 bytes > 5242880 bytes")
+OVER = base64.b64encode(PNG_HEAD + b"\x00" * (4 * 1024 * 1024)).decode()
+AT_LIMIT = base64.b64encode(PNG_HEAD + b"\x00" * (MAX_IMAGE_BASE64 // 4 * 3 - 8)).decode()
+
+
+def test_an_image_over_the_apis_limit_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """Stored, it would be sent in every later request of the session, each refused."""
+    assert len(AT_LIMIT) == MAX_IMAGE_BASE64
+    store = SessionStore(tmp_path, ten_per_block)
+    session = store.create()
+    written = session.transcript.path.read_bytes()
+    with pytest.raises(InvalidParams, match=r"block 1 \(image\).*5,242,880 \(5 MB\)"):
+        session.append([MessageInput(role="user", content=[TEXT, _image(OVER)])])
+    assert session.transcript.path.read_bytes() == written
+    session.append([MessageInput(role="user", content=[TEXT, _image(AT_LIMIT)])])
+    store.close()
+
+
+async def test_a_send_with_an_image_over_the_limit_asks_nothing_and_stores_nothing(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+) -> None:
+    service = service_on(tmp_path / "data", estimator)
+    sid = service.create("shots").session_id
+    path = service.store.get(sid).transcript.path
+    written = path.read_bytes()
+    blocks = [TextBlock(text="see"), ImageBlock(source=_image(OVER)["source"])]  # type: ignore[arg-type]
+    with pytest.raises(InvalidParams, match="over the API's limit"):
+        await service.replies.send(sid, list(blocks))
+    assert fake_anthropic.message_requests() == []
+    assert path.read_bytes() == written
+    service.store.close()

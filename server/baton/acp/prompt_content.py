@@ -27,7 +27,7 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
-from baton.core.conversation.media import IMAGE_TYPES, image_type
+from baton.core.conversation.media import IMAGE_TYPES, image_type, too_large
 from baton.core.conversation.messages import (
     SELECTION,
     ContentBlock,
@@ -100,6 +100,9 @@ def _image(data: str, mime: str, where: str) -> ImageBlock:
     refuses fails every later turn of the session; a client may call any screenshot a PNG."""
     if mime not in IMAGE_TYPES:
         raise invalid(f"{where}: image type {mime!r} is not one of {', '.join(IMAGE_TYPES)}")
+    large = too_large(data)
+    if large is not None:
+        raise invalid(f"{where}: the image is too large: {large}")
     found = image_type(_base64(data, where))
     if found is None:
         raise invalid(f"{where}: the data is no PNG, JPEG, GIF or WebP image")
@@ -241,7 +244,8 @@ def _check_writable(made: list[ContentBlock], where: str) -> None:
 
 async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
     """The user message of these blocks; `invalid_params` (nothing stored) for a block
-    Baton cannot send: audio, an image of another type or not base64, a file URI that
+    Baton cannot send: audio, an image of another type, not base64 or over the API's
+    5 MB, a file URI that
     names no usable path, text holding a lone surrogate, an empty prompt."""
     out = PromptContent()
     for n, block in enumerate(blocks):

@@ -4,7 +4,7 @@ The API refuses an image whose bytes are not the type given ("Image does not mat
 provided media type"), in the turn that sends it and in every later one, so a session that
 stored such a message cannot go on until a compaction; a client may call any screenshot
 a PNG. An image is therefore stored as the type its bytes are, and data that is no image
-the API takes is refused before anything is written.
+the API takes, or more of it than the API takes, is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -16,6 +16,19 @@ from collections.abc import Sequence
 from baton.core.conversation.messages import ContentBlock, ImageBlock
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+# the API's limit per image, on its base64 data as sent ("image exceeds 5 MB maximum"); the
+# bytes it decodes to are fewer, so a check of those would pass images the API refuses
+MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+
+
+def too_large(data: str) -> str | None:
+    """Why the API refuses an image of this base64 data for its size; None when it fits."""
+    if len(data) <= MAX_IMAGE_BASE64:
+        return None
+    return (
+        f"its data is {len(data):,} bytes of base64, over the API's limit of "
+        f"{MAX_IMAGE_BASE64:,} (5 MB) per image"
+    )
 
 
 def image_type(data: bytes) -> str | None:
@@ -33,7 +46,7 @@ def image_type(data: bytes) -> str | None:
 
 def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     """`blocks` with each base64 image typed as its bytes are, and the problems of those
-    whose data is not base64 or no PNG, JPEG, GIF or WebP image."""
+    whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit."""
     out: list[ContentBlock] = []
     problems: list[str] = []
     for n, block in enumerate(blocks):
@@ -42,6 +55,11 @@ def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], li
             out.append(block)
             continue
         data = source.get("data")
+        large = too_large(data) if isinstance(data, str) else None
+        if large is not None:
+            problems.append(f"block {n} (image): {large}")
+            out.append(block)
+            continue
         try:
             decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
         except (binascii.Error, ValueError):

@@ -102,3 +102,22 @@ async def test_a_file_uri_that_is_not_utf8_text_is_invalid_params(
             agent, sid
         )
         assert fake_anthropic.message_requests() == []
+
+
+@pytest.mark.parametrize("fs", [True, False])
+async def test_a_linked_file_that_is_no_text_is_named_with_the_reason(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, fs: bool
+) -> None:
+    """A binary file linked in a prompt went to the model as "(it could not be read)", with
+    no word of why; the editor's refusal, when it was asked, is said too."""
+    fake_anthropic.reply("It is an image.", usage={"input_tokens": 60, "output_tokens": 4})
+    async with running_agent(tmp_path, fake_anthropic.base_url, fs=fs) as agent:
+        sid = await agent.new()
+        logo = agent.workspace / "logo.png"
+        logo.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+        blocks = [text_block("What is this?"), resource_link_block("logo.png", logo.as_uri())]
+        await agent.conn.prompt(session_id=sid, prompt=blocks)
+        (prompt,) = [m for m in stored_messages(agent, sid) if m["role"] == "user"]
+        note = prompt["content"][1]["text"]
+        assert note.startswith(f"Linked file: {logo} (not included: a binary file")
+        assert ("the editor could not read it either" in note) is fs

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from acp.schema import ResourceContentBlock, TextContentBlock
@@ -17,13 +17,14 @@ from fifo_probe import checked_as_regular, read_of_fifo
 
 from baton.acp import turns
 from baton.acp.prompt_content import MAX_FILE_CHARS, PromptContent, prompt_content
-from baton.core.tools.host import DiskHost
+from baton.acp.tool_host import AcpToolHost
 
 
 def prompt_with_link(path: Path) -> PromptContent:
     """The prompt's content, read as a turn reads it for a client that cannot read files
-    (DiskHost: the client has no text of any file)."""
-    live: Any = SimpleNamespace(host=DiskHost())
+    (no `fs/read_text_file`: the client is never asked)."""
+    host = AcpToolHost(cast(Any, None), "s", can_read=False, can_write=False)
+    live: Any = SimpleNamespace(host=host)
     blocks = [
         TextContentBlock(type="text", text="see"),
         ResourceContentBlock(type="resource_link", name=path.name, uri=path.as_uri()),

@@ -198,3 +198,28 @@ async def test_an_embedded_selection_is_carried_as_its_lines_not_as_the_file(
     assert made.files == {str(app): None}  # the file joins the working set, as on disk
     kept = [Message(role="user", content=made.blocks)]
     assert not Visible(kept, [tmp_path]).shows(app, app.resolve())
+
+
+async def test_a_linked_file_not_read_says_why(tmp_path: Path) -> None:
+    """'it could not be read' left the model (and the user reading the transcript) to guess
+    whether the file was missing, binary or in another encoding."""
+    binary = tmp_path / "logo.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    latin = tmp_path / "notes.txt"
+    latin.write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    missing = tmp_path / "gone.py"
+
+    async def read(path: Path) -> str | None:
+        return pc.disk_text(path)
+
+    links = [
+        ResourceContentBlock(type="resource_link", name=p.name, uri=p.as_uri())
+        for p in (binary, latin, missing)
+    ]
+    made = await pc.prompt_content([TextContentBlock(type="text", text="see"), *links], read)
+    assert [b.text for b in made.blocks[1:]] == [  # type: ignore[union-attr]
+        f"Linked file: {binary} (not included: a binary file)",
+        f"Linked file: {latin} (not included: no UTF-8 text)",
+        f"Linked file: {missing} (not included: no such file)",
+    ]
+    assert made.files == {}

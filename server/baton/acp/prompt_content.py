@@ -168,6 +168,9 @@ async def _link(block: ResourceContentBlock, where: str, read: Reader, out: Prom
     except TooLarge as exc:  # grown since its check
         _too_large(path, exc.size, out)
         return
+    except Unread as exc:  # the note says why, so the model (and the user) need not guess
+        out.blocks.append(TextBlock(text=f"Linked file: {path} (not included: {exc.why})"))
+        return
     if text is None:
         out.blocks.append(TextBlock(text=f"Linked file: {path} (it could not be read)"))
         return
@@ -188,25 +191,38 @@ class TooLarge(Exception):
         self.size = size
 
 
-def disk_text(path: Path) -> str | None:
+class Unread(Exception):
+    """A linked file that was not read, and why, as its note says it."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def disk_text(path: Path) -> str:
     """A linked file's text on the disk, line ends as a text read gives them, for a client
-    that has none; None when it cannot be read or is no UTF-8 text. The file opened is the
-    one read, never waited on, and no further than MAX_FILE_BYTES: another program may
-    have put a FIFO or a larger file in place of the one checked (NotRegularFile, TooLarge)."""
+    that has none; Unread saying why when it cannot be read, is binary or no UTF-8 text.
+    The file opened is the one read, never waited on, and no further than MAX_FILE_BYTES:
+    another program may have put a FIFO or a larger file in place of the one checked
+    (NotRegularFile, TooLarge)."""
     try:
         with open_read(path) as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
             size = os.fstat(handle.fileno()).st_size
     except NotRegularFile:
         raise
-    except OSError:
-        return None
+    except FileNotFoundError:
+        raise Unread("no such file") from None
+    except OSError as exc:
+        raise Unread(f"it cannot be read ({exc.strerror or type(exc).__name__})") from None
     if len(data) > MAX_FILE_BYTES:
         raise TooLarge(max(size, len(data)))
+    if b"\x00" in data:  # no text file holds a NUL byte
+        raise Unread("a binary file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        raise Unread("no UTF-8 text") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -273,4 +289,4 @@ async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> Prom
     return out
 
 
-__all__ = ["PromptContent", "RequestError", "prompt_content"]
+__all__ = ["PromptContent", "RequestError", "Unread", "prompt_content"]

@@ -155,15 +155,26 @@ class AcpToolHost:
     async def read_text(self, path: Path) -> str | None:
         """The client's text of the file (its unsaved buffer when open); None when the
         client offers no `fs/read_text_file` or cannot read it."""
+        text, _ = await self.client_text(path)
+        return text
+
+    async def client_text(self, path: Path) -> tuple[str | None, str | None]:
+        """The client's text of the file, or None and why the client gave none (no reason
+        when it offers no `fs/read_text_file`)."""
         if not self.can_read:
-            return None
+            return None, None
         try:
             answer = await self.client.read_text_file(self.session_id, str(path))
-        except (RequestError, ConnectionError, ValueError) as exc:
+        except RequestError as exc:
             log.debug("fs/read_text_file failed: %s", type(exc).__name__)
-            return None
+            return None, f"the editor could not read it either: {exc}"
+        except (ConnectionError, ValueError) as exc:
+            log.debug("fs/read_text_file failed: %s", type(exc).__name__)
+            return None, "the editor gave no answer to read"
         content = getattr(answer, "content", None)
-        return content if isinstance(content, str) else None
+        if isinstance(content, str):
+            return content, None
+        return None, "the editor's answer held no text"
 
     async def apply_edit(self, edit: FileEdit) -> EditOutcome:
         """Write `after` when the file still holds `before` (else: changed meanwhile),

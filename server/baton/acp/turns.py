@@ -17,7 +17,7 @@ from acp.schema import (
 
 from baton.acp import commands
 from baton.acp.compaction_report import agent_wait
-from baton.acp.prompt_content import PromptContent, disk_text, prompt_content
+from baton.acp.prompt_content import PromptContent, Unread, disk_text, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.session import Session
@@ -102,11 +102,17 @@ async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
     return await _turn(agent, live, content)
 
 
-async def _read(live: Live, path: Path) -> str | None:
-    text = await live.host.read_text(path)
+async def _read(live: Live, path: Path) -> str:
+    """The client's text of the file, else the disk's; Unread saying why neither was had."""
+    text, refused = await live.host.client_text(path)
     if text is not None:
         return text
-    return disk_text(path)
+    try:
+        return disk_text(path)
+    except Unread as exc:
+        if refused is None:
+            raise
+        raise Unread(f"{exc.why}; {refused}") from None
 
 
 def _touch(agent: BatonAgent, content: PromptContent) -> None:

@@ -62,9 +62,7 @@ def _prompt_text(blocks: list[Any]) -> str | None:
 
 async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResponse:
     if live.turn is not None and not live.turn.done():
-        from baton.acp.errors import invalid
-
-        raise invalid(f"a turn is already running in session {live.session_id}")
+        raise _busy(live)
     # the turn is the session's from here on, reading the prompt's files included (through
     # the client, which may take a while): a second prompt meanwhile is refused, and a
     # `session/cancel` ends it before anything is stored
@@ -88,6 +86,26 @@ async def prompt(agent: BatonAgent, live: Live, blocks: list[Any]) -> PromptResp
     if error is not None:
         raise error
     return PromptResponse(stop_reason=task.result())
+
+
+def _busy(live: Live) -> Exception:
+    """Why a prompt is refused while the session's turn runs: a compaction the turn runs
+    (a command's, or one ahead of a reply) is said as such, since it may take a minute
+    while the model writes its summary, and "a turn" names no turn the user started."""
+    from baton.acp.errors import invalid
+
+    sid = live.session_id
+    if live.compaction is not None:
+        return invalid(
+            f"a compaction is running in session {sid}: send the prompt once it ends "
+            "(session/cancel stops it, changing nothing)"
+        )
+    if live.auto_compaction is not None:
+        return invalid(
+            f"a turn is already running in session {sid}: it is compacting the "
+            "conversation before its reply"
+        )
+    return invalid(f"a turn is already running in session {sid}")
 
 
 async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:

@@ -82,3 +82,29 @@ async def test_a_send_with_an_image_over_the_limit_asks_nothing_and_stores_nothi
     assert fake_anthropic.message_requests() == []
     assert path.read_bytes() == written
     service.store.close()
+
+
+def test_a_tool_results_image_over_the_limit_is_refused_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    """A screenshot a tool returned goes with its result in every later request."""
+    store = SessionStore(tmp_path, ten_per_block)
+    session = store.create()
+    call = {"type": "tool_use", "id": "t1", "name": "screenshot", "input": {}}
+    session.append(
+        [
+            MessageInput(role="user", content="Take a screenshot"),
+            MessageInput(role="assistant", content=[call]),
+        ]
+    )
+    written = session.transcript.path.read_bytes()
+
+    def result(data: str) -> MessageInput:
+        block = {"type": "tool_result", "tool_use_id": "t1", "content": [_image(data)]}
+        return MessageInput(role="user", content=[block])
+
+    with pytest.raises(InvalidParams, match=r"block 0 \(tool_result\) part 0 \(image\).*5 MB"):
+        session.append([result(OVER)])
+    assert session.transcript.path.read_bytes() == written
+    session.append([result(AT_LIMIT)])
+    store.close()

@@ -13,7 +13,7 @@ import base64
 import binascii
 from collections.abc import Sequence
 
-from baton.core.conversation.messages import ContentBlock, ImageBlock
+from baton.core.conversation.messages import ContentBlock, ImageBlock, ToolResultBlock
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # the API's limit per image, on its base64 data as sent ("image exceeds 5 MB maximum"); the
@@ -46,10 +46,13 @@ def image_type(data: bytes) -> str | None:
 
 def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     """`blocks` with each base64 image typed as its bytes are, and the problems of those
-    whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit."""
+    whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit
+    (a tool result's images too)."""
     out: list[ContentBlock] = []
     problems: list[str] = []
     for n, block in enumerate(blocks):
+        if isinstance(block, ToolResultBlock):
+            problems += [f"block {n} (tool_result) {p}" for p in _result_problems(block)]
         source = block.source if isinstance(block, ImageBlock) else None
         if source is None or source.get("type") != "base64":
             out.append(block)
@@ -73,3 +76,17 @@ def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], li
         else:
             out.append(block)
     return out, problems
+
+
+def _result_problems(block: ToolResultBlock) -> list[str]:
+    """The images of a tool result over the API's limit: sent with the result, in every
+    later request, as a prompt's are."""
+    parts = block.content if isinstance(block.content, list) else []
+    problems = []
+    for k, part in enumerate(parts):
+        source = part.get("source") if part.get("type") == "image" else None
+        data = source.get("data") if isinstance(source, dict) else None
+        large = too_large(data) if isinstance(data, str) else None
+        if large is not None:
+            problems.append(f"part {k} (image): {large}")
+    return problems

@@ -10,7 +10,7 @@ import pytest
 from conversations import ten_per_block
 
 from baton.core.conversation.media import MAX_IMAGE_BASE64
-from baton.core.conversation.messages import ImageBlock, MessageInput, TextBlock
+from baton.core.conversation.messages import ImageBlock, MessageInput, TextBlock, ToolResultBlock
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.usage.estimator import Estimator
@@ -107,4 +107,37 @@ def test_a_tool_results_image_over_the_limit_is_refused_and_nothing_is_written(
         session.append([result(OVER)])
     assert session.transcript.path.read_bytes() == written
     session.append([result(AT_LIMIT)])
+    store.close()
+
+
+def test_a_tool_results_images_are_typed_as_their_bytes_and_checked(tmp_path: Path) -> None:
+    """A tool result's image goes with it in every later request, as a prompt's does: a
+    JPEG it calls a PNG, or data that is no image, failed each of them."""
+    store = SessionStore(tmp_path, ten_per_block)
+    session = store.create()
+    call = {"type": "tool_use", "id": "t1", "name": "screenshot", "input": {}}
+    session.append(
+        [MessageInput(role="user", content="Shoot"), MessageInput(role="assistant", content=[call])]
+    )
+
+    def result(data: str) -> MessageInput:
+        parts = [{"type": "text", "text": "the shot"}, _image(data)]
+        return MessageInput(
+            role="user", content=[{"type": "tool_result", "tool_use_id": "t1", "content": parts}]
+        )
+
+    written = session.transcript.path.read_bytes()
+    with pytest.raises(
+        InvalidParams, match=r"block 0 \(tool_result\) part 1 \(image\): its data is no"
+    ):
+        session.append([result(base64.b64encode(b"hello").decode())])
+    assert session.transcript.path.read_bytes() == written
+    (mid,) = session.append([result(JPEG)]).message_ids
+    (block,) = session.messages[mid].content
+    assert isinstance(block, ToolResultBlock) and isinstance(block.content, list)
+    assert block.content[1]["source"] == {
+        "type": "base64",
+        "media_type": "image/jpeg",
+        "data": JPEG,
+    }
     store.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
+from typing import Any
 
 from baton.core.conversation.messages import ContentBlock, ImageBlock, ToolResultBlock
 
@@ -46,47 +47,60 @@ def image_type(data: bytes) -> str | None:
 
 def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     """`blocks` with each base64 image typed as its bytes are, and the problems of those
-    whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit
-    (a tool result's images too)."""
+    whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit;
+    a tool result's images too (they go with it in every later request)."""
     out: list[ContentBlock] = []
     problems: list[str] = []
     for n, block in enumerate(blocks):
-        if isinstance(block, ToolResultBlock):
-            problems += [f"block {n} (tool_result) {p}" for p in _result_problems(block)]
-        source = block.source if isinstance(block, ImageBlock) else None
-        if source is None or source.get("type") != "base64":
-            out.append(block)
-            continue
-        data = source.get("data")
-        large = too_large(data) if isinstance(data, str) else None
-        if large is not None:
-            problems.append(f"block {n} (image): {large}")
-            out.append(block)
-            continue
-        try:
-            decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
-        except (binascii.Error, ValueError):
-            decoded = b""
-        found = image_type(decoded)
-        if found is None:
-            problems.append(f"block {n} (image): its data is no base64 PNG, JPEG, GIF or WebP")
-            out.append(block)
-        elif found != source.get("media_type"):
-            out.append(block.model_copy(update={"source": {**source, "media_type": found}}))
-        else:
-            out.append(block)
+        if isinstance(block, ImageBlock):
+            source, problem = typed_source(block.source)
+            if problem is not None:
+                problems.append(f"block {n} (image): {problem}")
+            elif source is not block.source:
+                block = block.model_copy(update={"source": source})
+        elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+            parts, found = _typed_parts(block.content)
+            problems += [f"block {n} (tool_result) {p}" for p in found]
+            if parts is not block.content:
+                block = block.model_copy(update={"content": parts})
+        out.append(block)
     return out, problems
 
 
-def _result_problems(block: ToolResultBlock) -> list[str]:
-    """The images of a tool result over the API's limit: sent with the result, in every
-    later request, as a prompt's are."""
-    parts = block.content if isinstance(block.content, list) else []
-    problems = []
+def typed_source(source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """A base64 image's source typed as its bytes are (the same object when it already is,
+    or is no base64 source), or the problem the API would refuse it for."""
+    if source.get("type") != "base64":
+        return source, None
+    data = source.get("data")
+    large = too_large(data) if isinstance(data, str) else None
+    if large is not None:
+        return source, large
+    try:
+        decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
+    except (binascii.Error, ValueError):
+        decoded = b""
+    found = image_type(decoded)
+    if found is None:
+        return source, "its data is no base64 PNG, JPEG, GIF or WebP"
+    if found != source.get("media_type"):
+        return {**source, "media_type": found}, None
+    return source, None
+
+
+def _typed_parts(parts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """A tool result's content with its images typed (the same list when none changed),
+    and the problems of those the API would refuse."""
+    out: list[dict[str, Any]] = []
+    problems: list[str] = []
     for k, part in enumerate(parts):
         source = part.get("source") if part.get("type") == "image" else None
-        data = source.get("data") if isinstance(source, dict) else None
-        large = too_large(data) if isinstance(data, str) else None
-        if large is not None:
-            problems.append(f"part {k} (image): {large}")
-    return problems
+        if isinstance(source, dict):
+            typed, problem = typed_source(source)
+            if problem is not None:
+                problems.append(f"part {k} (image): {problem}")
+            elif typed is not source:
+                part = {**part, "source": typed}
+        out.append(part)
+    changed = any(a is not b for a, b in zip(out, parts, strict=True))
+    return (out if changed else parts), problems

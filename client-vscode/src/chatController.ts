@@ -104,10 +104,14 @@ export class ChatController {
 
   /**
    * A session changed: the current one is re-read; a new or deleted one changes the list. A
-   * deleted one's auto-compaction failure, kept for the user's return there, goes with it.
+   * deleted one's auto-compaction failure, kept for the user's return there, goes with it, as
+   * does a send's (its prompt not sent is kept, chatSend.ts).
    */
   onSessionChanged(event: ServerNotificationMap["baton/sessionChanged"]): Promise<void> | undefined {
-    if (event.reason === "delete") this.unseenAutoCompactFailures.delete(event.sessionId);
+    if (event.reason === "delete") {
+      this.unseenAutoCompactFailures.delete(event.sessionId);
+      this.sender.deleted(event.sessionId);
+    }
     if (event.sessionId === this.current.sessionId || event.reason === "create" || event.reason === "delete") {
       return this.shown.scheduleRefresh();
     }

@@ -77,6 +77,24 @@ export class ChatSender {
   }
 
   /**
+   * `sessionId` was deleted: the failure kept for it goes, it is about a request long gone.
+   * The prompt it did not send is not lost: it comes into the box on show when that box is
+   * empty (said by a notice, as it is not that session's), else it waits for the deleted
+   * session to be on show again (its transcript moved back).
+   */
+  deleted(sessionId: string): void {
+    this.unseenFailures.delete(sessionId);
+    const text = this.unseenReturns.get(sessionId);
+    const shown = this.current.sessionId;
+    if (text === undefined || shown === sessionId || this.draft.text.trim() !== "") return;
+    this.unseenReturns.delete(sessionId);
+    this.ports.post({ type: "sendOutcome", stored: false, text, sessionId: shown ?? null });
+    if (shown === undefined) return;
+    const message = "A prompt not sent to a conversation deleted since is back in the box.";
+    this.ports.post({ type: "notice", sessionId: shown, message, tone: "info" });
+  }
+
+  /**
    * A failed send's banner. A banner is about the session on show: the failure of a send to
    * a session the user has left waits until that session is on show again.
    */

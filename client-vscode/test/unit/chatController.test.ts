@@ -1408,6 +1408,58 @@ test("a reply streaming in one session keeps its Stop and its returned prompt to
   assert.equal(ofType(fake.posted, "sendOutcome").length, 1);
 });
 
+/** Sends `text` to a, goes to b while it is weighed, and has it refused there: too large. */
+async function notSentWhileElsewhere(fake: Fake, chat: ChatController, text: string): Promise<void> {
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.add(session("b", "2026-11-02T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.draftGate = new Promise((resolve) => (open = resolve));
+  const sending = chat.receive({ type: "send", text, sessionId: "a" });
+  await tick();
+  await chat.receive({ type: "selectSession", sessionId: "b" });
+  fake.draftAnswer = (id) => ({ ...usage({ sessionId: id, state: "blocking" }), draft: info("tooLarge", "Too large.") });
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [], "nothing back in b's box yet");
+}
+
+test("a prompt not sent to a session deleted since comes into the empty box on show, its failure gone", async () => {
+  const { fake, chat } = setup();
+  await notSentWhileElsewhere(fake, chat, "a's question");
+  const before = fake.posted.length;
+  // told deleted (another server deleted it, or its transcript was moved away)
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  assert.deepEqual(ofType(fake.posted.slice(before), "sendOutcome"), [
+    { type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" },
+  ]);
+  assert.deepEqual(ofType(fake.posted.slice(before), "notice"), [
+    { type: "notice", sessionId: "b", message: "A prompt not sent to a conversation deleted since is back in the box.", tone: "info" },
+  ]);
+  // a back in the list and on show: neither its failure nor its prompt again
+  const back = fake.posted.length;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  assert.ok(fake.posted.slice(back).some((m) => m.type === "session" && m.session?.sessionId === "a"), "a is on show");
+  assert.deepEqual(ofType(fake.posted.slice(back), "error"), []);
+  assert.deepEqual(ofType(fake.posted.slice(back), "sendOutcome"), []);
+});
+
+test("a prompt not sent to a session deleted since is kept for it while the box on show holds a draft", async () => {
+  const { fake, chat } = setup();
+  await notSentWhileElsewhere(fake, chat, "a's question");
+  await chat.receive({ type: "draft", text: "b's own words" });
+  const before = fake.posted.length;
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  assert.deepEqual(ofType(fake.posted.slice(before), "sendOutcome"), [], "b's draft is left alone");
+  const back = fake.posted.length;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  assert.deepEqual(ofType(fake.posted.slice(back), "error"), [], "the failure went with the delete");
+  assert.deepEqual(ofType(fake.posted.slice(back), "sendOutcome"), [
+    { type: "sendOutcome", stored: false, text: "a's question", sessionId: "a" },
+  ]);
+});
+
 test("a Stop from the view of the session whose reply streams cancels it", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -169,8 +169,8 @@ async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
     """`work()` in a daemon thread of its own, its outcome the future's. The process's end
     waits for the threads of `asyncio.to_thread` (the loop's executor joins them), not for
-    this one: an `exit` during a long compaction ends the process, the compaction
-    cancelled on the server's loop before it committed (the thread writes nothing)."""
+    this one: an `exit` during a long compaction, render, page or undo check ends the
+    process, the work dropped before anything was committed (the thread writes nothing)."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
 
@@ -197,17 +197,19 @@ def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
 
 
 async def in_thread(work: Callable[[], T]) -> T:
-    """`work()` in a worker thread (the caller holds the lane it belongs to); cancelled,
-    this waits for the thread to end, then re-raises."""
-    return await _finished(asyncio.ensure_future(asyncio.to_thread(work)))
+    """`work()` in a daemon thread (the caller holds the lane it belongs to); cancelled,
+    this waits for the thread to end, then re-raises. Only for work that writes nothing
+    (a render, a page): an `exit` ends the process without waiting for it."""
+    return await _finished(_daemon(work))
 
 
 async def stoppable(work: Callable[[threading.Event], T]) -> T:
-    """`work(stop)` in a worker thread (the caller holds the lane it belongs to);
+    """`work(stop)` in a daemon thread (the caller holds the lane it belongs to);
     cancelled, this sets `stop`, for the work to end at its next step, waits for the
-    thread to end, then re-raises: a long check cancelled frees the lane soon after."""
+    thread to end, then re-raises: a long check cancelled frees the lane soon after. Only
+    for work that writes nothing (an undo's check): an `exit` does not wait for it."""
     stop = threading.Event()
-    future = asyncio.ensure_future(asyncio.to_thread(work, stop))
+    future = _daemon(partial(work, stop))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:

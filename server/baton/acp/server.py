@@ -83,6 +83,7 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         turns = [live.turn for live in agent.live.values() if live.turn is not None]
         for turn in turns:
             turn.cancel()
+        service.lanes.close()  # a turn's summary held in its lane's thread holds no end
         # each keeps what arrived of its reply before the store closes
         await asyncio.shield(asyncio.gather(*turns, return_exceptions=True))
         await asyncio.shield(conn.close())

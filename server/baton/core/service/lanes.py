@@ -48,6 +48,12 @@ class Lanes:
 
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # id -> lock, its users
+        self.closing = asyncio.Event()  # set as the process ends (`close`)
+
+    def close(self) -> None:
+        """The process ends: work cancelled in a lane no longer waits for its thread to
+        stop (it writes nothing, and a held one would hold the end forever)."""
+        self.closing.set()
 
     def busy(self, session_id: str) -> bool:
         """Whether work runs, or waits, in the session's lane."""
@@ -71,14 +77,14 @@ class Lanes:
     async def call(self, session_id: str, work: Callable[[], T]) -> T:
         """`work()` in a worker thread, after the session's earlier work."""
         async with self.lane(session_id):
-            return await in_thread(work)
+            return await in_thread(work, self.closing)
 
     async def run(self, session_id: str, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """The coroutine `make()` on a loop of its own in a worker thread, after the
         session's earlier work. Cancelled here, it is cancelled there (at its next await)
         and this returns only once the thread has stopped."""
         async with self.lane(session_id):
-            return await _in_thread(make)
+            return await _in_thread(make, self.closing)
 
     async def compact_any(
         self, session: Session, request: CompactRequest, ctx: CompactContext
@@ -139,7 +145,9 @@ def threadsafe(progress: Progress | None) -> Progress | None:
     return report
 
 
-async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+async def _in_thread(
+    make: Callable[[], Coroutine[Any, Any, T]], closing: asyncio.Event | None = None
+) -> T:
     state: dict[str, Any] = {}
     cancelled = threading.Event()
 
@@ -161,8 +169,7 @@ async def _in_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         if loop is not None and task is not None:
             with contextlib.suppress(RuntimeError):  # its loop has ended already
                 loop.call_soon_threadsafe(task.cancel)
-        with contextlib.suppress(BaseException):
-            await future  # nothing of it runs after the cancel is answered
+        await _stopped(future, closing)  # nothing of it runs after the cancel is answered
         raise
 
 
@@ -196,14 +203,16 @@ def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
     return future
 
 
-async def in_thread(work: Callable[[], T]) -> T:
+async def in_thread(work: Callable[[], T], closing: asyncio.Event | None = None) -> T:
     """`work()` in a daemon thread (the caller holds the lane it belongs to); cancelled,
     this waits for the thread to end, then re-raises. Only for work that writes nothing
     (a render, a page): an `exit` ends the process without waiting for it."""
-    return await _finished(_daemon(work))
+    return await _finished(_daemon(work), closing)
 
 
-async def stoppable(work: Callable[[threading.Event], T]) -> T:
+async def stoppable(
+    work: Callable[[threading.Event], T], closing: asyncio.Event | None = None
+) -> T:
     """`work(stop)` in a daemon thread (the caller holds the lane it belongs to);
     cancelled, this sets `stop`, for the work to end at its next step, waits for the
     thread to end, then re-raises: a long check cancelled frees the lane soon after. Only
@@ -214,16 +223,26 @@ async def stoppable(work: Callable[[threading.Event], T]) -> T:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
         stop.set()
-        with contextlib.suppress(BaseException):
-            await future
+        await _stopped(future, closing)
         raise
 
 
-async def _finished(future: asyncio.Future[T]) -> T:
+async def _finished(future: asyncio.Future[T], closing: asyncio.Event | None) -> T:
     """The thread's result; cancelled, this waits for the thread to end, then re-raises."""
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
-        with contextlib.suppress(BaseException):
-            await future
+        await _stopped(future, closing)
         raise
+
+
+async def _stopped(future: asyncio.Future[Any], closing: asyncio.Event | None) -> None:
+    """Once the cancelled work's thread has ended, or the process ends (`closing` set):
+    its daemon thread writes nothing, and is not waited for then."""
+    waits: set[asyncio.Future[Any]] = {future}
+    if closing is not None:
+        waits.add(asyncio.ensure_future(closing.wait()))
+    with contextlib.suppress(BaseException):
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for waiting in waits - {future}:
+        waiting.cancel()

@@ -116,7 +116,8 @@ class Undos:
             target = session.undo_target(boundary_id, asked)
             revision = session.revision
             try:
-                made = await stoppable(partial(_checked_watched, session, target, told))
+                closing = self._service.lanes.closing
+                made = await stoppable(partial(_checked_watched, session, target, told), closing)
             except Exception:  # refused, or read while the loop changed it
                 if session.revision == revision:
                     raise  # refused (what to undo first): as the undo at once says

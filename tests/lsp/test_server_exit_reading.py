@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import conversation, server_env, spawn_stdio
+from lsp_harness import conversation, server_env
 from test_server_exit_compacting import until_held
-from test_server_lifecycle import INITIALIZED, SHUTDOWN, exit_code, initialize, request
+from test_server_lifecycle import INITIALIZED, SHUTDOWN, exit_code, initialize, read_back, request
 from test_server_malformed import RawPipe
 
 from baton import protocol
@@ -96,18 +96,7 @@ async def test_exit_ends_the_process_while_a_read_in_the_lane_still_runs(
     assert "Traceback" not in stderr, stderr[-2000:]
     assert code == 0
 
-    again = await spawn_stdio(data_dir, stderr=asyncio.subprocess.DEVNULL)
-    raw = RawPipe(again)
-    try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send(request(2, protocol.SESSION_GET, {"sessionId": sid}))
-        view = (await raw.response(2))["result"]
-        assert await exit_code(raw) == 1
-    finally:
-        if again.returncode is None:
-            again.kill()
-        await again.wait()
+    view = await read_back(data_dir, sid)
     assert "damaged" not in view["session"]
     assert view["session"]["compactions"] == 1  # the undo never committed
     if before is not None:

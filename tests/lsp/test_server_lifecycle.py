@@ -8,6 +8,7 @@ import json
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -294,18 +295,7 @@ async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_trace
     assert "Traceback" not in stderr, stderr[-2000:]
     assert code == 0
 
-    again = await spawn_stdio(data_dir, stderr=asyncio.subprocess.DEVNULL)
-    raw = RawPipe(again)
-    try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send(request(2, protocol.SESSION_GET, {"sessionId": sid}))
-        view = (await raw.response(2))["result"]
-        assert await exit_code(raw) == 1
-    finally:
-        if again.returncode is None:
-            again.kill()
-        await again.wait()
+    view = await read_back(data_dir, sid)
     assert "damaged" not in view["session"]
     if view["session"]["compactions"] == 0:  # cancelled before it committed
         assert [m["id"] for m in view["messages"]] == ids
@@ -313,3 +303,20 @@ async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_trace
 
 def request(msg_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+
+
+async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:
+    """`sid`'s view as a fresh server reads it from `data_dir` (then ended by `exit`)."""
+    again = await spawn_stdio(data_dir, stderr=asyncio.subprocess.DEVNULL)
+    raw = RawPipe(again)
+    try:
+        await raw.send(initialize(1))
+        await raw.response(1)
+        await raw.send(request(2, protocol.SESSION_GET, {"sessionId": sid}))
+        view: dict[str, Any] = (await raw.response(2))["result"]
+        assert await exit_code(raw) == 1
+    finally:
+        if again.returncode is None:
+            again.kill()
+        await again.wait()
+    return view

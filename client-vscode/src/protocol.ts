@@ -136,7 +136,7 @@ export interface CompactCommandArgs {
   pivotMessageId?: string | null;
   endMessageId?: string | null;
   instructions?: string | null;
-  dryRun?: boolean;
+  dryRun?: boolean | null;
 }
 
 /** A compaction written and measured but not committed: `summary` is the text the summarizer wrote (the fact ledger, `ledger`, is appended at the commit), the sizes are the ones the commit reports. */

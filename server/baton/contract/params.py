@@ -213,7 +213,9 @@ class CompactCommandArgs(SessionParams):
     pivot_message_id: OptionalPivotId
     end_message_id: str | None = None
     instructions: str | None = None
-    dry_run: Flag = False  # as the request takes it: never a commit where a plan was asked
+    # as the request takes it: never a commit where a plan was asked (None: not given, so a
+    # code action's arguments name only what they ask)
+    dry_run: Flag | None = None
 
 
 class PivotCommandArgs(SessionParams):

@@ -34,7 +34,7 @@ def compact_request(
         pivot_message_id=getattr(model, "pivot_message_id", None),
         end_message_id=getattr(model, "end_message_id", None),
         instructions=getattr(model, "instructions", None),
-        dry_run=getattr(model, "dry_run", False) if dry_run is None else dry_run,
+        dry_run=bool(getattr(model, "dry_run", False)) if dry_run is None else dry_run,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -755,4 +756,45 @@ def test_a_kept_search_of_a_file_does_not_show_the_whole_file(
             role="user", content=[ToolResultBlock(tool_use_id="t1", content="app.py:2: line 2")]
         ),
     ]
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+
+
+def inline_read(path: Path, given: dict[str, Any], answer: str, form: str) -> list[Message]:
+    """A read Claude Code wrote as a prompt's text (an @-mention, a file it brought back after
+    its compaction), in the forms its versions wrote: two texts, the result a JSON string
+    (1.0), each in the reminder a request wraps it in, or one text, the result below."""
+    called = "Called the Read tool with the following input: " + json.dumps(
+        {"file_path": str(path), **given}
+    )
+    if form == "joined":
+        return [text_message("user", f"{called}\nResult of calling the Read tool:\n{answer}")]
+    result = f"Result of calling the Read tool: {json.dumps(answer)}"
+    if form == "reminder":
+        called, result = (f"<system-reminder>\n{t}\n</system-reminder>" for t in (called, result))
+    return [text_message("user", called), text_message("user", result)]
+
+
+@pytest.mark.parametrize("form", ["json", "reminder", "joined"])
+def test_a_kept_inline_read_of_claude_codes_older_sessions_shows_the_file(
+    ws: Path, form: str
+) -> None:
+    """An imported session of Claude Code 1.0 holds a file read for the user as a prompt's
+    text, not as a tool call: a compaction that kept it restored the file all the same,
+    and the model had the whole file twice."""
+    path = write(ws / "app.py", LONG)
+    kept = inline_read(path, {}, claude_read(1, 199), form)
+    assert run(focus_all(path), ws, kept=kept) == []
+
+
+@pytest.mark.parametrize("form", ["json", "joined"])
+def test_a_kept_inline_read_of_some_of_a_files_lines_does_not_show_it(ws: Path, form: str) -> None:
+    path = write(ws / "app.py", LONG)
+    kept = inline_read(path, {"offset": 20, "limit": 20}, claude_read(20, 39), form)
+    assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]
+
+
+def test_a_kept_inline_read_that_failed_does_not_show_the_file(ws: Path) -> None:
+    path = write(ws / "app.py", LONG)
+    called, _ = inline_read(path, {}, "", "json")
+    kept = [called, text_message("user", f"Read tool failed to read {path}")]
     assert restored_paths(run(focus_all(path), ws, kept=kept)) == [str(path)]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.compaction.retention.facts import attachment_path, result_text, tool_paths
+from baton.core.compaction.working_set.inline_reads import inline_reads
 from baton.core.conversation.messages import (
     ATTACHED_FILE,
     CLEARED_RESULT,
@@ -34,10 +35,11 @@ class Visible:
     """Paths the kept messages already show: named by a tool call answered among them (not
     one whose result is an error, or was cleared by a microcompaction; a call still waiting,
     for the user's permission say, has shown nothing yet: denied, it never will) or an
-    attachment of the whole file (`_whole`), or a file's text a prompt carried under its
-    path (`attached_in_text`). A path merely written out in a message shows nothing of
-    what the file holds, nor does a selection, or a read of some of its lines
-    (`read_whole`), more than those lines, nor a search or a listing that named it."""
+    attachment of the whole file (`_whole`), a file's text a prompt carried under its
+    path (`attached_in_text`), or Claude Code's older inline read of it (`inline_reads`).
+    A path merely written out in a message shows nothing of what the file holds, nor does
+    a selection, or a read of some of its lines (`read_whole`), more than those lines,
+    nor a search or a listing that named it."""
 
     def __init__(self, kept: Sequence[Message], folders: Sequence[Path]) -> None:
         self.paths: set[str] = set()
@@ -73,6 +75,9 @@ class Visible:
                     carried = attached_in_text(block)
                     if carried is not None:
                         self._add(carried, folders)
+        for use, result in inline_reads(kept):  # Claude Code's older reads, as a prompt's text
+            if read_whole(use, result):
+                self._add(use.input["file_path"], folders)
 
     def _add(self, raw: str, folders: Sequence[Path]) -> None:
         self.paths.update(self._names(raw, folders))

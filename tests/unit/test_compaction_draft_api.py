@@ -212,6 +212,41 @@ async def test_the_cost_figures_match_the_next_requests_cache_usage(
         assert read > 0.2 * total  # the kept prefix was read from the cache
 
 
+@pytest.mark.parametrize("direction", ["from", "range"])
+async def test_a_prefix_no_request_sent_since_a_compaction_is_not_priced_as_cached(
+    make_service: Any, fake_anthropic: FakeAnthropic, cl100k: Encoder, direction: str
+) -> None:
+    """A draft `from` (or `range`) right after another compaction priced the messages before
+    its span as read from the prompt cache: no request had sent them since the compaction
+    left them after its summary, so the next request wrote them all to the cache (16,671
+    tokens, 12 read: those of the system prompt) where the draft said 10,605 read."""
+    service: BatonService = make_service("extractive", Estimator(encoder=cl100k))
+    counter = Estimator(encoder=cl100k)
+    fake_anthropic.prompt_cache = BilledCache(_segments(counter), _output(counter))
+    fake_anthropic.default_text = "Done: " + " ".join(f"step{i}" for i in range(150))
+    sid = service.create(title="cost", model=MODEL, system_prompt=SYSTEM).session_id
+    for i in range(16):
+        await service.replies.send(
+            sid, f"Please fix module m{i}.py. " + " ".join(f"w{i}x{k}" for k in range(300))
+        )
+    await service.compaction.compact(sid, CompactRequest("up_to", service.session(sid).view[7]))
+    prompts = [m.id for m in service.session(sid).view_messages() if m.is_user_prompt]
+    end = prompts[-2] if direction == "range" else None
+    draft = await service.drafts.preview(sid, CompactRequest(direction, prompts[3], end))
+    cost = draft.cost
+
+    await service.drafts.apply(sid, draft.draft_id)
+    await service.replies.send(sid, "next")
+
+    session = service.session(sid)
+    actual = session.get(session.view[-1]).usage
+    assert actual is not None
+    total = actual.cache_read_input_tokens + actual.cache_creation_input_tokens
+    assert abs(actual.cache_read_input_tokens - cost.cached_prefix_tokens) <= 0.02 * total
+    assert abs(actual.cache_creation_input_tokens - cost.cache_write_tokens) <= 0.02 * total
+    assert not cost.cache_prefix_survives and "the cached prefix is rewritten" in cost.text
+
+
 async def test_a_model_summary_reports_the_requests_usage_as_the_api_billed_it(
     make_service: Any, fake_anthropic: FakeAnthropic
 ) -> None:

@@ -4,9 +4,10 @@ it again, the next request with and without the compaction, in dollars when the 
 price is known (`core/models/prices.py`).
 
 The next request is priced as the API bills it: what it shares with the request before
-(tools, system prompt, and for `from` / `range` the messages before the span) is read from
-the cache; the rest is written to it. Without the compaction the whole context would be
-read from the cache (it was the previous request's prefix).
+(tools, system prompt, and for `from` / `range` the messages before the span that a
+request sent as they are now: not those another compaction left after its summary with no
+reply since) is read from the cache; the rest is written to it. Without the compaction the
+whole context would be read from the cache (it was the previous request's prefix).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.figures import estimate
 from baton.core.compaction.prompts import SUMMARY_SYSTEM, summary_prompt
 from baton.core.conversation.messages import ApiUsage, WireModel
+from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.session import Session
+from baton.core.conversation.thinking_sent import has_thinking
 from baton.core.models.prices import dollars, price_of
 from baton.core.usage.overhead import carried_tokens
 
@@ -81,6 +84,7 @@ def draft_cost(
         )
         summary_out = used.output_tokens
     head = [by_id[mid] for mid in plan.keep_before]
+    head = head[: _sent(session, len(head))]
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     cached = min(post_tokens, max(0, estimate(session, ctx, head) + carried))
     cost = DraftCost(
@@ -113,6 +117,26 @@ def draft_cost(
             }
         )
     return cost.model_copy(update={"text": cost_text(cost)})
+
+
+def _sent(session: Session, head: int) -> int:
+    """How many of the view's first `head` messages a request sent as they are now, so
+    the prompt cache holds them: those before the last reply whose view before it is
+    unchanged (the view its request sent). The messages a compaction left after its
+    summary, with no reply since, were sent after another view: none of them is cached as
+    it is now. What a reply's request sent is known from the replies Baton fingerprints
+    (those with the API's usage, or thinking); with none in the view (a client that
+    appends its own replies without their usage), the messages are taken as sent."""
+    view = session.view
+    known = False
+    for index in range(len(view) - 1, -1, -1):
+        message = session.messages[view[index]]
+        if message.role != "assistant" or not (message.anchors_usage or has_thinking(message)):
+            continue
+        known = True
+        if session.unchanged_before(index):
+            return min(head, response_start(session.messages, view, index))
+    return 0 if known else head
 
 
 def _summary_dollars(

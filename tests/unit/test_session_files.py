@@ -218,6 +218,50 @@ async def test_an_imported_claude_code_session_restores_what_claude_code_read(
         await service.close()
 
 
+async def test_a_file_claude_code_1_0_read_for_a_prompt_comes_back_after_a_compaction(
+    tmp_path: Path, workspace: Path, estimator: Estimator
+) -> None:
+    """Claude Code 1.0 wrote a file the prompt named with @ as the prompt's inline read
+    ("Called the Read tool ..." then its result), not as a tool call: a compaction that
+    summarized it restored nothing, and the model was left with the file's name in the
+    summary and none of its text, where a tool call's read, or Baton's attached file,
+    comes back."""
+    app = workspace / "src" / "app.py"
+    called = "Called the Read tool with the following input: " + json.dumps({"file_path": str(app)})
+    numbered = "".join(f"{n:6}\u2192{line}\n" for n, line in enumerate(APP.splitlines(), 1))
+    contents: list[tuple[str, str]] = [
+        ("user", "look at @src/app.py " * 30),
+        ("user", called),
+        ("user", "Result of calling the Read tool: " + json.dumps(numbered)),
+    ]
+    contents += [("assistant" if n % 2 else "user", f"turn {n} " * 120) for n in range(3, 13)]
+    lines = [
+        json.dumps(
+            {
+                "type": role,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "cc-1",
+                "timestamp": f"2026-03-01T10:{n:02d}:00.000Z",
+                "message": {"role": role, "content": content},
+                **({"isMeta": True} if n in (1, 2) else {}),
+            }
+        )
+        for n, (role, content) in enumerate(contents)
+    ]
+    source = tmp_path / "cc.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    service = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        session = import_claude_code(source, service.store)
+        result = await service.compaction.compact(
+            session.session_id, CompactRequest(direction="all")
+        )
+        assert [f.uri for f in result.restored_files] == [app.as_uri()]
+    finally:
+        await service.close()
+
+
 async def test_a_restored_file_is_counted_as_the_meter_counts_a_message(
     tmp_path: Path,
     workspace: Path,

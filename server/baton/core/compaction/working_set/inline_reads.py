@@ -17,11 +17,14 @@ RESULT = "Result of calling the Read tool:"
 _OPEN, _CLOSE = "<system-reminder>", "</system-reminder>"  # the wrapper a request adds
 
 
-def inline_reads(messages: Sequence[Message]) -> Iterator[tuple[ToolUseBlock, ToolResultBlock]]:
-    """Each inline read of `messages`, as the `Read` call and the result it stands for: a
-    user's text naming the call, then (in the same text, or the next one of a user
-    message) its result. A call with no result after it, a failed read ("Read tool failed
-    to read ..."), is none."""
+InlineRead = tuple[Message, ToolUseBlock, ToolResultBlock]
+
+
+def inline_reads(messages: Sequence[Message]) -> Iterator[InlineRead]:
+    """Each inline read of `messages`: the message holding its result, and the `Read` call
+    and the result it stands for. A user's text naming the call, then (in the same text,
+    or the next one of a user message) its result; a call with no result after it, a
+    failed read ("Read tool failed to read ..."), is none."""
     given: dict[str, Any] | None = None
     for message in messages:
         if message.role != "user" or message.kind != "message":
@@ -30,13 +33,13 @@ def inline_reads(messages: Sequence[Message]) -> Iterator[tuple[ToolUseBlock, To
         for block in message.content:
             text = _unwrapped(block.text) if isinstance(block, TextBlock) else ""
             if given is not None and text.startswith(RESULT):
-                yield _call(given, text)
+                yield message, *_call(given, text)
             given = None
             if text.startswith(CALLED):
                 head, joined, rest = text.partition("\n" + RESULT)
                 given = _input(head[len(CALLED) :])
                 if given is not None and joined:
-                    yield _call(given, RESULT + rest)
+                    yield message, *_call(given, RESULT + rest)
                     given = None
 
 

@@ -1,8 +1,9 @@
 """The files a session's own work touched, newest first: those its tool calls read or edited
 (Baton's workspace tools, and Claude Code's in an imported session) and those its prompts
-attached. A compaction restores them beside the editor's recent files. They are read from
-the session's messages, not from what one server saw, so a restart, a reopening or another
-server restores the same files, and one session's reads never come back in another."""
+attached (Claude Code 1.0's as an inline read, `inline_reads.py`). A compaction restores
+them beside the editor's recent files. They are read from the session's messages, not
+from what one server saw, so a restart, a reopening or another server restores the same
+files, and one session's reads never come back in another."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from baton.core.compaction.working_set.inline_reads import inline_reads
 from baton.core.conversation.messages import Message
 from baton.core.workspace.editor_files import (
     folder_candidates,
@@ -63,6 +65,8 @@ def session_files(
             raw = use.input.get(field) if field and isinstance(use.input, dict) else None
             if isinstance(raw, str) and use.id in answered:
                 _note(named, raw, answered[use.id])
+    for message, use, _ in inline_reads(messages):  # Claude Code 1.0's, as a prompt's text
+        _note(named, use.input["file_path"], _seconds(message.created_at))
     latest: dict[Path, float] = {}
     for raw, at in named.items():
         path = _existing(raw, workspace_folders)

@@ -75,7 +75,7 @@ class Visible:
                     carried = attached_in_text(block)
                     if carried is not None:
                         self._add(carried, folders)
-        for use, result in inline_reads(kept):  # Claude Code's older reads, as a prompt's text
+        for _, use, result in inline_reads(kept):  # Claude Code's older reads, as a prompt's text
             if read_whole(use, result):
                 self._add(use.input["file_path"], folders)
 

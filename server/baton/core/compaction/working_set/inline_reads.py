@@ -15,6 +15,7 @@ from baton.core.conversation.messages import Message, TextBlock, ToolResultBlock
 CALLED = "Called the Read tool with the following input:"
 RESULT = "Result of calling the Read tool:"
 _OPEN, _CLOSE = "<system-reminder>", "</system-reminder>"  # the wrapper a request adds
+_HEAD = 256  # characters enough to hold the wrapper, blanks and the heading
 
 
 InlineRead = tuple[Message, ToolUseBlock, ToolResultBlock]
@@ -44,6 +45,13 @@ def inline_reads(messages: Sequence[Message]) -> Iterator[InlineRead]:
 
 
 def _unwrapped(text: str) -> str:
+    """The text of a block that opens as an inline read does, out of its reminder; "" for
+    any other, told from its head alone (a huge text is not copied to be looked at)."""
+    head = text[:_HEAD].lstrip()
+    if head.startswith(_OPEN):
+        head = head[len(_OPEN) :].lstrip()
+    if not head.startswith((CALLED, RESULT)):
+        return ""
     text = text.strip()
     if text.startswith(_OPEN) and text.endswith(_CLOSE):
         return text[len(_OPEN) : -len(_CLOSE)].strip()

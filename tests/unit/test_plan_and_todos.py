@@ -227,6 +227,59 @@ async def test_a_task_list_the_kept_messages_show_is_not_restored_before_them(
     store.close()
 
 
+def task_call(call_id: str, name: str, tool_input: dict[str, Any], answer: str) -> list[Message]:
+    """A Claude Code 2.1 task call (TaskCreate, TaskUpdate) and its answer."""
+    use = ToolUseBlock(id=call_id, name=name, input=tool_input)
+    return [
+        Message(role="assistant", content=[use]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content=answer)]),
+    ]
+
+
+async def test_claude_codes_task_calls_make_the_task_list_a_compaction_restores(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1 keeps its task list with TaskCreate and TaskUpdate calls, not
+    TodoWrite: a compaction of an imported session that summarized them restored no list,
+    and the model was left without the tasks still open."""
+    ctx = context()
+    store = SessionStore(tmp_path, ctx.estimator.count_message)
+    session = store.create(title="tasks")
+    created = [
+        task_call(f"c{n}", "TaskCreate", {"subject": subject, "activeForm": f"Doing {n}"}, answer)
+        for n, subject, answer in [
+            (1, "Write the parser", "Task #7 created successfully: Write the parser"),
+            (2, "Test it", "Task #8 created successfully: Test it"),
+            (3, "Ship", "Task #9 created successfully: Ship"),
+            (4, "Dropped idea", "Task #10 created successfully: Dropped idea"),
+        ]
+    ]
+    session.append(
+        [
+            text_message("user", "Plan the work as tasks."),
+            *itertools.chain.from_iterable(created),
+            *task_call("u1", "TaskUpdate", {"taskId": "7", "status": "completed"}, "Updated"),
+            *task_call("u2", "TaskUpdate", {"taskId": "8", "status": "in_progress"}, "Updated"),
+            *task_call("u3", "TaskUpdate", {"taskId": "10", "status": "deleted"}, "Deleted"),
+            text_message("assistant", "Testing now."),
+            *chatter("work"),
+        ]
+    )
+    assert [(t.content, t.status) for t in latest_todos(session.held_messages()) or []] == [
+        ("Write the parser", "completed"),
+        ("Test it", "in_progress"),
+        ("Ship", "pending"),
+    ]
+
+    await compact(session, CompactRequest(direction="all"), ctx)
+
+    carried = [m.text() for m in session.view_messages() if m.text().startswith(HEADING)]
+    assert len(carried) == 1
+    assert "- [in_progress] Test it\n- [pending] Ship" in carried[0]
+    assert "(1 completed not shown)" in carried[0] and "Dropped idea" not in carried[0]
+    store.close()
+
+
 async def test_a_plan_whose_task_list_was_all_completed_is_not_restored(tmp_path: Path) -> None:
     # the approved plan came back after every compaction, even once its list was done and
     # the user had moved on to another task with a new list

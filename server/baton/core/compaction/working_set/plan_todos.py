@@ -1,18 +1,23 @@
 """The task list and the plan that come back after a compaction: the latest TodoWrite call's
-open items (pending, in progress) and the latest plan-mode plan (ExitPlanMode's `plan`),
+open items (pending, in progress), or those of Claude Code 2.1's TaskCreate and TaskUpdate
+calls, and the latest plan-mode plan (ExitPlanMode's `plan`),
 read from every message the session holds and put back verbatim as one attachment message
 right after the summary, before the kept messages."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from baton.core.compaction.retention.facts import result_text
 from baton.core.conversation.invariants import leads_with_compaction
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 
 TODO_TOOL = "TodoWrite"
+TASK_CREATE, TASK_UPDATE = "TaskCreate", "TaskUpdate"  # Claude Code 2.1's task list
+_CREATED = re.compile(r"Task #(\S+?) created")  # what a TaskCreate call's result says
 PLAN_TOOL = "ExitPlanMode"
 Status = Literal["pending", "in_progress", "completed"]
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
@@ -30,6 +35,10 @@ class TodoItem:
 
     def as_input(self) -> dict[str, str]:
         return {"content": self.content, "status": self.status, "activeForm": self.active_form}
+
+
+# the ids of the calls that wrote a task list (one TodoWrite, or Claude Code's task calls)
+TodoCalls = tuple[tuple[str, ...], list["TodoItem"]]
 
 
 class TodoInputError(ValueError):
@@ -72,19 +81,77 @@ def latest_todos(messages: Sequence[Message]) -> list[TodoItem] | None:
     return latest[1] if latest else None
 
 
-def latest_todo_call(messages: Sequence[Message]) -> tuple[str, list[TodoItem]] | None:
-    """The latest well-formed TodoWrite call that did not fail: its id and its list."""
+def latest_todo_call(messages: Sequence[Message]) -> TodoCalls | None:
+    """The latest task list: the one the latest well-formed TodoWrite call that did not
+    fail wrote, or the one Claude Code 2.1's TaskCreate and TaskUpdate calls made since
+    (`ClaudeTasks`): the ids of the calls that wrote it, and its items."""
     failed = _failed_calls(messages)
-    latest: tuple[str, list[TodoItem]] | None = None
+    latest: TodoCalls | None = None
+    tasks: ClaudeTasks | None = None
     for message in messages:
         for block in message.content:
-            if type(block) is ToolUseBlock and block.name == TODO_TOOL and block.id not in failed:
+            if type(block) is not ToolUseBlock or block.id in failed:
+                continue
+            if block.name == TODO_TOOL:
                 raw = block.input.get("todos") if isinstance(block.input, dict) else None
                 try:
-                    latest = block.id, parse_todos(raw)
+                    latest, tasks = ((block.id,), parse_todos(raw)), None
                 except TodoInputError:
                     continue
+            elif block.name in (TASK_CREATE, TASK_UPDATE):
+                tasks = tasks or ClaudeTasks(messages)
+                if tasks.take(block):
+                    latest = tasks.latest()
     return latest
+
+
+class ClaudeTasks:
+    """Claude Code 2.1's task list, as its TaskCreate calls (a subject, an active form: task
+    #N, as the call's result names it, else numbered in order) and TaskUpdate calls (a
+    task's status, `deleted` taking it out, or its subject) wrote it."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._answers = {r.tool_use_id: r for m in messages for r in m.tool_results()}
+        self._items: dict[str, TodoItem] = {}
+        self._calls: dict[str, list[str]] = {}  # a task -> the calls that wrote it
+        self._made = 0
+
+    def take(self, use: ToolUseBlock) -> bool:
+        """Take in one call (answered, not failed); whether it changed the list."""
+        given: dict[str, Any] = use.input if isinstance(use.input, dict) else {}
+        if use.name == TASK_CREATE:
+            subject = given.get("subject")
+            if not isinstance(subject, str) or not subject.strip():
+                return False
+            self._made += 1
+            answer = self._answers.get(use.id)
+            named = _CREATED.search(result_text(answer)) if answer is not None else None
+            key = named.group(1) if named else str(self._made)
+            active = given.get("activeForm")
+            self._items[key] = TodoItem(
+                subject, "pending", active if isinstance(active, str) else ""
+            )
+            self._calls[key] = [use.id]
+            return True
+        key = str(given.get("taskId", ""))
+        item = self._items.get(key)
+        if item is None:
+            return False
+        status, subject = given.get("status"), given.get("subject")
+        if status == "deleted":
+            del self._items[key], self._calls[key]
+            return True
+        if status in STATUSES:
+            item = TodoItem(item.content, status, item.active_form)
+        if isinstance(subject, str) and subject.strip():
+            item = TodoItem(subject, item.status, item.active_form)
+        self._items[key] = item
+        self._calls[key].append(use.id)
+        return True
+
+    def latest(self) -> TodoCalls:
+        calls = tuple(call for key in self._items for call in self._calls[key])
+        return calls, list(self._items.values())
 
 
 def latest_plan(messages: Sequence[Message]) -> str | None:
@@ -136,8 +203,8 @@ def continuity_text(todos: Sequence[TodoItem] | None, plan: str | None) -> str |
     return "\n\n".join(parts)
 
 
-# the latest task list's call (its id and list) and plan's call (its id and plan)
-LatestCalls = tuple[tuple[str, list[TodoItem]] | None, tuple[str, str] | None]
+# the latest task list's calls (their ids and its list) and plan's call (its id and plan)
+LatestCalls = tuple[TodoCalls | None, tuple[str, str] | None]
 
 
 def latest_calls(messages: Sequence[Message]) -> LatestCalls:
@@ -152,7 +219,7 @@ def continuity_attachment(latest: LatestCalls, shown: Sequence[Message] = ()) ->
     calls = {use.id for message in shown for use in message.tool_uses()}
     todos, plan = latest
     text = continuity_text(
-        todos[1] if todos and todos[0] not in calls else None,
+        todos[1] if todos and not calls.issuperset(todos[0]) else None,
         plan[1] if plan and plan[0] not in calls else None,
     )
     if text is None:

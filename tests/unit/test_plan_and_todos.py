@@ -316,6 +316,21 @@ async def test_a_plan_whose_task_list_was_all_completed_is_not_restored(tmp_path
     store.close()
 
 
+def test_a_plan_whose_claude_code_tasks_were_all_completed_is_done() -> None:
+    """Claude Code 2.1 works a plan through with TaskCreate and TaskUpdate: a plan whose
+    tasks were all completed came back after every compaction as work still to do."""
+    plan = "## Plan\n1. Parser\n2. Tests"
+    messages = [
+        *tool_call("plan0", "ExitPlanMode", {"plan": plan}),
+        *task_call("c1", "TaskCreate", {"subject": "Parser"}, "Task #1 created successfully"),
+        *task_call("c2", "TaskCreate", {"subject": "Tests"}, "Task #2 created successfully"),
+        *task_call("u1", "TaskUpdate", {"taskId": "1", "status": "completed"}, "Updated"),
+    ]
+    assert latest_plan(messages) == plan  # one task still open
+    done = task_call("u2", "TaskUpdate", {"taskId": "2", "status": "completed"}, "Updated")
+    assert latest_plan([*messages, *done]) is None
+
+
 async def test_nothing_open_and_no_plan_adds_nothing(tmp_path: Path) -> None:
     ctx = context()
     store = SessionStore(tmp_path, ctx.estimator.count_message)

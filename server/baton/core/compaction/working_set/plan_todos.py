@@ -149,6 +149,10 @@ class ClaudeTasks:
         self._calls[key].append(use.id)
         return True
 
+    def all_done(self) -> bool:
+        items = self._items.values()
+        return bool(items) and all(item.status == "completed" for item in items)
+
     def latest(self) -> TodoCalls:
         calls = tuple(call for key in self._items for call in self._calls[key])
         return calls, list(self._items.values())
@@ -163,9 +167,11 @@ def latest_plan(messages: Sequence[Message]) -> str | None:
 
 def latest_plan_call(messages: Sequence[Message]) -> tuple[str, str] | None:
     """The latest plan-mode call the user did not reject and whose work is not done (no
-    task list written after it was all completed): its id and its plan."""
+    task list written after it was all completed, nor a Claude Code task call that left
+    every task completed): its id and its plan."""
     failed = _failed_calls(messages)
     plan: tuple[str, str] | None = None
+    tasks: ClaudeTasks | None = None
     for message in messages:
         for block in message.content:
             if type(block) is not ToolUseBlock or block.id in failed:
@@ -176,6 +182,10 @@ def latest_plan_call(messages: Sequence[Message]) -> tuple[str, str] | None:
                     plan = block.id, text
             elif block.name == TODO_TOOL and plan is not None and _all_done(block.input):
                 plan = None  # its list was worked through: a new task is no part of it
+            elif block.name in (TASK_CREATE, TASK_UPDATE):  # Claude Code 2.1's list
+                tasks = tasks or ClaudeTasks(messages)
+                if tasks.take(block) and plan is not None and tasks.all_done():
+                    plan = None
     return plan
 
 

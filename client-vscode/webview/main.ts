@@ -119,7 +119,10 @@ class ChatView {
         this.host.post({ type: "draft", text: draft });
       },
     });
-    this.sent = new SentPrompt(this.host, this.composer);
+    this.sent = new SentPrompt(this.host, this.composer, (message) => {
+      const sessionId = this.session?.sessionId;
+      if (sessionId !== undefined) this.alerts.showNotice({ type: "notice", sessionId, message, tone: "info" });
+    });
     this.chips = new ChipBar(this.composer.input, this.composer.el, {
       remove: (id) => this.host.post({ type: "removeChip", id }),
       findFiles: (query) => this.host.post({ type: "findFiles", query }),

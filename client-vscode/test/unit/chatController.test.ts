@@ -1460,6 +1460,67 @@ test("a prompt not sent to a session deleted since is kept for it while the box 
   ]);
 });
 
+/** Shows a, then has another window delete it: the next send there finds it gone. */
+async function deletedElsewhere(fake: Fake, chat: ChatController): Promise<void> {
+  fake.add(session("a", "2026-11-02T10:00:00Z"));
+  fake.add(session("b", "2026-11-01T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  fake.sessions.delete("a");
+  fake.sendFailure = Object.assign(new Error("session a was deleted"), { data: { code: "session_not_found" } });
+}
+
+test("a prompt sent to a session another window deleted comes back into the box of the one shown in its place", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  const before = fake.posted.length;
+  await chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  // the server tells the delete once the send found it (after its answer, here)
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  const after = fake.posted.slice(before);
+  assert.equal(fake.lastSession().session?.sessionId, "b", "the panel shows b in a's place");
+  assert.deepEqual(ofType(after, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+  assert.deepEqual(ofType(after, "notice"), [
+    { type: "notice", sessionId: "b", message: "A prompt not sent to a conversation deleted since is back in the box.", tone: "info" },
+  ]);
+});
+
+test("a prompt sent to a session deleted elsewhere, the delete told first, comes back too", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const before = fake.posted.length;
+  // the notification's re-read is under way (held) when the send's answer comes
+  const refreshing = chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  const sending = chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  await tick(5);
+  open();
+  await Promise.all([sending, refreshing]);
+  const after = fake.posted.slice(before);
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.deepEqual(ofType(after, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+});
+
+test("a prompt sent to a session deleted elsewhere waits while the box holds a draft, and comes at the next update that finds it empty", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  await chat.receive({ type: "draft", text: "typed meanwhile" });
+  const before = fake.posted.length;
+  await chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  assert.deepEqual(ofType(fake.posted.slice(before), "sendOutcome"), [], "the draft in the box is left alone");
+  await chat.receive({ type: "draft", text: "" });
+  const later = fake.posted.length;
+  await chat.refresh();
+  assert.deepEqual(ofType(fake.posted.slice(later), "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+  assert.equal(ofType(fake.posted.slice(later), "notice").length, 1);
+  // once only
+  const last = fake.posted.length;
+  await chat.refresh();
+  assert.deepEqual(ofType(fake.posted.slice(last), "sendOutcome"), []);
+});
+
 test("a Stop from the view of the session whose reply streams cancels it", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

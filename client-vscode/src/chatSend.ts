@@ -8,7 +8,7 @@ import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch, type RoomPorts } from "./draftUsage";
 import { ErrorCodes, type Message, type Session, type SetAside } from "./protocol";
-import { errorCode, isCancellation } from "./rpc";
+import { answerLost, errorCode, isCancellation } from "./rpc";
 
 /** What a send needs of the controller around it (the chat controller is one). */
 export interface SendHost {
@@ -117,6 +117,9 @@ export class ChatSender {
     const elsewhere = sentTo !== undefined && this.current.sessionId !== sentTo;
     if (elsewhere && this.ports.serverAvailable() && errorCode(error) !== ErrorCodes.apiKeyMissing) {
       this.unseenFailures.set(sentTo, message);
+    } else if (answerLost(error)) {
+      // about this send, not the server's state: it stays once a restarted server answers
+      this.ports.post({ type: "error", message, scope: "session" });
     } else {
       postError(this.ports, error, message);
     }
@@ -246,6 +249,7 @@ export class ChatSender {
     let asked = false; // whether the send went to the server
     let refused = false; // refused before anything was stored (no key)
     let missing = false; // the session was deleted (elsewhere, say)
+    let lost = false; // the server stopped before it answered
     try {
       const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
@@ -282,6 +286,7 @@ export class ChatSender {
       stored = promptStored(error);
       refused = errorCode(error) === ErrorCodes.apiKeyMissing;
       missing = errorCode(error) === ErrorCodes.sessionNotFound;
+      lost = answerLost(error);
       if (!cancelled) this.failed(sentTo, error);
     } finally {
       cancel.dispose();
@@ -289,9 +294,10 @@ export class ChatSender {
       this.sendingTo = undefined;
       this.ports.post({ type: "busy", busy: false, sessionId: sentTo ?? null });
       await this.host.refresh();
-      // a Stop may come before or after the server stored the prompt: the view says which
+      // a Stop may come before or after the server stored the prompt, and a server may stop
+      // after it stored it and before it answered: the view says which
       if (text !== undefined) {
-        stored ||= cancelled && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
+        stored ||= (cancelled || lost) && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
       }
       // an edit whose prompt the session does not hold, or a Retry that never asked: the view as it was
       if (rewind !== undefined && (text !== undefined ? !stored : !asked || refused)) await this.putBack(rewind);

@@ -19,7 +19,7 @@ import {
 } from "vscode-languageclient/node";
 import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
 import { DraftRpc } from "./draftRpc";
-import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
+import { BatonRpc, ServerNotRunning, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
 import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
@@ -167,7 +167,7 @@ export class BatonClient implements vscode.Disposable {
   private async ready(): Promise<LanguageClient> {
     await this.starting?.catch(() => undefined);
     if (this.client === undefined || this.state !== "running") {
-      throw new Error("Baton's server is not running (Baton: Show Logs says why; Baton: Restart Server tries again)");
+      throw new ServerNotRunning();
     }
     return this.client;
   }

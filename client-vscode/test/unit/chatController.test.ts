@@ -4,6 +4,7 @@ import { CancellationTokenSource, type CancellationToken } from "vscode-language
 import { ChatController } from "../../src/chatController";
 import { REPLACED_PAGE, VIEW_PAGE } from "../../src/chatPages";
 import { NO_SERVER, type ChatPorts } from "../../src/chatPorts";
+import { SERVER_GONE, ServerNotRunning } from "../../src/rpc";
 import { CurrentSession } from "../../src/currentSession";
 import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, TodoEntry, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
@@ -24,6 +25,8 @@ class Fake {
   running = true;
   key = false;
   sendFailure: unknown;
+  /** What the send fails with once its prompt is stored (its server gone, say). */
+  sendLost: unknown;
   /** A reply the server set aside (the API refused it): the send's answer says so. */
   refused = false;
   sendGate: Promise<void> | undefined;
@@ -109,6 +112,7 @@ class Fake {
           if (this.sendFailure && !hasPromptId(this.sendFailure)) throw this.sendFailure;
           if (text !== undefined) entry.messages.push(message(this.newId("u", entry.messages.length), "user", text));
           if (this.sendGate) await this.sendGate;
+          if (this.sendLost !== undefined) throw this.sendLost;
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.sendFailure) throw this.sendFailure;
           const reply = message(this.newId("a", entry.messages.length), "assistant", "Reply");
@@ -612,6 +616,39 @@ test("without a server nothing is asked and the view says how to get one", async
   fake.running = false;
   await chat.receive({ type: "ready" });
   assert.deepEqual(fake.posted, [{ type: "error", message: NO_SERVER, scope: "server" }]);
+});
+
+test("a read that fails as the server restarts says the server is not running only until it answers again", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  // the server crashed: the client restarts it, and a read meanwhile finds none running
+  fake.listFailure = new ServerNotRunning();
+  await chat.refresh();
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: NO_SERVER, scope: "server" });
+  // the client's own words for a request it could not send, or whose answer never came
+  for (const code of [-32096, -32097]) {
+    fake.listFailure = { code, message: code === -32096 ? "Client is not running" : "Pending response rejected since connection got disposed" };
+    await chat.refresh();
+    assert.deepEqual(fake.posted.at(-1), { type: "error", message: SERVER_GONE, scope: "server" });
+  }
+});
+
+test("a send whose server stopped before it answered says so, and the prompt it had stored is not given back to send twice", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  // the prompt stored, the server is gone before its reply: the request's answer never comes
+  fake.sendLost = { code: -32097, message: "Pending response rejected since connection got disposed" };
+  const sending = chat.receive({ type: "send", text: "explain the parser" });
+  await tick();
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "error"), [{ type: "error", message: SERVER_GONE, scope: "session" }]);
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "explain the parser", sessionId: "a" }]);
 });
 
 // ---- a send keeps the prompt until the session holds it ----------------------------------

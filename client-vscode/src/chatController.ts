@@ -154,9 +154,9 @@ export class ChatController {
     this.ports.post({ type: "notice", sessionId, message, tone: "warning" });
   }
 
-  /** Switches the current session's model; a warning when it no longer fits is said in the panel. */
-  switchModel(model: string): Promise<ModelSwitch | undefined> {
-    return this.pickers.switchModel(model);
+  /** Switches a session's model (the current one by default); a warning when it no longer fits is said in the panel. */
+  switchModel(model: string, sessionId?: string): Promise<ModelSwitch | undefined> {
+    return this.pickers.switchModel(model, sessionId);
   }
 
   // ---- the webview's messages ----------------------------------------------------------
@@ -206,7 +206,7 @@ export class ChatController {
         case "listModels":
           return await this.pickers.models();
         case "setModel":
-          await this.pickers.switchModel(message.model);
+          await this.pickers.switchModel(message.model, message.sessionId ?? undefined);
           return;
         case "listSessions":
           return await this.pickers.sessions();

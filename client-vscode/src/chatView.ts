@@ -123,9 +123,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.controller.newChat();
   }
 
-  /** Switches the current session's model (undefined: no session is open). */
-  switchModel(model: string): Promise<ModelSwitch | undefined> {
-    return this.controller.switchModel(model);
+  /** Switches a session's model, the current one's by default (undefined: no session is open). */
+  switchModel(model: string, sessionId?: string): Promise<ModelSwitch | undefined> {
+    return this.controller.switchModel(model, sessionId);
   }
 
   async pickSession(): Promise<void> {

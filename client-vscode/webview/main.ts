@@ -64,7 +64,8 @@ class ChatView {
       renameSession: (sessionId, title) => this.host.post({ type: "renameSession", sessionId, title }),
       deleteSession: (sessionId) => this.host.post({ type: "deleteSession", sessionId }),
       listModels: () => this.host.post({ type: "listModels" }),
-      chooseModel: (model) => this.host.post({ type: "setModel", model }),
+      // the session on show: the host may already be opening another one
+      chooseModel: (model) => this.host.post({ type: "setModel", model, sessionId: this.session?.sessionId ?? null }),
     });
     this.usage = new UsageChart(
       this.host.state.usageOpen ?? false,

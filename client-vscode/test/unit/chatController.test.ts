@@ -912,6 +912,36 @@ test("switching the model shows the new usage at once and says when it no longer
   assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning", about: "model" });
 });
 
+test("a model chosen in the panel switches the session on show, though the host is already opening another", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { model: "claude-opus-5" }));
+  fake.add(session("b", "2026-11-02T10:00:00Z", { model: "claude-opus-5" }));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" }); // b is current, its picture on its way
+  while (current.sessionId !== "b") await tick();
+  await chat.receive({ type: "setModel", model: "claude-sonnet-4-5", sessionId: "a" });
+  open();
+  await opening;
+  assert.equal(fake.sessions.get("a")?.session.model, "claude-sonnet-4-5", "the session whose picker it was");
+  assert.equal(fake.sessions.get("b")?.session.model, "claude-opus-5", "not the one on its way");
+  assert.equal(current.session?.model, "claude-opus-5", "the meter keeps b's model");
+  assert.deepEqual(ofType(fake.posted, "usage").filter((m) => m.sessionId === "b"), []);
+});
+
+test("the palette's model switch goes to the session it was started for, whichever is on show once chosen", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { model: "claude-opus-5" }));
+  fake.add(session("b", "2026-11-02T10:00:00Z", { model: "claude-opus-5" }));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  await chat.receive({ type: "selectSession", sessionId: "b" }); // while the quick pick was open
+  const result = await chat.switchModel("claude-sonnet-4-5", "a");
+  assert.equal(result?.session.sessionId, "a");
+  assert.equal(fake.sessions.get("a")?.session.model, "claude-sonnet-4-5");
+  assert.equal(current.session?.model, "claude-opus-5", "b, on show, is as it was");
+});
+
 test("the warning of a model switch goes when a switch back makes the conversation fit", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -118,6 +118,15 @@ export class ChatController {
     return undefined;
   }
 
+  /**
+   * This window has the focus again. A session another process holds (shown read-only) may
+   * have been written meanwhile, and nothing says so until this server looks at it: it is
+   * read again (the look tells the rest, its document and the meter). One held here is not.
+   */
+  windowFocused(): Promise<void> | undefined {
+    return this.current.session?.readOnly === true ? this.shown.scheduleRefresh() : undefined;
+  }
+
   onUsageChanged(event: ServerNotificationMap["baton/usageChanged"]): void {
     this.current.setUsage(event.sessionId, event.usage);
     if (event.sessionId === this.current.sessionId) {

@@ -58,6 +58,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),
       client.onAutoCompact((event) => this.controller.onAutoCompact(event)),
+      vscode.window.onDidChangeWindowState((state) => {
+        if (state.focused) void this.controller.windowFocused();
+      }),
       client.onDidChangeState((state) => {
         if (state === "running") {
           void this.controller.refresh();

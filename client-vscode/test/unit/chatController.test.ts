@@ -611,6 +611,27 @@ test("a refresh while a session is being opened reads it after the open: the ope
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "connection lost", scope: "session" }, "the read after it failed");
 });
 
+test("a conversation another window holds is read again when this window gets the focus back", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { readOnly: true }), [message("a1", "user", "first")]);
+  await chat.receive({ type: "ready" });
+  // the other window, which holds it, goes on writing to it
+  fake.sessions.get("a")!.messages.push(message("a2", "assistant", "written elsewhere"));
+  fake.sessions.get("a")!.session = { ...fake.sessions.get("a")!.session, title: "Renamed elsewhere" };
+  await chat.windowFocused();
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["a1", "a2"]);
+  assert.equal(current.session?.title, "Renamed elsewhere", "the meter's tooltip too");
+});
+
+test("a conversation this window holds is not read again on focus: nothing else writes it", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  const listed = fake.listed;
+  await chat.windowFocused();
+  assert.equal(fake.listed, listed);
+});
+
 test("without a server nothing is asked and the view says how to get one", async () => {
   const { fake, chat } = setup();
   fake.running = false;

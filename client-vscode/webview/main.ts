@@ -46,6 +46,8 @@ class ChatView {
   private readonly welcome: WelcomeSlot;
   private readonly place: SavedPlace;
   private session: Session | null = null;
+  /** The conversations as the last session update listed them. */
+  private sessions: Session[] = [];
   private firstUpdate = true;
   private draftWeighed = false; // the box's draft has reached the host (restored with the view state, it has not)
   /** The session a send runs in (null: not known yet); undefined: none runs. */
@@ -133,6 +135,7 @@ class ChatView {
     this.permissions = new PermissionCards(
       (toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }),
       () => this.composer.input.focus(),
+      (sessionId) => this.sessions.find((s) => s.sessionId === sessionId)?.title,
     );
     this.attachSlot.append(this.chips.picker, this.chips.el);
     this.attachSlot.hidden = true;
@@ -173,6 +176,8 @@ class ChatView {
         this.header.setUsage(message.usage);
         return;
       case "sessions":
+        this.sessions = message.sessions;
+        this.permissions.sessionShown(this.session?.sessionId ?? null); // a title renamed
         return this.header.setSessions(message.sessions);
       case "models":
         return this.header.setModels(message.catalog, message.message);
@@ -250,6 +255,8 @@ class ChatView {
     this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
+    this.sessions = update.sessions;
+    this.permissions.sessionShown(shown);
     this.input.setSession(shown);
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);

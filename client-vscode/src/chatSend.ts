@@ -250,6 +250,7 @@ export class ChatSender {
     let refused = false; // refused before anything was stored (no key)
     let missing = false; // the session was deleted (elsewhere, say)
     let lost = false; // the server stopped before it answered
+    let gone: unknown; // that failure
     try {
       const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
@@ -287,7 +288,8 @@ export class ChatSender {
       refused = errorCode(error) === ErrorCodes.apiKeyMissing;
       missing = errorCode(error) === ErrorCodes.sessionNotFound;
       lost = answerLost(error);
-      if (!cancelled) this.failed(sentTo, error);
+      if (lost) gone = error; // said once the view is read again (its read, while no server runs, says so first)
+      else if (!cancelled) this.failed(sentTo, error);
     } finally {
       cancel.dispose();
       this.sending = undefined;
@@ -309,6 +311,7 @@ export class ChatSender {
         }
         this.outcome(stored, text, sentTo, missing);
       }
+      if (lost) this.failed(sentTo, gone);
     }
   }
 }

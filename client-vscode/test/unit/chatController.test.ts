@@ -669,7 +669,31 @@ test("a send whose server stopped before it answered says so, and the prompt it 
   open();
   await sending;
   assert.deepEqual(ofType(fake.posted, "error"), [{ type: "error", message: SERVER_GONE, scope: "session" }]);
+  assert.equal(fake.posted.at(-1)?.type, "error", "said after the view read again");
   assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "explain the parser", sessionId: "a" }]);
+});
+
+test("a send whose server stopped says so last: the read after it, while no server runs, does not take its place", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  fake.sendLost = { code: -32097, message: "Pending response rejected since connection got disposed" };
+  const sending = chat.receive({ type: "send", text: "explain the parser" });
+  await tick();
+  fake.running = false; // the editor has not restarted it yet
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "error"), [
+    { type: "error", message: NO_SERVER, scope: "server" },
+    { type: "error", message: SERVER_GONE, scope: "session" },
+  ]);
+  // the server back: the panel is read again, and the send's banner stays (it is the session's)
+  fake.running = true;
+  await chat.refresh();
+  assert.equal(ofType(fake.posted, "error").length, 2);
 });
 
 // ---- a send keeps the prompt until the session holds it ----------------------------------

@@ -166,10 +166,24 @@ export class BatonClient implements vscode.Disposable {
 
   private async ready(): Promise<LanguageClient> {
     await this.starting?.catch(() => undefined);
+    // the client restarting a crashed server by itself: the request waits for it, as one
+    // made while this client starts the server does
+    if (this.client !== undefined && this.state === "starting") await this.settled();
     if (this.client === undefined || this.state !== "running") {
       throw new ServerNotRunning();
     }
     return this.client;
+  }
+
+  /** Resolves once the server is no longer starting (running, stopped or failed). */
+  private settled(): Promise<void> {
+    return new Promise((resolve) => {
+      const listener = this.stateEmitter.event((state) => {
+        if (state === "starting") return;
+        listener.dispose();
+        resolve();
+      });
+    });
   }
 
   private setState(state: ServerState): void {

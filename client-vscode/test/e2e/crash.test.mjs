@@ -1,7 +1,8 @@
 // End to end in a real VS Code (code-server, headless Chromium): Baton's server is killed
 // while a reply is being written (fake_crash_api.py holds it). The editor restarts it; the
 // panel says what happened in words a person can act on, its prompt (stored before the
-// server went) is not given back to be sent twice, and the next prompt gets its reply.
+// server went) is not given back to be sent twice, and the next prompt gets its reply; one
+// sent while the editor restarts the server waits for it.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -93,5 +94,22 @@ describe("The chat panel when Baton's server crashes mid-reply (code-server)", {
       return now.at(-2) === "Are you back?" && now.at(-1) === "OK" ? true : undefined;
     }, WAIT);
     assert.equal(await frame.locator(".baton-banner").isVisible(), false, "the banner goes with the next send");
+  });
+
+  step("a prompt sent while the editor restarts the server waits for it, and gets its reply", async () => {
+    const frame = await chatFrame();
+    const before = batonServers();
+    assert.equal(before.length, 1);
+    process.kill(before[0], "SIGKILL");
+    const input = frame.locator("#baton-input");
+    await input.click();
+    await input.fill("Sent during the restart");
+    await input.press("Enter");
+    await pollUntil("the reply from the restarted server", async () => {
+      const now = await texts(frame);
+      return now.at(-2) === "Sent during the restart" && now.at(-1) === "OK" ? true : undefined;
+    }, WAIT);
+    assert.equal(await input.inputValue(), "");
+    assert.equal(await frame.locator(".baton-banner").isVisible(), false, "no \"not running\" banner: it waited");
   });
 });

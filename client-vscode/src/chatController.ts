@@ -118,6 +118,15 @@ export class ChatController {
     return undefined;
   }
 
+  /**
+   * This window has the focus again. A session another process holds (shown read-only) may
+   * have been written meanwhile, and nothing says so until this server looks at it: it is
+   * read again (the look tells the rest, its document and the meter). One held here is not.
+   */
+  windowFocused(): Promise<void> | undefined {
+    return this.current.session?.readOnly === true ? this.shown.scheduleRefresh() : undefined;
+  }
+
   onUsageChanged(event: ServerNotificationMap["baton/usageChanged"]): void {
     this.current.setUsage(event.sessionId, event.usage);
     if (event.sessionId === this.current.sessionId) {
@@ -154,9 +163,9 @@ export class ChatController {
     this.ports.post({ type: "notice", sessionId, message, tone: "warning" });
   }
 
-  /** Switches the current session's model; a warning when it no longer fits is said in the panel. */
-  switchModel(model: string): Promise<ModelSwitch | undefined> {
-    return this.pickers.switchModel(model);
+  /** Switches a session's model (the current one by default); a warning when it no longer fits is said in the panel. */
+  switchModel(model: string, sessionId?: string): Promise<ModelSwitch | undefined> {
+    return this.pickers.switchModel(model, sessionId);
   }
 
   // ---- the webview's messages ----------------------------------------------------------
@@ -206,7 +215,7 @@ export class ChatController {
         case "listModels":
           return await this.pickers.models();
         case "setModel":
-          await this.pickers.switchModel(message.model);
+          await this.pickers.switchModel(message.model, message.sessionId ?? undefined);
           return;
         case "listSessions":
           return await this.pickers.sessions();

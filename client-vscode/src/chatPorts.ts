@@ -3,7 +3,7 @@
  * them; tests fake them), and how a failure reaches the panel's banner.
  */
 import { ErrorCodes } from "./protocol";
-import { errorCode, errorMessage, type BatonRpc, type CallOptions } from "./rpc";
+import { errorCode, errorMessage, serverGone, ServerNotRunning, type BatonRpc, type CallOptions } from "./rpc";
 import type { SendAttachment } from "./toolWire";
 import type { ErrorScope, ToWebview } from "./webviewMessages";
 
@@ -55,10 +55,11 @@ export const NO_SERVER =
  */
 export function postError(ports: ChatPorts, error: unknown, message = errorMessage(error), opening = false): void {
   const which = opening ? { opening } : {};
-  if (!ports.serverAvailable()) {
+  if (!ports.serverAvailable() || error instanceof ServerNotRunning) {
     ports.post({ type: "error", message: NO_SERVER, scope: "server", ...which });
     return;
   }
-  const scope: ErrorScope = errorCode(error) === ErrorCodes.apiKeyMissing ? "apiKey" : "session";
+  // a server gone (restarting, say) is no news once it answers again
+  const scope: ErrorScope = serverGone(error) ? "server" : errorCode(error) === ErrorCodes.apiKeyMissing ? "apiKey" : "session";
   ports.post({ type: "error", message, scope, ...which });
 }

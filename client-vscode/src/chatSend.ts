@@ -8,7 +8,7 @@ import { postError, type ChatPorts } from "./chatPorts";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch, type RoomPorts } from "./draftUsage";
 import { ErrorCodes, type Message, type Session, type SetAside } from "./protocol";
-import { errorCode, isCancellation } from "./rpc";
+import { answerLost, errorCode, isCancellation } from "./rpc";
 
 /** What a send needs of the controller around it (the chat controller is one). */
 export interface SendHost {
@@ -29,6 +29,11 @@ export class ChatSender {
   private readonly unseenFailures = new Map<string, string>();
   /** The prompts not sent to a session the user had left meanwhile: back in the box once it is on show. */
   private readonly unseenReturns = new Map<string, string>();
+  /**
+   * The prompts not sent to a session deleted since, by that session: each comes into the box
+   * on show once it is empty (or into its own, should the session come back).
+   */
+  private readonly orphans = new Map<string, string>();
 
   constructor(
     private readonly ports: ChatPorts,
@@ -70,26 +75,35 @@ export class ChatSender {
       this.unseenFailures.delete(sessionId);
       this.ports.post({ type: "error", message: failure, scope: "session" });
     }
-    const text = this.unseenReturns.get(sessionId);
-    if (text === undefined) return;
+    const text = this.unseenReturns.get(sessionId) ?? this.orphans.get(sessionId);
     this.unseenReturns.delete(sessionId);
-    this.ports.post({ type: "sendOutcome", stored: false, text, sessionId });
+    this.orphans.delete(sessionId);
+    if (text !== undefined) this.ports.post({ type: "sendOutcome", stored: false, text, sessionId });
+    else this.releaseOrphans();
   }
 
   /**
    * `sessionId` was deleted: the failure kept for it goes, it is about a request long gone.
    * The prompt it did not send is not lost: it comes into the box on show when that box is
-   * empty (said by a notice, as it is not that session's), else it waits for the deleted
-   * session to be on show again (its transcript moved back).
+   * empty (said by a notice, as it is not that session's), else at the first session update
+   * that finds the box empty, or once the deleted session is on show again (its transcript
+   * moved back).
    */
   deleted(sessionId: string): void {
     this.unseenFailures.delete(sessionId);
     const text = this.unseenReturns.get(sessionId);
-    const shown = this.current.sessionId;
-    if (text === undefined || shown === sessionId || this.draft.text.trim() !== "") return;
+    if (text === undefined || this.current.sessionId === sessionId) return;
     this.unseenReturns.delete(sessionId);
-    this.ports.post({ type: "sendOutcome", stored: false, text, sessionId: shown ?? null });
-    if (shown === undefined) return;
+    this.orphans.set(sessionId, text);
+    this.releaseOrphans();
+  }
+
+  /** The prompts of deleted sessions come into the box on show, when it is empty. */
+  private releaseOrphans(): void {
+    const shown = this.current.sessionId;
+    if (this.orphans.size === 0 || shown === undefined || this.draft.text.trim() !== "") return;
+    for (const text of this.orphans.values()) this.ports.post({ type: "sendOutcome", stored: false, text, sessionId: shown });
+    this.orphans.clear();
     const message = "A prompt not sent to a conversation deleted since is back in the box.";
     this.ports.post({ type: "notice", sessionId: shown, message, tone: "info" });
   }
@@ -103,6 +117,9 @@ export class ChatSender {
     const elsewhere = sentTo !== undefined && this.current.sessionId !== sentTo;
     if (elsewhere && this.ports.serverAvailable() && errorCode(error) !== ErrorCodes.apiKeyMissing) {
       this.unseenFailures.set(sentTo, message);
+    } else if (answerLost(error)) {
+      // about this send, not the server's state: it stays once a restarted server answers
+      this.ports.post({ type: "error", message, scope: "session" });
     } else {
       postError(this.ports, error, message);
     }
@@ -167,11 +184,16 @@ export class ChatSender {
   /**
    * Tells the webview how the send ended for its prompt. A prompt not sent to a session the
    * user has left waits for that session to be on show: it goes back into its box, not into
-   * the box of another session (where Enter would send it there).
+   * the box of another session (where Enter would send it there). `missing`: the send found
+   * the session deleted, so the prompt is a deleted session's.
    */
-  private outcome(stored: boolean, text: string, sentTo: string | undefined): void {
+  private outcome(stored: boolean, text: string, sentTo: string | undefined, missing: boolean): void {
     if (!stored && sentTo !== undefined && this.current.sessionId !== sentTo) {
-      this.unseenReturns.set(sentTo, text);
+      // a session found deleted (another window, the CLI) is never on show again
+      if (missing) {
+        this.orphans.set(sentTo, text);
+        this.releaseOrphans();
+      } else this.unseenReturns.set(sentTo, text);
       return;
     }
     this.ports.post({ type: "sendOutcome", stored, text, sessionId: sentTo ?? null });
@@ -226,6 +248,9 @@ export class ChatSender {
     let rewind: { sessionId: string; boundaryId: string } | undefined;
     let asked = false; // whether the send went to the server
     let refused = false; // refused before anything was stored (no key)
+    let missing = false; // the session was deleted (elsewhere, say)
+    let lost = false; // the server stopped before it answered
+    let gone: unknown; // that failure
     try {
       const sessionId = shown ?? this.current.sessionId ?? (await this.host.newChat()).sessionId;
       sentTo = sessionId;
@@ -261,16 +286,20 @@ export class ChatSender {
       cancelled = isCancellation(error);
       stored = promptStored(error);
       refused = errorCode(error) === ErrorCodes.apiKeyMissing;
-      if (!cancelled) this.failed(sentTo, error);
+      missing = errorCode(error) === ErrorCodes.sessionNotFound;
+      lost = answerLost(error);
+      if (lost) gone = error; // said once the view is read again (its read, while no server runs, says so first)
+      else if (!cancelled) this.failed(sentTo, error);
     } finally {
       cancel.dispose();
       this.sending = undefined;
       this.sendingTo = undefined;
       this.ports.post({ type: "busy", busy: false, sessionId: sentTo ?? null });
       await this.host.refresh();
-      // a Stop may come before or after the server stored the prompt: the view says which
+      // a Stop may come before or after the server stored the prompt, and a server may stop
+      // after it stored it and before it answered: the view says which
       if (text !== undefined) {
-        stored ||= cancelled && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
+        stored ||= (cancelled || lost) && sentTo !== undefined && lastUserText(await this.viewOf(sentTo)) === text;
       }
       // an edit whose prompt the session does not hold, or a Retry that never asked: the view as it was
       if (rewind !== undefined && (text !== undefined ? !stored : !asked || refused)) await this.putBack(rewind);
@@ -280,8 +309,9 @@ export class ChatSender {
           if (this.draft.text === text) this.draft.text = "";
           this.ports.attachments?.sent();
         }
-        this.outcome(stored, text, sentTo);
+        this.outcome(stored, text, sentTo, missing);
       }
+      if (lost) this.failed(sentTo, gone);
     }
   }
 }

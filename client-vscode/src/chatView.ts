@@ -58,6 +58,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),
       client.onAutoCompact((event) => this.controller.onAutoCompact(event)),
+      vscode.window.onDidChangeWindowState((state) => {
+        if (state.focused) void this.controller.windowFocused();
+      }),
       client.onDidChangeState((state) => {
         if (state === "running") {
           void this.controller.refresh();
@@ -123,9 +126,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.controller.newChat();
   }
 
-  /** Switches the current session's model (undefined: no session is open). */
-  switchModel(model: string): Promise<ModelSwitch | undefined> {
-    return this.controller.switchModel(model);
+  /** Switches a session's model, the current one's by default (undefined: no session is open). */
+  switchModel(model: string, sessionId?: string): Promise<ModelSwitch | undefined> {
+    return this.controller.switchModel(model, sessionId);
   }
 
   async pickSession(): Promise<void> {

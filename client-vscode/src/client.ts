@@ -19,7 +19,7 @@ import {
 } from "vscode-languageclient/node";
 import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
 import { DraftRpc } from "./draftRpc";
-import { BatonRpc, type CallOptions, type RequestSender } from "./rpc";
+import { BatonRpc, ServerNotRunning, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
 import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
@@ -166,10 +166,24 @@ export class BatonClient implements vscode.Disposable {
 
   private async ready(): Promise<LanguageClient> {
     await this.starting?.catch(() => undefined);
+    // the client restarting a crashed server by itself: the request waits for it, as one
+    // made while this client starts the server does
+    if (this.client !== undefined && this.state === "starting") await this.settled();
     if (this.client === undefined || this.state !== "running") {
-      throw new Error("Baton's server is not running (Baton: Show Logs says why; Baton: Restart Server tries again)");
+      throw new ServerNotRunning();
     }
     return this.client;
+  }
+
+  /** Resolves once the server is no longer starting (running, stopped or failed). */
+  private settled(): Promise<void> {
+    return new Promise((resolve) => {
+      const listener = this.stateEmitter.event((state) => {
+        if (state === "starting") return;
+        listener.dispose();
+        resolve();
+      });
+    });
   }
 
   private setState(state: ServerState): void {

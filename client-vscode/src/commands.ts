@@ -75,17 +75,19 @@ export function registerCommands(
   register("baton.switchModel", async () => {
     const id = sessionId();
     const model = await chooseModel(client.rpc, id, current.session?.model ?? "");
-    if (model === undefined || current.sessionId !== id) {
+    if (model === undefined) {
       return;
     }
-    const result = await chat.switchModel(model);
+    // the session it was started for, though another may be on show by now
+    const result = await chat.switchModel(model, id);
     if (result?.warning !== undefined) {
       const choice = await vscode.window.showWarningMessage(`Baton: ${result.warning}`, "Compact Now");
       if (choice === "Compact Now") {
-        await compact("Baton: compacting", (sid, options) => client.rpc.compact(sid, { direction: "all" }, options));
+        await compact("Baton: compacting", (sid, options) => client.rpc.compact(sid, { direction: "all" }, options), id);
       }
     } else if (result !== undefined) {
-      void vscode.window.showInformationMessage(`Baton: this conversation now uses ${result.session.model}.`);
+      const which = current.sessionId === id ? "this conversation" : `"${result.session.title}"`;
+      void vscode.window.showInformationMessage(`Baton: ${which} now uses ${result.session.model}.`);
     }
   });
 

@@ -32,10 +32,12 @@ export class PickerHost {
     }
   }
 
-  /** Switches the current session's model; a warning when it no longer fits is said in the panel. */
-  async switchModel(model: string): Promise<ModelSwitch | undefined> {
+  /**
+   * Switches `sessionId`'s model (the current session's by default: none, nothing); a
+   * warning when it no longer fits is said in the panel, when it is on show.
+   */
+  async switchModel(model: string, sessionId = this.ports.current.sessionId): Promise<ModelSwitch | undefined> {
     const { current, post } = this.ports;
-    const sessionId = current.sessionId;
     if (sessionId === undefined) return undefined;
     const result = await this.ports.rpc.setModel(sessionId, model);
     if (current.sessionId === sessionId) {

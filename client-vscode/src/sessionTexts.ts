@@ -5,7 +5,7 @@
  * sessionDocument.ts is the file system around it.
  */
 import { ErrorCodes } from "./protocol";
-import { errorCode, errorMessage, type BatonRpc } from "./rpc";
+import { errorCode, errorMessage, serverGone, ServerNotRunning, type BatonRpc } from "./rpc";
 import { sessionDocumentPlaceholder } from "./sessionUri";
 
 export interface SessionTextPorts {
@@ -56,10 +56,12 @@ export class SessionTexts {
       return { text };
     } catch (error) {
       if (errorCode(error) === ErrorCodes.sessionNotFound) return { missing: true };
-      if (!this.ports.running()) {
-        // a tab restored at reload asks before the server runs: say so rather than fail
+      const lost = serverGone(error) && !(error instanceof ServerNotRunning);
+      if (!this.ports.running() || lost) {
+        // a tab restored at reload asks before the server runs, and one read as the server
+        // stopped (crashed: the editor restarts it) was asked too soon: say so rather than fail
         this.waiting.add(sessionId);
-        return { text: sessionDocumentPlaceholder(sessionId, errorMessage(error)) };
+        return { text: sessionDocumentPlaceholder(sessionId, lost ? "it stopped before it answered" : errorMessage(error)) };
       }
       return { unavailable: `Baton: ${errorMessage(error)}` };
     }

@@ -181,8 +181,11 @@ export type FromWebview =
 export type PickersFromWebview =
   /** The model picker opened: the models to choose from (`baton/models`). */
   | { type: "listModels" }
-  /** A model chosen: the current session switches to it (`baton/session/setModel`). */
-  | { type: "setModel"; model: string }
+  /**
+   * A model chosen: the session on show when it was chosen switches to it
+   * (`baton/session/setModel`); the host may already be opening another one.
+   */
+  | { type: "setModel"; model: string; sessionId?: string | null }
   /** The session picker opened: the list as it is now. */
   | { type: "listSessions" }
   | { type: "renameSession"; sessionId: string; title: string }

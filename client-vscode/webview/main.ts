@@ -46,6 +46,8 @@ class ChatView {
   private readonly welcome: WelcomeSlot;
   private readonly place: SavedPlace;
   private session: Session | null = null;
+  /** The conversations as the last session update listed them. */
+  private sessions: Session[] = [];
   private firstUpdate = true;
   private draftWeighed = false; // the box's draft has reached the host (restored with the view state, it has not)
   /** The session a send runs in (null: not known yet); undefined: none runs. */
@@ -64,7 +66,8 @@ class ChatView {
       renameSession: (sessionId, title) => this.host.post({ type: "renameSession", sessionId, title }),
       deleteSession: (sessionId) => this.host.post({ type: "deleteSession", sessionId }),
       listModels: () => this.host.post({ type: "listModels" }),
-      chooseModel: (model) => this.host.post({ type: "setModel", model }),
+      // the session on show: the host may already be opening another one
+      chooseModel: (model) => this.host.post({ type: "setModel", model, sessionId: this.session?.sessionId ?? null }),
     });
     this.usage = new UsageChart(
       this.host.state.usageOpen ?? false,
@@ -119,7 +122,10 @@ class ChatView {
         this.host.post({ type: "draft", text: draft });
       },
     });
-    this.sent = new SentPrompt(this.host, this.composer);
+    this.sent = new SentPrompt(this.host, this.composer, (message) => {
+      const sessionId = this.session?.sessionId;
+      if (sessionId !== undefined) this.alerts.showNotice({ type: "notice", sessionId, message, tone: "info" });
+    });
     this.chips = new ChipBar(this.composer.input, this.composer.el, {
       remove: (id) => this.host.post({ type: "removeChip", id }),
       findFiles: (query) => this.host.post({ type: "findFiles", query }),
@@ -129,6 +135,7 @@ class ChatView {
     this.permissions = new PermissionCards(
       (toolUseId, outcome) => this.host.post({ type: "permissionAnswer", toolUseId, outcome }),
       () => this.composer.input.focus(),
+      (sessionId) => this.sessions.find((s) => s.sessionId === sessionId)?.title,
     );
     this.attachSlot.append(this.chips.picker, this.chips.el);
     this.attachSlot.hidden = true;
@@ -169,6 +176,8 @@ class ChatView {
         this.header.setUsage(message.usage);
         return;
       case "sessions":
+        this.sessions = message.sessions;
+        this.permissions.sessionShown(this.session?.sessionId ?? null); // a title renamed
         return this.header.setSessions(message.sessions);
       case "models":
         return this.header.setModels(message.catalog, message.message);
@@ -246,6 +255,8 @@ class ChatView {
     this.todos.render(update.session ? update.todos : undefined);
     const stick = !changed && this.feed.isAtEnd();
     this.session = update.session;
+    this.sessions = update.sessions;
+    this.permissions.sessionShown(shown);
     this.input.setSession(shown);
     this.header.render(update.session, update.sessions);
     this.usage.render(update.session ? update.usage : null);

@@ -1,6 +1,8 @@
 // The server's permission requests as cards above the input box: what the tool would do
 // (the server's title, the path, the edit as a diff or the call's input) and the options
 // the request offers (an edit's read Accept / Reject). A card goes once answered or withdrawn.
+// A card asked by a conversation not on show (the user went elsewhere while its reply ran
+// its tools) names that conversation, so its edit is not taken for this one's.
 import { optionLabel } from "../src/toolWire";
 import { button, h } from "./dom";
 import { diffElement } from "./diff";
@@ -11,13 +13,32 @@ import type { PermissionOutcome, ToolPermissionParams } from "./wire";
 export class PermissionCards {
   readonly el = h("div", { class: "baton-permissions", "aria-live": "assertive" });
   private readonly cards = new Map<string, HTMLElement>();
+  private shown: string | null = null;
 
-  /** `back`: where the focus goes once the last card answered from the keyboard goes (the input box). */
+  /**
+   * `back`: where the focus goes once the last card answered from the keyboard goes (the
+   * input box); `titleOf`: a listed conversation's title.
+   */
   constructor(
     private readonly answer: (toolUseId: string, outcome: PermissionOutcome) => void,
     private readonly back: () => void,
+    private readonly titleOf: (sessionId: string) => string | undefined,
   ) {
     this.el.hidden = true;
+  }
+
+  /** The conversation on show (null: none): each card not its own names the one that asked. */
+  sessionShown(sessionId: string | null): void {
+    this.shown = sessionId;
+    for (const card of this.cards.values()) this.nameAsker(card);
+  }
+
+  private nameAsker(card: HTMLElement): void {
+    const line = card.querySelector<HTMLElement>(".baton-permission-session");
+    const asker = card.dataset.sessionId;
+    if (!line || asker === undefined) return;
+    line.textContent = `Asked in “${this.titleOf(asker) ?? asker}”`;
+    line.hidden = asker === this.shown;
   }
 
   show(request: ToolPermissionParams): void {
@@ -42,7 +63,14 @@ export class PermissionCards {
     }
     const card = h(
       "section",
-      { class: `baton-permission kind-${request.kind}`, role: "alertdialog", "aria-labelledby": titleId, "data-tool-use-id": request.toolUseId },
+      {
+        class: `baton-permission kind-${request.kind}`,
+        role: "alertdialog",
+        "aria-labelledby": titleId,
+        "data-tool-use-id": request.toolUseId,
+        "data-session-id": request.sessionId,
+      },
+      h("div", { class: "baton-permission-session" }),
       h(
         "header",
         { class: "baton-permission-head", id: titleId },
@@ -54,6 +82,7 @@ export class PermissionCards {
       detail,
       h("div", { class: "baton-permission-actions" }, ...buttons),
     );
+    this.nameAsker(card);
     this.cards.set(request.toolUseId, card);
     this.el.appendChild(card);
     this.el.hidden = false;

@@ -4,7 +4,9 @@
 // into the box unless the session holds it (after a reload of the whole window no outcome
 // ever comes: a prompt the session holds was sent, one it does not hold can be sent again).
 // A prompt not sent to a session while another is on show goes back into the box once its
-// session is on show again; the saved state keeps it until then.
+// session is on show again; the saved state keeps it until then. A prompt kept for a session
+// the list no longer holds (deleted, here or elsewhere) comes into the box once it is empty,
+// with a notice, as the host does with the prompts it keeps (src/chatSend.ts).
 import type { ToWebview } from "../src/webviewMessages";
 import type { Composer } from "./composer";
 import type { Host } from "./host";
@@ -20,6 +22,8 @@ export class SentPrompt {
   constructor(
     private readonly host: Host,
     private readonly composer: Composer,
+    /** Says `message` as a notice about the session on show. */
+    private readonly notify: (message: string) => void,
   ) {
     const sent = host.state.sent ?? undefined;
     this.reloaded = sent;
@@ -60,6 +64,7 @@ export class SentPrompt {
       this.reloaded = undefined;
       if (!holdsPrompt(update.messages, reloaded.text)) this.composer.restore(reloaded.text);
     }
+    this.settleDeleted(update);
     const sent = this.host.state.sent;
     if (!sent || (sent.sessionId !== null && sent.sessionId !== session)) return;
     if (!holdsPrompt(update.messages, sent.text)) return;
@@ -67,6 +72,29 @@ export class SentPrompt {
     if (this.composer.draft === sent.text) this.composer.setDraft("");
     if (this.host.state.draft === sent.text) this.host.save({ draft: "" });
     this.ended();
+  }
+
+  /**
+   * What waits for a session the update's list no longer holds would wait for good: it comes
+   * into the box on show when that box is empty (else at a later update), said by a notice
+   * as it is not that session's. A prompt of a send the view saw go there before a reload
+   * counts, as no outcome comes for it once the window reloaded.
+   */
+  private settleDeleted(update: SessionUpdate): void {
+    const gone = (sessionId: string | null): sessionId is string =>
+      sessionId !== null && !update.sessions.some((s) => s.sessionId === sessionId);
+    const waiting = Object.entries(this.host.state.returned ?? {}).filter(([sessionId]) => gone(sessionId));
+    const reloaded = this.reloaded;
+    if (reloaded && gone(reloaded.sessionId)) waiting.push([reloaded.sessionId, reloaded.text]);
+    for (const [sessionId, text] of waiting) {
+      if (this.composer.draft.trim() !== "") return;
+      if (reloaded?.sessionId === sessionId && reloaded.text === text) {
+        this.reloaded = undefined;
+        if (this.host.state.sent?.text === text) this.ended();
+      } else this.hold(sessionId, undefined);
+      this.composer.restore(text);
+      this.notify("A prompt not sent to a conversation deleted since is back in the box.");
+    }
   }
 
   /** Keeps `text` for `sessionId`'s box until that session is on show (undefined: forget it). */

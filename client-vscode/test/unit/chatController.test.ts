@@ -4,6 +4,7 @@ import { CancellationTokenSource, type CancellationToken } from "vscode-language
 import { ChatController } from "../../src/chatController";
 import { REPLACED_PAGE, VIEW_PAGE } from "../../src/chatPages";
 import { NO_SERVER, type ChatPorts } from "../../src/chatPorts";
+import { SERVER_GONE, ServerNotRunning } from "../../src/rpc";
 import { CurrentSession } from "../../src/currentSession";
 import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, TodoEntry, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
@@ -24,6 +25,8 @@ class Fake {
   running = true;
   key = false;
   sendFailure: unknown;
+  /** What the send fails with once its prompt is stored (its server gone, say). */
+  sendLost: unknown;
   /** A reply the server set aside (the API refused it): the send's answer says so. */
   refused = false;
   sendGate: Promise<void> | undefined;
@@ -109,6 +112,7 @@ class Fake {
           if (this.sendFailure && !hasPromptId(this.sendFailure)) throw this.sendFailure;
           if (text !== undefined) entry.messages.push(message(this.newId("u", entry.messages.length), "user", text));
           if (this.sendGate) await this.sendGate;
+          if (this.sendLost !== undefined) throw this.sendLost;
           if (options.token?.isCancellationRequested) throw { code: -32800, message: "cancelled" };
           if (this.sendFailure) throw this.sendFailure;
           const reply = message(this.newId("a", entry.messages.length), "assistant", "Reply");
@@ -607,11 +611,89 @@ test("a refresh while a session is being opened reads it after the open: the ope
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "connection lost", scope: "session" }, "the read after it failed");
 });
 
+test("a conversation another window holds is read again when this window gets the focus back", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { readOnly: true }), [message("a1", "user", "first")]);
+  await chat.receive({ type: "ready" });
+  // the other window, which holds it, goes on writing to it
+  fake.sessions.get("a")!.messages.push(message("a2", "assistant", "written elsewhere"));
+  fake.sessions.get("a")!.session = { ...fake.sessions.get("a")!.session, title: "Renamed elsewhere" };
+  await chat.windowFocused();
+  assert.deepEqual(fake.lastSession().messages.map((m) => m.id), ["a1", "a2"]);
+  assert.equal(current.session?.title, "Renamed elsewhere", "the meter's tooltip too");
+});
+
+test("a conversation this window holds is not read again on focus: nothing else writes it", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  const listed = fake.listed;
+  await chat.windowFocused();
+  assert.equal(fake.listed, listed);
+});
+
 test("without a server nothing is asked and the view says how to get one", async () => {
   const { fake, chat } = setup();
   fake.running = false;
   await chat.receive({ type: "ready" });
   assert.deepEqual(fake.posted, [{ type: "error", message: NO_SERVER, scope: "server" }]);
+});
+
+test("a read that fails as the server restarts says the server is not running only until it answers again", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  // the server crashed: the client restarts it, and a read meanwhile finds none running
+  fake.listFailure = new ServerNotRunning();
+  await chat.refresh();
+  assert.deepEqual(fake.posted.at(-1), { type: "error", message: NO_SERVER, scope: "server" });
+  // the client's own words for a request it could not send, or whose answer never came
+  for (const code of [-32096, -32097]) {
+    fake.listFailure = { code, message: code === -32096 ? "Client is not running" : "Pending response rejected since connection got disposed" };
+    await chat.refresh();
+    assert.deepEqual(fake.posted.at(-1), { type: "error", message: SERVER_GONE, scope: "server" });
+  }
+});
+
+test("a send whose server stopped before it answered says so, and the prompt it had stored is not given back to send twice", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  // the prompt stored, the server is gone before its reply: the request's answer never comes
+  fake.sendLost = { code: -32097, message: "Pending response rejected since connection got disposed" };
+  const sending = chat.receive({ type: "send", text: "explain the parser" });
+  await tick();
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "error"), [{ type: "error", message: SERVER_GONE, scope: "session" }]);
+  assert.equal(fake.posted.at(-1)?.type, "error", "said after the view read again");
+  assert.deepEqual(ofType(fake.posted, "sendOutcome"), [{ type: "sendOutcome", stored: true, text: "explain the parser", sessionId: "a" }]);
+});
+
+test("a send whose server stopped says so last: the read after it, while no server runs, does not take its place", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  fake.key = true;
+  await chat.receive({ type: "ready" });
+  let open!: () => void;
+  fake.sendGate = new Promise((resolve) => (open = resolve));
+  fake.sendLost = { code: -32097, message: "Pending response rejected since connection got disposed" };
+  const sending = chat.receive({ type: "send", text: "explain the parser" });
+  await tick();
+  fake.running = false; // the editor has not restarted it yet
+  open();
+  await sending;
+  assert.deepEqual(ofType(fake.posted, "error"), [
+    { type: "error", message: NO_SERVER, scope: "server" },
+    { type: "error", message: SERVER_GONE, scope: "session" },
+  ]);
+  // the server back: the panel is read again, and the send's banner stays (it is the session's)
+  fake.running = true;
+  await chat.refresh();
+  assert.equal(ofType(fake.posted, "error").length, 2);
 });
 
 // ---- a send keeps the prompt until the session holds it ----------------------------------
@@ -873,6 +955,36 @@ test("switching the model shows the new usage at once and says when it no longer
   assert.equal(current.usage?.state, "blocking");
   assert.equal(ofType(fake.posted, "usage").at(-1)?.usage.state, "blocking");
   assert.deepEqual(ofType(fake.posted, "notice").at(-1), { type: "notice", sessionId: "a", message: fake.modelWarning, tone: "warning", about: "model" });
+});
+
+test("a model chosen in the panel switches the session on show, though the host is already opening another", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { model: "claude-opus-5" }));
+  fake.add(session("b", "2026-11-02T10:00:00Z", { model: "claude-opus-5" }));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const opening = chat.receive({ type: "selectSession", sessionId: "b" }); // b is current, its picture on its way
+  while (current.sessionId !== "b") await tick();
+  await chat.receive({ type: "setModel", model: "claude-sonnet-4-5", sessionId: "a" });
+  open();
+  await opening;
+  assert.equal(fake.sessions.get("a")?.session.model, "claude-sonnet-4-5", "the session whose picker it was");
+  assert.equal(fake.sessions.get("b")?.session.model, "claude-opus-5", "not the one on its way");
+  assert.equal(current.session?.model, "claude-opus-5", "the meter keeps b's model");
+  assert.deepEqual(ofType(fake.posted, "usage").filter((m) => m.sessionId === "b"), []);
+});
+
+test("the palette's model switch goes to the session it was started for, whichever is on show once chosen", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z", { model: "claude-opus-5" }));
+  fake.add(session("b", "2026-11-02T10:00:00Z", { model: "claude-opus-5" }));
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  await chat.receive({ type: "selectSession", sessionId: "b" }); // while the quick pick was open
+  const result = await chat.switchModel("claude-sonnet-4-5", "a");
+  assert.equal(result?.session.sessionId, "a");
+  assert.equal(fake.sessions.get("a")?.session.model, "claude-sonnet-4-5");
+  assert.equal(current.session?.model, "claude-opus-5", "b, on show, is as it was");
 });
 
 test("the warning of a model switch goes when a switch back makes the conversation fit", async () => {
@@ -1458,6 +1570,67 @@ test("a prompt not sent to a session deleted since is kept for it while the box 
   assert.deepEqual(ofType(fake.posted.slice(back), "sendOutcome"), [
     { type: "sendOutcome", stored: false, text: "a's question", sessionId: "a" },
   ]);
+});
+
+/** Shows a, then has another window delete it: the next send there finds it gone. */
+async function deletedElsewhere(fake: Fake, chat: ChatController): Promise<void> {
+  fake.add(session("a", "2026-11-02T10:00:00Z"));
+  fake.add(session("b", "2026-11-01T10:00:00Z"), [message("b1", "user", "elsewhere")]);
+  fake.key = true;
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  fake.sessions.delete("a");
+  fake.sendFailure = Object.assign(new Error("session a was deleted"), { data: { code: "session_not_found" } });
+}
+
+test("a prompt sent to a session another window deleted comes back into the box of the one shown in its place", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  const before = fake.posted.length;
+  await chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  // the server tells the delete once the send found it (after its answer, here)
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  const after = fake.posted.slice(before);
+  assert.equal(fake.lastSession().session?.sessionId, "b", "the panel shows b in a's place");
+  assert.deepEqual(ofType(after, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+  assert.deepEqual(ofType(after, "notice"), [
+    { type: "notice", sessionId: "b", message: "A prompt not sent to a conversation deleted since is back in the box.", tone: "info" },
+  ]);
+});
+
+test("a prompt sent to a session deleted elsewhere, the delete told first, comes back too", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  let open!: () => void;
+  fake.listGate = new Promise((resolve) => (open = resolve));
+  const before = fake.posted.length;
+  // the notification's re-read is under way (held) when the send's answer comes
+  const refreshing = chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  const sending = chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  await tick(5);
+  open();
+  await Promise.all([sending, refreshing]);
+  const after = fake.posted.slice(before);
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.deepEqual(ofType(after, "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+});
+
+test("a prompt sent to a session deleted elsewhere waits while the box holds a draft, and comes at the next update that finds it empty", async () => {
+  const { fake, chat } = setup();
+  await deletedElsewhere(fake, chat);
+  await chat.receive({ type: "draft", text: "typed meanwhile" });
+  const before = fake.posted.length;
+  await chat.receive({ type: "send", text: "a's question", sessionId: "a" });
+  await chat.onSessionChanged({ sessionId: "a", reason: "delete" });
+  assert.deepEqual(ofType(fake.posted.slice(before), "sendOutcome"), [], "the draft in the box is left alone");
+  await chat.receive({ type: "draft", text: "" });
+  const later = fake.posted.length;
+  await chat.refresh();
+  assert.deepEqual(ofType(fake.posted.slice(later), "sendOutcome"), [{ type: "sendOutcome", stored: false, text: "a's question", sessionId: "b" }]);
+  assert.equal(ofType(fake.posted.slice(later), "notice").length, 1);
+  // once only
+  const last = fake.posted.length;
+  await chat.refresh();
+  assert.deepEqual(ofType(fake.posted.slice(last), "sendOutcome"), []);
 });
 
 test("a Stop from the view of the session whose reply streams cancels it", async () => {

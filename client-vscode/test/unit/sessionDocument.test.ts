@@ -76,6 +76,16 @@ test("a failure while the server runs is said, not a placeholder", async () => {
   assert.deepEqual(await docs.read("s1"), { missing: true });
 });
 
+test("a read whose server stopped before it answered is a placeholder, read again once the server runs", async () => {
+  // the server crashed while it rendered; the client has not said it stopped yet
+  const lost = { code: -32097, message: "Pending response rejected since connection got disposed" };
+  const docs = new SessionTexts({ rpc: { render: async () => Promise.reject(lost) }, running: () => true, now: () => 1 });
+  const read = await docs.read("s1");
+  assert.ok("text" in read, `a placeholder, not ${JSON.stringify(read)}`);
+  assert.equal(read.text, sessionDocumentPlaceholder("s1", "it stopped before it answered"));
+  assert.deepEqual(docs.serverRunning(), ["s1"], "read again once the server runs");
+});
+
 test("every change of a session gives its document a later modification time, within one millisecond too", () => {
   // The editor skips reading a file again whose modification time and size are unchanged
   // (its etag): a second change in the same millisecond must still read as a change.

@@ -510,6 +510,66 @@ test("a panel reloaded on another session while a prompt is being sent keeps tha
   assert.equal(await input.inputValue(), "explain the parser");
 });
 
+test("a prompt kept for a session deleted since comes into the empty box with a notice, not kept for it for good", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  const state = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}"));
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  // the user opens another session while the reply streams; the prompt was not sent after all
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
+  await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  assert.deepEqual((await state()).returned, { [SESSION.sessionId]: "explain the parser" });
+  // typed on here, then its session is deleted (from another window, say): it waits while the box holds text
+  await input.fill("for the other one");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await input.inputValue(), "for the other one");
+  // the box emptied (sent here), the next update brings it in, said by a notice, and lets it go
+  await input.fill("");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
+  await page.waitForFunction(() => document.querySelector(".baton-input").value !== "");
+  assert.equal(await input.inputValue(), "explain the parser");
+  const notice = page.locator(".baton-notice");
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /A prompt not sent to a conversation deleted since is back in the box/);
+  assert.equal((await state()).returned?.[SESSION.sessionId], undefined);
+  // once only: a later update does not put it back a second time
+  await input.fill("");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await input.inputValue(), "");
+});
+
+test("a window reloaded while its prompt was being sent to a session deleted since gives that prompt back", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  // the whole window reloads (no outcome ever comes); the session is deleted meanwhile
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
+  await page.waitForFunction(() => document.querySelector(".baton-input").value !== "", undefined, { timeout: 5_000 });
+  assert.equal(await input.inputValue(), "explain the parser");
+  await page.locator(".baton-notice").waitFor();
+  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  // reloaded again: not offered a second time
+  await input.fill("");
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
+  await page.getByRole("button", { name: "Send" }).waitFor();
+  assert.equal(await input.inputValue(), "");
+});
+
 test("the message the keyboard is on keeps the focus when a send starts and ends", async (t) => {
   const page = await openView(t);
   await showFixture(page);

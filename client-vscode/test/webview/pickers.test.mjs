@@ -60,7 +60,7 @@ for (const theme of THEMES) {
     await page.screenshot({ path: join(RESULTS, `webview-model-picker-${theme}.png`) });
 
     await page.getByRole("menuitemradio", { name: /Claude Opus 5/ }).click();
-    assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-opus-5" });
+    assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-opus-5", sessionId: SESSION.sessionId });
     assert.equal(await page.locator(".baton-model-picker").isVisible(), false);
     // the host's answer: the usage against the new model's budget (the meter and the header follow)
     const text = { ...USAGE.text, panel: "12% used · 124K/1M est. · compacts at 900K" };
@@ -244,7 +244,7 @@ test("the model menu is used with the arrow keys, as a menu is: Up, Down, Home, 
   assert.equal(await on(), "claude-haiku-4-5");
   const from = (await posted(page)).length;
   await page.keyboard.press("Enter");
-  assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-haiku-4-5" });
+  assert.deepEqual(await waitPosted(page, (m) => m.type === "setModel", from), { type: "setModel", model: "claude-haiku-4-5", sessionId: SESSION.sessionId });
 });
 
 test("a session chosen from the keyboard leaves the focus on the picker's button, not on the page's body", async (t) => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { SESSION, sessionUpdate } from "./fixture.mjs";
+import { OTHER_SESSION, SESSION, sessionUpdate } from "./fixture.mjs";
 import { message, openView, posted, RESULTS, toView, useBrowser, waitPosted } from "./view.mjs";
 
 useBrowser();
@@ -175,6 +175,25 @@ test("the permission card shows the edit as a diff and answers with the option c
   assert.deepEqual(await readCard.locator(".baton-permission-actions button").allInnerTexts(), ["Allow once", "Allow for this session", "Deny"]);
   await toView(page, { type: "permissionDone", toolUseId: "tu_read2" });
   await readCard.waitFor({ state: "detached" });
+});
+
+test("a permission card asked by a conversation not on show names it, until that conversation is on show", async (t) => {
+  const page = await openView(t);
+  await showTools(page);
+  // the user opens another conversation while the first one's reply runs its tools
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await toView(page, { type: "permission", request: EDIT_REQUEST });
+  const card = page.locator('.baton-permission[data-tool-use-id="tu_ask"]');
+  await card.waitFor();
+  const from = card.locator(".baton-permission-session");
+  assert.equal(await from.isVisible(), true, "not this conversation's edit");
+  assert.equal(await from.innerText(), "Asked in “Refactor the token meter”");
+  // back on the conversation that asked: its own card, as any other
+  await toView(page, sessionUpdate({ messages: TOOL_MESSAGES }));
+  await from.waitFor({ state: "hidden" });
+  // and away again: named again
+  await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
+  await from.waitFor({ state: "visible" });
 });
 
 test("an edit waiting for permission shows the request's numbered diff in its line, not the server's unnumbered one", async (t) => {

@@ -223,3 +223,20 @@ async def test_a_linked_file_not_read_says_why(tmp_path: Path) -> None:
         f"Linked file: {missing} (not included: no such file)",
     ]
     assert made.files == {}
+
+
+async def test_a_pdf_is_refused_over_the_apis_request_limit_and_taken_at_it() -> None:
+    limit = 32 * 1024 * 1024  # base64 characters: the API's limit on a whole request
+    head = base64.b64encode(b"%PDF-1.7\n").decode()  # 12 characters, no padding
+    at_limit = head + "A" * (limit - len(head))
+
+    def pdf(data: str) -> EmbeddedResourceContentBlock:
+        blob = BlobResourceContents(uri="file:///r.pdf", blob=data, mime_type="application/pdf")
+        return EmbeddedResourceContentBlock(type="resource", resource=blob)
+
+    made = await pc.prompt_content([pdf(at_limit)], disk)
+    assert isinstance(made.blocks[0], DocumentBlock)
+    with pytest.raises(RequestError) as refused:
+        await pc.prompt_content([pdf(at_limit + "AAAA")], disk)
+    assert "prompt.0: the PDF is too large" in str(refused.value)
+    assert "33,554,436 bytes of base64" in str(refused.value)

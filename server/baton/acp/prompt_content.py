@@ -27,7 +27,7 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
-from baton.core.conversation.media import IMAGE_TYPES, image_type, too_large
+from baton.core.conversation.media import IMAGE_TYPES, image_type, pdf_too_large, too_large
 from baton.core.conversation.messages import (
     SELECTION,
     ContentBlock,
@@ -110,6 +110,9 @@ def _image(data: str, mime: str, where: str) -> ImageBlock:
 
 
 def _pdf(data: str, where: str) -> DocumentBlock:
+    large = pdf_too_large(data)  # checked before the data is decoded
+    if large is not None:
+        raise invalid(f"{where}: the PDF is too large: {large}")
     if b"%PDF-" not in _base64(data, where)[:1024]:  # where a PDF's header may start
         raise invalid(f"{where}: the data is no PDF")
     return DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": data})
@@ -261,7 +264,7 @@ def _check_writable(made: list[ContentBlock], where: str) -> None:
 async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
     """The user message of these blocks; `invalid_params` (nothing stored) for a block
     Baton cannot send: audio, an image of another type, not base64 or over the API's
-    5 MB, a file URI that
+    5 MB, a PDF over its 32 MB a request may hold, a file URI that
     names no usable path, text holding a lone surrogate, an empty prompt."""
     out = PromptContent()
     for n, block in enumerate(blocks):

@@ -83,3 +83,31 @@ async def test_a_title_made_of_a_prompt_holds_no_control_characters(
         assert named["title"] == "Why does [31mFAILED[0m show up?"
         [listed] = (await agent.conn.list_sessions()).sessions
         assert listed.title == named["title"]
+
+
+@pytest.mark.parametrize("entity", [True, False])
+async def test_compact_instructions_no_file_can_hold_are_refused_before_it_starts(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, entity: bool
+) -> None:
+    """/compact with instructions holding a lone surrogate started a compaction and told
+    it failed, "instructions holds text that cannot be written as UTF-8 (a lone surrogate)
+    at a string": a compaction the user never had, in words naming no place in what they
+    typed. The command is refused as a prompt's text is, before it runs."""
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=entity) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Hello.")
+        await agent.say(sid, "Hi")
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        before = transcript.read_bytes()
+        told = len(agent.recorder.raw)
+        prompt = [{"type": "text", "text": "/compact keep the \ud800 parser notes"}]
+        with pytest.raises(RequestError) as refused:
+            await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        assert refused.value.data["code"] == "invalid_params"
+        message = str(refused.value)
+        assert message.startswith("prompt.0: ") and "/compact" in message
+        assert "lone surrogate" in message and "at a string" not in message
+        assert "not run" in message
+        assert transcript.read_bytes() == before
+        assert agent.recorder.raw[told:] == []  # no compaction started, none failed
+        assert fake_anthropic.message_requests()[1:] == []

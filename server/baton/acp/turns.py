@@ -17,9 +17,11 @@ from acp.schema import (
 
 from baton.acp import commands
 from baton.acp.compaction_report import agent_wait
+from baton.acp.errors import invalid
 from baton.acp.prompt_content import PromptContent, Unread, disk_text, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
+from baton.core.conversation.records import unwritable
 from baton.core.conversation.session import Session
 from baton.core.turn import recovery
 from baton.core.workspace.editor_files import path_to_uri
@@ -92,8 +94,6 @@ def _busy(live: Live) -> Exception:
     """Why a prompt is refused while the session's turn runs: a compaction the turn runs
     (a command's, or one ahead of a reply) is said as such, since it may take a minute
     while the model writes its summary, and "a turn" names no turn the user started."""
-    from baton.acp.errors import invalid
-
     sid = live.session_id
     if live.compaction is not None:
         return invalid(
@@ -113,11 +113,25 @@ async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
     text = _prompt_text(blocks)
     command = commands.parse(text) if text is not None else None
     if command is not None:
+        _check_command_text(blocks, command)
         return await run_command(agent, live, command)
     content = await prompt_content(blocks, lambda path: _read(live, path))
     agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
     _touch(agent, content)
     return await _turn(agent, live, content)
+
+
+def _check_command_text(blocks: list[Any], command: commands.Command) -> None:
+    """`invalid_params` for a command whose text holds a lone surrogate (a JSON escape
+    such as "\\ud800", no UTF-8 text), as a prompt's text is refused: /compact's
+    instructions would go to the summary's request and its record, and fail there once
+    the compaction had started."""
+    for n, block in enumerate(blocks):
+        if unwritable(block.text) is not None:
+            raise invalid(
+                f"prompt.{n}: the /{command.name} command's text holds a lone surrogate "
+                "(no UTF-8 text): it was not run"
+            )
 
 
 async def _read(live: Live, path: Path) -> str:

@@ -208,6 +208,8 @@ class BatonAgent:
             turn.cancel()
             await asyncio.wait({turn})
         self.live.pop(session_id, None)
+        # another editor's agent may write it now: its lock is let go until a load here
+        self.service.put_down(session_id)
         return CloseSessionResponse()
 
     @guarded

@@ -53,6 +53,8 @@ class Live:
     host: AcpToolHost
     turn: Any = None  # the asyncio task of the running prompt turn, if any
     untitled: bool = False  # made here with no title: its first prompt names it
+    # the title the running turn's prompt gives it once stored, and the messages before
+    naming: tuple[str, frozenset[str]] | None = None
     thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
     # the text of the turn's replies streamed so far (message id -> pieces): a load while
     # one streams replays what it said, which is stored only once the reply ends

@@ -5,6 +5,7 @@ reason answers the prompt, `session/cancel` ends the turn as `cancelled`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +24,15 @@ from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.records import unwritable
 from baton.core.conversation.session import Session
+from baton.core.errors import BatonError
 from baton.core.turn import recovery
 from baton.core.workspace.editor_files import path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
     from baton.acp.open_sessions import Live
+
+log = logging.getLogger(__name__)
 
 TITLE_CHARS = 80
 REFUSED_NOTE = (
@@ -196,17 +200,33 @@ def _title_of(text: str) -> str:
 
 
 def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
-    session_id = live.session_id
-    session = agent.service.session(session_id)
+    """The title the prompt gives an untitled session, given once the send has stored the
+    prompt (`name_if_stored`): a prompt refused or cancelled before that names nothing."""
+    session = agent.service.session(live.session_id)
     if not live.untitled or session.read_only:
         return
     title = _title_of(content.text())
-    if not title:
+    if title:
+        live.naming = (title, frozenset(session.messages))
+
+
+def name_if_stored(agent: BatonAgent, live: Live, session: Session) -> None:
+    """The session named by its first prompt once the turn stored something (the prompt
+    first); told as the change that stored it is."""
+    if live.naming is None:
         return
-    session.set_meta(title=title)
+    title, known = live.naming
+    if all(message_id in known for message_id in session.messages):
+        return
+    live.naming = None
+    try:
+        session.set_meta(title=title)
+    except BatonError as exc:  # the turn goes on; the next prompt names it
+        log.warning("session %s: its title is not kept: %s", live.session_id, exc.message)
+        return
     live.untitled = False
     agent.out.update(
-        session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
+        live.session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
     )
 
 
@@ -232,6 +252,8 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     except BaseException:
         _stopped_thoughts(agent, live, session, before)
         raise
+    finally:
+        live.naming = None  # not stored: the next prompt names the session
     message = reply.message
     _thoughts(agent, live, message)
     if message.stop_reason == "refusal" and reply.set_aside is not None:

@@ -104,6 +104,13 @@ def same_folder(one: str, other: str) -> bool:
 def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
     check_cwd(cwd)
     live = agent.live.get(session_id)
+    running = live is not None and live.turn is not None and not live.turn.done()
+    if running and live is not None and not same_folder(live.cwd, cwd):
+        # its tools would go on in another project, by the paths found in this one
+        raise invalid(
+            f"a turn is running in session {session_id} in {live.cwd!r}: open it in "
+            f"{cwd!r} once the turn ends (session/cancel ends it)"
+        )
     if live is None:
         host = AcpToolHost(
             agent.conn,

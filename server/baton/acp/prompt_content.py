@@ -76,10 +76,14 @@ def fenced(text: str) -> str:
 def file_text(path: str, text: str, part: str | None = None) -> str:
     """The text of a file attached whole, or of the `part` of it a selection holds (its
     heading says so: a selection shows its lines, not the file)."""
-    heading = f"{SELECTION}: {path} ({part})" if part else f"Attached file: {path}"
+    heading = _heading(path, part)
     if len(text) > MAX_FILE_CHARS:
         return f"{heading} (not included: {len(text):,} characters is too large)"
     return f"{heading}\n{fenced(text)}"
+
+
+def _heading(path: str, part: str | None) -> str:
+    return f"{SELECTION}: {path} ({part})" if part else f"Attached file: {path}"
 
 
 def _part(uri: str) -> str | None:
@@ -245,6 +249,10 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
             )
         return
     part = _part(resource.uri) if path is not None else None
+    if "\x00" in resource.text:  # no text file holds one: a binary file read as text
+        note = f"{_heading(name, part)} (not included: a binary file, it holds a NUL byte)"
+        out.blocks.append(TextBlock(text=note))
+        return
     out.blocks.append(TextBlock(text=file_text(name, resource.text, part)))
     if path is not None and path.is_absolute():
         # the editor's text, saved or not; a selection's lines are not the file's text

@@ -8,6 +8,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+from acp import RequestError
+
 from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, held_reply, tool_use_block
 
@@ -79,3 +82,43 @@ async def test_a_close_while_a_reply_streams_sends_nothing_of_it_after_its_answe
             assert await close_during(agent, sid, turn) == []
         finally:
             reply.gate.set()  # type: ignore[union-attr]
+
+
+async def test_a_closed_session_can_be_written_by_another_agent(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A session closed in one agent stayed locked for writing there until that agent
+    ended: the same session loaded in another editor's agent kept refusing every prompt,
+    "open for writing in another Baton process", though no client had it open any more."""
+    async with (
+        running_agent(tmp_path, fake_anthropic.base_url, name="a") as a,
+        running_agent(tmp_path, fake_anthropic.base_url, name="b") as b,
+    ):
+        sid = await a.new()
+        fake_anthropic.reply("First.")
+        await a.say(sid, "one")
+        await b.request(
+            "session/load", {"sessionId": sid, "cwd": str(b.workspace), "mcpServers": []}
+        )
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "two from b"}]}
+        with pytest.raises(RequestError) as refused:  # open in a: b's view is read-only
+            await b.request("session/prompt", prompt)
+        assert refused.value.data["code"] == "session_locked"
+
+        await a.request("session/close", {"sessionId": sid})
+        fake_anthropic.reply("Second.")
+        assert (await b.request("session/prompt", prompt))["stopReason"] == "end_turn"
+
+        # a loads it again and goes on after b's turn, b having let go in its turn
+        await b.request("session/close", {"sessionId": sid})
+        await a.request(
+            "session/load", {"sessionId": sid, "cwd": str(a.workspace), "mcpServers": []}
+        )
+        fake_anthropic.reply("Third.")
+        await a.say(sid, "three from a")
+        sent = fake_anthropic.message_requests()[-1].body["messages"]
+        assert [m["content"][0]["text"] for m in sent if m["role"] == "user"] == [
+            "one",
+            "two from b",
+            "three from a",
+        ]

@@ -97,13 +97,16 @@ async def test_compact_up_to_is_a_compaction_entity_and_lowers_the_meter(
         summary = _messages(b, sid, compacted_view)[0]["id"]
         assert ids == compacted_view  # every message, the summary as an agent message
         assert summary in ids
-        links = [
-            u
-            for u in replay
-            if u["sessionUpdate"] == "user_message_chunk"
-            and u["content"]["type"] == "resource_link"
-        ]
-        assert links and links[0]["content"]["name"].endswith("app.py")
+        # a file the compaction put back is told as Baton's doing, not as a prompt of the
+        # user's holding a link they never sent
+        links = [u for u in replay if u.get("content", {}).get("type") == "resource_link"]
+        assert [u["sessionUpdate"] for u in links] == ["agent_message_chunk"]
+        (link,) = links
+        assert link["content"]["name"] == "app.py"
+        assert link["content"]["uri"] == (b.workspace / "app.py").as_uri()
+        said = [u for u in replay if u.get("messageId") == link["messageId"]]
+        assert said[0]["content"]["text"].startswith("Restored file, put back by a compaction")
+        assert all(u["sessionUpdate"] == "agent_message_chunk" for u in said)
         assert not b.recorder.updates(sid, "compaction_update")  # not declared: none sent
         meter = await b.recorder.until(lambda: b.recorder.updates(sid, "usage_update"))
         compacted = meter[-1]["used"]
@@ -164,7 +167,10 @@ async def test_an_api_compaction_is_replayed_with_the_summary_the_api_wrote(
         assert replayed == live
     async with running_agent(tmp_path, fake_anthropic.base_url, compaction=False, name="b") as b:
         await b.conn.load_session(cwd=str(b.workspace), session_id=sid)
-        said = [u["content"]["text"] for u in b.recorder.updates(sid, "agent_message_chunk")]
+        said = [
+            u["content"].get("text")  # a restored file's link holds none
+            for u in b.recorder.updates(sid, "agent_message_chunk")
+        ]
         assert (
             "Summary of the earlier conversation:\n\nThe API's summary of four questions." in said
         )

@@ -48,3 +48,17 @@ async def test_a_compaction_that_needs_the_key_names_the_agents_way_to_set_it(
         assert [u["status"] for u in updates] == ["in_progress", "failed"]
         assert updates[-1]["error"] == NO_KEY
         assert fake_anthropic.message_requests() == []
+
+
+async def test_a_base_url_that_is_no_url_names_the_agents_setting(tmp_path: Path) -> None:
+    """ANTHROPIC_BASE_URL that is no http URL was refused with "... or set
+    baton.anthropicBaseUrl": the editor's name of the setting, which an agent's --settings
+    file ignores (a key that is none of its own warns and is left out)."""
+    async with running_agent(tmp_path, "ftp://127.0.0.1:1") as agent:
+        sid = await agent.new()
+        with pytest.raises(RequestError) as refused:
+            await agent.say(sid, "hello")
+        message = str(refused.value)
+        assert message.startswith("ANTHROPIC_BASE_URL in the environment is no http")
+        assert "baton.anthropicBaseUrl" not in message
+        assert "anthropicBaseUrl in the agent's --settings file" in message

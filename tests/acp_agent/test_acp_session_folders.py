@@ -4,6 +4,7 @@ nor restored by its compaction (the files its prompts attached, its instructions
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from acp import RequestError, resource_link_block, text_block
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
-from baton_testkit.acp_client import Agent, running_agent
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.acp_client import WAIT, Agent, Recorder, running_agent
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 from baton_testkit.request_size import SizeOfRequest, raw_size
 
 WORDS = " ".join(f"word{n}" for n in range(400))
@@ -353,3 +354,49 @@ async def test_a_load_in_another_folder_leaves_the_sessions_place_in_the_list(
         assert [(s.session_id, s.updated_at) for s in listed] == [
             (s.session_id, s.updated_at) for s in before
         ]
+
+
+async def test_a_load_in_another_folder_while_the_sessions_turn_runs_is_refused(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A load (or resume) in another folder while the session's turn ran moved the session
+    in the middle of the turn: the turn's next requests carried a system prompt naming the
+    other folder while its tools went on working in the first, and the move was recorded
+    between the turn's messages."""
+    fake_anthropic.reply(
+        tool_use_block("read_file", {"path": "app.py"}, id="toolu_1"), stop_reason="tool_use"
+    )
+    fake_anthropic.reply(
+        tool_use_block(
+            "str_replace_based_edit_tool",
+            {"command": "create", "path": "new.py", "file_text": "x = 1\n"},
+            id="toolu_2",
+        ),
+        stop_reason="tool_use",
+    )
+    client = Recorder(permission=None)  # the edit waits for an answer: the turn runs
+    async with running_agent(tmp_path, fake_anthropic.base_url, recorder=client, fs=False) as agent:
+        (agent.workspace / "app.py").write_text("print('here')\n")
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "app.py").write_text("print('elsewhere')\n")
+        sid = await agent.new()
+        turn = asyncio.ensure_future(agent.say(sid, "add new.py"))
+        await client.until(lambda: client.permission_requests, what="a permission request")
+        for method in ("session/load", "session/resume"):
+            with pytest.raises(RequestError) as refused:
+                await agent.request(method, {"sessionId": sid, "cwd": str(other), "mcpServers": []})
+            assert refused.value.data["code"] == "invalid_params"
+            assert "turn is running" in str(refused.value) and str(agent.workspace) in str(
+                refused.value
+            )
+        # in its own folder, a load replays as before
+        await agent.request(
+            "session/load", {"sessionId": sid, "cwd": str(agent.workspace), "mcpServers": []}
+        )
+        client.permission = "allowOnce"
+        await agent.conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(turn, WAIT)).stop_reason == "cancelled"
+        assert not (other / "new.py").exists()
+        # once the turn ended, the session moves as before
+        await agent.request("session/load", {"sessionId": sid, "cwd": str(other), "mcpServers": []})

@@ -83,3 +83,58 @@ async def test_a_title_made_of_a_prompt_holds_no_control_characters(
         assert named["title"] == "Why does [31mFAILED[0m show up?"
         [listed] = (await agent.conn.list_sessions()).sessions
         assert listed.title == named["title"]
+
+
+@pytest.mark.parametrize("entity", [True, False])
+async def test_compact_instructions_no_file_can_hold_are_refused_before_it_starts(
+    tmp_path: Path, fake_anthropic: FakeAnthropic, entity: bool
+) -> None:
+    """/compact with instructions holding a lone surrogate started a compaction and told
+    it failed, "instructions holds text that cannot be written as UTF-8 (a lone surrogate)
+    at a string": a compaction the user never had, in words naming no place in what they
+    typed. The command is refused as a prompt's text is, before it runs."""
+    async with running_agent(tmp_path, fake_anthropic.base_url, compaction=entity) as agent:
+        sid = await agent.new()
+        fake_anthropic.reply("Hello.")
+        await agent.say(sid, "Hi")
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        before = transcript.read_bytes()
+        told = len(agent.recorder.raw)
+        prompt = [{"type": "text", "text": "/compact keep the \ud800 parser notes"}]
+        with pytest.raises(RequestError) as refused:
+            await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        assert refused.value.data["code"] == "invalid_params"
+        message = str(refused.value)
+        assert message.startswith("prompt.0: ") and "/compact" in message
+        assert "lone surrogate" in message and "at a string" not in message
+        assert "not run" in message
+        assert transcript.read_bytes() == before
+        assert agent.recorder.raw[told:] == []  # no compaction started, none failed
+        assert fake_anthropic.message_requests()[1:] == []
+
+
+async def test_a_first_prompt_refused_before_it_is_stored_names_no_session(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The first prompt named the session before the send stored it: one refused first
+    (here the agent's ANTHROPIC_BASE_URL is no http URL; a cancel while a pasted prompt of
+    megabytes is counted does the same) left the session titled by words it does not
+    hold, told to the client and kept in the transcript, and the prompt the user sent once
+    it worked named nothing."""
+    async with running_agent(tmp_path, "ftp://127.0.0.1:1") as agent:
+        sid = await agent.new()
+        transcript = agent.data_dir / "sessions" / f"{sid}.jsonl"
+        prompt = [{"type": "text", "text": "Wrong words"}]
+        with pytest.raises(RequestError) as refused:
+            await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
+        assert refused.value.data["code"] == "api_error"
+        assert not agent.recorder.updates(sid, "session_info_update")
+        events = [json.loads(line) for line in transcript.read_text().splitlines()]
+        assert [e for e in events if e["type"] == "message"] == []
+        assert [e for e in events if e["type"] == "meta" and "title" in e] == []
+    fake_anthropic.reply("Done.")
+    async with running_agent(tmp_path, fake_anthropic.base_url, name="fixed") as fixed:
+        await fixed.conn.load_session(cwd=str(fixed.workspace), session_id=sid)
+        await fixed.say(sid, "Plan the release notes")
+        [named] = fixed.recorder.updates(sid, "session_info_update")
+        assert named["title"] == "Plan the release notes"

@@ -119,6 +119,8 @@ async def test_an_unknown_session_and_malformed_blocks_are_acp_errors_and_change
             with pytest.raises(RequestError) as refused:
                 await agent.request("session/prompt", {"sessionId": sid, "prompt": prompt})
             assert refused.value.code == -32602, prompt
+            # the schema's refusals too carry the stable code every other refusal does
+            assert refused.value.data["code"] == "invalid_params", prompt
             assert "Traceback" not in str(refused.value.data)
         # a select's values are the ones it lists: a model it does not offer is refused
         for model in ("no-such-model", "gpt-4o; rm -rf"):

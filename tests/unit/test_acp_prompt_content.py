@@ -223,3 +223,35 @@ async def test_a_linked_file_not_read_says_why(tmp_path: Path) -> None:
         f"Linked file: {missing} (not included: no such file)",
     ]
     assert made.files == {}
+
+
+async def test_a_pdf_is_refused_over_the_apis_request_limit_and_taken_at_it() -> None:
+    limit = 32 * 1024 * 1024  # base64 characters: the API's limit on a whole request
+    head = base64.b64encode(b"%PDF-1.7\n").decode()  # 12 characters, no padding
+    at_limit = head + "A" * (limit - len(head))
+
+    def pdf(data: str) -> EmbeddedResourceContentBlock:
+        blob = BlobResourceContents(uri="file:///r.pdf", blob=data, mime_type="application/pdf")
+        return EmbeddedResourceContentBlock(type="resource", resource=blob)
+
+    made = await pc.prompt_content([pdf(at_limit)], disk)
+    assert isinstance(made.blocks[0], DocumentBlock)
+    with pytest.raises(RequestError) as refused:
+        await pc.prompt_content([pdf(at_limit + "AAAA")], disk)
+    assert "prompt.0: the PDF is too large" in str(refused.value)
+    assert "33,554,436 bytes of base64" in str(refused.value)
+
+
+async def test_an_embedded_resource_of_binary_text_is_named_not_included(tmp_path: Path) -> None:
+    """An embedded text resource holding a NUL byte (a binary file a client read as text)
+    went to the model whole, up to 400,000 characters of noise, where a linked file's bytes
+    are named "a binary file", and its text joined the working set as the editor's."""
+    path = tmp_path / "logo.png"
+    binary = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 100
+    block = EmbeddedResourceContentBlock(
+        type="resource", resource=TextResourceContents(uri=path.as_uri(), text=binary)
+    )
+    made = await pc.prompt_content([TextContentBlock(type="text", text="What is it?"), block], disk)
+    note = made.blocks[1].text  # type: ignore[union-attr]
+    assert note == f"Attached file: {path} (not included: a binary file, it holds a NUL byte)"
+    assert made.files == {}

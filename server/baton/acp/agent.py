@@ -165,7 +165,7 @@ class BatonAgent:
         check_cwd(cwd)
         session = self.service.create(folders=[Path(cwd)])  # its system prompt names it alone
         attach(self, session.session_id, cwd).untitled = True
-        greet(self, session.session_id)
+        greet(self, session.session_id, mcp_servers)
         options = config.config_options(self.service, session.session_id)
         return NewSessionResponse(session_id=session.session_id, config_options=options)
 
@@ -186,7 +186,7 @@ class BatonAgent:
         for running in (live.auto_compaction, live.compaction):
             if running is not None:
                 running.start()  # in progress still: its end follows
-        greet(self, session_id)
+        greet(self, session_id, mcp_servers)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 
     @guarded
@@ -195,7 +195,7 @@ class BatonAgent:
     ) -> ResumeSessionResponse:
         self.service.session(session_id)
         attach(self, session_id, cwd)
-        greet(self, session_id)
+        greet(self, session_id, mcp_servers)
         return ResumeSessionResponse(config_options=config.config_options(self.service, session_id))
 
     @guarded
@@ -208,6 +208,8 @@ class BatonAgent:
             turn.cancel()
             await asyncio.wait({turn})
         self.live.pop(session_id, None)
+        # another editor's agent may write it now: its lock is let go until a load here
+        self.service.put_down(session_id)
         return CloseSessionResponse()
 
     @guarded

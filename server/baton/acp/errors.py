@@ -62,6 +62,12 @@ ACP_NO_KEY = (
 )
 
 
+# where an agent's endpoint is set: its --settings file takes the key without the editor's
+# `baton.` (a key that is none of its own is ignored), not the editor's setting
+EDITOR_URL_SETTING = "set baton.anthropicBaseUrl"
+ACP_URL_SETTING = "set anthropicBaseUrl in the agent's --settings file"
+
+
 def told(exc: BatonError) -> str:
     """An error's text as an agent panel shows it: without secrets, and with what to do as
     an agent's client does it (the core's words name the editor's ways)."""
@@ -72,7 +78,7 @@ def told(exc: BatonError) -> str:
         from baton.core.turn.chat import ADVICE
 
         text = text.replace(ADVICE, ACP_ADVICE)
-    return text
+    return text.replace(EDITOR_URL_SETTING, ACP_URL_SETTING)
 
 
 def as_request_error(exc: BatonError) -> RequestError:

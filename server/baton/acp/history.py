@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from acp.schema import (
@@ -169,18 +169,33 @@ def _assistant(
 
 
 def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
-    path = message.attachment.path if message.attachment else ""
-    if not path:
+    """A file the message put back, as a link to it: one the editor attached to a prompt
+    (its `kind` says which) as the user's; one a compaction restored (a restored file, the
+    project instructions) as Baton's own words, which the user never sent."""
+    attachment = message.attachment
+    if attachment is None or not attachment.path:
         return
+    path = attachment.path
     try:
         uri = path_to_uri(path)
     except ValueError:
         uri = path
-    link = ResourceContentBlock(type="resource_link", name=path, uri=uri)
-    chunk = UserMessageChunk(
-        session_update="user_message_chunk", content=link, message_id=message.id
+    name = PurePath(path).name or path
+    link = ResourceContentBlock(
+        type="resource_link", name=name, title=attachment.heading(), uri=uri
     )
-    outbox.update(sid, chunk)
+    if attachment.kind is not None:
+        chunk: Any = UserMessageChunk(
+            session_update="user_message_chunk", content=link, message_id=message.id
+        )
+        outbox.update(sid, chunk)
+        return
+    said = TextContentBlock(type="text", text=f"{attachment.label}, put back by a compaction: ")
+    for content in (said, link):
+        chunk = AgentMessageChunk(
+            session_update="agent_message_chunk", content=content, message_id=message.id
+        )
+        outbox.update(sid, chunk)
 
 
 def _as_told(session: Session) -> dict[str, Message]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton.acp import turns
 from baton.acp.compaction_report import CompactionReport, boundary_summary
 from baton.acp.meter import usage_update
 from baton.core.service.events import (
@@ -33,8 +34,11 @@ def told(agent: BatonAgent, event: Event) -> None:
             "messageId": event.message_id,
         }
         outbox.raw(event.session_id, chunk)
-    elif isinstance(event, SessionChanged) and event.tell_usage:
-        outbox.update(event.session_id, usage_update(event.usage, event.session))
+    elif isinstance(event, SessionChanged):
+        # a change that stored the turn's first prompt names the session
+        turns.name_if_stored(agent, agent.live[event.session_id], event.session)
+        if event.tell_usage:
+            outbox.update(event.session_id, usage_update(event.usage, event.session))
     elif isinstance(event, AutoCompactStarted):
         # named as its boundary is, so that a load replays it under the id seen live
         entity_id = f"compaction-{event.boundary_id}" if event.boundary_id else ""

@@ -6,13 +6,14 @@ told its commands and its meter.
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import AvailableCommandsUpdate
+from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, TextContentBlock
 
 from baton.acp import turns
 from baton.acp.commands import available_commands
@@ -25,11 +26,14 @@ from baton.acp.tool_calls import CallReport
 from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core import environment
 from baton.core.conversation.files import kind_of
+from baton.core.conversation.messages import new_id
 from baton.core.conversation.store import DEFAULT_TITLE
 from baton.core.workspace.editor_files import path_problem, path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
+
+log = logging.getLogger(__name__)
 
 WAIT_ENV = "BATON_ACP_PERMISSION_WAIT"  # seconds a permission request waits (default 300)
 
@@ -49,6 +53,8 @@ class Live:
     host: AcpToolHost
     turn: Any = None  # the asyncio task of the running prompt turn, if any
     untitled: bool = False  # made here with no title: its first prompt names it
+    # the title the running turn's prompt gives it once stored, and the messages before
+    naming: tuple[str, frozenset[str]] | None = None
     thought: set[str] = field(default_factory=set)  # replies whose thinking the turn told
     # the text of the turn's replies streamed so far (message id -> pieces): a load while
     # one streams replays what it said, which is stored only once the reply ends
@@ -98,6 +104,13 @@ def same_folder(one: str, other: str) -> bool:
 def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
     check_cwd(cwd)
     live = agent.live.get(session_id)
+    running = live is not None and live.turn is not None and not live.turn.done()
+    if running and live is not None and not same_folder(live.cwd, cwd):
+        # its tools would go on in another project, by the paths found in this one
+        raise invalid(
+            f"a turn is running in session {session_id} in {live.cwd!r}: open it in "
+            f"{cwd!r} once the turn ends (session/cancel ends it)"
+        )
     if live is None:
         host = AcpToolHost(
             agent.conn,
@@ -146,11 +159,46 @@ def live_session(agent: BatonAgent, session_id: str) -> Live:
     return live
 
 
-def greet(agent: BatonAgent, session_id: str) -> None:
-    """The session's commands and meter, queued after the answer that names it."""
+def greet(agent: BatonAgent, session_id: str, mcp_servers: Any = None) -> None:
+    """The session's commands and meter, queued after the answer that names it, and a
+    word that the MCP servers the client gave are not used."""
     commands = AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=available_commands()
     )
     agent.out.later(session_id, commands)
     session = agent.service.session(session_id)
     agent.out.later(session_id, usage_update(agent.service.usage(session_id), session))
+    note = unused_mcp(mcp_servers)
+    if note is not None:
+        log.warning("session %s: %s", session_id, note)
+        text = TextContentBlock(type="text", text=note)
+        chunk = AgentMessageChunk(
+            session_update="agent_message_chunk", content=text, message_id=new_id()
+        )
+        agent.out.later(session_id, chunk)
+
+
+MCP_NAMES = 10  # of the servers given, named in the note; the rest counted
+MCP_NAME_CHARS = 60
+
+
+def unused_mcp(servers: Any) -> str | None:
+    """What to tell the user of the MCP servers a client gave with a session: Baton
+    connects to none (its `mcpCapabilities` offer no transport), and a session that
+    quietly went without them would leave the user counting on their tools."""
+    if not servers:
+        return None
+    names = []
+    for server in servers:
+        name = " ".join(str(getattr(server, "name", "") or "").split())  # one line
+        kind = getattr(server, "type", None) or "stdio"
+        cut = name if len(name) <= MCP_NAME_CHARS else f"{name[: MCP_NAME_CHARS - 1]}…"
+        names.append(f"{cut or 'unnamed'} ({kind})")
+    shown = ", ".join(names[:MCP_NAMES])
+    if len(names) > MCP_NAMES:
+        shown += f" and {len(names) - MCP_NAMES} more"
+    noun = "server" if len(names) == 1 else "servers"
+    return (
+        f"MCP {noun} not used: {shown}. Baton connects to no MCP server; this session's "
+        "tools are its own workspace tools."
+    )

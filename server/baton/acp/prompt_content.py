@@ -27,7 +27,7 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
-from baton.core.conversation.media import IMAGE_TYPES, image_type, too_large
+from baton.core.conversation.media import IMAGE_TYPES, image_type, pdf_too_large, too_large
 from baton.core.conversation.messages import (
     SELECTION,
     ContentBlock,
@@ -76,10 +76,14 @@ def fenced(text: str) -> str:
 def file_text(path: str, text: str, part: str | None = None) -> str:
     """The text of a file attached whole, or of the `part` of it a selection holds (its
     heading says so: a selection shows its lines, not the file)."""
-    heading = f"{SELECTION}: {path} ({part})" if part else f"Attached file: {path}"
+    heading = _heading(path, part)
     if len(text) > MAX_FILE_CHARS:
         return f"{heading} (not included: {len(text):,} characters is too large)"
     return f"{heading}\n{fenced(text)}"
+
+
+def _heading(path: str, part: str | None) -> str:
+    return f"{SELECTION}: {path} ({part})" if part else f"Attached file: {path}"
 
 
 def _part(uri: str) -> str | None:
@@ -110,6 +114,9 @@ def _image(data: str, mime: str, where: str) -> ImageBlock:
 
 
 def _pdf(data: str, where: str) -> DocumentBlock:
+    large = pdf_too_large(data)  # checked before the data is decoded
+    if large is not None:
+        raise invalid(f"{where}: the PDF is too large: {large}")
     if b"%PDF-" not in _base64(data, where)[:1024]:  # where a PDF's header may start
         raise invalid(f"{where}: the data is no PDF")
     return DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": data})
@@ -242,6 +249,10 @@ def _embedded(block: EmbeddedResourceContentBlock, where: str, out: PromptConten
             )
         return
     part = _part(resource.uri) if path is not None else None
+    if "\x00" in resource.text:  # no text file holds one: a binary file read as text
+        note = f"{_heading(name, part)} (not included: a binary file, it holds a NUL byte)"
+        out.blocks.append(TextBlock(text=note))
+        return
     out.blocks.append(TextBlock(text=file_text(name, resource.text, part)))
     if path is not None and path.is_absolute():
         # the editor's text, saved or not; a selection's lines are not the file's text
@@ -261,7 +272,7 @@ def _check_writable(made: list[ContentBlock], where: str) -> None:
 async def prompt_content(blocks: Sequence[AcpBlock | Any], read: Reader) -> PromptContent:
     """The user message of these blocks; `invalid_params` (nothing stored) for a block
     Baton cannot send: audio, an image of another type, not base64 or over the API's
-    5 MB, a file URI that
+    5 MB, a PDF over its 32 MB a request may hold, a file URI that
     names no usable path, text holding a lone surrogate, an empty prompt."""
     out = PromptContent()
     for n, block in enumerate(blocks):

@@ -94,6 +94,16 @@ def encode(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, separators=(",", ":")) + "\n").encode()
 
 
+def _coded(error: dict[str, Any]) -> dict[str, Any]:
+    """An invalid-params error with the stable `data.code` every refusal carries: the SDK's
+    own (params its schema refuses) come with `data.errors` alone."""
+    data = error.get("data")
+    if error.get("code") != INVALID_PARAMS or (isinstance(data, dict) and "code" in data):
+        return error
+    fields = data if isinstance(data, dict) else {} if data is None else {"details": data}
+    return {**error, "data": {"code": "invalid_params", **fields}}
+
+
 class StdioTransport:
     """What `AgentSideConnection` speaks through (its `Transport`: `send`, `receive`,
     `close`), plus `post`: a message queued synchronously, so that an update raised by a
@@ -143,7 +153,7 @@ class StdioTransport:
         if self._closed:
             raise ConnectionError("the client closed the agent's stdout")
         if isinstance(message.get("error"), dict):  # never the whole input quoted back
-            message = {**message, "error": quoted(message["error"])}
+            message = {**message, "error": quoted(_coded(message["error"]))}
         self.post(message)
         await self.drain()
 

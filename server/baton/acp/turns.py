@@ -5,6 +5,7 @@ reason answers the prompt, `session/cancel` ends the turn as `cancelled`."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,16 +18,21 @@ from acp.schema import (
 
 from baton.acp import commands
 from baton.acp.compaction_report import agent_wait
+from baton.acp.errors import invalid
 from baton.acp.prompt_content import PromptContent, Unread, disk_text, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
+from baton.core.conversation.records import unwritable
 from baton.core.conversation.session import Session
+from baton.core.errors import BatonError
 from baton.core.turn import recovery
 from baton.core.workspace.editor_files import path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
     from baton.acp.open_sessions import Live
+
+log = logging.getLogger(__name__)
 
 TITLE_CHARS = 80
 REFUSED_NOTE = (
@@ -92,8 +98,6 @@ def _busy(live: Live) -> Exception:
     """Why a prompt is refused while the session's turn runs: a compaction the turn runs
     (a command's, or one ahead of a reply) is said as such, since it may take a minute
     while the model writes its summary, and "a turn" names no turn the user started."""
-    from baton.acp.errors import invalid
-
     sid = live.session_id
     if live.compaction is not None:
         return invalid(
@@ -113,11 +117,25 @@ async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
     text = _prompt_text(blocks)
     command = commands.parse(text) if text is not None else None
     if command is not None:
+        _check_command_text(blocks, command)
         return await run_command(agent, live, command)
     content = await prompt_content(blocks, lambda path: _read(live, path))
     agent.service.replies.check_can_send(live.session_id)  # no key: nothing is stored
     _touch(agent, content)
     return await _turn(agent, live, content)
+
+
+def _check_command_text(blocks: list[Any], command: commands.Command) -> None:
+    """`invalid_params` for a command whose text holds a lone surrogate (a JSON escape
+    such as "\\ud800", no UTF-8 text), as a prompt's text is refused: /compact's
+    instructions would go to the summary's request and its record, and fail there once
+    the compaction had started."""
+    for n, block in enumerate(blocks):
+        if unwritable(block.text) is not None:
+            raise invalid(
+                f"prompt.{n}: the /{command.name} command's text holds a lone surrogate "
+                "(no UTF-8 text): it was not run"
+            )
 
 
 async def _read(live: Live, path: Path) -> str:
@@ -182,17 +200,33 @@ def _title_of(text: str) -> str:
 
 
 def _title(agent: BatonAgent, live: Live, content: PromptContent) -> None:
-    session_id = live.session_id
-    session = agent.service.session(session_id)
+    """The title the prompt gives an untitled session, given once the send has stored the
+    prompt (`name_if_stored`): a prompt refused or cancelled before that names nothing."""
+    session = agent.service.session(live.session_id)
     if not live.untitled or session.read_only:
         return
     title = _title_of(content.text())
-    if not title:
+    if title:
+        live.naming = (title, frozenset(session.messages))
+
+
+def name_if_stored(agent: BatonAgent, live: Live, session: Session) -> None:
+    """The session named by its first prompt once the turn stored something (the prompt
+    first); told as the change that stored it is."""
+    if live.naming is None:
         return
-    session.set_meta(title=title)
+    title, known = live.naming
+    if all(message_id in known for message_id in session.messages):
+        return
+    live.naming = None
+    try:
+        session.set_meta(title=title)
+    except BatonError as exc:  # the turn goes on; the next prompt names it
+        log.warning("session %s: its title is not kept: %s", live.session_id, exc.message)
+        return
     live.untitled = False
     agent.out.update(
-        session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
+        live.session_id, SessionInfoUpdate(session_update="session_info_update", title=title)
     )
 
 
@@ -218,6 +252,8 @@ async def _turn(agent: BatonAgent, live: Live, content: PromptContent) -> str:
     except BaseException:
         _stopped_thoughts(agent, live, session, before)
         raise
+    finally:
+        live.naming = None  # not stored: the next prompt names the session
     message = reply.message
     _thoughts(agent, live, message)
     if message.stop_reason == "refusal" and reply.set_aside is not None:

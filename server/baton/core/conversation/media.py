@@ -32,6 +32,22 @@ def too_large(data: str) -> str | None:
     )
 
 
+# the API's limit on a whole request ("request_too_large"): a PDF whose base64 data is more
+# than that fits in no request, and once stored every later request of the session holds it
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+
+
+def pdf_too_large(data: str) -> str | None:
+    """Why the API refuses every request holding a PDF of this base64 data; None when one
+    may hold it."""
+    if len(data) <= MAX_REQUEST_BYTES:
+        return None
+    return (
+        f"its data is {len(data):,} bytes of base64, over the API's limit of "
+        f"{MAX_REQUEST_BYTES:,} (32 MB) on a whole request"
+    )
+
+
 def image_type(data: bytes) -> str | None:
     """The image type the bytes are (their signature), when the API takes it."""
     if data.startswith(b"\x89PNG\r\n\x1a\n"):

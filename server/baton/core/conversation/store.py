@@ -271,11 +271,20 @@ class SessionStore:
         for other in list(self._open):
             if excess <= 0:
                 break
-            held = self._open[other]
-            if other != sid and not held.compacting and not self.in_use(other):
-                self.release(other)
-                self._closed[other] = held
+            if other != sid and self.put_down(other):
                 excess -= 1
+
+    def put_down(self, session_id: str) -> bool:
+        """Close an open session's file (its descriptor and lock), keeping what it holds:
+        another process may write it meanwhile, and the next `get` opens it again, reading
+        what that process wrote. One in use (compacting, or named by `in_use`) stays open;
+        whether it was closed."""
+        held = self._open.get(session_id)
+        if held is None or held.compacting or self.in_use(session_id):
+            return False
+        self.release(session_id)
+        self._closed[session_id] = held
+        return True
 
     def list(self) -> list[Session | Summary]:
         """Every live session, most recently updated first: an open one as it is, the

@@ -170,6 +170,12 @@ class BatonService:
     def session(self, session_id: str) -> Session:
         return self._runtime(session_id).session
 
+    def put_down(self, session_id: str) -> None:
+        """A session no client shows any more: its file is let go (another process may
+        write it then) until its next use opens it again; one that work holds stays open."""
+        if self._runtimes.store_open:
+            self._runtimes.store.put_down(session_id)
+
     def rename(self, session_id: str, title: str) -> Session:
         """A new title, appended to the transcript as a record (nothing is rewritten)."""
         runtime = self._runtime(session_id)

@@ -17,6 +17,7 @@ from test_off_loop import WAIT
 from test_plan_and_todos import HEADING, chatter, context, todos, tool_call
 
 from baton import protocol as p
+from baton.core.compaction import dropped as dropped_module
 from baton.core.compaction.commit import commit_summary
 from baton.core.compaction.engine import summarize
 from baton.core.compaction.result import CompactRequest
@@ -112,3 +113,39 @@ async def test_what_was_read_ahead_is_used_at_its_revision_only(
         assert "[in_progress] Test it" in carried[0] and "Parse the input" not in carried[0]
     else:
         assert "[in_progress] Parse the input" in carried[0]
+
+
+async def test_a_compaction_checks_what_its_summary_dropped_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The span's facts (a prompt each turn) are checked against the summary, the kept
+    messages and the ledger with the summary, in the lane's thread: at the commit, on the
+    event loop, a 100,000-message session's 50,000 prompts took some 5 s, and every other
+    session waited."""
+    settings = Settings.model_validate({"dataDir": str(tmp_path), "summarizer": "extractive"})
+    call = Call(create_server(BatonService(settings)))
+    sid = (await sessions.create(call, p.CreateParams(title="facts"))).session_id
+    words = " ".join(f"w{j}" for j in range(200))
+    turns: list[dict[str, Any]] = []
+    for i in range(8):
+        turns += [
+            {"role": "user", "content": f"question {i}: {words}"},
+            {"role": "assistant", "content": f"answer {i} {words}"},
+        ]
+    messages = [p.MessageInput.model_validate(m) for m in turns]
+    await sessions.append(call, p.AppendParams(session_id=sid, messages=messages))
+    checked_on: set[int] = set()
+    original = dropped_module.found_in
+
+    def found_in(*args: Any) -> bool:
+        checked_on.add(threading.get_ident())
+        return original(*args)
+
+    monkeypatch.setattr(dropped_module, "found_in", found_in)
+    pivot = call.service.session(sid).view_messages()[-3].id
+    params = p.CompactParams(session_id=sid, direction="up_to", pivot_message_id=pivot)
+
+    result = await asyncio.wait_for(compaction.compact(call, params), WAIT)
+
+    assert result.dropped is not None and result.dropped.messages_summarized == 14
+    assert checked_on and threading.get_ident() not in checked_on

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
-from baton.core.compaction.dropped import dropped, lines
+from baton.core.compaction.dropped import FactsChecked, check_facts, dropped, lines
 from baton.core.compaction.figures import after_compaction, check_smaller, estimate
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
@@ -67,6 +67,9 @@ class PreparedSummary:
     # what the commit reads from every message the session holds, when read ahead (off
     # the event loop): used while the session is still at its revision
     held: HeldFacts | None = None
+    # the span's facts checked against the summary, the kept messages and the ledger, when
+    # checked ahead (`check_ahead`, off the event loop) for what the compaction dropped
+    checked: FactsChecked | None = None
 
 
 def check_retention(
@@ -88,6 +91,19 @@ def check_retention(
             facts=prepared.facts,
             restored=restored,
         )
+
+
+def check_ahead(prepared: PreparedSummary, ctx: CompactContext, transcript_path: str) -> None:
+    """What the summary kept (`check_retention`) and the facts it dropped (`check_facts`),
+    checked off the event loop: both read the prepared summary alone. The commit uses them
+    for the files it restores then, unless those change the ledger (a path of the span)."""
+    prepared.retained = check_retention(prepared, ctx, transcript_path)
+    if prepared.facts is None:
+        return
+    by_id = {m.id: m for m in prepared.messages}
+    kept = [by_id[mid] for mid in prepared.plan.kept]
+    ledger_text = prepared.retained[1]
+    prepared.checked = check_facts(prepared.facts, kept, prepared.body, ledger_text)
 
 
 def _retained(
@@ -165,6 +181,7 @@ def commit_summary(
         [*restored.skipped, *restored.left_out],
         prepared.facts,
         again,
+        prepared.checked,
     )
     summary.dropped = lines(went)  # the summary card lists them
     view_after = {m.id: None for m in new_view}  # (in order)

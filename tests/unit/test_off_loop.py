@@ -15,6 +15,8 @@ import pytest
 
 from baton import protocol as p
 from baton.core.compaction.summary import extractive
+from baton.core.conversation import listing
+from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.features import compaction, sessions
@@ -185,3 +187,36 @@ async def test_model_limits_first_asked_off_the_loop_are_still_fetched(
     found = service.models.limits("claude-test-wide", settings, print)
     assert found is not None and found.max_input_tokens == 400_000
     await service.close()
+
+
+async def test_other_sessions_are_answered_while_a_list_reads_a_transcript(
+    server: BatonServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list reads each transcript new to its index (ten of 24 MB: some 3.5 s, every other
+    request waiting, when it read them on the event loop) in a worker thread."""
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    elsewhere = SessionStore(server.service.settings.resolved_data_dir(), lambda _: 1)
+    written = elsewhere.create("written by another process").session_id
+    elsewhere.close()
+    gate = Gate()
+    original = listing.summarize
+
+    def summarize(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if written in str(path):
+            gate.hold()
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(listing, "summarize", summarize)
+    listing_now = asyncio.ensure_future(sessions.list_sessions(call, p.NoParams()))
+    try:
+        assert await gate.wait_entered()
+        assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+        usage = await sessions.usage(call, p.UsageParams(session_id=other))
+        appended = await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        assert not listing_now.done()
+        assert usage.used_tokens > 0 and len(appended.message_ids) == 2
+    finally:
+        gate.release.set()
+    listed = await asyncio.wait_for(listing_now, WAIT)
+    assert {s.session_id for s in listed.sessions} == {held, other, written}

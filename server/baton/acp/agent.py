@@ -217,7 +217,7 @@ class BatonAgent:
         folders = kept_cwds(self).read()
         here = cwd or str(Path.cwd())
         sessions = []
-        for found in self.service.list_sessions():
+        for found in await self.service.list_sessions():
             if getattr(found, "deleted", False):
                 continue
             folder = folders.get(found.session_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,7 +26,7 @@ from baton.core.service.compaction import Compaction
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
-from baton.core.service.lanes import Lanes
+from baton.core.service.lanes import Lanes, in_thread
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.placement import Placement
@@ -162,10 +163,14 @@ class BatonService:
     def move(self, session_id: str, folders: Sequence[Path]) -> bool:
         return self.placement.move(session_id, folders)
 
-    def list_sessions(self) -> list[Session | Summary]:
+    async def list_sessions(self) -> list[Session | Summary]:
         """Every session, from the store's index: the ones open here as themselves, the
-        others as their summaries (a list opens no session)."""
-        return self.store.list()
+        others as their summaries (a list opens no session). The index is brought up to
+        date in a worker thread (what changed of each transcript read: seconds for a few
+        large ones new to it), while the event loop answers every other request."""
+        store = self.store
+        held = store.held()
+        return store.listed(await in_thread(partial(store.summaries, held), self.lanes.closing))
 
     def session(self, session_id: str) -> Session:
         return self._runtime(session_id).session

@@ -32,7 +32,7 @@ async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
 
 
 async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
-    return p.SessionList(sessions=[info(call, s) for s in call.service.list_sessions()])
+    return p.SessionList(sessions=[info(call, s) for s in await call.service.list_sessions()])
 
 
 async def get(call: Call, args: p.PageParams) -> p.SessionView:

@@ -16,6 +16,7 @@ import pytest
 from baton import protocol as p
 from baton.core.compaction.summary import extractive
 from baton.core.conversation import listing
+from baton.core.conversation import transcript as transcript_module
 from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
@@ -220,3 +221,40 @@ async def test_other_sessions_are_answered_while_a_list_reads_a_transcript(
         gate.release.set()
     listed = await asyncio.wait_for(listing_now, WAIT)
     assert {s.session_id for s in listed.sessions} == {held, other, written}
+
+
+async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside(
+    server: BatonServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's first write copies the unreadable lines another program wrote into its
+    transcript aside (`.bad`), each read again from the file: for a line of 200 MB that
+    held every other session 1.8 s, on the event loop. A copy of over a MB is made in the
+    session's lane first."""
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    path = server.service.session(held).transcript.path
+    await server.service.close()  # the file as another program leaves it
+    garbage = b"not json " * 250_000  # 2.25 MB
+    with path.open("ab") as handle:
+        handle.write(garbage + b"\n")
+    assert server.service.session(held).damage.lines == 1
+    gate = Gate()
+    original = transcript_module.keep_aside
+
+    def keep_aside(*args: Any) -> None:
+        gate.hold()
+        original(*args)
+
+    monkeypatch.setattr(transcript_module, "keep_aside", keep_aside)
+    appending = asyncio.ensure_future(
+        sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+    )
+    try:
+        assert await gate.wait_entered()
+        assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+        usage = await sessions.usage(call, p.UsageParams(session_id=other))
+        assert not appending.done() and usage.used_tokens > 0
+    finally:
+        gate.release.set()
+    assert len((await asyncio.wait_for(appending, WAIT)).message_ids) == 2
+    assert path.with_suffix(".jsonl.bad").read_bytes() == garbage + b"\n"

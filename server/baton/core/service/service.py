@@ -45,6 +45,8 @@ from baton.core.workspace.editor_files import EditorFiles
 
 log = logging.getLogger(__name__)
 
+ASIDE_ON_LOOP = 1 << 20  # bytes of unreadable lines a first write copies aside on the loop
+
 Warn = Callable[[str], None]
 T = TypeVar("T")
 
@@ -288,6 +290,15 @@ class BatonService:
     def render_data(self, session_id: str) -> RenderData:
         runtime = self._runtime(session_id)
         return self.changes.state(runtime).document()
+
+    async def kept_aside(self, session_id: str) -> None:
+        """The unreadable lines a session's first write copies aside (`.bad`), copied in
+        its lane first when they are many (over a MB): the copy (each line read again from
+        the file, written and synced) held every other session, on the event loop, for
+        as long as it took (1.8 s for a line of 200 MB another program wrote)."""
+        transcript = self.session(session_id).transcript
+        if transcript.aside_pending() > ASIDE_ON_LOOP:
+            await self.in_lane(session_id, transcript.keep_aside_now)
 
     async def in_lane(self, session_id: str, work: Callable[[], T]) -> T:
         """`work()` in a worker thread after the session's earlier heavy work, while the

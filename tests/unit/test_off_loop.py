@@ -223,29 +223,35 @@ async def test_other_sessions_are_answered_while_a_list_reads_a_transcript(
     assert {s.session_id for s in listed.sessions} == {held, other, written}
 
 
+@pytest.mark.parametrize(
+    ("ending", "copy", "aside"),
+    [(b"\n", "keep_aside", ".jsonl.bad"), (b"", "end_on_newline", ".jsonl.torn")],
+    ids=["unreadable line", "torn last line"],
+)
 async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside(
-    server: BatonServer, monkeypatch: pytest.MonkeyPatch
+    server: BatonServer, monkeypatch: pytest.MonkeyPatch, ending: bytes, copy: str, aside: str
 ) -> None:
-    """A session's first write copies the unreadable lines another program wrote into its
-    transcript aside (`.bad`), each read again from the file: for a line of 200 MB that
-    held every other session 1.8 s, on the event loop. A copy of over a MB is made in the
-    session's lane first."""
+    """A session's first write copies what another program wrote into its transcript and
+    the load could not read aside (an unreadable line to `.bad`; a torn last line to
+    `.torn`, then cut), each read again from the file: for a line of 200 MB that held
+    every other session 1.8 s (0.8 s for a torn one), on the event loop. A copy of over a
+    MB is made in the session's lane first."""
     call = Call(server)
     held, other = await _two_sessions(call)
     path = server.service.session(held).transcript.path
     await server.service.close()  # the file as another program leaves it
     garbage = b"not json " * 250_000  # 2.25 MB
     with path.open("ab") as handle:
-        handle.write(garbage + b"\n")
-    assert server.service.session(held).damage.lines == 1
+        handle.write(garbage + ending)
+    assert server.service.session(held).damage.lines == (1 if ending else 0)
     gate = Gate()
-    original = transcript_module.keep_aside
+    original = getattr(transcript_module, copy)
 
-    def keep_aside(*args: Any) -> None:
+    def copied(*args: Any, **kwargs: Any) -> Any:
         gate.hold()
-        original(*args)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(transcript_module, "keep_aside", keep_aside)
+    monkeypatch.setattr(transcript_module, copy, copied)
     appending = asyncio.ensure_future(
         sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
     )
@@ -257,4 +263,7 @@ async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside
     finally:
         gate.release.set()
     assert len((await asyncio.wait_for(appending, WAIT)).message_ids) == 2
-    assert path.with_suffix(".jsonl.bad").read_bytes() == garbage + b"\n"
+    assert path.with_suffix(aside).read_bytes() == garbage + b"\n"
+    assert garbage not in path.read_bytes() or ending  # a torn line is cut
+    again = await sessions.get(call, p.PageParams(session_id=held))
+    assert len(again.messages) == 14

@@ -62,7 +62,7 @@ class Transcript(TranscriptFile):
         self._aside: list[bytes] = []  # unreadable records to keep aside at the first write
         self._aside_spans: list[tuple[int, int]] = []  # and lines, where they are in the file
         # held by a write, and by a copy of the unreadable lines made ahead of the first
-        # write in a worker thread (`keep_aside_now`): neither runs while the other does
+        # write in a worker thread (`repair_now`): neither runs while the other does
         self._writing = threading.RLock()
 
     @property
@@ -215,20 +215,27 @@ class Transcript(TranscriptFile):
             with self._writing:
                 self._aside.extend(line.rstrip(b"\n") for line in lines)
 
-    def aside_pending(self) -> int:
-        """The bytes of unreadable lines the first write copies aside before it writes."""
-        return sum(length for _, length in self._aside_spans) + sum(map(len, self._aside))
+    def repair_pending(self) -> int:
+        """The bytes the first write copies aside before it writes: a torn last line (to
+        `.torn`, then cut), the unreadable lines (to `.bad`)."""
+        torn = self._tail if self._tail is not None and self._torn else 0
+        return torn + sum(length for _, length in self._aside_spans) + sum(map(len, self._aside))
 
-    def keep_aside_now(self) -> None:
-        """Copy the unreadable lines aside now, as the first write would before it writes
-        (from the session's lane, off the event loop: hundreds of MB, each line read again
-        from the file). Nothing is copied when the file held is no longer the one read, nor
-        of the size and time it had: the write then says so, and copies them itself. The
-        transcript itself is not changed."""
+    def repair_now(self) -> None:
+        """The repairs the first write makes before it writes, made now (from the session's
+        lane, off the event loop: hundreds of MB, each line read again from the file,
+        written and synced): the torn last line copied aside and cut, the unreadable lines
+        copied aside. Nothing is done when the file held is no longer the one read, nor of
+        the size and time it had: the write then says so. A failure is raised, the rest
+        left to the write (which meets it again, and answers it)."""
         with self._writing:
-            if self._fd is None or not (self._aside or self._aside_spans) or self.moved_on():
+            if self._fd is None or self.moved_on():
                 return
-            self._write_aside()
+            if self._tail is not None:
+                self._repair_tail()
+                self._mtime = os.fstat(self._fd).st_mtime_ns  # its own change, not another's
+            if self._aside or self._aside_spans:
+                self._write_aside()
 
     def _write_aside(self) -> None:
         """The unreadable lines the load found, read again from the file held (unchanged

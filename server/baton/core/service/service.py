@@ -18,7 +18,7 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import check_writable
 from baton.core.conversation.turn_framing import ends_in_user_turn
-from baton.core.errors import InvalidParams
+from baton.core.errors import BatonError, InvalidParams
 from baton.core.models.windows import model_name_problem
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
@@ -45,7 +45,7 @@ from baton.core.workspace.editor_files import EditorFiles
 
 log = logging.getLogger(__name__)
 
-ASIDE_ON_LOOP = 1 << 20  # bytes of unreadable lines a first write copies aside on the loop
+REPAIR_ON_LOOP = 1 << 20  # bytes a first write's repairs copy aside on the event loop
 
 Warn = Callable[[str], None]
 T = TypeVar("T")
@@ -291,14 +291,19 @@ class BatonService:
         runtime = self._runtime(session_id)
         return self.changes.state(runtime).document()
 
-    async def kept_aside(self, session_id: str) -> None:
-        """The unreadable lines a session's first write copies aside (`.bad`), copied in
-        its lane first when they are many (over a MB): the copy (each line read again from
-        the file, written and synced) held every other session, on the event loop, for
-        as long as it took (1.8 s for a line of 200 MB another program wrote)."""
+    async def repaired(self, session_id: str) -> None:
+        """The repairs a session's first write makes (a torn last line cut aside to
+        `.torn`, unreadable lines copied to `.bad`), made in its lane first when they copy
+        over a MB: on the event loop, with a line of 200 MB another program wrote, they
+        held every other session 0.8-1.8 s. A failure is left to the write, which meets it
+        again and answers it."""
         transcript = self.session(session_id).transcript
-        if transcript.aside_pending() > ASIDE_ON_LOOP:
-            await self.in_lane(session_id, transcript.keep_aside_now)
+        if transcript.repair_pending() <= REPAIR_ON_LOOP:
+            return
+        try:
+            await self.in_lane(session_id, transcript.repair_now)
+        except (OSError, BatonError) as exc:
+            log.debug("%s: left to the write: %s", transcript.path.name, exc)
 
     async def in_lane(self, session_id: str, work: Callable[[], T]) -> T:
         """`work()` in a worker thread after the session's earlier heavy work, while the

@@ -96,7 +96,7 @@ async def delete(call: Call, args: p.SessionParams) -> p.Empty:
 async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
     # a large batch is built and counted in a worker thread first (heavy.py)
     messages = await heavy.counted_messages(call.service.session(args.session_id), args.messages)
-    await call.service.kept_aside(args.session_id)  # a large copy aside: off the event loop
+    await call.service.repaired(args.session_id)  # a large repair: off the event loop
     done = call.service.append(args.session_id, messages, args.client_context)
     return p.AppendResult(message_ids=done.message_ids, usage=done.usage, repairs=done.repairs)
 
@@ -106,7 +106,7 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
 
     service = call.service
     service.replies.check_can_send(args.session_id)  # an unknown id or no key fails before progress
-    await service.kept_aside(args.session_id)  # a large copy aside: off the event loop
+    await service.repaired(args.session_id)  # a large repair: off the event loop
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
         host = LspToolHost(call.ls)
         attachments = [

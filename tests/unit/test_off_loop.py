@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from baton import protocol as p
+from baton.acp.agent import BatonAgent
 from baton.core.compaction.summary import extractive
 from baton.core.conversation import listing
 from baton.core.conversation import transcript as transcript_module
@@ -267,3 +268,44 @@ async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside
     assert garbage not in path.read_bytes() or ending  # a torn line is cut
     again = await sessions.get(call, p.PageParams(session_id=held))
     assert len(again.messages) == 14
+
+
+class _Posted:
+    """An ACP transport that keeps what the agent posts."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def post(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    async def drain(self) -> None:
+        return None
+
+
+async def test_an_acp_load_reads_a_session_not_open_yet_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`baton acp`'s session/load read the transcript on the agent's loop: for 100,000
+    messages every other request waited for it (a session/list 2.9-4.8 s, the replay's
+    updates included). A session not open yet is read in its lane's thread."""
+    settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
+    maker = BatonService(settings)
+    sid = maker.create("written before").session_id
+    maker.append(sid, _turns(3))
+    await maker.close()
+    read_on: list[int] = []
+    original = SessionStore.get
+
+    def get(store: SessionStore, session_id: str) -> Any:
+        read_on.append(threading.get_ident())
+        return original(store, session_id)
+
+    agent = BatonAgent(BatonService(settings), _Posted())
+    agent.on_connect(None)
+    monkeypatch.setattr(SessionStore, "get", get)
+
+    await agent.load_session(cwd=str(tmp_path), session_id=sid)
+
+    assert read_on[0] != threading.get_ident()
+    assert len(agent.service.session(sid).view) == 6 and sid in agent.live

@@ -284,3 +284,19 @@ async def test_an_empty_array_as_params_reads_as_an_empty_object(lsp: Harness) -
     created = await lsp.create(title="from lua")
     listed = await lsp.request(protocol.SESSION_LIST, [])
     assert created["sessionId"] in [s["sessionId"] for s in listed["sessions"]]
+
+
+async def test_the_whole_view_of_a_long_session_arrives_whole(lsp: Harness) -> None:
+    """An answer long enough to be encoded off the event loop (over 1,000 messages) is
+    written as any other: one message, the contract's shape, every message in it."""
+    sid = (await lsp.create(title="long"))["sessionId"]
+    sent = [m for n in range(600) for m in (user(f"question {n} é 😀"), assistant(f"answer {n}"))]
+    ids = (await lsp.append(sid, *sent))["messageIds"]
+
+    got = await lsp.get(sid)
+    rendered = await lsp.render(sid)
+
+    assert [m["id"] for m in got["messages"]] == ids
+    assert got["messages"][0]["content"][0]["text"] == "question 0 é 😀"
+    assert [r["messageId"] for r in rendered["messages"]] == ids
+    assert rendered["text"].count("question 599 é 😀") == 1

@@ -190,7 +190,7 @@ def test_a_draft_survives_a_restart_and_is_never_history(tmp_path: Path) -> None
     second = BatonService(settings)
     session = second.session(sid)
     assert session.view == view and session.boundaries == {}  # replay never sees the draft
-    assert [s.session_id for s in second.list_sessions()] == [sid]
+    assert [s.session_id for s in asyncio.run(second.list_sessions())] == [sid]
     assert second.drafts.current(sid) == (draft, True)
     result = asyncio.run(second.drafts.apply(sid, draft.draft_id))
     assert abs(result.post_tokens - draft.post_tokens) <= 0.01 * result.post_tokens

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from test_compaction_drafts import conversation
 
-from baton.core.compaction.dropped import dropped
+from baton.core.compaction.dropped import check_facts, dropped
 from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.conversation.boundary import SkippedFile
 from baton.core.conversation.messages import (
     Message,
@@ -70,6 +71,23 @@ def test_facts_are_in_the_summary_in_the_ledger_or_lost() -> None:
     assert went.text == (
         "Summarized 4 messages, cleared 1 tool result; 1 file not restored (looks like a "
         "credential); 3 facts only in the ledger; 2 facts lost (the ledger had no room)"
+    )
+
+
+def test_facts_checked_ahead_give_what_the_commit_would_find() -> None:
+    """The facts checked off the event loop (`check_facts`) give the same report as the
+    check at the commit, for the paths a restore then keeps too; made with another summary
+    or ledger, they are not used."""
+    span = _span()
+    facts = SpanFacts.extract(span)
+    summary, ledger = "Something else entirely.", "## Facts\n- Rename the parser module please"
+    ahead = check_facts(facts, [], summary, ledger)
+    for restored in ([], ["/src/kept_out.py"]):
+        found = dropped(span, [], summary, ledger, [], facts, restored)
+        assert dropped(span, [], summary, ledger, [], facts, restored, ahead) == found
+    stale = check_facts(facts, [], "Rename the parser module please", None)
+    assert dropped(span, [], summary, ledger, [], facts, (), stale) == dropped(
+        span, [], summary, ledger, [], facts
     )
 
 

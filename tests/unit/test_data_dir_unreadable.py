@@ -143,3 +143,23 @@ def test_a_folder_made_unsearchable_while_a_session_is_held_is_named_at_its_appe
     assert caught.value.message == f"could not write {path}: {DENIED}"
     monkeypatch.undo()
     assert path.read_bytes() == before
+
+
+def test_a_file_where_the_sessions_folder_goes_is_named_at_a_create(tmp_path: Path) -> None:
+    """A file where the sessions folder should be (another program's, or the folder moved
+    away and a file left) made a create answer "could not create a session in
+    .../sessions: File exists", which sends a user looking for a session file. It says
+    that the path is not a directory, as the start's warning does."""
+    data_dir = tmp_path / "data"
+    store = SessionStore(data_dir, lambda _: 1)
+    store.create("before")
+    store.close()
+    blocker = data_dir / "sessions"
+    os.rename(blocker, tmp_path / "moved")
+    blocker.write_text("not a folder")
+
+    with pytest.raises(StorageError) as raised:
+        SessionStore(data_dir, lambda _: 1).create("after")
+
+    assert f"{blocker} is not a directory" in raised.value.message
+    assert "File exists" not in raised.value.message

@@ -9,15 +9,18 @@ import random
 import re
 import sys
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
+from baton.cli.message_table import preview
 from baton.core.compaction import slices
 from baton.core.compaction.cuts import head_of
 from baton.core.compaction.retention.facts import normalize
+from baton.core.conversation.messages import Message, TextBlock
 from baton.lsp.session_document.markdown import code_units
 
 SPACES = [" ", "\n", "\t", "\r\n", "\u00a0", "\u2003", "\x0b", "  \n "]
@@ -331,3 +334,29 @@ def test_a_compaction_does_not_count_a_huge_prompt_whole(
     result = asyncio.run(engine.compact(session, request, ctx))
     assert result.post_tokens < result.pre_tokens
     assert 0 < sum(counted) < huge // 2, f"{sum(counted)} characters counted"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_first_words_are_the_start_of_the_normalized_text(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [_text(rng, rng.randint(0, 30)) for _ in range(rng.randint(1, 4))]
+    texts.append(rng.choice(SPACES) * 3)
+    whole = " ".join(" ".join(texts).split())
+    for chars in (0, 1, 10, 60, 5_000):
+        start = slices.first_words(texts, chars)
+        assert whole.startswith(start) and len(start) >= min(len(whole), chars + 1)
+
+
+def test_a_preview_of_a_huge_message_splits_only_its_start() -> None:
+    """`baton show` of a session holding a 50 MB message peaked at 720 MB: its one-line
+    preview split the whole text into its millions of words to show sixty characters."""
+    text = _text(random.Random(7), 400_000)  # some 3 MB
+    message = Message(role="user", content=[TextBlock(text=text)])
+    tracemalloc.start()
+    try:
+        shown = preview(message)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert shown == " ".join(text.split())[:59] + "…"
+    assert peak < 100_000

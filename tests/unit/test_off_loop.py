@@ -14,7 +14,11 @@ from typing import Any
 import pytest
 
 from baton import protocol as p
+from baton.acp.agent import BatonAgent
 from baton.core.compaction.summary import extractive
+from baton.core.conversation import listing
+from baton.core.conversation import transcript as transcript_module
+from baton.core.conversation.store import SessionStore
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.features import compaction, sessions
@@ -185,3 +189,123 @@ async def test_model_limits_first_asked_off_the_loop_are_still_fetched(
     found = service.models.limits("claude-test-wide", settings, print)
     assert found is not None and found.max_input_tokens == 400_000
     await service.close()
+
+
+async def test_other_sessions_are_answered_while_a_list_reads_a_transcript(
+    server: BatonServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list reads each transcript new to its index (ten of 24 MB: some 3.5 s, every other
+    request waiting, when it read them on the event loop) in a worker thread."""
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    elsewhere = SessionStore(server.service.settings.resolved_data_dir(), lambda _: 1)
+    written = elsewhere.create("written by another process").session_id
+    elsewhere.close()
+    gate = Gate()
+    original = listing.summarize
+
+    def summarize(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if written in str(path):
+            gate.hold()
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(listing, "summarize", summarize)
+    listing_now = asyncio.ensure_future(sessions.list_sessions(call, p.NoParams()))
+    try:
+        assert await gate.wait_entered()
+        assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+        usage = await sessions.usage(call, p.UsageParams(session_id=other))
+        appended = await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        assert not listing_now.done()
+        assert usage.used_tokens > 0 and len(appended.message_ids) == 2
+    finally:
+        gate.release.set()
+    listed = await asyncio.wait_for(listing_now, WAIT)
+    assert {s.session_id for s in listed.sessions} == {held, other, written}
+
+
+@pytest.mark.parametrize(
+    ("ending", "copy", "aside"),
+    [(b"\n", "keep_aside", ".jsonl.bad"), (b"", "end_on_newline", ".jsonl.torn")],
+    ids=["unreadable line", "torn last line"],
+)
+async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside(
+    server: BatonServer, monkeypatch: pytest.MonkeyPatch, ending: bytes, copy: str, aside: str
+) -> None:
+    """A session's first write copies what another program wrote into its transcript and
+    the load could not read aside (an unreadable line to `.bad`; a torn last line to
+    `.torn`, then cut), each read again from the file: for a line of 200 MB that held
+    every other session 1.8 s (0.8 s for a torn one), on the event loop. A copy of over a
+    MB is made in the session's lane first."""
+    call = Call(server)
+    held, other = await _two_sessions(call)
+    path = server.service.session(held).transcript.path
+    await server.service.close()  # the file as another program leaves it
+    garbage = b"not json " * 250_000  # 2.25 MB
+    with path.open("ab") as handle:
+        handle.write(garbage + ending)
+    assert server.service.session(held).damage.lines == (1 if ending else 0)
+    gate = Gate()
+    original = getattr(transcript_module, copy)
+
+    def copied(*args: Any, **kwargs: Any) -> Any:
+        gate.hold()
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(transcript_module, copy, copied)
+    appending = asyncio.ensure_future(
+        sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+    )
+    try:
+        assert await gate.wait_entered()
+        assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
+        usage = await sessions.usage(call, p.UsageParams(session_id=other))
+        assert not appending.done() and usage.used_tokens > 0
+    finally:
+        gate.release.set()
+    assert len((await asyncio.wait_for(appending, WAIT)).message_ids) == 2
+    assert path.with_suffix(aside).read_bytes() == garbage + b"\n"
+    assert garbage not in path.read_bytes() or ending  # a torn line is cut
+    again = await sessions.get(call, p.PageParams(session_id=held))
+    assert len(again.messages) == 14
+
+
+class _Posted:
+    """An ACP transport that keeps what the agent posts."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def post(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    async def drain(self) -> None:
+        return None
+
+
+async def test_an_acp_load_reads_a_session_not_open_yet_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`baton acp`'s session/load read the transcript on the agent's loop: for 100,000
+    messages every other request waited for it (a session/list 2.9-4.8 s, the replay's
+    updates included). A session not open yet is read in its lane's thread."""
+    settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
+    maker = BatonService(settings)
+    sid = maker.create("written before").session_id
+    maker.append(sid, _turns(3))
+    await maker.close()
+    read_on: list[int] = []
+    original = SessionStore.get
+
+    def get(store: SessionStore, session_id: str) -> Any:
+        read_on.append(threading.get_ident())
+        return original(store, session_id)
+
+    agent = BatonAgent(BatonService(settings), _Posted())
+    agent.on_connect(None)
+    monkeypatch.setattr(SessionStore, "get", get)
+
+    await agent.load_session(cwd=str(tmp_path), session_id=sid)
+
+    assert read_on[0] != threading.get_ident()
+    assert len(agent.service.session(sid).view) == 6 and sid in agent.live

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from baton.acp.open_sessions import (
     same_folder,
 )
 from baton.acp.outbox import Outbox, Poster
+from baton.core.conversation.session import Session
 from baton.core.service.service import BatonService
 from baton.core.turn import recovery
 
@@ -173,7 +175,7 @@ class BatonAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
-        session = self.service.session(session_id)
+        session = await self._opened(session_id)
         live = attach(self, session_id, cwd)
         report = live.host.report
         told = set(report.told) if report is not None else set()  # a round in flight's calls
@@ -189,11 +191,19 @@ class BatonAgent:
         greet(self, session_id, mcp_servers)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 
+    async def _opened(self, session_id: str) -> Session:
+        """The session, read from its transcript in its lane, off the event loop, when it
+        is not open yet (100,000 messages: seconds, every other session waiting); one open
+        already is as it is (its lane may hold a compaction a load tells as running)."""
+        if session_id not in self.service.store.held():
+            await self.service.in_lane(session_id, partial(self.service.session, session_id))
+        return self.service.session(session_id)
+
     @guarded
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> ResumeSessionResponse:
-        self.service.session(session_id)
+        await self._opened(session_id)
         attach(self, session_id, cwd)
         greet(self, session_id, mcp_servers)
         return ResumeSessionResponse(config_options=config.config_options(self.service, session_id))
@@ -219,7 +229,7 @@ class BatonAgent:
         folders = kept_cwds(self).read()
         here = cwd or str(Path.cwd())
         sessions = []
-        for found in self.service.list_sessions():
+        for found in await self.service.list_sessions():
             if getattr(found, "deleted", False):
                 continue
             folder = folders.get(found.session_id)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from baton.acp.errors import invalid
+from baton.core.compaction.slices import first_words
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.errors import NothingToCompact
@@ -99,7 +100,7 @@ def _preview(message: Message) -> str:
         return "summary of the earlier conversation"
     if message.kind == "attachment" and message.attachment is not None:
         return message.attachment.heading()
-    text = " ".join(message.text().split())
+    text = first_words([message.text()], PREVIEW_CHARS)  # a huge message's words not all split
     if not text:
         kinds = sorted({b.type for b in message.content})
         return f"({', '.join(kinds)})"

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from baton.core.compaction.slices import first_words
 from baton.core.conversation.messages import (
     DocumentBlock,
     ImageBlock,
@@ -95,7 +96,7 @@ def preview(message: Message, chars: int = PREVIEW_CHARS) -> str:
             parts.append("[image]")
         elif isinstance(block, DocumentBlock):
             parts.append("[document]")
-    text = " ".join(" ".join(parts).split())
+    text = first_words(parts, chars)  # a huge message's words not all split
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 

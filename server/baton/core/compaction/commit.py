@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
-from baton.core.compaction.dropped import dropped, lines
+from baton.core.compaction.dropped import FactsChecked, check_facts, dropped, lines
 from baton.core.compaction.figures import after_compaction, check_smaller, estimate
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.facts import attachment_path, normalize
-from baton.core.compaction.retention.ledger import found_in, retention
+from baton.core.compaction.retention.ledger import Unkept, found_in, retention, unkept
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.compaction.summary.drafts import summary_messages
 from baton.core.compaction.working_set.held_facts import HeldFacts, read_held
@@ -67,6 +67,13 @@ class PreparedSummary:
     # what the commit reads from every message the session holds, when read ahead (off
     # the event loop): used while the session is still at its revision
     held: HeldFacts | None = None
+    # the span's facts checked against the summary, the kept messages and the ledger, when
+    # checked ahead (`check_ahead`, off the event loop) for what the compaction dropped
+    checked: FactsChecked | None = None
+    # the span's prompts, errors and instructions the summary and kept messages lack, when
+    # found ahead (`check_ahead`): a retention check made again at the commit (a file it
+    # restores is a path of the span) checks the paths alone
+    unkept: Unkept | None = None
 
 
 def check_retention(
@@ -87,7 +94,23 @@ def check_retention(
             transcript_path=transcript_path,
             facts=prepared.facts,
             restored=restored,
+            ahead=prepared.unkept,
         )
+
+
+def check_ahead(prepared: PreparedSummary, ctx: CompactContext, transcript_path: str) -> None:
+    """What the summary kept (`check_retention`) and the facts it dropped (`check_facts`),
+    checked off the event loop: both read the prepared summary alone. The commit uses them
+    for the files it restores then, checking again only the paths those change."""
+    if prepared.facts is None:
+        prepared.retained = check_retention(prepared, ctx, transcript_path)
+        return
+    by_id = {m.id: m for m in prepared.messages}
+    kept = [by_id[mid] for mid in prepared.plan.kept]
+    prepared.unkept = unkept(prepared.facts, prepared.body, kept)
+    prepared.retained = check_retention(prepared, ctx, transcript_path)
+    ledger_text = prepared.retained[1]
+    prepared.checked = check_facts(prepared.facts, kept, prepared.body, ledger_text)
 
 
 def _retained(
@@ -165,6 +188,7 @@ def commit_summary(
         [*restored.skipped, *restored.left_out],
         prepared.facts,
         again,
+        prepared.checked,
     )
     summary.dropped = lines(went)  # the summary card lists them
     view_after = {m.id: None for m in new_view}  # (in order)

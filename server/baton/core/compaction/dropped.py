@@ -10,6 +10,7 @@ summary is measured as edited: the facts the edit took out show up here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import Field
 
@@ -47,6 +48,41 @@ class Dropped(WireModel):
     lines: list[str] = Field(default_factory=list)  # the same, a line each, for a list
 
 
+@dataclass(frozen=True)
+class FactsChecked:
+    """The span's facts checked against a summary, the kept messages and a ledger, ahead of
+    the commit (off the event loop: on a long span, tens of thousands of prompts, the
+    checks take seconds): by kind, the prompts and errors that neither the summary nor the
+    kept messages carry, each with whether the ledger does, and the paths the summary does
+    not carry (the commit checks those against the paths kept and restored, which it finds
+    only then). Used for the summary and ledger texts it was made with alone."""
+
+    summary_text: str
+    ledger_text: str | None
+    missing: dict[str, list[tuple[str, bool]]]  # kind -> (value, the ledger carries it)
+    paths: list[tuple[str, str]]  # (value, key): not in the summary
+
+
+def check_facts(
+    facts: SpanFacts, kept: Sequence[Message], summary_text: str, ledger_text: str | None
+) -> FactsChecked:
+    """`facts` (those of the summarized span) checked against `summary_text`, the `kept`
+    messages and `ledger_text`, as far as they can be before the commit."""
+    kept_text = message_haystack(kept)
+    summary = normalize(summary_text)
+    ledger = normalize(ledger_text or "")
+    missing: dict[str, list[tuple[str, bool]]] = {}
+    for kind, keyed in (("prompts", facts.unique_prompts), ("errors", facts.unique_errors)):
+        prefix = PROMPT_PREFIX_CHARS if kind == "prompts" else None
+        missing[kind] = [
+            (value, found_in(ledger, key, prefix))
+            for value, key in keyed.items()
+            if not found_in(summary, key, prefix) and not found_in(kept_text, key, prefix)
+        ]
+    paths = [(v, k) for v, k in facts.unique_paths.items() if not found_in(summary, k)]
+    return FactsChecked(summary_text, ledger_text, missing, paths)
+
+
 def dropped(
     summarized: Sequence[Message],
     kept: Sequence[Message],
@@ -55,28 +91,28 @@ def dropped(
     skipped: Sequence[SkippedFile],
     facts: SpanFacts | None = None,
     restored: Sequence[str] = (),
+    checked: FactsChecked | None = None,
 ) -> Dropped:
     """What a compaction of `summarized` into `summary_text` (with `ledger_text`) dropped;
-    the paths of the files it restores (`restored`) went nowhere."""
+    the paths of the files it restores (`restored`) went nowhere. `checked`: the facts
+    checked ahead (`check_facts`), used when made with the same texts."""
     facts = facts if facts is not None else SpanFacts.extract(summarized)
-    kept_text = message_haystack(kept)
-    summary = normalize(summary_text)
-    ledger = normalize(ledger_text or "")
+    same = checked is not None and (checked.summary_text, checked.ledger_text) == (
+        summary_text,
+        ledger_text,
+    )
+    if checked is None or not same:
+        checked = check_facts(facts, kept, summary_text, ledger_text)
     kept_paths = normalize("\n".join([*(t.path for t in touched_paths(kept)), *restored]))
+    ledger = normalize(ledger_text or "") if checked.paths else ""
     missing, lost = _Lists(), _Lists()
-    for kind, keyed in (
-        ("prompts", facts.unique_prompts),
-        ("paths", facts.unique_paths),
-        ("errors", facts.unique_errors),
-    ):
-        prefix = PROMPT_PREFIX_CHARS if kind == "prompts" else None
-        besides = kept_paths if kind == "paths" else kept_text
-        for value, key in keyed.items():
-            if found_in(summary, key, prefix) or found_in(besides, key, prefix):
-                continue
-            missing.add(kind, value)
-            if not found_in(ledger, key, prefix):
-                lost.add(kind, value)
+    for value, in_ledger in checked.missing["prompts"]:
+        missing.add("prompts", value, lost if not in_ledger else None)
+    for value, key in checked.paths:
+        if not found_in(kept_paths, key):
+            missing.add("paths", value, lost if not found_in(ledger, key) else None)
+    for value, in_ledger in checked.missing["errors"]:
+        missing.add("errors", value, lost if not in_ledger else None)
     cleared = sum(1 for m in summarized for block in m.content if type(block) is ToolResultBlock)
     result = Dropped(
         messages_summarized=len(summarized),
@@ -93,10 +129,13 @@ class _Lists:
         self.by_kind: dict[str, list[str]] = {"prompts": [], "paths": [], "errors": []}
         self.count = 0
 
-    def add(self, kind: str, value: str) -> None:
+    def add(self, kind: str, value: str, also: _Lists | None = None) -> None:
+        """`value` listed under `kind` (and in `also`, when given)."""
         self.count += 1
         if len(self.by_kind[kind]) < LISTED:
             self.by_kind[kind].append(value[:PROMPT_PREFIX_CHARS])
+        if also is not None:
+            also.add(kind, value)
 
     def facts(self) -> DroppedFacts:
         return DroppedFacts(**self.by_kind, count=self.count)

@@ -34,6 +34,25 @@ def normalize(text: str) -> str:
     return " ".join([part for part in joined if part])
 
 
+_WORD = re.compile(r"\S+")  # `str.split`'s words (its white space is `\s`'s)
+
+
+def first_words(texts: Iterable[str], chars: int) -> str:
+    """The start of `" ".join(" ".join(texts).split())`, at least `chars` + 1 characters of
+    it when it is that long (enough to tell that it is longer): the words of a long text
+    are read only as far as that start, never split whole (a preview of a 50 MB message
+    made millions of words to show sixty characters)."""
+    words: list[str] = []
+    length = -1
+    for text in texts:
+        for word in _WORD.finditer(text):
+            words.append(word.group())
+            length += len(words[-1]) + 1
+            if length > chars:
+                return " ".join(words)
+    return " ".join(words)
+
+
 def _at_spaces(text: str, size: int) -> Iterator[str]:
     """`text` in consecutive pieces of about `size` characters, each (but the last)
     followed by a white space character that starts the next one."""

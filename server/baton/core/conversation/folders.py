@@ -81,6 +81,13 @@ def open_private_dir(path: Path) -> int:
             f"could not create a session in {path}: {exc.message}", path=str(path)
         ) from None
     except OSError as exc:
+        # a file where the folder should be: mkdir says "File exists", which sends a user
+        # looking for a session file; say what is there
+        problem = write_problem(path) if exc.errno == errno.EEXIST else None
+        if problem:
+            raise StorageError(
+                f"could not create a session in {path}: {problem}", path=str(path)
+            ) from None
         raise storage_error("create a session in", path, exc) from None
     try:
         if stat.S_IMODE(os.fstat(fd).st_mode) != 0o700:

@@ -8,6 +8,7 @@ import marshal
 import os
 import re
 import stat
+import threading
 import time
 from collections.abc import Container
 from pathlib import Path
@@ -44,9 +45,15 @@ def _packed_identity(data: bytes) -> int:
 
 
 class SessionIndex:
-    """The summaries of one sessions folder, kept between lists (a few hundred bytes each)."""
+    """The summaries of one sessions folder, kept between lists (a few hundred bytes each).
+
+    A list may bring it up to date in a worker thread while the event loop notes the sizes
+    its changes leave: one list reads at a time (`_listing`), and the sizes are changed
+    under `_lock` alone."""
 
     def __init__(self) -> None:
+        self._listing = threading.Lock()
+        self._lock = threading.Lock()
         self._entries: dict[str, bytes] = {}  # id -> the packed `Entry`
         # id -> (the context size its last change left, the file's `identity` then)
         self._sizes: dict[str, tuple[int, int]] = {}
@@ -58,14 +65,16 @@ class SessionIndex:
         since (it wrote a reply, replaced the file) is read for its size again. None (the
         file is not the one the session read, or another process may write it) notes
         nothing, and forgets what was noted before."""
-        if file is None:
-            self._sizes.pop(session_id, None)
-        else:
-            self._sizes[session_id] = (tokens, file)
+        with self._lock:
+            if file is None:
+                self._sizes.pop(session_id, None)
+            else:
+                self._sizes[session_id] = (tokens, file)
 
     def drop_size(self, session_id: str) -> None:
         """Forget a deleted session's size (its file stays, hidden; nothing lists it)."""
-        self._sizes.pop(session_id, None)
+        with self._lock:
+            self._sizes.pop(session_id, None)
 
     def size(self, session_id: str, file: int | None) -> int | None:
         """The last known context size of the file whose `identity` is `file` now: the
@@ -87,6 +96,10 @@ class SessionIndex:
         is left out: another process is creating it, its header not yet written. The index
         is brought up to date first and the summaries made after, so that what a list
         leaves behind (the index) is not spread among what it drops."""
+        with self._listing:
+            return self._summaries(folder, seconds, held)
+
+    def _summaries(self, folder: Path, seconds: float, held: Container[str]) -> list[Summary]:
         found = self._refresh(folder, seconds)
         locked = {hash(key) for key in write_locked()}  # the entries' `file` hashes
         out: list[Summary] = []
@@ -123,7 +136,8 @@ class SessionIndex:
             for found in entries:
                 self._refresh_one(found, deadline, seen, out)
         self._entries = seen
-        self._sizes = {sid: n for sid, n in self._sizes.items() if sid in seen}  # files gone
+        with self._lock:  # the sizes of files gone are forgotten
+            self._sizes = {sid: n for sid, n in self._sizes.items() if sid in seen}
         return out
 
     def _refresh_one(
@@ -151,9 +165,10 @@ class SessionIndex:
             self._linked.add(sid)
         packed = self._entries.get(sid)
         key = identity(st)
-        noted = self._sizes.get(sid)
-        if noted is not None and noted[1] != key:
-            del self._sizes[sid]  # noted for the file as it was: another process changed it
+        with self._lock:
+            noted = self._sizes.get(sid)
+            if noted is not None and noted[1] != key:
+                del self._sizes[sid]  # noted for the file as it was: another process changed it
         try:
             if packed is None or _packed_identity(packed) != key:
                 before = _unpack(packed) if packed is not None else None
@@ -170,7 +185,8 @@ class SessionIndex:
 
     def forget(self, session_id: str) -> None:
         self._entries.pop(session_id, None)
-        self._sizes.pop(session_id, None)
+        with self._lock:
+            self._sizes.pop(session_id, None)
 
 
 def odd(session_id: str, problem: str) -> Summary:

@@ -6,7 +6,7 @@ import logging
 import os
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
@@ -286,15 +286,25 @@ class SessionStore:
         self._closed[session_id] = held
         return True
 
-    def list(self) -> list[Session | Summary]:
-        """Every live session, most recently updated first: an open one as it is, the
-        others from the index (no session is opened, no file written, nothing but regular
-        files read)."""
-        out: list[Session | Summary] = []
+    def held(self) -> frozenset[str]:
+        """The sessions open here, as a list finds them held (deleted ones too)."""
+        return frozenset(self._open)
+
+    def summaries(self, held: Container[str]) -> list[Summary] | None:
+        """The index brought up to date and its summaries (`held`: the sessions open here),
+        or None for a sessions folder that is a link (nothing read through it). The reads
+        of a list: safe in a worker thread while the event loop changes sessions."""
         if linked_folder(self.sessions_dir):  # nothing read through it (the start said so)
+            return None
+        return self._index.summaries(self.sessions_dir, held=held)
+
+    def listed(self, summaries: list[Summary] | None) -> list[Session | Summary]:
+        """`list` of the `summaries` read: the sessions open here as they are."""
+        out: list[Session | Summary] = []
+        if summaries is None:
             return out
         writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
-        for summary in self._index.summaries(self.sessions_dir, held=self._open):
+        for summary in summaries:
             summary.read_only = summary.read_only or not writable
             session = self._open.get(summary.session_id)
             if session is not None and not session.transcript.read_only:
@@ -306,3 +316,9 @@ class SessionStore:
             if not summary.deleted:
                 out.append(summary)
         return sorted(out, key=lambda s: s.updated_at, reverse=True)
+
+    def list(self) -> list[Session | Summary]:
+        """Every live session, most recently updated first: an open one as it is, the
+        others from the index (no session is opened, no file written, nothing but regular
+        files read)."""
+        return self.listed(self.summaries(self.held()))

@@ -7,6 +7,7 @@ import fcntl
 import logging
 import os
 import stat
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -60,6 +61,9 @@ class Transcript(TranscriptFile):
         self._torn = False  # and whether the load could not read it (else: only its newline)
         self._aside: list[bytes] = []  # unreadable records to keep aside at the first write
         self._aside_spans: list[tuple[int, int]] = []  # and lines, where they are in the file
+        # held by a write, and by a copy of the unreadable lines made ahead of the first
+        # write in a worker thread (`repair_now`): neither runs while the other does
+        self._writing = threading.RLock()
 
     @property
     def report(self) -> LoadReport:
@@ -208,7 +212,30 @@ class Transcript(TranscriptFile):
         transcript itself keeps them (it is only ever appended to). Only the writer does
         this, when it first writes (reading never writes); a failure is logged, never fatal."""
         if not self.read_only:
-            self._aside.extend(line.rstrip(b"\n") for line in lines)
+            with self._writing:
+                self._aside.extend(line.rstrip(b"\n") for line in lines)
+
+    def repair_pending(self) -> int:
+        """The bytes the first write copies aside before it writes: a torn last line (to
+        `.torn`, then cut), the unreadable lines (to `.bad`)."""
+        torn = self._tail if self._tail is not None and self._torn else 0
+        return torn + sum(length for _, length in self._aside_spans) + sum(map(len, self._aside))
+
+    def repair_now(self) -> None:
+        """The repairs the first write makes before it writes, made now (from the session's
+        lane, off the event loop: hundreds of MB, each line read again from the file,
+        written and synced): the torn last line copied aside and cut, the unreadable lines
+        copied aside. Nothing is done when the file held is no longer the one read, nor of
+        the size and time it had: the write then says so. A failure is raised, the rest
+        left to the write (which meets it again, and answers it)."""
+        with self._writing:
+            if self._fd is None or self.moved_on():
+                return
+            if self._tail is not None:
+                self._repair_tail()
+                self._mtime = os.fstat(self._fd).st_mtime_ns  # its own change, not another's
+            if self._aside or self._aside_spans:
+                self._write_aside()
 
     def _write_aside(self) -> None:
         """The unreadable lines the load found, read again from the file held (unchanged
@@ -238,12 +265,17 @@ class Transcript(TranscriptFile):
         self._ensure_loaded()
         batch = list(events)
         parts = encode_parts(batch)
+        with self._writing:
+            self._append_parts(batch, parts)
+
+    def _append_parts(self, batch: list[Event], parts: list[bytes]) -> None:
         self.check_current()
         if self._tail is not None:  # a torn tail is cut before anything lands after it
             self._repair_tail()
         if self._aside or self._aside_spans:
             self._write_aside()
         fd = self._fd
+        assert fd is not None  # (append_many found it open, and check_current kept it)
         start = os.lseek(fd, 0, os.SEEK_END)
         try:
             write_parts(fd, parts)

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from baton.core.compaction import engine
-from baton.core.compaction.commit import PreparedSummary, check_retention
+from baton.core.compaction.commit import PreparedSummary, check_ahead
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
@@ -120,8 +120,8 @@ class Lanes:
 
             async def prepare() -> PreparedSummary:
                 prepared = await engine.summarize(session, asked, work, view)
-                # the check of what it kept reads the summary alone: made here too
-                prepared.retained = check_retention(prepared, work, transcript_path)
+                # the checks of what it kept and dropped read the summary alone: made here too
+                check_ahead(prepared, work, transcript_path)
                 folders = work.workspace_folders
                 prepared.held = read_held(revision, held, folders, files=files is not None)
                 return prepared

@@ -68,9 +68,9 @@ def _standard(ls: BatonServer, feature: Feature) -> Callable[[Any], Any]:
     return endpoint
 
 
-def _request(ls: BatonServer, method: str) -> Callable[[Any], Awaitable[Json]]:
+def _request(ls: BatonServer, method: str) -> Callable[[Any], Awaitable[Json | str]]:
     @guarded
-    async def endpoint(params: Any) -> Json:
+    async def endpoint(params: Any) -> Json | str:  # str: a large answer's JSON text
         return await ls.routes.requests[method](params)
 
     endpoint.__name__ = endpoint.__qualname__ = method

@@ -24,6 +24,8 @@ from baton import protocol as p
 from baton.core.conversation.messages import WireModel
 from baton.core.errors import BatonError
 from baton.core.memory import ReleaseAfterWork
+from baton.lsp.dispatch import encoded
+from baton.lsp.dispatch.rpc import Encoded
 from baton.lsp.features.common import (
     Call,
     Handler,
@@ -40,7 +42,7 @@ log = logging.getLogger(__name__)
 
 Json = dict[str, Any]
 
-RequestEndpoint = Callable[[Any], Awaitable[Json]]
+RequestEndpoint = Callable[[Any], Awaitable[Json | Encoded]]  # large: its text
 CommandEndpoint = Callable[[list[Any], Any], Awaitable[Json]]
 NotificationEndpoint = Callable[[Any], None]
 
@@ -72,11 +74,14 @@ def _check(name: str, handler: Callable[..., Any], model: type[BaseModel]) -> No
 def _request(
     ls: BatonServer, spec: p.Request, handler: Handler, release: ReleaseAfterWork
 ) -> RequestEndpoint:
-    async def endpoint(params: Any) -> Json:
+    async def endpoint(params: Any) -> Json | Encoded:
         try:
             args = parse(spec.params, params)
             token = work_done_token(params) if spec.progress else None
-            return answer(spec.result, await handler(Call(ls, token), args))
+            result = await handler(Call(ls, token), args)
+            if isinstance(result, spec.result) and encoded.large(result):
+                return await encoded.encoded(result)  # made off the event loop
+            return answer(spec.result, result)
         finally:
             release.worked()
 

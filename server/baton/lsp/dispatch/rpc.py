@@ -63,6 +63,11 @@ def make_converter() -> Converter:
     return converter
 
 
+class Encoded(str):
+    """An answer's JSON text made already (a large one, off the event loop: `encoded.py`),
+    written as it is."""
+
+
 class BatonProtocol(LifecycleProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
@@ -226,6 +231,25 @@ class BatonProtocol(LifecycleProtocol):
                 code=error.code, message=redaction.redact(error.message), data=_redacted(error.data)
             )
         super()._send_response(msg_id, result, error)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's, but for an answer whose JSON text was made already (`Encoded`, a large
+        one, made off the event loop): written as it is, not dumped again here."""
+        result = getattr(data, "result", None)
+        if not isinstance(data, JsonRPCResponseMessage) or not isinstance(result, Encoded):
+            super()._send_data(data)
+            return
+        if self.writer is None:
+            log.error("an answer is not sent: no transport")
+            return
+        body = f'{{"id": {json.dumps(data.id)}, "jsonrpc": "2.0", "result": {result}}}'
+        if self._include_headers:
+            body = (
+                f"Content-Length: {len(body)}\r\n"  # ASCII: characters are bytes
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
+            )
+        # (a WebSocket's writer hands back its send, scheduled and kept already)
+        self.writer.write(body.encode(self.CHARSET))
 
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
         """An error response; `msg_id` None answers a message whose id is unknown."""

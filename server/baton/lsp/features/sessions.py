@@ -32,7 +32,7 @@ async def create(call: Call, args: p.CreateParams) -> p.SessionInfo:
 
 
 async def list_sessions(call: Call, args: p.NoParams) -> p.SessionList:
-    return p.SessionList(sessions=[info(call, s) for s in call.service.list_sessions()])
+    return p.SessionList(sessions=[info(call, s) for s in await call.service.list_sessions()])
 
 
 async def get(call: Call, args: p.PageParams) -> p.SessionView:
@@ -96,6 +96,7 @@ async def delete(call: Call, args: p.SessionParams) -> p.Empty:
 async def append(call: Call, args: p.AppendParams) -> p.AppendResult:
     # a large batch is built and counted in a worker thread first (heavy.py)
     messages = await heavy.counted_messages(call.service.session(args.session_id), args.messages)
+    await call.service.repaired(args.session_id)  # a large repair: off the event loop
     done = call.service.append(args.session_id, messages, args.client_context)
     return p.AppendResult(message_ids=done.message_ids, usage=done.usage, repairs=done.repairs)
 
@@ -105,6 +106,7 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
 
     service = call.service
     service.replies.check_can_send(args.session_id)  # an unknown id or no key fails before progress
+    await service.repaired(args.session_id)  # a large repair: off the event loop
     async with work_done(call.ls, "Baton: reply", call.token) as reporter:
         host = LspToolHost(call.ls)
         attachments = [

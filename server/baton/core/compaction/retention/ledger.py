@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from baton.core.compaction.retention.facts import (
     CountText,
@@ -23,7 +24,7 @@ from baton.core.compaction.retention.summary_facts import carried_facts
 from baton.core.conversation.boundary import Retention, RetentionFigure
 from baton.core.conversation.messages import Message
 
-__all__ = ["PROMPT_PREFIX_CHARS", "found_in", "retention"]
+__all__ = ["PROMPT_PREFIX_CHARS", "Unkept", "found_in", "retention", "unkept"]
 
 
 def _is_word(char: str) -> bool:
@@ -51,6 +52,31 @@ def found_in(haystack: str, needle: str, prefix: int | None = None) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Unkept:
+    """The span's prompts, errors and standing instructions that neither a summary nor the
+    kept messages carry, found ahead of the commit (off the event loop: tens of thousands
+    of prompts on a long span). They do not depend on the files the commit restores; the
+    paths, which do, are checked at the commit. Used for the summary it was found for."""
+
+    summary_text: str
+    prompts: list[str]
+    errors: list[str]
+    instructions: list[str]
+
+
+def unkept(facts: SpanFacts, summary_text: str, kept: list[Message]) -> Unkept:
+    """What of `facts` (the summarized span's) neither `summary_text` nor `kept` carries."""
+    haystack = normalize(summary_text) + "\n" + message_haystack(kept)
+    prefix = PROMPT_PREFIX_CHARS
+    return Unkept(
+        summary_text,
+        [p for p, key in facts.unique_prompts.items() if not found_in(haystack, key, prefix)],
+        [e for e, key in facts.unique_errors.items() if not found_in(haystack, key)],
+        [i for i, key in facts.unique_instructions.items() if not found_in(haystack, key)],
+    )
+
+
 def retention(
     summarized: list[Message],
     summary_text: str,
@@ -61,6 +87,7 @@ def retention(
     transcript_path: str | None = None,
     facts: SpanFacts | None = None,
     restored: Sequence[str] = (),
+    ahead: Unkept | None = None,
 ) -> tuple[Retention, str | None]:
     """How many of the summarized messages' facts survive in `summary_text` or in the kept
     messages, and a ledger of the missing ones (None when nothing is missing).
@@ -75,11 +102,13 @@ def retention(
     the full text. With the full ledger appended, every fact is found. `facts` are the
     summarized messages' facts when the caller has them already (the summarizer was given
     the same ones). The paths of the files the compaction restores (`restored`) are kept.
+    `ahead`: the other facts not carried, found ahead for this summary (`unkept`).
     """
     if facts is None:
         facts = SpanFacts.extract(summarized)
+    if ahead is None or ahead.summary_text != summary_text:
+        ahead = unkept(facts, summary_text, kept)
     summary = normalize(summary_text)
-    haystack = summary + "\n" + message_haystack(kept)
     # A path survives when the summary names it or a kept message touches it (a path only
     # mentioned in a kept tool result's output would not be a fact of the next round).
     kept_paths = [touch.path for touch in touched_paths(kept)]
@@ -89,12 +118,12 @@ def retention(
     prompts, paths, errors = facts.unique_prompts, facts.unique_paths, facts.unique_errors
 
     missing = (
-        [p for p, key in prompts.items() if not found_in(haystack, key, PROMPT_PREFIX_CHARS)],
+        ahead.prompts,
         [p for p, key in paths.items() if not found_in(path_haystack, key)],
-        [e for e, key in errors.items() if not found_in(haystack, key)],
+        ahead.errors,
     )
     standing = facts.unique_instructions
-    lost = [i for i, key in standing.items() if not found_in(haystack, key)]
+    lost = ahead.instructions
     figures = Retention(
         prompts=RetentionFigure(kept=len(prompts) - len(missing[0]), total=len(prompts)),
         paths=RetentionFigure(kept=len(paths) - len(missing[1]), total=len(paths)),

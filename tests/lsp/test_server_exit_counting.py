@@ -3,18 +3,16 @@ batch, a draft's usage): the process ends then, nothing of the request written."
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from lsp_harness import conversation
-from test_server_exit_compacting import until_held
-from test_server_exit_reading import holding_server
-from test_server_lifecycle import INITIALIZED, SHUTDOWN, exit_code, initialize, read_back, request
+from lsp_harness import server_env
+from test_server_lifecycle import read_back, request, session_with, shutdown_then_exit, started
 from test_server_malformed import RawPipe
 
 from baton import protocol
 from baton.core.service import heavy
+from baton_testkit.holding import holding, no_traceback, until_held
 
 BATCH = "baton.core.conversation.session.Session:prepared"  # an append's batch counted
 DRAFT = f"{heavy.__name__}.draft_tokens"  # a draft's tokens counted
@@ -38,29 +36,14 @@ async def test_exit_ends_the_process_while_a_requests_input_is_counted(
     the append never written."""
     assert len(LONG) > heavy.OFF_LOOP_CHARS
     data_dir = tmp_path / "data"
-    process = await holding_server(data_dir, target)
-    raw = RawPipe(process)
-    try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send(INITIALIZED)
-        await raw.send(request(2, protocol.SESSION_CREATE, {}))
-        sid = (await raw.response(2))["result"]["sessionId"]
-        append = {"sessionId": sid, "messages": conversation(4)}
-        await raw.send(request(3, protocol.SESSION_APPEND, append))
-        ids = (await raw.response(3))["result"]["messageIds"]
+    async with holding(target, ["serve"], server_env(data_dir)) as process:
+        raw = RawPipe(process)
+        await started(raw)
+        sid, ids = await session_with(raw, 4)
         await raw.send(held_request(target, sid))
-        await until_held(process)
-        told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
-        await raw.send(SHUTDOWN)
-        await raw.response(2)
-        code = await exit_code(raw)  # the count is held still: it never finishes
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
-    stderr = (await told).decode()
-    assert "Traceback" not in stderr, stderr[-2000:]
+        told = await until_held(process)
+        code = await shutdown_then_exit(raw)  # the count is held still: it never finishes
+    await no_traceback(told)
     assert code == 0
 
     view = await read_back(data_dir, sid)

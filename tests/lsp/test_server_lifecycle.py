@@ -272,21 +272,13 @@ async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_trace
     raw = RawPipe(process)
     told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
     try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        await raw.send(request(2, protocol.SESSION_CREATE, {}))
-        sid = (await raw.response(2))["result"]["sessionId"]
-        append = {"sessionId": sid, "messages": conversation(1_500)}
-        await raw.send(request(3, protocol.SESSION_APPEND, append))
-        ids = (await raw.response(3))["result"]["messageIds"]
+        await started(raw)
+        sid, ids = await session_with(raw, 1_500)
         compact = {"sessionId": sid, "workDoneToken": "compacting"}
         await raw.send(request(4, protocol.COMPACT, compact))
         while (await raw.receive()).get("method") != "$/progress":
             pass  # the compaction has begun
-        await raw.send(SHUTDOWN)
-        await raw.response(2)
-        code = await exit_code(raw)
+        code = await shutdown_then_exit(raw)
     finally:
         if process.returncode is None:
             process.kill()
@@ -303,6 +295,31 @@ async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_trace
 
 def request(msg_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+
+
+async def started(raw: RawPipe) -> None:
+    """`initialize`, answered, then `initialized`."""
+    await raw.send(initialize(1))
+    await raw.response(1)
+    await raw.send(INITIALIZED)
+
+
+async def session_with(raw: RawPipe, turns: int) -> tuple[str, list[str]]:
+    """A new session holding `conversation(turns)` (requests 2 and 3): its id, the ids
+    of its messages."""
+    await raw.send(request(2, protocol.SESSION_CREATE, {}))
+    sid: str = (await raw.response(2))["result"]["sessionId"]
+    append = {"sessionId": sid, "messages": conversation(turns)}
+    await raw.send(request(3, protocol.SESSION_APPEND, append))
+    ids: list[str] = (await raw.response(3))["result"]["messageIds"]
+    return sid, ids
+
+
+async def shutdown_then_exit(raw: RawPipe) -> int:
+    """`shutdown`, answered, then `exit`: the exit code."""
+    await raw.send(SHUTDOWN)
+    await raw.response(2)
+    return await exit_code(raw)
 
 
 async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:

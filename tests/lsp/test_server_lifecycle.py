@@ -337,3 +337,29 @@ async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:
             again.kill()
         await again.wait()
     return view
+
+
+@pytest.mark.parametrize("odd", [[1], {"n": 1}, 1.5, True, None], ids=repr)
+async def test_a_cancel_naming_no_request_id_is_dropped_without_a_traceback(
+    tmp_path: Path, odd: object
+) -> None:
+    """$/cancelRequest whose id is a list or an object (no request id of JSON-RPC's, a
+    number or a string) was handed to pygls, which failed to look it up ("unhashable type:
+    'list'"), logged as an error with its traceback on stderr. It is dropped with one
+    line; the server serves on."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+    try:
+        await started(raw)
+        await raw.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": odd}})
+        await raw.send({**LIST, "id": 3})
+        assert (await raw.response(3))["result"] == {"sessions": []}
+        code = await shutdown_then_exit(raw)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    stderr = (await told).decode()
+    assert "Traceback" not in stderr and " ERROR " not in stderr, stderr[-2000:]
+    assert code == 0

@@ -43,6 +43,16 @@ def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**obj)
 
 
+def _unusable_cancel(message: dict[str, Any]) -> bool:
+    """A `$/cancelRequest` whose id names no request (a list, an object: JSON-RPC's ids
+    are numbers and strings)."""
+    if message.get("method") != "$/cancelRequest" or "id" in message:
+        return False
+    params = message.get("params")
+    msg_id = params.get("id") if isinstance(params, dict) else None
+    return isinstance(msg_id, list | dict)
+
+
 def _arguments_problem(message: dict[str, Any]) -> str | None:
     """Why an executeCommand request's `arguments` is no array, or None."""
     params = message.get("params")
@@ -111,6 +121,9 @@ class BatonProtocol(LifecycleProtocol):
             if "id" in message:  # a notification out of turn is dropped (LSP)
                 log.info("request %r refused: %s", message["id"], refusal.message)
                 self.send_error(message["id"], refusal)
+            return
+        if _unusable_cancel(message):  # pygls would look it up among its requests and fail
+            log.warning("dropped a $/cancelRequest whose id is no number or string")
             return
         problem = _arguments_problem(message)
         if problem is not None:  # lsprotocol would read an object's keys as the arguments

@@ -339,22 +339,30 @@ async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:
     return view
 
 
+CANCELS = {"$/cancelRequest": "id", "window/workDoneProgress/cancel": "token"}
+
+
+@pytest.mark.parametrize("method", list(CANCELS))
 @pytest.mark.parametrize("odd", [[1], {"n": 1}, 1.5, True, None], ids=repr)
 async def test_a_cancel_naming_no_request_id_is_dropped_without_a_traceback(
-    tmp_path: Path, odd: object
+    tmp_path: Path, odd: object, method: str
 ) -> None:
-    """$/cancelRequest whose id is a list or an object (no request id of JSON-RPC's, a
-    number or a string) was handed to pygls, which failed to look it up ("unhashable type:
-    'list'"), logged as an error with its traceback on stderr. It is dropped with one
-    line; the server serves on."""
+    """$/cancelRequest whose id (window/workDoneProgress/cancel whose token) is a list or
+    an object (JSON-RPC's ids and LSP's tokens are numbers and strings) was handed to
+    pygls, which failed to look it up ("unhashable type: 'list'"), logged as an error with
+    its traceback on stderr (the progress cancel's also told the client, in a log message
+    of type Error). It is dropped with one line; the server serves on."""
     process = await spawn_stdio(tmp_path / "data")
     raw = RawPipe(process)
     told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
     try:
         await started(raw)
-        await raw.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": odd}})
+        params = {CANCELS[method]: odd}
+        await raw.send({"jsonrpc": "2.0", "method": method, "params": params})
         await raw.send({**LIST, "id": 3})
-        assert (await raw.response(3))["result"] == {"sessions": []}
+        while (answer := await raw.receive()).get("id") != 3:
+            assert answer.get("method") != "window/logMessage", answer
+        assert answer["result"] == {"sessions": []}
         code = await shutdown_then_exit(raw)
     finally:
         if process.returncode is None:

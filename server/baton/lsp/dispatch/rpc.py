@@ -43,14 +43,19 @@ def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**obj)
 
 
-def _unusable_cancel(message: dict[str, Any]) -> bool:
-    """A `$/cancelRequest` whose id names no request (a list, an object: JSON-RPC's ids
-    are numbers and strings)."""
-    if message.get("method") != "$/cancelRequest" or "id" in message:
-        return False
+# a cancel's notification, and the param naming what it cancels
+CANCELS = {"$/cancelRequest": "id", "window/workDoneProgress/cancel": "token"}
+
+
+def _unusable_cancel(message: dict[str, Any]) -> str | None:
+    """The method of a cancel whose id (or progress token) names nothing (a list, an
+    object: JSON-RPC's ids and LSP's tokens are numbers and strings), else None."""
+    method = message.get("method")
+    if method not in CANCELS or "id" in message:
+        return None
     params = message.get("params")
-    msg_id = params.get("id") if isinstance(params, dict) else None
-    return isinstance(msg_id, list | dict)
+    named = params.get(CANCELS[method]) if isinstance(params, dict) else None
+    return method if isinstance(named, list | dict) else None
 
 
 def _arguments_problem(message: dict[str, Any]) -> str | None:
@@ -122,8 +127,8 @@ class BatonProtocol(LifecycleProtocol):
                 log.info("request %r refused: %s", message["id"], refusal.message)
                 self.send_error(message["id"], refusal)
             return
-        if _unusable_cancel(message):  # pygls would look it up among its requests and fail
-            log.warning("dropped a $/cancelRequest whose id is no number or string")
+        if cancel := _unusable_cancel(message):  # pygls would look it up, and fail
+            log.warning("dropped a %s naming no number or string", cancel)
             return
         problem = _arguments_problem(message)
         if problem is not None:  # lsprotocol would read an object's keys as the arguments

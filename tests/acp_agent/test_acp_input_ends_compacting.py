@@ -5,29 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from baton_testkit.acp_client import WAIT, agent_env
 from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.holding import holding, no_traceback, until_held
 
-HELD = "held by the test"  # said on stderr once the compaction's summary is held
-
-# `baton acp` whose offline compaction holds its lane's thread, never to let it go: the
-# summary is never written, and nothing the thread's loop is told reaches it
-HOLDING = f"""
-import runpy, sys, threading
-from baton.core.compaction import engine
-
-async def summarize(*args, **kwargs):
-    print({HELD!r}, file=sys.stderr, flush=True)
-    threading.Event().wait()
-
-engine.summarize = summarize
-sys.argv = ["baton", "acp", *sys.argv[1:]]
-runpy.run_module("baton", run_name="__main__", alter_sys=True)
-"""
+# the summary is never written: /compact's offline compaction holds its lane's thread
+SUMMARY = "baton.core.compaction.engine.summarize"
 
 
 class Pipe:
@@ -60,15 +46,6 @@ def prompt(request_id: int, sid: str, text: str) -> dict[str, Any]:
     return request(request_id, "session/prompt", {"sessionId": sid, "prompt": content})
 
 
-async def until_held(process: asyncio.subprocess.Process) -> None:
-    assert process.stderr is not None
-    while True:
-        line = await asyncio.wait_for(process.stderr.readline(), WAIT)
-        assert line, "the agent ended before its compaction was held"
-        if line.decode().strip() == HELD:
-            return
-
-
 async def test_acp_ends_when_its_input_closes_while_a_compaction_summarizes(
     tmp_path: Path, fake_anthropic: FakeAnthropic
 ) -> None:
@@ -79,15 +56,9 @@ async def test_acp_ends_when_its_input_closes_while_a_compaction_summarizes(
     settings = tmp_path / "settings.json"
     settings.write_text(json.dumps({"summarizer": "extractive"}), encoding="utf-8")
     data_dir = tmp_path / "data"
-    process = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-c", HOLDING, "--settings", str(settings)],
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=agent_env(data_dir, fake_anthropic.base_url),
-    )
-    pipe = Pipe(process)
-    try:
+    args = ["acp", "--settings", str(settings)]
+    async with holding(SUMMARY, args, agent_env(data_dir, fake_anthropic.base_url)) as process:
+        pipe = Pipe(process)
         await pipe.send(request(1, "initialize", {"protocolVersion": 1}))
         await pipe.answer(1)
         await pipe.send(request(2, "session/new", {"cwd": str(tmp_path), "mcpServers": []}))
@@ -97,17 +68,11 @@ async def test_acp_ends_when_its_input_closes_while_a_compaction_summarizes(
             await pipe.send(prompt(3 + turn, sid, f"Question {turn}: " + "words " * 80))
             assert (await pipe.answer(3 + turn))["result"]["stopReason"] == "end_turn"
         await pipe.send(prompt(10, sid, "/compact"))
-        await until_held(process)
-        told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+        told = await until_held(process, WAIT)
         assert process.stdin is not None
         process.stdin.close()
         code = await asyncio.wait_for(process.wait(), WAIT)  # the summary is held still
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
-    stderr = (await told).decode()
-    assert "Traceback" not in stderr, stderr[-2000:]
+    await no_traceback(told)
     assert code == 0
     [transcript] = (data_dir / "sessions").glob("*.jsonl")
     events = [json.loads(line) for line in transcript.read_text().splitlines()]

@@ -4,50 +4,34 @@ the compaction cancelled before it committed, and the transcript reads back whol
 from __future__ import annotations
 
 import asyncio
-import sys
+import signal
 from pathlib import Path
 
-from lsp_harness import WAIT_SECONDS, conversation, server_env
-from test_server_lifecycle import INITIALIZED, SHUTDOWN, exit_code, initialize, read_back, request
+import pytest
+from lsp_harness import WAIT_SECONDS, server_env
+from test_server_lifecycle import (
+    initialize,
+    read_back,
+    request,
+    session_with,
+    shutdown_then_exit,
+    started,
+)
 from test_server_malformed import RawPipe
+from test_server_transports import LISTENING, TOKEN
 
 from baton import protocol
+from baton_testkit.holding import holding, no_traceback, until_held
 
-HELD = "held by the test"  # said on stderr once the compaction's thread is held
-
-# `python -m baton serve` whose offline compaction holds its worker thread, never to let
-# it go: the summary is never written, and nothing the thread's loop is told reaches it
-HOLDING = f"""
-import runpy, sys, threading
-from baton.core.compaction import engine
-
-async def summarize(*args, **kwargs):
-    print({HELD!r}, file=sys.stderr, flush=True)
-    threading.Event().wait()
-
-engine.summarize = summarize
-sys.argv = ["baton", "serve"]
-runpy.run_module("baton", run_name="__main__", alter_sys=True)
-"""
+# the summary is never written: the compaction holds its worker thread
+SUMMARY = "baton.core.compaction.engine.summarize"
 
 
-async def holding_server(data_dir: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        *[sys.executable, "-c", HOLDING],
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(data_dir),
-    )
+class Connection:
+    """A TCP connection's two ends where RawPipe reads a process's pipes."""
 
-
-async def until_held(process: asyncio.subprocess.Process) -> None:
-    assert process.stderr is not None
-    while True:
-        line = await asyncio.wait_for(process.stderr.readline(), WAIT_SECONDS)
-        assert line, "the server ended before its compaction was held"
-        if line.decode().strip() == HELD:
-            return
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.stdout, self.stdin = reader, writer
 
 
 async def test_exit_ends_the_process_while_an_offline_compactions_thread_still_runs(
@@ -57,32 +41,81 @@ async def test_exit_ends_the_process_while_an_offline_compactions_thread_still_r
     process waited for the thread to finish (some 4 s for 3,000 messages), forever for
     one that never does. It ends at `exit` now, with the thread still held."""
     data_dir = tmp_path / "data"
-    process = await holding_server(data_dir)
-    raw = RawPipe(process)
-    try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send(INITIALIZED)
-        await raw.send(request(2, protocol.SESSION_CREATE, {}))
-        sid = (await raw.response(2))["result"]["sessionId"]
-        append = {"sessionId": sid, "messages": conversation(40)}
-        await raw.send(request(3, protocol.SESSION_APPEND, append))
-        ids = (await raw.response(3))["result"]["messageIds"]
+    async with holding(SUMMARY, ["serve"], server_env(data_dir)) as process:
+        raw = RawPipe(process)
+        await started(raw)
+        sid, ids = await session_with(raw, 40)
         await raw.send(request(4, protocol.COMPACT, {"sessionId": sid}))
-        await until_held(process)
-        told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
-        await raw.send(SHUTDOWN)
-        await raw.response(2)
-        code = await exit_code(raw)  # the thread is held still: it never finishes
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
-    stderr = (await told).decode()
-    assert "Traceback" not in stderr, stderr[-2000:]
+        told = await until_held(process)
+        code = await shutdown_then_exit(raw)  # the thread is held still: it never finishes
+    await no_traceback(told)
     assert code == 0
 
     view = await read_back(data_dir, sid)
     assert "damaged" not in view["session"]
+    assert view["session"]["compactions"] == 0
+    assert [m["id"] for m in view["messages"]] == ids
+
+
+@pytest.mark.parametrize("end", ["input closed", "SIGTERM", "exit without shutdown"])
+async def test_the_process_ends_however_it_is_ended_while_a_compactions_thread_runs(
+    tmp_path: Path, end: str
+) -> None:
+    """The client closed the server's input, or SIGTERM came, or `exit` without
+    `shutdown`, while an offline compaction ran in its worker thread: the compaction was
+    cancelled as the process ended and waited for its thread to stop, forever for one
+    held (only `shutdown` then `exit` ended it). It ends at once now, nothing written."""
+    data_dir = tmp_path / "data"
+    async with holding(SUMMARY, ["serve"], server_env(data_dir)) as process:
+        raw = RawPipe(process)
+        await started(raw)
+        sid, ids = await session_with(raw, 40)
+        await raw.send(request(4, protocol.COMPACT, {"sessionId": sid}))
+        told = await until_held(process)
+        assert process.stdin is not None
+        if end == "input closed":
+            process.stdin.close()
+        elif end == "SIGTERM":
+            process.send_signal(signal.SIGTERM)
+        else:
+            await raw.send({"jsonrpc": "2.0", "method": "exit"})
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)  # the thread is held
+    await no_traceback(told)
+    assert code == (1 if end == "exit without shutdown" else 0)
+
+    view = await read_back(data_dir, sid)
+    assert view["session"]["compactions"] == 0
+    assert [m["id"] for m in view["messages"]] == ids
+
+
+async def test_a_network_server_ends_when_its_client_vanishes_while_a_compaction_runs(
+    tmp_path: Path,
+) -> None:
+    """`baton serve --tcp` whose client's connection was reset while an offline compaction
+    ran in its worker thread: the server waited for the thread to stop before it ended,
+    forever for one held. It ends at once now, nothing written."""
+    data_dir = tmp_path / "data"
+    serve = ["serve", "--tcp", "127.0.0.1:0"]
+    async with holding(SUMMARY, serve, server_env(data_dir)) as process:
+        assert process.stderr is not None
+        token, port = "", 0
+        while not port:
+            line = await asyncio.wait_for(process.stderr.readline(), WAIT_SECONDS)
+            assert line, "the server ended before it listened"
+            token = printed.group(1).decode() if (printed := TOKEN.search(line)) else token
+            port = int(found.group(3)) if (found := LISTENING.search(line)) else 0
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        raw = RawPipe(Connection(reader, writer))  # type: ignore[arg-type]
+        await raw.send(initialize(1, batonToken=token))
+        await raw.response(1)
+        sid, ids = await session_with(raw, 40)
+        await raw.send(request(4, protocol.COMPACT, {"sessionId": sid}))
+        told = await until_held(process)
+        writer.transport.abort()  # a reset, as when the editor is killed
+        code = await asyncio.wait_for(process.wait(), WAIT_SECONDS)  # the thread is held
+    await no_traceback(told)
+    assert code == 0
+
+    view = await read_back(data_dir, sid)
     assert view["session"]["compactions"] == 0
     assert [m["id"] for m in view["messages"]] == ids

@@ -272,21 +272,13 @@ async def test_shutdown_and_exit_while_an_offline_compaction_runs_print_no_trace
     raw = RawPipe(process)
     told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
     try:
-        await raw.send(initialize(1))
-        await raw.response(1)
-        await raw.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        await raw.send(request(2, protocol.SESSION_CREATE, {}))
-        sid = (await raw.response(2))["result"]["sessionId"]
-        append = {"sessionId": sid, "messages": conversation(1_500)}
-        await raw.send(request(3, protocol.SESSION_APPEND, append))
-        ids = (await raw.response(3))["result"]["messageIds"]
+        await started(raw)
+        sid, ids = await session_with(raw, 1_500)
         compact = {"sessionId": sid, "workDoneToken": "compacting"}
         await raw.send(request(4, protocol.COMPACT, compact))
         while (await raw.receive()).get("method") != "$/progress":
             pass  # the compaction has begun
-        await raw.send(SHUTDOWN)
-        await raw.response(2)
-        code = await exit_code(raw)
+        code = await shutdown_then_exit(raw)
     finally:
         if process.returncode is None:
             process.kill()
@@ -305,6 +297,31 @@ def request(msg_id: int, method: str, params: dict[str, object]) -> dict[str, ob
     return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
 
 
+async def started(raw: RawPipe) -> None:
+    """`initialize`, answered, then `initialized`."""
+    await raw.send(initialize(1))
+    await raw.response(1)
+    await raw.send(INITIALIZED)
+
+
+async def session_with(raw: RawPipe, turns: int) -> tuple[str, list[str]]:
+    """A new session holding `conversation(turns)` (requests 2 and 3): its id, the ids
+    of its messages."""
+    await raw.send(request(2, protocol.SESSION_CREATE, {}))
+    sid: str = (await raw.response(2))["result"]["sessionId"]
+    append = {"sessionId": sid, "messages": conversation(turns)}
+    await raw.send(request(3, protocol.SESSION_APPEND, append))
+    ids: list[str] = (await raw.response(3))["result"]["messageIds"]
+    return sid, ids
+
+
+async def shutdown_then_exit(raw: RawPipe) -> int:
+    """`shutdown`, answered, then `exit`: the exit code."""
+    await raw.send(SHUTDOWN)
+    await raw.response(2)
+    return await exit_code(raw)
+
+
 async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:
     """`sid`'s view as a fresh server reads it from `data_dir` (then ended by `exit`)."""
     again = await spawn_stdio(data_dir, stderr=asyncio.subprocess.DEVNULL)
@@ -320,3 +337,37 @@ async def read_back(data_dir: Path, sid: str) -> dict[str, Any]:
             again.kill()
         await again.wait()
     return view
+
+
+CANCELS = {"$/cancelRequest": "id", "window/workDoneProgress/cancel": "token"}
+
+
+@pytest.mark.parametrize("method", list(CANCELS))
+@pytest.mark.parametrize("odd", [[1], {"n": 1}, 1.5, True, None], ids=repr)
+async def test_a_cancel_naming_no_request_id_is_dropped_without_a_traceback(
+    tmp_path: Path, odd: object, method: str
+) -> None:
+    """$/cancelRequest whose id (window/workDoneProgress/cancel whose token) is a list or
+    an object (JSON-RPC's ids and LSP's tokens are numbers and strings) was handed to
+    pygls, which failed to look it up ("unhashable type: 'list'"), logged as an error with
+    its traceback on stderr (the progress cancel's also told the client, in a log message
+    of type Error). It is dropped with one line; the server serves on."""
+    process = await spawn_stdio(tmp_path / "data")
+    raw = RawPipe(process)
+    told = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+    try:
+        await started(raw)
+        params = {CANCELS[method]: odd}
+        await raw.send({"jsonrpc": "2.0", "method": method, "params": params})
+        await raw.send({**LIST, "id": 3})
+        while (answer := await raw.receive()).get("id") != 3:
+            assert answer.get("method") != "window/logMessage", answer
+        assert answer["result"] == {"sessions": []}
+        code = await shutdown_then_exit(raw)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    stderr = (await told).decode()
+    assert "Traceback" not in stderr and " ERROR " not in stderr, stderr[-2000:]
+    assert code == 0

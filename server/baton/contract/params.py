@@ -67,7 +67,9 @@ class CreateParams(Params):
     title: str | None = None
     system_prompt: str | None = None
     # a blank one: none given (the `model` setting's)
-    model: Annotated[str, StringConstraints(strip_whitespace=True), OneLine] | None = None
+    model: (
+        Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), OneLine] | None
+    ) = None
     client_context: ClientContext | None = Field(
         default=None, description="what the client sends besides the messages (it counts)"
     )

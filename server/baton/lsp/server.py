@@ -133,6 +133,13 @@ class BatonServer(LanguageServer):
         except Exception:  # each use retries and answers the failure itself
             log.exception("loading the server failed")
 
+    def ending(self) -> None:
+        """The process ends (`exit`, its input closed, SIGTERM, a network client gone): work
+        cancelled in a session's lane no longer waits for its thread to stop (it writes
+        nothing, and a held one would hold the end forever)."""
+        if self._service is not None:
+            self._service.lanes.close()
+
     def load_after_answer(self) -> None:
         """`load` once the message being handled is answered (pygls answers `initialize`
         before the event loop runs what is scheduled now)."""
@@ -205,6 +212,8 @@ class BatonServer(LanguageServer):
             except asyncio.CancelledError:
                 if output.failed is None and not stopped.is_set():
                     raise  # cancelled by the output's failure or SIGTERM alone
+            finally:  # before asyncio.run cancels what still runs, and waits for it
+                self.ending()
 
         try:
             asyncio.run(serve())

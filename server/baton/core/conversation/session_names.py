@@ -9,12 +9,24 @@ from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.transcript import check_writable
 from baton.core.errors import InvalidParams
 
+SESSION_ID_MAX_CHARS = 128  # as SESSION_ID takes them
+SHOWN_ID_CHARS = 60  # of a refused id far longer than any: its start and its length
+
 
 def check_session_id(session_id: object) -> str:
     """A session id names a file: letters, digits, `_` and `-` only (no path tricks)."""
     if not isinstance(session_id, str) or not SESSION_ID.fullmatch(session_id):
-        raise InvalidParams(f"invalid session id {session_id!r}")
+        raise InvalidParams(f"invalid session id {_shown(session_id)}")
     return session_id
+
+
+def _shown(session_id: object) -> str:
+    """The refused id as the error names it: whole, or, far past the longest an id may be
+    (a megabyte sent as one), its start and its length, not quoted whole."""
+    if not isinstance(session_id, str) or len(session_id) <= 2 * SESSION_ID_MAX_CHARS:
+        return repr(session_id)
+    start = repr(session_id[:SHOWN_ID_CHARS])[:-1]
+    return f"{start}...' ({len(session_id):,} characters; an id is at most {SESSION_ID_MAX_CHARS})"
 
 
 def new_session_id() -> str:

@@ -4,13 +4,15 @@ request goes on.
 
 Counting a 50 MB message held the loop for seconds, and every other session's request
 with it. Small inputs are counted where they are (a thread's hop costs more than they do);
-the checks against the session, the write and the change stay on the loop.
+the checks against the session, the write and the change stay on the loop. The thread is
+a daemon one (`lanes.off_loop`): it writes nothing, so an `exit` while it counts ends the
+process at once, the request never carried out.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
+from functools import partial
 
 from baton.core.conversation.messages import (
     ContentBlock,
@@ -21,6 +23,7 @@ from baton.core.conversation.messages import (
     ToolResultBlock,
 )
 from baton.core.conversation.session import Session
+from baton.core.service.lanes import off_loop
 from baton.core.turn.prompt_input import prompt_input
 from baton.core.usage.draft import Draft, draft_tokens
 from baton.core.usage.estimator import Estimator
@@ -54,7 +57,7 @@ async def counted_messages(
     worker thread (`Session.prepared`)."""
     if sum(text_chars(item.content) for item in inputs) < OFF_LOOP_CHARS:
         return inputs
-    return await asyncio.to_thread(session.prepared, inputs)
+    return await off_loop(partial(session.prepared, inputs))
 
 
 async def counted_prompt(
@@ -74,4 +77,4 @@ async def counted_draft(draft: Draft, estimator: Estimator) -> int | None:
     (counted where it is used) otherwise."""
     if text_chars(draft.blocks()) < OFF_LOOP_CHARS:
         return None
-    return await asyncio.to_thread(draft_tokens, draft, estimator)
+    return await off_loop(partial(draft_tokens, draft, estimator))

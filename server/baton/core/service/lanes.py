@@ -203,6 +203,13 @@ def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
     return future
 
 
+async def off_loop(work: Callable[[], T]) -> T:
+    """`work()` in a daemon thread, outside any lane (a request's input counted before it
+    goes on); cancelled, this returns at once, the thread left to end on its own. Only for
+    work that writes nothing: an `exit` ends the process without waiting for it."""
+    return await _daemon(work)
+
+
 async def in_thread(work: Callable[[], T], closing: asyncio.Event | None = None) -> T:
     """`work()` in a daemon thread (the caller holds the lane it belongs to); cancelled,
     this waits for the thread to end, then re-raises. Only for work that writes nothing

@@ -26,6 +26,19 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+QUOTE_CHARS = 1_000  # of a text an error answer carries (as baton acp's answers keep it)
+QUOTE_HEAD, QUOTE_TAIL = 700, 200
+
+
+def bounded(text: str) -> str:
+    """An error's text within bounds: past QUOTE_CHARS it keeps its start and end, so a
+    sentence quoting an id of a megabyte still names it and says why."""
+    if len(text) <= QUOTE_CHARS:
+        return text
+    left_out = len(text) - QUOTE_HEAD - QUOTE_TAIL
+    return f"{text[:QUOTE_HEAD]} … [{left_out:,} characters left out] … {text[-QUOTE_TAIL:]}"
+
+
 def _rpc_code(code: str) -> int:
     return RPC_CODE.get(code, REQUEST_FAILED_RPC)
 
@@ -86,9 +99,10 @@ def to_rpc_error(exc: BaseException) -> JsonRpcException:
     if isinstance(exc, BatonError):
         # a field with no value is left out, as in every answer (never sent as null)
         data = {k: v for k, v in exc.data.items() if v is not None and _is_json(v)}
+        message = bounded(exc.message)
         if exc.code == "invalid_params" and "problems" not in data:
-            data["problems"] = [exc.message]  # every invalid_params lists what was wrong
-        return JsonRpcException(exc.message, _rpc_code(exc.code), {**data, "code": exc.code})
+            data["problems"] = [message]  # every invalid_params lists what was wrong
+        return JsonRpcException(message, _rpc_code(exc.code), {**data, "code": exc.code})
     if is_validation_error(exc):
         problems = field_problems(exc)
         return JsonRpcException(

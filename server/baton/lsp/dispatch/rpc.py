@@ -43,6 +43,21 @@ def _keep_raw(obj: dict[str, Any], cls: type[Any]) -> Any:
     return cls(**obj)
 
 
+# a cancel's notification, and the param naming what it cancels
+CANCELS = {"$/cancelRequest": "id", "window/workDoneProgress/cancel": "token"}
+
+
+def _unusable_cancel(message: dict[str, Any]) -> str | None:
+    """The method of a cancel whose id (or progress token) names nothing (a list, an
+    object: JSON-RPC's ids and LSP's tokens are numbers and strings), else None."""
+    method = message.get("method")
+    if method not in CANCELS or "id" in message:
+        return None
+    params = message.get("params")
+    named = params.get(CANCELS[method]) if isinstance(params, dict) else None
+    return method if isinstance(named, list | dict) else None
+
+
 def _arguments_problem(message: dict[str, Any]) -> str | None:
     """Why an executeCommand request's `arguments` is no array, or None."""
     params = message.get("params")
@@ -116,6 +131,9 @@ class BatonProtocol(LifecycleProtocol):
             if "id" in message:  # a notification out of turn is dropped (LSP)
                 log.info("request %r refused: %s", message["id"], refusal.message)
                 self.send_error(message["id"], refusal)
+            return
+        if cancel := _unusable_cancel(message):  # pygls would look it up, and fail
+            log.warning("dropped a %s naming no number or string", cancel)
             return
         problem = _arguments_problem(message)
         if problem is not None:  # lsprotocol would read an object's keys as the arguments

@@ -87,6 +87,7 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
         finally:
             admission.leave(waiting)
             if gate.open or stop_event.is_set():
+                server.ending()
                 server.shutdown()  # type: ignore[no-untyped-call]
             else:  # never let in: the server serves on
                 await _close(writer)
@@ -177,6 +178,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
             if waiting is not None:
                 admission.leave(waiting)
             if gate.open or stop_event.is_set():
+                server.ending()
                 server.shutdown()  # type: ignore[no-untyped-call]
 
     async def listen() -> Any:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from baton.cli.session_files import LoadedFile
     from baton.core.conversation.session import Session, TokenCounter
     from baton.core.settings import Settings
+    from baton.core.usage.budget import ModelLimits
     from baton.core.usage.estimator import Estimator
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
@@ -193,3 +194,35 @@ def use_model(session: Session, model: str | None, settings: Settings) -> None:
     _, warning = budget_for(model, settings)
     if warning:
         print(f"baton: warning: {warning}", file=sys.stderr)
+
+
+def api_limits(model: str, settings: Settings) -> tuple[ModelLimits | None, str | None]:
+    """The Models API's limits for `model`, asked as a send with a key asks them before its
+    request (once, no retry), or None and why the model table's stand instead. A server
+    with a key counts its meter against the same limits."""
+    import asyncio
+
+    from baton.core import environment
+    from baton.core.service.model_access import KEY_ENV, api_timeout
+    from baton.core.usage.budget import ModelLimits
+
+    key = environment.api_key(os.environ.get(KEY_ENV))
+    if key is None:
+        return None, f"no {KEY_ENV}: a send asks the Models API, whose limits may differ"
+    base_url = settings.resolved_base_url()
+    if base_url is not None and not environment.is_http_url(base_url):
+        return None, "the API's address is no http:// or https:// URL"
+
+    async def ask() -> dict[str, int] | None:
+        from baton.core.model_api.client import AnthropicClient
+
+        client = AnthropicClient(key, base_url=base_url, timeout=api_timeout())
+        try:
+            return await client.model_limits(model)
+        finally:
+            await client.aclose()
+
+    found = asyncio.run(ask())
+    if not found:
+        return None, "the Models API did not answer for it: a send then uses them too"
+    return ModelLimits.from_api(found), None

@@ -10,6 +10,7 @@ from baton.cli.common import (
     Subparsers,
     add_data_dir,
     add_settings_file,
+    api_limits,
     data_dir_estimator,
     data_dir_to_write,
     existing_file,
@@ -104,7 +105,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                 print(f"Note       {changed}; --again imports it as it is now")
             return EXIT_OK
         session, report = import_with_report(path.resolve(), store, title=args.title)
-        usage = compute_usage(session, settings, estimator)
+        # within the limits the data dir's server, with the same key, counts against
+        limits, _ = api_limits(session.model or settings.model, settings)
+        usage = compute_usage(session, settings, estimator, api_limits=limits)
         print(f"Imported {path} as session {session.session_id} ({session.title!r})")
         if earlier:
             print(f"Note       {another_copy(earlier)}")

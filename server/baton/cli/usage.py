@@ -9,6 +9,7 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_settings_file,
+    api_limits,
     data_dir_estimator,
     data_dir_of,
     file_or_example,
@@ -46,8 +47,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)
+        # within the limits a server with the same key counts against
+        limits, why_table = api_limits(session.model or settings.model, settings)
         # what the last send offered, counted as the server does
-        usage = served_usage(session, settings, estimator, session.sent_tools)
+        usage = served_usage(session, settings, estimator, session.sent_tools, limits)
         if args.json:
             print(json_text(usage.wire()))
             return EXIT_OK
@@ -63,12 +66,21 @@ def cmd_usage(args: argparse.Namespace) -> int:
             plain_tokens=estimator.count_text(plain_text(messages)),
             imported=loaded.imported,
             anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
+            window_from=window_source(why_table, settings),
             estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
         )
         # the file's text (its title, its model, its ids) as one line each: its escape
         # sequences are shown, not run
         print("\n".join(one_line(line) for line in report.splitlines()))
     return EXIT_OK
+
+
+def window_source(why_table: str | None, settings: Settings) -> str:
+    """Whose the window is: the contextWindow setting's, else the Models API's, else the
+    model table's and why (`api_limits`)."""
+    if settings.context_window:
+        return "the contextWindow setting's"
+    return f"the model table's; {why_table}" if why_table else "the Models API's"
 
 
 def served_usage(

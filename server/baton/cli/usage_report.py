@@ -72,8 +72,11 @@ def _block_text(block: dict[str, Any]) -> list[str]:
     return []  # images, documents and redacted thinking have no plain text
 
 
-def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
-    """The figures a meter is built from, one per line."""
+def usage_lines(
+    usage: Usage, anchored_on: str | None = None, window_from: str | None = None
+) -> list[str]:
+    """The figures a meter is built from, one per line; `window_from` says whose the
+    window is (the Models API's, the model table's, a setting's)."""
     anchored = "anchored on real API usage" + (f" of {anchored_on}" if anchored_on else "")
     anchored += " + estimates after it"
     if usage.basis == "compacted":  # an older usage still anchors it, or none does
@@ -87,7 +90,8 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
     reserved = usage.context_window - usage.effective_window
     lines = [
         f"Used tokens     {usage.used_tokens:,} ({how})",
-        f"Context window  {usage.context_window:,} ({usage.model})",
+        f"Context window  {usage.context_window:,} ({usage.model}"
+        + (f", {window_from})" if window_from else ")"),
         f"Effective       {usage.effective_window:,} ({reserved:,} held back for a summary)",
         "Thresholds      "
         f"warning {usage.warning_threshold:,} · auto-compact {usage.auto_compact_threshold:,} · "
@@ -152,6 +156,7 @@ def usage_report(
     imported: ImportReport | None = None,
     anchored_on: str | None = None,
     estimate_only: int | None = None,
+    window_from: str | None = None,
 ) -> str:
     lines = [
         f"Session         {title}",
@@ -162,7 +167,7 @@ def usage_report(
         lines.extend(import_lines(imported))
     lines.append(f"View            {len(messages):,} messages")
     lines.append("")
-    lines.extend(usage_lines(usage, anchored_on))
+    lines.extend(usage_lines(usage, anchored_on, window_from))
     lines.append("")
     lines.append(f"Context by category (of {usage.context_window:,} tokens)")
     lines.extend(chart(usage))

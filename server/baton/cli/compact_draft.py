@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -13,11 +14,13 @@ from typing import TextIO
 
 from baton.cli.common import EXIT_OK, data_dir_estimator, data_dir_to_write, json_text
 from baton.cli.compact_report import ProgressDisplay, resolved_request, run_interruptible
-from baton.core.compaction.preview import CompactDraft
+from baton.core.compaction.preview import CompactDraft, discard
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.files import read_text_file
+from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.errors import InvalidParams, SessionNotFound
+from baton.core.conversation.transcript import read_events
+from baton.core.errors import DraftNotFound, InvalidParams, SessionNotFound
 from baton.core.one_line import one_line
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
@@ -37,11 +40,11 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     # the draft's figures as the data dir's server says them (its saved calibration)
     service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
     # one event loop for the work and the close: the API's connections end in the loop
-    # that opened them. Ctrl-C stops a preview wherever it is (its measure and the write
-    # of its record have no await, where the loop's own handler would stop it); an apply
-    # commits to the transcript itself, so it stops only at an await, as a server's does
-    run = run_interruptible if args.preview else asyncio.run
-    run(_run_draft(service, args, request, summary))
+    # that opened them. Ctrl-C stops a draft's work wherever it is (a preview's measure
+    # and the write of its record, an apply's check and commit have no await, where the
+    # loop's own handler would stop it): the transcript's append is written whole or cut
+    # back, and the command says which it was
+    run_interruptible(_run_draft(service, args, request, summary))
     return EXIT_OK
 
 
@@ -59,7 +62,13 @@ async def _run_draft(
                 _tell_if_saved(service, sid, earlier[0].draft_id if earlier else None)
                 raise
         elif args.apply_draft:
-            result = await service.drafts.apply(sid, args.apply_draft, summary)
+            session = service.session(sid)
+            boundaries = set(session.boundaries)
+            try:
+                result = await service.drafts.apply(sid, args.apply_draft, summary)
+            except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C
+                _tell_if_applied(session, args.apply_draft, boundaries)
+                raise
             _print(applied_report(result, sid) if not args.json else result, args.json, sys.stdout)
         else:
             service.drafts.discard(sid, args.discard_draft)
@@ -92,6 +101,36 @@ def _tell_if_saved(service: BatonService, sid: str, earlier: str | None) -> None
         f"baton: interrupted once the draft {draft_id} of session {sid} was saved: apply it "
         f"with `baton compact {sid} --apply-draft {draft_id}`, or drop it with "
         f"--discard-draft {draft_id}",
+        file=sys.stderr,
+    )
+
+
+def _tell_if_applied(session: Session, draft_id: str, earlier: set[str]) -> None:
+    """Say whether an apply interrupted had committed its draft, as the transcript on disk
+    holds it (a compaction's line is written whole or cut back): a boundary that is none
+    of the `earlier` ones is the draft's, whose record then goes."""
+    events, _ = read_events(session.transcript.path)
+    made = [
+        str(event["boundary"].get("id"))
+        for event in events
+        if event.get("type") == "boundary"
+        and isinstance(event.get("boundary"), dict)
+        and event["boundary"].get("id") not in earlier
+    ]
+    sid = session.session_id
+    if not made:
+        print(
+            f"baton: interrupted before the draft {draft_id} of session {sid} was applied: "
+            f"nothing changed; apply it with `baton compact {sid} --apply-draft {draft_id}`, "
+            f"or drop it with --discard-draft {draft_id}",
+            file=sys.stderr,
+        )
+        return
+    with contextlib.suppress(DraftNotFound, OSError):  # the commit's own removal, if it missed
+        discard(session, draft_id)
+    print(
+        f"baton: interrupted once the draft {draft_id} of session {sid} was applied: the "
+        f"session is compacted (boundary {made[-1]})",
         file=sys.stderr,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton.cli.common import (
     EXIT_OK,
@@ -18,6 +19,9 @@ from baton.cli.common import (
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
+
+if TYPE_CHECKING:
+    from baton.core.usage.estimator import Estimator
 
 
 def refuse_a_transcript(path: Path, data_dir: Path) -> None:
@@ -50,6 +54,22 @@ def refuse_a_transcript(path: Path, data_dir: Path) -> None:
         f"{path} is a Baton transcript (session {sid}), not a Claude Code session file: "
         f"{READ}, and copied into {held.parent} as {held.name} it is a session there"
     )
+
+
+def remove_untold(path: Path, data_dir: Path, estimator: Estimator, earlier: set[str]) -> None:
+    """Remove the session an import stopped before it named it made of `path` (none of the
+    `earlier` ones): in place once its transcript was, it was never told, as an import
+    cancelled over LSP is never answered."""
+    from baton.core.conversation.store import SessionStore
+    from baton.core.importers.claude_code import imports_of
+
+    store = SessionStore(data_dir, estimator.count_message)
+    try:
+        for made in imports_of(path, store):
+            if made.session_id not in earlier:
+                store.path_for(made.session_id).unlink(missing_ok=True)
+    finally:
+        store.close()
 
 
 def given_title(title: str | None) -> None:
@@ -104,11 +124,16 @@ def cmd_import(args: argparse.Namespace) -> int:
                 print(f"Already imported {path} as session {names}")
                 print(f"Note       {changed}; --again imports it as it is now")
             return EXIT_OK
-        session, report = import_with_report(path.resolve(), store, title=args.title)
-        # within the limits the data dir's server, with the same key, counts against
-        limits, _ = api_limits(session.model or settings.model, settings)
-        usage = compute_usage(session, settings, estimator, api_limits=limits)
-        print(f"Imported {path} as session {session.session_id} ({session.title!r})")
+        try:
+            session, report = import_with_report(path.resolve(), store, title=args.title)
+            # within the limits the data dir's server, with the same key, counts against
+            limits, _ = api_limits(session.model or settings.model, settings)
+            usage = compute_usage(session, settings, estimator, api_limits=limits)
+            print(f"Imported {path} as session {session.session_id} ({session.title!r})")
+        except (KeyboardInterrupt, SystemExit):  # stopped (Ctrl-C, SIGTERM): nothing stays
+            store.close()
+            remove_untold(path, data_dir, estimator, {s.session_id for s in earlier})
+            raise
         if earlier:
             print(f"Note       {another_copy(earlier)}")
         print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")

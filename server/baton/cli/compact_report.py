@@ -152,15 +152,20 @@ def compact_file(
                     result = run_interruptible(compact(source.session, request, ctx))
                 finally:
                     display.close()
-                saved = _save(source.session, *saving, path) if saving else None
-                if as_json:
-                    wire = result.wire() | ({"savedSessionId": saved} if saved else {})
-                    out.write(json_text(wire, out) + "\n")
-                else:
-                    report = format_report(result, path=path, kind=source.kind)
-                    if saved is not None and save_in is not None:
-                        report += f"\nSaved       as Baton session {saved} in {save_in}"
-                    out.write(report + "\n")
+                try:
+                    saved = _save(source.session, *saving, path) if saving else None
+                    if as_json:
+                        wire = result.wire() | ({"savedSessionId": saved} if saved else {})
+                        out.write(json_text(wire, out) + "\n")
+                    else:
+                        report = format_report(result, path=path, kind=source.kind)
+                        if saved is not None and save_in is not None:
+                            report += f"\nSaved       as Baton session {saved} in {save_in}"
+                        out.write(report + "\n")
+                except (KeyboardInterrupt, SystemExit):  # stopped before the copy was told
+                    if saving:  # nothing is saved (its store is closed: no lock held)
+                        history.unlink(missing_ok=True)
+                    raise
         finally:
             store.close()
 

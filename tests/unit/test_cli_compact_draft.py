@@ -195,3 +195,26 @@ def test_a_summary_out_in_the_data_dir_is_refused_and_nothing_is_written(
         assert code == 2 and out == ""
         assert err.startswith(f"baton: cannot write the summary to {target}: it is in the data dir")
         assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
+
+
+def test_a_binary_summary_file_is_refused_and_nothing_is_committed(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A summary file with a NUL byte (a binary file named by mistake; a UTF-16 file with
+    no byte-order mark, which is UTF-8 with a NUL after each letter) was committed as the
+    summary, NULs and all, where a file that is not UTF-8 is refused."""
+    data, sid = saved
+    code, out, _ = run(capsys, "compact", sid, "--preview", "--data-dir", str(data))
+    draft = out.split("--apply-draft ")[1].split("`")[0]
+    transcript = data / "sessions" / f"{sid}.jsonl"
+    before = transcript.read_bytes()
+    edited = tmp_path / "summary.txt"
+    edited.write_bytes("The summary, as edited.\n".encode("utf-16-le"))
+    argv = ["compact", sid, "--apply-draft", draft, "--summary-file", str(edited)]
+    code, out, err = run(capsys, *argv, "--data-dir", str(data))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: cannot read the summary file {edited}: a binary file (a NUL byte), not a "
+        "summary file\n"
+    )
+    assert transcript.read_bytes() == before

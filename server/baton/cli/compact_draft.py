@@ -194,6 +194,10 @@ def _read_summary(path: Path) -> str:
         text = read_text_file(path, "a summary file", SUMMARY_CHARS * 4)  # 4 bytes a character
     except ValueError as exc:
         raise InvalidParams(f"cannot read the summary file {path}: {exc}") from None
+    if "\0" in text:  # a binary file, or UTF-16 with no byte-order mark: no summary
+        raise InvalidParams(
+            f"cannot read the summary file {path}: a binary file (a NUL byte), not a summary file"
+        )
     if len(text) > SUMMARY_CHARS:
         raise InvalidParams(f"the summary file {path} is longer than {SUMMARY_CHARS:,} characters")
     if not text.strip():

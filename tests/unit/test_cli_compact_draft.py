@@ -218,3 +218,25 @@ def test_a_binary_summary_file_is_refused_and_nothing_is_committed(
         "summary file\n"
     )
     assert transcript.read_bytes() == before
+
+
+def test_every_draft_action_with_json_prints_json(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str]
+) -> None:
+    """`--discard-draft ID --json` printed its plain line ("Discarded draft ... nothing
+    changed"), which a script reading the output as JSON, as it reads the preview's and
+    the apply's, failed on."""
+    data, sid = saved
+    for action in ("--apply-draft", "--discard-draft"):
+        code, out, err = run(capsys, "compact", sid, "--preview", "--json", "--data-dir", str(data))
+        assert code == 0, err
+        draft_id = json.loads(out)["draftId"]
+        argv = ["compact", sid, action, draft_id, "--json", "--data-dir", str(data)]
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        told = json.loads(out)
+        if action == "--apply-draft":
+            assert told["boundaryId"].startswith("cmp_")
+        else:
+            assert told == {"sessionId": sid, "draftId": draft_id, "discarded": True}
+        assert not (data / "sessions" / f"{sid}.draft.json").exists()

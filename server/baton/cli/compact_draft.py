@@ -72,7 +72,11 @@ async def _run_draft(
             _print(applied_report(result, sid) if not args.json else result, args.json, sys.stdout)
         else:
             service.drafts.discard(sid, args.discard_draft)
-            print(f"Discarded draft {args.discard_draft} of session {sid}; nothing changed")
+            if args.json:
+                told = {"sessionId": sid, "draftId": args.discard_draft, "discarded": True}
+                print(json_text(told))
+            else:
+                print(f"Discarded draft {args.discard_draft} of session {sid}; nothing changed")
     finally:
         await service.close()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,8 +32,9 @@ EXIT_OK, EXIT_ERROR = 0, 2
 Subparsers = Any  # argparse's _SubParsersAction is private
 
 
-def existing_file(name: str) -> Path:
-    """`name` as a path to a readable file, or a clear InvalidParams."""
+def existing_file(name: str, data_dir: Path | None = None) -> Path:
+    """`name` as a path to a readable file, or a clear InvalidParams (a session id named
+    for it: where its transcript is in `data_dir`, by default the default data dir)."""
     path = Path(name).expanduser()
     if path.is_dir():
         raise InvalidParams(f"{name} is a directory, not a session file")
@@ -44,8 +46,26 @@ def existing_file(name: str) -> Path:
                 f"{name} is a link that leads to no file (its target is missing, or it is a "
                 "loop of links): name the session file itself"
             )
-        raise InvalidParams(f"no such file: {name}")
+        raise InvalidParams(f"no such file: {name}{_as_session_id(name, data_dir)}")
     return path
+
+
+def _as_session_id(name: str, data_dir: Path | None) -> str:
+    """What a missing file's `name` names when it is a session's id (the id the editor's
+    session list shows): that session's transcript in the data dir, or that it has none."""
+    if not re.fullmatch(r"s_[0-9a-f]{16}", name):
+        return ""
+    if data_dir is None:
+        from baton.core.settings import Settings
+
+        data_dir = Settings().resolved_data_dir()
+    transcript = data_dir / "sessions" / f"{name}.jsonl"
+    if transcript.is_file():
+        return f"; the data dir's session {name} is {transcript}: name that file"
+    return (
+        f"; a session id names a transcript of the data dir, and {transcript.parent} holds "
+        "none of that id"
+    )
 
 
 def utf8_argument(value: str | None, flag: str) -> None:

@@ -64,3 +64,24 @@ def test_a_window_the_settings_set_is_said_to_be_theirs(
     settings.write_text(json.dumps({"contextWindow": 100_000}), encoding="utf-8")
     out = run(capsys, "usage", str(EXAMPLE_SESSION), "--settings", str(settings))
     assert window_line(out) == f"Context window  100,000 ({MODEL}, the contextWindow setting's)"
+
+
+def test_with_exact_counts_and_a_key_usage_shows_the_apis_count_as_the_server_does(
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """A server with exactCounts and a key shows the API's count of the view (count_tokens)
+    as the usage; `baton usage --settings` with the same settings showed the estimate,
+    anchored on the last reply, with no word of the setting."""
+    fake_anthropic.count_tokens_result = 31_337
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    settings = tmp_path / "baton.json"
+    settings.write_text(json.dumps({"exactCounts": True}), encoding="utf-8")
+    argv = ["usage", str(EXAMPLE_SESSION), "--settings", str(settings)]
+    usage = json.loads(run(capsys, *argv, "--json"))
+    assert (usage["usedTokens"], usage["basis"], usage["estimated"]) == (31_337, "exact", False)
+    (line,) = [x for x in run(capsys, *argv).splitlines() if x.startswith("Used tokens")]
+    said = "(exact: the API's count of the view, as exactCounts asks)"
+    assert line == f"Used tokens     31,337 {said}"

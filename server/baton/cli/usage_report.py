@@ -79,7 +79,9 @@ def usage_lines(
     window is (the Models API's, the model table's, a setting's)."""
     anchored = "anchored on real API usage" + (f" of {anchored_on}" if anchored_on else "")
     anchored += " + estimates after it"
-    if usage.basis == "compacted":  # an older usage still anchors it, or none does
+    if usage.basis == "exact":
+        how = "exact: the API's count of the view, as exactCounts asks"
+    elif usage.basis == "compacted":  # an older usage still anchors it, or none does
         how = "estimated since the view changed: " + (
             anchored if anchored_on else "its estimate + what the last API usage showed besides it"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from baton.cli.common import (
@@ -33,7 +34,7 @@ CLAUDE_CODE = "Claude Code session file"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from baton.cli.usage_report import plain_text, usage_report
+    from baton.cli.usage_report import plain_text, shows_blocks, usage_report
     from baton.core.models.windows import model_name_problem
 
     utf8_argument(args.model, "--model")
@@ -68,6 +69,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
             imported=loaded.imported,
             anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
             window_from=window_source(why_table, settings),
+            ascii_only=not shows_blocks(getattr(sys.stdout, "encoding", None)),
             estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
         )
         # the file's text (its title, its model, its ids) as one line each: its escape

@@ -17,10 +17,13 @@ FULL = "█"
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
 
 
-def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
-    """`value` out of `total` as a bar of block characters, `width` cells wide."""
+def bar(value: int, total: int, width: int = BAR_WIDTH, *, ascii_only: bool = False) -> str:
+    """`value` out of `total` as a bar of block characters, `width` cells wide (of "#",
+    whole cells, with `ascii_only`: an output that has no block characters)."""
     if total <= 0 or value <= 0:
         return ""
+    if ascii_only:  # something non-zero is never drawn as nothing
+        return "#" * max(1, round(min(value, total) / total * width))
     eighths = round(min(value, total) / total * width * 8)
     if eighths == 0:
         return EIGHTHS[1]  # something non-zero is never drawn as nothing
@@ -28,8 +31,9 @@ def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
     return FULL * full + (EIGHTHS[rest] if rest else "")
 
 
-def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
-    """One line per category: name, bar, tokens and share of the window."""
+def chart(usage: Usage, width: int = BAR_WIDTH, *, ascii_only: bool = False) -> list[str]:
+    """One line per category: name, bar, tokens and share of the window (bars of "#" with
+    `ascii_only`)."""
     window = usage.context_window
     figures = usage.breakdown.model_dump()
     lines = []
@@ -38,9 +42,19 @@ def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
         share = 100 * value / window if window else 0.0
         note = f"  {unattributed_note(usage)}" if name == "unattributed" else ""
         lines.append(
-            f"  {name:<12} {bar(value, window, width):<{width}} {value:>9,}  {share:5.1f}%{note}"
+            f"  {name:<12} {bar(value, window, width, ascii_only=ascii_only):<{width}} "
+            f"{value:>9,}  {share:5.1f}%{note}"
         )
     return lines
+
+
+def shows_blocks(encoding: str | None) -> bool:
+    """Whether an output of `encoding` can show the chart's block characters."""
+    try:
+        (FULL + EIGHTHS).encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def plain_text(messages: Iterable[Message]) -> str:
@@ -159,6 +173,7 @@ def usage_report(
     anchored_on: str | None = None,
     estimate_only: int | None = None,
     window_from: str | None = None,
+    ascii_only: bool = False,
 ) -> str:
     lines = [
         f"Session         {title}",
@@ -172,7 +187,7 @@ def usage_report(
     lines.extend(usage_lines(usage, anchored_on, window_from))
     lines.append("")
     lines.append(f"Context by category (of {usage.context_window:,} tokens)")
-    lines.extend(chart(usage))
+    lines.extend(chart(usage, ascii_only=ascii_only))
     lines.append("")
     lines.append(plain_count_line(plain_tokens, usage.used_tokens))
     if estimate_only is not None and not usage.estimated:

@@ -240,3 +240,28 @@ def test_every_draft_action_with_json_prints_json(
         else:
             assert told == {"sessionId": sid, "draftId": draft_id, "discarded": True}
         assert not (data / "sessions" / f"{sid}.draft.json").exists()
+
+
+def test_a_summary_out_fifo_no_process_reads_is_refused_before_the_preview(
+    saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """--summary-out naming a FIFO that no process reads: the preview made and saved its
+    draft, then waited for ever on the FIFO's open, saying nothing."""
+    import os
+    import subprocess
+    import sys
+
+    data, sid = saved
+    fifo = tmp_path / "summary.fifo"
+    os.mkfifo(fifo)
+    argv = ["compact", sid, "--preview", "--summary-out", str(fifo), "--data-dir", str(data)]
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", *argv],
+        capture_output=True,
+        timeout=60,  # a guard: the open waited for a reader for ever
+    )
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        f"baton: cannot write the summary to {fifo}: it is a FIFO that no process reads\n"
+    )
+    assert not (data / "sessions" / f"{sid}.draft.json").exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import os
 import sys
 from pathlib import Path
@@ -34,9 +35,10 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
         raise InvalidParams("--save and --dry-run do not go with a compaction draft")
     summary = _read_summary(Path(args.summary_file)) if args.summary_file else None
     data_dir = data_dir_to_write(settings)  # a draft is written beside the transcript
+    held = None  # a FIFO's open, held until the summary is written (its reader stays)
     if args.summary_out:
         # before the draft replaces the one there
-        _check_writable(Path(args.summary_out).expanduser(), data_dir)
+        held = _check_writable(Path(args.summary_out).expanduser(), data_dir)
     # the draft's figures as the data dir's server says them (its saved calibration)
     service = BatonService(settings, estimator=data_dir_estimator(settings.resolved_data_dir()))
     # one event loop for the work and the close: the API's connections end in the loop
@@ -44,12 +46,20 @@ def cmd_draft(args: argparse.Namespace, request: CompactRequest, settings: Setti
     # and the write of its record, an apply's check and commit have no await, where the
     # loop's own handler would stop it): the transcript's append is written whole or cut
     # back, and the command says which it was
-    run_interruptible(_run_draft(service, args, request, summary))
+    try:
+        run_interruptible(_run_draft(service, args, request, summary, held))
+    finally:
+        if held is not None:
+            os.close(held)
     return EXIT_OK
 
 
 async def _run_draft(
-    service: BatonService, args: argparse.Namespace, request: CompactRequest, summary: str | None
+    service: BatonService,
+    args: argparse.Namespace,
+    request: CompactRequest,
+    summary: str | None,
+    held: int | None = None,
 ) -> None:
     try:
         sid = session_of(service, args.file)
@@ -57,7 +67,7 @@ async def _run_draft(
             request = resolved_request(service.session(sid), request)  # ids as `show` prints
             earlier = service.drafts.current(sid)
             try:
-                await _preview(service, sid, request, args)
+                await _preview(service, sid, request, args, held)
             except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C
                 _tell_if_saved(service, sid, earlier[0].draft_id if earlier else None)
                 raise
@@ -82,7 +92,11 @@ async def _run_draft(
 
 
 async def _preview(
-    service: BatonService, sid: str, request: CompactRequest, args: argparse.Namespace
+    service: BatonService,
+    sid: str,
+    request: CompactRequest,
+    args: argparse.Namespace,
+    held: int | None = None,
 ) -> None:
     display = ProgressDisplay(sys.stderr, steps=False)  # off a terminal: waits alone
     try:
@@ -90,7 +104,7 @@ async def _preview(
     finally:
         display.close()
     if args.summary_out:
-        _write_summary(Path(args.summary_out), draft)
+        _write_summary(Path(args.summary_out), draft, held)
     _print(draft_report(draft) if not args.json else draft, args.json, sys.stdout)
 
 
@@ -162,7 +176,7 @@ def _transcript(store: SessionStore, session_id: str) -> Path:
     return (store.sessions_dir / f"{session_id}.jsonl").resolve()
 
 
-def _check_writable(path: Path, data_dir: Path) -> None:
+def _check_writable(path: Path, data_dir: Path) -> int | None:
     """InvalidParams, before anything is done, when the summary could not be written to
     `path`: a preview that fails at its end must not have replaced the session's draft.
     Nor may it go over a file of `data_dir` (a transcript, a draft: Baton's own)."""
@@ -178,13 +192,35 @@ def _check_writable(path: Path, data_dir: Path) -> None:
         raise InvalidParams(f"cannot write the summary to {path}: no such folder {folder}")
     if not os.access(path if path.exists() else folder, os.W_OK):
         raise InvalidParams(f"cannot write the summary to {path}: permission denied")
+    if not path.is_fifo():
+        return None
+    try:  # a reader now, or the refusal before any work; held open: a close is its EOF
+        return _open_summary(path)
+    except OSError as exc:
+        raise InvalidParams(f"cannot write the summary to {path}: {exc.strerror or exc}") from None
 
 
-def _write_summary(path: Path, draft: CompactDraft) -> None:
+def _open_summary(path: Path) -> int:
+    """`path` opened for the summary (created, or emptied as `write_text` does); a FIFO
+    only when a process reads it, where its open would wait for one for ever (OSError)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO's open without a reader
+            raise OSError(exc.errno, "it is a FIFO that no process reads") from None
+        raise
+    os.set_blocking(fd, True)  # the writes wait for the reader, as any pipe's
+    return fd
+
+
+def _write_summary(path: Path, draft: CompactDraft, held: int | None = None) -> None:
     """The draft's summary into `path`; InvalidParams naming the file and the draft, which
     is made, when the file refuses it (a full disk, /dev/full)."""
     try:
-        path.write_text(draft.summary + "\n", encoding="utf-8")
+        fd = held if held is not None else _open_summary(path)
+        with os.fdopen(fd, "w", encoding="utf-8", closefd=held is None) as out:
+            out.write(draft.summary + "\n")
     except OSError as exc:
         raise InvalidParams(
             f"cannot write the summary to {path}: {exc.strerror or exc} (the draft "

@@ -57,3 +57,39 @@ def test_acp_whose_output_reader_is_gone_ends_with_one_line(gone: str, tmp_path:
             process.stdin.close()
     assert told == "baton: the connection to the client is lost; shutting down\n", told[:2000]
     assert code == 0
+
+
+# `baton acp` whose close, once its input ended, is stopped (SIGTERM, as an editor or a
+# service manager ends it; the output lost stops it alike) before it ends
+STOPPED_AS_IT_ENDS = """
+import asyncio, os, runpy, signal, sys
+import baton.acp.server as server
+
+real = server.AgentSideConnection.close
+
+async def close(self, *args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # handled by the loop, at its next turns
+    for _ in range(20):
+        await asyncio.sleep(0)
+    await real(self, *args, **kwargs)
+
+server.AgentSideConnection.close = close
+sys.argv = ["baton", "acp"]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_acp_stopped_while_it_ends_ends_quietly(tmp_path: Path) -> None:
+    """A stop (SIGTERM; a client whose output reader went away as its input ended, as
+    `baton acp | head` saw it two runs in ten) that came while the agent closed, its input
+    ended, cancelled that close: the agent ended with 1 and a traceback of CancelledError."""
+    done = subprocess.run(
+        [AGENT[0], "-c", STOPPED_AS_IT_ENDS],
+        input=line(INITIALIZE),
+        capture_output=True,
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+        timeout=WAIT * 3,
+    )
+    assert json.loads(done.stdout.splitlines()[0])["id"] == 1
+    assert done.stderr == b"", done.stderr.decode()[-2000:]
+    assert done.returncode == 0

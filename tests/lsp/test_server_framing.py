@@ -75,6 +75,24 @@ async def test_dropped_input_is_logged_without_its_bytes(tmp_path: Path) -> None
     assert b'"code": -32700' in out
 
 
+async def test_a_long_run_of_dropped_input_is_said_in_a_few_lines(tmp_path: Path) -> None:
+    """Input that never makes a frame (`baton serve < /dev/zero`, a client speaking another
+    protocol) was said once per 64 KB read, at the default level: 4 MB of stderr a second
+    from /dev/zero, 30 MB from /dev/urandom, for as long as it lasted. The run's first
+    drop is said, then its total each time it doubles from 1 MB (here 1, 2, 4, 8 and 16 MB),
+    the bytes dropped counted all the same."""
+    process = await spawn_stdio(tmp_path / "data")
+    exit_body = b'{"jsonrpc": "2.0", "method": "exit"}'
+    data = b"\0" * (16 * 1024 * 1024) + frame(exit_body)
+    out, err = await asyncio.wait_for(process.communicate(data), WAIT_SECONDS)
+    said = [line for line in err.decode().splitlines() if "dropped" in line]
+    assert said[0].endswith(" dropped 65522 bytes of input: a line too long for a header")
+    assert [line.split("framing: ")[1].split(":")[0] for line in said[1:]] == [
+        f"dropped {mb} MB of input in all since the last frame" for mb in (1, 2, 4, 8, 16)
+    ]
+    assert out.count(b'"code": -32700') == 1  # one parse error for the run
+
+
 def test_decoder_resynchronises_on_the_next_header() -> None:
     decoder = FrameDecoder()
     events = decoder.feed(b"Content-Length: -3\r\n\r\n{}garbage" + frame(BODY) + frame(BODY))

@@ -195,3 +195,73 @@ def test_a_summary_out_in_the_data_dir_is_refused_and_nothing_is_written(
         assert code == 2 and out == ""
         assert err.startswith(f"baton: cannot write the summary to {target}: it is in the data dir")
         assert {p.name: p.read_bytes() for p in sessions.iterdir()} == before
+
+
+def test_a_binary_summary_file_is_refused_and_nothing_is_committed(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A summary file with a NUL byte (a binary file named by mistake; a UTF-16 file with
+    no byte-order mark, which is UTF-8 with a NUL after each letter) was committed as the
+    summary, NULs and all, where a file that is not UTF-8 is refused."""
+    data, sid = saved
+    code, out, _ = run(capsys, "compact", sid, "--preview", "--data-dir", str(data))
+    draft = out.split("--apply-draft ")[1].split("`")[0]
+    transcript = data / "sessions" / f"{sid}.jsonl"
+    before = transcript.read_bytes()
+    edited = tmp_path / "summary.txt"
+    edited.write_bytes("The summary, as edited.\n".encode("utf-16-le"))
+    argv = ["compact", sid, "--apply-draft", draft, "--summary-file", str(edited)]
+    code, out, err = run(capsys, *argv, "--data-dir", str(data))
+    assert code == 2 and out == ""
+    assert err == (
+        f"baton: cannot read the summary file {edited}: a binary file (a NUL byte), not a "
+        "summary file\n"
+    )
+    assert transcript.read_bytes() == before
+
+
+def test_every_draft_action_with_json_prints_json(
+    capsys: pytest.CaptureFixture[str], saved: tuple[Path, str]
+) -> None:
+    """`--discard-draft ID --json` printed its plain line ("Discarded draft ... nothing
+    changed"), which a script reading the output as JSON, as it reads the preview's and
+    the apply's, failed on."""
+    data, sid = saved
+    for action in ("--apply-draft", "--discard-draft"):
+        code, out, err = run(capsys, "compact", sid, "--preview", "--json", "--data-dir", str(data))
+        assert code == 0, err
+        draft_id = json.loads(out)["draftId"]
+        argv = ["compact", sid, action, draft_id, "--json", "--data-dir", str(data)]
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        told = json.loads(out)
+        if action == "--apply-draft":
+            assert told["boundaryId"].startswith("cmp_")
+        else:
+            assert told == {"sessionId": sid, "draftId": draft_id, "discarded": True}
+        assert not (data / "sessions" / f"{sid}.draft.json").exists()
+
+
+def test_a_summary_out_fifo_no_process_reads_is_refused_before_the_preview(
+    saved: tuple[Path, str], tmp_path: Path
+) -> None:
+    """--summary-out naming a FIFO that no process reads: the preview made and saved its
+    draft, then waited for ever on the FIFO's open, saying nothing."""
+    import os
+    import subprocess
+    import sys
+
+    data, sid = saved
+    fifo = tmp_path / "summary.fifo"
+    os.mkfifo(fifo)
+    argv = ["compact", sid, "--preview", "--summary-out", str(fifo), "--data-dir", str(data)]
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", *argv],
+        capture_output=True,
+        timeout=60,  # a guard: the open waited for a reader for ever
+    )
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        f"baton: cannot write the summary to {fifo}: it is a FIFO that no process reads\n"
+    )
+    assert not (data / "sessions" / f"{sid}.draft.json").exists()

@@ -44,3 +44,17 @@ async def test_with_auto_compact_off_it_is_not_said_to_be_coming(
     usage = await usage_of(tmp_path / "data", estimator, 50_000, auto=False)
     line = meter(usage)
     assert "auto-compact off" in line and "until auto-compact" not in line
+
+
+def test_the_demo_on_an_output_without_block_characters_draws_its_meter_in_ascii() -> None:
+    """On a Latin-1 or ASCII output the demo's meter bar was the escapes of its block
+    characters ("[\\u2588\\u2588\\u2588\\u258b ... ]"), as `baton usage`'s chart was."""
+    import io
+
+    from baton.cli.demo import Narrator
+
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    assert Narrator(latin).ascii_only and not Narrator(io.StringIO()).ascii_only
+    usage = {"usedTokens": 50_000, "contextWindow": 200_000, "state": "ok"}
+    usage["text"] = {"headline": "Context 25% used"}
+    assert meter(usage, ascii_only=True) == f"[{'#' * 8:<30}] Context 25% used - state ok"

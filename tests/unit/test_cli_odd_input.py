@@ -180,6 +180,29 @@ def test_a_files_escape_sequences_are_shown_not_sent_to_the_terminal(
         assert "\\x1b[2J" in out, argv
 
 
+def test_a_file_names_escape_sequences_are_shown_not_sent_to_the_terminal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`baton import` and `baton compact` printed the file and the data dir they were
+    given as named: a file name with an escape sequence (a download's, a shared folder's)
+    cleared the screen and retitled the window as it was told, where `show` and `usage`
+    show it."""
+    folder = tmp_path / f"data{CLEAR}"
+    path = tmp_path / f"session{CLEAR}.jsonl"
+    path.write_bytes(EXAMPLE_SESSION.read_bytes())
+    data = str(folder)
+    for argv in (
+        ["import", str(path), "--data-dir", data],
+        ["import", str(path), "--data-dir", data],  # imported before: said so
+        ["compact", str(path)],
+        ["compact", str(path), "--save", "--data-dir", data],
+    ):
+        assert main(argv) == 0, argv
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\x07" not in out + err, argv
+        assert "\\x1b[2J" in out, argv
+
+
 @pytest.mark.parametrize("title", [None, "  "])
 def test_an_untitled_transcript_is_said_to_be_untitled(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, title: str | None

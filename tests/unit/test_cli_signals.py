@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cli_draft_signals import WAITING_AT
 
 from baton.cli.main import EXAMPLE_SESSION
 
@@ -103,4 +104,40 @@ def test_ctrl_c_while_the_copy_is_committed_stops_the_command(tmp_path: Path) ->
     assert process.returncode == 130, err
     assert b"Traceback" not in err and out == b"", err
     assert list(scratch.iterdir()) == []
+    assert not list(data.glob("sessions/*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        # the copy is written into the data dir, and read as its session
+        "baton.core.conversation.store:SessionStore.get",
+        # the copy is saved: the report that names it is made
+        "baton.cli.compact_report:format_report",
+    ],
+)
+def test_ctrl_c_once_the_copy_is_written_saves_nothing(tmp_path: Path, hook: str) -> None:
+    """Interrupted once the compacted copy was written into the data dir, before the report
+    that names it, the command ended with 130 and said nothing, and the copy stayed there
+    as a session: saved where Ctrl-C is to save nothing."""
+    data = tmp_path / "data"
+    module, _, name = hook.rpartition(":")
+    argv = ["compact", str(EXAMPLE_SESSION), "--save", "--data-dir", str(data)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", WAITING_AT, module, name, "before", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        while (line := process.stderr.readline()) != b"waiting\n":
+            assert line, "the command ended before it got there"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(b"\n", timeout=60)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130, err
+    assert b"Traceback" not in err and out == b"", err
     assert not list(data.glob("sessions/*.jsonl"))

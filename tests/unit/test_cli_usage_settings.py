@@ -143,3 +143,25 @@ def test_a_relative_data_dir_in_a_settings_file_is_read_from_the_files_folder(
     settings.write_text(json.dumps({"dataDir": "~/kept"}))  # a home-relative one: as it says
     assert main(argv) == 0, capsys.readouterr().err
     assert len(list((home / "kept" / "sessions").glob("*.jsonl"))) == 1
+
+
+def test_on_an_output_that_cannot_show_block_characters_the_chart_is_drawn_in_ascii() -> None:
+    """On an output whose encoding has no block characters (a terminal in a Latin-1 or an
+    ASCII locale), each bar was printed as the escapes of its characters ("\\u2588\\u2588
+    \\u258e"), six characters a cell, pushing the figures out of their column."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", "usage", str(EXAMPLE_SESSION)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "latin-1"},
+        check=True,
+    )
+    lines = done.stdout.decode("latin-1").splitlines()
+    (messages,) = [x for x in lines if x.startswith("  messages ")]
+    assert "\\u" not in "\n".join(lines)
+    assert messages.startswith("  messages     ####") and messages.endswith("%")
+    widths = {len(x) for x in lines if x.startswith("  ") and x.endswith("%")}
+    assert len(widths) == 1  # every figure in its column

@@ -80,6 +80,7 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         if not stopped.is_set():
             raise
     finally:
+        stopped.set()  # ending: a stop now (SIGTERM, the output lost) has nothing to cut short
         turns = [live.turn for live in agent.live.values() if live.turn is not None]
         for turn in turns:
             turn.cancel()
@@ -98,11 +99,15 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
 def stopping() -> tuple[asyncio.Event, Callable[[], None]]:
     """What stops the running task as Ctrl-C does (SIGTERM, an editor or a service manager
     ending the agent; its output lost): its turns are cancelled and keep what arrived of a
-    reply. The event is set once it was called (the loop's close drops a signal handler)."""
+    reply. The event is set once it was called (the loop's close drops a signal handler),
+    or once the agent ends: a stop then cancels nothing, else it would cut short the close
+    that keeps the turns' replies, and end the agent with a CancelledError."""
     stopped = asyncio.Event()
     task = asyncio.current_task()
 
     def stop() -> None:
+        if stopped.is_set():  # stopped already, or ending
+            return
         stopped.set()
         if task is not None:
             task.cancel()

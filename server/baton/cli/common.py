@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from baton.cli.session_files import LoadedFile
     from baton.core.conversation.session import Session, TokenCounter
     from baton.core.settings import Settings
+    from baton.core.usage.budget import ModelLimits
     from baton.core.usage.estimator import Estimator
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
@@ -30,8 +32,9 @@ EXIT_OK, EXIT_ERROR = 0, 2
 Subparsers = Any  # argparse's _SubParsersAction is private
 
 
-def existing_file(name: str) -> Path:
-    """`name` as a path to a readable file, or a clear InvalidParams."""
+def existing_file(name: str, data_dir: Path | None = None) -> Path:
+    """`name` as a path to a readable file, or a clear InvalidParams (a session id named
+    for it: where its transcript is in `data_dir`, by default the default data dir)."""
     path = Path(name).expanduser()
     if path.is_dir():
         raise InvalidParams(f"{name} is a directory, not a session file")
@@ -43,8 +46,26 @@ def existing_file(name: str) -> Path:
                 f"{name} is a link that leads to no file (its target is missing, or it is a "
                 "loop of links): name the session file itself"
             )
-        raise InvalidParams(f"no such file: {name}")
+        raise InvalidParams(f"no such file: {name}{_as_session_id(name, data_dir)}")
     return path
+
+
+def _as_session_id(name: str, data_dir: Path | None) -> str:
+    """What a missing file's `name` names when it is a session's id (the id the editor's
+    session list shows): that session's transcript in the data dir, or that it has none."""
+    if not re.fullmatch(r"s_[0-9a-f]{16}", name):
+        return ""
+    if data_dir is None:
+        from baton.core.settings import Settings
+
+        data_dir = Settings().resolved_data_dir()
+    transcript = data_dir / "sessions" / f"{name}.jsonl"
+    if transcript.is_file():
+        return f"; the data dir's session {name} is {transcript}: name that file"
+    return (
+        f"; a session id names a transcript of the data dir, and {transcript.parent} holds "
+        "none of that id"
+    )
 
 
 def utf8_argument(value: str | None, flag: str) -> None:
@@ -193,3 +214,35 @@ def use_model(session: Session, model: str | None, settings: Settings) -> None:
     _, warning = budget_for(model, settings)
     if warning:
         print(f"baton: warning: {warning}", file=sys.stderr)
+
+
+def api_limits(model: str, settings: Settings) -> tuple[ModelLimits | None, str | None]:
+    """The Models API's limits for `model`, asked as a send with a key asks them before its
+    request (once, no retry), or None and why the model table's stand instead. A server
+    with a key counts its meter against the same limits."""
+    import asyncio
+
+    from baton.core import environment
+    from baton.core.service.model_access import KEY_ENV, api_timeout
+    from baton.core.usage.budget import ModelLimits
+
+    key = environment.api_key(os.environ.get(KEY_ENV))
+    if key is None:
+        return None, f"no {KEY_ENV}: a send asks the Models API, whose limits may differ"
+    base_url = settings.resolved_base_url()
+    if base_url is not None and not environment.is_http_url(base_url):
+        return None, "the API's address is no http:// or https:// URL"
+
+    async def ask() -> dict[str, int] | None:
+        from baton.core.model_api.client import AnthropicClient
+
+        client = AnthropicClient(key, base_url=base_url, timeout=api_timeout())
+        try:
+            return await client.model_limits(model)
+        finally:
+            await client.aclose()
+
+    found = asyncio.run(ask())
+    if not found:
+        return None, "the Models API did not answer for it: a send then uses them too"
+    return ModelLimits.from_api(found), None

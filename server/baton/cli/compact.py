@@ -61,7 +61,7 @@ def _compact(args: argparse.Namespace) -> int:
         return cmd_draft(args, request, settings)
     workspace = Path(args.workspace).expanduser() if args.workspace else None
     compact_file(
-        existing_file(args.file),
+        existing_file(args.file, settings.resolved_data_dir()),
         request,
         as_json=args.json,
         out=sys.stdout,

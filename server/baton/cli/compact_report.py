@@ -152,15 +152,21 @@ def compact_file(
                     result = run_interruptible(compact(source.session, request, ctx))
                 finally:
                     display.close()
-                saved = _save(source.session, *saving, path) if saving else None
-                if as_json:
-                    wire = result.wire() | ({"savedSessionId": saved} if saved else {})
-                    out.write(json_text(wire, out) + "\n")
-                else:
-                    report = format_report(result, path=path, kind=source.kind)
-                    if saved is not None and save_in is not None:
-                        report += f"\nSaved       as Baton session {saved} in {save_in}"
-                    out.write(report + "\n")
+                try:
+                    saved = _save(source.session, *saving, path) if saving else None
+                    if as_json:
+                        wire = result.wire() | ({"savedSessionId": saved} if saved else {})
+                        out.write(json_text(wire, out) + "\n")
+                    else:
+                        report = format_report(result, path=path, kind=source.kind)
+                        if saved is not None and save_in is not None:
+                            saved_in = one_line(str(save_in))  # its escapes shown, not run
+                            report += f"\nSaved       as Baton session {saved} in {saved_in}"
+                        out.write(report + "\n")
+                except (KeyboardInterrupt, SystemExit):  # stopped before the copy was told
+                    if saving:  # nothing is saved (its store is closed: no lock held)
+                        history.unlink(missing_ok=True)
+                    raise
         finally:
             store.close()
 
@@ -251,8 +257,11 @@ def format_report(result: CompactResult, *, path: Path, kind: str) -> str:
     """The human-readable report of one compaction (or dry run)."""
     what = "Baton transcript" if kind == "baton" else "Claude Code session file"
     lines = [
-        f"{'Dry run of' if result.dry_run else 'Compacted'} {path} ({what}; a temporary copy, "
-        "the file is unchanged)",
+        # the file's name as one line: its escape sequences shown, not run
+        one_line(
+            f"{'Dry run of' if result.dry_run else 'Compacted'} {path} ({what}; a temporary "
+            "copy, the file is unchanged)"
+        ),
         f"Direction   {result.direction} ({result.trigger}), summarizer {result.summarizer}",
         _tokens_line(result),
         f"Messages    {len(result.summarized_message_ids):,} summarized, "

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from baton import protocol
 from baton.cli.rpc_client import RpcError, ServerEnded, StdioClient
-from baton.cli.usage_report import bar
+from baton.cli.usage_report import bar, shows_blocks
 from baton.core import environment
 from baton.core.errors import BatonError
 
@@ -29,6 +29,7 @@ class Narrator:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.step_no = 0
+        self.ascii_only = not shows_blocks(getattr(out, "encoding", None))  # the meter's bar
 
     def step(self, title: str) -> None:
         self.step_no += 1
@@ -40,11 +41,13 @@ class Narrator:
         self.out.flush()
 
 
-def meter(usage: dict[str, Any]) -> str:
-    """The meter as a bar, then in the server's own words (its headline): the share it says
-    (past 100% when the context is, where `percentUsed` stops), auto-compact as it stands."""
+def meter(usage: dict[str, Any], ascii_only: bool = False) -> str:
+    """The meter as a bar (of "#" with `ascii_only`), then in the server's own words (its
+    headline): the share it says (past 100% when the context is, where `percentUsed`
+    stops), auto-compact as it stands."""
     used, window = usage["usedTokens"], usage["contextWindow"]
-    return f"[{bar(used, window, 30):<30}] {usage['text']['headline']} - state {usage['state']}"
+    drawn = bar(used, window, 30, ascii_only=ascii_only)
+    return f"[{drawn:<30}] {usage['text']['headline']} - state {usage['state']}"
 
 
 def pick_pivot(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -145,7 +148,7 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
     say.say(f"session {sid}: {len(messages)} messages, document {uri}")
 
     say.step("The context meter (baton/usage) and the published diagnostics")
-    say.say(meter(got["usage"]))
+    say.say(meter(got["usage"], say.ascii_only))
     diagnostics = await client.wait_for(
         "textDocument/publishDiagnostics", lambda p: p["uri"] == uri, after=mark
     )
@@ -192,7 +195,7 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
     usage = await client.wait_for(
         protocol.USAGE_CHANGED, lambda p: p["sessionId"] == sid, after=mark
     )
-    say.say("meter now: " + meter(usage["usage"]))
+    say.say("meter now: " + meter(usage["usage"], say.ascii_only))
 
     say.step("Undo it (baton.uncompact): the original messages come back, nothing was lost")
     mark = client.mark()
@@ -203,7 +206,7 @@ async def _walkthrough(client: StdioClient, say: Narrator, workspace: Path, keye
     after = await client.request(protocol.SESSION_GET, {"sessionId": sid})
     same = [m["id"] for m in after["messages"]] == [m["id"] for m in messages]
     say.say(f"{len(after['messages'])} messages in the view; identical to before: {same}")
-    say.say("meter now: " + meter(after["usage"]))
+    say.say("meter now: " + meter(after["usage"], say.ascii_only))
     say.out.write(
         "\nDone. The server was started and stopped by this demo; its data was temporary.\n"
     )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_data_dir,
     add_settings_file,
+    api_limits,
     data_dir_estimator,
     data_dir_to_write,
     existing_file,
@@ -17,6 +19,10 @@ from baton.cli.common import (
     utf8_argument,
 )
 from baton.core.errors import InvalidParams
+from baton.core.one_line import one_line
+
+if TYPE_CHECKING:
+    from baton.core.usage.estimator import Estimator
 
 
 def refuse_a_transcript(path: Path, data_dir: Path) -> None:
@@ -49,6 +55,22 @@ def refuse_a_transcript(path: Path, data_dir: Path) -> None:
         f"{path} is a Baton transcript (session {sid}), not a Claude Code session file: "
         f"{READ}, and copied into {held.parent} as {held.name} it is a session there"
     )
+
+
+def remove_untold(path: Path, data_dir: Path, estimator: Estimator, earlier: set[str]) -> None:
+    """Remove the session an import stopped before it named it made of `path` (none of the
+    `earlier` ones): in place once its transcript was, it was never told, as an import
+    cancelled over LSP is never answered."""
+    from baton.core.conversation.store import SessionStore
+    from baton.core.importers.claude_code import imports_of
+
+    store = SessionStore(data_dir, estimator.count_message)
+    try:
+        for made in imports_of(path, store):
+            if made.session_id not in earlier:
+                store.path_for(made.session_id).unlink(missing_ok=True)
+    finally:
+        store.close()
 
 
 def given_title(title: str | None) -> None:
@@ -97,29 +119,41 @@ def cmd_import(args: argparse.Namespace) -> int:
             names = ", ".join(f"{s.session_id} ({s.title!r})" for s in earlier)
             changed = changed_since(path, earlier)
             if changed is None:
-                print(f"Already imported {path} as session {names}; nothing changed")
-                print("(--again imports another copy)")
+                say(f"Already imported {path} as session {names}; nothing changed")
+                say("(--again imports another copy)")
             else:  # Claude Code went on with the session: the import is not the file now
-                print(f"Already imported {path} as session {names}")
-                print(f"Note       {changed}; --again imports it as it is now")
+                say(f"Already imported {path} as session {names}")
+                say(f"Note       {changed}; --again imports it as it is now")
             return EXIT_OK
-        session, report = import_with_report(path.resolve(), store, title=args.title)
-        usage = compute_usage(session, settings, estimator)
-        print(f"Imported {path} as session {session.session_id} ({session.title!r})")
+        try:
+            session, report = import_with_report(path.resolve(), store, title=args.title)
+            # within the limits the data dir's server, with the same key, counts against
+            limits, _ = api_limits(session.model or settings.model, settings)
+            usage = compute_usage(session, settings, estimator, api_limits=limits)
+            say(f"Imported {path} as session {session.session_id} ({session.title!r})")
+        except (KeyboardInterrupt, SystemExit):  # stopped (Ctrl-C, SIGTERM): nothing stays
+            store.close()
+            remove_untold(path, data_dir, estimator, {s.session_id for s in earlier})
+            raise
         if earlier:
-            print(f"Note       {another_copy(earlier)}")
-        print(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
+            say(f"Note       {another_copy(earlier)}")
+        say(f"Messages   {len(session.view)} in the view, {len(session.messages)} in all")
         rough = "estimated; " if usage.estimated else ""  # as the meter's "~" says it
-        print(
+        say(
             f"Usage      {usage.used_tokens:,} of {usage.context_window:,} tokens "
             f"({rough}{share_used(usage):.1f}% used, {left_words(usage)}, {state_words(usage)})"
         )
-        print(f"Transcript {session.transcript.path}")
+        say(f"Transcript {session.transcript.path}")
         for note in report.notes():
-            print(f"Note       {note}")
+            say(f"Note       {note}")
     finally:
         store.close()
     return EXIT_OK
+
+
+def say(line: str) -> None:
+    """A line of the output, its file names' escape sequences shown, not run."""
+    print(one_line(line))
 
 
 def add_import(subparsers: Subparsers) -> None:

@@ -10,6 +10,7 @@ from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_settings_file,
+    api_limits,
     data_dir_estimator,
     data_dir_of,
     file_or_example,
@@ -25,7 +26,7 @@ from baton.core.one_line import one_line
 if TYPE_CHECKING:
     from baton.core.conversation.messages import Message
     from baton.core.settings import Settings
-    from baton.core.usage.budget import ModelLimits, Usage
+    from baton.core.usage.budget import Usage
 
 
 def thinking_rows(view: list[Message], sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,38 +75,6 @@ def _tools(text: str) -> list[dict[str, Any]]:
         raise InvalidParams("--tools takes a JSON list of tool definitions (objects)")
     check_writable(tools, "--tools")  # no request can carry a lone surrogate
     return tools
-
-
-def api_limits(model: str, settings: Settings) -> tuple[ModelLimits | None, str | None]:
-    """The Models API's limits for `model`, asked as a send with a key asks them before its
-    request (once, no retry), or None and why the model table's stand instead."""
-    import asyncio
-    import os
-
-    from baton.core import environment
-    from baton.core.service.model_access import KEY_ENV, api_timeout
-    from baton.core.usage.budget import ModelLimits
-
-    key = environment.api_key(os.environ.get(KEY_ENV))
-    if key is None:
-        return None, f"no {KEY_ENV}: a send asks the Models API, whose limits may differ"
-    base_url = settings.resolved_base_url()
-    if base_url is not None and not environment.is_http_url(base_url):
-        return None, "the API's address is no http:// or https:// URL"
-
-    async def ask() -> dict[str, int] | None:
-        from baton.core.model_api.client import AnthropicClient
-
-        client = AnthropicClient(key, base_url=base_url, timeout=api_timeout())
-        try:
-            return await client.model_limits(model)
-        finally:
-            await client.aclose()
-
-    found = asyncio.run(ask())
-    if not found:
-        return None, "the Models API did not answer for it: a send then uses them too"
-    return ModelLimits.from_api(found), None
 
 
 def limits_line(

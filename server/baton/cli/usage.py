@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from baton.cli.common import (
     EXIT_OK,
     Subparsers,
     add_settings_file,
+    api_limits,
     data_dir_estimator,
     data_dir_of,
     file_or_example,
@@ -32,7 +34,7 @@ CLAUDE_CODE = "Claude Code session file"
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from baton.cli.usage_report import plain_text, usage_report
+    from baton.cli.usage_report import plain_text, shows_blocks, usage_report
     from baton.core.models.windows import model_name_problem
 
     utf8_argument(args.model, "--model")
@@ -46,8 +48,11 @@ def cmd_usage(args: argparse.Namespace) -> int:
     with open_session_file(path, estimator.count_message) as loaded:
         session = loaded.session
         use_model(session, args.model, settings)
+        # within the limits a server with the same key counts against
+        limits, why_table = api_limits(session.model or settings.model, settings)
         # what the last send offered, counted as the server does
-        usage = served_usage(session, settings, estimator, session.sent_tools)
+        usage = served_usage(session, settings, estimator, session.sent_tools, limits)
+        usage = exact_usage(session, settings, usage, session.sent_tools, limits)
         if args.json:
             print(json_text(usage.wire()))
             return EXIT_OK
@@ -63,12 +68,66 @@ def cmd_usage(args: argparse.Namespace) -> int:
             plain_tokens=estimator.count_text(plain_text(messages)),
             imported=loaded.imported,
             anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
+            window_from=window_source(why_table, settings),
+            ascii_only=not shows_blocks(getattr(sys.stdout, "encoding", None)),
             estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
         )
         # the file's text (its title, its model, its ids) as one line each: its escape
         # sequences are shown, not run
         print("\n".join(one_line(line) for line in report.splitlines()))
     return EXIT_OK
+
+
+def exact_usage(
+    session: Session,
+    settings: Settings,
+    usage: Usage,
+    tools: list[dict[str, Any]] | None,
+    limits: ModelLimits | None,
+) -> Usage:
+    """`usage` re-stated around the API's count of the view (count_tokens, asked once), as
+    a server with the exactCounts setting and a key shows it; as it is without either,
+    or when the API does not answer (the server's estimate stands then too)."""
+    import asyncio
+    import os
+
+    from baton.core import environment
+    from baton.core.background import Background
+    from baton.core.model_api.exact_counts import ExactCounts, fingerprint, with_exact_count
+    from baton.core.service.model_access import KEY_ENV, api_timeout
+    from baton.core.usage.budget import budget_for
+
+    key = environment.api_key(os.environ.get(KEY_ENV))
+    base_url = settings.resolved_base_url()
+    if not settings.exact_counts or key is None:
+        return usage
+    if base_url is not None and not environment.is_http_url(base_url):
+        return usage
+    model = session.model or settings.model
+    counts = ExactCounts(Background())
+
+    async def ask() -> None:
+        from baton.core.model_api.client import AnthropicClient
+
+        client = AnthropicClient(key, base_url=base_url, timeout=api_timeout())
+        try:
+            await counts.count(session, model, tools, client)
+        finally:
+            await client.aclose()
+
+    asyncio.run(ask())
+    tokens = counts.figure(session.session_id, fingerprint(session, model, tools))
+    if tokens is None:
+        return usage
+    return with_exact_count(usage, tokens, budget_for(model, settings, limits)[0])
+
+
+def window_source(why_table: str | None, settings: Settings) -> str:
+    """Whose the window is: the contextWindow setting's, else the Models API's, else the
+    model table's and why (`api_limits`)."""
+    if settings.context_window:
+        return "the contextWindow setting's"
+    return f"the model table's; {why_table}" if why_table else "the Models API's"
 
 
 def served_usage(

@@ -17,10 +17,13 @@ FULL = "█"
 CATEGORIES = ("system", "tools", "messages", "summary", "attachments", "unattributed", "free")
 
 
-def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
-    """`value` out of `total` as a bar of block characters, `width` cells wide."""
+def bar(value: int, total: int, width: int = BAR_WIDTH, *, ascii_only: bool = False) -> str:
+    """`value` out of `total` as a bar of block characters, `width` cells wide (of "#",
+    whole cells, with `ascii_only`: an output that has no block characters)."""
     if total <= 0 or value <= 0:
         return ""
+    if ascii_only:  # something non-zero is never drawn as nothing
+        return "#" * max(1, round(min(value, total) / total * width))
     eighths = round(min(value, total) / total * width * 8)
     if eighths == 0:
         return EIGHTHS[1]  # something non-zero is never drawn as nothing
@@ -28,8 +31,9 @@ def bar(value: int, total: int, width: int = BAR_WIDTH) -> str:
     return FULL * full + (EIGHTHS[rest] if rest else "")
 
 
-def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
-    """One line per category: name, bar, tokens and share of the window."""
+def chart(usage: Usage, width: int = BAR_WIDTH, *, ascii_only: bool = False) -> list[str]:
+    """One line per category: name, bar, tokens and share of the window (bars of "#" with
+    `ascii_only`)."""
     window = usage.context_window
     figures = usage.breakdown.model_dump()
     lines = []
@@ -38,9 +42,19 @@ def chart(usage: Usage, width: int = BAR_WIDTH) -> list[str]:
         share = 100 * value / window if window else 0.0
         note = f"  {unattributed_note(usage)}" if name == "unattributed" else ""
         lines.append(
-            f"  {name:<12} {bar(value, window, width):<{width}} {value:>9,}  {share:5.1f}%{note}"
+            f"  {name:<12} {bar(value, window, width, ascii_only=ascii_only):<{width}} "
+            f"{value:>9,}  {share:5.1f}%{note}"
         )
     return lines
+
+
+def shows_blocks(encoding: str | None) -> bool:
+    """Whether an output of `encoding` can show the chart's block characters."""
+    try:
+        (FULL + EIGHTHS).encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def plain_text(messages: Iterable[Message]) -> str:
@@ -72,11 +86,16 @@ def _block_text(block: dict[str, Any]) -> list[str]:
     return []  # images, documents and redacted thinking have no plain text
 
 
-def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
-    """The figures a meter is built from, one per line."""
+def usage_lines(
+    usage: Usage, anchored_on: str | None = None, window_from: str | None = None
+) -> list[str]:
+    """The figures a meter is built from, one per line; `window_from` says whose the
+    window is (the Models API's, the model table's, a setting's)."""
     anchored = "anchored on real API usage" + (f" of {anchored_on}" if anchored_on else "")
     anchored += " + estimates after it"
-    if usage.basis == "compacted":  # an older usage still anchors it, or none does
+    if usage.basis == "exact":
+        how = "exact: the API's count of the view, as exactCounts asks"
+    elif usage.basis == "compacted":  # an older usage still anchors it, or none does
         how = "estimated since the view changed: " + (
             anchored if anchored_on else "its estimate + what the last API usage showed besides it"
         )
@@ -87,7 +106,8 @@ def usage_lines(usage: Usage, anchored_on: str | None = None) -> list[str]:
     reserved = usage.context_window - usage.effective_window
     lines = [
         f"Used tokens     {usage.used_tokens:,} ({how})",
-        f"Context window  {usage.context_window:,} ({usage.model})",
+        f"Context window  {usage.context_window:,} ({usage.model}"
+        + (f", {window_from})" if window_from else ")"),
         f"Effective       {usage.effective_window:,} ({reserved:,} held back for a summary)",
         "Thresholds      "
         f"warning {usage.warning_threshold:,} · auto-compact {usage.auto_compact_threshold:,} · "
@@ -152,6 +172,8 @@ def usage_report(
     imported: ImportReport | None = None,
     anchored_on: str | None = None,
     estimate_only: int | None = None,
+    window_from: str | None = None,
+    ascii_only: bool = False,
 ) -> str:
     lines = [
         f"Session         {title}",
@@ -162,10 +184,10 @@ def usage_report(
         lines.extend(import_lines(imported))
     lines.append(f"View            {len(messages):,} messages")
     lines.append("")
-    lines.extend(usage_lines(usage, anchored_on))
+    lines.extend(usage_lines(usage, anchored_on, window_from))
     lines.append("")
     lines.append(f"Context by category (of {usage.context_window:,} tokens)")
-    lines.extend(chart(usage))
+    lines.extend(chart(usage, ascii_only=ascii_only))
     lines.append("")
     lines.append(plain_count_line(plain_tokens, usage.used_tokens))
     if estimate_only is not None and not usage.estimated:

@@ -5,7 +5,8 @@ server, and any malformed frame glues its body to the next header so that nothin
 again. Baton reads frames itself: a header block is only used when it is well formed
 (`Name: value` lines ending in CRLF, one decimal `Content-Length` no larger than
 `MAX_CONTENT_LENGTH`); anything else is dropped up to the next header that could start a
-frame, said once on stderr (sizes and reasons; the bytes only at DEBUG) and answered with
+frame, said once on stderr (sizes and reasons; the bytes only at DEBUG; a long run's total
+as it doubles from a megabyte) and answered with
 one parse error per run of dropped input. Each frame's body is decoded and handed on by
 `message_body.py`.
 """
@@ -29,6 +30,7 @@ MAX_CONTENT_LENGTH = 64 * 1024 * 1024  # bytes in one message body
 MAX_BEFORE_TOKEN = 1024 * 1024  # a network connection's first message (its initialize)
 MAX_HEADER_LINE = 8 * 1024  # a longer line without a line end is noise
 CHUNK = 64 * 1024
+MB = 1024 * 1024
 
 _HEADER = re.compile(rb"([A-Za-z0-9][A-Za-z0-9_-]*):[ \t]*(.*?)[ \t]*\r\n", re.S)
 _LENGTH = b"content-length:"
@@ -42,11 +44,13 @@ class Frame:
 
 @dataclass(frozen=True)
 class Dropped:
-    """Input that was not part of any usable frame; `first` of a run since the last frame."""
+    """Input that was not part of any usable frame; `first` of a run since the last frame,
+    whose bytes dropped so far, these included, are `total`."""
 
     data: bytes
     reason: str
     first: bool
+    total: int = 0
 
 
 Event = Frame | Dropped
@@ -63,6 +67,7 @@ class FrameDecoder:
         self._length: int | None = None
         self._problem: str | None = None
         self._dropping = False  # in a run of dropped input (one parse error per run)
+        self._run = 0  # the bytes the run has dropped
 
     @property
     def pending(self) -> int:
@@ -136,7 +141,9 @@ class FrameDecoder:
             self._length = int(value)
 
     def _drop(self, events: list[Event], data: bytes, reason: str) -> None:
-        events.append(Dropped(bytes(self._block) + data, reason, not self._dropping))
+        dropped = bytes(self._block) + data
+        self._run = len(dropped) + (self._run if self._dropping else 0)
+        events.append(Dropped(dropped, reason, not self._dropping, self._run))
         self._dropping = True
         self._reset()
 
@@ -150,13 +157,27 @@ def _shown(value: bytes) -> str:
     return repr(value[:24].decode("ascii", "replace")) + ("..." if len(value) > 24 else "")
 
 
+def _doubled(before: int, after: int) -> int | None:
+    """The largest power of two of megabytes (1, 2, 4 ...) that a run passed as it went
+    from `before` to `after` bytes dropped, or None."""
+    passed = None
+    mb = 1
+    while mb * MB <= after:
+        if mb * MB > before:
+            passed = mb
+        mb *= 2
+    return passed
+
+
 def _report(protocol: Answering, event: Dropped) -> None:
     if getattr(protocol, "quiet", False):
         pass  # the protocol says it itself (a network connection before its token)
     elif event.first:
         log.warning("dropped %d bytes of input: %s", len(event.data), event.reason)
-    else:
-        log.info("dropped %d more bytes of input: %s", len(event.data), event.reason)
+    elif (mb := _doubled(event.total - len(event.data), event.total)) is not None:
+        # a long run (a device or another protocol on the input) is said as its total
+        # doubles, not once per read: megabytes of stderr a second, else
+        log.info("dropped %d MB of input in all since the last frame: %s", mb, event.reason)
     if log.isEnabledFor(logging.DEBUG):
         log.debug("dropped bytes: %r", event.data[:200])
     if event.first:

@@ -35,6 +35,7 @@ SHAPES = {
     "image",
     "pdf",
     "image-result",
+    "image-mislabelled",  # a JPEG pasted as image/png
     "thinking",
     "redacted-thinking",
     "sidechain-warmup",
@@ -88,12 +89,14 @@ def generate(
     restarts: int = 0,
     away: bool = False,
     foreign_title: bool = False,
+    jpeg_as_png: bool = False,
 ) -> Generated:
     """A whole session file; options left as None are chosen by the seed. Without `media`,
     no prompt carries an image or a PDF (for figures that count text alone).
     `old_compactions` are 1.0.6x's (a summary record mid-file, no compact_boundary), each
     `restarts` a prompt with no parent after the first of them; `away` adds 2.1's recaps,
-    `foreign_title` a `summary` record about another file."""
+    `foreign_title` a `summary` record about another file; with `jpeg_as_png` a prompt's
+    image is a JPEG typed image/png."""
     rng = random.Random(seed)
     era = era or rng.choice(sorted(ERAS))
     version, model = ERAS[era]
@@ -105,7 +108,7 @@ def generate(
     if repairs is None:
         repairs = rng.random() < 0.4
     s = SessionFile(rng, era, version, model)
-    s.media, s.away = media, away
+    s.media, s.away, s.jpeg_as_png = media, away, jpeg_as_png
     if era == "newest":
         s.recent_record("permission-mode")
     if era != "old":
@@ -161,6 +164,13 @@ CASES: dict[str, dict[str, Any]] = {
         "foreign_title": True,
     },
     "newest-recaps": {"seed": 61, "era": "newest", "repairs": False, "away": True, "turns": 6},
+    "newest-pasted-jpeg": {
+        "seed": 71,
+        "era": "newest",
+        "repairs": False,
+        "turns": 8,
+        "jpeg_as_png": True,
+    },
 }
 
 

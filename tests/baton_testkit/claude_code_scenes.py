@@ -6,7 +6,7 @@ import base64
 from typing import Any
 
 from baton_testkit.claude_code_builder import REJECTED, SYSTEM_PROMPT_AND_TOOLS, Builder, Record
-from baton_testkit.claude_code_text import ONE_PAGE_PDF, ONE_PIXEL_PNG, TOOLS
+from baton_testkit.claude_code_text import ONE_PAGE_PDF, ONE_PIXEL_PNG, PASTED_JPEG, TOOLS
 
 SMALL_MODEL = "claude-haiku-4-5-20251001"
 
@@ -16,6 +16,7 @@ class SessionFile(Builder):
     2.1.x), with the truth kept current by the Builder's primitives."""
 
     media = True  # prompts with images and PDFs
+    jpeg_as_png = False  # a prompt's image is a JPEG typed image/png (the import retypes it)
     away = False  # a recap (system/away_summary) after each turn of the newest era
 
     # ---- openings ------------------------------------------------------------------------
@@ -106,9 +107,13 @@ class SessionFile(Builder):
         typed = self.text.prompt()
         content: Any
         if self.media and self.chance("image", 0.08):
-            source = {"type": "base64", "media_type": "image/png", "data": ONE_PIXEL_PNG}
+            data = PASTED_JPEG if self.jpeg_as_png else ONE_PIXEL_PNG
+            source = {"type": "base64", "media_type": "image/png", "data": data}
             content = [{"type": "image", "source": source}, {"type": "text", "text": typed}]
             self.truth.shapes["image"] += 1
+            if self.jpeg_as_png:  # imported as image/jpeg, one repair told
+                self.truth.shapes["image-mislabelled"] += 1
+                self.truth.repairs += 1
         elif self.media and self.chance("pdf", 0.02):
             source = {"type": "base64", "media_type": "application/pdf", "data": ONE_PAGE_PDF}
             content = [{"type": "document", "source": source}, {"type": "text", "text": typed}]

@@ -36,6 +36,10 @@ ONE_PIXEL_PNG = base64.b64encode(
         "9c6360000002000100e221bc330000000049454e44ae426082"
     )
 ).decode()
+# a JPEG's opening and end (SOI, a JFIF APP0, EOI): what a screenshot pasted as a PNG holds
+PASTED_JPEG = base64.b64encode(
+    bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")
+).decode()
 ONE_PAGE_PDF = base64.b64encode(
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
     b"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"

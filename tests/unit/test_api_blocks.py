@@ -29,3 +29,31 @@ def test_a_tool_reference_in_an_imported_result_goes_as_text() -> None:
     ]
     assert result.content is not None and result.content[1]["type"] == "tool_reference"  # kept
     assert api_block(ToolResultBlock(tool_use_id="t", content="plain"))["content"] == "plain"  # type: ignore[index]
+
+
+def test_a_blank_text_in_a_tool_results_content_is_left_out() -> None:
+    """The API refuses a text block of blanks wherever it is ("text content blocks must
+    contain non-whitespace text"), in a tool result's content too: an MCP tool that
+    answered with an empty text (as a Claude Code file keeps it) failed every request of
+    the session that sent it. Such a part is left out; a result left with none goes with
+    no content, which the API takes."""
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}}
+    result = ToolResultBlock(
+        tool_use_id="toolu_1",
+        content=[{"type": "text", "text": ""}, image, {"type": "text", "text": " \n"}],
+    )
+    assert api_block(result) == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [image],
+    }
+    empty = ToolResultBlock(tool_use_id="toolu_2", content=[{"type": "text", "text": ""}])
+    assert api_block(empty) == {"type": "tool_result", "tool_use_id": "toolu_2"}
+    assert result.content is not None and len(result.content) == 3  # kept as stored
+    blank = ToolResultBlock(tool_use_id="toolu_3", content="", is_error=False)
+    assert api_block(blank) == {  # a blank string: the API takes it
+        "type": "tool_result",
+        "tool_use_id": "toolu_3",
+        "content": "",
+        "is_error": False,
+    }

@@ -368,7 +368,8 @@ def test_an_orphan_result_among_parallel_calls_waits_until_the_calls_are_answere
 def test_an_orphan_result_next_to_a_prompt_stays_in_that_message_as_text(
     tmp_path: Path, plain_store: SessionStore
 ) -> None:
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
+    png = "iVBORw0KGgo="  # a PNG's signature: an image the API takes as one
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
     stray = {
         "type": "tool_result",
         "tool_use_id": "gone",

@@ -423,3 +423,28 @@ def test_an_import_removes_what_an_import_killed_midway_left(
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         [fresh.name, held.name, f"{session.session_id}.jsonl"]
     )
+
+
+def test_a_json_array_cut_short_is_refused_naming_where_the_file_breaks(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The array is read a window at a time: its parser's error named the line and
+    character in the window (the text not yet decoded), not in the file, so a Stop hook's
+    chat.json cut at line 8,417 was said to break at "line 4 column 17 (char 102)"."""
+    monkeypatch.setattr(claude_code_read, "ARRAY_CHUNK", 4096)  # the window moves on
+    whole = generate(11, era="old", array=True).write(tmp_path / "whole.json").read_text()
+    cut_at = len(whole) * 2 // 3
+    text = whole[:cut_at]
+    path = tmp_path / "chat.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError) as parsed:
+        json.loads(text)
+    exc = parsed.value
+    where = f"line {exc.lineno} column {exc.colno} (char {exc.pos})"
+    assert exc.lineno > 100  # far past the first window
+
+    with pytest.raises(InvalidParams) as refused:
+        import_with_report(path, plain_store)
+
+    assert str(refused.value) == f"chat.json is not valid JSON: {exc.msg}: {where}"
+    assert left_in(plain_store) == []

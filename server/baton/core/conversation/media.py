@@ -14,9 +14,10 @@ import binascii
 from collections.abc import Sequence
 from typing import Any
 
-from baton.core.conversation.messages import ContentBlock, ImageBlock, ToolResultBlock
+from baton.core.conversation.messages import ContentBlock, ImageBlock, TextBlock, ToolResultBlock
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WebP"}
 # the API's limit per image, on its base64 data as sent ("image exceeds 5 MB maximum"); the
 # bytes it decodes to are fewer, so a check of those would pass images the API refuses
 MAX_IMAGE_BASE64 = 5 * 1024 * 1024
@@ -120,3 +121,53 @@ def _typed_parts(parts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], lis
         out.append(part)
     changed = any(a is not b for a, b in zip(out, parts, strict=True))
     return (out if changed else parts), problems
+
+
+def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
+    """`blocks` as the API takes their images (an imported message's, which cannot be
+    refused): each base64 image typed as its bytes are, one the API takes no such of (no
+    PNG, JPEG, GIF or WebP, over its limit) a text saying why; a tool result's images too.
+    With what was changed, a line each (none: `blocks` itself)."""
+    out: list[ContentBlock] = []
+    changes: list[str] = []
+    for n, block in enumerate(blocks):
+        if isinstance(block, ImageBlock):
+            source, change = _as_taken(block.source, f"block {n} (image)")
+            if change is not None:
+                changes.append(change)
+                block = (
+                    TextBlock(text=source["text"])
+                    if source.get("type") == "text"
+                    else block.model_copy(update={"source": source})
+                )
+        elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+            parts: list[dict[str, Any]] = []
+            before = len(changes)
+            for k, part in enumerate(block.content):
+                held = part.get("source") if part.get("type") == "image" else None
+                if isinstance(held, dict):
+                    where = f"block {n} (tool_result) part {k} (image)"
+                    taken, change = _as_taken(held, where)
+                    if change is not None:
+                        changes.append(change)
+                        part = taken if taken.get("type") == "text" else {**part, "source": taken}
+                parts.append(part)
+            if len(changes) > before:
+                block = block.model_copy(update={"content": parts})
+        out.append(block)
+    return (out, changes) if changes else (blocks, changes)
+
+
+def _as_taken(source: dict[str, Any], where: str) -> tuple[dict[str, Any], str | None]:
+    """An image's source as the API takes it, or the text block standing for an image it
+    takes no such of; with what was changed (None: nothing)."""
+    typed, problem = typed_source(source)
+    if problem is not None:
+        return {"type": "text", "text": f"[image left out: {problem}]"}, (
+            f"{where}: {problem}; imported as a text saying so"
+        )
+    if typed is source:
+        return source, None
+    given = source.get("media_type")
+    kind = NAMES[typed["media_type"]]
+    return typed, f"{where} is a {kind} typed {given}: imported as {typed['media_type']}"

@@ -218,6 +218,8 @@ class _Window:
     def __init__(self, handle: BinaryIO, path: Path, edges: Edges) -> None:
         self.handle, self.path, self.edges = handle, path, edges
         self.text, self.pos = "", 0
+        # where the window starts in the file's text: characters, lines, its column
+        self.chars, self.lines, self.column = 0, 0, 0
         self.chunk = ARRAY_CHUNK
         self.read_bytes = 0
         self.ended = False
@@ -235,7 +237,27 @@ class _Window:
             decoded = self.decoder.decode(data, final=self.ended)
         except UnicodeDecodeError:
             raise self.invalid("the file is not UTF-8") from None
+        self._moved()
         self.text, self.pos = self.text[self.pos :] + decoded, 0
+
+    def _moved(self) -> None:
+        """Counts the text decoded already, which the window is about to let go."""
+        newlines = self.text.count("\n", 0, self.pos)
+        if newlines:
+            self.lines += newlines
+            self.column = self.pos - self.text.rfind("\n", 0, self.pos) - 1
+        else:
+            self.column += self.pos
+        self.chars += self.pos
+
+    def broken(self, exc: ValueError) -> InvalidParams:
+        """The parser's error, where it is in the file (it names where in the window)."""
+        if not isinstance(exc, json.JSONDecodeError):
+            return self.invalid(str(exc))
+        line = self.lines + exc.lineno
+        column = exc.colno + (self.column if exc.lineno == 1 else 0)
+        where = f"line {line} column {column} (char {self.chars + exc.pos})"
+        return self.invalid(f"{exc.msg}: {where}")
 
     def next_char(self) -> str:
         """The next character that is not white space ("" at the end), not consumed."""
@@ -254,7 +276,7 @@ class _Window:
                 raise self.invalid(f"an item nests deeper than {MAX_DEPTH} levels") from None
             except ValueError as exc:
                 if self.ended:
-                    raise self.invalid(str(exc)) from None
+                    raise self.broken(exc) from None
                 self.chunk = max(self.chunk, 2 * (len(self.text) - self.pos))
                 self.more()  # the item may go on past the window
                 continue

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from baton.core.conversation.media import images_as_taken
 from baton.core.conversation.messages import (
     CONTENT_ADAPTER,
     ContentBlock,
@@ -93,7 +94,9 @@ class RecordConverter(ImportedBoundaries):
             return self._opaque(record)
         if self.boundary is not None and not (kind == "user" and record.get("isCompactSummary")):
             self._drop_boundary()
-        blocks = self._blocks(message.get("content"))
+        blocks, changed = images_as_taken(self._blocks(message.get("content")))
+        for change in changed:  # the API refuses such an image in every request
+            self.report.repairs.append(f"record {record_uuid(record)}: {change}")
         if not blocks:
             self.report.empty += 1
             return self._opaque(record)

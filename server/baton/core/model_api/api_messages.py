@@ -42,8 +42,20 @@ def api_block(block: ContentBlock) -> dict[str, Any] | None:
     if kind == "tool_use" and out.get("input") is None:
         out["input"] = {}
     if kind == "tool_result" and isinstance(out.get("content"), list):
-        out["content"] = [_result_part(part) for part in out["content"]]
+        parts = [_result_part(part) for part in out["content"] if not _blank_text(part)]
+        if parts:
+            out["content"] = parts
+        else:  # a result of blank texts only goes with no content, which the API takes
+            del out["content"]
     return out
+
+
+def _blank_text(part: Any) -> bool:
+    """Whether a tool result's part is a text of blanks, which the API refuses there too."""
+    if not isinstance(part, dict) or part.get("type") != "text":
+        return False
+    text = part.get("text")  # isspace stops at the first other character: no copy of it
+    return isinstance(text, str) and (not text or text.isspace())
 
 
 # What a tool result's content may hold. Anything else an imported result carries (Claude

@@ -9,7 +9,7 @@ import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine, previewFirstSetting } from "./draftCard";
 import type { DraftFlow } from "./compactDraft";
-import type { CurrentSession } from "./currentSession";
+import { titleIfNotShown, type CurrentSession } from "./currentSession";
 import { chooseModel } from "./modelChoice";
 import { ErrorCodes, SETTINGS_SECTION, type CompactResult } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
@@ -41,12 +41,7 @@ export function registerCommands(
   ): Promise<void> => {
     const result = await client.withProgress(title, vscode.ProgressLocation.Notification, (options) => run(id, options));
     // another conversation on show by now: the line says which one was compacted
-    const elsewhere = current.sessionId === id ? undefined : await titleOf(id);
-    void vscode.window.showInformationMessage(afterCompactionLine(result, elsewhere));
-  };
-  const titleOf = async (id: string): Promise<string> => {
-    const sessions = await client.rpc.listSessions().catch(() => []);
-    return sessions.find((session) => session.sessionId === id)?.title ?? id;
+    void vscode.window.showInformationMessage(afterCompactionLine(result, await titleIfNotShown(current, client.rpc, id)));
   };
   const register = (command: string, handler: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(command, (...args: unknown[]) => guard(handler, args)));

@@ -65,7 +65,12 @@ export async function titleIfNotShown(
   rpc: Pick<BatonRpc, "listSessions">,
   sessionId: string,
 ): Promise<string | undefined> {
-  if (current.sessionId === sessionId) return undefined;
+  return current.sessionId === sessionId ? undefined : sessionTitle(current, rpc, sessionId);
+}
+
+/** The title of session `sessionId`: the one on show's, else the list's; its id when the list no longer holds it. */
+export async function sessionTitle(current: CurrentSession, rpc: Pick<BatonRpc, "listSessions">, sessionId: string): Promise<string> {
+  if (current.sessionId === sessionId && current.session !== undefined) return current.session.title;
   const sessions = await rpc.listSessions().catch(() => []);
   return sessions.find((session) => session.sessionId === sessionId)?.title ?? sessionId;
 }

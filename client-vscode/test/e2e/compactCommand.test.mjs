@@ -1,7 +1,8 @@
 // End to end in a real VS Code (code-server, headless Chromium): a compaction is of the
 // conversation it was started for, though another extension opened another one meanwhile
 // (the panel follows it): "Baton: Compact Conversation" while its input box waited, a
-// draft's Apply from its card; the notification names the conversation compacted.
+// draft's Apply from its card (whose tab names its conversation); the notification names
+// the conversation compacted.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -95,6 +96,9 @@ describe("a compaction of the conversation it was started for, in VS Code (code-
     await dismissToasts();
     await palette(fx.page, "Baton API Consumer: Create a Conversation on Signal");
     const created = await startMeanwhile();
+    // the card says whose draft it is, though another conversation is on show now
+    const tab = fx.page.locator(".tabs-container .tab", { hasText: "Compaction Draft" });
+    assert.equal((await tab.first().innerText()).trim(), `Baton: Compaction Draft of “${title}”`);
     await card.locator("#apply").click();
     const text = await told();
     await fx.page.screenshot({ path: join(resultsDir, "e2e-compact-command-1-draft.png") });

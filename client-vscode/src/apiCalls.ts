@@ -60,11 +60,17 @@ function knownKeys<T extends object | undefined>(call: string, name: string, val
 /**
  * `value`, checked to be one JSON can carry: a BigInt, a cycle or a toJSON that throws failed
  * vscode-jsonrpc's writer, whose error the LanguageClient takes for a broken connection: it
- * stopped the server.
+ * stopped the server. NaN and the infinities went as null, which the server reads as a
+ * value not given.
  */
 function jsonOf<T>(call: string, name: string, value: T): T {
   try {
-    JSON.stringify(value);
+    JSON.stringify(value, (key: string, item: unknown) => {
+      if (typeof item === "number" && !Number.isFinite(item)) {
+        throw new Error(`${JSON.stringify(key)} is ${String(item)}, which JSON cannot carry`);
+      }
+      return item;
+    });
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
     throw new BatonApiError(call, `${name} cannot be sent as JSON (${why})`);

@@ -9,7 +9,7 @@ import type { BatonClient } from "./client";
 import { previewReport, undoneLine } from "./compactReport";
 import { afterCompactionLine, previewFirstSetting } from "./draftCard";
 import type { DraftFlow } from "./compactDraft";
-import type { CurrentSession } from "./currentSession";
+import { titleIfNotShown, type CurrentSession } from "./currentSession";
 import { chooseModel } from "./modelChoice";
 import { ErrorCodes, SETTINGS_SECTION, type CompactResult } from "./protocol";
 import { errorCode, errorMessage, isCancellation, type CallOptions } from "./rpc";
@@ -40,7 +40,8 @@ export function registerCommands(
     id = sessionId(),
   ): Promise<void> => {
     const result = await client.withProgress(title, vscode.ProgressLocation.Notification, (options) => run(id, options));
-    void vscode.window.showInformationMessage(afterCompactionLine(result));
+    // another conversation on show by now: the line says which one was compacted
+    void vscode.window.showInformationMessage(afterCompactionLine(result, await titleIfNotShown(current, client.rpc, id)));
   };
   const register = (command: string, handler: (...args: unknown[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(command, (...args: unknown[]) => guard(handler, args)));
@@ -57,7 +58,7 @@ export function registerCommands(
   });
 
   register("baton.compactConversation", async () => {
-    sessionId();
+    const id = sessionId(); // the one on show now: another may be by the time the box closes
     const instructions = await vscode.window.showInputBox({
       title: "Baton: Compact Conversation",
       prompt: "Optional instructions for the summary (what to keep, what to focus on). Enter to compact.",
@@ -67,8 +68,9 @@ export function registerCommands(
       return;
     }
     const trimmed = instructions.trim();
-    await compact("Baton: compacting", (id, options) =>
-      client.rpc.compact(id, trimmed ? { direction: "all", instructions: trimmed } : { direction: "all" }, options),
+    await compact("Baton: compacting", (sid, options) =>
+      client.rpc.compact(sid, trimmed ? { direction: "all", instructions: trimmed } : { direction: "all" }, options),
+      id,
     );
   });
 

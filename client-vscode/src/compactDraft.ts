@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { BatonClient } from "./client";
+import { sessionTitle, titleIfNotShown, type CurrentSession } from "./currentSession";
 import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction, type CardAction } from "./draftCard";
 import { DraftEdit } from "./draftEdit";
 import type { DraftOptions } from "./draftRpc";
@@ -25,7 +26,10 @@ export class DraftFlow implements vscode.Disposable {
   private open: Open | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly client: BatonClient) {
+  constructor(
+    private readonly client: BatonClient,
+    private readonly current: CurrentSession,
+  ) {
     this.subscriptions.push(
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (this.open !== undefined && event.document === this.open.document) {
@@ -66,7 +70,9 @@ export class DraftFlow implements vscode.Disposable {
       throw error;
     }
     await this.close();
-    void vscode.window.showInformationMessage(afterCompactionLine(result));
+    // another conversation on show by now: the line says which one was compacted
+    const elsewhere = await titleIfNotShown(this.current, this.client.rpc, edit.sessionId);
+    void vscode.window.showInformationMessage(afterCompactionLine(result, elsewhere));
     return result;
   }
 
@@ -130,12 +136,15 @@ export class DraftFlow implements vscode.Disposable {
       document = await vscode.workspace.openTextDocument({ language: "markdown", content: draft.summary });
     }
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, preview: false });
+    const whose = await sessionTitle(this.current, this.client.rpc, sessionId);
     const panel =
       open?.panel ??
       vscode.window.createWebviewPanel("baton.compactionDraft", "Baton: Compaction Draft", {
         viewColumn: vscode.ViewColumn.Beside,
         preserveFocus: true,
       }, { enableScripts: true });
+    // the card stays while the user opens other conversations: it says whose draft it is
+    panel.title = `Baton: Compaction Draft of “${whose}”`;
     if (open?.panel === undefined) {
       panel.webview.onDidReceiveMessage((message: unknown) => {
         const action = typeof message === "object" && message !== null ? (message as { action?: unknown }).action : undefined;

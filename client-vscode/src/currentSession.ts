@@ -1,5 +1,6 @@
 /** The session the user is looking at: the chat view's, or the last one an API caller used. */
 import type { Session, Usage } from "./protocol";
+import type { BatonRpc } from "./rpc";
 
 /** Pure (no vscode import): the chat controller and its tests use it as it is. */
 export class CurrentSession {
@@ -53,4 +54,23 @@ export class CurrentSession {
       listener();
     }
   }
+}
+
+/**
+ * The title of session `sessionId` when another one is on show (a notification about it then
+ * names it), undefined when it is on show; its id when the list no longer holds it.
+ */
+export async function titleIfNotShown(
+  current: CurrentSession,
+  rpc: Pick<BatonRpc, "listSessions">,
+  sessionId: string,
+): Promise<string | undefined> {
+  return current.sessionId === sessionId ? undefined : sessionTitle(current, rpc, sessionId);
+}
+
+/** The title of session `sessionId`: the one on show's, else the list's; its id when the list no longer holds it. */
+export async function sessionTitle(current: CurrentSession, rpc: Pick<BatonRpc, "listSessions">, sessionId: string): Promise<string> {
+  if (current.sessionId === sessionId && current.session !== undefined) return current.session.title;
+  const sessions = await rpc.listSessions().catch(() => []);
+  return sessions.find((session) => session.sessionId === sessionId)?.title ?? sessionId;
 }

@@ -22,10 +22,15 @@ export function previewFirstSetting(value: unknown): boolean {
   return value === true;
 }
 
-/** The notification after a compaction: what it did, then what it dropped. */
-export function afterCompactionLine(result: CompactResult): string {
+/**
+ * The notification after a compaction: what it did, then what it dropped. `elsewhere`: the
+ * title of the conversation compacted when another one is on show by then.
+ */
+export function afterCompactionLine(result: CompactResult, elsewhere?: string): string {
   const went = result.dropped?.text;
-  return went ? `${compactSummaryLine(result)} ${went}.` : compactSummaryLine(result);
+  let line = compactSummaryLine(result);
+  if (elsewhere !== undefined) line = line.replace(/^Baton: compacted /, `Baton: compacted “${elsewhere}”, `);
+  return went ? `${line} ${went}.` : line;
 }
 
 /**

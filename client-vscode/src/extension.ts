@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
       }
     }),
   );
-  const drafts = new DraftFlow(client);
+  const drafts = new DraftFlow(client, current);
   context.subscriptions.push(drafts);
   registerCommands(context, client, chat, current, previews, drafts);
   void onInterpreterChange(() => {

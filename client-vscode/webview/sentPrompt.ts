@@ -43,7 +43,15 @@ export class SentPrompt {
       this.hold(message.sessionId, message.text); // not into another session's box
     } else this.composer.sendEnded(message.stored, message.text);
     if (message.stored && this.composer.draft.trim() === "") this.host.save({ draft: "" });
-    this.ended();
+    // a prompt the host hands back (a deleted session's, one kept for a session left) is not this send's
+    if (this.isSent(message)) this.ended();
+  }
+
+  /** Whether `message` tells the outcome of the send in flight (sent to no session: the host made one). */
+  private isSent(message: Extract<ToWebview, { type: "sendOutcome" }>): boolean {
+    const sent = this.host.state.sent;
+    if (!sent || sent.text !== message.text) return false;
+    return sent.sessionId === null || message.sessionId === null || sent.sessionId === message.sessionId;
   }
 
   private ended(): void {

@@ -107,6 +107,14 @@ test("arguments JSON cannot carry are refused with an error that names them, not
     ["createSession", [{ title: throwing }], /createSession: options cannot be sent as JSON \(not today\)/],
     ["compact", ["s1", { instructions: 2n }], /compact: options cannot be sent as JSON/],
   ];
+  // JSON has no NaN or Infinity: sent, each went as null, which the server takes for "not given"
+  // (a tools size of NaN counted nothing, and nothing said so)
+  const nonFinite: [string, unknown[], RegExp][] = [
+    ["append", ["s1", [], { toolsTokens: Number.NaN }], /append: clientContext cannot be sent as JSON \("toolsTokens" is NaN, which JSON cannot carry\)/],
+    ["createSession", [{ clientContext: { systemTokens: Infinity } }], /createSession: options cannot be sent as JSON \("systemTokens" is Infinity/],
+    ["append", ["s1", [{ role: "user", content: [{ type: "image", width: -Infinity }] }]], /append: messages cannot be sent as JSON \("width" is -Infinity/],
+  ];
+  refused.push(...nonFinite);
   for (const [name, args, expected] of refused) {
     const error = await (call[name]!(...args) as Promise<unknown>).then(() => assert.fail(`${name} took its arguments`), (e: unknown) => e);
     assert.ok(error instanceof Error, name);

@@ -36,6 +36,14 @@ test("the notification after a compaction ends with what it dropped", () => {
   assert.match(afterCompactionLine(result), /9\.4K tokens \(estimated\), 2 messages summarized\. Summarized 12 messages.*only in the ledger\.$/);
 });
 
+test("the notification after a compaction of a conversation not on show names it", () => {
+  const result = { ...draft, boundaryId: "b", summary: "x", trigger: "manual", dryRun: false, restoredFiles: [] } as unknown as CompactResult;
+  const line = afterCompactionLine(result, "Refactor the token meter");
+  assert.match(line, /^Baton: compacted “Refactor the token meter”, up to the message: 52K -> 9\.4K tokens/);
+  assert.match(line, /only in the ledger\.$/);
+  assert.match(afterCompactionLine(result), /^Baton: compacted up to the message: /);
+});
+
 test("the card escapes what it shows, carries the previewed figure and its three buttons", () => {
   const html = draftCardHtml(draft, "NONCE", { edited: true, measured: false }, "vscode-resource:");
   assert.ok(html.includes('data-post-tokens="9400"'));

@@ -546,6 +546,30 @@ test("a prompt kept for a session deleted since comes into the empty box with a 
   assert.equal(await input.inputValue(), "");
 });
 
+test("a deleted conversation's prompt handed back mid-send leaves the send's own prompt kept for a reload", async (t) => {
+  const page = await openView(t);
+  await showFixture(page);
+  const input = page.locator("#baton-input");
+  const state = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}"));
+  await input.fill("explain the parser");
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+  await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
+  // while the reply runs, another conversation is deleted: the host hands back the prompt it kept for it
+  await toView(page, { type: "sendOutcome", stored: false, text: "the deleted one's prompt", sessionId: SESSION.sessionId });
+  await page.waitForFunction(() => document.querySelector(".baton-input").value !== "");
+  assert.equal(await input.inputValue(), "the deleted one's prompt");
+  assert.deepEqual((await state()).sent, { text: "explain the parser", sessionId: SESSION.sessionId });
+  // the window reloads mid-send (no outcome ever comes) and the session does not hold the prompt
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+  await toView(page, sessionUpdate());
+  await page.waitForFunction(() => document.querySelector(".baton-input").value.includes("explain the parser"), undefined, {
+    timeout: 5_000,
+  });
+  assert.match(await input.inputValue(), /the deleted one's prompt/);
+});
+
 test("a window reloaded while its prompt was being sent to a session deleted since gives that prompt back", async (t) => {
   const page = await openView(t);
   await showFixture(page);

@@ -104,6 +104,19 @@ async function run(item) {
   return result;
 }
 
+/**
+ * Starts a conversation once the file `<resultFile>.go` exists (a test writes it while a
+ * Baton command waits for its input): the panel follows it, as it follows any API caller's.
+ */
+async function createOnSignal() {
+  const file = vscode.workspace.getConfiguration("batonApiConsumer").get("resultFile");
+  const baton = vscode.extensions.getExtension("baton.baton");
+  const api = baton.isActive ? baton.exports : await baton.activate();
+  while (!fs.existsSync(`${file}.go`)) await new Promise((resolve) => setTimeout(resolve, 100));
+  const session = await api.createSession({ title: "API consumer, started meanwhile" });
+  fs.writeFileSync(`${file}.created`, session.sessionId);
+}
+
 function activate(context) {
   const item = vscode.window.createStatusBarItem("batonApiConsumer.result", vscode.StatusBarAlignment.Left, 0);
   item.name = "Baton API consumer";
@@ -112,6 +125,7 @@ function activate(context) {
   context.subscriptions.push(
     item,
     vscode.commands.registerCommand("batonApiConsumer.run", () => run(item)),
+    vscode.commands.registerCommand("batonApiConsumer.createOnSignal", () => void createOnSignal()),
   );
 }
 

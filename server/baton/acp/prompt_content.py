@@ -27,7 +27,7 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
-from baton.core.conversation.media import IMAGE_TYPES, image_type, pdf_too_large, too_large
+from baton.core.conversation.media import IMAGE_TYPES, image_type, is_pdf, pdf_too_large, too_large
 from baton.core.conversation.messages import (
     SELECTION,
     ContentBlock,
@@ -117,7 +117,7 @@ def _pdf(data: str, where: str) -> DocumentBlock:
     large = pdf_too_large(data)  # checked before the data is decoded
     if large is not None:
         raise invalid(f"{where}: the PDF is too large: {large}")
-    if b"%PDF-" not in _base64(data, where)[:1024]:  # where a PDF's header may start
+    if not is_pdf(_base64(data, where)):
         raise invalid(f"{where}: the data is no PDF")
     return DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": data})
 

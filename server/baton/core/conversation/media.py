@@ -1,4 +1,5 @@
-"""What an image's bytes are: the type their signature says, which the API checks.
+"""What an image's bytes are: the type their signature says, which the API checks; and
+whether a document's are a PDF of a size a request can hold.
 
 The API refuses an image whose bytes are not the type given ("Image does not match the
 provided media type"), in the turn that sends it and in every later one, so a session that
@@ -14,7 +15,13 @@ import binascii
 from collections.abc import Sequence
 from typing import Any
 
-from baton.core.conversation.messages import ContentBlock, ImageBlock, TextBlock, ToolResultBlock
+from baton.core.conversation.messages import (
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    TextBlock,
+    ToolResultBlock,
+)
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WebP"}
@@ -49,6 +56,14 @@ def pdf_too_large(data: str) -> str | None:
     )
 
 
+PDF = "application/pdf"
+
+
+def is_pdf(data: bytes) -> bool:
+    """Whether the bytes are a PDF: its header may start anywhere in the first 1,024."""
+    return b"%PDF-" in data[:1024]
+
+
 def image_type(data: bytes) -> str | None:
     """The image type the bytes are (their signature), when the API takes it."""
     if data.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -65,14 +80,15 @@ def image_type(data: bytes) -> str | None:
 def typed_images(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     """`blocks` with each base64 image typed as its bytes are, and the problems of those
     whose data is not base64, no PNG, JPEG, GIF or WebP image, or over the API's limit;
-    a tool result's images too (they go with it in every later request)."""
+    each base64 document likewise (a PDF, typed application/pdf, within a request's limit);
+    a tool result's images and documents too (they go with it in every later request)."""
     out: list[ContentBlock] = []
     problems: list[str] = []
     for n, block in enumerate(blocks):
-        if isinstance(block, ImageBlock):
-            source, problem = typed_source(block.source)
+        if isinstance(block, ImageBlock | DocumentBlock):
+            source, problem = _typed(block.type, block.source)
             if problem is not None:
-                problems.append(f"block {n} (image): {problem}")
+                problems.append(f"block {n} ({block.type}): {problem}")
             elif source is not block.source:
                 block = block.model_copy(update={"source": source})
         elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
@@ -105,17 +121,44 @@ def typed_source(source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     return source, None
 
 
+def typed_document(source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """A base64 document's source typed application/pdf when its bytes are a PDF (the same
+    object when it already is, or is no base64 source), or the problem the API would refuse
+    it for: base64 data is taken only as a PDF, and one over a request's limit fits none."""
+    if source.get("type") != "base64":
+        return source, None
+    data = source.get("data")
+    large = pdf_too_large(data) if isinstance(data, str) else None
+    if large is not None:
+        return source, large
+    try:
+        decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
+    except (binascii.Error, ValueError):
+        decoded = b""
+    if not is_pdf(decoded):
+        return source, "its data is no base64 PDF"
+    if source.get("media_type") != PDF:
+        return {**source, "media_type": PDF}, None
+    return source, None
+
+
+def _typed(kind: str, source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """An image's or a document's source as the API takes it, or why it refuses it."""
+    return typed_document(source) if kind == "document" else typed_source(source)
+
+
 def _typed_parts(parts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """A tool result's content with its images typed (the same list when none changed),
-    and the problems of those the API would refuse."""
+    """A tool result's content with its images and documents typed (the same list when
+    none changed), and the problems of those the API would refuse."""
     out: list[dict[str, Any]] = []
     problems: list[str] = []
     for k, part in enumerate(parts):
-        source = part.get("source") if part.get("type") == "image" else None
+        kind = part.get("type")
+        source = part.get("source") if kind in ("image", "document") else None
         if isinstance(source, dict):
-            typed, problem = typed_source(source)
+            typed, problem = _typed(str(kind), source)
             if problem is not None:
-                problems.append(f"part {k} (image): {problem}")
+                problems.append(f"part {k} ({kind}): {problem}")
             elif typed is not source:
                 part = {**part, "source": typed}
         out.append(part)
@@ -126,13 +169,15 @@ def _typed_parts(parts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], lis
 def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], list[str]]:
     """`blocks` as the API takes their images (an imported message's, which cannot be
     refused): each base64 image typed as its bytes are, one the API takes no such of (no
-    PNG, JPEG, GIF or WebP, over its limit) a text saying why; a tool result's images too.
-    With what was changed, a line each (none: `blocks` itself)."""
+    PNG, JPEG, GIF or WebP, over its limit) a text saying why; each base64 document
+    likewise (a PDF typed application/pdf; no PDF, or over a request's limit: a text); a
+    tool result's images and documents too. With what was changed, a line each (none:
+    `blocks` itself)."""
     out: list[ContentBlock] = []
     changes: list[str] = []
     for n, block in enumerate(blocks):
-        if isinstance(block, ImageBlock):
-            source, change = _as_taken(block.source, f"block {n} (image)")
+        if isinstance(block, ImageBlock | DocumentBlock):
+            source, change = _as_taken(block.type, block.source, f"block {n} ({block.type})")
             if change is not None:
                 changes.append(change)
                 block = (
@@ -144,10 +189,11 @@ def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], lis
             parts: list[dict[str, Any]] = []
             before = len(changes)
             for k, part in enumerate(block.content):
-                held = part.get("source") if part.get("type") == "image" else None
+                kind = part.get("type")
+                held = part.get("source") if kind in ("image", "document") else None
                 if isinstance(held, dict):
-                    where = f"block {n} (tool_result) part {k} (image)"
-                    taken, change = _as_taken(held, where)
+                    where = f"block {n} (tool_result) part {k} ({kind})"
+                    taken, change = _as_taken(str(kind), held, where)
                     if change is not None:
                         changes.append(change)
                         part = taken if taken.get("type") == "text" else {**part, "source": taken}
@@ -158,16 +204,16 @@ def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], lis
     return (out, changes) if changes else (blocks, changes)
 
 
-def _as_taken(source: dict[str, Any], where: str) -> tuple[dict[str, Any], str | None]:
-    """An image's source as the API takes it, or the text block standing for an image it
-    takes no such of; with what was changed (None: nothing)."""
-    typed, problem = typed_source(source)
+def _as_taken(kind: str, source: dict[str, Any], where: str) -> tuple[dict[str, Any], str | None]:
+    """An image's or a document's source as the API takes it, or the text block standing
+    for one it takes no such of; with what was changed (None: nothing)."""
+    typed, problem = _typed(kind, source)
     if problem is not None:
-        return {"type": "text", "text": f"[image left out: {problem}]"}, (
+        return {"type": "text", "text": f"[{kind} left out: {problem}]"}, (
             f"{where}: {problem}; imported as a text saying so"
         )
     if typed is source:
         return source, None
     given = source.get("media_type")
-    kind = NAMES[typed["media_type"]]
-    return typed, f"{where} is a {kind} typed {given}: imported as {typed['media_type']}"
+    name = NAMES.get(typed["media_type"], "PDF")
+    return typed, f"{where} is a {name} typed {given}: imported as {typed['media_type']}"

@@ -27,7 +27,14 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
-from baton.core.conversation.media import IMAGE_TYPES, image_type, is_pdf, pdf_too_large, too_large
+from baton.core.conversation.media import (
+    IMAGE_TYPES,
+    image_type,
+    is_pdf,
+    pdf_too_large,
+    too_large,
+    too_wide,
+)
 from baton.core.conversation.messages import (
     SELECTION,
     ContentBlock,
@@ -107,9 +114,13 @@ def _image(data: str, mime: str, where: str) -> ImageBlock:
     large = too_large(data)
     if large is not None:
         raise invalid(f"{where}: the image is too large: {large}")
-    found = image_type(_base64(data, where))
+    decoded = _base64(data, where)
+    found = image_type(decoded)
     if found is None:
         raise invalid(f"{where}: the data is no PNG, JPEG, GIF or WebP image")
+    wide = too_wide(decoded)
+    if wide is not None:
+        raise invalid(f"{where}: the image is too large: {wide}")
     return ImageBlock(source={"type": "base64", "media_type": found, "data": data})
 
 

@@ -489,7 +489,11 @@ def test_a_workspace_that_is_no_folder_is_named_so(
 
 @pytest.mark.parametrize(
     ("model", "why"),
-    [("", "a model is named, not empty"), ("claude-x\nhi", "one line without control")],
+    [
+        ("", "a model is named, not empty"),
+        ("claude-x\nhi", "one line without control"),
+        ("claude-" + "x" * 300, "a model name is at most 200 characters"),
+    ],
 )
 def test_a_model_name_no_model_has_is_refused(
     capsys: pytest.CaptureFixture[str], model: str, why: str

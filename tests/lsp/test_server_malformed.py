@@ -149,6 +149,45 @@ async def test_garbage_wrong_types_and_unknown_methods_get_errors(tmp_path: Path
             await process.wait()
 
 
+async def test_params_that_do_not_fit_lsp_are_refused_naming_the_field(tmp_path: Path) -> None:
+    """ "invalid params for initialize" said nothing of which field: a person reading it
+    could not tell the processId "x" from any other. The field is named as the protocol
+    spells it, its value never quoted; the client may then initialize as it should."""
+    process = await spawn_stdio(tmp_path / "data", stderr=asyncio.subprocess.DEVNULL)
+    pipe = RawPipe(process)
+    try:
+        bad = {"processId": "x-4711", "capabilities": {}}
+        await pipe.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": bad})
+        refused = (await pipe.response(1))["error"]
+        assert refused["code"] == INVALID_PARAMS
+        assert "params.processId" in refused["message"], refused
+        assert refused["data"]["problems"] == ["params.processId: a value of the wrong type"]
+        assert "x-4711" not in json.dumps(refused)
+
+        await pipe.send({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {}})
+        missing = (await pipe.response(2))["error"]
+        assert missing["data"]["problems"] == ["params.capabilities: missing"]
+
+        good = {"processId": None, "capabilities": {}}
+        await pipe.send({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": good})
+        assert "capabilities" in (await pipe.response(3))["result"]
+        await pipe.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+        where = {"textDocument": {"uri": "file:///a.py"}, "position": {"line": "one"}}
+        await pipe.send(
+            {"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover", "params": where}
+        )
+        hover = (await pipe.response(4))["error"]
+        assert hover["code"] == INVALID_PARAMS
+        assert hover["data"]["problems"] == [
+            "params.position.line: a value of the wrong type",
+            "params.position.character: missing",
+        ], hover
+    finally:
+        process.kill()
+        await process.wait()
+
+
 async def test_stdout_carries_only_the_wire(tmp_path: Path) -> None:
     process = await spawn_stdio(tmp_path / "data")
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}

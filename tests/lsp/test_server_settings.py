@@ -10,6 +10,7 @@ from lsp_harness import WAIT_SECONDS, Harness, conversation, server_env
 from lsprotocol import types
 
 from baton import protocol
+from baton.core.settings import Settings
 from baton.core.usage.budget import DEFAULT_WINDOW
 from baton_testkit.fake_anthropic import FakeAnthropic
 
@@ -165,3 +166,15 @@ async def test_an_api_key_with_a_line_break_after_it_works(
     result = await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Hi"})
     assert result["message"]["content"][0]["text"] == "Hello."
     assert fake_anthropic.message_requests()[0].api_key == "sk-ant-test-0123456789abcdef"
+
+
+async def test_a_model_setting_past_200_characters_makes_no_session_with_it(start_server) -> None:
+    """A `model` of 307 characters was taken, and New Chat made sessions with a name that
+    baton/session/create and setModel refuse; it warns and keeps the default."""
+    lsp = await start_server(options={"model": "claude-" + "x" * 300})
+    created = await lsp.create()
+    assert created["model"] == Settings().model
+    shown = await lsp.recorder.wait_for(lambda: lsp.recorder.of(types.WINDOW_SHOW_MESSAGE))
+    assert "baton.model:" in shown[0].message
+    assert "at most 200 characters" in shown[0].message
+    assert "x" * 300 not in shown[0].message

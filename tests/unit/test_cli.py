@@ -106,12 +106,35 @@ def test_usage_json_is_the_usage_wire_object(
 
     assert code == 0
     got = json.loads(out)
-    assert {k: v for k, v in got.items() if k != "sessionId"} == {
-        k: v for k, v in want.items() if k != "sessionId"
+    # the file's session: the test below
+    session_keys = {"sessionId", "claudeCodeSessionIds"}
+    assert {k: v for k, v in got.items() if k not in session_keys} == {
+        k: v for k, v in want.items() if k not in session_keys
     }
     assert got["estimated"] is False
     breakdown = got["breakdown"]
     assert sum(breakdown[c] for c in CATEGORIES) == got["contextWindow"]
+
+
+def test_usage_json_of_a_claude_code_file_names_its_own_session_not_a_temporary_one(
+    capsys: pytest.CaptureFixture[str], shared_estimator: Estimator, tmp_path: Path
+) -> None:
+    """`sessionId` was the random id of the file's temporary import, a new one each run,
+    naming no session anywhere; a Baton transcript's is its own."""
+    code, out, _ = run(capsys, "usage", str(EXAMPLE_SESSION), "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["sessionId"] is None
+    assert got["claudeCodeSessionIds"] == ["7c3f2a9e-5b1d-4e8a-9f64-2d0b8c1e7a53"]
+
+    store = SessionStore(tmp_path / "data", shared_estimator.count_message)
+    session = store.create(title="Native session")
+    store.close()
+    code, out, _ = run(capsys, "usage", str(session.transcript.path), "--json")
+    assert code == 0
+    native = json.loads(out)
+    assert native["sessionId"] == session.session_id
+    assert "claudeCodeSessionIds" not in native
 
 
 def test_usage_model_option_changes_the_window(capsys: pytest.CaptureFixture[str]) -> None:

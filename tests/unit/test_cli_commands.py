@@ -310,6 +310,22 @@ def test_importing_a_file_again_says_so_and_again_makes_a_second_copy(
     assert len(list((data_dir / "sessions").iterdir())) == 3
 
 
+def test_a_blank_data_dir_makes_no_folder_of_blanks_where_the_command_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BATON_DATA_DIR="  " kept the import in a folder named "  " under the current
+    directory, where no later command run elsewhere finds it."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "platform"))
+    monkeypatch.setenv("BATON_DATA_DIR", "  ")
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    code, _, err = run(capsys, "import", str(EXAMPLE_SESSION))
+    assert code == 0, err
+    assert list(here.iterdir()) == []
+    assert len(list((tmp_path / "platform" / "baton" / "sessions").glob("s_*.jsonl"))) == 1
+
+
 def test_importing_a_file_that_grew_since_says_it_changed(
     capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
 ) -> None:
@@ -473,7 +489,11 @@ def test_a_workspace_that_is_no_folder_is_named_so(
 
 @pytest.mark.parametrize(
     ("model", "why"),
-    [("", "a model is named, not empty"), ("claude-x\nhi", "one line without control")],
+    [
+        ("", "a model is named, not empty"),
+        ("claude-x\nhi", "one line without control"),
+        ("claude-" + "x" * 300, "a model name is at most 200 characters"),
+    ],
 )
 def test_a_model_name_no_model_has_is_refused(
     capsys: pytest.CaptureFixture[str], model: str, why: str

@@ -92,6 +92,20 @@ def test_the_data_dir_setting_wins_over_the_environment_which_wins_over_the_defa
     assert chosen.resolved_data_dir() == tmp_path / "setting"
 
 
+@pytest.mark.parametrize("blank", ["", "  ", " \t "])
+def test_a_blank_data_dir_is_not_given_as_an_empty_one_is(
+    blank: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BATON_DATA_DIR="  " (or the setting) made a folder named "  " in the current
+    directory and kept the sessions there, while an empty one is not given."""
+    monkeypatch.delenv("BATON_DATA_DIR", raising=False)
+    platform_default = Settings().resolved_data_dir()
+    monkeypatch.setenv("BATON_DATA_DIR", blank)
+    assert Settings().resolved_data_dir() == platform_default
+    monkeypatch.setenv("BATON_DATA_DIR", str(tmp_path / "env"))
+    assert parse_settings({"dataDir": blank}).resolved_data_dir() == tmp_path / "env"
+
+
 def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
     """A bad `edit` level once reset every permission, switching `read_file: off` back on."""
     warnings: list[str] = []
@@ -128,6 +142,9 @@ def test_one_bad_key_of_an_inner_group_resets_that_key_alone() -> None:
         ({"model": "claude-x\nhi"}, "model", "one line without control characters"),
         ({"model": "claude-x\r"}, "model", "one line without control characters"),
         ({"summaryModel": "a\u2028b"}, "summary_model", "one line without control"),
+        ({"model": "claude-" + "x" * 300}, "model", "at most 200 characters"),
+        ({"models": ["claude-x", "y" * 201]}, "models", "at most 200 characters"),
+        ({"summaryModel": " " + "z" * 201 + " "}, "summary_model", "at most 200 characters"),
         ({"dataDir": "/tmp/a\x00b"}, "data_dir", "no NUL"),
         ({"compactInstructions": "keep \ud800 facts"}, "compact_instructions", "lone surrogate"),
         ({"systemPrompt": "be \ud800 brief"}, "system_prompt", "lone surrogate"),

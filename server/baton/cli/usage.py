@@ -25,6 +25,7 @@ from baton.core.errors import InvalidParams
 from baton.core.one_line import one_line
 
 if TYPE_CHECKING:
+    from baton.cli.session_files import LoadedFile
     from baton.core.conversation.session import Session
     from baton.core.settings import Settings
     from baton.core.usage.budget import ModelLimits, Usage
@@ -54,7 +55,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
         usage = served_usage(session, settings, estimator, session.sent_tools, limits)
         usage = exact_usage(session, settings, usage, session.sent_tools, limits)
         if args.json:
-            print(json_text(usage.wire()))
+            print(json_text(usage_json(usage, loaded)))
             return EXIT_OK
         messages = session.view_messages()
         anchor = session.anchor()
@@ -76,6 +77,17 @@ def cmd_usage(args: argparse.Namespace) -> int:
         # sequences are shown, not run
         print("\n".join(one_line(line) for line in report.splitlines()))
     return EXIT_OK
+
+
+def usage_json(usage: Usage, loaded: LoadedFile) -> dict[str, Any]:
+    """The `Usage` object --json prints: a Claude Code file's `sessionId` is null (its
+    import was a temporary one, under an id made for the run and gone with it), and the
+    file's own Claude Code session ids (a file may join several) are named as such."""
+    wire = usage.wire()
+    if loaded.kind != "baton":
+        wire["sessionId"] = None
+        wire["claudeCodeSessionIds"] = loaded.imported.session_ids if loaded.imported else []
+    return wire
 
 
 def exact_usage(

@@ -12,7 +12,7 @@ from pydantic import AfterValidator, AliasChoices, ConfigDict, Field, Strict, St
 
 from baton.core.conversation.boundary import Direction
 from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput, WireModel
-from baton.core.models.windows import model_name_problem
+from baton.core.models.windows import MODEL_NAME_MAX, model_name_problem
 from baton.core.usage.draft import Draft
 from baton.core.usage.overhead import ClientContext
 
@@ -68,7 +68,8 @@ class CreateParams(Params):
     system_prompt: str | None = None
     # a blank one: none given (the `model` setting's)
     model: (
-        Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), OneLine] | None
+        Annotated[str, StringConstraints(strip_whitespace=True, max_length=MODEL_NAME_MAX), OneLine]
+        | None
     ) = None
     client_context: ClientContext | None = Field(
         default=None, description="what the client sends besides the messages (it counts)"
@@ -87,7 +88,9 @@ class UsageParams(SessionParams):
 
 class SetModelParams(SessionParams):
     model: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), OneLine
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=MODEL_NAME_MAX),
+        OneLine,
     ] = Field(description="the model replies come from")
 
 

@@ -166,11 +166,13 @@ class Settings(WireModel):
         return parse_thinking(self.thinking)
 
     def resolved_data_dir(self) -> Path:
-        """The setting wins over BATON_DATA_DIR, which wins over the platform default."""
-        if self.data_dir:
+        """The setting wins over BATON_DATA_DIR, which wins over the platform default. A
+        blank one is not given, as an empty one is: Path("  ") is a folder of blanks in
+        whatever directory the process runs in."""
+        if self.data_dir and self.data_dir.strip():
             return Path(self.data_dir).expanduser()
         env = os.environ.get("BATON_DATA_DIR")
-        if env:
+        if env and env.strip():
             return Path(env).expanduser()
         return Path(platformdirs.user_data_dir("baton", appauthor=False))
 

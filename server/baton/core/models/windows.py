@@ -61,18 +61,30 @@ class ModelLimits:
 
 def model_name_problem(model: str) -> str | None:
     """Why `model` names no model, or None. A name is one line without control characters:
-    it is written into the session document's header line, which must stay one line."""
+    it is written into the session document's header line, which must stay one line. Its
+    length is counted trimmed, as baton/session/create and setModel count it."""
     if not model.strip():
         return "a model is named, not empty"
     if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in model):
         return "a model name is one line without control characters"
+    if len(model.strip()) > MODEL_NAME_MAX:
+        return f"a model name is at most {MODEL_NAME_MAX} characters"
     return None
 
 
-MODEL_NAME_PATTERN = r"^(?!\s*$)[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$"
+MODEL_NAME_MAX = 200
+# the second look-ahead: a non-blank character MODEL_NAME_MAX or more after another, so that
+# the name is longer once trimmed
+MODEL_NAME_PATTERN = (
+    r"^(?!\s*$)(?!\s*\S.{" + str(MODEL_NAME_MAX - 1) + r",}\S)"
+    r"[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$"
+)
 """What model_name_problem takes, as a JSON schema pattern that Python's re and JavaScript's
 RegExp read alike: the settings manifest's, so that VS Code marks a name the server refuses."""
-MODEL_NAME_RULE = "a model name: not empty, one line without control characters"
+MODEL_NAME_RULE = (
+    f"a model name: not empty, one line of at most {MODEL_NAME_MAX} characters without "
+    "control characters"
+)
 
 
 def model_name(model: str) -> tuple[str, bool]:

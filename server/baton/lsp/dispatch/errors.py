@@ -12,6 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeGuard, TypeVar
 
+from cattrs.errors import ClassValidationError, IterableValidationError
 from pygls.exceptions import JsonRpcException
 
 from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
@@ -90,6 +91,42 @@ def _path(loc: tuple[int | str, ...], data: Any) -> tuple[str, bool]:
             here = here[part]
         kept.append(str(part))
     return ".".join(kept), skipped
+
+
+def structure_problems(exc: BaseException, limit: int = 5) -> list[str]:
+    """One line per field of an LSP message that lsprotocol could not read, its path as the
+    protocol spells it (`params.processId: a value of the wrong type`); never its value,
+    which would quote the message's content (a map's keys, a URI, neither)."""
+    found: list[str] = []
+
+    def walk(exc: BaseException, path: str) -> None:
+        if isinstance(exc, ClassValidationError):
+            with_notes, without = exc.group_exceptions()
+            for sub, note in with_notes:
+                walk(sub, f"{path}.{_camel(note.name)}")
+            for sub in without:
+                walk(sub, path)
+        elif isinstance(exc, IterableValidationError):
+            items, rest = exc.group_exceptions()
+            for sub, item in items:
+                walk(sub, f"{path}.{item.index}")
+            for sub in rest:
+                walk(sub, path)
+        else:
+            where = path.removeprefix(".") or "params"
+            found.append(f"{where}: missing" if isinstance(exc, KeyError) else f"{where}: {WRONG}")
+
+    walk(exc, "")
+    return list(dict.fromkeys(found))[:limit] or [f"params: {WRONG}"]
+
+
+WRONG = "a value of the wrong type"
+
+
+def _camel(name: str) -> str:
+    """An lsprotocol attribute's name on the wire (the rule of lsprotocol's converter)."""
+    first, *rest = name.removesuffix("_").split("_")
+    return first + "".join(part.title() for part in rest)
 
 
 def to_rpc_error(exc: BaseException) -> JsonRpcException:

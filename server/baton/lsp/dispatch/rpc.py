@@ -28,6 +28,7 @@ from pygls.protocol import (
 from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
 from baton.core import redaction
+from baton.lsp.dispatch.errors import structure_problems
 from baton.lsp.dispatch.lifecycle import Lifecycle, LifecycleProtocol
 
 log = logging.getLogger(__name__)
@@ -143,8 +144,8 @@ class BatonProtocol(LifecycleProtocol):
             return
         try:
             structured = self._structure(message)
-        except Exception:
-            # no details in the log: they would quote the message's content
+        except Exception as exc:
+            # no values in the log or the answer: they would quote the message's content
             if "method" not in message:
                 self._unreadable_answer(message.get("id"))
                 return
@@ -152,12 +153,11 @@ class BatonProtocol(LifecycleProtocol):
                 log.warning("dropped an unreadable %s message", message["method"])
                 return  # a notification: nobody to answer
             method = str(message["method"])
-            log.warning("invalid params for %s (request %r)", method, message["id"])
-            error = JsonRpcInvalidParams(f"invalid params for {method}")
-            error.data = {
-                "code": "invalid_params",
-                "problems": [f"params: not readable as {method}'s"],
-            }
+            problems = structure_problems(exc)
+            named = "; ".join(problems)
+            log.warning("invalid params for %s (request %r): %s", method, message["id"], named)
+            error = JsonRpcInvalidParams(f"invalid params for {method}: {named}")
+            error.data = {"code": "invalid_params", "problems": problems}
             self.send_error(message["id"], error)
             return
         self.lifecycle.received(message.get("method"))

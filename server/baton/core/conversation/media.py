@@ -181,10 +181,7 @@ def typed_source(source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     large = too_large(data) if isinstance(data, str) else None
     if large is not None:
         return source, large
-    try:
-        decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
-    except (binascii.Error, ValueError):
-        decoded = b""
+    decoded = _base64_bytes(data)
     found = image_type(decoded)
     if found is None:
         return source, "its data is no base64 PNG, JPEG, GIF or WebP"
@@ -206,15 +203,20 @@ def typed_document(source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     large = pdf_too_large(data) if isinstance(data, str) else None
     if large is not None:
         return source, large
-    try:
-        decoded = base64.b64decode(data, validate=True) if isinstance(data, str) else b""
-    except (binascii.Error, ValueError):
-        decoded = b""
+    decoded = _base64_bytes(data)
     if not is_pdf(decoded):
         return source, "its data is no base64 PDF"
     if source.get("media_type") != PDF:
         return {**source, "media_type": PDF}, None
     return source, None
+
+
+def _base64_bytes(data: Any) -> bytes:
+    """The bytes of base64 text; none for anything else or text that is no base64."""
+    try:
+        return base64.b64decode(data, validate=True) if isinstance(data, str) else b""
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def _typed(kind: str, source: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

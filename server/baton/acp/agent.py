@@ -39,10 +39,11 @@ from baton import __version__
 from baton.acp import config, turns
 from baton.acp.compaction_report import agent_text
 from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
-from baton.acp.history import replay, replay_streaming
+from baton.acp.history import replay_streaming, replaying
 from baton.acp.listener import told
 from baton.acp.open_sessions import (
     Live,
+    Replay,
     attach,
     check_cwd,
     greet,
@@ -59,6 +60,7 @@ log = logging.getLogger(__name__)
 
 AUTH_METHOD = "anthropic-api-key"
 KEY_ENV = "ANTHROPIC_API_KEY"
+REPLAY_SLICE = 500  # messages a load replays between giving the loop back
 
 
 class BatonAgent:
@@ -177,9 +179,7 @@ class BatonAgent:
     ) -> LoadSessionResponse:
         session = await self._opened(session_id)
         live = attach(self, session_id, cwd)
-        report = live.host.report
-        told = set(report.told) if report is not None else set()  # a round in flight's calls
-        replay(self.out, session, self.compaction_entity, [Path(cwd)], told)  # before the answer
+        await self._replayed(live, session, cwd)  # before the answer
         if recovery.refused_set_aside(session) is not None:  # in its place, as told live
             turns.say_refused(self, session)
         if live.turn is not None and not live.turn.done():
@@ -190,6 +190,39 @@ class BatonAgent:
                 running.start()  # in progress still: its end follows
         greet(self, session_id, mcp_servers)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
+
+    async def _replayed(self, live: Live, session: Session, cwd: str) -> None:
+        """The view's updates queued, a slice of REPLAY_SLICE messages at a time, the
+        loop given back between slices (100,000 messages: a second of work, every other
+        session waiting); in wire order still, as each slice is queued whole. Another
+        load's replay of the session ends first; a close of the session or a
+        session/cancel meanwhile stops this one, and the load is refused."""
+        sid = live.session_id
+        while live.replay is not None:
+            await live.replay.done.wait()
+        if self.live.get(sid) is not live:
+            raise invalid(f"session {sid} was closed while it loaded: load it again")
+        report = live.host.report
+        told = set(report.told) if report is not None else set()  # a round in flight's calls
+        running = live.replay = Replay()
+        try:
+            folders = [Path(cwd)]
+            replayed = replaying(self.out, session, self.compaction_entity, folders, told)
+            for count in replayed:
+                if count % REPLAY_SLICE:
+                    continue
+                await self.out.drain()  # the slice written, as the client reads
+                await asyncio.sleep(0)  # and the loop given back
+                if self.live.get(sid) is not live:
+                    raise invalid(f"session {sid} was closed while it loaded: load it again")
+                if running.stopped:
+                    raise invalid(
+                        f"the load of session {sid} was cancelled (session/cancel) before "
+                        f"its history was told: load it again to see it"
+                    )
+        finally:
+            live.replay = None
+            running.done.set()
 
     async def _opened(self, session_id: str) -> Session:
         """The session, read from its transcript in its lane, off the event loop, when it
@@ -269,9 +302,15 @@ class BatonAgent:
 
     @guarded
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
-        return await turns.prompt(self, live_session(self, session_id), prompt)
+        live = live_session(self, session_id)
+        while live.replay is not None:  # a load's replay first: its history, then the turn
+            await live.replay.done.wait()
+            live = live_session(self, session_id)
+        return await turns.prompt(self, live, prompt)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         live = self.live.get(session_id)
+        if live is not None and live.replay is not None:
+            live.replay.stopped = True  # a load's replay under way
         if live is not None and live.turn is not None:
             live.turn.cancel()

@@ -6,7 +6,7 @@ compaction entity (or a short agent message)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -236,14 +236,16 @@ def _loops(use: ToolUseBlock, result: ToolResultBlock, message: Message, marked:
     return bool(message.tool_loop) or (not marked and answered_here(use.name, result))
 
 
-def replay(
+def replaying(
     outbox: Outbox,
     session: Session,
     entity: bool,
     folders: Sequence[Path] = (),
     told_live: set[str] | None = None,
-) -> int:
-    """Queue the view's updates; returns how many messages were replayed. A workspace
+) -> Iterator[int]:
+    """Queue the view's updates, yielding how many messages are replayed so far after
+    each (a load gives the loop back between slices of them). The view, and what it is
+    told from, are taken before the first: the replay is the view as it was then. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
     and so is one of a tool the loop does not have that the loop answered ("Unknown
@@ -260,7 +262,7 @@ def replay(
     # was such a record) the session's folders of now
     recorded = folders_by_message(session.messages, session.folders_since)
     places: dict[str, Sequence[Path]] = {}
-    for message in view:
+    for index, message in enumerate(view, 1):
         if message.kind == "summary":
             report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
             text = summary_text(message)
@@ -285,7 +287,7 @@ def replay(
         else:
             where = [Path(f) for f in recorded[message.id]] if message.id in recorded else folders
             _assistant(outbox, sid, message, calls, where, here, places)
-    return len(view)
+        yield index
 
 
 def replay_streaming(

@@ -6,6 +6,7 @@ told its commands and its meter.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import stat
@@ -62,6 +63,16 @@ class Live:
     # the auto-compaction told in progress, until its end is told
     auto_compaction: CompactionReport | None = None
     compaction: CompactionReport | None = None  # a command's, while it runs
+    # a load's replay under way: set by session/cancel to stop it; a prompt waits its end
+    replay: Replay | None = None
+
+
+@dataclass
+class Replay:
+    """A load's replay of the view, given the loop back between slices of it."""
+
+    stopped: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 def kept_cwds(agent: BatonAgent) -> Folders:

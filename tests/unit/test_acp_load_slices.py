@@ -1,0 +1,151 @@
+"""`baton acp`'s session/load replays the view a slice at a time, giving the loop back
+between slices (issue 26, item 8): another session's request is answered while a long
+session's replay is under way, the load's updates still all before its answer, and a
+close or a session/cancel of the session meanwhile stops the replay. Checked by order:
+the replay is held at the end of its first slice (the drain of what it queued)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError
+from acp.schema import TextContentBlock
+
+from baton import protocol as p
+from baton.acp import agent as agent_module
+from baton.acp.agent import BatonAgent
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+
+WAIT = 20.0  # an upper bound, never a pause
+MESSAGES = 40
+SLICE = 5
+
+
+class HeldTransport:
+    """An ACP transport that keeps what the agent posts and holds the first drain after
+    a session's first update until released."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.messages: list[dict[str, Any]] = []
+        self.replaying = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def post(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if message.get("params", {}).get("sessionId") == self.session_id:
+            self.replaying.set()
+
+    async def drain(self) -> None:
+        if self.replaying.is_set():
+            await asyncio.wait_for(self.release.wait(), WAIT)
+
+    def told(self) -> list[str]:
+        """The message ids the session's chunks were told under, in order."""
+        return [
+            m["params"]["update"]["messageId"]
+            for m in self.messages
+            if m["params"]["sessionId"] == self.session_id
+            and m["params"]["update"]["sessionUpdate"].endswith("message_chunk")
+        ]
+
+
+async def _written(tmp_path: Path) -> tuple[Settings, str, list[str]]:
+    settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
+    maker = BatonService(settings)
+    sid = maker.create("long").session_id
+    maker.create("other")
+    turns = [
+        p.MessageInput(role="user" if i % 2 == 0 else "assistant", content=f"message {i}")
+        for i in range(MESSAGES)
+    ]
+    maker.append(sid, turns)
+    ids = [m.id for m in maker.session(sid).view_messages()]
+    await maker.close()
+    return settings, sid, ids
+
+
+async def _loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[BatonAgent, HeldTransport, str, list[str], asyncio.Task[Any]]:
+    monkeypatch.setattr(agent_module, "REPLAY_SLICE", SLICE)
+    settings, sid, ids = await _written(tmp_path)
+    transport = HeldTransport(sid)
+    agent = BatonAgent(BatonService(settings), transport)
+    agent.on_connect(None)
+    load = asyncio.create_task(agent.load_session(cwd=str(tmp_path), session_id=sid))
+    await asyncio.wait_for(transport.replaying.wait(), WAIT)
+    return agent, transport, sid, ids, load
+
+
+async def test_another_request_is_answered_while_a_load_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole view was queued in one go on the agent's loop: for 100,000 messages a
+    session/list sent meanwhile waited 1.5-3.4 s for it."""
+    agent, transport, _, ids, load = await _loading(tmp_path, monkeypatch)
+
+    listed = await agent.list_sessions(cwd=None)
+
+    assert not load.done()  # answered while the load's replay is held
+    assert len(listed.sessions) == 2
+    assert transport.told() == ids[:SLICE]
+    transport.release.set()
+    await asyncio.wait_for(load, WAIT)
+    assert transport.told() == ids  # every message, in order, before the answer
+
+
+async def test_a_close_during_a_load_stops_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent, transport, sid, ids, load = await _loading(tmp_path, monkeypatch)
+
+    await agent.close_session(session_id=sid)
+    transport.release.set()
+
+    with pytest.raises(RequestError) as refused:
+        await asyncio.wait_for(load, WAIT)
+    assert f"session {sid} was closed while it loaded" in str(refused.value)
+    assert transport.told() == ids[:SLICE]  # nothing of the session after its close
+    assert sid not in agent.live
+
+
+async def test_a_cancel_during_a_load_stops_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent, transport, sid, ids, load = await _loading(tmp_path, monkeypatch)
+
+    await agent.cancel(session_id=sid)
+    transport.release.set()
+
+    with pytest.raises(RequestError) as refused:
+        await asyncio.wait_for(load, WAIT)
+    assert "was cancelled (session/cancel)" in str(refused.value)
+    assert transport.told() == ids[:SLICE]
+    again = asyncio.create_task(agent.load_session(cwd=str(tmp_path), session_id=sid))
+    await asyncio.wait_for(again, WAIT)  # a load again tells it all
+    assert transport.told()[SLICE:] == ids
+
+
+async def test_a_prompt_during_a_load_waits_for_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its turn's updates would come among the replay's: the turn starts once it ends."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    agent, transport, sid, ids, load = await _loading(tmp_path, monkeypatch)
+    text = [TextContentBlock(type="text", text="go on")]
+    prompt = asyncio.create_task(agent.prompt(session_id=sid, prompt=text))
+
+    await agent.list_sessions(cwd=None)  # the loop went round: the prompt ran as far as it can
+
+    assert not prompt.done() and agent.live[sid].turn is None
+    transport.release.set()
+    await asyncio.wait_for(load, WAIT)
+    with contextlib.suppress(RequestError):  # no key: the turn is refused
+        await asyncio.wait_for(prompt, WAIT)
+    assert transport.told()[: len(ids)] == ids

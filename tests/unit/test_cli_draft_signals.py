@@ -46,11 +46,14 @@ def saved(tmp_path: Path) -> tuple[Path, str]:
     return data, sid
 
 
-def interrupted(data: Path, sid: str, hook: str, when: str) -> tuple[int, bytes, bytes]:
-    """The preview's exit code, stdout and stderr, interrupted at `hook`."""
-    argv = ["compact", sid, "--preview", "--data-dir", str(data)]
+def stopped_waiting(
+    program: list[str], stop: signal.Signals, what: str
+) -> tuple[int, bytes, bytes]:
+    """The exit code, stdout and stderr of `python -c PROGRAM...` (WAITING or WAITING_AT and
+    their arguments), stopped by `stop` once it says it waits, then sent the line it waits
+    for; `what` names the command in the failure if it ends before it gets there."""
     process = subprocess.Popen(
-        [sys.executable, "-c", WAITING, hook, when, *argv],
+        [sys.executable, "-c", *program],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -58,13 +61,19 @@ def interrupted(data: Path, sid: str, hook: str, when: str) -> tuple[int, bytes,
     assert process.stderr is not None
     try:
         while (line := process.stderr.readline()) != b"waiting\n":
-            assert line, "the preview ended before it got there"
-        process.send_signal(signal.SIGINT)
+            assert line, f"{what} ended before it got there"
+        process.send_signal(stop)
         out, err = process.communicate(b"\n", timeout=60)
     finally:
         process.kill()
         process.wait()
     return process.returncode, out, err
+
+
+def interrupted(data: Path, sid: str, hook: str, when: str) -> tuple[int, bytes, bytes]:
+    """The preview's exit code, stdout and stderr, interrupted at `hook`."""
+    argv = ["compact", sid, "--preview", "--data-dir", str(data)]
+    return stopped_waiting([WAITING, hook, when, *argv], signal.SIGINT, "the preview")
 
 
 def test_ctrl_c_while_the_draft_is_measured_saves_nothing(saved: tuple[Path, str]) -> None:
@@ -132,22 +141,7 @@ def applied(data: Path, sid: str, draft: str, hook: str, when: str) -> tuple[int
     """The apply's exit code, stdout and stderr, interrupted (Ctrl-C) at `hook`."""
     module, _, name = hook.rpartition(":")
     argv = ["compact", sid, "--apply-draft", draft, "--data-dir", str(data)]
-    process = subprocess.Popen(
-        [sys.executable, "-c", WAITING_AT, module, name, when, *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    try:
-        while (line := process.stderr.readline()) != b"waiting\n":
-            assert line, "the apply ended before it got there"
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(b"\n", timeout=60)
-    finally:
-        process.kill()
-        process.wait()
-    return process.returncode, out, err
+    return stopped_waiting([WAITING_AT, module, name, when, *argv], signal.SIGINT, "the apply")
 
 
 def test_ctrl_c_before_a_draft_is_committed_applies_nothing(saved: tuple[Path, str]) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli_draft_signals import WAITING_AT
+from test_cli_draft_signals import WAITING_AT, stopped_waiting
 
 from baton.cli.main import EXAMPLE_SESSION
 
@@ -18,22 +18,8 @@ def stopped(data: Path, hook: str, stop: signal.Signals) -> tuple[int, bytes, by
     """The import's exit code, stdout and stderr, stopped by `stop` at `hook`, before it."""
     module, _, name = hook.rpartition(":")
     argv = ["import", str(EXAMPLE_SESSION), "--data-dir", str(data)]
-    process = subprocess.Popen(
-        [sys.executable, "-c", WAITING_AT, module, name, "before", *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    try:
-        while (line := process.stderr.readline()) != b"waiting\n":
-            assert line, "the import ended before it got there"
-        process.send_signal(stop)
-        out, err = process.communicate(b"\n", timeout=60)
-    finally:
-        process.kill()
-        process.wait()
-    return process.returncode, out, err
+    program = [WAITING_AT, module, name, "before", *argv]
+    return stopped_waiting(program, stop, "the import")
 
 
 @pytest.mark.parametrize(

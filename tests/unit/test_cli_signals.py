@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli_draft_signals import WAITING_AT
+from test_cli_draft_signals import WAITING_AT, stopped_waiting
 
 from baton.cli.main import EXAMPLE_SESSION
 
@@ -123,21 +123,8 @@ def test_ctrl_c_once_the_copy_is_written_saves_nothing(tmp_path: Path, hook: str
     data = tmp_path / "data"
     module, _, name = hook.rpartition(":")
     argv = ["compact", str(EXAMPLE_SESSION), "--save", "--data-dir", str(data)]
-    process = subprocess.Popen(
-        [sys.executable, "-c", WAITING_AT, module, name, "before", *argv],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    try:
-        while (line := process.stderr.readline()) != b"waiting\n":
-            assert line, "the command ended before it got there"
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(b"\n", timeout=60)
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == 130, err
+    program = [WAITING_AT, module, name, "before", *argv]
+    code, out, err = stopped_waiting(program, signal.SIGINT, "the command")
+    assert code == 130, err
     assert b"Traceback" not in err and out == b"", err
     assert not list(data.glob("sessions/*.jsonl"))

@@ -18,6 +18,27 @@ import {
 
 useBrowser();
 
+// the state the view keeps for a reload (VS Code's getState), as it stands
+const savedState = (page) => page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}"));
+
+// until the state the view keeps for a reload holds `value` at `key`
+const untilSaved = (page, key, value) =>
+  page.waitForFunction(([k, v]) => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}")[k] === v, [key, value]);
+
+// the view reloaded (the panel hidden and shown, or the window reloaded), until it says it is ready
+async function reloaded(page) {
+  await page.reload();
+  await waitPosted(page, (m) => m.type === "ready");
+}
+
+// `text` typed into the box and sent with Enter, until the view posts the send
+async function sentFromTheBox(page, text) {
+  const input = page.locator("#baton-input");
+  await input.fill(text);
+  await input.press("Enter");
+  await waitPosted(page, (m) => m.type === "send");
+}
+
 test("streamed deltas appear in a pending reply; Stop posts stop; the stored reply replaces it", async (t) => {
   const page = await openView(t);
   await showFixture(page);
@@ -316,20 +337,16 @@ test("the draft, scroll position and session survive a reload", async (t) => {
   await page.locator(".baton-usage > summary").click(); // unfold the chart: that is kept too
   const feed = page.locator(".baton-feed");
   await feed.evaluate((el) => (el.scrollTop = 120));
-  await page.waitForFunction(
-    () => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").scrollTop === 120,
-  );
+  await untilSaved(page, "scrollTop", 120);
 
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   assert.equal(await page.locator("#baton-input").inputValue(), "half-written thought");
   await showFixture(page);
   assert.equal(await feed.evaluate((el) => el.scrollTop), 120);
   assert.equal(await page.locator(".baton-usage").evaluate((d) => d.open), true);
 
   // The host came back showing another session: the view asks for the one it had.
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   const other = { ...SESSION, sessionId: "s_other", title: "Fix the importer" };
   await toView(page, sessionUpdate({ session: other, messages: MESSAGES.map((m) => ({ ...m, id: `o_${m.id}` })) }));
   assert.deepEqual(await waitPosted(page, (m) => m.type === "selectSession"), {
@@ -400,12 +417,9 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   // the panel is hidden and shown again while the reply streams: the view reloads
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await showFixture(page);
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   // the send was refused after all: the prompt comes back once, not twice
@@ -417,11 +431,10 @@ test("a panel reloaded while its prompt is being sent shows that prompt in the b
   // sent again, reloaded mid-send, and stored this time: the box is left empty
   await input.press("Enter");
   await waitPosted(page, (m) => m.type === "send" && m.text === "explain the parser");
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await showFixture(page);
   await toView(page, { type: "sendOutcome", stored: true, text: "explain the parser", sessionId: SESSION.sessionId });
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
+  await untilSaved(page, "draft", "");
   assert.equal(await input.inputValue(), "");
 });
 
@@ -429,18 +442,15 @@ test("a prompt back in a reloaded panel's box and typed on is not put back a sec
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await sentFromTheBox(page, "explain the parser");
+  await reloaded(page);
   await showFixture(page);
   await page.waitForFunction(() => document.querySelector(".baton-input").value === "explain the parser");
   // the user goes on writing while the send runs; then it is refused
   await input.press("End");
   await input.pressSequentially(" and the lexer");
   await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  await untilSaved(page, "sent", null);
   assert.equal(await input.inputValue(), "explain the parser and the lexer");
 });
 
@@ -448,29 +458,25 @@ test("a window reloaded while its prompt is being sent does not offer that promp
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   const prompt = { id: "m_sent", role: "user", kind: "message", content: [{ type: "text", text: "explain the parser" }], createdAt: "2026-12-01T10:05:00Z", tokens: 5 };
   // stored, the prompt is in the view while the reply streams
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
   await page.locator('article[data-message-id="m_sent"]').waitFor();
   // the whole window reloads: a new extension host, which never says how that send ended
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   assert.equal(await input.inputValue(), "");
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
   await page.locator('article[data-message-id="m_sent"]').waitFor();
   assert.equal(await input.inputValue(), "");
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").draft === "");
+  await untilSaved(page, "draft", "");
 
   // a prompt the session does not hold (it was never stored) stays in the box to send again
   await input.fill("and the lexer");
   await input.press("Enter");
   await waitPosted(page, (m) => m.type === "send" && m.text === "and the lexer");
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await toView(page, sessionUpdate({ messages: [...MESSAGES, prompt] }));
   await page.locator('article[data-message-id="m_sent"]').waitFor();
   assert.equal(await input.inputValue(), "and the lexer");
@@ -480,15 +486,12 @@ test("a panel reloaded on another session while a prompt is being sent keeps tha
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   // the user opens another session while the reply streams, and the panel reloads there
   await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sessionId === "s_other");
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await untilSaved(page, "sessionId", "s_other");
+  await reloaded(page);
   assert.equal(await input.inputValue(), "", "the other session's prompt is not in this box");
   await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
@@ -497,11 +500,10 @@ test("a panel reloaded on another session while a prompt is being sent keeps tha
   // it was not sent after all: it waits for its own session, and comes back there once
   await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  await untilSaved(page, "sent", null);
   assert.equal(await input.inputValue(), "");
   // reloaded again before going back: still not this box's
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
   await page.getByRole("button", { name: "Send" }).waitFor();
   assert.equal(await input.inputValue(), "");
@@ -514,17 +516,14 @@ test("a prompt kept for a session deleted since comes into the empty box with a 
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  const state = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}"));
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   // the user opens another session while the reply streams; the prompt was not sent after all
   await toView(page, sessionUpdate({ session: OTHER_SESSION, messages: [] }));
   await toView(page, { type: "busy", busy: false, sessionId: SESSION.sessionId });
   await toView(page, { type: "sendOutcome", stored: false, text: "explain the parser", sessionId: SESSION.sessionId });
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
-  assert.deepEqual((await state()).returned, { [SESSION.sessionId]: "explain the parser" });
+  await untilSaved(page, "sent", null);
+  assert.deepEqual((await savedState(page)).returned, { [SESSION.sessionId]: "explain the parser" });
   // typed on here, then its session is deleted (from another window, say): it waits while the box holds text
   await input.fill("for the other one");
   await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
@@ -538,7 +537,7 @@ test("a prompt kept for a session deleted since comes into the empty box with a 
   const notice = page.locator(".baton-notice");
   await notice.waitFor();
   assert.match(await notice.textContent(), /A prompt not sent to a conversation deleted since is back in the box/);
-  assert.equal((await state()).returned?.[SESSION.sessionId], undefined);
+  assert.equal((await savedState(page)).returned?.[SESSION.sessionId], undefined);
   // once only: a later update does not put it back a second time
   await input.fill("");
   await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
@@ -550,19 +549,15 @@ test("a deleted conversation's prompt handed back mid-send leaves the send's own
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  const state = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}"));
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   // while the reply runs, another conversation is deleted: the host hands back the prompt it kept for it
   await toView(page, { type: "sendOutcome", stored: false, text: "the deleted one's prompt", sessionId: SESSION.sessionId });
   await page.waitForFunction(() => document.querySelector(".baton-input").value !== "");
   assert.equal(await input.inputValue(), "the deleted one's prompt");
-  assert.deepEqual((await state()).sent, { text: "explain the parser", sessionId: SESSION.sessionId });
+  assert.deepEqual((await savedState(page)).sent, { text: "explain the parser", sessionId: SESSION.sessionId });
   // the window reloads mid-send (no outcome ever comes) and the session does not hold the prompt
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await toView(page, sessionUpdate());
   await page.waitForFunction(() => document.querySelector(".baton-input").value.includes("explain the parser"), undefined, {
     timeout: 5_000,
@@ -574,21 +569,17 @@ test("a window reloaded while its prompt was being sent to a session deleted sin
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("explain the parser");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "explain the parser");
   // the whole window reloads (no outcome ever comes); the session is deleted meanwhile
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
   await page.waitForFunction(() => document.querySelector(".baton-input").value !== "", undefined, { timeout: 5_000 });
   assert.equal(await input.inputValue(), "explain the parser");
   await page.locator(".baton-notice").waitFor();
-  await page.waitForFunction(() => JSON.parse(sessionStorage.getItem("vscode-webview-state") ?? "{}").sent === null);
+  await untilSaved(page, "sent", null);
   // reloaded again: not offered a second time
   await input.fill("");
-  await page.reload();
-  await waitPosted(page, (m) => m.type === "ready");
+  await reloaded(page);
   await toView(page, sessionUpdate({ session: OTHER_SESSION, sessions: [OTHER_SESSION], messages: [] }));
   await page.getByRole("button", { name: "Send" }).waitFor();
   assert.equal(await input.inputValue(), "");
@@ -685,9 +676,7 @@ test("a reply streaming in one session keeps its Stop and its returned prompt to
   const page = await openView(t);
   await showFixture(page);
   const input = page.locator("#baton-input");
-  await input.fill("a long question");
-  await input.press("Enter");
-  await waitPosted(page, (m) => m.type === "send");
+  await sentFromTheBox(page, "a long question");
   await toView(page, { type: "busy", busy: true, sessionId: SESSION.sessionId });
   await page.getByRole("button", { name: "Stop" }).waitFor();
   // the user opens another session while the reply streams: its box sends, later

@@ -59,6 +59,24 @@ def restored(service: BatonService, sid: str) -> list[str]:
     return [m.attachment.path for m in view if m.kind == "attachment" and m.attachment]
 
 
+async def restored_on_import(
+    tmp_path: Path, workspace: Path, estimator: Estimator, lines: list[str]
+) -> list[str]:
+    """The URIs of the files a compaction of the whole restores, in the session imported
+    from a Claude Code file of `lines`."""
+    source = tmp_path / "cc.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    service = service_on(tmp_path / "data", workspace, estimator)
+    try:
+        session = import_claude_code(source, service.store)
+        result = await service.compaction.compact(
+            session.session_id, CompactRequest(direction="all")
+        )
+        return [f.uri for f in result.restored_files]
+    finally:
+        await service.close()
+
+
 async def test_a_restarted_server_restores_what_the_sessions_tools_read(
     tmp_path: Path,
     workspace: Path,
@@ -205,17 +223,7 @@ async def test_an_imported_claude_code_session_restores_what_claude_code_read(
     for n in range(3, 13):
         role = "assistant" if n % 2 else "user"
         lines.append(record(n, role, f"turn {n} " * 120))
-    source = tmp_path / "cc.jsonl"
-    source.write_text("\n".join(lines) + "\n")
-    service = service_on(tmp_path / "data", workspace, estimator)
-    try:
-        session = import_claude_code(source, service.store)
-        result = await service.compaction.compact(
-            session.session_id, CompactRequest(direction="all")
-        )
-        assert [f.uri for f in result.restored_files] == [app.as_uri()]
-    finally:
-        await service.close()
+    assert await restored_on_import(tmp_path, workspace, estimator, lines) == [app.as_uri()]
 
 
 async def test_a_file_claude_code_1_0_read_for_a_prompt_comes_back_after_a_compaction(
@@ -249,17 +257,7 @@ async def test_a_file_claude_code_1_0_read_for_a_prompt_comes_back_after_a_compa
         )
         for n, (role, content) in enumerate(contents)
     ]
-    source = tmp_path / "cc.jsonl"
-    source.write_text("\n".join(lines) + "\n")
-    service = service_on(tmp_path / "data", workspace, estimator)
-    try:
-        session = import_claude_code(source, service.store)
-        result = await service.compaction.compact(
-            session.session_id, CompactRequest(direction="all")
-        )
-        assert [f.uri for f in result.restored_files] == [app.as_uri()]
-    finally:
-        await service.close()
+    assert await restored_on_import(tmp_path, workspace, estimator, lines) == [app.as_uri()]
 
 
 async def test_a_restored_file_is_counted_as_the_meter_counts_a_message(

@@ -3,8 +3,10 @@ from stdin, and every outgoing message (the SDK's answers and requests, the outb
 updates) written to stdout in the order it was handed over, those of one loop turn in
 one write. A line that is not JSON is answered with a JSON-RPC parse error, one that is
 no JSON-RPC 2.0 message with an invalid request; a notification no handler takes (an
-unknown method, params it cannot read) is dropped with a line in the log. The pipe to the
-client tells its loss (the client's reader gone, a write refused), which ends the agent."""
+unknown method, params it cannot read) is dropped with a line in the log. A line past
+`MAX_LINE` is refused as it passes the limit and read on to its end unkept, so an input
+that never makes a line (/dev/zero) holds no more than that. The pipe to the client tells
+its loss (the client's reader gone, a write refused), which ends the agent."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import contextlib
 import errno
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +29,11 @@ log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
 INVALID_PARAMS = -32602
+MAX_LINE = 64 * 1024 * 1024  # bytes in one message line, as in one frame over LSP
+HEAD = 64 * 1024  # a refused line's start, where its id and method are looked for
+MB = 1024 * 1024
+# strings (so that their brackets do not count) and brackets: a refused line's first level
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 
 
 # the notifications the agent takes, and the string field each needs in its params
@@ -110,8 +118,14 @@ class StdioTransport:
     synchronous listener keeps its place among the SDK's own messages without a task, a
     queue hop or a write of its own."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        max_line: int = MAX_LINE,
+    ) -> None:
         self._reader, self._writer = reader, writer
+        self.max_line = max_line
         self._pending: list[bytes] = []
         self._scheduled = False
         self._closed = False
@@ -198,9 +212,25 @@ class StdioTransport:
         else an invalid request."""
         envelope = shallow(line)
         fields = envelope if isinstance(envelope, dict) else {}
-        msg_id, method = fields.get("id"), fields.get("method")
         detail = "the message nests too deep to be read"
         log.warning("refused a message of %d bytes: %s", len(line), detail)
+        self._refused(fields, detail)
+
+    def _too_long(self, start: bytes) -> None:
+        """A line past `max_line`, refused as it passes it (its rest is read unkept),
+        `start` its first HEAD bytes: a request whose id and method they give (`_head`) is
+        answered invalid_params, so that its client does not wait for good, a notification
+        dropped, anything else a parse error."""
+        detail = f"the message is over the limit of {self.max_line:,} bytes"
+        log.warning("refused a line of more than %d bytes: %s", self.max_line, detail)
+        fields = _head(start)
+        if fields is None:
+            self._parse_error(detail)
+        else:
+            self._refused(fields, detail)
+
+    def _refused(self, fields: dict[str, Any], detail: str) -> None:
+        msg_id, method = fields.get("id"), fields.get("method")
         if usable_id(msg_id) and isinstance(method, str):
             error = {"code": INVALID_PARAMS, "message": detail, "data": {"code": "invalid_params"}}
             self.post({"jsonrpc": "2.0", "id": msg_id, "error": error})
@@ -213,16 +243,34 @@ class StdioTransport:
         self.post({"jsonrpc": "2.0", "id": msg_id if usable_id(msg_id) else None, "error": error})
 
     async def _line(self) -> bytes:
-        """One line however long (the reader's limit only bounds each piece)."""
+        """The next line of at most `max_line` bytes (the reader's limit bounds each
+        piece), or b"" at the end of input. A longer one is refused as it passes the
+        limit, then read to its end without being kept: said at its start, then by its
+        total as that doubles from 1 MB, as `baton serve` says a run of dropped input."""
         pieces: list[bytes] = []
+        size, dropping = 0, False
         while True:
+            ended = True
             try:
-                pieces.append(await self._reader.readuntil(b"\n"))
-                return b"".join(pieces)
+                piece = await self._reader.readuntil(b"\n")
             except asyncio.LimitOverrunError as exc:
-                pieces.append(await self._reader.readexactly(exc.consumed))
+                piece, ended = await self._reader.readexactly(exc.consumed), False
             except asyncio.IncompleteReadError as exc:
-                pieces.append(exc.partial)
+                piece = exc.partial
+                if dropping or not (pieces or piece):
+                    return b""  # the end of input (a refused line's end with it)
+            before, size = size, size + len(piece)
+            if dropping:
+                if (mb := _doubled(before, size)) is not None:
+                    log.info("dropped %d MB of a line past the limit in all", mb)
+            elif size - piece.endswith(b"\n") > self.max_line:  # its line end not counted
+                self._too_long(b"".join(kept[:HEAD] for kept in [*pieces, piece])[:HEAD])
+                pieces, dropping = [], True
+            else:
+                pieces.append(piece)
+            if ended and dropping:
+                pieces, size, dropping = [], 0, False  # read on: the next line
+            elif ended:
                 return b"".join(pieces)
 
     async def close(self) -> None:
@@ -230,3 +278,40 @@ class StdioTransport:
         self._closed = True
         with contextlib.suppress(ConnectionError, RuntimeError):  # the client went away
             await self._writer.drain()
+
+
+def _head(start: bytes) -> dict[str, Any] | None:
+    """The fields of a message's first level that come before its first nested value
+    (`{"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": ...`), read from
+    the start of a line too long to keep; None when that start is no JSON object's."""
+    depth, key = 0, 0
+    for token in _TOKEN.finditer(start):
+        mark = token.group()
+        if mark in (b"{", b"["):
+            depth += 1
+            if depth == 2:  # the value of the key that starts at `key`
+                return _object(start[:key].rstrip().rstrip(b",") + b"}") if key else None
+        elif mark in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and start[token.end() :].lstrip().startswith(b":"):
+            key = token.start()
+    return None
+
+
+def _object(text: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _doubled(before: int, after: int) -> int | None:
+    """The largest power of two of megabytes (1, 2, 4 ...) passed going from `before` to
+    `after` bytes, or None."""
+    passed, mb = None, 1
+    while mb * MB <= after:
+        if mb * MB > before:
+            passed = mb
+        mb *= 2
+    return passed

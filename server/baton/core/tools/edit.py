@@ -4,9 +4,9 @@ applied through the host (the editor), and answered with what was applied or why
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
+from functools import partial
 from typing import Any
 
 from baton.core.conversation.records import unwritable
@@ -16,6 +16,7 @@ from baton.core.tools.edit_text import BOM, inserted, replaced, whole
 from baton.core.tools.file_reads import FileText, read_any
 from baton.core.tools.host import FileEdit
 from baton.core.tools.registry import Call, Tool, ToolContext, ToolResult
+from baton.core.tools.walk import off_loop
 from baton.core.tools.workspace import Located, ToolError
 
 TEXT_EDITOR = "str_replace_based_edit_tool"
@@ -118,7 +119,7 @@ async def edit_call(
         )
     path = before.path if before is not None else located.path
     if len(old or "") + len(after) > DIFF_ON_LOOP:
-        diff = await asyncio.to_thread(unified, located.shown, old or "", after)
+        diff = await off_loop(partial(unified, located.shown, old or "", after))
     else:
         diff = unified(located.shown, old or "", after)
     title = edit_title(located.shown, diff, created=before is None)

@@ -3,13 +3,13 @@ the event loop, and no more than `MAX_READ` entries read of a folder that holds 
 
 from __future__ import annotations
 
-import asyncio
 import os
+from functools import partial
 from typing import Any
 
 from baton.core.compaction.working_set.visible import resolve_path
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import unnamed_note, utf8_name
+from baton.core.tools.walk import off_loop, unnamed_note, utf8_name
 from baton.core.tools.workspace import Located, ToolError, Workspace
 from baton.core.workspace.editor_files import VCS_DIRS
 
@@ -47,7 +47,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         located = ctx.workspace.locate(raw)
     if not located.real.is_dir():
         raise ToolError(f"{located.shown} is not a folder")
-    return await asyncio.to_thread(_listing, located, ctx.workspace)
+    return await off_loop(partial(_listing, located, ctx.workspace))
 
 
 def _listing(located: Located, workspace: Workspace) -> ToolResult:

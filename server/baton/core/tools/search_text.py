@@ -8,9 +8,9 @@ MATCH_SECONDS on a line, and lets go of the GIL meanwhile, so the server answers
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,15 @@ from baton.core.tools.find_files import glob_matcher, workspace_glob
 from baton.core.tools.host import MAX_FILE_BYTES
 from baton.core.tools.patterns import MAX_REGEX_ITEMS, regex_items
 from baton.core.tools.registry import Tool, ToolContext, ToolResult, counted
-from baton.core.tools.walk import WALK_SECONDS, Walk, Walked, files, walked, walked_file
+from baton.core.tools.walk import (
+    WALK_SECONDS,
+    Walk,
+    Walked,
+    files,
+    off_loop,
+    walked,
+    walked_file,
+)
 from baton.core.tools.workspace import (
     Located,
     ToolError,
@@ -181,7 +189,7 @@ async def run(input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("pattern must be a non-empty regular expression")
     if len(pattern) > MAX_PATTERN:
         raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-    compiled = await asyncio.to_thread(_compiled, pattern)  # a large one takes a while
+    compiled = await off_loop(partial(_compiled, pattern))  # a large one takes a while
     # a line holds no line break ("No hits" would mislead), unless (?x) makes it a space
     if ("\n" in pattern or "\r" in pattern) and not compiled.flags & regex.VERBOSE:
         raise ToolError(

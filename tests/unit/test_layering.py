@@ -73,6 +73,7 @@ ALLOWED: dict[str, set[str]] = {
         "core.redaction",  # a hook's stderr, shown to the user
     },
     "core.tools": {
+        "core.background",
         "core.conversation",
         "core.compaction",
         "core.workspace",

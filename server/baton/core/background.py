@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
+import threading
 from collections.abc import Callable, Coroutine
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class Background:
@@ -74,3 +80,33 @@ class Background:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def daemon(work: Callable[[], T], name: str) -> asyncio.Future[T]:
+    """`work()` in a daemon thread of its own, its outcome the future's. The process's end
+    waits for the threads of `asyncio.to_thread` (the loop's executor joins them), not for
+    this one: only for work that writes nothing (a compaction's summary, a render, a page,
+    an undo's check, a count, a tool's walk), which an `exit` drops."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], object]) -> None:
+        if not future.done():  # cancelled meanwhile: nobody waits for it
+            outcome()
+
+    def main() -> None:
+        try:
+            result = work()
+        except asyncio.CancelledError:  # its loop's task, cancelled from here
+            told: Callable[[], object] = future.cancel
+        except BaseException as error:  # handed to the one who waits for it
+            told = partial(future.set_exception, error)
+        else:
+            told = partial(future.set_result, result)
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            loop.call_soon_threadsafe(settle, told)
+
+    context = contextvars.copy_context()  # as asyncio.to_thread carries it
+    thread = threading.Thread(target=context.run, args=(main,), name=name, daemon=True)
+    thread.start()
+    return future

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import replace
 from functools import partial
 from typing import Any, TypeVar
 
+from baton.core.background import daemon
 from baton.core.compaction import engine
 from baton.core.compaction.commit import PreparedSummary, check_ahead
 from baton.core.compaction.engine import CompactContext
@@ -174,33 +174,10 @@ async def _in_thread(
 
 
 def _daemon(work: Callable[[], T]) -> asyncio.Future[T]:
-    """`work()` in a daemon thread of its own, its outcome the future's. The process's end
-    waits for the threads of `asyncio.to_thread` (the loop's executor joins them), not for
-    this one: an `exit` during a long compaction, render, page or undo check ends the
-    process, the work dropped before anything was committed (the thread writes nothing)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(outcome: Callable[[], object]) -> None:
-        if not future.done():  # cancelled meanwhile: nobody waits for it
-            outcome()
-
-    def main() -> None:
-        try:
-            result = work()
-        except asyncio.CancelledError:  # its loop's task, cancelled from here
-            told: Callable[[], object] = future.cancel
-        except BaseException as error:  # handed to the one who waits for it
-            told = partial(future.set_exception, error)
-        else:
-            told = partial(future.set_result, result)
-        with contextlib.suppress(RuntimeError):  # the server's loop has closed
-            loop.call_soon_threadsafe(settle, told)
-
-    context = contextvars.copy_context()  # as asyncio.to_thread carries it
-    thread = threading.Thread(target=context.run, args=(main,), name="baton-lane", daemon=True)
-    thread.start()
-    return future
+    """`work()` in a daemon thread of its own (`background.daemon`): an `exit` during a
+    long compaction, render, page or undo check ends the process, the work dropped before
+    anything was committed (the thread writes nothing)."""
+    return daemon(work, "baton-lane")
 
 
 async def off_loop(work: Callable[[], T]) -> T:

@@ -6,19 +6,17 @@ to the callers to drop (`Workspace.shown`) among what they keep: cheaper than fo
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 import pathspec
 
+from baton.core.background import daemon
 from baton.core.conversation.files import read_small
 from baton.core.conversation.records import unwritable
 from baton.core.errors import StorageError
@@ -122,32 +120,12 @@ async def walked(walk: Walk, work: Callable[[], T]) -> T:
 
 
 async def off_loop(work: Callable[[], T]) -> T:
-    """`work()` in a daemon thread of its own, for a tool's work that writes nothing (a
-    walk, a listing, a diff, a pattern's compile): the process's end waits for the threads
-    of `asyncio.to_thread` (the loop's executor joins them), so a listing held (a folder
-    on a hung mount) held an `exit`, or a client gone, for good; not this one. Cancelled,
-    this returns at once, the thread left to end on its own (as `lanes.off_loop`)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(outcome: Callable[[], object]) -> None:
-        if not future.done():  # cancelled meanwhile: nobody waits for it
-            outcome()
-
-    def main() -> None:
-        try:
-            result = work()
-        except BaseException as error:  # handed to the one who waits for it
-            told: Callable[[], object] = partial(future.set_exception, error)
-        else:
-            told = partial(future.set_result, result)
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            loop.call_soon_threadsafe(settle, told)
-
-    context = contextvars.copy_context()  # as asyncio.to_thread carries it
-    thread = threading.Thread(target=context.run, args=(main,), name="baton-tool", daemon=True)
-    thread.start()
-    return await future
+    """`work()` in a daemon thread of its own (`background.daemon`), for a tool's work that
+    writes nothing (a walk, a listing, a diff, a pattern's compile): the process's end waits
+    for the threads of `asyncio.to_thread`, so a listing held (a folder on a hung mount)
+    held an `exit`, or a client gone, for good; not this one. Cancelled, this returns at
+    once, the thread left to end on its own (as `lanes.off_loop`)."""
+    return await daemon(work, "baton-tool")
 
 
 def _spec(folder: Path) -> pathspec.GitIgnoreSpec | None:

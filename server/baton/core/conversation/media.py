@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from baton.core.conversation.messages import (
@@ -54,6 +55,54 @@ def pdf_too_large(data: str) -> str | None:
         f"its data is {len(data):,} bytes of base64, over the API's limit of "
         f"{MAX_REQUEST_BYTES:,} (32 MB) on a whole request"
     )
+
+
+def request_too_large(body: dict[str, Any]) -> tuple[int, str] | None:
+    """The size in bytes of a request of this body (its JSON, as sent) and why the API
+    refuses it, when it is over the API's 32 MB on a whole request (413 request_too_large,
+    whatever its tokens: eight screenshots of 4.9 MB are about 13K tokens but 39 MB); None
+    when it fits. Only the images and documents it holds can take it there, so a body whose
+    media are far under the limit is not measured."""
+    images, documents, media = _media(body.get("messages") or [])
+    if media <= MAX_REQUEST_BYTES // 2:
+        return None
+    size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+    if size <= MAX_REQUEST_BYTES:
+        return None
+    held = " and ".join(
+        f"{count:,} {name}{'s' if count != 1 else ''}"
+        for count, name in ((images, "image"), (documents, "document"))
+        if count
+    )
+    why = (
+        f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
+        f"(32 MB) on a whole request, whatever its tokens: the {held} it holds are "
+        f"{media:,} bytes of base64. Compact the span of the conversation holding them (a "
+        "summary keeps no image or document), or remove them (rewind to before them), then "
+        "send again with no content to continue"
+    )
+    return size, why
+
+
+def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:
+    """The images and documents among API message dicts (their content, a tool result's
+    content), and the bytes of their base64 data."""
+    images = documents = size = 0
+    for item in blocks:
+        if not isinstance(item, dict):
+            continue
+        source = item.get("source")
+        if item.get("type") in ("image", "document") and isinstance(source, dict):
+            data = source.get("data")
+            if source.get("type") == "base64" and isinstance(data, str):
+                images += item["type"] == "image"
+                documents += item["type"] == "document"
+                size += len(data)
+        content = item.get("content")
+        if isinstance(content, list):
+            more = _media(content)
+            images, documents, size = images + more[0], documents + more[1], size + more[2]
+    return images, documents, size
 
 
 PDF = "application/pdf"

@@ -26,6 +26,7 @@ from typing import Any
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation import media
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     MOVED_PREFIX,
@@ -177,6 +178,10 @@ async def _reply(
         session, tools, usage, ctx.settings, model, ctx.estimator, limits, ctx.max_tokens
     )
     view, max_tokens = request.view, request.max_tokens
+    body = {"model": model, "system": request.system, "messages": request.messages, "tools": tools}
+    too_large = media.request_too_large(body)
+    if too_large is not None:  # the API would refuse it (413), and every later one like it
+        raise PromptTooLong(f"{too_large[1]}.", requestBytes=too_large[0])
     note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
 
     message_id = new_id()

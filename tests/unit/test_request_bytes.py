@@ -1,0 +1,62 @@
+"""A request over the API's 32 MB of body, however few its tokens: eight screenshots of
+4.9 MB are about 13K tokens but 39 MB of base64, which the API refuses (413
+request_too_large) in every turn that holds them. It is refused before it is sent, in words
+that name the images and their bytes and the way out."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+
+import pytest
+
+from baton.core.conversation.media import MAX_REQUEST_BYTES
+from baton.core.conversation.messages import MessageInput
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import PromptTooLong
+from baton.core.model_api.client import AnthropicClient
+from baton.core.settings import Settings
+from baton.core.turn.chat import ChatContext, send
+from baton.core.usage.estimator import Estimator
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+MakeClient = Callable[..., AnthropicClient]
+PNG_HEAD = b"\x89PNG\r\n\x1a\n"
+# a screenshot's worth of base64 under the API's 5 MB per image: seven pass 32 MB together
+SHOT = base64.b64encode(PNG_HEAD + bytes(range(256)) * (3_600_000 // 256)).decode()
+
+
+def _shot(n: int) -> MessageInput:
+    image = {"type": "base64", "media_type": "image/png", "data": SHOT}
+    content = [{"type": "image", "source": image}, {"type": "text", "text": f"shot {n}"}]
+    return MessageInput(role="user", content=content)
+
+
+@pytest.fixture
+def session(store: SessionStore) -> Session:
+    session = store.create("screenshots", "claude-haiku-4-5", "You are careful.")
+    for n in range(7):
+        session.append([_shot(n), MessageInput(role="assistant", content=f"seen {n}")])
+    return session
+
+
+async def test_a_request_over_32_mb_is_refused_before_it_is_sent_naming_the_images(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    assert len(SHOT) * 7 > MAX_REQUEST_BYTES
+    ctx = ChatContext(settings=Settings(), estimator=estimator, client=anthropic_client())
+    with pytest.raises(PromptTooLong) as caught:
+        await send(session, content="and now?", tools=None, ctx=ctx)
+
+    message = caught.value.message
+    assert fake_anthropic.message_requests() == []  # never sent: the API would refuse it
+    assert "7 images" in message and f"{len(SHOT) * 7:,} bytes" in message
+    assert f"{MAX_REQUEST_BYTES:,}" in message and "32 MB" in message
+    assert "remove" in message and "ompact" in message
+    assert "too long for the model" not in message
+    assert caught.value.data["requestBytes"] > MAX_REQUEST_BYTES
+    assert estimator.observations == 0  # no token figure to learn from

@@ -59,4 +59,6 @@ async def test_a_request_over_32_mb_is_refused_before_it_is_sent_naming_the_imag
     assert "remove" in message and "ompact" in message
     assert "too long for the model" not in message
     assert caught.value.data["requestBytes"] > MAX_REQUEST_BYTES
+    assert caught.value.data["mediaBytes"] == len(SHOT) * 7
+    assert (caught.value.data["images"], caught.value.data["documents"]) == (7, 0)
     assert estimator.observations == 0  # no token figure to learn from

@@ -14,7 +14,7 @@ import base64
 import binascii
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from baton.core.conversation.messages import (
     ContentBlock,
@@ -57,7 +57,18 @@ def pdf_too_large(data: str) -> str | None:
     )
 
 
-def request_too_large(body: dict[str, Any]) -> tuple[int, str] | None:
+class TooLarge(NamedTuple):
+    """A request over the API's 32 MB: its size in bytes, the images and documents it
+    holds and their bytes of base64, and why the API refuses it, in words."""
+
+    request_bytes: int
+    images: int
+    documents: int
+    media_bytes: int
+    why: str
+
+
+def request_too_large(body: dict[str, Any]) -> TooLarge | None:
     """The size in bytes of a request of this body (its JSON, as sent) and why the API
     refuses it, when it is over the API's 32 MB on a whole request (413 request_too_large,
     whatever its tokens: eight screenshots of 4.9 MB are about 13K tokens but 39 MB); None
@@ -81,7 +92,7 @@ def request_too_large(body: dict[str, Any]) -> tuple[int, str] | None:
         "summary keeps no image or document), or remove them (rewind to before them), then "
         "send again with no content to continue"
     )
-    return size, why
+    return TooLarge(size, images, documents, media, why)
 
 
 def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:

@@ -179,9 +179,15 @@ async def _reply(
     )
     view, max_tokens = request.view, request.max_tokens
     body = {"model": model, "system": request.system, "messages": request.messages, "tools": tools}
-    too_large = media.request_too_large(body)
-    if too_large is not None:  # the API would refuse it (413), and every later one like it
-        raise PromptTooLong(f"{too_large[1]}.", requestBytes=too_large[0])
+    big = media.request_too_large(body)
+    if big is not None:  # the API would refuse it (413), and every later one like it
+        raise PromptTooLong(
+            f"{big.why}.",
+            requestBytes=big.request_bytes,
+            images=big.images,
+            documents=big.documents,
+            mediaBytes=big.media_bytes,
+        )
     note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
 
     message_id = new_id()

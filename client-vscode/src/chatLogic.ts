@@ -148,8 +148,8 @@ export function sendFailure(error: unknown): string {
     case ErrorCodes.promptTooLong: {
       // the server's advice names its request (baton/compact) and a send with no content: the
       // panel's own ways instead, with the API's figures when it gave them
-      const { actual, limit, requestBytes, images, documents } = errorData(error);
-      if (typeof requestBytes === "number") return tooManyBytes(requestBytes, images, documents);
+      const { actual, limit, requestBytes, type, images, documents } = errorData(error);
+      if (typeof requestBytes === "number" || type === "request_too_large") return tooManyBytes(requestBytes, images, documents);
       const figures = typeof actual === "number" && typeof limit === "number" ? ` (${actual.toLocaleString("en-US")} tokens, the limit ${limit.toLocaleString("en-US")})` : "";
       return `The conversation is past the model's context limit${figures}: compact it (Baton: Compact Conversation) or start a New Chat, then Retry the prompt.`;
     }
@@ -164,7 +164,7 @@ export function sendFailure(error: unknown): string {
 }
 
 /** A request over the API's 32 MB, whatever its tokens: its images and documents are why. */
-function tooManyBytes(requestBytes: number, images: unknown, documents: unknown): string {
+function tooManyBytes(requestBytes: unknown, images: unknown, documents: unknown): string {
   const held = [
     [images, "image"],
     [documents, "document"],
@@ -172,9 +172,11 @@ function tooManyBytes(requestBytes: number, images: unknown, documents: unknown)
     .filter(([count]) => typeof count === "number" && count > 0)
     .map(([count, name]) => `${(count as number).toLocaleString("en-US")} ${String(name)}${count === 1 ? "" : "s"}`)
     .join(" and ");
-  const what = held === "" ? "Its images and documents make" : `Its ${held} make`;
+  const one = held.startsWith("1 ") && !held.includes(" and ");
+  const what = held === "" ? "Its images and documents make" : `Its ${held} ${one ? "makes" : "make"}`;
+  const size = typeof requestBytes === "number" ? `${requestBytes.toLocaleString("en-US")} bytes, ` : "";
   return (
-    `${what} the request ${requestBytes.toLocaleString("en-US")} bytes, over the 33,554,432 (32 MB) the API takes in one, ` +
+    `${what} the request ${size}over the 33,554,432 (32 MB) the API takes in one, ` +
     "however few its tokens: compact the part holding them (Baton: Compact Conversation; a summary keeps no image or document) " +
     "or start a New Chat, then Retry the prompt."
   );

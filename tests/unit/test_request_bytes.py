@@ -54,7 +54,7 @@ async def test_a_request_over_32_mb_is_refused_before_it_is_sent_naming_the_imag
 
     message = caught.value.message
     assert fake_anthropic.message_requests() == []  # never sent: the API would refuse it
-    assert "7 images" in message and f"{len(SHOT) * 7:,} bytes" in message
+    assert f"7 images it holds are {len(SHOT) * 7:,} bytes" in message
     assert f"{MAX_REQUEST_BYTES:,}" in message and "32 MB" in message
     assert "remove" in message and "ompact" in message
     assert "too long for the model" not in message
@@ -62,3 +62,28 @@ async def test_a_request_over_32_mb_is_refused_before_it_is_sent_naming_the_imag
     assert caught.value.data["mediaBytes"] == len(SHOT) * 7
     assert (caught.value.data["images"], caught.value.data["documents"]) == (7, 0)
     assert estimator.observations == 0  # no token figure to learn from
+
+
+async def test_the_apis_413_for_bytes_names_the_images_not_the_models_context(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    """A proxy on the way, or a limit lower than Baton's figure, refuses the request for
+    its bytes: said as that, with the images it held, asked once and learnt nothing from."""
+    fake_anthropic.max_body_bytes = 4 * 1024 * 1024
+    session = store.create("one shot", "claude-haiku-4-5", "You are careful.")
+    ctx = ChatContext(settings=Settings(), estimator=estimator, client=anthropic_client())
+    with pytest.raises(PromptTooLong) as caught:
+        await send(session, content=_shot(0).content, tools=None, ctx=ctx)
+
+    message = caught.value.message
+    assert "too long for the model" not in message
+    assert "size in bytes" in message and "32 MB" in message  # the API's own words
+    assert f"1 image it held is {len(SHOT):,} bytes of base64" in message
+    assert "rewind to before them" in message
+    assert caught.value.data["type"] == "request_too_large"
+    assert (caught.value.data["images"], caught.value.data["mediaBytes"]) == (1, len(SHOT))
+    assert len(fake_anthropic.message_requests()) == 1  # not asked again
+    assert estimator.observations == 0

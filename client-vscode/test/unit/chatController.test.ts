@@ -541,6 +541,21 @@ test("a request over the API's 32 MB names its images, not the context limit", a
   );
 });
 
+test("the API's own 413 for a request's bytes names its image, not the context limit", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said = "the API refused the request for its size in bytes (request_too_large), however few its tokens: ...";
+  const data = { code: "prompt_too_long", status: 413, type: "request_too_large", images: 1, documents: 0, mediaBytes: 4_799_840 };
+  fake.sendFailure = Object.assign(new Error(said), { data: { ...data, promptMessageId: "u1" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(
+    (errors[0] as { message: string }).message,
+    "Its 1 image makes the request over the 33,554,432 (32 MB) the API takes in one, however few its tokens: compact the part holding them (Baton: Compact Conversation; a summary keeps no image or document) or start a New Chat, then Retry the prompt.",
+  );
+});
+
 test("empty prompts are not sent", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -74,25 +74,53 @@ def request_too_large(body: dict[str, Any]) -> TooLarge | None:
     whatever its tokens: eight screenshots of 4.9 MB are about 13K tokens but 39 MB); None
     when it fits. Only the images and documents it holds can take it there, so a body whose
     media are far under the limit is not measured."""
-    images, documents, media = _media(body.get("messages") or [])
+    images, documents, media = held_media(body)
     if media <= MAX_REQUEST_BYTES // 2:
         return None
     size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
     if size <= MAX_REQUEST_BYTES:
         return None
-    held = " and ".join(
+    held = _held(images, documents)
+    why = (
+        f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
+        f"(32 MB) on a whole request, whatever its tokens: the {held} it holds "
+        f"{_are(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
+    )
+    return TooLarge(size, images, documents, media, why)
+
+
+MEDIA_ADVICE = (
+    "Compact the span of the conversation holding them (a summary keeps no image or "
+    "document), or remove them (rewind to before them), then send again with no content to "
+    "continue"
+)
+
+
+def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
+    """The images and documents a request's body holds, and their bytes of base64."""
+    return _media(body.get("messages") or [])
+
+
+def media_advice(body: dict[str, Any]) -> str:
+    """What to do about a request the API refused for its bytes: the images and documents
+    it held, and how to take them out of the conversation."""
+    images, documents, media = held_media(body)
+    if not images + documents:
+        return "Compact the conversation or start a new session, then send again"
+    are = _are(images + documents)
+    return f"The {_held(images, documents)} it held {are} {media:,} bytes of base64. {MEDIA_ADVICE}"
+
+
+def _held(images: int, documents: int) -> str:
+    return " and ".join(
         f"{count:,} {name}{'s' if count != 1 else ''}"
         for count, name in ((images, "image"), (documents, "document"))
         if count
     )
-    why = (
-        f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
-        f"(32 MB) on a whole request, whatever its tokens: the {held} it holds are "
-        f"{media:,} bytes of base64. Compact the span of the conversation holding them (a "
-        "summary keeps no image or document), or remove them (rewind to before them), then "
-        "send again with no content to continue"
-    )
-    return TooLarge(size, images, documents, media, why)
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
 
 
 def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:

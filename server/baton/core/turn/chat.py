@@ -244,6 +244,16 @@ async def _reply(
         recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
+        if exc.data.get("type") == "request_too_large":
+            # over the API's bytes, not its tokens: nothing to calibrate on
+            images, documents, media_bytes = media.held_media(body)
+            raise PromptTooLong(
+                f"{exc.message.rstrip('.')}. {media.media_advice(body)}.",
+                **exc.data,
+                images=images,
+                documents=documents,
+                mediaBytes=media_bytes,
+            ) from None
         besides = tools_tokens + note_tokens
         recovery.learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
         raise PromptTooLong(

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from baton.acp.errors import told
 from baton.core.conversation.media import MAX_REQUEST_BYTES
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.session import Session
@@ -87,3 +88,20 @@ async def test_the_apis_413_for_bytes_names_the_images_not_the_models_context(
     assert (caught.value.data["images"], caught.value.data["mediaBytes"]) == (1, len(SHOT))
     assert len(fake_anthropic.message_requests()) == 1  # not asked again
     assert estimator.observations == 0
+
+
+async def test_an_acp_client_is_told_its_own_way_out(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    session: Session,
+    estimator: Estimator,
+) -> None:
+    """An agent's client has no rewind and no send with no content: /compact-up-to a
+    message after the images, then the prompt again."""
+    ctx = ChatContext(settings=Settings(), estimator=estimator, client=anthropic_client())
+    with pytest.raises(PromptTooLong) as caught:
+        await send(session, content="and now?", tools=None, ctx=ctx)
+
+    text = told(caught.value)
+    assert "7 images it holds" in text and "/compact-up-to a message after them" in text
+    assert "rewind" not in text and "no content" not in text

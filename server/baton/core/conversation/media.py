@@ -77,7 +77,10 @@ def request_too_large(body: dict[str, Any]) -> TooLarge | None:
     images, documents, media = held_media(body)
     if media <= MAX_REQUEST_BYTES // 2:
         return None
-    size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+    # the JSON without the base64, and the base64 beside it (ASCII, sent as it is): the
+    # size of the whole without making 32 MB of text on the event loop to count it
+    rest = json.dumps(_without_data(body), separators=(",", ":"), ensure_ascii=False)
+    size = len(rest.encode()) + media
     if size <= MAX_REQUEST_BYTES:
         return None
     held = _held(images, documents)
@@ -119,6 +122,26 @@ def _held(images: int, documents: int) -> str:
     )
 
 
+def _base64_data(item: dict[str, Any]) -> str | None:
+    """The base64 data of an image or document block (an API dict); None for any other."""
+    source = item.get("source")
+    if item.get("type") not in ("image", "document") or not isinstance(source, dict):
+        return None
+    data = source.get("data")
+    return data if source.get("type") == "base64" and isinstance(data, str) else None
+
+
+def _without_data(value: Any) -> Any:
+    """`value` with the base64 data of its images and documents left empty (a copy)."""
+    if isinstance(value, list):
+        return [_without_data(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if _base64_data(value) is not None:
+        value = {**value, "source": {**value["source"], "data": ""}}
+    return {key: _without_data(item) for key, item in value.items()}
+
+
 def _are(count: int) -> str:
     return "is" if count == 1 else "are"
 
@@ -130,13 +153,11 @@ def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:
     for item in blocks:
         if not isinstance(item, dict):
             continue
-        source = item.get("source")
-        if item.get("type") in ("image", "document") and isinstance(source, dict):
-            data = source.get("data")
-            if source.get("type") == "base64" and isinstance(data, str):
-                images += item["type"] == "image"
-                documents += item["type"] == "document"
-                size += len(data)
+        data = _base64_data(item)
+        if data is not None:
+            images += item["type"] == "image"
+            documents += item["type"] == "document"
+            size += len(data)
         content = item.get("content")
         if isinstance(content, list):
             more = _media(content)

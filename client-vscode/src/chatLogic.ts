@@ -148,7 +148,8 @@ export function sendFailure(error: unknown): string {
     case ErrorCodes.promptTooLong: {
       // the server's advice names its request (baton/compact) and a send with no content: the
       // panel's own ways instead, with the API's figures when it gave them
-      const { actual, limit } = errorData(error);
+      const { actual, limit, requestBytes, type, images, documents } = errorData(error);
+      if (typeof requestBytes === "number" || type === "request_too_large") return tooManyBytes(requestBytes, images, documents);
       const figures = typeof actual === "number" && typeof limit === "number" ? ` (${actual.toLocaleString("en-US")} tokens, the limit ${limit.toLocaleString("en-US")})` : "";
       return `The conversation is past the model's context limit${figures}: compact it (Baton: Compact Conversation) or start a New Chat, then Retry the prompt.`;
     }
@@ -160,6 +161,25 @@ export function sendFailure(error: unknown): string {
       return badKey ? `${errorMessage(error)} (Baton: Set API Key)` : errorMessage(error);
     }
   }
+}
+
+/** A request over the API's 32 MB, whatever its tokens: its images and documents are why. */
+function tooManyBytes(requestBytes: unknown, images: unknown, documents: unknown): string {
+  const held = [
+    [images, "image"],
+    [documents, "document"],
+  ]
+    .filter(([count]) => typeof count === "number" && count > 0)
+    .map(([count, name]) => `${(count as number).toLocaleString("en-US")} ${String(name)}${count === 1 ? "" : "s"}`)
+    .join(" and ");
+  const one = held.startsWith("1 ") && !held.includes(" and ");
+  const what = held === "" ? "Its images and documents make" : `Its ${held} ${one ? "makes" : "make"}`;
+  const size = typeof requestBytes === "number" ? `${requestBytes.toLocaleString("en-US")} bytes, ` : "";
+  return (
+    `${what} the request ${size}over the 33,554,432 (32 MB) the API takes in one, ` +
+    "however few its tokens: compact the part holding them (Baton: Compact Conversation; a summary keeps no image or document) " +
+    "or start a New Chat, then Retry the prompt."
+  );
 }
 
 function errorData(error: unknown): Record<string, unknown> {

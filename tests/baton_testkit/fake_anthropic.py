@@ -143,6 +143,8 @@ class FakeAnthropic:
         self.compaction = fake_compaction.FakeCompaction()  # compaction on demand
         self.prompt_cache: PromptCache | None = None  # usage from a simulated prompt cache
         self.requests: list[RecordedRequest] = []
+        # the API refuses a body over 32 MB, whatever its tokens (413 request_too_large)
+        self.max_body_bytes = 32 * 1024 * 1024
         self.thinking = FakeThinking()  # thinking blocks served and the checks of them
         self._queue: deque[Script] = deque()
         self._lock = threading.Lock()
@@ -333,6 +335,12 @@ def _message_id() -> str:
     return f"msg_fake_{secrets.token_hex(8)}"
 
 
+REQUEST_TOO_LARGE = (
+    "Request exceeds the maximum allowed number of bytes. The maximum request size is "
+    "32 MB for standard API requests."
+)
+
+
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeAnthropic
     protocol_version = "HTTP/1.1"
@@ -456,6 +464,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path != "/v1/messages":
             self._error(404, "not_found_error", f"no route {path}")
+            return
+        if int(self.headers.get("content-length") or 0) > self.fake.max_body_bytes:
+            self._error(413, "request_too_large", REQUEST_TOO_LARGE)
             return
         if fake_compaction.serve(self, body):  # compaction blocks and compaction requests
             return

@@ -525,6 +525,37 @@ test("a prompt past the context limit says what to do in the panel's words", asy
   );
 });
 
+test("a request over the API's 32 MB names its images, not the context limit", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said = "the request would be 33,600,452 bytes, over the API's limit of 33,554,432 (32 MB) on a whole request ...";
+  const data = { code: "prompt_too_long", requestBytes: 33_600_452, images: 7, documents: 0, mediaBytes: 33_598_880, promptMessageId: "u1" };
+  fake.sendFailure = Object.assign(new Error(said), { data });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(errors.length, 1);
+  assert.equal(
+    (errors[0] as { message: string }).message,
+    "Its 7 images make the request 33,600,452 bytes, over the 33,554,432 (32 MB) the API takes in one, however few its tokens: compact the part holding them (Baton: Compact Conversation; a summary keeps no image or document) or start a New Chat, then Retry the prompt.",
+  );
+});
+
+test("the API's own 413 for a request's bytes names its image, not the context limit", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  const said = "the API refused the request for its size in bytes (request_too_large), however few its tokens: ...";
+  const data = { code: "prompt_too_long", status: 413, type: "request_too_large", images: 1, documents: 0, mediaBytes: 4_799_840 };
+  fake.sendFailure = Object.assign(new Error(said), { data: { ...data, promptMessageId: "u1" } });
+  await chat.receive({ type: "ready" });
+  await chat.receive({ type: "send", text: "hi" });
+  const errors = fake.posted.filter((m) => m.type === "error");
+  assert.equal(
+    (errors[0] as { message: string }).message,
+    "Its 1 image makes the request over the 33,554,432 (32 MB) the API takes in one, however few its tokens: compact the part holding them (Baton: Compact Conversation; a summary keeps no image or document) or start a New Chat, then Retry the prompt.",
+  );
+});
+
 test("empty prompts are not sent", async () => {
   const { fake, chat } = setup();
   fake.add(session("a", "2026-11-01T10:00:00Z"));

@@ -12,6 +12,7 @@ from acp import RequestError
 
 from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
 from baton.core import redaction
+from baton.core.conversation.media import MEDIA_ADVICE
 from baton.core.errors import ApiKeyMissing, BatonError, PromptTooLong
 from baton.core.memory import ReleaseAfterWork
 
@@ -55,6 +56,12 @@ ACP_ADVICE = (
     "Compact the conversation (/compact) or start a new session, then send the prompt "
     "again to continue."
 )
+# a request over the API's 32 MB: the span holding its images, as a client of ACP compacts it
+ACP_MEDIA_ADVICE = (
+    "Compact the span of the conversation holding them (/compact, or /compact-up-to a "
+    "message after them: a summary keeps no image or document) or start a new session, "
+    "then send the prompt again to continue"
+)
 
 # where an agent's key comes from (its auth method, `env_var`): not the LSP face's options
 ACP_NO_KEY = (
@@ -77,7 +84,7 @@ def told(exc: BatonError) -> str:
     if isinstance(exc, PromptTooLong):
         from baton.core.turn.chat import ADVICE
 
-        text = text.replace(ADVICE, ACP_ADVICE)
+        text = text.replace(ADVICE, ACP_ADVICE).replace(MEDIA_ADVICE, ACP_MEDIA_ADVICE)
     return text.replace(EDITOR_URL_SETTING, ACP_URL_SETTING)
 
 

@@ -52,7 +52,17 @@ def map_error(exc: BaseException, secret: str | None) -> ApiError | PromptTooLon
         kind = str(exc.type or "error")
         message = scrub(str(exc.api_message or exc.message), secret)
         match = _TOO_LONG.search(message)
-        if match or status == 413 or "prompt is too long" in message.lower():
+        too_long = match or "prompt is too long" in message.lower()
+        if not too_long and (status == 413 or kind == "request_too_large"):
+            kind = "request_too_large"
+            # a body over the API's 32 MB, whatever its tokens (its images and documents)
+            return PromptTooLong(
+                f"the API refused the request for its size in bytes ({kind}), however few "
+                f"its tokens: {message}",
+                status=status,
+                type=kind,
+            )
+        if too_long or status == 413:
             actual, limit = (int(match[1]), int(match[2])) if match else (None, None)
             return PromptTooLong(
                 f"the prompt is too long for the model: {message}",

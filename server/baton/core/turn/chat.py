@@ -26,6 +26,7 @@ from typing import Any
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation import media
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     MOVED_PREFIX,
@@ -177,6 +178,16 @@ async def _reply(
         session, tools, usage, ctx.settings, model, ctx.estimator, limits, ctx.max_tokens
     )
     view, max_tokens = request.view, request.max_tokens
+    body = {"model": model, "system": request.system, "messages": request.messages, "tools": tools}
+    big = media.request_too_large(body)
+    if big is not None:  # the API would refuse it (413), and every later one like it
+        raise PromptTooLong(
+            f"{big.why}.",
+            requestBytes=big.request_bytes,
+            images=big.images,
+            documents=big.documents,
+            mediaBytes=big.media_bytes,
+        )
     note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
 
     message_id = new_id()
@@ -233,6 +244,16 @@ async def _reply(
         recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
+        if exc.data.get("type") == "request_too_large":
+            # over the API's bytes, not its tokens: nothing to calibrate on
+            images, documents, media_bytes = media.held_media(body)
+            raise PromptTooLong(
+                f"{exc.message.rstrip('.')}. {media.media_advice(body)}.",
+                **exc.data,
+                images=images,
+                documents=documents,
+                mediaBytes=media_bytes,
+            ) from None
         besides = tools_tokens + note_tokens
         recovery.learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
         raise PromptTooLong(

@@ -12,7 +12,7 @@ from acp import RequestError
 
 from baton.contract.names import REQUEST_FAILED_RPC, RPC_CODE
 from baton.core import redaction
-from baton.core.conversation.media import MEDIA_ADVICE
+from baton.core.conversation.request_bytes import MEDIA_ADVICE
 from baton.core.errors import ApiKeyMissing, BatonError, PromptTooLong
 from baton.core.memory import ReleaseAfterWork
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 from baton.core.conversation.messages import (
     ContentBlock,
@@ -55,114 +54,6 @@ def pdf_too_large(data: str) -> str | None:
         f"its data is {len(data):,} bytes of base64, over the API's limit of "
         f"{MAX_REQUEST_BYTES:,} (32 MB) on a whole request"
     )
-
-
-class TooLarge(NamedTuple):
-    """A request over the API's 32 MB: its size in bytes, the images and documents it
-    holds and their bytes of base64, and why the API refuses it, in words."""
-
-    request_bytes: int
-    images: int
-    documents: int
-    media_bytes: int
-    why: str
-
-
-def request_too_large(body: dict[str, Any]) -> TooLarge | None:
-    """The size in bytes of a request of this body (its JSON, as sent) and why the API
-    refuses it, when it is over the API's 32 MB on a whole request (413 request_too_large,
-    whatever its tokens: eight screenshots of 4.9 MB are about 13K tokens but 39 MB); None
-    when it fits. Only the images and documents it holds can take it there, so a body whose
-    media are far under the limit is not measured."""
-    images, documents, media = held_media(body)
-    if media <= MAX_REQUEST_BYTES // 2:
-        return None
-    # the JSON without the base64, and the base64 beside it (ASCII, sent as it is): the
-    # size of the whole without making 32 MB of text on the event loop to count it
-    rest = json.dumps(_without_data(body), separators=(",", ":"), ensure_ascii=False)
-    size = len(rest.encode()) + media
-    if size <= MAX_REQUEST_BYTES:
-        return None
-    held = _held(images, documents)
-    why = (
-        f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
-        f"(32 MB) on a whole request, whatever its tokens: the {held} it holds "
-        f"{_are(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
-    )
-    return TooLarge(size, images, documents, media, why)
-
-
-MEDIA_ADVICE = (
-    "Compact the span of the conversation holding them (a summary keeps no image or "
-    "document), or remove them (rewind to before them), then send again with no content to "
-    "continue"
-)
-
-
-def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
-    """The images and documents a request's body holds, and their bytes of base64."""
-    return _media(body.get("messages") or [])
-
-
-def media_advice(body: dict[str, Any]) -> str:
-    """What to do about a request the API refused for its bytes: the images and documents
-    it held, and how to take them out of the conversation."""
-    images, documents, media = held_media(body)
-    if not images + documents:
-        return "Compact the conversation or start a new session, then send again"
-    are = _are(images + documents)
-    return f"The {_held(images, documents)} it held {are} {media:,} bytes of base64. {MEDIA_ADVICE}"
-
-
-def _held(images: int, documents: int) -> str:
-    return " and ".join(
-        f"{count:,} {name}{'s' if count != 1 else ''}"
-        for count, name in ((images, "image"), (documents, "document"))
-        if count
-    )
-
-
-def _base64_data(item: dict[str, Any]) -> str | None:
-    """The base64 data of an image or document block (an API dict); None for any other."""
-    source = item.get("source")
-    if item.get("type") not in ("image", "document") or not isinstance(source, dict):
-        return None
-    data = source.get("data")
-    return data if source.get("type") == "base64" and isinstance(data, str) else None
-
-
-def _without_data(value: Any) -> Any:
-    """`value` with the base64 data of its images and documents left empty (a copy)."""
-    if isinstance(value, list):
-        return [_without_data(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if _base64_data(value) is not None:
-        value = {**value, "source": {**value["source"], "data": ""}}
-    return {key: _without_data(item) for key, item in value.items()}
-
-
-def _are(count: int) -> str:
-    return "is" if count == 1 else "are"
-
-
-def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:
-    """The images and documents among API message dicts (their content, a tool result's
-    content), and the bytes of their base64 data."""
-    images = documents = size = 0
-    for item in blocks:
-        if not isinstance(item, dict):
-            continue
-        data = _base64_data(item)
-        if data is not None:
-            images += item["type"] == "image"
-            documents += item["type"] == "document"
-            size += len(data)
-        content = item.get("content")
-        if isinstance(content, list):
-            more = _media(content)
-            images, documents, size = images + more[0], documents + more[1], size + more[2]
-    return images, documents, size
 
 
 PDF = "application/pdf"

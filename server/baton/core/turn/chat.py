@@ -26,7 +26,7 @@ from typing import Any
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
-from baton.core.conversation import media
+from baton.core.conversation import request_bytes
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     MOVED_PREFIX,
@@ -179,7 +179,7 @@ async def _reply(
     )
     view, max_tokens = request.view, request.max_tokens
     body = {"model": model, "system": request.system, "messages": request.messages, "tools": tools}
-    big = media.request_too_large(body)
+    big = request_bytes.request_too_large(body)
     if big is not None:  # the API would refuse it (413), and every later one like it
         raise PromptTooLong(
             f"{big.why}.",
@@ -246,9 +246,9 @@ async def _reply(
     except PromptTooLong as exc:
         if exc.data.get("type") == "request_too_large":
             # over the API's bytes, not its tokens: nothing to calibrate on
-            images, documents, media_bytes = media.held_media(body)
+            images, documents, media_bytes = request_bytes.held_media(body)
             raise PromptTooLong(
-                f"{exc.message.rstrip('.')}. {media.media_advice(body)}.",
+                f"{exc.message.rstrip('.')}. {request_bytes.media_advice(body)}.",
                 **exc.data,
                 images=images,
                 documents=documents,

@@ -136,6 +136,38 @@ def test_acp_on_a_data_dir_it_cannot_use_says_so_once_at_start(tmp_path: Path) -
     assert answers[2]["result"] == {"sessions": []}
 
 
+def test_acp_answers_a_list_read_before_its_input_ended(tmp_path: Path) -> None:
+    """A client that writes its requests and closes its input (a script, a pipe) is
+    answered every request but a prompt: a session/list reads the data dir in a worker
+    thread, and the agent's end cancelled it unanswered."""
+    requests = [
+        {"method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}},
+        {"method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+        {"method": "session/list", "params": {}},
+    ]
+    lines = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": n, **request}) + "\n"
+        for n, request in enumerate(requests, start=1)
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "baton", "acp"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert done.returncode == 0, done.stderr
+    answers = {
+        found["id"]: found
+        for found in map(json.loads, done.stdout.splitlines())
+        if "id" in found and "method" not in found
+    }
+    made = answers[2]["result"]["sessionId"]
+    listed = answers[3]["result"]["sessions"]
+    assert [entry["sessionId"] for entry in listed] == [made]
+
+
 @pytest.mark.parametrize(
     ("argv", "code"),
     [

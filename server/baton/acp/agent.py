@@ -70,6 +70,7 @@ class BatonAgent:
         self.conn: Any = None
         self.outbox: Outbox | None = None
         self.live: dict[str, Live] = {}
+        self.answering: set[asyncio.Task[Any]] = set()  # the requests being answered
         self.compaction_entity = False  # the client declared session.compaction
         self.can_read = self.can_write = False
         service.connect(lambda event: told(self, event))
@@ -302,6 +303,7 @@ class BatonAgent:
 
     @guarded
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        self.answering.discard(asyncio.current_task())  # cancelled at the input's end, not awaited
         live = live_session(self, session_id)
         while live.replay is not None:  # a load's replay first: its history, then the turn
             await live.replay.done.wait()

@@ -3,6 +3,7 @@ without secrets, never a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -104,6 +105,10 @@ def guarded(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
 
     @functools.wraps(handler)
     async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        answering: set[asyncio.Task[Any]] | None = getattr(args[0], "answering", None)
+        task = asyncio.current_task()
+        if answering is not None and task is not None:  # what its input's end waits for
+            answering.add(task)
         try:
             return await handler(*args, **kwargs)
         except RequestError:
@@ -114,6 +119,8 @@ def guarded(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             log.exception("%s failed", handler.__name__)
             raise RequestError(-32603, "Internal error", {"code": "internal_error"}) from None
         finally:
+            if answering is not None and task is not None:
+                answering.discard(task)
             RELEASE.worked()
 
     return run

@@ -43,6 +43,11 @@ def stdio_problem() -> str | None:
     return None
 
 
+# how long the requests read before the input's end (a list, a load; not a prompt, whose
+# turn is cancelled) are waited for before the agent ends, answered or not
+ANSWER_WAIT = 10.0
+
+
 async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> int:
     """Serve the client until its input ends, SIGTERM, or its output is lost (said in one
     line, as `baton serve` says it); the exit code."""
@@ -80,6 +85,7 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         if not stopped.is_set():
             raise
     finally:
+        input_ended = not stopped.is_set()
         stopped.set()  # ending: a stop now (SIGTERM, the output lost) has nothing to cut short
         turns = [live.turn for live in agent.live.values() if live.turn is not None]
         for turn in turns:
@@ -87,6 +93,9 @@ async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None
         service.lanes.close()  # a turn's summary held in its lane's thread holds no end
         # each keeps what arrived of its reply before the store closes
         await asyncio.shield(asyncio.gather(*turns, return_exceptions=True))
+        answering = [task for task in agent.answering if not task.done()]
+        if input_ended and answering:  # a list, a load read before the input's end: answered
+            await asyncio.shield(asyncio.wait(answering, timeout=ANSWER_WAIT))
         await asyncio.shield(conn.close())
         await service.close()
     if pipe is None or pipe.failed is None or reader.at_eof():  # the client ended both

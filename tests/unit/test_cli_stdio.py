@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,6 +105,22 @@ def test_an_ipv6_address_is_shown_as_a_url_holds_it(tmp_path: Path) -> None:
     assert re.fullmatch(r"baton: listening on tcp://\[::1\]:\d+\n", lines[1]), lines
 
 
+def acp_run(requests: list[dict[str, Any]], data: Path) -> subprocess.CompletedProcess[str]:
+    """`baton acp` on `data`, given `requests` (numbered from 1) and its input then closed."""
+    lines = "".join(
+        json.dumps({"jsonrpc": "2.0", "id": n, **request}) + "\n"
+        for n, request in enumerate(requests, start=1)
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "baton", "acp"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BATON_DATA_DIR": str(data)},
+    )
+
+
 def test_acp_on_a_data_dir_it_cannot_use_says_so_once_at_start(tmp_path: Path) -> None:
     """As `baton serve` does: it said nothing at start, then, at each session/new or list,
     "... acp-folders.json cannot be read ([Errno 20] Not a directory: '...')"."""
@@ -114,18 +131,7 @@ def test_acp_on_a_data_dir_it_cannot_use_says_so_once_at_start(tmp_path: Path) -
         {"method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
         {"method": "session/list", "params": {}},
     ]
-    lines = "".join(
-        json.dumps({"jsonrpc": "2.0", "id": n, **request}) + "\n"
-        for n, request in enumerate(requests, start=1)
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "baton", "acp"],
-        input=lines,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "BATON_DATA_DIR": str(data)},
-    )
+    done = acp_run(requests, data)
     assert done.returncode == 0, done.stderr
     assert (
         done.stderr
@@ -145,18 +151,7 @@ def test_acp_answers_a_list_read_before_its_input_ended(tmp_path: Path) -> None:
         {"method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
         {"method": "session/list", "params": {}},
     ]
-    lines = "".join(
-        json.dumps({"jsonrpc": "2.0", "id": n, **request}) + "\n"
-        for n, request in enumerate(requests, start=1)
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "baton", "acp"],
-        input=lines,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "BATON_DATA_DIR": str(tmp_path / "data")},
-    )
+    done = acp_run(requests, tmp_path / "data")
     assert done.returncode == 0, done.stderr
     answers = {
         found["id"]: found

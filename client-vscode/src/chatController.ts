@@ -127,6 +127,15 @@ export class ChatController {
     return this.current.session?.readOnly === true ? this.shown.scheduleRefresh() : undefined;
   }
 
+  /**
+   * The data dir setting changed: the server lets go of the old folder's sessions and tells
+   * nothing of them, so the session on show (and the meter) is read again from the new one,
+   * where a session it does not hold gives way to its newest, or to the welcome.
+   */
+  dataDirChanged(): Promise<void> {
+    return this.shown.scheduleRefresh();
+  }
+
   onUsageChanged(event: ServerNotificationMap["baton/usageChanged"]): void {
     this.current.setUsage(event.sessionId, event.usage);
     if (event.sessionId === this.current.sessionId) {

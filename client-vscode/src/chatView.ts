@@ -7,7 +7,7 @@ import { applyToFile, insertAtCursor, PROPOSED_SCHEME, ProposedDocuments } from 
 import { sessionPickRows } from "./chatLogic";
 import type { BatonClient } from "./client";
 import type { CurrentSession } from "./currentSession";
-import type { Message, ModelSwitch, Session } from "./protocol";
+import { SETTINGS_SECTION, type Message, type ModelSwitch, type Session } from "./protocol";
 import { hasApiKey } from "./secrets";
 import { ToolsView } from "./toolsView";
 import { isToolsMessage, type FromWebview, type ToWebview } from "./webviewMessages";
@@ -58,6 +58,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),
       client.onAutoCompact((event) => this.controller.onAutoCompact(event)),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${SETTINGS_SECTION}.dataDir`)) void this.controller.dataDirChanged();
+      }),
       vscode.window.onDidChangeWindowState((state) => {
         if (state.focused) void this.controller.windowFocused();
       }),

@@ -308,6 +308,17 @@ async function setUp(fx) {
   await fx.page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
 }
 
+/**
+ * Changes user settings while VS Code runs, as the Settings editor would: `patch`'s keys set
+ * in both settings files the fixture wrote (see setUp), which VS Code watches.
+ */
+export function changeSettings(fx, patch) {
+  for (const file of ["User/settings.json", "Machine/settings.json"]) {
+    const path = join(fx.root, "user-data", file);
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), ...patch }, null, 2));
+  }
+}
+
 /** However this process ends (a test timeout, a signal), code-server's group goes with it. */
 export function killOnExit(pid) {
   const kill = () => {

@@ -663,6 +663,22 @@ test("a conversation this window holds is not read again on focus: nothing else 
   assert.equal(fake.listed, listed);
 });
 
+test("another data dir: the panel and the meter leave a conversation it does not hold for its newest, or the welcome", async () => {
+  const { fake, current, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"));
+  await chat.receive({ type: "ready" });
+  // the server now reads another folder: "a" is not in it, "b" is
+  fake.sessions.clear();
+  fake.add(session("b", "2026-10-01T10:00:00Z"));
+  await chat.dataDirChanged();
+  assert.equal(fake.lastSession().session?.sessionId, "b");
+  assert.equal(current.sessionId, "b", "the meter's session");
+  fake.sessions.clear();
+  await chat.dataDirChanged();
+  assert.equal(fake.lastSession().session, null, "the welcome");
+  assert.equal(current.session, undefined, "the meter on none");
+});
+
 test("without a server nothing is asked and the view says how to get one", async () => {
   const { fake, chat } = setup();
   fake.running = false;

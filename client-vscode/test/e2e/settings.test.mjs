@@ -1,0 +1,88 @@
+// End to end in a real VS Code (code-server, headless Chromium), without an API key: the
+// data dir changed in the settings while the panel shows a conversation. The panel and the
+// meter follow the new folder at once: its newest conversation, or the welcome when it holds
+// none, and the first folder's conversation again once the setting is back.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe } from "node:test";
+import { changeSettings, frameWith, generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+
+const WAIT = 30_000;
+const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
+const EXAMPLE = "Fix expense report crash on March bank export";
+let fx;
+const run = steps(() => fx?.page);
+const step = run.step;
+let otherDir; // a second data dir, holding a generated session
+let other;
+
+const until = (what, probe, ms = WAIT) => pollUntil(what, probe, ms);
+
+async function shot(name) {
+  await fx.page.screenshot({ path: join(resultsDir, `${name}.png`) });
+}
+
+/** The chat webview's frame, found by its input box. */
+const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
+
+/** What the panel and the meter show: the conversation's title ("" for the welcome), the meter's text. */
+async function shown(frame) {
+  const header = frame.locator(".baton-session-button");
+  const title = (await header.isVisible()) ? (await header.innerText()).trim() : "";
+  const welcome = await frame.getByRole("button", { name: "Import Claude Code Session" }).isVisible();
+  return { title, welcome, meter: (await fx.page.locator(METER).innerText()).trim() };
+}
+
+/** Waits until the panel and the meter show what `wanted` says (each key given). */
+async function showing(frame, wanted, what) {
+  let last;
+  try {
+    return await until(what, async () => {
+      last = await shown(frame);
+      return Object.entries(wanted).every(([key, value]) => (value instanceof RegExp ? value.test(last[key]) : last[key] === value)) ? last : undefined;
+    });
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; on show: ${JSON.stringify(last)}`);
+  }
+}
+
+describe("settings changed while the panel is open, in VS Code (code-server)", { concurrency: false }, () => {
+  before(async () => {
+    fx = await startVsCode({ keepResults: true });
+    otherDir = join(fx.root, "other-data");
+    mkdirSync(otherDir);
+    other = await generateSession({ ...fx, dataDir: otherDir }, 20_000);
+  });
+
+  after(async () => {
+    if (fx) {
+      if (run.failed) await shot("e2e-settings-failure").catch(() => {});
+      await stopVsCode(fx, run.failed);
+    }
+  });
+
+  step("another data dir: the panel and the meter show its newest conversation", async () => {
+    await fx.page.locator(METER).click({ timeout: 60_000 });
+    const frame = await chatFrame();
+    await showing(frame, { title: EXAMPLE, meter: /^12% 23\.9K\/200K$/ }, "the example conversation");
+    changeSettings(fx, { "baton.dataDir": otherDir });
+    await showing(frame, { title: /^Benchmark session/, meter: /^\d+% 20(\.\d)?K\// }, `the other folder's conversation (${other.tokens} tokens) in the panel and the meter`);
+    await until("its messages in the feed", async () => ((await frame.locator("[data-message-id]").count()) > 0 ? true : undefined));
+    await shot("e2e-settings-1-other-dir");
+  });
+
+  step("a data dir holding no conversation: the welcome, and the meter on none", async () => {
+    const frame = await chatFrame();
+    const empty = join(fx.root, "empty-data");
+    mkdirSync(empty);
+    changeSettings(fx, { "baton.dataDir": empty });
+    await showing(frame, { welcome: true, meter: "Baton" }, "the welcome and an empty meter");
+    await shot("e2e-settings-2-empty-dir");
+  });
+
+  step("the first data dir again: its conversation", async () => {
+    const frame = await chatFrame();
+    changeSettings(fx, { "baton.dataDir": fx.dataDir });
+    await showing(frame, { title: EXAMPLE, welcome: false, meter: /^12% 23\.9K\/200K$/ }, "the example conversation again");
+  });
+});

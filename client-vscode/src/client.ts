@@ -19,7 +19,7 @@ import {
 } from "vscode-languageclient/node";
 import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
 import { DraftRpc } from "./draftRpc";
-import { BatonRpc, ServerNotRunning, type CallOptions, type RequestSender } from "./rpc";
+import { BatonRpc, RequestsInFlight, ServerNotRunning, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
 import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
@@ -34,6 +34,9 @@ export class BatonClient implements vscode.Disposable {
   private state: ServerState = "stopped";
   private starting: Promise<void> | undefined;
   private permissionHandler: PermissionHandler | undefined;
+  private readonly inFlight = new RequestsInFlight();
+  /** A restart waiting for the requests in flight (restartWhenIdle). */
+  private idleRestart: Promise<void> | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
@@ -60,7 +63,7 @@ export class BatonClient implements vscode.Disposable {
       sendRequest: async <R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> => {
         const client = await this.ready();
         // an undefined token would travel as a second parameter
-        return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+        return this.inFlight.track(token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token));
       },
     };
     this.rpc = new BatonRpc(sender);
@@ -85,6 +88,24 @@ export class BatonClient implements vscode.Disposable {
       this.starting = undefined;
     });
     return this.starting;
+  }
+
+  /** Whether a request is in flight (a reply streaming, a compaction): a restart would end it. */
+  get busy(): boolean {
+    return this.inFlight.count > 0;
+  }
+
+  /**
+   * Restarts once no request is in flight: a restart the extension makes by itself (a new
+   * API key, another server command) would cut a reply streaming or a compaction short. Two
+   * asked while it waits are one.
+   */
+  restartWhenIdle(): Promise<void> {
+    this.idleRestart ??= this.inFlight.settled().then(() => {
+      this.idleRestart = undefined;
+      return this.restart();
+    });
+    return this.idleRestart;
   }
 
   async restart(): Promise<void> {

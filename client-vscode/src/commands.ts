@@ -49,7 +49,7 @@ export function registerCommands(
 
   register("baton.restartServer", () => client.restart());
   register("baton.showLogs", () => client.log.show());
-  register("baton.setApiKey", () => promptForApiKey(context));
+  register("baton.setApiKey", () => promptForApiKey(context, () => client.busy));
   register(SHOW_CHAT_COMMAND, () => chat.reveal());
 
   register("baton.newChat", async () => {

@@ -43,15 +43,16 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
     vscode.workspace.registerFileSystemProvider(SESSION_SCHEME, sessionDocuments, { isCaseSensitive: true }),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
     vscode.window.onDidChangeActiveTextEditor((editor) => sendActiveEditor(batonClient, editor)),
-    // the key reaches the server only at initialization: a new key needs a new server
+    // the key reaches the server only at initialization: a new key needs a new server, once
+    // the reply or compaction in flight has ended (a restart would cut it short)
     context.secrets.onDidChange((event) => {
       if (event.key === API_KEY_SECRET) {
-        void batonClient.restart();
+        void batonClient.restartWhenIdle();
       }
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(`${SETTINGS_SECTION}.server.command`)) {
-        void batonClient.restart();
+        void batonClient.restartWhenIdle();
       }
     }),
   );
@@ -61,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
   void onInterpreterChange(() => {
     const configured = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string[]>("server.command") ?? [];
     if (configured.length === 0) {
-      void batonClient.restart();
+      void batonClient.restartWhenIdle();
     }
   }).then((subscription) => context.subscriptions.push(subscription));
   void client.start();

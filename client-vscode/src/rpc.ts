@@ -209,6 +209,34 @@ export function dropUndefined<T extends object>(value: T): T {
 export const SERVER_GONE =
   "Baton's server stopped before it answered. Baton: Show Logs says why; Baton: Restart Server starts it again if it is not back.";
 
+/**
+ * The requests sent and not yet answered (a reply streaming, a compaction): what a restart
+ * the extension makes by itself (a new API key, say) waits for, as a restart ends them.
+ */
+export class RequestsInFlight {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  get count(): number {
+    return this.pending.size;
+  }
+
+  /** `request`, counted until it settles. */
+  track<R>(request: Promise<R>): Promise<R> {
+    const settled = request.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.add(settled);
+    void settled.then(() => this.pending.delete(settled));
+    return request;
+  }
+
+  /** Resolves once no request is in flight: one sent while it waits is waited for too. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+}
+
 /** A request made while no server runs: nothing was sent. */
 export class ServerNotRunning extends Error {
   constructor() {

@@ -12,8 +12,11 @@ export async function hasApiKey(context: vscode.ExtensionContext): Promise<boole
   return (await apiKey(context)) !== undefined || Boolean(process.env.ANTHROPIC_API_KEY);
 }
 
-/** "Baton: Set API Key": a password box; an empty answer removes the key. */
-export async function promptForApiKey(context: vscode.ExtensionContext): Promise<void> {
+/**
+ * "Baton: Set API Key": a password box; an empty answer removes the key. `busy`: whether a
+ * request is in flight, which the server's restart with the new key waits for.
+ */
+export async function promptForApiKey(context: vscode.ExtensionContext, busy: () => boolean = () => false): Promise<void> {
   const value = await vscode.window.showInputBox({
     title: "Baton: Set API Key",
     prompt: "Your Anthropic API key. Kept in VS Code's secret storage; leave empty to remove it.",
@@ -27,7 +30,8 @@ export async function promptForApiKey(context: vscode.ExtensionContext): Promise
   const key = value.trim();
   if (key) {
     await context.secrets.store(API_KEY_SECRET, key);
-    void vscode.window.showInformationMessage("Baton: API key saved; the server restarts with it.");
+    const when = busy() ? " once the reply or compaction in progress ends" : "";
+    void vscode.window.showInformationMessage(`Baton: API key saved; the server restarts with it${when}.`);
   } else {
     await context.secrets.delete(API_KEY_SECRET);
     void vscode.window.showInformationMessage("Baton: API key removed.");

@@ -131,7 +131,8 @@ export function testPython() {
 }
 
 /** A scripted fake API (`script` in this folder, given a file to write its requests to):
- * its URL, and `stop()`, which answers the Messages requests it got, in order. */
+ * its URL, `say(line)`, which writes a line to its input, and `stop()`, which answers the
+ * Messages requests it got, in order. */
 export async function startScriptedFake(script) {
   const requestsFile = join(mkdtempSync(join(tmpdir(), "baton-fake-")), "requests.json");
   const child = spawn(testPython(), [join(here, script), requestsFile], { stdio: ["pipe", "pipe", "inherit"] });
@@ -142,6 +143,7 @@ export async function startScriptedFake(script) {
   });
   return {
     baseUrl,
+    say: (line) => child.stdin.write(`${line}\n`),
     stop: async () => {
       child.stdin.end();
       await exited;

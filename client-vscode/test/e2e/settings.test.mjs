@@ -1,16 +1,34 @@
-// End to end in a real VS Code (code-server, headless Chromium), without an API key: the
-// data dir changed in the settings while the panel shows a conversation. The panel and the
-// meter follow the new folder at once: its newest conversation, or the welcome when it holds
-// none, and the first folder's conversation again once the setting is back.
+// End to end in a real VS Code (code-server, headless Chromium), against a fake Messages API
+// (fake_key_api.py): settings changed while the panel shows a conversation. Another data dir:
+// the panel and the meter follow the new folder at once (its newest conversation, or the
+// welcome when it holds none, and the first folder's conversation again once the setting is
+// back). A new API key set while a reply streams: the reply ends as the API wrote it, and the
+// server restarts with the key after it.
+import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
-import { changeSettings, frameWith, generateSession, pollUntil, resultsDir, startVsCode, steps, stopVsCode } from "./codeServer.mjs";
+import {
+  changeSettings,
+  frameWith,
+  generateSession,
+  palette,
+  pollUntil,
+  resultsDir,
+  startScriptedFake,
+  startVsCode,
+  steps,
+  stopVsCode,
+} from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
 const EXAMPLE = "Fix expense report crash on March bank export";
+const FIRST_KEY = "sk-ant-fake-e2e-key";
+const NEW_KEY = "sk-ant-fake-e2e-new-key";
+const HELD = "Half of a reply, and the rest of it once released"; // fake_key_api.py's
 let fx;
+let fake;
 const run = steps(() => fx?.page);
 const step = run.step;
 let otherDir; // a second data dir, holding a generated session
@@ -48,7 +66,8 @@ async function showing(frame, wanted, what) {
 
 describe("settings changed while the panel is open, in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
-    fx = await startVsCode({ keepResults: true });
+    fake = await startScriptedFake("fake_key_api.py");
+    fx = await startVsCode({ env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: FIRST_KEY }, keepResults: true });
     otherDir = join(fx.root, "other-data");
     mkdirSync(otherDir);
     other = await generateSession({ ...fx, dataDir: otherDir }, 20_000);
@@ -59,6 +78,7 @@ describe("settings changed while the panel is open, in VS Code (code-server)", {
       if (run.failed) await shot("e2e-settings-failure").catch(() => {});
       await stopVsCode(fx, run.failed);
     }
+    await fake?.stop().catch(() => []);
   });
 
   step("another data dir: the panel and the meter show its newest conversation", async () => {
@@ -84,5 +104,44 @@ describe("settings changed while the panel is open, in VS Code (code-server)", {
     const frame = await chatFrame();
     changeSettings(fx, { "baton.dataDir": fx.dataDir });
     await showing(frame, { title: EXAMPLE, welcome: false, meter: /^12% 23\.9K\/200K$/ }, "the example conversation again");
+  });
+
+  step("a new API key set while a reply streams: the reply ends as written, then the server restarts with the key", async () => {
+    const frame = await chatFrame();
+    const input = frame.locator("#baton-input");
+    await input.click();
+    await input.fill("Hold this reply");
+    await input.press("Enter");
+    await frame.locator("article.baton-pending", { hasText: "Half of" }).waitFor({ timeout: WAIT });
+    await palette(fx.page, "Baton: Set API Key", { picks: true });
+    const box = fx.page.locator(".quick-input-widget input[type=password]");
+    await box.fill(NEW_KEY);
+    await box.press("Enter");
+    const notice = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "API key saved" });
+    await notice.first().waitFor({ timeout: WAIT });
+    const said = await notice.first().innerText();
+    fake.say("release");
+    const reply = frame.locator("article[data-message-id]", { hasText: HELD });
+    await reply.waitFor({ timeout: WAIT });
+    assert.doesNotMatch(await reply.innerText(), /interrupted/);
+    assert.equal(await frame.locator(".baton-banner").isVisible(), false, "no word of a server that stopped");
+    assert.match(said, /restarts with it once the reply or compaction in progress ends/);
+    await shot("e2e-settings-3-key-after-reply");
+  });
+
+  step("the next prompt goes with the new key", async () => {
+    const frame = await chatFrame();
+    const input = frame.locator("#baton-input");
+    await input.click();
+    await input.fill("Which key now?");
+    await input.press("Enter");
+    await until("the reply to it", async () => {
+      const texts = await frame.locator("article[data-message-id] .baton-message-body").allInnerTexts();
+      return texts.at(-2)?.trim() === "Which key now?" && texts.at(-1)?.trim() === "OK" ? true : undefined;
+    });
+    const requests = await fake.stop();
+    fake = undefined;
+    const keys = requests.map((r) => [r.prompt.includes("Which key now?") ? "next" : r.prompt.includes("Hold this reply") ? "held" : "other", r.key]);
+    assert.deepEqual(keys.filter(([which]) => which !== "other"), [["held", FIRST_KEY], ["next", NEW_KEY]]);
   });
 });

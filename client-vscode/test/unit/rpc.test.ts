@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BatonRpc, dropUndefined, errorCode, errorMessage, isCancellation, type RequestSender } from "../../src/rpc";
+import { BatonRpc, dropUndefined, errorCode, errorMessage, isCancellation, RequestsInFlight, type RequestSender } from "../../src/rpc";
 import { sessionDocumentPath, sessionIdFromUri } from "../../src/sessionUri";
 
 function recorder(result: unknown = {}): { sender: RequestSender; calls: { method: string; params: unknown }[] } {
@@ -104,4 +104,31 @@ test("a draft's usage and a model switch go out in the contract's shapes", async
     { method: "baton/usage", params: { sessionId: "s1", draft: { text: "see", attachments: [{ type: "text", text: "file" }] } } },
     { method: "baton/session/setModel", params: { sessionId: "s1", model: "claude-sonnet-4-5" } },
   ]);
+});
+
+test("a restart that waits for the requests in flight waits for each, one sent meanwhile too, and for none when idle", async () => {
+  const inFlight = new RequestsInFlight();
+  await inFlight.settled(); // idle: at once
+  const open = (): { promise: Promise<string>; resolve: () => void; reject: () => void } => {
+    let resolve!: () => void;
+    let reject!: () => void;
+    const promise = new Promise<string>((done, fail) => {
+      resolve = () => done("answered");
+      reject = () => fail(new Error("refused"));
+    });
+    return { promise, resolve, reject };
+  };
+  const reply = open();
+  assert.equal(await Promise.race([inFlight.track(reply.promise), Promise.resolve("pending")]), "pending");
+  let settled = false;
+  const waiting = inFlight.settled().then(() => (settled = true));
+  const compaction = open();
+  void inFlight.track(compaction.promise).catch(() => undefined); // sent while the restart waits
+  reply.resolve();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(settled, false, "the compaction is still in flight");
+  assert.equal(inFlight.count, 1);
+  compaction.reject(); // a failure ends it too
+  await waiting;
+  assert.equal(inFlight.count, 0);
 });

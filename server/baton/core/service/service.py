@@ -217,7 +217,9 @@ class BatonService:
 
         file = claude_code.named_file(path)
         earlier = claude_code.imports_of(file, self.store)
-        found = await claude_code.import_off_loop(file, self.store, title=title, progress=progress)
+        found = await claude_code.import_off_loop(
+            file, self.store, title=title, progress=progress, closing=self.lanes.closing
+        )
         session, notes = found[0], found[1].notes()
         self.changes.changed(self._runtimes.opened(session), "create")
         if earlier:

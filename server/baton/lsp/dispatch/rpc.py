@@ -81,9 +81,15 @@ def make_converter() -> Converter:
     return converter
 
 
-class Encoded(str):
+class Encoded:
     """An answer's JSON text made already (a large one, off the event loop: `encoded.py`),
-    written as it is."""
+    in the pieces it was made in, written as they are."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
+
+    def text(self) -> str:
+        return "".join(self.pieces)
 
 
 class BatonProtocol(LifecycleProtocol):
@@ -269,7 +275,7 @@ class BatonProtocol(LifecycleProtocol):
         try:
             if isinstance(data, JsonRPCResponseMessage) and isinstance(result, Encoded):
                 opening = f'{{"id": {json.dumps(data.id)}, "jsonrpc": "2.0", "result": '
-                pieces = [opening, result, "}"]
+                pieces = [opening, *result.pieces, "}"]
             else:  # json.dumps(data, default=...), its pieces not joined
                 encoder = json.JSONEncoder(default=self._serialize_message)
                 pieces = list(encoder.iterencode(data, _one_shot=True))

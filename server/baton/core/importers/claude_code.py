@@ -26,7 +26,12 @@ from baton.core.importers.claude_code_records import RecordConverter
 from baton.core.importers.claude_code_repairs import in_uuids
 from baton.core.importers.claude_code_report import ImportReport
 from baton.core.importers.claude_code_write import StagedTranscript
-from baton.core.importers.earlier_imports import another_copy, changed_since, imports_of
+from baton.core.importers.earlier_imports import (
+    another_copy,
+    changed_since,
+    imports_among,
+    imports_of,
+)
 from baton.core.memory import collector_paused
 
 __all__ = [
@@ -39,6 +44,7 @@ __all__ = [
     "import_off_loop",
     "import_session",
     "import_with_report",
+    "imports_among",
     "imports_of",
     "named_file",
 ]

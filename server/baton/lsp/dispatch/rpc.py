@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -295,13 +295,8 @@ class BatonProtocol(LifecycleProtocol):
             f"Content-Length: {length}\r\n"
             f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
         )
-        if length <= WRITE_SLICE:
-            writer.write((header + "".join(pieces)).encode(self.CHARSET))
-            return
-        writer.write(header.encode(self.CHARSET))
-        for piece in pieces:
-            for at in range(0, len(piece), WRITE_SLICE):
-                writer.write(piece[at : at + WRITE_SLICE].encode(self.CHARSET))
+        for chunk in _slices([header, *pieces]):
+            writer.write(chunk.encode(self.CHARSET))
 
     def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
         """An error response; `msg_id` None answers a message whose id is unknown."""
@@ -350,6 +345,28 @@ class BatonProtocol(LifecycleProtocol):
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _slices(pieces: list[str]) -> Iterator[str]:
+    """`pieces`' text in slices of `WRITE_SLICE` characters (the last one shorter): the
+    short pieces together (a write each would cost a system call each), the long ones
+    cut."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        if size + len(piece) < WRITE_SLICE:
+            held.append(piece)
+            size += len(piece)
+            continue
+        at = WRITE_SLICE - size  # the slice filled from the piece's start
+        held.append(piece[:at])
+        yield "".join(held)
+        while len(piece) - at >= WRITE_SLICE:
+            yield piece[at : at + WRITE_SLICE]
+            at += WRITE_SLICE
+        held, size = [piece[at:]], len(piece) - at
+    if size:
+        yield "".join(held)
 
 
 def _redacted(value: Any) -> Any:

@@ -49,7 +49,7 @@ async def test_a_large_answer_is_its_wire_form_as_json(
 
     for result in (view, rendered):
         assert encoded.large(result)
-        assert encoded.encode(result) == json.dumps(result.wire())
+        assert encoded.encode(result).text() == json.dumps(result.wire())
     small = await sessions.get(call, p.PageParams(session_id=sid, limit=10))
     assert not encoded.large(small)
 
@@ -69,5 +69,31 @@ async def test_a_large_get_is_dumped_off_the_event_loop(
 
     answer = await call.ls.routes.requests[p.SESSION_GET]({"sessionId": sid})
 
-    assert isinstance(answer, Encoded) and len(json.loads(answer)["messages"]) == 1_200
+    assert isinstance(answer, Encoded) and len(json.loads(answer.text())["messages"]) == 1_200
     assert dumped_on and threading.get_ident() not in dumped_on
+
+
+async def test_a_message_holding_a_long_text_is_dumped_in_pieces_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page of a few messages, one of them holding a long text (a tool's output of
+    hundreds of MB): its answer was dumped on the event loop, in one call over the text,
+    the encoder's escaped copy and its buffer beside the session's own. It is made off
+    the loop now, the long text a piece at a time, and the pieces are the JSON text
+    `json.dumps` of the wire form makes, odd characters and all."""
+    monkeypatch.setattr(encoded, "CHARS", 1_000)
+    monkeypatch.setattr(encoded, "LONG_TOKENS", 100)
+    call, sid = await _long_session(tmp_path, 2)
+    long = p.MessageInput(role="user", content=[{"type": "text", "text": ODD * 400}])
+    await sessions.append(call, p.AppendParams(session_id=sid, messages=[long]))
+
+    view = await sessions.get(call, p.PageParams(session_id=sid))
+    assert len(view.messages) == 5 and encoded.large(view)
+    made = encoded.encode(view)
+    assert made.text() == json.dumps(view.wire())
+    assert max(map(len, made.pieces)) < 10_000  # the text's ~16K characters in pieces
+    small = await sessions.get(call, p.PageParams(session_id=sid, limit=4))
+    assert not encoded.large(small)
+
+    answer = await call.ls.routes.requests[p.SESSION_GET]({"sessionId": sid})
+    assert isinstance(answer, Encoded) and json.loads(answer.text()) == view.wire()

@@ -51,7 +51,8 @@ ALLOWED: dict[str, set[str]] = {
     # a settings file's keys are checked against the settings' own fields
     "core.settings_file": {"core.conversation", "core.errors", "core.settings"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
-    "core.importers": {"core.conversation", "core.errors", "core.memory"},
+    # an import runs in a daemon thread, which the process's end does not wait for
+    "core.importers": {"core.background", "core.conversation", "core.errors", "core.memory"},
     "core.model_api": {
         "core.conversation",
         "core.models",

@@ -8,7 +8,9 @@ import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from baton.core.background import daemon
 from baton.core.conversation.files import kind_of
 from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
@@ -24,7 +26,12 @@ from baton.core.importers.claude_code_records import RecordConverter
 from baton.core.importers.claude_code_repairs import in_uuids
 from baton.core.importers.claude_code_report import ImportReport
 from baton.core.importers.claude_code_write import StagedTranscript
-from baton.core.importers.earlier_imports import another_copy, changed_since, imports_of
+from baton.core.importers.earlier_imports import (
+    another_copy,
+    changed_since,
+    imports_among,
+    imports_of,
+)
 from baton.core.memory import collector_paused
 
 __all__ = [
@@ -37,6 +44,7 @@ __all__ = [
     "import_off_loop",
     "import_session",
     "import_with_report",
+    "imports_among",
     "imports_of",
     "named_file",
 ]
@@ -94,16 +102,20 @@ async def import_off_loop(
     *,
     title: str | None = None,
     progress: StepProgress | None = None,
+    closing: asyncio.Event | None = None,
 ) -> tuple[Session, ImportReport]:
-    """The import in a worker thread, so that the event loop answers other requests
-    meanwhile: the new session and what the import found. `progress(message, fraction
-    read)` is called on the loop, once per percent, and once more as the new session is
-    opened; a second read of the file (two conversations written at once) says its
-    percent in the message, the fraction None: a progress bar never goes back.
+    """The import in a daemon thread of its own, so that the event loop answers other
+    requests meanwhile: the new session and what the import found. `progress(message,
+    fraction read)` is called on the loop, once per percent, and once more as the new
+    session is opened; a second read of the file (two conversations written at once) says
+    its percent in the message, the fraction None: a progress bar never goes back.
     Cancelling the awaiting task stops the thread at its next record; the cancellation goes
     on once the thread has removed what it wrote (a file it finished meanwhile is removed
-    too: it was never answered). The new session is made in the thread as well (a big
-    one's replay would hold the loop); the store is changed on the loop only (`adopt`)."""
+    too: it was never answered), or, once the process ends (`closing` set), after at most
+    `ENDING_WAIT` seconds: a read held (a file on a hung network mount) never holds the
+    process's end, what its thread staged is left for a later import to remove
+    (`remove_abandoned`). The new session is made in the thread as well (a big one's
+    replay would hold the loop); the store is changed on the loop only (`adopt`)."""
     loop = asyncio.get_running_loop()
     cancel = threading.Event()
     shown = -1
@@ -135,17 +147,43 @@ async def import_off_loop(
             path, store, title=title, progress=read, cancel=cancel, opening=opened
         )
 
-    work = asyncio.ensure_future(asyncio.to_thread(import_and_open))
+    work = daemon(import_and_open, "baton-import")
     try:
         session, report = await asyncio.shield(work)
     except asyncio.CancelledError:
         cancel.set()
-        with contextlib.suppress(BaseException):
-            late, _ = await work  # done before it saw the cancel: never answered, removed
-            late.transcript.close()
-            late.transcript.path.unlink(missing_ok=True)
+        # done before it saw the cancel (now, or after the process's end stopped waiting
+        # for it): never answered, removed
+        work.add_done_callback(_unanswered)
+        await _stopped(work, closing)
         raise
     return store.adopt(session), report
+
+
+ENDING_WAIT = 2.0  # seconds a cancelled import's thread is waited for as the process ends
+
+
+async def _stopped(work: asyncio.Future[Any], closing: asyncio.Event | None) -> None:
+    """Once the cancelled import's thread has ended, or `ENDING_WAIT` seconds after the
+    process began to end (`closing` set), whichever comes first."""
+    waits: set[asyncio.Future[Any]] = {work}
+    if closing is not None:
+        waits.add(asyncio.ensure_future(closing.wait()))
+    with contextlib.suppress(BaseException):
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done():  # the process ends: its thread, stopping at its next record
+            await asyncio.wait({work}, timeout=ENDING_WAIT)
+    for waiting in waits - {work}:
+        waiting.cancel()
+
+
+def _unanswered(work: asyncio.Future[tuple[Session, ImportReport]]) -> None:
+    """The session a cancelled import finished all the same, removed."""
+    if work.cancelled() or work.exception() is not None:
+        return  # stopped: it removed what it wrote
+    late, _ = work.result()
+    late.transcript.close()
+    late.transcript.path.unlink(missing_ok=True)
 
 
 def import_session(

@@ -16,10 +16,16 @@ from baton.core.importers.read_fingerprint import file_fingerprint
 
 def imports_of(path: Path, store: SessionStore) -> list[Session | Summary]:
     """The live sessions of `store` imported from `path` (not compacted copies of it)."""
+    return imports_among(path, store.list())
+
+
+def imports_among(path: Path, sessions: list[Session | Summary]) -> list[Session | Summary]:
+    """Those of `sessions` imported from `path` (not compacted copies of it): each path
+    resolved, a few system calls each (in a worker thread, for the server)."""
     target = path_text(path.resolve())  # as the import wrote it
     return [
         s
-        for s in store.list()
+        for s in sessions
         if s.imported_from
         and path_text(Path(s.imported_from).resolve()) == target
         and not (s.header or {}).get("compactedFrom")

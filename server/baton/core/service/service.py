@@ -26,7 +26,7 @@ from baton.core.service.compaction import Compaction
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
-from baton.core.service.lanes import Lanes, in_thread
+from baton.core.service.lanes import Lanes, in_thread, off_loop
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.placement import Placement
@@ -212,12 +212,18 @@ class BatonService:
     async def import_file(
         self, path: str, title: str | None = None, progress: Progress | None = None
     ) -> Imported:
-        """The import runs off the event loop; cancelling the call cancels it."""
+        """The import runs off the event loop, and so do the reads before it (the file's
+        stat, the list the file's earlier imports are looked for in, their paths
+        resolved): a file on a hung mount or a data dir of many sessions never holds the
+        loop. Cancelling the call cancels it."""
         from baton.core.importers import claude_code
 
-        file = claude_code.named_file(path)
-        earlier = claude_code.imports_of(file, self.store)
-        found = await claude_code.import_off_loop(file, self.store, title=title, progress=progress)
+        file = await off_loop(partial(claude_code.named_file, path))
+        listed = await self.list_sessions()
+        earlier = await off_loop(partial(claude_code.imports_among, file, listed))
+        found = await claude_code.import_off_loop(
+            file, self.store, title=title, progress=progress, closing=self.lanes.closing
+        )
         session, notes = found[0], found[1].notes()
         self.changes.changed(self._runtimes.opened(session), "create")
         if earlier:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.contract import names
 from baton.lsp.dispatch.errors import guarded
+from baton.lsp.dispatch.rpc import Encoded
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer
@@ -68,9 +69,9 @@ def _standard(ls: BatonServer, feature: Feature) -> Callable[[Any], Any]:
     return endpoint
 
 
-def _request(ls: BatonServer, method: str) -> Callable[[Any], Awaitable[Json | str]]:
+def _request(ls: BatonServer, method: str) -> Callable[[Any], Awaitable[Json | Encoded]]:
     @guarded
-    async def endpoint(params: Any) -> Json | str:  # str: a large answer's JSON text
+    async def endpoint(params: Any) -> Json | Encoded:  # a large answer's JSON text
         return await ls.routes.requests[method](params)
 
     endpoint.__name__ = endpoint.__qualname__ = method

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from test_acp_compaction import converse
 
+from baton.core.usage.estimator import Estimator, load_cl100k
 from baton_testkit.acp_client import running_agent
 from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton_testkit.request_size import SizeOfRequest, raw_size
 
 
 async def test_undo_compact_updates_the_compaction_entity_the_client_saw(
@@ -81,3 +83,32 @@ async def test_undo_compact_of_a_microcompaction_touches_no_entity_and_says_what
         events = [json.loads(line) for line in lines]
         [micro] = [e["boundary"]["id"] for e in events if e["type"] == "boundary"]
         assert [e["boundaryId"] for e in events if e["type"] == "uncompact"] == [micro]
+
+
+async def test_the_results_an_undone_microcompaction_brought_back_go_out_with_the_next_prompt(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """The idle gap since the last reply had passed still, so the next prompt's turn cleared
+    them again before its request: the undo changed nothing the model saw, and the meter
+    the client was told after it stood above that request. The API counts here as the
+    estimator does (a factor of 1)."""
+    estimator = Estimator(encoder=load_cl100k())
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    settings = {"microcompact": {"gapMinutes": 0, "keepRecent": 0}}  # cleared at once
+    async with running_agent(tmp_path, fake_anthropic.base_url, settings=settings) as agent:
+        (agent.workspace / "a.py").write_text("A = 1\n" * 50)
+        sid = await agent.new()
+        fake_anthropic.reply(tool_use_block("read_file", {"path": "a.py"}), stop_reason="tool_use")
+        fake_anthropic.reply("Read it.")
+        await agent.say(sid, "Read a.py")  # the loop's second request found the result cleared
+        assert (await agent.say(sid, "/undo-compact")).stop_reason == "end_turn"
+        told = agent.recorder.updates(sid, "usage_update")[-1]["used"]
+
+        fake_anthropic.reply("Go on.")
+        await agent.say(sid, "Go on")
+
+        sent = fake_anthropic.message_requests()[-1].body
+        [result] = sent["messages"][2]["content"]
+        assert result["content"].count("A = 1") == 50  # the whole read, as the undo put it back
+        assert sent["messages"].pop()["content"] == [{"type": "text", "text": "Go on"}]
+        assert told == raw_size(estimator, sent)

@@ -3,14 +3,19 @@ the turns an `up_to` compaction kept, against a fake API that checks both."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
+from lsp_harness import Harness
 
 from baton import protocol
 from baton.cli.main import main as cli_main
-from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
+from baton.core.usage.estimator import Estimator, load_cl100k
+from baton_testkit.fake_anthropic import FakeAnthropic, thinking_block, tool_use_block
+from baton_testkit.request_size import SizeOfRequest, prose, raw_size
 
 API_KEY = "sk-ant-test-0123456789abcdefghij"
 MODEL = "claude-fable-5-1"  # preserved thinking: stale thinking would be a 400
@@ -108,3 +113,62 @@ async def test_baton_payload_of_a_served_session_sends_what_the_server_sends_nex
     assert [r["sent"] for r in told["thinking"]] == [True, True]
     prompt = {"role": "user", "content": [{"type": "text", "text": "Anything else?"}]}
     assert [*told["request"]["messages"], prompt] == sent["messages"]
+
+
+async def shown(lsp: Harness, sid: str, capsys: pytest.CaptureFixture[str]) -> list[int]:
+    """The used tokens of baton/usage (which the session's last usageChanged and its
+    diagnostic come to show) and of `baton usage` of its transcript."""
+    usage = (await lsp.request(protocol.USAGE, {"sessionId": sid}))["usedTokens"]
+
+    def told() -> bool:
+        notes = [p for p in lsp.recorder.of(protocol.USAGE_CHANGED) if p["sessionId"] == sid]
+        return bool(notes) and notes[-1]["usage"]["usedTokens"] == usage
+
+    await lsp.recorder.wait_for(told)
+    diagnostic = (await lsp.latest_diagnostics(sid)).diagnostics[0].message
+    assert f"({usage:,} / " in diagnostic
+    capsys.readouterr()
+    assert cli_main(["usage", str(lsp.data_dir / "sessions" / f"{sid}.jsonl"), "--json"]) == 0
+    return [usage, json.loads(capsys.readouterr().out)["usedTokens"]]
+
+
+async def test_a_reply_that_streamed_while_a_compaction_committed_is_shown_without_its_thinking(
+    start_server,
+    fake_anthropic: FakeAnthropic,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The whole conversation is compacted while a reply is held mid-stream: no later
+    request repeats the view that reply was made on, so its thinking goes back no more. The
+    API counts here as the estimator does (a factor of 1): every figure the user sees is the
+    next request's size, as it was before the reply came (its thinking had made each one 300
+    tokens above it)."""
+    estimator = Estimator(encoder=load_cl100k())
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    options = {"anthropicApiKey": API_KEY, "model": "claude-sonnet-4-5", "summarizer": "extractive"}
+    lsp = await start_server(options={**options, "keepWindow": {"minTokens": 300}})
+    monkeypatch.setenv("BATON_DATA_DIR", str(lsp.data_dir))
+    sid = (await lsp.create(model="claude-sonnet-4-5"))["sessionId"]
+    for n in range(6):
+        fake_anthropic.reply(thinking_block(prose(50 + n, 80), f"s{n}"), prose(2000 + n, 200))
+        await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": prose(n, 120)})
+    gate = threading.Event()
+    held = fake_anthropic.reply(
+        thinking_block(prose(1, 150), "held"), prose(3, 100), hold_after=6, gate=gate
+    )
+    send = protocol.SESSION_SEND
+    reply = asyncio.ensure_future(lsp.request(send, {"sessionId": sid, "content": prose(4, 50)}))
+    try:
+        assert await asyncio.to_thread(held.held.wait, 20)
+        await lsp.request(protocol.COMPACT, {"sessionId": sid})
+    finally:
+        gate.set()
+    await reply
+    figures = await shown(lsp, sid, capsys)
+
+    fake_anthropic.reply("Fine.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Next."})
+    body = fake_anthropic.message_requests()[-1].body
+    assert thinking_turns(body) == 0
+    assert body["messages"].pop()["content"] == [{"type": "text", "text": "Next."}]
+    assert figures == [raw_size(estimator, body)] * 2

@@ -101,6 +101,34 @@ def test_undo_brings_back_the_original_results(store: SessionStore) -> None:
     assert [m.wire() for m in session.view_messages()] == original
 
 
+def test_results_an_undo_brought_back_stay_until_the_next_reply(store: SessionStore) -> None:
+    """The undo is the user asking for the results back: the next send, still past the gap
+    since the last reply, cleared them again before its request (the meter, counting them,
+    stood above that request). A reply after it starts the gap again, and once it has passed
+    they are cleared as any old results; the same holds after a reload."""
+    session, _ = build(store)
+    original = results_by_tool(session)
+    boundary = microcompact(session, SETTINGS, now=later(61))
+    assert boundary is not None
+    session.uncompact(boundary.id)
+
+    assert microcompact(session, SETTINGS, now=later(62)) is None
+    assert microcompact(reloaded(session), SETTINGS, now=later(600)) is None
+    assert results_by_tool(session) == original
+
+    session.append([text_message("user", "and now?"), text_message("assistant", "Done.")])
+    assert microcompact(session, SETTINGS, now=later(30)) is None  # a new gap, not passed yet
+    assert microcompact(session, SETTINGS, now=later(61)) is not None
+
+
+def reloaded(session: Session) -> Session:
+    transcript = Transcript.open(session.transcript.path, writable=False)
+    try:
+        return Session(transcript, session.count)
+    finally:
+        transcript.close()
+
+
 def test_a_second_run_with_nothing_new_does_nothing(store: SessionStore) -> None:
     session, _ = build(store)
     assert microcompact(session, SETTINGS, now=later(61)) is not None

@@ -83,6 +83,8 @@ class Replayed(ReplayedView, SessionFields):
         self._bad_records: list[bytes] = []
         self._prefix_marks: dict[str, bytes] = {}
         self.holds_thinking = False  # some reply of it thought (`thinking_sent.py`)
+        # a microcompaction undone since the last reply: the results it brought back stay
+        self.microcompact_undone = False
         self._learned: LearnedUsage | None = None  # the newest usage, not estimated yet
         self._learn_at: int | None = None  # the view's newest usage record, not learned yet
         self._last_usage: LastUsage | None = None
@@ -241,6 +243,8 @@ class Replayed(ReplayedView, SessionFields):
         self.messages[message.id] = message
         mark = self._state.add(message)
         self.view.append(message.id)
+        if message.role == "assistant":
+            self.microcompact_undone = False
         thinking = message.role == "assistant" and has_thinking(message)
         if thinking:
             self.holds_thinking = True
@@ -282,6 +286,8 @@ class Replayed(ReplayedView, SessionFields):
             return
         self._repair()
         self.active.remove(boundary_id)
+        if boundary.direction == "microcompact":
+            self.microcompact_undone = True
         known = self._undone  # checked by `uncompact` just now: this undo of this view?
         done = known if known and known.target == boundary_id and known.view is self.view else None
         after = done.after if done else None

@@ -32,6 +32,7 @@ class ReplayedView:
     active: list[str]
     damage: Damage
     holds_thinking: bool
+    microcompact_undone: bool
     _known_at: dict[str, int]
     _repairing: bool
     _replaying: bool  # the views made wait to be framed (`ViewState`, `Replayed._keep_views`)

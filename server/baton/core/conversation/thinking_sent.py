@@ -4,15 +4,16 @@ A reply's thinking goes back to the model only while everything before its turn 
 it was when the reply was generated (`model_api/reply_request.py` checks the payload's
 fingerprint); otherwise the turn goes without it. So a request leaves out the thinking of
 a turn whose view before it changed since it arrived (a compaction, an undo or a rewind
-before it) and of every record of a turn but its first (only the first record's prefix is
-known), but never of the turn in progress (the last assistant turn, followed only by the
-tool results that answer it) in a request that continues it, which sends it back as it
-was received; a new prompt closes that turn, and the request it starts treats the turn as
-any other. Thinking that ends a reply (its output ran out while it thought) never goes:
-the API refuses an assistant message whose last block is thinking, and the payload leaves
-it out (`model_api/api_messages.api_turns`); a reply holding thinking before its last
-block too is counted out whole. The meter estimates that request. The stored counts hold
-every thinking block: the meter, the figures a compaction reports and the usage a reply
+before it, or a compaction that committed while it streamed) and of every record of a
+turn but its first (only the first record's prefix is known), but never of the turn in
+progress (the last assistant turn, followed only by the tool results that answer it) in
+a request that continues it, which sends it back as it was received; a new prompt
+closes that turn, and the request it starts treats the turn as any other. Thinking that
+ends a reply (its output ran out while it thought) never goes: the API refuses an
+assistant message whose last block is thinking, and the payload leaves it out
+(`model_api/api_messages.api_turns`); a reply holding thinking before its last block too
+is counted out whole. The meter estimates that request. The stored counts hold every
+thinking block: the meter, the figures a compaction reports and the usage a reply
 teaches take this thinking out.
 
 An imported turn has no fingerprint, so Baton's own requests leave its thinking out too;
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from baton.core.conversation.messages import Message, TextBlock, ThinkingBlock
+from baton.core.conversation.messages import MOVED_PREFIX, Message, TextBlock, ThinkingBlock
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 # a reply whose request sent back the turn in progress after its prefix changed (a
@@ -84,7 +85,10 @@ def ends_in_thinking(message: Message) -> bool:
 
 
 def is_stale(message: Message) -> bool:
-    return (message.prefix_hash or "").startswith(STALE_PREFIX)
+    """Whether no request matches the prefix `message` was made on any more: a reply on a
+    turn in progress sent back after its prefix changed, or one that streamed while a
+    compaction committed (its request sent the view before it; `MOVED_PREFIX`)."""
+    return (message.prefix_hash or "").startswith((STALE_PREFIX, MOVED_PREFIX))
 
 
 def turn_low(at: At, index: int) -> int:

@@ -49,13 +49,15 @@ def microcompact(
     session: Session, settings: MicrocompactSettings, *, now: datetime | None = None
 ) -> Boundary | None:
     """Clear old bulky tool results once the prompt cache is surely cold; None when nothing
-    qualifies (no idle gap yet, nothing old enough, a compaction running, a read-only view).
+    qualifies (no idle gap yet, nothing old enough, a compaction running, a read-only view,
+    or a microcompaction undone since the last reply: the user asked for its results back,
+    and the next request sends them).
 
     The most recent `keep_recent` results of those tools stay. Each changed message is
     replaced by a copy under a new id, so the change is one boundary and can be undone.
     Pinned messages are never changed.
     """
-    if session.compacting or session.read_only:
+    if session.compacting or session.read_only or session.microcompact_undone:
         return None
     view = session.view_messages()
     last_reply = idle_since(view)

@@ -9,6 +9,7 @@ import base64
 import json
 
 from lsp_harness import Harness
+from lsprotocol import types
 
 from baton import protocol
 from baton_testkit.fake_anthropic import FakeAnthropic
@@ -52,3 +53,32 @@ async def test_seven_screenshots_are_refused_before_the_model_is_asked_then_comp
     sent = fake_anthropic.message_requests()[-1]
     assert sent.body["messages"][-1]["content"][-1]["text"] == "and now?"
     assert '"type": "image"' not in json.dumps(sent.body)  # the summary holds none of them
+
+
+async def test_the_meter_and_the_session_document_say_the_request_is_over_32_mb(
+    start_server,
+) -> None:
+    """A few thousand tokens, and the request refused: the usage is `blocking`, with the
+    request's bytes, and the session document's usage diagnostic an Error saying why and
+    the way out, before any send is tried."""
+    options = {"anthropicApiKey": API_KEY, "autoCompact": {"enabled": False}}
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create())["sessionId"]
+    for n in range(7):
+        await lsp.append(sid, shot(n), {"role": "assistant", "content": f"seen {n}"})
+
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert usage["usedTokens"] < usage["warningThreshold"]
+    assert usage["state"] == "blocking"
+    size = usage["requestSize"]
+    assert size["requestBytes"] > size["limit"] == 32 * 1024 * 1024
+    assert (size["images"], size["mediaBytes"]) == (7, len(SHOT) * 7)
+    assert any("the 7 images it holds" in warning for warning in usage["warnings"])
+    changed = lsp.recorder.of(protocol.USAGE_CHANGED)[-1]["usage"]
+    assert changed["state"] == "blocking" and changed["requestSize"] == size
+
+    published = await lsp.latest_diagnostics(sid)
+    diagnostic = next(d for d in published.diagnostics if d.code == "context-usage")
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert "over the API's 32 MB whatever its tokens (7 images)" in diagnostic.message
+    assert "compact the span holding them before the next send" in diagnostic.message

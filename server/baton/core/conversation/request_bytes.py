@@ -6,10 +6,19 @@ that JSON, and what to tell a user whose conversation's media take it over.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from baton.core.conversation.media import MAX_REQUEST_BYTES
+from baton.core.conversation.messages import (
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    ToolResultBlock,
+)
+
+Media = tuple[int, int, int]  # images, documents, the bytes of their base64 data
 
 
 class TooLarge(NamedTuple):
@@ -38,25 +47,65 @@ def request_too_large(body: dict[str, Any]) -> TooLarge | None:
     size = len(rest.encode()) + media
     if size <= MAX_REQUEST_BYTES:
         return None
-    held = _held(images, documents)
+    held = held_words(images, documents)
     why = (
         f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
         f"(32 MB) on a whole request, whatever its tokens: the {held} it holds "
-        f"{_are(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
+        f"{are_word(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
     )
     return TooLarge(size, images, documents, media, why)
 
 
-MEDIA_ADVICE = (
+# the way out of a conversation whose media take its requests over the limit (the meter
+# says it too), and what a refused send adds
+MEDIA_WAY_OUT = (
     "Compact the span of the conversation holding them (a summary keeps no image or "
-    "document), or remove them (rewind to before them), then send again with no content to "
-    "continue"
+    "document), or remove them (rewind to before them)"
 )
+MEDIA_ADVICE = f"{MEDIA_WAY_OUT}, then send again with no content to continue"
 
 
 def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
     """The images and documents a request's body holds, and their bytes of base64."""
     return _media(body.get("messages") or [])
+
+
+def message_media(message: Message) -> Media:
+    """The images and documents a stored message holds (its blocks, a tool result's
+    content), and their bytes of base64: what it adds to every request that sends it."""
+    return blocks_media(message.content)
+
+
+def blocks_media(blocks: Iterable[ContentBlock]) -> Media:
+    """The images and documents among content blocks (a tool result's content too), and
+    their bytes of base64."""
+    images = documents = size = 0
+    for block in blocks:
+        if isinstance(block, ImageBlock | DocumentBlock):
+            data = _base64_data({"type": block.type, "source": block.source})
+            if data is not None:
+                images += block.type == "image"
+                documents += block.type == "document"
+                size += len(data)
+        elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+            more = _media(block.content)
+            images, documents, size = images + more[0], documents + more[1], size + more[2]
+    return images, documents, size
+
+
+def view_request_bytes(view: Sequence[Message], system: str | None, model: str) -> int:
+    """About the size in bytes of the request a send makes of `view` under `system` (its
+    JSON as sent, the base64 of its images and documents counted without making that
+    JSON): the meter's figure, without the tools and the next prompt, which add a few KB,
+    and with the turns as stored (the request merges some and leaves out some thinking)."""
+    messages = [{"role": m.role, "content": [_dumped(b) for b in m.content]} for m in view]
+    body = {"model": model, "system": system, "messages": messages}
+    rest = json.dumps(_without_data(body), separators=(",", ":"), ensure_ascii=False)
+    return len(rest.encode()) + held_media(body)[2]
+
+
+def _dumped(block: Any) -> Any:
+    return block.model_dump(mode="json", exclude_none=True)
 
 
 def media_advice(body: dict[str, Any]) -> str:
@@ -65,11 +114,12 @@ def media_advice(body: dict[str, Any]) -> str:
     images, documents, media = held_media(body)
     if not images + documents:
         return "Compact the conversation or start a new session, then send again"
-    are = _are(images + documents)
-    return f"The {_held(images, documents)} it held {are} {media:,} bytes of base64. {MEDIA_ADVICE}"
+    held = f"The {held_words(images, documents)} it held {are_word(images + documents)}"
+    return f"{held} {media:,} bytes of base64. {MEDIA_ADVICE}"
 
 
-def _held(images: int, documents: int) -> str:
+def held_words(images: int, documents: int) -> str:
+    """ "7 images", "1 image and 2 documents"."""
     return " and ".join(
         f"{count:,} {name}{'s' if count != 1 else ''}"
         for count, name in ((images, "image"), (documents, "document"))
@@ -97,7 +147,7 @@ def _without_data(value: Any) -> Any:
     return {key: _without_data(item) for key, item in value.items()}
 
 
-def _are(count: int) -> str:
+def are_word(count: int) -> str:
     return "is" if count == 1 else "are"
 
 

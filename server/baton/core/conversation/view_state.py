@@ -1,6 +1,7 @@
 """What a session keeps about its view as it grows, so an append costs what it adds:
 fingerprints of each prefix, running token tallies (each turn's framing counted once, as
-the request sends it: `turn_framing.py`), the API rules' state, the anchor."""
+the request sends it: `turn_framing.py`), the images and documents it holds and their
+bytes, the API rules' state, the anchor."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.request_bytes import Media, message_media
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
 if TYPE_CHECKING:
@@ -44,6 +46,9 @@ class ViewState:
         # the messages added whose framing waits (`framed`); None: each framed as added
         self._unframed: list[Message] | None = None if framed else []
         self.uncounted: list[int] = []  # indices of messages stored without a token count
+        # the view's images, documents and their bytes of base64: what takes a request
+        # towards the API's 32 MB, whatever its tokens (`request_bytes.py`)
+        self.media: Media = (0, 0, 0)
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         self.anchor_known = False
@@ -65,6 +70,9 @@ class ViewState:
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
         self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
+        held = message_media(message)
+        if held[2]:
+            self.media = (self.media[0] + held[0], self.media[1] + held[1], self.media[2] + held[2])
         if self._unframed is None:
             self._frame(message)
         else:

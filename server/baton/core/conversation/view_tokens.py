@@ -13,6 +13,7 @@ from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
+from baton.core.conversation.request_bytes import Media
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
 from baton.core.conversation.view_state import ViewState
 
@@ -32,6 +33,11 @@ class ViewTokens(Replayed):
             state.anchor = self._find_anchor()
             state.anchor_known = True
         return state.anchor
+
+    def media_in_view(self) -> Media:
+        """The images and documents the view holds, and their bytes of base64, from the
+        running tally."""
+        return self._state.media
 
     def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
         """Raw tokens of view[start:stop] from the running tallies; a message stored

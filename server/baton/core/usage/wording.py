@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from baton.core.conversation.media import MAX_REQUEST_BYTES
 from baton.core.conversation.messages import WireModel
+from baton.core.conversation.request_bytes import MEDIA_WAY_OUT, are_word, held_words
 
 if TYPE_CHECKING:
-    from baton.core.usage.budget import Usage
+    from baton.core.usage.budget import RequestSize, Usage
 
 PausedBy = Literal["failures", "thrashing", "user"]
 """Why auto-compact does not run: it failed repeatedly (the circuit breaker), its context
@@ -113,6 +115,9 @@ def headline(usage: Usage) -> str:
         figures += f", {estimated_until(usage)}"
     head = f"Context {whole_percent(usage)} used ({figures})"
     paused = usage.auto_compact_paused_by
+    size = usage.request_size
+    if size is not None and size.over:
+        return f"{head} - {over_bytes(usage, size)}"
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: {over_limit(usage)}"
     elif paused == "thrashing":
@@ -125,7 +130,48 @@ def headline(usage: Usage) -> str:
         tail = f"auto-compact at {usage.auto_compact_threshold:,}"
     else:
         tail = f"{usage.percent_left}% left until auto-compact"
+    if size is not None and size.near:
+        tail += f"; the request is {bytes_share(size)} of the API's {MAX_MB} ({held(size)})"
     return f"{head} - {tail}"
+
+
+MAX_MB = f"{MAX_REQUEST_BYTES // (1024 * 1024)} MB"
+
+
+def held(size: RequestSize) -> str:
+    """The images and documents a request holds, in words: "7 images"."""
+    return held_words(size.images, size.documents)
+
+
+def bytes_share(size: RequestSize) -> str:
+    """How much of the API's limit on a whole request the request takes: "78%"."""
+    return f"{math.floor(100 * size.request_bytes / size.limit + 0.5)}%"
+
+
+def over_bytes(usage: Usage, size: RequestSize) -> str:
+    """A request over the API's bytes, in the headline: what to do before the next send."""
+    then = "compact the span holding them before the next send"
+    return (
+        f"the request is about {size.request_bytes:,} bytes, over the API's {MAX_MB} "
+        f"whatever its tokens ({held(size)}): {then}"
+    )
+
+
+def bytes_warning(size: RequestSize) -> str:
+    """A request near or over the API's bytes, as one of the usage's warnings: its size,
+    what takes it there, and, over the limit, the way out."""
+    media = f"the {held(size)} it holds {are_word(size.images + size.documents)}"
+    media += f" {size.media_bytes:,} bytes of base64"
+    limit = f"the API's limit of {size.limit:,} ({MAX_MB}) on a whole request, whatever its tokens"
+    if size.over:
+        return (
+            f"The next request would be about {size.request_bytes:,} bytes, over {limit}: "
+            f"{media}. {MEDIA_WAY_OUT}."
+        )
+    return (
+        f"The next request is about {size.request_bytes:,} bytes, {bytes_share(size)} of "
+        f"{limit}: {media}, and a request over the limit is refused."
+    )
 
 
 def estimated_until(usage: Usage) -> str:

@@ -48,7 +48,7 @@ def test_seven_screenshots_read_as_refused_on_the_meter_however_few_their_tokens
     assert (size.images, size.documents, size.media_bytes) == (7, 0, len(SHOT) * 7)
     headline = usage.text.headline
     assert f"request is about {size.request_bytes:,} bytes, over the API's 32 MB" in headline
-    assert "(7 images): compact the span holding them before the next send" in headline
+    assert "(7 images): the next send compacts the span holding them first" in headline
     [warning] = usage.warnings
     assert f"over the API's limit of {MAX_REQUEST_BYTES:,} (32 MB)" in warning
     assert f"the 7 images it holds are {len(SHOT) * 7:,} bytes of base64" in warning
@@ -92,7 +92,7 @@ def test_screenshots_far_from_the_limit_leave_the_meter_as_it_was(
     assert (usage.request_size is None) == (len(SHOT) * count <= MAX_REQUEST_BYTES // 2)
 
 
-@pytest.mark.parametrize(("auto", "verdict"), [(True, "compactFirst"), (False, "compactFirst")])
+@pytest.mark.parametrize(("auto", "verdict"), [(True, "autoCompact"), (False, "compactFirst")])
 def test_a_draft_says_its_request_is_over_the_apis_bytes_not_that_it_fits(
     store: SessionStore, estimator: Estimator, auto: bool, verdict: str
 ) -> None:
@@ -151,3 +151,16 @@ def test_baton_usage_says_the_request_is_over_the_apis_bytes(
     (warning,) = [line for line in out.splitlines() if line.startswith("Warning")]
     assert "over the API's limit of 33,554,432 (32 MB) on a whole request" in warning
     assert "the 7 images it holds" in warning and "Compact the span" in warning
+
+
+def test_baton_payload_says_the_next_send_compacts_first_for_the_requests_bytes(
+    store: SessionStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = _screenshots(store, 7)
+    path = next(tmp_path.glob(f"**/{session.session_id}.jsonl"))
+    store.close()
+
+    assert main(["payload", str(path)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if "auto-compacts first" in x]
+    assert "is over the API's 32 MB" in line and "threshold" not in line

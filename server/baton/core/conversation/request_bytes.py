@@ -93,6 +93,16 @@ def blocks_media(blocks: Iterable[ContentBlock]) -> Media:
     return images, documents, size
 
 
+def media_pivot(view: Sequence[Message]) -> str | None:
+    """The message a compaction of the span holding the view's images and documents runs up
+    to: the last that holds one, short of the view's last message (the prompt a send is
+    about to send stays verbatim); None when no other holds one."""
+    for message in reversed(view[:-1]):
+        if message_media(message)[2]:
+            return message.id
+    return None
+
+
 def view_request_bytes(view: Sequence[Message], system: str | None, model: str) -> int:
     """About the size in bytes of the request a send makes of `view` under `system` (its
     JSON as sent, the base64 of its images and documents counted without making that

@@ -152,6 +152,8 @@ def _verdict(
             f"Sending this makes a request of about {size.request_bytes:,} bytes, over the "
             f"API's {MAX_MB} whatever its tokens ({held(size)})"
         )
+        if auto:
+            return "autoCompact", f"{request}: Baton compacts the span holding them first."
         return "compactFirst", (
             f"{request}; compact the span holding them first (a summary keeps no image or "
             "document)."

@@ -149,8 +149,12 @@ def bytes_share(size: RequestSize) -> str:
 
 
 def over_bytes(usage: Usage, size: RequestSize) -> str:
-    """A request over the API's bytes, in the headline: what to do before the next send."""
-    then = "compact the span holding them before the next send"
+    """A request over the API's bytes, in the headline: what happens to the next send (its
+    auto-compaction summarizes the span holding the media, when it can run)."""
+    if auto_runs(usage):
+        then = "the next send compacts the span holding them first"
+    else:
+        then = "compact the span holding them before the next send"
     return (
         f"the request is about {size.request_bytes:,} bytes, over the API's {MAX_MB} "
         f"whatever its tokens ({held(size)}): {then}"

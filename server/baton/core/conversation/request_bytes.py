@@ -19,6 +19,8 @@ from baton.core.conversation.messages import (
 )
 
 Media = tuple[int, int, int]  # images, documents, the bytes of their base64 data
+NO_MEDIA: Media = (0, 0, 0)
+_HOLDERS = frozenset({"image", "document", "tool_result"})  # the blocks that may hold media
 
 
 class TooLarge(NamedTuple):
@@ -72,8 +74,13 @@ def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
 
 def message_media(message: Message) -> Media:
     """The images and documents a stored message holds (its blocks, a tool result's
-    content), and their bytes of base64: what it adds to every request that sends it."""
-    return blocks_media(message.content)
+    content), and their bytes of base64: what it adds to every request that sends it.
+    A message of text alone (most) is passed over at a glance: every message a view takes
+    in is looked at."""
+    for block in message.content:
+        if block.type in _HOLDERS:
+            return blocks_media(message.content)
+    return NO_MEDIA
 
 
 def blocks_media(blocks: Iterable[ContentBlock]) -> Media:

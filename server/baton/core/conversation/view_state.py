@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
-from baton.core.conversation.request_bytes import Media, message_media
+from baton.core.conversation.request_bytes import NO_MEDIA, Media
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
 if TYPE_CHECKING:
@@ -46,9 +46,12 @@ class ViewState:
         # the messages added whose framing waits (`framed`); None: each framed as added
         self._unframed: list[Message] | None = None if framed else []
         self.uncounted: list[int] = []  # indices of messages stored without a token count
-        # the view's images, documents and their bytes of base64: what takes a request
-        # towards the API's 32 MB, whatever its tokens (`request_bytes.py`)
-        self.media: Media = (0, 0, 0)
+        # the images and documents of the view's first `media_seen` messages and their bytes
+        # of base64: what takes a request towards the API's 32 MB, whatever its tokens
+        # (`request_bytes.py`); tallied when first read (`ViewTokens.media_in_view`), so a
+        # view nothing measures (a replay's) costs nothing
+        self.media: Media = NO_MEDIA
+        self.media_seen = 0
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         self.anchor_known = False
@@ -70,9 +73,6 @@ class ViewState:
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
         self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
-        held = message_media(message)
-        if held[2]:
-            self.media = (self.media[0] + held[0], self.media[1] + held[1], self.media[2] + held[2])
         if self._unframed is None:
             self._frame(message)
         else:

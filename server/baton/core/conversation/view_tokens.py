@@ -13,7 +13,7 @@ from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
-from baton.core.conversation.request_bytes import Media
+from baton.core.conversation.request_bytes import Media, message_media
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
 from baton.core.conversation.view_state import ViewState
 
@@ -36,8 +36,15 @@ class ViewTokens(Replayed):
 
     def media_in_view(self) -> Media:
         """The images and documents the view holds, and their bytes of base64, from the
-        running tally."""
-        return self._state.media
+        running tally (the messages added since it was last read are taken in)."""
+        state = self._state
+        if state.media_seen < len(self.view):
+            images, documents, size = state.media
+            for message_id in self.view[state.media_seen :]:
+                held = message_media(self.messages[message_id])
+                images, documents, size = images + held[0], documents + held[1], size + held[2]
+            state.media, state.media_seen = (images, documents, size), len(self.view)
+        return state.media
 
     def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
         """Raw tokens of view[start:stop] from the running tallies; a message stored

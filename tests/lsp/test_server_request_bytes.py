@@ -142,3 +142,34 @@ async def test_an_auto_compaction_that_fails_says_the_send_is_refused_for_its_by
     assert told["outcome"] == "failed"
     assert "the send is refused: its request is" in told["message"]
     assert "goes out" not in told["message"]
+
+
+async def test_the_session_document_offers_to_compact_the_span_holding_the_screenshots(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """The usage diagnostic's way out as an action, wherever the cursor is: a compaction up
+    to the last message holding an image, which takes the request under the limit."""
+    options = {"anthropicApiKey": API_KEY, "autoCompact": {"enabled": False}}
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create())["sessionId"]
+    for n in range(7):
+        await lsp.append(sid, shot(n), {"role": "assistant", "content": f"seen {n}"})
+    top = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    asked = {"textDocument": {"uri": protocol.session_uri(sid)}, "range": top}
+    actions = await lsp.request(
+        types.TEXT_DOCUMENT_CODE_ACTION, {**asked, "context": {"diagnostics": []}}
+    )
+    [action] = [a for a in actions if "7 images" in a.title]
+    assert action.title == "Compact up to the last of the 7 images (the request is over 32 MB)"
+    assert action.disabled is None and action.command is not None
+    ids = [m["id"] for m in (await lsp.get(sid))["messages"]]
+    assert list(action.command.arguments or []) == [{"sessionId": sid, "pivotMessageId": ids[-2]}]
+
+    fake_anthropic.reply("<summary>Seven screenshots of the settings page.</summary>")
+    await lsp.command(action.command.command, *action.command.arguments)
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert usage["state"] == "ok" and "requestSize" not in usage
+    actions = await lsp.request(
+        types.TEXT_DOCUMENT_CODE_ACTION, {**asked, "context": {"diagnostics": []}}
+    )
+    assert not [a for a in actions if "images" in a.title]

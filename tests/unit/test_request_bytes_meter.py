@@ -46,6 +46,8 @@ def test_seven_screenshots_read_as_refused_on_the_meter_however_few_their_tokens
     size = usage.request_size
     assert size is not None and size.request_bytes > MAX_REQUEST_BYTES == size.limit
     assert (size.images, size.documents, size.media_bytes) == (7, 0, len(SHOT) * 7)
+    assert usage.text.meter.endswith("K/200K · over 32 MB")
+    assert usage.text.panel.endswith(" · over 32 MB")
     headline = usage.text.headline
     assert f"request is about {size.request_bytes:,} bytes, over the API's 32 MB" in headline
     assert "(7 images): the next send compacts the span holding them first" in headline
@@ -74,6 +76,8 @@ def test_six_screenshots_are_near_the_limit_and_the_meter_says_how_near(
     assert size is not None and MAX_REQUEST_BYTES * 3 // 4 < size.request_bytes < MAX_REQUEST_BYTES
     share = round(100 * size.request_bytes / MAX_REQUEST_BYTES)
     assert usage.state == "warning"
+    mb = f"{size.request_bytes * 10 // 2**20 / 10:.1f}/32 MB"  # 28,800,333 bytes: 27.4
+    assert usage.text.meter.endswith(f"K/200K · {mb}") and usage.text.panel.endswith(mb)
     assert usage.text.headline.endswith(f"; the request is {share}% of the API's 32 MB (6 images)")
     [warning] = usage.warnings
     assert f"{share}% of the API's limit of {MAX_REQUEST_BYTES:,}" in warning
@@ -87,7 +91,7 @@ def test_screenshots_far_from_the_limit_leave_the_meter_as_it_was(
     usage = compute_usage(_screenshots(store, count), Settings(), estimator)
 
     assert usage.state == "ok" and usage.warnings == []
-    assert "request" not in usage.text.headline
+    assert "request" not in usage.text.headline and "MB" not in usage.text.meter
     # under half the limit the request is not measured; over it, measured and not said
     assert (usage.request_size is None) == (len(SHOT) * count <= MAX_REQUEST_BYTES // 2)
 

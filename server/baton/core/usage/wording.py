@@ -91,8 +91,11 @@ def describe(usage: Usage) -> UsageText:
     used, window = usage.used_tokens, usage.context_window
     percent = whole_percent(usage)
     rough = "~" if usage.estimated else ""
+    size = usage.request_size
+    # near the API's bytes (or over them), the request's size beside the tokens: "27.5/32 MB"
+    request = f" · {request_mb(size)}" if size is not None and size.near else ""
     return UsageText(
-        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
+        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}{request}",
         headline=headline(usage),
         panel=" · ".join(
             [
@@ -101,7 +104,8 @@ def describe(usage: Usage) -> UsageText:
                 + (" est." if usage.estimated else ""),
                 _panel_auto(usage),
             ]
-        ),
+        )
+        + request,
         auto_compact=auto_compact_sentence(usage),
         basis=basis_sentence(usage),
         labels=dict(usage.text.labels),  # set with the figures (whose `unattributed` is)
@@ -136,6 +140,17 @@ def headline(usage: Usage) -> str:
 
 
 MAX_MB = f"{MAX_REQUEST_BYTES // (1024 * 1024)} MB"
+
+
+def request_mb(size: RequestSize) -> str:
+    """The request's size against the API's limit, in the MB the API counts (2 ** 20
+    bytes): "27.5/32 MB" near it (one decimal, rounded down), "over 32 MB" past it (which
+    one decimal could show as "32.0/32 MB")."""
+    limit = f"{size.limit // (1024 * 1024)} MB"
+    if size.over:
+        return f"over {limit}"
+    tenths = size.request_bytes * 10 // (1024 * 1024)
+    return f"{tenths // 10}.{tenths % 10}/{limit}"
 
 
 def held(size: RequestSize) -> str:

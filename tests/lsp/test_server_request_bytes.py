@@ -173,3 +173,29 @@ async def test_the_session_document_offers_to_compact_the_span_holding_the_scree
         types.TEXT_DOCUMENT_CODE_ACTION, {**asked, "context": {"diagnostics": []}}
     )
     assert not [a for a in actions if "images" in a.title]
+
+
+async def test_a_compaction_that_keeps_the_screenshots_verbatim_says_so(
+    start_server,
+) -> None:
+    """`all` keeps its recent window whole: with 16,000 tokens kept, eight screenshots stay,
+    38 MB, and every request after it would be refused. Its preview (a dry run) says so,
+    and what to do instead."""
+    options = {
+        "anthropicApiKey": API_KEY,
+        "autoCompact": {"enabled": False},
+        "summarizer": "extractive",
+        "keepWindow": {"minTokens": 16_000, "maxTokens": 200_000},
+    }
+    lsp: Harness = await start_server(options=options)
+    sid = (await lsp.create())["sessionId"]
+    for n in range(9):
+        await lsp.append(sid, shot(n), {"role": "assistant", "content": f"seen {n}"})
+
+    result = await lsp.request(
+        protocol.COMPACT, {"sessionId": sid, "direction": "all", "dryRun": True}
+    )
+    [warning] = [w for w in result["warnings"] if "keeps verbatim" in w]
+    assert warning.startswith("The 8 images it keeps verbatim are ")
+    assert "over the API's limit of 33,554,432 (32 MB)" in warning
+    assert "Compact up to the last of them instead" in warning

@@ -110,6 +110,24 @@ def media_pivot(view: Sequence[Message]) -> str | None:
     return None
 
 
+def kept_media_warning(view: Sequence[Message]) -> str | None:
+    """What a compaction that leaves `view` should say when the images and documents it
+    keeps verbatim are over the API's 32 MB on their own: every request after it refused,
+    whatever its tokens (`all` keeps its recent window whole, screenshots and all)."""
+    images, documents, media = NO_MEDIA
+    for message in view:
+        held = message_media(message)
+        images, documents, media = images + held[0], documents + held[1], media + held[2]
+    if media <= MAX_REQUEST_BYTES:
+        return None
+    return (
+        f"The {held_words(images, documents)} it keeps verbatim {are_word(images + documents)} "
+        f"{media:,} bytes of base64, over the API's limit of {MAX_REQUEST_BYTES:,} (32 MB) on "
+        "a whole request: every request after it would be refused, whatever its tokens. "
+        "Compact up to the last of them instead (a summary keeps no image or document)."
+    )
+
+
 def view_request_bytes(view: Sequence[Message], system: str | None, model: str) -> int:
     """About the size in bytes of the request a send makes of `view` under `system` (its
     JSON as sent, the base64 of its images and documents counted without making that

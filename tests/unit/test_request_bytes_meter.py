@@ -128,7 +128,9 @@ async def test_the_meters_figure_is_the_one_the_send_refuses(
     store: SessionStore,
     estimator: Estimator,
 ) -> None:
-    session = _screenshots(store, 7)
+    session = _screenshots(store, 6)
+    compute_usage(session, Settings(), estimator)  # measured: what follows is added to it
+    session.append([_shot(6), MessageInput(role="assistant", content="seen 6")])
     session.append([MessageInput(role="user", content="and now?")])
     usage = compute_usage(session, Settings(), estimator)
     ctx = ChatContext(settings=Settings(), estimator=estimator, client=anthropic_client())

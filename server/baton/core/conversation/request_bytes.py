@@ -128,15 +128,22 @@ def kept_media_warning(view: Sequence[Message]) -> str | None:
     )
 
 
-def view_request_bytes(view: Sequence[Message], system: str | None, model: str) -> int:
-    """About the size in bytes of the request a send makes of `view` under `system` (its
-    JSON as sent, the base64 of its images and documents counted without making that
-    JSON): the meter's figure, without the tools and the next prompt, which add a few KB,
-    and with the turns as stored (the request merges some and leaves out some thinking)."""
-    messages = [{"role": m.role, "content": [_dumped(b) for b in m.content]} for m in view]
-    body = {"model": model, "system": system, "messages": messages}
-    rest = json.dumps(_without_data(body), separators=(",", ":"), ensure_ascii=False)
-    return len(rest.encode()) + held_media(body)[2]
+def message_bytes(message: Message) -> int:
+    """The bytes of `message` in a request's `messages` (its JSON as sent, the base64 of its
+    images and documents counted without copying it into that JSON), with the turns as
+    stored (a request merges some and leaves out some thinking: a few bytes)."""
+    item = {"role": message.role, "content": [_dumped(b) for b in message.content]}
+    rest = json.dumps(_without_data(item), separators=(",", ":"), ensure_ascii=False)
+    return len(rest.encode()) + message_media(message)[2]
+
+
+def request_bytes_of(messages: int, count: int, system: str | None, model: str) -> int:
+    """About the size in bytes of a request under `system` whose `count` messages are
+    `messages` bytes (`message_bytes`): the meter's figure, without the tools and the next
+    prompt, which add a few KB."""
+    frame: dict[str, Any] = {"model": model, "system": system, "messages": []}
+    head = len(json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode())
+    return head + messages + max(0, count - 1)  # the commas between them
 
 
 def _dumped(block: Any) -> Any:

@@ -52,6 +52,10 @@ class ViewState:
         # view nothing measures (a replay's) costs nothing
         self.media: Media = NO_MEDIA
         self.media_seen = 0
+        # the bytes of the view's first `bytes_seen` messages in a request: measured only
+        # once its media near the API's limit (`ViewTokens.request_bytes`)
+        self.messages_bytes = 0
+        self.bytes_seen = 0
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         self.anchor_known = False

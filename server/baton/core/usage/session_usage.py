@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from baton.core.conversation import request_bytes
 from baton.core.conversation.media import MAX_REQUEST_BYTES
 from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.session import Session
@@ -216,11 +215,11 @@ def request_size(session: Session, model: str) -> RequestSize | None:
     """The bytes of the request the session's view makes, when its images and documents
     pass half the API's limit (their tally is kept as the view grows); None short of that,
     where the rest of a request, text the window holds, could not take it near the limit
-    (a million tokens of text are some 4 MB). Measured once per change (the usage's memo)."""
+    (a million tokens of text are some 4 MB). Each message is measured once (`request_bytes`)."""
     images, documents, media = session.media_in_view()
     if media <= MAX_REQUEST_BYTES // 2:
         return None
-    size = request_bytes.view_request_bytes(session.view_messages(), session.system_prompt, model)
+    size = session.request_bytes(model)
     return RequestSize(
         request_bytes=size,
         limit=MAX_REQUEST_BYTES,

@@ -315,6 +315,8 @@ export interface DraftUsage {
   basis: "api" | "exact" | "estimate" | "compacted";
   /** the usage in words */
   text: UsageText;
+  /** the next request's bytes, once its images and documents pass 16 MB */
+  requestSize?: RequestSize;
   draft?: DraftInfo;
 }
 
@@ -567,6 +569,18 @@ export interface ReplacedParams {
   limit?: number | null;
   /** the compaction (`Message.boundaryId`) */
   boundaryId: string;
+}
+
+/** The request the conversation as it stands makes, in bytes, measured once its images and documents pass half the API's limit on a whole request (32 MB, whatever its tokens): no token figure shows how near that limit they take it. */
+export interface RequestSize {
+  /** about the size of the next request's body */
+  requestBytes: number;
+  /** the API's limit on a whole request: 33,554,432 (32 MB) */
+  limit: number;
+  images: number;
+  documents: number;
+  /** the bytes of base64 of its images and documents */
+  mediaBytes: number;
 }
 
 export interface RestoreSettings {
@@ -866,6 +880,8 @@ export interface Usage {
   basis: "api" | "exact" | "estimate" | "compacted";
   /** the usage in words */
   text: UsageText;
+  /** the next request's bytes, once its images and documents pass 16 MB */
+  requestSize?: RequestSize;
 }
 
 export interface UsageChanged {

@@ -157,7 +157,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.service.model_catalog import ModelCatalog, ModelOption
 from baton.core.settings import Settings
-from baton.core.usage.budget import Breakdown, Usage
+from baton.core.usage.budget import Breakdown, RequestSize, Usage
 from baton.core.usage.draft import Draft, DraftInfo, DraftUsage
 from baton.core.usage.overhead import ClientContext
 from baton.core.usage.wording import UsageText
@@ -190,6 +190,7 @@ __all__ += ["ToolPermissionOption", "ToolPermissionParams", "ToolPermissionResul
 __all__ += ["MODELS", "ModelCatalog", "ModelOption", "ModelsParams"]  # the model picker
 __all__ += ["SESSION_RENAME", "RenameParams", "SessionSource"]  # the session picker
 __all__ += ["ClientContext", "UsageText"]  # usage: what a client declares, the usage in words
+__all__ += ["RequestSize"]  # usage: the next request's bytes, near the API's 32 MB
 __all__ += [  # the names (protocol_names.py), so every one is read from here too
     "ACTIVE_EDITOR", "CLIENT_NOTIFICATIONS", "CMD_COMPACT", "CMD_COMPACT_FROM",
     "CMD_COMPACT_RANGE", "CMD_COMPACT_UP_TO", "CMD_PREVIEW_COMPACT", "CMD_UNCOMPACT",

@@ -166,10 +166,16 @@ def cmd_payload(args: argparse.Namespace) -> int:
         if cleared:
             print("  old tool results are cleared first (idle since the last reply)")
         if compacts_first:
+            size = usage.request_size
+            why = (
+                f"its request, about {size.request_bytes:,} bytes, is over the API's 32 MB"
+                if size is not None and size.over
+                else f"{usage.used_tokens:,} tokens, at or past the threshold of "
+                f"{usage.auto_compact_threshold:,}"
+            )
             print(
-                f"  the next send auto-compacts first ({usage.used_tokens:,} tokens, at or "
-                f"past the threshold of {usage.auto_compact_threshold:,}): its request is "
-                "made after that compaction, not the one shown"
+                f"  the next send auto-compacts first ({why}): its request is made after "
+                "that compaction, not the one shown"
             )
         if request.note is not None:
             print(f"  with the budget note: {request.note}")

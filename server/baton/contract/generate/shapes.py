@@ -22,6 +22,7 @@ SHAPES = (
     "Usage",
     "Breakdown",
     "UsageText",
+    "RequestSize",
     "ClientContext",
     "CompactResult",
     "RestoredFile",

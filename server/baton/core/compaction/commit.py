@@ -30,6 +30,7 @@ from baton.core.compaction.working_set.visible import in_place_of_stale, stale_c
 from baton.core.conversation.boundary import Boundary, Retention
 from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import ApiUsage, CompactionBlock, Message, new_id
+from baton.core.conversation.request_bytes import kept_media_warning
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress
 from baton.core.usage.session_usage import compute_usage
@@ -180,6 +181,8 @@ def commit_summary(
     before, after = pre_tokens, after_compaction(session, ctx, unrestored)
     reclaimable = min(pre_tokens, estimate(session, ctx, view))
     warnings = [*prepared.warnings, *check_smaller(ctx, before, after, reclaimable, dry_run)]
+    media = kept_media_warning([*new_view, *late])  # a request still over the API's bytes
+    warnings += [media] if media is not None else []
     went = dropped(
         [by_id[mid] for mid in plan.summarize],
         kept,

@@ -6,10 +6,21 @@ that JSON, and what to tell a user whose conversation's media take it over.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from baton.core.conversation.media import MAX_REQUEST_BYTES
+from baton.core.conversation.messages import (
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    ToolResultBlock,
+)
+
+Media = tuple[int, int, int]  # images, documents, the bytes of their base64 data
+NO_MEDIA: Media = (0, 0, 0)
+_HOLDERS = frozenset({"image", "document", "tool_result"})  # the blocks that may hold media
 
 
 class TooLarge(NamedTuple):
@@ -38,25 +49,105 @@ def request_too_large(body: dict[str, Any]) -> TooLarge | None:
     size = len(rest.encode()) + media
     if size <= MAX_REQUEST_BYTES:
         return None
-    held = _held(images, documents)
+    held = held_words(images, documents)
     why = (
         f"the request would be {size:,} bytes, over the API's limit of {MAX_REQUEST_BYTES:,} "
         f"(32 MB) on a whole request, whatever its tokens: the {held} it holds "
-        f"{_are(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
+        f"{are_word(images + documents)} {media:,} bytes of base64. {MEDIA_ADVICE}"
     )
     return TooLarge(size, images, documents, media, why)
 
 
-MEDIA_ADVICE = (
+# the way out of a conversation whose media take its requests over the limit (the meter
+# says it too), and what a refused send adds
+MEDIA_WAY_OUT = (
     "Compact the span of the conversation holding them (a summary keeps no image or "
-    "document), or remove them (rewind to before them), then send again with no content to "
-    "continue"
+    "document), or remove them (rewind to before them)"
 )
+MEDIA_ADVICE = f"{MEDIA_WAY_OUT}, then send again with no content to continue"
 
 
 def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
     """The images and documents a request's body holds, and their bytes of base64."""
     return _media(body.get("messages") or [])
+
+
+def message_media(message: Message) -> Media:
+    """The images and documents a stored message holds (its blocks, a tool result's
+    content), and their bytes of base64: what it adds to every request that sends it.
+    A message of text alone (most) is passed over at a glance: every message a view takes
+    in is looked at."""
+    for block in message.content:
+        if block.type in _HOLDERS:
+            return blocks_media(message.content)
+    return NO_MEDIA
+
+
+def blocks_media(blocks: Iterable[ContentBlock]) -> Media:
+    """The images and documents among content blocks (a tool result's content too), and
+    their bytes of base64."""
+    images = documents = size = 0
+    for block in blocks:
+        if isinstance(block, ImageBlock | DocumentBlock):
+            data = _base64_data({"type": block.type, "source": block.source})
+            if data is not None:
+                images += block.type == "image"
+                documents += block.type == "document"
+                size += len(data)
+        elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
+            more = _media(block.content)
+            images, documents, size = images + more[0], documents + more[1], size + more[2]
+    return images, documents, size
+
+
+def media_pivot(view: Sequence[Message]) -> str | None:
+    """The message a compaction of the span holding the view's images and documents runs up
+    to: the last that holds one, short of the view's last message (the prompt a send is
+    about to send stays verbatim); None when no other holds one."""
+    for message in reversed(view[:-1]):
+        if message_media(message)[2]:
+            return message.id
+    return None
+
+
+def kept_media_warning(view: Sequence[Message]) -> str | None:
+    """What a compaction that leaves `view` should say when the images and documents it
+    keeps verbatim are over the API's 32 MB on their own: every request after it refused,
+    whatever its tokens (`all` keeps its recent window whole, screenshots and all)."""
+    images, documents, media = NO_MEDIA
+    for message in view:
+        held = message_media(message)
+        images, documents, media = images + held[0], documents + held[1], media + held[2]
+    if media <= MAX_REQUEST_BYTES:
+        return None
+    return (
+        f"The {held_words(images, documents)} it keeps verbatim {are_word(images + documents)} "
+        f"{media:,} bytes of base64, over the API's limit of {MAX_REQUEST_BYTES:,} (32 MB) on "
+        "a whole request: every request after it would be refused, whatever its tokens. "
+        "Compact up to the last of them instead (a summary keeps no image or document)."
+    )
+
+
+def message_bytes(message: Message) -> int:
+    """The bytes of `message` in a request's `messages` (its JSON as sent, the base64 of its
+    images and documents counted without copying it into that JSON), with the turns as
+    stored (a request merges some and leaves out some thinking: a few bytes)."""
+    item = {"role": message.role, "content": [_dumped(b) for b in message.content]}
+    rest = json.dumps(_without_data(item), separators=(",", ":"), ensure_ascii=False)
+    return len(rest.encode()) + message_media(message)[2]
+
+
+def request_bytes_of(messages: int, count: int, system: str | None, model: str) -> int:
+    """About the size in bytes of a request under `system` whose `count` messages are
+    `messages` bytes (`message_bytes`): the meter's figure, without the tools and the next
+    prompt, which add a few KB."""
+    frame: dict[str, Any] = {"model": model, "system": system, "messages": []}
+    head = len(json.dumps(frame, separators=(",", ":"), ensure_ascii=False).encode())
+    return head + messages + max(0, count - 1)  # the commas between them
+
+
+def _dumped(block: Any) -> Any:
+    return block.model_dump(mode="json", exclude_none=True)
 
 
 def media_advice(body: dict[str, Any]) -> str:
@@ -65,11 +156,12 @@ def media_advice(body: dict[str, Any]) -> str:
     images, documents, media = held_media(body)
     if not images + documents:
         return "Compact the conversation or start a new session, then send again"
-    are = _are(images + documents)
-    return f"The {_held(images, documents)} it held {are} {media:,} bytes of base64. {MEDIA_ADVICE}"
+    held = f"The {held_words(images, documents)} it held {are_word(images + documents)}"
+    return f"{held} {media:,} bytes of base64. {MEDIA_ADVICE}"
 
 
-def _held(images: int, documents: int) -> str:
+def held_words(images: int, documents: int) -> str:
+    """ "7 images", "1 image and 2 documents"."""
     return " and ".join(
         f"{count:,} {name}{'s' if count != 1 else ''}"
         for count, name in ((images, "image"), (documents, "document"))
@@ -97,7 +189,7 @@ def _without_data(value: Any) -> Any:
     return {key: _without_data(item) for key, item in value.items()}
 
 
-def _are(count: int) -> str:
+def are_word(count: int) -> str:
     return "is" if count == 1 else "are"
 
 

@@ -1,6 +1,7 @@
 """What a session keeps about its view as it grows, so an append costs what it adds:
 fingerprints of each prefix, running token tallies (each turn's framing counted once, as
-the request sends it: `turn_framing.py`), the API rules' state, the anchor."""
+the request sends it: `turn_framing.py`), the images and documents it holds and their
+bytes, the API rules' state, the anchor."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.request_bytes import NO_MEDIA, Media
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
 if TYPE_CHECKING:
@@ -44,6 +46,16 @@ class ViewState:
         # the messages added whose framing waits (`framed`); None: each framed as added
         self._unframed: list[Message] | None = None if framed else []
         self.uncounted: list[int] = []  # indices of messages stored without a token count
+        # the images and documents of the view's first `media_seen` messages and their bytes
+        # of base64: what takes a request towards the API's 32 MB, whatever its tokens
+        # (`request_bytes.py`); tallied when first read (`ViewTokens.media_in_view`), so a
+        # view nothing measures (a replay's) costs nothing
+        self.media: Media = NO_MEDIA
+        self.media_seen = 0
+        # the bytes of the view's first `bytes_seen` messages in a request: measured only
+        # once its media near the API's limit (`ViewTokens.request_bytes`)
+        self.messages_bytes = 0
+        self.bytes_seen = 0
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         self.anchor_known = False

@@ -13,6 +13,12 @@ from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.replay import Replayed
 from baton.core.conversation.replayed_view import TokenCounter
+from baton.core.conversation.request_bytes import (
+    Media,
+    message_bytes,
+    message_media,
+    request_bytes_of,
+)
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
 from baton.core.conversation.view_state import ViewState
 
@@ -32,6 +38,30 @@ class ViewTokens(Replayed):
             state.anchor = self._find_anchor()
             state.anchor_known = True
         return state.anchor
+
+    def media_in_view(self) -> Media:
+        """The images and documents the view holds, and their bytes of base64, from the
+        running tally (the messages added since it was last read are taken in)."""
+        state = self._state
+        if state.media_seen < len(self.view):
+            images, documents, size = state.media
+            for message_id in self.view[state.media_seen :]:
+                held = message_media(self.messages[message_id])
+                images, documents, size = images + held[0], documents + held[1], size + held[2]
+            state.media, state.media_seen = (images, documents, size), len(self.view)
+        return state.media
+
+    def request_bytes(self, model: str) -> int:
+        """About the bytes of the request the view makes under the session's system prompt
+        (`request_bytes_of`), from a running tally of its messages' bytes: each message is
+        measured once, when first read after it joined the view."""
+        state = self._state
+        if state.bytes_seen < len(self.view):
+            size = state.messages_bytes
+            for message_id in self.view[state.bytes_seen :]:
+                size += message_bytes(self.messages[message_id])
+            state.messages_bytes, state.bytes_seen = size, len(self.view)
+        return request_bytes_of(state.messages_bytes, len(self.view), self.system_prompt, model)
 
     def tokens_in_view(self, start: int, stop: int, count: TokenCounter | None = None) -> int:
         """Raw tokens of view[start:stop] from the running tallies; a message stored

@@ -145,7 +145,7 @@ def with_exact_count(usage: Usage, tokens: int, budget: Budget) -> Usage:
             "used_tokens": tokens,
             "percent_used": round(min(100.0, max(0.0, 100 * tokens / usage.context_window)), 1),
             "percent_left": percent_left(tokens, budget, usage.auto_compact_enabled),
-            "state": usage_state(tokens, budget, usage.auto_compact_paused),
+            "state": usage_state(tokens, budget, usage.auto_compact_paused, usage.request_size),
             "estimated": False,
             "basis": "exact",
             "breakdown": Breakdown(

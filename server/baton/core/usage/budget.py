@@ -99,6 +99,28 @@ class Breakdown(WireModel):
     free: int = 0
 
 
+class RequestSize(WireModel):
+    """The request the conversation as it stands makes, in bytes, measured once its images
+    and documents pass half the API's limit on a whole request (32 MB, whatever its
+    tokens): no token figure shows how near that limit they take it."""
+
+    request_bytes: int = Field(description="about the size of the next request's body")
+    limit: int = Field(description="the API's limit on a whole request: 33,554,432 (32 MB)")
+    images: int
+    documents: int
+    media_bytes: int = Field(description="the bytes of base64 of its images and documents")
+
+    @property
+    def over(self) -> bool:
+        """Whether the API refuses the request for its size (a send is refused before it)."""
+        return self.request_bytes > self.limit
+
+    @property
+    def near(self) -> bool:
+        """Whether it is near that limit (over 75% of it): said in words from there."""
+        return self.request_bytes > self.limit * 3 // 4
+
+
 class Usage(WireModel):
     session_id: str
     model: str
@@ -123,18 +145,24 @@ class Usage(WireModel):
     )
     basis: UsageBasis = Field(default="estimate", description="where usedTokens comes from")
     text: UsageText = Field(default_factory=UsageText, description="the usage in words")
+    request_size: RequestSize | None = Field(
+        default=None,
+        description="the next request's bytes, once its images and documents pass 16 MB",
+    )
 
     def worded(self) -> Self:
         """This usage with its sentences (`text`) written from its figures."""
         return self.model_copy(update={"text": describe(self)})
 
 
-def usage_state(used: int, budget: Budget, auto_paused: bool = False) -> UsageState:
-    if used >= budget.blocking_limit:
+def usage_state(
+    used: int, budget: Budget, auto_paused: bool = False, size: RequestSize | None = None
+) -> UsageState:
+    if used >= budget.blocking_limit or (size is not None and size.over):  # refused
         return "blocking"
     if auto_paused or used >= budget.error_threshold:
         return "error"  # a paused auto-compact cannot save the user: say so loudly
-    if used >= budget.warning_threshold:
+    if used >= budget.warning_threshold or (size is not None and size.near):
         return "warning"
     return "ok"
 

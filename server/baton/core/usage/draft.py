@@ -16,10 +16,11 @@ from pydantic import Field
 
 from baton.core.conversation.invariants import block_problems
 from baton.core.conversation.messages import ContentBlock, TextBlock, WireModel
+from baton.core.conversation.request_bytes import blocks_media
 from baton.core.errors import InvalidParams
-from baton.core.usage.budget import Budget, Usage, percent_left, usage_state
+from baton.core.usage.budget import Budget, RequestSize, Usage, percent_left, usage_state
 from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator
-from baton.core.usage.wording import auto_runs, over_limit, paused_why
+from baton.core.usage.wording import MAX_MB, auto_runs, held, over_limit, paused_why
 
 Verdict = Literal["fits", "autoCompact", "compactFirst", "tooLarge"]
 
@@ -95,7 +96,18 @@ def with_draft(
     tokens = estimator.calibrated(raw)
     used = usage.used_tokens + tokens
     fixed = usage.breakdown.system + usage.breakdown.tools
-    verdict, message = _verdict(usage, used, tokens, fixed + tokens)
+    size = usage.request_size
+    if size is not None:  # the draft's images and documents go into the request too
+        images, documents, media = blocks_media(draft.attachments)
+        size = size.model_copy(
+            update={
+                "request_bytes": size.request_bytes + media,
+                "images": size.images + images,
+                "documents": size.documents + documents,
+                "media_bytes": size.media_bytes + media,
+            }
+        )
+    verdict, message = _verdict(usage, used, tokens, fixed + tokens, size)
     breakdown = usage.breakdown.model_copy(
         update={
             "messages": usage.breakdown.messages + tokens,
@@ -108,9 +120,10 @@ def with_draft(
             "used_tokens": used,
             "percent_used": round(min(100.0, max(0.0, 100 * used / usage.context_window)), 1),
             "percent_left": percent_left(used, budget, usage.auto_compact_enabled),
-            "state": usage_state(used, budget, usage.auto_compact_paused),
+            "state": usage_state(used, budget, usage.auto_compact_paused, size),
             "estimated": True,
             "breakdown": breakdown.model_dump(),
+            "request_size": size.model_dump() if size is not None else None,
             "draft": DraftInfo(
                 tokens=tokens, used_before=usage.used_tokens, verdict=verdict, message=message
             ).model_dump(),
@@ -123,7 +136,9 @@ def plain(usage: Usage) -> DraftUsage:
     return DraftUsage.model_validate(usage.model_dump())
 
 
-def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict, str | None]:
+def _verdict(
+    usage: Usage, used: int, tokens: int, floor: int, size: RequestSize | None = None
+) -> tuple[Verdict, str | None]:
     auto = auto_runs(usage)
     limit = usage.blocking_limit
     if floor >= limit:
@@ -131,6 +146,17 @@ def _verdict(usage: Usage, used: int, tokens: int, floor: int) -> tuple[Verdict,
             f"This prompt is about {tokens:,} tokens; with the system prompt and tools that "
             f"is {floor:,}, over the limit of {limit:,}, so it cannot fit even after a "
             "compaction: shorten it or leave out attachments."
+        )
+    if size is not None and size.over:  # whatever its tokens
+        request = (
+            f"Sending this makes a request of about {size.request_bytes:,} bytes, over the "
+            f"API's {MAX_MB} whatever its tokens ({held(size)})"
+        )
+        if auto:
+            return "autoCompact", f"{request}: Baton compacts the span holding them first."
+        return "compactFirst", (
+            f"{request}; compact the span holding them first (a summary keeps no image or "
+            "document)."
         )
     if used >= usage.auto_compact_threshold and auto:
         return "autoCompact", (

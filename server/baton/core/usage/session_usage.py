@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from baton.core.conversation.media import MAX_REQUEST_BYTES
 from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.session import Session
 from baton.core.conversation.turn_framing import reply_framing_unsent
 from baton.core.models.windows import ModelLimits
 from baton.core.settings import Settings
-from baton.core.usage.budget import Breakdown, Usage, budget_for, percent_left, usage_state
+from baton.core.usage.budget import (
+    Breakdown,
+    RequestSize,
+    Usage,
+    budget_for,
+    percent_left,
+    usage_state,
+)
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import context_figure
 from baton.core.usage.usage_memo import UsageMemo
-from baton.core.usage.wording import CATEGORY_LABELS, PausedBy, UsageText, unattributed_label
+from baton.core.usage.wording import (
+    CATEGORY_LABELS,
+    PausedBy,
+    UsageText,
+    bytes_warning,
+    unattributed_label,
+)
 
 
 def _split(total: int, parts: Sequence[int]) -> list[int]:
@@ -156,7 +170,10 @@ def _compute_usage(
     labels = dict(CATEGORY_LABELS)
     if unattributed:
         labels["unattributed"] = unattributed_label(_asked_by_baton(session, anchor))
+    size = request_size(session, model)
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
+    if size is not None and size.near:
+        warnings.append(bytes_warning(size))
     if not settings.auto_compact.enabled:
         paused_by = "user"
     auto_paused = paused_by in ("failures", "thrashing")
@@ -172,7 +189,7 @@ def _compute_usage(
         used_tokens=used,
         percent_used=round(min(100.0, max(0.0, 100 * used / budget.context_window)), 1),
         percent_left=percent_left(used, budget, settings.auto_compact.enabled),
-        state=usage_state(used, budget, auto_paused),
+        state=usage_state(used, budget, auto_paused, size),
         estimated=figure.basis != "api",
         auto_compact_enabled=settings.auto_compact.enabled,
         auto_compact_paused=auto_paused,
@@ -190,7 +207,26 @@ def _compute_usage(
         auto_compact_paused_by=paused_by,
         basis=figure.basis,
         text=UsageText(labels=labels),
+        request_size=size,
     ).worded()
+
+
+def request_size(session: Session, model: str) -> RequestSize | None:
+    """The bytes of the request the session's view makes, when its images and documents
+    pass half the API's limit (their tally is kept as the view grows); None short of that,
+    where the rest of a request, text the window holds, could not take it near the limit
+    (a million tokens of text are some 4 MB). Each message is measured once (`request_bytes`)."""
+    images, documents, media = session.media_in_view()
+    if media <= MAX_REQUEST_BYTES // 2:
+        return None
+    size = session.request_bytes(model)
+    return RequestSize(
+        request_bytes=size,
+        limit=MAX_REQUEST_BYTES,
+        images=images,
+        documents=documents,
+        media_bytes=media,
+    )
 
 
 def _asked_by_baton(session: Session, anchor: tuple[int, ApiUsage] | None) -> bool:

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from baton.core.conversation.media import MAX_REQUEST_BYTES
 from baton.core.conversation.messages import WireModel
+from baton.core.conversation.request_bytes import MEDIA_WAY_OUT, are_word, held_words
 
 if TYPE_CHECKING:
-    from baton.core.usage.budget import Usage
+    from baton.core.usage.budget import RequestSize, Usage
 
 PausedBy = Literal["failures", "thrashing", "user"]
 """Why auto-compact does not run: it failed repeatedly (the circuit breaker), its context
@@ -89,8 +91,11 @@ def describe(usage: Usage) -> UsageText:
     used, window = usage.used_tokens, usage.context_window
     percent = whole_percent(usage)
     rough = "~" if usage.estimated else ""
+    size = usage.request_size
+    # near the API's bytes (or over them), the request's size beside the tokens: "27.5/32 MB"
+    request = f" · {request_mb(size)}" if size is not None and size.near else ""
     return UsageText(
-        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}",
+        meter=f"{rough}{percent} {format_tokens(used)}/{format_tokens(window)}{request}",
         headline=headline(usage),
         panel=" · ".join(
             [
@@ -99,7 +104,8 @@ def describe(usage: Usage) -> UsageText:
                 + (" est." if usage.estimated else ""),
                 _panel_auto(usage),
             ]
-        ),
+        )
+        + request,
         auto_compact=auto_compact_sentence(usage),
         basis=basis_sentence(usage),
         labels=dict(usage.text.labels),  # set with the figures (whose `unattributed` is)
@@ -113,6 +119,9 @@ def headline(usage: Usage) -> str:
         figures += f", {estimated_until(usage)}"
     head = f"Context {whole_percent(usage)} used ({figures})"
     paused = usage.auto_compact_paused_by
+    size = usage.request_size
+    if size is not None and size.over:
+        return f"{head} - {over_bytes(usage, size)}"
     if usage.state == "blocking":
         tail = f"blocked at {usage.blocking_limit:,}: {over_limit(usage)}"
     elif paused == "thrashing":
@@ -125,7 +134,63 @@ def headline(usage: Usage) -> str:
         tail = f"auto-compact at {usage.auto_compact_threshold:,}"
     else:
         tail = f"{usage.percent_left}% left until auto-compact"
+    if size is not None and size.near:
+        tail += f"; the request is {bytes_share(size)} of the API's {MAX_MB} ({held(size)})"
     return f"{head} - {tail}"
+
+
+MAX_MB = f"{MAX_REQUEST_BYTES // (1024 * 1024)} MB"
+
+
+def request_mb(size: RequestSize) -> str:
+    """The request's size against the API's limit, in the MB the API counts (2 ** 20
+    bytes): "27.5/32 MB" near it (one decimal, rounded down), "over 32 MB" past it (which
+    one decimal could show as "32.0/32 MB")."""
+    limit = f"{size.limit // (1024 * 1024)} MB"
+    if size.over:
+        return f"over {limit}"
+    tenths = size.request_bytes * 10 // (1024 * 1024)
+    return f"{tenths // 10}.{tenths % 10}/{limit}"
+
+
+def held(size: RequestSize) -> str:
+    """The images and documents a request holds, in words: "7 images"."""
+    return held_words(size.images, size.documents)
+
+
+def bytes_share(size: RequestSize) -> str:
+    """How much of the API's limit on a whole request the request takes: "78%"."""
+    return f"{math.floor(100 * size.request_bytes / size.limit + 0.5)}%"
+
+
+def over_bytes(usage: Usage, size: RequestSize) -> str:
+    """A request over the API's bytes, in the headline: what happens to the next send (its
+    auto-compaction summarizes the span holding the media, when it can run)."""
+    if auto_runs(usage):
+        then = "the next send compacts the span holding them first"
+    else:
+        then = "compact the span holding them before the next send"
+    return (
+        f"the request is about {size.request_bytes:,} bytes, over the API's {MAX_MB} "
+        f"whatever its tokens ({held(size)}): {then}"
+    )
+
+
+def bytes_warning(size: RequestSize) -> str:
+    """A request near or over the API's bytes, as one of the usage's warnings: its size,
+    what takes it there, and, over the limit, the way out."""
+    media = f"the {held(size)} it holds {are_word(size.images + size.documents)}"
+    media += f" {size.media_bytes:,} bytes of base64"
+    limit = f"the API's limit of {size.limit:,} ({MAX_MB}) on a whole request, whatever its tokens"
+    if size.over:
+        return (
+            f"The next request would be about {size.request_bytes:,} bytes, over {limit}: "
+            f"{media}. {MEDIA_WAY_OUT}."
+        )
+    return (
+        f"The next request is about {size.request_bytes:,} bytes, {bytes_share(size)} of "
+        f"{limit}: {media}, and a request over the limit is refused."
+    )
 
 
 def estimated_until(usage: Usage) -> str:

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.contract import names
+from baton.core.conversation.request_bytes import media_pivot
 from baton.core.errors import BatonError
+from baton.core.usage.wording import held
 from baton.lsp.dispatch.registry import Feature
 from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
@@ -82,7 +84,15 @@ async def code_action(
     last = data.last_boundary_id
     last_direction = data.session.boundaries[last].direction if last is not None else None
     actions = compact_actions(
-        session_id, rendered, selection, last, only, locked, refusals, last_direction
+        session_id,
+        rendered,
+        selection,
+        last,
+        only,
+        locked,
+        refusals,
+        last_direction,
+        _media(ls, data.session),
     )
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)
@@ -93,6 +103,16 @@ async def code_action(
         # a client without literal support takes commands alone (LSP 3.17)
         return [action.command for action in actions if action.command is not None]
     return actions
+
+
+def _media(ls: BatonServer, session: Session) -> tuple[str, str] | None:
+    """While the session's request is over the API's 32 MB: the last message holding an
+    image or a document, and what they are ("7 images"), for the compaction up to it."""
+    size = ls.service.usage(session.session_id).request_size
+    if size is None or not size.over:
+        return None
+    pivot = media_pivot(session.view_messages())
+    return (pivot, held(size)) if pivot is not None else None
 
 
 def _refused(session: Session) -> str | None:

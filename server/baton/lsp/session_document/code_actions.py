@@ -55,12 +55,16 @@ def compact_actions(
     locked: str | None = None,
     refusals: Refusals | None = None,
     last_direction: str | None = None,
+    media: tuple[str, str] | None = None,
 ) -> list[types.CodeAction]:
     """The actions on `selection` (None: a range that names no message of `rendered`);
     each disabled with `locked`, the reason any change would be refused, when there is
     one, else with the reason `refusals` gives for its own command (nothing to summarize
     there, an undo that must wait for another). `last_direction`: the direction of the
-    latest boundary in force, which the undo's title names (a rewind is undone too)."""
+    latest boundary in force, which the undo's title names (a rewind is undone too).
+    `media`: while the request is over the API's 32 MB, the last message holding an image
+    or a document and what they are ("7 images"): the compaction up to it, offered
+    wherever the selection is, is the usage diagnostic's way out."""
     # the models load at the first call: KINDS is read while `initialize` is answered
     from baton.contract.params import (
         CompactCommandArgs,
@@ -93,6 +97,15 @@ def compact_actions(
         whole,
         lambda r: r.compaction("all", None, None),
     )
+    if media is not None:
+        held_by, held = media
+        offer(
+            f"Compact up to the last of the {held} (the request is over 32 MB)",
+            PIVOT_KIND,
+            names.CMD_COMPACT_UP_TO,
+            PivotCommandArgs(session_id=session_id, pivot_message_id=held_by),
+            lambda r: r.compaction("up_to", held_by, None),
+        )
     if len(sections) == 1:
         pivot = sections[0].message_id
         target = PivotCommandArgs(session_id=session_id, pivot_message_id=pivot)

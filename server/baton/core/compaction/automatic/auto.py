@@ -28,6 +28,7 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import new_id
+from baton.core.conversation.request_bytes import media_pivot
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
 from baton.core.settings import MicrocompactSettings
@@ -60,8 +61,23 @@ def checks(usage: Usage) -> bool:
 
 def compaction_due(usage: Usage) -> bool:
     """Whether a check compacts the view `usage` measures: `checks`, and the view at or
-    past its threshold."""
-    return checks(usage) and usage.used_tokens >= usage.auto_compact_threshold
+    past its threshold, or its request over the API's bytes (its images and documents,
+    whatever its tokens: the API would refuse it)."""
+    return checks(usage) and (usage.used_tokens >= usage.auto_compact_threshold or over(usage))
+
+
+def over(usage: Usage) -> bool:
+    """Whether the request of the view `usage` measures is over the API's 32 MB."""
+    return usage.request_size is not None and usage.request_size.over
+
+
+def refused(usage: Usage) -> str | None:
+    """Why the request of the view `usage` measures is refused for its size, in words; None
+    when it is not over the API's bytes."""
+    size = usage.request_size
+    if size is None or not size.over:
+        return None
+    return f"its request is {size.request_bytes:,} bytes, over the API's 32 MB whatever its tokens"
 
 
 class AutoCompactor(AutoGuards):
@@ -171,12 +187,14 @@ class AutoCompactor(AutoGuards):
         if self._thrashing(session, usage.auto_compact_threshold):
             self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
             return micro_result
+        media = over(usage)  # the span holding the images goes, whatever the tokens
         log.info(
-            "auto-compacting session %s (%s): %d tokens >= threshold %d",
+            "auto-compacting session %s (%s): %d tokens, threshold %d%s",
             sid,
             reason,
             usage.used_tokens,
             usage.auto_compact_threshold,
+            ", a request over the API's bytes" if media else "",
         )
         last = session.active[-1] if session.active else None
         # what the compaction left, measured as it commits: the client hears of the commit
@@ -192,7 +210,7 @@ class AutoCompactor(AutoGuards):
         self.started(sid, reason, boundary_id)
         try:
             told = replace(ctx, committed=committed)
-            result = await self._compact_now(session, told, boundary_id)
+            result = await self._compact_now(session, told, boundary_id, media)
         except (CompactionInProgress, SessionLocked, asyncio.CancelledError) as exc:
             newest = session.active[-1] if session.active else None
             if newest is not None and newest != last:
@@ -208,7 +226,8 @@ class AutoCompactor(AutoGuards):
             return micro_result
         except Exception as exc:  # any failure counts towards the breaker; the turn goes on
             self._fail(sid, exc.message if isinstance(exc, BatonError) else type(exc).__name__)
-            self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
+            detail = self.last_error(sid) or ""
+            self._tell(sid, "failed", (before, before, limit), detail, reason, None, refused(usage))
             return micro_result
         done = (result.boundary_id, result.dropped)
         self._settle(session, ctx, reason, (before, limit), done, left)
@@ -230,6 +249,14 @@ class AutoCompactor(AutoGuards):
         before, limit = figures
         boundary_id, dropped = done
         after, mark = left[-1] if left else (self._usage(session, ctx), len(session.view))
+        why = refused(after)
+        if why is not None:
+            # Committed, but its request is still over the API's bytes: the send is refused.
+            self._fail(sid, f"auto-compaction left {why.removeprefix('its ')}")
+            figures_after = (before, after.used_tokens, limit)
+            detail = self.last_error(sid) or ""
+            self._tell(sid, "failed", figures_after, detail, reason, None, why)
+            return
         if after.used_tokens >= after.auto_compact_threshold:
             # Committed (the view did change), but it did not make room: a failure all the same.
             self._fail(
@@ -246,11 +273,19 @@ class AutoCompactor(AutoGuards):
         self._tell(sid, "compacted", (before, after.used_tokens, limit), "", reason, dropped)
 
     async def _compact_now(
-        self, session: Session, ctx: CompactContext, boundary_id: str
+        self, session: Session, ctx: CompactContext, boundary_id: str, media: bool
     ) -> CompactResult:
         """The summary written ahead when it is ready and fresh, else a new compaction; the
         hooks run around either (a PreCompact that blocks fails it as any failure). It
-        commits as `boundary_id`, the id its start was told with."""
+        commits as `boundary_id`, the id its start was told with. With `media` (a request
+        over the API's bytes) it summarizes up to the last message holding an image or a
+        document (`media_pivot`), which `all` may keep verbatim in its recent window."""
+        pivot = media_pivot(session.view_messages()) if media else None
+        if pivot is not None:
+            request = CompactRequest(
+                direction="up_to", pivot_message_id=pivot, trigger="auto", boundary_id=boundary_id
+            )
+            return await self._compact(session, request, ctx)
         prepared = None
         if self.ahead is not None:
             if self.ahead.running(session.session_id):

@@ -126,12 +126,15 @@ class AutoGuards:
         detail: str,
         reason: str,
         dropped: Dropped | None = None,
+        over_bytes: str | None = None,
     ) -> None:
         """Tell the listener what this attempt did (`figures`: the tokens before and after
-        it and the blocking limit)."""
+        it and the blocking limit; `over_bytes`: why its request is still refused for its
+        size, when it is)."""
         if self.on_outcome is None:
             return
-        said = told(outcome, figures, detail, reason, self.paused_by(session_id), dropped)
+        paused = self.paused_by(session_id)
+        said = told(outcome, figures, detail, reason, paused, dropped, over_bytes)
         try:
             self.on_outcome(session_id, said)
         except Exception:  # a listener's failure never stops the turn

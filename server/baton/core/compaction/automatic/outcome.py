@@ -39,11 +39,13 @@ def told(
     reason: str,
     paused: PausedBy | None,
     dropped: Dropped | None = None,
+    over_bytes: str | None = None,
 ) -> AutoOutcome:
     """The attempt in one sentence; `figures` are the tokens before and after it and the
     blocking limit, `reason` what started it (a send is refused over the limit; `idle`: an
     idle compaction), `paused` why auto-compact now stops (the breaker opened, or the thrash
-    guard), None while it goes on."""
+    guard), None while it goes on; `over_bytes` why its request is refused for its size
+    whatever its tokens (the API's 32 MB), when it still is."""
     before, after, limit = figures
     if outcome == "compacted":
         went = f" {dropped.text}." if dropped is not None and dropped.text else ""
@@ -54,7 +56,9 @@ def told(
     what = "Compaction while idle" if reason == "idle" else "Auto-compact"
     if outcome == "cancelled":
         return AutoOutcome(outcome, before, before, f"{what} cancelled: nothing changed.")
-    if reason != "send":
+    if over_bytes is not None:
+        goes_on = f"the send is refused: {over_bytes}" if reason == "send" else over_bytes
+    elif reason != "send":
         goes_on = f"{after:,} tokens are still in use"
     elif after >= limit:
         goes_on = f"the send is refused: {after:,} tokens are over the limit of {limit:,}"

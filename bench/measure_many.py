@@ -1,7 +1,8 @@
 """Many and huge sessions (issue 26): `baton/session/list` over 10,000 sessions and over ten
 24 MB transcripts, by a fresh server (its first list builds the index) and again (the index
 kept), with the server's memory and descriptors; beside the least a list can do, reading
-each file's header line, measured in the same run."""
+each file's header line, measured in the same run. And the memory of a fresh server
+opening a session of 100,000 short messages (item 13's goal, with many small objects)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,43 @@ async def lists(data_dir: Path, reps: int) -> dict[str, list[float]]:
     return out
 
 
+async def long_open(data_dir: Path, reps: int) -> dict[str, list[float]]:
+    """One fresh server per rep opening the one session under `data_dir` as a client does:
+    its usage (the load), then its whole view (`get` without a page); RSS before, after the
+    load, and the peak (VmHWM) once the get is answered."""
+    out: dict[str, list[float]] = {}
+    session_id = next((data_dir / "sessions").glob("*.jsonl")).stem
+    for _ in range(reps):
+        server = await baton(data_dir)
+        try:
+            await server.quiet()
+            out.setdefault("idle_mb", []).append(server.memory()["VmRSS"])
+            await server.request(protocol.USAGE, {"sessionId": session_id})
+            await server.quiet()
+            out.setdefault("loaded_mb", []).append(server.memory()["VmRSS"])
+            view = await server.request(protocol.SESSION_GET, {"sessionId": session_id})
+            await server.quiet()
+            out.setdefault("peak_mb", []).append(server.memory()["VmHWM"])
+            out.setdefault("messages", []).append(float(len(view["messages"])))
+        finally:
+            await server.close()
+    return out
+
+
+def long_row(series: dict[str, Any], size: int) -> Row:
+    peak, limit = med(series, "peak_mb"), 3 * size / MB + 80
+    return Row(
+        "long_rss",
+        f"peak RSS of a fresh server opening a session of {med(series, 'messages'):,.0f} "
+        f"messages ({size / MB:.0f} MB): its usage, then its whole view",
+        f"{peak:.0f} MB [{series['peak_mb']['min']:.0f}-{series['peak_mb']['max']:.0f}] "
+        f"(idle {med(series, 'idle_mb'):.0f} MB, loaded {med(series, 'loaded_mb'):.0f} MB)",
+        f"<= 3x transcript bytes + 80 MB ({limit:.0f} MB here)",
+        peak <= limit,
+        {"peak_mb": peak, "limit_mb": limit},
+    )
+
+
 def list_row(key: str, what: str, series: dict[str, Any], limit_s: float) -> Row:
     first, again = med(series, "first_s"), med(series, "again_s")
     ratio = first / med(series, "headers_s")
@@ -141,4 +179,5 @@ def rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> list[Row]
         memory_row("many_rss", what_many, many),
         list_row("huge", what_huge, huge, 1.0),
         memory_row("huge_rss", what_huge, huge),
+        long_row(f["long_open"], f["long_open_bytes"]),
     ]

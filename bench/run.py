@@ -51,8 +51,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
         "compact (P4), count, import, retention, meter, many (lists of many and huge "
-        "sessions), heavy (P6: another session beside a compaction), webview (W1-W4: the "
-        "chat webview in headless Chromium); default all",
+        "sessions, a long one opened), heavy (P6: another session beside a compaction), "
+        "webview (W1-W4: the chat webview in headless Chromium); default all",
     )
     parser.add_argument(
         "--corpus",

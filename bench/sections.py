@@ -1,7 +1,7 @@
 """The run's sections, each a group of rows measured together (`run.py --only` picks some):
 live servers (P1, P2), fresh servers (P3, P5, cold start), compaction (P4), counting,
 the import of a large Claude Code file, retention after three rounds of compaction, the
-meter's error, many and huge sessions listed, one
+meter's error, many and huge sessions listed and a long one opened, one
 session's heavy work beside another's requests (P6), an ACP turn beside an LSP one."""
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ async def meter(run: Run, extra: dict[str, Any]) -> Series:
 
 
 async def many(run: Run, extra: dict[str, Any]) -> Series:
-    """`baton/session/list` over many small sessions and over a few huge ones."""
+    """`baton/session/list` over many small sessions and over a few huge ones; a fresh
+    server's memory opening a session of many short messages."""
     count, mb = (1_000, 4) if run.quick else (10_000, 24)
     many_dir, huge_dir = run.work / "many", run.work / "huge"
     measure_many.write_sessions(many_dir / "sessions", count, 3, 300, 26)
@@ -204,11 +205,17 @@ async def many(run: Run, extra: dict[str, Any]) -> Series:
     extra["list_huge_bytes"] = measure_many.write_sessions(
         huge_dir / "sessions", huge, turns, 10_000, 27
     )
+    long_dir, long_turns = run.work / "long", 5_000 if run.quick else 50_000
+    extra["long_open_bytes"] = measure_many.write_sessions(
+        long_dir / "sessions", 1, long_turns, 100, 28
+    )
     run.say(f"lists of {count:,} sessions and of {huge} of {mb} MB")
-    return {
+    lists = {
         "list_many": await measure_many.lists(many_dir, run.reps),
         "list_huge": await measure_many.lists(huge_dir, run.reps),
     }
+    run.say(f"fresh servers opening a session of {2 * long_turns:,} messages")
+    return {**lists, "long_open": await measure_many.long_open(long_dir, min(run.reps, 3))}
 
 
 async def heavy(run: Run, extra: dict[str, Any]) -> Series:

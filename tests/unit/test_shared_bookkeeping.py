@@ -141,3 +141,47 @@ def test_a_loaded_messages_fields_share_their_keys_and_read_change_and_copy_as_i
     assert (first.pinned, first.tokens, changed.model, changed.tokens) == (True, 9, "m", 9)
     assert (second.pinned, second.tokens, second.model) == (False, 3, None)
     assert second.wire() == Message.model_validate(wire("b")).wire()
+
+
+def test_loaded_blocks_and_usages_share_their_fields_keys_and_read_change_copy_as_their_own() -> (
+    None
+):
+    raw = {
+        **wire("a"),
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "text", "text": "hello", "citations": [{"n": 1}]},
+            {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "a.py"}},
+        ],
+        "usage": {"input_tokens": 5, "output_tokens": 7},
+    }
+    first = share_bookkeeping(Message.model_validate(raw))
+    second = share_bookkeeping(Message.model_validate(raw))
+    plain = Message.model_validate(raw)
+    assert first.usage is not None and plain.usage is not None and second.usage is not None
+
+    pairs = [*zip(first.content, plain.content, strict=True), (first.usage, plain.usage)]
+    for shared, own in pairs:  # a block of a few fields: 184 bytes of dict, 88-104 shared
+        assert sys.getsizeof(shared.__dict__) < sys.getsizeof(own.__dict__) * 3 // 5
+        assert list(shared.__dict__.items()) == list(own.__dict__.items())
+        assert shared == own and repr(shared) == repr(own)
+        assert shared.model_copy() == own and copy.deepcopy(shared) == own
+    assert first == plain and first.wire() == plain.wire()
+    assert first.content[1].model_extra == {"citations": [{"n": 1}]}
+
+    first.content[1].text = "changed"
+    first.content[1].cache_control = {"type": "ephemeral"}
+    first.usage.output_tokens = 9
+    assert second.content[1].text == "hello" and second.content[1].model_extra == {
+        "citations": [{"n": 1}]
+    }
+    assert second.usage.output_tokens == 7
+    assert second == plain and second.wire() == plain.wire()
+    assert first.wire()["content"][1] == {
+        "type": "text",
+        "text": "changed",
+        "citations": [{"n": 1}],
+        "cache_control": {"type": "ephemeral"},
+    }
+    assert "cache_control" not in first.content[1].__dict__

@@ -270,7 +270,10 @@ class Message(WireModel, Shared):
 def share_bookkeeping(message: Message) -> Message:
     """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
     share((message, message.usage, *message.content))
-    share_keys(message)  # a block's or a usage's few fields gain nothing
+    share_keys(message)
+    share_keys(message.usage)
+    for block in message.content:
+        share_keys(block)
     return message
 
 

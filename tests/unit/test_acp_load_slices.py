@@ -114,6 +114,8 @@ async def test_a_close_during_a_load_stops_its_replay(
 
     with pytest.raises(RequestError) as refused:
         await asyncio.wait_for(load, WAIT)
+    assert refused.value.code == -32800  # ACP's "request cancelled", not invalid params
+    assert refused.value.data == {"code": "cancelled"}
     assert f"session {sid} was closed while it loaded" in str(refused.value)
     assert transport.told() == ids[:SLICE]  # nothing of the session after its close
     assert sid not in agent.live
@@ -129,6 +131,7 @@ async def test_a_cancel_during_a_load_stops_its_replay(
 
     with pytest.raises(RequestError) as refused:
         await asyncio.wait_for(load, WAIT)
+    assert refused.value.code == -32800 and refused.value.data == {"code": "cancelled"}
     assert "was cancelled (session/cancel)" in str(refused.value)
     assert transport.told() == ids[:SLICE]
     again = asyncio.create_task(agent.load_session(cwd=str(tmp_path), session_id=sid))

@@ -38,7 +38,7 @@ from acp.schema import (
 from baton import __version__
 from baton.acp import config, turns
 from baton.acp.compaction_report import agent_text
-from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
+from baton.acp.errors import AUTH_REQUIRED, cancelled, guarded, invalid
 from baton.acp.history import replay_streaming, replaying
 from baton.acp.listener import told
 from baton.acp.open_sessions import (
@@ -198,14 +198,14 @@ class BatonAgent:
         loop given back between slices (100,000 messages: a second of work, every other
         session waiting); in wire order still, as each slice is queued whole. Another
         load's replay of the session ends first; a close of the session or a
-        session/cancel meanwhile stops this one, and the load is refused. A list's read
+        session/cancel meanwhile stops this one, the load answered as cancelled. A list's read
         of the data dir goes first: its thread would share the interpreter with the
         slices (a list of 1 ms waiting 30 ms, one of 0.3 s waiting 0.7 s)."""
         sid = live.session_id
         while live.replay is not None:
             await live.replay.done.wait()
         if self.live.get(sid) is not live:
-            raise invalid(f"session {sid} was closed while it loaded: load it again")
+            raise cancelled(f"session {sid} was closed while it loaded: load it again")
         report = live.host.report
         told = set(report.told) if report is not None else set()  # a round in flight's calls
         running = live.replay = Replay()
@@ -220,9 +220,9 @@ class BatonAgent:
                 while self.listing:  # a list's read first: its thread shares the interpreter
                     await asyncio.wait(set(self.listing))
                 if self.live.get(sid) is not live:
-                    raise invalid(f"session {sid} was closed while it loaded: load it again")
+                    raise cancelled(f"session {sid} was closed while it loaded: load it again")
                 if running.stopped:
-                    raise invalid(
+                    raise cancelled(
                         f"the load of session {sid} was cancelled (session/cancel) before "
                         f"its history was told: load it again to see it"
                     )

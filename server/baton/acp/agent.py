@@ -41,6 +41,7 @@ from baton.acp.compaction_report import agent_text
 from baton.acp.errors import AUTH_REQUIRED, cancelled, guarded, invalid
 from baton.acp.history import replay_streaming, replaying
 from baton.acp.listener import told
+from baton.acp.meter import session_cost
 from baton.acp.open_sessions import (
     Live,
     Replay,
@@ -241,9 +242,14 @@ class BatonAgent:
     def _read(self, session_id: str) -> None:
         """The session read, its entry of the list's index brought up to date first: a
         list meanwhile, or during the replay, would read it whole itself (0.2 s for
-        100,000 messages, sharing the interpreter with the read or the replay)."""
+        100,000 messages, sharing the interpreter with the read or the replay). The
+        meter's anchor and cost are found here too, each a walk over every message that
+        the meter told after the answer would make on the loop."""
         self.service.store.note_read(session_id)
-        self.service.session(session_id)
+        session = self.service.session(session_id)
+        if session_id not in self.live:  # no turn of it changes it on the loop meanwhile
+            session.anchor()
+            session_cost(session)
 
     @guarded
     async def resume_session(

@@ -23,6 +23,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 AUTH_REQUIRED = -32000  # ACP's "authentication required": the client offers its auth methods
+REQUEST_CANCELLED = -32800  # ACP's (and LSP's) "request cancelled"
 INVALID_PARAMS = -32602
 QUOTE_CHARS = 1_000  # of a text an error answer carries: a longer one keeps its start and end
 QUOTE_HEAD, QUOTE_TAIL = 700, 200
@@ -49,6 +50,12 @@ def quoted(value: Any) -> Any:
 def invalid(message: str, **data: object) -> RequestError:
     """An `invalid_params` error that changed nothing."""
     return RequestError(INVALID_PARAMS, message, {"code": "invalid_params", **data})
+
+
+def cancelled(message: str) -> RequestError:
+    """A request the client's `session/cancel` or `session/close` stopped before its
+    answer (a load's replay): ACP's "request cancelled", not a request that was wrong."""
+    return RequestError(REQUEST_CANCELLED, message, {"code": "cancelled"})
 
 
 # what to do about a conversation too long to send, as an agent panel can do it (the core's

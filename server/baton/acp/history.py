@@ -42,6 +42,7 @@ TITLE_INPUT_CHARS = 60
 # the tools the server's tool loop runs, whose calls were told live as `CallReport` tells
 # them: the workspace tools and the task list
 RUN_HERE = frozenset({*KINDS, TODO_TOOL})
+REPLAY_SCAN = 5_000  # messages a replay looks over, before its first update, between yields
 
 
 @dataclass(frozen=True)
@@ -218,18 +219,26 @@ def _as_told(session: Session) -> dict[str, Message]:
     return told
 
 
-def _run_here(view: Sequence[Message], marked: bool) -> set[str]:
-    """The ids of the calls the server's tool loop answered, told live as `CallReport`
-    tells them: its tools', and any other it answered itself (unknown, or not run), which
-    its message says (`tool_loop`); in a transcript begun before the loop marked its
-    messages (not `marked`), an unmarked answer worded as the loop words them."""
-    results = {r.tool_use_id: (r, m) for m in view for r in m.tool_results()}
-    here = set()
-    for use in (u for m in view for u in m.tool_uses()):
-        found = results.get(use.id)
-        if use.name in RUN_HERE or (found is not None and _loops(use, *found, marked)):
-            here.add(use.id)
-    return here
+def _run_here(view: Sequence[Message], marked: bool, here: set[str]) -> Iterator[int]:
+    """Adds to `here` the ids of the calls the server's tool loop answered, told live as
+    `CallReport` tells them: its tools', and any other it answered itself (unknown, or
+    not run), which its message says (`tool_loop`); in a transcript begun before the
+    loop marked its messages (not `marked`), an unmarked answer worded as the loop words
+    them. Yields 0 every REPLAY_SCAN messages looked at (a load gives the loop back)."""
+    results: dict[str, tuple[ToolResultBlock, Message]] = {}
+    for start in range(0, len(view), REPLAY_SCAN):
+        results |= {
+            r.tool_use_id: (r, m)
+            for m in view[start : start + REPLAY_SCAN]
+            for r in m.tool_results()
+        }
+        yield 0
+    for start in range(0, len(view), REPLAY_SCAN):
+        for use in (u for m in view[start : start + REPLAY_SCAN] for u in m.tool_uses()):
+            found = results.get(use.id)
+            if use.name in RUN_HERE or (found is not None and _loops(use, *found, marked)):
+                here.add(use.id)
+        yield 0
 
 
 def _loops(use: ToolUseBlock, result: ToolResultBlock, message: Message, marked: bool) -> bool:
@@ -244,8 +253,9 @@ def replaying(
     told_live: set[str] | None = None,
 ) -> Iterator[int]:
     """Queue the view's updates, yielding how many messages are replayed so far after
-    each (a load gives the loop back between slices of them). The view, and what it is
-    told from, are taken before the first: the replay is the view as it was then. A workspace
+    each (a load gives the loop back between slices of them), and 0 as it looks over the
+    view before the first. The view, and what it is told from, are taken before the
+    first: the replay is the view as it was then. A workspace
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
     and so is one of a tool the loop does not have that the loop answered ("Unknown
@@ -257,7 +267,8 @@ def replaying(
     view = session.view_messages()
     told = _as_told(session)
     marked = session.marks_tool_loop
-    here = _run_here([told.get(m.id, m) for m in view], marked) | (told_live or set())
+    here = set(told_live or ())
+    yield from _run_here([told.get(m.id, m) for m in view], marked, here)
     # the folders each message was added in, as recorded; else (recorded before there
     # was such a record) the session's folders of now
     recorded = folders_by_message(session.messages, session.folders_since)

@@ -4,6 +4,7 @@ that are not regular files are listed as damaged, unread."""
 
 from __future__ import annotations
 
+import logging
 import marshal
 import os
 import re
@@ -19,6 +20,8 @@ from baton.core.conversation.summary_entry import Entry, Summary
 from baton.core.conversation.transcript_summary import identity, summarize
 from baton.core.conversation.writer_lock import write_locked
 from baton.core.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 LIST_SECONDS = 5.0  # after this, the rest of a list is summarized from the headers alone
@@ -182,6 +185,25 @@ class SessionIndex:
             return
         seen[sid] = packed
         out.append((sid, ""))
+
+    def note_read(self, folder: Path, session_id: str) -> None:
+        """One session's entry brought up to date as a list would, for a caller about to
+        read its transcript whole in a worker thread (a load): a list meanwhile, or the
+        next one, reads no more of it than was appended since. A file a list would not
+        read is left to the list, which says why."""
+        path = folder / f"{session_id}.jsonl"
+        with self._listing:
+            try:
+                st = os.lstat(path)
+                packed = self._entries.get(session_id)
+                if not stat.S_ISREG(st.st_mode) or (
+                    packed is not None and _packed_identity(packed) == identity(st)
+                ):
+                    return
+                before = _unpack(packed) if packed is not None else None
+                self._entries[session_id] = _pack(summarize(str(path), st, before, whole=True))
+            except (OSError, StorageError) as exc:
+                log.debug("%s: left to the list: %s", path.name, exc)
 
     def forget(self, session_id: str) -> None:
         self._entries.pop(session_id, None)

@@ -298,6 +298,12 @@ class SessionStore:
             return None
         return self._index.summaries(self.sessions_dir, held=held)
 
+    def note_read(self, session_id: str) -> None:
+        """The session's transcript is about to be read whole, in a worker thread: its
+        entry of the list's index is brought up to date there too (`SessionIndex.note_read`)."""
+        if not linked_folder(self.sessions_dir):
+            self._index.note_read(self.sessions_dir, check_session_id(session_id))
+
     def listed(self, summaries: list[Summary] | None) -> list[Session | Summary]:
         """`list` of the `summaries` read: the sessions open here as they are."""
         out: list[Session | Summary] = []

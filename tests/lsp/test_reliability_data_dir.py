@@ -305,3 +305,19 @@ async def test_a_read_only_view_leaves_the_writers_draft_as_it_is(start_server: 
 
     result = await writer.request(protocol.COMPACT_APPLY_DRAFT, params)
     assert result["summary"] == draft["summary"]
+
+
+async def test_a_send_to_a_session_another_server_writes_says_so_first(
+    start_server: Starter,
+) -> None:
+    """A send from a second server with no API key, to a session another Baton process
+    holds for writing, answered `api_key_missing`: the user set a key (the editor restarts
+    the server for it) only to be told then that the session is read-only there. The
+    session being read-only is said first, as for every other change of it."""
+    writer = await start_server()
+    sid = (await writer.create(title="held"))["sessionId"]
+    await writer.append(sid, *conversation(1))
+    viewer = await start_server()
+    error = await viewer.error(protocol.SESSION_SEND, {"sessionId": sid, "content": "hi"})
+    assert error.data["code"] == "session_locked"
+    assert "open for writing in another Baton process" in error.message

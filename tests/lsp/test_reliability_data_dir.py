@@ -274,3 +274,50 @@ async def test_a_transcript_saved_over_itself_in_place_is_read_again_before_a_wr
     first = json.dumps((await lsp.get(sid))["messages"][0])
     assert "omega" in first and "alpha" not in first
     await lsp.request(protocol.SESSION_PIN, pin)
+
+
+async def test_a_read_only_view_leaves_the_writers_draft_as_it_is(start_server: Starter) -> None:
+    """A second server (or `baton compact --discard-draft`) that sees a session another
+    server holds for writing, read-only, discarded that server's draft: the draft's file
+    was removed, and the writer's apply then answered `draft_not_found`; a preview there
+    with the draft's id and an edited summary wrote its own draft over it. Both refuse
+    with `session_locked` and the writer's draft stays as it was."""
+    writer = await start_server()
+    sid = (await writer.create(title="drafted"))["sessionId"]
+    ids = (await writer.append(sid, *conversation(30)))["messageIds"]
+    draft = await writer.request(
+        protocol.COMPACT_PREVIEW, {"sessionId": sid, "direction": "up_to", "pivotMessageId": ids[9]}
+    )
+    path = writer.data_dir / "sessions" / f"{sid}.draft.json"
+    kept = path.read_bytes()
+    viewer = await start_server()
+    assert (await viewer.get(sid))["session"]["readOnly"]
+
+    params = {"sessionId": sid, "draftId": draft["draftId"]}
+    for method, extra in (
+        (protocol.COMPACT_DISCARD_DRAFT, {}),
+        (protocol.COMPACT_PREVIEW, {"summary": "Edited elsewhere: nothing was said."}),
+    ):
+        error = await viewer.error(method, {**params, **extra})
+        assert error.data["code"] == "session_locked", method
+        assert "open for writing in another Baton process" in error.message
+        assert path.read_bytes() == kept
+
+    result = await writer.request(protocol.COMPACT_APPLY_DRAFT, params)
+    assert result["summary"] == draft["summary"]
+
+
+async def test_a_send_to_a_session_another_server_writes_says_so_first(
+    start_server: Starter,
+) -> None:
+    """A send from a second server with no API key, to a session another Baton process
+    holds for writing, answered `api_key_missing`: the user set a key (the editor restarts
+    the server for it) only to be told then that the session is read-only there. The
+    session being read-only is said first, as for every other change of it."""
+    writer = await start_server()
+    sid = (await writer.create(title="held"))["sessionId"]
+    await writer.append(sid, *conversation(1))
+    viewer = await start_server()
+    error = await viewer.error(protocol.SESSION_SEND, {"sessionId": sid, "content": "hi"})
+    assert error.data["code"] == "session_locked"
+    assert "open for writing in another Baton process" in error.message

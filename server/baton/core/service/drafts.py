@@ -72,6 +72,8 @@ class Drafts:
         await service.models.client_ready()  # a summarizer that uses the key needs the SDK
         if summary is not None and regenerate is None:
             raise InvalidParams("`summary` goes with the `draftId` of the draft it edits")
+        # a draft is written either way: locked by another process, or a file it cannot write
+        session.refuse_if_read_only()
         if regenerate is not None:
             record = preview.load_record(session, regenerate)
             if summary is not None:
@@ -80,7 +82,6 @@ class Drafts:
                 model = session.model or service.settings.model
                 return preview.remeasure(session, record, ctx, summary, model=model)
             request = preview.request_of(record, request.instructions)
-        session.refuse_if_read_only()  # locked by another process, or a file it cannot write
         if session.compacting:
             raise CompactionInProgress(f"session {session_id} is being compacted")
         ctx = service.compaction.context(progress, session_id)
@@ -128,4 +129,8 @@ class Drafts:
             raise InvalidParams(f"the summary is longer than {MAX_SUMMARY_CHARS:,} characters")
 
     def discard(self, session_id: str, draft_id: str) -> None:
-        preview.discard(self._service.session(session_id), draft_id)
+        """Drop the session's draft `draft_id`; never from a read-only view (its draft is
+        the writer's, another process's perhaps)."""
+        session = self._service.session(session_id)
+        session.refuse_if_read_only()
+        preview.discard(session, draft_id)

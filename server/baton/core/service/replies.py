@@ -31,8 +31,10 @@ class Replies:
         self._events = events
 
     def check_can_send(self, session_id: str) -> None:
-        """Fail now as `send` would before asking the model: an unknown session, no key."""
-        self._runtimes.of(session_id)
+        """Fail now as `send` would before asking the model: an unknown session, one
+        read-only here (said before the key: a key set for it would not make it writable),
+        no key."""
+        self._runtimes.of(session_id).session.refuse_if_read_only()
         self._service.models.require_key()
 
     async def send(
@@ -56,6 +58,7 @@ class Replies:
 
         service = self._service
         runtime = self._runtimes.of(session_id)
+        runtime.session.refuse_if_read_only()  # before the key, as `check_can_send` says
         service.models.require_key()
         await service.models.client_ready()
         client = service.models.client(service.settings)

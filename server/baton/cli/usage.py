@@ -36,6 +36,7 @@ CLAUDE_CODE = "Claude Code session file"
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, shows_blocks, usage_report
+    from baton.core.conversation.view_state import holds_media
     from baton.core.models.windows import model_name_problem
 
     utf8_argument(args.model, "--model")
@@ -71,7 +72,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
             anchored_on=f"message {messages[anchor[0]].id}" if anchor else None,
             window_from=window_source(why_table, settings),
             ascii_only=not shows_blocks(getattr(sys.stdout, "encoding", None)),
-            estimate_only=estimator.calibrated(sum(m.tokens for m in messages)),
+            estimate_only=estimator.calibrated(
+                sum(m.tokens for m in messages),
+                sum(estimator.count_message_media(m) for m in messages if holds_media(m)),
+            ),
         )
         # the file's text (its title, its model, its ids) as one line each: its escape
         # sequences are shown, not run

@@ -14,6 +14,7 @@ from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
 from baton.core.conversation.turn_framing import joined_framing, reply_framing_unsent
+from baton.core.conversation.view_state import holds_media
 from baton.core.errors import SummarizerFailed
 from baton.core.usage.overhead import carried_tokens
 
@@ -35,7 +36,7 @@ def estimate(
     raw += declared.system_tokens + declared.tools_tokens
     raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
     raw -= joined_framing(messages)
-    return ctx.estimator.calibrated(raw - unsent)
+    return ctx.estimator.calibrated(raw - unsent, _media(ctx, messages))
 
 
 def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
@@ -55,9 +56,17 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
         index, usage = anchor
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
         after -= joined_framing(messages, index + 1) + reply_framing_unsent(messages[index])
-        return usage.context_tokens + ctx.estimator.calibrated(after - unsent)
+        media = _media(ctx, messages[index + 1 :])
+        return usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     return max(0, estimate(session, ctx, messages, unsent) + carried)
+
+
+def _media(ctx: CompactContext, messages: Sequence[Message]) -> int:
+    """The part of the messages' raw tokens their images and documents make: in the API's
+    units already, as the meter leaves them (`usage/overhead.py`)."""
+    count = ctx.estimator.count_message_media
+    return sum(count(m) for m in messages if holds_media(m))
 
 
 def _thinking_left_out(

@@ -33,6 +33,9 @@ class LastUsage:
     # the messages of that view whose thinking its request left out (`thinking_sent.py`):
     # their stored counts hold it, the usage does not
     thinking_left_out: tuple[str, ...] = ()
+    # the messages of that view holding images or documents: their part of the estimate is
+    # in the API's units already, which calibration leaves as it is
+    media: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,10 @@ class LearnedUsage:
         prefix = state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
         # the usage's output holds the reply's framing where no turn opens with its record
         prefix += reply_framing_unsent(messages[view[self.stop - 1]])
+        media_at = state.media_indices(lambda: [messages[i] for i in view])
+        media = tuple(view[i] for i in media_at if i < self.stop)
         if marks is None:
-            return LastUsage(self.message.id, self.message.usage, prefix)
+            return LastUsage(self.message.id, self.message.usage, prefix, media=media)
         left_out = thinking_left_out(  # in the view its request sent
             lambda i: messages[view[i]],
             0,
@@ -70,7 +75,7 @@ class LearnedUsage:
             lambda i: marks.get(view[i]) == state.mark(i),
         )
         ids = tuple(view[i] for i in left_out)
-        return LastUsage(self.message.id, self.message.usage, prefix, ids)
+        return LastUsage(self.message.id, self.message.usage, prefix, ids, media)
 
     def costs_nothing(self, state: ViewState) -> bool:
         """Whether `state` is the one it covered, with every message of it counted."""

@@ -19,6 +19,27 @@ if TYPE_CHECKING:
 
 Anchor = tuple[int, "ApiUsage"] | None
 MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
+MEDIA_TYPES = ("image", "document")
+
+
+def holds_media(message: Message) -> bool:
+    """Whether the message holds an image or a document (in a tool result's content too):
+    their tokens are the API's own figures, which calibration leaves as they are."""
+    return _media_in(message.content)
+
+
+def _media_in(blocks: Iterable[object]) -> bool:
+    for block in blocks:
+        if isinstance(block, dict):  # a tool result's content, a block this version lacks
+            kind, content = block.get("type"), block.get("content")
+        else:
+            kind = getattr(block, "type", None)
+            content = getattr(block, "content", None) if kind == "tool_result" else None
+        if kind in MEDIA_TYPES:
+            return True
+        if kind == "tool_result" and isinstance(content, list) and _media_in(content):
+            return True
+    return False
 
 
 class ViewState:
@@ -58,6 +79,8 @@ class ViewState:
         self.bytes_seen = 0
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
+        # indices of the messages holding images or documents; found on first need
+        self.media: list[int] | None = None
         self.anchor_known = False
         self.anchor: Anchor = None
         for message in messages:
@@ -72,8 +95,11 @@ class ViewState:
         mark = self._running.digest()
         # surrogatepass: an id read from a hand-edited file may hold a lone surrogate
         self._running.update(message.id.encode("utf-8", "surrogatepass") + b"\0")
+        index = len(self.marks) // MARK_BYTES
         if not message.tokens:
-            self.uncounted.append(len(self.marks) // MARK_BYTES)
+            self.uncounted.append(index)
+        if self.media is not None and holds_media(message):
+            self.media.append(index)
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
         self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
@@ -126,6 +152,12 @@ class ViewState:
         if self.pairs is None:
             self.pairs = ToolPairs().extend(view()).packed()
         return self.pairs
+
+    def media_indices(self, view: Callable[[], list[Message]]) -> list[int]:
+        """The indices of the view's messages that hold images or documents."""
+        if self.media is None:
+            self.media = [i for i, message in enumerate(view()) if holds_media(message)]
+        return self.media
 
     def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:
         """Raw tokens of view[start:stop] as a request for the view up to `stop` sends them

@@ -69,6 +69,13 @@ class ViewTokens(Replayed):
         counter = count or self.count
         return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
 
+    def media_in_view(self, start: int, stop: int, count: TokenCounter) -> int:
+        """The part of view[start:stop]'s raw tokens its images and documents make, each
+        message holding any counted by `count` (the estimator's `count_message_media`)."""
+        indices = self._state.media_indices(self.view_messages)
+        messages, view = self.messages, self.view
+        return sum(count(messages[view[i]]) for i in indices if start <= i < stop)
+
     def tokens_by_kind(self, count: TokenCounter | None = None) -> dict[str, int]:
         """Raw tokens of the view per message kind, from the running tallies."""
         counter = count or self.count

@@ -146,5 +146,7 @@ def learn_from_overflow(
     raw = estimator.count_text(session.system_prompt or "") + besides
     raw += session.tokens_in_view(0, len(view), estimator.count_message)
     raw -= estimator.thinking_of(session.messages, session.thinking_left_out(0))
-    if raw >= MIN_CALIBRATION_SAMPLE:
-        estimator.observe(raw, actual)
+    # images and documents are counted in the API's units: the factor is learned without them
+    media = session.media_in_view(0, len(view), estimator.count_message_media)
+    if raw - media >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(raw, actual, media)

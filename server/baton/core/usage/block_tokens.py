@@ -27,6 +27,22 @@ class BlockTokens(ABC):
         count = self._count_block
         return sum([count(block) for block in blocks])
 
+    def count_media(self, blocks: Iterable[object]) -> int:
+        """The part of `count_blocks(blocks)` its images and documents make (in a tool
+        result's content too): figures in the API's own units (`media_tokens.py`), which
+        calibration leaves as they are. A document of text counts as text, not here."""
+        total = 0
+        for block in blocks:
+            kind = _field(block, "type") if not isinstance(block, str) else None
+            if kind == "image":
+                total += image_tokens(_field(block, "source"))
+            elif kind == "document":
+                total += self._document_media(_field(block, "source"))
+            elif kind == "tool_result":
+                content = _field(block, "content")
+                total += self.count_media(content) if isinstance(content, list) else 0
+        return total
+
     def _count_block(self, block: object) -> int:
         # the validated block classes first: their fields are typed, so no lookups by name
         if isinstance(block, TextBlock):
@@ -81,6 +97,15 @@ class BlockTokens(ABC):
             pages = pdf_pages(str(source.get("data") or ""))
             return pages * PDF_PER_PAGE if pages else MEDIA_FLAT
         return MEDIA_FLAT
+
+    def _document_media(self, source: object) -> int:
+        """The part of `_document_tokens(source)` that is not text."""
+        if isinstance(source, Mapping):
+            if source.get("type") == "text" and isinstance(source.get("data"), str):
+                return 0
+            if source.get("type") == "content" and isinstance(source.get("content"), list):
+                return self.count_media(source["content"])
+        return self._document_tokens(source)
 
 
 def _field(block: object, name: str) -> Any:

@@ -39,6 +39,8 @@ def observe_response(
     # the thinking its request left out is in the stored counts, not in the usage
     left_out = session.thinking_left_out(start, first)
     unsent = estimator.thinking_of(session.messages, left_out)
+    # images and documents are counted in the API's units: the factor is learned without them
+    media = session.media_in_view(start, first, estimator.count_message_media)
     if previous is not None:
         earlier = previous[1]
         added = session.tokens_in_view(start, first, estimator.count_message) - unsent
@@ -46,12 +48,12 @@ def observe_response(
         dropped = [m for m in session.thinking_dropped(start, first) if m not in left_out]
         added -= estimator.thinking_of(session.messages, dropped)
         grown = actual - _prompt_side(earlier)
-        if added >= MIN_CALIBRATION_SAMPLE and grown > 0:
-            estimator.observe(added, grown)
+        if added - media >= MIN_CALIBRATION_SAMPLE and grown > 0:
+            estimator.observe(added, grown, media)
         return
     estimate -= unsent
-    if estimate >= MIN_CALIBRATION_SAMPLE:
-        estimator.observe(estimate, actual)
+    if estimate - media >= MIN_CALIBRATION_SAMPLE:
+        estimator.observe(estimate, actual, media)
 
 
 def _prompt_side(usage: ApiUsage) -> int:

@@ -93,7 +93,8 @@ def with_draft(
         raw = draft_tokens(draft, estimator)
     if joins and raw:
         raw -= MESSAGE_OVERHEAD
-    tokens = estimator.calibrated(raw)
+    # its images and documents are in the API's units already: the factor is the text's
+    tokens = estimator.calibrated(raw, estimator.count_media(draft.attachments) if raw else 0)
     used = usage.used_tokens + tokens
     fixed = usage.breakdown.system + usage.breakdown.tools
     size = usage.request_size

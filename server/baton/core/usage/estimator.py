@@ -104,6 +104,8 @@ class Estimator(BlockTokens):
         self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
         # message id -> (its content, that content's shape, raw tokens of its thinking)
         self._thinking: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        # message id -> (its content, that content's shape, tokens of its images and documents)
+        self._media: dict[str, tuple[object, tuple[int, ...], int]] = {}
         # session -> the memo of its usage, for callers that hold none (weakly: it goes with
         # the session); the service passes each session's own, from its runtime
         self._memos: WeakKeyDictionary[Any, UsageMemo] = WeakKeyDictionary()
@@ -231,6 +233,22 @@ class Estimator(BlockTokens):
         """Raw tokens of the thinking of the messages `ids` names (those still held)."""
         return sum(self.count_thinking(messages[i]) for i in ids if i in messages)
 
+    def count_message_media(self, message: Message) -> int:
+        """The part of `count_message(message)` its images and documents make, in the
+        API's own units (`BlockTokens.count_media`), cached as `count_thinking` caches."""
+        content = message.content
+        shape = _shape(content)
+        cached = self._media.get(message.id)
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = self.count_media(content)
+        self._media[message.id] = (content, shape, tokens)
+        return tokens
+
+    def media_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
+        """Tokens of the images and documents of the messages `ids` names (those held)."""
+        return sum(self.count_message_media(messages[i]) for i in ids if i in messages)
+
     def usage_memo(self, session: object) -> UsageMemo:
         """The memo of `session`'s usage for a caller that holds none."""
         memo = self._memos.get(session)
@@ -243,15 +261,21 @@ class Estimator(BlockTokens):
         for message_id in message_ids:
             self._cache.pop(message_id, None)
             self._thinking.pop(message_id, None)
+            self._media.pop(message_id, None)
 
-    def calibrated(self, raw: int) -> int:
-        return round(raw * self.factor)
+    def calibrated(self, raw: int, media: int = 0) -> int:
+        """`raw` tokens as the API counts them: its text at the factor, and `media` (the
+        part of `raw` its images and documents make, in the API's units already) as is."""
+        return round((raw - media) * self.factor) + media
 
-    def observe(self, estimated_raw: int, actual: int) -> None:
-        """Move the factor toward actual / estimate (an exponential moving average)."""
-        if estimated_raw <= 0 or actual <= 0:
+    def observe(self, estimated_raw: int, actual: int, media: int = 0) -> None:
+        """Move the factor toward actual / estimate (an exponential moving average), both
+        without `media` (the images' and documents' part of each, in the API's units):
+        the factor is the text's."""
+        text, actual_text = estimated_raw - media, actual - media
+        if text <= 0 or actual_text <= 0:
             return
-        ratio = _clamp(actual / estimated_raw)
+        ratio = _clamp(actual_text / text)
         self.factor = _clamp(self.factor + FACTOR_ALPHA * (ratio - self.factor))
         self.observations += 1
         if self.on_learned is not None:

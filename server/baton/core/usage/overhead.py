@@ -92,12 +92,16 @@ def context_figure(
 
     `count_after` is the raw estimate after a valid anchor (None without one);
     `system_then` the raw tokens of the system prompt the last usage's request carried,
-    when it is not the one of now (None: it is)."""
-    estimate = estimator.calibrated(sum(known))
+    when it is not the one of now (None: it is). The images and documents of the view
+    are in the API's units already: the factor leaves them as they are."""
+    media = session.media_in_view(0, len(session.view), estimator.count_message_media)
+    estimate = estimator.calibrated(sum(known), media)
     anchor = session.anchor()
     if anchor is not None and count_after is not None:
         index, api_usage = anchor
-        used = api_usage.context_tokens + estimator.calibrated(count_after)
+        after = len(session.view)
+        media_after = session.media_in_view(index + 1, after, estimator.count_message_media)
+        used = api_usage.context_tokens + estimator.calibrated(count_after, media_after)
         basis: UsageBasis = "compacted" if _changed_after(session, index) else "api"
         return Context(used, estimate, used - estimate, basis)
     last = session.last_usage
@@ -105,7 +109,8 @@ def context_figure(
         return Context(estimate, estimate, 0, "estimate")
     # the same prefix, as the estimator counts it now: system, tools, and the view it saw
     system = known[0] if system_then is None else system_then
-    then = estimator.calibrated(system + known[1] + sent_prefix(session, estimator, last))
+    prefix = sent_prefix(session, estimator, last)
+    then = estimator.calibrated(system + known[1] + prefix, sent_media(session, estimator, last))
     extra = last.usage.context_tokens - then
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
 
@@ -144,10 +149,16 @@ def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0
     known = estimator.count_text(session.system_prompt or "") + declared.system_tokens
     known += tools_tokens + declared.tools_tokens
     prefix = sent_prefix(session, estimator, last)
-    return last.usage.context_tokens - estimator.calibrated(known + prefix)
+    media = sent_media(session, estimator, last)
+    return last.usage.context_tokens - estimator.calibrated(known + prefix, media)
 
 
 def sent_prefix(session: Session, estimator: Estimator, last: LastUsage) -> int:
     """Raw tokens of the view the last usage covered, without the thinking its request
     left out (`conversation/thinking_sent.py`)."""
     return last.prefix_tokens - estimator.thinking_of(session.messages, last.thinking_left_out)
+
+
+def sent_media(session: Session, estimator: Estimator, last: LastUsage) -> int:
+    """The part of `sent_prefix` the images and documents of that view make."""
+    return estimator.media_of(session.messages, last.media)

@@ -80,7 +80,7 @@ class ViewState:
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
         # indices of the messages holding images or documents; found on first need
-        self.media: list[int] | None = None
+        self.media_at: list[int] | None = None
         self.anchor_known = False
         self.anchor: Anchor = None
         for message in messages:
@@ -98,8 +98,8 @@ class ViewState:
         index = len(self.marks) // MARK_BYTES
         if not message.tokens:
             self.uncounted.append(index)
-        if self.media is not None and holds_media(message):
-            self.media.append(index)
+        if self.media_at is not None and holds_media(message):
+            self.media_at.append(index)
         self.marks += mark
         self.tally.append(self.tally[-1] + message.tokens)
         self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
@@ -155,9 +155,9 @@ class ViewState:
 
     def media_indices(self, view: Callable[[], list[Message]]) -> list[int]:
         """The indices of the view's messages that hold images or documents."""
-        if self.media is None:
-            self.media = [i for i, message in enumerate(view()) if holds_media(message)]
-        return self.media
+        if self.media_at is None:
+            self.media_at = [i for i, message in enumerate(view()) if holds_media(message)]
+        return self.media_at
 
     def tokens(self, start: int, stop: int, count: Callable[[int], int]) -> int:
         """Raw tokens of view[start:stop] as a request for the view up to `stop` sends them

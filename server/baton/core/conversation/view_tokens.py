@@ -69,7 +69,7 @@ class ViewTokens(Replayed):
         counter = count or self.count
         return self._state.tokens(start, stop, lambda i: counter(self.messages[self.view[i]]))
 
-    def media_in_view(self, start: int, stop: int, count: TokenCounter) -> int:
+    def media_tokens_in_view(self, start: int, stop: int, count: TokenCounter) -> int:
         """The part of view[start:stop]'s raw tokens its images and documents make, each
         message holding any counted by `count` (the estimator's `count_message_media`)."""
         indices = self._state.media_indices(self.view_messages)

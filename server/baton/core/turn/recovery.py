@@ -147,6 +147,6 @@ def learn_from_overflow(
     raw += session.tokens_in_view(0, len(view), estimator.count_message)
     raw -= estimator.thinking_of(session.messages, session.thinking_left_out(0))
     # images and documents are counted in the API's units: the factor is learned without them
-    media = session.media_in_view(0, len(view), estimator.count_message_media)
+    media = session.media_tokens_in_view(0, len(view), estimator.count_message_media)
     if raw - media >= MIN_CALIBRATION_SAMPLE:
         estimator.observe(raw, actual, media)

@@ -40,7 +40,7 @@ def observe_response(
     left_out = session.thinking_left_out(start, first)
     unsent = estimator.thinking_of(session.messages, left_out)
     # images and documents are counted in the API's units: the factor is learned without them
-    media = session.media_in_view(start, first, estimator.count_message_media)
+    media = session.media_tokens_in_view(start, first, estimator.count_message_media)
     if previous is not None:
         earlier = previous[1]
         added = session.tokens_in_view(start, first, estimator.count_message) - unsent

@@ -94,13 +94,13 @@ def context_figure(
     `system_then` the raw tokens of the system prompt the last usage's request carried,
     when it is not the one of now (None: it is). The images and documents of the view
     are in the API's units already: the factor leaves them as they are."""
-    media = session.media_in_view(0, len(session.view), estimator.count_message_media)
+    media = session.media_tokens_in_view(0, len(session.view), estimator.count_message_media)
     estimate = estimator.calibrated(sum(known), media)
     anchor = session.anchor()
     if anchor is not None and count_after is not None:
         index, api_usage = anchor
         after = len(session.view)
-        media_after = session.media_in_view(index + 1, after, estimator.count_message_media)
+        media_after = session.media_tokens_in_view(index + 1, after, estimator.count_message_media)
         used = api_usage.context_tokens + estimator.calibrated(count_after, media_after)
         basis: UsageBasis = "compacted" if _changed_after(session, index) else "api"
         return Context(used, estimate, used - estimate, basis)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_meter_thinking import Chat, without_last_prompt
+from test_meter_thinking import Chat, request_with_prompt, without_last_prompt
 
 from baton.cli.main import main
 from baton.core.compaction.result import CompactRequest
@@ -29,7 +29,6 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.view_state import holds_media
 from baton.core.errors import PromptTooLong
-from baton.core.model_api.reply_request import build_payload
 from baton.core.usage.draft import Draft
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.media_tokens import image_tokens
@@ -191,11 +190,7 @@ async def test_a_prompt_too_long_of_screenshots_teaches_the_factor_of_the_text(
         factor = estimator.factor
         session = chat.service.session(chat.sid)
         prompt = "Next: " + prose(9_999, 40)
-        asked = [*session.view_messages(), Message(role="user", content=[TextBlock(text=prompt)])]
-        body = {
-            "system": session.system_prompt,
-            "messages": build_payload(asked, session.system_prompt, None).messages,
-        }
+        body = request_with_prompt(session, prompt)
         size = api.size(body)
         fake_anthropic.prompt_too_long(actual=size, limit=size - 1)
 

@@ -17,6 +17,7 @@ import pytest
 
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import Message, TextBlock, ThinkingBlock
+from baton.core.conversation.session import Session
 from baton.core.errors import PromptTooLong
 from baton.core.model_api.reply_request import build_payload
 from baton.core.service.service import BatonService
@@ -40,6 +41,15 @@ def without_last_prompt(body: dict[str, Any], prompt: str) -> dict[str, Any]:
     if not content:
         body["messages"].pop()
     return body
+
+
+def request_with_prompt(session: Session, prompt: str) -> dict[str, Any]:
+    """The system prompt and messages of the request a send of `prompt` makes."""
+    asked = [*session.view_messages(), Message(role="user", content=[TextBlock(text=prompt)])]
+    return {
+        "system": session.system_prompt,
+        "messages": build_payload(asked, session.system_prompt, None).messages,
+    }
 
 
 class Chat:
@@ -295,11 +305,7 @@ async def test_a_prompt_too_long_teaches_its_size_against_what_the_request_sent(
         factor = estimator.factor
         session = chat.service.session(chat.sid)
         prompt = "Next: " + prose(9_999, 40)
-        asked = [*session.view_messages(), Message(role="user", content=[TextBlock(text=prompt)])]
-        body = {
-            "system": session.system_prompt,
-            "messages": build_payload(asked, session.system_prompt, None).messages,
-        }
+        body = request_with_prompt(session, prompt)
         size = raw_size(estimator, body)
         fake_anthropic.prompt_too_long(actual=size, limit=size - 1)
 

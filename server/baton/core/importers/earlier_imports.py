@@ -10,13 +10,16 @@ import hashlib
 import os
 from pathlib import Path
 
-from baton.core.conversation.files import path_text
+from baton.core.conversation.files import open_read, path_text
 from baton.core.conversation.folders import open_private_dir
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.meta_records import read_imported_fingerprint
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
+from baton.core.importers.claude_code_json import loads
 from baton.core.importers.read_fingerprint import file_fingerprint
+
+CUT_LINE_MAX = 64 << 20  # bytes past what an import read looked at for a line cut short
 
 
 class ImportClaim:
@@ -117,6 +120,8 @@ def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
     if not known or len(known) < len(noted):
         return None
     if now not in known:
+        if any(_cut_line_past(path, size, mark, now) for size, mark in noted):
+            return None
         return f"the file changed since ({known[-1]:,} bytes then, {now:,} now)"
     prints = [mark for size, mark in noted if size == now]
     if None in prints:
@@ -125,6 +130,27 @@ def changed_since(path: Path, earlier: list[Session | Summary]) -> str | None:
     if mark is None or mark in prints:  # unreadable now: nothing known, as when stat fails
         return None
     return f"the file changed since (other content of the same {now:,} bytes)"
+
+
+def _cut_line_past(path: Path, size: object, mark: str | None, now: int) -> bool:
+    """Whether the file is what an import read as `size` bytes of fingerprint `mark`,
+    followed by a line an import leaves out as it is now: no line end in it, and not a
+    record (Claude Code writes it still, or stopped as it wrote it)."""
+    if not isinstance(size, int) or mark is None or not size < now <= size + CUT_LINE_MAX:
+        return False
+    try:
+        with open_read(path) as handle:
+            handle.seek(size)
+            rest = handle.read(now - size)
+    except OSError:
+        return False
+    if len(rest) != now - size or b"\n" in rest or rest.isspace():
+        return False
+    try:
+        loads(rest)
+    except ValueError:  # not a record: left out, as the import left it
+        return file_fingerprint(path, size) == mark
+    return False
 
 
 def _noted(earlier: Session | Summary) -> tuple[object, str | None]:

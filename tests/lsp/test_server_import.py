@@ -200,3 +200,39 @@ async def test_a_folder_or_a_fifo_named_for_import_is_refused_as_what_it_is(
         error = await lsp.error(protocol.SESSION_IMPORT, {"path": str(path)})
         assert error.message == said
         assert error.baton_code == "invalid_params"
+
+
+async def test_an_import_while_baton_import_imports_the_file_waits_and_says_another_copy(
+    lsp: Harness,
+) -> None:
+    """The server's import of a file `baton import` was importing into the same data dir
+    made a second session, its notes naming no earlier import: both looked for earlier
+    imports before either's session was in place."""
+    from test_import_at_once import held_import
+
+    from baton.cli.main import EXAMPLE_SESSION
+
+    cli = held_import(lsp.data_dir, EXAMPLE_SESSION)
+    try:
+        lsp.client.progress_reports.setdefault("import-held", [])
+        importing = asyncio.ensure_future(
+            lsp.request(
+                protocol.SESSION_IMPORT,
+                {"path": str(EXAMPLE_SESSION), "workDoneToken": "import-held"},
+            )
+        )
+        while not any(
+            v.get("message", "").startswith("Waiting") for v in progress_of(lsp, "import-held")
+        ):
+            assert not importing.done(), importing.result()
+            await asyncio.sleep(0.02)
+        out, err = await asyncio.to_thread(cli.communicate, b"\n", 60)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert cli.returncode == 0, err
+    sid = out.decode().splitlines()[0].split(" as session ")[1].split()[0]
+    imported = await importing
+    assert imported["notes"][0] == f"another copy: this file was imported before as {sid}"
+    reports = [v for v in progress_of(lsp, "import-held") if v["kind"] == "report"]
+    assert reports[0]["message"] == f"Waiting for another import of {EXAMPLE_SESSION.name} to end"

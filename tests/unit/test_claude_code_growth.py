@@ -94,6 +94,50 @@ def test_a_line_cut_short_is_not_counted_as_imported(
     assert changed_since(path, imports_of(path, plain_store)) is None
 
 
+def test_a_file_ending_in_a_line_cut_short_is_unchanged_until_the_line_is(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """Imported while Claude Code was writing its last line (or left so when it stopped),
+    the file read as changed since at once, nothing changed: `baton import` said "the file
+    changed since (N bytes then, N+20 now); --again imports it as it is now", and --again
+    made another copy of the same turns, which read as changed in the same words. The bytes
+    past the size noted are a line the import leaves out as it is now; once Claude Code
+    writes more of the file (the line's end, or a line of its own), it has changed."""
+    path = tmp_path / "torn.jsonl"
+    whole = lines(TURNS + MORE[:1])
+    last = lines(MORE[1:])
+    path.write_bytes(whole + last[:20])
+    import_with_report(path, plain_store)
+
+    assert changed_since(path, imports_of(path, plain_store)) is None
+    with path.open("ab") as more:
+        more.write(last[20:-10])  # more of it, still without its end: still left out
+    assert changed_since(path, imports_of(path, plain_store)) is None
+    with path.open("ab") as rest:
+        rest.write(last[-10:])
+    assert changed_since(path, imports_of(path, plain_store)) == (
+        f"the file changed since ({len(whole):,} bytes then, {len(whole + last):,} now)"
+    )
+
+
+def test_a_file_ending_in_a_line_cut_short_changed_before_it_is_said_changed(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    """The same file, its bytes before the cut line changed, or the cut line now a whole
+    record without its line end (an import reads it): changed since."""
+    path = tmp_path / "torn.jsonl"
+    whole = lines(TURNS + MORE[:1])
+    last = lines(MORE[1:])
+    path.write_bytes(whole + last[:20])
+    import_with_report(path, plain_store)
+    path.write_bytes(whole.replace(b"read a.py", b"read b.py") + last[:20])
+    grown = f"the file changed since ({len(whole):,} bytes then, {len(whole) + 20:,} now)"
+    assert changed_since(path, imports_of(path, plain_store)) == grown
+    path.write_bytes(whole + last.rstrip(b"\n"))
+    grown = f"the file changed since ({len(whole):,} bytes then, {len(whole + last) - 1:,} now)"
+    assert changed_since(path, imports_of(path, plain_store)) == grown
+
+
 def test_a_last_line_without_its_line_end_is_read_whole(
     tmp_path: Path, plain_store: SessionStore
 ) -> None:

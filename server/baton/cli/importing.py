@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,6 +98,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import left_words, state_words
     from baton.core.conversation.store import SessionStore
     from baton.core.importers.claude_code import (
+        ImportClaim,
         another_copy,
         changed_since,
         import_with_report,
@@ -113,7 +115,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     estimator = data_dir_estimator(data_dir)  # its usage as the data dir's server says it
     refuse_a_transcript(path, data_dir)
     store = SessionStore(data_dir, estimator.count_message)
+    claim = ImportClaim(path, store)
     try:
+        if not claim.take(wait=False):  # another Baton process imports it into this data dir
+            print(
+                one_line(f"Waiting for another import of {path} into {data_dir} to end"),
+                file=sys.stderr,
+                flush=True,
+            )
+            claim.take(wait=True)
         earlier = imports_of(path, store)
         if earlier and not args.again:
             names = ", ".join(f"{s.session_id} ({s.title!r})" for s in earlier)
@@ -148,6 +158,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             say(f"Note       {note}")
     finally:
         store.close()
+        claim.release()
     return EXIT_OK
 
 

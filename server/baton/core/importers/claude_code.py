@@ -27,6 +27,7 @@ from baton.core.importers.claude_code_repairs import in_uuids
 from baton.core.importers.claude_code_report import ImportReport
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.earlier_imports import (
+    ImportClaim,
     another_copy,
     changed_since,
     imports_among,
@@ -37,6 +38,7 @@ from baton.core.memory import collector_paused
 __all__ = [
     "MAX_IMPORT_BYTES",
     "ImportCancelled",
+    "ImportClaim",
     "ImportReport",
     "another_copy",
     "changed_since",

@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from baton.contract import names
-from baton.core.conversation.request_bytes import media_pivot
 from baton.core.errors import BatonError
-from baton.core.usage.wording import held
 from baton.lsp.dispatch.registry import Feature
 from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
@@ -108,6 +106,9 @@ async def code_action(
 def _media(ls: BatonServer, session: Session) -> tuple[str, str] | None:
     """While the session's request is over the API's 32 MB: the last message holding an
     image or a document, and what they are ("7 images"), for the compaction up to it."""
+    from baton.core.conversation.request_bytes import media_pivot  # loaded after initialize
+    from baton.core.usage.wording import held
+
     size = ls.service.usage(session.session_id).request_size
     if size is None or not size.over:
         return None

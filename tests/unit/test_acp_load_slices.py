@@ -18,8 +18,7 @@ from acp import RequestError
 from acp.schema import TextContentBlock
 
 from baton import protocol as p
-from baton.acp import agent as agent_module
-from baton.acp import history
+from baton.acp import history, loading
 from baton.acp.agent import BatonAgent
 from baton.core.conversation import listing
 from baton.core.conversation.store import SessionStore
@@ -80,7 +79,7 @@ async def _written(tmp_path: Path) -> tuple[Settings, str, list[str]]:
 async def _loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[BatonAgent, HeldTransport, str, list[str], asyncio.Task[Any]]:
-    monkeypatch.setattr(agent_module, "REPLAY_SLICE", SLICE)
+    monkeypatch.setattr(loading, "REPLAY_SLICE", SLICE)
     settings, sid, ids = await _written(tmp_path)
     transport = HeldTransport(sid)
     agent = BatonAgent(BatonService(settings), transport)

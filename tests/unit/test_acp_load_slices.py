@@ -18,7 +18,7 @@ from acp import RequestError
 from acp.schema import TextContentBlock
 
 from baton import protocol as p
-from baton.acp import history, loading
+from baton.acp import loading, told_live
 from baton.acp.agent import BatonAgent
 from baton.core.conversation import listing
 from baton.core.conversation.store import SessionStore
@@ -231,7 +231,7 @@ async def test_a_load_gives_the_loop_back_before_its_first_update(
     messages 0.27 s, a request answered on the loop waiting 0.16-0.3 s as the replay
     began. That look now gives the loop back every REPLAY_SCAN messages, as the telling
     does. Checked by order: a task queued just after the load runs before any update."""
-    monkeypatch.setattr(history, "REPLAY_SCAN", SLICE)
+    monkeypatch.setattr(told_live, "REPLAY_SCAN", SLICE)
     settings, sid, ids = await _written(tmp_path)
     transport = HeldTransport(sid)
     transport.release.set()

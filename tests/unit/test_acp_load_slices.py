@@ -18,8 +18,7 @@ from acp import RequestError
 from acp.schema import TextContentBlock
 
 from baton import protocol as p
-from baton.acp import agent as agent_module
-from baton.acp import history
+from baton.acp import loading, told_live
 from baton.acp.agent import BatonAgent
 from baton.core.conversation import listing
 from baton.core.conversation.store import SessionStore
@@ -80,7 +79,7 @@ async def _written(tmp_path: Path) -> tuple[Settings, str, list[str]]:
 async def _loading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[BatonAgent, HeldTransport, str, list[str], asyncio.Task[Any]]:
-    monkeypatch.setattr(agent_module, "REPLAY_SLICE", SLICE)
+    monkeypatch.setattr(loading, "REPLAY_SLICE", SLICE)
     settings, sid, ids = await _written(tmp_path)
     transport = HeldTransport(sid)
     agent = BatonAgent(BatonService(settings), transport)
@@ -232,7 +231,7 @@ async def test_a_load_gives_the_loop_back_before_its_first_update(
     messages 0.27 s, a request answered on the loop waiting 0.16-0.3 s as the replay
     began. That look now gives the loop back every REPLAY_SCAN messages, as the telling
     does. Checked by order: a task queued just after the load runs before any update."""
-    monkeypatch.setattr(history, "REPLAY_SCAN", SLICE)
+    monkeypatch.setattr(told_live, "REPLAY_SCAN", SLICE)
     settings, sid, ids = await _written(tmp_path)
     transport = HeldTransport(sid)
     transport.release.set()

@@ -16,7 +16,7 @@ from baton import protocol as p
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.dispatch import encoded
-from baton.lsp.dispatch.rpc import Encoded
+from baton.lsp.dispatch.writing import Encoded
 from baton.lsp.features import sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import create_server

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +37,12 @@ from acp.schema import (
 from baton import __version__
 from baton.acp import config, turns
 from baton.acp.compaction_report import agent_text
-from baton.acp.errors import AUTH_REQUIRED, cancelled, guarded, invalid
-from baton.acp.history import replay_streaming, replaying
+from baton.acp.errors import AUTH_REQUIRED, guarded, invalid
+from baton.acp.history import replay_streaming
 from baton.acp.listener import told
-from baton.acp.meter import session_cost
+from baton.acp.loading import opened, replay
 from baton.acp.open_sessions import (
     Live,
-    Replay,
     attach,
     check_cwd,
     greet,
@@ -53,7 +51,6 @@ from baton.acp.open_sessions import (
     same_folder,
 )
 from baton.acp.outbox import Outbox, Poster
-from baton.core.conversation.session import Session
 from baton.core.service.service import BatonService
 from baton.core.turn import recovery
 
@@ -61,7 +58,6 @@ log = logging.getLogger(__name__)
 
 AUTH_METHOD = "anthropic-api-key"
 KEY_ENV = "ANTHROPIC_API_KEY"
-REPLAY_SLICE = 500  # messages a load replays between giving the loop back
 
 
 class BatonAgent:
@@ -180,9 +176,9 @@ class BatonAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
-        session = await self._opened(session_id)
+        session = await opened(self, session_id)
         live = attach(self, session_id, cwd)
-        await self._replayed(live, session, cwd)  # before the answer
+        await replay(self, live, session, cwd)  # before the answer
         if recovery.refused_set_aside(session) is not None:  # in its place, as told live
             turns.say_refused(self, session)
         if live.turn is not None and not live.turn.done():
@@ -194,68 +190,11 @@ class BatonAgent:
         greet(self, session_id, mcp_servers)
         return LoadSessionResponse(config_options=config.config_options(self.service, session_id))
 
-    async def _replayed(self, live: Live, session: Session, cwd: str) -> None:
-        """The view's updates queued, a slice of REPLAY_SLICE messages at a time, the
-        loop given back between slices (100,000 messages: a second of work, every other
-        session waiting); in wire order still, as each slice is queued whole. Another
-        load's replay of the session ends first; a close of the session or a
-        session/cancel meanwhile stops this one, the load answered as cancelled. A list's read
-        of the data dir goes first: its thread would share the interpreter with the
-        slices (a list of 1 ms waiting 30 ms, one of 0.3 s waiting 0.7 s)."""
-        sid = live.session_id
-        while live.replay is not None:
-            await live.replay.done.wait()
-        if self.live.get(sid) is not live:
-            raise cancelled(f"session {sid} was closed while it loaded: load it again")
-        report = live.host.report
-        told = set(report.told) if report is not None else set()  # a round in flight's calls
-        running = live.replay = Replay()
-        try:
-            folders = [Path(cwd)]
-            replayed = replaying(self.out, session, self.compaction_entity, folders, told)
-            for count in replayed:
-                if count % REPLAY_SLICE:
-                    continue
-                await self.out.drain()  # the slice written, as the client reads
-                await asyncio.sleep(0)  # and the loop given back
-                while self.listing:  # a list's read first: its thread shares the interpreter
-                    await asyncio.wait(set(self.listing))
-                if self.live.get(sid) is not live:
-                    raise cancelled(f"session {sid} was closed while it loaded: load it again")
-                if running.stopped:
-                    raise cancelled(
-                        f"the load of session {sid} was cancelled (session/cancel) before "
-                        f"its history was told: load it again to see it"
-                    )
-        finally:
-            live.replay = None
-            running.done.set()
-
-    async def _opened(self, session_id: str) -> Session:
-        """The session, read from its transcript in its lane, off the event loop, when it
-        is not open yet (100,000 messages: seconds, every other session waiting); one open
-        already is as it is (its lane may hold a compaction a load tells as running)."""
-        if session_id not in self.service.store.held():
-            await self.service.in_lane(session_id, partial(self._read, session_id))
-        return self.service.session(session_id)
-
-    def _read(self, session_id: str) -> None:
-        """The session read, its entry of the list's index brought up to date first: a
-        list meanwhile, or during the replay, would read it whole itself (0.2 s for
-        100,000 messages, sharing the interpreter with the read or the replay). The
-        meter's anchor and cost are found here too, each a walk over every message that
-        the meter told after the answer would make on the loop."""
-        self.service.store.note_read(session_id)
-        session = self.service.session(session_id)
-        if session_id not in self.live:  # no turn of it changes it on the loop meanwhile
-            session.anchor()
-            session_cost(session)
-
     @guarded
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> ResumeSessionResponse:
-        await self._opened(session_id)
+        await opened(self, session_id)
         attach(self, session_id, cwd)
         greet(self, session_id, mcp_servers)
         return ResumeSessionResponse(config_options=config.config_options(self.service, session_id))

@@ -22,8 +22,8 @@ from acp.schema import (
 
 from baton.acp.compaction_report import CompactionReport, summary_text
 from baton.acp.outbox import Outbox
-from baton.acp.tool_calls import KINDS, CallReport, absolute, tool_call_notification
-from baton.core.compaction.working_set.plan_todos import TODO_TOOL
+from baton.acp.told_live import as_told, run_here
+from baton.acp.tool_calls import CallReport, absolute, tool_call_notification
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -34,15 +34,10 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.meta_records import folders_by_message
 from baton.core.conversation.session import Session
-from baton.core.tools.calls import answered_here
 from baton.core.tools.display import call_info
 from baton.core.workspace.editor_files import path_to_uri
 
 TITLE_INPUT_CHARS = 60
-# the tools the server's tool loop runs, whose calls were told live as `CallReport` tells
-# them: the workspace tools and the task list
-RUN_HERE = frozenset({*KINDS, TODO_TOOL})
-REPLAY_SCAN = 5_000  # messages a replay looks over, before its first update, between yields
 
 
 @dataclass(frozen=True)
@@ -199,52 +194,6 @@ def _attachment(outbox: Outbox, sid: str, message: Message) -> None:
         outbox.update(sid, chunk)
 
 
-def _as_told(session: Session) -> dict[str, Message]:
-    """Each copy an active microcompaction made (old tool results cleared for the model)
-    to the message it stands for, as the client saw it live (through a later copy's
-    copy too): the transcript keeps it, and the panel shows what the call found."""
-    shown: dict[str, str] = {}
-    for boundary_id in session.active:
-        boundary = session.boundaries[boundary_id]
-        if boundary.direction == "microcompact":
-            shown |= {c: o[0] for c, o in boundary.stands_for.items() if len(o) == 1}
-    told: dict[str, Message] = {}
-    for copy_id, original in shown.items():
-        seen = {copy_id}
-        while original in shown and original not in seen:
-            seen.add(original)
-            original = shown[original]
-        if original in session.messages:  # under the view's id, which a client names
-            told[copy_id] = session.messages[original].model_copy(update={"id": copy_id})
-    return told
-
-
-def _run_here(view: Sequence[Message], marked: bool, here: set[str]) -> Iterator[int]:
-    """Adds to `here` the ids of the calls the server's tool loop answered, told live as
-    `CallReport` tells them: its tools', and any other it answered itself (unknown, or
-    not run), which its message says (`tool_loop`); in a transcript begun before the
-    loop marked its messages (not `marked`), an unmarked answer worded as the loop words
-    them. Yields 0 every REPLAY_SCAN messages looked at (a load gives the loop back)."""
-    results: dict[str, tuple[ToolResultBlock, Message]] = {}
-    for start in range(0, len(view), REPLAY_SCAN):
-        results |= {
-            r.tool_use_id: (r, m)
-            for m in view[start : start + REPLAY_SCAN]
-            for r in m.tool_results()
-        }
-        yield 0
-    for start in range(0, len(view), REPLAY_SCAN):
-        for use in (u for m in view[start : start + REPLAY_SCAN] for u in m.tool_uses()):
-            found = results.get(use.id)
-            if use.name in RUN_HERE or (found is not None and _loops(use, *found, marked)):
-                here.add(use.id)
-        yield 0
-
-
-def _loops(use: ToolUseBlock, result: ToolResultBlock, message: Message, marked: bool) -> bool:
-    return bool(message.tool_loop) or (not marked and answered_here(use.name, result))
-
-
 def replaying(
     outbox: Outbox,
     session: Session,
@@ -259,16 +208,16 @@ def replaying(
     tool's call is told as it was live (title, kind, the path made absolute against
     the folders the session worked in when it was made, else `folders`; summary, diff),
     and so is one of a tool the loop does not have that the loop answered ("Unknown
-    tool", or not run: `_run_here`; `told_live`: the calls this process's loop told, a
+    tool", or not run: `run_here`; `told_live`: the calls this process's loop told, a
     round in flight's among them); other tools' (an imported transcript's, a client's) by
     name and input."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
-    told = _as_told(session)
+    told = as_told(session)
     marked = session.marks_tool_loop
     here = set(told_live or ())
-    yield from _run_here([told.get(m.id, m) for m in view], marked, here)
+    yield from run_here([told.get(m.id, m) for m in view], marked, here)
     # the folders each message was added in, as recorded; else (recorded before there
     # was such a record) the session's folders of now
     recorded = folders_by_message(session.messages, session.folders_since)

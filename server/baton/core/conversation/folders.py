@@ -52,6 +52,29 @@ def write_problem(folder: Path) -> str | None:
     return None
 
 
+def access_problems(data_dir: Path, folder: Path) -> list[str]:
+    """What Baton cannot do in `data_dir`, whose sessions folder is `folder`, one sentence
+    each naming the path and the cause (nothing when it can read and write there). Nothing
+    is created to find out."""
+    linked = linked_folder(folder)
+    if linked:
+        return [f"data dir {data_dir}: {linked}; sessions cannot be kept"]
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return [f"data dir {data_dir}: {probe} is not a directory; sessions cannot be kept"]
+    if probe == folder and not os.access(folder, os.R_OK | os.X_OK):
+        return [f"data dir {data_dir}: {folder} cannot be read (permission denied)"]
+    if not os.access(probe, os.W_OK | os.X_OK):
+        reason = unwritable_cause(probe)
+        return [
+            f"data dir {data_dir}: {probe} cannot be written ({reason}); sessions are "
+            "served read-only and new ones cannot be created"
+        ]
+    return []
+
+
 def open_folder(folder: Path) -> int:
     """A descriptor of `folder`, never through a link: the folder checked is the folder
     used, however another program swaps it meanwhile. `StorageError` in `linked_folder`'s

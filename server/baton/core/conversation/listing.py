@@ -1,6 +1,7 @@
 """The session list's index: each transcript's summary (`transcript_summary.py`) kept per
 file identity, one packed record per session, and brought up to date by each list; names
-that are not regular files are listed as damaged, unread."""
+that are not regular files are listed as damaged, unread. The list is answered from its
+summaries, the sessions open here as they are (`listed`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton.core.conversation.damage import Damage
 from baton.core.conversation.files import cause, kind_of, storage_error
@@ -21,11 +23,14 @@ from baton.core.conversation.transcript_summary import identity, summarize
 from baton.core.conversation.writer_lock import write_locked
 from baton.core.errors import StorageError
 
+if TYPE_CHECKING:
+    from baton.core.conversation.session import Session
+
 log = logging.getLogger(__name__)
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 LIST_SECONDS = 5.0  # after this, the rest of a list is summarized from the headers alone
-__all__ = ["SESSION_ID", "SessionIndex", "Summary"]
+__all__ = ["SESSION_ID", "SessionIndex", "Summary", "listed"]
 
 
 _FIELDS = tuple(Entry.__dataclass_fields__)
@@ -219,3 +224,26 @@ def odd(session_id: str, problem: str) -> Summary:
         read_only=True,
         damage=Damage(header_missing=True, notes=[problem]),
     )
+
+
+def listed(
+    summaries: list[Summary] | None, held: Mapping[str, Session], folder: Path
+) -> list[Session | Summary]:
+    """The list of the `summaries` read from the sessions `folder`: the sessions open here
+    (`held`) as they are, most recently updated first."""
+    out: list[Session | Summary] = []
+    if summaries is None:
+        return out
+    writable = os.access(folder, os.W_OK)  # a read-only data dir: all read-only
+    for summary in summaries:
+        summary.read_only = summary.read_only or not writable
+        session = held.get(summary.session_id)
+        if session is not None and not session.transcript.read_only:
+            if not session.deleted:
+                out.append(session)
+            continue
+        if session is not None and session.transcript.locked:
+            summary.read_only = True
+        if not summary.deleted:
+            out.append(summary)
+    return sorted(out, key=lambda s: s.updated_at, reverse=True)

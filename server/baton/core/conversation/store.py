@@ -11,9 +11,9 @@ from pathlib import Path
 
 from baton.core.conversation import transcript_ends
 from baton.core.conversation.files import storage_error
-from baton.core.conversation.folders import linked_folder, unwritable_cause
+from baton.core.conversation.folders import access_problems, linked_folder
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
-from baton.core.conversation.listing import SessionIndex, Summary
+from baton.core.conversation.listing import SessionIndex, Summary, listed
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
@@ -241,28 +241,8 @@ class SessionStore:
         self._closed.clear()
 
     def access_problems(self) -> list[str]:
-        """What Baton cannot do in its data dir, one sentence each naming the path and the
-        cause (nothing when it can read and write there). Nothing is created to find out."""
-        folder = self.sessions_dir
-        linked = linked_folder(folder)
-        if linked:
-            return [f"data dir {self.data_dir}: {linked}; sessions cannot be kept"]
-        probe = folder
-        while not probe.exists() and probe.parent != probe:
-            probe = probe.parent
-        if not probe.is_dir():
-            return [
-                f"data dir {self.data_dir}: {probe} is not a directory; sessions cannot be kept"
-            ]
-        if probe == folder and not os.access(folder, os.R_OK | os.X_OK):
-            return [f"data dir {self.data_dir}: {folder} cannot be read (permission denied)"]
-        if not os.access(probe, os.W_OK | os.X_OK):
-            reason = unwritable_cause(probe)
-            return [
-                f"data dir {self.data_dir}: {probe} cannot be written ({reason}); sessions are "
-                "served read-only and new ones cannot be created"
-            ]
-        return []
+        """What Baton cannot do in its data dir (`folders.access_problems`)."""
+        return access_problems(self.data_dir, self.sessions_dir)
 
     def _keep(self, sid: str, session: Session) -> None:
         self._open[sid] = session
@@ -306,22 +286,7 @@ class SessionStore:
 
     def listed(self, summaries: list[Summary] | None) -> list[Session | Summary]:
         """`list` of the `summaries` read: the sessions open here as they are."""
-        out: list[Session | Summary] = []
-        if summaries is None:
-            return out
-        writable = os.access(self.sessions_dir, os.W_OK)  # a read-only data dir: all read-only
-        for summary in summaries:
-            summary.read_only = summary.read_only or not writable
-            session = self._open.get(summary.session_id)
-            if session is not None and not session.transcript.read_only:
-                if not session.deleted:
-                    out.append(session)
-                continue
-            if session is not None and session.transcript.locked:
-                summary.read_only = True
-            if not summary.deleted:
-                out.append(summary)
-        return sorted(out, key=lambda s: s.updated_at, reverse=True)
+        return listed(summaries, self._open, self.sessions_dir)
 
     def list(self) -> list[Session | Summary]:
         """Every live session, most recently updated first: an open one as it is, the

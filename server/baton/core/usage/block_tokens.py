@@ -1,6 +1,6 @@
 """What each content block counts for: text its text, a tool call its name and JSON input, a
 tool result its content, thinking its text, media their own rules (`media_tokens.py`), an
-unknown block its JSON. The estimator (`estimator.py`) counts a message's blocks here."""
+unknown block its JSON. A message's blocks are counted here (`message_tokens.py`)."""
 
 from __future__ import annotations
 

@@ -6,16 +6,13 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from baton.core.conversation.messages import Message
-from baton.core.conversation.thinking_sent import THINKING_TYPES
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD
 from baton.core.errors import BatonError
-from baton.core.usage.block_tokens import BlockTokens
 from baton.core.usage.cl100k import (
     BPE_PACKAGE,
     BPE_RELATIVE,
@@ -27,6 +24,7 @@ from baton.core.usage.cl100k import (
     find_bpe_file,
     load_cl100k,
 )
+from baton.core.usage.message_tokens import MessageTokens
 from baton.core.usage.usage_memo import UsageMemo
 
 __all__ = [
@@ -75,7 +73,7 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
     yield text[start:]
 
 
-class Estimator(BlockTokens):
+class Estimator(MessageTokens):
     """Counts tokens the way the model will see them, as closely as is cheap.
 
     With `background=True` the tokenizer loads on a thread of its own, started by
@@ -99,13 +97,7 @@ class Estimator(BlockTokens):
         # text -> tokens, set once the tokenizer is ready (or known to be unavailable)
         self._count: Callable[[str], int] | None = None
         self._ready = threading.Event()
-        # message id -> (content list it was counted from, cheap shape, raw tokens); the
-        # list is held so its identity cannot be recycled while the entry lives
-        self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
-        # message id -> (its content, that content's shape, raw tokens of its thinking)
-        self._thinking: dict[str, tuple[object, tuple[int, ...], int]] = {}
-        # message id -> (its content, that content's shape, tokens of its images and documents)
-        self._media: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        super().__init__()  # the per-message caches
         # session -> the memo of its usage, for callers that hold none (weakly: it goes with
         # the session); the service passes each session's own, from its runtime
         self._memos: WeakKeyDictionary[Any, UsageMemo] = WeakKeyDictionary()
@@ -205,63 +197,12 @@ class Estimator(BlockTokens):
             return math.ceil(len(text) / 2)  # JSON is punctuation-dense
         return self.count_text(text)
 
-    def count_message(self, message: Message) -> int:
-        """Raw (uncalibrated) tokens of one message, cached by id and content identity."""
-        content = message.content
-        shape = _shape(content)
-        cached = self._cache.get(message.id)
-        if cached is not None and cached[0] is content and cached[1] == shape:
-            return cached[2]
-        tokens = MESSAGE_OVERHEAD + self.count_blocks(content)
-        self._cache[message.id] = (content, shape, tokens)
-        return tokens
-
-    def count_thinking(self, message: Message) -> int:
-        """Raw tokens of the message's thinking blocks (as `count_message` counts them),
-        cached by id and content identity as `count_message` caches (two sessions may hold
-        a message of one id): what a request that leaves them out does not send."""
-        content = message.content
-        shape = _shape(content)
-        cached = self._thinking.get(message.id)
-        if cached is not None and cached[0] is content and cached[1] == shape:
-            return cached[2]
-        tokens = self.count_blocks([b for b in content if b.type in THINKING_TYPES])
-        self._thinking[message.id] = (content, shape, tokens)
-        return tokens
-
-    def thinking_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
-        """Raw tokens of the thinking of the messages `ids` names (those still held)."""
-        return sum(self.count_thinking(messages[i]) for i in ids if i in messages)
-
-    def count_message_media(self, message: Message) -> int:
-        """The part of `count_message(message)` its images and documents make, in the
-        API's own units (`BlockTokens.count_media`), cached as `count_thinking` caches."""
-        content = message.content
-        shape = _shape(content)
-        cached = self._media.get(message.id)
-        if cached is not None and cached[0] is content and cached[1] == shape:
-            return cached[2]
-        tokens = self.count_media(content)
-        self._media[message.id] = (content, shape, tokens)
-        return tokens
-
-    def media_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
-        """Tokens of the images and documents of the messages `ids` names (those held)."""
-        return sum(self.count_message_media(messages[i]) for i in ids if i in messages)
-
     def usage_memo(self, session: object) -> UsageMemo:
         """The memo of `session`'s usage for a caller that holds none."""
         memo = self._memos.get(session)
         if memo is None:
             memo = self._memos[session] = UsageMemo()
         return memo
-
-    def forget(self, message_ids: Iterable[str]) -> None:
-        """Drop the cached counts of these messages (their session went away)."""
-        for message_id in message_ids:
-            self._cache.pop(message_id, None)
-            self._thinking.pop(message_id, None)
-            self._media.pop(message_id, None)
 
     def calibrated(self, raw: int, media: int = 0) -> int:
         """`raw` tokens as the API counts them: its text at the factor, and `media` (the
@@ -288,26 +229,6 @@ def _clamp(factor: float) -> float:
 
 def _approximate(text: str) -> int:
     return math.ceil(len(text) / 4)
-
-
-# The payload fields whose sizes make a block's shape, per block class (a dict: none).
-SHAPE_FIELDS = ("text", "thinking", "data", "content", "input")
-_shape_fields: dict[type, tuple[str, ...]] = {}
-
-
-def _shape(content: list[Any]) -> tuple[int, ...]:
-    """Sizes of each block's main payload: changes whenever a block is edited in place."""
-    sizes: list[int] = [len(content)]
-    for block in content:
-        names = _shape_fields.get(type(block))
-        if names is None:
-            declared = getattr(type(block), "model_fields", {})
-            names = _shape_fields[type(block)] = tuple(n for n in SHAPE_FIELDS if n in declared)
-        for name in names:
-            value = getattr(block, name)
-            if isinstance(value, (str, list, dict)):
-                sizes.append(len(value))
-    return tuple(sizes)
 
 
 _default: Estimator | None = None

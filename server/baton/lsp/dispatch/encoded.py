@@ -8,7 +8,7 @@ The text is the answer's `wire()` form, byte for byte as `json.dumps` of it woul
 long lists are dumped a slice of items at a time, and its long strings, at the top or
 inside a message, encoded a piece at a time, so that no single call holds the
 interpreter for long and the loop keeps answering meanwhile. The pieces are not joined:
-the protocol (`rpc.py`) writes them as they are (`Encoded`), so the answer's text is
+the protocol (`writing.py`) writes them as they are (`Encoded`), so the answer's text is
 held once, beside what the session holds.
 """
 
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from baton.core.conversation.messages import WireModel
 from baton.core.service.lanes import in_thread
-from baton.lsp.dispatch.rpc import Encoded
+from baton.lsp.dispatch.writing import Encoded
 
 ITEMS = 1_000  # a list longer than this makes an answer large; encoded this many at a time
 CHARS = 1 << 20  # a string longer than this makes it large; encoded this many at a time

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.contract import names
 from baton.lsp.dispatch.errors import guarded
-from baton.lsp.dispatch.rpc import Encoded
+from baton.lsp.dispatch.writing import Encoded
 
 if TYPE_CHECKING:
     from baton.lsp.server import BatonServer

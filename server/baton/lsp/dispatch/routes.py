@@ -25,7 +25,7 @@ from baton.core.conversation.messages import WireModel
 from baton.core.errors import BatonError
 from baton.core.memory import ReleaseAfterWork
 from baton.lsp.dispatch import encoded
-from baton.lsp.dispatch.rpc import Encoded
+from baton.lsp.dispatch.writing import Encoded
 from baton.lsp.features.common import (
     Call,
     Handler,

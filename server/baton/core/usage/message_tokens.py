@@ -1,0 +1,97 @@
+"""Raw tokens of whole messages, each cached by its id and its content's identity and shape:
+all of it, its thinking, its images and documents. The estimator (`estimator.py`) counts
+the blocks' texts and JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from baton.core.conversation.messages import Message
+from baton.core.conversation.thinking_sent import THINKING_TYPES
+from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD
+from baton.core.usage.block_tokens import BlockTokens
+
+
+class MessageTokens(BlockTokens):
+    """Each message's counts, kept until its content changes or `forget` drops them."""
+
+    def __init__(self) -> None:
+        # message id -> (content list it was counted from, cheap shape, raw tokens); the
+        # list is held so its identity cannot be recycled while the entry lives
+        self._cache: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        # message id -> (its content, that content's shape, raw tokens of its thinking)
+        self._thinking: dict[str, tuple[object, tuple[int, ...], int]] = {}
+        # message id -> (its content, that content's shape, tokens of its images and documents)
+        self._media: dict[str, tuple[object, tuple[int, ...], int]] = {}
+
+    def count_message(self, message: Message) -> int:
+        """Raw (uncalibrated) tokens of one message, cached by id and content identity."""
+        content = message.content
+        shape = _shape(content)
+        cached = self._cache.get(message.id)
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = MESSAGE_OVERHEAD + self.count_blocks(content)
+        self._cache[message.id] = (content, shape, tokens)
+        return tokens
+
+    def count_thinking(self, message: Message) -> int:
+        """Raw tokens of the message's thinking blocks (as `count_message` counts them),
+        cached by id and content identity as `count_message` caches (two sessions may hold
+        a message of one id): what a request that leaves them out does not send."""
+        content = message.content
+        shape = _shape(content)
+        cached = self._thinking.get(message.id)
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = self.count_blocks([b for b in content if b.type in THINKING_TYPES])
+        self._thinking[message.id] = (content, shape, tokens)
+        return tokens
+
+    def thinking_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
+        """Raw tokens of the thinking of the messages `ids` names (those still held)."""
+        return sum(self.count_thinking(messages[i]) for i in ids if i in messages)
+
+    def count_message_media(self, message: Message) -> int:
+        """The part of `count_message(message)` its images and documents make, in the
+        API's own units (`BlockTokens.count_media`), cached as `count_thinking` caches."""
+        content = message.content
+        shape = _shape(content)
+        cached = self._media.get(message.id)
+        if cached is not None and cached[0] is content and cached[1] == shape:
+            return cached[2]
+        tokens = self.count_media(content)
+        self._media[message.id] = (content, shape, tokens)
+        return tokens
+
+    def media_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
+        """Tokens of the images and documents of the messages `ids` names (those held)."""
+        return sum(self.count_message_media(messages[i]) for i in ids if i in messages)
+
+    def forget(self, message_ids: Iterable[str]) -> None:
+        """Drop the cached counts of these messages (their session went away)."""
+        for message_id in message_ids:
+            self._cache.pop(message_id, None)
+            self._thinking.pop(message_id, None)
+            self._media.pop(message_id, None)
+
+
+# The payload fields whose sizes make a block's shape, per block class (a dict: none).
+SHAPE_FIELDS = ("text", "thinking", "data", "content", "input")
+_shape_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _shape(content: list[Any]) -> tuple[int, ...]:
+    """Sizes of each block's main payload: changes whenever a block is edited in place."""
+    sizes: list[int] = [len(content)]
+    for block in content:
+        names = _shape_fields.get(type(block))
+        if names is None:
+            declared = getattr(type(block), "model_fields", {})
+            names = _shape_fields[type(block)] = tuple(n for n in SHAPE_FIELDS if n in declared)
+        for name in names:
+            value = getattr(block, name)
+            if isinstance(value, (str, list, dict)):
+                sizes.append(len(value))
+    return tuple(sizes)

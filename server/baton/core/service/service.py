@@ -3,12 +3,11 @@ through its parts (`service.replies`, `service.compaction`, `service.drafts`).""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from baton.core.background import Background
 from baton.core.compaction import engine
@@ -27,7 +26,8 @@ from baton.core.service.compaction import Compaction
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
-from baton.core.service.lanes import Lanes, in_thread, off_loop
+from baton.core.service.imports import Imports
+from baton.core.service.lanes import Lanes, in_thread
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.placement import Placement
@@ -44,12 +44,8 @@ from baton.core.usage.overhead import ClientContext, declare
 from baton.core.usage.saved_calibration import SavedCalibration
 from baton.core.workspace.editor_files import EditorFiles
 
-if TYPE_CHECKING:
-    from baton.core.importers.earlier_imports import ImportClaim
-
 log = logging.getLogger(__name__)
 
-CLAIM_RETRY = 0.05  # seconds between two tries of an import's claim another import holds
 REPAIR_ON_LOOP = 1 << 20  # bytes a first write's repairs copy aside on the event loop
 
 Warn = Callable[[str], None]
@@ -96,6 +92,7 @@ class BatonService:
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
         self.replies = Replies(self, self._runtimes, self._events)  # send, check_can_send
         self.placement = Placement(self, self._runtimes)  # create, move: a session's folders
+        self.imports = Imports(self, self._runtimes)  # import_file: a Claude Code file
         self._events.connect(self._note_size)  # the list's last known size of each session
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
@@ -217,40 +214,8 @@ class BatonService:
     async def import_file(
         self, path: str, title: str | None = None, progress: Progress | None = None
     ) -> Imported:
-        """The import runs off the event loop, and so do the reads before it (the file's
-        stat, the list the file's earlier imports are looked for in, their paths
-        resolved): a file on a hung mount or a data dir of many sessions never holds the
-        loop. Cancelling the call cancels it. The file's `ImportClaim` is held from before
-        that list to the new session's answer: another import of the file meanwhile (this
-        server's, another's, `baton import`'s) waits, and it is told as another copy."""
-        from baton.core.importers import claude_code
-
-        file = await off_loop(partial(claude_code.named_file, path))
-        claim = claude_code.ImportClaim(file, self.store)
-        try:
-            await self._claimed(claim, file, progress)
-            listed = await self.list_sessions()
-            earlier = await off_loop(partial(claude_code.imports_among, file, listed))
-            found = await claude_code.import_off_loop(
-                file, self.store, title=title, progress=progress, closing=self.lanes.closing
-            )
-        finally:
-            claim.release()
-        session, notes = found[0], found[1].notes()
-        self.changes.changed(self._runtimes.opened(session), "create")
-        if earlier:
-            notes.insert(0, claude_code.another_copy(earlier))
-        return Imported(session, notes)
-
-    async def _claimed(self, claim: ImportClaim, file: Path, progress: Progress | None) -> None:
-        """Once `claim` is held: while another import of `file` holds it, the progress says
-        so and the claim is tried again every `CLAIM_RETRY` seconds. A cancel stops it; one
-        during a try waits for the try's end, so that a claim it took is let go."""
-        while not await in_thread(partial(claim.take, wait=False), self.lanes.closing):
-            if progress is not None:
-                progress(f"Waiting for another import of {file.name} to end", None)
-                progress = None  # said once
-            await asyncio.sleep(CLAIM_RETRY)
+        """A Claude Code file imported as a new session (`Imports.import_file`)."""
+        return await self.imports.import_file(path, title, progress)
 
     def pin(self, session_id: str, message_id: str, pinned: bool) -> Message:
         runtime = self._runtime(session_id)

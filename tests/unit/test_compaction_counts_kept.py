@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton.core.compaction.commit import check_retention, commit_summary
+from baton.core.compaction.commit import commit_summary
 from baton.core.compaction.engine import CompactContext, summarize
+from baton.core.compaction.prepared_summary import check_retention
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.messages import MessageInput

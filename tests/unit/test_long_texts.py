@@ -291,7 +291,7 @@ def test_the_commit_on_the_loop_normalizes_no_huge_prompt(
     import asyncio
 
     from baton.core.compaction import engine
-    from baton.core.compaction.commit import check_retention
+    from baton.core.compaction.prepared_summary import check_retention
 
     session, ctx, request = _huge_session(tmp_path)
     prepared = asyncio.run(engine.summarize(session, request, ctx, session.view_messages()))

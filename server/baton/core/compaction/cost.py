@@ -12,9 +12,9 @@ whole context would be read from the cache (it was the previous request's prefix
 
 from __future__ import annotations
 
-from baton.core.compaction.commit import PreparedSummary
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.figures import estimate
+from baton.core.compaction.prepared_summary import PreparedSummary
 from baton.core.compaction.prompts import SUMMARY_SYSTEM, summary_prompt
 from baton.core.conversation.messages import ApiUsage, WireModel
 from baton.core.conversation.recorded_usage import response_start

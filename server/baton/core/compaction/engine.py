@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from baton.core.compaction.commit import (
-    PreparedSummary,
     commit_summary,
     count_noun,
     layout_view,
@@ -21,6 +20,7 @@ from baton.core.compaction.figures import MIN_CHECKED_TOKENS, after_compaction
 from baton.core.compaction.hook_runs import run_compaction
 from baton.core.compaction.hooks import Hooks
 from baton.core.compaction.plan import plan_compaction
+from baton.core.compaction.prepared_summary import PreparedSummary
 from baton.core.compaction.prompts import merge_instructions, project_instructions
 from baton.core.compaction.represented import SUMMARY_MAX_TOKENS, span_summary_bound
 from baton.core.compaction.result import CompactRequest, CompactResult

@@ -20,12 +20,13 @@ from typing import Any
 from pydantic import Field
 
 from baton.core.compaction import engine
-from baton.core.compaction.commit import PreparedSummary, check_retention, commit_summary
+from baton.core.compaction.commit import commit_summary
 from baton.core.compaction.cost import DraftCost, draft_cost
 from baton.core.compaction.draft_file import draft_path, fingerprint, saved_record
 from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext, bounded_keep_window
 from baton.core.compaction.plan import plan_compaction
+from baton.core.compaction.prepared_summary import PreparedSummary, check_retention
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.conversation.boundary import (

@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 
 from baton.core.background import daemon
 from baton.core.compaction import engine
-from baton.core.compaction.commit import PreparedSummary, check_ahead
 from baton.core.compaction.engine import CompactContext
+from baton.core.compaction.prepared_summary import PreparedSummary, check_ahead
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.compaction.working_set.held_facts import read_held

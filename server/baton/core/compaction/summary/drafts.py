@@ -23,8 +23,8 @@ from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, SummarizerFailed
 
 if TYPE_CHECKING:
-    from baton.core.compaction.commit import PreparedSummary
     from baton.core.compaction.engine import CompactContext
+    from baton.core.compaction.prepared_summary import PreparedSummary
 
 log = logging.getLogger(__name__)
 

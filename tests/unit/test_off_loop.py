@@ -18,7 +18,7 @@ from baton.acp import meter
 from baton.acp.agent import BatonAgent
 from baton.core.compaction.summary import extractive
 from baton.core.conversation import listing
-from baton.core.conversation import transcript as transcript_module
+from baton.core.conversation import transcript_repairs as transcript_module
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.view_tokens import ViewTokens
 from baton.core.service.service import BatonService

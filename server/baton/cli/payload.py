@@ -93,7 +93,7 @@ def limits_line(
 
 def cmd_payload(args: argparse.Namespace) -> int:
     from baton.cli.usage import served_usage
-    from baton.core.compaction.automatic.auto import checks, compaction_due
+    from baton.core.compaction.automatic.due import checks, compaction_due
     from baton.core.compaction.automatic.microcompact import microcompact
     from baton.core.model_api.reply_request import request_thinking
     from baton.core.turn.next_request import next_request, ready_view

@@ -1,6 +1,7 @@
 """Auto-compact: when to compact on its own (before a send, after an append), and how: the
-summary written ahead when it is ready, else a compaction of the whole view. Its guards
-(the circuit breaker, the thrash guard) and the telling of each attempt are in guards.py.
+summary written ahead when it is ready, else a compaction of the whole view. Whether a
+usage calls for it is in due.py; its guards (the circuit breaker, the thrash guard) and
+the telling of each attempt are in guards.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from baton.core.compaction import engine
 from baton.core.compaction.automatic import microcompact as micro
 from baton.core.compaction.automatic.ahead import SummariesAhead
 from baton.core.compaction.automatic.auto_state import AutoState, MemoOf, StateOf
+from baton.core.compaction.automatic.due import compaction_due, over, refused
 from baton.core.compaction.automatic.guards import (
     MAX_FAILURES,
     REFILL_TURNS,
@@ -43,41 +45,11 @@ __all__ = [
     "THRASH_LIMIT",
     "AutoCompactor",
     "CompactFn",
-    "checks",
-    "compaction_due",
 ]
 
 CompactFn = Callable[[Session, CompactRequest, CompactContext], Awaitable[CompactResult]]
 MicrocompactFn = Callable[..., Boundary | None]
 ContextFactory = Callable[[], CompactContext]
-
-
-def checks(usage: Usage) -> bool:
-    """Whether a check looks at the session `usage` measures (auto-compact on and not
-    paused): it clears old tool results first (microcompact), then compacts when
-    `compaction_due` (before a send, the send does both first; `baton payload` too)."""
-    return usage.auto_compact_enabled and not usage.auto_compact_paused
-
-
-def compaction_due(usage: Usage) -> bool:
-    """Whether a check compacts the view `usage` measures: `checks`, and the view at or
-    past its threshold, or its request over the API's bytes (its images and documents,
-    whatever its tokens: the API would refuse it)."""
-    return checks(usage) and (usage.used_tokens >= usage.auto_compact_threshold or over(usage))
-
-
-def over(usage: Usage) -> bool:
-    """Whether the request of the view `usage` measures is over the API's 32 MB."""
-    return usage.request_size is not None and usage.request_size.over
-
-
-def refused(usage: Usage) -> str | None:
-    """Why the request of the view `usage` measures is refused for its size, in words; None
-    when it is not over the API's bytes."""
-    size = usage.request_size
-    if size is None or not size.over:
-        return None
-    return f"its request is {size.request_bytes:,} bytes, over the API's 32 MB whatever its tokens"
 
 
 class AutoCompactor(AutoGuards):

@@ -16,10 +16,8 @@ from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.conversation.transcript import check_writable
 from baton.core.conversation.turn_framing import ends_in_user_turn
-from baton.core.errors import BatonError, InvalidParams
-from baton.core.models.windows import model_name_problem
+from baton.core.errors import BatonError
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.compaction import Compaction
@@ -30,6 +28,7 @@ from baton.core.service.imports import Imports
 from baton.core.service.lanes import Lanes, in_thread
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
+from baton.core.service.model_choice import ModelChoice
 from baton.core.service.placement import Placement
 from baton.core.service.replies import Replies
 from baton.core.service.results import Appended, Imported, RenderData
@@ -38,7 +37,7 @@ from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.settings import Settings, parse_settings
 from baton.core.usage.budget import Usage, budget_for
-from baton.core.usage.draft import Draft, DraftUsage, switch_warning, with_draft
+from baton.core.usage.draft import Draft, DraftUsage, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
 from baton.core.usage.saved_calibration import SavedCalibration
@@ -93,6 +92,7 @@ class BatonService:
         self.replies = Replies(self, self._runtimes, self._events)  # send, check_can_send
         self.placement = Placement(self, self._runtimes)  # create, move: a session's folders
         self.imports = Imports(self, self._runtimes)  # import_file: a Claude Code file
+        self.model_choice = ModelChoice(self, self._runtimes)  # set_model, the picker's list
         self._events.connect(self._note_size)  # the list's last known size of each session
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
@@ -195,9 +195,8 @@ class BatonService:
         return runtime.session
 
     async def model_catalog(self, session_id: str | None) -> ModelCatalog:
-        """The models a picker offers (`ModelAccess.catalog`), the session's marked."""
-        current = (self.session(session_id).model or self.settings.model) if session_id else None
-        return await self.models.catalog(self.settings, current)
+        """The models a picker offers, the session's marked (`ModelChoice.model_catalog`)."""
+        return await self.model_choice.model_catalog(session_id)
 
     def context_size(self, session: Session | Summary) -> int | None:
         """A listed session's last known context size (None: unknown), for the pickers."""
@@ -256,23 +255,8 @@ class BatonService:
         return with_draft(self.usage(session_id), draft, self.estimator, budget, raw, joins)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
-        """Switch the session's model; its usage is re-evaluated against the new budget at
-        once (published, so meters and diagnostics follow), with a warning when the
-        conversation is now past the auto-compact point or over the limit."""
-        runtime = self._runtime(session_id)
-        model = model.strip()
-        check_writable(model, "model")
-        if not model:
-            raise InvalidParams("model must not be empty")
-        problem = model_name_problem(model)
-        if problem:  # acp's picker offers the `models` setting's names as written
-            raise InvalidParams(problem)
-        if model != runtime.session.model:
-            runtime.session.set_meta(model=model)
-            usage = self.changes.changed(runtime, "model")
-        else:
-            usage = self.usage(session_id)
-        return runtime.session, usage, switch_warning(usage)
+        """Switch the session's model (`ModelChoice.set_model`)."""
+        return self.model_choice.set_model(session_id, model)
 
     def read_again(self, session_id: str) -> None:
         """The session, read again from its file, shows a state no change told: `reload`."""

@@ -18,8 +18,12 @@ RECORD_BYTES = 64 * 1024 * 1024  # a summary of 2,000,000 characters, escaped, a
 
 def draft_path(session: Session) -> Path:
     """`<sessionId>.draft.json` beside `<sessionId>.jsonl` (no listing reads that name)."""
-    path = Path(session.transcript.path)
-    return path.with_name(f"{path.stem}.draft.json")
+    return draft_beside(Path(session.transcript.path))
+
+
+def draft_beside(transcript: Path) -> Path:
+    """The draft's place beside the transcript `transcript`, whether its session is open."""
+    return transcript.with_name(f"{transcript.stem}.draft.json")
 
 
 def fingerprint(session: Session) -> dict[str, Any]:

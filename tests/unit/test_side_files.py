@@ -4,6 +4,7 @@ told as what it is, a write, naming the path."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import random
@@ -17,7 +18,7 @@ from test_data_dir_files import SEED, say, torn, turns
 from baton.core.conversation import kept_aside
 from baton.core.conversation.kept_aside import CHUNK
 from baton.core.conversation.store import SessionStore
-from baton.core.errors import StorageError
+from baton.core.errors import SessionNotFound, StorageError
 
 WRITE_REFUSED = "Baton writes only regular files, never through a link"
 HUGE = 32 << 20  # bytes: one line of the `.bad`
@@ -197,3 +198,55 @@ def test_lines_are_kept_aside_once_wherever_the_reads_cut_them(
         finally:
             os.close(fd)
         assert aside.read_bytes() == expected_aside(held, wanted), (held, wanted)
+
+
+@pytest.mark.timeout(60)  # a FIFO opened for the copy would wait for a reader
+@pytest.mark.parametrize("held", [False, True])
+@pytest.mark.parametrize("kind", ["fifo", "directory", "link", "full disk"])
+def test_a_delete_keeps_a_torn_line_it_cannot_copy_aside_in_the_transcript(
+    store: SessionStore, tmp_path: Path, kind: str, held: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delete of a session with a torn last line failed with storage_error when its `.torn`
+    was a FIFO, a directory or a link, or the disk had no room for the copy: the delete, a
+    write, would cut the line and could not copy it aside first, so the session could not
+    be deleted until the user took the thing away. The line now stays in the transcript,
+    ended by a newline, and the delete follows it: deleted, nothing cut, `.torn` as it was."""
+    sid = turns(store, "torn", 1, random.Random(SEED + 76))
+    store.close()
+    path = store.path_for(sid)
+    tail = torn(path)
+    aside = path.with_suffix(".jsonl.torn")
+    if kind == "fifo":
+        os.mkfifo(aside)
+    elif kind == "full disk":
+        real_write = os.write
+
+        def full_disk(fd: int, data: bytes | memoryview) -> int:
+            if os.readlink(f"/proc/self/fd/{fd}").endswith(".torn"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", full_disk)
+    else:
+        odd_file(aside, kind, tmp_path / "outside.txt")
+    before = path.read_bytes()
+    if held:
+        store.get(sid)
+
+    store.delete(sid)
+
+    after = path.read_bytes()
+    assert after.startswith(before + b"\n")  # every byte kept where it was
+    assert after.splitlines()[-2] == tail
+    assert after.splitlines()[-1].startswith(b'{"type":"deleted"')
+    with pytest.raises(SessionNotFound, match="was deleted"):
+        store.get(sid)
+    fresh = SessionStore(store.data_dir, store.count)
+    assert [s.session_id for s in fresh.list()] == []
+    with pytest.raises(SessionNotFound, match="was deleted"):
+        fresh.get(sid)
+    fresh.close()
+    assert aside.is_symlink() == (kind == "link")
+    assert aside.is_fifo() == (kind == "fifo") and aside.is_dir() == (kind == "directory")
+    assert kind != "full disk" or aside.read_bytes() == b""  # the failed copy taken back
+    assert kind != "link" or (tmp_path / "outside.txt").read_text() == "kept\n"

@@ -7,7 +7,8 @@ the transcript, `<sessionId>.draft.json` (one draft per session, a new preview r
 it): never a transcript event, so replay, undo and the session list never see it. The
 record holds what the commit needs again (the request, the summary, the API's block) and
 a fingerprint of the session (its view and its transcript's size): applying re-plans the
-same compaction, and refuses (`draft_stale`) when the session changed since in any way.
+same compaction, and refuses (`draft_stale`) when the session changed since in any way
+but a rename (`draft_file.unchanged`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import Field
 from baton.core.compaction import engine
 from baton.core.compaction.commit import commit_summary
 from baton.core.compaction.cost import DraftCost, draft_cost
-from baton.core.compaction.draft_file import draft_path, fingerprint, saved_record
+from baton.core.compaction.draft_file import draft_path, fingerprint, saved_record, unchanged
 from baton.core.compaction.dropped import Dropped
 from baton.core.compaction.engine import CompactContext, bounded_keep_window
 from baton.core.compaction.plan import plan_compaction
@@ -83,7 +84,7 @@ async def make_draft(
     prepared = await engine.summarize(session, replace(request, dry_run=False), ctx)
     prepared.retained = check_retention(prepared, ctx, str(session.transcript.path))
     measured = commit_summary(session, prepared, ctx, dry_run=True)
-    if fingerprint(session) != before:
+    if not unchanged(session, before):
         raise DraftStale("the conversation changed while the draft was written; try again")
     draft = _draft(session, prepared, measured, ctx, model)
     save_record(session, draft, prepared, before)
@@ -187,7 +188,7 @@ def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
         draft = CompactDraft.model_validate(record["draft"])
     except (ValueError, KeyError, TypeError):
         return None
-    return draft, record.get("fingerprint") == fingerprint(session)
+    return draft, unchanged(session, record.get("fingerprint"))
 
 
 def discard(session: Session, draft_id: str) -> None:
@@ -220,7 +221,7 @@ def prepared_from_record(
 ) -> PreparedSummary:
     """The prepared summary a draft stands for, planned again on the session as it is now
     (refused when it changed since the draft was made); `summary` replaces the text."""
-    if record.get("fingerprint") != fingerprint(session):
+    if not unchanged(session, record.get("fingerprint")):
         raise DraftStale(
             f"the session changed since draft {record['draft']['draftId']} was made; "
             "preview the compaction again"

@@ -91,6 +91,25 @@ def open_folder(folder: Path) -> int:
         raise
 
 
+def remove_beside(path: Path) -> bool:
+    """Remove the regular file `path` beside the transcripts (a deleted session's draft),
+    through their folder's descriptor (`open_folder`): whether it was there to remove.
+    What is no regular file (a link, a FIFO, a folder another program put there) is left
+    as it is, and so is all of a folder made a link (`StorageError`)."""
+    folder = open_folder(path.parent)
+    try:
+        try:
+            mode = os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(mode):
+            return False
+        os.unlink(path.name, dir_fd=folder)
+        return True
+    finally:
+        os.close(folder)
+
+
 def open_private_dir(path: Path) -> int:
     """A descriptor of the folder `path` (made with its parents as needed), made 0700
     through it (`open_folder`). `StorageError` when it is a link, nothing made or changed,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from pathlib import Path
 
 from baton.core.conversation.files import cause, open_regular, storage_error, sync_dir, write_all
 from baton.core.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 CHUNK = 1 << 20  # the most read at once, of the transcript or of the `.bad`
 
@@ -67,43 +70,52 @@ def keep_aside(aside: Path, lines: Sequence[Line]) -> None:
         sync_dir(aside.parent)
 
 
-def end_on_newline(fd: int, path: Path, size: int, tail: int, *, torn: bool) -> int:
+def end_on_newline(
+    fd: int, path: Path, size: int, tail: int, *, torn: bool, stays: bool = False
+) -> int:
     """Make the file `fd` (at `path`, `size` bytes ending in a last line of `tail` bytes
     without its newline) end on a newline so the next append starts a fresh line; its new
     size.
 
     A `torn` last line (the load could not read it) is first copied in full beside the
     transcript (`.torn`) and synced, a bounded read at a time; only then is it cut, and
-    when the copy fails nothing is cut (`StorageError`). A complete last record that only
-    lacks its newline gets one."""
+    when the copy fails nothing is cut (`StorageError`), unless the line `stays`: for the
+    file's last write (a delete), it is then left where it is, ended by a newline as a
+    complete last record is, the failure logged; the transcript keeps it. A complete last
+    record that only lacks its newline gets one."""
     if torn:
-        aside = path.with_suffix(path.suffix + ".torn")
-        try:
-            append_lines(aside, [Line(fd, size - tail, tail)])
-        except OSError as exc:
-            raise StorageError(
-                f"could not keep the torn last line of {path} aside in {aside} "
-                f"({cause(exc)}); nothing was cut and nothing written",
-                path=str(path),
-            ) from None
-        except StorageError as exc:  # not a regular file, or one with a second name
-            raise StorageError(
-                f"could not keep the torn last line of {path} aside: {exc.message}; "
-                "nothing was cut and nothing written",
-                path=str(aside),
-            ) from None
-        try:
-            os.ftruncate(fd, size - tail)
-            os.fsync(fd)
-        except OSError as exc:
-            raise storage_error("cut the torn last line of", path, exc) from None
-        return size - tail
+        refused = _copy_torn(fd, path, size, tail)
+        if refused is None:
+            try:
+                os.ftruncate(fd, size - tail)
+                os.fsync(fd)
+            except OSError as exc:
+                raise storage_error("cut the torn last line of", path, exc) from None
+            return size - tail
+        failure, named = refused
+        if not stays:
+            raise StorageError(f"{failure}; nothing was cut and nothing written", path=named)
+        log.warning("%s; it stays where it is in the transcript, ended by a newline", failure)
     try:
         write_all(fd, b"\n")
         os.fsync(fd)
     except OSError as exc:
         raise storage_error("end the last line of", path, exc) from None
     return size + 1
+
+
+def _copy_torn(fd: int, path: Path, size: int, tail: int) -> tuple[str, str] | None:
+    """Copy the torn last line to `.torn`; None when it is there, else why not and the
+    path to name."""
+    aside = path.with_suffix(path.suffix + ".torn")
+    try:
+        append_lines(aside, [Line(fd, size - tail, tail)])
+    except OSError as exc:
+        words = f"could not keep the torn last line of {path} aside in {aside} ({cause(exc)})"
+        return words, str(path)
+    except StorageError as exc:  # not a regular file, or one with a second name
+        return f"could not keep the torn last line of {path} aside: {exc.message}", str(aside)
+    return None
 
 
 def append_lines(path: Path, lines: Sequence[Line]) -> None:

@@ -194,7 +194,7 @@ class SessionStore:
                 return
         session = self.get(session_id)
         session.refuse_if_read_only()
-        session.transcript.append({"type": "deleted", "at": now_iso()})
+        session.transcript.append_last({"type": "deleted", "at": now_iso()})
         session.deleted = True
         self._index.drop_size(session_id)
         self._let_go(session_id, session)

@@ -195,7 +195,12 @@ class Transcript(TranscriptRepairs):
     def append(self, event: Event) -> None:
         self.append_many([event])
 
-    def append_many(self, events: Iterable[Event]) -> None:
+    def append_last(self, event: Event) -> None:
+        """Append `event`, after which nothing is written (a delete): a torn last line that
+        cannot be copied aside stays where it is, ended by a newline (`end_on_newline`)."""
+        self.append_many([event], last=True)
+
+    def append_many(self, events: Iterable[Event], *, last: bool = False) -> None:
         """Write the events (`write_parts`: one `writev` call as a rule), then fsync, before
         returning."""
         if self._fd is None and self._closed:
@@ -208,12 +213,12 @@ class Transcript(TranscriptRepairs):
         batch = list(events)
         parts = encode_parts(batch)
         with self._writing:
-            self._append_parts(batch, parts)
+            self._append_parts(batch, parts, last)
 
-    def _append_parts(self, batch: list[Event], parts: list[bytes]) -> None:
+    def _append_parts(self, batch: list[Event], parts: list[bytes], last: bool) -> None:
         self.check_current()
         if self._tail is not None:  # a torn tail is cut before anything lands after it
-            self._repair_tail()
+            self._repair_tail(stays=last)
         if self._aside or self._aside_spans:
             self._write_aside()
         fd = self._fd

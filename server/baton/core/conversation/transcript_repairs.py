@@ -83,7 +83,9 @@ class TranscriptRepairs(TranscriptFile):
         except (OSError, StorageError) as exc:
             log.error("%s: could not keep unreadable lines aside: %s", self.path.name, exc)
 
-    def _repair_tail(self) -> None:
+    def _repair_tail(self, *, stays: bool = False) -> None:
         assert self._fd is not None and self._tail is not None and self._size is not None
-        self._size = end_on_newline(self._fd, self.path, self._size, self._tail, torn=self._torn)
+        self._size = end_on_newline(
+            self._fd, self.path, self._size, self._tail, torn=self._torn, stays=stays
+        )
         self._tail = None

@@ -3,17 +3,22 @@ committing it), apply (as written or edited), regenerate, discard (`core/compact
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from baton.core.compaction import engine, preview
+from baton.core.compaction.draft_file import draft_beside
 from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.folders import remove_beside
 from baton.core.conversation.transcript import check_writable
-from baton.core.errors import CompactionInProgress, InvalidParams
+from baton.core.errors import CompactionInProgress, InvalidParams, StorageError
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
+
+log = logging.getLogger(__name__)
 
 MAX_SUMMARY_CHARS = 2_000_000  # an edited summary past this is refused (`invalid_params`)
 HOOK_TOO_LATE = (
@@ -134,3 +139,12 @@ class Drafts:
         session = self._service.session(session_id)
         session.refuse_if_read_only()
         preview.discard(session, draft_id)
+
+    def forget(self, session_id: str) -> None:
+        """Remove the draft of a session just deleted: no Apply can use it now. One that
+        cannot be removed is logged and left; the delete stands."""
+        path = draft_beside(self._service.store.path_for(session_id))
+        try:
+            remove_beside(path)
+        except (OSError, StorageError) as exc:
+            log.warning("the draft of deleted session %s is left in %s: %s", session_id, path, exc)

@@ -207,8 +207,10 @@ class BatonService:
             self.store.note_size(event.session_id, event.usage.used_tokens)
 
     def delete(self, session_id: str) -> None:
+        """Hide the session (its transcript stays); its draft goes: nothing can apply it."""
         self.store.delete(session_id)
         self._runtimes.forget(session_id, deleted=True)
+        self.drafts.forget(session_id)
 
     async def import_file(
         self, path: str, title: str | None = None, progress: Progress | None = None

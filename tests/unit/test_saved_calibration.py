@@ -144,3 +144,22 @@ def test_the_command_line_estimates_a_data_dirs_session_with_its_factor(
     assert reported == served > uncalibrated
     assert main(["usage", str(path), "--json"]) == 0  # the process's estimator is not moved
     assert json.loads(capsys.readouterr().out)["usedTokens"] == reported
+
+
+def test_a_factor_another_process_wrote_since_is_followed_never_its_own(tmp_path: Path) -> None:
+    """A server reading a session another process writes takes up what that process
+    learned since; what it wrote itself, or a file unchanged since, it does not read again."""
+    mine, theirs = SavedCalibration(tmp_path), SavedCalibration(tmp_path)
+    estimator = learned((1_000, 1_100))
+    mine.restore(estimator)  # nothing kept yet
+    assert not mine.follow(estimator)
+    mine.save(estimator)
+    assert not mine.follow(estimator)  # its own write
+
+    other = learned((1_000, 1_300))
+    theirs.save(other)
+    assert mine.follow(estimator)
+    assert estimator.factor == other.factor != learned((1_000, 1_100)).factor
+    estimator.factor = 1.2  # learned here meanwhile, not written
+    assert not mine.follow(estimator)  # the file did not change since it was read
+    assert estimator.factor == 1.2

@@ -81,6 +81,9 @@ class Runtimes:
         self.busy: Callable[[str], bool] = lambda session_id: False
         # a write found the session's file changed and read it again: the service tells it
         self.read_again: Callable[[SessionRuntime], None] = lambda runtime: None
+        # a session given by the store as read from its file (its first opening, or read
+        # again): the service takes up what another process that writes it learned
+        self.from_disk: Callable[[], None] = lambda: None
 
     @property
     def store(self) -> SessionStore:
@@ -120,6 +123,8 @@ class Runtimes:
         session read again, another process's, keeps its runtime)."""
         session.read_again = partial(self._read_again, session.session_id)
         runtime = self._by_id.get(session.session_id)
+        if runtime is None or runtime.session is not session:
+            self.from_disk()
         if runtime is not None:
             if runtime.session is not session and runtime.reread_from is None:
                 runtime.reread_from = mark(runtime.session)

@@ -73,6 +73,7 @@ class BatonService:
         self.editor_files = EditorFiles()
         self.tool_setup = ToolSetup(lambda: self.settings, self.editor_files)  # folders, tools
         self.editor_name: str | None = None  # the client's name, for the default system prompt
+        self._saved: SavedCalibration | None = None  # the data dir's, once kept there
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
@@ -114,7 +115,7 @@ class BatonService:
             if self._runtimes.store_open:
                 self._runtimes.close_store()  # release the old directory's locks
             if self.estimator.on_learned is not None:  # kept: the new directory's factor
-                SavedCalibration(self._data_dir()).restore(self.estimator, replace=True)
+                self._calibration().restore(self.estimator, replace=True)
                 self.changes.recalibrated()  # no session is open: the factor is only noted
         for session_id in self.open_session_ids():
             self.changes.usage_moved(session_id)
@@ -140,9 +141,25 @@ class BatonService:
     def keep_calibration(self) -> None:
         """The estimator starts from the factor the data dir keeps, and keeps it there after
         each reply that teaches it, so that a restart estimates as before (a server's start)."""
-        SavedCalibration(self._data_dir()).restore(self.estimator)
+        self._calibration().restore(self.estimator)
         self.changes.recalibrated()  # the factor the sessions are told with from now on
-        self.estimator.on_learned = lambda: SavedCalibration(self._data_dir()).save(self.estimator)
+        self.estimator.on_learned = lambda: self._calibration().save(self.estimator)
+        # a session read from its file: another process that writes it may have learned since
+        self._runtimes.from_disk = self._follow_calibration
+
+    def _calibration(self) -> SavedCalibration:
+        """The data dir's kept calibration (a new one once the data dir changed)."""
+        data_dir = self._data_dir()
+        if self._saved is None or self._saved.path.parent != data_dir:
+            self._saved = SavedCalibration(data_dir)
+        return self._saved
+
+    def _follow_calibration(self) -> None:
+        """Estimate as the data dir's calibration says when another process wrote it since
+        (the figures of the session it writes are then as it shows them); the open sessions
+        whose figure moved are told with the next change (`recalibrated`), as this read's
+        reload is."""
+        self._calibration().follow(self.estimator)
 
     def data_dir_problems(self) -> list[str]:
         """What the data dir does not allow (read-only, no permission), each naming the

@@ -267,7 +267,9 @@ async def _reply(
         mark = MOVED_PREFIX + payload.prefix_hash  # its usage measured the view before
     message = recovery.own_api_id(session, reply.message(message_id, model, mark))
     session.append([message])
-    observe_response(session, message_id, ctx.estimator, tools_tokens=tools_tokens)
+    observe_response(
+        session, message_id, ctx.estimator, tools_tokens=tools_tokens, note_tokens=note_tokens
+    )
     refused = message.stop_reason == "refusal"  # no later request may carry it
     set_aside = recovery.set_aside_refused(session, message) if refused else None
     _report(ctx, "Reply complete", 1.0)

@@ -3,12 +3,16 @@ started again estimates as the one before it did: the figure a compacted session
 shows (an estimate until the next reply) would otherwise move at every restart.
 
 Several servers on one data dir each start from the file and write it after each reply
-that teaches them; the last to learn is what the next one starts from."""
+that teaches them; the last to learn is what the next one starts from, and what a server
+already running takes up when it reads a session from its file (`follow`): another
+process may have written both, and the figures it shows of that session are estimated as
+that process estimates them."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 from baton.core.conversation.files import read_small, replace_file
@@ -21,16 +25,30 @@ log = logging.getLogger(__name__)
 FILE_NAME = "calibration.json"
 MAX_BYTES = 4096
 
+Stamp = tuple[int, int, int]  # the file's inode, size and modification time (ns)
+
 
 class SavedCalibration:
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / FILE_NAME
+        self.seen: Stamp | None = None  # the file as this process last read or wrote it
+
+    def follow(self, estimator: Estimator) -> bool:
+        """Start `estimator` again from the file when another process wrote it since this
+        one last read or wrote it (a stat, when it did not); whether the factor moved."""
+        now = self._stamp()
+        if now is None or now == self.seen:
+            return False
+        before = estimator.factor
+        self.restore(estimator, replace=True)
+        return estimator.factor != before
 
     def restore(self, estimator: Estimator, *, replace: bool = False) -> bool:
         """Start `estimator` from the saved factor, unless it learned one already (or
         `replace`: the data dir changed, and its factor is the one its sessions were
         estimated with); whether it did. A file that is missing, unreadable or out of range
         changes nothing."""
+        self.seen = self._stamp()  # as it stands now: `follow` takes up later writes only
         if estimator.observations and not replace:
             return False
         try:
@@ -60,3 +78,11 @@ class SavedCalibration:
             replace_file(self.path, (json.dumps(record) + "\n").encode())
         except OSError as exc:
             log.debug("%s is not written: %s", self.path, exc)
+        self.seen = self._stamp()
+
+    def _stamp(self) -> Stamp | None:
+        try:
+            found = os.stat(self.path, follow_symlinks=False)
+        except OSError:
+            return None
+        return found.st_ino, found.st_size, found.st_mtime_ns

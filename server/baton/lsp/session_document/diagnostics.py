@@ -123,7 +123,19 @@ def build_diagnostics(
 
 
 def thrashing_message(usage: Usage) -> str:
-    """Why auto-compact stopped, and how to go on (BEHAVIOR 3, the thrash guard)."""
+    """Why auto-compact stopped, and how to go on (BEHAVIOR 3, the thrash guard): in the
+    request's bytes while they, not its tokens, are what is over (the images and documents
+    it is sent)."""
+    size = usage.request_size
+    if usage.used_tokens < usage.auto_compact_threshold and size is not None and size.over:
+        return (
+            f"Auto-compact stopped: the images and documents sent refilled the request past "
+            f"the API's 32 MB ({size.limit:,} bytes) within {REFILL_TURNS} turns of each of "
+            f"the last {THRASH_LIMIT} auto-compactions, however few its tokens, so they do "
+            "not fit in one request. Send fewer images or documents at a time. Compact "
+            "manually (up to the last of them: a summary keeps no image or document) to "
+            "resume auto-compact, or start a new session."
+        )
     return (
         f"Auto-compact stopped: the context refilled past the auto-compact threshold "
         f"({usage.auto_compact_threshold:,} tokens) within {REFILL_TURNS} turns of each of "

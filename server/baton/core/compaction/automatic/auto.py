@@ -156,8 +156,10 @@ class AutoCompactor(AutoGuards):
         before, limit = usage.used_tokens, usage.blocking_limit
         state = self._state(sid)
         guard = (state.last_auto, state.refills)  # an attempt called off leaves them be
-        if self._thrashing(session, usage.auto_compact_threshold):
-            self._tell(sid, "failed", (before, before, limit), self.last_error(sid) or "", reason)
+        if self._thrashing(session, usage):
+            detail = self.last_error(sid) or ""
+            # a request over the API's bytes is refused, whatever its tokens: say so
+            self._tell(sid, "failed", (before, before, limit), detail, reason, None, refused(usage))
             return micro_result
         media = over(usage)  # the span holding the images goes, whatever the tokens
         log.info(

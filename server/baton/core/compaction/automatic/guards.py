@@ -7,10 +7,11 @@ every append, each time summarizing the previous summary. An auto-compaction tha
 under the threshold clears the count; three failures in a row pause auto-compact.
 
 The thrash guard: an auto-compaction that worked but whose context refilled past the
-threshold within REFILL_TURNS turns (assistant responses) is a refill; THRASH_LIMIT
-refills in a row mean the working set does not fit in the window, and auto-compact stops
-rather than summarize the same work again every few turns. Either pause lasts until a
-manual compaction succeeds.
+threshold (or whose request refilled past the API's 32 MB) within REFILL_TURNS turns
+(assistant responses) is a refill; THRASH_LIMIT refills in a row mean the working set does
+not fit in the window (or in one request), and auto-compact stops rather than summarize
+the same work again every few turns. Either pause lasts until a manual compaction
+succeeds.
 
 Each attempt that starts its work is told (`started`), then exactly one outcome (`_tell`).
 """
@@ -31,6 +32,7 @@ from baton.core.compaction.dropped import Dropped
 from baton.core.conversation.meta_records import AutoPause, PausedBy
 from baton.core.conversation.session import Session
 from baton.core.errors import BatonError, CompactionInProgress, SessionLocked
+from baton.core.usage.budget import Usage
 
 log = logging.getLogger(__name__)
 
@@ -142,9 +144,10 @@ class AutoGuards:
 
     # ---- the guards ----------------------------------------------------------------------
 
-    def _thrashing(self, session: Session, threshold: int) -> bool:
-        """Count a refill (the threshold reached again within REFILL_TURNS turns of the last
-        auto-compaction); True, and auto-compact stops, at THRASH_LIMIT in a row."""
+    def _thrashing(self, session: Session, usage: Usage) -> bool:
+        """Count a refill (the threshold, or the API's 32 MB, reached again within
+        REFILL_TURNS turns of the last auto-compaction: `usage` is the view's now); True,
+        and auto-compact stops, at THRASH_LIMIT in a row."""
         sid = session.session_id
         state = self._state(sid)
         if state.last_auto is None:  # the last attempt failed: no refill, and no row
@@ -160,9 +163,16 @@ class AutoGuards:
         if state.refills < THRASH_LIMIT:
             return False
         state.thrashing = True
+        threshold = usage.auto_compact_threshold
+        size = usage.request_size
+        if usage.used_tokens < threshold and size is not None and size.over:
+            # the images and documents, not the tokens: the threshold is far off
+            refilled = "the images and documents sent refilled the request past the API's 32 MB"
+        else:
+            refilled = f"the context refilled past the auto-compact threshold of {threshold:,}"
         state.last_error = (
-            f"the context refilled past the auto-compact threshold of {threshold:,} within "
-            f"{REFILL_TURNS} turns of each of the last {THRASH_LIMIT} auto-compactions"
+            f"{refilled} within {REFILL_TURNS} turns of each of the last {THRASH_LIMIT} "
+            "auto-compactions"
         )
         log.warning(
             "auto-compact of session %s is thrashing (%s); stopped until a manual compaction",

@@ -35,8 +35,10 @@ export class BatonClient implements vscode.Disposable {
   private starting: Promise<void> | undefined;
   private permissionHandler: PermissionHandler | undefined;
   private readonly inFlight = new RequestsInFlight();
-  /** A restart waiting for the requests in flight (restartWhenIdle). */
+  /** A restart waiting for the requests in flight (restartWhenIdle), and what for. */
   private idleRestart: Promise<void> | undefined;
+  private readonly restartReasons = new Set<string>();
+  private readonly restartWaitEmitter = new vscode.EventEmitter<string | undefined>();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
@@ -50,6 +52,8 @@ export class BatonClient implements vscode.Disposable {
   readonly onDidChangeSession = this.sessionEmitter.event;
   readonly onDelta = this.deltaEmitter.event;
   readonly onAutoCompact = this.autoCompactEmitter.event;
+  /** What a restart waiting for the requests in flight is for ("for the changed API key"); undefined once it begins. */
+  readonly onDidChangeRestartWait = this.restartWaitEmitter.event;
   /** Typed calls; each waits for a server that is starting and fails at once when none runs. */
   readonly rpc: BatonRpc;
   /** Compaction drafts: preview, apply (as written or edited), discard. */
@@ -98,13 +102,18 @@ export class BatonClient implements vscode.Disposable {
   /**
    * Restarts once no request is in flight: a restart the extension makes by itself (a new
    * API key, another server command) would cut a reply streaming or a compaction short. Two
-   * asked while it waits are one.
+   * asked while it waits are one. `why` ("for the changed API key") is told while it waits:
+   * a reply waiting for a permission card waits for the user.
    */
-  restartWhenIdle(): Promise<void> {
+  restartWhenIdle(why: string): Promise<void> {
+    this.restartReasons.add(why);
     this.idleRestart ??= this.inFlight.settled().then(() => {
       this.idleRestart = undefined;
+      this.restartReasons.clear();
+      this.restartWaitEmitter.fire(undefined);
       return this.restart();
     });
+    if (this.busy) this.restartWaitEmitter.fire(joinReasons([...this.restartReasons]));
     return this.idleRestart;
   }
 
@@ -183,6 +192,7 @@ export class BatonClient implements vscode.Disposable {
     this.sessionEmitter.dispose();
     this.deltaEmitter.dispose();
     this.autoCompactEmitter.dispose();
+    this.restartWaitEmitter.dispose();
   }
 
   private async ready(): Promise<LanguageClient> {
@@ -310,6 +320,12 @@ export class BatonClient implements vscode.Disposable {
       await this.restart();
     }
   }
+}
+
+/** "for the changed API key and for the changed server command" as "for the changed API key and server command". */
+function joinReasons(reasons: string[]): string {
+  const [first, ...rest] = reasons;
+  return [first, ...rest.map((r) => r.replace(/^for the changed /, ""))].join(" and ");
 }
 
 function lines(input: Readable, each: (line: string) => void): void {

@@ -47,12 +47,12 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
     // the reply or compaction in flight has ended (a restart would cut it short)
     context.secrets.onDidChange((event) => {
       if (event.key === API_KEY_SECRET) {
-        void batonClient.restartWhenIdle();
+        void batonClient.restartWhenIdle("for the changed API key");
       }
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(`${SETTINGS_SECTION}.server.command`)) {
-        void batonClient.restartWhenIdle();
+        void batonClient.restartWhenIdle("for the changed server command");
       }
     }),
   );
@@ -62,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
   void onInterpreterChange(() => {
     const configured = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<string[]>("server.command") ?? [];
     if (configured.length === 0) {
-      void batonClient.restartWhenIdle();
+      void batonClient.restartWhenIdle("for the changed Python interpreter");
     }
   }).then((subscription) => context.subscriptions.push(subscription));
   void client.start();

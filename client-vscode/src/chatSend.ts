@@ -5,6 +5,7 @@
 import { CancellationTokenSource } from "vscode-languageserver-protocol";
 import { endsWithPrompt, lastUserText, promptStored, retryCut, sendFailure } from "./chatLogic";
 import { postError, type ChatPorts } from "./chatPorts";
+import { UnseenOutcomes } from "./unseenOutcomes";
 import type { CurrentSession } from "./currentSession";
 import { makeRoom, type DraftUsageWatch, type RoomPorts } from "./draftUsage";
 import { ErrorCodes, type Message, type Session, type SetAside } from "./protocol";
@@ -25,22 +26,17 @@ export class ChatSender {
   private sendingTo: string | undefined;
   /** The messages the last edit or Retry took out of the view, while its notice may show. */
   private rewound: { sessionId: string; ids: ReadonlySet<string> } | undefined;
-  /** The failures of sends to sessions the user had left meanwhile: each said once its session is on show again. */
-  private readonly unseenFailures = new Map<string, string>();
-  /** The prompts not sent to a session the user had left meanwhile: back in the box once it is on show. */
-  private readonly unseenReturns = new Map<string, string>();
-  /**
-   * The prompts not sent to a session deleted since, by that session: each comes into the box
-   * on show once it is empty (or into its own, should the session come back).
-   */
-  private readonly orphans = new Map<string, string>();
+  /** What sends to sessions the user had left said, until each is on show again. */
+  private readonly unseen: UnseenOutcomes;
 
   constructor(
     private readonly ports: ChatPorts,
     private readonly current: CurrentSession,
     private readonly draft: DraftUsageWatch,
     private readonly host: SendHost,
-  ) {}
+  ) {
+    this.unseen = new UnseenOutcomes(ports, current, draft);
+  }
 
   /** Whether a send is running (a reloaded panel is told so: Stop, input disabled). */
   get busy(): boolean {
@@ -70,42 +66,12 @@ export class ChatSender {
    * said now, once: its failure, and the prompt it did not send (back into the box).
    */
   shown(sessionId: string): void {
-    const failure = this.unseenFailures.get(sessionId);
-    if (failure !== undefined) {
-      this.unseenFailures.delete(sessionId);
-      this.ports.post({ type: "error", message: failure, scope: "session" });
-    }
-    const text = this.unseenReturns.get(sessionId) ?? this.orphans.get(sessionId);
-    this.unseenReturns.delete(sessionId);
-    this.orphans.delete(sessionId);
-    if (text !== undefined) this.ports.post({ type: "sendOutcome", stored: false, text, sessionId });
-    else this.releaseOrphans();
+    this.unseen.shown(sessionId);
   }
 
-  /**
-   * `sessionId` was deleted: the failure kept for it goes, it is about a request long gone.
-   * The prompt it did not send is not lost: it comes into the box on show when that box is
-   * empty (said by a notice, as it is not that session's), else at the first session update
-   * that finds the box empty, or once the deleted session is on show again (its transcript
-   * moved back).
-   */
+  /** `sessionId` was deleted: what a send to it left unsaid goes, or finds another box (unseenOutcomes.ts). */
   deleted(sessionId: string): void {
-    this.unseenFailures.delete(sessionId);
-    const text = this.unseenReturns.get(sessionId);
-    if (text === undefined || this.current.sessionId === sessionId) return;
-    this.unseenReturns.delete(sessionId);
-    this.orphans.set(sessionId, text);
-    this.releaseOrphans();
-  }
-
-  /** The prompts of deleted sessions come into the box on show, when it is empty. */
-  private releaseOrphans(): void {
-    const shown = this.current.sessionId;
-    if (this.orphans.size === 0 || shown === undefined || this.draft.text.trim() !== "") return;
-    for (const text of this.orphans.values()) this.ports.post({ type: "sendOutcome", stored: false, text, sessionId: shown });
-    this.orphans.clear();
-    const message = "A prompt not sent to a conversation deleted since is back in the box.";
-    this.ports.post({ type: "notice", sessionId: shown, message, tone: "info" });
+    this.unseen.deleted(sessionId);
   }
 
   /**
@@ -116,7 +82,7 @@ export class ChatSender {
     const message = sendFailure(error);
     const elsewhere = sentTo !== undefined && this.current.sessionId !== sentTo;
     if (elsewhere && this.ports.serverAvailable() && errorCode(error) !== ErrorCodes.apiKeyMissing) {
-      this.unseenFailures.set(sentTo, message);
+      this.unseen.failure(sentTo, message);
     } else if (answerLost(error)) {
       // about this send, not the server's state: it stays once a restarted server answers
       this.ports.post({ type: "error", message, scope: "session" });
@@ -163,7 +129,7 @@ export class ChatSender {
       rpc: this.ports.rpc,
       compactWithProgress: (run) => this.ports.compactWithProgress(run),
       post: (message) => {
-        if (message.type === "error" && this.current.sessionId !== sessionId) this.unseenFailures.set(sessionId, message.message);
+        if (message.type === "error" && this.current.sessionId !== sessionId) this.unseen.failure(sessionId, message.message);
         else this.ports.post(message);
       },
     };
@@ -189,11 +155,7 @@ export class ChatSender {
    */
   private outcome(stored: boolean, text: string, sentTo: string | undefined, missing: boolean): void {
     if (!stored && sentTo !== undefined && this.current.sessionId !== sentTo) {
-      // a session found deleted (another window, the CLI) is never on show again
-      if (missing) {
-        this.orphans.set(sentTo, text);
-        this.releaseOrphans();
-      } else this.unseenReturns.set(sentTo, text);
+      this.unseen.promptBack(sentTo, text, missing);
       return;
     }
     this.ports.post({ type: "sendOutcome", stored, text, sessionId: sentTo ?? null });

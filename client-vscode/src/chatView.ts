@@ -58,6 +58,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onDidChangeUsage((event) => this.controller.onUsageChanged(event)),
       client.onDelta((event) => this.controller.onDelta(event)),
       client.onAutoCompact((event) => this.controller.onAutoCompact(event)),
+      // a restart waiting for a reply a card holds waits for the user: the panel says so
+      client.onDidChangeRestartWait((why) => this.tools.permissions.restartWaits(why)),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SETTINGS_SECTION}.dataDir`)) void this.controller.dataDirChanged();
       }),

@@ -1,31 +1,19 @@
 /**
  * The language client's lifecycle: finding and starting `baton serve`, restarting it, the
- * server's notifications as events, typed requests, and work-done progress shown in VS Code.
+ * server's notifications as events, typed requests, and work-done progress shown in VS Code
+ * (the LanguageClient of one launch is languageClient.ts's).
  */
-import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
 import * as vscode from "vscode";
-import {
-  LanguageClient,
-  MessageType,
-  ShowMessageNotification,
-  State,
-  WorkDoneProgress,
-  type LanguageClientOptions,
-  type ServerOptions,
-  type WorkDoneProgressBegin,
-  type WorkDoneProgressReport,
-} from "vscode-languageclient/node";
+import { State, type LanguageClient } from "vscode-languageclient/node";
+import { newLanguageClient, withWorkDoneProgress } from "./languageClient";
 import { Notifications, SETTINGS_SECTION, type ClientNotificationMap, type ServerNotificationMap } from "./protocol";
 import { DraftRpc } from "./draftRpc";
 import { BatonRpc, RequestsInFlight, ServerNotRunning, type CallOptions, type RequestSender } from "./rpc";
 import { initializationOptions, notFoundMessage, resolveLaunch } from "./serverLaunch";
 import { selectedInterpreter } from "./python";
 import { contractProblem, readBundle, serverName, type ServerHello } from "./bundledServer";
-import { logServerLine, ServerLogParser, settingNamed } from "./serverLog";
 import { apiKey } from "./secrets";
-import { registerToolPermission, type PermissionHandler } from "./toolPermission";
+import type { PermissionHandler } from "./toolPermission";
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";
 
@@ -35,8 +23,10 @@ export class BatonClient implements vscode.Disposable {
   private starting: Promise<void> | undefined;
   private permissionHandler: PermissionHandler | undefined;
   private readonly inFlight = new RequestsInFlight();
-  /** A restart waiting for the requests in flight (restartWhenIdle). */
+  /** A restart waiting for the requests in flight (restartWhenIdle), and what for. */
   private idleRestart: Promise<void> | undefined;
+  private readonly restartReasons = new Set<string>();
+  private readonly restartWaitEmitter = new vscode.EventEmitter<string | undefined>();
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly usageEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/usageChanged"]>();
   private readonly sessionEmitter = new vscode.EventEmitter<ServerNotificationMap["baton/sessionChanged"]>();
@@ -50,6 +40,8 @@ export class BatonClient implements vscode.Disposable {
   readonly onDidChangeSession = this.sessionEmitter.event;
   readonly onDelta = this.deltaEmitter.event;
   readonly onAutoCompact = this.autoCompactEmitter.event;
+  /** What a restart waiting for the requests in flight is for ("for the changed API key"); undefined once it begins. */
+  readonly onDidChangeRestartWait = this.restartWaitEmitter.event;
   /** Typed calls; each waits for a server that is starting and fails at once when none runs. */
   readonly rpc: BatonRpc;
   /** Compaction drafts: preview, apply (as written or edited), discard. */
@@ -98,13 +90,18 @@ export class BatonClient implements vscode.Disposable {
   /**
    * Restarts once no request is in flight: a restart the extension makes by itself (a new
    * API key, another server command) would cut a reply streaming or a compaction short. Two
-   * asked while it waits are one.
+   * asked while it waits are one. `why` ("for the changed API key") is told while it waits:
+   * a reply waiting for a permission card waits for the user.
    */
-  restartWhenIdle(): Promise<void> {
+  restartWhenIdle(why: string): Promise<void> {
+    this.restartReasons.add(why);
     this.idleRestart ??= this.inFlight.settled().then(() => {
       this.idleRestart = undefined;
+      this.restartReasons.clear();
+      this.restartWaitEmitter.fire(undefined);
       return this.restart();
     });
+    if (this.busy) this.restartWaitEmitter.fire(joinReasons([...this.restartReasons]));
     return this.idleRestart;
   }
 
@@ -151,29 +148,7 @@ export class BatonClient implements vscode.Disposable {
     run: (options: CallOptions) => Promise<T>,
     said?: (message: string) => void,
   ): Promise<T> {
-    const client = await this.ready();
-    return vscode.window.withProgress({ location, title, cancellable: true }, async (progress, token) => {
-      const workDoneToken = `baton-vscode-${randomUUID()}`;
-      let last = 0;
-      const report = (value: WorkDoneProgressBegin | WorkDoneProgressReport): void => {
-        const increment = value.percentage !== undefined ? Math.max(0, value.percentage - last) : undefined;
-        if (value.percentage !== undefined) {
-          last = value.percentage;
-        }
-        progress.report({ message: value.message, increment });
-        if (value.message !== undefined) said?.(value.message);
-      };
-      const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-        if (value.kind === "begin" || value.kind === "report") {
-          report(value);
-        }
-      });
-      try {
-        return await run({ token, workDoneToken });
-      } finally {
-        listener.dispose();
-      }
-    });
+    return withWorkDoneProgress(await this.ready(), title, location, run, said);
   }
 
   dispose(): void {
@@ -183,6 +158,7 @@ export class BatonClient implements vscode.Disposable {
     this.sessionEmitter.dispose();
     this.deltaEmitter.dispose();
     this.autoCompactEmitter.dispose();
+    this.restartWaitEmitter.dispose();
   }
 
   private async ready(): Promise<LanguageClient> {
@@ -235,32 +211,14 @@ export class BatonClient implements vscode.Disposable {
     this.log.info(`starting ${command} ${args.join(" ")} (from ${source})`);
     const key = await apiKey(this.context);
     const env = { ...process.env, ...resolution.launch.env };
-    const serverOptions: ServerOptions = { command, args, options: { env } };
-    const clientOptions: LanguageClientOptions = {
-      // every file the user opens or edits is the server's working set for restore;
-      // baton: session documents get its diagnostics, code actions and hovers
-      documentSelector: [{ scheme: "file" }, { scheme: "baton" }],
-      outputChannel: this.log,
-      initializationOptions: initializationOptions(JSON.parse(JSON.stringify(config)) as Record<string, unknown>, key),
-      synchronize: { configurationSection: SETTINGS_SECTION },
-      // the server logs to stderr with its level on each line: keep the levels (the
-      // default tags every stderr line as an error)
-      stdioOptions: { stdout: (input, channel) => lines(input, (line) => channel.info(line)), stderr: (input, channel) => {
-        const parser = new ServerLogParser();
-        lines(input, (line) => logServerLine(parser, channel, line));
-      } },
-    };
-    const client = new LanguageClient("baton", "Baton", serverOptions, clientOptions);
-    // the server asks before a tool whose level is `ask` runs; without this it runs none such
-    registerToolPermission(client, () => this.permissionHandler);
+    const options = initializationOptions(JSON.parse(JSON.stringify(config)) as Record<string, unknown>, key);
+    const client = newLanguageClient({ command, args, env }, options, this.log, () => this.permissionHandler);
     client.onDidChangeState((event) => {
       if (this.client === client && this.starting === undefined) {
         // the client restarts a crashed server by itself; follow it both ways
         this.setState(event.newState === State.Running ? "running" : event.newState === State.Stopped ? "stopped" : "starting");
       }
     });
-    // as the LanguageClient shows them, and a warning about a bad setting with a way to open it
-    client.onNotification(ShowMessageNotification.type, (params) => void showServerMessage(params.type, params.message));
     client.onNotification(Notifications.usageChanged, (params: ServerNotificationMap["baton/usageChanged"]) =>
       this.usageEmitter.fire(params),
     );
@@ -312,15 +270,8 @@ export class BatonClient implements vscode.Disposable {
   }
 }
 
-function lines(input: Readable, each: (line: string) => void): void {
-  createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on("line", each);
-}
-
-/** A message the server shows (window/showMessage); a bad setting's offers "Open Settings". */
-async function showServerMessage(type: MessageType, message: string): Promise<void> {
-  const setting = settingNamed(message);
-  const show =
-    type === MessageType.Error ? vscode.window.showErrorMessage : type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  const choice = await show(message, ...(setting !== undefined ? ["Open Settings"] : []));
-  if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", setting);
+/** "for the changed API key and for the changed server command" as "for the changed API key and server command". */
+function joinReasons(reasons: string[]): string {
+  const [first, ...rest] = reasons;
+  return [first, ...rest.map((r) => r.replace(/^for the changed /, ""))].join(" and ");
 }

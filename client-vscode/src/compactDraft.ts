@@ -20,6 +20,8 @@ interface Open {
   edit: DraftEdit;
   document: vscode.TextDocument;
   panel: vscode.WebviewPanel;
+  /** The draft's conversation's title. */
+  whose: string;
 }
 
 export class DraftFlow implements vscode.Disposable {
@@ -109,6 +111,27 @@ export class DraftFlow implements vscode.Disposable {
     void vscode.window.showInformationMessage("Baton: compaction draft discarded; nothing changed.");
   }
 
+  /**
+   * baton.dataDir changed: the open draft is the folder before's, which the server no longer
+   * reads, and an Apply would commit the draft of that id in the new folder (a copy of the
+   * old one holds it). Its card goes, with its editor unless the summary was edited there.
+   * What closed, for the editor to say; undefined when no draft was open.
+   */
+  async dataDirChanged(): Promise<{ title: string; edited: boolean } | undefined> {
+    const open = this.open;
+    if (open === undefined) return undefined;
+    const { edited } = open.edit.state;
+    if (edited) {
+      this.open = undefined;
+      void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, false);
+      open.edit.close();
+      open.panel.dispose();
+    } else {
+      await this.close();
+    }
+    return { title: open.whose, edited };
+  }
+
   dispose(): void {
     this.open?.edit.close();
     this.open?.panel.dispose();
@@ -166,7 +189,7 @@ export class DraftFlow implements vscode.Disposable {
       changed: () => this.render(),
       log: (message) => this.client.log.warn(message),
     });
-    this.open = { edit, document, panel };
+    this.open = { edit, document, panel, whose };
     void vscode.commands.executeCommand("setContext", OPEN_CONTEXT, true);
     this.render();
   }

@@ -46,6 +46,25 @@ export function goneDraftLine(edited: boolean): string {
   );
 }
 
+/**
+ * What the editor says once a change of baton.dataDir closed what it had open of the folder
+ * before (the server no longer reads it): `documents` session documents and the compaction
+ * draft, if one was open (its conversation's title, and whether its summary was edited).
+ * Undefined when nothing was open.
+ */
+export function oldDataDirLine(documents: number, draft: { title: string; edited: boolean } | undefined): string | undefined {
+  const closed: string[] = [];
+  if (draft !== undefined) closed.push(`the compaction draft of “${draft.title}”`);
+  if (documents > 0) closed.push(documents === 1 ? "1 conversation document" : `${documents} conversation documents`);
+  if (closed.length === 0) return undefined;
+  let line = `Baton: baton.dataDir changed, so ${closed.join(" and ")} of the data dir used before closed: the server no longer reads that folder.`;
+  if (draft !== undefined) {
+    line += " Nothing was compacted; the draft stays in that folder, to preview again once the setting is back.";
+    if (draft.edited) line += " Your edited summary stays in its editor, to copy from.";
+  }
+  return line;
+}
+
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export function escapeHtml(text: string): string {

@@ -48,6 +48,23 @@ export class SessionFileSystem implements vscode.FileSystemProvider, vscode.Disp
     );
   }
 
+  /**
+   * baton.dataDir changed: every session document open is the folder before's, which the
+   * server no longer reads (and a session of the same id in the new folder, a copy, is
+   * another conversation): each closes, to be read anew when opened again. How many closed.
+   */
+  async dataDirChanged(): Promise<number> {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === SESSION_SCHEME);
+    for (const tab of tabs) {
+      const sessionId = sessionIdFromUri((tab.input as vscode.TabInputText).uri);
+      if (sessionId !== undefined) this.texts.changed(sessionId);
+    }
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+    return tabs.length;
+  }
+
   watch(): vscode.Disposable {
     return new vscode.Disposable(() => undefined); // every session's changes are announced anyway
   }

@@ -68,6 +68,8 @@ export interface PermissionPorts {
   dropCard(toolUseId: string): void;
   /** Asks with a modal dialog: the option chosen, or undefined when it was dismissed. */
   askModal(request: ToolPermissionParams): Promise<PermissionOutcome | undefined>;
+  /** The line above the cards about a restart that waits for them (null: none). */
+  restartNote(message: string | null): void;
   log(message: string): void;
 }
 
@@ -80,12 +82,37 @@ export class PermissionBroker {
   private readonly waiting = new Map<string, Waiting>();
   /** The dialogs on screen, by call: one a withdrawn request left open answers the call's next ask. */
   private readonly dialogs = new Map<string, Promise<PermissionOutcome | undefined>>();
+  /** What a restart waiting for the requests in flight is for ("for the changed API key"). */
+  private restart: string | undefined;
+  private note: string | null = null;
 
   constructor(private readonly ports: PermissionPorts) {}
 
   /** The requests the panel's cards ask about, oldest first (a reloaded panel shows them again). */
   get pending(): ToolPermissionParams[] {
     return [...this.waiting.values()].map((w) => w.request);
+  }
+
+  /** The line above the cards while a restart waits for them (a reloaded panel shows it again). */
+  get restartLine(): string | null {
+    return this.note;
+  }
+
+  /**
+   * A restart of the server waits for the requests in flight (`why`: "for the changed API
+   * key"; undefined: none waits, or it began). A card holds it for as long as nobody answers,
+   * so the panel says so above the cards while any waits: the server runs as it was until then.
+   */
+  restartWaits(why: string | undefined): void {
+    this.restart = why;
+    this.sayRestart();
+  }
+
+  private sayRestart(): void {
+    const note = this.restart !== undefined && this.waiting.size > 0 ? restartWaitLine(this.restart) : null;
+    if (note === this.note) return;
+    this.note = note;
+    this.ports.restartNote(note);
   }
 
   /** Answers one `baton/tool/permission` request. */
@@ -107,6 +134,7 @@ export class PermissionBroker {
         if (this.waiting.get(request.toolUseId)?.resolve === finish) {
           this.waiting.delete(request.toolUseId);
           this.ports.dropCard(request.toolUseId);
+          this.sayRestart();
         }
         resolve(outcome);
       };
@@ -114,6 +142,7 @@ export class PermissionBroker {
       if (dialog === undefined && this.ports.panelVisible()) {
         this.waiting.set(request.toolUseId, { request, resolve: finish });
         this.ports.showCard(request);
+        this.sayRestart();
       } else {
         (dialog ?? this.dialog(request)).then(
           (choice) => finish(choice ?? "deny"),
@@ -145,6 +174,7 @@ export class PermissionBroker {
         () => waiting.resolve("deny"),
       );
     }
+    this.sayRestart();
   }
 
   /** Asks in a modal dialog, kept as the call's until it is answered or dismissed. */
@@ -167,6 +197,11 @@ export class PermissionBroker {
   dispose(): void {
     this.denyAll();
   }
+}
+
+/** What the panel says above the cards while a restart (`why`: "for the changed API key") waits for them. */
+export function restartWaitLine(why: string): string {
+  return `Baton's server restarts ${why} once the reply in progress ends, and that reply waits for your answer here. Stop ends it now.`;
 }
 
 /** A line of the modal's detail is cut to this many characters. */

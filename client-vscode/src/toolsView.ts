@@ -37,6 +37,7 @@ export class ToolsView implements vscode.Disposable {
         const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...buttons.map((b) => b.label));
         return buttons.find((b) => b.label === choice)?.id;
       },
+      restartNote: (message) => this.post({ type: "restartWaits", message }),
       log: (message) => log.warn(message),
     });
     const later = (): void => {
@@ -58,6 +59,8 @@ export class ToolsView implements vscode.Disposable {
     this.lastChips = "";
     this.postChips();
     for (const request of this.permissions.pending) this.post({ type: "permission", request });
+    const restart = this.permissions.restartLine;
+    if (restart !== null) this.post({ type: "restartWaits", message: restart });
   }
 
   /** What a send attaches now. */

@@ -102,7 +102,12 @@ export type ToolsToWebview =
   /** The server asks before a tool runs: show a card until it is answered or withdrawn. */
   | { type: "permission"; request: ToolPermissionParams }
   /** The permission request was answered elsewhere or withdrawn (the turn was cancelled). */
-  | { type: "permissionDone"; toolUseId: string };
+  | { type: "permissionDone"; toolUseId: string }
+  /**
+   * A restart of the server (a changed API key, say) waits for the reply the cards hold: the
+   * line shown above them while any waits (null: none, or the restart began).
+   */
+  | { type: "restartWaits"; message: string | null };
 
 /** One attachment chip above the input box. */
 export interface AttachmentChip {

@@ -232,6 +232,8 @@ class ChatView {
         return this.permissions.show(message.request);
       case "permissionDone":
         return this.permissions.done(message.toolUseId);
+      case "restartWaits":
+        return this.permissions.restartNote(message.message);
       case "sendOutcome":
         return this.sent.outcome(message, this.session?.sessionId ?? null);
     }

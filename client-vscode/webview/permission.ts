@@ -12,6 +12,8 @@ import type { PermissionOutcome, ToolPermissionParams } from "./wire";
 
 export class PermissionCards {
   readonly el = h("div", { class: "baton-permissions", "aria-live": "assertive" });
+  /** A restart of the server waiting for the reply these cards hold: said above them. */
+  private readonly restart = h("div", { class: "baton-permission-restart", role: "status" });
   private readonly cards = new Map<string, HTMLElement>();
   private shown: string | null = null;
 
@@ -25,6 +27,14 @@ export class PermissionCards {
     private readonly titleOf: (sessionId: string) => string | undefined,
   ) {
     this.el.hidden = true;
+    this.restart.hidden = true;
+    this.el.appendChild(this.restart);
+  }
+
+  /** The line about a restart that waits for the cards (null: none). */
+  restartNote(message: string | null): void {
+    this.restart.textContent = message ?? "";
+    this.restart.hidden = message === null;
   }
 
   /** The conversation on show (null: none): each card not its own names the one that asked. */

@@ -1,11 +1,13 @@
 // End to end in a real VS Code (code-server, headless Chromium): Preview Compaction opens
 // the draft's summary in an editor beside its card; the summary is edited, measured again,
-// applied from the card, and the meter drops to the figure the card showed.
+// applied from the card, and the meter drops to the figure the card showed. A draft's card
+// and a session document open as baton.dataDir changes (to a copy of the folder, where the
+// same conversation and its draft are) close: neither acts on the new folder's.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { onScreen, palette, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
+import { changeSettings, onScreen, palette, pollUntil, resultsDir, startVsCode, stopVsCode } from "./codeServer.mjs";
 
 const WAIT = 30_000;
 const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]';
@@ -117,6 +119,40 @@ describe("Compaction drafts in VS Code (code-server)", { concurrency: false }, (
         return true;
       });
       assert.equal(readFileSync(fx.session.transcript, "utf8"), transcript, "nothing was committed");
+    } catch (error) {
+      failed = true;
+      const shown = await onScreen(fx.page).catch(() => "");
+      if (shown && error instanceof Error) error.message += `\non screen: ${shown}`;
+      throw error;
+    }
+  });
+
+  test("another data dir: the draft's card and the session document of the one before close, and nothing of the new one is touched", async () => {
+    try {
+      const sessionId = fx.session.sessionId;
+      await palette(fx.page, "Baton: Open Session Document");
+      const docTab = fx.page.locator(".tabs-container .tab", { hasText: sessionId });
+      await docTab.first().waitFor({ timeout: WAIT });
+      await palette(fx.page, "Baton: Preview Compaction");
+      await card();
+      const draftTab = fx.page.locator(".tabs-container .tab", { hasText: "Compaction Draft" });
+      // a copy of the folder, the draft's record with it: the card's Apply there would compact the copy
+      const copyDir = `${fx.root}/copy-data`;
+      cpSync(fx.dataDir, copyDir, { recursive: true });
+      const copied = `${copyDir}/sessions/${sessionId}.jsonl`;
+      assert.ok(existsSync(copied.replace(/\.jsonl$/, ".draft.json")), "the copy holds the draft");
+      const before = readFileSync(copied, "utf8");
+      changeSettings(fx, { "baton.dataDir": copyDir });
+      await until("the draft's card and the session document to close", async () =>
+        (await draftTab.count()) === 0 && (await docTab.count()) === 0 ? true : undefined,
+      );
+      const told = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "data dir used before" });
+      await told.first().waitFor({ timeout: WAIT });
+      assert.match(await told.first().innerText(), /the compaction draft of “.+” and 1 conversation document of the data dir used before closed/);
+      await fx.page.screenshot({ path: join(resultsDir, "drafts-4-data-dir-closed.png") });
+      await palette(fx.page, "Baton: Open Session Document");
+      await docTab.first().waitFor({ timeout: WAIT }); // the copy's, read anew
+      assert.equal(readFileSync(copied, "utf8"), before, "the copy's transcript is as it was");
     } catch (error) {
       failed = true;
       const shown = await onScreen(fx.page).catch(() => "");

@@ -1,8 +1,9 @@
 """The fake Anthropic API for the settings end-to-end test: prints its URL, then reads lines
 from stdin until it closes, and writes the Messages requests it got to the file named by
 argv[1], each as its last prompt and the API key it carried. "Hold this reply" gets a reply
-that streams a few words and then waits until the line "release" comes; anything else gets
-"OK".
+that streams a few words and then waits until the line "release" comes. The line "tool"
+queues a turn of two replies: a read_file call of README.md, then README_READ. Anything else
+gets "OK".
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import json
 import sys
 import threading
 
-from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.fake_anthropic import FakeAnthropic, tool_use_block
 
 HELD = "Half of a reply, and the rest of it once released"
+README_READ = "The README says the report comes from the bank's CSV export."
 
 fake = FakeAnthropic(default_text="OK").start()
 gate = threading.Event()
@@ -22,6 +24,9 @@ print(fake.base_url, flush=True)
 for line in sys.stdin:
     if line.strip() == "release":
         gate.set()
+    elif line.strip() == "tool":
+        fake.reply(tool_use_block("read_file", {"path": "README.md"}, id="toolu_readme"))
+        fake.reply(README_READ)
 fake.close()
 
 

@@ -3,7 +3,8 @@
 // the panel and the meter follow the new folder at once (its newest conversation, or the
 // welcome when it holds none, and the first folder's conversation again once the setting is
 // back). A new API key set while a reply streams: the reply ends as the API wrote it, and the
-// server restarts with the key after it.
+// server restarts with the key after it; set while the reply waits for a permission card, the
+// panel says the restart waits for the answer, and it comes once the card is answered.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +27,8 @@ const METER = '#workbench\\.parts\\.statusbar .statusbar-item[id$="baton.meter"]
 const EXAMPLE = "Fix expense report crash on March bank export";
 const FIRST_KEY = "sk-ant-fake-e2e-key";
 const NEW_KEY = "sk-ant-fake-e2e-new-key";
+const THIRD_KEY = "sk-ant-fake-e2e-third-key";
+const README_READ = "The README says the report comes from the bank's CSV export."; // fake_key_api.py's
 const HELD = "Half of a reply, and the rest of it once released"; // fake_key_api.py's
 let fx;
 let fake;
@@ -42,6 +45,29 @@ async function shot(name) {
 
 /** The chat webview's frame, found by its input box. */
 const chatFrame = () => frameWith(fx.page, "#baton-input", "the chat webview");
+
+async function send(frame, text) {
+  const input = frame.locator("#baton-input");
+  await input.click();
+  await input.fill(text);
+  await input.press("Enter");
+}
+
+/** Waits for the reply "OK" to `prompt`, the last two messages of the feed. */
+function replied(frame, prompt) {
+  return until(`the reply to ${prompt}`, async () => {
+    const texts = await frame.locator("article[data-message-id] .baton-message-body").allInnerTexts();
+    return texts.at(-2)?.trim() === prompt && texts.at(-1)?.trim() === "OK" ? true : undefined;
+  });
+}
+
+/** Baton: Set API Key, from the palette. */
+async function setApiKey(key) {
+  await palette(fx.page, "Baton: Set API Key", { picks: true });
+  const box = fx.page.locator(".quick-input-widget input[type=password]");
+  await box.fill(key);
+  await box.press("Enter");
+}
 
 /** What the panel and the meter show: the conversation's title ("" for the welcome), the meter's text. */
 async function shown(frame) {
@@ -67,7 +93,11 @@ async function showing(frame, wanted, what) {
 describe("settings changed while the panel is open, in VS Code (code-server)", { concurrency: false }, () => {
   before(async () => {
     fake = await startScriptedFake("fake_key_api.py");
-    fx = await startVsCode({ env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: FIRST_KEY }, keepResults: true });
+    fx = await startVsCode({
+      env: { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: FIRST_KEY },
+      settings: { "baton.tools.permissions.read_file": "ask" }, // a read asks with a card
+      keepResults: true,
+    });
     otherDir = join(fx.root, "other-data");
     mkdirSync(otherDir);
     other = await generateSession({ ...fx, dataDir: otherDir }, 20_000);
@@ -108,15 +138,9 @@ describe("settings changed while the panel is open, in VS Code (code-server)", {
 
   step("a new API key set while a reply streams: the reply ends as written, then the server restarts with the key", async () => {
     const frame = await chatFrame();
-    const input = frame.locator("#baton-input");
-    await input.click();
-    await input.fill("Hold this reply");
-    await input.press("Enter");
+    await send(frame, "Hold this reply");
     await frame.locator("article.baton-pending", { hasText: "Half of" }).waitFor({ timeout: WAIT });
-    await palette(fx.page, "Baton: Set API Key", { picks: true });
-    const box = fx.page.locator(".quick-input-widget input[type=password]");
-    await box.fill(NEW_KEY);
-    await box.press("Enter");
+    await setApiKey(NEW_KEY);
     const notice = fx.page.locator(".notifications-toasts .notification-list-item", { hasText: "API key saved" });
     await notice.first().waitFor({ timeout: WAIT });
     const said = await notice.first().innerText();
@@ -131,17 +155,45 @@ describe("settings changed while the panel is open, in VS Code (code-server)", {
 
   step("the next prompt goes with the new key", async () => {
     const frame = await chatFrame();
-    const input = frame.locator("#baton-input");
-    await input.click();
-    await input.fill("Which key now?");
-    await input.press("Enter");
-    await until("the reply to it", async () => {
-      const texts = await frame.locator("article[data-message-id] .baton-message-body").allInnerTexts();
-      return texts.at(-2)?.trim() === "Which key now?" && texts.at(-1)?.trim() === "OK" ? true : undefined;
-    });
+    await send(frame, "Which key now?");
+    await replied(frame, "Which key now?");
+  });
+
+  step("a new API key set while the reply waits for a permission card: the panel says the restart waits for the answer; answered, the reply ends, then the server restarts", async () => {
+    const frame = await chatFrame();
+    fake.say("tool"); // the next turn reads README.md, which asks first
+    await send(frame, "Read the README");
+    const card = frame.locator(".baton-permission");
+    await card.waitFor({ timeout: WAIT });
+    await setApiKey(THIRD_KEY);
+    const line = frame.locator(".baton-permission-restart");
+    await line.waitFor({ state: "visible", timeout: WAIT });
+    assert.match(
+      await line.innerText(),
+      /^Baton's server restarts for the changed API key once the reply in progress ends, and that reply waits for your answer here\. Stop ends it now\.$/,
+    );
+    await shot("e2e-settings-4-key-waits-for-card");
+    await card.locator('button[data-outcome="allowOnce"]').click();
+    await frame.locator("article[data-message-id]", { hasText: README_READ }).waitFor({ timeout: WAIT });
+    assert.equal(await line.isVisible(), false, "the line went with the card");
+    assert.equal(await frame.locator(".baton-banner").isVisible(), false, "no word of a server that stopped");
+  });
+
+  step("the prompt after it goes with the newest key; each earlier request went with the key of its time", async () => {
+    const frame = await chatFrame();
+    await send(frame, "And now?");
+    await replied(frame, "And now?");
     const requests = await fake.stop();
     fake = undefined;
-    const keys = requests.map((r) => [r.prompt.includes("Which key now?") ? "next" : r.prompt.includes("Hold this reply") ? "held" : "other", r.key]);
-    assert.deepEqual(keys.filter(([which]) => which !== "other"), [["held", FIRST_KEY], ["next", NEW_KEY]]);
+    const which = (prompt) =>
+      ["Hold this reply", "Which key now?", "Read the README", "And now?"].find((p) => prompt.includes(p)) ?? (prompt === "" ? "tool result" : "other");
+    const keys = requests.map((r) => [which(r.prompt), r.key]).filter(([what]) => what !== "other");
+    assert.deepEqual(keys, [
+      ["Hold this reply", FIRST_KEY],
+      ["Which key now?", NEW_KEY],
+      ["Read the README", NEW_KEY],
+      ["tool result", NEW_KEY], // the reply the card held went on with the key it began with
+      ["And now?", THIRD_KEY],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction, previewFirstSetting } from "../../src/draftCard";
+import { afterCompactionLine, draftCardHtml, goneDraftLine, isCardAction, oldDataDirLine, previewFirstSetting } from "../../src/draftCard";
 import type { CompactDraft, CompactResult, Dropped } from "../../src/protocol";
 
 const dropped: Dropped = {
@@ -73,4 +73,18 @@ test("previewBeforeCompact asks for a draft first only when it is true, as the s
   }
   assert.equal(previewFirstSetting(true), true);
   assert.equal(previewFirstSetting(false), false);
+});
+
+test("a data dir change says what of the folder before closed, and that its draft compacted nothing", () => {
+  assert.equal(oldDataDirLine(0, undefined), undefined, "nothing open: nothing said");
+  assert.equal(
+    oldDataDirLine(2, { title: "March export", edited: false }),
+    "Baton: baton.dataDir changed, so the compaction draft of “March export” and 2 conversation documents of the data dir used before closed: " +
+      "the server no longer reads that folder. Nothing was compacted; the draft stays in that folder, to preview again once the setting is back.",
+  );
+  assert.equal(
+    oldDataDirLine(1, undefined),
+    "Baton: baton.dataDir changed, so 1 conversation document of the data dir used before closed: the server no longer reads that folder.",
+  );
+  assert.match(oldDataDirLine(0, { title: "t", edited: true }) ?? "", /Nothing was compacted; .* Your edited summary stays in its editor, to copy from\.$/);
 });

@@ -7,6 +7,7 @@ import { CancellationTokenSource, type CancellationToken } from "vscode-language
 import {
   modalText,
   PermissionBroker,
+  restartWaitLine,
   registerToolPermission,
   ToolPermissionFeature,
   type PermissionHandler,
@@ -49,6 +50,8 @@ class Ports implements PermissionPorts {
     this.modals.push(request);
     return this.modalAnswer;
   };
+  notes: (string | null)[] = [];
+  restartNote = (message: string | null): void => void this.notes.push(message);
   log = (message: string): void => void this.logs.push(message);
 }
 
@@ -113,6 +116,40 @@ test("when the server stops, what it was asking ends denied and its card goes", 
   assert.deepEqual(await answer, { outcome: "deny" });
   assert.deepEqual(ports.dropped, ["toolu_1"]);
   assert.deepEqual(broker.pending, [], "a reloaded panel shows no stale card");
+});
+
+test("a restart that waits for a card nobody answers is said above the cards, until it is answered or the restart begins", async () => {
+  const ports = new Ports();
+  const broker = new PermissionBroker(ports);
+  const why = "for the changed API key";
+  broker.restartWaits(why); // a reply streams, no card yet: nothing to say
+  assert.deepEqual(ports.notes, []);
+  const first = broker.handle(editRequest());
+  const line = restartWaitLine(why);
+  assert.match(line, /restarts for the changed API key once the reply in progress ends, and that reply waits for your answer here\. Stop ends it now\./);
+  assert.deepEqual(ports.notes, [line], "the card that holds the restart says so");
+  assert.equal(broker.restartLine, line, "a reloaded panel shows it again");
+  const second = broker.handle(editRequest({ toolUseId: "toolu_2" }));
+  broker.answer("toolu_1", "allowOnce");
+  assert.deepEqual(await first, { outcome: "allowOnce" });
+  assert.deepEqual(ports.notes, [line], "said while any card waits");
+  broker.answer("toolu_2", "deny");
+  await second;
+  assert.deepEqual(ports.notes, [line, null], "gone with the last card");
+  // a card while a restart waits, then the restart begins: the line goes, the card stays
+  const third = broker.handle(editRequest({ toolUseId: "toolu_3" }));
+  broker.restartWaits(undefined);
+  assert.deepEqual(ports.notes, [line, null, line, null]);
+  assert.equal(broker.restartLine, null);
+  broker.denyAll();
+  await third;
+  // a panel hidden with a card on show asks in a dialog instead: the panel's line goes with the card
+  broker.restartWaits(why);
+  ports.modalAnswer = new Promise(() => undefined);
+  void broker.handle(editRequest({ toolUseId: "toolu_4" }));
+  ports.visible = false;
+  broker.panelGone();
+  assert.deepEqual(ports.notes.slice(-2), [line, null]);
 });
 
 test("an answer the request does not offer counts as deny; an answer to nothing is ignored", async () => {

@@ -36,7 +36,7 @@ CLAUDE_CODE = "Claude Code session file"
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, shows_blocks, usage_report
-    from baton.core.conversation.view_state import holds_media
+    from baton.core.conversation.media_blocks import holds_media
     from baton.core.models.windows import model_name_problem
 
     utf8_argument(args.model, "--model")

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.represented import SUMMARY_MAX_TOKENS
 from baton.core.compaction.retention.ledger_text import LEDGER_MAX_TOKENS
+from baton.core.conversation.media_blocks import holds_media
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
 from baton.core.conversation.turn_framing import joined_framing, reply_framing_unsent
-from baton.core.conversation.view_state import holds_media
 from baton.core.errors import SummarizerFailed
 from baton.core.usage.overhead import carried_tokens
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.media_blocks import holds_media
 from baton.core.conversation.request_bytes import NO_MEDIA, Media
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
@@ -19,27 +20,6 @@ if TYPE_CHECKING:
 
 Anchor = tuple[int, "ApiUsage"] | None
 MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
-MEDIA_TYPES = ("image", "document")
-
-
-def holds_media(message: Message) -> bool:
-    """Whether the message holds an image or a document (in a tool result's content too):
-    their tokens are the API's own figures, which calibration leaves as they are."""
-    return _media_in(message.content)
-
-
-def _media_in(blocks: Iterable[object]) -> bool:
-    for block in blocks:
-        if isinstance(block, dict):  # a tool result's content, a block this version lacks
-            kind, content = block.get("type"), block.get("content")
-        else:
-            kind = getattr(block, "type", None)
-            content = getattr(block, "content", None) if kind == "tool_result" else None
-        if kind in MEDIA_TYPES:
-            return True
-        if kind == "tool_result" and isinstance(content, list) and _media_in(content):
-            return True
-    return False
 
 
 class ViewState:

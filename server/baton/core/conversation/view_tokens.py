@@ -40,15 +40,18 @@ class ViewTokens(Replayed):
         return state.anchor
 
     def media_in_view(self) -> Media:
-        """The images and documents the view holds, and their bytes of base64, from the
-        running tally (the messages added since it was last read are taken in)."""
+        """The images and documents the view holds, and their bytes of base64: those of the
+        messages holding any (`ViewState.media_indices`), each read once (the ones found
+        since the last read added to the sum)."""
         state = self._state
-        if state.media_seen < len(self.view):
+        indices = state.media_indices(self.view_messages)
+        if state.media_summed < len(indices):
             images, documents, size = state.media
-            for message_id in self.view[state.media_seen :]:
-                held = message_media(self.messages[message_id])
+            messages, view = self.messages, self.view
+            for i in indices[state.media_summed :]:
+                held = message_media(messages[view[i]])
                 images, documents, size = images + held[0], documents + held[1], size + held[2]
-            state.media, state.media_seen = (images, documents, size), len(self.view)
+            state.media, state.media_summed = (images, documents, size), len(indices)
         return state.media
 
     def request_bytes(self, model: str) -> int:

@@ -25,7 +25,7 @@ from baton.core.conversation.messages import (
 from baton.core.conversation.session import Session
 from baton.core.service.lanes import off_loop
 from baton.core.turn.prompt_input import prompt_input
-from baton.core.usage.draft import Draft, draft_tokens
+from baton.core.usage.draft import Draft, DraftTokens, draft_tokens
 from baton.core.usage.estimator import Estimator
 
 OFF_LOOP_CHARS = 64 * 1024  # text past this is counted in a worker thread
@@ -72,9 +72,9 @@ async def counted_prompt(
     return counted
 
 
-async def counted_draft(draft: Draft, estimator: Estimator) -> int | None:
-    """The draft's raw tokens counted in a worker thread when it holds much text; None
-    (counted where it is used) otherwise."""
+async def counted_draft(draft: Draft, estimator: Estimator) -> DraftTokens | None:
+    """The draft's raw tokens and its media's (`draft_tokens`) counted in a worker thread
+    when it holds much text; None (counted where they are used) otherwise."""
     if text_chars(draft.blocks()) < OFF_LOOP_CHARS:
         return None
     return await off_loop(partial(draft_tokens, draft, estimator))

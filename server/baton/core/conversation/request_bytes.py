@@ -83,6 +83,15 @@ def message_media(message: Message) -> Media:
     return NO_MEDIA
 
 
+def messages_media(messages: Iterable[Message], before: Media = NO_MEDIA) -> Media:
+    """`before` with the images and documents of `messages` (`message_media`) added."""
+    images, documents, size = before
+    for message in messages:
+        held = message_media(message)
+        images, documents, size = images + held[0], documents + held[1], size + held[2]
+    return images, documents, size
+
+
 def blocks_media(blocks: Iterable[object]) -> Media:
     """The images and documents among content blocks (a tool result's content too) that
     hold base64 data, and their bytes of it (`media_blocks`)."""
@@ -110,10 +119,7 @@ def kept_media_warning(view: Sequence[Message]) -> str | None:
     """What a compaction that leaves `view` should say when the images and documents it
     keeps verbatim are over the API's 32 MB on their own: every request after it refused,
     whatever its tokens (`all` keeps its recent window whole, screenshots and all)."""
-    images, documents, media = NO_MEDIA
-    for message in view:
-        held = message_media(message)
-        images, documents, media = images + held[0], documents + held[1], media + held[2]
+    images, documents, media = messages_media(view)
     if media <= MAX_REQUEST_BYTES:
         return None
     return (

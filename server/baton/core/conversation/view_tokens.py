@@ -16,7 +16,7 @@ from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.request_bytes import (
     Media,
     message_bytes,
-    message_media,
+    messages_media,
     request_bytes_of,
 )
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
@@ -46,12 +46,9 @@ class ViewTokens(Replayed):
         state = self._state
         indices = state.media_indices(self.view_messages)
         if state.media_summed < len(indices):
-            images, documents, size = state.media
             messages, view = self.messages, self.view
-            for i in indices[state.media_summed :]:
-                held = message_media(messages[view[i]])
-                images, documents, size = images + held[0], documents + held[1], size + held[2]
-            state.media, state.media_summed = (images, documents, size), len(indices)
+            found = (messages[view[i]] for i in indices[state.media_summed :])
+            state.media, state.media_summed = messages_media(found, state.media), len(indices)
         return state.media
 
     def request_bytes(self, model: str) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from baton.core.conversation.media_blocks import holds_media
 from baton.core.conversation.messages import Message
 from baton.core.conversation.thinking_sent import THINKING_TYPES
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD
@@ -52,7 +53,12 @@ class MessageTokens(BlockTokens):
 
     def media_of(self, messages: Mapping[str, Message], ids: Iterable[str]) -> int:
         """Tokens of the images and documents of the messages `ids` names (those held)."""
-        return sum(self.count_message_media(messages[i]) for i in ids if i in messages)
+        return self.media_in(messages[i] for i in ids if i in messages)
+
+    def media_in(self, messages: Iterable[Message]) -> int:
+        """Tokens of the images and documents of `messages`, in the API's own units (a
+        message holding none passed over at a glance: `holds_media`)."""
+        return sum(self.count_message_media(m) for m in messages if holds_media(m))
 
     def forget(self, message_ids: Iterable[str]) -> None:
         """Drop the cached counts of these messages (their session went away)."""

@@ -36,7 +36,6 @@ CLAUDE_CODE = "Claude Code session file"
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from baton.cli.usage_report import plain_text, shows_blocks, usage_report
-    from baton.core.conversation.view_state import holds_media
     from baton.core.models.windows import model_name_problem
 
     utf8_argument(args.model, "--model")
@@ -74,7 +73,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
             ascii_only=not shows_blocks(getattr(sys.stdout, "encoding", None)),
             estimate_only=estimator.calibrated(
                 sum(m.tokens for m in messages),
-                sum(estimator.count_message_media(m) for m in messages if holds_media(m)),
+                estimator.media_in(messages),
             ),
         )
         # the file's text (its title, its model, its ids) as one line each: its escape

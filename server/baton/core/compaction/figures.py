@@ -14,7 +14,6 @@ from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
 from baton.core.conversation.turn_framing import joined_framing, reply_framing_unsent
-from baton.core.conversation.view_state import holds_media
 from baton.core.errors import SummarizerFailed
 from baton.core.usage.overhead import carried_tokens
 
@@ -36,7 +35,7 @@ def estimate(
     raw += declared.system_tokens + declared.tools_tokens
     raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
     raw -= joined_framing(messages)
-    return ctx.estimator.calibrated(raw - unsent, _media(ctx, messages))
+    return ctx.estimator.calibrated(raw - unsent, ctx.estimator.media_in(messages))
 
 
 def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:
@@ -56,17 +55,10 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
         index, usage = anchor
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
         after -= joined_framing(messages, index + 1) + reply_framing_unsent(messages[index])
-        media = _media(ctx, messages[index + 1 :])
+        media = ctx.estimator.media_in(messages[index + 1 :])
         return usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     return max(0, estimate(session, ctx, messages, unsent) + carried)
-
-
-def _media(ctx: CompactContext, messages: Sequence[Message]) -> int:
-    """The part of the messages' raw tokens their images and documents make: in the API's
-    units already, as the meter leaves them (`usage/overhead.py`)."""
-    count = ctx.estimator.count_message_media
-    return sum(count(m) for m in messages if holds_media(m))
 
 
 def _thinking_left_out(

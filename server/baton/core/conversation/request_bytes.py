@@ -10,17 +10,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from baton.core.conversation.media import MAX_REQUEST_BYTES
-from baton.core.conversation.messages import (
-    ContentBlock,
-    DocumentBlock,
-    ImageBlock,
-    Message,
-    ToolResultBlock,
-)
+from baton.core.conversation.media_blocks import HOLDERS, MEDIA_TYPES, media_blocks
+from baton.core.conversation.messages import Message
 
 Media = tuple[int, int, int]  # images, documents, the bytes of their base64 data
 NO_MEDIA: Media = (0, 0, 0)
-_HOLDERS = frozenset({"image", "document", "tool_result"})  # the blocks that may hold media
 
 
 class TooLarge(NamedTuple):
@@ -67,9 +61,15 @@ MEDIA_WAY_OUT = (
 MEDIA_ADVICE = f"{MEDIA_WAY_OUT}, then send again with no content to continue"
 
 
-def held_media(body: dict[str, Any]) -> tuple[int, int, int]:
+def held_media(body: dict[str, Any]) -> Media:
     """The images and documents a request's body holds, and their bytes of base64."""
-    return _media(body.get("messages") or [])
+    messages = body.get("messages") or []
+    return blocks_media(
+        block
+        for message in messages
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for block in message["content"]
+    )
 
 
 def message_media(message: Message) -> Media:
@@ -78,25 +78,30 @@ def message_media(message: Message) -> Media:
     A message of text alone (most) is passed over at a glance: every message a view takes
     in is looked at."""
     for block in message.content:
-        if block.type in _HOLDERS:
+        if block.type in HOLDERS:
             return blocks_media(message.content)
     return NO_MEDIA
 
 
-def blocks_media(blocks: Iterable[ContentBlock]) -> Media:
-    """The images and documents among content blocks (a tool result's content too), and
-    their bytes of base64."""
+def messages_media(messages: Iterable[Message], before: Media = NO_MEDIA) -> Media:
+    """`before` with the images and documents of `messages` (`message_media`) added."""
+    images, documents, size = before
+    for message in messages:
+        held = message_media(message)
+        images, documents, size = images + held[0], documents + held[1], size + held[2]
+    return images, documents, size
+
+
+def blocks_media(blocks: Iterable[object]) -> Media:
+    """The images and documents among content blocks (a tool result's content too) that
+    hold base64 data, and their bytes of it (`media_blocks`)."""
     images = documents = size = 0
-    for block in blocks:
-        if isinstance(block, ImageBlock | DocumentBlock):
-            data = _base64_data({"type": block.type, "source": block.source})
-            if data is not None:
-                images += block.type == "image"
-                documents += block.type == "document"
-                size += len(data)
-        elif isinstance(block, ToolResultBlock) and isinstance(block.content, list):
-            more = _media(block.content)
-            images, documents, size = images + more[0], documents + more[1], size + more[2]
+    for kind, source in media_blocks(blocks):
+        data = _source_data(source)
+        if data is not None:
+            images += kind == "image"
+            documents += kind == "document"
+            size += len(data)
     return images, documents, size
 
 
@@ -114,10 +119,7 @@ def kept_media_warning(view: Sequence[Message]) -> str | None:
     """What a compaction that leaves `view` should say when the images and documents it
     keeps verbatim are over the API's 32 MB on their own: every request after it refused,
     whatever its tokens (`all` keeps its recent window whole, screenshots and all)."""
-    images, documents, media = NO_MEDIA
-    for message in view:
-        held = message_media(message)
-        images, documents, media = images + held[0], documents + held[1], media + held[2]
+    images, documents, media = messages_media(view)
     if media <= MAX_REQUEST_BYTES:
         return None
     return (
@@ -171,11 +173,15 @@ def held_words(images: int, documents: int) -> str:
 
 def _base64_data(item: dict[str, Any]) -> str | None:
     """The base64 data of an image or document block (an API dict); None for any other."""
-    source = item.get("source")
-    if item.get("type") not in ("image", "document") or not isinstance(source, dict):
+    return _source_data(item.get("source")) if item.get("type") in MEDIA_TYPES else None
+
+
+def _source_data(source: object) -> str | None:
+    """The base64 data of an image's or a document's source; None for any other source."""
+    if not isinstance(source, dict) or source.get("type") != "base64":
         return None
     data = source.get("data")
-    return data if source.get("type") == "base64" and isinstance(data, str) else None
+    return data if isinstance(data, str) else None
 
 
 def _without_data(value: Any) -> Any:
@@ -191,22 +197,3 @@ def _without_data(value: Any) -> Any:
 
 def are_word(count: int) -> str:
     return "is" if count == 1 else "are"
-
-
-def _media(blocks: Iterable[Any]) -> tuple[int, int, int]:
-    """The images and documents among API message dicts (their content, a tool result's
-    content), and the bytes of their base64 data."""
-    images = documents = size = 0
-    for item in blocks:
-        if not isinstance(item, dict):
-            continue
-        data = _base64_data(item)
-        if data is not None:
-            images += item["type"] == "image"
-            documents += item["type"] == "document"
-            size += len(data)
-        content = item.get("content")
-        if isinstance(content, list):
-            more = _media(content)
-            images, documents, size = images + more[0], documents + more[1], size + more[2]
-    return images, documents, size

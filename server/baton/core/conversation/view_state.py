@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from baton.core.conversation.invariants import ApiRules, ToolPairs
+from baton.core.conversation.media_blocks import holds_media
 from baton.core.conversation.request_bytes import NO_MEDIA, Media
 from baton.core.conversation.turn_framing import MESSAGE_OVERHEAD, TurnFraming
 
@@ -19,27 +20,6 @@ if TYPE_CHECKING:
 
 Anchor = tuple[int, "ApiUsage"] | None
 MARK_BYTES = 16  # a fingerprint: blake2b's digest of the view's ids so far
-MEDIA_TYPES = ("image", "document")
-
-
-def holds_media(message: Message) -> bool:
-    """Whether the message holds an image or a document (in a tool result's content too):
-    their tokens are the API's own figures, which calibration leaves as they are."""
-    return _media_in(message.content)
-
-
-def _media_in(blocks: Iterable[object]) -> bool:
-    for block in blocks:
-        if isinstance(block, dict):  # a tool result's content, a block this version lacks
-            kind, content = block.get("type"), block.get("content")
-        else:
-            kind = getattr(block, "type", None)
-            content = getattr(block, "content", None) if kind == "tool_result" else None
-        if kind in MEDIA_TYPES:
-            return True
-        if kind == "tool_result" and isinstance(content, list) and _media_in(content):
-            return True
-    return False
 
 
 class ViewState:
@@ -67,20 +47,20 @@ class ViewState:
         # the messages added whose framing waits (`framed`); None: each framed as added
         self._unframed: list[Message] | None = None if framed else []
         self.uncounted: list[int] = []  # indices of messages stored without a token count
-        # the images and documents of the view's first `media_seen` messages and their bytes
-        # of base64: what takes a request towards the API's 32 MB, whatever its tokens
-        # (`request_bytes.py`); tallied when first read (`ViewTokens.media_in_view`), so a
-        # view nothing measures (a replay's) costs nothing
-        self.media: Media = NO_MEDIA
-        self.media_seen = 0
         # the bytes of the view's first `bytes_seen` messages in a request: measured only
         # once its media near the API's limit (`ViewTokens.request_bytes`)
         self.messages_bytes = 0
         self.bytes_seen = 0
         self.rules: ApiRules | None = None  # built on first need (the first append)
         self.pairs: ToolPairs | None = None  # built on first need (the first diagnostics)
-        # indices of the messages holding images or documents; found on first need
+        # indices of the messages holding images or documents, found on first need (a view
+        # nothing measures, a replay's, costs nothing) and kept up to date; the images and
+        # documents of the first `media_summed` of them and their bytes of base64, what
+        # takes a request towards the API's 32 MB whatever its tokens (`request_bytes.py`),
+        # added up as they are read (`ViewTokens.media_in_view`)
         self.media_at: list[int] | None = None
+        self.media: Media = NO_MEDIA
+        self.media_summed = 0
         self.anchor_known = False
         self.anchor: Anchor = None
         for message in messages:

@@ -16,7 +16,7 @@ from baton.core.conversation.replayed_view import TokenCounter
 from baton.core.conversation.request_bytes import (
     Media,
     message_bytes,
-    message_media,
+    messages_media,
     request_bytes_of,
 )
 from baton.core.conversation.thinking_sent import thinking_dropped, thinking_left_out
@@ -40,15 +40,15 @@ class ViewTokens(Replayed):
         return state.anchor
 
     def media_in_view(self) -> Media:
-        """The images and documents the view holds, and their bytes of base64, from the
-        running tally (the messages added since it was last read are taken in)."""
+        """The images and documents the view holds, and their bytes of base64: those of the
+        messages holding any (`ViewState.media_indices`), each read once (the ones found
+        since the last read added to the sum)."""
         state = self._state
-        if state.media_seen < len(self.view):
-            images, documents, size = state.media
-            for message_id in self.view[state.media_seen :]:
-                held = message_media(self.messages[message_id])
-                images, documents, size = images + held[0], documents + held[1], size + held[2]
-            state.media, state.media_seen = (images, documents, size), len(self.view)
+        indices = state.media_indices(self.view_messages)
+        if state.media_summed < len(indices):
+            messages, view = self.messages, self.view
+            found = (messages[view[i]] for i in indices[state.media_summed :])
+            state.media, state.media_summed = messages_media(found, state.media), len(indices)
         return state.media
 
     def request_bytes(self, model: str) -> int:

@@ -265,13 +265,13 @@ class BatonService:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
         is written. A large draft is counted in a worker thread (`heavy.counted_draft`)."""
         self.session(session_id)  # an unknown id fails before any counting
-        raw = await heavy.counted_draft(draft, self.estimator)
+        counted = await heavy.counted_draft(draft, self.estimator)
         model = self.session(session_id).model or self.settings.model
         limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
         budget = budget_for(model, self.settings, limits)[0]
         self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
         joins = ends_in_user_turn(self.session(session_id).view_messages())
-        return with_draft(self.usage(session_id), draft, self.estimator, budget, raw, joins)
+        return with_draft(self.usage(session_id), draft, self.estimator, budget, counted, joins)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
         """Switch the session's model (`ModelChoice.set_model`)."""

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from baton.core.conversation.media_blocks import media_blocks
 from baton.core.conversation.messages import TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from baton.core.usage.media_tokens import MEDIA_FLAT, PDF_PER_PAGE, image_tokens, pdf_pages
 
@@ -32,15 +33,8 @@ class BlockTokens(ABC):
         result's content too): figures in the API's own units (`media_tokens.py`), which
         calibration leaves as they are. A document of text counts as text, not here."""
         total = 0
-        for block in blocks:
-            kind = _field(block, "type") if not isinstance(block, str) else None
-            if kind == "image":
-                total += image_tokens(_field(block, "source"))
-            elif kind == "document":
-                total += self._document_media(_field(block, "source"))
-            elif kind == "tool_result":
-                content = _field(block, "content")
-                total += self.count_media(content) if isinstance(content, list) else 0
+        for kind, source in media_blocks(blocks):
+            total += image_tokens(source) if kind == "image" else self._document_media(source)
         return total
 
     def _count_block(self, block: object) -> int:

@@ -10,7 +10,7 @@ prompt, the tools and the prompt alone reach the limit).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field
 
@@ -70,10 +70,22 @@ def draft_blocks(draft: Draft) -> list[ContentBlock]:
     return blocks
 
 
-def draft_tokens(draft: Draft, estimator: Estimator) -> int:
-    """The draft's raw tokens as a user prompt (InvalidParams for one that cannot be)."""
+class DraftTokens(NamedTuple):
+    """A draft's raw tokens as a user prompt, and the part of them its images and documents
+    make (in the API's own units: the calibration factor is the text's)."""
+
+    raw: int
+    media: int
+
+
+def draft_tokens(draft: Draft, estimator: Estimator) -> DraftTokens:
+    """The draft's raw tokens as a user prompt and its media's (InvalidParams for one that
+    cannot be a prompt)."""
     blocks = draft_blocks(draft)
-    return MESSAGE_OVERHEAD + estimator.count_blocks(blocks) if blocks else 0
+    if not blocks:
+        return DraftTokens(0, 0)
+    raw = MESSAGE_OVERHEAD + estimator.count_blocks(blocks)
+    return DraftTokens(raw, estimator.count_media(draft.attachments))
 
 
 def with_draft(
@@ -81,20 +93,20 @@ def with_draft(
     draft: Draft,
     estimator: Estimator,
     budget: Budget,
-    raw: int | None = None,
+    counted: DraftTokens | None = None,
     joins: bool = False,
 ) -> DraftUsage:
     """`usage` (computed with `budget`) as it would be once `draft` is appended as the
     user's prompt. What no compaction can take away is the system prompt and the tools
     (as `usage` counts them): with the draft, that is the floor a compaction could reach.
-    `raw`: the draft's `draft_tokens`, when counted already (off the event loop); `joins`:
-    the view ends in the user's turn, which the prompt joins (its framing is not sent)."""
-    if raw is None:
-        raw = draft_tokens(draft, estimator)
+    `counted`: the draft's `draft_tokens`, when counted already (off the event loop);
+    `joins`: the view ends in the user's turn, which the prompt joins (its framing is not
+    sent)."""
+    raw, media = counted if counted is not None else draft_tokens(draft, estimator)
     if joins and raw:
         raw -= MESSAGE_OVERHEAD
     # its images and documents are in the API's units already: the factor is the text's
-    tokens = estimator.calibrated(raw, estimator.count_media(draft.attachments) if raw else 0)
+    tokens = estimator.calibrated(raw, media if raw else 0)
     used = usage.used_tokens + tokens
     fixed = usage.breakdown.system + usage.breakdown.tools
     size = usage.request_size

@@ -5,6 +5,7 @@ behaves as on a validated one."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from baton.core.conversation.messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    share_bookkeeping,
 )
 from baton.core.importers.claude_code_models import message, usage
 
@@ -62,6 +64,21 @@ def test_a_message_is_made_as_the_validator_makes_it(fields: dict[str, Any]) -> 
         by_alias=True, exclude_none=True
     )
     assert made == validated
+
+
+@pytest.mark.parametrize("fields", shapes())
+def test_a_message_holds_its_fields_in_a_dict_sharing_its_keys_as_a_loaded_one(
+    fields: dict[str, Any],
+) -> None:
+    """Made so, its dict needs no copy into such a one as it is written (`keyed`)."""
+    loaded = share_bookkeeping(Message.__pydantic_validator__.validate_python(fields))
+    made = message(**fields)
+    assert sys.getsizeof(made.__dict__) == sys.getsizeof(loaded.__dict__)
+    plain = Message.__pydantic_validator__.validate_python(fields)
+    assert sys.getsizeof(made.__dict__) < sys.getsizeof(plain.__dict__) // 2
+    made.stop_reason, made.tokens = "end_turn", 7  # changed in place, its own
+    assert (made.stop_reason, message(**fields).stop_reason) == ("end_turn", None)
+    assert sys.getsizeof(made.__dict__) == sys.getsizeof(loaded.__dict__)
 
 
 def test_every_field_message_leaves_out_has_a_default_of_its_own() -> None:

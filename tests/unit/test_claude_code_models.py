@@ -101,6 +101,32 @@ def test_a_made_message_changes_as_a_validated_one() -> None:
     assert len(fields["content"]) == 1  # the list given is left as it was
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"input_tokens": 5, "output_tokens": 7, "service_tier": "standard"},
+        {"cache_read_input_tokens": 2**70},
+        {},
+        {"input_tokens": True, "output_tokens": 3},  # read as 1, by the validator
+    ],
+)
+def test_a_usage_is_made_as_the_validator_makes_it_in_a_dict_sharing_its_keys(
+    given: dict[str, Any],
+) -> None:
+    read = usage(given)
+    fields = {k: v for k, v in given.items() if k in ApiUsage.model_fields}
+    validated = ApiUsage.__pydantic_validator__.validate_python(fields)
+    loaded = share_bookkeeping(message(**{**shapes()[2], "usage": validated})).usage
+    assert type(read) is ApiUsage and read == validated
+    assert list(read.__dict__.items()) == list(validated.__dict__.items())
+    assert read.__pydantic_fields_set__ == validated.__pydantic_fields_set__ == set(fields)
+    assert read.__pydantic_extra__ is validated.__pydantic_extra__ is None
+    assert read.__pydantic_private__ is validated.__pydantic_private__ is None
+    assert loaded is not None and sys.getsizeof(read.__dict__) == sys.getsizeof(loaded.__dict__)
+    read.output_tokens = 9
+    assert usage(given) == validated
+
+
 def test_a_usage_keeps_its_whole_numbers_and_refuses_a_negative_one() -> None:
     given = {"input_tokens": 5, "output_tokens": "7", "cache_read_input_tokens": 9, "x": 1}
     read = usage(given)

@@ -109,14 +109,22 @@ def test_an_imported_corpus_file_holds_what_a_fresh_read_of_its_file_gives(
 def test_an_imported_sessions_messages_hold_their_fields_as_a_read_ones_do(
     tmp_path: Path, name: str
 ) -> None:
-    """Each in a dict sharing its keys (`share_bookkeeping`): the import makes its messages
-    so, repairs too, and writes them without copying their dicts into such ones."""
+    """Each in a dict sharing its keys, its usage too (`share_bookkeeping`): the import makes
+    its messages and usages so, repairs too, and writes them without copying their dicts
+    into such ones."""
     store = SessionStore(tmp_path / "data", char_count)
     session, report = import_with_report(FILES[name](tmp_path / "file.jsonl"), store)
     assert report.repairs or name != "broken-pairs"
-    imported = {m.id: sys.getsizeof(m.__dict__) for m in session.messages.values()}
-    read = {m.id: sys.getsizeof(m.__dict__) for m in fresh_read(session).messages.values()}
-    assert imported == read
+
+    def sizes(session: Session) -> dict[str, tuple[int, int]]:
+        return {
+            m.id: (sys.getsizeof(m.__dict__), sys.getsizeof(m.usage and m.usage.__dict__))
+            for m in session.messages.values()
+        }
+
+    imported = sizes(session)
+    assert any(m.usage for m in session.messages.values())
+    assert imported == sizes(fresh_read(session))
     store.close()
 
 

@@ -269,11 +269,12 @@ class Message(WireModel, Shared):
 
 def share_bookkeeping(message: Message, *, keyed: bool = False) -> Message:
     """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`);
-    `keyed`: its own dict was made sharing its keys already (`keyed_fields`)."""
+    `keyed`: its own dict and its usage's were made sharing their keys already
+    (`keyed_fields`)."""
     share((message, message.usage, *message.content))
     if not keyed:
         share_keys(message)
-    share_keys(message.usage)
+        share_keys(message.usage)
     for block in message.content:
         share_keys(block)
     return message

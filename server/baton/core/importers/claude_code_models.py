@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from baton.core.conversation.messages import ApiUsage, ContentBlock, Message, Role
-from baton.core.conversation.shared_bookkeeping import keyed_fields
+from baton.core.conversation.shared_bookkeeping import keyed_fields, share_keys
 
 # each field's default, in the order the fields are declared (pydantic's own order for an
 # instance's dict), in a key-sharing dict; the fields with a default factory (the id, the
@@ -55,20 +55,38 @@ def message(
 # the validator itself: model_validate's Python wrapper costs more than the validation
 _USAGE = ApiUsage.__pydantic_validator__.validate_python
 _USAGE_FIELDS = tuple(ApiUsage.model_fields)
+_USAGE_DEFAULTS = keyed_fields(ApiUsage, {n: f.default for n, f in ApiUsage.model_fields.items()})
+_NEW_USAGE = ApiUsage.__new__
 
 
 def usage(raw: Any) -> ApiUsage | None:
     """A record's usage, of the four fields that are whole numbers; None when it is no
-    object or one of them is negative."""
+    object or one of them is negative. Its dict shares its keys, as a message's does
+    (`message`). Made as the validator makes it when each field given is an int of at
+    least 0, which the validator takes as it is (nearly every usage: 1.2 us, against 1.7
+    for the validator's and the copy of its dict); else by the validator."""
     if not isinstance(raw, dict):
         return None
     given = {}  # a loop: a comprehension over the four fields costs more
+    plain = True
     for name in _USAGE_FIELDS:
         value = raw.get(name)
         if isinstance(value, int):
             given[name] = value
-    try:
-        made: ApiUsage = _USAGE(given)
+            if type(value) is not int or value < 0:  # True (read as 1), or refused
+                plain = False
+    if not plain:
+        try:
+            made: ApiUsage = _USAGE(given)
+        except ValidationError:
+            return None
+        share_keys(made)
         return made
-    except ValidationError:
-        return None
+    values = _USAGE_DEFAULTS.copy()
+    values.update(given)
+    made = _NEW_USAGE(ApiUsage)
+    _SET(made, "__dict__", values)
+    _SET(made, "__pydantic_fields_set__", set(given))
+    _SET(made, "__pydantic_extra__", None)
+    _SET(made, "__pydantic_private__", None)
+    return made

@@ -5,6 +5,7 @@ behaves as on a validated one."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from baton.core.conversation.messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    share_bookkeeping,
 )
 from baton.core.importers.claude_code_models import message, usage
 
@@ -64,6 +66,21 @@ def test_a_message_is_made_as_the_validator_makes_it(fields: dict[str, Any]) -> 
     assert made == validated
 
 
+@pytest.mark.parametrize("fields", shapes())
+def test_a_message_holds_its_fields_in_a_dict_sharing_its_keys_as_a_loaded_one(
+    fields: dict[str, Any],
+) -> None:
+    """Made so, its dict needs no copy into such a one as it is written (`keyed`)."""
+    loaded = share_bookkeeping(Message.__pydantic_validator__.validate_python(fields))
+    made = message(**fields)
+    assert sys.getsizeof(made.__dict__) == sys.getsizeof(loaded.__dict__)
+    plain = Message.__pydantic_validator__.validate_python(fields)
+    assert sys.getsizeof(made.__dict__) < sys.getsizeof(plain.__dict__) // 2
+    made.stop_reason, made.tokens = "end_turn", 7  # changed in place, its own
+    assert (made.stop_reason, message(**fields).stop_reason) == ("end_turn", None)
+    assert sys.getsizeof(made.__dict__) == sys.getsizeof(loaded.__dict__)
+
+
 def test_every_field_message_leaves_out_has_a_default_of_its_own() -> None:
     """A field with a default factory (or none at all) would be left undefined: the ones
     Message has are those `message` requires."""
@@ -82,6 +99,32 @@ def test_a_made_message_changes_as_a_validated_one() -> None:
     assert made == validated
     assert made.__pydantic_fields_set__ == validated.__pydantic_fields_set__
     assert len(fields["content"]) == 1  # the list given is left as it was
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"input_tokens": 5, "output_tokens": 7, "service_tier": "standard"},
+        {"cache_read_input_tokens": 2**70},
+        {},
+        {"input_tokens": True, "output_tokens": 3},  # read as 1, by the validator
+    ],
+)
+def test_a_usage_is_made_as_the_validator_makes_it_in_a_dict_sharing_its_keys(
+    given: dict[str, Any],
+) -> None:
+    read = usage(given)
+    fields = {k: v for k, v in given.items() if k in ApiUsage.model_fields}
+    validated = ApiUsage.__pydantic_validator__.validate_python(fields)
+    loaded = share_bookkeeping(message(**{**shapes()[2], "usage": validated})).usage
+    assert type(read) is ApiUsage and read == validated
+    assert list(read.__dict__.items()) == list(validated.__dict__.items())
+    assert read.__pydantic_fields_set__ == validated.__pydantic_fields_set__ == set(fields)
+    assert read.__pydantic_extra__ is validated.__pydantic_extra__ is None
+    assert read.__pydantic_private__ is validated.__pydantic_private__ is None
+    assert loaded is not None and sys.getsizeof(read.__dict__) == sys.getsizeof(loaded.__dict__)
+    read.output_tokens = 9
+    assert usage(given) == validated
 
 
 def test_a_usage_keeps_its_whole_numbers_and_refuses_a_negative_one() -> None:

@@ -8,6 +8,7 @@ import gc
 import hashlib
 import json
 import os
+import sys
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,29 @@ def test_an_imported_corpus_file_holds_what_a_fresh_read_of_its_file_gives(
     corpus_dir: Path, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     imported_then_read(corpus_dir / name, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("name", ["broken-pairs", "newest-several-compactions"])
+def test_an_imported_sessions_messages_hold_their_fields_as_a_read_ones_do(
+    tmp_path: Path, name: str
+) -> None:
+    """Each in a dict sharing its keys, its usage too (`share_bookkeeping`): the import makes
+    its messages and usages so, repairs too, and writes them without copying their dicts
+    into such ones."""
+    store = SessionStore(tmp_path / "data", char_count)
+    session, report = import_with_report(FILES[name](tmp_path / "file.jsonl"), store)
+    assert report.repairs or name != "broken-pairs"
+
+    def sizes(session: Session) -> dict[str, tuple[int, int]]:
+        return {
+            m.id: (sys.getsizeof(m.__dict__), sys.getsizeof(m.usage and m.usage.__dict__))
+            for m in session.messages.values()
+        }
+
+    imported = sizes(session)
+    assert any(m.usage for m in session.messages.values())
+    assert imported == sizes(fresh_read(session))
+    store.close()
 
 
 def imported_then_read(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -249,7 +249,15 @@ def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], lis
     PNG, JPEG, GIF or WebP, over its limit) a text saying why; each base64 document
     likewise (a PDF typed application/pdf; no PDF, or over a request's limit: a text); a
     tool result's images and documents too. With what was changed, a line each (none:
-    `blocks` itself)."""
+    `blocks` itself). Most messages hold no image, document or tool result of parts: they
+    are told by their blocks' types alone (an import asks it of every message it makes)."""
+    for block in blocks:
+        if type(block) in _HOLDING or (
+            type(block) is ToolResultBlock and type(block.content) is not str
+        ):
+            break
+    else:
+        return blocks, []
     out: list[ContentBlock] = []
     changes: list[str] = []
     for n, block in enumerate(blocks):
@@ -279,6 +287,9 @@ def images_as_taken(blocks: list[ContentBlock]) -> tuple[list[ContentBlock], lis
                 block = block.model_copy(update={"content": parts})
         out.append(block)
     return (out, changes) if changes else (blocks, changes)
+
+
+_HOLDING = (ImageBlock, DocumentBlock)  # blocks that are an image or a document themselves
 
 
 def _as_taken(kind: str, source: dict[str, Any], where: str) -> tuple[dict[str, Any], str | None]:

@@ -81,6 +81,20 @@ def share_keys(model: Shared | None) -> None:
         object.__setattr__(model, "__dict__", own)
 
 
+def keyed_fields(cls: type[Shared], values: dict[str, Any]) -> dict[str, Any]:
+    """`values`, every declared field of `cls` in the order declared, in a dict sharing its
+    keys with the others' of the class as `share_keys` makes them (a plain copy where that
+    is no smaller): a copy of it is an instance's dict that needs no `share_keys`."""
+    keyed = _KEYED.get(cls, _UNSEEN)
+    if keyed is _UNSEEN:
+        keyed = _KEYED[cls] = _keyed_like(cls, values)
+    if keyed is None or list(keyed) != list(values):
+        return dict(values)
+    own = keyed.copy()
+    own.update(values)
+    return own
+
+
 def share(models: Iterable[Shared | None]) -> None:
     """Let `models` (just validated, seen by nothing else yet) use the shared bookkeeping."""
     shapes, set_ = _SHAPES, object.__setattr__

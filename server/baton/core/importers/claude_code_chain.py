@@ -99,12 +99,9 @@ def kept_segment(holder: dict[str, str], view: list[str], segment: object) -> li
     return None
 
 
-@dataclass
-class _Results:
-    """A message of the view made of tool results only: when, and each result's call."""
-
-    created_at: str
-    results: list[tuple[str, bool | None]]  # (tool_use_id, is_error)
+# A message of the view made of tool results only: when, and each result's call
+# (tool_use_id, is_error). A tuple: one is kept for every such message an import makes.
+_Results = tuple[str, list[tuple[str, bool | None]]]
 
 
 @dataclass
@@ -117,7 +114,7 @@ class ClearedResults:
     def add(self, message: Message) -> None:
         if message.is_tool_result_only:
             results = [(b.tool_use_id, b.is_error) for b in message.tool_results()]
-            self.stubs[message.id] = _Results(message.created_at, results)
+            self.stubs[message.id] = (message.created_at, results)
 
     def boundary(
         self,
@@ -141,21 +138,24 @@ class ClearedResults:
         notes: list[str] = []
         for message_id in view:
             stub = self.stubs.get(message_id)
-            if stub is None or not cleared & {u for u, _ in stub.results}:
+            if stub is None:
                 continue
-            whole = all(u in cleared for u, _ in stub.results)
+            created_at, results = stub
+            if not cleared & {u for u, _ in results}:
+                continue
+            whole = all(u in cleared for u, _ in results)
             original = by_id.get(message_id)
             if original is not None:
                 content: list[ContentBlock] = [_cleared(b, cleared) for b in original.content]
             elif whole:
                 content = [
                     ToolResultBlock(tool_use_id=u, content=CLEARED_RESULT, is_error=e)
-                    for u, e in stub.results
+                    for u, e in results
                 ]
             else:
                 notes.append(f"message {message_id}: only some of its tool results were cleared")
                 continue
-            copy = Message(id=new_id(), role="user", content=content, created_at=stub.created_at)
+            copy = Message(id=new_id(), role="user", content=content, created_at=created_at)
             copy.tokens = count(copy)
             copies[message_id] = copy
         if not copies:

@@ -8,7 +8,9 @@ the model and the stop reason as strings (or None), the role, a usage and conten
 that are models validated before. Its validation could change nothing, yet it cost more
 than the rest of the making: it checks every block again, 0.7 us each. `message` makes it
 as `model_construct` does (the declared defaults, then the fields given, as the fields
-set), without that call's generic work either.
+set), without that call's generic work either, its dict sharing its keys with the other
+messages' from the start (`keyed_fields`): the session keeps it so, and a dict made of
+pydantic's kind would be copied into such a one as it is written (`share_bookkeeping`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from baton.core.conversation.messages import ApiUsage, ContentBlock, Message, Role
+from baton.core.conversation.shared_bookkeeping import keyed_fields, share_keys
 
 # each field's default, in the order the fields are declared (pydantic's own order for an
-# instance's dict); the fields with a default factory (the id, the time) are always given
-_DEFAULTS = {name: field.default for name, field in Message.model_fields.items()}
+# instance's dict), in a key-sharing dict; the fields with a default factory (the id, the
+# time) are always given
+_DEFAULTS = keyed_fields(Message, {name: f.default for name, f in Message.model_fields.items()})
 _NEW, _SET = Message.__new__, object.__setattr__
 
 
@@ -31,7 +35,8 @@ def message(
     """Message(id=..., role=..., content=..., created_at=..., **rest) for values of their
     fields' types (`content`'s blocks validated models, `rest` among the API message id,
     usage, model and stop reason): the same fields, fields set and content list (a list of
-    its own) the validator makes, without the validation."""
+    its own) the validator makes, without the validation; its dict shares its keys
+    (`share_bookkeeping(made, keyed=True)`)."""
     values = _DEFAULTS.copy()
     values["id"], values["role"], values["created_at"] = id, role, created_at
     values["content"] = list(content)
@@ -50,20 +55,38 @@ def message(
 # the validator itself: model_validate's Python wrapper costs more than the validation
 _USAGE = ApiUsage.__pydantic_validator__.validate_python
 _USAGE_FIELDS = tuple(ApiUsage.model_fields)
+_USAGE_DEFAULTS = keyed_fields(ApiUsage, {n: f.default for n, f in ApiUsage.model_fields.items()})
+_NEW_USAGE = ApiUsage.__new__
 
 
 def usage(raw: Any) -> ApiUsage | None:
     """A record's usage, of the four fields that are whole numbers; None when it is no
-    object or one of them is negative."""
+    object or one of them is negative. Its dict shares its keys, as a message's does
+    (`message`). Made as the validator makes it when each field given is an int of at
+    least 0, which the validator takes as it is (nearly every usage: 1.2 us, against 1.7
+    for the validator's and the copy of its dict); else by the validator."""
     if not isinstance(raw, dict):
         return None
     given = {}  # a loop: a comprehension over the four fields costs more
+    plain = True
     for name in _USAGE_FIELDS:
         value = raw.get(name)
         if isinstance(value, int):
             given[name] = value
-    try:
-        made: ApiUsage = _USAGE(given)
+            if type(value) is not int or value < 0:  # True (read as 1), or refused
+                plain = False
+    if not plain:
+        try:
+            made: ApiUsage = _USAGE(given)
+        except ValidationError:
+            return None
+        share_keys(made)
         return made
-    except ValidationError:
-        return None
+    values = _USAGE_DEFAULTS.copy()
+    values.update(given)
+    made = _NEW_USAGE(ApiUsage)
+    _SET(made, "__dict__", values)
+    _SET(made, "__pydantic_fields_set__", set(given))
+    _SET(made, "__pydantic_extra__", None)
+    _SET(made, "__pydantic_private__", None)
+    return made

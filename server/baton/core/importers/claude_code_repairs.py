@@ -19,6 +19,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.conversation.session import INTERRUPTED
 from baton.core.conversation.store import SESSION_ID
+from baton.core.importers.claude_code_models import message
 
 if TYPE_CHECKING:
     from baton.core.importers.claude_code_report import ImportReport
@@ -98,7 +99,7 @@ class ImportedView:
         """The waiting notes as a user message (open calls, if any, are answered first)."""
         if not self.notes:
             return
-        note = Message(
+        note = message(
             id=self._id(self.notes_from), role="user", content=self.notes, created_at=self.notes_at
         )
         self.notes = []
@@ -114,7 +115,7 @@ class ImportedView:
         results: list[ContentBlock] = [
             ToolResultBlock(tool_use_id=u, content=INTERRUPTED, is_error=True) for u in missing
         ]
-        repair = Message(id=self._id({}), role="user", content=results, created_at=at)
+        repair = message(id=self._id({}), role="user", content=results, created_at=at)
         self.report.repairs.append(
             f"answered unanswered tool call(s) {', '.join(missing)} "
             f"with '{INTERRUPTED}' before {before}"
@@ -152,8 +153,9 @@ class ImportedView:
 
     def _open(self, first: str, at: str) -> None:
         """The API wants a user message first: one saying the start is not in the file."""
-        opening = Message(id=self._id({}), role="user", content=[TextBlock(text=MISSING_START)])
-        opening.created_at = at
+        opening = message(
+            id=self._id({}), role="user", content=[TextBlock(text=MISSING_START)], created_at=at
+        )
         self.report.repairs.append(
             f"message {first}: the conversation starts with an assistant message; "
             "a user message saying its beginning is missing was put before it"

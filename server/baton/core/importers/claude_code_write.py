@@ -98,8 +98,9 @@ class StagedTranscript:
                 if counted:
                     entry.tokens = self.count(entry)
                 # the model itself: `encode` writes its wire form with no dict made of it,
-                # and the session holds it (its bookkeeping shared, as a load shares it)
-                wired = share_bookkeeping(entry) if MESSAGE_AS_IS else entry.wire()
+                # and the session holds it (its bookkeeping shared, as a load shares it;
+                # its own dict was made sharing its keys: `claude_code_models.message`)
+                wired = share_bookkeeping(entry, keyed=True) if MESSAGE_AS_IS else entry.wire()
                 events.append({"type": "message", "message": wired})
             elif isinstance(entry, Boundary):
                 events.append({"type": "boundary", "boundary": entry.wire()})

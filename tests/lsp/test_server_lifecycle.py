@@ -371,3 +371,33 @@ async def test_a_cancel_naming_no_request_id_is_dropped_without_a_traceback(
     stderr = (await told).decode()
     assert "Traceback" not in stderr and " ERROR " not in stderr, stderr[-2000:]
     assert code == 0
+
+
+async def test_a_shutdown_answered_holds_no_session_a_read_in_flight_opened(
+    raw: RawPipe, start_server: Any
+) -> None:
+    """A session read (a get, in a worker thread) when `shutdown` came was opened, with
+    its writer's lock, after the shutdown had let go of every session, and so held until
+    the process ended: the editor, starting the next server as soon as `shutdown` was
+    answered (a restart for a new API key), found the conversation "open for writing in
+    another Baton process", read-only there until the window lost and got back the
+    focus. Once `shutdown` is answered, the server holds no session."""
+    maker = await start_server()
+    sid = (await maker.create())["sessionId"]
+    await maker.append(sid, *conversation(1500))  # its read takes a while
+    await maker.close()
+    await raw.send(initialize(1))
+    await raw.response(1)
+    get = {"jsonrpc": "2.0", "id": 2, "method": protocol.SESSION_GET}
+    assert raw.process.stdin is not None
+    raw.process.stdin.write(
+        framed({**get, "params": {"sessionId": sid}}) + framed(SHUTDOWN | {"id": 3})
+    )
+    await raw.process.stdin.drain()  # one write: the read begins, and the shutdown at once
+    assert (await raw.response(3))["result"] is None
+
+    after = await start_server()  # while the first one has not exited yet
+    seen = await after.get(sid)
+    assert not seen["session"]["readOnly"]
+    await after.append(sid, {"role": "user", "content": "written by the next server"})
+    assert await exit_code(raw) == 0

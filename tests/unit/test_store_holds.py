@@ -10,9 +10,12 @@ import fcntl
 import os
 from pathlib import Path
 
+import pytest
+
 from baton.core.conversation import writer_lock
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.store import SessionStore
+from baton.core.errors import StorageError
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
@@ -53,6 +56,38 @@ def test_the_lock_is_seen_without_taking_one(tmp_path: Path) -> None:
         assert (st.st_dev, st.st_ino) not in writer_lock.write_locked()
     finally:
         os.close(fd)
+
+
+def test_a_session_read_while_the_store_ends_is_let_go(tmp_path: Path) -> None:
+    """A session a worker thread read (its writer lock taken) while the store let go of
+    every session was kept, and held until the process ended: another process found it
+    "open for writing in another Baton process". Once the store has ended it keeps none."""
+    store = SessionStore(tmp_path, _count)
+    sid = store.create("read as it ends").session_id
+    store.close()
+    read = store.load(sid)  # as a get in a worker thread reads it
+    store.end()
+    with pytest.raises(StorageError, match="was not opened: Baton let go of"):
+        store.adopt(read)  # kept as that get keeps it
+    with pytest.raises(StorageError):
+        store.get(sid)
+    other = SessionStore(tmp_path, _count)
+    assert not other.get(sid).read_only
+    other.close()
+
+
+def test_a_closed_service_opens_no_session_again(tmp_path: Path) -> None:
+    """A closed service (the server's shutdown) opened a session asked of it after the
+    close (work of a request the shutdown then cancelled) in a store of its own, its lock
+    held until the process ended."""
+    service = BatonService(Settings(data_dir=str(tmp_path)), estimator=Estimator())
+    sid = service.create().session_id
+    asyncio.run(service.close())
+    with pytest.raises(StorageError):
+        service.session(sid)
+    other = SessionStore(tmp_path, _count)
+    assert not other.get(sid).read_only
+    other.close()
 
 
 def _service(tmp_path: Path) -> BatonService:

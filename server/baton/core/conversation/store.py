@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Container
@@ -62,7 +63,8 @@ class SessionStore:
     `get` (or `open`) opens a session and keeps it open, up to `max_open` of them: past
     that, the least recently used one that is not in use (compacting, or named by
     `in_use`) is closed, so descriptors and locks stay bounded. `list` opens none: it reads
-    the index (`listing.py`). `release` closes one session, `close` all of them.
+    the index (`listing.py`). `release` closes one session, `close` all of them, `end` all
+    of them for good.
     """
 
     def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int = MAX_OPEN) -> None:
@@ -75,6 +77,10 @@ class SessionStore:
         # progress): `get` hands back that same object, so there are never two of one
         self._closed: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._index = SessionIndex()
+        # `end`: nothing is kept open any more, a session read meanwhile in a worker
+        # thread included (the lock makes the check and the keeping one step)
+        self._ended = False
+        self._ending = threading.Lock()
 
     @property
     def sessions_dir(self) -> Path:
@@ -105,6 +111,7 @@ class SessionStore:
         check_writable(
             {"title": title, "model": model, "systemPrompt": system_prompt}, "the session"
         )
+        self._refuse_if_ended(sid)
         path = self.path_for(sid)
         if os.path.lexists(path):
             raise InvalidParams(f"session {sid} already exists")
@@ -126,6 +133,7 @@ class SessionStore:
     def get(self, session_id: str) -> Session:
         """The session, opened (for writing when it can be) and kept open."""
         sid = check_session_id(session_id)
+        self._refuse_if_ended(sid)
         session = self._open.get(sid)
         reloaded = False
         if session is None:
@@ -240,19 +248,39 @@ class SessionStore:
         self._open.clear()
         self._closed.clear()
 
+    def end(self) -> None:
+        """Close every session for good (the data dir let go, or the server ends), so that
+        another process may write them at once: a session a worker thread reads meanwhile
+        is closed as soon as it is read, never kept, and none is opened any more."""
+        with self._ending:
+            self._ended = True
+            self.close()
+
+    def _refuse_if_ended(self, sid: str) -> None:
+        if self._ended:
+            raise StorageError(
+                f"session {sid} was not opened: Baton let go of {self.data_dir} (its data "
+                "dir changed, or the server is ending)",
+                path=str(self.data_dir),
+            )
+
     def access_problems(self) -> list[str]:
         """What Baton cannot do in its data dir (`folders.access_problems`)."""
         return access_problems(self.data_dir, self.sessions_dir)
 
     def _keep(self, sid: str, session: Session) -> None:
-        self._open[sid] = session
-        self._open.move_to_end(sid)
-        excess = len(self._open) - self.max_open
-        for other in list(self._open):
-            if excess <= 0:
-                break
-            if other != sid and self.put_down(other):
-                excess -= 1
+        with self._ending:
+            if self._ended:  # read in a worker thread while `end` let go of the others
+                session.transcript.close()
+                self._refuse_if_ended(sid)
+            self._open[sid] = session
+            self._open.move_to_end(sid)
+            excess = len(self._open) - self.max_open
+            for other in list(self._open):
+                if excess <= 0:
+                    break
+                if other != sid and self.put_down(other):
+                    excess -= 1
 
     def put_down(self, session_id: str) -> bool:
         """Close an open session's file (its descriptor and lock), keeping what it holds:

@@ -185,12 +185,17 @@ class Runtimes:
         if runtime is not None or deleted:
             self._events.emit(SessionClosed(session_id, deleted=deleted))
 
-    def close_store(self) -> None:
-        """Every session leaves, and the store releases its directory's locks."""
+    def close_store(self, *, final: bool = False) -> None:
+        """Every session leaves, and the store lets go of its directory's locks for good,
+        a session a worker thread reads meanwhile included (`SessionStore.end`); the next
+        use opens a new store. `final` (the server ends): none is opened again, the ended
+        store staying to refuse every open."""
         for session_id in list(self._by_id):
             self.forget(session_id)
-        if self._store is not None:
-            self._store.close()
+        store = self.store if final else self._store
+        if store is not None:
+            store.end()
+        if not final:
             self._store = None
 
     @property

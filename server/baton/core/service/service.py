@@ -315,7 +315,7 @@ class BatonService:
     async def close(self) -> None:
         await self.background.close()
         await self.models.close()
-        self._runtimes.close_store()
+        self._runtimes.close_store(final=True)  # no lock held once the close returns
 
     def _runtime(self, session_id: str) -> SessionRuntime:
         return self._runtimes.of(session_id)

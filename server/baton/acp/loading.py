@@ -14,6 +14,7 @@ from baton.acp.history import replaying
 from baton.acp.meter import session_cost
 from baton.acp.open_sessions import Live, Replay
 from baton.core.conversation.session import Session
+from baton.core.usage.session_usage import compute_usage
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
@@ -72,10 +73,14 @@ def _read(agent: BatonAgent, session_id: str) -> None:
     """The session read, its entry of the list's index brought up to date first: a
     list meanwhile, or during the replay, would read it whole itself (0.2 s for
     100,000 messages, sharing the interpreter with the read or the replay). The
-    meter's anchor and cost are found here too, each a walk over every message that
-    the meter told after the answer would make on the loop."""
-    agent.service.store.note_read(session_id)
-    session = agent.service.session(session_id)
+    meter's anchor, cost and figure are found here too, each a walk over every message
+    (the figure's first: which messages hold images or documents, 0.3-0.6 s for
+    100,000) that the meter told after the answer would make on the loop; the loop's
+    figure then reads the view's tallies as they are left here."""
+    service = agent.service
+    service.store.note_read(session_id)
+    session = service.session(session_id)
     if session_id not in agent.live:  # no turn of it changes it on the loop meanwhile
         session.anchor()
         session_cost(session)
+        compute_usage(session, service.settings, service.estimator)

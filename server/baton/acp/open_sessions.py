@@ -141,6 +141,8 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
+    # the meter counts the tools its prompts offer before the first of them offers them
+    agent.service.replies.expect_tools(session_id, live.host)
     # its tools and compactions work in its own folder only, not another open session's
     # project; a default system prompt made for another folder is made again for this one
     if agent.service.move(session_id, [Path(cwd)]):

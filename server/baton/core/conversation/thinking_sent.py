@@ -19,6 +19,8 @@ teaches take this thinking out.
 An imported turn has no fingerprint, so Baton's own requests leave its thinking out too;
 it is still counted here, as the client that wrote the file sent it: the meter of an
 imported session follows that client's recorded usage until Baton's first reply anchors it.
+Where every request is Baton's own (`Requests.own`: `baton acp`), it is left out as the
+request leaves it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,15 @@ THINKING_TYPES = ("thinking", "redacted_thinking")
 # thinking goes out of every later request, so no request matches its prefix again
 STALE_PREFIX = "stale:"
 At = Callable[[int], Message]  # the view's message at an index
+
+
+class Requests:
+    """Who makes the requests the sessions of this process go on with."""
+
+    # every one is Baton's own (`baton acp` sets it at its start): nothing Baton did not
+    # ask for (an imported turn's thinking, an imported reply's usage) goes out, or is
+    # counted, as the client that wrote it sent it (`usage/overhead.foreign`)
+    own = False
 
 
 def has_thinking(message: Message) -> bool:
@@ -65,7 +76,9 @@ def thinking_left_out(
         if not has_thinking(message):
             continue
         if message.prefix_hash is None:
-            continue  # imported: counted as its client sent it (below)
+            if Requests.own:  # Baton's request leaves it out: it matches no fingerprint
+                out.append(index)
+            continue  # imported: counted as its client sent it (above)
         changed = index not in firsts or not unchanged(index) or is_stale(message)
         if changed or ends_in_thinking(message):
             out.append(index)

@@ -9,9 +9,9 @@ from typing import IO
 
 from baton.core.conversation.files import open_regular
 from baton.core.conversation.summary_entry import Entry
-from baton.core.conversation.transcript_read import parse_line
+from baton.core.conversation.transcript_read import READ_BUFFER, parse_line
 
-CHUNK = 1 << 16  # the most one read holds
+CHUNK = 1 << 16  # the most one line read holds
 LONG_LINE = 1 << 20  # a longer line is not parsed: its type, id and time come from its ends
 EDGE = 4096  # how much of a long line's start and end is kept
 SMALL = 1 << 18  # a file (or what was appended to it) up to this size is read in one go
@@ -42,7 +42,8 @@ def summarize(path: str, st: os.stat_result, before: Entry | None, *, whole: boo
         if whole and st.st_size - entry.end <= SMALL:
             _read_small(fd, entry, st.st_size)
         else:
-            with os.fdopen(os.dup(fd), "rb", buffering=CHUNK) as handle:
+            # a lane's read gives the interpreter back to the loop: READ_BUFFER's note
+            with os.fdopen(os.dup(fd), "rb", buffering=READ_BUFFER) as handle:
                 handle.seek(entry.end)
                 _read(handle, entry, st.st_size, whole)
         if entry.end:

@@ -37,6 +37,18 @@ class Replies:
         self._runtimes.of(session_id).session.refuse_if_read_only()
         self._service.models.require_key()
 
+    def expect_tools(self, session_id: str, host: ToolHost) -> None:
+        """A session whose last send offered no tools (none yet) counts those a send with
+        `host` offers (the workspace tools, `tools.enabled`): its meter is then the size of
+        the request its next send makes, which offers them. Once a send offered tools,
+        those count (`Runtimes.adopt_tools`)."""
+        runtime = self._runtimes.of(session_id)
+        if runtime.tools:
+            return
+        server_tools = self._service.tool_setup.server_tools(runtime, host)
+        offered = server_tools.definitions() if server_tools is not None else []
+        runtime.tools_tokens = self._service.estimator.count_json(offered) if offered else 0
+
     async def send(
         self,
         session_id: str,

@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.messages import ApiUsage, WireModel
 from baton.core.conversation.recorded_usage import LastUsage
 from baton.core.conversation.session import Session
+from baton.core.conversation.thinking_sent import Requests
 from baton.core.usage.estimator import Estimator
 
 UsageBasis = Literal["api", "exact", "estimate", "compacted"]
@@ -96,7 +97,7 @@ def context_figure(
     are in the API's units already: the factor leaves them as they are."""
     media = session.media_tokens_in_view(0, len(session.view), estimator.count_message_media)
     estimate = estimator.calibrated(sum(known), media)
-    anchor = session.anchor()
+    anchor = own_anchor(session)
     if anchor is not None and count_after is not None:
         index, api_usage = anchor
         after = len(session.view)
@@ -105,7 +106,7 @@ def context_figure(
         basis: UsageBasis = "compacted" if _changed_after(session, index) else "api"
         return Context(used, estimate, used - estimate, basis)
     last = session.last_usage
-    if last is None:
+    if last is None or foreign(session, last.message_id):
         return Context(estimate, estimate, 0, "estimate")
     # the same prefix, as the estimator counts it now: system, tools, and the view it saw
     system = known[0] if system_then is None else system_then
@@ -119,8 +120,28 @@ def calibrated_part(session: Session) -> bool:
     """Whether the calibration factor reaches the session's figure: it does unless the
     figure is the last reply's real usage alone (that reply ends the view); a cheap test,
     so that a factor that moves skips the figures it cannot move without computing them."""
-    anchor = session.anchor()
+    anchor = own_anchor(session)
     return anchor is None or anchor[0] + 1 < len(session.view)
+
+
+def own_anchor(session: Session) -> tuple[int, ApiUsage] | None:
+    """The session's anchor (`ViewTokens.anchor`), but none that is `foreign`."""
+    anchor = session.anchor()
+    if anchor is not None and foreign(session, session.view[anchor[0]]):
+        return None
+    return anchor
+
+
+def foreign(session: Session, message_id: str) -> bool:
+    """Whether the usage of the reply `message_id` tells nothing of the session's next
+    request: where every request is Baton's own (`Requests.own`: `baton acp`), an
+    imported reply's (one Baton did not ask for: it keeps no fingerprint of a request)
+    counted its client's own system prompt and tools (Claude Code's: 15-25K tokens), which
+    Baton's request does not carry. The figure is then estimated, as before any reply."""
+    if not Requests.own or session.imported_from is None:
+        return False
+    message = session.messages.get(message_id)
+    return message is not None and message.prefix_hash is None
 
 
 def _changed_after(session: Session, index: int) -> bool:
@@ -143,7 +164,7 @@ def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0
     """What the session's last real usage showed besides the estimate of the view it
     covered (0 before any): the figure a compaction's estimate adds until the next reply."""
     last = session.last_usage
-    if last is None:
+    if last is None or foreign(session, last.message_id):
         return 0
     declared = session.client_context
     known = estimator.count_text(session.system_prompt or "") + declared.system_tokens

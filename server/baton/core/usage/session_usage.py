@@ -19,7 +19,7 @@ from baton.core.usage.budget import (
     usage_state,
 )
 from baton.core.usage.estimator import Estimator
-from baton.core.usage.overhead import context_figure
+from baton.core.usage.overhead import context_figure, own_anchor
 from baton.core.usage.usage_memo import UsageMemo
 from baton.core.usage.wording import (
     CATEGORY_LABELS,
@@ -131,7 +131,7 @@ def _compute_usage(
     system_now = _system_tokens(session, estimator, memo)
     system_raw = system_now + declared.system_tokens
     by_kind = session.tokens_by_kind(count)
-    anchor = session.anchor()
+    anchor = own_anchor(session)
     # the thinking the next request leaves out is in the stored counts, not in what it sends;
     # the meter estimates the request a new prompt starts (no tool loop goes on from here)
     start = anchor[0] + 1 if anchor is not None else 0

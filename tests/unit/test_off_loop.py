@@ -243,7 +243,7 @@ async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside
     call = Call(server)
     held, other = await _two_sessions(call)
     path = server.service.session(held).transcript.path
-    await server.service.close()  # the file as another program leaves it
+    server.service.put_down(held)  # the file as another program leaves it
     garbage = b"not json " * 250_000  # 2.25 MB
     with path.open("ab") as handle:
         handle.write(garbage + ending)

@@ -109,6 +109,14 @@ class TranscriptFile:
             return False
         return self._read in write_locked()
 
+    def other_writer(self) -> tuple[int, int] | None:
+        """The file (device, inode) this view read while another process holds its writer's
+        lock, as this process last found; None for any other transcript. Once that file is
+        no longer in the kernel's table of locks (`write_locked`), its writer let go."""
+        if self.read_only_reason != LOCKED or self._fd is not None:
+            return None
+        return self._read
+
     def head(self, limit: int) -> bytes | None:
         """The first `limit` bytes of the file held for writing (None when none is held),
         read through its descriptor: the file whose lock is held, whatever is at `path`

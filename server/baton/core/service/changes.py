@@ -130,11 +130,14 @@ class Changes:
     def looked(self, runtime: SessionRuntime | None) -> None:
         """A client looked at the session (`get`): read again from its file since (another
         process writes it), it is told as `reload` when it shows another view than the
-        client was last told (or, told nothing, than it was read with before)."""
+        client was last told (or, told nothing, than it was read with before), or when it
+        is writable now (the writer let go)."""
         if runtime is None or runtime.reread_from is None:
             return
         before, runtime.reread_from = runtime.reread_from, None
-        if (runtime.shown[0] if runtime.shown is not None else before) != mark(runtime.session):
+        shown = runtime.shown[0] if runtime.shown is not None else before
+        writable = runtime.reread_read_only and not runtime.session.read_only
+        if shown != mark(runtime.session) or writable:
             self.read_again(runtime)
 
     def caught_up(self, runtime: SessionRuntime, reason: Reason) -> None:

@@ -53,6 +53,8 @@ class SessionRuntime:
     # the view and compactions before the session was read again from its file (another
     # process writes it), until a look tells the change (`Changes.looked`)
     reread_from: Mark | None = None
+    # whether it was read-only then (read again once the writer let go, it is writable)
+    reread_read_only = False
 
     @property
     def session_id(self) -> str:
@@ -128,6 +130,7 @@ class Runtimes:
         if runtime is not None:
             if runtime.session is not session and runtime.reread_from is None:
                 runtime.reread_from = mark(runtime.session)
+                runtime.reread_read_only = runtime.session.read_only
             runtime.session = session
             self.adopt_tools(runtime)
             return runtime

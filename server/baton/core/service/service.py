@@ -35,6 +35,7 @@ from baton.core.service.results import Appended, Imported, RenderData
 from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
+from baton.core.service.writer_watch import WriterWatch
 from baton.core.settings import Settings, parse_settings
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, with_draft
@@ -95,6 +96,8 @@ class BatonService:
         self.imports = Imports(self, self._runtimes)  # import_file: a Claude Code file
         self.model_choice = ModelChoice(self, self._runtimes)  # set_model, the picker's list
         self._events.connect(self._note_size)  # the list's last known size of each session
+        # a session another process writes, looked at once that process let go
+        self.writer_watch = WriterWatch(self._runtimes, self.background, self._writer_let_go)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -284,6 +287,15 @@ class BatonService:
     def looked(self, session_id: str) -> None:
         """After a look (`get`): what its reading again found is told (`Changes.looked`)."""
         self.changes.looked(self._runtimes.get(session_id))
+        self.writer_watch.watch()  # held read-only: watched for its writer to let go
+
+    async def _writer_let_go(self, session_id: str) -> None:
+        """The process that wrote a session held read-only here let go of it: a look, as a
+        `get`'s (off the event loop), makes this process its writer, told as `reload`
+        (`Changes.looked`: it is writable now). Another process that took the lock first
+        leaves it read-only: told only if the file changed."""
+        await self.in_lane(session_id, partial(self.session, session_id))
+        self.changes.looked(self._runtimes.get(session_id))
 
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""
@@ -313,6 +325,7 @@ class BatonService:
         return await self.lanes.call(session_id, work)
 
     async def close(self) -> None:
+        self.writer_watch.stop()
         await self.background.close()
         await self.models.close()
         self._runtimes.close_store(final=True)  # no lock held once the close returns

@@ -274,6 +274,8 @@ class SessionDocuments:
                 uri=session_uri(session_id), diagnostics=diagnostics, version=version
             )
         )
+        if shown is None:  # a look, as a get is: the session writable here now is told
+            self._service.looked(session_id)
 
     def clear(self, session_id: str) -> None:
         """A session no longer served (deleted, or its data dir let go) loses its

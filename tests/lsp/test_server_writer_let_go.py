@@ -1,0 +1,63 @@
+"""A session shown read-only (another server writes it) becomes writable once that
+server lets go, told to a client that asks nothing meanwhile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsp_harness import Harness, conversation, user
+
+from baton import protocol
+from baton_testkit.fake_anthropic import FakeAnthropic
+
+API_KEY = "sk-ant-test-writer-let-go-0123456789"
+
+
+async def test_a_viewer_that_asks_nothing_is_told_once_the_writer_let_go(
+    start_server: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """Two windows on one data dir: the second shows the session the first writes,
+    read-only. The first exits (its window closed, or a restart whose next server started
+    before it had exited); the second's panel, sending nothing, kept Send off: only a look
+    (a get, a usage) made its server the writer, and the panel looks again only when the
+    window gets the focus back. Its server now notices on its own and tells it."""
+    options = {"anthropicApiKey": API_KEY}
+    writer: Harness = await start_server(options=options)
+    sid = (await writer.create(title="shared"))["sessionId"]
+    await writer.append(sid, *conversation(2))
+    viewer: Harness = await start_server(options=options)
+    assert (await viewer.get(sid))["session"]["readOnly"] is True
+    await viewer.diagnostics(sid)  # its document's look done: nothing asks from here on
+    heard = viewer.recorder.mark()
+
+    await writer.close()  # shutdown, exit: its lock goes
+
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload", heard
+    )
+    assert (await viewer.get(sid))["session"]["readOnly"] is False
+    fake_anthropic.reply("Written here now.")
+    sent = await viewer.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "go on"})
+    assert sent["message"]["role"] == "assistant"
+    texts = [m["content"] for m in (await viewer.get(sid))["messages"]]
+    assert "go on" in str(texts) and "Written here now." in str(texts)
+
+
+async def test_a_writer_gone_before_the_viewers_document_looked_is_told(start_server: Any) -> None:
+    """The writer exits right after the viewer's get, before its document's diagnostics
+    read the session: that read made the viewer the writer and told nothing, so its panel
+    kept Send off (and the watch had no read-only session left to watch)."""
+    writer: Harness = await start_server()
+    sid = (await writer.create(title="shared"))["sessionId"]
+    await writer.append(sid, *conversation(2))
+    viewer: Harness = await start_server()
+    assert (await viewer.get(sid))["session"]["readOnly"] is True
+    heard = viewer.recorder.mark()
+
+    await writer.close()
+
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload", heard
+    )
+    assert (await viewer.get(sid))["session"]["readOnly"] is False
+    await viewer.append(sid, user("written here now"))

@@ -3,7 +3,6 @@ through its parts (`service.replies`, `service.compaction`, `service.drafts`).""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -17,7 +16,6 @@ from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.turn_framing import ends_in_user_turn
-from baton.core.errors import BatonError
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.compaction import Compaction
@@ -25,6 +23,7 @@ from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
 from baton.core.service.imports import Imports
+from baton.core.service.kept_calibration import KeptCalibration
 from baton.core.service.lanes import Lanes, in_thread
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
@@ -41,12 +40,7 @@ from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
-from baton.core.usage.saved_calibration import SavedCalibration
 from baton.core.workspace.editor_files import EditorFiles
-
-log = logging.getLogger(__name__)
-
-REPAIR_ON_LOOP = 1 << 20  # bytes a first write's repairs copy aside on the event loop
 
 Warn = Callable[[str], None]
 T = TypeVar("T")
@@ -74,7 +68,6 @@ class BatonService:
         self.editor_files = EditorFiles()
         self.tool_setup = ToolSetup(lambda: self.settings, self.editor_files)  # folders, tools
         self.editor_name: str | None = None  # the client's name, for the default system prompt
-        self._saved: SavedCalibration | None = None  # the data dir's, once kept there
         self._events = Events()
         self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
         self.lanes = Lanes()  # a session's heavy work, off the event loop
@@ -88,6 +81,10 @@ class BatonService:
             self.lanes.compact_any,
         )
         self.changes = Changes(self, self._runtimes, self._events, self.upkeep)
+        # the estimator's factor kept in the data dir: restored, saved, followed
+        self.calibration = KeptCalibration(
+            self._data_dir, self.estimator, self.changes, self._runtimes
+        )
         self.idle = IdleUpkeep(self, self._runtimes, self.compaction.compact, self.upkeep.auto)
         self._events.connect(self.idle.heard)
         self.drafts = Drafts(self)  # compaction drafts: preview, current, apply, discard
@@ -97,7 +94,7 @@ class BatonService:
         self.model_choice = ModelChoice(self, self._runtimes)  # set_model, the picker's list
         self._events.connect(self._note_size)  # the list's last known size of each session
         # a session another process writes, looked at once that process let go
-        self.writer_watch = WriterWatch(self._runtimes, self.background, self._writer_let_go)
+        self.writer_watch = WriterWatch(self, self._runtimes, self.background)
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -117,9 +114,7 @@ class BatonService:
         if self.settings.resolved_data_dir() != before:
             if self._runtimes.store_open:
                 self._runtimes.close_store()  # release the old directory's locks
-            if self.estimator.on_learned is not None:  # kept: the new directory's factor
-                self._calibration().restore(self.estimator, replace=True)
-                self.changes.recalibrated()  # no session is open: the factor is only noted
+            self.calibration.data_dir_changed()
         for session_id in self.open_session_ids():
             self.changes.usage_moved(session_id)
 
@@ -142,27 +137,8 @@ class BatonService:
         self.estimator.start_loading()
 
     def keep_calibration(self) -> None:
-        """The estimator starts from the factor the data dir keeps, and keeps it there after
-        each reply that teaches it, so that a restart estimates as before (a server's start)."""
-        self._calibration().restore(self.estimator)
-        self.changes.recalibrated()  # the factor the sessions are told with from now on
-        self.estimator.on_learned = lambda: self._calibration().save(self.estimator)
-        # a session read from its file: another process that writes it may have learned since
-        self._runtimes.from_disk = self._follow_calibration
-
-    def _calibration(self) -> SavedCalibration:
-        """The data dir's kept calibration (a new one once the data dir changed)."""
-        data_dir = self._data_dir()
-        if self._saved is None or self._saved.path.parent != data_dir:
-            self._saved = SavedCalibration(data_dir)
-        return self._saved
-
-    def _follow_calibration(self) -> None:
-        """Estimate as the data dir's calibration says when another process wrote it since
-        (the figures of the session it writes are then as it shows them); the open sessions
-        whose figure moved are told with the next change (`recalibrated`), as this read's
-        reload is."""
-        self._calibration().follow(self.estimator)
+        """The data dir's calibration kept (`KeptCalibration.keep_calibration`)."""
+        self.calibration.keep_calibration()
 
     def data_dir_problems(self) -> list[str]:
         """What the data dir does not allow (read-only, no permission), each naming the
@@ -289,14 +265,6 @@ class BatonService:
         self.changes.looked(self._runtimes.get(session_id))
         self.writer_watch.watch()  # held read-only: watched for its writer to let go
 
-    async def _writer_let_go(self, session_id: str) -> None:
-        """The process that wrote a session held read-only here let go of it: a look, as a
-        `get`'s (off the event loop), makes this process its writer, told as `reload`
-        (`Changes.looked`: it is writable now). Another process that took the lock first
-        leaves it read-only: told only if the file changed."""
-        await self.in_lane(session_id, partial(self.session, session_id))
-        self.changes.looked(self._runtimes.get(session_id))
-
     def tools(self, session_id: str) -> list[dict[str, Any]] | None:
         """The tools the session's last `send` offered (they count towards its context)."""
         return self._runtime(session_id).tools
@@ -306,18 +274,8 @@ class BatonService:
         return self.changes.state(runtime).document()
 
     async def repaired(self, session_id: str) -> None:
-        """The repairs a session's first write makes (a torn last line cut aside to
-        `.torn`, unreadable lines copied to `.bad`), made in its lane first when they copy
-        over a MB: on the event loop, with a line of 200 MB another program wrote, they
-        held every other session 0.8-1.8 s. A failure is left to the write, which meets it
-        again and answers it."""
-        transcript = self.session(session_id).transcript
-        if transcript.repair_pending() <= REPAIR_ON_LOOP:
-            return
-        try:
-            await self.in_lane(session_id, transcript.repair_now)
-        except (OSError, BatonError) as exc:
-            log.debug("%s: left to the write: %s", transcript.path.name, exc)
+        """A session's first write's repairs, in its lane when large (`Lanes.repaired`)."""
+        await self.lanes.repaired(session_id, self.session(session_id).transcript)
 
     async def in_lane(self, session_id: str, work: Callable[[], T]) -> T:
         """`work()` in a worker thread after the session's earlier heavy work, while the

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TYPE_CHECKING
 
 from baton.core.background import Background
 from baton.core.conversation.writer_lock import PROC_LOCKS, write_locked
 from baton.core.errors import BatonError
 from baton.core.service.lanes import in_thread
 from baton.core.service.runtime import Runtimes
+
+if TYPE_CHECKING:
+    from baton.core.service.service import BatonService
 
 log = logging.getLogger(__name__)
 
@@ -23,13 +27,13 @@ EVERY = 1.5  # seconds between two reads of the table of locks
 class WriterWatch:
     def __init__(
         self,
+        service: BatonService,
         runtimes: Runtimes,
         background: Background,
-        look: Callable[[str], Awaitable[None]],
     ) -> None:
+        self._service = service
         self._runtimes = runtimes
         self._background = background
-        self._look = look  # the service's look at one session whose writer let go
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -74,6 +78,15 @@ class WriterWatch:
                 if held is None or held in locked:
                     continue
                 try:
-                    await self._look(session_id)
+                    await self._writer_let_go(session_id)
                 except BatonError as exc:  # gone, or its folder unreadable: the next look says
                     log.debug("session %s, its writer gone, not looked at: %s", session_id, exc)
+
+    async def _writer_let_go(self, session_id: str) -> None:
+        """The process that wrote a session held read-only here let go of it: a look, as a
+        `get`'s (off the event loop), makes this process its writer, told as `reload`
+        (`Changes.looked`: it is writable now). Another process that took the lock first
+        leaves it read-only: told only if the file changed."""
+        service = self._service
+        await service.in_lane(session_id, partial(service.session, session_id))
+        service.changes.looked(self._runtimes.get(session_id))

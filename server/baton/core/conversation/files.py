@@ -210,6 +210,18 @@ def read_text_file(path: Path, what: str, limit: int) -> str:
         raise ValueError("not UTF-8 text") from None
 
 
+def exists(path: Path) -> bool:
+    """Whether there is a file at `path`; `StorageError` naming it and the cause when that
+    cannot be told (a folder on the way that may not be searched), never "no session"."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise storage_error("read", path, exc) from None
+    return True
+
+
 def storage_error(doing: str, path: Path, exc: OSError) -> StorageError:
     """`StorageError` saying what could not be done, where, and why."""
     return StorageError(f"could not {doing} {path}: {cause(exc)}", path=str(path))

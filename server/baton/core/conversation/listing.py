@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 LIST_SECONDS = 5.0  # after this, the rest of a list is summarized from the headers alone
-__all__ = ["SESSION_ID", "SessionIndex", "Summary", "listed"]
+__all__ = ["SESSION_ID", "SessionIndex", "Summary", "file_of", "listed"]
 
 
 _FIELDS = tuple(Entry.__dataclass_fields__)
@@ -224,6 +224,13 @@ def odd(session_id: str, problem: str) -> Summary:
         read_only=True,
         damage=Damage(header_missing=True, notes=[problem]),
     )
+
+
+def file_of(session: Session | None) -> int | None:
+    """The list index's identity of the file `session` holds, as the session left it; None
+    when it is not so (or the session is another process's)."""
+    st = session.transcript.file_state() if session is not None else None
+    return identity(st) if st is not None else None
 
 
 def listed(

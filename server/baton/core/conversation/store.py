@@ -11,40 +11,20 @@ from collections.abc import Callable, Container
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
-from baton.core.conversation.files import storage_error
+from baton.core.conversation.files import exists
 from baton.core.conversation.folders import access_problems, linked_folder
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
-from baton.core.conversation.listing import SessionIndex, Summary, listed
+from baton.core.conversation.listing import SessionIndex, Summary, file_of, listed
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
 from baton.core.conversation.transcript import Transcript, check_writable
-from baton.core.conversation.transcript_summary import identity
 from baton.core.errors import InvalidParams, SessionNotFound, StorageError, TranscriptError
 from baton.core.memory import loading
 
 log = logging.getLogger(__name__)
 DEFAULT_TITLE = "New conversation"  # a session made with no title of its own
 MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
-
-
-def _file_of(session: Session | None) -> int | None:
-    """The list index's identity of the file `session` holds, as the session left it; None
-    when it is not so (or the session is another process's)."""
-    st = session.transcript.file_state() if session is not None else None
-    return identity(st) if st is not None else None
-
-
-def _exists(path: Path) -> bool:
-    """Whether there is a file at `path`; `StorageError` naming it and the cause when that
-    cannot be told (a folder on the way that may not be searched), never "no session"."""
-    try:
-        os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    except OSError as exc:
-        raise storage_error("read", path, exc) from None
-    return True
 
 
 def _followed(session: Session) -> bool:
@@ -145,7 +125,7 @@ class SessionStore:
                 self._keep(sid, session)
         if session is None or _followed(session):
             path = self.path_for(sid)
-            if not _exists(path):
+            if not exists(path):
                 self.release(sid)
                 raise SessionNotFound(f"no session {sid}")
             if session is not None:
@@ -220,13 +200,13 @@ class SessionStore:
         stays as the session holds it: not for a session another process writes, nor
         past a change another process makes."""
         session = self._open.get(session_id) or self._closed.get(session_id)
-        self._index.note_size(session_id, tokens, _file_of(session))
+        self._index.note_size(session_id, tokens, file_of(session))
 
     def context_size(self, session: Session | Summary) -> int | None:
         """The last known context size of a listed session (None: unknown)."""
         if isinstance(session, Summary):
             return session.context_tokens
-        return self._index.size(session.session_id, _file_of(session))
+        return self._index.size(session.session_id, file_of(session))
 
     def release(self, session_id: str) -> None:
         """Close one session (its descriptor and lock); the next `get` opens it again."""

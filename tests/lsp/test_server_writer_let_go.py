@@ -61,3 +61,31 @@ async def test_a_writer_gone_before_the_viewers_document_looked_is_told(start_se
     )
     assert (await viewer.get(sid))["session"]["readOnly"] is False
     await viewer.append(sid, user("written here now"))
+
+
+async def test_a_viewer_told_the_writer_let_go_leaves_the_session_to_the_next_server(
+    start_server: Any,
+) -> None:
+    """A window that once showed the session read-only (another window's server writing
+    it) took the writer's lock on its own as soon as that server let go: the writer's
+    window restarting its server (a new API key) found its conversation read-only, "open
+    in another Baton process", though the other window no longer showed it and asked for
+    nothing. The watch now only tells the viewer (`reload`); its client's get of the
+    session is what makes it the writer, so the writer's next server opens it writable."""
+    writer: Harness = await start_server()
+    sid = (await writer.create(title="shared"))["sessionId"]
+    await writer.append(sid, *conversation(2))
+    viewer: Harness = await start_server()
+    assert (await viewer.get(sid))["session"]["readOnly"] is True
+    await viewer.diagnostics(sid)
+    heard = viewer.recorder.mark()
+
+    await writer.close()  # the restart: shutdown, exit, then the next server
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload", heard
+    )
+    restarted: Harness = await start_server()
+
+    assert (await restarted.get(sid))["session"]["readOnly"] is False
+    await restarted.append(sid, user("written by the restarted server"))
+    assert (await viewer.get(sid))["session"]["readOnly"] is True  # never two writers

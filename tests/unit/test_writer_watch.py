@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from baton.core.conversation import writer_lock
 from baton.core.service import writer_watch
 from baton.core.service.events import Event, SessionChanged
 from baton.core.service.service import BatonService
@@ -30,10 +31,19 @@ async def until(found: Callable[[], bool]) -> None:
     raise AssertionError("never came")
 
 
-async def test_the_watch_tells_a_session_writable_once_its_writer_let_go(
+async def test_the_watch_tells_once_that_the_writer_let_go_and_takes_no_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Each let-go is told once (`reload`); the session is left to whichever process opens
+    it next (the writer's next server, or this one's next look), never taken by the watch."""
     monkeypatch.setattr(writer_watch, "EVERY", 0.01)
+    reads: list[int] = []  # the watch's reads of the table of locks
+
+    def write_locked() -> set[tuple[int, int]]:
+        reads.append(1)
+        return writer_lock.write_locked()
+
+    monkeypatch.setattr(writer_watch, "write_locked", write_locked)
     writer, viewer = service_on(tmp_path), service_on(tmp_path)
     sid = writer.create(title="shared").session_id
     heard: list[Event] = []
@@ -42,11 +52,23 @@ async def test_the_watch_tells_a_session_writable_once_its_writer_let_go(
     viewer.looked(sid)
     assert viewer.writer_watch.watching
 
-    await writer.close()  # its locks go
+    def reloads() -> list[SessionChanged]:
+        return [e for e in heard if isinstance(e, SessionChanged) and e.reason == "reload"]
 
-    await until(lambda: any(isinstance(e, SessionChanged) and e.reason == "reload" for e in heard))
-    told = next(e for e in heard if isinstance(e, SessionChanged))
-    assert told.session_id == sid and not told.session.read_only
+    await writer.close()  # its locks go
+    await until(lambda: len(reloads()) == 1)
+    assert reloads()[0].session_id == sid
+
+    restarted = service_on(tmp_path)  # the writer's next server: the session is its own
+    assert not restarted.session(sid).read_only
+    viewer.looked(sid)
+    assert viewer.session(sid).read_only  # never two writers
+    seen = len(reads)
+    await until(lambda: len(reads) >= seen + 2)  # a whole read of the table since the open
+    await restarted.close()
+    await until(lambda: len(reloads()) == 2)  # its let-go told once too, nothing between
+
+    assert not viewer.session(sid).read_only  # the next look makes the viewer the writer
     await until(lambda: not viewer.writer_watch.watching)  # none left to watch: no timer
     await viewer.close()
 

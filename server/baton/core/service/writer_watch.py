@@ -1,25 +1,22 @@
 """Sessions held read-only here because another process writes them, watched for that
 process to let go: the kernel's table of locks read every `EVERY` seconds in a worker
 thread while there is one (no lock taken, no timer while there is none), and a session
-whose writer let go looked at as a `get` would, which makes this process its writer."""
+whose writer let go told once (`reload`): the next look (a client's `get`) makes this
+process its writer, never the watch, so a session no client here shows any more is left
+to the next process that opens it (the writer's own server, restarted)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
-from functools import partial
 from typing import TYPE_CHECKING
 
 from baton.core.background import Background
 from baton.core.conversation.writer_lock import PROC_LOCKS, write_locked
-from baton.core.errors import BatonError
 from baton.core.service.lanes import in_thread
 from baton.core.service.runtime import Runtimes
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
-
-log = logging.getLogger(__name__)
 
 EVERY = 1.5  # seconds between two reads of the table of locks
 
@@ -34,6 +31,9 @@ class WriterWatch:
         self._service = service
         self._runtimes = runtimes
         self._background = background
+        # the sessions told so, with the file (device, inode) held then: told once until
+        # a process holds its lock again
+        self._told: dict[str, tuple[int, int]] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -51,7 +51,7 @@ class WriterWatch:
         return self._task is not None and not self._task.done()
 
     def stop(self) -> None:
-        """The server ends: no session is looked at (nor opened for writing) any more."""
+        """The server ends: nothing is told (nor opened for writing) any more."""
         self._stopped = True
         if self._task is not None:
             self._task.cancel()
@@ -70,23 +70,23 @@ class WriterWatch:
             if not self._held():
                 return  # none left: no timer until the next one
             locked = await in_thread(write_locked)
-            for session_id in self._held():
-                if self._stopped:
-                    return
+            held = self._held()
+            self._told = {sid: told for sid, told in self._told.items() if sid in held}
+            for session_id in held:
                 runtime = self._runtimes.get(session_id)
-                held = runtime.session.transcript.other_writer() if runtime else None
-                if held is None or held in locked:
+                other = runtime.session.transcript.other_writer() if runtime else None
+                if self._stopped or other is None:
                     continue
-                try:
-                    await self._writer_let_go(session_id)
-                except BatonError as exc:  # gone, or its folder unreadable: the next look says
-                    log.debug("session %s, its writer gone, not looked at: %s", session_id, exc)
+                if other in locked:
+                    self._told.pop(session_id, None)  # held again: its next let-go is told
+                elif self._told.get(session_id) != other:
+                    self._told[session_id] = other
+                    self._writer_let_go(session_id)
 
-    async def _writer_let_go(self, session_id: str) -> None:
-        """The process that wrote a session held read-only here let go of it: a look, as a
-        `get`'s (off the event loop), makes this process its writer, told as `reload`
-        (`Changes.looked`: it is writable now). Another process that took the lock first
-        leaves it read-only: told only if the file changed."""
-        service = self._service
-        await service.in_lane(session_id, partial(service.session, session_id))
-        service.changes.looked(self._runtimes.get(session_id))
+    def _writer_let_go(self, session_id: str) -> None:
+        """The process that wrote a session held read-only here let go of it: told as
+        `reload`, so a client showing it looks again (`get`), which makes this process its
+        writer; nothing is opened for writing here until then."""
+        runtime = self._runtimes.get(session_id)
+        if runtime is not None:
+            self._service.changes.read_again(runtime)

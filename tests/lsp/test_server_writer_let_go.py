@@ -89,3 +89,32 @@ async def test_a_viewer_told_the_writer_let_go_leaves_the_session_to_the_next_se
     assert (await restarted.get(sid))["session"]["readOnly"] is False
     await restarted.append(sid, user("written by the restarted server"))
     assert (await viewer.get(sid))["session"]["readOnly"] is True  # never two writers
+
+
+async def test_the_let_go_the_watch_told_is_not_told_again_by_the_get_it_brings(
+    start_server: Any,
+) -> None:
+    """The panel reads the session again on the watch's `reload`; that get, which makes its
+    server the writer, told a second `reload` of the same view, so the panel read the
+    whole session twice."""
+    writer: Harness = await start_server()
+    sid = (await writer.create(title="shared"))["sessionId"]
+    await writer.append(sid, *conversation(2))
+    viewer: Harness = await start_server()
+    assert (await viewer.get(sid))["session"]["readOnly"] is True
+    await viewer.diagnostics(sid)
+    heard = viewer.recorder.mark()
+
+    await writer.close()
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload", heard
+    )
+    assert (await viewer.get(sid))["session"]["readOnly"] is False
+    await viewer.request(protocol.USAGE, {"sessionId": sid})  # all told before its answer
+
+    reloads = [
+        p
+        for m, p in viewer.recorder.received[heard:]
+        if m == protocol.SESSION_CHANGED and p["sessionId"] == sid
+    ]
+    assert reloads == [{"sessionId": sid, "reason": "reload"}]

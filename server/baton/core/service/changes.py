@@ -131,12 +131,13 @@ class Changes:
         """A client looked at the session (`get`): read again from its file since (another
         process writes it), it is told as `reload` when it shows another view than the
         client was last told (or, told nothing, than it was read with before), or when it
-        is writable now (the writer let go)."""
+        is writable now (the writer let go) and the watch did not tell so already."""
         if runtime is None or runtime.reread_from is None:
             return
         before, runtime.reread_from = runtime.reread_from, None
         shown = runtime.shown[0] if runtime.shown is not None else before
-        writable = runtime.reread_read_only and not runtime.session.read_only
+        told, runtime.let_go_told = runtime.let_go_told, False
+        writable = runtime.reread_read_only and not runtime.session.read_only and not told
         if shown != mark(runtime.session) or writable:
             self.read_again(runtime)
 

@@ -55,6 +55,10 @@ class SessionRuntime:
     reread_from: Mark | None = None
     # whether it was read-only then (read again once the writer let go, it is writable)
     reread_read_only = False
+    # the watch told that its writer let go (`reload`), told once: the look that makes it
+    # the writer tells that no more (`Changes.looked`), nor the watch until a process
+    # holds its lock again (`WriterWatch`)
+    let_go_told = False
 
     @property
     def session_id(self) -> str:

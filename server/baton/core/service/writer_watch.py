@@ -31,9 +31,6 @@ class WriterWatch:
         self._service = service
         self._runtimes = runtimes
         self._background = background
-        # the sessions told so, with the file (device, inode) held then: told once until
-        # a process holds its lock again
-        self._told: dict[str, tuple[int, int]] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -70,17 +67,17 @@ class WriterWatch:
             if not self._held():
                 return  # none left: no timer until the next one
             locked = await in_thread(write_locked)
-            held = self._held()
-            self._told = {sid: told for sid, told in self._told.items() if sid in held}
-            for session_id in held:
+            for session_id in self._held():
                 runtime = self._runtimes.get(session_id)
-                other = runtime.session.transcript.other_writer() if runtime else None
-                if self._stopped or other is None:
+                if self._stopped or runtime is None:
                     continue
-                if other in locked:
-                    self._told.pop(session_id, None)  # held again: its next let-go is told
-                elif self._told.get(session_id) != other:
-                    self._told[session_id] = other
+                other = runtime.session.transcript.other_writer()
+                if other is None:
+                    continue
+                if other in locked:  # held: its next let-go is told
+                    runtime.let_go_told = False
+                elif not runtime.let_go_told:  # told once
+                    runtime.let_go_told = True
                     self._writer_let_go(session_id)
 
     def _writer_let_go(self, session_id: str) -> None:

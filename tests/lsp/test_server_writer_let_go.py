@@ -118,3 +118,36 @@ async def test_the_let_go_the_watch_told_is_not_told_again_by_the_get_it_brings(
         if m == protocol.SESSION_CHANGED and p["sessionId"] == sid
     ]
     assert reloads == [{"sessionId": sid, "reason": "reload"}]
+
+
+async def test_the_watch_tells_no_figure_of_a_view_it_did_not_read_again(
+    start_server: Any,
+) -> None:
+    """The writer wrote after the viewer's last look, then exited: the watch's `reload`
+    came with a `usageChanged` of the view the viewer held, the writer's last turn not in
+    it, the meter told a figure the session no longer had until the panel's get read it
+    again. The watch reads nothing: it tells the `reload` alone, and that get tells the
+    figure of what it read."""
+    writer: Harness = await start_server()
+    sid = (await writer.create(title="shared"))["sessionId"]
+    await writer.append(sid, *conversation(2))
+    viewer: Harness = await start_server()
+    assert (await viewer.get(sid))["session"]["readOnly"] is True
+    await viewer.diagnostics(sid)
+    await writer.append(sid, user("written after the viewer looked " * 300))
+    heard = viewer.recorder.mark()
+
+    await writer.close()
+    await viewer.recorder.notification(
+        protocol.SESSION_CHANGED, lambda p: p["sessionId"] == sid and p["reason"] == "reload", heard
+    )
+    view = await viewer.get(sid)
+    assert view["session"]["readOnly"] is False
+    assert "written after the viewer looked" in str(view["messages"][-1])
+
+    told = [
+        p["usage"]["usedTokens"]
+        for m, p in viewer.recorder.received[heard:]
+        if m == protocol.USAGE_CHANGED and p["sessionId"] == sid
+    ]
+    assert told == [view["usage"]["usedTokens"]]

@@ -58,6 +58,7 @@ async def test_the_watch_tells_once_that_the_writer_let_go_and_takes_no_lock(
     await writer.close()  # its locks go
     await until(lambda: len(reloads()) == 1)
     assert reloads()[0].session_id == sid
+    assert not reloads()[0].tell_usage  # nothing read again: no figure told
 
     restarted = service_on(tmp_path)  # the writer's next server: the session is its own
     assert not restarted.session(sid).read_only

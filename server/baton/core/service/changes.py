@@ -127,6 +127,13 @@ class Changes:
         process writes found it moved on): what the disk holds now is a change of its own."""
         self.changed(runtime, "reload")
 
+    def let_go(self, runtime: SessionRuntime) -> None:
+        """The writer of a session held read-only here let go (`WriterWatch`): `reload`
+        alone, its view not read again, so no figure is told of it (the writer may have
+        written since); a client showing it looks again, and that look tells what it read."""
+        if self._runtimes.get(runtime.session_id) is runtime:
+            self._events.emit(self.state(runtime, "reload", tell_usage=False))
+
     def looked(self, runtime: SessionRuntime | None) -> None:
         """A client looked at the session (`get`): read again from its file since (another
         process writes it), it is told as `reload` when it shows another view than the

@@ -86,4 +86,4 @@ class WriterWatch:
         writer; nothing is opened for writing here until then."""
         runtime = self._runtimes.get(session_id)
         if runtime is not None:
-            self._service.changes.read_again(runtime)
+            self._service.changes.let_go(runtime)

@@ -90,7 +90,7 @@ def told(exc: BatonError) -> str:
         return ACP_NO_KEY
     text = redaction.redact(exc.message)
     if isinstance(exc, PromptTooLong):
-        from baton.core.turn.chat import ADVICE
+        from baton.core.turn.too_long import ADVICE
 
         text = text.replace(ADVICE, ACP_ADVICE).replace(MEDIA_ADVICE, ACP_MEDIA_ADVICE)
     return text.replace(EDITOR_URL_SETTING, ACP_URL_SETTING)

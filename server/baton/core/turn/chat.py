@@ -26,7 +26,6 @@ from typing import Any
 from baton.core.compaction.automatic.auto import AutoCompactor
 from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.summary.summarizers import Progress
-from baton.core.conversation import request_bytes
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import (
     MOVED_PREFIX,
@@ -47,7 +46,7 @@ from baton.core.errors import (
 from baton.core.model_api.client import ModelClient, ModelReply, OnWait
 from baton.core.model_api.reply_request import request_thinking
 from baton.core.settings import Settings
-from baton.core.turn import recovery, tool_loop
+from baton.core.turn import recovery, too_long, tool_loop
 from baton.core.turn.next_request import REPLY_MAX_TOKENS as REPLY_MAX_TOKENS
 from baton.core.turn.next_request import next_request, ready_view
 from baton.core.turn.prompt_input import check_continuable, check_tools, prompt_input
@@ -59,10 +58,6 @@ from baton.core.usage.session_usage import compute_usage
 log = logging.getLogger(__name__)
 
 OnDelta = Callable[[str, str], Awaitable[None] | None]
-ADVICE = (
-    "Compact the conversation (baton/compact, or the 'Compact conversation' action) or "
-    "start a new session, then send again with no content to continue."
-)
 
 _replying: weakref.WeakSet[Session] = weakref.WeakSet()
 
@@ -167,27 +162,13 @@ async def _reply(
     await _auto_compact(session, ctx, tools_tokens)
     _step(ctx)  # whatever auto-compact did (maybe nothing) is visible before the reply
     usage = _usage(session, ctx, tools_tokens, limits)
-    if usage.used_tokens >= usage.blocking_limit:
-        raise PromptTooLong(
-            f"the conversation is too long to send ({usage.used_tokens:,} tokens, limit "
-            f"{usage.blocking_limit:,}). {ADVICE}",
-            actual=usage.used_tokens,
-            limit=usage.blocking_limit,
-        )
+    too_long.check_room(usage)
     request = next_request(
         session, tools, usage, ctx.settings, model, ctx.estimator, limits, ctx.max_tokens
     )
     view, max_tokens = request.view, request.max_tokens
     body = {"model": model, "system": request.system, "messages": request.messages, "tools": tools}
-    big = request_bytes.request_too_large(body)
-    if big is not None:  # the API would refuse it (413), and every later one like it
-        raise PromptTooLong(
-            f"{big.why}.",
-            requestBytes=big.request_bytes,
-            images=big.images,
-            documents=big.documents,
-            mediaBytes=big.media_bytes,
-        )
+    too_long.check_bytes(body)
     note_tokens = request.note_tokens  # the budget note: counted in the room, never stored
 
     message_id = new_id()
@@ -244,21 +225,10 @@ async def _reply(
         recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise
     except PromptTooLong as exc:
-        if exc.data.get("type") == "request_too_large":
-            # over the API's bytes, not its tokens: nothing to calibrate on
-            images, documents, media_bytes = request_bytes.held_media(body)
-            raise PromptTooLong(
-                f"{exc.message.rstrip('.')}. {request_bytes.media_advice(body)}.",
-                **exc.data,
-                images=images,
-                documents=documents,
-                mediaBytes=media_bytes,
-            ) from None
-        besides = tools_tokens + note_tokens
-        recovery.learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
-        raise PromptTooLong(
-            f"{exc.message}. {ADVICE}", actual=exc.actual, limit=exc.limit
-        ) from None
+        if not too_long.over_bytes(exc):
+            besides = tools_tokens + note_tokens
+            recovery.learn_from_overflow(session, ctx.estimator, view, besides, exc.actual)
+        raise too_long.refused(exc, body) from None
     except Exception as exc:
         recovery.keep_partial(session, message_id, exc, streamed, model, mark)
         raise

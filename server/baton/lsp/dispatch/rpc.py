@@ -12,7 +12,6 @@ from urllib.parse import unquote
 from cattrs import Converter
 from lsprotocol import types
 from pygls.exceptions import (
-    JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
@@ -27,7 +26,7 @@ from pygls.protocol import (
 
 from baton.contract.envelope import envelope_problem, usable_id
 from baton.contract.names import CONTRACT_VERSION
-from baton.core import redaction
+from baton.lsp.dispatch.error_answers import ErrorAnswersProtocol
 from baton.lsp.dispatch.errors import structure_problems
 from baton.lsp.dispatch.lifecycle import Lifecycle, LifecycleProtocol
 from baton.lsp.dispatch.writing import WritingProtocol
@@ -80,7 +79,7 @@ def make_converter() -> Converter:
     return converter
 
 
-class BatonProtocol(LifecycleProtocol, WritingProtocol):
+class BatonProtocol(LifecycleProtocol, ErrorAnswersProtocol, WritingProtocol):
     """LanguageServerProtocol that answers every request, however malformed.
 
     Stock pygls drops a request whose params cannot be structured (the client waits
@@ -214,48 +213,6 @@ class BatonProtocol(LifecycleProtocol, WritingProtocol):
             kind = self.get_message_type(data.get("method", "")) or JsonRPCNotification
         return self._converter.structure(data, kind)
 
-    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
-        # A domain error is an answer, not a server fault: no traceback in the log (pygls
-        # logs one per failed request), and only its stable code, never its text.
-        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
-            self._request_futures.pop(msg_id, None)
-            error: JsonRpcException = future.exception()
-            code = error.data.get("code") if isinstance(error.data, dict) else error.code
-            log.info("request %s failed: %s", msg_id, code)
-            self._send_response(msg_id, error=error.to_response_error())
-            return
-        super()._send_handler_result(future, msg_id=msg_id)
-
-    def _send_response(
-        self, msg_id: Any, result: Any = None, error: types.ResponseError | None = None
-    ) -> None:
-        # pygls answers an unexpected exception with its text and traceback (server paths,
-        # perhaps a secret): the client gets a plain internal error, the log the details
-        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
-            log.error(
-                "request %s failed: %s\n%s", msg_id, error.message, "".join(error.data["traceback"])
-            )
-            error = types.ResponseError(
-                code=int(types.ErrorCodes.InternalError),
-                message="internal error",
-                data={"code": "internal_error"},
-            )
-        if error is not None and redaction.active():  # the error edge: never the key
-            error = types.ResponseError(
-                code=error.code, message=redaction.redact(error.message), data=_redacted(error.data)
-            )
-        super()._send_response(msg_id, result, error)
-
-    def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
-        """An error response; `msg_id` None answers a message whose id is unknown."""
-        if msg_id is not None:
-            self._send_response(msg_id, error=error.to_response_error())
-            return
-        payload = {"code": error.code, "message": error.message}
-        if error.data is not None:
-            payload["data"] = error.data
-        self._send_data({"jsonrpc": "2.0", "id": None, "error": payload})
-
     def report_parse_error(self, exc: Exception) -> None:
         self.send_error(None, JsonRpcParseError(f"could not parse the message: {exc}"))
 
@@ -293,16 +250,6 @@ class BatonProtocol(LifecycleProtocol, WritingProtocol):
         if inspect.isawaitable(result):
             result = await result
         return result
-
-
-def _redacted(value: Any) -> Any:
-    if isinstance(value, str):
-        return redaction.redact(value)
-    if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    return value
 
 
 def is_parse_error(exc: Exception) -> bool:

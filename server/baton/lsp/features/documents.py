@@ -13,6 +13,7 @@ from lsprotocol import types
 from baton.contract import names
 from baton.core.errors import BatonError
 from baton.lsp.dispatch.registry import Feature
+from baton.lsp.session_document.client_copy import held_as_rendered
 from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ async def code_action(
     rendered, data, _ = ls.documents.render(session_id)
     only = [kind_name(k) for k in params.context.only] if params.context.only else None
     # a range in the client's older copy names no message here: only the actions for none
-    selection = params.range if ls.documents.held_as_rendered(session_id, rendered) else None
+    selection = params.range if held_as_rendered(ls, session_id, rendered) else None
     locked = _refused(data.session)
     # each action is asked as its command would ask: planned, or the undo checked
     refusals = Refusals(

@@ -11,6 +11,7 @@ from lsprotocol import types
 from baton.core.compaction.preview import CompactDraft
 from baton.core.conversation.messages import Message
 from baton.core.usage.budget import Usage
+from baton.lsp.session_document.client_copy import held_as_rendered
 from baton.lsp.session_document.diagnostics import usage_message
 from baton.lsp.session_document.render import USAGE_LINE, Section
 
@@ -36,7 +37,7 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
         width = rendered.usage_line_width
         return _hover(ls, text, Section("", USAGE_LINE, USAGE_LINE, width))
     section = rendered.section_at(line)
-    if section is None or not ls.documents.held_as_rendered(session_id, rendered):
+    if section is None or not held_as_rendered(ls, session_id, rendered):
         return None  # a line of the client's older copy names no message here
     message = next((m for m in data.messages if m.id == section.message_id), None)
     if message is None:  # the line belongs to a rendering the view has since left

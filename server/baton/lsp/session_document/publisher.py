@@ -30,7 +30,7 @@ from baton.lsp.session_document.render import (
     render_session,
     shown_state,
 )
-from baton.protocol import session_id_from_uri, session_uri
+from baton.protocol import session_uri
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
@@ -191,19 +191,6 @@ class SessionDocuments:
         except SessionNotFound:
             self.clear(session_id)
 
-    def held_as_rendered(self, session_id: str, rendered: RenderedSession) -> bool:
-        """Whether the positions the client sends are in `rendered`: it holds no copy of
-        the document (never opened it, under any spelling of its URI), or holds that text,
-        with its line ends as it keeps them (Neovim sends a Windows buffer with CRLF: the
-        same lines and columns). In an older copy (the session changed since the client
-        last read it) the same lines belong to other messages."""
-        try:
-            documents = self._ls.workspace.text_documents
-        except RuntimeError:  # before initialize: no client copy yet
-            return True
-        held = [d.source for uri, d in documents.items() if session_id_from_uri(uri) == session_id]
-        return all(_same_lines(text, rendered.text) for text in held)
-
     # ---- diagnostics ---------------------------------------------------------------------
 
     def first_look(self, session_id: str) -> None:
@@ -298,10 +285,3 @@ class SessionDocuments:
         self._closing = True
         for document in self._documents.values():
             document.cancel()
-
-
-def _same_lines(held: str, rendered: str) -> bool:
-    """Whether a client's copy is the rendering, its line ends aside."""
-    if held == rendered:
-        return True
-    return "\r\n" in held and held.replace("\r\n", "\n") == rendered

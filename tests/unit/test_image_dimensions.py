@@ -16,7 +16,7 @@ from acp.schema import ImageContentBlock
 from conversations import ten_per_block
 
 from baton.acp import prompt_content as pc
-from baton.core.conversation.media import image_size
+from baton.core.conversation.image_header import image_size
 from baton.core.conversation.messages import ImageBlock, MessageInput, TextBlock
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams

@@ -27,9 +27,9 @@ from acp.schema import (
 
 from baton.acp.errors import invalid
 from baton.core.conversation.files import NotRegularFile, kind_of, open_read
+from baton.core.conversation.image_header import image_type
 from baton.core.conversation.media import (
     IMAGE_TYPES,
-    image_type,
     is_pdf,
     pdf_too_large,
     too_large,

@@ -21,7 +21,8 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers.claude_code import import_with_report
 from baton.core.models.windows import ModelLimits
-from baton.core.settings import Settings, parse_settings
+from baton.core.settings import Settings
+from baton.core.settings_read import parse_settings
 from baton.core.usage.budget import (
     UNATTRIBUTED_LABEL,
     Budget,

@@ -19,7 +19,8 @@ from baton.core.conversation.messages import Message, text_message
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import CompactionBlocked
-from baton.core.settings import KeepWindowSettings, Settings, parse_settings
+from baton.core.settings import KeepWindowSettings, Settings
+from baton.core.settings_read import parse_settings
 from baton.core.usage.estimator import Estimator
 
 PY = sys.executable

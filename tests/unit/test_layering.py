@@ -48,6 +48,8 @@ ALLOWED: dict[str, set[str]] = {
         "core.errors",
         "core.environment",
     },
+    # a client's values are read onto the settings' own fields
+    "core.settings_read": {"core.conversation", "core.settings"},
     # a settings file's keys are checked against the settings' own fields
     "core.settings_file": {"core.conversation", "core.errors", "core.settings"},
     "core.usage": {"core.conversation", "core.models", "core.settings", "core.errors"},
@@ -101,6 +103,7 @@ ALLOWED: dict[str, set[str]] = {
         "core.importers",
         "core.workspace",
         "core.settings",
+        "core.settings_read",
         "core.errors",
         "core.redaction",
         "core.background",

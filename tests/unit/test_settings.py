@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.settings import Settings, parse_settings
+from baton.core.settings import Settings
+from baton.core.settings_read import parse_settings
 
 
 def test_nested_camel_case_keys_set_their_fields() -> None:

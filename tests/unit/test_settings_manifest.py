@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from baton.core.settings import parse_settings
+from baton.core.settings_read import parse_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PROPERTIES = json.loads((ROOT / "client-vscode/package.json").read_text(encoding="utf-8"))[

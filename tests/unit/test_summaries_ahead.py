@@ -141,7 +141,7 @@ def test_the_start_point_is_off_for_offline_summarizers_and_80_percent_for_model
 
 
 def test_a_bad_background_percent_keeps_the_default() -> None:
-    from baton.core.settings import parse_settings
+    from baton.core.settings_read import parse_settings
 
     warnings: list[str] = []
     parsed = parse_settings({"autoCompact": {"backgroundPercent": 100}}, warnings.append)

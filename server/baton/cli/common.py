@@ -153,8 +153,8 @@ def file_settings(path: str | None) -> Settings:
     """The settings a server given the settings file `path` counts with (the file `baton acp
     --settings` takes, the editor's `baton.*` keys); the defaults without one. A bad value
     warns and keeps its default, as the server's does."""
-    from baton.core.settings import parse_settings
     from baton.core.settings_file import read_settings
+    from baton.core.settings_read import parse_settings
 
     def warn(text: str) -> None:
         print(f"baton: warning: {text}", file=sys.stderr)

@@ -35,7 +35,8 @@ from baton.core.service.runtime import Runtimes, SessionRuntime
 from baton.core.service.tool_setup import ToolSetup
 from baton.core.service.upkeep import Upkeep
 from baton.core.service.writer_watch import WriterWatch
-from baton.core.settings import Settings, parse_settings
+from baton.core.settings import Settings
+from baton.core.settings_read import parse_settings
 from baton.core.usage.budget import Usage, budget_for
 from baton.core.usage.draft import Draft, DraftUsage, with_draft
 from baton.core.usage.estimator import Estimator, default_estimator

@@ -42,14 +42,20 @@ def write_problem(folder: Path) -> str | None:
     linked = linked_folder(folder)
     if linked:
         return linked
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
+    probe = _nearest(folder)
     if not probe.is_dir():
         return f"{probe} is not a directory"
     if not os.access(probe, os.W_OK | os.X_OK):
         return f"{probe} cannot be written ({unwritable_cause(probe)})"
     return None
+
+
+def _nearest(path: Path) -> Path:
+    """`path` if it exists, else the nearest folder above it that does: what a making of
+    `path` with its parents meets first."""
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
 
 
 def access_problems(data_dir: Path, folder: Path) -> list[str]:
@@ -59,9 +65,7 @@ def access_problems(data_dir: Path, folder: Path) -> list[str]:
     linked = linked_folder(folder)
     if linked:
         return [f"data dir {data_dir}: {linked}; sessions cannot be kept"]
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
+    probe = _nearest(folder)
     if not probe.is_dir():
         return [f"data dir {data_dir}: {probe} is not a directory; sessions cannot be kept"]
     if probe == folder and not os.access(folder, os.R_OK | os.X_OK):

@@ -241,10 +241,10 @@ def _convert(
     same time as the one Claude Code resumes, when the file holds one
     (`ParentChains.beside`)."""
     report = ImportReport(source=str(path))
-    builder = RecordConverter(report, store.count, beside or frozenset())
+    reading = read.Reading(report.broken_lines)
+    builder = RecordConverter(report, store.count, beside or frozenset(), reading)
     facts = Facts(title)
     chains = ParentChains() if beside is None else None
-    reading = read.Reading(report.broken_lines)
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:

@@ -127,3 +127,33 @@ def test_history_written_again_imports_as_the_file_without_it(seed: int, tmp_pat
     assert (again_report.messages, again_report.repairs) == (report.messages, report.repairs)
     once = conversation_uuids(records)
     assert again_report.repeated == len(conversation_uuids(repeated)) - len(once) > 0
+
+
+def test_a_jsonl_files_repeats_are_told_as_a_json_arrays_are(tmp_path: Path) -> None:
+    """A JSONL record's line is read again when its uuid comes back (an array's item is
+    fingerprinted as it is read): the line is found past a byte order mark, CRLF line
+    ends, blank and broken lines and a line of a megabyte, and a uuid reused for another
+    message is no repeat in either form."""
+    prompt = record("user", 1, None, "hello there")
+    reply = record("assistant", 2, 1, [{"type": "text", "text": "x" * 1_000_000}])
+    other = record("user", 3, 2, "and another thing")
+    reused = copy.deepcopy(other)
+    reused["message"]["content"] = "not the same message"
+    records = [prompt, reply, other, reply, prompt, reused, other]
+    lines = [json.dumps(r) for r in records]
+    text = "\ufeff" + lines[0] + "\r\n\n{broken\n" + "\r\n".join(lines[1:3]) + "\n   \n"
+    (tmp_path / "lines.jsonl").write_text(text + "\n".join(lines[3:]) + "\n", encoding="utf-8")
+    (tmp_path / "array.json").write_text(json.dumps(records), encoding="utf-8")
+    found = []
+    for name in ("lines.jsonl", "array.json"):
+        store = SessionStore(tmp_path / f"data-{name}", Estimator(encoder=ENCODER).count_message)
+        session, report = import_with_report(tmp_path / name, store)
+        found.append((shown(session), report.repeated, report.messages))
+    assert found[0] == found[1]
+    assert found[0][1] == 3  # the reply, the prompt, the other prompt; not the reused uuid
+    assert [text for _, [*blocks] in found[0][0] for text in [blocks[0]["text"][:12]]] == [
+        "hello there",
+        "x" * 12,
+        "and another ",
+        "not the same",
+    ]

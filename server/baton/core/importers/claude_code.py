@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from baton.core.background import daemon
-from baton.core.conversation.files import kind_of
 from baton.core.conversation.listing import SESSION_ID
 from baton.core.conversation.session import Session
 from baton.core.conversation.session_names import checked_title
@@ -33,6 +31,7 @@ from baton.core.importers.earlier_imports import (
     imports_among,
     imports_of,
 )
+from baton.core.importers.import_path import named_file
 from baton.core.memory import collector_paused
 
 __all__ = [
@@ -51,26 +50,7 @@ __all__ = [
     "named_file",
 ]
 
-MAX_PATH = 4096  # characters in a path a request names
 StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
-
-
-def named_file(path: str) -> Path:
-    """The file a request names for import, or InvalidParams saying why it cannot be read."""
-    if len(path) > MAX_PATH:
-        raise InvalidParams(f"path is longer than {MAX_PATH} characters")
-    shown = path if len(path) <= 200 else path[:200] + "..."
-    file = Path(path).expanduser()
-    try:
-        mode = file.stat().st_mode
-    except FileNotFoundError:
-        raise InvalidParams(f"no file at {shown!r}") from None
-    except (OSError, ValueError) as exc:  # a name too long, a NUL, an unreadable folder
-        reason = getattr(exc, "strerror", None) or "not a usable path"
-        raise InvalidParams(f"cannot read {shown!r}: {reason}") from None
-    if not stat.S_ISREG(mode):  # a folder of sessions, a FIFO: there, but no session file
-        raise InvalidParams(f"{shown!r} is {kind_of(mode)}, not a Claude Code session file")
-    return file
 
 
 def import_claude_code(
@@ -261,10 +241,10 @@ def _convert(
     same time as the one Claude Code resumes, when the file holds one
     (`ParentChains.beside`)."""
     report = ImportReport(source=str(path))
-    builder = RecordConverter(report, store.count, beside or frozenset())
+    reading = read.Reading(report.broken_lines)
+    builder = RecordConverter(report, store.count, beside or frozenset(), reading)
     facts = Facts(title)
     chains = ParentChains() if beside is None else None
-    reading = read.Reading(report.broken_lines)
     staged = StagedTranscript(store, store.count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     try:

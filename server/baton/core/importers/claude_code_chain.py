@@ -4,6 +4,8 @@ the tool results a microcompaction cleared (`microcompact_boundary`)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -14,19 +16,34 @@ from baton.core.conversation.messages import (
     Message,
     ToolResultBlock,
 )
+from baton.core.importers.claude_code_json import loads
+from baton.core.importers.claude_code_read import Reading
 from baton.core.importers.claude_code_repairs import Record
 
 SUMMARIZER = "claude-code"
 
 
 class RepeatedRecords:
-    """The conversation records read so far, by uuid, with a fingerprint of each: Claude
-    Code writes a record again (the same line several times in a row, or earlier history
-    appended to the file again) and reads its file by uuid, so a repeat is the same message
-    to it. A uuid reused for another message is no repeat."""
+    """The conversation records read so far, by uuid: Claude Code writes a record again
+    (the same line several times in a row, or earlier history appended to the file again)
+    and reads its file by uuid, so a repeat is the same message to it. A uuid reused for
+    another message is no repeat: what the two records say is compared (`fingerprint`).
 
-    def __init__(self) -> None:
-        self._read: dict[str, int] = {}
+    Most files repeat no uuid, so a record's fingerprint is taken only when its uuid comes
+    again: of a JSONL file's record, its line's place is noted, and the line read again
+    then (`_again`; once per uuid, each line at most once: linear); a JSON array's
+    item, read from a window of text, has its fingerprint taken as it is read. `said` is
+    what a record says, as the import reads it: (kind, message)."""
+
+    def __init__(
+        self,
+        reading: Reading | None = None,
+        said: Callable[[Record], tuple[str, object]] | None = None,
+    ) -> None:
+        self._first: dict[str, int] = {}  # uuid -> the fingerprint of its first record
+        self._lines: dict[str, int] = {}  # uuid -> where its first record's line begins
+        self.reading = reading if said is not None else None
+        self.said = said
 
     def seen(self, record: Record, kind: str, subtype: object, message: object) -> bool:
         """Whether the record (a conversation record: its `message` as it reads) was read
@@ -38,19 +55,51 @@ class RepeatedRecords:
         uuid = record.get("uuid")
         if not isinstance(uuid, str) or not uuid:
             return False
-        mark = fingerprint(kind, message)
-        first = self._read.get(uuid)
+        start = self.reading.start if self.reading is not None else None
+        if start is not None:  # a JSONL line: no two begin at one place
+            begins = self._lines.setdefault(uuid, start)
+            if begins == start:
+                return False  # its first record
+            first = self._first.get(uuid)
+            if first is None:
+                first = self._first[uuid] = self._again(begins)
+            return first == fingerprint(kind, message)
+        first = self._first.get(uuid)
         if first is None:
-            self._read[uuid] = mark
+            self._first[uuid] = fingerprint(kind, message)
             return False
-        return first == mark
+        return first == fingerprint(kind, message)
+
+    def _again(self, start: int) -> int:
+        """The fingerprint of the record on the line that begins at byte `start` of the
+        file, read again from the file open for the read (whose own reads go on where they
+        were): the line as it was read, since Claude Code only appends to its file."""
+        assert self.reading is not None and self.said is not None
+        handle = self.reading.handle
+        again = None
+        if handle is not None and not handle.closed:
+            with contextlib.suppress(ValueError):
+                again = loads(_line(handle.fileno(), start))[0]
+        return fingerprint(*self.said(again)) if isinstance(again, dict) else hash(None)
+
+
+def _line(fd: int, start: int) -> bytes:
+    """The line of the file that begins at byte `start`, its line end included (read in
+    pieces twice as large each time: at most twice the line)."""
+    size = 65536
+    while True:
+        piece = os.pread(fd, size, start)
+        end = piece.find(b"\n")
+        if end >= 0 or len(piece) < size:
+            return piece[: end + 1] if end >= 0 else piece
+        size *= 2
 
 
 def fingerprint(kind: str, message: object) -> int:
     """A hash of what a record says (its kind, its message's id and role, each block's type
     and text, thinking or id). Timestamps and session ids are left out: history appended
-    again may carry new ones. Every conversation record is read for it: the fields are
-    taken with no call per field (`_text` inlined)."""
+    again may carry new ones. The fields are taken with no call per field (`_text`
+    inlined): each record of an array is read for it."""
     if not isinstance(message, dict):
         return hash((kind, None))
     content = message.get("content")

@@ -51,6 +51,10 @@ class Reading:
     array: bool = False  # `broken` numbers a JSON array's items, not lines
     taken: int = 0
     edges: Edges = field(default_factory=Edges)
+    # where the line of the record last handed on begins, and the file open for the
+    # read, which a line can be read again from: None for an array's item
+    start: int | None = None
+    handle: BinaryIO | None = None
 
     def take(self, piece: bytes) -> None:
         """The bytes after those taken so far, taken."""
@@ -100,6 +104,7 @@ def records(
         handle.seek(0)
         # a byte order mark (Windows tools write one) may come before the array
         reading.array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
+        reading.handle = None if reading.array else handle
         items = _array(handle, path, reading) if reading.array else _lines(handle, reading)
         found = 0
         for number, item, at, escaped in items:
@@ -170,6 +175,7 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
         # a last line with no line end is whole if it parses (a copy saved without one),
         # else Claude Code may still be writing it
         if not cut or value is not None:
+            reading.start = reading.taken
             reading.taken += len(line)  # `Reading.take`, written out: a call for each line
             edges.add(line)
         # `json` (never pydantic-core's parser) reads "\\ud800" escapes, and raw

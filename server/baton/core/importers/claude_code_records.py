@@ -23,6 +23,7 @@ from baton.core.importers.claude_code_boundaries import ImportedBoundaries
 from baton.core.importers.claude_code_chain import RepeatedRecords
 from baton.core.importers.claude_code_models import message as _message
 from baton.core.importers.claude_code_models import usage as _usage
+from baton.core.importers.claude_code_read import Reading
 from baton.core.importers.claude_code_repairs import (
     BLOCK_ADAPTER,
     Record,
@@ -52,11 +53,13 @@ class RecordConverter(ImportedBoundaries):
         report: ImportReport,
         count: Callable[[Message], int],
         beside: frozenset[str] = frozenset(),
+        reading: Reading | None = None,
     ) -> None:
         super().__init__(report, count)
         self.session_ids: set[str] = set()
         self.old_style = False  # a summary record with no compact_boundary was seen
-        self.repeats = RepeatedRecords()
+        # the repeats' fingerprints taken from the lines of `reading`'s file, read again
+        self.repeats = RepeatedRecords(reading, lambda again: said(again, str(again.get("type"))))
         self.beside = beside  # the uuids of another conversation written at the same time
 
     def add(self, record: Record) -> None:
@@ -73,11 +76,7 @@ class RecordConverter(ImportedBoundaries):
         if self.beside and in_uuids(record, self.beside):
             self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
-        message = record.get("message")
-        # only a system or an attachment record can be one (most records are neither)
-        sent = sent_as_user(record) if kind == "system" or kind == "attachment" else None
-        if sent is not None:  # a record of another kind that Claude Code sends as a user's
-            kind, message = "user", {"role": "user", "content": sent}
+        kind, message = said(record, kind)
         if self.repeats.seen(record, kind, subtype, message):
             self.report.repeated += 1  # the same message to Claude Code, which reads by uuid
             return self._opaque(record)
@@ -247,6 +246,17 @@ class RecordConverter(ImportedBoundaries):
                 blocks.append(TextBlock(text=f"[unsupported block: {kind}]"))
                 self.report.unsupported_blocks += 1
         return blocks
+
+
+def said(record: Record, kind: str) -> tuple[str, object]:
+    """The kind (`kind`: its type, as text) and message of a record as the import reads
+    it: a record of another kind that Claude Code sends as a user's is a user message."""
+    message = record.get("message")
+    # only a system or an attachment record can be one (most records are neither)
+    sent = sent_as_user(record) if kind == "system" or kind == "attachment" else None
+    if sent is not None:
+        return "user", {"role": "user", "content": sent}
+    return kind, message
 
 
 def _not_results_only(blocks: list[ContentBlock]) -> bool:

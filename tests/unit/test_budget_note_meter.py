@@ -2,13 +2,15 @@
 reply's usage holds its request's note, which the next request sends only when it is due
 again. The figure after a compaction (the meter, `postTokens`, an auto-compaction's
 "after") is the next request's: what the last usage showed besides the view is carried
-without that request's note. The fake API counts each request as the estimator does."""
+without that request's note, and the note the next request carries, when due, is counted.
+The fake API counts each request as the estimator does."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from test_meter_thinking import Chat, without_last_prompt
+import pytest
+from test_meter_thinking import Chat
 
 from baton.core.compaction.result import CompactRequest
 from baton.core.service.events import AutoCompacted, Event
@@ -18,6 +20,13 @@ from baton_testkit.request_size import prose, raw_size
 
 # a 12K window: the note starts at its warning threshold, 5,640 tokens; auto-compact at 7,640
 SMALL = {"contextWindow": 12_000}
+# where the note starts: the warning threshold (none after a compaction), or at once
+STARTS = [None, 0]
+
+
+def settings(start: int | None, **more: object) -> dict[str, object]:
+    noted = {} if start is None else {"budgetNote": {"startTokens": start}}
+    return {**SMALL, **noted, **more}
 
 
 def carried_note(chat: Chat, request: int) -> bool:
@@ -35,10 +44,11 @@ async def turn(chat: Chat, n: int) -> tuple[int, str]:
     return asked, prompt
 
 
-async def test_an_auto_compaction_tells_the_request_it_leaves_without_the_notes_before(
-    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+@pytest.mark.parametrize("start", STARTS)
+async def test_an_auto_compaction_tells_the_request_it_leaves(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, start: int | None
 ) -> None:
-    chat = Chat(tmp_path, estimator, fake_anthropic, "claude-sonnet-4-5", **SMALL)
+    chat = Chat(tmp_path, estimator, fake_anthropic, "claude-sonnet-4-5", **settings(start))
     told: list[Event] = []
     chat.service.connect(lambda event: told.append(event))
     try:
@@ -48,7 +58,8 @@ async def test_an_auto_compaction_tells_the_request_it_leaves_without_the_notes_
             if done:
                 break
         assert done and done[0].outcome.outcome == "compacted", done
-        assert carried_note(chat, asked - 1) and not carried_note(chat, asked)
+        assert carried_note(chat, asked - 1)
+        assert carried_note(chat, asked) == (start is not None)
         # the auto-compaction ran as this send began, its prompt in the view it compacted
         body = chat.fake.message_requests()[asked].body
         assert done[0].outcome.tokens_after == raw_size(estimator, body)
@@ -56,10 +67,11 @@ async def test_an_auto_compaction_tells_the_request_it_leaves_without_the_notes_
         await chat.service.close()
 
 
-async def test_the_figure_after_a_compaction_leaves_out_the_note_of_the_request_before(
-    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic
+@pytest.mark.parametrize("start", STARTS)
+async def test_the_figure_after_a_compaction_is_the_next_requests_with_its_note(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, start: int | None
 ) -> None:
-    more = {**SMALL, "autoCompact": {"enabled": False}}
+    more = settings(start, autoCompact={"enabled": False})
     chat = Chat(tmp_path, estimator, fake_anthropic, "claude-sonnet-4-5", **more)
     try:
         for n in range(1, 12):
@@ -68,8 +80,10 @@ async def test_the_figure_after_a_compaction_leaves_out_the_note_of_the_request_
         result = await chat.service.compaction.compact(chat.sid, CompactRequest(direction="all"))
         meter = chat.service.usage(chat.sid).used_tokens
         asked, prompt = await turn(chat, 99)
-        assert not carried_note(chat, asked)
+        assert carried_note(chat, asked) == (start is not None)
         body = chat.fake.message_requests()[asked].body
-        assert result.post_tokens == meter == raw_size(estimator, without_last_prompt(body, prompt))
+        # the request but its prompt's turn (the note, when it goes, is a block of that turn)
+        turn_of_prompt = 4 + estimator.count_blocks([{"type": "text", "text": prompt}])
+        assert result.post_tokens == meter == raw_size(estimator, body) - turn_of_prompt
     finally:
         await chat.service.close()

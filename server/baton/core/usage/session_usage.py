@@ -18,6 +18,7 @@ from baton.core.usage.budget import (
     percent_left,
     usage_state,
 )
+from baton.core.usage.budget_note import next_note_tokens
 from baton.core.usage.estimator import Estimator
 from baton.core.usage.overhead import context_figure, own_anchor
 from baton.core.usage.usage_memo import UsageMemo
@@ -157,7 +158,15 @@ def _compute_usage(
         then = _system_then(session, session.last_usage.message_id, estimator)
         system_then = then + declared.system_tokens if then is not None else None
     figure = context_figure(session, estimator, parts, after, system_then)
+    if not settings.auto_compact.enabled:
+        paused_by = "user"
+    auto_paused = paused_by in ("failures", "thrashing")
     used = figure.used
+    if anchor is None:
+        # the budget note the next request carries when due (an anchoring usage holds its
+        # own request's, which stands for it): the figure is that request's
+        fires = paused_by if auto_paused else None
+        used += next_note_tokens(used, budget, settings, fires, model, estimator.count_text)
     unattributed = 0
     carried = anchor is None and figure.basis == "compacted"
     if (session.imported_from is not None or carried) and figure.extra > 0:
@@ -174,9 +183,6 @@ def _compute_usage(
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
     if size is not None and size.near:
         warnings.append(bytes_warning(size))
-    if not settings.auto_compact.enabled:
-        paused_by = "user"
-    auto_paused = paused_by in ("failures", "thrashing")
     return Usage(
         session_id=session.session_id,
         model=model,

@@ -87,3 +87,26 @@ async def test_the_figure_after_a_compaction_is_the_next_requests_with_its_note(
         assert result.post_tokens == meter == raw_size(estimator, body) - turn_of_prompt
     finally:
         await chat.service.close()
+
+
+@pytest.mark.parametrize("change", [{"enabled": False}, {"startTokens": 100_000}])
+async def test_an_anchored_figure_leaves_out_a_note_no_longer_due(
+    tmp_path: Path, estimator: Estimator, fake_anthropic: FakeAnthropic, change: dict[str, object]
+) -> None:
+    """The last reply's usage holds its request's note, which stands for the next one's
+    while the note is due; once it is not (the note turned off, or its start moved past
+    the context), the figure is the next request's without it."""
+    chat = Chat(tmp_path, estimator, fake_anthropic, "claude-sonnet-4-5", **settings(0))
+    try:
+        for n in range(1, 4):
+            asked, _ = await turn(chat, n)
+        assert carried_note(chat, asked)
+        chat.service.configure({"budgetNote": change})
+        meter = chat.service.usage(chat.sid)
+        asked, prompt = await turn(chat, 99)
+        assert not carried_note(chat, asked) and meter.basis == "api"
+        body = chat.fake.message_requests()[asked].body
+        turn_of_prompt = 4 + estimator.count_blocks([{"type": "text", "text": prompt}])
+        assert meter.used_tokens == raw_size(estimator, body) - turn_of_prompt
+    finally:
+        await chat.service.close()

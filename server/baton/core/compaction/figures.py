@@ -17,7 +17,7 @@ from baton.core.conversation.turn_framing import joined_framing, reply_framing_u
 from baton.core.errors import SummarizerFailed
 from baton.core.usage.budget import budget_for
 from baton.core.usage.budget_note import next_note_tokens
-from baton.core.usage.overhead import carried_tokens
+from baton.core.usage.overhead import carried_tokens, note_of
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
@@ -58,8 +58,11 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
         after -= joined_framing(messages, index + 1) + reply_framing_unsent(messages[index])
         media = ctx.estimator.media_in(messages[index + 1 :])
-        # its request's budget note stands for the next one's, as in the meter
-        return usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
+        figure = usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
+        # its request's budget note stands for the next one's while due, as in the meter
+        then = note_of(session, index)
+        gone = then and not _next_note(session, ctx, figure - then)
+        return max(0, figure - then) if gone else figure
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
     figure = max(0, estimate(session, ctx, messages, unsent) + carried)
     return figure + _next_note(session, ctx, figure)

@@ -116,6 +116,13 @@ def context_figure(
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
 
 
+def note_of(session: Session, index: int) -> int:
+    """The tokens of the budget note the request of the reply at view[index] carried (its
+    usage holds them), as the reply recorded them: 0 for one whose request carried none,
+    an imported one, or one recorded before replies kept them."""
+    return session.messages[session.view[index]].note_tokens or 0
+
+
 def calibrated_part(session: Session) -> bool:
     """Whether the calibration factor reaches the session's figure: it does unless the
     figure is the last reply's real usage alone (that reply ends the view); a cheap test,

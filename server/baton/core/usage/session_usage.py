@@ -20,7 +20,7 @@ from baton.core.usage.budget import (
 )
 from baton.core.usage.budget_note import next_note_tokens
 from baton.core.usage.estimator import Estimator
-from baton.core.usage.overhead import context_figure, own_anchor
+from baton.core.usage.overhead import context_figure, note_of, own_anchor
 from baton.core.usage.usage_memo import UsageMemo
 from baton.core.usage.wording import (
     CATEGORY_LABELS,
@@ -161,12 +161,16 @@ def _compute_usage(
     if not settings.auto_compact.enabled:
         paused_by = "user"
     auto_paused = paused_by in ("failures", "thrashing")
+    # the budget note the next request carries when due: the figure is that request's
+    fires = paused_by if auto_paused else None
     used = figure.used
     if anchor is None:
-        # the budget note the next request carries when due (an anchoring usage holds its
-        # own request's, which stands for it): the figure is that request's
-        fires = paused_by if auto_paused else None
         used += next_note_tokens(used, budget, settings, fires, model, estimator.count_text)
+    elif then := note_of(session, anchor[0]):
+        # the anchoring usage holds its request's note, which stands for the next one's
+        # while the note is due; once it is not (turned off, its start moved), it goes
+        due = next_note_tokens(used - then, budget, settings, fires, model, estimator.count_text)
+        used = used if due else max(0, used - then)
     unattributed = 0
     carried = anchor is None and figure.basis == "compacted"
     if (session.imported_from is not None or carried) and figure.extra > 0:

@@ -413,6 +413,7 @@ export interface Message {
   attachment?: Attachment;
   dropped?: string[];
   prefixHash?: string;
+  noteTokens?: number;
   toolLoop?: boolean;
   toolCalls?: ToolCallInfo[];
 }

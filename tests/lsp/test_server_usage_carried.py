@@ -8,7 +8,9 @@ from typing import Any
 from lsp_harness import Harness, assistant, conversation
 
 from baton import protocol
+from baton.core.usage.estimator import Estimator, load_cl100k
 from baton_testkit.fake_anthropic import FakeAnthropic
+from baton_testkit.request_size import SizeOfRequest, prose, raw_size
 
 OVERHEAD = 25_000  # what this client sends besides the messages
 
@@ -113,3 +115,31 @@ async def test_what_batons_own_replies_showed_besides_its_estimate_is_not_a_clie
     assert usage["basis"] == "compacted" and usage["breakdown"]["unattributed"] > 0
     label = usage["text"]["labels"]["unattributed"]
     assert label == "Unattributed (what the API counted beyond Baton's estimate of its request)"
+
+
+async def test_an_auto_compactions_after_figure_is_the_request_it_leaves(
+    start_server, fake_anthropic: FakeAnthropic
+) -> None:
+    """The fake counts each request as the server's estimator does (a factor of 1), so a
+    request near the thresholds holds the budget note: the last one before the
+    auto-compaction did, the one it leaves does not, and its `tokensAfter` is that
+    request's size, not more by the note before (which the figure carried held)."""
+    estimator = Estimator(encoder=load_cl100k())
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    options = {"anthropicApiKey": "sk-ant-test-carried-note-00", "contextWindow": 12_000}
+    lsp: Harness = await start_server(options={**options, "summarizer": "extractive"})
+    sid = (await lsp.create())["sessionId"]
+    told: list[Any] = []
+    for n in range(1, 30):
+        asked = len(fake_anthropic.message_requests())
+        fake_anthropic.reply(f"Answer {n}. " + prose(2_000 + n, 150))
+        params = {"sessionId": sid, "content": f"Q{n}: " + prose(1_000 + n, 120)}
+        await lsp.request(protocol.SESSION_SEND, params)
+        told = lsp.recorder.of(protocol.AUTO_COMPACT)
+        if told:
+            break
+    assert told and told[0]["outcome"] == "compacted", told
+    before, body = (fake_anthropic.message_requests()[i].body for i in (asked - 1, asked))
+    assert len(before["messages"][-1]["content"]) == 2  # the prompt, and the note after it
+    assert len(body["messages"][-1]["content"]) == 1  # the prompt alone
+    assert told[0]["tokensAfter"] == raw_size(estimator, body)

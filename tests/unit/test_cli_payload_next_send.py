@@ -26,6 +26,7 @@ from baton.core.conversation.session import Session
 from baton.core.errors import ApiError
 from baton.core.settings import Settings
 from baton.core.turn.chat import send
+from baton_testkit.request_size import SizeOfRequest
 
 MODEL = "claude-sonnet-4-5"
 NOTED = {"budgetNote": {"enabled": True, "startTokens": 1}}  # the note on every request
@@ -54,6 +55,10 @@ def same_request(told: dict[str, Any], sent: dict[str, Any]) -> None:
 
 
 async def chatted(talk: Talk, config: Settings) -> Session:  # noqa: F811
+    # each usage the size of its request, its budget note in it (the fake's default, 10
+    # tokens of input, is less than the note alone, which a figure leaves out of a usage
+    # once the note is no longer due)
+    talk.fake.prompt_cache = SizeOfRequest(talk.estimator)  # type: ignore[assignment]
     session = talk.store.create("t", MODEL, SYSTEM)
     talk.fake.reply("Hello there.")
     await send(session, content="hi", tools=None, ctx=talk.chat(config))

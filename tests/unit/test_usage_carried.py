@@ -5,6 +5,7 @@ figures (meter, postTokens, dry run) agree and say they are estimated."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -333,6 +334,44 @@ def test_an_imported_compaction_keeps_the_clients_overhead(
     real += actual["cache_read_input_tokens"]
     assert abs(usage.used_tokens - real) / real <= 0.10
     assert usage.breakdown.unattributed > 10_000 and usage.basis == "compacted"
+
+
+@pytest.mark.parametrize(
+    ("era", "start", "end"), [("old", 5, 6), ("recent", 3, 5), ("newest", 3, 5)]
+)
+async def test_a_compaction_on_a_from_compaction_carries_the_figure_it_compacted(
+    era: str,
+    start: int,
+    end: int,
+    tmp_path: Path,
+    store: SessionStore,
+    settings: Settings,
+    estimator: Estimator,
+) -> None:
+    """An imported file's usages grow apart from the estimate of their views (here as
+    Claude Code's own counts do, 14K besides the messages and the text counted at 4
+    characters a token): after a `from`, the meter anchors on the kept part's last reply,
+    and a compaction up to a message of that part carries what that reply showed besides
+    the estimate, not what the newest reply, summarized by the `from`, showed. Its report
+    compares the same client overhead before and after, and says the context shrank."""
+    generated = generate(1, era=era, compactions=0, media=False, turns=14, repairs=False)
+    session = import_claude_code(generated.write(tmp_path / f"{era}.jsonl"), store)
+    ctx = _context(estimator)
+    pivot = session.view[len(session.view) * start // 10]
+    await engine.compact(session, CompactRequest(direction="from", pivot_message_id=pivot), ctx)
+    before = compute_usage(session, settings, estimator)
+    last = session.view[len(session.view) * end // 10]
+    request = CompactRequest(direction="up_to", pivot_message_id=last)
+    preview = await engine.compact(session, replace(request, dry_run=True), ctx)
+    result = await engine.compact(session, request, ctx)
+    after = compute_usage(session, settings, estimator)
+    assert after.breakdown.unattributed == before.breakdown.unattributed > 10_000
+    assert preview.post_tokens == result.post_tokens == after.used_tokens
+    assert result.pre_tokens == before.used_tokens > result.post_tokens
+    # and read again, the session carries the same
+    store.close()
+    again = SessionStore(tmp_path, estimator.count_message).get(session.session_id)
+    assert compute_usage(again, settings, estimator).used_tokens == after.used_tokens
 
 
 @pytest.mark.corpus

@@ -15,7 +15,9 @@ from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import thinking_left_out
 from baton.core.conversation.turn_framing import joined_framing, reply_framing_unsent
 from baton.core.errors import SummarizerFailed
-from baton.core.usage.overhead import carried_tokens
+from baton.core.usage.budget import budget_for
+from baton.core.usage.budget_note import next_note_tokens
+from baton.core.usage.overhead import carried_tokens, note_of
 
 if TYPE_CHECKING:
     from baton.core.compaction.engine import CompactContext
@@ -56,9 +58,26 @@ def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[M
         after = sum(m.tokens or ctx.estimator.count_message(m) for m in messages[index + 1 :])
         after -= joined_framing(messages, index + 1) + reply_framing_unsent(messages[index])
         media = ctx.estimator.media_in(messages[index + 1 :])
-        return usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
+        figure = usage.context_tokens + ctx.estimator.calibrated(after - unsent, media)
+        # its request's budget note stands for the next one's while due, as in the meter
+        then = note_of(session, index)
+        gone = then and not _next_note(session, ctx, figure - then)
+        return max(0, figure - then) if gone else figure
     carried = carried_tokens(session, ctx.estimator, ctx.tools_tokens)
-    return max(0, estimate(session, ctx, messages, unsent) + carried)
+    figure = max(0, estimate(session, ctx, messages, unsent) + carried)
+    return figure + _next_note(session, ctx, figure)
+
+
+def _next_note(session: Session, ctx: CompactContext, figure: int) -> int:
+    """The budget note the request after the compaction carries when due, as the meter
+    counts it where no usage anchors the figure (`session_usage.compute_usage`): a
+    compaction resets a paused auto-compact (a manual one) or ran while it was not paused
+    (an automatic one), so the note says it fires."""
+    settings = ctx.settings
+    model = session.model or settings.model
+    budget, _ = budget_for(model, settings)
+    count = ctx.estimator.count_text
+    return next_note_tokens(figure, budget, settings, None, model, count)
 
 
 def _thinking_left_out(

@@ -214,6 +214,9 @@ class Message(WireModel, Shared):
     # a reply: the fingerprint of the request payload it was generated after (system,
     # tools, messages); its thinking goes back only while that prefix is unchanged
     prefix_hash: str | None = None
+    # a reply: the tokens of the budget note its request carried (its usage holds them; the
+    # note itself is never stored), so a figure carried past it leaves them out
+    note_tokens: int | None = None
     # a user message of the server's tool loop: its answers to a reply's calls, each told
     # to the client as the loop answered it (never a result a client appended)
     tool_loop: bool | None = None

@@ -36,6 +36,8 @@ class LastUsage:
     # the messages of that view holding images or documents: their part of the estimate is
     # in the API's units already, which calibration leaves as it is
     media: tuple[str, ...] = ()
+    # the budget note its request carried, which the usage holds and no view does
+    note_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,11 @@ class LearnedUsage:
         prefix += reply_framing_unsent(messages[view[self.stop - 1]])
         media_at = state.media_indices(lambda: [messages[i] for i in view])
         media = tuple(view[i] for i in media_at if i < self.stop)
+        note = self.message.note_tokens or 0
         if marks is None:
-            return LastUsage(self.message.id, self.message.usage, prefix, media=media)
+            return LastUsage(
+                self.message.id, self.message.usage, prefix, media=media, note_tokens=note
+            )
         left_out = thinking_left_out(  # in the view its request sent
             lambda i: messages[view[i]],
             0,
@@ -75,7 +80,7 @@ class LearnedUsage:
             lambda i: marks.get(view[i]) == state.mark(i),
         )
         ids = tuple(view[i] for i in left_out)
-        return LastUsage(self.message.id, self.message.usage, prefix, ids, media)
+        return LastUsage(self.message.id, self.message.usage, prefix, ids, media, note)
 
     def costs_nothing(self, state: ViewState) -> bool:
         """Whether `state` is the one it covered, with every message of it counted."""

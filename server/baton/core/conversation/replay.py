@@ -274,7 +274,7 @@ class Replayed(ReplayedView, SessionFields):
             self.messages[message.id] = message
         self.boundaries[boundary.id] = boundary
         self.active.append(boundary.id)
-        self._set_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
+        self._set_boundary_view(view_after_commit(boundary, self.view, late_at_end=self._repairing))
 
     def _apply_uncompact(self, event: Event, boundary_id: str) -> None:
         boundary = self.boundaries.get(boundary_id)

@@ -58,6 +58,41 @@ class ReplayedView:
             index, self._learn_at = self._learn_at, None
             self._learn(index)
 
+    def _set_boundary_view(self, view: list[str]) -> None:
+        """The view a boundary leaves. One that kept the start of the view (`from`,
+        `range`, a rewind) leaves the figure anchored on the kept part's last reply: that
+        usage is the one carried from then on (what it showed besides the estimate),
+        though a newer one came in the part compacted, so a compaction on top compares,
+        and leaves, the figure it compacted (`usage/overhead.carried_tokens`)."""
+        before = self.view
+        self._set_view(view)
+        if not self.view or not before or self.view[0] != before[0]:
+            return  # a new start (`all`, `up_to`): no usage anchors it
+        found = self._anchor_record()
+        if found is not None and self.view[found] != self._learned_id():
+            self._learn(found)
+
+    def _learned_id(self) -> str | None:
+        """The message of the newest usage learned, settled or not."""
+        if self._learned is not None:
+            return self._learned.message.id
+        return None if self._last_usage is None else self._last_usage.message_id
+
+    def _anchor_record(
+        self, stop: int | None = None, view: list[str] | None = None, state: ViewState | None = None
+    ) -> int | None:
+        """The index in `view` (the session's, by default) of the last record with a real
+        usage whose view before it is the one it arrived after (the anchor's record)."""
+        view = self.view if view is None else view
+        state = self._state if state is None else state
+        marks, messages = self._prefix_marks, self.messages
+        top = len(view) if stop is None else stop
+        for index in range(top - 1, -1, -1):
+            message = messages[view[index]]
+            if message.anchors_usage and marks.get(message.id) == state.mark(index):
+                return index
+        return None
+
     @property
     def last_usage(self) -> LastUsage | None:
         """The newest real usage with the raw estimate of the view it covered."""

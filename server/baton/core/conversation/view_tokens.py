@@ -132,12 +132,9 @@ class ViewTokens(Replayed):
         self, stop: int | None = None, view: list[str] | None = None, state: ViewState | None = None
     ) -> tuple[int, ApiUsage] | None:
         view = self.view if view is None else view
-        state = self._state if state is None else state
-        top = len(view) if stop is None else stop
-        for index in range(top - 1, -1, -1):
-            message = self.messages[view[index]]
-            if not message.anchors_usage or self._prefix_marks.get(message.id) != state.mark(index):
-                continue
-            assert message.usage is not None
-            return response_start(self.messages, view, index), message.usage
-        return None
+        index = self._anchor_record(stop, view, state)
+        if index is None:
+            return None
+        usage = self.messages[view[index]].usage
+        assert usage is not None
+        return response_start(self.messages, view, index), usage

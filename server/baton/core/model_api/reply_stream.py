@@ -37,12 +37,18 @@ class ModelReply:
     model: str | None = None
 
     def message(
-        self, message_id: str, model: str, prefix_hash: str, *, interrupted: bool = False
+        self,
+        message_id: str,
+        model: str,
+        prefix_hash: str,
+        note_tokens: int = 0,
+        *,
+        interrupted: bool = False,
     ) -> Message:
         """The assistant message this reply is recorded as (`model` unless the API named
-        one; `prefix_hash`, the fingerprint of the request it answers). A reply cut short
-        keeps no usage (it would anchor the count on a request that never finished) and
-        stops as interrupted."""
+        one; `prefix_hash`, the fingerprint of the request it answers; `note_tokens`, the
+        budget note that request carried). A reply cut short keeps no usage (it would
+        anchor the count on a request that never finished) and stops as interrupted."""
         return Message(
             id=message_id,
             role="assistant",
@@ -52,6 +58,7 @@ class ModelReply:
             model=self.model or model,
             stop_reason=INTERRUPTED if interrupted else self.stop_reason,
             prefix_hash=prefix_hash,
+            note_tokens=note_tokens or None,
         )
 
 

@@ -235,7 +235,7 @@ async def _reply(
 
     if [m.id for m in session.view_messages()] != [m.id for m in view]:  # compacted meanwhile
         mark = MOVED_PREFIX + payload.prefix_hash  # its usage measured the view before
-    message = recovery.own_api_id(session, reply.message(message_id, model, mark))
+    message = recovery.own_api_id(session, reply.message(message_id, model, mark, note_tokens))
     session.append([message])
     observe_response(
         session, message_id, ctx.estimator, tools_tokens=tools_tokens, note_tokens=note_tokens

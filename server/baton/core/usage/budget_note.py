@@ -11,12 +11,13 @@ user's (none is sent so) would get it as a paragraph of the system prompt."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from baton.core.models.windows import longest_prefix, model_name
 from baton.core.settings import Settings
-from baton.core.usage.budget import Usage
-from baton.core.usage.wording import paused_why
+from baton.core.usage.budget import Budget, Usage
+from baton.core.usage.wording import PausedBy, paused_why
 
 # The families whose documentation describes context awareness (the token budget and the
 # `<system_warning>` usage lines), by the model table's prefixes.
@@ -40,32 +41,59 @@ def context_aware(model: str) -> bool:
 
 def note_due(usage: Usage, settings: Settings) -> bool:
     """Whether the request carries the note: on, and the context at or past the start."""
+    return _due(usage.used_tokens, usage.warning_threshold, settings)
+
+
+def _due(used: int, warning: int, settings: Settings) -> bool:
     note = settings.budget_note
     if not note.enabled:
         return False
-    start = note.start_tokens if note.start_tokens is not None else usage.warning_threshold
-    return usage.used_tokens >= start
+    start = note.start_tokens if note.start_tokens is not None else warning
+    return used >= start
 
 
-def _compact_clause(usage: Usage, settings: Settings) -> str:
+def _compact_clause(settings: Settings, paused_by: PausedBy | None, threshold: int) -> str:
+    """`paused_by`: why auto-compact is paused, None while it fires."""
     if not settings.auto_compact.enabled:
         return "auto-compact is off"
-    if usage.auto_compact_paused:  # it will not fire: the note must not say it will
-        return f"auto-compact is {paused_why(usage.auto_compact_paused_by)}"
-    return f"auto-compact summarizes the conversation at {usage.auto_compact_threshold:,} tokens"
+    if paused_by is not None:  # it will not fire: the note must not say it will
+        return f"auto-compact is {paused_why(paused_by)}"
+    return f"auto-compact summarizes the conversation at {threshold:,} tokens"
 
 
 def note_text(usage: Usage, settings: Settings, model: str) -> str:
     """The note in the form the model's family takes."""
-    used, window = usage.used_tokens, usage.context_window
+    paused = usage.auto_compact_paused_by if usage.auto_compact_paused else None
+    clause = _compact_clause(settings, paused, usage.auto_compact_threshold)
+    return _text(usage.used_tokens, usage.context_window, clause, model)
+
+
+def _text(used: int, window: int, clause: str, model: str) -> str:
     left = max(0, window - used)
-    clause = _compact_clause(usage, settings)
     if context_aware(model):
         return (
             f"<system_warning>Token usage: {used}/{window}; {left} remaining. "
             f"{clause[0].upper()}{clause[1:]}.</system_warning>"
         )
     return f"[Context budget: {used:,} of {window:,} tokens used, {left:,} left; {clause}.]"
+
+
+def next_note_tokens(
+    used: int,
+    budget: Budget,
+    settings: Settings,
+    paused_by: PausedBy | None,
+    model: str,
+    count: Callable[[str], int],
+) -> int:
+    """The tokens of the note the next request carries with `used` tokens besides it (0
+    when it is not due), as it will say the figure with itself in it: what the meter adds
+    so that its figure is that request's."""
+    if not _due(used, budget.warning_threshold, settings):
+        return 0
+    clause = _compact_clause(settings, paused_by, budget.auto_compact_threshold)
+    tokens = count(_text(used, budget.context_window, clause, model))
+    return count(_text(used + tokens, budget.context_window, clause, model))
 
 
 def with_budget_note(

@@ -112,8 +112,15 @@ def context_figure(
     system = known[0] if system_then is None else system_then
     prefix = sent_prefix(session, estimator, last)
     then = estimator.calibrated(system + known[1] + prefix, sent_media(session, estimator, last))
-    extra = last.usage.context_tokens - then
+    extra = last.usage.context_tokens - last.note_tokens - then
     return Context(max(0, estimate + extra), estimate, extra, "compacted")
+
+
+def note_of(session: Session, index: int) -> int:
+    """The tokens of the budget note the request of the reply at view[index] carried (its
+    usage holds them), as the reply recorded them: 0 for one whose request carried none,
+    an imported one, or one recorded before replies kept them."""
+    return session.messages[session.view[index]].note_tokens or 0
 
 
 def calibrated_part(session: Session) -> bool:
@@ -171,7 +178,8 @@ def carried_tokens(session: Session, estimator: Estimator, tools_tokens: int = 0
     known += tools_tokens + declared.tools_tokens
     prefix = sent_prefix(session, estimator, last)
     media = sent_media(session, estimator, last)
-    return last.usage.context_tokens - estimator.calibrated(known + prefix, media)
+    sent = last.usage.context_tokens - last.note_tokens  # the note goes only when due again
+    return sent - estimator.calibrated(known + prefix, media)
 
 
 def sent_prefix(session: Session, estimator: Estimator, last: LastUsage) -> int:

@@ -18,8 +18,9 @@ from baton.core.usage.budget import (
     percent_left,
     usage_state,
 )
+from baton.core.usage.budget_note import next_note_tokens
 from baton.core.usage.estimator import Estimator
-from baton.core.usage.overhead import context_figure, own_anchor
+from baton.core.usage.overhead import context_figure, note_of, own_anchor
 from baton.core.usage.usage_memo import UsageMemo
 from baton.core.usage.wording import (
     CATEGORY_LABELS,
@@ -157,7 +158,19 @@ def _compute_usage(
         then = _system_then(session, session.last_usage.message_id, estimator)
         system_then = then + declared.system_tokens if then is not None else None
     figure = context_figure(session, estimator, parts, after, system_then)
+    if not settings.auto_compact.enabled:
+        paused_by = "user"
+    auto_paused = paused_by in ("failures", "thrashing")
+    # the budget note the next request carries when due: the figure is that request's
+    fires = paused_by if auto_paused else None
     used = figure.used
+    if anchor is None:
+        used += next_note_tokens(used, budget, settings, fires, model, estimator.count_text)
+    elif then := note_of(session, anchor[0]):
+        # the anchoring usage holds its request's note, which stands for the next one's
+        # while the note is due; once it is not (turned off, its start moved), it goes
+        due = next_note_tokens(used - then, budget, settings, fires, model, estimator.count_text)
+        used = used if due else max(0, used - then)
     unattributed = 0
     carried = anchor is None and figure.basis == "compacted"
     if (session.imported_from is not None or carried) and figure.extra > 0:
@@ -174,9 +187,6 @@ def _compute_usage(
     warnings = [w for w in (budget_warning, estimator.fallback_reason) if w]
     if size is not None and size.near:
         warnings.append(bytes_warning(size))
-    if not settings.auto_compact.enabled:
-        paused_by = "user"
-    auto_paused = paused_by in ("failures", "thrashing")
     return Usage(
         session_id=session.session_id,
         model=model,

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, TextContentBlock
+from acp.schema import (
+    AgentMessageChunk,
+    AvailableCommandsUpdate,
+    SessionInfoUpdate,
+    TextContentBlock,
+)
 
 from baton.acp import turns
 from baton.acp.commands import available_commands
@@ -173,13 +178,22 @@ def live_session(agent: BatonAgent, session_id: str) -> Live:
 
 
 def greet(agent: BatonAgent, session_id: str, mcp_servers: Any = None) -> None:
-    """The session's commands and meter, queued after the answer that names it, and a
-    word that the MCP servers the client gave are not used."""
+    """The session's commands and meter, queued after the answer that names it, its title
+    and time when a list told them from its header alone, and a word that the MCP servers
+    the client gave are not used."""
     commands = AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=available_commands()
     )
     agent.out.later(session_id, commands)
     session = agent.service.session(session_id)
+    told = agent.told_partly.pop(session_id, None)
+    if told is not None and told != (session.title or None, session.updated_at or None):
+        info = SessionInfoUpdate(
+            session_update="session_info_update",
+            title=session.title or None,
+            updated_at=session.updated_at or None,
+        )
+        agent.out.later(session_id, info)
     agent.out.later(session_id, usage_update(agent.service.usage(session_id), session))
     note = unused_mcp(mcp_servers)
     if note is not None:

@@ -8,6 +8,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Container
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
@@ -287,10 +288,13 @@ class SessionStore:
         return self._index.summaries(self.sessions_dir, held=held)
 
     def note_read(self, session_id: str) -> None:
-        """The session's transcript is about to be read whole, in a worker thread: its
-        entry of the list's index is brought up to date there too (`SessionIndex.note_read`)."""
+        """The session's entry of the list's index made up to date (`SessionIndex.note_read`)."""
         if not linked_folder(self.sessions_dir):
             self._index.note_read(self.sessions_dir, check_session_id(session_id))
+
+    def being_read(self, session_id: str) -> AbstractContextManager[None]:
+        """While a load reads the session whole: `SessionIndex.being_read`."""
+        return self._index.being_read(check_session_id(session_id))
 
     def listed(self, summaries: list[Summary] | None) -> list[Session | Summary]:
         """`list` of the `summaries` read: the sessions open here as they are."""

@@ -51,6 +51,7 @@ class SessionStore:
     def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int = MAX_OPEN) -> None:
         self.data_dir = data_dir
         self.count = count
+        self.own_requests = False  # its sessions' (`ReplayedView.own_requests`)
         self.max_open = max_open
         self.in_use: Callable[[str], bool] = lambda session_id: False
         self._open: OrderedDict[str, Session] = OrderedDict()
@@ -107,7 +108,8 @@ class SessionStore:
             "createdAt": created,
             "marksToolLoop": True,  # every message of the tool loop carries `toolLoop`
         }
-        session = Session(Transcript.create(path, header), self.count, session_id=sid)
+        transcript = Transcript.create(path, header)
+        session = Session(transcript, self.count, session_id=sid, own_requests=self.own_requests)
         self._keep(sid, session)
         return session
 
@@ -157,7 +159,8 @@ class SessionStore:
         is used."""
         sid = check_session_id(session_id)
         with loading():
-            return Session(Transcript.open(self.path_for(sid)), self.count, session_id=sid)
+            transcript = Transcript.open(self.path_for(sid))
+            return Session(transcript, self.count, session_id=sid, own_requests=self.own_requests)
 
     def adopt(self, session: Session) -> Session:
         """A session `load` read, kept open as `get` keeps one. When that session is open

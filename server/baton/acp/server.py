@@ -18,7 +18,8 @@ from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 
 from baton.acp.agent import BatonAgent
-from baton.acp.transport import StdioTransport, stdio_streams
+from baton.acp.stdio_pipes import stdio_streams
+from baton.acp.transport import StdioTransport
 from baton.contract.output_lost import output_lost
 from baton.core.conversation.files import kind_of
 from baton.core.errors import InvalidParams

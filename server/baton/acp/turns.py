@@ -19,7 +19,8 @@ from acp.schema import (
 from baton.acp import commands
 from baton.acp.compaction_report import agent_wait
 from baton.acp.errors import invalid
-from baton.acp.prompt_content import PromptContent, Unread, disk_text, prompt_content
+from baton.acp.linked_files import Unread, disk_text
+from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.records import unwritable

@@ -72,6 +72,15 @@ async def opened(agent: BatonAgent, session_id: str) -> Session:
     return agent.service.session(session_id)
 
 
+async def look(agent: BatonAgent, session_id: str) -> None:
+    """The session as its file holds it now, before a turn: read again in its lane when
+    another process wrote it (a look, as an editor's get is), and what that process added
+    told first (`listener.told_elsewhere`), so the client holds what the request carries."""
+    service = agent.service
+    await service.in_lane(session_id, partial(service.session, session_id))
+    service.looked(session_id)
+
+
 def _read(agent: BatonAgent, session_id: str) -> None:
     """The session read, its entry of the list's index brought up to date first: a
     list during the replay would read it whole itself (0.2 s for 100,000 messages,

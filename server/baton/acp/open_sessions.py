@@ -38,6 +38,7 @@ from baton.core.workspace.editor_files import path_problem, path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
+    from baton.core.conversation.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,9 @@ class Live:
     compaction: CompactionReport | None = None  # a command's, while it runs
     # a load's replay under way: set by session/cancel to stop it; a prompt waits its end
     replay: Replay | None = None
+    # the length of the view the client holds and its last message's id: what another
+    # process added after it is told once this process reads the session again
+    shown: tuple[int, str] = (0, "")
 
 
 @dataclass
@@ -146,6 +150,7 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
+    live.shown = last_shown(agent.service.session(session_id))  # a load replays up to it
     # the meter counts the tools its prompts offer before the first of them offers them
     agent.service.replies.expect_tools(session_id, live.host)
     # its tools and compactions work in its own folder only, not another open session's
@@ -154,6 +159,12 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         kept_cwds(agent).set(session_id, cwd)  # else its prompt still names the folder kept
     open_folders(agent)
     return live
+
+
+def last_shown(session: Session) -> tuple[int, str]:
+    """`Live.shown` once the client holds the session's view as it is."""
+    view = session.view
+    return len(view), view[-1] if view else ""
 
 
 def _untouched(agent: BatonAgent, session_id: str) -> bool:

@@ -16,7 +16,7 @@ from acp.schema import (
     TextContentBlock,
 )
 
-from baton.acp import commands
+from baton.acp import commands, loading
 from baton.acp.compaction_report import agent_wait
 from baton.acp.errors import invalid
 from baton.acp.linked_files import Unread, disk_text
@@ -114,7 +114,9 @@ def _busy(live: Live) -> Exception:
 
 
 async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
-    """The turn's work: a slash command, or the prompt stored and replied to."""
+    """The turn's work: a slash command, or the prompt stored and replied to, once what
+    another process added to the session is told."""
+    await loading.look(agent, live.session_id)
     text = _prompt_text(blocks)
     command = commands.parse(text) if text is not None else None
     if command is not None:

@@ -249,3 +249,58 @@ async def test_a_load_gives_the_loop_back_before_its_first_update(
 
     assert seen == [0]  # the other task ran before the replay told anything
     assert transport.told() == ids
+
+
+async def test_a_list_while_a_load_summarizes_the_session_is_answered_and_set_right_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load of a session the list's index has not seen (the agent just started)
+    summarizes it first (0.26-0.6 s of parsing for 100,000 messages), and a session/list
+    sent then waited for that summary (374-462 ms). The list now tells the session from
+    its header (its first title, its creation's time) and the load, once it read the
+    session, tells its title and updatedAt as they are after its answer. Checked by order:
+    the load's summary is held until the list is answered."""
+    settings, sid, _ = await _written(tmp_path)
+    maker = BatonService(settings)
+    maker.rename(sid, "The parser's refactor")
+    session = maker.session(sid)
+    title, updated = session.title, session.updated_at
+    await maker.close()
+    transport = HeldTransport(sid)
+    transport.release.set()
+    agent = BatonAgent(BatonService(settings), transport)
+    agent.on_connect(None)
+    summarizing, summarized = threading.Event(), threading.Event()
+    summarize = listing.summarize
+
+    def held(path: str, st: Any, before: Any, *, whole: bool, **kw: Any) -> Any:
+        if sid in path and whole:
+            summarizing.set()
+            summarized.wait(WAIT)
+        return summarize(path, st, before, whole=whole, **kw)
+
+    monkeypatch.setattr(listing, "summarize", held)
+    load = asyncio.create_task(agent.load_session(cwd=str(tmp_path), session_id=sid))
+    await asyncio.to_thread(summarizing.wait, WAIT)
+    listed = asyncio.create_task(agent.list_sessions(cwd=None))
+    done, _ = await asyncio.wait({listed}, timeout=WAIT)
+    summarized.set()
+
+    assert done == {listed}  # answered while the load's summary was held
+    row = next(s for s in listed.result().sessions if s.session_id == sid)
+    assert row.title == "long" and row.updated_at != updated
+    await asyncio.wait_for(load, WAIT)
+    await asyncio.sleep(0)  # the loop's turn after the answer: what greet queued
+    infos = [
+        m["params"]["update"]
+        for m in transport.messages
+        if m["params"]["sessionId"] == sid
+        and m["params"]["update"]["sessionUpdate"] == "session_info_update"
+    ]
+    assert infos == [{"sessionUpdate": "session_info_update", "title": title, "updatedAt": updated}]
+    again = await agent.list_sessions(cwd=None)  # the load's summary: nothing to set right
+    row = next(s for s in again.sessions if s.session_id == sid)
+    assert (row.title, row.updated_at) == (title, updated)
+    await agent.load_session(cwd=str(tmp_path), session_id=sid)
+    await asyncio.sleep(0)
+    assert sum(1 for m in transport.messages if "session_info" in str(m)) == 1

@@ -69,6 +69,9 @@ class BatonAgent:
         self.live: dict[str, Live] = {}
         self.answering: set[asyncio.Task[Any]] = set()  # the requests being answered
         self.listing: set[asyncio.Task[Any]] = set()  # session/lists reading the data dir
+        # sessions a list told from their header alone (a load reading them): the title and
+        # updatedAt told, set right once they are opened (`greet`)
+        self.told_partly: dict[str, tuple[str | None, str | None]] = {}
         self.compaction_entity = False  # the client declared session.compaction
         self.can_read = self.can_write = False
         service.connect(lambda event: told(self, event))
@@ -232,14 +235,17 @@ class BatonAgent:
             folder = folders.get(found.session_id)
             if cwd is not None and folder is not None and not same_folder(folder, cwd):
                 continue
-            sessions.append(
-                SessionInfo(
-                    session_id=found.session_id,
-                    cwd=folder or here,
-                    title=found.title or None,
-                    updated_at=found.updated_at or None,
-                )
+            info = SessionInfo(
+                session_id=found.session_id,
+                cwd=folder or here,
+                title=found.title or None,
+                updated_at=found.updated_at or None,
             )
+            if getattr(found, "partial", False):
+                self.told_partly[found.session_id] = (info.title, info.updated_at)
+            else:
+                self.told_partly.pop(found.session_id, None)
+            sessions.append(info)
         sessions.sort(key=lambda s: s.updated_at or "", reverse=True)
         return ListSessionsResponse(sessions=sessions)
 

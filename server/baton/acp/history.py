@@ -200,6 +200,7 @@ def replaying(
     entity: bool,
     folders: Sequence[Path] = (),
     told_live: set[str] | None = None,
+    start: int = 0,
 ) -> Iterator[int]:
     """Queue the view's updates, yielding how many messages are replayed so far after
     each (a load gives the loop back between slices of them), and 0 as it looks over the
@@ -210,7 +211,8 @@ def replaying(
     and so is one of a tool the loop does not have that the loop answered ("Unknown
     tool", or not run: `run_here`; `told_live`: the calls this process's loop told, a
     round in flight's among them); other tools' (an imported transcript's, a client's) by
-    name and input."""
+    name and input. `start`: the view's first messages the client holds already, not
+    told (a result among the rest whose call is among them is told by its tool's name)."""
     sid = session.session_id
     calls: dict[str, ToolUseBlock | None] = {}
     view = session.view_messages()
@@ -223,6 +225,8 @@ def replaying(
     recorded = folders_by_message(session.messages, session.folders_since)
     places: dict[str, Sequence[Path]] = {}
     for index, message in enumerate(view, 1):
+        if index <= start:
+            continue
         if message.kind == "summary":
             report = CompactionReport(outbox, sid, entity, f"compaction-{message.boundary_id}")
             text = summary_text(message)

@@ -4,11 +4,14 @@ starts its work, then its one end)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baton.acp import turns
-from baton.acp.compaction_report import CompactionReport, boundary_summary
+from baton.acp.compaction_report import CompactionReport, agent_text, boundary_summary
+from baton.acp.history import replaying
 from baton.acp.meter import usage_update
+from baton.acp.open_sessions import Live, last_shown
 from baton.core.service.events import (
     AutoCompacted,
     AutoCompactStarted,
@@ -19,6 +22,7 @@ from baton.core.service.events import (
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
+    from baton.core.conversation.session import Session
 
 
 def told(agent: BatonAgent, event: Event) -> None:
@@ -35,8 +39,13 @@ def told(agent: BatonAgent, event: Event) -> None:
         }
         outbox.raw(event.session_id, chunk)
     elif isinstance(event, SessionChanged):
+        live = agent.live[event.session_id]
+        if event.reason == "reload":
+            told_elsewhere(agent, live, event.session)
+        elif live.replay is None:  # what this client changed it tells as it goes
+            live.shown = last_shown(event.session)
         # a change that stored the turn's first prompt names the session
-        turns.name_if_stored(agent, agent.live[event.session_id], event.session)
+        turns.name_if_stored(agent, live, event.session)
         if event.tell_usage:
             outbox.update(event.session_id, usage_update(event.usage, event.session))
     elif isinstance(event, AutoCompactStarted):
@@ -47,6 +56,32 @@ def told(agent: BatonAgent, event: Event) -> None:
         report.start()
     elif isinstance(event, AutoCompacted):
         auto_compacted(agent, event)
+
+
+def told_elsewhere(agent: BatonAgent, live: Live, session: Session) -> None:
+    """The session read again from its file, which another Baton process wrote (a look
+    as a prompt is sent, once that process let go of it): the messages it added after
+    the last one the client holds are told, after a word that they were added elsewhere,
+    so the client shows what the next request carries. A view changed up to that message
+    (compacted or undone there) is not told again: a word says to load it again."""
+    if live.replay is not None:  # a load's replay tells the view it took
+        return
+    view = session.view
+    start, last = live.shown
+    if start and (len(view) < start or view[start - 1] != last):
+        note = (
+            "This conversation was changed in another Baton process (compacted, or undone "
+            "there) since this panel showed it: load it again to see it as it is now."
+        )
+        agent_text(agent.out, live.session_id, note)
+    elif start < len(view):
+        note = "Added in another Baton process since this panel showed the conversation:"
+        agent_text(agent.out, live.session_id, note)
+        folders = [Path(live.cwd)]
+        told = replaying(agent.out, session, agent.compaction_entity, folders, start=start)
+        for _ in told:
+            pass
+    live.shown = last_shown(session)
 
 
 def auto_compacted(agent: BatonAgent, event: AutoCompacted) -> None:

@@ -63,16 +63,28 @@ async def replay(agent: BatonAgent, live: Live, session: Session, cwd: str) -> N
 async def opened(agent: BatonAgent, session_id: str) -> Session:
     """The session, read from its transcript in its lane, off the event loop, when it
     is not open yet (100,000 messages: seconds, every other session waiting); one open
-    already is as it is (its lane may hold a compaction a load tells as running)."""
-    if session_id not in agent.service.store.held():
-        await agent.service.in_lane(session_id, partial(_read, agent, session_id))
+    already is as it is (its lane may hold a compaction a load tells as running). A list
+    meanwhile leaves the session to the read (`SessionIndex.being_read`)."""
+    store = agent.service.store
+    if session_id not in store.held():
+        with store.being_read(session_id):
+            await agent.service.in_lane(session_id, partial(_read, agent, session_id))
     return agent.service.session(session_id)
+
+
+async def look(agent: BatonAgent, session_id: str) -> None:
+    """The session as its file holds it now, before a turn: read again in its lane when
+    another process wrote it (a look, as an editor's get is), and what that process added
+    told first (`listener.told_elsewhere`), so the client holds what the request carries."""
+    service = agent.service
+    await service.in_lane(session_id, partial(service.session, session_id))
+    service.looked(session_id)
 
 
 def _read(agent: BatonAgent, session_id: str) -> None:
     """The session read, its entry of the list's index brought up to date first: a
-    list meanwhile, or during the replay, would read it whole itself (0.2 s for
-    100,000 messages, sharing the interpreter with the read or the replay). The
+    list during the replay would read it whole itself (0.2 s for 100,000 messages,
+    sharing the interpreter with the replay). The
     meter's anchor, cost and figure are found here too, each a walk over every message
     (the figure's first: which messages hold images or documents, 0.3-0.6 s for
     100,000) that the meter told after the answer would make on the loop; the loop's

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import AgentMessageChunk, AvailableCommandsUpdate, TextContentBlock
+from acp.schema import (
+    AgentMessageChunk,
+    AvailableCommandsUpdate,
+    SessionInfoUpdate,
+    TextContentBlock,
+)
 
 from baton.acp import turns
 from baton.acp.commands import available_commands
@@ -33,6 +38,7 @@ from baton.core.workspace.editor_files import path_problem, path_to_uri
 
 if TYPE_CHECKING:
     from baton.acp.agent import BatonAgent
+    from baton.core.conversation.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,9 @@ class Live:
     compaction: CompactionReport | None = None  # a command's, while it runs
     # a load's replay under way: set by session/cancel to stop it; a prompt waits its end
     replay: Replay | None = None
+    # the length of the view the client holds and its last message's id: what another
+    # process added after it is told once this process reads the session again
+    shown: tuple[int, str] = (0, "")
 
 
 @dataclass
@@ -141,6 +150,7 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         )
     live.cwd = cwd
     live.host.folders = [Path(cwd)]
+    live.shown = last_shown(agent.service.session(session_id))  # a load replays up to it
     # the meter counts the tools its prompts offer before the first of them offers them
     agent.service.replies.expect_tools(session_id, live.host)
     # its tools and compactions work in its own folder only, not another open session's
@@ -149,6 +159,12 @@ def attach(agent: BatonAgent, session_id: str, cwd: str) -> Live:
         kept_cwds(agent).set(session_id, cwd)  # else its prompt still names the folder kept
     open_folders(agent)
     return live
+
+
+def last_shown(session: Session) -> tuple[int, str]:
+    """`Live.shown` once the client holds the session's view as it is."""
+    view = session.view
+    return len(view), view[-1] if view else ""
 
 
 def _untouched(agent: BatonAgent, session_id: str) -> bool:
@@ -173,13 +189,22 @@ def live_session(agent: BatonAgent, session_id: str) -> Live:
 
 
 def greet(agent: BatonAgent, session_id: str, mcp_servers: Any = None) -> None:
-    """The session's commands and meter, queued after the answer that names it, and a
-    word that the MCP servers the client gave are not used."""
+    """The session's commands and meter, queued after the answer that names it, its title
+    and time when a list told them from its header alone, and a word that the MCP servers
+    the client gave are not used."""
     commands = AvailableCommandsUpdate(
         session_update="available_commands_update", available_commands=available_commands()
     )
     agent.out.later(session_id, commands)
     session = agent.service.session(session_id)
+    told = agent.told_partly.pop(session_id, None)
+    if told is not None and told != (session.title or None, session.updated_at or None):
+        info = SessionInfoUpdate(
+            session_update="session_info_update",
+            title=session.title or None,
+            updated_at=session.updated_at or None,
+        )
+        agent.out.later(session_id, info)
     agent.out.later(session_id, usage_update(agent.service.usage(session_id), session))
     note = unused_mcp(mcp_servers)
     if note is not None:

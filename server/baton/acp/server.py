@@ -18,10 +18,10 @@ from acp.agent.connection import AgentSideConnection
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 
 from baton.acp.agent import BatonAgent
-from baton.acp.transport import StdioTransport, stdio_streams
+from baton.acp.stdio_pipes import stdio_streams
+from baton.acp.transport import StdioTransport
 from baton.contract.output_lost import output_lost
 from baton.core.conversation.files import kind_of
-from baton.core.conversation.thinking_sent import Requests
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
 from baton.core.settings_file import read_settings
@@ -52,8 +52,7 @@ ANSWER_WAIT = 10.0
 async def serve_acp(data_dir: str | None = None, settings: dict[str, Any] | None = None) -> int:
     """Serve the client until its input ends, SIGTERM, or its output is lost (said in one
     line, as `baton serve` says it); the exit code."""
-    Requests.own = True  # every request is Baton's own: an import's usage tells none of them
-    service = BatonService()
+    service = BatonService(own_requests=True)  # an import's usage tells none of its requests
     raw = dict(settings or {})
     if data_dir:
         raw["dataDir"] = data_dir

@@ -16,10 +16,11 @@ from acp.schema import (
     TextContentBlock,
 )
 
-from baton.acp import commands
+from baton.acp import commands, loading
 from baton.acp.compaction_report import agent_wait
 from baton.acp.errors import invalid
-from baton.acp.prompt_content import PromptContent, Unread, disk_text, prompt_content
+from baton.acp.linked_files import Unread, disk_text
+from baton.acp.prompt_content import PromptContent, prompt_content
 from baton.acp.slash_commands import run_command, say
 from baton.core.conversation.messages import Message, ThinkingBlock, ToolResultBlock
 from baton.core.conversation.records import unwritable
@@ -113,7 +114,9 @@ def _busy(live: Live) -> Exception:
 
 
 async def _work(agent: BatonAgent, live: Live, blocks: list[Any]) -> str:
-    """The turn's work: a slash command, or the prompt stored and replied to."""
+    """The turn's work: a slash command, or the prompt stored and replied to, once what
+    another process added to the session is told."""
+    await loading.look(agent, live.session_id)
     text = _prompt_text(blocks)
     command = commands.parse(text) if text is not None else None
     if command is not None:

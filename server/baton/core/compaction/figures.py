@@ -94,6 +94,7 @@ def _thinking_left_out(
         len(messages),
         lambda i: i < same and session.unchanged_before(i),
         continued=False,  # as the meter: the request a new prompt starts
+        own=session.own_requests,
     )
     return sum(ctx.estimator.count_thinking(messages[i]) for i in left_out)
 

@@ -58,9 +58,11 @@ class LearnedUsage:
         messages: Mapping[str, Message],
         count: Callable[[Message], int],
         marks: Mapping[str, bytes] | None,
+        *,
+        own: bool = False,
     ) -> LastUsage:
         """`marks`: each message's mark when it joined the view (the view before it); None
-        when no message of the session holds thinking."""
+        when no message of the session holds thinking. `own`: the session's `own_requests`."""
         assert self.message.usage is not None
         view, state = self.view, self.state
         prefix = state.tokens(0, self.stop, lambda i: count(messages[view[i]]))
@@ -78,6 +80,7 @@ class LearnedUsage:
             0,
             self.stop - 1,
             lambda i: marks.get(view[i]) == state.mark(i),
+            own=own,
         )
         ids = tuple(view[i] for i in left_out)
         return LastUsage(self.message.id, self.message.usage, prefix, ids, media, note)

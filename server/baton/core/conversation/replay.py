@@ -47,12 +47,15 @@ class Replayed(ReplayedView, SessionFields):
         *,
         session_id: str | None = None,
         written: Iterable[Event] | None = None,
+        own_requests: bool = False,
     ) -> None:
         """`session_id`: the id the file's name gives (a store's session); its header must
         name the same one, or the session is damaged and read-only. `written`: the file's
         events as this process wrote them, all of them (an import's, whose transcript is
         the one that wrote them), a message event's model with its bookkeeping shared
-        (`share_bookkeeping`): replayed instead of reading the file again."""
+        (`share_bookkeeping`): replayed instead of reading the file again. `own_requests`:
+        every request that goes on with it is Baton's own (`ReplayedView.own_requests`)."""
+        self.own_requests = own_requests  # before the replay: it settles usages
         self.transcript = transcript
         self.count = count
         self.expected_id = session_id

@@ -40,6 +40,10 @@ class ReplayedView:
     _learned: LearnedUsage | None
     _learn_at: int | None
     _last_usage: LastUsage | None
+    # every request of the session is Baton's own (`baton acp`'s service: its store makes
+    # its sessions so): what Baton did not ask for is neither sent nor counted as the client
+    # that wrote it sent it (`thinking_sent.thinking_left_out`, `usage/overhead.foreign`)
+    own_requests: bool
     _state: ViewState
 
     def view_messages(self) -> list[Message]:
@@ -99,7 +103,9 @@ class ReplayedView:
         self._learn_pending()
         if self._learned is not None:
             marks = self._prefix_marks if self.holds_thinking else None
-            self._last_usage = self._learned.settled(self.messages, self.count, marks)
+            self._last_usage = self._learned.settled(
+                self.messages, self.count, marks, own=self.own_requests
+            )
             self._learned = None  # the view it covered is let go
         return self._last_usage
 

@@ -8,6 +8,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Container
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from baton.core.conversation import transcript_ends
@@ -50,6 +51,7 @@ class SessionStore:
     def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int = MAX_OPEN) -> None:
         self.data_dir = data_dir
         self.count = count
+        self.own_requests = False  # its sessions' (`ReplayedView.own_requests`)
         self.max_open = max_open
         self.in_use: Callable[[str], bool] = lambda session_id: False
         self._open: OrderedDict[str, Session] = OrderedDict()
@@ -106,7 +108,8 @@ class SessionStore:
             "createdAt": created,
             "marksToolLoop": True,  # every message of the tool loop carries `toolLoop`
         }
-        session = Session(Transcript.create(path, header), self.count, session_id=sid)
+        transcript = Transcript.create(path, header)
+        session = Session(transcript, self.count, session_id=sid, own_requests=self.own_requests)
         self._keep(sid, session)
         return session
 
@@ -156,7 +159,8 @@ class SessionStore:
         is used."""
         sid = check_session_id(session_id)
         with loading():
-            return Session(Transcript.open(self.path_for(sid)), self.count, session_id=sid)
+            transcript = Transcript.open(self.path_for(sid))
+            return Session(transcript, self.count, session_id=sid, own_requests=self.own_requests)
 
     def adopt(self, session: Session) -> Session:
         """A session `load` read, kept open as `get` keeps one. When that session is open
@@ -287,10 +291,13 @@ class SessionStore:
         return self._index.summaries(self.sessions_dir, held=held)
 
     def note_read(self, session_id: str) -> None:
-        """The session's transcript is about to be read whole, in a worker thread: its
-        entry of the list's index is brought up to date there too (`SessionIndex.note_read`)."""
+        """The session's entry of the list's index made up to date (`SessionIndex.note_read`)."""
         if not linked_folder(self.sessions_dir):
             self._index.note_read(self.sessions_dir, check_session_id(session_id))
+
+    def being_read(self, session_id: str) -> AbstractContextManager[None]:
+        """While a load reads the session whole: `SessionIndex.being_read`."""
+        return self._index.being_read(check_session_id(session_id))
 
     def listed(self, summaries: list[Summary] | None) -> list[Session | Summary]:
         """`list` of the `summaries` read: the sessions open here as they are."""

@@ -50,6 +50,9 @@ class Summary:
     header: dict[str, Any] | None = None
     damage: Damage = field(default_factory=Damage)
     context_tokens: int | None = None  # the last known context size (None: unknown)
+    # summarized from its header alone (a list out of time, a load reading it meanwhile):
+    # its title and times may be older than the file's
+    partial: bool = False
 
 
 _HEALTHY = Damage()  # the damage of every healthy summary: one object, never changed
@@ -106,6 +109,7 @@ class Entry:
             header={**header, "compactedFrom": compacted} if compacted else header,
             damage=damage,
             context_tokens=self.tokens if self.tokens >= 0 else None,
+            partial=not self.complete,
         )
 
     # ---- one event -----------------------------------------------------------------------

@@ -19,8 +19,8 @@ teaches take this thinking out.
 An imported turn has no fingerprint, so Baton's own requests leave its thinking out too;
 it is still counted here, as the client that wrote the file sent it: the meter of an
 imported session follows that client's recorded usage until Baton's first reply anchors it.
-Where every request is Baton's own (`Requests.own`: `baton acp`), it is left out as the
-request leaves it.
+Where every request is Baton's own (a session's `own_requests`: `baton acp`'s, its
+service made so), it is left out as the request leaves it.
 """
 
 from __future__ import annotations
@@ -37,15 +37,6 @@ STALE_PREFIX = "stale:"
 At = Callable[[int], Message]  # the view's message at an index
 
 
-class Requests:
-    """Who makes the requests the sessions of this process go on with."""
-
-    # every one is Baton's own (`baton acp` sets it at its start): nothing Baton did not
-    # ask for (an imported turn's thinking, an imported reply's usage) goes out, or is
-    # counted, as the client that wrote it sent it (`usage/overhead.foreign`)
-    own = False
-
-
 def has_thinking(message: Message) -> bool:
     thinks = False
     if message.role == "assistant":
@@ -57,14 +48,22 @@ def has_thinking(message: Message) -> bool:
 
 
 def thinking_left_out(
-    at: At, start: int, stop: int, unchanged: Callable[[int], bool], *, continued: bool = True
+    at: At,
+    start: int,
+    stop: int,
+    unchanged: Callable[[int], bool],
+    *,
+    continued: bool = True,
+    own: bool = False,
 ) -> list[int]:
     """The indices in [start, stop) of the messages whose thinking a request for the view
     up to `stop` leaves out (`at(i)`: the view's message i); `unchanged(i)`: whether the
     view before message i is the one it arrived after. Looks no further back than the
     prompt before `start`. `continued`: the request continues the turn in progress (a tool
     loop's next step); a request that a new prompt starts (what the meter estimates) has
-    no turn in progress: the prompt joins the results' turn and closes the loop."""
+    no turn in progress: the prompt joins the results' turn and closes the loop. `own`:
+    every request of the session is Baton's own (`Replayed.own_requests`): an imported
+    turn's thinking is left out as the request leaves it, not counted as its client sent it."""
     low = start
     while low > 0 and not _typed(at(low - 1)):
         low -= 1  # back to a typed prompt (or the start): no turn spans it
@@ -76,7 +75,7 @@ def thinking_left_out(
         if not has_thinking(message):
             continue
         if message.prefix_hash is None:
-            if Requests.own:  # Baton's request leaves it out: it matches no fingerprint
+            if own:  # Baton's request leaves it out: it matches no fingerprint
                 out.append(index)
             continue  # imported: counted as its client sent it (above)
         changed = index not in firsts or not unchanged(index) or is_stale(message)
@@ -113,7 +112,13 @@ def turn_low(at: At, index: int) -> int:
 
 
 def thinking_dropped(
-    at: At, anchor: int, stop: int, unchanged: Callable[[int], bool], *, continued: bool
+    at: At,
+    anchor: int,
+    stop: int,
+    unchanged: Callable[[int], bool],
+    *,
+    continued: bool,
+    own: bool = False,
 ) -> list[int]:
     """The indices in the anchoring reply's turn, up to view[anchor] (the reply's first
     record), whose thinking its usage holds (its request sent it, or it made it) but a
@@ -121,8 +126,8 @@ def thinking_dropped(
     back after its prefix changed, and a reply made on top of one. Its request's view is
     the view before `anchor` as it is now (the anchor holds only while that is so)."""
     low = turn_low(at, anchor)
-    then = set(thinking_left_out(at, low, anchor, unchanged))
-    now = thinking_left_out(at, low, stop, unchanged, continued=continued)
+    then = set(thinking_left_out(at, low, anchor, unchanged, own=own))
+    now = thinking_left_out(at, low, stop, unchanged, continued=continued, own=own)
     return [i for i in now if i <= anchor and i not in then]
 
 

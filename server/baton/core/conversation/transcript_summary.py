@@ -5,6 +5,7 @@ ends), continued from where the last pass ended when the file only grew since.""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import IO
 
 from baton.core.conversation.files import open_regular
@@ -17,6 +18,7 @@ EDGE = 4096  # how much of a long line's start and end is kept
 SMALL = 1 << 18  # a file (or what was appended to it) up to this size is read in one go
 MARK = 32  # the bytes before a summary's end that tell the file only grew since
 MASK = (1 << 64) - 1
+GIVE_WAY = 256  # lines read between two looks at `give_way`
 
 
 def identity(st: os.stat_result) -> int:
@@ -28,9 +30,17 @@ def file_of(st: os.stat_result) -> int:
     return hash((st.st_dev, st.st_ino))
 
 
-def summarize(path: str, st: os.stat_result, before: Entry | None, *, whole: bool) -> Entry:
+def summarize(
+    path: str,
+    st: os.stat_result,
+    before: Entry | None,
+    *,
+    whole: bool,
+    give_way: Callable[[], object] | None = None,
+) -> Entry:
     """The summary of `path` (whose `lstat` is `st`), continuing `before` when the file
-    only grew since; only its header when not `whole`."""
+    only grew since; only its header when not `whole`. `give_way` is called every
+    GIVE_WAY lines of a long read: it may wait there for another thread's work."""
     fd = open_regular(path, os.O_RDONLY)
     try:
         entry = before if before is not None and _grew(fd, st, before) else None
@@ -45,7 +55,7 @@ def summarize(path: str, st: os.stat_result, before: Entry | None, *, whole: boo
             # a lane's read gives the interpreter back to the loop: READ_BUFFER's note
             with os.fdopen(os.dup(fd), "rb", buffering=READ_BUFFER) as handle:
                 handle.seek(entry.end)
-                _read(handle, entry, st.st_size, whole)
+                _read(handle, entry, st.st_size, whole, give_way)
         if entry.end:
             start = max(0, entry.end - MARK)
             entry.mark = hash(os.pread(fd, entry.end - start, start))
@@ -76,7 +86,13 @@ def _grew(fd: int, st: os.stat_result, before: Entry) -> bool:
     return hash(os.pread(fd, before.end - start, start)) == before.mark
 
 
-def _read(handle: IO[bytes], entry: Entry, size: int, whole: bool) -> None:
+def _read(
+    handle: IO[bytes],
+    entry: Entry,
+    size: int,
+    whole: bool,
+    give_way: Callable[[], object] | None = None,
+) -> None:
     """The lines from the handle's position up to `size` bytes into the file: each whole
     line is given to `entry` (parsed when under LONG_LINE); a last line without its
     newline is left for the next summary, as are all lines after the first when not
@@ -84,7 +100,11 @@ def _read(handle: IO[bytes], entry: Entry, size: int, whole: bool) -> None:
     left = size - entry.end
     pieces: list[bytes] | None = []
     length, head, tail = 0, b"", b""
+    lines = 0
     while left > 0:
+        lines += 1
+        if give_way is not None and not lines % GIVE_WAY:
+            give_way()
         segment = handle.readline(min(CHUNK, left))
         if not segment:
             break

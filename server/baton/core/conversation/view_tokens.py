@@ -109,7 +109,12 @@ class ViewTokens(Replayed):
         view, messages = self.view, self.messages
         top = len(view) if stop is None else stop
         found = which(
-            lambda i: messages[view[i]], index, top, self.unchanged_before, continued=continued
+            lambda i: messages[view[i]],
+            index,
+            top,
+            self.unchanged_before,
+            continued=continued,
+            own=self.own_requests,
         )
         return [view[i] for i in found]
 

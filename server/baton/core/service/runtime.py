@@ -77,8 +77,16 @@ class Runtimes:
     deletion, or when the store closes), each announced as `SessionOpened` /
     `SessionClosed` so a front end's own per-session state follows."""
 
-    def __init__(self, data_dir: Callable[[], Path], estimator: Estimator, events: Events) -> None:
+    def __init__(
+        self,
+        data_dir: Callable[[], Path],
+        estimator: Estimator,
+        events: Events,
+        *,
+        own_requests: bool = False,
+    ) -> None:
         self._data_dir = data_dir
+        self.own_requests = own_requests  # its sessions' (`ReplayedView.own_requests`)
         self._estimator = estimator  # counts the messages; forgets a dropped session's
         self._events = events
         self._store: SessionStore | None = None
@@ -95,6 +103,7 @@ class Runtimes:
     def store(self) -> SessionStore:
         if self._store is None:
             self._store = SessionStore(self._data_dir(), self._estimator.count_message)
+            self._store.own_requests = self.own_requests  # before it makes a session
             self._store.in_use = self.in_use  # never closed under a request that holds it
         return self._store
 

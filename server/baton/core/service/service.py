@@ -61,7 +61,9 @@ class BatonService:
         *,
         api_key: str | None = None,
         estimator: Estimator | None = None,
+        own_requests: bool = False,
     ) -> None:
+        """`own_requests`: every request of its sessions is Baton's own (`baton acp`'s)."""
         self.settings = settings or Settings()
         self.background = Background()
         self.models = ModelAccess(self.background, api_key)
@@ -70,7 +72,9 @@ class BatonService:
         self.tool_setup = ToolSetup(lambda: self.settings, self.editor_files)  # folders, tools
         self.editor_name: str | None = None  # the client's name, for the default system prompt
         self._events = Events()
-        self._runtimes = Runtimes(self._data_dir, self.estimator, self._events)
+        self._runtimes = Runtimes(
+            self._data_dir, self.estimator, self._events, own_requests=own_requests
+        )
         self.lanes = Lanes()  # a session's heavy work, off the event loop
         self._runtimes.busy = self.lanes.busy  # the store keeps a session open meanwhile
         self.compaction = Compaction(self, self._runtimes)  # compact, rewind, uncompact

@@ -13,7 +13,6 @@ from pydantic import Field, Strict, model_validator
 from baton.core.conversation.messages import ApiUsage, WireModel
 from baton.core.conversation.recorded_usage import LastUsage
 from baton.core.conversation.session import Session
-from baton.core.conversation.thinking_sent import Requests
 from baton.core.usage.estimator import Estimator
 
 UsageBasis = Literal["api", "exact", "estimate", "compacted"]
@@ -141,11 +140,11 @@ def own_anchor(session: Session) -> tuple[int, ApiUsage] | None:
 
 def foreign(session: Session, message_id: str) -> bool:
     """Whether the usage of the reply `message_id` tells nothing of the session's next
-    request: where every request is Baton's own (`Requests.own`: `baton acp`), an
+    request: where every request is Baton's own (`own_requests`: `baton acp`'s), an
     imported reply's (one Baton did not ask for: it keeps no fingerprint of a request)
     counted its client's own system prompt and tools (Claude Code's: 15-25K tokens), which
     Baton's request does not carry. The figure is then estimated, as before any reply."""
-    if not Requests.own or session.imported_from is None:
+    if not session.own_requests or session.imported_from is None:
         return False
     message = session.messages.get(message_id)
     return message is not None and message.prefix_hash is None

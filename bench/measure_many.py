@@ -1,4 +1,5 @@
-"""Many and huge sessions (issue 26): `baton/session/list` over 10,000 sessions and over ten
+"""Many and huge sessions (issue 26): `baton/session/list` over 10,000 sessions, over 10,000
+entries half of which are odd (FIFOs, folders, links, empty and torn files), and over ten
 24 MB transcripts, by a fresh server (its first list builds the index) and again (the index
 kept), with the server's memory and descriptors; beside the least a list can do, reading
 each file's header line, measured in the same run. And the memory of a fresh server
@@ -58,12 +59,41 @@ def write_sessions(folder: Path, count: int, turns: int, text_bytes: int, seed: 
     return total
 
 
+ODD_KINDS = ("fifo", "folder", "link", "empty", "torn")
+
+
+def add_odd(folder: Path, count: int) -> None:
+    """`count` entries of `folder` named as sessions that a list cannot read as healthy
+    ones, as many of each kind: FIFOs, folders, links (to /dev/zero and to a session),
+    empty files, and copies of a session whose last line is torn (each naming itself)."""
+    session = next(folder.glob("s_*.jsonl"))
+    torn = session.read_bytes() + b'{"type": "message", "message": {"id": "m_torn", "ro'
+    for n in range(count):
+        kind = ODD_KINDS[n % len(ODD_KINDS)]
+        path = folder / f"s_{kind}{n:06d}.jsonl"
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            path.mkdir()
+        elif kind == "link":
+            path.symlink_to("/dev/zero" if n % 2 else session)
+        elif kind == "empty":
+            path.write_bytes(b"")
+        else:
+            path.write_bytes(torn.replace(session.stem.encode(), path.stem.encode(), 1))
+
+
 def header_reads(folder: Path) -> float:
-    """Seconds to list the folder and read each file's first line: the least a list does."""
+    """Seconds to list the folder and read each regular file's first line: the least a list
+    does (it reads nothing else either)."""
     start = time.perf_counter()
     for entry in os.scandir(folder):
+        if not entry.is_file(follow_symlinks=False):
+            continue
         with open(entry.path, "rb") as handle:
-            json.loads(handle.readline())
+            line = handle.readline()
+        if line:  # (an empty file has none)
+            json.loads(line)
     return time.perf_counter() - start
 
 
@@ -174,10 +204,20 @@ def rows(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> list[Row]
     n = int(med(many, "sessions"))
     h, size = int(med(huge, "sessions")), f["list_huge_bytes"] / max(med(huge, "sessions"), 1)
     what_many, what_huge = f"{n:,} sessions", f"{h} transcripts of {size / MB:.0f} MB"
-    return [
+    out = [
         list_row("many", what_many, many, 1.0),
         memory_row("many_rss", what_many, many),
         list_row("huge", what_huge, huge, 1.0),
         memory_row("huge_rss", what_huge, huge),
         long_row(f["long_open"], f["long_open_bytes"]),
     ]
+    if "list_odd" in f:  # half of them sessions, half entries no list reads as one
+        odd = f["list_odd"]
+        what_odd = (
+            f"{int(med(odd, 'sessions')):,} entries, half of them odd ({', '.join(ODD_KINDS)})"
+        )
+        out[2:2] = [
+            list_row("many_odd", what_odd, odd, 1.0),
+            memory_row("many_odd_rss", what_odd, odd),
+        ]
+    return out

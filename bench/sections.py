@@ -195,11 +195,14 @@ async def meter(run: Run, extra: dict[str, Any]) -> Series:
 
 
 async def many(run: Run, extra: dict[str, Any]) -> Series:
-    """`baton/session/list` over many small sessions and over a few huge ones; a fresh
-    server's memory opening a session of many short messages."""
+    """`baton/session/list` over many small sessions (and as many entries, half of them odd)
+    and over a few huge ones; a fresh server's memory opening a session of many short
+    messages."""
     count, mb = (1_000, 4) if run.quick else (10_000, 24)
-    many_dir, huge_dir = run.work / "many", run.work / "huge"
+    many_dir, huge_dir, odd_dir = run.work / "many", run.work / "huge", run.work / "odd"
     measure_many.write_sessions(many_dir / "sessions", count, 3, 300, 26)
+    measure_many.write_sessions(odd_dir / "sessions", count // 2, 3, 300, 29)
+    measure_many.add_odd(odd_dir / "sessions", count - count // 2)
     huge = 2 if run.quick else 10
     turns = mb * 1_000_000 // 17_500  # two ~10 KB messages a turn, ~17.5 KB on disk
     extra["list_huge_bytes"] = measure_many.write_sessions(
@@ -212,6 +215,7 @@ async def many(run: Run, extra: dict[str, Any]) -> Series:
     run.say(f"lists of {count:,} sessions and of {huge} of {mb} MB")
     lists = {
         "list_many": await measure_many.lists(many_dir, run.reps),
+        "list_odd": await measure_many.lists(odd_dir, run.reps),
         "list_huge": await measure_many.lists(huge_dir, run.reps),
     }
     run.say(f"fresh servers opening a session of {2 * long_turns:,} messages")

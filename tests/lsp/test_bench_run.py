@@ -11,7 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "P6", "cold", "count", "import", "retention"]
-ROWS += ["continuity", "meter", "acp", "many", "many_rss", "huge", "huge_rss", "long_rss"]
+ROWS += ["continuity", "meter", "acp", "many", "many_rss", "many_odd", "many_odd_rss", "huge"]
+ROWS += ["huge_rss", "long_rss"]
 
 
 def test_quick_run_reports_every_row_with_figures(tmp_path: Path) -> None:

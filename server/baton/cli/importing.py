@@ -104,6 +104,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         import_with_report,
         imports_of,
     )
+    from baton.core.service.imports import read_again
     from baton.core.usage.session_usage import compute_usage
     from baton.core.usage.wording import share_used
 
@@ -137,6 +138,9 @@ def cmd_import(args: argparse.Namespace) -> int:
             return EXIT_OK
         try:
             session, report = import_with_report(path.resolve(), store, title=args.title)
+            if session.transcript.moved_on():  # another program's doing since it was written
+                store.release(session.session_id)
+                session = store.adopt(read_again(session, store))
             # within the limits the data dir's server, with the same key, counts against
             limits, _ = api_limits(session.model or settings.model, settings)
             usage = compute_usage(session, settings, estimator, api_limits=limits)

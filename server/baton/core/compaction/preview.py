@@ -6,9 +6,9 @@ its dry run (so its `postTokens` is the figure the commit gives). Its record liv
 the transcript, `<sessionId>.draft.json` (one draft per session, a new preview replaces
 it): never a transcript event, so replay, undo and the session list never see it. The
 record holds what the commit needs again (the request, the summary, the API's block) and
-a fingerprint of the session (its view and its transcript's size): applying re-plans the
-same compaction, and refuses (`draft_stale`) when the session changed since in any way
-but a rename (`draft_file.unchanged`).
+a fingerprint of the session (its view and its transcript's events but renames): applying
+re-plans the same compaction, and refuses (`draft_stale`) when the session changed since
+in any way but a rename (`draft_file.unchanged`), or the record is of an earlier format.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ from baton.core.errors import DraftNotFound, DraftStale, InvalidParams
 from baton.core.usage.session_usage import compute_usage
 
 EDITED_WARNING = "the summary was edited before it was applied"
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: the fingerprint counts the transcript's events (1: its bytes)
+# a record of an earlier format is shown, regenerated and discarded, never applied (stale)
+EARLIER_VERSIONS = frozenset({1})
 
 
 class CompactDraft(WireModel):
@@ -173,7 +175,8 @@ def save_record(
 def load_record(session: Session, draft_id: str) -> dict[str, Any]:
     """The session's draft record if it is `draft_id` (else `draft_not_found`)."""
     record = saved_record(session)
-    if not isinstance(record, dict) or record.get("version") != RECORD_VERSION:
+    versions = {RECORD_VERSION, *EARLIER_VERSIONS}
+    if not isinstance(record, dict) or record.get("version") not in versions:
         raise DraftNotFound(f"session {session.session_id} has no draft {draft_id}")
     if (record.get("draft") or {}).get("draftId") != draft_id:
         raise DraftNotFound(f"session {session.session_id} has no draft {draft_id}")
@@ -188,7 +191,8 @@ def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
         draft = CompactDraft.model_validate(record["draft"])
     except (ValueError, KeyError, TypeError):
         return None
-    return draft, unchanged(session, record.get("fingerprint"))
+    fresh = record.get("version") == RECORD_VERSION
+    return draft, fresh and unchanged(session, record.get("fingerprint"))
 
 
 def discard(session: Session, draft_id: str) -> None:
@@ -221,6 +225,11 @@ def prepared_from_record(
 ) -> PreparedSummary:
     """The prepared summary a draft stands for, planned again on the session as it is now
     (refused when it changed since the draft was made); `summary` replaces the text."""
+    if record.get("version") != RECORD_VERSION:
+        raise DraftStale(
+            f"draft {record['draft']['draftId']} was saved by an earlier version of Baton, "
+            "whose record of the session this one cannot check; preview the compaction again"
+        )
     if not unchanged(session, record.get("fingerprint")):
         raise DraftStale(
             f"the session changed since draft {record['draft']['draftId']} was made; "

@@ -31,6 +31,7 @@ from baton.core.conversation.writer_lock import LOCKED, open_writer
 from baton.core.errors import SessionLocked, StorageError, TranscriptError
 
 log = logging.getLogger(__name__)
+RENAME_FIELDS = frozenset({"type", "title", "at"})  # a rename's record (`SessionStore.rename`)
 
 
 class Transcript(TranscriptRepairs):
@@ -54,6 +55,7 @@ class Transcript(TranscriptRepairs):
         super().__init__(path, fd, loaded=loaded, reason=reason)
         self._report = LoadReport()
         self._header: Event | None = None
+        self._but_renames = 0  # the events read and written that are not a rename's record
 
     @property
     def report(self) -> LoadReport:
@@ -66,6 +68,14 @@ class Transcript(TranscriptRepairs):
         """The first event (a healthy transcript's session header), None in an empty file."""
         self._ensure_loaded()
         return self._header
+
+    @property
+    def events_but_renames(self) -> int:
+        """How many events the file holds (as read and written here) but renames (a `meta`
+        record of a title alone): the same count from every read of the same events, a
+        torn last line or an unreadable line being none."""
+        self._ensure_loaded()
+        return self._but_renames
 
     @classmethod
     def create(cls, path: Path, header: Event) -> Transcript:
@@ -162,10 +172,13 @@ class Transcript(TranscriptRepairs):
 
     def _load(self) -> Iterator[Event]:
         reading = LinePass(self.path)
+        self._but_renames = 0
         try:
             for event in reading:
                 if self._header is None:
                     self._header = event
+                if event.get("type") != "meta" or not event.keys() <= RENAME_FIELDS:
+                    self._but_renames += 1
                 yield event
         except OSError as exc:
             self.close()  # a file that cannot be read is not held locked
@@ -243,9 +256,15 @@ class Transcript(TranscriptRepairs):
             raise
         assert self._size is not None
         self._size += sum(map(len, parts))
+        self._but_renames += sum(1 for event in batch if not renamed(event))
         self._mtime = os.fstat(fd).st_mtime_ns
         if self._header is None and batch:
             self._header = batch[0]
+
+
+def renamed(event: Event) -> bool:
+    """Whether `event` is a rename's record: a `meta` record of a title alone."""
+    return event.get("type") == "meta" and event.keys() <= RENAME_FIELDS
 
 
 def read_events(path: Path) -> tuple[list[Event], LoadReport]:

@@ -1,5 +1,6 @@
 """A Claude Code file imported for every front end: off the event loop, the file's claim
-held from the look for its earlier imports to the new session's answer, another copy told."""
+held from the look for its earlier imports to the new session's answer, another copy told,
+the session answered as its file holds it then (`read_again`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baton.core.compaction.summary.summarizers import Progress
+from baton.core.conversation.session import Session
+from baton.core.conversation.store import SessionStore
+from baton.core.errors import StorageError, TranscriptChanged, TranscriptError
 from baton.core.service.lanes import in_thread, off_loop
 from baton.core.service.results import Imported
 from baton.core.service.runtime import Runtimes
@@ -49,9 +53,14 @@ class Imports:
             found = await claude_code.import_off_loop(
                 file, service.store, title=title, progress=progress, closing=service.lanes.closing
             )
+            session, notes = found[0], found[1].notes()
+            if session.transcript.moved_on():  # another program's doing since it was written
+                service.store.release(session.session_id)
+                session = service.store.adopt(
+                    await off_loop(partial(read_again, session, service.store))
+                )
         finally:
             claim.release()
-        session, notes = found[0], found[1].notes()
         service.changes.changed(self._runtimes.opened(session), "create")
         if earlier:
             notes.insert(0, claude_code.another_copy(earlier))
@@ -66,3 +75,30 @@ class Imports:
                 progress(f"Waiting for another import of {file.name} to end", None)
                 progress = None  # said once
             await asyncio.sleep(CLAIM_RETRY)
+
+
+def read_again(session: Session, store: SessionStore) -> Session:
+    """The session an import just made (`store` holds it no longer), read again from its
+    file, which another program changed since the import wrote it: the file's session
+    when it holds what the import wrote (a copy saved in its place), not kept by `store`
+    (`load`); else `TranscriptChanged` naming the file and what became of it (what is
+    there is left as it is). Safe off the event loop."""
+    sid, path = session.session_id, session.transcript.path
+    try:
+        again = store.load(sid)
+    except (TranscriptError, StorageError):  # gone (or no longer a file Baton reads)
+        raise TranscriptChanged(
+            f"{path} was deleted by another program before the import answered: session "
+            f"{sid} is not there; import the file again",
+            path=str(path),
+        ) from None
+    written = (session.view, session.transcript.events_but_renames, False)
+    if (again.view, again.transcript.events_but_renames, again.damage.any) != written:
+        again.transcript.close()
+        raise TranscriptChanged(
+            f"{path} was changed by another program before the import answered: it no "
+            f"longer holds the session imported ({sid}), and is left as it is; import the "
+            "file again",
+            path=str(path),
+        )
+    return again

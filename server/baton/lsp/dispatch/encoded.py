@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from baton.core.conversation.messages import WireModel
+from baton.core.memory import collector_paused
 from baton.core.service.lanes import in_thread
 from baton.lsp.dispatch.writing import Encoded
 
@@ -41,8 +42,15 @@ def large(result: WireModel) -> bool:
 
 
 async def encoded(result: WireModel) -> Encoded:
-    """`result.wire()` as JSON text, made in a worker thread."""
-    return await in_thread(lambda: encode(result))
+    """`result.wire()` as JSON text, made in a worker thread, the cyclic collector kept out:
+    what the encoding makes (each item's wire dict, the text) holds no cycle and goes by
+    its count, and the answer's models, young, would be walked at each collection."""
+
+    def encode_paused() -> Encoded:
+        with collector_paused():
+            return encode(result)
+
+    return await in_thread(encode_paused)
 
 
 def encode(result: WireModel) -> Encoded:

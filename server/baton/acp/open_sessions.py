@@ -33,7 +33,7 @@ from baton.acp.tool_host import PERMISSION_WAIT, AcpToolHost
 from baton.core import environment
 from baton.core.conversation.files import kind_of
 from baton.core.conversation.messages import new_id
-from baton.core.conversation.store import DEFAULT_TITLE
+from baton.core.conversation.session_header import DEFAULT_TITLE
 from baton.core.workspace.editor_files import path_problem, path_to_uri
 
 if TYPE_CHECKING:

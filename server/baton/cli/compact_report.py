@@ -22,8 +22,9 @@ from baton.core.compaction.retention.ledger_text import LEDGER_HEADING, LEFT_OUT
 from baton.core.compaction.summary.summarizers import ExtractiveSummarizer
 from baton.core.conversation.files import path_text
 from baton.core.conversation.session import Session
+from baton.core.conversation.session_header import DEFAULT_TITLE
 from baton.core.conversation.session_names import TITLE_MAX_CHARS, new_session_id
-from baton.core.conversation.store import DEFAULT_TITLE, SessionStore
+from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.model_api.stream_failures import WaitText
 from baton.core.one_line import one_line

@@ -18,13 +18,13 @@ from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary, file_of, listed
 from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
+from baton.core.conversation.session_header import new_header
 from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
-from baton.core.conversation.transcript import Transcript, check_writable
+from baton.core.conversation.transcript import Transcript
 from baton.core.errors import InvalidParams, SessionNotFound, StorageError, TranscriptError
 from baton.core.memory import loading
 
 log = logging.getLogger(__name__)
-DEFAULT_TITLE = "New conversation"  # a session made with no title of its own
 MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
 
 
@@ -88,26 +88,11 @@ class SessionStore:
         session_id: str | None = None,
     ) -> Session:
         sid = check_session_id(session_id) if session_id else new_session_id()
-        if title is not None:  # a blank one: none given (the default title)
-            title = checked_title(title) if title.strip() else None
-        check_writable(
-            {"title": title, "model": model, "systemPrompt": system_prompt}, "the session"
-        )
+        header = new_header(sid, title, model, system_prompt)
         self._refuse_if_ended(sid)
         path = self.path_for(sid)
         if os.path.lexists(path):
             raise InvalidParams(f"session {sid} already exists")
-        created = now_iso()
-        header = {
-            "type": "session",
-            "format": 1,
-            "sessionId": sid,
-            "title": title or DEFAULT_TITLE,
-            "model": model,
-            "systemPrompt": system_prompt,
-            "createdAt": created,
-            "marksToolLoop": True,  # every message of the tool loop carries `toolLoop`
-        }
         transcript = Transcript.create(path, header)
         session = Session(transcript, self.count, session_id=sid, own_requests=self.own_requests)
         self._keep(sid, session)

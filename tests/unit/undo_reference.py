@@ -102,7 +102,16 @@ class ReferenceSummarized:
             return None
         first = self.of(mid) or reference_reached([mid], self._stands_for)
         order = self._order
-        return min((order[one] for one in first if one in order), default=len(order))
+        known = [one for one in first if one in order]
+        turns = [one for one in known if not self._introduced(one)]
+        if not turns and mid in self._stands_for and any(map(self._attachment, known)):
+            return None  # a summary of attachments only keeps its place as they do
+        return min((order[one] for one in turns or known), default=len(order))
+
+    def _introduced(self, mid: str) -> bool:
+        """Whether `mid` is a summary or an attachment, not a microcompacted copy."""
+        boundary = self._owner.get(mid)
+        return boundary is not None and boundary.direction != "microcompact"
 
     def _attachment(self, mid: str) -> bool:
         """Whether `mid` is an attachment a compaction in force introduced (neither its

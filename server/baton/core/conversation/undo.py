@@ -156,8 +156,10 @@ def undo_compaction(
 
     for other in others:
         if other.direction == "rewind":
-            # a pinned one stays, one a summary summarized goes back with it
-            out = put_back(other.summarized_ids, spans, present | held, summarized)
+            # a pinned one stays, one a summary summarized goes back with it; what the
+            # rewind holds already stays with it (given by an undo, though a summary quotes it)
+            skip = present | (held - set(other.summarized_ids))
+            out = put_back(other.summarized_ids, spans, skip, summarized)
             for mid in [mid for mid in out if mid in tails]:
                 out = _given(out, mid, [one for one in tails[mid] if one not in out], came)
             other.view_after = expand(other.view_after, spans, skip=out)

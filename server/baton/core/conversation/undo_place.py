@@ -40,7 +40,7 @@ class Summarized:
         self._order = order
         self._texts = Texts(self._owner) if texts is None else texts.fresh()
         self._of: dict[str, AbstractSet[str]] = {}
-        self._came: dict[str, int] = {}
+        self._came: dict[str, int | None] = {}
 
     def covered(self, mid: str) -> frozenset[str]:
         """The messages the text of `mid` covers (itself, for a message): a copy a summary
@@ -60,17 +60,28 @@ class Summarized:
     def came(self, mid: str) -> int | None:
         """Where `mid` came (a summary: the first message it summarized); None for an
         attachment, which keeps its place: a fresh copy of a restored file too, though it
-        stands for the stale copies it replaced (it came where it stands, not with them)."""
+        stands for the stale copies it replaced (it came where it stands, not with them).
+        A summary of attachments only (a range compaction of a restored file, or a summary
+        of such a summary) keeps its place as they do: they were written with their
+        compaction, after every turn of the view they went into, not where they stood."""
         if self._stands_for.get(mid, [mid]) == [] or self._attachment(mid):
             return None
         if mid in self._came:
             return self._came[mid]
         first = self.of(mid) or reached([mid], self._stands_for)
         order = self._order
-        came = min(map(order.__getitem__, order.keys() & first), default=len(order))
+        known = order.keys() & first
+        turns = {one for one in known if not self._introduced(one)}
+        came = min(map(order.__getitem__, turns or known), default=len(order))
+        placeless = not turns and any(map(self._attachment, known))
         if mid in self._stands_for:  # a summary: asked at each step of a span put back
-            self._came[mid] = came
-        return came
+            self._came[mid] = None if placeless else came
+        return None if placeless else came
+
+    def _introduced(self, mid: str) -> bool:
+        """Whether `mid` is a summary or an attachment (not a microcompacted copy)."""
+        boundary = self._owner.get(mid)
+        return boundary is not None and boundary.direction != "microcompact"
 
     def _attachment(self, mid: str) -> bool:
         """Whether `mid` is an attachment a compaction in force introduced (neither its

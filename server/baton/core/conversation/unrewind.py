@@ -162,12 +162,18 @@ def _reaches(
     pinned one shown verbatim before a summary that also stands for it) keeps that place
     once the summaries are undone (`expand` places an id where it first comes), so the later
     summary is not placed by it; one shown verbatim after the summary goes back into the
-    summary's place, and counts there."""
+    summary's place, and counts there. But a fresh copy of a restored file (an entry that
+    stands for attachments only) is placed by the stale copies it replaced, whatever stands
+    for them before it: they go back in its place, as the compaction laid it out."""
     out: list[tuple[bool, bool, bool]] = []
     before: set[str] = set()
     for mid in view:
+        stale = stands_for.get(mid) or []
+        fresh = bool(stale) and all(stands_for.get(one) == [] for one in stale)
+        hidden = before.intersection(stale) if fresh else set()  # an attachment: for nothing
+        before -= hidden
         out.append(_reach(mid, kept, stands_for, since, before))
-        before |= reached([mid], stands_for)
+        before |= hidden | reached([mid], stands_for)
     return out
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from baton import protocol
 from baton.core.service.events import (
     AutoCompacted,
+    DataDirChanged,
     Event,
     ReplyText,
     SessionChanged,
@@ -23,7 +24,7 @@ from baton.core.service.events import (
 from baton.core.service.service import BatonService
 from baton.lsp.dispatch import routes as dispatch
 from baton.lsp.dispatch.progress import work_done
-from baton.lsp.features import compaction, editor, sessions
+from baton.lsp.features import compaction, editor, sessions, settings
 from baton.lsp.session_document.publisher import SessionDocuments
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ def notify(ls: BatonServer, event: Event) -> None:
     elif isinstance(event, SessionClosed) and event.deleted:
         deleted = {"sessionId": event.session_id, "reason": "delete"}
         ls.notify(protocol.SESSION_CHANGED, protocol.SessionChanged.model_validate(deleted))
+    elif isinstance(event, DataDirChanged):
+        settings.data_dir_changed(ls, event)
 
 
 def documents(ls: BatonServer, service: BatonService) -> SessionDocuments:

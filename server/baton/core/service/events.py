@@ -106,8 +106,27 @@ class AutoCompacted:
     outcome: AutoOutcome
 
 
+@dataclass(frozen=True)
+class DataDirChanged:
+    """The data dir changed while the server runs (`DataDirWatch`): `lines` say so, one
+    sentence each naming the path and the cause (a problem in the start's words), `back`
+    when Baton can use it again; `before` and `problems` are what the data dir did not
+    allow at the last look and now (`access_problems`)."""
+
+    lines: tuple[str, ...]
+    before: tuple[str, ...]
+    problems: tuple[str, ...]
+    back: bool
+
+
 Event = (
-    SessionChanged | ReplyText | SessionOpened | SessionClosed | AutoCompactStarted | AutoCompacted
+    SessionChanged
+    | ReplyText
+    | SessionOpened
+    | SessionClosed
+    | AutoCompactStarted
+    | AutoCompacted
+    | DataDirChanged
 )
 Listener = Callable[[Event], None]
 

@@ -47,7 +47,9 @@ class Placement:
                 service.settings.system_prompt,
                 service.settings.tools.enabled,
             )
+        service.data_dir.look()  # what became of the folder since, told first
         session = service.store.create(title, model or service.settings.model, system_prompt)
+        service.data_dir.settle()  # the folder it made again is no news
         service.tool_setup.set_session_folders(session.session_id, folders)
         declare(session, client_context, service.estimator)
         service.changes.changed(self._runtimes.opened(session), "create")

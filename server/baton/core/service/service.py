@@ -19,6 +19,7 @@ from baton.core.conversation.turn_framing import ends_in_user_turn
 from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.compaction import Compaction
+from baton.core.service.data_dir_watch import DataDirWatch
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, Events, Listener, ProgressScope, SessionChanged
 from baton.core.service.idle_upkeep import IdleUpkeep
@@ -100,6 +101,7 @@ class BatonService:
         self._events.connect(self._note_size)  # the list's last known size of each session
         # a session another process writes, looked at once that process let go
         self.writer_watch = WriterWatch(self, self._runtimes, self.background)
+        self.data_dir = DataDirWatch(lambda: self.store, self._events)  # changed under us
 
     def connect(self, listener: Listener, progress: ProgressScope | None = None) -> None:
         """A front end hears every event from now on; `progress` opens progress for work
@@ -147,8 +149,9 @@ class BatonService:
 
     def data_dir_problems(self) -> list[str]:
         """What the data dir does not allow (read-only, no permission), each naming the
-        path and the cause; empty when it is fully usable."""
-        return self.store.access_problems()
+        path and the cause; empty when it is fully usable. What the start says: a change
+        since is told as a list, a create or a `get` finds it (`DataDirWatch`)."""
+        return self.data_dir.told()
 
     def open_session_ids(self) -> list[str]:
         return self._runtimes.ids()
@@ -173,6 +176,7 @@ class BatonService:
         others as their summaries (a list opens no session). The index is brought up to
         date in a worker thread (what changed of each transcript read: seconds for a few
         large ones new to it), while the event loop answers every other request."""
+        self.data_dir.look()
         store = self.store
         held = store.held()
         return store.listed(await in_thread(partial(store.summaries, held), self.lanes.closing))

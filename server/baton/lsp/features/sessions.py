@@ -58,6 +58,7 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
         )
         return view
 
+    call.service.data_dir.look()  # what became of the sessions folder since, told first
     view = await call.service.in_lane(args.session_id, work)  # off the event loop
     call.service.looked(args.session_id)  # another process's change it found is told
     call.ls.documents.first_look(args.session_id)

@@ -16,6 +16,7 @@ from baton.core import redaction
 from baton.lsp.dispatch.registry import Feature
 
 if TYPE_CHECKING:
+    from baton.core.service.events import DataDirChanged
     from baton.core.service.service import BatonService
     from baton.lsp.server import BatonServer
 
@@ -64,9 +65,13 @@ def configure(ls: BatonServer, raw: Any) -> None:
         ls.service.configure(raw, warn)
     else:
         warn(f"baton settings must be an object, got {type(raw).__name__}")
-    # what the data dir does not allow (read-only, no permission), naming the path and cause
+    # what the data dir does not allow (read-only, no permission), naming the path and
+    # cause; logged once, as the start or a change found while running told it
     for problem in ls.service.data_dir_problems():
-        warn(f"Baton: {problem}")
+        message = f"Baton: {problem}"
+        said.append(message)
+        if message not in ls.settings_problems:
+            ls.warn_once(message)
     show_warnings(ls, said)
 
 
@@ -84,6 +89,21 @@ def show_warnings(ls: BatonServer, said: list[str]) -> None:
             )
         )
     ls.settings_problems = problems
+
+
+def data_dir_changed(ls: BatonServer, event: DataDirChanged) -> None:
+    """A change of the data dir found while the server runs, told as the start tells what
+    the data dir does not allow: in the log and in a message the client shows, once (the
+    service tells each change once); what it no longer says of the data dir is no longer
+    among the problems shown, so a change of settings that finds the same shows nothing."""
+    kind = types.MessageType.Info if event.back else types.MessageType.Warning
+    message = redaction.redact("Baton: " + "\n".join(event.lines))
+    ls.window_log_message(types.LogMessageParams(type=kind, message=message))
+    ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
+    before = {f"Baton: {problem}" for problem in event.before}
+    kept = [problem for problem in ls.settings_problems if problem not in before]
+    now = [f"Baton: {problem}" for problem in event.problems]
+    ls.settings_problems = tuple(dict.fromkeys([*kept, *now]))
 
 
 async def pull_configuration(ls: BatonServer) -> None:

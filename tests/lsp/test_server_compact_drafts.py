@@ -4,6 +4,7 @@ summary streams with progress and a cancel stops it; stale and unknown drafts fa
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 
@@ -131,3 +132,28 @@ async def test_the_usage_hover_shows_the_drafts_cost(lsp: Harness) -> None:
     await lsp.append(sid, {"role": "user", "content": "more"})
     text = (await lsp.request(types.TEXT_DOCUMENT_HOVER, where)).contents.value
     assert "(stale: the session changed since; preview again)" in text
+
+
+async def test_the_hover_of_a_draft_saved_by_an_earlier_version_says_so_as_apply_does(
+    lsp: Harness,
+) -> None:
+    """A record of the first format is stale because this version cannot check it, not
+    because the session changed (it did not): the hover gave the wrong reason."""
+    sid, _ = await _session(lsp)
+    draft = await lsp.request(protocol.COMPACT_PREVIEW, {"sessionId": sid})
+    path = lsp.data_dir / "sessions" / f"{sid}.draft.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "version": 1}))
+    where = {
+        "textDocument": {"uri": protocol.session_uri(sid)},
+        "position": {"line": 0, "character": 2},
+    }
+
+    text = (await lsp.request(types.TEXT_DOCUMENT_HOVER, where)).contents.value
+    refused = await lsp.error(
+        protocol.COMPACT_APPLY_DRAFT, {"sessionId": sid, "draftId": draft["draftId"]}
+    )
+
+    assert refused.baton_code == "draft_stale"
+    assert "saved by an earlier version of Baton" in refused.message
+    assert f"`{draft['draftId']}` (stale: saved by an earlier version of Baton" in text
+    assert "the session changed since" not in text

@@ -48,6 +48,11 @@ EDITED_WARNING = "the summary was edited before it was applied"
 RECORD_VERSION = 2  # 2: the fingerprint counts the transcript's events (1: its bytes)
 # a record of an earlier format is shown, regenerated and discarded, never applied (stale)
 EARLIER_VERSIONS = frozenset({1})
+# why a saved draft can no longer be applied, as an apply and the hover say it
+EARLIER_FORMAT = (
+    "saved by an earlier version of Baton, whose record of the session this one cannot check"
+)
+CHANGED = "the session changed since"
 
 
 class CompactDraft(WireModel):
@@ -186,13 +191,21 @@ def load_record(session: Session, draft_id: str) -> dict[str, Any]:
 def current_draft(session: Session) -> tuple[CompactDraft, bool] | None:
     """The session's saved draft, whatever its id, and whether it can still be applied
     (the session has not changed since); None when there is none."""
+    found = draft_state(session)
+    return None if found is None else (found[0], found[1] is None)
+
+
+def draft_state(session: Session) -> tuple[CompactDraft, str | None] | None:
+    """`current_draft` with why the draft can no longer be applied (`EARLIER_FORMAT`,
+    `CHANGED`; None: it can), as an apply would refuse it."""
     record = saved_record(session)
     try:
         draft = CompactDraft.model_validate(record["draft"])
     except (ValueError, KeyError, TypeError):
         return None
-    fresh = record.get("version") == RECORD_VERSION
-    return draft, fresh and unchanged(session, record.get("fingerprint"))
+    if record.get("version") != RECORD_VERSION:
+        return draft, EARLIER_FORMAT
+    return draft, None if unchanged(session, record.get("fingerprint")) else CHANGED
 
 
 def discard(session: Session, draft_id: str) -> None:
@@ -226,14 +239,11 @@ def prepared_from_record(
     """The prepared summary a draft stands for, planned again on the session as it is now
     (refused when it changed since the draft was made); `summary` replaces the text."""
     if record.get("version") != RECORD_VERSION:
-        raise DraftStale(
-            f"draft {record['draft']['draftId']} was saved by an earlier version of Baton, "
-            "whose record of the session this one cannot check; preview the compaction again"
-        )
+        draft_id = record["draft"]["draftId"]
+        raise DraftStale(f"draft {draft_id} was {EARLIER_FORMAT}; preview the compaction again")
     if not unchanged(session, record.get("fingerprint")):
         raise DraftStale(
-            f"the session changed since draft {record['draft']['draftId']} was made; "
-            "preview the compaction again"
+            f"{CHANGED} draft {record['draft']['draftId']} was made; preview the compaction again"
         )
     draft = CompactDraft.model_validate(record["draft"])
     request = request_of(record)

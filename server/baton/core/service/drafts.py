@@ -94,8 +94,12 @@ class Drafts:
         return await preview.make_draft(session, request, ctx, model=model)
 
     def current(self, session_id: str) -> tuple[CompactDraft, bool] | None:
-        """The session's saved draft and whether it is still fresh, if any (the hover)."""
+        """The session's saved draft and whether it is still fresh, if any."""
         return preview.current_draft(self._service.session(session_id))
+
+    def state(self, session_id: str) -> tuple[CompactDraft, str | None] | None:
+        """The session's saved draft and why it is stale (None: fresh), if any (the hover)."""
+        return preview.draft_state(self._service.session(session_id))
 
     async def apply(
         self,

@@ -31,7 +31,7 @@ async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover |
             plan = (preview.summarized_message_ids, preview.kept_message_ids)
         by_id = {m.id: m for m in data.messages}
         text = usage_hover(data.usage, plan, by_id, reason)
-        current = ls.service.drafts.current(session_id)
+        current = ls.service.drafts.state(session_id)
         if current is not None:
             text += "\n\n" + draft_hover(*current)
         width = rendered.usage_line_width
@@ -120,9 +120,10 @@ def usage_hover(
     return "\n".join(lines)
 
 
-def draft_hover(draft: CompactDraft, fresh: bool) -> str:
-    """The session's compaction draft: its sizes, what it costs and saves, what it drops."""
-    state = "" if fresh else " (stale: the session changed since; preview again)"
+def draft_hover(draft: CompactDraft, stale: str | None) -> str:
+    """The session's compaction draft: its sizes, what it costs and saves, what it drops,
+    and why it is `stale` (as an apply would refuse it) when it is."""
+    state = "" if stale is None else f" (stale: {stale}; preview again)"
     lines = [
         f"**Compaction draft** `{draft.draft_id}`{state}: {draft.direction}, "
         f"{draft.summarizer} summary; {draft.pre_tokens:,} -> {draft.post_tokens:,} tokens.",

@@ -163,3 +163,52 @@ def test_a_file_where_the_sessions_folder_goes_is_named_at_a_create(tmp_path: Pa
 
     assert f"{blocker} is not a directory" in raised.value.message
     assert "File exists" not in raised.value.message
+
+
+def unsearchable_data_dir(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> None:
+    """`chmod a-x data_dir` (or 000): nothing under it can be looked up, its sessions
+    folder included."""
+    real_lstat, real_stat, real_open = os.lstat, os.stat, os.open
+
+    def under(name: Any) -> bool:
+        return not isinstance(name, int) and data_dir in Path(os.fspath(name)).parents
+
+    def lstat(name: Any, **kw: Any) -> os.stat_result:
+        if under(name):
+            raise denied(name)
+        return real_lstat(name, **kw)
+
+    def stat_(name: Any, **kw: Any) -> os.stat_result:
+        if under(name) and kw.get("dir_fd") is None:
+            raise denied(name)
+        return real_stat(name, **kw)
+
+    def open_(name: Any, flags: int, mode: int = 0o777, **kw: Any) -> int:
+        if under(name) and kw.get("dir_fd") is None:
+            raise denied(name)
+        return real_open(name, flags, mode, **kw)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    monkeypatch.setattr(os, "stat", stat_)
+    monkeypatch.setattr(os, "open", open_)
+
+
+def test_a_data_dir_that_cannot_be_searched_is_named_with_its_cause(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made unsearchable while the server ran, the data dir made a list, a create and
+    the start's check fail with the bare PermissionError (an internal error over LSP,
+    neither the path nor the cause said)."""
+    sid = turns(store, "behind the data dir", 1, random.Random(SEED + 54))
+    store.close()
+    unsearchable_data_dir(monkeypatch, store.data_dir)
+    said = f"could not read {store.sessions_dir}: {DENIED}"
+
+    problems = store.access_problems()
+    assert problems == [f"data dir {store.data_dir}: {said}; sessions cannot be listed or kept"]
+    for look in (store.list, lambda: store.create(title="new"), lambda: store.get(sid)):
+        with pytest.raises(StorageError) as caught:
+            look()
+        assert caught.value.message == said
+    monkeypatch.undo()
+    assert [s.session_id for s in store.list()] == [sid]

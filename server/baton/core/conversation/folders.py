@@ -25,8 +25,16 @@ def linked_folder(folder: Path) -> str | None:
     """Why nothing is kept in `folder`, the data dir's sessions folder, when it is a
     symbolic link (what it leads to is outside the data dir, and would be written and made
     private, 0700, through it); None when it is not one. The data dir itself may be a link,
-    or lie under one: it is where the settings say, followed to its end."""
-    if not folder.is_symlink():
+    or lie under one: it is where the settings say, followed to its end. `StorageError`
+    naming the folder and the cause when it cannot be looked up (the data dir cannot be
+    searched: `chmod a-x`), which nothing is read or written through either."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise storage_error("read", folder, exc) from None
+    if not stat.S_ISLNK(mode):
         return None
     return (
         f"{folder} is a symbolic link; Baton follows no link inside its data dir (make it "
@@ -62,7 +70,10 @@ def access_problems(data_dir: Path, folder: Path) -> list[str]:
     """What Baton cannot do in `data_dir`, whose sessions folder is `folder`, one sentence
     each naming the path and the cause (nothing when it can read and write there). Nothing
     is created to find out."""
-    linked = linked_folder(folder)
+    try:
+        linked = linked_folder(folder)
+    except StorageError as exc:
+        return [f"data dir {data_dir}: {exc.message}; sessions cannot be listed or kept"]
     if linked:
         return [f"data dir {data_dir}: {linked}; sessions cannot be kept"]
     probe = _nearest(folder)

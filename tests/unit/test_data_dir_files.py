@@ -6,10 +6,12 @@ dir, writes on a read-only request, or cuts a torn line it could not first copy 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -236,6 +238,24 @@ def test_a_read_only_data_dir_serves_its_sessions_read_only_and_says_why(
         store.create(title="new")
     assert str(store.sessions_dir) in created.value.message
     assert path.read_bytes() == before
+
+
+def test_a_sessions_folder_made_read_only_is_not_made_writable_by_a_create(
+    store: SessionStore,
+) -> None:
+    """A create made the folder private by setting it to 0700, which gave its owner the
+    write a `chmod a-w` had taken: the start and a look said new sessions cannot be
+    created there, and New Chat then made one. Private now takes from the group and the
+    others only (the create fails where the OS says so: not as root, who may write)."""
+    sid = store.create(title="kept").session_id
+    store.sessions_dir.chmod(0o555)
+    try:
+        with contextlib.suppress(StorageError):  # the OS refuses it unless root
+            store.create(title="new")
+        assert stat.S_IMODE(store.sessions_dir.stat().st_mode) == 0o500
+    finally:
+        store.sessions_dir.chmod(0o700)
+    assert sid in {s.session_id for s in store.list()}
 
 
 def test_a_data_dir_that_cannot_exist_is_named_with_its_cause(tmp_path: Path) -> None:

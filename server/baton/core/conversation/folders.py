@@ -126,8 +126,9 @@ def remove_beside(path: Path) -> bool:
 
 
 def open_private_dir(path: Path) -> int:
-    """A descriptor of the folder `path` (made with its parents as needed), made 0700
-    through it (`open_folder`). `StorageError` when it is a link, nothing made or changed,
+    """A descriptor of the folder `path` (made with its parents as needed), made private
+    through it (`open_folder`): no access for the group and others (0700 as made), the
+    owner's bits left as they are. `StorageError` when it is a link, nothing made or changed,
     or cannot be made or opened."""
     try:
         if not path.is_symlink():
@@ -147,8 +148,11 @@ def open_private_dir(path: Path) -> int:
             ) from None
         raise storage_error("create a session in", path, exc) from None
     try:
-        if stat.S_IMODE(os.fstat(fd).st_mode) != 0o700:
-            os.fchmod(fd, 0o700)
+        # private: nothing for the group and others; the owner's bits are left as they
+        # are (a folder made read-only stays so: a create there fails, as the start said)
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        if mode & 0o077:
+            os.fchmod(fd, mode & ~0o077)
     except OSError as exc:
         os.close(fd)
         raise storage_error("create a session in", path, exc) from None

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from test_data_dir_files import read_only_disk
 
+from baton.cli.main import EXAMPLE_SESSION
 from baton.core.conversation.store import SessionStore
 from baton.core.service.events import DataDirChanged, Event
 from baton.core.service.service import BatonService
@@ -100,3 +101,15 @@ def test_a_change_of_settings_tells_what_changed_since_as_a_look_does(tmp_path: 
     assert service.data_dir_problems() == []
     assert len(told) == 2 and told[1].back  # the settings' warning would say nothing of it
     assert listed(service) != [] and len(told) == 2
+
+
+def test_an_import_after_the_data_dir_went_away_makes_it_again_without_a_second_word(
+    tmp_path: Path,
+) -> None:
+    service, told = watched(tmp_path / "data")
+    service.create(title="first")
+    (tmp_path / "data").rename(tmp_path / "moved")
+    sid = asyncio.run(service.import_file(str(EXAMPLE_SESSION))).session.session_id
+    assert len(told) == 1 and "gone" in told[0].lines[0]  # its list, before the import
+    assert listed(service) == [(sid, False)]
+    assert len(told) == 1  # the folder the import made is no news

@@ -45,9 +45,11 @@ class Imports:
 
         service = self._service
         file = await off_loop(partial(claude_code.named_file, path))
+        service.data_dir.look()  # what became of the sessions folder since, told first
         claim = claude_code.ImportClaim(file, service.store)
         try:
             await self._claimed(claim, file, progress)
+            service.data_dir.settle()  # the claim made the folder again, if it went: no news
             listed = await service.list_sessions()
             earlier = await off_loop(partial(claude_code.imports_among, file, listed))
             found = await claude_code.import_off_loop(

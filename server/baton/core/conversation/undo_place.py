@@ -254,6 +254,34 @@ def copies_in_place(view: list[str], boundary: Boundary) -> list[str]:
     return out
 
 
+def attachments_in_place(view: list[str], was: list[str], others: Iterable[Boundary]) -> list[str]:
+    """`view`, an undo's (`was`, the view before), with each attachment of a compaction
+    still in force (`others`) that the undo put back right after the entry it followed in
+    the view that compaction made, when that entry is before it: a stale copy of a file
+    whose fresh copy's compaction was undone inside later summaries stood, in the summary
+    that had held the fresh copy, where the fresh copy was written (between a prompt and
+    its reply, for a compaction up to the prompt); it goes back where it stood, after the
+    summary it was restored with (where a rewind that kept it has it too)."""
+    out = list(view)
+    shown, before = set(out), set(was)
+    for other in others:
+        if other.direction in ("rewind", "microcompact"):
+            continue
+        laid_out = other.view_after
+        for message in other.new_messages:
+            mid = message.id
+            if mid == other.summary_id or mid in before or mid not in shown:
+                continue
+            at = laid_out.index(mid) if mid in laid_out else 0
+            if not at or laid_out[at - 1] not in shown:
+                continue
+            follows = out.index(laid_out[at - 1])
+            if follows < out.index(mid) - 1:
+                out.remove(mid)
+                out.insert(follows + 1, mid)
+    return out
+
+
 def _among(
     out: list[str], region: int, one: str, keys: dict[str, int], summarized: Summarized
 ) -> bool:

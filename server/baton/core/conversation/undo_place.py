@@ -168,6 +168,7 @@ def put_back(
     keys: dict[str, int] = {}
     region: int | None = None  # where the span last put back starts in `out`
     starts = _span_starts(ids, spans)
+    present = set(ids)
     n, total, tried = 0, len(ids), -1  # tried: a run found not clear, gone one at a time
     while n < total:
         if region is None and starts is not None:
@@ -184,7 +185,11 @@ def put_back(
         mid = ids[n]
         n += 1
         block: list[str] = []
-        for one in spans.get(mid, [mid]):
+        span = spans.get(mid, [mid])
+        stay = _staying(ids, n, span, placed, present, summarized) if mid in spans else ()
+        for one in span:
+            if one in stay:
+                continue
             was = {one}  # a malformed file's copies may stand for each other
             while one in held and summarized.copies.get(one, one) not in was:
                 one = summarized.copies[one]
@@ -222,6 +227,42 @@ def put_back(
             out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
         out += run + block
         region = start
+    return out
+
+
+def _staying(
+    ids: list[str],
+    at: int,
+    span: list[str],
+    placed: AbstractSet[str],
+    present: AbstractSet[str],
+    summarized: Summarized,
+) -> set[str]:
+    """The messages of a span put back before `at` in `ids` (in its summary's place) that
+    stay where they are: each one kept verbatim beside the summary, later in `ids`, with
+    entries between them that are not of the span and came before it (an older summary's
+    undo put back there turns from before it), when the messages the span puts back came
+    before it too. Pulled back into the span, it would go before those turns (past a
+    restored file, which ends the entries merged with)."""
+    shown = [one for one in span if one in present and one not in placed]
+    if not shown:
+        return set()
+    going = (summarized.came(one) for one in span if one not in present and one not in placed)
+    last = max((came for came in going if came is not None), default=-1)
+    of_span = set(span)
+    out: set[str] = set()
+    for one in shown:
+        arrived = summarized.came(one)
+        if arrived is None or arrived < last:
+            continue
+        try:
+            where = ids.index(one, at)
+        except ValueError:  # before the summary: placed with the entries before it
+            continue
+        between = [e for e in ids[at:where] if e not in of_span]
+        came = [summarized.came(e) for e in between]
+        if between and all(c is None or c < arrived for c in came):
+            out.add(one)
     return out
 
 

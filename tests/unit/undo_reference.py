@@ -188,6 +188,11 @@ def reference_put_back(
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
+            if before is None:  # an attachment follows the message before it
+                k = start - 1
+                while k and summarized.came(out[k - 1]) is None:
+                    k -= 1
+                before = summarized.came(out[k - 1]) if k else None
             if before is None or before <= first:
                 break
             later = [one for one in block if (came[one] or first) > before]

@@ -153,8 +153,11 @@ def put_back(
     """`expand(ids, spans, skip=held)`, each span merged, in the order the messages came,
     with the entries just before it that came after it starts: a message an older
     summary's undo left inside a later one goes back where it came, before the turns that
-    followed it, not after them. An attachment keeps its place and ends the entries merged
-    with, and so does a summary that stands for a message of the span that came after the
+    followed it, not after them. An attachment among those entries follows the message
+    before it (a restored file written after the turns a compaction kept: the message goes
+    back past it, before those turns, when they came after it); one with nothing placed
+    before it that came after the span starts ends the entries merged with, and so does a
+    summary that stands for a message of the span that came after the
     first message it summarized (kept verbatim beside it, the message follows it, as the
     compaction laid it out; one that came before goes before it, unless the summary undone
     kept it pinned beside it too: it stayed after the older one all along). The messages
@@ -212,6 +215,11 @@ def put_back(
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
+            if before is None:  # an attachment follows the message before it
+                k = start - 1
+                while k and summarized.came(out[k - 1]) is None:
+                    k -= 1
+                before = summarized.came(out[k - 1]) if k else None
             if before is None or before <= first:
                 break
             later = [one for one in block if (came[one] or first) > before]

@@ -15,7 +15,7 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message
 from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
 from baton.core.conversation.undo_ahead import Watched, _breaks, _holds
-from baton.core.conversation.undo_place import _among
+from baton.core.conversation.undo_place import _among, _staying
 
 
 def reference_reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
@@ -158,9 +158,14 @@ def reference_put_back(
     placed = set(held)
     keys: dict[str, int] = {}
     region: int | None = None  # where the span last put back starts in `out`
-    for mid in ids:
+    present = set(ids)
+    for n, mid in enumerate(ids, 1):
         block: list[str] = []
-        for one in spans.get(mid, [mid]):
+        span = spans.get(mid, [mid])
+        stay = _staying(ids, n, span, placed, present, summarized) if mid in spans else ()
+        for one in span:
+            if one in stay:
+                continue
             was = {one}  # a malformed file's copies may stand for each other
             while one in held and summarized.copies.get(one, one) not in was:
                 one = summarized.copies[one]
@@ -183,6 +188,11 @@ def reference_put_back(
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
+            if before is None:  # an attachment follows the message before it
+                k = start - 1
+                while k and summarized.came(out[k - 1]) is None:
+                    k -= 1
+                before = summarized.came(out[k - 1]) if k else None
             if before is None or before <= first:
                 break
             later = [one for one in block if (came[one] or first) > before]

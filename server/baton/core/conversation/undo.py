@@ -24,6 +24,7 @@ from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.summary_text import Texts
 from baton.core.conversation.undo_place import (
     Summarized,
+    attachments_in_place,
     copies_in_place,
     first_came,
     put_back,
@@ -80,7 +81,9 @@ def uncompacted(
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are); `placed`: `placing`'s, when worked out."""
     summarized, held, spans, _, _ = placed or placing(view, boundary, others, order, every)
-    return copies_in_place(put_back(view, spans, held, summarized), boundary)
+    return attachments_in_place(
+        copies_in_place(put_back(view, spans, held, summarized), boundary), view, others
+    )
 
 
 def placing(
@@ -140,7 +143,7 @@ def undo_compaction(
     placed = placed or placing(view, boundary, others, order, every, texts)
     summarized, held, spans, tails, inside = placed
     if after is None:
-        after = copies_in_place(put_back(view, spans, held, summarized), boundary)
+        after = uncompacted(view, boundary, others, order, every, placed)
     present = set(view)
     for other in others:
         other.stands_for = {

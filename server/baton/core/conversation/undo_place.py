@@ -153,8 +153,11 @@ def put_back(
     """`expand(ids, spans, skip=held)`, each span merged, in the order the messages came,
     with the entries just before it that came after it starts: a message an older
     summary's undo left inside a later one goes back where it came, before the turns that
-    followed it, not after them. An attachment keeps its place and ends the entries merged
-    with, and so does a summary that stands for a message of the span that came after the
+    followed it, not after them. An attachment among those entries follows the message
+    before it (a restored file written after the turns a compaction kept: the message goes
+    back past it, before those turns, when they came after it); one with nothing placed
+    before it that came after the span starts ends the entries merged with, and so does a
+    summary that stands for a message of the span that came after the
     first message it summarized (kept verbatim beside it, the message follows it, as the
     compaction laid it out; one that came before goes before it, unless the summary undone
     kept it pinned beside it too: it stayed after the older one all along). The messages
@@ -168,6 +171,7 @@ def put_back(
     keys: dict[str, int] = {}
     region: int | None = None  # where the span last put back starts in `out`
     starts = _span_starts(ids, spans)
+    present = set(ids)
     n, total, tried = 0, len(ids), -1  # tried: a run found not clear, gone one at a time
     while n < total:
         if region is None and starts is not None:
@@ -184,7 +188,11 @@ def put_back(
         mid = ids[n]
         n += 1
         block: list[str] = []
-        for one in spans.get(mid, [mid]):
+        span = spans.get(mid, [mid])
+        stay = _staying(ids, n, span, placed, present, summarized) if mid in spans else ()
+        for one in span:
+            if one in stay:
+                continue
             was = {one}  # a malformed file's copies may stand for each other
             while one in held and summarized.copies.get(one, one) not in was:
                 one = summarized.copies[one]
@@ -207,6 +215,11 @@ def put_back(
         start = len(out)
         while start:
             before = summarized.came(out[start - 1])
+            if before is None:  # an attachment follows the message before it
+                k = start - 1
+                while k and summarized.came(out[k - 1]) is None:
+                    k -= 1
+                before = summarized.came(out[k - 1]) if k else None
             if before is None or before <= first:
                 break
             later = [one for one in block if (came[one] or first) > before]
@@ -222,6 +235,42 @@ def put_back(
             out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
         out += run + block
         region = start
+    return out
+
+
+def _staying(
+    ids: list[str],
+    at: int,
+    span: list[str],
+    placed: AbstractSet[str],
+    present: AbstractSet[str],
+    summarized: Summarized,
+) -> set[str]:
+    """The messages of a span put back before `at` in `ids` (in its summary's place) that
+    stay where they are: each one kept verbatim beside the summary, later in `ids`, with
+    entries between them that are not of the span and came before it (an older summary's
+    undo put back there turns from before it), when the messages the span puts back came
+    before it too. Pulled back into the span, it would go before those turns (past a
+    restored file, which ends the entries merged with)."""
+    shown = [one for one in span if one in present and one not in placed]
+    if not shown:
+        return set()
+    going = (summarized.came(one) for one in span if one not in present and one not in placed)
+    last = max((came for came in going if came is not None), default=-1)
+    of_span = set(span)
+    out: set[str] = set()
+    for one in shown:
+        arrived = summarized.came(one)
+        if arrived is None or arrived < last:
+            continue
+        try:
+            where = ids.index(one, at)
+        except ValueError:  # before the summary: placed with the entries before it
+            continue
+        between = [e for e in ids[at:where] if e not in of_span]
+        came = [summarized.came(e) for e in between]
+        if between and all(c is None or c < arrived for c in came):
+            out.add(one)
     return out
 
 
@@ -251,6 +300,34 @@ def copies_in_place(view: list[str], boundary: Boundary) -> list[str]:
                 continue
             out.remove(mid)
             out.insert(out.index(before[at - 1]) + 1, mid)
+    return out
+
+
+def attachments_in_place(view: list[str], was: list[str], others: Iterable[Boundary]) -> list[str]:
+    """`view`, an undo's (`was`, the view before), with each attachment of a compaction
+    still in force (`others`) that the undo put back right after the entry it followed in
+    the view that compaction made, when that entry is before it: a stale copy of a file
+    whose fresh copy's compaction was undone inside later summaries stood, in the summary
+    that had held the fresh copy, where the fresh copy was written (between a prompt and
+    its reply, for a compaction up to the prompt); it goes back where it stood, after the
+    summary it was restored with (where a rewind that kept it has it too)."""
+    out = list(view)
+    shown, before = set(out), set(was)
+    for other in others:
+        if other.direction in ("rewind", "microcompact"):
+            continue
+        laid_out = other.view_after
+        for message in other.new_messages:
+            mid = message.id
+            if mid == other.summary_id or mid in before or mid not in shown:
+                continue
+            at = laid_out.index(mid) if mid in laid_out else 0
+            if not at or laid_out[at - 1] not in shown:
+                continue
+            follows = out.index(laid_out[at - 1])
+            if follows < out.index(mid) - 1:
+                out.remove(mid)
+                out.insert(follows + 1, mid)
     return out
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from baton.core.conversation.messages import MessageInput
 from baton.core.service.compaction import Compaction
+from baton.core.service.data_dir_watch import DataDirWatch
 from baton.core.service.drafts import Drafts
 from baton.core.service.events import Event, SessionChanged
 from baton.core.service.replies import Replies
@@ -114,6 +115,7 @@ def test_nothing_in_the_lsp_layer_sets_an_attribute_of_the_service() -> None:
 # held to the same rule: only its public methods, and only called.
 PARTS: dict[str, type] = {
     "compaction": Compaction,
+    "data_dir": DataDirWatch,
     "drafts": Drafts,
     "editor_files": EditorFiles,
     "replies": Replies,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_undo_chronology import _summarize, _turns
 
-from baton.core.conversation import undo, undo_ahead, undo_place
+from baton.core.conversation import undo, undo_ahead, undo_summarized
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.summary_text import Texts
@@ -33,14 +33,14 @@ def test_undoing_the_latest_of_a_long_chain_reads_each_message_a_few_times(
 ) -> None:
     session, summary = _chain(store)
     read: list[int] = []
-    original = undo_place.reached
+    original = undo_summarized.reached
 
     def reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
         out = original(ids, stands_for)
         read.append(len(out))
         return out
 
-    monkeypatch.setattr(undo_place, "reached", reached)
+    monkeypatch.setattr(undo_summarized, "reached", reached)
     latest = session.boundaries[session.active[-1]]
     assert check_undo(session, latest.id) == latest.stands_for[summary]
     assert sum(read) < 4 * len(session.messages)

@@ -19,7 +19,7 @@ from test_off_loop import WAIT, Gate
 
 from baton import protocol as p
 from baton.core.compaction.summary import extractive
-from baton.core.conversation import undo_check, undo_place
+from baton.core.conversation import undo_check, undo_summarized
 from baton.core.conversation.messages import ApiUsage, Message, TextBlock
 from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import Transcript
@@ -306,13 +306,13 @@ async def test_an_undo_checked_off_the_loop_places_its_messages_there_only(
     held = _long_session(call, "held")
     await _compact(call, held, "m100")
     walked: list[int] = []
-    original = undo_place.Summarized.elsewhere
+    original = undo_summarized.Summarized.elsewhere
 
-    def elsewhere(self: undo_place.Summarized, view: list[str]) -> set[str]:
+    def elsewhere(self: undo_summarized.Summarized, view: list[str]) -> set[str]:
         walked.append(threading.get_ident())
         return original(self, view)
 
-    monkeypatch.setattr(undo_place.Summarized, "elsewhere", elsewhere)
+    monkeypatch.setattr(undo_summarized.Summarized, "elsewhere", elsewhere)
     await asyncio.wait_for(_undo(call, held), WAIT)
     assert walked and threading.get_ident() not in walked
     assert call.service.session(held).view == [f"m{i}" for i in range(OFF_LOOP_MESSAGES)]

@@ -29,7 +29,14 @@ from undo_reference import (
     reference_shared_texts,
 )
 
-from baton.core.conversation import undo, undo_ahead, undo_check, undo_order, undo_place, unrewind
+from baton.core.conversation import (
+    undo,
+    undo_ahead,
+    undo_check,
+    undo_order,
+    undo_summarized,
+    unrewind,
+)
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message, MessageInput, TextBlock
 from baton.core.conversation.session import Session
@@ -52,7 +59,7 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patched.setattr(undo, "_put_back_in", reference_put_back_in)
         patched.setattr(undo, "_rewinding", reference_rewinding)
         patched.setattr(undo_ahead, "shared_texts", reference_shared_texts)
-        for module in (undo_place, undo, unrewind, undo_ahead, undo_order):
+        for module in (undo_summarized, undo, unrewind, undo_ahead, undo_order):
             patched.setattr(module, "reached", reference_reached)
         for module in (undo, undo_order):
             patched.setattr(module, "put_back", reference_put_back)
@@ -300,6 +307,6 @@ def test_summaries_that_name_each_other_are_read_the_same_in_any_order(seed: int
     order = {mid: rng.randint(0, 20) for mid in pool if rng.random() < 0.8}
     ids = rng.sample(pool, len(pool))
     view = rng.sample(pool, rng.randint(0, 6))
-    now = undo_place.Summarized(boundaries, others, order)
+    now = undo_summarized.Summarized(boundaries, others, order)
     before = ReferenceSummarized(boundaries, others, order)
     assert _walk_in(now, ids, view) == _walk_in(before, ids, view)

@@ -1,4 +1,4 @@
-"""The walk of every summary in force as `undo_place.Summarized` made it before it was
+"""The walk of every summary in force as `undo_summarized.Summarized` made it before it was
 made near-linear, kept verbatim, an undo's bookkeeping as `undo` made it before it
 skipped the work that finds nothing, `reached` and `put_back` as they went one id at a
 time, and the check of the undos ahead (`undo_ahead.broken_ahead`) as it read the texts

@@ -22,14 +22,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.summary_text import Texts
-from baton.core.conversation.undo_place import (
-    Summarized,
-    attachments_in_place,
-    copies_in_place,
-    first_came,
-    put_back,
-    reached,
-)
+from baton.core.conversation.undo_place import attachments_in_place, copies_in_place, put_back
+from baton.core.conversation.undo_summarized import Summarized, first_came, reached
 
 Inside = dict[str, dict[str, list[str]]]
 """A summary a rewind holds -> what a compaction's undo puts in place of its messages there."""

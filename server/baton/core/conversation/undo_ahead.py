@@ -13,7 +13,7 @@ from baton.core.conversation.invariants import invariant_violations
 from baton.core.conversation.messages import Message
 from baton.core.conversation.summary_text import Texts, shared_texts
 from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
-from baton.core.conversation.undo_place import reached
+from baton.core.conversation.undo_summarized import reached
 
 
 class Stopped(Exception):

@@ -15,7 +15,8 @@ from baton.core.conversation.undo import (
     stands_for_of,
     undo_mapping,
 )
-from baton.core.conversation.undo_place import put_back, reached
+from baton.core.conversation.undo_place import put_back
+from baton.core.conversation.undo_summarized import reached
 
 
 def kept_later(

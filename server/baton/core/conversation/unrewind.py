@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.undo import stands_for_of
-from baton.core.conversation.undo_place import Summarized, first_came, reached
+from baton.core.conversation.undo_summarized import Summarized, first_came, reached
 
 SentSince = Callable[[str], bool]
 """Whether a message came after a given rewind (a turn sent since, or a summary made since)."""

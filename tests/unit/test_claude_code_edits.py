@@ -89,6 +89,38 @@ def test_the_view_read_again_is_the_imported_one_with_its_counts(
     assert again.view == session.view == ["u1", "a1", "u2b", "a2b"]
 
 
+def test_the_turns_an_edit_rewound_out_are_stored_uncounted_and_counted_once_back(
+    tmp_path: Path, store: SessionStore
+) -> None:
+    """Written in the batch that holds the edit, the turns it left are out of the view
+    before they are written: no count (a file of many conversations or edits would count
+    every one it leaves); undoing the rewind counts them as a count on import would have."""
+    asked: list[str] = []
+
+    def count(message: Any) -> int:
+        asked.append(message.id)
+        return store.count(message)
+
+    counting = SessionStore(tmp_path / "counting", count)
+    session, _ = imported(tmp_path, counting, EDITED)
+    stored = [json.loads(line) for line in session.transcript.path.read_text().splitlines()]
+    tokens = {
+        e["message"]["id"]: e["message"].get("tokens", 0) for e in stored if e["type"] == "message"
+    }
+
+    left = ["u2", "a2", "r2", "a3"]
+    assert [tokens[mid] for mid in left] == [0, 0, 0, 0]
+    assert not set(asked) & set(left)
+    assert all(tokens[mid] == store.count(session.messages[mid]) > 0 for mid in session.view)
+    (rewind,) = rewinds(session)
+    session.uncompact(rewind)
+    assert [m.tokens for m in session.view_messages()] == [
+        store.count(m) for m in session.view_messages()
+    ]
+    assert all(m.tokens > 0 for m in session.view_messages())
+    counting.close()
+
+
 def first_edited(reply: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The first prompt answered with `reply`, then edited (a second prompt with no parent)
     and answered again."""

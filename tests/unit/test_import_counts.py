@@ -57,8 +57,8 @@ def imported(folder: Path, generated: Any, count: Any, *, eager: bool = False) -
     store = SessionStore(folder / "data", count)
     emit = StagedTranscript._emit
 
-    def counting(self: StagedTranscript, entries: list[Any], *, counted: bool) -> None:
-        emit(self, entries, counted=True)
+    def counting(self: StagedTranscript, entries: list[Any], **_: Any) -> None:
+        emit(self, entries, counted=True)  # every message, in the view or not
 
     with pytest.MonkeyPatch.context() as patch:
         if eager:
@@ -273,8 +273,10 @@ def test_what_is_held_is_the_tail_of_the_last_batch_only(
     held: list[int] = []
     write = StagedTranscript.write
 
-    def watching(self: StagedTranscript, entries: list[Any], header: dict[str, Any]) -> None:
-        write(self, entries, header)
+    def watching(
+        self: StagedTranscript, entries: list[Any], header: dict[str, Any], *view: Any
+    ) -> None:
+        write(self, entries, header, *view)
         tail = entries[len(entries) - len(self.held) :]
         assert all(a is b for a, b in zip(self.held, tail, strict=True))
         held.append(len(self.held))

@@ -260,7 +260,8 @@ def _convert(
             # the header, written first, says when the conversation began: once known
             if due and (staged.transcript is not None or facts.first_time is not None):
                 facts.size, facts.fingerprint = reading.taken, reading.edges.fingerprint()
-                staged.write(builder.take(), facts.header(staged.session_id, path))
+                header = facts.header(staged.session_id, path)
+                staged.write(builder.take(), header, frozenset(builder.view))
                 written_at, since = at, 0
         builder.finish()
         report.array = reading.array
@@ -278,10 +279,11 @@ def _convert(
             return other
         # what was read, not the size when the import began
         facts.size, facts.fingerprint = reading.taken, reading.edges.fingerprint()
-        staged.write(builder.take(final=True), facts.header(staged.session_id, path))
+        view = frozenset(builder.view)
+        staged.write(builder.take(final=True), facts.header(staged.session_id, path), view)
         report.problems.extend(staged.rules.problems)  # none, unless a repair missed
         report.tool_pairs = builder.tool_pairs
-        staged.finish(facts.title(), facts.model, facts.size, facts.fingerprint)
+        staged.finish(facts.title(), facts.model, facts.size, facts.fingerprint, view)
     except BaseException:
         staged.abort()
         raise

@@ -7,8 +7,8 @@ replayed from the events as written (`opened`), with the very messages written: 
 session would hold once read, without reading the file again. What was only
 known at the end (the title, the model, how much of the file was read) follows as a `meta`
 event when the header said otherwise. Only what may end up in the view is counted: the
-turns a later compaction summarized are written without a token count
-(`StagedTranscript.write`).
+turns a later compaction summarized, or a later rewind took out, are written without a
+token count (`StagedTranscript.write`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Container
 from pathlib import Path
 
 from baton.core.conversation.boundary import Boundary
@@ -33,6 +34,16 @@ from baton.core.memory import loading
 Entry = Message | Boundary | Record
 MESSAGE_AS_IS = keeps_no_null(Message)  # see `encode`
 ABANDONED_AFTER = 60.0  # seconds without a write, and no writer's lock: a staged file left
+
+
+class _Every:
+    """The view of a writer told nothing of it: every message counts as in it."""
+
+    def __contains__(self, _: object) -> bool:
+        return True
+
+
+EVERY: Container[str] = _Every()
 
 
 class StagedTranscript:
@@ -54,7 +65,7 @@ class StagedTranscript:
         # them (`opened`); what a message event holds is the model written, kept
         self.written: list[Event] = []
 
-    def write(self, entries: list[Entry], header: Event) -> None:
+    def write(self, entries: list[Entry], header: Event, view: Container[str] = EVERY) -> None:
         """The entries as events, in order (the header first, on the first write); each
         message of the view they leave is checked against the API rules here, once, in the
         view's order (one a later compaction among them replaced, never).
@@ -63,8 +74,11 @@ class StagedTranscript:
         after the last compaction are held back until the next write: when a compaction
         follows among its entries, they are out of the view and are written without a count
         (counted when they come back into a view or are shown: `ReplayedView._mark_view`,
-        `ReplayedView.with_counts`); otherwise they are counted and written then. So the
-        final view is always counted, and at most two batches are held at once."""
+        `ReplayedView.with_counts`); otherwise they are written then, counted if still in
+        `view` (the ids of the view as the converter has it now: a rewind since, an edited
+        prompt's or another conversation's, took the others out, and nothing an import
+        writes brings them back). So the final view is always counted, and at most two
+        batches are held at once."""
         last, compaction = _last_compaction(entries)
         if compaction is not None:
             # the view starts again at its summary: the messages before it are out of the
@@ -84,18 +98,20 @@ class StagedTranscript:
             self._emit([*self.held, *entries[: last + 1]], counted=False)
             self.held = entries[last + 1 :]
         else:
-            self._emit(self.held, counted=True)
+            self._emit(self.held, counted=True, view=view)
             self.held = entries
 
-    def _emit(self, entries: list[Entry], *, counted: bool) -> None:
-        """Write `entries`; with `counted`, each message with its token count (a summary a
-        boundary brings was counted when it was made)."""
+    def _emit(
+        self, entries: list[Entry], *, counted: bool, view: Container[str] = EVERY
+    ) -> None:
+        """Write `entries`; with `counted`, each message of `view` with its token count (a
+        summary a boundary brings was counted when it was made)."""
         assert self.transcript is not None
         events: list[Event] = []
         boundaries: list[Boundary] = []
         for entry in entries:
             if isinstance(entry, Message):
-                if counted:
+                if counted and entry.id in view:
                     entry.tokens = self.count(entry)
                 # the model itself: `encode` writes its wire form with no dict made of it,
                 # and the session holds it (its bookkeeping shared, as a load shares it;
@@ -118,12 +134,14 @@ class StagedTranscript:
             for message in boundary.new_messages:
                 message.content.clear()
 
-    def finish(self, title: str, model: str, size: int, fingerprint: str) -> None:
-        """The held entries (the final view) counted and written, the last word on title,
-        model and the bytes of the file read (`importedSize`, `importedFingerprint`), then
-        the file under its session name."""
+    def finish(
+        self, title: str, model: str, size: int, fingerprint: str, view: Container[str] = EVERY
+    ) -> None:
+        """The held entries of the final `view` counted and all written, the last word on
+        title, model and the bytes of the file read (`importedSize`, `importedFingerprint`),
+        then the file under its session name."""
         assert self.transcript is not None
-        self._emit(self.held, counted=True)
+        self._emit(self.held, counted=True, view=view)
         self.held = []
         last_word = (
             ("title", title),

@@ -5,14 +5,18 @@ threads) against `json.loads` of the same lines plus the counting of the resulti
 session's view (one after the other, a fresh cache: what no import can do without; the
 turns a compaction in the file summarized need no count until they are shown) in the
 same process, beside the counting of every message it made, and its peak RSS growth
-beside the resulting session's bytes.
+beside the resulting session's bytes. With real transcripts (`run.py --corpus`), the same
+for a file of them laid end to end (`write_real_file`): records of real sizes, where the
+generated file's are about 1 KB each, a third of real ones'.
 
     python bench/bench_import.py --child FILE DATA_DIR   (what each repetition runs)
+    python bench/bench_import.py --real FOLDER FILE MB   (writes the file of real transcripts)
 """
 
 from __future__ import annotations
 
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -41,11 +45,46 @@ def write_file(path: Path, megabytes: float, seed: int) -> Path:
     return path
 
 
+# what gives a copy of a transcript ids of its own: uuids (their last 12 hex digits moved
+# on by the copy's number) and the API's message, call and request ids (a suffix)
+UUID = re.compile(rb"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-)([0-9a-f]{12})")
+API_ID = re.compile(rb"((?:toolu|msg|req)_[0-9A-Za-z]+)")
+
+
+def write_real_file(path: Path, folder: Path, megabytes: float) -> Path:
+    """The Claude Code transcripts (.jsonl) of `folder`, sorted by name, laid end to end again
+    and again up to `megabytes`, each copy with ids of its own: one file of many real
+    sessions (as Claude Code's own files of a resumed session hold several), of real
+    records' sizes and shapes; nothing of it is kept after the run."""
+    sources = sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    if not sources:
+        raise SystemExit(f"no Claude Code transcripts (.jsonl) in {folder}")
+    texts = [source.read_bytes() for source in sources]
+    target, written, copy = megabytes * MB, 0, 0
+    with path.open("wb") as out:
+        while written < target:
+            for text in texts:
+                if written >= target:
+                    break
+                text = _own_ids(text, copy)
+                out.write(text)
+                written += len(text)
+            copy += 1
+    return path
+
+
+def _own_ids(text: bytes, copy: int) -> bytes:
+    """The transcript's text with its ids made those of copy number `copy`."""
+    text = UUID.sub(lambda m: m[1] + b"%012x" % ((int(m[2], 16) + copy) % 16**12), text)
+    text = API_ID.sub(lambda m: m[1] + b"c%d" % copy, text)
+    return text if text.endswith(b"\n") else text + b"\n"
+
+
 def measure(file: Path, work: Path, reps: int) -> dict[str, list[float]]:
     """Each repetition in a fresh process (its peak RSS is the import's alone)."""
     series: dict[str, list[float]] = {}
     for rep in range(reps):
-        data = work / f"import-{rep}"
+        data = work / f"import-{file.stem}-{rep}"
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(file), str(data)],
             capture_output=True,
@@ -116,5 +155,7 @@ def _child(file: Path, data: Path) -> dict[str, Any]:
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
         print(json.dumps(_child(Path(sys.argv[2]), Path(sys.argv[3]))))
+    elif len(sys.argv) == 5 and sys.argv[1] == "--real":
+        write_real_file(Path(sys.argv[3]), Path(sys.argv[2]), float(sys.argv[4]))
     else:
         raise SystemExit(__doc__)

@@ -160,7 +160,16 @@ def imports(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     the file's lines and the exact counting of the resulting session's view (a fixed
     figure per 100 MB would be below `json.loads` alone on a slow machine). Counting every
     message it made is shown beside: what an import that counted all of them would add."""
-    i, made = f["import"], f["import_file"]
+    return _import_row(f, "import", "each with a session id of its own")
+
+
+def imports_real(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
+    """The same for real transcripts laid end to end (`--corpus`): records of real sizes."""
+    return _import_row(f, "import_real", "real transcripts laid end to end, ids per copy")
+
+
+def _import_row(f: dict[str, Any], name: str, what: str) -> Row:
+    i, made = f[name], f[f"{name}_file"]
     per_100 = med(i, "import_s") * 100 / made["file_mb"]
     cpu_100 = med(i, "import_cpu_s") * 100 / made["file_mb"]
     json_100 = med(i, "json_s") * 100 / made["file_mb"]
@@ -171,9 +180,9 @@ def imports(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     growth, session = med(i, "peak_growth_mb"), made["session_mb"]
     limit = 3 * session + 100
     return Row(
-        "import",
+        name,
         f"import of a {made['file_mb']:.0f} MB Claude Code file "
-        f"({made['records']:,.0f} records, each with a session id of its own), fresh process, "
+        f"({made['records']:,.0f} records, {what}), fresh process, "
         "vs `json.loads` of its lines plus counting the view it makes",
         f"{ratio:.2f}x: {per_100:.2f} s per 100 MB ({med(i, 'import_s'):.2f} s; CPU "
         f"{cpu_100:.2f} s) vs {json_100:.2f} + {count_100:.2f} s per 100 MB (counting every "
@@ -206,6 +215,7 @@ ROWS = [
     (cold, "open"),
     (count, "counting"),
     (imports, "import"),
+    (imports_real, "import_real"),
     (report_kept.retained, "retention_rounds"),
     (report_kept.continuity, "retention_continuity"),
     (report_kept.meter, "meter_error"),

@@ -140,24 +140,32 @@ async def counting(run: Run, extra: dict[str, Any]) -> Series:
 
 
 async def importing(run: Run, extra: dict[str, Any]) -> Series:
-    """A generated Claude Code file of 100 MB (4 MB with --quick), imported by a fresh
-    process per repetition (at most three: each reads the whole file)."""
+    """A generated Claude Code file of 100 MB (4 MB with --quick), and with `--corpus` one
+    of the real transcripts laid end to end, each imported by a fresh process per
+    repetition (at most three: each reads the whole file)."""
     megabytes = 4 if run.quick else 100
     run.say(f"import of a {megabytes} MB Claude Code file")
-    path = bench_import.write_file(run.work / "claude-code.jsonl", megabytes, seed=7)
-    measured = bench_import.measure(path, run.work, min(run.reps, 3))
-    extra["import_file"] = {
-        name: measured[name][0] for name in ("file_mb", "session_mb", "messages", "records")
-    }
-    kept = (
-        "import_s",
-        "import_cpu_s",
-        "json_s",
-        "count_cpu_s",
-        "count_all_cpu_s",
-        "peak_growth_mb",
-    )
-    return {"import": {k: measured[k] for k in kept}}
+    files = {"import": bench_import.write_file(run.work / "claude-code.jsonl", megabytes, seed=7)}
+    if run.corpus is not None:
+        real = run.work / "claude-code-real.jsonl"
+        files["import_real"] = bench_import.write_real_file(real, run.corpus, megabytes)
+    series: Series = {}
+    for name, path in files.items():
+        measured = bench_import.measure(path, run.work, min(run.reps, 3))
+        extra[f"{name}_file"] = {k: measured[k][0] for k in IMPORT_FILE}
+        series[name] = {k: measured[k] for k in IMPORT_KEPT}
+    return series
+
+
+IMPORT_FILE = ("file_mb", "session_mb", "messages", "records")
+IMPORT_KEPT = (
+    "import_s",
+    "import_cpu_s",
+    "json_s",
+    "count_cpu_s",
+    "count_all_cpu_s",
+    "peak_growth_mb",
+)
 
 
 # The retention row's session: three rounds of about 150K tokens each (what a 200K window

@@ -101,9 +101,7 @@ class StagedTranscript:
             self._emit(self.held, counted=True, view=view)
             self.held = entries
 
-    def _emit(
-        self, entries: list[Entry], *, counted: bool, view: Container[str] = EVERY
-    ) -> None:
+    def _emit(self, entries: list[Entry], *, counted: bool, view: Container[str] = EVERY) -> None:
         """Write `entries`; with `counted`, each message of `view` with its token count (a
         summary a boundary brings was counted when it was made)."""
         assert self.transcript is not None

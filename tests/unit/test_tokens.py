@@ -242,6 +242,46 @@ def test_image_size_is_read_from_the_file_header(data: bytes, size: tuple[int, i
     assert image_size(_b64(data)) == size
 
 
+def _webp_lossy(width: int, height: int, start_code: bytes = b"\x9d\x01\x2a") -> bytes:
+    frame = b"\x10\x02\x00" + start_code + struct.pack("<HH", width, height) + b"\x00" * 8
+    return (
+        b"RIFF"
+        + struct.pack("<I", 12 + len(frame))
+        + b"WEBPVP8 "
+        + struct.pack("<I", len(frame))
+        + frame
+    )
+
+
+def _jpeg_scan_first(width: int, height: int) -> bytes:
+    """SOI, a scan's header (SOS), then the frame header (SOF0) a decoder needs before it."""
+    sos = b"\xff\xda" + struct.pack(">H", 8) + b"\x01\x01\x00\x00\x3f\x00"
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    return b"\xff\xd8" + sos + sof + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _webp_lossless(800, 600)[:20] + b"\x00" + _webp_lossless(800, 600)[21:],
+        _webp_lossy(800, 600, start_code=b"\x00\x00\x00"),
+        _jpeg_scan_first(800, 600),
+    ],
+    ids=["webp-lossless-without-0x2f", "webp-lossy-without-start-code", "jpeg-scan-before-frame"],
+)
+def test_an_image_whose_header_a_decoder_refuses_has_no_size_and_counts_flat(data: bytes) -> None:
+    # libwebp refuses a VP8L bitstream without its signature byte and a VP8 frame without
+    # its start code, libjpeg a scan before the frame ("SOS before SOF"): the size there is
+    # none the API reads, as the check of an image's sides on append has it
+    assert image_size(_b64(data)) is None
+    assert image_tokens({"type": "base64", "data": _b64(data)}) == (MEDIA_FLAT)
+
+
+def test_a_sound_webp_lossy_header_and_a_jpeg_frame_after_its_scan_header_are_read() -> None:
+    assert image_size(_b64(_webp_lossy(800, 600))) == (800, 600)
+    assert image_size(_b64(_jpeg(1024, 768, exif_bytes=10))) == (1024, 768)
+
+
 def test_image_tokens_are_pixels_over_750_after_the_api_resize() -> None:
     def source(data: bytes) -> dict[str, Any]:
         return {"type": "base64", "media_type": "image/png", "data": _b64(data)}

@@ -130,8 +130,8 @@ from baton.contract.server_sent import (
     UsageChanged,
 )
 from baton.core.compaction.cost import DraftCost, ModelPrice
+from baton.core.compaction.draft_record import CompactDraft
 from baton.core.compaction.dropped import Dropped, DroppedFacts
-from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactResult
 from baton.core.conversation.boundary import (
     DIRECTIONS,

@@ -153,8 +153,8 @@ from baton.core.conversation.messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    WireModel,
 )
+from baton.core.conversation.wire_model import WireModel
 from baton.core.service.model_catalog import ModelCatalog, ModelOption
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, RequestSize, Usage

@@ -24,8 +24,9 @@ from baton.core.conversation.boundary import (
 )
 from baton.core.conversation.files import storage_error
 from baton.core.conversation.folders import replace_beside
-from baton.core.conversation.messages import WireModel, now_iso
+from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session
+from baton.core.conversation.wire_model import WireModel
 from baton.core.errors import DraftNotFound
 
 RECORD_VERSION = 2  # 2: the fingerprint counts the transcript's events (1: its bytes)

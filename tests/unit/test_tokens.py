@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation.image_header import image_size as header_size
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -280,6 +281,24 @@ def test_an_image_whose_header_a_decoder_refuses_has_no_size_and_counts_flat(dat
 def test_a_sound_webp_lossy_header_and_a_jpeg_frame_after_its_scan_header_are_read() -> None:
     assert image_size(_b64(_webp_lossy(800, 600))) == (800, 600)
     assert image_size(_b64(_jpeg(1024, 768, exif_bytes=10))) == (1024, 768)
+
+
+def _jpeg_after_metadata(width: int, height: int, segments: int) -> bytes:
+    """`_jpeg` with `segments` more APP1 segments of 60,000 bytes (extended XMP, as an
+    editor's export writes it) before its frame header."""
+    xmp = b"http://ns.adobe.com/xmp/extension/\x00" + b"\x00" * 59_963
+    more = (b"\xff\xe1" + struct.pack(">H", len(xmp) + 2) + xmp) * segments
+    plain = _jpeg(width, height)
+    return plain[:2] + more + plain[2:]
+
+
+def test_a_jpeg_whose_frame_header_comes_after_much_metadata_is_read_as_on_append() -> None:
+    # its frame 210 KB in, past the base64 first read for a header: the append's check of
+    # its sides reads it, and the estimate reads the same size
+    data = _jpeg_after_metadata(1024, 768, segments=3)
+    assert header_size(data) == (1024, 768)
+    assert image_size(_b64(data)) == (1024, 768)
+    assert image_tokens({"type": "base64", "data": _b64(data)}) == math.ceil(1024 * 768 / 750)
 
 
 def test_image_tokens_are_pixels_over_750_after_the_api_resize() -> None:

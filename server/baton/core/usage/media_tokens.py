@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 
 from baton.core.conversation.image_header import image_size as header_size
+from baton.core.conversation.image_header import image_type
 
 MEDIA_FLAT = 2_000  # an image or document whose size we cannot read
 PDF_PER_PAGE = 2_000
@@ -42,8 +43,14 @@ def _decode_prefix(data: str, chars: int | None) -> bytes:
 
 def image_size(data: str) -> tuple[int, int] | None:
     """(width, height) from a base64 image's header, read as an append reads it
-    (`image_header.py`), or None."""
-    return header_size(_decode_prefix(data, HEADER_B64_CHARS))
+    (`image_header.py`), or None. Its first HEADER_B64_CHARS hold the header of most
+    images; a JPEG whose frame header is not in them (more metadata before it: extended
+    XMP, a large ICC profile) is read whole, as the append's check of its sides reads it."""
+    head = _decode_prefix(data, HEADER_B64_CHARS)
+    size = header_size(head)
+    if size is None and len(data) > HEADER_B64_CHARS and image_type(head) == "image/jpeg":
+        size = header_size(_decode_prefix(data, None))
+    return size
 
 
 def pdf_pages(data: str) -> int:

@@ -130,8 +130,8 @@ from baton.contract.server_sent import (
     UsageChanged,
 )
 from baton.core.compaction.cost import DraftCost, ModelPrice
+from baton.core.compaction.draft_record import CompactDraft
 from baton.core.compaction.dropped import Dropped, DroppedFacts
-from baton.core.compaction.preview import CompactDraft
 from baton.core.compaction.result import CompactResult
 from baton.core.conversation.boundary import (
     DIRECTIONS,
@@ -153,8 +153,8 @@ from baton.core.conversation.messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    WireModel,
 )
+from baton.core.conversation.wire_model import WireModel
 from baton.core.service.model_catalog import ModelCatalog, ModelOption
 from baton.core.settings import Settings
 from baton.core.usage.budget import Breakdown, RequestSize, Usage

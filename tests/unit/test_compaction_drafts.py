@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from baton.core.compaction.preview import EDITED_WARNING, CompactDraft, draft_path
+from baton.core.compaction.draft_file import draft_path
+from baton.core.compaction.draft_record import CompactDraft
+from baton.core.compaction.preview import EDITED_WARNING
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput, TextBlock, ToolResultBlock, ToolUseBlock
 from baton.core.errors import DraftNotFound, DraftStale, NothingToCompact, SummarizerFailed

@@ -12,7 +12,7 @@ from pydantic import Field, ValidationError
 from baton import protocol
 from baton.contract import __main__ as generator
 from baton.contract.generate import schema, settings_block, shapes, typescript
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,8 @@ from test_compaction_drafts import conversation
 
 from baton.cli.main import EXAMPLE_SESSION
 from baton.core.compaction import engine
-from baton.core.compaction.preview import CompactDraft, draft_path
+from baton.core.compaction.draft_file import draft_path
+from baton.core.compaction.draft_record import CompactDraft
 from baton.core.compaction.result import CompactRequest
 from baton.core.conversation.messages import MessageInput
 from baton.core.conversation.transcript import Transcript, read_events, renamed

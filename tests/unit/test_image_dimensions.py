@@ -70,6 +70,17 @@ def test_a_size_that_cannot_be_read_is_none() -> None:
     assert image_size(b"not an image") is None
 
 
+@pytest.mark.parametrize(
+    "data",
+    [png(0, 12000), png(1280, 0), gif(0, 0), gif(0, 9000), webp_lossy(0, 600), jpeg(800, 0)],
+    ids=["png-width", "png-height", "gif", "gif-width", "webp-lossy", "jpeg-height"],
+)
+def test_a_header_that_says_a_side_of_zero_gives_no_size(data: bytes) -> None:
+    # no decoder takes such a PNG, JPEG or WebP (libpng, libjpeg, libwebp refuse it); a
+    # GIF's frames may give another size than its screen's 0: its header says none
+    assert image_size(data) is None
+
+
 def _image(data: bytes) -> dict[str, Any]:
     encoded = base64.b64encode(data).decode()
     return {

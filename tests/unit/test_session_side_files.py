@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fifo_probe import read_of_fifo
 
-from baton.core.compaction import preview
+from baton.core.compaction import draft_file, draft_record
 from baton.core.compaction.summary.notes import MemoryNotes, NotesMark, notes_path
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -22,7 +22,7 @@ NOTES = "<!-- baton-notes covered=m1 updated=x -->\n# Current state\nOUTSIDE NOT
 
 
 def read_draft(session: Session) -> object:
-    return preview.current_draft(session)
+    return draft_record.current_draft(session)
 
 
 def read_notes(session: Session) -> object:
@@ -35,7 +35,7 @@ READS: dict[str, Callable[[Session], object]] = {"draft": read_draft, "notes": r
 
 def side_path(session: Session, which: str) -> Path:
     if which == "draft":
-        return preview.draft_path(session)
+        return draft_file.draft_path(session)
     return notes_path(session.transcript.path)
 
 
@@ -47,7 +47,7 @@ def test_a_fifo_in_its_place_is_neither_waited_on_nor_read(store: SessionStore, 
     assert answers == [NOTHING[which]]
     if which == "draft":
         with pytest.raises(DraftNotFound):
-            preview.load_record(session, "d_1")
+            draft_record.load_record(session, "d_1")
 
 
 @pytest.mark.parametrize("which", ["draft", "notes"])
@@ -72,4 +72,4 @@ def test_a_draft_nested_too_deep_is_none(store: SessionStore) -> None:
     side_path(session, "draft").write_bytes(b"[" * 4_000)
     assert read_draft(session) is None
     with pytest.raises(DraftNotFound):
-        preview.load_record(session, "d_1")
+        draft_record.load_record(session, "d_1")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from baton.core.conversation.image_header import image_size as header_size
 from baton.core.conversation.messages import (
     ImageBlock,
     Message,
@@ -240,6 +241,64 @@ def _b64(data: bytes) -> str:
 )
 def test_image_size_is_read_from_the_file_header(data: bytes, size: tuple[int, int]) -> None:
     assert image_size(_b64(data)) == size
+
+
+def _webp_lossy(width: int, height: int, start_code: bytes = b"\x9d\x01\x2a") -> bytes:
+    frame = b"\x10\x02\x00" + start_code + struct.pack("<HH", width, height) + b"\x00" * 8
+    return (
+        b"RIFF"
+        + struct.pack("<I", 12 + len(frame))
+        + b"WEBPVP8 "
+        + struct.pack("<I", len(frame))
+        + frame
+    )
+
+
+def _jpeg_scan_first(width: int, height: int) -> bytes:
+    """SOI, a scan's header (SOS), then the frame header (SOF0) a decoder needs before it."""
+    sos = b"\xff\xda" + struct.pack(">H", 8) + b"\x01\x01\x00\x00\x3f\x00"
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    return b"\xff\xd8" + sos + sof + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _webp_lossless(800, 600)[:20] + b"\x00" + _webp_lossless(800, 600)[21:],
+        _webp_lossy(800, 600, start_code=b"\x00\x00\x00"),
+        _jpeg_scan_first(800, 600),
+    ],
+    ids=["webp-lossless-without-0x2f", "webp-lossy-without-start-code", "jpeg-scan-before-frame"],
+)
+def test_an_image_whose_header_a_decoder_refuses_has_no_size_and_counts_flat(data: bytes) -> None:
+    # libwebp refuses a VP8L bitstream without its signature byte and a VP8 frame without
+    # its start code, libjpeg a scan before the frame ("SOS before SOF"): the size there is
+    # none the API reads, as the check of an image's sides on append has it
+    assert image_size(_b64(data)) is None
+    assert image_tokens({"type": "base64", "data": _b64(data)}) == (MEDIA_FLAT)
+
+
+def test_a_sound_webp_lossy_header_and_a_jpeg_frame_after_its_scan_header_are_read() -> None:
+    assert image_size(_b64(_webp_lossy(800, 600))) == (800, 600)
+    assert image_size(_b64(_jpeg(1024, 768, exif_bytes=10))) == (1024, 768)
+
+
+def _jpeg_after_metadata(width: int, height: int, segments: int) -> bytes:
+    """`_jpeg` with `segments` more APP1 segments of 60,000 bytes (extended XMP, as an
+    editor's export writes it) before its frame header."""
+    xmp = b"http://ns.adobe.com/xmp/extension/\x00" + b"\x00" * 59_963
+    more = (b"\xff\xe1" + struct.pack(">H", len(xmp) + 2) + xmp) * segments
+    plain = _jpeg(width, height)
+    return plain[:2] + more + plain[2:]
+
+
+def test_a_jpeg_whose_frame_header_comes_after_much_metadata_is_read_as_on_append() -> None:
+    # its frame 210 KB in, past the base64 first read for a header: the append's check of
+    # its sides reads it, and the estimate reads the same size
+    data = _jpeg_after_metadata(1024, 768, segments=3)
+    assert header_size(data) == (1024, 768)
+    assert image_size(_b64(data)) == (1024, 768)
+    assert image_tokens({"type": "base64", "data": _b64(data)}) == math.ceil(1024 * 768 / 750)
 
 
 def test_image_tokens_are_pixels_over_750_after_the_api_resize() -> None:

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from baton.cli.common import EXIT_OK, data_dir_estimator, data_dir_to_write, json_text
 from baton.cli.compact_report import ProgressDisplay, resolved_request, run_interruptible
-from baton.core.compaction.preview import CompactDraft, discard
+from baton.core.compaction.draft_record import CompactDraft, discard
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.conversation.files import read_text_file
 from baton.core.conversation.session import Session

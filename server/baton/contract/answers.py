@@ -10,7 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from baton.core.conversation.messages import Message, WireModel
+from baton.core.conversation.messages import Message
+from baton.core.conversation.wire_model import WireModel
 from baton.core.usage.budget import Usage
 
 

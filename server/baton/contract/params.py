@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, AliasChoices, ConfigDict, Field, Strict, StringConstraints
 
 from baton.core.conversation.boundary import Direction
-from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput, WireModel
+from baton.core.conversation.messages import ContentBlock, LineRange, MessageInput
+from baton.core.conversation.wire_model import WireModel
 from baton.core.models.windows import MODEL_NAME_MAX, model_name_problem
 from baton.core.usage.draft import Draft
 from baton.core.usage.overhead import ClientContext

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from baton.core.compaction.dropped import Dropped
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.usage.budget import Usage
 
 # ---- notification payloads ---------------------------------------------------------------

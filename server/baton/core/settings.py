@@ -11,7 +11,7 @@ import platformdirs
 from pydantic import Field, field_validator
 from pydantic.config import JsonDict
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.environment import is_http_url
 from baton.core.models.thinking import THINKING_FORM, ThinkingSetting, parse_thinking
 from baton.core.models.windows import MODEL_NAME_PATTERN, MODEL_NAME_RULE, model_name_problem

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.settings_lists import DEFAULT_EXCLUDES, DEFAULT_MICROCOMPACT_TOOLS
 
 RESTORE_TOKENS_MAX = 1_000_000  # no context window holds more

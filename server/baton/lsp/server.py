@@ -32,7 +32,7 @@ from baton.lsp.transport.process_memory import share_one_arena
 from baton.lsp.transport.stdio import ClientOutput, InputReader
 
 if TYPE_CHECKING:
-    from baton.core.conversation.messages import WireModel
+    from baton.core.conversation.wire_model import WireModel
     from baton.core.service.service import BatonService
     from baton.lsp.dispatch.routes import Routes
     from baton.lsp.features.unreported_edits import UnreportedEdits

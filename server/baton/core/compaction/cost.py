@@ -16,10 +16,11 @@ from baton.core.compaction.engine import CompactContext
 from baton.core.compaction.figures import estimate
 from baton.core.compaction.prepared_summary import PreparedSummary
 from baton.core.compaction.prompts import SUMMARY_SYSTEM, summary_prompt
-from baton.core.conversation.messages import ApiUsage, WireModel
+from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.recorded_usage import response_start
 from baton.core.conversation.session import Session
 from baton.core.conversation.thinking_sent import has_thinking
+from baton.core.conversation.wire_model import WireModel
 from baton.core.models.prices import dollars, price_of
 from baton.core.usage.overhead import carried_tokens
 

@@ -18,7 +18,8 @@ from baton.core.compaction.retention.facts import message_haystack, normalize, t
 from baton.core.compaction.retention.ledger import PROMPT_PREFIX_CHARS, found_in
 from baton.core.compaction.retention.span_facts import SpanFacts
 from baton.core.conversation.boundary import SkippedFile
-from baton.core.conversation.messages import Message, ToolResultBlock, WireModel
+from baton.core.conversation.messages import Message, ToolResultBlock
+from baton.core.conversation.wire_model import WireModel
 
 LISTED = 50  # facts listed by name at most, per list (the counts are always whole)
 

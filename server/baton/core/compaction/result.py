@@ -17,7 +17,8 @@ from baton.core.conversation.boundary import (
     SkippedFile,
     Trigger,
 )
-from baton.core.conversation.messages import ApiUsage, WireModel
+from baton.core.conversation.messages import ApiUsage
+from baton.core.conversation.wire_model import WireModel
 
 
 @dataclass(frozen=True)

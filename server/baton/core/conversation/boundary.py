@@ -7,7 +7,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
-from baton.core.conversation.messages import Message, WireModel, new_id, now_iso
+from baton.core.conversation.messages import Message, new_id, now_iso
+from baton.core.conversation.wire_model import WireModel
 
 Direction = Literal["all", "up_to", "from", "range"]
 """What a compaction request summarizes (PROTOCOL.md `direction`): the one declaration."""

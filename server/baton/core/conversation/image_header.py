@@ -18,7 +18,17 @@ def image_type(data: bytes) -> str | None:
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
-    """An image's width and height as its header says, when it can be read there."""
+    """An image's width and height as its header says, when it can be read there as a
+    decoder reads it (a WebP's bitstream with its signature, a JPEG's frame before any
+    scan); None when it cannot, or when it says a side of 0 pixels: no decoder takes such
+    a PNG, JPEG or WebP, and a GIF's frames then give the size, not its header."""
+    size = _header_size(data)
+    if size is None or 0 in size:
+        return None
+    return size
+
+
+def _header_size(data: bytes) -> tuple[int, int] | None:
     found = image_type(data)
     if found == "image/png" and data[12:16] == b"IHDR" and len(data) >= 24:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -6,11 +6,10 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from pydantic.alias_generators import to_camel
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from baton.core.conversation.shared_bookkeeping import Shared, share, share_keys
-from baton.core.conversation.wire_nulls import restore_required_nulls
+from baton.core.conversation.wire_model import WireModel
 
 
 def now_iso() -> str:
@@ -25,21 +24,6 @@ def new_id(prefix: str = "msg") -> str:
 
 # what a tool result holds once a microcompaction cleared it (Baton's, or Claude Code's imported)
 CLEARED_RESULT = "[Old tool result content cleared]"
-
-
-class WireModel(BaseModel):
-    """Base for payloads that travel camelCase on the wire and snake_case in Python."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-
-    def wire(self) -> dict[str, Any]:
-        """The one wire form (LSP answers, notifications, `--json`, transcripts): camelCase,
-        JSON types, and the null policy: a field that is None is left out, unless the model
-        declares it without a default (`summary: str | None`), which is always sent, as null.
-        """
-        out = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        restore_required_nulls(self, out)
-        return out
 
 
 class _Block(Shared):

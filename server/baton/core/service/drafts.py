@@ -1,14 +1,15 @@
 """Compaction drafts for every front end: preview (write and measure a compaction without
-committing it), apply (as written or edited), regenerate, discard (`core/compaction/preview`)."""
+committing it), apply (as written or edited), regenerate, discard (`core/compaction/preview`,
+their record `core/compaction/draft_record`)."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
-from baton.core.compaction import engine, preview
+from baton.core.compaction import draft_record, engine, preview
 from baton.core.compaction.draft_file import draft_beside
-from baton.core.compaction.preview import CompactDraft
+from baton.core.compaction.draft_record import CompactDraft
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress
 from baton.core.conversation.folders import remove_beside
@@ -80,13 +81,13 @@ class Drafts:
         # a draft is written either way: locked by another process, or a file it cannot write
         session.refuse_if_read_only()
         if regenerate is not None:
-            record = preview.load_record(session, regenerate)
+            record = draft_record.load_record(session, regenerate)
             if summary is not None:
                 self._check_summary(summary)
                 ctx = service.compaction.context(progress, session_id)
                 model = session.model or service.settings.model
                 return preview.remeasure(session, record, ctx, summary, model=model)
-            request = preview.request_of(record, request.instructions)
+            request = draft_record.request_of(record, request.instructions)
         if session.compacting:
             raise CompactionInProgress(f"session {session_id} is being compacted")
         ctx = service.compaction.context(progress, session_id)
@@ -95,11 +96,11 @@ class Drafts:
 
     def current(self, session_id: str) -> tuple[CompactDraft, bool] | None:
         """The session's saved draft and whether it is still fresh, if any."""
-        return preview.current_draft(self._service.session(session_id))
+        return draft_record.current_draft(self._service.session(session_id))
 
     def state(self, session_id: str) -> tuple[CompactDraft, str | None] | None:
         """The session's saved draft and why it is stale (None: fresh), if any (the hover)."""
-        return preview.draft_state(self._service.session(session_id))
+        return draft_record.draft_state(self._service.session(session_id))
 
     async def apply(
         self,
@@ -114,8 +115,8 @@ class Drafts:
             self._check_summary(summary)
         await service.models.client_ready()
         ctx = service.compaction.context(progress, session_id, manual=True)
-        record = preview.load_record(session, draft_id)
-        request = preview.request_of(record)
+        record = draft_record.load_record(session, draft_id)
+        request = draft_record.request_of(record)
 
         drafted = CompactDraft.model_validate(record["draft"])
 
@@ -142,7 +143,7 @@ class Drafts:
         the writer's, another process's perhaps)."""
         session = self._service.session(session_id)
         session.refuse_if_read_only()
-        preview.discard(session, draft_id)
+        draft_record.discard(session, draft_id)
 
     def forget(self, session_id: str) -> None:
         """Remove the draft of a session just deleted: no Apply can use it now. One that

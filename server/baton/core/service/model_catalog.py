@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.model_api.model_list import ListedModel
 from baton.core.models.windows import ModelLimits, lookup_model
 from baton.core.settings import Settings

@@ -15,8 +15,6 @@ from baton.core.conversation.listing import Summary
 from baton.core.conversation.messages import Message, MessageInput
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
-from baton.core.conversation.turn_framing import ends_in_user_turn
-from baton.core.service import heavy
 from baton.core.service.changes import Changes
 from baton.core.service.compaction import Compaction
 from baton.core.service.data_dir_watch import DataDirWatch
@@ -29,6 +27,7 @@ from baton.core.service.lanes import Lanes, in_thread
 from baton.core.service.model_access import ModelAccess
 from baton.core.service.model_catalog import ModelCatalog
 from baton.core.service.model_choice import ModelChoice
+from baton.core.service.pending_prompt import PendingPrompt
 from baton.core.service.placement import Placement
 from baton.core.service.replies import Replies
 from baton.core.service.results import Appended, Imported, RenderData
@@ -38,8 +37,8 @@ from baton.core.service.upkeep import Upkeep
 from baton.core.service.writer_watch import WriterWatch
 from baton.core.settings import Settings
 from baton.core.settings_read import parse_settings
-from baton.core.usage.budget import Usage, budget_for
-from baton.core.usage.draft import Draft, DraftUsage, with_draft
+from baton.core.usage.budget import Usage
+from baton.core.usage.draft import Draft, DraftUsage
 from baton.core.usage.estimator import Estimator, default_estimator
 from baton.core.usage.overhead import ClientContext, declare
 from baton.core.workspace.editor_files import EditorFiles
@@ -98,6 +97,7 @@ class BatonService:
         self.placement = Placement(self, self._runtimes)  # create, move: a session's folders
         self.imports = Imports(self, self._runtimes)  # import_file: a Claude Code file
         self.model_choice = ModelChoice(self, self._runtimes)  # set_model, the picker's list
+        self.pending_prompt = PendingPrompt(self)  # draft_usage: a prompt before it is sent
         self._events.connect(self._note_size)  # the list's last known size of each session
         # a session another process writes, looked at once that process let go
         self.writer_watch = WriterWatch(self, self._runtimes, self.background)
@@ -251,15 +251,8 @@ class BatonService:
 
     async def draft_usage(self, session_id: str, draft: Draft) -> DraftUsage:
         """The usage as it would be once `draft` is sent, and what Send would do; nothing
-        is written. A large draft is counted in a worker thread (`heavy.counted_draft`)."""
-        self.session(session_id)  # an unknown id fails before any counting
-        counted = await heavy.counted_draft(draft, self.estimator)
-        model = self.session(session_id).model or self.settings.model
-        limits = self.models.limits(model, self.settings, self.changes.limits_arrived)
-        budget = budget_for(model, self.settings, limits)[0]
-        self.idle.timers.draft(session_id, bool(draft.text.strip() or draft.attachments))
-        joins = ends_in_user_turn(self.session(session_id).view_messages())
-        return with_draft(self.usage(session_id), draft, self.estimator, budget, counted, joins)
+        is written (`PendingPrompt.usage`)."""
+        return await self.pending_prompt.usage(session_id, draft)
 
     def set_model(self, session_id: str, model: str) -> tuple[Session, Usage, str | None]:
         """Switch the session's model (`ModelChoice.set_model`)."""

@@ -7,7 +7,7 @@ from typing import Literal, Self
 
 from pydantic import Field
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.models.windows import LONG_WINDOW, lookup_model
 from baton.core.models.windows import (
     ModelLimits as ModelLimits,  # re-exported for budget_for callers

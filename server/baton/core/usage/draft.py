@@ -15,8 +15,9 @@ from typing import Literal, NamedTuple
 from pydantic import Field
 
 from baton.core.conversation.invariants import block_problems
-from baton.core.conversation.messages import ContentBlock, TextBlock, WireModel
+from baton.core.conversation.messages import ContentBlock, TextBlock
 from baton.core.conversation.request_bytes import blocks_media
+from baton.core.conversation.wire_model import WireModel
 from baton.core.errors import InvalidParams
 from baton.core.usage.budget import Budget, RequestSize, Usage, percent_left, usage_state
 from baton.core.usage.estimator import MESSAGE_OVERHEAD, Estimator

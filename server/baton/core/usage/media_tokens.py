@@ -6,8 +6,10 @@ import base64
 import binascii
 import math
 import re
-import struct
 from collections.abc import Mapping
+
+from baton.core.conversation.image_header import image_size as header_size
+from baton.core.conversation.image_header import image_type
 
 MEDIA_FLAT = 2_000  # an image or document whose size we cannot read
 PDF_PER_PAGE = 2_000
@@ -40,54 +42,15 @@ def _decode_prefix(data: str, chars: int | None) -> bytes:
 
 
 def image_size(data: str) -> tuple[int, int] | None:
-    """(width, height) from a base64 PNG, GIF, WebP or JPEG header, or None."""
+    """(width, height) from a base64 image's header, read as an append reads it
+    (`image_header.py`), or None. Its first HEADER_B64_CHARS hold the header of most
+    images; a JPEG whose frame header is not in them (more metadata before it: extended
+    XMP, a large ICC profile) is read whole, as the append's check of its sides reads it."""
     head = _decode_prefix(data, HEADER_B64_CHARS)
-    size: tuple[int, int] | None = None
-    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR" and len(head) >= 24:
-        size = struct.unpack(">II", head[16:24])
-    elif head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
-        size = struct.unpack("<HH", head[6:10])
-    elif head[:4] == b"RIFF" and head[8:12] == b"WEBP" and len(head) >= 30:
-        size = _webp_size(head)
-    elif head[:2] == b"\xff\xd8":
-        size = _jpeg_size(head)
-    if size is None or size[0] <= 0 or size[1] <= 0:
-        return None
+    size = header_size(head)
+    if size is None and len(data) > HEADER_B64_CHARS and image_type(head) == "image/jpeg":
+        size = header_size(_decode_prefix(data, None))
     return size
-
-
-def _webp_size(head: bytes) -> tuple[int, int] | None:
-    chunk = head[12:16]
-    if chunk == b"VP8 ":
-        width, height = struct.unpack("<HH", head[26:30])
-        return width & 0x3FFF, height & 0x3FFF
-    if chunk == b"VP8L":
-        bits = int.from_bytes(head[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":
-        width = int.from_bytes(head[24:27], "little") + 1
-        return width, int.from_bytes(head[27:30], "little") + 1
-    return None
-
-
-def _jpeg_size(head: bytes) -> tuple[int, int] | None:
-    """Walk the JPEG segments to the first start-of-frame marker."""
-    pos = 2
-    while pos + 9 <= len(head):
-        if head[pos] != 0xFF:
-            return None
-        marker = head[pos + 1]
-        if marker == 0xFF:  # fill byte
-            pos += 1
-            continue
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height, width = struct.unpack(">HH", head[pos + 5 : pos + 9])
-            return width, height
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            pos += 2  # markers without a length field
-            continue
-        pos += 2 + int.from_bytes(head[pos + 2 : pos + 4], "big")
-    return None
 
 
 def pdf_pages(data: str) -> int:

@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, Strict, model_validator
 
-from baton.core.conversation.messages import ApiUsage, WireModel
+from baton.core.conversation.messages import ApiUsage
 from baton.core.conversation.recorded_usage import LastUsage
 from baton.core.conversation.session import Session
+from baton.core.conversation.wire_model import WireModel
 from baton.core.usage.estimator import Estimator
 
 UsageBasis = Literal["api", "exact", "estimate", "compacted"]

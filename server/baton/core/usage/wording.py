@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from baton.core.conversation.media import MAX_REQUEST_BYTES
-from baton.core.conversation.messages import WireModel
 from baton.core.conversation.request_bytes import MEDIA_WAY_OUT, are_word, held_words
+from baton.core.conversation.wire_model import WireModel
 
 if TYPE_CHECKING:
     from baton.core.usage.budget import RequestSize, Usage

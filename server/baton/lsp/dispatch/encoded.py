@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.memory import collector_paused
 from baton.core.service.lanes import in_thread
 from baton.lsp.dispatch.writing import Encoded

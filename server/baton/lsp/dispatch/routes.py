@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from baton import protocol as p
-from baton.core.conversation.messages import WireModel
+from baton.core.conversation.wire_model import WireModel
 from baton.core.errors import BatonError
 from baton.core.memory import ReleaseAfterWork
 from baton.lsp.dispatch import encoded

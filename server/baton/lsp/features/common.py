@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from baton.core.conversation.listing import Summary
-from baton.core.conversation.messages import WireModel
 from baton.core.conversation.session import Session
+from baton.core.conversation.wire_model import WireModel
 from baton.core.errors import InvalidParams
 from baton.lsp.dispatch.errors import field_problems
 from baton.protocol import DamageInfo, SessionInfo, SessionSource, session_uri

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from baton.core.compaction.preview import CompactDraft
+from baton.core.compaction.draft_record import CompactDraft
 from baton.core.conversation.messages import Message
 from baton.core.usage.budget import Usage
 from baton.lsp.session_document.client_copy import held_as_rendered

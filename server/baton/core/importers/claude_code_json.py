@@ -53,18 +53,38 @@ def loads(text: bytes | str) -> tuple[Any, bool]:
 
 def too_deep(text: bytes | str, value: Any) -> bool:
     """Whether `value` (parsed from `text`) nests arrays and objects deeper than MAX_DEPTH.
-    A text with no more brackets than the limit cannot, which spares nearly every record
-    the walk; the walk visits containers only, never the text of strings."""
+    A text with no more than `FEW_BRACKETS` brackets cannot, which spares nearly every
+    record the walk: they are looked for with `find`, which skips the text between them
+    at memchr's speed (a count of each bracket looks at every byte, twice: 8% of the
+    instructions of an import). The walk visits containers only, never the text of
+    strings, a level at a time."""
     opening: tuple[Any, Any] = (b"{", b"[") if isinstance(text, bytes) else ("{", "[")
-    if text.count(opening[0]) + text.count(opening[1]) <= MAX_DEPTH:
-        return False
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
+    brackets = 0
+    for bracket in opening:
+        at = text.find(bracket)
+        while at >= 0:
+            brackets += 1
+            if brackets > FEW_BRACKETS:
+                return _nests_deeper(value)
+            at = text.find(bracket, at + 1)
+    return False
+
+
+FEW_BRACKETS = 16  # no more than MAX_DEPTH; more than most records hold
+
+
+def _nests_deeper(value: Any) -> bool:
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 1
+    while level:
         if depth > MAX_DEPTH:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+        below = []
+        for item in level:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        level, depth = below, depth + 1
     return False
 
 

@@ -95,6 +95,16 @@ def keyed_fields(cls: type[Shared], values: dict[str, Any]) -> dict[str, Any]:
     return own
 
 
+def shared_set(names: set[str]) -> set[str]:
+    """The one fields set of the shape of `names` that `share` gives a model of that shape
+    (`names` itself once MAX_SHAPES shapes are known): a model made with it needs no `share`."""
+    key = frozenset(names)
+    shared = _SHAPES.get(key)
+    if shared is None and len(_SHAPES) < MAX_SHAPES:
+        shared = _SHAPES[key] = set(names)
+    return names if shared is None else shared
+
+
 def share(models: Iterable[Shared | None]) -> None:
     """Let `models` (just validated, seen by nothing else yet) use the shared bookkeeping."""
     shapes, set_ = _SHAPES, object.__setattr__

@@ -70,6 +70,7 @@ _USAGE = ApiUsage.__pydantic_validator__.validate_python
 _USAGE_FIELDS = tuple(ApiUsage.model_fields)
 _USAGE_SETS: dict[tuple[str, ...], set[str]] = {}  # as `_GIVEN_WITH`
 _KNOWN_SHAPES = 64
+_ALL_FOUR = shared_set(set(_USAGE_FIELDS))
 _USAGE_DEFAULTS = keyed_fields(ApiUsage, {n: f.default for n, f in ApiUsage.model_fields.items()})
 _NEW_USAGE = ApiUsage.__new__
 
@@ -80,9 +81,27 @@ def usage(raw: Any) -> ApiUsage | None:
     its fields set is the one of its shape (`message`). Made as the validator makes it
     when each field given is an int of at least 0, which the validator takes as it is
     (nearly every usage: 1.2 us, against 1.7 for the validator's and the copy of its
-    dict); else by the validator."""
+    dict), all four told at once when all four are (each looked at in a loop, the
+    interpreter took some 200 steps); else by the validator."""
     if not isinstance(raw, dict):
         return None
+    get = raw.get
+    made_in, made_out = get("input_tokens"), get("output_tokens")
+    written, read = get("cache_creation_input_tokens"), get("cache_read_input_tokens")
+    if (  # nearly every usage: all four, each an int (not a bool) of at least 0
+        type(made_in) is int
+        and type(made_out) is int
+        and type(written) is int
+        and type(read) is int
+        and made_in >= 0
+        and made_out >= 0
+        and written >= 0
+        and read >= 0
+    ):
+        values = _USAGE_DEFAULTS.copy()
+        values["input_tokens"], values["output_tokens"] = made_in, made_out
+        values["cache_creation_input_tokens"], values["cache_read_input_tokens"] = written, read
+        return _usage_made(values, _ALL_FOUR)
     given = {}  # a loop: a comprehension over the four fields costs more
     plain = True
     for name in _USAGE_FIELDS:
@@ -101,8 +120,6 @@ def usage(raw: Any) -> ApiUsage | None:
         return made
     values = _USAGE_DEFAULTS.copy()
     values.update(given)
-    made = _NEW_USAGE(ApiUsage)
-    _SET(made, "__dict__", values)
     shape = tuple(given)
     names = _USAGE_SETS.get(shape)
     if names is None:
@@ -110,6 +127,12 @@ def usage(raw: Any) -> ApiUsage | None:
         names = shared_set(own)
         if names is not own and len(_USAGE_SETS) < _KNOWN_SHAPES:
             _USAGE_SETS[shape] = names
+    return _usage_made(values, names)
+
+
+def _usage_made(values: dict[str, Any], names: set[str]) -> ApiUsage:
+    made = _NEW_USAGE(ApiUsage)
+    _SET(made, "__dict__", values)
     _SET(made, "__pydantic_fields_set__", names)
     _SET(made, "__pydantic_extra__", None)
     _SET(made, "__pydantic_private__", None)

@@ -21,6 +21,13 @@ def refuse_constant(name: str) -> Any:
 
 _LINE_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
 _NOT_UTF8_START = (b"\xef", b"\xfe", b"\xff", b"\x00")  # a byte order mark, or a NUL
+# the first two bytes of a text that may be no UTF-8: one of those first, or a NUL second
+# (UTF-16 or -32), told by one look-up
+_NOT_UTF8_HEADS = frozenset(
+    [*_NOT_UTF8_START]
+    + [first + bytes([second]) for first in _NOT_UTF8_START for second in range(256)]
+    + [bytes([first]) + b"\x00" for first in range(256)]
+)
 
 
 def loads(text: bytes | str) -> tuple[Any, bool]:
@@ -36,7 +43,7 @@ def loads(text: bytes | str) -> tuple[Any, bool]:
     limit), which also says why a broken line is broken. One call does all of it (an
     import makes one for each line of its file)."""
     try:
-        if isinstance(text, bytes) and text[:1] not in _NOT_UTF8_START and text[1:2] != b"\x00":
+        if isinstance(text, bytes) and text[:2] not in _NOT_UTF8_HEADS:
             try:
                 value, surrogates = from_json(text, allow_inf_nan=False), False
             except ValueError:  # as json.loads reads it, with no decoder made per line

@@ -50,8 +50,9 @@ def message(
     """Message(id=..., role=..., content=..., created_at=..., **rest) for values of their
     fields' types (`content`'s blocks validated models, `rest` among the API message id,
     usage, model and stop reason): the same fields, fields set and content list (a list of
-    its own) the validator makes, without the validation; its dict shares its keys
-    (`share_bookkeeping(made, keyed=True)`), its fields set is the one of its shape."""
+    its own) the validator makes, without the validation; its dict shares its keys and its
+    fields set is the one of its shape, as `share_bookkeeping` leaves a loaded message's
+    (the import shares only its blocks' as it writes it)."""
     values = _DEFAULTS.copy()
     values["id"], values["role"], values["created_at"] = id, role, created_at
     values["content"] = list(content)

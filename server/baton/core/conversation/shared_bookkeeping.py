@@ -22,6 +22,12 @@ from typing import Any
 from pydantic import BaseModel
 
 _NO_EXTRAS: dict[str, Any] = {}  # shared, never written to
+# the setters of pydantic's slots of an instance (of its `__dict__` too), which
+# object.__setattr__ finds and calls: called themselves, they cost a third as much
+SET_DICT = vars(BaseModel)["__dict__"].__set__
+SET_FIELDS_SET = vars(BaseModel)["__pydantic_fields_set__"].__set__
+SET_EXTRA = vars(BaseModel)["__pydantic_extra__"].__set__
+SET_PRIVATE = vars(BaseModel)["__pydantic_private__"].__set__
 _SHAPES: dict[frozenset[str], set[str]] = {}  # the shared fields set of each shape
 MAX_SHAPES = 4096  # extra fields come from files: past this many shapes, nothing new is shared
 
@@ -31,9 +37,9 @@ class Shared(BaseModel):
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in self.__pydantic_fields_set__:
-            object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
+            SET_FIELDS_SET(self, set(self.__pydantic_fields_set__))
         if self.__pydantic_extra__ is _NO_EXTRAS and name not in type(self).__pydantic_fields__:
-            object.__setattr__(self, "__pydantic_extra__", {})
+            SET_EXTRA(self, {})
         super().__setattr__(name, value)
 
 
@@ -78,7 +84,7 @@ def share_keys(model: Shared | None) -> None:
     own = keyed.copy()
     own.update(fields)
     if len(own) == len(fields):  # the same keys
-        object.__setattr__(model, "__dict__", own)
+        SET_DICT(model, own)
 
 
 def keyed_fields(cls: type[Shared], values: dict[str, Any]) -> dict[str, Any]:
@@ -95,9 +101,19 @@ def keyed_fields(cls: type[Shared], values: dict[str, Any]) -> dict[str, Any]:
     return own
 
 
+def shared_set(names: set[str]) -> set[str]:
+    """The one fields set of the shape of `names` that `share` gives a model of that shape
+    (`names` itself once MAX_SHAPES shapes are known): a model made with it needs no `share`."""
+    key = frozenset(names)
+    shared = _SHAPES.get(key)
+    if shared is None and len(_SHAPES) < MAX_SHAPES:
+        shared = _SHAPES[key] = set(names)
+    return names if shared is None else shared
+
+
 def share(models: Iterable[Shared | None]) -> None:
     """Let `models` (just validated, seen by nothing else yet) use the shared bookkeeping."""
-    shapes, set_ = _SHAPES, object.__setattr__
+    shapes = _SHAPES
     for model in models:
         if model is None:
             continue
@@ -107,6 +123,31 @@ def share(models: Iterable[Shared | None]) -> None:
         if shared is None and len(shapes) < MAX_SHAPES:
             shared = shapes[key] = set(names)
         if shared is not None:
-            set_(model, "__pydantic_fields_set__", shared)
+            SET_FIELDS_SET(model, shared)
         if model.__pydantic_extra__ == {}:
-            set_(model, "__pydantic_extra__", _NO_EXTRAS)
+            SET_EXTRA(model, _NO_EXTRAS)
+
+
+def share_wholly(models: Iterable[Shared]) -> None:
+    """`share(models)`, then `share_keys` of each, in one pass (an import shares every
+    block it writes so: a call fewer for each)."""
+    shapes, keyed_of = _SHAPES, _KEYED
+    for model in models:
+        names = model.__pydantic_fields_set__
+        key = frozenset(names)
+        shared = shapes.get(key)
+        if shared is None and len(shapes) < MAX_SHAPES:
+            shared = shapes[key] = set(names)
+        if shared is not None:
+            SET_FIELDS_SET(model, shared)
+        if model.__pydantic_extra__ == {}:
+            SET_EXTRA(model, _NO_EXTRAS)
+        cls, fields = type(model), model.__dict__  # `share_keys`, written out
+        keyed = keyed_of.get(cls, _UNSEEN)
+        if keyed is _UNSEEN:
+            keyed = keyed_of[cls] = _keyed_like(cls, fields)
+        if keyed is not None and len(fields) == len(keyed):
+            own = keyed.copy()
+            own.update(fields)
+            if len(own) == len(fields):  # the same keys
+                SET_DICT(model, own)

@@ -76,13 +76,14 @@ class ViewState:
         # surrogatepass: an id read from a hand-edited file may hold a lone surrogate
         self._running.update(message.id.encode("utf-8", "surrogatepass") + b"\0")
         index = len(self.marks) // MARK_BYTES
-        if not message.tokens:
+        tokens = message.tokens  # read once: a model's field is slower to read than a name
+        if not tokens:
             self.uncounted.append(index)
         if self.media_at is not None and holds_media(message):
             self.media_at.append(index)
         self.marks += mark
-        self.tally.append(self.tally[-1] + message.tokens)
-        self._by_kind[message.kind] += message.tokens  # less its framing, if unsent (`_frame`)
+        self.tally.append(self.tally[-1] + tokens)
+        self._by_kind[message.kind] += tokens  # less its framing, if unsent (`_frame`)
         if self._unframed is None:
             self._frame(message)
         else:
@@ -91,7 +92,7 @@ class ViewState:
             self.rules.add(message)
         if self.pairs is not None:
             self.pairs.add(message)
-        if message.anchors_usage:
+        if self.anchor_known and message.anchors_usage:
             self.anchor_known = False  # the newest record may anchor now
         return mark
 

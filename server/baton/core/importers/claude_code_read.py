@@ -12,7 +12,7 @@ import codecs
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -105,29 +105,59 @@ def records(
         # a byte order mark (Windows tools write one) may come before the array
         reading.array = head.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"["
         reading.handle = None if reading.array else handle
-        items = _array(handle, path, reading) if reading.array else _lines(handle, reading)
-        found = 0
-        for number, item, at, escaped in items:
-            if cancel is not None and cancel.is_set():
-                raise ImportCancelled("the import was cancelled; nothing was written")
-            if progress is not None:
-                progress(at, size)
-            if not isinstance(item, dict):
-                reading.broken.append(number)
-                continue
-            where = unwritable(item) if escaped else None
-            if where is not None:
-                raise InvalidParams(
-                    f"{path.name} holds text that cannot be written as UTF-8 (a lone "
-                    f"surrogate) at record {number}: {where.lstrip('.') or 'its value'}"
-                )
-            found += 1
-            yield item, at
+        if reading.array:
+            items = _array(handle, path, reading)
+            found = yield from _checked(items, path, size, reading, progress, cancel)
+        else:  # the lines checked as they are read: a generator fewer for each record
+            found = yield from _lines(handle, path, size, reading, progress, cancel)
         _not_cut_short(handle, path)
     if not found:
         raise InvalidParams(
             f"{path.name} is not a Claude Code session file "
             "(expected one JSON record per line, or a JSON array of records)"
+        )
+
+
+def _checked(
+    items: Iterator[Item],
+    path: Path,
+    size: int,
+    reading: Reading,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+) -> Generator[tuple[dict[str, Any], int], None, int]:
+    """(record, bytes read) of each of `items` that is a JSON object, the others' numbers
+    noted in `reading`; returns how many there were (`records`; `_lines` does the same)."""
+    found = 0
+    for number, item, at, escaped in items:
+        _going_on(cancel, progress, at, size)
+        if not isinstance(item, dict):
+            reading.broken.append(number)
+            continue
+        if escaped:
+            _writable(item, path, number)
+        found += 1
+        yield item, at
+    return found
+
+
+def _going_on(
+    cancel: threading.Event | None, progress: Progress | None, at: int, size: int
+) -> None:
+    """ImportCancelled once `cancel` is set; else `at` bytes of `size` told to `progress`."""
+    if cancel is not None and cancel.is_set():
+        raise ImportCancelled("the import was cancelled; nothing was written")
+    if progress is not None:
+        progress(at, size)
+
+
+def _writable(item: dict[str, Any], path: Path, number: int) -> None:
+    """InvalidParams when a string of record `number` cannot be written as UTF-8."""
+    where = unwritable(item)
+    if where is not None:
+        raise InvalidParams(
+            f"{path.name} holds text that cannot be written as UTF-8 (a lone "
+            f"surrogate) at record {number}: {where.lstrip('.') or 'its value'}"
         )
 
 
@@ -154,19 +184,28 @@ def _utf16(head: bytes) -> bool:
 Item = tuple[int, Any, int, bool]  # number, value, bytes read, whether it may hold a surrogate
 
 
-def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
-    """The file's lines up to its end as the read first reaches it: a line with no line end
-    is the last one read, since Claude Code may be writing it (what it writes next would
-    read as a line of its own, the rest of that one)."""
-    at = 0
+def _lines(
+    handle: BinaryIO,
+    path: Path,
+    size: int,
+    reading: Reading,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+) -> Generator[tuple[dict[str, Any], int], None, int]:
+    """(record, bytes read) of each of the file's lines that is a JSON object, the others'
+    numbers noted in `reading` (as `_checked` does), up to its end as the read first
+    reaches it: a line with no line end is the last one read, since Claude Code may be
+    writing it (what it writes next would read as a line of its own, the rest of that
+    one). Returns how many records there were."""
+    at = found = 0
     edges = reading.edges
     for number, line in enumerate(handle, start=1):
         at += len(line)
-        cut = not line.endswith(b"\n")
+        cut = line[-1] != 10  # no b"\n" at its end (endswith's arguments cost more)
         if line.isspace():
             reading.take(line)
             if cut:
-                return
+                return found
             continue
         try:
             value, surrogates = loads(line)
@@ -178,12 +217,20 @@ def _lines(handle: BinaryIO, reading: Reading) -> Iterator[Item]:
             reading.start = reading.taken
             reading.taken += len(line)  # `Reading.take`, written out: a call for each line
             edges.add(line)
-        # `json` (never pydantic-core's parser) reads "\\ud800" escapes, and raw
-        # surrogate bytes, as lone surrogates
-        escaped = surrogates and (b"\\ud" in line or b"\\uD" in line or b"\xed" in line)
-        yield number, value, at, escaped
+        if cancel is not None or progress is not None:  # `_going_on`, for a server's import
+            _going_on(cancel, progress, at, size)
+        if isinstance(value, dict):
+            # `json` (never pydantic-core's parser) reads "\\ud800" escapes, and raw
+            # surrogate bytes, as lone surrogates
+            if surrogates and (b"\\ud" in line or b"\\uD" in line or b"\xed" in line):
+                _writable(value, path, number)
+            found += 1
+            yield value, at
+        else:
+            reading.broken.append(number)
         if cut:
-            return
+            return found
+    return found
 
 
 def _array(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:

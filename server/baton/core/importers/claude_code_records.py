@@ -76,7 +76,10 @@ class RecordConverter(ImportedBoundaries):
         if self.beside and in_uuids(record, self.beside):
             self.report.beside += 1  # not the conversation Claude Code resumes
             return self._opaque(record)
-        kind, message = said(record, kind)
+        if kind == "system" or kind == "attachment":  # only such a record may be sent as
+            kind, message = said(record, kind)  # a user's: `said`, for the few records it is
+        else:
+            message = record.get("message")
         if self.repeats.seen(record, kind, subtype, message):
             self.report.repeated += 1  # the same message to Claude Code, which reads by uuid
             return self._opaque(record)

@@ -22,9 +22,10 @@ from pathlib import Path
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.files import storage_error, sync_dir
 from baton.core.conversation.invariants import ApiRules
-from baton.core.conversation.messages import Message, share_bookkeeping
+from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import new_session_id
+from baton.core.conversation.shared_bookkeeping import share, share_wholly
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.wire_nulls import keeps_no_null
@@ -111,10 +112,11 @@ class StagedTranscript:
             if isinstance(entry, Message):
                 if counted and entry.id in view:
                     entry.tokens = self.count(entry)
+                    share((entry,))  # the count gave it a fields set of its own
                 # the model itself: `encode` writes its wire form with no dict made of it,
                 # and the session holds it (its bookkeeping shared, as a load shares it;
-                # its own dict was made sharing its keys: `claude_code_models.message`)
-                wired = share_bookkeeping(entry, keyed=True) if MESSAGE_AS_IS else entry.wire()
+                # it and its usage were made so: `claude_code_models.message`, `usage`)
+                wired = _shared(entry) if MESSAGE_AS_IS else entry.wire()
                 events.append({"type": "message", "message": wired})
             elif isinstance(entry, Boundary):
                 events.append({"type": "boundary", "boundary": entry.wire()})
@@ -204,6 +206,13 @@ def remove_abandoned(folder: Path, now: float) -> None:
             pass
         finally:
             os.close(fd)
+
+
+def _shared(message: Message) -> Message:
+    """`message` with its blocks' bookkeeping shared, as `share_bookkeeping` shares it
+    (validated or built as the records were converted, they were not made so)."""
+    share_wholly(message.content)
+    return message
 
 
 def _last_compaction(entries: list[Entry]) -> tuple[int, Boundary | None]:

@@ -254,14 +254,11 @@ class Message(WireModel, Shared):
         return self.role == "user" and self.kind == "message" and not self.is_tool_result_only
 
 
-def share_bookkeeping(message: Message, *, keyed: bool = False) -> Message:
-    """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`);
-    `keyed`: its own dict and its usage's were made sharing their keys already
-    (`keyed_fields`)."""
+def share_bookkeeping(message: Message) -> Message:
+    """`message`, just loaded, with pydantic's bookkeeping shared (`shared_bookkeeping`)."""
     share((message, message.usage, *message.content))
-    if not keyed:
-        share_keys(message)
-        share_keys(message.usage)
+    share_keys(message)
+    share_keys(message.usage)
     for block in message.content:
         share_keys(block)
     return message

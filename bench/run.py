@@ -11,7 +11,8 @@ over the repetitions) and writes every series as JSON (default bench/results/lat
 load the chat webview's bundle in headless Chromium (bench/webview.mjs), and say they are
 skipped when Node, Chromium or node_modules are missing.
 Needs no API key and no network. `--corpus DIR` (or `--corpus` alone, for $BATON_CORPUS)
-builds the largest session from real Claude Code transcripts instead (bench/corpus.py).
+builds the largest session from real Claude Code transcripts instead (bench/corpus.py), and
+adds an import row for them laid end to end (bench/bench_import.py).
 """
 
 from __future__ import annotations

@@ -175,11 +175,14 @@ def reference_put_back(
                 placed.add(one)
         first = summarized.came(block[0]) if mid in spans and block else None
         if first is None:
-            if mid not in spans:
-                if not block:
-                    continue  # placed in the span already (pinned beside its summary)
-                if region is not None and _among(out, region, block[0], keys, summarized):
-                    continue
+            if not block:  # placed in the span already (pinned beside its summary), or an
+                continue  # attachment of the undone compaction: the entries after it follow
+            if (
+                mid not in spans
+                and region is not None
+                and _among(out, region, block[0], keys, summarized)
+            ):
+                continue
             region = None
             out += block
             continue

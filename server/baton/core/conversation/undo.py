@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.summary_text import Texts
 from baton.core.conversation.undo_place import attachments_in_place, copies_in_place, put_back
-from baton.core.conversation.undo_summarized import Summarized, first_came, reached
+from baton.core.conversation.undo_summarized import Summarized, merged, reached
 
 Inside = dict[str, dict[str, list[str]]]
 """A summary a rewind holds -> what a compaction's undo puts in place of its messages there."""
@@ -129,11 +129,12 @@ def undo_compaction(
     summary's place, merged with what it holds where its messages came (`put_back`), and the
     rest of a span cut before a message it took follows that message, among what it holds
     where each came (`order`: each message's place in the session; a summary's, where the
-    first message its text covers came, not one pinned beside it); what it holds otherwise
-    keeps its order (a summary of turns from before and after another it holds has no one
-    place among them). `every`: the session's boundaries, undone ones too (a summary in
-    force may have summarized one); `texts`: what the text of each message covers, read
-    once for the undos a check works out one after another (`summary_text.shared_texts`)."""
+    first message its text covers came, not one pinned beside it; a restored file, right
+    after the message before it); what it holds otherwise keeps its order (a summary of
+    turns from before and after another it holds has no one place among them). `every`:
+    the session's boundaries, undone ones too (a summary in force may have summarized one);
+    `texts`: what the text of each message covers, read once for the undos a check works
+    out one after another (`summary_text.shared_texts`)."""
     placed = placed or placing(view, boundary, others, order, every, texts)
     summarized, held, spans, tails, inside = placed
     if after is None:
@@ -144,13 +145,7 @@ def undo_compaction(
             k: _put_back_in(v, inside.get(k, spans), summarized)
             for k, v in other.stands_for.items()
         }
-    stands_for = stands_for_of(others)
     now = Summarized([*every, *others, boundary], others, order, texts)
-
-    def came(mid: str) -> int:  # a summary: where the first message its text covers came
-        first = now.came(mid)
-        return first_came(mid, stands_for, order) if first is None else first
-
     for other in others:
         if other.direction == "rewind":
             # a pinned one stays, one a summary summarized goes back with it; what the
@@ -158,7 +153,7 @@ def undo_compaction(
             skip = present | (held - set(other.summarized_ids))
             out = put_back(other.summarized_ids, spans, skip, summarized)
             for mid in [mid for mid in out if mid in tails]:
-                out = _given(out, mid, [one for one in tails[mid] if one not in out], came)
+                out = _given(out, mid, [one for one in tails[mid] if one not in out], now.came)
             other.view_after = expand(other.view_after, spans, skip=out)
             other.summarized_ids = out
     return after
@@ -181,16 +176,17 @@ def _rewinding(others: Iterable[Boundary]) -> bool:
     return any(other.direction == "rewind" for other in others)
 
 
-def _given(held: list[str], cut: str, rest: list[str], came: Callable[[str], int]) -> list[str]:
+def _given(
+    held: list[str], cut: str, rest: list[str], came: Callable[[str], int | None]
+) -> list[str]:
     """What a rewind holds (`held`, in the order its undo puts it back) once it is given the
     `rest` of a span cut before `cut`, a message it took: among what follows `cut`, each
-    where it came. The others keep their order (a summary among them that covers turns
-    from before and after the rewound message keeps its place after the first of those)."""
+    where it came (a summary: where the first message its text covers came), a restored
+    file after the message before it (`merged`). The others keep their order (a summary
+    among them that covers turns from before and after the rewound message keeps its place
+    after the first of those)."""
     at = held.index(cut) + 1
-    out, later, rest = held[:at], held[at:], list(rest)
-    while later and rest:
-        out.append(rest.pop(0) if came(rest[0]) < came(later[0]) else later.pop(0))
-    return out + later + rest
+    return held[:at] + merged(held[at:], rest, came)
 
 
 def _held_inside(

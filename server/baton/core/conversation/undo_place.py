@@ -29,7 +29,8 @@ def put_back(
     first message it summarized (kept verbatim beside it, the message follows it, as the
     compaction laid it out; one that came before goes before it, unless the summary undone
     kept it pinned beside it too: it stayed after the older one all along). The messages
-    just after a span that came before its later ones go among them too (`_among`). A
+    just after a span that came before its later ones go among them too (`_among`), past a
+    restored file of the undone compaction between them, which puts nothing back. A
     message of a span that a microcompaction in force replaced goes back as its copy, in
     its place (a tool result kept beside the summary, cleared since, still answers the
     call before it). A run of entries between spans goes as it is, in whole, when none of
@@ -70,11 +71,14 @@ def put_back(
                 placed.add(one)
         first = summarized.came(block[0]) if mid in spans and block else None
         if first is None:
-            if mid not in spans:
-                if not block:
-                    continue  # placed in the span already (pinned beside its summary)
-                if region is not None and _among(out, region, block[0], keys, summarized):
-                    continue
+            if not block:  # placed in the span already (pinned beside its summary), or an
+                continue  # attachment of the undone compaction: the entries after it follow
+            if (
+                mid not in spans
+                and region is not None
+                and _among(out, region, block[0], keys, summarized)
+            ):
+                continue
             region = None
             out += block
             continue

@@ -1,10 +1,10 @@
 """What each summary in force stands for and summarized, and where each message came, as a
-compaction's undo reads them (`Summarized`, `reached`, `first_came`): where it puts them
-back is `undo_place.py`'s."""
+compaction's undo reads them (`Summarized`, `reached`, `first_came`), and two lists of them
+merged where each came (`merged`): where it puts them back is `undo_place.py`'s."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from baton.core.conversation.boundary import Boundary
@@ -164,4 +164,33 @@ def reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
         if fresh:
             out |= fresh
             stack.extend(keys & fresh)
+    return out
+
+
+def merged(ids: list[str], given: list[str], came: Callable[[str], int | None]) -> list[str]:
+    """`ids` and `given` merged, each keeping its order: one of `given` goes before one of
+    `ids` that came after it. One with no place of its own (`came` says None: a restored
+    file, written with its compaction, after the turns around it) follows the one before it
+    in its list, as it stood: not where it was written, past turns of the other list that
+    came before that."""
+    keys, more = _keys(ids, came), _keys(given, came)
+    out: list[str] = []
+    n = k = 0
+    while n < len(ids) and k < len(given):
+        if more[k] < keys[n]:
+            out.append(given[k])
+            k += 1
+        else:
+            out.append(ids[n])
+            n += 1
+    return out + ids[n:] + given[k:]
+
+
+def _keys(ids: list[str], came: Callable[[str], int | None]) -> list[int]:
+    """Where each of `ids` came, one with no place of its own where the one before it did
+    (the first: before them all)."""
+    out: list[int] = []
+    for mid in ids:
+        arrived = came(mid)
+        out.append((out[-1] if out else -1) if arrived is None else arrived)
     return out

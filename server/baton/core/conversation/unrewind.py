@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.undo import stands_for_of
-from baton.core.conversation.undo_summarized import Summarized, first_came, reached
+from baton.core.conversation.undo_summarized import Summarized, first_came, merged, reached
 
 SentSince = Callable[[str], bool]
 """Whether a message came after a given rewind (a turn sent since, or a summary made since)."""
@@ -96,8 +96,9 @@ def unrewind(
     this one kept, they go where they came (`arrival`: every message id, in the order they
     came), so that the view keeps that order: a summary among them where the first message
     it brings came, not one shown verbatim before them that it stands for too (pinned beside
-    it). Those older turns keep their order (a summary among them that covers turns from
-    before and after others keeps its place after the first of those)."""
+    it), a restored file after the entry before it (not where it was written, after them).
+    Those older turns keep their order (a summary among them that covers turns from before
+    and after others keeps its place after the first of those)."""
     present = set(view)
     back = [mid for mid in boundary.summarized_ids if mid not in present]
     kept = set(boundary.view_after)
@@ -109,16 +110,21 @@ def unrewind(
     order = {mid: n for n, mid in enumerate(arrival)}
     placed = reached(view[:start], stands_for)
 
-    def came(mid: str) -> int:  # not where a message shown before them came (pinned beside)
+    def came(mid: str) -> int | None:  # not where a message shown before them came (pinned)
+        if _placeless(mid, stands_for):
+            return None  # a restored file: after the entry before it
         own = [order[one] for one in reached([mid], stands_for) - placed if one in order]
         return min(own, default=first_came(mid, stands_for, order))
 
-    middle, rest = [], list(back)
-    for mid in view[start:at]:  # merged, each keeping its order
-        while rest and came(rest[0]) < came(mid):
-            middle.append(rest.pop(0))
-        middle.append(mid)
-    return [*view[:start], *middle, *rest, *view[at:]]
+    return [*view[:start], *merged(view[start:at], back, came), *view[at:]]
+
+
+def _placeless(mid: str, stands_for: dict[str, list[str]]) -> bool:
+    """Whether `mid` is a restored file (an attachment, which stands for nothing), or a
+    summary of such files only: it has no place of its own among the turns."""
+    if mid not in stands_for:
+        return False
+    return all(stands_for.get(one) == [] for one in reached([mid], stands_for) - {mid})
 
 
 def rewind_return(

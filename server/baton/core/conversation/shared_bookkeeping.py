@@ -126,28 +126,3 @@ def share(models: Iterable[Shared | None]) -> None:
             SET_FIELDS_SET(model, shared)
         if model.__pydantic_extra__ == {}:
             SET_EXTRA(model, _NO_EXTRAS)
-
-
-def share_wholly(models: Iterable[Shared]) -> None:
-    """`share(models)`, then `share_keys` of each, in one pass (an import shares every
-    block it writes so: a call fewer for each)."""
-    shapes, keyed_of = _SHAPES, _KEYED
-    for model in models:
-        names = model.__pydantic_fields_set__
-        key = frozenset(names)
-        shared = shapes.get(key)
-        if shared is None and len(shapes) < MAX_SHAPES:
-            shared = shapes[key] = set(names)
-        if shared is not None:
-            SET_FIELDS_SET(model, shared)
-        if model.__pydantic_extra__ == {}:
-            SET_EXTRA(model, _NO_EXTRAS)
-        cls, fields = type(model), model.__dict__  # `share_keys`, written out
-        keyed = keyed_of.get(cls, _UNSEEN)
-        if keyed is _UNSEEN:
-            keyed = keyed_of[cls] = _keyed_like(cls, fields)
-        if keyed is not None and len(fields) == len(keyed):
-            own = keyed.copy()
-            own.update(fields)
-            if len(own) == len(fields):  # the same keys
-                SET_DICT(model, own)

@@ -22,9 +22,9 @@ from conversations import char_count
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
-from baton.core.importers import claude_code, claude_code_read
+from baton.core.importers import claude_code, claude_code_array, claude_code_read
 from baton.core.importers.claude_code import ImportReport, import_off_loop, import_with_report
-from baton.core.importers.claude_code_read import MAX_DEPTH
+from baton.core.importers.claude_code_json import MAX_DEPTH
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.read_fingerprint import file_fingerprint
 from baton_testkit.claude_code_gen import case, generate
@@ -431,7 +431,7 @@ def test_a_json_array_cut_short_is_refused_naming_where_the_file_breaks(
     """The array is read a window at a time: its parser's error named the line and
     character in the window (the text not yet decoded), not in the file, so a Stop hook's
     chat.json cut at line 8,417 was said to break at "line 4 column 17 (char 102)"."""
-    monkeypatch.setattr(claude_code_read, "ARRAY_CHUNK", 4096)  # the window moves on
+    monkeypatch.setattr(claude_code_array, "ARRAY_CHUNK", 4096)  # the window moves on
     whole = generate(11, era="old", array=True).write(tmp_path / "whole.json").read_text()
     cut_at = len(whole) * 2 // 3
     text = whole[:cut_at]

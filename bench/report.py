@@ -157,15 +157,21 @@ def count(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
 
 def imports(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     """Time against what no import can do without, in the same process: `json.loads` of
-    the file's lines and the exact counting of the resulting session's view (a fixed
-    figure per 100 MB would be below `json.loads` alone on a slow machine). Counting every
-    message it made is shown beside: what an import that counted all of them would add."""
+    the file's lines (each let go once parsed) and the exact counting of the resulting
+    session's view (a fixed figure per 100 MB would be below `json.loads` alone on a slow
+    machine). The goal is issue 26's 2 s per 100 MB as a ratio: `json.loads` reads the
+    generated file's lines in 0.5-0.6 s per 100 MB on the machine it was set on, and 2 s
+    is 3.5 times that. Counting every message it made is shown beside: what an import
+    that counted all of them would add."""
     return _import_row(f, "import", "each with a session id of its own")
 
 
 def imports_real(f: dict[str, Any], small: str, big: str, sizes: list[str]) -> Row:
     """The same for real transcripts laid end to end (`--corpus`): records of real sizes."""
     return _import_row(f, "import_real", "real transcripts laid end to end, ids per copy")
+
+
+IMPORT_RATIO = 3.5  # issue 26's 2 s per 100 MB, where parsing the lines takes 0.5-0.6 s
 
 
 def _import_row(f: dict[str, Any], name: str, what: str) -> Row:
@@ -188,8 +194,8 @@ def _import_row(f: dict[str, Any], name: str, what: str) -> Row:
         f"{cpu_100:.2f} s) vs {json_100:.2f} + {count_100:.2f} s per 100 MB (counting every "
         f"message: {all_100:.2f} s); peak RSS "
         f"+{growth:.0f} MB for a {session:.0f} MB session ({growth / session:.2f}x)",
-        f"<= 2x; peak <= 3x the session + 100 MB ({limit:.0f} MB here)",
-        ratio <= 2.0 and growth <= limit,
+        f"<= {IMPORT_RATIO}x; peak <= 3x the session + 100 MB ({limit:.0f} MB here)",
+        ratio <= IMPORT_RATIO and growth <= limit,
         {
             "ratio": ratio,
             "s_per_100mb": per_100,

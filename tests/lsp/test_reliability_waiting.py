@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import resource
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,46 @@ async def test_a_flood_of_half_open_handshakes_neither_shuts_out_nor_floods(
         close_all(flood)
         with contextlib.suppress(Exception):
             await stop(process, stderr)
+
+
+async def turned_away(flag: str, host: str, port: int) -> bool:
+    """A connection while a client is served (a WebSocket one shows no token): whether the
+    server closes it at once (a WebSocket one with 1013)."""
+    if flag == "--tcp":
+        connection = await half_open(host, port)
+        return connection is not None and await closed_by_server(connection[0])
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    async with connect(f"ws://{host}:{port}/") as websocket:
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(websocket.recv(), WAIT_SECONDS)
+    return closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+
+
+@pytest.mark.parametrize("flag", ["--tcp", "--ws"])
+async def test_connections_turned_away_while_a_client_is_served_are_said_as_counts(
+    tmp_path: Path, flag: str
+) -> None:
+    """Each connection refused while the slot is taken was a line of its own on stderr:
+    a scanner's thousand connections, a thousand lines in the editor's log."""
+    process, stderr, host, port, token = await start(tmp_path, flag, timeout=60)
+    try:
+        lsp = await editor(tmp_path, flag, host, port, token)
+        refused = 60
+        for _ in range(refused):
+            assert await turned_away(flag, host, port)
+        assert "sessions" in await lsp.request(protocol.SESSION_LIST)  # served on
+        await lsp.close()
+        assert await asyncio.wait_for(process.wait(), WAIT_SECONDS) == 0
+        await stderr.task
+        said = [line for line in stderr.lines if "one client at a time" in line]
+        assert len(said) < 10, stderr.text[-2000:]  # a line, then counts every 10 s at most
+        assert "refused a connection from 127.0.0.1:" in said[0]
+        counts = [re.search(r"refused (\d+) more connections", line) for line in said]
+        alone = sum("refused a connection from" in line for line in said)
+        # every one is told, the last count when the client left at the latest
+        assert alone + sum(int(found[1]) for found in counts if found) == refused, said
+        assert "Traceback" not in stderr.text
+    finally:
+        await stop(process, stderr)

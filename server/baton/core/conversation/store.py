@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import threading
 import weakref
 from collections import OrderedDict
@@ -28,6 +29,14 @@ log = logging.getLogger(__name__)
 MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
 
 
+def open_bound() -> int:
+    """How many sessions to hold open: `MAX_OPEN`, or a quarter of the descriptors the
+    process may open when that is fewer (`ulimit -n`), so the sessions never use up what
+    the server needs besides (its pipes and sockets, the files a list or a tool reads)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return MAX_OPEN if soft == resource.RLIM_INFINITY else max(1, min(MAX_OPEN, soft // 4))
+
+
 def _followed(session: Session) -> bool:
     """Whether `get` reads the session again: a view of a file another process writes once
     that process wrote it or let go (so it shows that process's latest turns, and becomes
@@ -41,18 +50,18 @@ def _followed(session: Session) -> bool:
 class SessionStore:
     """Sessions under `<data_dir>/sessions/`.
 
-    `get` (or `open`) opens a session and keeps it open, up to `max_open` of them: past
-    that, the least recently used one that is not in use (compacting, or named by
-    `in_use`) is closed, so descriptors and locks stay bounded. `list` opens none: it reads
-    the index (`listing.py`). `release` closes one session, `close` all of them, `end` all
-    of them for good.
+    `get` (or `open`) opens a session and keeps it open, up to `max_open` of them
+    (`open_bound()`): past that, the least recently used one that is not in use
+    (compacting, or named by `in_use`) is closed, so descriptors and locks stay bounded.
+    `list` opens none: it reads the index (`listing.py`). `release` closes one session,
+    `close` all of them, `end` all of them for good.
     """
 
-    def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int = MAX_OPEN) -> None:
+    def __init__(self, data_dir: Path, count: TokenCounter, *, max_open: int | None = None) -> None:
         self.data_dir = data_dir
         self.count = count
         self.own_requests = False  # its sessions' (`ReplayedView.own_requests`)
-        self.max_open = max_open
+        self.max_open = open_bound() if max_open is None else max_open
         self.in_use: Callable[[str], bool] = lambda session_id: False
         self._open: OrderedDict[str, Session] = OrderedDict()
         # sessions closed to stay within max_open that someone still holds (a turn in

@@ -46,7 +46,8 @@ class Transcript(TranscriptRepairs):
     since the file is only ever appended to, plus this transcript's own appends. Reading
     never writes: a torn last line is cut (kept aside in `.torn`) and unreadable lines are
     kept aside (`.bad`) only when something is first written. Before each append the
-    file held is checked to still be the one on disk, of the size last seen.
+    file held is checked to still be the one on disk, of the size last seen, and after it
+    to still be there (else the append went with the file another program took away).
     """
 
     def __init__(
@@ -254,6 +255,7 @@ class Transcript(TranscriptRepairs):
             if isinstance(exc, OSError):
                 raise storage_error("write", self.path, exc) from None
             raise
+        self.check_written(start, parts)  # replaced or deleted while written: not acknowledged
         assert self._size is not None
         self._size += sum(map(len, parts))
         self._but_renames += sum(1 for event in batch if not renamed(event))

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from baton.core.conversation.files import SecondName, identity, storage_error
+from baton.core.conversation.files import SecondName, identity, open_regular, storage_error
 from baton.core.conversation.folders import linked_folder
 from baton.core.conversation.writer_lock import LOCKED, open_writer, write_locked
 from baton.core.errors import StorageError, TranscriptChanged
@@ -81,6 +82,48 @@ class TranscriptFile:
             "written and the session is read again from the disk",
             path=str(self.path),
         )
+
+    def check_written(self, start: int, parts: Sequence[bytes]) -> None:
+        """After an append's fsync: `TranscriptChanged` when the file at `path` is no longer
+        the one written (another program deleted it, or saved another in its place, while
+        the append was written: the append went with the old file), unless the file there
+        holds `parts` where they were written (a copy made after the write). Nothing is
+        acknowledged then; the transcript is closed."""
+        assert self._fd is not None
+        try:
+            on_disk = os.lstat(self.path)
+        except FileNotFoundError:
+            problem = "was deleted"
+        except OSError:  # its folder can no longer be searched: the next check says so
+            return
+        else:
+            if identity(on_disk) == identity(os.fstat(self._fd)) or self._holds(start, parts):
+                return
+            problem = "was replaced"
+        self.abandon(f"it {problem} by another program")
+        raise TranscriptChanged(
+            f"{self.path} {problem} by another program while Baton wrote to it: what it "
+            "wrote went with the old file, so nothing was acknowledged, and the session is "
+            "read again from the disk",
+            path=str(self.path),
+        )
+
+    def _holds(self, start: int, parts: Sequence[bytes]) -> bool:
+        """Whether the file at `path` holds `parts` from offset `start` on."""
+        try:
+            fd = open_regular(self.path, os.O_RDONLY)
+        except (OSError, StorageError):
+            return False
+        try:
+            for part in parts:
+                if os.pread(fd, len(part), start) != part:
+                    return False
+                start += len(part)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def moved_on(self) -> bool:
         """Whether the file at `path` is no longer the one this transcript read, or no

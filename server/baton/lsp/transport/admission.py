@@ -6,8 +6,9 @@ A connection is only a candidate until it shows the token: it holds no slot, it 
 longest). The first connection that shows the token takes the slot; every other waiting
 connection is closed then, and later ones are turned away. So a connection that never
 speaks, or a flood of half-open WebSocket handshakes, holds a few descriptors for a few
-seconds and never keeps the editor out. What is closed is said on stderr once, then as
-counts at most every `QUIET_SECONDS`.
+seconds and never keeps the editor out. What is closed (and what is turned away while a
+client is served) is said on stderr once, then as counts at most every `QUIET_SECONDS`, and
+what is counted is said as the server ends at the latest.
 """
 
 from __future__ import annotations
@@ -119,10 +120,14 @@ class Admission:
         self._unsaid[key] = self._unsaid.get(key, 0) + 1
         if self._flush is None:
             later = QUIET_SECONDS - (now - self._said_at)
-            self._flush = asyncio.get_running_loop().call_later(later, self._say_counts)
+            self._flush = asyncio.get_running_loop().call_later(later, self.say_counts)
 
-    def _say_counts(self) -> None:
-        self._flush = None
+    def say_counts(self) -> None:
+        """Say what was counted and not said yet: when its time is up, or as the server
+        ends (a count is never lost)."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         self._said_at = time.monotonic()
         for (more, reason), count in self._unsaid.items():
             log.warning("%s: %s", more.format(count), reason)

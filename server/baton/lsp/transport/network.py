@@ -48,7 +48,7 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         if admission.served:
-            _turned_away(peer)
+            _turned_away(admission, peer)
             await _close(writer)
             return
         waiting = admission.arrive(writer.transport.abort, peer)
@@ -72,7 +72,7 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
         try:
             await framing.run_frames(framing.stream_reader(reader), gate, stop_event, decoder)
         except access.Busy:
-            _turned_away(peer)
+            _turned_away(admission, peer)
         except access.Refused:
             pass  # said when refused
         except ConnectionError as exc:  # a client that vanished (reset) ends the session
@@ -87,6 +87,7 @@ def serve_tcp(server: BatonServer, host: str, port: int, stop_event: threading.E
         finally:
             admission.leave(waiting)
             if gate.open or stop_event.is_set():
+                admission.say_counts()
                 server.ending()
                 server.shutdown()  # type: ignore[no-untyped-call]
             else:  # never let in: the server serves on
@@ -153,7 +154,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
         if admission.served or (shown and not admit()):
             if waiting is not None:
                 admission.leave(waiting)
-            _turned_away(websocket.remote_address)
+            _turned_away(admission, websocket.remote_address)
             await websocket.close(TRY_AGAIN_LATER, BUSY)
             return
         gate = access.TokenGate(
@@ -167,7 +168,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
         try:
             await run_websocket_messages(websocket, gate, stop_event)
         except access.Busy:
-            _turned_away(websocket.remote_address)
+            _turned_away(admission, websocket.remote_address)
             await websocket.close(TRY_AGAIN_LATER, BUSY)
         except access.Refused:
             await writer.drain()
@@ -178,6 +179,7 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
             if waiting is not None:
                 admission.leave(waiting)
             if gate.open or stop_event.is_set():
+                admission.say_counts()
                 server.ending()
                 server.shutdown()  # type: ignore[no-untyped-call]
 
@@ -197,8 +199,10 @@ def serve_ws(server: BatonServer, host: str, port: int, stop_event: threading.Ev
     _serve(server, listen, "ws", (host, port), told)
 
 
-def _turned_away(peer: Any) -> None:
-    log.warning("refused a connection from %s: %s", _peer(peer), BUSY)
+def _turned_away(admission: Admission, peer: Any) -> None:
+    """Said as the closes of waiting connections are: once, then as counts (a scanner's
+    connections while the client is served would be a line each)."""
+    admission.note(f"refused a connection from {_peer(peer)}", "refused {} more connections", BUSY)
 
 
 def _serve(

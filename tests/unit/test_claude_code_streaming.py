@@ -356,21 +356,35 @@ def test_a_line_with_nan_or_infinity_is_skipped_and_reported(
     assert constant not in session.transcript.path.read_text()
 
 
-def test_an_array_item_past_the_limit_is_skipped_and_one_beyond_parsing_refused(
-    tmp_path: Path, plain_store: SessionStore
+@pytest.mark.parametrize("depth", [400, 1000, 100_000])
+def test_an_array_item_past_the_limit_is_skipped_and_reported(
+    tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch, depth: int
 ) -> None:
+    """Like a line of a JSONL file, also one nested deeper than the parser goes (1,000
+    levels and more), whose end is found without parsing it: strings holding brackets and
+    quotes passed over, the item running past the window the array is read in."""
+    monkeypatch.setattr(claude_code_array, "ARRAY_CHUNK", 4096)
     first, second = conversation_lines()
+    strings = json.dumps({"type": "note", "text": 'a "]]" and {{ and \\'})
     path = tmp_path / "deep.json"
-    path.write_text(f"[{first},\n{with_input(400)},\n{second}]")
+    path.write_text(f"[{first},\n{with_input(depth)},\n{strings},\n{second}]")
+
     session, report = import_with_report(path, plain_store)
+
     assert report.broken_lines == [2] and session.view == ["u1", "a1"]
     # numbered as the array's items: an item written indented spans many lines
     assert "skipped 1 unreadable item(s): item 2" in report.notes()
 
-    path.write_text(f"[{first},\n{with_input(100_000)},\n{second}]")
-    with pytest.raises(InvalidParams, match="deeper than"):
+
+def test_an_array_whose_too_deep_item_never_ends_is_refused(
+    tmp_path: Path, plain_store: SessionStore
+) -> None:
+    first, _ = conversation_lines()
+    path = tmp_path / "deep.json"
+    path.write_text(f"[{first},\n" + "[" * 5000 + ' "]" ')
+    with pytest.raises(InvalidParams, match="the array does not end"):
         import_with_report(path, plain_store)
-    assert len(left_in(plain_store)) == 1  # the first import's session, nothing more
+    assert left_in(plain_store) == []
 
 
 async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from baton.core.errors import InvalidParams
-from baton.core.importers.claude_code_json import MAX_DEPTH, has_constant, too_deep
+from baton.core.importers.claude_code_json import has_constant, too_deep
 from baton.core.importers.read_fingerprint import Edges
 
 if TYPE_CHECKING:
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
 
 ARRAY_CHUNK = 4 * 1024 * 1024
 _DECODER = json.JSONDecoder()
+# what moves the depth of a container's text, and the rest of a string after its quote
+_BRACKET_OR_QUOTE = re.compile(r'[\[\]{}"]')
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 def array_items(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item]:
@@ -46,7 +50,7 @@ def array_items(handle: BinaryIO, path: Path, reading: Reading) -> Iterator[Item
             window.next_char()
         item, piece = window.item()
         number += 1
-        if too_deep(piece, item) or has_constant(piece, item):
+        if item is not None and (too_deep(piece, item) or has_constant(piece, item)):
             item = None  # an item past the limit is skipped like a broken line
         escaped = "\\ud" in piece or "\\uD" in piece
         yield number, item, window.read_bytes, escaped
@@ -112,8 +116,17 @@ class _Window:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
-            except RecursionError:
-                raise self.invalid(f"an item nests deeper than {MAX_DEPTH} levels") from None
+            except RecursionError:  # deeper than the parser goes: past MAX_DEPTH anyway
+                past = _container_end(self.text, self.pos)
+                if past is None:  # it goes on past the window (or never ends)
+                    if self.ended:
+                        raise self.invalid("the array does not end") from None
+                    self.chunk = max(self.chunk, 2 * (len(self.text) - self.pos))
+                    self.more()
+                    continue
+                piece = self.text[self.pos : past]
+                self.pos = past
+                return None, piece  # skipped and reported like a broken line
             except ValueError as exc:
                 if self.ended:
                     raise self.broken(exc) from None
@@ -126,3 +139,24 @@ class _Window:
             piece = self.text[self.pos : end]
             self.pos = end
             return value, piece
+
+
+def _container_end(text: str, start: int) -> int | None:
+    """Where the array or object at `start` ends in `text` (None: not within it), found
+    without parsing it (one too deep for the parser is skipped, not read): its brackets
+    counted, strings passed over whole."""
+    depth, at = 0, start
+    while (mark := _BRACKET_OR_QUOTE.search(text, at)) is not None:
+        at = mark.end()
+        if mark[0] == '"':
+            rest = _STRING_REST.match(text, at)
+            if rest is None:
+                return None
+            at = rest.end()
+        elif mark[0] in "[{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return at
+    return None

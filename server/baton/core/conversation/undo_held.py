@@ -1,0 +1,111 @@
+"""What a compaction's undo does with what a rewind in force holds: each span cut before a
+message a rewind took, its rest given to that rewind (`cut_spans`), a span that stays whole
+inside a summary a rewind holds (`held_inside`), and one that stays whole inside a summary
+of the view that a rewind kept (`kept_inside_of`). `undo.py` places what they give."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+from baton.core.conversation.boundary import Boundary
+from baton.core.conversation.undo_summarized import reached
+
+Inside = dict[str, dict[str, list[str]]]
+"""A summary a rewind holds -> what a compaction's undo puts in place of its messages there."""
+
+
+def cut_spans(
+    mine: Mapping[str, list[str]],
+    view: list[str],
+    rewound: Collection[str],
+    held: Collection[str] = (),
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What undoing a compaction puts in place of each message it introduced (`mine`: what
+    each stands for), and what a rewind in force cut from it (a rewound id -> the span's
+    later ids, those not in `view`, rewound already or `held` by another summary)."""
+    spans: dict[str, list[str]] = {}
+    tails: dict[str, list[str]] = {}
+    out = {*view, *held}
+    for mid, span in mine.items():
+        cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
+        spans[mid] = span[:cut]
+        if cut < len(span):
+            later = span[cut + 1 :]
+            tails[span[cut]] = [one for one in later if one not in rewound and one not in out]
+    return spans, tails
+
+
+def held_inside(
+    mine: Mapping[str, list[str]],
+    view: list[str],
+    others: list[Boundary],
+    stands_for: dict[str, list[str]],
+    rewound: set[str],
+) -> tuple[Inside, set[str]]:
+    """The summaries of `others` that a rewind holds (out of the view, inside what it took
+    out), each with what undoing a compaction (`mine`: what each message it introduced
+    stands for) puts in place of its messages there; and the rewound messages before which
+    no span of it is cut anywhere else. `stands_for`: what each message `others`
+    introduced stands for; `rewound`: what their rewinds took out of `view`.
+
+    A span is not cut inside such a summary before a message the same rewind took out: all
+    of it goes back with that rewind's undo, while a span cut inside a summary would leave
+    the summary standing for turns later than the rest cut off (the rewind holds that rest
+    beside it), and undoing the summary then would put those later turns first."""
+    present = set(view)
+    in_view = reached(view, stands_for)
+    inside: Inside = {}
+    cut_elsewhere = {mid for mid in mine if mid in in_view}
+    for rewind in others:
+        if rewind.direction != "rewind":
+            continue
+        took = [mid for mid in rewind.summarized_ids if mid not in present]
+        cut_elsewhere.update(mid for mid in mine if mid in took)
+        held = reached(took, stands_for) - in_view
+        if not held & set(mine):
+            continue
+        keep = rewound - set(took)
+        spans, _ = cut_spans(mine, view, keep)
+        for mid in held:
+            if mid in stands_for and mid not in mine:
+                inside.setdefault(mid, spans)
+        # a span cut here before another rewind's message: that rewind takes its rest
+        for mid in held & set(mine):
+            if any(one in keep for one in mine[mid]):
+                cut_elsewhere.add(mid)
+    whole = {
+        span[next(n for n, one in enumerate(span) if one in rewound)]
+        for mid, span in mine.items()
+        if mid not in cut_elsewhere and any(one in rewound for one in span)
+    }
+    return inside, whole
+
+
+def kept_inside_of(
+    mine: Mapping[str, list[str]],
+    view: list[str],
+    others: list[Boundary],
+    stands_for: dict[str, list[str]],
+) -> dict[str, set[str]]:
+    """The messages a compaction introduced (`mine`: what each stands for) that stand
+    inside a summary of the view, where a rewind that kept that summary took a message of
+    their span (pinned beside it), each with what such rewinds took: the summary's text
+    covers the span, so the span stays whole inside it. Cut before the rewound message,
+    with its rest given to the rewind, the rest would come back, on the rewind's undo, after
+    turns the summary holds that came after it. A message of the span that a rewind which
+    did not keep the summary took (one from before the summary was made, pinned beside the
+    undone one) is not in what the summary covers: the span is still cut before it.
+    `stands_for`: what each message `others` introduced stands for."""
+    present = set(view)
+    in_view = reached(view, stands_for)
+    holder = {one: mid for mid, span in stands_for.items() for one in span}
+    out: dict[str, set[str]] = {}
+    for mid, span in mine.items():
+        if mid in present or mid not in in_view or mid not in holder:
+            continue
+        for rewind in others:
+            if rewind.direction != "rewind" or set(rewind.summarized_ids).isdisjoint(span):
+                continue
+            if holder[mid] in reached(rewind.view_after, stands_for):
+                out.setdefault(mid, set()).update(rewind.summarized_ids)
+    return out

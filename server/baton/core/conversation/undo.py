@@ -23,11 +23,17 @@ from collections.abc import Callable, Iterable, Mapping
 
 from baton.core.conversation.boundary import Boundary, expand
 from baton.core.conversation.summary_text import Texts
-from baton.core.conversation.undo_held import Inside, cut_spans, held_inside, kept_inside_of
+from baton.core.conversation.undo_held import (
+    Inside,
+    cut_spans,
+    held_inside,
+    kept_by_holder,
+    kept_inside_of,
+)
 from baton.core.conversation.undo_place import attachments_in_place, copies_in_place, put_back
 from baton.core.conversation.undo_summarized import Summarized, merged
 
-Placed = tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]], Inside]
+Placed = tuple[Summarized, set[str], dict[str, list[str]], dict[str, list[str]], Inside, list[str]]
 """What an undo places (`placing`): worked out once, by its check, for its commit too."""
 
 
@@ -56,10 +62,9 @@ def uncompacted(
 ) -> list[str]:
     """The view once compaction `boundary` is undone (`undo_compaction`'s, the boundaries
     still in force, `others`, left as they are); `placed`: `placing`'s, when worked out."""
-    summarized, held, spans, _, _ = placed or placing(view, boundary, others, order, every)
-    return attachments_in_place(
-        copies_in_place(put_back(view, spans, held, summarized), boundary), view, others
-    )
+    summarized, held, spans, _, _, going = placed or placing(view, boundary, others, order, every)
+    back = merged(put_back(view, spans, held, summarized), going, summarized.came)
+    return attachments_in_place(copies_in_place(back, boundary), view, others)
 
 
 def placing(
@@ -72,8 +77,10 @@ def placing(
 ) -> Placed:
     """What undoing `boundary` places: what the summaries in force summarized, the
     messages they hold out of the view, the spans put back, the rest of each span cut
-    before a rewound message (that rewind's, keyed by the message) and what goes inside
-    the summaries a rewind holds (`undo_held.held_inside`). `texts`: as `undo_compaction`'s."""
+    before a rewound message (that rewind's, keyed by the message), what goes inside
+    the summaries a rewind holds (`undo_held.held_inside`) and what goes back into the
+    view from a summary a rewind holds, which the rewind kept (`undo_held.kept_by_holder`).
+    `texts`: as `undo_compaction`'s."""
     summarized = Summarized([*every, *others, boundary], others, order, texts)
     held = summarized.elsewhere(view)
     rewound = rewound_out(view, others)
@@ -91,7 +98,8 @@ def placing(
         whole.update(one for one in spans[mid] if one in tails)
         tails.update((one, later) for one, later in rest.items() if one in mine[mid])
     tails = {mid: later for mid, later in tails.items() if mid not in whole}
-    return summarized, held, spans, tails, inside
+    going = kept_by_holder(view, others, stands_for, spans, rewound | held) if rewinding else []
+    return summarized, held, spans, tails, inside, going
 
 
 def undo_compaction(
@@ -121,7 +129,7 @@ def undo_compaction(
     `texts`: what the text of each message covers, read once for the undos a check works
     out one after another (`summary_text.shared_texts`)."""
     placed = placed or placing(view, boundary, others, order, every, texts)
-    summarized, held, spans, tails, inside = placed
+    summarized, held, spans, tails, inside, going = placed
     if after is None:
         after = uncompacted(view, boundary, others, order, every, placed)
     present = set(view)
@@ -135,7 +143,7 @@ def undo_compaction(
         if other.direction == "rewind":
             # a pinned one stays, one a summary summarized goes back with it; what the
             # rewind holds already stays with it (given by an undo, though a summary quotes it)
-            skip = present | (held - set(other.summarized_ids))
+            skip = present | (held - set(other.summarized_ids)) | set(going)
             out = put_back(other.summarized_ids, spans, skip, summarized)
             for mid in [mid for mid in out if mid in tails]:
                 out = _given(out, mid, [one for one in tails[mid] if one not in out], now.came)

@@ -1,7 +1,8 @@
 """What a compaction's undo does with what a rewind in force holds: each span cut before a
 message a rewind took, its rest given to that rewind (`cut_spans`), a span that stays whole
-inside a summary a rewind holds (`held_inside`), and one that stays whole inside a summary
-of the view that a rewind kept (`kept_inside_of`). `undo.py` places what they give."""
+inside a summary a rewind holds (`held_inside`), one that stays whole inside a summary of
+the view that a rewind kept (`kept_inside_of`), and what of a span a rewind holds goes back
+into the view, as the rewind kept it (`kept_by_holder`). `undo.py` places what they give."""
 
 from __future__ import annotations
 
@@ -109,3 +110,30 @@ def kept_inside_of(
             if holder[mid] in reached(rewind.view_after, stands_for):
                 out.setdefault(mid, set()).update(rewind.summarized_ids)
     return out
+
+
+def kept_by_holder(
+    view: list[str],
+    others: list[Boundary],
+    stands_for: dict[str, list[str]],
+    spans: Mapping[str, list[str]],
+    elsewhere: Collection[str],
+) -> list[str]:
+    """The messages of the spans a compaction's undo puts back (`spans`) whose summary a
+    rewind among `others` took out (itself, not inside another summary) that the rewind
+    kept, out of `view` and not `elsewhere` (rewound, or held by a summary in force), in
+    their spans' order: a tool call pinned beside an older summary, summarized since by
+    this one and left inside it when the older one was undone. They go back into the view,
+    where they came among the turns the rewind kept around them: given to the rewind, its
+    undo would put them after those. `stands_for`: what each message `others` introduced
+    stands for."""
+    present = set(view)
+    out: list[str] = []
+    for rewind in others:
+        if rewind.direction != "rewind":
+            continue
+        kept = reached(rewind.view_after, stands_for)
+        for mid in rewind.summarized_ids:
+            if mid not in present and mid in spans:
+                out += [one for one in spans[mid] if one in kept and one not in present]
+    return [one for one in dict.fromkeys(out) if one not in elsewhere]

@@ -85,7 +85,8 @@ def placing(
     held = summarized.elsewhere(view)
     rewound = rewound_out(view, others)
     mine = undo_mapping(boundary)
-    spans, tails = cut_spans(mine, view, rewound, held)
+    taker = {m: b.id for b in others if b.direction == "rewind" for m in b.summarized_ids}
+    spans, tails = cut_spans(mine, view, rewound, held, taker)
     rewinding = _rewinding(others)  # none in force: nothing is held inside or kept inside
     stands_for = stands_for_of(others) if rewinding else {}
     inside, whole = (
@@ -93,7 +94,7 @@ def placing(
     )
     kept_inside = kept_inside_of(mine, view, others, stands_for) if rewinding else {}
     for mid, kept in kept_inside.items():
-        cut, rest = cut_spans(mine, view, rewound - kept, held)
+        cut, rest = cut_spans(mine, view, rewound - kept, held, taker)
         spans[mid] = cut[mid]
         whole.update(one for one in spans[mid] if one in tails)
         tails.update((one, later) for one, later in rest.items() if one in mine[mid])

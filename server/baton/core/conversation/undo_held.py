@@ -20,19 +20,30 @@ def cut_spans(
     view: list[str],
     rewound: Collection[str],
     held: Collection[str] = (),
+    taker: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """What undoing a compaction puts in place of each message it introduced (`mine`: what
     each stands for), and what a rewind in force cut from it (a rewound id -> the span's
-    later ids, those not in `view`, rewound already or `held` by another summary)."""
+    ids after it, up to one another rewind took, those not in `view`, rewound already or
+    `held` by another summary; `taker`: the rewind that took each rewound message): a
+    rewind takes a message and every later one, so what follows a message an older rewind
+    took (a span from before and after both) is that rewind's, not the later one's that
+    took a message before it."""
     spans: dict[str, list[str]] = {}
     tails: dict[str, list[str]] = {}
     out = {*view, *held}
+    took = taker or {}
     for mid, span in mine.items():
         cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
         spans[mid] = span[:cut]
-        if cut < len(span):
-            later = span[cut + 1 :]
-            tails[span[cut]] = [one for one in later if one not in rewound and one not in out]
+        head = ""
+        for one in span[cut:]:  # what follows a rewind's message, up to another rewind's
+            if one in rewound:
+                if not head or took.get(one) != took.get(head):
+                    head = one
+                    tails[head] = []
+            elif one not in out:
+                tails[head].append(one)
     return spans, tails
 
 
@@ -52,10 +63,13 @@ def held_inside(
     A span is not cut inside such a summary before a message the same rewind took out: all
     of it goes back with that rewind's undo, while a span cut inside a summary would leave
     the summary standing for turns later than the rest cut off (the rewind holds that rest
-    beside it), and undoing the summary then would put those later turns first."""
+    beside it), and undoing the summary then would put those later turns first. One cut
+    before a message another rewind took (which takes what follows it) goes on inside after
+    a message this one took: what follows that came after this rewind's message."""
     present = set(view)
     in_view = reached(view, stands_for)
     inside: Inside = {}
+    whole: set[str] = set()
     cut_elsewhere = {mid for mid in mine if mid in in_view}
     for rewind in others:
         if rewind.direction != "rewind":
@@ -66,20 +80,37 @@ def held_inside(
         if not held & set(mine):
             continue
         keep = rewound - set(took)
-        spans, _ = cut_spans(mine, view, keep)
+        spans = {mid: _inside(span, keep, set(took)) for mid, span in mine.items()}
         for mid in held:
             if mid in stands_for and mid not in mine:
                 inside.setdefault(mid, spans)
-        # a span cut here before another rewind's message: that rewind takes its rest
+        # a span cut here before another rewind's message: that rewind takes what follows
+        # it, up to a message this one took, after which the span goes on inside
         for mid in held & set(mine):
             if any(one in keep for one in mine[mid]):
                 cut_elsewhere.add(mid)
-    whole = {
-        span[next(n for n, one in enumerate(span) if one in rewound)]
+                whole.update(one for one in mine[mid] if one in took)
+    whole.update(
+        one
         for mid, span in mine.items()
-        if mid not in cut_elsewhere and any(one in rewound for one in span)
-    }
+        if mid not in cut_elsewhere
+        for one in span
+        if one in rewound
+    )
     return inside, whole
+
+
+def _inside(span: list[str], keep: Collection[str], took: Collection[str]) -> list[str]:
+    """What of `span` stays inside a summary a rewind holds (`took`: what it took out): all
+    but each part from a message another rewind took (`keep`) up to one this one took."""
+    out: list[str] = []
+    going = True
+    for one in span:
+        if one in keep or one in took:
+            going = one in took
+        if going:
+            out.append(one)
+    return out
 
 
 def kept_inside_of(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_undo_chronology import _summarize, _turns
 
-from baton.core.conversation import undo, undo_ahead, undo_summarized
+from baton.core.conversation import undo, undo_ahead, undo_held, undo_summarized
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.summary_text import Texts
@@ -55,7 +55,7 @@ def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
     and the whole view walked for rewinds when none is in force."""
     session, _ = _chain(store)
     read: list[int] = []
-    original_put_back, original_reached = undo.put_back, undo.reached
+    original_put_back, original_reached = undo.put_back, undo_held.reached
 
     def put_back(ids: list[str], *args: Any) -> list[str]:
         read.append(len(ids))
@@ -67,7 +67,7 @@ def test_undoing_the_oldest_of_a_long_chain_reads_only_what_each_step_changes(
         return out
 
     monkeypatch.setattr(undo, "put_back", put_back)
-    monkeypatch.setattr(undo, "reached", reached)
+    monkeypatch.setattr(undo_held, "reached", reached)
     oldest = session.boundaries[session.active[0]]
     after = check_undo(session, oldest.id)
     assert after == session.view  # its turns stay inside the summaries that hold it

@@ -33,6 +33,7 @@ from baton.core.conversation import (
     undo,
     undo_ahead,
     undo_check,
+    undo_held,
     undo_order,
     undo_summarized,
     unrewind,
@@ -59,7 +60,7 @@ def _reference(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         patched.setattr(undo, "_put_back_in", reference_put_back_in)
         patched.setattr(undo, "_rewinding", reference_rewinding)
         patched.setattr(undo_ahead, "shared_texts", reference_shared_texts)
-        for module in (undo_summarized, undo, unrewind, undo_ahead, undo_order):
+        for module in (undo_summarized, undo_held, unrewind, undo_ahead, undo_order):
             patched.setattr(module, "reached", reference_reached)
         for module in (undo, undo_order):
             patched.setattr(module, "put_back", reference_put_back)

@@ -34,7 +34,7 @@ def kept_later(
     what it kept, so that rest would come back after them. None when no rewind would.
     `after`: the view the undo gives (`uncompacted`'s), and `placed` what it places
     (`placing`'s), when worked out already."""
-    summarized, held, spans, tails, _ = placed or placing(view, boundary, others, order, every)
+    summarized, held, spans, tails, _, _ = placed or placing(view, boundary, others, order, every)
     stands_for = stands_for_of(others)
     if after is None:
         after = put_back(view, spans, held, summarized)

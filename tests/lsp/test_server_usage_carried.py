@@ -3,12 +3,15 @@ after a compaction the result, the usage and the diagnostic show one estimated f
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from lsp_harness import Harness, assistant, conversation
 
 from baton import protocol
 from baton.core.usage.estimator import Estimator, load_cl100k
+from baton_testkit.claude_code_gen import generate
 from baton_testkit.fake_anthropic import FakeAnthropic
 from baton_testkit.request_size import SizeOfRequest, prose, raw_size
 
@@ -143,3 +146,41 @@ async def test_an_auto_compactions_after_figure_is_the_request_it_leaves(
     assert len(before["messages"][-1]["content"]) == 2  # the prompt, and the note after it
     assert len(body["messages"][-1]["content"]) == 1  # the prompt alone
     assert told[0]["tokensAfter"] == raw_size(estimator, body)
+
+
+@pytest.mark.parametrize(("era", "seed"), [("recent", 7), ("newest", 7), ("newest", 12)])
+async def test_a_compacted_imports_figure_leaves_out_the_kept_turns_thinking_no_request_sends(
+    start_server, fake_anthropic: FakeAnthropic, tmp_path: Path, era: str, seed: int
+) -> None:
+    """An imported reply's thinking counts as the client that wrote the file sent it while
+    the view before it is the one it came after; a compaction before it changes that view,
+    and no request sends it again (Baton's leaves it out). The figure after a compaction of
+    a session imported from Claude Code counted it still: its postTokens and meter stood
+    72 tokens (the recent era's seed 7) above the request that followed, besides what the
+    file's client sent of its own (`unattributed`, carried). The fake counts each request
+    as the estimator does (a factor of 1)."""
+    estimator = Estimator(encoder=load_cl100k())
+    fake_anthropic.prompt_cache = SizeOfRequest(estimator)  # type: ignore[assignment]
+    keep = {"minTokens": 500, "minTextMessages": 2, "maxTokens": 2_000}
+    options = {"anthropicApiKey": "sk-ant-test-imported-thinking", "keepWindow": keep}
+    lsp: Harness = await start_server(options={**options, "summarizer": "extractive"})
+    made = generate(seed, era=era, compactions=1, turns=16, repairs=False, media=False)
+    source = made.write(tmp_path / "claude-code.jsonl")
+    sid = (await lsp.request(protocol.SESSION_IMPORT, {"path": str(source)}))["sessionId"]
+    result = await lsp.request(protocol.COMPACT, {"sessionId": sid})
+    kept = (await lsp.get(sid))["messages"]
+    assert any(b["type"] == "thinking" for m in kept for b in m["content"])  # what it is about
+    usage = await lsp.request(protocol.USAGE, {"sessionId": sid})
+    assert usage["usedTokens"] == result["postTokens"]
+
+    fake_anthropic.reply("Done.")
+    await lsp.request(protocol.SESSION_SEND, {"sessionId": sid, "content": "Go on"})
+    body = fake_anthropic.message_requests()[-1].body
+    assert not [b for m in body["messages"] for b in m["content"] if b["type"] == "thinking"]
+    prompt = body["messages"][-1]["content"].pop()
+    assert prompt == {"type": "text", "text": "Go on"}
+    if not body["messages"][-1]["content"]:
+        body["messages"].pop()
+    sent = raw_size(estimator, {"system": body.get("system"), "messages": body["messages"]})
+    breakdown = usage["breakdown"]
+    assert usage["usedTokens"] - breakdown["unattributed"] - breakdown["tools"] == sent

@@ -52,3 +52,31 @@ async def test_two_services_in_one_process_keep_their_own_say_of_whose_requests(
     finally:
         await own.close()
         await editor.close()
+
+
+async def test_an_imported_turns_thinking_counts_while_the_view_before_it_is_as_it_came(
+    tmp_path: Path,
+) -> None:
+    """Where an editor's client may have sent it, an imported reply's thinking counts only
+    while the view before it is the one it came after: undoing the file's own compaction
+    puts the turns it summarized back before the later ones, whose thinking no request
+    sends from then on (no fingerprint for Baton's, a prefix the file's client never had),
+    while the turns put back stand where they came and count as before."""
+    source = generate(7, era="recent", compactions=2, turns=16, repairs=False, media=False)
+    path = source.write(tmp_path / "claude-code.jsonl")
+    data = tmp_path / "data"
+    command = [sys.executable, "-m", "baton", "import", str(path), "--data-dir", str(data)]
+    said = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    sid = said.split(" as session ")[1].split()[0]
+    editor = BatonService(Settings.model_validate({"dataDir": str(data)}))
+    try:
+        session = editor.session(sid)
+        later = [m.id for m in session.view_messages() if has_thinking(m)]
+        assert later and session.thinking_left_out(continued=False) == []
+        await editor.compaction.undo(sid)
+        session = editor.session(sid)
+        thought = [m.id for m in session.view_messages() if has_thinking(m)]
+        assert len(thought) > len(later)  # the summarized turns came back, thinking too
+        assert session.thinking_left_out(continued=False) == later
+    finally:
+        await editor.close()

@@ -17,8 +17,11 @@ thinking block: the meter, the figures a compaction reports and the usage a repl
 teaches take this thinking out.
 
 An imported turn has no fingerprint, so Baton's own requests leave its thinking out too;
-it is still counted here, as the client that wrote the file sent it: the meter of an
-imported session follows that client's recorded usage until Baton's first reply anchors it.
+it is still counted here, as the client that wrote the file sent it, while the view before
+it is the one it came after: the meter of an imported session follows that client's
+recorded usage until Baton's first reply anchors it. Once that view changed (a compaction,
+an undo or a rewind before it) no request sends it, the file's client's no more than
+Baton's, and it is left out as any other turn's is.
 Where every request is Baton's own (a session's `own_requests`: `baton acp`'s, its
 service made so), it is left out as the request leaves it.
 """
@@ -63,7 +66,8 @@ def thinking_left_out(
     loop's next step); a request that a new prompt starts (what the meter estimates) has
     no turn in progress: the prompt joins the results' turn and closes the loop. `own`:
     every request of the session is Baton's own (`Replayed.own_requests`): an imported
-    turn's thinking is left out as the request leaves it, not counted as its client sent it."""
+    turn's thinking is left out as the request leaves it, not counted as its client sent it
+    (which it is otherwise only while `unchanged`)."""
     low = start
     while low > 0 and not _typed(at(low - 1)):
         low -= 1  # back to a typed prompt (or the start): no turn spans it
@@ -75,9 +79,9 @@ def thinking_left_out(
         if not has_thinking(message):
             continue
         if message.prefix_hash is None:
-            if own:  # Baton's request leaves it out: it matches no fingerprint
+            if own or not unchanged(index):  # Baton's request leaves it out (no fingerprint)
                 out.append(index)
-            continue  # imported: counted as its client sent it (above)
+            continue  # imported, its view before it as it was: counted as its client sent it
         changed = index not in firsts or not unchanged(index) or is_stale(message)
         if changed or ends_in_thinking(message):
             out.append(index)

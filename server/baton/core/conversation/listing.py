@@ -189,7 +189,8 @@ class SessionIndex:
             elif packed is None or _packed_identity(packed) != key:
                 before = _unpack(packed) if packed is not None else None
                 whole = time.monotonic() < deadline and not loading  # a load's: its header
-                packed = _pack(summarize(found.path, st, before, whole=whole))
+                entry = summarize(found.path, st, before, whole=whole, deadline=deadline)
+                packed = _pack(entry)
         except FileNotFoundError:
             return  # removed since its entry was seen: no session to list
         except (OSError, StorageError) as exc:

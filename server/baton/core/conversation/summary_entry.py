@@ -82,6 +82,9 @@ class Entry:
     size: int = 0  # the file's size when last summarized (`end` is where its whole lines end)
     imported_size: int = -1  # an import's: the size of the file it read; -1: not noted
     imported_fingerprint: str = ""  # of the bytes it read; "": not noted
+    # incomplete: how far into the file a line too long to parse that starts at `end` was
+    # read when time ran out (0: the next read starts at `end`)
+    scanned: int = 0
 
     def summary(self, session_id: str) -> Summary:
         mismatch = self.header_ok and self.header_id != session_id

@@ -210,10 +210,10 @@ async def test_a_list_after_a_load_reads_only_what_the_load_appended(
     read_from: list[int] = []
     summarize = listing.summarize
 
-    def summarized(path: str, st: Any, before: Any, *, whole: bool) -> Any:
+    def summarized(path: str, st: Any, before: Any, **how: Any) -> Any:
         if sid in path:
             read_from.append(before.end if before is not None else 0)
-        return summarize(path, st, before, whole=whole)
+        return summarize(path, st, before, **how)
 
     monkeypatch.setattr(listing, "summarize", summarized)
 

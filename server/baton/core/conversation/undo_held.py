@@ -28,13 +28,21 @@ def cut_spans(
     `held` by another summary; `taker`: the rewind that took each rewound message): a
     rewind takes a message and every later one, so what follows a message an older rewind
     took (a span from before and after both) is that rewind's, not the later one's that
-    took a message before it."""
+    took a message before it. A span is not cut before a message the rewind that took its
+    summary out took too (pinned beside it): the span goes back in the summary's place
+    among what that rewind holds, each message where it came (cut, the rest would follow
+    the pinned message where the summary laid it out, after turns that came after it)."""
     spans: dict[str, list[str]] = {}
     tails: dict[str, list[str]] = {}
     out = {*view, *held}
+    shown = set(view)
     took = taker or {}
     for mid, span in mine.items():
-        cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
+        own = None if mid in shown else took.get(mid)  # the rewind holding the summary
+        cut = next(
+            (n for n, one in enumerate(span) if one in rewound and took.get(one, "") != own),
+            len(span),
+        )
         spans[mid] = span[:cut]
         head = ""
         for one in span[cut:]:  # what follows a rewind's message, up to another rewind's

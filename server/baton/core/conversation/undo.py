@@ -99,7 +99,11 @@ def placing(
         whole.update(one for one in spans[mid] if one in tails)
         tails.update((one, later) for one, later in rest.items() if one in mine[mid])
     tails = {mid: later for mid, later in tails.items() if mid not in whole}
-    going = kept_by_holder(view, others, stands_for, spans, rewound | held) if rewinding else []
+    going = (
+        kept_by_holder(view, others, stands_for, spans, rewound | held, summarized.came)
+        if rewinding
+        else []
+    )
     return summarized, held, spans, tails, inside, going
 
 

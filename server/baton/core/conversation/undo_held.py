@@ -6,7 +6,7 @@ into the view, as the rewind kept it (`kept_by_holder`). `undo.py` places what t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.undo_summarized import reached
@@ -28,13 +28,21 @@ def cut_spans(
     `held` by another summary; `taker`: the rewind that took each rewound message): a
     rewind takes a message and every later one, so what follows a message an older rewind
     took (a span from before and after both) is that rewind's, not the later one's that
-    took a message before it."""
+    took a message before it. A span is not cut before a message the rewind that took its
+    summary out took too (pinned beside it): the span goes back in the summary's place
+    among what that rewind holds, each message where it came (cut, the rest would follow
+    the pinned message where the summary laid it out, after turns that came after it)."""
     spans: dict[str, list[str]] = {}
     tails: dict[str, list[str]] = {}
     out = {*view, *held}
+    shown = set(view)
     took = taker or {}
     for mid, span in mine.items():
-        cut = next((n for n, one in enumerate(span) if one in rewound), len(span))
+        own = None if mid in shown else took.get(mid)  # the rewind holding the summary
+        cut = next(
+            (n for n, one in enumerate(span) if one in rewound and took.get(one, "") != own),
+            len(span),
+        )
         spans[mid] = span[:cut]
         head = ""
         for one in span[cut:]:  # what follows a rewind's message, up to another rewind's
@@ -149,22 +157,46 @@ def kept_by_holder(
     stands_for: dict[str, list[str]],
     spans: Mapping[str, list[str]],
     elsewhere: Collection[str],
+    came: Callable[[str], int | None],
 ) -> list[str]:
     """The messages of the spans a compaction's undo puts back (`spans`) whose summary a
     rewind among `others` took out (itself, not inside another summary) that the rewind
     kept, out of `view` and not `elsewhere` (rewound, or held by a summary in force), in
     their spans' order: a tool call pinned beside an older summary, summarized since by
-    this one and left inside it when the older one was undone. They go back into the view,
-    where they came among the turns the rewind kept around them: given to the rewind, its
-    undo would put them after those. `stands_for`: what each message `others` introduced
-    stands for."""
+    this one and left inside it when the older one was undone (before the rewind or
+    since: one that came before the message the rewind was to is not the rewind's, which
+    takes that message and every later one). They go back into the view, where they came
+    among the turns the rewind kept around them: given to the rewind, its undo would put
+    them after those. `stands_for`: what each message `others` introduced stands for;
+    `came`: where each message came (None: an attachment)."""
     present = set(view)
+    introduced = {*stands_for, *spans}
     out: list[str] = []
     for rewind in others:
         if rewind.direction != "rewind":
             continue
         kept = reached(rewind.view_after, stands_for)
+        point = _point(rewind, came, introduced)
         for mid in rewind.summarized_ids:
             if mid not in present and mid in spans:
-                out += [one for one in spans[mid] if one in kept and one not in present]
+                out += [
+                    one
+                    for one in spans[mid]
+                    if one not in present and (one in kept or _before(came(one), point))
+                ]
     return [one for one in dict.fromkeys(out) if one not in elsewhere]
+
+
+def _point(
+    rewind: Boundary, came: Callable[[str], int | None], introduced: Collection[str]
+) -> int | None:
+    """Where the message a rewind was to came (the first it took out); None when it was to
+    a message a compaction `introduced` (a summary: what it covers has no one place)."""
+    cut = len(rewind.kept_ids)
+    if cut >= len(rewind.view_before) or rewind.view_before[cut] in introduced:
+        return None
+    return came(rewind.view_before[cut])
+
+
+def _before(arrived: int | None, point: int | None) -> bool:
+    return arrived is not None and point is not None and arrived < point

@@ -7,19 +7,30 @@ the cancel is answered. Checked by counting the steps taken, never by timings.""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_off_loop import WAIT, Gate
+from test_off_loop import WAIT
+from test_off_loop import Gate as Held
 from test_undo_off_loop import _compact, _long_session, _undo
 
 from baton.core.conversation import undo_ahead
+from baton.core.service import undos
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
 from baton.lsp.features.common import Call
 from baton.lsp.server import create_server
+
+
+class Gate(Held):
+    """A `Gate` that also keeps the stop each check of an undo was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stops: list[threading.Event] = []
 
 
 @pytest.fixture
@@ -27,6 +38,13 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Gate, list[str]]]:
     """Holds the first undo the check of the undos ahead simulates; counts them all."""
     held, made = Gate(), []
     original = undo_ahead.undo_compaction
+    checking = undos._checked_watched
+
+    def watched(session: Any, target: str, told: Any, stop: threading.Event) -> Any:
+        held.stops.append(stop)  # what the undo's cancel sets
+        return checking(session, target, told, stop)
+
+    monkeypatch.setattr(undos, "_checked_watched", watched)
 
     def undo_compaction(view: list[str], boundary: Any, *args: Any, **kwargs: Any) -> list[str]:
         made.append(boundary.id)
@@ -57,6 +75,9 @@ async def test_a_cancelled_undo_of_an_inner_compaction_stops_its_check(
     undoing = _undo(call, sid, chain[0])  # held by the three after it
     assert await gate.wait_entered()
     undoing.cancel()
+    # the cancel reaches the check (its stop set) before the step held is let go: a
+    # thread let go first may take steps before the event loop delivers the cancel
+    assert await asyncio.to_thread(gate.stops[0].wait, WAIT)
     gate.release.set()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(undoing, WAIT)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import os
-import resource
 import threading
 import weakref
 from collections import OrderedDict
@@ -15,6 +13,8 @@ from pathlib import Path
 from baton.core.conversation import transcript_ends
 from baton.core.conversation.files import exists
 from baton.core.conversation.folders import access_problems, linked_folder
+from baton.core.conversation.held_open import MAX_OPEN as MAX_OPEN
+from baton.core.conversation.held_open import open_bound, read_again
 from baton.core.conversation.listing import SESSION_ID as SESSION_ID
 from baton.core.conversation.listing import SessionIndex, Summary, file_of, listed
 from baton.core.conversation.messages import now_iso
@@ -24,27 +24,6 @@ from baton.core.conversation.session_names import check_session_id, checked_titl
 from baton.core.conversation.transcript import Transcript
 from baton.core.errors import InvalidParams, SessionNotFound, StorageError, TranscriptError
 from baton.core.memory import loading
-
-log = logging.getLogger(__name__)
-MAX_OPEN = 64  # sessions held open (a descriptor and a lock each); the least recently used go
-
-
-def open_bound() -> int:
-    """How many sessions to hold open: `MAX_OPEN`, or a quarter of the descriptors the
-    process may open when that is fewer (`ulimit -n`), so the sessions never use up what
-    the server needs besides (its pipes and sockets, the files a list or a tool reads)."""
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    return MAX_OPEN if soft == resource.RLIM_INFINITY else max(1, min(MAX_OPEN, soft // 4))
-
-
-def _followed(session: Session) -> bool:
-    """Whether `get` reads the session again: a view of a file another process writes once
-    that process wrote it or let go (so it shows that process's latest turns, and becomes
-    writable), one Baton may not write each time; a damaged one that is never written (its
-    header lost, or naming another session) only when its file changed since it was read."""
-    if session.transcript.read_only:
-        return not session.transcript.unchanged_view()
-    return session.read_only and session.transcript.moved_on()
 
 
 class SessionStore:
@@ -118,9 +97,9 @@ class SessionStore:
             if session is not None and session.transcript.moved_on():
                 # another process wrote it while it was closed here
                 reloaded = session.reload()
-            if session is not None and not _followed(session):
+            if session is not None and not read_again(session):
                 self._keep(sid, session)
-        if session is None or _followed(session):
+        if session is None or read_again(session):
             path = self.path_for(sid)
             if not exists(path):
                 self.release(sid)

@@ -15,7 +15,7 @@ from baton.core.conversation.boundary import Boundary
 from baton.core.conversation.messages import Message
 from baton.core.conversation.undo import stands_for_of, undo_compaction, undo_mapping
 from baton.core.conversation.undo_ahead import Watched, _breaks, _holds
-from baton.core.conversation.undo_place import _among, _staying
+from baton.core.conversation.undo_place import _among, _staying, merged_back
 
 
 def reference_reached(ids: Iterable[str], stands_for: dict[str, list[str]]) -> set[str]:
@@ -137,6 +137,10 @@ class ReferenceSummarized:
         stands_for = self._stands_for
         return mid in stands_for and not reference_reached([mid], stands_for).isdisjoint(ids)
 
+    def stood_for(self, mid: str) -> set[str]:
+        """`mid` and every message it stands for, through the summaries in force."""
+        return reference_reached([mid], self._stands_for)
+
     def elsewhere(self, view: list[str]) -> set[str]:
         """The messages a summary in force summarized, out of `view`: an undo leaves them
         inside it. A message pinned beside a summary, then unpinned and summarized by a
@@ -186,31 +190,8 @@ def reference_put_back(
             region = None
             out += block
             continue
-        came = {one: summarized.came(one) for one in block}  # once, not at every step back
         beside = [one for one in block if one not in summarized.covered(mid)]  # pinned
-        start = len(out)
-        while start:
-            before = summarized.came(out[start - 1])
-            if before is None:  # an attachment follows the message before it
-                k = start - 1
-                while k and summarized.came(out[k - 1]) is None:
-                    k -= 1
-                before = summarized.came(out[k - 1]) if k else None
-            if before is None or before <= first:
-                break
-            later = [one for one in block if (came[one] or first) > before]
-            if summarized.stands_for_any(out[start - 1], later + beside):
-                break
-            start -= 1
-            keys[out[start]] = before
-        for one in block:  # an attachment among them follows the message before it
-            arrived = came[one]
-            first = keys[one] = first if arrived is None else arrived
-        run, out[start:] = out[start:], []
-        while run and block:
-            out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
-        out += run + block
-        region = start
+        region = merged_back(out, block, first, beside, keys, summarized)
     return out
 
 

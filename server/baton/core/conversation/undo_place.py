@@ -82,32 +82,67 @@ def put_back(
             region = None
             out += block
             continue
-        came = {one: summarized.came(one) for one in block}  # once, not at every step back
         beside = [one for one in block if one not in summarized.covered(mid)]  # pinned
-        start = len(out)
-        while start:
-            before = summarized.came(out[start - 1])
-            if before is None:  # an attachment follows the message before it
-                k = start - 1
-                while k and summarized.came(out[k - 1]) is None:
-                    k -= 1
-                before = summarized.came(out[k - 1]) if k else None
-            if before is None or before <= first:
-                break
-            later = [one for one in block if (came[one] or first) > before]
-            if summarized.stands_for_any(out[start - 1], later + beside):
-                break
-            start -= 1
-            keys[out[start]] = before
-        for one in block:  # an attachment among them follows the message before it
-            arrived = came[one]
-            first = keys[one] = first if arrived is None else arrived
-        run, out[start:] = out[start:], []
-        while run and block:
-            out.append(run.pop(0) if keys[run[0]] < keys[block[0]] else block.pop(0))
-        out += run + block
-        region = start
+        region = merged_back(out, block, first, beside, keys, summarized)
     return out
+
+
+def merged_back(
+    out: list[str],
+    block: list[str],
+    first: int,
+    beside: list[str],
+    keys: dict[str, int],
+    summarized: Summarized,
+) -> int:
+    """Put `block`, a span's messages (the first came at `first`; `beside`: those pinned
+    beside the undone summary), at the end of `out`, merged, where each came, with the
+    entries just before it that came after it starts (`keys`: where each entry merged
+    came); where the merge starts in `out`. A summary among those entries that stands for
+    a message of the block that came after the first message it summarized, or that was
+    pinned beside the undone summary too, keeps that message and every later one of the
+    block after it, as the compactions laid them out; the messages of the block before
+    those go past it, where they came, when one of them came before it (an older summary's
+    undo left turns from before it inside a summary of turns from before and after it, laid
+    out after it), else it ends the entries merged with."""
+    came = {one: summarized.came(one) for one in block}  # once, not at every step back
+    start = len(out)
+    follows: dict[str, int] = {}  # a summary merged with -> the block's first one after it
+    while start:
+        before = summarized.came(out[start - 1])
+        if before is None:  # an attachment follows the message before it
+            k = start - 1
+            while k and summarized.came(out[k - 1]) is None:
+                k -= 1
+            before = summarized.came(out[k - 1]) if k else None
+        if before is None or before <= first:
+            break
+        later = [one for one in block if (came[one] or first) > before]
+        if summarized.stands_for_any(out[start - 1], later + beside):
+            kept = summarized.stood_for(out[start - 1]).intersection(later + beside)
+            cut = next(n for n, one in enumerate(block) if one in kept)
+            if not any(at is not None and at < before for at in map(came.get, block[:cut])):
+                break
+            follows[out[start - 1]] = cut
+        start -= 1
+        keys[out[start]] = before
+    for one in block:  # an attachment among them follows the message before it
+        arrived = came[one]
+        first = keys[one] = first if arrived is None else arrived
+    run, out[start:] = out[start:], []
+    due = [len(block)] * (len(run) + 1)  # the block's first one after run[k] or a later one
+    for k in range(len(run) - 1, -1, -1):
+        due[k] = min(due[k + 1], follows.get(run[k], len(block)))
+    n = k = 0
+    while k < len(run) and n < len(block):
+        if n >= due[k] or keys[run[k]] < keys[block[n]]:
+            out.append(run[k])
+            k += 1
+        else:
+            out.append(block[n])
+            n += 1
+    out += run[k:] + block[n:]
+    return start
 
 
 def _staying(

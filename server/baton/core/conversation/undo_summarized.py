@@ -106,6 +106,10 @@ class Summarized:
         """Whether `mid` is a summary that stands for one of `ids`."""
         return mid in self._stands_for and not reached([mid], self._stands_for).isdisjoint(ids)
 
+    def stood_for(self, mid: str) -> set[str]:
+        """`mid` and every message it stands for, through the summaries in force."""
+        return reached([mid], self._stands_for)
+
     def elsewhere(self, view: list[str]) -> set[str]:
         """The messages a summary in force summarized, out of `view`: an undo leaves them
         inside it. A message pinned beside a summary, then unpinned and summarized by a

@@ -193,7 +193,10 @@ def _reach(
     """Whether view entry `mid` is or stands for a message the rewind kept, one older than
     the rewind that it did not take out (another rewind's turns, put back by its undo), and
     a turn sent after the rewind. What it stands for that an earlier entry places
-    (`present`) does not count."""
+    (`present`) does not count; an entry an earlier one stands for (shown verbatim beside
+    that summary, as a pinned message is: the cleared copy of a tool result, whose
+    original the summary places too) counts as itself, where it is, so that the rewound
+    turns do not go between a call and its result."""
     has_kept = has_older = has_later = False
     stack, seen = [mid], set()
     while stack:
@@ -203,7 +206,7 @@ def _reach(
         seen.add(one)
         if one != mid and one in present:
             continue
-        if one in stands_for and one not in kept:
+        if one in stands_for and one not in kept and not (one == mid and mid in present):
             stack.extend(stands_for[one])  # an attachment stands for nothing
         elif one in kept:
             has_kept = True

@@ -281,32 +281,66 @@ def test_a_compaction_undone_leaves_out_what_a_rewind_in_force_took(store: Sessi
     assert session.view == ["p1", "a1", "p2", "a2", "p3", "a3", "p2b", "a2b"]
 
 
-def test_a_compaction_undo_that_would_break_the_api_rules_is_refused(store: SessionStore) -> None:
-    """Whatever the summary stood for, its undo must leave a conversation the API takes: one
-    that would not (here a call with no result before the next prompt) writes nothing, and
-    says which rule it would break."""
-    session = store.create()
+def _summary_of_a_call_it_never_held(session: Session) -> Boundary:
+    """A compaction of p1 p2 a2 whose summary stands for a call `a1` with no result, a
+    message the session knows but never held in its view: its undo would leave that call
+    unanswered before the next prompt."""
     call = Message(
         id="a1", role="assistant", content=[ToolUseBlock(id="u1", name="Read", input={})]
     )
     session.append([say("p1"), say("p2"), answer("a2")])
     session.messages["a1"] = call  # known to the session, as a message it once held
     summary = Message(role="user", kind="summary", content=[TextBlock(text="summary")])
-    session.commit_boundary(
-        Boundary(
-            summary_id=summary.id,
-            new_messages=[summary],
-            stands_for={summary.id: ["a1"]},
-            summarized_ids=["a1"],
-            kept_ids=["p1", "p2", "a2"],
-            view_before=list(session.view),
-            view_after=["p1", summary.id, "p2", "a2"],
-        )
+    boundary = Boundary(
+        summary_id=summary.id,
+        new_messages=[summary],
+        stands_for={summary.id: ["a1"]},
+        summarized_ids=["a1"],
+        kept_ids=["p1", "p2", "a2"],
+        view_before=list(session.view),
+        view_after=["p1", summary.id, "p2", "a2"],
     )
+    session.commit_boundary(boundary)
+    return boundary
+
+
+def test_a_compaction_undo_that_would_break_the_api_rules_is_refused(store: SessionStore) -> None:
+    """Whatever the summary stood for, its undo must leave a conversation the API takes: one
+    that would not (here a call with no result before the next prompt) writes nothing, and
+    says which rule it would break; being the latest, no other undo would help, and the
+    refusal names none (nor a rewind, where none was made)."""
+    session = store.create()
+    _summary_of_a_call_it_never_held(session)
     before = session.transcript.path.read_bytes()
-    with pytest.raises(InvalidParams, match="would break the API's rules"):
+    with pytest.raises(InvalidParams, match="would break the API's rules") as refused:
         session.uncompact()
+    assert "cannot come back as it was sent" in refused.value.message
+    assert "rewind" not in refused.value.message
     assert session.transcript.path.read_bytes() == before and session.compactions == 1
+
+
+def test_a_refused_compaction_undo_names_the_latest_boundary_whose_undo_works(
+    store: SessionStore,
+) -> None:
+    """With a compaction made after it, the refusal names that one, the latest, as the undo
+    to make first (undoing newest first always retraces the steps), and that undo works."""
+    session = store.create()
+    first = _summary_of_a_call_it_never_held(session)
+    session.append([say("p3"), answer("a3")])
+    second = summary_boundary(session, ["p3", "a3"])
+    assert first.summary_id is not None and second.summary_id is not None
+    second.view_after = ["p1", first.summary_id, "p2", "a2", second.summary_id]
+    session.commit_boundary(second)
+    before = session.transcript.path.read_bytes()
+
+    with pytest.raises(InvalidParams, match="would break the API's rules") as refused:
+        session.uncompact(first.id)
+
+    assert f"undo compaction {second.id}, the latest, first" in refused.value.message
+    assert "rewind" not in refused.value.message
+    assert session.transcript.path.read_bytes() == before
+    session.uncompact(second.id)
+    assert session.view == ["p1", first.summary_id, "p2", "a2", "p3", "a3"]
 
 
 def test_a_rewind_whose_kept_turns_another_rewind_holds_waits_for_that_one(

@@ -101,7 +101,7 @@ def check_placed(
                 f"undoing compaction {target} would leave the undo of compaction {ahead}, "
                 "which holds it, breaking the API's rules; undo that compaction first"
             )
-        why = "a rewind made since took out part of what it summarized; undo that first"
+        why = _undo_first(session, target)
     messages = session.messages
     problems = invariant_violations([messages[m] for m in after if m in messages])
     if problems and not invariant_violations(session.view_messages()):
@@ -121,3 +121,14 @@ def undo_refusal(session: Session, target: str) -> str | None:
     except InvalidParams as exc:
         return exc.message
     return None
+
+
+def _undo_first(session: Session, target: str) -> str:
+    """What to undo before the compaction `target`, when what its undo gives breaks the
+    API's rules: the latest boundary in force, whose undo always gives back the view as it
+    was before it (undoing newest first retraces the steps); nothing, when `target` is it."""
+    latest = session.active[-1]
+    if latest == target:
+        return "what it summarized cannot come back as it was sent"
+    kind = "rewind" if session.boundaries[latest].direction == "rewind" else "compaction"
+    return f"undo {kind} {latest}, the latest, first"

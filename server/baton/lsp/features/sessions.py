@@ -47,10 +47,13 @@ async def get(call: Call, args: p.PageParams) -> p.SessionView:
     def work() -> p.SessionView:
         data = call.service.render_data(args.session_id)
         start, stop = args.bounds(len(data.messages))
-        shown = with_tool_calls(data.messages)  # each call's line, status and diff
+        # each call's line, status and diff: a page's own, its results looked up in the
+        # whole view (a call's may come after the page)
+        page = data.messages[start:stop] if args.paged else data.messages
+        shown = with_tool_calls(page, among=data.messages)
         view = p.SessionView(
             session=info(call, data.session),
-            messages=shown[start:stop] if args.paged else shown,
+            messages=shown,
             usage=data.usage,
             offset=start if args.paged else None,
             total_messages=len(data.messages) if args.paged else None,

@@ -123,6 +123,13 @@ class CollectorPause:
 collector_paused = CollectorPause()
 
 
+def freeze_made() -> None:
+    """What a long piece of work made, with the collector out, frozen out of its later
+    walks (refcounting still frees what is dropped): called before the collector is back on,
+    else the first allocation after runs a full collection over all of it."""
+    gc.freeze()
+
+
 @contextmanager
 def loading() -> Iterator[None]:
     """A load allocates most of what a session will hold. The cyclic collector stays out of
@@ -135,4 +142,4 @@ def loading() -> Iterator[None]:
         try:
             yield
         finally:
-            gc.freeze()
+            freeze_made()

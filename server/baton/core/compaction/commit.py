@@ -104,7 +104,8 @@ def commit_summary(
     restored_ids = {message.id for message, _ in restored.files}
     unrestored = [m for m in [*new_view, *late] if m.id not in restored_ids]
     before, after = pre_tokens, after_compaction(session, ctx, unrestored)
-    reclaimable = min(pre_tokens, estimate(session, ctx, view))
+    share = None if late else prepared.replaced_share  # figured ahead, off the loop
+    reclaimable = min(pre_tokens, estimate(session, ctx, view, own=share))
     warnings = [*prepared.warnings, *check_smaller(ctx, before, after, reclaimable, dry_run)]
     media = kept_media_warning([*new_view, *late])  # a request still over the API's bytes
     warnings += [media] if media is not None else []

@@ -27,17 +27,29 @@ MIN_CHECKED_TOKENS = 10_000
 
 
 def estimate(
-    session: Session, ctx: CompactContext, messages: Sequence[Message], unsent: int = 0
+    session: Session,
+    ctx: CompactContext,
+    messages: Sequence[Message],
+    unsent: int = 0,
+    own: tuple[int, int] | None = None,
 ) -> int:
     """Estimated context tokens of a view: right after a compaction there is no API usage
     that still describes it (`unsent`: raw tokens of thinking the request leaves out),
-    each turn's framing counted once (`turn_framing.py`), as the meter counts it."""
+    each turn's framing counted once (`turn_framing.py`), as the meter counts it. `own`:
+    the view's own share (`view_share`), when figured ahead."""
     declared = session.client_context
     raw = ctx.estimator.count_text(session.system_prompt or "") + ctx.tools_tokens
     raw += declared.system_tokens + declared.tools_tokens
-    raw += sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
-    raw -= joined_framing(messages)
-    return ctx.estimator.calibrated(raw - unsent, ctx.estimator.media_in(messages))
+    tokens, media = own if own is not None else view_share(ctx, messages)
+    return ctx.estimator.calibrated(raw + tokens - unsent, media)
+
+
+def view_share(ctx: CompactContext, messages: Sequence[Message]) -> tuple[int, int]:
+    """What a view's messages add to its `estimate` (their tokens less the framing their
+    turns share) and their media's tokens: read from the messages alone, so it may be
+    figured off the event loop (a 100,000-message view: about a second)."""
+    tokens = sum(m.tokens or ctx.estimator.count_message(m) for m in messages)
+    return tokens - joined_framing(messages), ctx.estimator.media_in(messages)
 
 
 def after_compaction(session: Session, ctx: CompactContext, messages: Sequence[Message]) -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.cuts import SharedCounts, counts_shared
 from baton.core.compaction.dropped import FactsChecked, check_facts
+from baton.core.compaction.figures import view_share
 from baton.core.compaction.plan import Plan
 from baton.core.compaction.result import CompactRequest
 from baton.core.compaction.retention.ledger import Unkept, retention, unkept
@@ -56,6 +57,9 @@ class PreparedSummary:
     # found ahead (`check_ahead`): a retention check made again at the commit (a file it
     # restores is a path of the span) checks the paths alone
     unkept: Unkept | None = None
+    # the snapshot's own share of its estimate (`figures.view_share`), when figured ahead
+    # (`check_ahead`): what the compaction may reclaim, unless messages came in since
+    replaced_share: tuple[int, int] | None = None
 
 
 def check_retention(
@@ -83,7 +87,9 @@ def check_retention(
 def check_ahead(prepared: PreparedSummary, ctx: CompactContext, transcript_path: str) -> None:
     """What the summary kept (`check_retention`) and the facts it dropped (`check_facts`),
     checked off the event loop: both read the prepared summary alone. The commit uses them
-    for the files it restores then, checking again only the paths those change."""
+    for the files it restores then, checking again only the paths those change. The view
+    it replaces is figured here too (`replaced_share`)."""
+    prepared.replaced_share = view_share(ctx, prepared.messages)
     if prepared.facts is None:
         prepared.retained = check_retention(prepared, ctx, transcript_path)
         return

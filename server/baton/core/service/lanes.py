@@ -7,7 +7,8 @@ whose summarizer is offline (its work is all CPU): the plan and the summary in a
 thread (on a loop of its own, progress handed back to the server's loop, a cancel passed
 on) with the check of what the summary kept, then the commit on the server's loop, where
 every other change of the session is made. A summarizer that asks the network stays on
-the server's loop (its client is bound to it), where its waiting blocks nothing. Python
+the server's loop (its client is bound to it), where its waiting blocks nothing; the
+span's facts are gathered in a thread (`engine`) and the check made in the lane. Python
 holds one lock (the GIL) for all threads: a single long C call (a split of a 50 MB text)
 still pauses the loop while it runs, so the compaction's passes over a long text go a
 slice at a time (`compaction/slices.py`). `busy` tells the store which sessions have work
@@ -109,10 +110,31 @@ class Lanes:
     async def compact_any(
         self, session: Session, request: CompactRequest, ctx: CompactContext
     ) -> CompactResult:
-        """`engine.compact`, in the session's lane when its summarizer is offline."""
+        """`engine.compact`, in the session's lane when its summarizer is offline; one
+        whose summarizer asks the model writes its summary on the server's loop, and
+        checks it in the session's lane."""
         if offline(ctx.summarizer):
             return await self.compact(session, request, ctx)
-        return await engine.compact(session, request, ctx)
+        if request.dry_run:  # a plan only (or the offline summary's measure): no checks
+            return await engine.compact(session, request, ctx)
+        work = replace(ctx, progress=threadsafe(ctx.progress))
+        transcript_path = ctx.history(session)
+
+        async def summarized(asked: CompactRequest) -> CompactResult:
+            view = session.view_messages()
+            held, revision, files = session.held_messages(), session.revision, ctx.editor_files
+            prepared = await engine.summarize(session, asked, ctx, view)
+
+            def check() -> PreparedSummary:
+                check_ahead(prepared, work, transcript_path)
+                folders = work.workspace_folders
+                prepared.held = read_held(revision, held, folders, files=files is not None)
+                return prepared
+
+            checked = await self.call(session.session_id, check)
+            return engine.commit_summary(session, checked, ctx)
+
+        return await engine.run_compaction(session, request, ctx, summarized)
 
     async def compact(
         self, session: Session, request: CompactRequest, ctx: CompactContext

@@ -21,6 +21,7 @@ from baton.acp.agent import BatonAgent
 from baton.acp.stdio_pipes import stdio_streams
 from baton.acp.transport import StdioTransport
 from baton.contract.output_lost import output_lost
+from baton.core.background import answer_promptly
 from baton.core.conversation.files import kind_of
 from baton.core.errors import InvalidParams
 from baton.core.service.service import BatonService
@@ -129,6 +130,7 @@ def run(
     data_dir: str | None = None, settings: str | None = None, log_level: str = "WARNING"
 ) -> int:
     logging.getLogger().setLevel(log_level)
+    answer_promptly()
     # a bad file: one stderr line, before anything starts
     raw = read_settings(settings, lambda text: log.warning("%s", text))
     problem = stdio_problem()

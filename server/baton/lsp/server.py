@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from baton import __version__
 from baton.core import redaction
+from baton.core.background import answer_promptly
 from baton.core.one_line import OneLineFilter
 from baton.lsp.dispatch.rpc import BatonProtocol, is_parse_error, make_converter
 from baton.lsp.transport import framing
@@ -283,6 +284,7 @@ def configure_logging(level: str = "INFO") -> None:
 def serve(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO") -> int:
     """Run the server on stdio, or on one TCP / WebSocket address; returns an exit code."""
     share_one_arena()  # before any thread starts
+    answer_promptly()
     configure_logging(log_level)
     server = create_server()
     if tcp:

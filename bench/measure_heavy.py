@@ -1,6 +1,7 @@
 """One session's heavy work beside another's requests (P6): while the server compacts a
-session holding one huge message, how long a `baton/usage` of another session takes,
-beside the same request on the idle server in the same rep."""
+session holding one huge message, or imports a big Claude Code file (P6i), how long a
+`baton/usage` of another session takes, beside the same request on the idle server in
+the same rep."""
 
 from __future__ import annotations
 
@@ -75,6 +76,53 @@ async def beside_a_compaction(
             await done
             rounds.sort()
             out["worst_s"].append(rounds[-1] if rounds else 0.0)
+            out["median_s"].append(rounds[len(rounds) // 2] if rounds else 0.0)
+        finally:
+            await server.close()
+            shutil.rmtree(data_dir, ignore_errors=True)
+    return out
+
+
+async def beside_an_import(work: Path, reps: int, file: Path) -> dict[str, list[float]]:
+    """Per rep, a fresh server: the idle usage round trip of a light session (the
+    baseline), then a `baton/session/import` of `file` sent, and the light session's usage
+    and get asked in turn until the import is answered: the worst, the 95th percentile and
+    the median round trip meanwhile."""
+    out: dict[str, list[float]] = {
+        "idle_s": [],
+        "worst_s": [],
+        "p95_s": [],
+        "median_s": [],
+        "import_s": [],
+    }
+    for n in range(reps):
+        data_dir = work / f"beside-import-{n}"
+        data_dir.mkdir(parents=True)
+        server = await baton(data_dir)
+        try:
+            light = (await server.request(protocol.SESSION_CREATE, {"title": "light"}))["sessionId"]
+            await server.request(
+                protocol.SESSION_APPEND, {"sessionId": light, "messages": turns(10)}
+            )
+            # its first get opens the session's document (told once): not the import's
+            await server.request(protocol.SESSION_GET, {"sessionId": light})
+            await server.quiet()
+            idle = sorted([await usage_s(server, light) for _ in range(IDLE_ROUNDS)])
+            out["idle_s"].append(idle[len(idle) // 2])
+            start = time.perf_counter()
+            done = asyncio.ensure_future(
+                server.request(protocol.SESSION_IMPORT, {"path": str(file)})
+            )
+            rounds: list[float] = []
+            while not done.done():
+                rounds.append(await usage_s(server, light))
+                asked = {"sessionId": light}
+                rounds.append((await server.timed(protocol.SESSION_GET, asked))[0])
+            out["import_s"].append(time.perf_counter() - start)
+            await done
+            rounds.sort()
+            out["worst_s"].append(rounds[-1] if rounds else 0.0)
+            out["p95_s"].append(rounds[int(len(rounds) * 0.95)] if rounds else 0.0)
             out["median_s"].append(rounds[len(rounds) // 2] if rounds else 0.0)
         finally:
             await server.close()

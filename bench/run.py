@@ -52,7 +52,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--only",
         help="comma-separated sections: live (P1, P2), open (P3, P5, cold start), "
         "compact (P4), count, import, retention, meter, many (lists of many and huge "
-        "sessions, a long one opened), heavy (P6: another session beside a compaction), "
+        "sessions, a long one opened), heavy (P6, P6i: another session beside a "
+        "compaction, an import), "
         "webview (W1-W4: the chat webview in headless Chromium); default all",
     )
     parser.add_argument(

@@ -231,13 +231,22 @@ async def many(run: Run, extra: dict[str, Any]) -> Series:
 
 
 async def heavy(run: Run, extra: dict[str, Any]) -> Series:
-    """P6: a small message in a quick run (the section's point is the order, not the size)."""
+    """P6 and P6i: a small message and file in a quick run (the section's point is the
+    order, not the size)."""
     megabytes = measure_heavy.HUGE_MB if run.built[run.big].tokens >= 100_000 else 2
     run.say(f"another session's usage while one holding a {megabytes} MB message compacts (P6)")
     extra["heavy_mb"] = megabytes
     reps = min(run.reps, 3)  # each rep appends and compacts the huge message
     series = await measure_heavy.beside_a_compaction(run.work, reps, 20_000, megabytes)
-    return {"heavy": series}
+    file_mb = 4 if run.quick else IMPORT_BESIDE_MB
+    run.say(f"another session's usage and get while a {file_mb} MB file is imported (P6i)")
+    extra["beside_import_mb"] = file_mb
+    file = bench_import.write_file(run.work / "beside-import.jsonl", file_mb, seed=11)
+    beside = await measure_heavy.beside_an_import(run.work, reps, file)
+    return {"heavy": series, "heavy_import": beside}
+
+
+IMPORT_BESIDE_MB = 50  # the generated Claude Code file P6i imports
 
 
 async def acp_turn(run: Run, extra: dict[str, Any]) -> Series:

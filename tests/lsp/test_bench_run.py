@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "P6", "cold", "count", "import", "retention"]
+ROWS = ["P1", "P2", "P3", "P4", "P5", "P5c", "P6", "P6i", "cold", "count", "import"]
+ROWS += ["retention"]
 ROWS += ["continuity", "meter", "acp", "many", "many_rss", "many_odd", "many_odd_rss", "huge"]
 ROWS += ["huge_rss", "long_rss"]
 

@@ -157,8 +157,7 @@ class Replayed(ReplayedCompactions, SessionFields):
     def _apply(self, event: Event) -> None:
         self.revision = next(_REVISIONS)
         kind = event.get("type")
-        replace = event.get("replace")
-        if kind == "message" and not replace:  # most of a transcript: told first
+        if kind == "message" and not event.get("replace"):  # most of a transcript: told first
             raw = event.get("message")
             message = raw if type(raw) is Message else self._load_message(raw)
             if message is None:
@@ -168,8 +167,9 @@ class Replayed(ReplayedCompactions, SessionFields):
                 self._skipped(event, f"a repeated message record ({message.id})")
             else:
                 self._add_to_view(message)
-            if message.created_at:
-                self._saw_time(str(message.created_at))
+            stamp = message.created_at
+            if stamp:
+                self._saw_time(str(stamp))
             return
         if kind != "opaque":  # (a record Baton keeps, not reads: the view is as it was)
             self._learn_pending()  # learned from the view as the messages before left it
@@ -227,9 +227,10 @@ class Replayed(ReplayedCompactions, SessionFields):
         self.messages[message.id] = message
         mark = self._state.add(message)
         self.view.append(message.id)
-        if message.role == "assistant":
-            self.microcompact_undone = False
-        thinking = message.role == "assistant" and has_thinking(message)
+        if message.role != "assistant":
+            return  # (a user's message neither thinks nor anchors a usage)
+        self.microcompact_undone = False
+        thinking = has_thinking(message)
         if thinking:
             self.holds_thinking = True
         if message.anchors_usage:

@@ -126,3 +126,40 @@ def share(models: Iterable[Shared | None]) -> None:
             SET_FIELDS_SET(model, shared)
         if model.__pydantic_extra__ == {}:
             SET_EXTRA(model, _NO_EXTRAS)
+
+
+# per model class, the shared fields set the last model `share_with_keys` shared was given
+_LAST_SET: dict[type[BaseModel], set[str]] = {}
+
+
+def share_with_keys(models: Iterable[Shared]) -> None:
+    """`share`, then `share_keys`, of each of `models` (just validated, none None), in one
+    pass. A model given the same fields as the one of its class before (nearly every
+    block of a kind: a text's type and text) takes the set that one took, with no
+    frozenset made of its own to look it up."""
+    shapes, last_set, keyed_of = _SHAPES, _LAST_SET, _KEYED
+    for model in models:
+        cls = type(model)
+        names = model.__pydantic_fields_set__
+        shared = last_set.get(cls)
+        if shared is None or names != shared:
+            key = frozenset(names)
+            shared = shapes.get(key)
+            if shared is None and len(shapes) < MAX_SHAPES:
+                shared = shapes[key] = set(names)
+            if shared is not None:
+                last_set[cls] = shared
+        if shared is not None:
+            SET_FIELDS_SET(model, shared)
+        if model.__pydantic_extra__ == {}:
+            SET_EXTRA(model, _NO_EXTRAS)
+        fields = model.__dict__  # as `share_keys`
+        keyed = keyed_of.get(cls, _UNSEEN)
+        if keyed is _UNSEEN:
+            keyed = keyed_of[cls] = _keyed_like(cls, fields)
+        if keyed is None or len(fields) != len(keyed):
+            continue
+        own = keyed.copy()
+        own.update(fields)
+        if len(own) == len(fields):  # the same keys
+            SET_DICT(model, own)

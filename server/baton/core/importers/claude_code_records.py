@@ -133,7 +133,8 @@ class RecordConverter(ImportedBoundaries):
         if api_id is None or api_id != self.turn_api_id:
             # a new response: calls of the one before get no result any more (the API wants
             # them right after it), and stray results waiting as text can go in now
-            self._answer_open(f"message {uid}", record_time(record))
+            if self.open_uses:  # (what they are answered before: made only then)
+                self._answer_open(f"message {uid}", record_time(record))
             self._flush_notes()
             if not self.view:
                 self._open(uid, record_time(record))
@@ -203,7 +204,8 @@ class RecordConverter(ImportedBoundaries):
         if summary and self.view:
             self._commit_boundary(None, message)
             return
-        self._answer_open(f"message {message.id}", message.created_at)
+        if self.open_uses:
+            self._answer_open(f"message {message.id}", message.created_at)
         self._append(message)
         if typed:
             self.branches.add(record, message.id)

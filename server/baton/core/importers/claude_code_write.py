@@ -25,7 +25,7 @@ from baton.core.conversation.invariants import ApiRules
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import new_session_id
-from baton.core.conversation.shared_bookkeeping import share, share_with_keys
+from baton.core.conversation.shared_bookkeeping import share, share_keys
 from baton.core.conversation.store import SessionStore
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.wire_nulls import keeps_no_null
@@ -211,7 +211,9 @@ def remove_abandoned(folder: Path, now: float) -> None:
 def _shared(message: Message) -> Message:
     """`message` with its blocks' bookkeeping shared, as `share_bookkeeping` shares it
     (validated or built as the records were converted, they were not made so)."""
-    share_with_keys(message.content)
+    share(message.content)
+    for block in message.content:
+        share_keys(block)
     return message
 
 

@@ -18,9 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from baton.core.conversation.damage import Damage
 from baton.core.conversation.files import cause, kind_of, storage_error
-from baton.core.conversation.summary_entry import Entry, Summary
+from baton.core.conversation.summary_entry import Entry, Summary, odd
 from baton.core.conversation.transcript_summary import identity, summarize
 from baton.core.conversation.writer_lock import write_locked
 from baton.core.errors import StorageError
@@ -69,6 +68,7 @@ class SessionIndex:
         self._sizes: dict[str, tuple[int, int]] = {}
         self._linked: set[str] = set()  # files a hard link gives a second name: never written
         self._reading: Counter[str] = Counter()  # sessions loads read (`being_read`), under `_lock`
+        self._handed: dict[str, bytes] = {}  # id -> an import's packed entry (`note_written`)
 
     def note_size(self, session_id: str, tokens: int, file: int | None) -> None:
         """The context size a change of the session left (what its meter showed), for the
@@ -181,6 +181,9 @@ class SessionIndex:
             if noted is not None and noted[1] != key:
                 del self._sizes[sid]  # noted for the file as it was: another process changed it
             loading = sid in self._reading
+            handed = self._handed.pop(sid, None)
+        if handed is not None and (packed is None or _packed_identity(packed) != key):
+            packed = handed  # the file as its import left it: a list goes on from there
         try:
             if loading and packed is not None and _packed_identity(packed) != key:
                 last = _unpack(packed)  # as last read: the load's summary takes its place
@@ -237,6 +240,21 @@ class SessionIndex:
         except (OSError, StorageError) as exc:
             log.debug("%s: left to the list: %s", path.name, exc)
 
+    def note_written(self, session_id: str, entry: Entry) -> None:
+        """The entry made from all its writer wrote (an import's, `written_summary`): the
+        next list reads none of the file. A list under way is not waited for: the entry is
+        handed to the next one that finds the file (this one, if it has not yet)."""
+        if not self._listing.acquire(blocking=False):
+            with self._lock:
+                self._handed[session_id] = _pack(entry)
+            return
+        try:
+            packed = self._entries.get(session_id)
+            if packed is None or _packed_identity(packed) != entry.identity:
+                self._entries[session_id] = _pack(entry)
+        finally:
+            self._listing.release()
+
     def _after_list(self) -> None:
         """Wait for a list under way: both reading at once, each waits for the other at
         every read (the interpreter switching between them every 5 ms at best)."""
@@ -248,16 +266,6 @@ class SessionIndex:
         self._entries.pop(session_id, None)
         with self._lock:
             self._sizes.pop(session_id, None)
-
-
-def odd(session_id: str, problem: str) -> Summary:
-    """A name of the sessions folder that cannot be listed as a session: damaged, unread."""
-    return Summary(
-        session_id=session_id,
-        title=session_id,
-        read_only=True,
-        damage=Damage(header_missing=True, notes=[problem]),
-    )
 
 
 def file_of(session: Session | None) -> int | None:

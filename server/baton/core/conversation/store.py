@@ -21,7 +21,9 @@ from baton.core.conversation.messages import now_iso
 from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_header import new_header
 from baton.core.conversation.session_names import check_session_id, checked_title, new_session_id
+from baton.core.conversation.summary_entry import Entry
 from baton.core.conversation.transcript import Transcript
+from baton.core.conversation.transcript_summary import written_summary
 from baton.core.errors import InvalidParams, SessionNotFound, StorageError, TranscriptError
 from baton.core.memory import loading
 
@@ -267,6 +269,18 @@ class SessionStore:
         """The session's entry of the list's index made up to date (`SessionIndex.note_read`)."""
         if not linked_folder(self.sessions_dir):
             self._index.note_read(self.sessions_dir, check_session_id(session_id))
+
+    def note_written(self, session_id: str, st: os.stat_result, entry: Entry) -> None:
+        """The session's entry of the list's index: `entry`, given all its writer wrote
+        (`Entry.written`), of the file as `st` says (an import's, `SessionIndex.note_written`):
+        the next list reads none of it."""
+        if linked_folder(self.sessions_dir):
+            return  # nothing is read through it
+        try:
+            entry = written_summary(str(self.path_for(session_id)), st, entry)
+        except (OSError, StorageError):
+            return  # left to the list, which says why it cannot read the file
+        self._index.note_written(session_id, entry)
 
     def being_read(self, session_id: str) -> AbstractContextManager[None]:
         """While a load reads the session whole: `SessionIndex.being_read`."""

@@ -27,6 +27,7 @@ from baton.core.conversation.session import Session, TokenCounter
 from baton.core.conversation.session_names import new_session_id
 from baton.core.conversation.shared_bookkeeping import share, share_keys
 from baton.core.conversation.store import SessionStore
+from baton.core.conversation.summary_entry import Entry as SummaryEntry
 from baton.core.conversation.transcript import Event, Transcript
 from baton.core.conversation.wire_nulls import keeps_no_null
 from baton.core.importers.claude_code_repairs import Record
@@ -53,6 +54,7 @@ class StagedTranscript:
 
     def __init__(self, store: SessionStore, count: TokenCounter) -> None:
         self.session_id = new_session_id()
+        self.store = store
         self.target = store.path_for(self.session_id)
         self.staging = self.target.with_name(f".{self.session_id}.importing")
         remove_abandoned(self.target.parent, time.time())
@@ -65,6 +67,8 @@ class StagedTranscript:
         # every event written, in order, the header first: the session is replayed from
         # them (`opened`); what a message event holds is the model written, kept
         self.written: list[Event] = []
+        # the list's entry of the file, given each event as written (`finish` hands it over)
+        self.summary = SummaryEntry(0, 0)
 
     def write(self, entries: list[Entry], header: Event, view: Container[str] = EVERY) -> None:
         """The entries as events, in order (the header first, on the first write); each
@@ -95,6 +99,7 @@ class StagedTranscript:
             self.staging.unlink(missing_ok=True)  # left by an import killed at this id
             self.transcript = Transcript.create(self.staging, header)
             self.written.append(header)
+            self.summary.written([header])
         if last >= 0:
             self._emit([*self.held, *entries[: last + 1]], counted=False)
             self.held = entries[last + 1 :]
@@ -127,6 +132,7 @@ class StagedTranscript:
             self.transcript.append_many(events)
             self.events_written += len(events)
             self.written.extend(events)
+            self.summary.written(events)
         for boundary in boundaries:
             # a boundary's messages are written as a dict made of them, which the session
             # reads: these copies are emptied in place, since a counter may remember the
@@ -153,6 +159,7 @@ class StagedTranscript:
         if changed:
             self.transcript.append({"type": "meta", **changed})
             self.written.append({"type": "meta", **changed})
+            self.summary.written(self.written[-1:])
         # renamed while this transcript holds the file and its lock: no other writer came
         # between its writes and the session `opened` replays from them
         try:
@@ -163,6 +170,9 @@ class StagedTranscript:
             sync_dir(self.target.parent)
         except OSError as exc:
             raise storage_error("put in place", self.target, exc) from None
+        st = self.transcript.file_state()  # None: changed since by another process
+        if st is not None:  # the list's entry made from what was written, not read again
+            self.store.note_written(self.session_id, st, self.summary)
 
     def opened(self) -> Session:
         """The new session (after `finish`), replayed from the events as this transcript

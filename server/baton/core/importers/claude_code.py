@@ -160,12 +160,14 @@ async def _stopped(work: asyncio.Future[Any], closing: asyncio.Event | None) -> 
 
 
 def _unanswered(work: asyncio.Future[tuple[Session, ImportReport]]) -> None:
-    """The session a cancelled import finished all the same, removed."""
+    """The session a cancelled import finished all the same, removed, and let go of in a
+    thread of its own (freed here, at once, a big one held the loop: 0.33 s for 250 MB)."""
     if work.cancelled() or work.exception() is not None:
         return  # stopped: it removed what it wrote
     late, _ = work.result()
     late.transcript.close()
     late.transcript.path.unlink(missing_ok=True)
+    daemon(lambda: let_go_of(late), "baton-import")
 
 
 def import_session(

@@ -152,6 +152,18 @@ def loading() -> Iterator[None]:
 STEP = 1_000  # a list's items freed at once: ~2 ms of the events an import wrote
 
 
+def _alone() -> int:
+    """What `sys.getrefcount` says of a value popped from a dict into a local that nothing
+    else holds, as `let_go_of` asks it (2 up to Python 3.13; an interpreter that borrows the
+    references it loads may say less): more than that, another holds it too."""
+    held = {"probe": object()}
+    _, value = held.popitem()
+    return sys.getrefcount(value)
+
+
+ALONE = _alone()
+
+
 def let_go_of(*holders: object) -> None:
     """What `holders` hold, freed a step at a time in the calling thread: their attributes
     let go of one by one, a list, a dict or a set that only its holder held emptied a step
@@ -166,7 +178,7 @@ def let_go_of(*holders: object) -> None:
         held = _own_attributes(pending.pop())
         while held:
             _, value = held.popitem()
-            if sys.getrefcount(value) > 2:  # held elsewhere (2: `value` and the argument)
+            if sys.getrefcount(value) > ALONE:  # held elsewhere too
                 continue
             if isinstance(value, list):
                 while value:

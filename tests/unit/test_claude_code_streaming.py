@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from conversations import char_count
+from imports_cancelled import cancelled_midway, left_in
 
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
@@ -28,11 +29,6 @@ from baton.core.importers.claude_code_json import MAX_DEPTH
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.read_fingerprint import file_fingerprint
 from baton_testkit.claude_code_gen import case, generate
-
-
-def left_in(store: SessionStore) -> list[str]:
-    folder = store.sessions_dir
-    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
 def snapshot(session: Session) -> dict[str, Any]:
@@ -259,33 +255,7 @@ async def test_a_cancelled_import_stops_and_leaves_nothing_behind(
     tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = generate(9, turns=60).write(tmp_path / "file.jsonl")
-    real = claude_code.import_session
-
-    def paced(*args: Any, progress: Any = None, cancel: Any = None, **kwargs: Any) -> Any:
-        """The reader waits, once it has reported two shares of the file, for the client's
-        cancel to arrive (else a fast machine finishes the file before the cancel lands)."""
-        shares: set[int] = set()
-
-        def read(done: int, total: int) -> None:
-            progress(done, total)
-            shares.add(done * 100 // max(total, 1))
-            if len(shares) == 2:
-                cancel.wait(10)
-
-        return real(*args, progress=read, cancel=cancel, **kwargs)
-
-    monkeypatch.setattr(claude_code, "import_session", paced)
-    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
-    seen: list[float | None] = []
-
-    def progress(message: str, fraction: float | None) -> None:
-        seen.append(fraction)
-        if task is not None and len(seen) == 2:
-            task.cancel()  # the client's cancel, while the file is being read
-
-    task = asyncio.ensure_future(import_off_loop(path, plain_store, progress=progress))
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    seen = await cancelled_midway(path, plain_store, monkeypatch, 2)
 
     assert seen[-1] is not None and seen[-1] < 1.0  # it stopped before the end
     assert left_in(plain_store) == []

@@ -34,6 +34,7 @@ from baton.core.compaction.prepared_summary import PreparedSummary, check_ahead
 from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.summary.summarizers import Progress, Summarizer
 from baton.core.compaction.working_set.held_facts import read_held
+from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.transcript import Transcript
 from baton.core.errors import BatonError
@@ -126,10 +127,7 @@ class Lanes:
             prepared = await engine.summarize(session, asked, ctx, view)
 
             def check() -> PreparedSummary:
-                check_ahead(prepared, work, transcript_path)
-                folders = work.workspace_folders
-                prepared.held = read_held(revision, held, folders, files=files is not None)
-                return prepared
+                return _checked(prepared, work, transcript_path, revision, held, files is not None)
 
             checked = await self.call(session.session_id, check)
             return engine.commit_summary(session, checked, ctx)
@@ -163,15 +161,28 @@ class Lanes:
             async def prepare() -> PreparedSummary:
                 prepared = await engine.summarize(session, asked, work, view)
                 # the checks of what it kept and dropped read the summary alone: made here too
-                check_ahead(prepared, work, transcript_path)
-                folders = work.workspace_folders
-                prepared.held = read_held(revision, held, folders, files=files is not None)
-                return prepared
+                return _checked(prepared, work, transcript_path, revision, held, files is not None)
 
             prepared = await self.run(session.session_id, prepare)
             return engine.commit_summary(session, prepared, ctx)
 
         return await engine.run_compaction(session, request, ctx, summarized)
+
+
+def _checked(
+    prepared: PreparedSummary,
+    ctx: CompactContext,
+    transcript_path: str,
+    revision: int,
+    held: list[Message],
+    files: bool,
+) -> PreparedSummary:
+    """`prepared` checked (what its summary kept and dropped, `check_ahead`) and given what
+    the commit reads from every message `held` at `revision` (`read_held`), in the lane."""
+    check_ahead(prepared, ctx, transcript_path)
+    folders = ctx.workspace_folders
+    prepared.held = read_held(revision, held, folders, files=files)
+    return prepared
 
 
 def threadsafe(progress: Progress | None) -> Progress | None:

@@ -118,16 +118,11 @@ async def test_what_was_read_ahead_is_used_at_its_revision_only(
         assert "[in_progress] Parse the input" in carried[0]
 
 
-async def test_a_compaction_checks_what_its_summary_dropped_off_the_loop(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The span's facts (a prompt each turn) are checked against the summary, the kept
-    messages and the ledger with the summary, in the lane's thread: at the commit, on the
-    event loop, a 100,000-message session's 50,000 prompts took some 5 s, and every other
-    session waited."""
+async def eight_long_turns(tmp_path: Path, title: str) -> tuple[Call, str]:
+    """A server with the extractive summarizer and a session of eight turns of 200 words."""
     settings = Settings.model_validate({"dataDir": str(tmp_path), "summarizer": "extractive"})
     call = Call(create_server(BatonService(settings)))
-    sid = (await sessions.create(call, p.CreateParams(title="facts"))).session_id
+    sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
     words = " ".join(f"w{j}" for j in range(200))
     turns: list[dict[str, Any]] = []
     for i in range(8):
@@ -137,6 +132,17 @@ async def test_a_compaction_checks_what_its_summary_dropped_off_the_loop(
         ]
     messages = [p.MessageInput.model_validate(m) for m in turns]
     await sessions.append(call, p.AppendParams(session_id=sid, messages=messages))
+    return call, sid
+
+
+async def test_a_compaction_checks_what_its_summary_dropped_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The span's facts (a prompt each turn) are checked against the summary, the kept
+    messages and the ledger with the summary, in the lane's thread: at the commit, on the
+    event loop, a 100,000-message session's 50,000 prompts took some 5 s, and every other
+    session waited."""
+    call, sid = await eight_long_turns(tmp_path, "facts")
     checked_on: set[int] = set()
     original = dropped_module.found_in
 
@@ -214,18 +220,7 @@ async def test_a_compaction_figures_the_view_it_replaces_off_the_loop(
     its turns share: what it may reclaim) is figured with the summary, in the lane's
     thread: at the commit, on the event loop, a 100,000-message view took 0.9-1.0 s, and
     every other session waited."""
-    settings = Settings.model_validate({"dataDir": str(tmp_path), "summarizer": "extractive"})
-    call = Call(create_server(BatonService(settings)))
-    sid = (await sessions.create(call, p.CreateParams(title="figures"))).session_id
-    words = " ".join(f"w{j}" for j in range(200))
-    turns: list[dict[str, Any]] = []
-    for i in range(8):
-        turns += [
-            {"role": "user", "content": f"question {i}: {words}"},
-            {"role": "assistant", "content": f"answer {i} {words}"},
-        ]
-    messages = [p.MessageInput.model_validate(m) for m in turns]
-    await sessions.append(call, p.AppendParams(session_id=sid, messages=messages))
+    call, sid = await eight_long_turns(tmp_path, "figures")
     whole = len(call.service.session(sid).view_messages())
     figured_on: set[int] = set()
     original = figures_module.joined_framing

@@ -33,6 +33,18 @@ GENERATED = {  # the three eras of Claude Code's files, and compactions among th
 }
 
 
+def reads_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of each file the list's index summarizes (reads) from now on."""
+    read: list[str] = []
+
+    def counted(path: str, *args: Any, **kwargs: Any) -> Any:
+        read.append(Path(path).name)
+        return summarize(path, *args, **kwargs)
+
+    monkeypatch.setattr(listing, "summarize", counted)
+    return read
+
+
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_the_list_after_an_import_reads_none_of_its_transcript_and_lists_it_as_read(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -41,13 +53,7 @@ def test_the_list_after_an_import_reads_none_of_its_transcript_and_lists_it_as_r
     store = SessionStore(tmp_path / "data", lambda message: 1)
     session, _ = import_with_report(source, store)
     sid = session.session_id
-    read: list[str] = []
-
-    def counted(path: str, *args: Any, **kwargs: Any) -> Any:
-        read.append(Path(path).name)
-        return summarize(path, *args, **kwargs)
-
-    monkeypatch.setattr(listing, "summarize", counted)
+    read = reads_counted(monkeypatch)
     listed = store.summaries(held=())
     assert read == []  # nothing of the new transcript read, nor of any other
     fresh = SessionIndex().summaries(store.sessions_dir)  # a list that reads the file
@@ -143,13 +149,7 @@ def test_an_import_ending_while_a_list_runs_does_not_wait_for_it(
         worker = threading.Thread(target=imported, daemon=True)
         worker.start()
         assert done.wait(WAIT)  # answered while the list holds its lock
-    read: list[str] = []
-
-    def counted(path: str, *args: Any, **kwargs: Any) -> Any:
-        read.append(Path(path).name)
-        return summarize(path, *args, **kwargs)
-
-    monkeypatch.setattr(listing, "summarize", counted)
+    read = reads_counted(monkeypatch)
     listed = store.summaries(held=())
     assert read == []
     assert listed == SessionIndex().summaries(store.sessions_dir)

@@ -7,7 +7,6 @@ import contextlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from baton.core.background import daemon
 from baton.core.conversation.listing import SESSION_ID
@@ -18,6 +17,7 @@ from baton.core.conversation.transcript_read import baton_header, headless_trans
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
 from baton.core.importers.claude_code_branches import ParentChains
+from baton.core.importers.claude_code_cancel import stopped, unanswered
 from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
@@ -136,38 +136,10 @@ async def import_off_loop(
         cancel.set()
         # done before it saw the cancel (now, or after the process's end stopped waiting
         # for it): never answered, removed
-        work.add_done_callback(_unanswered)
-        await _stopped(work, closing)
+        work.add_done_callback(unanswered)
+        await stopped(work, closing)
         raise
     return store.adopt(session), report
-
-
-ENDING_WAIT = 2.0  # seconds a cancelled import's thread is waited for as the process ends
-
-
-async def _stopped(work: asyncio.Future[Any], closing: asyncio.Event | None) -> None:
-    """Once the cancelled import's thread has ended, or `ENDING_WAIT` seconds after the
-    process began to end (`closing` set), whichever comes first."""
-    waits: set[asyncio.Future[Any]] = {work}
-    if closing is not None:
-        waits.add(asyncio.ensure_future(closing.wait()))
-    with contextlib.suppress(BaseException):
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        if not work.done():  # the process ends: its thread, stopping at its next record
-            await asyncio.wait({work}, timeout=ENDING_WAIT)
-    for waiting in waits - {work}:
-        waiting.cancel()
-
-
-def _unanswered(work: asyncio.Future[tuple[Session, ImportReport]]) -> None:
-    """The session a cancelled import finished all the same, removed, and let go of in a
-    thread of its own (freed here, at once, a big one held the loop: 0.33 s for 250 MB)."""
-    if work.cancelled() or work.exception() is not None:
-        return  # stopped: it removed what it wrote
-    late, _ = work.result()
-    late.transcript.close()
-    late.transcript.path.unlink(missing_ok=True)
-    daemon(lambda: let_go_of(late), "baton-import")
 
 
 def import_session(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from baton.core.background import daemon
 from baton.core.conversation.listing import SESSION_ID
+from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.session_names import checked_title
 from baton.core.conversation.store import SessionStore
@@ -51,6 +52,7 @@ __all__ = [
 ]
 
 StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
+Forget = Callable[[Iterable[str]], None]  # the counts of these messages dropped
 
 
 def import_claude_code(
@@ -85,6 +87,7 @@ async def import_off_loop(
     title: str | None = None,
     progress: StepProgress | None = None,
     closing: asyncio.Event | None = None,
+    forget: Forget | None = None,
 ) -> tuple[Session, ImportReport]:
     """The import in a daemon thread of its own, so that the event loop answers other
     requests meanwhile: the new session and what the import found. `progress(message,
@@ -126,7 +129,7 @@ async def import_off_loop(
 
     def import_and_open() -> tuple[Session, ImportReport]:
         return import_session(
-            path, store, title=title, progress=read, cancel=cancel, opening=opened
+            path, store, title=title, progress=read, cancel=cancel, opening=opened, forget=forget
         )
 
     work = daemon(import_and_open, "baton-import")
@@ -150,6 +153,7 @@ def import_session(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     opening: Callable[[], None] | None = None,
+    forget: Forget | None = None,
 ) -> tuple[Session, ImportReport]:
     """The file read and converted one record at a time, its events written in batches to
     a file no listing reads, which becomes the session only when all of it made sense: a
@@ -177,7 +181,7 @@ def import_session(
             "nothing to import"
         )
     with collector_paused():
-        staged, report = _import_to_file(path, store, given, progress, cancel)
+        staged, report = _import_to_file(path, store, given, progress, cancel, forget)
         if opening is not None:
             opening()
         # opened with the collector still off: what the import made and the session keeps
@@ -192,12 +196,13 @@ def _import_to_file(
     title: str | None,
     progress: Progress | None,
     cancel: threading.Event | None,
+    forget: Forget | None,
 ) -> tuple[StagedTranscript, ImportReport]:
     """The file converted; read a second time, when it holds two conversations written
     at once, the one Claude Code does not resume left out of the view."""
-    found = _convert(path, store, title, progress, cancel, None)
+    found = _convert(path, store, title, progress, cancel, forget, None)
     if isinstance(found, frozenset):
-        found = _convert(path, store, title, progress, cancel, found)
+        found = _convert(path, store, title, progress, cancel, forget, found)
     assert isinstance(found, tuple)
     return found
 
@@ -208,6 +213,7 @@ def _convert(
     title: str | None,
     progress: Progress | None,
     cancel: threading.Event | None,
+    forget: Forget | None,
     beside: frozenset[str] | None,
 ) -> tuple[StagedTranscript, ImportReport] | frozenset[str]:
     """The session made of the file, with the records of `beside` out of its view; with
@@ -216,10 +222,16 @@ def _convert(
     (`ParentChains.beside`)."""
     report = ImportReport(source=str(path))
     reading = read.Reading(report.broken_lines)
-    builder = RecordConverter(report, store.count, beside or frozenset(), reading)
+    counted: set[str] = set()  # the messages counted: `forget` drops their counts
+
+    def count(message: Message) -> int:
+        counted.add(message.id)
+        return store.count(message)
+
+    builder = RecordConverter(report, count, beside or frozenset(), reading)
     facts = Facts(title)
     chains = ParentChains() if beside is None else None
-    staged = StagedTranscript(store, store.count)
+    staged = StagedTranscript(store, count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     kept = False
     try:
@@ -263,6 +275,8 @@ def _convert(
         if not kept:  # failed, cancelled or read again: nothing of it stays, on disk or in
             staged.abort()  # memory (an exception's frames keep the holders, left empty)
             let_go_of(staged, report)
+            if forget is not None:  # nor the counts of its messages, which hold them
+                forget(counted)
         let_go_of(builder, chains, facts)
     return staged, report
 

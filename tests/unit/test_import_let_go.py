@@ -24,6 +24,9 @@ from baton.core.conversation.store import SessionStore
 from baton.core.importers import claude_code
 from baton.core.importers.claude_code import ImportCancelled, ImportReport, import_off_loop
 from baton.core.importers.claude_code_write import StagedTranscript
+from baton.core.service.service import BatonService
+from baton.core.settings import Settings
+from baton.core.usage.estimator import Estimator
 from baton_testkit.claude_code_gen import generate
 
 
@@ -230,3 +233,34 @@ async def test_a_session_finished_as_the_cancel_came_is_freed_off_the_loop(
 
     assert left_in(plain_store) == []
     assert freed_in and freed_in[0] is not threading.main_thread()
+
+
+async def test_an_import_that_keeps_nothing_leaves_no_count_holding_its_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collector_off: None
+) -> None:
+    blocks: list[weakref.ref[Any]] = []  # what a message's count keeps: its content
+    emit = StagedTranscript._emit
+
+    def noted(self: StagedTranscript, entries: list[Any], **kwargs: Any) -> None:
+        blocks.extend(weakref.ref(b) for e in entries if isinstance(e, Message) for b in e.content)
+        emit(self, entries, **kwargs)
+
+    monkeypatch.setattr(StagedTranscript, "_emit", noted)
+    monkeypatch.setattr(claude_code, "FLUSH_RECORDS", 5)  # written before it stops
+    real = claude_code.import_session
+
+    def stopped(*args: Any, cancel: Any = None, **kwargs: Any) -> Any:
+        kwargs["progress"] = cancelled_after(20, cancel)
+        return real(*args, cancel=cancel, **kwargs)
+
+    monkeypatch.setattr(claude_code, "import_session", stopped)
+    # the server's counter, which keeps each message's count (and content) by its id
+    service = BatonService(Settings(data_dir=str(tmp_path / "data")), estimator=Estimator())
+    path = generate(9, turns=60).write(tmp_path / "file.jsonl")
+    with pytest.raises(ImportCancelled):
+        await service.import_file(str(path))
+
+    assert blocks, "nothing was written before it stopped"
+    alive = sum(1 for ref in blocks if ref() is not None)
+    assert alive == 0, f"{alive} of {len(blocks)} blocks held by their messages' counts"
+    assert left_in(service.store) == []

@@ -8,6 +8,7 @@ import contextvars
 import logging
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, TypeVar
@@ -103,24 +104,46 @@ def daemon(work: Callable[[], T], name: str) -> asyncio.Future[T]:
     an undo's check, a count, a tool's walk), which an `exit` drops."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
-
-    def settle(outcome: Callable[[], object]) -> None:
-        if not future.done():  # cancelled meanwhile: nobody waits for it
-            outcome()
-
-    def main() -> None:
-        try:
-            result = work()
-        except asyncio.CancelledError:  # its loop's task, cancelled from here
-            told: Callable[[], object] = future.cancel
-        except BaseException as error:  # handed to the one who waits for it
-            told = partial(future.set_exception, error)
-        else:
-            told = partial(future.set_result, result)
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            loop.call_soon_threadsafe(settle, told)
-
     context = contextvars.copy_context()  # as asyncio.to_thread carries it
-    thread = threading.Thread(target=context.run, args=(main,), name=name, daemon=True)
+    # the future handed over in a list the thread empties: nothing it runs keeps it after
+    thread = threading.Thread(
+        target=context.run, args=(_run, work, [future], loop), name=name, daemon=True
+    )
     thread.start()
     return future
+
+
+def _run(
+    work: Callable[[], T], waiting: list[asyncio.Future[T]], loop: asyncio.AbstractEventLoop
+) -> None:
+    """`work()`, its outcome told to the future `waiting` holds, on `loop`. A failure's
+    traceback leads back here (each of its frames to the one that called it): once the
+    outcome is handed over this frame holds neither the future nor the failure, which
+    would else keep each other, and all that the failure's frames held, until a full
+    collection."""
+    future = waiting.pop()
+    try:
+        result = work()
+    except asyncio.CancelledError:  # its loop's task, cancelled from here
+        told: Callable[[], object] = future.cancel
+    except BaseException as error:  # handed to the one who waits for it
+        told = partial(future.set_exception, _let_go(error))
+    else:
+        told = partial(future.set_result, result)
+        del result
+    with contextlib.suppress(RuntimeError):  # the loop has closed
+        loop.call_soon_threadsafe(_settle, future, told)
+    del future, told
+
+
+def _settle(future: asyncio.Future[Any], outcome: Callable[[], object]) -> None:
+    if not future.done():  # cancelled meanwhile: nobody waits for it
+        outcome()
+
+
+def _let_go(error: BaseException) -> BaseException:
+    """`error` without what its frames held, let go of here, in the work's thread: its
+    traceback still says where it was raised, but the frames it ran through (ended) keep
+    none of their locals (a failed import's converter, its staged file)."""
+    traceback.clear_frames(error.__traceback__)
+    return error

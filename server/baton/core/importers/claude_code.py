@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from baton.core.background import daemon
 from baton.core.conversation.listing import SESSION_ID
+from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.session_names import checked_title
 from baton.core.conversation.store import SessionStore
@@ -18,6 +18,7 @@ from baton.core.conversation.transcript_read import baton_header, headless_trans
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code_read as read
 from baton.core.importers.claude_code_branches import ParentChains
+from baton.core.importers.claude_code_cancel import stopped, unanswered
 from baton.core.importers.claude_code_facts import Facts
 from baton.core.importers.claude_code_read import MAX_IMPORT_BYTES, ImportCancelled, Progress
 from baton.core.importers.claude_code_records import RecordConverter
@@ -51,6 +52,7 @@ __all__ = [
 ]
 
 StepProgress = Callable[[str, float | None], None]  # (what is being done, fraction done)
+Forget = Callable[[Iterable[str]], None]  # the counts of these messages dropped
 
 
 def import_claude_code(
@@ -85,6 +87,7 @@ async def import_off_loop(
     title: str | None = None,
     progress: StepProgress | None = None,
     closing: asyncio.Event | None = None,
+    forget: Forget | None = None,
 ) -> tuple[Session, ImportReport]:
     """The import in a daemon thread of its own, so that the event loop answers other
     requests meanwhile: the new session and what the import found. `progress(message,
@@ -126,7 +129,7 @@ async def import_off_loop(
 
     def import_and_open() -> tuple[Session, ImportReport]:
         return import_session(
-            path, store, title=title, progress=read, cancel=cancel, opening=opened
+            path, store, title=title, progress=read, cancel=cancel, opening=opened, forget=forget
         )
 
     work = daemon(import_and_open, "baton-import")
@@ -136,38 +139,10 @@ async def import_off_loop(
         cancel.set()
         # done before it saw the cancel (now, or after the process's end stopped waiting
         # for it): never answered, removed
-        work.add_done_callback(_unanswered)
-        await _stopped(work, closing)
+        work.add_done_callback(unanswered)
+        await stopped(work, closing)
         raise
     return store.adopt(session), report
-
-
-ENDING_WAIT = 2.0  # seconds a cancelled import's thread is waited for as the process ends
-
-
-async def _stopped(work: asyncio.Future[Any], closing: asyncio.Event | None) -> None:
-    """Once the cancelled import's thread has ended, or `ENDING_WAIT` seconds after the
-    process began to end (`closing` set), whichever comes first."""
-    waits: set[asyncio.Future[Any]] = {work}
-    if closing is not None:
-        waits.add(asyncio.ensure_future(closing.wait()))
-    with contextlib.suppress(BaseException):
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        if not work.done():  # the process ends: its thread, stopping at its next record
-            await asyncio.wait({work}, timeout=ENDING_WAIT)
-    for waiting in waits - {work}:
-        waiting.cancel()
-
-
-def _unanswered(work: asyncio.Future[tuple[Session, ImportReport]]) -> None:
-    """The session a cancelled import finished all the same, removed, and let go of in a
-    thread of its own (freed here, at once, a big one held the loop: 0.33 s for 250 MB)."""
-    if work.cancelled() or work.exception() is not None:
-        return  # stopped: it removed what it wrote
-    late, _ = work.result()
-    late.transcript.close()
-    late.transcript.path.unlink(missing_ok=True)
-    daemon(lambda: let_go_of(late), "baton-import")
 
 
 def import_session(
@@ -178,6 +153,7 @@ def import_session(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     opening: Callable[[], None] | None = None,
+    forget: Forget | None = None,
 ) -> tuple[Session, ImportReport]:
     """The file read and converted one record at a time, its events written in batches to
     a file no listing reads, which becomes the session only when all of it made sense: a
@@ -205,7 +181,7 @@ def import_session(
             "nothing to import"
         )
     with collector_paused():
-        staged, report = _import_to_file(path, store, given, progress, cancel)
+        staged, report = _import_to_file(path, store, given, progress, cancel, forget)
         if opening is not None:
             opening()
         # opened with the collector still off: what the import made and the session keeps
@@ -220,12 +196,13 @@ def _import_to_file(
     title: str | None,
     progress: Progress | None,
     cancel: threading.Event | None,
+    forget: Forget | None,
 ) -> tuple[StagedTranscript, ImportReport]:
     """The file converted; read a second time, when it holds two conversations written
     at once, the one Claude Code does not resume left out of the view."""
-    found = _convert(path, store, title, progress, cancel, None)
+    found = _convert(path, store, title, progress, cancel, forget, None)
     if isinstance(found, frozenset):
-        found = _convert(path, store, title, progress, cancel, found)
+        found = _convert(path, store, title, progress, cancel, forget, found)
     assert isinstance(found, tuple)
     return found
 
@@ -236,6 +213,7 @@ def _convert(
     title: str | None,
     progress: Progress | None,
     cancel: threading.Event | None,
+    forget: Forget | None,
     beside: frozenset[str] | None,
 ) -> tuple[StagedTranscript, ImportReport] | frozenset[str]:
     """The session made of the file, with the records of `beside` out of its view; with
@@ -244,10 +222,16 @@ def _convert(
     (`ParentChains.beside`)."""
     report = ImportReport(source=str(path))
     reading = read.Reading(report.broken_lines)
-    builder = RecordConverter(report, store.count, beside or frozenset(), reading)
+    counted: set[str] = set()  # the messages counted: `forget` drops their counts
+
+    def count(message: Message) -> int:
+        counted.add(message.id)
+        return store.count(message)
+
+    builder = RecordConverter(report, count, beside or frozenset(), reading)
     facts = Facts(title)
     chains = ParentChains() if beside is None else None
-    staged = StagedTranscript(store, store.count)
+    staged = StagedTranscript(store, count)
     written_at, since = 0, 0  # bytes of the file read at the last write, records since
     kept = False
     try:
@@ -291,6 +275,8 @@ def _convert(
         if not kept:  # failed, cancelled or read again: nothing of it stays, on disk or in
             staged.abort()  # memory (an exception's frames keep the holders, left empty)
             let_go_of(staged, report)
+            if forget is not None:  # nor the counts of its messages, which hold them
+                forget(counted)
         let_go_of(builder, chains, facts)
     return staged, report
 

@@ -53,7 +53,12 @@ class Imports:
             listed = await service.list_sessions()
             earlier = await off_loop(partial(claude_code.imports_among, file, listed))
             found = await claude_code.import_off_loop(
-                file, service.store, title=title, progress=progress, closing=service.lanes.closing
+                file,
+                service.store,
+                title=title,
+                progress=progress,
+                closing=service.lanes.closing,
+                forget=service.estimator.forget,  # what an import that keeps nothing counted
             )
             session, notes = found[0], found[1].notes()
             if session.transcript.moved_on():  # another program's doing since it was written

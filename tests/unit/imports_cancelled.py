@@ -1,9 +1,11 @@
-"""An import cancelled while it reads its file, as a client's cancel lands, and what it
-leaves in the sessions folder: shared by the import tests."""
+"""An import cancelled while it reads its file, or once it has written it, as a client's
+cancel lands, and what it leaves in the sessions folder: shared by the import tests."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +54,31 @@ async def cancelled_midway(
     with pytest.raises(asyncio.CancelledError):
         await task
     return seen
+
+
+async def cancelled_once_written(
+    path: Path,
+    store: SessionStore,
+    monkeypatch: pytest.MonkeyPatch,
+    written: Callable[[Session], None] = lambda session: None,
+) -> None:
+    """`import_off_loop` of `path` into `store`, cancelled once the import has written and
+    opened its session (told to `written`, in the import's thread), before its answer
+    reaches the waiting task."""
+    loop = asyncio.get_running_loop()
+    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
+    done = claude_code.import_session
+
+    def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:
+        found = done(*args, **kwargs)
+        written(found[0])
+        assert task is not None
+        finished = threading.Event()
+        loop.call_soon_threadsafe(lambda: (task.cancel(), finished.set()))
+        finished.wait(10)  # the cancel reaches the task before the thread's answer does
+        return found
+
+    monkeypatch.setattr(claude_code, "import_session", finished_then_cancelled)
+    task = asyncio.ensure_future(import_off_loop(path, store))
+    with pytest.raises(asyncio.CancelledError):
+        await task

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 from conversations import char_count
-from imports_cancelled import cancelled_midway, left_in
+from imports_cancelled import cancelled_midway, cancelled_once_written, left_in
 
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.errors import InvalidParams
 from baton.core.importers import claude_code, claude_code_array, claude_code_read
-from baton.core.importers.claude_code import ImportReport, import_off_loop, import_with_report
+from baton.core.importers.claude_code import import_off_loop, import_with_report
 from baton.core.importers.claude_code_json import MAX_DEPTH
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.importers.read_fingerprint import file_fingerprint
@@ -361,22 +361,7 @@ async def test_a_cancel_that_comes_once_the_file_is_written_removes_it(
     tmp_path: Path, plain_store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = generate(2).write(tmp_path / "file.jsonl")
-    loop = asyncio.get_running_loop()
-    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
-    done = claude_code.import_session
-
-    def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:
-        written = done(*args, **kwargs)
-        assert task is not None
-        finished = threading.Event()
-        loop.call_soon_threadsafe(lambda: (task.cancel(), finished.set()))
-        finished.wait(10)  # the cancel reaches the task before the thread's answer does
-        return written
-
-    monkeypatch.setattr(claude_code, "import_session", finished_then_cancelled)
-    task = asyncio.ensure_future(import_off_loop(path, plain_store))
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once_written(path, plain_store, monkeypatch)
 
     assert left_in(plain_store) == []
 

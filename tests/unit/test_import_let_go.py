@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from imports_cancelled import cancelled_midway, left_in
+from imports_cancelled import cancelled_midway, cancelled_once_written, left_in
 
 from baton.core import memory
 from baton.core.conversation.messages import Message
 from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.importers import claude_code
-from baton.core.importers.claude_code import ImportCancelled, ImportReport, import_off_loop
+from baton.core.importers.claude_code import ImportCancelled
 from baton.core.importers.claude_code_write import StagedTranscript
 from baton.core.service.service import BatonService
 from baton.core.settings import Settings
@@ -208,27 +208,14 @@ async def test_a_session_finished_as_the_cancel_came_is_freed_off_the_loop(
 ) -> None:
     """Freed on the loop, at once, a big one held it: 0.33 s for 250 MB of file."""
     path = generate(2).write(tmp_path / "file.jsonl")
-    loop = asyncio.get_running_loop()
-    task: asyncio.Task[tuple[Session, ImportReport]] | None = None
-    done = claude_code.import_session
     freed_in: list[threading.Thread] = []
     freed = threading.Event()
 
-    def finished_then_cancelled(*args: Any, **kwargs: Any) -> Any:
-        written = done(*args, **kwargs)
-        first = written[0].view_messages()[0]
+    def watched(session: Session) -> None:
+        first = session.view_messages()[0]
         weakref.finalize(first, lambda: (freed_in.append(threading.current_thread()), freed.set()))
-        del first
-        assert task is not None
-        finished = threading.Event()
-        loop.call_soon_threadsafe(lambda: (task.cancel(), finished.set()))
-        finished.wait(10)  # the cancel reaches the task before the thread's answer does
-        return written
 
-    monkeypatch.setattr(claude_code, "import_session", finished_then_cancelled)
-    task = asyncio.ensure_future(import_off_loop(path, plain_store))
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancelled_once_written(path, plain_store, monkeypatch, watched)
     await asyncio.to_thread(freed.wait, 10)
 
     assert left_in(plain_store) == []

@@ -15,7 +15,7 @@ from baton.core.compaction.prompts import (
 )
 from baton.core.compaction.retention.standing import joined
 from baton.core.compaction.rounds import truncate_head
-from baton.core.compaction.summary import request_usage
+from baton.core.compaction.summary import request_fit, request_usage
 from baton.core.compaction.summary.summarizers import Progress, SummaryRequest, strip_media
 from baton.core.conversation.messages import (
     CompactionBlock,
@@ -30,7 +30,7 @@ from baton.core.conversation.messages import (
 )
 from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.model_api.client import ModelClient, to_api_messages
-from baton.core.models.windows import lookup_model
+from baton.core.models.windows import LONG_WINDOW, lookup_model
 
 log = logging.getLogger(__name__)
 
@@ -100,14 +100,32 @@ class AnthropicSummarizer:
 
     async def _model_output_cap(self) -> int:
         """The most the model may write (older models allow less than a summary's cap)."""
-        try:
-            found = await self.client.model_limits(self.model)
-        except Exception:  # limits are a nicety; the table below still applies
-            found = None
+        found = await _limits(self.client, self.model)
         if found and found.get("max_tokens"):
             return int(found["max_tokens"])
         spec, _ = lookup_model(self.model)
         return spec.max_output if spec is not None else self.max_output
+
+
+async def _limits(client: ModelClient, model: str) -> dict[str, int] | None:
+    """The Models API's figures for `model`, None when unknown (they are a nicety: the
+    table still applies)."""
+    try:
+        return await client.model_limits(model)
+    except Exception:
+        return None
+
+
+async def model_window(client: ModelClient, model: str) -> int | None:
+    """The tokens `model` reads at most: the Models API's figure, else the table's; None
+    for a model neither knows."""
+    spec, long = lookup_model(model)
+    if long:
+        return LONG_WINDOW
+    found = await _limits(client, model)
+    if found and found.get("max_input_tokens"):
+        return int(found["max_input_tokens"])
+    return spec.context_window if spec is not None else None
 
 
 async def ask_model(
@@ -125,13 +143,23 @@ async def ask_model(
 ) -> str:
     """The model's text answer to `prompt` about `messages` (after `context`, if any).
 
-    One streamed request per attempt. When the API says the prompt is too long, the oldest
-    API rounds go (the context first) until the reported overflow is covered, at most
-    `max_retries` times; then PromptTooLong.
+    The request is first fitted to the model's window (`request_fit`). One streamed request
+    per attempt. When the API says the prompt is too long, the oldest API rounds go (the
+    context first) until the reported overflow is covered, or, with one round left, its
+    longest message is clipped, at most `max_retries` times; then PromptTooLong.
     """
     before = as_text_messages(context)
     body = as_text_messages(messages)
     report = progress or _silent
+    window = await model_window(client, model)
+    if window is not None:
+        fixed = (len(system) + len(prompt) + len(SPAN_MARKER)) // 3
+        fitted = request_fit.fit(before, body, request_fit.room(window, max_tokens, fixed), count)
+        before, body = fitted.before, fitted.body
+        told = fitted.told()
+        if told is not None:
+            log.info("%s (a %d-token window)", told, window)
+            report(told, None)
     for attempt in range(max_retries + 1):
         payload = _payload(before, body, prompt)
         try:
@@ -211,13 +239,16 @@ def _payload(before: list[Message], body: list[Message], prompt: str) -> list[di
 def _shorten(
     before: list[Message], body: list[Message], overflow: int | None, count: Count
 ) -> tuple[list[Message], list[Message]] | None:
-    """Drop the context first (it is only there to read), then the body's oldest rounds."""
+    """Drop the context first (it is only there to read), then the body's oldest rounds;
+    with one round left, clip its longest message."""
     if before:
         freed = sum(count(m) for m in before)
         if overflow is None or freed >= overflow:
             return [], body
         overflow -= freed
     shorter = truncate_head(body, overflow, count)
+    if shorter is None:
+        shorter = request_fit.clip_longest(body, count)
     return None if shorter is None else ([], shorter)
 
 

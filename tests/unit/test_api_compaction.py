@@ -222,6 +222,24 @@ async def test_an_explicit_server_on_an_unlisted_model_falls_back_with_a_warning
     assert compaction_requests(api.fake) == []
 
 
+@pytest.mark.parametrize("explicit", [True, False])
+async def test_a_span_longer_than_the_models_window_falls_back_without_asking_the_api(
+    explicit: bool, api: Api
+) -> None:
+    # the API reads the span whole: over the window it refuses it (or, over 32 MB, its
+    # bytes), after the request went up; a pasted 50 MB log sent 62 MB so
+    session, _ = api.chat()
+    api.fake.models[MODEL] = {"max_input_tokens": 20, "max_tokens": 64_000}  # it counts more
+    ctx, fallback = api.context(api.client(), explicit=explicit)
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and len(fallback.requests) == 1
+    assert compaction_requests(api.fake) == []
+    if explicit:
+        assert "more than" in result.warnings[0] and "(20)" in result.warnings[0]
+    else:
+        assert result.warnings == []
+
+
 @pytest.mark.parametrize(
     ("script", "said"),
     [

@@ -24,6 +24,7 @@ from baton.core.model_api.api_messages import to_api_messages
 from baton.core.model_api.compaction_request import BETA as BETA
 from baton.core.model_api.compaction_request import ServerFallback as ServerFallback
 from baton.core.model_api.compaction_request import ServerRequest
+from baton.core.models.model_window import model_limits, model_window
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +69,15 @@ class ServerSummarizer:
         return await self.fallback.summarize(request, progress)
 
     async def compact_block(
-        self, direction: str, request: ServerRequest, progress: Progress | None = None
+        self,
+        direction: str,
+        request: ServerRequest,
+        progress: Progress | None = None,
+        *,
+        span_tokens: int = 0,
     ) -> CompactionBlock:
-        """The API's block for `request`, or ServerFallback / a BatonError."""
+        """The API's block for `request` (whose messages count `span_tokens`), or
+        ServerFallback / a BatonError."""
         if direction not in DIRECTIONS:
             raise ServerFallback(
                 f"the API's compaction can only summarize the start of a conversation, so "
@@ -85,9 +92,17 @@ class ServerSummarizer:
                 f"own summary ({self.fallback.name}) was used",
                 quiet=not self.explicit,
             )
+        window = await model_window(self.client, request.model)
+        if window is not None and span_tokens > window:  # it reads them whole: refused
+            raise ServerFallback(
+                f"the API's compaction reads the span whole, and its {span_tokens:,} tokens "
+                f"are more than {request.model} reads ({window:,}), so Baton's own summary "
+                f"({self.fallback.name}) was used",
+                quiet=not self.explicit,
+            )
         if progress is not None:
             progress("Waiting for the API's summary", None)
-        limits = await _limits(self.client, request.model)
+        limits = await model_limits(self.client, request.model)
         if limits and limits.get("max_tokens"):
             request = replace(request, max_tokens=min(request.max_tokens, limits["max_tokens"]))
         told = (lambda text: progress(text, None)) if progress is not None else None
@@ -136,13 +151,6 @@ def server_instructions(instructions: str | None) -> str | None:
     if not instructions or not instructions.strip():
         return None
     return (PROMPT + instructions.strip())[:MAX_INSTRUCTIONS]
-
-
-async def _limits(client: CompactionClient, model: str) -> dict[str, int] | None:
-    try:
-        return await client.model_limits(model)
-    except Exception:  # limits are a nicety: the summary's own cap still applies
-        return None
 
 
 # ---- the summary message and the note after the kept turns --------------------------------

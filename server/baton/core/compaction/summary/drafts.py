@@ -65,6 +65,7 @@ async def write_summary(
                     instructions=joined(request.instructions, _standing(request)),
                 ),
                 progress,
+                span_tokens=sum(m.tokens for m in summarized),
             )
         except ServerFallback as exc:
             log.info("server compaction fell back: %s", exc.reason)

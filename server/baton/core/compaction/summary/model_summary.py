@@ -30,7 +30,8 @@ from baton.core.conversation.messages import (
 )
 from baton.core.errors import PromptTooLong, SummarizerFailed
 from baton.core.model_api.client import ModelClient, to_api_messages
-from baton.core.models.windows import LONG_WINDOW, lookup_model
+from baton.core.models.model_window import model_limits, model_window
+from baton.core.models.windows import lookup_model
 
 log = logging.getLogger(__name__)
 
@@ -100,32 +101,11 @@ class AnthropicSummarizer:
 
     async def _model_output_cap(self) -> int:
         """The most the model may write (older models allow less than a summary's cap)."""
-        found = await _limits(self.client, self.model)
+        found = await model_limits(self.client, self.model)
         if found and found.get("max_tokens"):
             return int(found["max_tokens"])
         spec, _ = lookup_model(self.model)
         return spec.max_output if spec is not None else self.max_output
-
-
-async def _limits(client: ModelClient, model: str) -> dict[str, int] | None:
-    """The Models API's figures for `model`, None when unknown (they are a nicety: the
-    table still applies)."""
-    try:
-        return await client.model_limits(model)
-    except Exception:
-        return None
-
-
-async def model_window(client: ModelClient, model: str) -> int | None:
-    """The tokens `model` reads at most: the Models API's figure, else the table's; None
-    for a model neither knows."""
-    spec, long = lookup_model(model)
-    if long:
-        return LONG_WINDOW
-    found = await _limits(client, model)
-    if found and found.get("max_input_tokens"):
-        return int(found["max_input_tokens"])
-    return spec.context_window if spec is not None else None
 
 
 async def ask_model(

@@ -160,3 +160,65 @@ async def test_a_compaction_of_a_message_over_the_apis_bytes_commits_with_one_re
     [sent] = fake_anthropic.message_requests()  # one request, under the API's bytes
     assert LEFT_OUT.search(all_text(sent.body))
     assert session.view_messages()[0].kind == "summary"
+    assert result.warnings == [
+        "The span was longer than the summary's model reads at once: 1 long message was "
+        "sent clipped to head and tail. The transcript keeps them whole, and undoing the "
+        "compaction gives them back."
+    ]
+
+
+async def test_a_compaction_says_how_many_of_the_spans_messages_its_summary_left_out(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    # the model reads 6,000 tokens: the span's oldest turns do not fit its request, and
+    # the result says how many were left out
+    fake_anthropic.models[MODEL] = {"max_input_tokens": 6_000, "max_tokens": 1_000}
+    session = store.create("long turns", MODEL)
+    for n in range(12):
+        session.append(
+            [
+                MessageInput(role="user", content=f"request {n} " + "detail " * 300),
+                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 300),
+            ]
+        )
+    fake_anthropic.reply(ANSWER)
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
+    result = await compact(session, CompactRequest(), ctx)
+    lines = set(all_text(fake_anthropic.message_requests()[0].body).split("\n"))
+    sent = [m for m in session.messages.values() if m.text() in lines]
+    unsent = len(result.summarized_message_ids) - len(sent)
+    assert unsent > 0 and not any(m.text().startswith("request 0 ") for m in sent)
+    assert result.warnings == [
+        f"The span was longer than the summary's model reads at once: its oldest {unsent} "
+        "messages were left out. The transcript keeps them whole, and undoing the "
+        "compaction gives them back."
+    ]
+
+
+async def test_a_compaction_whose_span_the_model_read_whole_says_nothing_of_it(
+    fake_anthropic: FakeAnthropic,
+    anthropic_client: MakeClient,
+    store: SessionStore,
+    estimator: Estimator,
+) -> None:
+    session = store.create("short", MODEL)
+    for n in range(4):
+        session.append(
+            [
+                MessageInput(role="user", content=f"request {n} " + "detail " * 100),
+                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 100),
+            ]
+        )
+    fake_anthropic.reply(ANSWER)
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
+    result = await compact(session, CompactRequest(), ctx)
+    assert result.summarizer == "anthropic" and result.warnings == []

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from baton.core.compaction.prompts import summary_message_text
 from baton.core.compaction.retention.standing import joined, with_standing
+from baton.core.compaction.summary import request_fit
 from baton.core.compaction.summary.api_compaction import (
     DIRECTIONS,
     ServerFallback,
@@ -76,6 +77,9 @@ async def write_summary(
             return Written(block.content or "", "server", block)
     with summary_usage() as tally:
         body = await summarize_checked(summarizer, request, progress)
+    unread = request_fit.warning(tally.left_out, tally.clipped)
+    if unread is not None:
+        warnings.append(unread)
     return Written(body, summarizer.name, warnings=warnings, usage=tally.total)
 
 

@@ -129,7 +129,7 @@ async def ask_model(
     longest message is clipped, at most `max_retries` times; then PromptTooLong.
     """
     before = as_text_messages(context)
-    body = as_text_messages(messages)
+    body = span = as_text_messages(messages)
     report = progress or _silent
     window = await model_window(client, model)
     if window is not None:
@@ -143,7 +143,7 @@ async def ask_model(
     for attempt in range(max_retries + 1):
         payload = _payload(before, body, prompt)
         try:
-            return await _stream_text(client, model, system, payload, max_tokens, report)
+            text = await _stream_text(client, model, system, payload, max_tokens, report)
         except PromptTooLong as exc:
             if attempt == max_retries:
                 raise PromptTooLong(
@@ -167,6 +167,9 @@ async def ask_model(
                 f"part ({attempt + 1}/{max_retries})",
                 None,
             )
+        else:
+            request_usage.record_shortened(*request_fit.shortened(span, body))
+            return text
     raise AssertionError("unreachable")  # the loop returns or raises
 
 

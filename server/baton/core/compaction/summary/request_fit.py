@@ -105,5 +105,32 @@ def clipped(message: Message, most: int, count: Count) -> Message:
     return message.model_copy(update={"content": [TextBlock(text=cut)], "tokens": most})
 
 
+def shortened(span: Sequence[Message], sent: Sequence[Message]) -> tuple[int, int]:
+    """How many of the span's messages (as the request holds them) went unsent, and how many
+    were sent clipped: `sent` is the span as the request that was answered held it."""
+    by_id = {m.id: m for m in sent}
+    left_out = sum(m.id not in by_id for m in span)
+    clipped = sum(m.id in by_id and by_id[m.id] is not m for m in span)
+    return left_out, clipped
+
+
+def warning(left_out: int, clipped: int) -> str | None:
+    """What a compaction's result says when its summary could not read the whole span."""
+    parts = []
+    if left_out:
+        were = "was" if left_out == 1 else "were"
+        parts.append(f"its oldest {left_out:,} message{_s(left_out)} {were} left out")
+    if clipped:
+        were = "was" if clipped == 1 else "were"
+        parts.append(f"{clipped:,} long message{_s(clipped)} {were} sent clipped to head and tail")
+    if not parts:
+        return None
+    return (
+        "The span was longer than the summary's model reads at once: "
+        + " and ".join(parts)
+        + ". The transcript keeps them whole, and undoing the compaction gives them back."
+    )
+
+
 def _s(n: int) -> str:
     return "" if n == 1 else "s"

@@ -1,6 +1,7 @@
 """The summary request's usage as the API reported it: a tally a compaction opens around
 its summarizer, which every model request the summarizer makes adds its response's usage
-to (a reminder or a shorter retry is a second request, and billed as one)."""
+to (a reminder or a shorter retry is a second request, and billed as one); and how much of
+the span the answered request left out, to be told."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ class UsageTally:
 
     def __init__(self) -> None:
         self.total: ApiUsage | None = None
+        self.left_out = 0  # the span's messages the answered request did not hold
+        self.clipped = 0  # and those it held clipped
 
     def add(self, usage: ApiUsage) -> None:
         if not usage.is_real:
@@ -49,3 +52,11 @@ def record(usage: ApiUsage) -> None:
     tally = _tally.get()
     if tally is not None:
         tally.add(usage)
+
+
+def record_shortened(left_out: int, clipped: int) -> None:
+    """The answered summary request held the span less `left_out` messages and with
+    `clipped` of them clipped (outside a tally: nothing)."""
+    tally = _tally.get()
+    if tally is not None:
+        tally.left_out, tally.clipped = left_out, clipped

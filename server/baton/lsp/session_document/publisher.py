@@ -14,6 +14,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from baton.core.errors import BatonError, SessionNotFound
 from baton.core.service.events import Event, SessionChanged, SessionClosed, SessionOpened
 from baton.core.service.results import RenderData
 from baton.lsp.session_document.diagnostics import build_diagnostics
+from baton.lsp.session_document.off_loop import render_paused
 from baton.lsp.session_document.render import (
     LazyRendering,
     RenderedSession,
@@ -66,11 +68,16 @@ class Document:
     last_publish: float | None = None
     latest: SessionChanged | None = None  # the last change: what the next publish shows
     read_again_at: int | None = None  # the version a render's reading again took, until told
+    publishing: asyncio.Task[None] | None = None  # a publish whose rendering is made off the loop
+    again: bool = False  # a publish came due meanwhile: it follows that one
 
     def cancel(self) -> None:
         pending, self.pending = self.pending, None
         if pending is not None:
             pending.cancel()
+        publishing, self.publishing = self.publishing, None
+        if publishing is not None:
+            publishing.cancel()
 
 
 class SessionDocuments:
@@ -125,17 +132,23 @@ class SessionDocuments:
             return document.version
 
     def render(
-        self, session_id: str, data: RenderData | None = None
+        self, session_id: str, data: RenderData | None = None, version: int | None = None
     ) -> tuple[RenderedSession, RenderData, int]:
-        """The document as it is now (or as `data`, an event's, shows it), rendered once
-        per version and position encoding. A render request renders in a worker thread
-        while the loop goes on changing the session: the version is the one the data was
-        read at, and a rendering is kept only when no change landed while it was made."""
+        """The document as it is now (or as `data`, an event's, read at `version`, shows
+        it), rendered once per version and position encoding. It renders in a worker thread
+        (`off_loop`) while the loop goes on changing the session: the version is the one
+        the data was read at, and a rendering is kept only when no change landed while it
+        was made."""
         if data is None:
             data, version = self._read(session_id)
-        else:
+        elif version is None:
             version = self.version(session_id)
         document = self._document(session_id)  # made by the first look, if it came first
+        return self._render(session_id, document, data, version)
+
+    def _render(
+        self, session_id: str, document: Document, data: RenderData, version: int
+    ) -> tuple[RenderedSession, RenderData, int]:
         encoding = self._ls.position_encoding
         session = data.session
         revision = session.revision  # read before rendering: a pin changes a message in place
@@ -163,6 +176,27 @@ class SessionDocuments:
                 document.reshaped = False
                 document.rendered = Rendering(version, revision, state, rendered)
         return rendered, data, version
+
+    def current(
+        self, session_id: str, data: RenderData | None = None, version: int | None = None
+    ) -> tuple[RenderedSession, RenderData, int] | None:
+        """What `render` returns, when the version's rendering is made (of the session as
+        it shows now, in the client's position encoding); else None: a render is due, to
+        be made off the event loop."""
+        if data is None:
+            data, version = self._read(session_id)
+        elif version is None:
+            version = self.version(session_id)
+        document = self._documents.get(session_id)
+        cached = document.rendered if document is not None else None
+        if (
+            cached is None
+            or cached.version != version
+            or cached.revision != data.session.revision
+            or cached.session.encoding != self._ls.position_encoding
+        ):
+            return None
+        return cached.session, data, version
 
     def _read(self, session_id: str) -> tuple[RenderData, int]:
         """The session's data and the document version it shows (read again when a change
@@ -222,6 +256,9 @@ class SessionDocuments:
         if document is None:
             return
         document.pending = None
+        if document.publishing is not None:  # one at a time: this one follows it
+            document.again = True
+            return
         try:
             self.publish(session_id)
         except BatonError as exc:  # its file cannot be read now (a folder in its place...)
@@ -231,7 +268,9 @@ class SessionDocuments:
 
     def publish(self, session_id: str) -> None:
         """The diagnostics of the session's latest change (a first look, with no change
-        heard yet, reads the session as it is)."""
+        heard yet, reads the session as it is): published now when they point at no
+        message, or at one of a version already rendered; else once the version is
+        rendered off the event loop (`_publish_rendered`)."""
         document = self._documents.get(session_id)
         latest = document.latest if document is not None else None
         try:
@@ -241,19 +280,68 @@ class SessionDocuments:
             self.clear(session_id)
             return
         version = self._document(session_id).version  # made by the first look, if it came first
+        looked = shown is None  # a look, as a get is: the session writable here now is told
+        current = self.current(session_id, data, version)
+        try:
+            diagnostics = self._diagnostics(data, lambda: _made(current))
+        except NotRendered:
+            held = self._document(session_id)
+            publishing = self._publish_rendered(session_id, held, data, version, looked)
+            what = f"publishing the diagnostics of session {session_id}"
+            held.publishing = self._service.background.spawn(publishing, what)
+            if held.publishing is not None:
+                return
+            # no loop runs (a caller outside the server): rendered here
+            diagnostics = self._diagnostics(data, lambda: self.render(session_id, data, version)[0])
+        self._send(session_id, document, diagnostics, version, looked)
+
+    async def _publish_rendered(
+        self, session_id: str, document: Document, data: RenderData, version: int, looked: bool
+    ) -> None:
+        """The diagnostics of `data`, read at `version`, published once that version is
+        rendered in the session's lane: unless the session was cleared meanwhile, or the
+        documents closed. A publish that came due meanwhile follows, and shows the latest
+        change."""
+        try:
+            rendered, _, _ = await self._service.in_lane(
+                session_id,
+                lambda: render_paused(lambda: self._render(session_id, document, data, version)),
+            )
+            if not self._closing and self._documents.get(session_id) is document:
+                diagnostics = self._diagnostics(data, lambda: rendered)
+                self._send(session_id, document, diagnostics, version, looked)
+        except BatonError as exc:
+            log.warning("the diagnostics of session %s are not published: %s", session_id, exc)
+        finally:
+            document.publishing = None
+            held = not self._closing and self._documents.get(session_id) is document
+            if document.again and held:
+                document.again = False
+                self.schedule(session_id)
+
+    def _diagnostics(
+        self, data: RenderData, make: Callable[[], RenderedSession]
+    ) -> list[types.Diagnostic]:
         session = data.session
         header = header_lines(session.title, session.session_id, session.model, len(data.messages))
-        # rendered only when a diagnostic points at a message (render() keeps it then)
-        rendered = LazyRendering(header, lambda: self.render(session_id, data)[0])
-        diagnostics = build_diagnostics(
-            rendered,
+        return build_diagnostics(
+            LazyRendering(header, make),  # rendered only when a diagnostic points at a message
             data.messages,
             data.usage,
             self._ls.position_encoding,
-            data.session.damage.describe(),
+            session.damage.describe(),
             data.auto_paused_by,
-            data.session.unpaired_tool_calls(),
+            session.unpaired_tool_calls(),
         )
+
+    def _send(
+        self,
+        session_id: str,
+        document: Document | None,
+        diagnostics: list[types.Diagnostic],
+        version: int,
+        looked: bool,
+    ) -> None:
         if document is not None:
             document.last_publish = time.monotonic()
         self._ls.text_document_publish_diagnostics(
@@ -261,7 +349,7 @@ class SessionDocuments:
                 uri=session_uri(session_id), diagnostics=diagnostics, version=version
             )
         )
-        if shown is None:  # a look, as a get is: the session writable here now is told
+        if looked:
             self._service.looked(session_id)
 
     def clear(self, session_id: str) -> None:
@@ -277,6 +365,11 @@ class SessionDocuments:
         if document is not None:
             document.cancel()
 
+    def publishing(self, session_id: str) -> asyncio.Task[None] | None:
+        """The session's publish whose rendering is made off the loop, while it runs."""
+        document = self._documents.get(session_id)
+        return document.publishing if document is not None else None
+
     def open_ids(self) -> list[str]:
         """The sessions that have a document (what the tests walk for leftovers)."""
         return list(self._documents)
@@ -285,3 +378,13 @@ class SessionDocuments:
         self._closing = True
         for document in self._documents.values():
             document.cancel()
+
+
+class NotRendered(Exception):
+    """The diagnostics point at a message of a version not rendered yet."""
+
+
+def _made(current: tuple[RenderedSession, RenderData, int] | None) -> RenderedSession:
+    if current is None:
+        raise NotRendered
+    return current[0]

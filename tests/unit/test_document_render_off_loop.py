@@ -27,6 +27,7 @@ from baton.lsp.features.common import Call
 from baton.lsp.server import BatonServer, create_server
 from baton.lsp.session_document import publisher
 from baton.lsp.session_document.diagnostics import LARGE_CODE
+from baton.lsp.session_document.diagnostics_publisher import DiagnosticsPublisher
 from baton.lsp.session_document.hover import hover_at
 from baton.lsp.session_document.render import USAGE_LINE
 
@@ -198,13 +199,13 @@ async def test_a_change_during_the_render_is_published_after_it(
     assert await gate.wait_entered()
     assert not gate.on_loop
     due = asyncio.Event()
-    fire = publisher.SessionDocuments._fire
+    fire = DiagnosticsPublisher._fire
 
-    def fired(documents: publisher.SessionDocuments, session_id: str) -> None:
-        fire(documents, session_id)
+    def fired(diagnostics: DiagnosticsPublisher, session_id: str) -> None:
+        fire(diagnostics, session_id)
         due.set()
 
-    monkeypatch.setattr(publisher.SessionDocuments, "_fire", fired)
+    monkeypatch.setattr(DiagnosticsPublisher, "_fire", fired)
     await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
     await asyncio.wait_for(due.wait(), WAIT)  # its publish came due while the render is held
     assert published.with_large(held) == []

@@ -18,7 +18,7 @@ from baton.core.settings import Settings
 from baton.core.usage.estimator import Estimator
 from baton.lsp.session_document.publisher import SessionDocuments
 
-PUBLISHER = "baton.lsp.session_document.publisher"
+PUBLISHER = "baton.lsp.session_document.diagnostics_publisher"
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from lsprotocol import types
 from baton.contract import names
 from baton.core.errors import BatonError
 from baton.lsp.dispatch.registry import Feature
+from baton.lsp.session_document import off_loop
 from baton.lsp.session_document.client_copy import held_as_rendered
 from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
@@ -70,7 +71,7 @@ async def code_action(
     session_id = names.session_id_from_uri(params.text_document.uri)
     if session_id is None:
         return None
-    rendered, data, _ = ls.documents.render(session_id)
+    rendered, data, _ = await off_loop.rendered(ls, session_id)
     only = [kind_name(k) for k in params.context.only] if params.context.only else None
     # a range in the client's older copy names no message here: only the actions for none
     selection = params.range if held_as_rendered(ls, session_id, rendered) else None

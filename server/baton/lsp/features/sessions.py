@@ -12,12 +12,13 @@ from baton.core.compaction.working_set.plan_todos import latest_todos
 from baton.core.conversation.listing import Summary
 from baton.core.conversation.replaced import replaced_messages
 from baton.core.conversation.session import Session
-from baton.core.memory import collector_paused, freeze_made
+from baton.core.memory import collector_paused
 from baton.core.service import heavy
 from baton.core.usage.draft import plain
 from baton.lsp.dispatch.progress import work_done
 from baton.lsp.features.common import Call, Handler, session_info
 from baton.lsp.features.tool_host import LspToolHost
+from baton.lsp.session_document.off_loop import made_paused
 
 
 def info(call: Call, session: Session | Summary) -> p.SessionInfo:
@@ -141,18 +142,6 @@ async def send(call: Call, args: p.SendParams) -> p.SendResult:
 
 
 async def render(call: Call, args: p.PageParams) -> p.RenderResult:
-    def work() -> p.RenderResult:
-        # what a long session's render makes (a piece a message, which its document
-        # keeps, and the answer's ranges) is made with the cyclic collector out and frozen
-        # out of its walks after, as a load's is: else each full collection its allocations
-        # set off walked all of it, young, holding every other session (a 100,000-message
-        # render: another session's usage 0.43 s at the 95th percentile, now 0.08-0.15 s)
-        with collector_paused():
-            result, pieces = made()
-            if pieces > LONG_DOCUMENT:
-                freeze_made()
-            return result
-
     def made() -> tuple[p.RenderResult, int]:
         rendered, _, version = call.ls.documents.render(args.session_id)
         pieces = len(rendered.pieces)
@@ -175,7 +164,8 @@ async def render(call: Call, args: p.PageParams) -> p.RenderResult:
         )
         return result, pieces
 
-    result = await call.service.in_lane(args.session_id, work)  # off the event loop
+    # off the event loop; the answer's ranges made with the collector out, as the rendering
+    result = await call.service.in_lane(args.session_id, lambda: made_paused(made))
     call.ls.documents.first_look(args.session_id)
     return result
 
@@ -192,7 +182,6 @@ async def import_session(call: Call, args: p.ImportParams) -> p.ImportedSession:
 
 
 IMPORT_NOTES = 50  # notes an import's answer carries, at most
-LONG_DOCUMENT = 1_000  # messages a render's document holds past which what it made is frozen
 
 
 async def rename(call: Call, args: p.RenameParams) -> p.SessionInfo:

@@ -11,6 +11,7 @@ from lsprotocol import types
 from baton.core.compaction.draft_record import CompactDraft
 from baton.core.conversation.messages import Message
 from baton.core.usage.budget import Usage
+from baton.lsp.session_document import off_loop
 from baton.lsp.session_document.client_copy import held_as_rendered
 from baton.lsp.session_document.diagnostics import usage_message
 from baton.lsp.session_document.render import USAGE_LINE, Section
@@ -23,7 +24,7 @@ _MARKS = re.compile(r"\*\*|`")  # the Markdown the hovers use: bold and inline c
 
 async def hover_at(ls: BatonServer, session_id: str, line: int) -> types.Hover | None:
     """The hover on `line` of a session document: the usage line, or a message's section."""
-    rendered, data, _ = ls.documents.render(session_id)
+    rendered, data, _ = await off_loop.rendered(ls, session_id)
     if line == USAGE_LINE:
         preview, reason = await ls.service.compaction.preview_auto(session_id)
         plan = None

@@ -4,8 +4,8 @@ its debounced diagnostics), made and dropped by the service's events.
 The documents hear the service's events like any front end: `SessionOpened` makes a
 session's document, each `SessionChanged` moves its version on and schedules diagnostics,
 `SessionClosed` drops it and clears its diagnostics (a deleted session, or one of the data
-dir the server let go; not at shutdown). Diagnostics are
-published from the latest event's usage and session: a change is never read back from
+dir the server let go; not at shutdown). Diagnostics are published from the latest
+event's usage and session (`diagnostics_publisher.py`): a change is never read back from
 the service."""
 
 from __future__ import annotations
@@ -13,20 +13,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from baton.core.errors import BatonError, SessionNotFound
+from baton.core.errors import SessionNotFound
 from baton.core.service.events import Event, SessionChanged, SessionClosed, SessionOpened
 from baton.core.service.results import RenderData
-from baton.lsp.session_document.diagnostics import build_diagnostics
+from baton.lsp.session_document.diagnostics_publisher import DiagnosticsPublisher
 from baton.lsp.session_document.render import (
-    LazyRendering,
     RenderedSession,
-    header_lines,
     render_session,
     shown_state,
 )
@@ -38,8 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COALESCE_SECONDS = 0.1  # changes this close together publish once
-STREAM_INTERVAL = 0.25  # at most one publish this often while a reply streams
 GROWN = ("append", "reply")  # changes that only add messages at the end of the view
 
 
@@ -66,11 +61,16 @@ class Document:
     last_publish: float | None = None
     latest: SessionChanged | None = None  # the last change: what the next publish shows
     read_again_at: int | None = None  # the version a render's reading again took, until told
+    publishing: asyncio.Task[None] | None = None  # a publish whose rendering is made off the loop
+    again: bool = False  # a publish came due meanwhile: it follows that one
 
     def cancel(self) -> None:
         pending, self.pending = self.pending, None
         if pending is not None:
             pending.cancel()
+        publishing, self.publishing = self.publishing, None
+        if publishing is not None:
+            publishing.cancel()
 
 
 class SessionDocuments:
@@ -82,6 +82,7 @@ class SessionDocuments:
         self._documents: dict[str, Document] = {}
         self._bumping = threading.Lock()  # versions move on the loop and in a render's thread
         self._closing = False  # shutdown: the sessions let go keep what the client shows
+        self.diagnostics = DiagnosticsPublisher(self, ls, self._service)
         self._service.connect(self.heard)
         try:  # a render request renders in a worker thread: what it finds is told on the loop
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -98,7 +99,7 @@ class SessionDocuments:
             else:  # deleted, or its data dir let go: no meter of a session not served
                 self.clear(event.session_id)
         elif isinstance(event, SessionChanged):
-            document = self._document(event.session_id)
+            document = self.document(event.session_id)
             if event.reason is not None:
                 told, document.read_again_at = document.read_again_at, None
                 if event.reason != "reload" or told != document.version:
@@ -107,15 +108,25 @@ class SessionDocuments:
             document.latest = event
             self.schedule(event.session_id)
 
-    def _document(self, session_id: str) -> Document:
+    def document(self, session_id: str) -> Document:
+        """The session's document, made when it has none yet."""
         return self._documents.setdefault(session_id, Document())
+
+    def held(self, session_id: str) -> Document | None:
+        """The session's document, or None: it has none (never heard of, or dropped)."""
+        return self._documents.get(session_id)
+
+    @property
+    def closing(self) -> bool:
+        """The documents are closed (shutdown): nothing more is published."""
+        return self._closing
 
     def version(self, session_id: str) -> int:
         document = self._documents.get(session_id)
         return document.version if document is not None else 1
 
     def bump(self, session_id: str, reason: str = "") -> None:
-        self._bump(self._document(session_id), reason)
+        self._bump(self.document(session_id), reason)
 
     def _bump(self, document: Document, reason: str) -> int:
         with self._bumping:
@@ -125,17 +136,26 @@ class SessionDocuments:
             return document.version
 
     def render(
-        self, session_id: str, data: RenderData | None = None
+        self, session_id: str, data: RenderData | None = None, version: int | None = None
     ) -> tuple[RenderedSession, RenderData, int]:
-        """The document as it is now (or as `data`, an event's, shows it), rendered once
-        per version and position encoding. A render request renders in a worker thread
-        while the loop goes on changing the session: the version is the one the data was
-        read at, and a rendering is kept only when no change landed while it was made."""
+        """The document as it is now (or as `data`, an event's, read at `version`, shows
+        it), rendered once per version and position encoding. It renders in a worker thread
+        (`off_loop`) while the loop goes on changing the session: the version is the one
+        the data was read at, and a rendering is kept only when no change landed while it
+        was made."""
         if data is None:
             data, version = self._read(session_id)
-        else:
+        elif version is None:
             version = self.version(session_id)
-        document = self._document(session_id)  # made by the first look, if it came first
+        document = self.document(session_id)  # made by the first look, if it came first
+        return self.render_held(session_id, document, data, version)
+
+    def render_held(
+        self, session_id: str, document: Document, data: RenderData, version: int
+    ) -> tuple[RenderedSession, RenderData, int]:
+        """`render` into `document`, the session's as the caller found it: a publish
+        rendering in a thread never makes a document again for a session dropped
+        meanwhile."""
         encoding = self._ls.position_encoding
         session = data.session
         revision = session.revision  # read before rendering: a pin changes a message in place
@@ -164,6 +184,27 @@ class SessionDocuments:
                 document.rendered = Rendering(version, revision, state, rendered)
         return rendered, data, version
 
+    def current(
+        self, session_id: str, data: RenderData | None = None, version: int | None = None
+    ) -> tuple[RenderedSession, RenderData, int] | None:
+        """What `render` returns, when the version's rendering is made (of the session as
+        it shows now, in the client's position encoding); else None: a render is due, to
+        be made off the event loop."""
+        if data is None:
+            data, version = self._read(session_id)
+        elif version is None:
+            version = self.version(session_id)
+        document = self._documents.get(session_id)
+        cached = document.rendered if document is not None else None
+        if (
+            cached is None
+            or cached.version != version
+            or cached.revision != data.session.revision
+            or cached.session.encoding != self._ls.position_encoding
+        ):
+            return None
+        return cached.session, data, version
+
     def _read(self, session_id: str) -> tuple[RenderData, int]:
         """The session's data and the document version it shows (read again when a change
         landed while it was read)."""
@@ -191,78 +232,16 @@ class SessionDocuments:
         except SessionNotFound:
             self.clear(session_id)
 
-    # ---- diagnostics ---------------------------------------------------------------------
+    # ---- diagnostics (`diagnostics_publisher.py`) ---------------------------------------
 
     def first_look(self, session_id: str) -> None:
-        """A client looks at a session this server has published nothing for (a session
-        of an earlier run, the client started again): it gets its diagnostics now, the
-        meter and a damaged transcript's warning, not only after its next change."""
-        document = self._documents.get(session_id)
-        if document is None or document.last_publish is None:
-            self.schedule(session_id)
+        self.diagnostics.first_look(session_id)
 
     def schedule(self, session_id: str) -> None:
-        """Publish diagnostics soon: changes within the coalescing window publish once, and
-        a streaming reply publishes at most every STREAM_INTERVAL."""
-        document = self._document(session_id)
-        if document.pending is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        delay = COALESCE_SECONDS
-        if document.latest is not None and document.latest.replying:
-            since = time.monotonic() - (document.last_publish or 0.0)
-            delay = max(delay, STREAM_INTERVAL - since)
-        document.pending = loop.call_later(delay, self._fire, session_id)
-
-    def _fire(self, session_id: str) -> None:
-        document = self._documents.get(session_id)
-        if document is None:
-            return
-        document.pending = None
-        try:
-            self.publish(session_id)
-        except BatonError as exc:  # its file cannot be read now (a folder in its place...)
-            log.warning("the diagnostics of session %s are not published: %s", session_id, exc)
-        except Exception:  # a timer callback has no caller to report to
-            log.exception("publishing diagnostics for %s failed", session_id)
+        self.diagnostics.schedule(session_id)
 
     def publish(self, session_id: str) -> None:
-        """The diagnostics of the session's latest change (a first look, with no change
-        heard yet, reads the session as it is)."""
-        document = self._documents.get(session_id)
-        latest = document.latest if document is not None else None
-        try:
-            shown = latest.document() if latest is not None else None
-            data = shown if shown is not None else self._service.render_data(session_id)
-        except SessionNotFound:
-            self.clear(session_id)
-            return
-        version = self._document(session_id).version  # made by the first look, if it came first
-        session = data.session
-        header = header_lines(session.title, session.session_id, session.model, len(data.messages))
-        # rendered only when a diagnostic points at a message (render() keeps it then)
-        rendered = LazyRendering(header, lambda: self.render(session_id, data)[0])
-        diagnostics = build_diagnostics(
-            rendered,
-            data.messages,
-            data.usage,
-            self._ls.position_encoding,
-            data.session.damage.describe(),
-            data.auto_paused_by,
-            data.session.unpaired_tool_calls(),
-        )
-        if document is not None:
-            document.last_publish = time.monotonic()
-        self._ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=session_uri(session_id), diagnostics=diagnostics, version=version
-            )
-        )
-        if shown is None:  # a look, as a get is: the session writable here now is told
-            self._service.looked(session_id)
+        self.diagnostics.publish(session_id)
 
     def clear(self, session_id: str) -> None:
         """A session no longer served (deleted, or its data dir let go) loses its
@@ -276,6 +255,11 @@ class SessionDocuments:
         document = self._documents.pop(session_id, None)
         if document is not None:
             document.cancel()
+
+    def publishing(self, session_id: str) -> asyncio.Task[None] | None:
+        """The session's publish whose rendering is made off the loop, while it runs."""
+        document = self._documents.get(session_id)
+        return document.publishing if document is not None else None
 
     def open_ids(self) -> list[str]:
         """The sessions that have a document (what the tests walk for leftovers)."""

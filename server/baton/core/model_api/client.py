@@ -17,6 +17,7 @@ from baton.core.model_api import model_list
 from baton.core.model_api.api_errors import KEY_REFUSED, asked_again, broken_stream, map_error
 from baton.core.model_api.api_errors import scrub as scrub
 from baton.core.model_api.api_messages import to_api_messages as to_api_messages
+from baton.core.model_api.body_off_loop import OffLoopBodies
 from baton.core.model_api.model_list import ListedModel
 from baton.core.model_api.reply_stream import ModelReply as ModelReply
 from baton.core.model_api.reply_stream import OnText as OnText
@@ -82,7 +83,7 @@ class AnthropicClient:
         # a key no header can carry is never sent: every request says what is wrong with it
         self._flaw = environment.key_flaw(key) if key else None
         if key and self._flaw is None:
-            self._sdk = anthropic.AsyncAnthropic(
+            self._sdk = OffLoopBodies(
                 api_key=key,
                 base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
                 max_retries=max_retries,

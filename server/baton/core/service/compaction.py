@@ -1,10 +1,12 @@
 """The service's compaction entry points: compact now, preview what auto-compact would do,
-say whether a compaction or an undo offered now would be refused, rewind, undo a boundary,
+say whether a compaction or an undo offered now would be refused (the plan or check that
+answers it made by the caller, off the event loop), rewind, undo a boundary,
 and the context every compaction of a session runs with."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,19 @@ from baton.core.usage.budget import Usage
 
 if TYPE_CHECKING:
     from baton.core.service.service import BatonService
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A refusal asked of a session as it is now: its `answer` when known, else the `work`
+    (a plan, an undo check) that gives it, to be made in the session's lane, and what
+    its answer is kept for (the session, the question, its state when asked)."""
+
+    answer: str | None
+    work: Callable[[], str | None] | None = None
+    session: Session | None = None
+    key: tuple[str | None, ...] = ()
+    state: tuple[str, int] | None = None  # the session's id and revision when asked
 
 
 class Compaction:
@@ -62,21 +77,22 @@ class Compaction:
         except BatonError as exc:  # busy, read-only, no key for the summarizer...
             return None, exc.message
 
-    def refusal(
+    def ask_refusal(
         self,
         session_id: str,
         direction: str,
         pivot_message_id: str | None = None,
         end_message_id: str | None = None,
-    ) -> str | None:
+    ) -> Asked:
         """Why a compaction in `direction` would be refused now: another compaction of the
         session runs, or it would find nothing to summarize in the view (planned as the
         compaction plans it); else None. Only the plan is made: a summary that would not
-        make the context smaller is found by writing it."""
+        make the context smaller is found by writing it. The answer comes known, or as
+        the plan still to make (off the event loop: on a long session it walks the view)."""
         service = self._service
         session = service.session(session_id)
         if session.compacting:  # asked each time: a compaction's start or end is no revision
-            return f"session {session_id} is already being compacted"
+            return Asked(f"session {session_id} is already being compacted")
         threshold = service.usage(session_id).auto_compact_threshold
         keep_window = engine.bounded_keep_window(service.settings.keep_window, threshold)
 
@@ -95,29 +111,40 @@ class Compaction:
             return None
 
         asked = (direction, pivot_message_id, end_message_id, keep_window.model_dump_json())
-        return self._answer(session, asked, planned)
+        return self._ask(session, asked, planned)
 
-    def undo_refusal(self, session_id: str, boundary_id: str) -> str | None:
+    def ask_undo_refusal(self, session_id: str, boundary_id: str) -> Asked:
         """Why undoing the session's active boundary `boundary_id` would be refused (a
-        compaction of the session runs, what to undo first), or None; nothing is written."""
+        compaction of the session runs, what to undo first), or None; nothing is written.
+        The answer comes known, or as the check still to make."""
         session = self._service.session(session_id)
         if session.compacting:
-            return f"session {session_id} is being compacted"
+            return Asked(f"session {session_id} is being compacted")
         checked = partial(undo_refusal, session, boundary_id)
-        return self._answer(session, ("undo", boundary_id), checked)
+        return self._ask(session, ("undo", boundary_id), checked)
 
-    def _answer(
+    def _ask(
         self, session: Session, asked: tuple[str | None, ...], work: Callable[[], str | None]
-    ) -> str | None:
-        """`work()`'s answer to `asked` about the session as it is now, kept while it stays
-        so: each code action request (a cursor move) asks again, and on a long session
-        the plans and undo checks take tens of milliseconds."""
+    ) -> Asked:
+        """The answer to `asked` about the session as it is now when it is kept, else
+        `work`, which gives it: each code action request (a cursor move) asks again, and on
+        a long session the plans and undo checks take a tenth of a second each."""
         state = (session.session_id, session.revision)
         if self._answered_at != state:
             self._answered_at, self._answers = state, {}
-        if asked not in self._answers:
-            self._answers[asked] = work()
-        return self._answers[asked]
+        if asked in self._answers:
+            return Asked(self._answers[asked])
+        return Asked(None, work, session, asked, state)
+
+    def keep(self, asked: Asked, answer: str | None) -> str | None:
+        """`answer`, what `asked`'s work gave (in the session's lane, say), kept for the
+        session while it stays as it was when asked: a change made meanwhile may have
+        moved the answer, and the next ask makes it again."""
+        session = asked.session
+        now = (session.session_id, session.revision) if session is not None else None
+        if now is not None and asked.state == self._answered_at == now:
+            self._answers[asked.key] = answer
+        return answer
 
     def rewind(self, session_id: str, message_id: str) -> tuple[Boundary, Usage]:
         """Take a message and the rest of the view after it out of the view (kept in the

@@ -14,6 +14,7 @@ from baton.contract import names
 from baton.core.errors import BatonError
 from baton.lsp.dispatch.registry import Feature
 from baton.lsp.session_document import off_loop
+from baton.lsp.session_document.action_refusals import offered
 from baton.lsp.session_document.client_copy import held_as_rendered
 from baton.lsp.session_document.code_actions import KINDS, Refusals, compact_actions, kind_name
 
@@ -76,24 +77,17 @@ async def code_action(
     # a range in the client's older copy names no message here: only the actions for none
     selection = params.range if held_as_rendered(ls, session_id, rendered) else None
     locked = _refused(data.session)
-    # each action is asked as its command would ask: planned, or the undo checked
-    refusals = Refusals(
-        compaction=lambda *asked: ls.service.compaction.refusal(session_id, *asked),
-        undo=lambda boundary_id: ls.service.compaction.undo_refusal(session_id, boundary_id),
-    )
     last = data.last_boundary_id
     last_direction = data.session.boundaries[last].direction if last is not None else None
-    actions = compact_actions(
-        session_id,
-        rendered,
-        selection,
-        last,
-        only,
-        locked,
-        refusals,
-        last_direction,
-        _media(ls, data.session),
-    )
+    media = _media(ls, data.session)
+
+    def offer(refusals: Refusals) -> list[types.CodeAction]:
+        # each action is asked as its command would ask: planned, or the undo checked
+        return compact_actions(
+            session_id, rendered, selection, last, only, locked, refusals, last_direction, media
+        )
+
+    actions = await offered(ls, session_id, offer)  # what is not known made off the loop
     text_document = getattr(ls.client_capabilities, "text_document", None)
     asked = getattr(text_document, "code_action", None)
     if not getattr(asked, "disabled_support", None):

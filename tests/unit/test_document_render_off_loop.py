@@ -128,16 +128,25 @@ async def _other_answered(call: Call, other: str) -> None:
     assert usage.used_tokens > 0 and len(view.messages) == 6
 
 
-async def test_diagnostics_pointing_at_a_message_are_rendered_off_the_loop(
+async def _large_appended(
     server: BatonServer, gate: RenderGate
-) -> None:
+) -> tuple[Call, Published, str, str]:
+    """Two sessions; a large message appended to the first, whose publish's render (due
+    after the append) is held in its thread, off the loop."""
     call = Call(server)
     published = Published(server)
     held, other = await _two_sessions(call)
     gate.armed = True
     await sessions.append(call, p.AppendParams(session_id=held, messages=LARGE))
-    assert await gate.wait_entered()  # the publish's render, due after the append
+    assert await gate.wait_entered()
     assert not gate.on_loop
+    return call, published, held, other
+
+
+async def test_diagnostics_pointing_at_a_message_are_rendered_off_the_loop(
+    server: BatonServer, gate: RenderGate
+) -> None:
+    call, published, held, other = await _large_appended(server, gate)
     await _other_answered(call, other)
     assert not published.large.is_set()  # still rendering meanwhile
     gate.release.set()
@@ -190,14 +199,8 @@ async def test_a_hover_renders_off_the_loop(server: BatonServer, gate: RenderGat
 async def test_a_change_during_the_render_is_published_after_it(
     server: BatonServer, gate: RenderGate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    call = Call(server)
-    published = Published(server)
-    held, _ = await _two_sessions(call)
-    gate.armed = True
-    await sessions.append(call, p.AppendParams(session_id=held, messages=LARGE))
+    call, published, held, _ = await _large_appended(server, gate)
     rendered = server.documents.version(held)
-    assert await gate.wait_entered()
-    assert not gate.on_loop
     due = asyncio.Event()
     fire = DiagnosticsPublisher._fire
 
@@ -223,13 +226,7 @@ async def test_a_change_during_the_render_is_published_after_it(
 async def test_a_session_deleted_during_the_render_stays_cleared(
     server: BatonServer, gate: RenderGate
 ) -> None:
-    call = Call(server)
-    published = Published(server)
-    held, _ = await _two_sessions(call)
-    gate.armed = True
-    await sessions.append(call, p.AppendParams(session_id=held, messages=LARGE))
-    assert await gate.wait_entered()
-    assert not gate.on_loop
+    call, published, held, _ = await _large_appended(server, gate)
     publishing = server.documents.publishing(held)
     await sessions.delete(call, p.SessionParams(session_id=held))
     assert published.of(held)[-1].diagnostics == []
@@ -242,13 +239,7 @@ async def test_a_session_deleted_during_the_render_stays_cleared(
 
 
 async def test_nothing_is_published_after_the_close(server: BatonServer, gate: RenderGate) -> None:
-    call = Call(server)
-    published = Published(server)
-    held, _ = await _two_sessions(call)
-    gate.armed = True
-    await sessions.append(call, p.AppendParams(session_id=held, messages=LARGE))
-    assert await gate.wait_entered()
-    assert not gate.on_loop
+    _, published, held, _ = await _large_appended(server, gate)
     publishing = server.documents.publishing(held)
     server.documents.close()
     count = len(published.sent)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_action_client import taking_code_actions
 from lsprotocol import types
 from test_document_render_off_loop import RenderGate
 from test_off_loop import WAIT
@@ -67,17 +68,7 @@ def server(tmp_path: Path) -> Iterator[BatonServer]:
     settings = Settings.model_validate(
         {"dataDir": str(tmp_path), "summarizer": "extractive", "autoCompact": {"enabled": False}}
     )
-    made = create_server(BatonService(settings))
-    # as initialize leaves them: a client that takes actions, greyed out ones too
-    literal = types.ClientCodeActionLiteralOptions(
-        code_action_kind=types.ClientCodeActionKindOptions(value_set=[])
-    )
-    asked = types.CodeActionClientCapabilities(
-        code_action_literal_support=literal, disabled_support=True
-    )
-    capabilities = types.TextDocumentClientCapabilities(code_action=asked)
-    made.protocol.client_capabilities = types.ClientCapabilities(text_document=capabilities)
-    yield made
+    yield taking_code_actions(create_server(BatonService(settings)))
 
 
 def _turns(n: int) -> list[p.MessageInput]:

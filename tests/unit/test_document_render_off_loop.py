@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_action_client import taking_code_actions
 from lsprotocol import types
 from test_off_loop import WAIT, Gate
 
@@ -155,16 +156,7 @@ async def test_diagnostics_pointing_at_a_message_are_rendered_off_the_loop(
 
 
 async def test_a_code_action_renders_off_the_loop(server: BatonServer, gate: RenderGate) -> None:
-    call = Call(server)
-    literal = types.ClientCodeActionLiteralOptions(
-        code_action_kind=types.ClientCodeActionKindOptions(value_set=[])
-    )
-    asked = types.CodeActionClientCapabilities(
-        code_action_literal_support=literal, disabled_support=True
-    )
-    capabilities = types.TextDocumentClientCapabilities(code_action=asked)
-    # as initialize leaves them: a client that takes actions, greyed out ones too
-    server.protocol.client_capabilities = types.ClientCapabilities(text_document=capabilities)
+    call = Call(taking_code_actions(server))
     held, other = await _two_sessions(call)
     gate.armed = True
     params = types.CodeActionParams(

@@ -18,7 +18,7 @@ import pytest
 from code_action_client import taking_code_actions
 from lsprotocol import types
 from test_document_render_off_loop import RenderGate
-from test_off_loop import WAIT
+from test_off_loop import WAIT, turns
 
 from baton import protocol as p
 from baton.core.service import compaction as compaction_service
@@ -71,21 +71,12 @@ def server(tmp_path: Path) -> Iterator[BatonServer]:
     yield taking_code_actions(create_server(BatonService(settings)))
 
 
-def _turns(n: int) -> list[p.MessageInput]:
-    words = " ".join(f"w{j}" for j in range(50))
-    out = []
-    for i in range(n):
-        out.append(p.MessageInput(role="user", content=f"question {i} {words}"))
-        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
-    return out
-
-
 async def _sessions(call: Call) -> tuple[str, str]:
     """A session compacted up to its second message (an undo is offered), and another."""
     ids = []
     for title in ("held", "other"):
         sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
-        added = await sessions.append(call, p.AppendParams(session_id=sid, messages=_turns(20)))
+        added = await sessions.append(call, p.AppendParams(session_id=sid, messages=turns(20, 50)))
         ids.append((sid, added.message_ids))
     (held, messages), (other, _) = ids
     params = p.CompactParams(session_id=held, direction="up_to", pivot_message_id=messages[1])
@@ -164,7 +155,7 @@ async def test_answers_made_while_the_session_changed_are_not_kept_for_it(
     service = server.service.compaction
     asked = service.ask_refusal(held, "all", None, None)
     assert asked.work is not None  # a plan to make
-    await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+    await sessions.append(call, p.AppendParams(session_id=held, messages=turns(1, 50)))
     now = service.ask_refusal(held, "all", None, None)  # the same question, asked again
     assert now.work is not None
     assert service.keep(asked, "made before the change") == "made before the change"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from code_action_client import taking_code_actions
 from lsprotocol import types
-from test_off_loop import WAIT, Gate
+from test_off_loop import WAIT, Gate, turns
 
 from baton import protocol as p
 from baton.core.service.service import BatonService
@@ -102,15 +102,6 @@ def server(tmp_path: Path) -> Iterator[BatonServer]:
     yield create_server(BatonService(settings))
 
 
-def _turns(n: int) -> list[p.MessageInput]:
-    words = " ".join(f"w{j}" for j in range(50))
-    out = []
-    for i in range(n):
-        out.append(p.MessageInput(role="user", content=f"question {i} {words}"))
-        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
-    return out
-
-
 LARGE = [p.MessageInput(role="user", content=" ".join(f"line{j}" for j in range(3_000)))]
 
 
@@ -118,7 +109,7 @@ async def _two_sessions(call: Call) -> tuple[str, str]:
     ids = []
     for title in ("held", "other"):
         sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
-        await sessions.append(call, p.AppendParams(session_id=sid, messages=_turns(3)))
+        await sessions.append(call, p.AppendParams(session_id=sid, messages=turns(3, 50)))
         ids.append(sid)
     return ids[0], ids[1]
 
@@ -201,7 +192,7 @@ async def test_a_change_during_the_render_is_published_after_it(
         due.set()
 
     monkeypatch.setattr(DiagnosticsPublisher, "_fire", fired)
-    await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+    await sessions.append(call, p.AppendParams(session_id=held, messages=turns(1, 50)))
     await asyncio.wait_for(due.wait(), WAIT)  # its publish came due while the render is held
     assert published.with_large(held) == []
     gate.armed = False  # the next render goes through

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_off_loop import WAIT, Gate
+from test_off_loop import WAIT, Gate, turns
 
 from baton import protocol as p
 from baton.core.compaction import dropped as dropped_module
@@ -25,15 +25,6 @@ from baton.lsp.features import compaction, sessions
 from baton.lsp.features.common import Call
 from baton.lsp.server import create_server
 from baton_testkit.fake_anthropic import FakeAnthropic
-
-
-def _turns(n: int) -> list[p.MessageInput]:
-    words = " ".join(f"w{j}" for j in range(200))
-    out = []
-    for i in range(n):
-        out.append(p.MessageInput(role="user", content=f"question {i}: {words}"))
-        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
-    return out
 
 
 async def test_a_model_written_compaction_gathers_and_checks_off_the_loop(
@@ -62,7 +53,7 @@ async def test_a_model_written_compaction_gathers_and_checks_off_the_loop(
     ids = []
     for title in ("held", "other"):
         sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
-        await sessions.append(call, p.AppendParams(session_id=sid, messages=_turns(6)))
+        await sessions.append(call, p.AppendParams(session_id=sid, messages=turns(6)))
         ids.append(sid)
     held, other = ids
     pivot = call.service.session(held).view_messages()[-3].id
@@ -72,7 +63,7 @@ async def test_a_model_written_compaction_gathers_and_checks_off_the_loop(
         assert await gate.wait_entered()
         assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
         usage = await sessions.usage(call, p.UsageParams(session_id=other))
-        appended = await sessions.append(call, p.AppendParams(session_id=other, messages=_turns(1)))
+        appended = await sessions.append(call, p.AppendParams(session_id=other, messages=turns(1)))
         view = await sessions.get(call, p.PageParams(session_id=other))
         assert not running.done() and not fake_anthropic.message_requests()
         assert usage.used_tokens > 0 and len(appended.message_ids) == 2

@@ -69,12 +69,13 @@ def server(tmp_path: Path) -> BatonServer:
     return create_server(BatonService(settings))
 
 
-def _turns(n: int) -> list[p.MessageInput]:
-    words = " ".join(f"w{j}" for j in range(200))
+def turns(n: int, words: int = 200) -> list[p.MessageInput]:
+    """`n` questions and their answers, each of `words` words after its number."""
+    text = " ".join(f"w{j}" for j in range(words))
     out = []
     for i in range(n):
-        out.append(p.MessageInput(role="user", content=f"question {i} {words}"))
-        out.append(p.MessageInput(role="assistant", content=f"answer {i} {words}"))
+        out.append(p.MessageInput(role="user", content=f"question {i} {text}"))
+        out.append(p.MessageInput(role="assistant", content=f"answer {i} {text}"))
     return out
 
 
@@ -82,7 +83,7 @@ async def _two_sessions(call: Call) -> tuple[str, str]:
     ids = []
     for title in ("held", "other"):
         sid = (await sessions.create(call, p.CreateParams(title=title))).session_id
-        await sessions.append(call, p.AppendParams(session_id=sid, messages=_turns(6)))
+        await sessions.append(call, p.AppendParams(session_id=sid, messages=turns(6)))
         ids.append(sid)
     return ids[0], ids[1]
 
@@ -104,7 +105,7 @@ async def test_other_sessions_are_answered_while_a_compaction_runs(
     assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
     # the other session: read, appended to, rendered, while the compaction is held
     usage = await sessions.usage(call, p.UsageParams(session_id=other))
-    appended = await sessions.append(call, p.AppendParams(session_id=other, messages=_turns(1)))
+    appended = await sessions.append(call, p.AppendParams(session_id=other, messages=turns(1)))
     view = await sessions.get(call, p.PageParams(session_id=other))
     rendered = await sessions.render(call, p.PageParams(session_id=other))
     assert not running.done()
@@ -156,7 +157,7 @@ async def test_auto_compact_runs_off_the_loop_too(tmp_path: Path, gate: Gate) ->
     call = Call(server)
     held, other = await _two_sessions(call)
     for _ in range(30):  # ~800 tokens a turn
-        await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        await sessions.append(call, p.AppendParams(session_id=held, messages=turns(1)))
         if gate.entered.is_set():
             break
     assert await gate.wait_entered()  # the background auto-compact, held in its summarizer
@@ -218,7 +219,7 @@ async def test_other_sessions_are_answered_while_a_list_reads_a_transcript(
         assert await gate.wait_entered()
         assert gate.threads[0] != threading.get_ident()  # not the event loop's thread
         usage = await sessions.usage(call, p.UsageParams(session_id=other))
-        appended = await sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        appended = await sessions.append(call, p.AppendParams(session_id=held, messages=turns(1)))
         assert not listing_now.done()
         assert usage.used_tokens > 0 and len(appended.message_ids) == 2
     finally:
@@ -257,7 +258,7 @@ async def test_other_sessions_are_answered_while_a_first_write_keeps_lines_aside
 
     monkeypatch.setattr(transcript_module, copy, copied)
     appending = asyncio.ensure_future(
-        sessions.append(call, p.AppendParams(session_id=held, messages=_turns(1)))
+        sessions.append(call, p.AppendParams(session_id=held, messages=turns(1)))
     )
     try:
         assert await gate.wait_entered()
@@ -295,7 +296,7 @@ async def test_an_acp_load_reads_a_session_not_open_yet_off_the_loop(
     settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
     maker = BatonService(settings)
     sid = maker.create("written before").session_id
-    maker.append(sid, _turns(3))
+    maker.append(sid, turns(3))
     await maker.close()
     read_on: list[int] = []
     original = SessionStore.get
@@ -324,7 +325,7 @@ async def test_an_acp_load_finds_the_meters_anchor_and_cost_off_the_loop(
     settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
     maker = BatonService(settings)
     sid = maker.create("written before").session_id
-    maker.append(sid, _turns(3))
+    maker.append(sid, turns(3))
     await maker.close()
     walked_on: list[int] = []
     find_anchor, cost = ViewTokens._find_anchor, meter._cost
@@ -363,7 +364,7 @@ async def test_an_acp_load_finds_the_meters_figure_off_the_loop(
     settings = Settings.model_validate({"dataDir": str(tmp_path / "data")})
     maker = BatonService(settings)
     sid = maker.create("written before").session_id
-    maker.append(sid, _turns(3))
+    maker.append(sid, turns(3))
     await maker.close()
     walked_on: list[int] = []
     media_indices = ViewState.media_indices

@@ -12,12 +12,13 @@ from typing import Any
 from test_anthropic_summarizer import ANSWER, MODEL, all_text, rounds, summarizer
 
 from baton.core.compaction.engine import CompactContext, compact
-from baton.core.compaction.result import CompactRequest
+from baton.core.compaction.result import CompactRequest, CompactResult
 from baton.core.compaction.rounds import TRUNCATION_MARKER
 from baton.core.compaction.summary import request_fit
 from baton.core.compaction.summary.model_summary import SPAN_MARKER
 from baton.core.compaction.summary.summarizers import SummaryRequest
 from baton.core.conversation.messages import MessageInput, text_message
+from baton.core.conversation.session import Session
 from baton.core.conversation.store import SessionStore
 from baton.core.model_api.client import AnthropicClient
 from baton.core.settings import KeepWindowSettings, Settings
@@ -37,6 +38,30 @@ def log_lines(count: int) -> str:
 def sent_texts(fake: FakeAnthropic, n: int = 0) -> list[str]:
     body: dict[str, Any] = fake.message_requests()[n].body
     return ["\n".join(b["text"] for b in turn["content"]) for turn in body["messages"]]
+
+
+def requests_and_answers(store: SessionStore, title: str, turns: int, words: int) -> Session:
+    """A session of `turns` requests and answers of `words` words each."""
+    session = store.create(title, MODEL)
+    for n in range(turns):
+        session.append(
+            [
+                MessageInput(role="user", content=f"request {n} " + "detail " * words),
+                MessageInput(role="assistant", content=f"answer {n} " + "detail " * words),
+            ]
+        )
+    return session
+
+
+async def compacted(
+    session: Session, estimator: Estimator, client: AnthropicClient
+) -> CompactResult:
+    """`session` compacted whole by the model summarizer, a small recent window kept."""
+    settings = Settings(
+        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
+    )
+    ctx = CompactContext(settings, estimator, summarizer(client))
+    return await compact(session, CompactRequest(), ctx)
 
 
 async def test_a_message_longer_than_the_window_is_sent_clipped_head_and_tail(
@@ -151,11 +176,7 @@ async def test_a_compaction_of_a_message_over_the_apis_bytes_commits_with_one_re
     )
     assert len(session.transcript.path.read_bytes()) > 2 * fake_anthropic.max_body_bytes
     fake_anthropic.reply(ANSWER)
-    settings = Settings(
-        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
-    )
-    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
-    result = await compact(session, CompactRequest(), ctx)
+    result = await compacted(session, estimator, anthropic_client())
     assert result.summarizer == "anthropic" and result.summary is not None
     [sent] = fake_anthropic.message_requests()  # one request, under the API's bytes
     assert LEFT_OUT.search(all_text(sent.body))
@@ -176,20 +197,9 @@ async def test_a_compaction_says_how_many_of_the_spans_messages_its_summary_left
     # the model reads 6,000 tokens: the span's oldest turns do not fit its request, and
     # the result says how many were left out
     fake_anthropic.models[MODEL] = {"max_input_tokens": 6_000, "max_tokens": 1_000}
-    session = store.create("long turns", MODEL)
-    for n in range(12):
-        session.append(
-            [
-                MessageInput(role="user", content=f"request {n} " + "detail " * 300),
-                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 300),
-            ]
-        )
+    session = requests_and_answers(store, "long turns", 12, 300)
     fake_anthropic.reply(ANSWER)
-    settings = Settings(
-        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
-    )
-    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
-    result = await compact(session, CompactRequest(), ctx)
+    result = await compacted(session, estimator, anthropic_client())
     lines = set(all_text(fake_anthropic.message_requests()[0].body).split("\n"))
     sent = [m for m in session.messages.values() if m.text() in lines]
     unsent = len(result.summarized_message_ids) - len(sent)
@@ -207,18 +217,7 @@ async def test_a_compaction_whose_span_the_model_read_whole_says_nothing_of_it(
     store: SessionStore,
     estimator: Estimator,
 ) -> None:
-    session = store.create("short", MODEL)
-    for n in range(4):
-        session.append(
-            [
-                MessageInput(role="user", content=f"request {n} " + "detail " * 100),
-                MessageInput(role="assistant", content=f"answer {n} " + "detail " * 100),
-            ]
-        )
+    session = requests_and_answers(store, "short", 4, 100)
     fake_anthropic.reply(ANSWER)
-    settings = Settings(
-        keep_window=KeepWindowSettings(min_tokens=300, min_text_messages=1, max_tokens=1_000)
-    )
-    ctx = CompactContext(settings, estimator, summarizer(anthropic_client()))
-    result = await compact(session, CompactRequest(), ctx)
+    result = await compacted(session, estimator, anthropic_client())
     assert result.summarizer == "anthropic" and result.warnings == []

@@ -24,6 +24,9 @@ class Known:
 
     counts: dict[str, int] = field(default_factory=dict)
     bounds: dict[str, int] = field(default_factory=dict)
+    # the same for texts made from another one (`Remembered.at_most_made`), by that one
+    made: dict[tuple[Callable[[str], str], str], int] = field(default_factory=dict)
+    made_bounds: dict[tuple[Callable[[str], str], str], int] = field(default_factory=dict)
 
 
 # The answers of `remembered` counters, per counting function.
@@ -57,6 +60,7 @@ class Remembered:
         self.count_text = count_text
         self.known = known.counts
         self.bounds = known.bounds  # text -> a figure above a cap that its count reaches
+        self.made, self.made_bounds = known.made, known.made_bounds
         self.capped = capped_counter(count_text)
 
     def __call__(self, text: str) -> int:
@@ -82,6 +86,25 @@ class Remembered:
             self.known[text] = tokens
         else:
             self.bounds[text] = tokens
+        return tokens
+
+    def at_most_made(self, source: str, make: Callable[[str], str], cap: int) -> int:
+        """`at_most(make(source), cap)`, remembered by `source`: the text made is counted
+        and let go, never held as a key (a prompt's list item, a copy of a prompt that may
+        be a pasted log, while the prompt itself is held anyway)."""
+        key = (make, source)
+        tokens = self.made.get(key)
+        if tokens is not None:
+            return tokens
+        bound = self.made_bounds.get(key, 0)
+        if bound > cap:
+            return bound
+        text = make(source)
+        tokens = self.capped(text, cap) if self.capped is not None else self.count_text(text)
+        if tokens <= cap or self.capped is None:
+            self.made[key] = tokens
+        else:
+            self.made_bounds[key] = tokens
         return tokens
 
 
@@ -119,6 +142,17 @@ def count_within(text: str, cap: int, count_text: CountText) -> int:
     if isinstance(count_text, Remembered):
         return count_text.at_most(text, cap)
     return count_text(text)
+
+
+def count_made_within(
+    source: str, make: Callable[[str], str], cap: int, count_text: CountText
+) -> int:
+    """`count_within(make(source), cap, count_text)`; a `remembered` counter remembers it
+    by `source`, so the text made (a copy of `source`, whatever its length) is let go once
+    counted."""
+    if isinstance(count_text, Remembered):
+        return count_text.at_most_made(source, make, cap)
+    return count_text(make(source))
 
 
 def longest_head(text: str, max_tokens: int, count_text: CountText) -> int:

@@ -30,8 +30,16 @@ def normalize(text: str) -> str:
     size = min(SLICE_CHARS, NORMALIZE_CHARS)
     if len(text) <= size:
         return " ".join(text.split())
-    joined = (" ".join(piece.split()) for piece in _at_spaces(text, size))
-    return " ".join([part for part in joined if part])
+    return " ".join(list(normalized_parts(text)))
+
+
+def normalized_parts(text: str) -> Iterator[str]:
+    """`normalize(text)` in order, in the parts that `" ".join` puts together into it: a
+    reader that needs only its start, or a digest of it, never holds it whole."""
+    for piece in _at_spaces(text, min(SLICE_CHARS, NORMALIZE_CHARS)):
+        part = " ".join(piece.split())
+        if part:
+            yield part
 
 
 _WORD = re.compile(r"\S+")  # `str.split`'s words (its white space is `\s`'s)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +48,43 @@ def unique(values: Sequence[str]) -> dict[str, str]:
             seen.add(key)
             out[value] = key
     return out
+
+
+def unique_heads(values: Sequence[str], chars: int) -> dict[str, str]:
+    """`unique`, for facts only ever looked for by the first `chars` characters of their
+    normalized form (`found_in`'s `prefix`: prompts): each value's form is held that far,
+    and one character more, which tells `found_in` that it goes on; values are told apart
+    by their whole forms, a long one's by a digest of it. A prompt may be a pasted log of
+    many megabytes: its whole normalized copy would be held for the compaction's length."""
+    seen: set[str | bytes] = set()
+    out: dict[str, str] = {}
+    for value in values:
+        head, whole = _head_and_identity(value, chars + 1)
+        if head and whole not in seen:
+            seen.add(whole)
+            out[value] = head
+    return out
+
+
+def _head_and_identity(text: str, chars: int) -> tuple[str, str | bytes]:
+    """The first `chars` characters of `normalize(text)`, and what tells that form from any
+    other: itself when that is all of it, else a digest of it, made a part at a time."""
+    parts = slices.normalized_parts(text)
+    head: list[str] = []
+    length = -1  # the first part has no space before it
+    for part in parts:
+        head.append(part)
+        length += 1 + len(part)
+        if length >= chars:
+            break
+    else:
+        whole = " ".join(head)
+        return whole[:chars], whole
+    digest = hashlib.blake2b(digest_size=16)
+    for part in itertools.chain(head, parts):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b" ")
+    return " ".join(head)[:chars], digest.digest()
 
 
 def result_text(block: ToolResultBlock) -> str:

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 
 from baton.core.compaction.retention.blocks import is_prompt
 from baton.core.compaction.retention.error_facts import ErrorFact, note_command, result_errors
-from baton.core.compaction.retention.facts import PathTouch, attachment_path, tool_paths, unique
+from baton.core.compaction.retention.facts import (
+    PathTouch,
+    attachment_path,
+    tool_paths,
+    unique,
+    unique_heads,
+)
+from baton.core.compaction.retention.ledger_text import PROMPT_PREFIX_CHARS
 from baton.core.compaction.retention.standing import merged, read_standing, standing_instructions
 from baton.core.compaction.retention.summary_facts import read_summary, summary_text
 from baton.core.conversation.messages import Message, ToolResultBlock, ToolUseBlock
@@ -32,6 +39,10 @@ class SpanFacts:
     tool_paths: list[PathTouch] = field(default_factory=list)
     # the user's standing instructions (`standing`), the span's and those earlier summaries quoted
     instructions: list[str] = field(default_factory=list)
+    # each prompt message and its text (`prompts` holds these very strings), by message id:
+    # the summary reads the same prompts and takes them from here (a prompt of several
+    # blocks is joined once, not once per reader: it may be a pasted log)
+    prompt_texts: dict[str, tuple[Message, str]] = field(default_factory=dict)
 
     @classmethod
     def extract(cls, messages: Iterable[Message]) -> SpanFacts:
@@ -43,6 +54,7 @@ class SpanFacts:
         errors: dict[str, ErrorFact] = {}
         commands: dict[str, str] = {}  # call id -> the shell command it ran
         carried_instructions: list[str] = []
+        prompt_texts: dict[str, tuple[Message, str]] = {}
         for message in messages:
             if message.kind == "attachment":
                 restored = attachment_path(message)
@@ -53,6 +65,7 @@ class SpanFacts:
                 if text:
                     prompts.append(text)
                     ruling.append(text)
+                    prompt_texts[message.id] = (message, text)
             elif (earlier := summary_text(message)) is not None:
                 carried = read_summary(earlier)
                 prompts.extend(carried.prompts)
@@ -81,14 +94,17 @@ class SpanFacts:
             list(errors.values()),
             list(tool_touches.values()),
             standing_instructions(ruling, merged(carried_instructions)),
+            prompt_texts,
         )
 
     # Each kind's facts whose normalized form is new, with that form (`unique`): worked out
     # once, in the compaction's thread, where the retention check asks first; the commit,
-    # on the server's loop, finds them made (a prompt may be a 20 MB paste).
+    # on the server's loop, finds them made (a prompt may be a 20 MB paste). A prompt is
+    # only ever looked for by its first PROMPT_PREFIX_CHARS characters: its form is held
+    # that far (`unique_heads`).
     @functools.cached_property
     def unique_prompts(self) -> dict[str, str]:
-        return unique(self.prompts)
+        return unique_heads(self.prompts, PROMPT_PREFIX_CHARS)
 
     @functools.cached_property
     def unique_paths(self) -> dict[str, str]:

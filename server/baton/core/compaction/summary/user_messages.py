@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from baton.core.compaction.cuts import (
     CountText,
     cap_above,
     common_cap,
-    count_within,
+    count_made_within,
     cut_with_marker,
     first_and_last,
     head_of,
@@ -32,7 +33,17 @@ def bullet(text: str) -> str:
 def visible_sizes(prompts: Sequence[str], keep_chars: int, count: CountText) -> list[int]:
     """Each prompt's size as an item of the section when it is cut to its first
     `keep_chars` characters (whole when shorter): what keeps every prompt visible."""
-    return [count(bullet(head_of(p, keep_chars))) + 1 for p in prompts]
+    return [_head_item_tokens(p, keep_chars, count) + 1 for p in prompts]
+
+
+def _head_item_tokens(prompt: str, keep_chars: int, count: CountText) -> int:
+    """The tokens of the prompt's item cut to its first `keep_chars` characters; a prompt
+    no longer than that is its whole item, counted as `prompts_section` counts it (once,
+    remembered by the prompt)."""
+    head = head_of(prompt, keep_chars)
+    if head is prompt:
+        return count_made_within(prompt, bullet, sys.maxsize, count)
+    return count(bullet(head))
 
 
 def visible_need(prompts: Sequence[str], keep_chars: int, count: CountText, cap: int) -> int:
@@ -40,7 +51,7 @@ def visible_need(prompts: Sequence[str], keep_chars: int, count: CountText, cap:
     prompts after that are not counted)."""
     total = 0
     for prompt in prompts:
-        total += count(bullet(head_of(prompt, keep_chars))) + 1
+        total += _head_item_tokens(prompt, keep_chars, count) + 1
         if total > cap:
             break
     return total
@@ -58,22 +69,23 @@ def prompts_section(
         return "- None."
     if budget <= 0:
         return f"- [... {len(prompts)} user messages cut: no room left in the summary ...]"
-    items = [bullet(p) for p in prompts]
+    # Each prompt's list item is made to be counted and let go, and again for the text
+    # if it is kept whole: an item is a copy of its prompt (a prompt may be a pasted log).
     # Sizes up to the floor first (exact there, above it otherwise): when the prompts at
     # the floor do not fit, that is all the section needs, and long prompts are not counted.
     floor = PROMPT_FLOOR_TOKENS
-    sizes = [count_within(item, floor - 1, count) + 1 for item in items]
+    sizes = [count_made_within(p, bullet, floor - 1, count) + 1 for p in prompts]
     if sum(min(size, floor) for size in sizes) > budget:
         return _first_and_latest(prompts, sizes, budget, count)
     # Exact up to the budget: a prompt past it (a pasted log) is cut whichever figure
     # above the budget it has (every cap worked out below is within the budget), so it
     # is not counted whole.
     sizes = [
-        size if size <= floor else count_within(item, budget, count) + 1
-        for item, size in zip(items, sizes, strict=True)
+        size if size <= floor else count_made_within(p, bullet, budget, count) + 1
+        for p, size in zip(prompts, sizes, strict=True)
     ]
     if sum(sizes) <= budget:
-        return "\n".join(items)
+        return "\n".join([bullet(p) for p in prompts])
     if keep_chars is not None:
         visible = _visible(prompts, sizes, budget, count, keep_chars)
         if visible is not None:
@@ -82,8 +94,8 @@ def prompts_section(
     # fit at the floor, checked above).
     low = common_cap(sizes, budget, floor) or floor
     return "\n".join(
-        item if size <= low else bullet(cut_with_marker(p, max(low - 2, 0), count))
-        for p, item, size in zip(prompts, items, sizes, strict=True)
+        bullet(p if size <= low else cut_with_marker(p, max(low - 2, 0), count))
+        for p, size in zip(prompts, sizes, strict=True)
     )
 
 

@@ -5,7 +5,7 @@
  * editor is reached through its ports (chatPorts.ts); which session shows, and its picture,
  * is chatShown.ts's; a send runs in chatSend.ts.
  */
-import { postEarlier, postReplaced } from "./chatPages";
+import { openMessage, postEarlier, postReplaced } from "./chatPages";
 import { postError, type ChatPorts } from "./chatPorts";
 import { ChatSender } from "./chatSend";
 import { ShownSession } from "./chatShown";
@@ -235,6 +235,11 @@ export class ChatController {
         case "loadEarlier": {
           const shown = { sessionId: this.current.sessionId, messages: this.shown.viewMessages };
           postEarlier(this.ports, shown, message.sessionId, message.before);
+          return;
+        }
+        case "openMessage": {
+          const sessionId = this.current.sessionId;
+          if (sessionId !== undefined) await openMessage(this.ports, sessionId, this.shown.viewMessages, message.messageId);
           return;
         }
         case "loadReplaced":

@@ -1,9 +1,10 @@
 /**
  * The pages the chat view reads beyond a session update's last page: the messages before
- * it, and what a compaction replaced, a page at a time for its summary card.
+ * it, what a compaction replaced, a page at a time for its summary card, and the page of
+ * one message of the session document that a long text's Open in editor goes to.
  */
 import type { ChatPorts } from "./chatPorts";
-import type { Message } from "./protocol";
+import type { Message, Range } from "./protocol";
 import { errorMessage } from "./rpc";
 
 /** A view longer than this goes to the webview as its last page first, the rest on request. */
@@ -37,4 +38,20 @@ export async function postReplaced(ports: ChatPorts, sessionId: string, boundary
   } catch (error) {
     ports.post({ ...base, messages: [], totalMessages: 0, error: errorMessage(error) });
   }
+}
+
+/**
+ * A long text's Open in editor: session `sessionId`'s document at message `messageId`'s
+ * lines. A render of the page of that one message says where they are in the whole
+ * document; a message the view does not hold (a summarized one) opens it from its top.
+ */
+export async function openMessage(ports: ChatPorts, sessionId: string, view: readonly Message[], messageId: string): Promise<void> {
+  const index = view.findIndex((m) => m.id === messageId);
+  let range: Range | undefined;
+  if (index >= 0) {
+    const page = await ports.rpc.render(sessionId, { offset: index, limit: 1 });
+    // a view changed meanwhile answers another message: the document from its top then
+    range = page.messages.find((m) => m.messageId === messageId)?.range;
+  }
+  await ports.showSessionDocument(sessionId, range);
 }

@@ -2,7 +2,7 @@
  * The chat controller's line to the editor: the ports it is given (the chat view supplies
  * them; tests fake them), and how a failure reaches the panel's banner.
  */
-import { ErrorCodes } from "./protocol";
+import { ErrorCodes, type Range } from "./protocol";
 import { errorCode, errorMessage, serverGone, ServerNotRunning, type BatonRpc, type CallOptions } from "./rpc";
 import type { SendAttachment } from "./toolWire";
 import type { ErrorScope, ToWebview } from "./webviewMessages";
@@ -24,6 +24,7 @@ export interface ChatPorts {
     | "renameSession"
     | "deleteSession"
     | "replaced"
+    | "render"
   >;
   post(message: ToWebview): void;
   hasApiKey(): Promise<boolean>;
@@ -44,6 +45,8 @@ export interface ChatPorts {
   insertCode(code: string): Promise<void>;
   /** A code block's Apply to File (`file`: the one it names; none: the active editor's). */
   applyCode(code: string, file: string | undefined): Promise<void>;
+  /** Session `sessionId`'s document, scrolled to `range` (a message's lines) when given. */
+  showSessionDocument(sessionId: string, range: Range | undefined): Promise<void>;
 }
 
 export const NO_SERVER =

@@ -50,6 +50,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       attachments: this.tools,
       insertCode: (code) => insertAtCursor(code),
       applyCode: (code, file) => applyToFile(this.proposed, code, file),
+      showSessionDocument: async (sessionId, range) => {
+        await vscode.commands.executeCommand(COMMANDS.openSessionDocument, sessionId, range);
+      },
     };
     this.controller = new ChatController(ports, current);
     this.subscriptions.push(

@@ -110,10 +110,14 @@ export function registerCommands(
     void vscode.window.showInformationMessage(undoneLine(usage));
   });
 
-  register("baton.openSessionDocument", async (id?: unknown) => {
+  // `range`: a message's lines (the chat's Open in editor), shown from the top of the editor
+  register("baton.openSessionDocument", async (id?: unknown, range?: unknown) => {
     const uri = sessionDocumentUri(typeof id === "string" ? id : sessionId());
     const document = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(document, { preview: false });
+    const lines = lineRange(range);
+    const at = lines === undefined ? undefined : new vscode.Selection(lines.start, lines.start);
+    const editor = await vscode.window.showTextDocument(document, at === undefined ? { preview: false } : { preview: false, selection: at });
+    if (lines !== undefined) editor.revealRange(lines, vscode.TextEditorRevealType.AtTop);
   });
 
   register("baton.importSession", async (target?: unknown) => {
@@ -215,6 +219,20 @@ function messageIdOf(ctx: unknown): string {
     throw new UserError("Baton: this command runs from a message's right-click menu in the chat view.");
   }
   return id;
+}
+
+/** A wire Range (`{ start: { line, character }, end }`) as the editor's, or undefined when it is none. */
+function lineRange(raw: unknown): vscode.Range | undefined {
+  const position = (value: unknown): vscode.Position | undefined => {
+    const p = value as { line?: unknown; character?: unknown } | null | undefined;
+    return typeof p?.line === "number" && typeof p.character === "number" && p.line >= 0 && p.character >= 0
+      ? new vscode.Position(p.line, p.character)
+      : undefined;
+  };
+  const r = typeof raw === "object" && raw !== null ? (raw as { start?: unknown; end?: unknown }) : {};
+  const start = position(r.start);
+  const end = position(r.end);
+  return start !== undefined && end !== undefined ? new vscode.Range(start, end) : undefined;
 }
 
 async function pickClaudeCodeFile(): Promise<string | undefined> {

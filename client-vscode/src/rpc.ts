@@ -122,8 +122,9 @@ export class BatonRpc {
     return request(this.sender, Requests.sessionSend, params, options);
   }
 
-  render(sessionId: string): Promise<Result<typeof Requests.sessionRender>> {
-    return request(this.sender, Requests.sessionRender, { sessionId });
+  /** The session document's text, or (`page`) one page of its messages with their lines in the whole document. */
+  render(sessionId: string, page?: { offset: number; limit: number }): Promise<Result<typeof Requests.sessionRender>> {
+    return request(this.sender, Requests.sessionRender, page === undefined ? { sessionId } : { sessionId, ...page });
   }
 
   importClaudeCode(path: string, options: CallOptions = {}): Promise<ImportedSession> {

@@ -172,6 +172,8 @@ export type FromWebview =
   /** The messages selected with click / shift-click, in view order (empty: none). */
   | { type: "selection"; messageIds: string[] }
   | { type: "openSessionDocument" }
+  /** A long text's Open in editor: the session document, at message `messageId`'s lines when the view holds it. */
+  | { type: "openMessage"; messageId: string }
   /** A code block's Insert: the code goes in at the active editor's cursor. */
   | { type: "insertCode"; code: string }
   /** A code block's Apply: a diff of the file (named, else the active editor's) against the code, applied once accepted. */

@@ -1,6 +1,7 @@
 // One content block (the Anthropic API's shapes) as DOM: Markdown text, image thumbnails,
 // and tool calls, tool results and thinking collapsed behind a <details>.
 import { folded, h } from "./dom";
+import { longText } from "./longText";
 import { codeBlock, renderMarkdown } from "./markdown";
 import { stripEscapes, titleElement, toolCallLine, type ToolContext } from "./toolCalls";
 import type { ContentBlock, DocumentBlock, ImageBlock, ToolResultBlock, ToolUseBlock } from "./wire";
@@ -34,7 +35,12 @@ export function renderBlock(block: ContentBlock, ctx: BlockContext): HTMLElement
   }
 }
 
+/** A Markdown text as DOM (a long one in part: longText.ts). */
 export function markdownElement(text: string): HTMLElement {
+  return longText(text, "markdown", drawMarkdown);
+}
+
+function drawMarkdown(text: string): HTMLElement {
   const el = h("div", { class: "baton-markdown" });
   el.innerHTML = renderMarkdown(text); // markdown-it with html disabled: escaped input only
   return withCodeActions(withCopyButtons(el));
@@ -79,11 +85,13 @@ export function codeOf(button: HTMLElement): { code: string; file: string | unde
   return { code: pre?.querySelector("code")?.textContent ?? "", file: pre?.dataset.file };
 }
 
-/** A code block's HTML as an element with its Copy button. */
+/** A code block's HTML as an element with its Copy button (a long one in part: longText.ts). */
 function codeElement(code: string, lang = ""): HTMLElement {
-  const el = h("div", {});
-  el.innerHTML = codeBlock(stripEscapes(code), lang);
-  return withCopyButtons(el);
+  return longText(stripEscapes(code), "code", (part) => {
+    const el = h("div", {});
+    el.innerHTML = codeBlock(part, lang);
+    return withCopyButtons(el);
+  });
 }
 
 /** Give every code block in `el` a Copy button (the feed handles its clicks: see copyCode). */

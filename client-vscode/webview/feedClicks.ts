@@ -1,6 +1,6 @@
 // The feed's clicks, taken once on the feed's element for every message in it: a code
-// block's Copy, Insert and Apply (blocks.ts), and a message's Edit, Retry and Copy
-// (messageActions.ts).
+// block's Copy, Insert and Apply (blocks.ts), a message's Edit, Retry and Copy
+// (messageActions.ts), and a long text's Open in editor (longText.ts).
 import { codeOf, copyCode } from "./blocks";
 import { copyText, messageText, openEditor } from "./messageActions";
 import type { Message } from "./wire";
@@ -15,6 +15,8 @@ export interface ClickHandlers {
   insertCode(code: string): void;
   /** A code block's Apply (to the file it names, else the active editor's): a diff first. */
   applyCode(code: string, file: string | undefined): void;
+  /** A long text's Open in editor: the session document at message `messageId`. */
+  openMessage(messageId: string): void;
 }
 
 /** Handle the clicks inside `feed`; `messageOf` finds a loaded message by id. */
@@ -35,6 +37,9 @@ export function handleClicks(
       const { code, file } = codeOf(apply);
       handlers.applyCode(code, file);
     }
+    const open = target.closest<HTMLElement>(".baton-open-message");
+    const id = open?.closest<HTMLElement>("article[data-message-id]")?.dataset.messageId;
+    if (id !== undefined) handlers.openMessage(id);
   });
 }
 

@@ -2,9 +2,11 @@
 // message of the view, drawn or not, steps through the messages that match (Enter,
 // Shift+Enter), draws and scrolls to each, and marks the matches in it with the CSS Custom
 // Highlight API (no change to the message's DOM). Folded blocks of a hit are opened when
-// the match is only inside them.
+// the match is only inside them. A match in the part of a long text not drawn is drawn up to
+// when near enough, else the count says it lies in the part not shown (longText.ts).
 import { button, h } from "./dom";
 import type { Feed } from "./feed";
+import { reachMatch } from "./longText";
 import type { ContentBlock, Message } from "./wire";
 
 const HIGHLIGHT = "baton-find";
@@ -52,6 +54,8 @@ export class FindBar {
   private readonly count: HTMLElement;
   private hits: string[] = [];
   private current = -1;
+  /** The current hit's only matches lie in a long text's part not drawn, too far to draw. */
+  private hidden = false;
   /** What had the focus when the box opened: it gets it back on close when nothing was found. */
   private before: HTMLElement | null = null;
 
@@ -117,6 +121,7 @@ export class FindBar {
   refresh(): void {
     if (this.el.hidden || !this.input.value.trim()) return;
     const at = this.hits[this.current];
+    this.hidden = false;
     this.hits = findHits(this.feed.all(), this.input.value);
     this.current = at === undefined ? -1 : this.hits.indexOf(at);
     this.showCount();
@@ -124,6 +129,7 @@ export class FindBar {
   }
 
   private search(jump: boolean): void {
+    this.hidden = false;
     this.hits = findHits(this.feed.all(), this.input.value);
     this.current = -1;
     if (jump && this.hits.length) this.step(1, true);
@@ -135,6 +141,7 @@ export class FindBar {
 
   /** Go to the next (or previous) message that matches, from the last one or the viewport. */
   private step(direction: 1 | -1, first = false): void {
+    this.hidden = false;
     if (this.hits.length === 0) return this.showCount();
     if (first || this.current < 0) this.current = direction === 1 ? this.firstBelowView() : this.hits.length - 1;
     else this.current = (this.current + direction + this.hits.length) % this.hits.length;
@@ -153,11 +160,12 @@ export class FindBar {
 
   private showCount(): void {
     const q = this.input.value.trim();
+    const where = this.hidden ? " · in the part not shown (Show more, or Open in editor)" : "";
     this.count.textContent = !q
       ? ""
       : this.hits.length === 0
         ? "No results"
-        : `${Math.max(this.current, 0) + 1} of ${this.hits.length} messages`;
+        : `${Math.max(this.current, 0) + 1} of ${this.hits.length} messages${where}`;
   }
 
   /** Draw the current hit (scrolling to it with `reveal`) and highlight the matches drawn. */
@@ -172,6 +180,15 @@ export class FindBar {
       // Only inside folded blocks (a tool's output, thinking): open them.
       for (const details of el.querySelectorAll("details:not([open])")) (details as HTMLDetailsElement).open = true;
       ranges = matchRanges(el, q);
+    }
+    if (ranges.length === 0) {
+      // Only in the part of a long text not drawn: drawn up to it, or said to be there.
+      const reach = reachMatch(el, q);
+      if (reach === "drawn") ranges = matchRanges(el, q);
+      else if (reach === "beyond") {
+        this.hidden = true;
+        this.showCount();
+      }
     }
     for (const other of this.feed.drawnElements()) {
       if (other !== el && this.hits.includes(other.dataset.messageId ?? "")) ranges.push(...matchRanges(other, q));

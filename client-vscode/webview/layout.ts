@@ -1,6 +1,7 @@
 // The virtualized feed's geometry: one height per message of the view (measured once drawn,
 // at the feed's width, estimated from its content until then), their running offsets, and
 // which messages a stretch of the scroll range covers. Pure bookkeeping: no DOM.
+import { clipEnd, isLongPaste, LONG_TEXT_CHARS } from "./longText";
 import type { Message } from "./wire";
 
 /** Pixels the message chrome takes (header, padding) beside its body. */
@@ -9,6 +10,8 @@ const LINE_PX = 19; // 13px text at line-height 1.45
 const CODE_LINE_PX = 17;
 const FOLDED_PX = 26; // a collapsed tool call, result or thinking line
 const CHAR_PX = 7; // an average glyph of the UI font
+const CLIP_PX = 52; // a long text's clip line: how much shows, and its buttons below
+const PASTE_PX = FOLDED_PX + LINE_PX; // a folded paste: its label and first line
 
 /** A message's height before it has been drawn, from its text at the feed's `width`. */
 export function estimateHeight(message: Message | undefined, width: number): number {
@@ -16,22 +19,25 @@ export function estimateHeight(message: Message | undefined, width: number): num
   if (message.kind === "summary" || message.kind === "attachment") return CHROME_PX + FOLDED_PX + 8;
   const perLine = Math.max(20, Math.floor((width - 24) / CHAR_PX));
   let px = CHROME_PX;
+  const paste = message.role === "user"; // a prompt's long text is folded (messageView.ts)
   for (const block of message.content) {
-    if (block.type === "text") px += textHeight(block.text, perLine);
+    if (block.type === "text") px += paste && isLongPaste(block.text) ? PASTE_PX : textHeight(block.text, perLine);
     else if (block.type === "image") px += 90;
     else px += FOLDED_PX;
   }
   return Math.round(px);
 }
 
+/** A text's height as drawn: a long one by its first part and clip line (longText.ts). */
 function textHeight(text: string, perLine: number): number {
-  let px = 0;
+  const drawn = clipEnd(text, LONG_TEXT_CHARS);
+  let px = drawn < text.length ? CLIP_PX : 0;
   let inCode = false;
   let start = 0;
   // A walk over the lines without splitting the whole text into an array.
-  while (start <= text.length) {
+  while (start <= drawn) {
     let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
+    if (end < 0 || end > drawn) end = drawn;
     const length = end - start;
     if (text.startsWith("```", start)) {
       inCode = !inCode;

@@ -88,6 +88,7 @@ class ChatView {
       },
       retry: () => this.host.post({ type: "retry", sessionId: this.session?.sessionId ?? null }),
       applyCode: (code, file) => this.host.post(file ? { type: "applyCode", code, file } : { type: "applyCode", code }),
+      openMessage: (messageId) => this.host.post({ type: "openMessage", messageId }),
       loadReplaced: (boundaryId, offset) => {
         const sessionId = this.session?.sessionId;
         if (sessionId !== undefined) this.host.post({ type: "loadReplaced", sessionId, boundaryId, offset });

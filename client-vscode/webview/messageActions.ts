@@ -31,7 +31,7 @@ export function messageActions(message: Message, opts: { retry: boolean; readOnl
     const title = message.role === "user" ? "Ask for a reply to this prompt again" : "Ask for a new reply to the last prompt";
     buttons.push(h("button", { type: "button", class: "baton-retry link", title }, "Retry"));
   }
-  if (messageText(message) !== "") {
+  if (message.content.some((b) => b.type === "text" && b.text !== "")) {
     buttons.push(h("button", { type: "button", class: "baton-copy-message link", title: "Copy the message's text" }, "Copy"));
   }
   return buttons.length ? h("span", { class: "baton-message-actions" }, ...buttons) : null;

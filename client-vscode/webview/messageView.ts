@@ -4,6 +4,7 @@
 import { type BlockContext, markdownElement, renderBlock } from "./blocks";
 import { attachmentBody, type SummaryPlace, summaryBody } from "./boundary";
 import { compactNumber, folded, h } from "./dom";
+import { isLongPaste, lineCount } from "./longText";
 import { messageActions } from "./messageActions";
 import type { Message } from "./wire";
 
@@ -102,21 +103,13 @@ function roleLabel(message: Message, onlyResults: boolean): string {
   return onlyResults ? "Tool result" : "You";
 }
 
-/** A prompt's text past these is a paste: folded with its size, opened on demand. */
-const PASTE_LINES = 40;
-const PASTE_CHARS = 4_000;
-
-export function isLongPaste(text: string): boolean {
-  if (text.length > PASTE_CHARS) return true;
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) if (++lines > PASTE_LINES) return true;
-  return false;
-}
-
 /** A long paste folded: its first line and size in the summary, the whole text inside. */
 function pasted(text: string): HTMLElement {
-  const lines = text.split("\n").length;
-  const first = text.trim().split("\n", 1)[0]?.slice(0, 80) ?? "";
+  const lines = lineCount(text);
+  // the first line that says something, read without copying a paste of megabytes
+  const start = text.search(/\S/);
+  const end = start < 0 ? -1 : text.indexOf("\n", start);
+  const first = start < 0 ? "" : text.slice(start, Math.min(end < 0 ? text.length : end, start + 80)).trimEnd();
   const size = `${lines.toLocaleString("en-US")} lines · ${compactNumber(text.length)} characters`;
   return folded(
     "baton-paste",

@@ -4,6 +4,7 @@
 // (so open <details> stay open); the lists of what each compaction replaced, kept while the
 // session is shown.
 import { restoredBySummary, type SummaryPlace, summaryPlaces } from "./boundary";
+import { LONG_TEXT_CHARS } from "./longText";
 import { isPrompt } from "./messageActions";
 import { type MessageExtra, messageElement } from "./messageView";
 import { type ReplacedPage, ReplacedList } from "./replaced";
@@ -72,7 +73,7 @@ export class RowElements {
     let el: HTMLElement;
     if (old && old.generation === this.generation) el = old.el;
     else {
-      const signature = JSON.stringify([message, extra, namesFor(message, this.toolNames), callsFor(message, this.tools)]);
+      const signature = JSON.stringify([message, extra, namesFor(message, this.toolNames), callsFor(message, this.tools)], longTextsDigested);
       el =
         old && old.signature === signature
           ? old.el
@@ -122,4 +123,15 @@ export class RowElements {
 
 function namesFor(message: Message, toolNames: Map<string, string>): string[] {
   return message.content.flatMap((b) => (b.type === "tool_result" ? [toolNames.get(b.tool_use_id) ?? ""] : []));
+}
+
+/**
+ * A signature's long texts as their length and ends: writing out a text of megabytes (its
+ * escapes and all) for every render took longer than drawing its first part. A message
+ * keeps its id only while its text stays as written (an edit or a retry makes a new one),
+ * so a change to a long text is a change of message; its other fields are kept whole.
+ */
+function longTextsDigested(_key: string, value: unknown): unknown {
+  if (typeof value !== "string" || value.length <= LONG_TEXT_CHARS) return value;
+  return `${value.length}:${value.slice(0, 256)}…${value.slice(-256)}`;
 }

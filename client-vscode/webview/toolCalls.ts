@@ -3,6 +3,7 @@
 // summaries and diffs are the server's (ToolCallInfo): the view only shows them.
 import { append, folded, h } from "./dom";
 import { diffElement } from "./diff";
+import { lineCount, longText } from "./longText";
 import { codeBlock } from "./markdown";
 import type { ToolCallInfo, ToolMessage, ToolResultBlock, ToolUseBlock } from "./wire";
 
@@ -58,11 +59,13 @@ function resultElement(result: ToolResultBlock | undefined): HTMLElement {
   if (result === undefined) return h("div", { class: "baton-muted" }, "(no result yet)");
   const text = stripEscapes(resultText(result));
   if (text === "") return h("div", { class: "baton-muted" }, "(no output)");
-  const lines = text.split("\n");
-  if (lines.length <= LONG_RESULT_LINES) return code(text);
-  const head = lines.slice(0, LONG_RESULT_LINES).join("\n");
+  const lines = lineCount(text);
+  if (lines <= LONG_RESULT_LINES) return code(text);
+  let cut = -1; // the end of the head's last line
+  for (let i = 0; i < LONG_RESULT_LINES; i++) cut = text.indexOf("\n", cut + 1);
+  const head = text.slice(0, cut);
   const wrap = h("div", { class: "baton-toolcall-long" }, code(head));
-  const more = folded("baton-toolcall-more", `Show all ${lines.length} lines`, () => [code(text)]);
+  const more = folded("baton-toolcall-more", `Show all ${lines} lines`, () => [code(text)]);
   more.addEventListener("toggle", () => {
     const first = wrap.firstElementChild as HTMLElement | null;
     if (first) first.hidden = more.open;
@@ -79,13 +82,16 @@ export function resultText(result: ToolResultBlock): string {
     .join("\n");
 }
 
+/** A block of code with its Copy button (a long one in part: longText.ts). */
 function code(text: string, lang = ""): HTMLElement {
-  const el = h("div", {});
-  el.innerHTML = codeBlock(text, lang); // highlight.js output: escaped
-  for (const pre of el.querySelectorAll("pre.baton-code")) {
-    pre.prepend(h("button", { type: "button", class: "baton-copy secondary", "aria-label": "Copy code" }, "Copy"));
-  }
-  return el;
+  return longText(text, "code", (part) => {
+    const el = h("div", {});
+    el.innerHTML = codeBlock(part, lang); // highlight.js output: escaped
+    for (const pre of el.querySelectorAll("pre.baton-code")) {
+      pre.prepend(h("button", { type: "button", class: "baton-copy secondary", "aria-label": "Copy code" }, "Copy"));
+    }
+    return el;
+  });
 }
 
 /** Each call's tool name by its id (a result's line names the tool that was called). */

@@ -156,6 +156,9 @@ test("the panel's Send attaches the chips on show, and says they went once the p
       replaced: async () => {
         throw new Error("no replaced messages expected");
       },
+      render: async () => {
+        throw new Error("no render expected");
+      },
     },
     post: () => undefined,
     hasApiKey: async () => true,
@@ -164,6 +167,7 @@ test("the panel's Send attaches the chips on show, and says they went once the p
     compactWithProgress: (run) => run({}),
     command: async () => undefined,
     insertCode: async () => undefined,
+    showSessionDocument: async () => undefined,
     applyCode: async () => undefined,
     attachments: {
       build: () => {

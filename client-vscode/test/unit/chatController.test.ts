@@ -6,7 +6,7 @@ import { REPLACED_PAGE, VIEW_PAGE } from "../../src/chatPages";
 import { NO_SERVER, type ChatPorts } from "../../src/chatPorts";
 import { SERVER_GONE, ServerNotRunning } from "../../src/rpc";
 import { CurrentSession } from "../../src/currentSession";
-import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Session, TodoEntry, Usage } from "../../src/protocol";
+import type { CompactResult, Draft, DraftInfo, DraftUsage, Message, Range, Session, TodoEntry, Usage } from "../../src/protocol";
 import type { CallOptions } from "../../src/rpc";
 import type { ToWebview } from "../../src/webviewMessages";
 import { message, session, usage } from "./fixtures";
@@ -22,6 +22,9 @@ class Fake {
   /** The session each undo named (the one on show), in order. */
   undoSessions: (string | undefined)[] = [];
   code: [string, string, string | undefined][] = [];
+  /** The pages of `baton/session/render` asked for, and the session documents shown (and where). */
+  renderCalls: [string, number | null | undefined, number | null | undefined][] = [];
+  documentsShown: [string, Range | undefined][] = [];
   running = true;
   key = false;
   sendFailure: unknown;
@@ -181,6 +184,16 @@ class Fake {
           this.calls.push(`delete ${id}`);
           this.sessions.delete(id);
         },
+        // each message of the view is ten lines of the document, after a header of three
+        render: async (id: string, page?: { offset?: number | null; limit?: number | null }) => {
+          this.renderCalls.push([id, page?.offset, page?.limit]);
+          const all = this.sessions.get(id)!.messages;
+          const offset = page?.offset ?? 0;
+          const shown = all.slice(offset, offset + (page?.limit ?? all.length));
+          const line = (at: number) => ({ line: at, character: 0 });
+          const ranges = shown.map((m, i) => ({ messageId: m.id, range: { start: line(3 + (offset + i) * 10), end: line(12 + (offset + i) * 10) } }));
+          return { uri: `baton:/sessions/${id}.md`, text: "", version: 1, messages: ranges, offset, totalMessages: all.length, startLine: 3 + offset * 10 };
+        },
         replaced: async (id: string, boundaryId: string, offset: number, limit: number) => {
           this.replacedCalls.push([id, boundaryId, offset, limit]);
           const all = this.replacedBy.get(boundaryId);
@@ -210,6 +223,9 @@ class Fake {
       },
       insertCode: async (code) => {
         this.code.push(["insert", code, undefined]);
+      },
+      showSessionDocument: async (id, range) => {
+        this.documentsShown.push([id, range]);
       },
       applyCode: async (code, file) => {
         if (this.applyFailure !== undefined) throw this.applyFailure;
@@ -591,6 +607,19 @@ test("buttons that stand for editor commands run them; failures show as one line
   ]);
   await chat.receive({ type: "selectSession", sessionId: "missing" });
   assert.deepEqual(fake.posted.at(-1), { type: "error", message: "no such session", scope: "session", opening: true });
+});
+
+test("a long text's Open in editor shows the session document at the message's lines, read as a page of one", async () => {
+  const { fake, chat } = setup();
+  fake.add(session("a", "2026-11-01T10:00:00Z"), [message("m1", "user", "hi"), message("m2", "assistant", "a long log"), message("m3", "user", "thanks")]);
+  await chat.receive({ type: "selectSession", sessionId: "a" });
+  await chat.receive({ type: "openMessage", messageId: "m2" });
+  assert.deepEqual(fake.renderCalls, [["a", 1, 1]], "only the message's own page is rendered");
+  assert.deepEqual(fake.documentsShown, [["a", { start: { line: 13, character: 0 }, end: { line: 22, character: 0 } }]]);
+  // a message the view does not hold (a summarized one): the document, from its top
+  await chat.receive({ type: "openMessage", messageId: "gone" });
+  assert.deepEqual(fake.renderCalls.length, 1);
+  assert.deepEqual(fake.documentsShown.at(-1), ["a", undefined]);
 });
 
 test("only the failure of the session the panel waits for ends its wait: an Apply failing meanwhile does not", async () => {

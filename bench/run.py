@@ -7,7 +7,7 @@ then drives real `baton serve` processes over stdio LSP next to a bare pygls ser
 times the library where a row asks for it. Prints the table (median [interquartile range]
 over the repetitions) and writes every series as JSON (default bench/results/latest.json).
 `--quick` uses 1K and 10K sessions and two repetitions: a smoke run, not figures to quote
-(without the webview rows unless `--only webview` names them). The webview rows (W1-W4)
+(without the webview rows unless `--only webview` names them). The webview rows (W1-W5)
 load the chat webview's bundle in headless Chromium (bench/webview.mjs), and say they are
 skipped when Node, Chromium or node_modules are missing.
 Needs no API key and no network. `--corpus DIR` (or `--corpus` alone, for $BATON_CORPUS)
@@ -54,7 +54,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "compact (P4), count, import, retention, meter, many (lists of many and huge "
         "sessions, a long one opened), heavy (P6, P6i: another session beside a "
         "compaction, an import), "
-        "webview (W1-W4: the chat webview in headless Chromium); default all",
+        "webview (W1-W5: the chat webview in headless Chromium); default all",
     )
     parser.add_argument(
         "--corpus",

@@ -257,14 +257,15 @@ async def acp_turn(run: Run, extra: dict[str, Any]) -> Series:
 
 
 async def webview(run: Run, extra: dict[str, Any]) -> Series:
-    """W1-W4: the chat webview fed the smallest and the largest session (issue 21)."""
+    """W1-W5: the chat webview fed the smallest and the largest session, and one holding a
+    20 MB message."""
     why = measure_webview.missing()
     if why:
         run.say(f"webview rows skipped: {why}")
         extra["webview_skipped"] = why
         return {}
     pair = {size: run.built[size] for size in (run.small, run.big)}
-    run.say(f"the chat webview in headless Chromium at {run.small} and {run.big} (W1-W4)")
+    run.say(f"the chat webview in headless Chromium at {run.small} and {run.big} (W1-W5)")
     return measure_webview.measure(pair, run.work, run.reps)
 
 

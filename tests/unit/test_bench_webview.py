@@ -1,9 +1,11 @@
-"""The webview rows of the bench (W1-W4): their goals read from the measured series, and
+"""The webview rows of the bench (W1-W5): their goals read from the measured series, and
 the one row that says why they were skipped."""
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from baton_testkit.bench_modules import bench_module
@@ -64,3 +66,27 @@ def test_missing_names_what_is_absent(monkeypatch: Any) -> None:
     monkeypatch.setattr(measure_webview, "node", lambda: "/usr/bin/node")
     monkeypatch.setattr(measure_webview, "CHROMIUM", "/nonexistent/chromium")
     assert "no chromium at /nonexistent/chromium" in (measure_webview.missing() or "")
+
+
+def huge(paint: float, fps: float) -> dict[str, Any]:
+    return series(first_paint_ms=paint, scroll_fps=fps, feed_height_px=40_000)
+
+
+def test_the_huge_message_row_compares_its_paint_with_the_small_session() -> None:
+    met = figures(70, 900, 58, 20) | {"webview_huge": huge(75, 55)}
+    rows = measure_webview.rows(met, "1k", "1m", ["1k", "1m"])
+    assert [row.key for row in rows] == ["W1", "W2", "W3", "W4", "W5"]
+    assert rows[4].met and rows[4].figures == {"ratio": 75 / 50, "fps": 55}
+    slow = figures(70, 900, 58, 20) | {"webview_huge": huge(76, 60)}
+    assert not measure_webview.rows(slow, "1k", "1m", ["1k", "1m"])[4].met
+    jerky = figures(70, 900, 58, 20) | {"webview_huge": huge(60, 49)}
+    assert not measure_webview.rows(jerky, "1k", "1m", ["1k", "1m"])[4].met
+
+
+def test_the_huge_message_session_holds_one_message_of_the_size_asked(tmp_path: Path) -> None:
+    path = measure_webview.huge_message_session(tmp_path / "huge.json", megabytes=1)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    sizes = [len(m["content"][0]["text"]) for m in data["messages"]]
+    assert len(sizes) == 4 and max(sizes) == sizes[1]
+    assert 1_000_000 <= sizes[1] < 1_001_000
+    assert data["messages"][1]["content"][0]["text"].startswith("```\n")

@@ -218,7 +218,8 @@ async function importSession(baton, dataDir) {
  * `options`: `env` added to code-server's (and so the server's) environment, `settings` added
  * to the user settings, `example: false` for a data dir without the imported example
  * session, `generate` (tokens) for a generated session of that size in it (`fx.generated`:
- * see generateSession).
+ * see generateSession), `seed` (a function given the data dir) for sessions a test writes
+ * there itself before VS Code starts (`fx.seeded`: what it returns).
  */
 export async function startVsCode(options = {}) {
   const tools = await locateTools();
@@ -249,6 +250,7 @@ async function setUp(fx) {
   fx.dataDir = dataDir;
   if (fx.options.example !== false) fx.session = await importSession(tools.baton, dataDir);
   if (fx.options.generate) fx.generated = await generateSession(fx, fx.options.generate);
+  if (fx.options.seed) fx.seeded = await fx.options.seed(dataDir);
 
   const consumerVsix = join(root, "api-consumer.vsix");
   await run(tools.vsce, ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", consumerVsix], {

@@ -110,7 +110,8 @@ export function registerCommands(
     void vscode.window.showInformationMessage(undoneLine(usage));
   });
 
-  // `range`: a message's lines (the chat's Open in editor), shown from the top of the editor
+  // `range`: a message's lines (the chat's Open in editor), revealed at the top of the editor
+  // (below the sticky lines VS Code keeps above it, when sticky scroll is on)
   register("baton.openSessionDocument", async (id?: unknown, range?: unknown) => {
     const uri = sessionDocumentUri(typeof id === "string" ? id : sessionId());
     const document = await vscode.workspace.openTextDocument(uri);

@@ -143,10 +143,7 @@ class SessionDocuments:
         (`off_loop`) while the loop goes on changing the session: the version is the one
         the data was read at, and a rendering is kept only when no change landed while it
         was made."""
-        if data is None:
-            data, version = self._read(session_id)
-        elif version is None:
-            version = self.version(session_id)
+        data, version = self._shown(session_id, data, version)
         document = self.document(session_id)  # made by the first look, if it came first
         return self.render_held(session_id, document, data, version)
 
@@ -190,10 +187,7 @@ class SessionDocuments:
         """What `render` returns, when the version's rendering is made (of the session as
         it shows now, in the client's position encoding); else None: a render is due, to
         be made off the event loop."""
-        if data is None:
-            data, version = self._read(session_id)
-        elif version is None:
-            version = self.version(session_id)
+        data, version = self._shown(session_id, data, version)
         document = self._documents.get(session_id)
         cached = document.rendered if document is not None else None
         if (
@@ -204,6 +198,15 @@ class SessionDocuments:
         ):
             return None
         return cached.session, data, version
+
+    def _shown(
+        self, session_id: str, data: RenderData | None, version: int | None
+    ) -> tuple[RenderData, int]:
+        """`data` read at `version` when given (the document's version now when not), else
+        the session as it is now (`_read`)."""
+        if data is None:
+            return self._read(session_id)
+        return data, self.version(session_id) if version is None else version
 
     def _read(self, session_id: str) -> tuple[RenderData, int]:
         """The session's data and the document version it shows (read again when a change

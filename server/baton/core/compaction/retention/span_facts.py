@@ -97,6 +97,12 @@ class SpanFacts:
             prompt_texts,
         )
 
+    def prompt_text(self, message: Message) -> str:
+        """`message.text().strip()`: as joined here when it is the message these facts read
+        (a copy whose media the summary's input replaced reads otherwise)."""
+        known = self.prompt_texts.get(message.id)
+        return known[1] if known is not None and known[0] is message else message.text().strip()
+
     # Each kind's facts whose normalized form is new, with that form (`unique`): worked out
     # once, in the compaction's thread, where the retention check asks first; the commit,
     # on the server's loop, finds them made (a prompt may be a 20 MB paste). A prompt is

@@ -60,8 +60,6 @@ class Facts:
     terms: Counter[str] = field(default_factory=Counter)
     instructions: list[str] = field(default_factory=list)  # standing ones, verbatim
     symbols: list[str] = field(default_factory=list)  # names of the symbols edited
-    # the span's prompt messages and texts by id, as its shared facts joined them (`SpanFacts`)
-    prompt_texts: dict[str, tuple[Message, str]] = field(default_factory=dict)
 
     @classmethod
     def gather(cls, messages: Sequence[Message], span: SpanFacts | None = None) -> Facts:
@@ -69,7 +67,6 @@ class Facts:
         if span is None:
             span = SpanFacts.extract(messages)
         facts = cls(paths=span.paths, errors=span.errors, instructions=span.instructions)
-        facts.prompt_texts = span.prompt_texts
         facts.symbols = edited_symbols(messages)
         for message in messages:  # blocks tested by exact type: see `blocks`
             text = summary_text(message)
@@ -83,10 +80,10 @@ class Facts:
             elif message.role == "assistant":
                 facts._note_assistant(message)
             else:
-                facts._note_user(message)
+                facts._note_user(message, span)
         return facts
 
-    def _note_user(self, message: Message) -> None:
+    def _note_user(self, message: Message, span: SpanFacts) -> None:
         results = failed = 0
         for block in message.content:
             if type(block) is ToolResultBlock:
@@ -95,9 +92,7 @@ class Facts:
         self.failed_calls += failed
         if message.kind != "message" or (results and results == len(message.content)):
             return  # an attachment, or tool results only: no prompt
-        known = self.prompt_texts.get(message.id)
-        # the same message only: one whose media the summary's copy replaced reads otherwise
-        text = known[1] if known is not None and known[0] is message else message.text().strip()
+        text = span.prompt_text(message)
         if text:
             self.prompts.append(text)
             self.span_prompts.append(text)
